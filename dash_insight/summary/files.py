@@ -1,0 +1,74 @@
+"""File classification and naming, as MindSpore writes and MindInsight recognises them.
+
+MindSpore 2.10 ``SummaryRecord`` names its files
+``{prefix}.out.events.summary.{unix seconds}.{device id}.{host}{suffix}`` with suffix ``_MS``
+for summaries and ``_lineage`` for lineage. MindInsight's reader side
+(``summary_watcher.py``, ``ms_data_loader.py``) matches ``summary\\.(\\d+)`` anywhere in the name:
+
+* ends with ``_lineage`` -> lineage file;
+* ends with ``_explain`` -> explain file (not part of a training job; ignored here);
+* otherwise -> summary (event) file, whatever the suffix;
+* no such match: ``*.pb`` except ``memory_usage_<n>.pb`` -> graph file; anything else ignored.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+SUMMARY_RE = re.compile(r"summary\.(\d+)")
+_MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
+LINEAGE_SUFFIX = "_lineage"
+EXPLAIN_SUFFIX = "_explain"
+
+
+class FileKind(enum.Enum):
+    SUMMARY = "summary"
+    LINEAGE = "lineage"
+    GRAPH = "graph"
+    EXPLAIN = "explain"
+
+
+def classify(name: str) -> FileKind | None:
+    """Kind of the file called ``name`` (a base name), or None when it is not ours."""
+    match = SUMMARY_RE.search(name)
+    if match is not None:
+        # MindInsight drops names whose timestamp does not fit a datetime; keep the same rule.
+        if file_timestamp(name) is None:
+            return None
+        if name.endswith(LINEAGE_SUFFIX):
+            return FileKind.LINEAGE
+        if name.endswith(EXPLAIN_SUFFIX):
+            return FileKind.EXPLAIN
+        return FileKind.SUMMARY
+    if name.endswith(".pb") and not _MEMORY_USAGE_PB.match(name):
+        return FileKind.GRAPH
+    return None
+
+
+_MAX_TIMESTAMP = 253402300799  # 9999-12-31T23:59:59Z, the largest a datetime can show
+
+
+def file_timestamp(name: str) -> int | None:
+    """The ``summary.<seconds>`` creation time in a file name (None when absent or absurd)."""
+    match = SUMMARY_RE.search(name)
+    if match is None:
+        return None
+    value = int(match.group(1))
+    return value if value <= _MAX_TIMESTAMP else None
+
+
+def summary_sort_key(name: str) -> tuple[int, str]:
+    """Order in which a job's files are merged: by file-name timestamp, then by name.
+
+    MindInsight breaks timestamp ties by name *descending*; that order is arbitrary (both files
+    come from the same second) and we use ascending names, which matches what ``ls`` shows.
+    """
+    return (file_timestamp(name) or 0, name)
+
+
+def summary_file_name(
+    timestamp: int, device_id: int, host: str, prefix: str = "events", suffix: str = "_MS"
+) -> str:
+    """The name MindSpore's ``SummaryRecord`` gives a file it creates."""
+    return f"{prefix}.out.events.summary.{timestamp}.{device_id}.{host}{suffix}"

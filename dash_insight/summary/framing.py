@@ -1,0 +1,297 @@
+"""TFRecord framing of MindSpore summary and lineage files, with both masked CRC32C checks.
+
+Every record on disk is::
+
+    uint64 LE  payload length
+    uint32 LE  masked CRC32C of those 8 length bytes
+    bytes      payload (a serialized protobuf message)
+    uint32 LE  masked CRC32C of the payload
+
+``masked_crc(x) = ((crc >> 15) | (crc << 17)) + 0xA282EAD8 (mod 2**32)``, ``crc = CRC-32C(x)``
+(TensorFlow's ``tfrecord`` masking, which MindSpore's C++ ``EventWriter`` uses).
+
+Reading is incremental: :class:`RecordReader` remembers the offset of the first byte it has not
+consumed, so a file that is still being written is continued on the next call. An incomplete
+record at the end of the file is *not* damage (the writer may not have finished it); it is left
+for the next call and described in :attr:`ReadResult.tail`. Damage never raises:
+
+* payload CRC mismatch: that one record is dropped, reported with its offset, reading goes on;
+* length CRC mismatch (framing lost): reported, then the reader scans forward for the next offset
+  whose 12 header bytes carry a valid length CRC (and whose payload CRC matches when the payload
+  is already on disk) and resumes there; if no such offset exists yet, the scan position is kept
+  so a growing file is scanned further later;
+* a length above :data:`MAX_PAYLOAD_BYTES` with a valid length CRC: reported, the reader skips it.
+
+MindInsight never checked either CRC; TensorBoard checks the length CRC always and the payload
+CRC only when parsing fails. We check both: with a C CRC32C (~12 GB/s here) it costs nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+import google_crc32c
+import numpy as np
+
+if google_crc32c.implementation != "c":  # pragma: no cover - depends on the wheel installed
+    import warnings
+
+    warnings.warn(
+        "google-crc32c runs its pure-Python fallback: reading summary files will be slow",
+        RuntimeWarning,
+        stacklevel=1,
+    )
+
+HEADER_BYTES = 12
+FOOTER_BYTES = 4
+FRAME_OVERHEAD = HEADER_BYTES + FOOTER_BYTES
+#: Larger payloads are reported and skipped. MindInsight skipped payloads above 500,000,000 bytes;
+#: we accept up to 1 GiB (a 10M-value tensor is ~40 MB).
+MAX_PAYLOAD_BYTES = 1 << 30
+#: Bytes read from disk at a time (MindInsight used 24 MiB).
+CHUNK_BYTES = 16 << 20
+
+_MASK_DELTA = 0xA282EAD8
+_U32 = 0xFFFFFFFF
+_HEADER = struct.Struct("<QI")
+_FOOTER = struct.Struct("<I")
+
+
+def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
+    """Masked CRC-32C of ``data``: ``((crc >> 15) | (crc << 17)) + 0xA282EAD8`` mod 2**32."""
+    if isinstance(data, memoryview):
+        # google_crc32c refuses memoryviews but takes numpy arrays; this view copies nothing.
+        data = np.frombuffer(data, dtype=np.uint8)
+    crc = google_crc32c.value(data)
+    return ((((crc >> 15) | (crc << 17)) & _U32) + _MASK_DELTA) & _U32
+
+
+def frame_record(payload: bytes) -> bytes:
+    """Frame ``payload`` as one TFRecord: length, length CRC, payload, payload CRC."""
+    length = struct.pack("<Q", len(payload))
+    return b"".join(
+        (
+            length,
+            _FOOTER.pack(masked_crc32c(length)),
+            payload,
+            _FOOTER.pack(masked_crc32c(payload)),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Record:
+    """One intact record: ``offset`` of its header in the file and its ``payload`` bytes."""
+
+    offset: int
+    payload: memoryview
+
+    @property
+    def frame_bytes(self) -> int:
+        """Bytes the record takes on disk, header and footer included."""
+        return len(self.payload) + FRAME_OVERHEAD
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A damaged place in a file: the ``offset`` where it starts and a human ``reason``."""
+
+    offset: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Tail:
+    """An incomplete record at the end of the file: ``have`` of ``need`` bytes are on disk."""
+
+    offset: int
+    have: int
+    need: int | None  # None while even the 12 header bytes are incomplete
+
+
+@dataclass
+class ReadResult:
+    """What one :meth:`RecordReader.read` call found after the records it yielded."""
+
+    records: int = 0
+    bytes_consumed: int = 0
+    damage: list[Damage] = field(default_factory=list)
+    tail: Tail | None = None
+
+
+def _find_header(buf: memoryview, start: int, end: int) -> int:
+    """First ``p`` in ``[start, end - 12]`` whose 8 length bytes match their masked CRC, else -1.
+
+    Candidates are pre-filtered with numpy on a plausible length (1 <= length <=
+    MAX_PAYLOAD_BYTES, so the upper length bytes are zero), which keeps the scan of large garbage
+    or zero-filled regions fast. When the whole payload is inside ``buf`` its CRC must match too:
+    a random window passes the length CRC with probability 2**-32, and this rules those out.
+    """
+    limit = end - HEADER_BYTES
+    if limit < start:
+        return -1
+    window = np.frombuffer(buf, dtype=np.uint8, count=end - start, offset=start)
+    n = limit - start + 1
+    plausible = window[3:n + 3] < (MAX_PAYLOAD_BYTES >> 24)
+    for k in range(4, 8):
+        plausible &= window[k:n + k] == 0
+    plausible &= (window[0:n] | window[1:n + 1] | window[2:n + 2] | window[3:n + 3]) != 0
+    for rel in np.flatnonzero(plausible).tolist():
+        p = start + rel
+        length, length_crc = _HEADER.unpack_from(buf, p)
+        if masked_crc32c(buf[p : p + 8]) != length_crc:
+            continue
+        body_end = p + HEADER_BYTES + length
+        if body_end + FOOTER_BYTES <= end:
+            (payload_crc,) = _FOOTER.unpack_from(buf, body_end)
+            if masked_crc32c(buf[p + HEADER_BYTES : body_end]) != payload_crc:
+                continue
+        return p
+    return -1
+
+
+class RecordReader:
+    """Incremental reader of one framed file.
+
+    ``offset`` is where the next :meth:`read` starts; persist it to resume after a restart.
+    ``lost_at`` is the offset where framing was lost while the reader is still looking for the
+    next valid header, else None (part of the resume state too).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], offset: int = 0,
+                 lost_at: int | None = None):
+        self.path = os.fspath(path)
+        self.offset = offset
+        self.lost_at = lost_at
+        self.result = ReadResult()
+
+    def read(self, max_bytes: int | None = None) -> Iterator[Record]:
+        """Yield the intact records from :attr:`offset` on; afterwards :attr:`result` describes
+        the call (damage found, incomplete tail) and :attr:`offset` is the resume point.
+
+        ``max_bytes`` bounds the bytes consumed in this call (at least one record is returned
+        when one is available), so a loader can interleave many files fairly.
+        """
+        self.result = ReadResult()
+        try:
+            with open(self.path, "rb") as handle:
+                yield from self._read_open(handle, max_bytes)
+        except OSError as error:
+            self.result.damage.append(Damage(self.offset, f"cannot read file: {error}"))
+
+    def _read_open(self, handle: BinaryIO, max_bytes: int | None) -> Iterator[Record]:
+        result = self.result
+        start_offset = self.offset
+        handle.seek(self.offset)
+        buf = memoryview(b"")
+        base = self.offset  # file offset of buf[0]
+        pos = 0  # position in buf of the next unread byte
+        eof = False
+
+        def fill(need: int) -> bool:
+            """Make ``need`` bytes available from ``pos``; False at end of file."""
+            nonlocal buf, base, pos, eof
+            if len(buf) - pos >= need:
+                return True
+            if eof:
+                return False
+            rest = bytes(buf[pos:])
+            more = handle.read(max(need - len(rest), CHUNK_BYTES))
+            if len(more) < max(need - len(rest), CHUNK_BYTES):
+                eof = True
+            base += pos
+            buf = memoryview(rest + more)
+            pos = 0
+            return len(buf) >= need
+
+        while max_bytes is None or base + pos - start_offset < max_bytes:
+            if self.lost_at is not None:
+                if not fill(HEADER_BYTES):
+                    break
+                # Scan what is buffered, refilling until a header is found or the file ends; a
+                # later call goes on from the last 11 bytes (the file may be growing).
+                while True:
+                    found = _find_header(buf, pos, len(buf))
+                    if found >= 0:
+                        pos = found
+                        self.lost_at = None
+                        break
+                    pos = max(pos, len(buf) - HEADER_BYTES + 1)
+                    if not fill(HEADER_BYTES):
+                        break
+                if self.lost_at is not None:
+                    break
+            record_offset = base + pos
+            if not fill(HEADER_BYTES):
+                have = len(buf) - pos
+                if have:
+                    result.tail = Tail(record_offset, have, None)
+                break
+            length, length_crc = _HEADER.unpack_from(buf, pos)
+            if masked_crc32c(buf[pos : pos + 8]) != length_crc:
+                result.damage.append(
+                    Damage(record_offset, "record header corrupted (length CRC mismatch); "
+                           "skipping to the next valid record")
+                )
+                self.lost_at = record_offset
+                pos += 1
+                continue
+            if length > MAX_PAYLOAD_BYTES:
+                result.damage.append(
+                    Damage(record_offset, f"record of {length} bytes exceeds the "
+                           f"{MAX_PAYLOAD_BYTES}-byte limit; skipped")
+                )
+                skip_to = record_offset + FRAME_OVERHEAD + length
+                handle.seek(0, os.SEEK_END)
+                if handle.tell() < skip_to:
+                    result.damage.pop()  # report it once, when the whole record is there
+                    result.tail = Tail(record_offset, handle.tell() - record_offset,
+                                       FRAME_OVERHEAD + length)
+                    break
+                handle.seek(skip_to)
+                buf, base, pos, eof = memoryview(b""), skip_to, 0, False
+                continue
+            frame = FRAME_OVERHEAD + length
+            if not fill(frame):
+                result.tail = Tail(record_offset, len(buf) - pos, frame)
+                break
+            body = buf[pos + HEADER_BYTES : pos + HEADER_BYTES + length]
+            (payload_crc,) = _FOOTER.unpack_from(buf, pos + HEADER_BYTES + length)
+            pos += frame
+            if masked_crc32c(body) != payload_crc:
+                result.damage.append(
+                    Damage(record_offset, "record payload corrupted (payload CRC mismatch); "
+                           "record dropped")
+                )
+                continue
+            result.records += 1
+            yield Record(record_offset, body)
+
+        self.offset = base + pos
+        result.bytes_consumed = self.offset - start_offset
+
+
+def read_record_at(path: str | os.PathLike[str], offset: int) -> bytes:
+    """Read and verify the single record whose header is at ``offset`` (lazy blob access).
+
+    Raises ``ValueError`` when the bytes there are not an intact record (the file changed).
+    """
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        header = handle.read(HEADER_BYTES)
+        if len(header) < HEADER_BYTES:
+            raise ValueError(f"no record at offset {offset} of {path}")
+        length, length_crc = _HEADER.unpack(header)
+        if masked_crc32c(header[:8]) != length_crc or length > MAX_PAYLOAD_BYTES:
+            raise ValueError(f"no valid record header at offset {offset} of {path}")
+        body = handle.read(length + FOOTER_BYTES)
+    if len(body) < length + FOOTER_BYTES:
+        raise ValueError(f"record at offset {offset} of {path} is incomplete")
+    payload = body[:length]
+    if masked_crc32c(payload) != _FOOTER.unpack_from(body, length)[0]:
+        raise ValueError(f"record at offset {offset} of {path} fails its payload CRC")
+    return payload
