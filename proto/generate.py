@@ -1,7 +1,10 @@
 """Regenerate ``dash_insight/summary/protos/*_pb2.py`` from ``proto/*.proto``.
 
-Run from anywhere: ``python proto/generate.py`` (needs the ``grpcio-tools`` dev dependency,
-whose bundled protoc must not be newer than the ``protobuf`` runtime pinned in pyproject.toml).
+    python proto/generate.py           # rewrite the generated modules
+    python proto/generate.py --check   # exit 1 if they are not what the .proto files give
+
+Needs the ``dev`` extra (``grpcio-tools``), whose bundled protoc must not be newer than the
+``protobuf`` runtime pinned in pyproject.toml.
 
 Files are compiled with the repository root as include path, so the descriptor pool knows them
 as ``proto/<name>.proto``; that name cannot clash with MindSpore's or MindInsight's own
@@ -11,8 +14,8 @@ code are rewritten to package-relative imports.
 
 from __future__ import annotations
 
+import argparse
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -24,22 +27,35 @@ OUT = ROOT / "dash_insight" / "summary" / "protos"
 PROTOS = ("anf_ir.proto", "summary.proto", "lineage.proto")
 
 
-def main() -> int:
+def generate() -> dict[str, str]:
+    """{generated file name: text} for every .proto file."""
     with tempfile.TemporaryDirectory() as tmp:
         args = ["protoc", f"-I{ROOT}", f"--python_out={tmp}", f"--pyi_out={tmp}"]
         args += [f"proto/{name}" for name in PROTOS]
         if protoc.main(args) != 0:
-            print("protoc failed", file=sys.stderr)
-            return 1
-        for generated in sorted((Path(tmp) / "proto").iterdir()):
-            text = generated.read_text()
-            text = re.sub(r"^from proto import (\w+)", r"from . import \1", text, flags=re.M)
-            (OUT / generated.name).write_text(text)
-    init = OUT / "__init__.py"
-    if not init.exists():
-        init.write_text('"""Generated protobuf modules; regenerate with proto/generate.py."""\n')
-    shutil.rmtree(OUT / "__pycache__", ignore_errors=True)
-    print(f"generated {', '.join(PROTOS)} into {OUT.relative_to(ROOT)}")
+            raise SystemExit("protoc failed")
+        return {
+            path.name: re.sub(r"^from proto import (\w+)", r"from . import \1",
+                              path.read_text(), flags=re.M)
+            for path in sorted((Path(tmp) / "proto").iterdir())
+        }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare instead of writing; exit 1 on a difference")
+    args = parser.parse_args()
+    generated = generate()
+    if args.check:
+        stale = [name for name, text in generated.items()
+                 if not (OUT / name).exists() or (OUT / name).read_text() != text]
+        for name in stale:
+            print(f"{OUT.relative_to(ROOT) / name} is out of date; run python proto/generate.py")
+        return 1 if stale else 0
+    for name, text in generated.items():
+        (OUT / name).write_text(text)
+    print(f"generated {', '.join(generated)} into {OUT.relative_to(ROOT)}")
     return 0
 
 

@@ -12,7 +12,7 @@ import os
 if os.environ.get("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION") == "python":
     os.environ.pop("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
 
-from google.protobuf.internal import api_implementation  # noqa: E402
+from google.protobuf.internal import api_implementation
 
 if api_implementation.Type() == "python":  # pragma: no cover - depends on the environment
     raise ImportError(

@@ -3,7 +3,8 @@ Python values (numpy arrays for tensors and histogram buckets).
 
 What MindSpore 2.10 writes (``../shared/spec/file-format.md``):
 
-* the first ``Event`` of a ``_MS`` file holds ``version``; a ``graph_def`` Event never sets ``step``;
+* the first ``Event`` of a ``_MS`` file holds ``version``; a ``graph_def`` Event never sets
+  ``step``;
 * a data Event holds every value added since the previous ``record(step)``: ``scalar_value``
   (float32), ``image`` (PNG canvas), ``histogram``, ``tensor`` (every dtype flattened into the
   float32 ``float_data``, original dtype in ``data_type``) or ``loss_landscape``;

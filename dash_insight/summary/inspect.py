@@ -47,7 +47,7 @@ class _TagStats:
         steps = np.unique(np.concatenate(self.steps)) if self.steps else np.zeros(0, np.int64)
         return {
             "values": self.values,
-            "steps": int(len(steps)),
+            "steps": len(steps),
             "first_step": int(steps[0]) if len(steps) else None,
             "last_step": int(steps[-1]) if len(steps) else None,
         }

@@ -27,13 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from google.protobuf.message import DecodeError as ProtoDecodeError
 
 from .events import VALUE_FIELD_PLUGIN, DecodeError, data_type_name, parse_event
 from .framing import Damage, Record
+from .protos import summary_pb2
 
 _WALL_TIME = struct.Struct("<d")
 _MAX_TEMPLATES = 64  # distinct scalar-only layouts remembered per file
 _MAX_TEMPLATE_TAGS = 100_000
+_RECENT_TEMPLATES = 2  # templates tried as the prefix of records mixing scalars and others
 
 
 @dataclass
@@ -52,14 +55,14 @@ class ScalarColumns:
 class BlobColumns:
     """Where each value of one large-value tag lives: ``offset``/``length`` locate the record,
     ``index`` the value inside its Summary; ``meta`` holds small per-value facts (image size,
-    tensor dims and dtype, histogram counts)."""
+    tensor dims and dtype; None for histograms)."""
 
     step: np.ndarray  # int64
     wall_time: np.ndarray  # float64
     offset: np.ndarray  # int64
     length: np.ndarray  # int64
     index: np.ndarray  # int32
-    meta: list[dict[str, Any]]
+    meta: list[dict[str, Any] | None]
 
     def __len__(self) -> int:
         return len(self.step)
@@ -107,7 +110,7 @@ def _signed64(value: int) -> int:
 class _Template:
     """Byte layout of a scalar-only Summary: everything but the float bytes must match."""
 
-    __slots__ = ("skeleton", "mask", "float_positions", "tags", "record", "step", "wall", "rows")
+    __slots__ = ("float_positions", "mask", "record", "rows", "skeleton", "step", "tags", "wall")
 
     def __init__(self, summary: np.ndarray, float_offsets: list[int], tags: list[str]):
         positions = (np.asarray(float_offsets, dtype=np.intp)[:, None] + np.arange(4)).ravel()
@@ -123,6 +126,42 @@ class _Template:
 
     def matches(self, summary: np.ndarray) -> bool:
         return bool(np.array_equal(summary & self.mask, self.skeleton))
+
+    def add(self, number: int, step: int, wall: float, summary: np.ndarray) -> None:
+        self.record.append(number)
+        self.step.append(step)
+        self.wall.append(wall)
+        self.rows.append(summary[self.float_positions])
+
+    def take(self) -> list[tuple[str, tuple[np.ndarray, ...]]]:
+        """Per tag (in value order) the gathered (record number, step, wall, value) columns;
+        empties the template's buffers."""
+        if not self.record:
+            return []
+        numbers = np.asarray(self.record, dtype=np.int64)
+        steps = np.asarray(self.step, dtype=np.int64)
+        walls = np.asarray(self.wall, dtype=np.float64)
+        matrix = np.vstack(self.rows).view("<f4")  # (records, tags)
+        self.record, self.step, self.wall, self.rows = [], [], [], []
+        return [(tag, (numbers, steps, walls, np.ascontiguousarray(matrix[:, column])))
+                for column, tag in enumerate(self.tags)]
+
+
+def _data_event_layout(payload: memoryview) -> tuple[int, int, int, float] | None:
+    """(step, Summary start, Summary length, wall time) when ``payload`` is laid out as MindSpore
+    writes a data Event (wall_time, step, then the Summary up to the end), else None."""
+    size = len(payload)
+    try:
+        if size > 11 and payload[0] == 0x09 and payload[9] == 0x10:
+            step, pos = _varint(payload, 10)
+            if payload[pos] == 0x2A:
+                summary_len, start = _varint(payload, pos + 1)
+                if start + summary_len == size and summary_len:
+                    wall = _WALL_TIME.unpack_from(payload, 1)[0]
+                    return _signed64(step), start, summary_len, wall
+    except IndexError:
+        pass
+    return None
 
 
 def _scalar_layout(summary: memoryview) -> tuple[list[int], list[str]] | None:
@@ -151,94 +190,107 @@ def _scalar_layout(summary: memoryview) -> tuple[list[int], list[str]] | None:
     return (offsets, tags) if pos == end and offsets else None
 
 
-class _BlobBuilder:
-    __slots__ = ("step", "wall", "offset", "length", "index", "meta")
-
-    def __init__(self) -> None:
-        self.step: list[int] = []
-        self.wall: list[float] = []
-        self.offset: list[int] = []
-        self.length: list[int] = []
-        self.index: list[int] = []
-        self.meta: list[dict[str, Any]] = []
-
-
-def _value_meta(kind: str, value: Any) -> dict[str, Any]:
+def _value_meta(kind: str, value: Any) -> dict[str, Any] | None:
+    """Small facts worth knowing without decoding the value; histograms need none."""
     if kind == "image":
         image = value.image
         return {"height": image.height, "width": image.width}
     if kind == "tensor":
         tensor = value.tensor
         return {"dims": list(tensor.dims), "data_type": data_type_name(tensor.data_type)}
-    if kind == "histogram":
-        histogram = value.histogram
-        return {
-            "count": histogram.count,
-            "buckets": len(histogram.buckets),
-            "nan_count": histogram.nan_count,
-            "pos_inf_count": histogram.pos_inf_count,
-            "neg_inf_count": histogram.neg_inf_count,
-        }
-    return {}
+    return None
+
+
+class _Batch:
+    """Points and references gathered by one :meth:`EventScanner.scan` call."""
+
+    def __init__(self) -> None:
+        self.result = ScanResult()
+        # Scalars not read by a template, per tag: (record number, step, wall time, value).
+        self.scalars: dict[str, tuple[list[int], list[int], list[float], list[float]]] = {}
+        # Large values per (plugin, tag): (step, wall time, offset, length, index) and metadata.
+        self.blobs: dict[tuple[str, str], tuple[list[tuple[int, float, int, int, int]],
+                                                list[dict[str, Any] | None]]] = {}
+
+    def add_values(self, values: Any, number: int, record: Record, step: int, wall: float,
+                   first_index: int = 0) -> bool:
+        """Index protobuf ``Summary.Value``s; True when all of them were scalars."""
+        all_scalar = True
+        for index, value in enumerate(values, first_index):
+            which = value.WhichOneof("value")
+            if which == "scalar_value":
+                columns = self.scalars.get(value.tag)
+                if columns is None:
+                    columns = self.scalars[value.tag] = ([], [], [], [])
+                columns[0].append(number)
+                columns[1].append(step)
+                columns[2].append(wall)
+                columns[3].append(value.scalar_value)
+                continue
+            all_scalar = False
+            if which is None:
+                self.result.errors.append(Damage(record.offset,
+                                                 f"value {value.tag!r} holds no data"))
+                continue
+            key = (VALUE_FIELD_PLUGIN[which], value.tag)
+            refs = self.blobs.get(key)
+            if refs is None:
+                refs = self.blobs[key] = ([], [])
+            refs[0].append((step, wall, record.offset, len(record.payload), index))
+            refs[1].append(_value_meta(which, value))
+        return all_scalar
 
 
 class EventScanner:
     """Scans the records of one summary file; keep one per file so templates are reused."""
 
     def __init__(self) -> None:
-        self._templates: dict[int, list[_Template]] = {}
+        self._templates: dict[int, list[_Template]] = {}  # by Summary length
+        self._recent: list[_Template] = []  # last matched first; tried on mixed records' prefix
         self._template_count = 0
 
     def scan(self, records: Iterable[Record]) -> ScanResult:
         """Index ``records`` (in file order) into a :class:`ScanResult`."""
-        result = ScanResult()
-        # Slow-path scalar points per tag: (record number, step, wall time, value).
-        slow: dict[str, tuple[list[int], list[int], list[float], list[float]]] = {}
-        blobs: dict[tuple[str, str], _BlobBuilder] = {}
-        templates = self._templates
+        batch = _Batch()
         for number, record in enumerate(records):
-            result.events += 1
-            payload = record.payload
-            size = len(payload)
-            layout: tuple[int, int, int, float] | None = None  # (step, start, length, wall)
-            try:
-                if size > 11 and payload[0] == 0x09 and payload[9] == 0x10:
-                    step, pos = _varint(payload, 10)
-                    if payload[pos] == 0x2A:
-                        summary_len, start = _varint(payload, pos + 1)
-                        if start + summary_len == size:
-                            wall = _WALL_TIME.unpack_from(payload, 1)[0]
-                            layout = (_signed64(step), start, summary_len, wall)
-            except IndexError:
-                layout = None
-            if layout is not None and layout[2] in templates:
-                step, start, summary_len, wall = layout
-                summary = np.frombuffer(payload, np.uint8, summary_len, start)
-                for template in templates[summary_len]:
-                    if template.matches(summary):
-                        template.record.append(number)
-                        template.step.append(step)
-                        template.wall.append(wall)
-                        template.rows.append(summary[template.float_positions])
-                        break
-                else:
-                    template = None
-                if template is not None:
-                    continue
-            self._scan_slow(record, number, layout, result, slow, blobs)
-        self._finish(result, slow, blobs)
-        return result
+            batch.result.events += 1
+            layout = _data_event_layout(record.payload)
+            if layout is None or not self._scan_with_template(batch, number, record, layout):
+                self._scan_with_protobuf(batch, number, record, layout)
+        self._finish(batch)
+        return batch.result
 
-    def _scan_slow(
-        self,
-        record: Record,
-        number: int,
-        layout: tuple[int, int, int, float] | None,
-        result: ScanResult,
-        slow: dict[str, tuple[list[int], list[int], list[float], list[float]]],
-        blobs: dict[tuple[str, str], _BlobBuilder],
-    ) -> None:
+    def _scan_with_template(self, batch: _Batch, number: int, record: Record,
+                            layout: tuple[int, int, int, float]) -> bool:
+        """Read the scalars of a data Event through a template: the whole Summary, or a prefix
+        of it followed by other values (parsed with protobuf). False if no template fits."""
+        step, start, summary_len, wall = layout
         payload = record.payload
+        summary = np.frombuffer(payload, np.uint8, summary_len, start)
+        for template in self._templates.get(summary_len, ()):
+            if template.matches(summary):
+                template.add(number, step, wall, summary)
+                return True
+        for template in self._recent:
+            prefix_len = len(template.skeleton)
+            if prefix_len < summary_len and summary[prefix_len] == 0x0A \
+                    and template.matches(summary[:prefix_len]):
+                try:
+                    rest = summary_pb2.Summary.FromString(payload[start + prefix_len:])
+                except (ProtoDecodeError, RuntimeError):
+                    return False
+                template.add(number, step, wall, summary)
+                batch.add_values(rest.value, number, record, step, wall, len(template.tags))
+                if self._recent[0] is not template:
+                    self._recent.remove(template)
+                    self._recent.insert(0, template)
+                return True
+        return False
+
+    def _scan_with_protobuf(self, batch: _Batch, number: int, record: Record,
+                            layout: tuple[int, int, int, float] | None) -> None:
+        payload = record.payload
+        result = batch.result
         try:
             event = parse_event(payload)
         except DecodeError as error:
@@ -247,41 +299,14 @@ class EventScanner:
         kind = event.WhichOneof("what")
         if kind == "version":
             result.versions.append(event.version)
-            return
-        if kind == "graph_def":
+        elif kind == "graph_def":
             result.graphs.append(GraphRef(record.offset, len(payload), event.wall_time, event.step))
-            return
-        if kind != "summary":
-            return  # explain records are not part of a training job
-        step, wall = event.step, event.wall_time
-        all_scalar = True
-        for index, value in enumerate(event.summary.value):
-            which = value.WhichOneof("value")
-            if which == "scalar_value":
-                columns = slow.get(value.tag)
-                if columns is None:
-                    columns = slow[value.tag] = ([], [], [], [])
-                columns[0].append(number)
-                columns[1].append(step)
-                columns[2].append(wall)
-                columns[3].append(value.scalar_value)
-                continue
-            all_scalar = False
-            if which is None:
-                result.errors.append(Damage(record.offset, f"value {value.tag!r} holds no data"))
-                continue
-            plugin = VALUE_FIELD_PLUGIN[which]
-            builder = blobs.get((plugin, value.tag))
-            if builder is None:
-                builder = blobs[(plugin, value.tag)] = _BlobBuilder()
-            builder.step.append(step)
-            builder.wall.append(wall)
-            builder.offset.append(record.offset)
-            builder.length.append(len(payload))
-            builder.index.append(index)
-            builder.meta.append(_value_meta(which, value))
-        if all_scalar and layout is not None and self._template_count < _MAX_TEMPLATES:
-            self._learn(payload, layout, [v.tag for v in event.summary.value])
+        elif kind == "summary":
+            values = event.summary.value
+            all_scalar = batch.add_values(values, number, record, event.step, event.wall_time)
+            if all_scalar and layout is not None and self._template_count < _MAX_TEMPLATES:
+                self._learn(payload, layout, [v.tag for v in values])
+        # explain records are not part of a training job: nothing to index
 
     def _learn(self, payload: memoryview, layout: tuple[int, int, int, float],
                tags: list[str]) -> None:
@@ -290,19 +315,17 @@ class EventScanner:
         if found is None or found[1] != tags or len(tags) > _MAX_TEMPLATE_TAGS:
             return
         summary = np.frombuffer(payload, np.uint8, summary_len, start).copy()
-        self._templates.setdefault(summary_len, []).append(_Template(summary, found[0], tags))
+        template = _Template(summary, found[0], tags)
+        self._templates.setdefault(summary_len, []).append(template)
+        self._recent = [template, *self._recent[:_RECENT_TEMPLATES - 1]]
         self._template_count += 1
 
-    def _finish(
-        self,
-        result: ScanResult,
-        slow: dict[str, tuple[list[int], list[int], list[float], list[float]]],
-        blobs: dict[tuple[str, str], _BlobBuilder],
-    ) -> None:
-        # Per tag, chunks of (record number, step, wall, value) from the slow path and from each
-        # template; a record's values all come from one chunk source, in their order there.
+    def _finish(self, batch: _Batch) -> None:
+        result = batch.result
+        # Per tag, chunks of (record number, step, wall, value) from the protobuf path and from
+        # each template; one record's values of a tag all come from one chunk, in order there.
         chunks: dict[str, list[tuple[np.ndarray, ...]]] = {}
-        for tag, (numbers, steps, walls, values) in slow.items():
+        for tag, (numbers, steps, walls, values) in batch.scalars.items():
             chunks.setdefault(tag, []).append((
                 np.asarray(numbers, dtype=np.int64),
                 np.asarray(steps, dtype=np.int64),
@@ -311,33 +334,24 @@ class EventScanner:
             ))
         for candidates in self._templates.values():
             for template in candidates:
-                if not template.record:
-                    continue
-                numbers = np.asarray(template.record, dtype=np.int64)
-                steps = np.asarray(template.step, dtype=np.int64)
-                walls = np.asarray(template.wall, dtype=np.float64)
-                matrix = np.vstack(template.rows).view("<f4")  # (records, tags)
-                for column, tag in enumerate(template.tags):
-                    chunks.setdefault(tag, []).append(
-                        (numbers, steps, walls, np.ascontiguousarray(matrix[:, column]))
-                    )
-                template.record, template.step, template.wall, template.rows = [], [], [], []
+                for tag, chunk in template.take():
+                    chunks.setdefault(tag, []).append(chunk)
         for tag, parts in chunks.items():
             if len(parts) == 1:
                 _, steps, walls, values = parts[0]
             else:
-                numbers = np.concatenate([p[0] for p in parts])
-                order = np.argsort(numbers, kind="stable")
+                order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
                 steps = np.concatenate([p[1] for p in parts])[order]
                 walls = np.concatenate([p[2] for p in parts])[order]
                 values = np.concatenate([p[3] for p in parts])[order]
             result.scalars[tag] = ScalarColumns(steps, walls, values)
-        for key, builder in blobs.items():
+        for key, (refs, meta) in batch.blobs.items():
+            steps, walls, offsets, lengths, indexes = zip(*refs, strict=True)
             result.blobs[key] = BlobColumns(
-                step=np.asarray(builder.step, dtype=np.int64),
-                wall_time=np.asarray(builder.wall, dtype=np.float64),
-                offset=np.asarray(builder.offset, dtype=np.int64),
-                length=np.asarray(builder.length, dtype=np.int64),
-                index=np.asarray(builder.index, dtype=np.int32),
-                meta=builder.meta,
+                step=np.asarray(steps, dtype=np.int64),
+                wall_time=np.asarray(walls, dtype=np.float64),
+                offset=np.asarray(offsets, dtype=np.int64),
+                length=np.asarray(lengths, dtype=np.int64),
+                index=np.asarray(indexes, dtype=np.int32),
+                meta=meta,
             )
