@@ -1,0 +1,3 @@
+"""What is known about the logs, and the one way to ask."""
+
+from __future__ import annotations
