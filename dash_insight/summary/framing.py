@@ -63,8 +63,9 @@ _FOOTER = struct.Struct("<I")
 
 def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
     """Masked CRC-32C of ``data``: ``((crc >> 15) | (crc << 17)) + 0xA282EAD8`` mod 2**32."""
-    if isinstance(data, memoryview):
-        # google_crc32c refuses memoryviews but takes numpy arrays; this view copies nothing.
+    if not isinstance(data, bytes):
+        # google_crc32c refuses memoryviews and bytearrays but takes numpy arrays; this view
+        # copies nothing.
         data = np.frombuffer(data, dtype=np.uint8)
     crc = google_crc32c.value(data)
     return ((((crc >> 15) | (crc << 17)) & _U32) + _MASK_DELTA) & _U32
@@ -81,6 +82,10 @@ def frame_record(payload: bytes) -> bytes:
             _FOOTER.pack(masked_crc32c(payload)),
         )
     )
+
+
+#: The 4 CRC bytes that follow the 8 zero length bytes of an empty record.
+_EMPTY_LENGTH_CRC = _FOOTER.pack(masked_crc32c(bytes(8)))
 
 
 @dataclass(frozen=True)
@@ -126,24 +131,32 @@ class ReadResult:
 def _find_header(buf: memoryview, start: int, end: int) -> int:
     """First ``p`` in ``[start, end - 12]`` whose 8 length bytes match their masked CRC, else -1.
 
-    Candidates are pre-filtered with numpy on a plausible length (1 <= length <=
-    MAX_PAYLOAD_BYTES, so the upper length bytes are zero), which keeps the scan of large garbage
-    or zero-filled regions fast. When the whole payload is inside ``buf`` its CRC must match too:
-    a random window passes the length CRC with probability 2**-32, and this rules those out.
+    Candidates are pre-filtered with numpy on a plausible length (length <= MAX_PAYLOAD_BYTES, so
+    the upper length bytes are zero; a zero length only when the CRC bytes of an empty record
+    follow), which keeps the scan of large garbage or zero-filled regions fast. When the whole
+    payload is inside ``buf`` its CRC must match too: a random window passes the length CRC
+    with probability 2**-32, and this rules those out.
     """
     limit = end - HEADER_BYTES
     if limit < start:
         return -1
     window = np.frombuffer(buf, dtype=np.uint8, count=end - start, offset=start)
     n = limit - start + 1
-    plausible = window[3:n + 3] < (MAX_PAYLOAD_BYTES >> 24)
-    for k in range(4, 8):
+    top = (MAX_PAYLOAD_BYTES.bit_length() - 1) // 8  # most significant byte of the limit
+    plausible = window[top:n + top] <= (MAX_PAYLOAD_BYTES >> (8 * top))
+    for k in range(top + 1, 8):
         plausible &= window[k:n + k] == 0
-    plausible &= (window[0:n] | window[1:n + 1] | window[2:n + 2] | window[3:n + 3]) != 0
+    nonzero = window[0:n] != 0
+    for k in range(1, top + 1):
+        nonzero |= window[k:n + k] != 0
+    empty = window[8:n + 8] == _EMPTY_LENGTH_CRC[0]
+    for k in range(1, 4):
+        empty &= window[8 + k:n + 8 + k] == _EMPTY_LENGTH_CRC[k]
+    plausible &= nonzero | empty
     for rel in np.flatnonzero(plausible).tolist():
         p = start + rel
         length, length_crc = _HEADER.unpack_from(buf, p)
-        if masked_crc32c(buf[p : p + 8]) != length_crc:
+        if length > MAX_PAYLOAD_BYTES or masked_crc32c(buf[p : p + 8]) != length_crc:
             continue
         body_end = p + HEADER_BYTES + length
         if body_end + FOOTER_BYTES <= end:
@@ -208,7 +221,7 @@ class RecordReader:
             pos = 0
             return len(buf) >= need
 
-        while max_bytes is None or base + pos - start_offset < max_bytes:
+        while max_bytes is None or not result.records or base + pos - start_offset < max_bytes:
             if self.lost_at is not None:
                 if not fill(HEADER_BYTES):
                     break
@@ -269,6 +282,8 @@ class RecordReader:
                 )
                 continue
             result.records += 1
+            # Advance before yielding: a caller that stops early resumes after this record.
+            self.offset = base + pos
             yield Record(record_offset, body)
 
         self.offset = base + pos
