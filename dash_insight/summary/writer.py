@@ -6,11 +6,13 @@ Output semantics follow MindSpore 2.10's ``SummaryRecord`` (``mindspore/train/su
   ``_MS``) and the same name with ``_lineage`` for lineage; files are created on the first
   record routed to them, and a summary file starts with ``Event{version: "MindSpore.Event:1"}``;
 * every value added since the previous ``record(step)`` goes into ONE ``Event{wall_time, step,
-  summary}``; a graph goes into its own ``Event{wall_time, graph_def}`` without step;
+  summary}``, grouped by plugin (plugins in the order first added); a graph goes into its own
+  ``Event{wall_time, graph_def}`` without step;
 * scalars are float32 (first element of a larger array); images are 4-D NCHW with C in {1, 3},
-  tiled 8 per row, 1 channel repeated to 3, floats in [0, 1] scaled by 255, cast to uint8,
-  PNG-encoded; histograms use MindSpore's bin rule and edges; tensors store every element in
-  ``float_data`` with the original ``data_type``;
+  tiled 8 per row, 1 channel repeated to 3, values all in [0, 1] scaled by 255, others (uint8
+  too) mapped linearly to [0, 255), cast to uint8, PNG-encoded; histograms use MindSpore's bin
+  rule and edges; tensors store every element in ``float_data`` with the original
+  ``data_type``;
 * lineage items are ``LineageEvent`` records of their own, without step.
 
 Two deliberate differences: a file name that already exists is never overwritten (MindSpore
@@ -91,10 +93,13 @@ def fill_histogram(values: np.ndarray, histogram: summary_pb2.Summary.Histogram)
     masked = np.ma.masked_invalid(values)
     total, valid = values.size, int(masked.count())
     histogram.count = total
+    # MindSpore always sets the three counts, zeros included (proto2: they are on the wire).
+    nan = pos_inf = neg_inf = 0
     if total > valid:
-        histogram.nan_count = int(np.count_nonzero(np.isnan(values)))
-        histogram.pos_inf_count = int(np.count_nonzero(np.isposinf(values)))
-        histogram.neg_inf_count = int(np.count_nonzero(np.isneginf(values)))
+        nan = int(np.count_nonzero(np.isnan(values)))
+        pos_inf = int(np.count_nonzero(np.isposinf(values)))
+        neg_inf = int(np.count_nonzero(np.isneginf(values)))
+    histogram.nan_count, histogram.pos_inf_count, histogram.neg_inf_count = nan, pos_inf, neg_inf
     if not valid:
         return
     if issubclass(values.dtype.type, np.floating):
@@ -134,27 +139,48 @@ def make_image_canvas(images: np.ndarray, columns: int = 8) -> np.ndarray:
 
 
 def image_to_uint8(canvas: np.ndarray) -> np.ndarray:
-    """MindSpore's scaling: values all in [0, 1] are multiplied by 255, then everything is cast
-    to uint8 (truncating; out-of-range values wrap modulo 256 as numpy's cast does on x86)."""
-    scale = 255 if canvas.size and canvas.max() <= 1 and canvas.min() >= 0 else 1
-    scaled = np.nan_to_num(canvas.astype(np.float32) * scale, nan=0.0, posinf=0.0, neginf=0.0)
+    """MindSpore 2.10's scaling of the canvas: values all in [0, 1] are multiplied by 255 (in
+    float32); otherwise they are mapped linearly, ``(x - min) * 255 / (max - min + 1)`` (just
+    ``x - min`` when all are equal; in float64, as NumPy 2 computes MindSpore's expression); then
+    truncated to uint8, non-finite results as 0. The canvas is float64 whatever the input dtype,
+    so uint8 input is mapped too: MindSpore's "uint8 as is" branch never applies."""
+    if not canvas.size:
+        return np.zeros(canvas.shape, np.uint8)
+    low, high = float(np.min(canvas)), float(np.max(canvas))
+    values = canvas.astype(np.float32)
+    if low >= 0 and high <= 1:
+        scaled = values * np.float32(255)
+    else:
+        scale = 255 / (high - low + 1) if high != low else 1.0
+        scaled = (values.astype(np.float64) - low) * scale
+    scaled = np.nan_to_num(scaled, nan=0.0, posinf=0.0, neginf=0.0)
     return (np.trunc(scaled).astype(np.int64) & 0xFF).astype(np.uint8)
 
 
 def encode_png(rgb: np.ndarray) -> bytes:
-    """Minimal PNG encoder for an (H, W, 3) uint8 array (8-bit RGB, no filtering, zlib)."""
+    """PNG encoder for an (H, W, 3) uint8 array (8-bit RGB, zlib level 6). Every row uses the same
+    filter, whichever of None / Sub / Up compresses the image smallest (smooth canvases shrink
+    tens of times compared with no filter; Pillow, which MindSpore uses, filters adaptively)."""
     height, width, _ = rgb.shape
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return (struct.pack(">I", len(data)) + kind + data
                 + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
 
-    rows = np.concatenate([np.zeros((height, 1), np.uint8), rgb.reshape(height, width * 3)], 1)
+    rows = rgb.reshape(height, width * 3)
+    sub = rows.copy()
+    sub[:, 3:] -= rows[:, :-3]  # uint8 arithmetic wraps modulo 256, as PNG filters do
+    up = rows.copy()
+    up[1:] -= rows[:-1]
+    candidates = []
+    for filter_type, filtered in ((0, rows), (1, sub), (2, up)):
+        framed = np.concatenate([np.full((height, 1), filter_type, np.uint8), filtered], 1)
+        candidates.append(zlib.compress(framed.tobytes(), 6))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return b"".join((
         b"\x89PNG\r\n\x1a\n",
         chunk(b"IHDR", header),
-        chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)),
+        chunk(b"IDAT", min(candidates, key=len)),
         chunk(b"IEND", b""),
     ))
 
@@ -169,6 +195,8 @@ def fill_image(images: np.ndarray, image: summary_pb2.Summary.Image,
         images = images.transpose([dataformats.index(c) for c in "NCHW"])
     if images.shape[1] not in (1, 3):
         raise ValueError(f"images must have 1 or 3 channels, got shape {images.shape} (NCHW)")
+    if 0 in images.shape:  # MindSpore drops such a value with an error
+        raise ValueError(f"images must not be empty, got shape {images.shape} (NCHW)")
     canvas = make_image_canvas(images)
     rgb = image_to_uint8(canvas.transpose(1, 2, 0))
     image.height, image.width, image.colorspace = rgb.shape[0], rgb.shape[1], 3
@@ -369,17 +397,11 @@ class SummaryWriter:
         self.log_dir = os.fspath(log_dir)
         os.makedirs(self.log_dir, mode=0o700, exist_ok=True)
         host = host if host is not None else (platform.node() or "localhost")
-        timestamp = int(time.time())
-        while True:
-            summary_name = summary_file_name(timestamp, device_id, host, file_prefix, file_suffix)
-            lineage_name = summary_file_name(timestamp, device_id, host, file_prefix,
-                                             LINEAGE_SUFFIX)
-            if not any(os.path.exists(os.path.join(self.log_dir, name))
-                       for name in (summary_name, lineage_name)):
-                break
-            timestamp += 1
-        self.summary_path = os.path.join(self.log_dir, summary_name)
-        self.lineage_path = os.path.join(self.log_dir, lineage_name)
+        self._name_parts = (device_id, host, file_prefix, file_suffix)
+        self._timestamp = int(time.time())
+        while any(os.path.exists(path) for path in self._paths(self._timestamp)):
+            self._timestamp += 1
+        self.summary_path, self.lineage_path = self._paths(self._timestamp)
         self._summary_file: BinaryIO | None = None
         self._lineage_file: BinaryIO | None = None
         self._values: list[summary_pb2.Summary.Value] = []
@@ -416,7 +438,7 @@ class SummaryWriter:
             return
         if plugin not in _DATA_PLUGINS:
             raise ValueError(f"unknown plugin {plugin!r}; expected one of "
-                             f"{', '.join(_DATA_PLUGINS + ('graph',) + _LINEAGE_PLUGINS)}")
+                             f"{', '.join((*_DATA_PLUGINS, 'graph', *_LINEAGE_PLUGINS))}")
         array = to_numpy(value)
         proto = summary_pb2.Summary.Value(tag=tag)
         if plugin == PLUGIN_SCALAR:
@@ -441,8 +463,14 @@ class SummaryWriter:
         self._pending_step = None
         self._write_graphs()
         if self._values:
+            # MindSpore keeps one list per plugin, in the order plugins were first added, and
+            # writes the lists one after the other.
+            first: dict[str | None, int] = {}
+            for value in self._values:
+                first.setdefault(value.WhichOneof("value"), len(first))
             event = summary_pb2.Event(wall_time=time.time(), step=int(step))
-            event.summary.value.extend(self._values)
+            event.summary.value.extend(
+                sorted(self._values, key=lambda value: first[value.WhichOneof("value")]))
             self._values = []
             self._write_summary(event)
         self._write_lineage()
@@ -526,7 +554,8 @@ class SummaryWriter:
     def flush(self) -> None:
         """Write what is queued (values of the pending ``add_*`` step, graphs, lineage) and flush
         both files to the operating system, so readers see complete records. Values queued by
-        :meth:`add_value` wait for their :meth:`record` call."""
+        :meth:`add_value` join the pending ``add_*`` step when there is one; otherwise they wait
+        for their :meth:`record` call."""
         self._check_open()
         if self._pending_step is not None:
             self.record(self._pending_step)
@@ -558,16 +587,38 @@ class SummaryWriter:
             self._write_summary(summary_pb2.Event(wall_time=time.time(), graph_def=graph))
         self._graphs = []
 
+    def _paths(self, timestamp: int) -> tuple[str, str]:
+        """Summary and lineage file paths for a file-name ``timestamp``."""
+        device_id, host, prefix, suffix = self._name_parts
+        summary = summary_file_name(timestamp, device_id, host, prefix, suffix)
+        lineage = summary_file_name(timestamp, device_id, host, prefix, LINEAGE_SUFFIX)
+        return os.path.join(self.log_dir, summary), os.path.join(self.log_dir, lineage)
+
+    def _create(self, lineage: bool) -> BinaryIO:
+        """Create the lineage or summary file. If another writer started in the same second took
+        the name since ``__init__`` (files are created lazily), move on to the next free second;
+        the other file follows while it is not created yet."""
+        while True:
+            try:
+                return open(self.lineage_path if lineage else self.summary_path, "xb")
+            except FileExistsError:
+                self._timestamp += 1
+                summary_path, lineage_path = self._paths(self._timestamp)
+                if self._summary_file is None:
+                    self.summary_path = summary_path
+                if self._lineage_file is None:
+                    self.lineage_path = lineage_path
+
     def _write_lineage(self) -> None:
         if self._lineage and self._lineage_file is None:
-            self._lineage_file = open(self.lineage_path, "xb")  # noqa: SIM115 - kept open
+            self._lineage_file = self._create(lineage=True)
         for event in self._lineage:
             self._lineage_file.write(frame_record(event.SerializeToString()))
         self._lineage = []
 
     def _write_summary(self, event: summary_pb2.Event) -> None:
         if self._summary_file is None:
-            self._summary_file = open(self.summary_path, "xb")  # noqa: SIM115 - kept open
+            self._summary_file = self._create(lineage=False)
             version = summary_pb2.Event(wall_time=time.time(), version=EVENT_VERSION)
             self._summary_file.write(frame_record(version.SerializeToString()))
         self._summary_file.write(frame_record(event.SerializeToString()))
