@@ -172,3 +172,23 @@ def test_corpus_lineage_contents(corpus: Path) -> None:
     assert graph["children"][0]["op_type"] == "Shuffle"
     tensor_op = graph["children"][0]["children"][0]["operations"][3]
     assert tensor_op == {"tensor_op_name": "HwcToChw", "tensor_op_params": None}
+
+
+def test_loss_landscape_decodes() -> None:
+    event = summary_pb2.Event(wall_time=1, step=3)
+    value = event.summary.value.add(tag="landscape")
+    landscape = value.loss_landscape
+    for axis, data in (("x", [0.0, 1.0]), ("y", [2.0, 3.0]), ("z", [4.0, 5.0])):
+        tensor = getattr(landscape.landscape, axis)
+        tensor.dims.append(2)
+        tensor.data_type = DT.Value("DT_FLOAT32")
+        tensor.float_data.extend(data)
+    landscape.loss_path.intervals.extend([1, 5])
+    landscape.metadata.decomposition = "PCA"
+    landscape.metadata.step_per_epoch = 10
+    [decoded] = decode_event(event.SerializeToString()).values
+    assert decoded.plugin == "loss_landscape"
+    assert decoded.value.landscape["z"].tolist() == [4.0, 5.0]
+    assert decoded.value.loss_path_intervals == [1, 5]
+    assert decoded.value.metadata == {"decomposition": "PCA", "step_per_epoch": 10}
+    assert decoded.value.convergence_point == {}
