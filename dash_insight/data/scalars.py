@@ -33,19 +33,19 @@ EMPTY_SERIES = ScalarSeries(np.zeros(0, np.int64), np.zeros(0, np.float64),
                             np.zeros(0, np.float32))
 
 
-def merge_points(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
-                 file_rank: np.ndarray) -> ScalarSeries:
-    """Merge a tag's points (in arrival order) into one series, MindInsight's restart rule.
+def merge_indices(step: np.ndarray, file_rank: np.ndarray) -> np.ndarray:
+    """Indices of the points that survive MindInsight's merge rule, sorted by step.
 
-    A point ``p`` survives iff no later point ``q`` has ``q.step == p.step``, and no later point
-    from a newer file (``rank(q) > rank(p)``) has ``q.step < p.step``. Since files arrive in rank
-    order, the second condition is ``p.step <= min(step of points in files ranked after p's)``.
-    ``file_rank`` is the file's position in timestamp order; files with equal timestamps share a
-    rank (MindInsight compares the timestamp strings, so they act as one file).
+    Points are given in arrival order. A point ``p`` survives iff no later point ``q`` has
+    ``q.step == p.step``, and no later point from a newer file (``rank(q) > rank(p)``) has
+    ``q.step < p.step``. Since files arrive in rank order, the second condition is
+    ``p.step <= min(step of points in files ranked after p's)``. ``file_rank`` is the file's
+    position in timestamp order; files with equal timestamps share a rank (MindInsight compares
+    the timestamp strings, so they act as one file).
     """
     n = len(step)
     if n == 0:
-        return EMPTY_SERIES
+        return np.zeros(0, dtype=np.int64)
     step = np.asarray(step, dtype=np.int64)
     rank = np.asarray(file_rank, dtype=np.int64)
     keep = np.ones(n, dtype=bool)
@@ -57,12 +57,19 @@ def merge_points(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
                               np.iinfo(np.int64).max)
         keep = step <= later_min[np.searchsorted(ranks, rank)]
     index = np.flatnonzero(keep)
-    # Last occurrence of each step among the survivors, then sorted by step.
-    reversed_steps = step[index][::-1]
-    _, first_in_reversed = np.unique(reversed_steps, return_index=True)
-    chosen = index[::-1][first_in_reversed]  # np.unique sorts by step
-    return ScalarSeries(step[chosen], np.asarray(wall_time, np.float64)[chosen],
-                        np.asarray(value)[chosen])
+    # Last occurrence of each step among the survivors; np.unique sorts by step.
+    _, first_in_reversed = np.unique(step[index][::-1], return_index=True)
+    return index[::-1][first_in_reversed]
+
+
+def merge_points(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
+                 file_rank: np.ndarray) -> ScalarSeries:
+    """A tag's points (in arrival order) merged into one series by :func:`merge_indices`."""
+    if len(step) == 0:
+        return EMPTY_SERIES
+    chosen = merge_indices(step, file_rank)
+    return ScalarSeries(np.asarray(step, np.int64)[chosen],
+                        np.asarray(wall_time, np.float64)[chosen], np.asarray(value)[chosen])
 
 
 def downsample_indices(value: np.ndarray, max_points: int) -> np.ndarray:
