@@ -111,7 +111,12 @@ class IndexStore:
         self._cache.set(("jobs",), jobs)
 
     def load_job(self, train_id: str) -> JobState | None:
-        return self._cache.get(("job", train_id))
+        """The stored state, or None (also when it cannot be unpickled: it is then rebuilt)."""
+        try:
+            return self._cache.get(("job", train_id))
+        except Exception:  # an entry written by another version of the code
+            self._cache.delete(("job", train_id))
+            return None
 
     def save_job(self, state: JobState) -> None:
         self._cache.set(("job", state.train_id), state)
