@@ -1,27 +1,170 @@
-"""Command line: ``dash-insight inspect PATH [--json]`` (``start``/``stop`` arrive with the app)."""
+"""Command line: ``dash-insight start | stop | inspect``.
+
+``start`` runs the server in the background like ``mindinsight start``: its log goes to
+``<workspace>/log/server.<port>.log`` and its pid to ``<workspace>/pid/server.<port>.pid``;
+the command returns once the server answers, printing its URL. ``stop`` ends it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
+import socket
+import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Sequence
 
 from . import __version__
+from .options import LOCAL_HOSTS, add_server_options, base_dir_of
 from .summary.inspect import format_report, inspect_path
+
+START_TIMEOUT = 60.0
+STOP_TIMEOUT = 15.0
+
+
+def _paths(workspace: str, port: int) -> tuple[str, str]:
+    root = os.path.abspath(os.path.expanduser(workspace))
+    return (os.path.join(root, "log", f"server.{port}.log"),
+            os.path.join(root, "pid", f"server.{port}.pid"))
+
+
+def _port_in_use(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def _url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    return f"http://[{shown}]:{port}/" if ":" in shown else f"http://{shown}:{port}/"
+
+
+def _is_our_server(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"dash_insight.server" in handle.read()
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"dash-insight: {message}", file=sys.stderr)
+    return code
+
+
+def _start(args: argparse.Namespace) -> int:
+    try:
+        base = base_dir_of(args)
+    except ValueError as error:
+        return _fail(str(error), 2)
+    log_path, pid_path = _paths(args.workspace, args.port)
+    if os.path.exists(pid_path):
+        with open(pid_path) as handle:
+            old = int(handle.read().strip() or 0)
+        if old and _alive(old) and _is_our_server(old):
+            return _fail(f"a dash-insight server (pid {old}) already runs on port {args.port}; "
+                         f"stop it with: dash-insight stop --port {args.port}")
+        os.remove(pid_path)
+    if _port_in_use(args.host, args.port):
+        return _fail(f"port {args.port} is already in use on {args.host}; choose another one "
+                     "with --port")
+    if args.host not in LOCAL_HOSTS:
+        print(f"dash-insight: warning: listening on {args.host}: anyone who can reach it can "
+              "read the summaries (there is no login)", file=sys.stderr)
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    os.makedirs(os.path.dirname(pid_path), exist_ok=True)
+    command = [sys.executable, "-m", "dash_insight.server", "--port", str(args.port),
+               "--host", args.host, "--summary-base-dir", base,
+               "--reload-interval", str(args.reload_interval), "--workspace", args.workspace]
+    if args.max_depth is not None:
+        command += ["--max-depth", str(args.max_depth)]
+    if args.samples_per_plugin:
+        command += ["--samples-per-plugin", ",".join(
+            f"{k}={v or 'all'}" for k, v in args.samples_per_plugin.items())]
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    with open(pid_path, "w") as handle:
+        handle.write(str(process.pid))
+    url = _url(args.host, args.port)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            with contextlib.suppress(OSError):
+                os.remove(pid_path)
+            with open(log_path, errors="replace") as handle:
+                tail = handle.read()[-2000:]
+            return _fail(f"the server exited (code {process.returncode}); end of {log_path}:\n"
+                         f"{tail}")
+        try:
+            with urllib.request.urlopen(url + "_dash-layout", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        return _fail(f"the server did not answer within {START_TIMEOUT:.0f} s; see {log_path}")
+    print(f"dash-insight is running at {url} (serving {base}; pid {process.pid}; "
+          f"log {log_path})")
+    return 0
+
+
+def _stop(args: argparse.Namespace) -> int:
+    _, pid_path = _paths(args.workspace, args.port)
+    try:
+        with open(pid_path) as handle:
+            pid = int(handle.read().strip())
+    except (OSError, ValueError):
+        return _fail(f"no dash-insight server started on port {args.port} "
+                     f"(no pid file {pid_path})")
+    if not (_alive(pid) and _is_our_server(pid)):
+        os.remove(pid_path)
+        return _fail(f"the dash-insight server on port {args.port} (pid {pid}) is not running; "
+                     "removed its stale pid file")
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT
+    while _alive(pid) and _is_our_server(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _alive(pid) and _is_our_server(pid):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.remove(pid_path)
+    print(f"dash-insight on port {args.port} stopped (pid {pid})")
+    return 0
 
 
 def _inspect(args: argparse.Namespace) -> int:
     try:
         report = inspect_path(args.path)
     except FileNotFoundError as error:
-        print(f"dash-insight inspect: {error}", file=sys.stderr)
-        return 2
-    if args.json:
-        json.dump(report, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(format_report(report))
+        return _fail(f"inspect: {error}", 2)
+    try:
+        if args.json:
+            json.dump(report, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            print(format_report(report))
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
     # Non-zero when something is wrong, so scripts can check logs: 1 = damage found.
     return 1 if any(f["status"] in ("damaged", "unreadable") for f in report["files"]) else 0
 
@@ -33,6 +176,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    start = commands.add_parser(
+        "start", help="start the web server in the background",
+        description="Start dash-insight in the background and print its URL. The log and pid "
+        "files go to <workspace>/log and <workspace>/pid.")
+    add_server_options(start)
+    start.set_defaults(handler=_start)
+
+    stop = commands.add_parser("stop", help="stop a server started with 'start'",
+                               description="Stop the dash-insight server on a port.")
+    stop.add_argument("--port", type=int, default=8080, help="its port (8080)")
+    stop.add_argument("--workspace", default=os.path.join("~", "dash-insight"),
+                      help="the workspace it was started with (~/dash-insight)")
+    stop.set_defaults(handler=_stop)
+
     inspect = commands.add_parser(
         "inspect",
         help="show what a summary file or job directory holds, and any damage",

@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
-# Set up (first run only) and run the whole test suite; extra arguments go to pytest.
+# Set up (first run only) and run the whole test suite: ruff, then pytest (browser tests drive
+# headless Chromium, installed from Debian's packages when missing). Extra arguments go to pytest.
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
+if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; then
+    echo "installing chromium and chromium-driver (apt)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
 ruff check dash_insight tests bench proto app.py
 python -m pytest "$@"

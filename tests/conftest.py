@@ -8,6 +8,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# dash_duo drives Debian's Chromium (selenium 4.2 cannot download a browser); chromedriver
+# comes from the same package and is found on PATH.
+if Path("/usr/bin/chromium").exists():
+    os.environ.setdefault("DASH_TEST_CHROMEPATH", "/usr/bin/chromium")
 CORPUS = Path(os.environ.get("DASH_INSIGHT_CORPUS", REPO.parent / "shared" / "corpus"))
 
 

@@ -1,0 +1,551 @@
+"""Loading speed, memory and restart cost of the loader + index + query layer.
+
+Generates (once, cached under ``bench/data/``, which git ignores) with dash-insight's own
+``SummaryWriter``:
+
+* ``load_<size>mb/job/``: ONE summary file of ``--tags`` scalar tags (default 200) every step for
+  ``--steps`` steps (default 50,000), plus histograms of 2,000-value float32 arrays (20 tags, at
+  a frequency chosen so that the file is at least ``--size-mb`` MB, default 500; 1 MB = 10^6
+  bytes). Its size is checked and printed.
+* ``load_jobs_1200/``: 12 groups x 100 small jobs, each one tiny summary file (5 scalars x 10
+  steps) and one lineage file (train + eval lineage).
+
+Then measures (the summary file is first read through once so that it sits in the OS page cache:
+the figures are parsing + indexing, not disk):
+
+1. Cold load, in a FRESH subprocess with an empty workspace: ``IndexStore`` +
+   ``Loader(base, store, reload_interval=0).load_round()`` followed by
+   ``DataProvider.read_scalars`` of EVERY scalar tag's full series (each checked: ``--steps``
+   points, last step ``--steps``), i.e. until every scalar point is queryable. Seconds and MB/s
+   (file bytes / seconds): target >= 100 MB/s. Peak RSS of that process (``VmHWM``, see
+   :func:`rss_mb`; it includes the interpreter, the imports and the provider's LRU cache of the
+   series read): target < 500 MB.
+   For reference, the same file is then framed and decoded without any index (what the index
+   costs is the difference).
+2. Warm restart, in a second fresh subprocess on the SAME workspace: from constructing
+   ``IndexStore`` + ``Loader`` + ``load_round()`` (which must find nothing new) until one scalar
+   tag's full series is returned: target < 2 s. Peak RSS reported too.
+3. Listing, on the 1,200-job base directory: ``discover_jobs`` rescan (after a warm-up scan) and,
+   after one ``load_round`` into a temporary workspace, ``DataProvider.list_jobs()`` (second,
+   warm call): target < 1 s each.
+
+    python bench/load.py [--size-mb 500] [--steps 50000] [--tags 200] [--workspace DIR]
+                         [--keep] [--skip-generate-check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from dash_insight import SummaryWriter
+from dash_insight.data.discovery import discover_jobs
+from dash_insight.data.index import IndexStore, index_directory
+from dash_insight.data.loader import Loader
+from dash_insight.data.provider import DataProvider
+from dash_insight.summary.framing import RecordReader
+from dash_insight.summary.scan import EventScanner
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+JOB_NAME = "job"
+TRAIN_ID = f"./{JOB_NAME}"
+HISTOGRAM_TAGS = 20
+HISTOGRAM_VALUES = 2000
+SIZE_MARGIN = 1.02  # aim 2% above --size-mb so the estimate of the record sizes may be off
+JOB_GROUPS = 12
+JOBS_PER_GROUP = 100
+SMALL_SCALARS = 5
+SMALL_STEPS = 10
+MANIFEST = "manifest.json"  # not a summary/lineage/graph name: discovery ignores it
+
+TARGET_MBPS = 100.0
+TARGET_RSS_MB = 500.0
+TARGET_WARM_S = 2.0
+TARGET_LIST_S = 1.0
+
+
+@dataclass
+class Plan:
+    """What the large job holds."""
+
+    steps: int
+    tags: int
+    histogram_tags: int
+    histogram_every: int
+    histogram_values: int = HISTOGRAM_VALUES
+
+
+def scalar_tags(count: int) -> list[str]:
+    return [f"train/metric_{i:03d}" for i in range(count)]
+
+
+def histogram_tags(count: int) -> list[str]:
+    return [f"weights/layer_{i:02d}" for i in range(count)]
+
+
+def mb(size: float) -> float:
+    return size / 1e6
+
+
+def tree_bytes(path: str) -> int:
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):  # vanished meanwhile
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+def mark(ok: bool) -> str:
+    return "OK  " if ok else "MISS"
+
+
+# --- generation ----------------------------------------------------------------------------------
+
+
+def calibrate(tags: int) -> tuple[float, float]:
+    """Bytes on disk of one step of ``tags`` scalars, and of one histogram value (measured by
+    writing a few records with SummaryWriter into a scratch directory)."""
+    rng = np.random.default_rng(1)
+    names = scalar_tags(tags)
+    steps, histograms = 200, 50
+    with tempfile.TemporaryDirectory() as scratch, SummaryWriter(scratch, host="bench") as writer:
+        writer.add_value("scalar", names[0], 0.0)
+        writer.record(0)  # creates the file (version record + this one): not counted
+        writer.flush()
+        start = os.path.getsize(writer.summary_path)
+        for step in range(1, steps + 1):
+            for name, value in zip(names, rng.random(tags).tolist(), strict=True):
+                writer.add_value("scalar", name, value)
+            writer.record(step)
+        writer.flush()
+        after_scalars = os.path.getsize(writer.summary_path)
+        weight = rng.standard_normal(HISTOGRAM_VALUES).astype(np.float32)
+        for name in histogram_tags(histograms):
+            writer.add_value("histogram", name, weight)
+        writer.record(steps + 1)
+        writer.flush()
+        after_histograms = os.path.getsize(writer.summary_path)
+    return ((after_scalars - start) / steps,
+            (after_histograms - after_scalars) / histograms)
+
+
+def make_plan(size_mb: int, steps: int, tags: int) -> Plan:
+    """Histogram tags and frequency so that the file reaches ``size_mb`` (with a margin)."""
+    per_step, per_histogram = calibrate(tags)
+    missing = size_mb * 1e6 * SIZE_MARGIN - per_step * steps
+    needed = max(0, int(np.ceil(missing / per_histogram)))
+    if needed == 0:
+        return Plan(steps, tags, 0, steps + 1)
+    per_tag = int(np.ceil(needed / HISTOGRAM_TAGS))
+    if per_tag <= steps:
+        return Plan(steps, tags, HISTOGRAM_TAGS, max(1, steps // per_tag))
+    return Plan(steps, tags, int(np.ceil(needed / steps)), 1)  # more tags, every step
+
+
+def generate_large(directory: str, size_mb: int, steps: int, tags: int) -> dict[str, Any]:
+    """Write ``directory/job/`` (into a scratch directory renamed at the end, so an interrupted
+    generation never looks complete); returns the manifest."""
+    plan = make_plan(size_mb, steps, tags)
+    histograms = plan.histogram_tags * (plan.steps // plan.histogram_every)
+    print(f"generating {directory}/{JOB_NAME}: {plan.tags} scalar tags x {plan.steps:,} steps, "
+          f"{plan.histogram_tags} histogram tags every {plan.histogram_every} steps "
+          f"({histograms:,} histograms of {plan.histogram_values} float32 values)", flush=True)
+    scratch = directory + ".partial"
+    shutil.rmtree(scratch, ignore_errors=True)
+    rng = np.random.default_rng(0)
+    names = scalar_tags(plan.tags)
+    hist_names = histogram_tags(plan.histogram_tags)
+    weights = [rng.standard_normal(plan.histogram_values).astype(np.float32)
+               for _ in hist_names]
+    offsets = np.arange(plan.tags)
+    started = time.perf_counter()
+    report_every = max(1, plan.steps // 10)
+    with SummaryWriter(os.path.join(scratch, JOB_NAME), host="bench") as writer:
+        for step in range(1, plan.steps + 1):
+            values = np.sin(step / 100 + offsets) + rng.random(plan.tags) * 0.1
+            for name, value in zip(names, values.tolist(), strict=True):
+                writer.add_value("scalar", name, value)
+            if step % plan.histogram_every == 0:
+                for name, weight in zip(hist_names, weights, strict=True):
+                    weight += rng.standard_normal(weight.shape, dtype=np.float32) * 0.01
+                    writer.add_value("histogram", name, weight)
+            writer.record(step)
+            if step % report_every == 0 or step == plan.steps:
+                writer.flush()
+                elapsed = time.perf_counter() - started
+                print(f"  step {step:>9,} / {plan.steps:,}: "
+                      f"{mb(os.path.getsize(writer.summary_path)):6.0f} MB, {elapsed:5.0f} s",
+                      flush=True)
+        name = os.path.basename(writer.summary_path)
+    seconds = time.perf_counter() - started
+    size = os.path.getsize(os.path.join(scratch, JOB_NAME, name))
+    manifest = {**asdict(plan), "file": name, "bytes": size, "seconds": round(seconds, 1)}
+    with open(os.path.join(scratch, MANIFEST), "w") as handle:
+        json.dump(manifest, handle, indent=1)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.rename(scratch, directory)
+    print(f"generated {mb(size):.1f} MB in {seconds:.0f} s", flush=True)
+    return manifest
+
+
+def check_large(directory: str, manifest: dict[str, Any], size_mb: int, steps: int,
+                tags: int) -> str | None:
+    """Why the cached large job does not fit the options (None when it does)."""
+    path = os.path.join(directory, JOB_NAME, manifest.get("file", "?"))
+    if not os.path.isfile(path):
+        return f"{path} is missing"
+    if os.path.getsize(path) != manifest.get("bytes"):
+        return f"{path} has changed size since it was generated"
+    if (manifest.get("steps"), manifest.get("tags")) != (steps, tags):
+        return f"it holds {manifest.get('tags')} tags x {manifest.get('steps')} steps"
+    if manifest["bytes"] < size_mb * 1e6:
+        return f"it is {mb(manifest['bytes']):.1f} MB < {size_mb} MB"
+    others = [f for f in os.listdir(os.path.join(directory, JOB_NAME)) if f != manifest["file"]]
+    if others:
+        return f"unexpected files in the job: {others}"
+    return None
+
+
+def large_job(size_mb: int, steps: int, tags: int, skip_check: bool) -> tuple[str, dict[str, Any]]:
+    """The cached (or newly generated) large base directory and its manifest."""
+    name = f"load_{size_mb}mb"
+    if (steps, tags) != (50_000, 200):
+        name += f"_{steps}steps_{tags}tags"
+    directory = os.path.join(DATA_DIR, name)
+    manifest_path = os.path.join(directory, MANIFEST)
+    if os.path.isfile(manifest_path):
+        with open(manifest_path) as handle:
+            manifest = json.load(handle)
+        problem = None if skip_check else check_large(directory, manifest, size_mb, steps, tags)
+        if problem is None:
+            print(f"cached: {directory} (generated in {manifest.get('seconds', '?')} s)")
+            return directory, manifest
+        print(f"cached {directory} is not usable ({problem}): generating it again")
+    manifest = generate_large(directory, size_mb, steps, tags)
+    problem = check_large(directory, manifest, size_mb, steps, tags)
+    if problem is not None and not skip_check:
+        raise SystemExit(f"generated data does not fit the options: {problem}")
+    return directory, manifest
+
+
+def small_jobs() -> str:
+    """The cached (or newly generated) base directory of 1,200 small jobs."""
+    directory = os.path.join(DATA_DIR, f"load_jobs_{JOB_GROUPS * JOBS_PER_GROUP}")
+    if os.path.isdir(directory):
+        return directory
+    print(f"generating {directory}: {JOB_GROUPS} x {JOBS_PER_GROUP} small jobs", flush=True)
+    scratch = directory + ".partial"
+    shutil.rmtree(scratch, ignore_errors=True)
+    rng = np.random.default_rng(2)
+    started = time.perf_counter()
+    for group in range(JOB_GROUPS):
+        for job in range(JOBS_PER_GROUP):
+            path = os.path.join(scratch, f"group_{group:02d}", f"job_{job:03d}")
+            with SummaryWriter(path, host="bench") as writer:
+                for step in range(1, SMALL_STEPS + 1):
+                    for i in range(SMALL_SCALARS):
+                        writer.add_value("scalar", f"metric_{i}", float(rng.random()))
+                    writer.record(step)
+                writer.add_train_lineage(optimizer="Momentum", learning_rate=0.01 * (job + 1),
+                                         loss_function="SoftmaxCrossEntropy", epoch=10,
+                                         batch_size=32, train_dataset_size=60_000,
+                                         network="LeNet5", loss=float(rng.random()))
+                writer.add_eval_lineage({"accuracy": float(rng.random())},
+                                        valid_dataset_size=10_000)
+                writer.flush()
+    os.rename(scratch, directory)
+    print(f"generated {JOB_GROUPS * JOBS_PER_GROUP} jobs ({mb(tree_bytes(directory)):.1f} MB) "
+          f"in {time.perf_counter() - started:.1f} s", flush=True)
+    return directory
+
+
+def warm_page_cache(path: str) -> float:
+    """Read the file once so that the measurements do not depend on the disk."""
+    started = time.perf_counter()
+    with open(path, "rb", buffering=0) as handle:
+        while handle.read(16 << 20):
+            pass
+    return time.perf_counter() - started
+
+
+def scan_only(path: str, slice_bytes: int = 32 << 20) -> float:
+    """Seconds to frame, check and decode the file as the loader does, without any index."""
+    reader = RecordReader(path)
+    scanner = EventScanner()
+    started = time.perf_counter()
+    while True:
+        scanner.scan(reader.read(slice_bytes))
+        if reader.result.bytes_consumed == 0:
+            return time.perf_counter() - started
+
+
+# --- the measured processes ----------------------------------------------------------------------
+
+
+def rss_mb() -> float:
+    """Peak resident set size of this process so far, in MB.
+
+    ``VmHWM`` of ``/proc/self/status`` where available: on Linux ``ru_maxrss`` (RUSAGE_SELF, and
+    so RUSAGE_CHILDREN too) of a process started by fork/vfork + exec starts at the PARENT's peak
+    RSS (exec keeps the old memory map's high-water mark), which would charge this script's own
+    memory to the loader. ``ru_maxrss`` (KiB on Linux) elsewhere."""
+    with contextlib.suppress(OSError), open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024 / 1e6
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
+
+
+def child_cold(base: str, workspace: str, steps: int, tags: int,
+               hist_tags: int) -> dict[str, Any]:
+    baseline = rss_mb()
+    started = time.perf_counter()
+    store = IndexStore(index_directory(workspace, base))
+    loader = Loader(base, store, reload_interval=0)
+    changed = loader.load_round()
+    loaded = time.perf_counter()
+    rss_load = rss_mb()
+    provider = DataProvider(base, store)
+    names = provider.list_tags(TRAIN_ID, "scalar")
+    problems = []
+    points = 0
+    for tag in names:
+        series = provider.read_scalars(TRAIN_ID, tag)
+        points += len(series)
+        if len(series) != steps or int(series.step[-1]) != steps:
+            problems.append(f"{tag}: {len(series)} points, last step "
+                            f"{int(series.step[-1]) if len(series) else None}")
+    done = time.perf_counter()
+    if len(names) != tags:
+        problems.append(f"{len(names)} scalar tags, expected {tags}")
+    # Not timed: the histograms were indexed too.
+    histogram_names = provider.list_tags(TRAIN_ID, "histogram")
+    if len(histogram_names) != hist_tags:
+        problems.append(f"{len(histogram_names)} histogram tags, expected {hist_tags}")
+    histogram_steps = sum(len(provider.value_steps(TRAIN_ID, "histogram", t))
+                          for t in histogram_names)
+    job = provider.job(TRAIN_ID)
+    store.close()
+    return {"changed": changed, "load_round_s": loaded - started, "query_s": done - loaded,
+            "total_s": done - started, "points": points, "tags": len(names),
+            "histogram_steps": histogram_steps, "status": job.status,
+            "reasons": list(job.reasons), "problems": problems, "rss_baseline_mb": baseline,
+            "rss_after_load_mb": rss_load, "rss_peak_mb": rss_mb()}
+
+
+def child_warm(base: str, workspace: str, steps: int) -> dict[str, Any]:
+    baseline = rss_mb()
+    started = time.perf_counter()
+    store = IndexStore(index_directory(workspace, base))
+    loader = Loader(base, store, reload_interval=0)
+    changed = loader.load_round()
+    loaded = time.perf_counter()
+    provider = DataProvider(base, store)
+    tag = provider.list_tags(TRAIN_ID, "scalar")[0]
+    series = provider.read_scalars(TRAIN_ID, tag)
+    done = time.perf_counter()
+    problems = []
+    if changed:
+        problems.append("load_round() found something new (the index should be complete)")
+    if len(series) != steps or int(series.step[-1]) != steps:
+        problems.append(f"{tag}: {len(series)} points")
+    store.close()
+    return {"changed": changed, "load_round_s": loaded - started, "query_s": done - loaded,
+            "total_s": done - started, "tag": tag, "points": len(series),
+            "problems": problems, "rss_baseline_mb": baseline, "rss_peak_mb": rss_mb()}
+
+
+def run_child(mode: str, base: str, workspace: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Run one measurement in a fresh interpreter; its result is the JSON on its last line."""
+    command = [sys.executable, os.path.abspath(__file__), "--child", mode, "--child-base", base,
+               "--workspace", workspace, "--steps", str(manifest["steps"]),
+               "--tags", str(manifest["tags"]),
+               "--child-histogram-tags", str(manifest["histogram_tags"])]
+    started = time.perf_counter()
+    completed = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
+    wall = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise SystemExit(f"{mode} subprocess failed with exit code {completed.returncode}")
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    result["process_wall_s"] = wall
+    return result
+
+
+# --- listing (in this process) -------------------------------------------------------------------
+
+
+def measure_listing(base: str, workspace: str) -> dict[str, Any]:
+    discover_jobs(base)  # warm-up: directory entries into the OS cache
+    rescans = []
+    for _ in range(5):
+        started = time.perf_counter()
+        jobs = discover_jobs(base)
+        rescans.append(time.perf_counter() - started)
+    index = index_directory(workspace, base)
+    shutil.rmtree(index, ignore_errors=True)
+    store = IndexStore(index)
+    loader = Loader(base, store, reload_interval=0)
+    started = time.perf_counter()
+    loader.load_round()
+    first_round = time.perf_counter() - started
+    started = time.perf_counter()
+    changed = loader.load_round()
+    idle_round = time.perf_counter() - started
+    provider = DataProvider(base, store)
+    started = time.perf_counter()
+    listed = provider.list_jobs()
+    list_first = time.perf_counter() - started
+    list_warm = []
+    for _ in range(5):
+        started = time.perf_counter()
+        listed = provider.list_jobs()
+        list_warm.append(time.perf_counter() - started)
+    loaded = sum(1 for job in listed if job.status == "loaded" and job.is_intact
+                 and len(job.tags["scalar"]) == SMALL_SCALARS and job.lineage_files == 1)
+    store.close()
+    return {"jobs": len(jobs), "rescans": rescans, "first_round": first_round,
+            "idle_round": idle_round, "idle_changed": changed, "list_first": list_first,
+            "list_warm": list_warm, "listed": len(listed), "loaded_intact": loaded}
+
+
+# --- main ----------------------------------------------------------------------------------------
+
+
+def fresh_index(workspace: str, base: str) -> None:
+    """The cold run needs an empty index for ``base`` (only that index is removed)."""
+    index = index_directory(workspace, base)
+    if os.path.exists(index):
+        print(f"removing the previous index {index}")
+        shutil.rmtree(index)
+
+
+def report(args: argparse.Namespace, base: str, manifest: dict[str, Any], workspace: str) -> bool:
+    path = os.path.join(base, JOB_NAME, manifest["file"])
+    size = os.path.getsize(path)
+    print(f"\nlarge job: {path}\n  {mb(size):.1f} MB (>= {args.size_mb} MB: "
+          f"{'yes' if size >= args.size_mb * 1e6 else 'NO'}), {manifest['tags']} scalar tags x "
+          f"{manifest['steps']:,} steps, {manifest['histogram_tags']} histogram tags every "
+          f"{manifest['histogram_every']} steps")
+    print(f"  read once into the OS page cache in {warm_page_cache(path):.2f} s")
+    print(f"workspace: {workspace}")
+    ok = True
+
+    fresh_index(workspace, base)
+    cold = run_child("cold", base, workspace, manifest)
+    mbps = mb(size) / cold["total_s"]
+    index_mb = mb(tree_bytes(index_directory(workspace, base)))
+    print("\n1. cold load (fresh process, empty index) until every scalar point is queryable")
+    print(f"   load_round:             {cold['load_round_s']:8.2f} s "
+          f"({mb(size) / cold['load_round_s']:.0f} MB/s)")
+    print(f"   read_scalars x {cold['tags']:<8} {cold['query_s']:8.2f} s "
+          f"({cold['points']:,} points)")
+    print(f"   total:                  {cold['total_s']:8.2f} s  -> {mbps:7.1f} MB/s   "
+          f"target >= {TARGET_MBPS:.0f} MB/s  {mark(mbps >= TARGET_MBPS)}")
+    print(f"   peak RSS:               {cold['rss_peak_mb']:8.0f} MB          "
+          f"target <  {TARGET_RSS_MB:.0f} MB    {mark(cold['rss_peak_mb'] < TARGET_RSS_MB)}")
+    print(f"     (after imports {cold['rss_baseline_mb']:.0f} MB, peak during load_round "
+          f"{cold['rss_after_load_mb']:.0f} MB; process wall incl. start-up "
+          f"{cold['process_wall_s']:.2f} s; index on disk {index_mb:.0f} MB; "
+          f"{cold['histogram_steps']:,} histogram values indexed; job {cold['status']})")
+    scan_s = scan_only(path)
+    print(f"     (for reference, framing + CRC + decode alone, no index, in this process: "
+          f"{scan_s:.2f} s, {mb(size) / scan_s:.0f} MB/s)")
+    ok &= mbps >= TARGET_MBPS and cold["rss_peak_mb"] < TARGET_RSS_MB
+
+    warm = run_child("warm", base, workspace, manifest)
+    print("\n2. warm restart (fresh process, same workspace) until one tag's series is returned")
+    print(f"   load_round (no-op):     {warm['load_round_s']:8.3f} s "
+          f"(found something new: {warm['changed']})")
+    print(f"   read_scalars x 1:       {warm['query_s']:8.3f} s ({warm['points']:,} points)")
+    print(f"   total:                  {warm['total_s']:8.3f} s              "
+          f"target <  {TARGET_WARM_S:.0f} s      {mark(warm['total_s'] < TARGET_WARM_S)}")
+    print(f"   peak RSS:               {warm['rss_peak_mb']:8.0f} MB "
+          f"(after imports {warm['rss_baseline_mb']:.0f} MB; process wall incl. start-up "
+          f"{warm['process_wall_s']:.2f} s)")
+    ok &= warm["total_s"] < TARGET_WARM_S
+
+    problems = cold["problems"] + cold["reasons"] + warm["problems"]
+    for problem in problems:
+        print(f"   PROBLEM: {problem}")
+    ok &= not problems
+
+    jobs_base = small_jobs()
+    listing = measure_listing(jobs_base, workspace)
+    rescan = statistics.median(listing["rescans"])
+    warm_list = statistics.median(listing["list_warm"])
+    print(f"\n3. listing {listing['jobs']:,} jobs ({jobs_base})")
+    print(f"   discover_jobs rescan:   {rescan:8.3f} s (median of 5, max "
+          f"{max(listing['rescans']):.3f})  target <  {TARGET_LIST_S:.0f} s      "
+          f"{mark(rescan < TARGET_LIST_S)}")
+    print(f"   list_jobs (warm):       {warm_list:8.3f} s (median of 5, max "
+          f"{max(listing['list_warm']):.3f})  target <  {TARGET_LIST_S:.0f} s      "
+          f"{mark(warm_list < TARGET_LIST_S)}")
+    print(f"     (first list_jobs {listing['list_first']:.3f} s; load_round: first "
+          f"{listing['first_round']:.2f} s, idle {listing['idle_round']:.3f} s; "
+          f"{listing['loaded_intact']:,} / {listing['listed']:,} listed jobs loaded and intact)")
+    ok &= rescan < TARGET_LIST_S and warm_list < TARGET_LIST_S
+    expected = JOB_GROUPS * JOBS_PER_GROUP
+    if listing["jobs"] != expected or listing["loaded_intact"] != expected:
+        print("   PROBLEM: not every small job was found, loaded and intact")
+        ok = False
+    if listing["idle_changed"]:
+        print("   PROBLEM: a second load_round of the small jobs found something new")
+        ok = False
+    print(f"\n{'all targets met' if ok else 'some targets missed'}")
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size-mb", type=int, default=500,
+                        help="minimum size of the large summary file (10^6 bytes)")
+    parser.add_argument("--steps", type=int, default=50_000)
+    parser.add_argument("--tags", type=int, default=200, help="scalar tags")
+    parser.add_argument("--skip-generate-check", action="store_true",
+                        help="use cached data as is (no check against the options and sizes)")
+    parser.add_argument("--workspace", help="index workspace (default: a temporary directory, "
+                                            "removed at the end)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary workspace")
+    parser.add_argument("--child", choices=("cold", "warm"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-base", help=argparse.SUPPRESS)
+    parser.add_argument("--child-histogram-tags", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.child == "cold":
+        print(json.dumps(child_cold(args.child_base, args.workspace, args.steps, args.tags,
+                                    args.child_histogram_tags)))
+        return 0
+    if args.child == "warm":
+        print(json.dumps(child_warm(args.child_base, args.workspace, args.steps)))
+        return 0
+
+    base, manifest = large_job(args.size_mb, args.steps, args.tags, args.skip_generate_check)
+    small_jobs()
+    workspace = args.workspace or tempfile.mkdtemp(prefix="dash-insight-load-")
+    os.makedirs(workspace, exist_ok=True)
+    try:
+        ok = report(args, base, manifest, workspace)
+    finally:
+        if args.workspace is None and not args.keep:
+            shutil.rmtree(workspace, ignore_errors=True)
+        else:
+            print(f"workspace kept: {workspace}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per page; each owns its layout and its callbacks."""
