@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
+from dash_insight.data.discovery import discover_jobs
 from dash_insight.data.index import IndexStore, index_directory
 from dash_insight.data.loader import Loader
 from dash_insight.data.provider import (
@@ -341,3 +342,20 @@ def test_stale_incomplete_record_is_reported(tmp_path: Path) -> None:
     now[0] += 601
     loader.load_round()
     assert any("incomplete last record" in r for r in provider.job("./run").reasons)
+
+
+def test_ready_and_loaded_once(tmp_path: Path) -> None:
+    base = tmp_path / "logs"
+    path = Path(_write_steps(base / "run", range(1, 6), ["x"]))
+    store, loader, provider = _open(base, tmp_path / "ws")
+    assert not provider.ready and provider.list_jobs() == []
+    loader.load_round()
+    assert provider.ready
+    job = provider.job("./run")
+    assert job.status == "loaded" and job.loaded_once
+    with path.open("ab") as handle:  # the job grows: loading again, but it was loaded once
+        handle.write(path.read_bytes()[-60:])
+    [info] = discover_jobs(str(base))
+    state = store.load_job("./run")
+    loader._reconcile(info, state)
+    assert state.status == "loading" and state.loaded_once

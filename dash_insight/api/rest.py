@@ -293,8 +293,9 @@ def _local_time(timestamp: float) -> str:
 
 
 def _cache_status(job: JobSummary) -> str:
-    """``CACHED`` once every byte on disk has been read, ``CACHING`` before."""
-    return "CACHED" if job.status == "loaded" else "CACHING"
+    """``CACHED`` once every byte on disk has been read (and from then on, also while the job
+    grows), ``CACHING`` before."""
+    return "CACHED" if job.loaded_once or job.status == "loaded" else "CACHING"
 
 
 def _sniff_image_type(data: bytes) -> str:
@@ -467,7 +468,8 @@ class _MindInsightViews:
         if not 1 <= limit <= MAX_TRAIN_JOBS_LIMIT:
             raise errors.param_value_error(f"'limit' should in [1, {MAX_TRAIN_JOBS_LIMIT}].")
         jobs = self.provider.list_jobs()
-        load_status = "loaded" if all(job.status == "loaded" for job in jobs) else "loading"
+        load_status = "loaded" if self.provider.ready and all(
+            job.loaded_once or job.status == "loaded" for job in jobs) else "loading"
         train_id = request.args.get("train_id")
         if train_id is not None:
             try:

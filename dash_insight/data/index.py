@@ -110,6 +110,10 @@ class IndexStore:
     def set_job_list(self, jobs: list[tuple[str, float, float]]) -> None:
         self._cache.set(("jobs",), jobs)
 
+    def has_job_list(self) -> bool:
+        """False until the first discovery of the base directory has finished."""
+        return ("jobs",) in self._cache
+
     def load_job(self, train_id: str) -> JobState | None:
         """The stored state, or None (also when it cannot be unpickled: it is then rebuilt)."""
         try:

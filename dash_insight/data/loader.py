@@ -134,7 +134,10 @@ class Loader:
         states: dict[str, JobState] = {}
         for job in jobs:
             state = self.store.load_job(job.train_id) or JobState(job.train_id)
-            if self._reconcile(job, state):
+            reconciled = self._reconcile(job, state)
+            if not state.loaded_once and state.files and state.status == "loaded":
+                state.loaded_once = reconciled = True  # e.g. only empty files
+            if reconciled:
                 self.store.save_job(state)
                 changed = True
             states[job.train_id] = state
@@ -147,6 +150,7 @@ class Loader:
                 with self.store.transaction():
                     more = self._read_slice(job, state)
                     state.version += 1
+                    state.loaded_once = state.loaded_once or not more
                     self.store.save_job(state)
                 self.store.bump_generation()
                 changed = True

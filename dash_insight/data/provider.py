@@ -81,6 +81,7 @@ class JobSummary:
     lineage_files: int
     graph_files: int
     version: int
+    loaded_once: bool = False  # every byte was read at least once (stays true while it grows)
 
     @property
     def is_intact(self) -> bool:
@@ -185,7 +186,13 @@ class DataProvider:
             lineage_files=kinds.count("lineage"),
             graph_files=kinds.count("graph"),
             version=state.version,
+            loaded_once=state.loaded_once,
         )
+
+    @property
+    def ready(self) -> bool:
+        """False until the loader has discovered the jobs once (the list would be empty)."""
+        return self.store.has_job_list()
 
     def list_jobs(self) -> list[JobSummary]:
         """Every discovered job, newest update first."""

@@ -59,6 +59,7 @@ class JobState:
     lineage: list[dict[str, Any]] = field(default_factory=list)  # decoded lineage records
     vanished: list[str] = field(default_factory=list)  # files that disappeared from disk
     version: int = 0  # bumped on every change of the job's data
+    loaded_once: bool = False  # every byte on disk was read at least once
 
     @property
     def bytes_read(self) -> int:

@@ -222,10 +222,14 @@ def register(app: dash.Dash, service: DataService) -> None:
         rows = [_row(app, start + i + 1, job)
                 for i, job in enumerate(jobs[start:start + state["size"]])]
         if not rows:
-            rows = [html.Tr(html.Td("No training job matches." if state["q"] else
-                                    "No training job found yet: summary files are looked for "
-                                    "in every folder under the summary base directory.",
-                                    colSpan=7, className="di-empty"))]
+            if not provider.ready:
+                message = "Looking for training jobs…"
+            elif state["q"]:
+                message = "No training job matches."
+            else:
+                message = ("No training job found yet: summary files are looked for in every "
+                           "folder under the summary base directory.")
+            rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
         table = html.Table(className="di-table", children=[html.Thead(_header(state)),
                                                            html.Tbody(rows)])
         return table, f"Total {len(jobs)}", f"{page} / {pages}", error or ""
