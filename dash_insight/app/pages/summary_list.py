@@ -103,7 +103,7 @@ def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
         html.Td(format_time(job.update_time)),
         html.Td(_data_badges(job)),
         html.Td([_status(job), _integrity(job)]),
-        html.Td(className="di-ops", children=[
+        html.Td(html.Div(className="di-ops", children=[
             dcc.Link("Training Dashboard", href=dashboard_href,
                      className="" if has_dashboard else "disabled",
                      title="" if has_dashboard else "no summary or graph file in this job"),
@@ -111,7 +111,7 @@ def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
                         id={"type": "param-details", "train_id": job.train_id},
                         disabled=not job.lineage_files,
                         title="" if job.lineage_files else "no lineage file in this job"),
-        ]),
+        ])),
     ])
 
 
