@@ -42,14 +42,18 @@ Deliberate differences from MindInsight 2.3.1:
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 import json
 import logging
 import math
 import os
+import pkgutil
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -115,7 +119,10 @@ def rest_blueprint(provider: DataProvider, *, summary_base_dir_name: str) -> Blu
     root = Blueprint("dash_insight_rest", __name__)
     mindinsight = Blueprint("mindinsight", __name__, url_prefix=API_PREFIX)
     export = Blueprint("export", __name__, url_prefix=EXPORT_PREFIX)
-    _MindInsightViews(provider, summary_base_dir_name).register(mindinsight)
+    routes = _MindInsightViews(provider, summary_base_dir_name).routes()
+    for module in route_modules():
+        routes += module.routes(provider)
+    _add_routes(mindinsight, routes)
     _ExportViews(provider).register(export)
     root.register_blueprint(mindinsight)
     root.register_blueprint(export)
@@ -137,6 +144,22 @@ def register_rest_api(server: Flask, provider: DataProvider, *,
     blueprint = rest_blueprint(provider, summary_base_dir_name=summary_base_dir_name)
     server.register_blueprint(blueprint, url_prefix=url_prefix.rstrip("/") or None)
     return blueprint
+
+
+def route_modules() -> list[ModuleType]:
+    """Modules of this package that add MindInsight routes: each defines
+    ``routes(provider) -> [(path below /v1/mindinsight, view, methods)]`` (graphs, lineage...);
+    they may use :func:`json_response`, :func:`require`, :func:`to_int` and :func:`resolve_job`.
+    """
+    package = sys.modules[__package__]
+    found = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name in ("rest", "errors"):
+            continue
+        module = importlib.import_module(f"{__package__}.{info.name}")
+        if callable(getattr(module, "routes", None)):
+            found.append(module)
+    return found
 
 
 # -- responses and errors --------------------------------------------------------------------
@@ -382,8 +405,8 @@ class _MindInsightViews:
         self.provider = provider
         self.base_name = base_name
 
-    def register(self, blueprint: Blueprint) -> None:
-        routes: list[tuple[str, Callable[[], Response], list[str]]] = [
+    def routes(self) -> list[tuple[str, Callable[[], Response], list[str]]]:
+        return [
             ("datavisual/train-jobs", self.train_jobs, ["GET"]),
             ("datavisual/train-job-caches", self.train_job_caches, ["POST"]),
             ("datavisual/plugins", self.plugins, ["GET"]),
@@ -395,7 +418,6 @@ class _MindInsightViews:
             ("datavisual/histograms", self.histograms, ["GET"]),
             ("datavisual/tensors", self.tensors, ["GET"]),
         ]
-        _add_routes(blueprint, routes)
 
     # -- helpers --
     def _job(self, train_id: str) -> JobSummary:
@@ -832,3 +854,11 @@ def _csv_rows(found: list[tuple[str, str, Any]]) -> Iterator[str]:
             for step, wall_time, value in zip(series.step.tolist(), series.wall_time.tolist(),
                                               series.value.tolist(), strict=True))
         yield buffer.getvalue()
+
+
+# -- for route modules (see route_modules) ----------------------------------------------------
+
+json_response = _json_response
+require = _require
+to_int = _to_int
+resolve_job = _resolve_job

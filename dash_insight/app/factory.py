@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 import dash
 import flask
 
 from ..data.service import DataService
+from . import pages as pages_package
 from . import shell
-from .pages import dashboard, not_found, summary_list
+from .pages import not_found
 
 ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "assets")
 
-#: Page modules by path: (layout function, title). Each registers its own callbacks.
-PAGE_MODULES = (summary_list, dashboard)
+
+def page_modules() -> list[ModuleType]:
+    """Every module of ``app/pages`` that is a page: it defines ``PATH`` (its URL below the
+    app's prefix), ``layout(app, service, params)`` and ``register(app, service)``."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(pages_package.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{pages_package.__name__}.{info.name}")
+        if hasattr(module, "PATH"):
+            found.append(module)
+    return found
+
 
 SECURITY_HEADERS = {
     "X-Frame-Options": "SAMEORIGIN",
@@ -67,9 +80,10 @@ def create_app(
         suppress_callback_exceptions=True,  # pages are built per URL
     )
     app.layout = shell.shell_layout(app)
-    pages = {module.PATH: (module.layout, module.__name__) for module in PAGE_MODULES}
+    modules = page_modules()
+    pages = {module.PATH: (module.layout, module.__name__) for module in modules}
     shell.register_shell(app, pages, not_found.layout, service)
-    for module in PAGE_MODULES:
+    for module in modules:
         module.register(app, service)
     _mount_rest_api(app, service, url_base_pathname)
     _add_security_headers(app.server, url_base_pathname)
