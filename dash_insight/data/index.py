@@ -2,18 +2,25 @@
 
 One loader (thread or process) writes; any number of web workers read. Entries:
 
-* ``("job", train_id)`` -> :class:`~.state.JobState` (offsets, tags, damage, graphs, lineage);
-* ``("jobs",)`` -> the job list of the last discovery (train_id, create and update time);
-* ``("chunk", train_id, plugin, tag, file, n)`` -> columns of one tag read from one file:
+* ``job|<train_id>`` -> :class:`~.state.JobState` (offsets, tags, damage, graphs, lineage);
+* ``jobs`` -> the job list of the last discovery (train_id, create and update time);
+* ``versions`` -> {train_id: version}, published by the loader after each change;
+* ``chunk|<train_id>|<plugin>|<tag>|<file>|<n>`` -> columns of one tag read from one file:
   ``(step, wall_time, value)`` for scalars, ``(step, wall_time, offset, length, index, meta)``
   for values read lazily (images, histograms, tensors, loss landscapes);
-* ``("generation",)`` -> a counter the loader bumps after each change, so readers know when to
+* ``generation`` -> a counter the loader bumps after each change, so readers know when to
   reload what they cached.
 
+(Keys are strings joined by a unit separator: diskcache stores strings as they are, while
+tuple keys are pickled and optimised on every access.)
+
 Chunks are per file so that a replaced, truncated or deleted file is dropped without touching
-the other files of its job. A live job appends one chunk per tag and file per reload; chunks
-are merged LSM-style (the newest two while the newest is at least half the size of the one
-before), so a tag has O(log n) chunks and every point is rewritten O(log n) times.
+the other files of its job. While a file is first read, every slice adds one chunk per tag
+without any merging (each point is written once). Afterwards a live job appends one small chunk
+per tag per reload, and chunks are merged LSM-style (the newest two while the newest is at least
+half the size of the one before), so a tag keeps few chunks and every point is rewritten
+O(log n) times. Chunks live inside SQLite (diskcache writes values above
+``disk_min_file_size`` as separate files, which costs a mkdir/open/rmdir per chunk).
 """
 
 from __future__ import annotations
@@ -31,7 +38,14 @@ import numpy as np
 from .state import FileState, JobState
 
 #: Bump when the layout of index entries changes: an index of another format is rebuilt.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
+_SEP = "\x1f"  # ASCII unit separator: never in a path, a tag or a plugin name
+#: Values up to this size stay inside SQLite (diskcache's default is 32 KB).
+_IN_DATABASE_BYTES = 64 << 20
+
+
+def _key(*parts: object) -> str:
+    return _SEP.join(str(part) for part in parts)
 
 Columns = tuple[Any, ...]  # numpy arrays, plus a trailing list for blob metadata
 
@@ -63,20 +77,23 @@ class IndexStore:
         self.directory = directory
         # No eviction: diskcache's default drops entries past 1 GB, which would lose data.
         self._cache = diskcache.Cache(directory, eviction_policy="none", size_limit=2**62,
-                                      cull_limit=0, statistics=False)
-        if self._cache.get(("format",)) != INDEX_FORMAT:
+                                      cull_limit=0, statistics=False,
+                                      disk_min_file_size=_IN_DATABASE_BYTES)
+        if self._cache.get("format") != INDEX_FORMAT:
             self._cache.clear()
-            self._cache.set(("format",), INDEX_FORMAT)
+            self._cache.set("format", INDEX_FORMAT)
+        self._versions: dict[str, int] | None = None  # the loader's copy, published on demand
 
     def close(self) -> None:
         self._cache.close()
 
     # -- coordination --
     def generation(self) -> int:
-        return int(self._cache.get(("generation",), 0))
+        return int(self._cache.get("generation", 0))
 
     def bump_generation(self) -> int:
-        return int(self._cache.incr(("generation",), default=0))
+        self.publish_versions()
+        return int(self._cache.incr("generation", default=0))
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -105,62 +122,68 @@ class IndexStore:
     # -- jobs --
     def job_list(self) -> list[tuple[str, float, float]]:
         """(train_id, create_time, update_time) of every discovered job, newest first."""
-        return list(self._cache.get(("jobs",), []))
+        return list(self._cache.get("jobs", []))
 
     def set_job_list(self, jobs: list[tuple[str, float, float]]) -> None:
-        self._cache.set(("jobs",), jobs)
+        self._cache.set("jobs", jobs)
 
     def has_job_list(self) -> bool:
         """False until the first discovery of the base directory has finished."""
-        return ("jobs",) in self._cache
+        return "jobs" in self._cache
 
     def load_job(self, train_id: str) -> JobState | None:
         """The stored state, or None (also when it cannot be unpickled: it is then rebuilt)."""
         try:
-            return self._cache.get(("job", train_id))
+            return self._cache.get(_key("job", train_id))
         except Exception:  # an entry written by another version of the code
-            self._cache.delete(("job", train_id))
+            self._cache.delete(_key("job", train_id))
             return None
 
     def save_job(self, state: JobState) -> None:
-        self._cache.set(("job", state.train_id), state)
-        versions = self.job_versions()
-        if versions.get(state.train_id) != state.version:
-            versions[state.train_id] = state.version
-            self._cache.set(("versions",), versions)
+        """Store a job's state; readers see its new version after :meth:`publish_versions`
+        (called by :meth:`bump_generation`)."""
+        self._cache.set(_key("job", state.train_id), state)
+        self._loader_versions()[state.train_id] = state.version
+
+    def _loader_versions(self) -> dict[str, int]:
+        if self._versions is None:
+            self._versions = self.job_versions()
+        return self._versions
+
+    def publish_versions(self) -> None:
+        """Write the job versions the loader holds (one write, however many jobs changed)."""
+        if self._versions is not None:
+            self._cache.set("versions", self._versions)
 
     def job_versions(self) -> dict[str, int]:
         """{train_id: version} of every stored job: readers reload only the jobs that changed."""
-        return dict(self._cache.get(("versions",), {}))
+        return dict(self._cache.get("versions", {}))
 
     def delete_job(self, state: JobState) -> None:
         for file_state in state.files.values():
             self.drop_file(state, file_state)
-        self._cache.delete(("job", state.train_id))
-        versions = self.job_versions()
-        versions.pop(state.train_id, None)
-        self._cache.set(("versions",), versions)
+        self._cache.delete(_key("job", state.train_id))
+        self._loader_versions().pop(state.train_id, None)
 
     # -- chunks --
     def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
-                     columns: Columns) -> None:
-        """Store one more chunk of ``tag`` read from ``file_state``; merges chunks LSM-style."""
-        key = (plugin, tag)
-        sizes = file_state.chunks.setdefault(key, [])
-        self._cache.set(("chunk", state.train_id, plugin, tag, file_state.name, len(sizes)),
-                        columns)
+                     columns: Columns, merge: bool = True) -> None:
+        """Store one more chunk of ``tag`` read from ``file_state``; with ``merge``, merge the
+        newest chunks LSM-style (the loader passes False while a file is first read)."""
+        sizes = file_state.chunks.setdefault((plugin, tag), [])
+        name = file_state.name
+        self._cache.set(_key("chunk", state.train_id, plugin, tag, name, len(sizes)), columns)
         sizes.append(len(columns[0]))
-        while len(sizes) >= 2 and sizes[-1] * 2 >= sizes[-2]:
+        while merge and len(sizes) >= 2 and sizes[-1] * 2 >= sizes[-2]:
             first, second = len(sizes) - 2, len(sizes) - 1
-            merged = _concat([self._chunk(state.train_id, plugin, tag, file_state.name, first),
-                              self._chunk(state.train_id, plugin, tag, file_state.name, second)])
-            self._cache.set(("chunk", state.train_id, plugin, tag, file_state.name, first),
-                            merged)
-            self._cache.delete(("chunk", state.train_id, plugin, tag, file_state.name, second))
+            merged = _concat([self._chunk(state.train_id, plugin, tag, name, first),
+                              self._chunk(state.train_id, plugin, tag, name, second)])
+            self._cache.set(_key("chunk", state.train_id, plugin, tag, name, first), merged)
+            self._cache.delete(_key("chunk", state.train_id, plugin, tag, name, second))
             sizes[first:] = [sizes[first] + sizes[second]]
 
     def _chunk(self, train_id: str, plugin: str, tag: str, name: str, n: int) -> Columns:
-        columns = self._cache.get(("chunk", train_id, plugin, tag, name, n))
+        columns = self._cache.get(_key("chunk", train_id, plugin, tag, name, n))
         if columns is None:
             raise KeyError(f"index entry missing: {train_id} {plugin} {tag} {name} #{n}")
         return columns
@@ -184,5 +207,5 @@ class IndexStore:
         """Delete every chunk read from one file."""
         for (plugin, tag), sizes in file_state.chunks.items():
             for n in range(len(sizes)):
-                self._cache.delete(("chunk", state.train_id, plugin, tag, file_state.name, n))
+                self._cache.delete(_key("chunk", state.train_id, plugin, tag, file_state.name, n))
         file_state.chunks = {}
