@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
@@ -24,3 +25,15 @@ def int_param(params: Mapping[str, str], name: str, default: int, low: int, high
     except ValueError:
         return default
     return max(low, min(high, value))
+
+
+def list_param(text: str | None) -> list[str] | None:
+    """A list of strings stored in the URL as JSON (names may hold any character), or None
+    when absent or malformed."""
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return [str(v) for v in value] if isinstance(value, list) else None

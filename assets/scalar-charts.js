@@ -1,0 +1,281 @@
+/* dash-insight scalar charts, drawn in the browser: smoothing, axes, log scale, thresholds,
+   zoom history and full screen never wait for the server. The Python twins of smooth() and
+   thresholdMask() are dash_insight.data.scalars.smooth_ema / threshold_mask (tested equal). */
+(function () {
+  const COLOURS = ["#00a5a7", "#e8684a", "#5b8ff9", "#f6bd16", "#9270ca", "#269a99",
+                   "#ff99c3", "#6dc8ec", "#5d7092", "#ff9d4d", "#1e9493", "#bd7a5d"];
+  const THRESHOLD_COLOUR = "#d14343";
+
+  /* TensorBoard's debiased EMA (resmoothDataset); constant series and non-finite points pass. */
+  function smooth(values, weight) {
+    const out = values.slice();
+    if (values.length < 2) return out;
+    const first = values[0];
+    if (values.every(v => v === first)) return out;
+    const w = Math.min(Math.max(Number(weight) || 0, 0), 0.999999);
+    let last = 0, count = 0;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (v === null || !Number.isFinite(v)) continue;
+      last = last * w + (1 - w) * v;
+      count += 1;
+      out[i] = w ? last / (1 - Math.pow(w, count)) : last;
+    }
+    return out;
+  }
+
+  /* Points matching every (and) / any (or) condition [op, value]; non-finite never match. */
+  function thresholdMask(values, threshold) {
+    const conditions = (threshold && threshold.conditions) || [];
+    if (!conditions.length) return values.map(() => false);
+    const test = (v, [op, limit]) => (op === ">" ? v > limit : v < limit);
+    return values.map(v => {
+      if (v === null || !Number.isFinite(v)) return false;
+      return threshold.combine === "or" ? conditions.some(c => test(v, c))
+                                        : conditions.every(c => test(v, c));
+    });
+  }
+
+  function localIso(seconds) {
+    const date = new Date(seconds * 1000);
+    return new Date(date.getTime() - date.getTimezoneOffset() * 60000).toISOString()
+      .replace("Z", "");
+  }
+
+  function xValues(series, axis) {
+    if (axis === "relative") {
+      const start = series.wall.length ? series.wall[0] : 0;
+      return series.wall.map(w => w - start);
+    }
+    if (axis === "absolute") return series.wall.map(localIso);
+    return series.step;
+  }
+
+  function axisTitle(axis) {
+    return {step: "step", relative: "relative time (s)", absolute: "time"}[axis] || "step";
+  }
+
+  function chartFigure(chart, smoothing, axis, logScale, threshold, dark) {
+    const traces = [];
+    const annotations = [];
+    let hidden = 0;
+    chart.series.forEach((series, index) => {
+      const colour = COLOURS[index % COLOURS.length];
+      const yaxis = series.right ? "y2" : "y";
+      const x = xValues(series, axis);
+      let raw = series.y;
+      if (logScale) {
+        raw = raw.map(v => (v !== null && v > 0 ? v : null));
+        hidden += series.y.filter(v => v !== null && v <= 0).length;
+      }
+      const smoothed = smooth(raw, smoothing);
+      const times = series.wall.map(localIso);
+      const custom = raw.map((v, i) => [series.name, v, series.step[i],
+                                        times[i].replace("T", " ").slice(0, 19)]);
+      traces.push({type: "scatter", mode: "lines", x, y: raw, yaxis, name: series.name,
+                   line: {color: colour, width: 1}, opacity: smoothing > 0 ? 0.25 : 1,
+                   hoverinfo: "skip", showlegend: false});
+      traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name: series.name,
+                   line: {color: colour, width: 1.8}, customdata: custom,
+                   hovertemplate: "<b>%{customdata[0]}</b><br>value %{customdata[1]:.6g}" +
+                     "<br>smoothed %{y:.6g}<br>step %{customdata[2]}<br>%{customdata[3]}" +
+                     "<extra></extra>"});
+      if (threshold && threshold.conditions && threshold.conditions.length) {
+        const mask = thresholdMask(smoothed, threshold);
+        // Matching runs draw as red segments over the line (isolated points as dots).
+        const hit = smoothed.map((v, i) => (mask[i] ? v : null));
+        traces.push({type: "scatter", mode: "lines+markers", x, y: hit, yaxis,
+                     name: "threshold", line: {color: THRESHOLD_COLOUR, width: 2.5},
+                     marker: {size: 3, color: THRESHOLD_COLOUR}, hoverinfo: "skip",
+                     showlegend: false, connectgaps: false});
+      }
+      if (series.nonfinite.length) {
+        const finite = raw.filter(v => v !== null);
+        const base = finite.length ? Math.min(...finite) : 0;
+        traces.push({
+          type: "scatter", mode: "markers", yaxis, showlegend: false,
+          x: series.nonfinite.map(([i]) => x[i]),
+          y: series.nonfinite.map(() => base),
+          marker: {symbol: "x", size: 9, color: THRESHOLD_COLOUR},
+          text: series.nonfinite.map(([i, kind]) => `${series.name}: ${kind.toUpperCase()}` +
+                                                    ` at step ${series.step[i]}`),
+          hovertemplate: "%{text}<extra></extra>", name: "non-finite",
+        });
+      }
+      if (series.shown < series.total) {
+        annotations.push({text: `${series.shown} of ${series.total} points drawn`,
+                          xref: "paper", yref: "paper", x: 1, y: 1.07, showarrow: false,
+                          font: {size: 10}, xanchor: "right"});
+      }
+    });
+    if (hidden) {
+      annotations.push({text: `log scale: ${hidden} non-positive value(s) not drawn`,
+                        xref: "paper", yref: "paper", x: 0, y: 1.07, showarrow: false,
+                        font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
+    }
+    (chart.problems || []).forEach((text, i) => annotations.push({
+      text, xref: "paper", yref: "paper", x: 0.5, y: 0.5 - 0.1 * i, showarrow: false,
+      font: {size: 12, color: THRESHOLD_COLOUR}}));
+    const text = dark ? "#c9ced6" : "#5f6670";
+    const grid = dark ? "rgba(200,200,200,0.12)" : "rgba(0,0,0,0.07)";
+    const axisStyle = {gridcolor: grid, zerolinecolor: grid, automargin: true};
+    const layout = {
+      margin: {l: 10, r: 10, t: 22, b: 10}, paper_bgcolor: "rgba(0,0,0,0)",
+      plot_bgcolor: "rgba(0,0,0,0)", font: {color: text, size: 11}, hovermode: "closest",
+      showlegend: chart.series.length > 1, legend: {orientation: "h", y: -0.22},
+      // Keep the user's zoom across data refreshes; a new axis or scale starts afresh.
+      uirevision: `${chart.id}|${axis}|${logScale}`,
+      xaxis: Object.assign({title: {text: axisTitle(axis), font: {size: 10}},
+                            type: axis === "absolute" ? "date" : "linear"}, axisStyle),
+      yaxis: Object.assign({type: logScale ? "log" : "linear"}, axisStyle),
+      annotations,
+    };
+    if (chart.series.some(s => s.right)) {
+      layout.yaxis2 = Object.assign({overlaying: "y", side: "right", showgrid: false,
+                                     type: logScale ? "log" : "linear"}, axisStyle);
+    }
+    return {data: traces, layout};
+  }
+
+  /* Smoothing changes only y values: restyle the drawn charts directly (no figure diffing by
+     Dash), the visible ones now and the others in the next frames. False when a chart's traces
+     differ from what is drawn (the caller then sends whole figures). */
+  function restyleInPlace(ids, figures) {
+    const work = [];
+    for (let i = 0; i < ids.length; i++) {
+      const div = graphDiv(ids[i]);
+      const figure = figures[i];
+      if (!figure) continue;
+      if (!div || !div.data || div.data.length !== figure.data.length) return false;
+      const rect = div.getBoundingClientRect();
+      const visible = rect.bottom > 0 && rect.top < window.innerHeight;
+      work.push({div, figure, visible});
+    }
+    const apply = ({div, figure}) => window.Plotly.restyle(div, {
+      y: figure.data.map(t => t.y), opacity: figure.data.map(t => t.opacity || 1),
+      customdata: figure.data.map(t => t.customdata || null)});
+    work.filter(w => w.visible).forEach(apply);
+    const later = work.filter(w => !w.visible);
+    const step = () => {
+      const next = later.shift();
+      if (next) { apply(next); window.requestAnimationFrame(step); }
+    };
+    window.requestAnimationFrame(step);
+    return true;
+  }
+
+  function graphDiv(id) {
+    const key = JSON.stringify({chart: id.chart, type: id.type});
+    const holder = document.getElementById(key);
+    return holder ? holder.querySelector(".js-plotly-plot") : null;
+  }
+
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    scalarCharts: {
+      smooth, thresholdMask,
+
+      /* Slots get their dcc.Graph once, created with its figure; existing graphs get new
+         figures only when what they show changed (the data, smoothing, axis, log, threshold). */
+      render(payloads, draggedAll, releasedAll, axes, logClicks, slotIds, graphIds,
+             thresholdsAll) {
+        // Page-keyed components (ALL): the page shown has one of each.
+        const payload = (payloads || [])[0], axis = (axes || [])[0];
+        const thresholds = (thresholdsAll || [])[0];
+        const noUpdate = window.dash_clientside.no_update;
+        const triggered = window.dash_clientside.callback_context.triggered.map(t => t.prop_id);
+        const isSmoothing = t => t.includes('"chart-smoothing"');
+        const smoothing = triggered.some(t => isSmoothing(t) && t.endsWith(".drag_value"))
+          ? (draggedAll || [])[0] : (releasedAll || [])[0];
+        if (!payload) return [slotIds.map(() => noUpdate), graphIds.map(() => noUpdate)];
+        const byId = {};
+        (payload.charts || []).forEach(c => { byId[c.id] = c; });
+        const dark = document.documentElement.dataset.theme === "dark";
+        const logOf = {};
+        const logIds = window.dash_clientside.callback_context.inputs_list[4] || [];
+        logIds.forEach((entry, i) => { logOf[entry.id.chart] = ((logClicks || [])[i] || 0) % 2; });
+        const drawn = window._diDrawn = window._diDrawn || {};
+        const build = id => {
+          const chart = byId[id.chart];
+          if (!chart) return null;
+          const threshold = thresholds ? thresholds[id.chart] : null;
+          const key = JSON.stringify([payload.stamp, smoothing || 0, axis, logOf[id.chart],
+                                      threshold, dark]);
+          return {key, figure: chartFigure(chart, smoothing || 0, axis || "step",
+                                           logOf[id.chart] === 1, threshold, dark)};
+        };
+        const existing = new Set(graphIds.map(id => id.chart));
+        const slots = slotIds.map(id => {
+          if (existing.has(id.chart)) return noUpdate;
+          const built = build(id);
+          if (!built) return noUpdate;
+          drawn[id.chart] = built.key;
+          return {type: "Graph", namespace: "dash_core_components", props: {
+            id: {type: "scalar-graph", chart: id.chart}, figure: built.figure,
+            className: "di-scalar-graph", style: {height: "260px"},
+            config: {displaylogo: false, responsive: true,
+                     modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"]}}};
+        });
+        const built = graphIds.map(build);
+        const changed = built.map((b, i) => b && drawn[graphIds[i].chart] !== b.key);
+        const onlySmoothing = triggered.length && triggered.every(isSmoothing);
+        if (onlySmoothing && restyleInPlace(graphIds, built.map((b, i) => changed[i] ? b.figure
+                                                                               : null))) {
+          built.forEach((b, i) => { if (changed[i]) drawn[graphIds[i].chart] = b.key; });
+          return [slots, graphIds.map(() => noUpdate)];
+        }
+        const figures = built.map((b, i) => {
+          if (!changed[i]) return noUpdate;
+          drawn[graphIds[i].chart] = b.key;
+          return b.figure;
+        });
+        return [slots, figures];
+      },
+
+      /* Zoom history per chart: every box zoom is remembered; "back" returns one step. */
+      zoom(relayout, backClicks, resetClicks, history, id) {
+        const triggered = window.dash_clientside.callback_context.triggered[0].prop_id;
+        const stack = (history || []).slice();
+        const div = graphDiv(id);
+        if (triggered.includes("chart-reset")) {
+          if (div) window.Plotly.relayout(div, {"xaxis.autorange": true, "yaxis.autorange": true});
+          return [];
+        }
+        if (triggered.includes("chart-back")) {
+          stack.pop();
+          const previous = stack[stack.length - 1];
+          if (div) {
+            window._diZoomSilent = true;
+            window.Plotly.relayout(div, previous || {"xaxis.autorange": true,
+                                                     "yaxis.autorange": true});
+          }
+          return stack;
+        }
+        if (window._diZoomSilent) { window._diZoomSilent = false; return stack; }
+        if (relayout && relayout["xaxis.range[0]"] !== undefined) {
+          const view = {};
+          ["xaxis.range[0]", "xaxis.range[1]", "yaxis.range[0]", "yaxis.range[1]"]
+            .forEach(k => { if (relayout[k] !== undefined) view[k] = relayout[k]; });
+          stack.push(view);
+        } else if (relayout && relayout["xaxis.autorange"]) {
+          return [];
+        }
+        return stack;
+      },
+
+      fullScreen(clicks, className) {
+        const classes = (className || "").split(" ").filter(Boolean);
+        const full = classes.includes("di-full");
+        const next = full ? classes.filter(c => c !== "di-full") : classes.concat("di-full");
+        setTimeout(() => window.dispatchEvent(new Event("resize")), 50);
+        return next.join(" ");
+      },
+
+      syncSmoothing(sliderValue, boxValue) {
+        const triggered = window.dash_clientside.callback_context.triggered[0].prop_id;
+        const raw = triggered.includes('"chart-smoothing-box"') ? boxValue : sliderValue;
+        const value = Math.min(0.99, Math.max(0, Number(raw) || 0));
+        return [value, value];
+      },
+    },
+  });
+})();
