@@ -151,9 +151,21 @@
       const visible = rect.bottom > 0 && rect.top < window.innerHeight;
       work.push({div, figure, visible});
     }
-    const apply = ({div, figure}) => window.Plotly.restyle(div, {
-      y: figure.data.map(t => t.y), opacity: figure.data.map(t => t.opacity || 1),
-      customdata: figure.data.map(t => t.customdata || null)});
+    const apply = ({div, figure}) => {
+      // Only the smoothed lines (with hover data) and threshold segments move; the faint raw
+      // lines change nothing but their opacity, and only when smoothing goes to or from 0.
+      const moved = figure.data.map((t, i) => i).filter(
+        i => figure.data[i].customdata || figure.data[i].name === "threshold");
+      const rawOpacity = figure.data.find(t => t.hoverinfo === "skip" && t.opacity !== undefined);
+      const fade = rawOpacity ? rawOpacity.opacity : 1;
+      const raw = figure.data.map((t, i) => i).filter(
+        i => figure.data[i].hoverinfo === "skip" && figure.data[i].name !== "threshold" &&
+             div.data[i].opacity !== fade);
+      if (raw.length) window.Plotly.restyle(div, {opacity: fade}, raw);
+      window.Plotly.restyle(div, {y: moved.map(i => figure.data[i].y),
+                                  customdata: moved.map(i => figure.data[i].customdata || null)},
+                            moved);
+    };
     work.filter(w => w.visible).forEach(apply);
     const later = work.filter(w => !w.visible);
     const step = () => {
