@@ -189,7 +189,7 @@
       /* Slots get their dcc.Graph once, created with its figure; existing graphs get new
          figures only when what they show changed (the data, smoothing, axis, log, threshold). */
       render(payloads, draggedAll, releasedAll, axes, logClicks, slotIds, graphIds,
-             thresholdsAll) {
+             thresholdsAll, theme) {
         // Page-keyed components (ALL): the page shown has one of each.
         const payload = (payloads || [])[0], axis = (axes || [])[0];
         const thresholds = (thresholdsAll || [])[0];
@@ -201,7 +201,7 @@
         if (!payload) return [slotIds.map(() => noUpdate), graphIds.map(() => noUpdate)];
         const byId = {};
         (payload.charts || []).forEach(c => { byId[c.id] = c; });
-        const dark = document.documentElement.dataset.theme === "dark";
+        const dark = (theme || document.documentElement.dataset.theme) === "dark";
         const logOf = {};
         const logIds = window.dash_clientside.callback_context.inputs_list[4] || [];
         logIds.forEach((entry, i) => { logOf[entry.id.chart] = ((logClicks || [])[i] || 0) % 2; });

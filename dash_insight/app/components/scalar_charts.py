@@ -225,6 +225,7 @@ def register_chart_callbacks(app: Any) -> None:
         Input({"type": "graph-slot", "chart": ALL}, "id"),
         Input({"type": "scalar-graph", "chart": ALL}, "id"),
         Input(_all("thresholds"), "data"),
+        Input("theme", "data"),  # colours follow the light / dark theme
     )
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="zoom"),
