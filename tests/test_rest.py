@@ -498,7 +498,7 @@ def test_symlinks_too_large_tensors_and_nan_data(odd_base: FlaskClient) -> None:
 
 def test_unknown_routes_and_methods(client: FlaskClient) -> None:
     for path in ["/v1/mindinsight/datavisual/nope", "/v1/mindinsight/", "/v1/dash-insight/x",
-                 "/v1/mindinsight/datavisual/graphs/nodes"]:
+                 "/v1/mindinsight/datavisual/graphs/nope"]:
         assert error_of(client.get(path)) == (404, "50545001"), path
     response = client.post(f"{PREFIX}/train-jobs")
     assert error_of(response) == (405, "50545002")

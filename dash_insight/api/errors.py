@@ -143,3 +143,15 @@ def step_not_in_cache(step: int) -> ApiError:
 
 def tensor_too_large(detail: str) -> ApiError:
     return ApiError(TENSOR_TOO_LARGE, _with_detail("Tensor is too large to show on UI.", detail))
+
+
+def node_not_in_graph(name: str) -> ApiError:
+    """``NodeNotInGraphError`` (50545009)."""
+    return ApiError(_DATAVISUAL | 0x09, "Can not find node in graph by the given node name. "
+                                        f"Detail: node name: {name}.")
+
+
+def graph_not_exist(detail: str | None = None) -> ApiError:
+    """``GraphNotExistError`` (5054500C): ``Graph is not exist.``"""
+    return ApiError(_DATAVISUAL | 0x0C,
+                    "Graph is not exist." + (f" Detail: {detail}" if detail else ""))

@@ -1,0 +1,182 @@
+"""Computational graph: server time to open a 5,000-node graph and to expand scopes.
+
+Generates (in a temporary directory) a job whose summary file holds one ``GraphProto`` written
+with ``dash_insight.SummaryWriter.add_graph``: ``--nodes`` operators (default 5,000) in
+``--scopes`` leaf scopes (default 200 = ``Default/stage<i>/block<j>``, 10 stages of 20 blocks),
+each block a chain of mixed operators (Conv2D, BiasAdd, ReLU, MatMul, Add, Mul, Cast,
+Reshape...) with skip connections, two weights per block and a few constants; every block feeds
+the next one. It is loaded with the real loader, then measured (server time only: what one
+page update costs before the browser draws):
+
+1. open: ``provider.read_graph`` (record decode) + MindInsight's graph model build + the
+   layered layout of the top level + the cytoscape elements (JSON-encoded) - the model cache
+   and the provider cache start empty;
+2. expand ``Default`` (10 stages), then a stage (20 blocks), then a block (25 operators): layout
+   and elements of the new view (the model is cached);
+3. the worst view: every stage open (200 blocks drawn);
+4. the same in readable mode (open).
+
+Each figure is the median of ``--repeat`` runs (default 5); target: under 1 s each.
+
+    python bench/graph.py [--nodes 5000] [--scopes 200] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+from dash_insight import SummaryWriter
+from dash_insight.app.components.graph_view import graph_elements
+from dash_insight.data.graph import GRAPHS, graph_model
+from dash_insight.data.graph.view import build_view
+from dash_insight.data.index import IndexStore, index_directory
+from dash_insight.data.loader import Loader
+from dash_insight.data.provider import DataProvider
+from dash_insight.summary.protos import anf_ir_pb2
+
+TARGET_S = 1.0
+STAGES = 10
+OP_TYPES = ("Conv2D", "BiasAdd", "ReLU", "MatMul", "Add", "Mul", "Cast", "Reshape",
+            "BatchNorm", "Transpose")
+
+
+def _tensor_type(target: anf_ir_pb2.TypeProto, dims: list[int]) -> None:
+    target.data_type = anf_ir_pb2.DT_TENSOR
+    target.tensor_type.elem_type = anf_ir_pb2.DT_FLOAT32
+    for size in dims:
+        target.tensor_type.shape.dim.add().size = size
+
+
+def make_graph(nodes: int, scopes: int) -> anf_ir_pb2.GraphProto:
+    """A GraphProto of ``nodes`` operators spread evenly over ``scopes`` blocks."""
+    graph = anf_ir_pb2.GraphProto(name="bench_graph")
+    per_block = nodes // scopes
+    blocks_per_stage = max(1, scopes // STAGES)
+    previous_output: str | None = None
+    counter = 0
+    for block in range(scopes):
+        scope = f"Default/stage{block // blocks_per_stage}/block{block % blocks_per_stage}"
+        weights = []
+        for w in range(2):
+            parameter = graph.parameters.add(name=f"stage{block // blocks_per_stage}."
+                                                  f"block{block % blocks_per_stage}.w{w}")
+            _tensor_type(parameter.type, [64, 64])
+            weights.append(parameter.name)
+        block_nodes: list[str] = []
+        for i in range(per_block):
+            counter += 1
+            op_type = OP_TYPES[(i * 7 + block) % len(OP_TYPES)]
+            node = graph.node.add(name=str(counter), op_type=op_type, scope=scope,
+                                  full_name=f"{scope}/{op_type}-op{counter}")
+            source = block_nodes[-1] if block_nodes else previous_output
+            if source is not None:
+                node.input.add(name=source, type=anf_ir_pb2.InputProto.DATA_EDGE)
+            if i % 6 == 3 and len(block_nodes) > 3:  # skip connection
+                node.input.add(name=block_nodes[-4], type=anf_ir_pb2.InputProto.DATA_EDGE)
+            if i % 12 == 0:
+                node.input.add(name=weights[(i // 12) % 2],
+                               type=anf_ir_pb2.InputProto.DATA_EDGE)
+            if i % 10 == 5:
+                node.input.add(name="cst1", type=anf_ir_pb2.InputProto.DATA_EDGE)
+            attribute = node.attribute.add(name="format")
+            attribute.value.dtype = anf_ir_pb2.DT_STRING
+            attribute.value.str_val = "NCHW"
+            _tensor_type(node.output_type, [32, 64, 8, 8])
+            block_nodes.append(node.name)
+        previous_output = block_nodes[-1]
+    const = graph.const_vals.add(key="cst1")
+    const.value.dtype = anf_ir_pb2.DT_FLOAT32
+    const.value.float_val = 1.0
+    return graph
+
+
+def write_job(base: str, graph: anf_ir_pb2.GraphProto) -> str:
+    job = os.path.join(base, "job")
+    os.makedirs(job)
+    with SummaryWriter(job) as writer:
+        writer.add_graph(graph)
+        writer.add_scalar("loss", 1.0, step=1)
+        writer.record(1)
+    return "./job"
+
+
+def timed(action: Callable[[], object], repeat: int, reset: Callable[[], None] | None = None
+          ) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeat):
+        if reset is not None:
+            reset()
+        start = time.perf_counter()
+        result = action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def view_cost(provider: DataProvider, train_id: str, tag: str, mode: str,
+              expanded: list[str]) -> tuple[int, int, int]:
+    """Model (cached or built) + layout + elements JSON: (drawn nodes, edges, JSON bytes)."""
+    model = graph_model(provider, train_id, tag, mode, extended_types=True)
+    view = build_view(model, expanded)
+    payload = json.dumps(graph_elements(view))
+    return len(view.nodes), len(view.edges), len(payload)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--scopes", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="dash-insight-graph-") as base:
+        graph = make_graph(args.nodes, args.scopes)
+        train_id = write_job(os.path.join(base, "logs"), graph)
+        store = IndexStore(index_directory(os.path.join(base, "ws"), os.path.join(base, "logs")))
+        Loader(os.path.join(base, "logs"), store, reload_interval=0).load_round()
+        provider = DataProvider(os.path.join(base, "logs"), store)
+        tag = provider.graph_tags(train_id)[0]
+        print(f"graph: {len(graph.node):,} operators, {len(graph.parameters)} parameters, "
+              f"{args.scopes} leaf scopes; {graph.ByteSize() / 1e6:.1f} MB serialized")
+
+        def cold() -> None:
+            GRAPHS.clear()
+            provider._cache.clear()  # the decoded GraphProto too: a true first open
+
+        model = graph_model(provider, train_id, tag, "normal", extended_types=True)
+        print(f"model: {len(model):,} nodes after MindInsight's rules (parameter copies, "
+              f"aggregation and name scopes)")
+        stage = "Default/stage0"
+        block = f"{stage}/block0"
+        every_stage = ["Default"] + [f"Default/stage{i}" for i in range(STAGES)]
+        cases = [
+            ("open (decode + build + layout + elements)", "normal", [], cold),
+            ("expand Default", "normal", ["Default"], None),
+            ("expand a stage (20 blocks)", "normal", ["Default", stage], None),
+            ("expand a block (25 operators)", "normal", ["Default", stage, block], None),
+            ("every stage open (200 blocks)", "normal", every_stage, None),
+            ("open readable mode", "optimize", [], cold),
+            ("readable: a block open", "optimize", ["Default", stage, block], None),
+        ]
+        ok = True
+        print(f"\n{'case':<44} {'median':>9}  {'nodes':>6} {'edges':>6} {'JSON':>9}")
+        for label, mode, expanded, reset in cases:
+            graph_model(provider, train_id, tag, mode, extended_types=True)  # warm for views
+            seconds, (drawn, edges, size) = timed(
+                lambda mode=mode, expanded=expanded: view_cost(provider, train_id, tag, mode,
+                                                               expanded),
+                args.repeat, reset)
+            good = seconds < TARGET_S
+            ok &= good
+            print(f"{label:<44} {seconds * 1000:7.1f} ms  {drawn:>6} {edges:>6} "
+                  f"{size / 1e3:7.1f} kB  {'OK' if good else 'MISS'} (< {TARGET_S:.0f} s)")
+        return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
