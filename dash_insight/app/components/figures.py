@@ -35,31 +35,16 @@ def step_colours(count: int) -> list[str]:
 
 def histogram_ridge_figure(steps: Sequence[Any], height: int = 320) -> go.Figure:
     """Top (offset) view: one filled band per step, earliest at the top, later steps lower and
-    in front. ``steps`` have ``.step`` and ``.buckets`` ((n, 3): left, width, count)."""
-    figure = go.Figure(layout=small_layout(height=height))
-    if not steps:
-        return figure
-    peak = max((float(s.buckets[:, 2].max()) for s in steps if len(s.buckets)), default=1.0)
-    gap = 1.0
-    scale = 2.5 * gap / (peak or 1.0)
-    colours = step_colours(len(steps))
-    ticks = []
-    for i, item in enumerate(steps):
-        buckets = item.buckets
-        if not len(buckets):
-            continue
-        centres = buckets[:, 0] + buckets[:, 1] / 2
-        base = -i * gap
-        x = np.concatenate([[centres[0]], centres, [centres[-1]]])
-        y = np.concatenate([[base], base + buckets[:, 2] * scale, [base]])
-        figure.add_trace(go.Scatter(
-            x=x, y=y, mode="lines", fill="toself", line={"color": colours[i], "width": 1},
-            fillcolor=colours[i].replace("rgb", "rgba").replace(")", ", 0.35)"),
-            name=f"step {item.step}", hoverinfo="skip",
-        ))
-        ticks.append((base, str(item.step)))
-    shown = ticks[:: max(1, len(ticks) // 6)]
-    figure.update_layout(yaxis={"tickvals": [t[0] for t in shown],
-                                "ticktext": [t[1] for t in shown], "side": "right",
-                                "showgrid": False, "zeroline": False})
-    return figure
+    in front. ``steps`` have ``.step`` and ``.buckets`` ((n, 3): left, width, count) and
+    optionally ``.wall_time``. A static preview (no hover) of
+    :func:`dash_insight.app.components.histogram_views.top_figure`."""
+    from .histogram_views import HistogramSeries, top_figure  # histogram_views imports us
+
+    series = HistogramSeries(
+        steps=tuple(int(s.step) for s in steps),
+        wall_times=tuple(float(getattr(s, "wall_time", 0.0)) for s in steps),
+        buckets=tuple(np.asarray(s.buckets, dtype=np.float64).reshape(-1, 3) for s in steps),
+    )
+    if not len(series):
+        return go.Figure(layout=small_layout(height=height))
+    return top_figure(series, "step", height, hover=False)
