@@ -36,6 +36,11 @@
     });
   }
 
+  /* The values a series draws: on a log axis, non-positive values become gaps. */
+  function drawnValues(series, logScale) {
+    return logScale ? series.y.map(v => (v !== null && v > 0 ? v : null)) : series.y;
+  }
+
   function localIso(seconds) {
     const date = new Date(seconds * 1000);
     return new Date(date.getTime() - date.getTimezoneOffset() * 60000).toISOString()
@@ -63,19 +68,17 @@
       const colour = COLOURS[index % COLOURS.length];
       const yaxis = series.right ? "y2" : "y";
       const x = xValues(series, axis);
-      let raw = series.y;
-      if (logScale) {
-        raw = raw.map(v => (v !== null && v > 0 ? v : null));
-        hidden += series.y.filter(v => v !== null && v <= 0).length;
-      }
+      const raw = drawnValues(series, logScale);
+      if (logScale) hidden += series.y.filter(v => v !== null && v <= 0).length;
       const smoothed = smooth(raw, smoothing);
       const times = series.wall.map(localIso);
       const custom = raw.map((v, i) => [series.name, v, series.step[i],
                                         times[i].replace("T", " ").slice(0, 19)]);
       traces.push({type: "scatter", mode: "lines", x, y: raw, yaxis, name: series.name,
                    line: {color: colour, width: 1}, opacity: smoothing > 0 ? 0.25 : 1,
-                   hoverinfo: "skip", showlegend: false});
+                   hoverinfo: "skip", showlegend: false, meta: {series: index, role: "raw"}});
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name: series.name,
+                   meta: {series: index, role: "smoothed"},
                    line: {color: colour, width: 1.8}, customdata: custom,
                    hovertemplate: "<b>%{customdata[0]}</b><br>value %{customdata[1]:.6g}" +
                      "<br>smoothed %{y:.6g}<br>step %{customdata[2]}<br>%{customdata[3]}" +
@@ -85,7 +88,7 @@
         // Matching runs draw as red segments over the line (isolated points as dots).
         const hit = smoothed.map((v, i) => (mask[i] ? v : null));
         traces.push({type: "scatter", mode: "lines+markers", x, y: hit, yaxis,
-                     name: "threshold", line: {color: THRESHOLD_COLOUR, width: 2.5},
+                     name: "threshold", meta: {series: index, role: "threshold"}, line: {color: THRESHOLD_COLOUR, width: 2.5},
                      marker: {size: 3, color: THRESHOLD_COLOUR}, hoverinfo: "skip",
                      showlegend: false, connectgaps: false});
       }
@@ -137,34 +140,37 @@
     return {data: traces, layout};
   }
 
-  /* Smoothing changes only y values: restyle the drawn charts directly (no figure diffing by
-     Dash), the visible ones now and the others in the next frames. False when a chart's traces
-     differ from what is drawn (the caller then sends whole figures). */
-  function restyleInPlace(ids, figures) {
+  /* A smoothing change moves only the smoothed lines (and threshold segments): restyle those
+     in the drawn charts directly (no figure rebuilt, no diffing by Dash), the visible charts now
+     and the others in the next frames. False when a chart is not drawn as expected. */
+  function restyleInPlace(graphIds, byId, smoothing, logOf, thresholds) {
     const work = [];
-    for (let i = 0; i < ids.length; i++) {
-      const div = graphDiv(ids[i]);
-      const figure = figures[i];
-      if (!figure) continue;
-      if (!div || !div.data || div.data.length !== figure.data.length) return false;
+    for (const id of graphIds) {
+      const div = graphDiv(id);
+      const chart = byId[id.chart];
+      if (!chart) continue;
+      if (!div || !div.data) return false;
       const rect = div.getBoundingClientRect();
-      const visible = rect.bottom > 0 && rect.top < window.innerHeight;
-      work.push({div, figure, visible});
+      work.push({div, chart, log: logOf[id.chart] === 1,
+                 threshold: thresholds ? thresholds[id.chart] : null,
+                 visible: rect.bottom > 0 && rect.top < window.innerHeight});
     }
-    const apply = ({div, figure}) => {
-      // Only the smoothed lines (with hover data) and threshold segments move; the faint raw
-      // lines change nothing but their opacity, and only when smoothing goes to or from 0.
-      const moved = figure.data.map((t, i) => i).filter(
-        i => figure.data[i].customdata || figure.data[i].name === "threshold");
-      const rawOpacity = figure.data.find(t => t.hoverinfo === "skip" && t.opacity !== undefined);
-      const fade = rawOpacity ? rawOpacity.opacity : 1;
-      const raw = figure.data.map((t, i) => i).filter(
-        i => figure.data[i].hoverinfo === "skip" && figure.data[i].name !== "threshold" &&
-             div.data[i].opacity !== fade);
-      if (raw.length) window.Plotly.restyle(div, {opacity: fade}, raw);
-      window.Plotly.restyle(div, {y: moved.map(i => figure.data[i].y),
-                                  customdata: moved.map(i => figure.data[i].customdata || null)},
-                            moved);
+    const apply = ({div, chart, log, threshold}) => {
+      const smoothed = chart.series.map(series => smooth(drawnValues(series, log), smoothing));
+      const moved = [], ys = [], faded = [];
+      div.data.forEach((trace, i) => {
+        const meta = trace.meta || {};
+        if (meta.role === "smoothed") { moved.push(i); ys.push(smoothed[meta.series]); }
+        else if (meta.role === "threshold") {
+          const mask = thresholdMask(smoothed[meta.series], threshold);
+          moved.push(i); ys.push(smoothed[meta.series].map((v, k) => (mask[k] ? v : null)));
+        } else if (meta.role === "raw") faded.push(i);
+      });
+      const fade = smoothing > 0 ? 0.25 : 1;
+      if (faded.length && div.data[faded[0]].opacity !== fade) {
+        window.Plotly.restyle(div, {opacity: fade}, faded);
+      }
+      if (moved.length) window.Plotly.restyle(div, {y: ys}, moved);
     };
     work.filter(w => w.visible).forEach(apply);
     const later = work.filter(w => !w.visible);
@@ -182,37 +188,73 @@
     return holder ? holder.querySelector(".js-plotly-plot") : null;
   }
 
+  function drawnKey(state, chartId, smoothing) {
+    return JSON.stringify([state.payload.stamp, smoothing, state.axis, state.logOf[chartId],
+                           state.thresholds ? state.thresholds[chartId] : null, state.dark]);
+  }
+
+  /* Smoothing typed (Enter) or dragged redraws at once, without waiting for Dash's callback
+     dispatch (60-100 ms here); the callbacks still run (URL state) and find it drawn. */
+  function quickSmooth(raw) {
+    const state = window._diChartState;
+    const value = Math.min(0.99, Math.max(0, Number(raw) || 0));
+    if (!state || !state.payload || value === state.smoothing) return;
+    if (restyleInPlace(state.graphIds, state.byId, value, state.logOf, state.thresholds)) {
+      state.smoothing = value;
+      const drawn = window._diDrawn = window._diDrawn || {};
+      state.graphIds.forEach(id => { drawn[id.chart] = drawnKey(state, id.chart, value); });
+    }
+  }
+  document.addEventListener("keydown", event => {
+    if (event.key === "Enter" && event.target.closest && event.target.closest(".di-smoothing-box")) {
+      quickSmooth(event.target.value);
+    }
+  }, true);
+  new MutationObserver(mutations => {
+    for (const mutation of mutations) {
+      if (mutation.target.closest && mutation.target.closest(".di-slider")) {
+        quickSmooth(mutation.target.getAttribute("aria-valuenow"));
+      }
+    }
+  }).observe(document.documentElement, {attributes: true, subtree: true,
+                                         attributeFilter: ["aria-valuenow"]});
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     scalarCharts: {
       smooth, thresholdMask,
 
       /* Slots get their dcc.Graph once, created with its figure; existing graphs get new
          figures only when what they show changed (the data, smoothing, axis, log, threshold). */
-      render(payloads, draggedAll, releasedAll, axes, logClicks, slotIds, graphIds,
+      render(payloads, draggedAll, releasedAll, boxAll, axes, logClicks, slotIds, graphIds,
              thresholdsAll, theme) {
         // Page-keyed components (ALL): the page shown has one of each.
         const payload = (payloads || [])[0], axis = (axes || [])[0];
         const thresholds = (thresholdsAll || [])[0];
         const noUpdate = window.dash_clientside.no_update;
         const triggered = window.dash_clientside.callback_context.triggered.map(t => t.prop_id);
-        const isSmoothing = t => t.includes('"chart-smoothing"');
-        const smoothing = triggered.some(t => isSmoothing(t) && t.endsWith(".drag_value"))
-          ? (draggedAll || [])[0] : (releasedAll || [])[0];
+        const isSmoothing = t => t.includes('"chart-smoothing');
+        const clamp = v => Math.min(0.99, Math.max(0, Number(v) || 0));
+        let smoothing = (releasedAll || [])[0];
+        if (triggered.some(t => t.includes('"chart-smoothing"') && t.endsWith(".drag_value"))) {
+          smoothing = (draggedAll || [])[0];
+        } else if (triggered.some(t => t.includes('"chart-smoothing-box"'))) {
+          smoothing = clamp((boxAll || [])[0]);
+        }
+        smoothing = clamp(smoothing);
         if (!payload) return [slotIds.map(() => noUpdate), graphIds.map(() => noUpdate)];
         const byId = {};
         (payload.charts || []).forEach(c => { byId[c.id] = c; });
         const dark = (theme || document.documentElement.dataset.theme) === "dark";
         const logOf = {};
-        const logIds = window.dash_clientside.callback_context.inputs_list[4] || [];
+        const logIds = window.dash_clientside.callback_context.inputs_list[5] || [];
         logIds.forEach((entry, i) => { logOf[entry.id.chart] = ((logClicks || [])[i] || 0) % 2; });
         const drawn = window._diDrawn = window._diDrawn || {};
         const build = id => {
           const chart = byId[id.chart];
           if (!chart) return null;
           const threshold = thresholds ? thresholds[id.chart] : null;
-          const key = JSON.stringify([payload.stamp, smoothing || 0, axis, logOf[id.chart],
-                                      threshold, dark]);
-          return {key, figure: chartFigure(chart, smoothing || 0, axis || "step",
+          const key = drawnKey({payload, axis, logOf, thresholds, dark}, id.chart, smoothing);
+          return {key, figure: chartFigure(chart, smoothing, axis || "step",
                                            logOf[id.chart] === 1, threshold, dark)};
         };
         const existing = new Set(graphIds.map(id => id.chart));
@@ -227,14 +269,26 @@
             config: {displaylogo: false, responsive: true,
                      modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"]}}};
         });
+        // What the immediate smoothing path (quickSmooth) needs between renders.
+        // Graphs created by this call count too (Dash does not call again for them).
+        const created = slotIds.filter((id, i) => slots[i] !== noUpdate)
+          .map(id => ({type: "scalar-graph", chart: id.chart}));
+        window._diChartState = {graphIds: graphIds.concat(created), byId, logOf, thresholds,
+                                payload, axis, dark, smoothing};
+        const onlySmoothing = triggered.length && triggered.every(isSmoothing) &&
+          slotIds.every(id => existing.has(id.chart));
+        if (onlySmoothing) {
+          const state = window._diChartState;
+          // Charts quickSmooth already drew at this smoothing are left alone.
+          const stale = graphIds.filter(id => drawn[id.chart] !== drawnKey(state, id.chart,
+                                                                           smoothing));
+          if (!stale.length || restyleInPlace(stale, byId, smoothing, logOf, thresholds)) {
+            stale.forEach(id => { drawn[id.chart] = drawnKey(state, id.chart, smoothing); });
+            return [slots, graphIds.map(() => noUpdate)];
+          }
+        }
         const built = graphIds.map(build);
         const changed = built.map((b, i) => b && drawn[graphIds[i].chart] !== b.key);
-        const onlySmoothing = triggered.length && triggered.every(isSmoothing);
-        if (onlySmoothing && restyleInPlace(graphIds, built.map((b, i) => changed[i] ? b.figure
-                                                                               : null))) {
-          built.forEach((b, i) => { if (changed[i]) drawn[graphIds[i].chart] = b.key; });
-          return [slots, graphIds.map(() => noUpdate)];
-        }
         const figures = built.map((b, i) => {
           if (!changed[i]) return noUpdate;
           drawn[graphIds[i].chart] = b.key;

@@ -99,7 +99,7 @@ ARM_REDRAW = """
     });
     if (!window._diKeyHook) {
         window._diKeyHook = true;
-        document.addEventListener('keydown', e => {
+        window.addEventListener('keydown', e => {
             if (e.key === 'Enter' && e.target.closest('.di-smoothing-box')) {
                 window._diRedraw.start = performance.now();
             }

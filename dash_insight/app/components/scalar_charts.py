@@ -220,6 +220,7 @@ def register_chart_callbacks(app: Any) -> None:
         Input(_all("data"), "data"),
         Input(_all("smoothing"), "drag_value"),
         Input(_all("smoothing"), "value"),
+        Input(_all("smoothing-box"), "value"),  # typed values draw at once, not via the slider
         Input(_all("axis"), "value"),
         Input({"type": "chart-log", "chart": ALL}, "n_clicks"),
         Input({"type": "graph-slot", "chart": ALL}, "id"),
