@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dash_insight.app import create_app
+
 REPO = Path(__file__).resolve().parent.parent
 # dash_duo drives Debian's Chromium (selenium 4.2 cannot download a browser); chromedriver
 # comes from the same package and is found on PATH.
@@ -26,3 +28,17 @@ def corpus() -> Path:
 def corpus_files(pattern: str) -> list[Path]:
     """Corpus files matching a glob pattern (for parametrisation at collection time)."""
     return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []
+
+
+@pytest.fixture
+def corpus_app(corpus: Path, tmp_path: Path):
+    """The app over the corpus, loaded once (no reloads), for browser tests."""
+    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    yield app
+    app.data_service.close()
+
+
+def console_errors(dash_duo) -> list[dict]:
+    """SEVERE messages of the browser console since the last call."""
+    return [entry for entry in dash_duo.get_logs() or [] if entry.get("level") == "SEVERE"]

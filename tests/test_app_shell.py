@@ -12,6 +12,7 @@ from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
 from dash_insight.app import create_app
+from tests.conftest import console_errors
 from tests.test_discovery import CORPUS_JOBS
 
 pytestmark = pytest.mark.browser
@@ -31,18 +32,6 @@ def _wait_rows(dash_duo, expected: set[str], timeout: float = 20) -> None:
             return
         time.sleep(0.2)
     assert set(_rows(dash_duo)) == expected
-
-
-def _console_errors(dash_duo) -> list[dict]:
-    return [entry for entry in dash_duo.get_logs() or [] if entry.get("level") == "SEVERE"]
-
-
-@pytest.fixture
-def corpus_app(corpus: Path, tmp_path: Path):
-    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0)
-    assert app.data_service.loader.wait_rounds(1)
-    yield app
-    app.data_service.close()
 
 
 def test_summary_list_filter_sort_and_details(dash_duo, corpus_app) -> None:
@@ -78,7 +67,7 @@ def test_summary_list_filter_sort_and_details(dash_duo, corpus_app) -> None:
     assert "SoftmaxCrossEntropyWithLogits" in dash_duo.find_element("#param-details-modal").text
     dash_duo.find_element("#param-details-close").click()
     dash_duo.wait_for_no_elements("#param-details-backdrop")
-    assert _console_errors(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 def test_url_state_is_restored(dash_duo, corpus_app) -> None:
@@ -108,7 +97,7 @@ def test_dashboard_cards(dash_duo, corpus_app) -> None:
     # Back button returns to the list.
     dash_duo.driver.back()
     dash_duo.wait_for_element("#job-table tbody tr")
-    assert _console_errors(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 def test_dashboard_of_ops_all_tensor_card(dash_duo, corpus_app) -> None:
@@ -117,7 +106,7 @@ def test_dashboard_of_ops_all_tensor_card(dash_duo, corpus_app) -> None:
     dash_duo.wait_for_element("#card-tensor .di-heat")
     assert "tensor/rank1_f32" in dash_duo.find_element("#card-tensor").text
     assert "No data graph" in dash_duo.find_element("#card-dataset").text
-    assert _console_errors(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Path) -> None:
@@ -133,7 +122,7 @@ def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Pa
         with SummaryWriter(base / "second", host="t") as writer:
             writer.add_scalar("loss", 1.0, 1)
         _wait_rows(dash_duo, {"./first", "./second"}, timeout=15)
-        assert _console_errors(dash_duo) == []
+        assert console_errors(dash_duo) == []
     finally:
         app.data_service.close()
 

@@ -8,6 +8,7 @@ import flask
 import pytest
 
 from dash_insight.app import create_app
+from tests.conftest import console_errors
 
 
 @pytest.fixture
@@ -54,4 +55,4 @@ def test_mounted_app_in_browser(dash_duo, host_app) -> None:
     dash_duo.find_element('a[href="/insight/dashboard?train_id=.%2Flenet_sc"]').click()
     dash_duo.wait_for_element("#preview-image")
     assert dash_duo.driver.current_url.endswith("/insight/dashboard?train_id=.%2Flenet_sc")
-    assert [e for e in dash_duo.get_logs() or [] if e.get("level") == "SEVERE"] == []
+    assert console_errors(dash_duo) == []

@@ -5,19 +5,18 @@ see its details, readable mode, the data graph and a node's parameters)."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 from dash.testing.wait import until
 
-from dash_insight.app import create_app
 from dash_insight.app.pages import data_graph as data_page
 from dash_insight.app.pages import graph as graph_page
 from dash_insight.data.graph import GraphModel
 from dash_insight.data.graph.dataset import pipeline
 from dash_insight.data.graph.view import build_view
 from dash_insight.summary.protos import anf_ir_pb2
+from tests.conftest import console_errors
 
 LENET = "./lenet_sc"
 NET = "Default/network-WithLossCell"
@@ -110,14 +109,6 @@ def test_data_graph_parameters_are_decoded() -> None:
 # -- browser -----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def corpus_app(corpus: Path, tmp_path: Path):
-    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0)
-    assert app.data_service.loader.wait_rounds(1)
-    yield app
-    app.data_service.close()
-
-
 def _cy_ids(dash_duo: Any, element_id: str = "graph-cy") -> list[str]:
     """Ids of the nodes cytoscape draws (read in one script: no stale elements)."""
     return dash_duo.driver.execute_script(
@@ -133,10 +124,6 @@ def _text(dash_duo: Any, selector: str) -> str:
 
 def _wait(condition: Any, timeout: float = 15, message: str = "") -> None:
     until(condition, timeout=timeout, msg=message)
-
-
-def _severe(dash_duo: Any) -> list[dict]:
-    return [e for e in dash_duo.get_logs() or [] if e.get("level") == "SEVERE"]
 
 
 @pytest.mark.browser
@@ -202,7 +189,7 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
     ov_tap = ("const cy = document.getElementById('graph-cy')._cyreg.cy;"
               "return cy.pan();")
     _wait(lambda: dash_duo.driver.execute_script(ov_tap) != pan, message="overview pans")
-    assert _severe(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 @pytest.mark.browser
@@ -219,7 +206,7 @@ def test_graph_page_bad_addresses(dash_duo: Any, corpus_app: Any) -> None:
     dash_duo.wait_for_contains_text("#graph-notice", "No node 'ghost'")
     assert "Unknown mode" in _text(dash_duo, "#graph-notice")
     _wait(lambda: "Default" in _cy_ids(dash_duo), message="graph still drawn")
-    assert _severe(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 @pytest.mark.browser
@@ -249,5 +236,5 @@ def test_data_graph_page(dash_duo: Any, corpus_app: Any) -> None:
     # A job without a pipeline says so.
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data-graph?train_id=./multi_file")
     dash_duo.wait_for_contains_text("#data-graph-notice", "No data graph")
-    assert _severe(dash_duo) == []
+    assert console_errors(dash_duo) == []
     time.sleep(0)  # keep the import used when the browser tests are deselected

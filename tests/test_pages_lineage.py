@@ -19,6 +19,7 @@ from dash_insight.app.components import lineage_views as views
 from dash_insight.app.urls import parse_search
 from dash_insight.data import lineage as lineage_data
 from dash_insight.data.service import DataService
+from tests.conftest import console_errors
 
 # -- pure builders ---------------------------------------------------------------------------
 
@@ -127,10 +128,6 @@ def test_parcoords_figure(entries) -> None:
 # -- browser ---------------------------------------------------------------------------------
 
 
-def _console_errors(dash_duo) -> list[dict]:
-    return [e for e in dash_duo.get_logs() or [] if e.get("level") == "SEVERE"]
-
-
 def _table(dash_duo) -> list[str]:
     """Summary paths shown by the grid, top to bottom (read in one go)."""
     return dash_duo.driver.execute_script("""
@@ -226,7 +223,7 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         _click(dash_duo, "#lineage-export")  # CSV download (the file itself is not checked)
         until(lambda: dash_duo.driver.execute_script(
             "return document.querySelector('#lineage-export').dataset.clicks || 1") == 1, 2)
-        assert not _console_errors(dash_duo)
+        assert not console_errors(dash_duo)
     finally:
         app.data_service.close()
 
@@ -251,7 +248,7 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         until(start_editing, 10)
         ActionChains(dash_duo.driver).send_keys("best run").send_keys(Keys.ENTER).perform()
         dash_duo.wait_for_contains_text("#lineage-status", "Saved the remark of ./lenet_sc")
-        assert not _console_errors(dash_duo)
+        assert not console_errors(dash_duo)
     finally:
         dash_duo.server.stop()
         app.data_service.close()
@@ -279,6 +276,6 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         assert dash_duo.find_element("#lineage-overview").value_of_css_property(
             "display") == "none"
         _wait_table(dash_duo, LINEAGE_JOBS)
-        assert not _console_errors(dash_duo)
+        assert not console_errors(dash_duo)
     finally:
         restarted.data_service.close()

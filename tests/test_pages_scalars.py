@@ -9,7 +9,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
-import pytest
 from dash.testing.wait import until
 
 from dash_insight.app import create_app
@@ -24,6 +23,7 @@ from dash_insight.app.components.scalar_charts import (
 )
 from dash_insight.app.pages import compare, scalars
 from dash_insight.data.scalars import smooth_ema, threshold_mask
+from tests.conftest import console_errors
 
 # --- algorithms ---------------------------------------------------------------------------------
 
@@ -99,14 +99,6 @@ def test_payload_downsamples_and_reports_problems(corpus: Path, tmp_path: Path) 
 
 
 # --- browser ------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def corpus_app(corpus: Path, tmp_path: Path):
-    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0)
-    assert app.data_service.loader.wait_rounds(1)
-    yield app
-    app.data_service.close()
 
 
 def _figures(dash_duo) -> dict[str, dict]:
@@ -270,7 +262,7 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
     composed = _figures(dash_duo)["loss  +  accuracy"]
     assert composed["layout"]["y2"] and {t["yaxis"] for t in composed["data"]} == {"y", "y2"}
     assert "compose=" in dash_duo.driver.current_url
-    assert [e for e in dash_duo.get_logs() or [] if e.get("level") == "SEVERE"] == []
+    assert console_errors(dash_duo) == []
 
 
 def test_compare_two_jobs(dash_duo, corpus_app) -> None:
@@ -284,4 +276,4 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     until(lambda: len({t["name"] for t in _figures(dash_duo)["loss/auto"]["data"]}) == 3, 10)
     _click(dash_duo, '.di-axis input[value="absolute"]')
     until(lambda: _figures(dash_duo)["loss/auto"]["layout"]["xaxis"]["text"] == "time", 10)
-    assert [e for e in dash_duo.get_logs() or [] if e.get("level") == "SEVERE"] == []
+    assert console_errors(dash_duo) == []

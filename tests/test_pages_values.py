@@ -16,12 +16,12 @@ from dash.testing.wait import until
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
-from dash_insight.app import create_app
 from dash_insight.app.components import tag_select as ts
 from dash_insight.app.factory import page_modules
 from dash_insight.app.pages import histograms, images, tensors
 from dash_insight.data.service import DataService
 from dash_insight.data.tensors import parse_dims
+from tests.conftest import console_errors
 
 # --- tag selection -------------------------------------------------------------------------------
 
@@ -296,18 +296,6 @@ def test_large_tensors_open_quickly(tmp_path: Path) -> None:
 # --- browser -------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def corpus_app(corpus: Path, tmp_path: Path):
-    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0)
-    assert app.data_service.loader.wait_rounds(1)
-    yield app
-    app.data_service.close()
-
-
-def _console_errors(dash_duo) -> list[dict]:
-    return [entry for entry in dash_duo.get_logs() or [] if entry.get("level") == "SEVERE"]
-
-
 def _params(dash_duo) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlparse(dash_duo.driver.current_url).query).items()}
 
@@ -376,7 +364,7 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     search.send_keys("nan")
     until(lambda: len(_js(dash_duo, HIST_META)) == 2, 10)
     assert _params(dash_duo)["filter"] == "nan"
-    assert _console_errors(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 IMG = ("return Array.from(document.querySelectorAll('.di-vi-img')).map(i => [i.src, "
@@ -401,7 +389,7 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     until(lambda: "steps" in _params(dash_duo), 10)
     assert _params(dash_duo)["steps"] == "images/rgb_8x32x32=400"
 
-    assert _console_errors(dash_duo) == []
+    assert console_errors(dash_duo) == []
     # Brightness and contrast work in the browser alone: take the network away first.
     dash_duo.driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
                                            upload_throughput=0)
@@ -511,7 +499,7 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     _click_option(dash_duo, "#tensor-hview", "Front")
     until(lambda: set(_js(dash_duo, HIST_META)) == {'{"view":"front"}'}, 15)
     assert _params(dash_duo)["view"] == "histogram" and _params(dash_duo)["hview"] == "front"
-    assert _console_errors(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 @browser
@@ -538,7 +526,7 @@ def test_empty_states_and_unknown_job(dash_duo, corpus_app) -> None:
     until(lambda: len(_js(dash_duo, HIST_META)) == 7, 15)
     assert "fc1.bias/auto" not in _params(dash_duo)["tags"].split(",")
     assert not dash_duo.find_element("#hist-all input").is_selected()
-    assert _console_errors(dash_duo) == []
+    assert console_errors(dash_duo) == []
 
 
 def test_page_modules_are_registered() -> None:

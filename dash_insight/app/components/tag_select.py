@@ -191,6 +191,18 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int,
     return list(items[start:start + size]), page, pages
 
 
+
+def tags_on_page(params: Mapping[str, str], tags: Sequence[str], pattern: str, page: int,
+                 page_size: int) -> tuple[list[str], int, int, list[str], str]:
+    """What a per-tag page shows, from its URL: (tags on the current page, that page, the
+    number of pages, tags of the URL the job does not have, the "Total N tags" text). Tags
+    shown are the checked ones that match ``pattern``."""
+    selected, unknown = selection_from_params(params, tags)
+    visible = visible_tags(tags, selected, pattern)
+    on_page, page, pages = page_of(visible, page, page_size)
+    total = f"Total {len(visible)} tag{'' if len(visible) == 1 else 's'}"
+    return on_page, page, pages, unknown, total
+
 def pager(prefix: str, total: int, page: int, pages: int, noun: str = "tag") -> html.Div:
     """"Total N" and ‹ page / pages › buttons (``{prefix}-prev`` / ``{prefix}-next``)."""
     return html.Div(className="di-pager", children=[

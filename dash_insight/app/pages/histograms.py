@@ -27,14 +27,13 @@ from ..components.histogram_views import (
     shown_text,
 )
 from ..components.tag_select import (
-    page_of,
     pager,
     register_tag_select,
     selection_from_params,
     tag_select,
+    tags_on_page,
     tags_to_params,
     user_change,
-    visible_tags,
 )
 from ..urls import int_param, make_search, parse_search
 
@@ -243,9 +242,8 @@ def register(app: dash.Dash, service: DataService) -> None:
                     None)
         tags = job.tags["histogram"]
         state = page_state(params)
-        selected, unknown = selection_from_params(params, tags)
-        visible = visible_tags(tags, selected, state["filter"])
-        on_page, page, pages = page_of(visible, state["page"], PAGE_SIZE)
+        on_page, page, pages, unknown, total = tags_on_page(params, tags, state["filter"],
+                                                            state["page"], PAGE_SIZE)
         key = [train_id, job.version, on_page, state["view"], state["axis"], state["raw"],
                unknown, theme]
         if shown == key:
@@ -254,6 +252,5 @@ def register(app: dash.Dash, service: DataService) -> None:
         if not built:
             built = html.Div("No tag selected: tick tags above, or clear the filter."
                              if tags else "No histogram yet.", className="di-empty")
-        total = f"Total {len(visible)} tag{'' if len(visible) == 1 else 's'}"
         return (built, unknown_message(unknown, train_id, "histogram"), total,
                 f"{page} / {pages}", page <= 1, page >= pages, key)

@@ -24,14 +24,13 @@ from ...data.provider import DataError, DataProvider
 from ...data.service import DataService
 from ..components.tag_select import (
     decode_map,
-    page_of,
     pager,
     register_tag_select,
     selection_from_params,
     tag_select,
+    tags_on_page,
     tags_to_params,
     user_change,
-    visible_tags,
 )
 from ..urls import int_param, make_search, parse_search
 from .histograms import head, job_error, unknown_message
@@ -340,9 +339,8 @@ def register(app: dash.Dash, service: DataService) -> None:
                     None)
         tags = job.tags["image"]
         state = page_state(params)
-        selected, unknown = selection_from_params(params, tags)
-        visible = visible_tags(tags, selected, state["filter"])
-        on_page, page, pages = page_of(visible, state["page"], PAGE_SIZE)
+        on_page, page, pages, unknown, total = tags_on_page(params, tags, state["filter"],
+                                                            state["page"], PAGE_SIZE)
         key = [train_id, job.version, on_page, unknown]
         if shown == key:
             return (dash.no_update,) * 7
@@ -351,6 +349,5 @@ def register(app: dash.Dash, service: DataService) -> None:
         if not built:
             built = html.Div("No tag selected: tick tags above, or clear the filter.",
                              className="di-empty")
-        total = f"Total {len(visible)} tag{'' if len(visible) == 1 else 's'}"
         return (built, unknown_message(unknown, train_id, "image"), total, f"{page} / {pages}",
                 page <= 1, page >= pages, key)
