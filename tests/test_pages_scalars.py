@@ -18,9 +18,9 @@ from dash_insight.app.components.scalar_charts import (
     SeriesSpec,
     chart_payload,
     encode_series,
-    filter_names,
     threshold_text,
 )
+from dash_insight.app.components.tag_select import filter_tags
 from dash_insight.app.pages import compare, scalars
 from dash_insight.data.scalars import smooth_ema, threshold_mask
 from tests.conftest import console_errors
@@ -64,8 +64,8 @@ def test_encode_series_marks_nonfinite() -> None:
 
 def test_filter_and_page_state() -> None:
     names = ["loss", "train/acc", "eval/acc"]
-    assert filter_names(names, "ACC$")[0] == ["train/acc", "eval/acc"]
-    assert filter_names(names, "(")[1].startswith("invalid regular expression")
+    assert filter_tags(names, "ACC$")[0] == ["train/acc", "eval/acc"]
+    assert filter_tags(names, "(")[1].startswith("invalid regular expression")
     state = scalars.page_state({"tags": json.dumps(["eval/acc", "gone"]), "smoothing": "7",
                                 "axis": "weird", "compose": json.dumps(["loss", "x"])}, names)
     assert state["selected"] == ["eval/acc"]

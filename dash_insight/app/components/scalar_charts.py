@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,24 +35,6 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
 
 LABEL_CHARS = 40
 AXES = (("step", "Step"), ("relative", "Relative time (s)"), ("absolute", "Absolute time"))
-
-
-def filter_names(names: list[str], pattern: str) -> tuple[list[str], str | None]:
-    """Names matching a regular expression (case-insensitive search); every name and an error
-    message when the expression is invalid."""
-    if not pattern:
-        return names, None
-    try:
-        compiled = re.compile(pattern, re.IGNORECASE)
-    except re.error as error:
-        return names, f"invalid regular expression: {error}"
-    return [n for n in names if compiled.search(n)], None
-
-
-def name_option(name: str) -> dict[str, Any]:
-    """A checklist option whose long label is truncated, the full name on hover."""
-    label = name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…"
-    return {"label": html.Span(label, title=name), "value": name}
 
 
 @dataclass(frozen=True)

@@ -218,10 +218,15 @@ def pager(prefix: str, total: int, page: int, pages: int, noun: str = "tag") -> 
 # --- component -----------------------------------------------------------------------------------
 
 
+def tag_option(tag: str) -> dict[str, Any]:
+    """A checklist option: the label cut by :func:`short_label`, the full name on hover."""
+    return {"label": html.Span(short_label(tag), title=tag, className="di-tag-label"),
+            "value": tag}
+
+
 def _options(tags: Sequence[str], pattern: str) -> list[dict[str, Any]]:
     matching, _ = filter_tags(tags, pattern)
-    return [{"label": html.Span(short_label(tag), title=tag, className="di-tag-label"),
-             "value": tag} for tag in matching]
+    return [tag_option(tag) for tag in matching]
 
 
 def _state(tags: Sequence[str], selected: Sequence[str], pattern: str

@@ -24,10 +24,9 @@ from ..components.scalar_charts import (
     chart_payload,
     chart_stores,
     controls,
-    filter_names,
-    name_option,
     register_chart_callbacks,
 )
+from ..components.tag_select import filter_tags, tag_option
 from ..urls import int_param, list_param, make_search, parse_search
 
 IDS = chart_ids("compare")  # this page's axis, smoothing, data and thresholds components
@@ -166,11 +165,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         trigger = str(ctx.triggered_id)
         if not ctx.triggered[0]["value"] and trigger.endswith(("-all", "-none")):
             return dash.no_update
-        visible_jobs, _ = filter_names(jobs, job_pattern or "")
+        visible_jobs, _ = filter_tags(jobs, job_pattern or "")
         selected_jobs = pick(jobs, state["jobs"], checked_jobs, visible_jobs, trigger,
                              "compare-jobs-all", "compare-jobs-none", "compare-jobs")
         all_tags = union_tags(selected_jobs, tags_of)
-        visible_tags, _ = filter_names(all_tags, tag_pattern or "")
+        visible_tags, _ = filter_tags(all_tags, tag_pattern or "")
         tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
         tags = pick(all_tags, tags, checked_tags, visible_tags, trigger, "compare-tags-all",
                     "compare-tags-none", "compare-tags")
@@ -200,17 +199,17 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def selections(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
         state, jobs, _ = current(search)
-        visible_jobs, job_error = filter_names(jobs, state["job_filter"])
-        visible_tags, tag_error = filter_names(state["all_tags"], state["filter"])
+        visible_jobs, job_error = filter_tags(jobs, state["job_filter"])
+        visible_tags, tag_error = filter_tags(state["all_tags"], state["filter"])
         warning = job_error or tag_error or ""
         if not warning and len(state["jobs"]) > WARN_JOBS:
             warning = (f"⚠ {len(state['jobs'])} jobs selected: charts with more than "
                        f"{WARN_JOBS} lines are hard to read")
         if not jobs:
             warning = "No job with scalar data yet."
-        return ([name_option(j) for j in visible_jobs],
+        return ([tag_option(j) for j in visible_jobs],
                 [j for j in state["jobs"] if j in visible_jobs],
-                [name_option(t) for t in visible_tags],
+                [tag_option(t) for t in visible_tags],
                 [t for t in state["tags"] if t in visible_tags], warning)
 
     @app.callback(

@@ -24,11 +24,10 @@ from ..components.scalar_charts import (
     chart_payload,
     chart_stores,
     controls,
-    filter_names,
-    name_option,
     register_chart_callbacks,
     threshold_text,
 )
+from ..components.tag_select import filter_tags, tag_option
 from ..urls import int_param, list_param, make_search, parse_search
 
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
@@ -107,7 +106,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                           placeholder="Filter tags (regular expression)", className="di-input"),
                 html.Span(id="scalar-filter-error", className="di-error-text"),
             ]),
-            html.Div(dcc.Checklist(id="scalar-tags", options=[name_option(t) for t in all_tags],
+            html.Div(dcc.Checklist(id="scalar-tags", options=[tag_option(t) for t in all_tags],
                                    value=state["selected"], inline=True),
                      className="di-tag-list"),
             controls("scalars", state["axis"], state["smoothing"]),
@@ -163,7 +162,7 @@ def register(app: dash.Dash, service: DataService) -> None:
                         search: str | None) -> Any:
         train_id, state, tags = current(search)
         trigger = ctx.triggered_id
-        visible, _ = filter_names(tags, pattern or "")
+        visible, _ = filter_tags(tags, pattern or "")
         if trigger == "scalar-tags":
             # Tags hidden by the filter keep their selection.
             hidden = [t for t in state["selected"] if t not in visible]
@@ -206,7 +205,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def tag_list(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
         train_id, state, tags = current(search)
-        visible, error = filter_names(tags, state["filter"])
+        visible, error = filter_tags(tags, state["filter"])
         export = app.get_relative_path("/v1/dash-insight/export/scalars")
         query = [("train_id", train_id)] + [("tag", t) for t in state["selected"]]
 
@@ -215,7 +214,7 @@ def register(app: dash.Dash, service: DataService) -> None:
 
             return f"{export}?{urlencode([*query, ('format', fmt)])}"
 
-        return ([name_option(t) for t in visible], [t for t in state["selected"] if t in visible],
+        return ([tag_option(t) for t in visible], [t for t in state["selected"] if t in visible],
                 error or "", {} if state["compose"] else {"display": "none"},
                 link("csv"), link("json"))
 
