@@ -192,6 +192,19 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int,
 
 
 
+def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
+    """(the page to show, whether ``trigger`` was the pager) after a change of the controls:
+    ``{prefix}-prev`` / ``{prefix}-next`` turn the page; a change of the tags or the filter goes
+    back to page 1; anything else keeps it."""
+    if trigger == f"{prefix}-prev":
+        return max(1, page - 1), True
+    if trigger == f"{prefix}-next":
+        return page + 1, True
+    if trigger in (f"{prefix}-tags", f"{prefix}-filter"):
+        return 1, False
+    return page, False
+
+
 def tags_on_page(params: Mapping[str, str], tags: Sequence[str], pattern: str, page: int,
                  page_size: int) -> tuple[list[str], int, int, list[str], str]:
     """What a per-tag page shows, from its URL: (tags on the current page, that page, the

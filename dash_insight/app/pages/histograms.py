@@ -27,6 +27,7 @@ from ..components.histogram_views import (
     shown_text,
 )
 from ..components.tag_select import (
+    page_after,
     pager,
     register_tag_select,
     selection_from_params,
@@ -211,14 +212,9 @@ def register(app: dash.Dash, service: DataService) -> None:
         params = parse_search(search)
         state = page_state(params)
         trigger = ctx.triggered_id
-        if trigger == f"{PREFIX}-prev":
-            state["page"] = max(1, state["page"] - 1)
-        elif trigger == f"{PREFIX}-next":
-            state["page"] += 1
-        else:
+        state["page"], paged = page_after(trigger, PREFIX, state["page"])
+        if not paged:
             state.update(view=view or "top", axis=axis or "step", raw=bool(raw))
-            if trigger in (f"{PREFIX}-tags", f"{PREFIX}-filter"):
-                state["page"] = 1
         new = state_search(params.get("train_id", ""),
                            tags_to_params(tags or [], selected, pattern or ""), state)
         return dash.no_update if new == (search or "") else new

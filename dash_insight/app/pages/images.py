@@ -24,6 +24,7 @@ from ...data.provider import DataError, DataProvider
 from ...data.service import DataService
 from ..components.tag_select import (
     decode_map,
+    page_after,
     pager,
     register_tag_select,
     selection_from_params,
@@ -307,15 +308,8 @@ def register(app: dash.Dash, service: DataService) -> None:
             return dash.no_update
         params = parse_search(search)
         page = int_param(params, "page", 1, 1, 10**6)
-        trigger = ctx.triggered_id
-        if trigger == f"{PREFIX}-prev":
-            page = max(1, page - 1)
-        elif trigger == f"{PREFIX}-next":
-            page += 1
-        else:
-            page = 1
-        params.update({k: v for k, v in tags_to_params(tags or [], selected, pattern or "")
-                       .items()})
+        page, _ = page_after(ctx.triggered_id, PREFIX, page)
+        params.update(tags_to_params(tags or [], selected, pattern or ""))
         params["page"] = None if page == 1 else page  # type: ignore[assignment]
         new = make_search(params)
         return dash.no_update if new == (search or "") else new
