@@ -42,3 +42,10 @@ def corpus_app(corpus: Path, tmp_path: Path):
 def console_errors(dash_duo) -> list[dict]:
     """SEVERE messages of the browser console since the last call."""
     return [entry for entry in dash_duo.get_logs() or [] if entry.get("level") == "SEVERE"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that drives the browser is marked ``browser`` (``-m "not browser"``)."""
+    for item in items:
+        if "dash_duo" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
