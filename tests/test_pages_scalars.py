@@ -20,7 +20,7 @@ from dash_insight.app.components.scalar_charts import (
     encode_series,
     threshold_text,
 )
-from dash_insight.app.components.tag_select import filter_tags
+from dash_insight.app.components.tag_select import encode_tags, filter_tags
 from dash_insight.app.pages import compare, scalars
 from dash_insight.data.scalars import smooth_ema, threshold_mask
 from tests.conftest import console_errors
@@ -66,11 +66,12 @@ def test_filter_and_page_state() -> None:
     names = ["loss", "train/acc", "eval/acc"]
     assert filter_tags(names, "ACC$")[0] == ["train/acc", "eval/acc"]
     assert filter_tags(names, "(")[1].startswith("invalid regular expression")
-    state = scalars.page_state({"tags": json.dumps(["eval/acc", "gone"]), "smoothing": "7",
-                                "axis": "weird", "compose": json.dumps(["loss", "x"])}, names)
+    state = scalars.page_state({"tags": encode_tags(["eval/acc", "gone"]), "smoothing": "7",
+                                "axis": "weird", "compose": encode_tags(["loss", "x"])}, names)
     assert state["selected"] == ["eval/acc"]
     assert (state["smoothing"], state["axis"], state["compose"]) == (0.99, "step", None)
-    assert scalars.page_state({"tags": "not json"}, names)["selected"] == names
+    assert scalars.page_state({"tags": ","}, names)["selected"] == []
+    assert scalars.page_state({}, names)["selected"] == names
     charts, pages = scalars.chart_specs("./j", {**state, "selected": [f"t{i}" for i in range(30)],
                                                 "compose": ["t1", "t2"]})
     assert pages == 2 and len(charts) == 25 and len(charts[0].series) == 2
@@ -78,7 +79,7 @@ def test_filter_and_page_state() -> None:
     tags_of = {j: ["loss"] + (["acc"] if j == "./b" else []) for j in jobs}
     default = compare.page_state({}, jobs, tags_of)
     assert default["jobs"] == jobs[:5] and default["tags"] == ["loss", "acc"]
-    chosen = compare.page_state({"jobs": json.dumps(["./f", "./a"])}, jobs, tags_of)
+    chosen = compare.page_state({"jobs": encode_tags(["./f", "./a"])}, jobs, tags_of)
     assert chosen["jobs"] == ["./a", "./f"] and chosen["all_tags"] == ["loss"]
 
 
@@ -266,7 +267,7 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
 
 
 def test_compare_two_jobs(dash_duo, corpus_app) -> None:
-    jobs = json.dumps(["./lenet_sc", "./lenet_lr0.01_bs32"])
+    jobs = encode_tags(["./lenet_sc", "./lenet_lr0.01_bs32"])
     _open(dash_duo, corpus_app, f"/compare?jobs={quote(jobs)}")
     figures = _wait_charts(dash_duo, 2)
     names = {t["name"] for t in figures["loss/auto"]["data"]}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
@@ -26,14 +25,3 @@ def int_param(params: Mapping[str, str], name: str, default: int, low: int, high
         return default
     return max(low, min(high, value))
 
-
-def list_param(text: str | None) -> list[str] | None:
-    """A list of strings stored in the URL as JSON (names may hold any character), or None
-    when absent or malformed."""
-    if not text:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return [str(v) for v in value] if isinstance(value, list) else None

@@ -8,7 +8,6 @@ Any job can be compared (MindInsight: only the 15 cached ones, 5 at a time); pas
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import dash
@@ -26,8 +25,8 @@ from ..components.scalar_charts import (
     controls,
     register_chart_callbacks,
 )
-from ..components.tag_select import filter_tags, tag_option
-from ..urls import int_param, list_param, make_search, parse_search
+from ..components.tag_select import decode_tags, encode_tags, filter_tags, tag_option
+from ..urls import int_param, make_search, parse_search
 
 IDS = chart_ids("compare")  # this page's axis, smoothing, data and thresholds components
 PATH = "/compare"
@@ -53,10 +52,10 @@ def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
 
 def page_state(params: dict[str, str], jobs: list[str],
                tags_of: dict[str, list[str]]) -> dict[str, Any]:
-    chosen = list_param(params.get("jobs"))
+    chosen = decode_tags(params.get("jobs"))
     selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
     all_tags = union_tags(selected_jobs, tags_of)
-    chosen_tags = list_param(params.get("tags"))
+    chosen_tags = decode_tags(params.get("tags"))
     tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
     try:
         smoothing = min(0.99, max(0.0, float(params.get("smoothing", 0))))
@@ -179,10 +178,10 @@ def register(app: dash.Dash, service: DataService) -> None:
         elif trigger == "compare-next":
             page += 1
         new = make_search({
-            "jobs": json.dumps(selected_jobs) if (selected_jobs != jobs[:DEFAULT_JOBS]
+            "jobs": encode_tags(selected_jobs) if (selected_jobs != jobs[:DEFAULT_JOBS]
                                                   or state["explicit_jobs"]) else None,
             "job_filter": job_pattern or "",
-            "tags": None if tags == all_tags else json.dumps(tags),
+            "tags": None if tags == all_tags else encode_tags(tags),
             "filter": tag_pattern or "",
             "axis": None if axis == "step" else axis,
             "smoothing": f"{smoothing:g}" if smoothing else None,

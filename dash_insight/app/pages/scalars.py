@@ -8,8 +8,8 @@ Thresholds are remembered in the browser (localStorage), per job and tag.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+from urllib.parse import urlencode
 
 import dash
 from dash import ALL, Input, Output, State, ctx, dcc, html
@@ -27,8 +27,8 @@ from ..components.scalar_charts import (
     register_chart_callbacks,
     threshold_text,
 )
-from ..components.tag_select import filter_tags, tag_option
-from ..urls import int_param, list_param, make_search, parse_search
+from ..components.tag_select import decode_tags, encode_tags, filter_tags, tag_option
+from ..urls import int_param, make_search, parse_search
 
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
 PATH = "/scalars"
@@ -42,13 +42,13 @@ def chart_id(train_id: str, tag: str) -> str:
 
 def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
     """Everything the page shows, from the URL (unknown tags are dropped)."""
-    selected = list_param(params.get("tags"))
+    selected = decode_tags(params.get("tags"))
     selected = all_tags if selected is None else [t for t in selected if t in all_tags]
     try:
         smoothing = min(0.99, max(0.0, float(params.get("smoothing", 0))))
     except ValueError:
         smoothing = 0.0
-    compose = list_param(params.get("compose"))
+    compose = decode_tags(params.get("compose"))
     if compose is not None and (len(compose) != 2 or not set(compose) <= set(all_tags)):
         compose = None
     axis = params.get("axis", "step")
@@ -187,12 +187,12 @@ def register(app: dash.Dash, service: DataService) -> None:
             state["compose"] = None
         new = make_search({
             "train_id": train_id,
-            "tags": None if state["selected"] == tags else json.dumps(state["selected"]),
+            "tags": None if state["selected"] == tags else encode_tags(state["selected"]),
             "filter": state["filter"],
             "axis": None if state["axis"] == "step" else state["axis"],
             "smoothing": f"{state['smoothing']:g}" if state["smoothing"] else None,
             "page": None if state["page"] == 1 else state["page"],
-            "compose": json.dumps(state["compose"]) if state["compose"] else None,
+            "compose": encode_tags(state["compose"]) if state["compose"] else None,
         })
         return dash.no_update if new == (search or "") else new
 
@@ -210,8 +210,6 @@ def register(app: dash.Dash, service: DataService) -> None:
         query = [("train_id", train_id)] + [("tag", t) for t in state["selected"]]
 
         def link(fmt: str) -> str:
-            from urllib.parse import urlencode
-
             return f"{export}?{urlencode([*query, ('format', fmt)])}"
 
         return ([tag_option(t) for t in visible], [t for t in state["selected"] if t in visible],
