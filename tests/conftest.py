@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +19,8 @@ REPO = Path(__file__).resolve().parent.parent
 if Path("/usr/bin/chromium").exists():
     os.environ.setdefault("DASH_TEST_CHROMEPATH", "/usr/bin/chromium")
 CORPUS = Path(os.environ.get("DASH_INSIGHT_CORPUS", REPO.parent / "shared" / "corpus"))
+ORACLE_PATH = CORPUS.parent / "oracle" / "mindinsight-2.3.1-corpus.json.gz"
+TOOLS = CORPUS.parent / "tools"
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +55,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "dash_duo" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+
+
+def dump_and_compare(app: Any, tmp_path: Path, sections: str,
+                     dump_timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Serve ``app`` (a Flask app) on a real server, dump it with ``../shared/tools/mi_dump.py``
+    and compare the dump with MindInsight's oracle by ``compare_dumps.py`` for ``sections``
+    (comma-separated); returns the comparison's finished process."""
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class QuietHandler(WSGIRequestHandler):
+        def log_request(self, *args: Any, **kwargs: Any) -> None:
+            """No access log for the hundreds of requests of a dump."""
+
+    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        dump = tmp_path / "ours.json"
+        subprocess.run([sys.executable, str(TOOLS / "mi_dump.py"),
+                        f"http://127.0.0.1:{server.server_port}", str(dump),
+                        "--wait", "60", "--stable", "0.05", "--timeout", "30"],
+                       check=True, capture_output=True, timeout=dump_timeout)
+    finally:
+        server.shutdown()
+        thread.join(10)
+    return subprocess.run([sys.executable, str(TOOLS / "compare_dumps.py"), str(ORACLE_PATH),
+                           str(dump), sections], capture_output=True, text=True, timeout=120)

@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from werkzeug.serving import WSGIRequestHandler, make_server
 
 from dash_insight import SummaryWriter
 from dash_insight.api import register_rest_api
@@ -33,10 +29,8 @@ from dash_insight.data.index import IndexStore, index_directory
 from dash_insight.data.loader import Loader
 from dash_insight.data.provider import DataProvider
 from dash_insight.summary.protos import anf_ir_pb2
-from tests.conftest import CORPUS
+from tests.conftest import ORACLE_PATH, dump_and_compare
 
-ORACLE_PATH = CORPUS.parent / "oracle" / "mindinsight-2.3.1-corpus.json.gz"
-TOOLS = CORPUS.parent / "tools"
 PREFIX = "/v1/mindinsight"
 LENET = "./lenet_sc"
 LENET_TAG = "events.out.events.summary.1795324654.0.vm_MS"
@@ -151,30 +145,11 @@ def test_dataset_graph_matches_oracle(oracle: dict[str, Any], client: FlaskClien
     assert get(client, "/datasets/dataset_graph", train_id="./nested/grp/job_a") == {}
 
 
-class _QuietHandler(WSGIRequestHandler):
-    def log_request(self, *args: Any, **kwargs: Any) -> None:
-        """No access log for the requests of a dump."""
-
-
 @pytest.mark.slow
 def test_mi_dump_and_compare_dumps_graphs(oracle: dict[str, Any], app: Flask,
                                           tmp_path: Path) -> None:
     """``mi_dump.py`` against a real server, ``compare_dumps.py`` (graphs, dataset_graph)."""
-    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=_QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        dump = tmp_path / "ours.json"
-        subprocess.run([sys.executable, str(TOOLS / "mi_dump.py"),
-                        f"http://127.0.0.1:{server.server_port}", str(dump),
-                        "--wait", "60", "--stable", "0.05", "--timeout", "30"],
-                       check=True, capture_output=True, timeout=180)
-    finally:
-        server.shutdown()
-        thread.join(10)
-    compared = subprocess.run([sys.executable, str(TOOLS / "compare_dumps.py"), str(ORACLE_PATH),
-                               str(dump), "graphs,dataset_graph"],
-                              capture_output=True, text=True, timeout=120)
+    compared = dump_and_compare(app, tmp_path, "graphs,dataset_graph")
     assert compared.returncode == 0, compared.stdout
     assert "graphs 270/270, dataset_graph 8/8" in compared.stdout, compared.stdout
 

@@ -27,9 +27,6 @@ import json
 import math
 import os
 import re
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,7 +35,6 @@ import numpy as np
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from werkzeug.serving import WSGIRequestHandler, make_server
 
 from dash_insight import SummaryWriter
 from dash_insight.api import register_rest_api, rest_blueprint
@@ -46,10 +42,8 @@ from dash_insight.data.index import IndexStore, index_directory
 from dash_insight.data.loader import Loader
 from dash_insight.data.provider import DataProvider
 from dash_insight.data.sampling import MINDINSIGHT_SAMPLES
-from tests.conftest import CORPUS
+from tests.conftest import ORACLE_PATH, dump_and_compare
 
-ORACLE_PATH = CORPUS.parent / "oracle" / "mindinsight-2.3.1-corpus.json.gz"
-TOOLS = CORPUS.parent / "tools"
 PREFIX = "/v1/mindinsight/datavisual"
 EXPORT = "/v1/dash-insight/export/scalars"
 # The one tag MindInsight did not list (its 6-tensor-tags-per-job cap evicted the first one).
@@ -602,29 +596,11 @@ def test_export_errors(client: FlaskClient) -> None:
 # -- the real tools over HTTP --------------------------------------------------------------------
 
 
-class _QuietHandler(WSGIRequestHandler):
-    def log_request(self, *args: Any, **kwargs: Any) -> None:
-        """No access log for the ~900 requests of a dump."""
-
-
 def test_mi_dump_and_compare_dumps(oracle: dict[str, Any], mi_app: Flask,
                                    tmp_path: Path) -> None:
     """``mi_dump.py`` against a real server, ``compare_dumps.py`` against the oracle."""
-    server = make_server("127.0.0.1", 0, mi_app, threaded=True, request_handler=_QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        dump = tmp_path / "ours.json"
-        subprocess.run([sys.executable, str(TOOLS / "mi_dump.py"),
-                        f"http://127.0.0.1:{server.server_port}", str(dump),
-                        "--wait", "60", "--stable", "0.05", "--timeout", "30"],
-                       check=True, capture_output=True, timeout=120)
-    finally:
-        server.shutdown()
-        thread.join(10)
-    compared = subprocess.run([sys.executable, str(TOOLS / "compare_dumps.py"), str(ORACLE_PATH),
-                               str(dump), "scalars,histograms,images,tensors"],
-                              capture_output=True, text=True, timeout=120)
+    compared = dump_and_compare(mi_app, tmp_path, "scalars,histograms,images,tensors",
+                                dump_timeout=120)
     assert compared.returncode == 0, compared.stdout
     counts = {section: sum(len(job[section]) for job in oracle["jobs"].values())
               for section in ("scalars", "histograms", "images", "tensors")}
