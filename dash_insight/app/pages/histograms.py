@@ -36,6 +36,12 @@ from ..components.tag_select import (
     tags_to_params,
     user_change,
 )
+from ..components.value_pages import (
+    GRAPH_CONFIG,
+    head,
+    plugin_tags,
+    unknown_message,
+)
 from ..urls import int_param, make_search, parse_search
 
 PATH = "/histograms"
@@ -44,9 +50,6 @@ PREFIX = "hist"
 MAX_STEPS = 100
 #: Charts per page.
 PAGE_SIZE = 12
-GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
-                "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]}
-
 EMPTY = ["This job has no parameter distribution (histogram) yet. SummaryCollector records the "
          "first five weights by default (", html.Code("collect_specified_data="
                                                       "{'histogram_regular': '^conv1.*'}"),
@@ -85,42 +88,13 @@ def _radio(component_id: str, options: list[tuple[str, str]], value: str) -> dcc
                           options=[{"label": label, "value": v} for v, label in options])
 
 
-def head(app: dash.Dash, title: str, train_id: str) -> html.Div:
-    """Title, summary path and a × back to the job's dashboard (shared by the value pages)."""
-    return html.Div(className="di-page-head", children=[
-        html.H1(title, className="di-title"),
-        html.Span(f"Summary path: {train_id}", className="di-subtitle"),
-        html.Div(className="di-spacer"),
-        dcc.Link("×", href=app.get_relative_path("/dashboard") + make_search(
-            {"train_id": train_id}), className="di-close", title="Back to the training dashboard"),
-    ])
-
-
-def job_error(app: dash.Dash, message: str) -> html.Div:
-    return html.Div(className="di-panel di-empty", children=[
-        html.P(message), dcc.Link("Back to the summary list", href=app.get_relative_path("/"))])
-
-
-def unknown_message(unknown: list[str], train_id: str, kind: str) -> Any:
-    """A notice for tags named in the URL that the job does not have."""
-    if not unknown:
-        return None
-    names = ", ".join(repr(t) for t in unknown[:5]) + (" …" if len(unknown) > 5 else "")
-    return html.Div(className="di-notice di-warning", id=f"{kind}-unknown-tags", children=[
-        f"{len(unknown)} tag(s) in the link are not {kind} tags of {train_id}: {names}. "
-        "They may have been renamed, or belong to another job; the other tags are shown."])
-
-
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     title = head(app, "Parameter Distribution", train_id)
-    try:
-        tags = service.provider.job(train_id).tags["histogram"]
-    except DataError as error:
-        return html.Div([title, job_error(app, str(error))])
-    if not tags:
-        return html.Div([title, html.Div(EMPTY, className="di-panel di-empty",
-                                         id="hist-empty")])
+    tags, message = plugin_tags(app, service.provider, train_id, "histogram", title, EMPTY,
+                                "hist-empty")
+    if message is not None:
+        return message
     state = page_state(params)
     selected, _ = selection_from_params(params, tags)
     return html.Div([

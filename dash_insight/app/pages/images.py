@@ -33,8 +33,12 @@ from ..components.tag_select import (
     tags_to_params,
     user_change,
 )
+from ..components.value_pages import (
+    head,
+    plugin_tags,
+    unknown_message,
+)
 from ..urls import int_param, make_search, parse_search
-from .histograms import head, job_error, unknown_message
 
 PATH = "/images"
 PREFIX = "img"
@@ -153,12 +157,10 @@ def _level_slider(name: str, label: str, value: int) -> html.Div:
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     title = head(app, "Images", train_id)
-    try:
-        tags = service.provider.job(train_id).tags["image"]
-    except DataError as error:
-        return html.Div([title, job_error(app, str(error))])
-    if not tags:
-        return html.Div([title, html.Div(EMPTY, className="di-panel di-empty", id="img-empty")])
+    tags, message = plugin_tags(app, service.provider, train_id, "image", title, EMPTY,
+                                "img-empty")
+    if message is not None:
+        return message
     state = page_state(params)
     selected, _ = selection_from_params(params, tags)
     return html.Div(id="img-root", style={"--di-image-filter": image_filter(state["b"],

@@ -59,8 +59,13 @@ from ..components.tag_select import (
     tags_to_params,
     user_change,
 )
+from ..components.value_pages import (
+    GRAPH_CONFIG,
+    head,
+    plugin_tags,
+    unknown_message,
+)
 from ..urls import int_param, make_search, parse_search
-from .histograms import GRAPH_CONFIG, head, job_error, unknown_message
 
 PATH = "/tensors"
 PREFIX = "tensor"
@@ -418,13 +423,10 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     title = head(app, "Tensors", train_id)
-    try:
-        tags = service.provider.job(train_id).tags["tensor"]
-    except DataError as error:
-        return html.Div([title, job_error(app, str(error))])
-    if not tags:
-        return html.Div([title, html.Div(EMPTY, className="di-panel di-empty",
-                                         id="tensor-empty")])
+    tags, message = plugin_tags(app, service.provider, train_id, "tensor", title, EMPTY,
+                                "tensor-empty")
+    if message is not None:
+        return message
     state = page_state(params)
     selected, _ = selection_from_params(params, tags)
     table = state["view"] == "table"
