@@ -461,3 +461,15 @@ def test_remarks_store_lives_in_the_workspace(corpus_service: DataService) -> No
     path = store_path(provider)
     assert path.startswith(os.path.join(corpus_service.workspace, "lineage") + os.sep)
     assert remarks_store(provider) is remarks_store(provider)
+
+
+def test_damaged_remarks_file_is_kept_aside(tmp_path: Path) -> None:
+    from dash_insight.data.remarks import RemarkStore
+
+    path = tmp_path / "added_info.json"
+    path.write_text("{not json")
+    store = RemarkStore(str(path))
+    assert store.all() == {}
+    store.update("./a", {"remark": "new"})
+    assert store.get("./a") == {"remark": "new"}
+    assert (tmp_path / "added_info.json.damaged").read_text() == "{not json"

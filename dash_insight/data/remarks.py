@@ -22,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -32,6 +34,8 @@ from .index import index_directory
 
 if TYPE_CHECKING:
     from .provider import DataProvider
+
+log = logging.getLogger(__name__)
 
 #: MindInsight's limits (``validate_added_info``): tag 0..10 (0 = none), remark <= 128 chars.
 MAX_TAG = 10
@@ -89,7 +93,15 @@ class RemarkStore:
                 content = json.load(handle)
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError):  # unreadable or damaged: start afresh rather than fail
+        except (OSError, ValueError) as error:
+            # Unreadable or damaged: start afresh rather than fail, but keep the old file's
+            # bytes beside it so the next write does not destroy the only copy.
+            backup = f"{self.path}.damaged"
+            if not os.path.exists(backup):
+                with contextlib.suppress(OSError):
+                    shutil.copy2(self.path, backup)
+            log.warning("lineage remarks file %s is unreadable (%s); a copy is kept in %s",
+                        self.path, error, backup)
             return {}
         jobs = content.get("jobs") if isinstance(content, dict) else None
         if not isinstance(jobs, dict):
