@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dash import html
+from dash import Input, Output, html
 
 from ...data.graph.dataset import Pipeline
 from ...data.graph.view import GraphView
@@ -188,3 +188,31 @@ def data_stylesheet(selected: str | None) -> list[dict[str, Any]]:
         rules.append({"selector": f"node[id = {_quoted(selected)}]",
                       "style": {"border-color": "#e02020", "border-width": 3}})
     return rules
+
+
+def register_canvas_tools(app: Any, prefix: str, filename: str,
+                          image_options: dict[str, Any]) -> None:
+    """Browser-side "full screen" and "download as PNG" of a graph page's canvas: the buttons
+    ``{prefix}-fullscreen`` / ``{prefix}-download`` act on ``{prefix}-canvas-wrap`` and the
+    cytoscape ``{prefix}-cy`` (``generateImage`` with ``image_options``)."""
+    app.clientside_callback(
+        f"""function(clicks) {{
+            if (!clicks) {{ return window.dash_clientside.no_update; }}
+            return {{type: 'png', action: 'download', filename: {json.dumps(filename)},
+                    options: {json.dumps(image_options)}}};
+        }}""",
+        Output(f"{prefix}-cy", "generateImage"), Input(f"{prefix}-download", "n_clicks"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        f"""function(clicks) {{
+            const wrap = document.getElementById({json.dumps(prefix + "-canvas-wrap")});
+            if (clicks && wrap) {{
+                if (document.fullscreenElement) {{ document.exitFullscreen(); }}
+                else if (wrap.requestFullscreen) {{ wrap.requestFullscreen(); }}
+            }}
+            return window.dash_clientside.no_update;
+        }}""",
+        Output(f"{prefix}-fullscreen", "title"), Input(f"{prefix}-fullscreen", "n_clicks"),
+        prevent_initial_call=True,
+    )

@@ -18,7 +18,13 @@ from dash import Input, Output, State, dcc, html
 from ...data.graph.dataset import Pipeline, decode_value, display_text, pipeline
 from ...data.provider import DataError
 from ...data.service import DataService
-from ..components.graph_view import DATA_LEGEND, data_stylesheet, legend, pipeline_elements
+from ..components.graph_view import (
+    DATA_LEGEND,
+    data_stylesheet,
+    legend,
+    pipeline_elements,
+    register_canvas_tools,
+)
 from ..urls import make_search, parse_search
 
 PATH = "/data-graph"
@@ -155,24 +161,5 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("data-graph-fit", "title"), Input("data-graph-fit", "n_clicks"),
         prevent_initial_call=True,
     )
-    app.clientside_callback(
-        """function(clicks) {
-            const wrap = document.getElementById('data-graph-canvas-wrap');
-            if (clicks && wrap) {
-                if (document.fullscreenElement) { document.exitFullscreen(); }
-                else if (wrap.requestFullscreen) { wrap.requestFullscreen(); }
-            }
-            return window.dash_clientside.no_update;
-        }""",
-        Output("data-graph-fullscreen", "title"), Input("data-graph-fullscreen", "n_clicks"),
-        prevent_initial_call=True,
-    )
-    app.clientside_callback(
-        """function(clicks) {
-            if (!clicks) { return window.dash_clientside.no_update; }
-            return {type: 'png', action: 'download', filename: 'data-graph',
-                    options: {full: true, bg: '#ffffff', scale: 2}};
-        }""",
-        Output("data-graph-cy", "generateImage"), Input("data-graph-download", "n_clicks"),
-        prevent_initial_call=True,
-    )
+    register_canvas_tools(app, "data-graph", "data-graph",
+                          {"full": True, "bg": "#ffffff", "scale": 2})

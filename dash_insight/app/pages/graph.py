@@ -36,6 +36,7 @@ from ..components.graph_view import (
     graph_elements,
     graph_stylesheet,
     legend,
+    register_canvas_tools,
 )
 from ..urls import make_search, parse_search
 
@@ -503,28 +504,9 @@ def register(app: dash.Dash, service: DataService) -> None:
         state = current(search)
         return state.search(expanded=[]) if clicks and state.expanded else dash.no_update
 
-    app.clientside_callback(
-        """function(clicks) {
-            if (!clicks) { return window.dash_clientside.no_update; }
-            return {type: 'png', action: 'download', filename: 'computational-graph',
-                    options: {full: true, bg: '#ffffff', scale: 2, maxWidth: 8000,
-                              maxHeight: 8000}};
-        }""",
-        Output("graph-cy", "generateImage"), Input("graph-download", "n_clicks"),
-        prevent_initial_call=True,
-    )
-    app.clientside_callback(
-        """function(clicks) {
-            const wrap = document.getElementById('graph-canvas-wrap');
-            if (clicks && wrap) {
-                if (document.fullscreenElement) { document.exitFullscreen(); }
-                else if (wrap.requestFullscreen) { wrap.requestFullscreen(); }
-            }
-            return window.dash_clientside.no_update;
-        }""",
-        Output("graph-fullscreen", "title"), Input("graph-fullscreen", "n_clicks"),
-        prevent_initial_call=True,
-    )
+    register_canvas_tools(app, "graph", "computational-graph",
+                          {"full": True, "bg": "#ffffff", "scale": 2, "maxWidth": 8000,
+                           "maxHeight": 8000})
     # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
     app.clientside_callback(
         """function(focus, fitClicks) {
