@@ -465,13 +465,20 @@ class _MindInsightViews:
             "plugins": self._plugins(job),
         }
 
-    def _value_steps(self, train_id: str, plugin: str, tag: str,
-                     not_found: Callable[[str], ApiError]) -> tuple[str, ValueSteps]:
-        """(raw tag, steps) of a MindInsight tag of ``plugin``; ``not_found`` error if absent."""
+    @staticmethod
+    def _raw(tag: str, plugin: str, not_found: Callable[[str], ApiError]) -> str:
+        """dash-insight's tag for a MindInsight tag of ``plugin``; ``not_found`` error when the
+        tag is not of that plugin."""
         _check_tag(tag)
         raw = _raw_tag(tag, plugin)
         if raw is None:
             raise not_found(TAG_NOT_FOUND_DETAIL)
+        return raw
+
+    def _value_steps(self, train_id: str, plugin: str, tag: str,
+                     not_found: Callable[[str], ApiError]) -> tuple[str, ValueSteps]:
+        """(raw tag, steps) of a MindInsight tag of ``plugin``; ``not_found`` error if absent."""
+        raw = self._raw(tag, plugin, not_found)
         try:
             return raw, self.provider.value_steps(train_id, plugin, raw)
         except TagNotFound:
@@ -569,11 +576,8 @@ class _MindInsightViews:
         train_id, tag = request.args.get("train_id"), request.args.get("tag")
         _require(train_id=train_id, tag=tag)
         self._job(train_id)
-        _check_tag(tag)
-        raw = _raw_tag(tag, "scalar")
+        raw = self._raw(tag, "scalar", errors.scalar_not_exist)
         try:
-            if raw is None:
-                raise TagNotFound(tag)
             points = self._points(train_id, raw)
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
@@ -650,11 +654,8 @@ class _MindInsightViews:
         train_id, tag = request.args.get("train_id"), request.args.get("tag")
         _require(train_id=train_id, tag=tag)
         self._job(train_id)
-        _check_tag(tag)
-        raw = _raw_tag(tag, "histogram")
+        raw = self._raw(tag, "histogram", errors.histogram_not_exist)
         try:
-            if raw is None:
-                raise TagNotFound(tag)
             steps = self.provider.histograms(train_id, raw, rebin=True)
         except TagNotFound:
             raise errors.histogram_not_exist(TAG_NOT_FOUND_DETAIL) from None
