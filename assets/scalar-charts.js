@@ -1,6 +1,7 @@
 /* dash-insight scalar charts, drawn in the browser: smoothing, axes, log scale, thresholds,
    zoom history and full screen never wait for the server. The Python twins of smooth() and
-   thresholdMask() are dash_insight.data.scalars.smooth_ema / threshold_mask (tested equal). */
+   thresholdMask() are smooth_ema / threshold_mask in dash_insight/plugins/scalars/smoothing.py
+   (tested equal). */
 (function () {
   const COLOURS = ["#00a5a7", "#e8684a", "#5b8ff9", "#f6bd16", "#9270ca", "#269a99",
                    "#ff99c3", "#6dc8ec", "#5d7092", "#ff9d4d", "#1e9493", "#bd7a5d"];

@@ -33,13 +33,13 @@ import time
 from collections.abc import Callable
 
 from dash_insight import SummaryWriter
-from dash_insight.app.components.graph_view import graph_elements
-from dash_insight.data.graph import GRAPHS, graph_model
-from dash_insight.data.graph.view import build_view
-from dash_insight.data.index import IndexStore, index_directory
-from dash_insight.data.loader import Loader
-from dash_insight.data.provider import DataProvider
-from dash_insight.summary.protos import anf_ir_pb2
+from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.core.provider import DataProvider
+from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.loader import Loader
+from dash_insight.plugins.graphs.graph_view import graph_elements
+from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.plugins.graphs.view import build_view
 
 TARGET_S = 1.0
 STAGES = 10
@@ -119,10 +119,10 @@ def timed(action: Callable[[], object], repeat: int, reset: Callable[[], None] |
     return statistics.median(times), result
 
 
-def view_cost(provider: DataProvider, train_id: str, tag: str, mode: str,
+def view_cost(graphs: GraphService, train_id: str, tag: str, mode: str,
               expanded: list[str]) -> tuple[int, int, int]:
     """Model (cached or built) + layout + elements JSON: (drawn nodes, edges, JSON bytes)."""
-    model = graph_model(provider, train_id, tag, mode, extended_types=True)
+    model = graphs.model(train_id, tag, mode, extended_types=True)
     view = build_view(model, expanded)
     payload = json.dumps(graph_elements(view))
     return len(view.nodes), len(view.edges), len(payload)
@@ -140,15 +140,16 @@ def main() -> int:
         store = IndexStore(index_directory(os.path.join(base, "ws"), os.path.join(base, "logs")))
         Loader(os.path.join(base, "logs"), store, reload_interval=0).load_round()
         provider = DataProvider(os.path.join(base, "logs"), store)
+        graphs = GraphService(provider)
         tag = provider.graph_tags(train_id)[0]
         print(f"graph: {len(graph.node):,} operators, {len(graph.parameters)} parameters, "
               f"{args.scopes} leaf scopes; {graph.ByteSize() / 1e6:.1f} MB serialized")
 
         def cold() -> None:
-            GRAPHS.clear()
+            graphs.cache.clear()
             provider._cache.clear()  # the decoded GraphProto too: a true first open
 
-        model = graph_model(provider, train_id, tag, "normal", extended_types=True)
+        model = graphs.model(train_id, tag, "normal", extended_types=True)
         print(f"model: {len(model):,} nodes after MindInsight's rules (parameter copies, "
               f"aggregation and name scopes)")
         stage = "Default/stage0"
@@ -166,9 +167,9 @@ def main() -> int:
         ok = True
         print(f"\n{'case':<44} {'median':>9}  {'nodes':>6} {'edges':>6} {'JSON':>9}")
         for label, mode, expanded, reset in cases:
-            graph_model(provider, train_id, tag, mode, extended_types=True)  # warm for views
+            graphs.model(train_id, tag, mode, extended_types=True)  # warm for views
             seconds, (drawn, edges, size) = timed(
-                lambda mode=mode, expanded=expanded: view_cost(provider, train_id, tag, mode,
+                lambda mode=mode, expanded=expanded: view_cost(graphs, train_id, tag, mode,
                                                                expanded),
                 args.repeat, reset)
             good = seconds < TARGET_S

@@ -52,12 +52,12 @@ from typing import Any
 import numpy as np
 
 from dash_insight import SummaryWriter
-from dash_insight.data.discovery import discover_jobs
-from dash_insight.data.index import IndexStore, index_directory
-from dash_insight.data.loader import Loader
-from dash_insight.data.provider import DataProvider
-from dash_insight.summary.framing import RecordReader
-from dash_insight.summary.scan import EventScanner
+from dash_insight.core.format.framing import RecordReader
+from dash_insight.core.format.scan import EventScanner
+from dash_insight.core.provider import DataProvider
+from dash_insight.core.store.discovery import discover_jobs
+from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.loader import Loader
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 JOB_NAME = "job"

@@ -24,8 +24,8 @@ import time
 import numpy as np
 
 from dash_insight import SummaryWriter
-from dash_insight.summary.framing import CHUNK_BYTES, RecordReader
-from dash_insight.summary.scan import EventScanner
+from dash_insight.core.format.framing import CHUNK_BYTES, RecordReader
+from dash_insight.core.format.scan import EventScanner
 
 SCALAR_TAGS = 200
 HISTOGRAM_TAGS = 20

@@ -30,7 +30,7 @@ from selenium import webdriver
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
-from dash_insight.app import create_app
+from dash_insight.web.application import create_app
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 

@@ -1,14 +1,30 @@
-"""dash-insight: training visualization for MindSpore summary logs, built with Plotly Dash."""
+"""dash-insight: training visualization for MindSpore summary logs, built with Plotly Dash.
+
+``SummaryWriter`` writes summaries as MindSpore does; ``create_app`` builds the web app
+(imported on first use, so writing summaries does not load Dash).
+"""
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
-from .summary.writer import SummaryWriter
+from dash_insight.core.format.writer import SummaryWriter
+
+if TYPE_CHECKING:
+    from dash_insight.web.application import create_app
 
 try:
     __version__ = version("dash-insight")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0.0.0"
 
-__all__ = ["SummaryWriter", "__version__"]
+__all__ = ["SummaryWriter", "__version__", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from dash_insight.web.application import create_app
+
+        return create_app
+    raise AttributeError(f"module 'dash_insight' has no attribute {name!r}")

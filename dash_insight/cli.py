@@ -19,9 +19,9 @@ import time
 import urllib.request
 from collections.abc import Sequence
 
-from . import __version__
-from .options import LOCAL_HOSTS, add_server_options, base_dir_of
-from .summary.inspect import format_report, inspect_path
+from dash_insight import __version__
+from dash_insight.core.format.inspect import format_report, inspect_path
+from dash_insight.core.settings import DEFAULT_PORT, DEFAULT_WORKSPACE, Settings, SettingsError
 
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
@@ -73,39 +73,33 @@ def _fail(message: str, code: int = 1) -> int:
 
 def _start(args: argparse.Namespace) -> int:
     try:
-        base = base_dir_of(args)
-    except ValueError as error:
+        settings = Settings.from_args(args)
+        base = settings.checked_base_dir()
+    except SettingsError as error:
         return _fail(str(error), 2)
-    log_path, pid_path = _paths(args.workspace, args.port)
+    log_path, pid_path = _paths(settings.workspace, settings.port)
     if os.path.exists(pid_path):
         with open(pid_path) as handle:
             old = int(handle.read().strip() or 0)
         if old and _alive(old) and _is_our_server(old):
-            return _fail(f"a dash-insight server (pid {old}) already runs on port {args.port}; "
-                         f"stop it with: dash-insight stop --port {args.port}")
+            return _fail(f"a dash-insight server (pid {old}) already runs on port {settings.port}; "
+                         f"stop it with: dash-insight stop --port {settings.port}")
         os.remove(pid_path)
-    if _port_in_use(args.host, args.port):
-        return _fail(f"port {args.port} is already in use on {args.host}; choose another one "
-                     "with --port")
-    if args.host not in LOCAL_HOSTS:
-        print(f"dash-insight: warning: listening on {args.host}: anyone who can reach it can "
+    if _port_in_use(settings.host, settings.port):
+        return _fail(f"port {settings.port} is already in use on {settings.host}; choose another "
+                     "one with --port")
+    if not settings.is_local:
+        print(f"dash-insight: warning: listening on {settings.host}: anyone who can reach it can "
               "read the summaries (there is no login)", file=sys.stderr)
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     os.makedirs(os.path.dirname(pid_path), exist_ok=True)
-    command = [sys.executable, "-m", "dash_insight.server", "--port", str(args.port),
-               "--host", args.host, "--summary-base-dir", base,
-               "--reload-interval", str(args.reload_interval), "--workspace", args.workspace]
-    if args.max_depth is not None:
-        command += ["--max-depth", str(args.max_depth)]
-    if args.samples_per_plugin:
-        command += ["--samples-per-plugin", ",".join(
-            f"{k}={v or 'all'}" for k, v in args.samples_per_plugin.items())]
+    command = [sys.executable, "-m", "dash_insight.server", *settings.to_args()]
     with open(log_path, "ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
     with open(pid_path, "w") as handle:
         handle.write(str(process.pid))
-    url = _url(args.host, args.port)
+    url = _url(settings.host, settings.port)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -181,14 +175,14 @@ def build_parser() -> argparse.ArgumentParser:
         "start", help="start the web server in the background",
         description="Start dash-insight in the background and print its URL. The log and pid "
         "files go to <workspace>/log and <workspace>/pid.")
-    add_server_options(start)
+    Settings.add_arguments(start)
     start.set_defaults(handler=_start)
 
     stop = commands.add_parser("stop", help="stop a server started with 'start'",
                                description="Stop the dash-insight server on a port.")
-    stop.add_argument("--port", type=int, default=8080, help="its port (8080)")
-    stop.add_argument("--workspace", default=os.path.join("~", "dash-insight"),
-                      help="the workspace it was started with (~/dash-insight)")
+    stop.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"its port ({DEFAULT_PORT})")
+    stop.add_argument("--workspace", default=DEFAULT_WORKSPACE,
+                      help=f"the workspace it was started with ({DEFAULT_WORKSPACE})")
     stop.set_defaults(handler=_stop)
 
     inspect = commands.add_parser(

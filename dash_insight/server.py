@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -17,35 +16,34 @@ from types import FrameType
 
 import waitress
 
-from .app import create_app
-from .options import LOCAL_HOSTS, add_server_options, base_dir_of
+from dash_insight.core.settings import Settings, SettingsError
+from dash_insight.web.application import create_app
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dash_insight.server",
                                      description="Serve dash-insight in the foreground.")
-    add_server_options(parser)
+    Settings.add_arguments(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: "
                                                    "%(message)s")
     try:
-        base = base_dir_of(args)
-    except ValueError as error:
+        settings = Settings.from_args(args)
+        base = settings.checked_base_dir()
+    except SettingsError as error:
         parser.exit(2, f"dash-insight: {error}\n")
-    if args.host not in LOCAL_HOSTS:
+    if not settings.is_local:
         logging.warning("listening on %s: anyone who can reach this address can read the "
-                        "summaries (dash-insight has no login)", args.host)
-    app = create_app(base, workspace=os.path.expanduser(args.workspace),
-                     reload_interval=args.reload_interval, max_depth=args.max_depth,
-                     samples_per_plugin=args.samples_per_plugin)
+                        "summaries (dash-insight has no login)", settings.host)
+    app = create_app(base, settings=settings)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         app.data_service.close()
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    logging.info("serving %s at http://%s:%d/", base, args.host, args.port)
-    waitress.serve(app.server, host=args.host, port=args.port, threads=8,
+    logging.info("serving %s at http://%s:%d/", base, settings.host, settings.port)
+    waitress.serve(app.server, host=settings.host, port=settings.port, threads=8,
                    ident="dash-insight", _quiet=True)
     return 0
 

@@ -1,4 +1,4 @@
-"""Regenerate ``dash_insight/summary/protos/*_pb2.py`` from ``proto/*.proto``.
+"""Regenerate ``dash_insight/core/format/protos/*_pb2.py`` from ``proto/*.proto``.
 
     python proto/generate.py           # rewrite the generated modules
     python proto/generate.py --check   # exit 1 if they are not what the .proto files give
@@ -23,7 +23,7 @@ from pathlib import Path
 from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "dash_insight" / "summary" / "protos"
+OUT = ROOT / "dash_insight" / "core" / "format" / "protos"
 PROTOS = ("anf_ir.proto", "summary.proto", "lineage.proto")
 
 

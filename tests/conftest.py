@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from dash_insight.app import create_app
+from dash_insight.core.service import DataService
+from dash_insight.core.settings import Settings
+from dash_insight.web.application import create_app
 
 REPO = Path(__file__).resolve().parent.parent
 # dash_duo drives Debian's Chromium (selenium 4.2 cannot download a browser); chromedriver
@@ -43,6 +45,15 @@ def corpus_app(corpus: Path, tmp_path: Path):
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()
+
+
+def loaded_service(base: str | os.PathLike[str], workspace: str | os.PathLike[str],
+                   **settings: Any) -> DataService:
+    """A data service over ``base`` with every file read once (no loader thread)."""
+    service = DataService(Settings(os.fspath(base), workspace=os.fspath(workspace),
+                                   reload_interval=0, **settings))
+    service.loader.load_round()
+    return service
 
 
 def console_errors(dash_duo) -> list[dict]:

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dash_insight.data.index import IndexStore, index_directory
-from dash_insight.data.loader import Loader
+from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.loader import Loader
 
 WORKER = """
 import json
@@ -41,3 +41,12 @@ def test_missing_base_dir_setting_is_explained() -> None:
     done = subprocess.run([sys.executable, "-c", "import dash_insight.wsgi"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "DASH_INSIGHT_SUMMARY_BASE_DIR" in done.stderr
+
+
+def test_bad_environment_values_are_explained(tmp_path: Path) -> None:
+    env = {**os.environ, "DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
+           "DASH_INSIGHT_MAX_DEPTH": "x", "DASH_INSIGHT_WORKSPACE": str(tmp_path / "ws")}
+    done = subprocess.run([sys.executable, "-c", "import dash_insight.wsgi"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "DASH_INSIGHT_MAX_DEPTH: max depth must be an integer >= 0, not 'x'" in done.stderr

@@ -1,0 +1,212 @@
+"""``dash-insight inspect``: what is in a summary file or a job directory, and what is damaged.
+
+The report is a plain dict (the ``--json`` form)::
+
+    {"files": [{"path", "kind", "records", "status", "errors": [{"offset", "reason"}]}],
+     "tags": {"<plugin>": {"<tag>": {"values", "steps", "first_step", "last_step"}}}}
+
+``status`` is ``ok``, ``empty``, ``truncated`` (an incomplete record at the end: the file is
+still being written or was cut), ``damaged`` (records dropped or undecodable) or ``unreadable``.
+Plugins are ``scalar``, ``image``, ``histogram``, ``tensor``, ``loss_landscape``, ``graph`` and
+``lineage``; tags are as written in the file (without MindInsight's ``/<plugin>`` suffix); a
+graph's tag is its file name, a lineage record's tag its kind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dash_insight.core.format.events import (
+    PLUGIN_GRAPH,
+    PLUGIN_LINEAGE,
+    DecodeError,
+    decode_lineage_event,
+)
+from dash_insight.core.format.events import decode_model_proto as _decode_model_proto
+from dash_insight.core.format.files import FileKind, classify, summary_sort_key
+from dash_insight.core.format.framing import CHUNK_BYTES, Damage, RecordReader
+from dash_insight.core.format.scan import EventScanner
+
+STATUS_OK = "ok"
+STATUS_EMPTY = "empty"
+STATUS_TRUNCATED = "truncated"
+STATUS_DAMAGED = "damaged"
+STATUS_UNREADABLE = "unreadable"
+
+
+@dataclass
+class _TagStats:
+    values: int = 0
+    steps: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, steps: np.ndarray) -> None:
+        self.values += len(steps)
+        self.steps.append(np.asarray(steps, dtype=np.int64))
+
+    def summary(self) -> dict[str, Any]:
+        steps = np.unique(np.concatenate(self.steps)) if self.steps else np.zeros(0, np.int64)
+        return {
+            "values": self.values,
+            "steps": len(steps),
+            "first_step": int(steps[0]) if len(steps) else None,
+            "last_step": int(steps[-1]) if len(steps) else None,
+        }
+
+
+def _file_entry(path: str, kind: FileKind, records: int, errors: list[Damage],
+                status: str) -> dict[str, Any]:
+    return {
+        "path": path,
+        "kind": kind.value,
+        "records": records,
+        "status": status,
+        "errors": [{"offset": d.offset, "reason": d.reason} for d in errors],
+    }
+
+
+def _read_framed(path: str, kind: FileKind,
+                 tags: dict[str, dict[str, _TagStats]]) -> dict[str, Any]:
+    """Read every record of a framed file, feeding per-tag statistics."""
+    size = os.path.getsize(path)
+    if size == 0:
+        return _file_entry(path, kind, 0, [Damage(0, "empty file: no record written yet")],
+                           STATUS_EMPTY)
+    reader = RecordReader(path)
+    scanner = EventScanner()
+    records = 0
+    errors: list[Damage] = []
+    tail = None
+    while True:
+        if kind is FileKind.LINEAGE:
+            for record in reader.read(CHUNK_BYTES):
+                try:
+                    lineage = decode_lineage_event(record.payload)
+                except DecodeError as error:
+                    errors.append(Damage(record.offset, str(error)))
+                    continue
+                _stats(tags, PLUGIN_LINEAGE, lineage.kind).add(np.zeros(1, np.int64))
+        else:
+            result = scanner.scan(reader.read(CHUNK_BYTES))
+            errors.extend(result.errors)
+            for tag, columns in result.scalars.items():
+                _stats(tags, "scalar", tag).add(columns.step)
+            for (plugin, tag), blobs in result.blobs.items():
+                _stats(tags, plugin, tag).add(blobs.step)
+            if result.graphs:
+                _stats(tags, PLUGIN_GRAPH, os.path.basename(path)).add(
+                    np.array([g.step for g in result.graphs], dtype=np.int64))
+        records += reader.result.records
+        errors.extend(reader.result.damage)
+        tail = reader.result.tail
+        if reader.result.bytes_consumed == 0:
+            break
+    if reader.lost_at is not None:
+        if records == 0 and reader.lost_at == 0:
+            errors = [Damage(0, f"not a MindSpore {kind.value} file: no valid record in its "
+                                f"{size} bytes")]
+        else:
+            errors.append(Damage(reader.lost_at, f"no valid record from here to the end of the "
+                                                 f"file ({size - reader.lost_at} bytes lost)"))
+    status = STATUS_DAMAGED if errors else STATUS_OK
+    if tail is not None:
+        need = f"{tail.need} bytes" if tail.need is not None else "a 12-byte header"
+        errors.append(Damage(tail.offset, f"incomplete record at the end of the file ({tail.have} "
+                                          f"bytes of {need}): still being written, or truncated"))
+        if status == STATUS_OK:
+            status = STATUS_TRUNCATED
+    errors.sort(key=lambda d: d.offset)
+    return _file_entry(path, kind, records, errors, status)
+
+
+def _stats(tags: dict[str, dict[str, _TagStats]], plugin: str, tag: str) -> _TagStats:
+    return tags.setdefault(plugin, {}).setdefault(tag, _TagStats())
+
+
+def _read_graph_file(path: str, tags: dict[str, dict[str, _TagStats]]) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        return _file_entry(path, FileKind.GRAPH, 0, [Damage(0, f"cannot read: {error}")],
+                           STATUS_UNREADABLE)
+    if not data:
+        return _file_entry(path, FileKind.GRAPH, 0, [Damage(0, "empty file")], STATUS_EMPTY)
+    try:
+        _decode_model_proto(data)
+    except DecodeError as error:
+        return _file_entry(path, FileKind.GRAPH, 0, [Damage(0, str(error))], STATUS_DAMAGED)
+    _stats(tags, PLUGIN_GRAPH, os.path.basename(path)).add(np.zeros(1, np.int64))
+    return _file_entry(path, FileKind.GRAPH, 1, [], STATUS_OK)
+
+
+def _job_files(directory: str) -> list[tuple[str, FileKind]]:
+    """Files of a job directory (not recursive), in merge order: summaries by timestamp, then
+    lineage files, then graph files."""
+    found: list[tuple[str, FileKind]] = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.is_symlink() or not entry.is_file():
+                continue
+            kind = classify(entry.name)
+            if kind is not None and kind is not FileKind.EXPLAIN:
+                found.append((entry.path, kind))
+    order = {FileKind.SUMMARY: 0, FileKind.LINEAGE: 1, FileKind.GRAPH: 2}
+    found.sort(key=lambda item: (order[item[1]], summary_sort_key(os.path.basename(item[0]))))
+    return found
+
+
+def inspect_path(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Report on one file (classified by name; an unrecognised name is read as a summary file)
+    or on every summary, lineage and graph file directly inside a directory."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        files: Iterable[tuple[str, FileKind]] = _job_files(path)
+    elif os.path.exists(path):
+        kind = classify(os.path.basename(path))
+        files = [(path, kind if kind not in (None, FileKind.EXPLAIN) else FileKind.SUMMARY)]
+    else:
+        raise FileNotFoundError(f"no such file or directory: {path}")
+    tags: dict[str, dict[str, _TagStats]] = {}
+    reports = []
+    for file_path, kind in files:
+        try:
+            if kind is FileKind.GRAPH:
+                reports.append(_read_graph_file(file_path, tags))
+            else:
+                reports.append(_read_framed(file_path, kind, tags))
+        except OSError as error:
+            reports.append(_file_entry(file_path, kind, 0, [Damage(0, f"cannot read: {error}")],
+                                       STATUS_UNREADABLE))
+    return {
+        "files": reports,
+        "tags": {
+            plugin: {tag: stats.summary() for tag, stats in sorted(by_tag.items())}
+            for plugin, by_tag in sorted(tags.items())
+        },
+    }
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """Human-readable form of :func:`inspect_path`'s report."""
+    lines: list[str] = []
+    for entry in report["files"]:
+        lines.append(f"{entry['path']}")
+        lines.append(f"  {entry['kind']}, {entry['records']} records, {entry['status']}")
+        for error in entry["errors"]:
+            lines.append(f"  ! offset {error['offset']}: {error['reason']}")
+    if not report["files"]:
+        lines.append("no summary, lineage or graph file here")
+    for plugin, by_tag in report["tags"].items():
+        lines.append(f"{plugin}: {len(by_tag)} tag(s)")
+        width = max(len(tag) for tag in by_tag)
+        for tag, stats in by_tag.items():
+            lines.append(
+                f"  {tag:<{width}}  {stats['values']:>7} values  {stats['steps']:>7} steps  "
+                f"{stats['first_step']}..{stats['last_step']}"
+            )
+    return "\n".join(lines)

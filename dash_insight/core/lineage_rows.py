@@ -1,0 +1,143 @@
+"""A job's lineage row: its ``_lineage`` records flattened as MindInsight does.
+
+Rows (``lineagemgr/lineage_parser.py``, ``querier/query_model.py``): files are applied in
+file-name timestamp order; within a file the last ``train_lineage``, ``evaluation_lineage`` and
+``dataset_graph`` win and every ``user_defined_info`` is merged (later keys win); a file holding a
+``train_lineage`` or a ``dataset_graph`` starts a new training, so everything from earlier files
+is dropped; a file with none of the three (only user-defined info) is ignored, as MindInsight's
+``LineageObj`` refuses it. ``float`` proto fields (learning rate, loss) read back as
+``MessageToDict`` gives them: the shortest decimal that round-trips through float32 (``0.001``,
+not ``0.0010000000474974513``).
+
+Used by the lineage plugin (search, optimizer) and the summary list's "Parameter Details".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from dash_insight.core.format.files import summary_sort_key
+
+#: Flat row fields (MindInsight's FIELD_MAPPING) and where they come from.
+_TRAIN_FIELDS = {
+    "loss_function": ("hyper_parameters", "loss_function"),
+    "optimizer": ("hyper_parameters", "optimizer"),
+    "learning_rate": ("hyper_parameters", "learning_rate"),
+    "epoch": ("hyper_parameters", "epoch"),
+    "batch_size": ("hyper_parameters", "batch_size"),
+    "device_num": ("hyper_parameters", "device_num"),
+    "train_dataset_path": ("train_dataset", "train_dataset_path"),
+    "train_dataset_count": ("train_dataset", "train_dataset_size"),
+    "network": ("algorithm", "network"),
+    "loss": ("algorithm", "loss"),
+    "model_size": ("model", "size"),
+}
+_EVAL_FIELDS = {
+    "test_dataset_path": ("valid_dataset", "valid_dataset_path"),
+    "test_dataset_count": ("valid_dataset", "valid_dataset_size"),
+}
+#: ``float`` (not ``double``) fields of TrainLineage: MessageToDict prints them shortest.
+_FLOAT32_FIELDS = ("learning_rate", "loss")
+
+#: The "Parameter Details" dialog of MindInsight's summary list: label -> row field.
+PARAMETER_DETAILS = (
+    ("Loss Function", "loss_function"),
+    ("Training Set Path", "train_dataset_path"),
+    ("Training Samples", "train_dataset_count"),
+    ("Test Set Path", "test_dataset_path"),
+    ("Testing Samples", "test_dataset_count"),
+    ("Network", "network"),
+    ("Optimizer", "optimizer"),
+    ("Learning Rate", "learning_rate"),
+    ("epoch", "epoch"),
+    ("batch_size", "batch_size"),
+    ("Devices", "device_num"),
+)
+
+
+def float32_json(value: Any) -> Any:
+    """A float32 proto value as protobuf's ``MessageToDict`` prints it (``ToShortestFloat``:
+    the shortest ``%g`` with at least 6 digits that reads back as the same float32; NaN and
+    infinities as the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``)."""
+    if not isinstance(value, float):
+        return value
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    single = np.float32(value)
+    precision = 6
+    rounded = float(f"{value:.{precision}g}")
+    while np.float32(rounded) != single and precision < 17:
+        precision += 1
+        rounded = float(f"{value:.{precision}g}")
+    return rounded
+
+
+def _get(data: Mapping[str, Any] | None, path: tuple[str, str]) -> Any:
+    section = (data or {}).get(path[0]) or {}
+    return section.get(path[1])
+
+
+def lineage_row(train_id: str, records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The flat lineage row of a job from its decoded lineage records (``file``, ``kind``,
+    ``data``, in file order), or None when it has no lineage (no file with a train, evaluation
+    or dataset-graph record). Absent fields are None; ``dataset_graph`` is None when absent.
+
+    MindInsight's ``LineageParser``: a later evaluation in a file without a new training
+    updates the evaluation's sections (``metric``, ``valid_dataset``) it holds; user-defined
+    info is merged; a file with a train lineage or dataset graph starts over.
+    """
+    by_file: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        by_file.setdefault(record["file"], []).append(record)
+    train: Mapping[str, Any] | None = None
+    evaluation: dict[str, Any] | None = None
+    dataset_graph = None
+    user_defined: dict[str, Any] = {}
+    found = False
+    for name in sorted(by_file, key=summary_sort_key):
+        latest: dict[str, Any] = {}
+        file_user_defined: dict[str, Any] = {}
+        for record in by_file[name]:
+            if record["kind"] == "user_defined_info":
+                file_user_defined.update(record["data"])
+            elif record["kind"] in ("train_lineage", "evaluation_lineage", "dataset_graph"):
+                latest[record["kind"]] = record["data"]
+        if not latest:  # MindInsight: LineageEventNotExistException, the file is skipped
+            continue
+        found = True
+        if "train_lineage" in latest or "dataset_graph" in latest:  # a new training
+            train = evaluation = dataset_graph = None
+            user_defined = {}
+        user_defined.update(file_user_defined)
+        if "train_lineage" in latest:
+            train = latest["train_lineage"]
+        if "evaluation_lineage" in latest:
+            evaluation = {**(evaluation or {}), **latest["evaluation_lineage"]}
+        if "dataset_graph" in latest:
+            dataset_graph = latest["dataset_graph"]
+    if not found:
+        return None
+    row: dict[str, Any] = {"summary_dir": train_id}
+    row.update({field: _get(train, path) for field, path in _TRAIN_FIELDS.items()})
+    for field in _FLOAT32_FIELDS:
+        row[field] = float32_json(row[field])
+    row.update({field: _get(evaluation, path) for field, path in _EVAL_FIELDS.items()})
+    metric = (evaluation or {}).get("metric")
+    row["metric"] = metric if isinstance(metric, dict) else {}
+    row["user_defined"] = user_defined
+    row["dataset_graph"] = dataset_graph
+    return row
+
+
+def parameter_details(row: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """(label, text) pairs of MindInsight's "Parameter Details" dialog; "None" when absent."""
+    if row is None:
+        return []
+    return [(label, "None" if row.get(field) is None else str(row[field]))
+            for label, field in PARAMETER_DETAILS]

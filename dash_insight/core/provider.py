@@ -1,0 +1,333 @@
+"""The query API: the only way the UI, the REST API and the CLI read the logs.
+
+In the spirit of TensorBoard's ``data/provider.py``: list jobs and tags, read series (every
+point, downsampled only on request), read large values by key. Everything comes from the
+index (:mod:`.index`), which the loader keeps up to date, possibly in another process; large
+values (images, histograms, tensors, graphs) are decoded from their record on demand and kept
+in a bounded LRU cache.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dash_insight.core.format.events import (
+    DecodeError,
+    decode_model_proto,
+    decode_value_at,
+    parse_event,
+)
+from dash_insight.core.format.framing import read_record_at
+from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.core.store.discovery import resolve_train_id
+from dash_insight.core.store.index import IndexStore
+from dash_insight.core.store.lru import ByteLRU
+from dash_insight.core.store.sampling import sample_indices
+from dash_insight.core.store.series import ScalarSeries, downsample, merge_indices
+from dash_insight.core.store.state import JobState
+from dash_insight.core.vocabulary import STORED_PLUGINS, Plugin
+
+
+class DataError(Exception):
+    """A query that cannot be answered; ``str()`` is a message for the user."""
+
+
+class JobNotFound(DataError, LookupError):
+    pass
+
+
+class TagNotFound(DataError, LookupError):
+    pass
+
+
+class StepNotFound(DataError, LookupError):
+    pass
+
+
+class ValueUnreadable(DataError):
+    """The value's record cannot be read any more (file changed) or decoded."""
+
+
+class TensorTooLarge(DataError):
+    pass
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    """What the summary list shows about one job."""
+
+    train_id: str
+    create_time: float
+    update_time: float
+    status: str
+    bytes_read: int
+    bytes_on_disk: int
+    reasons: tuple[str, ...]
+    tags: dict[str, list[str]]  # plugin -> tags in first-seen order
+    summary_files: int
+    lineage_files: int
+    graph_files: int
+    version: int
+    loaded_once: bool = False  # every byte was read at least once (stays true while it grows)
+
+    @property
+    def is_intact(self) -> bool:
+        return not self.reasons
+
+    @property
+    def progress(self) -> float:
+        return 1.0 if not self.bytes_on_disk else min(1.0, self.bytes_read / self.bytes_on_disk)
+
+
+@dataclass(frozen=True)
+class ValueSteps:
+    """Where a large-value tag's values are, one per step after merging, sorted by step."""
+
+    step: np.ndarray
+    wall_time: np.ndarray
+    files: tuple[str, ...]  # file names; ``file`` indexes into them
+    file: np.ndarray
+    offset: np.ndarray
+    index: np.ndarray
+    meta: list[dict[str, Any] | None] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+    def position(self, step: int) -> int:
+        """Position of ``step`` (``-1`` = the last one); StepNotFound when absent."""
+        if len(self.step) and step == -1:
+            return len(self.step) - 1
+        position = int(np.searchsorted(self.step, step))
+        if position >= len(self.step) or self.step[position] != step:
+            raise StepNotFound(f"no value at step {step}")
+        return position
+
+
+class DataProvider:
+    """Answers queries from the index of one summary base directory."""
+
+    def __init__(
+        self,
+        base_dir: str,
+        store: IndexStore,
+        *,
+        samples_per_plugin: Mapping[str, int] | None = None,
+        cache_bytes: int = 256 << 20,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.base_dir = os.path.abspath(base_dir)
+        self.store = store
+        self.samples_per_plugin = dict(samples_per_plugin or {})
+        self._clock = clock
+        self._cache = ByteLRU(cache_bytes)
+        self._states: dict[str, JobState] = {}
+        self._generation = -1
+        self._lock = threading.Lock()
+
+    # -- jobs --
+    def _refresh(self) -> None:
+        """Reload the job states that changed since the last query (cheap when none did)."""
+        generation = self.store.generation()
+        if generation == self._generation:
+            return
+        with self._lock:
+            versions = self.store.job_versions()
+            states = {}
+            for train_id, version in versions.items():
+                state = self._states.get(train_id)
+                if state is None or state.version != version:
+                    state = self.store.load_job(train_id)
+                if state is not None:
+                    states[train_id] = state
+            self._states = states
+            self._generation = generation
+
+    def _state(self, train_id: str) -> JobState:
+        self._refresh()
+        state = self._states.get(train_id)
+        if state is None:
+            raise JobNotFound(f"no training job {train_id!r} in the summary base directory")
+        return state
+
+    def _summary(self, state: JobState, create_time: float, update_time: float) -> JobSummary:
+        kinds = [f.kind for f in state.files.values()]
+        return JobSummary(
+            train_id=state.train_id,
+            create_time=create_time,
+            update_time=update_time,
+            status=state.status,
+            bytes_read=state.bytes_read,
+            bytes_on_disk=state.bytes_on_disk,
+            reasons=tuple(state.integrity_reasons(self._clock())),
+            tags={plugin: list(state.tags.get(plugin, {})) for plugin in STORED_PLUGINS},
+            summary_files=kinds.count("summary"),
+            lineage_files=kinds.count("lineage"),
+            graph_files=kinds.count("graph"),
+            version=state.version,
+            loaded_once=state.loaded_once,
+        )
+
+    @property
+    def ready(self) -> bool:
+        """False until the loader has discovered the jobs once (the list would be empty)."""
+        return self.store.has_job_list()
+
+    def list_jobs(self) -> list[JobSummary]:
+        """Every discovered job, newest update first."""
+        self._refresh()
+        out = []
+        for train_id, create_time, update_time in self.store.job_list():
+            state = self._states.get(train_id) or JobState(train_id)
+            out.append(self._summary(state, create_time, update_time))
+        return out
+
+    def job(self, train_id: str) -> JobSummary:
+        state = self._state(train_id)
+        return self._summary(state, state.create_time, state.update_time)
+
+    def list_tags(self, train_id: str, plugin: str) -> list[str]:
+        """Tags of one plugin, in the order they first appeared."""
+        return list(self._state(train_id).tags.get(plugin, {}))
+
+    def job_directory(self, train_id: str) -> str:
+        self._state(train_id)
+        return resolve_train_id(self.base_dir, train_id)
+
+    # -- scalars --
+    def _scalar_arrival(self, state: JobState, tag: str) -> tuple[np.ndarray, ...]:
+        """(step, wall, value, file rank) of every point of ``tag`` in arrival order."""
+        parts = self.store.read_columns(state, Plugin.SCALAR, tag)
+        if not parts:
+            raise TagNotFound(f"no scalar tag {tag!r} in {state.train_id}")
+        return (
+            np.concatenate([c[0] for _, c in parts]),
+            np.concatenate([c[1] for _, c in parts]),
+            np.concatenate([c[2] for _, c in parts]),
+            np.concatenate([np.full(len(c[0]), f.rank, np.int64) for f, c in parts]),
+        )
+
+    def _selection(self, plugin: str, step: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        size = self.samples_per_plugin.get(plugin)
+        if size:  # opt-in MindInsight-style reservoir
+            return sample_indices(step.tolist(), rank.tolist(), size)
+        return merge_indices(step, rank)
+
+    def read_scalars(self, train_id: str, tag: str,
+                     max_points: int | None = None) -> ScalarSeries:
+        """Every point of a scalar tag (one per step, restarts merged), sorted by step;
+        ``max_points`` downsamples for display, keeping ends, extremes and non-finite points."""
+        state = self._state(train_id)
+
+        def build() -> ScalarSeries:
+            step, wall, value, rank = self._scalar_arrival(state, tag)
+            chosen = self._selection(Plugin.SCALAR, step, rank)
+            return ScalarSeries(step[chosen], wall[chosen], value[chosen])
+
+        key = (Plugin.SCALAR.value, train_id, tag, state.version)
+        series = self._cache.get_or_compute(key, build)
+        return downsample(series, max_points) if max_points else series
+
+    def read_scalars_many(self, train_ids: Iterable[str], tags: Iterable[str],
+                          max_points: int | None = None) -> dict[tuple[str, str], ScalarSeries]:
+        """Series for every (job, tag) pair that exists; missing ones are left out."""
+        tags = list(tags)
+        out: dict[tuple[str, str], ScalarSeries] = {}
+        for train_id in train_ids:
+            try:
+                known = self._state(train_id).tags.get(Plugin.SCALAR, {})
+            except JobNotFound:
+                continue
+            for tag in tags:
+                if tag in known:
+                    out[(train_id, tag)] = self.read_scalars(train_id, tag, max_points)
+        return out
+
+    # -- large values --
+    def value_steps(self, train_id: str, plugin: str, tag: str) -> ValueSteps:
+        """Steps (after merging) of an image / histogram / tensor / loss landscape tag."""
+        state = self._state(train_id)
+
+        def build() -> ValueSteps:
+            parts = self.store.read_columns(state, plugin, tag)
+            if not parts:
+                raise TagNotFound(f"no {plugin} tag {tag!r} in {train_id}")
+            step = np.concatenate([c[0] for _, c in parts])
+            rank = np.concatenate([np.full(len(c[0]), f.rank, np.int64) for f, c in parts])
+            chosen = self._selection(plugin, step, rank)
+            meta = [m for _, c in parts for m in c[5]]
+            return ValueSteps(
+                step=step[chosen],
+                wall_time=np.concatenate([c[1] for _, c in parts])[chosen],
+                files=tuple(f.name for f, _ in parts),
+                file=np.concatenate([np.full(len(c[0]), i, np.int32)
+                                     for i, (_, c) in enumerate(parts)])[chosen],
+                offset=np.concatenate([c[2] for _, c in parts])[chosen],
+                index=np.concatenate([c[4] for _, c in parts])[chosen],
+                meta=[meta[i] for i in chosen.tolist()],
+            )
+
+        return self._cache.get_or_compute(("steps", train_id, plugin, tag, state.version), build)
+
+    def read_value(self, train_id: str, plugin: str, tag: str, step: int) -> Any:
+        """The decoded value (ImageValue, HistogramValue, TensorValue, ...) at ``step``."""
+        steps = self.value_steps(train_id, plugin, tag)
+        position = steps.position(step)
+        path = os.path.join(self.job_directory(train_id), steps.files[int(steps.file[position])])
+        offset, index = int(steps.offset[position]), int(steps.index[position])
+
+        def build() -> Any:
+            try:
+                value = decode_value_at(read_record_at(path, offset), index)
+            except (OSError, ValueError) as error:
+                raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: {error}"
+                                      ) from None
+            if value.tag != tag:
+                raise ValueUnreadable(f"{path} changed since it was indexed")
+            return value.value
+
+        return self._cache.get_or_compute(("value", path, offset, index), build)
+
+    # -- graphs and lineage --
+    def graph_tags(self, train_id: str) -> list[str]:
+        """Graph tags are file names, as in MindInsight."""
+        return list(self._state(train_id).tags.get(Plugin.GRAPH, {}))
+
+    def read_graph(self, train_id: str, tag: str) -> anf_ir_pb2.GraphProto:
+        """The graph of a summary file (its last graph record) or of a ``.pb`` file."""
+        state = self._state(train_id)
+        records = [g for g in state.graphs if g["file"] == tag]
+        if not records:
+            raise TagNotFound(f"no graph {tag!r} in {train_id}")
+        record = records[-1]
+        path = os.path.join(self.job_directory(train_id), tag)
+
+        def build() -> anf_ir_pb2.GraphProto:
+            try:
+                if record["kind"] == "pb":
+                    with open(path, "rb") as handle:
+                        return decode_model_proto(handle.read())
+                return parse_event(read_record_at(path, record["offset"])).graph_def
+            except (OSError, ValueError, DecodeError) as error:
+                raise ValueUnreadable(f"cannot read graph {tag!r}: {error}") from None
+
+        return self._cache.get_or_compute(("graph", path, record["offset"], state.version),
+                                          build)
+
+    def lineage_records(self, train_id: str) -> list[dict[str, Any]]:
+        """Decoded lineage records ({file, wall_time, kind, data}), files in name order."""
+        state = self._state(train_id)
+        return sorted(state.lineage, key=lambda r: (r["file"], r["offset"]))
+
+    def dataset_graph(self, train_id: str) -> dict[str, Any] | None:
+        """The job's dataset pipeline (the last one recorded), or None."""
+        graphs = [r for r in self.lineage_records(train_id) if r["kind"] == "dataset_graph"]
+        return graphs[-1]["data"] if graphs else None
+

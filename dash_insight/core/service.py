@@ -1,0 +1,46 @@
+"""One object that owns the index, the background loader and the query API of a base dir."""
+
+from __future__ import annotations
+
+import os
+
+from dash_insight.core.provider import DataProvider
+from dash_insight.core.settings import Settings
+from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.loader import Loader
+
+
+class DataService:
+    """Index + loader + provider for the summary base directory of ``settings``.
+
+    Every web worker process makes one; their loaders share the index through a file lock, so
+    exactly one of them reads the logs at a time while all of them answer queries. Plugins
+    build their own services (caches, stores) from this one: :attr:`provider` to read,
+    :attr:`settings` for the workspace and limits.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.summary_base_dir = settings.base_dir
+        if not os.path.isdir(self.summary_base_dir):
+            raise NotADirectoryError(
+                f"summary base directory not found: {settings.summary_base_dir}")
+        self.workspace = settings.workspace
+        self.store = IndexStore(index_directory(self.workspace, self.summary_base_dir))
+        self.loader = Loader(self.summary_base_dir, self.store, max_depth=settings.max_depth,
+                             reload_interval=settings.reload_interval)
+        self.provider = DataProvider(self.summary_base_dir, self.store,
+                                     samples_per_plugin=settings.samples_per_plugin,
+                                     cache_bytes=settings.cache_bytes)
+
+    @property
+    def name(self) -> str:
+        """What MindInsight shows as "Current folder": the base directory's name."""
+        return os.path.basename(self.summary_base_dir) or self.summary_base_dir
+
+    def start(self) -> None:
+        self.loader.start()
+
+    def close(self) -> None:
+        self.loader.stop()
+        self.store.close()

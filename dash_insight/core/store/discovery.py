@@ -1,0 +1,130 @@
+"""Training jobs under a summary base directory.
+
+A training job is any directory under the base directory (the base itself included, at any
+depth up to ``max_depth``) that directly holds summary, lineage or graph (``.pb``) files; its
+``train_id`` is its path relative to the base, ``./`` for the base itself and ``./a/b`` below.
+Symlinks (to files or directories) are never followed, so nothing outside the base is read.
+
+MindInsight looked one level deep only, listed at most 999 jobs (the oldest, by a quirk) and
+took a job's update time from its newest-named file; we list every job, newest first, with the
+update time of the most recently modified file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from dash_insight.core.format.files import FileKind, classify, file_timestamp, summary_sort_key
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One summary, lineage or graph file of a job, as last seen on disk."""
+
+    name: str
+    kind: FileKind
+    size: int
+    mtime: float
+    inode: int
+    timestamp: int | None  # the summary.<seconds> creation time in the name
+
+    @property
+    def identity(self) -> tuple[int, int | None]:
+        """What says "same file": a replaced file (new inode or name timestamp) is re-read."""
+        return (self.inode, self.timestamp)
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """A training job directory and its files (summaries in merge order)."""
+
+    train_id: str
+    path: str
+    files: tuple[FileInfo, ...]
+    create_time: float
+    update_time: float
+    errors: tuple[str, ...] = field(default=())
+
+    def of_kind(self, kind: FileKind) -> list[FileInfo]:
+        return [f for f in self.files if f.kind is kind]
+
+
+def train_id_of(base: str, directory: str) -> str:
+    """``./`` for the base directory itself, ``./a/b`` for ``base/a/b``."""
+    relative = os.path.relpath(directory, base)
+    return "./" if relative == "." else "./" + relative.replace(os.sep, "/")
+
+
+def _job(base: str, directory: str, files: list[FileInfo], errors: list[str]) -> JobInfo:
+    order = {FileKind.SUMMARY: 0, FileKind.LINEAGE: 1, FileKind.GRAPH: 2}
+    files.sort(key=lambda f: (order[f.kind], summary_sort_key(f.name)))
+    stamps = [f.timestamp for f in files if f.timestamp is not None]
+    return JobInfo(
+        train_id=train_id_of(base, directory),
+        path=directory,
+        files=tuple(files),
+        create_time=float(min(stamps)) if stamps else min(f.mtime for f in files),
+        update_time=max(f.mtime for f in files),
+        errors=tuple(errors),
+    )
+
+
+def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
+    """Every job under ``base`` (depth 0 = the base itself), newest update first, then by
+    train_id. A directory that cannot be listed holds no job (never an exception); a file that
+    vanishes or cannot be stat-ed while listing is named in its job's ``errors``."""
+    base = os.path.abspath(base)
+    jobs: list[JobInfo] = []
+    pending: list[tuple[str, int]] = [(base, 0)]
+    while pending:
+        directory, depth = pending.pop()
+        files: list[FileInfo] = []
+        errors: list[str] = []
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_symlink():
+                            continue
+                        if entry.is_dir(follow_symlinks=False):
+                            if max_depth is None or depth < max_depth:
+                                pending.append((entry.path, depth + 1))
+                            continue
+                        kind = classify(entry.name)
+                        if kind is None or kind is FileKind.EXPLAIN:
+                            continue
+                        stat = entry.stat(follow_symlinks=False)
+                        files.append(FileInfo(entry.name, kind, stat.st_size, stat.st_mtime,
+                                              stat.st_ino, file_timestamp(entry.name)))
+                    except OSError as error:  # vanished or unreadable entry
+                        errors.append(f"{entry.name}: {error.strerror or error}")
+        except OSError:
+            continue
+        if files:
+            jobs.append(_job(base, directory, files, errors))
+    jobs.sort(key=lambda job: (-job.update_time, job.train_id))
+    return jobs
+
+
+def resolve_train_id(base: str, train_id: str) -> str:
+    """The directory of ``train_id`` inside ``base``; ValueError when the id is malformed or
+    would resolve outside the base directory (``..``, absolute paths, symlinks)."""
+    if not isinstance(train_id, str) or "\x00" in train_id:
+        raise ValueError("train_id must be a string without NUL bytes")
+    if train_id in ("./", "."):
+        relative = ""
+    elif train_id.startswith("./"):
+        relative = train_id[2:]
+    else:
+        raise ValueError(f"train_id {train_id!r} must start with './'")
+    parts = relative.split("/") if relative else []
+    if any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"train_id {train_id!r} is not a normalised relative path")
+    base_real = os.path.realpath(base)
+    path = os.path.join(base_real, *parts)
+    if os.path.realpath(path) != os.path.normpath(path):
+        raise ValueError(f"train_id {train_id!r} goes through a symbolic link")
+    if os.path.commonpath([base_real, path]) != base_real:
+        raise ValueError(f"train_id {train_id!r} is outside the summary base directory")
+    return path

@@ -1,0 +1,90 @@
+"""What the index remembers about each job and file (pickled into the diskcache index).
+
+Large data (scalar columns, value references) lives in separate index entries, per
+(job, tag, file) chunk, so one file's data can be dropped without touching the others; these
+states only say where reading stopped and what is known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dash_insight.core.format.framing import Damage
+
+STATUS_PENDING = "pending"  # discovered, nothing read yet
+STATUS_LOADING = "loading"  # some bytes not read yet
+STATUS_LOADED = "loaded"  # every byte on disk has been read
+
+#: An incomplete record untouched for this long is reported (MindInsight: 600 s).
+STALE_TAIL_SECONDS = 600.0
+
+
+@dataclass
+class FileState:
+    """Reading state of one file of a job."""
+
+    name: str
+    kind: str  # FileKind value
+    identity: tuple[int, int | None]  # (inode, name timestamp): a change means "re-read"
+    rank: int = 0  # position in timestamp order; equal timestamps share a rank
+    offset: int = 0  # resume point (bytes read)
+    lost_at: int | None = None  # framing lost here, resynchronising
+    size: int = 0  # size on disk when last seen
+    mtime: float = 0.0
+    records: int = 0
+    damage: list[Damage] = field(default_factory=list)
+    tail_since: float | None = None  # when the current incomplete last record was first seen
+    read_size: int = -1  # size on disk at the last read; another size means "read again"
+    caught_up: bool = False  # the last read reached the end (not stopped by its byte budget)
+    # (plugin, tag) -> entries per stored chunk (see IndexStore.append_chunk)
+    chunks: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+
+    @property
+    def needs_reading(self) -> bool:
+        return not self.caught_up or self.size != self.read_size
+
+
+@dataclass
+class JobState:
+    """Everything the index knows about a job, except the large per-tag data."""
+
+    train_id: str
+    create_time: float = 0.0
+    update_time: float = 0.0
+    files: dict[str, FileState] = field(default_factory=dict)
+    # plugin -> tag -> {file name: number of values}; tags keep first-seen order
+    tags: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    graphs: list[dict[str, Any]] = field(default_factory=list)  # {file, offset, length, ...}
+    lineage: list[dict[str, Any]] = field(default_factory=list)  # decoded lineage records
+    vanished: list[str] = field(default_factory=list)  # files that disappeared from disk
+    version: int = 0  # bumped on every change of the job's data
+    loaded_once: bool = False  # every byte on disk was read at least once
+
+    @property
+    def bytes_read(self) -> int:
+        return sum(f.offset for f in self.files.values())
+
+    @property
+    def bytes_on_disk(self) -> int:
+        return sum(f.size for f in self.files.values())
+
+    @property
+    def status(self) -> str:
+        if not self.files:
+            return STATUS_PENDING
+        if any(f.needs_reading for f in self.files.values()):
+            return STATUS_LOADING if self.bytes_read else STATUS_PENDING
+        return STATUS_LOADED
+
+    def integrity_reasons(self, now: float) -> list[str]:
+        """Why the job is not intact: damaged records, stale incomplete records, lost files."""
+        reasons = []
+        for state in self.files.values():
+            for damage in state.damage:
+                reasons.append(f"{state.name} @ {damage.offset}: {damage.reason}")
+            if state.tail_since is not None and now - state.tail_since >= STALE_TAIL_SECONDS:
+                reasons.append(f"{state.name} @ {state.offset}: incomplete last record, "
+                               f"unchanged for {int(now - state.tail_since)} s (truncated?)")
+        reasons.extend(f"{name}: file vanished; its data was dropped" for name in self.vanished)
+        return reasons

@@ -1,3 +1,0 @@
-"""What is known about the logs, and the one way to ask."""
-
-from __future__ import annotations

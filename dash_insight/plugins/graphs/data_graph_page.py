@@ -1,0 +1,165 @@
+"""Data graph of one job (MindInsight's "Data Graph" page): the dataset pipeline, left to right
+from the source dataset to the last operation; a Map is a box around its operations.
+
+URL: ``/data-graph?train_id=./job&node=<id>`` (ids are tree paths, see
+:func:`dash_insight.plugins.graphs.dataset.pipeline`). Clicking a node shows its parameters, list
+values decoded from MindSpore's JSON encoding.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import dash
+import dash_cytoscape as cyto
+from dash import Input, Output, State, dcc, html
+
+from dash_insight.core.provider import DataError
+from dash_insight.plugins.graphs.dataset import Pipeline, decode_value, display_text, pipeline
+from dash_insight.plugins.graphs.graph_view import (
+    DATA_LEGEND,
+    data_stylesheet,
+    legend,
+    pipeline_elements,
+    register_canvas_tools,
+)
+from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.web.url_state import make_search, parse_search
+
+PATH = "/data-graph"
+NO_PIPELINE = ["No data graph. SummaryCollector records the dataset pipeline with ",
+               html.Code("collect_specified_data={'collect_dataset_graph': True}"),
+               " (in the job's _lineage file)."]
+
+
+def parameter_rows(parameters: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, text) of a node's parameters, as MindInsight's panel lists them; a sampler (a
+    dict) is shown as JSON."""
+    rows = []
+    for key, value in parameters.items():
+        if isinstance(value, dict):
+            rows.append((key, json.dumps({k: decode_value(v) for k, v in value.items()},
+                                         ensure_ascii=False, indent=1)))
+        else:
+            rows.append((key, display_text(value)))
+    return rows
+
+
+def node_panel(graph: Pipeline, node_id: str | None) -> Any:
+    if not node_id:
+        return html.Div("Click a node to see its parameters.", className="di-muted")
+    node = graph.by_id.get(node_id)
+    if node is None:
+        return html.Div(f"No node {node_id!r} in this pipeline.", className="di-error-text")
+    rows = parameter_rows(node.parameters)
+    items: list[Any] = []
+    for key, text in rows:
+        items += [html.Dt(key), html.Dd(html.Pre(text) if "\n" in text else text)]
+    header = html.Div([html.B(node.label), html.Span(f" · {node.kind}", className="di-muted")],
+                      id="data-graph-info-title")
+    return [header, html.Dl(items) if items else html.Div("No parameter.", className="di-muted")]
+
+
+def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
+    train_id = params.get("train_id", "")
+    return html.Div(className="gp-page", children=[
+        html.Div(className="di-page-head", children=[
+            html.H1("Data Graph", className="di-title"),
+            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
+            dcc.Link("‹ Dashboard", href=app.get_relative_path("/dashboard")
+                     + make_search({"train_id": train_id}), className="gp-back"),
+        ]),
+        dcc.Store(id="data-graph-shown"),
+        html.Div(className="gp-layout", children=[
+            html.Section(className="di-panel gp-main", children=[
+                html.Div(className="di-toolbar gp-toolbar", children=[
+                    html.Span(id="data-graph-summary", className="di-muted"),
+                    html.Div(className="di-spacer"),
+                    html.Button("Fit", id="data-graph-fit", className="di-button secondary"),
+                    html.Button("Full screen", id="data-graph-fullscreen",
+                                className="di-button secondary"),
+                    html.Button("Download PNG", id="data-graph-download",
+                                className="di-button secondary"),
+                ]),
+                html.Div(id="data-graph-notice", className="gp-notice"),
+                html.Div(id="data-graph-canvas-wrap", className="dg-canvas-wrap", children=[
+                    cyto.Cytoscape(id="data-graph-cy", elements=[],
+                                   layout={"name": "preset", "fit": True, "padding": 30},
+                                   stylesheet=data_stylesheet(None), minZoom=0.1, maxZoom=3,
+                                   autoungrabify=True,
+                                   boxSelectionEnabled=False, className="gp-cy",
+                                   style={"width": "100%", "height": "100%"}),
+                ]),
+            ]),
+            html.Aside(className="gp-side", children=[
+                html.Div(className="di-panel gp-box", children=[
+                    html.Div("Node Information", className="gp-box-title"),
+                    html.Div(id="data-graph-info", className="gp-info dg-info"),
+                ]),
+                html.Div(className="di-panel gp-box",
+                         children=legend(DATA_LEGEND, "data-graph-legend")),
+            ]),
+        ]),
+    ])
+
+
+def register(app: dash.Dash, service: GraphService) -> None:
+    provider = service.provider
+
+    @app.callback(
+        Output("data-graph-cy", "elements"), Output("data-graph-cy", "stylesheet"),
+        Output("data-graph-info", "children"), Output("data-graph-notice", "children"),
+        Output("data-graph-summary", "children"), Output("data-graph-shown", "data"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"), State("data-graph-shown", "data"),
+    )
+    def render(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
+        params = parse_search(search)
+        train_id, node_id = params.get("train_id", ""), params.get("node") or None
+        try:
+            version = provider.job(train_id).version
+            graph = pipeline(provider.dataset_graph(train_id))
+        except DataError as error:
+            return ([], data_stylesheet(None), None,
+                    html.Div(str(error), className="di-empty gp-message"), None, None)
+        signature = [train_id, version, node_id]
+        if shown == signature:
+            return (dash.no_update,) * 6
+        if not graph.nodes:
+            return ([], data_stylesheet(None), None, html.Div(NO_PIPELINE,
+                                                              className="di-empty gp-message"),
+                    None, signature)
+        same = shown is not None and shown[:2] == signature[:2]
+        selected = node_id if node_id in graph.by_id else None
+        notice = None if selected or not node_id else html.Div(
+            f"No node {node_id!r} in this pipeline.", className="di-warning")
+        operations = sum(1 for n in graph.nodes if n.kind == "operator")
+        summary = (f"{len(graph.nodes) - operations} dataset operation(s), "
+                   f"{operations} map operation(s)")
+        return (dash.no_update if same else pipeline_elements(graph),
+                data_stylesheet(selected), node_panel(graph, selected), notice, summary,
+                signature)
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("data-graph-cy", "tapNodeData"), State("url", "search"),
+                  prevent_initial_call=True)
+    def select(data: dict | None, search: str | None) -> Any:
+        params = parse_search(search)
+        node_id = (data or {}).get("id")
+        if not node_id or node_id == params.get("node"):
+            return dash.no_update
+        return make_search({**params, "node": node_id})
+
+    app.clientside_callback(
+        """function(clicks) {
+            const el = document.getElementById('data-graph-cy');
+            const cy = el && el._cyreg ? el._cyreg.cy : null;
+            if (clicks && cy) { cy.fit(undefined, 30); }
+            return window.dash_clientside.no_update;
+        }""",
+        Output("data-graph-fit", "title"), Input("data-graph-fit", "n_clicks"),
+        prevent_initial_call=True,
+    )
+    register_canvas_tools(app, "data-graph", "data-graph",
+                          {"full": True, "bg": "#ffffff", "scale": 2})

@@ -1,0 +1,218 @@
+"""Cytoscape elements and styles for the computational graph and the data graph.
+
+Positions come from the server (:mod:`dash_insight.plugins.graphs.view`,
+:mod:`dash_insight.plugins.graphs.dataset`); the browser only draws (``layout: preset``). Colours
+follow MindInsight's legend: name scopes teal boxes, aggregation scopes yellow, operators light
+blue ellipses, constants small dots, parameters grey, dynamic-shape nodes green.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dash import Input, Output, html
+
+from dash_insight.plugins.graphs.dataset import Pipeline
+from dash_insight.plugins.graphs.view import GraphView
+
+#: Legend entries: (kind, label, CSS class of the swatch).
+GRAPH_LEGEND = (
+    ("name_scope", "Name scope", "gp-sw-scope"),
+    ("aggregation_scope", "Aggregation", "gp-sw-aggregation"),
+    ("operator", "Operator", "gp-sw-operator"),
+    ("const", "Constant", "gp-sw-const"),
+    ("parameter", "Parameter", "gp-sw-parameter"),
+    ("dynamic", "Dynamic shape", "gp-sw-dynamic"),
+)
+DATA_LEGEND = (
+    ("create", "Create", "dg-sw-create"),
+    ("map", "Map", "dg-sw-map"),
+    ("operator", "Operator", "dg-sw-operator"),
+    ("shuffle", "Shuffle", "dg-sw-shuffle"),
+    ("batch", "Batch", "dg-sw-batch"),
+    ("repeat", "Repeat", "dg-sw-repeat"),
+)
+
+
+def graph_elements(view: GraphView) -> list[dict[str, Any]]:
+    """Nodes (parents before children) and edges of a view, for ``cyto.Cytoscape``."""
+    elements: list[dict[str, Any]] = []
+    for node in view.nodes:
+        classes = [node.kind]
+        if node.expanded:
+            classes.append("expanded")
+        if node.dynamic:
+            classes.append("dynamic")
+        data: dict[str, Any] = {"id": node.name, "label": node.label, "kind": node.kind,
+                                "w": round(node.width, 1), "h": round(node.height, 1)}
+        if node.parent is not None:
+            data["parent"] = node.parent
+        element: dict[str, Any] = {"data": data, "classes": " ".join(classes)}
+        if not node.expanded:
+            element["position"] = {"x": round(node.x, 1), "y": round(node.y, 1)}
+        elements.append(element)
+    for edge in view.edges:
+        elements.append({
+            "data": {"id": f"{edge.source}\u2192{edge.target}", "source": edge.source,
+                     "target": edge.target, "label": edge.label, "count": edge.count},
+            "classes": "control" if edge.control else "data",
+        })
+    return elements
+
+
+def _quoted(value: str) -> str:
+    """A cytoscape selector string literal."""
+    return json.dumps(value)
+
+
+GRAPH_STYLESHEET: list[dict[str, Any]] = [
+    {"selector": "node", "style": {
+        "label": "data(label)", "width": "data(w)", "height": "data(h)", "font-size": 11,
+        "text-valign": "center", "text-halign": "center", "color": "#1f2329",
+        "border-width": 1, "text-max-width": "220px", "text-wrap": "ellipsis",
+        "min-zoomed-font-size": 4}},
+    {"selector": "node.operator", "style": {
+        "shape": "ellipse", "background-color": "#b9dcf7", "border-color": "#4f9bd9"}},
+    {"selector": "node.parameter", "style": {
+        "shape": "round-rectangle", "background-color": "#e4e7ec", "border-color": "#8d96a3",
+        "font-size": 10}},
+    {"selector": "node.const", "style": {
+        "shape": "ellipse", "background-color": "#b9dcf7", "border-color": "#4f9bd9",
+        "text-valign": "bottom", "text-margin-y": 3, "font-size": 9}},
+    {"selector": "node.name_scope", "style": {
+        "shape": "rectangle", "background-color": "#8fe9ec", "border-color": "#23a3a8"}},
+    {"selector": "node.aggregation_scope", "style": {
+        "shape": "round-rectangle", "background-color": "#fde9a1", "border-color": "#d9a520"}},
+    {"selector": "node.dynamic", "style": {
+        "background-color": "#17a05d", "border-color": "#0b6b3c", "color": "#ffffff"}},
+    {"selector": "node.expanded", "style": {
+        "background-opacity": 0.18, "border-width": 1.5, "text-valign": "top",
+        "text-halign": "center", "text-margin-y": -3, "font-size": 12, "font-weight": "bold",
+        "padding": "18px"}},
+    {"selector": "node:selected", "style": {"overlay-opacity": 0}},
+    {"selector": "edge", "style": {
+        "width": 1.2, "curve-style": "bezier", "target-arrow-shape": "triangle",
+        "arrow-scale": 0.8, "line-color": "#9aa0a8", "target-arrow-color": "#9aa0a8",
+        "label": "data(label)", "font-size": 8, "color": "#6b7280",
+        "text-background-color": "#ffffff", "text-background-opacity": 0.8,
+        "text-rotation": "autorotate", "min-zoomed-font-size": 5}},
+    {"selector": "edge.control", "style": {"line-style": "dashed"}},
+]
+
+OVERVIEW_STYLESHEET: list[dict[str, Any]] = [
+    {**rule, "style": {**rule["style"], "label": ""}} for rule in GRAPH_STYLESHEET
+] + [{"selector": "edge", "style": {"width": 0.6, "target-arrow-shape": "none", "label": ""}}]
+
+
+def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None
+                     ) -> list[dict[str, Any]]:
+    """The base styles plus a red outline on the selected node (MindInsight's highlight) and
+    its edges drawn in the accent colour."""
+    rules = list(GRAPH_STYLESHEET)
+    if selected:
+        quoted = _quoted(selected)
+        rules.append({"selector": f"node[id = {quoted}]", "style": {
+            "border-color": "#e02020", "border-width": 3}})
+        rules.append({"selector": f"edge[source = {quoted}], edge[target = {quoted}]",
+                      "style": {"line-color": "#e02020", "target-arrow-color": "#e02020",
+                                "width": 2}})
+    return rules
+
+
+def legend(entries: tuple[tuple[str, str, str], ...], element_id: str) -> html.Details:
+    """A collapsible legend (MindInsight's "Legend" box)."""
+    return html.Details(open=True, id=element_id, className="gp-legend", children=[
+        html.Summary("Legend"),
+        html.Div(className="gp-legend-grid", children=[
+            html.Div([html.Span(className=f"gp-swatch {css}"), html.Span(label)],
+                     className="gp-legend-item", title=kind)
+            for kind, label, css in entries
+        ]),
+    ])
+
+
+# -- data graph --------------------------------------------------------------------------------
+
+
+def pipeline_elements(pipeline: Pipeline) -> list[dict[str, Any]]:
+    """Nodes (a Map is a box around its operators) and edges of a dataset pipeline."""
+    elements: list[dict[str, Any]] = []
+    boxes = {n.parent for n in pipeline.nodes if n.parent is not None}
+    for node in pipeline.nodes:
+        data: dict[str, Any] = {"id": node.id, "label": node.label, "kind": node.kind,
+                                "w": round(node.width, 1), "h": round(node.height, 1)}
+        if node.parent is not None:
+            data["parent"] = node.parent
+        element: dict[str, Any] = {"data": data, "classes": node.kind}
+        if node.id in boxes:
+            element["classes"] += " box"
+        else:
+            element["position"] = {"x": round(node.x, 1), "y": round(node.y, 1)}
+        elements.append(element)
+    for source, target in pipeline.edges:
+        elements.append({"data": {"id": f"{source}->{target}", "source": source,
+                                  "target": target}})
+    return elements
+
+
+DATA_STYLESHEET: list[dict[str, Any]] = [
+    {"selector": "node", "style": {
+        "label": "data(label)", "width": "data(w)", "height": "data(h)", "shape": "rectangle",
+        "text-valign": "center", "text-halign": "center", "font-size": 14, "border-width": 1.5,
+        "color": "#1f2329"}},
+    {"selector": "node.create", "style": {"background-color": "#b9dcf7",
+                                          "border-color": "#4f9bd9"}},
+    {"selector": "node.map", "style": {"background-color": "#8fe9ec", "border-color": "#23a3a8"}},
+    {"selector": "node.box", "style": {"text-valign": "top", "text-margin-y": -4,
+                                       "font-size": 18, "padding": "14px"}},
+    {"selector": "node.operator", "style": {"shape": "ellipse", "background-color": "#b9dcf7",
+                                            "border-color": "#4f9bd9"}},
+    {"selector": "node.shuffle", "style": {"background-color": "#fdd1a8",
+                                           "border-color": "#e07b1a"}},
+    {"selector": "node.batch", "style": {"background-color": "#fdb9b9",
+                                         "border-color": "#d94848"}},
+    {"selector": "node.repeat", "style": {"background-color": "#fde9a1",
+                                          "border-color": "#d9a520"}},
+    {"selector": "node.other", "style": {"background-color": "#e4e7ec",
+                                         "border-color": "#8d96a3"}},
+    {"selector": "edge", "style": {
+        "width": 1.5, "curve-style": "bezier", "target-arrow-shape": "triangle",
+        "line-color": "#a0a0a0", "target-arrow-color": "#a0a0a0"}},
+]
+
+
+def data_stylesheet(selected: str | None) -> list[dict[str, Any]]:
+    rules = list(DATA_STYLESHEET)
+    if selected:
+        rules.append({"selector": f"node[id = {_quoted(selected)}]",
+                      "style": {"border-color": "#e02020", "border-width": 3}})
+    return rules
+
+
+def register_canvas_tools(app: Any, prefix: str, filename: str,
+                          image_options: dict[str, Any]) -> None:
+    """Browser-side "full screen" and "download as PNG" of a graph page's canvas: the buttons
+    ``{prefix}-fullscreen`` / ``{prefix}-download`` act on ``{prefix}-canvas-wrap`` and the
+    cytoscape ``{prefix}-cy`` (``generateImage`` with ``image_options``)."""
+    app.clientside_callback(
+        f"""function(clicks) {{
+            if (!clicks) {{ return window.dash_clientside.no_update; }}
+            return {{type: 'png', action: 'download', filename: {json.dumps(filename)},
+                    options: {json.dumps(image_options)}}};
+        }}""",
+        Output(f"{prefix}-cy", "generateImage"), Input(f"{prefix}-download", "n_clicks"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        f"""function(clicks) {{
+            const wrap = document.getElementById({json.dumps(prefix + "-canvas-wrap")});
+            if (clicks && wrap) {{
+                if (document.fullscreenElement) {{ document.exitFullscreen(); }}
+                else if (wrap.requestFullscreen) {{ wrap.requestFullscreen(); }}
+            }}
+            return window.dash_clientside.no_update;
+        }}""",
+        Output(f"{prefix}-fullscreen", "title"), Input(f"{prefix}-fullscreen", "n_clicks"),
+        prevent_initial_call=True,
+    )

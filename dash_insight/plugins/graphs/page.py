@@ -1,0 +1,598 @@
+"""Computational graph of one job (MindInsight's "Computational Graph" page).
+
+URL: ``/graph?train_id=./job&tag=<graph file>&mode=normal|optimize&expanded=A,A/B&node=<name>``.
+The top level is drawn first; a scope opens in place on double click (or with the "Expand"
+button of the node information panel, or its arrow in the scope tree) and only the open levels
+are drawn, laid out top-down on the server (:mod:`dash_insight.plugins.graphs.view`). The search box
+lists matching nodes; choosing one (or an input/output of the selected node) opens its scopes
+and centres it. "Readable" is MindInsight's optimized graph: gradient and optimizer logic
+removed, Load/TupleGetItem/MakeTuple/UpdateState spliced out. The overview shows the whole
+view with the visible area marked (click it to move there); fit, full screen and PNG download
+sit above the graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import dash
+import dash_cytoscape as cyto
+from dash import ALL, Input, Output, State, ctx, dcc, html
+
+from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.core.vocabulary import (
+    GRAPH_MODES,
+    OPTIMIZED_SUFFIX,
+    GraphMode,
+    ordered_graph_tags,
+)
+from dash_insight.plugins.graphs.graph_view import (
+    GRAPH_LEGEND,
+    OVERVIEW_STYLESHEET,
+    graph_elements,
+    graph_stylesheet,
+    legend,
+    register_canvas_tools,
+)
+from dash_insight.plugins.graphs.model import GraphModel
+from dash_insight.plugins.graphs.nodes import GraphBuildError
+from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.plugins.graphs.view import GraphView, build_view, kind_of
+from dash_insight.web.url_state import make_search, parse_search
+
+PATH = "/graph"
+#: At most this many scopes are read from ``expanded`` (longer lists are cut).
+MAX_EXPANDED_PARAM = 500
+#: Search results listed (MindInsight pages them by 100 in its tree).
+MAX_SEARCH_RESULTS = 200
+#: Inputs/outputs listed in the node information panel.
+MAX_EDGES_LISTED = 200
+MAX_TREE_ITEMS = 2000
+
+
+@dataclass
+class GraphState:
+    """The page state the URL holds, with what was wrong in it."""
+
+    train_id: str
+    tag: str | None
+    mode: str
+    expanded: list[str]
+    node: str | None
+    problems: list[str] = field(default_factory=list)
+
+    def search(self, **changes: Any) -> str:
+        values = {"train_id": self.train_id, "tag": self.tag, "mode": self.mode,
+                  "expanded": ",".join(self.expanded), "node": self.node}
+        values.update(changes)
+        if isinstance(values["expanded"], list):
+            values["expanded"] = ",".join(values["expanded"])
+        if values["mode"] == GraphMode.NORMAL:
+            values["mode"] = None
+        return make_search(values)
+
+
+def parse_state(params: dict[str, str]) -> GraphState:
+    """The state of ``?train_id&tag&mode&expanded&node``: an unknown mode falls back to
+    ``normal`` (reported); a tag ending in `` (optimized)`` (MindInsight's optimized tag) means
+    that file in readable mode."""
+    problems = []
+    mode = params.get("mode", GraphMode.NORMAL.value)
+    if mode not in GRAPH_MODES:
+        problems.append(f"Unknown mode {mode!r} in the address: showing the normal graph "
+                        "(mode is 'normal' or 'optimize').")
+        mode = GraphMode.NORMAL.value
+    tag = params.get("tag") or None
+    if tag and tag.endswith(OPTIMIZED_SUFFIX):
+        tag, mode = tag[:-len(OPTIMIZED_SUFFIX)], GraphMode.OPTIMIZE.value
+    expanded = [s for s in (params.get("expanded") or "").split(",") if s]
+    if len(expanded) > MAX_EXPANDED_PARAM:
+        problems.append(f"Only the first {MAX_EXPANDED_PARAM} open scopes of the address are "
+                        "used.")
+        expanded = expanded[:MAX_EXPANDED_PARAM]
+    return GraphState(params.get("train_id", ""), tag, mode, expanded,
+                      params.get("node") or None, problems)
+
+
+def toggle_scope(model: GraphModel, expanded: list[str], scope: str) -> list[str]:
+    """Open ``scope`` (and its ancestors) if closed; close it and everything open inside it if
+    open. Unknown names and leaves change nothing."""
+    node = model.nodes.get(scope)
+    if node is None or not node.is_scope:
+        return expanded
+    if scope in expanded:
+        prefix = scope + "/"
+        return [s for s in expanded if s != scope and not s.startswith(prefix)]
+    return _with(expanded, [*model.ancestors(scope), scope])
+
+
+def reveal(model: GraphModel, expanded: list[str], name: str) -> list[str]:
+    """``expanded`` plus every scope around ``name`` (so that it is drawn)."""
+    return _with(expanded, model.ancestors(name)) if name in model.nodes else expanded
+
+
+def _with(expanded: list[str], scopes: list[str]) -> list[str]:
+    result = list(expanded)
+    for scope in scopes:
+        if scope not in result:
+            result.append(scope)
+    return result
+
+
+def resolve_tag(provider: DataProvider, state: GraphState) -> tuple[str | None, list[str]]:
+    """(tag to show, the job's graph tags): the requested one, or MindInsight's first."""
+    tags = ordered_graph_tags(provider.graph_tags(state.train_id))
+    if state.tag is None:
+        return (tags[0] if tags else None), tags
+    return (state.tag if state.tag in tags else None), tags
+
+
+def load_model(service: GraphService, state: GraphState) -> tuple[GraphModel | None, str,
+                                                                   list[str], str | None]:
+    """(model, tag, tags, message) for the state; the message says why there is no model."""
+    try:
+        tag, tags = resolve_tag(service.provider, state)
+    except DataError as error:
+        return None, "", [], str(error)
+    if not tags:
+        return None, "", tags, ("This job has no computational graph. SummaryCollector records "
+                                "it in GRAPH_MODE (collect_specified_data={'collect_graph': "
+                                "True}); a MindSpore .pb graph file in the job folder is shown "
+                                "too.")
+    if tag is None:
+        return None, "", tags, (f"This job has no graph {state.tag!r}. Its graphs: "
+                                f"{', '.join(tags)}.")
+    try:
+        model = service.model(state.train_id, tag, state.mode, extended_types=True)
+    except (DataError, GraphBuildError) as error:
+        return None, tag, tags, f"The graph {tag!r} cannot be shown: {error}"
+    if model.is_empty:
+        return None, tag, tags, ("The readable graph has no node left: everything in it is "
+                                 "gradient or optimizer logic. Switch readable mode off.")
+    return model, tag, tags, None
+
+
+# -- panels --------------------------------------------------------------------------------------
+
+
+def _shape_text(attr: dict[str, Any]) -> str:
+    shapes = attr.get("shape") or []
+    text = "; ".join("×".join(str(d) for d in dims) if dims else "scalar" for dims in shapes)
+    return " ".join(part for part in (attr.get("data_type") or "", text) if part)
+
+
+def _edge_list(title: str, edges: dict[str, dict[str, Any]], element_id: str) -> html.Div:
+    items = []
+    for name, attr in list(edges.items())[:MAX_EDGES_LISTED]:
+        items.append(html.Li([
+            html.Button(name, id={"type": "graph-locate", "name": name},
+                        className="di-link-button gp-edge-name", title=f"Show {name}"),
+            html.Div(_shape_text(attr) + (" (control)" if attr.get("edge_type") == "control"
+                                          else ""), className="gp-edge-type"),
+        ]))
+    more = len(edges) - len(items)
+    return html.Div(id=element_id, className="gp-edges", children=[
+        html.Div(f"{title} ({len(edges)})", className="gp-info-label"),
+        html.Ul(items) if items else html.Div("none", className="di-muted"),
+        html.Div(f"... and {more} more", className="di-muted") if more > 0 else None,
+    ])
+
+
+def node_info(model: GraphModel, name: str | None, expanded: list[str]) -> Any:
+    """The "Node Information" panel of ``name``."""
+    if not name:
+        return html.Div("Click a node to see its details; double-click a scope to open it.",
+                        className="di-muted gp-info-empty")
+    node = model.nodes.get(name)
+    if node is None:
+        return html.Div(f"No node {name!r} in this graph.", className="di-error-text")
+    rows = [("Name", html.Span(node.name, id="graph-info-name", className="gp-info-name")),
+            ("Type", node.type)]
+    if node.full_name and node.full_name != node.name:
+        rows.append(("Full name", node.full_name))
+    if node.is_scope:
+        rows.append(("Subnodes", str(node.subnode_count)))
+    if node.output_data_type:
+        rows.append(("Output", _shape_text({"shape": node.output_shape,
+                                            "data_type": node.output_data_type})))
+    if node.is_dynamic_shape_node:
+        rows.append(("Shape", "dynamic"))
+    children: list[Any] = [html.Table(className="gp-info-table", children=[html.Tbody([
+        html.Tr([html.Th(label), html.Td(value)]) for label, value in rows])])]
+    if node.is_scope:
+        label = "− Collapse" if name in expanded else "+ Expand"
+        children.append(html.Button(label, id={"type": "graph-toggle", "name": name},
+                                    className="di-button secondary gp-toggle-button",
+                                    title="Open or close this scope in the graph"))
+    attributes = node.attributes()
+    if attributes:
+        children.append(html.Details(open=len(attributes) <= 6, className="gp-attrs", children=[
+            html.Summary(f"Attributes ({len(attributes)})"),
+            html.Table(className="gp-info-table", children=[html.Tbody([
+                html.Tr([html.Th(key), html.Td(html.Pre(value.strip()))])
+                for key, value in attributes.items()])]),
+        ]))
+    children.append(_edge_list("Inputs", node.inputs, "graph-info-inputs"))
+    children.append(_edge_list("Outputs", node.outputs, "graph-info-outputs"))
+    return children
+
+
+def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html.Ul:
+    """The open part of the scope hierarchy, as the graph shows it."""
+    by_parent: dict[str | None, list[Any]] = {}
+    for node in view.nodes[:MAX_TREE_ITEMS]:
+        by_parent.setdefault(node.parent, []).append(node)
+
+    def items(parent: str | None) -> list[html.Li]:
+        result = []
+        for node in by_parent.get(parent, []):
+            toggle: Any = html.Span(className="gp-tree-spacer")
+            if node.subnode_count:
+                toggle = html.Button("▾" if node.expanded else "▸",
+                                     id={"type": "graph-tree-toggle", "name": node.name},
+                                     className="gp-tree-toggle",
+                                     title="Close" if node.expanded else "Open")
+            label = html.Button([html.Span(className=f"gp-swatch gp-sw-{node.kind}"),
+                                 node.label],
+                                id={"type": "graph-tree-node", "name": node.name},
+                                className="gp-tree-label" + (
+                                    " selected" if node.name == selected else ""),
+                                title=node.name)
+            inner = items(node.name) if node.expanded else []
+            result.append(html.Li([toggle, label] + ([html.Ul(inner)] if inner else [])))
+        return result
+
+    return html.Ul(items(None), className="gp-tree")
+
+
+def search_results(model: GraphModel, text: str | None) -> Any:
+    """Nodes whose last name segment contains ``text`` (MindInsight's node search)."""
+    if not text or not text.strip():
+        return None
+    matches = model.search(text.strip())
+    if not matches:
+        return html.Div(f"No node matches {text.strip()!r}.", className="di-muted gp-no-match")
+    items = []
+    for node in matches[:MAX_SEARCH_RESULTS]:
+        scope, _, base = node.name.rpartition("/")
+        items.append(html.Li(html.Button(
+            [html.Span(className=f"gp-swatch gp-sw-{kind_of(node)}"), html.B(base),
+             html.Span(scope, className="gp-result-scope")],
+            id={"type": "graph-locate", "name": node.name}, className="gp-result",
+            title=node.name)))
+    more = len(matches) - len(items)
+    return [html.Div(f"{len(matches)} node(s)", className="di-muted gp-result-count"),
+            html.Ul(items, className="gp-results"),
+            html.Div(f"... {more} more: refine the search", className="di-muted")
+            if more > 0 else None]
+
+
+def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
+    """Readable-mode switch and graph file selector (rebuilt from the URL)."""
+    items: list[Any] = [dcc.Checklist(
+        id="graph-mode",
+        options=[{"label": " Readable (optimized graph)", "value": GraphMode.OPTIMIZE.value}],
+        value=[GraphMode.OPTIMIZE.value] if mode == GraphMode.OPTIMIZE else [],
+        className="di-inline",
+        inputClassName="di-checkbox")]
+    if len(tags) > 1:
+        items.append(dcc.Dropdown(id="graph-tag", options=[{"label": t, "value": t}
+                                                           for t in tags],
+                                  value=tag, clearable=False, className="gp-tag-select"))
+    elif tag:
+        items.append(html.Span(tag, className="di-muted gp-tag-name", title="Graph file"))
+    return items
+
+
+# -- page ----------------------------------------------------------------------------------------
+
+
+def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
+    train_id = params.get("train_id", "")
+    return html.Div(className="gp-page", children=[
+        html.Div(className="di-page-head", children=[
+            html.H1("Computational Graph", className="di-title"),
+            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
+            dcc.Link("‹ Dashboard", href=app.get_relative_path("/dashboard")
+                     + make_search({"train_id": train_id}), className="gp-back"),
+        ]),
+        dcc.Store(id="graph-shown"),
+        dcc.Store(id="graph-focus"),
+        dcc.Store(id="graph-dbltap"),
+        html.Div(className="gp-layout", children=[
+            html.Section(className="di-panel gp-main", children=[
+                html.Div(className="di-toolbar gp-toolbar", children=[
+                    html.Div(id="graph-controls", className="gp-controls"),
+                    html.Div(className="di-spacer"),
+                    html.Button("Collapse all", id="graph-collapse-all",
+                                className="di-button secondary", title="Close every scope"),
+                    html.Button("Fit", id="graph-fit", className="di-button secondary",
+                                title="Fit the graph to the window"),
+                    html.Button("Full screen", id="graph-fullscreen",
+                                className="di-button secondary"),
+                    html.Button("Download PNG", id="graph-download",
+                                className="di-button secondary",
+                                title="Save the whole drawn graph as an image"),
+                ]),
+                html.Div(id="graph-notice", className="gp-notice"),
+                html.Div(id="graph-canvas-wrap", className="gp-canvas-wrap", children=[
+                    cyto.Cytoscape(id="graph-cy", elements=[], layout={"name": "preset",
+                                                                       "fit": False},
+                                   stylesheet=graph_stylesheet(None), minZoom=0.05, maxZoom=4,
+                                   boxSelectionEnabled=False,
+                                   autoungrabify=True, className="gp-cy",
+                                   style={"width": "100%", "height": "100%"}),
+                ]),
+            ]),
+            html.Aside(className="gp-side", children=[
+                html.Div(className="di-panel gp-box", children=[
+                    dcc.Input(id="graph-search", type="search", debounce=0.3,
+                              placeholder="Search node name", className="di-input gp-search"),
+                    html.Div(id="graph-search-results"),
+                    html.Div(id="graph-tree", className="gp-tree-wrap"),
+                ]),
+                html.Div(className="di-panel gp-box", children=[
+                    html.Div("Overview", className="gp-box-title"),
+                    html.Div(id="graph-overview-wrap", className="gp-overview", children=[
+                        cyto.Cytoscape(id="graph-overview", elements=[],
+                                       layout={"name": "preset", "fit": True, "padding": 6},
+                                       stylesheet=OVERVIEW_STYLESHEET,
+                                       userZoomingEnabled=False, userPanningEnabled=False,
+                                       boxSelectionEnabled=False, autoungrabify=True,
+                                       autounselectify=True,
+                                       style={"width": "100%", "height": "100%"}),
+                        html.Div(id="graph-overview-box", className="gp-overview-box"),
+                    ]),
+                ]),
+                html.Div(className="di-panel gp-box", children=[
+                    html.Div("Node Information", className="gp-box-title"),
+                    html.Div(id="graph-info", className="gp-info"),
+                ]),
+                html.Div(className="di-panel gp-box",
+                         children=legend(GRAPH_LEGEND, "graph-legend")),
+            ]),
+        ]),
+    ])
+
+
+def register(app: dash.Dash, service: GraphService) -> None:
+    provider = service.provider
+
+    def current(search: str | None) -> GraphState:
+        return parse_state(parse_search(search))
+
+    @app.callback(
+        Output("graph-cy", "elements"), Output("graph-overview", "elements"),
+        Output("graph-cy", "stylesheet"), Output("graph-tree", "children"),
+        Output("graph-info", "children"), Output("graph-controls", "children"),
+        Output("graph-notice", "children"), Output("graph-shown", "data"),
+        Output("graph-focus", "data"), Output("graph-canvas-wrap", "className"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"), State("graph-shown", "data"),
+    )
+    def render(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
+        state = current(search)
+        shown = shown or {}
+        model, tag, tags, message = load_model(service, state)
+        controls_key = [tag, state.mode, tags]
+        new_controls = (dash.no_update if shown.get("controls") == controls_key
+                        else controls(tag, tags, state.mode))
+        problems = list(state.problems)
+        if model is None:
+            signature = [None, message, controls_key, problems]
+            if shown.get("signature") == signature:
+                return (dash.no_update,) * 10
+            notices = [html.Div(p, className="di-warning") for p in problems]
+            notices.append(html.Div(message, className="di-empty gp-message"))
+            return ([], [], graph_stylesheet(None), None, None, new_controls, notices,
+                    {"controls": controls_key, "signature": signature}, None,
+                    "gp-canvas-wrap gp-hidden")
+        try:
+            version = provider.job(state.train_id).version
+        except DataError:
+            version = None
+        view = build_view(model, state.expanded)
+        problems += view.notices
+        selected = state.node if state.node in model.nodes else None
+        if state.node and selected is None:
+            problems.append(f"No node {state.node!r} in this graph.")
+        view_key = [state.train_id, tag, state.mode, view.expanded, version]
+        signature = [view_key, selected, controls_key, problems]
+        if shown.get("signature") == signature:
+            return (dash.no_update,) * 10
+        same_view = shown.get("view") == view_key
+        elements = dash.no_update if same_view else graph_elements(view)
+        focus: Any = dash.no_update
+        if not same_view or shown.get("node") != selected:
+            previous = shown.get("view") or [None] * 5
+            fit = previous[:3] != view_key[:3]  # another job, graph or mode: show it all
+            target = selected if selected and view.node(selected) else None
+            if target is None and not fit:
+                opened = [s for s in view.expanded if s not in (previous[3] or [])]
+                target = opened[-1] if opened else None
+            focus = {"fit": fit, "node": target, "n": (shown.get("n") or 0) + 1}
+        new_shown = {"view": view_key, "node": selected, "controls": controls_key,
+                     "signature": signature, "n": (shown.get("n") or 0) + 1}
+        notices = [html.Div(p, className="di-warning") for p in problems]
+        return (elements, elements, graph_stylesheet(selected),
+                scope_tree(model, view, selected), node_info(model, selected, view.expanded),
+                new_controls, notices, new_shown, focus, "gp-canvas-wrap")
+
+    def _model(state: GraphState) -> GraphModel | None:
+        return load_model(service, state)[0]
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("graph-cy", "tapNodeData"), State("url", "search"),
+                  prevent_initial_call=True)
+    def select_node(data: dict | None, search: str | None) -> Any:
+        state = current(search)
+        name = (data or {}).get("id")
+        if not name or name == state.node:
+            return dash.no_update
+        return state.search(node=name)
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("graph-dbltap", "data"),
+                  Input({"type": "graph-toggle", "name": ALL}, "n_clicks"),
+                  Input({"type": "graph-tree-toggle", "name": ALL}, "n_clicks"),
+                  State("url", "search"), prevent_initial_call=True)
+    def toggle(dbltap: dict | None, _button: Any, _tree: Any, search: str | None) -> Any:
+        """Open or close a scope: double click, the panel's button or the tree's arrow."""
+        state = current(search)
+        trigger = ctx.triggered_id
+        if not ctx.triggered or not ctx.triggered[0].get("value"):
+            return dash.no_update
+        if trigger == "graph-dbltap":
+            scope = (dbltap or {}).get("id")
+        elif isinstance(trigger, dict):
+            scope = trigger.get("name")
+        else:
+            return dash.no_update
+        model = _model(state)
+        if model is None or not scope:
+            return dash.no_update
+        expanded = toggle_scope(model, state.expanded, scope)
+        if expanded == state.expanded:
+            return dash.no_update
+        return state.search(expanded=expanded, node=scope)
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
+                  Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
+                  State("url", "search"), prevent_initial_call=True)
+    def locate(_located: Any, _tree: Any, search: str | None) -> Any:
+        if not ctx.triggered or not ctx.triggered[0].get("value"):
+            return dash.no_update
+        trigger = ctx.triggered_id
+        name = trigger.get("name") if isinstance(trigger, dict) else None
+        state = current(search)
+        model = _model(state)
+        if model is None or not name or name not in model.nodes:
+            return dash.no_update
+        expanded = reveal(model, state.expanded, name)
+        if expanded == state.expanded and name == state.node:
+            return dash.no_update
+        return state.search(expanded=expanded, node=name)
+
+    @app.callback(Output("graph-search-results", "children"), Input("graph-search", "value"),
+                  Input("url", "search"))
+    def search_nodes(text: str | None, search: str | None) -> Any:
+        model = _model(current(search))
+        return search_results(model, text) if model is not None else None
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("graph-mode", "value"), State("url", "search"),
+                  prevent_initial_call=True)
+    def set_mode(value: list[str] | None, search: str | None) -> Any:
+        state = current(search)
+        readable = bool(value) and GraphMode.OPTIMIZE in value
+        mode = (GraphMode.OPTIMIZE if readable else GraphMode.NORMAL).value
+        return dash.no_update if mode == state.mode else state.search(mode=mode)
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("graph-tag", "value"), State("url", "search"),
+                  prevent_initial_call=True)
+    def set_tag(tag: str | None, search: str | None) -> Any:
+        state = current(search)
+        resolved = resolve_tag(provider, state)[0] if state.train_id else None
+        if not tag or tag == resolved:
+            return dash.no_update
+        return state.search(tag=tag, expanded=[], node=None)
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("graph-collapse-all", "n_clicks"), State("url", "search"),
+                  prevent_initial_call=True)
+    def collapse_all(clicks: int | None, search: str | None) -> Any:
+        state = current(search)
+        return state.search(expanded=[]) if clicks and state.expanded else dash.no_update
+
+    register_canvas_tools(app, "graph", "computational-graph",
+                          {"full": True, "bg": "#ffffff", "scale": 2, "maxWidth": 8000,
+                           "maxHeight": 8000})
+    # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
+    app.clientside_callback(
+        """function(focus, fitClicks) {
+            const NO = window.dash_clientside.no_update;
+            const trigger = (window.dash_clientside.callback_context.triggered[0] || {}).prop_id;
+            const cyOf = id => { const el = document.getElementById(id);
+                                 return el && el._cyreg ? el._cyreg.cy : null; };
+            const run = (attempt) => {
+                const cy = cyOf('graph-cy'), ov = cyOf('graph-overview');
+                if (!cy || !ov) {
+                    if (attempt < 40) { setTimeout(() => run(attempt + 1), 50); }
+                    return;
+                }
+                const box = document.getElementById('graph-overview-box');
+                const drawBox = () => {
+                    if (!box) { return; }
+                    if (!ov.elements().length) { box.style.display = 'none'; return; }
+                    const e = cy.extent(), z = ov.zoom(), p = ov.pan();
+                    const w = ov.width(), h = ov.height();
+                    let l = e.x1 * z + p.x, t = e.y1 * z + p.y;
+                    let r = e.x2 * z + p.x, b = e.y2 * z + p.y;
+                    l = Math.max(0, l); t = Math.max(0, t); r = Math.min(w, r); b = Math.min(h, b);
+                    box.style.display = (r > l && b > t) ? 'block' : 'none';
+                    box.style.left = l + 'px'; box.style.top = t + 'px';
+                    box.style.width = (r - l) + 'px'; box.style.height = (b - t) + 'px';
+                };
+                if (!cy._diWired) {
+                    cy._diWired = true;
+                    cy.on('viewport resize', drawBox);
+                    cy.on('dbltap', 'node', ev => window.dash_clientside.set_props(
+                        'graph-dbltap', {data: {id: ev.target.id(), t: Date.now()}}));
+                }
+                if (!ov._diWired) {
+                    ov._diWired = true;
+                    ov.on('layoutstop viewport resize', drawBox);
+                    ov.on('tap', ev => {
+                        const pos = ev.position;
+                        cy.animate({pan: {x: cy.width() / 2 - pos.x * cy.zoom(),
+                                          y: cy.height() / 2 - pos.y * cy.zoom()}},
+                                   {duration: 200});
+                    });
+                }
+                const settle = (tries) => {
+                    if (trigger === 'graph-fit.n_clicks') {
+                        cy.fit(undefined, 30);
+                    } else if (focus) {
+                        const node = focus.node ? cy.getElementById(focus.node) : null;
+                        if (focus.node && (!node || !node.length)) {
+                            if (tries < 40) { setTimeout(() => settle(tries + 1), 50); }
+                            return;
+                        }
+                        if (focus.fit || !node) {
+                            cy.fit(undefined, 30);
+                            if (cy.zoom() > 1.2) { cy.zoom(1.2); cy.center(); }
+                        } else {
+                            const bb = node.renderedBoundingBox();
+                            const inside = bb.x1 >= 0 && bb.y1 >= 0 && bb.x2 <= cy.width()
+                                && bb.y2 <= cy.height() && cy.zoom() >= 0.5;
+                            if (node.isParent()) {
+                                // an opened scope: show all of it (not closer than 1.2)
+                                const bounds = node.boundingBox();
+                                const zoom = Math.min(1.2, (cy.width() - 60) / bounds.w,
+                                                      (cy.height() - 60) / bounds.h);
+                                cy.animate({center: {eles: node}, zoom: Math.max(zoom, 0.1)},
+                                           {duration: 250});
+                            } else if (!inside) {
+                                const zoom = Math.max(cy.zoom(), 0.6);
+                                cy.animate({center: {eles: node}, zoom: zoom}, {duration: 250});
+                            }
+                        }
+                    }
+                    ov.fit(undefined, 6);
+                    drawBox();
+                };
+                setTimeout(() => settle(0), 30);
+            };
+            run(0);
+            return NO;
+        }""",
+        Output("graph-overview-box", "title"), Input("graph-focus", "data"),
+        Input("graph-fit", "n_clicks"),
+    )
+
+
+__all__ = ["PATH", "GraphState", "layout", "parse_state", "register", "reveal",
+           "search_results", "toggle_scope"]

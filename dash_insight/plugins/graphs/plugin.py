@@ -1,0 +1,23 @@
+"""The graphs plugin: computational graph and data graph pages, their cards and endpoints."""
+
+from __future__ import annotations
+
+from dash_insight.core.service import DataService
+from dash_insight.plugins.graphs import cards, data_graph_page, page, rest
+from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.web.plugin import Card, Page, Plugin
+
+
+def _service(data: DataService) -> GraphService:
+    return GraphService(data.provider)
+
+
+PLUGIN: Plugin[GraphService] = Plugin(
+    name="graphs",
+    service=_service,
+    routes=rest.routes,
+    pages=(Page(page.PATH, page.layout, page.register),
+           Page(data_graph_page.PATH, data_graph_page.layout, data_graph_page.register)),
+    cards=(Card("card-graph", "Computational Graph", page.PATH, cards.graph_card),
+           Card("card-dataset", "Data Graph", data_graph_page.PATH, cards.dataset_card)),
+)

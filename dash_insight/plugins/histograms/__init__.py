@@ -1,0 +1,1 @@
+"""The histograms plugin (see :mod:`.plugin`)."""

@@ -1,0 +1,34 @@
+"""The parameter-distribution card of the training dashboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import dcc, html
+
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import Plugin
+from dash_insight.plugins.histograms.query import histograms
+from dash_insight.web.components.figures import histogram_ridge_figure
+from dash_insight.web.dashboard import no_data
+from dash_insight.web.plugin import CardRequest
+
+PREVIEW_HISTOGRAM_STEPS = 20
+NO_HISTOGRAMS = ["No parameter distribution yet. SummaryCollector records the first five "
+                  "weights by default (", html.Code("collect_specified_data="
+                                                    "{'histogram_regular': ...}"), "); or use ",
+                  html.Code("HistogramSummary"), " / ", html.Code("add_value('histogram', ...)"),
+                  "."]
+
+
+def histogram_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
+    """The first histogram tag in the top (ridge) view."""
+    provider, train_id = service.provider, request.job.train_id
+    tags = request.job.tags[Plugin.HISTOGRAM]
+    if not tags:
+        return no_data(NO_HISTOGRAMS), None
+    steps = histograms(provider, train_id, tags[0], max_steps=PREVIEW_HISTOGRAM_STEPS)
+    figure = histogram_ridge_figure(steps, height=240)
+    return (dcc.Graph(figure=figure, config={"displayModeBar": False, "staticPlot": True},
+                      id="preview-histogram"),
+            f"{tags[0]} · {len(tags)} tag(s)")

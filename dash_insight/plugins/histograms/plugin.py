@@ -1,0 +1,15 @@
+"""The histograms plugin: the parameter-distribution page, its card and endpoint."""
+
+from __future__ import annotations
+
+from dash_insight.core.service import DataService
+from dash_insight.plugins.histograms import cards, page, rest
+from dash_insight.web.plugin import Card, Page, Plugin, data_service
+
+PLUGIN: Plugin[DataService] = Plugin(
+    name="histograms",
+    service=data_service,
+    routes=rest.routes,
+    pages=(Page(page.PATH, page.layout, page.register),),
+    cards=(Card("card-histogram", "Parameter Distribution", page.PATH, cards.histogram_card),),
+)

@@ -1,0 +1,46 @@
+"""The histograms plugin's REST route: MindInsight's ``histograms`` (``HistogramProcessor``).
+
+Deliberate difference from MindInsight 2.3.1: every step is served (no 50-step reservoir) unless
+the server was started with ``--samples-per-plugin``.
+"""
+
+from __future__ import annotations
+
+from flask import Response, request
+
+from dash_insight.core.provider import DataProvider, TagNotFound
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import Plugin
+from dash_insight.plugins.histograms.query import histograms
+from dash_insight.web import errors
+from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
+from dash_insight.web.http import bucket_rows, json_response, require, resolve_job, stored_tag_or
+from dash_insight.web.plugin import Route
+
+
+def routes(service: DataService) -> list[Route]:
+    return [Route("datavisual/histograms", _HistogramViews(service.provider).histograms)]
+
+
+class _HistogramViews:
+    def __init__(self, provider: DataProvider) -> None:
+        self.provider = provider
+
+    def histograms(self) -> Response:
+        """``GET /datavisual/histograms?train_id=&tag=`` -> ``{"train_id", "tag", "histograms":
+        [{wall_time, step, buckets: [[left, width, count]]}]}``, every step re-binned onto the
+        tag's shared grid (``HistogramProcessor.get_histograms``, spec §4.2)."""
+        train_id, tag = request.args.get("train_id"), request.args.get("tag")
+        require(train_id=train_id, tag=tag)
+        resolve_job(self.provider, train_id)
+        raw = stored_tag_or(tag, Plugin.HISTOGRAM, errors.histogram_not_exist)
+        try:
+            steps = histograms(self.provider, train_id, raw, rebin=True)
+        except TagNotFound:
+            raise errors.histogram_not_exist(TAG_NOT_FOUND_DETAIL) from None
+        return json_response({
+            "train_id": train_id,
+            "tag": tag,
+            "histograms": [{"wall_time": h.wall_time, "step": h.step,
+                            "buckets": bucket_rows(h.buckets)} for h in steps],
+        })

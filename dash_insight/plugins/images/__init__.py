@@ -1,0 +1,1 @@
+"""The images plugin (see :mod:`.plugin`)."""

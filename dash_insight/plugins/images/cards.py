@@ -1,0 +1,35 @@
+"""The images card of the training dashboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import html
+
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import Plugin, mindinsight_tag
+from dash_insight.web.dashboard import no_data, switch_tag_button
+from dash_insight.web.plugin import CardRequest
+from dash_insight.web.url_state import make_search
+
+SINGLE_IMAGE = "/v1/mindinsight/datavisual/image/single-image"
+NO_IMAGES = ["No image yet. SummaryCollector records the first input batch with ",
+              html.Code("collect_input_data"), "; or use ", html.Code("ImageSummary"), " / ",
+              html.Code("add_value('image', name, nchw)"), "."]
+
+
+def image_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
+    """The last image of one tag; "Switch tag" turns to the next tag."""
+    provider, train_id = service.provider, request.job.train_id
+    tags = request.job.tags[Plugin.IMAGE]
+    if not tags:
+        return no_data(NO_IMAGES), None
+    tag = tags[request.turn % len(tags)]
+    steps = provider.value_steps(train_id, Plugin.IMAGE, tag)
+    step = int(steps.step[-1])
+    src = request.app.get_relative_path(SINGLE_IMAGE) + make_search(
+        {"train_id": train_id, "tag": mindinsight_tag(tag, Plugin.IMAGE), "step": step})
+    foot: list[Any] = [f"{tag} · step {step} · {len(tags)} tag(s)"]
+    if len(tags) > 1:
+        foot += [" · ", switch_tag_button()]
+    return html.Img(src=src, className="di-card-image", id="preview-image", alt=tag), foot

@@ -1,0 +1,81 @@
+"""The images plugin's REST routes: MindInsight's ``image/metadata`` and ``image/single-image``
+(``ImageProcessor``).
+
+Deliberate difference from MindInsight 2.3.1: every step is served (no 10-image reservoir)
+unless the server was started with ``--samples-per-plugin``.
+"""
+
+from __future__ import annotations
+
+from flask import Response, request
+
+from dash_insight.core.provider import DataProvider, StepNotFound
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import Plugin
+from dash_insight.plugins.images.query import image
+from dash_insight.web import errors
+from dash_insight.web.http import json_response, require, resolve_job, to_int, value_steps_or
+from dash_insight.web.plugin import Route
+
+
+def routes(service: DataService) -> list[Route]:
+    views = _ImageViews(service.provider)
+    return [
+        Route("datavisual/image/metadata", views.image_metadata),
+        Route("datavisual/image/single-image", views.single_image),
+    ]
+
+
+def sniff_image_type(data: bytes) -> str:
+    """MindInsight's ``get_img_mimetype`` (``imghdr``: png, jpeg, gif, bmp)."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data[6:10] in (b"JFIF", b"Exif") or data.startswith(b"\xff\xd8\xff\xdb"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data.startswith(b"BM"):
+        return "image/bmp"
+    return "application/octet-stream"
+
+
+class _ImageViews:
+    def __init__(self, provider: DataProvider) -> None:
+        self.provider = provider
+
+    def image_metadata(self) -> Response:
+        """``GET /datavisual/image/metadata?train_id=&tag=`` -> ``{"metadatas": [{wall_time,
+        step, width, height}]}`` (``ImageProcessor.get_metadata_list``; size = the canvas)."""
+        train_id, tag = request.args.get("train_id"), request.args.get("tag")
+        require(train_id=train_id, tag=tag)
+        resolve_job(self.provider, train_id)
+        raw, steps = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag,
+                                    errors.image_not_exist)
+        result = []
+        for position, (step, wall_time) in enumerate(
+                zip(steps.step.tolist(), steps.wall_time.tolist(), strict=True)):
+            meta = steps.meta[position] if position < len(steps.meta) else None
+            if meta is None:
+                value = image(self.provider, train_id, raw, step)
+                meta = {"width": value.width, "height": value.height}
+            result.append({"wall_time": wall_time, "step": step,
+                           "width": int(meta["width"]), "height": int(meta["height"])})
+        return json_response({"metadatas": result})
+
+    def single_image(self) -> Response:
+        """``GET /datavisual/image/single-image?train_id=&tag=&step=`` -> the encoded image as
+        written (PNG from MindSpore) with its sniffed content type; ``step=-1`` = the last
+        (``ImageProcessor.get_single_image``)."""
+        train_id, tag = request.args.get("train_id"), request.args.get("tag")
+        step_text = request.args.get("step")
+        require(train_id=train_id, tag=tag, step=step_text)
+        step = to_int(step_text, "step")
+        resolve_job(self.provider, train_id)
+        raw, _ = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag,
+                                errors.image_not_exist)
+        try:
+            value = image(self.provider, train_id, raw, step)
+        except StepNotFound:
+            raise errors.image_not_exist(
+                "Can not find the step with given train job id and tag.") from None
+        return Response(value.encoded, mimetype=sniff_image_type(value.encoded))

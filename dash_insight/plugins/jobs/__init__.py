@@ -1,0 +1,1 @@
+"""The jobs plugin (see :mod:`.plugin`)."""

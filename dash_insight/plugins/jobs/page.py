@@ -1,0 +1,275 @@
+"""Summary list: every training job, filter (text or regex), sort, pages, parameter details.
+
+URL state: ``?q=<filter>&regex=1&sort=update|create|path&order=desc|asc&page=N&size=20``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import dash
+from dash import ALL, Input, Output, State, ctx, dcc, html
+
+from dash_insight.core.lineage_rows import lineage_row, parameter_details
+from dash_insight.core.provider import DataError, JobSummary
+from dash_insight.core.service import DataService
+from dash_insight.web.url_state import int_param, make_search, parse_search
+
+PATH = "/"
+PAGE_SIZES = (10, 20, 50, 100)
+SORT_COLUMNS = {"path": "Summary Path", "create": "Create Time", "update": "Update Time"}
+DATA_KINDS = ("scalar", "image", "histogram", "tensor", "graph")
+
+
+def format_time(seconds: float) -> str:
+    """Local time as MindInsight shows it: ``YYYY-MM-DD HH:MM:SS``."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds)) if seconds else "-"
+
+
+def filter_jobs(jobs: Sequence[JobSummary], text: str, regex: bool
+                ) -> tuple[list[JobSummary], str | None]:
+    """Jobs whose path contains ``text`` (case-insensitive), or matches it as a regular
+    expression; with an invalid expression, every job and the error message."""
+    if not text:
+        return list(jobs), None
+    if regex:
+        try:
+            pattern = re.compile(text, re.IGNORECASE)
+        except re.error as error:
+            return list(jobs), f"invalid regular expression: {error}"
+        return [j for j in jobs if pattern.search(j.train_id)], None
+    lowered = text.lower()
+    return [j for j in jobs if lowered in j.train_id.lower()], None
+
+
+def sort_jobs(jobs: Sequence[JobSummary], column: str, descending: bool) -> list[JobSummary]:
+    """Sorted by path, create time or update time (ties by path)."""
+    key = {
+        "path": lambda j: j.train_id,
+        "create": lambda j: (j.create_time, j.train_id),
+        "update": lambda j: (j.update_time, j.train_id),
+    }.get(column, lambda j: (j.update_time, j.train_id))
+    return sorted(jobs, key=key, reverse=descending)
+
+
+def _state(params: dict[str, str]) -> dict[str, Any]:
+    sort = params.get("sort", "update")
+    return {
+        "q": params.get("q", ""),
+        "regex": params.get("regex") == "1",
+        "sort": sort if sort in SORT_COLUMNS else "update",
+        "order": "asc" if params.get("order") == "asc" else "desc",
+        "page": int_param(params, "page", 1, 1, 10**6),
+        "size": int_param(params, "size", 20, 1, 500),
+    }
+
+
+def _data_badges(job: JobSummary) -> list[Any]:
+    badges = [html.Span(kind, className="di-badge") for kind in DATA_KINDS if job.tags.get(kind)]
+    if job.lineage_files:
+        badges.append(html.Span("lineage", className="di-badge"))
+    return badges or [html.Span("no data yet", className="di-muted")]
+
+
+def _status(job: JobSummary) -> Any:
+    if job.status == "loaded":
+        return html.Span("loaded", className="di-muted")
+    percent = round(100 * job.progress)
+    return html.Span([html.Span(html.Div(style={"width": f"{percent}%"}),
+                                className="di-progress"),
+                      f"{job.status} {percent}%"], title=f"{job.bytes_read:,} of "
+                     f"{job.bytes_on_disk:,} bytes read")
+
+
+def _integrity(job: JobSummary) -> Any:
+    if job.is_intact:
+        return ""
+    return html.Details(className="di-warning", children=[
+        html.Summary(f"⚠ {len(job.reasons)} problem(s)"),
+        html.Ul([html.Li(reason) for reason in job.reasons[:20]]),
+    ])
+
+
+def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
+    has_dashboard = job.summary_files or job.graph_files
+    dashboard_href = app.get_relative_path("/dashboard") + make_search({"train_id": job.train_id})
+    return html.Tr([
+        html.Td(number),
+        html.Td(dcc.Link(job.train_id, href=dashboard_href) if has_dashboard else job.train_id),
+        html.Td(format_time(job.create_time)),
+        html.Td(format_time(job.update_time)),
+        html.Td(_data_badges(job)),
+        html.Td([_status(job), _integrity(job)]),
+        html.Td(html.Div(className="di-ops", children=[
+            dcc.Link("Training Dashboard", href=dashboard_href,
+                     className="" if has_dashboard else "disabled",
+                     title="" if has_dashboard else "no summary or graph file in this job"),
+            html.Button("Parameter Details", className="di-link-button",
+                        id={"type": "param-details", "train_id": job.train_id},
+                        disabled=not job.lineage_files,
+                        title="" if job.lineage_files else "no lineage file in this job"),
+        ])),
+    ])
+
+
+def _header(state: dict[str, Any]) -> html.Tr:
+    cells = [html.Th("No.")]
+    for column in ("path", "create", "update"):
+        arrow = ""
+        if state["sort"] == column:
+            arrow = " ▼" if state["order"] == "desc" else " ▲"
+        cells.append(html.Th(html.Button(SORT_COLUMNS[column] + arrow,
+                                         id={"type": "sort", "column": column})))
+    cells += [html.Th("Data"), html.Th("Status"), html.Th("Operation")]
+    return html.Tr(cells)
+
+
+def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
+    state = _state(params)
+    return html.Div([
+        html.Div(className="di-page-head", children=[
+            html.H1("Summary List", className="di-title"),
+            html.Span(f"Current folder: {service.name}", className="di-subtitle"),
+            html.Div(className="di-spacer"),
+            dcc.Link(html.Button("Lineage Analysis", className="di-button secondary"),
+                     href=app.get_relative_path("/lineage")),
+            dcc.Link(html.Button("Comparison Analysis", className="di-button secondary"),
+                     href=app.get_relative_path("/compare")),
+        ]),
+        html.Div(className="di-panel", children=[
+            html.Div(className="di-toolbar", children=[
+                dcc.Input(id="job-filter", value=state["q"], debounce=0.3, type="text",
+                          placeholder="Filter summary paths", className="di-input"),
+                dcc.Checklist(id="job-filter-regex",
+                              options=[{"label": " regular expression", "value": "1"}],
+                              value=["1"] if state["regex"] else []),
+                html.Span(id="job-filter-error", className="di-error-text"),
+            ]),
+            html.Div(id="job-table"),
+            html.Div(className="di-pager", children=[
+                html.Span(id="job-total"),
+                dcc.Dropdown(id="job-page-size", value=state["size"], clearable=False,
+                             options=[{"label": f"{n} / page", "value": n} for n in PAGE_SIZES],
+                             style={"width": "120px"}),
+                html.Button("‹", id="job-prev", className="di-icon-button di-page-button"),
+                html.Span(id="job-page"),
+                html.Button("›", id="job-next", className="di-icon-button di-page-button"),
+            ]),
+        ]),
+        html.Div(id="param-details-modal"),
+    ])
+
+
+def register(app: dash.Dash, service: DataService) -> None:
+    provider = service.provider
+
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("job-filter", "value"), Input("job-filter-regex", "value"),
+        Input({"type": "sort", "column": ALL}, "n_clicks"),
+        Input("job-prev", "n_clicks"), Input("job-next", "n_clicks"),
+        Input("job-page-size", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def controls_to_url(text: str | None, regex: list[str] | None, _sorts: list[int | None],
+                        _prev: int | None, _next: int | None, size: int | None,
+                        search: str | None) -> str:
+        state = _state(parse_search(search))
+        trigger = ctx.triggered_id
+        if isinstance(trigger, dict) and not ctx.triggered[0]["value"]:
+            return dash.no_update  # sort buttons just rendered, not clicked
+        if trigger in ("job-filter", "job-filter-regex"):
+            state.update(q=text or "", regex=bool(regex), page=1)
+        elif isinstance(trigger, dict) and trigger.get("type") == "sort":
+            column = trigger["column"]
+            if state["sort"] == column:
+                state["order"] = "asc" if state["order"] == "desc" else "desc"
+            else:
+                state.update(sort=column, order="asc" if column == "path" else "desc")
+        elif trigger == "job-prev":
+            state["page"] = max(1, state["page"] - 1)
+        elif trigger == "job-next":
+            state["page"] += 1
+        elif trigger == "job-page-size":
+            state.update(size=size or 20, page=1)
+        new_search = make_search({
+            "q": state["q"], "regex": "1" if state["regex"] else None,
+            "sort": None if state["sort"] == "update" else state["sort"],
+            "order": None if state["order"] == "desc" else state["order"],
+            "page": None if state["page"] == 1 else state["page"],
+            "size": None if state["size"] == 20 else state["size"],
+        })
+        # Unchanged: write nothing, so a late answer never overwrites a newer URL.
+        return dash.no_update if new_search == (search or "") else new_search
+
+    @app.callback(
+        Output("job-table", "children"), Output("job-total", "children"),
+        Output("job-page", "children"), Output("job-filter-error", "children"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+    )
+    def render_table(search: str | None, _ticks: int | None, _clicks: int | None) -> tuple:
+        state = _state(parse_search(search))
+        jobs, error = filter_jobs(provider.list_jobs(), state["q"], state["regex"])
+        jobs = sort_jobs(jobs, state["sort"], state["order"] == "desc")
+        pages = max(1, -(-len(jobs) // state["size"]))
+        page = min(state["page"], pages)
+        start = (page - 1) * state["size"]
+        rows = [_row(app, start + i + 1, job)
+                for i, job in enumerate(jobs[start:start + state["size"]])]
+        if not rows:
+            if not provider.ready:
+                message = "Looking for training jobs…"
+            elif state["q"]:
+                message = "No training job matches."
+            else:
+                message = ("No training job found yet: summary files are looked for in every "
+                           "folder under the summary base directory.")
+            rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
+        table = html.Table(className="di-table", children=[html.Thead(_header(state)),
+                                                           html.Tbody(rows)])
+        return table, f"Total {len(jobs)}", f"{page} / {pages}", error or ""
+
+    @app.callback(
+        Output("param-details-modal", "children"),
+        Input({"type": "param-details", "train_id": ALL}, "n_clicks"),
+        Input("url", "search"),
+        prevent_initial_call=True,
+    )
+    def details(clicks: list[int | None], _search: str | None) -> Any:
+        trigger = ctx.triggered_id
+        if not isinstance(trigger, dict) or not any(clicks):
+            return None
+        train_id = trigger["train_id"]
+        try:
+            row = lineage_row(train_id, provider.lineage_records(train_id))
+        except DataError as error:
+            body: Any = html.P(str(error), className="di-error-text")
+        else:
+            pairs = parameter_details(row)
+            body = html.Table(className="di-table", children=[
+                html.Thead(html.Tr([html.Th("Key"), html.Th("Value")])),
+                html.Tbody([html.Tr([html.Td(k), html.Td(v)]) for k, v in pairs]),
+            ]) if pairs else html.P("This job has no lineage data.", className="di-empty")
+        return html.Div(className="di-modal-backdrop", id="param-details-backdrop", children=[
+            html.Div(className="di-panel di-modal", children=[
+                html.Div(className="di-card-head", children=[
+                    html.Span(f"{train_id} Training Parameter Details"),
+                    html.Button("×", id="param-details-close", title="Close"),
+                ]),
+                html.Div(body, className="di-card-body"),
+            ]),
+        ])
+
+    app.clientside_callback(
+        """function(clicks) {
+            return clicks ? null : window.dash_clientside.no_update;
+        }""",
+        Output("param-details-modal", "children", allow_duplicate=True),
+        Input("param-details-close", "n_clicks"),
+        prevent_initial_call=True,
+    )

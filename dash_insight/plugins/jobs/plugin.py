@@ -1,0 +1,15 @@
+"""The jobs plugin: the summary list (home page) and MindInsight's job endpoints."""
+
+from __future__ import annotations
+
+from dash_insight.core.service import DataService
+from dash_insight.plugins.jobs import page, rest
+from dash_insight.web.plugin import NavLink, Page, Plugin, data_service
+
+PLUGIN: Plugin[DataService] = Plugin(
+    name="jobs",
+    service=data_service,
+    routes=rest.routes,
+    pages=(Page(page.PATH, page.layout, page.register),),
+    nav=(NavLink("Summary List", page.PATH, rank=0),),
+)

@@ -1,0 +1,177 @@
+"""The jobs plugin's REST routes: MindInsight's ``train-jobs``, ``train-job-caches``,
+``plugins`` and ``single-job`` (``TrainTaskManager``, spec §3).
+
+Deliberate differences from MindInsight 2.3.1: every job is listed, at any depth
+(``./nested/grp/job_a``), with no 999-job cap and no 15-job detail cache, so every listed job is
+queryable and ``cache_status`` is ``CACHED`` once the loader has read all its bytes (``CACHING``
+before); ``load_status`` is ``loaded`` when every job is; every tag is listed (no
+300-tags-per-job or 6-tensor-tags cap); ``create_time`` is the job's oldest file-name timestamp
+and ``update_time`` its newest file modification time (MindInsight: both from the newest-named
+file).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, request
+
+from dash_insight.core.provider import DataProvider, JobSummary
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import (
+    MINDINSIGHT_PLUGINS,
+    OPTIMIZED_GRAPH,
+    GraphMode,
+    Plugin,
+    graph_tags_for_mode,
+    mindinsight_tag,
+)
+from dash_insight.web import errors
+from dash_insight.web.errors import ApiError
+from dash_insight.web.http import (
+    json_response,
+    local_time,
+    require,
+    resolve_job,
+    str_to_bool,
+    to_int,
+)
+from dash_insight.web.plugin import Route
+
+#: ``limit`` of ``/train-jobs`` (``SummaryWatcher.MAX_SUMMARY_DIR_COUNT``).
+MAX_TRAIN_JOBS_LIMIT = 999
+
+
+def cache_status(job: JobSummary) -> str:
+    """``CACHED`` once every byte on disk has been read (and from then on, also while the job
+    grows), ``CACHING`` before."""
+    return "CACHED" if job.loaded_once or job.status == "loaded" else "CACHING"
+
+
+def routes(service: DataService) -> list[Route]:
+    views = _JobViews(service.provider, service.name)
+    return [
+        Route("datavisual/train-jobs", views.train_jobs),
+        Route("datavisual/train-job-caches", views.train_job_caches, ("POST",)),
+        Route("datavisual/plugins", views.plugins),
+        Route("datavisual/single-job", views.single_job),
+    ]
+
+
+class _JobViews:
+    def __init__(self, provider: DataProvider, base_name: str) -> None:
+        self.provider = provider
+        self.base_name = base_name
+
+    def _plugins(self, job: JobSummary) -> dict[str, list[str]]:
+        """``{plugin: sorted MindInsight tags}`` for the 7 plugins (``get_plugins``): graph tags
+        are file names, optimized ones ``"<file> (optimized)"``,
+        ``ms_output_optimize.pb`` first."""
+        graphs = job.tags.get(Plugin.GRAPH, [])
+        plugins = {}
+        for plugin in MINDINSIGHT_PLUGINS:
+            if plugin == Plugin.GRAPH:
+                tags = graph_tags_for_mode(graphs, GraphMode.NORMAL)
+            elif plugin == OPTIMIZED_GRAPH:
+                tags = graph_tags_for_mode(graphs, GraphMode.OPTIMIZE)
+            else:
+                tags = sorted(mindinsight_tag(tag, plugin) for tag in job.tags.get(plugin, []))
+            plugins[plugin] = tags
+        return plugins
+
+    def _job_item(self, job: JobSummary) -> dict[str, Any]:
+        """One ``train_jobs`` entry (``TrainTaskManager._get_train_job_item``, same key order)."""
+        return {
+            "train_id": job.train_id,
+            "relative_path": job.train_id,
+            "create_time": local_time(job.create_time),
+            "update_time": local_time(job.update_time),
+            "profiler_dir": None,
+            "cache_status": cache_status(job),
+            "profiler_type": "",
+            "summary_files": job.summary_files,
+            "graph_files": job.graph_files,
+            "lineage_files": job.lineage_files,
+            "dump_dir": None,
+            "is_integrity": job.is_intact,
+            "plugins": self._plugins(job),
+        }
+
+    # -- train jobs --
+    def train_jobs(self) -> Response:
+        """``GET /datavisual/train-jobs?offset=&limit=&train_id=``: page ``offset`` (a page
+        index, default 0) of ``limit`` (1..999, default 10) jobs, newest update first; with
+        ``train_id`` only that job (``total`` 0 and no entry if unknown). MindInsight's
+        ``query_train_jobs``."""
+        offset = to_int(request.args.get("offset", "0"), "offset")
+        if offset < 0:
+            raise errors.param_value_error("'offset' should be greater than or equal to 0.")
+        limit = to_int(request.args.get("limit", "10"), "limit")
+        if not 1 <= limit <= MAX_TRAIN_JOBS_LIMIT:
+            raise errors.param_value_error(f"'limit' should in [1, {MAX_TRAIN_JOBS_LIMIT}].")
+        jobs = self.provider.list_jobs()
+        load_status = "loaded" if self.provider.ready and all(
+            job.loaded_once or job.status == "loaded" for job in jobs) else "loading"
+        train_id = request.args.get("train_id")
+        if train_id is not None:
+            try:
+                selected = [resolve_job(self.provider, train_id)]
+            except ApiError as error:
+                if error.code != errors.TRAIN_JOB_NOT_EXIST:
+                    raise
+                selected = []
+            total = len(selected)
+        else:
+            total = len(jobs)
+            selected = jobs[offset * limit:(offset + 1) * limit]
+        return json_response({
+            "name": self.base_name,
+            "total": total,
+            "load_status": load_status,
+            "train_jobs": [self._job_item(job) for job in selected],
+        })
+
+    def train_job_caches(self) -> Response:
+        """``POST /datavisual/train-job-caches {"train_ids": [...]}`` -> each known job's
+        ``cache_status`` (unknown ids skipped). Every job is always readable here, so this only
+        reports; MindInsight's ``cache_train_jobs``."""
+        data = request.get_json(silent=True)
+        train_ids = data.get("train_ids") if isinstance(data, dict) else None
+        if train_ids is None:
+            raise errors.param_missing("train_ids")
+        if not isinstance(train_ids, list):
+            raise errors.param_type_error("train_ids", str(list))
+        result = []
+        for train_id in train_ids:
+            if not isinstance(train_id, str):
+                raise errors.param_type_error("train_id", str(str))
+            try:
+                job = resolve_job(self.provider, train_id)
+            except ApiError as error:
+                if error.code != errors.TRAIN_JOB_NOT_EXIST:
+                    raise
+                continue
+            result.append({"train_id": train_id, "cache_status": cache_status(job)})
+        return json_response({"cache_result": result})
+
+    def plugins(self) -> Response:
+        """``GET /datavisual/plugins?train_id=&manual_update=`` -> ``{"plugins": {plugin:
+        [sorted tags]}}`` (``TrainTaskManager.get_plugins``; ``manual_update`` is validated, and
+        has nothing to do: the loader keeps every job current)."""
+        str_to_bool(request.args.get("manual_update", "false"), "manual_update")
+        train_id = request.args.get("train_id")
+        require(train_id=train_id)
+        return json_response({"plugins": self._plugins(resolve_job(self.provider, train_id))})
+
+    def single_job(self) -> Response:
+        """``GET /datavisual/single-job?train_id=&plugin_name=`` -> ``{"train_jobs": [{"id",
+        "name", "tags"}]}`` (``TrainTaskManager.get_single_train_task``)."""
+        plugin_name = request.args.get("plugin_name")
+        train_id = request.args.get("train_id")
+        require(plugin_name=plugin_name, train_id=train_id)
+        if plugin_name not in MINDINSIGHT_PLUGINS:
+            raise errors.plugin_not_available(
+                f"'plugin_name' only can be one of {list(MINDINSIGHT_PLUGINS)}")
+        job = resolve_job(self.provider, train_id)
+        tags = self._plugins(job)[plugin_name]
+        return json_response({"train_jobs": [{"id": train_id, "name": train_id, "tags": tags}]})

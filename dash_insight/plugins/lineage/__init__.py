@@ -1,0 +1,1 @@
+"""The lineage plugin (see :mod:`.plugin`)."""

@@ -1,0 +1,16 @@
+"""The lineage plugin: model and data lineage page, MindInsight's lineage and optimizer
+endpoints, remarks in the workspace."""
+
+from __future__ import annotations
+
+from dash_insight.plugins.lineage import page, rest
+from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.web.plugin import NavLink, Page, Plugin
+
+PLUGIN: Plugin[LineageService] = Plugin(
+    name="lineage",
+    service=LineageService.from_data,
+    routes=rest.routes,
+    pages=(Page(page.PATH, page.layout, page.register),),
+    nav=(NavLink("Lineage", page.PATH, rank=10),),
+)

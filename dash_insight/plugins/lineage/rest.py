@@ -1,0 +1,108 @@
+"""MindInsight's lineage routes (``backend/lineagemgr/lineage_api.py``,
+``backend/optimizer/optimizer_api.py``), below ``/v1/mindinsight``:
+
+* ``POST lineagemgr/lineages`` with a search condition (raw JSON body, empty = ``{}``):
+  ``{"customized", "object", "count"}`` (spec §3.8; :func:`~dash_insight.plugins.lineage.query.
+  search_lineages`);
+* ``PUT lineagemgr/lineages?train_id=./job`` with ``{"tag": 0..10, "remark": "<=128 chars"}``:
+  ``{"status": "success"}``;
+* ``POST optimizer/targets/search`` with the same condition: objective histograms and
+  hyper-parameter importance (:func:`~dash_insight.plugins.lineage.query.optimizer_targets`).
+
+Errors as MindInsight: an unparsable body is ParamValueError ``50540002 Json data parse
+failed.``; an invalid condition ``50542218 Search_condition param error: ...``; an invalid tag
+or remark ``50542081 ValueError. ...``; an unknown job ``50545005``.
+
+Deliberate differences: tags and remarks are persisted in the workspace
+(:mod:`.remarks`) instead of living in memory until a restart; a boolean tag is refused;
+``train_id`` may name a job at any depth (``./a/b``), as everywhere in dash-insight;
+a missing ``train_id`` on PUT is ``50540003`` (MindInsight failed with an internal error).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, request
+
+from dash_insight.plugins.lineage import query as lineage_data
+from dash_insight.plugins.lineage.remarks import RemarkError, validate_added_info
+from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.web import errors
+from dash_insight.web.errors import ApiError
+from dash_insight.web.http import json_response, require, resolve_job
+from dash_insight.web.plugin import Route
+
+_LINEAGE = 0x50542000
+#: ``LineageErrors`` (module 2): search condition, query failure, parameter type / value.
+LINEAGE_SEARCH_CONDITION_PARAM_ERROR = _LINEAGE | 0x218
+LINEAGE_SUMMARY_DATA_ERROR = _LINEAGE | 0x215
+LINEAGE_PARAM_TYPE_ERROR = _LINEAGE | 0x080
+LINEAGE_PARAM_VALUE_ERROR = _LINEAGE | 0x081
+
+
+def search_condition_error(detail: str) -> ApiError:
+    """``LineageSearchConditionParamError``."""
+    return ApiError(LINEAGE_SEARCH_CONDITION_PARAM_ERROR, f"Search_condition param error: {detail}")
+
+
+def lineage_value_error(detail: str) -> ApiError:
+    """``LineageParamValueError``: ``ValueError. <detail>``."""
+    return ApiError(LINEAGE_PARAM_VALUE_ERROR, f"ValueError. {detail}")
+
+
+def _condition() -> Any:
+    """The raw JSON body (MindInsight reads the stream: no content type needed)."""
+    body = request.get_data()
+    try:
+        return json.loads(body) if body else {}
+    except (ValueError, UnicodeDecodeError):
+        raise errors.param_value_error("Json data parse failed.") from None
+
+
+def _search(service: LineageService, condition: Any) -> dict[str, Any]:
+    try:
+        return lineage_data.search_lineages(service.lineages(), condition,
+                                            service.remarks.all())
+    except lineage_data.LineageConditionError as error:
+        raise search_condition_error(str(error)) from None
+
+
+def _update(service: LineageService) -> Response:
+    train_id = request.args.get("train_id")
+    require(train_id=train_id)
+    assert train_id is not None
+    if not train_id.startswith("./"):
+        raise errors.param_value_error("Summary dir should be relative path starting with './'.")
+    added_info = request.get_json(silent=True)
+    if not isinstance(added_info, dict):
+        raise errors.param_value_error("The request body should be a dict.")
+    try:
+        accepted = validate_added_info(added_info)
+    except RemarkError as error:
+        raise lineage_value_error(str(error)) from None
+    resolve_job(service.provider, train_id)
+    if not any(e.train_id == train_id for e in service.lineages()):
+        raise errors.param_value_error(
+            f"Cannot update the lineage for train job {train_id}, because it does not exist.")
+    service.remarks.update(train_id, accepted)
+    return json_response({"status": "success"})
+
+
+def routes(service: LineageService) -> list[Route]:
+    """The lineage and optimizer routes (see the module docstring)."""
+
+    def lineagemgr_lineages() -> Response:
+        if request.method == "PUT":
+            return _update(service)
+        return json_response(_search(service, _condition()))
+
+    def optimizer_targets_search() -> Response:
+        result = _search(service, _condition())
+        return json_response(lineage_data.optimizer_targets(result["object"]))
+
+    return [
+        Route("lineagemgr/lineages", lineagemgr_lineages, ("POST", "PUT")),
+        Route("optimizer/targets/search", optimizer_targets_search, ("POST",)),
+    ]

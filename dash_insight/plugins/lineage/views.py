@@ -1,0 +1,731 @@
+"""Pure builders of the lineage page (``/lineage``): columns and rows per tab, URL state, table
+filters, the parallel-coordinates figure and its brushes, the grid's columns and rows, and the
+overview figures. Data in, plain values or figures out: the page module only wires callbacks.
+
+Model lineage columns follow MindInsight's model-traceback page (``Data processing`` = the
+dataset mark, ``[U]`` user-defined, ``[M]`` metrics, loss, network, optimizer, sample counts,
+learning rate, epoch, batch size, devices, model size in MB, loss function); data lineage columns
+are the aligned pipeline stages (:func:`~dash_insight.plugins.lineage.query.align_stages`) plus the
+scalar parameters of a stage that differ between jobs ("key parameters").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import quote, unquote
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dash_insight.plugins.lineage import query as lineage_data
+from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
+from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR, small_layout
+
+TABS = ("model", "dataset")
+MISSING = "n/a"
+#: Label and field of the fixed model-lineage columns, in MindInsight's chart order.
+MODEL_FIELDS = (
+    ("dataset_mark", "Data processing"),
+    ("loss", "loss"),
+    ("network", "Network"),
+    ("optimizer", "Optimizer"),
+    ("train_dataset_count", "Training samples"),
+    ("test_dataset_count", "Test samples"),
+    ("learning_rate", "Learning rate"),
+    ("epoch", "epoch"),
+    ("batch_size", "batch_size"),
+    ("device_num", "Devices"),
+    ("model_size", "Model size (MB)"),
+    ("loss_function", "Loss function"),
+    ("train_dataset_path", "Training set path"),
+    ("test_dataset_path", "Test set path"),
+)
+#: Model columns not displayed until chosen (MindInsight has no such columns at all).
+HIDDEN_BY_DEFAULT = ("train_dataset_path", "test_dataset_path")
+_TICK_LABEL_LENGTH = 16
+_COLOURSCALE = ((0.0, "#3b4cc0"), (0.25, "#5d9cd3"), (0.5, "#44b5a7"), (0.75, "#e4b33a"),
+                (1.0, "#d1495b"))
+_MISSING_COLOUR = "#a0a4ab"
+_SINGLE_COLOUR = "#00a5a7"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a tab: ``kind`` is ``number`` or ``category`` (strings, booleans...)."""
+
+    id: str
+    label: str
+    kind: str
+    group: str  # field, metric, user, stage, param
+    hint: str = ""
+
+
+@dataclass
+class TabData:
+    """Everything a tab shows: its columns and one row per job (``train_id`` + column ids)."""
+
+    tab: str
+    columns: list[Column]
+    rows: list[dict[str, Any]]
+    default_columns: list[str]
+    colour_columns: list[Column] = field(default_factory=list)
+    #: Short tick labels of category values, per column (long JSON values of stages).
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def column(self, column_id: str) -> Column | None:
+        return next((c for c in [*self.columns, *self.colour_columns] if c.id == column_id),
+                    None)
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def cell_value(value: Any) -> Any:
+    """A value as the table and the chart take it: finite numbers and strings as they are,
+    booleans and containers as text (JSON), NaN/inf/None as None."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        return value if math.isfinite(value) else None
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _kind(values: Iterable[Any]) -> str:
+    present = [v for v in values if v is not None]
+    return "number" if present and all(_is_number(v) for v in present) else "category"
+
+
+def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
+    """Model lineage: one row per job with the MindInsight fields, ``metric/<k>`` and
+    ``user_defined/<k>`` (model size in MB, rounded to 0.01 as MindInsight shows it)."""
+    marks = lineage_data.dataset_marks([e.row.get("dataset_graph") for e in entries])
+    rows: list[dict[str, Any]] = []
+    metric_keys: dict[str, None] = {}
+    user_keys: dict[str, None] = {}
+    for entry, mark in zip(entries, marks, strict=True):
+        row: dict[str, Any] = {"train_id": entry.train_id, "dataset_mark": mark}
+        for field_id, _ in MODEL_FIELDS[1:]:
+            row[field_id] = cell_value(entry.row.get(field_id))
+        size = entry.row.get("model_size")
+        row["model_size"] = round(size / 1024 / 1024, 2) if _is_number(size) else None
+        for key, value in (entry.row.get("metric") or {}).items():
+            metric_keys[key] = None
+            row[f"metric/{key}"] = cell_value(value)
+        for key, value in (entry.row.get("user_defined") or {}).items():
+            user_keys[key] = None
+            row[f"user_defined/{key}"] = cell_value(value)
+        rows.append(row)
+
+    def column(column_id: str, label: str, group: str) -> Column:
+        return Column(column_id, label, _kind(r.get(column_id) for r in rows), group)
+
+    columns = [column("dataset_mark", "Data processing", "field")]
+    columns[0] = replace(columns[0], kind="category",
+                         hint="Jobs with the same mark used the same dataset pipeline")
+    columns += [column(f"user_defined/{k}", f"[U]{k}", "user") for k in user_keys]
+    columns += [column(f"metric/{k}", f"[M]{k}", "metric") for k in metric_keys]
+    columns += [column(f, label, "field") for f, label in MODEL_FIELDS[1:]]
+    defaults = [c.id for c in columns if c.id not in HIDDEN_BY_DEFAULT]
+    colour = [c for c in columns if c.kind == "number" and (c.group == "metric" or c.id == "loss")]
+    return TabData("model", columns, rows, defaults, colour)
+
+
+def dataset_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
+    """Data lineage: one column per aligned pipeline stage (its parameters as JSON) and one per
+    scalar stage parameter whose value differs between jobs; metrics and loss only colour."""
+    pipelines = [lineage_data.pipeline_stages(e.row.get("dataset_graph")) for e in entries]
+    stage_ids, assigned = lineage_data.align_stages(pipelines)
+    rows: list[dict[str, Any]] = []
+    params: dict[str, dict[str, list[Any]]] = {sid: {} for sid in stage_ids}
+    names: dict[str, dict[str, None]] = {sid: {} for sid in stage_ids}
+    for entry, stages, ids in zip(entries, pipelines, assigned, strict=True):
+        row: dict[str, Any] = {"train_id": entry.train_id}
+        for stage, stage_id in zip(stages, ids, strict=True):
+            row[stage_id] = lineage_data.stage_text(stage.params)
+            names[stage_id][stage.name] = None
+            for key, value in stage.params.items():
+                if key != "op_type" and (value is None or isinstance(value, str | int | float)):
+                    params[stage_id].setdefault(key, []).append(value)
+                    row[f"{stage_id} · {key}"] = cell_value(value)
+        rows.append(row)
+    columns = []
+    labels = {}
+    for stage_id in stage_ids:
+        stage_names = list(names[stage_id])
+        label = stage_id
+        if len(stage_names) == 1 and "[" in stage_names[0]:
+            label += " " + stage_names[0][stage_names[0].index("["):]
+        columns.append(Column(stage_id, label, "category", "stage", " / ".join(stage_names)))
+        labels[stage_id] = stage_labels([r[stage_id] for r in rows if stage_id in r],
+                                        stage_names[0] if len(stage_names) == 1 else stage_id)
+        with_stage = [r for r in rows if stage_id in r]
+        for key, values in params[stage_id].items():
+            # A key parameter: its value differs between the jobs that have this stage.
+            if len(values) < len(with_stage) or len({json.dumps(v) for v in values}) > 1:
+                column_id = f"{stage_id} · {key}"
+                columns.append(Column(column_id, column_id,
+                                      _kind(r.get(column_id) for r in rows), "param"))
+    model = model_tab(entries)
+    for row, model_row in zip(rows, model.rows, strict=True):
+        row.update({c.id: model_row.get(c.id) for c in model.colour_columns})
+    return TabData("dataset", columns, rows, [c.id for c in columns], model.colour_columns,
+                   labels)
+
+
+def stage_labels(texts: Sequence[str], name: str) -> dict[str, str]:
+    """Short labels for a stage's distinct parameter sets (JSON texts): the parameters that
+    differ between them (``batch_size=64``), or the stage's name when there is only one."""
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) <= 1:
+        return {text: name for text in distinct}
+    parsed = []
+    for text in distinct:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        parsed.append(value if isinstance(value, dict) else {"": text})
+    keys = list(dict.fromkeys(k for p in parsed for k in p))
+    differing = [k for k in keys
+                 if len({json.dumps(p.get(k), sort_keys=True, default=str) for p in parsed}) > 1]
+    out = {}
+    for text, params in zip(distinct, parsed, strict=True):
+        parts = [f"{k}={json.dumps(params.get(k), default=str)}" if k else str(params.get(k))
+                 for k in differing if k != "op_type"]
+        out[text] = ", ".join(parts) or name
+    return out
+
+
+def tab_data(tab: str, entries: Sequence[lineage_data.LineageEntry]) -> TabData:
+    return dataset_tab(entries) if tab == "dataset" else model_tab(entries)
+
+
+# -- URL state -------------------------------------------------------------------------------
+
+
+@dataclass
+class PageState:
+    """The page's URL state (``?tab=&columns=&color=&sort=&filters=&show=&hide=&objective=
+    &param=``); ``None`` = the default."""
+
+    tab: str = "model"
+    columns: list[str] | None = None
+    color: str | None = None
+    sort: tuple[str, str] | None = None
+    filters: dict[str, list[Any]] = field(default_factory=dict)
+    show: list[str] | None = None
+    hide: list[str] = field(default_factory=list)
+    objective: str | None = None
+    param: str | None = None
+
+
+def join_ids(ids: Iterable[str]) -> str:
+    """Comma-separated ids, each with ``%`` and ``,`` escaped (ids may hold commas)."""
+    return ",".join(quote(i, safe=" ./[]_-:·()") for i in ids)
+
+
+def split_ids(text: str | None) -> list[str]:
+    return [unquote(part) for part in text.split(",") if part] if text else []
+
+
+def _valid_filter(value: Any) -> bool:
+    if not isinstance(value, list):
+        return False
+    if value and all(isinstance(r, list) for r in value):  # numeric ranges
+        return all(len(r) == 2 and all(b is None or _is_number(b) for b in r) for r in value)
+    return all(v is None or isinstance(v, str | int | float) for v in value)
+
+
+def parse_state(params: Mapping[str, str]) -> tuple[PageState, list[str]]:
+    """The state from URL parameters and the problems found (ignored parameters)."""
+    problems = []
+    tab = params.get("tab", "model")
+    if tab not in TABS:
+        problems.append(f"unknown tab {tab!r} (model or dataset)")
+        tab = "model"
+    state = PageState(tab=tab)
+    if "columns" in params:
+        state.columns = split_ids(params["columns"])
+    state.color = params.get("color") or None
+    if params.get("sort"):
+        column, _, direction = params["sort"].rpartition(":")
+        if column and direction in ("asc", "desc"):
+            state.sort = (column, direction)
+        else:
+            problems.append("sort must be <column>:asc or <column>:desc")
+    if params.get("filters"):
+        try:
+            filters = json.loads(params["filters"])
+        except ValueError:
+            filters = None
+        if isinstance(filters, dict) and all(isinstance(k, str) and _valid_filter(v)
+                                             for k, v in filters.items()):
+            state.filters = filters
+        else:
+            problems.append("filters must be a JSON object of column -> ranges or values")
+    if "show" in params:
+        state.show = split_ids(params["show"])
+    state.hide = split_ids(params.get("hide"))
+    state.objective = params.get("objective") or None
+    state.param = params.get("param") or None
+    return state, problems
+
+
+def state_search(state: PageState) -> str:
+    """The query string of a state (defaults left out); inverse of :func:`parse_state`."""
+    from dash_insight.web.url_state import make_search
+
+    return make_search({
+        "tab": None if state.tab == "model" else state.tab,
+        "columns": None if state.columns is None else (join_ids(state.columns) or ","),
+        "color": state.color,
+        "sort": f"{state.sort[0]}:{state.sort[1]}" if state.sort else None,
+        "filters": json.dumps(state.filters, separators=(",", ":")) if state.filters else None,
+        "show": None if state.show is None else (join_ids(state.show) or ","),
+        "hide": join_ids(state.hide) if state.hide else None,
+        "objective": state.objective,
+        "param": state.param,
+    })
+
+
+def chosen_columns(data: TabData, state: PageState) -> list[Column]:
+    """The displayed columns: the URL's (unknown ids dropped), else the tab's defaults."""
+    known = {c.id: c for c in data.columns}
+    ids = data.default_columns if state.columns is None else state.columns
+    return [known[i] for i in ids if i in known]
+
+
+def colour_column(data: TabData, state: PageState) -> Column | None:
+    """The metric colouring the lines: the URL's, else the first metric, else loss."""
+    if state.color:
+        chosen = next((c for c in data.colour_columns if c.id == state.color), None)
+        if chosen:
+            return chosen
+    return data.colour_columns[0] if data.colour_columns else None
+
+
+# -- filters ---------------------------------------------------------------------------------
+
+
+def _category_key(value: Any) -> str:
+    return MISSING if value is None else str(value)
+
+
+def row_passes(row: Mapping[str, Any], filters: Mapping[str, list[Any]],
+               kinds: Mapping[str, str]) -> bool:
+    """Whether a row is inside every brush: numeric filters are ``[[low, high], ...]`` (``None``
+    low = also rows without a value), category filters are lists of values (``"n/a"`` =
+    missing). Filters on columns the tab does not have are ignored."""
+    for column_id, wanted in filters.items():
+        kind = kinds.get(column_id)
+        if kind is None:
+            continue
+        value = row.get(column_id)
+        if kind == "number" and wanted and all(isinstance(r, list) for r in wanted):
+            if value is None:
+                ok = any(low is None for low, _ in wanted)
+            else:
+                ok = any((low is None or value >= low) and (high is None or value <= high)
+                         for low, high in wanted)
+        else:
+            ok = _category_key(value) in {_category_key(v) for v in wanted}
+        if not ok:
+            return False
+    return True
+
+
+def visible_rows(data: TabData, state: PageState) -> list[dict[str, Any]]:
+    """Rows after "show selected" / "hide selected" (the chart's lines)."""
+    rows = data.rows
+    if state.show is not None:
+        shown = set(state.show)
+        rows = [r for r in rows if r["train_id"] in shown]
+    hidden = set(state.hide)
+    return [r for r in rows if r["train_id"] not in hidden]
+
+
+def table_rows(data: TabData, state: PageState) -> list[dict[str, Any]]:
+    """Visible rows inside every brush (the table)."""
+    kinds = {c.id: c.kind for c in data.columns}
+    return [r for r in visible_rows(data, state) if row_passes(r, state.filters, kinds)]
+
+
+# -- parallel coordinates ------------------------------------------------------------------
+
+
+def short_label(text: str, length: int = _TICK_LABEL_LENGTH) -> str:
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
+def _number_text(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    if high <= low:
+        return [low]
+    raw = (high - low) / max(1, count - 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + step * 1e-9:
+        ticks.append(round(value, 12))
+        value += step
+    return ticks or [low]
+
+
+@dataclass(frozen=True)
+class Axis:
+    """How a column is drawn: ``categories`` for category axes (index = position), ``missing``
+    the position of "n/a" on number axes with missing values (below the lowest value)."""
+
+    id: str
+    kind: str
+    categories: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    missing: float | None = None
+    low: float = 0.0
+    high: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "categories": list(self.categories),
+                "missing": self.missing, "low": self.low, "high": self.high}  # no labels
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Axis:
+        return cls(str(data["id"]), str(data["kind"]), tuple(data.get("categories") or ()),
+                   (), data.get("missing"), float(data.get("low", 0.0)),
+                   float(data.get("high", 1.0)))
+
+
+def axis_for(column: Column, rows: Sequence[Mapping[str, Any]],
+             labels: Mapping[str, str] | None = None) -> Axis:
+    """The axis of a column over ``rows``: number axes span the values (an "n/a" position
+    below them when some are missing); category axes list the values sorted, "n/a" first."""
+    values = [r.get(column.id) for r in rows]
+    if column.kind == "number":
+        present = [float(v) for v in values if v is not None]
+        low, high = (min(present), max(present)) if present else (0.0, 1.0)
+        if high == low:
+            pad = abs(low) * 0.1 or 1.0
+            low, high = low - pad, high + pad
+        missing = low - 0.12 * (high - low) if any(v is None for v in values) else None
+        return Axis(column.id, "number", (), (), missing, low, high)
+    categories = sorted({_category_key(v) for v in values if v is not None})
+    if any(v is None for v in values):
+        categories.insert(0, MISSING)
+    labels = labels or {}
+    return Axis(column.id, "category", tuple(categories),
+                tuple(labels.get(c, c) for c in categories))
+
+
+def _axis_position(axis: Axis, value: Any) -> float:
+    if axis.kind == "number":
+        return axis.missing if value is None else float(value)  # type: ignore[return-value]
+    return float(axis.categories.index(_category_key(value)))
+
+
+def constraint_ranges(axis: Axis, wanted: list[Any] | None) -> list[list[float]] | None:
+    """The parcoords ``constraintrange`` of a filter (None = no brush)."""
+    if not wanted:
+        return None
+    if axis.kind == "number":
+        ranges = []
+        for low, high in (r for r in wanted if isinstance(r, list)):
+            bottom = (axis.missing if axis.missing is not None else axis.low) - 1e-9 * (
+                axis.high - axis.low) if low is None else low
+            ranges.append([bottom, axis.high if high is None else high])
+        return ranges or None
+    chosen = sorted(axis.categories.index(_category_key(v)) for v in wanted
+                    if _category_key(v) in axis.categories)
+    if not chosen:
+        return [[-0.4, -0.3]]  # a brush that keeps nothing, as the filter does
+    ranges: list[list[float]] = []
+    for index in chosen:
+        if ranges and index - 0.5 <= ranges[-1][1] + 1e-9:
+            ranges[-1][1] = index + 0.5
+        else:
+            ranges.append([index - 0.5, index + 0.5])
+    return ranges
+
+
+def filter_from_ranges(axis: Axis, ranges: Sequence[Sequence[float]]) -> list[Any]:
+    """A brush (``constraintrange`` ranges) as a URL filter; inverse of
+    :func:`constraint_ranges`."""
+    if axis.kind == "number":
+        out = []
+        for low, high in ranges:
+            low_value: float | None = float(low)
+            if axis.missing is not None and low <= (axis.missing + axis.low) / 2:
+                low_value = None  # the brush reaches the "n/a" position
+            out.append([low_value, float(high)])
+        return out
+    chosen = []
+    for index, category in enumerate(axis.categories):
+        if any(low <= index <= high for low, high in ranges):
+            chosen.append(category)
+    return chosen
+
+
+def ranges_from_restyle(value: Any) -> list[list[float]] | None:
+    """The ranges of a parcoords ``dimensions[i].constraintrange`` restyle value (plotly wraps
+    it per trace; one range ``[a, b]`` or several ``[[a, b], ...]``); None when cleared."""
+    if isinstance(value, list) and len(value) == 1 and (value[0] is None
+                                                        or isinstance(value[0], list)):
+        value = value[0]
+    if not value:
+        return None
+    if all(_is_number(v) for v in value) and len(value) == 2:
+        return [[float(value[0]), float(value[1])]]
+    ranges = []
+    for item in value:
+        if isinstance(item, list) and len(item) == 2 and all(_is_number(v) for v in item):
+            ranges.append([float(item[0]), float(item[1])])
+    return ranges or None
+
+
+def _dimension(column: Column, axis: Axis, rows: Sequence[Mapping[str, Any]],
+               wanted: list[Any] | None) -> dict[str, Any]:
+    dimension: dict[str, Any] = {
+        "label": short_label(column.label, 14),
+        "values": [_axis_position(axis, r.get(column.id)) for r in rows],
+    }
+    if axis.kind == "number":
+        bottom = axis.missing if axis.missing is not None else axis.low
+        dimension["range"] = [bottom, axis.high]
+        if axis.missing is not None:
+            ticks = _nice_ticks(axis.low, axis.high)
+            dimension["tickvals"] = [axis.missing, *ticks]
+            dimension["ticktext"] = [MISSING, *(_number_text(t) for t in ticks)]
+    else:
+        count = len(axis.categories)
+        dimension["range"] = [0, count - 1] if count > 1 else [-1, 1]
+        dimension["tickvals"] = list(range(count))
+        dimension["ticktext"] = [short_label(c) for c in axis.labels or axis.categories]
+    ranges = constraint_ranges(axis, wanted)
+    if ranges:
+        dimension["constraintrange"] = ranges if len(ranges) > 1 else ranges[0]
+    return dimension
+
+
+def _line(rows: Sequence[Mapping[str, Any]], colour: Column | None) -> dict[str, Any]:
+    if colour is None:
+        return {"color": _SINGLE_COLOUR}
+    values = [r.get(colour.id) for r in rows]
+    present = [float(v) for v in values if v is not None]
+    if not present:
+        return {"color": _MISSING_COLOUR}
+    low, high = min(present), max(present)
+    if high == low:
+        high = low + 1.0
+    gap = (high - low) / 12
+    missing = low - gap
+    scale: list[list[Any]] = [[0.0, _MISSING_COLOUR], [0.999 / 13, _MISSING_COLOUR]]
+    scale += [[1 / 13 + (12 / 13) * stop, colour_] for stop, colour_ in _COLOURSCALE]
+    return {
+        "color": [missing if v is None else float(v) for v in values],
+        "colorscale": scale, "cmin": missing, "cmax": high, "showscale": True,
+        "colorbar": {"title": {"text": short_label(colour.label, 18), "side": "right"},
+                     "thickness": 10, "len": 0.9, "outlinewidth": 0},
+    }
+
+
+def parcoords_figure(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
+                     colour: Column | None, filters: Mapping[str, list[Any]],
+                     labels: Mapping[str, Mapping[str, str]] | None = None,
+                     height: int = 380) -> tuple[go.Figure, list[Axis]]:
+    """One axis per column and one line per row, coloured by ``colour`` (grey = no value), the
+    URL's filters drawn as brushes; with the axes (for turning brushes back into filters)."""
+    labels = labels or {}
+    axes = [axis_for(c, rows, labels.get(c.id)) for c in columns]
+    layout = small_layout(height=height)
+    layout.update(margin={"l": 60, "r": 100, "t": 56, "b": 24}, font={"color": TEXT_COLOUR},
+                  uirevision="lineage")
+    if not rows or not columns:
+        figure = go.Figure(layout=layout)
+        figure.add_annotation(text="No job to draw" if not rows else "No column chosen",
+                              showarrow=False, font={"size": 14})
+        figure.update_xaxes(visible=False)
+        figure.update_yaxes(visible=False)
+        return figure, axes
+    dimensions = [_dimension(c, a, rows, filters.get(c.id))
+                  for c, a in zip(columns, axes, strict=True)]
+    trace = go.Parcoords(dimensions=dimensions, line=_line(rows, colour),
+                         labelangle=-18, labelside="top",
+                         labelfont={"size": 11}, tickfont={"size": 10},
+                         rangefont={"size": 9, "color": GRID_COLOUR})
+    return go.Figure(trace, layout=layout), axes
+
+
+# -- grid ------------------------------------------------------------------------------------
+
+
+def markdown_link(text: str, href: str) -> str:
+    """A markdown link whose text shows ``text`` literally."""
+    escaped = "".join("\\" + ch if ch in "\\[]()*_`<>#!|~" else ch for ch in text)
+    return f"[{escaped}]({href})"
+
+
+def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) -> list[dict]:
+    """AG Grid columns: the summary path (a link), the chosen columns, remark and tag (editable,
+    pinned right). Numeric columns filter by number, the others by text."""
+
+    def with_sort(definition: dict[str, Any]) -> dict[str, Any]:
+        if sort and sort[0] == definition["colId"]:
+            definition["sort"] = sort[1]
+        return definition
+
+    defs = [with_sort({
+        "colId": "summary_dir", "field": "summary_dir", "headerName": "Summary path",
+        "cellRenderer": "markdown", "pinned": "left", "minWidth": 200,
+        "filter": "agTextColumnFilter",
+        "filterValueGetter": {"function": "params.data.train_id"},
+        "comparator": {"function": "(a, b, nodeA, nodeB) => "
+                       "nodeA.data.train_id.localeCompare(nodeB.data.train_id)"},
+    })]
+    for column in columns:
+        definition: dict[str, Any] = {
+            "colId": column.id, "field": column.id, "headerName": column.label,
+            "headerTooltip": column.hint or column.label, "tooltipField": column.id,
+            "filter": "agNumberColumnFilter" if column.kind == "number" else
+            "agTextColumnFilter",
+        }
+        if column.kind == "number":
+            definition["type"] = "numericColumn"
+        if column.group == "stage":
+            definition["minWidth"] = 220
+        defs.append(with_sort(definition))
+    defs.append(with_sort({
+        "colId": "remark", "field": "remark", "headerName": "Remark", "editable": True,
+        "pinned": "right", "minWidth": 160, "filter": "agTextColumnFilter",
+        "cellEditor": "agTextCellEditor",
+        "cellEditorParams": {"maxLength": MAX_REMARK_LENGTH},
+        "headerTooltip": "Double-click to edit; saved in the workspace",
+    }))
+    defs.append(with_sort({
+        "colId": "tag", "field": "tag", "headerName": "Tag", "editable": True,
+        "pinned": "right", "width": 90, "filter": "agNumberColumnFilter",
+        "cellEditor": "agSelectCellEditor",
+        "cellEditorParams": {"values": list(range(11))},
+        "valueFormatter": {"function": "params.value ? '★ ' + params.value : ''"},
+        "headerTooltip": "Double-click to choose 1..10 (0 = none)",
+    }))
+    return defs
+
+
+def grid_row_data(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
+                  added_info: Mapping[str, Mapping[str, Any]],
+                  dashboard_href: Any) -> list[dict[str, Any]]:
+    """Row objects for the grid: ``train_id`` (the row id), the path as a markdown link to the
+    job's dashboard, the chosen columns' values, remark and tag."""
+    out = []
+    for row in rows:
+        train_id = row["train_id"]
+        info = added_info.get(train_id) or {}
+        item = {"train_id": train_id,
+                "summary_dir": markdown_link(train_id, dashboard_href(train_id)),
+                "remark": info.get("remark", ""), "tag": info.get("tag", 0)}
+        item.update({c.id: row.get(c.id) for c in columns})
+        out.append(item)
+    return out
+
+
+def sort_from_column_state(state: Sequence[Mapping[str, Any]] | None) -> tuple[str, str] | None:
+    """The sorted column of an AG Grid ``columnState`` (the first by sort index)."""
+    sorted_columns = [c for c in state or () if c.get("sort") in ("asc", "desc")]
+    if not sorted_columns:
+        return None
+    first = min(sorted_columns, key=lambda c: c.get("sortIndex") or 0)
+    return str(first["colId"]), str(first["sort"])
+
+
+# -- overview (model tab) ------------------------------------------------------------------
+
+
+def _bucket_label(left: float, width: float) -> str:
+    return f"{left:.4g}~{left + width:.4g}"
+
+
+def distribution_figure(target: Mapping[str, Any], height: int = 200) -> go.Figure:
+    """The objective's 5-bucket distribution (MindInsight's pie, drawn as bars)."""
+    buckets = target.get("buckets") or []
+    layout = small_layout(height=height)
+    layout.update(margin={"l": 36, "r": 8, "t": 8, "b": 60}, bargap=0.15)
+    figure = go.Figure(go.Bar(
+        x=[_bucket_label(b[0], b[1]) for b in buckets], y=[b[2] for b in buckets],
+        marker_color=_SINGLE_COLOUR, hovertemplate="%{x}: %{y} job(s)<extra></extra>"),
+        layout=layout)
+    figure.update_xaxes(tickangle=-30)
+    figure.update_yaxes(title_text="jobs", dtick=1)
+    return figure
+
+
+def importance_rows(table: lineage_data.LineageTable, target: str) -> list[dict[str, Any]]:
+    """Per hyper-parameter: |Pearson r| (MindInsight's importance, with its reason code) and
+    |Spearman rho|, in MindInsight's order (-importance, user-defined last, name)."""
+    out = []
+    for name in table.hyper_param_names:
+        value, reason = lineage_data.importance(table.frame, name, target)
+        out.append({"name": name, "pearson": value, "reason": reason,
+                    "spearman": lineage_data.spearman_importance(table.frame, name, target)})
+    out.sort(key=lambda p: (-p["pearson"], p["name"].startswith("["), p["name"]))
+    return out
+
+
+def importance_figure(rows: Sequence[Mapping[str, Any]], height: int | None = None) -> go.Figure:
+    """Horizontal bars: |Pearson r| and |Spearman rho| per hyper-parameter, most important on
+    top; parameters with too few samples show 0 and say so on hover."""
+    height = height or max(140, 46 * len(rows) + 60)
+    layout = small_layout(height=height)
+    layout.update(margin={"l": 8, "r": 8, "t": 24, "b": 24}, barmode="group", showlegend=True,
+                  legend={"orientation": "h", "y": 1.12, "x": 0})
+    names = [r["name"] for r in rows][::-1]
+    notes = {lineage_data.REASON_SAMPLES_NOT_ENOUGH: " (≤ 2 jobs with both values)",
+             lineage_data.REASON_CORRELATION_NAN: " (a constant column)"}
+    pearson = [r["pearson"] for r in rows][::-1]
+    spearman = [r["spearman"] or 0 for r in rows][::-1]
+    hover = [notes.get(r["reason"], "") for r in rows][::-1]
+    figure = go.Figure(layout=layout)
+    figure.add_bar(y=names, x=pearson, orientation="h", name="|Pearson r|",
+                   marker_color=_SINGLE_COLOUR, customdata=hover,
+                   hovertemplate="%{y}: %{x:.4f}%{customdata}<extra>|Pearson r|</extra>")
+    figure.add_bar(y=names, x=spearman, orientation="h", name="|Spearman ρ|",
+                   marker_color="#e4b33a",
+                   hovertemplate="%{y}: %{x:.4f}<extra>|Spearman ρ|</extra>")
+    figure.update_xaxes(range=[0, 1.05])
+    return figure
+
+
+def scatter_figure(train_ids: Sequence[str], xs: Sequence[Any], ys: Sequence[Any],
+                   x_label: str, y_label: str, height: int = 240) -> go.Figure:
+    """One point per job with both values: parameter (x) against objective (y)."""
+    points = [(t, x, y) for t, x, y in zip(train_ids, xs, ys, strict=True)
+              if x is not None and y is not None]
+    layout = small_layout(height=height)
+    layout.update(margin={"l": 48, "r": 8, "t": 8, "b": 40})
+    figure = go.Figure(go.Scatter(
+        x=[p[1] for p in points], y=[p[2] for p in points], text=[p[0] for p in points],
+        mode="markers", marker={"size": 9, "color": "#d1495b"},
+        hovertemplate="%{text}<br>" + x_label + ": %{x}<br>" + y_label + ": %{y}<extra></extra>"),
+        layout=layout)
+    figure.update_xaxes(title_text=x_label)
+    figure.update_yaxes(title_text=y_label)
+    return figure
+
+
+def finite_or_none(values: Iterable[Any]) -> list[Any]:
+    return [v if v is None or not isinstance(v, float) or np.isfinite(v) else None
+            for v in values]

@@ -1,0 +1,1 @@
+"""The scalars plugin (see :mod:`.plugin`)."""

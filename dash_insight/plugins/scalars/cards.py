@@ -1,0 +1,40 @@
+"""The scalars card of the training dashboard: the first two tags, as MindInsight shows them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from dash import dcc, html
+
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import Plugin
+from dash_insight.web.components.figures import small_layout
+from dash_insight.web.dashboard import no_data
+from dash_insight.web.plugin import CardRequest
+
+PREVIEW_POINTS = 300
+NO_SCALARS = ["No scalar yet. SummaryCollector records ", html.Code("loss"), "; add your own "
+               "with ", html.Code("SummaryRecord.add_value('scalar', 'acc', value)"), " or ",
+               html.Code("dash_insight.SummaryWriter.add_scalar"), "."]
+
+
+def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
+    """The first two scalar tags, the second on a right-hand axis (as MindInsight)."""
+    provider, train_id = service.provider, request.job.train_id
+    tags = request.job.tags[Plugin.SCALAR]
+    if not tags:
+        return no_data(NO_SCALARS), None
+    figure = go.Figure(layout=small_layout(height=240))
+    for i, tag in enumerate(tags[:2]):
+        series = provider.read_scalars(train_id, tag, max_points=PREVIEW_POINTS)
+        values = np.where(np.isfinite(series.value), series.value, np.nan)
+        figure.add_trace(go.Scatter(x=series.step, y=values, name=tag, mode="lines",
+                                    yaxis="y2" if i else "y"))
+    if len(tags) > 1:
+        figure.update_layout(yaxis2={"overlaying": "y", "side": "right", "showgrid": False})
+    figure.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.2})
+    return (dcc.Graph(figure=figure, config={"displayModeBar": False, "staticPlot": True},
+                      id="preview-scalar"),
+            f"{len(tags)} scalar tag(s)")

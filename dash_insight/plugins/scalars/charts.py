@@ -1,0 +1,237 @@
+"""Scalar chart grid shared by the scalars page and the comparison dashboard.
+
+The server sends each series once, downsampled to about a chart's width (``chart_payload``);
+the browser draws and redraws (smoothing, axis, log scale, thresholds, zoom history, full
+screen) with ``assets/scalar-charts.js``, so dragging the smoothing slider never waits for the
+server. Charts are SVG (``scatter``): a grid of dozens of WebGL charts would exhaust the
+browser's WebGL contexts (about 8 per page).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from dash import ClientsideFunction, Input, Output, State, dcc, html
+from dash.dependencies import ALL, MATCH
+
+from dash_insight.core.provider import DataError, DataProvider
+
+#: Points per series sent to the browser: about the width of a chart in pixels.
+CHART_POINTS = 400
+
+
+def chart_ids(page: str) -> dict[str, dict[str, str]]:
+    """Ids of the shared chart components of one page. They are pattern ids keyed by page, so
+    the renderer reads whichever page is shown (``ALL``) and one page's callbacks never fire on
+    another page that has the same kind of component."""
+    return {name: {"type": f"chart-{name}", "page": page}
+            for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box")}
+
+LABEL_CHARS = 40
+AXES = (("step", "Step"), ("relative", "Relative time (s)"), ("absolute", "Absolute time"))
+
+
+@dataclass(frozen=True)
+class SeriesSpec:
+    """One line of a chart: ``name`` in the legend and hover."""
+
+    train_id: str
+    tag: str
+    name: str
+    right_axis: bool = False
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """One chart: its id (stable across refreshes, used for zoom and thresholds)."""
+
+    chart_id: str
+    title: str
+    series: tuple[SeriesSpec, ...]
+
+
+def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:
+    """JSON-ready columns; non-finite values become null in ``y`` and are listed in
+    ``nonfinite`` as [index, "nan" | "inf" | "-inf"] so the chart can mark them."""
+    values = np.asarray(value, dtype=np.float64)
+    finite = np.isfinite(values)
+    nonfinite = [[int(i), "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")]
+                 for i, v in zip(np.flatnonzero(~finite).tolist(), values[~finite].tolist(),
+                                 strict=True)]
+    y = np.where(finite, values, 0.0).tolist()
+    for index, _ in nonfinite:
+        y[index] = None
+    return {"step": np.asarray(step).tolist(), "wall": np.asarray(wall).tolist(), "y": y,
+            "nonfinite": nonfinite}
+
+
+def chart_payload(provider: DataProvider, charts: Sequence[ChartSpec],
+                  max_points: int = CHART_POINTS) -> dict[str, Any]:
+    """Everything the browser needs to draw ``charts``; a missing job or tag becomes a message
+    on its chart instead of an error."""
+    out = []
+    for chart in charts:
+        series = []
+        problems = []
+        for spec in chart.series:
+            try:
+                full = provider.read_scalars(spec.train_id, spec.tag)
+                shown = provider.read_scalars(spec.train_id, spec.tag, max_points=max_points)
+            except DataError as error:
+                problems.append(str(error))
+                continue
+            series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
+                           "right": spec.right_axis, "total": len(full), "shown": len(shown),
+                           **encode_series(shown.step, shown.wall_time, shown.value)})
+        out.append({"id": chart.chart_id, "title": chart.title, "series": series,
+                    "problems": problems})
+    # Tells the browser whether a chart's data changed since it was drawn.
+    stamp = hashlib.sha1(json.dumps(out, sort_keys=True).encode()).hexdigest()[:16]
+    return {"charts": out, "stamp": stamp}
+
+
+def controls(page: str, axis: str, smoothing: float) -> html.Div:
+    """Horizontal axis radio and smoothing slider + number box (0-0.99, step 0.01)."""
+    ids = chart_ids(page)
+    return html.Div(className="di-toolbar di-scalar-controls", children=[
+        html.Span("Horizontal axis", className="di-muted"),
+        dcc.RadioItems(id=ids["axis"], value=axis, inline=True, className="di-axis",
+                       options=[{"label": label, "value": value} for value, label in AXES]),
+        html.Span("Smoothing", className="di-muted"),
+        html.Div(dcc.Slider(id=ids["smoothing"], min=0, max=0.99, step=0.01, value=smoothing,
+                            marks=None, updatemode="mouseup",
+                            tooltip={"always_visible": False}), className="di-slider"),
+        dcc.Input(id=ids["smoothing-box"], type="number", min=0, max=0.99, step=0.01,
+                  value=smoothing, debounce=True, className="di-number di-smoothing-box"),
+    ])
+
+
+def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
+    """A card: toolbar (log, back, reset, full screen), the graph slot, threshold row, title."""
+    key = chart.chart_id
+    tools = [
+        html.Button("log", id={"type": "chart-log", "chart": key}, className="di-chip",
+                    title="Logarithmic y axis (non-positive values become gaps)"),
+        html.Button("↶", id={"type": "chart-back", "chart": key}, className="di-chip",
+                    title="Back one zoom step"),
+        html.Button("⟲", id={"type": "chart-reset", "chart": key}, className="di-chip",
+                    title="Reset the zoom"),
+        html.Button("⤢", id={"type": "chart-full", "chart": key}, className="di-chip",
+                    title="Full screen (again to leave)"),
+    ]
+    children: list[Any] = [
+        html.Div(className="di-chart-tools", children=tools),
+        # The browser puts the dcc.Graph here, created once with its figure (mounting empty
+        # graphs first and plotting them again would double the drawing work).
+        html.Div(id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
+        dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
+    ]
+    if with_thresholds:
+        children.append(threshold_row(key))
+    children.append(html.Div(chart.title, className="di-chart-title", title=chart.title))
+    return html.Div(className="di-panel di-chart-card", id={"type": "chart-card", "chart": key},
+                    children=children)
+
+
+def threshold_row(key: str) -> html.Div:
+    """"Current threshold" text with delete, and a small form to set one."""
+    def condition(n: int) -> list[Any]:
+        return [
+            dcc.Dropdown(id={"type": "th-op", "n": n, "chart": key}, clearable=n == 2,
+                         options=[{"label": "greater than", "value": ">"},
+                                  {"label": "less than", "value": "<"}],
+                         value=">" if n == 1 else None, className="di-th-op"),
+            dcc.Input(id={"type": "th-value", "n": n, "chart": key}, type="number",
+                      className="di-number", placeholder="value"),
+        ]
+
+    return html.Div(className="di-threshold", children=[
+        html.Span(id={"type": "th-current", "chart": key}, className="di-muted"),
+        html.Button("×", id={"type": "th-delete", "chart": key}, className="di-link-button",
+                    title="Delete the threshold"),
+        html.Details(className="di-th-form", children=[
+            html.Summary("Set threshold"),
+            html.Div([*condition(1),
+                      dcc.RadioItems(id={"type": "th-combine", "chart": key}, value="and",
+                                     inline=True, options=["and", "or"]),
+                      *condition(2)], className="di-th-conditions"),
+            dcc.Checklist(id={"type": "th-all", "chart": key},
+                          options=[{"label": " apply to all selected tags", "value": "all"}],
+                          value=[]),
+            html.Button("Apply", id={"type": "th-apply", "chart": key}, className="di-button"),
+        ]),
+    ])
+
+
+def threshold_text(threshold: dict[str, Any] | None) -> str:
+    """``Current threshold: > 1 and < 3`` (or ``-``)."""
+    if not threshold or not threshold.get("conditions"):
+        return "Current threshold: -"
+    parts = [f"{op} {value:g}" for op, value in threshold["conditions"]]
+    return "Current threshold: " + f" {threshold.get('combine', 'and')} ".join(parts)
+
+
+def chart_stores(page: str) -> list[dcc.Store]:
+    """The stores a chart page includes: the data (:func:`chart_payload`) and the thresholds
+    remembered in the browser ({chart id: threshold})."""
+    ids = chart_ids(page)
+    return [dcc.Store(id=ids["data"]),
+            dcc.Store(id=ids["thresholds"], storage_type="local", data={})]
+
+
+def _all(name: str) -> dict[str, Any]:
+    return {"type": f"chart-{name}", "page": ALL}
+
+
+def register_chart_callbacks(app: Any) -> None:
+    """Browser-side rendering of every chart grid of the app (registered once per app)."""
+    if getattr(app, "_dash_insight_charts", False):
+        return
+    app._dash_insight_charts = True
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarCharts", function_name="render"),
+        Output({"type": "graph-slot", "chart": ALL}, "children"),
+        Output({"type": "scalar-graph", "chart": ALL}, "figure"),
+        Input(_all("data"), "data"),
+        Input(_all("smoothing"), "drag_value"),
+        Input(_all("smoothing"), "value"),
+        Input(_all("smoothing-box"), "value"),  # typed values draw at once, not via the slider
+        Input(_all("axis"), "value"),
+        Input({"type": "chart-log", "chart": ALL}, "n_clicks"),
+        Input({"type": "graph-slot", "chart": ALL}, "id"),
+        Input({"type": "scalar-graph", "chart": ALL}, "id"),
+        Input(_all("thresholds"), "data"),
+        Input("theme", "data"),  # colours follow the light / dark theme
+    )
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarCharts", function_name="zoom"),
+        Output({"type": "chart-zoom", "chart": MATCH}, "data"),
+        Input({"type": "scalar-graph", "chart": MATCH}, "relayoutData"),
+        Input({"type": "chart-back", "chart": MATCH}, "n_clicks"),
+        Input({"type": "chart-reset", "chart": MATCH}, "n_clicks"),
+        State({"type": "chart-zoom", "chart": MATCH}, "data"),
+        State({"type": "scalar-graph", "chart": MATCH}, "id"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarCharts", function_name="fullScreen"),
+        Output({"type": "chart-card", "chart": MATCH}, "className"),
+        Input({"type": "chart-full", "chart": MATCH}, "n_clicks"),
+        State({"type": "chart-card", "chart": MATCH}, "className"),
+        prevent_initial_call=True,
+    )
+    # Slider and number box stay in step; the box accepts typed values.
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarCharts", function_name="syncSmoothing"),
+        Output({"type": "chart-smoothing", "page": MATCH}, "value"),
+        Output({"type": "chart-smoothing-box", "page": MATCH}, "value"),
+        Input({"type": "chart-smoothing", "page": MATCH}, "value"),
+        Input({"type": "chart-smoothing-box", "page": MATCH}, "value"),
+        prevent_initial_call=True,
+    )

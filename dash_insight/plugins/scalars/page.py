@@ -1,0 +1,292 @@
+"""Scalars page of a job: tag selection, a grid of charts, smoothing, axes, log scale, zoom,
+thresholds, composition of two tags, CSV/JSON download.
+
+URL: ``/scalars?train_id=./job&tags=[...]&filter=re&axis=step&smoothing=0.6&page=2
+&compose=["a","b"]``; ``tags`` absent = every tag (as MindInsight selects all by default).
+Thresholds are remembered in the browser (localStorage), per job and tag.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import dash
+from dash import ALL, Input, Output, State, ctx, dcc, html
+
+from dash_insight.core.provider import DataError
+from dash_insight.core.service import DataService
+from dash_insight.plugins.scalars.charts import (
+    ChartSpec,
+    SeriesSpec,
+    chart_card,
+    chart_ids,
+    chart_payload,
+    chart_stores,
+    controls,
+    register_chart_callbacks,
+    threshold_text,
+)
+from dash_insight.web.components.tag_select import decode_tags, encode_tags, filter_tags, tag_option
+from dash_insight.web.url_state import int_param, make_search, parse_search
+
+IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
+PATH = "/scalars"
+CHARTS_PER_PAGE = 24
+COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the two tags
+
+
+def chart_id(train_id: str, tag: str) -> str:
+    return f"{train_id}|{tag}"
+
+
+def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
+    """Everything the page shows, from the URL (unknown tags are dropped)."""
+    selected = decode_tags(params.get("tags"))
+    selected = all_tags if selected is None else [t for t in selected if t in all_tags]
+    try:
+        smoothing = min(0.99, max(0.0, float(params.get("smoothing", 0))))
+    except ValueError:
+        smoothing = 0.0
+    compose = decode_tags(params.get("compose"))
+    if compose is not None and (len(compose) != 2 or not set(compose) <= set(all_tags)):
+        compose = None
+    axis = params.get("axis", "step")
+    return {
+        "selected": selected,
+        "filter": params.get("filter", ""),
+        "axis": axis if axis in ("step", "relative", "absolute") else "step",
+        "smoothing": smoothing,
+        "page": int_param(params, "page", 1, 1, 10**6),
+        "compose": compose,
+    }
+
+
+def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
+    """Charts of the current page (the composed chart first) and the number of pages."""
+    selected = state["selected"]
+    pages = max(1, -(-len(selected) // CHARTS_PER_PAGE))
+    page = min(state["page"], pages)
+    charts = [ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
+              for tag in selected[(page - 1) * CHARTS_PER_PAGE:page * CHARTS_PER_PAGE]]
+    if state["compose"]:
+        first, second = state["compose"]
+        charts.insert(0, ChartSpec(f"{COMPOSE_PREFIX}{train_id}\x1f{first}\x1f{second}",
+                                   f"{first}  +  {second}",
+                                   (SeriesSpec(train_id, first, first),
+                                    SeriesSpec(train_id, second, second, right_axis=True))))
+    return charts, pages
+
+
+def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
+    train_id = params.get("train_id", "")
+    try:
+        all_tags = service.provider.list_tags(train_id, "scalar")
+    except DataError as error:
+        return html.Div(className="di-panel di-empty", children=[
+            html.P(str(error)), dcc.Link("Back to the summary list",
+                                         href=app.get_relative_path("/"))])
+    state = page_state(params, all_tags)
+    dashboard = app.get_relative_path("/dashboard") + make_search({"train_id": train_id})
+    return html.Div([
+        html.Div(className="di-page-head", children=[
+            dcc.Link("‹ Dashboard", href=dashboard, className="di-muted"),
+            html.H1("Scalars", className="di-title"),
+            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
+            html.Div(className="di-spacer"),
+            html.A("Download CSV", id="scalar-download-csv", className="di-button secondary"),
+            html.A("Download JSON", id="scalar-download-json", className="di-button secondary"),
+        ]),
+        html.Div(className="di-panel", children=[
+            html.Div(className="di-toolbar", children=[
+                html.Span("Tags", className="di-muted"),
+                html.Button("All", id="scalar-tags-all", className="di-chip"),
+                html.Button("None", id="scalar-tags-none", className="di-chip"),
+                dcc.Input(id="scalar-tag-filter", value=state["filter"], debounce=0.3,
+                          placeholder="Filter tags (regular expression)", className="di-input"),
+                html.Span(id="scalar-filter-error", className="di-error-text"),
+            ]),
+            html.Div(dcc.Checklist(id="scalar-tags", options=[tag_option(t) for t in all_tags],
+                                   value=state["selected"], inline=True),
+                     className="di-tag-list"),
+            controls("scalars", state["axis"], state["smoothing"]),
+            html.Div(className="di-toolbar", children=[
+                html.Span("Compose two tags", className="di-muted"),
+                dcc.Dropdown(id="compose-first", options=all_tags, className="di-compose",
+                             value=(state["compose"] or [None, None])[0], placeholder="tag"),
+                dcc.Dropdown(id="compose-second", options=all_tags, className="di-compose",
+                             value=(state["compose"] or [None, None])[1], placeholder="tag"),
+                html.Button("Compose", id="compose-apply", className="di-button"),
+                html.Button("Remove composition", id="compose-remove",
+                            className="di-button secondary",
+                            style={} if state["compose"] else {"display": "none"}),
+            ]),
+        ]),
+        *chart_stores("scalars"),
+        html.Div(id="scalar-grid", className="di-chart-grid"),
+        html.Div(className="di-pager", children=[
+            html.Span(id="scalar-total"),
+            html.Button("‹", id="scalar-prev", className="di-icon-button"),
+            html.Span(id="scalar-page"),
+            html.Button("›", id="scalar-next", className="di-icon-button"),
+        ]),
+    ])
+
+
+def register(app: dash.Dash, service: DataService) -> None:
+    provider = service.provider
+
+    def current(search: str | None) -> tuple[str, dict[str, Any], list[str]]:
+        params = parse_search(search)
+        train_id = params.get("train_id", "")
+        try:
+            tags = provider.list_tags(train_id, "scalar")
+        except DataError:
+            tags = []
+        return train_id, page_state(params, tags), tags
+
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("scalar-tags", "value"), Input("scalar-tags-all", "n_clicks"),
+        Input("scalar-tags-none", "n_clicks"), Input("scalar-tag-filter", "value"),
+        Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
+        Input("scalar-prev", "n_clicks"), Input("scalar-next", "n_clicks"),
+        Input("compose-apply", "n_clicks"), Input("compose-remove", "n_clicks"),
+        State("compose-first", "value"), State("compose-second", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def controls_to_url(checked: list[str] | None, _all: Any, _none: Any, pattern: str | None,
+                        axis: str, smoothing: float | None, _prev: Any, _next: Any,
+                        _compose: Any, _remove: Any, first: str | None, second: str | None,
+                        search: str | None) -> Any:
+        train_id, state, tags = current(search)
+        trigger = ctx.triggered_id
+        visible, _ = filter_tags(tags, pattern or "")
+        if trigger == "scalar-tags":
+            # Tags hidden by the filter keep their selection.
+            hidden = [t for t in state["selected"] if t not in visible]
+            state["selected"] = [t for t in tags if t in set(checked or []) | set(hidden)]
+        elif trigger == "scalar-tags-all":
+            state["selected"] = [t for t in tags if t in set(state["selected"]) | set(visible)]
+        elif trigger == "scalar-tags-none":
+            state["selected"] = [t for t in state["selected"] if t not in visible]
+        elif trigger == "scalar-tag-filter":
+            state["filter"] = pattern or ""
+        elif trigger == IDS["axis"]:
+            state["axis"] = axis
+        elif trigger == IDS["smoothing"]:
+            state["smoothing"] = smoothing or 0
+        elif trigger == "scalar-prev":
+            state["page"] = max(1, state["page"] - 1)
+        elif trigger == "scalar-next":
+            state["page"] += 1
+        elif trigger == "compose-apply" and first and second and first != second:
+            state["compose"] = [first, second]
+        elif trigger == "compose-remove":
+            state["compose"] = None
+        new = make_search({
+            "train_id": train_id,
+            "tags": None if state["selected"] == tags else encode_tags(state["selected"]),
+            "filter": state["filter"],
+            "axis": None if state["axis"] == "step" else state["axis"],
+            "smoothing": f"{state['smoothing']:g}" if state["smoothing"] else None,
+            "page": None if state["page"] == 1 else state["page"],
+            "compose": encode_tags(state["compose"]) if state["compose"] else None,
+        })
+        return dash.no_update if new == (search or "") else new
+
+    @app.callback(
+        Output("scalar-tags", "options"), Output("scalar-tags", "value"),
+        Output("scalar-filter-error", "children"), Output("compose-remove", "style"),
+        Output("scalar-download-csv", "href"), Output("scalar-download-json", "href"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+    )
+    def tag_list(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
+        train_id, state, tags = current(search)
+        visible, error = filter_tags(tags, state["filter"])
+        export = app.get_relative_path("/v1/dash-insight/export/scalars")
+        query = [("train_id", train_id)] + [("tag", t) for t in state["selected"]]
+
+        def link(fmt: str) -> str:
+            return f"{export}?{urlencode([*query, ('format', fmt)])}"
+
+        return ([tag_option(t) for t in visible], [t for t in state["selected"] if t in visible],
+                error or "", {} if state["compose"] else {"display": "none"},
+                link("csv"), link("json"))
+
+    @app.callback(
+        Output("scalar-grid", "children"), Output("scalar-total", "children"),
+        Output("scalar-page", "children"), Output(IDS["data"], "data"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        State({"type": "graph-slot", "chart": ALL}, "id"),
+    )
+    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
+        """Card frames and their data in one answer (the browser draws the charts)."""
+        train_id, state, tags = current(search)
+        charts, pages = chart_specs(train_id, state)
+        total = f"{len(state['selected'])} of {len(tags)} tags"
+        page = f"{min(state['page'], pages)} / {pages}"
+        payload = chart_payload(provider, charts)
+        if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
+            return dash.no_update, total, page, payload  # same charts: keep them (and zoom)
+        if not charts:
+            message = ("No scalar in this job yet." if not tags else
+                       "No tag selected: pick tags above.")
+            return html.Div(message, className="di-panel di-empty"), total, page, payload
+        cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX))
+                 for chart in charts]
+        return cards, total, page, payload
+
+    @app.callback(
+        Output(IDS["thresholds"], "data"),
+        Input({"type": "th-apply", "chart": ALL}, "n_clicks"),
+        Input({"type": "th-delete", "chart": ALL}, "n_clicks"),
+        State({"type": "th-op", "n": ALL, "chart": ALL}, "value"),
+        State({"type": "th-value", "n": ALL, "chart": ALL}, "value"),
+        State({"type": "th-combine", "chart": ALL}, "value"),
+        State({"type": "th-all", "chart": ALL}, "value"),
+        State(IDS["thresholds"], "data"),
+        State({"type": "th-apply", "chart": ALL}, "id"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def thresholds(applied: list, deleted: list, ops: list, values: list, combines: list,
+                   to_all: list, stored: dict | None, forms: list[dict],
+                   search: str | None) -> Any:
+        trigger = ctx.triggered_id
+        if not isinstance(trigger, dict) or not ctx.triggered[0]["value"]:
+            return dash.no_update
+        stored = dict(stored or {})
+        chart = trigger["chart"]
+        if trigger["type"] == "th-delete":
+            stored.pop(chart, None)
+            return stored
+        conditions = []
+        for spec, op, value in zip(ctx.states_list[0], ops, values, strict=True):
+            if spec["id"]["chart"] == chart and op in (">", "<") and value is not None:
+                conditions.append([op, float(value)])
+        if not conditions:
+            return dash.no_update
+        position = [form["chart"] for form in forms].index(chart)
+        threshold = {"conditions": conditions, "combine": combines[position] or "and"}
+        if "all" in (to_all[position] or []):
+            train_id, state, _ = current(search)
+            targets = [chart_id(train_id, tag) for tag in state["selected"]]
+        else:
+            targets = [chart]
+        for target in targets:
+            stored[target] = threshold
+        return stored
+
+    @app.callback(
+        Output({"type": "th-current", "chart": ALL}, "children"),
+        Input(IDS["thresholds"], "data"),
+        Input({"type": "th-current", "chart": ALL}, "id"),
+    )
+    def threshold_labels(stored: dict | None, ids: list[dict]) -> list[str]:
+        return [threshold_text((stored or {}).get(i["chart"])) for i in ids]
+
+    register_chart_callbacks(app)

@@ -1,0 +1,17 @@
+"""The scalars plugin: the scalars page, the comparison dashboard, its card and endpoints."""
+
+from __future__ import annotations
+
+from dash_insight.core.service import DataService
+from dash_insight.plugins.scalars import cards, compare_page, page, rest
+from dash_insight.web.plugin import Card, NavLink, Page, Plugin, data_service
+
+PLUGIN: Plugin[DataService] = Plugin(
+    name="scalars",
+    service=data_service,
+    routes=rest.routes,
+    pages=(Page(page.PATH, page.layout, page.register),
+           Page(compare_page.PATH, compare_page.layout, compare_page.register)),
+    cards=(Card("card-scalar", "Scalars", page.PATH, cards.scalar_card),),
+    nav=(NavLink("Comparison", compare_page.PATH, rank=20),),
+)

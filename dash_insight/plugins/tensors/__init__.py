@@ -1,0 +1,1 @@
+"""The tensors plugin (see :mod:`.plugin`)."""

@@ -1,0 +1,49 @@
+"""The tensor card of the training dashboard: a corner of the first tensor's last step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from dash import html
+
+from dash_insight.core.provider import DataError
+from dash_insight.core.vocabulary import Plugin
+from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.web.dashboard import no_data
+from dash_insight.web.plugin import CardRequest
+
+NO_TENSORS = ["No tensor yet. In the training script, add ", html.Code("ops.TensorSummary"),
+               " or ", html.Code("add_value('tensor', name, tensor)"), " to save tensor data."]
+
+
+def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]:
+    """A corner (at most 3x3) of the first tensor tag's last step, cells coloured by value."""
+    provider, train_id = queries.provider, request.job.train_id
+    tags = request.job.tags[Plugin.TENSOR]
+    if not tags:
+        return no_data(NO_TENSORS), None
+    tag = tags[0]
+    steps = provider.value_steps(train_id, Plugin.TENSOR, tag)
+    step = int(steps.step[-1])
+    meta = steps.meta[-1] or {}
+    dims = list(meta.get("dims", []))
+    index = ",".join(["0"] * max(0, len(dims) - 2) + [f"0:{min(3, d)}" for d in dims[-2:]])
+    try:
+        corner = np.atleast_2d(queries.slice(train_id, tag, step, f"[{index}]"))
+    except DataError as error:
+        return html.Div(str(error), className="di-empty"), tag
+    finite = corner[np.isfinite(corner)] if corner.dtype.kind == "f" else corner.astype(float)
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+
+    def cell(value: Any) -> html.Td:
+        share = 0.5 if high == low or not np.isfinite(float(value)) else (
+            (float(value) - low) / (high - low))
+        colour = f"rgba(0, 165, 167, {0.1 + 0.5 * share:.2f})"
+        text = str(value) if corner.dtype.kind in "biu" else f"{float(value):.4g}"
+        return html.Td(text, style={"background": colour})
+
+    table = html.Table(className="di-heat", children=[
+        html.Tbody([html.Tr([cell(v) for v in row]) for row in corner.tolist()])])
+    return (html.Div([table], style={"display": "flex", "justifyContent": "center"}),
+            f"{tag} · step {step} · shape {dims} · {meta.get('data_type', '')}")

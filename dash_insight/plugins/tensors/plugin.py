@@ -1,0 +1,21 @@
+"""The tensors plugin: the tensor page (table and histogram views), its card and endpoint."""
+
+from __future__ import annotations
+
+from dash_insight.core.service import DataService
+from dash_insight.plugins.tensors import cards, page, rest
+from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.web.plugin import Card, Page, Plugin
+
+
+def _service(data: DataService) -> TensorQueries:
+    return TensorQueries(data.provider)
+
+
+PLUGIN: Plugin[TensorQueries] = Plugin(
+    name="tensors",
+    service=_service,
+    routes=rest.routes,
+    pages=(Page(page.PATH, page.layout, page.register),),
+    cards=(Card("card-tensor", "Tensors", page.PATH, cards.tensor_card),),
+)

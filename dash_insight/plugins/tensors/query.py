@@ -1,0 +1,65 @@
+"""Tensors: whole values within MindInsight's size limit, their statistics, slices and
+histograms, for the REST API, the page and the dashboard card."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dash_insight.core import histogram_bins
+from dash_insight.core.format.events import TensorValue
+from dash_insight.core.provider import DataProvider, TensorTooLarge
+from dash_insight.core.store.lru import ByteLRU
+from dash_insight.core.vocabulary import Plugin
+from dash_insight.plugins.tensors import algorithms
+
+#: Statistics of this many bytes of tensors are kept (they are small: a dict per step).
+STATISTICS_CACHE_BYTES = 8 << 20
+
+
+class TensorQueries:
+    """The tensors plugin's service: the provider plus a cache of statistics per job version."""
+
+    def __init__(self, provider: DataProvider,
+                 cache_bytes: int = STATISTICS_CACHE_BYTES) -> None:
+        self.provider = provider
+        self._statistics = ByteLRU(cache_bytes)
+
+    def tensor(self, train_id: str, tag: str, step: int) -> TensorValue:
+        """A whole tensor; TensorTooLarge above MindInsight's 10,000,000 values (checked on the
+        indexed shape, before anything is decoded)."""
+        steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
+        meta = steps.meta[steps.position(step)] if steps.meta else None
+        if meta is not None:
+            count = int(np.prod(meta["dims"])) if meta["dims"] else 1
+            if count > algorithms.MAX_TENSOR_VALUES:
+                raise TensorTooLarge(
+                    f"tensor {tag!r} at step {step} has {count:,} values; at most "
+                    f"{algorithms.MAX_TENSOR_VALUES:,} can be shown")
+        value: TensorValue = self.provider.read_value(train_id, Plugin.TENSOR, tag, step)
+        return value
+
+    def statistics(self, train_id: str, tag: str, step: int) -> dict[str, Any]:
+        """:func:`~.algorithms.statistics` of the whole tensor at ``step``."""
+        version = self.provider.job(train_id).version
+        stats: dict[str, Any] = self._statistics.get_or_compute(
+            (train_id, tag, step, version),
+            lambda: algorithms.statistics(self.tensor(train_id, tag, step).array))
+        return stats
+
+    def slice(self, train_id: str, tag: str, step: int, dims: str) -> np.ndarray:
+        """Values selected by MindInsight's dims grammar (``[0,:,2:5]``); DimsError (with a
+        message for the user) for a bad string or more than 100,000 values."""
+        return algorithms.slice_tensor(self.tensor(train_id, tag, step).array, dims)
+
+    def histograms(self, train_id: str, tag: str,
+                   max_steps: int | None = None) -> list[tuple[int, float, np.ndarray]]:
+        """(step, wall time, buckets) per step, on one grid shared by the tag's steps."""
+        steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
+        positions = histogram_bins.spread(len(steps), max_steps)
+        originals = [algorithms.tensor_original_histogram(
+            self.tensor(train_id, tag, int(steps.step[p])).array) for p in positions]
+        unified = histogram_bins.unify(originals)
+        return [(int(steps.step[p]), float(steps.wall_time[p]), b)
+                for p, b in zip(positions, unified, strict=True)]

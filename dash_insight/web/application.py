@@ -1,0 +1,147 @@
+"""The composition root: ``create_app`` builds dash-insight from the plugins listed here.
+
+This is the only module that imports every plugin. Adding a kind of data is one folder under
+``dash_insight/plugins/`` and one line in :data:`PLUGINS`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dash
+import flask
+
+from dash_insight.core.service import DataService
+from dash_insight.core.settings import DEFAULT_RELOAD_INTERVAL, DEFAULT_WORKSPACE, Settings
+from dash_insight.plugins.graphs.plugin import PLUGIN as GRAPHS
+from dash_insight.plugins.histograms.plugin import PLUGIN as HISTOGRAMS
+from dash_insight.plugins.images.plugin import PLUGIN as IMAGES
+from dash_insight.plugins.jobs.plugin import PLUGIN as JOBS
+from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
+from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
+from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
+from dash_insight.web import dashboard, shell
+from dash_insight.web.http import api_blueprint
+from dash_insight.web.plugin import NavLink, Page, Plugin, Route
+
+#: Every feature, in the order of the training dashboard's cards.
+PLUGINS: tuple[Plugin[Any], ...] = (JOBS, SCALARS, HISTOGRAMS, TENSORS, GRAPHS, IMAGES, LINEAGE)
+
+ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "assets")
+
+SECURITY_HEADERS = {
+    "X-Frame-Options": "SAMEORIGIN",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    # Dash renders inline bootstrap scripts and plotly.js evaluates generated code.
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
+        "connect-src 'self'; frame-ancestors 'self'"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Features:
+    """The plugins of one app with the services built for them."""
+
+    data: DataService
+    services: tuple[tuple[Plugin[Any], Any], ...]
+
+    @classmethod
+    def build(cls, data: DataService, plugins: Iterable[Plugin[Any]] = PLUGINS) -> Features:
+        return cls(data, tuple((plugin, plugin.service(data)) for plugin in plugins))
+
+    def routes(self) -> list[Route]:
+        return [route for plugin, service in self.services for route in plugin.routes(service)]
+
+    def pages(self) -> list[tuple[Page[Any], Any]]:
+        pages = [(page, service) for plugin, service in self.services for page in plugin.pages]
+        cards = [(card, service) for plugin, service in self.services for card in plugin.cards]
+        pages.append((dashboard.page(self.data.provider, cards), None))
+        return pages
+
+    def nav(self) -> list[NavLink]:
+        links = [link for plugin, _ in self.services for link in plugin.nav]
+        return sorted(links, key=lambda link: link.rank)
+
+
+def create_app(
+    summary_base_dir: str | os.PathLike[str],
+    server: flask.Flask | bool | None = None,
+    url_base_pathname: str = "/",
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    reload_interval: float = DEFAULT_RELOAD_INTERVAL,
+    max_depth: int | None = None,
+    samples_per_plugin: Mapping[str, int] | None = None,
+    start_loader: bool = True,
+    title: str = "dash-insight",
+    settings: Settings | None = None,
+) -> dash.Dash:
+    """The dash-insight Dash app for ``summary_base_dir``.
+
+    ``server``: an existing Flask app to mount on (the REST API is mounted under the same
+    ``url_base_pathname``), or None to create one. ``reload_interval`` seconds between
+    reloads (0 = load once); the index lives in ``workspace`` (default ``~/dash-insight``).
+    ``settings`` (from :meth:`Settings.from_args` / :meth:`Settings.from_env`) replaces the
+    keyword arguments. The data service is ``app.data_service``; ``start_loader=False`` leaves
+    loading to the caller (``app.data_service.loader.load_round()``).
+    """
+    if settings is None:
+        settings = Settings(
+            summary_base_dir=os.fspath(summary_base_dir),
+            workspace=os.fspath(workspace) if workspace is not None else DEFAULT_WORKSPACE,
+            reload_interval=reload_interval, max_depth=max_depth,
+            samples_per_plugin=dict(samples_per_plugin or {}),
+            url_base_pathname=url_base_pathname)
+    prefix = settings.url_base_pathname
+    data = DataService(settings)
+    features = Features.build(data)
+    app = dash.Dash(
+        __name__,
+        server=server if server is not None else True,
+        url_base_pathname=prefix,
+        assets_folder=ASSETS,
+        title=title,
+        update_title=None,
+        suppress_callback_exceptions=True,  # pages are built per URL
+    )
+    app.layout = shell.shell_layout(app, features.nav())
+    pages = features.pages()
+    shell.register_shell(app, pages)
+    for page, service in pages:
+        page.register(app, service)
+    app.server.register_blueprint(api_blueprint(features.routes()),
+                                  url_prefix=prefix.rstrip("/") or None)
+    _add_security_headers(app.server, prefix)
+    app.data_service = data  # type: ignore[attr-defined]
+    if start_loader:
+        data.start()
+    return app
+
+
+def register_rest_api(server: flask.Flask, data: DataService, *, url_prefix: str = "",
+                      plugins: Sequence[Plugin[Any]] = PLUGINS) -> flask.Blueprint:
+    """Mount only the REST API of ``plugins`` over ``data`` on ``server`` below ``url_prefix``
+    ("" = at the root: ``/v1/mindinsight/...`` and ``/v1/dash-insight/...``); returns the
+    blueprint."""
+    blueprint = api_blueprint(Features.build(data, plugins).routes())
+    server.register_blueprint(blueprint, url_prefix=url_prefix.rstrip("/") or None)
+    return blueprint
+
+
+def _add_security_headers(server: flask.Flask, prefix: str) -> None:
+    """Headers on every response under our prefix (not on the host app's other routes)."""
+
+    @server.after_request
+    def headers(response: Any) -> Any:
+        if flask.request.path.startswith(prefix):
+            for name, value in SECURITY_HEADERS.items():
+                response.headers.setdefault(name, value)
+        return response

@@ -1,0 +1,334 @@
+"""Histogram charts of the parameter distribution and tensor pages: Top and Front views.
+
+MindInsight 2.3.1 (``histogram.vue``, ``tensor.vue``; dashboard guide "参数分布图可视化"):
+
+* **Top** (default, "俯视"): an offset ridgeline, one filled band per step, the earliest step at
+  the back (top) and later steps lower and in front; the vertical axis is the step, the relative
+  time (seconds since the first step shown) or the absolute time, so bands are spaced by that
+  quantity; step labels on the right.
+* **Front** ("正视"): every step's histogram overlaid as a line, count axis on the right.
+* Both: x = bucket centre ``left + width / 2``, height = ``floor(count)``; later steps darker;
+  the hover tells the centre value, count, step, relative and absolute time.
+
+Buckets come from :meth:`DataProvider.histograms` (re-binned onto one grid, or as written) or
+:meth:`DataProvider.tensor_histograms`. Pure: data in, figure out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dash_insight.web.components.figures import small_layout, step_colours
+
+VIEWS = ("top", "front")
+AXES = ("step", "relative", "absolute")
+AXIS_TITLES = {"step": "Step", "relative": "Relative time (s)", "absolute": "Absolute time"}
+#: Height of the tallest band in the Top view, as a share of the offset span (0..1).
+RIDGE_HEIGHT = 0.45
+#: Most step labels on the Top view's right axis.
+MAX_TICKS = 10
+#: The card background of each theme (``--panel`` in dash-insight.css): Top-view bands are
+#: filled with an opaque tint of it so a later band hides the ones behind, as in MindInsight.
+PANEL_COLOURS = {"light": "#ffffff", "dark": "#20232a"}
+
+
+@dataclass(frozen=True)
+class HistogramSeries:
+    """The steps of one tag ready to draw, sorted by step.
+
+    ``buckets[i]`` is an ``(n, 3)`` array ``(left, width, count)`` of step ``steps[i]``;
+    ``nan`` / ``pos_inf`` / ``neg_inf`` are per-step counts of values left out of the buckets
+    (None when unknown); ``total_steps`` = how many steps the tag has (more than drawn when
+    ``max_steps`` thinned them)."""
+
+    steps: tuple[int, ...]
+    wall_times: tuple[float, ...]
+    buckets: tuple[np.ndarray, ...]
+    nan: tuple[int, ...] | None = None
+    pos_inf: tuple[int, ...] | None = None
+    neg_inf: tuple[int, ...] | None = None
+    total_steps: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    @property
+    def non_finite(self) -> dict[str, int]:
+        """Largest per-step NaN / +Inf / -Inf counts (0 when unknown)."""
+        return {name: max(values, default=0) if values else 0
+                for name, values in (("NaN", self.nan), ("+Inf", self.pos_inf),
+                                     ("-Inf", self.neg_inf))}
+
+
+def series_from_histograms(items: Sequence[Any], total_steps: int | None = None
+                           ) -> HistogramSeries:
+    """From :class:`~dash_insight.core.provider.HistogramStep` items (``.step``, ``.wall_time``,
+    ``.buckets``, ``.value`` with ``nan_count`` / ``pos_inf_count`` / ``neg_inf_count``)."""
+    values = [getattr(item, "value", None) for item in items]
+    known = all(v is not None for v in values) and bool(values)
+    return HistogramSeries(
+        steps=tuple(int(item.step) for item in items),
+        wall_times=tuple(float(item.wall_time) for item in items),
+        buckets=tuple(np.asarray(item.buckets, dtype=np.float64).reshape(-1, 3)
+                      for item in items),
+        nan=tuple(int(v.nan_count) for v in values) if known else None,
+        pos_inf=tuple(int(v.pos_inf_count) for v in values) if known else None,
+        neg_inf=tuple(int(v.neg_inf_count) for v in values) if known else None,
+        total_steps=total_steps if total_steps is not None else len(items),
+    )
+
+
+def series_from_tensor_histograms(items: Sequence[tuple[int, float, np.ndarray]],
+                                  total_steps: int | None = None) -> HistogramSeries:
+    """From :meth:`DataProvider.tensor_histograms` ``(step, wall_time, buckets)`` tuples."""
+    return HistogramSeries(
+        steps=tuple(int(s) for s, _, _ in items),
+        wall_times=tuple(float(w) for _, w, _ in items),
+        buckets=tuple(np.asarray(b, dtype=np.float64).reshape(-1, 3) for _, _, b in items),
+        total_steps=total_steps if total_steps is not None else len(items),
+    )
+
+
+def format_wall_time(seconds: float) -> str:
+    """Local time ``YYYY-MM-DD HH:MM:SS`` (the summary list's format)."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+
+
+def axis_values(series: HistogramSeries, axis: str) -> np.ndarray:
+    """The vertical-axis quantity per step: step, seconds since the first step, or wall time."""
+    if axis == "relative":
+        walls = np.asarray(series.wall_times, dtype=np.float64)
+        return walls - walls[0] if len(walls) else walls
+    if axis == "absolute":
+        return np.asarray(series.wall_times, dtype=np.float64)
+    return np.asarray(series.steps, dtype=np.float64)
+
+
+def axis_label(value: float, axis: str) -> str:
+    """Tick text for a vertical-axis value (step number, ``12.5s``, or ``HH:MM:SS``)."""
+    if axis == "relative":
+        return f"{value:.4g}s"
+    if axis == "absolute":
+        return time.strftime("%H:%M:%S", time.localtime(value))
+    return str(round(value))
+
+
+def offsets(values: np.ndarray) -> np.ndarray:
+    """Base line of each band in the Top view: 1 for the first value (back, top) down to 0 for
+    the last (front, bottom), spaced in proportion to ``values`` (evenly when they are all
+    equal, e.g. several steps written in the same second)."""
+    count = len(values)
+    if count == 0:
+        return np.zeros(0)
+    span = float(values[-1] - values[0]) if count > 1 else 0.0
+    if count == 1:
+        return np.zeros(1)
+    if span <= 0 or not np.isfinite(span):
+        return np.linspace(1.0, 0.0, count)
+    return 1.0 - (values - values[0]) / span
+
+
+def _tick_positions(count: int, limit: int = MAX_TICKS) -> list[int]:
+    """Indices of the steps labelled on the axis: at most ``limit``, first and last kept."""
+    if count <= limit:
+        return list(range(count))
+    return sorted(set(np.linspace(0, count - 1, limit).round().astype(int).tolist()))
+
+
+def _centres(buckets: np.ndarray) -> np.ndarray:
+    return buckets[:, 0] + buckets[:, 1] / 2
+
+
+def _hover_data(series: HistogramSeries, index: int, buckets: np.ndarray) -> np.ndarray:
+    """customdata rows (count, step, relative seconds, absolute time text) for one step."""
+    count = np.floor(buckets[:, 2])
+    relative = series.wall_times[index] - series.wall_times[0]
+    rows = np.empty((len(buckets), 4), dtype=object)
+    rows[:, 0] = count.astype(np.int64)
+    rows[:, 1] = series.steps[index]
+    rows[:, 2] = round(relative, 3)
+    rows[:, 3] = format_wall_time(series.wall_times[index])
+    return rows
+
+
+def _non_finite_text(series: HistogramSeries, index: int) -> str:
+    if series.nan is None:
+        return ""
+    parts = [f"{name} {values[index]}" for name, values in
+             (("NaN", series.nan), ("+Inf", series.pos_inf), ("-Inf", series.neg_inf))
+             if values and values[index]]
+    return "<br>" + " · ".join(parts) if parts else ""
+
+
+HOVER = ("center %{x:.6~g}<br>count %{customdata[0]}<br>step %{customdata[1]}"
+         "<br>relative %{customdata[2]}s<br>%{customdata[3]}")
+
+
+def _x_range(series: HistogramSeries) -> list[float] | None:
+    edges = [(float(b[0, 0]), float(b[-1, 0] + b[-1, 1])) for b in series.buckets if len(b)]
+    if not edges:
+        return None
+    low, high = min(e[0] for e in edges), max(e[1] for e in edges)
+    return [low, high] if high > low else None
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    """``"rgb(1, 2, 3)"`` or ``"#010203"`` -> (1, 2, 3)."""
+    if colour.startswith("#"):
+        return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+    red, green, blue = (int(float(v)) for v in colour[colour.index("(") + 1:-1].split(",")[:3])
+    return red, green, blue
+
+
+def band_fill(colour: str, theme: str | None, share: float = 0.28) -> str:
+    """Fill of a Top-view band: ``share`` of the step colour over the theme's card background
+    (opaque, so bands in front hide those behind); a translucent tint when no theme is given."""
+    red, green, blue = _rgb(colour)
+    background = PANEL_COLOURS.get(theme or "")
+    if background is None:
+        return f"rgba({red}, {green}, {blue}, {share})"
+    base = _rgb(background)
+    mixed = [round(c * share + b * (1 - share)) for c, b in zip((red, green, blue), base,
+                                                                  strict=True)]
+    return f"rgb({mixed[0]}, {mixed[1]}, {mixed[2]})"
+
+
+def _empty_figure(layout: go.Layout, message: str) -> go.Figure:
+    figure = go.Figure(layout=layout)
+    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper",
+                          yref="paper")
+    figure.update_xaxes(visible=False)
+    figure.update_yaxes(visible=False)
+    return figure
+
+
+def _figure(traces: list[dict[str, Any]], layout: go.Layout) -> go.Figure:
+    """A figure of trace dicts built by this module, without plotly's per-property validation
+    (7x faster for the 100-200 traces of a chart; ``tests/test_histogram_views.py`` checks that
+    the same figure passes validation)."""
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def top_figure(series: HistogramSeries, axis: str = "step", height: int | None = 320,
+               hover: bool = True, theme: str | None = None) -> go.Figure:
+    """Top view: one band per step, earlier steps behind and above, later in front and lower;
+    band spacing follows ``axis`` ("step", "relative", "absolute"); the tallest bucket of the
+    tag rises :data:`RIDGE_HEIGHT` of the span above its base line. ``theme`` ("light" /
+    "dark") makes the fills opaque on that theme's card colour (see :func:`band_fill`)."""
+    layout = small_layout(height=height)
+    if not len(series):
+        return _empty_figure(layout, "no data")
+    axis = axis if axis in AXES else "step"
+    values = axis_values(series, axis)
+    bases = offsets(values)
+    peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
+    scale = (RIDGE_HEIGHT if len(series) > 1 else 1.0) / (peak or 1.0)
+    colours = step_colours(len(series))
+    traces: list[dict[str, Any]] = []
+    for i, buckets in enumerate(series.buckets):
+        if not len(buckets):
+            continue
+        centres = _centres(buckets)
+        heights = bases[i] + np.floor(buckets[:, 2]) * scale
+        left, right = float(buckets[0, 0]), float(buckets[-1, 0] + buckets[-1, 1])
+        traces.append({
+            "type": "scatter", "x": np.concatenate([[left], centres, [right]]),
+            "y": np.concatenate([[bases[i]], heights, [bases[i]]]),
+            "mode": "lines", "fill": "toself", "line": {"color": colours[i], "width": 1},
+            "fillcolor": band_fill(colours[i], theme), "hoverinfo": "skip",
+            "showlegend": False, "name": f"step {series.steps[i]}"})
+        if hover:
+            traces.append({
+                "type": "scatter", "x": centres, "y": heights, "mode": "markers",
+                "marker": {"size": 6, "opacity": 0},
+                "customdata": _hover_data(series, i, buckets), "showlegend": False,
+                "hovertemplate": HOVER + _non_finite_text(series, i) + "<extra></extra>",
+                "name": f"step {series.steps[i]}"})
+    figure = _figure(traces, layout)
+    ticks = _tick_positions(len(series))
+    figure.update_layout(
+        hovermode="closest",
+        xaxis={"range": _x_range(series), "showgrid": False, "zeroline": False,
+               "tickformat": ".3~g"},
+        yaxis={"tickvals": [float(bases[i]) for i in ticks],
+               "ticktext": [axis_label(float(values[i]), axis) for i in ticks],
+               "side": "right", "showgrid": False, "zeroline": False,
+               "range": [-0.04, 1.0 + (RIDGE_HEIGHT if len(series) > 1 else 1.0) * 1.05]},
+        meta={"view": "top", "axis": axis},
+    )
+    return figure
+
+
+def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure:
+    """Front view: every step's histogram as a line over the bucket centres, later steps drawn
+    last and darker; the count axis on the right."""
+    layout = small_layout(height=height)
+    if not len(series):
+        return _empty_figure(layout, "no data")
+    colours = step_colours(len(series))
+    traces = [{
+        "type": "scatter", "x": _centres(buckets), "y": np.floor(buckets[:, 2]),
+        "mode": "lines", "line": {"color": colours[i], "width": 1.2},
+        "customdata": _hover_data(series, i, buckets),
+        "hovertemplate": HOVER + _non_finite_text(series, i) + "<extra></extra>",
+        "name": f"step {series.steps[i]}", "showlegend": False}
+        for i, buckets in enumerate(series.buckets) if len(buckets)]
+    figure = _figure(traces, layout)
+    figure.update_layout(
+        hovermode="closest",
+        xaxis={"range": _x_range(series), "showgrid": False, "tickformat": ".3~g"},
+        yaxis={"side": "right", "rangemode": "tozero", "title": {"text": "count"}},
+        meta={"view": "front"},
+    )
+    return figure
+
+
+def histogram_figure(series: HistogramSeries, view: str = "top", axis: str = "step",
+                     height: int | None = 320, theme: str | None = None) -> go.Figure:
+    """``front_figure`` for ``view == "front"``, else ``top_figure`` on ``axis``."""
+    if view == "front":
+        return front_figure(series, height)
+    return top_figure(series, axis, height, theme=theme)
+
+
+def shown_text(series: HistogramSeries) -> str:
+    """``"51 steps"`` or ``"100 of 500 steps shown"`` when thinned by ``max_steps``."""
+    total = series.total_steps if series.total_steps is not None else len(series)
+    if total > len(series):
+        return f"{len(series)} of {total} steps shown (evenly spread, last kept)"
+    return f"{total} step{'' if total == 1 else 's'}"
+
+
+# --- full screen ---------------------------------------------------------------------------------
+
+FULL_SCREEN_CLASS = "di-full-screen"
+
+
+def register_full_screen(app: Any, card_type: str, button_type: str) -> None:
+    """Clicking ``{"type": button_type, "tag": t}`` toggles full screen on the card
+    ``{"type": card_type, "tag": t}`` (a CSS class; in the browser, no server call). Plotly
+    graphs inside should be ``responsive`` with no fixed height so they fill the screen."""
+    from dash import MATCH, Input, Output, State
+
+    app.clientside_callback(
+        f"""function(clicks, className) {{
+            const classes = (className || '').split(' ').filter(c => c);
+            const on = !classes.includes('{FULL_SCREEN_CLASS}');
+            const next = classes.filter(c => c !== '{FULL_SCREEN_CLASS}');
+            if (on) {{ next.push('{FULL_SCREEN_CLASS}'); }}
+            document.body.classList.toggle('di-has-full-screen', on);
+            setTimeout(() => window.dispatchEvent(new Event('resize')), 50);
+            return [next.join(' '), on ? '✕ Exit full screen' : 'Full screen'];
+        }}""",
+        Output({"type": card_type, "tag": MATCH}, "className"),
+        Output({"type": button_type, "tag": MATCH}, "children"),
+        Input({"type": button_type, "tag": MATCH}, "n_clicks"),
+        State({"type": card_type, "tag": MATCH}, "className"),
+        prevent_initial_call=True,
+    )

@@ -1,0 +1,280 @@
+"""HTTP plumbing shared by every plugin's REST routes: MindInsight 2.3.1's answers and errors.
+
+Scripts written against MindInsight keep working: same paths, query parameters, response shapes
+and error format (spec §3; MindInsight's ``backend/datavisual/*_api.py``). Plugins list their
+:class:`~dash_insight.web.plugin.Route` objects; :func:`api_blueprint` mounts them under
+``/v1/mindinsight`` (MindInsight's API) and ``/v1/dash-insight`` (dash-insight's own), with
+MindInsight's error format for every failure and unknown path, and the security headers of
+:data:`SECURITY_HEADERS` on every answer. Handlers use :func:`json_response`, the parameter
+checks (:func:`require`, :func:`to_int`, :func:`str_to_bool`, :func:`check_tag`) and
+:func:`resolve_job`; they never touch files.
+
+Deliberate differences from MindInsight 2.3.1 that hold for every endpoint:
+
+* a ``train_id`` that is malformed or would resolve outside the summary base directory (``..``,
+  absolute, through a symlink) is answered with ParamValueError (MindInsight: not found);
+* a NUL byte in ``train_id`` or ``tag`` gives 50545011 on every endpoint (MindInsight: ``plugins``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from flask import Blueprint, Response, request
+from werkzeug.exceptions import HTTPException
+
+from dash_insight.core.provider import (
+    DataError,
+    DataProvider,
+    JobNotFound,
+    JobSummary,
+    TagNotFound,
+    TensorTooLarge,
+    ValueSteps,
+    ValueUnreadable,
+)
+from dash_insight.core.store.discovery import resolve_train_id
+from dash_insight.core.vocabulary import stored_tag
+from dash_insight.web import errors
+from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL, ApiError
+from dash_insight.web.plugin import DASH_INSIGHT_API, MINDINSIGHT_API, Route
+
+log = logging.getLogger(__name__)
+
+#: MindInsight's ``API_PREFIX``; the MindInsight routes live below it.
+API_PREFIX = "/v1/mindinsight"
+#: dash-insight's own API (scalar export).
+EXPORT_PREFIX = "/v1/dash-insight"
+#: Sent with every response of the two blueprints. The CSP fits JSON and images: nothing may load,
+#: except an image document showing itself; only same-origin pages may frame the answers.
+SECURITY_HEADERS = {
+    "X-Frame-Options": "SAMEORIGIN",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; img-src 'self' data:; "
+                               "frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+}
+_OTHER_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def api_blueprint(routes: Iterable[Route]) -> Blueprint:
+    """Every route as one blueprint (MindInsight's under ``/v1/mindinsight``, dash-insight's
+    under ``/v1/dash-insight``), with MindInsight's error format and the security headers.
+    Register it once per app; pass ``url_prefix`` to ``register_blueprint`` to mount it below a
+    prefix (all routing is relative)."""
+    routes = list(routes)
+    root = Blueprint("dash_insight_rest", __name__)
+    for api, prefix in ((MINDINSIGHT_API, API_PREFIX), (DASH_INSIGHT_API, EXPORT_PREFIX)):
+        blueprint = Blueprint(api.replace("-", "_"), __name__, url_prefix=prefix)
+        _add_routes(blueprint, [r for r in routes if r.api == api])
+        root.register_blueprint(blueprint)
+    root.after_request(_add_security_headers)
+    root.register_error_handler(ApiError, _api_error_response)
+    root.register_error_handler(DataError, _data_error_response)
+    root.register_error_handler(HTTPException, _http_error_response)
+    root.register_error_handler(Exception, _unexpected_error_response)
+    return root
+
+
+# -- responses and errors --------------------------------------------------------------------
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (a last-resort guard)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def json_response(payload: Any, status: int = 200) -> Response:
+    """JSON with keys in insertion order (MindInsight turned Flask's key sorting off) and never a
+    bare ``NaN``/``Infinity``."""
+    try:
+        body = json.dumps(payload, allow_nan=False, default=_json_default)
+    except ValueError:
+        body = json.dumps(_finite(payload), allow_nan=False, default=_json_default)
+    return Response(body, status=status, mimetype="application/json")
+
+
+def _add_security_headers(response: Response) -> Response:
+    for name, value in SECURITY_HEADERS.items():
+        response.headers[name] = value
+    return response
+
+
+def _api_error_response(error: ApiError) -> Response:
+    return json_response(error.to_dict(), error.http_status)
+
+
+def _data_error_response(error: DataError) -> Response:
+    """Provider errors a handler did not translate itself."""
+    if isinstance(error, JobNotFound):
+        return _api_error_response(errors.train_job_not_exist(str(error)))
+    if isinstance(error, TensorTooLarge):
+        return _api_error_response(errors.tensor_too_large(str(error)))
+    if isinstance(error, ValueUnreadable):
+        return _api_error_response(errors.unknown_error(str(error)))
+    return _api_error_response(errors.param_value_error(str(error)))
+
+
+def _http_error_response(error: HTTPException) -> Response:
+    if error.code == 404:
+        return _api_error_response(errors.api_not_exist())
+    if error.code == 405:
+        return _api_error_response(errors.method_not_allowed())
+    status = error.code or 500
+    return _api_error_response(ApiError(errors.UNKNOWN_ERROR, f"{status} {error.name}.", status))
+
+
+def _unexpected_error_response(error: Exception) -> Response:
+    """MindInsight's ``handle_unknown_error``: log it, answer 500 ``System error.``"""
+    log.exception("REST API request %s failed", request.path, exc_info=error)
+    return _api_error_response(errors.unknown_error("System error."))
+
+
+def _allow(methods: Iterable[str]) -> str:
+    allowed = set(methods) | {"OPTIONS"}
+    if "GET" in allowed:
+        allowed.add("HEAD")
+    return ", ".join(sorted(allowed))
+
+
+def _catch_all(known: Mapping[str, Iterable[str]]) -> Callable[..., Response]:
+    """A view for every other path or method under a prefix, in MindInsight's error format:
+    405 when the path is one of ``known`` (only the method is wrong), else 404; ``OPTIONS`` on a
+    known path answers its real ``Allow`` (Flask's automatic one would list this view's methods).
+    """
+
+    def view(path: str = "") -> Response:
+        methods = known.get(path)
+        if methods is None:
+            raise errors.api_not_exist()
+        if request.method == "OPTIONS":
+            response = Response(status=200)
+        else:
+            response = _api_error_response(errors.method_not_allowed())
+        response.headers["Allow"] = _allow(methods)
+        return response
+
+    return view
+
+
+def _add_routes(blueprint: Blueprint, routes: Sequence[Route]) -> None:
+    """``routes`` plus the catch-all views."""
+    known: dict[str, Sequence[str]] = {}
+    for route in routes:
+        blueprint.add_url_rule("/" + route.path, view_func=route.view,
+                               methods=list(route.methods), provide_automatic_options=False)
+        known[route.path] = route.methods
+    catch_all = _catch_all(known)
+    for rule, endpoint in (("/", "not_found_root"), ("/<path:path>", "not_found")):
+        blueprint.add_url_rule(rule, endpoint, catch_all, methods=_OTHER_METHODS,
+                               provide_automatic_options=False)
+
+
+# -- parameters (MindInsight's Validation / tools helpers) -----------------------------------
+
+
+def require(**params: Any) -> None:
+    """``Validation.check_param_empty``: ParamMissError for the first empty parameter."""
+    for name, value in params.items():
+        if not value:
+            raise errors.param_missing(name)
+
+
+def to_int(value: str, name: str) -> int:
+    """``tools.to_int``: ParamTypeError unless ``int(value)`` works."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise errors.param_type_error(name, "Integer") from None
+
+
+def str_to_bool(value: str, name: str) -> bool:
+    """``tools.str_to_bool``: ``true``/``false``, any case."""
+    if value.lower() not in ("true", "false"):
+        raise errors.param_value_error(f"The value of {name} must be 'false' or 'true'.")
+    return value.lower() == "true"
+
+
+def check_tag(tag: str) -> None:
+    if "\x00" in tag:
+        raise errors.null_byte("tag contains null byte.")
+
+
+def local_time(timestamp: float) -> str:
+    """MindInsight's ``strftime('%Y-%m-%d %H:%M:%S')`` of the local time."""
+    try:
+        return datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def finite_or_none(value: float) -> float | None:
+    """MindInsight's ``if_nan_inf_to_none``."""
+    return value if math.isfinite(value) else None
+
+
+def bucket_rows(buckets: np.ndarray) -> list[list[float | int]]:
+    """``[[left, width, count], ...]`` with integer counts, as MindInsight's re-binned buckets."""
+    return [[left, width, int(count)] for left, width, count in np.asarray(buckets).tolist()]
+
+
+def resolve_job(provider: DataProvider, train_id: str) -> JobSummary:
+    """The job, or: 50545011 for a NUL byte, ParamValueError for an id that is malformed or points
+    outside the base directory (checked by the data layer's ``resolve_train_id``),
+    TrainJobNotExist for an unknown one."""
+    if "\x00" in train_id:
+        raise errors.null_byte("train job id contains null byte.")
+    try:
+        return provider.job(train_id)
+    except JobNotFound:
+        pass
+    try:
+        resolve_train_id(provider.base_dir, train_id)
+    except ValueError as error:
+        raise errors.param_value_error(
+            f"{error}. A train_id is './' or './<directory>[/<directory>...]' relative to the "
+            "summary base directory, without '.', '..', empty parts or symbolic links."
+        ) from None
+    raise errors.train_job_not_exist(
+        f"Can not find the train job {train_id!r} in the summary base directory.")
+
+
+def stored_tag_or(tag: str, plugin: str, not_found: Callable[[str], ApiError]) -> str:
+    """The stored tag of MindInsight's ``"<tag>/<plugin>"``; ``not_found`` error when the tag
+    is not of that plugin (or holds a NUL byte: 50545011)."""
+    check_tag(tag)
+    raw = stored_tag(tag, plugin)
+    if raw is None:
+        raise not_found(TAG_NOT_FOUND_DETAIL)
+    return raw
+
+
+def value_steps_or(provider: DataProvider, train_id: str, plugin: str, tag: str,
+                   not_found: Callable[[str], ApiError]) -> tuple[str, ValueSteps]:
+    """(stored tag, steps) of MindInsight's tag of ``plugin``; ``not_found`` error if absent."""
+    raw = stored_tag_or(tag, plugin, not_found)
+    try:
+        return raw, provider.value_steps(train_id, plugin, raw)
+    except TagNotFound:
+        raise not_found(TAG_NOT_FOUND_DETAIL) from None

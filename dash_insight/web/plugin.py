@@ -1,0 +1,98 @@
+"""The plugin contract: what one feature folder (``dash_insight/plugins/<name>/``) gives the app.
+
+A plugin is one :class:`Plugin` object, exported as ``PLUGIN`` by its package. It names the
+service it builds from the :class:`~dash_insight.core.service.DataService` (its caches and
+stores: nothing process-wide), its REST routes, its pages, its training-dashboard cards and its
+top-bar links. :mod:`dash_insight.web.application` lists the plugins and is the only module that
+imports them all; plugins never import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import dash
+from flask import Response
+
+from dash_insight.core.provider import JobSummary
+from dash_insight.core.service import DataService
+
+S = TypeVar("S")
+
+#: ``Route.api`` values: MindInsight's API (``/v1/mindinsight``) or dash-insight's own.
+MINDINSIGHT_API = "mindinsight"
+DASH_INSIGHT_API = "dash-insight"
+
+
+@dataclass(frozen=True)
+class Route:
+    """One REST endpoint: ``path`` below the API prefix, a view reading ``flask.request``."""
+
+    path: str
+    view: Callable[[], Response]
+    methods: tuple[str, ...] = ("GET",)
+    api: str = MINDINSIGHT_API
+
+
+@dataclass(frozen=True)
+class Page(Generic[S]):
+    """A page at ``path`` below the app's prefix: ``layout(app, service, url parameters)``
+    builds it, ``register(app, service)`` adds its callbacks once."""
+
+    path: str
+    layout: Callable[[dash.Dash, S, dict[str, str]], Any]
+    register: Callable[[dash.Dash, S], None]
+
+
+@dataclass(frozen=True)
+class CardRequest:
+    """What a dashboard card is drawn for: the job, and how often the user asked the card
+    for its next tag ("Switch tag")."""
+
+    app: dash.Dash
+    job: JobSummary
+    turn: int = 0
+
+
+@dataclass(frozen=True)
+class Card(Generic[S]):
+    """A training-dashboard card. ``build`` returns (body, footer); a None footer means the job
+    has no such data (the body then says how to record it, and the card has no "Open" link)."""
+
+    card_id: str
+    title: str
+    page: str
+    build: Callable[[CardRequest, S], tuple[Any, Any]]
+
+
+@dataclass(frozen=True)
+class NavLink:
+    """A top-bar link; links are shown by ``rank``."""
+
+    label: str
+    path: str
+    rank: int
+
+
+def _no_routes(_service: Any) -> Sequence[Route]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Plugin(Generic[S]):
+    """One feature. ``service(data)`` is built once per app; every route, page and card of the
+    plugin gets it."""
+
+    name: str
+    service: Callable[[DataService], S]
+    routes: Callable[[S], Sequence[Route]] = _no_routes
+    pages: Sequence[Page[S]] = ()
+    cards: Sequence[Card[S]] = ()
+    nav: Sequence[NavLink] = field(default_factory=tuple)
+
+
+def data_service(data: DataService) -> DataService:
+    """The service of a plugin that needs nothing beyond the data service itself."""
+    return data

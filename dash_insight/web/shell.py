@@ -1,0 +1,122 @@
+"""The frame of every page: top bar, URL routing, auto refresh, theme."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import dash
+from dash import Input, Output, State, dcc, html
+
+from dash_insight.web import not_found
+from dash_insight.web.plugin import NavLink, Page
+from dash_insight.web.url_state import parse_search
+
+#: MindInsight's auto-refresh default and bounds (ui store.js): 10 s, 3..300 s.
+DEFAULT_REFRESH_SECONDS = 10
+MIN_REFRESH_SECONDS, MAX_REFRESH_SECONDS = 3, 300
+
+def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
+    return html.Header(className="di-topbar", children=[
+        dcc.Link(html.Span(["dash", html.Span("·"), "insight"]), href=app.get_relative_path("/"),
+                 className="di-brand"),
+        html.Nav(className="di-nav", id="nav", children=[
+            dcc.Link(link.label, href=app.get_relative_path(link.path),
+                     id=f"nav-{link.path.strip('/') or 'home'}")
+            for link in nav
+        ]),
+        html.Div(className="di-spacer"),
+        html.Div(className="di-tools", children=[
+            dcc.Checklist(id="auto-refresh", options=[{"label": " Auto refresh", "value": "on"}],
+                          value=["on"], persistence=True, persistence_type="local",
+                          inputClassName="di-checkbox", className="di-inline"),
+            html.Label(["every", dcc.Input(
+                id="refresh-seconds", type="number", value=DEFAULT_REFRESH_SECONDS,
+                min=MIN_REFRESH_SECONDS, max=MAX_REFRESH_SECONDS, step=1, debounce=True,
+                persistence=True, persistence_type="local"), "s"]),
+            html.Button("⟳ Refresh", id="refresh-now", className="di-icon-button",
+                        title="Reload the data now"),
+            html.Button("◐ Theme", id="theme-toggle", className="di-icon-button",
+                        title="Switch between light and dark theme"),
+        ]),
+    ])
+
+
+def shell_layout(app: dash.Dash, nav: Sequence[NavLink]) -> html.Div:
+    return html.Div([
+        dcc.Location(id="url", refresh=False),
+        dcc.Store(id="route"),
+        dcc.Store(id="theme", storage_type="local", data="light"),
+        dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
+        top_bar(app, nav),
+        html.Main(id="page", className="di-page"),
+    ])
+
+
+def refresh_seconds(value: Any) -> int:
+    """The auto-refresh period, clamped to MindInsight's 3..300 s."""
+    try:
+        seconds = int(value)
+    except (TypeError, ValueError):
+        return DEFAULT_REFRESH_SECONDS
+    return max(MIN_REFRESH_SECONDS, min(MAX_REFRESH_SECONDS, seconds))
+
+
+def register_shell(app: dash.Dash, pages: Sequence[tuple[Page[Any], Any]]) -> None:
+    """Routing: the URL decides the page (``pages``: each with its plugin's service); a page is
+    rebuilt only when its path or train_id changes, so controls that write other URL
+    parameters keep their state and focus."""
+    by_path = {page.path: (page, service) for page, service in pages}
+
+    @app.callback(Output("route", "data"), Input("url", "pathname"), Input("url", "search"),
+                  State("route", "data"))
+    def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
+        path = app.strip_relative_path(pathname or "/") or ""
+        params = parse_search(search)
+        new = {"path": "/" + path.strip("/"), "train_id": params.get("train_id"),
+               "search": search or ""}
+        if current and {k: current.get(k) for k in ("path", "train_id")} == {
+                k: new[k] for k in ("path", "train_id")}:
+            return dash.no_update
+        return new
+
+    @app.callback(Output("page", "children"), Input("route", "data"))
+    def render(route_data: dict | None) -> Any:
+        if not route_data:
+            return dash.no_update
+        found = by_path.get(route_data["path"])
+        if found is None:
+            return not_found.layout(app, route_data["path"])
+        page, service = found
+        return page.layout(app, service, parse_search(route_data["search"]))
+
+    @app.callback(Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
+                  Input("auto-refresh", "value"), Input("refresh-seconds", "value"))
+    def auto_refresh(enabled: list[str] | None, seconds: Any) -> tuple[bool, int]:
+        return not enabled, refresh_seconds(seconds) * 1000
+
+    app.clientside_callback(
+        """function(clicks, theme) {
+            const ctx = window.dash_clientside.callback_context;
+            let next = theme || 'light';
+            if (ctx.triggered.length && ctx.triggered[0].prop_id === 'theme-toggle.n_clicks') {
+                next = next === 'dark' ? 'light' : 'dark';
+            }
+            document.documentElement.dataset.theme = next;
+            return next;
+        }""",
+        Output("theme", "data"), Input("theme-toggle", "n_clicks"), State("theme", "data"),
+    )
+
+    app.clientside_callback(
+        """function(pathname) {
+            document.querySelectorAll('#nav a').forEach(a => {
+                const target = new URL(a.href, window.location.href).pathname;
+                const home = target.endsWith('/') && pathname === target;
+                const active = home || (!target.endsWith('/') && pathname.startsWith(target));
+                a.classList.toggle('active', active);
+            });
+            return window.dash_clientside.no_update;
+        }""",
+        Output("nav", "title"), Input("url", "pathname"),
+    )

@@ -1,0 +1,80 @@
+"""Job discovery under a summary base directory, and train_id resolution."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from dash_insight.core.format.files import FileKind
+from dash_insight.core.store.discovery import discover_jobs, resolve_train_id, train_id_of
+
+CORPUS_JOBS = {
+    "./lenet_adam_lr0.001_bs32", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
+    "./lenet_lr0.1_bs16", "./lenet_sc", "./multi_file", "./nested/grp/job_a", "./ops_all",
+    "./ops_in_net",
+}
+
+
+def test_corpus_jobs_found(corpus: Path) -> None:
+    jobs = {job.train_id: job for job in discover_jobs(str(corpus))}
+    assert set(jobs) == CORPUS_JOBS
+    lenet = jobs["./lenet_sc"]
+    assert [f.kind for f in lenet.files] == [FileKind.SUMMARY, FileKind.LINEAGE, FileKind.LINEAGE]
+    assert lenet.create_time == 1795324654.0
+    multi = jobs["./multi_file"]
+    assert [f.timestamp for f in multi.files] == [1795324815, 1795324817, 1795324820]
+
+
+def test_depth_limit_order_and_symlinks(tmp_path: Path) -> None:
+    for i, rel in enumerate(["", "a", "a/b", "a/b/c", "z"]):
+        directory = tmp_path / rel
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"events.out.events.summary.{100 + i}.0.h_MS"
+        path.write_bytes(b"")
+        os.utime(path, (1000 + i, 1000 + i))
+    (tmp_path / "a" / "notes.txt").write_text("not a summary")
+    (tmp_path / "only_text").mkdir()
+    (tmp_path / "only_text" / "x.txt").write_text("")
+    outside = tmp_path.parent / f"{tmp_path.name}_outside"
+    outside.mkdir()
+    outside_file = outside / "events.out.events.summary.1.0.h_MS"
+    outside_file.write_bytes(b"")
+    (tmp_path / "link").symlink_to(outside, target_is_directory=True)
+    (tmp_path / "a" / "linked.summary.5_MS").symlink_to(outside_file)
+
+    jobs = discover_jobs(str(tmp_path))
+    assert [j.train_id for j in jobs] == ["./z", "./a/b/c", "./a/b", "./a", "./"]
+    assert [f.name for f in jobs[3].files] == ["events.out.events.summary.101.0.h_MS"]
+    assert [j.train_id for j in discover_jobs(str(tmp_path), max_depth=1)] == ["./z", "./a", "./"]
+    assert [j.train_id for j in discover_jobs(str(tmp_path), max_depth=0)] == ["./"]
+
+
+def test_train_id_resolution(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    (tmp_path / "evil").symlink_to(tmp_path.parent)
+    assert resolve_train_id(str(tmp_path), "./") == os.path.realpath(tmp_path)
+    assert resolve_train_id(str(tmp_path), "./run") == os.path.join(os.path.realpath(tmp_path),
+                                                                    "run")
+    for bad in ["run", "./../x", "./run/../..", "/etc", "./evil", "./evil/x", "./a//b", "./.",
+                "", "./run\x00"]:
+        with pytest.raises(ValueError):
+            resolve_train_id(str(tmp_path), bad)
+    assert train_id_of(str(tmp_path), str(tmp_path)) == "./"
+    assert train_id_of(str(tmp_path), str(tmp_path / "a" / "b")) == "./a/b"
+
+
+def test_rescanning_1200_jobs_is_fast(tmp_path: Path) -> None:
+    for i in range(1200):
+        job = tmp_path / f"group{i % 12}" / f"run{i}"
+        job.mkdir(parents=True)
+        for suffix in ("_MS", "_lineage"):
+            (job / f"events.out.events.summary.{1000 + i}.0.h{suffix}").write_bytes(b"")
+    discover_jobs(str(tmp_path))
+    started = time.perf_counter()
+    jobs = discover_jobs(str(tmp_path))
+    elapsed = time.perf_counter() - started
+    assert len(jobs) == 1200
+    assert elapsed < 3.0  # measured ~0.05 s; bench/load.py reports the figure

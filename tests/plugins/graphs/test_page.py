@@ -1,0 +1,240 @@
+"""The computational graph page (/graph) and the data graph page (/data-graph): their pure
+helpers, and dash_duo browser tests on the corpus (expand a scope, search and locate a node,
+see its details, readable mode, the data graph and a node's parameters)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from dash.testing.wait import until
+
+from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.plugins.graphs import data_graph_page as data_page
+from dash_insight.plugins.graphs import page as graph_page
+from dash_insight.plugins.graphs.dataset import pipeline
+from dash_insight.plugins.graphs.model import GraphModel
+from dash_insight.plugins.graphs.view import build_view
+from tests.conftest import console_errors
+
+LENET = "./lenet_sc"
+NET = "Default/network-WithLossCell"
+BACKBONE = f"{NET}/_backbone-LeNet5"
+CONV = f"{BACKBONE}/conv1-Conv2d/Conv2D-op0"
+
+
+def _small_model() -> GraphModel:
+    graph = anf_ir_pb2.GraphProto()
+    for index, (scope, op_type, inputs) in enumerate([
+            ("A/B", "Conv2D", ["w"]), ("A/B", "ReLU", ["1"]), ("A", "Add", ["2"]),
+            ("C", "Mul", ["3"])], start=1):
+        node = graph.node.add(name=str(index), op_type=op_type, scope=scope)
+        for name in inputs:
+            node.input.add(name=name)
+        node.output_type.data_type = anf_ir_pb2.DT_TENSOR
+        node.output_type.tensor_type.elem_type = anf_ir_pb2.DT_FLOAT32
+        node.output_type.tensor_type.shape.dim.add(size=4)
+    graph.parameters.add(name="w").type.data_type = anf_ir_pb2.DT_FLOAT32
+    return GraphModel.build(graph)
+
+
+# -- pure helpers -------------------------------------------------------------------------------
+
+
+def test_parse_state_reads_and_repairs_the_url() -> None:
+    state = graph_page.parse_state({"train_id": "./j", "expanded": "A,A/B,", "node": "A/B",
+                                    "mode": "optimize"})
+    assert (state.train_id, state.mode, state.expanded, state.node) == (
+        "./j", "optimize", ["A", "A/B"], "A/B")
+    assert not state.problems
+    bad = graph_page.parse_state({"train_id": "./j", "mode": "fancy"})
+    assert bad.mode == "normal" and "Unknown mode" in bad.problems[0]
+    tagged = graph_page.parse_state({"train_id": "./j", "tag": "x.pb (optimized)"})
+    assert (tagged.tag, tagged.mode) == ("x.pb", "optimize")
+    many = graph_page.parse_state({"expanded": ",".join(f"s{i}" for i in range(600))})
+    assert len(many.expanded) == graph_page.MAX_EXPANDED_PARAM and many.problems
+    # and back into a query string (normal mode and empty values are left out)
+    assert state.search(mode="normal", expanded=["A"], node=None) == "?train_id=.%2Fj&expanded=A"
+
+
+def test_toggle_and_reveal_scopes() -> None:
+    model = _small_model()
+    assert graph_page.toggle_scope(model, [], "A/B") == ["A", "A/B"]  # ancestors open too
+    assert graph_page.toggle_scope(model, ["A", "A/B", "C"], "A") == ["C"]  # and close inside
+    assert graph_page.toggle_scope(model, ["A"], "A/B/Conv2D-op1") == ["A"]  # not a scope
+    assert graph_page.toggle_scope(model, [], "nope") == []
+    assert graph_page.reveal(model, ["C"], "A/B/ReLU-op2") == ["C", "A", "A/B"]
+    assert graph_page.reveal(model, [], "unknown") == []
+
+
+def test_search_results_and_node_panel() -> None:
+    model = _small_model()
+    assert graph_page.search_results(model, "  ") is None
+    assert "No node matches" in str(graph_page.search_results(model, "zzz"))
+    found = str(graph_page.search_results(model, "relu"))
+    assert "A/B/ReLU-op2" in found and "1 node(s)" in found
+    view = build_view(model, ["A"])
+    tree = str(graph_page.scope_tree(model, view, "A/Add-op3"))
+    assert "graph-tree-toggle" in tree and "selected" in tree
+    panel = str(graph_page.node_info(model, "A/B/ReLU-op2", []))
+    assert "Inputs (1)" in panel and "A/B/Conv2D-op1" in panel and "DT_TENSOR[DT_FLOAT32] 4" \
+        in panel
+    scope_panel = str(graph_page.node_info(model, "A", ["A"]))
+    assert "Subnodes" in scope_panel and "Collapse" in scope_panel
+    assert "No node" in str(graph_page.node_info(model, "missing", []))
+
+
+def test_controls_offer_a_file_selector_only_for_several_graphs() -> None:
+    single = str(graph_page.controls("a.pb", ["a.pb"], "normal"))
+    assert "graph-mode" in single and "Dropdown" not in single and "a.pb" in single
+    several = graph_page.controls("b.pb", ["a.pb", "b.pb"], "optimize")
+    assert several[0].value == ["optimize"]
+    assert several[1].value == "b.pb" and len(several[1].options) == 2
+
+
+def test_data_graph_parameters_are_decoded() -> None:
+    rows = dict(data_page.parameter_rows({
+        "input_columns": ['"label"'], "num_parallel_workers": 2, "tensor_op_params": None,
+        "sampler": {"sampler_name": "RandomSampler", "num_samples": 100}}))
+    assert rows["input_columns"] == '["label"]'
+    assert rows["num_parallel_workers"] == "2" and rows["tensor_op_params"] == "None"
+    assert '"sampler_name": "RandomSampler"' in rows["sampler"]
+    graph = pipeline({"op_type": "Batch", "batch_size": 2, "children": [
+        {"op_type": "Map", "operations": [{"tensor_op_name": "TypeCast"}], "children": []}]})
+    assert "TypeCast" in str(data_page.node_panel(graph, "0.0.op0"))
+    assert "No node" in str(data_page.node_panel(graph, "9"))
+
+
+# -- browser -----------------------------------------------------------------------------------
+
+
+def _cy_ids(dash_duo: Any, element_id: str = "graph-cy") -> list[str]:
+    """Ids of the nodes cytoscape draws (read in one script: no stale elements)."""
+    return dash_duo.driver.execute_script(
+        f"const el = document.getElementById('{element_id}');"
+        "const cy = el && el._cyreg ? el._cyreg.cy : null;"
+        "return cy ? cy.nodes().map(n => n.id()) : [];") or []
+
+
+def _text(dash_duo: Any, selector: str) -> str:
+    return dash_duo.driver.execute_script(
+        f"const el = document.querySelector({selector!r}); return el ? el.innerText : '';")
+
+
+def _wait(condition: Any, timeout: float = 15, message: str = "") -> None:
+    until(condition, timeout=timeout, msg=message)
+
+
+@pytest.mark.browser
+def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: Any) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    _wait(lambda: set(_cy_ids(dash_duo)) == {"Default", "Gradients"}, message="top level")
+
+    # Expand "Default" with the arrow of the scope tree ...
+    dash_duo.find_element('button[id*="graph-tree-toggle"][id*="\\"Default\\""]').click()
+    _wait(lambda: NET in _cy_ids(dash_duo), message="Default opened")
+    assert "expanded=Default" in dash_duo.driver.current_url
+    # ... and its network cell with a double click on the graph.
+    dash_duo.driver.execute_script(
+        "document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0])"
+        ".emit('dbltap');", NET)
+    _wait(lambda: BACKBONE in _cy_ids(dash_duo), message="double click opened the cell")
+    # A single click selects: the information panel shows the scope.
+    dash_duo.driver.execute_script(
+        "document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0])"
+        ".emit('tap');", BACKBONE)
+    _wait(lambda: BACKBONE in _text(dash_duo, "#graph-info-name"), message="selected scope")
+    assert "Subnodes" in _text(dash_duo, "#graph-info")
+
+    # Search a node and locate it: its scopes open, it is selected and described.
+    search = dash_duo.find_element("#graph-search")
+    search.send_keys("conv2d-op0")
+    _wait(lambda: "Conv2D-op0" in _text(dash_duo, "#graph-search-results"), message="search")
+    dash_duo.find_element(f'#graph-search-results button[title="{CONV}"]').click()
+    _wait(lambda: CONV in _cy_ids(dash_duo), message="located node drawn")
+    _wait(lambda: _text(dash_duo, "#graph-info-name") == CONV, message="details")
+    info = _text(dash_duo, "#graph-info")
+    assert "Conv2D" in info and "Inputs (2)" in info and "Outputs" in info
+    assert "DT_TENSOR[DT_FLOAT32] 32×1×32×32" in info
+    assert "node=" in dash_duo.driver.current_url and "conv1-Conv2d" in \
+        dash_duo.driver.current_url
+    # An input of the node jumps to that node.
+    dash_duo.find_element('#graph-info-inputs button[title*="Load-op0"]').click()
+    _wait(lambda: _text(dash_duo, "#graph-info-name").endswith("Load[5]_0/Load-op0"),
+          message="jump to an input")
+    _wait(lambda: any(n.endswith("Load-op0") for n in _cy_ids(dash_duo)),
+          message="its aggregation scope opened")
+
+    # Readable mode: gradients and optimizer are gone from the top level.
+    dash_duo.driver.execute_script("window.scrollTo(0, 0);")
+    dash_duo.find_element("#graph-mode input").click()
+    _wait(lambda: "mode=optimize" in dash_duo.driver.current_url, message="mode in URL")
+    _wait(lambda: "Gradients" not in _cy_ids(dash_duo) and "Default" in _cy_ids(dash_duo),
+          message="readable graph drawn")
+    assert not any("optimizer" in name for name in _cy_ids(dash_duo))
+    # the overview draws the same view, with the visible area marked
+    _wait(lambda: len(_cy_ids(dash_duo, "graph-overview")) == len(_cy_ids(dash_duo)),
+          message="overview")
+    assert dash_duo.driver.execute_script(
+        "return document.getElementById('graph-overview-box').style.display") == "block"
+    # a click on the overview moves the main view there
+    pan = dash_duo.driver.execute_script(
+        "const cy = document.getElementById('graph-cy')._cyreg.cy;"
+        "const ov = document.getElementById('graph-overview')._cyreg.cy;"
+        "const before = cy.pan(); const box = ov.elements().boundingBox();"
+        "ov.emit({type: 'tap', position: {x: box.x1, y: box.y1}});"
+        "return before;")
+    ov_tap = ("const cy = document.getElementById('graph-cy')._cyreg.cy;"
+              "return cy.pan();")
+    _wait(lambda: dash_duo.driver.execute_script(ov_tap) != pan, message="overview pans")
+    assert console_errors(dash_duo) == []
+
+
+@pytest.mark.browser
+def test_graph_page_bad_addresses(dash_duo: Any, corpus_app: Any) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id=./multi_file")
+    dash_duo.wait_for_contains_text("#graph-notice", "no computational graph")
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id=./nope")
+    dash_duo.wait_for_contains_text("#graph-notice", "nope")
+    dash_duo.wait_for_page(
+        url=f"{dash_duo.server_url}/graph?train_id={LENET}&mode=x&node=ghost&tag=zz")
+    dash_duo.wait_for_contains_text("#graph-notice", "no graph 'zz'")
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}&mode=x&node=ghost")
+    dash_duo.wait_for_contains_text("#graph-notice", "No node 'ghost'")
+    assert "Unknown mode" in _text(dash_duo, "#graph-notice")
+    _wait(lambda: "Default" in _cy_ids(dash_duo), message="graph still drawn")
+    assert console_errors(dash_duo) == []
+
+
+@pytest.mark.browser
+def test_data_graph_page(dash_duo: Any, corpus_app: Any) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data-graph?train_id={LENET}")
+    _wait(lambda: len(_cy_ids(dash_duo, "data-graph-cy")) == 10, message="pipeline drawn")
+    labels = dash_duo.driver.execute_script(
+        "return document.getElementById('data-graph-cy')._cyreg.cy.nodes()"
+        ".map(n => n.data('label'));")
+    assert {"GeneratorDataset", "Map", "TypeCast", "Resize", "Shuffle", "Batch"} <= set(labels)
+    # Click TypeCast (inside the first Map): its parameters.
+    dash_duo.driver.execute_script(
+        "const cy = document.getElementById('data-graph-cy')._cyreg.cy;"
+        "cy.nodes().filter(n => n.data('label') === 'TypeCast').emit('tap');")
+    _wait(lambda: "tensor_op_name" in _text(dash_duo, "#data-graph-info"), message="operator")
+    info = _text(dash_duo, "#data-graph-info")
+    assert "TypeCast" in info and '{"data_type": "int32"}' in info
+    # The Map around it: columns decoded from MindSpore's JSON strings.
+    dash_duo.driver.execute_script(
+        "const cy = document.getElementById('data-graph-cy')._cyreg.cy;"
+        "cy.getElementById('0.0.0.0').emit('tap');")
+    _wait(lambda: "input_columns" in _text(dash_duo, "#data-graph-info"), message="map node")
+    assert '["label"]' in _text(dash_duo, "#data-graph-info")
+    assert "node=0.0.0.0" in dash_duo.driver.current_url
+    assert "Legend" in _text(dash_duo, "#data-graph-legend")
+    # A job without a pipeline says so.
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data-graph?train_id=./multi_file")
+    dash_duo.wait_for_contains_text("#data-graph-notice", "No data graph")
+    assert console_errors(dash_duo) == []
+    time.sleep(0)  # keep the import used when the browser tests are deselected

@@ -1,0 +1,283 @@
+"""The lineage page (``/lineage``): its pure builders, and in headless Chromium: brushing an axis
+filters the table, sorting a column, editing a remark that survives a restart, the data lineage
+tab."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from dash.testing import errors as testing_errors
+from dash.testing.wait import until
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from dash_insight.core.service import DataService
+from dash_insight.core.settings import Settings
+from dash_insight.plugins.lineage import views
+from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.web.application import create_app
+from dash_insight.web.url_state import parse_search
+from tests.conftest import console_errors
+
+# -- pure builders ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def entries(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
+    service = DataService(Settings(corpus, workspace=tmp_path_factory.mktemp("ws"),
+                                   reload_interval=0))
+    service.loader.load_round()
+    yield LineageService.from_data(service).lineages()
+    service.close()
+
+
+def test_state_round_trip_and_bad_parameters() -> None:
+    state = views.PageState(tab="dataset", columns=["a,b", "metric/Accuracy"], color="loss",
+                            sort=("user_defined/x:y", "desc"),
+                            filters={"epoch": [[1, None]], "network": ["LeNet5"]},
+                            show=["./a"], hide=["./b"], objective="loss", param="epoch")
+    search = views.state_search(state)
+    parsed, problems = views.parse_state(parse_search(search))
+    assert parsed == state and problems == []
+    assert views.state_search(views.PageState()) == ""
+    parsed, problems = views.parse_state({"tab": "x", "sort": "epoch", "filters": "{nope"})
+    assert parsed == views.PageState() and len(problems) == 3
+    parsed, _ = views.parse_state({"filters": json.dumps({"epoch": [[1, "x"]]})})
+    assert parsed.filters == {}
+
+
+def test_model_tab_columns_and_rows(entries) -> None:
+    data = views.model_tab(entries)
+    ids = [c.id for c in data.columns]
+    assert ids[0] == "dataset_mark" and "metric/Accuracy" in ids and "user_defined/seed" in ids
+    kinds = {c.id: c.kind for c in data.columns}
+    assert kinds["learning_rate"] == "number" and kinds["network"] == "category"
+    assert kinds["user_defined/seed"] == "number" and kinds["user_defined/notes"] == "category"
+    sc = next(r for r in data.rows if r["train_id"] == "./lenet_sc")
+    assert sc["model_size"] == 0.47 and sc["metric/Accuracy"] == 0.6953125
+    assert [c.id for c in data.colour_columns] == ["metric/Accuracy", "metric/Loss", "loss"]
+    assert "train_dataset_path" not in data.default_columns
+
+
+def test_dataset_tab_stages_and_key_parameters(entries) -> None:
+    data = views.dataset_tab(entries)
+    ids = [c.id for c in data.columns]
+    assert ids[:2] == ["MnistDataset", "GeneratorDataset"]
+    assert "Batch 1 · batch_size" in ids and "Map 1" in ids
+    assert "Shuffle 1 · buffer_size" not in ids  # the same in every job
+    labels = data.labels["Batch 1"]
+    assert sorted(labels.values()) == ["batch_size=16", "batch_size=32", "batch_size=64"]
+    adam = next(r for r in data.rows if r["train_id"] == "./lenet_adam_lr0.001_bs32")
+    assert json.loads(adam["Batch 1"])["batch_size"] == 32 and "MnistDataset" not in adam
+
+
+def test_filters_brushes_and_restyle_values() -> None:
+    column = views.Column("x", "x", "number", "field")
+    rows = [{"train_id": "a", "x": 1.0}, {"train_id": "b", "x": None}, {"train_id": "c", "x": 5}]
+    axis = views.axis_for(column, rows)
+    assert axis.missing is not None and axis.missing < axis.low == 1.0
+    assert views.filter_from_ranges(axis, [[2, 6]]) == [[2.0, 6.0]]
+    assert views.filter_from_ranges(axis, [[axis.missing - 0.1, 1.5]]) == [[None, 1.5]]
+    kinds = {"x": "number"}
+    assert [r["train_id"] for r in rows if views.row_passes(r, {"x": [[None, 1.5]]}, kinds)] \
+        == ["a", "b"]
+    assert views.constraint_ranges(axis, [[2.0, 6.0]]) == [[2.0, 6.0]]
+    category = views.Column("n", "n", "category", "field")
+    rows = [{"n": "b"}, {"n": None}, {"n": "a"}, {"n": "c"}]
+    axis = views.axis_for(category, rows)
+    assert axis.categories == ("n/a", "a", "b", "c")
+    assert views.filter_from_ranges(axis, [[0.6, 2.2]]) == ["a", "b"]
+    assert views.constraint_ranges(axis, ["a", "b", "n/a"]) == [[-0.5, 2.5]]
+    assert views.row_passes({"n": None}, {"n": ["n/a"]}, {"n": "category"})
+    assert views.row_passes({"n": "z"}, {"other": ["q"]}, {"n": "category"})  # unknown column
+    assert views.ranges_from_restyle([[1, 2]]) == [[1.0, 2.0]]
+    assert views.ranges_from_restyle([[[1, 2], [3, 4]]]) == [[1.0, 2.0], [3.0, 4.0]]
+    assert views.ranges_from_restyle([None]) is None and views.ranges_from_restyle([]) is None
+
+
+def test_grid_helpers() -> None:
+    assert views.markdown_link("./a_[b]", "/dashboard?train_id=.%2Fa") == \
+        r"[./a\_\[b\]](/dashboard?train_id=.%2Fa)"
+    state = [{"colId": "epoch", "sort": "desc", "sortIndex": 1},
+             {"colId": "loss", "sort": "asc", "sortIndex": 0}, {"colId": "x", "sort": None}]
+    assert views.sort_from_column_state(state) == ("loss", "asc")
+    assert views.sort_from_column_state([]) is None
+    defs = views.grid_column_defs([views.Column("epoch", "epoch", "number", "field")],
+                                  ("epoch", "desc"))
+    assert [d["colId"] for d in defs] == ["summary_dir", "epoch", "remark", "tag"]
+    assert defs[1]["sort"] == "desc" and defs[2]["editable"] and defs[3]["editable"]
+
+
+def test_parcoords_figure(entries) -> None:
+    data = views.model_tab(entries)
+    state = views.PageState(filters={"batch_size": [[30, 70]]})
+    columns = views.chosen_columns(data, state)
+    figure, axes = views.parcoords_figure(data.rows, columns, views.colour_column(data, state),
+                                          state.filters)
+    trace = figure.data[0]
+    assert len(trace.dimensions) == len(columns) == len(axes)
+    batch = next(d for d in trace.dimensions if d.label == "batch_size")
+    assert list(batch.constraintrange) == [30, 70]
+    assert trace.line.showscale and len(trace.line.color) == len(data.rows)
+    assert len(views.table_rows(data, state)) == 4
+    empty, _ = views.parcoords_figure([], columns, None, {})
+    assert not empty.data
+
+
+# -- browser ---------------------------------------------------------------------------------
+
+
+def _table(dash_duo) -> list[str]:
+    """Summary paths shown by the grid, top to bottom (read in one go)."""
+    return dash_duo.driver.execute_script("""
+        const rows = Array.from(document.querySelectorAll(
+            '#lineage-grid .ag-pinned-left-cols-container [col-id="summary_dir"]'));
+        return rows.map(c => [c.closest('.ag-row').getAttribute('row-index'), c.textContent])
+                   .sort((a, b) => Number(a[0]) - Number(b[0])).map(x => x[1].trim());""")
+
+
+def _wait_table(dash_duo, expected: list[str] | set[str], timeout: float = 20) -> None:
+    def matches() -> bool:
+        shown = _table(dash_duo)
+        return (set(shown) == expected) if isinstance(expected, set) else shown == expected
+    try:
+        until(matches, timeout)
+    except testing_errors.TestingTimeoutError:
+        raise AssertionError(f"table shows {_table(dash_duo)}, expected {expected}") from None
+
+
+def _app(corpus: Path, workspace: Path):
+    app = create_app(str(corpus), workspace=str(workspace), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    return app
+
+
+LINEAGE_JOBS = {"./lenet_sc", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
+                "./lenet_lr0.1_bs16", "./lenet_adam_lr0.001_bs32", "./ops_in_net"}
+
+
+def _click(dash_duo, selector: str) -> None:
+    """Click an element that may be re-rendered at any moment (no stale references)."""
+    until(lambda: dash_duo.driver.execute_script(
+        "const e = document.querySelector(arguments[0]); if (e) { e.click(); } return !!e;",
+        selector), 10)
+
+
+def _search(dash_duo) -> dict[str, str]:
+    return parse_search(dash_duo.driver.execute_script("return window.location.search"))
+
+
+@pytest.mark.browser
+def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path) -> None:
+    app = _app(corpus, tmp_path / "ws")
+    try:
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
+        _wait_table(dash_duo, LINEAGE_JOBS)
+        dash_duo.wait_for_element("#lineage-chart .parcoords")
+        # Brush the batch_size axis (what a drag on it does: a constraintrange restyle).
+        index = dash_duo.driver.execute_script("""
+            const gd = document.querySelector('#lineage-chart .js-plotly-plot');
+            const i = gd.data[0].dimensions.findIndex(d => d.label === 'batch_size');
+            Plotly.restyle(gd, {['dimensions[' + i + '].constraintrange']: [[[30, 70]]]});
+            return i;""")
+        assert index >= 0
+        _wait_table(dash_duo, {"./lenet_sc", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
+                               "./lenet_adam_lr0.001_bs32"})
+        assert json.loads(_search(dash_duo)["filters"]) == {"batch_size": [[30.0, 70.0]]}
+        until(lambda: "4 of 6" in dash_duo.driver.execute_script(
+            "return document.querySelector('#lineage-count').textContent"), 10)
+
+        # Sort by [M]Accuracy: click its header (ascending, then descending).
+        header = '#lineage-grid .ag-header-cell[col-id="metric/Accuracy"] .ag-header-cell-label'
+        _click(dash_duo, header)
+        until(lambda: _search(dash_duo).get("sort") == "metric/Accuracy:asc", 10)
+        _wait_table(dash_duo, ["./lenet_adam_lr0.001_bs32", "./lenet_lr0.01_bs32",
+                               "./lenet_lr0.05_bs64", "./lenet_sc"])
+        _click(dash_duo, header)
+        until(lambda: _search(dash_duo).get("sort") == "metric/Accuracy:desc", 10)
+        _wait_table(dash_duo, ["./lenet_sc", "./lenet_lr0.05_bs64", "./lenet_lr0.01_bs32",
+                               "./lenet_adam_lr0.001_bs32"])
+
+        # Clearing the brush shows every job again; the sort stays.
+        dash_duo.driver.execute_script(f"""
+            const gd = document.querySelector('#lineage-chart .js-plotly-plot');
+            Plotly.restyle(gd, {{'dimensions[{index}].constraintrange': [null]}});""")
+        _wait_table(dash_duo, ["./lenet_sc", "./lenet_lr0.1_bs16", "./lenet_lr0.05_bs64",
+                               "./lenet_lr0.01_bs32", "./ops_in_net",
+                               "./lenet_adam_lr0.001_bs32"])
+        assert "filters" not in _search(dash_duo)
+
+        # Tick two rows, hide them, then show everything again.
+        for train_id in ("./ops_in_net", "./lenet_sc"):
+            _click(dash_duo, f'#lineage-grid .ag-pinned-left-cols-container '
+                             f'.ag-row[row-id="{train_id}"] input[type="checkbox"]')
+        until(lambda: dash_duo.driver.execute_script(
+            "return dash_ag_grid.getApi('lineage-grid').getSelectedRows().length") == 2, 10)
+        _click(dash_duo, "#lineage-hide-selected")
+        _wait_table(dash_duo, LINEAGE_JOBS - {"./ops_in_net", "./lenet_sc"})
+        assert set(_search(dash_duo)["hide"].split(",")) == {"./ops_in_net", "./lenet_sc"}
+        _click(dash_duo, "#lineage-show-all")
+        _wait_table(dash_duo, LINEAGE_JOBS)
+        _click(dash_duo, "#lineage-export")  # CSV download (the file itself is not checked)
+        until(lambda: dash_duo.driver.execute_script(
+            "return document.querySelector('#lineage-export').dataset.clicks || 1") == 1, 2)
+        assert not console_errors(dash_duo)
+    finally:
+        app.data_service.close()
+
+
+@pytest.mark.browser
+def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
+                                                      tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    app = _app(corpus, workspace)
+    try:
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
+        _wait_table(dash_duo, LINEAGE_JOBS)
+        cell = ('#lineage-grid .ag-row[row-id="./lenet_sc"] [col-id="remark"]')
+        def start_editing() -> bool:
+            try:
+                ActionChains(dash_duo.driver).double_click(dash_duo.find_element(cell)).perform()
+            except StaleElementReferenceException:
+                return False
+            return bool(dash_duo.driver.find_elements("css selector", f"{cell} input"))
+
+        until(start_editing, 10)
+        ActionChains(dash_duo.driver).send_keys("best run").send_keys(Keys.ENTER).perform()
+        dash_duo.wait_for_contains_text("#lineage-status", "Saved the remark of ./lenet_sc")
+        assert not console_errors(dash_duo)
+    finally:
+        dash_duo.server.stop()
+        app.data_service.close()
+
+    restarted = _app(corpus, workspace)  # a new app on the same workspace
+    try:
+        dash_duo.start_server(restarted)
+        dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
+        until(lambda: dash_duo.driver.execute_script(
+            "const c = document.querySelector('#lineage-grid .ag-row[row-id=\"./lenet_sc\"] "
+            "[col-id=\"remark\"]'); return c && c.textContent;") == "best run", 20)
+
+        # The data lineage tab: pipeline stages as axes and columns.
+        _click(dash_duo, "#lineage-tab-dataset")
+        until(lambda: _search(dash_duo).get("tab") == "dataset", 10)
+        until(lambda: dash_duo.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#lineage-grid .ag-header-cell-text'))"
+            ".map(h => h.textContent).filter(t => t);")[:4] == ["Summary path", "MnistDataset",
+                                                 "GeneratorDataset", "Map 1 [TypeCast]"], 20)
+        labels = dash_duo.driver.execute_script(
+            "return document.querySelector('#lineage-chart .js-plotly-plot')"
+            ".data[0].dimensions.map(d => d.label);")
+        assert labels[:2] == ["MnistDataset", "GeneratorData…"]
+        assert any(label.startswith("Batch 1 · ") for label in labels)
+        assert dash_duo.find_element("#lineage-overview").value_of_css_property(
+            "display") == "none"
+        _wait_table(dash_duo, LINEAGE_JOBS)
+        assert not console_errors(dash_duo)
+    finally:
+        restarted.data_service.close()

@@ -1,0 +1,281 @@
+"""Scalars page and comparison dashboard: algorithms, payload, and the pages in a browser."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+from dash.testing.wait import until
+
+from dash_insight.plugins.scalars import compare_page as compare
+from dash_insight.plugins.scalars import page as scalars
+from dash_insight.plugins.scalars.charts import (
+    CHART_POINTS,
+    ChartSpec,
+    SeriesSpec,
+    chart_payload,
+    encode_series,
+    threshold_text,
+)
+from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
+from dash_insight.web.application import create_app
+from dash_insight.web.components.tag_select import encode_tags, filter_tags
+from tests.conftest import console_errors
+
+# --- algorithms ---------------------------------------------------------------------------------
+
+
+def test_smoothing_matches_tensorboard() -> None:
+    # Hand-computed with TensorBoard's resmoothDataset (debiased EMA).
+    np.testing.assert_allclose(smooth_ema(np.array([0.0, 1.0]), 0.6), [0.0, 0.625])
+    np.testing.assert_allclose(smooth_ema(np.array([1.0, 2.0, 3.0]), 0.5),
+                               [1.0, 5 / 3, 17 / 7])
+    assert smooth_ema(np.array([2.0, 4.0]), 0.0).tolist() == [2.0, 4.0]
+    assert smooth_ema(np.array([3.0, 3.0, 3.0]), 0.9).tolist() == [3.0, 3.0, 3.0]  # constant
+    assert smooth_ema(np.array([5.0]), 0.9).tolist() == [5.0]
+    with_nan = smooth_ema(np.array([1.0, np.nan, np.inf, 3.0]), 0.5)
+    assert math.isnan(with_nan[1]) and with_nan[2] == np.inf  # non-finite pass through
+    np.testing.assert_allclose(with_nan[[0, 3]], [1.0, 7 / 3])  # and do not count
+
+
+def test_threshold_logic() -> None:
+    values = np.array([1.0, 5.0, 3.0, np.nan, -2.0])
+    assert threshold_mask(values, [(">", 2)]).tolist() == [False, True, True, False, False]
+    assert threshold_mask(values, [(">", 2), ("<", 4)], "and").tolist() == [
+        False, False, True, False, False]
+    assert threshold_mask(values, [(">", 4), ("<", 0)], "or").tolist() == [
+        False, True, False, False, True]
+    assert not threshold_mask(values, []).any()
+    assert threshold_text({"conditions": [[">", 1], ["<", 3.5]], "combine": "or"}) == \
+        "Current threshold: > 1 or < 3.5"
+    assert threshold_text(None) == "Current threshold: -"
+
+
+def test_encode_series_marks_nonfinite() -> None:
+    encoded = encode_series(np.array([1, 2, 3, 4]), np.array([0.0, 1, 2, 3]),
+                            np.array([1.0, np.nan, np.inf, -np.inf], np.float32))
+    assert encoded["y"] == [1.0, None, None, None]
+    assert encoded["nonfinite"] == [[1, "nan"], [2, "inf"], [3, "-inf"]]
+    json.dumps(encoded)  # valid JSON: no NaN literals
+
+
+def test_filter_and_page_state() -> None:
+    names = ["loss", "train/acc", "eval/acc"]
+    assert filter_tags(names, "ACC$")[0] == ["train/acc", "eval/acc"]
+    assert filter_tags(names, "(")[1].startswith("invalid regular expression")
+    state = scalars.page_state({"tags": encode_tags(["eval/acc", "gone"]), "smoothing": "7",
+                                "axis": "weird", "compose": encode_tags(["loss", "x"])}, names)
+    assert state["selected"] == ["eval/acc"]
+    assert (state["smoothing"], state["axis"], state["compose"]) == (0.99, "step", None)
+    assert scalars.page_state({"tags": ","}, names)["selected"] == []
+    assert scalars.page_state({}, names)["selected"] == names
+    charts, pages = scalars.chart_specs("./j", {**state, "selected": [f"t{i}" for i in range(30)],
+                                                "compose": ["t1", "t2"]})
+    assert pages == 2 and len(charts) == 25 and len(charts[0].series) == 2
+    jobs = ["./a", "./b", "./c", "./d", "./e", "./f"]
+    tags_of = {j: ["loss"] + (["acc"] if j == "./b" else []) for j in jobs}
+    default = compare.page_state({}, jobs, tags_of)
+    assert default["jobs"] == jobs[:5] and default["tags"] == ["loss", "acc"]
+    chosen = compare.page_state({"jobs": encode_tags(["./f", "./a"])}, jobs, tags_of)
+    assert chosen["jobs"] == ["./a", "./f"] and chosen["all_tags"] == ["loss"]
+
+
+def test_payload_downsamples_and_reports_problems(corpus: Path, tmp_path: Path) -> None:
+    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0,
+                     start_loader=False)
+    app.data_service.loader.load_round()
+    payload = chart_payload(app.data_service.provider, [
+        ChartSpec("a", "loss", (SeriesSpec("./ops_all", "loss", "loss"),
+                                SeriesSpec("./ops_all", "nope", "nope"))),
+    ], max_points=100)
+    [chart] = payload["charts"]
+    [series] = chart["series"]
+    assert series["total"] == 500 and series["shown"] <= 100
+    assert series["step"][0] == 1 and series["step"][-1] == 500
+    assert "nope" in chart["problems"][0]
+    app.data_service.close()
+
+
+# --- browser ------------------------------------------------------------------------------------
+
+
+def _figures(dash_duo) -> dict[str, dict]:
+    """{chart title: {"data": [...], "layout": {...}}} of the charts drawn, read in one go."""
+    return dash_duo.driver.execute_script("""
+        const out = {};
+        document.querySelectorAll('.di-chart-card').forEach(card => {
+            const plot = card.querySelector('.js-plotly-plot');
+            const title = card.querySelector('.di-chart-title').textContent;
+            if (plot && plot.data) out[title] = {
+                data: plot.data.map(t => ({name: t.name, y: t.y, x: t.x, yaxis: t.yaxis})),
+                layout: {xaxis: plot.layout.xaxis.title, yaxis: plot.layout.yaxis.type,
+                         annotations: (plot.layout.annotations || []).map(a => a.text),
+                         y2: !!plot.layout.yaxis2}};
+        });
+        return out;""")
+
+
+def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
+    until(lambda: len(_figures(dash_duo)) == count, timeout)
+    return _figures(dash_duo)
+
+
+def _open(dash_duo, app, path: str) -> None:
+    dash_duo.start_server(app)
+    dash_duo.wait_for_page(dash_duo.server_url + path)
+    # Record every request the page sends from now on, to tell server callbacks apart.
+    dash_duo.driver.execute_script("""
+        window._diRequests = [];
+        const original = window.fetch;
+        window.fetch = function (url, options) {
+            window._diRequests.push(String((options && options.body) || ''));
+            return original.apply(this, arguments);
+        };""")
+
+
+def _click(dash_duo, selector: str) -> None:
+    """Click after centring the element (the sticky top bar would cover it at the top)."""
+    element = dash_duo.find_element(selector)
+    dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.click()
+
+
+def _set_input(dash_duo, selector: str, text: str) -> None:
+    element = dash_duo.find_element(selector)
+    dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.send_keys("\ue009a")  # ctrl-a
+    element.send_keys(text + "\ue007")  # enter
+
+
+def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
+    _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all")
+    figures = _wait_charts(dash_duo, 10)
+    loss = corpus_app.data_service.provider.read_scalars("./ops_all", "loss",
+                                                         max_points=CHART_POINTS)
+    assert len(loss) <= CHART_POINTS < 500  # the chart gets about a point per pixel
+    np.testing.assert_allclose(figures["loss"]["data"][1]["y"], loss.value, rtol=1e-6)
+
+    # Unselect a tag: its chart goes, the URL says so.
+    _click(dash_duo, '#scalar-tags input[value="lr"]')
+    _wait_charts(dash_duo, 9)
+    assert "tags=" in dash_duo.driver.current_url and "lr" not in _figures(dash_duo)
+    _click(dash_duo, "#scalar-tags-all")
+    _wait_charts(dash_duo, 10)
+
+    # Regex filter, then "None" unselects only what is shown.
+    _set_input(dash_duo, "#scalar-tag-filter", "^metrics/")
+    until(lambda: len(dash_duo.find_elements("#scalar-tags input")) == 4, 10)
+    _click(dash_duo, "#scalar-tags-none")
+    _wait_charts(dash_duo, 6)
+
+    # Relative time axis.
+    _click(dash_duo, '.di-axis input[value="relative"]')
+    until(lambda: _figures(dash_duo)["loss"]["layout"]["xaxis"]["text"] == "relative time (s)",
+          10)
+    assert "axis=relative" in dash_duo.driver.current_url
+
+    # Smoothing: redrawn in the browser, equal to the Python twin; no server call draws it.
+    dash_duo.driver.execute_script("window._diRequests = [];")
+    _set_input(dash_duo, ".di-smoothing-box input", "0.6")
+    expected = smooth_ema(loss.value.astype(np.float64), 0.6)
+    until(lambda: np.allclose(_figures(dash_duo)["loss"]["data"][1]["y"], expected, rtol=1e-5),
+          10)
+    sent = [json.loads(body) for body in dash_duo.driver.execute_script(
+        "return window._diRequests;") if body.startswith("{")]
+    outputs = json.dumps([request.get("outputs") for request in sent])
+    assert sent and '"property": "figure"' not in outputs  # the server never drew a chart
+    until(lambda: "smoothing=0.6" in dash_duo.driver.current_url, 10)
+
+
+def test_js_twins_equal_python(dash_duo, corpus_app) -> None:
+    _open(dash_duo, corpus_app, "/scalars?train_id=./multi_file")
+    _wait_charts(dash_duo, 2)
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal(200)
+    values[[5, 17]] = np.nan
+    for weight in (0.0, 0.3, 0.9, 0.99):
+        js = dash_duo.driver.execute_script(
+            "return window.dash_clientside.scalarCharts.smooth(arguments[0], arguments[1]);",
+            [None if math.isnan(v) else v for v in values], weight)
+        py = smooth_ema(values, weight)
+        np.testing.assert_allclose([np.nan if v is None else v for v in js], py, rtol=1e-12)
+    js_mask = dash_duo.driver.execute_script(
+        "return window.dash_clientside.scalarCharts.thresholdMask(arguments[0], arguments[1]);",
+        [None if math.isnan(v) else v for v in values],
+        {"conditions": [[">", -0.5], ["<", 0.5]], "combine": "and"})
+    assert js_mask == threshold_mask(values, [(">", -0.5), ("<", 0.5)], "and").tolist()
+
+
+def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
+    _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all")
+    _wait_charts(dash_duo, 10)
+    card = '[id*="\\"chart\\":\\"./ops_all|train/grad_norm\\""]'
+
+    # Log scale: non-positive values become gaps, with a note.
+    _click(dash_duo, f'{card} button[id*="chart-log"]')
+    until(lambda: _figures(dash_duo)["train/grad_norm"]["layout"]["yaxis"] == "log", 10)
+    notes = _figures(dash_duo)["train/grad_norm"]["layout"]["annotations"]
+    assert any("non-positive" in note for note in notes)
+
+    # Box zoom twice, back one step, reset.
+    plot = f'{card}.di-chart-card .js-plotly-plot'
+    ranges = dash_duo.driver.execute_script("""
+        const div = document.querySelector(arguments[0]);
+        return [div.layout.xaxis.range.slice()];""", plot)
+    for lo, hi in ((100, 400), (200, 300)):
+        dash_duo.driver.execute_script(
+            "Plotly.relayout(document.querySelector(arguments[0]),"
+            " {'xaxis.range[0]': arguments[1], 'xaxis.range[1]': arguments[2]});", plot, lo, hi)
+        time.sleep(0.4)
+    _click(dash_duo, f'{card} button[id*="chart-back"]')
+    until(lambda: dash_duo.driver.execute_script(
+        "return document.querySelector(arguments[0]).layout.xaxis.range;", plot) == [100, 400],
+          10)
+    _click(dash_duo, f'{card} button[id*="chart-reset"]')
+    until(lambda: dash_duo.driver.execute_script(
+        "return document.querySelector(arguments[0]).layout.xaxis.range;", plot) == ranges[0],
+          10)
+
+    # Threshold on "loss": > 1 highlights exactly the points above 1; remembered; deleted.
+    loss_card = '[id*="\\"chart\\":\\"./ops_all|loss\\""]'
+    _click(dash_duo, f"{loss_card} .di-th-form summary")
+    _set_input(dash_duo, f'{loss_card} input[id*="th-value"][id*="\\"n\\":1"]', "1")
+    _click(dash_duo, f'{loss_card} button[id*="th-apply"]')
+    dash_duo.wait_for_contains_text(f'{loss_card} [id*="th-current"]', "> 1")
+    until(lambda: len(_figures(dash_duo)["loss"]["data"]) == 3, 10)
+    trace = _figures(dash_duo)["loss"]["data"][2]
+    smoothed = _figures(dash_duo)["loss"]["data"][1]["y"]
+    assert [y is not None for y in trace["y"]] == [v > 1 for v in smoothed]
+    dash_duo.driver.refresh()
+    dash_duo.wait_for_contains_text(f'{loss_card} [id*="th-current"]', "> 1", timeout=15)
+    _click(dash_duo, f'{loss_card} button[id*="th-delete"]')
+    dash_duo.wait_for_contains_text(f'{loss_card} [id*="th-current"]', "-")
+
+    # Compose two tags in one chart with two y axes.
+    dash_duo.driver.execute_script("window.scrollTo(0, 0);")
+    for dropdown, tag in (("#compose-first", "loss"), ("#compose-second", "accuracy")):
+        dash_duo.select_dcc_dropdown(dropdown, value=tag)
+    _click(dash_duo, "#compose-apply")
+    until(lambda: "loss  +  accuracy" in _figures(dash_duo), 10)
+    composed = _figures(dash_duo)["loss  +  accuracy"]
+    assert composed["layout"]["y2"] and {t["yaxis"] for t in composed["data"]} == {"y", "y2"}
+    assert "compose=" in dash_duo.driver.current_url
+    assert console_errors(dash_duo) == []
+
+
+def test_compare_two_jobs(dash_duo, corpus_app) -> None:
+    jobs = encode_tags(["./lenet_sc", "./lenet_lr0.01_bs32"])
+    _open(dash_duo, corpus_app, f"/compare?jobs={quote(jobs)}")
+    figures = _wait_charts(dash_duo, 2)
+    names = {t["name"] for t in figures["loss/auto"]["data"]}
+    assert names == {"./lenet_sc", "./lenet_lr0.01_bs32"}
+    # Add a third job from the checklist: its line appears in the same chart.
+    _click(dash_duo, '#compare-jobs input[value="./lenet_lr0.05_bs64"]')
+    until(lambda: len({t["name"] for t in _figures(dash_duo)["loss/auto"]["data"]}) == 3, 10)
+    _click(dash_duo, '.di-axis input[value="absolute"]')
+    until(lambda: _figures(dash_duo)["loss/auto"]["layout"]["xaxis"]["text"] == "time", 10)
+    assert console_errors(dash_duo) == []

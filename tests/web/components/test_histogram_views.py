@@ -1,0 +1,196 @@
+"""Top / Front histogram figures (dash_insight.web.components.histogram_views)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from dash_insight.core.format.events import HistogramValue
+from dash_insight.core.service import DataService
+from dash_insight.core.settings import Settings
+from dash_insight.plugins.histograms.query import histograms
+from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.web.components import histogram_views as hv
+from dash_insight.web.components.figures import histogram_ridge_figure, step_colours
+
+
+def _value(nan: int = 0, pos: int = 0, neg: int = 0) -> HistogramValue:
+    return HistogramValue(buckets=np.zeros((0, 3)), nan_count=nan, pos_inf_count=pos,
+                          neg_inf_count=neg, max=0.0, min=0.0, sum=0.0, count=0)
+
+
+def _steps(counts: list[list[float]], walls: list[float] | None = None,
+           steps: list[int] | None = None) -> list[SimpleNamespace]:
+    """HistogramStep-like items on a grid of unit-wide buckets starting at 0."""
+    out = []
+    for i, row in enumerate(counts):
+        buckets = np.column_stack([np.arange(len(row), dtype=float), np.ones(len(row)),
+                                   np.asarray(row, dtype=float)])
+        out.append(SimpleNamespace(step=(steps or list(range(1, len(counts) + 1)))[i],
+                                   wall_time=(walls or [100.0 + i for i in range(len(counts))])[i],
+                                   buckets=buckets, value=_value(nan=i)))
+    return out
+
+
+def test_series_from_histograms_keeps_steps_times_and_non_finite_counts() -> None:
+    series = hv.series_from_histograms(_steps([[1, 2], [3, 4], [5, 6]]), total_steps=10)
+    assert series.steps == (1, 2, 3)
+    assert series.wall_times == (100.0, 101.0, 102.0)
+    assert series.nan == (0, 1, 2) and series.pos_inf == (0, 0, 0)
+    assert series.non_finite == {"NaN": 2, "+Inf": 0, "-Inf": 0}
+    assert hv.shown_text(series) == "3 of 10 steps shown (evenly spread, last kept)"
+    assert hv.shown_text(hv.series_from_histograms(_steps([[1]]))) == "1 step"
+
+
+def test_series_from_tensor_histograms() -> None:
+    buckets = np.array([[0.0, 1.0, 4.0], [1.0, 1.0, 2.0]])
+    series = hv.series_from_tensor_histograms([(5, 10.0, buckets), (6, 11.0, buckets)])
+    assert series.steps == (5, 6) and series.nan is None
+    assert series.non_finite == {"NaN": 0, "+Inf": 0, "-Inf": 0}
+    assert hv.shown_text(series) == "2 steps"
+
+
+def test_offsets_follow_the_axis_quantity() -> None:
+    """Earliest at 1 (back, top), latest at 0 (front), spaced by the axis value."""
+    assert hv.offsets(np.array([1.0, 2.0, 11.0])).tolist() == [1.0, 0.9, 0.0]
+    assert hv.offsets(np.array([5.0, 5.0, 5.0])).tolist() == [1.0, 0.5, 0.0]  # same second
+    assert hv.offsets(np.array([7.0])).tolist() == [0.0]
+    assert hv.offsets(np.array([])).tolist() == []
+
+
+def test_axis_values_and_labels() -> None:
+    series = hv.series_from_histograms(_steps([[1], [1], [1]], walls=[50.0, 52.5, 60.0],
+                                              steps=[10, 20, 40]))
+    assert hv.axis_values(series, "step").tolist() == [10, 20, 40]
+    assert hv.axis_values(series, "relative").tolist() == [0.0, 2.5, 10.0]
+    assert hv.axis_values(series, "absolute").tolist() == [50.0, 52.5, 60.0]
+    assert hv.axis_label(40.0, "step") == "40"
+    assert hv.axis_label(2.5, "relative") == "2.5s"
+    assert len(hv.axis_label(60.0, "absolute")) == 8  # HH:MM:SS
+
+
+def test_top_figure_bands_later_steps_in_front() -> None:
+    series = hv.series_from_histograms(_steps([[1, 4, 2], [2, 8, 1], [0, 2, 6]]))
+    figure = hv.top_figure(series, "step", height=300, theme="light")
+    fills = [t for t in figure.data if t.fill == "toself"]
+    hovers = [t for t in figure.data if t.mode == "markers"]
+    assert len(fills) == len(hovers) == 3
+    # Drawn earliest first so later bands cover earlier ones; bases go down with the step.
+    bases = [float(t.y[0]) for t in fills]
+    assert bases == sorted(bases, reverse=True) and bases[0] == 1.0 and bases[-1] == 0.0
+    # Heights: the tag's tallest bucket (8) rises RIDGE_HEIGHT above its base.
+    middle = fills[1]
+    assert max(middle.y) - middle.y[0] == pytest.approx(hv.RIDGE_HEIGHT)
+    # A band spans the buckets' outer edges, its top passes through the bucket centres.
+    assert list(middle.x) == [0.0, 0.5, 1.5, 2.5, 3.0]
+    # Colours: later darker, opaque fills on the light theme.
+    assert [t.line.color for t in fills] == step_colours(3)
+    assert all(t.fillcolor.startswith("rgb(") for t in fills)
+    # Step labels on the right axis.
+    assert list(figure.layout.yaxis.ticktext) == ["1", "2", "3"]
+    assert figure.layout.yaxis.side == "right"
+    # Hover: centre, count, step and times.
+    assert "center" in hovers[2].hovertemplate and "count" in hovers[2].hovertemplate
+    assert hovers[2].customdata[2][0] == 6 and hovers[2].customdata[2][1] == 3
+    assert hovers[2].customdata[2][2] == 2.0  # seconds since the first step
+    assert "NaN 2" in hovers[2].hovertemplate
+
+
+def test_top_figure_relative_axis_spacing_and_ticks() -> None:
+    series = hv.series_from_histograms(_steps([[1], [1], [1]], walls=[0.0, 1.0, 10.0]))
+    figure = hv.top_figure(series, "relative")
+    fills = [t for t in figure.data if t.fill == "toself"]
+    assert [round(float(t.y[0]), 3) for t in fills] == [1.0, 0.9, 0.0]
+    assert list(figure.layout.yaxis.ticktext) == ["0s", "1s", "10s"]
+    assert figure.layout.meta == {"view": "top", "axis": "relative"}
+    assert hv.top_figure(series, "bogus").layout.meta["axis"] == "step"
+
+
+def test_top_figure_labels_at_most_max_ticks() -> None:
+    series = hv.series_from_histograms(_steps([[i % 3 + 1] for i in range(60)]))
+    ticks = list(hv.top_figure(series).layout.yaxis.ticktext)
+    assert len(ticks) <= hv.MAX_TICKS and ticks[0] == "1" and ticks[-1] == "60"
+
+
+def test_front_figure_overlays_lines_with_count_axis() -> None:
+    series = hv.series_from_histograms(_steps([[1, 4.7], [2, 8]]))
+    figure = hv.front_figure(series, height=None)
+    assert [t.mode for t in figure.data] == ["lines", "lines"]
+    assert list(figure.data[0].y) == [1.0, 4.0]  # floor(count), as MindInsight draws
+    assert list(figure.data[1].x) == [0.5, 1.5]
+    assert figure.data[1].line.color == step_colours(2)[1]  # the later one darker
+    assert figure.layout.yaxis.side == "right"
+    assert figure.layout.height is None  # fills its container (full screen)
+    assert hv.histogram_figure(series, "front").layout.meta == {"view": "front"}
+    assert hv.histogram_figure(series, "top", "absolute").layout.meta["axis"] == "absolute"
+
+
+def test_raw_buckets_of_different_widths_are_drawn() -> None:
+    items = [SimpleNamespace(step=1, wall_time=1.0, value=_value(),
+                             buckets=np.array([[0.0, 1.0, 3.0], [1.0, 1.0, 1.0]])),
+             SimpleNamespace(step=2, wall_time=2.0, value=_value(),
+                             buckets=np.array([[-1.0, 0.5, 2.0], [-0.5, 0.5, 2.0],
+                                               [0.0, 0.5, 1.0]]))]
+    series = hv.series_from_histograms(items)
+    figure = hv.front_figure(series)
+    assert len(figure.data[0].x) == 2 and len(figure.data[1].x) == 3
+    assert list(figure.layout.xaxis.range) == [-1.0, 2.0]
+
+
+def test_empty_series_and_empty_steps() -> None:
+    empty = hv.HistogramSeries(steps=(), wall_times=(), buckets=())
+    for figure in (hv.top_figure(empty), hv.front_figure(empty)):
+        assert figure.layout.annotations[0].text == "no data"
+    series = hv.series_from_histograms([SimpleNamespace(step=1, wall_time=0.0, value=_value(20),
+                                                        buckets=np.zeros((0, 3)))])
+    assert hv.top_figure(series).data == ()
+    assert series.non_finite["NaN"] == 20
+
+
+def test_band_fill() -> None:
+    assert hv.band_fill("rgb(0, 120, 122)", None, 0.5) == "rgba(0, 120, 122, 0.5)"
+    assert hv.band_fill("rgb(0, 0, 0)", "light", 0.25) == "rgb(191, 191, 191)"
+    assert hv.band_fill("rgb(255, 255, 255)", "dark", 0.0) == "rgb(32, 35, 42)"
+
+
+def test_dashboard_ridge_figure_still_works() -> None:
+    """figures.histogram_ridge_figure keeps its signature for the dashboard card."""
+    figure = histogram_ridge_figure(_steps([[1, 2], [2, 1]]), height=240)
+    assert figure.layout.height == 240
+    assert [t.mode for t in figure.data] == ["lines", "lines"]  # static: no hover traces
+    assert histogram_ridge_figure([], height=200).data == ()
+
+
+def test_figures_from_the_corpus(corpus: Path, tmp_path: Path) -> None:
+    service = DataService(Settings(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0))
+    service.start()
+    try:
+        assert service.loader.wait_rounds(1)
+        provider = service.provider
+        steps = histograms(provider, "./ops_all", "hist/with_nan_inf", max_steps=20)
+        series = hv.series_from_histograms(
+            steps, len(provider.value_steps("./ops_all", "histogram", "hist/with_nan_inf")))
+        assert len(series) == 20 and series.total_steps == 51
+        assert series.non_finite == {"NaN": 7, "+Inf": 3, "-Inf": 2}
+        assert {len(b) for b in series.buckets} == {30}  # one shared grid, at most 30 bins
+        figure = hv.top_figure(series)
+        assert len(figure.data) == 40
+        tensor = hv.series_from_tensor_histograms(
+            TensorQueries(provider).histograms("./ops_in_net", "op/logits"))
+        assert len(hv.front_figure(tensor).data) == len(tensor) == 17
+    finally:
+        service.close()
+
+
+def test_unvalidated_figures_pass_plotly_validation() -> None:
+    """The builders skip plotly's per-property validation for speed; what they build is valid."""
+    import plotly.graph_objects as go
+
+    series = hv.series_from_histograms(_steps([[1, 4, 2], [2, 8, 1]]))
+    for figure in (hv.top_figure(series, "absolute", theme="dark"), hv.front_figure(series)):
+        checked = go.Figure(figure.to_dict())
+        assert len(checked.data) == len(figure.data)
+        assert checked.to_plotly_json()["layout"]["meta"] == figure.layout.meta
