@@ -13,12 +13,14 @@ from typing import Any
 
 import dash
 import dash_cytoscape as cyto
-from dash import Input, Output, State, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.provider import DataError
 from dash_insight.plugins.graphs.dataset import Pipeline, decode_value, display_text, pipeline
 from dash_insight.plugins.graphs.graph_view import (
+    CLIENTSIDE_NAMESPACE,
     DATA_LEGEND,
+    canvas_buttons,
     data_stylesheet,
     legend,
     pipeline_elements,
@@ -28,6 +30,10 @@ from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web.url_state import make_search, parse_search
 
 PATH = "/data-graph"
+#: Prefix of the canvas ids (``data-graph-cy``, ``data-graph-canvas-wrap``, its buttons).
+CANVAS = "data-graph"
+#: cytoscape ``png()`` options of "Download PNG": the whole pipeline, white, twice the pixels.
+PNG_OPTIONS = {"full": True, "bg": "#ffffff", "scale": 2}
 NO_PIPELINE = ["No data graph. SummaryCollector records the dataset pipeline with ",
                html.Code("collect_specified_data={'collect_dataset_graph': True}"),
                " (in the job's _lineage file)."]
@@ -77,10 +83,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                     html.Span(id="data-graph-summary", className="di-muted"),
                     html.Div(className="di-spacer"),
                     html.Button("Fit", id="data-graph-fit", className="di-button secondary"),
-                    html.Button("Full screen", id="data-graph-fullscreen",
-                                className="di-button secondary"),
-                    html.Button("Download PNG", id="data-graph-download",
-                                className="di-button secondary"),
+                    *canvas_buttons(CANVAS, "data-graph", PNG_OPTIONS),
                 ]),
                 html.Div(id="data-graph-notice", className="gp-notice"),
                 html.Div(id="data-graph-canvas-wrap", className="dg-canvas-wrap", children=[
@@ -152,14 +155,9 @@ def register(app: dash.Dash, service: GraphService) -> None:
         return make_search({**params, "node": node_id})
 
     app.clientside_callback(
-        """function(clicks) {
-            const el = document.getElementById('data-graph-cy');
-            const cy = el && el._cyreg ? el._cyreg.cy : null;
-            if (clicks && cy) { cy.fit(undefined, 30); }
-            return window.dash_clientside.no_update;
-        }""",
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "fitCanvas"),
         Output("data-graph-fit", "title"), Input("data-graph-fit", "n_clicks"),
+        State("data-graph-cy", "id"),
         prevent_initial_call=True,
     )
-    register_canvas_tools(app, "data-graph", "data-graph",
-                          {"full": True, "bg": "#ffffff", "scale": 2})
+    register_canvas_tools(app, CANVAS)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dash import Input, Output, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.plugins.graphs.dataset import Pipeline
 from dash_insight.plugins.graphs.view import GraphView
 
+#: The ``window.dash_clientside`` namespace of ``assets/graph-pages.js`` (both graph pages).
+CLIENTSIDE_NAMESPACE = "graphPages"
 #: Legend entries: (kind, label, CSS class of the swatch).
 GRAPH_LEGEND = (
     ("name_scope", "Name scope", "gp-sw-scope"),
@@ -190,29 +192,38 @@ def data_stylesheet(selected: str | None) -> list[dict[str, Any]]:
     return rules
 
 
-def register_canvas_tools(app: Any, prefix: str, filename: str,
-                          image_options: dict[str, Any]) -> None:
-    """Browser-side "full screen" and "download as PNG" of a graph page's canvas: the buttons
-    ``{prefix}-fullscreen`` / ``{prefix}-download`` act on ``{prefix}-canvas-wrap`` and the
-    cytoscape ``{prefix}-cy`` (``generateImage`` with ``image_options``)."""
+def png_request(filename: str, image_options: dict[str, Any]) -> dict[str, Any]:
+    """dash-cytoscape's ``generateImage`` value that downloads the graph as ``filename``.png
+    (``image_options`` go to cytoscape's ``cy.png``: ``full``, ``bg``, ``scale``, ...)."""
+    return {"type": "png", "action": "download", "filename": filename, "options": image_options}
+
+
+def canvas_buttons(prefix: str, filename: str, image_options: dict[str, Any],
+                   download_title: str | None = None) -> list[Any]:
+    """The "Full screen" and "Download PNG" buttons of a graph page's toolbar
+    (``{prefix}-fullscreen``, ``{prefix}-download``), with the image request the download sends
+    (store ``{prefix}-png-request``); :func:`register_canvas_tools` makes them work."""
+    return [
+        html.Button("Full screen", id=f"{prefix}-fullscreen", className="di-button secondary"),
+        html.Button("Download PNG", id=f"{prefix}-download", className="di-button secondary",
+                    title=download_title),
+        dcc.Store(id=f"{prefix}-png-request", data=png_request(filename, image_options)),
+    ]
+
+
+def register_canvas_tools(app: Any, prefix: str) -> None:
+    """Browser-side "full screen" and "download as PNG" (``assets/graph-pages.js``) of the
+    :func:`canvas_buttons` with this ``prefix``: they act on ``{prefix}-canvas-wrap`` and the
+    cytoscape ``{prefix}-cy``."""
     app.clientside_callback(
-        f"""function(clicks) {{
-            if (!clicks) {{ return window.dash_clientside.no_update; }}
-            return {{type: 'png', action: 'download', filename: {json.dumps(filename)},
-                    options: {json.dumps(image_options)}}};
-        }}""",
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "downloadPng"),
         Output(f"{prefix}-cy", "generateImage"), Input(f"{prefix}-download", "n_clicks"),
+        State(f"{prefix}-png-request", "data"),
         prevent_initial_call=True,
     )
     app.clientside_callback(
-        f"""function(clicks) {{
-            const wrap = document.getElementById({json.dumps(prefix + "-canvas-wrap")});
-            if (clicks && wrap) {{
-                if (document.fullscreenElement) {{ document.exitFullscreen(); }}
-                else if (wrap.requestFullscreen) {{ wrap.requestFullscreen(); }}
-            }}
-            return window.dash_clientside.no_update;
-        }}""",
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "toggleFullScreen"),
         Output(f"{prefix}-fullscreen", "title"), Input(f"{prefix}-fullscreen", "n_clicks"),
+        State(f"{prefix}-canvas-wrap", "id"),
         prevent_initial_call=True,
     )

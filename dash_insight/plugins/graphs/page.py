@@ -13,12 +13,13 @@ sit above the graph.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import dash
 import dash_cytoscape as cyto
-from dash import ALL, Input, Output, State, ctx, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.vocabulary import (
@@ -28,8 +29,10 @@ from dash_insight.core.vocabulary import (
     ordered_graph_tags,
 )
 from dash_insight.plugins.graphs.graph_view import (
+    CLIENTSIDE_NAMESPACE,
     GRAPH_LEGEND,
     OVERVIEW_STYLESHEET,
+    canvas_buttons,
     graph_elements,
     graph_stylesheet,
     legend,
@@ -42,6 +45,11 @@ from dash_insight.plugins.graphs.view import GraphView, build_view, kind_of
 from dash_insight.web.url_state import make_search, parse_search
 
 PATH = "/graph"
+#: Prefix of the canvas ids (``graph-cy``, ``graph-canvas-wrap``, its buttons).
+CANVAS = "graph"
+#: cytoscape ``png()`` options of "Download PNG": the whole graph, white, twice the pixels,
+#: at most 8000 px a side (browsers fail on larger canvases).
+PNG_OPTIONS = {"full": True, "bg": "#ffffff", "scale": 2, "maxWidth": 8000, "maxHeight": 8000}
 #: At most this many scopes are read from ``expanded`` (longer lists are cut).
 MAX_EXPANDED_PARAM = 500
 #: Search results listed (MindInsight pages them by 100 in its tree).
@@ -128,29 +136,39 @@ def resolve_tag(provider: DataProvider, state: GraphState) -> tuple[str | None, 
     return (state.tag if state.tag in tags else None), tags
 
 
-def load_model(service: GraphService, state: GraphState) -> tuple[GraphModel | None, str,
-                                                                   list[str], str | None]:
-    """(model, tag, tags, message) for the state; the message says why there is no model."""
+class LoadedGraph(NamedTuple):
+    """What :func:`load_model` found: the model (None when there is none to show, ``message``
+    says why), the tag shown and the job's graph tags."""
+
+    model: GraphModel | None
+    tag: str
+    tags: list[str]
+    message: str | None
+
+
+def load_model(service: GraphService, state: GraphState) -> LoadedGraph:
+    """The model of the state's graph, or why there is none."""
     try:
         tag, tags = resolve_tag(service.provider, state)
     except DataError as error:
-        return None, "", [], str(error)
+        return LoadedGraph(None, "", [], str(error))
     if not tags:
-        return None, "", tags, ("This job has no computational graph. SummaryCollector records "
-                                "it in GRAPH_MODE (collect_specified_data={'collect_graph': "
-                                "True}); a MindSpore .pb graph file in the job folder is shown "
-                                "too.")
+        return LoadedGraph(None, "", tags, (
+            "This job has no computational graph. SummaryCollector records it in GRAPH_MODE "
+            "(collect_specified_data={'collect_graph': True}); a MindSpore .pb graph file in "
+            "the job folder is shown too."))
     if tag is None:
-        return None, "", tags, (f"This job has no graph {state.tag!r}. Its graphs: "
-                                f"{', '.join(tags)}.")
+        return LoadedGraph(None, "", tags, f"This job has no graph {state.tag!r}. Its graphs: "
+                                           f"{', '.join(tags)}.")
     try:
         model = service.model(state.train_id, tag, state.mode, extended_types=True)
     except (DataError, GraphBuildError) as error:
-        return None, tag, tags, f"The graph {tag!r} cannot be shown: {error}"
+        return LoadedGraph(None, tag, tags, f"The graph {tag!r} cannot be shown: {error}")
     if model.is_empty:
-        return None, tag, tags, ("The readable graph has no node left: everything in it is "
-                                 "gradient or optimizer logic. Switch readable mode off.")
-    return model, tag, tags, None
+        return LoadedGraph(None, tag, tags, (
+            "The readable graph has no node left: everything in it is gradient or optimizer "
+            "logic. Switch readable mode off."))
+    return LoadedGraph(model, tag, tags, None)
 
 
 # -- panels --------------------------------------------------------------------------------------
@@ -309,11 +327,8 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                 className="di-button secondary", title="Close every scope"),
                     html.Button("Fit", id="graph-fit", className="di-button secondary",
                                 title="Fit the graph to the window"),
-                    html.Button("Full screen", id="graph-fullscreen",
-                                className="di-button secondary"),
-                    html.Button("Download PNG", id="graph-download",
-                                className="di-button secondary",
-                                title="Save the whole drawn graph as an image"),
+                    *canvas_buttons(CANVAS, "computational-graph", PNG_OPTIONS,
+                                    "Save the whole drawn graph as an image"),
                 ]),
                 html.Div(id="graph-notice", className="gp-notice"),
                 html.Div(id="graph-canvas-wrap", className="gp-canvas-wrap", children=[
@@ -356,11 +371,132 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
     ])
 
 
+def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
+                shown: dict[str, Any] | None) -> tuple[Any, ...]:
+    """The ten outputs of the page's render callback (elements, overview elements, stylesheet,
+    scope tree, node panel, controls, notices, what is shown, focus request, canvas class) for
+    ``state`` and its ``loaded`` graph (``version``: the job's, so new data redraws).
+
+    ``shown`` is what the browser has (the ``graph-shown`` store): what did not change is
+    ``dash.no_update``, so a refresh tick with nothing new costs nothing and the viewport stays
+    where the user put it."""
+    shown = shown or {}
+    model, tag, tags, message = loaded
+    controls_key = [tag, state.mode, tags]
+    new_controls = (dash.no_update if shown.get("controls") == controls_key
+                    else controls(tag, tags, state.mode))
+    problems = list(state.problems)
+    if model is None:
+        signature = [None, message, controls_key, problems]
+        if shown.get("signature") == signature:
+            return (dash.no_update,) * 10
+        notices = [html.Div(p, className="di-warning") for p in problems]
+        notices.append(html.Div(message, className="di-empty gp-message"))
+        return ([], [], graph_stylesheet(None), None, None, new_controls, notices,
+                {"controls": controls_key, "signature": signature}, None,
+                "gp-canvas-wrap gp-hidden")
+    view = build_view(model, state.expanded)
+    problems += view.notices
+    selected = state.node if state.node in model.nodes else None
+    if state.node and selected is None:
+        problems.append(f"No node {state.node!r} in this graph.")
+    view_key = [state.train_id, tag, state.mode, view.expanded, version]
+    signature = [view_key, selected, controls_key, problems]
+    if shown.get("signature") == signature:
+        return (dash.no_update,) * 10
+    same_view = shown.get("view") == view_key
+    elements = dash.no_update if same_view else graph_elements(view)
+    focus = focus_request(shown, view_key, view, selected)
+    new_shown = {"view": view_key, "node": selected, "controls": controls_key,
+                 "signature": signature, "n": (shown.get("n") or 0) + 1}
+    notices = [html.Div(p, className="di-warning") for p in problems]
+    return (elements, elements, graph_stylesheet(selected),
+            scope_tree(model, view, selected), node_info(model, selected, view.expanded),
+            new_controls, notices, new_shown,
+            dash.no_update if focus is None else focus, "gp-canvas-wrap")
+
+
+def focus_request(shown: dict[str, Any], view_key: list[Any], view: GraphView,
+                  selected: str | None) -> dict[str, Any] | None:
+    """Where the browser should look after a redraw (``assets/graph-pages.js`` followFocus), or
+    None to leave the viewport alone (same view, same selection).
+
+    Another job, graph file or mode shows the whole graph (``fit``); otherwise the selected node
+    when it is drawn, else the scope that was just opened (so a double click shows what it
+    opened). ``n`` changes every time, so the same request twice still moves the view."""
+    if shown.get("view") == view_key and shown.get("node") == selected:
+        return None
+    previous = shown.get("view") or [None] * 5
+    fit = previous[:3] != view_key[:3]
+    target = selected if selected and view.node(selected) else None
+    if target is None and not fit:
+        opened = [s for s in view.expanded if s not in (previous[3] or [])]
+        target = opened[-1] if opened else None
+    return {"fit": fit, "node": target, "n": (shown.get("n") or 0) + 1}
+
+
+def select_search(state: GraphState, name: str | None) -> str | None:
+    """The address after a click on node ``name``, or None when nothing changes."""
+    return state.search(node=name) if name and name != state.node else None
+
+
+def toggle_search(model: GraphModel | None, state: GraphState, scope: str | None) -> str | None:
+    """The address after opening or closing ``scope`` (:func:`toggle_scope`, the scope becomes
+    the selection), or None when nothing changes (no graph, a leaf, an unknown name)."""
+    if model is None or not scope:
+        return None
+    expanded = toggle_scope(model, state.expanded, scope)
+    if expanded == state.expanded:
+        return None
+    return state.search(expanded=expanded, node=scope)
+
+
+def locate_search(model: GraphModel | None, state: GraphState, name: str | None) -> str | None:
+    """The address that shows and selects node ``name`` (its scopes opened), or None when it
+    is unknown or already shown and selected."""
+    if model is None or not name or name not in model.nodes:
+        return None
+    expanded = reveal(model, state.expanded, name)
+    if expanded == state.expanded and name == state.node:
+        return None
+    return state.search(expanded=expanded, node=name)
+
+
+def mode_search(state: GraphState, readable: bool) -> str | None:
+    """The address in readable (``optimize``) or normal mode, or None when already so."""
+    mode = (GraphMode.OPTIMIZE if readable else GraphMode.NORMAL).value
+    return None if mode == state.mode else state.search(mode=mode)
+
+
+def tag_search(state: GraphState, tag: str | None, shown_tag: str | None) -> str | None:
+    """The address showing graph file ``tag`` from its top level, or None when it is the file
+    shown (``shown_tag``) or no file."""
+    if not tag or tag == shown_tag:
+        return None
+    return state.search(tag=tag, expanded=[], node=None)
+
+
+def _or_no_update(value: Any) -> Any:
+    return dash.no_update if value is None else value
+
+
+def _clicked_name() -> str | None:
+    """The ``name`` of the pattern-matching button that fired the callback, when it was a click
+    (n_clicks set) rather than the button being drawn."""
+    if not ctx.triggered or not ctx.triggered[0].get("value"):
+        return None
+    trigger = ctx.triggered_id
+    return trigger.get("name") if isinstance(trigger, dict) else None
+
+
 def register(app: dash.Dash, service: GraphService) -> None:
     provider = service.provider
 
     def current(search: str | None) -> GraphState:
         return parse_state(parse_search(search))
+
+    def model_of(state: GraphState) -> GraphModel | None:
+        return load_model(service, state).model
 
     @app.callback(
         Output("graph-cy", "elements"), Output("graph-overview", "elements"),
@@ -373,64 +509,19 @@ def register(app: dash.Dash, service: GraphService) -> None:
     )
     def render(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
         state = current(search)
-        shown = shown or {}
-        model, tag, tags, message = load_model(service, state)
-        controls_key = [tag, state.mode, tags]
-        new_controls = (dash.no_update if shown.get("controls") == controls_key
-                        else controls(tag, tags, state.mode))
-        problems = list(state.problems)
-        if model is None:
-            signature = [None, message, controls_key, problems]
-            if shown.get("signature") == signature:
-                return (dash.no_update,) * 10
-            notices = [html.Div(p, className="di-warning") for p in problems]
-            notices.append(html.Div(message, className="di-empty gp-message"))
-            return ([], [], graph_stylesheet(None), None, None, new_controls, notices,
-                    {"controls": controls_key, "signature": signature}, None,
-                    "gp-canvas-wrap gp-hidden")
-        try:
-            version = provider.job(state.train_id).version
-        except DataError:
-            version = None
-        view = build_view(model, state.expanded)
-        problems += view.notices
-        selected = state.node if state.node in model.nodes else None
-        if state.node and selected is None:
-            problems.append(f"No node {state.node!r} in this graph.")
-        view_key = [state.train_id, tag, state.mode, view.expanded, version]
-        signature = [view_key, selected, controls_key, problems]
-        if shown.get("signature") == signature:
-            return (dash.no_update,) * 10
-        same_view = shown.get("view") == view_key
-        elements = dash.no_update if same_view else graph_elements(view)
-        focus: Any = dash.no_update
-        if not same_view or shown.get("node") != selected:
-            previous = shown.get("view") or [None] * 5
-            fit = previous[:3] != view_key[:3]  # another job, graph or mode: show it all
-            target = selected if selected and view.node(selected) else None
-            if target is None and not fit:
-                opened = [s for s in view.expanded if s not in (previous[3] or [])]
-                target = opened[-1] if opened else None
-            focus = {"fit": fit, "node": target, "n": (shown.get("n") or 0) + 1}
-        new_shown = {"view": view_key, "node": selected, "controls": controls_key,
-                     "signature": signature, "n": (shown.get("n") or 0) + 1}
-        notices = [html.Div(p, className="di-warning") for p in problems]
-        return (elements, elements, graph_stylesheet(selected),
-                scope_tree(model, view, selected), node_info(model, selected, view.expanded),
-                new_controls, notices, new_shown, focus, "gp-canvas-wrap")
-
-    def _model(state: GraphState) -> GraphModel | None:
-        return load_model(service, state)[0]
+        loaded = load_model(service, state)
+        version = None
+        if loaded.model is not None:
+            # the job may go away after its model was read: the next tick says so
+            with contextlib.suppress(DataError):
+                version = provider.job(state.train_id).version
+        return render_page(state, loaded, version, shown)
 
     @app.callback(Output("url", "search", allow_duplicate=True),
                   Input("graph-cy", "tapNodeData"), State("url", "search"),
                   prevent_initial_call=True)
     def select_node(data: dict | None, search: str | None) -> Any:
-        state = current(search)
-        name = (data or {}).get("id")
-        if not name or name == state.node:
-            return dash.no_update
-        return state.search(node=name)
+        return _or_no_update(select_search(current(search), (data or {}).get("id")))
 
     @app.callback(Output("url", "search", allow_duplicate=True),
                   Input("graph-dbltap", "data"),
@@ -439,66 +530,44 @@ def register(app: dash.Dash, service: GraphService) -> None:
                   State("url", "search"), prevent_initial_call=True)
     def toggle(dbltap: dict | None, _button: Any, _tree: Any, search: str | None) -> Any:
         """Open or close a scope: double click, the panel's button or the tree's arrow."""
-        state = current(search)
-        trigger = ctx.triggered_id
         if not ctx.triggered or not ctx.triggered[0].get("value"):
             return dash.no_update
-        if trigger == "graph-dbltap":
-            scope = (dbltap or {}).get("id")
-        elif isinstance(trigger, dict):
-            scope = trigger.get("name")
-        else:
-            return dash.no_update
-        model = _model(state)
-        if model is None or not scope:
-            return dash.no_update
-        expanded = toggle_scope(model, state.expanded, scope)
-        if expanded == state.expanded:
-            return dash.no_update
-        return state.search(expanded=expanded, node=scope)
+        scope = (dbltap or {}).get("id") if ctx.triggered_id == "graph-dbltap" \
+            else _clicked_name()
+        state = current(search)
+        return _or_no_update(toggle_search(model_of(state), state, scope))
 
     @app.callback(Output("url", "search", allow_duplicate=True),
                   Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
                   Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
                   State("url", "search"), prevent_initial_call=True)
     def locate(_located: Any, _tree: Any, search: str | None) -> Any:
-        if not ctx.triggered or not ctx.triggered[0].get("value"):
+        name = _clicked_name()
+        if name is None:
             return dash.no_update
-        trigger = ctx.triggered_id
-        name = trigger.get("name") if isinstance(trigger, dict) else None
         state = current(search)
-        model = _model(state)
-        if model is None or not name or name not in model.nodes:
-            return dash.no_update
-        expanded = reveal(model, state.expanded, name)
-        if expanded == state.expanded and name == state.node:
-            return dash.no_update
-        return state.search(expanded=expanded, node=name)
+        return _or_no_update(locate_search(model_of(state), state, name))
 
     @app.callback(Output("graph-search-results", "children"), Input("graph-search", "value"),
                   Input("url", "search"))
     def search_nodes(text: str | None, search: str | None) -> Any:
-        model = _model(current(search))
+        model = model_of(current(search))
         return search_results(model, text) if model is not None else None
 
     @app.callback(Output("url", "search", allow_duplicate=True),
                   Input("graph-mode", "value"), State("url", "search"),
                   prevent_initial_call=True)
     def set_mode(value: list[str] | None, search: str | None) -> Any:
-        state = current(search)
         readable = bool(value) and GraphMode.OPTIMIZE in value
-        mode = (GraphMode.OPTIMIZE if readable else GraphMode.NORMAL).value
-        return dash.no_update if mode == state.mode else state.search(mode=mode)
+        return _or_no_update(mode_search(current(search), readable))
 
     @app.callback(Output("url", "search", allow_duplicate=True),
                   Input("graph-tag", "value"), State("url", "search"),
                   prevent_initial_call=True)
     def set_tag(tag: str | None, search: str | None) -> Any:
         state = current(search)
-        resolved = resolve_tag(provider, state)[0] if state.train_id else None
-        if not tag or tag == resolved:
-            return dash.no_update
-        return state.search(tag=tag, expanded=[], node=None)
+        shown_tag = resolve_tag(provider, state)[0] if state.train_id else None
+        return _or_no_update(tag_search(state, tag, shown_tag))
 
     @app.callback(Output("url", "search", allow_duplicate=True),
                   Input("graph-collapse-all", "n_clicks"), State("url", "search"),
@@ -507,92 +576,16 @@ def register(app: dash.Dash, service: GraphService) -> None:
         state = current(search)
         return state.search(expanded=[]) if clicks and state.expanded else dash.no_update
 
-    register_canvas_tools(app, "graph", "computational-graph",
-                          {"full": True, "bg": "#ffffff", "scale": 2, "maxWidth": 8000,
-                           "maxHeight": 8000})
+    register_canvas_tools(app, CANVAS)
     # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
     app.clientside_callback(
-        """function(focus, fitClicks) {
-            const NO = window.dash_clientside.no_update;
-            const trigger = (window.dash_clientside.callback_context.triggered[0] || {}).prop_id;
-            const cyOf = id => { const el = document.getElementById(id);
-                                 return el && el._cyreg ? el._cyreg.cy : null; };
-            const run = (attempt) => {
-                const cy = cyOf('graph-cy'), ov = cyOf('graph-overview');
-                if (!cy || !ov) {
-                    if (attempt < 40) { setTimeout(() => run(attempt + 1), 50); }
-                    return;
-                }
-                const box = document.getElementById('graph-overview-box');
-                const drawBox = () => {
-                    if (!box) { return; }
-                    if (!ov.elements().length) { box.style.display = 'none'; return; }
-                    const e = cy.extent(), z = ov.zoom(), p = ov.pan();
-                    const w = ov.width(), h = ov.height();
-                    let l = e.x1 * z + p.x, t = e.y1 * z + p.y;
-                    let r = e.x2 * z + p.x, b = e.y2 * z + p.y;
-                    l = Math.max(0, l); t = Math.max(0, t); r = Math.min(w, r); b = Math.min(h, b);
-                    box.style.display = (r > l && b > t) ? 'block' : 'none';
-                    box.style.left = l + 'px'; box.style.top = t + 'px';
-                    box.style.width = (r - l) + 'px'; box.style.height = (b - t) + 'px';
-                };
-                if (!cy._diWired) {
-                    cy._diWired = true;
-                    cy.on('viewport resize', drawBox);
-                    cy.on('dbltap', 'node', ev => window.dash_clientside.set_props(
-                        'graph-dbltap', {data: {id: ev.target.id(), t: Date.now()}}));
-                }
-                if (!ov._diWired) {
-                    ov._diWired = true;
-                    ov.on('layoutstop viewport resize', drawBox);
-                    ov.on('tap', ev => {
-                        const pos = ev.position;
-                        cy.animate({pan: {x: cy.width() / 2 - pos.x * cy.zoom(),
-                                          y: cy.height() / 2 - pos.y * cy.zoom()}},
-                                   {duration: 200});
-                    });
-                }
-                const settle = (tries) => {
-                    if (trigger === 'graph-fit.n_clicks') {
-                        cy.fit(undefined, 30);
-                    } else if (focus) {
-                        const node = focus.node ? cy.getElementById(focus.node) : null;
-                        if (focus.node && (!node || !node.length)) {
-                            if (tries < 40) { setTimeout(() => settle(tries + 1), 50); }
-                            return;
-                        }
-                        if (focus.fit || !node) {
-                            cy.fit(undefined, 30);
-                            if (cy.zoom() > 1.2) { cy.zoom(1.2); cy.center(); }
-                        } else {
-                            const bb = node.renderedBoundingBox();
-                            const inside = bb.x1 >= 0 && bb.y1 >= 0 && bb.x2 <= cy.width()
-                                && bb.y2 <= cy.height() && cy.zoom() >= 0.5;
-                            if (node.isParent()) {
-                                // an opened scope: show all of it (not closer than 1.2)
-                                const bounds = node.boundingBox();
-                                const zoom = Math.min(1.2, (cy.width() - 60) / bounds.w,
-                                                      (cy.height() - 60) / bounds.h);
-                                cy.animate({center: {eles: node}, zoom: Math.max(zoom, 0.1)},
-                                           {duration: 250});
-                            } else if (!inside) {
-                                const zoom = Math.max(cy.zoom(), 0.6);
-                                cy.animate({center: {eles: node}, zoom: zoom}, {duration: 250});
-                            }
-                        }
-                    }
-                    ov.fit(undefined, 6);
-                    drawBox();
-                };
-                setTimeout(() => settle(0), 30);
-            };
-            run(0);
-            return NO;
-        }""",
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "followFocus"),
         Output("graph-overview-box", "title"), Input("graph-focus", "data"),
-        Input("graph-fit", "n_clicks"),
+        Input("graph-fit", "n_clicks"), State("graph-cy", "id"), State("graph-overview", "id"),
+        State("graph-overview-box", "id"), State("graph-dbltap", "id"),
     )
 
 
-__all__ = ["PATH", "GraphState", "layout", "parse_state", "register", "reveal",
-           "search_results", "toggle_scope"]
+__all__ = ["PATH", "GraphState", "LoadedGraph", "focus_request", "layout", "load_model",
+           "locate_search", "mode_search", "parse_state", "register", "render_page", "reveal",
+           "search_results", "select_search", "tag_search", "toggle_scope", "toggle_search"]

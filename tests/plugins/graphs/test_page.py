@@ -7,11 +7,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import dash
 import pytest
 from dash.testing.wait import until
 
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.plugins.graphs import data_graph_page as data_page
+from dash_insight.plugins.graphs import graph_view
 from dash_insight.plugins.graphs import page as graph_page
 from dash_insight.plugins.graphs.dataset import pipeline
 from dash_insight.plugins.graphs.model import GraphModel
@@ -93,6 +95,103 @@ def test_controls_offer_a_file_selector_only_for_several_graphs() -> None:
     assert several[1].value == "b.pb" and len(several[1].options) == 2
 
 
+def _render(params: dict[str, str], shown: dict | None, version: int = 1,
+            model: GraphModel | None = None) -> tuple[Any, ...]:
+    state = graph_page.parse_state({"train_id": "./j", **params})
+    loaded = graph_page.LoadedGraph(model or _small_model(), "g.pb", ["g.pb"], None)
+    return graph_page.render_page(state, loaded, version, shown)
+
+
+def _unchanged(outputs: tuple[Any, ...]) -> list[int]:
+    """Indexes of the outputs left as they are in the browser."""
+    return [i for i, value in enumerate(outputs) if value is dash.no_update]
+
+
+def test_render_page_sends_only_what_changed() -> None:
+    model = _small_model()
+    first = _render({}, None, model=model)
+    elements, overview, _style, _tree, _info, _controls, notices, shown, focus, canvas = first
+    assert {e["data"]["id"] for e in elements if "source" not in e["data"]} == {"A", "C"}
+    assert overview == elements and notices == [] and canvas == "gp-canvas-wrap"
+    assert focus == {"fit": True, "node": None, "n": 1}  # a new graph is shown whole
+    # A refresh tick with nothing new changes nothing (the viewport stays put).
+    assert _unchanged(_render({}, shown, model=model)) == list(range(10))
+    # Opening a scope redraws and looks at the scope just opened.
+    opened = _render({"expanded": "A"}, shown, model=model)
+    assert "A/B" in {e["data"]["id"] for e in opened[0]}
+    assert opened[8] == {"fit": False, "node": "A", "n": 2}
+    assert _unchanged(opened) == [5]  # only the controls (same file, same mode) stay
+    # Selecting a drawn node keeps the elements, outlines it and centres it.
+    selected = _render({"expanded": "A", "node": "A/Add-op3"}, opened[7], model=model)
+    assert _unchanged(selected) == [0, 1, 5]
+    assert any("A/Add-op3" in rule["selector"] for rule in selected[2])
+    assert selected[8]["node"] == "A/Add-op3" and not selected[8]["fit"]
+    # New data in the job redraws the same view.
+    newer = _render({"expanded": "A", "node": "A/Add-op3"}, selected[7], version=2, model=model)
+    assert newer[0] is not dash.no_update
+    # An unknown node is reported; the graph stays drawn.
+    ghost = _render({"node": "ghost"}, shown, model=model)
+    assert "No node 'ghost'" in str(ghost[6]) and ghost[0] is dash.no_update
+
+
+def test_render_page_without_a_graph_says_why() -> None:
+    state = graph_page.parse_state({"train_id": "./j", "mode": "fancy"})
+    loaded = graph_page.LoadedGraph(None, "", [], "This job has no computational graph.")
+    outputs = graph_page.render_page(state, loaded, None, None)
+    assert outputs[0] == [] and outputs[9] == "gp-canvas-wrap gp-hidden"
+    text = str(outputs[6])
+    assert "no computational graph" in text and "Unknown mode" in text
+    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[7])) == list(range(10))
+
+
+def test_focus_request() -> None:
+    model = _small_model()
+    view = build_view(model, ["A", "A/B"])
+    key = ["./j", "g.pb", "normal", view.expanded, 1]
+    assert graph_page.focus_request({}, key, view, None) == {"fit": True, "node": None, "n": 1}
+    shown = {"view": ["./j", "g.pb", "normal", ["A"], 1], "node": None, "n": 4}
+    assert graph_page.focus_request(shown, key, view, None) == {"fit": False, "node": "A/B",
+                                                                "n": 5}
+    # the selection wins over the scope just opened; a node not drawn is not a target
+    assert graph_page.focus_request(shown, key, view, "A/B/ReLU-op2")["node"] == "A/B/ReLU-op2"
+    assert graph_page.focus_request(shown, key, view, "C/Mul-op4")["node"] == "A/B"
+    # another mode is another graph: shown whole
+    other_mode = {**shown, "view": ["./j", "g.pb", "optimize", ["A"], 1]}
+    assert graph_page.focus_request(other_mode, key, view, None)["fit"] is True
+    assert graph_page.focus_request({"view": key, "node": None}, key, view, None) is None
+
+
+def test_address_changes() -> None:
+    model = _small_model()
+    state = graph_page.parse_state({"train_id": "./j", "expanded": "A", "node": "A"})
+    assert graph_page.select_search(state, "C") == "?train_id=.%2Fj&expanded=A&node=C"
+    assert graph_page.select_search(state, "A") is None
+    assert graph_page.select_search(state, None) is None
+    assert graph_page.toggle_search(model, state, "A/B") == \
+        "?train_id=.%2Fj&expanded=A%2CA%2FB&node=A%2FB"
+    assert graph_page.toggle_search(model, state, "A") == "?train_id=.%2Fj&node=A"
+    assert graph_page.toggle_search(model, state, "A/Add-op3") is None  # a leaf
+    assert graph_page.toggle_search(None, state, "A") is None  # no graph
+    assert graph_page.locate_search(model, state, "A/B/ReLU-op2") == \
+        "?train_id=.%2Fj&expanded=A%2CA%2FB&node=A%2FB%2FReLU-op2"
+    assert graph_page.locate_search(model, state, "A") is None  # shown and selected
+    assert graph_page.locate_search(model, state, "nope") is None
+    assert graph_page.mode_search(state, True) == \
+        "?train_id=.%2Fj&mode=optimize&expanded=A&node=A"
+    assert graph_page.mode_search(state, False) is None
+    assert graph_page.tag_search(state, "b.pb", "a.pb") == "?train_id=.%2Fj&tag=b.pb"
+    assert graph_page.tag_search(state, "a.pb", "a.pb") is None
+    assert graph_page.tag_search(state, None, "a.pb") is None
+
+
+def test_canvas_buttons_carry_their_image_request() -> None:
+    buttons = graph_view.canvas_buttons("graph", "computational-graph", {"scale": 2}, "Save")
+    assert [b.id for b in buttons] == ["graph-fullscreen", "graph-download", "graph-png-request"]
+    assert buttons[1].title == "Save"
+    assert buttons[2].data == {"type": "png", "action": "download",
+                               "filename": "computational-graph", "options": {"scale": 2}}
+
+
 def test_data_graph_parameters_are_decoded() -> None:
     rows = dict(data_page.parameter_rows({
         "input_columns": ['"label"'], "num_parallel_workers": 2, "tensor_op_params": None,
@@ -124,6 +223,30 @@ def _text(dash_duo: Any, selector: str) -> str:
 
 def _wait(condition: Any, timeout: float = 15, message: str = "") -> None:
     until(condition, timeout=timeout, msg=message)
+
+
+def _check_canvas_tools(dash_duo: Any, prefix: str, png_options: dict[str, Any]) -> None:
+    """Fit, Full screen and Download PNG of a graph page act on its cytoscape and frame
+    (``assets/graph-pages.js``); the browser's full screen and image are recorded, not made."""
+    dash_duo.driver.execute_script(
+        "const cy = document.getElementById(arguments[0] + '-cy')._cyreg.cy;"
+        "window._diPng = []; const png = cy.png.bind(cy);"
+        "cy.png = options => { window._diPng.push(options); return png(options); };"
+        "const wrap = document.getElementById(arguments[0] + '-canvas-wrap');"
+        "wrap.requestFullscreen = () => { window._diFull = wrap.id; return Promise.resolve(); };"
+        "cy.zoom(cy.maxZoom()); window._diZoom = cy.zoom();", prefix)
+    dash_duo.find_element(f"#{prefix}-fit").click()
+    zoom = f"return document.getElementById('{prefix}-cy')._cyreg.cy.zoom();"
+    _wait(lambda: dash_duo.driver.execute_script(zoom) < dash_duo.driver.execute_script(
+        "return window._diZoom;"), message="Fit zooms out to the whole graph")
+    dash_duo.find_element(f"#{prefix}-fullscreen").click()
+    _wait(lambda: dash_duo.driver.execute_script("return window._diFull;")
+          == f"{prefix}-canvas-wrap", message="full screen asked for the graph's frame")
+    dash_duo.find_element(f"#{prefix}-download").click()
+    _wait(lambda: dash_duo.driver.execute_script("return window._diPng.length;") > 0,
+          message="Download PNG draws the image")
+    options = dash_duo.driver.execute_script("return window._diPng[0];")
+    assert {k: options.get(k) for k in png_options} == png_options
 
 
 @pytest.mark.browser
@@ -189,6 +312,7 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
     ov_tap = ("const cy = document.getElementById('graph-cy')._cyreg.cy;"
               "return cy.pan();")
     _wait(lambda: dash_duo.driver.execute_script(ov_tap) != pan, message="overview pans")
+    _check_canvas_tools(dash_duo, "graph", graph_page.PNG_OPTIONS)
     assert console_errors(dash_duo) == []
 
 
@@ -233,6 +357,7 @@ def test_data_graph_page(dash_duo: Any, corpus_app: Any) -> None:
     assert '["label"]' in _text(dash_duo, "#data-graph-info")
     assert "node=0.0.0.0" in dash_duo.driver.current_url
     assert "Legend" in _text(dash_duo, "#data-graph-legend")
+    _check_canvas_tools(dash_duo, "data-graph", data_page.PNG_OPTIONS)
     # A job without a pipeline says so.
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data-graph?train_id=./multi_file")
     dash_duo.wait_for_contains_text("#data-graph-notice", "No data graph")

@@ -1,0 +1,138 @@
+/* dash-insight graph pages (computational graph /graph and data graph /data-graph): the
+   viewport work cytoscape does in the browser. Called from dash_insight/plugins/graphs/page.py,
+   data_graph_page.py and graph_view.py with dash.ClientsideFunction("graphPages", name); element
+   ids come in as arguments (States of the elements themselves), so nothing here knows a layout. */
+(function () {
+  /* The cytoscape instance dash-cytoscape keeps on its element, or null before it is drawn. */
+  function cyOf(id) {
+    const element = document.getElementById(id);
+    return element && element._cyreg ? element._cyreg.cy : null;
+  }
+
+  /* Place the overview's box on the part of the graph the main view shows (hidden when the
+     graph is empty or scrolled out of the overview). */
+  function drawOverviewBox(cy, overview, box) {
+    if (!box) return;
+    if (!overview.elements().length) { box.style.display = "none"; return; }
+    const extent = cy.extent(), zoom = overview.zoom(), pan = overview.pan();
+    const left = Math.max(0, extent.x1 * zoom + pan.x);
+    const top = Math.max(0, extent.y1 * zoom + pan.y);
+    const right = Math.min(overview.width(), extent.x2 * zoom + pan.x);
+    const bottom = Math.min(overview.height(), extent.y2 * zoom + pan.y);
+    box.style.display = right > left && bottom > top ? "block" : "none";
+    box.style.left = left + "px";
+    box.style.top = top + "px";
+    box.style.width = (right - left) + "px";
+    box.style.height = (bottom - top) + "px";
+  }
+
+  /* Once per cytoscape instance: the overview box follows the main view, a double tap on a node
+     is written to the store `dbltapId` (the server opens or closes the scope), a tap on the
+     overview centres the main view there. */
+  function wire(cy, overview, redraw, dbltapId) {
+    if (!cy._diWired) {
+      cy._diWired = true;
+      cy.on("viewport resize", redraw);
+      cy.on("dbltap", "node", ev => window.dash_clientside.set_props(
+        dbltapId, {data: {id: ev.target.id(), t: Date.now()}}));
+    }
+    if (!overview._diWired) {
+      overview._diWired = true;
+      overview.on("layoutstop viewport resize", redraw);
+      overview.on("tap", ev => {
+        const pos = ev.position;
+        cy.animate({pan: {x: cy.width() / 2 - pos.x * cy.zoom(),
+                          y: cy.height() / 2 - pos.y * cy.zoom()}}, {duration: 200});
+      });
+    }
+  }
+
+  /* Show what `focus` ({fit, node}) asks for: the whole graph (never closer than 1.2), an
+     opened scope whole, or a node not in view centred. Returns false while the node is not
+     drawn yet (elements arrive after the focus request). */
+  function applyFocus(cy, focus, fitClicked) {
+    if (fitClicked) { cy.fit(undefined, 30); return true; }
+    if (!focus) return true;
+    const node = focus.node ? cy.getElementById(focus.node) : null;
+    if (focus.node && (!node || !node.length)) return false;
+    if (focus.fit || !node) {
+      cy.fit(undefined, 30);
+      if (cy.zoom() > 1.2) { cy.zoom(1.2); cy.center(); }
+      return true;
+    }
+    if (node.isParent()) {
+      const bounds = node.boundingBox();
+      const zoom = Math.min(1.2, (cy.width() - 60) / bounds.w, (cy.height() - 60) / bounds.h);
+      cy.animate({center: {eles: node}, zoom: Math.max(zoom, 0.1)}, {duration: 250});
+      return true;
+    }
+    const box = node.renderedBoundingBox();
+    const inside = box.x1 >= 0 && box.y1 >= 0 && box.x2 <= cy.width() && box.y2 <= cy.height()
+      && cy.zoom() >= 0.5;
+    if (!inside) {
+      cy.animate({center: {eles: node}, zoom: Math.max(cy.zoom(), 0.6)}, {duration: 250});
+    }
+    return true;
+  }
+
+  /* Retry `step` every 50 ms until it returns true (at most 40 times: 2 s). */
+  function retry(step, delay) {
+    const attempt = tries => {
+      if (!step() && tries < 40) setTimeout(() => attempt(tries + 1), 50);
+    };
+    setTimeout(() => attempt(0), delay);
+  }
+
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    graphPages: {
+      /* Computational graph viewport: fit / centre on a focus request or the Fit button, keep
+         the overview fitted with its box drawn. Inputs: the graph-focus store and the Fit
+         button; the ids of the main and overview cytoscapes, the box and the double-tap store
+         come as States. */
+      followFocus(focus, fitClicks, cyId, overviewId, boxId, dbltapId) {
+        const triggered = window.dash_clientside.callback_context.triggered[0] || {};
+        const fitClicked = Boolean(fitClicks) && (triggered.prop_id || "").endsWith(".n_clicks");
+        let cy = null, overview = null;
+        retry(() => {
+          cy = cyOf(cyId);
+          overview = cyOf(overviewId);
+          if (!cy || !overview) return false;
+          const box = document.getElementById(boxId);
+          const redraw = () => drawOverviewBox(cy, overview, box);
+          wire(cy, overview, redraw, dbltapId);
+          retry(() => {
+            if (!applyFocus(cy, focus, fitClicked)) return false;
+            overview.fit(undefined, 6);
+            redraw();
+            return true;
+          }, 30);
+          return true;
+        }, 0);
+        return window.dash_clientside.no_update;
+      },
+
+      /* Fit a cytoscape graph to its element. */
+      fitCanvas(clicks, cyId) {
+        const cy = cyOf(cyId);
+        if (clicks && cy) cy.fit(undefined, 30);
+        return window.dash_clientside.no_update;
+      },
+
+      /* Full screen on / off for a graph's frame (the element `wrapId`). */
+      toggleFullScreen(clicks, wrapId) {
+        const wrap = document.getElementById(wrapId);
+        if (clicks && wrap) {
+          if (document.fullscreenElement) document.exitFullscreen();
+          else if (wrap.requestFullscreen) wrap.requestFullscreen();
+        }
+        return window.dash_clientside.no_update;
+      },
+
+      /* dash-cytoscape's generateImage request for the Download PNG button (`request` is the
+         {type, action, filename, options} the page stored beside the button). */
+      downloadPng(clicks, request) {
+        return clicks && request ? request : window.dash_clientside.no_update;
+      },
+    },
+  });
+})();
