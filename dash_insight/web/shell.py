@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import dash
-from dash import Input, Output, State, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.web import not_found
 from dash_insight.web.plugin import NavLink, Page
@@ -15,6 +15,9 @@ from dash_insight.web.url_state import parse_search
 #: MindInsight's auto-refresh default and bounds (ui store.js): 10 s, 3..300 s.
 DEFAULT_REFRESH_SECONDS = 10
 MIN_REFRESH_SECONDS, MAX_REFRESH_SECONDS = 3, 300
+#: The ``window.dash_clientside`` namespace of ``assets/shell.js`` (theme, active menu entry).
+CLIENTSIDE_NAMESPACE = "shell"
+
 
 def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
     return html.Header(className="di-topbar", children=[
@@ -96,27 +99,10 @@ def register_shell(app: dash.Dash, pages: Sequence[tuple[Page[Any], Any]]) -> No
         return not enabled, refresh_seconds(seconds) * 1000
 
     app.clientside_callback(
-        """function(clicks, theme) {
-            const ctx = window.dash_clientside.callback_context;
-            let next = theme || 'light';
-            if (ctx.triggered.length && ctx.triggered[0].prop_id === 'theme-toggle.n_clicks') {
-                next = next === 'dark' ? 'light' : 'dark';
-            }
-            document.documentElement.dataset.theme = next;
-            return next;
-        }""",
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyTheme"),
         Output("theme", "data"), Input("theme-toggle", "n_clicks"), State("theme", "data"),
     )
-
     app.clientside_callback(
-        """function(pathname) {
-            document.querySelectorAll('#nav a').forEach(a => {
-                const target = new URL(a.href, window.location.href).pathname;
-                const home = target.endsWith('/') && pathname === target;
-                const active = home || (!target.endsWith('/') && pathname.startsWith(target));
-                a.classList.toggle('active', active);
-            });
-            return window.dash_clientside.no_update;
-        }""",
-        Output("nav", "title"), Input("url", "pathname"),
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "markActiveNav"),
+        Output("nav", "title"), Input("url", "pathname"), State("nav", "id"),
     )

@@ -142,6 +142,22 @@ def test_theme_toggle_and_unknown_page(dash_duo, corpus_app) -> None:
     dash_duo.wait_for_contains_text("#dashboard-cards", "no training job")
 
 
+def _active_nav(dash_duo) -> list[str]:
+    return dash_duo.driver.execute_script(
+        "return Array.from(document.querySelectorAll('#nav a.active')).map(a => a.id);")
+
+
+def test_menu_marks_the_page_shown(dash_duo, corpus_app) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_element("#job-table")
+    until(lambda: _active_nav(dash_duo) == ["nav-home"], 5)
+    dash_duo.find_element("#nav-lineage").click()
+    until(lambda: _active_nav(dash_duo) == ["nav-lineage"], 5)  # home only on its own page
+    dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./lenet_sc")
+    until(lambda: _active_nav(dash_duo) == [], 5)
+    assert console_errors(dash_duo) == []
+
+
 def test_unreachable_job_id_is_refused(dash_duo, corpus_app) -> None:
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./../../etc")

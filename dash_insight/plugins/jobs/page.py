@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import dash
-from dash import ALL, Input, Output, State, ctx, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.lineage_rows import lineage_row, parameter_details
 from dash_insight.core.provider import DataError, JobSummary
@@ -266,9 +266,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         ])
 
     app.clientside_callback(
-        """function(clicks) {
-            return clicks ? null : window.dash_clientside.no_update;
-        }""",
+        ClientsideFunction("jobsPage", "closeDetails"),  # assets/jobs-page.js
         Output("param-details-modal", "children", allow_duplicate=True),
         Input("param-details-close", "n_clicks"),
         prevent_initial_call=True,

@@ -32,8 +32,6 @@ from dash_insight.web.url_state import make_search, parse_search
 
 PATH = "/lineage"
 PAGE_SIZES = [10, 20, 50, 100]
-_CSV_CELL = ("params.column.getColId() === 'summary_dir' ? params.node.data.train_id : "
-             "(params.value === null || params.value === undefined ? '' : params.value)")
 
 
 def _tabs(app: dash.Dash) -> html.Nav:
@@ -64,7 +62,7 @@ def _overview() -> html.Aside:
 def _grid() -> dag.AgGrid:
     return dag.AgGrid(
         id="lineage-grid", rowData=[], columnDefs=[], className="di-lineage-grid",
-        getRowId="params.data.train_id",
+        getRowId="lineageTrainId(params)",  # assets/dashAgGridFunctions-lineage.js
         defaultColDef={"sortable": True, "resizable": True, "minWidth": 110, "flex": 1},
         dashGridOptions={
             "rowSelection": {"mode": "multiRow", "enableClickSelection": False},
@@ -77,7 +75,7 @@ def _grid() -> dag.AgGrid:
             "suppressColumnVirtualisation": True,
         },
         csvExportParams={"fileName": "lineage.csv",
-                         "processCellCallback": {"function": _CSV_CELL}},
+                         "processCellCallback": {"function": "lineageCsvCell(params)"}},
         style={"height": None},
     )
 

@@ -581,7 +581,8 @@ def markdown_link(text: str, href: str) -> str:
 
 def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) -> list[dict]:
     """AG Grid columns: the summary path (a link), the chosen columns, remark and tag (editable,
-    pinned right). Numeric columns filter by number, the others by text."""
+    pinned right). Numeric columns filter by number, the others by text. The functions named
+    in ``{"function": ...}`` are in ``assets/dashAgGridFunctions-lineage.js``."""
 
     def with_sort(definition: dict[str, Any]) -> dict[str, Any]:
         if sort and sort[0] == definition["colId"]:
@@ -592,9 +593,8 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
         "colId": "summary_dir", "field": "summary_dir", "headerName": "Summary path",
         "cellRenderer": "markdown", "pinned": "left", "minWidth": 200,
         "filter": "agTextColumnFilter",
-        "filterValueGetter": {"function": "params.data.train_id"},
-        "comparator": {"function": "(a, b, nodeA, nodeB) => "
-                       "nodeA.data.train_id.localeCompare(nodeB.data.train_id)"},
+        "filterValueGetter": {"function": "lineageTrainId(params)"},
+        "comparator": {"function": "lineageCompareTrainIds"},
     })]
     for column in columns:
         definition: dict[str, Any] = {
@@ -620,7 +620,7 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
         "pinned": "right", "width": 90, "filter": "agNumberColumnFilter",
         "cellEditor": "agSelectCellEditor",
         "cellEditorParams": {"values": list(range(11))},
-        "valueFormatter": {"function": "params.value ? '★ ' + params.value : ''"},
+        "valueFormatter": {"function": "lineageTagStars(params)"},
         "headerTooltip": "Double-click to choose 1..10 (0 = none)",
     }))
     return defs

@@ -222,9 +222,32 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         assert set(_search(dash_duo)["hide"].split(",")) == {"./ops_in_net", "./lenet_sc"}
         _click(dash_duo, "#lineage-show-all")
         _wait_table(dash_duo, LINEAGE_JOBS)
-        _click(dash_duo, "#lineage-export")  # CSV download (the file itself is not checked)
-        until(lambda: dash_duo.driver.execute_script(
-            "return document.querySelector('#lineage-export').dataset.clicks || 1") == 1, 2)
+
+        # Sort by summary path: by the job id (lineageCompareTrainIds), not by the link.
+        _click(dash_duo, '#lineage-grid .ag-header-cell[col-id="summary_dir"] '
+                         '.ag-header-cell-label')
+        until(lambda: _search(dash_duo).get("sort") == "summary_dir:asc", 10)
+        _wait_table(dash_duo, sorted(LINEAGE_JOBS))
+
+        # CSV export (lineageCsvCell): the summary path as the plain job id. The file the
+        # browser would save is caught where AG Grid hands it over (URL.createObjectURL).
+        dash_duo.driver.execute_script("""
+            window._diCsv = null; const create = URL.createObjectURL;
+            URL.createObjectURL = blob => {
+                blob.text().then(text => { window._diCsv = text; });
+                return create(blob);
+            };""")
+        _click(dash_duo, "#lineage-export")
+        until(lambda: dash_duo.driver.execute_script("return window._diCsv;"), 10)
+        lines = dash_duo.driver.execute_script("return window._diCsv;").lstrip("\ufeff") \
+            .splitlines()
+        assert lines[0].startswith('"Summary path"')
+        assert [line.split(",")[0] for line in lines[1:]] == [
+            f'"{train_id}"' for train_id in sorted(LINEAGE_JOBS)]
+        # The tag column's formatter (lineageTagStars): 0 is no tag.
+        assert dash_duo.driver.execute_script(
+            "const f = window.dashAgGridFunctions.lineageTagStars;"
+            "return [f({value: 3}), f({value: 0})];") == ["★ 3", ""]
         assert not console_errors(dash_duo)
     finally:
         app.data_service.close()

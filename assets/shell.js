@@ -1,0 +1,31 @@
+/* dash-insight page frame (dash_insight/web/shell.py): theme and the highlighted menu entry,
+   called with dash.ClientsideFunction("shell", name). */
+(function () {
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    shell: {
+      /* The theme on <html data-theme>: the stored one at load, switched by the theme button.
+         Returns the theme to store (the "theme" store is kept in localStorage). */
+      applyTheme(clicks, theme) {
+        const triggered = window.dash_clientside.callback_context.triggered;
+        let next = theme || "light";
+        if (triggered.length && triggered[0].prop_id === "theme-toggle.n_clicks") {
+          next = next === "dark" ? "light" : "dark";
+        }
+        document.documentElement.dataset.theme = next;
+        return next;
+      },
+
+      /* Mark the menu link of the page shown (class "active"): the home link only on the home
+         page, the others on their path and below it. `navId` is the menu's element id. */
+      markActiveNav(pathname, navId) {
+        document.querySelectorAll("#" + navId + " a").forEach(link => {
+          const target = new URL(link.href, window.location.href).pathname;
+          const home = target.endsWith("/") && pathname === target;
+          const active = home || (!target.endsWith("/") && pathname.startsWith(target));
+          link.classList.toggle("active", active);
+        });
+        return window.dash_clientside.no_update;
+      },
+    },
+  });
+})();
