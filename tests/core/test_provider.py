@@ -93,7 +93,7 @@ def test_corpus_values(corpus_provider: DataProvider) -> None:
     [graph_tag] = corpus_provider.graph_tags("./ops_all")
     assert len(corpus_provider.read_graph("./ops_all", graph_tag).node) == 21
     assert corpus_provider.dataset_graph("./lenet_sc")["op_type"] == "Batch"
-    kinds = [r["kind"] for r in corpus_provider.lineage_records("./lenet_sc")]
+    kinds = [r.kind for r in corpus_provider.lineage_records("./lenet_sc")]
     assert sorted(kinds) == ["dataset_graph", "evaluation_lineage", "train_lineage",
                              "user_defined_info"]
 
@@ -203,9 +203,8 @@ def test_garbage_and_empty_files(tmp_path: Path) -> None:
 
 def test_replaced_truncated_and_vanished_files(tmp_path: Path) -> None:
     base = tmp_path / "logs"
-    first = Path(_write_steps(base / "run", range(1, 51), ["x"]))
-    time.sleep(1.05)  # a later file-name timestamp
-    second = Path(_write_steps(base / "run", range(51, 101), ["x"]))
+    first = Path(_write_steps(base / "run", range(1, 51), ["x"], timestamp=1_700_000_000))
+    second = Path(_write_steps(base / "run", range(51, 101), ["x"], timestamp=1_700_000_001))
     other = Path(_write_steps(base / "other", range(1, 11), ["x"]))
     store, loader, provider = _open(base, tmp_path / "ws")
     loader.load_round()
@@ -243,9 +242,9 @@ def test_replaced_truncated_and_vanished_files(tmp_path: Path) -> None:
 
 def test_restarted_training_in_a_new_file(tmp_path: Path) -> None:
     base = tmp_path / "logs"
-    _write_steps(base / "run", range(1, 101), ["x"])
-    time.sleep(1.05)
-    _write_steps(base / "run", range(60, 81), ["x"])  # restarted from a checkpoint at 60
+    _write_steps(base / "run", range(1, 101), ["x"], timestamp=1_700_000_000)
+    # restarted from a checkpoint at 60, into a later file
+    _write_steps(base / "run", range(60, 81), ["x"], timestamp=1_700_000_001)
     _, loader, provider = _open(base, tmp_path / "ws")
     loader.load_round()
     series = provider.read_scalars("./run", "x")

@@ -20,6 +20,7 @@ from dash_insight.core import lineage_rows
 from dash_insight.core.lineage_rows import float32_json
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
+from dash_insight.core.store.state import LineageRecord
 from dash_insight.plugins.lineage import query as L
 from dash_insight.plugins.lineage.remarks import RemarkError, RemarkStore, remarks_path
 from dash_insight.plugins.lineage.service import LineageService
@@ -88,9 +89,9 @@ def test_parameter_details_dialog(corpus_rows: dict[str, dict[str, Any]]) -> Non
 # -- row rules on synthetic records ----------------------------------------------------------
 
 
-def rec(file: str, kind: str, data: dict[str, Any]) -> dict[str, Any]:
-    return {"file": f"events.out.events.summary.{file}.0.h_lineage", "offset": 0,
-            "wall_time": 1.0, "kind": kind, "data": data}
+def rec(file: str, kind: str, data: dict[str, Any]) -> LineageRecord:
+    return LineageRecord(file=f"events.out.events.summary.{file}.0.h_lineage", offset=0,
+                         wall_time=1.0, kind=kind, data=data)
 
 
 TRAIN = {"hyper_parameters": {"optimizer": "Momentum", "learning_rate": 0.05000000074505806,
