@@ -6,11 +6,13 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.web.application import create_app
@@ -54,6 +56,15 @@ def loaded_service(base: str | os.PathLike[str], workspace: str | os.PathLike[st
                                    reload_interval=0, **settings))
     service.loader.load_round()
     return service
+
+
+@pytest.fixture(scope="module")
+def corpus_provider(corpus: Path, tmp_path_factory: pytest.TempPathFactory
+                    ) -> Iterator[DataProvider]:
+    """A provider over the corpus, every file read once (one per test module)."""
+    service = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
+    yield service.provider
+    service.close()
 
 
 def console_errors(dash_duo) -> list[dict]:

@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from dash_insight.core.format.events import (
+    LINEAGE_DATASET_GRAPH,
+    LINEAGE_EVAL,
+    LINEAGE_TRAIN,
+    LINEAGE_USER_DEFINED,
+)
 from dash_insight.core.format.files import summary_sort_key
+from dash_insight.core.store.state import LineageRecord
 
 #: Flat row fields (MindInsight's FIELD_MAPPING) and where they come from.
 _TRAIN_FIELDS = {
@@ -83,18 +90,18 @@ def _get(data: Mapping[str, Any] | None, path: tuple[str, str]) -> Any:
     return section.get(path[1])
 
 
-def lineage_row(train_id: str, records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The flat lineage row of a job from its decoded lineage records (``file``, ``kind``,
-    ``data``, in file order), or None when it has no lineage (no file with a train, evaluation
-    or dataset-graph record). Absent fields are None; ``dataset_graph`` is None when absent.
+def lineage_row(train_id: str, records: Iterable[LineageRecord]) -> dict[str, Any] | None:
+    """The flat lineage row of a job from its decoded lineage records (in file order within
+    each file), or None when it has no lineage (no file with a train, evaluation or
+    dataset-graph record). Absent fields are None; ``dataset_graph`` is None when absent.
 
     MindInsight's ``LineageParser``: a later evaluation in a file without a new training
     updates the evaluation's sections (``metric``, ``valid_dataset``) it holds; user-defined
     info is merged; a file with a train lineage or dataset graph starts over.
     """
-    by_file: dict[str, list[Mapping[str, Any]]] = {}
+    by_file: dict[str, list[LineageRecord]] = {}
     for record in records:
-        by_file.setdefault(record["file"], []).append(record)
+        by_file.setdefault(record.file, []).append(record)
     train: Mapping[str, Any] | None = None
     evaluation: dict[str, Any] | None = None
     dataset_graph = None
@@ -104,23 +111,23 @@ def lineage_row(train_id: str, records: Iterable[Mapping[str, Any]]) -> dict[str
         latest: dict[str, Any] = {}
         file_user_defined: dict[str, Any] = {}
         for record in by_file[name]:
-            if record["kind"] == "user_defined_info":
-                file_user_defined.update(record["data"])
-            elif record["kind"] in ("train_lineage", "evaluation_lineage", "dataset_graph"):
-                latest[record["kind"]] = record["data"]
+            if record.kind == LINEAGE_USER_DEFINED:
+                file_user_defined.update(record.data)
+            elif record.kind in (LINEAGE_TRAIN, LINEAGE_EVAL, LINEAGE_DATASET_GRAPH):
+                latest[record.kind] = record.data
         if not latest:  # MindInsight: LineageEventNotExistException, the file is skipped
             continue
         found = True
-        if "train_lineage" in latest or "dataset_graph" in latest:  # a new training
+        if LINEAGE_TRAIN in latest or LINEAGE_DATASET_GRAPH in latest:  # a new training
             train = evaluation = dataset_graph = None
             user_defined = {}
         user_defined.update(file_user_defined)
-        if "train_lineage" in latest:
-            train = latest["train_lineage"]
-        if "evaluation_lineage" in latest:
-            evaluation = {**(evaluation or {}), **latest["evaluation_lineage"]}
-        if "dataset_graph" in latest:
-            dataset_graph = latest["dataset_graph"]
+        if LINEAGE_TRAIN in latest:
+            train = latest[LINEAGE_TRAIN]
+        if LINEAGE_EVAL in latest:
+            evaluation = {**(evaluation or {}), **latest[LINEAGE_EVAL]}
+        if LINEAGE_DATASET_GRAPH in latest:
+            dataset_graph = latest[LINEAGE_DATASET_GRAPH]
     if not found:
         return None
     row: dict[str, Any] = {"summary_dir": train_id}

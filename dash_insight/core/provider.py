@@ -19,19 +19,21 @@ from typing import Any
 import numpy as np
 
 from dash_insight.core.format.events import (
+    LINEAGE_DATASET_GRAPH,
     DecodeError,
     decode_model_proto,
     decode_value_at,
     parse_event,
 )
+from dash_insight.core.format.files import FileKind
 from dash_insight.core.format.framing import read_record_at
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.store.discovery import resolve_train_id
-from dash_insight.core.store.index import IndexStore
+from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.sampling import sample_indices
 from dash_insight.core.store.series import ScalarSeries, downsample, merge_indices
-from dash_insight.core.store.state import JobState
+from dash_insight.core.store.state import GRAPH_PB, JobState, LineageRecord
 from dash_insight.core.vocabulary import STORED_PLUGINS, Plugin
 
 
@@ -168,9 +170,9 @@ class DataProvider:
             bytes_on_disk=state.bytes_on_disk,
             reasons=tuple(state.integrity_reasons(self._clock())),
             tags={plugin: list(state.tags.get(plugin, {})) for plugin in STORED_PLUGINS},
-            summary_files=kinds.count("summary"),
-            lineage_files=kinds.count("lineage"),
-            graph_files=kinds.count("graph"),
+            summary_files=kinds.count(FileKind.SUMMARY.value),
+            lineage_files=kinds.count(FileKind.LINEAGE.value),
+            graph_files=kinds.count(FileKind.GRAPH.value),
             version=state.version,
             loaded_once=state.loaded_once,
         )
@@ -204,14 +206,14 @@ class DataProvider:
     # -- scalars --
     def _scalar_arrival(self, state: JobState, tag: str) -> tuple[np.ndarray, ...]:
         """(step, wall, value, file rank) of every point of ``tag`` in arrival order."""
-        parts = self.store.read_columns(state, Plugin.SCALAR, tag)
+        parts = self.store.read_columns(state, Plugin.SCALAR.value, tag, ScalarColumns)
         if not parts:
             raise TagNotFound(f"no scalar tag {tag!r} in {state.train_id}")
         return (
-            np.concatenate([c[0] for _, c in parts]),
-            np.concatenate([c[1] for _, c in parts]),
-            np.concatenate([c[2] for _, c in parts]),
-            np.concatenate([np.full(len(c[0]), f.rank, np.int64) for f, c in parts]),
+            np.concatenate([c.step for _, c in parts]),
+            np.concatenate([c.wall_time for _, c in parts]),
+            np.concatenate([c.value for _, c in parts]),
+            np.concatenate([np.full(len(c.step), f.rank, np.int64) for f, c in parts]),
         )
 
     def _selection(self, plugin: str, step: np.ndarray, rank: np.ndarray) -> np.ndarray:
@@ -256,21 +258,21 @@ class DataProvider:
         state = self._state(train_id)
 
         def build() -> ValueSteps:
-            parts = self.store.read_columns(state, plugin, tag)
+            parts = self.store.read_columns(state, plugin, tag, BlobColumns)
             if not parts:
                 raise TagNotFound(f"no {plugin} tag {tag!r} in {train_id}")
-            step = np.concatenate([c[0] for _, c in parts])
-            rank = np.concatenate([np.full(len(c[0]), f.rank, np.int64) for f, c in parts])
+            step = np.concatenate([c.step for _, c in parts])
+            rank = np.concatenate([np.full(len(c.step), f.rank, np.int64) for f, c in parts])
             chosen = self._selection(plugin, step, rank)
-            meta = [m for _, c in parts for m in c[5]]
+            meta = [m for _, c in parts for m in c.meta]
             return ValueSteps(
                 step=step[chosen],
-                wall_time=np.concatenate([c[1] for _, c in parts])[chosen],
+                wall_time=np.concatenate([c.wall_time for _, c in parts])[chosen],
                 files=tuple(f.name for f, _ in parts),
-                file=np.concatenate([np.full(len(c[0]), i, np.int32)
+                file=np.concatenate([np.full(len(c.step), i, np.int32)
                                      for i, (_, c) in enumerate(parts)])[chosen],
-                offset=np.concatenate([c[2] for _, c in parts])[chosen],
-                index=np.concatenate([c[4] for _, c in parts])[chosen],
+                offset=np.concatenate([c.offset for _, c in parts])[chosen],
+                index=np.concatenate([c.value_index for _, c in parts])[chosen],
                 meta=[meta[i] for i in chosen.tolist()],
             )
 
@@ -303,7 +305,7 @@ class DataProvider:
     def read_graph(self, train_id: str, tag: str) -> anf_ir_pb2.GraphProto:
         """The graph of a summary file (its last graph record) or of a ``.pb`` file."""
         state = self._state(train_id)
-        records = [g for g in state.graphs if g["file"] == tag]
+        records = [g for g in state.graphs if g.file == tag]
         if not records:
             raise TagNotFound(f"no graph {tag!r} in {train_id}")
         record = records[-1]
@@ -311,23 +313,24 @@ class DataProvider:
 
         def build() -> anf_ir_pb2.GraphProto:
             try:
-                if record["kind"] == "pb":
+                if record.kind == GRAPH_PB:
                     with open(path, "rb") as handle:
                         return decode_model_proto(handle.read())
-                return parse_event(read_record_at(path, record["offset"])).graph_def
+                return parse_event(read_record_at(path, record.offset)).graph_def
             except (OSError, ValueError, DecodeError) as error:
                 raise ValueUnreadable(f"cannot read graph {tag!r}: {error}") from None
 
-        return self._cache.get_or_compute(("graph", path, record["offset"], state.version),
+        return self._cache.get_or_compute(("graph", path, record.offset, state.version),
                                           build)
 
-    def lineage_records(self, train_id: str) -> list[dict[str, Any]]:
-        """Decoded lineage records ({file, wall_time, kind, data}), files in name order."""
+    def lineage_records(self, train_id: str) -> list[LineageRecord]:
+        """The job's decoded lineage records, files in name order, each file's in file order.
+        """
         state = self._state(train_id)
-        return sorted(state.lineage, key=lambda r: (r["file"], r["offset"]))
+        return sorted(state.lineage, key=lambda r: (r.file, r.offset))
 
     def dataset_graph(self, train_id: str) -> dict[str, Any] | None:
         """The job's dataset pipeline (the last one recorded), or None."""
-        graphs = [r for r in self.lineage_records(train_id) if r["kind"] == "dataset_graph"]
-        return graphs[-1]["data"] if graphs else None
+        graphs = [r for r in self.lineage_records(train_id) if r.kind == LINEAGE_DATASET_GRAPH]
+        return graphs[-1].data if graphs else None
 

@@ -27,22 +27,16 @@ from google.protobuf.message import DecodeError as _ProtoDecodeError
 from google.protobuf.message import Message
 
 from dash_insight.core.format.protos import anf_ir_pb2, lineage_pb2, summary_pb2
+from dash_insight.core.vocabulary import Plugin
 
-PLUGIN_SCALAR = "scalar"
-PLUGIN_IMAGE = "image"
-PLUGIN_HISTOGRAM = "histogram"
-PLUGIN_TENSOR = "tensor"
-PLUGIN_LOSS_LANDSCAPE = "loss_landscape"
-PLUGIN_GRAPH = "graph"
-PLUGIN_LINEAGE = "lineage"
-
-#: ``Summary.Value`` oneof field -> plugin name used everywhere in dash-insight.
-VALUE_FIELD_PLUGIN = {
-    "scalar_value": PLUGIN_SCALAR,
-    "image": PLUGIN_IMAGE,
-    "histogram": PLUGIN_HISTOGRAM,
-    "tensor": PLUGIN_TENSOR,
-    "loss_landscape": PLUGIN_LOSS_LANDSCAPE,
+#: ``Summary.Value`` oneof field -> the kind of value it holds (plain ``str`` values: they end up
+#: in the index, whose pickles must not reference the enum class).
+VALUE_FIELD_PLUGIN: dict[str, str] = {
+    "scalar_value": Plugin.SCALAR.value,
+    "image": Plugin.IMAGE.value,
+    "histogram": Plugin.HISTOGRAM.value,
+    "tensor": Plugin.TENSOR.value,
+    "loss_landscape": Plugin.LOSS_LANDSCAPE.value,
 }
 
 DataType = anf_ir_pb2.DataType
@@ -344,7 +338,7 @@ LINEAGE_USER_DEFINED = "user_defined_info"
 
 
 @dataclass(frozen=True)
-class LineageRecord:
+class DecodedLineage:
     """One ``LineageEvent``: ``kind`` is its oneof field name, ``data`` its plain contents."""
 
     wall_time: float
@@ -399,7 +393,7 @@ def dataset_graph_to_dict(graph: lineage_pb2.DatasetGraph) -> dict[str, Any]:
     return node
 
 
-def decode_lineage_event(payload: bytes | memoryview) -> LineageRecord:
+def decode_lineage_event(payload: bytes | memoryview) -> DecodedLineage:
     """Decode one ``LineageEvent``; the eval ``metric`` JSON string is decoded into a dict
     (``{}`` when unset, as MindInsight; left as text if it is not valid JSON)."""
     try:
@@ -424,7 +418,7 @@ def decode_lineage_event(payload: bytes | memoryview) -> LineageRecord:
                 data["metric"] = json.loads(metric) if metric else {}
             except json.JSONDecodeError:
                 data["metric"] = metric
-    return LineageRecord(event.wall_time, kind, data)
+    return DecodedLineage(event.wall_time, kind, data)
 
 
 # --- graph .pb files ----------------------------------------------------------------------------

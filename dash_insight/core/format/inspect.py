@@ -21,22 +21,21 @@ from typing import Any
 
 import numpy as np
 
-from dash_insight.core.format.events import (
-    PLUGIN_GRAPH,
-    PLUGIN_LINEAGE,
-    DecodeError,
-    decode_lineage_event,
-)
+from dash_insight.core.format.events import DecodeError, decode_lineage_event
 from dash_insight.core.format.events import decode_model_proto as _decode_model_proto
 from dash_insight.core.format.files import FileKind, classify, summary_sort_key
 from dash_insight.core.format.framing import CHUNK_BYTES, Damage, RecordReader
 from dash_insight.core.format.scan import EventScanner
+from dash_insight.core.vocabulary import Plugin
 
 STATUS_OK = "ok"
 STATUS_EMPTY = "empty"
 STATUS_TRUNCATED = "truncated"
 STATUS_DAMAGED = "damaged"
 STATUS_UNREADABLE = "unreadable"
+#: The report's key for lineage records: not a stored :class:`Plugin` (the index keeps lineage
+#: records per job, not tags).
+LINEAGE = "lineage"
 
 
 @dataclass
@@ -89,16 +88,16 @@ def _read_framed(path: str, kind: FileKind,
                 except DecodeError as error:
                     errors.append(Damage(record.offset, str(error)))
                     continue
-                _stats(tags, PLUGIN_LINEAGE, lineage.kind).add(np.zeros(1, np.int64))
+                _stats(tags, LINEAGE, lineage.kind).add(np.zeros(1, np.int64))
         else:
             result = scanner.scan(reader.read(CHUNK_BYTES))
             errors.extend(result.errors)
             for tag, columns in result.scalars.items():
-                _stats(tags, "scalar", tag).add(columns.step)
+                _stats(tags, Plugin.SCALAR.value, tag).add(columns.step)
             for (plugin, tag), blobs in result.blobs.items():
                 _stats(tags, plugin, tag).add(blobs.step)
             if result.graphs:
-                _stats(tags, PLUGIN_GRAPH, os.path.basename(path)).add(
+                _stats(tags, Plugin.GRAPH.value, os.path.basename(path)).add(
                     np.array([g.step for g in result.graphs], dtype=np.int64))
         records += reader.result.records
         errors.extend(reader.result.damage)
@@ -140,7 +139,7 @@ def _read_graph_file(path: str, tags: dict[str, dict[str, _TagStats]]) -> dict[s
         _decode_model_proto(data)
     except DecodeError as error:
         return _file_entry(path, FileKind.GRAPH, 0, [Damage(0, str(error))], STATUS_DAMAGED)
-    _stats(tags, PLUGIN_GRAPH, os.path.basename(path)).add(np.zeros(1, np.int64))
+    _stats(tags, Plugin.GRAPH.value, os.path.basename(path)).add(np.zeros(1, np.int64))
     return _file_entry(path, FileKind.GRAPH, 1, [], STATUS_OK)
 
 

@@ -37,6 +37,7 @@ from dash_insight.core.format.events import (
 )
 from dash_insight.core.format.framing import Damage, Record
 from dash_insight.core.format.protos import summary_pb2
+from dash_insight.core.vocabulary import Plugin
 
 _WALL_TIME = struct.Struct("<d")
 _MAX_TEMPLATES = 64  # distinct scalar-only layouts remembered per file
@@ -45,8 +46,9 @@ _RECENT_TEMPLATES = 2  # templates tried as the prefix of records mixing scalars
 
 
 @dataclass
-class ScalarColumns:
-    """Every point of one scalar tag in file order."""
+class ScannedScalars:
+    """Every point of one scalar tag in file order (the index stores them as
+    :class:`~dash_insight.core.store.index.ScalarColumns`)."""
 
     step: np.ndarray  # int64
     wall_time: np.ndarray  # float64
@@ -57,10 +59,11 @@ class ScalarColumns:
 
 
 @dataclass
-class BlobColumns:
+class ScannedBlobs:
     """Where each value of one large-value tag lives: ``offset``/``length`` locate the record,
     ``index`` the value inside its Summary; ``meta`` holds small per-value facts (image size,
-    tensor dims and dtype; None for histograms)."""
+    tensor dims and dtype; None for histograms). Stored as
+    :class:`~dash_insight.core.store.index.BlobColumns`."""
 
     step: np.ndarray  # int64
     wall_time: np.ndarray  # float64
@@ -85,8 +88,8 @@ class GraphRef:
 class ScanResult:
     """What :meth:`EventScanner.scan` found in a run of records."""
 
-    scalars: dict[str, ScalarColumns] = field(default_factory=dict)
-    blobs: dict[tuple[str, str], BlobColumns] = field(default_factory=dict)  # (plugin, tag)
+    scalars: dict[str, ScannedScalars] = field(default_factory=dict)
+    blobs: dict[tuple[str, str], ScannedBlobs] = field(default_factory=dict)  # (plugin, tag)
     graphs: list[GraphRef] = field(default_factory=list)
     versions: list[str] = field(default_factory=list)
     errors: list[Damage] = field(default_factory=list)
@@ -195,12 +198,12 @@ def _scalar_layout(summary: memoryview) -> tuple[list[int], list[str]] | None:
     return (offsets, tags) if pos == end and offsets else None
 
 
-def _value_meta(kind: str, value: Any) -> dict[str, Any] | None:
+def _value_meta(plugin: str, value: Any) -> dict[str, Any] | None:
     """Small facts worth knowing without decoding the value; histograms need none."""
-    if kind == "image":
+    if plugin == Plugin.IMAGE:
         image = value.image
         return {"height": image.height, "width": image.width}
-    if kind == "tensor":
+    if plugin == Plugin.TENSOR:
         tensor = value.tensor
         return {"dims": list(tensor.dims), "data_type": data_type_name(tensor.data_type)}
     return None
@@ -242,7 +245,7 @@ class _Batch:
             if refs is None:
                 refs = self.blobs[key] = ([], [])
             refs[0].append((step, wall, record.offset, len(record.payload), index))
-            refs[1].append(_value_meta(which, value))
+            refs[1].append(_value_meta(key[0], value))
         return all_scalar
 
 
@@ -349,10 +352,10 @@ class EventScanner:
                 steps = np.concatenate([p[1] for p in parts])[order]
                 walls = np.concatenate([p[2] for p in parts])[order]
                 values = np.concatenate([p[3] for p in parts])[order]
-            result.scalars[tag] = ScalarColumns(steps, walls, values)
+            result.scalars[tag] = ScannedScalars(steps, walls, values)
         for key, (refs, meta) in batch.blobs.items():
             steps, walls, offsets, lengths, indexes = zip(*refs, strict=True)
-            result.blobs[key] = BlobColumns(
+            result.blobs[key] = ScannedBlobs(
                 step=np.asarray(steps, dtype=np.int64),
                 wall_time=np.asarray(walls, dtype=np.float64),
                 offset=np.asarray(offsets, dtype=np.int64),

@@ -37,19 +37,14 @@ from typing import Any, BinaryIO
 import numpy as np
 from google.protobuf.message import Message
 
-from dash_insight.core.format.events import (
-    DATATYPE_OF_NUMPY,
-    PLUGIN_HISTOGRAM,
-    PLUGIN_IMAGE,
-    PLUGIN_SCALAR,
-    PLUGIN_TENSOR,
-)
+from dash_insight.core.format.events import DATATYPE_OF_NUMPY
 from dash_insight.core.format.files import LINEAGE_SUFFIX, summary_file_name
 from dash_insight.core.format.framing import frame_record
 from dash_insight.core.format.protos import anf_ir_pb2, lineage_pb2, summary_pb2
+from dash_insight.core.vocabulary import Plugin
 
 EVENT_VERSION = "MindSpore.Event:1"
-_DATA_PLUGINS = (PLUGIN_SCALAR, PLUGIN_IMAGE, PLUGIN_HISTOGRAM, PLUGIN_TENSOR)
+_DATA_PLUGINS = (Plugin.SCALAR, Plugin.IMAGE, Plugin.HISTOGRAM, Plugin.TENSOR)
 _LINEAGE_PLUGINS = ("train_lineage", "eval_lineage", "dataset_graph", "custom_lineage_data")
 _LINEAGE_FIELDS = {
     "train_lineage": "train_lineage",
@@ -399,12 +394,20 @@ class SummaryWriter:
         *,
         device_id: int = 0,
         host: str | None = None,
+        timestamp: int | None = None,
     ) -> None:
+        """``timestamp`` is the Unix second in the file names (default: now). Jobs order their
+        files by it, so a test or a tool can write a "later" file without waiting for the
+        clock. As with the default, a name already taken moves on to the next free second."""
+        if timestamp is not None and (isinstance(timestamp, bool)
+                                      or not isinstance(timestamp, (int, np.integer))
+                                      or timestamp < 0):
+            raise ValueError(f"timestamp must be a non-negative int, got {timestamp!r}")
         self.log_dir = os.fspath(log_dir)
         os.makedirs(self.log_dir, mode=0o700, exist_ok=True)
         host = host if host is not None else (platform.node() or "localhost")
         self._name_parts = (device_id, host, file_prefix, file_suffix)
-        self._timestamp = int(time.time())
+        self._timestamp = int(time.time()) if timestamp is None else int(timestamp)
         while any(os.path.exists(path) for path in self._paths(self._timestamp)):
             self._timestamp += 1
         self.summary_path, self.lineage_path = self._paths(self._timestamp)
@@ -436,7 +439,7 @@ class SummaryWriter:
         self._check_open()
         if not isinstance(tag, str) or not tag:
             raise ValueError(f"tag must be a non-empty str, got {tag!r}")
-        if plugin == "graph":
+        if plugin == Plugin.GRAPH:
             self.add_graph(value)
             return
         if plugin in _LINEAGE_PLUGINS:
@@ -444,17 +447,17 @@ class SummaryWriter:
             return
         if plugin not in _DATA_PLUGINS:
             raise ValueError(f"unknown plugin {plugin!r}; expected one of "
-                             f"{', '.join((*_DATA_PLUGINS, 'graph', *_LINEAGE_PLUGINS))}")
+                             f"{', '.join((*_DATA_PLUGINS, Plugin.GRAPH, *_LINEAGE_PLUGINS))}")
         array = to_numpy(value)
         proto = summary_pb2.Summary.Value(tag=tag)
-        if plugin == PLUGIN_SCALAR:
+        if plugin == Plugin.SCALAR:
             number = scalar_value(array, tag)
             if number is None:
                 return
             proto.scalar_value = number
-        elif plugin == PLUGIN_IMAGE:
+        elif plugin == Plugin.IMAGE:
             fill_image(array, proto.image, dataformats)
-        elif plugin == PLUGIN_HISTOGRAM:
+        elif plugin == Plugin.HISTOGRAM:
             fill_histogram(array, proto.histogram)
         else:
             proto.tensor.CopyFrom(tensor_proto(array))
@@ -485,22 +488,22 @@ class SummaryWriter:
     def add_scalar(self, tag: str, value: Any, step: int) -> None:
         """Record a scalar (stored as float32) at ``step``."""
         self._at_step(step)
-        self.add_value(PLUGIN_SCALAR, tag, value)
+        self.add_value(Plugin.SCALAR, tag, value)
 
     def add_image(self, tag: str, images: Any, step: int, dataformats: str = "NCHW") -> None:
         """Record a batch of images (4-D, ``dataformats`` order, 1 or 3 channels) at ``step``."""
         self._at_step(step)
-        self.add_value(PLUGIN_IMAGE, tag, images, dataformats=dataformats)
+        self.add_value(Plugin.IMAGE, tag, images, dataformats=dataformats)
 
     def add_histogram(self, tag: str, values: Any, step: int) -> None:
         """Record the histogram of ``values`` at ``step``."""
         self._at_step(step)
-        self.add_value(PLUGIN_HISTOGRAM, tag, values)
+        self.add_value(Plugin.HISTOGRAM, tag, values)
 
     def add_tensor(self, tag: str, values: Any, step: int) -> None:
         """Record a whole tensor at ``step``."""
         self._at_step(step)
-        self.add_value(PLUGIN_TENSOR, tag, values)
+        self.add_value(Plugin.TENSOR, tag, values)
 
     def _at_step(self, step: int) -> None:
         if self._pending_step is not None and self._pending_step != step:

@@ -6,8 +6,8 @@ One loader (thread or process) writes; any number of web workers read. Entries:
 * ``jobs`` -> the job list of the last discovery (train_id, create and update time);
 * ``versions`` -> {train_id: version}, published by the loader after each change;
 * ``chunk|<train_id>|<plugin>|<tag>|<file>|<n>`` -> columns of one tag read from one file:
-  ``(step, wall_time, value)`` for scalars, ``(step, wall_time, offset, length, index, meta)``
-  for values read lazily (images, histograms, tensors, loss landscapes);
+  :class:`ScalarColumns` for scalars, :class:`BlobColumns` for values read lazily (images,
+  histograms, tensors, loss landscapes);
 * ``generation`` -> a counter the loader bumps after each change, so readers know when to
   reload what they cached.
 
@@ -30,7 +30,7 @@ import fcntl
 import hashlib
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import diskcache
 import numpy as np
@@ -38,7 +38,8 @@ import numpy as np
 from dash_insight.core.store.state import FileState, JobState
 
 #: Bump when the layout of index entries changes: an index of another format is rebuilt.
-INDEX_FORMAT = 2
+#: 3: chunks are ScalarColumns / BlobColumns, graphs and lineage GraphRecord / LineageRecord.
+INDEX_FORMAT = 3
 _SEP = "\x1f"  # ASCII unit separator: never in a path, a tag or a plugin name
 #: Values up to this size stay inside SQLite (diskcache's default is 32 KB).
 _IN_DATABASE_BYTES = 64 << 20
@@ -47,7 +48,33 @@ _IN_DATABASE_BYTES = 64 << 20
 def _key(*parts: object) -> str:
     return _SEP.join(str(part) for part in parts)
 
-Columns = tuple[Any, ...]  # numpy arrays, plus a trailing list for blob metadata
+
+class ScalarColumns(NamedTuple):
+    """Points of one scalar tag read from one file, in file order (one chunk, or several
+    concatenated)."""
+
+    step: np.ndarray  # int64
+    wall_time: np.ndarray  # float64
+    value: np.ndarray  # float32, exactly as stored
+
+
+class BlobColumns(NamedTuple):
+    """Where the values of one image / histogram / tensor / loss-landscape tag are in one file:
+    ``offset`` and ``length`` locate each record, ``value_index`` the value inside its Summary
+    (not ``index``, which would hide ``tuple.index``); ``meta`` holds small facts per value
+    (image size, tensor dims and dtype; None otherwise)."""
+
+    step: np.ndarray  # int64
+    wall_time: np.ndarray  # float64
+    offset: np.ndarray  # int64
+    length: np.ndarray  # int64
+    value_index: np.ndarray  # int32
+    meta: list[dict[str, Any] | None]
+
+
+#: The columns of one chunk. NamedTuples: pickled as a class reference plus a plain tuple.
+Columns = ScalarColumns | BlobColumns
+ColumnsT = TypeVar("ColumnsT", ScalarColumns, BlobColumns)
 
 
 def index_directory(workspace: str, base_dir: str) -> str:
@@ -56,17 +83,18 @@ def index_directory(workspace: str, base_dir: str) -> str:
     return os.path.join(workspace, "index", digest)
 
 
-def _concat(parts: list[Columns]) -> Columns:
-    """Concatenate chunks column by column (arrays with numpy, metadata lists with +)."""
+def _concat(parts: list[ColumnsT]) -> ColumnsT:
+    """Concatenate chunks of one layout column by column (arrays with numpy, metadata lists
+    joined)."""
     if len(parts) == 1:
         return parts[0]
-    out = []
+    out: list[Any] = []
     for column in zip(*parts, strict=True):
         if isinstance(column[0], np.ndarray):
             out.append(np.concatenate(column))
         else:
             out.append([item for part in column for item in part])
-    return tuple(out)
+    return type(parts[0])._make(out)
 
 
 class IndexStore:
@@ -173,7 +201,7 @@ class IndexStore:
         sizes = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
         self._cache.set(_key("chunk", state.train_id, plugin, tag, name, len(sizes)), columns)
-        sizes.append(len(columns[0]))
+        sizes.append(len(columns.step))
         while merge and len(sizes) >= 2 and sizes[-1] * 2 >= sizes[-2]:
             first, second = len(sizes) - 2, len(sizes) - 1
             merged = _concat([self._chunk(state.train_id, plugin, tag, name, first),
@@ -182,16 +210,17 @@ class IndexStore:
             self._cache.delete(_key("chunk", state.train_id, plugin, tag, name, second))
             sizes[first:] = [sizes[first] + sizes[second]]
 
-    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, n: int) -> Columns:
+    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, n: int) -> Any:
         columns = self._cache.get(_key("chunk", train_id, plugin, tag, name, n))
         if columns is None:
             raise KeyError(f"index entry missing: {train_id} {plugin} {tag} {name} #{n}")
         return columns
 
-    def read_columns(self, state: JobState, plugin: str,
-                     tag: str) -> list[tuple[FileState, Columns]]:
+    def read_columns(self, state: JobState, plugin: str, tag: str,
+                     layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
         """The columns of ``tag`` per file, files in rank order, each file's chunks concatenated
-        in arrival order."""
+        in arrival order. ``layout`` is what the caller expects (:class:`ScalarColumns` for
+        scalars, :class:`BlobColumns` otherwise); another one is a TypeError."""
         out = []
         files = sorted(state.files.values(), key=lambda f: (f.rank, f.name))
         for file_state in files:
@@ -200,6 +229,10 @@ class IndexStore:
                 continue
             parts = [self._chunk(state.train_id, plugin, tag, file_state.name, n)
                      for n in range(len(sizes))]
+            for part in parts:
+                if not isinstance(part, layout):
+                    raise TypeError(f"{plugin} {tag!r} of {state.train_id} is stored as "
+                                    f"{type(part).__name__}, not {layout.__name__}")
             out.append((file_state, _concat(parts)))
         return out
 

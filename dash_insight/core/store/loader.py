@@ -28,13 +28,19 @@ from dash_insight.core.format.files import FileKind
 from dash_insight.core.format.framing import Damage, RecordReader
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
-from dash_insight.core.store.index import IndexStore
-from dash_insight.core.store.state import FileState, JobState
+from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
+from dash_insight.core.store.state import (
+    GRAPH_IN_SUMMARY,
+    GRAPH_PB,
+    STATUS_LOADED,
+    FileState,
+    GraphRecord,
+    JobState,
+    LineageRecord,
+)
+from dash_insight.core.vocabulary import Plugin
 
 log = logging.getLogger(__name__)
-
-PLUGIN_SCALAR = "scalar"
-PLUGIN_GRAPH = "graph"
 
 
 def _forget_file(store: IndexStore, state: JobState, file_state: FileState) -> None:
@@ -49,11 +55,13 @@ def _forget_file(store: IndexStore, state: JobState, file_state: FileState) -> N
                 del by_tag[tag]
         if not by_tag:
             del state.tags[plugin]
-    state.graphs = [g for g in state.graphs if g["file"] != name]
-    state.lineage = [r for r in state.lineage if r["file"] != name]
+    state.graphs = [g for g in state.graphs if g.file != name]
+    state.lineage = [r for r in state.lineage if r.file != name]
 
 
 def _count(state: JobState, plugin: str, tag: str, name: str, n: int) -> None:
+    """Add ``n`` values of ``tag`` read from file ``name``; ``plugin`` must be a plain ``str``
+    (``Plugin.X.value``): it is pickled into the index."""
     by_file = state.tags.setdefault(plugin, {}).setdefault(tag, {})
     by_file[name] = by_file.get(name, 0) + n
 
@@ -137,7 +145,7 @@ class Loader:
             for job in jobs:
                 state = self.store.load_job(job.train_id) or JobState(job.train_id)
                 reconciled = self._reconcile(job, state)
-                if not state.loaded_once and state.files and state.status == "loaded":
+                if not state.loaded_once and state.files and state.status == STATUS_LOADED:
                     state.loaded_once = reconciled = True  # e.g. only empty files
                 if reconciled:
                     self.store.save_job(state)
@@ -264,25 +272,27 @@ class Loader:
     def _store_scan(self, state: JobState, file_state: FileState, result: ScanResult,
                     merge: bool) -> None:
         name = file_state.name
-        for tag, columns in result.scalars.items():
-            self.store.append_chunk(state, file_state, PLUGIN_SCALAR, tag,
-                                    (columns.step, columns.wall_time, columns.value), merge)
-            _count(state, PLUGIN_SCALAR, tag, name, len(columns))
+        for tag, scalars in result.scalars.items():
+            columns = ScalarColumns(step=scalars.step, wall_time=scalars.wall_time,
+                                    value=scalars.value)
+            self.store.append_chunk(state, file_state, Plugin.SCALAR.value, tag, columns, merge)
+            _count(state, Plugin.SCALAR.value, tag, name, len(scalars))
         for (plugin, tag), blobs in result.blobs.items():
-            self.store.append_chunk(state, file_state, plugin, tag,
-                                    (blobs.step, blobs.wall_time, blobs.offset, blobs.length,
-                                     blobs.index, blobs.meta), merge)
+            references = BlobColumns(step=blobs.step, wall_time=blobs.wall_time,
+                                     offset=blobs.offset, length=blobs.length,
+                                     value_index=blobs.index, meta=blobs.meta)
+            self.store.append_chunk(state, file_state, plugin, tag, references, merge)
             _count(state, plugin, tag, name, len(blobs))
         for graph in result.graphs:
-            state.graphs.append({"file": name, "kind": "summary", "offset": graph.offset,
-                                 "length": graph.length, "wall_time": graph.wall_time,
-                                 "step": graph.step})
-            _count(state, PLUGIN_GRAPH, name, name, 1)
+            state.graphs.append(GraphRecord(file=name, kind=GRAPH_IN_SUMMARY,
+                                            offset=graph.offset, length=graph.length,
+                                            wall_time=graph.wall_time, step=graph.step))
+            _count(state, Plugin.GRAPH.value, name, name, 1)
         file_state.damage.extend(result.errors)
 
     def _read_lineage(self, path: str, state: JobState, file_state: FileState) -> None:
         """Lineage files are small: re-read whole whenever they change."""
-        state.lineage = [r for r in state.lineage if r["file"] != file_state.name]
+        state.lineage = [r for r in state.lineage if r.file != file_state.name]
         file_state.damage = []
         reader = RecordReader(path)
         size_before = file_state.size
@@ -292,9 +302,9 @@ class Loader:
             except DecodeError as error:
                 file_state.damage.append(Damage(record.offset, str(error)))
                 continue
-            state.lineage.append({"file": file_state.name, "offset": record.offset,
-                                  "wall_time": lineage.wall_time, "kind": lineage.kind,
-                                  "data": lineage.data})
+            state.lineage.append(LineageRecord(file=file_state.name, offset=record.offset,
+                                               wall_time=lineage.wall_time, kind=lineage.kind,
+                                               data=lineage.data))
         file_state.damage.extend(reader.result.damage)
         file_state.records = reader.result.records
         file_state.offset, file_state.lost_at = reader.offset, reader.lost_at
@@ -304,8 +314,8 @@ class Loader:
     def _read_graph_file(self, path: str, state: JobState, file_state: FileState) -> None:
         """A bare ModelProto: checked now, decoded again when shown."""
         name = file_state.name
-        state.graphs = [g for g in state.graphs if g["file"] != name]
-        state.tags.get(PLUGIN_GRAPH, {}).pop(name, None)
+        state.graphs = [g for g in state.graphs if g.file != name]
+        state.tags.get(Plugin.GRAPH.value, {}).pop(name, None)
         file_state.damage = []
         try:
             with open(path, "rb") as handle:
@@ -314,8 +324,9 @@ class Loader:
         except (OSError, DecodeError) as error:
             file_state.damage.append(Damage(0, str(error)))
         else:
-            state.graphs.append({"file": name, "kind": "pb", "offset": 0, "length": len(data),
-                                 "wall_time": file_state.mtime, "step": 0})
-            _count(state, PLUGIN_GRAPH, name, name, 1)
+            state.graphs.append(GraphRecord(file=name, kind=GRAPH_PB, offset=0,
+                                            length=len(data), wall_time=file_state.mtime,
+                                            step=0))
+            _count(state, Plugin.GRAPH.value, name, name, 1)
         file_state.offset = file_state.read_size = file_state.size
         file_state.records, file_state.caught_up = 1, True

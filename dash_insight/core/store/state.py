@@ -19,6 +19,34 @@ STATUS_LOADED = "loaded"  # every byte on disk has been read
 #: An incomplete record untouched for this long is reported (MindInsight: 600 s).
 STALE_TAIL_SECONDS = 600.0
 
+#: Where a graph was read from (:attr:`GraphRecord.kind`).
+GRAPH_IN_SUMMARY = "summary"  # a ``graph_def`` Event of a summary file
+GRAPH_PB = "pb"  # a bare ``ModelProto`` file
+
+
+@dataclass(frozen=True)
+class GraphRecord:
+    """Where one graph is: decoded again, from its record, when shown."""
+
+    file: str  # the file name (the graph's tag)
+    kind: str  # GRAPH_IN_SUMMARY or GRAPH_PB
+    offset: int  # the record's offset (0 for a .pb file)
+    length: int  # payload length (the file size for a .pb file)
+    wall_time: float
+    step: int
+
+
+@dataclass(frozen=True)
+class LineageRecord:
+    """One decoded ``LineageEvent`` of a ``_lineage`` file (lineage files are small: kept whole).
+    """
+
+    file: str
+    offset: int
+    wall_time: float
+    kind: str  # train_lineage, evaluation_lineage, dataset_graph or user_defined_info
+    data: dict[str, Any]  # the message as a dict (see events.decode_lineage_event)
+
 
 @dataclass
 class FileState:
@@ -55,8 +83,8 @@ class JobState:
     files: dict[str, FileState] = field(default_factory=dict)
     # plugin -> tag -> {file name: number of values}; tags keep first-seen order
     tags: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
-    graphs: list[dict[str, Any]] = field(default_factory=list)  # {file, offset, length, ...}
-    lineage: list[dict[str, Any]] = field(default_factory=list)  # decoded lineage records
+    graphs: list[GraphRecord] = field(default_factory=list)
+    lineage: list[LineageRecord] = field(default_factory=list)
     vanished: list[str] = field(default_factory=list)  # files that disappeared from disk
     version: int = 0  # bumped on every change of the job's data
     loaded_once: bool = False  # every byte on disk was read at least once

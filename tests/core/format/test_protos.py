@@ -101,6 +101,8 @@ def test_upb_backend_is_used() -> None:
 
 
 def test_generated_modules_are_up_to_date() -> None:
+    # proto/generate.py needs protoc from the dev extra; everything else here does not.
+    pytest.importorskip("grpc_tools", reason="grpcio-tools (the dev extra) is not installed")
     done = subprocess.run([sys.executable, str(REPO / "proto" / "generate.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

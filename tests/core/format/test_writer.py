@@ -21,9 +21,9 @@ from PIL import Image
 
 from dash_insight.core.format import writer as writer_module
 from dash_insight.core.format.events import (
+    DecodedLineage,
     HistogramValue,
     ImageValue,
-    LineageRecord,
     SummaryEvent,
     TensorValue,
     data_type_name,
@@ -72,7 +72,7 @@ def data_events(path: str | Path) -> list[SummaryEvent]:
     return [e for e in events(path) if e.version is None and e.graph is None]
 
 
-def lineage_records(path: str | Path) -> list[LineageRecord]:
+def lineage_records(path: str | Path) -> list[DecodedLineage]:
     return [decode_lineage_event(p) for p in payloads(path)]
 
 
@@ -777,6 +777,22 @@ def test_file_names(log_dir: Path, prefix: str, device_id: int, host: str) -> No
     assert {m.group(2) for m in matches if m} == {"_MS", "_lineage"}
     assert classify(Path(writer.summary_path).name) is FileKind.SUMMARY
     assert classify(Path(writer.lineage_path).name) is FileKind.LINEAGE
+
+
+def test_chosen_file_name_timestamp(log_dir: Path) -> None:
+    """``timestamp`` names the files (jobs order files by it); a taken name still moves on."""
+    with SummaryWriter(log_dir, host="vm", timestamp=1_700_000_000) as first:
+        first.add_scalar("a", 1.0, step=1)
+        first.add_custom_lineage({"a": 1})
+    assert Path(first.summary_path).name == "events.out.events.summary.1700000000.0.vm_MS"
+    assert Path(first.lineage_path).name == "events.out.events.summary.1700000000.0.vm_lineage"
+    with SummaryWriter(log_dir, host="vm", timestamp=1_700_000_000) as second:
+        second.add_scalar("a", 2.0, step=1)
+    assert Path(second.summary_path).name == "events.out.events.summary.1700000001.0.vm_MS"
+    assert the_value(first.summary_path) == 1.0 and the_value(second.summary_path) == 2.0
+    for bad in (-1, 1.5, True, "1700000000"):
+        with pytest.raises(ValueError, match="timestamp"):
+            SummaryWriter(log_dir, timestamp=bad)  # type: ignore[arg-type]
 
 
 def test_default_host_is_the_node_name(log_dir: Path) -> None:
