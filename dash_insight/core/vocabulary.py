@@ -10,12 +10,19 @@ import enum
 from collections.abc import Iterable
 
 
-class Plugin(str, enum.Enum):
-    """A kind of value a summary ``Event`` holds (the index stores tags per kind)."""
+class _Word(str, enum.Enum):
+    """A str-valued enum whose members print and format as their value on every Python version
+    (3.12 changed ``format()`` of mixed-in enums)."""
 
-    # str-valued members that format and print as their value on every Python version
-    __str__ = str.__str__
-    __format__ = str.__format__
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, format_spec: str) -> str:
+        return format(str(self.value), format_spec)
+
+
+class Plugin(_Word):
+    """A kind of value a summary ``Event`` holds (the index stores tags per kind)."""
 
     SCALAR = "scalar"
     IMAGE = "image"
@@ -36,11 +43,8 @@ MINDINSIGHT_PLUGINS: tuple[str, ...] = (
     Plugin.HISTOGRAM.value, Plugin.TENSOR.value, Plugin.LOSS_LANDSCAPE.value)
 
 
-class GraphMode(str, enum.Enum):
+class GraphMode(_Word):
     """How a computational graph is built: as recorded, or MindInsight's readable mode."""
-
-    __str__ = str.__str__
-    __format__ = str.__format__
 
     NORMAL = "normal"
     OPTIMIZE = "optimize"

@@ -113,5 +113,5 @@ def _register(app: dash.Dash, provider: DataProvider, cards: Sequence[BoundCard]
 
     @app.callback(Output("image-tag-index", "data"), Input(SWITCH_TAG_ID, "n_clicks"),
                   State("image-tag-index", "data"), prevent_initial_call=True)
-    def switch(clicks: int | None, index: int | None) -> int:
+    def switch(clicks: int | None, index: int | None) -> Any:
         return (index or 0) + 1 if clicks else dash.no_update

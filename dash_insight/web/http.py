@@ -201,6 +201,18 @@ def require(**params: Any) -> None:
             raise errors.param_missing(name)
 
 
+def required_args(*names: str) -> list[str]:
+    """The query parameters ``names`` in order; ParamMissError for the first one missing or
+    empty (``Validation.check_param_empty`` on ``request.args``)."""
+    values = []
+    for name in names:
+        value = request.args.get(name)
+        if not value:
+            raise errors.param_missing(name)
+        values.append(value)
+    return values
+
+
 def to_int(value: str, name: str) -> int:
     """``tools.to_int``: ParamTypeError unless ``int(value)`` works."""
     try:

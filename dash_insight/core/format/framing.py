@@ -63,11 +63,10 @@ _FOOTER = struct.Struct("<I")
 
 def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
     """Masked CRC-32C of ``data``: ``((crc >> 15) | (crc << 17)) + 0xA282EAD8`` mod 2**32."""
-    if not isinstance(data, bytes):
-        # google_crc32c refuses memoryviews and bytearrays but takes numpy arrays; this view
-        # copies nothing.
-        data = np.frombuffer(data, dtype=np.uint8)
-    crc = google_crc32c.value(data)
+    # google_crc32c refuses memoryviews and bytearrays but takes numpy arrays; this view copies
+    # nothing.
+    crc = google_crc32c.value(data if isinstance(data, bytes)
+                              else np.frombuffer(data, dtype=np.uint8))
     return ((((crc >> 15) | (crc << 17)) & _U32) + _MASK_DELTA) & _U32
 
 

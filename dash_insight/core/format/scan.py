@@ -346,18 +346,18 @@ class EventScanner:
                     chunks.setdefault(tag, []).append(chunk)
         for tag, parts in chunks.items():
             if len(parts) == 1:
-                _, steps, walls, values = parts[0]
+                _, step_column, wall_column, value_column = parts[0]
             else:
                 order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
-                steps = np.concatenate([p[1] for p in parts])[order]
-                walls = np.concatenate([p[2] for p in parts])[order]
-                values = np.concatenate([p[3] for p in parts])[order]
-            result.scalars[tag] = ScannedScalars(steps, walls, values)
+                step_column = np.concatenate([p[1] for p in parts])[order]
+                wall_column = np.concatenate([p[2] for p in parts])[order]
+                value_column = np.concatenate([p[3] for p in parts])[order]
+            result.scalars[tag] = ScannedScalars(step_column, wall_column, value_column)
         for key, (refs, meta) in batch.blobs.items():
-            steps, walls, offsets, lengths, indexes = zip(*refs, strict=True)
+            ref_steps, ref_walls, offsets, lengths, indexes = zip(*refs, strict=True)
             result.blobs[key] = ScannedBlobs(
-                step=np.asarray(steps, dtype=np.int64),
-                wall_time=np.asarray(walls, dtype=np.float64),
+                step=np.asarray(ref_steps, dtype=np.int64),
+                wall_time=np.asarray(ref_walls, dtype=np.float64),
                 offset=np.asarray(offsets, dtype=np.int64),
                 length=np.asarray(lengths, dtype=np.int64),
                 index=np.asarray(indexes, dtype=np.int32),

@@ -212,7 +212,8 @@ def tensor_proto(values: np.ndarray) -> anf_ir_pb2.TensorProto:
     if data_type is None:
         raise ValueError(f"unsupported tensor dtype {values.dtype}")
     floats = np.ascontiguousarray(values, dtype="<f4").reshape(-1).tobytes()
-    head = anf_ir_pb2.TensorProto(dims=list(values.shape), data_type=data_type)
+    head = anf_ir_pb2.TensorProto(dims=list(values.shape),
+                                  data_type=anf_ir_pb2.DataType.ValueType(data_type))
     packed = b"\x1a" + _varint_bytes(len(floats)) + floats if floats else b""
     return anf_ir_pb2.TensorProto.FromString(head.SerializeToString() + packed)
 
@@ -619,7 +620,9 @@ class SummaryWriter:
                     self.lineage_path = lineage_path
 
     def _write_lineage(self) -> None:
-        if self._lineage and self._lineage_file is None:
+        if not self._lineage:
+            return
+        if self._lineage_file is None:
             self._lineage_file = self._create(lineage=True)
         for event in self._lineage:
             self._lineage_file.write(frame_record(event.SerializeToString()))

@@ -34,9 +34,10 @@ PATH = "/data-graph"
 CANVAS = "data-graph"
 #: cytoscape ``png()`` options of "Download PNG": the whole pipeline, white, twice the pixels.
 PNG_OPTIONS = {"full": True, "bg": "#ffffff", "scale": 2}
-NO_PIPELINE = ["No data graph. SummaryCollector records the dataset pipeline with ",
-               html.Code("collect_specified_data={'collect_dataset_graph': True}"),
-               " (in the job's _lineage file)."]
+NO_PIPELINE: list[Any] = [
+    "No data graph. SummaryCollector records the dataset pipeline with ",
+    html.Code("collect_specified_data={'collect_dataset_graph': True}"),
+    " (in the job's _lineage file)."]
 
 
 def parameter_rows(parameters: dict[str, Any]) -> list[tuple[str, str]]:

@@ -14,8 +14,9 @@ takes a few milliseconds, 1,400 nodes with 2,800 random edges a few hundred.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 Size = tuple[float, float]
 
@@ -28,15 +29,19 @@ MAX_DUMMY_SPAN = 8
 MAX_DUMMIES = 20000
 
 
+#: The caller's node ids (graph node names, dataset node ids).
+K = TypeVar("K", bound=Hashable)
+
+
 @dataclass
-class LayeredLayout:
+class LayeredLayout(Generic[K]):
     """Centres of the nodes (x right, y down, top-left corner of the bounding box at 0, 0)
     and the size of the bounding box."""
 
-    positions: dict[Hashable, tuple[float, float]]
+    positions: dict[K, tuple[float, float]]
     width: float
     height: float
-    layers: dict[Hashable, int]
+    layers: dict[K, int]
 
 
 def _break_cycles(nodes: Sequence[Hashable], successors: dict[Hashable, list[Hashable]]
@@ -127,19 +132,21 @@ def _isotonic(targets: list[float], offsets: list[float]) -> list[float]:
     return [r + o for r, o in zip(result, offsets, strict=True)]
 
 
-def layered_layout(nodes: Sequence[Hashable], sizes: dict[Hashable, Size],
-                   edges: Sequence[tuple[Hashable, Hashable]], *, node_gap: float = 28.0,
-                   layer_gap: float = 46.0, horizontal: bool = False) -> LayeredLayout:
+def layered_layout(nodes: Sequence[K], sizes: Mapping[K, Size],
+                   edges: Sequence[tuple[K, K]], *, node_gap: float = 28.0,
+                   layer_gap: float = 46.0, horizontal: bool = False) -> LayeredLayout[K]:
     """Lay ``nodes`` (in their given order as the initial order) out in layers, top to bottom
     (``horizontal``: left to right). ``sizes[n]`` = (width, height)."""
     nodes = list(nodes)
     if not nodes:
         return LayeredLayout({}, 0.0, 0.0, {})
-    if horizontal:
-        sizes = {n: (h, w) for n, (w, h) in sizes.items()}
+    # dummy nodes along long edges are (edge, index) tuples: every node is Hashable inside
+    size_of: dict[Hashable, Size] = {
+        n: (h, w) if horizontal else (w, h) for n, (w, h) in sizes.items()}
     layer, dag = assign_layers(nodes, edges)
     # dummy nodes along long edges
-    width = {n: sizes[n][0] for n in nodes}
+    width: dict[Hashable, float] = {n: size_of[n][0] for n in nodes}
+    node: Hashable
     up: dict[Hashable, list[Hashable]] = defaultdict(list)
     down: dict[Hashable, list[Hashable]] = defaultdict(list)
     dummy_count = 0
@@ -214,7 +221,7 @@ def layered_layout(nodes: Sequence[Hashable], sizes: dict[Hashable, Size],
             for node, value in zip(row, _isotonic(targets, offsets_of[level]), strict=True):
                 x[node] = value
     # y by layer heights
-    heights = [max((sizes[n][1] for n in row if n in sizes), default=0.0) for row in rows]
+    heights = [max((size_of[n][1] for n in row if n in size_of), default=0.0) for row in rows]
     y_of_layer, cursor = [], 0.0
     for height in heights:
         y_of_layer.append(cursor + height / 2)

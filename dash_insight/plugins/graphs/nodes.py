@@ -75,7 +75,7 @@ def edge_attr(edge_type: str) -> EdgeAttr:
 #: writes 40 as ``DT_ANY`` and adds 43..49 (``DT_COMPLEX64`` ... ``DT_SLICE``), which
 #: MindInsight's proto2 parser reads back as "not set".
 MINDINSIGHT_LAST_DTYPE = 42
-_MINDINSIGHT_RENAMED = {anf_ir_pb2.DT_ANY: "DT_ANYTHING"}
+_MINDINSIGHT_RENAMED: dict[int, str] = {anf_ir_pb2.DT_ANY: "DT_ANYTHING"}
 
 
 class TypeNames:

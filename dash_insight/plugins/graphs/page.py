@@ -205,8 +205,9 @@ def node_info(model: GraphModel, name: str | None, expanded: list[str]) -> Any:
     node = model.nodes.get(name)
     if node is None:
         return html.Div(f"No node {name!r} in this graph.", className="di-error-text")
-    rows = [("Name", html.Span(node.name, id="graph-info-name", className="gp-info-name")),
-            ("Type", node.type)]
+    rows: list[tuple[str, Any]] = [
+        ("Name", html.Span(node.name, id="graph-info-name", className="gp-info-name")),
+        ("Type", node.type)]
     if node.full_name and node.full_name != node.name:
         rows.append(("Full name", node.full_name))
     if node.is_scope:
@@ -382,12 +383,12 @@ def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
     where the user put it."""
     shown = shown or {}
     model, tag, tags, message = loaded
-    controls_key = [tag, state.mode, tags]
+    controls_key: list[Any] = [tag, state.mode, tags]
     new_controls = (dash.no_update if shown.get("controls") == controls_key
                     else controls(tag, tags, state.mode))
     problems = list(state.problems)
     if model is None:
-        signature = [None, message, controls_key, problems]
+        signature: list[Any] = [None, message, controls_key, problems]
         if shown.get("signature") == signature:
             return (dash.no_update,) * 10
         notices = [html.Div(p, className="di-warning") for p in problems]
@@ -400,7 +401,7 @@ def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
     selected = state.node if state.node in model.nodes else None
     if state.node and selected is None:
         problems.append(f"No node {state.node!r} in this graph.")
-    view_key = [state.train_id, tag, state.mode, view.expanded, version]
+    view_key: list[Any] = [state.train_id, tag, state.mode, view.expanded, version]
     signature = [view_key, selected, controls_key, problems]
     if shown.get("signature") == signature:
         return (dash.no_update,) * 10
@@ -558,7 +559,7 @@ def register(app: dash.Dash, service: GraphService) -> None:
                   Input("graph-mode", "value"), State("url", "search"),
                   prevent_initial_call=True)
     def set_mode(value: list[str] | None, search: str | None) -> Any:
-        readable = bool(value) and GraphMode.OPTIMIZE in value
+        readable = GraphMode.OPTIMIZE in (value or [])
         return _or_no_update(mode_search(current(search), readable))
 
     @app.callback(Output("url", "search", allow_duplicate=True),

@@ -39,7 +39,7 @@ from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web import errors
-from dash_insight.web.http import json_response, require, resolve_job, to_int
+from dash_insight.web.http import json_response, required_args, resolve_job, to_int
 from dash_insight.web.plugin import Route
 
 #: ``limit`` of the node-name search (``Validation.check_limit(1, 1000)``).
@@ -64,8 +64,7 @@ class _GraphViews:
 
     def _graph(self) -> GraphModel:
         """The graph the request names (``GraphProcessor.__init__``)."""
-        train_id = request.args.get("train_id")
-        require(train_id=train_id)
+        (train_id,) = required_args("train_id")
         mode = request.args.get("mode", GraphMode.NORMAL.value)
         if mode not in GRAPH_MODES:
             raise errors.param_value_error(
@@ -115,8 +114,7 @@ class _GraphViews:
     def single_node(self) -> Response:
         """``/graphs/single-node``: ``GraphProcessor.search_single_node``."""
         model = self._graph()
-        name = request.args.get("name")
-        require(name=name)
+        (name,) = required_args("name")
         if name not in model:
             raise errors.node_not_in_graph(name)
         return json_response(model.single_node(name))
@@ -130,8 +128,7 @@ class _GraphViews:
     def dataset_graph(self) -> Response:
         """``/datasets/dataset_graph``: the job's dataset pipeline (``organize_graph`` form, in
         MindInsight's key order), or ``{}``."""
-        train_id = request.args.get("train_id")
-        require(train_id=train_id)
+        (train_id,) = required_args("train_id")
         resolve_job(self.provider, train_id)
         graph = self.provider.dataset_graph(train_id)
         if not graph:

@@ -6,7 +6,7 @@ the server was started with ``--samples-per-plugin``.
 
 from __future__ import annotations
 
-from flask import Response, request
+from flask import Response
 
 from dash_insight.core.provider import DataProvider, TagNotFound
 from dash_insight.core.service import DataService
@@ -14,7 +14,13 @@ from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.histograms.query import histograms
 from dash_insight.web import errors
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
-from dash_insight.web.http import bucket_rows, json_response, require, resolve_job, stored_tag_or
+from dash_insight.web.http import (
+    bucket_rows,
+    json_response,
+    required_args,
+    resolve_job,
+    stored_tag_or,
+)
 from dash_insight.web.plugin import Route
 
 
@@ -30,8 +36,7 @@ class _HistogramViews:
         """``GET /datavisual/histograms?train_id=&tag=`` -> ``{"train_id", "tag", "histograms":
         [{wall_time, step, buckets: [[left, width, count]]}]}``, every step re-binned onto the
         tag's shared grid (``HistogramProcessor.get_histograms``, spec §4.2)."""
-        train_id, tag = request.args.get("train_id"), request.args.get("tag")
-        require(train_id=train_id, tag=tag)
+        train_id, tag = required_args("train_id", "tag")
         resolve_job(self.provider, train_id)
         raw = stored_tag_or(tag, Plugin.HISTOGRAM, errors.histogram_not_exist)
         try:

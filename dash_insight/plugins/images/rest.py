@@ -7,14 +7,14 @@ unless the server was started with ``--samples-per-plugin``.
 
 from __future__ import annotations
 
-from flask import Response, request
+from flask import Response
 
 from dash_insight.core.provider import DataProvider, StepNotFound
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.images.query import image
 from dash_insight.web import errors
-from dash_insight.web.http import json_response, require, resolve_job, to_int, value_steps_or
+from dash_insight.web.http import json_response, required_args, resolve_job, to_int, value_steps_or
 from dash_insight.web.plugin import Route
 
 
@@ -46,8 +46,7 @@ class _ImageViews:
     def image_metadata(self) -> Response:
         """``GET /datavisual/image/metadata?train_id=&tag=`` -> ``{"metadatas": [{wall_time,
         step, width, height}]}`` (``ImageProcessor.get_metadata_list``; size = the canvas)."""
-        train_id, tag = request.args.get("train_id"), request.args.get("tag")
-        require(train_id=train_id, tag=tag)
+        train_id, tag = required_args("train_id", "tag")
         resolve_job(self.provider, train_id)
         raw, steps = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag,
                                     errors.image_not_exist)
@@ -66,9 +65,7 @@ class _ImageViews:
         """``GET /datavisual/image/single-image?train_id=&tag=&step=`` -> the encoded image as
         written (PNG from MindSpore) with its sniffed content type; ``step=-1`` = the last
         (``ImageProcessor.get_single_image``)."""
-        train_id, tag = request.args.get("train_id"), request.args.get("tag")
-        step_text = request.args.get("step")
-        require(train_id=train_id, tag=tag, step=step_text)
+        train_id, tag, step_text = required_args("train_id", "tag", "step")
         step = to_int(step_text, "step")
         resolve_job(self.provider, train_id)
         raw, _ = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag,

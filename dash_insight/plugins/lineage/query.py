@@ -207,7 +207,7 @@ def _typed_condition_ok(condition: Mapping[str, Any], kind: type) -> str | None:
             continue
         if not isinstance(value, kind):
             return "Wrong value type."
-        if kind is int:
+        if isinstance(value, int):
             if value < 0 or value > _MAX_INT64:
                 return "Int value should <= pow(2, 63) - 1."
             if isinstance(value, bool):
@@ -412,8 +412,11 @@ def search_lineages(entries: Sequence[LineageEntry], condition: Mapping[str, Any
         else:
             def key_of(item: tuple[LineageEntry, str]) -> Any:
                 return value_by_key(item[0].row, item[1], name)
-        results.sort(key=functools.cmp_to_key(lambda a, b: _cmp(key_of(a), key_of(b))),
-                     reverse=reverse)
+
+        def compare(a: tuple[LineageEntry, str], b: tuple[LineageEntry, str]) -> int:
+            return _cmp(key_of(a), key_of(b))
+
+        results.sort(key=functools.cmp_to_key(compare), reverse=reverse)
     page = results
     if "offset" in condition or "limit" in condition:
         offset, limit = condition.get("offset", 0), condition.get("limit", 10)
@@ -566,7 +569,7 @@ def optimizer_targets(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     target (``[M]`` metrics and ``loss``, sorted by name) its 5-bucket histogram, values and the
     hyper-parameters sorted by (-importance, user-defined last, name); plus the metadata."""
     table = LineageTable.from_objects(objects)
-    targets = []
+    targets: list[dict[str, Any]] = []
     for target in table.target_names:
         params = []
         for name in table.hyper_param_names:

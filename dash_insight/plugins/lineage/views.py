@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import quote, unquote
 
 import numpy as np
@@ -84,7 +84,7 @@ class TabData:
 # -- values ----------------------------------------------------------------------------------
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return (isinstance(value, int | float) and not isinstance(value, bool)
             and math.isfinite(value))
 
@@ -442,8 +442,8 @@ def constraint_ranges(axis: Axis, wanted: list[Any] | None) -> list[list[float]]
     """The parcoords ``constraintrange`` of a filter (None = no brush)."""
     if not wanted:
         return None
+    ranges: list[list[float]] = []
     if axis.kind == "number":
-        ranges = []
         for low, high in (r for r in wanted if isinstance(r, list)):
             bottom = (axis.missing if axis.missing is not None else axis.low) - 1e-9 * (
                 axis.high - axis.low) if low is None else low
@@ -453,7 +453,6 @@ def constraint_ranges(axis: Axis, wanted: list[Any] | None) -> list[list[float]]
                     if _category_key(v) in axis.categories)
     if not chosen:
         return [[-0.4, -0.3]]  # a brush that keeps nothing, as the filter does
-    ranges: list[list[float]] = []
     for index in chosen:
         if ranges and index - 0.5 <= ranges[-1][1] + 1e-9:
             ranges[-1][1] = index + 0.5
@@ -676,7 +675,7 @@ def distribution_figure(target: Mapping[str, Any], height: int = 200) -> go.Figu
 def importance_rows(table: lineage_data.LineageTable, target: str) -> list[dict[str, Any]]:
     """Per hyper-parameter: |Pearson r| (MindInsight's importance, with its reason code) and
     |Spearman rho|, in MindInsight's order (-importance, user-defined last, name)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for name in table.hyper_param_names:
         value, reason = lineage_data.importance(table.frame, name, target)
         out.append({"name": name, "pearson": value, "reason": reason,

@@ -25,6 +25,7 @@ from dash_insight.web.http import (
     finite_or_none,
     json_response,
     require,
+    required_args,
     resolve_job,
     stored_tag_or,
 )
@@ -53,8 +54,7 @@ class _ScalarViews:
     def scalar_metadata(self) -> Response:
         """``GET /datavisual/scalar/metadata?train_id=&tag=`` -> ``{"metadatas": [{wall_time,
         step, value}]}``, sorted by step, NaN/±Inf as null (``scalar_metadata``)."""
-        train_id, tag = request.args.get("train_id"), request.args.get("tag")
-        require(train_id=train_id, tag=tag)
+        train_id, tag = required_args("train_id", "tag")
         resolve_job(self.provider, train_id)
         raw = stored_tag_or(tag, Plugin.SCALAR, errors.scalar_not_exist)
         try:

@@ -24,6 +24,7 @@ from dash_insight.web.http import (
     bucket_rows,
     json_response,
     require,
+    required_args,
     resolve_job,
     to_int,
     value_steps_or,
@@ -140,8 +141,7 @@ class _TensorViews:
         return values
 
     def _tensor_data(self, train_id: str, raw: str, steps: ValueSteps) -> list[dict[str, Any]]:
-        step_text, dims = request.args.get("step"), request.args.get("dims")
-        require(step=step_text, dims=dims)
+        step_text, dims = required_args("step", "dims")
         step = to_int(step_text, "step")
         try:
             position = steps.position(step)
