@@ -7,10 +7,11 @@ the CSS filter ``brightness(b/50) contrast(c/50)``, a card per tag with the imag
 card, the step and its time, and a step slider starting at the last step. MindInsight kept 10
 sampled steps per tag; every step is kept here. Clicking an image opens it at its actual size.
 
-Everything after the first render happens in the browser: the sliders, the filter, the image
-``src`` (``/v1/mindinsight/datavisual/image/single-image?train_id&tag=<tag>/image&step``, so the
-browser loads only the step shown) and the URL; the server renders the cards again only when the
-job, the tags or the page change.
+Everything after the first render happens in the browser (``imagesPage`` in
+``assets/per-tag-pages.js``): the sliders, the filter, the image ``src``
+(``/v1/mindinsight/datavisual/image/single-image?train_id&tag=<tag>/image&step``, so the browser
+loads only the step shown) and the URL; the server renders the cards again only when the job,
+the tags or the page change (:mod:`dash_insight.web.per_tag_page`).
 """
 
 from __future__ import annotations

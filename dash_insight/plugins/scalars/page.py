@@ -107,6 +107,19 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
     return state
 
 
+def threshold_of(chart: str, op_charts: list[str], ops: list[str | None],
+                 values: list[float | None], combine: str | None) -> dict[str, Any] | None:
+    """The threshold a chart's form sets: its conditions with an operator and a value (the
+    form rows are ``ops[i]`` / ``values[i]`` of chart ``op_charts[i]``) combined by ``combine``
+    ("and" when unset); None when no condition is complete."""
+    conditions = [[op, float(value)] for owner, op, value in zip(op_charts, ops, values,
+                                                                 strict=True)
+                  if owner == chart and op in (">", "<") and value is not None]
+    if not conditions:
+        return None
+    return {"conditions": conditions, "combine": combine or "and"}
+
+
 def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
     """Charts of the current page (the composed chart first) and the number of pages."""
     on_page, _, pages = page_of(state["selected"], state["page"], CHARTS_PER_PAGE)
@@ -265,22 +278,17 @@ def register(app: dash.Dash, service: DataService) -> None:
         if trigger["type"] == "th-delete":
             stored.pop(chart, None)
             return stored
-        conditions = []
-        for spec, op, value in zip(ctx.states_list[0], ops, values, strict=True):
-            if spec["id"]["chart"] == chart and op in (">", "<") and value is not None:
-                conditions.append([op, float(value)])
-        if not conditions:
-            return dash.no_update
+        op_charts = [spec["id"]["chart"] for spec in ctx.states_list[0]]
         position = [form["chart"] for form in forms].index(chart)
-        threshold = {"conditions": conditions, "combine": combines[position] or "and"}
+        threshold = threshold_of(chart, op_charts, ops, values, combines[position])
+        if threshold is None:
+            return dash.no_update
         if "all" in (to_all[position] or []):
             train_id, state, _ = current(search)
             targets = [chart_id(train_id, tag) for tag in state["selected"]]
         else:
             targets = [chart]
-        for target in targets:
-            stored[target] = threshold
-        return stored
+        return {**stored, **dict.fromkeys(targets, threshold)}
 
     @app.callback(
         Output({"type": "th-current", "chart": ALL}, "children"),

@@ -122,6 +122,16 @@ def test_scalar_controls_to_state_and_url() -> None:
                               ("loss", "lr"))["compose"] is None
 
 
+def test_threshold_of_a_chart_form() -> None:
+    charts = ["a", "a", "b", "b"]
+    assert scalars.threshold_of("a", charts, [">", "<", ">", None], [1, 3.5, 9, None], "or") \
+        == {"conditions": [[">", 1.0], ["<", 3.5]], "combine": "or"}
+    assert scalars.threshold_of("b", charts, [">", "<", ">", None], [1, 3.5, 9, None], None) \
+        == {"conditions": [[">", 9.0]], "combine": "and"}
+    assert scalars.threshold_of("b", charts, [">", "<", ">", "<"], [1, 3.5, None, None],
+                                "and") is None
+
+
 def test_compare_controls_to_url() -> None:
     jobs = ["./a", "./b", "./c", "./d", "./e", "./f"]
     tags_of = {j: ["loss"] + (["acc"] if j == "./b" else []) for j in jobs}

@@ -16,8 +16,8 @@ from selenium.webdriver.common.keys import Keys
 from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import page as tensors
-from dash_insight.plugins.tensors.algorithms import parse_dims
 from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.plugins.tensors.table import start_dims
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.conftest import console_errors, loaded_service
@@ -31,60 +31,7 @@ def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     data.close()
 
 
-# --- pure helpers ---------------------------------------------------------------------------------
-
-
-def test_dims_helpers() -> None:
-    assert tensors.dims_items("[0, :, 2:5]", 3) == ["0", ":", "2:5"]
-    assert tensors.dims_items("[0]", 3) == ["0", ":", ":"]
-    assert tensors.dims_items("[]", 0) == []
-    assert tensors.dims_from_items(["0", " :", None]) == "[0,:,]"
-    assert tensors.start_dims((1000, 1000)) == "[0:100,:]"
-    assert tensors.start_dims((2, 3, 4, 5)) == "[0,0,:,:]"
-    assert tensors.start_dims((10_000_000,)) == "[0:1000]"
-    assert tensors.selected_count((1000, 1000), "[:,:]") == 1_000_000
-    assert tensors.selected_count((2, 3, 4, 5), "[1,-1,1:3,::2]") == 6
-    assert tensors.axis_indices(slice(2, 10, 3), 20) == [2, 5, 8]
-    assert tensors.axis_indices(-1, 5) == [4]
-
-
-def test_json_values_keep_types_and_mark_non_finite() -> None:
-    assert tensors.json_values(np.array([True, False])) == [True, False]
-    assert tensors.json_values(np.array([[1, -2]], np.int32)) == [1, -2]
-    assert tensors.json_values(np.array([0.1, np.nan, np.inf, -np.inf], np.float32)) == [
-        0.1, "NAN", "INF", "-INF"]
-    assert tensors.json_values(np.array([0.1], np.float64)) == [0.1]
-    assert tensors.value_kind(np.dtype(bool)) == "b"
-    assert tensors.value_kind(np.dtype(np.uint8)) == "i"
-    assert tensors.colour_scale(np.array([-3.0, 2.0, np.nan])) == 3.0
-    assert tensors.colour_scale(np.array([True])) == 0.0
-
-
-def test_table_data_shapes_and_headers() -> None:
-    array = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
-    index = parse_dims("[1,:,1:3]", array.shape)
-    rows, columns = tensors.table_data(array[index], index, array.shape)
-    assert [r["row"] for r in rows] == [0, 1, 2]
-    assert [c["headerName"] for c in columns[1:]] == ["1", "2"]
-    assert rows[2] == {"row": 2, "c0": 21, "c1": 22}
-    index = parse_dims("[0,1,:]", array.shape)
-    rows, columns = tensors.table_data(array[index], index, array.shape)
-    assert len(rows) == 4 and columns[1]["headerName"] == "value" and rows[3]["c0"] == 7
-    index = parse_dims("[0,1,2]", array.shape)
-    rows, _ = tensors.table_data(array[index], index, array.shape)
-    assert rows == [{"row": -1, "c0": 6}]
-
-
-def test_statistics_items_and_limit_message() -> None:
-    stats = {"max": 3.0, "min": -1.0, "avg": 0.5, "count": 10, "nan_count": 1,
-             "pos_inf_count": 0, "neg_inf_count": 2, "neg_zero_count": 3, "zero_count": 1,
-             "pos_zero_count": 3, "is_bool": False}
-    items = dict(tensors.statistics_items(stats, "f"))
-    assert items["NaN"] == "1" and items["-Inf"] == "2" and items["negative"] == "3"
-    assert "NaN" not in dict(tensors.statistics_items(stats, "i"))
-    message = tensors.too_large_message("[:,:]", 1_000_000)
-    assert message.startswith("The requested data exceeds the upper limit 100,000")
-    assert "1,000,000" in message
+# --- URL state and controls ---------------------------------------------------------------------
 
 
 def test_tensor_page_state_round_trips_card_state() -> None:
@@ -135,7 +82,7 @@ def test_tensor_table_view_on_the_corpus(service: DataService) -> None:
     assert error is None and "exceeds the upper limit 100,000" in text(grid)
     assert "count 1,000,000" in text(stats)
     grid, _, error = tensors.table_view(provider, "./ops_all", "tensor/big_1m_f32", 100,
-                                        tensors.start_dims((1000, 1000)), "value", 5)
+                                        start_dims((1000, 1000)), "value", 5)
     table = grid.children
     assert error is None and len(table.rowData) == 100 and len(table.columnDefs) == 1001
     _, _, error = tensors.table_view(provider, "./ops_all", "tensor/rank2_f32", 500,
