@@ -145,7 +145,7 @@
     },
 
     /* Value format and decimals: every grid formats again in the browser (the formatters of
-       dashAgGridFunctions.js read them from the grid's context). */
+       dashAgGridFunctions-tensors.js read them from the grid's context). */
     format: function (fmt, dec, options, ids) {
       return options.map((opts, k) => {
         const context = Object.assign({}, (opts || {}).context,

@@ -152,7 +152,7 @@ def test_browser_functions_exist(corpus_app) -> None:
     table names, is defined in ``assets/`` (a typo would only show as a console error)."""
     assets = Path(__file__).resolve().parents[2] / "assets"
     pages_js = (assets / "per-tag-pages.js").read_text()
-    grid_js = (assets / "dashAgGridFunctions.js").read_text()
+    grid_js = (assets / "dashAgGridFunctions-tensors.js").read_text()
     named = {(c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
              for c in corpus_app._callback_list if c.get("clientside_function")}
     ours = {(ns, name) for ns, name in named

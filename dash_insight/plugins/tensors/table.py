@@ -2,8 +2,8 @@
 columns, the grid's context, the statistics panel and the limit message.
 
 The grid formats and colours cells in the browser with the functions of
-``assets/dashAgGridFunctions.js`` named below; ``json_values`` sends values those functions
-understand (bools, ints, floats, and MindInsight's "NAN" / "INF" / "-INF" strings).
+``assets/dashAgGridFunctions-tensors.js`` named below; ``json_values`` sends values those
+functions understand (bools, ints, floats, and MindInsight's "NAN" / "INF" / "-INF" strings).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import numpy as np
 
 from dash_insight.plugins.tensors.algorithms import MAX_RESPONSE_VALUES, default_dims, parse_dims
 
-#: The grid's cells: functions of ``assets/dashAgGridFunctions.js`` (they read the tensor's
-#: kind, the format, the decimals and the colour scale from the grid's context).
+#: The grid's cells: functions of ``assets/dashAgGridFunctions-tensors.js`` (they read the
+#: tensor's kind, the format, the decimals and the colour scale from the grid's context).
 VALUE_FORMATTER = {"function": "tensorValue(params)"}
 CELL_STYLE = {"function": "tensorCellStyle(params)"}
 ROW_INDEX = {"function": "tensorRowIndex(params)"}

@@ -1,5 +1,5 @@
-/* AG Grid functions (dash-ag-grid reads them from window.dashAgGridFunctions); a column
-   definition names one with {"function": "name(params)"}. */
+/* AG Grid functions of the tensor table (dash-ag-grid reads them from
+   window.dashAgGridFunctions); a column definition names one with {"function": "name(params)"}. */
 var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
 
 /* Tensor table (dash_insight/plugins/tensors/page.py). The grid's context holds the tensor's
