@@ -1,9 +1,32 @@
-"""Query-string state: every page, job, tag and view setting that matters lives in the URL."""
+"""Query-string state: every page, job, tag and view setting that matters lives in the URL.
+
+A page declares its state once as a :class:`UrlState` of typed fields (name, default, bounds or
+choices); :meth:`UrlState.parse` reads the URL parameters into a dict of typed values (anything
+missing, malformed or out of range becomes the default or the nearest bound) and
+:meth:`UrlState.search` writes a state back as a query string with the defaults left out, so
+``parse(search(state)) == state`` for every parsed state and links stay short::
+
+    STATE = UrlState(Text("train_id"), Choice("view", "top", ("top", "front")),
+                     Int("page", 1, 1, MAX_PAGE))
+    state = STATE.parse(parse_search("?train_id=./a&view=side&page=0"))
+    # {"train_id": "./a", "view": "top", "page": 1}
+    STATE.search({**state, "view": "front"})  # "?train_id=.%2Fa&view=front"
+
+Lists of tags and per-tag values travel as one parameter each (:func:`encode_tags`,
+:func:`encode_map`: comma-separated with ``\\`` escapes).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
+
+#: Largest page number a URL may ask for (a pager clamps it to the pages there are).
+MAX_PAGE = 10**6
 
 
 def parse_search(search: str | None) -> dict[str, str]:
@@ -25,3 +48,284 @@ def int_param(params: Mapping[str, str], name: str, default: int, low: int, high
         return default
     return max(low, min(high, value))
 
+
+# --- lists and maps in one parameter --------------------------------------------------------------
+
+
+def _escape(text: str, specials: str) -> str:
+    out = text.replace("\\", "\\\\")
+    for char in specials:
+        out = out.replace(char, "\\" + char)
+    return out
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """Split on unescaped ``separator``, then drop the escapes."""
+    parts, current, escaped = [], [], False
+    for char in text:
+        if escaped:
+            current.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == separator:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def _unescape(text: str) -> str:
+    """Drop the ``\\`` escapes of :func:`_escape`."""
+    return re.sub(r"\\(.)", r"\1", text, flags=re.DOTALL)
+
+
+def _split_raw(text: str, separator: str) -> list[str]:
+    """Split on unescaped ``separator``, keeping the escapes (for nested splitting)."""
+    parts, start, escaped = [], 0, False
+    for i, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == separator:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def encode_tags(tags: Sequence[str]) -> str:
+    """Tags as one URL value: comma-separated, ``\\`` and ``,`` escaped; no tag -> ``","``."""
+    if not tags:
+        return ","
+    return ",".join(_escape(tag, ",") for tag in tags)
+
+
+def decode_tags(text: str | None) -> list[str] | None:
+    """Inverse of :func:`encode_tags`; None (no parameter) means "all tags"."""
+    if text is None:
+        return None
+    return [tag for tag in _split(text, ",") if tag]
+
+
+def encode_map(values: Mapping[str, object]) -> str:
+    """``{"a": 1, "b,c": "[0,:]"}`` -> ``a=1,b\\,c=[0\\,:]`` (``\\``, ``,`` and ``=`` escaped).
+    ``assets/per-tag-pages.js`` (``encodeMap``) writes the same in the browser."""
+    return ",".join(f"{_escape(str(k), ',=')}={_escape(str(v), ',=')}"
+                    for k, v in values.items())
+
+
+def decode_map(text: str | None) -> dict[str, str]:
+    """Inverse of :func:`encode_map`; malformed items are skipped."""
+    out: dict[str, str] = {}
+    if not text:
+        return out
+    for item in _split_raw(text, ","):
+        pair = _split_raw(item, "=")
+        if len(pair) == 2 and pair[0]:
+            out[_unescape(pair[0])] = _unescape(pair[1])
+    return out
+
+
+# --- declared state -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """One URL parameter of a page: ``name`` in the URL and in the state dict.
+
+    Subclasses say how a URL text becomes a value (:meth:`parse`: never raises, bad text gives
+    the default), how a value becomes URL text (:meth:`text`: None = leave the parameter out,
+    which it is at the default) and how the value of the page's control becomes a value
+    (:meth:`from_control`)."""
+
+    name: str
+
+    def parse(self, raw: str | None) -> Any:
+        raise NotImplementedError
+
+    def text(self, value: Any) -> str | None:
+        raise NotImplementedError
+
+    def from_control(self, value: Any) -> Any:
+        """The state value for a control's value (by default read like URL text)."""
+        return self.parse(None if value is None else str(value))
+
+
+@dataclass(frozen=True)
+class Text(Field):
+    """Free text (a job id, a regular expression); absent = ``default``."""
+
+    default: str = ""
+
+    def parse(self, raw: str | None) -> str:
+        return self.default if raw is None else raw
+
+    def text(self, value: Any) -> str | None:
+        return None if value in (None, "", self.default) else str(value)
+
+    def from_control(self, value: Any) -> str:
+        return self.default if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class Choice(Field):
+    """One of ``choices``; anything else = ``default``."""
+
+    default: str = ""
+    choices: tuple[str, ...] = ()
+
+    def parse(self, raw: str | None) -> str:
+        return raw if raw in self.choices else self.default
+
+    def text(self, value: Any) -> str | None:
+        return None if value == self.default or value not in self.choices else str(value)
+
+
+@dataclass(frozen=True)
+class Int(Field):
+    """An integer clamped to ``[low, high]``; not a number = ``default``."""
+
+    default: int = 0
+    low: int = 0
+    high: int = MAX_PAGE
+
+    def parse(self, raw: str | None) -> int:
+        try:
+            value = int(raw) if raw is not None else self.default
+        except ValueError:
+            return self.default
+        return max(self.low, min(self.high, value))
+
+    def text(self, value: Any) -> str | None:
+        return None if value == self.default else str(int(value))
+
+    def from_control(self, value: Any) -> int:
+        if value is None:
+            return self.default
+        try:
+            return max(self.low, min(self.high, int(value)))
+        except (TypeError, ValueError):
+            return self.default
+
+
+@dataclass(frozen=True)
+class Float(Field):
+    """A number clamped to ``[low, high]``, written with ``%g`` (six significant digits);
+    not a finite number = ``default``."""
+
+    default: float = 0.0
+    low: float = 0.0
+    high: float = 1.0
+
+    def parse(self, raw: str | None) -> float:
+        try:
+            value = float(raw) if raw is not None else self.default
+        except ValueError:
+            return self.default
+        if not math.isfinite(value):
+            return self.default
+        return max(self.low, min(self.high, value))
+
+    def text(self, value: Any) -> str | None:
+        return None if value == self.default else f"{float(value):g}"
+
+    def from_control(self, value: Any) -> float:
+        if value is None:
+            return self.default
+        try:
+            return self.parse(str(float(value)))
+        except (TypeError, ValueError):
+            return self.default
+
+
+@dataclass(frozen=True)
+class Flag(Field):
+    """On (``1`` in the URL) or off (absent)."""
+
+    def parse(self, raw: str | None) -> bool:
+        return raw == "1"
+
+    def text(self, value: Any) -> str | None:
+        return "1" if value else None
+
+    def from_control(self, value: Any) -> bool:
+        """A checklist's value: on when anything is ticked."""
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class Tags(Field):
+    """A list of names (:func:`encode_tags`); absent = None (pages read it as "all")."""
+
+    def parse(self, raw: str | None) -> list[str] | None:
+        return decode_tags(raw)
+
+    def text(self, value: Any) -> str | None:
+        return None if value is None else encode_tags(list(value))
+
+    def from_control(self, value: Any) -> list[str] | None:
+        return None if value is None else [str(item) for item in value]
+
+
+@dataclass(frozen=True)
+class TagMap(Field):
+    """Per-tag values (:func:`encode_map`, e.g. ``steps=a=12,b=40``); absent = {}."""
+
+    def parse(self, raw: str | None) -> dict[str, str]:
+        return decode_map(raw)
+
+    def text(self, value: Any) -> str | None:
+        return encode_map(value) if value else None
+
+    def from_control(self, value: Any) -> dict[str, str]:
+        return {str(k): str(v) for k, v in (value or {}).items()}
+
+
+class UrlState:
+    """The URL state of one page: its fields in the order they are written to the URL."""
+
+    def __init__(self, *fields: Field) -> None:
+        names = [f.name for f in fields]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate URL parameters in {names}")
+        self.fields: tuple[Field, ...] = fields
+        self._by_name = {f.name: f for f in fields}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._by_name)
+
+    def field(self, name: str) -> Field:
+        return self._by_name[name]
+
+    def parse(self, params: Mapping[str, str]) -> dict[str, Any]:
+        """Every field's value from URL parameters (other parameters are ignored)."""
+        return {f.name: f.parse(params.get(f.name)) for f in self.fields}
+
+    def parse_search(self, search: str | None) -> dict[str, Any]:
+        """:meth:`parse` of a query string (``?a=1&b=2``)."""
+        return self.parse(parse_search(search))
+
+    def defaults(self) -> dict[str, Any]:
+        return self.parse({})
+
+    def search(self, state: Mapping[str, Any]) -> str:
+        """The query string of ``state`` (``"?a=1"``, ``""`` when all is default); fields
+        missing from ``state`` and values at their default are left out."""
+        params = {}
+        for f in self.fields:
+            if f.name in state:
+                text = f.text(state[f.name])
+                if text not in (None, ""):
+                    params[f.name] = text
+        return "?" + urlencode(params) if params else ""
+
+    def from_controls(self, state: Mapping[str, Any], values: Mapping[str, Any]
+                      ) -> dict[str, Any]:
+        """``state`` with the fields named in ``values`` set from their controls' values."""
+        return {**state, **{name: self._by_name[name].from_control(value)
+                            for name, value in values.items()}}

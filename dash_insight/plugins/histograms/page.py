@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, dcc, html
+from dash import ClientsideFunction, Input, Output, dcc, html
 
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.histograms.query import histograms
+from dash_insight.web import per_tag_page
+from dash_insight.web.components.figures import GRAPH_CONFIG
 from dash_insight.web.components.histogram_views import (
     AXES,
     VIEWS,
@@ -28,18 +30,8 @@ from dash_insight.web.components.histogram_views import (
     series_from_histograms,
     shown_text,
 )
-from dash_insight.web.components.tag_select import (
-    page_after,
-    pager,
-    register_tag_select,
-    selection_from_params,
-    tag_select,
-    tags_on_page,
-    tags_to_params,
-    user_change,
-)
-from dash_insight.web.components.value_pages import GRAPH_CONFIG, head, plugin_tags, unknown_message
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.per_tag_page import CardContext, PerTagPage, always, segmented
+from dash_insight.web.url_state import Choice, Flag
 
 PATH = "/histograms"
 PREFIX = "hist"
@@ -53,70 +45,25 @@ EMPTY = ["This job has no parameter distribution (histogram) yet. SummaryCollect
          " chooses others); in the network use ", html.Code("ops.HistogramSummary"),
          ", or ", html.Code("SummaryRecord.add_value('histogram', name, tensor)"), "."]
 
-
-def page_state(params: dict[str, str]) -> dict[str, Any]:
-    """View settings from the URL, unknown values replaced by the defaults."""
-    view = params.get("view", "top")
-    axis = params.get("axis", "step")
-    return {
-        "view": view if view in VIEWS else "top",
-        "axis": axis if axis in AXES else "step",
-        "raw": params.get("raw") == "1",
-        "page": int_param(params, "page", 1, 1, 10**6),
-        "filter": params.get("filter", ""),
-    }
+#: ``view`` (Top / Front), ``axis`` of the Top view, ``raw`` buckets.
+STATE = per_tag_page.page_state(Choice("view", "top", VIEWS), Choice("axis", "step", AXES),
+                                Flag("raw"))
 
 
-def state_search(train_id: str, tag_params: dict[str, str | None], state: dict[str, Any]
-                 ) -> str:
-    """The URL query of a page state (defaults left out)."""
-    return make_search({
-        "train_id": train_id, **tag_params,
-        "view": None if state["view"] == "top" else state["view"],
-        "axis": None if state["axis"] == "step" else state["axis"],
-        "raw": "1" if state["raw"] else None,
-        "page": None if state["page"] == 1 else state["page"],
-    })
-
-
-def _radio(component_id: str, options: list[tuple[str, str]], value: str) -> dcc.RadioItems:
-    return dcc.RadioItems(id=component_id, value=value, inline=True,
-                          className="di-segmented",
-                          options=[{"label": label, "value": v} for v, label in options])
-
-
-def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    train_id = params.get("train_id", "")
-    title = head(app, "Parameter Distribution", train_id)
-    tags, message = plugin_tags(app, service.provider, train_id, Plugin.HISTOGRAM, title, EMPTY,
-                                "hist-empty")
-    if message is not None:
-        return message
-    state = page_state(params)
-    selected, _ = selection_from_params(params, tags)
-    return html.Div([
-        title,
-        html.Div(className="di-panel di-vp-controls", children=[
-            tag_select(PREFIX, tags, selected, state["filter"]),
-            html.Div(className="di-vp-row", children=[
-                html.Span("Angle of view", className="di-control-label"),
-                _radio("hist-view", [("front", "Front"), ("top", "Top")], state["view"]),
-                html.Span(id="hist-axis-group", className="di-vp-group", children=[
-                    html.Span("Vertical axis", className="di-control-label"),
-                    _radio("hist-axis", [("step", "Step"), ("relative", "Relative time (s)"),
-                                         ("absolute", "Absolute time")], state["axis"]),
-                ], style={"display": "none"} if state["view"] == "front" else {}),
-                dcc.Checklist(id="hist-raw", value=["1"] if state["raw"] else [],
-                              options=[{"label": " Raw buckets (as written, not re-binned)",
-                                        "value": "1"}], className="di-vp-check"),
-            ]),
-        ]),
-        dcc.Store(id="hist-shown"),
-        html.Div(id="hist-notice"),
-        dcc.Loading(html.Div(id="hist-cards", className="di-vp-grid"), type="dot",
-                    delay_show=400),
-        pager(PREFIX, 0, 1, 1),
-    ])
+def controls(state: dict[str, Any]) -> list[html.Div]:
+    """Angle of view, vertical axis (Top view only), raw buckets."""
+    return [html.Div(className="di-vp-row", children=[
+        html.Span("Angle of view", className="di-control-label"),
+        segmented("hist-view", [("front", "Front"), ("top", "Top")], state["view"]),
+        html.Span(id="hist-axis-group", className="di-vp-group", children=[
+            html.Span("Vertical axis", className="di-control-label"),
+            segmented("hist-axis", [("step", "Step"), ("relative", "Relative time (s)"),
+                                ("absolute", "Absolute time")], state["axis"]),
+        ], style={"display": "none"} if state["view"] == "front" else {}),
+        dcc.Checklist(id="hist-raw", value=["1"] if state["raw"] else [],
+                      options=[{"label": " Raw buckets (as written, not re-binned)",
+                                "value": "1"}], className="di-vp-check"),
+    ])]
 
 
 def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[str, Any],
@@ -156,68 +103,28 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
     ])
 
 
-def register(app: dash.Dash, service: DataService) -> None:
-    provider = service.provider
-    register_tag_select(app, PREFIX)
-    register_full_screen(app, "hist-card", "hist-full")
+def _card(context: CardContext[DataService], tag: str) -> html.Section:
+    return histogram_card(context.service.provider, context.train_id, tag, context.state,
+                          context.theme)
 
+
+PAGE: PerTagPage[DataService] = PerTagPage(
+    prefix=PREFIX, plugin=Plugin.HISTOGRAM, noun="histogram", title="Parameter Distribution",
+    empty=EMPTY, state=STATE, page_size=PAGE_SIZE, card=_card, controls=controls,
+    control_fields=(("hist-view", "view"), ("hist-axis", "axis"), ("hist-raw", "raw")),
+    card_fields=("view", "axis", "raw"), themed=always, loading=True,
+)
+
+
+def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
+    return per_tag_page.layout(PAGE, app, service, params)
+
+
+def register(app: dash.Dash, service: DataService) -> None:
+    per_tag_page.register(PAGE, app, service)
+    register_full_screen(app, "hist-card", "hist-full")
     app.clientside_callback(
-        "function(view) { return view === 'front' ? {display: 'none'} : {}; }",
+        ClientsideFunction(namespace="histogramsPage", function_name="axisGroupStyle"),
         Output("hist-axis-group", "style"), Input("hist-view", "value"),
         prevent_initial_call=True,
     )
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input(f"{PREFIX}-tags", "value"), Input(f"{PREFIX}-filter", "value"),
-        Input("hist-view", "value"), Input("hist-axis", "value"), Input("hist-raw", "value"),
-        Input(f"{PREFIX}-prev", "n_clicks"), Input(f"{PREFIX}-next", "n_clicks"),
-        State(f"{PREFIX}-tag-list", "data"), State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def controls_to_url(selected: list[str] | None, pattern: str | None, view: str | None,
-                        axis: str | None, raw: list[str] | None, _prev: int | None,
-                        _next: int | None, tags: list[str] | None, search: str | None) -> Any:
-        if not user_change():
-            return dash.no_update
-        params = parse_search(search)
-        state = page_state(params)
-        trigger = ctx.triggered_id
-        state["page"], paged = page_after(trigger, PREFIX, state["page"])
-        if not paged:
-            state.update(view=view or "top", axis=axis or "step", raw=bool(raw))
-        new = state_search(params.get("train_id", ""),
-                           tags_to_params(tags or [], selected, pattern or ""), state)
-        return dash.no_update if new == (search or "") else new
-
-    @app.callback(
-        Output("hist-cards", "children"), Output("hist-notice", "children"),
-        Output(f"{PREFIX}-total", "children"), Output(f"{PREFIX}-page", "children"),
-        Output(f"{PREFIX}-prev", "disabled"), Output(f"{PREFIX}-next", "disabled"),
-        Output("hist-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input("theme", "data"), State("hist-shown", "data"),
-    )
-    def cards(search: str | None, _ticks: int | None, _clicks: int | None, theme: str | None,
-              shown: list | None) -> Any:
-        params = parse_search(search)
-        train_id = params.get("train_id", "")
-        try:
-            job = provider.job(train_id)
-        except DataError as error:
-            return (html.Div(str(error), className="di-empty"), None, "", "", True, True,
-                    None)
-        tags = job.tags["histogram"]
-        state = page_state(params)
-        on_page, page, pages, unknown, total = tags_on_page(params, tags, state["filter"],
-                                                            state["page"], PAGE_SIZE)
-        key = [train_id, job.version, on_page, state["view"], state["axis"], state["raw"],
-               unknown, theme]
-        if shown == key:
-            return (dash.no_update,) * 7
-        built: Any = [histogram_card(provider, train_id, tag, state, theme) for tag in on_page]
-        if not built:
-            built = html.Div("No tag selected: tick tags above, or clear the filter."
-                             if tags else "No histogram yet.", className="di-empty")
-        return (built, unknown_message(unknown, train_id, "histogram"), total,
-                f"{page} / {pages}", page <= 1, page >= pages, key)

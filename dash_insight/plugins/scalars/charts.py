@@ -21,6 +21,7 @@ from dash import ClientsideFunction, Input, Output, State, dcc, html
 from dash.dependencies import ALL, MATCH
 
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.web.url_state import Choice, Float
 
 #: Points per series sent to the browser: about the width of a chart in pixels.
 CHART_POINTS = 400
@@ -33,8 +34,11 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
     return {name: {"type": f"chart-{name}", "page": page}
             for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box")}
 
-LABEL_CHARS = 40
+
 AXES = (("step", "Step"), ("relative", "Relative time (s)"), ("absolute", "Absolute time"))
+#: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
+AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
+SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
 
 
 @dataclass(frozen=True)

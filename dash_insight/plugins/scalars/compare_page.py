@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, dcc, html
+from dash import Input, Output, State, ctx, html
 
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
+    AXIS,
+    SMOOTHING,
     ChartSpec,
     SeriesSpec,
     chart_card,
@@ -25,14 +27,25 @@ from dash_insight.plugins.scalars.charts import (
     controls,
     register_chart_callbacks,
 )
-from dash_insight.web.components.tag_select import decode_tags, encode_tags, filter_tags, tag_option
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.components.tag_select import (
+    button_action,
+    button_select,
+    filter_tags,
+    page_of,
+    pager,
+    pick,
+    tag_option,
+)
+from dash_insight.web.url_state import MAX_PAGE, Int, Tags, Text, UrlState, parse_search
 
 IDS = chart_ids("compare")  # this page's axis, smoothing, data and thresholds components
 PATH = "/compare"
 CHARTS_PER_PAGE = 12
 DEFAULT_JOBS = 5
 WARN_JOBS = 20
+#: ``jobs`` absent = the :data:`DEFAULT_JOBS` newest; ``tags`` absent = all of theirs.
+STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
+                 Int("page", 1, 1, MAX_PAGE))
 
 
 def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
@@ -52,31 +65,51 @@ def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
 
 def page_state(params: dict[str, str], jobs: list[str],
                tags_of: dict[str, list[str]]) -> dict[str, Any]:
-    chosen = decode_tags(params.get("jobs"))
+    """:data:`STATE` of the URL with ``jobs`` and ``tags`` resolved (the selected jobs in
+    ``jobs`` order, the selected tags among ``all_tags``, the union of theirs) and whether the
+    URL named them (``explicit_jobs``, ``explicit_tags``)."""
+    state = STATE.parse(params)
+    chosen, chosen_tags = state["jobs"], state["tags"]
     selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
     all_tags = union_tags(selected_jobs, tags_of)
-    chosen_tags = decode_tags(params.get("tags"))
     tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
-    try:
-        smoothing = min(0.99, max(0.0, float(params.get("smoothing", 0))))
-    except ValueError:
-        smoothing = 0.0
-    axis = params.get("axis", "step")
-    return {
-        "jobs": selected_jobs, "job_filter": params.get("job_filter", ""),
-        "all_tags": all_tags, "tags": tags, "filter": params.get("filter", ""),
-        "axis": axis if axis in ("step", "relative", "absolute") else "step",
-        "smoothing": smoothing, "page": int_param(params, "page", 1, 1, 10**6),
-        "explicit_jobs": chosen is not None, "explicit_tags": chosen_tags is not None,
-    }
+    return {**state, "jobs": selected_jobs, "all_tags": all_tags, "tags": tags,
+            "explicit_jobs": chosen is not None, "explicit_tags": chosen_tags is not None}
+
+
+def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, list[str]],
+                    trigger: Any, checked_jobs: list[str] | None, job_pattern: str | None,
+                    checked_tags: list[str] | None, tag_pattern: str | None, axis: str | None,
+                    smoothing: float | None) -> str:
+    """The URL after the control ``trigger`` changed (the other arguments are the controls'
+    values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
+    changed the default selection, ``tags`` when not every tag of the selected jobs."""
+    visible_jobs, _ = filter_tags(jobs, job_pattern or "")
+    selected_jobs = pick(jobs, state["jobs"], checked_jobs, visible_jobs,
+                         button_action(trigger, "compare-jobs"))
+    all_tags = union_tags(selected_jobs, tags_of)
+    visible_tags, _ = filter_tags(all_tags, tag_pattern or "")
+    tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
+    tags = pick(all_tags, tags, checked_tags, visible_tags, button_action(trigger, "compare-tags"))
+    page = state["page"]
+    if trigger == "compare-prev":
+        page = max(1, page - 1)
+    elif trigger == "compare-next":
+        page += 1
+    explicit = selected_jobs != jobs[:DEFAULT_JOBS] or state["explicit_jobs"]
+    return STATE.search({
+        "jobs": selected_jobs if explicit else None, "job_filter": job_pattern or "",
+        "tags": None if tags == all_tags else tags, "filter": tag_pattern or "",
+        "axis": AXIS.from_control(axis), "smoothing": SMOOTHING.from_control(smoothing),
+        "page": page,
+    })
 
 
 def chart_specs(state: dict[str, Any], tags_of: dict[str, list[str]]
                 ) -> tuple[list[ChartSpec], int]:
-    pages = max(1, -(-len(state["tags"]) // CHARTS_PER_PAGE))
-    page = min(state["page"], pages)
+    on_page, _, pages = page_of(state["tags"], state["page"], CHARTS_PER_PAGE)
     charts = []
-    for tag in state["tags"][(page - 1) * CHARTS_PER_PAGE:page * CHARTS_PER_PAGE]:
+    for tag in on_page:
         series = tuple(SeriesSpec(job, tag, job) for job in state["jobs"]
                        if tag in tags_of.get(job, []))
         charts.append(ChartSpec(f"compare|{tag}", tag, series))
@@ -93,35 +126,15 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                       className="di-subtitle"),
         ]),
         html.Div(className="di-panel", children=[
-            html.Div(className="di-toolbar", children=[
-                html.Span("Jobs", className="di-muted"),
-                html.Button("All", id="compare-jobs-all", className="di-chip"),
-                html.Button("None", id="compare-jobs-none", className="di-chip"),
-                dcc.Input(id="compare-job-filter", value=state["job_filter"], debounce=0.3,
-                          placeholder="Filter jobs (regular expression)", className="di-input"),
-                html.Span(id="compare-warning", className="di-warning"),
-            ]),
-            html.Div(dcc.Checklist(id="compare-jobs", options=[], value=[], inline=True),
-                     className="di-tag-list"),
-            html.Div(className="di-toolbar", children=[
-                html.Span("Tags", className="di-muted"),
-                html.Button("All", id="compare-tags-all", className="di-chip"),
-                html.Button("None", id="compare-tags-none", className="di-chip"),
-                dcc.Input(id="compare-tag-filter", value=state["filter"], debounce=0.3,
-                          placeholder="Filter tags (regular expression)", className="di-input"),
-            ]),
-            html.Div(dcc.Checklist(id="compare-tags", options=[], value=[], inline=True),
-                     className="di-tag-list"),
+            *button_select("compare-jobs", "Jobs", "compare-job-filter", state["job_filter"],
+                           noun="jobs", extra=[html.Span(id="compare-warning",
+                                                         className="di-warning")]),
+            *button_select("compare-tags", "Tags", "compare-tag-filter", state["filter"]),
             controls("compare", state["axis"], state["smoothing"]),
         ]),
         *chart_stores("compare"),
         html.Div(id="compare-grid", className="di-chart-grid"),
-        html.Div(className="di-pager", children=[
-            html.Span(id="compare-total"),
-            html.Button("‹", id="compare-prev", className="di-icon-button"),
-            html.Span(id="compare-page"),
-            html.Button("›", id="compare-next", className="di-icon-button"),
-        ]),
+        pager("compare"),
     ])
 
 
@@ -131,19 +144,6 @@ def register(app: dash.Dash, service: DataService) -> None:
     def current(search: str | None) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
         jobs, tags_of = scalar_jobs(provider)
         return page_state(parse_search(search), jobs, tags_of), jobs, tags_of
-
-    def pick(names: list[str], chosen: list[str], checked: list[str] | None, visible: list[str],
-             trigger: str, all_id: str, none_id: str, list_id: str) -> list[str]:
-        """New selection after a click on All / None or the checklist; names hidden by the
-        filter keep their state."""
-        if trigger == all_id:
-            return [n for n in names if n in set(chosen) | set(visible)]
-        if trigger == none_id:
-            return [n for n in chosen if n not in visible]
-        if trigger == list_id:
-            hidden = [n for n in chosen if n not in visible]
-            return [n for n in names if n in set(checked or []) | set(hidden)]
-        return chosen
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -160,33 +160,12 @@ def register(app: dash.Dash, service: DataService) -> None:
                         checked_tags: list[str] | None, _c: Any, _d: Any,
                         tag_pattern: str | None, axis: str, smoothing: float | None, _prev: Any,
                         _next: Any, search: str | None) -> Any:
-        state, jobs, tags_of = current(search)
-        trigger = str(ctx.triggered_id)
-        if not ctx.triggered[0]["value"] and trigger.endswith(("-all", "-none")):
+        trigger = ctx.triggered_id
+        if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
             return dash.no_update
-        visible_jobs, _ = filter_tags(jobs, job_pattern or "")
-        selected_jobs = pick(jobs, state["jobs"], checked_jobs, visible_jobs, trigger,
-                             "compare-jobs-all", "compare-jobs-none", "compare-jobs")
-        all_tags = union_tags(selected_jobs, tags_of)
-        visible_tags, _ = filter_tags(all_tags, tag_pattern or "")
-        tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
-        tags = pick(all_tags, tags, checked_tags, visible_tags, trigger, "compare-tags-all",
-                    "compare-tags-none", "compare-tags")
-        page = state["page"]
-        if trigger == "compare-prev":
-            page = max(1, page - 1)
-        elif trigger == "compare-next":
-            page += 1
-        new = make_search({
-            "jobs": encode_tags(selected_jobs) if (selected_jobs != jobs[:DEFAULT_JOBS]
-                                                  or state["explicit_jobs"]) else None,
-            "job_filter": job_pattern or "",
-            "tags": None if tags == all_tags else encode_tags(tags),
-            "filter": tag_pattern or "",
-            "axis": None if axis == "step" else axis,
-            "smoothing": f"{smoothing:g}" if smoothing else None,
-            "page": None if page == 1 else page,
-        })
+        state, jobs, tags_of = current(search)
+        new = controls_search(state, jobs, tags_of, trigger, checked_jobs, job_pattern,
+                              checked_tags, tag_pattern, axis, smoothing)
         return dash.no_update if new == (search or "") else new
 
     @app.callback(

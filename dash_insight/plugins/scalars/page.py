@@ -17,6 +17,8 @@ from dash import ALL, Input, Output, State, ctx, dcc, html
 from dash_insight.core.provider import DataError
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
+    AXIS,
+    SMOOTHING,
     ChartSpec,
     SeriesSpec,
     chart_card,
@@ -27,13 +29,32 @@ from dash_insight.plugins.scalars.charts import (
     register_chart_callbacks,
     threshold_text,
 )
-from dash_insight.web.components.tag_select import decode_tags, encode_tags, filter_tags, tag_option
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.components.tag_select import (
+    button_action,
+    button_select,
+    filter_tags,
+    page_of,
+    pager,
+    pick,
+    tag_option,
+)
+from dash_insight.web.url_state import (
+    MAX_PAGE,
+    Int,
+    Tags,
+    Text,
+    UrlState,
+    make_search,
+    parse_search,
+)
 
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
 PATH = "/scalars"
 CHARTS_PER_PAGE = 24
 COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the two tags
+#: ``tags`` absent = every tag; ``compose`` = the two tags drawn together.
+STATE = UrlState(Text("train_id"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
+                 Int("page", 1, 1, MAX_PAGE), Tags("compose"))
 
 
 def chart_id(train_id: str, tag: str) -> str:
@@ -41,34 +62,69 @@ def chart_id(train_id: str, tag: str) -> str:
 
 
 def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
-    """Everything the page shows, from the URL (unknown tags are dropped)."""
-    selected = decode_tags(params.get("tags"))
-    selected = all_tags if selected is None else [t for t in selected if t in all_tags]
-    try:
-        smoothing = min(0.99, max(0.0, float(params.get("smoothing", 0))))
-    except ValueError:
-        smoothing = 0.0
-    compose = decode_tags(params.get("compose"))
+    """Everything the page shows, from the URL: :data:`STATE` plus ``selected`` (the tags to
+    draw: unknown tags dropped) and ``compose`` checked (None unless two tags of the job)."""
+    state = STATE.parse(params)
+    wanted, compose = state["tags"], state["compose"]
+    selected = all_tags if wanted is None else [t for t in wanted if t in all_tags]
     if compose is not None and (len(compose) != 2 or not set(compose) <= set(all_tags)):
         compose = None
-    axis = params.get("axis", "step")
-    return {
-        "selected": selected,
-        "filter": params.get("filter", ""),
-        "axis": axis if axis in ("step", "relative", "absolute") else "step",
-        "smoothing": smoothing,
-        "page": int_param(params, "page", 1, 1, 10**6),
-        "compose": compose,
-    }
+    return {**state, "selected": selected, "compose": compose}
+
+
+def state_search(state: dict[str, Any], all_tags: list[str]) -> str:
+    """The URL query of a page state (every tag selected: no ``tags``)."""
+    return STATE.search({**state, "tags": None if state["selected"] == all_tags
+                         else state["selected"]})
+
+
+def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: list[str] | None,
+               pattern: str | None, axis: str | None, smoothing: float | None,
+               compose: tuple[str | None, str | None]) -> dict[str, Any]:
+    """The page state after the control ``trigger`` changed (the other arguments are the
+    controls' values). Tags hidden by the filter keep their selection; "Compose" needs two
+    different tags."""
+    state = dict(state)
+    visible, _ = filter_tags(tags, pattern or "")
+    action = button_action(trigger, "scalar-tags")
+    first, second = compose
+    if action is not None:
+        state["selected"] = pick(tags, state["selected"], checked, visible, action)
+    elif trigger == "scalar-tag-filter":
+        state["filter"] = pattern or ""
+    elif trigger == IDS["axis"]:
+        state["axis"] = AXIS.from_control(axis)
+    elif trigger == IDS["smoothing"]:
+        state["smoothing"] = SMOOTHING.from_control(smoothing)
+    elif trigger == "scalar-prev":
+        state["page"] = max(1, state["page"] - 1)
+    elif trigger == "scalar-next":
+        state["page"] += 1
+    elif trigger == "compose-apply" and first and second and first != second:
+        state["compose"] = [first, second]
+    elif trigger == "compose-remove":
+        state["compose"] = None
+    return state
+
+
+def threshold_of(chart: str, op_charts: list[str], ops: list[str | None],
+                 values: list[float | None], combine: str | None) -> dict[str, Any] | None:
+    """The threshold a chart's form sets: its conditions with an operator and a value (the
+    form rows are ``ops[i]`` / ``values[i]`` of chart ``op_charts[i]``) combined by ``combine``
+    ("and" when unset); None when no condition is complete."""
+    conditions = [[op, float(value)] for owner, op, value in zip(op_charts, ops, values,
+                                                                 strict=True)
+                  if owner == chart and op in (">", "<") and value is not None]
+    if not conditions:
+        return None
+    return {"conditions": conditions, "combine": combine or "and"}
 
 
 def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
     """Charts of the current page (the composed chart first) and the number of pages."""
-    selected = state["selected"]
-    pages = max(1, -(-len(selected) // CHARTS_PER_PAGE))
-    page = min(state["page"], pages)
+    on_page, _, pages = page_of(state["selected"], state["page"], CHARTS_PER_PAGE)
     charts = [ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
-              for tag in selected[(page - 1) * CHARTS_PER_PAGE:page * CHARTS_PER_PAGE]]
+              for tag in on_page]
     if state["compose"]:
         first, second = state["compose"]
         charts.insert(0, ChartSpec(f"{COMPOSE_PREFIX}{train_id}\x1f{first}\x1f{second}",
@@ -98,17 +154,10 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.A("Download JSON", id="scalar-download-json", className="di-button secondary"),
         ]),
         html.Div(className="di-panel", children=[
-            html.Div(className="di-toolbar", children=[
-                html.Span("Tags", className="di-muted"),
-                html.Button("All", id="scalar-tags-all", className="di-chip"),
-                html.Button("None", id="scalar-tags-none", className="di-chip"),
-                dcc.Input(id="scalar-tag-filter", value=state["filter"], debounce=0.3,
-                          placeholder="Filter tags (regular expression)", className="di-input"),
-                html.Span(id="scalar-filter-error", className="di-error-text"),
-            ]),
-            html.Div(dcc.Checklist(id="scalar-tags", options=[tag_option(t) for t in all_tags],
-                                   value=state["selected"], inline=True),
-                     className="di-tag-list"),
+            *button_select("scalar-tags", "Tags", "scalar-tag-filter", state["filter"],
+                           options=[tag_option(t) for t in all_tags], value=state["selected"],
+                           extra=[html.Span(id="scalar-filter-error",
+                                            className="di-error-text")]),
             controls("scalars", state["axis"], state["smoothing"]),
             html.Div(className="di-toolbar", children=[
                 html.Span("Compose two tags", className="di-muted"),
@@ -124,12 +173,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
         ]),
         *chart_stores("scalars"),
         html.Div(id="scalar-grid", className="di-chart-grid"),
-        html.Div(className="di-pager", children=[
-            html.Span(id="scalar-total"),
-            html.Button("‹", id="scalar-prev", className="di-icon-button"),
-            html.Span(id="scalar-page"),
-            html.Button("›", id="scalar-next", className="di-icon-button"),
-        ]),
+        pager("scalar"),
     ])
 
 
@@ -160,40 +204,10 @@ def register(app: dash.Dash, service: DataService) -> None:
                         axis: str, smoothing: float | None, _prev: Any, _next: Any,
                         _compose: Any, _remove: Any, first: str | None, second: str | None,
                         search: str | None) -> Any:
-        train_id, state, tags = current(search)
-        trigger = ctx.triggered_id
-        visible, _ = filter_tags(tags, pattern or "")
-        if trigger == "scalar-tags":
-            # Tags hidden by the filter keep their selection.
-            hidden = [t for t in state["selected"] if t not in visible]
-            state["selected"] = [t for t in tags if t in set(checked or []) | set(hidden)]
-        elif trigger == "scalar-tags-all":
-            state["selected"] = [t for t in tags if t in set(state["selected"]) | set(visible)]
-        elif trigger == "scalar-tags-none":
-            state["selected"] = [t for t in state["selected"] if t not in visible]
-        elif trigger == "scalar-tag-filter":
-            state["filter"] = pattern or ""
-        elif trigger == IDS["axis"]:
-            state["axis"] = axis
-        elif trigger == IDS["smoothing"]:
-            state["smoothing"] = smoothing or 0
-        elif trigger == "scalar-prev":
-            state["page"] = max(1, state["page"] - 1)
-        elif trigger == "scalar-next":
-            state["page"] += 1
-        elif trigger == "compose-apply" and first and second and first != second:
-            state["compose"] = [first, second]
-        elif trigger == "compose-remove":
-            state["compose"] = None
-        new = make_search({
-            "train_id": train_id,
-            "tags": None if state["selected"] == tags else encode_tags(state["selected"]),
-            "filter": state["filter"],
-            "axis": None if state["axis"] == "step" else state["axis"],
-            "smoothing": f"{state['smoothing']:g}" if state["smoothing"] else None,
-            "page": None if state["page"] == 1 else state["page"],
-            "compose": encode_tags(state["compose"]) if state["compose"] else None,
-        })
+        _, state, tags = current(search)
+        state = next_state(state, tags, ctx.triggered_id, checked, pattern, axis, smoothing,
+                           (first, second))
+        new = state_search(state, tags)
         return dash.no_update if new == (search or "") else new
 
     @app.callback(
@@ -264,22 +278,17 @@ def register(app: dash.Dash, service: DataService) -> None:
         if trigger["type"] == "th-delete":
             stored.pop(chart, None)
             return stored
-        conditions = []
-        for spec, op, value in zip(ctx.states_list[0], ops, values, strict=True):
-            if spec["id"]["chart"] == chart and op in (">", "<") and value is not None:
-                conditions.append([op, float(value)])
-        if not conditions:
-            return dash.no_update
+        op_charts = [spec["id"]["chart"] for spec in ctx.states_list[0]]
         position = [form["chart"] for form in forms].index(chart)
-        threshold = {"conditions": conditions, "combine": combines[position] or "and"}
+        threshold = threshold_of(chart, op_charts, ops, values, combines[position])
+        if threshold is None:
+            return dash.no_update
         if "all" in (to_all[position] or []):
             train_id, state, _ = current(search)
             targets = [chart_id(train_id, tag) for tag in state["selected"]]
         else:
             targets = [chart]
-        for target in targets:
-            stored[target] = threshold
-        return stored
+        return {**stored, **dict.fromkeys(targets, threshold)}
 
     @app.callback(
         Output({"type": "th-current", "chart": ALL}, "children"),

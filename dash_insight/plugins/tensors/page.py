@@ -16,7 +16,9 @@ Histogram: the Top / Front views of the parameter distribution page over the ten
 Every step is kept (MindInsight: 20 sampled).
 
 The table is a dash-ag-grid grid (row and column virtualisation: only the visible cells exist in
-the page); value format and decimals change in the browser.
+the page), its data built by :mod:`dash_insight.plugins.tensors.table`; value format and decimals
+change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). The page's frame (tag
+selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_page`.
 """
 
 from __future__ import annotations
@@ -25,8 +27,7 @@ from typing import Any
 
 import dash
 import dash_ag_grid as dag
-import numpy as np
-from dash import ALL, MATCH, Input, Output, State, ctx, dcc, html
+from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import Plugin
@@ -35,10 +36,25 @@ from dash_insight.plugins.tensors.algorithms import (
     MAX_RESPONSE_VALUES,
     DimsError,
     ResponseTooLargeError,
-    default_dims,
     parse_dims,
 )
 from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.plugins.tensors.table import (
+    CELL_STYLE,
+    VALUE_FORMATTER,
+    colour_scale,
+    dims_from_items,
+    dims_items,
+    grid_context,
+    selected_count,
+    start_dims,
+    statistics_items,
+    table_data,
+    too_large_message,
+    value_kind,
+)
+from dash_insight.web import per_tag_page
+from dash_insight.web.components.figures import GRAPH_CONFIG
 from dash_insight.web.components.histogram_views import (
     AXES,
     VIEWS,
@@ -48,20 +64,8 @@ from dash_insight.web.components.histogram_views import (
     series_from_tensor_histograms,
     shown_text,
 )
-from dash_insight.web.components.tag_select import (
-    decode_map,
-    encode_map,
-    page_after,
-    pager,
-    register_tag_select,
-    selection_from_params,
-    tag_select,
-    tags_on_page,
-    tags_to_params,
-    user_change,
-)
-from dash_insight.web.components.value_pages import GRAPH_CONFIG, head, plugin_tags, unknown_message
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.per_tag_page import CardContext, PerTagPage, segmented
+from dash_insight.web.url_state import Choice, Int, TagMap
 
 PATH = "/tensors"
 PREFIX = "tensor"
@@ -76,200 +80,13 @@ EMPTY = ["This job has no tensor yet. In the training script, add ",
          html.Code("SummaryRecord.add_value('tensor', name, tensor)"),
          " to save tensor data (each value costs 4 bytes per step: keep tensors small)."]
 
-#: AG Grid value formatter (a dash-ag-grid function string: its evaluator knows neither
-#: ``typeof`` nor ``isFinite``, hence ``Number(v) === v`` for "is a number"):
-#: bools and integers as they are, floats with ``context.dec`` decimals, fixed or scientific;
-#: "NAN" / "INF" / "-INF" strings as sent.
-VALUE_FORMATTER = (
-    "params.value === true ? 'true' : params.value === false ? 'false' : "
-    "Number(params.value) === params.value ? (params.context.kind === 'f' ? "
-    "(params.context.fmt === 'sci' ? params.value.toExponential(params.context.dec) : "
-    "params.value.toFixed(params.context.dec)) : String(params.value)) : "
-    "(params.value == null ? '' : String(params.value))"
-)
-#: Cells coloured on a diverging scale: orange below 0, teal above, stronger with |value| /
-#: ``context.scale`` (the largest finite |value| shown); true cells teal; NaN/Inf in red.
-CELL_STYLE = (
-    "Number(params.value) === params.value ? ({color: 'inherit', backgroundColor: "
-    "params.context.scale > 0 ? (params.value < 0 ? 'rgba(232, 124, 37, ' + "
-    "Math.min(1, -params.value / params.context.scale) * 0.7 + ')' : 'rgba(0, 165, 167, ' + "
-    "Math.min(1, params.value / params.context.scale) * 0.7 + ')') : 'transparent'}) : "
-    "params.value === true ? ({color: 'inherit', backgroundColor: 'rgba(0, 165, 167, 0.45)'}) : "
-    "params.value === false || params.value == null ? ({color: 'inherit', backgroundColor: "
-    "'transparent'}) : ({color: 'var(--error)', backgroundColor: 'transparent'})"
-)
-
-
-# --- pure helpers --------------------------------------------------------------------------------
-
-
-def page_state(params: dict[str, str]) -> dict[str, Any]:
-    """View settings from the URL, unknown values replaced by the defaults."""
-    view = params.get("view", "table")
-    hview = params.get("hview", "top")
-    axis = params.get("axis", "step")
-    return {
-        "view": view if view in ("table", "histogram") else "table",
-        "hview": hview if hview in VIEWS else "top",
-        "axis": axis if axis in AXES else "step",
-        "fmt": "sci" if params.get("fmt") == "sci" else "value",
-        "dec": int_param(params, "dec", DEFAULT_DECIMALS, 0, MAX_DECIMALS),
-        "page": int_param(params, "page", 1, 1, 10**6),
-        "filter": params.get("filter", ""),
-        "steps": decode_map(params.get("steps")),
-        "dims": decode_map(params.get("dims")),
-    }
-
-
-def start_dims(shape: tuple[int, ...]) -> str:
-    """The dims a card opens with: MindInsight's defaults, rows cut to fit 100,000 values."""
-    return default_dims(shape, max_values=MAX_RESPONSE_VALUES)
-
-
-def dims_items(dims: str, rank: int) -> list[str]:
-    """The per-dimension boxes of a dims string (``"[0, :, 2:5]"`` -> ``["0", ":", "2:5"]``);
-    padded with ``":"`` / cut to ``rank`` boxes when the string does not fit."""
-    inner = dims.strip()
-    if inner.startswith("[") and inner.endswith("]"):
-        inner = inner[1:-1]
-    items = [item.strip() for item in inner.split(",")] if inner.strip() else []
-    return (items + [":"] * rank)[:rank]
-
-
-def dims_from_items(items: list[str | None]) -> str:
-    """``["0", ":", ""]`` -> ``"[0,:,]"`` (empty boxes kept so the grammar reports them)."""
-    return "[" + ",".join((item or "").strip() for item in items) + "]"
-
-
-def selected_count(shape: tuple[int, ...], dims: str) -> int:
-    """How many values ``dims`` selects from a tensor of ``shape`` (no data touched)."""
-    index = parse_dims(dims, shape)
-    return int(np.broadcast_to(np.zeros((), np.uint8), shape)[index].size)
-
-
-def axis_indices(item: int | slice, size: int) -> list[int]:
-    """The tensor indices a sliced dimension shows (``slice(2, 5)`` -> ``[2, 3, 4]``)."""
-    if isinstance(item, slice):
-        return list(range(*item.indices(size)))
-    return [item % size if size else item]
-
-
-def json_values(array: np.ndarray) -> list[Any]:
-    """The values of ``array`` (flattened) for the browser: bools as bools, integers as ints,
-    floats as their shortest representation at the recorded precision (float32 ``0.1`` -> 0.1,
-    not 0.10000000149011612), NaN / ±Inf as "NAN" / "INF" / "-INF" (MindInsight's strings)."""
-    flat = np.asarray(array).reshape(-1)
-    if flat.dtype.kind != "f":
-        return flat.tolist()
-    finite = np.isfinite(flat)
-    if flat.dtype in (np.float16, np.float32):
-        values: list[Any] = [float(text) for text in flat.astype(str)] if finite.all() else [
-            float(text) if ok else None for text, ok in zip(flat.astype(str), finite,
-                                                            strict=True)]
-    else:
-        values = flat.tolist()
-    if not finite.all():
-        for position in np.flatnonzero(~finite).tolist():
-            value = flat[position]
-            values[position] = "NAN" if np.isnan(value) else ("INF" if value > 0 else "-INF")
-    return values
-
-
-def value_kind(dtype: np.dtype) -> str:
-    """``"b"`` (bool), ``"i"`` (integer) or ``"f"`` (float) for the grid's formatter."""
-    return "b" if dtype.kind == "b" else ("i" if dtype.kind in "iu" else "f")
-
-
-def colour_scale(values: np.ndarray) -> float:
-    """Largest finite |value| (0 when none, or for bool tensors): the colour scale's end."""
-    flat = np.asarray(values).reshape(-1)
-    if flat.dtype.kind == "b" or not flat.size:
-        return 0.0
-    if flat.dtype.kind == "f":
-        flat = flat[np.isfinite(flat)]
-        if not flat.size:
-            return 0.0
-    return float(np.abs(flat.astype(np.float64)).max())
-
-
-def table_data(values: np.ndarray, index: tuple[int | slice, ...], shape: tuple[int, ...]
-               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """AG Grid ``rowData`` and ``columnDefs`` of a slice: a 2-D slice as rows x columns, 1-D as
-    one column, 0-D as one cell; row and column headers are the tensor's own indices."""
-    sliced = [(axis, item) for axis, item in enumerate(index) if isinstance(item, slice)]
-    if len(sliced) >= 2:
-        rows = axis_indices(sliced[0][1], shape[sliced[0][0]])
-        columns = axis_indices(sliced[1][1], shape[sliced[1][0]])
-        grid = np.asarray(values).reshape(len(rows), len(columns))
-    elif len(sliced) == 1:
-        rows = axis_indices(sliced[0][1], shape[sliced[0][0]])
-        columns = [-1]
-        grid = np.asarray(values).reshape(len(rows), 1)
-    else:
-        rows, columns = [-1], [-1]
-        grid = np.asarray(values).reshape(1, 1)
-    flat = json_values(grid)
-    width = len(columns)
-    keys = [f"c{j}" for j in range(width)]
-    row_data = [dict(zip(keys, flat[i * width:(i + 1) * width], strict=True), row=r)
-                for i, r in enumerate(rows)]
-    column_defs: list[dict[str, Any]] = [{
-        "field": "row", "headerName": "", "pinned": "left", "width": 64,
-        "valueFormatter": {"function": "params.value < 0 ? '' : String(params.value)"},
-        "cellStyle": None, "cellClass": "di-vt-index"}]
-    column_defs += [{"field": key, "headerName": "value" if c < 0 else str(c)}
-                    for key, c in zip(keys, columns, strict=True)]
-    return row_data, column_defs
-
-
-def grid_context(kind: str, fmt: str, dec: int, scale: float) -> dict[str, Any]:
-    return {"kind": kind, "fmt": fmt, "dec": dec, "scale": scale}
-
-
-def too_large_message(dims: str, count: int) -> str:
-    """MindInsight's limit message, with the size asked for."""
-    return (f"The requested data exceeds the upper limit {MAX_RESPONSE_VALUES:,}: the dims "
-            f"{dims} select {count:,} values. Shard or query other dimensions, e.g. '0:100' "
-            "instead of ':'.")
-
-
-def _number(value: float, kind: str) -> str:
-    if kind != "f":
-        return f"{int(value):,}" if float(value).is_integer() else f"{value:.6g}"
-    return f"{value:.6g}"
-
-
-def statistics_items(stats: dict[str, Any], kind: str) -> list[tuple[str, str]]:
-    """(label, text) pairs of the statistics panel (MindInsight's max/min/mean/count/NaN/±Inf
-    and sign counts, named for what they count)."""
-    items = [("max", _number(stats["max"], kind)), ("min", _number(stats["min"], kind)),
-             ("mean", f"{stats['avg']:.6g}"), ("count", f"{stats['count']:,}")]
-    if stats.get("is_bool"):
-        items += [("true", f"{stats['true_count']:,}"), ("false", f"{stats['false_count']:,}")]
-    else:
-        items += [("negative", f"{stats['neg_zero_count']:,}"),
-                  ("zero", f"{stats['zero_count']:,}"),
-                  ("positive", f"{stats['pos_zero_count']:,}")]
-    if kind == "f":
-        items += [("NaN", f"{stats['nan_count']:,}"), ("+Inf", f"{stats['pos_inf_count']:,}"),
-                  ("-Inf", f"{stats['neg_inf_count']:,}")]
-    return items
-
-
-def state_search(train_id: str, tag_params: dict[str, str | None], state: dict[str, Any]
-                 ) -> str:
-    """The URL query of a page state (defaults left out)."""
-    return make_search({
-        "train_id": train_id, **tag_params,
-        "view": None if state["view"] == "table" else state["view"],
-        "hview": None if state["hview"] == "top" else state["hview"],
-        "axis": None if state["axis"] == "step" else state["axis"],
-        "fmt": None if state["fmt"] == "value" else state["fmt"],
-        "dec": None if state["dec"] == DEFAULT_DECIMALS else state["dec"],
-        "steps": encode_map(state["steps"]) or None,
-        "dims": encode_map(state["dims"]) or None,
-        "page": None if state["page"] == 1 else state["page"],
-    })
+#: ``view`` table / histogram; ``hview`` and ``axis`` of the histogram view; ``fmt`` and ``dec``
+#: of the table (applied in the browser); per tag, the step (``steps``) and the dims applied
+#: (``dims``) when not the defaults.
+STATE = per_tag_page.page_state(
+    Choice("view", "table", ("table", "histogram")), Choice("hview", "top", VIEWS),
+    Choice("axis", "step", AXES), Choice("fmt", "value", ("value", "sci")),
+    Int("dec", DEFAULT_DECIMALS, 0, MAX_DECIMALS), TagMap("steps"), TagMap("dims"))
 
 
 # --- rendering -----------------------------------------------------------------------------------
@@ -306,19 +123,12 @@ def table_view(queries: TensorQueries, train_id: str, tag: str, step: int, dims:
         id={"type": "tensor-grid", "tag": tag}, rowData=row_data, columnDefs=column_defs,
         defaultColDef={"width": 104, "sortable": False, "resizable": True,
                        "suppressMovable": True, "cellDataType": False,
-                       "valueFormatter": {"function": VALUE_FORMATTER},
-                       "cellStyle": {"function": CELL_STYLE}},
+                       "valueFormatter": VALUE_FORMATTER, "cellStyle": CELL_STYLE},
         dashGridOptions={"context": grid_context(kind, fmt, dec, colour_scale(values)),
                          "suppressCellFocus": False, "animateRows": False,
                          "headerHeight": 28, "rowHeight": 26},
         style={"height": "100%", "width": "100%"})
     return html.Div(grid, className="di-vt-table"), panel, None
-
-
-def _segmented(component_id: str, options: list[tuple[str, str]], value: str
-               ) -> dcc.RadioItems:
-    return dcc.RadioItems(id=component_id, value=value, inline=True, className="di-segmented",
-                          options=[{"label": label, "value": v} for v, label in options])
 
 
 def table_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any]
@@ -389,7 +199,7 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str,
 
 
 def histogram_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any],
-                   theme: str | None) -> html.Section:
+                   theme: str | None = None) -> html.Section:
     """A histogram card: the tensor's steps in the Top or Front view."""
     foot: list[Any] = []
     try:
@@ -416,181 +226,134 @@ def histogram_card(queries: TensorQueries, train_id: str, tag: str, state: dict[
     ])
 
 
-def layout(app: dash.Dash, service: TensorQueries, params: dict[str, str]) -> html.Div:
-    train_id = params.get("train_id", "")
-    title = head(app, "Tensors", train_id)
-    tags, message = plugin_tags(app, service.provider, train_id, Plugin.TENSOR, title, EMPTY,
-                                "tensor-empty")
-    if message is not None:
-        return message
-    state = page_state(params)
-    selected, _ = selection_from_params(params, tags)
+def controls(state: dict[str, Any]) -> list[html.Div]:
+    """View (table / histogram); value format and decimals of the table; angle of view and
+    vertical axis of the histograms. Controls of the other view are hidden."""
     table = state["view"] == "table"
     hidden = {"display": "none"}
-    return html.Div([
-        title,
-        html.Div(className="di-panel di-vp-controls", children=[
-            tag_select(PREFIX, tags, selected, state["filter"]),
-            html.Div(className="di-vp-row", children=[
-                html.Span("View", className="di-control-label"),
-                _segmented("tensor-view-mode", [("table", "Table"), ("histogram", "Histogram")],
-                           state["view"]),
-                html.Span(id="tensor-table-controls", className="di-vp-group",
-                          style={} if table else hidden, children=[
-                    html.Span("Type", className="di-control-label"),
-                    _segmented("tensor-fmt", [("value", "Value"),
-                                              ("sci", "Scientific notation")], state["fmt"]),
-                    html.Span("Decimal places", className="di-control-label"),
-                    dcc.Dropdown(id="tensor-dec", value=state["dec"], clearable=False,
-                                 searchable=False, style={"width": "80px"},
-                                 options=list(range(MAX_DECIMALS + 1))),
-                ]),
-                html.Span(id="tensor-histogram-controls", className="di-vp-group",
-                          style=hidden if table else {}, children=[
-                    html.Span("Angle of view", className="di-control-label"),
-                    _segmented("tensor-hview", [("front", "Front"), ("top", "Top")],
-                               state["hview"]),
-                    html.Span(id="tensor-axis-group", className="di-vp-group",
-                              style=hidden if state["hview"] == "front" else {}, children=[
-                        html.Span("Vertical axis", className="di-control-label"),
-                        _segmented("tensor-axis", [("step", "Step"),
-                                                   ("relative", "Relative time (s)"),
-                                                   ("absolute", "Absolute time")],
-                                   state["axis"]),
-                    ]),
-                ]),
+    return [html.Div(className="di-vp-row", children=[
+        html.Span("View", className="di-control-label"),
+        segmented("tensor-view-mode", [("table", "Table"), ("histogram", "Histogram")],
+                  state["view"]),
+        html.Span(id="tensor-table-controls", className="di-vp-group",
+                  style={} if table else hidden, children=[
+            html.Span("Type", className="di-control-label"),
+            segmented("tensor-fmt", [("value", "Value"), ("sci", "Scientific notation")],
+                      state["fmt"]),
+            html.Span("Decimal places", className="di-control-label"),
+            dcc.Dropdown(id="tensor-dec", value=state["dec"], clearable=False,
+                         searchable=False, style={"width": "80px"},
+                         options=list(range(MAX_DECIMALS + 1))),
+        ]),
+        html.Span(id="tensor-histogram-controls", className="di-vp-group",
+                  style=hidden if table else {}, children=[
+            html.Span("Angle of view", className="di-control-label"),
+            segmented("tensor-hview", [("front", "Front"), ("top", "Top")], state["hview"]),
+            html.Span(id="tensor-axis-group", className="di-vp-group",
+                      style=hidden if state["hview"] == "front" else {}, children=[
+                html.Span("Vertical axis", className="di-control-label"),
+                segmented("tensor-axis", [("step", "Step"), ("relative", "Relative time (s)"),
+                                          ("absolute", "Absolute time")], state["axis"]),
             ]),
         ]),
-        dcc.Store(id="tensor-query"),
-        dcc.Store(id="tensor-shown"),
-        html.Div(id="tensor-notice"),
-        html.Div(id="tensor-cards", className="di-vt-grid"),
-        pager(PREFIX, 0, 1, 1),
-    ])
+    ])]
+
+
+def tensor_card(context: CardContext[TensorQueries], tag: str) -> html.Section:
+    """The card of the page's view: histograms or a table."""
+    if context.state["view"] == "histogram":
+        return histogram_card(context.service, context.train_id, tag, context.state,
+                              context.theme)
+    return table_card(context.service, context.train_id, tag, context.state)
+
+
+def histogram_view(state: Any) -> bool:
+    """Histogram cards follow the theme; tables do not."""
+    return bool(state["view"] == "histogram")
+
+
+PAGE: PerTagPage[TensorQueries] = PerTagPage(
+    prefix=PREFIX, plugin=Plugin.TENSOR, noun="tensor", title="Tensors", empty=EMPTY,
+    state=STATE, page_size=PAGE_SIZE, card=tensor_card, controls=controls,
+    control_fields=(("tensor-view-mode", "view"), ("tensor-hview", "hview"),
+                    ("tensor-axis", "axis"), ("tensor-fmt", "fmt"), ("tensor-dec", "dec")),
+    card_fields=("view", "hview", "axis"), themed=histogram_view, grid_class="di-vt-grid",
+)
+
+
+def layout(app: dash.Dash, service: TensorQueries, params: dict[str, str]) -> html.Div:
+    return per_tag_page.layout(PAGE, app, service, params)
+
+
+def step_view(queries: TensorQueries, search: str | None, trigger: Any, position: int | None,
+              items: list[str | None], applied: str | None, data: dict[str, Any]
+              ) -> tuple[Any, Any, str, Any, str]:
+    """What a table card shows after its slider, ✓ / Enter or Default: (table or message,
+    statistics, step label, dims applied (``no_update`` when the typed dims are wrong), dims
+    error). ``data`` is the card's store (tag, steps, wall times, default dims)."""
+    kind = trigger.get("type") if isinstance(trigger, dict) else None
+    state = STATE.parse_search(search)
+    steps = data["steps"]
+    index = max(0, min(len(steps) - 1, int(position or 0)))
+    step = steps[index]
+    dims = applied or data["default"]
+    if kind in ("tensor-apply", "tensor-dim"):
+        dims = dims_from_items(items)
+    elif kind == "tensor-reset":
+        dims = data["default"]
+    view, panel, error = table_view(queries, state["train_id"], data["tag"], step, dims,
+                                    state["fmt"], state["dec"])
+    label = f"Step: {step} · {format_wall_time(data['walls'][index])}"
+    if error:
+        return view, panel, label, dash.no_update, error
+    return view, panel, label, dims, ""
+
+
+def card_state_search(search: str | None, applied: list[str | None],
+                      positions: list[int | None], data: list[dict[str, Any]]) -> str | None:
+    """The URL with the cards' steps and dims (None: unchanged): a tag's step is written when
+    not its last one, its dims when not its default; tags not on the page keep theirs."""
+    state = STATE.parse_search(search)
+    steps, dims = dict(state["steps"]), dict(state["dims"])
+    for item, dims_value, position in zip(data, applied, positions, strict=True):
+        tag = item["tag"]
+        index = len(item["steps"]) - 1 if position is None else int(position)
+        steps.pop(tag, None)
+        dims.pop(tag, None)
+        if index != len(item["steps"]) - 1:
+            steps[tag] = str(item["steps"][index])
+        if dims_value and dims_value != item["default"]:
+            dims[tag] = dims_value
+    if steps == state["steps"] and dims == state["dims"]:
+        return None
+    new = STATE.search({**state, "steps": steps, "dims": dims})
+    return None if new == (search or "") else new
 
 
 # --- callbacks -----------------------------------------------------------------------------------
 
 
 def register(app: dash.Dash, service: TensorQueries) -> None:
-    provider = service.provider
-    register_tag_select(app, PREFIX)
+    per_tag_page.register(PAGE, app, service)
     register_full_screen(app, "tensor-card", "tensor-full")
 
     app.clientside_callback(
-        """function(view, hview) {
-            const hide = {display: 'none'};
-            return [view === 'histogram' ? hide : {}, view === 'histogram' ? {} : hide,
-                    hview === 'front' ? hide : {}];
-        }""",
+        ClientsideFunction(namespace="tensorsPage", function_name="controlsStyle"),
         Output("tensor-table-controls", "style"), Output("tensor-histogram-controls", "style"),
         Output("tensor-axis-group", "style"),
         Input("tensor-view-mode", "value"), Input("tensor-hview", "value"),
         prevent_initial_call=True,
     )
 
-    # The part of the URL the cards depend on: steps, dims and format are applied in place.
+    # Value format and decimals: every grid formats again in the browser.
     app.clientside_callback(
-        """function(search, current) {
-            const params = new URLSearchParams(search || '');
-            const keys = ['train_id', 'tags', 'filter', 'page', 'view', 'hview', 'axis'];
-            const query = keys.map(k => params.get(k));
-            if (JSON.stringify(query) === JSON.stringify(current)) {
-                return window.dash_clientside.no_update;
-            }
-            return query;
-        }""",
-        Output("tensor-query", "data"), Input("url", "search"), State("tensor-query", "data"),
-    )
-
-    # Value format and decimals: every grid re-formats in the browser.
-    app.clientside_callback(
-        """function(fmt, dec, options, ids) {
-            return options.map((opts, k) => {
-                const context = Object.assign({}, (opts || {}).context,
-                                              {fmt: fmt || 'value', dec: dec === null ? 5 : dec});
-                const api = window.dash_ag_grid && window.dash_ag_grid.getApi
-                    ? window.dash_ag_grid.getApi(ids[k]) : null;
-                if (api) {
-                    api.setGridOption('context', context);
-                    api.refreshCells({force: true});
-                }
-                return Object.assign({}, opts, {context: context});
-            });
-        }""",
+        ClientsideFunction(namespace="tensorsPage", function_name="format"),
         Output({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
         Input("tensor-fmt", "value"), Input("tensor-dec", "value"),
         State({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
         State({"type": "tensor-grid", "tag": ALL}, "id"),
         prevent_initial_call=True,
     )
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input(f"{PREFIX}-tags", "value"), Input(f"{PREFIX}-filter", "value"),
-        Input("tensor-view-mode", "value"), Input("tensor-hview", "value"),
-        Input("tensor-axis", "value"), Input("tensor-fmt", "value"), Input("tensor-dec", "value"),
-        Input(f"{PREFIX}-prev", "n_clicks"), Input(f"{PREFIX}-next", "n_clicks"),
-        State(f"{PREFIX}-tag-list", "data"), State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def controls_to_url(selected: list[str] | None, pattern: str | None, view: str | None,
-                        hview: str | None, axis: str | None, fmt: str | None, dec: int | None,
-                        _prev: int | None, _next: int | None, tags: list[str] | None,
-                        search: str | None) -> Any:
-        if not user_change():
-            return dash.no_update
-        params = parse_search(search)
-        state = page_state(params)
-        trigger = ctx.triggered_id
-        state["page"], paged = page_after(trigger, PREFIX, state["page"])
-        if not paged:
-            state.update(view=view or "table", hview=hview or "top", axis=axis or "step",
-                         fmt=fmt or "value",
-                         dec=DEFAULT_DECIMALS if dec is None else int(dec))
-        new = state_search(params.get("train_id", ""),
-                           tags_to_params(tags or [], selected, pattern or ""), state)
-        return dash.no_update if new == (search or "") else new
-
-    @app.callback(
-        Output("tensor-cards", "children"), Output("tensor-notice", "children"),
-        Output(f"{PREFIX}-total", "children"), Output(f"{PREFIX}-page", "children"),
-        Output(f"{PREFIX}-prev", "disabled"), Output(f"{PREFIX}-next", "disabled"),
-        Output("tensor-shown", "data"),
-        Input("tensor-query", "data"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input("theme", "data"), State("url", "search"),
-        State("tensor-shown", "data"),
-    )
-    def cards(_query: list | None, _ticks: int | None, _clicks: int | None, theme: str | None,
-              search: str | None, shown: list | None) -> Any:
-        params = parse_search(search)
-        train_id = params.get("train_id", "")
-        try:
-            job = provider.job(train_id)
-        except DataError as error:
-            return (html.Div(str(error), className="di-empty"), None, "", "", True, True,
-                    None)
-        tags = job.tags["tensor"]
-        state = page_state(params)
-        on_page, page, pages, unknown, total = tags_on_page(params, tags, state["filter"],
-                                                            state["page"], PAGE_SIZE)
-        histogram = state["view"] == "histogram"
-        key = [train_id, job.version, on_page, state["view"], unknown] + (
-            [state["hview"], state["axis"], theme] if histogram else [])
-        if shown == key:
-            return (dash.no_update,) * 7
-        built: Any = []
-        for tag in on_page:
-            try:
-                built.append(histogram_card(service, train_id, tag, state, theme) if histogram
-                             else table_card(service, train_id, tag, state))
-            except DataError as error:
-                built.append(html.Section(str(error), className="di-panel di-empty"))
-        if not built:
-            built = html.Div("No tag selected: tick tags above, or clear the filter.",
-                             className="di-empty")
-        return (built, unknown_message(unknown, train_id, "tensor"), total, f"{page} / {pages}",
-                page <= 1, page >= pages, key)
 
     @app.callback(
         Output({"type": "tensor-dim", "tag": MATCH, "axis": ALL}, "value"),
@@ -618,26 +381,9 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         State("url", "search"),
     )
     def show_step(position: int | None, _apply: int | None, _reset: int | None,
-                  _submits: list[int | None],
-                  items: list[str | None], applied: str | None, data: dict,
-                  search: str | None) -> tuple:
-        trigger = ctx.triggered_id
-        typed = isinstance(trigger, dict) and trigger.get("type") == "tensor-dim"
-        state = page_state(parse_search(search))
-        steps = data["steps"]
-        index = max(0, min(len(steps) - 1, int(position or 0)))
-        step = steps[index]
-        dims = applied or data["default"]
-        if (isinstance(trigger, dict) and trigger.get("type") == "tensor-apply") or typed:
-            dims = dims_from_items(items)
-        elif isinstance(trigger, dict) and trigger.get("type") == "tensor-reset":
-            dims = data["default"]
-        view, panel, error = table_view(service, parse_search(search).get("train_id", ""),
-                                        data["tag"], step, dims, state["fmt"], state["dec"])
-        label = f"Step: {step} · {format_wall_time(data['walls'][index])}"
-        if error:
-            return view, panel, label, dash.no_update, error
-        return view, panel, label, dims, ""
+                  _submits: list[int | None], items: list[str | None], applied: str | None,
+                  data: dict, search: str | None) -> tuple:
+        return step_view(service, search, ctx.triggered_id, position, items, applied, data)
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -648,21 +394,5 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
     )
     def card_state_to_url(applied: list[str | None], positions: list[int | None],
                           data: list[dict], search: str | None) -> Any:
-        params = parse_search(search)
-        state = page_state(params)
-        steps, dims = dict(state["steps"]), dict(state["dims"])
-        for item, dims_value, position in zip(data, applied, positions, strict=True):
-            tag = item["tag"]
-            index = len(item["steps"]) - 1 if position is None else int(position)
-            steps.pop(tag, None)
-            dims.pop(tag, None)
-            if index != len(item["steps"]) - 1:
-                steps[tag] = str(item["steps"][index])
-            if dims_value and dims_value != item["default"]:
-                dims[tag] = dims_value
-        if steps == state["steps"] and dims == state["dims"]:
-            return dash.no_update
-        params["steps"] = encode_map(steps)
-        params["dims"] = encode_map(dims)
-        new = make_search(params)
-        return dash.no_update if new == (search or "") else new
+        new = card_state_search(search, applied, positions, data)
+        return dash.no_update if new is None else new

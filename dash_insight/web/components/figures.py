@@ -11,6 +11,9 @@ import plotly.graph_objects as go
 #: Neutral enough for the light and the dark theme (figures are drawn transparent).
 TEXT_COLOUR = "#8a9099"
 GRID_COLOUR = "rgba(138, 144, 153, 0.25)"
+#: ``dcc.Graph`` config of the chart cards: no Plotly logo nor selection tools.
+GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
+                "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]}
 
 
 def small_layout(height: int = 240, **extra: Any) -> go.Layout:

@@ -307,25 +307,16 @@ def shown_text(series: HistogramSeries) -> str:
 
 # --- full screen ---------------------------------------------------------------------------------
 
-FULL_SCREEN_CLASS = "di-full-screen"
-
 
 def register_full_screen(app: Any, card_type: str, button_type: str) -> None:
     """Clicking ``{"type": button_type, "tag": t}`` toggles full screen on the card
-    ``{"type": card_type, "tag": t}`` (a CSS class; in the browser, no server call). Plotly
-    graphs inside should be ``responsive`` with no fixed height so they fill the screen."""
-    from dash import MATCH, Input, Output, State
+    ``{"type": card_type, "tag": t}`` (the CSS class ``di-full-screen``, in the browser:
+    ``perTagPage.fullScreen`` in ``assets/per-tag-pages.js``). Plotly graphs inside should be
+    ``responsive`` with no fixed height so they fill the screen."""
+    from dash import MATCH, ClientsideFunction, Input, Output, State
 
     app.clientside_callback(
-        f"""function(clicks, className) {{
-            const classes = (className || '').split(' ').filter(c => c);
-            const on = !classes.includes('{FULL_SCREEN_CLASS}');
-            const next = classes.filter(c => c !== '{FULL_SCREEN_CLASS}');
-            if (on) {{ next.push('{FULL_SCREEN_CLASS}'); }}
-            document.body.classList.toggle('di-has-full-screen', on);
-            setTimeout(() => window.dispatchEvent(new Event('resize')), 50);
-            return [next.join(' '), on ? '✕ Exit full screen' : 'Full screen'];
-        }}""",
+        ClientsideFunction(namespace="perTagPage", function_name="fullScreen"),
         Output({"type": card_type, "tag": MATCH}, "className"),
         Output({"type": button_type, "tag": MATCH}, "children"),
         Input({"type": button_type, "tag": MATCH}, "n_clicks"),

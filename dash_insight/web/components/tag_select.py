@@ -17,21 +17,22 @@ API (``prefix`` is a short id prefix unique on the page, e.g. ``"hist"``):
   "All", the checkboxes and the filter consistent (one server callback, no data access). "All"
   (un)checks every tag that matches the filter; it is ticked when all matching tags are checked;
   tags that do not match the filter are hidden from the list.
-* Page state in the URL: ``tags`` (absent = all; :func:`encode_tags` / :func:`decode_tags`,
-  comma-separated with ``\\`` escapes, a lone ``,`` = none) and ``filter`` (the pattern).
-  :func:`selection_from_params` reads them back and reports tags of the URL the job does not
-  have; :func:`tags_to_params` writes them.
+* Page state in the URL: ``tags`` (absent = all; a :class:`~dash_insight.web.url_state.Tags`
+  field, a lone ``,`` = none) and ``filter`` (the pattern). :func:`selection` reads the wanted
+  tags back and reports those the job does not have; :func:`selection_state` writes them.
 * :func:`visible_tags` = what to draw (checked and matching, in ``tags`` order);
   :func:`page_of` / :func:`pager` cut it into pages (``page`` parameter, ``{prefix}-prev`` /
   ``{prefix}-next`` buttons).
-* :func:`encode_map` / :func:`decode_map`: the same escaping for per-tag URL state
-  (``steps=tag=12,other=40``).
 * :func:`user_change`: False when a callback fires because its components were just rendered
   (Dash then reports every input as triggered, even with ``prevent_initial_call``); a page's
   "controls -> URL" callback should return ``no_update`` then, or it rewrites the URL it was
   built from (dropping unknown tags, resetting the page).
 
-Everything except the two component builders and :func:`register_tag_select` is pure.
+The scalar chart pages (scalars, comparison) select with All / None *buttons* instead of an All
+checkbox, and write every click to the URL at once (the server then draws the row from the
+URL): :func:`button_select` builds that row, :func:`pick` is its selection rule.
+
+Everything except the component builders and :func:`register_tag_select` is pure.
 """
 
 from __future__ import annotations
@@ -43,88 +44,10 @@ from typing import Any
 import dash
 from dash import Input, Output, State, ctx, dcc, html
 
+from dash_insight.web.url_state import decode_tags
+
 #: Tags longer than this are cut in the checkbox label (the full name stays in the tooltip).
 LABEL_CHARS = 36
-
-
-# --- URL encoding --------------------------------------------------------------------------------
-
-
-def _escape(text: str, specials: str) -> str:
-    out = text.replace("\\", "\\\\")
-    for char in specials:
-        out = out.replace(char, "\\" + char)
-    return out
-
-
-def _split(text: str, separator: str) -> list[str]:
-    """Split on unescaped ``separator``, then drop the escapes."""
-    parts, current, escaped = [], [], False
-    for char in text:
-        if escaped:
-            current.append(char)
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == separator:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    parts.append("".join(current))
-    return parts
-
-
-def _unescape(text: str) -> str:
-    """Drop the ``\\`` escapes of :func:`_escape`."""
-    return re.sub(r"\\(.)", r"\1", text, flags=re.DOTALL)
-
-
-def _split_raw(text: str, separator: str) -> list[str]:
-    """Split on unescaped ``separator``, keeping the escapes (for nested splitting)."""
-    parts, start, escaped = [], 0, False
-    for i, char in enumerate(text):
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == separator:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def encode_tags(tags: Sequence[str]) -> str:
-    """Tags as one URL value: comma-separated, ``\\`` and ``,`` escaped; no tag -> ``","``."""
-    if not tags:
-        return ","
-    return ",".join(_escape(tag, ",") for tag in tags)
-
-
-def decode_tags(text: str | None) -> list[str] | None:
-    """Inverse of :func:`encode_tags`; None (no parameter) means "all tags"."""
-    if text is None:
-        return None
-    return [tag for tag in _split(text, ",") if tag]
-
-
-def encode_map(values: Mapping[str, object]) -> str:
-    """``{"a": 1, "b,c": "[0,:]"}`` -> ``a=1,b\\,c=[0\\,:]`` (``\\``, ``,`` and ``=`` escaped)."""
-    return ",".join(f"{_escape(str(k), ',=')}={_escape(str(v), ',=')}"
-                    for k, v in values.items())
-
-
-def decode_map(text: str | None) -> dict[str, str]:
-    """Inverse of :func:`encode_map`; malformed items are skipped."""
-    out: dict[str, str] = {}
-    if not text:
-        return out
-    for item in _split_raw(text, ","):
-        pair = _split_raw(item, "=")
-        if len(pair) == 2 and pair[0]:
-            out[_unescape(pair[0])] = _unescape(pair[1])
-    return out
 
 
 # --- selection -----------------------------------------------------------------------------------
@@ -152,23 +75,48 @@ def visible_tags(tags: Sequence[str], selected: Iterable[str] | None, pattern: s
     return [tag for tag in matching if tag in chosen]
 
 
-def selection_from_params(params: Mapping[str, str], tags: Sequence[str], key: str = "tags"
-                          ) -> tuple[list[str] | None, list[str]]:
-    """``(selected, unknown)`` from the URL: the checked tags the job has (None = all) and the
-    tags named in the URL that the job does not have (for a message)."""
-    wanted = decode_tags(params.get(key))
+def selection(wanted: Sequence[str] | None, tags: Sequence[str]
+              ) -> tuple[list[str] | None, list[str]]:
+    """``(selected, unknown)`` from the tags a URL names (None = all): the checked tags the job
+    has (None = all) and the named tags the job does not have (for a message)."""
     if wanted is None:
         return None, []
     known = set(tags)
     return [t for t in wanted if t in known], [t for t in wanted if t not in known]
 
 
-def tags_to_params(tags: Sequence[str], selected: Sequence[str] | None, pattern: str
-                   ) -> dict[str, str | None]:
-    """The ``tags`` / ``filter`` URL parameters (None = leave out: every tag, no filter)."""
+def selection_from_params(params: Mapping[str, str], tags: Sequence[str], key: str = "tags"
+                          ) -> tuple[list[str] | None, list[str]]:
+    """:func:`selection` of the tags named by the URL parameter ``key``."""
+    return selection(decode_tags(params.get(key)), tags)
+
+
+def selection_state(tags: Sequence[str], selected: Sequence[str] | None, pattern: str
+                    ) -> dict[str, Any]:
+    """The ``tags`` / ``filter`` fields of a page state for what the row shows: ``tags`` None
+    when every tag is checked (the URL then leaves it out), else the checked ones in ``tags``
+    order; ``filter`` the pattern."""
     chosen = None if selected is None or set(tags) <= set(selected) else [
         t for t in tags if t in set(selected)]
-    return {"tags": None if chosen is None else encode_tags(chosen), "filter": pattern or None}
+    return {"tags": chosen, "filter": pattern or ""}
+
+
+def pick(names: Sequence[str], chosen: Sequence[str], checked: Sequence[str] | None,
+         visible: Sequence[str], action: str | None) -> list[str]:
+    """The selection of a :func:`button_select` row after ``action``: ``"all"`` adds every
+    visible name, ``"none"`` removes them, ``"list"`` takes the checklist's ``checked`` value for
+    the visible names; names hidden by the filter keep their state, and any other action keeps
+    ``chosen``. "all" and "list" give ``names`` order, "none" keeps the order of ``chosen``."""
+    visible_set = set(visible)
+    if action == "all":
+        keep = set(chosen) | visible_set
+    elif action == "list":
+        keep = {n for n in chosen if n not in visible_set} | set(checked or [])
+    elif action == "none":
+        return [n for n in chosen if n not in visible_set]
+    else:
+        return list(chosen)
+    return [n for n in names if n in keep]
 
 
 def short_label(tag: str, limit: int = LABEL_CHARS) -> str:
@@ -191,7 +139,6 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int,
     return list(items[start:start + size]), page, pages
 
 
-
 def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
     """(the page to show, whether ``trigger`` was the pager) after a change of the controls:
     ``{prefix}-prev`` / ``{prefix}-next`` turn the page; a change of the tags or the filter goes
@@ -205,19 +152,30 @@ def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
     return page, False
 
 
-def tags_on_page(params: Mapping[str, str], tags: Sequence[str], pattern: str, page: int,
+def tags_on_page(wanted: Sequence[str] | None, tags: Sequence[str], pattern: str, page: int,
                  page_size: int) -> tuple[list[str], int, int, list[str], str]:
-    """What a per-tag page shows, from its URL: (tags on the current page, that page, the
-    number of pages, tags of the URL the job does not have, the "Total N tags" text). Tags
-    shown are the checked ones that match ``pattern``."""
-    selected, unknown = selection_from_params(params, tags)
+    """What a per-tag page shows: (tags on the current page, that page, the number of pages,
+    tags ``wanted`` by the URL (None = all) that the job does not have, the "Total N tags"
+    text). Tags shown are the checked ones that match ``pattern``."""
+    selected, unknown = selection(wanted, tags)
     visible = visible_tags(tags, selected, pattern)
     on_page, page, pages = page_of(visible, page, page_size)
     total = f"Total {len(visible)} tag{'' if len(visible) == 1 else 's'}"
     return on_page, page, pages, unknown, total
 
-def pager(prefix: str, total: int, page: int, pages: int, noun: str = "tag") -> html.Div:
-    """"Total N" and ‹ page / pages › buttons (``{prefix}-prev`` / ``{prefix}-next``)."""
+
+def pager(prefix: str, total: int | None = None, page: int = 1, pages: int = 1,
+          noun: str = "tag") -> html.Div:
+    """"Total N" and ‹ page / pages › buttons (``{prefix}-total``, ``{prefix}-prev``,
+    ``{prefix}-page``, ``{prefix}-next``). ``total`` None: texts empty and buttons enabled, for
+    a page whose callbacks fill in the texts only."""
+    if total is None:
+        return html.Div(className="di-pager", children=[
+            html.Span(id=f"{prefix}-total"),
+            html.Button("‹", id=f"{prefix}-prev", className="di-icon-button"),
+            html.Span(id=f"{prefix}-page"),
+            html.Button("›", id=f"{prefix}-next", className="di-icon-button"),
+        ])
     return html.Div(className="di-pager", children=[
         html.Span(f"Total {total} {noun}{'' if total == 1 else 's'}", id=f"{prefix}-total"),
         html.Button("‹", id=f"{prefix}-prev", className="di-icon-button", disabled=page <= 1,
@@ -326,3 +284,31 @@ def register_tag_select(app: dash.Dash, prefix: str) -> None:
         return (chosen if chosen != (selected or []) else dash.no_update,
                 all_state if all_state != (all_value or []) else dash.no_update,
                 options, count, error or "")
+
+
+def button_select(list_id: str, label: str, filter_id: str, pattern: str, noun: str = "tags",
+                  options: Sequence[dict[str, Any]] = (), value: Sequence[str] = (),
+                  extra: Sequence[Any] = ()) -> list[html.Div]:
+    """The selection rows of the scalar chart pages: ``label``, All / None buttons
+    (``{list_id}-all``, ``{list_id}-none``), the regular-expression filter ``filter_id`` and
+    ``extra`` (a message span) on one toolbar; the checklist ``list_id`` below. The page's
+    callbacks apply :func:`pick` and fill the checklist from the URL."""
+    return [
+        html.Div(className="di-toolbar", children=[
+            html.Span(label, className="di-muted"),
+            html.Button("All", id=f"{list_id}-all", className="di-chip"),
+            html.Button("None", id=f"{list_id}-none", className="di-chip"),
+            dcc.Input(id=filter_id, value=pattern, debounce=0.3,
+                      placeholder=f"Filter {noun} (regular expression)", className="di-input"),
+            *extra,
+        ]),
+        html.Div(dcc.Checklist(id=list_id, options=list(options), value=list(value),
+                               inline=True), className="di-tag-list"),
+    ]
+
+
+def button_action(trigger: Any, list_id: str) -> str | None:
+    """The :func:`pick` action of a :func:`button_select` row that ``trigger`` (a component
+    id) belongs to: ``"all"``, ``"none"``, ``"list"``, or None for another component."""
+    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list"}.get(
+        trigger if isinstance(trigger, str) else "")

@@ -23,7 +23,8 @@ from dash_insight.plugins.scalars.charts import (
 )
 from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
 from dash_insight.web.application import create_app
-from dash_insight.web.components.tag_select import encode_tags, filter_tags
+from dash_insight.web.components.tag_select import filter_tags
+from dash_insight.web.url_state import encode_tags, parse_search
 from tests.conftest import console_errors
 
 # --- algorithms ---------------------------------------------------------------------------------
@@ -82,6 +83,78 @@ def test_filter_and_page_state() -> None:
     assert default["jobs"] == jobs[:5] and default["tags"] == ["loss", "acc"]
     chosen = compare.page_state({"jobs": encode_tags(["./f", "./a"])}, jobs, tags_of)
     assert chosen["jobs"] == ["./a", "./f"] and chosen["all_tags"] == ["loss"]
+
+
+def test_scalar_controls_to_state_and_url() -> None:
+    tags = ["loss", "train/acc", "eval/acc", "lr"]
+    state = scalars.page_state({"train_id": "./j", "filter": "acc$", "page": "2"}, tags)
+    # "None" unselects what the filter shows; the others stay; the URL names the rest.
+    after = scalars.next_state(state, tags, "scalar-tags-none", tags, "acc$", "step", 0, (None,
+                                                                                          None))
+    assert after["selected"] == ["loss", "lr"] and state["selected"] == tags  # a new dict
+    assert scalars.state_search(after, tags) == "?train_id=.%2Fj&tags=loss%2Clr&filter=acc%24" \
+        "&page=2"
+    after = scalars.next_state(after, tags, "scalar-tags-all", None, "acc$", "step", 0,
+                               (None, None))
+    assert after["selected"] == tags and "tags=" not in scalars.state_search(after, tags)
+    # Unticking one shown tag keeps the hidden ones.
+    after = scalars.next_state(state, tags, "scalar-tags", ["eval/acc"], "acc$", "step", 0,
+                               (None, None))
+    assert after["selected"] == ["loss", "eval/acc", "lr"]
+    after = scalars.next_state(state, tags, scalars.IDS["smoothing"], None, "", "step", 0.6,
+                               (None, None))
+    assert after["smoothing"] == 0.6 and "smoothing=0.6" in scalars.state_search(after, tags)
+    after = scalars.next_state(state, tags, scalars.IDS["axis"], None, "", "absolute", 0,
+                               (None, None))
+    assert after["axis"] == "absolute"
+    assert scalars.next_state(state, tags, "scalar-prev", None, "", "step", 0,
+                              (None, None))["page"] == 1
+    assert scalars.next_state(state, tags, "scalar-next", None, "", "step", 0,
+                              (None, None))["page"] == 3
+    composed = scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
+                                  ("loss", "lr"))
+    assert composed["compose"] == ["loss", "lr"]
+    assert scalars.page_state(parse_search(scalars.state_search(composed, tags)), tags)[
+        "compose"] == ["loss", "lr"]
+    assert scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
+                              ("loss", "loss"))["compose"] is None  # two different tags
+    assert scalars.next_state(composed, tags, "compose-remove", None, "", "step", 0,
+                              ("loss", "lr"))["compose"] is None
+
+
+def test_threshold_of_a_chart_form() -> None:
+    charts = ["a", "a", "b", "b"]
+    assert scalars.threshold_of("a", charts, [">", "<", ">", None], [1, 3.5, 9, None], "or") \
+        == {"conditions": [[">", 1.0], ["<", 3.5]], "combine": "or"}
+    assert scalars.threshold_of("b", charts, [">", "<", ">", None], [1, 3.5, 9, None], None) \
+        == {"conditions": [[">", 9.0]], "combine": "and"}
+    assert scalars.threshold_of("b", charts, [">", "<", ">", "<"], [1, 3.5, None, None],
+                                "and") is None
+
+
+def test_compare_controls_to_url() -> None:
+    jobs = ["./a", "./b", "./c", "./d", "./e", "./f"]
+    tags_of = {j: ["loss"] + (["acc"] if j == "./b" else []) for j in jobs}
+    state = compare.page_state({}, jobs, tags_of)
+
+    def search(trigger: object, checked_jobs: list[str] | None = None, job_pattern: str = "",
+               checked_tags: list[str] | None = None, axis: str = "step",
+               smoothing: float = 0.0, start: dict | None = None) -> str:
+        return compare.controls_search(start or state, jobs, tags_of, trigger, checked_jobs,
+                                       job_pattern, checked_tags, "", axis, smoothing)
+
+    assert search("compare-next") == "?page=2"  # the default jobs stay implicit
+    added = search("compare-jobs", checked_jobs=[*jobs[:5], "./f"])
+    assert compare.STATE.parse_search(added)["jobs"] == jobs
+    none = compare.STATE.parse_search(search("compare-jobs-none", job_pattern="[ab]"))
+    assert none["jobs"] == ["./c", "./d", "./e"]
+    only_acc = search("compare-tags", checked_tags=["acc"])
+    assert compare.STATE.parse_search(only_acc)["tags"] == ["acc"]
+    assert search({"type": "chart-axis", "page": "compare"}, axis="relative",
+                  smoothing=0.5) == "?axis=relative&smoothing=0.5"
+    explicit = compare.page_state({"jobs": encode_tags(jobs[:5])}, jobs, tags_of)
+    assert compare.STATE.parse_search(search("compare-next", start=explicit))["jobs"] == \
+        jobs[:5]  # once named, the jobs stay in the link
 
 
 def test_payload_downsamples_and_reports_problems(corpus: Path, tmp_path: Path) -> None:

@@ -1,0 +1,167 @@
+/* Browser side of the per-tag pages (parameter distribution, images, tensors): clientside
+   callbacks registered with ClientsideFunction(namespace, name) by
+   dash_insight/web/per_tag_page.py (perTagPage), dash_insight/web/components/histogram_views.py
+   (perTagPage.fullScreen) and the pages of dash_insight/plugins/{histograms,images,tensors}
+   (histogramsPage, imagesPage, tensorsPage). Nothing here calls the server. */
+(function () {
+  const clientside = () => window.dash_clientside;
+  const noUpdate = () => window.dash_clientside.no_update;
+  const HIDDEN = {display: "none"};
+  /* The brightness / contrast slider value that leaves the image unchanged (images/page.py
+     DEFAULT_LEVEL; the CSS filter factor is value / 50, as MindInsight). */
+  const LEVEL = 50;
+  /* The tensor table's default decimals (tensors/page.py DEFAULT_DECIMALS). */
+  const DECIMALS = 5;
+
+  /* setParams(search, {name: value or null}) -> the new query string ('' when empty). */
+  function setParams(search, updates) {
+    const params = new URLSearchParams(search || "");
+    Object.keys(updates).forEach(name => {
+      const value = updates[name];
+      if (value === null || value === undefined || value === "") {
+        params.delete(name);
+      } else {
+        params.set(name, String(value));
+      }
+    });
+    const text = params.toString();
+    return text ? "?" + text : "";
+  }
+
+  /* [[key, value], ...] -> "k=v,k2=v2" with "\", "," and "=" escaped: the Python twin is
+     dash_insight.web.url_state.encode_map (tested equal). */
+  function encodeMap(pairs) {
+    const esc = s => String(s).replace(/\\/g, "\\\\").replace(/,/g, "\\,").replace(/=/g, "\\=");
+    return pairs.map(p => esc(p[0]) + "=" + esc(p[1])).join(",");
+  }
+
+  /* The new search, or no_update when it is the current one (no history entry, no callback). */
+  function changed(next, search) {
+    return next === (search || "") ? noUpdate() : next;
+  }
+
+  const pad = n => String(n).padStart(2, "0");
+
+  function localTime(seconds) {
+    const d = new Date(seconds * 1000);
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+  }
+
+  const perTagPage = {
+    setParams,
+    encodeMap,
+
+    /* The URL parameters the cards are built from (``keys``); other parameters (slider
+       positions, formats) change in the browser, so they leave this unchanged and the server
+       is not asked to rebuild the cards. */
+    query: function (search, current, keys) {
+      const params = new URLSearchParams(search || "");
+      const query = (keys || []).map(k => params.get(k));
+      return JSON.stringify(query) === JSON.stringify(current) ? noUpdate() : query;
+    },
+
+    /* Full screen of one card: a CSS class on the card, the button's label. */
+    fullScreen: function (clicks, className) {
+      const FULL = "di-full-screen";
+      const classes = (className || "").split(" ").filter(c => c);
+      const on = !classes.includes(FULL);
+      const next = classes.filter(c => c !== FULL);
+      if (on) next.push(FULL);
+      document.body.classList.toggle("di-has-full-screen", on);
+      setTimeout(() => window.dispatchEvent(new Event("resize")), 50);
+      return [next.join(" "), on ? "✕ Exit full screen" : "Full screen"];
+    },
+  };
+
+  const histogramsPage = {
+    /* The vertical-axis choice exists in the Top view only. */
+    axisGroupStyle: function (view) {
+      return view === "front" ? HIDDEN : {};
+    },
+  };
+
+  const imagesPage = {
+    /* Brightness / contrast: the CSS variable every image's filter reads, the Reset buttons
+       (disabled at the default) and the URL (b, c; left out at the default). */
+    levels: function (b, c, search) {
+      b = (b === null || b === undefined) ? LEVEL : b;
+      c = (c === null || c === undefined) ? LEVEL : c;
+      const filter = "brightness(" + (b / LEVEL) + ") contrast(" + (c / LEVEL) + ")";
+      const next = setParams(search, {b: b === LEVEL ? null : b, c: c === LEVEL ? null : c});
+      return [{"--di-image-filter": filter}, b === LEVEL, c === LEVEL, changed(next, search)];
+    },
+
+    reset: function (clicks) {
+      return clicks ? LEVEL : noUpdate();
+    },
+
+    /* Step slider of one card: the image source (only that step is loaded), step and time. */
+    showStep: function (position, data) {
+      if (!data) return noUpdate();
+      const i = Math.max(0, Math.min(data.steps.length - 1, position || 0));
+      return [data.src + data.steps[i], "Step: " + data.steps[i], localTime(data.walls[i])];
+    },
+
+    /* Steps chosen away from the last one go to the URL (steps=tag=12,...). */
+    stepsToUrl: function (positions, data, search) {
+      const pairs = [];
+      (data || []).forEach((d, k) => {
+        const i = positions[k];
+        if (d && i !== null && i !== undefined && i !== d.last) pairs.push([d.tag, d.steps[i]]);
+      });
+      return changed(setParams(search, {steps: pairs.length ? encodeMap(pairs) : null}),
+                     search);
+    },
+
+    /* A click on an image opens it at its actual size in a modal; a click on the modal closes
+       it. */
+    actualSize: function (frames, closeClicks, sources, data) {
+      const no = noUpdate();
+      const ctx = clientside().callback_context;
+      if (!ctx.triggered.length) return [no, no, no];
+      const trigger = ctx.triggered[0];
+      if (trigger.prop_id === "img-modal.n_clicks") return [HIDDEN, no, no];
+      if (!trigger.value) return [no, no, no];
+      const id = JSON.parse(trigger.prop_id.split(".")[0]);
+      const k = data.findIndex(d => d && d.tag === id.tag);
+      if (k < 0) return [no, no, no];
+      const src = sources[k];
+      const step = new URLSearchParams(src.split("?")[1]).get("step");
+      const i = data[k].steps.indexOf(Number(step));
+      const size = i >= 0 ? data[k].sizes[i] : null;
+      const caption = id.tag + " · step " + step +
+        (size && size[0] ? " · " + size[0] + "×" + size[1] + " px" : "");
+      return [{}, src, caption];
+    },
+  };
+
+  const tensorsPage = {
+    /* Table controls in the table view, view controls in the histogram view, the vertical
+       axis in the Top view only. */
+    controlsStyle: function (view, hview) {
+      const histogram = view === "histogram";
+      return [histogram ? HIDDEN : {}, histogram ? {} : HIDDEN, hview === "front" ? HIDDEN : {}];
+    },
+
+    /* Value format and decimals: every grid formats again in the browser (the formatters of
+       dashAgGridFunctions-tensors.js read them from the grid's context). */
+    format: function (fmt, dec, options, ids) {
+      return options.map((opts, k) => {
+        const context = Object.assign({}, (opts || {}).context,
+                                      {fmt: fmt || "value", dec: dec === null ? DECIMALS : dec});
+        const grids = window.dash_ag_grid;
+        const api = grids && grids.getApi ? grids.getApi(ids[k]) : null;
+        if (api) {
+          api.setGridOption("context", context);
+          api.refreshCells({force: true});
+        }
+        return Object.assign({}, opts, {context: context});
+      });
+    },
+  };
+
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    perTagPage, histogramsPage, imagesPage, tensorsPage,
+  });
+})();

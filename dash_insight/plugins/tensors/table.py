@@ -1,0 +1,156 @@
+"""The tensor table's data (pure): dims boxes, the values of a slice as AG Grid rows and
+columns, the grid's context, the statistics panel and the limit message.
+
+The grid formats and colours cells in the browser with the functions of
+``assets/dashAgGridFunctions-tensors.js`` named below; ``json_values`` sends values those
+functions understand (bools, ints, floats, and MindInsight's "NAN" / "INF" / "-INF" strings).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dash_insight.plugins.tensors.algorithms import MAX_RESPONSE_VALUES, default_dims, parse_dims
+
+#: The grid's cells: functions of ``assets/dashAgGridFunctions-tensors.js`` (they read the
+#: tensor's kind, the format, the decimals and the colour scale from the grid's context).
+VALUE_FORMATTER = {"function": "tensorValue(params)"}
+CELL_STYLE = {"function": "tensorCellStyle(params)"}
+ROW_INDEX = {"function": "tensorRowIndex(params)"}
+
+
+def start_dims(shape: tuple[int, ...]) -> str:
+    """The dims a card opens with: MindInsight's defaults, rows cut to fit 100,000 values."""
+    return default_dims(shape, max_values=MAX_RESPONSE_VALUES)
+
+
+def dims_items(dims: str, rank: int) -> list[str]:
+    """The per-dimension boxes of a dims string (``"[0, :, 2:5]"`` -> ``["0", ":", "2:5"]``);
+    padded with ``":"`` / cut to ``rank`` boxes when the string does not fit."""
+    inner = dims.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    items = [item.strip() for item in inner.split(",")] if inner.strip() else []
+    return (items + [":"] * rank)[:rank]
+
+
+def dims_from_items(items: list[str | None]) -> str:
+    """``["0", ":", ""]`` -> ``"[0,:,]"`` (empty boxes kept so the grammar reports them)."""
+    return "[" + ",".join((item or "").strip() for item in items) + "]"
+
+
+def selected_count(shape: tuple[int, ...], dims: str) -> int:
+    """How many values ``dims`` selects from a tensor of ``shape`` (no data touched)."""
+    index = parse_dims(dims, shape)
+    return int(np.broadcast_to(np.zeros((), np.uint8), shape)[index].size)
+
+
+def axis_indices(item: int | slice, size: int) -> list[int]:
+    """The tensor indices a sliced dimension shows (``slice(2, 5)`` -> ``[2, 3, 4]``)."""
+    if isinstance(item, slice):
+        return list(range(*item.indices(size)))
+    return [item % size if size else item]
+
+
+def json_values(array: np.ndarray) -> list[Any]:
+    """The values of ``array`` (flattened) for the browser: bools as bools, integers as ints,
+    floats as their shortest representation at the recorded precision (float32 ``0.1`` -> 0.1,
+    not 0.10000000149011612), NaN / ±Inf as "NAN" / "INF" / "-INF" (MindInsight's strings)."""
+    flat = np.asarray(array).reshape(-1)
+    if flat.dtype.kind != "f":
+        return flat.tolist()
+    finite = np.isfinite(flat)
+    if flat.dtype in (np.float16, np.float32):
+        values: list[Any] = [float(text) for text in flat.astype(str)] if finite.all() else [
+            float(text) if ok else None for text, ok in zip(flat.astype(str), finite,
+                                                            strict=True)]
+    else:
+        values = flat.tolist()
+    if not finite.all():
+        for position in np.flatnonzero(~finite).tolist():
+            value = flat[position]
+            values[position] = "NAN" if np.isnan(value) else ("INF" if value > 0 else "-INF")
+    return values
+
+
+def value_kind(dtype: np.dtype) -> str:
+    """``"b"`` (bool), ``"i"`` (integer) or ``"f"`` (float) for the grid's formatter."""
+    return "b" if dtype.kind == "b" else ("i" if dtype.kind in "iu" else "f")
+
+
+def colour_scale(values: np.ndarray) -> float:
+    """Largest finite |value| (0 when none, or for bool tensors): the colour scale's end."""
+    flat = np.asarray(values).reshape(-1)
+    if flat.dtype.kind == "b" or not flat.size:
+        return 0.0
+    if flat.dtype.kind == "f":
+        flat = flat[np.isfinite(flat)]
+        if not flat.size:
+            return 0.0
+    return float(np.abs(flat.astype(np.float64)).max())
+
+
+def table_data(values: np.ndarray, index: tuple[int | slice, ...], shape: tuple[int, ...]
+               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """AG Grid ``rowData`` and ``columnDefs`` of a slice: a 2-D slice as rows x columns, 1-D as
+    one column, 0-D as one cell; row and column headers are the tensor's own indices."""
+    sliced = [(axis, item) for axis, item in enumerate(index) if isinstance(item, slice)]
+    if len(sliced) >= 2:
+        rows = axis_indices(sliced[0][1], shape[sliced[0][0]])
+        columns = axis_indices(sliced[1][1], shape[sliced[1][0]])
+        grid = np.asarray(values).reshape(len(rows), len(columns))
+    elif len(sliced) == 1:
+        rows = axis_indices(sliced[0][1], shape[sliced[0][0]])
+        columns = [-1]
+        grid = np.asarray(values).reshape(len(rows), 1)
+    else:
+        rows, columns = [-1], [-1]
+        grid = np.asarray(values).reshape(1, 1)
+    flat = json_values(grid)
+    width = len(columns)
+    keys = [f"c{j}" for j in range(width)]
+    row_data = [dict(zip(keys, flat[i * width:(i + 1) * width], strict=True), row=r)
+                for i, r in enumerate(rows)]
+    column_defs: list[dict[str, Any]] = [{
+        "field": "row", "headerName": "", "pinned": "left", "width": 64,
+        "valueFormatter": ROW_INDEX,
+        "cellStyle": None, "cellClass": "di-vt-index"}]
+    column_defs += [{"field": key, "headerName": "value" if c < 0 else str(c)}
+                    for key, c in zip(keys, columns, strict=True)]
+    return row_data, column_defs
+
+
+def grid_context(kind: str, fmt: str, dec: int, scale: float) -> dict[str, Any]:
+    return {"kind": kind, "fmt": fmt, "dec": dec, "scale": scale}
+
+
+def too_large_message(dims: str, count: int) -> str:
+    """MindInsight's limit message, with the size asked for."""
+    return (f"The requested data exceeds the upper limit {MAX_RESPONSE_VALUES:,}: the dims "
+            f"{dims} select {count:,} values. Shard or query other dimensions, e.g. '0:100' "
+            "instead of ':'.")
+
+
+def _number(value: float, kind: str) -> str:
+    if kind != "f":
+        return f"{int(value):,}" if float(value).is_integer() else f"{value:.6g}"
+    return f"{value:.6g}"
+
+
+def statistics_items(stats: dict[str, Any], kind: str) -> list[tuple[str, str]]:
+    """(label, text) pairs of the statistics panel (MindInsight's max/min/mean/count/NaN/±Inf
+    and sign counts, named for what they count)."""
+    items = [("max", _number(stats["max"], kind)), ("min", _number(stats["min"], kind)),
+             ("mean", f"{stats['avg']:.6g}"), ("count", f"{stats['count']:,}")]
+    if stats.get("is_bool"):
+        items += [("true", f"{stats['true_count']:,}"), ("false", f"{stats['false_count']:,}")]
+    else:
+        items += [("negative", f"{stats['neg_zero_count']:,}"),
+                  ("zero", f"{stats['zero_count']:,}"),
+                  ("positive", f"{stats['pos_zero_count']:,}")]
+    if kind == "f":
+        items += [("NaN", f"{stats['nan_count']:,}"), ("+Inf", f"{stats['pos_inf_count']:,}"),
+                  ("-Inf", f"{stats['neg_inf_count']:,}")]
+    return items

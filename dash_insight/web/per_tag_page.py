@@ -1,0 +1,329 @@
+"""The skeleton of the per-tag value pages (parameter distribution, images, tensors): one card
+per tag of a job, a page of cards at a time, everything in the URL.
+
+A page module declares one :class:`PerTagPage` (its id prefix, the plugin whose tags it shows,
+its URL state, its card builder and its controls) and keeps only what is its own; this module
+builds the rest:
+
+* :func:`layout`: the head (title, summary path, × back to the job's dashboard), or the
+  message for an unknown job or a job without such data; the controls panel (MindInsight's Tag
+  Selection row, then the page's controls); the notice for tags of the link the job does not
+  have; the cards; the pager; the page's extra components.
+* :func:`register`: the tag selection row; the part of the URL the cards depend on (in the
+  browser, so a slider move that only rewrites the URL asks the server nothing); controls ->
+  URL; URL / refresh / theme -> cards (rebuilt only when what they show changed).
+
+Ids, for prefix ``p``: ``p-root``, ``p-empty`` (no such data), the tag selection ids
+(:mod:`~dash_insight.web.components.tag_select`), stores ``p-query-keys``, ``p-query`` and
+``p-shown``, ``p-notice``, ``p-cards``, the pager's ids, and ``{noun}-unknown-tags``.
+
+The callbacks' work is done by pure functions (:func:`controls_search`, :func:`cards_update`)
+that tests call without a browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+
+import dash
+from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
+
+from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.web.components.tag_select import (
+    page_after,
+    pager,
+    register_tag_select,
+    selection,
+    selection_state,
+    tag_select,
+    tags_on_page,
+    user_change,
+)
+from dash_insight.web.url_state import (
+    MAX_PAGE,
+    Field,
+    Int,
+    Tags,
+    Text,
+    UrlState,
+    make_search,
+)
+
+
+class ReadsData(Protocol):
+    """A plugin service the skeleton can use: it reads through ``provider``."""
+
+    provider: DataProvider
+
+
+S = TypeVar("S", bound=ReadsData)
+
+#: The URL parameters of every per-tag page: which job, which tags, which page of cards.
+COMMON_PARAMETERS = ("train_id", "tags", "filter", "page")
+
+
+def page_state(*fields: Field) -> UrlState:
+    """The URL state of a per-tag page: job, tags and tag filter, the page's own ``fields``,
+    the page number (in this order in the URL)."""
+    return UrlState(Text("train_id"), Tags("tags"), Text("filter"), *fields,
+                    Int("page", 1, 1, MAX_PAGE))
+
+
+@dataclass(frozen=True)
+class CardContext(Generic[S]):
+    """What a page's card builder gets besides the tag: the app (for links), the plugin's
+    service, the job, the page state (:meth:`UrlState.parse`) and the theme (for figures)."""
+
+    app: dash.Dash
+    service: S
+    train_id: str
+    state: dict[str, Any]
+    theme: str | None = None
+
+
+def never(_state: Mapping[str, Any]) -> bool:
+    """For :attr:`PerTagPage.themed`: the cards look the same in both themes."""
+    return False
+
+
+def always(_state: Mapping[str, Any]) -> bool:
+    """For :attr:`PerTagPage.themed`: the cards are drawn for the theme (figures)."""
+    return True
+
+
+@dataclass(frozen=True)
+class PerTagPage(Generic[S]):
+    """One per-tag page.
+
+    ``card(context, tag)`` builds a tag's card (a :class:`DataError` it raises becomes a card
+    saying so). ``controls(state)`` gives the page's rows below the tag selection;
+    ``control_fields`` maps the ids of the controls whose ``value`` goes to the URL to their
+    state field (:meth:`Field.from_control` converts). ``card_fields`` are the state fields the
+    cards are built from besides the job, tags and page: a change of another field (applied in
+    the browser) does not rebuild them; ``themed(state)`` says whether they follow the theme.
+    ``root_style(state)`` styles the page's root; ``extra(state)`` adds components after the
+    pager."""
+
+    prefix: str
+    plugin: str
+    noun: str
+    title: str
+    empty: Sequence[Any]
+    state: UrlState
+    page_size: int
+    card: Callable[[CardContext[S], str], Any]
+    controls: Callable[[dict[str, Any]], list[Any]]
+    control_fields: tuple[tuple[str, str], ...] = ()
+    card_fields: tuple[str, ...] = ()
+    themed: Callable[[Mapping[str, Any]], bool] = never
+    grid_class: str = "di-vp-grid"
+    loading: bool = False
+    root_style: Callable[[dict[str, Any]], dict[str, str]] | None = None
+    extra: Callable[[dict[str, Any]], list[Any]] | None = None
+
+    def id(self, name: str) -> str:
+        """``{prefix}-{name}``: the id of one of the skeleton's components."""
+        return f"{self.prefix}-{name}"
+
+    @property
+    def query_keys(self) -> list[str]:
+        """The URL parameters the cards are built from."""
+        return [*COMMON_PARAMETERS, *self.card_fields]
+
+
+# --- page pieces ----------------------------------------------------------------------------------
+
+
+def head(app: dash.Dash, title: str, train_id: str) -> html.Div:
+    """Title, summary path and a × back to the job's dashboard."""
+    return html.Div(className="di-page-head", children=[
+        html.H1(title, className="di-title"),
+        html.Span(f"Summary path: {train_id}", className="di-subtitle"),
+        html.Div(className="di-spacer"),
+        dcc.Link("×", href=app.get_relative_path("/dashboard") + make_search(
+            {"train_id": train_id}), className="di-close", title="Back to the training dashboard"),
+    ])
+
+
+def job_error(app: dash.Dash, message: str) -> html.Div:
+    return html.Div(className="di-panel di-empty", children=[
+        html.P(message), dcc.Link("Back to the summary list", href=app.get_relative_path("/"))])
+
+
+def unknown_message(unknown: list[str], train_id: str, noun: str) -> Any:
+    """A notice for tags named in the URL that the job does not have."""
+    if not unknown:
+        return None
+    names = ", ".join(repr(t) for t in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+    return html.Div(className="di-notice di-warning", id=f"{noun}-unknown-tags", children=[
+        f"{len(unknown)} tag(s) in the link are not {noun} tags of {train_id}: {names}. "
+        "They may have been renamed, or belong to another job; the other tags are shown."])
+
+
+def plugin_tags(app: dash.Dash, provider: DataProvider, train_id: str, plugin: str,
+                title: html.Div, empty: Any, empty_id: str) -> tuple[list[str], html.Div | None]:
+    """The job's tags of ``plugin``, or a finished page (``title`` + message) when the job is
+    unknown or has no such data yet (``empty`` says how to record it)."""
+    try:
+        tags = provider.job(train_id).tags[plugin]
+    except DataError as error:
+        return [], html.Div([title, job_error(app, str(error))])
+    if not tags:
+        return [], html.Div([title, html.Div(empty, className="di-panel di-empty", id=empty_id)])
+    return tags, None
+
+
+def segmented(component_id: str, options: Sequence[tuple[str, str]], value: str
+              ) -> dcc.RadioItems:
+    """A row of segmented radio buttons (``options`` = (value, label) pairs)."""
+    return dcc.RadioItems(id=component_id, value=value, inline=True, className="di-segmented",
+                          options=[{"label": label, "value": v} for v, label in options])
+
+
+def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str, str]
+           ) -> html.Div:
+    """The page for URL parameters ``params``."""
+    state = page.state.parse(params)
+    train_id = state["train_id"]
+    title = head(app, page.title, train_id)
+    tags, message = plugin_tags(app, service.provider, train_id, page.plugin, title,
+                                list(page.empty), page.id("empty"))
+    if message is not None:
+        return message
+    selected, _ = selection(state["tags"], tags)
+    cards: Any = html.Div(id=page.id("cards"), className=page.grid_class)
+    if page.loading:
+        cards = dcc.Loading(cards, type="dot", delay_show=400)
+    root: dict[str, Any] = {"id": page.id("root")}
+    if page.root_style is not None:
+        root["style"] = page.root_style(state)
+    return html.Div(**root, children=[
+        title,
+        html.Div(className="di-panel di-vp-controls", children=[
+            tag_select(page.prefix, tags, selected, state["filter"]),
+            *page.controls(state),
+        ]),
+        dcc.Store(id=page.id("query-keys"), data=page.query_keys),
+        dcc.Store(id=page.id("query")),
+        dcc.Store(id=page.id("shown")),
+        html.Div(id=page.id("notice")),
+        cards,
+        pager(page.prefix, 0, 1, 1),
+        *(page.extra(state) if page.extra is not None else []),
+    ])
+
+
+# --- callbacks' work ------------------------------------------------------------------------------
+
+
+def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
+                    tags: Sequence[str], selected: Sequence[str] | None, pattern: str | None,
+                    control_values: Mapping[str, Any]) -> str | None:
+    """The URL after a change of the controls (None: unchanged). ``trigger`` is the id of the
+    control that changed: the pager turns the page (and applies nothing else), a change of the
+    tags or the filter goes back to page 1; ``control_values`` are the page's controls' values
+    by state field."""
+    state = page.state.parse_search(search)
+    state["page"], paged = page_after(trigger, page.prefix, state["page"])
+    if not paged:
+        state = page.state.from_controls(state, control_values)
+    state.update(selection_state(tags, selected, pattern or ""))
+    new = page.state.search(state)
+    return None if new == (search or "") else new
+
+
+class CardsUpdate(NamedTuple):
+    """The outputs of the cards callback (``key`` = what the cards show, to skip a rebuild)."""
+
+    cards: Any
+    notice: Any
+    total: str
+    page: str
+    first: bool
+    last: bool
+    key: list[Any] | None
+
+
+def _card(page: PerTagPage[S], context: CardContext[S], tag: str) -> Any:
+    try:
+        return page.card(context, tag)
+    except DataError as error:
+        return html.Section(str(error), className="di-panel di-empty")
+
+
+def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, search: str | None,
+                 theme: str | None, shown: list[Any] | None) -> CardsUpdate | None:
+    """The cards of the URL's page of tags, or None when ``shown`` (the key of the cards on
+    screen) says they show the same already."""
+    state = page.state.parse_search(search)
+    train_id = state["train_id"]
+    try:
+        job = service.provider.job(train_id)
+    except DataError as error:
+        return CardsUpdate(html.Div(str(error), className="di-empty"), None, "", "", True, True,
+                           None)
+    tags = job.tags[page.plugin]
+    on_page, number, pages, unknown, total = tags_on_page(state["tags"], tags, state["filter"],
+                                                          state["page"], page.page_size)
+    key = [train_id, job.version, on_page, unknown, *(state[f] for f in page.card_fields),
+           theme if page.themed(state) else None]
+    if shown == key:
+        return None
+    context = CardContext(app, service, train_id, state, theme)
+    built: Any = [_card(page, context, tag) for tag in on_page]
+    if not built:
+        built = html.Div("No tag selected: tick tags above, or clear the filter." if tags
+                         else f"No {page.noun} yet.", className="di-empty")
+    return CardsUpdate(built, unknown_message(unknown, train_id, page.noun), total,
+                       f"{number} / {pages}", number <= 1, number >= pages, key)
+
+
+# --- registration ---------------------------------------------------------------------------------
+
+
+def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
+    """The skeleton's callbacks of ``page`` (once per app)."""
+    prefix = page.prefix
+    register_tag_select(app, prefix)
+
+    app.clientside_callback(
+        ClientsideFunction(namespace="perTagPage", function_name="query"),
+        Output(page.id("query"), "data"),
+        Input("url", "search"), State(page.id("query"), "data"),
+        State(page.id("query-keys"), "data"),
+    )
+
+    fields = [name for _, name in page.control_fields]
+
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input(page.id("tags"), "value"), Input(page.id("filter"), "value"),
+        *(Input(control, "value") for control, _ in page.control_fields),
+        Input(page.id("prev"), "n_clicks"), Input(page.id("next"), "n_clicks"),
+        State(page.id("tag-list"), "data"), State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def controls_to_url(selected: list[str] | None, pattern: str | None, *rest: Any) -> Any:
+        if not user_change():
+            return dash.no_update
+        values = dict(zip(fields, rest[:len(fields)], strict=True))
+        tags, search = rest[-2], rest[-1]
+        new = controls_search(page, search, ctx.triggered_id, tags or [], selected, pattern,
+                              values)
+        return dash.no_update if new is None else new
+
+    @app.callback(
+        Output(page.id("cards"), "children"), Output(page.id("notice"), "children"),
+        Output(page.id("total"), "children"), Output(page.id("page"), "children"),
+        Output(page.id("prev"), "disabled"), Output(page.id("next"), "disabled"),
+        Output(page.id("shown"), "data"),
+        Input(page.id("query"), "data"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"), Input("theme", "data"), State("url", "search"),
+        State(page.id("shown"), "data"),
+    )
+    def cards(_query: list | None, _ticks: int | None, _clicks: int | None, theme: str | None,
+              search: str | None, shown: list | None) -> Any:
+        update = cards_update(page, app, service, search, theme, shown)
+        return (dash.no_update,) * len(CardsUpdate._fields) if update is None else tuple(update)

@@ -1,0 +1,65 @@
+"""Helpers of the page tests: the text of a component tree, and driving a page in the browser
+(dash_duo, headless Chromium)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+#: The view of every histogram chart drawn (``layout.meta`` of the figures), one JSON per chart.
+HIST_META = ("return Array.from(document.querySelectorAll('.di-vp-graph .js-plotly-plot'))"
+             ".map(g => g.layout && g.layout.meta ? JSON.stringify(g.layout.meta) : '')")
+
+
+def _raw_text(component: Any) -> str:
+    if component is None or isinstance(component, bool):
+        return ""
+    if isinstance(component, str | int | float):
+        return str(component)
+    if isinstance(component, list | tuple):
+        return " ".join(_raw_text(c) for c in component)
+    return _raw_text(getattr(component, "children", None))
+
+
+def text(component: Any) -> str:
+    """All text inside a Dash component tree, runs of spaces collapsed."""
+    return " ".join(_raw_text(component).split())
+
+
+def find(component: Any, component_id: Any) -> Any:
+    """The component with ``id`` == ``component_id`` inside a tree (None when absent)."""
+    if component is None or isinstance(component, str | int | float | bool):
+        return None
+    if isinstance(component, list | tuple):
+        for child in component:
+            found = find(child, component_id)
+            if found is not None:
+                return found
+        return None
+    if getattr(component, "id", None) == component_id:
+        return component
+    return find(getattr(component, "children", None), component_id)
+
+
+def url_params(dash_duo) -> dict[str, str]:
+    """The query parameters of the page shown (the last value of each)."""
+    return {k: v[-1] for k, v in parse_qs(urlparse(dash_duo.driver.current_url).query).items()}
+
+
+def run_js(dash_duo, script: str, *args: Any) -> Any:
+    return dash_duo.driver.execute_script(script, *args)
+
+
+def click_option(dash_duo, container: str, label: str) -> None:
+    """Click the option of a Dash 4 RadioItems / Checklist by its text."""
+    dash_duo.driver.execute_script(
+        "const [sel, text] = arguments; const option = Array.from(document.querySelectorAll("
+        "sel + ' .dash-options-list-option')).find(o => o.textContent.trim() === text);"
+        "option.click();", container, label)
+
+
+def press(dash_duo, selector: str, key: str, times: int = 1) -> None:
+    """Send ``key`` to an element (a slider's thumb) ``times`` times."""
+    element = dash_duo.find_element(selector)
+    for _ in range(times):
+        element.send_keys(key)

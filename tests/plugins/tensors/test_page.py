@@ -1,0 +1,258 @@
+"""Tensors page: pure helpers, URL state, table and histogram cards on the corpus, the card
+callbacks' work, and the page in the browser."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import dash
+import numpy as np
+import pytest
+from dash.testing.wait import until
+from selenium.webdriver.common.keys import Keys
+
+from dash_insight import SummaryWriter
+from dash_insight.core.service import DataService
+from dash_insight.plugins.tensors import page as tensors
+from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.plugins.tensors.table import start_dims
+from dash_insight.web.per_tag_page import CardContext
+from dash_insight.web.url_state import encode_map
+from tests.conftest import console_errors, loaded_service
+from tests.pages import HIST_META, click_option, find, press, run_js, text, url_params
+
+
+@pytest.fixture(scope="module")
+def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
+    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
+    yield data
+    data.close()
+
+
+# --- URL state and controls ---------------------------------------------------------------------
+
+
+def test_tensor_page_state_round_trips_card_state() -> None:
+    params = {"view": "histogram", "hview": "front", "fmt": "sci", "dec": "12",
+              "steps": "tensor/a=100", "dims": encode_map({"tensor/a": "[0,:]"})}
+    state = tensors.STATE.parse(params)
+    assert state["dec"] == 10 and state["fmt"] == "sci" and state["view"] == "histogram"
+    assert state["dims"] == {"tensor/a": "[0,:]"}
+    search = tensors.STATE.search({**state, "train_id": "./ops_all"})
+    assert tensors.STATE.parse({k: v[0] for k, v in parse_qs(search[1:]).items()}) == {
+        **state, "train_id": "./ops_all"}
+
+
+def test_controls_show_the_view_s_controls_only() -> None:
+    [row] = tensors.controls(tensors.STATE.defaults())
+    assert find(row, "tensor-table-controls").style == {}
+    assert find(row, "tensor-histogram-controls").style == {"display": "none"}
+    assert find(row, "tensor-dec").value == tensors.DEFAULT_DECIMALS
+    [row] = tensors.controls(tensors.STATE.parse({"view": "histogram", "hview": "front"}))
+    assert find(row, "tensor-table-controls").style == {"display": "none"}
+    assert find(row, "tensor-histogram-controls").style == {}
+    assert find(row, "tensor-axis-group").style == {"display": "none"}  # Top view only
+    assert tensors.histogram_view({"view": "histogram"}) and not tensors.histogram_view(
+        {"view": "table"})
+
+
+def test_card_state_search() -> None:
+    data = [{"tag": "a", "steps": [1, 2, 3], "default": "[:]"},
+            {"tag": "b,c", "steps": [5], "default": "[0,:]"}]
+    search = "?train_id=.%2Fj&steps=gone%3D7&fmt=sci"
+    new = tensors.card_state_search(search, ["[0:2]", "[0,:]"], [1, None], data)
+    state = tensors.STATE.parse_search(new)
+    assert state["steps"] == {"gone": "7", "a": "2"}  # other pages' tags keep theirs
+    assert state["dims"] == {"a": "[0:2]"} and state["fmt"] == "sci"
+    # Back to the last step and the default dims: the tag leaves the URL.
+    assert tensors.STATE.parse_search(tensors.card_state_search(
+        new, ["[:]", None], [2, 0], data))["steps"] == {"gone": "7"}
+    assert tensors.card_state_search(search, ["[:]", "[0,:]"], [None, 0], data) is None
+
+
+# --- on the corpus --------------------------------------------------------------------------------
+
+
+def test_tensor_table_view_on_the_corpus(service: DataService) -> None:
+    provider = TensorQueries(service.provider)
+    grid, stats, error = tensors.table_view(provider, "./ops_all", "tensor/big_1m_f32", 100,
+                                            "[:,:]", "value", 5)
+    assert error is None and "exceeds the upper limit 100,000" in text(grid)
+    assert "count 1,000,000" in text(stats)
+    grid, _, error = tensors.table_view(provider, "./ops_all", "tensor/big_1m_f32", 100,
+                                        start_dims((1000, 1000)), "value", 5)
+    table = grid.children
+    assert error is None and len(table.rowData) == 100 and len(table.columnDefs) == 1001
+    _, _, error = tensors.table_view(provider, "./ops_all", "tensor/rank2_f32", 500,
+                                     "[0,:,:]", "value", 5)
+    assert error and "2 dimension(s)" in error
+    grid, stats, _ = tensors.table_view(provider, "./ops_all", "tensor/bool_mask", 500,
+                                        "[:,:]", "value", 5)
+    assert grid.children.dashGridOptions["context"]["kind"] == "b"
+    assert {type(v) for row in grid.children.rowData for k, v in row.items() if k != "row"} \
+        == {bool}
+    assert "true" in text(stats) and "false" in text(stats)
+    grid, _, _ = tensors.table_view(provider, "./ops_all", "tensor/rank4_i32", 500,
+                                    "[0,0,:,:]", "value", 5)
+    assert grid.children.dashGridOptions["context"]["kind"] == "i"
+    assert isinstance(grid.children.rowData[0]["c1"], int)
+
+
+def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService) -> None:
+    queries = TensorQueries(service.provider)
+    card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32",
+                              tensors.STATE.defaults())
+    key = {"tag": "tensor/rank2_f32"}
+    data = find(card, {"type": "tensor-data", **key}).data
+    default = data["default"]
+    search = "?train_id=.%2Fops_all&dec=2"
+    view, stats, label, applied, error = tensors.step_view(
+        queries, search, {"type": "tensor-slider", **key}, 0, [":", ":"], None, data)
+    assert label.startswith(f"Step: {data['steps'][0]} · ") and applied == default
+    assert error == "" and view.children.dashGridOptions["context"]["dec"] == 2
+    assert "count 600" in text(stats)
+    view, _, _, applied, error = tensors.step_view(
+        queries, search, {"type": "tensor-apply", **key}, None, ["0:5", ":"], default, data)
+    assert applied == "[0:5,:]" and len(view.children.rowData) == 5 and error == ""
+    view, _, _, applied, error = tensors.step_view(
+        queries, search, {"type": "tensor-dim", "axis": 1, **key}, None, ["0:5", "x"],
+        "[0:5,:]", data)
+    assert view is dash.no_update and applied is dash.no_update
+    assert "is not an integer" in error
+    _, _, _, applied, _ = tensors.step_view(
+        queries, search, {"type": "tensor-reset", **key}, None, ["0:5", ":"], "[0:5,:]", data)
+    assert applied == default
+
+
+def test_page_card_follows_the_view(service: DataService) -> None:
+    queries = TensorQueries(service.provider)
+    app = dash.Dash(__name__)
+    table = tensors.PAGE.card(CardContext(app, queries, "./ops_all", tensors.STATE.defaults()),
+                              "tensor/rank1_f32")
+    assert "di-vt-card" in table.className
+    chart = tensors.PAGE.card(CardContext(app, queries, "./ops_all", tensors.STATE.parse(
+        {"view": "histogram", "hview": "front"}), "dark"), "tensor/rank1_f32")
+    assert find(chart, {"type": "tensor-graph", "tag": "tensor/rank1_f32"}).figure.layout.meta \
+        == {"view": "front"}
+
+
+def test_large_tensors_open_quickly(tmp_path: Path) -> None:
+    """10,000,000 values open (table, statistics, histogram) in well under the UI's patience;
+    one value more shows the provider's TensorTooLarge message."""
+    base = tmp_path / "logs"
+    rng = np.random.default_rng(0)
+    with SummaryWriter(base / "big", host="t") as writer:
+        writer.add_tensor("ten_million", rng.standard_normal(10_000_000, dtype=np.float32)
+                          .reshape(1000, 10_000), step=1)
+        writer.add_tensor("too_big", np.zeros((1000, 10_001), np.float32), step=1)
+    data = loaded_service(base, tmp_path / "ws")
+    try:
+        provider = TensorQueries(data.provider)
+        started = time.perf_counter()
+        card = tensors.table_card(provider, "./big", "ten_million", tensors.STATE.defaults())
+        applied = card.children[1].children[1].data
+        assert applied == "[0:100,0:1000]"
+        grid, stats, error = tensors.table_view(provider, "./big", "ten_million", 1, applied,
+                                                "value", 5)
+        assert error is None and len(grid.children.rowData) == 100
+        assert "count 10,000,000" in text(stats)
+        table_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        chart = tensors.histogram_card(provider, "./big", "ten_million",
+                                       tensors.STATE.parse({"view": "histogram"}), "light")
+        assert "1 step" in text(chart)
+        histogram_seconds = time.perf_counter() - started
+        print(f"10M tensor: table {table_seconds:.2f} s, histogram {histogram_seconds:.2f} s")
+        assert table_seconds < 5 and histogram_seconds < 5
+        grid, _, _ = tensors.table_view(provider, "./big", "too_big", 1, "[0:10,0:10]",
+                                        "value", 5)
+        assert "10,001,000 values" in text(grid)
+        chart = tensors.histogram_card(provider, "./big", "too_big",
+                                       tensors.STATE.defaults(), None)
+        assert "10,001,000 values" in text(chart)
+    finally:
+        data.close()
+
+
+# --- browser --------------------------------------------------------------------------------------
+
+
+def _card(tag: str) -> str:
+    return f'[id*="tensor-card"][id*="{tag}"]'
+
+
+def _cells(dash_duo, tag: str) -> list[str]:
+    return run_js(dash_duo, f"return Array.from(document.querySelectorAll('{_card(tag)} "
+                         ".ag-center-cols-container .ag-cell')).map(c => c.textContent)")
+
+
+def _rows(dash_duo, tag: str) -> int:
+    return run_js(dash_duo, f"return document.querySelectorAll('{_card(tag)} "
+                         ".ag-center-cols-container .ag-row').length")
+
+
+def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app) -> None:
+    dash_duo.start_server(corpus_app)
+    tags = "tensor/rank2_f32,tensor/bool_mask,tensor/rank4_i32,tensor/big_1m_f32"
+    dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./ops_all&tags={tags}")
+    for tag in tags.split(","):
+        until(lambda tag=tag: _cells(dash_duo, tag), 20)
+    # Bool and integer tensors keep their types.
+    assert set(_cells(dash_duo, "tensor/bool_mask")) <= {"true", "false"}
+    assert "500" in _cells(dash_duo, "tensor/rank4_i32")
+    assert all("." not in c for c in _cells(dash_duo, "tensor/rank4_i32"))
+    assert all(len(c.split(".")[-1]) == 5 for c in _cells(dash_duo, "tensor/rank2_f32"))
+    assert "Shape: [2, 3, 4, 5]" in dash_duo.find_element(_card("tensor/rank4_i32")).text
+    assert "DT_INT32" in dash_duo.find_element(_card("tensor/rank4_i32")).text
+    assert "count 600" in dash_duo.find_element(_card("tensor/rank2_f32")).text
+
+    # A slice: rows 0:5 of the 20x30 tensor.
+    card = _card("tensor/rank2_f32")
+    box = dash_duo.find_element(f'{card} input[id*="\\"axis\\":0"]')
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("0:5", Keys.ENTER)
+    until(lambda: _rows(dash_duo, "tensor/rank2_f32") == 5, 10)
+    until(lambda: "dims" in url_params(dash_duo), 10)
+    assert url_params(dash_duo)["dims"] == "tensor/rank2_f32=[0:5\\,:]"
+
+    # The step slider.
+    before = dash_duo.find_element(f"{card} .di-vt-meta").text
+    assert "Step: 500" in before
+    press(dash_duo, f"{card} .di-vi-slider [role=slider]", Keys.ARROW_LEFT)
+    until(lambda: "Step: 500" not in dash_duo.find_element(f"{card} .di-vt-meta").text, 10)
+    until(lambda: "steps" in url_params(dash_duo), 10)
+    until(lambda: _rows(dash_duo, "tensor/rank2_f32") == 5, 10)  # the slice is kept
+
+    # Scientific notation with 2 decimals, in the browser.
+    click_option(dash_duo, "#tensor-fmt", "Scientific notation")
+    until(lambda: all("e" in c for c in _cells(dash_duo, "tensor/rank2_f32")), 10)
+    assert url_params(dash_duo)["fmt"] == "sci"
+
+    # Too many values: the limit message.
+    big = _card("tensor/big_1m_f32")
+    box = dash_duo.find_element(f'{big} input[id*="\\"axis\\":0"]')
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(":")
+    dash_duo.find_element(f'{big} button[id*="tensor-apply"]').click()
+    dash_duo.wait_for_contains_text(big, "The requested data exceeds the upper limit 100,000")
+    # A bad dims string: a clear message, the table stays.
+    box = dash_duo.find_element(f'{card} input[id*="\\"axis\\":1"]')
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("x", Keys.ENTER)
+    dash_duo.wait_for_contains_text(f'{card} [id*="tensor-dims-error"]', "is not an integer")
+    until(lambda: _rows(dash_duo, "tensor/rank2_f32") == 5, 10)
+    dash_duo.find_element(f'{card} button[id*="tensor-reset"]').click()
+    until(lambda: _rows(dash_duo, "tensor/rank2_f32") == 20, 10)
+    assert dash_duo.find_element(f'{card} [id*="tensor-dims-error"]').text == ""
+    assert dash_duo.find_element(f'{card} input[id*="\\"axis\\":1"]').get_attribute(
+        "value") == ":"
+
+    # Histogram view with the Top / Front views.
+    click_option(dash_duo, "#tensor-view-mode", "Histogram")
+    until(lambda: len(run_js(dash_duo, HIST_META)) == 4, 15)
+    click_option(dash_duo, "#tensor-hview", "Front")
+    until(lambda: set(run_js(dash_duo, HIST_META)) == {'{"view":"front"}'}, 15)
+    assert url_params(dash_duo)["view"] == "histogram" and url_params(dash_duo)["hview"] == "front"
+    assert console_errors(dash_duo) == []

@@ -1,0 +1,100 @@
+"""URL state (dash_insight.web.url_state): encodings and the declared page state."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+import pytest
+
+from dash_insight.web import url_state as us
+from dash_insight.web.url_state import (
+    MAX_PAGE,
+    Choice,
+    Flag,
+    Float,
+    Int,
+    TagMap,
+    Tags,
+    Text,
+    UrlState,
+)
+
+STATE = UrlState(Text("train_id"), Tags("tags"), Text("filter"),
+                 Choice("view", "top", ("top", "front")), Flag("raw"),
+                 Int("dec", 5, 0, 10), Float("smoothing", 0.0, 0.0, 0.99), TagMap("steps"),
+                 Int("page", 1, 1, MAX_PAGE))
+
+
+def test_tag_encoding_round_trips() -> None:
+    tags = ["conv1.weight/auto", "a,b", "back\\slash", "x=y"]
+    assert us.decode_tags(us.encode_tags(tags)) == tags
+    assert us.decode_tags(us.encode_tags([])) == []
+    assert us.decode_tags(None) is None
+    mapping = {"tensor/a": "[0,:,2:5]", "odd,=tag": "12"}
+    assert us.decode_map(us.encode_map(mapping)) == mapping
+    assert us.decode_map("broken,=x,ok=1") == {"ok": "1"}
+    assert us.decode_map(None) == {}
+
+
+def test_search_helpers() -> None:
+    assert us.parse_search("?a=1&b=&a=2") == {"a": "2"}
+    assert us.make_search({"a": 1, "b": None, "c": "", "d": False}) == "?a=1"
+    assert us.make_search({}) == ""
+    assert us.int_param({"n": "x"}, "n", 3, 0, 9) == 3
+    assert us.int_param({"n": "99"}, "n", 3, 0, 9) == 9
+
+
+def test_defaults_and_an_empty_search() -> None:
+    defaults = STATE.defaults()
+    assert defaults == {"train_id": "", "tags": None, "filter": "", "view": "top", "raw": False,
+                        "dec": 5, "smoothing": 0.0, "steps": {}, "page": 1}
+    assert STATE.search(defaults) == ""
+    assert STATE.parse_search("") == defaults
+    assert STATE.names[0] == "train_id" and STATE.field("dec").name == "dec"
+
+
+def test_bad_values_become_defaults_or_bounds() -> None:
+    state = STATE.parse({"view": "sideways", "raw": "yes", "dec": "12", "smoothing": "nan",
+                         "page": "0", "steps": "broken"})
+    assert (state["view"], state["raw"], state["dec"]) == ("top", False, 10)
+    assert (state["smoothing"], state["page"], state["steps"]) == (0.0, 1, {})
+    assert STATE.parse({"dec": "x", "smoothing": "7", "page": "-3"})["dec"] == 5
+    assert STATE.parse({"smoothing": "7"})["smoothing"] == 0.99
+    assert STATE.parse({"smoothing": "inf"})["smoothing"] == 0.0
+    assert STATE.parse({"smoothing": "-1"})["smoothing"] == 0.0
+
+
+@pytest.mark.parametrize("state", [
+    {"train_id": "./group/run 1", "tags": ["a,b", "c\\d"], "filter": "^conv.*[0-9]",
+     "view": "front", "raw": True, "dec": 0, "smoothing": 0.6, "steps": {"x=y": "12"},
+     "page": 7},
+    {"train_id": "./a", "tags": [], "filter": "", "view": "top", "raw": False, "dec": 10,
+     "smoothing": 0.99, "steps": {}, "page": 1},
+])
+def test_parse_of_search_round_trips(state: dict) -> None:
+    assert STATE.parse_search(STATE.search(state)) == state
+
+
+def test_search_leaves_defaults_out_and_keeps_field_order() -> None:
+    search = STATE.search({**STATE.defaults(), "train_id": "./a", "view": "front", "page": 2,
+                           "tags": ["b"], "other": "ignored"})
+    assert search == "?train_id=.%2Fa&tags=b&view=front&page=2"
+    assert parse_qs(STATE.search({"tags": []})[1:]) == {"tags": [","]}  # none, not all
+    assert STATE.search({"view": "nonsense", "smoothing": 0.25}) == "?smoothing=0.25"
+
+
+def test_values_from_controls() -> None:
+    state = STATE.from_controls(STATE.defaults(), {
+        "view": "front", "raw": ["1"], "dec": 12, "smoothing": None, "filter": None})
+    assert (state["view"], state["raw"], state["dec"]) == ("front", True, 10)
+    assert (state["smoothing"], state["filter"]) == (0.0, "")
+    assert STATE.from_controls(state, {"raw": [], "view": None, "dec": "x"})["raw"] is False
+    assert STATE.from_controls(state, {"view": None})["view"] == "top"
+    assert STATE.from_controls(state, {"dec": None})["dec"] == 5
+    assert STATE.from_controls(state, {"smoothing": 2})["smoothing"] == 0.99
+    assert STATE.from_controls(state, {"tags": ("a", "b")})["tags"] == ["a", "b"]
+
+
+def test_duplicate_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="duplicate"):
+        UrlState(Text("a"), Int("a"))
