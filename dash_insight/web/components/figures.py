@@ -7,16 +7,18 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+from dash import dcc
 
 #: Neutral enough for the light and the dark theme (figures are drawn transparent).
 TEXT_COLOUR = "#8a9099"
 GRID_COLOUR = "rgba(138, 144, 153, 0.25)"
 #: ``dcc.Graph`` config of the chart cards: no Plotly logo nor selection tools.
-GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
-                "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]}
+GRAPH_CONFIG: dcc.Graph.Config = {
+    "displaylogo": False, "responsive": True,
+    "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]}
 
 
-def small_layout(height: int = 240, **extra: Any) -> go.Layout:
+def small_layout(height: int | None = 240, **extra: Any) -> go.Layout:
     """A compact transparent layout for cards and grids."""
     axis = {"gridcolor": GRID_COLOUR, "zerolinecolor": GRID_COLOUR, "automargin": True}
     return go.Layout(

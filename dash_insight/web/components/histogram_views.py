@@ -71,15 +71,16 @@ def series_from_histograms(items: Sequence[Any], total_steps: int | None = None
     """From :class:`~dash_insight.core.provider.HistogramStep` items (``.step``, ``.wall_time``,
     ``.buckets``, ``.value`` with ``nan_count`` / ``pos_inf_count`` / ``neg_inf_count``)."""
     values = [getattr(item, "value", None) for item in items]
-    known = all(v is not None for v in values) and bool(values)
+    counted = [v for v in values if v is not None]
+    known = bool(values) and len(counted) == len(values)
     return HistogramSeries(
         steps=tuple(int(item.step) for item in items),
         wall_times=tuple(float(item.wall_time) for item in items),
         buckets=tuple(np.asarray(item.buckets, dtype=np.float64).reshape(-1, 3)
                       for item in items),
-        nan=tuple(int(v.nan_count) for v in values) if known else None,
-        pos_inf=tuple(int(v.pos_inf_count) for v in values) if known else None,
-        neg_inf=tuple(int(v.neg_inf_count) for v in values) if known else None,
+        nan=tuple(int(v.nan_count) for v in counted) if known else None,
+        pos_inf=tuple(int(v.pos_inf_count) for v in counted) if known else None,
+        neg_inf=tuple(int(v.neg_inf_count) for v in counted) if known else None,
         total_steps=total_steps if total_steps is not None else len(items),
     )
 
