@@ -25,6 +25,7 @@ from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
 from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
 from dash_insight.web import dashboard, shell
+from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import api_blueprint
 from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 
@@ -72,6 +73,10 @@ class Features:
         links = [link for plugin, _ in self.services for link in plugin.nav]
         return sorted(links, key=lambda link: link.rank)
 
+    def compare_tabs(self) -> list[NavLink]:
+        tabs = [tab for plugin, _ in self.services for tab in plugin.compare_tabs]
+        return sorted(tabs, key=lambda tab: tab.rank)
+
 
 def create_app(
     summary_base_dir: str | os.PathLike[str],
@@ -115,6 +120,7 @@ def create_app(
         suppress_callback_exceptions=True,  # pages are built per URL
     )
     app.layout = shell.shell_layout(app, features.nav())
+    compare_tabs.install(app, features.compare_tabs())
     pages = features.pages()
     shell.register_shell(app, pages)
     for page, service in pages:

@@ -236,3 +236,15 @@ def evaluation_metric(metadata: Mapping[str, Any],
         name = next(iter(metric))
         return str(name), str(metric[name])
     return "loss", repr(float(point[2])) if len(point) == 3 else "--"
+
+
+def default_loss_tag(tags: Sequence[str]) -> str | None:
+    """The scalar tag the step-selection chart plots unless the user picks another:
+    MindInsight's hard-coded ``loss/auto`` (``loss/auto/scalar``) when the job has it, else
+    ``loss``, else the first tag naming a loss, else the first tag (MindInsight: an empty chart
+    for any job without ``loss/auto``)."""
+    for wanted in ("loss/auto", "loss"):
+        if wanted in tags:
+            return wanted
+    named = [t for t in tags if "loss" in t.lower()]
+    return (named or list(tags) or [None])[0]
