@@ -243,6 +243,8 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     dash_duo.wait_for_element("#compare-tab-compare-landscape", timeout=30).click()
     until(lambda: urlparse(dash_duo.driver.current_url).path == compare_page.PATH, 30)
     dash_duo.wait_for_element("#lc-tiles", timeout=30)
+    active = dash_duo.find_element("#compare-tabs .active")
+    assert active.text == "Loss Graph Comparison"
     cards = {c.find_element("css selector", ".di-card-head").text: c.text
              for c in dash_duo.find_elements("#lc-tiles .di-lc-card")}
     assert set(cards) == {STEP_JOB, EPOCH_JOB}
