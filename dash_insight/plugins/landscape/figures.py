@@ -37,6 +37,7 @@ MARKER_COLOUR = "#ff8c00"  # MindInsight's orange checkpoint dots
 CONVERGENCE_COLOUR = "#000000"
 TEXT_COLOUR = "#8a9099"
 DEFAULT_CAMERA = {"eye": {"x": 1.5, "y": -1.5, "z": 1.0}}
+MAX_LEVELS = 30
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ DEFAULT_STYLE = Style()
 
 def style_from(params: dict[str, str]) -> Style:
     """The display settings named in the URL; anything unknown or out of range falls back to
-    its default (2-50 levels, width 1-5, opacity 0.1-1)."""
+    its default (2-30 levels, width 1-5, opacity 0.1-1)."""
     def number(name: str, default: float, low: float, high: float) -> float:
         try:
             value = float(params.get(name, default))
@@ -69,7 +70,7 @@ def style_from(params: dict[str, str]) -> Style:
     colour = params.get("path_colour", DEFAULT_STYLE.path_colour).lower()
     return Style(
         colour_scale=scale if scale in COLOUR_SCALES else DEFAULT_STYLE.colour_scale,
-        levels=int(number("levels", DEFAULT_STYLE.levels, 2, 50)),
+        levels=int(number("levels", DEFAULT_STYLE.levels, 2, MAX_LEVELS)),
         path_colour=colour if colour in PATH_COLOURS else DEFAULT_STYLE.path_colour,
         path_width=int(number("path_width", DEFAULT_STYLE.path_width, 1, 5)),
         opacity=round(number("opacity", DEFAULT_STYLE.opacity, 0.1, 1.0), 2),

@@ -30,6 +30,7 @@ from dash_insight.plugins.landscape.figures import (
     COLOUR_SCALES,
     DEFAULT_STYLE,
     DEFAULT_VIEW,
+    MAX_LEVELS,
     PATH_COLOURS,
     SCALE_LABELS,
     VIEWS,
@@ -216,9 +217,10 @@ def settings_controls(style: Style) -> list[Any]:
             id="ls-scale", clearable=False, value=style.colour_scale,
             options=[{"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
                      for s in COLOUR_SCALES])),
-        _setting("Contour levels", dcc.Input(id="ls-levels", type="number", min=2, max=50,
-                                             step=1, value=style.levels, debounce=True,
-                                             className="di-input di-number")),
+        _setting("Contour levels", dcc.Slider(
+            id="ls-levels", min=2, max=MAX_LEVELS, step=1, value=style.levels,
+            marks={v: str(v) for v in (2, 10, 20, MAX_LEVELS)},
+            tooltip={"placement": "bottom"})),
         _setting("Path colour", dcc.Dropdown(
             id="ls-path-colour", clearable=False, value=style.path_colour,
             options=[{"label": name, "value": code} for code, name in PATH_COLOURS.items()])),
@@ -236,7 +238,7 @@ def settings_controls(style: Style) -> list[Any]:
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     title = head(app, TITLE, train_id)
-    title.children.insert(1, html.Span("ⓘ", title=HINT, className="di-muted di-ls-hint"))
+    title.children.insert(1, html.Span("i", title=HINT, className="di-ls-hint"))
     try:
         landscapes = service.landscapes(train_id)
         choice = resolve(service, train_id, params)
@@ -297,7 +299,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
                 ]),
                 html.Section(className="di-panel di-ls-section", children=[
                     html.H3(["Basic Training Information ", html.Span(
-                        "ⓘ", className="di-muted", title="If part of the basic training "
+                        "i", className="di-ls-hint", title="If part of the basic training "
                         "information is missing, check that the lineage is collected "
                         "(SummaryCollector collects it by default).")]),
                     html.Div(id="ls-info"),
