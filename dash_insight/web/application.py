@@ -20,15 +20,18 @@ from dash_insight.plugins.graphs.plugin import PLUGIN as GRAPHS
 from dash_insight.plugins.histograms.plugin import PLUGIN as HISTOGRAMS
 from dash_insight.plugins.images.plugin import PLUGIN as IMAGES
 from dash_insight.plugins.jobs.plugin import PLUGIN as JOBS
+from dash_insight.plugins.landscape.plugin import PLUGIN as LANDSCAPE
 from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
 from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
 from dash_insight.web import dashboard, shell
+from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import api_blueprint
 from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 
 #: Every feature, in the order of the training dashboard's cards.
-PLUGINS: tuple[Plugin[Any], ...] = (JOBS, SCALARS, HISTOGRAMS, TENSORS, GRAPHS, IMAGES, LINEAGE)
+PLUGINS: tuple[Plugin[Any], ...] = (JOBS, SCALARS, HISTOGRAMS, TENSORS, GRAPHS, IMAGES, LANDSCAPE,
+                                    LINEAGE)
 
 ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "assets")
@@ -69,6 +72,10 @@ class Features:
     def nav(self) -> list[NavLink]:
         links = [link for plugin, _ in self.services for link in plugin.nav]
         return sorted(links, key=lambda link: link.rank)
+
+    def compare_tabs(self) -> list[NavLink]:
+        tabs = [tab for plugin, _ in self.services for tab in plugin.compare_tabs]
+        return sorted(tabs, key=lambda tab: tab.rank)
 
 
 def create_app(
@@ -113,6 +120,7 @@ def create_app(
         suppress_callback_exceptions=True,  # pages are built per URL
     )
     app.layout = shell.shell_layout(app, features.nav())
+    compare_tabs.install(app, features.compare_tabs())
     pages = features.pages()
     shell.register_shell(app, pages)
     for page, service in pages:

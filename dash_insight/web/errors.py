@@ -35,6 +35,7 @@ TENSOR_NOT_EXIST = _DATAVISUAL | 0x12
 MAX_RESPONSE_DATA_EXCEEDED = _DATAVISUAL | 0x13
 STEP_TENSOR_DATA_NOT_IN_CACHE = _DATAVISUAL | 0x14
 TENSOR_TOO_LARGE = _DATAVISUAL | 0x16
+LANDSCAPE_NOT_EXIST = _DATAVISUAL | 0x17
 
 #: MindInsight's detail when a tag is unknown (``DataManager.list_tensors``).
 TAG_NOT_FOUND_DETAIL = "Can not find any data in this train job by given tag."

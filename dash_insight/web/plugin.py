@@ -2,9 +2,9 @@
 
 A plugin is one :class:`Plugin` object, exported as ``PLUGIN`` by its package. It names the
 service it builds from the :class:`~dash_insight.core.service.DataService` (its caches and
-stores: nothing process-wide), its REST routes, its pages, its training-dashboard cards and its
-top-bar links. :mod:`dash_insight.web.application` lists the plugins and is the only module that
-imports them all; plugins never import each other.
+stores: nothing process-wide), its REST routes, its pages, its training-dashboard cards, its
+top-bar links and its tabs of the comparison page. :mod:`dash_insight.web.application` lists the
+plugins and is the only module that imports them all; plugins never import each other.
 """
 
 from __future__ import annotations
@@ -91,6 +91,8 @@ class Plugin(Generic[S]):
     pages: Sequence[Page[S]] = ()
     cards: Sequence[Card[S]] = ()
     nav: Sequence[NavLink] = field(default_factory=tuple)
+    #: Tabs of the comparison page (one page per tab, e.g. scalars, loss landscapes), by rank.
+    compare_tabs: Sequence[NavLink] = field(default_factory=tuple)
 
 
 def data_service(data: DataService) -> DataService:

@@ -297,7 +297,8 @@ def test_mindinsight_oracle_errors(oracle: dict[str, Any], client: FlaskClient) 
 def test_train_jobs_match_oracle_and_list_nested(oracle: dict[str, Any],
                                                  client: FlaskClient) -> None:
     ours = get(client, "/train-jobs", offset=0, limit=999)
-    assert list(ours) == ["name", "total", "load_status", "train_jobs"]
+    assert list(ours) == list(oracle["train_jobs"]) == ["name", "total", "train_jobs",
+                                                          "load_status"]
     assert ours["name"] == oracle["train_jobs"]["name"] == "corpus"
     assert ours["load_status"] == "loaded"
     by_id = {job["train_id"]: job for job in ours["train_jobs"]}

@@ -131,7 +131,10 @@ class TensorValue:
 
 @dataclass(frozen=True)
 class LossLandscapeValue:
-    """Loss landscape (decoded for completeness; MindSpore 2.10 writes it via SummaryLandscape)."""
+    """A loss landscape as MindSpore 2.10's ``SummaryLandscape`` writes it: ``landscape`` x [N],
+    y [M], z [M, N] (rows follow y), ``loss_path_intervals`` (empty for the final landscape),
+    ``loss_path_points`` x/y/z [k], ``metadata`` (decomposition, unit, step_per_epoch) and
+    ``convergence_point`` x/y/z [1]. Every array is float64 (see :func:`landscape_array`)."""
 
     landscape: dict[str, np.ndarray]
     loss_path_intervals: list[int]
@@ -233,9 +236,26 @@ def histogram_value(histogram: summary_pb2.Summary.Histogram) -> HistogramValue:
     )
 
 
+def landscape_array(tensor: anf_ir_pb2.TensorProto) -> np.ndarray:
+    """A landscape tensor as float64, shaped by ``dims``, from its ``float_data`` whatever
+    ``data_type`` says: MindSpore writes the PCA convergence point's x/y as DT_INT64 and z as
+    DT_FLOAT64, and MindInsight reads them all as ``np.array(float_data).reshape(dims)``
+    (``tensor_container.py``), so ``0`` comes out as ``0.0``. Other writers' data fields are
+    read as :func:`tensor_to_numpy` reads them."""
+    if len(tensor.float_data):
+        dims = tuple(int(d) for d in tensor.dims)
+        flat = np.array(tensor.float_data, dtype=np.float32).astype(np.float64)
+        if any(d < 0 for d in dims) or flat.size != math.prod(dims):
+            raise DecodeError(f"tensor holds {flat.size} values but dims {list(dims)} need "
+                              f"{math.prod(dims)}")
+        return flat.reshape(dims)
+    array = tensor_to_numpy(tensor)
+    return np.asarray(array.real if np.iscomplexobj(array) else array, dtype=np.float64)
+
+
 def _point(point: summary_pb2.LossLandscape.Point) -> dict[str, np.ndarray]:
     return {
-        axis: tensor_to_numpy(getattr(point, axis))
+        axis: landscape_array(getattr(point, axis))
         for axis in ("x", "y", "z")
         if point.HasField(axis)
     }

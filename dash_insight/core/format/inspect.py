@@ -9,7 +9,9 @@ The report is a plain dict (the ``--json`` form)::
 still being written or was cut), ``damaged`` (records dropped or undecodable) or ``unreadable``.
 Plugins are ``scalar``, ``image``, ``histogram``, ``tensor``, ``loss_landscape``, ``graph`` and
 ``lineage``; tags are as written in the file (without MindInsight's ``/<plugin>`` suffix); a
-graph's tag is its file name, a lineage record's tag its kind.
+graph's tag is its file name, a lineage record's tag its kind. A ``loss_landscape`` tag also
+has ``landscape``: ``{"grid": [x values, y values], "interval": [first, last] ([] for the final
+landscape), "points", "decomposition", "unit"}`` of its last value.
 """
 
 from __future__ import annotations
@@ -42,19 +44,37 @@ LINEAGE = "lineage"
 class _TagStats:
     values: int = 0
     steps: list[np.ndarray] = field(default_factory=list)
+    landscape: dict[str, Any] | None = None  # the last loss landscape's facts
 
-    def add(self, steps: np.ndarray) -> None:
+    def add(self, steps: np.ndarray, meta: list[dict[str, Any] | None] | None = None) -> None:
         self.values += len(steps)
         self.steps.append(np.asarray(steps, dtype=np.int64))
+        if meta and meta[-1] is not None and "grid" in meta[-1]:
+            self.landscape = dict(meta[-1])
 
     def summary(self) -> dict[str, Any]:
         steps = np.unique(np.concatenate(self.steps)) if self.steps else np.zeros(0, np.int64)
-        return {
+        out: dict[str, Any] = {
             "values": self.values,
             "steps": len(steps),
             "first_step": int(steps[0]) if len(steps) else None,
             "last_step": int(steps[-1]) if len(steps) else None,
         }
+        if self.landscape is not None:
+            out["landscape"] = self.landscape
+        return out
+
+
+def landscape_text(facts: dict[str, Any]) -> str:
+    """``12x12 PCA, step 2..16 (8 points)`` / ``12x12 Random, final``: a landscape tag's grid
+    (x by y values), decomposition and interval as ``dash-insight inspect`` prints them."""
+    grid = "x".join(str(n) for n in facts.get("grid", []))
+    kind = facts.get("decomposition") or "?"
+    interval = facts.get("interval") or []
+    if not interval:
+        return f"{grid} {kind}, final"
+    return (f"{grid} {kind}, {facts.get('unit') or 'step'} {interval[0]}..{interval[-1]} "
+            f"({facts.get('points', len(interval))} points)")
 
 
 def _file_entry(path: str, kind: FileKind, records: int, errors: list[Damage],
@@ -95,7 +115,7 @@ def _read_framed(path: str, kind: FileKind,
             for tag, columns in result.scalars.items():
                 _stats(tags, Plugin.SCALAR.value, tag).add(columns.step)
             for (plugin, tag), blobs in result.blobs.items():
-                _stats(tags, plugin, tag).add(blobs.step)
+                _stats(tags, plugin, tag).add(blobs.step, blobs.meta)
             if result.graphs:
                 _stats(tags, Plugin.GRAPH.value, os.path.basename(path)).add(
                     np.array([g.step for g in result.graphs], dtype=np.int64))
@@ -204,8 +224,9 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"{plugin}: {len(by_tag)} tag(s)")
         width = max(len(tag) for tag in by_tag)
         for tag, stats in by_tag.items():
-            lines.append(
-                f"  {tag:<{width}}  {stats['values']:>7} values  {stats['steps']:>7} steps  "
-                f"{stats['first_step']}..{stats['last_step']}"
-            )
+            line = (f"  {tag:<{width}}  {stats['values']:>7} values  {stats['steps']:>7} steps  "
+                    f"{stats['first_step']}..{stats['last_step']}")
+            if "landscape" in stats:
+                line += f"  {landscape_text(stats['landscape'])}"
+            lines.append(line)
     return "\n".join(lines)

@@ -21,6 +21,7 @@ path just skips building 200 Python objects per record.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -62,8 +63,8 @@ class ScannedScalars:
 class ScannedBlobs:
     """Where each value of one large-value tag lives: ``offset``/``length`` locate the record,
     ``index`` the value inside its Summary; ``meta`` holds small per-value facts (image size,
-    tensor dims and dtype; None for histograms). Stored as
-    :class:`~dash_insight.core.store.index.BlobColumns`."""
+    tensor dims and dtype, a loss landscape's grid and interval; None for histograms). Stored
+    as :class:`~dash_insight.core.store.index.BlobColumns`."""
 
     step: np.ndarray  # int64
     wall_time: np.ndarray  # float64
@@ -198,6 +199,13 @@ def _scalar_layout(summary: memoryview) -> tuple[list[int], list[str]] | None:
     return (offsets, tags) if pos == end and offsets else None
 
 
+def _axis_length(point: Any, axis: str) -> int:
+    """Number of values of a landscape axis (its dims' product; 0 when absent)."""
+    if not point.HasField(axis):
+        return 0
+    return math.prod(int(d) for d in getattr(point, axis).dims)
+
+
 def _value_meta(plugin: str, value: Any) -> dict[str, Any] | None:
     """Small facts worth knowing without decoding the value; histograms need none."""
     if plugin == Plugin.IMAGE:
@@ -206,6 +214,17 @@ def _value_meta(plugin: str, value: Any) -> dict[str, Any] | None:
     if plugin == Plugin.TENSOR:
         tensor = value.tensor
         return {"dims": list(tensor.dims), "data_type": data_type_name(tensor.data_type)}
+    if plugin == Plugin.LOSS_LANDSCAPE:
+        landscape = value.loss_landscape
+        intervals = list(landscape.loss_path.intervals)
+        grid = landscape.landscape
+        return {
+            "grid": [_axis_length(grid, "x"), _axis_length(grid, "y")],
+            "interval": [intervals[0], intervals[-1]] if intervals else [],
+            "points": len(intervals),
+            "decomposition": landscape.metadata.decomposition,
+            "unit": landscape.metadata.unit,
+        }
     return None
 
 

@@ -242,6 +242,44 @@ def scalar_value(values: np.ndarray, tag: str) -> float | None:
     return float(values.reshape(-1)[0])
 
 
+def landscape_proto(x: Any, y: Any, z: Any, *, intervals: Any = (), path: Any = None,
+                    convergence_point: Any = None, decomposition: str = "PCA",
+                    unit: str = "step", step_per_epoch: int = 1) -> summary_pb2.LossLandscape:
+    """The ``LossLandscape`` of :meth:`SummaryWriter.add_landscape`; ValueError when the shapes
+    do not fit together (z must be [len(y), len(x)], one path point per interval entry)."""
+    x_values, y_values, z_values = to_numpy(x), to_numpy(y), to_numpy(z)
+    if x_values.ndim != 1 or y_values.ndim != 1:
+        raise ValueError(f"x and y must be 1-D, got shapes {x_values.shape} and {y_values.shape}")
+    if z_values.shape != (len(y_values), len(x_values)):
+        raise ValueError(f"z must have shape (len(y), len(x)) = ({len(y_values)}, "
+                         f"{len(x_values)}): rows follow y; got {z_values.shape}")
+    steps = [int(v) for v in np.asarray(intervals).reshape(-1).tolist()]
+    if bool(steps) != (path is not None):
+        raise ValueError("an interval landscape needs both intervals and path; the final "
+                         "landscape neither")
+    landscape = summary_pb2.LossLandscape()
+    for axis, values in zip("xyz", (x_values, y_values, z_values), strict=True):
+        getattr(landscape.landscape, axis).CopyFrom(tensor_proto(values))
+    if steps:
+        points = [to_numpy(v) for v in path]
+        if len(points) != 3 or any(p.shape != (len(steps),) for p in points):
+            raise ValueError(f"path must be (x, y, z), each with one value per interval entry "
+                             f"({len(steps)}); got {[p.shape for p in points]}")
+        landscape.loss_path.intervals.extend(steps)
+        for axis, values in zip("xyz", points, strict=True):
+            getattr(landscape.loss_path.points, axis).CopyFrom(tensor_proto(values))
+    landscape.metadata.decomposition = decomposition
+    landscape.metadata.unit = unit
+    landscape.metadata.step_per_epoch = int(step_per_epoch)
+    if convergence_point is not None:
+        coordinates = [to_numpy(v).reshape(-1) for v in convergence_point]
+        if len(coordinates) != 3 or any(c.shape != (1,) for c in coordinates):
+            raise ValueError("convergence_point must be (x, y, z), one value each")
+        for axis, values in zip("xyz", coordinates, strict=True):
+            getattr(landscape.convergence_point, axis).CopyFrom(tensor_proto(values))
+    return landscape
+
+
 # --- lineage builders --------------------------------------------------------------------------
 
 
@@ -505,6 +543,47 @@ class SummaryWriter:
         """Record a whole tensor at ``step``."""
         self._at_step(step)
         self.add_value(Plugin.TENSOR, tag, values)
+
+    def add_landscape(
+        self,
+        tag: str,
+        x: Any,
+        y: Any,
+        z: Any,
+        *,
+        intervals: Any = (),
+        path: Any = None,
+        convergence_point: Any = None,
+        decomposition: str = "PCA",
+        unit: str = "step",
+        step_per_epoch: int = 1,
+        step: int = 0,
+    ) -> None:
+        """Write a loss landscape as MindSpore 2.10's ``SummaryLandscape`` does: one Event at
+        ``step`` (MindSpore: 0) holding one ``Summary.Value{tag, loss_landscape}``, written at
+        once (values of a pending ``add_*`` step are written first).
+
+        ``x`` [N] and ``y`` [M] are the grid axes and ``z`` [M, N] the loss at (x[j], y[i]) in
+        ``z[i][j]`` (``np.meshgrid(x, y)``: rows follow y). An interval landscape (PCA
+        directions) has ``intervals`` (the steps or epochs of its checkpoints) and ``path`` =
+        (x, y, z) of the training path, one point per interval entry; the final landscape has
+        neither. ``convergence_point`` = (x, y, z). Arrays keep their dtype, as MindSpore's
+        do (x/y float32, z float64; the PCA convergence x/y int64); every value is stored as
+        float32 ``float_data``. MindSpore names the tags ``landscape_[first, last]`` and
+        ``landscape_[last step]`` (final).
+        """
+        self._check_open()
+        if not isinstance(tag, str) or not tag:
+            raise ValueError(f"tag must be a non-empty str, got {tag!r}")
+        landscape = landscape_proto(x, y, z, intervals=intervals, path=path,
+                                    convergence_point=convergence_point,
+                                    decomposition=decomposition, unit=unit,
+                                    step_per_epoch=step_per_epoch)
+        if self._pending_step is not None:
+            self.record(self._pending_step)
+        event = summary_pb2.Event(wall_time=time.time(), step=int(step))
+        event.summary.value.add(tag=tag).loss_landscape.CopyFrom(landscape)
+        self._write_summary(event)
 
     def _at_step(self, step: int) -> None:
         if self._pending_step is not None and self._pending_step != step:

@@ -127,8 +127,8 @@ class _JobViews:
         return json_response({
             "name": self.base_name,
             "total": total,
-            "load_status": load_status,
             "train_jobs": [self._job_item(job) for job in selected],
+            "load_status": load_status,  # after the jobs, as in MindInsight's answers
         })
 
     def train_job_caches(self) -> Response:

@@ -27,6 +27,7 @@ from dash_insight.plugins.scalars.charts import (
     controls,
     register_chart_callbacks,
 )
+from dash_insight.web.components.compare_tabs import tab_strip
 from dash_insight.web.components.tag_select import (
     button_action,
     button_select,
@@ -120,6 +121,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     jobs, tags_of = scalar_jobs(service.provider)
     state = page_state(params, jobs, tags_of)
     return html.Div([
+        tab_strip(app, PATH),
         html.Div(className="di-page-head", children=[
             html.H1("Scalar Comparison", className="di-title"),
             html.Span("scalars of several training jobs in one chart per tag",

@@ -14,4 +14,5 @@ PLUGIN: Plugin[DataService] = Plugin(
            Page(compare_page.PATH, compare_page.layout, compare_page.register)),
     cards=(Card("card-scalar", "Scalars", page.PATH, cards.scalar_card),),
     nav=(NavLink("Comparison", compare_page.PATH, rank=20),),
+    compare_tabs=(NavLink("Scalar Comparison", compare_page.PATH, rank=10),),
 )

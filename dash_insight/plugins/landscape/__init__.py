@@ -1,0 +1,1 @@
+"""The loss landscape plugin (see :mod:`.plugin`)."""

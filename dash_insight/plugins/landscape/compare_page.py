@@ -1,0 +1,245 @@
+"""Loss Graph Comparison: the final landscape of several jobs (MindInsight's
+``/compare-analysis/loss``, the tab beside "Scalar Comparison").
+
+URL: ``/compare/landscape?jobs=[...]&view=contour|filled|3d&mode=tile|overlay&scale=jet
+&overlay=[...]`` (defaults left out). Every job with a loss landscape can be chosen (all are, by
+default, as in MindInsight, up to :data:`DEFAULT_JOBS`).
+
+* Tile: one card per job with its final landscape, the convergence point marked, and below it
+  Network, Optimizer, Learning Rate and the first evaluation metric (else ``loss`` = the
+  convergence point's loss). A job without a final landscape says so, with ``--`` everywhere.
+* Overlay: at most two jobs (MindInsight's limit) in one figure with one shared colour range:
+  both surfaces in one 3D scene, or both contour maps side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import dash
+from dash import Input, Output, State, ctx, dcc, html
+
+from dash_insight.core.provider import DataError
+from dash_insight.plugins.landscape.figures import (
+    COLOUR_SCALES,
+    DEFAULT_VIEW,
+    SCALE_LABELS,
+    VIEWS,
+    Style,
+    landscape_figure,
+    overlay_figure,
+)
+from dash_insight.plugins.landscape.query import (
+    TYPE_FINAL,
+    Grid,
+    LandscapeError,
+    convergence_point,
+    evaluation_metric,
+    grid,
+    lineage_metadata,
+)
+from dash_insight.plugins.landscape.service import LandscapeService
+from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.tag_select import decode_tags, encode_tags
+from dash_insight.web.url_state import make_search, parse_search
+
+PATH = "/compare/landscape"
+TITLE = "Loss Graph Comparison"
+MODES = {"tile": "Tile", "overlay": "Overlay"}
+DEFAULT_MODE = "tile"
+DEFAULT_JOBS = 12
+MAX_OVERLAY = 2
+NOT_EXIST_TEXT = "Collect summary data in the training script and save the Loss Multi graph data."
+GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
+                "toImageButtonOptions": {"format": "png", "filename": "loss-comparison"}}
+
+
+@dataclass(frozen=True)
+class JobFinal:
+    """One job's card: its final landscape (None with the reason) and training information."""
+
+    train_id: str
+    cells: Grid | None
+    point: list[float | int]
+    metadata: dict[str, Any]
+    problem: str | None = None
+
+
+def landscape_jobs(service: LandscapeService) -> list[str]:
+    """Jobs with a loss landscape, newest update first."""
+    return [job.train_id for job in service.provider.list_jobs()
+            if job.tags.get("loss_landscape")]
+
+
+def page_state(params: dict[str, str], jobs: list[str]) -> dict[str, Any]:
+    chosen = decode_tags(params.get("jobs"))
+    selected = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
+    view, mode = params.get("view", DEFAULT_VIEW), params.get("mode", DEFAULT_MODE)
+    scale = params.get("scale", "jet").lower()
+    overlay = decode_tags(params.get("overlay"))
+    return {"jobs": selected, "explicit_jobs": chosen is not None,
+            "view": view if view in VIEWS else DEFAULT_VIEW,
+            "mode": mode if mode in MODES else DEFAULT_MODE,
+            "scale": scale if scale in COLOUR_SCALES else "jet",
+            "overlay": None if overlay is None else [j for j in overlay if j in selected]}
+
+
+def job_final(service: LandscapeService, train_id: str) -> JobFinal:
+    """The final landscape of a job (MindInsight's ``type=final`` entry) and its lineage."""
+    try:
+        metadata = lineage_metadata(service.lineage(train_id))
+        ref = service.find(train_id, TYPE_FINAL, None)
+        if ref is None:
+            return JobFinal(train_id, None, [0, 0, 0], metadata, NOT_EXIST_TEXT)
+        value = service.value(train_id, ref)
+        return JobFinal(train_id, grid(value), convergence_point(value), metadata)
+    except (DataError, LandscapeError) as error:
+        return JobFinal(train_id, None, [0, 0, 0], lineage_metadata(None), str(error))
+
+
+def overlay_choice(state: dict[str, Any], finals: list[JobFinal]) -> list[str]:
+    """The jobs drawn together: those named in the URL (at most two), else the first two with
+    a final landscape."""
+    usable = [f.train_id for f in finals if f.cells is not None]
+    wanted = state["overlay"] if state["overlay"] is not None else usable
+    return [j for j in wanted if j in usable][:MAX_OVERLAY]
+
+
+def _info(final: JobFinal) -> html.Div:
+    def text(value: Any) -> str:
+        return "--" if value in (None, "") or final.cells is None else str(value)
+
+    meta = final.metadata
+    name, metric = evaluation_metric(meta, final.point) if final.cells is not None \
+        else ("loss", "--")
+    return html.Div(className="di-lc-info", children=[
+        html.Div("Training Information", className="di-muted"),
+        html.Div(className="di-lc-row", children=[
+            html.Span(["Network: ", html.B(text(meta.get("network")))]),
+            html.Span(["Optimizer: ", html.B(text(meta.get("optimizer")))]),
+            html.Span(["Learning Rate: ", html.B(text(meta.get("learning_rate")))]),
+        ]),
+        html.Div("Evaluation Metrics", className="di-muted"),
+        html.Div(f"{name}: {metric}", className="di-lc-metric"),
+    ])
+
+
+def tile(final: JobFinal, index: int, view: str, style: Style) -> html.Section:
+    if final.cells is None:
+        body: Any = html.Div(final.problem or NOT_EXIST_TEXT, className="di-empty di-lc-none")
+    else:
+        body = dcc.Graph(id={"type": "lc-tile-graph", "index": index}, config=GRAPH_CONFIG,
+                         figure=landscape_figure(final.cells, None, view, style,
+                                                 convergence=final.point, height=330,
+                                                 animate=False))
+    return html.Section(className="di-panel di-lc-card", id=f"lc-card-{index}", children=[
+        html.Div(final.train_id, className="di-card-head"), body, _info(final)])
+
+
+def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
+    jobs = landscape_jobs(service)
+    state = page_state(params, jobs)
+    return html.Div([
+        tab_strip(app, PATH),
+        html.Div(className="di-page-head", children=[
+            html.H1(TITLE, className="di-title"),
+            html.Span("the final loss landscape of several training jobs",
+                      className="di-subtitle"),
+        ]),
+        html.Div(className="di-panel di-lc-controls", children=[
+            html.Div(className="di-toolbar", children=[
+                html.Span("Training Selection", className="di-muted"),
+                html.Button("All", id="lc-jobs-all", className="di-chip"),
+                dcc.Checklist(id="lc-jobs", inline=True, value=state["jobs"],
+                              options=[{"label": f" {j}", "value": j} for j in jobs]),
+            ]),
+            html.Div(className="di-toolbar", children=[
+                html.Span("Visualization", className="di-muted"),
+                dcc.RadioItems(id="lc-view", value=state["view"], inline=True,
+                               options=[{"label": f" {v}", "value": k}
+                                        for k, v in VIEWS.items()]),
+                html.Span("Comparison mode", className="di-muted"),
+                dcc.RadioItems(id="lc-mode", value=state["mode"], inline=True,
+                               options=[{"label": f" {v}", "value": k}
+                                        for k, v in MODES.items()]),
+                html.Span("Colour", className="di-muted"),
+                dcc.Dropdown(id="lc-scale", value=state["scale"], clearable=False,
+                             className="di-lc-scale",
+                             options=[{"label": SCALE_LABELS.get(s, s.capitalize()),
+                                       "value": s} for s in COLOUR_SCALES]),
+                html.Span(["●", " Model Convergence Point"], className="di-lc-legend"),
+            ]),
+            html.Div(id="lc-overlay-row", className="di-toolbar", children=[
+                html.Span("Overlay", className="di-muted"),
+                dcc.Checklist(id="lc-overlay", inline=True, options=[], value=[]),
+                html.Span(f"A maximum of {MAX_OVERLAY} graphs can be selected for comparison.",
+                          className="di-muted", id="lc-overlay-hint"),
+            ]),
+        ]),
+        dcc.Store(id="lc-overlay-shown"),
+        html.Div(id="lc-body"),
+    ])
+
+
+def register(app: dash.Dash, service: LandscapeService) -> None:
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("lc-jobs", "value"), Input("lc-jobs-all", "n_clicks"), Input("lc-view", "value"),
+        Input("lc-mode", "value"), Input("lc-scale", "value"), Input("lc-overlay", "value"),
+        State("lc-overlay-shown", "data"), State("url", "search"), prevent_initial_call=True,
+    )
+    def controls_to_url(checked: list[str] | None, _all: Any, view: str, mode: str,
+                        scale: str, overlay: list[str] | None, shown: list[str] | None,
+                        search: str | None) -> Any:
+        jobs = landscape_jobs(service)
+        params = parse_search(search)
+        state = page_state(params, jobs)
+        selected = [j for j in jobs if j in (checked or [])]
+        if ctx.triggered_id == "lc-jobs-all":
+            selected = list(jobs)
+        explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
+        overlay_value = params.get("overlay")
+        if ctx.triggered_id == "lc-overlay" and (overlay or []) != (shown or []):
+            kept = [j for j in selected if j in (overlay or [])]
+            overlay_value = encode_tags(kept[-MAX_OVERLAY:])
+        new = make_search({**params,
+                           "jobs": encode_tags(selected) if explicit else None,
+                           "view": None if view == DEFAULT_VIEW else view,
+                           "mode": None if mode == DEFAULT_MODE else mode,
+                           "scale": None if scale == "jet" else scale,
+                           "overlay": overlay_value})
+        return dash.no_update if new == (search or "") else new
+
+    @app.callback(
+        Output("lc-body", "children"), Output("lc-overlay", "options"),
+        Output("lc-overlay", "value"), Output("lc-overlay-row", "style"),
+        Output("lc-jobs", "value"), Output("lc-overlay-shown", "data"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+    )
+    def body(search: str | None, _ticks: Any, _clicks: Any) -> Any:
+        state = page_state(parse_search(search), landscape_jobs(service))
+        style = Style(colour_scale=state["scale"])
+        finals = [job_final(service, train_id) for train_id in state["jobs"]]
+        overlay = overlay_choice(state, finals)
+        options = [{"label": f" {f.train_id}", "value": f.train_id,
+                    "disabled": f.cells is None} for f in finals]
+        row_style = {} if state["mode"] == "overlay" else {"display": "none"}
+        if not finals:
+            content: Any = html.Div("Select training jobs with a loss landscape above.",
+                                    className="di-panel di-empty")
+        elif state["mode"] == "tile":
+            content = html.Div([tile(f, k, state["view"], style) for k, f in enumerate(finals)],
+                               className="di-lc-grid", id="lc-tiles")
+        elif not overlay:
+            content = html.Div("Please select the graph to be compared above.",
+                               className="di-panel di-empty", id="lc-overlay-empty")
+        else:
+            chosen = [f for f in finals if f.train_id in overlay]
+            figure = overlay_figure([(f.train_id, f.cells, f.point) for f in chosen
+                                     if f.cells is not None], state["view"], style)
+            content = html.Section(className="di-panel", children=[
+                dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
+                html.Div([_info(f) for f in chosen], className="di-lc-grid")])
+        return content, options, overlay, row_style, state["jobs"], overlay

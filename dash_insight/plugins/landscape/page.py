@@ -1,0 +1,422 @@
+"""Loss Function Multidimensional Analysis (MindInsight's ``loss-analysis`` page) for one job.
+
+URL: ``/loss-landscape?train_id=./job&interval=<id>|final&view=contour|filled|3d&loss=<tag>
+&scale=jet&levels=10&path_colour=%23000000&path_width=5&opacity=0.7&log=1`` (defaults left out).
+
+Left: the chosen landscape as contour lines, filled contours or a 3D surface (default: 3D, as
+MindInsight) with the training path, Start and End, a hover with x, y and loss, "Play the path",
+reset view, full screen and PNG download. Right: "Step Selection" (the job's loss curve with the
+interval shaded, epochs converted to steps; the interval chooser ``2-16``; the loss tag chosen
+from the job's scalar tags), "Display Settings" (colour scale, contour levels, path colour and
+width, surface opacity, log-scaled colours; reset) and "Basic Training Information" from the
+lineage.
+
+Differences from MindInsight 2.3.1, on purpose: the chooser also offers the final landscape
+(MindInsight showed it only on the comparison page), the loss tag can be chosen (MindInsight
+plotted ``loss/auto/scalar`` or nothing) and a record that cannot be read is named on the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import dash
+import plotly.graph_objects as go
+from dash import Input, Output, State, dcc, html
+
+from dash_insight.core.provider import DataError
+from dash_insight.plugins.landscape.figures import (
+    COLOUR_SCALES,
+    DEFAULT_STYLE,
+    DEFAULT_VIEW,
+    MAX_LEVELS,
+    PATH_COLOURS,
+    SCALE_LABELS,
+    VIEWS,
+    Style,
+    landscape_figure,
+    step_figure,
+    style_from,
+    style_params,
+)
+from dash_insight.plugins.landscape.query import (
+    TYPE_FINAL,
+    LandscapeError,
+    LandscapeRef,
+    default_loss_tag,
+    grid,
+    lineage_metadata,
+    loss_path,
+    record_metadata,
+    resolution,
+    step_range,
+)
+from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
+from dash_insight.web.components.value_pages import head, job_error
+from dash_insight.web.url_state import make_search, parse_search
+
+PATH = "/loss-landscape"
+TITLE = "Loss Function Multidimensional Analysis"
+FINAL = TYPE_FINAL
+HINT = ("The chart on the right is the actual training loss curve; the large view is an "
+        "approximation of the loss surface around the training path of the chosen interval, "
+        "over two directions of the parameter space (PCA of the checkpoints of the interval, or "
+        "random directions for the final landscape).")
+EMPTY = ["This job has no loss landscape. Record one with ",
+         html.Code("SummaryCollector(collect_specified_data={'collect_landscape': {...}})"),
+         " and ", html.Code("SummaryLandscape(dir).gen_landscapes_with_multi_process(...)"),
+         ", or write one with ", html.Code("SummaryWriter.add_landscape(...)"), "."]
+#: MindInsight's i18n text of error 50545017.
+NOT_EXIST_TEXT = "Collect summary data in the training script and save the Loss Multi graph data."
+GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
+                "toImageButtonOptions": {"format": "png", "filename": "loss-landscape",
+                                         "scale": 2},
+                "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+STEP_POINTS = 2000
+#: The URL parameters that change the big figure / the step chart.
+FIGURE_PARAMS = ("interval", "view", "scale", "levels", "path_colour", "path_width", "opacity",
+                 "log")
+STEP_PARAMS = ("interval", "loss")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the URL asks for, resolved against the job."""
+
+    ref: LandscapeRef | None
+    view: str
+    style: Style
+    loss_tag: str | None
+
+
+def chooser_options(landscapes: JobLandscapes) -> list[dict[str, str]]:
+    """The "Range" options: every interval (``2-16``) in MindInsight's order, then the final
+    landscape."""
+    seen: set[str] = set()
+    options = []
+    for ref in sorted(landscapes.intervals, key=lambda r: r.value[0]):
+        if ref.interval_id not in seen:
+            seen.add(ref.interval_id)
+            options.append({"label": ref.label, "value": ref.interval_id})
+    if landscapes.finals:
+        options.append({"label": "final", "value": FINAL})
+    return options
+
+
+def chosen_ref(landscapes: JobLandscapes, wanted: str | None) -> LandscapeRef | None:
+    """The landscape named by ``interval`` (an interval id or ``final``); the first option when
+    absent or unknown (MindInsight selects the first interval)."""
+    options = chooser_options(landscapes)
+    ids = [o["value"] for o in options]
+    key = wanted if wanted in ids else (ids[0] if ids else None)
+    if key is None:
+        return None
+    if key == FINAL:
+        return landscapes.finals[0]
+    return next(r for r in landscapes.refs if not r.final and r.interval_id == key)
+
+
+def resolve(service: LandscapeService, train_id: str, params: dict[str, str]) -> Choice:
+    """The page state of ``params`` for ``train_id`` (raises the provider's DataError)."""
+    landscapes = service.landscapes(train_id)
+    tags = service.provider.job(train_id).tags.get("scalar", [])
+    loss = params.get("loss")
+    view = params.get("view", DEFAULT_VIEW)
+    return Choice(ref=chosen_ref(landscapes, params.get("interval")),
+                  view=view if view in VIEWS else DEFAULT_VIEW, style=style_from(params),
+                  loss_tag=loss if loss in tags else default_loss_tag(tags))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Everything the page shows for one state; built by :func:`render` (the server's work)."""
+
+    figure: go.Figure
+    steps: go.Figure
+    unit: str
+    info: list[Any]
+    notice: Any
+
+
+def _empty_figure(message: str, height: int) -> go.Figure:
+    figure = go.Figure()
+    figure.update_layout(height=height, paper_bgcolor="rgba(0,0,0,0)",
+                         plot_bgcolor="rgba(0,0,0,0)", xaxis={"visible": False},
+                         yaxis={"visible": False},
+                         annotations=[{"text": message, "showarrow": False, "font": {
+                             "color": "#8a9099"}}])
+    return figure
+
+
+def info_rows(metadata: dict[str, Any], cells_text: str) -> list[tuple[str, str]]:
+    """MindInsight's "Basic Training Information" (label, text); ``--`` when unknown."""
+    def text(value: Any) -> str:
+        return "--" if value in (None, "") else str(value)
+
+    per_epoch = metadata.get("step_per_epoch") or 0
+    return [("Network", text(metadata.get("network"))),
+            ("Optimizer", text(metadata.get("optimizer"))),
+            ("Learning Rate", text(metadata.get("learning_rate"))),
+            ("Dimension Reduction Mode", text(metadata.get("decomposition"))),
+            ("Sampling Point resolution", cells_text),
+            ("Unit", text(metadata.get("unit"))),
+            ("Step/Epoch", f"{per_epoch}/1" if per_epoch else "--")]
+
+
+def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered:
+    """The figures and texts of the page for ``choice`` (pure server work: bench/landscape.py
+    times it)."""
+    notices: list[Any] = []
+    figure = _empty_figure(NOT_EXIST_TEXT, 600)
+    shaded: tuple[int, int] | None = None
+    unit = ""
+    metadata: dict[str, Any] = lineage_metadata(service.lineage(train_id))
+    cells_text = "--"
+    if choice.ref is not None:
+        try:
+            value = service.value(train_id, choice.ref)
+            cells = grid(value)
+            path = loss_path(value)
+            meta = record_metadata(value)
+            metadata.update(meta)
+            cells_text = resolution(cells)
+            figure = landscape_figure(cells, path, choice.view, choice.style)
+            unit = meta["unit"] or "step"
+            if not choice.ref.final:
+                shaded = step_range(choice.ref.value, meta["unit"], meta["step_per_epoch"])
+        except (DataError, LandscapeError) as error:
+            notices.append(f"{choice.ref.tag}: {error}")
+            figure = _empty_figure(str(error), 600)
+    problems = service.landscapes(train_id).problems
+    notices.extend(f"Left out: {problem}" for problem in problems)
+    if choice.loss_tag is None:
+        steps = _empty_figure("This job has no scalar tag.", 240)
+    else:
+        try:
+            series = service.provider.read_scalars(train_id, choice.loss_tag, STEP_POINTS)
+            steps = step_figure(series.step.tolist(), series.value.tolist(), shaded)
+        except DataError as error:
+            steps = _empty_figure(str(error), 240)
+    info = [html.Div([html.Span(f"{label}: ", className="di-muted"), html.Span(text)],
+                     className="di-ls-info-row", id=f"ls-info-{k}")
+            for k, (label, text) in enumerate(info_rows(metadata, cells_text))]
+    notice = html.Div([html.Div(n) for n in notices], className="di-notice di-warning") \
+        if notices else None
+    return Rendered(figure, steps, f"Unit: {unit}" if unit else "", info, notice)
+
+
+def _setting(label: str, control: Any) -> html.Div:
+    return html.Div([html.Span(label, className="di-control-label"), control],
+                    className="di-ls-setting")
+
+
+def settings_controls(style: Style) -> list[Any]:
+    return [
+        _setting("Colour scale", dcc.Dropdown(
+            id="ls-scale", clearable=False, value=style.colour_scale,
+            options=[{"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
+                     for s in COLOUR_SCALES])),
+        _setting("Contour levels", dcc.Slider(
+            id="ls-levels", min=2, max=MAX_LEVELS, step=1, value=style.levels,
+            marks={v: str(v) for v in (2, 10, 20, MAX_LEVELS)},
+            tooltip={"placement": "bottom"})),
+        _setting("Path colour", dcc.Dropdown(
+            id="ls-path-colour", clearable=False, value=style.path_colour,
+            options=[{"label": name, "value": code} for code, name in PATH_COLOURS.items()])),
+        _setting("Path width", dcc.Slider(id="ls-path-width", min=1, max=5, step=1,
+                                          value=style.path_width)),
+        _setting("Surface opacity", dcc.Slider(id="ls-opacity", min=0.1, max=1, step=0.05,
+                                               value=style.opacity, marks=None,
+                                               tooltip={"placement": "bottom"})),
+        dcc.Checklist(id="ls-log", options=[{"label": " Log-scaled loss colours",
+                                             "value": "log"}],
+                      value=["log"] if style.log_colour else [], className="di-inline"),
+    ]
+
+
+def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
+    train_id = params.get("train_id", "")
+    title = head(app, TITLE, train_id)
+    title.children.insert(1, html.Span("i", title=HINT, className="di-ls-hint"))
+    try:
+        landscapes = service.landscapes(train_id)
+        choice = resolve(service, train_id, params)
+        tags = service.provider.job(train_id).tags.get("scalar", [])
+    except DataError as error:
+        return html.Div([title, job_error(app, str(error))])
+    if not landscapes.refs:
+        problems = [html.P(p, className="di-error-text") for p in landscapes.problems]
+        return html.Div([title, html.Div([html.P(EMPTY), *problems],
+                                         className="di-panel di-empty", id="ls-empty")])
+    options = chooser_options(landscapes)
+    chosen = FINAL if choice.ref is not None and choice.ref.final else (
+        choice.ref.interval_id if choice.ref is not None else None)
+    return html.Div(id="ls-root", children=[
+        title,
+        dcc.Store(id="ls-shown"),
+        html.Div(className="di-ls-layout", children=[
+            html.Section(className="di-panel di-ls-main", children=[
+                html.Div(className="di-toolbar", children=[
+                    dcc.RadioItems(id="ls-view", value=choice.view, inline=True,
+                                   className="di-ls-tabs",
+                                   options=[{"label": label, "value": key}
+                                            for key, label in VIEWS.items()]),
+                    html.Div(className="di-spacer"),
+                    html.Button("Reset view", id="ls-reset-view", className="di-button secondary"),
+                    html.Button("Full screen", id="ls-fullscreen",
+                                className="di-button secondary"),
+                    html.Button("PNG", id="ls-download", className="di-button secondary",
+                                title="Download the view as a PNG image"),
+                ]),
+                html.Div(id="ls-notice"),
+                html.Div(id="ls-graph-box", className="di-ls-graph-box", children=[
+                    dcc.Graph(id="ls-graph", config=GRAPH_CONFIG, className="di-ls-graph",
+                              figure=_empty_figure("Loading…", 600)),
+                ]),
+            ]),
+            html.Aside(className="di-ls-side", children=[
+                html.Section(className="di-panel di-ls-section", children=[
+                    html.H3("Step Selection"),
+                    dcc.Graph(id="ls-steps", config={"displaylogo": False,
+                                                     "displayModeBar": False},
+                              figure=_empty_figure("", 240)),
+                    html.Div(id="ls-unit", className="di-muted"),
+                    _setting("Range", dcc.Dropdown(id="ls-interval", options=options,
+                                                   value=chosen, clearable=False)),
+                    _setting("Loss tag", dcc.Dropdown(
+                        id="ls-loss-tag", options=[{"label": t, "value": t} for t in tags],
+                        value=choice.loss_tag, clearable=False,
+                        placeholder="no scalar tag")),
+                ]),
+                html.Section(className="di-panel di-ls-section", children=[
+                    html.Div(className="di-ls-section-head", children=[
+                        html.H3("Display Settings"),
+                        html.Button("Reset", id="ls-settings-reset",
+                                    className="di-button secondary",
+                                    title="Back to the default settings")]),
+                    *settings_controls(choice.style),
+                ]),
+                html.Section(className="di-panel di-ls-section", children=[
+                    html.H3(["Basic Training Information ", html.Span(
+                        "i", className="di-ls-hint", title="If part of the basic training "
+                        "information is missing, check that the lineage is collected "
+                        "(SummaryCollector collects it by default).")]),
+                    html.Div(id="ls-info"),
+                ]),
+            ]),
+        ]),
+    ])
+
+
+def _key(train_id: str, version: int, params: dict[str, str], names: tuple[str, ...]) -> list:
+    return [train_id, version, *[params.get(n) for n in names]]
+
+
+def register(app: dash.Dash, service: LandscapeService) -> None:
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("ls-view", "value"), Input("ls-interval", "value"), Input("ls-loss-tag", "value"),
+        Input("ls-scale", "value"), Input("ls-levels", "value"),
+        Input("ls-path-colour", "value"), Input("ls-path-width", "value"),
+        Input("ls-opacity", "value"), Input("ls-log", "value"),
+        State("url", "search"), prevent_initial_call=True,
+    )
+    def controls_to_url(view: str | None, interval: str | None, loss: str | None,
+                        scale: str | None, levels: Any, colour: str | None, width: Any,
+                        opacity: Any, log: list[str] | None, search: str | None) -> Any:
+        params = parse_search(search)
+        style = style_from({k: str(v) for k, v in {
+            "scale": scale, "levels": levels, "path_colour": colour, "path_width": width,
+            "opacity": opacity, "log": "1" if log else None}.items() if v is not None})
+        params.update(style_params(style))
+        params["view"] = None if view in (None, DEFAULT_VIEW) else view  # type: ignore[assignment]
+        params["interval"] = interval  # type: ignore[assignment]
+        params["loss"] = loss  # type: ignore[assignment]
+        new = make_search(params)
+        return dash.no_update if new == (search or "") else new
+
+    @app.callback(
+        Output("ls-scale", "value"), Output("ls-levels", "value"),
+        Output("ls-path-colour", "value"), Output("ls-path-width", "value"),
+        Output("ls-opacity", "value"), Output("ls-log", "value"),
+        Input("ls-settings-reset", "n_clicks"), prevent_initial_call=True,
+    )
+    def reset_settings(clicks: int | None) -> Any:
+        if not clicks:
+            return (dash.no_update,) * 6
+        style = DEFAULT_STYLE
+        return (style.colour_scale, style.levels, style.path_colour, style.path_width,
+                style.opacity, [])
+
+    @app.callback(
+        Output("ls-graph", "figure"), Output("ls-steps", "figure"), Output("ls-unit", "children"),
+        Output("ls-info", "children"), Output("ls-notice", "children"),
+        Output("ls-shown", "data"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"), State("ls-shown", "data"),
+    )
+    def show(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
+        params = parse_search(search)
+        train_id = params.get("train_id", "")
+        try:
+            version = service.provider.job(train_id).version
+            choice = resolve(service, train_id, params)
+        except DataError:
+            return (dash.no_update,) * 6
+        keys = {"figure": _key(train_id, version, params, FIGURE_PARAMS),
+                "steps": _key(train_id, version, params, STEP_PARAMS)}
+        if shown == keys:
+            return (dash.no_update,) * 6
+        rendered = render(service, train_id, choice)
+        same_figure = shown is not None and shown.get("figure") == keys["figure"]
+        same_steps = shown is not None and shown.get("steps") == keys["steps"]
+        return (dash.no_update if same_figure else rendered.figure,
+                dash.no_update if same_steps else rendered.steps,
+                rendered.unit, rendered.info, rendered.notice, keys)
+
+    register_view_tools(app, "ls")
+
+
+def register_view_tools(app: dash.Dash, prefix: str) -> None:
+    """Browser-side reset view, full screen and PNG download of ``{prefix}-graph`` (buttons
+    ``{prefix}-reset-view``, ``{prefix}-fullscreen``, ``{prefix}-download``)."""
+    app.clientside_callback(
+        """function(clicks) {
+            const gd = document.querySelector('#""" + prefix + """-graph .js-plotly-plot');
+            if (!clicks || !gd || !window.Plotly) { return window.dash_clientside.no_update; }
+            if (gd._fullLayout && gd._fullLayout.scene) {
+                Plotly.relayout(gd, {'scene.camera': {eye: {x: 1.5, y: -1.5, z: 1.0},
+                                     up: {x: 0, y: 0, z: 1}, center: {x: 0, y: 0, z: 0}}});
+            } else {
+                Plotly.relayout(gd, {'xaxis.autorange': true, 'yaxis.autorange': true});
+            }
+            return window.dash_clientside.no_update;
+        }""",
+        Output(f"{prefix}-reset-view", "title"), Input(f"{prefix}-reset-view", "n_clicks"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        """function(clicks) {
+            const box = document.getElementById('""" + prefix + """-graph-box');
+            if (clicks && box) {
+                if (document.fullscreenElement) { document.exitFullscreen(); }
+                else if (box.requestFullscreen) { box.requestFullscreen(); }
+            }
+            return window.dash_clientside.no_update;
+        }""",
+        Output(f"{prefix}-fullscreen", "title"), Input(f"{prefix}-fullscreen", "n_clicks"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        """function(clicks) {
+            const gd = document.querySelector('#""" + prefix + """-graph .js-plotly-plot');
+            if (clicks && gd && window.Plotly) {
+                Plotly.downloadImage(gd, {format: 'png', filename: 'loss-landscape',
+                                          scale: 2});
+            }
+            return window.dash_clientside.no_update;
+        }""",
+        Output(f"{prefix}-download", "title"), Input(f"{prefix}-download", "n_clicks"),
+        prevent_initial_call=True,
+    )

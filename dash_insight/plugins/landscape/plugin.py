@@ -1,0 +1,18 @@
+"""The loss landscape plugin ("training optimization process" / Loss Function Multidimensional
+Analysis): its endpoints, analysis page, comparison tab and dashboard card."""
+
+from __future__ import annotations
+
+from dash_insight.plugins.landscape import cards, compare_page, page, rest
+from dash_insight.plugins.landscape.service import LandscapeService
+from dash_insight.web.plugin import Card, NavLink, Page, Plugin
+
+PLUGIN: Plugin[LandscapeService] = Plugin(
+    name="landscape",
+    service=LandscapeService.from_data,
+    routes=rest.routes,
+    pages=(Page(page.PATH, page.layout, page.register),
+           Page(compare_page.PATH, compare_page.layout, compare_page.register)),
+    cards=(Card("card-landscape", page.TITLE, page.PATH, cards.landscape_card),),
+    compare_tabs=(NavLink("Loss Graph Comparison", compare_page.PATH, rank=20),),
+)

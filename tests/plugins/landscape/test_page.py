@@ -1,0 +1,290 @@
+"""The landscape pages: state helpers, figures, and in a browser the dashboard card, the analysis
+page (three views, intervals, colour scale) and the comparison tab (tile and overlay).
+
+One app per module serves a copy of ``../shared/corpus-landscape`` plus ``lenet_epoch`` (written
+with our SummaryWriter: unit epoch, overlapping intervals, no final landscape, no lineage) and a
+job without landscapes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import numpy as np
+import pytest
+from dash.testing.wait import until
+
+from dash_insight import SummaryWriter
+from dash_insight.plugins.landscape import compare_page, page
+from dash_insight.plugins.landscape.figures import (
+    DEFAULT_STYLE,
+    Style,
+    colour_values,
+    contour_levels,
+    landscape_figure,
+    overlay_figure,
+    style_from,
+    style_params,
+)
+from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
+from dash_insight.plugins.landscape.service import LandscapeService
+from dash_insight.web.application import create_app
+from tests.conftest import CORPUS, console_errors
+from tests.plugins.landscape.test_rest import write_epoch_job
+
+LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
+STEP_JOB, EPOCH_JOB = "./lenet_step", "./lenet_epoch"
+GRAPH_DATA = "return document.querySelector('#{} .js-plotly-plot').data"
+
+
+# --- helpers without a browser ---------------------------------------------------------------
+
+
+def test_style_from_url_repairs_bad_values() -> None:
+    assert style_from({}) == DEFAULT_STYLE
+    style = style_from({"scale": "Viridis", "levels": "500", "path_width": "x", "opacity": "0",
+                        "path_colour": "#FF0000", "log": "1"})
+    assert style == Style("viridis", 30, "#ff0000", 5, 0.1, True)
+    assert style_from({"scale": "nope", "path_colour": "pink"}) == DEFAULT_STYLE
+    assert style_params(DEFAULT_STYLE) == dict.fromkeys(style_params(DEFAULT_STYLE))
+    assert style_params(style)["levels"] == 30 and style_params(style)["log"] == "1"
+
+
+def test_colour_values_and_levels() -> None:
+    z = np.array([[1.0, 10.0], [100.0, 1000.0]])
+    assert colour_values(z, False)[0] is z
+    logged, title = colour_values(z, True)
+    assert logged.tolist() == [[0.0, 1.0], [2.0, 3.0]] and title == "log10(loss)"
+    shifted, title = colour_values(np.array([[-1.0, 0.0], [1.0, 2.0]]), True)
+    assert title == "log10(loss - min)" and np.isfinite(shifted).all()
+    levels = contour_levels(np.array([0.0, 11.0]), 10)
+    assert levels is not None and levels["size"] == 1.0 and levels["start"] == 1.0
+    assert contour_levels(np.array([2.0, 2.0]), 10) is None  # flat: plotly picks
+
+
+def _grid(n: int = 5) -> tuple[Grid, LossPath]:
+    x, y = np.linspace(-1, 1, n), np.linspace(-2, 2, n + 1)
+    z = 2 + np.add.outer(y ** 2, x ** 2)
+    path = LossPath(np.array([-1.0, 0.0]), np.array([-2.0, 0.0]), np.array([7.0, 2.0]), (3, 4))
+    return Grid(x, y, z), path
+
+
+def test_figures_draw_the_path_on_every_view() -> None:
+    cells, path = _grid()
+    surface = landscape_figure(cells, path, "3d", DEFAULT_STYLE)
+    assert [t.type for t in surface.data] == ["surface", "scatter3d", "scatter3d", "scatter3d"]
+    assert list(surface.data[1].z) == [7.0, 2.0]  # the path at its own loss values
+    assert list(surface.data[2].text) == ["Start", "End"]
+    assert len(surface.frames) == 2 and surface.frames[1].traces == (3,)
+    assert surface.layout.updatemenus[0].buttons[0].label == "▶ Play the path"
+    lines = landscape_figure(cells, path, "contour", DEFAULT_STYLE)
+    assert lines.data[0].contours.coloring == "lines" and lines.data[0].z.shape == (6, 5)
+    filled = landscape_figure(cells, None, "filled", Style(log_colour=True),
+                              convergence=[0.0, 0.0, 2.0])
+    assert filled.data[0].contours.coloring == "fill" and filled.data[0].text.shape == (6, 5)
+    assert filled.data[1].name == "Model Convergence Point" and not filled.frames
+    both = overlay_figure([("a", cells, [0, 0, 2]), ("b", cells, [0, 0, 2])], "contour",
+                          DEFAULT_STYLE)
+    assert [t.type for t in both.data] == ["contour", "scatter"] * 2
+    assert both.layout.coloraxis.cmin == cells.z.min() and both.data[2].xaxis == "x2"
+
+
+def test_chooser_and_info_rows(tmp_path: Path) -> None:
+    write_epoch_job(tmp_path / "e")
+    app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0,
+                     start_loader=False)
+    app.data_service.loader.load_round()
+    service = LandscapeService(app.data_service.provider)
+    landscapes = service.landscapes("./e")
+    assert page.chooser_options(landscapes) == [
+        {"label": "1-3", "value": interval_id([1, 2, 3])},
+        {"label": "3-5", "value": interval_id([3, 4, 5])}]
+    assert page.chosen_ref(landscapes, "final").intervals == (1, 2, 3)  # no final: the first
+    choice = page.resolve(service, "./e", {"interval": interval_id([3, 4, 5]), "view": "x"})
+    assert choice.ref.intervals == (3, 4, 5) and choice.view == "3d"
+    assert choice.loss_tag == "loss/auto"
+    rendered = page.render(service, "./e", choice)
+    shapes = rendered.steps.layout.shapes
+    assert (shapes[0].x0, shapes[0].x1) == (12, 20)  # epochs 3-5, 4 steps per epoch
+    assert rendered.unit == "Unit: epoch"
+    rows = dict(page.info_rows({"decomposition": "PCA", "unit": "epoch", "step_per_epoch": 4},
+                               "10x10x10"))
+    assert rows["Network"] == "--" and rows["Step/Epoch"] == "4/1"
+    final = compare_page.job_final(service, "./e")
+    assert final.cells is None and final.problem == compare_page.NOT_EXIST_TEXT
+    app.data_service.close()
+
+
+# --- in a browser ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def landscape_app(tmp_path_factory: pytest.TempPathFactory):
+    if not LANDSCAPE_CORPUS.is_dir():
+        pytest.skip(f"landscape corpus not found at {LANDSCAPE_CORPUS}")
+    base = tmp_path_factory.mktemp("landscapes") / "base"
+    shutil.copytree(LANDSCAPE_CORPUS, base)
+    write_epoch_job(base / "lenet_epoch")
+    with SummaryWriter(base / "plain") as writer:
+        writer.add_scalar("loss", 1.0, step=1)
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    yield app
+    app.data_service.close()
+
+
+def _data(dash_duo: Any, graph_id: str) -> list[dict]:
+    return dash_duo.driver.execute_script(
+        f"const gd = document.querySelector('#{graph_id} .js-plotly-plot');"
+        "return gd && gd.data ? gd.data.map(t => ({type: t.type, colorscale: t.colorscale, "
+        "coloring: t.contours ? t.contours.coloring : null, name: t.name})) : null;")
+
+
+def _params(dash_duo: Any) -> dict[str, str]:
+    query = urlparse(dash_duo.driver.current_url).query
+    return {k: v[-1] for k, v in parse_qs(query).items()}
+
+
+def _first_colour(dash_duo: Any, graph_id: str) -> str | None:
+    """The lowest colour of the first trace's scale (plotly writes named scales out)."""
+    data = _data(dash_duo, graph_id) or [{}]
+    scale = data[0].get("colorscale")
+    return scale[0][1] if isinstance(scale, list) and scale else None
+
+
+def _trace_types(dash_duo: Any, graph_id: str) -> list[str]:
+    data = _data(dash_duo, graph_id) or []
+    return [t["type"] for t in data]
+
+
+def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_app: Any) -> None:
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/dashboard?train_id={STEP_JOB}")
+    dash_duo.wait_for_element("#card-landscape #landscape-card-graph .js-plotly-plot", timeout=30)
+    assert "2-16" in dash_duo.find_element("#card-landscape").text
+    until(lambda: _trace_types(dash_duo, "landscape-card-graph")[:2] == ["surface",
+                                                                        "scatter3d"], 30)
+    dash_duo.find_element("#card-landscape .di-card-head a").click()
+    until(lambda: urlparse(dash_duo.driver.current_url).path == page.PATH, 30)
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    dash_duo.wait_for_contains_text("#ls-info", "Network: LeNet5", timeout=30)
+    dash_duo.wait_for_contains_text("#ls-info", "Learning Rate: 5.000000e-02", timeout=30)
+    dash_duo.wait_for_contains_text("#ls-info", "Sampling Point resolution: 12x12x12", timeout=30)
+    dash_duo.wait_for_contains_text("#ls-unit", "Unit: step", timeout=30)
+    shaded = ("return document.querySelector('#ls-steps .js-plotly-plot').layout.shapes"
+              ".map(s => [s.x0, s.x1])")
+    until(lambda: dash_duo.driver.execute_script(shaded) == [[2, 16]], 30)
+
+    # the three views
+    for label, coloring in (("Isoline Map", "lines"), ("Topographic Map", "fill")):
+        view = "contour" if coloring == "lines" else "filled"
+        dash_duo.find_element(f"#ls-view input[value='{view}']").click()
+        until(lambda c=coloring: (_data(dash_duo, "ls-graph") or [{}])[0].get("coloring") == c,
+              15)
+        assert label in dash_duo.find_element("#ls-view").text
+    assert _params(dash_duo)["view"] == "filled"
+    assert _trace_types(dash_duo, "ls-graph")[1:] == ["scatter"] * 3  # path, ends, marker
+    dash_duo.find_element("#ls-view input[value='3d']").click()
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    assert "view" not in _params(dash_duo)
+
+    # the second interval: the URL names it, the chart shades it
+    dash_duo.select_dcc_dropdown("#ls-interval", value="18-32")
+    until(lambda: _params(dash_duo).get("interval") == interval_id(range(18, 33, 2)), 30)
+    until(lambda: dash_duo.driver.execute_script(shaded) == [[18, 32]], 30)
+
+    # the colour scale
+    dash_duo.select_dcc_dropdown("#ls-scale", value="Viridis")
+    until(lambda: _first_colour(dash_duo, "ls-graph") == "#440154", 30)  # viridis
+    assert _params(dash_duo)["scale"] == "viridis"
+    dash_duo.find_element("#ls-settings-reset").click()
+    until(lambda: _first_colour(dash_duo, "ls-graph") == "rgb(0,0,131)", 30)  # jet
+    assert "scale" not in _params(dash_duo)
+
+    # play the path: plotly's animation moves the marker to the end point
+    dash_duo.driver.execute_script(  # below the sticky top bar, then a real click
+        "document.querySelector('#ls-graph .updatemenu-button')"
+        ".scrollIntoView({block: 'center'})")
+    dash_duo.find_element("#ls-graph .updatemenu-button").click()
+    full = "const d = document.querySelector('#ls-graph .js-plotly-plot')._fullData;"
+    end = dash_duo.driver.execute_script(full + "const x = d[1].x; return x[x.length - 1];")
+    start = dash_duo.driver.execute_script(full + "return d[1].x[0];")
+    marker = full + "return d[d.length - 1].x[0];"
+    assert end != start
+    until(lambda: dash_duo.driver.execute_script(marker) == end, 30)
+    assert console_errors(dash_duo) == []
+
+
+def test_epoch_job_and_jobs_without_landscapes(dash_duo: Any, landscape_app: Any) -> None:
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={EPOCH_JOB}")
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    dash_duo.wait_for_contains_text("#ls-unit", "Unit: epoch", timeout=30)
+    shaded = ("return document.querySelector('#ls-steps .js-plotly-plot').layout.shapes"
+              ".map(s => [s.x0, s.x1])")
+    until(lambda: dash_duo.driver.execute_script(shaded) == [[4, 12]], 30)  # epochs 1-3
+    dash_duo.select_dcc_dropdown("#ls-interval", value="3-5")
+    until(lambda: dash_duo.driver.execute_script(shaded) == [[12, 20]], 30)
+    dash_duo.wait_for_contains_text("#ls-info", "Network: --", timeout=30)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/dashboard?train_id=./plain")
+    dash_duo.wait_for_contains_text("#card-landscape", "No loss landscape", timeout=30)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id=./plain")
+    dash_duo.wait_for_contains_text("#ls-empty", "no loss landscape", timeout=30)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id=./nope")
+    dash_duo.wait_for_contains_text(".di-empty", "nope", timeout=30)
+    assert console_errors(dash_duo) == []
+
+
+def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
+    dash_duo.wait_for_element("#compare-tab-compare-landscape", timeout=30).click()
+    until(lambda: urlparse(dash_duo.driver.current_url).path == compare_page.PATH, 30)
+    dash_duo.wait_for_element("#lc-tiles", timeout=30)
+    active = dash_duo.find_element("#compare-tabs .active")
+    assert active.text == "Loss Graph Comparison"
+    cards = {c.find_element("css selector", ".di-card-head").text: c.text
+             for c in dash_duo.find_elements("#lc-tiles .di-lc-card")}
+    assert set(cards) == {STEP_JOB, EPOCH_JOB}
+    assert "Network: LeNet5" in cards[STEP_JOB]
+    assert "loss: 2.2388088703155518" in cards[STEP_JOB]
+    assert compare_page.NOT_EXIST_TEXT in cards[EPOCH_JOB] and "loss: --" in cards[EPOCH_JOB]
+    card = f"lc-card-{list(cards).index(STEP_JOB)}"
+    until(lambda: _trace_types(dash_duo, card) == ["surface", "scatter3d"], 30)
+    assert (_data(dash_duo, card) or [{}, {}])[1]["name"] == "Model Convergence Point"
+    # the same in contour lines
+    dash_duo.find_element("#lc-view input[value='contour']").click()
+    until(lambda: (_data(dash_duo, card) or [{}])[0].get("coloring") == "lines", 30)
+
+    # overlay: the one job with a final landscape, then the 3D scene
+    dash_duo.find_element("#lc-mode input[value='overlay']").click()
+    until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["contour", "scatter"], 30)
+    assert _params(dash_duo)["mode"] == "overlay"
+    disabled = dash_duo.driver.execute_script(
+        "return [...document.querySelectorAll('#lc-overlay input')].map(i => i.disabled)")
+    assert sorted(disabled) == [False, True]  # lenet_epoch has no final landscape
+    dash_duo.find_element("#lc-view input[value='3d']").click()
+    until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["surface", "scatter3d"], 30)
+    assert console_errors(dash_duo) == []
+
+
+def test_compare_overlay_of_two_jobs(dash_duo: Any, landscape_app: Any,
+                                     tmp_path: Path) -> None:
+    """Two jobs with final landscapes share one colour range in one scene."""
+    base = Path(landscape_app.data_service.summary_base_dir)
+    target = base / "lenet_copy"
+    if not target.exists():
+        shutil.copytree(base / "lenet_step", target)
+        landscape_app.data_service.loader.load_round()
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{compare_page.PATH}?mode=overlay")
+    until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["surface", "scatter3d"] * 2, 30)
+    ranges = dash_duo.driver.execute_script(
+        GRAPH_DATA.format("lc-overlay-graph") + ".filter(t => t.type === 'surface')"
+        ".map(t => [t.cmin, t.cmax])")
+    assert ranges[0] == ranges[1] and ranges[0][0] < ranges[0][1]
+    dash_duo.find_element("#lc-view input[value='filled']").click()
+    until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["contour", "scatter"] * 2, 30)
+    assert console_errors(dash_duo) == []

@@ -1,0 +1,30 @@
+"""The comparison pages' shared tab strip: tabs come from the plugins, sorted by rank."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dash
+
+from dash_insight.web.application import create_app
+from dash_insight.web.components.compare_tabs import install, installed, tab_strip
+from dash_insight.web.plugin import NavLink
+
+
+def test_tabs_from_the_plugins_in_rank_order(tmp_path: Path) -> None:
+    app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
+    assert [(t.label, t.path) for t in installed(app)] == [
+        ("Scalar Comparison", "/compare"), ("Loss Graph Comparison", "/compare/landscape")]
+    strip = tab_strip(app, "/compare/landscape")
+    assert strip is not None
+    links = {link.id: link.className for link in strip.children}
+    assert links == {"compare-tab-compare": "di-compare-tab",
+                     "compare-tab-compare-landscape": "di-compare-tab active"}
+    app.data_service.close()
+
+
+def test_one_tab_or_none_draws_nothing() -> None:
+    app = dash.Dash(__name__)
+    assert tab_strip(app, "/compare") is None
+    install(app, [NavLink("Scalar Comparison", "/compare", 10)])
+    assert tab_strip(app, "/compare") is None
