@@ -41,8 +41,7 @@ from dash_insight.plugins.landscape.query import (
 )
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.components.compare_tabs import tab_strip
-from dash_insight.web.components.tag_select import decode_tags, encode_tags
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import decode_tags, encode_tags, make_search, parse_search
 
 PATH = "/compare/landscape"
 TITLE = "Loss Graph Comparison"

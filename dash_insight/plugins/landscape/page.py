@@ -53,7 +53,7 @@ from dash_insight.plugins.landscape.query import (
     step_range,
 )
 from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
-from dash_insight.web.components.value_pages import head, job_error
+from dash_insight.web.per_tag_page import head, job_error
 from dash_insight.web.url_state import make_search, parse_search
 
 PATH = "/loss-landscape"
