@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -210,6 +209,19 @@ def _open(dash_duo, app, path: str) -> None:
         };""")
 
 
+def _zoom_history(dash_duo, chart: str) -> list:
+    """The ``chart-zoom`` store of ``chart``, read from Dash's own state (it has no DOM)."""
+    return dash_duo.driver.execute_script("""
+        const state = window.store.getState();
+        for (const entry of (state.paths.objs || {})["chart,type"] || []) {
+            if (entry.values[0] !== arguments[0] || entry.values[1] !== "chart-zoom") continue;
+            let node = state.layout;
+            for (const key of entry.path) node = node[key];
+            return node.props.data || [];
+        }
+        return null;""", chart)
+
+
 def _click(dash_duo, selector: str) -> None:
     """Click after centring the element (the sticky top bar would cover it at the top)."""
     element = dash_duo.find_element(selector)
@@ -299,11 +311,13 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
     ranges = dash_duo.driver.execute_script("""
         const div = document.querySelector(arguments[0]);
         return [div.layout.xaxis.range.slice()];""", plot)
-    for lo, hi in ((100, 400), (200, 300)):
+    for depth, (lo, hi) in enumerate(((100, 400), (200, 300)), start=1):
         dash_duo.driver.execute_script(
             "Plotly.relayout(document.querySelector(arguments[0]),"
             " {'xaxis.range[0]': arguments[1], 'xaxis.range[1]': arguments[2]});", plot, lo, hi)
-        time.sleep(0.4)
+        # the next zoom only once this one is in the chart's zoom history
+        until(lambda depth=depth: len(_zoom_history(dash_duo, "./ops_all|train/grad_norm"))
+              == depth, 10)
     _click(dash_duo, f'{card} button[id*="chart-back"]')
     until(lambda: dash_duo.driver.execute_script(
         "return document.querySelector(arguments[0]).layout.xaxis.range;", plot) == [100, 400],
