@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from google.protobuf.message import DecodeError as _ProtoDecodeError
@@ -168,10 +168,19 @@ class SummaryEvent:
     errors: tuple[str, ...] = field(default=())  # values that could not be decoded
 
 
+MessageT = TypeVar("MessageT", bound=Message)
+
+
+def from_buffer(message_type: type[MessageT], payload: bytes | memoryview) -> MessageT:
+    """``message_type.FromString(payload)``: upb parses any buffer in place, so a memoryview
+    of a record is parsed without a copy (the protobuf stubs only name ``bytes``)."""
+    return message_type.FromString(cast(bytes, payload))
+
+
 def parse_event(payload: bytes | memoryview) -> summary_pb2.Event:
     """Parse an ``Event`` payload with the C (upb) protobuf backend; :class:`DecodeError` if bad."""
     try:
-        return summary_pb2.Event.FromString(payload)
+        return from_buffer(summary_pb2.Event, payload)
     except (_ProtoDecodeError, RuntimeError) as error:
         raise DecodeError(f"not a summary Event: {error}") from None
 
@@ -417,7 +426,7 @@ def decode_lineage_event(payload: bytes | memoryview) -> DecodedLineage:
     """Decode one ``LineageEvent``; the eval ``metric`` JSON string is decoded into a dict
     (``{}`` when unset, as MindInsight; left as text if it is not valid JSON)."""
     try:
-        event = lineage_pb2.LineageEvent.FromString(payload)
+        event = from_buffer(lineage_pb2.LineageEvent, payload)
     except (_ProtoDecodeError, RuntimeError) as error:
         raise DecodeError(f"not a LineageEvent: {error}") from None
     kind = event.WhichOneof("what")

@@ -34,6 +34,7 @@ from dash_insight.core.format.events import (
     VALUE_FIELD_PLUGIN,
     DecodeError,
     data_type_name,
+    from_buffer,
     parse_event,
 )
 from dash_insight.core.format.framing import Damage, Record
@@ -303,7 +304,7 @@ class EventScanner:
             if prefix_len < summary_len and summary[prefix_len] == 0x0A \
                     and template.matches(summary[:prefix_len]):
                 try:
-                    rest = summary_pb2.Summary.FromString(payload[start + prefix_len:])
+                    rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len:])
                 except (ProtoDecodeError, RuntimeError):
                     return False
                 template.add(number, step, wall, summary)

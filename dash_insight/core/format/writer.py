@@ -213,7 +213,7 @@ def tensor_proto(values: np.ndarray) -> anf_ir_pb2.TensorProto:
         raise ValueError(f"unsupported tensor dtype {values.dtype}")
     floats = np.ascontiguousarray(values, dtype="<f4").reshape(-1).tobytes()
     head = anf_ir_pb2.TensorProto(dims=list(values.shape),
-                                  data_type=anf_ir_pb2.DataType.ValueType(data_type))
+                                  data_type=anf_ir_pb2.DataType.Name(data_type))
     packed = b"\x1a" + _varint_bytes(len(floats)) + floats if floats else b""
     return anf_ir_pb2.TensorProto.FromString(head.SerializeToString() + packed)
 

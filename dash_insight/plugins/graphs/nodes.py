@@ -172,9 +172,7 @@ def _dtype_fields(message: Message) -> Iterator[tuple[Message, FieldDescriptor, 
 
 
 def _is_repeated(field: FieldDescriptor) -> bool:
-    if hasattr(field, "is_repeated"):  # protobuf >= 5
-        return bool(field.is_repeated)
-    return bool(field.label == FieldDescriptor.LABEL_REPEATED)
+    return bool(field.is_repeated)
 
 
 def _is_foreign(field: FieldDescriptor, value: Any) -> bool:

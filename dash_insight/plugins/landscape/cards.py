@@ -25,9 +25,10 @@ def landscape_card(request: CardRequest, service: LandscapeService) -> tuple[Any
     train_id = request.job.train_id
     landscapes = service.landscapes(train_id)
     intervals = sorted(landscapes.intervals, key=lambda r: r.value[0])
-    chosen = (intervals or landscapes.finals or [None])[0]
-    if chosen is None:
+    candidates = intervals or landscapes.finals
+    if not candidates:
         return no_data(NO_LANDSCAPE), None
+    chosen = candidates[0]
     value = service.value(train_id, chosen)
     try:
         figure = landscape_figure(grid(value), loss_path(value), VIEW_3D, DEFAULT_STYLE,

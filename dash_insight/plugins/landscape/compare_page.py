@@ -31,6 +31,7 @@ from dash_insight.plugins.landscape.figures import (
     overlay_figure,
 )
 from dash_insight.plugins.landscape.query import (
+    NOT_EXIST_TEXT,
     TYPE_FINAL,
     Grid,
     LandscapeError,
@@ -49,8 +50,7 @@ MODES = {"tile": "Tile", "overlay": "Overlay"}
 DEFAULT_MODE = "tile"
 DEFAULT_JOBS = 12
 MAX_OVERLAY = 2
-NOT_EXIST_TEXT = "Collect summary data in the training script and save the Loss Multi graph data."
-GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
+GRAPH_CONFIG: dcc.Graph.Config = {"displaylogo": False, "responsive": True,
                 "toImageButtonOptions": {"format": "png", "filename": "loss-comparison"}}
 
 

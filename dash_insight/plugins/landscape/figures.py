@@ -277,7 +277,8 @@ def overlay_figure(grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str
     """Two (or more) landscapes with one shared colour range: surfaces in one 3D scene, or
     contour maps side by side; each with its convergence point."""
     ranges = [colour_values(cells.z, style.log_colour)[0] for _, cells, _ in grids]
-    finite = np.concatenate([r[np.isfinite(r)].ravel() for r in ranges]) if ranges else []
+    finite = (np.concatenate([r[np.isfinite(r)].ravel() for r in ranges]) if ranges
+              else np.empty(0))
     shared = (float(np.min(finite)), float(np.max(finite))) if len(finite) else None
     if view == VIEW_3D:
         figure = go.Figure()

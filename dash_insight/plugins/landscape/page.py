@@ -41,6 +41,7 @@ from dash_insight.plugins.landscape.figures import (
     style_params,
 )
 from dash_insight.plugins.landscape.query import (
+    NOT_EXIST_TEXT,
     TYPE_FINAL,
     LandscapeError,
     LandscapeRef,
@@ -63,13 +64,11 @@ HINT = ("The chart on the right is the actual training loss curve; the large vie
         "approximation of the loss surface around the training path of the chosen interval, "
         "over two directions of the parameter space (PCA of the checkpoints of the interval, or "
         "random directions for the final landscape).")
-EMPTY = ["This job has no loss landscape. Record one with ",
+EMPTY: list[Any] = ["This job has no loss landscape. Record one with ",
          html.Code("SummaryCollector(collect_specified_data={'collect_landscape': {...}})"),
          " and ", html.Code("SummaryLandscape(dir).gen_landscapes_with_multi_process(...)"),
          ", or write one with ", html.Code("SummaryWriter.add_landscape(...)"), "."]
-#: MindInsight's i18n text of error 50545017.
-NOT_EXIST_TEXT = "Collect summary data in the training script and save the Loss Multi graph data."
-GRAPH_CONFIG = {"displaylogo": False, "responsive": True,
+GRAPH_CONFIG: dcc.Graph.Config = {"displaylogo": False, "responsive": True,
                 "toImageButtonOptions": {"format": "png", "filename": "loss-landscape",
                                          "scale": 2},
                 "modeBarButtonsToRemove": ["lasso2d", "select2d"]}

@@ -33,6 +33,8 @@ from dash_insight.core.format.events import LossLandscapeValue
 
 TYPE_INTERVAL = "interval"
 TYPE_FINAL = "final"
+#: MindInsight's i18n text of error 50545017 (no such landscape).
+NOT_EXIST_TEXT = "Collect summary data in the training script and save the Loss Multi graph data."
 #: MindInsight's ``interval_id`` default: no landscape has it.
 DEFAULT_INTERVAL_ID = "0"
 UNIT_EPOCH = "epoch"
@@ -247,4 +249,5 @@ def default_loss_tag(tags: Sequence[str]) -> str | None:
         if wanted in tags:
             return wanted
     named = [t for t in tags if "loss" in t.lower()]
-    return (named or list(tags) or [None])[0]
+    candidates = named or list(tags)
+    return candidates[0] if candidates else None
