@@ -1,8 +1,11 @@
-"""Command line: ``dash-insight start | stop | inspect``.
+"""Command line: ``dash-insight start | stop | status | config show | inspect``.
 
 ``start`` runs the server in the background like ``mindinsight start``: its log goes to
 ``<workspace>/log/server.<port>.log`` and its pid to ``<workspace>/pid/server.<port>.pid``;
-the command returns once the server answers, printing its URL. ``stop`` ends it.
+its settings (command line > ``DASH_INSIGHT_*`` environment > ``--config`` file > defaults) are
+exported to its environment as ``DASH_INSIGHT_*``; the command returns once the server answers,
+printing its URL. ``stop`` ends it; ``status`` lists the running servers however they were
+started; ``config show`` prints the effective settings and where each came from.
 """
 
 from __future__ import annotations
@@ -21,7 +24,14 @@ from collections.abc import Sequence
 
 from dash_insight import __version__
 from dash_insight.core.format.inspect import format_report, inspect_path
-from dash_insight.core.settings import DEFAULT_PORT, DEFAULT_WORKSPACE, Settings, SettingsError
+from dash_insight.core.runtime import find_servers, format_servers, is_server_process
+from dash_insight.core.settings import (
+    DEFAULT_PORT,
+    DEFAULT_WORKSPACE,
+    Settings,
+    SettingsError,
+    source_table,
+)
 
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
@@ -46,14 +56,6 @@ def _port_in_use(host: str, port: int) -> bool:
 def _url(host: str, port: int) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     return f"http://[{shown}]:{port}/" if ":" in shown else f"http://{shown}:{port}/"
-
-
-def _is_our_server(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return b"dash_insight.server" in handle.read()
-    except OSError:
-        return False
 
 
 def _alive(pid: int) -> bool:
@@ -81,7 +83,7 @@ def _start(args: argparse.Namespace) -> int:
     if os.path.exists(pid_path):
         with open(pid_path) as handle:
             old = int(handle.read().strip() or 0)
-        if old and _alive(old) and _is_our_server(old):
+        if old and _alive(old) and is_server_process(old):
             return _fail(f"a dash-insight server (pid {old}) already runs on port {settings.port}; "
                          f"stop it with: dash-insight stop --port {settings.port}")
         os.remove(pid_path)
@@ -93,13 +95,17 @@ def _start(args: argparse.Namespace) -> int:
               "read the summaries (there is no login)", file=sys.stderr)
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     os.makedirs(os.path.dirname(pid_path), exist_ok=True)
-    command = [sys.executable, "-m", "dash_insight.server", *settings.to_args()]
+    command = [sys.executable, "-m", "dash_insight.server", *settings.to_args(),
+               "--launcher", "dash-insight start"]
+    # Like MindInsight's MINDINSIGHT_*: the settings are in the server's environment.
+    environment = {**os.environ, **settings.to_env()}
     with open(log_path, "ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+                                   stdin=subprocess.DEVNULL, start_new_session=True,
+                                   env=environment)
     with open(pid_path, "w") as handle:
         handle.write(str(process.pid))
-    url = _url(settings.host, settings.port)
+    url = _url(settings.host, settings.port) + settings.url_base_pathname.lstrip("/")
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -122,27 +128,70 @@ def _start(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port_and_workspace(args: argparse.Namespace) -> Settings:
+    """Settings for ``stop``/``status``: their --port/--workspace over the environment and the
+    config file, as ``start`` resolved them."""
+    given = {name: (f"command line (--{name})", vars(args)[name])
+             for name in ("port", "workspace") if name in vars(args)}
+    return Settings.resolve(given=given, config=getattr(args, "config", None))
+
+
 def _stop(args: argparse.Namespace) -> int:
-    _, pid_path = _paths(args.workspace, args.port)
+    try:
+        settings = _port_and_workspace(args)
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    args.port = settings.port
+    _, pid_path = _paths(settings.workspace, settings.port)
     try:
         with open(pid_path) as handle:
             pid = int(handle.read().strip())
     except (OSError, ValueError):
         return _fail(f"no dash-insight server started on port {args.port} "
                      f"(no pid file {pid_path})")
-    if not (_alive(pid) and _is_our_server(pid)):
+    if not (_alive(pid) and is_server_process(pid)):
         os.remove(pid_path)
         return _fail(f"the dash-insight server on port {args.port} (pid {pid}) is not running; "
                      "removed its stale pid file")
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT
-    while _alive(pid) and _is_our_server(pid) and time.monotonic() < deadline:
+    while _alive(pid) and is_server_process(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _alive(pid) and _is_our_server(pid):
+    if _alive(pid) and is_server_process(pid):
         os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         os.remove(pid_path)
     print(f"dash-insight on port {args.port} stopped (pid {pid})")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    try:
+        settings = _port_and_workspace(args)
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    servers = find_servers([settings.workspace])
+    if args.json:
+        json.dump([server.to_dict() for server in servers], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(format_servers(servers))
+    return 0
+
+
+def _config_show(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_args(args)
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    if args.json:
+        json.dump({"settings": {name: {"value": value, "source": source}
+                                for name, value, source in settings.describe()},
+                   "config": settings.config, "ignored": list(settings.ignored)},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(source_table(settings))
     return 0
 
 
@@ -174,16 +223,46 @@ def build_parser() -> argparse.ArgumentParser:
     start = commands.add_parser(
         "start", help="start the web server in the background",
         description="Start dash-insight in the background and print its URL. The log and pid "
-        "files go to <workspace>/log and <workspace>/pid.")
+        "files go to <workspace>/log and <workspace>/pid. Settings: command line > "
+        "DASH_INSIGHT_* environment > --config file > defaults ('dash-insight config show').")
     Settings.add_arguments(start)
     start.set_defaults(handler=_start)
 
     stop = commands.add_parser("stop", help="stop a server started with 'start'",
                                description="Stop the dash-insight server on a port.")
-    stop.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"its port ({DEFAULT_PORT})")
-    stop.add_argument("--workspace", default=DEFAULT_WORKSPACE,
-                      help=f"the workspace it was started with ({DEFAULT_WORKSPACE})")
+    stop.add_argument("--port", type=int, default=argparse.SUPPRESS,
+                      help=f"its port (default {DEFAULT_PORT})")
+    stop.add_argument("--workspace", default=argparse.SUPPRESS,
+                      help=f"the workspace it was started with (default {DEFAULT_WORKSPACE})")
+    stop.add_argument("--config", default=argparse.SUPPRESS,
+                      help="the config file it was started with, for its port and workspace")
     stop.set_defaults(handler=_stop)
+
+    status = commands.add_parser(
+        "status", help="list the running servers",
+        description="List the running dash-insight servers (started by 'start', by app.py or "
+        "as WSGI workers under gunicorn): port, pid, who started it, uptime, base directory, "
+        "workspace and how far the logs are loaded. Servers are found by their process title "
+        "and the pid records in their workspace.")
+    status.add_argument("--workspace", default=argparse.SUPPRESS,
+                        help=f"also look for pid records here (default {DEFAULT_WORKSPACE})")
+    status.add_argument("--config", default=argparse.SUPPRESS,
+                        help="a config file whose workspace to look in too")
+    status.add_argument("--json", action="store_true", help="print the list as JSON")
+    status.set_defaults(handler=_status)
+
+    config = commands.add_parser("config", help="show the effective settings",
+                                 description="Settings commands.")
+    config_commands = config.add_subparsers(dest="config_command", metavar="COMMAND",
+                                            required=True)
+    show = config_commands.add_parser(
+        "show", help="print the effective settings and where each came from",
+        description="Print the settings 'start' would use with the same options, and where "
+        "each value came from: command line, DASH_INSIGHT_* environment, config file or "
+        "default.")
+    Settings.add_arguments(show)
+    show.add_argument("--json", action="store_true", help="print them as JSON")
+    show.set_defaults(handler=_config_show)
 
     inspect = commands.add_parser(
         "inspect",
@@ -201,7 +280,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return int(args.handler(args))
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
