@@ -1,17 +1,20 @@
-"""Command line: ``dash-insight start | stop | status | config show | inspect``.
+"""Command line: ``dash-insight start | stop | status | config show | inspect | export``.
 
 ``start`` runs the server in the background like ``mindinsight start``: its log goes to
 ``<workspace>/log/server.<port>.log`` and its pid to ``<workspace>/pid/server.<port>.pid``;
 its settings (command line > ``DASH_INSIGHT_*`` environment > ``--config`` file > defaults) are
 exported to its environment as ``DASH_INSIGHT_*``; the command returns once the server answers,
 printing its URL. ``stop`` ends it; ``status`` lists the running servers however they were
-started; ``config show`` prints the effective settings and where each came from.
+started; ``config show`` prints the effective settings and where each came from; ``export``
+(alias ``parse_summary``, MindInsight's spelling) writes every value of a base directory to
+CSV/JSON/Parquet, PNG and ``.npz`` files.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
 import json
 import os
 import signal
@@ -23,7 +26,17 @@ import urllib.request
 from collections.abc import Sequence
 
 from dash_insight import __version__
-from dash_insight.core.format.inspect import format_report, inspect_path
+from dash_insight.core.export import (
+    FORMATS,
+    PLUGINS,
+    ExportError,
+    export_summaries,
+    find_jobs,
+    parse_plugins,
+    require_parquet,
+    summary_bytes,
+)
+from dash_insight.core.format.inspect import format_file_entry, format_report, inspect_path
 from dash_insight.core.runtime import find_servers, format_servers, is_server_process
 from dash_insight.core.settings import (
     DEFAULT_PORT,
@@ -212,6 +225,64 @@ def _inspect(args: argparse.Namespace) -> int:
     return 1 if any(f["status"] in ("damaged", "unreadable") for f in report["files"]) else 0
 
 
+def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
+    """Export ``base`` into ``out`` with a progress bar (on a terminal) and a closing line."""
+    from tqdm import tqdm  # the bar only; imported here to keep the other commands lean
+
+    try:
+        plugins = parse_plugins(args.plugins)
+        if args.format == "parquet" and "scalar" in plugins:
+            require_parquet()
+        jobs = find_jobs(base, args.max_depth)
+        if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)) \
+                and not args.overwrite:
+            raise ExportError(f"{out} exists and is not an empty folder; choose another --to "
+                              "or pass --overwrite")
+    except (ExportError, OSError) as error:
+        return _fail(f"export: {error}", 2)
+    total = summary_bytes(jobs)
+    started = time.perf_counter()
+    with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc="export",
+              disable=True if args.quiet else None, file=sys.stderr, leave=False) as bar:
+        try:
+            report = export_summaries(base, out, plugins=plugins, fmt=args.format, jobs=jobs,
+                                      progress=bar.update)
+        except (ExportError, OSError) as error:
+            return _fail(f"export: {error}", 1)
+    seconds = max(time.perf_counter() - started, 1e-9)
+    for entry in report.files:
+        print("\n".join(format_file_entry(entry)), file=sys.stderr)
+    counts = ", ".join(f"{n:,} {what}" for what, n in report.counts.items() if n)
+    print(f"exported {len(report.jobs)} of {report.jobs_seen} job(s) from {base} to {out}: "
+          f"{counts or 'nothing to export'}; {report.bytes_read / 1e6:.1f} MB read in "
+          f"{seconds:.1f} s ({report.bytes_read / 1e6 / seconds:.1f} MB/s)")
+    return 1 if report.damaged else 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    return _export_to(args, os.path.abspath(os.path.expanduser(args.dir)),
+                      os.path.abspath(os.path.expanduser(args.to)))
+
+
+def _parse_summary(args: argparse.Namespace) -> int:
+    """MindInsight's spelling: a new ``output_<date>_<time>`` folder inside ``--output``."""
+    stamp = datetime.datetime.now().strftime("output_%Y%m%d_%H%M%S_%f")
+    return _export_to(args, os.path.abspath(os.path.expanduser(args.summary_dir)),
+                      os.path.join(os.path.abspath(os.path.expanduser(args.output)), stamp))
+
+
+def _export_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugins", default=",".join(PLUGINS), metavar="PLUGIN,...",
+                        help=f"what to export, from {','.join(PLUGINS)} (all)")
+    parser.add_argument("--format", choices=FORMATS, default="csv",
+                        help="scalar tables as csv, json or parquet (needs pyarrow) (csv)")
+    parser.add_argument("--max-depth", type=int, default=None,
+                        help="job folders this many levels below DIR at most (all)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an output folder that is not empty")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dash-insight",
@@ -275,6 +346,32 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("path", help="a summary, lineage or .pb file, or a job directory")
     inspect.add_argument("--json", action="store_true", help="print the report as JSON")
     inspect.set_defaults(handler=_inspect)
+
+    export_description = (
+        "Export every job under the summary directory, every tag and every step: scalars as "
+        "one table per job (step, wall_time, tag, value; scalars.csv|json|parquet), images as "
+        "images/<tag>_<step>.png, histograms and tensors as histograms/<tag>.npz and "
+        "tensors/<tag>.npz, in OUT/<job path>/. Values are those the REST API answers (a job's "
+        "files merged, nothing sampled). Damaged records are skipped and reported as "
+        "'inspect' reports them (exit status 1).")
+    export = commands.add_parser("export", help="write every value of a base directory to "
+                                 "CSV/JSON/Parquet, PNG and .npz files",
+                                 description=export_description)
+    export.add_argument("dir", metavar="DIR", help="summary base directory (or one job)")
+    export.add_argument("--to", required=True, metavar="OUT", help="output folder")
+    _export_options(export)
+    export.set_defaults(handler=_export)
+
+    parse_summary = commands.add_parser(
+        "parse_summary", help="MindInsight's name for 'export'",
+        description=export_description + " MindInsight's spelling: the output goes to a new "
+        "folder output_<date>_<time> inside --output.")
+    parse_summary.add_argument("--summary-dir", default=os.getcwd(),
+                               help="summary base directory (the current folder)")
+    parse_summary.add_argument("--output", default=os.getcwd(),
+                               help="where to create the output folder (the current folder)")
+    _export_options(parse_summary)
+    parse_summary.set_defaults(handler=_parse_summary)
     return parser
 
 
