@@ -137,19 +137,23 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
     workspace that ``status`` is not told about: found by title and open access log."""
     ports = {"start": _free_port(), "app.py": _free_port(), "gunicorn": _free_port()}
     workspaces = {name: str(tmp_path / f"ws_{name.replace('.', '_')}") for name in ports}
-    common = ["--summary-base-dir", str(corpus), "--reload-interval", "0"]
     started = _run("start", "--port", str(ports["start"]), "--workspace", workspaces["start"],
-                   *common)
+                   "--summary-base-dir", str(corpus), "--reload-interval", "0")
     assert started.returncode == 0, started.stderr
+    # app.py with a MindInsight-style Python config, gunicorn with a TOML one named by the
+    # environment (its port: the socket it listens on).
+    mindinsight_config = tmp_path / "mi_config.py"
+    mindinsight_config.write_text(f"PORT = {ports['app.py']}\nWORKSPACE = 'ws_app_py'\n"
+                                  f"SUMMARY_BASE_DIR = {str(corpus)!r}\nRELOAD_INTERVAL = 0\n")
+    toml_config = tmp_path / "insight.toml"
+    toml_config.write_text(f'summary_base_dir = "{corpus}"\nworkspace = "ws_gunicorn"\n'
+                           "reload_interval = 0\n")
     processes = [
-        subprocess.Popen([sys.executable, "app.py", "--port", str(ports["app.py"]),
-                          "--workspace", workspaces["app.py"], *common],
+        subprocess.Popen([sys.executable, "app.py", "--config", f"file:{mindinsight_config}"],
                          cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
         subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "2", "-b",
                           f"127.0.0.1:{ports['gunicorn']}", "dash_insight.wsgi:application"],
-                         env={**os.environ, "DASH_INSIGHT_SUMMARY_BASE_DIR": str(corpus),
-                              "DASH_INSIGHT_WORKSPACE": workspaces["gunicorn"],
-                              "DASH_INSIGHT_RELOAD_INTERVAL": "0"},
+                         env={**os.environ, "DASH_INSIGHT_CONFIG": str(toml_config)},
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
     ]
     try:
@@ -198,3 +202,26 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
     for workspace in workspaces.values():
         assert list((Path(workspace) / "pid").glob("process.*.json")) == []
     assert all(row["port"] not in ports.values() for row in _status_rows())
+
+
+def test_config_show_names_every_source_and_refuses_bad_files(tmp_path: Path) -> None:
+    config = tmp_path / "insight.toml"
+    config.write_text("port = 8001\nreload_interval = 1.5\n")
+    env = {**os.environ, "DASH_INSIGHT_RELOAD_INTERVAL": "7"}
+    shown = subprocess.run([*CLI, "config", "show", "--config", str(config), "--port", "8003",
+                            "--json"], capture_output=True, text=True, timeout=60, env=env)
+    assert shown.returncode == 0, shown.stderr
+    settings = json.loads(shown.stdout)["settings"]
+    assert settings["port"] == {"value": "8003", "source": "command line (--port)"}
+    assert settings["reload_interval"] == {"value": "7",
+                                           "source": "environment (DASH_INSIGHT_RELOAD_INTERVAL)"}
+    assert settings["host"] == {"value": "127.0.0.1", "source": "default"}
+    table = _run("config", "show", "--config", str(config))
+    assert f"config {config} (port)" in table.stdout
+
+    config.write_text("port = 80800\n")
+    for command in (["config", "show"], ["start"]):
+        refused = _run(*command, "--config", str(config), "--workspace", str(tmp_path / "ws"))
+        assert refused.returncode == 2
+        assert refused.stderr.strip().splitlines() == [
+            f"dash-insight: {config}: port: port must be an integer in 1..65535, not '80800'"]
