@@ -243,7 +243,7 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
     total = summary_bytes(jobs)
     started = time.perf_counter()
     with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc="export",
-              disable=True if args.quiet else None, file=sys.stderr, leave=False) as bar:
+              disable=True if args.quiet else None, file=sys.stderr) as bar:
         try:
             report = export_summaries(base, out, plugins=plugins, fmt=args.format, jobs=jobs,
                                       progress=bar.update)
@@ -254,7 +254,7 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
         print("\n".join(format_file_entry(entry)), file=sys.stderr)
     counts = ", ".join(f"{n:,} {what}" for what, n in report.counts.items() if n)
     print(f"exported {len(report.jobs)} of {report.jobs_seen} job(s) from {base} to {out}: "
-          f"{counts or 'nothing to export'}; {report.bytes_read / 1e6:.1f} MB read in "
+          f"{counts or 'nothing to export'}; {report.bytes_read / 1e6:.2f} MB read in "
           f"{seconds:.1f} s ({report.bytes_read / 1e6 / seconds:.1f} MB/s)")
     return 1 if report.damaged else 0
 

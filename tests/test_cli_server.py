@@ -43,6 +43,11 @@ def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
     assert f"http://127.0.0.1:{port}/" in started.stdout
     pid_file = tmp_path / "ws" / "pid" / f"server.{port}.pid"
     assert pid_file.exists() and (tmp_path / "ws" / "log" / f"server.{port}.log").exists()
+    # Like MINDINSIGHT_*: the settings are in the server's environment (ps e shows them).
+    environ = Path(f"/proc/{pid_file.read_text()}/environ").read_bytes().split(b"\0")
+    assert f"DASH_INSIGHT_PORT={port}".encode() in environ
+    assert f"DASH_INSIGHT_WORKSPACE={workspace}".encode() in environ
+    assert f"DASH_INSIGHT_SUMMARY_BASE_DIR={corpus}".encode() in environ
     try:
         api = f"http://127.0.0.1:{port}/v1/mindinsight/datavisual"
         deadline = time.time() + 30

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import shutil
@@ -297,3 +298,22 @@ def test_npz_written_array_by_array_reads_like_savez(tmp_path: Path) -> None:
     assert sorted(loaded.files) == sorted(arrays)
     for name, array in arrays.items():
         assert loaded[name].dtype == array.dtype and np.array_equal(loaded[name], array)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_shows_a_progress_bar_with_the_rate(corpus: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "o")]) == 0
+    final = terminal.getvalue().split("\r")[-1]
+    assert final.startswith("export: 100%") and "42.4k/42.4k" in final and "B/s]" in final
+    quiet = _Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "q"),
+                     "--quiet"]) == 0
+    assert quiet.getvalue() == ""
