@@ -13,8 +13,9 @@ tag and every step, with the values the REST API answers (the same merge of a jo
 * ``images/<tag>_<step>.png``: the encoded image as written (another extension if it is not a
   PNG);
 * ``histograms/<tag>.npz``: arrays ``step``, ``wall_time``, ``count``, ``min``, ``max``, ``sum``,
-  ``nan_count``, ``pos_inf_count``, ``neg_inf_count`` (one entry per step) and, per step,
-  ``buckets_<step>`` (rows of left edge, width, count);
+  ``nan_count``, ``pos_inf_count``, ``neg_inf_count`` (one entry per step), ``buckets`` (rows of
+  left edge, width, count of every step) and ``bucket_offsets`` (step ``i``'s rows are
+  ``buckets[bucket_offsets[i]:bucket_offsets[i + 1]]``);
 * ``tensors/<tag>.npz``: ``step``, ``wall_time`` and, per step, ``tensor_<step>`` (the tensor in
   its own dtype and shape).
 
@@ -402,23 +403,34 @@ class _NpzTagWriter(_ValueWriter):
 
 
 class _HistogramWriter(_NpzTagWriter):
+    """All steps' buckets in one array (a few KB per step; one zip entry per step would cost
+    more than the data): step ``i`` is ``buckets[bucket_offsets[i]:bucket_offsets[i + 1]]``."""
+
     folder = "histograms"
     _FIELDS = ("count", "min", "max", "sum", "nan_count", "pos_inf_count", "neg_inf_count")
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.values: dict[str, list[float]] = {name: [] for name in self._FIELDS}
+        self.buckets: list[np.ndarray] = []
 
     def add(self, position: int, value: HistogramValue) -> None:
-        self._open().add(f"buckets_{int(self.step[position])}", value.buckets)
+        self._open()
+        self.buckets.append(value.buckets)
         for name in self._FIELDS:
             self.values[name].append(getattr(value, name))
         self.report.counts["histograms"] += 1
 
     def columns(self) -> dict[str, np.ndarray]:
         counts = ("count", "nan_count", "pos_inf_count", "neg_inf_count")
-        return {name: np.asarray(self.values[name], np.int64 if name in counts else np.float64)
-                for name in self._FIELDS}
+        columns = {name: np.asarray(self.values[name],
+                                    np.int64 if name in counts else np.float64)
+                   for name in self._FIELDS}
+        sizes = [len(b) for b in self.buckets]
+        columns["bucket_offsets"] = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        columns["buckets"] = (np.concatenate(self.buckets) if self.buckets
+                              else np.zeros((0, 3), np.float64))
+        return columns
 
 
 class _TensorWriter(_NpzTagWriter):
@@ -443,10 +455,14 @@ def write_scalars_csv(path: str, merged: Sequence[tuple[str, ScalarSeries]]) -> 
     round trip: the REST API's numbers; ``nan``/``inf``/``-inf`` for the non-finite)."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write("step,wall_time,tag,value\n")
+        walls: dict[float, str] = {}  # the tags of a record share its wall time: repr once
         for tag, series in merged:
             name = _csv_field(tag)
+            for wall in np.unique(series.wall_time).tolist():
+                if wall not in walls:
+                    walls[wall] = repr(wall)
             handle.writelines(
-                f"{step},{wall!r},{name},{value!r}\n"
+                f"{step},{walls[wall]},{name},{value!r}\n"
                 for step, wall, value in zip(series.step.tolist(), series.wall_time.tolist(),
                                              series.value.astype(np.float64).tolist(),
                                              strict=True))
