@@ -33,6 +33,8 @@ import io
 import json
 import math
 import os
+import shutil
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -181,10 +183,11 @@ class _JobExport:
         for info in summaries:  # already in merge order: timestamp, then name
             self._read(info, stamps.index(info.timestamp or 0))
         wrote = False
-        if "scalar" in self.plugins and self.scalars:
+        if self.scalars:
             self._write_scalars()
+            self.scalars = {}  # free the columns before the values are written
             wrote = True
-        if any(plugin in self.plugins for plugin, _ in self.blobs):
+        if self.blobs:
             self._write_values()
             wrote = True
         if wrote:
@@ -200,10 +203,12 @@ class _JobExport:
         number = len(self.files)
         while True:
             result = scanner.scan(reader.read(CHUNK_BYTES))
-            for tag, columns in result.scalars.items():
-                self.scalars.setdefault(tag, []).append((rank, columns))
+            if "scalar" in self.plugins:
+                for tag, columns in result.scalars.items():
+                    self.scalars.setdefault(tag, []).append((rank, columns))
             for key, columns in result.blobs.items():
-                self.blobs.setdefault(key, []).append((rank, number, columns))
+                if key[0] in self.plugins:
+                    self.blobs.setdefault(key, []).append((rank, number, columns))
             errors.extend(result.errors)
             errors.extend(reader.result.damage)
             records += reader.result.records
@@ -260,8 +265,6 @@ class _JobExport:
         wanted: list[tuple[int, int, int, int, str, str]] = []  # file, offset, index, position
         writers: dict[tuple[str, str], _ValueWriter] = {}
         for (plugin, tag), parts in self.blobs.items():
-            if plugin not in self.plugins:
-                continue
             step = np.concatenate([c.step for _, _, c in parts])
             rank = np.concatenate([np.full(len(c), r, np.int64) for r, _, c in parts])
             chosen = merge_indices(step, rank)
@@ -370,6 +373,17 @@ class NpzWriter:
         with self._zip.open(f"{name}.npy", "w", force_zip64=True) as handle:
             np.lib.format.write_array(handle, np.asanyarray(array), allow_pickle=False)
 
+    def add_raw(self, name: str, source: BinaryIO, dtype: np.dtype[Any],
+                shape: tuple[int, ...]) -> None:
+        """An array whose C-order bytes are in ``source`` (from its start), copied in blocks."""
+        handle: BinaryIO
+        with self._zip.open(f"{name}.npy", "w", force_zip64=True) as handle:
+            np.lib.format.write_array_header_2_0(handle, {
+                "descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                "shape": shape})
+            source.seek(0)
+            shutil.copyfileobj(source, handle, 1 << 20)
+
     def close(self) -> None:
         self._zip.close()
 
@@ -404,19 +418,27 @@ class _NpzTagWriter(_ValueWriter):
 
 class _HistogramWriter(_NpzTagWriter):
     """All steps' buckets in one array (a few KB per step; one zip entry per step would cost
-    more than the data): step ``i`` is ``buckets[bucket_offsets[i]:bucket_offsets[i + 1]]``."""
+    more than the data): step ``i`` is ``buckets[bucket_offsets[i]:bucket_offsets[i + 1]]``.
+    The rows wait in a temporary file, not in memory: every histogram tag of a job is open at
+    once."""
 
     folder = "histograms"
     _FIELDS = ("count", "min", "max", "sum", "nan_count", "pos_inf_count", "neg_inf_count")
+    _BUCKET = np.dtype("<f8")
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.values: dict[str, list[float]] = {name: [] for name in self._FIELDS}
-        self.buckets: list[np.ndarray] = []
+        self.sizes: list[int] = []
+        self.rows: BinaryIO | None = None
 
     def add(self, position: int, value: HistogramValue) -> None:
-        self._open()
-        self.buckets.append(value.buckets)
+        npz = self._open()
+        if self.rows is None:
+            # closed in close(), when the npz is finished
+            self.rows = tempfile.TemporaryFile(dir=os.path.dirname(npz.path))  # noqa: SIM115
+        self.rows.write(np.ascontiguousarray(value.buckets, self._BUCKET).tobytes())
+        self.sizes.append(len(value.buckets))
         for name in self._FIELDS:
             self.values[name].append(getattr(value, name))
         self.report.counts["histograms"] += 1
@@ -426,11 +448,15 @@ class _HistogramWriter(_NpzTagWriter):
         columns = {name: np.asarray(self.values[name],
                                     np.int64 if name in counts else np.float64)
                    for name in self._FIELDS}
-        sizes = [len(b) for b in self.buckets]
-        columns["bucket_offsets"] = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        columns["buckets"] = (np.concatenate(self.buckets) if self.buckets
-                              else np.zeros((0, 3), np.float64))
+        columns["bucket_offsets"] = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         return columns
+
+    def close(self) -> None:
+        if self.npz is not None and self.rows is not None:
+            self.npz.add_raw("buckets", self.rows, self._BUCKET, (sum(self.sizes), 3))
+        if self.rows is not None:
+            self.rows.close()
+        super().close()
 
 
 class _TensorWriter(_NpzTagWriter):
@@ -487,20 +513,20 @@ def write_scalars_json(path: str, merged: Sequence[tuple[str, ScalarSeries]]) ->
 def write_scalars_parquet(parquet: Any, path: str,
                           merged: Sequence[tuple[str, ScalarSeries]]) -> None:
     """One Parquet table: step int64, wall_time float64, tag (dictionary-encoded string),
-    value float32 as written."""
+    value float32 as written; written a tag at a time (one row group each), so the table is
+    never in memory whole."""
     import pyarrow as pa
 
-    tags = [tag for tag, _ in merged]
-    lengths = [len(series) for _, series in merged]
-    codes = np.repeat(np.arange(len(tags), dtype=np.int32), lengths)
-    table = pa.table({
-        "step": pa.array(np.concatenate([s.step for _, s in merged]) if merged
-                         else np.zeros(0, np.int64)),
-        "wall_time": pa.array(np.concatenate([s.wall_time for _, s in merged]) if merged
-                              else np.zeros(0, np.float64)),
-        "tag": pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(tags, pa.string())),
-        "value": pa.array(np.concatenate([s.value for _, s in merged]).astype(np.float32)
-                          if merged else np.zeros(0, np.float32)),
-    })
-    parquet.write_table(table, path)
+    schema = pa.schema([("step", pa.int64()), ("wall_time", pa.float64()),
+                        ("tag", pa.dictionary(pa.int32(), pa.string())),
+                        ("value", pa.float32())])
+    with parquet.ParquetWriter(path, schema) as writer:
+        for tag, series in merged:
+            writer.write_table(pa.table({
+                "step": pa.array(series.step, pa.int64()),
+                "wall_time": pa.array(series.wall_time, pa.float64()),
+                "tag": pa.DictionaryArray.from_arrays(
+                    pa.array(np.zeros(len(series), np.int32)), pa.array([tag], pa.string())),
+                "value": pa.array(np.asarray(series.value, np.float32)),
+            }, schema=schema))
 
