@@ -61,6 +61,7 @@ from dash_insight.core.store.series import ScalarSeries, merge_indices, merge_po
 PLUGINS = ("scalar", "image", "histogram", "tensor")
 FORMATS = ("csv", "json", "parquet")
 PARQUET_HINT = "pip install 'dash-insight[parquet]' (or: pip install pyarrow)"
+_PARQUET_GROUP_ROWS = 1 << 20
 
 Progress = Callable[[int], None]
 
@@ -513,20 +514,31 @@ def write_scalars_json(path: str, merged: Sequence[tuple[str, ScalarSeries]]) ->
 def write_scalars_parquet(parquet: Any, path: str,
                           merged: Sequence[tuple[str, ScalarSeries]]) -> None:
     """One Parquet table: step int64, wall_time float64, tag (dictionary-encoded string),
-    value float32 as written; written a tag at a time (one row group each), so the table is
-    never in memory whole."""
+    value float32 as written; written in row groups of about a million rows (whole tags), so
+    the table is never in memory whole while groups stay large enough to encode well."""
     import pyarrow as pa
 
     schema = pa.schema([("step", pa.int64()), ("wall_time", pa.float64()),
                         ("tag", pa.dictionary(pa.int32(), pa.string())),
                         ("value", pa.float32())])
+
+    def group(part: Sequence[tuple[str, ScalarSeries]]) -> Any:
+        codes = np.repeat(np.arange(len(part), dtype=np.int32), [len(s) for _, s in part])
+        return pa.table({
+            "step": pa.array(np.concatenate([s.step for _, s in part]), pa.int64()),
+            "wall_time": pa.array(np.concatenate([s.wall_time for _, s in part]), pa.float64()),
+            "tag": pa.DictionaryArray.from_arrays(pa.array(codes),
+                                                  pa.array([t for t, _ in part], pa.string())),
+            "value": pa.array(np.concatenate([s.value for _, s in part]).astype(np.float32)),
+        }, schema=schema)
+
     with parquet.ParquetWriter(path, schema) as writer:
-        for tag, series in merged:
-            writer.write_table(pa.table({
-                "step": pa.array(series.step, pa.int64()),
-                "wall_time": pa.array(series.wall_time, pa.float64()),
-                "tag": pa.DictionaryArray.from_arrays(
-                    pa.array(np.zeros(len(series), np.int32)), pa.array([tag], pa.string())),
-                "value": pa.array(np.asarray(series.value, np.float32)),
-            }, schema=schema))
+        pending: list[tuple[str, ScalarSeries]] = []
+        for item in merged:
+            pending.append(item)
+            if sum(len(s) for _, s in pending) >= _PARQUET_GROUP_ROWS:
+                writer.write_table(group(pending))
+                pending = []
+        if pending or not merged:
+            writer.write_table(group(pending) if pending else schema.empty_table())
 
