@@ -50,16 +50,19 @@ def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
     assert f"DASH_INSIGHT_SUMMARY_BASE_DIR={corpus}".encode() in environ
     try:
         api = f"http://127.0.0.1:{port}/v1/mindinsight/datavisual"
-        deadline = time.time() + 30
-        while time.time() < deadline:
+
+        def loaded() -> dict | None:
+            # Listed jobs may still be loading (a job's files are read in slices): wait for
+            # the last file of ./multi_file too.
             jobs = _get_json(f"{api}/train-jobs?offset=0&limit=999")
-            if jobs["total"] == 9 and all(j["plugins"]["scalar"] or j["lineage_files"]
-                                          for j in jobs["train_jobs"]):
-                break
-            time.sleep(0.3)
-        assert jobs["total"] == 9
-        scalars = _get_json(f"{api}/scalar/metadata?train_id=./multi_file&tag=loss/scalar")
-        assert len(scalars["metadatas"]) == 300
+            if jobs["total"] != 9 or not all(j["plugins"]["scalar"] or j["lineage_files"]
+                                             for j in jobs["train_jobs"]):
+                return None
+            scalars = _get_json(f"{api}/scalar/metadata?train_id=./multi_file&tag=loss/scalar")
+            return scalars if len(scalars["metadatas"]) == 300 else None
+
+        scalars = _wait_for(loaded, 60, "the corpus to be loaded")
+        assert scalars["metadatas"][-1]["step"] == 300
         again = _run("start", "--port", str(port), "--workspace", workspace,
                      "--summary-base-dir", str(corpus))
         assert again.returncode == 1 and "already runs" in again.stderr
