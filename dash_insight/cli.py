@@ -1,14 +1,20 @@
-"""Command line: ``dash-insight start | stop | inspect``.
+"""Command line: ``dash-insight start | stop | status | config show | inspect | export``.
 
 ``start`` runs the server in the background like ``mindinsight start``: its log goes to
 ``<workspace>/log/server.<port>.log`` and its pid to ``<workspace>/pid/server.<port>.pid``;
-the command returns once the server answers, printing its URL. ``stop`` ends it.
+its settings (command line > ``DASH_INSIGHT_*`` environment > ``--config`` file > defaults) are
+exported to its environment as ``DASH_INSIGHT_*``; the command returns once the server answers,
+printing its URL. ``stop`` ends it; ``status`` lists the running servers however they were
+started; ``config show`` prints the effective settings and where each came from; ``export``
+(alias ``parse_summary``, MindInsight's spelling) writes every value of a base directory to
+CSV/JSON/Parquet, PNG and ``.npz`` files.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
 import json
 import os
 import signal
@@ -20,8 +26,25 @@ import urllib.request
 from collections.abc import Sequence
 
 from dash_insight import __version__
-from dash_insight.core.format.inspect import format_report, inspect_path
-from dash_insight.core.settings import DEFAULT_PORT, DEFAULT_WORKSPACE, Settings, SettingsError
+from dash_insight.core.export import (
+    FORMATS,
+    PLUGINS,
+    ExportError,
+    export_summaries,
+    find_jobs,
+    parse_plugins,
+    require_parquet,
+    summary_bytes,
+)
+from dash_insight.core.format.inspect import format_file_entry, format_report, inspect_path
+from dash_insight.core.runtime import find_servers, format_servers, is_server_process
+from dash_insight.core.settings import (
+    DEFAULT_PORT,
+    DEFAULT_WORKSPACE,
+    Settings,
+    SettingsError,
+    source_table,
+)
 
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
@@ -46,14 +69,6 @@ def _port_in_use(host: str, port: int) -> bool:
 def _url(host: str, port: int) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     return f"http://[{shown}]:{port}/" if ":" in shown else f"http://{shown}:{port}/"
-
-
-def _is_our_server(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            return b"dash_insight.server" in handle.read()
-    except OSError:
-        return False
 
 
 def _alive(pid: int) -> bool:
@@ -81,7 +96,7 @@ def _start(args: argparse.Namespace) -> int:
     if os.path.exists(pid_path):
         with open(pid_path) as handle:
             old = int(handle.read().strip() or 0)
-        if old and _alive(old) and _is_our_server(old):
+        if old and _alive(old) and is_server_process(old):
             return _fail(f"a dash-insight server (pid {old}) already runs on port {settings.port}; "
                          f"stop it with: dash-insight stop --port {settings.port}")
         os.remove(pid_path)
@@ -93,13 +108,17 @@ def _start(args: argparse.Namespace) -> int:
               "read the summaries (there is no login)", file=sys.stderr)
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     os.makedirs(os.path.dirname(pid_path), exist_ok=True)
-    command = [sys.executable, "-m", "dash_insight.server", *settings.to_args()]
+    command = [sys.executable, "-m", "dash_insight.server", *settings.to_args(),
+               "--launcher", "dash-insight start"]
+    # Like MindInsight's MINDINSIGHT_*: the settings are in the server's environment.
+    environment = {**os.environ, **settings.to_env()}
     with open(log_path, "ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+                                   stdin=subprocess.DEVNULL, start_new_session=True,
+                                   env=environment)
     with open(pid_path, "w") as handle:
         handle.write(str(process.pid))
-    url = _url(settings.host, settings.port)
+    url = _url(settings.host, settings.port) + settings.url_base_pathname.lstrip("/")
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -122,27 +141,70 @@ def _start(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port_and_workspace(args: argparse.Namespace) -> Settings:
+    """Settings for ``stop``/``status``: their --port/--workspace over the environment and the
+    config file, as ``start`` resolved them."""
+    given = {name: (f"command line (--{name})", vars(args)[name])
+             for name in ("port", "workspace") if name in vars(args)}
+    return Settings.resolve(given=given, config=getattr(args, "config", None))
+
+
 def _stop(args: argparse.Namespace) -> int:
-    _, pid_path = _paths(args.workspace, args.port)
+    try:
+        settings = _port_and_workspace(args)
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    args.port = settings.port
+    _, pid_path = _paths(settings.workspace, settings.port)
     try:
         with open(pid_path) as handle:
             pid = int(handle.read().strip())
     except (OSError, ValueError):
         return _fail(f"no dash-insight server started on port {args.port} "
                      f"(no pid file {pid_path})")
-    if not (_alive(pid) and _is_our_server(pid)):
+    if not (_alive(pid) and is_server_process(pid)):
         os.remove(pid_path)
         return _fail(f"the dash-insight server on port {args.port} (pid {pid}) is not running; "
                      "removed its stale pid file")
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT
-    while _alive(pid) and _is_our_server(pid) and time.monotonic() < deadline:
+    while _alive(pid) and is_server_process(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _alive(pid) and _is_our_server(pid):
+    if _alive(pid) and is_server_process(pid):
         os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         os.remove(pid_path)
     print(f"dash-insight on port {args.port} stopped (pid {pid})")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    try:
+        settings = _port_and_workspace(args)
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    servers = find_servers([settings.workspace])
+    if args.json:
+        json.dump([server.to_dict() for server in servers], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(format_servers(servers))
+    return 0
+
+
+def _config_show(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_args(args)
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    if args.json:
+        json.dump({"settings": {name: {"value": value, "source": source}
+                                for name, value, source in settings.describe()},
+                   "config": settings.config, "ignored": list(settings.ignored)},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(source_table(settings))
     return 0
 
 
@@ -163,6 +225,64 @@ def _inspect(args: argparse.Namespace) -> int:
     return 1 if any(f["status"] in ("damaged", "unreadable") for f in report["files"]) else 0
 
 
+def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
+    """Export ``base`` into ``out`` with a progress bar (on a terminal) and a closing line."""
+    from tqdm import tqdm  # the bar only; imported here to keep the other commands lean
+
+    try:
+        plugins = parse_plugins(args.plugins)
+        if args.format == "parquet" and "scalar" in plugins:
+            require_parquet()
+        jobs = find_jobs(base, args.max_depth)
+        if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)) \
+                and not args.overwrite:
+            raise ExportError(f"{out} exists and is not an empty folder; choose another --to "
+                              "or pass --overwrite")
+    except (ExportError, OSError) as error:
+        return _fail(f"export: {error}", 2)
+    total = summary_bytes(jobs)
+    started = time.perf_counter()
+    with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc="export",
+              disable=True if args.quiet else None, file=sys.stderr) as bar:
+        try:
+            report = export_summaries(base, out, plugins=plugins, fmt=args.format, jobs=jobs,
+                                      progress=bar.update)
+        except (ExportError, OSError) as error:
+            return _fail(f"export: {error}", 1)
+    seconds = max(time.perf_counter() - started, 1e-9)
+    for entry in report.files:
+        print("\n".join(format_file_entry(entry)), file=sys.stderr)
+    counts = ", ".join(f"{n:,} {what}" for what, n in report.counts.items() if n)
+    print(f"exported {len(report.jobs)} of {report.jobs_seen} job(s) from {base} to {out}: "
+          f"{counts or 'nothing to export'}; {report.bytes_read / 1e6:.2f} MB read in "
+          f"{seconds:.1f} s ({report.bytes_read / 1e6 / seconds:.1f} MB/s)")
+    return 1 if report.damaged else 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    return _export_to(args, os.path.abspath(os.path.expanduser(args.dir)),
+                      os.path.abspath(os.path.expanduser(args.to)))
+
+
+def _parse_summary(args: argparse.Namespace) -> int:
+    """MindInsight's spelling: a new ``output_<date>_<time>`` folder inside ``--output``."""
+    stamp = datetime.datetime.now().strftime("output_%Y%m%d_%H%M%S_%f")
+    return _export_to(args, os.path.abspath(os.path.expanduser(args.summary_dir)),
+                      os.path.join(os.path.abspath(os.path.expanduser(args.output)), stamp))
+
+
+def _export_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugins", default=",".join(PLUGINS), metavar="PLUGIN,...",
+                        help=f"what to export, from {','.join(PLUGINS)} (all)")
+    parser.add_argument("--format", choices=FORMATS, default="csv",
+                        help="scalar tables as csv, json or parquet (needs pyarrow) (csv)")
+    parser.add_argument("--max-depth", type=int, default=None,
+                        help="job folders this many levels below DIR at most (all)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an output folder that is not empty")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dash-insight",
@@ -174,16 +294,46 @@ def build_parser() -> argparse.ArgumentParser:
     start = commands.add_parser(
         "start", help="start the web server in the background",
         description="Start dash-insight in the background and print its URL. The log and pid "
-        "files go to <workspace>/log and <workspace>/pid.")
+        "files go to <workspace>/log and <workspace>/pid. Settings: command line > "
+        "DASH_INSIGHT_* environment > --config file > defaults ('dash-insight config show').")
     Settings.add_arguments(start)
     start.set_defaults(handler=_start)
 
     stop = commands.add_parser("stop", help="stop a server started with 'start'",
                                description="Stop the dash-insight server on a port.")
-    stop.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"its port ({DEFAULT_PORT})")
-    stop.add_argument("--workspace", default=DEFAULT_WORKSPACE,
-                      help=f"the workspace it was started with ({DEFAULT_WORKSPACE})")
+    stop.add_argument("--port", type=int, default=argparse.SUPPRESS,
+                      help=f"its port (default {DEFAULT_PORT})")
+    stop.add_argument("--workspace", default=argparse.SUPPRESS,
+                      help=f"the workspace it was started with (default {DEFAULT_WORKSPACE})")
+    stop.add_argument("--config", default=argparse.SUPPRESS,
+                      help="the config file it was started with, for its port and workspace")
     stop.set_defaults(handler=_stop)
+
+    status = commands.add_parser(
+        "status", help="list the running servers",
+        description="List the running dash-insight servers (started by 'start', by app.py or "
+        "as WSGI workers under gunicorn): port, pid, who started it, uptime, base directory, "
+        "workspace and how far the logs are loaded. Servers are found by their process title "
+        "and the pid records in their workspace.")
+    status.add_argument("--workspace", default=argparse.SUPPRESS,
+                        help=f"also look for pid records here (default {DEFAULT_WORKSPACE})")
+    status.add_argument("--config", default=argparse.SUPPRESS,
+                        help="a config file whose workspace to look in too")
+    status.add_argument("--json", action="store_true", help="print the list as JSON")
+    status.set_defaults(handler=_status)
+
+    config = commands.add_parser("config", help="show the effective settings",
+                                 description="Settings commands.")
+    config_commands = config.add_subparsers(dest="config_command", metavar="COMMAND",
+                                            required=True)
+    show = config_commands.add_parser(
+        "show", help="print the effective settings and where each came from",
+        description="Print the settings 'start' would use with the same options, and where "
+        "each value came from: command line, DASH_INSIGHT_* environment, config file or "
+        "default.")
+    Settings.add_arguments(show)
+    show.add_argument("--json", action="store_true", help="print them as JSON")
+    show.set_defaults(handler=_config_show)
 
     inspect = commands.add_parser(
         "inspect",
@@ -196,12 +346,42 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("path", help="a summary, lineage or .pb file, or a job directory")
     inspect.add_argument("--json", action="store_true", help="print the report as JSON")
     inspect.set_defaults(handler=_inspect)
+
+    export_description = (
+        "Export every job under the summary directory, every tag and every step: scalars as "
+        "one table per job (step, wall_time, tag, value; scalars.csv|json|parquet), images as "
+        "images/<tag>_<step>.png, histograms and tensors as histograms/<tag>.npz and "
+        "tensors/<tag>.npz, in OUT/<job path>/. Values are those the REST API answers (a job's "
+        "files merged, nothing sampled). Damaged records are skipped and reported as "
+        "'inspect' reports them (exit status 1).")
+    export = commands.add_parser("export", help="write every value of a base directory to "
+                                 "CSV/JSON/Parquet, PNG and .npz files",
+                                 description=export_description)
+    export.add_argument("dir", metavar="DIR", help="summary base directory (or one job)")
+    export.add_argument("--to", required=True, metavar="OUT", help="output folder")
+    _export_options(export)
+    export.set_defaults(handler=_export)
+
+    parse_summary = commands.add_parser(
+        "parse_summary", help="MindInsight's name for 'export'",
+        description=export_description + " MindInsight's spelling: the output goes to a new "
+        "folder output_<date>_<time> inside --output.")
+    parse_summary.add_argument("--summary-dir", default=os.getcwd(),
+                               help="summary base directory (the current folder)")
+    parse_summary.add_argument("--output", default=os.getcwd(),
+                               help="where to create the output folder (the current folder)")
+    _export_options(parse_summary)
+    parse_summary.set_defaults(handler=_parse_summary)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return int(args.handler(args))
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

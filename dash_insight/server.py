@@ -2,13 +2,17 @@
 
 ``dash-insight start`` runs ``python -m dash_insight.server ...`` in the background; ``python
 app.py`` runs the same in the foreground. For several worker processes, run any WSGI server on
-``dash_insight.wsgi:application`` (see README); their loaders share the index.
+``dash_insight.wsgi:application`` (see README); their loaders share the index. Settings come
+from the command line, the ``DASH_INSIGHT_*`` environment and a config file, in that order
+(:mod:`dash_insight.core.settings`); the running server names itself in its process title and
+exports its settings (:func:`dash_insight.core.runtime.announce`).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -16,14 +20,22 @@ from types import FrameType
 
 import waitress
 
+from dash_insight.core.runtime import announce
 from dash_insight.core.settings import Settings, SettingsError
 from dash_insight.web.application import create_app
+
+
+def _launcher() -> str:
+    """Who started this process, for ``dash-insight status``."""
+    script = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return "app.py" if script == "app.py" else "python -m dash_insight.server"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dash_insight.server",
                                      description="Serve dash-insight in the foreground.")
     Settings.add_arguments(parser)
+    parser.add_argument("--launcher", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: "
                                                    "%(message)s")
@@ -35,6 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not settings.is_local:
         logging.warning("listening on %s: anyone who can reach this address can read the "
                         "summaries (dash-insight has no login)", settings.host)
+    announce(settings, args.launcher or _launcher())
     app = create_app(base, settings=settings)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
@@ -42,7 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    logging.info("serving %s at http://%s:%d/", base, settings.host, settings.port)
+    logging.info("serving %s at http://%s:%d%s (workspace %s)", base, settings.host,
+                 settings.port, settings.url_base_pathname, settings.workspace)
     waitress.serve(app.server, host=settings.host, port=settings.port, threads=8,
                    ident="dash-insight", _quiet=True)
     return 0

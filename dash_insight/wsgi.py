@@ -3,27 +3,36 @@
     DASH_INSIGHT_SUMMARY_BASE_DIR=/data/summaries gunicorn -w 4 -b 127.0.0.1:8080 \\
         'dash_insight.wsgi:application'
 
-Settings come from the environment (:meth:`dash_insight.core.settings.Settings.from_env`):
-``DASH_INSIGHT_SUMMARY_BASE_DIR`` (required), ``DASH_INSIGHT_WORKSPACE`` (default
-``~/dash-insight``), ``DASH_INSIGHT_RELOAD_INTERVAL`` (seconds, default 3),
-``DASH_INSIGHT_MAX_DEPTH``, ``DASH_INSIGHT_SAMPLES_PER_PLUGIN``,
-``DASH_INSIGHT_URL_BASE_PATHNAME`` (default ``/``), validated as the command line validates
-them. Every worker has a loader thread; they share the index in the workspace through a file
-lock, so one of them reads the logs at a time (another takes over if it dies) and all of them
-answer from the same index.
+Settings come from the ``DASH_INSIGHT_*`` environment over the config file
+``$DASH_INSIGHT_CONFIG`` (:meth:`dash_insight.core.settings.Settings.from_env`):
+``DASH_INSIGHT_SUMMARY_BASE_DIR`` (required, here or in the config file),
+``DASH_INSIGHT_WORKSPACE`` (default ``~/dash-insight``), ``DASH_INSIGHT_RELOAD_INTERVAL``
+(seconds, default 3), ``DASH_INSIGHT_MAX_DEPTH``, ``DASH_INSIGHT_SAMPLES_PER_PLUGIN``,
+``DASH_INSIGHT_URL_BASE_PATHNAME`` (default ``/``), ... validated as the command line validates
+them. The port (for the process title and the access log's name) is the one the worker listens
+on unless ``DASH_INSIGHT_PORT`` or the config file gives it. Every worker has a loader thread;
+they share the index in the workspace through a file lock, so one of them reads the logs at a
+time (another takes over if it dies) and all of them answer from the same index.
 """
 
 from __future__ import annotations
 
+import sys
+
 import flask
 
-from dash_insight.core.settings import Settings
+from dash_insight.core.runtime import announce, listening_ports
+from dash_insight.core.settings import DEFAULT_SOURCE, Settings
 from dash_insight.web.application import create_app
 
 
 def _application() -> flask.Flask:
     settings = Settings.from_env()
     settings.checked_base_dir()
+    ports = listening_ports()
+    if settings.source("port") == DEFAULT_SOURCE and len(ports) == 1:
+        settings = settings.replace(source="the socket this worker listens on", port=ports[0])
+    announce(settings, "gunicorn" if "gunicorn" in sys.modules else "wsgi")
     server: flask.Flask = create_app(settings.summary_base_dir, settings=settings).server
     return server
 

@@ -9,11 +9,15 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 CLI = [sys.executable, "-m", "dash_insight.cli"]
+REPO = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 
 def _free_port() -> int:
@@ -39,6 +43,11 @@ def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
     assert f"http://127.0.0.1:{port}/" in started.stdout
     pid_file = tmp_path / "ws" / "pid" / f"server.{port}.pid"
     assert pid_file.exists() and (tmp_path / "ws" / "log" / f"server.{port}.log").exists()
+    # Like MINDINSIGHT_*: the settings are in the server's environment (ps e shows them).
+    environ = Path(f"/proc/{pid_file.read_text()}/environ").read_bytes().split(b"\0")
+    assert f"DASH_INSIGHT_PORT={port}".encode() in environ
+    assert f"DASH_INSIGHT_WORKSPACE={workspace}".encode() in environ
+    assert f"DASH_INSIGHT_SUMMARY_BASE_DIR={corpus}".encode() in environ
     try:
         api = f"http://127.0.0.1:{port}/v1/mindinsight/datavisual"
         deadline = time.time() + 60
@@ -98,3 +107,125 @@ def test_foreground_app_py_help() -> None:
                           cwd=Path(__file__).resolve().parent.parent, timeout=60,
                           env={**os.environ})
     assert done.returncode == 0 and "--summary-base-dir" in done.stdout
+
+
+def _wait_for(check: Callable[[], T | None], timeout: float, what: str) -> T:
+    """Poll ``check`` until it returns something (no fixed sleeps: a loaded machine is slow)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def _answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_dash-layout", timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def _status_rows() -> list[dict]:
+    done = _run("status", "--json", "--workspace", "/nonexistent-workspace")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.slow
+def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path) -> None:
+    """``dash-insight start``, ``python app.py`` and gunicorn workers, each with its own
+    workspace that ``status`` is not told about: found by title and open access log."""
+    ports = {"start": _free_port(), "app.py": _free_port(), "gunicorn": _free_port()}
+    workspaces = {name: str(tmp_path / f"ws_{name.replace('.', '_')}") for name in ports}
+    started = _run("start", "--port", str(ports["start"]), "--workspace", workspaces["start"],
+                   "--summary-base-dir", str(corpus), "--reload-interval", "0")
+    assert started.returncode == 0, started.stderr
+    # app.py with a MindInsight-style Python config, gunicorn with a TOML one named by the
+    # environment (its port: the socket it listens on).
+    mindinsight_config = tmp_path / "mi_config.py"
+    mindinsight_config.write_text(f"PORT = {ports['app.py']}\nWORKSPACE = 'ws_app_py'\n"
+                                  f"SUMMARY_BASE_DIR = {str(corpus)!r}\nRELOAD_INTERVAL = 0\n")
+    toml_config = tmp_path / "insight.toml"
+    toml_config.write_text(f'summary_base_dir = "{corpus}"\nworkspace = "ws_gunicorn"\n'
+                           "reload_interval = 0\n")
+    processes = [
+        subprocess.Popen([sys.executable, "app.py", "--config", f"file:{mindinsight_config}"],
+                         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+        subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "2", "-b",
+                          f"127.0.0.1:{ports['gunicorn']}", "dash_insight.wsgi:application"],
+                         env={**os.environ, "DASH_INSIGHT_CONFIG": str(toml_config)},
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+    ]
+    try:
+        for port in ports.values():
+            _wait_for(lambda port=port: _answers(port), 120, f"a server on port {port}")
+
+        def every_server_loaded() -> list[dict] | None:
+            rows = [row for row in _status_rows() if row["port"] in ports.values()]
+            by_port = {port: [r for r in rows if r["port"] == port] for port in ports.values()}
+            complete = (len(by_port[ports["start"]]) == 1 and len(by_port[ports["app.py"]]) == 1
+                        and len(by_port[ports["gunicorn"]]) == 2)
+            loaded = all(r["load"] == "loaded: 9 jobs, 12.1 MB" for r in rows)
+            return rows if complete and loaded else None
+
+        rows = _wait_for(every_server_loaded, 120, "status to list every server, loaded")
+        for name, port in ports.items():
+            for row in (r for r in rows if r["port"] == port):
+                assert row["launcher"] == ("dash-insight start" if name == "start" else name)
+                assert row["summary_base_dir"] == str(corpus)
+                assert row["workspace"] == workspaces[name]
+                assert row["url"] == f"http://127.0.0.1:{port}/"
+                assert row["uptime"] >= 0
+        pid_file = Path(workspaces["start"]) / "pid" / f"server.{ports['start']}.pid"
+        assert [r["pid"] for r in rows if r["port"] == ports["start"]] == \
+            [int(pid_file.read_text())]
+        assert processes[0].pid in [r["pid"] for r in rows]
+
+        # ww: unlimited width (ps cuts lines at $COLUMNS, which pytest may set)
+        listing = subprocess.run(["ps", "-efww"], capture_output=True, text=True).stdout
+        titled = [line for line in listing.splitlines() if "dash-insight: port" in line]
+        for port in ports.values():
+            expected = 2 if port == ports["gunicorn"] else 1
+            assert sum(f"dash-insight: port {port}, {corpus}" in line
+                       for line in titled) == expected
+
+        table = _run("status", "--workspace", workspaces["start"])
+        assert table.returncode == 0 and "STARTED BY" in table.stdout
+        assert f"{ports['app.py']}" in table.stdout and "gunicorn" in table.stdout
+    finally:
+        _run("stop", "--port", str(ports["start"]), "--workspace", workspaces["start"])
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(30)
+    # Every server removed its pid record when it stopped.
+    for workspace in workspaces.values():
+        assert list((Path(workspace) / "pid").glob("process.*.json")) == []
+    assert all(row["port"] not in ports.values() for row in _status_rows())
+
+
+def test_config_show_names_every_source_and_refuses_bad_files(tmp_path: Path) -> None:
+    config = tmp_path / "insight.toml"
+    config.write_text("port = 8001\nreload_interval = 1.5\n")
+    env = {**os.environ, "DASH_INSIGHT_RELOAD_INTERVAL": "7"}
+    shown = subprocess.run([*CLI, "config", "show", "--config", str(config), "--port", "8003",
+                            "--json"], capture_output=True, text=True, timeout=60, env=env)
+    assert shown.returncode == 0, shown.stderr
+    settings = json.loads(shown.stdout)["settings"]
+    assert settings["port"] == {"value": "8003", "source": "command line (--port)"}
+    assert settings["reload_interval"] == {"value": "7",
+                                           "source": "environment (DASH_INSIGHT_RELOAD_INTERVAL)"}
+    assert settings["host"] == {"value": "127.0.0.1", "source": "default"}
+    table = _run("config", "show", "--config", str(config))
+    assert f"config {config} (port)" in table.stdout
+
+    config.write_text("port = 80800\n")
+    for command in (["config", "show"], ["start"]):
+        refused = _run(*command, "--config", str(config), "--workspace", str(tmp_path / "ws"))
+        assert refused.returncode == 2
+        assert refused.stderr.strip().splitlines() == [
+            f"dash-insight: {config}: port: port must be an integer in 1..65535, not '80800'"]

@@ -1,22 +1,42 @@
-"""The server's settings: one set of defaults, one validation, three sources.
+"""The server's settings: one set of defaults, one validation, four sources.
 
 ``dash-insight start``, ``python app.py`` / ``python -m dash_insight.server`` (command line:
 :meth:`Settings.add_arguments` + :meth:`Settings.from_args`), ``dash_insight.wsgi``
-(environment: :meth:`Settings.from_env`) and ``create_app`` (keyword arguments) all build a
-:class:`Settings`, so a value refused by one is refused by all, with the same message. Kept free
-of Dash imports so the CLI starts fast.
+(:meth:`Settings.from_env`) and ``create_app`` (keyword arguments) all build a :class:`Settings`,
+so a value refused by one is refused by all, with the same message.
+
+Sources, strongest first: the command line (``--port``), the environment
+(``DASH_INSIGHT_PORT``), a config file (``--config`` or ``DASH_INSIGHT_CONFIG``), the defaults.
+A config file is TOML (``port = 8080``, the names of the table below in lower case) or, as
+``mindinsight start --config`` took it, a Python file ``file:/path/config.py`` or module
+``python:package.module`` whose upper-case names are the settings (``PORT``, ``WORKSPACE``,
+``SUMMARY_BASE_DIR``, ``RELOAD_INTERVAL``, ``URL_PATH_PREFIX``, ...; other upper-case names, such
+as MindInsight's ``ENABLE_DEBUGGER``, are ignored and listed as such). Relative paths in a config
+file are relative to the file's folder. Every value remembers where it came from
+(:attr:`Settings.sources`, shown by ``dash-insight config show``).
+
+Kept free of Dash imports so the CLI starts fast.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import os
+import re
+import runpy
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from dash_insight.core.store.sampling import format_samples_per_plugin, parse_samples_per_plugin
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 DEMO_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "demo")
 DEFAULT_WORKSPACE = os.path.join("~", "dash-insight")
@@ -27,7 +47,14 @@ DEFAULT_HOST = "127.0.0.1"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: Bytes of decoded values (images, tensors, histograms) each process keeps in memory.
 DEFAULT_CACHE_BYTES = 256 << 20
+#: The access log is rotated when it would grow past this size (0 = never).
+DEFAULT_ACCESS_LOG_MAX_BYTES = 10 << 20
 ENV_PREFIX = "DASH_INSIGHT_"
+#: Names the config file (``--config`` takes precedence).
+CONFIG_ENV = ENV_PREFIX + "CONFIG"
+
+#: Where a value came from when no source gave it.
+DEFAULT_SOURCE = "default"
 
 
 class SettingsError(ValueError):
@@ -35,48 +62,262 @@ class SettingsError(ValueError):
 
 
 # -- one parser per value, shared by every source ----------------------------------------------
+# Each takes the text of the command line or environment, or a value of a TOML or Python config
+# file (a number, a string, a table), and raises SettingsError with a message naming the value.
 
 
-def parse_port(text: str) -> int:
-    value = int(text) if str(text).isdigit() else -1
-    if not 1 <= value <= 65535:
+def parse_port(value: Any) -> int:
+    text = str(value)
+    number = int(text) if text.isdigit() and not isinstance(value, bool) else -1
+    if not 1 <= number <= 65535:
         raise SettingsError(f"port must be an integer in 1..65535, not {text!r}")
-    return value
+    return number
 
 
-def parse_reload_interval(text: str) -> float:
+def parse_reload_interval(value: Any) -> float:
     try:
-        value = float(text)
+        number = -1.0 if isinstance(value, bool) else float(value)
     except (TypeError, ValueError):
-        value = -1.0
-    if not 0 <= value <= MAX_RELOAD_INTERVAL:
+        number = -1.0
+    if not 0 <= number <= MAX_RELOAD_INTERVAL:
         raise SettingsError("reload interval must be a number of seconds in "
-                            f"0..{MAX_RELOAD_INTERVAL:g}, not {text!r}")
-    return value
+                            f"0..{MAX_RELOAD_INTERVAL:g}, not {str(value)!r}")
+    return number
 
 
-def parse_max_depth(text: str) -> int:
-    if not str(text).isdigit():
+def parse_max_depth(value: Any) -> int:
+    text = str(value)
+    if not text.isdigit() or isinstance(value, bool):
         raise SettingsError(f"max depth must be an integer >= 0, not {text!r}")
     return int(text)
 
 
-def parse_samples(text: str) -> dict[str, int]:
+def parse_samples(value: Any) -> dict[str, int]:
+    """``scalar=1000,image=all`` or ``mindinsight``; a config file may give a table
+    (``{scalar = 1000, image = "all"}``)."""
+    if isinstance(value, Mapping):
+        value = ",".join(f"{plugin}={size}" for plugin, size in value.items())
     try:
-        return parse_samples_per_plugin(text)
+        return parse_samples_per_plugin(str(value))
     except ValueError as error:
         raise SettingsError(str(error)) from None
 
 
-def parse_url_base_pathname(text: str) -> str:
+def parse_url_base_pathname(value: Any) -> str:
+    text = str(value)
     if not text.startswith("/") or not text.endswith("/"):
         raise SettingsError(f"url_base_pathname must start and end with '/', not {text!r}")
     return text
 
 
+_URL_SEGMENT = re.compile(r"^[A-Za-z0-9_\-.]+$")
+
+
+def parse_url_path_prefix(value: Any) -> str:
+    """MindInsight's ``URL_PATH_PREFIX`` (``''``, ``insight`` or ``/a/b``: segments of letters,
+    digits, ``_-.``, never ``.`` or ``..``) as a url_base_pathname (``/``, ``/insight/``)."""
+    text = str(value)
+    segments = [s for s in text.strip("/").split("/") if s] if text.strip("/") else []
+    if any(not _URL_SEGMENT.match(s) or s in (".", "..") for s in segments) \
+            or "//" in text.strip("/"):
+        raise SettingsError("url path prefix must be segments of letters, digits, '_', '-' and "
+                            f"'.' separated by '/' (not '.' or '..'), not {text!r}")
+    return "/" + "".join(s + "/" for s in segments)
+
+
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)(i?b)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(value: Any) -> int:
+    """A size in bytes: ``1048576``, ``512K``, ``10M``, ``1GiB`` (K/M/G = 2**10/20/30)."""
+    match = None if isinstance(value, bool) else _SIZE.match(str(value))
+    if match is None:
+        raise SettingsError(f"size must be a number of bytes such as 10485760 or 10M, "
+                            f"not {str(value)!r}")
+    return int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str | os.PathLike):
+        raise SettingsError(f"expected a string, not {value!r}")
+    return os.fspath(value)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting and how every source names it: ``--summary-base-dir`` on the command line,
+    ``DASH_INSIGHT_SUMMARY_BASE_DIR`` in the environment, ``summary_base_dir`` in TOML,
+    ``SUMMARY_BASE_DIR`` in a Python config."""
+
+    name: str
+    parse: Callable[[Any], Any]
+    help: str
+    metavar: str | None = None
+    is_path: bool = False  # a relative value in a config file is relative to the file's folder
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    @property
+    def upper(self) -> str:
+        return self.name.upper()
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("summary_base_dir", _text, "folder whose sub-folders hold summary files (default: "
+           "the current folder)", "DIR", is_path=True),
+    Option("port", parse_port, f"port to listen on (default {DEFAULT_PORT})", "PORT"),
+    Option("host", _text, f"address to bind (default {DEFAULT_HOST}: this machine only)", "HOST"),
+    Option("reload_interval", parse_reload_interval,
+           "seconds between reloads of the logs, 0 = load once "
+           f"(default {DEFAULT_RELOAD_INTERVAL:g})", "SECONDS"),
+    Option("workspace", _text, "folder for the index, logs and pid files "
+           f"(default {DEFAULT_WORKSPACE})", "DIR", is_path=True),
+    Option("max_depth", parse_max_depth, "how many folder levels below the base to look for "
+           "jobs (default: all)", "N"),
+    Option("samples_per_plugin", parse_samples,
+           "keep only N sampled values per tag, like MindInsight (e.g. scalar=1000,image=10; "
+           "'mindinsight' for its sizes); default: keep everything", "PLUGIN=N,..."),
+    Option("url_base_pathname", parse_url_base_pathname,
+           "URL path of the pages and the REST API, starting and ending with '/' (default /)",
+           "PATH"),
+    Option("cache_bytes", parse_size, "memory for decoded images, histograms and tensors per "
+           f"process (default {DEFAULT_CACHE_BYTES >> 20}M)", "SIZE"),
+    Option("access_log_max_bytes", parse_size,
+           "rotate <workspace>/log/access.<port>.log at this size, 0 = never "
+           f"(default {DEFAULT_ACCESS_LOG_MAX_BYTES >> 20}M)", "SIZE"),
+)
+OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
+#: MindInsight's names in a Python config that map onto another setting, with their parser.
+MINDINSIGHT_NAMES: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "URL_PATH_PREFIX": ("url_base_pathname", parse_url_path_prefix),
+}
+
+
+# -- config files ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigValues:
+    """The settings one config file gives: name -> (key as written, parsed value)."""
+
+    origin: str  # "/abs/config.toml", "/abs/config.py" or "python:package.module"
+    values: dict[str, tuple[str, Any]]
+    ignored: tuple[str, ...] = ()  # upper-case names of a Python config that are not settings
+
+    def source(self, key: str) -> str:
+        return f"config {self.origin} ({key})"
+
+
+def read_config(spec: str) -> ConfigValues:
+    """The settings of ``spec``: ``path.toml`` (any path not ending in ``.py``),
+    ``file:/path/config.py`` or ``path.py``, or ``python:package.module``. SettingsError with one
+    line naming the file (or module) and the key for anything wrong."""
+    if spec.startswith("python:"):
+        return _python_module(spec[len("python:"):].strip())
+    path = spec[len("file:"):] if spec.startswith("file:") else spec
+    path = os.path.abspath(os.path.expanduser(path))
+    if not os.path.isfile(path):
+        raise SettingsError(f"config file not found: {path}")
+    if path.endswith(".py"):
+        return _python_file(path)
+    return _toml_file(path)
+
+
+def _toml_file(path: str) -> ConfigValues:
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as error:
+        raise SettingsError(f"config file {path} cannot be read: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SettingsError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: not valid TOML: not UTF-8 text") from None
+    values: dict[str, tuple[str, Any]] = {}
+    for key, value in document.items():
+        option = OPTIONS_BY_NAME.get(key)
+        if option is None:
+            known = ", ".join(OPTIONS_BY_NAME)
+            raise SettingsError(f"{path}: unknown setting {key!r} (known: {known})")
+        values[option.name] = (key, _parse_in(path, key, option.parse, value, option.is_path,
+                                              os.path.dirname(path)))
+    return ConfigValues(path, values)
+
+
+def _python_file(path: str) -> ConfigValues:
+    try:
+        namespace = runpy.run_path(path, run_name="dash_insight_config")
+    except Exception as error:
+        raise SettingsError(f"{path}: the config file failed: {_one_line(error)}") from None
+    return _upper_case_settings(path, namespace, os.path.dirname(path))
+
+
+def _python_module(name: str) -> ConfigValues:
+    origin = f"python:{name}"
+    if not name:
+        raise SettingsError("python: needs a module name, e.g. python:mypackage.insight_config")
+    try:
+        module = importlib.import_module(name)
+    except Exception as error:
+        raise SettingsError(f"{origin}: the config module cannot be imported: "
+                            f"{_one_line(error)}") from None
+    return _upper_case_settings(origin, vars(module), None)
+
+
+def _upper_case_settings(origin: str, namespace: Mapping[str, Any],
+                         folder: str | None) -> ConfigValues:
+    """MindInsight's rule: every upper-case name of the file or module is a setting."""
+    values: dict[str, tuple[str, Any]] = {}
+    ignored = []
+    for key, value in namespace.items():
+        if not key.isupper() or key.startswith("_"):
+            continue
+        if key in MINDINSIGHT_NAMES:
+            name, parse = MINDINSIGHT_NAMES[key]
+            values[name] = (key, _parse_in(origin, key, parse, value, False, folder))
+            continue
+        option = OPTIONS_BY_NAME.get(key.lower())
+        if option is None:
+            ignored.append(key)
+            continue
+        values[option.name] = (key, _parse_in(origin, key, option.parse, value, option.is_path,
+                                              folder))
+    return ConfigValues(origin, values, tuple(sorted(ignored)))
+
+
+def _parse_in(origin: str, key: str, parse: Callable[[Any], Any], value: Any, is_path: bool,
+              folder: str | None) -> Any:
+    try:
+        parsed = parse(value)
+    except SettingsError as error:
+        raise SettingsError(f"{origin}: {key}: {error}") from None
+    if is_path and folder is not None:
+        parsed = os.path.join(folder, os.path.expanduser(parsed))
+    return parsed
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+# -- the settings ------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Everything a dash-insight server needs to know; validated when built."""
+    """Everything a dash-insight server needs to know; validated when built.
+
+    ``sources`` says where each value came from (a name missing there is a default); ``config``
+    is the config file that was read, ``ignored`` its upper-case names that are not settings.
+    """
 
     summary_base_dir: str = "."
     workspace: str = DEFAULT_WORKSPACE
@@ -87,22 +328,29 @@ class Settings:
     port: int = DEFAULT_PORT
     url_base_pathname: str = "/"
     cache_bytes: int = DEFAULT_CACHE_BYTES
+    access_log_max_bytes: int = DEFAULT_ACCESS_LOG_MAX_BYTES
+    config: str | None = field(default=None, compare=False)
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    ignored: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # Values given as numbers (create_app's keywords) go through the same parsers as text.
         set_ = object.__setattr__
         set_(self, "summary_base_dir", os.fspath(self.summary_base_dir))
         set_(self, "workspace", os.path.abspath(os.path.expanduser(os.fspath(self.workspace))))
-        set_(self, "reload_interval", parse_reload_interval(str(self.reload_interval)))
+        set_(self, "reload_interval", parse_reload_interval(self.reload_interval))
         if self.max_depth is not None:
-            set_(self, "max_depth", parse_max_depth(str(self.max_depth)))
+            set_(self, "max_depth", parse_max_depth(self.max_depth))
         samples = self.samples_per_plugin
         set_(self, "samples_per_plugin",
              parse_samples(format_samples_per_plugin(samples)) if samples else {})
-        set_(self, "port", parse_port(str(self.port)))
+        set_(self, "port", parse_port(self.port))
         parse_url_base_pathname(self.url_base_pathname)
-        if self.cache_bytes < 0:
-            raise SettingsError(f"cache bytes must be >= 0, not {self.cache_bytes}")
+        for name in ("cache_bytes", "access_log_max_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise SettingsError(f"{name.replace('_', ' ')} must be >= 0, not {value}")
+        set_(self, "sources", dict(self.sources))
 
     @property
     def base_dir(self) -> str:
@@ -114,6 +362,11 @@ class Settings:
         """Only this machine can connect (dash-insight has no login)."""
         return self.host in LOCAL_HOSTS
 
+    def source(self, name: str) -> str:
+        """Where the value of ``name`` came from: ``command line (--port)``, ``environment
+        (DASH_INSIGHT_PORT)``, ``config /etc/insight.toml (port)``, ``default``, ..."""
+        return self.sources.get(name, DEFAULT_SOURCE)
+
     def checked_base_dir(self) -> str:
         """:attr:`base_dir`; SettingsError with a one-line reason if it cannot be served."""
         path = self.base_dir
@@ -123,91 +376,134 @@ class Settings:
             raise SettingsError(f"summary base directory is not readable: {path}")
         return path
 
-    def replace(self, **changes: Any) -> Settings:
-        return dataclasses.replace(self, **changes)
+    def replace(self, source: str = "program", **changes: Any) -> Settings:
+        """These settings with ``changes``, whose source is ``source``."""
+        sources = {**self.sources, **dict.fromkeys(changes, source)}
+        return dataclasses.replace(self, sources=sources, **changes)
+
+    def describe(self) -> list[tuple[str, str, str]]:
+        """(name, value as text, source) of every setting, for ``dash-insight config show``."""
+        return [(option.name, self.text(option.name), self.source(option.name))
+                for option in OPTIONS]
+
+    def text(self, name: str) -> str:
+        """The value of ``name`` as the command line and the environment spell it."""
+        if name == "summary_base_dir":
+            return self.base_dir
+        value = getattr(self, name)
+        if name == "samples_per_plugin":
+            return format_samples_per_plugin(value)
+        if name == "max_depth" and value is None:
+            return ""
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
+
+    # -- resolving the four sources --
+    @classmethod
+    def resolve(cls, *, given: Mapping[str, tuple[str, Any]] | None = None,
+                environ: Mapping[str, str] | None = None,
+                config: str | None = None) -> Settings:
+        """Settings from, strongest first, ``given`` (name -> (source, parsed value): the
+        command line), the ``DASH_INSIGHT_*`` variables of ``environ`` (default
+        ``os.environ``), the config file ``config`` (default: ``$DASH_INSIGHT_CONFIG``) and the
+        defaults."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        config = config or environ.get(CONFIG_ENV) or None
+        ignored: tuple[str, ...] = ()
+        if config:
+            found = read_config(config)
+            ignored = found.ignored
+            for name, (key, value) in found.values.items():
+                values[name], sources[name] = value, found.source(key)
+        for option in OPTIONS:
+            text = environ.get(option.env)
+            if text is None or text == "":
+                continue
+            try:
+                values[option.name] = option.parse(text)
+            except SettingsError as error:
+                raise SettingsError(f"{option.env}: {error}") from None
+            sources[option.name] = f"environment ({option.env})"
+        for name, (source, value) in (given or {}).items():
+            values[name], sources[name] = value, source
+        return cls(**values, config=config, sources=sources, ignored=ignored)
 
     # -- command line --
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """Options of ``dash-insight start`` and ``python -m dash_insight.server``."""
-        parser.add_argument("--port", type=_argument(parse_port), default=DEFAULT_PORT,
-                            help=f"port to listen on ({DEFAULT_PORT})")
-        parser.add_argument("--host", default=DEFAULT_HOST,
-                            help=f"address to bind ({DEFAULT_HOST}: this machine only)")
-        parser.add_argument("--summary-base-dir", default=".",
-                            help="folder whose sub-folders hold summary files (current folder)")
-        parser.add_argument("--demo", action="store_true",
+        """Options of ``dash-insight start`` / ``config show`` and ``python -m
+        dash_insight.server``. An option not given is left out of the namespace, so the
+        environment and the config file can give it."""
+        parser.add_argument("--config", default=argparse.SUPPRESS, metavar="CONFIG",
+                            help="settings file: a TOML file, file:/path/config.py or "
+                                 f"python:package.module (default: ${CONFIG_ENV}); the "
+                                 "command line and DASH_INSIGHT_* variables override it")
+        parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                             help="serve the bundled demo of real MindSpore summaries instead")
-        parser.add_argument("--reload-interval", type=_argument(parse_reload_interval),
-                            default=DEFAULT_RELOAD_INTERVAL,
-                            help="seconds between reloads of the logs, 0 = load once "
-                                 f"({DEFAULT_RELOAD_INTERVAL:g})")
-        parser.add_argument("--workspace", default=DEFAULT_WORKSPACE,
-                            help=f"folder for the index, logs and pid files ({DEFAULT_WORKSPACE})")
-        parser.add_argument("--max-depth", type=_argument(parse_max_depth), default=None,
-                            help="how many folder levels below the base to look for jobs (all)")
-        parser.add_argument("--samples-per-plugin", type=_argument(parse_samples), default=None,
-                            metavar="PLUGIN=N,...",
-                            help="keep only N sampled values per tag, like MindInsight "
-                                 "(e.g. scalar=1000,image=10; 'mindinsight' for its sizes); "
-                                 "default: keep everything")
+        for option in OPTIONS:
+            parser.add_argument(option.flag, type=_argument(option.parse),
+                                default=argparse.SUPPRESS, metavar=option.metavar,
+                                help=option.help)
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> Settings:
-        """Settings from options added by :meth:`add_arguments` (``--demo`` serves the demo)."""
-        return cls(summary_base_dir=DEMO_DIR if args.demo else args.summary_base_dir,
-                   workspace=args.workspace, reload_interval=args.reload_interval,
-                   max_depth=args.max_depth, samples_per_plugin=args.samples_per_plugin or {},
-                   host=args.host, port=args.port)
+    def from_args(cls, args: argparse.Namespace,
+                  environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from options added by :meth:`add_arguments` over the environment and the
+        config file (``--demo`` serves the demo)."""
+        given = {option.name: (f"command line ({option.flag})", vars(args)[option.name])
+                 for option in OPTIONS if option.name in vars(args)}
+        if getattr(args, "demo", False):
+            given["summary_base_dir"] = ("command line (--demo)", DEMO_DIR)
+        return cls.resolve(given=given, environ=environ, config=getattr(args, "config", None))
 
     def to_args(self) -> list[str]:
         """Command-line options that give these settings back (for the background server)."""
-        args = ["--port", str(self.port), "--host", self.host,
-                "--summary-base-dir", self.base_dir,
-                "--reload-interval", f"{self.reload_interval:g}", "--workspace", self.workspace]
-        if self.max_depth is not None:
-            args += ["--max-depth", str(self.max_depth)]
-        if self.samples_per_plugin:
-            args += ["--samples-per-plugin", format_samples_per_plugin(self.samples_per_plugin)]
+        args = []
+        for option in OPTIONS:
+            text = self.text(option.name)
+            if text != "":  # max_depth None, samples_per_plugin {}: the defaults
+                args += [option.flag, text]
         return args
 
     # -- environment --
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Settings from ``DASH_INSIGHT_*`` variables: ``SUMMARY_BASE_DIR`` (required),
-        ``WORKSPACE``, ``RELOAD_INTERVAL``, ``MAX_DEPTH``, ``SAMPLES_PER_PLUGIN``,
-        ``URL_BASE_PATHNAME``; SettingsError naming the variable for a bad value."""
-        environ = os.environ if environ is None else environ
-        found: dict[str, Any] = {}
-        for name, parse in _ENVIRONMENT.items():
-            text = environ.get(ENV_PREFIX + name.upper())
-            if text is None or text == "":
-                continue
-            try:
-                found[name] = parse(text)
-            except SettingsError as error:
-                raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {error}") from None
-        if "summary_base_dir" not in found:
-            raise SettingsError(f"set {ENV_PREFIX}SUMMARY_BASE_DIR to the summary base directory")
-        return cls(**found)
+        """Settings from ``DASH_INSIGHT_*`` variables over the config file
+        ``$DASH_INSIGHT_CONFIG``; the summary base directory must be given by one of them.
+        SettingsError naming the variable (or the file and key) for a bad value."""
+        settings = cls.resolve(environ=environ)
+        if "summary_base_dir" not in settings.sources:
+            raise SettingsError(f"set {ENV_PREFIX}SUMMARY_BASE_DIR (or summary_base_dir in the "
+                                f"config file {CONFIG_ENV} names) to the summary base directory")
+        return settings
+
+    def to_env(self) -> dict[str, str]:
+        """The settings as ``DASH_INSIGHT_*`` variables, exported by a running server like
+        MindInsight's ``MINDINSIGHT_*`` so that operators (and child processes) find them."""
+        exported = {option.env: self.text(option.name) for option in OPTIONS
+                    if self.text(option.name) != ""}
+        if self.config:
+            exported[CONFIG_ENV] = self.config
+        return exported
 
 
-def _text(text: str) -> str:
-    return text
+def source_table(settings: Settings) -> str:
+    """``dash-insight config show``: one aligned line per setting with its source."""
+    rows = [("setting", "value", "source"), *settings.describe()]
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    lines = [f"{name:<{widths[0]}}  {value:<{widths[1]}}  {source}" for name, value, source
+             in rows]
+    if settings.config:
+        lines.append(f"config: {settings.config}")
+    if settings.ignored:
+        lines.append("ignored (not dash-insight settings): " + ", ".join(settings.ignored))
+    return "\n".join(lines)
 
 
-#: The settings the environment can give, with their parsers.
-_ENVIRONMENT: dict[str, Callable[[str], Any]] = {
-    "summary_base_dir": _text,
-    "workspace": _text,
-    "reload_interval": parse_reload_interval,
-    "max_depth": parse_max_depth,
-    "samples_per_plugin": parse_samples,
-    "url_base_pathname": parse_url_base_pathname,
-}
-
-
-def _argument(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+def _argument(parse: Callable[[Any], Any]) -> Callable[[str], Any]:
     """``parse`` as an argparse ``type``: its SettingsError becomes argparse's usage error."""
 
     def convert(text: str) -> Any:

@@ -24,7 +24,7 @@ from dash_insight.plugins.landscape.plugin import PLUGIN as LANDSCAPE
 from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
 from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
-from dash_insight.web import dashboard, shell
+from dash_insight.web import access_log, dashboard, shell
 from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import api_blueprint
 from dash_insight.web.plugin import NavLink, Page, Plugin, Route
@@ -98,7 +98,9 @@ def create_app(
     reloads (0 = load once); the index lives in ``workspace`` (default ``~/dash-insight``).
     ``settings`` (from :meth:`Settings.from_args` / :meth:`Settings.from_env`) replaces the
     keyword arguments. The data service is ``app.data_service``; ``start_loader=False`` leaves
-    loading to the caller (``app.data_service.loader.load_round()``).
+    loading to the caller (``app.data_service.loader.load_round()``). Requests below
+    ``url_base_pathname`` get a request id and a line in ``<workspace>/log/access.<port>.log``
+    (``app.access_log``, :mod:`dash_insight.web.access_log`).
     """
     if settings is None:
         settings = Settings(
@@ -112,7 +114,7 @@ def create_app(
     features = Features.build(data)
     app = dash.Dash(
         __name__,
-        server=server if server is not None else True,
+        server=server if server not in (None, True) else access_log.Server(__name__),
         url_base_pathname=prefix,
         assets_folder=ASSETS,
         title=title,
@@ -128,6 +130,7 @@ def create_app(
     app.server.register_blueprint(api_blueprint(features.routes()),
                                   url_prefix=prefix.rstrip("/") or None)
     _add_security_headers(app.server, prefix)
+    app.access_log = access_log.install(app.server, settings)  # type: ignore[attr-defined]
     app.data_service = data  # type: ignore[attr-defined]
     if start_loader:
         data.start()

@@ -42,6 +42,7 @@ from dash_insight.core.provider import (
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.vocabulary import stored_tag
 from dash_insight.web import errors
+from dash_insight.web.access_log import REQUEST_ID_HEADER, request_id
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL, ApiError
 from dash_insight.web.plugin import DASH_INSIGHT_API, MINDINSIGHT_API, Route
 
@@ -146,9 +147,16 @@ def _http_error_response(error: HTTPException) -> Response:
 
 
 def _unexpected_error_response(error: Exception) -> Response:
-    """MindInsight's ``handle_unknown_error``: log it, answer 500 ``System error.``"""
-    log.exception("REST API request %s failed", request.path, exc_info=error)
-    return _api_error_response(errors.unknown_error("System error."))
+    """MindInsight's ``handle_unknown_error``: log it, answer 500 ``System error.``; the answer
+    (``request_id`` next to MindInsight's two keys, and the ``X-Request-Id`` header) and the log
+    line carry the request id, so the traceback of what a user saw can be found."""
+    rid = request_id(request.environ)
+    log.exception("REST API request %s failed (request id %s)", request.path, rid,
+                  exc_info=error)
+    response = json_response({**errors.unknown_error("System error.").to_dict(),
+                              "request_id": rid}, 500)
+    response.headers[REQUEST_ID_HEADER] = rid
+    return response
 
 
 def _allow(methods: Iterable[str]) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 from dash_insight.core.format.events import DecodeError, decode_lineage_event
 from dash_insight.core.format.events import decode_model_proto as _decode_model_proto
 from dash_insight.core.format.files import FileKind, classify, summary_sort_key
-from dash_insight.core.format.framing import CHUNK_BYTES, Damage, RecordReader
+from dash_insight.core.format.framing import CHUNK_BYTES, Damage, RecordReader, Tail
 from dash_insight.core.format.scan import EventScanner
 from dash_insight.core.vocabulary import Plugin
 
@@ -124,13 +124,22 @@ def _read_framed(path: str, kind: FileKind,
         tail = reader.result.tail
         if reader.result.bytes_consumed == 0:
             break
-    if reader.lost_at is not None:
-        if records == 0 and reader.lost_at == 0:
+    return framed_file_entry(path, kind, size, records, errors, tail, reader.lost_at)
+
+
+def framed_file_entry(path: str, kind: FileKind, size: int, records: int, errors: list[Damage],
+                      tail: Tail | None, lost_at: int | None) -> dict[str, Any]:
+    """The report entry of a framed file read to its end by a :class:`RecordReader`: its
+    damage (``errors``), an incomplete last record (``tail``) and framing lost up to the end
+    (``lost_at``) turned into a status and reasons (also used by ``dash-insight export``)."""
+    errors = list(errors)
+    if lost_at is not None:
+        if records == 0 and lost_at == 0:
             errors = [Damage(0, f"not a MindSpore {kind.value} file: no valid record in its "
                                 f"{size} bytes")]
         else:
-            errors.append(Damage(reader.lost_at, f"no valid record from here to the end of the "
-                                                 f"file ({size - reader.lost_at} bytes lost)"))
+            errors.append(Damage(lost_at, f"no valid record from here to the end of the "
+                                          f"file ({size - lost_at} bytes lost)"))
     status = STATUS_DAMAGED if errors else STATUS_OK
     if tail is not None:
         need = f"{tail.need} bytes" if tail.need is not None else "a 12-byte header"
@@ -210,14 +219,19 @@ def inspect_path(path: str | os.PathLike[str]) -> dict[str, Any]:
     }
 
 
+def format_file_entry(entry: dict[str, Any]) -> list[str]:
+    """A file's lines of the report: path, kind, records, status and each damage."""
+    lines = [f"{entry['path']}", f"  {entry['kind']}, {entry['records']} records, "
+                                 f"{entry['status']}"]
+    lines.extend(f"  ! offset {error['offset']}: {error['reason']}" for error in entry["errors"])
+    return lines
+
+
 def format_report(report: dict[str, Any]) -> str:
     """Human-readable form of :func:`inspect_path`'s report."""
     lines: list[str] = []
     for entry in report["files"]:
-        lines.append(f"{entry['path']}")
-        lines.append(f"  {entry['kind']}, {entry['records']} records, {entry['status']}")
-        for error in entry["errors"]:
-            lines.append(f"  ! offset {error['offset']}: {error['reason']}")
+        lines.extend(format_file_entry(entry))
     if not report["files"]:
         lines.append("no summary, lineage or graph file here")
     for plugin, by_tag in report["tags"].items():
