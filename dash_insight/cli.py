@@ -45,6 +45,7 @@ from dash_insight.core.settings import (
     SettingsError,
     source_table,
 )
+from dash_insight.core.vocabulary import Plugin
 
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
@@ -231,7 +232,7 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
 
     try:
         plugins = parse_plugins(args.plugins)
-        if args.format == "parquet" and "scalar" in plugins:
+        if args.format == "parquet" and Plugin.SCALAR in plugins:
             require_parquet()
         jobs = find_jobs(base, args.max_depth)
         if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)) \

@@ -54,11 +54,12 @@ from dash_insight.core.format.events import (
 from dash_insight.core.format.files import FileKind
 from dash_insight.core.format.framing import CHUNK_BYTES, RecordReader, read_record_at
 from dash_insight.core.format.inspect import STATUS_OK, framed_file_entry
-from dash_insight.core.format.scan import BlobColumns, EventScanner, ScalarColumns
+from dash_insight.core.format.scan import EventScanner, ScannedBlobs, ScannedScalars
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
 from dash_insight.core.store.series import ScalarSeries, merge_indices, merge_points
+from dash_insight.core.vocabulary import Plugin
 
-PLUGINS = ("scalar", "image", "histogram", "tensor")
+PLUGINS = (Plugin.SCALAR.value, Plugin.IMAGE.value, Plugin.HISTOGRAM.value, Plugin.TENSOR.value)
 FORMATS = ("csv", "json", "parquet")
 PARQUET_HINT = "pip install 'dash-insight[parquet]' (or: pip install pyarrow)"
 _PARQUET_GROUP_ROWS = 1 << 20
@@ -139,7 +140,7 @@ def export_summaries(base_dir: str, out_dir: str, *, plugins: Sequence[str] = PL
     wrong = [p for p in plugins if p not in PLUGINS]
     if wrong:
         raise ExportError(f"cannot export {wrong}: the plugins are {', '.join(PLUGINS)}")
-    parquet = require_parquet() if fmt == "parquet" and "scalar" in plugins else None
+    parquet = require_parquet() if fmt == "parquet" and Plugin.SCALAR in plugins else None
     base_dir = os.path.abspath(base_dir)
     jobs = find_jobs(base_dir, max_depth) if jobs is None else jobs
     report = ExportReport(jobs_seen=len(jobs))
@@ -174,8 +175,8 @@ class _JobExport:
         self.parquet = parquet
         self.report = report
         self.progress = progress
-        self.scalars: dict[str, list[tuple[int, ScalarColumns]]] = {}
-        self.blobs: dict[tuple[str, str], list[tuple[int, int, BlobColumns]]] = {}
+        self.scalars: dict[str, list[tuple[int, ScannedScalars]]] = {}
+        self.blobs: dict[tuple[str, str], list[tuple[int, int, ScannedBlobs]]] = {}
         self.files: list[_FileRead] = []
 
     def run(self) -> None:
@@ -204,7 +205,7 @@ class _JobExport:
         number = len(self.files)
         while True:
             result = scanner.scan(reader.read(CHUNK_BYTES))
-            if "scalar" in self.plugins:
+            if Plugin.SCALAR in self.plugins:
                 for tag, columns in result.scalars.items():
                     self.scalars.setdefault(tag, []).append((rank, columns))
             for key, columns in result.blobs.items():
@@ -320,9 +321,9 @@ class _ValueWriter:
     @staticmethod
     def create(plugin: str, tag: str, target: str, step: np.ndarray, wall: np.ndarray,
                report: ExportReport) -> _ValueWriter:
-        kinds: dict[str, type[_ValueWriter]] = {"image": _ImageWriter,
-                                                "histogram": _HistogramWriter,
-                                                "tensor": _TensorWriter}
+        kinds: dict[str, type[_ValueWriter]] = {Plugin.IMAGE.value: _ImageWriter,
+                                                Plugin.HISTOGRAM.value: _HistogramWriter,
+                                                Plugin.TENSOR.value: _TensorWriter}
         if plugin not in kinds:  # loss landscapes are not exported
             return _ValueWriter(tag, target, step, wall, report)
         return kinds[plugin](tag, target, step, wall, report)
