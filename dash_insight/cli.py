@@ -24,6 +24,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Sequence
+from typing import Any
 
 from dash_insight import __version__
 from dash_insight.core.export import (
@@ -145,8 +146,9 @@ def _start(args: argparse.Namespace) -> int:
 def _port_and_workspace(args: argparse.Namespace) -> Settings:
     """Settings for ``stop``/``status``: their --port/--workspace over the environment and the
     config file, as ``start`` resolved them."""
-    given = {name: (f"command line (--{name})", vars(args)[name])
-             for name in ("port", "workspace") if name in vars(args)}
+    given: dict[str, tuple[str, Any]] = {
+        name: (f"command line (--{name})", vars(args)[name])
+        for name in ("port", "workspace") if name in vars(args)}
     return Settings.resolve(given=given, config=getattr(args, "config", None))
 
 
@@ -245,9 +247,13 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
     started = time.perf_counter()
     with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc="export",
               disable=True if args.quiet else None, file=sys.stderr) as bar:
+
+        def advance(read: int) -> None:
+            bar.update(read)
+
         try:
             report = export_summaries(base, out, plugins=plugins, fmt=args.format, jobs=jobs,
-                                      progress=bar.update)
+                                      progress=advance)
         except (ExportError, OSError) as error:
             return _fail(f"export: {error}", 1)
     seconds = max(time.perf_counter() - started, 1e-9)

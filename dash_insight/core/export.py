@@ -38,7 +38,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 from urllib.parse import quote
 
 import numpy as np
@@ -206,11 +206,11 @@ class _JobExport:
         while True:
             result = scanner.scan(reader.read(CHUNK_BYTES))
             if Plugin.SCALAR in self.plugins:
-                for tag, columns in result.scalars.items():
-                    self.scalars.setdefault(tag, []).append((rank, columns))
-            for key, columns in result.blobs.items():
+                for tag, scalars in result.scalars.items():
+                    self.scalars.setdefault(tag, []).append((rank, scalars))
+            for key, blobs in result.blobs.items():
                 if key[0] in self.plugins:
-                    self.blobs.setdefault(key, []).append((rank, number, columns))
+                    self.blobs.setdefault(key, []).append((rank, number, blobs))
             errors.extend(result.errors)
             errors.extend(reader.result.damage)
             records += reader.result.records
@@ -371,14 +371,14 @@ class NpzWriter:
         self._zip = zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True)
 
     def add(self, name: str, array: np.ndarray) -> None:
-        handle: BinaryIO
+        handle: IO[bytes]
         with self._zip.open(f"{name}.npy", "w", force_zip64=True) as handle:
             np.lib.format.write_array(handle, np.asanyarray(array), allow_pickle=False)
 
     def add_raw(self, name: str, source: BinaryIO, dtype: np.dtype[Any],
                 shape: tuple[int, ...]) -> None:
         """An array whose C-order bytes are in ``source`` (from its start), copied in blocks."""
-        handle: BinaryIO
+        handle: IO[bytes]
         with self._zip.open(f"{name}.npy", "w", force_zip64=True) as handle:
             np.lib.format.write_array_header_2_0(handle, {
                 "descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,

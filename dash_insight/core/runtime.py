@@ -236,8 +236,8 @@ def find_servers(workspaces: Iterable[str] = ()) -> list[RunningServer]:
                 with contextlib.suppress(OSError):
                     os.remove(path)
     for pid, process in titled.items():
-        if pid not in records and (record := _from_title(process)) is not None:
-            records[pid] = record
+        if pid not in records and (found := _from_title(process)) is not None:
+            records[pid] = found
     states: dict[tuple[str, str], str] = {}
     now = time.time()
     servers = []

@@ -246,7 +246,7 @@ def install(server: flask.Flask, settings: Settings) -> AccessLog:
     """Wrap ``server`` with the access log of ``settings`` (``<workspace>/log/access.<port>
     .log``, rotated at ``access_log_max_bytes``) for requests below ``url_base_pathname``; a
     :class:`Server` also answers its 500s with the request id."""
-    middleware = AccessLog(server.wsgi_app,  # type: ignore[arg-type]
+    middleware = AccessLog(server.wsgi_app,
                            access_log_path(settings.workspace, settings.port),
                            settings.access_log_max_bytes, settings.url_base_pathname)
     server.wsgi_app = middleware  # type: ignore[method-assign]

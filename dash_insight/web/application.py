@@ -112,13 +112,16 @@ def create_app(
     prefix = settings.url_base_pathname
     data = DataService(settings)
     features = Features.build(data)
+    # Dash takes a Flask app as ``server`` (documented), though its annotation names only bool
+    # and callables.
+    host: Any = server if server not in (None, True) else access_log.Server(__name__)
     app = dash.Dash(
         __name__,
-        server=server if server not in (None, True) else access_log.Server(__name__),
+        server=host,
         url_base_pathname=prefix,
         assets_folder=ASSETS,
         title=title,
-        update_title=None,
+        update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL
     )
     app.layout = shell.shell_layout(app, features.nav())
