@@ -82,26 +82,42 @@ class Profile:
         return sum(stat.total_ms for stat in self.types)
 
 
+#: How many of the first operators of a run are tried as the step marker.
+MARKER_CANDIDATES = 24
+
+
 def assign_steps(op: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(1-based step of every launch, start of every step) for launches sorted by ``start``.
 
     The number of steps N is the most common number of launches of an operator (the smallest
-    on a tie: an operator launched twice per step has 2N). The step marker is, among the
-    operators launched exactly N times, the one launched first (MindSpore's ``AssignAdd`` of
-    the global step); its launches start the steps, and every launch belongs to the last step
-    started at or before it (launches before the first mark belong to step 1)."""
+    on a tie: an operator launched twice per step has 2N). A step marker is an operator
+    launched exactly N times whose launches start the steps: every launch belongs to the last
+    step started at or before it (launches before the first mark belong to step 1). Of the
+    first :data:`MARKER_CANDIDATES` such operators in launch order, the one that puts the most
+    N-times operators at exactly one launch per step wins (the earliest on a tie). It is not
+    simply the first operator: MindSpore's ``AssignAdd`` of the global step opens step 1 but
+    closes the later ones (it runs just before the next step's forward pass)."""
     if not len(op):
         return np.zeros(0, np.int32), np.zeros(0, np.float64)
     counts = np.bincount(op)
     values, frequency = np.unique(counts[counts > 0], return_counts=True)
     steps = int(values[frequency == frequency.max()].min())
-    candidates = np.flatnonzero(counts == steps)
     first = np.full(len(counts), np.inf)
     np.minimum.at(first, op, start)
-    marker = candidates[np.argmin(first[candidates])]
-    starts = np.sort(start[op == marker])
-    step = np.searchsorted(starts, start, side="right")
-    return np.clip(step, 1, steps).astype(np.int32), starts.astype(np.float64)
+    regular = np.flatnonzero(counts == steps)
+    candidates = regular[np.argsort(first[regular], kind="stable")][:MARKER_CANDIDATES]
+    in_regular = np.isin(op, regular)
+    regular_op, regular_start = op[in_regular], start[in_regular]
+    best, best_score = candidates[0], -1
+    for marker in candidates:
+        marks = start[op == marker]
+        step = np.clip(np.searchsorted(marks, regular_start, side="right"), 1, steps)
+        score = len(np.unique(regular_op.astype(np.int64) * steps + step))
+        if score > best_score:
+            best, best_score = marker, score
+    marks = start[op == best].astype(np.float64)
+    step = np.searchsorted(marks, start, side="right")
+    return np.clip(step, 1, steps).astype(np.int32), marks
 
 
 def sorted_launches(table: LaunchTable, source: str) -> Launches:

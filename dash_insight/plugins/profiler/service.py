@@ -10,6 +10,7 @@ re-written profile is parsed again and a stale one is never served.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -85,6 +86,9 @@ class ProfilerService:
         self.provider = provider
         self.base_dir = provider.base_dir
         self._cache = ByteLRU(cache_bytes)
+        # One build at a time: a page's callbacks ask for the same profile at once, and two
+        # parallel parses of 200,000 launches would each take twice as long on a busy CPU.
+        self._build_lock = threading.Lock()
         self.parses = 0  # files parsed (tests check the cache with it)
 
     @classmethod
@@ -177,13 +181,24 @@ class ProfilerService:
                              ({}, []), problems)
         return info
 
-    def profile(self, found: ProfilerDir, device: str) -> Profile:
-        """Everything the pages show for ``device`` (cached while no file changes)."""
+    @staticmethod
+    def _profile_key(found: ProfilerDir, device: str) -> tuple[Any, ...]:
         paths = [found.file(device, prefix) for prefix in (
             OP_TYPE_PREFIX, OP_DETAIL_PREFIX, FRAMEWORK_PREFIX, TIMESTAMP_PREFIX, INFO_PREFIX)]
-        key = ("profile", found.path, device, found.trace_view,
-               *(_identity(p) for p in [*paths, found.trace_view]))
-        return self._cache.get_or_compute(key, lambda: self._build_profile(found, device))
+        return (found.path, device, *(_identity(p) for p in [*paths, found.trace_view]))
+
+    def profile(self, found: ProfilerDir, device: str) -> Profile:
+        """Everything the pages show for ``device`` (cached while no file changes)."""
+        key = ("profile", *self._profile_key(found, device))
+        with self._build_lock:
+            return self._cache.get_or_compute(key, lambda: self._build_profile(found, device))
+
+    def derived(self, found: ProfilerDir, device: str, name: str,
+                compute: Callable[[Profile], T]) -> T:
+        """``compute(profile)`` kept as long as the profile (e.g. a timeline's bars)."""
+        profile = self.profile(found, device)
+        key = ("derived", name, *self._profile_key(found, device))
+        return self._cache.get_or_compute(key, lambda: compute(profile))
 
     def _build_profile(self, found: ProfilerDir, device: str) -> Profile:
         types, details, problems = self.op_tables(found, device)
