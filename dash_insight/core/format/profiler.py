@@ -117,13 +117,18 @@ class OpDetailStat:
 
 
 @dataclass(frozen=True)
-class FrameworkLaunch:
-    """One line of ``cpu_framework``: a launch's operator and its input shapes."""
+class FrameworkTable:
+    """``cpu_framework`` lines as columns, one entry per launch in file (= launch) order;
+    ``inputs`` joins a launch's input shapes with ``"; "`` (``input_1:[32, 1, 32, 32]; ...``).
+    """
 
-    op_type: str
-    op_name: str
-    graph_id: str
-    inputs: tuple[str, ...]  # "input_1:[32, 1, 32, 32]", ...
+    op_types: list[str]
+    op_names: list[str]
+    graph_ids: list[str]
+    inputs: list[str]
+
+    def __len__(self) -> int:
+        return len(self.op_names)
 
 
 @dataclass(frozen=True)
@@ -220,47 +225,48 @@ def parse_op_detail_csv(text: str, name: str = "cpu_op_detail_info.csv") -> Pars
 # -- text files ------------------------------------------------------------------------------
 
 
-def parse_framework(text: str, name: str = "cpu_framework.txt") -> Parsed:
-    """Launches of ``cpu_framework_<d>.txt`` as :class:`FrameworkLaunch`, in file (= launch)
-    order; a line without operator type, name and graph id is reported."""
-    parsed = Parsed()
+def parse_framework(text: str, name: str = "cpu_framework.txt"
+                    ) -> tuple[FrameworkTable, list[Problem]]:
+    """Launches of ``cpu_framework_<d>.txt`` (``<op_type>;<op_name>;<graph_id>;input_1:[..];
+    ...;``) as columns; a line without operator type, name and graph id is reported."""
+    table = FrameworkTable([], [], [], [])
+    problems: list[Problem] = []
     for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        parts = line.split(";")
+        parts = line.split(";", 3)
         if len(parts) < 3 or not parts[0] or not parts[1]:
-            hint = _truncation_hint(number, text)
-            parsed.problems.append(Problem(name, number, "expected '<op_type>;<op_name>;"
-                                                         f"<graph_id>;...'{hint}"))
+            if line.strip():
+                hint = _truncation_hint(number, text)
+                problems.append(Problem(name, number, "expected '<op_type>;<op_name>;"
+                                                      f"<graph_id>;...'{hint}"))
             continue
-        parsed.rows.append(FrameworkLaunch(parts[0], parts[1], parts[2],
-                                           tuple(p for p in parts[3:] if p)))
-    return parsed
+        table.op_types.append(parts[0])
+        table.op_names.append(parts[1])
+        table.graph_ids.append(parts[2])
+        table.inputs.append(parts[3].rstrip(";").replace(";", "; ") if len(parts) > 3 else "")
+    return table, problems
 
 
 def _launch_triples(text: str, number: int, name: str, problems: list[Problem]
                     ) -> tuple[np.ndarray, np.ndarray]:
     """(start_ns, duration_us) of the ``start_ns,dur_ms,tid`` launches of one line; malformed
     launches are reported and skipped."""
-    tokens = text.split()
-    fields = [token.split(",") for token in tokens]
-    if all(len(f) == 3 for f in fields):
+    flat = text.replace(",", " ").split()
+    if len(flat) % 3 == 0 and text.count(",") == len(flat) * 2 // 3:
         try:
-            start = np.array([f[0] for f in fields], dtype=np.int64)
-            duration = np.array([f[1] for f in fields], dtype=np.float64) * 1000.0
-            return start, duration
+            return (np.array(flat[0::3], dtype=np.int64),
+                    np.array(flat[1::3], dtype=np.float64) * 1000.0)
         except (ValueError, OverflowError):
             pass  # salvage launch by launch below
     starts: list[int] = []
     durations: list[float] = []
-    for position, cells in enumerate(fields, start=1):
+    for position, token in enumerate(text.split(), start=1):
+        cells = token.split(",")
         try:
             if len(cells) != 3:
                 raise ValueError(f"{len(cells)} of 3 fields")
             start_ns, duration_ms = int(cells[0]), float(cells[1])
         except (ValueError, OverflowError) as error:
-            problems.append(Problem(name, number, f"launch {position} {tokens[position - 1]!r}:"
-                                                  f" {error}"))
+            problems.append(Problem(name, number, f"launch {position} {token!r}: {error}"))
             continue
         starts.append(start_ns)
         durations.append(duration_ms * 1000.0)

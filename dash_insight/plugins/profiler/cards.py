@@ -118,7 +118,8 @@ def timeline_card(app: dash.Dash, params: dict[str, str], profile: Profile,
     low = 0.0 if step == 1 else float(launches.step_starts_us[step - 1])
     view = timeline.window_view(model, low, float(ends[step - 1]), max_bars=1500)
     figure = timeline.timeline_figure(model, view, launches, height=230)
-    figure.update_layout(showlegend=False, dragmode=False, xaxis={"fixedrange": True})
+    figure["layout"].update(showlegend=False, dragmode=False)
+    figure["layout"]["xaxis"]["fixedrange"] = True
     return card("prof-card-timeline", "Timeline",
                 dcc.Graph(figure=figure, config={"displayModeBar": False},
                           id="prof-timeline-preview"),

@@ -10,7 +10,7 @@ from typing import Any
 import dash
 from dash import Input, Output, State, dcc, html
 
-from dash_insight.core.format.profiler import ProfilerDir
+from dash_insight.core.format.profiler import Problem, ProfilerDir
 from dash_insight.plugins.profiler.model import Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.url_state import make_search, parse_search
@@ -94,14 +94,15 @@ def device_selector(found: ProfilerDir, device: str) -> Any:
         className="di-inline")
 
 
-def problems_panel(profile: Profile) -> Any:
+def problems_panel(profile: Profile, more: Sequence[Problem] = ()) -> Any:
     """What could not be read (everything else is shown)."""
-    if not profile.problems:
+    problems = [*profile.problems, *more]
+    if not problems:
         return None
     return html.Details(className="di-panel di-warning di-prof-problems", children=[
-        html.Summary(f"⚠ {len(profile.problems)} problem(s) reading the profiler files; "
+        html.Summary(f"⚠ {len(problems)} problem(s) reading the profiler files; "
                      "everything readable is shown."),
-        html.Ul([html.Li(str(problem)) for problem in profile.problems[:50]]),
+        html.Ul([html.Li(str(problem)) for problem in problems[:50]]),
     ])
 
 

@@ -3,7 +3,8 @@
 * steps: MindSpore writes no step marks on CPU; :func:`assign_steps` recovers them from the
   launch order (every operator launches once per step in graph mode);
 * launch-time distribution per operator (min / median / p95 / max);
-* input shapes per operator, from ``cpu_framework`` (one line per launch, in launch order).
+* input shapes per operator, from ``cpu_framework`` (one line per launch, in launch order);
+  read only when shown (it is the largest file).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from dash_insight.core.format.profiler import (
-    FrameworkLaunch,
+    FrameworkTable,
     LaunchTable,
     OpDetailStat,
     OpTypeStat,
@@ -71,7 +72,6 @@ class Profile:
     details: tuple[OpDetailStat, ...]
     launches: Launches
     info: dict[str, Any]
-    inputs: dict[str, str]  # full operator name -> input shapes ("input_1:[32, 1, 32, 32]; ...")
     problems: tuple[Problem, ...]
     type_rows: list[list[Any]] = field(default_factory=list)  # MindInsight's formatted rows
     detail_rows: list[list[Any]] = field(default_factory=list)
@@ -83,7 +83,7 @@ class Profile:
 
 
 #: How many of the first operators of a run are tried as the step marker.
-MARKER_CANDIDATES = 24
+MARKER_CANDIDATES = 12
 
 
 def assign_steps(op: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -106,13 +106,18 @@ def assign_steps(op: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndar
     np.minimum.at(first, op, start)
     regular = np.flatnonzero(counts == steps)
     candidates = regular[np.argsort(first[regular], kind="stable")][:MARKER_CANDIDATES]
-    in_regular = np.isin(op, regular)
-    regular_op, regular_start = op[in_regular], start[in_regular]
+    is_regular = np.zeros(len(counts), bool)
+    is_regular[regular] = True
+    in_regular = is_regular[op]
+    # regular operators renumbered 0..R-1: (operator, step) pairs fit one bincount
+    dense = np.cumsum(is_regular) - 1
+    regular_op, regular_start = dense[op[in_regular]], start[in_regular]
     best, best_score = candidates[0], -1
     for marker in candidates:
         marks = start[op == marker]
-        step = np.clip(np.searchsorted(marks, regular_start, side="right"), 1, steps)
-        score = len(np.unique(regular_op.astype(np.int64) * steps + step))
+        step = np.clip(np.searchsorted(marks, regular_start, side="right"), 1, steps) - 1
+        pairs = np.bincount(regular_op * steps + step, minlength=len(regular) * steps)
+        score = int(np.count_nonzero(pairs))
         if score > best_score:
             best, best_score = marker, score
     marks = start[op == best].astype(np.float64)
@@ -163,43 +168,43 @@ def distribution(launches: Launches, details: tuple[OpDetailStat, ...]) -> Distr
     return Distribution(*result)
 
 
-def input_shapes(framework: list[FrameworkLaunch], launches: Launches) -> dict[str, str]:
+def input_shapes(framework: FrameworkTable, launches: Launches) -> dict[str, str]:
     """Input shapes per full operator name. ``cpu_framework`` has one line per launch in launch
     order but only the short op name: line i is the i-th launch by start time when the names
     agree (they do in MindSpore's output); otherwise a short name is matched only when one full
     name ends with it. Several shapes of one operator are shown as the most common one and how
     many others there are."""
-    shapes: dict[str, Counter[str]] = {}
     short = [name.rsplit("/", 1)[-1] for name in launches.names]
+    ops = launches.op.tolist()
     aligned = len(framework) == len(launches) and all(
-        line.op_name == short[op] for line, op in zip(framework, launches.op.tolist(),
-                                                      strict=True))
+        a == short[op] for a, op in zip(framework.op_names, ops, strict=True))
     if aligned:
-        pairs = zip((launches.names[op] for op in launches.op.tolist()), framework, strict=True)
+        counted = Counter(zip(ops, framework.inputs, strict=True))
     else:
         owners = Counter(short)
-        unique = {s: name for s, name in zip(short, launches.names, strict=True)
-                  if owners[s] == 1}
-        pairs = ((unique[line.op_name], line) for line in framework if line.op_name in unique)
-    for name, line in pairs:
-        shapes.setdefault(name, Counter())["; ".join(line.inputs)] += 1
+        unique = {s: op for op, s in enumerate(short) if owners[s] == 1}
+        counted = Counter((unique[name], inputs) for name, inputs
+                          in zip(framework.op_names, framework.inputs, strict=True)
+                          if name in unique)
+    shapes: dict[int, Counter[str]] = {}
+    for (op, inputs), count in counted.items():
+        shapes.setdefault(op, Counter())[inputs] = count
     out = {}
-    for name, counter in shapes.items():
+    for op, counter in shapes.items():
         common, _ = counter.most_common(1)[0]
         others = len(counter) - 1
-        out[name] = common + (f" (+{others} other shape{'s' if others > 1 else ''})"
-                              if others else "")
+        out[launches.names[op]] = common + (
+            f" (+{others} other shape{'s' if others > 1 else ''})" if others else "")
     return out
 
 
 def build_profile(path: str, device: str, types: list[OpTypeStat], details: list[OpDetailStat],
-                  launches: Launches, framework: list[FrameworkLaunch], info: dict[str, Any],
-                  problems: list[Problem]) -> Profile:
-    """Assemble a :class:`Profile` with its derived rows, distribution and input shapes."""
+                  launches: Launches, info: dict[str, Any], problems: list[Problem]) -> Profile:
+    """Assemble a :class:`Profile` with its derived rows and launch-time distribution."""
     details_tuple = tuple(details)
     return Profile(
         path=path, device=device, types=tuple(types), details=details_tuple, launches=launches,
-        info=info, inputs=input_shapes(framework, launches), problems=tuple(problems),
+        info=info, problems=tuple(problems),
         type_rows=[type_row(stat) for stat in types],
         detail_rows=[detail_row(stat) for stat in details],
         distribution=distribution(launches, details_tuple),

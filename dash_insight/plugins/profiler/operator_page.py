@@ -126,7 +126,7 @@ def _number(value: float) -> float | None:
     return None if value is None or math.isnan(value) else query.format_number(value)
 
 
-def op_rows(profile: Profile) -> list[list[Any]]:
+def op_rows(profile: Profile, inputs: dict[str, str]) -> list[list[Any]]:
     """The all-operators rows: MindInsight's 9 columns (the proportion in percent), the input
     shapes and the launch-time distribution."""
     rows = []
@@ -134,7 +134,7 @@ def op_rows(profile: Profile) -> list[list[Any]]:
     for i, (stat, row) in enumerate(zip(profile.details, profile.detail_rows, strict=True)):
         shown = list(row)
         shown[7] = query.format_number(stat.proportion * 100)
-        shown.append(profile.inputs.get(stat.full_name, ""))
+        shown.append(inputs.get(stat.full_name, ""))
         if spread is not None:
             shown += [_number(float(spread.minimum[i])), _number(float(spread.median[i])),
                       _number(float(spread.p95[i])), _number(float(spread.maximum[i]))]
@@ -161,18 +161,19 @@ def type_table_rows(profile: Profile, state: OperatorState) -> list[list[Any]]:
     return sort_page(found, TYPE_KEYS, state.type_sort, state.type_descending)
 
 
-def all_table_rows(profile: Profile, state: OperatorState) -> list[list[Any]]:
-    """The operators whose name contains the search (MindInsight's ``op_name``
+def all_table_rows(rows: list[list[Any]], state: OperatorState) -> list[list[Any]]:
+    """The operator rows whose name contains the search (MindInsight's ``op_name``
     ``partial_match_str_in``), sorted; not paged."""
     condition = {"op_name": {"partial_match_str_in": [state.search]}} if state.search else {}
-    found = query.filter_rows(op_rows(profile), OP_KEYS, condition)
+    found = query.filter_rows(rows, OP_KEYS, condition)
     return sort_page(found, OP_KEYS, state.sort, state.descending)
 
 
-def drill_down_rows(profile: Profile, op_type: str, page: int) -> tuple[list[list[Any]], int]:
+def drill_down_rows(rows: list[list[Any]], op_type: str, page: int
+                    ) -> tuple[list[list[Any]], int]:
     """One page (10 rows, by average time as MindInsight) of the operators of ``op_type``:
     the search MindInsight's drill-down should have sent (``op_type in [type]``)."""
-    answer = query.search(op_rows(profile), OP_KEYS, {
+    answer = query.search(rows, OP_KEYS, {
         "filter_condition": {"op_type": {"in": [op_type]}},
         "sort_condition": {"name": "op_avg_time", "type": "descending"},
         "group_condition": {"offset": page, "limit": SUB_PAGE_SIZE}})
@@ -284,8 +285,8 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
                         search: str | None) -> Any:
         state = parse_state(parse_search(search))
         trigger = ctx.triggered_id
-        if isinstance(trigger, dict) and not ctx.triggered[0]["value"]:
-            return dash.no_update  # buttons just rendered, not clicked
+        if len(ctx.triggered) > 1 or (isinstance(trigger, dict) and not ctx.triggered[0]["value"]):
+            return dash.no_update  # controls just inserted or rendered, not used
         if trigger == "prof-chart-kind":
             state = replace(state, chart=chart)
         elif trigger == "prof-measure":
@@ -319,7 +320,9 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         elif trigger == "prof-goto" and goto:
             state = replace(state, page=max(1, int(goto)))
         new_search = with_state(search, state)
-        return dash.no_update if new_search == (search or "") else new_search
+        # Unchanged (whatever the URL's spelling): write nothing, or every view re-renders.
+        return dash.no_update if parse_search(new_search) == parse_search(search) \
+            else new_search
 
     @app.callback(
         Output("prof-op-chart", "figure"), Output("prof-chart-title", "children"),
@@ -356,11 +359,13 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         except ProfileUnavailable as error:
             return (components.unavailable(app, error), "", "", hidden, *searches, None)
         profile = loaded.profile
-        problems = components.problems_panel(profile)
+        needs_inputs = state.view == "all" or bool(state.open)
+        inputs, more = service.inputs(loaded.found, loaded.device) if needs_inputs else ({}, [])
+        problems = components.problems_panel(profile, more)
         if state.view == "type":
-            table = _type_table(profile, state, sub_pages or {})
+            table = _type_table(profile, inputs, state, sub_pages or {})
             return table, "", "", hidden, *searches, problems
-        rows = all_table_rows(profile, state)
+        rows = all_table_rows(op_rows(profile, inputs), state)
         pages = max(1, -(-len(rows) // state.size))
         page = min(state.page, pages)
         start = (page - 1) * state.size
@@ -400,13 +405,16 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             text = csv_text(TYPE_COLUMNS, type_table_rows(loaded.profile, state))
             name = f"{job}_op_types_device{loaded.device}.csv"
         else:
-            text = csv_text(OP_COLUMNS, all_table_rows(loaded.profile, state))
+            inputs, _ = service.inputs(loaded.found, loaded.device)
+            text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
             name = f"{job}_operators_device{loaded.device}.csv"
         return dcc.send_string(text, name)
 
 
-def _type_table(profile: Profile, state: OperatorState, sub_pages: dict[str, int]) -> Any:
+def _type_table(profile: Profile, inputs: dict[str, str], state: OperatorState,
+                sub_pages: dict[str, int]) -> Any:
     rows = type_table_rows(profile, state)
+    operators = op_rows(profile, inputs) if state.open else []
     expanders = []
     extra: dict[int, Any] = {}
     for i, row in enumerate(rows):
@@ -416,18 +424,18 @@ def _type_table(profile: Profile, state: OperatorState, sub_pages: dict[str, int
                                      id={"type": "prof-expand", "op_type": op_type},
                                      title=f"operators of type {op_type}"))
         if is_open:
-            extra[i] = _drill_down(profile, op_type, sub_pages.get(op_type, 0))
+            extra[i] = _drill_down(operators, op_type, sub_pages.get(op_type, 0))
     return components.sortable_table(TYPE_COLUMNS, rows, "type", state.type_sort,
                                      state.type_descending, _cell, lead=expanders,
                                      extra_rows=extra)
 
 
-def _drill_down(profile: Profile, op_type: str, page: int) -> Any:
-    rows, size = drill_down_rows(profile, op_type, page)
+def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
+    rows, size = drill_down_rows(operators, op_type, page)
     pages = max(1, -(-size // SUB_PAGE_SIZE))
     page = min(page, pages - 1)
     if not rows and size:
-        rows, size = drill_down_rows(profile, op_type, page)
+        rows, size = drill_down_rows(operators, op_type, page)
     keep = [OP_KEYS.index(column) for column, _ in SUB_COLUMNS]
     table = components.sortable_table(SUB_COLUMNS, [[row[i] for i in keep] for row in rows],
                                       f"sub-{op_type}", None, True, _cell, sortable=False)

@@ -21,6 +21,7 @@ from dash_insight.core.format.profiler import (
     OP_DETAIL_PREFIX,
     OP_TYPE_PREFIX,
     TIMESTAMP_PREFIX,
+    FrameworkTable,
     LaunchTable,
     Problem,
     ProfilerDir,
@@ -37,12 +38,36 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.lru import ByteLRU
-from dash_insight.plugins.profiler.model import Profile, build_profile, sorted_launches
+from dash_insight.plugins.profiler.model import (
+    Profile,
+    build_profile,
+    input_shapes,
+    sorted_launches,
+)
 
 T = TypeVar("T")
 
 #: Parsed profiles kept per process (a 200,000-launch profile is ~10 MB).
 CACHE_BYTES = 256 << 20
+
+
+class _Sized:
+    """A cache entry whose size is given, not measured: the LRU's generic measure walks every
+    object of a profile (a second for 200,000 launches)."""
+
+    def __init__(self, value: Any, nbytes: int) -> None:
+        self.value = value
+        self.nbytes = nbytes
+
+    def __sizeof__(self) -> int:
+        return self.nbytes
+
+
+def _profile_bytes(profile: Profile) -> int:
+    launches = profile.launches
+    arrays = [launches.op, launches.start_us, launches.duration_us, launches.step]
+    return sum(a.nbytes for a in arrays) + 600 * (len(profile.details) + len(profile.types)) \
+        + sum(len(name) + 60 for name in launches.names)
 
 
 class LocateError(Exception):
@@ -141,20 +166,24 @@ class ProfilerService:
             raise ProfileUnavailable(f"{chosen}: {error}") from None
 
     # -- parsing ---------------------------------------------------------------------------
-    def _parsed(self, kind: str, path: str, parse: Callable[[str, str], T]) -> T:
+    def _parsed(self, kind: str, path: str, parse: Callable[[str, str], T], keep: bool) -> T:
         def build() -> T:
             self.parses += 1
             return parse(read_text(path), os.path.basename(path))
 
+        if not keep:
+            return build()
         return self._cache.get_or_compute((kind, *_identity(path)), build)
 
     def _read(self, kind: str, path: str | None, parse: Callable[[str, str], T], empty: T,
-              problems: list[Problem]) -> T:
-        """Parse ``path`` (cached); an unreadable file is a problem, not an exception."""
+              problems: list[Problem], keep: bool = True) -> T:
+        """Parse ``path`` (kept in the cache unless ``keep`` is false: the launch files are
+        only read into a profile, which is kept); an unreadable file is a problem, not an
+        exception."""
         if path is None:
             return empty
         try:
-            return self._parsed(kind, path, parse)
+            return self._parsed(kind, path, parse, keep)
         except OSError as error:
             problems.append(Problem(os.path.basename(path), None,
                                     f"cannot read: {error.strerror or error}"))
@@ -190,8 +219,13 @@ class ProfilerService:
     def profile(self, found: ProfilerDir, device: str) -> Profile:
         """Everything the pages show for ``device`` (cached while no file changes)."""
         key = ("profile", *self._profile_key(found, device))
+
+        def build() -> _Sized:
+            profile = self._build_profile(found, device)
+            return _Sized(profile, _profile_bytes(profile))
+
         with self._build_lock:
-            return self._cache.get_or_compute(key, lambda: self._build_profile(found, device))
+            return self._cache.get_or_compute(key, build).value
 
     def derived(self, found: ProfilerDir, device: str, name: str,
                 compute: Callable[[Profile], T]) -> T:
@@ -202,8 +236,6 @@ class ProfilerService:
 
     def _build_profile(self, found: ProfilerDir, device: str) -> Profile:
         types, details, problems = self.op_tables(found, device)
-        framework = self._read("framework", found.file(device, FRAMEWORK_PREFIX),
-                               parse_framework, None, problems)
         info_path = found.file(device, INFO_PREFIX)
         info: dict[str, Any] = {}
         if info_path is not None:
@@ -214,18 +246,28 @@ class ProfilerService:
         source = timestamps or found.trace_view
         if timestamps is not None:
             table, launch_problems = self._read("timestamps", timestamps, parse_timestamps,
-                                                (LaunchTable.empty(), []), problems)
+                                                (LaunchTable.empty(), []), problems, keep=False)
         elif found.trace_view is not None:
             table, launch_problems = self._read("trace", found.trace_view, parse_trace_view,
-                                                (LaunchTable.empty(), []), problems)
+                                                (LaunchTable.empty(), []), problems, keep=False)
         else:
             table, launch_problems = LaunchTable.empty(), []
         problems += launch_problems
-        if framework is not None:
-            problems += framework.problems
         launches = sorted_launches(table, os.path.basename(source) if source else "")
-        return build_profile(found.path, device, types, details, launches,
-                             framework.rows if framework else [], info, problems)
+        return build_profile(found.path, device, types, details, launches, info, problems)
+
+    def inputs(self, found: ProfilerDir, device: str) -> tuple[dict[str, str], list[Problem]]:
+        """Input shapes per full operator name (from ``cpu_framework``, read on first use) and
+        the problems reading it."""
+
+        def compute(profile: Profile) -> tuple[dict[str, str], list[Problem]]:
+            problems: list[Problem] = []
+            framework, more = self._read("framework", found.file(device, FRAMEWORK_PREFIX),
+                                         parse_framework, (FrameworkTable([], [], [], []), []),
+                                         problems, keep=False)
+            return input_shapes(framework, profile.launches), problems + more
+
+        return self.derived(found, device, "inputs", compute)
 
     def clear(self) -> None:
         self._cache.clear()

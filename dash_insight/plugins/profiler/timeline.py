@@ -16,9 +16,9 @@ launches stay drawable and zooming in (a narrower window) shows every launch aga
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from dash_insight.plugins.profiler.model import Launches
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
@@ -27,7 +27,7 @@ ROWS_SCOPE = "scope"
 ROWS_TYPE = "type"
 ROW_MODES = (ROWS_SCOPE, ROWS_TYPE)
 #: Bars drawn per view at most (each is 3 points of a WebGL line and one hover point).
-MAX_BARS = 6000
+MAX_BARS = 3000
 PALETTE = ("#5b8ff9", "#5ad8a6", "#f6bd16", "#e86452", "#6dc8ec", "#945fb9", "#ff9845",
            "#1e9493", "#ff99c3", "#5d7092", "#269a99", "#b07ccf", "#c2a13c", "#3f8f5f",
            "#d9534f", "#4a90d9", "#8fa3b8", "#a8c256", "#e0785a", "#7ea6e0")
@@ -218,52 +218,60 @@ def _hover(timeline: Timeline, view: TimelineView, launches: Launches,
     return texts
 
 
+def _segments(start_ms: np.ndarray, end_ms: np.ndarray, row: np.ndarray
+              ) -> tuple[list[float | None], list[float | None]]:
+    """x and y of line segments separated by gaps (None), for one WebGL trace."""
+    x = np.column_stack([start_ms, end_ms, np.full(len(start_ms), np.nan)]).reshape(-1)
+    y = np.column_stack([row, row, np.full(len(row), np.nan)]).reshape(-1)
+    return ([None if v != v else v for v in np.round(x, 4).tolist()],
+            [None if v != v else v for v in y.tolist()])
+
+
 def timeline_figure(timeline: Timeline, view: TimelineView, launches: Launches,
                     step_starts: np.ndarray | None = None, height: int | None = None
-                    ) -> go.Figure:
+                    ) -> dict[str, Any]:
     """Bars as thick WebGL line segments (one trace per colour), hover points at their middles,
     x in ms since the first launch, the window as the x range; ``step_starts`` (us) drawn as
-    dotted lines."""
+    dotted lines. A plain figure dict: Plotly's figure objects validate every value, which
+    costs seconds for thousands of bars."""
     types = tuple(timeline.colours[:-1]) if timeline.mode == ROWS_SCOPE else timeline.colours
     rows = len(timeline.rows)
     width = view.window[1] - view.window[0]
-    minimum = width / 1500  # a bar is at least ~1 px wide
-    ends = np.maximum(view.end, view.start + minimum)
-    traces: list[go.Scattergl] = []
+    ends = np.maximum(view.end, view.start + width / 1500)  # a bar is at least ~1 px wide
+    traces: list[dict[str, Any]] = []
     for colour in np.unique(view.colour).tolist():
         mask = view.colour == colour
-        x = np.column_stack([view.start[mask], ends[mask], np.full(mask.sum(), np.nan)])
-        y = np.column_stack([view.row[mask], view.row[mask], np.full(mask.sum(), np.nan)])
+        x, y = _segments(view.start[mask] / 1000, ends[mask] / 1000, view.row[mask])
         is_scope = colour >= len(types)
-        name = "scope" if is_scope else types[colour]
-        traces.append(go.Scattergl(
-            x=(x.reshape(-1) / 1000).tolist(), y=y.reshape(-1).tolist(), mode="lines",
-            name=name, hoverinfo="skip", connectgaps=False,
-            line={"width": 12 if rows < 12 else max(4, 240 // rows),
-                  "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)]}))
-    traces.append(go.Scattergl(
-        x=((view.start + ends) / 2000).tolist(), y=view.row.tolist(), mode="markers",
-        marker={"size": 10, "opacity": 0}, hovertext=_hover(timeline, view, launches, types),
-        hoverinfo="text", showlegend=False, name="launches"))
+        traces.append({
+            "type": "scattergl", "mode": "lines", "x": x, "y": y, "hoverinfo": "skip",
+            "name": "scope" if is_scope else types[colour], "connectgaps": False,
+            "line": {"width": 12 if rows < 12 else max(4, 240 // rows),
+                     "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)]}})
+    traces.append({
+        "type": "scattergl", "mode": "markers", "name": "launches", "showlegend": False,
+        "x": np.round((view.start + ends) / 2000, 4).tolist(), "y": view.row.tolist(),
+        "marker": {"size": 10, "opacity": 0}, "hoverinfo": "text",
+        "hovertext": _hover(timeline, view, launches, types)})
     shapes = []
     if step_starts is not None:
         visible = step_starts[(step_starts >= view.window[0]) & (step_starts <= view.window[1])]
         shapes = [{"type": "line", "xref": "x", "yref": "paper", "x0": s / 1000, "x1": s / 1000,
                    "y0": 0, "y1": 1, "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1}}
                   for s in visible[:200].tolist()]
-    figure = go.Figure(traces)
-    figure.update_layout(
-        height=height or max(260, 60 + 34 * rows), margin={"l": 8, "r": 8, "t": 8, "b": 40},
-        paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
-        font={"color": TEXT_COLOUR, "size": 11}, hovermode="closest", dragmode="zoom",
-        uirevision="timeline", shapes=shapes,
-        legend={"orientation": "h", "y": -0.12, "font": {"size": 10}},
-        showlegend=len(types) <= 30,
-        xaxis={"title": {"text": "time since the first launch (ms)"},
-               "range": [view.window[0] / 1000, view.window[1] / 1000],
-               "gridcolor": GRID_COLOUR, "zeroline": False},
-        yaxis={"tickvals": list(range(rows)), "ticktext": list(timeline.rows),
-               "range": [rows - 0.5, -0.5], "fixedrange": True, "gridcolor": GRID_COLOUR,
-               "automargin": True},
-    )
-    return figure
+    layout = {
+        "height": height or max(260, 60 + 34 * rows),
+        "margin": {"l": 8, "r": 8, "t": 8, "b": 40},
+        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"color": TEXT_COLOUR, "size": 11}, "hovermode": "closest", "dragmode": "zoom",
+        "uirevision": "timeline", "shapes": shapes,
+        "legend": {"orientation": "h", "y": -0.12, "font": {"size": 10}},
+        "showlegend": len(types) <= 30,
+        "xaxis": {"title": {"text": "time since the first launch (ms)"},
+                  "range": [view.window[0] / 1000, view.window[1] / 1000],
+                  "gridcolor": GRID_COLOUR, "zeroline": False},
+        "yaxis": {"tickvals": list(range(rows)), "ticktext": list(timeline.rows),
+                  "range": [rows - 0.5, -0.5], "fixedrange": True, "gridcolor": GRID_COLOUR,
+                  "automargin": True},
+    }
+    return {"data": traces, "layout": layout}

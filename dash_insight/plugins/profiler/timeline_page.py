@@ -126,11 +126,14 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
                   Input("prof-step", "value"), Input("prof-rows", "value"),
                   State("url", "search"), prevent_initial_call=True)
     def controls_to_url(step: int | None, rows: str | None, search: str | None) -> Any:
+        if len(ctx.triggered) > 1:
+            return dash.no_update  # controls just inserted, not used
         params = parse_search(search)
         params["step"] = str(step) if step else ""
         params["rows"] = rows if rows and rows != ROWS_SCOPE else ""
         new_search = make_search(params)
-        return dash.no_update if new_search == (search or "") else new_search
+        return dash.no_update if parse_search(new_search) == parse_search(search) \
+            else new_search
 
     @app.callback(
         Output("prof-timeline", "figure"), Output("prof-timeline-info", "children"),

@@ -44,10 +44,11 @@ def test_corpus_files_parse_completely(profiler_corpus: Path, job: str) -> None:
     assert {d.pid for d in details.rows} != {""} and {d.side for d in details.rows} == {"Host"}
 
     steps = 20 if job == "lenet_prof" else 16
-    framework = prof.parse_framework((folder / "cpu_framework_0.txt").read_text())
-    assert framework.problems == [] and len(framework.rows) == 43 * steps
-    assert framework.rows[0].op_type == "AssignAdd"
-    assert framework.rows[1].inputs == ("input_1:[32, 1, 32, 32]", "input_2:[6, 1, 5, 5]")
+    framework, problems = prof.parse_framework((folder / "cpu_framework_0.txt").read_text())
+    assert problems == [] and len(framework) == 43 * steps
+    assert framework.op_types[0] == "AssignAdd" and framework.op_names[1] == "Conv2D-op0"
+    assert framework.inputs[0] == "input_1:[1]; input_2:[1]; input_3:NoShape"
+    assert framework.inputs[1] == "input_1:[32, 1, 32, 32]; input_2:[6, 1, 5, 5]"
 
     table, problems = prof.parse_timestamps(
         (folder / "cpu_op_execute_timestamp_0.txt").read_text())
@@ -177,8 +178,9 @@ def test_malformed_text_files(profiler_corpus: Path) -> None:
     assert table.names == ("A/B-op0",) and table.start_ns.tolist() == [5]
     assert table.duration_us.tolist() == [100.0]
     assert [p.line for p in problems] == [1, 2]
-    framework = prof.parse_framework("Conv2D;Conv2D-op0;1;input_1:[1];\nbroken\n")
-    assert len(framework.rows) == 1 and framework.problems[0].line == 2
+    framework, problems = prof.parse_framework("Conv2D;Conv2D-op0;1;input_1:[1];\nbroken\n")
+    assert framework.op_names == ["Conv2D-op0"] and framework.inputs == ["input_1:[1]"]
+    assert problems[0].line == 2
     info, problems = prof.parse_profiler_info("[1]")
     assert info == {} and problems[0].reason == "expected a JSON object"
     info, problems = prof.parse_profiler_info("{")
