@@ -66,7 +66,7 @@ SUMMARY_LIST_DRAWN = """
 TIMELINE_DRAWN = """
     const chart = document.querySelector('#prof-timeline .js-plotly-plot');
     return Boolean(chart && chart.data && chart.data.length >= 3 && chart._fullLayout
-        && document.querySelector('#prof-timeline-info').textContent.includes('bars'));"""
+        && document.querySelector("#prof-timeline-info").textContent.includes("bars"));"""
 
 
 def machine() -> str:

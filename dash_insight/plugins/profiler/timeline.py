@@ -144,13 +144,15 @@ class TimelineView:
     colour: np.ndarray
     item: np.ndarray
     launch: np.ndarray
-    count: np.ndarray
+    count: np.ndarray  # launches it stands for
     busy: np.ndarray  # summed bar durations (us)
+    bars: np.ndarray  # bars of the timeline it stands for (> 1: merged)
     window: tuple[float, float]
 
     @property
     def merged(self) -> int:
-        return int((self.count > 1).sum())
+        """Bars standing for several (zoom in to see each)."""
+        return int((self.bars > 1).sum())
 
     def __len__(self) -> int:
         return len(self.start)
@@ -162,7 +164,7 @@ def window_view(timeline: Timeline, low: float, high: float,
     has its bars merged per bucket of ``(high - low) / share``: the merged bar spans its bars,
     takes the colour and item of the longest one and counts them all."""
     high = max(high, low + 1e-3)
-    inside = np.flatnonzero((timeline.end >= low) & (timeline.start <= high))
+    inside = np.flatnonzero((timeline.end >= low) & (timeline.start < high))
     rows = timeline.row[inside]
     share = max(50, max_bars // max(1, len(timeline.rows)))
     per_row = np.bincount(rows, minlength=len(timeline.rows))
@@ -170,7 +172,8 @@ def window_view(timeline: Timeline, low: float, high: float,
     keep = inside[~crowded]
     parts = [(timeline.start[keep], timeline.end[keep], timeline.row[keep],
               timeline.colour[keep], timeline.item[keep], timeline.launch[keep],
-              timeline.count[keep], timeline.end[keep] - timeline.start[keep])]
+              timeline.count[keep], timeline.end[keep] - timeline.start[keep],
+              np.ones(len(keep), np.int64))]
     merge = inside[crowded]
     if len(merge):
         width = (high - low) / share
@@ -187,11 +190,12 @@ def window_view(timeline: Timeline, low: float, high: float,
         longest = np.lexsort((-duration, group))
         leader = merge[longest[np.r_[True, group[longest][1:] != group[longest][:-1]]]]
         counts = np.add.reduceat(timeline.count[merge], first)
+        bars = np.diff(np.r_[first, len(merge)])
         parts.append((np.minimum.reduceat(timeline.start[merge], first),
                        np.maximum.reduceat(timeline.end[merge], first), row[first],
                        timeline.colour[leader], timeline.item[leader],
-                       np.where(counts > 1, -1, timeline.launch[leader]), counts,
-                       np.add.reduceat(duration, first)))
+                       np.where(bars > 1, -1, timeline.launch[leader]), counts,
+                       np.add.reduceat(duration, first), bars))
     columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
     return TimelineView(*columns, window=(low, high))
 
@@ -204,13 +208,16 @@ def _hover(timeline: Timeline, view: TimelineView, launches: Launches,
         duration = view.end[i] - view.start[i]
         count = int(view.count[i])
         launch = int(view.launch[i])
-        if launch >= 0 and count == 1:
+        if launch >= 0 and view.bars[i] == 1:
             texts.append(f"<b>{item.rsplit('/', 1)[-1]}</b> ({types[int(view.colour[i])]})<br>"
                          f"{item}<br>start {view.start[i] / 1000:.3f} ms · "
                          f"{duration:.3f} us · step {int(launches.step[launch])}")
-        elif int(view.colour[i]) >= len(types):  # a scope bar (or several)
+        elif int(view.colour[i]) >= len(types) and view.bars[i] == 1:  # a scope bar
             texts.append(f"<b>{item}</b><br>start {view.start[i] / 1000:.3f} ms · "
                          f"{duration / 1000:.3f} ms · {count} launch(es)")
+        elif int(view.colour[i]) >= len(types):  # several scope bars
+            texts.append(f"<b>{int(view.bars[i])} scopes</b> (zoom in to see each)<br>"
+                         f"{duration / 1000:.3f} ms · {count} launches<br>longest: {item}")
         else:
             texts.append(f"<b>{count} launches</b> (zoom in to see each)<br>busy "
                          f"{view.busy[i] / 1000:.3f} ms of {duration / 1000:.3f} ms<br>"

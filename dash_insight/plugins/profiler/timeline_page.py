@@ -161,9 +161,10 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             window = window_asked
         view = window_view(timeline, *window)
         figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
-        shown = int(view.count.sum()) if len(view) else 0
-        info = (f"{window[0] / 1000:,.3f} – {window[1] / 1000:,.3f} ms · {len(view):,} bars"
-                f" for {shown:,} launches and scopes"
+        types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
+        shown = int(view.count[view.colour < types].sum())
+        info = (f"{window[0] / 1000:,.3f} – {window[1] / 1000:,.3f} ms · {shown:,} launches"
+                f" in {len(view):,} bars"
                 + (f" ({view.merged:,} merged: zoom in for each launch)" if view.merged else ""))
         return figure, info, _step_options(launches), problems, search
 
