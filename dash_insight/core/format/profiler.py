@@ -179,6 +179,16 @@ def _header_problem(text: str, expected: tuple[str, ...], name: str) -> list[Pro
     return []
 
 
+def _unterminated(text: str, name: str, found: list[Problem]) -> list[Problem]:
+    """MindSpore ends every line: a last line without its end was cut (its last number may be
+    incomplete although it reads as one); it is kept, and reported unless it already was."""
+    last = len(text.splitlines())
+    if not text or text.endswith("\n") or any(p.line == last for p in found):
+        return []
+    return [Problem(name, last, "no end of line: the file was truncated here, this row's last "
+                                "value may be cut")]
+
+
 def _truncation_hint(number: int, text: str) -> str:
     last = len(text.splitlines())
     return " (truncated file?)" if number == last and not text.endswith("\n") else ""
@@ -200,6 +210,7 @@ def parse_op_type_csv(text: str, name: str = "cpu_op_type_info.csv") -> Parsed:
         except ValueError as error:
             parsed.problems.append(Problem(name, number, f"not a number: {error}"
                                                          f"{_truncation_hint(number, text)}"))
+    parsed.problems += _unterminated(text, name, parsed.problems)
     return parsed
 
 
@@ -219,6 +230,7 @@ def parse_op_detail_csv(text: str, name: str = "cpu_op_detail_info.csv") -> Pars
         except ValueError as error:
             parsed.problems.append(Problem(name, number, f"not a number: {error}"
                                                          f"{_truncation_hint(number, text)}"))
+    parsed.problems += _unterminated(text, name, parsed.problems)
     return parsed
 
 
@@ -243,7 +255,7 @@ def parse_framework(text: str, name: str = "cpu_framework.txt"
         table.op_names.append(parts[1])
         table.graph_ids.append(parts[2])
         table.inputs.append(parts[3].rstrip(";").replace(";", "; ") if len(parts) > 3 else "")
-    return table, problems
+    return table, problems + _unterminated(text, name, problems)
 
 
 def _launch_triples(text: str, number: int, name: str, problems: list[Problem]
@@ -300,6 +312,7 @@ def parse_timestamps(text: str, name: str = "cpu_op_execute_timestamp.txt"
         ops.append(np.full(len(start), op, np.int32))
         starts.append(start)
         durations.append(duration)
+    problems += _unterminated(text, name, problems)
     if not ops:
         return LaunchTable.empty(), problems
     return LaunchTable(tuple(names), np.concatenate(ops), np.concatenate(starts),

@@ -251,3 +251,46 @@ def test_synthetic_op_names_are_unique() -> None:
     ops = synthetic_ops(3000)
     assert len({op.full_name for op in ops}) == 3000
     assert isinstance(ops[0], SyntheticOp) and ops[0].op_type == "AssignAdd"
+
+
+def test_several_devices_and_a_damaged_profile(tmp_path: Path) -> None:
+    """Two devices: the first by default, a selector; a truncated CSV and a cut launch file
+    still give every card, with the problems listed."""
+    import dash
+
+    from dash_insight.plugins.profiler import dashboard_page
+
+    job = tmp_path / "base" / "job"
+    ops = synthetic_ops(12)
+    write_cpu_profile(str(job), ops, 4, device="0")
+    write_cpu_profile(str(job), ops, 6, device="1", seed=2)
+    data = loaded_service(tmp_path / "base", tmp_path / "ws")
+    service = ProfilerService.from_data(data)
+    found, device = components.locate(service, {"train_id": "./job"})
+    assert found.devices == ("0", "1") and device == "0"
+    selector = components.device_selector(found, device)
+    assert "prof-device" in str(selector) and "'1'" in str(selector)
+    assert components.load(service, {"train_id": "./job", "device": "1"}).profile.launches \
+        .steps == 6
+    folder = job / "profiler"
+    types = folder / "cpu_op_type_info_0.csv"
+    types.write_text(types.read_text()[:-9])
+    stamps = folder / "cpu_op_execute_timestamp_0.txt"
+    stamps.write_text(stamps.read_text()[:-30])
+    loaded = components.load(service, {"train_id": "./job"})
+    assert {p.file for p in loaded.profile.problems} == {types.name, stamps.name}
+    app = dash.Dash(__name__)
+    built = dashboard_page.build_cards(app, service, {"train_id": "./job"})
+    text = str(built)
+    assert "problem(s) reading the profiler files" in text
+    for card in ("prof-card-ranking", "prof-card-steps", "prof-card-timeline",
+                 "prof-card-operators", "prof-card-profile"):
+        assert card in text
+    # The type table CSV: its six columns with units, one line per readable type.
+    csv = operator_page.csv_text(operator_page.TYPE_COLUMNS, operator_page.type_table_rows(
+        loaded.profile, operator_page.OperatorState()))
+    assert csv.splitlines()[0] == ("op_type,type_occurrences (times),execution_frequency (times),"
+                                   "total_compute_time (us),avg_time (us/time),"
+                                   "total_time_proportion (%)")
+    assert len(csv.splitlines()) == 1 + len(loaded.profile.types)
+    data.close()

@@ -198,3 +198,20 @@ def test_dump_script_over_http(service: DataService, profiler_corpus: Path,
         for name, answer in _requests(job):
             mine = ours[name]
             assert (mine["status"], mine.get("json")) == (answer["status"], answer["json"]), name
+
+
+def test_train_jobs_report_profiler_dirs(client: FlaskClient) -> None:
+    """``train-jobs`` as MindInsight lists these jobs (times and cache status aside: the
+    corpus copy has its own file times, and a job is CACHED once read)."""
+    oracle = PROFILER_ORACLE / "_train_jobs.json"
+    if not oracle.is_file():
+        pytest.skip("profiler oracle not found")
+    expected = json.loads(oracle.read_text())["json"]["train_jobs"]
+    ours = client.get("/v1/mindinsight/datavisual/train-jobs",
+                      query_string={"offset": 0, "limit": 999}).get_json()["train_jobs"]
+    volatile = {"create_time", "update_time", "cache_status"}
+    for theirs, mine in zip(sorted(expected, key=lambda j: j["train_id"]),
+                            sorted(ours, key=lambda j: j["train_id"]), strict=True):
+        assert list(mine) == list(theirs)  # key order, graph_mode last
+        assert {k: v for k, v in mine.items() if k not in volatile} == {
+            k: v for k, v in theirs.items() if k not in volatile}
