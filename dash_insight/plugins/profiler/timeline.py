@@ -27,7 +27,7 @@ ROWS_SCOPE = "scope"
 ROWS_TYPE = "type"
 ROW_MODES = (ROWS_SCOPE, ROWS_TYPE)
 #: Bars drawn per view at most (each is 3 points of a WebGL line and one hover point).
-MAX_BARS = 3000
+MAX_BARS = 2000
 PALETTE = ("#5b8ff9", "#5ad8a6", "#f6bd16", "#e86452", "#6dc8ec", "#945fb9", "#ff9845",
            "#1e9493", "#ff99c3", "#5d7092", "#269a99", "#b07ccf", "#c2a13c", "#3f8f5f",
            "#d9534f", "#4a90d9", "#8fa3b8", "#a8c256", "#e0785a", "#7ea6e0")
