@@ -128,6 +128,13 @@ def timeline_card(app: dash.Dash, params: dict[str, str], profile: Profile,
                 f"from {launches.source}")
 
 
+def short_scope(full_name: str, parts: int = 2) -> str:
+    """The last ``parts`` scopes of an operator (``…/conv1-Conv2d/Grad_Conv2D``)."""
+    scopes = full_name.split("/")[:-1]
+    shown = "/".join(scopes[-parts:])
+    return shown if len(scopes) <= parts else "…/" + shown
+
+
 def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.Section:
     """The five operators with the most total time, with their scope and time per launch."""
     details = sorted(profile.details, key=lambda d: (-d.total_ms, d.full_name))[:5]
@@ -137,7 +144,7 @@ def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> 
                              className="di-empty"))
     total = profile.total_ms or 1.0
     rows = [html.Tr([html.Td(d.op_name, title=d.full_name),
-                     html.Td(os.path.dirname(d.full_name), className="di-prof-scope",
+                     html.Td(short_scope(d.full_name), className="di-prof-scope",
                              title=d.full_name),
                      html.Td(f"{d.avg_ms * 1000:,.1f} us/time"),
                      html.Td(f"{d.total_ms / total:.1%}")]) for d in details]

@@ -294,3 +294,22 @@ def test_several_devices_and_a_damaged_profile(tmp_path: Path) -> None:
                                    "total_time_proportion (%)")
     assert len(csv.splitlines()) == 1 + len(loaded.profile.types)
     data.close()
+
+
+def test_mindspore_layout_launches_from_the_trace(profiler_corpus: Path, tmp_path: Path) -> None:
+    """MindSpore's own layout: the CPU files in FRAMEWORK/; without the timestamp file the
+    launches come from ASCEND_PROFILER_OUTPUT/trace_view.json (same steps, same launches)."""
+    import shutil
+
+    native = next((profiler_corpus / "lenet_prof").glob("*_ascend_ms"))
+    job = tmp_path / "base" / "job"
+    shutil.copytree(native, job / native.name)
+    (job / native.name / "FRAMEWORK" / "cpu_op_execute_timestamp_0.txt").unlink()
+    data = loaded_service(tmp_path / "base", tmp_path / "ws")
+    service = ProfilerService.from_data(data)
+    assert data.provider.job("./job").profiler_dir == f"./{native.name}"
+    profile = components.load(service, {"train_id": "./job"}).profile
+    assert profile.launches.source == "trace_view.json" and len(profile.launches) == 860
+    assert profile.launches.steps == 20 and len(profile.types) == 13
+    assert np.bincount(profile.launches.step)[1:].tolist() == [43] * 20
+    data.close()
