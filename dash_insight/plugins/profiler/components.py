@@ -58,6 +58,12 @@ def load(service: ProfilerService, params: dict[str, str]) -> Loaded:
     return Loaded(found, device, service.profile(found, device))
 
 
+def is_page(app: dash.Dash, pathname: str | None, *paths: str) -> bool:
+    """Whether the URL shows one of ``paths``: a click on a link changes the search before the
+    page is replaced, and the leaving page must not render itself again for it."""
+    return "/" + (app.strip_relative_path(pathname or "/") or "").strip("/") in paths
+
+
 def href(app: dash.Dash, path: str, params: dict[str, str], **extra: Any) -> str:
     """A link to another profiler page keeping the job, directory and device."""
     kept: dict[str, Any] = {key: params.get(key) for key in SHARED}
@@ -149,8 +155,10 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
 
     @app.callback(Output("prof-device-box", "children"),
                   *(Output(f"prof-tab-{path.rsplit('/', 1)[-1]}", "href") for _, path in TABS),
-                  Input("url", "search"))
-    def device_and_tabs(search: str | None) -> tuple[Any, ...]:
+                  Input("url", "search"), State("url", "pathname"))
+    def device_and_tabs(search: str | None, pathname: str | None) -> tuple[Any, ...]:
+        if not is_page(app, pathname, *(path for _, path in TABS)):
+            return (dash.no_update,) * (1 + len(TABS))
         params = parse_search(search)
         links = tuple(href(app, path, params) for _, path in TABS)
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import dash
-from dash import Input, Output, dcc, html
+from dash import Input, Output, State, dcc, html
 
 from dash_insight.plugins.profiler import cards, components
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
@@ -55,8 +55,10 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
     components.register(app, service)
 
     @app.callback(Output("prof-cards", "children"), Input("url", "search"),
-                  Input("refresh-now", "n_clicks"))
-    def show(search: str | None, _clicks: Any) -> Any:
+                  Input("refresh-now", "n_clicks"), State("url", "pathname"))
+    def show(search: str | None, _clicks: Any, pathname: str | None) -> Any:
+        if not components.is_page(app, pathname, PATH):
+            return dash.no_update
         try:
             return build_cards(app, service, parse_search(search))
         except ProfileUnavailable as error:

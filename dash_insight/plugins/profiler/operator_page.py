@@ -326,9 +326,12 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
 
     @app.callback(
         Output("prof-op-chart", "figure"), Output("prof-chart-title", "children"),
-        Input("url", "search"), Input("refresh-now", "n_clicks"),
+        Input("url", "search"), Input("refresh-now", "n_clicks"), State("url", "pathname"),
     )
-    def render_chart(search: str | None, _clicks: Any) -> tuple[Any, Any]:
+    def render_chart(search: str | None, _clicks: Any, pathname: str | None
+                     ) -> tuple[Any, Any]:
+        if not components.is_page(app, pathname, PATH):
+            return dash.no_update, dash.no_update
         params = parse_search(search)
         state = parse_state(params)
         try:
@@ -347,9 +350,12 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         Output("prof-type-search", "style"), Output("prof-op-search", "style"),
         Output("prof-problems", "children"),
         Input("url", "search"), Input("refresh-now", "n_clicks"),
-        Input("prof-sub-pages", "data"),
+        Input("prof-sub-pages", "data"), State("url", "pathname"),
     )
-    def render_table(search: str | None, _clicks: Any, sub_pages: dict | None) -> tuple:
+    def render_table(search: str | None, _clicks: Any, sub_pages: dict | None,
+                     pathname: str | None) -> tuple:
+        if not components.is_page(app, pathname, PATH):
+            return (dash.no_update,) * 7
         params = parse_search(search)
         state = parse_state(params)
         hidden, shown = {"display": "none"}, {}

@@ -103,7 +103,8 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
             dcc.Graph(id="prof-timeline", config={"displaylogo": False,
                                                   "scrollZoom": True},
                       style={"minHeight": "300px"}),
-            dcc.Store(id="prof-timeline-drawn"),  # the URL search the chart was drawn for
+            # The zoomed window and the URL search it was asked for (a new step forgets it).
+            dcc.Store(id="prof-timeline-window"),
         ]),
     ])
 
@@ -136,29 +137,38 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             else new_search
 
     @app.callback(
+        Output("prof-timeline-window", "data"),
+        Input("prof-timeline", "relayoutData"), Input("prof-reset", "n_clicks"),
+        State("url", "search"), prevent_initial_call=True,
+    )
+    def zoom(relayout: dict | None, _reset: Any, search: str | None) -> Any:
+        if ctx.triggered_id == "prof-reset":
+            return {"search": search, "window": None}
+        asked = relayout_window(relayout)
+        if asked is None:  # e.g. Plotly's first "autosize": nothing to redraw
+            return dash.no_update
+        return {"search": search, "window": None if asked == "reset" else list(asked)}
+
+    @app.callback(
         Output("prof-timeline", "figure"), Output("prof-timeline-info", "children"),
         Output("prof-step", "options"), Output("prof-timeline-problems", "children"),
-        Output("prof-timeline-drawn", "data"),
-        Input("url", "search"), Input("prof-timeline", "relayoutData"),
-        Input("prof-reset", "n_clicks"), Input("refresh-now", "n_clicks"),
-        State("prof-timeline-drawn", "data"),
+        Input("url", "search"), Input("prof-timeline-window", "data"),
+        Input("refresh-now", "n_clicks"), State("url", "pathname"),
     )
-    def render(search: str | None, relayout: dict | None, _reset: Any, _refresh: Any,
-               drawn: str | None) -> tuple[Any, ...]:
+    def render(search: str | None, zoomed: dict | None, _refresh: Any,
+               pathname: str | None) -> tuple[Any, ...]:
+        if not components.is_page(app, pathname, PATH):
+            return (dash.no_update,) * 4
         params = parse_search(search)
         rows, step = _params(params)
-        window_asked = relayout_window(relayout) if ctx.triggered_id == "prof-timeline" else None
-        if ctx.triggered_id == "prof-timeline" and window_asked is None and drawn == search:
-            return (dash.no_update,) * 5  # e.g. Plotly's first "autosize": nothing to redraw
         try:
             timeline, launches, problems = _timeline(service, params, rows)
         except ProfileUnavailable as error:
             return ({"data": [], "layout": {"height": 60}}, "",
-                    [{"label": "All steps", "value": 0}], components.unavailable(app, error),
-                    search)
+                    [{"label": "All steps", "value": 0}], components.unavailable(app, error))
         window = step_window(launches, step)
-        if isinstance(window_asked, tuple):
-            window = window_asked
+        if zoomed and zoomed.get("search") == search and zoomed.get("window"):
+            window = (float(zoomed["window"][0]), float(zoomed["window"][1]))
         view = window_view(timeline, *window)
         figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
         types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
@@ -166,7 +176,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         info = (f"{window[0] / 1000:,.3f} – {window[1] / 1000:,.3f} ms · {shown:,} launches"
                 f" in {len(view):,} bars"
                 + (f" ({view.merged:,} merged: zoom in for each launch)" if view.merged else ""))
-        return figure, info, _step_options(launches), problems, search
+        return figure, info, _step_options(launches), problems
 
 
 def _step_options(launches: Launches) -> list[dict[str, Any]]:
