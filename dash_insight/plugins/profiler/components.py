@@ -118,21 +118,28 @@ def unavailable(app: dash.Dash, error: Exception) -> html.Div:
                                      href=app.get_relative_path("/"))])
 
 
+def element_id(prefix: str, *parts: str) -> str:
+    """``prefix-part-part``: an element id from names that may hold any character (operator
+    types, columns: kept letters, digits and ``_``; anything else becomes ``_``)."""
+    return "-".join([prefix, *("".join(c if c.isalnum() else "_" for c in p) for p in parts)])
+
+
 def sortable_table(columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[Any]],
                    table: str, sort: str | None, descending: bool,
                    cell: Callable[[str, Any], Any] | None = None,
                    lead: Sequence[Any] | None = None, extra_rows: dict[int, Any] | None = None,
-                   sortable: bool = True) -> html.Table:
-    """A table whose column heads are sort buttons ``{"type": "prof-sort", "table", "column"}``
-    (an arrow on the sorted one); ``lead`` adds a first cell per row (e.g. an expand button),
-    ``extra_rows[i]`` a full-width row after row i."""
+                   sort_href: Callable[[str], str] | None = None) -> html.Table:
+    """A table whose column heads link to the page sorted by that column (``sort_href``; the
+    sort is URL state, so a head is a plain link: no callback per head) with an arrow on the
+    sorted one; ``lead`` adds a first cell per row (e.g. an expand link), ``extra_rows[i]`` a
+    full-width row after row i."""
     heads: list[Any] = [html.Th("")] if lead is not None else []
     for column, title in columns:
         arrow = (" ▼" if descending else " ▲") if column == sort else ""
-        heads.append(html.Th(html.Button(title + arrow, id={"type": "prof-sort", "table": table,
-                                                            "column": column},
-                                         className="di-prof-sort")
-                             if sortable else title))
+        heads.append(html.Th(dcc.Link(title + arrow, href=sort_href(column),
+                                      id=element_id("prof-sort", table, column),
+                                      className="di-prof-sort")
+                             if sort_href is not None else title))
     body: list[Any] = []
     show = cell or (lambda _column, value: value)
     for i, row in enumerate(rows):
@@ -146,7 +153,8 @@ def sortable_table(columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[A
     if not rows:
         body.append(html.Tr(html.Td("No operator matches.", colSpan=len(heads),
                                     className="di-empty")))
-    return html.Table(className="di-table di-prof-table", id=f"prof-{table}-table-body",
+    return html.Table(className="di-table di-prof-table",
+                      id=element_id("prof", table) + "-table-body",
                       children=[html.Thead(html.Tr(heads)), html.Tbody(body)])
 
 

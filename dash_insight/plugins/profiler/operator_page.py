@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -238,8 +239,7 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
                 html.Button("Export CSV", id="prof-export", className="di-button secondary"),
                 dcc.Download(id="prof-download"),
             ]),
-            dcc.Loading(html.Div(id="prof-table", className="di-prof-scroll"), type="dot",
-                        delay_show=400),
+            html.Div(id="prof-table", className="di-prof-scroll"),
             html.Div(id="prof-pager", className="di-pager", children=[
                 html.Span(id="prof-total"),
                 dcc.Dropdown(id="prof-size", value=state.size, clearable=False,
@@ -272,21 +272,18 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         Input("prof-chart-kind", "value"), Input("prof-measure", "value"),
         Input("prof-view", "value"), Input("prof-type-search", "value"),
         Input("prof-op-search", "value"),
-        Input({"type": "prof-sort", "table": ALL, "column": ALL}, "n_clicks"),
-        Input({"type": "prof-expand", "op_type": ALL}, "n_clicks"),
         Input("prof-prev", "n_clicks"), Input("prof-next", "n_clicks"),
         Input("prof-size", "value"), Input("prof-goto", "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
     def controls_to_url(chart: str, measure: str, view: str, type_search: str | None,
-                        op_search: str | None, _sorts: list, _expands: list, _prev: Any,
-                        _next: Any, size: int | None, goto: int | None,
-                        search: str | None) -> Any:
+                        op_search: str | None, _prev: Any, _next: Any, size: int | None,
+                        goto: int | None, search: str | None) -> Any:
         state = parse_state(parse_search(search))
         trigger = ctx.triggered_id
-        if len(ctx.triggered) > 1 or (isinstance(trigger, dict) and not ctx.triggered[0]["value"]):
-            return dash.no_update  # controls just inserted or rendered, not used
+        if len(ctx.triggered) > 1:
+            return dash.no_update  # controls just inserted, not used
         if trigger == "prof-chart-kind":
             state = replace(state, chart=chart)
         elif trigger == "prof-measure":
@@ -297,20 +294,6 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             state = replace(state, type_search=(type_search or "").strip())
         elif trigger == "prof-op-search":
             state = replace(state, search=(op_search or "").strip(), page=1)
-        elif isinstance(trigger, dict) and trigger.get("type") == "prof-sort":
-            if trigger["table"] == "type":
-                column, descending = _toggle_sort(state.type_sort, state.type_descending,
-                                                  trigger["column"])
-                state = replace(state, type_sort=column, type_descending=descending)
-            elif trigger["table"] == "all":
-                column, descending = _toggle_sort(state.sort, state.descending,
-                                                  trigger["column"])
-                state = replace(state, sort=column, descending=descending, page=1)
-        elif isinstance(trigger, dict) and trigger.get("type") == "prof-expand":
-            op_type = trigger["op_type"]
-            opened = tuple(t for t in state.open if t != op_type)
-            state = replace(state, open=opened if op_type in state.open
-                            else (*state.open, op_type))
         elif trigger == "prof-prev":
             state = replace(state, page=max(1, state.page - 1))
         elif trigger == "prof-next":
@@ -368,15 +351,24 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         needs_inputs = state.view == "all" or bool(state.open)
         inputs, more = service.inputs(loaded.found, loaded.device) if needs_inputs else ({}, [])
         problems = components.problems_panel(profile, more)
+        def link(changed: OperatorState) -> str:
+            return app.get_relative_path(PATH) + with_state(search, changed)
+
         if state.view == "type":
-            table = _type_table(profile, inputs, state, sub_pages or {})
+            table = _type_table(profile, inputs, state, sub_pages or {}, link)
             return table, "", "", hidden, *searches, problems
         rows = all_table_rows(op_rows(profile, inputs), state)
         pages = max(1, -(-len(rows) // state.size))
         page = min(state.page, pages)
         start = (page - 1) * state.size
+
+        def sort_href(column: str) -> str:
+            column, descending = _toggle_sort(state.sort, state.descending, column)
+            return link(replace(state, sort=column, descending=descending, page=1))
+
         table = components.sortable_table(OP_COLUMNS, rows[start:start + state.size], "all",
-                                          state.sort, state.descending, _cell)
+                                          state.sort, state.descending, _cell,
+                                          sort_href=sort_href)
         return (table, f"Total {len(rows)}", f"{page} / {pages}", shown, *searches, problems)
 
     @app.callback(
@@ -418,7 +410,9 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
 
 
 def _type_table(profile: Profile, inputs: dict[str, str], state: OperatorState,
-                sub_pages: dict[str, int]) -> Any:
+                sub_pages: dict[str, int], link: Callable[[OperatorState], str]) -> Any:
+    """The type rows; each row's expander is a link to the page with that type opened or
+    closed (URL state: no callback per row)."""
     rows = type_table_rows(profile, state)
     operators = op_rows(profile, inputs) if state.open else []
     expanders = []
@@ -426,14 +420,22 @@ def _type_table(profile: Profile, inputs: dict[str, str], state: OperatorState,
     for i, row in enumerate(rows):
         op_type = row[0]
         is_open = op_type in state.open
-        expanders.append(html.Button("▾" if is_open else "▸", className="di-prof-expand",
-                                     id={"type": "prof-expand", "op_type": op_type},
-                                     title=f"operators of type {op_type}"))
+        opened = (tuple(t for t in state.open if t != op_type) if is_open
+                  else (*state.open, op_type))
+        expanders.append(dcc.Link("▾" if is_open else "▸", className="di-prof-expand",
+                                  href=link(replace(state, open=opened)),
+                                  id=components.element_id("prof-expand", op_type),
+                                  title=f"operators of type {op_type}"))
         if is_open:
             extra[i] = _drill_down(operators, op_type, sub_pages.get(op_type, 0))
+
+    def sort_href(column: str) -> str:
+        column, descending = _toggle_sort(state.type_sort, state.type_descending, column)
+        return link(replace(state, type_sort=column, type_descending=descending))
+
     return components.sortable_table(TYPE_COLUMNS, rows, "type", state.type_sort,
                                      state.type_descending, _cell, lead=expanders,
-                                     extra_rows=extra)
+                                     extra_rows=extra, sort_href=sort_href)
 
 
 def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
@@ -444,7 +446,7 @@ def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
         rows, size = drill_down_rows(operators, op_type, page)
     keep = [OP_KEYS.index(column) for column, _ in SUB_COLUMNS]
     table = components.sortable_table(SUB_COLUMNS, [[row[i] for i in keep] for row in rows],
-                                      f"sub-{op_type}", None, True, _cell, sortable=False)
+                                      f"sub-{op_type}", None, True, _cell)
     return html.Div(className="di-prof-drill", id={"type": "prof-drill", "op_type": op_type},
                     children=[
         table,

@@ -167,7 +167,10 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             return ({"data": [], "layout": {"height": 60}}, "",
                     [{"label": "All steps", "value": 0}], components.unavailable(app, error))
         window = step_window(launches, step)
-        if zoomed and zoomed.get("search") == search and zoomed.get("window"):
+        # The zoom belongs to the view it was made on (another step or row mode forgets it),
+        # however the URL happens to be spelled.
+        if (zoomed and zoomed.get("window")
+                and parse_search(zoomed.get("search")) == parse_search(search)):
             window = (float(zoomed["window"][0]), float(zoomed["window"][1]))
         view = window_view(timeline, *window)
         figure = timeline_figure(timeline, view, launches, launches.step_starts_us)

@@ -88,9 +88,9 @@ def test_summary_list_to_operator_page(dash_duo: Any, app: Any) -> None:
     table = "prof-type-table-body"
     until(lambda: len(_column(dash_duo, table, 1)) == 13, 15)
     assert _column(dash_duo, table, 1)[0] == "MaxPoolGrad"
-    _click(dash_duo, '[id*="\\"column\\":\\"op_type\\",\\"table\\":\\"type\\""]')
+    _click(dash_duo, "#prof-sort-type-op_type")
     until(lambda: _column(dash_duo, table, 1)[0] == "SparseSoftmaxCrossEntropyWithLogits", 15)
-    _click(dash_duo, '[id*="\\"column\\":\\"op_type\\",\\"table\\":\\"type\\""]')
+    _click(dash_duo, "#prof-sort-type-op_type")
     until(lambda: _column(dash_duo, table, 1) == sorted(_column(dash_duo, table, 1)), 15)
 
     # Search (case-insensitive substring of the type).
@@ -98,7 +98,7 @@ def test_summary_list_to_operator_page(dash_duo: Any, app: Any) -> None:
     until(lambda: _column(dash_duo, table, 1) == CONV_TYPES, 15)
 
     # Drill down: the operators of the clicked type only (MindInsight listed all 43).
-    _click(dash_duo, '[id*="\\"op_type\\":\\"Conv2D\\",\\"type\\":\\"prof-expand\\""]')
+    _click(dash_duo, "#prof-expand-Conv2D")
     dash_duo.wait_for_contains_text(".di-prof-drill", "Conv2D: 2 operator(s)")
     names = dash_duo.driver.execute_script("""
         return Array.from(document.querySelectorAll('.di-prof-drill tbody tr'))
@@ -129,7 +129,7 @@ def test_all_operators_paging_sort_and_search(dash_duo: Any, app: Any) -> None:
     until(lambda: len(_column(dash_duo, table, 2)) == 3, 15)
 
     # Server-side sort: total time ascending puts the cheapest operator first.
-    _click(dash_duo, '[id*="\\"column\\":\\"op_total_time\\",\\"table\\":\\"all\\""]')
+    _click(dash_duo, "#prof-sort-all-op_total_time")
     until(lambda: "order=asc" in dash_duo.driver.current_url, 15)
     dash_duo.wait_for_text_to_equal("#prof-page", "1 / 3")
     totals = [float(t) for t in _column(dash_duo, table, 5)]
