@@ -225,7 +225,8 @@ def _inspect(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # e.g. piped into head
         sys.stderr.close()
     # Non-zero when something is wrong, so scripts can check logs: 1 = damage found.
-    return 1 if any(f["status"] in ("damaged", "unreadable") for f in report["files"]) else 0
+    files = report["files"] + [f for entry in report.get("profiler", []) for f in entry["files"]]
+    return 1 if any(f["status"] in ("damaged", "unreadable") for f in files) else 0
 
 
 def _export_to(args: argparse.Namespace, base: str, out: str) -> int:

@@ -25,6 +25,9 @@ if Path("/usr/bin/chromium").exists():
 CORPUS = Path(os.environ.get("DASH_INSIGHT_CORPUS", REPO.parent / "shared" / "corpus"))
 ORACLE_PATH = CORPUS.parent / "oracle" / "mindinsight-2.3.1-corpus.json.gz"
 TOOLS = CORPUS.parent / "tools"
+#: Two real MindSpore 2.10 CPU-profiled jobs, and MindInsight 2.3.1's profiler answers for them.
+PROFILER_CORPUS = CORPUS.parent / "corpus-profiler"
+PROFILER_ORACLE = CORPUS.parent / "oracle" / "profiler"
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +36,14 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"corpus not found at {CORPUS}")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def profiler_corpus() -> Path:
+    """``../shared/corpus-profiler`` (skips when absent)."""
+    if not PROFILER_CORPUS.is_dir():
+        pytest.skip(f"profiler corpus not found at {PROFILER_CORPUS}")
+    return PROFILER_CORPUS
 
 
 def corpus_files(pattern: str) -> list[Path]:

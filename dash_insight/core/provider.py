@@ -78,6 +78,9 @@ class JobSummary:
     graph_files: int
     version: int
     loaded_once: bool = False  # every byte was read at least once (stays true while it grows)
+    profiler_dir: str | None = None  # "./profiler" relative to the job (MindInsight's key)
+    profiler_type: str = ""  # "cpu", "gpu", "ascend"; "" without profiler data
+    profiler_graph_mode: str = ""  # "static" / "dynamic" when profiled (MindInsight's key)
 
     @property
     def is_intact(self) -> bool:
@@ -175,6 +178,9 @@ class DataProvider:
             graph_files=kinds.count(FileKind.GRAPH.value),
             version=state.version,
             loaded_once=state.loaded_once,
+            profiler_dir=state.profiler_dir,
+            profiler_type=state.profiler_type,
+            profiler_graph_mode=state.profiler_graph_mode,
         )
 
     @property

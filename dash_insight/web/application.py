@@ -22,6 +22,7 @@ from dash_insight.plugins.images.plugin import PLUGIN as IMAGES
 from dash_insight.plugins.jobs.plugin import PLUGIN as JOBS
 from dash_insight.plugins.landscape.plugin import PLUGIN as LANDSCAPE
 from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
+from dash_insight.plugins.profiler.plugin import PLUGIN as PROFILER
 from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
 from dash_insight.web import access_log, dashboard, shell
@@ -31,7 +32,7 @@ from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 
 #: Every feature, in the order of the training dashboard's cards.
 PLUGINS: tuple[Plugin[Any], ...] = (JOBS, SCALARS, HISTOGRAMS, TENSORS, GRAPHS, IMAGES, LANDSCAPE,
-                                    LINEAGE)
+                                    LINEAGE, PROFILER)
 
 ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "assets")

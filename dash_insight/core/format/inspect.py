@@ -7,6 +7,12 @@ The report is a plain dict (the ``--json`` form)::
 
 ``status`` is ``ok``, ``empty``, ``truncated`` (an incomplete record at the end: the file is
 still being written or was cut), ``damaged`` (records dropped or undecodable) or ``unreadable``.
+
+Profiler data (a job's ``profiler*/`` or ``*_ascend_ms/`` directory, a profiler directory
+itself, or one profiler file) adds ``"profiler": [{"path", "layout", "profiler_type",
+"devices", "files": [{"path", "kind", "rows", "launches", "status", "errors": [{"line",
+"reason"}]}]}]`` (``rows``: op types, operators or launch lines read; ``launches``: launch
+times), with the same statuses.
 Plugins are ``scalar``, ``image``, ``histogram``, ``tensor``, ``loss_landscape``, ``graph`` and
 ``lineage``; tags are as written in the file (without MindInsight's ``/<plugin>`` suffix); a
 graph's tag is its file name, a lineage record's tag its kind. A ``loss_landscape`` tag also
@@ -27,6 +33,25 @@ from dash_insight.core.format.events import DecodeError, decode_lineage_event
 from dash_insight.core.format.events import decode_model_proto as _decode_model_proto
 from dash_insight.core.format.files import FileKind, classify, summary_sort_key
 from dash_insight.core.format.framing import CHUNK_BYTES, Damage, RecordReader, Tail
+from dash_insight.core.format.profiler import (
+    FRAMEWORK_PREFIX,
+    INFO_PREFIX,
+    OP_DETAIL_PREFIX,
+    OP_TYPE_PREFIX,
+    TIMESTAMP_PREFIX,
+    TRACE_VIEW,
+    Problem,
+    ProfilerDir,
+    parse_framework,
+    parse_op_detail_csv,
+    parse_op_type_csv,
+    parse_profiler_info,
+    parse_timestamps,
+    parse_trace_view,
+    profiler_dirs,
+    read_profiler_dir,
+    read_text,
+)
 from dash_insight.core.format.scan import EventScanner
 from dash_insight.core.vocabulary import Plugin
 
@@ -188,12 +213,95 @@ def _job_files(directory: str) -> list[tuple[str, FileKind]]:
     return found
 
 
+#: What a profiler file's rows are, by file-name prefix.
+_PROFILER_KINDS = {OP_TYPE_PREFIX: "op types", OP_DETAIL_PREFIX: "operators",
+                   FRAMEWORK_PREFIX: "launches (input shapes)", TIMESTAMP_PREFIX: "operators",
+                   INFO_PREFIX: "keys", "trace_view": "operators"}
+
+
+def _profiler_status(rows: int, problems: list[Problem], text: str) -> str:
+    if not text.strip():
+        return STATUS_EMPTY
+    if not problems:
+        return STATUS_OK
+    last = len(text.splitlines())
+    if rows and all(p.line == last and "truncated" in p.reason for p in problems):
+        return STATUS_TRUNCATED
+    return STATUS_DAMAGED
+
+
+def _profiler_file(path: str, prefix: str) -> dict[str, Any]:
+    """Parse one profiler file completely and say what it holds."""
+    entry: dict[str, Any] = {"path": path, "kind": prefix, "rows": 0, "launches": None}
+    try:
+        text = read_text(path)
+    except OSError as error:
+        return {**entry, "status": STATUS_UNREADABLE,
+                "errors": [{"line": None, "reason": f"cannot read: {error}"}]}
+    name = os.path.basename(path)
+    problems: list[Problem]
+    if prefix == OP_TYPE_PREFIX:
+        parsed = parse_op_type_csv(text, name)
+        rows, problems = len(parsed.rows), parsed.problems
+    elif prefix == OP_DETAIL_PREFIX:
+        parsed = parse_op_detail_csv(text, name)
+        rows, problems = len(parsed.rows), parsed.problems
+    elif prefix == FRAMEWORK_PREFIX:
+        framework, problems = parse_framework(text, name)
+        rows = len(framework)
+    elif prefix == INFO_PREFIX:
+        info, problems = parse_profiler_info(text, name)
+        rows = len(info)
+    else:
+        parse = parse_trace_view if prefix == "trace_view" else parse_timestamps
+        table, problems = parse(text, name)
+        rows, entry["launches"] = len(table.names), len(table)
+    entry["rows"] = rows
+    return {**entry, "status": _profiler_status(rows, problems, text),
+            "errors": [{"line": p.line, "reason": p.reason} for p in problems]}
+
+
+def inspect_profiler_dir(found: ProfilerDir) -> dict[str, Any]:
+    """Every file of a profiler directory, parsed, with what it holds."""
+    files = []
+    for _device, by_prefix in sorted(found.files.items()):
+        for prefix in (INFO_PREFIX, OP_TYPE_PREFIX, OP_DETAIL_PREFIX, FRAMEWORK_PREFIX,
+                       TIMESTAMP_PREFIX):
+            if prefix in by_prefix:
+                files.append(_profiler_file(by_prefix[prefix], prefix))
+    if found.trace_view:
+        files.append(_profiler_file(found.trace_view, "trace_view"))
+    return {"path": found.path, "layout": found.layout, "profiler_type": found.profiler_type,
+            "devices": list(found.devices), "files": files}
+
+
+def _profiler_file_prefix(name: str) -> str | None:
+    if name == TRACE_VIEW:
+        return "trace_view"
+    for prefix in _PROFILER_KINDS:
+        if name.startswith(prefix + "_"):
+            return prefix
+    return None
+
+
 def inspect_path(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Report on one file (classified by name; an unrecognised name is read as a summary file)
-    or on every summary, lineage and graph file directly inside a directory."""
+    or on every summary, lineage and graph file directly inside a directory, and on the profiler
+    data of the directory (its profiler sub-directories, or itself)."""
     path = os.fspath(path)
+    profiler: list[dict[str, Any]] = []
     if os.path.isdir(path):
         files: Iterable[tuple[str, FileKind]] = _job_files(path)
+        found = profiler_dirs(path)
+        itself = read_profiler_dir(path)
+        if not found and itself.files:
+            found = [itself]
+        profiler = [inspect_profiler_dir(f) for f in found]
+    elif os.path.exists(path) and _profiler_file_prefix(os.path.basename(path)):
+        entry = _profiler_file(path, _profiler_file_prefix(os.path.basename(path)) or "")
+        return {"files": [], "tags": {}, "profiler": [{
+            "path": os.path.dirname(path), "layout": None, "profiler_type": None,
+            "devices": [], "files": [entry]}]}
     elif os.path.exists(path):
         kind = classify(os.path.basename(path))
         files = [(path, kind if kind not in (None, FileKind.EXPLAIN) else FileKind.SUMMARY)]
@@ -210,13 +318,35 @@ def inspect_path(path: str | os.PathLike[str]) -> dict[str, Any]:
         except OSError as error:
             reports.append(_file_entry(file_path, kind, 0, [Damage(0, f"cannot read: {error}")],
                                        STATUS_UNREADABLE))
-    return {
+    report: dict[str, Any] = {
         "files": reports,
         "tags": {
             plugin: {tag: stats.summary() for tag, stats in sorted(by_tag.items())}
             for plugin, by_tag in sorted(tags.items())
         },
     }
+    if profiler:
+        report["profiler"] = profiler
+    return report
+
+
+def _format_profiler(entry: dict[str, Any]) -> list[str]:
+    layout = {"mindinsight": "MindInsight layout", "mindspore": "MindSpore >= 2.5 layout"}.get(
+        entry["layout"] or "", "profiler file")
+    devices = ", ".join(entry["devices"]) or "-"
+    kind = f", {entry['profiler_type']}" if entry["profiler_type"] else ""
+    lines = [f"{entry['path']}", f"  profiler data ({layout}{kind}), device(s) {devices}"]
+    for item in entry["files"]:
+        what = f"{item['rows']} {_PROFILER_KINDS.get(item['kind'], 'rows')}"
+        if item["launches"] is not None:
+            what += f", {item['launches']} launches"
+        lines.append(f"  {os.path.basename(item['path'])}: {what}, {item['status']}")
+        for error in item["errors"][:20]:
+            where = f"line {error['line']}: " if error["line"] is not None else ""
+            lines.append(f"    ! {where}{error['reason']}")
+        if len(item["errors"]) > 20:
+            lines.append(f"    ! ... {len(item['errors']) - 20} more")
+    return lines
 
 
 def format_file_entry(entry: dict[str, Any]) -> list[str]:
@@ -232,8 +362,10 @@ def format_report(report: dict[str, Any]) -> str:
     lines: list[str] = []
     for entry in report["files"]:
         lines.extend(format_file_entry(entry))
-    if not report["files"]:
+    if not report["files"] and not report.get("profiler"):
         lines.append("no summary, lineage or graph file here")
+    for entry in report.get("profiler", []):
+        lines.extend(_format_profiler(entry))
     for plugin, by_tag in report["tags"].items():
         lines.append(f"{plugin}: {len(by_tag)} tag(s)")
         width = max(len(tag) for tag in by_tag)

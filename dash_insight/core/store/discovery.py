@@ -1,9 +1,11 @@
 """Training jobs under a summary base directory.
 
 A training job is any directory under the base directory (the base itself included, at any
-depth up to ``max_depth``) that directly holds summary, lineage or graph (``.pb``) files; its
-``train_id`` is its path relative to the base, ``./`` for the base itself and ``./a/b`` below.
-Symlinks (to files or directories) are never followed, so nothing outside the base is read.
+depth up to ``max_depth``) that directly holds summary, lineage or graph (``.pb``) files, or a
+profiler directory (MindInsight's ``profiler*`` with ``profiler_info_<d>.json``, or MindSpore
+>= 2.5's ``*_ascend_ms/``: :mod:`dash_insight.core.format.profiler`); its ``train_id`` is its
+path relative to the base, ``./`` for the base itself and ``./a/b`` below. Symlinks (to files or
+directories) are never followed, so nothing outside the base is read.
 
 MindInsight looked one level deep only, listed at most 999 jobs (the oldest, by a quirk) and
 took a job's update time from its newest-named file; we list every job, newest first, with the
@@ -16,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 
 from dash_insight.core.format.files import FileKind, classify, file_timestamp, summary_sort_key
+from dash_insight.core.format.profiler import ProfilerDir, primary_profiler_dir, profiler_dir_of
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,33 @@ class JobInfo:
     create_time: float
     update_time: float
     errors: tuple[str, ...] = field(default=())
+    profilers: tuple[ProfilerDir, ...] = field(default=())
+
+    @property
+    def profiler(self) -> ProfilerDir | None:
+        """The profiler directory the job reports (MindInsight's ``profiler_dir``)."""
+        return primary_profiler_dir(self.profilers)
+
+    @property
+    def profiler_dir(self) -> str | None:
+        """``./profiler``: the reported profiler directory relative to the job, or None."""
+        profiler = self.profiler
+        return None if profiler is None else "./" + os.path.basename(profiler.path)
+
+    @property
+    def profiler_type(self) -> str:
+        """``cpu``, ``gpu`` or ``ascend`` (MindInsight's rule); "" without profiler data."""
+        profiler = self.profiler
+        return "" if profiler is None else profiler.profiler_type
+
+    @property
+    def profiler_graph_mode(self) -> str:
+        """MindInsight's ``graph_mode`` of a profiled job: ``dynamic`` when the profiler
+        directory holds a ``dynamic_shape_info*`` file, else ``static``; "" without one."""
+        profiler = self.profiler
+        if profiler is None:
+            return ""
+        return "dynamic" if profiler.dynamic_shape else "static"
 
     def of_kind(self, kind: FileKind) -> list[FileInfo]:
         return [f for f in self.files if f.kind is kind]
@@ -56,17 +86,20 @@ def train_id_of(base: str, directory: str) -> str:
     return "./" if relative == "." else "./" + relative.replace(os.sep, "/")
 
 
-def _job(base: str, directory: str, files: list[FileInfo], errors: list[str]) -> JobInfo:
+def _job(base: str, directory: str, files: list[FileInfo], errors: list[str],
+         profilers: list[ProfilerDir]) -> JobInfo:
     order = {FileKind.SUMMARY: 0, FileKind.LINEAGE: 1, FileKind.GRAPH: 2}
     files.sort(key=lambda f: (order[f.kind], summary_sort_key(f.name)))
     stamps = [f.timestamp for f in files if f.timestamp is not None]
+    times = [f.mtime for f in files] + [p.update_time for p in profilers if p.update_time]
     return JobInfo(
         train_id=train_id_of(base, directory),
         path=directory,
         files=tuple(files),
-        create_time=float(min(stamps)) if stamps else min(f.mtime for f in files),
-        update_time=max(f.mtime for f in files),
+        create_time=float(min(stamps)) if stamps else min(times, default=0.0),
+        update_time=max(times, default=0.0),
         errors=tuple(errors),
+        profilers=tuple(profilers),
     )
 
 
@@ -81,6 +114,7 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
         directory, depth = pending.pop()
         files: list[FileInfo] = []
         errors: list[str] = []
+        profilers: list[ProfilerDir] = []
         try:
             with os.scandir(directory) as entries:
                 for entry in entries:
@@ -88,6 +122,9 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
                         if entry.is_symlink():
                             continue
                         if entry.is_dir(follow_symlinks=False):
+                            profiler = profiler_dir_of(entry)
+                            if profiler is not None:
+                                profilers.append(profiler)
                             if max_depth is None or depth < max_depth:
                                 pending.append((entry.path, depth + 1))
                             continue
@@ -101,8 +138,9 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
                         errors.append(f"{entry.name}: {error.strerror or error}")
         except OSError:
             continue
-        if files:
-            jobs.append(_job(base, directory, files, errors))
+        if files or profilers:
+            profilers.sort(key=lambda p: p.path)
+            jobs.append(_job(base, directory, files, errors, profilers))
     jobs.sort(key=lambda job: (-job.update_time, job.train_id))
     return jobs
 

@@ -190,6 +190,10 @@ class Loader:
         """Match the index's file states with the files on disk; True if anything changed."""
         changed = (state.create_time, state.update_time) != (job.create_time, job.update_time)
         state.create_time, state.update_time = job.create_time, job.update_time
+        profiler = (job.profiler_dir, job.profiler_type, job.profiler_graph_mode)
+        if profiler != (state.profiler_dir, state.profiler_type, state.profiler_graph_mode):
+            state.profiler_dir, state.profiler_type, state.profiler_graph_mode = profiler
+            changed = True
         on_disk = {f.name: f for f in job.files}
         for name in list(state.files):
             if name not in on_disk:

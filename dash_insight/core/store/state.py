@@ -88,6 +88,11 @@ class JobState:
     vanished: list[str] = field(default_factory=list)  # files that disappeared from disk
     version: int = 0  # bumped on every change of the job's data
     loaded_once: bool = False  # every byte on disk was read at least once
+    # Its profiler directory ("./profiler"), as discovery reports it; read on demand by the
+    # profiler plugin, so a job holding only profiler data has nothing to load.
+    profiler_dir: str | None = None
+    profiler_type: str = ""  # "cpu", "gpu", "ascend"; "" without profiler data
+    profiler_graph_mode: str = ""  # MindInsight's graph_mode: "static" / "dynamic" / ""
 
     @property
     def bytes_read(self) -> int:
@@ -100,7 +105,7 @@ class JobState:
     @property
     def status(self) -> str:
         if not self.files:
-            return STATUS_PENDING
+            return STATUS_LOADED if self.profiler_dir else STATUS_PENDING
         if any(f.needs_reading for f in self.files.values()):
             return STATUS_LOADING if self.bytes_read else STATUS_PENDING
         return STATUS_LOADED

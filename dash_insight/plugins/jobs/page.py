@@ -22,6 +22,8 @@ PATH = "/"
 PAGE_SIZES = (10, 20, 50, 100)
 SORT_COLUMNS = {"path": "Summary Path", "create": "Create Time", "update": "Update Time"}
 DATA_KINDS = ("scalar", "image", "histogram", "tensor", "graph")
+#: Where the "Profiling" link goes: the profiler plugin's performance dashboard.
+PROFILING_PATH = "/profiler"
 
 
 def format_time(seconds: float) -> str:
@@ -71,6 +73,8 @@ def _data_badges(job: JobSummary) -> list[Any]:
     badges = [html.Span(kind, className="di-badge") for kind in DATA_KINDS if job.tags.get(kind)]
     if job.lineage_files:
         badges.append(html.Span("lineage", className="di-badge"))
+    if job.profiler_dir:
+        badges.append(html.Span("profiler", className="di-badge"))
     return badges or [html.Span("no data yet", className="di-muted")]
 
 
@@ -96,6 +100,9 @@ def _integrity(job: JobSummary) -> Any:
 def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
     has_dashboard = job.summary_files or job.graph_files
     dashboard_href = app.get_relative_path("/dashboard") + make_search({"train_id": job.train_id})
+    # The profiler plugin's performance dashboard (MindInsight's "Profiling" link).
+    profiling_href = app.get_relative_path(PROFILING_PATH) + make_search(
+        {"train_id": job.train_id, "dir": job.profiler_dir})
     return html.Tr([
         html.Td(number),
         html.Td(dcc.Link(job.train_id, href=dashboard_href) if has_dashboard else job.train_id),
@@ -107,6 +114,11 @@ def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
             dcc.Link("Training Dashboard", href=dashboard_href,
                      className="" if has_dashboard else "disabled",
                      title="" if has_dashboard else "no summary or graph file in this job"),
+            dcc.Link("Profiling", href=profiling_href, id={"type": "profiling-link",
+                                                           "train_id": job.train_id},
+                     className="" if job.profiler_dir else "disabled",
+                     title=f"profiler data in {job.profiler_dir}" if job.profiler_dir
+                     else "no profiler data in this job"),
             html.Button("Parameter Details", className="di-link-button",
                         id={"type": "param-details", "train_id": job.train_id},
                         disabled=not job.lineage_files,

@@ -80,15 +80,18 @@ class _JobViews:
         return plugins
 
     def _job_item(self, job: JobSummary) -> dict[str, Any]:
-        """One ``train_jobs`` entry (``TrainTaskManager._get_train_job_item``, same key order)."""
-        return {
+        """One ``train_jobs`` entry (``TrainTaskManager._get_train_job_item``, same key order):
+        ``profiler_dir`` (``./profiler``) and ``profiler_type`` (``cpu``) of a profiled job, and
+        then, only for one, ``graph_mode`` (``static``, or ``dynamic`` with a
+        ``dynamic_shape_info*`` file)."""
+        item = {
             "train_id": job.train_id,
             "relative_path": job.train_id,
             "create_time": local_time(job.create_time),
             "update_time": local_time(job.update_time),
-            "profiler_dir": None,
+            "profiler_dir": job.profiler_dir,
             "cache_status": cache_status(job),
-            "profiler_type": "",
+            "profiler_type": job.profiler_type,
             "summary_files": job.summary_files,
             "graph_files": job.graph_files,
             "lineage_files": job.lineage_files,
@@ -96,6 +99,9 @@ class _JobViews:
             "is_integrity": job.is_intact,
             "plugins": self._plugins(job),
         }
+        if job.profiler_type:
+            item["graph_mode"] = job.profiler_graph_mode or "static"
+        return item
 
     # -- train jobs --
     def train_jobs(self) -> Response:

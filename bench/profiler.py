@@ -1,0 +1,267 @@
+"""Profiler pages on a 200,000-launch CPU profile, in headless Chromium.
+
+Generates (once, under ``bench/data/``) a MindSpore >= 2.5 style profile written in the
+documented format (``dash_insight.core.format.profiler_writer``): ``--ops`` operators (default
+1,000, 26 types) launched once per step for ``--steps`` steps (default 200): 200,000 launches
+in ``FRAMEWORK/cpu_op_execute_timestamp_0.txt`` (and ``trace_view.json``, the CSVs and
+``cpu_framework_0.txt``). Then measures, from navigating to the page until it is drawn:
+
+1. operator page (type view: chart and every type row), first open after the server started
+   (every file parsed) and then again (median of ``--repeat``), as a full page load and as a
+   click on its tab from the performance dashboard; target < 1 s;
+2. all-operators view (first page of the table; its first open reads ``cpu_framework``);
+3. timeline (every scope row and the operators row drawn), the same ways; target < 2 s;
+
+A full page load restarts Dash and plotly.js in the browser (the summary list's load time is
+printed for scale); a tab click is what a user does inside the app.
+
+and the server side alone (parse; timeline bars; one window's figure). The machine's cores and
+load average are printed beside the figures: on a shared machine they explain a slow run.
+
+    python bench/profiler.py [--ops 1000] [--steps 200] [--repeat 5]
+
+Needs Debian's chromium + chromium-driver (./scripts/test.sh installs them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+
+import waitress
+from selenium import webdriver
+
+from dash_insight.core.format.profiler import LAYOUT_MINDSPORE
+from dash_insight.core.format.profiler_writer import synthetic_ops, write_cpu_profile
+from dash_insight.core.service import DataService
+from dash_insight.core.settings import Settings
+from dash_insight.plugins.profiler import components, timeline_page
+from dash_insight.plugins.profiler.service import ProfilerService
+from dash_insight.plugins.profiler.timeline import timeline_figure, window_view
+from dash_insight.web.application import create_app
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+OPERATOR_TARGET_S = 1.0
+TIMELINE_TARGET_S = 2.0
+
+TYPE_VIEW_DRAWN = """
+    const chart = document.querySelector('#prof-op-chart .js-plotly-plot');
+    const rows = document.querySelectorAll('#prof-type-table-body > tbody > tr').length;
+    return Boolean(chart && chart.data && chart.data.length && chart._fullLayout)
+        && rows >= arguments[0];"""
+ALL_VIEW_DRAWN = """
+    return document.querySelectorAll('#prof-all-table-body > tbody > tr').length >= 10;"""
+DASHBOARD_DRAWN = """
+    const plots = document.querySelectorAll('#prof-cards .js-plotly-plot');
+    return document.querySelectorAll('#prof-cards .di-card').length >= 5 && plots.length >= 3
+        && Array.from(plots).every(p => p.data && p.data.length && p._fullLayout);"""
+SUMMARY_LIST_DRAWN = """
+    return document.querySelectorAll('#job-table tbody tr').length >= 1
+        && document.querySelector('#job-total').textContent.startsWith('Total');"""
+TIMELINE_DRAWN = """
+    const chart = document.querySelector('#prof-timeline .js-plotly-plot');
+    return Boolean(chart && chart.data && chart.data.length >= 3 && chart._fullLayout
+        && document.querySelector("#prof-timeline-info").textContent.includes("bars"));"""
+
+
+def machine() -> str:
+    with open("/proc/loadavg") as handle:
+        load = " ".join(handle.read().split()[:3])
+    return f"{os.cpu_count()} cores, load average {load}"
+
+
+def generate(base: str, ops: int, steps: int) -> None:
+    job = os.path.join(base, "big")
+    if os.path.isdir(job):
+        return
+    started = time.perf_counter()
+    write_cpu_profile(job, synthetic_ops(ops), steps, layout=LAYOUT_MINDSPORE)
+    print(f"generated {ops} operators x {steps} steps = {ops * steps:,} launches in "
+          f"{time.perf_counter() - started:.1f} s")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def browser() -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--window-size=1600,1000"):
+        options.add_argument(flag)
+    if os.path.exists("/usr/bin/chromium"):
+        options.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(options=options)
+
+
+#: Installed in every page: times (performance.now(), ms since the navigation started) when
+#: ``window.__diCondition`` first holds, checked on every DOM change and every 10 ms inside the
+#: page, so the measurement does not depend on how often WebDriver polls.
+WATCHER = """
+window.__diDrawn = null;
+const check = () => {
+    if (window.__diDrawn === null && window.__diCondition) {
+        try { if (window.__diCondition()) window.__diDrawn = performance.now(); } catch (e) {}
+    }
+};
+new MutationObserver(check).observe(document, {subtree: true, childList: true});
+setInterval(check, 10);
+"""
+
+
+def _condition(drawn: str, args: tuple[object, ...]) -> str:
+    return (f"window.__diArgs = {json.dumps(list(args))}; window.__diCondition = () => "
+            f"(function () {{{drawn}}}).apply(null, window.__diArgs);")
+
+
+def _result(driver: webdriver.Chrome, deadline: float) -> float:
+    while True:
+        drawn = driver.execute_script("return window.__diDrawn;")
+        if drawn is not None:
+            return drawn / 1000
+        if time.perf_counter() > deadline:
+            raise TimeoutError("page not drawn within 120 s")
+        time.sleep(0.1)
+
+
+def open_page(driver: webdriver.Chrome, url: str, drawn: str, *args: object) -> float:
+    """Seconds from navigating to ``url`` (a full page load: Dash and plotly.js start again)
+    until the ``drawn`` script holds, timed inside the page."""
+    driver.get("about:blank")
+    script = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {
+        "source": WATCHER + _condition(drawn, args)})
+    try:
+        driver.get(url)
+        return _result(driver, time.perf_counter() + 120)
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                               {"identifier": script["identifier"]})
+
+
+def click_tab(driver: webdriver.Chrome, start_url: str, start_drawn: str, tab: str,
+              drawn: str, *args: object) -> float:
+    """Seconds from clicking a profiler tab (in-app navigation, as a user goes from the
+    dashboard to a page) until the ``drawn`` script holds, timed inside the page."""
+    open_page(driver, start_url, start_drawn)
+    time.sleep(0.5)  # let the dashboard's last callbacks settle before timing the click
+    driver.execute_script("window.__diDrawn = null;" + _condition(drawn, args))
+    started = driver.execute_script("window.__diClicked = performance.now();"
+                                    f"document.querySelector('#{tab}').click();"
+                                    "return window.__diClicked;")
+    return _result(driver, time.perf_counter() + 120) - started / 1000
+
+
+def server_side(base: str) -> list[tuple[str, float]]:
+    """Seconds for: parsing the profile, building the timeline's bars, one window's figure."""
+    with tempfile.TemporaryDirectory() as workspace:
+        data = DataService(Settings(base, workspace=workspace, reload_interval=0))
+        data.loader.load_round()
+        service = ProfilerService.from_data(data)
+        params = {"train_id": "./big"}
+        timings: list[tuple[str, float]] = []
+
+        def timed(label: str, work: Callable[[], object]) -> object:
+            started = time.perf_counter()
+            result = work()
+            timings.append((label, time.perf_counter() - started))
+            return result
+
+        timed("parse the profile (CSVs + 200k launch times)",
+              lambda: components.load(service, params))
+        built = timed("timeline bars (scope rows)",
+                      lambda: timeline_page._timeline(service, params, "scope"))
+        bars, launches, _ = built  # type: ignore[misc]
+        timed("whole-run window: merge + figure", lambda: timeline_figure(
+            bars, window_view(bars, *timeline_page.step_window(launches, None)), launches))
+        data.close()
+    return timings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ops", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    base = os.path.join(DATA_DIR, f"profiler_{args.ops}x{args.steps}")
+    generate(base, args.ops, args.steps)
+    print(f"before: {machine()}")
+    for label, seconds in server_side(base):
+        print(f"  server: {label}: {seconds:.2f} s")
+    types = len({op.op_type for op in synthetic_ops(args.ops)})
+    with tempfile.TemporaryDirectory() as workspace:
+        app = create_app(base, workspace=workspace, reload_interval=0)
+        app.data_service.loader.wait_rounds(1)
+        port = free_port()
+        server = waitress.create_server(app.server, host="127.0.0.1", port=port, threads=8)
+        threading.Thread(target=server.run, daemon=True).start()
+        root = f"http://127.0.0.1:{port}"
+        driver = browser()
+        try:
+            # Dash's bundles into the browser cache, as for a user; and what any page costs.
+            empty = [open_page(driver, root + "/", SUMMARY_LIST_DRAWN)
+                     for _ in range(args.repeat + 1)][1:]
+            dashboard = f"{root}/profiler?train_id=./big"
+            operator = f"{root}/profiler/operator?train_id=./big"
+            timeline = f"{root}/profiler/timeline?train_id=./big"
+            operator_first = open_page(driver, operator, TYPE_VIEW_DRAWN, types)
+            operator_again = [open_page(driver, operator, TYPE_VIEW_DRAWN, types)
+                              for _ in range(args.repeat)]
+            operator_click = [click_tab(driver, dashboard, DASHBOARD_DRAWN, "prof-tab-operator",
+                                        TYPE_VIEW_DRAWN, types) for _ in range(args.repeat)]
+            all_first = open_page(driver, operator + "&view=all", ALL_VIEW_DRAWN)
+            all_again = [open_page(driver, operator + "&view=all", ALL_VIEW_DRAWN)
+                         for _ in range(args.repeat)]
+            timeline_first = open_page(driver, timeline, TIMELINE_DRAWN)
+            timeline_again = [open_page(driver, timeline, TIMELINE_DRAWN)
+                              for _ in range(args.repeat)]
+            timeline_click = [click_tab(driver, dashboard, DASHBOARD_DRAWN, "prof-tab-timeline",
+                                        TIMELINE_DRAWN) for _ in range(args.repeat)]
+        finally:
+            driver.quit()
+            server.close()
+            app.data_service.close()
+    launches = args.ops * args.steps
+    print(f"profiler pages, {launches:,} launches ({args.ops} operators x {args.steps} steps), "
+          f"{args.repeat} runs after the first")
+
+    def line(label: str, first: float, again: list[float], target: float | None) -> None:
+        verdict = ""
+        if target is not None:
+            verdict = f"   target < {target:g} s   " + (
+                "OK" if max(first, statistics.median(again)) < target else "MISSED")
+        print(f"  {label}: first {first:.2f} s, then median {statistics.median(again):.2f} s "
+              f"(best {min(again):.2f}){verdict}")
+
+    print(f"  for scale: summary list (a full Dash page load): median "
+          f"{statistics.median(empty):.2f} s")
+    line("operator page (chart + type table), page load", operator_first, operator_again,
+         OPERATOR_TARGET_S)
+    print(f"  operator page, from the dashboard's tab: median "
+          f"{statistics.median(operator_click):.2f} s (best {min(operator_click):.2f})   "
+          f"target < {OPERATOR_TARGET_S:g} s   "
+          f"{'OK' if statistics.median(operator_click) < OPERATOR_TARGET_S else 'MISSED'}")
+    line("all-operators view (first page), page load", all_first, all_again, None)
+    line("timeline (all steps, every row), page load", timeline_first, timeline_again,
+         TIMELINE_TARGET_S)
+    print(f"  timeline, from the dashboard's tab: median "
+          f"{statistics.median(timeline_click):.2f} s (best {min(timeline_click):.2f})   "
+          f"target < {TIMELINE_TARGET_S:g} s   "
+          f"{'OK' if statistics.median(timeline_click) < TIMELINE_TARGET_S else 'MISSED'}")
+    print(f"after: {machine()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

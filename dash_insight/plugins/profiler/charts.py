@@ -1,0 +1,110 @@
+"""Charts of operator types (pure: stats in, figures out).
+
+MindInsight sized its operator-type pie by *average time per launch* and showed echarts' share
+of the sum of those averages (Conv2DBackpropInput "32.83 %" in LeNet, whose real share of the
+time is 18.3 %): a type launched once and a type launched a thousand times weigh the same. Here
+the default measure is the **total time** of each type, whose share is the share of the
+operator time; the average time per launch is one switch away, labelled as what it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from dash_insight.core.format.profiler import OpTypeStat
+from dash_insight.plugins.profiler.timeline import PALETTE
+from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
+
+MEASURE_TOTAL = "total"
+MEASURE_AVERAGE = "avg"
+MEASURES = (MEASURE_TOTAL, MEASURE_AVERAGE)
+#: MindInsight's chart: the top 19 types and "Other" (20 slices or bars).
+TOP_TYPES = 19
+OTHER = "Other"
+
+MEASURE_TITLES = {
+    MEASURE_TOTAL: "Total time per operator type (us) · share of all operator time",
+    MEASURE_AVERAGE: "Average time per launch (us/time) · not a time share",
+}
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A slice or bar: ``value`` in us (total, or per launch); ``share`` of the chart's sum."""
+
+    label: str
+    value: float
+    share: float
+    launches: int
+    types: int  # how many types it stands for ("Other": several)
+
+
+def slices(stats: Sequence[OpTypeStat], measure: str = MEASURE_TOTAL,
+           top: int = TOP_TYPES) -> list[Slice]:
+    """Types by ``measure`` (largest first): all of them when at most ``top + 1``, else the
+    ``top`` largest and "Other". "Other" is the rest's total time, or for the average measure
+    the rest's average per launch (its total over its launches; MindInsight's "Other" summed
+    the averages)."""
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {MEASURES}")
+
+    def value(stat: OpTypeStat) -> float:
+        return stat.total_ms * 1000 if measure == MEASURE_TOTAL else stat.avg_ms * 1000
+
+    ranked = sorted(stats, key=lambda s: (-value(s), s.op_type))
+    shown = ranked if len(ranked) <= top + 1 else ranked[:top]
+    rest = ranked[len(shown):]
+    pairs = [(s.op_type, value(s), s.occurrences, 1) for s in shown]
+    if rest:
+        total = sum(s.total_ms for s in rest) * 1000
+        launches = sum(s.occurrences for s in rest)
+        rest_value = total if measure == MEASURE_TOTAL else total / max(launches, 1)
+        pairs.append((OTHER, rest_value, launches, len(rest)))
+    whole = sum(v for _, v, _, _ in pairs) or 1.0
+    return [Slice(label, v, v / whole, launches, types)
+            for label, v, launches, types in pairs]
+
+
+def _unit(measure: str) -> str:
+    return "us" if measure == MEASURE_TOTAL else "us/time"
+
+
+def _hover(item: Slice, measure: str) -> str:
+    what = (f"{item.share:.2%} of the operator time" if measure == MEASURE_TOTAL
+            else f"{item.share:.2%} of the summed averages (not a time share)")
+    kinds = f" ({item.types} types)" if item.types > 1 else ""
+    return (f"<b>{item.label}</b>{kinds}<br>{item.value:,.2f} {_unit(measure)}<br>{what}<br>"
+            f"{item.launches:,} launches")
+
+
+def type_figure(items: Sequence[Slice], measure: str, kind: str = "pie",
+                height: int = 340, legend: bool = True) -> go.Figure:
+    """A pie (slices, legend: type, value, share) or a bar chart (types on x, rotated -30°
+    like MindInsight's) of ``items``."""
+    colours = [PALETTE[i % len(PALETTE)] for i in range(len(items))]
+    hover = [_hover(item, measure) for item in items]
+    layout = {"height": height, "margin": {"l": 8, "r": 8, "t": 10, "b": 8},
+              "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+              "font": {"color": TEXT_COLOUR, "size": 11}}
+    if kind == "bar":
+        figure = go.Figure(go.Bar(
+            x=[item.label for item in items], y=[item.value for item in items],
+            marker={"color": colours}, hovertext=hover, hoverinfo="text"))
+        figure.update_layout(**layout, showlegend=False, bargap=0.35,
+                             xaxis={"tickangle": -30, "automargin": True},
+                             yaxis={"title": {"text": _unit(measure)}, "gridcolor": GRID_COLOUR,
+                                    "automargin": True})
+        return figure
+    labels = [f"{item.label[:18]}{'…' if len(item.label) > 18 else ''}  "
+              f"{item.value:,.2f}" for item in items]
+    figure = go.Figure(go.Pie(
+        labels=labels, values=[item.value for item in items], marker={"colors": colours},
+        hovertext=hover, hoverinfo="text", textinfo="percent", sort=False, direction="clockwise",
+        textposition="inside", insidetextorientation="horizontal"))
+    figure.update_layout(**layout, showlegend=legend,
+                         legend={"font": {"size": 11}, "itemclick": False,
+                                 "itemdoubleclick": False})
+    return figure

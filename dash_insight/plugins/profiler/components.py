@@ -1,0 +1,185 @@
+"""What the three profiler pages share: URL parameters, the page head (job, tabs, device
+selector), the problems panel and the sortable table builder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dash
+from dash import Input, Output, State, dcc, html
+
+from dash_insight.core.format.profiler import Problem, ProfilerDir
+from dash_insight.plugins.profiler.model import Profile
+from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.web.url_state import make_search, parse_search
+
+DASHBOARD_PATH = "/profiler"
+OPERATOR_PATH = "/profiler/operator"
+TIMELINE_PATH = "/profiler/timeline"
+TABS = (("Dashboard", DASHBOARD_PATH), ("Operators", OPERATOR_PATH),
+        ("Timeline", TIMELINE_PATH))
+#: Parameters every profiler page keeps when linking to another one.
+SHARED = ("train_id", "dir", "device")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A page's profile: the directory, the chosen device and the parsed data."""
+
+    found: ProfilerDir
+    device: str
+    profile: Profile
+
+
+def locate(service: ProfilerService, params: dict[str, str]) -> tuple[ProfilerDir, str]:
+    """The profiler directory and device the URL asks for (``train_id``, optional ``dir`` and
+    ``device``: the first device by default), without parsing anything; ProfileUnavailable
+    with a message for the user."""
+    train_id = params.get("train_id", "")
+    if not train_id:
+        raise ProfileUnavailable("No training job chosen: open Profiling from the summary list.")
+    location = service.job_location(train_id, params.get("dir") or None)
+    found = service.directory(location)
+    if not found.devices:
+        raise ProfileUnavailable(f"{location.profile} of {train_id} holds no CPU profiler file "
+                                 "(cpu_op_type_info_<device>.csv ...).")
+    device = params.get("device") or found.devices[0]
+    if device not in found.devices:
+        raise ProfileUnavailable(f"No device {device!r} in {location.profile} (devices: "
+                                 f"{', '.join(found.devices)}).")
+    return found, device
+
+
+def load(service: ProfilerService, params: dict[str, str]) -> Loaded:
+    """:func:`locate`, then the parsed profile (cached by the service)."""
+    found, device = locate(service, params)
+    return Loaded(found, device, service.profile(found, device))
+
+
+def is_page(app: dash.Dash, pathname: str | None, *paths: str) -> bool:
+    """Whether the URL shows one of ``paths``: a click on a link changes the search before the
+    page is replaced, and the leaving page must not render itself again for it."""
+    return "/" + (app.strip_relative_path(pathname or "/") or "").strip("/") in paths
+
+
+def href(app: dash.Dash, path: str, params: dict[str, str], **extra: Any) -> str:
+    """A link to another profiler page keeping the job, directory and device."""
+    kept: dict[str, Any] = {key: params.get(key) for key in SHARED}
+    kept.update(extra)
+    return app.get_relative_path(path) + make_search(kept)
+
+
+def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
+    """Title, job, the three tabs and the device selector (filled by :func:`register`)."""
+    train_id = params.get("train_id", "")
+    return html.Div([
+        html.Div(className="di-page-head", children=[
+            html.H1("Profiling - Single-host", className="di-title"),
+            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
+            html.Span(params.get("dir") or "", className="di-subtitle", id="prof-dir"),
+            html.Div(className="di-spacer"),
+            html.Div(id="prof-device-box", className="di-prof-device"),
+        ]),
+        html.Nav(className="di-prof-tabs", children=[
+            dcc.Link(label, href=href(app, path, params), id=f"prof-tab-{path.rsplit('/', 1)[-1]}",
+                     className="active" if path == active else "")
+            for label, path in TABS
+        ]),
+    ])
+
+
+def device_selector(found: ProfilerDir, device: str) -> Any:
+    """A device dropdown when there are several devices (MindInsight's "Rank ID")."""
+    if len(found.devices) < 2:
+        return html.Span(f"Device {device}", className="di-muted")
+    return html.Label(["Device ", dcc.Dropdown(
+        id="prof-device", value=device, clearable=False, style={"width": "110px"},
+        options=[{"label": d, "value": d} for d in found.devices])],
+        className="di-inline")
+
+
+def problems_panel(profile: Profile, more: Sequence[Problem] = ()) -> Any:
+    """What could not be read (everything else is shown)."""
+    problems = [*profile.problems, *more]
+    if not problems:
+        return None
+    return html.Details(className="di-panel di-warning di-prof-problems", children=[
+        html.Summary(f"⚠ {len(problems)} problem(s) reading the profiler files; "
+                     "everything readable is shown."),
+        html.Ul([html.Li(str(problem)) for problem in problems[:50]]),
+    ])
+
+
+def unavailable(app: dash.Dash, error: Exception) -> html.Div:
+    return html.Div(className="di-panel di-empty", id="prof-unavailable", children=[
+        html.P(str(error)), dcc.Link("Back to the summary list",
+                                     href=app.get_relative_path("/"))])
+
+
+def element_id(prefix: str, *parts: str) -> str:
+    """``prefix-part-part``: an element id from names that may hold any character (operator
+    types, columns: kept letters, digits and ``_``; anything else becomes ``_``)."""
+    return "-".join([prefix, *("".join(c if c.isalnum() else "_" for c in p) for p in parts)])
+
+
+def sortable_table(columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[Any]],
+                   table: str, sort: str | None, descending: bool,
+                   cell: Callable[[str, Any], Any] | None = None,
+                   lead: Sequence[Any] | None = None, extra_rows: dict[int, Any] | None = None,
+                   sort_href: Callable[[str], str] | None = None) -> html.Table:
+    """A table whose column heads link to the page sorted by that column (``sort_href``; the
+    sort is URL state, so a head is a plain link: no callback per head) with an arrow on the
+    sorted one; ``lead`` adds a first cell per row (e.g. an expand link), ``extra_rows[i]`` a
+    full-width row after row i."""
+    heads: list[Any] = [html.Th("")] if lead is not None else []
+    for column, title in columns:
+        arrow = (" ▼" if descending else " ▲") if column == sort else ""
+        heads.append(html.Th(dcc.Link(title + arrow, href=sort_href(column),
+                                      id=element_id("prof-sort", table, column),
+                                      className="di-prof-sort")
+                             if sort_href is not None else title))
+    body: list[Any] = []
+    show = cell or (lambda _column, value: value)
+    for i, row in enumerate(rows):
+        cells = [html.Td(lead[i])] if lead is not None else []
+        cells += [html.Td(show(column, value), className=f"di-prof-{column}")
+                  for (column, _), value in zip(columns, row, strict=False)]
+        body.append(html.Tr(cells))
+        if extra_rows and i in extra_rows:
+            body.append(html.Tr(html.Td(extra_rows[i], colSpan=len(heads)),
+                                className="di-prof-subrow"))
+    if not rows:
+        body.append(html.Tr(html.Td("No operator matches.", colSpan=len(heads),
+                                    className="di-empty")))
+    return html.Table(className="di-table di-prof-table",
+                      id=element_id("prof", table) + "-table-body",
+                      children=[html.Thead(html.Tr(heads)), html.Tbody(body)])
+
+
+def register(app: dash.Dash, service: ProfilerService) -> None:
+    """The device selector and the tab links, shared by the three pages (registered once)."""
+
+    @app.callback(Output("prof-device-box", "children"),
+                  *(Output(f"prof-tab-{path.rsplit('/', 1)[-1]}", "href") for _, path in TABS),
+                  Input("url", "search"), State("url", "pathname"))
+    def device_and_tabs(search: str | None, pathname: str | None) -> tuple[Any, ...]:
+        if not is_page(app, pathname, *(path for _, path in TABS)):
+            return (dash.no_update,) * (1 + len(TABS))
+        params = parse_search(search)
+        links = tuple(href(app, path, params) for _, path in TABS)
+        try:
+            return (device_selector(*locate(service, params)), *links)
+        except ProfileUnavailable:
+            return (None, *links)
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("prof-device", "value"), State("url", "search"),
+                  prevent_initial_call=True)
+    def choose_device(device: str | None, search: str | None) -> Any:
+        params = parse_search(search)
+        if not device or params.get("device") == device:
+            return dash.no_update
+        params["device"] = device
+        return make_search(params)

@@ -1,0 +1,65 @@
+"""Performance dashboard of one job (MindInsight's ``/profiling-cpu/performance-dashboard``),
+opened by the summary list's "Profiling" link.
+
+URL: ``/profiler?train_id=./job[&dir=./profiler][&device=0]``: ``dir`` defaults to the profiler
+directory the job reports (``profiler_dir`` of ``train-jobs``), ``device`` to its first device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash
+from dash import Input, Output, State, dcc, html
+
+from dash_insight.plugins.profiler import cards, components
+from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.plugins.profiler.timeline import ROWS_TYPE, build_timeline
+from dash_insight.web.url_state import parse_search
+
+PATH = components.DASHBOARD_PATH
+
+
+def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
+    return html.Div([
+        components.head(app, params, PATH),
+        dcc.Loading(html.Div(id="prof-cards", className="di-cards"), type="dot",
+                    delay_show=400),
+    ])
+
+
+def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> list[Any]:
+    """Every card of the dashboard, plus the problems panel when a file was not read whole."""
+    loaded = components.load(service, params)
+    profile = loaded.profile
+
+    def bars() -> Any:
+        type_of = {d.full_name: d.op_type for d in profile.details}
+        return service.derived(loaded.found, loaded.device, f"timeline-{ROWS_TYPE}",
+                               lambda p: build_timeline(p.launches, type_of, ROWS_TYPE))
+
+    built: list[Any] = [
+        cards.ranking_card(app, params, profile),
+        cards.step_card(app, params, profile),
+        cards.timeline_card(app, params, profile, bars),
+        cards.operators_card(app, params, profile),
+        cards.profile_card(loaded),
+    ]
+    problems = components.problems_panel(profile)
+    if problems is not None:
+        built.insert(0, html.Div(problems, style={"gridColumn": "1 / -1"}))
+    return built
+
+
+def register(app: dash.Dash, service: ProfilerService) -> None:
+    components.register(app, service)
+
+    @app.callback(Output("prof-cards", "children"), Input("url", "search"),
+                  Input("refresh-now", "n_clicks"), State("url", "pathname"))
+    def show(search: str | None, _clicks: Any, pathname: str | None) -> Any:
+        if not components.is_page(app, pathname, PATH):
+            return dash.no_update
+        try:
+            return build_cards(app, service, parse_search(search))
+        except ProfileUnavailable as error:
+            return [html.Div(components.unavailable(app, error), style={"gridColumn": "1 / -1"})]

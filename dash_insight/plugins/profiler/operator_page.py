@@ -1,0 +1,461 @@
+"""Operator page (MindInsight's ``/profiling-cpu/operator``): the operator-type chart and the
+type / all-operators tables.
+
+URL: ``/profiler/operator?train_id=./job[&dir=./profiler][&device=0]`` plus the view state:
+``chart=pie|bar``, ``measure=total|avg``, ``view=type|all``, ``tq`` (type search),
+``tsort``/``torder`` (type table), ``open`` (expanded types, comma-separated), ``q`` (operator
+name search), ``sort``/``order``/``page``/``size`` (all-operators table).
+
+Differences from MindInsight, on purpose: the chart is sized by total time by default (its
+share is the share of the operator time; MindInsight sized it by average time per launch); a
+type row expands into the operators of *that* type (MindInsight filtered on ``kernel_type``, not
+a CPU column, so every operator was listed); the all-operators table adds each operator's input
+shapes (from ``cpu_framework``) and its launch-time distribution (min / median / p95 / max, from
+the launch timestamps) and shows the time proportion in percent (MindInsight: a fraction under
+a "(%)" head); both tables are sorted by total time at first (MindInsight: average time).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import dash
+from dash import ALL, Input, Output, State, ctx, dcc, html
+
+from dash_insight.plugins.profiler import charts, components, query
+from dash_insight.plugins.profiler.model import Profile
+from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.web.url_state import int_param, make_search, parse_search
+
+PATH = components.OPERATOR_PATH
+PAGE_SIZES = (10, 20, 50)
+SUB_PAGE_SIZE = 10
+
+TYPE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("op_type", "op_type"), ("type_occurrences", "type_occurrences (times)"),
+    ("execution_frequency", "execution_frequency (times)"),
+    ("total_compute_time", "total_compute_time (us)"), ("avg_time", "avg_time (us/time)"),
+    ("total_time_proportion", "total_time_proportion (%)"))
+OP_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("op_side", "op_side"), ("op_type", "op_type"), ("op_name", "op_name"),
+    ("full_op_name", "full_op_name"), ("op_occurrences", "op_occurrences (times)"),
+    ("op_total_time", "op_total_time (us)"), ("op_avg_time", "op_avg_time (us/time)"),
+    ("total_time_proportion", "total_time_proportion (%)"), ("subgraph", "subgraph"),
+    ("input_shapes", "input shapes"), ("min", "min (us)"), ("median", "median (us)"),
+    ("p95", "p95 (us)"), ("max", "max (us)"))
+OP_KEYS = tuple(column for column, _ in OP_COLUMNS)
+TYPE_KEYS = tuple(column for column, _ in TYPE_COLUMNS)
+#: The drill-down sub-table leaves out what every row of it shares.
+SUB_COLUMNS = tuple(c for c in OP_COLUMNS if c[0] not in ("op_side", "op_type", "subgraph"))
+
+
+@dataclass(frozen=True)
+class OperatorState:
+    """The view state of the page (all of it in the URL)."""
+
+    chart: str = "pie"
+    measure: str = charts.MEASURE_TOTAL
+    view: str = "type"
+    type_search: str = ""
+    type_sort: str = "total_compute_time"
+    type_descending: bool = True
+    open: tuple[str, ...] = ()
+    search: str = ""
+    sort: str = "op_total_time"
+    descending: bool = True
+    page: int = 1
+    size: int = 10
+
+
+DEFAULT = OperatorState()
+
+
+def parse_state(params: dict[str, str]) -> OperatorState:
+    """The state of ``params``; unknown values fall back to the defaults."""
+    size = int_param(params, "size", DEFAULT.size, 1, 1000)
+    return OperatorState(
+        chart=params.get("chart") if params.get("chart") in ("pie", "bar") else DEFAULT.chart,
+        measure=params.get("measure") if params.get("measure") in charts.MEASURES
+        else DEFAULT.measure,
+        view=params.get("view") if params.get("view") in ("type", "all") else DEFAULT.view,
+        type_search=params.get("tq", ""),
+        type_sort=params.get("tsort") if params.get("tsort") in TYPE_KEYS
+        else DEFAULT.type_sort,
+        type_descending=params.get("torder") != "asc",
+        open=tuple(t for t in params.get("open", "").split(",") if t),
+        search=params.get("q", ""),
+        sort=params.get("sort") if params.get("sort") in OP_KEYS else DEFAULT.sort,
+        descending=params.get("order") != "asc",
+        page=int_param(params, "page", 1, 1, 10**6),
+        size=size if size in PAGE_SIZES else DEFAULT.size,
+    )
+
+
+def state_params(state: OperatorState) -> dict[str, Any]:
+    """URL parameters of ``state`` (defaults left out)."""
+    return {
+        "chart": None if state.chart == DEFAULT.chart else state.chart,
+        "measure": None if state.measure == DEFAULT.measure else state.measure,
+        "view": None if state.view == DEFAULT.view else state.view,
+        "tq": state.type_search or None,
+        "tsort": None if state.type_sort == DEFAULT.type_sort else state.type_sort,
+        "torder": None if state.type_descending else "asc",
+        "open": ",".join(state.open) or None,
+        "q": state.search or None,
+        "sort": None if state.sort == DEFAULT.sort else state.sort,
+        "order": None if state.descending else "asc",
+        "page": None if state.page == 1 else state.page,
+        "size": None if state.size == DEFAULT.size else state.size,
+    }
+
+
+def with_state(search: str | None, state: OperatorState) -> str:
+    params = {key: value for key, value in parse_search(search).items()
+              if key in components.SHARED}
+    return make_search({**params, **state_params(state)})
+
+
+# -- rows ------------------------------------------------------------------------------------
+
+
+def _number(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else query.format_number(value)
+
+
+def op_rows(profile: Profile, inputs: dict[str, str]) -> list[list[Any]]:
+    """The all-operators rows: MindInsight's 9 columns (the proportion in percent), the input
+    shapes and the launch-time distribution."""
+    rows = []
+    spread = profile.distribution
+    for i, (stat, row) in enumerate(zip(profile.details, profile.detail_rows, strict=True)):
+        shown = list(row)
+        shown[7] = query.format_number(stat.proportion * 100)
+        shown.append(inputs.get(stat.full_name, ""))
+        if spread is not None:
+            shown += [_number(float(spread.minimum[i])), _number(float(spread.median[i])),
+                      _number(float(spread.p95[i])), _number(float(spread.maximum[i]))]
+        else:
+            shown += [None] * 4
+        rows.append(shown)
+    return rows
+
+
+def sort_page(rows: list[list[Any]], columns: tuple[str, ...], sort: str, descending: bool
+              ) -> list[list[Any]]:
+    """Stable sort by one column, missing values (None) last in both directions."""
+    index = columns.index(sort)
+    present = [row for row in rows if row[index] is not None]
+    missing = [row for row in rows if row[index] is None]
+    return sorted(present, key=lambda row: row[index], reverse=descending) + missing
+
+
+def type_table_rows(profile: Profile, state: OperatorState) -> list[list[Any]]:
+    """The type rows matching the type search, sorted."""
+    condition = ({"op_type": {"partial_match_str_in": [state.type_search]}}
+                 if state.type_search else {})
+    found = query.filter_rows(profile.type_rows, query.CPU_TYPE_COLUMNS, condition)
+    return sort_page(found, TYPE_KEYS, state.type_sort, state.type_descending)
+
+
+def all_table_rows(rows: list[list[Any]], state: OperatorState) -> list[list[Any]]:
+    """The operator rows whose name contains the search (MindInsight's ``op_name``
+    ``partial_match_str_in``), sorted; not paged."""
+    condition = {"op_name": {"partial_match_str_in": [state.search]}} if state.search else {}
+    found = query.filter_rows(rows, OP_KEYS, condition)
+    return sort_page(found, OP_KEYS, state.sort, state.descending)
+
+
+def drill_down_rows(rows: list[list[Any]], op_type: str, page: int
+                    ) -> tuple[list[list[Any]], int]:
+    """One page (10 rows, by average time as MindInsight) of the operators of ``op_type``:
+    the search MindInsight's drill-down should have sent (``op_type in [type]``)."""
+    answer = query.search(rows, OP_KEYS, {
+        "filter_condition": {"op_type": {"in": [op_type]}},
+        "sort_condition": {"name": "op_avg_time", "type": "descending"},
+        "group_condition": {"offset": page, "limit": SUB_PAGE_SIZE}})
+    return answer["object"], answer["size"]
+
+
+def csv_text(columns: tuple[tuple[str, str], ...], rows: list[list[Any]]) -> str:
+    """The table as CSV: headers with units, values as shown."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([title for _, title in columns])
+    for row in rows:
+        writer.writerow(["" if value is None else value for value in row])
+    return out.getvalue()
+
+
+# -- layout ----------------------------------------------------------------------------------
+
+
+def _cell(_column: str, value: Any) -> Any:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) < 1e6 else f"{value:.1f}"
+    return value
+
+
+def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
+    state = parse_state(params)
+    return html.Div([
+        components.head(app, params, PATH),
+        html.Div(id="prof-problems"),
+        html.Div(className="di-panel di-prof-section", children=[
+            html.Div(className="di-toolbar", children=[
+                html.Span(id="prof-chart-title", className="di-prof-chart-title"),
+                html.Div(className="di-spacer"),
+                dcc.RadioItems(id="prof-measure", value=state.measure, inline=True,
+                               className="di-inline-options", options=[
+                                   {"label": "total time", "value": charts.MEASURE_TOTAL},
+                                   {"label": "average per launch",
+                                    "value": charts.MEASURE_AVERAGE}]),
+                dcc.RadioItems(id="prof-chart-kind", value=state.chart, inline=True,
+                               className="di-inline-options", options=[
+                                   {"label": "Pie", "value": "pie"},
+                                   {"label": "Bar", "value": "bar"}]),
+            ]),
+            dcc.Graph(id="prof-op-chart", config={"displaylogo": False}),
+        ]),
+        html.Div(className="di-panel di-prof-section", children=[
+            html.Div(className="di-toolbar", children=[
+                dcc.RadioItems(id="prof-view", value=state.view, inline=True,
+                               className="di-inline-options", options=[
+                                   {"label": "Type", "value": "type"},
+                                   {"label": "All", "value": "all"}]),
+                dcc.Input(id="prof-type-search", value=state.type_search, debounce=0.3,
+                          type="text", className="di-input",
+                          placeholder="Enter operator type (not case sensitive)"),
+                dcc.Input(id="prof-op-search", value=state.search, debounce=0.3, type="text",
+                          className="di-input",
+                          placeholder="Enter operator name (not case sensitive)"),
+                html.Div(className="di-spacer"),
+                html.Button("Export CSV", id="prof-export", className="di-button secondary"),
+                dcc.Download(id="prof-download"),
+            ]),
+            html.Div(id="prof-table", className="di-prof-scroll"),
+            html.Div(id="prof-pager", className="di-pager", children=[
+                html.Span(id="prof-total"),
+                dcc.Dropdown(id="prof-size", value=state.size, clearable=False,
+                             searchable=False, style={"width": "110px"},
+                             options=[{"label": f"{n} / page", "value": n}
+                                      for n in PAGE_SIZES]),
+                html.Button("‹", id="prof-prev", className="di-icon-button di-page-button"),
+                html.Span(id="prof-page"),
+                html.Button("›", id="prof-next", className="di-icon-button di-page-button"),
+                html.Label(["Go to ", dcc.Input(id="prof-goto", type="number", min=1, step=1,
+                                                debounce=True, className="di-number")],
+                           className="di-inline"),
+            ]),
+        ]),
+        dcc.Store(id="prof-sub-pages", data={}),
+    ])
+
+
+# -- callbacks -------------------------------------------------------------------------------
+
+
+def _toggle_sort(current: str, descending: bool, column: str) -> tuple[str, bool]:
+    """Clicking the sorted column flips its order; another column sorts it descending."""
+    return (column, not descending) if column == current else (column, True)
+
+
+def register(app: dash.Dash, service: ProfilerService) -> None:
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("prof-chart-kind", "value"), Input("prof-measure", "value"),
+        Input("prof-view", "value"), Input("prof-type-search", "value"),
+        Input("prof-op-search", "value"),
+        Input("prof-prev", "n_clicks"), Input("prof-next", "n_clicks"),
+        Input("prof-size", "value"), Input("prof-goto", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def controls_to_url(chart: str, measure: str, view: str, type_search: str | None,
+                        op_search: str | None, _prev: Any, _next: Any, size: int | None,
+                        goto: int | None, search: str | None) -> Any:
+        state = parse_state(parse_search(search))
+        trigger = ctx.triggered_id
+        if len(ctx.triggered) > 1:
+            return dash.no_update  # controls just inserted, not used
+        if trigger == "prof-chart-kind":
+            state = replace(state, chart=chart)
+        elif trigger == "prof-measure":
+            state = replace(state, measure=measure)
+        elif trigger == "prof-view":
+            state = replace(state, view=view)
+        elif trigger == "prof-type-search":
+            state = replace(state, type_search=(type_search or "").strip())
+        elif trigger == "prof-op-search":
+            state = replace(state, search=(op_search or "").strip(), page=1)
+        elif trigger == "prof-prev":
+            state = replace(state, page=max(1, state.page - 1))
+        elif trigger == "prof-next":
+            state = replace(state, page=state.page + 1)
+        elif trigger == "prof-size":
+            state = replace(state, size=size or DEFAULT.size, page=1)
+        elif trigger == "prof-goto" and goto:
+            state = replace(state, page=max(1, int(goto)))
+        new_search = with_state(search, state)
+        # Unchanged (whatever the URL's spelling): write nothing, or every view re-renders.
+        return dash.no_update if parse_search(new_search) == parse_search(search) \
+            else new_search
+
+    @app.callback(
+        Output("prof-op-chart", "figure"), Output("prof-chart-title", "children"),
+        Input("url", "search"), Input("refresh-now", "n_clicks"), State("url", "pathname"),
+    )
+    def render_chart(search: str | None, _clicks: Any, pathname: str | None
+                     ) -> tuple[Any, Any]:
+        if not components.is_page(app, pathname, PATH):
+            return dash.no_update, dash.no_update
+        params = parse_search(search)
+        state = parse_state(params)
+        try:
+            profile = components.load(service, params).profile
+        except ProfileUnavailable:
+            return {"data": [], "layout": {"height": 60}}, ""
+        items = charts.slices(profile.types, state.measure)
+        title = charts.MEASURE_TITLES[state.measure]
+        if len(profile.types) > charts.TOP_TYPES + 1:
+            title += f" · top {charts.TOP_TYPES} of {len(profile.types)} types + Other"
+        return charts.type_figure(items, state.measure, state.chart), title
+
+    @app.callback(
+        Output("prof-table", "children"), Output("prof-total", "children"),
+        Output("prof-page", "children"), Output("prof-pager", "style"),
+        Output("prof-type-search", "style"), Output("prof-op-search", "style"),
+        Output("prof-problems", "children"),
+        Input("url", "search"), Input("refresh-now", "n_clicks"),
+        Input("prof-sub-pages", "data"), State("url", "pathname"),
+    )
+    def render_table(search: str | None, _clicks: Any, sub_pages: dict | None,
+                     pathname: str | None) -> tuple:
+        if not components.is_page(app, pathname, PATH):
+            return (dash.no_update,) * 7
+        params = parse_search(search)
+        state = parse_state(params)
+        hidden, shown = {"display": "none"}, {}
+        searches = (shown, hidden) if state.view == "type" else (hidden, shown)
+        try:
+            loaded = components.load(service, params)
+        except ProfileUnavailable as error:
+            return (components.unavailable(app, error), "", "", hidden, *searches, None)
+        profile = loaded.profile
+        needs_inputs = state.view == "all" or bool(state.open)
+        inputs, more = service.inputs(loaded.found, loaded.device) if needs_inputs else ({}, [])
+        problems = components.problems_panel(profile, more)
+        def link(changed: OperatorState) -> str:
+            return app.get_relative_path(PATH) + with_state(search, changed)
+
+        if state.view == "type":
+            table = _type_table(profile, inputs, state, sub_pages or {}, link)
+            return table, "", "", hidden, *searches, problems
+        rows = all_table_rows(op_rows(profile, inputs), state)
+        pages = max(1, -(-len(rows) // state.size))
+        page = min(state.page, pages)
+        start = (page - 1) * state.size
+
+        def sort_href(column: str) -> str:
+            column, descending = _toggle_sort(state.sort, state.descending, column)
+            return link(replace(state, sort=column, descending=descending, page=1))
+
+        table = components.sortable_table(OP_COLUMNS, rows[start:start + state.size], "all",
+                                          state.sort, state.descending, _cell,
+                                          sort_href=sort_href)
+        return (table, f"Total {len(rows)}", f"{page} / {pages}", shown, *searches, problems)
+
+    @app.callback(
+        Output("prof-sub-pages", "data"),
+        Input({"type": "prof-sub-page", "op_type": ALL, "step": ALL}, "n_clicks"),
+        State("prof-sub-pages", "data"),
+        prevent_initial_call=True,
+    )
+    def sub_page(clicks: list, pages: dict | None) -> Any:
+        trigger = ctx.triggered_id
+        if not isinstance(trigger, dict) or not ctx.triggered[0]["value"]:
+            return dash.no_update
+        pages = dict(pages or {})
+        pages[trigger["op_type"]] = max(0, pages.get(trigger["op_type"], 0) + trigger["step"])
+        return pages
+
+    @app.callback(
+        Output("prof-download", "data"), Input("prof-export", "n_clicks"),
+        State("url", "search"), prevent_initial_call=True,
+    )
+    def export(clicks: int | None, search: str | None) -> Any:
+        if not clicks:
+            return dash.no_update
+        params = parse_search(search)
+        state = parse_state(params)
+        try:
+            loaded = components.load(service, params)
+        except ProfileUnavailable:
+            return dash.no_update
+        job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
+        if state.view == "type":
+            text = csv_text(TYPE_COLUMNS, type_table_rows(loaded.profile, state))
+            name = f"{job}_op_types_device{loaded.device}.csv"
+        else:
+            inputs, _ = service.inputs(loaded.found, loaded.device)
+            text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
+            name = f"{job}_operators_device{loaded.device}.csv"
+        return dcc.send_string(text, name)
+
+
+def _type_table(profile: Profile, inputs: dict[str, str], state: OperatorState,
+                sub_pages: dict[str, int], link: Callable[[OperatorState], str]) -> Any:
+    """The type rows; each row's expander is a link to the page with that type opened or
+    closed (URL state: no callback per row)."""
+    rows = type_table_rows(profile, state)
+    operators = op_rows(profile, inputs) if state.open else []
+    expanders = []
+    extra: dict[int, Any] = {}
+    for i, row in enumerate(rows):
+        op_type = row[0]
+        is_open = op_type in state.open
+        opened = (tuple(t for t in state.open if t != op_type) if is_open
+                  else (*state.open, op_type))
+        expanders.append(dcc.Link("▾" if is_open else "▸", className="di-prof-expand",
+                                  href=link(replace(state, open=opened)),
+                                  id=components.element_id("prof-expand", op_type),
+                                  title=f"operators of type {op_type}"))
+        if is_open:
+            extra[i] = _drill_down(operators, op_type, sub_pages.get(op_type, 0))
+
+    def sort_href(column: str) -> str:
+        column, descending = _toggle_sort(state.type_sort, state.type_descending, column)
+        return link(replace(state, type_sort=column, type_descending=descending))
+
+    return components.sortable_table(TYPE_COLUMNS, rows, "type", state.type_sort,
+                                     state.type_descending, _cell, lead=expanders,
+                                     extra_rows=extra, sort_href=sort_href)
+
+
+def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
+    rows, size = drill_down_rows(operators, op_type, page)
+    pages = max(1, -(-size // SUB_PAGE_SIZE))
+    page = min(page, pages - 1)
+    if not rows and size:
+        rows, size = drill_down_rows(operators, op_type, page)
+    keep = [OP_KEYS.index(column) for column, _ in SUB_COLUMNS]
+    table = components.sortable_table(SUB_COLUMNS, [[row[i] for i in keep] for row in rows],
+                                      f"sub-{op_type}", None, True, _cell)
+    return html.Div(className="di-prof-drill", id={"type": "prof-drill", "op_type": op_type},
+                    children=[
+        table,
+        html.Div(className="di-pager", children=[
+            html.Span(f"{op_type}: {size} operator(s)"),
+            html.Button("‹", id={"type": "prof-sub-page", "op_type": op_type, "step": -1},
+                        className="di-icon-button di-page-button", disabled=page <= 0),
+            html.Span(f"{page + 1} / {pages}"),
+            html.Button("›", id={"type": "prof-sub-page", "op_type": op_type, "step": 1},
+                        className="di-icon-button di-page-button", disabled=page >= pages - 1),
+        ]),
+    ])

@@ -1,0 +1,284 @@
+"""The timeline of a profile: operator launches on a time axis (pure functions).
+
+MindInsight 2.3.1 shows "Not supported" for a CPU timeline; MindSpore >= 2.5 writes one
+(``trace_view.json``, for MindStudio Insight). Rows are either
+
+* ``scope``: one row per scope depth (consecutive launches sharing the scope prefix of that
+  depth merged into one bar, as MindSpore's "Scope Layer" does), then one row of every launch;
+* ``type``: one row per operator type (by total time, largest first).
+
+A view of a time window keeps at most a few thousand bars: when a row has more launches in the
+window than fit its budget, neighbouring launches are merged into one bar per bucket of
+``window / budget`` (the bar spans them; its hover says how many and how busy), so 200,000
+launches stay drawable and zooming in (a narrower window) shows every launch again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dash_insight.plugins.profiler.model import Launches
+from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
+
+ROWS_SCOPE = "scope"
+ROWS_TYPE = "type"
+ROW_MODES = (ROWS_SCOPE, ROWS_TYPE)
+#: Bars drawn per view at most (each is 3 points of a WebGL line and one hover point).
+MAX_BARS = 2000
+PALETTE = ("#5b8ff9", "#5ad8a6", "#f6bd16", "#e86452", "#6dc8ec", "#945fb9", "#ff9845",
+           "#1e9493", "#ff99c3", "#5d7092", "#269a99", "#b07ccf", "#c2a13c", "#3f8f5f",
+           "#d9534f", "#4a90d9", "#8fa3b8", "#a8c256", "#e0785a", "#7ea6e0")
+SCOPE_COLOUR = "#9aa7b8"
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Every bar of a profile in one row mode: ``row`` indexes ``rows`` (top first), ``colour``
+    indexes ``colours``' legend names, ``item`` indexes ``items`` (a full operator name or a
+    scope path); ``launch`` is the launch index of an operator bar, -1 for a scope bar."""
+
+    mode: str
+    rows: tuple[str, ...]
+    colours: tuple[str, ...]
+    row: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    colour: np.ndarray
+    item: np.ndarray
+    items: tuple[str, ...]
+    launch: np.ndarray
+    count: np.ndarray  # launches a bar stands for (a scope bar: its launches)
+
+
+def op_types(names: tuple[str, ...], type_of: dict[str, str]) -> list[str]:
+    """The type of every operator: from the detail table, else the name before ``-op``."""
+    out = []
+    for name in names:
+        short = name.rsplit("/", 1)[-1]
+        out.append(type_of.get(name) or short.split("-op")[0])
+    return out
+
+
+def _type_order(launches: Launches, types: list[str]) -> list[str]:
+    totals: dict[str, float] = {}
+    per_op = np.bincount(launches.op, weights=launches.duration_us, minlength=len(types))
+    for op_type, total in zip(types, per_op.tolist(), strict=True):
+        totals[op_type] = totals.get(op_type, 0.0) + total
+    return sorted(totals, key=lambda t: (-totals[t], t))
+
+
+def scope_bars(launches: Launches) -> tuple[list[np.ndarray], list[str]]:
+    """Per scope depth: (depth, start, end, item, count) arrays of merged scope bars, and the
+    scope paths ``item`` indexes."""
+    parts = [name.split("/")[:-1] for name in launches.names]
+    depth = max((len(p) for p in parts), default=0)
+    paths: list[str] = []
+    index: dict[str, int] = {}
+    end = launches.start_us + launches.duration_us
+    columns: list[list[np.ndarray]] = [[], [], [], [], []]
+    for level in range(depth):
+        key = np.full(len(parts), -1, np.int64)
+        for op, scopes in enumerate(parts):
+            if len(scopes) > level:
+                path = "/".join(scopes[:level + 1])
+                key[op] = index.setdefault(path, len(paths))
+                if key[op] == len(paths):
+                    paths.append(path)
+        per_launch = key[launches.op]
+        change = np.r_[True, per_launch[1:] != per_launch[:-1]]
+        first = np.flatnonzero(change)
+        keep = per_launch[first] >= 0
+        if not keep.any():
+            continue
+        run_end = np.maximum.reduceat(end, first)
+        run_count = np.diff(np.r_[first, len(per_launch)])
+        columns[0].append(np.full(int(keep.sum()), level))
+        columns[1].append(launches.start_us[first][keep])
+        columns[2].append(run_end[keep])
+        columns[3].append(per_launch[first][keep])
+        columns[4].append(run_count[keep])
+    return [np.concatenate(c) if c else np.zeros(0) for c in columns], paths
+
+
+def build_timeline(launches: Launches, type_of: dict[str, str], mode: str) -> Timeline:
+    """Every bar of ``launches`` in row ``mode`` (``scope`` or ``type``)."""
+    if mode not in ROW_MODES:
+        raise ValueError(f"rows must be one of {ROW_MODES}")
+    types = op_types(launches.names, type_of)
+    order = _type_order(launches, types)
+    type_index = {t: i for i, t in enumerate(order)}
+    colour_of_op = np.array([type_index[t] for t in types], np.int64)
+    n = len(launches)
+    end = launches.start_us + launches.duration_us
+    op_colour = colour_of_op[launches.op] if n else np.zeros(0, np.int64)
+    if mode == ROWS_TYPE:
+        return Timeline(mode, tuple(order), tuple(order), op_colour.copy(),
+                        launches.start_us, end, op_colour, launches.op.astype(np.int64),
+                        launches.names, np.arange(n), np.ones(n, np.int64))
+    (depth, s_start, s_end, s_item, s_count), paths = scope_bars(launches)
+    levels = int(depth.max()) + 1 if len(depth) else 0
+    rows = (*(f"Scope {level}" for level in range(levels)), "Operators")
+    scope_colour = np.full(len(depth), len(order), np.int64)  # one extra colour: scopes
+    items = launches.names + tuple(paths)
+    return Timeline(
+        mode, rows, (*order, "scope"),
+        np.concatenate([depth.astype(np.int64), np.full(n, levels, np.int64)]),
+        np.concatenate([s_start, launches.start_us]), np.concatenate([s_end, end]),
+        np.concatenate([scope_colour, op_colour]),
+        np.concatenate([s_item.astype(np.int64) + len(launches.names),
+                        launches.op.astype(np.int64)]),
+        items, np.concatenate([np.full(len(depth), -1, np.int64), np.arange(n)]),
+        np.concatenate([s_count.astype(np.int64), np.ones(n, np.int64)]))
+
+
+@dataclass(frozen=True)
+class TimelineView:
+    """The bars of a window, merged where needed: ``merged`` bars stand for several."""
+
+    start: np.ndarray
+    end: np.ndarray
+    row: np.ndarray
+    colour: np.ndarray
+    item: np.ndarray
+    launch: np.ndarray
+    count: np.ndarray  # launches it stands for
+    busy: np.ndarray  # summed bar durations (us)
+    bars: np.ndarray  # bars of the timeline it stands for (> 1: merged)
+    window: tuple[float, float]
+
+    @property
+    def merged(self) -> int:
+        """Bars standing for several (zoom in to see each)."""
+        return int((self.bars > 1).sum())
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+def window_view(timeline: Timeline, low: float, high: float,
+                max_bars: int = MAX_BARS) -> TimelineView:
+    """Bars overlapping [low, high] (us); a row holding more than its share of ``max_bars``
+    has its bars merged per bucket of ``(high - low) / share``: the merged bar spans its bars,
+    takes the colour and item of the longest one and counts them all."""
+    high = max(high, low + 1e-3)
+    inside = np.flatnonzero((timeline.end >= low) & (timeline.start < high))
+    rows = timeline.row[inside]
+    share = max(50, max_bars // max(1, len(timeline.rows)))
+    per_row = np.bincount(rows, minlength=len(timeline.rows))
+    crowded = per_row[rows] > share
+    keep = inside[~crowded]
+    parts = [(timeline.start[keep], timeline.end[keep], timeline.row[keep],
+              timeline.colour[keep], timeline.item[keep], timeline.launch[keep],
+              timeline.count[keep], timeline.end[keep] - timeline.start[keep],
+              np.ones(len(keep), np.int64))]
+    merge = inside[crowded]
+    if len(merge):
+        width = (high - low) / share
+        bucket = np.floor((np.maximum(timeline.start[merge], low) - low) / width).astype(
+            np.int64)
+        order = np.lexsort((bucket, timeline.row[merge]))
+        merge, bucket = merge[order], bucket[order]
+        row = timeline.row[merge]
+        change = np.r_[True, (row[1:] != row[:-1]) | (bucket[1:] != bucket[:-1])]
+        first = np.flatnonzero(change)
+        duration = timeline.end[merge] - timeline.start[merge]
+        group = np.cumsum(change) - 1
+        # the longest bar of each group gives colour and item
+        longest = np.lexsort((-duration, group))
+        leader = merge[longest[np.r_[True, group[longest][1:] != group[longest][:-1]]]]
+        counts = np.add.reduceat(timeline.count[merge], first)
+        bars = np.diff(np.r_[first, len(merge)])
+        parts.append((np.minimum.reduceat(timeline.start[merge], first),
+                       np.maximum.reduceat(timeline.end[merge], first), row[first],
+                       timeline.colour[leader], timeline.item[leader],
+                       np.where(bars > 1, -1, timeline.launch[leader]), counts,
+                       np.add.reduceat(duration, first), bars))
+    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
+    return TimelineView(*columns, window=(low, high))
+
+
+def _hover(timeline: Timeline, view: TimelineView, launches: Launches,
+           types: tuple[str, ...]) -> list[str]:
+    texts = []
+    for i in range(len(view)):
+        item = timeline.items[int(view.item[i])]
+        duration = view.end[i] - view.start[i]
+        count = int(view.count[i])
+        launch = int(view.launch[i])
+        if launch >= 0 and view.bars[i] == 1:
+            texts.append(f"<b>{item.rsplit('/', 1)[-1]}</b> ({types[int(view.colour[i])]})<br>"
+                         f"{item}<br>start {view.start[i] / 1000:.3f} ms · "
+                         f"{duration:.3f} us · step {int(launches.step[launch])}")
+        elif int(view.colour[i]) >= len(types) and view.bars[i] == 1:  # a scope bar
+            texts.append(f"<b>{item}</b><br>start {view.start[i] / 1000:.3f} ms · "
+                         f"{duration / 1000:.3f} ms · {count} launch(es)")
+        elif int(view.colour[i]) >= len(types):  # several scope bars
+            texts.append(f"<b>{int(view.bars[i])} scopes</b> (zoom in to see each)<br>"
+                         f"{duration / 1000:.3f} ms · {count} launches<br>longest: {item}")
+        else:
+            texts.append(f"<b>{count} launches</b> (zoom in to see each)<br>busy "
+                         f"{view.busy[i] / 1000:.3f} ms of {duration / 1000:.3f} ms<br>"
+                         f"longest: {item}")
+    return texts
+
+
+def _segments(start_ms: np.ndarray, end_ms: np.ndarray, row: np.ndarray
+              ) -> tuple[list[float | None], list[float | None]]:
+    """x and y of line segments separated by gaps (None), for one WebGL trace."""
+    x = np.column_stack([start_ms, end_ms, np.full(len(start_ms), np.nan)]).reshape(-1)
+    y = np.column_stack([row, row, np.full(len(row), np.nan)]).reshape(-1)
+    return ([None if v != v else v for v in np.round(x, 4).tolist()],
+            [None if v != v else v for v in y.tolist()])
+
+
+def timeline_figure(timeline: Timeline, view: TimelineView, launches: Launches,
+                    step_starts: np.ndarray | None = None, height: int | None = None
+                    ) -> dict[str, Any]:
+    """Bars as thick WebGL line segments (one trace per colour), hover points at their middles,
+    x in ms since the first launch, the window as the x range; ``step_starts`` (us) drawn as
+    dotted lines. A plain figure dict: Plotly's figure objects validate every value, which
+    costs seconds for thousands of bars."""
+    types = tuple(timeline.colours[:-1]) if timeline.mode == ROWS_SCOPE else timeline.colours
+    rows = len(timeline.rows)
+    width = view.window[1] - view.window[0]
+    ends = np.maximum(view.end, view.start + width / 1500)  # a bar is at least ~1 px wide
+    traces: list[dict[str, Any]] = []
+    for colour in np.unique(view.colour).tolist():
+        mask = view.colour == colour
+        x, y = _segments(view.start[mask] / 1000, ends[mask] / 1000, view.row[mask])
+        is_scope = colour >= len(types)
+        traces.append({
+            "type": "scattergl", "mode": "lines", "x": x, "y": y, "hoverinfo": "skip",
+            "name": "scope" if is_scope else types[colour], "connectgaps": False,
+            "line": {"width": 12 if rows < 12 else max(4, 240 // rows),
+                     "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)]}})
+    traces.append({
+        "type": "scattergl", "mode": "markers", "name": "launches", "showlegend": False,
+        "x": np.round((view.start + ends) / 2000, 4).tolist(), "y": view.row.tolist(),
+        "marker": {"size": 10, "opacity": 0}, "hoverinfo": "text",
+        "hovertext": _hover(timeline, view, launches, types)})
+    shapes = []
+    if step_starts is not None:
+        visible = step_starts[(step_starts >= view.window[0]) & (step_starts <= view.window[1])]
+        shapes = [{"type": "line", "xref": "x", "yref": "paper", "x0": s / 1000, "x1": s / 1000,
+                   "y0": 0, "y1": 1, "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1}}
+                  for s in visible[:200].tolist()]
+    layout = {
+        "height": height or max(260, 60 + 34 * rows),
+        "margin": {"l": 8, "r": 8, "t": 8, "b": 40},
+        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"color": TEXT_COLOUR, "size": 11}, "hovermode": "closest", "dragmode": "zoom",
+        "uirevision": "timeline", "shapes": shapes,
+        "legend": {"orientation": "h", "y": -0.12, "font": {"size": 10}},
+        "showlegend": len(types) <= 30,
+        "xaxis": {"title": {"text": "time since the first launch (ms)"},
+                  "range": [view.window[0] / 1000, view.window[1] / 1000],
+                  "gridcolor": GRID_COLOUR, "zeroline": False},
+        "yaxis": {"tickvals": list(range(rows)), "ticktext": list(timeline.rows),
+                  "range": [rows - 0.5, -0.5], "fixedrange": True, "gridcolor": GRID_COLOUR,
+                  "automargin": True},
+    }
+    return {"data": traces, "layout": layout}

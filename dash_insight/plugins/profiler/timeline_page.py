@@ -1,0 +1,194 @@
+"""Timeline page: every operator launch on a zoomable time axis (MindInsight: "Not supported"
+for CPU).
+
+URL: ``/profiler/timeline?train_id=./job[&dir=][&device=]&rows=scope|type&step=N``. Zooming
+(drag on the chart, or the mode bar) asks the server for the launches of the new window, so a
+narrow window shows every launch even when the whole run has 200,000 (wide windows merge
+neighbouring launches per row: see :mod:`.timeline`). Hovering a bar gives the operator, its
+type, start, duration and step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash
+import numpy as np
+from dash import Input, Output, State, ctx, dcc, html
+
+from dash_insight.plugins.profiler import components
+from dash_insight.plugins.profiler.model import Launches, Profile
+from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.plugins.profiler.timeline import (
+    ROW_MODES,
+    ROWS_SCOPE,
+    Timeline,
+    build_timeline,
+    timeline_figure,
+    window_view,
+)
+from dash_insight.web.url_state import make_search, parse_search
+
+PATH = components.TIMELINE_PATH
+
+
+def step_window(launches: Launches, step: int | None) -> tuple[float, float]:
+    """[start, end] (us) of ``step`` (1-based; None = the whole run): from its first launch to
+    the next step's start (the last step: to its last launch's end)."""
+    if not len(launches):
+        return 0.0, 1.0
+    end = launches.end_us
+    if step is None or not 1 <= step <= launches.steps:
+        return 0.0, end
+    starts = launches.step_starts_us
+    low = float(starts[step - 1]) if step > 1 else 0.0
+    if step < launches.steps:
+        return low, float(starts[step])
+    in_step = launches.step == step
+    return low, float((launches.start_us[in_step] + launches.duration_us[in_step]).max())
+
+
+def relayout_window(relayout: dict[str, Any] | None) -> tuple[float, float] | str | None:
+    """The x window (us) a Plotly relayout asks for, ``"reset"`` for an autorange, None when
+    it says nothing about x."""
+    if not relayout:
+        return None
+    if relayout.get("xaxis.autorange"):
+        return "reset"
+    if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
+        low, high = relayout["xaxis.range[0]"], relayout["xaxis.range[1]"]
+    elif isinstance(relayout.get("xaxis.range"), list) and len(relayout["xaxis.range"]) == 2:
+        low, high = relayout["xaxis.range"]
+    else:
+        return None
+    try:
+        low, high = float(low) * 1000, float(high) * 1000
+    except (TypeError, ValueError):
+        return None
+    return (min(low, high), max(low, high))
+
+
+def _params(params: dict[str, str]) -> tuple[str, int | None]:
+    rows = params.get("rows") if params.get("rows") in ROW_MODES else ROWS_SCOPE
+    try:
+        step = int(params["step"]) if params.get("step") else None
+    except ValueError:
+        step = None
+    return rows, step
+
+
+def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
+    rows, step = _params(params)
+    return html.Div([
+        components.head(app, params, PATH),
+        html.Div(id="prof-timeline-problems"),
+        html.Div(className="di-panel di-prof-section", children=[
+            html.Div(className="di-toolbar", children=[
+                # The options (with each step's length) come with the chart; the URL's step
+                # must be one of them from the start, or the dropdown would drop it.
+                html.Label(["Step ", dcc.Dropdown(
+                    id="prof-step", value=step or 0, clearable=False, searchable=False,
+                    style={"width": "230px"},
+                    options=[{"label": "All steps", "value": 0}] + (
+                        [{"label": f"Step {step}", "value": step}] if step else []))],
+                    className="di-inline"),
+                dcc.RadioItems(id="prof-rows", value=rows, inline=True,
+                               className="di-inline-options", options=[
+                                   {"label": "rows by scope depth", "value": ROWS_SCOPE},
+                                   {"label": "rows by operator type", "value": "type"}]),
+                html.Button("Reset zoom", id="prof-reset", className="di-button secondary"),
+                html.Div(className="di-spacer"),
+                html.Span(id="prof-timeline-info", className="di-muted"),
+            ]),
+            dcc.Graph(id="prof-timeline", config={"displaylogo": False,
+                                                  "scrollZoom": True},
+                      style={"minHeight": "300px"}),
+            # The zoomed window and the URL search it was asked for (a new step forgets it).
+            dcc.Store(id="prof-timeline-window"),
+        ]),
+    ])
+
+
+def _timeline(service: ProfilerService, params: dict[str, str], rows: str
+              ) -> tuple[Timeline, Launches, Any]:
+    loaded = components.load(service, params)
+    profile = loaded.profile
+
+    def build(profile: Profile) -> Timeline:
+        type_of = {d.full_name: d.op_type for d in profile.details}
+        return build_timeline(profile.launches, type_of, rows)
+
+    timeline = service.derived(loaded.found, loaded.device, f"timeline-{rows}", build)
+    return timeline, profile.launches, components.problems_panel(profile)
+
+
+def register(app: dash.Dash, service: ProfilerService) -> None:
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input("prof-step", "value"), Input("prof-rows", "value"),
+                  State("url", "search"), prevent_initial_call=True)
+    def controls_to_url(step: int | None, rows: str | None, search: str | None) -> Any:
+        if len(ctx.triggered) > 1:
+            return dash.no_update  # controls just inserted, not used
+        params = parse_search(search)
+        params["step"] = str(step) if step else ""
+        params["rows"] = rows if rows and rows != ROWS_SCOPE else ""
+        new_search = make_search(params)
+        return dash.no_update if parse_search(new_search) == parse_search(search) \
+            else new_search
+
+    @app.callback(
+        Output("prof-timeline-window", "data"),
+        Input("prof-timeline", "relayoutData"), Input("prof-reset", "n_clicks"),
+        State("url", "search"), prevent_initial_call=True,
+    )
+    def zoom(relayout: dict | None, _reset: Any, search: str | None) -> Any:
+        if ctx.triggered_id == "prof-reset":
+            return {"search": search, "window": None}
+        asked = relayout_window(relayout)
+        if asked is None:  # e.g. Plotly's first "autosize": nothing to redraw
+            return dash.no_update
+        return {"search": search, "window": None if asked == "reset" else list(asked)}
+
+    @app.callback(
+        Output("prof-timeline", "figure"), Output("prof-timeline-info", "children"),
+        Output("prof-step", "options"), Output("prof-timeline-problems", "children"),
+        Input("url", "search"), Input("prof-timeline-window", "data"),
+        Input("refresh-now", "n_clicks"), State("url", "pathname"),
+    )
+    def render(search: str | None, zoomed: dict | None, _refresh: Any,
+               pathname: str | None) -> tuple[Any, ...]:
+        if not components.is_page(app, pathname, PATH):
+            return (dash.no_update,) * 4
+        params = parse_search(search)
+        rows, step = _params(params)
+        try:
+            timeline, launches, problems = _timeline(service, params, rows)
+        except ProfileUnavailable as error:
+            return ({"data": [], "layout": {"height": 60}}, "",
+                    [{"label": "All steps", "value": 0}], components.unavailable(app, error))
+        window = step_window(launches, step)
+        # The zoom belongs to the view it was made on (another step or row mode forgets it),
+        # however the URL happens to be spelled.
+        if (zoomed and zoomed.get("window")
+                and parse_search(zoomed.get("search")) == parse_search(search)):
+            window = (float(zoomed["window"][0]), float(zoomed["window"][1]))
+        view = window_view(timeline, *window)
+        figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
+        types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
+        shown = int(view.count[view.colour < types].sum())
+        info = (f"{window[0] / 1000:,.3f} – {window[1] / 1000:,.3f} ms · {shown:,} launches"
+                f" in {len(view):,} bars"
+                + (f" ({view.merged:,} merged: zoom in for each launch)" if view.merged else ""))
+        return figure, info, _step_options(launches), problems
+
+
+def _step_options(launches: Launches) -> list[dict[str, Any]]:
+    options: list[dict[str, Any]] = [{"label": f"All steps ({launches.steps})", "value": 0}]
+    if not launches.steps:
+        return options
+    bounds = np.append(launches.step_starts_us, launches.end_us)
+    bounds[0] = 0.0
+    for step in range(1, launches.steps + 1):
+        span = (bounds[step] - bounds[step - 1]) / 1000
+        options.append({"label": f"Step {step} ({span:,.1f} ms)", "value": step})
+    return options
