@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up (first run only) and run the whole test suite: ruff, the import-linter contracts of
-# pyproject.toml, then pytest (browser tests drive headless Chromium, installed from Debian's
-# packages when missing). Extra arguments go to pytest.
+# pyproject.toml, mypy on the package, then pytest (browser tests drive headless Chromium,
+# installed from Debian's packages when missing). Extra arguments go to pytest.
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
 if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; then
@@ -13,4 +13,5 @@ if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; the
 fi
 ruff check dash_insight tests bench proto app.py
 lint-imports --no-cache
+mypy
 python -m pytest "$@"

@@ -355,7 +355,8 @@ def _salvage_events(text: str) -> list[Any]:
     start = text.find("[")
     if start < 0:
         return []
-    position, events = start + 1, []
+    position = start + 1
+    events: list[dict[str, Any]] = []
     while True:
         while position < len(text) and text[position] in " \t\r\n,":
             position += 1

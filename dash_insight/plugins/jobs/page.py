@@ -189,7 +189,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def controls_to_url(text: str | None, regex: list[str] | None, _sorts: list[int | None],
                         _prev: int | None, _next: int | None, size: int | None,
-                        search: str | None) -> str:
+                        search: str | None) -> Any:
         state = _state(parse_search(search))
         trigger = ctx.triggered_id
         if isinstance(trigger, dict) and not ctx.triggered[0]["value"]:

@@ -31,7 +31,7 @@ from dash_insight.web.errors import ApiError
 from dash_insight.web.http import (
     json_response,
     local_time,
-    require,
+    required_args,
     resolve_job,
     str_to_bool,
     to_int,
@@ -165,16 +165,13 @@ class _JobViews:
         [sorted tags]}}`` (``TrainTaskManager.get_plugins``; ``manual_update`` is validated, and
         has nothing to do: the loader keeps every job current)."""
         str_to_bool(request.args.get("manual_update", "false"), "manual_update")
-        train_id = request.args.get("train_id")
-        require(train_id=train_id)
+        (train_id,) = required_args("train_id")
         return json_response({"plugins": self._plugins(resolve_job(self.provider, train_id))})
 
     def single_job(self) -> Response:
         """``GET /datavisual/single-job?train_id=&plugin_name=`` -> ``{"train_jobs": [{"id",
         "name", "tags"}]}`` (``TrainTaskManager.get_single_train_task``)."""
-        plugin_name = request.args.get("plugin_name")
-        train_id = request.args.get("train_id")
-        require(plugin_name=plugin_name, train_id=train_id)
+        plugin_name, train_id = required_args("plugin_name", "train_id")
         if plugin_name not in MINDINSIGHT_PLUGINS:
             raise errors.plugin_not_available(
                 f"'plugin_name' only can be one of {list(MINDINSIGHT_PLUGINS)}")

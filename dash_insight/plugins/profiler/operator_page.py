@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -75,21 +75,24 @@ class OperatorState:
 DEFAULT = OperatorState()
 
 
+def _choice(params: dict[str, str], name: str, choices: Sequence[str], default: str) -> str:
+    value = params.get(name)
+    return value if value is not None and value in choices else default
+
+
 def parse_state(params: dict[str, str]) -> OperatorState:
     """The state of ``params``; unknown values fall back to the defaults."""
     size = int_param(params, "size", DEFAULT.size, 1, 1000)
     return OperatorState(
-        chart=params.get("chart") if params.get("chart") in ("pie", "bar") else DEFAULT.chart,
-        measure=params.get("measure") if params.get("measure") in charts.MEASURES
-        else DEFAULT.measure,
-        view=params.get("view") if params.get("view") in ("type", "all") else DEFAULT.view,
+        chart=_choice(params, "chart", ("pie", "bar"), DEFAULT.chart),
+        measure=_choice(params, "measure", charts.MEASURES, DEFAULT.measure),
+        view=_choice(params, "view", ("type", "all"), DEFAULT.view),
         type_search=params.get("tq", ""),
-        type_sort=params.get("tsort") if params.get("tsort") in TYPE_KEYS
-        else DEFAULT.type_sort,
+        type_sort=_choice(params, "tsort", TYPE_KEYS, DEFAULT.type_sort),
         type_descending=params.get("torder") != "asc",
         open=tuple(t for t in params.get("open", "").split(",") if t),
         search=params.get("q", ""),
-        sort=params.get("sort") if params.get("sort") in OP_KEYS else DEFAULT.sort,
+        sort=_choice(params, "sort", OP_KEYS, DEFAULT.sort),
         descending=params.get("order") != "asc",
         page=int_param(params, "page", 1, 1, 10**6),
         size=size if size in PAGE_SIZES else DEFAULT.size,
@@ -341,7 +344,8 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             return (dash.no_update,) * 7
         params = parse_search(search)
         state = parse_state(params)
-        hidden, shown = {"display": "none"}, {}
+        hidden: dict[str, str] = {"display": "none"}
+        shown: dict[str, str] = {}
         searches = (shown, hidden) if state.view == "type" else (hidden, shown)
         try:
             loaded = components.load(service, params)

@@ -231,7 +231,7 @@ def filter_rows(rows: Sequence[list[Any]], columns: Sequence[str],
                 condition: Mapping[str, Any]) -> list[list[Any]]:
     """Rows passing every operator of every condition whose key is a column; keys that are not
     columns are ignored (so the UI's drill-down key ``kernel_type`` filters nothing on CPU)."""
-    checks = []
+    checks: list[tuple[int, str, Any]] = []
     for key, operators in condition.items():
         if key not in columns:
             continue

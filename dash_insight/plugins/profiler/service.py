@@ -45,6 +45,7 @@ from dash_insight.plugins.profiler.model import (
     sorted_launches,
 )
 
+V = TypeVar("V")
 T = TypeVar("T")
 
 #: Parsed profiles kept per process (a 200,000-launch profile is ~10 MB).
@@ -103,6 +104,16 @@ def _identity(path: str | None) -> tuple[Any, ...]:
         return (path, None)
     return (path, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
+
+
+def _absent(value: V) -> tuple[V, list[Problem]]:
+    """What a parser answers for a file that is absent or unreadable: ``value``, no problems."""
+    return value, []
+
+
+def _no_info() -> tuple[dict[str, Any], list[Problem]]:
+    """An absent ``profiler_info`` file: no facts, no problems."""
+    return {}, []
 
 class ProfilerService:
     """Profiler data of the jobs under one summary base directory."""
@@ -207,7 +218,7 @@ class ProfilerService:
         """``profiler_info_<device>.json`` ({} when absent or unreadable)."""
         problems: list[Problem] = []
         info, _ = self._read("info", found.file(device, INFO_PREFIX), parse_profiler_info,
-                             ({}, []), problems)
+                             _no_info(), problems)
         return info
 
     @staticmethod
@@ -239,17 +250,19 @@ class ProfilerService:
         info_path = found.file(device, INFO_PREFIX)
         info: dict[str, Any] = {}
         if info_path is not None:
-            info, info_problems = self._read("info", info_path, parse_profiler_info, ({}, []),
-                                             problems)
+            info, info_problems = self._read("info", info_path, parse_profiler_info,
+                                             _no_info(), problems)
             problems += info_problems
         timestamps = found.file(device, TIMESTAMP_PREFIX)
         source = timestamps or found.trace_view
         if timestamps is not None:
             table, launch_problems = self._read("timestamps", timestamps, parse_timestamps,
-                                                (LaunchTable.empty(), []), problems, keep=False)
+                                                _absent(LaunchTable.empty()), problems,
+                                                keep=False)
         elif found.trace_view is not None:
             table, launch_problems = self._read("trace", found.trace_view, parse_trace_view,
-                                                (LaunchTable.empty(), []), problems, keep=False)
+                                                _absent(LaunchTable.empty()), problems,
+                                                keep=False)
         else:
             table, launch_problems = LaunchTable.empty(), []
         problems += launch_problems
@@ -263,8 +276,9 @@ class ProfilerService:
         def compute(profile: Profile) -> tuple[dict[str, str], list[Problem]]:
             problems: list[Problem] = []
             framework, more = self._read("framework", found.file(device, FRAMEWORK_PREFIX),
-                                         parse_framework, (FrameworkTable([], [], [], []), []),
-                                         problems, keep=False)
+                                         parse_framework,
+                                         _absent(FrameworkTable([], [], [], [])), problems,
+                                         keep=False)
             return input_shapes(framework, profile.launches), problems + more
 
         return self.derived(found, device, "inputs", compute)

@@ -196,8 +196,10 @@ def window_view(timeline: Timeline, low: float, high: float,
                        timeline.colour[leader], timeline.item[leader],
                        np.where(bars > 1, -1, timeline.launch[leader]), counts,
                        np.add.reduceat(duration, first), bars))
-    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
-    return TimelineView(*columns, window=(low, high))
+    start, end, rows, colour, item, launch, count, busy, bars = (
+        np.concatenate(column) for column in zip(*parts, strict=True))
+    return TimelineView(start, end, rows, colour, item, launch, count, busy, bars,
+                        window=(low, high))
 
 
 def _hover(timeline: Timeline, view: TimelineView, launches: Launches,

@@ -69,7 +69,8 @@ def relayout_window(relayout: dict[str, Any] | None) -> tuple[float, float] | st
 
 
 def _params(params: dict[str, str]) -> tuple[str, int | None]:
-    rows = params.get("rows") if params.get("rows") in ROW_MODES else ROWS_SCOPE
+    rows = params.get("rows") or ROWS_SCOPE
+    rows = rows if rows in ROW_MODES else ROWS_SCOPE
     try:
         step = int(params["step"]) if params.get("step") else None
     except ValueError:
