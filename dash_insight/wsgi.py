@@ -7,7 +7,9 @@ Settings come from the environment (:meth:`dash_insight.core.settings.Settings.f
 ``DASH_INSIGHT_SUMMARY_BASE_DIR`` (required), ``DASH_INSIGHT_WORKSPACE`` (default
 ``~/dash-insight``), ``DASH_INSIGHT_RELOAD_INTERVAL`` (seconds, default 3),
 ``DASH_INSIGHT_MAX_DEPTH``, ``DASH_INSIGHT_SAMPLES_PER_PLUGIN``,
-``DASH_INSIGHT_URL_BASE_PATHNAME`` (default ``/``), validated as the command line validates
+``DASH_INSIGHT_URL_BASE_PATHNAME`` (default ``/``), ``DASH_INSIGHT_ALLOWED_HOSTS`` (host
+names besides IP addresses and ``localhost`` that requests may carry in ``Host``: the
+workers do not know the address the WSGI server binds), validated as the command line validates
 them. Every worker has a loader thread; they share the index in the workspace through a file
 lock, so one of them reads the logs at a time (another takes over if it dies) and all of them
 answer from the same index.

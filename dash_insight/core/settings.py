@@ -74,6 +74,19 @@ def parse_url_base_pathname(text: str) -> str:
     return text
 
 
+def parse_allowed_hosts(text: str) -> tuple[str, ...]:
+    """``"a.example,b.example"`` -> the host names a request's ``Host`` header may name besides
+    the bound address and ``localhost`` (``*`` = any: only behind a proxy that checks it)."""
+    names = tuple(name.strip().lower().rstrip(".") for name in str(text).split(","))
+    names = tuple(name for name in names if name)
+    for name in names:
+        if name != "*" and not all(part.replace("-", "").replace("_", "").isalnum()
+                                   for part in name.removeprefix("*.").split(".")):
+            raise SettingsError(f"allowed hosts must be host names separated by commas, "
+                                f"not {text!r}")
+    return names
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a dash-insight server needs to know; validated when built."""
@@ -87,6 +100,8 @@ class Settings:
     port: int = DEFAULT_PORT
     url_base_pathname: str = "/"
     cache_bytes: int = DEFAULT_CACHE_BYTES
+    #: Extra names the ``Host`` header may carry (see :mod:`dash_insight.web.host_check`).
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Values given as numbers (create_app's keywords) go through the same parsers as text.
@@ -101,6 +116,7 @@ class Settings:
              parse_samples(format_samples_per_plugin(samples)) if samples else {})
         set_(self, "port", parse_port(str(self.port)))
         parse_url_base_pathname(self.url_base_pathname)
+        set_(self, "allowed_hosts", parse_allowed_hosts(",".join(self.allowed_hosts)))
         if self.cache_bytes < 0:
             raise SettingsError(f"cache bytes must be >= 0, not {self.cache_bytes}")
 
@@ -151,6 +167,11 @@ class Settings:
                             help="keep only N sampled values per tag, like MindInsight "
                                  "(e.g. scalar=1000,image=10; 'mindinsight' for its sizes); "
                                  "default: keep everything")
+        parser.add_argument("--allowed-hosts", type=_argument(parse_allowed_hosts), default=(),
+                            metavar="NAME,...",
+                            help="host names the browser may use to reach the server besides "
+                                 "the bound address, its IP addresses and localhost (they are "
+                                 "checked against DNS rebinding)")
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:
@@ -158,7 +179,8 @@ class Settings:
         return cls(summary_base_dir=DEMO_DIR if args.demo else args.summary_base_dir,
                    workspace=args.workspace, reload_interval=args.reload_interval,
                    max_depth=args.max_depth, samples_per_plugin=args.samples_per_plugin or {},
-                   host=args.host, port=args.port)
+                   host=args.host, port=args.port,
+                   allowed_hosts=getattr(args, "allowed_hosts", ()))
 
     def to_args(self) -> list[str]:
         """Command-line options that give these settings back (for the background server)."""
@@ -169,6 +191,8 @@ class Settings:
             args += ["--max-depth", str(self.max_depth)]
         if self.samples_per_plugin:
             args += ["--samples-per-plugin", format_samples_per_plugin(self.samples_per_plugin)]
+        if self.allowed_hosts:
+            args += ["--allowed-hosts", ",".join(self.allowed_hosts)]
         return args
 
     # -- environment --
@@ -176,7 +200,8 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``DASH_INSIGHT_*`` variables: ``SUMMARY_BASE_DIR`` (required),
         ``WORKSPACE``, ``RELOAD_INTERVAL``, ``MAX_DEPTH``, ``SAMPLES_PER_PLUGIN``,
-        ``URL_BASE_PATHNAME``; SettingsError naming the variable for a bad value."""
+        ``URL_BASE_PATHNAME``, ``ALLOWED_HOSTS``; SettingsError naming the variable for a bad
+        value."""
         environ = os.environ if environ is None else environ
         found: dict[str, Any] = {}
         for name, parse in _ENVIRONMENT.items():
@@ -204,6 +229,7 @@ _ENVIRONMENT: dict[str, Callable[[str], Any]] = {
     "max_depth": parse_max_depth,
     "samples_per_plugin": parse_samples,
     "url_base_pathname": parse_url_base_pathname,
+    "allowed_hosts": parse_allowed_hosts,
 }
 
 
