@@ -24,7 +24,7 @@ from dash_insight.plugins.landscape.plugin import PLUGIN as LANDSCAPE
 from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
 from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
-from dash_insight.web import dashboard, host_check, shell
+from dash_insight.web import dash_requests, dashboard, host_check, shell
 from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import api_blueprint
 from dash_insight.web.plugin import NavLink, Page, Plugin, Route
@@ -129,6 +129,7 @@ def create_app(
                                   url_prefix=prefix.rstrip("/") or None)
     _add_security_headers(app.server, prefix)
     host_check.install(app.server, settings, prefix)
+    dash_requests.install(app, prefix)
     app.data_service = data  # type: ignore[attr-defined]
     if start_loader:
         data.start()
