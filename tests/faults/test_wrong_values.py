@@ -1,0 +1,62 @@
+"""Items 14-16: values that differed from MindInsight 2.3.1's answers, in files written by
+dash-insight's own ``SummaryWriter``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dash_insight.core.format.writer import SummaryWriter
+from dash_insight.web.application import create_app
+
+TENSORS = "/v1/mindinsight/datavisual/tensors"
+INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64,
+                  np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def _serve(base: Path, workspace: Path) -> Any:
+    app = create_app(str(base), workspace=str(workspace), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    return app
+
+
+@pytest.fixture(scope="module")
+def extremes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One job with a tensor per integer dtype holding its minimum, its maximum, 0 and 1."""
+    base = tmp_path_factory.mktemp("logs")
+    (base / "ints").mkdir()
+    with SummaryWriter(str(base / "ints")) as writer:
+        for dtype in INTEGER_DTYPES:
+            info = np.iinfo(dtype)
+            writer.add_tensor(np.dtype(dtype).name,
+                              np.array([[info.min, info.max], [0, 1]], dtype=dtype), 1)
+        writer.record(1)
+    app = _serve(base, tmp_path_factory.mktemp("ws"))
+    yield app.server.test_client()
+    app.data_service.close()
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_integer_extremes_are_shown_as_mindinsight_shows_them(extremes: Any, dtype: Any) -> None:
+    """MindSpore stores every element as float32; MindInsight shows those floats
+    (``np.array(float_data)``): int32's maximum is 2147483648.0, never a wrapped value."""
+    info = np.iinfo(dtype)
+    name = np.dtype(dtype).name
+    shown = [float(np.float32(v)) for v in (info.min, info.max, 0, 1)]
+    query = f"{TENSORS}?train_id=./ints&tag={name}/tensor"
+    data = extremes.get(query + "&detail=data&step=1&dims=[:,:]").get_json()
+    value = data["tensors"][0]["values"][0]["value"]
+    assert value["data_type"] == f"DT_{name.upper()}"
+    assert [float(v) for row in value["data"] for v in row] == shown
+    statistics = value["statistics"]
+    assert (statistics["min"], statistics["max"]) == (min(shown), max(shown))
+    assert statistics["avg"] == pytest.approx(np.mean(np.array(shown, np.float64)), rel=1e-6)
+    histogram = extremes.get(query + "&detail=histogram").get_json()
+    buckets = histogram["tensors"][0]["values"][0]["value"]["histogram_buckets"]
+    assert buckets[0][0] == min(shown)
+    assert buckets[-1][0] + buckets[-1][1] == pytest.approx(max(shown))
+    assert sum(bucket[2] for bucket in buckets) == 4
