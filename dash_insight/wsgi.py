@@ -1,7 +1,9 @@
 """WSGI entry point for running dash-insight under any WSGI server, e.g. several workers::
 
-    DASH_INSIGHT_SUMMARY_BASE_DIR=/data/summaries gunicorn -w 4 -b 127.0.0.1:8080 \\
-        'dash_insight.wsgi:application'
+    DASH_INSIGHT_SUMMARY_BASE_DIR=/data/summaries gunicorn -w 4 --threads 8 \\
+        -b 127.0.0.1:8080 'dash_insight.wsgi:application'
+
+(threads, because a sync worker is blocked by one slow request).
 
 Settings come from the environment (:meth:`dash_insight.core.settings.Settings.from_env`):
 ``DASH_INSIGHT_SUMMARY_BASE_DIR`` (required), ``DASH_INSIGHT_WORKSPACE`` (default

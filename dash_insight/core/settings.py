@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import os
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +76,38 @@ def parse_url_base_pathname(text: str) -> str:
     return text
 
 
+def parse_host(text: str) -> str:
+    """An address or host name to bind; an empty one is refused (waitress would fail on it
+    with a traceback; ``0.0.0.0`` is how to say every address)."""
+    if not str(text).strip():
+        raise SettingsError("host must be an address or host name to bind, e.g. 127.0.0.1 "
+                            "(this machine only) or 0.0.0.0 (every address), not ''")
+    return str(text).strip()
+
+
+def bind_problem(host: str, port: int) -> str | None:
+    """Why a server could not listen on ``host``:``port``, as one line, or None when it can:
+    an unresolvable host is said to be one (not a port in use)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as error:
+        reason = error.strerror if isinstance(error, socket.gaierror) else str(error)
+        return (f"cannot resolve host {host!r} ({reason}); give an address or name of this "
+                "machine with --host")
+    family, kind, protocol, _, address = infos[0]
+    with socket.socket(family, kind, protocol) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return (f"port {port} is already in use on {host}; choose another one with "
+                        "--port")
+            return f"cannot listen on {host} port {port}: {error.strerror or error}"
+    return None
+
+
 def parse_allowed_hosts(text: str) -> tuple[str, ...]:
     """``"a.example,b.example"`` -> the host names a request's ``Host`` header may name besides
     the bound address and ``localhost`` (``*`` = any: only behind a proxy that checks it)."""
@@ -115,6 +149,7 @@ class Settings:
         set_(self, "samples_per_plugin",
              parse_samples(format_samples_per_plugin(samples)) if samples else {})
         set_(self, "port", parse_port(str(self.port)))
+        set_(self, "host", parse_host(self.host))
         parse_url_base_pathname(self.url_base_pathname)
         set_(self, "allowed_hosts", parse_allowed_hosts(",".join(self.allowed_hosts)))
         if self.cache_bytes < 0:

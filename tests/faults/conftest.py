@@ -66,8 +66,9 @@ class Server:
             connection.close()
 
 
-def start_server(base: Path, workspace: Path, *extra: str) -> Server:
-    """A server process over ``base``, returned once every job is loaded."""
+def start_server(base: Path, workspace: Path, *extra: str, loaded: bool = True) -> Server:
+    """A server process over ``base``, returned once every job is loaded (``loaded=False``:
+    once it answers)."""
     port = free_port()
     log = workspace.parent / f"server.{port}.log"
     workspace.mkdir(parents=True, exist_ok=True)
@@ -84,7 +85,7 @@ def start_server(base: Path, workspace: Path, *extra: str) -> Server:
         try:
             answer = server.request("GET", "/v1/mindinsight/datavisual/train-jobs?limit=999",
                                     timeout=5)
-            if answer.status == 200 and b'"load_status": "loaded"' in answer.body:
+            if answer.status == 200 and (not loaded or b'"load_status": "loaded"' in answer.body):
                 return server
         except OSError:
             pass
@@ -108,8 +109,9 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     """``serve(base, *options)`` starts a server; every one started is stopped at the end."""
     started: list[Server] = []
 
-    def start(base: Path, *extra: str) -> Server:
-        server = start_server(base, tmp_path / f"ws{len(started)}", *extra)
+    def start(base: Path, *extra: str, loaded: bool = True, workspace: str = "") -> Server:
+        server = start_server(base, tmp_path / (workspace or f"ws{len(started)}"), *extra,
+                              loaded=loaded)
         started.append(server)
         return server
 
