@@ -3,6 +3,7 @@ dash-insight's own ``SummaryWriter``."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -60,3 +61,58 @@ def test_integer_extremes_are_shown_as_mindinsight_shows_them(extremes: Any, dty
     assert buckets[0][0] == min(shown)
     assert buckets[-1][0] + buckets[-1][1] == pytest.approx(max(shown))
     assert sum(bucket[2] for bucket in buckets) == 4
+
+
+def test_an_empty_slice_is_an_empty_list(tmp_path: Path) -> None:
+    """MindInsight answers a ``(3, 0)`` tensor sliced ``[:, :]`` with ``[]``."""
+    (tmp_path / "logs" / "job").mkdir(parents=True)
+    with SummaryWriter(str(tmp_path / "logs" / "job")) as writer:
+        writer.add_tensor("empty", np.zeros((3, 0), np.float32), 1)
+        writer.add_tensor("full", np.ones((3, 1), np.float32), 1)
+        writer.record(1)
+    app = _serve(tmp_path / "logs", tmp_path / "ws")
+    try:
+        client = app.server.test_client()
+        answer = client.get(f"{TENSORS}?train_id=./job&tag=empty/tensor&detail=data&step=1"
+                            "&dims=[:,:]").get_json()
+        value = answer["tensors"][0]["values"][0]["value"]
+        assert value["dims"] == [3, 0] and value["data"] == []
+        full = client.get(f"{TENSORS}?train_id=./job&tag=full/tensor&detail=data&step=1"
+                          "&dims=[:,:]").get_json()
+        assert full["tensors"][0]["values"][0]["value"]["data"] == [[1.0], [1.0], [1.0]]
+    finally:
+        app.data_service.close()
+
+
+def test_importance_is_mindinsight_pearson_r(tmp_path: Path) -> None:
+    """``optimizer/targets/search``: MindInsight's importance is ``np.corrcoef`` (its pandas'
+    ``Series.corr``), 0.9999999999999999 for these rows where pandas 3 says 1.0, and the
+    hyper-parameters are ordered by it."""
+    rates = [0.01, 0.05, 0.001, 0.2]
+    for number, rate in enumerate(rates):
+        job = tmp_path / "logs" / f"job{number}"
+        job.mkdir(parents=True)
+        with SummaryWriter(str(job)) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+            writer.record(1)
+            writer.add_train_lineage(learning_rate=rate, epoch=int(rate * 1000),
+                                     batch_size=int(rate * 1000) * 2, loss=1.0)
+            writer.add_eval_lineage(metric={"accuracy": rate * 7})
+        for path in job.iterdir():  # job0 newest: MindInsight's rows are newest first
+            os.utime(path, (1_800_000_000 - 100 * number,) * 2)
+    app = _serve(tmp_path / "logs", tmp_path / "ws")
+    try:
+        answer = app.server.test_client().post("/v1/mindinsight/optimizer/targets/search",
+                                               data=b"{}").get_json()
+    finally:
+        app.data_service.close()
+    target = next(t for t in answer["targets"] if t["name"] == "[M]accuracy")
+    columns = {p["name"]: p["data"] for p in answer["metadata"]["possible_hyper_parameters"]}
+    expected = {name: abs(float(np.corrcoef(target["data"], columns[name])[0, 1]))
+                for name in columns}
+    shown = {p["name"]: p["importance"] for p in target["hyper_parameters"]}
+    assert answer["metadata"]["train_ids"] == [f"./job{n}" for n in range(4)]
+    assert shown == expected
+    assert expected["learning_rate"] == 0.9999999999999999
+    order = sorted(expected, key=lambda n: (-expected[n], n.startswith("["), n))
+    assert [p["name"] for p in target["hyper_parameters"]] == order

@@ -528,7 +528,12 @@ def importance(frame: pd.DataFrame, param: str, target: str) -> tuple[float, int
     pairs = frame[[param, target]].dropna()
     if len(pairs) <= 2:
         return 0, REASON_SAMPLES_NOT_ENOUGH
-    correlation = pairs[target].corr(pairs[param])
+    # MindInsight's ``pairs[target].corr(pairs[param])`` ran pandas < 3, whose Pearson r is
+    # ``np.corrcoef``; pandas 3 rescales first and rounds differently (1.0 where MindInsight
+    # had 0.9999999999999999, which reorders tied hyper-parameters).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        correlation = np.corrcoef(pairs[target].to_numpy(np.float64),
+                                  pairs[param].to_numpy(np.float64))[0, 1]
     if np.isnan(correlation):
         return 0, REASON_CORRELATION_NAN
     return abs(float(correlation)), None
