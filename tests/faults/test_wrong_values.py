@@ -116,3 +116,32 @@ def test_importance_is_mindinsight_pearson_r(tmp_path: Path) -> None:
     assert expected["learning_rate"] == 0.9999999999999999
     order = sorted(expected, key=lambda n: (-expected[n], n.startswith("["), n))
     assert [p["name"] for p in target["hyper_parameters"]] == order
+
+
+def test_dataset_marks_follow_mindinsight_order_within_a_second(tmp_path: Path) -> None:
+    """Jobs finishing within the same second are ordered by path (MindInsight sorts by
+    whole-second update time, then path), so ``dataset_mark`` numbers them in path order;
+    different seconds still put the newest first."""
+    second = 1_800_000_000
+    # (job, fraction of the shared second or another second, its dataset's batch size)
+    jobs = [("a", second + 0.1, 8), ("b", second + 0.5, 16), ("c", second + 0.9, 32),
+            ("d", second - 5.0, 64)]
+    for name, mtime, batch in jobs:
+        job = tmp_path / "logs" / name
+        job.mkdir(parents=True)
+        with SummaryWriter(str(job)) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+            writer.record(1)
+            writer.add_train_lineage(learning_rate=0.1, loss=1.0)
+            writer.add_dataset_graph({"op_type": "BatchDataset", "batch_size": batch,
+                                      "children": []})
+        for path in job.iterdir():
+            os.utime(path, (mtime, mtime))
+    app = _serve(tmp_path / "logs", tmp_path / "ws")
+    try:
+        answer = app.server.test_client().post("/v1/mindinsight/lineagemgr/lineages",
+                                               data=b"{}").get_json()
+    finally:
+        app.data_service.close()
+    shown = [(o["summary_dir"], o["model_lineage"]["dataset_mark"]) for o in answer["object"]]
+    assert shown == [("./a", "2"), ("./b", "3"), ("./c", "4"), ("./d", "5")]
