@@ -18,7 +18,6 @@ import datetime
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ from dash_insight.core.settings import (
     DEFAULT_WORKSPACE,
     Settings,
     SettingsError,
+    bind_problem,
     source_table,
 )
 from dash_insight.core.vocabulary import Plugin
@@ -56,16 +56,6 @@ def _paths(workspace: str, port: int) -> tuple[str, str]:
     root = os.path.abspath(os.path.expanduser(workspace))
     return (os.path.join(root, "log", f"server.{port}.log"),
             os.path.join(root, "pid", f"server.{port}.pid"))
-
-
-def _port_in_use(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return True
-    return False
 
 
 def _url(host: str, port: int) -> str:
@@ -102,9 +92,9 @@ def _start(args: argparse.Namespace) -> int:
             return _fail(f"a dash-insight server (pid {old}) already runs on port {settings.port}; "
                          f"stop it with: dash-insight stop --port {settings.port}")
         os.remove(pid_path)
-    if _port_in_use(settings.host, settings.port):
-        return _fail(f"port {settings.port} is already in use on {settings.host}; choose another "
-                     "one with --port")
+    problem = bind_problem(settings.host, settings.port)
+    if problem is not None:
+        return _fail(problem)
     if not settings.is_local:
         print(f"dash-insight: warning: listening on {settings.host}: anyone who can reach it can "
               "read the summaries (there is no login)", file=sys.stderr)

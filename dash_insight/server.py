@@ -15,13 +15,17 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from types import FrameType
+from typing import NoReturn
 
 import waitress
 
-from dash_insight.core.runtime import announce
-from dash_insight.core.settings import Settings, SettingsError
+from dash_insight.core.runtime import announce, retire
+from dash_insight.core.service import DataService
+from dash_insight.core.settings import Settings, SettingsError, bind_problem
+from dash_insight.core.store.loader import LOADER_THREAD
 from dash_insight.web.application import create_app
 
 
@@ -44,15 +48,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = settings.checked_base_dir()
     except SettingsError as error:
         parser.exit(2, f"dash-insight: {error}\n")
+    problem = bind_problem(settings.host, settings.port)
+    if problem is not None:
+        parser.exit(1, f"dash-insight: {problem}\n")
     if not settings.is_local:
         logging.warning("listening on %s: anyone who can reach this address can read the "
                         "summaries (dash-insight has no login)", settings.host)
-    announce(settings, args.launcher or _launcher())
+    record = announce(settings, args.launcher or _launcher())
     app = create_app(base, settings=settings)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
-        app.data_service.close()
-        sys.exit(0)
+        retire(record, settings.workspace)  # os._exit below skips the exit handlers
+        stop_now(app.data_service)
 
     signal.signal(signal.SIGTERM, stop)
     logging.info("serving %s at http://%s:%d%s (workspace %s)", base, settings.host,
@@ -60,6 +67,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     waitress.serve(app.server, host=settings.host, port=settings.port, threads=8,
                    ident="dash-insight", _quiet=True)
     return 0
+
+
+#: Seconds SIGTERM waits for the loader to finish what it is writing.
+STOP_GRACE = 2.0
+
+
+def stop_now(service: DataService) -> NoReturn:
+    """End the process within :data:`STOP_GRACE` seconds of SIGTERM. The loader is asked to
+    stop; if it is still inside a round (a large file can take many seconds) the process ends
+    without waiting: the index is a SQLite database whose unfinished transaction is rolled
+    back on the next start, as after ``kill -9``. Waiting for the round made SIGTERM take
+    10-14 s. In-flight requests are cut, as any WSGI server's SIGTERM does."""
+    service.loader.stop(timeout=STOP_GRACE)
+    if not any(thread.name == LOADER_THREAD and thread.is_alive()
+               for thread in threading.enumerate()):
+        service.close()
+    logging.info("stopped")
+    logging.shutdown()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,22 @@
 """WSGI entry point for running dash-insight under any WSGI server, e.g. several workers::
 
-    DASH_INSIGHT_SUMMARY_BASE_DIR=/data/summaries gunicorn -w 4 -b 127.0.0.1:8080 \\
-        'dash_insight.wsgi:application'
+    DASH_INSIGHT_SUMMARY_BASE_DIR=/data/summaries gunicorn -w 4 --threads 8 \\
+        -b 127.0.0.1:8080 'dash_insight.wsgi:application'
+
+(threads, because a sync worker is blocked by one slow request).
 
 Settings come from the ``DASH_INSIGHT_*`` environment over the config file
 ``$DASH_INSIGHT_CONFIG`` (:meth:`dash_insight.core.settings.Settings.from_env`):
 ``DASH_INSIGHT_SUMMARY_BASE_DIR`` (required, here or in the config file),
 ``DASH_INSIGHT_WORKSPACE`` (default ``~/dash-insight``), ``DASH_INSIGHT_RELOAD_INTERVAL``
 (seconds, default 3), ``DASH_INSIGHT_MAX_DEPTH``, ``DASH_INSIGHT_SAMPLES_PER_PLUGIN``,
-``DASH_INSIGHT_URL_BASE_PATHNAME`` (default ``/``), ... validated as the command line validates
-them. The port (for the process title and the access log's name) is the one the worker listens
-on unless ``DASH_INSIGHT_PORT`` or the config file gives it. Every worker has a loader thread;
-they share the index in the workspace through a file lock, so one of them reads the logs at a
-time (another takes over if it dies) and all of them answer from the same index.
+``DASH_INSIGHT_URL_BASE_PATHNAME`` (default ``/``), ``DASH_INSIGHT_ALLOWED_HOSTS`` (host names
+besides IP addresses and ``localhost`` that requests may carry in ``Host``: the workers do not
+know the address the WSGI server binds), ... validated as the command line validates them. The
+port (for the process title and the access log's name) is the one the worker listens on unless
+``DASH_INSIGHT_PORT`` or the config file gives it. Every worker has a loader thread; they share
+the index in the workspace through a file lock, so one of them reads the logs at a time
+(another takes over if it dies) and all of them answer from the same index.
 """
 
 from __future__ import annotations

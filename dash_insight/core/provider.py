@@ -288,17 +288,18 @@ class DataProvider:
         """The decoded value (ImageValue, HistogramValue, TensorValue, ...) at ``step``."""
         steps = self.value_steps(train_id, plugin, tag)
         position = steps.position(step)
-        path = os.path.join(self.job_directory(train_id), steps.files[int(steps.file[position])])
+        name = steps.files[int(steps.file[position])]
+        path = os.path.join(self.job_directory(train_id), name)
         offset, index = int(steps.offset[position]), int(steps.index[position])
 
         def build() -> Any:
             try:
                 value = decode_value_at(read_record_at(path, offset), index)
             except (OSError, ValueError) as error:
-                raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: {error}"
-                                      ) from None
+                raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
+                                      f"{_reason(error, path, name)}") from None
             if value.tag != tag:
-                raise ValueUnreadable(f"{path} changed since it was indexed")
+                raise ValueUnreadable(f"{name} changed since it was indexed")
             return value.value
 
         return self._cache.get_or_compute(("value", path, offset, index), build)
@@ -324,7 +325,8 @@ class DataProvider:
                         return decode_model_proto(handle.read())
                 return parse_event(read_record_at(path, record.offset)).graph_def
             except (OSError, ValueError, DecodeError) as error:
-                raise ValueUnreadable(f"cannot read graph {tag!r}: {error}") from None
+                raise ValueUnreadable(f"cannot read graph {tag!r}: {_reason(error, path, tag)}"
+                                      ) from None
 
         return self._cache.get_or_compute(("graph", path, record.offset, state.version),
                                           build)
@@ -340,3 +342,10 @@ class DataProvider:
         graphs = [r for r in self.lineage_records(train_id) if r.kind == LINEAGE_DATASET_GRAPH]
         return graphs[-1].data if graphs else None
 
+
+def _reason(error: Exception, path: str, file_name: str) -> str:
+    """Why the file at ``path`` could not be read, naming it by its name in the job only: the
+    errors' texts hold the absolute path, which an answer must not reveal."""
+    if isinstance(error, OSError):
+        return f"{file_name}: {error.strerror or type(error).__name__}"
+    return str(error).replace(path, file_name)

@@ -91,8 +91,14 @@ def announce(settings: Settings, launcher: str) -> ServerRecord:
     with open(partial, "w") as handle:
         json.dump(asdict(record), handle)
     os.replace(partial, path)
-    atexit.register(_remove_record, path, record.pid)
+    atexit.register(retire, record, settings.workspace)
     return record
+
+
+def retire(record: ServerRecord, workspace: str) -> None:
+    """Remove the pid record :func:`announce` wrote (also run at exit; a process that ends
+    with ``os._exit`` calls it itself)."""
+    _remove_record(record_path(workspace, record.pid), record.pid)
 
 
 def _command_line_length() -> int:

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import importlib
 import os
 import re
 import runpy
+import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -144,6 +146,53 @@ def _text(value: Any) -> str:
     return os.fspath(value)
 
 
+def parse_host(text: Any) -> str:
+    """An address or host name to bind; an empty one is refused (waitress would fail on it
+    with a traceback; ``0.0.0.0`` is how to say every address)."""
+    if not str(text).strip():
+        raise SettingsError("host must be an address or host name to bind, e.g. 127.0.0.1 "
+                            "(this machine only) or 0.0.0.0 (every address), not ''")
+    return str(text).strip()
+
+
+def bind_problem(host: str, port: int) -> str | None:
+    """Why a server could not listen on ``host``:``port``, as one line, or None when it can:
+    an unresolvable host is said to be one (not a port in use)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as error:
+        reason = error.strerror if isinstance(error, socket.gaierror) else str(error)
+        return (f"cannot resolve host {host!r} ({reason}); give an address or name of this "
+                "machine with --host")
+    family, kind, protocol, _, address = infos[0]
+    with socket.socket(family, kind, protocol) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return (f"port {port} is already in use on {host}; choose another one with "
+                        "--port")
+            return f"cannot listen on {host} port {port}: {error.strerror or error}"
+    return None
+
+
+def parse_allowed_hosts(value: Any) -> tuple[str, ...]:
+    """``"a.example,b.example"`` (or a list of names, from a config file) -> the host names a
+    request's ``Host`` header may name besides the bound address and ``localhost`` (``*`` =
+    any: only behind a proxy that checks it)."""
+    text = ",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+    names = tuple(name.strip().lower().rstrip(".") for name in text.split(","))
+    names = tuple(name for name in names if name)
+    for name in names:
+        if name != "*" and not all(part.replace("-", "").replace("_", "").isalnum()
+                                   for part in name.removeprefix("*.").split(".")):
+            raise SettingsError(f"allowed hosts must be host names separated by commas, "
+                                f"not {text!r}")
+    return names
+
+
 @dataclass(frozen=True)
 class Option:
     """One setting and how every source names it: ``--summary-base-dir`` on the command line,
@@ -173,7 +222,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("summary_base_dir", _text, "folder whose sub-folders hold summary files (default: "
            "the current folder)", "DIR", is_path=True),
     Option("port", parse_port, f"port to listen on (default {DEFAULT_PORT})", "PORT"),
-    Option("host", _text, f"address to bind (default {DEFAULT_HOST}: this machine only)", "HOST"),
+    Option("host", parse_host, f"address to bind (default {DEFAULT_HOST}: this machine only)",
+           "HOST"),
     Option("reload_interval", parse_reload_interval,
            "seconds between reloads of the logs, 0 = load once "
            f"(default {DEFAULT_RELOAD_INTERVAL:g})", "SECONDS"),
@@ -192,6 +242,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("access_log_max_bytes", parse_size,
            "rotate <workspace>/log/access.<port>.log at this size, 0 = never "
            f"(default {DEFAULT_ACCESS_LOG_MAX_BYTES >> 20}M)", "SIZE"),
+    Option("allowed_hosts", parse_allowed_hosts,
+           "host names the browser may use besides the bound one, IP addresses and localhost "
+           "(any other Host header is refused against DNS rebinding; '*.domain' matches "
+           "sub-domains)", "NAME,..."),
 )
 OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
 #: MindInsight's names in a Python config that map onto another setting, with their parser.
@@ -329,6 +383,8 @@ class Settings:
     url_base_pathname: str = "/"
     cache_bytes: int = DEFAULT_CACHE_BYTES
     access_log_max_bytes: int = DEFAULT_ACCESS_LOG_MAX_BYTES
+    #: Extra names the ``Host`` header may carry (see :mod:`dash_insight.web.host_check`).
+    allowed_hosts: tuple[str, ...] = ()
     config: str | None = field(default=None, compare=False)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     ignored: tuple[str, ...] = field(default=(), compare=False, repr=False)
@@ -345,7 +401,9 @@ class Settings:
         set_(self, "samples_per_plugin",
              parse_samples(format_samples_per_plugin(samples)) if samples else {})
         set_(self, "port", parse_port(self.port))
+        set_(self, "host", parse_host(self.host))
         parse_url_base_pathname(self.url_base_pathname)
+        set_(self, "allowed_hosts", parse_allowed_hosts(self.allowed_hosts))
         for name in ("cache_bytes", "access_log_max_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
@@ -393,6 +451,8 @@ class Settings:
         value = getattr(self, name)
         if name == "samples_per_plugin":
             return format_samples_per_plugin(value)
+        if name == "allowed_hosts":
+            return ",".join(value)
         if name == "max_depth" and value is None:
             return ""
         if isinstance(value, float):

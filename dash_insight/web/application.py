@@ -6,6 +6,7 @@ This is the only module that imports every plugin. Adding a kind of data is one 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 
 import dash
 import flask
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import DEFAULT_RELOAD_INTERVAL, DEFAULT_WORKSPACE, Settings
@@ -25,9 +27,10 @@ from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
 from dash_insight.plugins.profiler.plugin import PLUGIN as PROFILER
 from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
-from dash_insight.web import access_log, dashboard, shell
+from dash_insight.web import access_log, dash_requests, dashboard, errors, host_check, shell
 from dash_insight.web.components import compare_tabs
-from dash_insight.web.http import api_blueprint
+from dash_insight.web.http import API_PREFIX, EXPORT_PREFIX, api_blueprint, json_response
+from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
 from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 
 #: Every feature, in the order of the training dashboard's cards.
@@ -134,6 +137,10 @@ def create_app(
     app.server.register_blueprint(api_blueprint(features.routes()),
                                   url_prefix=prefix.rstrip("/") or None)
     _add_security_headers(app.server, prefix)
+    host_check.install(app.server, settings, prefix)
+    dash_requests.install(app, prefix)
+    _answer_other_methods(app.server, prefix)
+    # outermost: every answer is logged, refusals included
     app.access_log = access_log.install(app.server, settings)  # type: ignore[attr-defined]
     app.data_service = data  # type: ignore[attr-defined]
     if start_loader:
@@ -159,4 +166,31 @@ def _add_security_headers(server: flask.Flask, prefix: str) -> None:
         if flask.request.path.startswith(prefix):
             for name, value in SECURITY_HEADERS.items():
                 response.headers.setdefault(name, value)
+        return response
+
+
+def _answer_other_methods(server: flask.Flask, prefix: str) -> None:
+    """A method no route knows (``TRACE``, ``PROPFIND``, ...) on a REST path gets MindInsight's
+    JSON 405 with the REST headers and the path's real ``Allow`` (or its 404 when no route has
+    the path), like every other method; Flask's routing would answer an HTML 405 listing the
+    catch-all's methods, before the REST blueprint sees the request."""
+    rest = tuple(prefix.rstrip("/") + api for api in (API_PREFIX, EXPORT_PREFIX))
+
+    @server.errorhandler(MethodNotAllowed)
+    def method_not_allowed(error: MethodNotAllowed) -> Any:
+        if not flask.request.path.startswith(rest):
+            return error
+        adapter = server.url_map.bind_to_environ(flask.request.environ)
+        allowed = set()
+        for method in error.valid_methods or ():
+            with contextlib.suppress(HTTPException):
+                rule, _ = adapter.match(method=method, return_rule=True)
+                if not rule.endpoint.endswith(("not_found", "not_found_root")):
+                    allowed.add(method)
+        if allowed:
+            response = json_response(errors.method_not_allowed().to_dict(), 405)
+            response.headers["Allow"] = ", ".join(sorted(allowed | {"OPTIONS"}))
+        else:
+            response = json_response(errors.api_not_exist().to_dict(), 404)
+        response.headers.update(REST_SECURITY_HEADERS)
         return response

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -200,6 +201,73 @@ def _add_routes(blueprint: Blueprint, routes: Sequence[Route]) -> None:
 
 
 # -- parameters (MindInsight's Validation / tools helpers) -----------------------------------
+
+
+#: Largest JSON body a REST route reads (MindInsight's bodies are a search condition, a remark
+#: or a list of train ids: kilobytes). A bigger one is refused before it is parsed.
+MAX_JSON_BODY = 1 << 20
+#: Deepest nesting of lists / objects accepted in a JSON body: MindInsight's conditions nest 3
+#: levels; deeper ones would only exhaust the recursion limit of the parser or of the handlers.
+MAX_JSON_DEPTH = 64
+
+
+class JsonBodyError(ValueError):
+    """A request body that is not JSON, too deeply nested or not text."""
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _json_depth(text: str) -> int:
+    """The deepest nesting of ``[`` / ``{`` outside strings (no recursion, unlike the parser).
+    """
+    depth = deepest = 0
+    for match in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        if match.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def parse_json_text(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``body`` as JSON; JsonBodyError for invalid UTF-8 or JSON, or nesting deeper than
+    ``max_depth`` (checked before parsing: Python's parser would raise RecursionError)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise JsonBodyError("the body is not UTF-8 text") from None
+    if _json_depth(text) > max_depth:
+        raise JsonBodyError(f"the body nests deeper than {max_depth} levels")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise JsonBodyError("the body is not JSON") from None
+
+
+def request_body(max_bytes: int = MAX_JSON_BODY) -> bytes:
+    """The raw request body; 413 in MindInsight's error format when it exceeds ``max_bytes``
+    (read at most ``max_bytes + 1`` bytes, whatever ``Content-Length`` says)."""
+    if request.content_length is not None and request.content_length > max_bytes:
+        raise _body_too_large(max_bytes)
+    body = request.stream.read(max_bytes + 1)
+    if len(body) > max_bytes:
+        raise _body_too_large(max_bytes)
+    return body
+
+
+def _body_too_large(max_bytes: int) -> ApiError:
+    return ApiError(errors.PARAM_VALUE_ERROR, "Invalid parameter value. The request body is "
+                    f"larger than {max_bytes} bytes.", 413)
+
+
+def json_body(max_bytes: int = MAX_JSON_BODY) -> Any:
+    """The request body as JSON (None when empty); 413 when too large, JsonBodyError when not
+    JSON or too deeply nested (each route words that error as MindInsight does)."""
+    body = request_body(max_bytes)
+    return parse_json_text(body) if body.strip() else None
 
 
 def require(**params: Any) -> None:

@@ -191,7 +191,10 @@ def tensor_to_numpy(tensor: anf_ir_pb2.TensorProto) -> np.ndarray:
     MindSpore stores every element in ``float_data`` whatever the dtype; other data fields are
     read when ``float_data`` is empty (files from other writers). Float values of a bool or
     integer tensor are exact (float32 holds every int up to 2**24, which covers bool/int8/16 and
-    the int32 values people record), so casting back restores them.
+    the int32 values people record), so casting back restores them. When a stored float does
+    not fit the integer dtype (int32 2147483647 is stored as float32 2147483648.0, uint64's
+    maximum as 2**64), the tensor keeps its floats, as MindInsight shows it (it never casts
+    back): a wrapped-around -2147483648 would be a wrong value.
     """
     dims = tuple(int(d) for d in tensor.dims)
     if any(d < 0 for d in dims):
@@ -221,9 +224,21 @@ def tensor_to_numpy(tensor: anf_ir_pb2.TensorProto) -> np.ndarray:
     if dtype == np.bool_:
         flat = flat != 0
     elif flat.dtype != dtype:
-        with np.errstate(invalid="ignore", over="ignore"):
-            flat = flat.astype(dtype)
+        flat = _cast_back(flat, dtype)
     return flat.reshape(dims)
+
+
+def _cast_back(flat: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``flat`` as ``dtype`` when every value converts exactly; else ``flat`` unchanged."""
+    if dtype.kind in "iu" and flat.size:
+        info = np.iinfo(dtype)
+        low, high = float(flat.min()), float(flat.max())  # NaN fails every comparison
+        # float(info.max) rounds up to 2**31, 2**63, ... for the wide types: compare below it.
+        if not (low >= info.min and high < float(info.max) + 1
+                and np.array_equal(flat, np.trunc(flat))):
+            return flat
+    with np.errstate(invalid="ignore", over="ignore"):
+        return flat.astype(dtype)
 
 
 def histogram_value(histogram: summary_pb2.Summary.Histogram) -> HistogramValue:

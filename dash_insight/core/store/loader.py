@@ -41,6 +41,8 @@ from dash_insight.core.store.state import (
 from dash_insight.core.vocabulary import Plugin
 
 log = logging.getLogger(__name__)
+#: Name of the background loading thread (the server looks for it when stopping).
+LOADER_THREAD = "dash-insight-loader"
 
 
 def _forget_file(store: IndexStore, state: JobState, file_state: FileState) -> None:
@@ -96,7 +98,7 @@ class Loader:
         """Load in a daemon thread: once, or every ``reload_interval`` seconds."""
         if self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._run, name="dash-insight-loader",
+        self._thread = threading.Thread(target=self._run, name=LOADER_THREAD,
                                         daemon=True)
         self._thread.start()
 

@@ -29,6 +29,8 @@ from dash_insight.core.vocabulary import (
 from dash_insight.web import errors
 from dash_insight.web.errors import ApiError
 from dash_insight.web.http import (
+    JsonBodyError,
+    json_body,
     json_response,
     local_time,
     required_args,
@@ -140,19 +142,24 @@ class _JobViews:
     def train_job_caches(self) -> Response:
         """``POST /datavisual/train-job-caches {"train_ids": [...]}`` -> each known job's
         ``cache_status`` (unknown ids skipped). Every job is always readable here, so this only
-        reports; MindInsight's ``cache_train_jobs``."""
-        data = request.get_json(silent=True)
+        reports; MindInsight's ``cache_train_jobs``. A body over 1 MiB is refused (413): the
+        ids are looked up in one listing, so a large one costs no more than the listing."""
+        try:
+            data = json_body() if request.is_json else None
+        except JsonBodyError:
+            data = None
         train_ids = data.get("train_ids") if isinstance(data, dict) else None
         if train_ids is None:
             raise errors.param_missing("train_ids")
         if not isinstance(train_ids, list):
             raise errors.param_type_error("train_ids", str(list))
+        if not all(isinstance(train_id, str) for train_id in train_ids):
+            raise errors.param_type_error("train_id", str(str))
+        listed = {job.train_id: job for job in self.provider.list_jobs()}
         result = []
         for train_id in train_ids:
-            if not isinstance(train_id, str):
-                raise errors.param_type_error("train_id", str(str))
             try:
-                job = resolve_job(self.provider, train_id)
+                job = listed.get(train_id) or resolve_job(self.provider, train_id)
             except ApiError as error:
                 if error.code != errors.TRAIN_JOB_NOT_EXIST:
                     raise

@@ -382,10 +382,19 @@ def register(app: dash.Dash, service: LineageService) -> None:
         """Persist an edited remark or tag (the store PUT /lineagemgr/lineages uses)."""
         messages = []
         store = service.remarks
-        for change in changes or []:
+        listed: set[str] | None = None
+        for change in changes if isinstance(changes, list) else []:
+            if not isinstance(change, dict):
+                continue
             column = change.get("colId")
-            train_id = (change.get("data") or {}).get("train_id")
-            if column not in ("remark", "tag") or not train_id:
+            data = change.get("data")
+            train_id = data.get("train_id") if isinstance(data, dict) else None
+            if column not in ("remark", "tag") or not isinstance(train_id, str) or not train_id:
+                continue
+            if listed is None:  # as the REST PUT: only jobs with lineage get a remark
+                listed = {entry.train_id for entry in service.lineages()}
+            if train_id not in listed:
+                messages.append(f"{train_id}: no lineage of this train job; nothing saved.")
                 continue
             # dash-ag-grid sends the new value as "value" (its docs say "newValue").
             value = change.get("value", change.get("newValue"))
@@ -402,7 +411,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
                 messages.append(f"{train_id}: {error}")
             else:
                 messages.append(f"Saved the {column} of {train_id}.")
-        return " ".join(messages), (saved or 0) + 1
+        count = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0
+        return " ".join(messages), count + 1
 
 
 def _dimension_index(key: str) -> int | None:

@@ -113,7 +113,7 @@ class RowCache:
 
 
 def job_lineages(provider: DataProvider, cache: RowCache) -> list[LineageEntry]:
-    """Every job's lineage row, newest update first (ties by train_id), as the provider sees
+    """Every job's lineage row in :func:`lineage_order` (newest second first), as the provider sees
     the files now: a job's row is rebuilt when its version changes, so rows follow the logs
     live; jobs without lineage (or whose lineage files hold no lineage) are left out."""
     entries = []
@@ -134,8 +134,15 @@ def job_lineages(provider: DataProvider, cache: RowCache) -> list[LineageEntry]:
                 entries.append(LineageEntry(job.train_id, job.update_time, cached[1]))
         for train_id in set(cache.rows) - seen:
             del cache.rows[train_id]
-    entries.sort(key=lambda e: (-e.update_time, e.train_id))
+    entries.sort(key=lineage_order)
     return entries
+
+
+def lineage_order(entry: LineageEntry) -> tuple[int, str]:
+    """MindInsight's job order (``SummaryWatcher``): newest update first counted in *whole
+    seconds*, then by path, so jobs finishing within the same second are ordered by path
+    (``dataset_mark`` numbering follows this order)."""
+    return (-math.floor(entry.update_time), entry.train_id)
 
 
 # -- dataset marks ---------------------------------------------------------------------------
@@ -528,7 +535,12 @@ def importance(frame: pd.DataFrame, param: str, target: str) -> tuple[float, int
     pairs = frame[[param, target]].dropna()
     if len(pairs) <= 2:
         return 0, REASON_SAMPLES_NOT_ENOUGH
-    correlation = pairs[target].corr(pairs[param])
+    # MindInsight's ``pairs[target].corr(pairs[param])`` ran pandas < 3, whose Pearson r is
+    # ``np.corrcoef``; pandas 3 rescales first and rounds differently (1.0 where MindInsight
+    # had 0.9999999999999999, which reorders tied hyper-parameters).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        correlation = np.corrcoef(pairs[target].to_numpy(np.float64),
+                                  pairs[param].to_numpy(np.float64))[0, 1]
     if np.isnan(correlation):
         return 0, REASON_CORRELATION_NAN
     return abs(float(correlation)), None

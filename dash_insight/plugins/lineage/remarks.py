@@ -61,7 +61,19 @@ def validate_added_info(added_info: Any) -> dict[str, Any]:
                 raise RemarkError("'remark' must be str.")
             if len(value) > MAX_REMARK_LENGTH:
                 raise RemarkError(f"The length of remark should in [0, {MAX_REMARK_LENGTH}].")
+            if not _is_unicode_text(value):
+                raise RemarkError("'remark' must be Unicode text (it holds a lone surrogate).")
     return dict(added_info)
+
+
+def _is_unicode_text(text: str) -> bool:
+    """Whether ``text`` can be stored as UTF-8: JSON's ``"\\ud800"`` decodes to a lone surrogate,
+    which MindInsight kept in memory but no file (or browser) can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class RemarkStore:

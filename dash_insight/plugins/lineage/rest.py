@@ -21,7 +21,6 @@ a missing ``train_id`` on PUT is ``50540003`` (MindInsight failed with an intern
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, request
@@ -31,7 +30,7 @@ from dash_insight.plugins.lineage.remarks import RemarkError, validate_added_inf
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web import errors
 from dash_insight.web.errors import ApiError
-from dash_insight.web.http import json_response, require, resolve_job
+from dash_insight.web.http import JsonBodyError, json_body, json_response, require, resolve_job
 from dash_insight.web.plugin import Route
 
 _LINEAGE = 0x50542000
@@ -53,12 +52,13 @@ def lineage_value_error(detail: str) -> ApiError:
 
 
 def _condition() -> Any:
-    """The raw JSON body (MindInsight reads the stream: no content type needed)."""
-    body = request.get_data()
+    """The raw JSON body (MindInsight reads the stream: no content type needed); a body too
+    deeply nested to parse is unparsable too (MindInsight: 500), one over 1 MiB 413."""
     try:
-        return json.loads(body) if body else {}
-    except (ValueError, UnicodeDecodeError):
+        body = json_body()
+    except JsonBodyError:
         raise errors.param_value_error("Json data parse failed.") from None
+    return {} if body is None else body
 
 
 def _search(service: LineageService, condition: Any) -> dict[str, Any]:
@@ -75,7 +75,10 @@ def _update(service: LineageService) -> Response:
     assert train_id is not None
     if not train_id.startswith("./"):
         raise errors.param_value_error("Summary dir should be relative path starting with './'.")
-    added_info = request.get_json(silent=True)
+    try:
+        added_info = json_body() if request.is_json else None
+    except JsonBodyError:
+        added_info = None
     if not isinstance(added_info, dict):
         raise errors.param_value_error("The request body should be a dict.")
     try:

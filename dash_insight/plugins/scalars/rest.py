@@ -96,7 +96,8 @@ class _ScalarViews:
 
         Tags are dash-insight's (``loss/auto``) or MindInsight's (``loss/auto/scalar``); the
         answer names them as asked. CSV (default): header ``train_id,tag,step,wall_time,value``,
-        one row per point, jobs then tags then steps, NaN/±Inf as ``nan``/``inf``/``-inf``. JSON:
+        one row per point, jobs then tags then steps, NaN/±Inf as ``nan``/``inf``/``-inf``, a job or
+        tag starting like a formula (``=``, ``+``, ``-``, ``@``) prefixed with ``'``. JSON:
         ``[{"train_id", "tag", "values": [{"step", "wall_time", "value"}]}]`` with NaN/±Inf as
         null. Unknown job -> TrainJobNotExist; a tag no requested job has -> ScalarNotExist;
         a pair that does not exist is left out.
@@ -159,6 +160,16 @@ def _csv_float(value: float) -> str:
     return repr(float(value))  # nan, inf, -inf for the non-finite ones
 
 
+#: A spreadsheet evaluates a cell starting with one of these as a formula (``=HYPERLINK(...)``).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text: str) -> str:
+    """``text`` for a CSV text cell that a spreadsheet shows as text, never runs: a leading
+    ``'`` before a formula start (OWASP's CSV injection advice). Numbers are not text cells."""
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
 def _csv_rows(found: list[tuple[str, str, Any]]) -> Iterator[str]:
     """The CSV text, one chunk per series (streamed: nothing can fail any more)."""
     buffer = io.StringIO()
@@ -168,6 +179,7 @@ def _csv_rows(found: list[tuple[str, str, Any]]) -> Iterator[str]:
     for train_id, tag, series in found:
         buffer.seek(0)
         buffer.truncate()
+        train_id, tag = csv_text(train_id), csv_text(tag)
         writer.writerows(
             (train_id, tag, step, repr(wall_time), _csv_float(value))
             for step, wall_time, value in zip(series.step.tolist(), series.wall_time.tolist(),

@@ -330,8 +330,12 @@ def encode_for_json(array: np.ndarray) -> Any:
     (only float arrays can hold them; arrays without any are converted directly). Unlike
     MindInsight, which sends every value as a float, bools stay ``bool`` and integers ``int``;
     floats become Python floats of the same value (float32 ``0.1`` -> ``0.10000000149011612``).
+    An array without any value is ``[]`` whatever its shape, as MindInsight answers a ``(3, 0)``
+    tensor sliced ``[:, :]`` (numpy's ``tolist`` would give ``[[], [], []]``).
     """
     values = np.asarray(array)
+    if values.ndim and values.size == 0:
+        return []
     if values.dtype.kind != "f" or bool(np.isfinite(values).all()):
         return values.tolist()
     encoded = values.astype(object)

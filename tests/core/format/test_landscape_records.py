@@ -72,8 +72,14 @@ def test_corpus_landscapes_read_as_float64(landscape_file: Path) -> None:
 def test_landscape_array_takes_float_data_whatever_the_dtype() -> None:
     tensor = anf_ir_pb2.TensorProto(dims=[2], data_type=DataType.Value("DT_INT64"),
                                     float_data=[0.5, -1.25])
-    assert tensor_to_numpy(tensor).tolist() == [0, -1]  # a tensor tag is cast to its dtype
-    assert landscape_array(tensor).tolist() == [0.5, -1.25]  # a landscape is not
+    # A tensor tag is cast back to its dtype when every value fits it exactly; these do not,
+    # so they stay floats as MindInsight shows them (item 14 of the faults issue).
+    assert tensor_to_numpy(tensor).tolist() == [0.5, -1.25]
+    whole = anf_ir_pb2.TensorProto(dims=[2], data_type=DataType.Value("DT_INT64"),
+                                   float_data=[0.0, -1.0])
+    assert tensor_to_numpy(whole).dtype == np.int64
+    assert landscape_array(whole).dtype == np.float64  # a landscape is never cast
+    assert landscape_array(tensor).tolist() == [0.5, -1.25]
     doubles = anf_ir_pb2.TensorProto(dims=[1], data_type=DataType.Value("DT_FLOAT64"),
                                      double_data=[0.1])
     assert landscape_array(doubles).tolist() == [0.1]

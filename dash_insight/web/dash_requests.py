@@ -1,0 +1,98 @@
+"""Refuse malformed Dash callback requests with 400 before Dash dispatches them.
+
+Dash's ``/_dash-update-component`` trusts its body: ``body["output"]`` of an unknown callback,
+an input without ``"id"``, a string where a list belongs, a body nested too deep for the JSON
+parser or one with fewer inputs than the callback takes all end in an HTML 500 with a traceback
+in the log. The browser never sends such bodies, so a body that does not have the shape the
+renderer sends, for a callback of this app with its number of inputs, states and outputs, is
+answered ``400 {"message": ...}`` here and logged as one line.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import dash
+import flask
+from dash._validate import validate_output_spec
+from dash.exceptions import CallbackException
+
+from dash_insight.web.http import JsonBodyError, parse_json_text
+
+log = logging.getLogger(__name__)
+
+UPDATE_COMPONENT = "_dash-update-component"
+#: Component trees passed as State nest deeply (3 levels per component); the JSON parser
+#: itself gives up near 1000.
+MAX_CALLBACK_BODY_DEPTH = 500
+
+
+class CallbackBodyError(ValueError):
+    """A callback request body the renderer would never send; ``str()`` says what is wrong."""
+
+
+def _check_dependency(item: Any, where: str) -> None:
+    """One input, state or output: ``{"id": str | dict, "property": str, ...}``, or a list of
+    them (a pattern-matching ``ALL`` / ``ALLSMALLER``)."""
+    for entry in item if isinstance(item, list) else [item]:
+        if not isinstance(entry, dict):
+            raise CallbackBodyError(f"{where} must be an object")
+        if not isinstance(entry.get("id"), str | dict) or not entry.get("id"):
+            raise CallbackBodyError(f"{where} needs an 'id'")
+        if not isinstance(entry.get("property"), str):
+            raise CallbackBodyError(f"{where} needs a 'property'")
+
+
+def check_callback_body(body: Any, callback_map: dict[str, Any]) -> None:
+    """CallbackBodyError unless ``body`` is what Dash's renderer sends for one of the callbacks
+    in ``callback_map``: its ``output`` key, one entry per input and state, one per output."""
+    if not isinstance(body, dict):
+        raise CallbackBodyError("the body must be a JSON object")
+    output = body.get("output")
+    if not isinstance(output, str) or output not in callback_map:
+        raise CallbackBodyError("'output' names no callback of this app")
+    callback = callback_map[output]
+    for key in ("inputs", "state"):
+        items = body.get(key, [])
+        if not isinstance(items, list) or len(items) != len(callback[key]):
+            raise CallbackBodyError(f"'{key}' must list {len(callback[key])} entries")
+        for position, item in enumerate(items):
+            _check_dependency(item, f"{key}[{position}]")
+    if not callback.get("no_output"):
+        outputs = body.get("outputs")
+        declared = callback["output"]
+        if isinstance(declared, list | tuple):
+            if not isinstance(outputs, list) or len(outputs) != len(declared):
+                raise CallbackBodyError(f"'outputs' must list {len(declared)} entries")
+            for position, item in enumerate(outputs):
+                _check_dependency(item, f"outputs[{position}]")
+        else:
+            _check_dependency(outputs, "outputs")
+        try:  # the same check Dash makes later, where it answers 500
+            validate_output_spec(declared, outputs, dash.Output)
+        except (CallbackException, KeyError, TypeError, ValueError):
+            raise CallbackBodyError("'outputs' do not match the callback's outputs") from None
+    changed = body.get("changedPropIds", [])
+    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+        raise CallbackBodyError("'changedPropIds' must be a list of strings")
+
+
+def install(app: dash.Dash, prefix: str) -> None:
+    """Check every POST to ``<prefix>_dash-update-component`` before Dash sees it."""
+    path = prefix + UPDATE_COMPONENT
+
+    @app.server.before_request
+    def check_callback_request() -> flask.Response | None:
+        if flask.request.path != path or flask.request.method != "POST":
+            return None
+        try:
+            body = parse_json_text(flask.request.get_data(cache=True),
+                                   MAX_CALLBACK_BODY_DEPTH)
+            check_callback_body(body, app.callback_map)
+        except (JsonBodyError, CallbackBodyError) as error:
+            log.warning("refused a malformed callback request from %s: %s",
+                        flask.request.remote_addr, error)
+            return flask.Response(flask.json.dumps({"message": f"Bad callback request: {error}"}),
+                                  status=400, mimetype="application/json")
+        return None
