@@ -23,7 +23,7 @@ from typing import Any
 
 import dash
 import plotly.graph_objects as go
-from dash import Input, Output, State, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.provider import DataError
 from dash_insight.plugins.landscape.figures import (
@@ -380,42 +380,9 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
 def register_view_tools(app: dash.Dash, prefix: str) -> None:
     """Browser-side reset view, full screen and PNG download of ``{prefix}-graph`` (buttons
     ``{prefix}-reset-view``, ``{prefix}-fullscreen``, ``{prefix}-download``)."""
-    app.clientside_callback(
-        """function(clicks) {
-            const gd = document.querySelector('#""" + prefix + """-graph .js-plotly-plot');
-            if (!clicks || !gd || !window.Plotly) { return window.dash_clientside.no_update; }
-            if (gd._fullLayout && gd._fullLayout.scene) {
-                Plotly.relayout(gd, {'scene.camera': {eye: {x: 1.5, y: -1.5, z: 1.0},
-                                     up: {x: 0, y: 0, z: 1}, center: {x: 0, y: 0, z: 0}}});
-            } else {
-                Plotly.relayout(gd, {'xaxis.autorange': true, 'yaxis.autorange': true});
-            }
-            return window.dash_clientside.no_update;
-        }""",
-        Output(f"{prefix}-reset-view", "title"), Input(f"{prefix}-reset-view", "n_clicks"),
-        prevent_initial_call=True,
-    )
-    app.clientside_callback(
-        """function(clicks) {
-            const box = document.getElementById('""" + prefix + """-graph-box');
-            if (clicks && box) {
-                if (document.fullscreenElement) { document.exitFullscreen(); }
-                else if (box.requestFullscreen) { box.requestFullscreen(); }
-            }
-            return window.dash_clientside.no_update;
-        }""",
-        Output(f"{prefix}-fullscreen", "title"), Input(f"{prefix}-fullscreen", "n_clicks"),
-        prevent_initial_call=True,
-    )
-    app.clientside_callback(
-        """function(clicks) {
-            const gd = document.querySelector('#""" + prefix + """-graph .js-plotly-plot');
-            if (clicks && gd && window.Plotly) {
-                Plotly.downloadImage(gd, {format: 'png', filename: 'loss-landscape',
-                                          scale: 2});
-            }
-            return window.dash_clientside.no_update;
-        }""",
-        Output(f"{prefix}-download", "title"), Input(f"{prefix}-download", "n_clicks"),
-        prevent_initial_call=True,
-    )
+    for button, function in (("reset-view", "resetView"), ("fullscreen", "toggleFullScreen"),
+                             ("download", "downloadPng")):
+        app.clientside_callback(
+            ClientsideFunction(namespace="landscapePages", function_name=function),
+            Output(f"{prefix}-{button}", "title"), Input(f"{prefix}-{button}", "n_clicks"),
+            State(f"{prefix}-graph", "id"), prevent_initial_call=True)

@@ -214,6 +214,18 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
     marker = full + "return d[d.length - 1].x[0];"
     assert end != start
     until(lambda: dash_duo.driver.execute_script(marker) == end, 30)
+
+    # reset view: a turned camera goes back to the starting one
+    camera = ("return document.querySelector('#ls-graph .js-plotly-plot')"
+              "._fullLayout.scene.camera.eye.x")
+    dash_duo.driver.execute_script(
+        "Plotly.relayout(document.querySelector('#ls-graph .js-plotly-plot'),"
+        " {'scene.camera.eye': {x: 0.2, y: 0.2, z: 2.5}})")
+    until(lambda: dash_duo.driver.execute_script(camera) == 0.2, 15)
+    dash_duo.driver.execute_script(
+        "document.getElementById('ls-reset-view').scrollIntoView({block: 'center'})")
+    dash_duo.find_element("#ls-reset-view").click()
+    until(lambda: dash_duo.driver.execute_script(camera) == 1.5, 15)
     assert console_errors(dash_duo) == []
 
 
