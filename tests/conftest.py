@@ -17,6 +17,10 @@ from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.web.application import create_app
 
+#: Fixtures of the REST tests, shared by tests/web/test_rest.py and tests/plugins/*/test_rest.py
+#: (a plugin, not a plain import, so that its fixtures are found and its asserts rewritten).
+pytest_plugins = ["tests.rest_fixtures"]
+
 REPO = Path(__file__).resolve().parent.parent
 # dash_duo drives Debian's Chromium (selenium 4.2 cannot download a browser); chromedriver
 # comes from the same package and is found on PATH.

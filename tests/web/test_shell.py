@@ -1,130 +1,13 @@
-"""Browser tests (dash_duo, headless Chromium) of the shell, summary list and dashboard."""
+"""Browser tests (dash_duo, headless Chromium) of the shell: theme, unknown pages, the menu."""
 
 from __future__ import annotations
 
-import shutil
-import time
-from pathlib import Path
-
 import pytest
 from dash.testing.wait import until
-from selenium.webdriver.common.keys import Keys
 
-from dash_insight import SummaryWriter
-from dash_insight.web.application import create_app
 from tests.conftest import console_errors
-from tests.core.store.test_discovery import CORPUS_JOBS
 
 pytestmark = pytest.mark.browser
-
-
-def _rows(dash_duo) -> list[str]:
-    """Summary paths shown, read in one go (the table may re-render meanwhile)."""
-    return dash_duo.driver.execute_script(
-        "return Array.from(document.querySelectorAll('#job-table tbody tr td:nth-child(2)'))"
-        ".map(cell => cell.textContent);")
-
-
-def _wait_rows(dash_duo, expected: set[str], timeout: float = 20) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if set(_rows(dash_duo)) == expected:
-            return
-        time.sleep(0.2)
-    assert set(_rows(dash_duo)) == expected
-
-
-def test_summary_list_filter_sort_and_details(dash_duo, corpus_app) -> None:
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_element("#job-table tbody tr")
-    _wait_rows(dash_duo, CORPUS_JOBS)
-    assert dash_duo.find_element("#job-total").text == "Total 9"
-    assert "./nested/grp/job_a" in _rows(dash_duo)
-
-    search = dash_duo.find_element("#job-filter")
-    search.send_keys("lenet")
-    _wait_rows(dash_duo, {j for j in CORPUS_JOBS if "lenet" in j})
-    assert "q=lenet" in dash_duo.driver.current_url
-
-    search.send_keys(Keys.CONTROL, "a")
-    search.send_keys("^\\./ops")
-    dash_duo.find_element("#job-filter-regex input").click()
-    _wait_rows(dash_duo, {"./ops_all", "./ops_in_net"})
-
-    # Sort by path, ascending, and back.
-    search.send_keys(Keys.CONTROL, "a")
-    search.send_keys(Keys.DELETE)
-    dash_duo.find_element("#job-filter-regex input").click()
-    _wait_rows(dash_duo, CORPUS_JOBS)
-    dash_duo.find_element('button[id*="\\"column\\":\\"path\\""]').click()
-    dash_duo.wait_for_text_to_equal("#job-table tbody tr td:nth-child(2)",
-                                    "./lenet_adam_lr0.001_bs32")
-    assert "sort=path" in dash_duo.driver.current_url
-
-    # Parameter details of a job with lineage.
-    dash_duo.find_element('button[id*="lenet_sc"]').click()
-    dash_duo.wait_for_contains_text("#param-details-modal", "Momentum")
-    assert "SoftmaxCrossEntropyWithLogits" in dash_duo.find_element("#param-details-modal").text
-    dash_duo.find_element("#param-details-close").click()
-    dash_duo.wait_for_no_elements("#param-details-backdrop")
-    assert console_errors(dash_duo) == []
-
-
-def test_url_state_is_restored(dash_duo, corpus_app) -> None:
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/?q=multi")
-    _wait_rows(dash_duo, {"./multi_file"})
-    assert dash_duo.find_element("#job-filter").get_attribute("value") == "multi"
-
-
-def test_dashboard_cards(dash_duo, corpus_app) -> None:
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_element("#job-table tbody tr")
-    dash_duo.find_element('a[href*="train_id=.%2Flenet_sc"]').click()
-    dash_duo.wait_for_contains_text(".di-subtitle", "./lenet_sc")
-    for card in ("card-scalar", "card-histogram", "card-tensor", "card-graph", "card-dataset",
-                 "card-image"):
-        dash_duo.wait_for_element(f"#{card}")
-    dash_duo.wait_for_element("#preview-scalar .main-svg")
-    dash_duo.wait_for_element("#preview-histogram .main-svg")
-    assert "GeneratorDataset" in dash_duo.find_element("#preview-dataset").text
-    assert "No tensor yet" in dash_duo.find_element("#card-tensor").text
-    dash_duo.wait_for_element("#preview-image")
-    until(lambda: dash_duo.driver.execute_script(
-        "return document.querySelector('#preview-image').naturalWidth") == 256, 10)
-    # The graph card shows the top-level scopes.
-    dash_duo.wait_for_element("#preview-graph canvas")
-    # Back button returns to the list.
-    dash_duo.driver.back()
-    dash_duo.wait_for_element("#job-table tbody tr")
-    assert console_errors(dash_duo) == []
-
-
-def test_dashboard_of_ops_all_tensor_card(dash_duo, corpus_app) -> None:
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./ops_all")
-    dash_duo.wait_for_element("#card-tensor .di-heat")
-    assert "tensor/rank1_f32" in dash_duo.find_element("#card-tensor").text
-    assert "No data graph" in dash_duo.find_element("#card-dataset").text
-    assert console_errors(dash_duo) == []
-
-
-def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Path) -> None:
-    base = tmp_path / "logs"
-    shutil.copytree(corpus / "multi_file", base / "first")
-    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
-    try:
-        dash_duo.start_server(app)
-        refresh = dash_duo.find_element("#refresh-seconds")
-        refresh.send_keys(Keys.CONTROL, "a")
-        refresh.send_keys("3", Keys.ENTER)
-        _wait_rows(dash_duo, {"./first"})
-        with SummaryWriter(base / "second", host="t") as writer:
-            writer.add_scalar("loss", 1.0, 1)
-        _wait_rows(dash_duo, {"./first", "./second"}, timeout=15)
-        assert console_errors(dash_duo) == []
-    finally:
-        app.data_service.close()
 
 
 def test_theme_toggle_and_unknown_page(dash_duo, corpus_app) -> None:
@@ -156,9 +39,3 @@ def test_menu_marks_the_page_shown(dash_duo, corpus_app) -> None:
     dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./lenet_sc")
     until(lambda: _active_nav(dash_duo) == [], 5)
     assert console_errors(dash_duo) == []
-
-
-def test_unreachable_job_id_is_refused(dash_duo, corpus_app) -> None:
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./../../etc")
-    dash_duo.wait_for_contains_text("#dashboard-cards", "no training job")
