@@ -47,7 +47,7 @@ def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
     environ = Path(f"/proc/{pid_file.read_text()}/environ").read_bytes().split(b"\0")
     assert f"DASH_INSIGHT_PORT={port}".encode() in environ
     assert f"DASH_INSIGHT_WORKSPACE={workspace}".encode() in environ
-    assert f"DASH_INSIGHT_SUMMARY_BASE_DIR={corpus}".encode() in environ
+    assert f"DASH_INSIGHT_SUMMARY_BASE_DIR={corpus.resolve()}".encode() in environ
     try:
         api = f"http://127.0.0.1:{port}/v1/mindinsight/datavisual"
         deadline = time.time() + 60
@@ -176,7 +176,7 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
         for name, port in ports.items():
             for row in (r for r in rows if r["port"] == port):
                 assert row["launcher"] == ("dash-insight start" if name == "start" else name)
-                assert row["summary_base_dir"] == str(corpus)
+                assert row["summary_base_dir"] == str(corpus.resolve())
                 assert row["workspace"] == workspaces[name]
                 assert row["url"] == f"http://127.0.0.1:{port}/"
                 assert row["uptime"] >= 0
