@@ -190,7 +190,7 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
         titled = [line for line in listing.splitlines() if "dash-insight: port" in line]
         for port in ports.values():
             expected = 2 if port == ports["gunicorn"] else 1
-            assert sum(f"dash-insight: port {port}, {corpus}" in line
+            assert sum(f"dash-insight: port {port}, {corpus.resolve()}" in line
                        for line in titled) == expected
 
         table = _run("status", "--workspace", workspaces["start"])
