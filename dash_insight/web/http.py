@@ -348,6 +348,17 @@ def resolve_job(provider: DataProvider, train_id: str) -> JobSummary:
         f"Can not find the train job {train_id!r} in the summary base directory.")
 
 
+def known_job(provider: DataProvider, train_id: str) -> JobSummary | None:
+    """:func:`resolve_job`, but None for a job that does not exist (the endpoints that skip
+    unknown ids); other errors (NUL byte, an id outside the base directory) are raised."""
+    try:
+        return resolve_job(provider, train_id)
+    except ApiError as error:
+        if error.code != errors.TRAIN_JOB_NOT_EXIST:
+            raise
+        return None
+
+
 def stored_tag_or(tag: str, plugin: str, not_found: Callable[[str], ApiError]) -> str:
     """The stored tag of MindInsight's ``"<tag>/<plugin>"``; ``not_found`` error when the tag
     is not of that plugin (or holds a NUL byte: 50545011)."""

@@ -27,11 +27,11 @@ from dash_insight.core.vocabulary import (
     mindinsight_tag,
 )
 from dash_insight.web import errors
-from dash_insight.web.errors import ApiError
 from dash_insight.web.http import (
     JsonBodyError,
     json_body,
     json_response,
+    known_job,
     local_time,
     required_args,
     resolve_job,
@@ -122,12 +122,8 @@ class _JobViews:
             job.loaded_once or job.status == "loaded" for job in jobs) else "loading"
         train_id = request.args.get("train_id")
         if train_id is not None:
-            try:
-                selected = [resolve_job(self.provider, train_id)]
-            except ApiError as error:
-                if error.code != errors.TRAIN_JOB_NOT_EXIST:
-                    raise
-                selected = []
+            job = known_job(self.provider, train_id)
+            selected = [job] if job is not None else []
             total = len(selected)
         else:
             total = len(jobs)
@@ -158,11 +154,8 @@ class _JobViews:
         listed = {job.train_id: job for job in self.provider.list_jobs()}
         result = []
         for train_id in train_ids:
-            try:
-                job = listed.get(train_id) or resolve_job(self.provider, train_id)
-            except ApiError as error:
-                if error.code != errors.TRAIN_JOB_NOT_EXIST:
-                    raise
+            job = listed.get(train_id) or known_job(self.provider, train_id)
+            if job is None:
                 continue
             result.append({"train_id": train_id, "cache_status": cache_status(job)})
         return json_response({"cache_result": result})

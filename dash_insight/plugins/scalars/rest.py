@@ -19,11 +19,12 @@ from dash_insight.core.provider import DataProvider, JobNotFound, TagNotFound
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin, stored_tag
 from dash_insight.web import errors
-from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL, ApiError
+from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
     check_tag,
     finite_or_none,
     json_response,
+    known_job,
     require,
     required_args,
     resolve_job,
@@ -72,11 +73,8 @@ class _ScalarViews:
             check_tag(tag)
         result = []
         for train_id in request.args.getlist("train_id"):
-            try:
-                job = resolve_job(self.provider, train_id)
-            except ApiError as error:
-                if error.code != errors.TRAIN_JOB_NOT_EXIST:
-                    raise
+            job = known_job(self.provider, train_id)
+            if job is None:
                 continue
             known = set(job.tags.get(Plugin.SCALAR, []))
             for tag in tags:
