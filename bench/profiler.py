@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -37,6 +36,7 @@ import time
 from collections.abc import Callable
 
 import waitress
+from browser_tools import browser, free_port  # bench/, beside this script
 from selenium import webdriver
 
 from dash_insight.core.format.profiler import LAYOUT_MINDSPORE
@@ -86,23 +86,6 @@ def generate(base: str, ops: int, steps: int) -> None:
     write_cpu_profile(job, synthetic_ops(ops), steps, layout=LAYOUT_MINDSPORE)
     print(f"generated {ops} operators x {steps} steps = {ops * steps:,} launches in "
           f"{time.perf_counter() - started:.1f} s")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def browser() -> webdriver.Chrome:
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1600,1000"):
-        options.add_argument(flag)
-    if os.path.exists("/usr/bin/chromium"):
-        options.binary_location = "/usr/bin/chromium"
-    return webdriver.Chrome(options=options)
 
 
 #: Installed in every page: times (performance.now(), ms since the navigation started) when

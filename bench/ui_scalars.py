@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import time
 
 import numpy as np
 import waitress
-from selenium import webdriver
+from browser_tools import browser, free_port  # bench/, beside this script
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
@@ -50,23 +49,6 @@ def generate(base: str, tags: int, steps: int) -> None:
                 writer.add_value("scalar", name, float(base_value * (i + 1) + noise[step - 1, i]))
             writer.record(step)
     print(f"generated {tags} tags x {steps} steps in {time.perf_counter() - started:.1f} s")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def browser() -> webdriver.Chrome:
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1600,1000"):
-        options.add_argument(flag)
-    if os.path.exists("/usr/bin/chromium"):
-        options.binary_location = "/usr/bin/chromium"
-    return webdriver.Chrome(options=options)
 
 
 CHARTS_DRAWN = """
