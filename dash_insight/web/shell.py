@@ -71,27 +71,21 @@ def register_shell(app: dash.Dash, pages: Sequence[tuple[Page[Any], Any]]) -> No
     parameters keep their state and focus."""
     by_path = {page.path: (page, service) for page, service in pages}
 
-    @app.callback(Output("route", "data"), Input("url", "pathname"), Input("url", "search"),
-                  State("route", "data"))
+    # One callback (not a route store feeding a render callback): a page costs one round trip.
+    @app.callback(Output("page", "children"), Output("route", "data"),
+                  Input("url", "pathname"), Input("url", "search"), State("route", "data"))
     def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
         path = app.strip_relative_path(pathname or "/") or ""
         params = parse_search(search)
-        new = {"path": "/" + path.strip("/"), "train_id": params.get("train_id"),
-               "search": search or ""}
-        if current and {k: current.get(k) for k in ("path", "train_id")} == {
-                k: new[k] for k in ("path", "train_id")}:
-            return dash.no_update
-        return new
-
-    @app.callback(Output("page", "children"), Input("route", "data"))
-    def render(route_data: dict | None) -> Any:
-        if not route_data:
-            return dash.no_update
-        found = by_path.get(route_data["path"])
+        page_path = "/" + path.strip("/")
+        new = {"path": page_path, "train_id": params.get("train_id")}
+        if current and {k: current.get(k) for k in ("path", "train_id")} == new:
+            return dash.no_update, dash.no_update
+        found = by_path.get(page_path)
         if found is None:
-            return not_found.layout(app, route_data["path"])
+            return not_found.layout(app, page_path), new
         page, service = found
-        return page.layout(app, service, parse_search(route_data["search"]))
+        return page.layout(app, service, params), new
 
     @app.callback(Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
                   Input("auto-refresh", "value"), Input("refresh-seconds", "value"))

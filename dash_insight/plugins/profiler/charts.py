@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import plotly.graph_objects as go
+from typing import Any
 
 from dash_insight.core.format.profiler import OpTypeStat
 from dash_insight.plugins.profiler.timeline import PALETTE
@@ -81,30 +80,34 @@ def _hover(item: Slice, measure: str) -> str:
 
 
 def type_figure(items: Sequence[Slice], measure: str, kind: str = "pie",
-                height: int = 340, legend: bool = True) -> go.Figure:
+                height: int = 340, legend: bool = True) -> dict[str, Any]:
     """A pie (slices, legend: type, value, share) or a bar chart (types on x, rotated -30°
-    like MindInsight's) of ``items``."""
+    like MindInsight's) of ``items``.
+
+    A plain figure dict, not ``go.Figure``: no validation and no default template to send
+    and apply (a third of the operator page's answer and of its first draw)."""
     colours = [PALETTE[i % len(PALETTE)] for i in range(len(items))]
     hover = [_hover(item, measure) for item in items]
-    layout = {"height": height, "margin": {"l": 8, "r": 8, "t": 10, "b": 8},
-              "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
-              "font": {"color": TEXT_COLOUR, "size": 11}}
+    layout: dict[str, Any] = {
+        "height": height, "margin": {"l": 8, "r": 8, "t": 10, "b": 8},
+        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"color": TEXT_COLOUR, "size": 11}}
     if kind == "bar":
-        figure = go.Figure(go.Bar(
-            x=[item.label for item in items], y=[item.value for item in items],
-            marker={"color": colours}, hovertext=hover, hoverinfo="text"))
-        figure.update_layout(**layout, showlegend=False, bargap=0.35,
-                             xaxis={"tickangle": -30, "automargin": True},
-                             yaxis={"title": {"text": _unit(measure)}, "gridcolor": GRID_COLOUR,
-                                    "automargin": True})
-        return figure
+        trace: dict[str, Any] = {
+            "type": "bar", "x": [item.label for item in items],
+            "y": [item.value for item in items], "marker": {"color": colours},
+            "hovertext": hover, "hoverinfo": "text"}
+        layout.update(showlegend=False, bargap=0.35,
+                      xaxis={"tickangle": -30, "automargin": True},
+                      yaxis={"title": {"text": _unit(measure)}, "gridcolor": GRID_COLOUR,
+                             "automargin": True})
+        return {"data": [trace], "layout": layout}
     labels = [f"{item.label[:18]}{'…' if len(item.label) > 18 else ''}  "
               f"{item.value:,.2f}" for item in items]
-    figure = go.Figure(go.Pie(
-        labels=labels, values=[item.value for item in items], marker={"colors": colours},
-        hovertext=hover, hoverinfo="text", textinfo="percent", sort=False, direction="clockwise",
-        textposition="inside", insidetextorientation="horizontal"))
-    figure.update_layout(**layout, showlegend=legend,
-                         legend={"font": {"size": 11}, "itemclick": False,
-                                 "itemdoubleclick": False})
-    return figure
+    trace = {"type": "pie", "labels": labels, "values": [item.value for item in items],
+             "marker": {"colors": colours}, "hovertext": hover, "hoverinfo": "text",
+             "textinfo": "percent", "sort": False, "direction": "clockwise",
+             "textposition": "inside", "insidetextorientation": "horizontal"}
+    layout.update(showlegend=legend, legend={"font": {"size": 11}, "itemclick": False,
+                                             "itemdoubleclick": False})
+    return {"data": [trace], "layout": layout}

@@ -205,14 +205,18 @@ def _cell(_column: str, value: Any) -> Any:
     return value
 
 
-def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
+def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> html.Div:
     state = parse_state(params)
+    search = make_search(params)
+    figure, title = chart_view(service, search)
+    table, total, page, pager_style, type_search_style, op_search_style, problems = \
+        table_view(app, service, search, {})
     return html.Div([
         components.head(app, params, PATH),
-        html.Div(id="prof-problems"),
+        html.Div(problems, id="prof-problems"),
         html.Div(className="di-panel di-prof-section", children=[
             html.Div(className="di-toolbar", children=[
-                html.Span(id="prof-chart-title", className="di-prof-chart-title"),
+                html.Span(title, id="prof-chart-title", className="di-prof-chart-title"),
                 html.Div(className="di-spacer"),
                 dcc.RadioItems(id="prof-measure", value=state.measure, inline=True,
                                className="di-inline-options", options=[
@@ -224,7 +228,7 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
                                    {"label": "Pie", "value": "pie"},
                                    {"label": "Bar", "value": "bar"}]),
             ]),
-            dcc.Graph(id="prof-op-chart", config={"displaylogo": False}),
+            dcc.Graph(id="prof-op-chart", figure=figure, config={"displaylogo": False}),
         ]),
         html.Div(className="di-panel di-prof-section", children=[
             html.Div(className="di-toolbar", children=[
@@ -233,24 +237,24 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
                                    {"label": "Type", "value": "type"},
                                    {"label": "All", "value": "all"}]),
                 dcc.Input(id="prof-type-search", value=state.type_search, debounce=0.3,
-                          type="text", className="di-input",
+                          type="text", className="di-input", style=type_search_style,
                           placeholder="Enter operator type (not case sensitive)"),
                 dcc.Input(id="prof-op-search", value=state.search, debounce=0.3, type="text",
-                          className="di-input",
+                          className="di-input", style=op_search_style,
                           placeholder="Enter operator name (not case sensitive)"),
                 html.Div(className="di-spacer"),
                 html.Button("Export CSV", id="prof-export", className="di-button secondary"),
                 dcc.Download(id="prof-download"),
             ]),
-            html.Div(id="prof-table", className="di-prof-scroll"),
-            html.Div(id="prof-pager", className="di-pager", children=[
-                html.Span(id="prof-total"),
+            html.Div(table, id="prof-table", className="di-prof-scroll"),
+            html.Div(id="prof-pager", className="di-pager", style=pager_style, children=[
+                html.Span(total, id="prof-total"),
                 dcc.Dropdown(id="prof-size", value=state.size, clearable=False,
                              searchable=False, style={"width": "110px"},
                              options=[{"label": f"{n} / page", "value": n}
                                       for n in PAGE_SIZES]),
                 html.Button("‹", id="prof-prev", className="di-icon-button di-page-button"),
-                html.Span(id="prof-page"),
+                html.Span(page, id="prof-page"),
                 html.Button("›", id="prof-next", className="di-icon-button di-page-button"),
                 html.Label(["Go to ", dcc.Input(id="prof-goto", type="number", min=1, step=1,
                                                 debounce=True, className="di-number")],
@@ -259,6 +263,59 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
         ]),
         dcc.Store(id="prof-sub-pages", data={}),
     ])
+
+
+def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str]:
+    """The type chart's figure and title for the URL's ``search``."""
+    params = parse_search(search)
+    state = parse_state(params)
+    try:
+        profile = components.load(service, params).profile
+    except ProfileUnavailable:
+        return {"data": [], "layout": {"height": 60}}, ""
+    items = charts.slices(profile.types, state.measure)
+    title = charts.MEASURE_TITLES[state.measure]
+    if len(profile.types) > charts.TOP_TYPES + 1:
+        title += f" · top {charts.TOP_TYPES} of {len(profile.types)} types + Other"
+    return charts.type_figure(items, state.measure, state.chart), title
+
+
+def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
+               sub_pages: dict | None) -> tuple:
+    """The table section for the URL's ``search``: table, total, page, the pager's and the two
+    search boxes' styles, and the problems panel."""
+    params = parse_search(search)
+    state = parse_state(params)
+    hidden: dict[str, str] = {"display": "none"}
+    shown: dict[str, str] = {}
+    searches = (shown, hidden) if state.view == "type" else (hidden, shown)
+    try:
+        loaded = components.load(service, params)
+    except ProfileUnavailable as error:
+        return (components.unavailable(app, error), "", "", hidden, *searches, None)
+    profile = loaded.profile
+    needs_inputs = state.view == "all" or bool(state.open)
+    inputs, more = service.inputs(loaded.found, loaded.device) if needs_inputs else ({}, [])
+    problems = components.problems_panel(profile, more)
+
+    def link(changed: OperatorState) -> str:
+        return app.get_relative_path(PATH) + with_state(search, changed)
+
+    if state.view == "type":
+        table = _type_table(profile, inputs, state, sub_pages or {}, link)
+        return table, "", "", hidden, *searches, problems
+    rows = all_table_rows(op_rows(profile, inputs), state)
+    pages = max(1, -(-len(rows) // state.size))
+    page = min(state.page, pages)
+    start = (page - 1) * state.size
+
+    def sort_href(column: str) -> str:
+        column, descending = _toggle_sort(state.sort, state.descending, column)
+        return link(replace(state, sort=column, descending=descending, page=1))
+
+    table = components.sortable_table(OP_COLUMNS, rows[start:start + state.size], "all",
+                                      state.sort, state.descending, _cell, sort_href=sort_href)
+    return (table, f"Total {len(rows)}", f"{page} / {pages}", shown, *searches, problems)
 
 
 # -- callbacks -------------------------------------------------------------------------------
@@ -310,25 +367,18 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         return dash.no_update if parse_search(new_search) == parse_search(search) \
             else new_search
 
+    # The layout is drawn filled in (no round trip on opening the page); these redraw it when
+    # the URL's view state changes.
     @app.callback(
         Output("prof-op-chart", "figure"), Output("prof-chart-title", "children"),
         Input("url", "search"), Input("refresh-now", "n_clicks"), State("url", "pathname"),
+        prevent_initial_call=True,
     )
     def render_chart(search: str | None, _clicks: Any, pathname: str | None
                      ) -> tuple[Any, Any]:
         if not components.is_page(app, pathname, PATH):
             return dash.no_update, dash.no_update
-        params = parse_search(search)
-        state = parse_state(params)
-        try:
-            profile = components.load(service, params).profile
-        except ProfileUnavailable:
-            return {"data": [], "layout": {"height": 60}}, ""
-        items = charts.slices(profile.types, state.measure)
-        title = charts.MEASURE_TITLES[state.measure]
-        if len(profile.types) > charts.TOP_TYPES + 1:
-            title += f" · top {charts.TOP_TYPES} of {len(profile.types)} types + Other"
-        return charts.type_figure(items, state.measure, state.chart), title
+        return chart_view(service, search)
 
     @app.callback(
         Output("prof-table", "children"), Output("prof-total", "children"),
@@ -337,43 +387,13 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         Output("prof-problems", "children"),
         Input("url", "search"), Input("refresh-now", "n_clicks"),
         Input("prof-sub-pages", "data"), State("url", "pathname"),
+        prevent_initial_call=True,
     )
     def render_table(search: str | None, _clicks: Any, sub_pages: dict | None,
                      pathname: str | None) -> tuple:
         if not components.is_page(app, pathname, PATH):
             return (dash.no_update,) * 7
-        params = parse_search(search)
-        state = parse_state(params)
-        hidden: dict[str, str] = {"display": "none"}
-        shown: dict[str, str] = {}
-        searches = (shown, hidden) if state.view == "type" else (hidden, shown)
-        try:
-            loaded = components.load(service, params)
-        except ProfileUnavailable as error:
-            return (components.unavailable(app, error), "", "", hidden, *searches, None)
-        profile = loaded.profile
-        needs_inputs = state.view == "all" or bool(state.open)
-        inputs, more = service.inputs(loaded.found, loaded.device) if needs_inputs else ({}, [])
-        problems = components.problems_panel(profile, more)
-        def link(changed: OperatorState) -> str:
-            return app.get_relative_path(PATH) + with_state(search, changed)
-
-        if state.view == "type":
-            table = _type_table(profile, inputs, state, sub_pages or {}, link)
-            return table, "", "", hidden, *searches, problems
-        rows = all_table_rows(op_rows(profile, inputs), state)
-        pages = max(1, -(-len(rows) // state.size))
-        page = min(state.page, pages)
-        start = (page - 1) * state.size
-
-        def sort_href(column: str) -> str:
-            column, descending = _toggle_sort(state.sort, state.descending, column)
-            return link(replace(state, sort=column, descending=descending, page=1))
-
-        table = components.sortable_table(OP_COLUMNS, rows[start:start + state.size], "all",
-                                          state.sort, state.descending, _cell,
-                                          sort_href=sort_href)
-        return (table, f"Total {len(rows)}", f"{page} / {pages}", shown, *searches, problems)
+        return table_view(app, service, search, sub_pages)
 
     @app.callback(
         Output("prof-sub-pages", "data"),
