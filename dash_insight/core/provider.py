@@ -176,7 +176,9 @@ class DataProvider:
             reasons=tuple(state.integrity_reasons(self._clock())),
             tags={plugin: list(state.tags.get(plugin, {})) for plugin in STORED_PLUGINS},
             summary_files=sum(kinds.count(kind.value) for kind in EVENT_KINDS),
-            lineage_files=kinds.count(FileKind.LINEAGE.value),
+            # A TensorBoard file holding hparams is the job's lineage too.
+            lineage_files=kinds.count(FileKind.LINEAGE.value) + len(
+                {r.file for r in state.lineage if r.kind == LINEAGE_TENSORBOARD_HPARAMS}),
             graph_files=kinds.count(FileKind.GRAPH.value),
             version=state.version,
             loaded_once=state.loaded_once,
