@@ -111,8 +111,8 @@ def _written(base: Path) -> dict[str, Any]:
             writer.add_text("notes", text, step)
         writer.add_hparams(hparams, metrics, name="hp")
         tensorflow_bins = writer.default_bins  # what bins="tensorflow" stands for
-    return {"tensorflow": tensorflow_bins, "losses": losses, "weights": weights, "auto": auto, "images": images,
-            "texts": texts, "hparams": hparams, "metrics": metrics}
+    return {"tensorflow": tensorflow_bins, "losses": losses, "weights": weights, "auto": auto,
+            "images": images, "texts": texts, "hparams": hparams, "metrics": metrics}
 
 
 @pytest.fixture(scope="module")
