@@ -6,16 +6,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 import pytest
 import tensorboardX
+from dash.testing.wait import until
 from flask.testing import FlaskClient
 
 from dash_insight import SummaryWriter as MindSporeWriter
 from dash_insight.core.format.protos import tb_summary_pb2
 from dash_insight.web.application import create_app
+from dash_insight.web.url_state import encode_tags
+from tests.conftest import console_errors
 from tests.core.format.test_tensorboard import _event_file, _summary, _tensor, _value
+from tests.plugins.scalars.test_page import _open, _wait_charts
 from tests.rest_fixtures import get
 
 STEPS = (1, 2, 3)
@@ -131,5 +136,41 @@ def test_simple_value_and_tensor_scalars_share_a_tag(tmp_path: Path) -> None:
         answer = _ok(app.server.test_client(), "/scalars", train_id="./run",
                      tag="acc/scalar")
         assert [v["value"] for v in answer["scalars"][0]["values"]] == [0.5, 0.75]
+    finally:
+        app.data_service.close()
+
+
+def test_mixed_base_in_the_browser(dash_duo, tmp_path: Path) -> None:
+    """A MindSpore job and a TensorBoard job (tensorboardX) on one comparison chart, both in
+    the summary list, the TensorBoard hparams session on the lineage page."""
+    base = tmp_path / "base"
+    with MindSporeWriter(str(base / "ms"), timestamp=1700000000) as writer:
+        for step in range(1, 6):
+            writer.add_scalar("loss", 1.0 / step, step)
+    with tensorboardX.SummaryWriter(str(base / "tb")) as tb_writer:
+        for step in range(1, 6):
+            tb_writer.add_scalar("loss", 2.0 / step, step)
+        tb_writer.add_hparams({"lr": 0.5, "optimizer": "sgd"}, {"accuracy": 0.75}, name="hp")
+    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    try:
+        assert app.data_service.loader.wait_rounds(1)
+        _open(dash_duo, app, f"/compare?jobs={quote(encode_tags(['./ms', './tb']))}")
+        traces = _wait_charts(dash_duo, 1)["loss"]["data"]
+        written = {"./ms": 1.0, "./tb": 2.0}
+        assert {t["name"] for t in traces} == set(written)
+        for trace in traces:  # the raw line and the smoothed one of each job
+            assert trace["x"] == [1, 2, 3, 4, 5]
+            if trace["y"][0] == written[trace["name"]]:  # the raw line
+                assert trace["y"] == [float(np.float32(written[trace["name"]] / s))
+                                      for s in range(1, 6)]
+        assert {t["name"] for t in traces if t["y"][0] == written[t["name"]]} == set(written)
+
+        dash_duo.wait_for_page(dash_duo.server_url + "/")
+        for train_id in ("./ms", "./tb", "./tb/hp"):
+            until(lambda t=train_id: t in dash_duo.find_element("body").text, 15)
+        dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
+        until(lambda: "./tb/hp" in dash_duo.find_element("body").text, 15)
+        until(lambda: "sgd" in dash_duo.find_element("body").text, 15)
+        assert console_errors(dash_duo) == []
     finally:
         app.data_service.close()
