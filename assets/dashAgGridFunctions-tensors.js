@@ -3,7 +3,7 @@
 var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
 
 /* Tensor table (dash_insight/plugins/tensors/page.py). The grid's context holds the tensor's
-   kind ("b" bool, "i" integer, "f" float), the format ("value" or "sci"), the decimals and the
+   kind ("b" bool, "i" integer, "f" float, "s" text), the format ("value" or "sci"), the decimals and the
    colour scale (largest finite |value| shown). Bools and integers are shown as they are, floats
    with ``dec`` decimals, fixed or scientific; the "NAN" / "INF" / "-INF" strings as sent. */
 dagfuncs.tensorValue = function (params) {
@@ -24,6 +24,9 @@ dagfuncs.tensorValue = function (params) {
 dagfuncs.tensorCellStyle = function (params) {
   const value = params.value;
   const scale = (params.context || {}).scale;
+  if ((params.context || {}).kind === "s") {
+    return {color: "inherit", backgroundColor: "transparent", whiteSpace: "pre-wrap"};
+  }
   if (typeof value === "number") {
     let background = "transparent";
     if (scale > 0) {

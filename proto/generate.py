@@ -24,13 +24,20 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "dash_insight" / "core" / "format" / "protos"
-PROTOS = ("anf_ir.proto", "summary.proto", "lineage.proto")
+PROTOS = ("anf_ir.proto", "summary.proto", "lineage.proto",
+          # TensorBoard's, vendored (see their headers) for ``events.out.tfevents.*`` files
+          "tb_types.proto", "tb_tensor_shape.proto", "tb_resource_handle.proto",
+          "tb_tensor.proto", "tb_summary.proto", "tb_event.proto",
+          "tb_hparams_api.proto", "tb_hparams_plugin_data.proto")
 
 
 def generate() -> dict[str, str]:
     """{generated file name: text} for every .proto file."""
     with tempfile.TemporaryDirectory() as tmp:
-        args = ["protoc", f"-I{ROOT}", f"--python_out={tmp}", f"--pyi_out={tmp}"]
+        # grpc_tools ships google/protobuf/*.proto (struct.proto for the hparams protos).
+        well_known = Path(protoc.__file__).resolve().parent / "_proto"
+        args = ["protoc", f"-I{ROOT}", f"-I{well_known}", f"--python_out={tmp}",
+                f"--pyi_out={tmp}"]
         args += [f"proto/{name}" for name in PROTOS]
         if protoc.main(args) != 0:
             raise SystemExit("protoc failed")

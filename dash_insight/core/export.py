@@ -51,10 +51,11 @@ from dash_insight.core.format.events import (
     decode_value,
     parse_event,
 )
-from dash_insight.core.format.files import FileKind
+from dash_insight.core.format.files import EVENT_KINDS, FileKind
 from dash_insight.core.format.framing import CHUNK_BYTES, RecordReader, read_record_at
 from dash_insight.core.format.inspect import STATUS_OK, framed_file_entry
 from dash_insight.core.format.scan import EventScanner, ScannedBlobs, ScannedScalars
+from dash_insight.core.format.tensorboard import TensorBoardScanner, decode_tb_value
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
 from dash_insight.core.store.series import ScalarSeries, merge_indices, merge_points
 from dash_insight.core.vocabulary import Plugin
@@ -117,14 +118,16 @@ class ExportReport:
 
 def summary_bytes(jobs: Iterable[JobInfo]) -> int:
     """Bytes of the summary files of ``jobs``: what the progress bar counts."""
-    return sum(f.size for job in jobs for f in job.of_kind(FileKind.SUMMARY))
+    return sum(f.size for job in jobs for f in job.files if f.kind in EVENT_KINDS)
 
 
 def find_jobs(base_dir: str, max_depth: int | None = None) -> list[JobInfo]:
-    """The jobs under ``base_dir`` that hold summary files, by train id."""
+    """The jobs under ``base_dir`` that hold summary (or TensorBoard event) files, by train
+    id."""
     if not os.path.isdir(base_dir):
         raise ExportError(f"summary directory not found: {base_dir}")
-    jobs = [job for job in discover_jobs(base_dir, max_depth) if job.of_kind(FileKind.SUMMARY)]
+    jobs = [job for job in discover_jobs(base_dir, max_depth)
+            if any(f.kind in EVENT_KINDS for f in job.files)]
     return sorted(jobs, key=lambda job: job.train_id)
 
 
@@ -180,7 +183,7 @@ class _JobExport:
         self.files: list[_FileRead] = []
 
     def run(self) -> None:
-        summaries = self.job.of_kind(FileKind.SUMMARY)
+        summaries = [f for f in self.job.files if f.kind in EVENT_KINDS]
         stamps = sorted({info.timestamp or 0 for info in summaries})
         for info in summaries:  # already in merge order: timestamp, then name
             self._read(info, stamps.index(info.timestamp or 0))
@@ -200,7 +203,7 @@ class _JobExport:
     def _read(self, info: FileInfo, rank: int) -> None:
         path = os.path.join(self.job.path, info.name)
         reader = RecordReader(path)
-        scanner = EventScanner()
+        scanner = TensorBoardScanner() if info.kind is FileKind.TENSORBOARD else EventScanner()
         records, errors, tail = 0, [], None
         number = len(self.files)
         while True:
@@ -225,7 +228,7 @@ class _JobExport:
             size = os.path.getsize(path)
         except OSError:
             size = reader.offset
-        entry = framed_file_entry(path, FileKind.SUMMARY, size, records, errors, tail,
+        entry = framed_file_entry(path, info.kind, size, records, errors, tail,
                                   reader.lost_at)
         self.files.append(_FileRead(info, path, rank, entry))
 
@@ -264,7 +267,8 @@ class _JobExport:
     def _write_values(self) -> None:
         """Merge every tag's references, then read the surviving records in file order, each
         once, and hand each value to its tag's writer."""
-        wanted: list[tuple[int, int, int, int, str, str]] = []  # file, offset, index, position
+        # file, offset, index, position, plugin, tag, meta (how a TensorBoard value decodes)
+        wanted: list[tuple[int, int, int, int, str, str, dict[str, Any] | None]] = []
         writers: dict[tuple[str, str], _ValueWriter] = {}
         for (plugin, tag), parts in self.blobs.items():
             step = np.concatenate([c.step for _, _, c in parts])
@@ -274,28 +278,32 @@ class _JobExport:
             offset = np.concatenate([c.offset for _, _, c in parts])[chosen]
             index = np.concatenate([c.index for _, _, c in parts])[chosen]
             wall = np.concatenate([c.wall_time for _, _, c in parts])[chosen]
+            metas = [m for _, _, c in parts for m in c.meta]
             writers[(plugin, tag)] = _ValueWriter.create(plugin, tag, self.target, step[chosen],
                                                          wall, self.report)
             wanted.extend(zip(number.tolist(), offset.tolist(), index.tolist(),
                               range(len(chosen)), [plugin] * len(chosen), [tag] * len(chosen),
-                              strict=True))
-        wanted.sort()
+                              [metas[i] for i in chosen.tolist()], strict=True))
+        wanted.sort(key=lambda item: item[:4])
         try:
             record: tuple[int, int] | None = None
             event: Any = None
-            for number, offset, index, position, plugin, tag in wanted:
+            for number, offset, index, position, plugin, tag, meta in wanted:
                 writer = writers[(plugin, tag)]
+                tensorboard = self.files[number].info.kind is FileKind.TENSORBOARD
                 if record != (number, offset):
                     record, event = (number, offset), None
                     try:
-                        event = parse_event(read_record_at(self.files[number].path, offset))
+                        payload = read_record_at(self.files[number].path, offset)
+                        event = payload if tensorboard else parse_event(payload)
                     except (OSError, ValueError) as error:
                         self._damage(number, offset, f"cannot read the record again: {error}")
                 if event is None:
                     writer.skip(position)
                     continue
                 try:
-                    value = decode_value(event.summary.value[index])
+                    value = (decode_tb_value(event, index, meta) if tensorboard
+                             else decode_value(event.summary.value[index]))
                 except (DecodeError, IndexError) as error:
                     self._damage(number, offset, f"{plugin} {tag!r}: {error}")
                     writer.skip(position)
@@ -465,7 +473,10 @@ class _TensorWriter(_NpzTagWriter):
     folder = "tensors"
 
     def add(self, position: int, value: TensorValue) -> None:
-        self._open().add(f"tensor_{int(self.step[position])}", value.array)
+        array = value.array
+        if array.dtype == object:  # TensorBoard text: fixed-width unicode, no pickles
+            array = array.astype(str)
+        self._open().add(f"tensor_{int(self.step[position])}", array)
         self.report.counts["tensors"] += 1
 
 

@@ -9,13 +9,16 @@ is dropped; a file with none of the three (only user-defined info) is ignored, a
 ``MessageToDict`` gives them: the shortest decimal that round-trips through float32 (``0.001``,
 not ``0.0010000000474974513``).
 
+TensorBoard ``hparams`` data (kept by the loader as ``tensorboard_hparams`` records) becomes the
+same records first (:func:`tensorboard_lineage`).
+
 Used by the lineage plugin (search, optimizer) and the summary list's "Parameter Details".
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -27,6 +30,7 @@ from dash_insight.core.format.events import (
     LINEAGE_USER_DEFINED,
 )
 from dash_insight.core.format.files import summary_sort_key
+from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS
 from dash_insight.core.store.state import LineageRecord
 
 #: Flat row fields (MindInsight's FIELD_MAPPING) and where they come from.
@@ -140,6 +144,42 @@ def lineage_row(train_id: str, records: Iterable[LineageRecord]) -> dict[str, An
     row["user_defined"] = user_defined
     row["dataset_graph"] = dataset_graph
     return row
+
+
+def tensorboard_lineage(records: Iterable[LineageRecord],
+                        last_scalar: Callable[[str], float | None]) -> list[LineageRecord]:
+    """``records`` with each file's TensorBoard hparams records replaced by what a MindSpore
+    lineage file of that training would hold: a ``user_defined_info`` with the session's
+    hyper-parameters (a later session's value of a name wins) and an ``evaluation_lineage``
+    whose ``metric`` maps every metric tag the experiment names (its group empty: a scalar tag
+    of this job) to that tag's last value, ``last_scalar(tag)`` (TensorBoard's hparams plugin
+    shows a metric's last value too); tags without a value are left out. The evaluation
+    record is there even without metrics, so a job with hyper-parameters has a lineage row.
+    Other records are kept as they are."""
+    out: list[LineageRecord] = []
+    by_file: dict[str, list[LineageRecord]] = {}
+    for record in records:
+        if record.kind == LINEAGE_TENSORBOARD_HPARAMS:
+            by_file.setdefault(record.file, []).append(record)
+        else:
+            out.append(record)
+    for name, hparams_records in by_file.items():
+        hparams: dict[str, Any] = {}
+        tags: list[str] = []
+        for record in hparams_records:
+            hparams.update(record.data.get("hparams", {}))
+            tags.extend(t for t in record.data.get("metric_tags", []) if t not in tags)
+        metric = {}
+        for tag in tags:
+            value = last_scalar(tag)
+            if value is not None:
+                metric[tag] = float32_json(value)
+        first = hparams_records[0]
+        out.append(LineageRecord(file=name, offset=first.offset, wall_time=first.wall_time,
+                                 kind=LINEAGE_USER_DEFINED, data=hparams))
+        out.append(LineageRecord(file=name, offset=first.offset, wall_time=first.wall_time,
+                                 kind=LINEAGE_EVAL, data={"metric": metric}))
+    return out
 
 
 def parameter_details(row: Mapping[str, Any] | None) -> list[tuple[str, str]]:

@@ -25,9 +25,11 @@ from dash_insight.core.format.events import (
     decode_value_at,
     parse_event,
 )
-from dash_insight.core.format.files import FileKind
+from dash_insight.core.format.files import EVENT_KINDS, FileKind, classify
 from dash_insight.core.format.framing import read_record_at
 from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
+from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
 from dash_insight.core.store.lru import ByteLRU
@@ -173,8 +175,10 @@ class DataProvider:
             bytes_on_disk=state.bytes_on_disk,
             reasons=tuple(state.integrity_reasons(self._clock())),
             tags={plugin: list(state.tags.get(plugin, {})) for plugin in STORED_PLUGINS},
-            summary_files=kinds.count(FileKind.SUMMARY.value),
-            lineage_files=kinds.count(FileKind.LINEAGE.value),
+            summary_files=sum(kinds.count(kind.value) for kind in EVENT_KINDS),
+            # A TensorBoard file holding hparams is the job's lineage too.
+            lineage_files=kinds.count(FileKind.LINEAGE.value) + len(
+                {r.file for r in state.lineage if r.kind == LINEAGE_TENSORBOARD_HPARAMS}),
             graph_files=kinds.count(FileKind.GRAPH.value),
             version=state.version,
             loaded_once=state.loaded_once,
@@ -291,10 +295,14 @@ class DataProvider:
         name = steps.files[int(steps.file[position])]
         path = os.path.join(self.job_directory(train_id), name)
         offset, index = int(steps.offset[position]), int(steps.index[position])
+        meta = steps.meta[position] if steps.meta else None
+        tensorboard = classify(name) is FileKind.TENSORBOARD
 
         def build() -> Any:
             try:
-                value = decode_value_at(read_record_at(path, offset), index)
+                payload = read_record_at(path, offset)
+                value = (decode_tb_value(payload, index, meta) if tensorboard
+                         else decode_value_at(payload, index))
             except (OSError, ValueError) as error:
                 raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
                                       f"{_reason(error, path, name)}") from None
@@ -302,7 +310,8 @@ class DataProvider:
                 raise ValueUnreadable(f"{name} changed since it was indexed")
             return value.value
 
-        return self._cache.get_or_compute(("value", path, offset, index), build)
+        # An image tensor's samples share (record, value): the tag tells them apart.
+        return self._cache.get_or_compute(("value", path, offset, index, tag), build)
 
     # -- graphs and lineage --
     def graph_tags(self, train_id: str) -> list[str]:
@@ -332,10 +341,22 @@ class DataProvider:
                                           build)
 
     def lineage_records(self, train_id: str) -> list[LineageRecord]:
-        """The job's decoded lineage records, files in name order, each file's in file order.
-        """
+        """The job's decoded lineage records, files in name order, each file's in file order;
+        TensorBoard hparams as lineage records (:func:`.lineage_rows.tensorboard_lineage`, its
+        metrics the last value of their scalar tag)."""
         state = self._state(train_id)
-        return sorted(state.lineage, key=lambda r: (r.file, r.offset))
+        records = sorted(state.lineage, key=lambda r: (r.file, r.offset))
+        if any(r.kind == LINEAGE_TENSORBOARD_HPARAMS for r in records):
+            records = tensorboard_lineage(records, lambda tag: self._last_scalar(train_id, tag))
+        return records
+
+    def _last_scalar(self, train_id: str, tag: str) -> float | None:
+        """The value at the last step of a scalar tag (None without one)."""
+        try:
+            series = self.read_scalars(train_id, tag)
+        except TagNotFound:
+            return None
+        return float(series.value[-1]) if len(series.value) else None
 
     def dataset_graph(self, train_id: str) -> dict[str, Any] | None:
         """The job's dataset pipeline (the last one recorded), or None."""

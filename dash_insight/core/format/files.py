@@ -8,7 +8,10 @@ for summaries and ``_lineage`` for lineage. MindInsight's reader side
 * ends with ``_lineage`` -> lineage file;
 * ends with ``_explain`` -> explain file (not part of a training job; ignored here);
 * otherwise -> summary (event) file, whatever the suffix;
-* no such match: ``*.pb`` except ``memory_usage_<n>.pb`` -> graph file; anything else ignored.
+* no such match: a TensorBoard event file (``events.out.tfevents.<unix seconds>.<host>...``,
+  any name holding ``tfevents`` as TensorBoard's ``IsTensorFlowEventsFile`` says) -> TensorBoard
+  file, read by :mod:`.tensorboard`;
+* ``*.pb`` except ``memory_usage_<n>.pb`` -> graph file; anything else ignored.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import enum
 import re
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
+TFEVENTS_RE = re.compile(r"tfevents\.(\d+)")
 _MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
 LINEAGE_SUFFIX = "_lineage"
 EXPLAIN_SUFFIX = "_explain"
@@ -27,6 +31,16 @@ class FileKind(enum.Enum):
     LINEAGE = "lineage"
     GRAPH = "graph"
     EXPLAIN = "explain"
+    TENSORBOARD = "tensorboard"
+
+
+#: Kinds holding summary events (merged by file-name timestamp, one scanner per file).
+EVENT_KINDS = (FileKind.SUMMARY, FileKind.TENSORBOARD)
+
+
+def is_tensorboard_name(name: str) -> bool:
+    """True for a TensorBoard event file name (TensorBoard: ``"tfevents" in basename``)."""
+    return "tfevents" in name
 
 
 def classify(name: str) -> FileKind | None:
@@ -41,6 +55,8 @@ def classify(name: str) -> FileKind | None:
         if name.endswith(EXPLAIN_SUFFIX):
             return FileKind.EXPLAIN
         return FileKind.SUMMARY
+    if is_tensorboard_name(name):
+        return FileKind.TENSORBOARD
     if name.endswith(".pb") and not _MEMORY_USAGE_PB.match(name):
         return FileKind.GRAPH
     return None
@@ -50,8 +66,9 @@ _MAX_TIMESTAMP = 253402300799  # 9999-12-31T23:59:59Z, the largest a datetime ca
 
 
 def file_timestamp(name: str) -> int | None:
-    """The ``summary.<seconds>`` creation time in a file name (None when absent or absurd)."""
-    match = SUMMARY_RE.search(name)
+    """The ``summary.<seconds>`` (or TensorBoard's ``tfevents.<seconds>``) creation time in a
+    file name (None when absent or absurd)."""
+    match = SUMMARY_RE.search(name) or TFEVENTS_RE.search(name)
     if match is None:
         return None
     value = int(match.group(1))

@@ -53,6 +53,11 @@ from dash_insight.core.format.profiler import (
     read_text,
 )
 from dash_insight.core.format.scan import EventScanner
+from dash_insight.core.format.tensorboard import (
+    LINEAGE_TENSORBOARD_HPARAMS,
+    TensorBoardScan,
+    TensorBoardScanner,
+)
 from dash_insight.core.vocabulary import Plugin
 
 STATUS_OK = "ok"
@@ -121,7 +126,7 @@ def _read_framed(path: str, kind: FileKind,
         return _file_entry(path, kind, 0, [Damage(0, "empty file: no record written yet")],
                            STATUS_EMPTY)
     reader = RecordReader(path)
-    scanner = EventScanner()
+    scanner = TensorBoardScanner() if kind is FileKind.TENSORBOARD else EventScanner()
     records = 0
     errors: list[Damage] = []
     tail = None
@@ -141,6 +146,9 @@ def _read_framed(path: str, kind: FileKind,
                 _stats(tags, Plugin.SCALAR.value, tag).add(columns.step)
             for (plugin, tag), blobs in result.blobs.items():
                 _stats(tags, plugin, tag).add(blobs.step, blobs.meta)
+            if isinstance(result, TensorBoardScan) and result.hparams:
+                _stats(tags, LINEAGE, LINEAGE_TENSORBOARD_HPARAMS).add(
+                    np.zeros(len(result.hparams), np.int64))
             if result.graphs:
                 _stats(tags, Plugin.GRAPH.value, os.path.basename(path)).add(
                     np.array([g.step for g in result.graphs], dtype=np.int64))
@@ -160,8 +168,9 @@ def framed_file_entry(path: str, kind: FileKind, size: int, records: int, errors
     errors = list(errors)
     if lost_at is not None:
         if records == 0 and lost_at == 0:
-            errors = [Damage(0, f"not a MindSpore {kind.value} file: no valid record in its "
-                                f"{size} bytes")]
+            what = ("a TensorBoard event" if kind is FileKind.TENSORBOARD
+                    else f"a MindSpore {kind.value}")
+            errors = [Damage(0, f"not {what} file: no valid record in its {size} bytes")]
         else:
             errors.append(Damage(lost_at, f"no valid record from here to the end of the "
                                           f"file ({size - lost_at} bytes lost)"))
@@ -208,7 +217,8 @@ def _job_files(directory: str) -> list[tuple[str, FileKind]]:
             kind = classify(entry.name)
             if kind is not None and kind is not FileKind.EXPLAIN:
                 found.append((entry.path, kind))
-    order = {FileKind.SUMMARY: 0, FileKind.LINEAGE: 1, FileKind.GRAPH: 2}
+    order = {FileKind.SUMMARY: 0, FileKind.TENSORBOARD: 0, FileKind.LINEAGE: 1,
+             FileKind.GRAPH: 2}
     found.sort(key=lambda item: (order[item[1]], summary_sort_key(os.path.basename(item[0]))))
     return found
 

@@ -88,7 +88,9 @@ def train_id_of(base: str, directory: str) -> str:
 
 def _job(base: str, directory: str, files: list[FileInfo], errors: list[str],
          profilers: list[ProfilerDir]) -> JobInfo:
-    order = {FileKind.SUMMARY: 0, FileKind.LINEAGE: 1, FileKind.GRAPH: 2}
+    # TensorBoard event files merge with MindSpore summaries by their name timestamps.
+    order = {FileKind.SUMMARY: 0, FileKind.TENSORBOARD: 0, FileKind.LINEAGE: 1,
+             FileKind.GRAPH: 2}
     files.sort(key=lambda f: (order[f.kind], summary_sort_key(f.name)))
     stamps = [f.timestamp for f in files if f.timestamp is not None]
     times = [f.mtime for f in files] + [p.update_time for p in profilers if p.update_time]

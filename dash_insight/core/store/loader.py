@@ -7,7 +7,9 @@ job's files with what the index knows, and reads only what is new:
 * a replaced file (other inode or name timestamp) or a truncated one (smaller than what was
   read) is re-read from the start; its old data is dropped, other files are not touched;
 * a vanished file's data is dropped and the job says so in its integrity reasons;
-* lineage files (small) are re-read whole when they change; ``.pb`` graphs are checked.
+* lineage files (small) are re-read whole when they change; ``.pb`` graphs are checked;
+* TensorBoard event files are read like summaries (:mod:`..format.tensorboard`), their
+  ``hparams`` values kept as lineage records.
 
 Reading goes round-robin over the jobs in slices of ``slice_bytes`` (128 MB: a 500 MB file
 is indexed in four chunks per tag, each point written once), so a large job does not hide the
@@ -24,9 +26,14 @@ import time
 from collections.abc import Callable
 
 from dash_insight.core.format.events import DecodeError, decode_lineage_event, decode_model_proto
-from dash_insight.core.format.files import FileKind
+from dash_insight.core.format.files import EVENT_KINDS, FileKind
 from dash_insight.core.format.framing import Damage, RecordReader
 from dash_insight.core.format.scan import EventScanner, ScanResult
+from dash_insight.core.format.tensorboard import (
+    LINEAGE_TENSORBOARD_HPARAMS,
+    TensorBoardScan,
+    TensorBoardScanner,
+)
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
 from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
 from dash_insight.core.store.state import (
@@ -87,7 +94,7 @@ class Loader:
         self.reload_interval = reload_interval
         self.slice_bytes = slice_bytes
         self._clock = clock
-        self._scanners: dict[tuple[str, str], EventScanner] = {}
+        self._scanners: dict[tuple[str, str], EventScanner | TensorBoardScanner] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.rounds = 0
@@ -229,10 +236,10 @@ class Loader:
     @staticmethod
     def _rank(state: JobState, files: tuple[FileInfo, ...]) -> bool:
         """Rank summary files by name timestamp (equal timestamps share a rank)."""
-        stamps = sorted({f.timestamp or 0 for f in files if f.kind is FileKind.SUMMARY})
+        stamps = sorted({f.timestamp or 0 for f in files if f.kind in EVENT_KINDS})
         changed = False
         for info in files:
-            rank = stamps.index(info.timestamp or 0) if info.kind is FileKind.SUMMARY else 0
+            rank = stamps.index(info.timestamp or 0) if info.kind in EVENT_KINDS else 0
             if state.files[info.name].rank != rank:
                 state.files[info.name].rank = rank
                 changed = True
@@ -247,7 +254,7 @@ class Loader:
         file_state = waiting[0]
         path = os.path.join(job.path, file_state.name)
         kind = FileKind(file_state.kind)
-        if kind is FileKind.SUMMARY:
+        if kind in EVENT_KINDS:
             self._read_summary(path, state, file_state)
         elif kind is FileKind.LINEAGE:
             self._read_lineage(path, state, file_state)
@@ -257,7 +264,11 @@ class Loader:
 
     def _read_summary(self, path: str, state: JobState, file_state: FileState) -> None:
         reader = RecordReader(path, file_state.offset, file_state.lost_at)
-        scanner = self._scanners.setdefault((state.train_id, file_state.name), EventScanner())
+        scanner = self._scanners.get((state.train_id, file_state.name))
+        if scanner is None:
+            scanner = self._scanners[(state.train_id, file_state.name)] = (
+                TensorBoardScanner() if file_state.kind == FileKind.TENSORBOARD.value
+                else EventScanner())
         size_before = file_state.size
         # Appending to a file that was read to its end: merge chunks (live runs add small
         # ones). Reading a file for the first time: every point is written once, no merging.
@@ -295,6 +306,11 @@ class Loader:
                                             wall_time=graph.wall_time, step=graph.step))
             _count(state, Plugin.GRAPH.value, name, name, 1)
         file_state.damage.extend(result.errors)
+        if isinstance(result, TensorBoardScan):
+            state.lineage.extend(
+                LineageRecord(file=name, offset=h.offset, wall_time=h.wall_time,
+                              kind=LINEAGE_TENSORBOARD_HPARAMS, data=h.data)
+                for h in result.hparams)
 
     def _read_lineage(self, path: str, state: JobState, file_state: FileState) -> None:
         """Lineage files are small: re-read whole whenever they change."""

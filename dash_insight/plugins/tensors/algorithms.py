@@ -187,6 +187,16 @@ def slice_tensor(array: np.ndarray, spec: str, max_values: int = MAX_RESPONSE_VA
 # --- statistics ----------------------------------------------------------------------------------
 
 
+def is_text(array: np.ndarray) -> bool:
+    """True for a tensor of strings (TensorBoard's text summaries), which has no numbers."""
+    return np.asarray(array).dtype.kind in "OUS"
+
+
+def text_statistics(array: np.ndarray) -> dict[str, Any]:
+    """What a tensor of strings has to count: ``{"count", "is_text": True}``."""
+    return {"count": int(np.asarray(array).size), "is_text": True}
+
+
 def _check_real(array: np.ndarray) -> None:
     """TypeError unless ``array`` is bool, integer or float (complex values have no order)."""
     if array.dtype.kind not in "biuf":

@@ -33,6 +33,10 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
         corner = np.atleast_2d(queries.slice(train_id, tag, step, f"[{index}]"))
     except DataError as error:
         return html.Div(str(error), className="di-empty"), tag
+    if corner.dtype.kind in "OUS":  # text (TensorBoard): the strings, uncoloured
+        table = html.Table(className="di-heat", children=[html.Tbody([
+            html.Tr([html.Td(str(v)) for v in row]) for row in corner.tolist()])])
+        return table, f"{tag} · step {step} · shape {dims} · text"
     finite = corner[np.isfinite(corner)] if corner.dtype.kind == "f" else corner.astype(float)
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
 

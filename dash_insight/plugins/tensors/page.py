@@ -119,9 +119,12 @@ def table_view(queries: TensorQueries, train_id: str, tag: str, step: int, dims:
     except DimsError as error:
         return dash.no_update, panel, str(error)
     row_data, column_defs = table_data(values, parse_dims(dims, shape), shape)
+    column_options: dict[str, Any] = {"width": 104}
+    if kind == "s":  # text (TensorBoard's text summaries): wide, wrapped cells
+        column_options = {"width": 480, "wrapText": True, "autoHeight": True}
     grid = dag.AgGrid(
         id={"type": "tensor-grid", "tag": tag}, rowData=row_data, columnDefs=column_defs,
-        defaultColDef={"width": 104, "sortable": False, "resizable": True,
+        defaultColDef={**column_options, "sortable": False, "resizable": True,
                        "suppressMovable": True, "cellDataType": False,
                        "valueFormatter": VALUE_FORMATTER, "cellStyle": CELL_STYLE},
         dashGridOptions={"context": grid_context(kind, fmt, dec, colour_scale(values)),

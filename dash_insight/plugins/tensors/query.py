@@ -9,13 +9,17 @@ import numpy as np
 
 from dash_insight.core import histogram_bins
 from dash_insight.core.format.events import TensorValue
-from dash_insight.core.provider import DataProvider, TensorTooLarge
+from dash_insight.core.provider import DataError, DataProvider, TensorTooLarge
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.tensors import algorithms
 
 #: Statistics of this many bytes of tensors are kept (they are small: a dict per step).
 STATISTICS_CACHE_BYTES = 8 << 20
+
+
+class NotNumeric(DataError):
+    """A tensor of strings asked for what only numbers have (a histogram)."""
 
 
 class TensorQueries:
@@ -41,11 +45,18 @@ class TensorQueries:
         return value
 
     def statistics(self, train_id: str, tag: str, step: int) -> dict[str, Any]:
-        """:func:`~.algorithms.statistics` of the whole tensor at ``step``."""
+        """:func:`~.algorithms.statistics` of the whole tensor at ``step``
+        (:func:`~.algorithms.text_statistics` for a tensor of strings)."""
         version = self.provider.job(train_id).version
-        stats: dict[str, Any] = self._statistics.get_or_compute(
-            (train_id, tag, step, version),
-            lambda: algorithms.statistics(self.tensor(train_id, tag, step).array))
+
+        def compute() -> dict[str, Any]:
+            array = self.tensor(train_id, tag, step).array
+            if algorithms.is_text(array):
+                return algorithms.text_statistics(array)
+            return algorithms.statistics(array)
+
+        stats: dict[str, Any] = self._statistics.get_or_compute((train_id, tag, step, version),
+                                                                compute)
         return stats
 
     def slice(self, train_id: str, tag: str, step: int, dims: str) -> np.ndarray:
@@ -55,11 +66,14 @@ class TensorQueries:
 
     def histograms(self, train_id: str, tag: str,
                    max_steps: int | None = None) -> list[tuple[int, float, np.ndarray]]:
-        """(step, wall time, buckets) per step, on one grid shared by the tag's steps."""
+        """(step, wall time, buckets) per step, on one grid shared by the tag's steps;
+        NotNumeric for a tensor of strings."""
         steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
         positions = histogram_bins.spread(len(steps), max_steps)
-        originals = [algorithms.tensor_original_histogram(
-            self.tensor(train_id, tag, int(steps.step[p])).array) for p in positions]
+        arrays = [self.tensor(train_id, tag, int(steps.step[p])).array for p in positions]
+        if any(algorithms.is_text(array) for array in arrays):
+            raise NotNumeric(f"tensor {tag!r} holds text: it has no histogram")
+        originals = [algorithms.tensor_original_histogram(array) for array in arrays]
         unified = histogram_bins.unify(originals)
         return [(int(steps.step[p]), float(steps.wall_time[p]), b)
                 for p, b in zip(positions, unified, strict=True)]

@@ -4,7 +4,8 @@ Deliberate differences from MindInsight 2.3.1: every step is served (no 20-step 
 the server was started with ``--samples-per-plugin``; ``detail=data`` validates ``dims`` against
 the tensor (index ranges, step 0) with messages that say how to fix them; ``step=-1`` means the
 last step there too; errors are checked in the order step, tensor size, dims (MindInsight: dims
-syntax first).
+syntax first). A tensor of strings (TensorBoard text, ``data_type`` ``DT_STRING``) has
+``statistics`` null, its ``data`` as strings, and no histogram (ParamValueError).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from flask import Response, request
 from dash_insight.core.provider import StepNotFound, TensorTooLarge, ValueSteps
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.tensors import algorithms
-from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.plugins.tensors.query import NotNumeric, TensorQueries
 from dash_insight.web import errors
 from dash_insight.web.http import (
     bucket_rows,
@@ -118,7 +119,8 @@ class _TensorViews:
             if with_stats:
                 try:
                     stats = self.queries.statistics(train_id, raw, step)
-                    value["statistics"] = statistics_answer(stats, stats)
+                    value["statistics"] = (None if stats.get("is_text")
+                                           else statistics_answer(stats, stats))
                 except TensorTooLarge:
                     value["statistics"] = None
             values.append({"wall_time": wall_time, "step": step, "value": value})
@@ -130,6 +132,8 @@ class _TensorViews:
             histograms = self.queries.histograms(train_id, raw)
         except TensorTooLarge as error:
             raise errors.tensor_too_large(str(error)) from None
+        except NotNumeric as error:
+            raise errors.param_value_error(str(error)) from None
         positions = {step: position for position, step in enumerate(steps.step.tolist())}
         values = []
         for step, wall_time, buckets in histograms:
@@ -159,7 +163,11 @@ class _TensorViews:
             raise errors.param_value_error(str(error)) from None
         value = self._tensor_value(train_id, raw, steps, position)
         overall = self.queries.statistics(train_id, raw, step)
-        # MindInsight's tensors were float32 arrays: every value is sent as a float.
-        value["data"] = algorithms.encode_for_json(sliced.astype(np.float64, copy=False))
-        value["statistics"] = statistics_answer(algorithms.statistics(sliced), overall)
+        if algorithms.is_text(sliced):
+            value["data"] = np.asarray(sliced, dtype=object).tolist()
+            value["statistics"] = None
+        else:
+            # MindInsight's tensors were float32 arrays: every value is sent as a float.
+            value["data"] = algorithms.encode_for_json(sliced.astype(np.float64, copy=False))
+            value["statistics"] = statistics_answer(algorithms.statistics(sliced), overall)
         return [{"wall_time": float(steps.wall_time[position]), "step": step, "value": value}]

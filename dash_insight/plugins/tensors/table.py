@@ -76,14 +76,17 @@ def json_values(array: np.ndarray) -> list[Any]:
 
 
 def value_kind(dtype: np.dtype) -> str:
-    """``"b"`` (bool), ``"i"`` (integer) or ``"f"`` (float) for the grid's formatter."""
+    """``"b"`` (bool), ``"i"`` (integer), ``"s"`` (text) or ``"f"`` (float) for the grid's
+    formatter."""
+    if dtype.kind in "OUS":
+        return "s"
     return "b" if dtype.kind == "b" else ("i" if dtype.kind in "iu" else "f")
 
 
 def colour_scale(values: np.ndarray) -> float:
     """Largest finite |value| (0 when none, or for bool tensors): the colour scale's end."""
     flat = np.asarray(values).reshape(-1)
-    if flat.dtype.kind == "b" or not flat.size:
+    if flat.dtype.kind in "bOUS" or not flat.size:  # bools and text are not coloured
         return 0.0
     if flat.dtype.kind == "f":
         flat = flat[np.isfinite(flat)]
@@ -141,7 +144,9 @@ def _number(value: float, kind: str) -> str:
 
 def statistics_items(stats: dict[str, Any], kind: str) -> list[tuple[str, str]]:
     """(label, text) pairs of the statistics panel (MindInsight's max/min/mean/count/NaN/±Inf
-    and sign counts, named for what they count)."""
+    and sign counts, named for what they count); a tensor of strings has its count only."""
+    if stats.get("is_text"):
+        return [("count", f"{stats['count']:,}"), ("type", "text")]
     items = [("max", _number(stats["max"], kind)), ("min", _number(stats["min"], kind)),
              ("mean", f"{stats['avg']:.6g}"), ("count", f"{stats['count']:,}")]
     if stats.get("is_bool"):

@@ -366,3 +366,4 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     _click(dash_duo, '.di-axis input[value="absolute"]')
     until(lambda: _figures(dash_duo)["loss/auto"]["layout"]["xaxis"]["text"] == "time", 10)
     assert console_errors(dash_duo) == []
+

@@ -256,3 +256,47 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     until(lambda: set(run_js(dash_duo, HIST_META)) == {'{"view":"front"}'}, 15)
     assert url_params(dash_duo)["view"] == "histogram" and url_params(dash_duo)["hview"] == "front"
     assert console_errors(dash_duo) == []
+
+
+@pytest.fixture
+def text_job(tmp_path: Path):
+    """A TensorBoard job (tensorboardX) with a text tag written at two steps."""
+    import tensorboardX
+
+    with tensorboardX.SummaryWriter(str(tmp_path / "base" / "tb")) as writer:
+        writer.add_text("notes", "first line\nsecond **line**", 1)
+        writer.add_text("notes", "later", 2)
+    return tmp_path
+
+
+def test_text_tensor_table_statistics_and_no_histogram(text_job: Path) -> None:
+    data = loaded_service(text_job / "base", text_job / "ws")
+    try:
+        queries = TensorQueries(data.provider)
+        grid, stats, error = tensors.table_view(queries, "./tb", "notes/text_summary", 1,
+                                                "[:]", "value", 5)
+        assert error is None
+        assert grid.children.rowData == [{"c0": "first line\nsecond **line**", "row": 0}]
+        assert grid.children.dashGridOptions["context"]["kind"] == "s"
+        assert "count" in str(stats) and "text" in str(stats) and "mean" not in str(stats)
+        card = tensors.histogram_card(queries, "./tb", "notes/text_summary",
+                                      tensors.STATE.parse({}))
+        assert "holds text: it has no histogram" in str(card)
+    finally:
+        data.close()
+
+
+def test_text_tensor_in_the_browser(dash_duo, text_job: Path) -> None:
+    from dash_insight.web.application import create_app
+
+    app = create_app(str(text_job / "base"), workspace=str(text_job / "ws"), reload_interval=0)
+    try:
+        assert app.data_service.loader.wait_rounds(1)
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./tb")
+        until(lambda: _cells(dash_duo, "notes/text_summary") == ["later"], 20)
+        assert "DT_STRING" in dash_duo.find_element(
+            f'{_card("notes/text_summary")} .di-vt-meta').text
+        assert console_errors(dash_duo) == []
+    finally:
+        app.data_service.close()
