@@ -14,7 +14,10 @@ for summaries and ``_lineage`` for lineage. MindInsight's reader side
 from __future__ import annotations
 
 import enum
+import os
 import re
+import stat
+from typing import BinaryIO
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
 _MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
@@ -72,3 +75,40 @@ def summary_file_name(
 ) -> str:
     """The name MindSpore's ``SummaryRecord`` gives a file it creates."""
     return f"{prefix}.out.events.summary.{timestamp}.{device_id}.{host}{suffix}"
+
+
+def file_type_name(mode: int) -> str:
+    """What a non-regular file is, in words (``st_mode`` of its ``stat``)."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+class NotARegularFile(OSError):
+    """A FIFO, socket, device or directory where a summary file was expected."""
+
+
+def open_regular(path: str) -> BinaryIO:
+    """``open(path, "rb")``, but only for a regular file (else :class:`NotARegularFile`).
+
+    ``O_NONBLOCK``: opening a FIFO for reading otherwise waits for a writer, forever, holding
+    whatever the caller holds (the loader's lock and its index transaction); reading a device
+    like ``/dev/zero`` would never end. The type is checked on the opened descriptor, so a
+    file swapped for a FIFO after it was listed is caught too. ``O_NONBLOCK`` changes nothing
+    for reads of a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(f"{file_type_name(mode)}, not a regular file: skipped")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
