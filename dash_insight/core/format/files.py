@@ -94,8 +94,9 @@ class NotARegularFile(OSError):
     """A FIFO, socket, device or directory where a summary file was expected."""
 
 
-def open_regular(path: str) -> BinaryIO:
-    """``open(path, "rb")``, but only for a regular file (else :class:`NotARegularFile`).
+def open_regular(path: str, follow_symlinks: bool = True) -> BinaryIO:
+    """``open(path, "rb")``, but only for a regular file (else :class:`NotARegularFile`);
+    without ``follow_symlinks`` a symbolic link is refused too (``O_NOFOLLOW``).
 
     ``O_NONBLOCK``: opening a FIFO for reading otherwise waits for a writer, forever, holding
     whatever the caller holds (the loader's lock and its index transaction); reading a device
@@ -103,7 +104,8 @@ def open_regular(path: str) -> BinaryIO:
     file swapped for a FIFO after it was listed is caught too. ``O_NONBLOCK`` changes nothing
     for reads of a regular file.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(path, flags if follow_symlinks else flags | os.O_NOFOLLOW)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
