@@ -201,14 +201,15 @@ def _without_permission_override() -> list[str]:
 
 @pytest.fixture
 def restricted_server(tmp_path: Path) -> Iterator[Callable[[Path], Server]]:
-    """``start(base)``: a server process over ``base`` that file permissions apply to."""
+    """``start(base)``: a server process over ``base`` that file permissions apply to (every
+    one started uses the same workspace, so a second one is a restart)."""
     prefix = _without_permission_override()
     started: list[Server] = []
 
     def start(base: Path) -> Server:
         port = free_port()
-        workspace = tmp_path / f"ws{len(started)}"
-        workspace.mkdir()
+        workspace = tmp_path / "ws"
+        workspace.mkdir(exist_ok=True)
         log = tmp_path / f"server.{port}.log"
         with open(log, "wb") as handle:
             process = subprocess.Popen(
@@ -241,18 +242,25 @@ def test_unreadable_file_and_directory_come_back_after_chmod(
     silently. Both are reported (job problems, log) and come back once readable."""
     base = tmp_path / "logs"
     locked_file = _summary_file(write_job(base, "locked_file"))
+    until_restart = _summary_file(write_job(base, "until_restart"))
     locked_dir = write_job(base, "locked_dir")
     write_job(base, "open")
     locked_file.chmod(0)
+    until_restart.chmod(0)
     try:
-        server = restricted_server(base)
-        jobs = _jobs(server)
-        assert jobs["./locked_file"]["is_integrity"] is False
-        assert jobs["./locked_file"]["plugins"]["scalar"] == []
-        assert _steps(server, "./open") == [1, 2, 3]
-        assert "locked_file" in server.log.read_text()
-        assert "Permission denied" in server.log.read_text()
+        first = restricted_server(base)
+        jobs = _jobs(first)
+        assert jobs["./until_restart"]["is_integrity"] is False
+        assert jobs["./until_restart"]["plugins"]["scalar"] == []
+        assert _steps(first, "./open") == [1, 2, 3]
+        assert f"./until_restart/{until_restart.name}: cannot read file: Permission denied" \
+            in first.log.read_text()
+        stop_server(first)
 
+        until_restart.chmod(0o644)  # while no server runs: the index still says unreadable
+        server = restricted_server(base)
+        until(lambda: _steps(server, "./until_restart") == [1, 2, 3], timeout=WAIT)
+        assert _jobs(server)["./locked_file"]["is_integrity"] is False
         locked_file.chmod(0o644)
         until(lambda: _steps(server, "./locked_file") == [1, 2, 3], timeout=WAIT)
         until(lambda: _jobs(server)["./locked_file"]["is_integrity"] is True, timeout=WAIT)
@@ -265,5 +273,6 @@ def test_unreadable_file_and_directory_come_back_after_chmod(
         locked_dir.chmod(0o755)
         until(lambda: _jobs(server)["./locked_dir"]["is_integrity"] is True, timeout=WAIT)
     finally:
-        locked_file.chmod(0o644)
+        for path in (locked_file, until_restart):
+            path.chmod(0o644)
         locked_dir.chmod(0o755)
