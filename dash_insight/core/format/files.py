@@ -17,7 +17,10 @@ for summaries and ``_lineage`` for lineage. MindInsight's reader side
 from __future__ import annotations
 
 import enum
+import os
 import re
+import stat
+from typing import BinaryIO
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
 TFEVENTS_RE = re.compile(r"tfevents\.(\d+)")
@@ -89,3 +92,42 @@ def summary_file_name(
 ) -> str:
     """The name MindSpore's ``SummaryRecord`` gives a file it creates."""
     return f"{prefix}.out.events.summary.{timestamp}.{device_id}.{host}{suffix}"
+
+
+def file_type_name(mode: int) -> str:
+    """What a non-regular file is, in words (``st_mode`` of its ``stat``)."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+class NotARegularFile(OSError):
+    """A FIFO, socket, device or directory where a summary file was expected."""
+
+
+def open_regular(path: str, follow_symlinks: bool = True) -> BinaryIO:
+    """``open(path, "rb")``, but only for a regular file (else :class:`NotARegularFile`);
+    without ``follow_symlinks`` a symbolic link is refused too (``O_NOFOLLOW``).
+
+    ``O_NONBLOCK``: opening a FIFO for reading otherwise waits for a writer, forever, holding
+    whatever the caller holds (the loader's lock and its index transaction); reading a device
+    like ``/dev/zero`` would never end. The type is checked on the opened descriptor, so a
+    file swapped for a FIFO after it was listed is caught too. ``O_NONBLOCK`` changes nothing
+    for reads of a regular file.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(path, flags if follow_symlinks else flags | os.O_NOFOLLOW)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(f"{file_type_name(mode)}, not a regular file: skipped")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

@@ -20,7 +20,15 @@ for the next call and described in :attr:`ReadResult.tail`. Damage never raises:
   whose 12 header bytes carry a valid length CRC (and whose payload CRC matches when the payload
   is already on disk) and resumes there; if no such offset exists yet, the scan position is kept
   so a growing file is scanned further later;
-* a length above :data:`MAX_PAYLOAD_BYTES` with a valid length CRC: reported, the reader skips it.
+* a length above :data:`MAX_PAYLOAD_BYTES` with a valid length CRC: reported, the reader skips it;
+* a length that runs past the end of the file while a complete, intact record starts after the
+  header: not a tail still being written (a writer only appends, so a prefix of a good file never
+  holds a complete record after an incomplete one): reported, reading resumes at that record.
+
+A file that is not a regular one (a FIFO, a device) or cannot be opened or read is no damage of
+its data: :attr:`ReadResult.error` says why, so a caller can try again later. A reader given the
+file's ``inode`` reads nothing when the path now names another file, or one shorter than the
+resume offset (:attr:`ReadResult.replaced`): its offset belongs to the old file.
 
 MindInsight never checked either CRC; TensorBoard checks the length CRC always and the payload
 CRC only when parsing fails. We check both: with a C CRC32C (~12 GB/s here) it costs nothing.
@@ -36,6 +44,8 @@ from typing import BinaryIO
 
 import google_crc32c
 import numpy as np
+
+from dash_insight.core.format.files import open_regular
 
 if google_crc32c.implementation != "c":  # pragma: no cover - depends on the wheel installed
     import warnings
@@ -125,10 +135,17 @@ class ReadResult:
     bytes_consumed: int = 0
     damage: list[Damage] = field(default_factory=list)
     tail: Tail | None = None
+    #: The file could not be opened or read (also one of :attr:`damage`, for callers that only
+    #: report); reading stopped after the records yielded.
+    error: Damage | None = None
+    #: The path names another file than the reader's ``inode``, or a file shorter than the
+    #: resume offset: nothing was read.
+    replaced: bool = False
 
 
-def _find_header(buf: memoryview, start: int, end: int) -> int:
-    """First ``p`` in ``[start, end - 12]`` whose 8 length bytes match their masked CRC, else -1.
+def _find_header(buf: memoryview, start: int, end: int, complete: bool = False) -> int:
+    """First ``p`` in ``[start, end - 12]`` whose 8 length bytes match their masked CRC, else -1;
+    with ``complete``, only a record whose payload and payload CRC are inside ``buf[:end]``.
 
     Candidates are pre-filtered with numpy on a plausible length (length <= MAX_PAYLOAD_BYTES, so
     the upper length bytes are zero; a zero length only when the CRC bytes of an empty record
@@ -158,6 +175,8 @@ def _find_header(buf: memoryview, start: int, end: int) -> int:
         if length > MAX_PAYLOAD_BYTES or masked_crc32c(buf[p : p + 8]) != length_crc:
             continue
         body_end = p + HEADER_BYTES + length
+        if complete and body_end + FOOTER_BYTES > end:
+            continue
         if body_end + FOOTER_BYTES <= end:
             (payload_crc,) = _FOOTER.unpack_from(buf, body_end)
             if masked_crc32c(buf[p + HEADER_BYTES : body_end]) != payload_crc:
@@ -171,14 +190,17 @@ class RecordReader:
 
     ``offset`` is where the next :meth:`read` starts; persist it to resume after a restart.
     ``lost_at`` is the offset where framing was lost while the reader is still looking for the
-    next valid header, else None (part of the resume state too).
+    next valid header, else None (part of the resume state too). ``inode``: the file the offset
+    belongs to (None: whatever the path names). :attr:`stat` is the opened file's ``fstat``.
     """
 
     def __init__(self, path: str | os.PathLike[str], offset: int = 0,
-                 lost_at: int | None = None):
+                 lost_at: int | None = None, inode: int | None = None):
         self.path = os.fspath(path)
         self.offset = offset
         self.lost_at = lost_at
+        self.inode = inode
+        self.stat: os.stat_result | None = None
         self.result = ReadResult()
 
     def read(self, max_bytes: int | None = None) -> Iterator[Record]:
@@ -190,10 +212,17 @@ class RecordReader:
         """
         self.result = ReadResult()
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path) as handle:
+                self.stat = os.fstat(handle.fileno())
+                if self.inode is not None and (self.stat.st_ino != self.inode
+                                               or self.stat.st_size < self.offset):
+                    self.result.replaced = True
+                    return
                 yield from self._read_open(handle, max_bytes)
         except OSError as error:
-            self.result.damage.append(Damage(self.offset, f"cannot read file: {error}"))
+            self.result.error = Damage(self.offset,
+                                       f"cannot read file: {error.strerror or error}")
+            self.result.damage.append(self.result.error)
 
     def _read_open(self, handle: BinaryIO, max_bytes: int | None) -> Iterator[Record]:
         result = self.result
@@ -252,25 +281,36 @@ class RecordReader:
                 self.lost_at = record_offset
                 pos += 1
                 continue
-            if length > MAX_PAYLOAD_BYTES:
-                result.damage.append(
-                    Damage(record_offset, f"record of {length} bytes exceeds the "
-                           f"{MAX_PAYLOAD_BYTES}-byte limit; skipped")
-                )
-                skip_to = record_offset + FRAME_OVERHEAD + length
-                handle.seek(0, os.SEEK_END)
-                if handle.tell() < skip_to:
-                    result.damage.pop()  # report it once, when the whole record is there
-                    result.tail = Tail(record_offset, handle.tell() - record_offset,
-                                       FRAME_OVERHEAD + length)
-                    break
-                handle.seek(skip_to)
-                buf, base, pos, eof = memoryview(b""), skip_to, 0, False
-                continue
             frame = FRAME_OVERHEAD + length
-            if not fill(frame):
-                result.tail = Tail(record_offset, len(buf) - pos, frame)
-                break
+            if length > MAX_PAYLOAD_BYTES:
+                skip_to = record_offset + frame
+                size = os.fstat(handle.fileno()).st_size
+                if size >= skip_to:
+                    result.damage.append(
+                        Damage(record_offset, f"record of {length} bytes exceeds the "
+                               f"{MAX_PAYLOAD_BYTES}-byte limit; skipped")
+                    )
+                    handle.seek(skip_to)
+                    buf, base, pos, eof = memoryview(b""), skip_to, 0, False
+                    continue
+                # What is on disk after the header, as far as a record could reach.
+                fill(min(size - record_offset, FRAME_OVERHEAD + MAX_PAYLOAD_BYTES))
+            elif fill(frame):
+                size = -1
+            else:
+                size = base + len(buf)
+            if size >= 0:  # the record runs past the end of the file
+                later = _find_header(buf, pos + 1, len(buf), complete=True)
+                if later < 0:  # may be a record still being written
+                    result.tail = Tail(record_offset, size - record_offset, frame)
+                    break
+                result.damage.append(
+                    Damage(record_offset, f"record of {length} bytes runs past the end of the "
+                           f"file ({size} bytes) while an intact record follows at "
+                           f"{base + later}; skipping to it")
+                )
+                pos = later
+                continue
             body = buf[pos + HEADER_BYTES : pos + HEADER_BYTES + length]
             (payload_crc,) = _FOOTER.unpack_from(buf, pos + HEADER_BYTES + length)
             pos += frame
@@ -292,9 +332,10 @@ class RecordReader:
 def read_record_at(path: str | os.PathLike[str], offset: int) -> bytes:
     """Read and verify the single record whose header is at ``offset`` (lazy blob access).
 
-    Raises ``ValueError`` when the bytes there are not an intact record (the file changed).
+    Raises ``ValueError`` when the bytes there are not an intact record (the file changed),
+    ``OSError`` when the path cannot be read or is not a regular file.
     """
-    with open(path, "rb") as handle:
+    with open_regular(os.fspath(path)) as handle:
         handle.seek(offset)
         header = handle.read(HEADER_BYTES)
         if len(header) < HEADER_BYTES:

@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from dash_insight.core.format.files import open_regular
+
 OP_TYPE_PREFIX = "cpu_op_type_info"
 OP_DETAIL_PREFIX = "cpu_op_detail_info"
 FRAMEWORK_PREFIX = "cpu_framework"
@@ -432,9 +434,9 @@ def parse_profiler_info(text: str, name: str = "profiler_info.json") -> tuple[di
 
 def read_text(path: str, limit: int = MAX_FILE_BYTES) -> str:
     """A file's text (UTF-8, undecodable bytes replaced), opened without following a symbolic
-    link; OSError when it cannot be read or is larger than ``limit`` bytes."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(descriptor, "rb") as handle:
+    link; OSError when it cannot be read, is not a regular file (a FIFO would block the request
+    for good) or is larger than ``limit`` bytes."""
+    with open_regular(path, follow_symlinks=False) as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise OSError(f"{os.path.basename(path)} is larger than {limit} bytes: not read")

@@ -14,10 +14,18 @@ update time of the most recently modified file.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat as stat_mode
 from dataclasses import dataclass, field
 
-from dash_insight.core.format.files import FileKind, classify, file_timestamp, summary_sort_key
+from dash_insight.core.format.files import (
+    FileKind,
+    classify,
+    file_timestamp,
+    file_type_name,
+    summary_sort_key,
+)
 from dash_insight.core.format.profiler import ProfilerDir, primary_profiler_dir, profiler_dir_of
 
 
@@ -49,6 +57,9 @@ class JobInfo:
     update_time: float
     errors: tuple[str, ...] = field(default=())
     profilers: tuple[ProfilerDir, ...] = field(default=())
+    #: False for a directory that could not be listed (``errors`` says why): whatever jobs it
+    #: holds are unknown, not gone.
+    listed: bool = True
 
     @property
     def profiler(self) -> ProfilerDir | None:
@@ -107,8 +118,11 @@ def _job(base: str, directory: str, files: list[FileInfo], errors: list[str],
 
 def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
     """Every job under ``base`` (depth 0 = the base itself), newest update first, then by
-    train_id. A directory that cannot be listed holds no job (never an exception); a file that
-    vanishes or cannot be stat-ed while listing is named in its job's ``errors``."""
+    train_id. Never raises. A file that vanishes or cannot be stat-ed while listing, or that is
+    named like ours but is not a regular file (a FIFO would block whoever opens it), is named in
+    its job's ``errors``; a directory holding only such entries is a job too, so that they are
+    reported. A directory that cannot be listed (permissions) is returned as a job with
+    ``listed=False`` and the reason in ``errors``; one that vanished while listing is skipped."""
     base = os.path.abspath(base)
     jobs: list[JobInfo] = []
     pending: list[tuple[str, int]] = [(base, 0)]
@@ -134,13 +148,21 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
                         if kind is None or kind is FileKind.EXPLAIN:
                             continue
                         stat = entry.stat(follow_symlinks=False)
+                        if not stat_mode.S_ISREG(stat.st_mode):
+                            errors.append(f"{entry.name}: {file_type_name(stat.st_mode)}, "
+                                          f"not a regular file: skipped")
+                            continue
                         files.append(FileInfo(entry.name, kind, stat.st_size, stat.st_mtime,
                                               stat.st_ino, file_timestamp(entry.name)))
                     except OSError as error:  # vanished or unreadable entry
                         errors.append(f"{entry.name}: {error.strerror or error}")
-        except OSError:
+        except OSError as error:
+            if error.errno not in (errno.ENOENT, errno.ENOTDIR):  # not just gone meanwhile
+                jobs.append(JobInfo(train_id_of(base, directory), directory, (), 0.0, 0.0,
+                                    (f"cannot list this directory: "
+                                     f"{error.strerror or error}",), listed=False))
             continue
-        if files or profilers:
+        if files or profilers or errors:
             profilers.sort(key=lambda p: p.path)
             jobs.append(_job(base, directory, files, errors, profilers))
     jobs.sort(key=lambda job: (-job.update_time, job.train_id))

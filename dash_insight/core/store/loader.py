@@ -9,7 +9,18 @@ job's files with what the index knows, and reads only what is new:
 * a vanished file's data is dropped and the job says so in its integrity reasons;
 * lineage files (small) are re-read whole when they change; ``.pb`` graphs are checked;
 * TensorBoard event files are read like summaries (:mod:`..format.tensorboard`), their
-  ``hparams`` values kept as lineage records.
+  ``hparams`` values kept as lineage records;
+* a file that cannot be opened or read (permissions, I/O error) keeps what was read from it and
+  is tried again every round, so a ``chmod`` is enough; entries named like ours that are not
+  regular files (a FIFO would block the loader) are skipped; both are logged once and listed
+  in the job's integrity reasons;
+* a directory that cannot be listed keeps the jobs known in it, with what was read from them
+  and a reason; it is logged once.
+
+A file replaced while it is first read (between two slices) is noticed by its inode when it is
+opened again, and read from its start: the series never mixes the two files. An incomplete last
+record, or an empty file, counts as unchanged since the file's mtime, so a file cut hours ago is
+reported at once, not 600 s after the server started.
 
 Reading goes round-robin over the jobs in slices of ``slice_bytes`` (128 MB: a 500 MB file
 is indexed in four chunks per tag, each point written once), so a large job does not hide the
@@ -26,7 +37,7 @@ import time
 from collections.abc import Callable
 
 from dash_insight.core.format.events import DecodeError, decode_lineage_event, decode_model_proto
-from dash_insight.core.format.files import EVENT_KINDS, FileKind
+from dash_insight.core.format.files import EVENT_KINDS, FileKind, open_regular
 from dash_insight.core.format.framing import Damage, RecordReader
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import (
@@ -39,6 +50,7 @@ from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
 from dash_insight.core.store.state import (
     GRAPH_IN_SUMMARY,
     GRAPH_PB,
+    STALE_TAIL_SECONDS,
     STATUS_LOADED,
     FileState,
     GraphRecord,
@@ -95,6 +107,8 @@ class Loader:
         self.slice_bytes = slice_bytes
         self._clock = clock
         self._scanners: dict[tuple[str, str], EventScanner | TensorBoardScanner] = {}
+        # Directories that could not be listed, as last logged: train_id -> reason.
+        self._unlisted: dict[str, str] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.rounds = 0
@@ -138,13 +152,17 @@ class Loader:
     # -- one round --
     def load_round(self) -> bool:
         """Discover jobs and read everything new; True when the index changed."""
-        jobs = discover_jobs(self.base_dir, self.max_depth)
+        found = discover_jobs(self.base_dir, self.max_depth)
+        jobs = [job for job in found if job.listed]
         states: dict[str, JobState] = {}
-        changed = False
         with self.store.transaction():
-            previous = {train_id for train_id, _, _ in self.store.job_list()}
-            self.store.set_job_list([(j.train_id, j.create_time, j.update_time) for j in jobs])
-            current = {job.train_id for job in jobs}
+            known = self.store.job_list()
+            kept, changed = self._keep_unlisted([job for job in found if not job.listed], known)
+            listing = [(j.train_id, j.create_time, j.update_time) for j in jobs] + kept
+            listing.sort(key=lambda item: (-item[2], item[0]))
+            self.store.set_job_list(listing)
+            previous = {train_id for train_id, _, _ in known}
+            current = {train_id for train_id, _, _ in listing}
             for train_id in previous - current:  # the folder holds no summary file any more
                 state = self.store.load_job(train_id)
                 if state is not None:
@@ -180,6 +198,40 @@ class Loader:
             pending = still
         return changed
 
+    def _keep_unlisted(self, unlisted: list[JobInfo], known: list[tuple[str, float, float]]
+                       ) -> tuple[list[tuple[str, float, float]], bool]:
+        """The known jobs in (or below) directories that could not be listed, and whether one
+        of their states changed: they stay, with what was read from them and the reason as a
+        problem. Every such directory is logged once (the jobs in one never listed are unknown:
+        only the log can tell)."""
+        reasons = {job.train_id: job.errors[0] for job in unlisted}
+        for train_id, reason in reasons.items():
+            if self._unlisted.get(train_id) != reason:
+                log.warning("%s: %s; the jobs in it keep what was read from them before, "
+                            "others cannot be shown", train_id, reason)
+        for train_id in set(self._unlisted) - set(reasons):
+            log.info("%s can be listed again", train_id)
+        self._unlisted = reasons
+        kept = []
+        changed = False
+        for item in known:
+            train_id = item[0]
+            directory = next((d for d in reasons if train_id == d or d == "./"
+                              or train_id.startswith(d + "/")), None)
+            if directory is None:
+                continue
+            kept.append(item)
+            state = self.store.load_job(train_id)
+            if state is not None:
+                problem = (f"cannot list {directory}: {reasons[directory]}; showing what was "
+                           f"read before",)
+                if state.problems != problem:
+                    state.problems = problem
+                    state.version += 1
+                    self.store.save_job(state)
+                    changed = True
+        return kept, changed
+
     def _read_slice_safely(self, job: JobInfo, state: JobState) -> bool:
         """:meth:`_read_slice`, but an unexpected failure on one file is recorded as damage of
         that file (not retried until the file changes) instead of stopping every job."""
@@ -202,6 +254,11 @@ class Loader:
         profiler = (job.profiler_dir, job.profiler_type, job.profiler_graph_mode)
         if profiler != (state.profiler_dir, state.profiler_type, state.profiler_graph_mode):
             state.profiler_dir, state.profiler_type, state.profiler_graph_mode = profiler
+            changed = True
+        if state.problems != job.errors:
+            for problem in sorted(set(job.errors) - set(state.problems)):
+                log.warning("%s: %s", state.train_id, problem)
+            state.problems = job.errors
             changed = True
         on_disk = {f.name: f for f in job.files}
         for name in list(state.files):
@@ -228,6 +285,8 @@ class Loader:
             if (file_state.size, file_state.mtime) != (info.size, info.mtime):
                 file_state.size, file_state.mtime = info.size, info.mtime
                 changed = True
+            if file_state.unreadable is not None:
+                file_state.read_size = -1  # try again (once per round)
         changed |= self._rank(state, job.files)
         if changed:
             state.version += 1
@@ -263,7 +322,8 @@ class Loader:
         return any(f.needs_reading for f in state.files.values())
 
     def _read_summary(self, path: str, state: JobState, file_state: FileState) -> None:
-        reader = RecordReader(path, file_state.offset, file_state.lost_at)
+        reader = RecordReader(path, file_state.offset, file_state.lost_at,
+                              inode=file_state.identity[0])
         scanner = self._scanners.get((state.train_id, file_state.name))
         if scanner is None:
             scanner = self._scanners[(state.train_id, file_state.name)] = (
@@ -274,17 +334,72 @@ class Loader:
         # ones). Reading a file for the first time: every point is written once, no merging.
         merge = file_state.caught_up
         result = scanner.scan(reader.read(self.slice_bytes))
-        self._store_scan(state, file_state, result, merge)
         read = reader.result
-        file_state.damage.extend(read.damage)
+        if read.replaced and reader.stat is not None:
+            self._restart_file(state, file_state, reader.stat)
+            return
+        self._store_scan(state, file_state, result, merge)
+        damage = [d for d in read.damage if d is not read.error]
+        self._log_damage(state, file_state, damage + result.errors)
+        file_state.damage.extend(damage)
         file_state.records += read.records
         file_state.offset, file_state.lost_at = reader.offset, reader.lost_at
         file_state.read_size = size_before
-        file_state.caught_up = read.bytes_consumed < self.slice_bytes
-        if read.tail is None:
+        file_state.caught_up = read.error is not None or read.bytes_consumed < self.slice_bytes
+        self._set_unreadable(state, file_state, read.error)
+        self._set_tail_since(state, file_state, read.tail is not None)
+
+    def _set_tail_since(self, state: JobState, file_state: FileState, tail: bool) -> None:
+        """An incomplete last record, or an empty file, is unchanged since the file's mtime
+        (nothing was written since); None otherwise. ``min`` with now: a clock skewed into the
+        future does not make it older."""
+        empty = file_state.size == 0 and file_state.records == 0
+        if not tail and not (empty and file_state.unreadable is None):
             file_state.tail_since = None
-        elif file_state.tail_since is None or read.bytes_consumed:
-            file_state.tail_since = self._clock()
+            return
+        now = self._clock()
+        since = min(file_state.mtime, now)
+        if since != file_state.tail_since and now - since >= STALE_TAIL_SECONDS:
+            log.warning("%s/%s: %s, unchanged for %d s", state.train_id, file_state.name,
+                        "empty file" if empty
+                        else f"incomplete last record at {file_state.offset}", now - since)
+        file_state.tail_since = since
+
+    def _set_unreadable(self, state: JobState, file_state: FileState,
+                        error: Damage | None) -> None:
+        """Remember (and log once) why a file cannot be read, or that it can be again."""
+        reason = None if error is None else error.reason
+        if reason == file_state.unreadable:
+            return
+        if reason is None:
+            log.info("%s/%s can be read again", state.train_id, file_state.name)
+        else:
+            log.warning("%s/%s: %s; trying again at every reload", state.train_id,
+                        file_state.name, reason)
+        file_state.unreadable = reason
+
+    def _restart_file(self, state: JobState, file_state: FileState,
+                      stat: os.stat_result) -> None:
+        """The path names another file (or a shorter one) than the one being read: forget what
+        was read and read the new one from its start (on the next pass)."""
+        log.info("%s/%s was replaced or truncated while being read: reading it again",
+                 state.train_id, file_state.name)
+        _forget_file(self.store, state, file_state)
+        self._scanners.pop((state.train_id, file_state.name), None)
+        fresh = FileState(file_state.name, file_state.kind,
+                          (stat.st_ino, file_state.identity[1]), rank=file_state.rank,
+                          size=stat.st_size, mtime=stat.st_mtime)
+        state.files[file_state.name] = fresh
+
+    @staticmethod
+    def _log_damage(state: JobState, file_state: FileState, damage: list[Damage]) -> None:
+        """Log newly found damage (the first few places: a garbage file has many)."""
+        for place in damage[:3]:
+            log.warning("%s/%s @ %d: %s", state.train_id, file_state.name, place.offset,
+                        place.reason)
+        if len(damage) > 3:
+            log.warning("%s/%s: %d more damaged places", state.train_id, file_state.name,
+                        len(damage) - 3)
 
     def _store_scan(self, state: JobState, file_state: FileState, result: ScanResult,
                     merge: bool) -> None:
@@ -313,38 +428,53 @@ class Loader:
                 for h in result.hparams)
 
     def _read_lineage(self, path: str, state: JobState, file_state: FileState) -> None:
-        """Lineage files are small: re-read whole whenever they change."""
-        state.lineage = [r for r in state.lineage if r.file != file_state.name]
-        file_state.damage = []
+        """Lineage files are small: re-read whole whenever they change (what was read before
+        stays while the file cannot be read)."""
         reader = RecordReader(path)
         size_before = file_state.size
+        records: list[LineageRecord] = []
+        damage: list[Damage] = []
         for record in reader.read():
             try:
                 lineage = decode_lineage_event(record.payload)
             except DecodeError as error:
-                file_state.damage.append(Damage(record.offset, str(error)))
+                damage.append(Damage(record.offset, str(error)))
                 continue
-            state.lineage.append(LineageRecord(file=file_state.name, offset=record.offset,
-                                               wall_time=lineage.wall_time, kind=lineage.kind,
-                                               data=lineage.data))
-        file_state.damage.extend(reader.result.damage)
+            records.append(LineageRecord(file=file_state.name, offset=record.offset,
+                                         wall_time=lineage.wall_time, kind=lineage.kind,
+                                         data=lineage.data))
+        file_state.read_size, file_state.caught_up = size_before, True
+        self._set_unreadable(state, file_state, reader.result.error)
+        if reader.result.error is not None:
+            return
+        state.lineage = [r for r in state.lineage if r.file != file_state.name] + records
+        file_state.damage = damage + reader.result.damage
+        self._log_damage(state, file_state, file_state.damage)
         file_state.records = reader.result.records
         file_state.offset, file_state.lost_at = reader.offset, reader.lost_at
-        file_state.read_size, file_state.caught_up = size_before, True
-        file_state.tail_since = self._clock() if reader.result.tail else None
+        self._set_tail_since(state, file_state, reader.result.tail is not None)
 
     def _read_graph_file(self, path: str, state: JobState, file_state: FileState) -> None:
-        """A bare ModelProto: checked now, decoded again when shown."""
+        """A bare ModelProto: checked now, decoded again when shown (what was read before stays
+        while the file cannot be read)."""
         name = file_state.name
+        file_state.read_size, file_state.caught_up = file_state.size, True
+        try:
+            with open_regular(path) as handle:
+                data = handle.read()
+        except OSError as error:
+            self._set_unreadable(state, file_state,
+                                 Damage(0, f"cannot read file: {error.strerror or error}"))
+            return
+        self._set_unreadable(state, file_state, None)
         state.graphs = [g for g in state.graphs if g.file != name]
         state.tags.get(Plugin.GRAPH.value, {}).pop(name, None)
         file_state.damage = []
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
             decode_model_proto(data)
-        except (OSError, DecodeError) as error:
+        except DecodeError as error:
             file_state.damage.append(Damage(0, str(error)))
+            self._log_damage(state, file_state, file_state.damage)
         else:
             state.graphs.append(GraphRecord(file=name, kind=GRAPH_PB, offset=0,
                                             length=len(data), wall_time=file_state.mtime,

@@ -62,9 +62,15 @@ class FileState:
     mtime: float = 0.0
     records: int = 0
     damage: list[Damage] = field(default_factory=list)
-    tail_since: float | None = None  # when the current incomplete last record was first seen
+    # Since when the incomplete last record (or the emptiness of an empty file) is unchanged:
+    # the file's mtime, as nothing was written since.
+    tail_since: float | None = None
     read_size: int = -1  # size on disk at the last read; another size means "read again"
     caught_up: bool = False  # the last read reached the end (not stopped by its byte budget)
+    # Why the file could not be opened or read at the last try (permissions, I/O error, not a
+    # regular file); tried again every round, so a ``chmod`` is enough. A plain default (a class
+    # attribute), so states pickled before this field existed read as None.
+    unreadable: str | None = None
     # (plugin, tag) -> entries per stored chunk (see IndexStore.append_chunk)
     chunks: dict[tuple[str, str], list[int]] = field(default_factory=dict)
 
@@ -93,6 +99,10 @@ class JobState:
     profiler_dir: str | None = None
     profiler_type: str = ""  # "cpu", "gpu", "ascend"; "" without profiler data
     profiler_graph_mode: str = ""  # MindInsight's graph_mode: "static" / "dynamic" / ""
+    # What the last listing of the job's directory could not use: entries that are not regular
+    # files, entries that could not be stat-ed, the directory itself when it cannot be listed.
+    # A tuple default (a class attribute): states pickled before this field read as ().
+    problems: tuple[str, ...] = ()
 
     @property
     def bytes_read(self) -> int:
@@ -104,20 +114,27 @@ class JobState:
 
     @property
     def status(self) -> str:
-        if not self.files:
-            return STATUS_LOADED if self.profiler_dir else STATUS_PENDING
+        if not self.files:  # nothing to read: profiler data, or only what could not be used
+            return STATUS_LOADED if self.profiler_dir or self.problems else STATUS_PENDING
         if any(f.needs_reading for f in self.files.values()):
             return STATUS_LOADING if self.bytes_read else STATUS_PENDING
         return STATUS_LOADED
 
     def integrity_reasons(self, now: float) -> list[str]:
-        """Why the job is not intact: damaged records, stale incomplete records, lost files."""
-        reasons = []
+        """Why the job is not intact: damaged records, stale incomplete records or empty files,
+        unreadable files, lost files, what its directory listing could not use."""
+        reasons = list(self.problems)
         for state in self.files.values():
+            if state.unreadable is not None:
+                reasons.append(f"{state.name}: {state.unreadable}; tried again at every reload")
             for damage in state.damage:
                 reasons.append(f"{state.name} @ {damage.offset}: {damage.reason}")
             if state.tail_since is not None and now - state.tail_since >= STALE_TAIL_SECONDS:
-                reasons.append(f"{state.name} @ {state.offset}: incomplete last record, "
-                               f"unchanged for {int(now - state.tail_since)} s (truncated?)")
+                age = int(now - state.tail_since)
+                if state.size == 0:
+                    reasons.append(f"{state.name}: empty file, unchanged for {age} s")
+                else:
+                    reasons.append(f"{state.name} @ {state.offset}: incomplete last record, "
+                                   f"unchanged for {age} s (truncated?)")
         reasons.extend(f"{name}: file vanished; its data was dropped" for name in self.vanished)
         return reasons

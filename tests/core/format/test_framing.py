@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import struct
 import time
@@ -768,3 +769,68 @@ def test_read_record_at_oversized(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     with pytest.raises(ValueError):
         read_record_at(path, expected[0][0])
     assert read_record_at(path, expected[1][0]) == bytes(100)
+
+
+# --------------------------------------------------------------------------- 8. past the end
+
+
+def _header(length: int) -> bytes:
+    """A record header with a valid length CRC."""
+    packed = struct.pack("<Q", length)
+    return packed + struct.pack("<I", masked_crc32c(packed))
+
+
+@pytest.mark.parametrize("length", [10_000, 1 << 31], ids=["plausible", "over-limit"])
+def test_length_past_the_end_with_records_after_it_is_damage(tmp_path: Path, chunk: int,
+                                                            length: int) -> None:
+    """A header whose (CRC-valid) length runs past the end of the file, followed by complete
+    intact records: no writer leaves that, so it is damage now and the records after it are
+    read."""
+    head, after = RECORDS[:3], RECORDS[3:]
+    cut = spans(RECORDS)[2][1]
+    bogus = _header(length) + b"partial"
+    path = tmp_path / "f"
+    path.write_bytes(DATA[:cut] + bogus + DATA[cut:])
+    records, reader = read_file(path)
+    assert records == head + [(offset + len(bogus), payload) for offset, payload in after]
+    [damage] = reader.result.damage
+    assert damage.offset == cut and "runs past the end of the file" in damage.reason
+    assert reader.result.tail is None and reader.offset == len(DATA) + len(bogus)
+
+
+def test_length_past_the_end_alone_is_a_tail(tmp_path: Path, chunk: int) -> None:
+    """Without a complete record after it, it may be a record still being written."""
+    path = tmp_path / "f"
+    assert spans(RECORDS)[0][1] == 21
+    path.write_bytes(DATA + _header(10_000) + DATA[:20])  # no complete record after the header
+    records, reader = read_file(path)
+    assert records == RECORDS and reader.result.damage == []
+    assert reader.result.tail == Tail(len(DATA), 32, 10_016)
+    assert reader.offset == len(DATA)
+
+
+def test_fifo_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    path = tmp_path / "x.summary.1_MS"
+    os.mkfifo(path)
+    started = time.monotonic()
+    records, reader = read_file(path)
+    assert time.monotonic() - started < 5 and records == []
+    assert reader.result.error is not None and "a FIFO" in reader.result.error.reason
+    with pytest.raises(OSError, match="a FIFO"):
+        read_record_at(path, 0)
+
+
+def test_replaced_file_is_not_read_at_the_old_offset(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(DATA)
+    first = RecordReader(path, inode=path.stat().st_ino)
+    assert read_all(first, max_bytes=100) == RECORDS[:3]
+    replacement = tmp_path / "g"
+    replacement.write_bytes(DATA)
+    os.replace(replacement, path)
+    again = RecordReader(path, first.offset, inode=first.inode)
+    assert read_all(again) == [] and again.result.replaced and again.result.damage == []
+    assert again.stat is not None and again.stat.st_ino == path.stat().st_ino
+    path.write_bytes(DATA[:10])  # same inode, shorter than the offset: truncated
+    shorter = RecordReader(path, first.offset, inode=path.stat().st_ino)
+    assert read_all(shorter) == [] and shorter.result.replaced

@@ -78,3 +78,19 @@ def test_rescanning_1200_jobs_is_fast(tmp_path: Path) -> None:
     elapsed = time.perf_counter() - started
     assert len(jobs) == 1200
     assert elapsed < 3.0  # measured ~0.05 s; bench/load.py reports the figure
+
+
+def test_entries_that_are_not_regular_files_are_named(tmp_path: Path) -> None:
+    (tmp_path / "job").mkdir()
+    (tmp_path / "job" / "events.out.events.summary.1.0.h_MS").write_bytes(b"")
+    os.mkfifo(tmp_path / "job" / "events.out.events.summary.2.0.h_MS")
+    (tmp_path / "fifo_only").mkdir()
+    os.mkfifo(tmp_path / "fifo_only" / "x.summary.3_lineage")
+    os.mkfifo(tmp_path / "fifo_only" / "notes")  # not named like ours: not a problem
+    jobs = {job.train_id: job for job in discover_jobs(str(tmp_path))}
+    assert set(jobs) == {"./job", "./fifo_only"}
+    assert [f.name for f in jobs["./job"].files] == ["events.out.events.summary.1.0.h_MS"]
+    assert jobs["./job"].errors == (
+        "events.out.events.summary.2.0.h_MS: a FIFO, not a regular file: skipped",)
+    assert jobs["./fifo_only"].files == () and len(jobs["./fifo_only"].errors) == 1
+    assert all(job.listed for job in jobs.values())
