@@ -7,6 +7,7 @@ This is the only module that imports every plugin. Adding a kind of data is one 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,8 +38,29 @@ from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 PLUGINS: tuple[Plugin[Any], ...] = (JOBS, SCALARS, HISTOGRAMS, TENSORS, GRAPHS, IMAGES, LANDSCAPE,
                                     LINEAGE, PROFILER)
 
-ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "assets")
+LOG = logging.getLogger(__name__)
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def assets_folder(package_dir: str = _PACKAGE_DIR) -> str:
+    """The stylesheets and chart scripts Dash serves under ``/assets/``.
+
+    The repository keeps them in its top-level ``assets/`` folder; the wheel holds that folder as
+    ``dash_insight/assets`` (``force-include`` in ``pyproject.toml``). The package's own folder
+    wins, so an installed wheel never serves an unrelated ``site-packages/assets``; a checkout
+    (or an editable install) has only the top-level one. When neither exists (a broken install)
+    the packaged path is returned: the pages still work, unstyled, and the log says why.
+    """
+    packaged = os.path.join(package_dir, "assets")
+    checkout = os.path.join(os.path.dirname(package_dir), "assets")
+    for folder in (packaged, checkout):
+        if os.path.isdir(folder):
+            return folder
+    LOG.warning("no assets folder at %s or %s: pages are served without their stylesheets "
+                "and chart scripts (reinstall dash-insight)", packaged, checkout)
+    return packaged
+
 
 SECURITY_HEADERS = {
     "X-Frame-Options": "SAMEORIGIN",
@@ -123,7 +145,7 @@ def create_app(
         __name__,
         server=host,
         url_base_pathname=prefix,
-        assets_folder=ASSETS,
+        assets_folder=assets_folder(),
         title=title,
         update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL
