@@ -171,7 +171,8 @@ def test_demo_serves_pages_assets_and_rest(demo_server: str) -> None:
             break
         time.sleep(0.2)
     assert {job["train_id"] for job in jobs["train_jobs"]} == DEMO_JOBS
-    scalars = json.loads(_get(api + "scalar/metadata?train_id=./lenet_sc&tag=loss%2Fauto%2Fscalar")[1])
+    metadata = "scalar/metadata?train_id=./lenet_sc&tag=loss%2Fauto%2Fscalar"
+    scalars = json.loads(_get(api + metadata)[1])
     assert len(scalars["metadatas"]) == 48, scalars
 
     for page in PAGES:
