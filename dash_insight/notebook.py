@@ -8,7 +8,7 @@
     %dash_insight --demo --page scalars --train-id ./lenet_sc --height 900
 
     import dash_insight.notebook
-    dash_insight.notebook.show("runs/run1", page="scalars", tags=["loss/auto/scalar"])
+    dash_insight.notebook.show("runs/run1", page="scalars", tags=["loss/auto"])
 
 The server runs inside the kernel, started by Dash's own Jupyter support (``app.run`` with
 ``jupyter_mode="_none"``: a threaded werkzeug server in a daemon thread, waited for until it
@@ -157,10 +157,10 @@ def _free_port(host: str) -> int:
 
 def _start(settings: Settings) -> NotebookServer:
     """Start an app for ``settings`` in the kernel through Dash's Jupyter support."""
+    settings.checked_base_dir()
     if not dash.jupyter_dash.active:
         raise RuntimeError("dash_insight.notebook serves from a Jupyter or IPython kernel; "
                            "outside one run `dash-insight start`")
-    settings.checked_base_dir()
     if "port" not in settings.sources:  # no --port, no DASH_INSIGHT_PORT: any free port
         settings = settings.replace(SOURCE, port=_free_port(settings.host))
     proxy = proxy_path(settings.port, os.environ)
@@ -259,7 +259,7 @@ def dash_insight_magic(line: str) -> None:
         settings = Settings.from_args(args)
         show(settings.summary_base_dir, args.page, train_id=args.train_id, tags=args.tags,
              height=args.height, mode=args.mode, settings=settings)
-    except (SettingsError, ValueError, OSError) as error:
+    except (SettingsError, ValueError, OSError, RuntimeError) as error:
         print(f"dash-insight: {error}")
 
 
