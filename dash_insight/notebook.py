@@ -36,7 +36,7 @@ from typing import Any
 
 import dash
 
-from dash_insight.core.settings import Settings, SettingsError
+from dash_insight.core.settings import Settings, SettingsError, bind_problem
 from dash_insight.core.store.discovery import discover_jobs, train_id_of
 from dash_insight.web.application import create_app, page_paths
 from dash_insight.web.url_state import encode_tags, make_search
@@ -83,15 +83,13 @@ class ServerRegistry:
         self._lock = threading.Lock()
 
     def find(self, path: str) -> NotebookServer | None:
-        """The server of ``path``'s base directory, or of a base directory holding ``path``."""
+        """The server of ``path`` as base directory, else of the innermost base directory
+        holding ``path``, else None."""
         real = os.path.realpath(os.path.expanduser(path))
         with self._lock:
-            if real in self._servers:
-                return self._servers[real]
-            for base, server in self._servers.items():
-                if real.startswith(base.rstrip(os.sep) + os.sep):
-                    return server
-        return None
+            holding = [base for base in self._servers
+                       if real == base or real.startswith(base.rstrip(os.sep) + os.sep)]
+            return self._servers[max(holding, key=len)] if holding else None
 
     def serve(self, settings: Settings) -> tuple[NotebookServer, bool]:
         """The server of ``settings``' base directory, started unless it runs; True when it was
@@ -163,6 +161,11 @@ def _start(settings: Settings) -> NotebookServer:
                            "outside one run `dash-insight start`")
     if "port" not in settings.sources:  # no --port, no DASH_INSIGHT_PORT: any free port
         settings = settings.replace(SOURCE, port=_free_port(settings.host))
+    # Checked here: Dash's Jupyter support would shut down its own server on a taken port (the
+    # server of another base directory) and take the port over.
+    problem = bind_problem(settings.host, settings.port)
+    if problem is not None:
+        raise SettingsError(problem)
     proxy = proxy_path(settings.port, os.environ)
     if proxy is not None and not settings.allowed_hosts:
         # jupyter-server-proxy forwards the browser's Host (the hub's public name, unknown
@@ -172,7 +175,11 @@ def _start(settings: Settings) -> NotebookServer:
     requests_prefix = None if proxy is None else proxy.rstrip("/") + prefix
     app = create_app(settings.base_dir, settings=settings, frame_ancestors=NOTEBOOK_FRAME_ANCESTORS,
                      requests_pathname_prefix=requests_prefix)
-    app.run(jupyter_mode="_none", host=settings.host, port=settings.port)
+    try:
+        app.run(jupyter_mode="_none", host=settings.host, port=settings.port)
+    except BaseException:  # e.g. the port is taken: stop the loader create_app started
+        app.data_service.close()
+        raise
     if requests_prefix is not None:
         url = requests_prefix  # below the notebook's own origin
     else:

@@ -20,6 +20,7 @@ import pytest
 
 from dash_insight.core.settings import DEMO_DIR, Settings
 from dash_insight.notebook import (
+    NotebookServer,
     ServerRegistry,
     dash_insight_magic,
     load_ipython_extension,
@@ -56,6 +57,20 @@ def test_page_url() -> None:
     assert decode_tags(query["tags"][0]) == ["loss", "a,b"]
     with pytest.raises(ValueError, match="unknown page 'nope': use one of 'scalars'"):
         page_url(base, "nope")
+
+
+def test_registry_finds_the_innermost_base_directory(tmp_path: Path) -> None:
+    registry = ServerRegistry()
+    outer, inner = tmp_path / "runs", tmp_path / "runs" / "group"
+    (inner / "job").mkdir(parents=True)
+    for base in (outer, inner):
+        settings = Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"))
+        registry._servers[settings.base_dir] = NotebookServer(settings, None, base.name)
+    assert registry.find(str(inner / "job")).url == "group"
+    assert registry.find(str(inner)).url == "group"
+    assert registry.find(str(outer / ".")).url == "runs"
+    assert registry.find(str(tmp_path / "runs2")) is None
+    assert registry.find(str(tmp_path)) is None
 
 
 def test_serving_needs_a_kernel(tmp_path: Path) -> None:
@@ -217,6 +232,11 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
         "print([server.url for server in dash_insight.notebook.servers()])",
         f"dash_insight.notebook.show({str(Path(DEMO_DIR) / 'lenet_sc')!r}, page='scalars', "
         "tags=['loss/auto'])",
+        # A taken port: one line says so, nothing is registered.
+        "taken = dash_insight.notebook.servers()[0].settings.port\n"
+        f"get_ipython().run_line_magic('dash_insight', f'--summary-base-dir {hub_base} "
+        "--port {taken}')\n"
+        "print(len(dash_insight.notebook.servers()))",
         f"%env JUPYTERHUB_SERVICE_PREFIX={HUB_PREFIX}",
         f"%dash_insight --summary-base-dir {hub_base} --workspace {workspace}",
     ]
@@ -237,14 +257,16 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
         assert outputs[3][0].strip() == repr([first])  # one server so far
         scalars = _iframe_src(outputs[4][1][0])
         assert scalars == page_url(first, "scalars", "./lenet_sc", ["loss/auto"])
-        hub = _iframe_src(outputs[6][1][0])
+        assert re.fullmatch(r"dash-insight: port \d+ is already in use on 127.0.0.1; choose "
+                            r"another one with --port\n1\n", outputs[5][0]), outputs[5][0]
+        hub = _iframe_src(outputs[7][1][0])
         port = hub.split("/")[-2]
         assert hub == f"{HUB_PREFIX}proxy/{port}/"
 
         # The notebook page: on another origin than the direct frames (localhost vs
         # 127.0.0.1), the origin of the proxied frame.
         hub_proxy.page = "<!DOCTYPE html><html><body>" + "".join(
-            outputs[i][1][0] for i in (1, 4, 6)) + "</body></html>"
+            outputs[i][1][0] for i in (1, 4, 7)) + "</body></html>"
         dash_br.driver.get(f"http://localhost:{hub_proxy.server_address[1]}/")
         _wait_for_frame(dash_br, 0, "multi_file", f"{first}assets/dash-insight.css")
         _wait_for_frame(dash_br, 1, "1 of 2 tags", f"{first}assets/dash-insight.css")
