@@ -26,6 +26,7 @@ names any other proxy path (``/custom/proxy/{port}/``).
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import shlex
 import socket
@@ -195,7 +196,8 @@ def _display(url: str, mode: str, height: int) -> None:
     if mode == "inline":
         display(IFrame(url, width="100%", height=height))
     else:
-        display(HTML(f'<a href="{url}" target="_blank" rel="noopener">dash-insight: {url}</a>'))
+        link = html.escape(url)
+        display(HTML(f'<a href="{link}" target="_blank" rel="noopener">dash-insight: {link}</a>'))
 
 
 def show(path: str | os.PathLike[str] = ".", page: str | None = None, *,

@@ -239,6 +239,7 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
         "print(len(dash_insight.notebook.servers()))",
         f"%env JUPYTERHUB_SERVICE_PREFIX={HUB_PREFIX}",
         f"%dash_insight --summary-base-dir {hub_base} --workspace {workspace}",
+        "%dash_insight --demo --page dashboard --train-id ./multi_file --mode external",
     ]
     book = nbformat.v4.new_notebook()
     book.cells = [nbformat.v4.new_code_cell(source) for source in cells]
@@ -262,6 +263,8 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
         hub = _iframe_src(outputs[7][1][0])
         port = hub.split("/")[-2]
         assert hub == f"{HUB_PREFIX}proxy/{port}/"
+        link = html.escape(page_url(first, "dashboard", "./multi_file"))
+        assert f'<a href="{link}" target="_blank"' in outputs[8][1][0]
 
         # The notebook page: on another origin than the direct frames (localhost vs
         # 127.0.0.1), the origin of the proxied frame.
