@@ -1,7 +1,8 @@
 """dash-insight: training visualization for MindSpore summary logs, built with Plotly Dash.
 
 ``SummaryWriter`` writes summaries as MindSpore does; ``create_app`` builds the web app
-(imported on first use, so writing summaries does not load Dash).
+(imported on first use, so writing summaries does not load Dash). ``%load_ext dash_insight``
+adds the ``%dash_insight`` notebook magic (:mod:`dash_insight.notebook`).
 """
 
 from __future__ import annotations
@@ -28,3 +29,10 @@ def __getattr__(name: str) -> Any:
 
         return create_app
     raise AttributeError(f"module 'dash_insight' has no attribute {name!r}")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext dash_insight`` (IPython calls this): imports the notebook support only now."""
+    from dash_insight.notebook import load_ipython_extension as load
+
+    load(ipython)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up (first run only) and run the whole test suite: ruff, the import-linter contracts of
 # pyproject.toml, mypy on the package, then pytest (browser tests drive headless Chromium,
-# installed from Debian's packages when missing). Extra arguments go to pytest.
+# installed from Debian's packages when missing; tests/test_wheel.py builds the sdist and wheel,
+# installs the wheel into the scratch venv .venv-wheel and serves the demo from it; the notebook
+# test runs a notebook in an IPython kernel). Extra arguments go to pytest.
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
 if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; then

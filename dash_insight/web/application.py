@@ -7,6 +7,7 @@ This is the only module that imports every plugin. Adding a kind of data is one 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,20 +38,55 @@ from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 PLUGINS: tuple[Plugin[Any], ...] = (JOBS, SCALARS, HISTOGRAMS, TENSORS, GRAPHS, IMAGES, LANDSCAPE,
                                     LINEAGE, PROFILER)
 
-ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "assets")
+LOG = logging.getLogger(__name__)
 
-SECURITY_HEADERS = {
-    "X-Frame-Options": "SAMEORIGIN",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    # Dash renders inline bootstrap scripts and plotly.js evaluates generated code.
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
-        "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
-        "connect-src 'self'; frame-ancestors 'self'"
-    ),
-}
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def assets_folder(package_dir: str = _PACKAGE_DIR) -> str:
+    """The stylesheets and chart scripts Dash serves under ``/assets/``.
+
+    The repository keeps them in its top-level ``assets/`` folder; the wheel holds that folder as
+    ``dash_insight/assets`` (``force-include`` in ``pyproject.toml``). The package's own folder
+    wins, so an installed wheel never serves an unrelated ``site-packages/assets``; a checkout
+    (or an editable install) has only the top-level one. When neither exists (a broken install)
+    the packaged path is returned: the pages still work, unstyled, and the log says why.
+    """
+    packaged = os.path.join(package_dir, "assets")
+    checkout = os.path.join(os.path.dirname(package_dir), "assets")
+    for folder in (packaged, checkout):
+        if os.path.isdir(folder):
+            return folder
+    LOG.warning("no assets folder at %s or %s: pages are served without their stylesheets "
+                "and chart scripts (reinstall dash-insight)", packaged, checkout)
+    return packaged
+
+
+#: Who may show the pages in a frame by default: pages of the same origin only.
+SAME_ORIGIN = ("'self'",)
+
+
+def security_headers(frame_ancestors: Sequence[str] = SAME_ORIGIN) -> dict[str, str]:
+    """The headers of every page answer. ``frame_ancestors``: the CSP sources allowed to frame
+    the pages (a notebook's output cell frames them from the notebook server's origin);
+    ``X-Frame-Options``, which can name no other origin, is sent only for same-origin framing."""
+    headers = {
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+        # Dash renders inline bootstrap scripts and plotly.js evaluates generated code.
+        "Content-Security-Policy": (
+            "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+            "font-src 'self' data:; connect-src 'self'; "
+            f"frame-ancestors {' '.join(frame_ancestors)}"
+        ),
+    }
+    if tuple(frame_ancestors) == SAME_ORIGIN:
+        headers = {"X-Frame-Options": "SAMEORIGIN", **headers}
+    return headers
+
+
+SECURITY_HEADERS = security_headers()
 
 
 @dataclass(frozen=True)
@@ -82,6 +118,12 @@ class Features:
         return sorted(tabs, key=lambda tab: tab.rank)
 
 
+def page_paths(plugins: Iterable[Plugin[Any]] = PLUGINS) -> list[str]:
+    """The path of every page (below the app's prefix): each plugin's pages and the training
+    dashboard, as :meth:`Features.pages` registers them."""
+    return [page.path for plugin in plugins for page in plugin.pages] + [dashboard.PATH]
+
+
 def create_app(
     summary_base_dir: str | os.PathLike[str],
     server: flask.Flask | bool | None = None,
@@ -94,6 +136,8 @@ def create_app(
     start_loader: bool = True,
     title: str = "dash-insight",
     settings: Settings | None = None,
+    requests_pathname_prefix: str | None = None,
+    frame_ancestors: Sequence[str] = SAME_ORIGIN,
 ) -> dash.Dash:
     """The dash-insight Dash app for ``summary_base_dir``.
 
@@ -105,6 +149,11 @@ def create_app(
     loading to the caller (``app.data_service.loader.load_round()``). Requests below
     ``url_base_pathname`` get a request id and a line in ``<workspace>/log/access.<port>.log``
     (``app.access_log``, :mod:`dash_insight.web.access_log`).
+
+    ``requests_pathname_prefix``: the path the browser uses when a proxy that strips a prefix
+    stands in front (JupyterHub's ``/user/<name>/proxy/<port>/``): it must end with
+    ``url_base_pathname``, which stays the path the server sees. ``frame_ancestors``: see
+    :func:`security_headers`.
     """
     if settings is None:
         settings = Settings(
@@ -119,11 +168,16 @@ def create_app(
     # Dash takes a Flask app as ``server`` (documented), though its annotation names only bool
     # and callables.
     host: Any = server if server not in (None, True) else access_log.Server(__name__)
+    if requests_pathname_prefix is None:
+        prefixes: dict[str, Any] = {"url_base_pathname": prefix}
+    else:
+        prefixes = {"routes_pathname_prefix": prefix,
+                    "requests_pathname_prefix": requests_pathname_prefix}
     app = dash.Dash(
         __name__,
         server=host,
-        url_base_pathname=prefix,
-        assets_folder=ASSETS,
+        **prefixes,
+        assets_folder=assets_folder(),
         title=title,
         update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL
@@ -136,7 +190,7 @@ def create_app(
         page.register(app, service)
     app.server.register_blueprint(api_blueprint(features.routes()),
                                   url_prefix=prefix.rstrip("/") or None)
-    _add_security_headers(app.server, prefix)
+    _add_security_headers(app.server, prefix, security_headers(frame_ancestors))
     host_check.install(app.server, settings, prefix)
     dash_requests.install(app, prefix)
     _answer_other_methods(app.server, prefix)
@@ -158,13 +212,13 @@ def register_rest_api(server: flask.Flask, data: DataService, *, url_prefix: str
     return blueprint
 
 
-def _add_security_headers(server: flask.Flask, prefix: str) -> None:
+def _add_security_headers(server: flask.Flask, prefix: str, added: Mapping[str, str]) -> None:
     """Headers on every response under our prefix (not on the host app's other routes)."""
 
     @server.after_request
     def headers(response: Any) -> Any:
         if flask.request.path.startswith(prefix):
-            for name, value in SECURITY_HEADERS.items():
+            for name, value in added.items():
                 response.headers.setdefault(name, value)
         return response
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import flask
 import pytest
 
-from dash_insight.web.application import create_app
+from dash_insight.web.application import assets_folder, create_app, security_headers
 from tests.conftest import console_errors
 
 
@@ -56,3 +58,43 @@ def test_mounted_app_in_browser(dash_duo, host_app) -> None:
     dash_duo.wait_for_element("#preview-image")
     assert dash_duo.driver.current_url.endswith("/insight/dashboard?train_id=.%2Flenet_sc")
     assert console_errors(dash_duo) == []
+
+
+def test_assets_folder_of_the_package_or_the_checkout(tmp_path: Path, caplog) -> None:
+    package = tmp_path / "site" / "dash_insight"
+    package.mkdir(parents=True)
+    (tmp_path / "site" / "assets").mkdir()  # a checkout's top-level folder
+    assert assets_folder(str(package)) == str(tmp_path / "site" / "assets")
+    (package / "assets").mkdir()  # an installed wheel's: wins
+    assert assets_folder(str(package)) == str(package / "assets")
+    bare = tmp_path / "bare" / "dash_insight"
+    bare.mkdir(parents=True)
+    assert assets_folder(str(bare)) == str(bare / "assets")
+    assert "no assets folder" in caplog.text
+    assert Path(assets_folder(), "scalar-charts.js").is_file()  # this checkout's
+
+
+def test_behind_a_prefix_stripping_proxy_and_framed_by_a_notebook(tmp_path: Path) -> None:
+    """JupyterHub's jupyter-server-proxy: the browser asks for /user/a/proxy/8050/..., the server
+    sees /...; a notebook on another origin may frame the pages."""
+    from dash_insight.core.settings import DEMO_DIR
+
+    app = create_app(DEMO_DIR, workspace=str(tmp_path / "ws"), start_loader=False,
+                     requests_pathname_prefix="/user/a/proxy/8050/",
+                     frame_ancestors=("'self'", "http://localhost:*"))
+    client = app.server.test_client()
+    page = client.get("/")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "/user/a/proxy/8050/assets/dash-insight.css" in html
+    config = json.loads(re.search(r'id="_dash-config"[^>]*>(.*?)</script>', html).group(1))
+    assert config["requests_pathname_prefix"] == "/user/a/proxy/8050/"
+    assert client.get("/_dash-layout").status_code == 200
+    assert "X-Frame-Options" not in page.headers
+    assert "frame-ancestors 'self' http://localhost:*" in page.headers["Content-Security-Policy"]
+    app.data_service.close()
+
+
+def test_security_headers_same_origin_by_default() -> None:
+    assert security_headers()["X-Frame-Options"] == "SAMEORIGIN"
+    assert security_headers()["Content-Security-Policy"].endswith("frame-ancestors 'self'")
+    assert "X-Frame-Options" not in security_headers(("'self'", "vscode-webview:"))

@@ -204,6 +204,12 @@ def register(app: dash.Dash, service: DataService) -> None:
                         axis: str, smoothing: float | None, _prev: Any, _next: Any,
                         _compose: Any, _remove: Any, first: str | None, second: str | None,
                         search: str | None) -> Any:
+        if len(ctx.triggered) > 1:
+            # Dash calls this once when the page's controls appear (the tag list filled from
+            # the URL), with every input in ctx.triggered: triggered_id is then just the first,
+            # the "All" button, which would replace a linked ``tags=`` by every tag. A click
+            # changes one input; here nothing changed, the URL holds the state already.
+            return dash.no_update
         _, state, tags = current(search)
         state = next_state(state, tags, ctx.triggered_id, checked, pattern, axis, smoothing,
                            (first, second))

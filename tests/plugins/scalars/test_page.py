@@ -276,6 +276,17 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     until(lambda: "smoothing=0.6" in dash_duo.driver.current_url, 10)
 
 
+def test_a_link_with_tags_draws_those_tags(dash_duo, corpus_app) -> None:
+    """A bookmarked or linked page (notebook.show(..., tags=[...])) keeps its ``tags``: Dash's
+    first call of the controls' callback, with every input "triggered", changes nothing."""
+    _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all&tags=lr%2Closs")
+    dash_duo.wait_for_text_to_equal("#scalar-total", "2 of 10 tags")
+    assert sorted(_wait_charts(dash_duo, 2)) == ["loss", "lr"]
+    assert "tags=lr%2Closs" in dash_duo.driver.current_url
+    _click(dash_duo, "#scalar-tags-all")  # the buttons still work
+    _wait_charts(dash_duo, 10)
+
+
 def test_js_twins_equal_python(dash_duo, corpus_app) -> None:
     _open(dash_duo, corpus_app, "/scalars?train_id=./multi_file")
     _wait_charts(dash_duo, 2)
