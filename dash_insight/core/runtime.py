@@ -206,7 +206,10 @@ def load_state(workspace: str, base_dir: str) -> str:
     directory = index_directory(workspace, base_dir)
     if not os.path.isdir(directory):
         return "no index yet"
-    store = IndexStore(directory)
+    try:
+        store = IndexStore(directory, repair=False)  # never delete the index of running servers
+    except Exception as error:  # a status line must not fail on a damaged index
+        return f"index unreadable ({type(error).__name__})"
     try:
         provider = DataProvider(base_dir, store)
         if not provider.ready:

@@ -134,18 +134,26 @@ class Loader:
         jobs = discover_jobs(self.base_dir, self.max_depth)
         states: dict[str, JobState] = {}
         changed = False
+        # Each transaction publishes what it changed with a new generation (bump_generation
+        # inside it): readers never see a listed job without its state.
         with self.store.transaction():
             previous = {train_id for train_id, _, _ in self.store.job_list()}
             self.store.set_job_list([(j.train_id, j.create_time, j.update_time) for j in jobs])
             current = {job.train_id for job in jobs}
-            for train_id in previous - current:  # the folder holds no summary file any more
+            damaged = self.store.take_rebuild_requests()
+            for train_id in (previous - current) | damaged:  # gone, or to be read again
                 state = self.store.load_job(train_id)
                 if state is not None:
                     self.store.delete_job(state)
                     changed = True
+                if train_id in damaged:
+                    log.warning("the index of %s is damaged: reading it again", train_id)
                 self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
+            versions = self.store.job_versions()
             for job in jobs:
-                state = self.store.load_job(job.train_id) or JobState(job.train_id)
+                # A job read again continues its versions: readers cache values by version.
+                state = self.store.load_job(job.train_id) or JobState(
+                    job.train_id, version=versions.get(job.train_id, 0) + 1)
                 reconciled = self._reconcile(job, state)
                 if not state.loaded_once and state.files and state.status == STATUS_LOADED:
                     state.loaded_once = reconciled = True  # e.g. only empty files
@@ -153,8 +161,8 @@ class Loader:
                     self.store.save_job(state)
                     changed = True
                 states[job.train_id] = state
-        if changed:
-            self.store.bump_generation()
+            if changed:
+                self.store.bump_generation()
         pending = [job for job in jobs if any(f.needs_reading for f in
                                               states[job.train_id].files.values())]
         while pending and not self._stop.is_set():
@@ -168,9 +176,10 @@ class Loader:
                     state.version += 1
                     state.loaded_once = state.loaded_once or job not in still
                     self.store.save_job(state)
-            self.store.bump_generation()
+                self.store.bump_generation()
             changed = True
             pending = still
+        self.store.expire_retired()
         return changed
 
     def _read_slice_safely(self, job: JobInfo, state: JobState) -> bool:

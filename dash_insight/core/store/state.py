@@ -65,8 +65,9 @@ class FileState:
     tail_since: float | None = None  # when the current incomplete last record was first seen
     read_size: int = -1  # size on disk at the last read; another size means "read again"
     caught_up: bool = False  # the last read reached the end (not stopped by its byte budget)
-    # (plugin, tag) -> entries per stored chunk (see IndexStore.append_chunk)
-    chunks: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    # (plugin, tag) -> (serial, number of entries) of each stored chunk, in arrival order
+    # (see IndexStore.append_chunk)
+    chunks: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
 
     @property
     def needs_reading(self) -> bool:
