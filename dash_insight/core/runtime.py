@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 
 import psutil
 
+from dash_insight.core.private_files import make_private_dirs
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.index import IndexStore, index_directory
@@ -86,7 +87,7 @@ def announce(settings: Settings, launcher: str) -> ServerRecord:
                           url_base_pathname=settings.url_base_pathname, launcher=launcher,
                           started=time.time())
     path = record_path(settings.workspace, record.pid)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    make_private_dirs(os.path.dirname(path))  # the workspace is 0700 when we create it
     partial = f"{path}.partial"
     with open(partial, "w") as handle:
         json.dump(asdict(record), handle)
