@@ -144,15 +144,20 @@ class DataProvider:
         self._cache = ByteLRU(cache_bytes)
         self._states: dict[str, JobState] = {}
         self._generation = -1
+        self._epoch = store.epoch
         self._lock = threading.Lock()
 
     # -- jobs --
     def _refresh(self) -> None:
         """Reload the job states that changed since the last query (cheap when none did)."""
         generation = self.store.generation()
-        if generation == self._generation:
+        if generation == self._generation and self.store.epoch == self._epoch:
             return
         with self._lock:
+            if self.store.epoch != self._epoch:  # the index was rebuilt: versions start again
+                self._cache.clear()
+                self._states = {}
+                self._epoch = self.store.epoch
             versions = self.store.job_versions()
             states = {}
             for train_id, version in versions.items():

@@ -226,6 +226,49 @@ def test_missing_index_rows_make_the_loader_read_the_job_again(
     assert "Traceback" not in log, log
 
 
+def test_a_damaged_page_is_reported_and_rebuilt(tmp_path: Path) -> None:
+    """A page of ``cache.db`` holding a chunk of job0 is overwritten while the index is open:
+    the read that meets it is answered with a clear error, then the loader reads the job again
+    (or, when SQLite cannot even delete its rows, rebuilds the whole index) and every step of
+    every job is served again."""
+    import numpy as np
+
+    base = tmp_path / "logs"
+    write_job(base, "job0", steps=2000)
+    write_job(base, "job1", steps=200)
+    store = IndexStore(index_directory(str(tmp_path / "ws"), str(base)))
+    loader = Loader(str(base), store, reload_interval=0)
+    loader.load_round()
+    reader = DataProvider(str(base), store)
+    [database] = (tmp_path / "ws" / "index").glob("*/cache.db")
+    with sqlite3.connect(database, timeout=60) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in cache.db
+        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    at = database.read_bytes().find(np.arange(1500, 1510, dtype=np.int64).tobytes())
+    assert at > 0  # steps only job0 has
+    with open(database, "r+b") as handle:
+        handle.seek(at - at % page_size)
+        handle.write(os.urandom(page_size))
+    with pytest.raises(Exception, match="being read again from the logs"):
+        reader.read_scalars("./job0", "loss")
+    loader.reload_interval = 0.1
+    loader.start()
+    try:
+        def served(train_id: str, steps: int) -> bool:
+            try:
+                return reader.read_scalars(train_id, "loss").step.tolist() == list(
+                    range(1, steps + 1))
+            except Exception:  # until the loader has read the job again
+                return False
+
+        _wait(lambda: served("./job0", 2000) and served("./job1", 200), "the jobs read again")
+        rounds = loader.rounds
+        assert loader.wait_rounds(rounds + 2)  # later rounds do not meet the damage again
+    finally:
+        loader.stop()
+    assert served("./job0", 2000) and served("./job1", 200)
+
+
 # -- item 10: only the owner reads the index and the logs --------------------------------------
 
 
@@ -245,7 +288,8 @@ def test_index_and_logs_are_readable_by_their_owner_only(
     paths = [index, *index.iterdir(), *directory.iterdir(), workspace / "log",
              *(workspace / "log").iterdir()]
     names = {path.name for path in paths}
-    assert {"cache.db", "cache.db-wal", "cache.db-shm", "loader.lock"} <= names, names
+    assert {"cache.db", "cache.db-wal", "cache.db-shm"} <= names, names
+    assert any(name.endswith(".loader.lock") for name in names), names
     assert any(name.startswith("access.") for name in names), names
     for path in paths:
         mode = stat.S_IMODE(path.stat().st_mode)

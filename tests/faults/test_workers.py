@@ -195,7 +195,7 @@ def test_three_workers_serve_every_listed_job_through_a_killed_loader(
     try:
         _wait(lambda: len(steps) >= KILL_AT_JOBS and client.answers, "jobs being read",
               WRITE_SECONDS)
-        [lock_path] = (tmp_path / "ws" / "index").glob("*/loader.lock")
+        [lock_path] = (tmp_path / "ws" / "index").glob("*.loader.lock")
 
         def loader_found() -> bool:
             nonlocal killed

@@ -46,6 +46,7 @@ import logging
 import os
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypeVar
 
@@ -153,22 +154,71 @@ class IndexStore:
 
     def __init__(self, directory: str, *, repair: bool = True) -> None:
         self.directory = directory
+        self.repair = repair
+        self._database = os.path.join(directory, "cache.db")
+        self._versions: dict[str, int | None] = {}  # changed by this loader, not yet published
+        self._reopening = threading.Lock()
         make_private_dirs(directory)
-        # Opening, checking and rebuilding are serialised between processes (gunicorn workers
-        # start together): one rebuilds, the others open what it built.
-        with open(_private(directory + ".open.lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with self._open_lock():
             try:
                 self._cache = self._open(check=repair)
             except (sqlite3.DatabaseError, IndexDamaged) as error:
                 if not repair or not (is_damage(error) or isinstance(error, IndexDamaged)):
                     raise IndexDamaged(f"the index {directory} is damaged: {error}") from error
-                log.warning("the index %s is damaged (%s): deleted, rebuilding it from the logs",
-                            directory, error)
-                shutil.rmtree(directory, ignore_errors=True)
-                make_private_dirs(directory)
+                self._replace(error)
                 self._cache = self._open(check=False)
-        self._versions: dict[str, int | None] = {}  # changed by this loader, not yet published
+            self._identity = _identity(self._database)
+
+    @contextlib.contextmanager
+    def _open_lock(self) -> Iterator[None]:
+        """Opening, checking and replacing the index are serialised between processes (gunicorn
+        workers start together): one rebuilds, the others open what it built."""
+        with open(_private(self.directory + ".open.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+    def _replace(self, error: BaseException) -> None:
+        """Move the damaged index aside (``<directory>.damaged``, replacing an older one) and
+        start an empty one; the loader reads every job again. Moved, not deleted: processes
+        that still have it open go on until they notice (:meth:`_follow`), and its inode
+        numbers stay taken, so the new database is told apart by its inode. Call with
+        :meth:`_open_lock` held."""
+        aside = self.directory + ".damaged"
+        shutil.rmtree(aside, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.rename(self.directory, aside)
+        make_private_dirs(self.directory)
+        log.warning("the index %s is damaged (%s): moved aside to %s, rebuilding it from the "
+                    "logs", self.directory, error, os.path.basename(aside))
+
+    def rebuild(self, error: BaseException) -> None:
+        """Replace a damaged index found while it was in use (the loader, holding the loader
+        lock); other processes follow at their next query."""
+        with self._open_lock():
+            if _identity(self._database) == self._identity:  # nobody replaced it yet
+                self._replace(error)
+            self._reopen()
+
+    def _follow(self) -> None:
+        """Open the index again if another process replaced it (:meth:`rebuild`): one ``stat``.
+        """
+        if _identity(self._database) != self._identity:
+            with self._reopening, self._open_lock():
+                if _identity(self._database) != self._identity:
+                    self._reopen()
+
+    def _reopen(self) -> None:
+        # The old Cache is not closed: other threads may be reading through it; their
+        # connections to the old file end with them.
+        self._cache = self._open(check=False)
+        self._identity = _identity(self._database)
+        self._versions = {}
+
+    @property
+    def epoch(self) -> int:
+        """Which database is open (its inode): readers drop what they cached when it changes.
+        """
+        return self._identity
 
     def _open(self, check: bool) -> diskcache.Cache:
         """Open the cache (files 0600), check it with ``PRAGMA quick_check`` when asked, and
@@ -198,6 +248,9 @@ class IndexStore:
 
     # -- coordination --
     def generation(self) -> int:
+        """Bumped with every change; follows the index to its new database when another
+        process rebuilt it."""
+        self._follow()
         return int(self._cache.get("generation", 0))
 
     def bump_generation(self) -> int:
@@ -220,7 +273,8 @@ class IndexStore:
 
         An OS file lock: released when the holder exits, however it exits, so another worker
         can take over."""
-        path = _private(os.path.join(self.directory, "loader.lock"))
+        # Beside the index directory, not in it: the lock outlives a rebuild of the index.
+        path = _private(self.directory + ".loader.lock")
         with open(path, "a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
@@ -228,6 +282,7 @@ class IndexStore:
                 yield False
                 return
             try:
+                self._follow()
                 yield True
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
@@ -340,7 +395,15 @@ class IndexStore:
         """Let chunks expire after :data:`RETIRED_CHUNK_SECONDS` instead of deleting them now:
         a reader may hold a job state that names them."""
         for key in keys:
-            self._cache.touch(key, expire=RETIRED_CHUNK_SECONDS)
+            try:
+                self._cache.touch(key, expire=RETIRED_CHUNK_SECONDS)
+            except sqlite3.DatabaseError as error:
+                if not is_damage(error):
+                    raise
+                # A damaged row: deleted if SQLite can, otherwise left where nothing names it
+                # (expiring it would fail again at every round).
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    self._cache.delete(key)
 
     def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
         try:
@@ -395,6 +458,14 @@ def _quick_check(path: str) -> None:
         connection.close()
     if problems != ["ok"]:
         raise IndexDamaged("; ".join(problems[:3]))
+
+
+def _identity(path: str) -> int:
+    """The inode of the database file (0 when it is missing)."""
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return 0
 
 
 def _private(path: str) -> str:

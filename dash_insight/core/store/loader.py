@@ -28,7 +28,7 @@ from dash_insight.core.format.files import FileKind
 from dash_insight.core.format.framing import Damage, RecordReader
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
-from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
+from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns, is_damage
 from dash_insight.core.store.state import (
     GRAPH_IN_SUMMARY,
     GRAPH_PB,
@@ -118,7 +118,7 @@ class Loader:
             try:
                 with self.store.loader_lock() as owner:
                     if owner:  # another process may be the loader of this index
-                        self.load_round()
+                        self._load_round_or_rebuild()
             except Exception:  # the loop must survive anything a file can do to it
                 log.exception("loading round failed")
             with self.round_done:
@@ -127,6 +127,17 @@ class Loader:
             if self.reload_interval <= 0:
                 return
             self._stop.wait(self.reload_interval)
+
+    def _load_round_or_rebuild(self) -> None:
+        """:meth:`load_round`; when SQLite finds the index damaged, replace it with an empty one
+        (the next round reads every job again) instead of failing at every round."""
+        try:
+            self.load_round()
+        except Exception as error:
+            if not is_damage(error):
+                raise
+            self.store.rebuild(error)
+            self._scanners.clear()
 
     # -- one round --
     def load_round(self) -> bool:
@@ -188,6 +199,8 @@ class Loader:
         try:
             return self._read_slice(job, state)
         except Exception as error:  # a reader bug or an OS surprise: keep the others going
+            if is_damage(error):
+                raise  # the index's fault, not the file's: see _load_round_or_rebuild
             log.exception("indexing %s failed", job.train_id)
             for file_state in state.files.values():
                 if file_state.needs_reading:
