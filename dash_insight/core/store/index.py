@@ -31,8 +31,18 @@ misses one reloads the job state and tries again (:class:`MissingChunk`). Chunks
 SQLite (diskcache writes values above ``disk_min_file_size`` as separate files, which costs a
 mkdir/open/rmdir per chunk).
 
-The index is a cache of the logs. One that cannot be opened or fails SQLite's ``quick_check``
-(a truncated or garbage ``cache.db``) is deleted and built again, with one line in the log.
+The index is a cache of the logs, rebuilt when damaged, with one line in the log each time:
+
+* one that cannot be opened or fails SQLite's ``quick_check`` (a truncated or garbage
+  ``cache.db``) when a process opens it is moved aside (``<directory>.damaged``) and started
+  again empty;
+* a chunk a job's current state names that is missing or unreadable (deleted rows, a damaged
+  page) makes the reader ask for that job to be read again (``rebuild``);
+* SQLite reporting damage to the loader makes it replace the whole index the same way; the
+  other processes notice by the database file's inode and open the new one.
+
+The loader lock and the lock that serialises opening are files beside the index directory, so
+they outlive a rebuild.
 Its directories are 0700 and its files 0600: it holds the values of summary files that MindSpore
 writes readable by their owner only.
 """
