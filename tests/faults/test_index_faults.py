@@ -160,7 +160,7 @@ def test_a_reader_whose_chunks_expired_reloads_the_state(
             store._cache.expire(now=time.time() + 3600)  # and the replaced chunks expire
         return read_columns(*args, **kwargs)  # type: ignore[arg-type]
 
-    store.read_columns = loader_runs_first  # type: ignore[method-assign]
+    store.read_columns = loader_runs_first  # type: ignore[method-assign,assignment]
     series = reader.read_scalars("./run", "loss")
     assert interleaved and series.step.tolist() == list(range(1, 25))
     assert store._cache.get("rebuild") is None  # not mistaken for damage
