@@ -42,9 +42,8 @@ The index is a cache of the logs, rebuilt when damaged, with one line in the log
   other processes notice by the database file's inode and open the new one.
 
 The loader lock and the lock that serialises opening are files beside the index directory, so
-they outlive a rebuild.
-Its directories are 0700 and its files 0600: it holds the values of summary files that MindSpore
-writes readable by their owner only.
+they outlive a rebuild. Its directories are 0700 and its files 0600: it holds the values of
+summary files that MindSpore writes readable by their owner only.
 """
 
 from __future__ import annotations
@@ -164,7 +163,6 @@ class IndexStore:
 
     def __init__(self, directory: str, *, repair: bool = True) -> None:
         self.directory = directory
-        self.repair = repair
         self._database = os.path.join(directory, "cache.db")
         self._versions: dict[str, int | None] = {}  # changed by this loader, not yet published
         self._reopening = threading.Lock()
@@ -391,8 +389,8 @@ class IndexStore:
             merged = _concat([self._chunk(state.train_id, plugin, tag, name, first),
                               self._chunk(state.train_id, plugin, tag, name, second)])
             serial = self._new_chunk(state.train_id, plugin, tag, name, merged)
-            self._retire(_key("chunk", state.train_id, plugin, tag, name, serial)
-                         for serial in (first, second))
+            self._retire(_key("chunk", state.train_id, plugin, tag, name, replaced)
+                         for replaced in (first, second))
             chunks[-2:] = [(serial, first_size + second_size)]
 
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
