@@ -271,9 +271,14 @@ class IndexStore:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """Group writes (much faster than one SQLite commit per write)."""
-        with self._cache.transact():
-            yield
+        """Group writes (much faster than one SQLite commit per write). When it fails, the
+        versions it would have published are forgotten with the states SQLite rolled back."""
+        try:
+            with self._cache.transact():
+                yield
+        except BaseException:
+            self._versions = {}
+            raise
 
     @contextlib.contextmanager
     def loader_lock(self, blocking: bool = False) -> Iterator[bool]:
