@@ -18,6 +18,7 @@ from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.store.index import IndexStore, ScalarColumns, index_directory
 from dash_insight.core.store.loader import Loader
+from dash_insight.core.store.state import JobState
 from tests.faults.conftest import Server, stop_server, write_job
 
 LOCAL = {"Host": "127.0.0.1"}
@@ -97,6 +98,17 @@ def test_a_listed_job_is_never_unknown_while_the_loader_commits(tmp_path: Path) 
     assert looks and unknown == []
     assert sorted(job.train_id for job in reader.list_jobs()) == ["./a", "./b"]
     assert reader.read_scalars("./b", "loss").step.tolist() == [1, 2, 3]
+
+
+def test_a_failed_loader_transaction_publishes_no_version(tmp_path: Path) -> None:
+    """A round that fails is rolled back; the next one must not publish the versions of the
+    states that were rolled back (readers would reload them forever)."""
+    store = IndexStore(str(tmp_path / "index"))
+    with pytest.raises(RuntimeError), store.transaction():
+        store.save_job(JobState("./x", version=7))
+        raise RuntimeError("a file the loader could not read")
+    store.bump_generation()
+    assert store.load_job("./x") is None and store.job_versions() == {}
 
 
 # -- item 2: chunks merged while a reader holds the previous job state ------------------------
