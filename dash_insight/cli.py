@@ -37,6 +37,7 @@ from dash_insight.core.export import (
     summary_bytes,
 )
 from dash_insight.core.format.inspect import format_file_entry, format_report, inspect_path
+from dash_insight.core.private_files import create_private_file, make_private_dirs
 from dash_insight.core.runtime import find_servers, format_servers, is_server_process
 from dash_insight.core.settings import (
     DEFAULT_PORT,
@@ -98,8 +99,9 @@ def _start(args: argparse.Namespace) -> int:
     if not settings.is_local:
         print(f"dash-insight: warning: listening on {settings.host}: anyone who can reach it can "
               "read the summaries (there is no login)", file=sys.stderr)
-    os.makedirs(os.path.dirname(log_path), exist_ok=True)
-    os.makedirs(os.path.dirname(pid_path), exist_ok=True)
+    make_private_dirs(os.path.dirname(log_path))
+    create_private_file(log_path)  # the server's output may quote values of the logs
+    make_private_dirs(os.path.dirname(pid_path))
     command = [sys.executable, "-m", "dash_insight.server", *settings.to_args(),
                "--launcher", "dash-insight start"]
     # Like MindInsight's MINDINSIGHT_*: the settings are in the server's environment.

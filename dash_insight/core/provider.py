@@ -9,12 +9,13 @@ in a bounded LRU cache.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,12 +32,15 @@ from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.discovery import resolve_train_id
-from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
+from dash_insight.core.store.index import BlobColumns, IndexStore, MissingChunk, ScalarColumns
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.sampling import sample_indices
 from dash_insight.core.store.series import ScalarSeries, downsample, merge_indices
 from dash_insight.core.store.state import GRAPH_PB, JobState, LineageRecord
 from dash_insight.core.vocabulary import STORED_PLUGINS, Plugin
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class DataError(Exception):
@@ -57,6 +61,11 @@ class StepNotFound(DataError, LookupError):
 
 class ValueUnreadable(DataError):
     """The value's record cannot be read any more (file changed) or decoded."""
+
+
+class IndexEntryMissing(ValueUnreadable):
+    """The index lacks (or cannot read) data a job's current state names; the loader was
+    asked to read the job again from its logs."""
 
 
 class TensorTooLarge(DataError):
@@ -137,15 +146,20 @@ class DataProvider:
         self._cache = ByteLRU(cache_bytes)
         self._states: dict[str, JobState] = {}
         self._generation = -1
+        self._epoch = store.epoch
         self._lock = threading.Lock()
 
     # -- jobs --
     def _refresh(self) -> None:
         """Reload the job states that changed since the last query (cheap when none did)."""
         generation = self.store.generation()
-        if generation == self._generation:
+        if generation == self._generation and self.store.epoch == self._epoch:
             return
         with self._lock:
+            if self.store.epoch != self._epoch:  # the index was rebuilt: versions start again
+                self._cache.clear()
+                self._states = {}
+                self._epoch = self.store.epoch
             versions = self.store.job_versions()
             states = {}
             for train_id, version in versions.items():
@@ -163,6 +177,35 @@ class DataProvider:
         if state is None:
             raise JobNotFound(f"no training job {train_id!r} in the summary base directory")
         return state
+
+    def _with_chunks(self, train_id: str, compute: Callable[[JobState], T]) -> T:
+        """``compute(state)`` for the job's state, which reads its chunks.
+
+        A chunk may be missing because the loader merged it away after this process read the
+        state and it has since expired (see :mod:`.index`): the state is then read again and
+        ``compute`` retried once. A chunk still missing from the current state is damage: the
+        loader is asked to read the job again and the caller gets :class:`IndexEntryMissing`.
+        """
+        state = self._state(train_id)
+        try:
+            return compute(state)
+        except MissingChunk as error:
+            missing = error
+        current = self.store.load_job(train_id)
+        if current is None:
+            raise JobNotFound(f"no training job {train_id!r} in the summary base directory")
+        if current.version != state.version:
+            with self._lock:
+                if self._states.get(train_id) is state:
+                    self._states[train_id] = current
+            try:
+                return compute(current)
+            except MissingChunk as error:
+                missing = error
+        log.warning("%s; asking the loader to read %s again", missing.args[0], train_id)
+        self.store.request_rebuild(train_id)
+        raise IndexEntryMissing(f"the index of {train_id} is damaged; it is being read again "
+                                f"from the logs, try again in a few seconds") from None
 
     def _summary(self, state: JobState, create_time: float, update_time: float) -> JobSummary:
         kinds = [f.kind for f in state.files.values()]
@@ -236,15 +279,16 @@ class DataProvider:
                      max_points: int | None = None) -> ScalarSeries:
         """Every point of a scalar tag (one per step, restarts merged), sorted by step;
         ``max_points`` downsamples for display, keeping ends, extremes and non-finite points."""
-        state = self._state(train_id)
+        def compute(state: JobState) -> ScalarSeries:
+            def build() -> ScalarSeries:
+                step, wall, value, rank = self._scalar_arrival(state, tag)
+                chosen = self._selection(Plugin.SCALAR, step, rank)
+                return ScalarSeries(step[chosen], wall[chosen], value[chosen])
 
-        def build() -> ScalarSeries:
-            step, wall, value, rank = self._scalar_arrival(state, tag)
-            chosen = self._selection(Plugin.SCALAR, step, rank)
-            return ScalarSeries(step[chosen], wall[chosen], value[chosen])
+            key = (Plugin.SCALAR.value, train_id, tag, state.version)
+            return self._cache.get_or_compute(key, build)
 
-        key = (Plugin.SCALAR.value, train_id, tag, state.version)
-        series = self._cache.get_or_compute(key, build)
+        series = self._with_chunks(train_id, compute)
         return downsample(series, max_points) if max_points else series
 
     def read_scalars_many(self, train_ids: Iterable[str], tags: Iterable[str],
@@ -265,28 +309,33 @@ class DataProvider:
     # -- large values --
     def value_steps(self, train_id: str, plugin: str, tag: str) -> ValueSteps:
         """Steps (after merging) of an image / histogram / tensor / loss landscape tag."""
-        state = self._state(train_id)
 
-        def build() -> ValueSteps:
-            parts = self.store.read_columns(state, plugin, tag, BlobColumns)
-            if not parts:
-                raise TagNotFound(f"no {plugin} tag {tag!r} in {train_id}")
-            step = np.concatenate([c.step for _, c in parts])
-            rank = np.concatenate([np.full(len(c.step), f.rank, np.int64) for f, c in parts])
-            chosen = self._selection(plugin, step, rank)
-            meta = [m for _, c in parts for m in c.meta]
-            return ValueSteps(
-                step=step[chosen],
-                wall_time=np.concatenate([c.wall_time for _, c in parts])[chosen],
-                files=tuple(f.name for f, _ in parts),
-                file=np.concatenate([np.full(len(c.step), i, np.int32)
-                                     for i, (_, c) in enumerate(parts)])[chosen],
-                offset=np.concatenate([c.offset for _, c in parts])[chosen],
-                index=np.concatenate([c.value_index for _, c in parts])[chosen],
-                meta=[meta[i] for i in chosen.tolist()],
-            )
+        def compute(state: JobState) -> ValueSteps:
+            return self._cache.get_or_compute(("steps", train_id, plugin, tag, state.version),
+                                              lambda: self._value_steps(state, plugin, tag))
 
-        return self._cache.get_or_compute(("steps", train_id, plugin, tag, state.version), build)
+        return self._with_chunks(train_id, compute)
+
+    def _value_steps(self, state: JobState, plugin: str, tag: str) -> ValueSteps:
+        """Merged steps of one large-value tag of ``state`` (see :meth:`value_steps`)."""
+        train_id = state.train_id
+        parts = self.store.read_columns(state, plugin, tag, BlobColumns)
+        if not parts:
+            raise TagNotFound(f"no {plugin} tag {tag!r} in {train_id}")
+        step = np.concatenate([c.step for _, c in parts])
+        rank = np.concatenate([np.full(len(c.step), f.rank, np.int64) for f, c in parts])
+        chosen = self._selection(plugin, step, rank)
+        meta = [m for _, c in parts for m in c.meta]
+        return ValueSteps(
+            step=step[chosen],
+            wall_time=np.concatenate([c.wall_time for _, c in parts])[chosen],
+            files=tuple(f.name for f, _ in parts),
+            file=np.concatenate([np.full(len(c.step), i, np.int32)
+                                 for i, (_, c) in enumerate(parts)])[chosen],
+            offset=np.concatenate([c.offset for _, c in parts])[chosen],
+            index=np.concatenate([c.value_index for _, c in parts])[chosen],
+            meta=[meta[i] for i in chosen.tolist()],
+        )
 
     def read_value(self, train_id: str, plugin: str, tag: str, step: int) -> Any:
         """The decoded value (ImageValue, HistogramValue, TensorValue, ...) at ``step``."""

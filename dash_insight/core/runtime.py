@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 
 import psutil
 
+from dash_insight.core.private_files import make_private_dirs
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.index import IndexStore, index_directory
@@ -86,7 +87,7 @@ def announce(settings: Settings, launcher: str) -> ServerRecord:
                           url_base_pathname=settings.url_base_pathname, launcher=launcher,
                           started=time.time())
     path = record_path(settings.workspace, record.pid)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    make_private_dirs(os.path.dirname(path))  # the workspace is 0700 when we create it
     partial = f"{path}.partial"
     with open(partial, "w") as handle:
         json.dump(asdict(record), handle)
@@ -206,7 +207,10 @@ def load_state(workspace: str, base_dir: str) -> str:
     directory = index_directory(workspace, base_dir)
     if not os.path.isdir(directory):
         return "no index yet"
-    store = IndexStore(directory)
+    try:
+        store = IndexStore(directory, repair=False)  # never delete the index of running servers
+    except Exception as error:  # a status line must not fail on a damaged index
+        return f"index unreadable ({type(error).__name__})"
     try:
         provider = DataProvider(base_dir, store)
         if not provider.ready:

@@ -34,6 +34,7 @@ from urllib.parse import quote
 import flask
 from werkzeug.exceptions import InternalServerError
 
+from dash_insight.core.private_files import create_private_file, make_private_dirs
 from dash_insight.core.settings import Settings
 
 REQUEST_ID_KEY = "dash_insight.request_id"  # where the WSGI environ keeps the id
@@ -121,9 +122,16 @@ class SharedRotatingFileHandler(RotatingFileHandler):
     """
 
     def __init__(self, filename: str, max_bytes: int, backups: int = ACCESS_LOG_BACKUPS) -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(filename)), exist_ok=True)
+        make_private_dirs(os.path.dirname(os.path.abspath(filename)))
         super().__init__(filename, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
         self.lock_path = self.baseFilename + ".lock"
+        create_private_file(self.lock_path)
+
+    def _open(self) -> Any:
+        """The log file, created 0600: its lines name the jobs and tags users looked at (see
+        :mod:`dash_insight.core.private_files`)."""
+        create_private_file(self.baseFilename)
+        return super()._open()
 
     def _follow_rotation(self) -> None:
         try:

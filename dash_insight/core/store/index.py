@@ -4,12 +4,17 @@ One loader (thread or process) writes; any number of web workers read. Entries:
 
 * ``job|<train_id>`` -> :class:`~.state.JobState` (offsets, tags, damage, graphs, lineage);
 * ``jobs`` -> the job list of the last discovery (train_id, create and update time);
-* ``versions`` -> {train_id: version}, published by the loader after each change;
-* ``chunk|<train_id>|<plugin>|<tag>|<file>|<n>`` -> columns of one tag read from one file:
+* ``versions`` -> {train_id: version}: the loader updates only the jobs it changed, read and
+  written inside one transaction (several workers take turns as the loader: a whole copy
+  written back would drop the jobs another one added);
+* ``chunk|<train_id>|<plugin>|<tag>|<file>|<serial>`` -> columns of one tag read from one file:
   :class:`ScalarColumns` for scalars, :class:`BlobColumns` for values read lazily (images,
-  histograms, tensors, loss landscapes);
-* ``generation`` -> a counter the loader bumps after each change, so readers know when to
-  reload what they cached.
+  histograms, tensors, loss landscapes); ``serial`` comes from the ``chunk-serial`` counter, so
+  a chunk is never overwritten;
+* ``generation`` -> a counter the loader bumps in the same transaction as each change, so
+  readers know when to reload what they cached;
+* ``rebuild`` -> train_ids a reader found damaged (a chunk its state names is missing or
+  unreadable): the loader reads them again from the logs.
 
 (Keys are strings joined by a unit separator: diskcache stores strings as they are, while
 tuple keys are pickled and optimised on every access.)
@@ -19,8 +24,26 @@ the other files of its job. While a file is first read, every slice adds one chu
 without any merging (each point is written once). Afterwards a live job appends one small chunk
 per tag per reload, and chunks are merged LSM-style (the newest two while the newest is at least
 half the size of the one before), so a tag keeps few chunks and every point is rewritten
-O(log n) times. Chunks live inside SQLite (diskcache writes values above
-``disk_min_file_size`` as separate files, which costs a mkdir/open/rmdir per chunk).
+O(log n) times. A reader may hold a job state of an earlier generation while it reads that
+state's chunks, so chunks replaced by a merge or dropped with their file are not deleted at once:
+they expire :data:`RETIRED_CHUNK_SECONDS` later (diskcache's expiry), and a reader that still
+misses one reloads the job state and tries again (:class:`MissingChunk`). Chunks live inside
+SQLite (diskcache writes values above ``disk_min_file_size`` as separate files, which costs a
+mkdir/open/rmdir per chunk).
+
+The index is a cache of the logs, rebuilt when damaged, with one line in the log each time:
+
+* one that cannot be opened or fails SQLite's ``quick_check`` (a truncated or garbage
+  ``cache.db``) when a process opens it is moved aside (``<directory>.damaged``) and started
+  again empty;
+* a chunk a job's current state names that is missing or unreadable (deleted rows, a damaged
+  page) makes the reader ask for that job to be read again (``rebuild``);
+* SQLite reporting damage to the loader makes it replace the whole index the same way; the
+  other processes notice by the database file's inode and open the new one.
+
+The loader lock and the lock that serialises opening are files beside the index directory, so
+they outlive a rebuild. Its directories are 0700 and its files 0600: it holds the values of
+summary files that MindSpore writes readable by their owner only.
 """
 
 from __future__ import annotations
@@ -28,18 +51,34 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
-from collections.abc import Iterator
+import shutil
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, TypeVar
 
 import diskcache
 import numpy as np
 
+from dash_insight.core.private_files import (
+    PRIVATE_DIRECTORY,
+    create_private_file,
+    make_private_dirs,
+    restrict,
+)
 from dash_insight.core.store.state import FileState, JobState
+
+log = logging.getLogger(__name__)
 
 #: Bump when the layout of index entries changes: an index of another format is rebuilt.
 #: 3: chunks are ScalarColumns / BlobColumns, graphs and lineage GraphRecord / LineageRecord.
-INDEX_FORMAT = 3
+#: 4: chunks are named by a serial (FileState.chunks holds (serial, entries) pairs).
+INDEX_FORMAT = 4
+#: How long a chunk replaced by a merge (or dropped with its file) stays readable for readers
+#: that still hold the job state naming it; a reader that misses one reloads the state.
+RETIRED_CHUNK_SECONDS = 60.0
 _SEP = "\x1f"  # ASCII unit separator: never in a path, a tag or a plugin name
 #: Values up to this size stay inside SQLite (diskcache's default is 32 KB).
 _IN_DATABASE_BYTES = 64 << 20
@@ -97,37 +136,149 @@ def _concat(parts: list[ColumnsT]) -> ColumnsT:
     return type(parts[0])._make(out)
 
 
-class IndexStore:
-    """Typed access to the diskcache index of one summary base directory."""
+class MissingChunk(KeyError):
+    """A chunk the job state names is not in the index (retired and expired since the state was
+    read, deleted, or unreadable)."""
 
-    def __init__(self, directory: str) -> None:
-        os.makedirs(directory, exist_ok=True)
+
+class IndexDamaged(Exception):
+    """The index database cannot be used (SQLite says it is not a database or is malformed)."""
+
+
+def is_damage(error: BaseException) -> bool:
+    """True for SQLite's "file is not a database" / "database disk image is malformed" (and
+    other ``DatabaseError`` that is not an ``OperationalError``): a locked or full database, or
+    an I/O error, is not damage and must never make the index be deleted."""
+    return isinstance(error, sqlite3.DatabaseError) and not isinstance(
+        error, sqlite3.OperationalError)
+
+
+class IndexStore:
+    """Typed access to the diskcache index of one summary base directory.
+
+    ``repair`` (the servers): check the index when opening it and build a damaged one again.
+    Without it (``dash-insight status``, which must not delete the index of running servers) a
+    damaged index raises :class:`IndexDamaged`.
+    """
+
+    def __init__(self, directory: str, *, repair: bool = True) -> None:
         self.directory = directory
+        self._database = os.path.join(directory, "cache.db")
+        self._versions: dict[str, int | None] = {}  # changed by this loader, not yet published
+        self._reopening = threading.Lock()
+        make_private_dirs(directory)
+        with self._open_lock():
+            try:
+                self._cache = self._open(check=repair)
+            except (sqlite3.DatabaseError, IndexDamaged) as error:
+                if not repair or not (is_damage(error) or isinstance(error, IndexDamaged)):
+                    raise IndexDamaged(f"the index {directory} is damaged: {error}") from error
+                self._replace(error)
+                self._cache = self._open(check=False)
+            self._identity = _identity(self._database)
+
+    @contextlib.contextmanager
+    def _open_lock(self) -> Iterator[None]:
+        """Opening, checking and replacing the index are serialised between processes (gunicorn
+        workers start together): one rebuilds, the others open what it built."""
+        with open(_private(self.directory + ".open.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+    def _replace(self, error: BaseException) -> None:
+        """Move the damaged index aside (``<directory>.damaged``, replacing an older one) and
+        start an empty one; the loader reads every job again. Moved, not deleted: processes
+        that still have it open go on until they notice (:meth:`_follow`), and its inode
+        numbers stay taken, so the new database is told apart by its inode. Call with
+        :meth:`_open_lock` held."""
+        aside = self.directory + ".damaged"
+        shutil.rmtree(aside, ignore_errors=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.rename(self.directory, aside)
+        make_private_dirs(self.directory)
+        log.warning("the index %s is damaged (%s): moved aside to %s, rebuilding it from the "
+                    "logs", self.directory, error, os.path.basename(aside))
+
+    def rebuild(self, error: BaseException) -> None:
+        """Replace a damaged index found while it was in use (the loader, holding the loader
+        lock); other processes follow at their next query."""
+        with self._open_lock():
+            if _identity(self._database) == self._identity:  # nobody replaced it yet
+                self._replace(error)
+            self._reopen()
+
+    def _follow(self) -> None:
+        """Open the index again if another process replaced it (:meth:`rebuild`): one ``stat``.
+        """
+        if _identity(self._database) != self._identity:
+            with self._reopening, self._open_lock():
+                if _identity(self._database) != self._identity:
+                    self._reopen()
+
+    def _reopen(self) -> None:
+        # The old Cache is not closed: other threads may be reading through it; their
+        # connections to the old file end with them.
+        self._cache = self._open(check=False)
+        self._identity = _identity(self._database)
+        self._versions = {}
+
+    @property
+    def epoch(self) -> int:
+        """Which database is open (its inode): readers drop what they cached when it changes.
+        """
+        return self._identity
+
+    def _open(self, check: bool) -> diskcache.Cache:
+        """Open the cache (files 0600), check it with ``PRAGMA quick_check`` when asked, and
+        clear an index of another format."""
+        restrict(self.directory, PRIVATE_DIRECTORY)
+        restrict(os.path.dirname(self.directory), PRIVATE_DIRECTORY)
+        create_private_file(os.path.join(self.directory, "cache.db"))
+        for name in os.listdir(self.directory):  # written 0644 by an earlier version
+            restrict(os.path.join(self.directory, name))
+        if check:
+            _quick_check(os.path.join(self.directory, "cache.db"))
         # No eviction: diskcache's default drops entries past 1 GB, which would lose data.
-        self._cache = diskcache.Cache(directory, eviction_policy="none", size_limit=2**62,
-                                      cull_limit=0, statistics=False,
-                                      disk_min_file_size=_IN_DATABASE_BYTES)
-        if self._cache.get("format") != INDEX_FORMAT:
-            self._cache.clear()
-            self._cache.set("format", INDEX_FORMAT)
-        self._versions: dict[str, int] | None = None  # the loader's copy, published on demand
+        cache = diskcache.Cache(self.directory, eviction_policy="none", size_limit=2**62,
+                                cull_limit=0, statistics=False,
+                                disk_min_file_size=_IN_DATABASE_BYTES)
+        try:
+            if cache.get("format") != INDEX_FORMAT:
+                cache.clear()
+                cache.set("format", INDEX_FORMAT)
+        except BaseException:
+            cache.close()
+            raise
+        return cache
 
     def close(self) -> None:
         self._cache.close()
 
     # -- coordination --
     def generation(self) -> int:
+        """Bumped with every change; follows the index to its new database when another
+        process rebuilt it."""
+        self._follow()
         return int(self._cache.get("generation", 0))
 
     def bump_generation(self) -> int:
-        self.publish_versions()
-        return int(self._cache.incr("generation", default=0))
+        """Publish the job versions this loader changed and tell readers to reload; inside the
+        loader's :meth:`transaction`, so readers see the jobs, their states and the new
+        generation together."""
+        with self._cache.transact():
+            self.publish_versions()
+            return int(self._cache.incr("generation", default=0))
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """Group writes (much faster than one SQLite commit per write)."""
-        with self._cache.transact():
-            yield
+        """Group writes (much faster than one SQLite commit per write). When it fails, the
+        versions it would have published are forgotten with the states SQLite rolled back."""
+        try:
+            with self._cache.transact():
+                yield
+        except BaseException:
+            self._versions = {}
+            raise
 
     @contextlib.contextmanager
     def loader_lock(self, blocking: bool = False) -> Iterator[bool]:
@@ -135,7 +286,8 @@ class IndexStore:
 
         An OS file lock: released when the holder exits, however it exits, so another worker
         can take over."""
-        path = os.path.join(self.directory, "loader.lock")
+        # Beside the index directory, not in it: the lock outlives a rebuild of the index.
+        path = _private(self.directory + ".loader.lock")
         with open(path, "a") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
@@ -143,9 +295,14 @@ class IndexStore:
                 yield False
                 return
             try:
+                self._follow()
                 yield True
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def expire_retired(self) -> int:
+        """Delete the retired chunks whose grace period is over (the loader, after a round)."""
+        return int(self._cache.expire())
 
     # -- jobs --
     def job_list(self) -> list[tuple[str, float, float]]:
@@ -160,28 +317,38 @@ class IndexStore:
         return "jobs" in self._cache
 
     def load_job(self, train_id: str) -> JobState | None:
-        """The stored state, or None (also when it cannot be unpickled: it is then rebuilt)."""
+        """The stored state, or None (also when it cannot be unpickled or read: it is then
+        rebuilt)."""
+        key = _key("job", train_id)
         try:
-            return self._cache.get(_key("job", train_id))
-        except Exception:  # an entry written by another version of the code
-            self._cache.delete(_key("job", train_id))
+            return self._cache.get(key)
+        except Exception as error:  # written by another version of the code, or damaged
+            if isinstance(error, sqlite3.OperationalError):
+                raise  # locked or an I/O error: not the entry's fault
+            with contextlib.suppress(sqlite3.DatabaseError):
+                self._cache.delete(key)
             return None
 
     def save_job(self, state: JobState) -> None:
         """Store a job's state; readers see its new version after :meth:`publish_versions`
         (called by :meth:`bump_generation`)."""
         self._cache.set(_key("job", state.train_id), state)
-        self._loader_versions()[state.train_id] = state.version
-
-    def _loader_versions(self) -> dict[str, int]:
-        if self._versions is None:
-            self._versions = self.job_versions()
-        return self._versions
+        self._versions[state.train_id] = state.version
 
     def publish_versions(self) -> None:
-        """Write the job versions the loader holds (one write, however many jobs changed)."""
-        if self._versions is not None:
-            self._cache.set("versions", self._versions)
+        """Write the versions of the jobs this loader changed into ``versions``, read and
+        written in one transaction: the entries of the other jobs stay as they are."""
+        if not self._versions:
+            return
+        with self._cache.transact():
+            versions = self.job_versions()
+            for train_id, version in self._versions.items():
+                if version is None:
+                    versions.pop(train_id, None)
+                else:
+                    versions[train_id] = version
+            self._cache.set("versions", versions)
+        self._versions = {}
 
     def job_versions(self) -> dict[str, int]:
         """{train_id: version} of every stored job: readers reload only the jobs that changed."""
@@ -191,44 +358,93 @@ class IndexStore:
         for file_state in state.files.values():
             self.drop_file(state, file_state)
         self._cache.delete(_key("job", state.train_id))
-        self._loader_versions().pop(state.train_id, None)
+        self._versions[state.train_id] = None
+
+    def request_rebuild(self, train_id: str) -> None:
+        """Ask the loader to read ``train_id`` again from its logs (a reader found a chunk its
+        state names missing or unreadable). Never raises: the caller is answering a request."""
+        try:
+            with self._cache.transact():
+                pending = set(self._cache.get("rebuild", ()))
+                if train_id not in pending:
+                    self._cache.set("rebuild", pending | {train_id})
+        except (sqlite3.Error, diskcache.Timeout) as error:
+            log.warning("could not ask for %s to be indexed again: %s", train_id, error)
+
+    def take_rebuild_requests(self) -> set[str]:
+        """The train_ids readers asked to be indexed again, removed from the index (the
+        loader, inside its transaction)."""
+        pending = set(self._cache.get("rebuild", ()))
+        if pending:
+            self._cache.delete("rebuild")
+        return pending
 
     # -- chunks --
     def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
                      columns: Columns, merge: bool = True) -> None:
         """Store one more chunk of ``tag`` read from ``file_state``; with ``merge``, merge the
-        newest chunks LSM-style (the loader passes False while a file is first read)."""
-        sizes = file_state.chunks.setdefault((plugin, tag), [])
+        newest chunks LSM-style (the loader passes False while a file is first read). A merge
+        writes a new chunk and retires the two it replaces."""
+        chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        self._cache.set(_key("chunk", state.train_id, plugin, tag, name, len(sizes)), columns)
-        sizes.append(len(columns.step))
-        while merge and len(sizes) >= 2 and sizes[-1] * 2 >= sizes[-2]:
-            first, second = len(sizes) - 2, len(sizes) - 1
+        chunks.append((self._new_chunk(state.train_id, plugin, tag, name, columns),
+                       len(columns.step)))
+        while merge and len(chunks) >= 2 and chunks[-1][1] * 2 >= chunks[-2][1]:
+            (first, first_size), (second, second_size) = chunks[-2:]
             merged = _concat([self._chunk(state.train_id, plugin, tag, name, first),
                               self._chunk(state.train_id, plugin, tag, name, second)])
-            self._cache.set(_key("chunk", state.train_id, plugin, tag, name, first), merged)
-            self._cache.delete(_key("chunk", state.train_id, plugin, tag, name, second))
-            sizes[first:] = [sizes[first] + sizes[second]]
+            serial = self._new_chunk(state.train_id, plugin, tag, name, merged)
+            self._retire(_key("chunk", state.train_id, plugin, tag, name, replaced)
+                         for replaced in (first, second))
+            chunks[-2:] = [(serial, first_size + second_size)]
 
-    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, n: int) -> Any:
-        columns = self._cache.get(_key("chunk", train_id, plugin, tag, name, n))
+    def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
+                   columns: Columns) -> int:
+        serial = int(self._cache.incr("chunk-serial", default=0))
+        self._cache.set(_key("chunk", train_id, plugin, tag, name, serial), columns)
+        return serial
+
+    def _retire(self, keys: Iterable[str]) -> None:
+        """Let chunks expire after :data:`RETIRED_CHUNK_SECONDS` instead of deleting them now:
+        a reader may hold a job state that names them."""
+        for key in keys:
+            try:
+                self._cache.touch(key, expire=RETIRED_CHUNK_SECONDS)
+            except sqlite3.DatabaseError as error:
+                if not is_damage(error):
+                    raise
+                # A damaged row: deleted if SQLite can, otherwise left where nothing names it
+                # (expiring it would fail again at every round).
+                with contextlib.suppress(sqlite3.DatabaseError):
+                    self._cache.delete(key)
+
+    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
+        try:
+            columns = self._cache.get(_key("chunk", train_id, plugin, tag, name, serial))
+        except Exception as error:  # a damaged page, or a pickle this code cannot read
+            if isinstance(error, sqlite3.OperationalError):
+                raise
+            raise MissingChunk(f"index entry unreadable: {train_id} {plugin} {tag} {name} "
+                               f"#{serial}: {error!r}") from error
         if columns is None:
-            raise KeyError(f"index entry missing: {train_id} {plugin} {tag} {name} #{n}")
+            raise MissingChunk(f"index entry missing: {train_id} {plugin} {tag} {name} "
+                               f"#{serial}")
         return columns
 
     def read_columns(self, state: JobState, plugin: str, tag: str,
                      layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
         """The columns of ``tag`` per file, files in rank order, each file's chunks concatenated
         in arrival order. ``layout`` is what the caller expects (:class:`ScalarColumns` for
-        scalars, :class:`BlobColumns` otherwise); another one is a TypeError."""
+        scalars, :class:`BlobColumns` otherwise); another one is a TypeError. A chunk the state
+        names but the index lacks is a :class:`MissingChunk`."""
         out = []
         files = sorted(state.files.values(), key=lambda f: (f.rank, f.name))
         for file_state in files:
-            sizes = file_state.chunks.get((plugin, tag))
-            if not sizes:
+            chunks = file_state.chunks.get((plugin, tag))
+            if not chunks:
                 continue
-            parts = [self._chunk(state.train_id, plugin, tag, file_state.name, n)
-                     for n in range(len(sizes))]
+            parts = [self._chunk(state.train_id, plugin, tag, file_state.name, serial)
+                     for serial, _ in chunks]
             for part in parts:
                 if not isinstance(part, layout):
                     raise TypeError(f"{plugin} {tag!r} of {state.train_id} is stored as "
@@ -237,8 +453,35 @@ class IndexStore:
         return out
 
     def drop_file(self, state: JobState, file_state: FileState) -> None:
-        """Delete every chunk read from one file."""
-        for (plugin, tag), sizes in file_state.chunks.items():
-            for n in range(len(sizes)):
-                self._cache.delete(_key("chunk", state.train_id, plugin, tag, file_state.name, n))
+        """Retire every chunk read from one file."""
+        self._retire(_key("chunk", state.train_id, plugin, tag, file_state.name, serial)
+                     for (plugin, tag), chunks in file_state.chunks.items()
+                     for serial, _ in chunks)
         file_state.chunks = {}
+
+
+def _quick_check(path: str) -> None:
+    """SQLite's ``PRAGMA quick_check`` (every page and record well formed; not the slower check
+    of every index against its table): :class:`IndexDamaged` or ``sqlite3.DatabaseError`` when
+    the file is damaged. An empty file is a new database."""
+    connection = sqlite3.connect(path, timeout=60)
+    try:
+        problems = [row[0] for row in connection.execute("PRAGMA quick_check").fetchall()]
+    finally:
+        connection.close()
+    if problems != ["ok"]:
+        raise IndexDamaged("; ".join(problems[:3]))
+
+
+def _identity(path: str) -> int:
+    """The inode of the database file (0 when it is missing)."""
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return 0
+
+
+def _private(path: str) -> str:
+    """``path``, created 0600 if missing (a lock file)."""
+    create_private_file(path)
+    return path

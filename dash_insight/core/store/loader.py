@@ -46,7 +46,7 @@ from dash_insight.core.format.tensorboard import (
     TensorBoardScanner,
 )
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
-from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
+from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns, is_damage
 from dash_insight.core.store.state import (
     GRAPH_IN_SUMMARY,
     GRAPH_PB,
@@ -139,7 +139,7 @@ class Loader:
             try:
                 with self.store.loader_lock() as owner:
                     if owner:  # another process may be the loader of this index
-                        self.load_round()
+                        self._load_round_or_rebuild()
             except Exception:  # the loop must survive anything a file can do to it
                 log.exception("loading round failed")
             with self.round_done:
@@ -149,12 +149,25 @@ class Loader:
                 return
             self._stop.wait(self.reload_interval)
 
+    def _load_round_or_rebuild(self) -> None:
+        """:meth:`load_round`; when SQLite finds the index damaged, replace it with an empty one
+        (the next round reads every job again) instead of failing at every round."""
+        try:
+            self.load_round()
+        except Exception as error:
+            if not is_damage(error):
+                raise
+            self.store.rebuild(error)
+            self._scanners.clear()
+
     # -- one round --
     def load_round(self) -> bool:
         """Discover jobs and read everything new; True when the index changed."""
         found = discover_jobs(self.base_dir, self.max_depth)
         jobs = [job for job in found if job.listed]
         states: dict[str, JobState] = {}
+        # Each transaction publishes what it changed with a new generation (bump_generation
+        # inside it): readers never see a listed job without its state.
         with self.store.transaction():
             known = self.store.job_list()
             kept, changed = self._keep_unlisted([job for job in found if not job.listed], known)
@@ -163,14 +176,21 @@ class Loader:
             self.store.set_job_list(listing)
             previous = {train_id for train_id, _, _ in known}
             current = {train_id for train_id, _, _ in listing}
-            for train_id in previous - current:  # the folder holds no summary file any more
+            damaged = self.store.take_rebuild_requests()
+            # Gone (the folder holds no summary file any more), or to be read again.
+            for train_id in (previous - current) | damaged:
                 state = self.store.load_job(train_id)
                 if state is not None:
                     self.store.delete_job(state)
                     changed = True
+                if train_id in damaged:
+                    log.warning("the index of %s is damaged: reading it again", train_id)
                 self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
+            versions = self.store.job_versions()
             for job in jobs:
-                state = self.store.load_job(job.train_id) or JobState(job.train_id)
+                # A job read again continues its versions: readers cache values by version.
+                state = self.store.load_job(job.train_id) or JobState(
+                    job.train_id, version=versions.get(job.train_id, 0) + 1)
                 reconciled = self._reconcile(job, state)
                 if not state.loaded_once and state.files and state.status == STATUS_LOADED:
                     state.loaded_once = reconciled = True  # e.g. only empty files
@@ -178,8 +198,8 @@ class Loader:
                     self.store.save_job(state)
                     changed = True
                 states[job.train_id] = state
-        if changed:
-            self.store.bump_generation()
+            if changed:
+                self.store.bump_generation()
         pending = [job for job in jobs if any(f.needs_reading for f in
                                               states[job.train_id].files.values())]
         while pending and not self._stop.is_set():
@@ -193,9 +213,10 @@ class Loader:
                     state.version += 1
                     state.loaded_once = state.loaded_once or job not in still
                     self.store.save_job(state)
-            self.store.bump_generation()
+                self.store.bump_generation()
             changed = True
             pending = still
+        self.store.expire_retired()
         return changed
 
     def _keep_unlisted(self, unlisted: list[JobInfo], known: list[tuple[str, float, float]]
@@ -238,6 +259,8 @@ class Loader:
         try:
             return self._read_slice(job, state)
         except Exception as error:  # a reader bug or an OS surprise: keep the others going
+            if is_damage(error):
+                raise  # the index's fault, not the file's: see _load_round_or_rebuild
             log.exception("indexing %s failed", job.train_id)
             for file_state in state.files.values():
                 if file_state.needs_reading:

@@ -71,8 +71,9 @@ class FileState:
     # regular file); tried again every round, so a ``chmod`` is enough. A plain default (a class
     # attribute), so states pickled before this field existed read as None.
     unreadable: str | None = None
-    # (plugin, tag) -> entries per stored chunk (see IndexStore.append_chunk)
-    chunks: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    # (plugin, tag) -> (serial, number of entries) of each stored chunk, in arrival order
+    # (see IndexStore.append_chunk)
+    chunks: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
 
     @property
     def needs_reading(self) -> bool:
