@@ -4,7 +4,9 @@ Deliberate differences from MindInsight 2.3.1: every step is served (no 20-step 
 the server was started with ``--samples-per-plugin``; ``detail=data`` validates ``dims`` against
 the tensor (index ranges, step 0) with messages that say how to fix them; ``step=-1`` means the
 last step there too; errors are checked in the order step, tensor size, dims (MindInsight: dims
-syntax first).
+syntax first). A step whose value cannot be read (negative dims, a damaged record) is a null
+``statistics`` with ``detail=stats``, left out with ``detail=histogram`` and 50545014 saying why
+with ``detail=data``; the other steps of the tag are answered as usual.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import numpy as np
 from flask import Response, request
 
-from dash_insight.core.provider import StepNotFound, TensorTooLarge, ValueSteps
+from dash_insight.core.provider import StepNotFound, TensorTooLarge, ValueSteps, ValueUnreadable
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.tensors import algorithms
 from dash_insight.plugins.tensors.query import TensorQueries
@@ -60,6 +62,14 @@ def statistics_answer(stats: Mapping[str, Any], overall: Mapping[str, Any]) -> d
         "overall_neg_zero_count": float(overall["neg_zero_count"]),
         "overall_pos_zero_count": float(overall["pos_zero_count"]),
     }
+
+
+def step_unreadable(reason: str) -> errors.ApiError:
+    """One step whose tensor cannot be read (damaged record, negative dims): MindInsight's
+    ``StepTensorDataNotInCache`` (50545014, the code of a step whose data it does not hold),
+    saying why, instead of a 500 for a file's content. The tag's other steps are unaffected."""
+    return errors.ApiError(errors.STEP_TENSOR_DATA_NOT_IN_CACHE,
+                           f"Tensor data not in cache. Detail: {reason}.")
 
 
 def selected_size(dims: str, shape: tuple[int, ...]) -> int:
@@ -119,7 +129,8 @@ class _TensorViews:
                 try:
                     stats = self.queries.statistics(train_id, raw, step)
                     value["statistics"] = statistics_answer(stats, stats)
-                except TensorTooLarge:
+                except (TensorTooLarge, ValueUnreadable):
+                    # MindInsight's null for a step it dropped; the other steps keep theirs
                     value["statistics"] = None
             values.append({"wall_time": wall_time, "step": step, "value": value})
         return values
@@ -151,6 +162,8 @@ class _TensorViews:
             raise errors.step_not_in_cache(step) from None
         except TensorTooLarge as error:
             raise errors.tensor_too_large(str(error)) from None
+        except ValueUnreadable as error:
+            raise step_unreadable(str(error)) from None
         except algorithms.ResponseTooLargeError:
             value = self._tensor_value(train_id, raw, steps, position)
             size = selected_size(dims, tuple(value["dims"]))
