@@ -24,6 +24,12 @@ def append_records(path: Path, payloads: Sequence[bytes]) -> None:
             handle.write(frame_record(payload))
 
 
+def scalar_event(tag: str, step: int, value: float) -> bytes:
+    event = summary_pb2.Event(wall_time=time.time(), step=step)
+    event.summary.value.add(tag=tag, scalar_value=value)
+    return event.SerializeToString()
+
+
 def tensor_event(tag: str, step: int, dims: Sequence[int], values: Sequence[float] = ()) -> bytes:
     """An Event holding one tensor value whose header claims ``dims`` (whatever ``values``
     holds)."""

@@ -20,7 +20,9 @@ for the next call and described in :attr:`ReadResult.tail`. Damage never raises:
   whose 12 header bytes carry a valid length CRC (and whose payload CRC matches when the payload
   is already on disk) and resumes there; if no such offset exists yet, the scan position is kept
   so a growing file is scanned further later;
-* a length above :data:`MAX_PAYLOAD_BYTES` with a valid length CRC: reported, the reader skips it.
+* a length above the reader's limit (:data:`MAX_PAYLOAD_BYTES` unless told otherwise, the server's
+  ``--max-record-bytes``) with a valid length CRC: reported, and skipped by seeking past it, so
+  a header claiming 1 GiB costs nothing to read (the limit bounds the memory reading takes).
 
 MindInsight never checked either CRC; TensorBoard checks the length CRC always and the payload
 CRC only when parsing fails. We check both: with a C CRC32C (~12 GB/s here) it costs nothing.
@@ -49,9 +51,12 @@ if google_crc32c.implementation != "c":  # pragma: no cover - depends on the whe
 HEADER_BYTES = 12
 FOOTER_BYTES = 4
 FRAME_OVERHEAD = HEADER_BYTES + FOOTER_BYTES
-#: Larger payloads are reported and skipped. MindInsight skipped payloads above 500,000,000 bytes;
-#: we accept up to 1 GiB (a 10M-value tensor is ~40 MB).
-MAX_PAYLOAD_BYTES = 1 << 30
+#: Larger payloads are reported and skipped without being read: the default of a reader's limit
+#: and of the server's ``--max-record-bytes``. A record is held in memory whole while it is
+#: checked and decoded (two to four times its size at the peak), so this bounds what one record
+#: can cost. MindInsight skipped payloads above 500,000,000 bytes; MindSpore's largest value, a
+#: tensor of MindInsight's 10,000,000-value limit, is a ~40 MB record.
+MAX_PAYLOAD_BYTES = 64 << 20
 #: Bytes read from disk at a time (MindInsight used 24 MiB).
 CHUNK_BYTES = 16 << 20
 
@@ -127,10 +132,10 @@ class ReadResult:
     tail: Tail | None = None
 
 
-def _find_header(buf: memoryview, start: int, end: int) -> int:
+def _find_header(buf: memoryview, start: int, end: int, max_payload: int) -> int:
     """First ``p`` in ``[start, end - 12]`` whose 8 length bytes match their masked CRC, else -1.
 
-    Candidates are pre-filtered with numpy on a plausible length (length <= MAX_PAYLOAD_BYTES, so
+    Candidates are pre-filtered with numpy on a plausible length (length <= ``max_payload``, so
     the upper length bytes are zero; a zero length only when the CRC bytes of an empty record
     follow), which keeps the scan of large garbage or zero-filled regions fast. When the whole
     payload is inside ``buf`` its CRC must match too: a random window passes the length CRC
@@ -141,8 +146,8 @@ def _find_header(buf: memoryview, start: int, end: int) -> int:
         return -1
     window = np.frombuffer(buf, dtype=np.uint8, count=end - start, offset=start)
     n = limit - start + 1
-    top = (MAX_PAYLOAD_BYTES.bit_length() - 1) // 8  # most significant byte of the limit
-    plausible = window[top:n + top] <= (MAX_PAYLOAD_BYTES >> (8 * top))
+    top = (max_payload.bit_length() - 1) // 8  # most significant byte of the limit
+    plausible = window[top:n + top] <= (max_payload >> (8 * top))
     for k in range(top + 1, 8):
         plausible &= window[k:n + k] == 0
     nonzero = window[0:n] != 0
@@ -155,7 +160,7 @@ def _find_header(buf: memoryview, start: int, end: int) -> int:
     for rel in np.flatnonzero(plausible).tolist():
         p = start + rel
         length, length_crc = _HEADER.unpack_from(buf, p)
-        if length > MAX_PAYLOAD_BYTES or masked_crc32c(buf[p : p + 8]) != length_crc:
+        if length > max_payload or masked_crc32c(buf[p : p + 8]) != length_crc:
             continue
         body_end = p + HEADER_BYTES + length
         if body_end + FOOTER_BYTES <= end:
@@ -171,14 +176,16 @@ class RecordReader:
 
     ``offset`` is where the next :meth:`read` starts; persist it to resume after a restart.
     ``lost_at`` is the offset where framing was lost while the reader is still looking for the
-    next valid header, else None (part of the resume state too).
+    next valid header, else None (part of the resume state too). ``max_payload``: longer records
+    are reported and skipped unread (default :data:`MAX_PAYLOAD_BYTES`).
     """
 
     def __init__(self, path: str | os.PathLike[str], offset: int = 0,
-                 lost_at: int | None = None):
+                 lost_at: int | None = None, max_payload: int | None = None):
         self.path = os.fspath(path)
         self.offset = offset
         self.lost_at = lost_at
+        self.max_payload = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
         self.result = ReadResult()
 
     def read(self, max_bytes: int | None = None) -> Iterator[Record]:
@@ -227,7 +234,7 @@ class RecordReader:
                 # Scan what is buffered, refilling until a header is found or the file ends; a
                 # later call goes on from the last 11 bytes (the file may be growing).
                 while True:
-                    found = _find_header(buf, pos, len(buf))
+                    found = _find_header(buf, pos, len(buf), self.max_payload)
                     if found >= 0:
                         pos = found
                         self.lost_at = None
@@ -252,11 +259,8 @@ class RecordReader:
                 self.lost_at = record_offset
                 pos += 1
                 continue
-            if length > MAX_PAYLOAD_BYTES:
-                result.damage.append(
-                    Damage(record_offset, f"record of {length} bytes exceeds the "
-                           f"{MAX_PAYLOAD_BYTES}-byte limit; skipped")
-                )
+            if length > self.max_payload:
+                result.damage.append(Damage(record_offset, oversized(length, self.max_payload)))
                 skip_to = record_offset + FRAME_OVERHEAD + length
                 handle.seek(0, os.SEEK_END)
                 if handle.tell() < skip_to:
@@ -289,23 +293,59 @@ class RecordReader:
         result.bytes_consumed = self.offset - start_offset
 
 
-def read_record_at(path: str | os.PathLike[str], offset: int) -> bytes:
+def oversized(length: int, max_payload: int) -> str:
+    """The damage reason of a record longer than the limit."""
+    return (f"record of {length:,} bytes is larger than the {max_payload:,}-byte limit "
+            "(--max-record-bytes); skipped without reading it")
+
+
+def check_graph_file_size(path: str | os.PathLike[str], max_payload: int | None = None) -> int:
+    """The size of a bare ``.pb`` graph file (read whole, like one record); ValueError when it
+    is larger than ``max_payload`` (default :data:`MAX_PAYLOAD_BYTES`)."""
+    limit = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
+    size = os.path.getsize(path)
+    if size > limit:
+        raise ValueError(f"graph file of {size:,} bytes is larger than the {limit:,}-byte limit "
+                         "(--max-record-bytes); not read")
+    return size
+
+
+def record_length_at(path: str | os.PathLike[str], offset: int,
+                     max_payload: int | None = None) -> int:
+    """The payload length in the header at ``offset``, checked (12 bytes read): ValueError when
+    the header is not intact or the record is longer than ``max_payload``."""
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        return _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
+
+
+def _checked_length(header: bytes, path: str | os.PathLike[str], offset: int,
+                    max_payload: int | None) -> int:
+    limit = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
+    if len(header) < HEADER_BYTES:
+        raise ValueError(f"no record at offset {offset} of {path}")
+    length, length_crc = _HEADER.unpack(header)
+    if masked_crc32c(header[:8]) != length_crc:
+        raise ValueError(f"no valid record header at offset {offset} of {path}")
+    if length > limit:
+        raise ValueError(f"at offset {offset} of {path}: {oversized(length, limit)}")
+    return int(length)
+
+
+def read_record_at(path: str | os.PathLike[str], offset: int,
+                   max_payload: int | None = None) -> bytes:
     """Read and verify the single record whose header is at ``offset`` (lazy blob access).
 
-    Raises ``ValueError`` when the bytes there are not an intact record (the file changed).
+    Raises ``ValueError`` when the bytes there are not an intact record (the file changed) or
+    the record is longer than ``max_payload`` (default :data:`MAX_PAYLOAD_BYTES`).
     """
     with open(path, "rb") as handle:
         handle.seek(offset)
-        header = handle.read(HEADER_BYTES)
-        if len(header) < HEADER_BYTES:
-            raise ValueError(f"no record at offset {offset} of {path}")
-        length, length_crc = _HEADER.unpack(header)
-        if masked_crc32c(header[:8]) != length_crc or length > MAX_PAYLOAD_BYTES:
-            raise ValueError(f"no valid record header at offset {offset} of {path}")
-        body = handle.read(length + FOOTER_BYTES)
-    if len(body) < length + FOOTER_BYTES:
+        length = _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
+        payload = handle.read(length)  # read apart from the footer: slicing would copy it
+        footer = handle.read(FOOTER_BYTES)
+    if len(payload) < length or len(footer) < FOOTER_BYTES:
         raise ValueError(f"record at offset {offset} of {path} is incomplete")
-    payload = body[:length]
-    if masked_crc32c(payload) != _FOOTER.unpack_from(body, length)[0]:
+    if masked_crc32c(payload) != _FOOTER.unpack(footer)[0]:
         raise ValueError(f"record at offset {offset} of {path} fails its payload CRC")
     return payload

@@ -25,7 +25,12 @@ from collections.abc import Callable
 
 from dash_insight.core.format.events import DecodeError, decode_lineage_event, decode_model_proto
 from dash_insight.core.format.files import FileKind
-from dash_insight.core.format.framing import Damage, RecordReader
+from dash_insight.core.format.framing import (
+    MAX_PAYLOAD_BYTES,
+    Damage,
+    RecordReader,
+    check_graph_file_size,
+)
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
 from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
@@ -79,6 +84,7 @@ class Loader:
         max_depth: int | None = None,
         reload_interval: float = 3.0,
         slice_bytes: int = 128 << 20,
+        max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.base_dir = os.path.abspath(base_dir)
@@ -86,6 +92,9 @@ class Loader:
         self.max_depth = max_depth
         self.reload_interval = reload_interval
         self.slice_bytes = slice_bytes
+        #: Longer records (and larger .pb graph files) are reported as damage and skipped
+        #: unread: what reading one record may cost in memory is bounded by this.
+        self.max_record_bytes = max_record_bytes
         self._clock = clock
         self._scanners: dict[tuple[str, str], EventScanner] = {}
         self._stop = threading.Event()
@@ -256,7 +265,7 @@ class Loader:
         return any(f.needs_reading for f in state.files.values())
 
     def _read_summary(self, path: str, state: JobState, file_state: FileState) -> None:
-        reader = RecordReader(path, file_state.offset, file_state.lost_at)
+        reader = RecordReader(path, file_state.offset, file_state.lost_at, self.max_record_bytes)
         scanner = self._scanners.setdefault((state.train_id, file_state.name), EventScanner())
         size_before = file_state.size
         # Appending to a file that was read to its end: merge chunks (live runs add small
@@ -300,7 +309,7 @@ class Loader:
         """Lineage files are small: re-read whole whenever they change."""
         state.lineage = [r for r in state.lineage if r.file != file_state.name]
         file_state.damage = []
-        reader = RecordReader(path)
+        reader = RecordReader(path, max_payload=self.max_record_bytes)
         size_before = file_state.size
         for record in reader.read():
             try:
@@ -324,10 +333,11 @@ class Loader:
         state.tags.get(Plugin.GRAPH.value, {}).pop(name, None)
         file_state.damage = []
         try:
+            check_graph_file_size(path, self.max_record_bytes)
             with open(path, "rb") as handle:
                 data = handle.read()
             decode_model_proto(data)
-        except (OSError, DecodeError) as error:
+        except (OSError, ValueError) as error:  # DecodeError is a ValueError
             file_state.damage.append(Damage(0, str(error)))
         else:
             state.graphs.append(GraphRecord(file=name, kind=GRAPH_PB, offset=0,
