@@ -52,7 +52,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 DEFAULT_CACHE_BYTES = 256 << 20
 #: The access log is rotated when it would grow past this size (0 = never).
 DEFAULT_ACCESS_LOG_MAX_BYTES = 10 << 20
-#: Records (and ``.pb`` graph files) longer than DEFAULT_MAX_RECORD_BYTES (64M) are reported
+#: Records (and ``.pb`` graph files) longer than DEFAULT_MAX_RECORD_BYTES (128M) are reported
 #: and skipped unread; the same number bounds the records requests decode at once. The smallest
 #: limit accepted: a summary's version record and small values must fit.
 MIN_MAX_RECORD_BYTES = 1 << 10

@@ -54,9 +54,10 @@ FRAME_OVERHEAD = HEADER_BYTES + FOOTER_BYTES
 #: Larger payloads are reported and skipped without being read: the default of a reader's limit
 #: and of the server's ``--max-record-bytes``. A record is held in memory whole while it is
 #: checked and decoded (two to four times its size at the peak), so this bounds what one record
-#: can cost. MindInsight skipped payloads above 500,000,000 bytes; MindSpore's largest value, a
-#: tensor of MindInsight's 10,000,000-value limit, is a ~40 MB record.
-MAX_PAYLOAD_BYTES = 64 << 20
+#: can cost. MindInsight skipped payloads above 500,000,000 bytes. MindSpore writes every value
+#: of a step into one record, and a tensor of MindInsight's 10,000,000-value limit alone takes
+#: ~40 MB: 128 MiB leaves room for two or three of them in one step.
+MAX_PAYLOAD_BYTES = 128 << 20
 #: Bytes read from disk at a time (MindInsight used 24 MiB).
 CHUNK_BYTES = 16 << 20
 
