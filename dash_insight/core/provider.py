@@ -26,11 +26,17 @@ from dash_insight.core.format.events import (
     decode_value_at,
     parse_event,
 )
-from dash_insight.core.format.files import EVENT_KINDS, FileKind, classify
-from dash_insight.core.format.framing import read_record_at
+from dash_insight.core.format.files import EVENT_KINDS, FileKind, classify, open_regular
+from dash_insight.core.format.framing import (
+    MAX_PAYLOAD_BYTES,
+    check_graph_file_size,
+    read_record_at,
+    record_length_at,
+)
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
+from dash_insight.core.store.budget import ByteBudget
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.index import BlobColumns, IndexStore, MissingChunk, ScalarColumns
 from dash_insight.core.store.lru import ByteLRU
@@ -137,13 +143,19 @@ class DataProvider:
         *,
         samples_per_plugin: Mapping[str, int] | None = None,
         cache_bytes: int = 256 << 20,
+        max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.base_dir = os.path.abspath(base_dir)
         self.store = store
         self.samples_per_plugin = dict(samples_per_plugin or {})
+        self.max_record_bytes = max_record_bytes
         self._clock = clock
         self._cache = ByteLRU(cache_bytes)
+        # Records read and decoded at once by all requests together hold at most this many
+        # bytes (each costs 2-4 times its size until decoded): one largest record at a time,
+        # many small ones side by side.
+        self._reading = ByteBudget(max_record_bytes)
         self._states: dict[str, JobState] = {}
         self._generation = -1
         self._epoch = store.epoch
@@ -337,6 +349,20 @@ class DataProvider:
             meta=[meta[i] for i in chosen.tolist()],
         )
 
+    def value_size(self, train_id: str, plugin: str, tag: str, step: int) -> int:
+        """Bytes of the record holding the value at ``step`` (its header is read, nothing
+        decoded): what decoding it will cost, roughly, before it is decoded. ValueUnreadable
+        when the record is gone or longer than ``max_record_bytes``."""
+        steps = self.value_steps(train_id, plugin, tag)
+        position = steps.position(step)
+        name = steps.files[int(steps.file[position])]
+        path = os.path.join(self.job_directory(train_id), name)
+        try:
+            return record_length_at(path, int(steps.offset[position]), self.max_record_bytes)
+        except (OSError, ValueError) as error:
+            raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
+                                  f"{_reason(error, path, name)}") from None
+
     def read_value(self, train_id: str, plugin: str, tag: str, step: int) -> Any:
         """The decoded value (ImageValue, HistogramValue, TensorValue, ...) at ``step``."""
         steps = self.value_steps(train_id, plugin, tag)
@@ -349,9 +375,10 @@ class DataProvider:
 
         def build() -> Any:
             try:
-                payload = read_record_at(path, offset)
-                value = (decode_tb_value(payload, index, meta) if tensorboard
-                         else decode_value_at(payload, index))
+                with self._reading.hold(record_length_at(path, offset, self.max_record_bytes)):
+                    payload = read_record_at(path, offset, self.max_record_bytes)
+                    value = (decode_tb_value(payload, index, meta) if tensorboard
+                             else decode_value_at(payload, index))
             except (OSError, ValueError) as error:
                 raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
                                       f"{_reason(error, path, name)}") from None
@@ -379,9 +406,13 @@ class DataProvider:
         def build() -> anf_ir_pb2.GraphProto:
             try:
                 if record.kind == GRAPH_PB:
-                    with open(path, "rb") as handle:
+                    size = check_graph_file_size(path, self.max_record_bytes)
+                    with self._reading.hold(size), open_regular(path) as handle:
                         return decode_model_proto(handle.read())
-                return parse_event(read_record_at(path, record.offset)).graph_def
+                length = record_length_at(path, record.offset, self.max_record_bytes)
+                with self._reading.hold(length):
+                    return parse_event(read_record_at(path, record.offset,
+                                                      self.max_record_bytes)).graph_def
             except (OSError, ValueError, DecodeError) as error:
                 raise ValueUnreadable(f"cannot read graph {tag!r}: {_reason(error, path, tag)}"
                                       ) from None

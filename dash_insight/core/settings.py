@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dash_insight.core.format.framing import MAX_PAYLOAD_BYTES as DEFAULT_MAX_RECORD_BYTES
 from dash_insight.core.store.sampling import format_samples_per_plugin, parse_samples_per_plugin
 
 if sys.version_info >= (3, 11):
@@ -51,6 +52,10 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 DEFAULT_CACHE_BYTES = 256 << 20
 #: The access log is rotated when it would grow past this size (0 = never).
 DEFAULT_ACCESS_LOG_MAX_BYTES = 10 << 20
+#: Records (and ``.pb`` graph files) longer than DEFAULT_MAX_RECORD_BYTES (128M) are reported
+#: and skipped unread; the same number bounds the records requests decode at once. The smallest
+#: limit accepted: a summary's version record and small values must fit.
+MIN_MAX_RECORD_BYTES = 1 << 10
 ENV_PREFIX = "DASH_INSIGHT_"
 #: Names the config file (``--config`` takes precedence).
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
@@ -239,6 +244,11 @@ OPTIONS: tuple[Option, ...] = (
            "PATH"),
     Option("cache_bytes", parse_size, "memory for decoded images, histograms and tensors per "
            f"process (default {DEFAULT_CACHE_BYTES >> 20}M)", "SIZE"),
+    Option("max_record_bytes", parse_size,
+           "records larger than this are skipped unread and reported as damage; bounds the "
+           "memory reading takes: about 4x this for loading and 4x this for all requests "
+           f"together, besides --cache-bytes (default {DEFAULT_MAX_RECORD_BYTES >> 20}M)",
+           "SIZE"),
     Option("access_log_max_bytes", parse_size,
            "rotate <workspace>/log/access.<port>.log at this size, 0 = never "
            f"(default {DEFAULT_ACCESS_LOG_MAX_BYTES >> 20}M)", "SIZE"),
@@ -382,6 +392,7 @@ class Settings:
     port: int = DEFAULT_PORT
     url_base_pathname: str = "/"
     cache_bytes: int = DEFAULT_CACHE_BYTES
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
     access_log_max_bytes: int = DEFAULT_ACCESS_LOG_MAX_BYTES
     #: Extra names the ``Host`` header may carry (see :mod:`dash_insight.web.host_check`).
     allowed_hosts: tuple[str, ...] = ()
@@ -408,6 +419,10 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise SettingsError(f"{name.replace('_', ' ')} must be >= 0, not {value}")
+        if not isinstance(self.max_record_bytes, int) \
+                or self.max_record_bytes < MIN_MAX_RECORD_BYTES:
+            raise SettingsError(f"max record bytes must be at least {MIN_MAX_RECORD_BYTES} "
+                                f"(1K), not {self.max_record_bytes}")
         set_(self, "sources", dict(self.sources))
 
     @property

@@ -28,7 +28,15 @@ from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
 from dash_insight.plugins.profiler.plugin import PLUGIN as PROFILER
 from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
-from dash_insight.web import access_log, dash_requests, dashboard, errors, host_check, shell
+from dash_insight.web import (
+    access_log,
+    body_limit,
+    dash_requests,
+    dashboard,
+    errors,
+    host_check,
+    shell,
+)
 from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import API_PREFIX, EXPORT_PREFIX, api_blueprint, json_response
 from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
@@ -192,6 +200,7 @@ def create_app(
                                   url_prefix=prefix.rstrip("/") or None)
     _add_security_headers(app.server, prefix, security_headers(frame_ancestors))
     host_check.install(app.server, settings, prefix)
+    body_limit.install(app.server, prefix)  # before any hook that reads a body
     dash_requests.install(app, prefix)
     _answer_other_methods(app.server, prefix)
     # outermost: every answer is logged, refusals included

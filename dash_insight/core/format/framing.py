@@ -20,7 +20,9 @@ for the next call and described in :attr:`ReadResult.tail`. Damage never raises:
   whose 12 header bytes carry a valid length CRC (and whose payload CRC matches when the payload
   is already on disk) and resumes there; if no such offset exists yet, the scan position is kept
   so a growing file is scanned further later;
-* a length above :data:`MAX_PAYLOAD_BYTES` with a valid length CRC: reported, the reader skips it;
+* a length above the reader's limit (:data:`MAX_PAYLOAD_BYTES` unless told otherwise, the server's
+  ``--max-record-bytes``) with a valid length CRC: reported, and skipped by seeking past it, so
+  a header claiming 1 GiB costs nothing to read (the limit bounds the memory reading takes);
 * a length that runs past the end of the file while a complete, intact record starts after the
   header: not a tail still being written (a writer only appends, so a prefix of a good file never
   holds a complete record after an incomplete one): reported, reading resumes at that record.
@@ -59,9 +61,13 @@ if google_crc32c.implementation != "c":  # pragma: no cover - depends on the whe
 HEADER_BYTES = 12
 FOOTER_BYTES = 4
 FRAME_OVERHEAD = HEADER_BYTES + FOOTER_BYTES
-#: Larger payloads are reported and skipped. MindInsight skipped payloads above 500,000,000 bytes;
-#: we accept up to 1 GiB (a 10M-value tensor is ~40 MB).
-MAX_PAYLOAD_BYTES = 1 << 30
+#: Larger payloads are reported and skipped without being read: the default of a reader's limit
+#: and of the server's ``--max-record-bytes``. A record is held in memory whole while it is
+#: checked and decoded (two to four times its size at the peak), so this bounds what one record
+#: can cost. MindInsight skipped payloads above 500,000,000 bytes. MindSpore writes every value
+#: of a step into one record, and a tensor of MindInsight's 10,000,000-value limit alone takes
+#: ~40 MB: 128 MiB leaves room for two or three of them in one step.
+MAX_PAYLOAD_BYTES = 128 << 20
 #: Bytes read from disk at a time (MindInsight used 24 MiB).
 CHUNK_BYTES = 16 << 20
 
@@ -143,11 +149,12 @@ class ReadResult:
     replaced: bool = False
 
 
-def _find_header(buf: memoryview, start: int, end: int, complete: bool = False) -> int:
+def _find_header(buf: memoryview, start: int, end: int, max_payload: int,
+                 complete: bool = False) -> int:
     """First ``p`` in ``[start, end - 12]`` whose 8 length bytes match their masked CRC, else -1;
     with ``complete``, only a record whose payload and payload CRC are inside ``buf[:end]``.
 
-    Candidates are pre-filtered with numpy on a plausible length (length <= MAX_PAYLOAD_BYTES, so
+    Candidates are pre-filtered with numpy on a plausible length (length <= ``max_payload``, so
     the upper length bytes are zero; a zero length only when the CRC bytes of an empty record
     follow), which keeps the scan of large garbage or zero-filled regions fast. When the whole
     payload is inside ``buf`` its CRC must match too: a random window passes the length CRC
@@ -158,8 +165,8 @@ def _find_header(buf: memoryview, start: int, end: int, complete: bool = False) 
         return -1
     window = np.frombuffer(buf, dtype=np.uint8, count=end - start, offset=start)
     n = limit - start + 1
-    top = (MAX_PAYLOAD_BYTES.bit_length() - 1) // 8  # most significant byte of the limit
-    plausible = window[top:n + top] <= (MAX_PAYLOAD_BYTES >> (8 * top))
+    top = (max_payload.bit_length() - 1) // 8  # most significant byte of the limit
+    plausible = window[top:n + top] <= (max_payload >> (8 * top))
     for k in range(top + 1, 8):
         plausible &= window[k:n + k] == 0
     nonzero = window[0:n] != 0
@@ -172,7 +179,7 @@ def _find_header(buf: memoryview, start: int, end: int, complete: bool = False) 
     for rel in np.flatnonzero(plausible).tolist():
         p = start + rel
         length, length_crc = _HEADER.unpack_from(buf, p)
-        if length > MAX_PAYLOAD_BYTES or masked_crc32c(buf[p : p + 8]) != length_crc:
+        if length > max_payload or masked_crc32c(buf[p : p + 8]) != length_crc:
             continue
         body_end = p + HEADER_BYTES + length
         if complete and body_end + FOOTER_BYTES > end:
@@ -192,14 +199,18 @@ class RecordReader:
     ``lost_at`` is the offset where framing was lost while the reader is still looking for the
     next valid header, else None (part of the resume state too). ``inode``: the file the offset
     belongs to (None: whatever the path names). :attr:`stat` is the opened file's ``fstat``.
+    ``max_payload``: longer records are reported and skipped unread (default
+    :data:`MAX_PAYLOAD_BYTES`).
     """
 
     def __init__(self, path: str | os.PathLike[str], offset: int = 0,
-                 lost_at: int | None = None, inode: int | None = None):
+                 lost_at: int | None = None, inode: int | None = None,
+                 max_payload: int | None = None):
         self.path = os.fspath(path)
         self.offset = offset
         self.lost_at = lost_at
         self.inode = inode
+        self.max_payload = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
         self.stat: os.stat_result | None = None
         self.result = ReadResult()
 
@@ -256,7 +267,7 @@ class RecordReader:
                 # Scan what is buffered, refilling until a header is found or the file ends; a
                 # later call goes on from the last 11 bytes (the file may be growing).
                 while True:
-                    found = _find_header(buf, pos, len(buf))
+                    found = _find_header(buf, pos, len(buf), self.max_payload)
                     if found >= 0:
                         pos = found
                         self.lost_at = None
@@ -282,25 +293,23 @@ class RecordReader:
                 pos += 1
                 continue
             frame = FRAME_OVERHEAD + length
-            if length > MAX_PAYLOAD_BYTES:
+            if length > self.max_payload:
                 skip_to = record_offset + frame
                 size = os.fstat(handle.fileno()).st_size
-                if size >= skip_to:
-                    result.damage.append(
-                        Damage(record_offset, f"record of {length} bytes exceeds the "
-                               f"{MAX_PAYLOAD_BYTES}-byte limit; skipped")
-                    )
+                if size >= skip_to:  # skipped unread: a header claiming 1 GiB costs nothing
+                    result.damage.append(Damage(record_offset,
+                                                oversized(length, self.max_payload)))
                     handle.seek(skip_to)
                     buf, base, pos, eof = memoryview(b""), skip_to, 0, False
                     continue
                 # What is on disk after the header, as far as a record could reach.
-                fill(min(size - record_offset, FRAME_OVERHEAD + MAX_PAYLOAD_BYTES))
+                fill(min(size - record_offset, FRAME_OVERHEAD + self.max_payload))
             elif fill(frame):
                 size = -1
             else:
                 size = base + len(buf)
             if size >= 0:  # the record runs past the end of the file
-                later = _find_header(buf, pos + 1, len(buf), complete=True)
+                later = _find_header(buf, pos + 1, len(buf), self.max_payload, complete=True)
                 if later < 0:  # may be a record still being written
                     result.tail = Tail(record_offset, size - record_offset, frame)
                     break
@@ -329,24 +338,60 @@ class RecordReader:
         result.bytes_consumed = self.offset - start_offset
 
 
-def read_record_at(path: str | os.PathLike[str], offset: int) -> bytes:
+def oversized(length: int, max_payload: int) -> str:
+    """The damage reason of a record longer than the limit."""
+    return (f"record of {length:,} bytes is larger than the {max_payload:,}-byte limit "
+            "(--max-record-bytes); skipped without reading it")
+
+
+def check_graph_file_size(path: str | os.PathLike[str], max_payload: int | None = None) -> int:
+    """The size of a bare ``.pb`` graph file (read whole, like one record); ValueError when it
+    is larger than ``max_payload`` (default :data:`MAX_PAYLOAD_BYTES`)."""
+    limit = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
+    size = os.path.getsize(path)
+    if size > limit:
+        raise ValueError(f"graph file of {size:,} bytes is larger than the {limit:,}-byte limit "
+                         "(--max-record-bytes); not read")
+    return size
+
+
+def record_length_at(path: str | os.PathLike[str], offset: int,
+                     max_payload: int | None = None) -> int:
+    """The payload length in the header at ``offset``, checked (12 bytes read): ValueError when
+    the header is not intact or the record is longer than ``max_payload``."""
+    with open_regular(os.fspath(path)) as handle:
+        handle.seek(offset)
+        return _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
+
+
+def _checked_length(header: bytes, path: str | os.PathLike[str], offset: int,
+                    max_payload: int | None) -> int:
+    limit = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
+    if len(header) < HEADER_BYTES:
+        raise ValueError(f"no record at offset {offset} of {path}")
+    length, length_crc = _HEADER.unpack(header)
+    if masked_crc32c(header[:8]) != length_crc:
+        raise ValueError(f"no valid record header at offset {offset} of {path}")
+    if length > limit:
+        raise ValueError(f"at offset {offset} of {path}: {oversized(length, limit)}")
+    return int(length)
+
+
+def read_record_at(path: str | os.PathLike[str], offset: int,
+                   max_payload: int | None = None) -> bytes:
     """Read and verify the single record whose header is at ``offset`` (lazy blob access).
 
-    Raises ``ValueError`` when the bytes there are not an intact record (the file changed),
-    ``OSError`` when the path cannot be read or is not a regular file.
+    Raises ``ValueError`` when the bytes there are not an intact record (the file changed) or
+    the record is longer than ``max_payload`` (default :data:`MAX_PAYLOAD_BYTES`), ``OSError``
+    when the path cannot be read or is not a regular file.
     """
     with open_regular(os.fspath(path)) as handle:
         handle.seek(offset)
-        header = handle.read(HEADER_BYTES)
-        if len(header) < HEADER_BYTES:
-            raise ValueError(f"no record at offset {offset} of {path}")
-        length, length_crc = _HEADER.unpack(header)
-        if masked_crc32c(header[:8]) != length_crc or length > MAX_PAYLOAD_BYTES:
-            raise ValueError(f"no valid record header at offset {offset} of {path}")
-        body = handle.read(length + FOOTER_BYTES)
-    if len(body) < length + FOOTER_BYTES:
+        length = _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
+        payload = handle.read(length)  # read apart from the footer: slicing would copy it
+        footer = handle.read(FOOTER_BYTES)
+    if len(payload) < length or len(footer) < FOOTER_BYTES:
         raise ValueError(f"record at offset {offset} of {path} is incomplete")
-    payload = body[:length]
-    if masked_crc32c(payload) != _FOOTER.unpack_from(body, length)[0]:
+    if masked_crc32c(payload) != _FOOTER.unpack(footer)[0]:
         raise ValueError(f"record at offset {offset} of {path} fails its payload CRC")
     return payload

@@ -38,7 +38,12 @@ from collections.abc import Callable
 
 from dash_insight.core.format.events import DecodeError, decode_lineage_event, decode_model_proto
 from dash_insight.core.format.files import EVENT_KINDS, FileKind, open_regular
-from dash_insight.core.format.framing import Damage, RecordReader
+from dash_insight.core.format.framing import (
+    MAX_PAYLOAD_BYTES,
+    Damage,
+    RecordReader,
+    check_graph_file_size,
+)
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import (
     LINEAGE_TENSORBOARD_HPARAMS,
@@ -98,6 +103,7 @@ class Loader:
         max_depth: int | None = None,
         reload_interval: float = 3.0,
         slice_bytes: int = 128 << 20,
+        max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.base_dir = os.path.abspath(base_dir)
@@ -105,6 +111,9 @@ class Loader:
         self.max_depth = max_depth
         self.reload_interval = reload_interval
         self.slice_bytes = slice_bytes
+        #: Longer records (and larger .pb graph files) are reported as damage and skipped
+        #: unread: what reading one record may cost in memory is bounded by this.
+        self.max_record_bytes = max_record_bytes
         self._clock = clock
         self._scanners: dict[tuple[str, str], EventScanner | TensorBoardScanner] = {}
         # Directories that could not be listed, as last logged: train_id -> reason.
@@ -346,7 +355,7 @@ class Loader:
 
     def _read_summary(self, path: str, state: JobState, file_state: FileState) -> None:
         reader = RecordReader(path, file_state.offset, file_state.lost_at,
-                              inode=file_state.identity[0])
+                              inode=file_state.identity[0], max_payload=self.max_record_bytes)
         scanner = self._scanners.get((state.train_id, file_state.name))
         if scanner is None:
             scanner = self._scanners[(state.train_id, file_state.name)] = (
@@ -453,7 +462,7 @@ class Loader:
     def _read_lineage(self, path: str, state: JobState, file_state: FileState) -> None:
         """Lineage files are small: re-read whole whenever they change (what was read before
         stays while the file cannot be read)."""
-        reader = RecordReader(path)
+        reader = RecordReader(path, max_payload=self.max_record_bytes)
         size_before = file_state.size
         records: list[LineageRecord] = []
         damage: list[Damage] = []
@@ -482,9 +491,13 @@ class Loader:
         while the file cannot be read)."""
         name = file_state.name
         file_state.read_size, file_state.caught_up = file_state.size, True
+        data, problem = b"", None
         try:
+            check_graph_file_size(path, self.max_record_bytes)
             with open_regular(path) as handle:
                 data = handle.read()
+        except ValueError as error:  # larger than --max-record-bytes: not read
+            problem = str(error)
         except OSError as error:
             self._set_unreadable(state, file_state,
                                  Damage(0, f"cannot read file: {error.strerror or error}"))
@@ -494,9 +507,12 @@ class Loader:
         state.tags.get(Plugin.GRAPH.value, {}).pop(name, None)
         file_state.damage = []
         try:
-            decode_model_proto(data)
+            if problem is None:
+                decode_model_proto(data)
         except DecodeError as error:
-            file_state.damage.append(Damage(0, str(error)))
+            problem = str(error)
+        if problem is not None:
+            file_state.damage.append(Damage(0, problem))
             self._log_damage(state, file_state, file_state.damage)
         else:
             state.graphs.append(GraphRecord(file=name, kind=GRAPH_PB, offset=0,

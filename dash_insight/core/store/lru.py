@@ -31,13 +31,25 @@ def approximate_bytes(value: Any) -> int:
     return sys.getsizeof(value)
 
 
+class _Computing:
+    """A value being computed by one thread, awaited by the others asking for the same key."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+
 class ByteLRU:
     """Keeps recently used values while their total size stays under ``max_bytes``; a value
-    larger than the budget is computed but not kept."""
+    larger than the budget is computed but not kept. Concurrent requests for a key being
+    computed wait for that computation and share its result (or its error): eight requests for
+    the same large image decode it once and hold one copy, whether or not it fits the cache."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._computing: dict[Hashable, _Computing] = {}
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -47,7 +59,31 @@ class ByteLRU:
             if hit is not None:
                 self._items.move_to_end(key)
                 return hit[0]
-        value = compute()  # outside the lock: several keys may be computed at once
+            computing = self._computing.get(key)
+            owner = computing is None
+            if computing is None:
+                computing = self._computing[key] = _Computing()
+        if not owner:
+            computing.done.wait()
+            if computing.error is not None:
+                raise computing.error
+            shared: T = computing.value
+            return shared
+        try:
+            value = compute()  # outside the lock: several keys may be computed at once
+        except BaseException as error:
+            computing.error = error
+            raise
+        else:
+            computing.value = value
+            self._keep(key, value)
+        finally:
+            with self._lock:
+                del self._computing[key]
+            computing.done.set()
+        return value
+
+    def _keep(self, key: Hashable, value: Any) -> None:
         size = approximate_bytes(value)
         if size <= self.max_bytes:
             with self._lock:
@@ -57,7 +93,6 @@ class ByteLRU:
                 while self._bytes > self.max_bytes:
                     _, (_, dropped) = self._items.popitem(last=False)
                     self._bytes -= dropped
-        return value
 
     def clear(self) -> None:
         with self._lock:

@@ -17,7 +17,6 @@ tables are answered empty (dash-insight reads CPU profiles only).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, request
@@ -27,7 +26,7 @@ from dash_insight.plugins.profiler import query
 from dash_insight.plugins.profiler.service import LocateError, Location, ProfilerService
 from dash_insight.web import errors
 from dash_insight.web.errors import ApiError
-from dash_insight.web.http import json_response
+from dash_insight.web.http import JsonBodyError, json_response, parse_json_text, request_body
 from dash_insight.web.plugin import Route
 
 
@@ -86,10 +85,12 @@ class _ProfilerViews:
         """``POST /profile/ops/search?profile=&train_id=`` with a search condition: the
         ``cpu_op_type`` or ``cpu_op_info`` table filtered, sorted and paged."""
         given = self._location()
-        body = request.get_data()
+        body = request_body()
         try:
-            condition: Any = json.loads(body) if body else {}
-        except ValueError:
+            # parse_json_text: a body nested thousands deep is refused before it is parsed
+            # (json.loads raised RecursionError: a 500)
+            condition: Any = parse_json_text(body) if body else {}
+        except JsonBodyError:
             raise errors.param_value_error("Json data parse failed.") from None
         query.validate_condition(condition)
         device = condition.get("device_id", "0")

@@ -15,8 +15,9 @@ is pure: no file reading, no Dash.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,16 @@ MAX_DISPLAY_COLUMNS = 1000
 MAX_TENSOR_VALUES = 10_000_000
 
 _INT = re.compile(r"[+-]?\d+")
+
+
+def value_count(dims: Sequence[int]) -> int:
+    """How many values a tensor of ``dims`` holds: ``prod(dims)`` in Python integers (1 for a
+    rank-0 tensor), exact for any dims a file can hold, where ``np.prod`` wraps around in int64
+    (``[2**62, 2**62, 16]`` gave 0, so an absurd tensor passed the size check). ValueError for a
+    negative dim: no tensor has that shape (MindInsight failed to reshape such a value)."""
+    if any(int(d) < 0 for d in dims):
+        raise ValueError(f"the tensor has negative dims {[int(d) for d in dims]}")
+    return math.prod(int(d) for d in dims)
 
 
 class DimsError(ValueError):

@@ -9,7 +9,7 @@ import numpy as np
 
 from dash_insight.core import histogram_bins
 from dash_insight.core.format.events import TensorValue
-from dash_insight.core.provider import DataError, DataProvider, TensorTooLarge
+from dash_insight.core.provider import DataError, DataProvider, TensorTooLarge, ValueUnreadable
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.tensors import algorithms
@@ -31,12 +31,17 @@ class TensorQueries:
         self._statistics = ByteLRU(cache_bytes)
 
     def tensor(self, train_id: str, tag: str, step: int) -> TensorValue:
-        """A whole tensor; TensorTooLarge above MindInsight's 10,000,000 values (checked on the
-        indexed shape, before anything is decoded)."""
+        """A whole tensor; TensorTooLarge above MindInsight's 10,000,000 values and
+        ValueUnreadable for negative dims (both checked on the indexed shape, before anything is
+        decoded: a header claiming 10**8 x 10**8 values costs nothing)."""
         steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
         meta = steps.meta[steps.position(step)] if steps.meta else None
         if meta is not None:
-            count = int(np.prod(meta["dims"])) if meta["dims"] else 1
+            try:
+                count = algorithms.value_count(meta["dims"])
+            except ValueError as error:
+                raise ValueUnreadable(f"cannot read tensor {tag!r} at step {step}: {error}"
+                                      ) from None
             if count > algorithms.MAX_TENSOR_VALUES:
                 raise TensorTooLarge(
                     f"tensor {tag!r} at step {step} has {count:,} values; at most "
@@ -66,14 +71,20 @@ class TensorQueries:
 
     def histograms(self, train_id: str, tag: str,
                    max_steps: int | None = None) -> list[tuple[int, float, np.ndarray]]:
-        """(step, wall time, buckets) per step, on one grid shared by the tag's steps;
+        """(step, wall time, buckets) per step, on one grid shared by the tag's steps. A step
+        whose value cannot be read (damaged, negative dims) is left out, so the others are
+        still shown; a step too large to load fails the tag, as in MindInsight (50545016);
         NotNumeric for a tensor of strings."""
         steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
-        positions = histogram_bins.spread(len(steps), max_steps)
-        arrays = [self.tensor(train_id, tag, int(steps.step[p])).array for p in positions]
-        if any(algorithms.is_text(array) for array in arrays):
-            raise NotNumeric(f"tensor {tag!r} holds text: it has no histogram")
-        originals = [algorithms.tensor_original_histogram(array) for array in arrays]
-        unified = histogram_bins.unify(originals)
+        readable: list[tuple[int, histogram_bins.OriginalHistogram]] = []
+        for position in histogram_bins.spread(len(steps), max_steps):
+            try:
+                array = self.tensor(train_id, tag, int(steps.step[position])).array
+            except ValueUnreadable:
+                continue
+            if algorithms.is_text(array):
+                raise NotNumeric(f"tensor {tag!r} holds text: it has no histogram")
+            readable.append((position, algorithms.tensor_original_histogram(array)))
+        unified = histogram_bins.unify([original for _, original in readable])
         return [(int(steps.step[p]), float(steps.wall_time[p]), b)
-                for p, b in zip(positions, unified, strict=True)]
+                for (p, _), b in zip(readable, unified, strict=True)]

@@ -5,7 +5,10 @@ the server was started with ``--samples-per-plugin``; ``detail=data`` validates 
 the tensor (index ranges, step 0) with messages that say how to fix them; ``step=-1`` means the
 last step there too; errors are checked in the order step, tensor size, dims (MindInsight: dims
 syntax first). A tensor of strings (TensorBoard text, ``data_type`` ``DT_STRING``) has
-``statistics`` null, its ``data`` as strings, and no histogram (ParamValueError).
+``statistics`` null, its ``data`` as strings, and no histogram (ParamValueError). A step whose
+value cannot be read (negative dims, a damaged record) is a null ``statistics`` with
+``detail=stats``, left out with ``detail=histogram`` and 50545014 saying why with
+``detail=data``; the other steps of the tag are answered as usual.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 import numpy as np
 from flask import Response, request
 
-from dash_insight.core.provider import StepNotFound, TensorTooLarge, ValueSteps
+from dash_insight.core.provider import StepNotFound, TensorTooLarge, ValueSteps, ValueUnreadable
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.tensors import algorithms
 from dash_insight.plugins.tensors.query import NotNumeric, TensorQueries
@@ -61,6 +64,14 @@ def statistics_answer(stats: Mapping[str, Any], overall: Mapping[str, Any]) -> d
         "overall_neg_zero_count": float(overall["neg_zero_count"]),
         "overall_pos_zero_count": float(overall["pos_zero_count"]),
     }
+
+
+def step_unreadable(reason: str) -> errors.ApiError:
+    """One step whose tensor cannot be read (damaged record, negative dims): MindInsight's
+    ``StepTensorDataNotInCache`` (50545014, the code of a step whose data it does not hold),
+    saying why, instead of a 500 for a file's content. The tag's other steps are unaffected."""
+    return errors.ApiError(errors.STEP_TENSOR_DATA_NOT_IN_CACHE,
+                           f"Tensor data not in cache. Detail: {reason}.")
 
 
 def selected_size(dims: str, shape: tuple[int, ...]) -> int:
@@ -121,7 +132,8 @@ class _TensorViews:
                     stats = self.queries.statistics(train_id, raw, step)
                     value["statistics"] = (None if stats.get("is_text")
                                            else statistics_answer(stats, stats))
-                except TensorTooLarge:
+                except (TensorTooLarge, ValueUnreadable):
+                    # MindInsight's null for a step it dropped; the other steps keep theirs
                     value["statistics"] = None
             values.append({"wall_time": wall_time, "step": step, "value": value})
         return values
@@ -155,6 +167,8 @@ class _TensorViews:
             raise errors.step_not_in_cache(step) from None
         except TensorTooLarge as error:
             raise errors.tensor_too_large(str(error)) from None
+        except ValueUnreadable as error:
+            raise step_unreadable(str(error)) from None
         except algorithms.ResponseTooLargeError:
             value = self._tensor_value(train_id, raw, steps, position)
             size = selected_size(dims, tuple(value["dims"]))
