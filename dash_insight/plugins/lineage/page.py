@@ -112,7 +112,9 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                         "Colour by", dcc.Dropdown(id="lineage-color", clearable=False,
                                                   placeholder="—", style={"width": "200px"}),
                     ]),
-                    html.Span("[U] user-defined · [M] metric", className="di-muted"),
+                    html.Span("[U] user-defined · [M] metric · a line at the foot of an "
+                              "axis, below its ticks: the job has no value there",
+                              className="di-muted"),
                 ]),
                 dcc.Loading(dcc.Graph(id="lineage-chart", className="di-lineage-chart",
                                       config=graph_config(
