@@ -107,11 +107,33 @@ OVERVIEW_STYLESHEET: list[dict[str, Any]] = [
 ] + [{"selector": "edge", "style": {"width": 0.6, "target-arrow-shape": "none", "label": ""}}]
 
 
-def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None
-                     ) -> list[dict[str, Any]]:
-    """The base styles plus a red outline on the selected node (MindInsight's highlight) and
-    its edges drawn in the accent colour."""
-    rules = list(GRAPH_STYLESHEET)
+#: What the dark theme changes on a canvas (the page's ``theme`` store): the canvas itself
+#: takes the panel's colour (assets/graph-pages.css); texts drawn on it (scope titles,
+#: constants' names, edge labels) get light colours and edges a lighter grey. Node fills and
+#: the dark text inside them stay: they read on both.
+DARK_CANVAS_RULES: list[dict[str, Any]] = [
+    {"selector": "edge", "style": {
+        "line-color": "#7d8590", "target-arrow-color": "#7d8590", "color": "#c9ced6",
+        "text-background-color": "#20232a"}},
+    {"selector": "node.expanded, node.box, node.const", "style": {"color": "#e6e8eb"}},
+    {"selector": "node.expanded, node.box", "style": {"background-opacity": 0.12}},
+]
+
+
+def themed(rules: list[dict[str, Any]], theme: str | None) -> list[dict[str, Any]]:
+    """``rules`` with :data:`DARK_CANVAS_RULES` after them in the dark theme."""
+    return [*rules, *DARK_CANVAS_RULES] if theme == "dark" else list(rules)
+
+
+def overview_stylesheet(theme: str | None = None) -> list[dict[str, Any]]:
+    return themed(OVERVIEW_STYLESHEET, theme)
+
+
+def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None,
+                     theme: str | None = None) -> list[dict[str, Any]]:
+    """The base styles (:func:`themed`) plus a red outline on the selected node (MindInsight's
+    highlight) and its edges drawn in the accent colour."""
+    rules = themed(GRAPH_STYLESHEET, theme)
     if selected:
         quoted = _quoted(selected)
         rules.append({"selector": f"node[id = {quoted}]", "style": {
@@ -184,8 +206,8 @@ DATA_STYLESHEET: list[dict[str, Any]] = [
 ]
 
 
-def data_stylesheet(selected: str | None) -> list[dict[str, Any]]:
-    rules = list(DATA_STYLESHEET)
+def data_stylesheet(selected: str | None, theme: str | None = None) -> list[dict[str, Any]]:
+    rules = themed(DATA_STYLESHEET, theme)
     if selected:
         rules.append({"selector": f"node[id = {_quoted(selected)}]",
                       "style": {"border-color": "#e02020", "border-width": 3}})
