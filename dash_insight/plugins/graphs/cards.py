@@ -58,11 +58,11 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
     ]
     return (cyto.Cytoscape(id="preview-graph", elements=elements,
                            layout={"name": "preset", "fit": True, "padding": 12},
-                           stylesheet=stylesheet, userZoomingEnabled=False,
+                           stylesheet=stylesheet, userZoomingEnabled=False, maxZoom=1.2,
                            userPanningEnabled=False, autoungrabify=True,
                            className="di-graph-canvas",
                            style={"width": "100%", "height": "230px"}),
-            f"{tags[-1]} · {len(model)} nodes")
+            f"{tags[-1]} · {sum(1 for _ in model.leaves())} nodes")
 
 
 def pipeline_steps(graph: dict[str, Any] | None) -> list[tuple[str, list[str]]]:
