@@ -74,15 +74,15 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
         elements.append(element)
     centres = {node.name: (node.x, node.y) for node in view.nodes}
     for edge in view.edges:
-        data: dict[str, Any] = {"id": f"{edge.source}\u2192{edge.target}",
-                                "source": edge.source, "target": edge.target,
-                                "label": edge.label, "count": edge.count}
-        classes = "control" if edge.control else "data"
+        edge_data: dict[str, Any] = {"id": f"{edge.source}\u2192{edge.target}",
+                                     "source": edge.source, "target": edge.target,
+                                     "label": edge.label, "count": edge.count}
+        edge_classes = "control" if edge.control else "data"
         segments = segment_points(centres[edge.source], centres[edge.target], edge.bends)
         if segments:
-            data["weights"], data["distances"] = segments
-            classes += " routed"
-        elements.append({"data": data, "classes": classes})
+            edge_data["weights"], edge_data["distances"] = segments
+            edge_classes += " routed"
+        elements.append({"data": edge_data, "classes": edge_classes})
     return elements
 
 

@@ -241,11 +241,10 @@ def layered_layout(nodes: Sequence[K], sizes: Mapping[K, Size],
     routes: dict[tuple[K, K], list[tuple[float, float]]] = {}
     for original in edges:
         source, target = original
-        chain = chains.get((source, target))
-        reverse = chain is None and (target, source) in chains
-        chain = chains.get((target, source)) if reverse else chain
-        if chain:
-            points = [(x[d] - left, y_of_layer[layer[d]]) for d in chain]
+        reverse = (source, target) not in chains and (target, source) in chains
+        dummies = chains.get((target, source) if reverse else (source, target))
+        if dummies:
+            points = [(x[d] - left, y_of_layer[layer[d]]) for d in dummies]
             routes[original] = points[::-1] if reverse else points
     if horizontal:
         positions = {n: (py, px) for n, (px, py) in positions.items()}
