@@ -15,6 +15,23 @@ window.dashAgGridFunctions = Object.assign(window.dashAgGridFunctions || {}, {
     return nodeA.data.train_id.localeCompare(nodeB.data.train_id);
   },
 
+  /* A number to 4 significant digits, as Python's f"{value:.4g}" (number_text in
+     dash_insight/plugins/lineage/views.py): 0.0009766, 1.235e+05; the tooltip has it whole. */
+  lineageNumber(params) {
+    const value = params.value;
+    if (value === null || value === undefined) return "";
+    if (typeof value !== "number" || !Number.isFinite(value)) return String(value);
+    if (value === 0) return "0";
+    const rounded = Number(value.toPrecision(4));
+    const exponent = Math.floor(Math.log10(Math.abs(rounded)));
+    if (exponent < -4 || exponent >= 4) {
+      const [mantissa, power] = value.toExponential(3).split("e");
+      const digits = power.replace(/^[+-]/, "").padStart(2, "0");
+      return `${mantissa.replace(/\.?0+$/, "")}e${power[0] === "-" ? "-" : "+"}${digits}`;
+    }
+    return String(rounded);
+  },
+
   /* Tag 1..10 shown as "★ n"; 0 (no tag) shows nothing. */
   lineageTagStars(params) {
     return params.value ? "★ " + params.value : "";

@@ -9,6 +9,8 @@
     return element && element._cyreg ? element._cyreg.cy : null;
   }
 
+  const MAX_FIT_ZOOM = 2.5;
+
   /* Place the overview's box on the part of the graph the main view shows (hidden when the
      graph is empty or scrolled out of the overview). */
   function drawOverviewBox(cy, overview, box) {
@@ -47,7 +49,8 @@
     }
   }
 
-  /* Show what `focus` ({fit, node}) asks for: the whole graph (never closer than 1.2), an
+  /* Show what `focus` ({fit, node}) asks for: the whole graph filling the canvas (a small
+     graph no closer than MAX_FIT_ZOOM, where two scope boxes are already large), an
      opened scope whole, or a node not in view centred. Returns false while the node is not
      drawn yet (elements arrive after the focus request). */
   function applyFocus(cy, focus, fitClicked) {
@@ -57,7 +60,7 @@
     if (focus.node && (!node || !node.length)) return false;
     if (focus.fit || !node) {
       cy.fit(undefined, 30);
-      if (cy.zoom() > 1.2) { cy.zoom(1.2); cy.center(); }
+      if (cy.zoom() > MAX_FIT_ZOOM) { cy.zoom(MAX_FIT_ZOOM); cy.center(); }
       return true;
     }
     if (node.isParent()) {

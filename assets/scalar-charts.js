@@ -37,6 +37,107 @@
     });
   }
 
+  /* Nice axes (twins of dash_insight/core/axis_scale.py, tested equal): ranges widened to
+     multiples of a 1, 2, 2.5 or 5 x 10^k step, as MindInsight's ECharts axes are. */
+  const NICE_MANTISSAS = [1, 2, 2.5, 5, 10];
+
+  function cleanNumber(value, step) {
+    const digits = Math.max(0, 3 - Math.floor(Math.log10(step)));
+    const scale = Math.pow(10, Math.min(digits, 100));
+    const out = digits > 15 ? Number(value.toPrecision(15)) : Math.round(value * scale) / scale;
+    return out === 0 ? 0 : out;
+  }
+
+  function niceStep(raw) {
+    const magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const mantissa of NICE_MANTISSAS) {
+      const step = mantissa * magnitude;
+      if (step >= raw * (1 - 1e-12)) return cleanNumber(step, step);
+    }
+    return 10 * magnitude;
+  }
+
+  function constantSpan(value) {
+    const pad = Math.abs(value) * 0.1 || 1;
+    return [value - pad, value + pad];
+  }
+
+  function fitRange(low, high, step) {
+    const first = Math.floor(low / step + 1e-9) * step;
+    const last = Math.ceil(high / step - 1e-9) * step;
+    return {low: cleanNumber(first, step), high: cleanNumber(last, step), step};
+  }
+
+  const intervalsOf = axis => Math.round((axis.high - axis.low) / axis.step);
+
+  function niceRange(low, high, intervals) {
+    const count = intervals || 5;
+    [low, high] = [Math.min(low, high), Math.max(low, high)];
+    if (high === low) [low, high] = constantSpan(low);
+    let axis = fitRange(low, high, niceStep((high - low) / Math.max(1, count)));
+    while (intervalsOf(axis) > count + 1) axis = fitRange(low, high, niceStep(axis.step * 1.000001));
+    return axis;
+  }
+
+  function exactRange(low, high, intervals) {
+    let step = niceStep((high - low) / intervals);
+    for (;;) {
+      let first = Math.floor(low / step + 1e-9) * step;
+      if (first + intervals * step >= high - 1e-9 * step) {
+        const spare = Math.floor((first + intervals * step - high) / step + 1e-9);
+        first -= Math.floor(spare / 2) * step;
+        return {low: cleanNumber(first, step), high: cleanNumber(first + intervals * step, step),
+                step};
+      }
+      step = niceStep(step * 1.000001);
+    }
+  }
+
+  /* Left and right axes with the same number of nice intervals (their ticks share the grid). */
+  function alignedRanges(left, right, choices) {
+    const spans = [left, right].map(([a, b]) => {
+      const [low, high] = [Math.min(a, b), Math.max(a, b)];
+      return high === low ? constantSpan(low) : [low, high];
+    });
+    let best = null;
+    for (const intervals of choices || [4, 5, 6]) {
+      const axes = spans.map(([low, high]) => exactRange(low, high, intervals));
+      const waste = spans.reduce((sum, [low, high], i) =>
+        sum + 1 - (high - low) / (axes[i].high - axes[i].low), 0);
+      if (!best || waste < best[0] - 1e-9) best = [waste, axes[0], axes[1]];
+    }
+    return [best[1], best[2]];
+  }
+
+  function finiteExtent(values) {
+    let low = Infinity, high = -Infinity;
+    for (const v of values) {
+      if (v === null || !Number.isFinite(v)) continue;
+      if (v < low) low = v;
+      if (v > high) high = v;
+    }
+    return low <= high ? [low, high] : null;
+  }
+
+  /* The y axes of a chart in linear scale: nice ranges the autorange keeps to (reset and
+     double-click return to them), and with a right axis, ticks both sides share. */
+  function niceAxes(layout, chart) {
+    const extent = right => finiteExtent([].concat(...chart.series
+      .filter(s => Boolean(s.right) === right).map(s => s.y)));
+    const left = extent(false), right = extent(true);
+    const pin = (axis, range, ticks) => {
+      axis.autorangeoptions = {minallowed: range.low, maxallowed: range.high};
+      if (ticks) Object.assign(axis, {tickmode: "linear", tick0: range.low, dtick: range.step});
+    };
+    if (left && right) {
+      const [l, r] = alignedRanges(left, right);
+      pin(layout.yaxis, l, true);
+      pin(layout.yaxis2, r, true);
+    } else if (left || right) {
+      pin(right ? layout.yaxis2 : layout.yaxis, niceRange(...(left || right)), false);
+    }
+  }
+
   /* The values a series draws: on a log axis, non-positive values become gaps. */
   function drawnValues(series, logScale) {
     return logScale ? series.y.map(v => (v !== null && v > 0 ? v : null)) : series.y;
@@ -138,6 +239,17 @@
       layout.yaxis2 = Object.assign({overlaying: "y", side: "right", showgrid: false,
                                      type: logScale ? "log" : "linear"}, axisStyle);
     }
+    if (!logScale) niceAxes(layout, chart);
+    // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
+    // otherwise pad it, and setting a threshold would move it.
+    const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);
+    if (xs.length) {
+      const firsts = xs.map(x => x[0]), lasts = xs.map(x => x[x.length - 1]);
+      const [lo, hi] = axis === "absolute"
+        ? [firsts.slice().sort()[0], lasts.slice().sort()[lasts.length - 1]]
+        : [Math.min(...firsts), Math.max(...lasts)];
+      if (lo !== hi) layout.xaxis.autorangeoptions = {minallowed: lo, maxallowed: hi};
+    }
     return {data: traces, layout};
   }
 
@@ -222,7 +334,7 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     scalarCharts: {
-      smooth, thresholdMask,
+      smooth, thresholdMask, niceStep, niceRange, alignedRanges,
 
       /* Slots get their dcc.Graph once, created with its figure; existing graphs get new
          figures only when what they show changed (the data, smoothing, axis, log, threshold). */
@@ -267,7 +379,7 @@
           return {type: "Graph", namespace: "dash_core_components", props: {
             id: {type: "scalar-graph", chart: id.chart}, figure: built.figure,
             className: "di-scalar-graph", style: {height: "260px"},
-            config: {displaylogo: false, responsive: true,
+            config: {displaylogo: false, displayModeBar: "hover", responsive: true,
                      modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"]}}};
         });
         // What the immediate smoothing path (quickSmooth) needs between renders.

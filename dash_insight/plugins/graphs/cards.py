@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import dash_cytoscape as cyto
 from dash import html
 
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.provider import DataError
+from dash_insight.core.vocabulary import GraphMode, Plugin
+from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.plugins.graphs.view import build_view
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 
@@ -21,30 +23,31 @@ NO_PIPELINE = ["No data graph. SummaryCollector records the dataset pipeline wit
 
 
 def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
-    """Top-level name scopes with their node counts, and the edges between them."""
-    provider, train_id = service.provider, request.job.train_id
+    """The top level of the graph page's view (the same model, layout and edge bundles, so an
+    edge says as many tensors here as on the page), each scope with its operator count."""
     tags = request.job.tags[Plugin.GRAPH]
     if not tags:
         return no_data(NO_GRAPH), None
-    graph = provider.read_graph(train_id, tags[-1])
-    scope_of = {node.name: (node.scope or node.full_name or node.name).split("/")[0]
-                for node in graph.node}
-    counts = Counter(scope_of.values())
-    edges: Counter[tuple[str, str]] = Counter()
-    for node in graph.node:
-        for edge in node.input:
-            source = scope_of.get(edge.name)
-            if source and source != scope_of[node.name]:
-                edges[(source, scope_of[node.name])] += 1
-    scopes = sorted(counts, key=lambda s: (-counts[s], s))
-    elements = [{"data": {"id": s, "label": f"{s}\n{counts[s]} nodes"},
-                 "position": {"x": 170 * i, "y": 60 * (i % 2)}} for i, s in enumerate(scopes)]
-    elements += [{"data": {"source": a, "target": b, "label": f"{n} tensors"}}
-                 for (a, b), n in edges.items()]
+    try:
+        model = service.model(request.job.train_id, tags[-1], GraphMode.NORMAL,
+                              extended_types=True)
+    except (DataError, GraphBuildError) as error:
+        return no_data([f"The graph {tags[-1]!r} cannot be shown: {error}"]), None
+    view = build_view(model)
+    elements: list[dict[str, Any]] = []
+    for node in view.nodes:
+        operators = sum(1 for _ in model.leaves(node.name)) if node.kind.endswith("scope") else 0
+        label = f"{node.label}\n{operators} nodes" if operators else node.label
+        elements.append({"data": {"id": node.name, "label": label, "w": max(node.width, 130),
+                                  "h": max(node.height, 44)},
+                         "position": {"x": node.x, "y": node.y}})
+    elements += [{"data": {"source": e.source, "target": e.target, "label": e.label}}
+                 for e in view.edges]
     stylesheet = [
         {"selector": "node", "style": {"label": "data(label)", "text-wrap": "wrap",
                                        "text-valign": "center", "shape": "round-rectangle",
-                                       "width": 130, "height": 48, "font-size": 11,
+                                       "width": "data(w)", "height": "data(h)",
+                                       "font-size": 11,
                                        "background-color": "#d7eef2", "border-width": 1,
                                        "border-color": "#00a5a7"}},
         {"selector": "edge", "style": {"label": "data(label)", "font-size": 9,
@@ -53,11 +56,13 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
                                        "text-background-color": "#ffffff",
                                        "text-background-opacity": 0.7}},
     ]
-    return (cyto.Cytoscape(id="preview-graph", elements=elements, layout={"name": "preset"},
-                           stylesheet=stylesheet, userZoomingEnabled=False,
+    return (cyto.Cytoscape(id="preview-graph", elements=elements,
+                           layout={"name": "preset", "fit": True, "padding": 12},
+                           stylesheet=stylesheet, userZoomingEnabled=False, maxZoom=1.2,
                            userPanningEnabled=False, autoungrabify=True,
+                           className="di-graph-canvas",
                            style={"width": "100%", "height": "230px"}),
-            f"{tags[-1]} · {len(graph.node)} nodes")
+            f"{tags[-1]} · {sum(1 for _ in model.leaves())} nodes")
 
 
 def pipeline_steps(graph: dict[str, Any] | None) -> list[tuple[str, list[str]]]:

@@ -116,22 +116,24 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Output("data-graph-info", "children"), Output("data-graph-notice", "children"),
         Output("data-graph-summary", "children"), Output("data-graph-shown", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), State("data-graph-shown", "data"),
+        Input("refresh-now", "n_clicks"), Input("theme", "data"),
+        State("data-graph-shown", "data"),
     )
-    def render(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
+    def render(search: str | None, _ticks: Any, _clicks: Any, theme: str | None,
+               shown: dict | None) -> Any:
         params = parse_search(search)
         train_id, node_id = params.get("train_id", ""), params.get("node") or None
         try:
             version = provider.job(train_id).version
             graph = pipeline(provider.dataset_graph(train_id))
         except DataError as error:
-            return ([], data_stylesheet(None), None,
+            return ([], data_stylesheet(None, theme), None,
                     html.Div(str(error), className="di-empty gp-message"), None, None)
-        signature = [train_id, version, node_id]
+        signature = [train_id, version, node_id, theme]
         if shown == signature:
             return (dash.no_update,) * 6
         if not graph.nodes:
-            return ([], data_stylesheet(None), None, html.Div(NO_PIPELINE,
+            return ([], data_stylesheet(None, theme), None, html.Div(NO_PIPELINE,
                                                               className="di-empty gp-message"),
                     None, signature)
         same = shown is not None and shown[:2] == signature[:2]
@@ -142,7 +144,7 @@ def register(app: dash.Dash, service: GraphService) -> None:
         summary = (f"{len(graph.nodes) - operations} dataset operation(s), "
                    f"{operations} map operation(s)")
         return (dash.no_update if same else pipeline_elements(graph),
-                data_stylesheet(selected), node_panel(graph, selected), notice, summary,
+                data_stylesheet(selected, theme), node_panel(graph, selected), notice, summary,
                 signature)
 
     @app.callback(Output("url", "search", allow_duplicate=True),

@@ -9,6 +9,8 @@ blue ellipses, constants small dots, parameters grey, dynamic-shape nodes green.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from dash import ClientsideFunction, Input, Output, State, dcc, html
@@ -37,6 +39,22 @@ DATA_LEGEND = (
 )
 
 
+def segment_points(source: tuple[float, float], target: tuple[float, float],
+                   bends: Sequence[tuple[float, float]]) -> tuple[str, str] | None:
+    """Cytoscape's ``segment-weights`` and ``segment-distances`` (space-separated) of an edge
+    drawn through ``bends``, measured from the source and target centres
+    (``edge-distances: node-position``): a point P = S + w (T - S) + d n, n the unit normal
+    (-dy, dx) / |T - S| of the line from S to T. None when S and T coincide."""
+    (sx, sy), (tx, ty) = source, target
+    dx, dy = tx - sx, ty - sy
+    length = math.hypot(dx, dy)
+    if not bends or length == 0:
+        return None
+    weights = [((px - sx) * dx + (py - sy) * dy) / length ** 2 for px, py in bends]
+    distances = [((px - sx) * -dy + (py - sy) * dx) / length for px, py in bends]
+    return (" ".join(f"{w:.4f}" for w in weights), " ".join(f"{d:.1f}" for d in distances))
+
+
 def graph_elements(view: GraphView) -> list[dict[str, Any]]:
     """Nodes (parents before children) and edges of a view, for ``cyto.Cytoscape``."""
     elements: list[dict[str, Any]] = []
@@ -54,12 +72,17 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
         if not node.expanded:
             element["position"] = {"x": round(node.x, 1), "y": round(node.y, 1)}
         elements.append(element)
+    centres = {node.name: (node.x, node.y) for node in view.nodes}
     for edge in view.edges:
-        elements.append({
-            "data": {"id": f"{edge.source}\u2192{edge.target}", "source": edge.source,
-                     "target": edge.target, "label": edge.label, "count": edge.count},
-            "classes": "control" if edge.control else "data",
-        })
+        edge_data: dict[str, Any] = {"id": f"{edge.source}\u2192{edge.target}",
+                                     "source": edge.source, "target": edge.target,
+                                     "label": edge.label, "count": edge.count}
+        edge_classes = "control" if edge.control else "data"
+        segments = segment_points(centres[edge.source], centres[edge.target], edge.bends)
+        if segments:
+            edge_data["weights"], edge_data["distances"] = segments
+            edge_classes += " routed"
+        elements.append({"data": edge_data, "classes": edge_classes})
     return elements
 
 
@@ -100,6 +123,10 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
         "text-background-color": "#ffffff", "text-background-opacity": 0.8,
         "text-rotation": "autorotate", "min-zoomed-font-size": 5}},
     {"selector": "edge.control", "style": {"line-style": "dashed"}},
+    # Across layers an edge follows the room the layered layout kept for it (between nodes).
+    {"selector": "edge.routed", "style": {
+        "curve-style": "segments", "edge-distances": "node-position",
+        "segment-weights": "data(weights)", "segment-distances": "data(distances)"}},
 ]
 
 OVERVIEW_STYLESHEET: list[dict[str, Any]] = [
@@ -107,11 +134,33 @@ OVERVIEW_STYLESHEET: list[dict[str, Any]] = [
 ] + [{"selector": "edge", "style": {"width": 0.6, "target-arrow-shape": "none", "label": ""}}]
 
 
-def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None
-                     ) -> list[dict[str, Any]]:
-    """The base styles plus a red outline on the selected node (MindInsight's highlight) and
-    its edges drawn in the accent colour."""
-    rules = list(GRAPH_STYLESHEET)
+#: What the dark theme changes on a canvas (the page's ``theme`` store): the canvas itself
+#: takes the panel's colour (assets/graph-pages.css); texts drawn on it (scope titles,
+#: constants' names, edge labels) get light colours and edges a lighter grey. Node fills and
+#: the dark text inside them stay: they read on both.
+DARK_CANVAS_RULES: list[dict[str, Any]] = [
+    {"selector": "edge", "style": {
+        "line-color": "#7d8590", "target-arrow-color": "#7d8590", "color": "#c9ced6",
+        "text-background-color": "#20232a"}},
+    {"selector": "node.expanded, node.box, node.const", "style": {"color": "#e6e8eb"}},
+    {"selector": "node.expanded, node.box", "style": {"background-opacity": 0.12}},
+]
+
+
+def themed(rules: list[dict[str, Any]], theme: str | None) -> list[dict[str, Any]]:
+    """``rules`` with :data:`DARK_CANVAS_RULES` after them in the dark theme."""
+    return [*rules, *DARK_CANVAS_RULES] if theme == "dark" else list(rules)
+
+
+def overview_stylesheet(theme: str | None = None) -> list[dict[str, Any]]:
+    return themed(OVERVIEW_STYLESHEET, theme)
+
+
+def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None,
+                     theme: str | None = None) -> list[dict[str, Any]]:
+    """The base styles (:func:`themed`) plus a red outline on the selected node (MindInsight's
+    highlight) and its edges drawn in the accent colour."""
+    rules = themed(GRAPH_STYLESHEET, theme)
     if selected:
         quoted = _quoted(selected)
         rules.append({"selector": f"node[id = {quoted}]", "style": {
@@ -184,8 +233,8 @@ DATA_STYLESHEET: list[dict[str, Any]] = [
 ]
 
 
-def data_stylesheet(selected: str | None) -> list[dict[str, Any]]:
-    rules = list(DATA_STYLESHEET)
+def data_stylesheet(selected: str | None, theme: str | None = None) -> list[dict[str, Any]]:
+    rules = themed(DATA_STYLESHEET, theme)
     if selected:
         rules.append({"selector": f"node[id = {_quoted(selected)}]",
                       "style": {"border-color": "#e02020", "border-width": 3}})

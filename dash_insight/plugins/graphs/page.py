@@ -31,11 +31,11 @@ from dash_insight.core.vocabulary import (
 from dash_insight.plugins.graphs.graph_view import (
     CLIENTSIDE_NAMESPACE,
     GRAPH_LEGEND,
-    OVERVIEW_STYLESHEET,
     canvas_buttons,
     graph_elements,
     graph_stylesheet,
     legend,
+    overview_stylesheet,
     register_canvas_tools,
 )
 from dash_insight.plugins.graphs.model import GraphModel
@@ -353,7 +353,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                     html.Div(id="graph-overview-wrap", className="gp-overview", children=[
                         cyto.Cytoscape(id="graph-overview", elements=[],
                                        layout={"name": "preset", "fit": True, "padding": 6},
-                                       stylesheet=OVERVIEW_STYLESHEET,
+                                       stylesheet=overview_stylesheet(),
                                        userZoomingEnabled=False, userPanningEnabled=False,
                                        boxSelectionEnabled=False, autoungrabify=True,
                                        autounselectify=True,
@@ -373,14 +373,15 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
 
 
 def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
-                shown: dict[str, Any] | None) -> tuple[Any, ...]:
-    """The ten outputs of the page's render callback (elements, overview elements, stylesheet,
-    scope tree, node panel, controls, notices, what is shown, focus request, canvas class) for
+                shown: dict[str, Any] | None, theme: str | None = None) -> tuple[Any, ...]:
+    """The 11 outputs of the page's render callback (elements, overview elements, stylesheet,
+    scope tree, node panel, controls, notices, what is shown, focus request, canvas class,
+    overview stylesheet) for
     ``state`` and its ``loaded`` graph (``version``: the job's, so new data redraws).
 
     ``shown`` is what the browser has (the ``graph-shown`` store): what did not change is
     ``dash.no_update``, so a refresh tick with nothing new costs nothing and the viewport stays
-    where the user put it."""
+    where the user put it. ``theme`` (the shell's store) styles the canvas."""
     shown = shown or {}
     model, tag, tags, message = loaded
     controls_key: list[Any] = [tag, state.mode, tags]
@@ -388,33 +389,34 @@ def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
                     else controls(tag, tags, state.mode))
     problems = list(state.problems)
     if model is None:
-        signature: list[Any] = [None, message, controls_key, problems]
+        signature: list[Any] = [None, message, controls_key, problems, theme]
         if shown.get("signature") == signature:
-            return (dash.no_update,) * 10
+            return (dash.no_update,) * 11
         notices = [html.Div(p, className="di-warning") for p in problems]
         notices.append(html.Div(message, className="di-empty gp-message"))
-        return ([], [], graph_stylesheet(None), None, None, new_controls, notices,
+        return ([], [], graph_stylesheet(None, theme=theme), None, None, new_controls, notices,
                 {"controls": controls_key, "signature": signature}, None,
-                "gp-canvas-wrap gp-hidden")
+                "gp-canvas-wrap gp-hidden", overview_stylesheet(theme))
     view = build_view(model, state.expanded)
     problems += view.notices
     selected = state.node if state.node in model.nodes else None
     if state.node and selected is None:
         problems.append(f"No node {state.node!r} in this graph.")
     view_key: list[Any] = [state.train_id, tag, state.mode, view.expanded, version]
-    signature = [view_key, selected, controls_key, problems]
+    signature = [view_key, selected, controls_key, problems, theme]
     if shown.get("signature") == signature:
-        return (dash.no_update,) * 10
+        return (dash.no_update,) * 11
     same_view = shown.get("view") == view_key
     elements = dash.no_update if same_view else graph_elements(view)
     focus = focus_request(shown, view_key, view, selected)
     new_shown = {"view": view_key, "node": selected, "controls": controls_key,
                  "signature": signature, "n": (shown.get("n") or 0) + 1}
     notices = [html.Div(p, className="di-warning") for p in problems]
-    return (elements, elements, graph_stylesheet(selected),
+    return (elements, elements, graph_stylesheet(selected, theme=theme),
             scope_tree(model, view, selected), node_info(model, selected, view.expanded),
             new_controls, notices, new_shown,
-            dash.no_update if focus is None else focus, "gp-canvas-wrap")
+            dash.no_update if focus is None else focus, "gp-canvas-wrap",
+            overview_stylesheet(theme))
 
 
 def focus_request(shown: dict[str, Any], view_key: list[Any], view: GraphView,
@@ -505,10 +507,12 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Output("graph-info", "children"), Output("graph-controls", "children"),
         Output("graph-notice", "children"), Output("graph-shown", "data"),
         Output("graph-focus", "data"), Output("graph-canvas-wrap", "className"),
+        Output("graph-overview", "stylesheet"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), State("graph-shown", "data"),
+        Input("refresh-now", "n_clicks"), Input("theme", "data"), State("graph-shown", "data"),
     )
-    def render(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
+    def render(search: str | None, _ticks: Any, _clicks: Any, theme: str | None,
+               shown: dict | None) -> Any:
         state = current(search)
         loaded = load_model(service, state)
         version = None
@@ -516,7 +520,7 @@ def register(app: dash.Dash, service: GraphService) -> None:
             # the job may go away after its model was read: the next tick says so
             with contextlib.suppress(DataError):
                 version = provider.job(state.train_id).version
-        return render_page(state, loaded, version, shown)
+        return render_page(state, loaded, version, shown, theme)
 
     @app.callback(Output("url", "search", allow_duplicate=True),
                   Input("graph-cy", "tapNodeData"), State("url", "search"),

@@ -9,7 +9,7 @@ change; only the drawn levels are visited.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dash_insight.plugins.graphs.layout import layered_layout
 from dash_insight.plugins.graphs.model import GraphModel
@@ -44,13 +44,16 @@ class ViewNode:
 
 @dataclass
 class ViewEdge:
-    """Tensors flowing between two drawn nodes (``count`` underlying edges)."""
+    """Tensors flowing between two drawn nodes (``count`` underlying edges); ``bends``: the
+    points (absolute) the edge passes through between the layers it crosses, the room the
+    layered layout kept for it (none for an edge to the next layer or between scopes)."""
 
     source: str
     target: str
     count: int
     label: str
     control: bool
+    bends: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass
@@ -229,6 +232,7 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
         return chain[name]
 
     level_edges: dict[str | None, list[tuple[str, str]]] = {}
+    lifted: list[tuple[str | None, tuple[str, str]] | None] = []  # per edge: level and pair
     for edge in edges:
         a, b = path(edge.source), path(edge.target)
         depth = 0
@@ -237,8 +241,12 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
         if depth < len(a) and depth < len(b):
             parent = a[depth - 1] if depth else None
             level_edges.setdefault(parent, []).append((a[depth], b[depth]))
+            lifted.append((parent, (a[depth], b[depth])))
+        else:
+            lifted.append(None)
 
     relative: dict[str, tuple[float, float]] = {}
+    routes: dict[str | None, dict[tuple[str, str], list[tuple[float, float]]]] = {}
 
     def place(scope: str | None) -> tuple[float, float]:
         members = children.get(scope, [])
@@ -253,11 +261,14 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
         result = layered_layout(members, sizes, level_edges.get(scope, []))
         for member, centre in result.positions.items():
             relative[member] = centre
+        routes[scope] = result.routes
         return result.width, result.height
 
     width, height = place(None)
+    origin: dict[str | None, tuple[float, float]] = {}
 
     def absolute(scope: str | None, left: float, top: float) -> None:
+        origin[scope] = (left, top)
         for member in children.get(scope, []):
             x, y = relative[member]
             view = nodes[member]
@@ -267,6 +278,13 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
                          view.y - view.height / 2 + SCOPE_PADDING + SCOPE_TITLE)
 
     absolute(None, 0.0, 0.0)
+    # An edge follows the route of its ends' blocks in the scope that holds both: between the
+    # nodes of that scope's layers (inside a block it goes straight to the block's border).
+    for index, (edge, level) in enumerate(zip(edges, lifted, strict=True)):
+        points = routes.get(level[0], {}).get(level[1]) if level else None
+        if level and points:
+            left, top = origin[level[0]]
+            edges[index] = replace(edge, bends=tuple((left + x, top + y) for x, y in points))
     ordered = []
 
     def walk(scope: str | None) -> None:

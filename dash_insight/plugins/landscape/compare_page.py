@@ -42,6 +42,7 @@ from dash_insight.plugins.landscape.query import (
 )
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import decode_tags, encode_tags, make_search, parse_search
 
 PATH = "/compare/landscape"
@@ -50,8 +51,8 @@ MODES = {"tile": "Tile", "overlay": "Overlay"}
 DEFAULT_MODE = "tile"
 DEFAULT_JOBS = 12
 MAX_OVERLAY = 2
-GRAPH_CONFIG: dcc.Graph.Config = {"displaylogo": False, "responsive": True,
-                "toImageButtonOptions": {"format": "png", "filename": "loss-comparison"}}
+GRAPH_CONFIG: dcc.Graph.Config = graph_config(
+    toImageButtonOptions={"format": "png", "filename": "loss-comparison"})
 
 
 @dataclass(frozen=True)

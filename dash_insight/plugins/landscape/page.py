@@ -54,6 +54,7 @@ from dash_insight.plugins.landscape.query import (
     step_range,
 )
 from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
+from dash_insight.web.components.figures import graph_config
 from dash_insight.web.per_tag_page import head, job_error
 from dash_insight.web.url_state import make_search, parse_search
 
@@ -68,10 +69,9 @@ EMPTY: list[Any] = ["This job has no loss landscape. Record one with ",
          html.Code("SummaryCollector(collect_specified_data={'collect_landscape': {...}})"),
          " and ", html.Code("SummaryLandscape(dir).gen_landscapes_with_multi_process(...)"),
          ", or write one with ", html.Code("SummaryWriter.add_landscape(...)"), "."]
-GRAPH_CONFIG: dcc.Graph.Config = {"displaylogo": False, "responsive": True,
-                "toImageButtonOptions": {"format": "png", "filename": "loss-landscape",
-                                         "scale": 2},
-                "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+GRAPH_CONFIG: dcc.Graph.Config = graph_config(
+    toImageButtonOptions={"format": "png", "filename": "loss-landscape", "scale": 2},
+    modeBarButtonsToRemove=["lasso2d", "select2d"])
 STEP_POINTS = 2000
 #: The URL parameters that change the big figure / the step chart.
 FIGURE_PARAMS = ("interval", "view", "scale", "levels", "path_colour", "path_width", "opacity",

@@ -28,6 +28,7 @@ from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import make_search, parse_search
 
 PATH = "/lineage"
@@ -111,11 +112,13 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                         "Colour by", dcc.Dropdown(id="lineage-color", clearable=False,
                                                   placeholder="—", style={"width": "200px"}),
                     ]),
-                    html.Span("[U] user-defined · [M] metric", className="di-muted"),
+                    html.Span("[U] user-defined · [M] metric · a line at the foot of an "
+                              "axis, below its ticks: the job has no value there",
+                              className="di-muted"),
                 ]),
                 dcc.Loading(dcc.Graph(id="lineage-chart", className="di-lineage-chart",
-                                      config={"displaylogo": False,
-                                              "modeBarButtonsToRemove": ["lasso2d"]}),
+                                      config=graph_config(
+                                          modeBarButtonsToRemove=["lasso2d"])),
                             type="circle", delay_show=400),
                 html.Div(className="di-toolbar di-lineage-actions", children=[
                     html.Button("Show selected", id="lineage-show-selected",

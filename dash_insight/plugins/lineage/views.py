@@ -46,7 +46,15 @@ MODEL_FIELDS = (
 )
 #: Model columns not displayed until chosen (MindInsight has no such columns at all).
 HIDDEN_BY_DEFAULT = ("train_dataset_path", "test_dataset_path")
-_TICK_LABEL_LENGTH = 16
+#: Hyper-parameter axes the chart starts with at most (the metrics come after them).
+MAX_DEFAULT_PARAMETERS = 10
+#: Characters of a category tick (longer values end in "…"; the table has them whole).
+_TICK_LABEL_LENGTH = 10
+#: Characters of an axis title, drawn at :data:`_LABEL_ANGLE` degrees so neighbours never
+#: overlap (rotated titles are parallel: they stay apart while the axes are > 20 px apart).
+_AXIS_TITLE_LENGTH = 22
+_LABEL_ANGLE = -40
+_LABEL_FONT_SIZE = 11
 _COLOURSCALE = ((0.0, "#3b4cc0"), (0.25, "#5d9cd3"), (0.5, "#44b5a7"), (0.75, "#e4b33a"),
                 (1.0, "#d1495b"))
 _MISSING_COLOUR = "#a0a4ab"
@@ -136,9 +144,36 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
     columns += [column(f"user_defined/{k}", f"[U]{k}", "user") for k in user_keys]
     columns += [column(f"metric/{k}", f"[M]{k}", "metric") for k in metric_keys]
     columns += [column(f, label, "field") for f, label in MODEL_FIELDS[1:]]
-    defaults = [c.id for c in columns if c.id not in HIDDEN_BY_DEFAULT]
+    defaults = default_columns([c for c in columns if c.id not in HIDDEN_BY_DEFAULT], rows)
     colour = [c for c in columns if c.kind == "number" and (c.group == "metric" or c.id == "loss")]
     return TabData("model", columns, rows, defaults, colour)
+
+
+def is_metric(column: Column) -> bool:
+    """Metrics (``[M]`` columns) and the training loss: what the jobs are compared by."""
+    return column.group == "metric" or column.id == "loss"
+
+
+def _distinct(rows: Sequence[Mapping[str, Any]], column_id: str) -> int:
+    return len({_category_key(r.get(column_id)) for r in rows if r.get(column_id) is not None})
+
+
+def default_columns(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]],
+                    limit: int = MAX_DEFAULT_PARAMETERS) -> list[str]:
+    """The chart's and table's columns before the user chooses: as MindInsight's model
+    lineage, the hyper-parameters (fields, user-defined values, the data-processing mark)
+    whose values differ between the jobs, then the metrics. A parameter the same in every job
+    (or never given) tells nothing in a comparison. At most ``limit`` parameters, those given
+    by the most jobs first (ties in column order); with a single job (nothing differs), the
+    parameters it has. Metrics with no value in any job are left out too."""
+    parameters = [c for c in columns if not is_metric(c)]
+    present = {c.id: sum(r.get(c.id) is not None for r in rows) for c in columns}
+    varying = [c for c in parameters if _distinct(rows, c.id) > 1]
+    if not varying:
+        varying = [c for c in parameters if present[c.id]]
+    chosen = {c.id for c in sorted(varying, key=lambda c: -present[c.id])[:limit]}
+    return ([c.id for c in parameters if c.id in chosen]
+            + [c.id for c in columns if is_metric(c) and present[c.id]])
 
 
 def dataset_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
@@ -368,7 +403,9 @@ def short_label(text: str, length: int = _TICK_LABEL_LENGTH) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
-def _number_text(value: float) -> str:
+def number_text(value: float) -> str:
+    """A value as the chart's ticks and the table's cells show it: 4 significant digits
+    (0.0009765625 -> 0.0009766, 123456 -> 1.235e+05); the table's tooltip has it whole."""
     return f"{value:.4g}"
 
 
@@ -499,21 +536,26 @@ def ranges_from_restyle(value: Any) -> list[list[float]] | None:
 def _dimension(column: Column, axis: Axis, rows: Sequence[Mapping[str, Any]],
                wanted: list[Any] | None) -> dict[str, Any]:
     dimension: dict[str, Any] = {
-        "label": short_label(column.label, 14),
+        "label": short_label(column.label, _AXIS_TITLE_LENGTH),
         "values": [_axis_position(axis, r.get(column.id)) for r in rows],
     }
     if axis.kind == "number":
         bottom = axis.missing if axis.missing is not None else axis.low
         dimension["range"] = [bottom, axis.high]
-        if axis.missing is not None:
-            ticks = _nice_ticks(axis.low, axis.high)
-            dimension["tickvals"] = [axis.missing, *ticks]
-            dimension["ticktext"] = [MISSING, *(_number_text(t) for t in ticks)]
+        # Ticks at nice values inside the data, 4 significant digits. A job without a value
+        # draws its line to the axis' foot, below the lowest tick, unlabelled: a label there
+        # on every axis made a row of "n/a" along the bottom of the chart.
+        ticks = _nice_ticks(axis.low, axis.high)
+        dimension["tickvals"] = ticks
+        dimension["ticktext"] = [number_text(t) for t in ticks]
     else:
         count = len(axis.categories)
         dimension["range"] = [0, count - 1] if count > 1 else [-1, 1]
         dimension["tickvals"] = list(range(count))
-        dimension["ticktext"] = [short_label(c) for c in axis.labels or axis.categories]
+        dimension["ticktext"] = ["" if c == MISSING else short_label(label)
+                                 for c, label in zip(axis.categories,
+                                                     axis.labels or axis.categories,
+                                                     strict=True)]
     ranges = constraint_ranges(axis, wanted)
     if ranges:
         dimension["constraintrange"] = ranges if len(ranges) > 1 else ranges[0]
@@ -545,14 +587,17 @@ def _line(rows: Sequence[Mapping[str, Any]], colour: Column | None) -> dict[str,
 def parcoords_figure(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
                      colour: Column | None, filters: Mapping[str, list[Any]],
                      labels: Mapping[str, Mapping[str, str]] | None = None,
-                     height: int = 380) -> tuple[go.Figure, list[Axis]]:
+                     height: int = 440) -> tuple[go.Figure, list[Axis]]:
     """One axis per column and one line per row, coloured by ``colour`` (grey = no value), the
     URL's filters drawn as brushes; with the axes (for turning brushes back into filters)."""
     labels = labels or {}
     axes = [axis_for(c, rows, labels.get(c.id)) for c in columns]
     layout = small_layout(height=height)
-    layout.update(margin={"l": 60, "r": 100, "t": 56, "b": 24}, font={"color": TEXT_COLOUR},
-                  uirevision="lineage")
+    # Room above the plot for the rotated axis titles (about 0.6 em a character).
+    longest = max((len(short_label(c.label, _AXIS_TITLE_LENGTH)) for c in columns), default=0)
+    title_room = math.sin(math.radians(-_LABEL_ANGLE)) * longest * _LABEL_FONT_SIZE * 0.62
+    layout.update(margin={"l": 60, "r": 100, "t": int(title_room) + 28, "b": 24},
+                  font={"color": TEXT_COLOUR}, uirevision="lineage")
     if not rows or not columns:
         figure = go.Figure(layout=layout)
         figure.add_annotation(text="No job to draw" if not rows else "No column chosen",
@@ -563,8 +608,9 @@ def parcoords_figure(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column
     dimensions = [_dimension(c, a, rows, filters.get(c.id))
                   for c, a in zip(columns, axes, strict=True)]
     trace = go.Parcoords(dimensions=dimensions, line=_line(rows, colour),
-                         labelangle=-18, labelside="top",
-                         labelfont={"size": 11}, tickfont={"size": 10},
+                         labelangle=_LABEL_ANGLE, labelside="top",
+                         labelfont={"size": _LABEL_FONT_SIZE, "color": TEXT_COLOUR},
+                         tickfont={"size": 10, "color": TEXT_COLOUR},
                          rangefont={"size": 9, "color": GRID_COLOUR})
     return go.Figure(trace, layout=layout), axes
 
@@ -588,6 +634,8 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
             definition["sort"] = sort[1]
         return definition
 
+    # Metrics first (what the jobs are compared by), then the hyper-parameters.
+    columns = [*(c for c in columns if is_metric(c)), *(c for c in columns if not is_metric(c))]
     defs = [with_sort({
         "colId": "summary_dir", "field": "summary_dir", "headerName": "Summary path",
         "cellRenderer": "markdown", "pinned": "left", "minWidth": 200,
@@ -604,6 +652,9 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
         }
         if column.kind == "number":
             definition["type"] = "numericColumn"
+            # 4 significant digits in the cell (assets/dashAgGridFunctions-lineage.js, the
+            # twin of number_text), the whole value in its tooltip and in the CSV.
+            definition["valueFormatter"] = {"function": "lineageNumber(params)"}
         if column.group == "stage":
             definition["minWidth"] = 220
         defs.append(with_sort(definition))

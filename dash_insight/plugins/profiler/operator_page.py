@@ -30,6 +30,7 @@ from dash import ALL, Input, Output, State, ctx, dcc, html
 from dash_insight.plugins.profiler import charts, components, query
 from dash_insight.plugins.profiler.model import Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import int_param, make_search, parse_search
 
 PATH = components.OPERATOR_PATH
@@ -228,7 +229,7 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                                    {"label": "Pie", "value": "pie"},
                                    {"label": "Bar", "value": "bar"}]),
             ]),
-            dcc.Graph(id="prof-op-chart", figure=figure, config={"displaylogo": False}),
+            dcc.Graph(id="prof-op-chart", figure=figure, config=graph_config()),
         ]),
         html.Div(className="di-panel di-prof-section", children=[
             html.Div(className="di-toolbar", children=[

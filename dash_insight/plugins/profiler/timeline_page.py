@@ -27,6 +27,7 @@ from dash_insight.plugins.profiler.timeline import (
     timeline_figure,
     window_view,
 )
+from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import make_search, parse_search
 
 PATH = components.TIMELINE_PATH
@@ -101,8 +102,7 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
                 html.Div(className="di-spacer"),
                 html.Span(id="prof-timeline-info", className="di-muted"),
             ]),
-            dcc.Graph(id="prof-timeline", config={"displaylogo": False,
-                                                  "scrollZoom": True},
+            dcc.Graph(id="prof-timeline", config=graph_config(scrollZoom=True),
                       style={"minHeight": "300px"}),
             # The zoomed window and the URL search it was asked for (a new step forgets it).
             dcc.Store(id="prof-timeline-window"),

@@ -10,7 +10,7 @@ from dash import dcc, html
 
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
-from dash_insight.web.components.figures import small_layout
+from dash_insight.web.components.figures import nice_y_axes, small_layout
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 
@@ -27,13 +27,19 @@ def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     if not tags:
         return no_data(NO_SCALARS), None
     figure = go.Figure(layout=small_layout(height=240))
+    drawn = []
     for i, tag in enumerate(tags[:2]):
         series = provider.read_scalars(train_id, tag, max_points=PREVIEW_POINTS)
         values = np.where(np.isfinite(series.value), series.value, np.nan)
+        drawn.append(values)
         figure.add_trace(go.Scatter(x=series.step, y=values, name=tag, mode="lines",
                                     yaxis="y2" if i else "y"))
+    left, right = nice_y_axes(drawn[0], drawn[1] if len(drawn) > 1 else None)
+    figure.update_layout(yaxis=left)
     if len(tags) > 1:
-        figure.update_layout(yaxis2={"overlaying": "y", "side": "right", "showgrid": False})
+        # automargin: the right tick labels get the room they need instead of being cut.
+        figure.update_layout(yaxis2={"overlaying": "y", "side": "right", "showgrid": False,
+                                     "automargin": True, **right})
     figure.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.2})
     return (dcc.Graph(figure=figure, config={"displayModeBar": False, "staticPlot": True},
                       id="preview-scalar"),

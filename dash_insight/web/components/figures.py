@@ -9,13 +9,27 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import dcc
 
+from dash_insight.core.axis_scale import AxisRange, aligned_ranges, nice_range
+
 #: Neutral enough for the light and the dark theme (figures are drawn transparent).
 TEXT_COLOUR = "#8a9099"
 GRID_COLOUR = "rgba(138, 144, 153, 0.25)"
+
+
+def graph_config(**extra: Any) -> dcc.Graph.Config:
+    """The ``dcc.Graph`` config of an interactive chart: Plotly's toolbar (modebar) only while
+    the pointer is over the chart, never its logo. Where the toolbar sits (out of the way of
+    our own buttons, notes, top ticks and peaks) is in ``assets/dash-insight.css``
+    (``.modebar-container``); ``assets/scalar-charts.js`` gives its charts the same."""
+    config: dict[str, Any] = {"displaylogo": False, "displayModeBar": "hover",
+                              "responsive": True}
+    config.update(extra)
+    return config  # type: ignore[return-value]
+
+
 #: ``dcc.Graph`` config of the chart cards: no Plotly logo nor selection tools.
-GRAPH_CONFIG: dcc.Graph.Config = {
-    "displaylogo": False, "responsive": True,
-    "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"]}
+GRAPH_CONFIG: dcc.Graph.Config = graph_config(
+    modeBarButtonsToRemove=["lasso2d", "select2d", "autoScale2d"])
 
 
 def small_layout(height: int | None = 240, **extra: Any) -> go.Layout:
@@ -27,6 +41,31 @@ def small_layout(height: int | None = 240, **extra: Any) -> go.Layout:
         font={"color": TEXT_COLOUR, "size": 11}, xaxis=axis, yaxis=axis, showlegend=False,
         **extra,
     )
+
+
+def _finite_extent(values: Any) -> tuple[float, float] | None:
+    array = np.asarray(values, dtype=np.float64).ravel()
+    array = array[np.isfinite(array)]
+    return (float(array.min()), float(array.max())) if array.size else None
+
+
+def _pinned(axis: AxisRange) -> dict[str, Any]:
+    return {"range": [axis.low, axis.high], "tickmode": "linear", "tick0": axis.low,
+            "dtick": axis.step, "autorange": False}
+
+
+def nice_y_axes(left: Any, right: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Layout updates of a left and an optional right y axis for the values each draws (NaN
+    and inf ignored): nice ranges and ticks (:mod:`dash_insight.core.axis_scale`); with both
+    sides, the same number of intervals so the right ticks sit on the left grid lines. An
+    axis without a finite value gets ``{}`` (Plotly's own range)."""
+    left_extent = _finite_extent(left) if left is not None else None
+    right_extent = _finite_extent(right) if right is not None else None
+    if left_extent and right_extent:
+        left_axis, right_axis = aligned_ranges(left_extent, right_extent)
+        return _pinned(left_axis), _pinned(right_axis)
+    return ({} if left_extent is None else _pinned(nice_range(*left_extent)),
+            {} if right_extent is None else _pinned(nice_range(*right_extent)))
 
 
 def step_colours(count: int) -> list[str]:

@@ -110,12 +110,13 @@ def _unchanged(outputs: tuple[Any, ...]) -> list[int]:
 def test_render_page_sends_only_what_changed() -> None:
     model = _small_model()
     first = _render({}, None, model=model)
-    elements, overview, _style, _tree, _info, _controls, notices, shown, focus, canvas = first
+    (elements, overview, _style, _tree, _info, _controls, notices, shown, focus, canvas,
+     _overview_style) = first
     assert {e["data"]["id"] for e in elements if "source" not in e["data"]} == {"A", "C"}
     assert overview == elements and notices == [] and canvas == "gp-canvas-wrap"
     assert focus == {"fit": True, "node": None, "n": 1}  # a new graph is shown whole
     # A refresh tick with nothing new changes nothing (the viewport stays put).
-    assert _unchanged(_render({}, shown, model=model)) == list(range(10))
+    assert _unchanged(_render({}, shown, model=model)) == list(range(11))
     # Opening a scope redraws and looks at the scope just opened.
     opened = _render({"expanded": "A"}, shown, model=model)
     assert "A/B" in {e["data"]["id"] for e in opened[0]}
@@ -141,7 +142,7 @@ def test_render_page_without_a_graph_says_why() -> None:
     assert outputs[0] == [] and outputs[9] == "gp-canvas-wrap gp-hidden"
     text = str(outputs[6])
     assert "no computational graph" in text and "Unknown mode" in text
-    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[7])) == list(range(10))
+    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[7])) == list(range(11))
 
 
 def test_focus_request() -> None:

@@ -1,0 +1,123 @@
+"""Nice axis ranges and ticks for line charts (pure functions, numbers in and out).
+
+Plotly's autorange draws a constant series (a learning rate of 0.05) on a -0.5..1 axis, and a
+right-hand axis gets ticks where the left axis' grid lines fall (2.371, 2.055, 1.74...).
+MindInsight draws its charts with ECharts, whose value axes are "niced": the range is widened to
+multiples of a step of 1, 2, 2.5 or 5 x 10^k and every tick is such a multiple. These functions
+compute the same for Plotly; ``assets/scalar-charts.js`` has JavaScript twins of
+:func:`nice_step`, :func:`nice_range` and :func:`aligned_ranges` (tested equal).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: The mantissas of a nice step (x 10^k), as ECharts' ``nice`` uses.
+NICE_MANTISSAS = (1.0, 2.0, 2.5, 5.0, 10.0)
+#: Intervals between ticks a chart aims at (ECharts' default ``splitNumber``).
+TICK_INTERVALS = 5
+#: Interval counts tried when two axes share their grid lines.
+SHARED_INTERVALS = (4, 5, 6)
+
+
+@dataclass(frozen=True)
+class AxisRange:
+    """An axis from ``low`` to ``high`` with a tick every ``step`` (``low`` and ``high`` are
+    multiples of ``step``)."""
+
+    low: float
+    high: float
+    step: float
+
+    @property
+    def intervals(self) -> int:
+        return round((self.high - self.low) / self.step)
+
+    def ticks(self) -> list[float]:
+        """``low``, ``low + step``, ... ``high``, rounded to the step's precision."""
+        return [_clean(self.low + i * self.step, self.step) for i in range(self.intervals + 1)]
+
+
+def _clean(value: float, step: float) -> float:
+    """``value`` without float noise (0.30000000000000004 -> 0.3), to 3 digits below the step."""
+    digits = max(0, 3 - math.floor(math.log10(step)))
+    return round(value, digits) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def nice_step(raw: float) -> float:
+    """The smallest step m x 10^k >= ``raw`` with m in 1, 2, 2.5, 5 (``raw`` > 0)."""
+    if not math.isfinite(raw) or raw <= 0:
+        raise ValueError(f"a step must be a positive number, not {raw!r}")
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    for mantissa in NICE_MANTISSAS:
+        step = mantissa * magnitude
+        if step >= raw * (1 - 1e-12):
+            return _clean(step, step)
+    return 10 * magnitude  # pragma: no cover - 10 x magnitude is always >= raw
+
+
+def constant_span(value: float) -> tuple[float, float]:
+    """The span drawn around a constant series: +-10 % of the value (+-1 around 0), so 0.05
+    sits in the middle of 0.045..0.055 instead of Plotly's -0.5..1 (ECharts also centres it)."""
+    pad = abs(value) * 0.1 or 1.0
+    return value - pad, value + pad
+
+
+def _fit(low: float, high: float, step: float) -> AxisRange:
+    first = math.floor(low / step + 1e-9) * step
+    last = math.ceil(high / step - 1e-9) * step
+    return AxisRange(_clean(first, step), _clean(last, step), step)
+
+
+def nice_range(low: float, high: float, intervals: int = TICK_INTERVALS) -> AxisRange:
+    """The axis of data from ``low`` to ``high``: a nice step for about ``intervals`` ticks
+    (:func:`nice_step` of span / intervals), the range widened to multiples of it. A constant
+    series (``low == high``) first gets :func:`constant_span`. Non-finite bounds raise."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"an axis range must be finite, not {low!r}..{high!r}")
+    low, high = min(low, high), max(low, high)
+    if high == low:
+        low, high = constant_span(low)
+    axis = _fit(low, high, nice_step((high - low) / max(1, intervals)))
+    # The widening can leave more intervals than asked for: the next step up then fits.
+    while axis.intervals > intervals + 1:
+        axis = _fit(low, high, nice_step(axis.step * 1.000001))
+    return axis
+
+
+def _exact(low: float, high: float, intervals: int) -> AxisRange:
+    """The axis with exactly ``intervals`` nice steps that holds ``low..high`` and wastes the
+    least room (the start a multiple of the step)."""
+    step = nice_step((high - low) / intervals)
+    while True:
+        first = math.floor(low / step + 1e-9) * step
+        if first + intervals * step >= high - 1e-9 * step:
+            # Centre the data: move the start down while the end still holds the data.
+            spare = int((first + intervals * step - high) / step + 1e-9)
+            first -= (spare // 2) * step
+            return AxisRange(_clean(first, step), _clean(first + intervals * step, step), step)
+        step = nice_step(step * 1.000001)
+
+
+def aligned_ranges(left: tuple[float, float], right: tuple[float, float],
+                   choices: tuple[int, ...] = SHARED_INTERVALS) -> tuple[AxisRange, AxisRange]:
+    """Axes for a chart with a left and a right y axis whose ticks fall on the same grid lines:
+    both get the same number of nice intervals (each its own step), the count among
+    ``choices`` that leaves the least empty room on the two axes together. Each side is
+    ``(low, high)`` of its data; a constant side gets :func:`constant_span`."""
+    spans = []
+    for low, high in (left, right):
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise ValueError(f"an axis range must be finite, not {low!r}..{high!r}")
+        low, high = min(low, high), max(low, high)
+        spans.append(constant_span(low) if high == low else (low, high))
+    best: tuple[float, AxisRange, AxisRange] | None = None
+    for intervals in choices:
+        axes = [_exact(low, high, intervals) for low, high in spans]
+        waste = sum(1 - (high - low) / (axis.high - axis.low)
+                    for (low, high), axis in zip(spans, axes, strict=True))
+        if best is None or waste < best[0] - 1e-9:
+            best = (waste, axes[0], axes[1])
+    assert best is not None, "choices must not be empty"
+    return best[1], best[2]
