@@ -292,7 +292,8 @@ def picker_inputs(list_id: str) -> list[Input]:
 
 def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
     """The outputs of :func:`register_picker`'s callback: rows and ticks only when they differ
-    from ``shown`` (the key of what the list shows), then count, error, height, key."""
+    from ``shown`` (the key of what the list shows), then count, error, height, key, and a
+    scroll back to the first row when the rows changed (a new filter starts at its top)."""
     shown = list(shown or ["", ""])
     rows_changed = shown[0] != view.key[0]
     ticks_changed = rows_changed or shown[1:2] != view.key[1:2]
@@ -300,7 +301,8 @@ def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
             {"ids": view.ticked} if ticks_changed else dash.no_update,
             view.count, view.error,
             {"height": f"{picker_height(len(view.rows))}px"} if rows_changed else dash.no_update,
-            view.key if view.key != shown else dash.no_update)
+            view.key if view.key != shown else dash.no_update,
+            {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update)
 
 
 def register_picker(app: dash.Dash, list_id: str,
@@ -314,6 +316,7 @@ def register_picker(app: dash.Dash, list_id: str,
         Output(list_id, "rowData"), Output(list_id, "selectedRows"),
         Output(f"{list_id}-count", "children"), Output(f"{list_id}-error", "children"),
         Output(list_id, "style"), Output(f"{list_id}-key", "data"),
+        Output(list_id, "scrollTo"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"), State(f"{list_id}-key", "data"),
         prevent_initial_call=True,
