@@ -5,6 +5,8 @@ URL: ``/compare/landscape?jobs=[...]&view=contour|filled|3d&mode=tile|overlay&sc
 &overlay=[...]`` (defaults left out). Every job with a loss landscape can be chosen (all are, by
 default, as in MindInsight, up to :data:`DEFAULT_JOBS`).
 
+Each job's name carries its run colour (a dot), the colour of its lines on the scalar comparison.
+
 * Tile: one card per job with its final landscape, the convergence point marked, and below it
   Network, Optimizer, Learning Rate and the first evaluation metric (else ``loss`` = the
   convergence point's loss). A job without a final landscape says so, with ``--`` everywhere.
@@ -42,6 +44,7 @@ from dash_insight.plugins.landscape.query import (
 )
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.url_state import decode_tags, encode_tags, make_search, parse_search
 
 PATH = "/compare/landscape"
@@ -124,7 +127,12 @@ def _info(final: JobFinal) -> html.Div:
     ])
 
 
-def tile(final: JobFinal, index: int, view: str, style: Style) -> html.Section:
+def run_head(train_id: str, colour: str) -> html.Div:
+    """A card's head: the job in its run colour (the same as on the scalar comparison)."""
+    return html.Div([run_dot(train_id, colour), train_id], className="di-card-head")
+
+
+def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> html.Section:
     if final.cells is None:
         body: Any = html.Div(final.problem or NOT_EXIST_TEXT, className="di-empty di-lc-none")
     else:
@@ -133,7 +141,7 @@ def tile(final: JobFinal, index: int, view: str, style: Style) -> html.Section:
                                                  convergence=final.point, height=330,
                                                  animate=False))
     return html.Section(className="di-panel di-lc-card", id=f"lc-card-{index}", children=[
-        html.Div(final.train_id, className="di-card-head"), body, _info(final)])
+        run_head(final.train_id, colour), body, _info(final)])
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
@@ -221,6 +229,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         state = page_state(parse_search(search), landscape_jobs(service))
         style = Style(colour_scale=state["scale"])
         finals = [job_final(service, train_id) for train_id in state["jobs"]]
+        colours = run_colours(state["jobs"],
+                              [job.train_id for job in service.provider.list_jobs()])
         overlay = overlay_choice(state, finals)
         options = [{"label": f" {f.train_id}", "value": f.train_id,
                     "disabled": f.cells is None} for f in finals]
@@ -229,7 +239,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
             content: Any = html.Div("Select training jobs with a loss landscape above.",
                                     className="di-panel di-empty")
         elif state["mode"] == "tile":
-            content = html.Div([tile(f, k, state["view"], style) for k, f in enumerate(finals)],
+            content = html.Div([tile(f, k, state["view"], style, colours[f.train_id])
+                                for k, f in enumerate(finals)],
                                className="di-lc-grid", id="lc-tiles")
         elif not overlay:
             content = html.Div("Please select the graph to be compared above.",
@@ -240,5 +251,6 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                                      if f.cells is not None], state["view"], style)
             content = html.Section(className="di-panel", children=[
                 dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
-                html.Div([_info(f) for f in chosen], className="di-lc-grid")])
+                html.Div([html.Div([run_head(f.train_id, colours[f.train_id]), _info(f)])
+                          for f in chosen], className="di-lc-grid")])
         return content, options, overlay, row_style, state["jobs"], overlay
