@@ -285,6 +285,15 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     until(lambda: dash_duo.driver.execute_script(
         "const dot = document.querySelector('#lc-tiles .di-run-dot[id*=\"' + arguments[0]"
         " + '\"]'); return dot && dot.style.background;", STEP_JOB) == _rgb("#123456"), 30)
+    # The job picker's filter decides the tiles.
+    heads = ("return [...document.querySelectorAll('#lc-tiles .di-card-head')]"
+             ".map(h => h.textContent);")
+    search = dash_duo.find_element("#lc-jobs-filter")
+    search.send_keys("epoch\ue007")
+    until(lambda: dash_duo.driver.execute_script(heads) == [EPOCH_JOB], 30)
+    assert _params(dash_duo)["job_filter"] == "epoch"
+    search.send_keys("\ue009a\ue003\ue007")  # cleared
+    until(lambda: sorted(dash_duo.driver.execute_script(heads)) == sorted(cards), 30)
     card = f"lc-card-{list(cards).index(STEP_JOB)}"
     until(lambda: _trace_types(dash_duo, card) == ["surface", "scatter3d"], 30)
     assert (_data(dash_duo, card) or [{}, {}])[1]["name"] == "Model Convergence Point"
