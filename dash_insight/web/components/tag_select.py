@@ -194,12 +194,12 @@ def count_text(names: Sequence[str], selected: Sequence[str], pattern: str,
 
 class PickerView(NamedTuple):
     """What a picker shows for a selection: the matching names (the list's rows, in order),
-    the ticked ones among them, the count text, the filter's error, and a key of the rows and
-    ticks (to send only what changed)."""
+    the ticked ones among them, the "n of m selected" summary, the filter's error, and a key
+    of the rows and ticks (to send only what changed)."""
 
     rows: list[str]
     ticked: list[str]
-    count: str
+    summary: str
     error: str
     key: list[str]
 
@@ -241,7 +241,7 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
             dcc.Input(id=f"{list_id}-filter", value=pattern, type="text", debounce=0.3,
                       placeholder=f"Filter {nouns} (regular expression)",
                       className="di-input di-tag-filter"),
-            html.Span(view.count, id=f"{list_id}-count", className="di-muted"),
+            html.Span(view.summary, id=f"{list_id}-count", className="di-muted"),
             html.Span(view.error, id=f"{list_id}-error", className="di-error-text"),
             *extra,
         ]),
@@ -299,7 +299,7 @@ def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
     ticks_changed = rows_changed or shown[1:2] != view.key[1:2]
     return ([{"name": name} for name in view.rows] if rows_changed else dash.no_update,
             {"ids": view.ticked} if ticks_changed else dash.no_update,
-            view.count, view.error,
+            view.summary, view.error,
             {"height": f"{picker_height(len(view.rows))}px"} if rows_changed else dash.no_update,
             view.key if view.key != shown else dash.no_update,
             {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update)

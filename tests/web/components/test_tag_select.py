@@ -75,12 +75,12 @@ def test_picker_view_counts_and_sends_only_changes() -> None:
     names = [f"t{i}" for i in range(40)]
     view = ts.picker_view(names, None, "3$")
     assert view.rows == ["t3", "t13", "t23", "t33"] and view.ticked == view.rows
-    assert view.count == "40 of 40 tags selected, 4 match" and view.error == ""
+    assert view.summary == "40 of 40 tags selected, 4 match" and view.error == ""
     view = ts.picker_view(names, ["t3", "t5"], "3$", noun="job")
-    assert view.ticked == ["t3"] and view.count == "2 of 40 jobs selected, 4 match"
+    assert view.ticked == ["t3"] and view.summary == "2 of 40 jobs selected, 4 match"
     broken = ts.picker_view(names, [], "([")
     assert broken.rows == names and broken.error.startswith("invalid regular expression")
-    assert broken.count == "0 of 40 tags selected"
+    assert broken.summary == "0 of 40 tags selected"
     assert ts.count_text(["a"], ["a"], "") == "1 of 1 tag selected"
     # What the list shows is sent only when it changed: rows and ticks, ticks alone, nothing.
     first = ts.picker_update(view, None)
@@ -91,7 +91,7 @@ def test_picker_view_counts_and_sends_only_changes() -> None:
     assert update[0] is dash.no_update and update[1] == {"ids": ["t13"]}
     same = ts.picker_update(view, view.key)
     assert same[0] is dash.no_update and same[1] is dash.no_update and same[5] is dash.no_update
-    assert same[2] == view.count  # the count is always written (cheap)
+    assert same[2] == view.summary  # the count is always written (cheap)
     assert first[6] == {"rowIndex": 0, "rowPosition": "top"} and update[6] is dash.no_update
     assert ts.picker_height(0) == ts.picker_height(2) < ts.picker_height(8) == \
         ts.picker_height(10_000)
