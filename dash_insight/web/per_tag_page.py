@@ -33,6 +33,7 @@ from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.tag_select import (
     checked_names,
+    echoed,
     filter_tags,
     page_after,
     pager,
@@ -232,10 +233,12 @@ def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
     page 1 (tags hidden by the filter keep their selection); ``control_values`` are the page's
     controls' values by state field."""
     state = page.state.parse_search(search)
+    selected, _ = selection(state["tags"], tags)
+    if echoed(trigger, page.id("tags"), checked or [], tags, selected, state["filter"]):
+        return None
     state["page"], paged = page_after(trigger, page.prefix, state["page"])
     if not paged:
         state = page.state.from_controls(state, control_values)
-    selected, _ = selection(state["tags"], tags)
     matching, _ = filter_tags(tags, pattern or "")
     chosen = pick(tags, list(tags) if selected is None else selected, checked, matching,
                   picker_action(trigger, page.id("tags")))

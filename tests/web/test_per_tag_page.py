@@ -96,6 +96,9 @@ def test_controls_search() -> None:
         "?train_id=.%2Fa&page=4"
     assert ptp.controls_search(PAGE, "?train_id=.%2Fa&page=2", "t-prev", tags, tags, "",
                                {"raw": []}) == "?train_id=.%2Fa"
+    # The list reporting the ticks the link gave it changes nothing (unknown tags stay).
+    assert ptp.controls_search(PAGE, search + "&tags=b%2Czz", "t-tags", tags, ["b"], "",
+                               {"raw": []}) is None
     # Nothing changed: None (no new history entry).
     assert ptp.controls_search(PAGE, search, "t-raw", tags, tags, "", {"raw": []}) is None
 

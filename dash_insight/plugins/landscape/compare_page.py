@@ -49,6 +49,7 @@ from dash_insight.web.components.compare_tabs import tab_strip
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.components.tag_select import (
     checked_names,
+    echoed,
     filter_tags,
     pick,
     picker,
@@ -223,6 +224,9 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         jobs = landscape_jobs(service)
         params = parse_search(search)
         state = page_state(params, jobs)
+        if echoed(ctx.triggered_id, "lc-jobs", checked_names(rows), jobs, state["selected"],
+                  state["job_filter"]):
+            return dash.no_update
         matching, _ = filter_tags(jobs, pattern or "")
         selected = pick(jobs, state["selected"], checked_names(rows), matching,
                         picker_action(ctx.triggered_id, "lc-jobs"))

@@ -40,6 +40,7 @@ from dash_insight.web.components.run_colours import (
 )
 from dash_insight.web.components.tag_select import (
     checked_names,
+    echoed,
     filter_tags,
     page_of,
     pager,
@@ -228,6 +229,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
             return dash.no_update
         state, jobs, tags_of = current(search)
+        if (echoed(trigger, "compare-jobs", checked_names(job_rows), jobs, state["jobs"],
+                   state["job_filter"])
+                or echoed(trigger, "compare-tags", checked_names(tag_rows), state["all_tags"],
+                          state["tags"], state["filter"])):
+            return dash.no_update
         new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
                               checked_names(tag_rows), tag_pattern, axis, smoothing)
         return dash.no_update if new == (search or "") else new

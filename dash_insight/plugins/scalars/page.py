@@ -31,6 +31,7 @@ from dash_insight.plugins.scalars.charts import (
 )
 from dash_insight.web.components.tag_select import (
     checked_names,
+    echoed,
     filter_tags,
     page_of,
     pager,
@@ -220,6 +221,9 @@ def register(app: dash.Dash, service: DataService) -> None:
         if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
             return dash.no_update
         _, state, tags = current(search)
+        if echoed(ctx.triggered_id, "scalar-tags", checked_names(rows), tags, state["selected"],
+                  state["filter"]):
+            return dash.no_update
         state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
                            smoothing, (first, second))
         new = state_search(state, tags)

@@ -1,5 +1,6 @@
 """Name pickers: the tag selection of every per-tag page (scalars, comparison, parameter
-distribution, images, tensors) and the job selection of the comparison page, one component.
+distribution, images, tensors) and the job selection of the comparison pages (scalars, loss
+landscapes), one component.
 
 A picker (:func:`picker`) is a toolbar (label, All / None buttons, a regular-expression filter
 searched anywhere in the name, case-insensitive as MindInsight's, the "n of m selected" count)
@@ -11,9 +12,10 @@ TensorBoard: the filter decides what is drawn), a page at a time ("Total N" page
 
 The URL holds the state: ``tags`` (absent = all; a :class:`~dash_insight.web.url_state.Tags`
 field, a lone ``,`` = none) and ``filter`` (the pattern). A page's "controls -> URL" callback
-listens to :func:`picker_inputs` and applies :func:`pick` (names hidden by the filter keep their
-state); :func:`register_picker` sets the picker from the URL (rows and ticks only when they
-changed). :func:`selection` reads wanted tags back and reports those the job does not have.
+listens to :func:`picker_inputs`, ignores the list's :func:`echoed` ticks and applies
+:func:`pick` (names hidden by the filter keep their state); :func:`register_picker` sets the
+picker from the URL (rows and ticks only when they changed). :func:`selection` reads wanted
+tags back and reports those the job does not have.
 
 :func:`visible_tags` = what to draw; :func:`page_of` / :func:`pager` cut it into pages;
 :func:`user_change` is False when a callback fires because its components were just rendered.
@@ -281,6 +283,17 @@ def picker_action(trigger: Any, list_id: str) -> str | None:
     belongs to: ``"all"``, ``"none"``, ``"list"``, or None for another component."""
     return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list"}.get(
         trigger if isinstance(trigger, str) else "")
+
+
+def echoed(trigger: Any, list_id: str, checked: Sequence[str], names: Sequence[str],
+           selected: Sequence[str] | None, pattern: str) -> bool:
+    """True when the list ``list_id`` reports (``trigger``) exactly the ticks the URL gives it
+    (``names``, ``selected``, ``pattern``): the grid echoing what the server set, not a user's
+    click. A page's "controls -> URL" callback then changes nothing, so that a link keeps what
+    it names (tags the job lacks, its order)."""
+    if picker_action(trigger, list_id) != "list":
+        return False
+    return set(checked) == set(picker_view(names, selected, pattern).ticked)
 
 
 def picker_inputs(list_id: str) -> list[Input]:

@@ -69,6 +69,11 @@ def test_pick_keeps_hidden_names() -> None:
     assert ts.picker_action({"type": "chart-axis"}, "x") is None
     assert ts.checked_names([{"name": "a"}, {"name": "b"}]) == ["a", "b"]
     assert ts.checked_names({"ids": ["c"]}) == ["c"] and ts.checked_names(None) == []
+    # The list reporting the ticks the URL gave it is no user change.
+    assert ts.echoed("x", "x", ["c", "d"], names, None, "[cd]")
+    assert not ts.echoed("x", "x", ["c"], names, None, "[cd]")
+    assert not ts.echoed("x-all", "x", ["c", "d"], names, None, "[cd]")
+    assert ts.echoed("x", "x", [], names, ["a"], "[cd]")
 
 
 def test_picker_view_counts_and_sends_only_changes() -> None:
