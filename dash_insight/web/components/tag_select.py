@@ -248,23 +248,25 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
             *extra,
         ]),
         dcc.Store(id=f"{list_id}-key", data=view.key),
-        dag.AgGrid(
-            id=list_id, className="di-picker-grid",
-            rowData=[{"name": name} for name in view.rows],
-            columnDefs=[{"field": "name", "headerName": nouns.capitalize(), "flex": 1,
-                         "tooltipField": "name", "sortable": False}],
-            getRowId="params.data.name",
-            selectedRows={"ids": view.ticked},
-            dashGridOptions={
-                "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": True,
-                                 "selectAll": "filtered", "enableClickSelection": True,
-                                 "enableSelectionWithoutKeys": True},
-                "rowHeight": ROW_PX, "headerHeight": HEADER_PX, "animateRows": False,
-                "suppressFieldDotNotation": True, "tooltipShowDelay": 500,
-                "localeText": {"noRowsToShow": f"No {noun} matches the filter."},
-            },
-            style={"height": f"{picker_height(len(view.rows))}px"},
-        ),
+        html.Div(className="di-picker-list", children=[
+            dag.AgGrid(
+                id=list_id, className="di-picker-grid",
+                rowData=[{"name": name} for name in view.rows],
+                columnDefs=[{"field": "name", "headerName": nouns.capitalize(), "flex": 1,
+                             "tooltipField": "name", "sortable": False}],
+                getRowId="params.data.name",
+                selectedRows={"ids": view.ticked},
+                dashGridOptions={
+                    "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": True,
+                                     "selectAll": "filtered", "enableClickSelection": True,
+                                     "enableSelectionWithoutKeys": True},
+                    "rowHeight": ROW_PX, "headerHeight": HEADER_PX, "animateRows": False,
+                    "suppressFieldDotNotation": True, "tooltipShowDelay": 500,
+                    "localeText": {"noRowsToShow": f"No {noun} matches the filter."},
+                },
+                style={"height": f"{picker_height(len(view.rows))}px"},
+            ),
+        ]),
     ])
 
 
