@@ -162,12 +162,19 @@
     return {step: "step", relative: "relative time (s)", absolute: "time"}[axis] || "step";
   }
 
-  function chartFigure(chart, smoothing, axis, logScale, threshold, dark) {
+  /* A line's colour: its run's (the user's pick, else the server's run colour, the same on
+     every chart: dash_insight/web/components/run_colours.py), or by its place in the chart. */
+  function seriesColour(series, index, runColours) {
+    if (series.colour) return (runColours || {})[series.train_id] || series.colour;
+    return COLOURS[index % COLOURS.length];
+  }
+
+  function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours) {
     const traces = [];
     const annotations = [];
     let hidden = 0;
     chart.series.forEach((series, index) => {
-      const colour = COLOURS[index % COLOURS.length];
+      const colour = seriesColour(series, index, runColours);
       const yaxis = series.right ? "y2" : "y";
       const x = xValues(series, axis);
       const raw = drawnValues(series, logScale);
@@ -227,7 +234,11 @@
     const layout = {
       margin: {l: 10, r: 10, t: 22, b: 10}, paper_bgcolor: "rgba(0,0,0,0)",
       plot_bgcolor: "rgba(0,0,0,0)", font: {color: text, size: 11}, hovermode: "closest",
-      showlegend: chart.series.length > 1, legend: {orientation: "h", y: -0.22},
+      // Below the x axis title, not on it: placed in the figure's coordinates (its bottom
+      // edge), which pushes the plot area up by the legend's height.
+      showlegend: chart.legend || chart.series.length > 1,
+      legend: {orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom",
+               yref: "container"},
       // Keep the user's zoom across data refreshes; a new axis or scale starts afresh.
       uirevision: `${chart.id}|${axis}|${logScale}`,
       xaxis: Object.assign({title: {text: axisTitle(axis), font: {size: 10}},
@@ -303,7 +314,8 @@
 
   function drawnKey(state, chartId, smoothing) {
     return JSON.stringify([state.payload.stamp, smoothing, state.axis, state.logOf[chartId],
-                           state.thresholds ? state.thresholds[chartId] : null, state.dark]);
+                           state.thresholds ? state.thresholds[chartId] : null, state.dark,
+                           state.runColours || {}]);
   }
 
   /* Smoothing typed (Enter) or dragged redraws at once, without waiting for Dash's callback
@@ -339,7 +351,7 @@
       /* Slots get their dcc.Graph once, created with its figure; existing graphs get new
          figures only when what they show changed (the data, smoothing, axis, log, threshold). */
       render(payloads, draggedAll, releasedAll, boxAll, axes, logClicks, slotIds, graphIds,
-             thresholdsAll, theme) {
+             thresholdsAll, theme, runColours) {
         // Page-keyed components (ALL): the page shown has one of each.
         const payload = (payloads || [])[0], axis = (axes || [])[0];
         const thresholds = (thresholdsAll || [])[0];
@@ -366,9 +378,11 @@
           const chart = byId[id.chart];
           if (!chart) return null;
           const threshold = thresholds ? thresholds[id.chart] : null;
-          const key = drawnKey({payload, axis, logOf, thresholds, dark}, id.chart, smoothing);
+          const key = drawnKey({payload, axis, logOf, thresholds, dark, runColours}, id.chart,
+                               smoothing);
           return {key, figure: chartFigure(chart, smoothing, axis || "step",
-                                           logOf[id.chart] === 1, threshold, dark)};
+                                           logOf[id.chart] === 1, threshold, dark,
+                                           runColours)};
         };
         const existing = new Set(graphIds.map(id => id.chart));
         const slots = slotIds.map(id => {
@@ -387,7 +401,7 @@
         const created = slotIds.filter((id, i) => slots[i] !== noUpdate)
           .map(id => ({type: "scalar-graph", chart: id.chart}));
         window._diChartState = {graphIds: graphIds.concat(created), byId, logOf, thresholds,
-                                payload, axis, dark, smoothing};
+                                payload, axis, dark, smoothing, runColours};
         const onlySmoothing = triggered.length && triggered.every(isSmoothing) &&
           slotIds.every(id => existing.has(id.chart));
         if (onlySmoothing) {

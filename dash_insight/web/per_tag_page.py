@@ -32,12 +32,18 @@ from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.tag_select import (
+    checked_names,
+    echoed,
+    filter_tags,
     page_after,
     pager,
-    register_tag_select,
+    pick,
+    picker,
+    picker_action,
+    picker_inputs,
+    register_picker,
     selection,
     selection_state,
-    tag_select,
     tags_on_page,
     user_change,
 )
@@ -202,7 +208,7 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
     return html.Div(**root, children=[
         title,
         html.Div(className="di-panel di-vp-controls", children=[
-            tag_select(page.prefix, tags, selected, state["filter"]),
+            picker(page.id("tags"), "Tag Selection", tags, selected, state["filter"]),
             *page.controls(state),
         ]),
         dcc.Store(id=page.id("query-keys"), data=page.query_keys),
@@ -219,17 +225,24 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
 
 
 def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
-                    tags: Sequence[str], selected: Sequence[str] | None, pattern: str | None,
+                    tags: Sequence[str], checked: Sequence[str] | None, pattern: str | None,
                     control_values: Mapping[str, Any]) -> str | None:
     """The URL after a change of the controls (None: unchanged). ``trigger`` is the id of the
     control that changed: the pager turns the page (and applies nothing else), a change of the
-    tags or the filter goes back to page 1; ``control_values`` are the page's controls' values
-    by state field."""
+    tag picker (``checked`` = the tags ticked in its list, All, None, the filter) goes back to
+    page 1 (tags hidden by the filter keep their selection); ``control_values`` are the page's
+    controls' values by state field."""
     state = page.state.parse_search(search)
+    selected, _ = selection(state["tags"], tags)
+    if echoed(trigger, page.id("tags"), checked or [], tags, selected, state["filter"]):
+        return None
     state["page"], paged = page_after(trigger, page.prefix, state["page"])
     if not paged:
         state = page.state.from_controls(state, control_values)
-    state.update(selection_state(tags, selected, pattern or ""))
+    matching, _ = filter_tags(tags, pattern or "")
+    chosen = pick(tags, list(tags) if selected is None else selected, checked, matching,
+                  picker_action(trigger, page.id("tags")))
+    state.update(selection_state(tags, chosen, pattern or ""))
     new = page.state.search(state)
     return None if new == (search or "") else new
 
@@ -285,8 +298,15 @@ def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, search: str | 
 
 def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
     """The skeleton's callbacks of ``page`` (once per app)."""
-    prefix = page.prefix
-    register_tag_select(app, prefix)
+    def picked(search: str | None) -> tuple[list[str], list[str] | None, str]:
+        state = page.state.parse_search(search)
+        try:
+            tags = service.provider.job(state["train_id"]).tags[page.plugin]
+        except DataError:
+            tags = []
+        return tags, selection(state["tags"], tags)[0], state["filter"]
+
+    register_picker(app, page.id("tags"), picked)
 
     app.clientside_callback(
         ClientsideFunction(namespace="perTagPage", function_name="query"),
@@ -299,19 +319,21 @@ def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input(page.id("tags"), "value"), Input(page.id("filter"), "value"),
+        *picker_inputs(page.id("tags")),
         *(Input(control, "value") for control, _ in page.control_fields),
         Input(page.id("prev"), "n_clicks"), Input(page.id("next"), "n_clicks"),
-        State(page.id("tag-list"), "data"), State("url", "search"),
+        State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(selected: list[str] | None, pattern: str | None, *rest: Any) -> Any:
+    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
+                        *rest: Any) -> Any:
         if not user_change():
             return dash.no_update
         values = dict(zip(fields, rest[:len(fields)], strict=True))
-        tags, search = rest[-2], rest[-1]
-        new = controls_search(page, search, ctx.triggered_id, tags or [], selected, pattern,
-                              values)
+        search = rest[-1]
+        tags = picked(search)[0]
+        new = controls_search(page, search, ctx.triggered_id, tags, checked_names(rows),
+                              pattern, values)
         return dash.no_update if new is None else new
 
     @app.callback(

@@ -1,4 +1,5 @@
-"""The frame of every page: top bar, URL routing, auto refresh, theme."""
+"""The frame of every page: top bar, URL routing, auto refresh, theme, the user's run
+colours."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import dash
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.web import not_found
+from dash_insight.web.components import run_colours
 from dash_insight.web.plugin import NavLink, Page
 from dash_insight.web.url_state import parse_search
 
@@ -50,6 +52,7 @@ def shell_layout(app: dash.Dash, nav: Sequence[NavLink]) -> html.Div:
         dcc.Location(id="url", refresh=False),
         dcc.Store(id="route"),
         dcc.Store(id="theme", storage_type="local", data="light"),
+        dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
         dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
         top_bar(app, nav),
         html.Main(id="page", className="di-page"),
@@ -96,6 +99,7 @@ def register_shell(app: dash.Dash, pages: Sequence[tuple[Page[Any], Any]]) -> No
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyTheme"),
         Output("theme", "data"), Input("theme-toggle", "n_clicks"), State("theme", "data"),
     )
+    run_colours.register_run_dots(app)
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "markActiveNav"),
         Output("nav", "title"), Input("url", "pathname"), State("nav", "id"),

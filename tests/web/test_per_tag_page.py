@@ -59,7 +59,7 @@ def test_layout_of_the_skeleton(service: DataService) -> None:
     page = ptp.layout(PAGE, app, service, {"train_id": "./ops_all", "raw": "1",
                                            "tags": "hist/int32,gone"})
     assert find(page, "t-root") is not None and find(page, "t-raw").children == "raw"
-    assert find(page, "t-tags").value == ["hist/int32"]
+    assert find(page, "t-tags").selectedRows == {"ids": ["hist/int32"]}
     assert find(page, "t-query-keys").data == ["train_id", "tags", "filter", "page", "raw"]
     for name in ("query", "shown", "notice", "cards", "prev", "next", "total"):
         assert find(page, f"t-{name}") is not None, name
@@ -80,13 +80,25 @@ def test_controls_search() -> None:
     # The tags or the filter: back to page 1.
     assert ptp.controls_search(PAGE, search, "t-tags", tags, ["b"], "", {"raw": []}) == \
         "?train_id=.%2Fa&tags=b"
-    assert ptp.controls_search(PAGE, search, "t-filter", tags, None, "^a", {"raw": []}) == \
-        "?train_id=.%2Fa&filter=%5Ea"
+    assert ptp.controls_search(PAGE, search, "t-tags-filter", tags, None, "^a",
+                               {"raw": []}) == "?train_id=.%2Fa&filter=%5Ea"
+    # None and All act on the tags the filter shows; the others keep their state.
+    none = ptp.controls_search(PAGE, search + "&filter=%5E%5Bab%5D", "t-tags-none", tags, None,
+                               "^[ab]", {"raw": []})
+    assert none == "?train_id=.%2Fa&tags=c&filter=%5E%5Bab%5D"
+    assert ptp.controls_search(PAGE, none, "t-tags-all", tags, None, "^[ab]", {"raw": []}) == \
+        "?train_id=.%2Fa&filter=%5E%5Bab%5D"
+    # Unticking a shown tag keeps the hidden ones selected.
+    assert ptp.controls_search(PAGE, search, "t-tags", tags, ["b"], "^[ab]", {"raw": []}) == \
+        "?train_id=.%2Fa&tags=b%2Cc&filter=%5E%5Bab%5D"
     # The pager turns the page and applies nothing else.
     assert ptp.controls_search(PAGE, search, "t-next", tags, tags, "", {"raw": ["1"]}) == \
         "?train_id=.%2Fa&page=4"
     assert ptp.controls_search(PAGE, "?train_id=.%2Fa&page=2", "t-prev", tags, tags, "",
                                {"raw": []}) == "?train_id=.%2Fa"
+    # The list reporting the ticks the link gave it changes nothing (unknown tags stay).
+    assert ptp.controls_search(PAGE, search + "&tags=b%2Czz", "t-tags", tags, ["b"], "",
+                               {"raw": []}) is None
     # Nothing changed: None (no new history entry).
     assert ptp.controls_search(PAGE, search, "t-raw", tags, tags, "", {"raw": []}) is None
 

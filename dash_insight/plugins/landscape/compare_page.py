@@ -1,9 +1,13 @@
 """Loss Graph Comparison: the final landscape of several jobs (MindInsight's
 ``/compare-analysis/loss``, the tab beside "Scalar Comparison").
 
-URL: ``/compare/landscape?jobs=[...]&view=contour|filled|3d&mode=tile|overlay&scale=jet
-&overlay=[...]`` (defaults left out). Every job with a loss landscape can be chosen (all are, by
-default, as in MindInsight, up to :data:`DEFAULT_JOBS`).
+URL: ``/compare/landscape?jobs=[...]&job_filter=re&view=contour|filled|3d&mode=tile|overlay
+&scale=jet&overlay=[...]`` (defaults left out). Every job with a loss landscape can be chosen
+(all are, by default, as in MindInsight, up to :data:`DEFAULT_JOBS`) in the job picker
+(:func:`~dash_insight.web.components.tag_select.picker`); the jobs drawn are the ticked ones
+that match its filter.
+
+Each job's name carries its run colour (a dot), the colour of its lines on the scalar comparison.
 
 * Tile: one card per job with its final landscape, the convergence point marked, and below it
   Network, Optimizer, Learning Rate and the first evaluation metric (else ``loss`` = the
@@ -43,6 +47,18 @@ from dash_insight.plugins.landscape.query import (
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.components.compare_tabs import tab_strip
 from dash_insight.web.components.figures import graph_config
+from dash_insight.web.components.run_colours import run_colours, run_dot
+from dash_insight.web.components.tag_select import (
+    checked_names,
+    echoed,
+    filter_tags,
+    pick,
+    picker,
+    picker_action,
+    picker_inputs,
+    register_picker,
+    visible_tags,
+)
 from dash_insight.web.url_state import decode_tags, encode_tags, make_search, parse_search
 
 PATH = "/compare/landscape"
@@ -73,16 +89,21 @@ def landscape_jobs(service: LandscapeService) -> list[str]:
 
 
 def page_state(params: dict[str, str], jobs: list[str]) -> dict[str, Any]:
+    """The page's state from the URL: ``selected`` (the ticked jobs), ``jobs`` (those drawn:
+    ticked and matching ``job_filter``), view, mode, colour scale and the overlay's jobs."""
     chosen = decode_tags(params.get("jobs"))
     selected = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
+    pattern = params.get("job_filter", "")
     view, mode = params.get("view", DEFAULT_VIEW), params.get("mode", DEFAULT_MODE)
     scale = params.get("scale", "jet").lower()
     overlay = decode_tags(params.get("overlay"))
-    return {"jobs": selected, "explicit_jobs": chosen is not None,
+    shown = visible_tags(jobs, selected, pattern)
+    return {"selected": selected, "job_filter": pattern, "jobs": shown,
+            "explicit_jobs": chosen is not None,
             "view": view if view in VIEWS else DEFAULT_VIEW,
             "mode": mode if mode in MODES else DEFAULT_MODE,
             "scale": scale if scale in COLOUR_SCALES else "jet",
-            "overlay": None if overlay is None else [j for j in overlay if j in selected]}
+            "overlay": None if overlay is None else [j for j in overlay if j in shown]}
 
 
 def job_final(service: LandscapeService, train_id: str) -> JobFinal:
@@ -125,7 +146,12 @@ def _info(final: JobFinal) -> html.Div:
     ])
 
 
-def tile(final: JobFinal, index: int, view: str, style: Style) -> html.Section:
+def run_head(train_id: str, colour: str) -> html.Div:
+    """A card's head: the job in its run colour (the same as on the scalar comparison)."""
+    return html.Div([run_dot(train_id, colour), train_id], className="di-card-head")
+
+
+def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> html.Section:
     if final.cells is None:
         body: Any = html.Div(final.problem or NOT_EXIST_TEXT, className="di-empty di-lc-none")
     else:
@@ -134,7 +160,7 @@ def tile(final: JobFinal, index: int, view: str, style: Style) -> html.Section:
                                                  convergence=final.point, height=330,
                                                  animate=False))
     return html.Section(className="di-panel di-lc-card", id=f"lc-card-{index}", children=[
-        html.Div(final.train_id, className="di-card-head"), body, _info(final)])
+        run_head(final.train_id, colour), body, _info(final)])
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
@@ -148,12 +174,8 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
                       className="di-subtitle"),
         ]),
         html.Div(className="di-panel di-lc-controls", children=[
-            html.Div(className="di-toolbar", children=[
-                html.Span("Training Selection", className="di-muted"),
-                html.Button("All", id="lc-jobs-all", className="di-chip"),
-                dcc.Checklist(id="lc-jobs", inline=True, value=state["jobs"],
-                              options=[{"label": f" {j}", "value": j} for j in jobs]),
-            ]),
+            picker("lc-jobs", "Training Selection", jobs, state["selected"], state["job_filter"],
+                   noun="job"),
             html.Div(className="di-toolbar", children=[
                 html.Span("Visualization", className="di-muted"),
                 dcc.RadioItems(id="lc-view", value=state["view"], inline=True,
@@ -183,21 +205,32 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
 
 
 def register(app: dash.Dash, service: LandscapeService) -> None:
+    def picked(search: str | None) -> tuple[list[str], list[str], str]:
+        state = page_state(parse_search(search), landscape_jobs(service))
+        return landscape_jobs(service), state["selected"], state["job_filter"]
+
+    register_picker(app, "lc-jobs", picked, noun="job")
+
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("lc-jobs", "value"), Input("lc-jobs-all", "n_clicks"), Input("lc-view", "value"),
+        *picker_inputs("lc-jobs"), Input("lc-view", "value"),
         Input("lc-mode", "value"), Input("lc-scale", "value"), Input("lc-overlay", "value"),
         State("lc-overlay-shown", "data"), State("url", "search"), prevent_initial_call=True,
     )
-    def controls_to_url(checked: list[str] | None, _all: Any, view: str, mode: str,
-                        scale: str, overlay: list[str] | None, shown: list[str] | None,
-                        search: str | None) -> Any:
+    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None, view: str,
+                        mode: str, scale: str, overlay: list[str] | None,
+                        shown: list[str] | None, search: str | None) -> Any:
+        if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
+            return dash.no_update
         jobs = landscape_jobs(service)
         params = parse_search(search)
         state = page_state(params, jobs)
-        selected = [j for j in jobs if j in (checked or [])]
-        if ctx.triggered_id == "lc-jobs-all":
-            selected = list(jobs)
+        if echoed(ctx.triggered_id, "lc-jobs", checked_names(rows), jobs, state["selected"],
+                  state["job_filter"]):
+            return dash.no_update
+        matching, _ = filter_tags(jobs, pattern or "")
+        selected = pick(jobs, state["selected"], checked_names(rows), matching,
+                        picker_action(ctx.triggered_id, "lc-jobs"))
         explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
         overlay_value = params.get("overlay")
         if ctx.triggered_id == "lc-overlay" and (overlay or []) != (shown or []):
@@ -205,6 +238,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
             overlay_value = encode_tags(kept[-MAX_OVERLAY:])
         new = make_search({**params,
                            "jobs": encode_tags(selected) if explicit else None,
+                           "job_filter": pattern or None,
                            "view": None if view == DEFAULT_VIEW else view,
                            "mode": None if mode == DEFAULT_MODE else mode,
                            "scale": None if scale == "jet" else scale,
@@ -214,7 +248,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
     @app.callback(
         Output("lc-body", "children"), Output("lc-overlay", "options"),
         Output("lc-overlay", "value"), Output("lc-overlay-row", "style"),
-        Output("lc-jobs", "value"), Output("lc-overlay-shown", "data"),
+        Output("lc-overlay-shown", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
     )
@@ -222,6 +256,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         state = page_state(parse_search(search), landscape_jobs(service))
         style = Style(colour_scale=state["scale"])
         finals = [job_final(service, train_id) for train_id in state["jobs"]]
+        colours = run_colours(state["jobs"],
+                              [job.train_id for job in service.provider.list_jobs()])
         overlay = overlay_choice(state, finals)
         options = [{"label": f" {f.train_id}", "value": f.train_id,
                     "disabled": f.cells is None} for f in finals]
@@ -230,7 +266,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
             content: Any = html.Div("Select training jobs with a loss landscape above.",
                                     className="di-panel di-empty")
         elif state["mode"] == "tile":
-            content = html.Div([tile(f, k, state["view"], style) for k, f in enumerate(finals)],
+            content = html.Div([tile(f, k, state["view"], style, colours[f.train_id])
+                                for k, f in enumerate(finals)],
                                className="di-lc-grid", id="lc-tiles")
         elif not overlay:
             content = html.Div("Please select the graph to be compared above.",
@@ -241,5 +278,6 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                                      if f.cells is not None], state["view"], style)
             content = html.Section(className="di-panel", children=[
                 dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
-                html.Div([_info(f) for f in chosen], className="di-lc-grid")])
-        return content, options, overlay, row_style, state["jobs"], overlay
+                html.Div([html.Div([run_head(f.train_id, colours[f.train_id]), _info(f)])
+                          for f in chosen], className="di-lc-grid")])
+        return content, options, overlay, row_style, overlay

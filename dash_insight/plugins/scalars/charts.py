@@ -21,6 +21,7 @@ from dash import ClientsideFunction, Input, Output, State, dcc, html
 from dash.dependencies import ALL, MATCH
 
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.web.components.run_colours import STORE_ID
 from dash_insight.web.url_state import Choice, Float
 
 #: Points per series sent to the browser: about the width of a chart in pixels.
@@ -43,21 +44,26 @@ SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
 
 @dataclass(frozen=True)
 class SeriesSpec:
-    """One line of a chart: ``name`` in the legend and hover."""
+    """One line of a chart: ``name`` in the legend and hover. ``colour`` = its run's colour
+    (:func:`~dash_insight.web.components.run_colours.run_colour`; the user's pick replaces it
+    in the browser); None = a colour by its position in the chart (the tags of one job)."""
 
     train_id: str
     tag: str
     name: str
     right_axis: bool = False
+    colour: str | None = None
 
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One chart: its id (stable across refreshes, used for zoom and thresholds)."""
+    """One chart: its id (stable across refreshes, used for zoom and thresholds); ``legend``:
+    always show the legend (runs compared), else only with two lines or more."""
 
     chart_id: str
     title: str
     series: tuple[SeriesSpec, ...]
+    legend: bool = False
 
 
 def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:
@@ -92,9 +98,10 @@ def chart_payload(provider: DataProvider, charts: Sequence[ChartSpec],
                 continue
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
                            "right": spec.right_axis, "total": len(full), "shown": len(shown),
+                           "colour": spec.colour,
                            **encode_series(shown.step, shown.wall_time, shown.value)})
         out.append({"id": chart.chart_id, "title": chart.title, "series": series,
-                    "problems": problems})
+                    "problems": problems, "legend": chart.legend})
     # Tells the browser whether a chart's data changed since it was drawn.
     stamp = hashlib.sha1(json.dumps(out, sort_keys=True).encode()).hexdigest()[:16]
     return {"charts": out, "stamp": stamp}
@@ -212,6 +219,7 @@ def register_chart_callbacks(app: Any) -> None:
         Input({"type": "scalar-graph", "chart": ALL}, "id"),
         Input(_all("thresholds"), "data"),
         Input("theme", "data"),  # colours follow the light / dark theme
+        Input(STORE_ID, "data"),  # and the runs' colours the user picked
     )
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="zoom"),

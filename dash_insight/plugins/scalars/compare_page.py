@@ -1,4 +1,6 @@
-"""Comparison dashboard: scalars of several jobs, one chart per tag, one colour per job.
+"""Comparison dashboard: scalars of several jobs, one chart per tag, one colour per job (the
+same on every chart and page, see :mod:`~dash_insight.web.components.run_colours`; the user can
+pick it).
 
 URL: ``/compare?jobs=[...]&job_filter=re&tags=[...]&filter=re&axis=step&smoothing=0.6&page=1``.
 Any job can be compared (MindInsight: only the 15 cached ones, 5 at a time); past
@@ -8,10 +10,11 @@ Any job can be compared (MindInsight: only the 15 cached ones, 5 at a time); pas
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, html
+from dash import Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
@@ -28,14 +31,25 @@ from dash_insight.plugins.scalars.charts import (
     register_chart_callbacks,
 )
 from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.run_colours import (
+    PALETTE,
+    STORE_ID,
+    run_colours,
+    run_dot,
+    set_colour,
+)
 from dash_insight.web.components.tag_select import (
-    button_action,
-    button_select,
+    checked_names,
+    echoed,
     filter_tags,
     page_of,
     pager,
     pick,
-    tag_option,
+    picker,
+    picker_action,
+    picker_inputs,
+    register_picker,
+    visible_tags,
 )
 from dash_insight.web.url_state import MAX_PAGE, Int, Tags, Text, UrlState, parse_search
 
@@ -67,15 +81,19 @@ def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
 def page_state(params: dict[str, str], jobs: list[str],
                tags_of: dict[str, list[str]]) -> dict[str, Any]:
     """:data:`STATE` of the URL with ``jobs`` and ``tags`` resolved (the selected jobs in
-    ``jobs`` order, the selected tags among ``all_tags``, the union of theirs) and whether the
-    URL named them (``explicit_jobs``, ``explicit_tags``)."""
+    ``jobs`` order, the selected tags among ``all_tags``, the union of theirs), whether the URL
+    named them (``explicit_jobs``, ``explicit_tags``), and what is drawn: ``shown_jobs`` and
+    ``shown_tags``, the selected ones that match their filter (the filters decide the charts
+    and their lines, as TensorBoard's run and tag filters)."""
     state = STATE.parse(params)
     chosen, chosen_tags = state["jobs"], state["tags"]
     selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
     all_tags = union_tags(selected_jobs, tags_of)
     tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
     return {**state, "jobs": selected_jobs, "all_tags": all_tags, "tags": tags,
-            "explicit_jobs": chosen is not None, "explicit_tags": chosen_tags is not None}
+            "explicit_jobs": chosen is not None, "explicit_tags": chosen_tags is not None,
+            "shown_jobs": visible_tags(jobs, selected_jobs, state["job_filter"]),
+            "shown_tags": visible_tags(all_tags, tags, state["filter"])}
 
 
 def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, list[str]],
@@ -85,18 +103,22 @@ def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, l
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
     changed the default selection, ``tags`` when not every tag of the selected jobs."""
-    visible_jobs, _ = filter_tags(jobs, job_pattern or "")
-    selected_jobs = pick(jobs, state["jobs"], checked_jobs, visible_jobs,
-                         button_action(trigger, "compare-jobs"))
+    matching_jobs, _ = filter_tags(jobs, job_pattern or "")
+    selected_jobs = pick(jobs, state["jobs"], checked_jobs, matching_jobs,
+                         picker_action(trigger, "compare-jobs"))
     all_tags = union_tags(selected_jobs, tags_of)
-    visible_tags, _ = filter_tags(all_tags, tag_pattern or "")
+    matching_tags, _ = filter_tags(all_tags, tag_pattern or "")
     tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
-    tags = pick(all_tags, tags, checked_tags, visible_tags, button_action(trigger, "compare-tags"))
+    tags = pick(all_tags, tags, checked_tags, matching_tags,
+                picker_action(trigger, "compare-tags"))
     page = state["page"]
     if trigger == "compare-prev":
         page = max(1, page - 1)
     elif trigger == "compare-next":
         page += 1
+    elif (selected_jobs != state["jobs"] or tags != state["tags"]
+          or (job_pattern or "") != state["job_filter"] or (tag_pattern or "") != state["filter"]):
+        page = 1  # what is drawn changed: back to its first page
     explicit = selected_jobs != jobs[:DEFAULT_JOBS] or state["explicit_jobs"]
     return STATE.search({
         "jobs": selected_jobs if explicit else None, "job_filter": job_pattern or "",
@@ -106,15 +128,41 @@ def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, l
     })
 
 
-def chart_specs(state: dict[str, Any], tags_of: dict[str, list[str]]
-                ) -> tuple[list[ChartSpec], int]:
-    on_page, _, pages = page_of(state["tags"], state["page"], CHARTS_PER_PAGE)
+def crowd_warning(jobs: int, shown: int) -> str:
+    """The warning beside the job picker: no job at all, or too many lines per chart."""
+    if not jobs:
+        return "No job with scalar data yet."
+    if shown > WARN_JOBS:
+        return f"⚠ {shown} jobs drawn: charts with more than {WARN_JOBS} lines are hard to read"
+    return ""
+
+
+def chart_specs(state: dict[str, Any], tags_of: dict[str, list[str]],
+                colours: Mapping[str, str] | None = None) -> tuple[list[ChartSpec], int]:
+    """The charts of the current page: one per tag shown, one line per shown job that has the
+    tag, in the job's colour (``colours``: train_id -> colour, the same on every chart); the
+    legend always names the jobs (also a chart of one job)."""
+    on_page, _, pages = page_of(state["shown_tags"], state["page"], CHARTS_PER_PAGE)
     charts = []
     for tag in on_page:
-        series = tuple(SeriesSpec(job, tag, job) for job in state["jobs"]
-                       if tag in tags_of.get(job, []))
-        charts.append(ChartSpec(f"compare|{tag}", tag, series))
+        series = tuple(SeriesSpec(job, tag, job, colour=(colours or {}).get(job))
+                       for job in state["shown_jobs"] if tag in tags_of.get(job, []))
+        charts.append(ChartSpec(f"compare|{tag}", tag, series, legend=True))
     return charts, pages
+
+
+def colour_row() -> html.Div:
+    """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default."""
+    return html.Div(className="di-toolbar di-run-colours", children=[
+        html.Span("Run colour", className="di-control-label"),
+        dcc.Dropdown(id="compare-colour-run", placeholder="run", className="di-compose",
+                     clearable=False),
+        *(html.Button(id={"type": "run-swatch", "colour": colour}, className="di-swatch",
+                      style={"background": colour}, title=f"Draw the run in {colour}")
+          for colour in PALETTE),
+        html.Button("Default", id="compare-colour-reset", className="di-chip",
+                    title="Back to the run's own colour"),
+    ])
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
@@ -128,11 +176,12 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                       className="di-subtitle"),
         ]),
         html.Div(className="di-panel", children=[
-            *button_select("compare-jobs", "Jobs", "compare-job-filter", state["job_filter"],
-                           noun="jobs", extra=[html.Span(id="compare-warning",
-                                                         className="di-warning")]),
-            *button_select("compare-tags", "Tags", "compare-tag-filter", state["filter"]),
+            picker("compare-jobs", "Job Selection", jobs, state["jobs"], state["job_filter"],
+                   noun="job", extra=[html.Span(id="compare-warning", className="di-warning")]),
+            picker("compare-tags", "Tag Selection", state["all_tags"], state["tags"],
+                   state["filter"]),
             controls("compare", state["axis"], state["smoothing"]),
+            colour_row(),
         ]),
         *chart_stores("compare"),
         html.Div(id="compare-grid", className="di-chart-grid"),
@@ -147,50 +196,56 @@ def register(app: dash.Dash, service: DataService) -> None:
         jobs, tags_of = scalar_jobs(provider)
         return page_state(parse_search(search), jobs, tags_of), jobs, tags_of
 
+    def colours_of(shown: list[str]) -> dict[str, str]:
+        """The shown jobs' default colours: by place among every job, not only scalar ones,
+        so that a run has the same colour on the loss landscape comparison."""
+        return run_colours(shown,
+                           [job.train_id for job in provider.list_jobs()])
+
+    def picked_jobs(search: str | None) -> tuple[list[str], list[str], str]:
+        state, jobs, _ = current(search)
+        return jobs, state["jobs"], state["job_filter"]
+
+    def picked_tags(search: str | None) -> tuple[list[str], list[str], str]:
+        state, _, _ = current(search)
+        return state["all_tags"], state["tags"], state["filter"]
+
+    register_picker(app, "compare-jobs", picked_jobs, noun="job")
+    register_picker(app, "compare-tags", picked_tags)
+
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("compare-jobs", "value"), Input("compare-jobs-all", "n_clicks"),
-        Input("compare-jobs-none", "n_clicks"), Input("compare-job-filter", "value"),
-        Input("compare-tags", "value"), Input("compare-tags-all", "n_clicks"),
-        Input("compare-tags-none", "n_clicks"), Input("compare-tag-filter", "value"),
+        *picker_inputs("compare-jobs"), *picker_inputs("compare-tags"),
         Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
         Input("compare-prev", "n_clicks"), Input("compare-next", "n_clicks"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(checked_jobs: list[str] | None, _a: Any, _b: Any, job_pattern: str | None,
-                        checked_tags: list[str] | None, _c: Any, _d: Any,
+    def controls_to_url(job_rows: Any, _a: Any, _b: Any, job_pattern: str | None,
+                        tag_rows: Any, _c: Any, _d: Any,
                         tag_pattern: str | None, axis: str, smoothing: float | None, _prev: Any,
                         _next: Any, search: str | None) -> Any:
         trigger = ctx.triggered_id
         if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
             return dash.no_update
         state, jobs, tags_of = current(search)
-        new = controls_search(state, jobs, tags_of, trigger, checked_jobs, job_pattern,
-                              checked_tags, tag_pattern, axis, smoothing)
+        if (echoed(trigger, "compare-jobs", checked_names(job_rows), jobs, state["jobs"],
+                   state["job_filter"])
+                or echoed(trigger, "compare-tags", checked_names(tag_rows), state["all_tags"],
+                          state["tags"], state["filter"])):
+            return dash.no_update
+        new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
+                              checked_names(tag_rows), tag_pattern, axis, smoothing)
         return dash.no_update if new == (search or "") else new
 
     @app.callback(
-        Output("compare-jobs", "options"), Output("compare-jobs", "value"),
-        Output("compare-tags", "options"), Output("compare-tags", "value"),
         Output("compare-warning", "children"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
     )
-    def selections(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
+    def warning(search: str | None, _ticks: Any, _clicks: Any) -> str:
         state, jobs, _ = current(search)
-        visible_jobs, job_error = filter_tags(jobs, state["job_filter"])
-        visible_tags, tag_error = filter_tags(state["all_tags"], state["filter"])
-        warning = job_error or tag_error or ""
-        if not warning and len(state["jobs"]) > WARN_JOBS:
-            warning = (f"⚠ {len(state['jobs'])} jobs selected: charts with more than "
-                       f"{WARN_JOBS} lines are hard to read")
-        if not jobs:
-            warning = "No job with scalar data yet."
-        return ([tag_option(j) for j in visible_jobs],
-                [j for j in state["jobs"] if j in visible_jobs],
-                [tag_option(t) for t in visible_tags],
-                [t for t in state["tags"] if t in visible_tags], warning)
+        return crowd_warning(len(jobs), len(state["shown_jobs"]))
 
     @app.callback(
         Output("compare-grid", "children"), Output("compare-total", "children"),
@@ -201,9 +256,9 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
         state, _, tags_of = current(search)
-        charts, pages = chart_specs(state, tags_of)
-        total = (f"{len(state['tags'])} of {len(state['all_tags'])} tags, "
-                 f"{len(state['jobs'])} jobs")
+        charts, pages = chart_specs(state, tags_of, colours_of(state["shown_jobs"]))
+        total = (f"{len(state['shown_tags'])} of {len(state['all_tags'])} tags, "
+                 f"{len(state['shown_jobs'])} jobs")
         page = f"{min(state['page'], pages)} / {pages}"
         payload = chart_payload(provider, charts)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
@@ -212,5 +267,33 @@ def register(app: dash.Dash, service: DataService) -> None:
             return (html.Div("Select jobs and tags above.", className="di-panel di-empty"),
                     total, page, payload)
         return [chart_card(chart, with_thresholds=False) for chart in charts], total, page, payload
+
+    @app.callback(
+        Output("compare-colour-run", "options"), Output("compare-colour-run", "value"),
+        Input("url", "search"), Input(STORE_ID, "data"), State("compare-colour-run", "value"),
+    )
+    def colour_choices(search: str | None, _overrides: Any, chosen: str | None) -> tuple:
+        """The runs drawn, each with a swatch of its colour; the first chosen at first."""
+        state, _, _ = current(search)
+        drawn = state["shown_jobs"]
+        options = [{"label": html.Span([run_dot(job, colour), job], className="di-run-option"),
+                    "value": job, "search": job}
+                   for job, colour in colours_of(drawn).items()]
+        return options, chosen if chosen in drawn else (drawn[0] if drawn else None)
+
+    @app.callback(
+        Output(STORE_ID, "data"),
+        Input({"type": "run-swatch", "colour": dash.ALL}, "n_clicks"),
+        Input("compare-colour-reset", "n_clicks"),
+        State("compare-colour-run", "value"), State(STORE_ID, "data"),
+        prevent_initial_call=True,
+    )
+    def pick_colour(_swatches: list, _reset: Any, run: str | None, overrides: dict | None
+                    ) -> Any:
+        trigger = ctx.triggered_id
+        if not ctx.triggered[0]["value"] or not run:
+            return dash.no_update
+        colour = trigger.get("colour") if isinstance(trigger, dict) else None
+        return set_colour(overrides, run, colour)
 
     register_chart_callbacks(app)

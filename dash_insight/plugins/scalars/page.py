@@ -30,13 +30,17 @@ from dash_insight.plugins.scalars.charts import (
     threshold_text,
 )
 from dash_insight.web.components.tag_select import (
-    button_action,
-    button_select,
+    checked_names,
+    echoed,
     filter_tags,
     page_of,
     pager,
     pick,
-    tag_option,
+    picker,
+    picker_action,
+    picker_inputs,
+    register_picker,
+    visible_tags,
 )
 from dash_insight.web.url_state import (
     MAX_PAGE,
@@ -62,14 +66,17 @@ def chart_id(train_id: str, tag: str) -> str:
 
 
 def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
-    """Everything the page shows, from the URL: :data:`STATE` plus ``selected`` (the tags to
-    draw: unknown tags dropped) and ``compose`` checked (None unless two tags of the job)."""
+    """Everything the page shows, from the URL: :data:`STATE` plus ``selected`` (the ticked
+    tags: unknown tags dropped), ``shown`` (the tags drawn: selected and matching the filter, as
+    TensorBoard's filter decides the charts) and ``compose`` checked (None unless two tags of
+    the job)."""
     state = STATE.parse(params)
     wanted, compose = state["tags"], state["compose"]
     selected = all_tags if wanted is None else [t for t in wanted if t in all_tags]
     if compose is not None and (len(compose) != 2 or not set(compose) <= set(all_tags)):
         compose = None
-    return {**state, "selected": selected, "compose": compose}
+    return {**state, "selected": selected, "compose": compose,
+            "shown": visible_tags(all_tags, selected, state["filter"])}
 
 
 def state_search(state: dict[str, Any], all_tags: list[str]) -> str:
@@ -82,16 +89,20 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
                pattern: str | None, axis: str | None, smoothing: float | None,
                compose: tuple[str | None, str | None]) -> dict[str, Any]:
     """The page state after the control ``trigger`` changed (the other arguments are the
-    controls' values). Tags hidden by the filter keep their selection; "Compose" needs two
-    different tags."""
+    controls' values; ``checked`` = the names ticked in the picker's list). Tags hidden by the
+    filter keep their selection; a change of the tags or the filter goes back to page 1;
+    "Compose" needs two different tags."""
     state = dict(state)
     visible, _ = filter_tags(tags, pattern or "")
-    action = button_action(trigger, "scalar-tags")
+    action = picker_action(trigger, "scalar-tags")
     first, second = compose
     if action is not None:
-        state["selected"] = pick(tags, state["selected"], checked, visible, action)
-    elif trigger == "scalar-tag-filter":
-        state["filter"] = pattern or ""
+        selected = pick(tags, state["selected"], checked, visible, action)
+        if selected != state["selected"]:
+            state["selected"], state["page"] = selected, 1
+    elif trigger == "scalar-tags-filter":
+        if (pattern or "") != state["filter"]:
+            state["filter"], state["page"] = pattern or "", 1
     elif trigger == IDS["axis"]:
         state["axis"] = AXIS.from_control(axis)
     elif trigger == IDS["smoothing"]:
@@ -122,7 +133,7 @@ def threshold_of(chart: str, op_charts: list[str], ops: list[str | None],
 
 def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
     """Charts of the current page (the composed chart first) and the number of pages."""
-    on_page, _, pages = page_of(state["selected"], state["page"], CHARTS_PER_PAGE)
+    on_page, _, pages = page_of(state["shown"], state["page"], CHARTS_PER_PAGE)
     charts = [ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
               for tag in on_page]
     if state["compose"]:
@@ -154,10 +165,8 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.A("Download JSON", id="scalar-download-json", className="di-button secondary"),
         ]),
         html.Div(className="di-panel", children=[
-            *button_select("scalar-tags", "Tags", "scalar-tag-filter", state["filter"],
-                           options=[tag_option(t) for t in all_tags], value=state["selected"],
-                           extra=[html.Span(id="scalar-filter-error",
-                                            className="di-error-text")]),
+            picker("scalar-tags", "Tag Selection", all_tags, state["selected"],
+                   state["filter"]),
             controls("scalars", state["axis"], state["smoothing"]),
             html.Div(className="di-toolbar", children=[
                 html.Span("Compose two tags", className="di-muted"),
@@ -189,10 +198,15 @@ def register(app: dash.Dash, service: DataService) -> None:
             tags = []
         return train_id, page_state(params, tags), tags
 
+    def picked(search: str | None) -> tuple[list[str], list[str], str]:
+        _, state, tags = current(search)
+        return tags, state["selected"], state["filter"]
+
+    register_picker(app, "scalar-tags", picked)
+
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("scalar-tags", "value"), Input("scalar-tags-all", "n_clicks"),
-        Input("scalar-tags-none", "n_clicks"), Input("scalar-tag-filter", "value"),
+        *picker_inputs("scalar-tags"),
         Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
         Input("scalar-prev", "n_clicks"), Input("scalar-next", "n_clicks"),
         Input("compose-apply", "n_clicks"), Input("compose-remove", "n_clicks"),
@@ -200,41 +214,43 @@ def register(app: dash.Dash, service: DataService) -> None:
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(checked: list[str] | None, _all: Any, _none: Any, pattern: str | None,
+    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
                         axis: str, smoothing: float | None, _prev: Any, _next: Any,
                         _compose: Any, _remove: Any, first: str | None, second: str | None,
                         search: str | None) -> Any:
-        if len(ctx.triggered) > 1:
+        if len(ctx.triggered) > 1 or (
+                not ctx.triggered[0]["value"]
+                and str(ctx.triggered_id).endswith(("-all", "-none"))):
             # Dash calls this once when the page's controls appear (the tag list filled from
             # the URL), with every input in ctx.triggered: triggered_id is then just the first,
             # the "All" button, which would replace a linked ``tags=`` by every tag. A click
             # changes one input; here nothing changed, the URL holds the state already.
             return dash.no_update
         _, state, tags = current(search)
-        state = next_state(state, tags, ctx.triggered_id, checked, pattern, axis, smoothing,
-                           (first, second))
+        if echoed(ctx.triggered_id, "scalar-tags", checked_names(rows), tags, state["selected"],
+                  state["filter"]):
+            return dash.no_update
+        state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
+                           smoothing, (first, second))
         new = state_search(state, tags)
         return dash.no_update if new == (search or "") else new
 
     @app.callback(
-        Output("scalar-tags", "options"), Output("scalar-tags", "value"),
-        Output("scalar-filter-error", "children"), Output("compose-remove", "style"),
+        Output("compose-remove", "style"),
         Output("scalar-download-csv", "href"), Output("scalar-download-json", "href"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
     )
-    def tag_list(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
-        train_id, state, tags = current(search)
-        visible, error = filter_tags(tags, state["filter"])
+    def downloads(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
+        """The export links name the tags drawn."""
+        train_id, state, _ = current(search)
         export = app.get_relative_path("/v1/dash-insight/export/scalars")
-        query = [("train_id", train_id)] + [("tag", t) for t in state["selected"]]
+        query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
 
         def link(fmt: str) -> str:
             return f"{export}?{urlencode([*query, ('format', fmt)])}"
 
-        return ([tag_option(t) for t in visible], [t for t in state["selected"] if t in visible],
-                error or "", {} if state["compose"] else {"display": "none"},
-                link("csv"), link("json"))
+        return {} if state["compose"] else {"display": "none"}, link("csv"), link("json")
 
     @app.callback(
         Output("scalar-grid", "children"), Output("scalar-total", "children"),
@@ -247,14 +263,14 @@ def register(app: dash.Dash, service: DataService) -> None:
         """Card frames and their data in one answer (the browser draws the charts)."""
         train_id, state, tags = current(search)
         charts, pages = chart_specs(train_id, state)
-        total = f"{len(state['selected'])} of {len(tags)} tags"
+        total = f"{len(state['shown'])} of {len(tags)} tags"
         page = f"{min(state['page'], pages)} / {pages}"
         payload = chart_payload(provider, charts)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload  # same charts: keep them (and zoom)
         if not charts:
             message = ("No scalar in this job yet." if not tags else
-                       "No tag selected: pick tags above.")
+                       "No tag selected: pick tags above, or clear the filter.")
             return html.Div(message, className="di-panel di-empty"), total, page, payload
         cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX))
                  for chart in charts]
@@ -291,7 +307,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             return dash.no_update
         if "all" in (to_all[position] or []):
             train_id, state, _ = current(search)
-            targets = [chart_id(train_id, tag) for tag in state["selected"]]
+            targets = [chart_id(train_id, tag) for tag in state["shown"]]
         else:
             targets = [chart]
         return {**stored, **dict.fromkeys(targets, threshold)}

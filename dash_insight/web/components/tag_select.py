@@ -1,54 +1,40 @@
-"""Tag selection for the per-tag pages (scalars, parameter distribution, images, tensors).
+"""Name pickers: the tag selection of every per-tag page (scalars, comparison, parameter
+distribution, images, tensors) and the job selection of the comparison pages (scalars, loss
+landscapes), one component.
 
-MindInsight's "Tag Selection" row: an "All" checkbox, one checkbox per tag (long names cut with
-"…", the full name on hover) and a regular-expression filter ("Enter tag (regular expression
-supported)"); the page shows one chart per tag that is checked AND matches the filter, a page of
-charts at a time ("Total N" pager).
+A picker (:func:`picker`) is a toolbar (label, All / None buttons, a regular-expression filter
+searched anywhere in the name, case-insensitive as MindInsight's, the "n of m selected" count)
+over a list with a checkbox per name that matches the filter. The list is an AG Grid: its rows
+are virtualised, so it stays usable for 10,000 names (a Dash checklist of 100 or more options
+is virtualised too, but not in a wrapping row of chips: it collapsed to an empty box), and it
+takes the keyboard (arrows, space). A page shows what is selected AND matches the filter (as
+TensorBoard: the filter decides what is drawn), a page at a time ("Total N" pager).
 
-API (``prefix`` is a short id prefix unique on the page, e.g. ``"hist"``):
+The URL holds the state: ``tags`` (absent = all; a :class:`~dash_insight.web.url_state.Tags`
+field, a lone ``,`` = none) and ``filter`` (the pattern). A page's "controls -> URL" callback
+listens to :func:`picker_inputs`, ignores the list's :func:`echoed` ticks and applies
+:func:`pick` (names hidden by the filter keep their state); :func:`register_picker` sets the
+picker from the URL (rows and ticks only when they changed). :func:`selection` reads wanted
+tags back and reports those the job does not have.
 
-* ``tag_select(prefix, tags, selected, pattern="")`` -> component. ``tags`` = every tag of the
-  job in display order, ``selected`` = the checked ones (None = all). Holds these ids:
-  ``{prefix}-tags`` (dcc.Checklist, ``value`` = the checked tags, including ones hidden by the
-  filter), ``{prefix}-all`` (the "All" checklist), ``{prefix}-filter`` (dcc.Input, ``value`` =
-  the pattern), ``{prefix}-tag-list`` (dcc.Store with ``tags``), ``{prefix}-tag-count`` and
-  ``{prefix}-filter-error`` (spans).
-* ``register_tag_select(app, prefix)``: call once per prefix in the page's ``register``; keeps
-  "All", the checkboxes and the filter consistent (one server callback, no data access). "All"
-  (un)checks every tag that matches the filter; it is ticked when all matching tags are checked;
-  tags that do not match the filter are hidden from the list.
-* Page state in the URL: ``tags`` (absent = all; a :class:`~dash_insight.web.url_state.Tags`
-  field, a lone ``,`` = none) and ``filter`` (the pattern). :func:`selection` reads the wanted
-  tags back and reports those the job does not have; :func:`selection_state` writes them.
-* :func:`visible_tags` = what to draw (checked and matching, in ``tags`` order);
-  :func:`page_of` / :func:`pager` cut it into pages (``page`` parameter, ``{prefix}-prev`` /
-  ``{prefix}-next`` buttons).
-* :func:`user_change`: False when a callback fires because its components were just rendered
-  (Dash then reports every input as triggered, even with ``prevent_initial_call``); a page's
-  "controls -> URL" callback should return ``no_update`` then, or it rewrites the URL it was
-  built from (dropping unknown tags, resetting the page).
+:func:`visible_tags` = what to draw; :func:`page_of` / :func:`pager` cut it into pages;
+:func:`user_change` is False when a callback fires because its components were just rendered.
 
-The scalar chart pages (scalars, comparison) select with All / None *buttons* instead of an All
-checkbox, and write every click to the URL at once (the server then draws the row from the
-URL): :func:`button_select` builds that row, :func:`pick` is its selection rule.
-
-Everything except the component builders and :func:`register_tag_select` is pure.
+Everything except the component builders and :func:`register_picker` is pure.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import dash
+import dash_ag_grid as dag
 from dash import Input, Output, State, ctx, dcc, html
 
 from dash_insight.web.url_state import decode_tags
-
-#: Tags longer than this are cut in the checkbox label (the full name stays in the tooltip).
-LABEL_CHARS = 36
-
 
 # --- selection -----------------------------------------------------------------------------------
 
@@ -119,15 +105,6 @@ def pick(names: Sequence[str], chosen: Sequence[str], checked: Sequence[str] | N
     return [n for n in names if n in keep]
 
 
-def short_label(tag: str, limit: int = LABEL_CHARS) -> str:
-    """``tag`` cut to ``limit`` characters with "…" in the middle (both ends usually matter:
-    ``conv1.weight/auto`` vs ``conv2.weight/auto``)."""
-    if len(tag) <= limit:
-        return tag
-    head = (limit - 1) // 2
-    return tag[:head] + "…" + tag[len(tag) - (limit - 1 - head):]
-
-
 # --- paging --------------------------------------------------------------------------------------
 
 
@@ -141,13 +118,14 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int,
 
 def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
     """(the page to show, whether ``trigger`` was the pager) after a change of the controls:
-    ``{prefix}-prev`` / ``{prefix}-next`` turn the page; a change of the tags or the filter goes
-    back to page 1; anything else keeps it."""
+    ``{prefix}-prev`` / ``{prefix}-next`` turn the page; a change of the picker ``{prefix}-tags``
+    (ticks, All, None, filter) goes back to page 1; anything else keeps it."""
     if trigger == f"{prefix}-prev":
         return max(1, page - 1), True
     if trigger == f"{prefix}-next":
         return page + 1, True
-    if trigger in (f"{prefix}-tags", f"{prefix}-filter"):
+    if trigger in (f"{prefix}-tags", f"{prefix}-tags-all", f"{prefix}-tags-none",
+                   f"{prefix}-tags-filter"):
         return 1, False
     return page, False
 
@@ -188,69 +166,180 @@ def pager(prefix: str, total: int | None = None, page: int = 1, pages: int = 1,
 
 # --- component -----------------------------------------------------------------------------------
 
-
-def tag_option(tag: str) -> dict[str, Any]:
-    """A checklist option: the label cut by :func:`short_label`, the full name on hover."""
-    return {"label": html.Span(short_label(tag), title=tag, className="di-tag-label"),
-            "value": tag}
-
-
-def _options(tags: Sequence[str], pattern: str) -> list[dict[str, Any]]:
-    matching, _ = filter_tags(tags, pattern)
-    return [tag_option(tag) for tag in matching]
+#: Rows of the picker list shown at once (the list scrolls past them; rows are virtualised, so
+#: 10,000 names cost no more than 10).
+VISIBLE_ROWS = 8
+ROW_PX = 26
+HEADER_PX = 30
 
 
-def _state(tags: Sequence[str], selected: Sequence[str], pattern: str
-           ) -> tuple[list[str], str, str | None]:
-    """(``All`` value, "n of m" text, filter error) for a selection."""
-    matching, error = filter_tags(tags, pattern)
+def picker_height(rows: int) -> int:
+    """Pixel height of the list: its header and ``rows`` rows, between 2 and
+    :data:`VISIBLE_ROWS` rows (a short list takes little room, an empty one still shows its
+    "no match" line)."""
+    return HEADER_PX + ROW_PX * max(2, min(rows, VISIBLE_ROWS)) + 2
+
+
+def count_text(names: Sequence[str], selected: Sequence[str], pattern: str,
+               noun: str = "tag") -> str:
+    """"3 of 400 tags selected, 10 match": how many are ticked and, with a filter, how many
+    the filter shows."""
     chosen = set(selected)
-    shown = sum(1 for tag in matching if tag in chosen)
-    everything = bool(matching) and shown == len(matching)
-    text = f"{shown} of {len(tags)} shown" if pattern or shown != len(tags) else \
-        f"{len(tags)} tag{'' if len(tags) == 1 else 's'}"
-    return (["all"] if everything else []), text, error
+    ticked = sum(1 for name in names if name in chosen)
+    text = f"{ticked} of {len(names)} {noun}{'' if len(names) == 1 else 's'} selected"
+    if pattern:
+        matching, error = filter_tags(names, pattern)
+        if error is None:
+            text += f", {len(matching)} match"
+    return text
 
 
-def tag_select(prefix: str, tags: Sequence[str], selected: Sequence[str] | None,
-               pattern: str = "", label: str = "Tag Selection") -> html.Div:
-    """The tag selection row (see the module docstring for its ids)."""
-    chosen = list(tags) if selected is None else [t for t in tags if t in set(selected)]
-    all_value, count, error = _state(tags, chosen, pattern)
-    return html.Div(className="di-tag-select", children=[
-        dcc.Store(id=f"{prefix}-tag-list", data=list(tags)),
-        html.Span(label, className="di-control-label"),
-        dcc.Checklist(id=f"{prefix}-all", options=[{"label": " All", "value": "all"}],
-                      value=all_value, className="di-tag-all"),
-        dcc.Checklist(id=f"{prefix}-tags", options=_options(tags, pattern), value=chosen,
-                      className="di-tag-list", inline=True),
-        html.Div(className="di-tag-tools", children=[
-            dcc.Input(id=f"{prefix}-filter", value=pattern, type="text", debounce=0.4,
-                      placeholder="Filter tags (regular expression)",
+class PickerView(NamedTuple):
+    """What a picker shows for a selection: the matching names (the list's rows, in order),
+    the ticked ones among them, the "n of m selected" summary, the filter's error, and a key
+    of the rows and ticks (to send only what changed)."""
+
+    rows: list[str]
+    ticked: list[str]
+    summary: str
+    error: str
+    key: list[str]
+
+
+def picker_view(names: Sequence[str], selected: Sequence[str] | None, pattern: str,
+                noun: str = "tag") -> PickerView:
+    """The :class:`PickerView` of ``names`` with ``selected`` ticked (None = all) and the
+    filter ``pattern`` (an invalid expression shows every name and says why)."""
+    chosen = list(names) if selected is None else list(selected)
+    rows, error = filter_tags(names, pattern)
+    shown = set(chosen)
+    ticked = [name for name in rows if name in shown]
+    key = [_digest(rows), _digest(ticked)]
+    return PickerView(rows, ticked, count_text(names, chosen, pattern, noun), error or "", key)
+
+
+def _digest(names: Sequence[str]) -> str:
+    return hashlib.sha1("\x1f".join(names).encode()).hexdigest()[:16]
+
+
+def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[str] | None,
+           pattern: str = "", noun: str = "tag", extra: Sequence[Any] = ()) -> html.Div:
+    """The name picker of every page that selects tags or jobs: ``label``, All / None buttons
+    (``{list_id}-all`` ticks every name the filter shows, ``{list_id}-none`` unticks them), the
+    regular-expression filter ``{list_id}-filter``, the count ``{list_id}-count``, the filter's
+    error ``{list_id}-error``, ``extra``; below, the list ``{list_id}``: a grid with a checkbox
+    per name (``selectedRows``), whose rows are virtualised, so 10,000 names scroll smoothly;
+    keyboard: arrows move, space ticks. ``{list_id}-key`` remembers what the list shows (see
+    :func:`register_picker`)."""
+    view = picker_view(names, selected, pattern, noun)
+    nouns = f"{noun}s"
+    return html.Div(className="di-picker", id=f"{list_id}-picker", children=[
+        html.Div(className="di-toolbar di-picker-tools", children=[
+            html.Span(label, className="di-control-label"),
+            html.Button("All", id=f"{list_id}-all", className="di-chip",
+                        title=f"Select every {noun} the filter shows"),
+            html.Button("None", id=f"{list_id}-none", className="di-chip",
+                        title=f"Unselect every {noun} the filter shows"),
+            dcc.Input(id=f"{list_id}-filter", value=pattern, type="text", debounce=0.3,
+                      placeholder=f"Filter {nouns} (regular expression)",
                       className="di-input di-tag-filter"),
-            html.Span(count, id=f"{prefix}-tag-count", className="di-muted"),
-            html.Span(error or "", id=f"{prefix}-filter-error", className="di-error-text"),
+            html.Span(view.summary, id=f"{list_id}-count", className="di-muted"),
+            html.Span(view.error, id=f"{list_id}-error", className="di-error-text"),
+            *extra,
+        ]),
+        dcc.Store(id=f"{list_id}-key", data=view.key),
+        html.Div(className="di-picker-list", children=[
+            dag.AgGrid(
+                id=list_id, className="di-picker-grid",
+                rowData=[{"name": name} for name in view.rows],
+                columnDefs=[{"field": "name", "headerName": nouns.capitalize(), "flex": 1,
+                             "tooltipField": "name", "sortable": False}],
+                getRowId="params.data.name",
+                selectedRows={"ids": view.ticked},
+                dashGridOptions={
+                    "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": True,
+                                     "selectAll": "filtered", "enableClickSelection": True,
+                                     "enableSelectionWithoutKeys": True},
+                    "rowHeight": ROW_PX, "headerHeight": HEADER_PX, "animateRows": False,
+                    "suppressFieldDotNotation": True, "tooltipShowDelay": 500,
+                    "localeText": {"noRowsToShow": f"No {noun} matches the filter."},
+                },
+                style={"height": f"{picker_height(len(view.rows))}px"},
+            ),
         ]),
     ])
 
 
-def sync_selection(trigger: str | None, tags: Sequence[str], selected: Sequence[str] | None,
-                   all_value: Sequence[str] | None, pattern: str
-                   ) -> tuple[list[str], list[str], str, str | None]:
-    """What the row shows after a change: ``(checked tags, All value, count text, error)``.
+def checked_names(rows: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) -> list[str]:
+    """The names ticked in a picker's list, from its ``selectedRows`` (row objects; the
+    ``{"ids": [...]}`` form the server sets is read too)."""
+    if not rows:
+        return []
+    if isinstance(rows, Mapping):
+        return [str(name) for name in rows.get("ids", [])]
+    return [str(row["name"]) for row in rows if isinstance(row, Mapping) and "name" in row]
 
-    ``trigger`` is ``"all"`` when the All box was clicked: it then checks (ticked) or unchecks
-    (cleared) every tag matching the filter and leaves the hidden ones as they were.
-    """
-    chosen = [t for t in tags if t in set(selected or [])]
-    if trigger == "all":
-        matching, _ = filter_tags(tags, pattern)
-        if all_value:
-            chosen = [t for t in tags if t in set(chosen) | set(matching)]
-        else:
-            chosen = [t for t in chosen if t not in set(matching)]
-    all_state, count, error = _state(tags, chosen, pattern)
-    return chosen, all_state, count, error
+
+def picker_action(trigger: Any, list_id: str) -> str | None:
+    """The :func:`pick` action of the picker ``list_id`` that ``trigger`` (a component id)
+    belongs to: ``"all"``, ``"none"``, ``"list"``, or None for another component."""
+    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list"}.get(
+        trigger if isinstance(trigger, str) else "")
+
+
+def echoed(trigger: Any, list_id: str, checked: Sequence[str], names: Sequence[str],
+           selected: Sequence[str] | None, pattern: str) -> bool:
+    """True when the list ``list_id`` reports (``trigger``) exactly the ticks the URL gives it
+    (``names``, ``selected``, ``pattern``): the grid echoing what the server set, not a user's
+    click. A page's "controls -> URL" callback then changes nothing, so that a link keeps what
+    it names (tags the job lacks, its order)."""
+    if picker_action(trigger, list_id) != "list":
+        return False
+    return set(checked) == set(picker_view(names, selected, pattern).ticked)
+
+
+def picker_inputs(list_id: str) -> list[Input]:
+    """The inputs of a picker a page's "controls -> URL" callback listens to, in this order:
+    the ticked rows, All, None, the filter."""
+    return [Input(list_id, "selectedRows"), Input(f"{list_id}-all", "n_clicks"),
+            Input(f"{list_id}-none", "n_clicks"), Input(f"{list_id}-filter", "value")]
+
+
+def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
+    """The outputs of :func:`register_picker`'s callback: rows and ticks only when they differ
+    from ``shown`` (the key of what the list shows), then count, error, height, key, and a
+    scroll back to the first row when the rows changed (a new filter starts at its top)."""
+    shown = list(shown or ["", ""])
+    rows_changed = shown[0] != view.key[0]
+    ticks_changed = rows_changed or shown[1:2] != view.key[1:2]
+    return ([{"name": name} for name in view.rows] if rows_changed else dash.no_update,
+            {"ids": view.ticked} if ticks_changed else dash.no_update,
+            view.summary, view.error,
+            {"height": f"{picker_height(len(view.rows))}px"} if rows_changed else dash.no_update,
+            view.key if view.key != shown else dash.no_update,
+            {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update)
+
+
+def register_picker(app: dash.Dash, list_id: str,
+                    read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]],
+                    noun: str = "tag") -> None:
+    """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected
+    ones (None = all) and the filter; on every URL change, refresh and click of "Refresh" the
+    list is set to them, sending rows and ticks only when they changed."""
+
+    @app.callback(
+        Output(list_id, "rowData"), Output(list_id, "selectedRows"),
+        Output(f"{list_id}-count", "children"), Output(f"{list_id}-error", "children"),
+        Output(list_id, "style"), Output(f"{list_id}-key", "data"),
+        Output(list_id, "scrollTo"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"), State(f"{list_id}-key", "data"),
+        prevent_initial_call=True,
+    )
+    def follow_url(search: str | None, _ticks: Any, _clicks: Any, shown: list[str] | None
+                   ) -> tuple:
+        names, selected, pattern = read(search)
+        return picker_update(picker_view(names, selected, pattern, noun), shown)
 
 
 def user_change() -> bool:
@@ -259,56 +348,3 @@ def user_change() -> bool:
     return len(ctx.triggered) == 1 and ctx.triggered_id is not None
 
 
-def register_tag_select(app: dash.Dash, prefix: str) -> None:
-    """Keep the row of ``prefix`` consistent: All <-> checkboxes, filter -> visible options."""
-
-    @app.callback(
-        Output(f"{prefix}-tags", "value"), Output(f"{prefix}-all", "value"),
-        Output(f"{prefix}-tags", "options"), Output(f"{prefix}-tag-count", "children"),
-        Output(f"{prefix}-filter-error", "children"),
-        Input(f"{prefix}-all", "value"), Input(f"{prefix}-tags", "value"),
-        Input(f"{prefix}-filter", "value"), State(f"{prefix}-tag-list", "data"),
-        prevent_initial_call=True,
-    )
-    def sync(all_value: list[str] | None, selected: list[str] | None, pattern: str | None,
-             tags: list[str] | None) -> tuple:
-        if not user_change():
-            return (dash.no_update,) * 5
-        tags = tags or []
-        trigger = ctx.triggered_id
-        kind = "all" if trigger == f"{prefix}-all" else None
-        chosen, all_state, count, error = sync_selection(kind, tags, selected, all_value,
-                                                         pattern or "")
-        options = _options(tags, pattern or "") if trigger == f"{prefix}-filter" \
-            else dash.no_update
-        return (chosen if chosen != (selected or []) else dash.no_update,
-                all_state if all_state != (all_value or []) else dash.no_update,
-                options, count, error or "")
-
-
-def button_select(list_id: str, label: str, filter_id: str, pattern: str, noun: str = "tags",
-                  options: Sequence[dict[str, Any]] = (), value: Sequence[str] = (),
-                  extra: Sequence[Any] = ()) -> list[html.Div]:
-    """The selection rows of the scalar chart pages: ``label``, All / None buttons
-    (``{list_id}-all``, ``{list_id}-none``), the regular-expression filter ``filter_id`` and
-    ``extra`` (a message span) on one toolbar; the checklist ``list_id`` below. The page's
-    callbacks apply :func:`pick` and fill the checklist from the URL."""
-    return [
-        html.Div(className="di-toolbar", children=[
-            html.Span(label, className="di-muted"),
-            html.Button("All", id=f"{list_id}-all", className="di-chip"),
-            html.Button("None", id=f"{list_id}-none", className="di-chip"),
-            dcc.Input(id=filter_id, value=pattern, debounce=0.3,
-                      placeholder=f"Filter {noun} (regular expression)", className="di-input"),
-            *extra,
-        ]),
-        html.Div(dcc.Checklist(id=list_id, options=list(options), value=list(value),
-                               inline=True), className="di-tag-list"),
-    ]
-
-
-def button_action(trigger: Any, list_id: str) -> str | None:
-    """The :func:`pick` action of a :func:`button_select` row that ``trigger`` (a component
-    id) belongs to: ``"all"``, ``"none"``, ``"list"``, or None for another component."""
-    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list"}.get(
-        trigger if isinstance(trigger, str) else "")

@@ -128,7 +128,7 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
           == 0, 10)
 
     # The regex filter hides tags.
-    search = dash_duo.find_element("#hist-filter")
+    search = dash_duo.find_element("#hist-tags-filter")
     search.send_keys("nan")
     until(lambda: len(run_js(dash_duo, HIST_META)) == 2, 10)
     assert url_params(dash_duo)["filter"] == "nan"

@@ -31,6 +31,7 @@ from dash_insight.plugins.landscape.figures import (
 from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.application import create_app
+from dash_insight.web.components.run_colours import run_colour
 from tests.conftest import CORPUS, console_errors
 from tests.plugins.landscape.test_rest import write_epoch_job
 
@@ -249,6 +250,12 @@ def test_epoch_job_and_jobs_without_landscapes(dash_duo: Any, landscape_app: Any
     assert console_errors(dash_duo) == []
 
 
+def _rgb(colour: str) -> str:
+    """``#rrggbb`` as the browser writes a style's colour."""
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
 def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     dash_duo.start_server(landscape_app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/compare")
@@ -263,6 +270,30 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     assert "Network: LeNet5" in cards[STEP_JOB]
     assert "loss: 2.2388088703155518" in cards[STEP_JOB]
     assert compare_page.NOT_EXIST_TEXT in cards[EPOCH_JOB] and "loss: --" in cards[EPOCH_JOB]
+    # Each job's name in its run colour: the rule of the scalar comparison, then the user's.
+    all_ids = [job.train_id for job in landscape_app.data_service.provider.list_jobs()]
+    dots = dash_duo.driver.execute_script("""
+        const out = {};
+        document.querySelectorAll('#lc-tiles .di-card-head').forEach(head => {
+            out[head.textContent] = head.querySelector('.di-run-dot').style.background; });
+        return out;""")
+    assert dots == {job: _rgb(run_colour(job, all_ids)) for job in (STEP_JOB, EPOCH_JOB)}
+    dash_duo.driver.execute_script(
+        "localStorage.setItem('run-colours', JSON.stringify(arguments[0]));",
+        {STEP_JOB: "#123456"})
+    dash_duo.driver.refresh()
+    until(lambda: dash_duo.driver.execute_script(
+        "const dot = document.querySelector('#lc-tiles .di-run-dot[id*=\"' + arguments[0]"
+        " + '\"]'); return dot && dot.style.background;", STEP_JOB) == _rgb("#123456"), 30)
+    # The job picker's filter decides the tiles.
+    heads = ("return [...document.querySelectorAll('#lc-tiles .di-card-head')]"
+             ".map(h => h.textContent);")
+    search = dash_duo.find_element("#lc-jobs-filter")
+    search.send_keys("epoch\ue007")
+    until(lambda: dash_duo.driver.execute_script(heads) == [EPOCH_JOB], 30)
+    assert _params(dash_duo)["job_filter"] == "epoch"
+    search.send_keys("\ue009a\ue003\ue007")  # cleared
+    until(lambda: sorted(dash_duo.driver.execute_script(heads)) == sorted(cards), 30)
     card = f"lc-card-{list(cards).index(STEP_JOB)}"
     until(lambda: _trace_types(dash_duo, card) == ["surface", "scatter3d"], 30)
     assert (_data(dash_duo, card) or [{}, {}])[1]["name"] == "Model Convergence Point"

@@ -73,13 +73,23 @@ def test_filter_and_page_state() -> None:
     assert (state["smoothing"], state["axis"], state["compose"]) == (0.99, "step", None)
     assert scalars.page_state({"tags": ","}, names)["selected"] == []
     assert scalars.page_state({}, names)["selected"] == names
-    charts, pages = scalars.chart_specs("./j", {**state, "selected": [f"t{i}" for i in range(30)],
+    charts, pages = scalars.chart_specs("./j", {**state, "shown": [f"t{i}" for i in range(30)],
                                                 "compose": ["t1", "t2"]})
     assert pages == 2 and len(charts) == 25 and len(charts[0].series) == 2
+    # The filter decides the charts: ticked AND matching.
+    filtered = scalars.page_state({"tags": encode_tags(["loss", "eval/acc"]),
+                                   "filter": "acc$"}, names)
+    assert filtered["selected"] == ["loss", "eval/acc"] and filtered["shown"] == ["eval/acc"]
+    assert [c.title for c in scalars.chart_specs("./j", filtered)[0]] == ["eval/acc"]
     jobs = ["./a", "./b", "./c", "./d", "./e", "./f"]
     tags_of = {j: ["loss"] + (["acc"] if j == "./b" else []) for j in jobs}
     default = compare.page_state({}, jobs, tags_of)
     assert default["jobs"] == jobs[:5] and default["tags"] == ["loss", "acc"]
+    filtered = compare.page_state({"job_filter": "[ab]", "filter": "acc"}, jobs, tags_of)
+    assert filtered["shown_jobs"] == ["./a", "./b"] and filtered["shown_tags"] == ["acc"]
+    charts, _ = compare.chart_specs(filtered, tags_of, {"./a": "#111111", "./b": "#222222"})
+    assert [(c.title, c.legend) for c in charts] == [("acc", True)]
+    assert [(s.train_id, s.colour) for s in charts[0].series] == [("./b", "#222222")]
     chosen = compare.page_state({"jobs": encode_tags(["./f", "./a"])}, jobs, tags_of)
     assert chosen["jobs"] == ["./a", "./f"] and chosen["all_tags"] == ["loss"]
 
@@ -91,8 +101,10 @@ def test_scalar_controls_to_state_and_url() -> None:
     after = scalars.next_state(state, tags, "scalar-tags-none", tags, "acc$", "step", 0, (None,
                                                                                           None))
     assert after["selected"] == ["loss", "lr"] and state["selected"] == tags  # a new dict
-    assert scalars.state_search(after, tags) == "?train_id=.%2Fj&tags=loss%2Clr&filter=acc%24" \
-        "&page=2"
+    # what is drawn changed: back to page 1
+    assert scalars.state_search(after, tags) == "?train_id=.%2Fj&tags=loss%2Clr&filter=acc%24"
+    assert scalars.next_state(state, tags, "scalar-tags-filter", None, "^l", "step", 0,
+                              (None, None))["page"] == 1
     after = scalars.next_state(after, tags, "scalar-tags-all", None, "acc$", "step", 0,
                                (None, None))
     assert after["selected"] == tags and "tags=" not in scalars.state_search(after, tags)
@@ -143,6 +155,8 @@ def test_compare_controls_to_url() -> None:
                                        job_pattern, checked_tags, "", axis, smoothing)
 
     assert search("compare-next") == "?page=2"  # the default jobs stay implicit
+    assert search("compare-jobs-filter", job_pattern="a", start={**state, "page": 3}) == \
+        "?job_filter=a"  # a new filter: back to page 1
     added = search("compare-jobs", checked_jobs=[*jobs[:5], "./f"])
     assert compare.STATE.parse_search(added)["jobs"] == jobs
     none = compare.STATE.parse_search(search("compare-jobs-none", job_pattern="[ab]"))
@@ -233,7 +247,7 @@ def _set_input(dash_duo, selector: str, text: str) -> None:
     element = dash_duo.find_element(selector)
     dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
     element.send_keys("\ue009a")  # ctrl-a
-    element.send_keys(text + "\ue007")  # enter
+    element.send_keys("\ue003" + text + "\ue007")  # backspace, the text, enter
 
 
 def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
@@ -245,16 +259,20 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     np.testing.assert_allclose(figures["loss"]["data"][1]["y"], loss.value, rtol=1e-6)
 
     # Unselect a tag: its chart goes, the URL says so.
-    _click(dash_duo, '#scalar-tags input[value="lr"]')
+    _click(dash_duo, '#scalar-tags .ag-row[row-id="lr"] [col-id="name"]')
     _wait_charts(dash_duo, 9)
     assert "tags=" in dash_duo.driver.current_url and "lr" not in _figures(dash_duo)
     _click(dash_duo, "#scalar-tags-all")
     _wait_charts(dash_duo, 10)
 
-    # Regex filter, then "None" unselects only what is shown.
-    _set_input(dash_duo, "#scalar-tag-filter", "^metrics/")
-    until(lambda: len(dash_duo.find_elements("#scalar-tags input")) == 4, 10)
+    # Regex filter: the charts of the matching tags; "None" unselects only what is shown,
+    # clearing the filter shows the others again.
+    _set_input(dash_duo, "#scalar-tags-filter", "^metrics/")
+    until(lambda: len(dash_duo.find_elements("#scalar-tags .ag-row")) == 4, 10)
+    _wait_charts(dash_duo, 4)
     _click(dash_duo, "#scalar-tags-none")
+    dash_duo.wait_for_contains_text("#scalar-grid", "No tag selected")
+    _set_input(dash_duo, "#scalar-tags-filter", "")
     _wait_charts(dash_duo, 6)
 
     # Relative time axis.
@@ -372,7 +390,7 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     names = {t["name"] for t in figures["loss/auto"]["data"]}
     assert names == {"./lenet_sc", "./lenet_lr0.01_bs32"}
     # Add a third job from the checklist: its line appears in the same chart.
-    _click(dash_duo, '#compare-jobs input[value="./lenet_lr0.05_bs64"]')
+    _click(dash_duo, '#compare-jobs .ag-row[row-id="./lenet_lr0.05_bs64"] [col-id="name"]')
     until(lambda: len({t["name"] for t in _figures(dash_duo)["loss/auto"]["data"]}) == 3, 10)
     _click(dash_duo, '.di-axis input[value="absolute"]')
     until(lambda: _figures(dash_duo)["loss/auto"]["layout"]["xaxis"]["text"] == "time", 10)

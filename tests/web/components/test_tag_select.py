@@ -1,14 +1,16 @@
-"""Tag selection (dash_insight.web.components.tag_select): the selection rules, paging, the two
-rows (All checkbox; All / None buttons), and the row in the browser."""
+"""Name pickers (dash_insight.web.components.tag_select): the selection rules, paging, the
+picker, and pickers in the browser (a page's tags; 10,000 names)."""
 
 from __future__ import annotations
 
+import dash
+from dash import Output, State, ctx, dcc, html
 from dash.testing.wait import until
 
 from dash_insight.web.components import tag_select as ts
-from dash_insight.web.url_state import encode_tags
+from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
 from tests.conftest import console_errors
-from tests.pages import HIST_META, click_option, find, run_js, text, url_params
+from tests.pages import HIST_META, find, run_js, text, url_params
 
 
 def test_filter_and_visible_tags() -> None:
@@ -35,21 +37,7 @@ def test_selection_from_params_reports_unknown_tags() -> None:
     assert ts.selection_state(tags, None, "") == {"tags": None, "filter": ""}
 
 
-def test_sync_selection_all_box_respects_the_filter() -> None:
-    tags = ["conv1", "conv2", "fc1"]
-    chosen, all_value, count, error = ts.sync_selection("all", tags, ["fc1"], ["all"], "conv")
-    assert chosen == tags and all_value == ["all"] and error is None
-    assert count == "2 of 3 shown"
-    chosen, all_value, _, _ = ts.sync_selection("all", tags, tags, [], "conv")
-    assert chosen == ["fc1"] and all_value == []  # hidden tags stay as they were
-    chosen, all_value, count, _ = ts.sync_selection(None, tags, tags, [], "")
-    assert all_value == ["all"] and count == "3 tags"
-
-
-def test_short_label_and_paging() -> None:
-    assert ts.short_label("short") == "short"
-    label = ts.short_label("a" * 30 + "/middle/" + "z" * 30, 20)
-    assert len(label) == 20 and label.startswith("a") and label.endswith("z") and "…" in label
+def test_paging() -> None:
     assert ts.page_of(list(range(25)), 3, 12) == ([24], 3, 3)
     assert ts.page_of(list(range(5)), 9, 12) == ([0, 1, 2, 3, 4], 1, 1)
     assert ts.page_of([], 1, 12) == ([], 1, 1)
@@ -58,8 +46,8 @@ def test_short_label_and_paging() -> None:
 def test_page_after_and_tags_on_page() -> None:
     assert ts.page_after("p-prev", "p", 1) == (1, True)
     assert ts.page_after("p-next", "p", 1) == (2, True)
-    assert ts.page_after("p-tags", "p", 4) == (1, False)
-    assert ts.page_after("p-filter", "p", 4) == (1, False)
+    for picker_part in ("p-tags", "p-tags-all", "p-tags-none", "p-tags-filter"):
+        assert ts.page_after(picker_part, "p", 4) == (1, False)
     assert ts.page_after("p-view", "p", 4) == (4, False)
     tags = [f"t{i}" for i in range(5)]
     assert ts.tags_on_page(None, tags, "", 2, 2) == (["t2", "t3"], 2, 3, [], "Total 5 tags")
@@ -74,26 +62,65 @@ def test_pick_keeps_hidden_names() -> None:
     assert ts.pick(names, ["d", "a", "c"], None, ["c", "d"], "none") == ["a"]
     assert ts.pick(names, ["a", "c"], ["d"], ["c", "d"], "list") == ["a", "d"]
     assert ts.pick(names, ["c", "a"], ["b"], ["b"], None) == ["c", "a"]
-    assert ts.button_action("x-all", "x") == "all"
-    assert ts.button_action("x-none", "x") == "none"
-    assert ts.button_action("x", "x") == "list"
-    assert ts.button_action("x-filter", "x") is None
-    assert ts.button_action({"type": "chart-axis"}, "x") is None
+    assert ts.picker_action("x-all", "x") == "all"
+    assert ts.picker_action("x-none", "x") == "none"
+    assert ts.picker_action("x", "x") == "list"
+    assert ts.picker_action("x-filter", "x") is None
+    assert ts.picker_action({"type": "chart-axis"}, "x") is None
+    assert ts.checked_names([{"name": "a"}, {"name": "b"}]) == ["a", "b"]
+    assert ts.checked_names({"ids": ["c"]}) == ["c"] and ts.checked_names(None) == []
+    # The list reporting the ticks the URL gave it is no user change.
+    assert ts.echoed("x", "x", ["c", "d"], names, None, "[cd]")
+    assert not ts.echoed("x", "x", ["c"], names, None, "[cd]")
+    assert not ts.echoed("x-all", "x", ["c", "d"], names, None, "[cd]")
+    assert ts.echoed("x", "x", [], names, ["a"], "[cd]")
 
 
-def test_rows_and_pager_components() -> None:
-    row = ts.tag_select("p", ["a", "b,c"], ["a"], "a")
-    # All is ticked: every tag the filter shows is checked.
-    assert find(row, "p-tags").value == ["a"] and find(row, "p-all").value == ["all"]
-    assert find(row, "p-tag-count").children == "1 of 2 shown"
-    assert find(row, "p-filter").value == "a" and find(row, "p-tag-list").data == ["a", "b,c"]
-    assert [o["value"] for o in find(row, "p-tags").options] == ["a"]  # the filter hides b,c
-    buttons = ts.button_select("x-jobs", "Jobs", "x-job-filter", "re", noun="jobs",
-                               value=["j"], extra=["!"])
-    assert text(buttons) == "Jobs All None !"
-    assert find(buttons, "x-job-filter").placeholder == "Filter jobs (regular expression)"
-    assert find(buttons, "x-jobs").value == ["j"]
-    assert find(buttons, "x-jobs-all") is not None and find(buttons, "x-jobs-none") is not None
+def test_picker_view_counts_and_sends_only_changes() -> None:
+    names = [f"t{i}" for i in range(40)]
+    view = ts.picker_view(names, None, "3$")
+    assert view.rows == ["t3", "t13", "t23", "t33"] and view.ticked == view.rows
+    assert view.summary == "40 of 40 tags selected, 4 match" and view.error == ""
+    view = ts.picker_view(names, ["t3", "t5"], "3$", noun="job")
+    assert view.ticked == ["t3"] and view.summary == "2 of 40 jobs selected, 4 match"
+    broken = ts.picker_view(names, [], "([")
+    assert broken.rows == names and broken.error.startswith("invalid regular expression")
+    assert broken.summary == "0 of 40 tags selected"
+    assert ts.count_text(["a"], ["a"], "") == "1 of 1 tag selected"
+    # What the list shows is sent only when it changed: rows and ticks, ticks alone, nothing.
+    first = ts.picker_update(view, None)
+    assert first[0] == [{"name": n} for n in view.rows] and first[1] == {"ids": ["t3"]}
+    assert first[4] == {"height": f"{ts.picker_height(4)}px"} and first[5] == view.key
+    other_ticks = ts.picker_view(names, ["t13"], "3$", noun="job")
+    update = ts.picker_update(other_ticks, view.key)
+    assert update[0] is dash.no_update and update[1] == {"ids": ["t13"]}
+    same = ts.picker_update(view, view.key)
+    assert same[0] is dash.no_update and same[1] is dash.no_update and same[5] is dash.no_update
+    assert same[2] == view.summary  # the count is always written (cheap)
+    assert first[6] == {"rowIndex": 0, "rowPosition": "top"} and update[6] is dash.no_update
+    assert ts.picker_height(0) == ts.picker_height(2) < ts.picker_height(8) == \
+        ts.picker_height(10_000)
+
+
+def test_picker_component() -> None:
+    row = ts.picker("p-tags", "Tag Selection", ["a", "b,c"], ["a"], "a", extra=["!"])
+    grid = find(row, "p-tags")
+    assert grid.rowData == [{"name": "a"}] and grid.selectedRows == {"ids": ["a"]}
+    assert grid.getRowId == "params.data.name"
+    assert grid.dashGridOptions["rowSelection"]["mode"] == "multiRow"
+    assert find(row, "p-tags-count").children == "1 of 2 tags selected, 1 match"
+    assert find(row, "p-tags-filter").value == "a"
+    assert find(row, "p-tags-filter").placeholder == "Filter tags (regular expression)"
+    assert text(row).startswith("Tag Selection All None")
+    assert find(row, "p-tags-all") is not None and find(row, "p-tags-none") is not None
+    assert [i.component_id for i in ts.picker_inputs("p-tags")] == [
+        "p-tags", "p-tags-all", "p-tags-none", "p-tags-filter"]
+    jobs = ts.picker("x-jobs", "Job Selection", ["j"], None, noun="job")
+    assert find(jobs, "x-jobs").columnDefs[0]["headerName"] == "Jobs"
+    assert find(jobs, "x-jobs-filter").placeholder == "Filter jobs (regular expression)"
+
+
+def test_pager_component() -> None:
     paged = ts.pager("p", 13, 2, 2)
     assert text(paged) == "Total 13 tags ‹ 2 / 2 ›"
     assert find(paged, "p-next").disabled and not find(paged, "p-prev").disabled
@@ -102,19 +129,100 @@ def test_rows_and_pager_components() -> None:
                                                        "disabled", False)
 
 
-def test_all_box_and_one_tag_in_the_browser(dash_duo, corpus_app) -> None:
-    """All off, All on, one tag off, on the parameter distribution page."""
+def _picker_rows(dash_duo, list_id: str) -> dict:
+    """The rows of a picker's list in the page (the grid draws only those near the view) and
+    the ticked ones among them."""
+    return run_js(dash_duo, """
+        const rows = Array.from(document.querySelectorAll(
+            '#' + arguments[0] + ' .ag-center-cols-container .ag-row'));
+        rows.sort((a, b) => a.getAttribute('row-index') - b.getAttribute('row-index'));
+        const name = r => r.querySelector('[col-id="name"]').textContent;
+        return {rows: rows.map(name),
+                ticked: rows.filter(r => r.classList.contains('ag-row-selected')).map(name)};
+    """, list_id)
+
+
+def test_all_none_and_one_tag_in_the_browser(dash_duo, corpus_app) -> None:
+    """None, All, one tag off, on the parameter distribution page."""
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./lenet_sc")
     until(lambda: len(run_js(dash_duo, HIST_META)) == 8, 15)
-    dash_duo.find_element("#hist-all input").click()
+    dash_duo.find_element("#hist-tags-none").click()
     dash_duo.wait_for_contains_text("#hist-cards", "No tag selected")
     assert url_params(dash_duo)["tags"] == ","
-    dash_duo.find_element("#hist-all input").click()
+    until(lambda: _picker_rows(dash_duo, "hist-tags")["ticked"] == [], 10)
+    dash_duo.find_element("#hist-tags-all").click()
     until(lambda: len(run_js(dash_duo, HIST_META)) == 8, 15)
     assert "tags" not in url_params(dash_duo)
-    click_option(dash_duo, "#hist-tags", "fc1.bias/auto")
+    until(lambda: len(_picker_rows(dash_duo, "hist-tags")["ticked"]) == 8, 10)
+    row = _picker_rows(dash_duo, "hist-tags")["rows"].index("fc1.bias/auto")
+    dash_duo.find_element(f'#hist-tags .ag-row[row-index="{row}"] [col-id="name"]').click()
     until(lambda: len(run_js(dash_duo, HIST_META)) == 7, 15)
     assert "fc1.bias/auto" not in url_params(dash_duo)["tags"].split(",")
-    assert not dash_duo.find_element("#hist-all input").is_selected()
+    assert dash_duo.find_element("#hist-tags-count").text == "7 of 8 tags selected"
+    assert console_errors(dash_duo) == []
+
+
+def _ten_thousand_app() -> dash.Dash:
+    """A page with nothing but a picker of 10,000 names and its URL state (``tags``,
+    ``filter``), wired as the real pages wire it."""
+    names = [f"name{i:05d}" for i in range(10_000)]
+    state = UrlState(Tags("tags"), Text("filter"))
+    app = dash.Dash(__name__)
+    app.layout = html.Div([
+        dcc.Location(id="url", refresh=False),
+        dcc.Interval(id="refresh-interval", disabled=True),
+        html.Button(id="refresh-now"),
+        ts.picker("p-tags", "Names", names, [], "", noun="name"),
+    ])
+
+    def read(search: str | None) -> tuple[list[str], list[str], str]:
+        parsed = state.parse_search(search)
+        return names, [] if parsed["tags"] is None else parsed["tags"], parsed["filter"]
+
+    ts.register_picker(app, "p-tags", read, noun="name")
+
+    @app.callback(Output("url", "search"), *ts.picker_inputs("p-tags"), State("url", "search"),
+                  prevent_initial_call=True)
+    def to_url(rows: object, _all: object, _none: object, pattern: str | None,
+               search: str | None) -> object:
+        if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
+            return dash.no_update
+        _, selected, _ = read(search)
+        matching, _ = ts.filter_tags(names, pattern or "")
+        chosen = ts.pick(names, selected, ts.checked_names(rows), matching,
+                         ts.picker_action(ctx.triggered_id, "p-tags"))
+        new = state.search({"tags": chosen or [], "filter": pattern or ""})
+        return dash.no_update if new == (search or "") else new
+
+    return app
+
+
+def test_a_picker_of_10000_names(dash_duo) -> None:
+    """Scrolls to its end, filters, selects all matching, takes the keyboard."""
+    dash_duo.start_server(_ten_thousand_app())
+    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][:2] == ["name00000", "name00001"],
+          20)
+    assert len(_picker_rows(dash_duo, "p-tags")["rows"]) < 60  # virtualised
+    run_js(dash_duo, "dash_ag_grid.getApi('p-tags').ensureIndexVisible(9999, 'bottom');")
+    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][-1:] == ["name09999"], 10)
+
+    search = dash_duo.find_element("#p-tags-filter")
+    search.send_keys("^name099\ue007")
+    until(lambda: dash_duo.find_element("#p-tags-count").text
+          == "0 of 10000 names selected, 100 match", 10)
+    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][:1] == ["name09900"], 10)
+    dash_duo.find_element("#p-tags-all").click()
+    until(lambda: dash_duo.find_element("#p-tags-count").text
+          == "100 of 10000 names selected, 100 match", 10)
+    until(lambda: len(_picker_rows(dash_duo, "p-tags")["ticked"]) ==
+          len(_picker_rows(dash_duo, "p-tags")["rows"]) > 5, 10)
+
+    dash_duo.find_element('#p-tags .ag-row[row-index="0"] [col-id="name"]').click()
+    until(lambda: dash_duo.find_element("#p-tags-count").text.startswith("99 of"), 10)
+    run_js(dash_duo, "return document.activeElement;").send_keys("\ue015")  # arrow down
+    run_js(dash_duo, "return document.activeElement;").send_keys(" ")
+    until(lambda: dash_duo.find_element("#p-tags-count").text.startswith("98 of"), 10)
+    assert "name09900" not in url_params(dash_duo)["tags"]
+    assert "name09901" not in url_params(dash_duo)["tags"]
     assert console_errors(dash_duo) == []

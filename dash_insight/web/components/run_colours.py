@@ -1,0 +1,93 @@
+"""One colour per run (training job), the same on every page that tells runs apart by colour:
+the comparison charts, the loss landscape comparison, and the user's own choice over both.
+
+* :func:`run_colour` is the rule: the user's colour for the run if one was picked, else the
+  palette colour of the run's position among all jobs sorted by ``train_id``. The position in
+  the full sorted list (not among the jobs a chart happens to show) keeps a run's colour from
+  chart to chart and page to page, and gives the first :data:`PALETTE` runs distinct colours
+  (a hash of the name would give two of five runs the same colour about half of the time).
+* The user's colours are a ``{train_id: "#rrggbb"}`` map kept in the browser (the shell's
+  :data:`STORE_ID` store, localStorage), so they survive reloads and apply on every page.
+* :func:`run_dot` is a swatch of a run's colour whose colour follows that map in the browser
+  (:func:`register_run_dots`, once per app).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import dash
+from dash import ALL, Input, Output, State, html
+
+#: The runs' colours, in the order runs get them (also the swatches offered to pick from).
+PALETTE = ("#00a5a7", "#e8684a", "#5b8ff9", "#f6bd16", "#9270ca", "#269a99", "#ff99c3",
+           "#6dc8ec", "#5d7092", "#ff9d4d", "#1e9493", "#bd7a5d")
+#: The browser store holding the user's colours ({train_id: "#rrggbb"}), in the shell.
+STORE_ID = "run-colours"
+
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def valid_colour(value: Any) -> bool:
+    """True for a ``#rrggbb`` colour (the only form stored or drawn)."""
+    return isinstance(value, str) and _HEX.fullmatch(value) is not None
+
+
+def run_colour(train_id: str, train_ids: Iterable[str],
+               overrides: Mapping[str, Any] | None = None) -> str:
+    """The colour of run ``train_id``: ``overrides[train_id]`` when it is a valid ``#rrggbb``
+    colour, else ``PALETTE[i % len(PALETTE)]`` where ``i`` is the run's position among
+    ``train_ids`` sorted (every job, whatever a chart shows). A run missing from
+    ``train_ids`` (deleted meanwhile) gets ``PALETTE[crc32(train_id) % len(PALETTE)]``."""
+    chosen = (overrides or {}).get(train_id)
+    if valid_colour(chosen):
+        return str(chosen).lower()
+    ordered = sorted(set(train_ids))
+    try:
+        position = ordered.index(train_id)
+    except ValueError:
+        position = zlib.crc32(train_id.encode())
+    return PALETTE[position % len(PALETTE)]
+
+
+def run_colours(shown: Iterable[str], train_ids: Iterable[str],
+                overrides: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """:func:`run_colour` of each run in ``shown`` (one sort for all of them)."""
+    ordered = sorted(set(train_ids))
+    return {train_id: run_colour(train_id, ordered, overrides) for train_id in shown}
+
+
+def set_colour(overrides: Mapping[str, Any] | None, train_id: str | None,
+               colour: str | None) -> dict[str, str]:
+    """The user's colours after picking ``colour`` for ``train_id`` (None or an invalid
+    colour: back to the default colour); entries that are not valid colours are dropped."""
+    out = {k: str(v).lower() for k, v in (overrides or {}).items()
+           if isinstance(k, str) and valid_colour(v)}
+    if train_id:
+        if valid_colour(colour):
+            out[train_id] = str(colour).lower()
+        else:
+            out.pop(train_id, None)
+    return out
+
+
+def run_dot(train_id: str, colour: str, **attributes: Any) -> html.Span:
+    """A round swatch in run ``train_id``'s colour (``colour`` = its default; the user's colour
+    replaces it in the browser)."""
+    return html.Span(id={"type": "run-dot", "run": train_id, "colour": colour},
+                     className="di-run-dot", style={"background": colour}, **attributes)
+
+
+def register_run_dots(app: dash.Dash) -> None:
+    """Every :func:`run_dot` on the page follows the user's colours (in the browser)."""
+    app.clientside_callback(
+        """function (overrides, ids) {
+            const chosen = overrides || {};
+            return ids.map(id => ({background: chosen[id.run] || id.colour}));
+        }""",
+        Output({"type": "run-dot", "run": ALL, "colour": ALL}, "style"),
+        Input(STORE_ID, "data"), State({"type": "run-dot", "run": ALL, "colour": ALL}, "id"),
+    )
