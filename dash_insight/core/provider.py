@@ -177,11 +177,21 @@ class DataProvider:
             for train_id, version in versions.items():
                 state = self._states.get(train_id)
                 if state is None or state.version != version:
-                    state = self.store.load_job(train_id)
+                    state = self._load_state(train_id, state)
                 if state is not None:
                     states[train_id] = state
             self._states = states
             self._generation = generation
+
+    def _load_state(self, train_id: str, known: JobState | None) -> JobState | None:
+        """The job's stored state; when it cannot be read, the one this process ``known``
+        (logged: the loader repairs the entry, readers never delete it)."""
+        try:
+            return self.store.load_job(train_id, repair=False)
+        except Exception as error:  # any failure: keep what was shown
+            log.warning("cannot read the index entry of %s (%s: %s); showing its last state",
+                        train_id, type(error).__name__, error)
+            return known
 
     def _state(self, train_id: str) -> JobState:
         self._refresh()
@@ -203,7 +213,7 @@ class DataProvider:
             return compute(state)
         except MissingChunk as error:
             missing = error
-        current = self.store.load_job(train_id)
+        current = self._load_state(train_id, None)
         if current is None:
             raise JobNotFound(f"no training job {train_id!r} in the summary base directory")
         if current.version != state.version:

@@ -316,15 +316,17 @@ class IndexStore:
         """False until the first discovery of the base directory has finished."""
         return "jobs" in self._cache
 
-    def load_job(self, train_id: str) -> JobState | None:
-        """The stored state, or None (also when it cannot be unpickled or read: it is then
-        rebuilt)."""
+    def load_job(self, train_id: str, repair: bool = True) -> JobState | None:
+        """The stored state, or None (also when it cannot be unpickled or read: with
+        ``repair`` — the loader — it is then deleted, to be rebuilt). Readers pass
+        ``repair=False`` and get the error: a reader must never delete what the loader wrote
+        (a job would vanish for every process until it is read again from its files)."""
         key = _key("job", train_id)
         try:
             return self._cache.get(key)
         except Exception as error:  # written by another version of the code, or damaged
-            if isinstance(error, sqlite3.OperationalError):
-                raise  # locked or an I/O error: not the entry's fault
+            if isinstance(error, sqlite3.OperationalError) or not repair:
+                raise  # locked or an I/O error: not the entry's fault; or not ours to repair
             with contextlib.suppress(sqlite3.DatabaseError):
                 self._cache.delete(key)
             return None
