@@ -214,10 +214,16 @@
           hovertemplate: "%{text}<extra></extra>", name: "non-finite",
         });
       }
-      if (series.shown < series.total) {
-        annotations.push({text: `${series.shown} of ${series.total} points drawn`,
-                          xref: "paper", yref: "paper", x: 1, y: 1.07, showarrow: false,
-                          font: {size: 10}, xanchor: "right"});
+      if (series.shown < series.total || series.range) {
+        // A zoomed view says whether it holds every point of its range; smoothing runs on
+        // what is drawn, which is not the whole series when some points are left out.
+        const note = series.shown < series.total
+          ? `${series.shown} of ${series.total} points drawn` +
+            (smoothing > 0 ? " (smoothed as drawn)" : "")
+          : `raw: all ${series.total} points of the range`;
+        annotations.push({text: note, xref: "paper", yref: "paper", x: 1,
+                          y: 1.07 + 0.06 * index, showarrow: false, font: {size: 10},
+                          xanchor: "right", name: "points-note"});
       }
     });
     if (hidden) {
@@ -269,9 +275,10 @@
      and the others in the next frames. False when a chart is not drawn as expected. */
   function restyleInPlace(graphIds, byId, smoothing, logOf, thresholds) {
     const work = [];
+    const stamp = window._diChartState ? window._diChartState.payload.stamp : null;
     for (const id of graphIds) {
       const div = graphDiv(id);
-      const chart = byId[id.chart];
+      const chart = shownChart(byId[id.chart], stamp);
       if (!chart) continue;
       if (!div || !div.data) return false;
       const rect = div.getBoundingClientRect();
@@ -306,6 +313,107 @@
     return true;
   }
 
+  /* Level of detail on zoom: a box zoom or pan on the step axis asks the REST API for the
+     visible step range of each series at the chart's pixel width (min / max per pixel column,
+     ends, every NaN / inf; every raw point once the range holds no more than that), so zooming
+     in ends on the exact stored values. refined[chart] = {stamp, range, token, series}: the
+     series drawn for that range, valid while the page's data (stamp) is the same. */
+  const refined = {};
+  let refineCounter = 0;
+
+  function apiPrefix() {
+    const config = document.getElementById("_dash-config");
+    try {
+      return JSON.parse(config.textContent).requests_pathname_prefix || "/";
+    } catch (error) {
+      return "/";
+    }
+  }
+
+  /* The chart as drawn: its series replaced by those of its zoomed range, if any. */
+  function shownChart(chart, stamp) {
+    const view = chart ? refined[chart.id] : null;
+    if (!view || view.stamp !== stamp) return chart;
+    return Object.assign({}, chart, {series: view.series});
+  }
+
+  function seriesOfAnswer(series, answer, range) {
+    const kinds = {};
+    (series.nonfinite || []).forEach(([i, kind]) => { kinds[series.step[i]] = kind; });
+    const points = answer.metadatas || [];
+    const out = Object.assign({}, series, {
+      step: points.map(p => p.step), wall: points.map(p => p.wall_time),
+      y: points.map(p => p.value), nonfinite: [], shown: points.length,
+      total: answer.points_in_range, range});
+    points.forEach((p, i) => {
+      if (p.value === null) out.nonfinite.push([i, kinds[p.step] || "nan"]);
+    });
+    return out;
+  }
+
+  async function refine(id, range) {
+    const state = window._diChartState;
+    const div = graphDiv(id);
+    if (!state || !div || (state.axis || "step") !== "step") return;
+    const chart = state.byId[id.chart];
+    if (!chart || !chart.series.length) return;
+    const token = ++refineCounter;
+    refined[id.chart] = Object.assign({}, refined[id.chart] || {}, {pending: token});
+    const width = Math.max(50, Math.round((div._fullLayout && div._fullLayout._size)
+                                          ? div._fullLayout._size.w : div.clientWidth));
+    const start = Math.floor(Math.min(range[0], range[1]));
+    const end = Math.ceil(Math.max(range[0], range[1]));
+    const prefix = apiPrefix();
+    let answers;
+    try {
+      answers = await Promise.all(chart.series.map(series => {
+        const query = new URLSearchParams({train_id: series.train_id,
+                                           tag: `${series.tag}/scalar`, start_step: start,
+                                           end_step: end, max_points: width});
+        return fetch(`${prefix}v1/mindinsight/datavisual/scalar/metadata?${query}`,
+                     {credentials: "same-origin"})
+          .then(response => (response.ok ? response.json() : null));
+      }));
+    } catch (error) {
+      answers = [];
+    }
+    const current = window._diChartState;
+    if (!refined[id.chart] || refined[id.chart].pending !== token || !current ||
+        current.payload.stamp !== state.payload.stamp) return;  // a newer zoom or new data
+    if (answers.length !== chart.series.length || answers.some(a => !a)) {
+      delete refined[id.chart];  // the coarse view stays; nothing else to show
+      return;
+    }
+    refined[id.chart] = {stamp: state.payload.stamp, range: [start, end], token,
+                         series: chart.series.map((s, i) => seriesOfAnswer(s, answers[i],
+                                                                           [start, end]))};
+    redraw(id);
+  }
+
+  /* Draw one chart again from what it shows now (its refined view, if any); the zoom stays
+     (same uirevision). */
+  function redraw(id) {
+    const state = window._diChartState;
+    const div = graphDiv(id);
+    if (!state || !div) return;
+    const chart = shownChart(state.byId[id.chart], state.payload.stamp);
+    if (!chart) return;
+    const threshold = state.thresholds ? state.thresholds[id.chart] : null;
+    const figure = chartFigure(chart, state.smoothing, state.axis || "step",
+                               state.logOf[id.chart] === 1, threshold, state.dark);
+    const layout = Object.assign({}, figure.layout);
+    ["xaxis", "yaxis"].forEach(axis => {  // keep what the user zoomed to
+      const full = div.layout && div.layout[axis];
+      if (full && full.range && full.autorange === false) {
+        layout[axis] = Object.assign({}, layout[axis], {range: full.range.slice(),
+                                                        autorange: false});
+      }
+    });
+    window.Plotly.react(div, figure.data, layout);  // emits no relayout: no zoom recorded
+    const drawn = window._diDrawn = window._diDrawn || {};
+    drawn[id.chart] = drawnKey(state, id.chart, state.smoothing);
+  }
+
   function graphDiv(id) {
     const key = JSON.stringify({chart: id.chart, type: id.type});
     const holder = document.getElementById(key);
@@ -313,9 +421,11 @@
   }
 
   function drawnKey(state, chartId, smoothing) {
+    const view = refined[chartId];
     return JSON.stringify([state.payload.stamp, smoothing, state.axis, state.logOf[chartId],
                            state.thresholds ? state.thresholds[chartId] : null, state.dark,
-                           state.runColours || {}]);
+                           state.runColours || {},
+                           view && view.stamp === state.payload.stamp ? view.token : 0]);
   }
 
   /* Smoothing typed (Enter) or dragged redraws at once, without waiting for Dash's callback
@@ -375,7 +485,7 @@
         logIds.forEach((entry, i) => { logOf[entry.id.chart] = ((logClicks || [])[i] || 0) % 2; });
         const drawn = window._diDrawn = window._diDrawn || {};
         const build = id => {
-          const chart = byId[id.chart];
+          const chart = shownChart(byId[id.chart], payload.stamp);
           if (!chart) return null;
           const threshold = thresholds ? thresholds[id.chart] : null;
           const key = drawnKey({payload, axis, logOf, thresholds, dark, runColours}, id.chart,
@@ -414,6 +524,15 @@
             return [slots, graphIds.map(() => noUpdate)];
           }
         }
+        // New data (a refresh): a zoomed chart asks for its range again.
+        graphIds.forEach(id => {
+          const view = refined[id.chart];
+          if (view && view.stamp && view.stamp !== payload.stamp && view.range) {
+            const range = view.range;
+            delete refined[id.chart];
+            setTimeout(() => refine(id, range), 0);
+          }
+        });
         const built = graphIds.map(build);
         const changed = built.map((b, i) => b && drawn[graphIds[i].chart] !== b.key);
         const figures = built.map((b, i) => {
@@ -429,8 +548,12 @@
         const triggered = window.dash_clientside.callback_context.triggered[0].prop_id;
         const stack = (history || []).slice();
         const div = graphDiv(id);
+        const whole = () => {  // back to the page's data for the whole series
+          if (refined[id.chart]) { delete refined[id.chart]; redraw(id); }
+        };
         if (triggered.includes("chart-reset")) {
           if (div) window.Plotly.relayout(div, {"xaxis.autorange": true, "yaxis.autorange": true});
+          whole();
           return [];
         }
         if (triggered.includes("chart-back")) {
@@ -441,6 +564,8 @@
             window.Plotly.relayout(div, previous || {"xaxis.autorange": true,
                                                      "yaxis.autorange": true});
           }
+          if (previous) refine(id, [previous["xaxis.range[0]"], previous["xaxis.range[1]"]]);
+          else whole();
           return stack;
         }
         if (window._diZoomSilent) { window._diZoomSilent = false; return stack; }
@@ -449,7 +574,11 @@
           ["xaxis.range[0]", "xaxis.range[1]", "yaxis.range[0]", "yaxis.range[1]"]
             .forEach(k => { if (relayout[k] !== undefined) view[k] = relayout[k]; });
           stack.push(view);
+          refine(id, [view["xaxis.range[0]"], view["xaxis.range[1]"]]);
+        } else if (relayout && relayout["xaxis.range"] !== undefined) {
+          refine(id, relayout["xaxis.range"]);  // a range set as one array (Plotly.relayout)
         } else if (relayout && relayout["xaxis.autorange"]) {
+          whole();
           return [];
         }
         return stack;

@@ -39,6 +39,13 @@ from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.budget import ByteBudget
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.index import BlobColumns, IndexStore, MissingChunk, ScalarColumns
+from dash_insight.core.store.lod import (
+    ExtremaPyramid,
+    ScalarWindow,
+    needs_pyramid,
+    range_bounds,
+    window,
+)
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.sampling import sample_indices
 from dash_insight.core.store.series import ScalarSeries, downsample, merge_indices
@@ -301,17 +308,43 @@ class DataProvider:
                      max_points: int | None = None) -> ScalarSeries:
         """Every point of a scalar tag (one per step, restarts merged), sorted by step;
         ``max_points`` downsamples for display, keeping ends, extremes and non-finite points."""
-        def compute(state: JobState) -> ScalarSeries:
+        series, _ = self._merged_scalars(train_id, tag)
+        return downsample(series, max_points) if max_points else series
+
+    def _merged_scalars(self, train_id: str, tag: str) -> tuple[ScalarSeries, int]:
+        """(the merged series of a scalar tag, the job version it was built from), cached per
+        version."""
+        def compute(state: JobState) -> tuple[ScalarSeries, int]:
             def build() -> ScalarSeries:
                 step, wall, value, rank = self._scalar_arrival(state, tag)
                 chosen = self._selection(Plugin.SCALAR, step, rank)
                 return ScalarSeries(step[chosen], wall[chosen], value[chosen])
 
             key = (Plugin.SCALAR.value, train_id, tag, state.version)
-            return self._cache.get_or_compute(key, build)
+            return self._cache.get_or_compute(key, build), state.version
 
-        series = self._with_chunks(train_id, compute)
-        return downsample(series, max_points) if max_points else series
+        return self._with_chunks(train_id, compute)
+
+    def read_scalar_window(self, train_id: str, tag: str, start_step: int | None = None,
+                           end_step: int | None = None,
+                           max_points: int | None = None) -> ScalarWindow:
+        """The points of a scalar tag with ``start_step <= step <= end_step`` (None: open),
+        reduced to ``max_points`` per pixel column (:mod:`.store.lod`; every point when None or
+        when the range holds no more).
+
+        The merged series is built once per job version and kept in the LRU; a request is two
+        binary searches plus the reduction of the range, which for a range of millions of points
+        reads the series' min/max pyramid (built once per version, when first needed) instead of
+        the points themselves."""
+        series, version = self._merged_scalars(train_id, tag)
+        pyramid = None
+        if max_points is not None:
+            lo, hi = range_bounds(series.step, start_step, end_step)
+            if needs_pyramid(hi - lo, max_points):
+                pyramid = self._cache.get_or_compute(
+                    ("pyramid", train_id, tag, version),
+                    lambda: ExtremaPyramid.build(series.value))
+        return window(series, start_step, end_step, max_points, pyramid)
 
     def read_scalars_many(self, train_ids: Iterable[str], tags: Iterable[str],
                           max_points: int | None = None) -> dict[tuple[str, str], ScalarSeries]:

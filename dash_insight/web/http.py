@@ -22,11 +22,12 @@ import json
 import logging
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
+import orjson
 from flask import Blueprint, Response, request
 from werkzeug.exceptions import HTTPException
 
@@ -115,6 +116,49 @@ def json_response(payload: Any, status: int = 200) -> Response:
     except ValueError:
         body = json.dumps(_finite(payload), allow_nan=False, default=_json_default)
     return Response(body, status=status, mimetype="application/json")
+
+
+#: Points per piece of a streamed answer: an answer of more points is sent as it is encoded.
+STREAM_POINTS = 1 << 16
+
+
+def point_objects(columns: Sequence[tuple[str, np.ndarray]]) -> bytes:
+    """``{"k1":v1,"k2":v2,...},{...}``: one JSON object per position of equal-length arrays,
+    keys in the order given, encoded by orjson straight from the arrays (no Python object per
+    point): integers as integers, floats in the shortest form that reads back to the same
+    float64 (as Python's ``repr``), NaN/±inf as ``null`` (MindInsight's ``if_nan_inf_to_none``).
+    Pass float32 values as float64 to keep MindInsight's ``float(np.float32)`` digits."""
+    count = len(columns[0][1]) if columns else 0
+    if count == 0:
+        return b""
+    width = 2 * len(columns)
+    parts: list[bytes] = [b""] * (width * count)
+    for position, (key, array) in enumerate(columns):
+        head = (b"},{" if position == 0 else b",") + orjson.dumps(key) + b":"
+        parts[2 * position::width] = [head] * count
+        encoded = orjson.dumps(np.ascontiguousarray(array), option=orjson.OPT_SERIALIZE_NUMPY)
+        parts[2 * position + 1::width] = encoded[1:-1].split(b",")
+    parts[0] = parts[0][2:]  # no "}," before the first object
+    parts.append(b"}")
+    return b"".join(parts)
+
+
+def point_object_pieces(columns: Sequence[tuple[str, np.ndarray]],
+                        piece: int = STREAM_POINTS) -> Iterator[bytes]:
+    """:func:`point_objects` in pieces of ``piece`` points joined by commas, for streaming."""
+    count = len(columns[0][1]) if columns else 0
+    for start in range(0, count, piece):
+        sliced = [(key, array[start:start + piece]) for key, array in columns]
+        yield (b"," if start else b"") + point_objects(sliced)
+
+
+def json_bytes_response(pieces: Iterable[bytes], size_hint: int) -> Response:
+    """An answer made of encoded JSON pieces: joined into one body when ``size_hint`` (points)
+    is at most :data:`STREAM_POINTS`, else streamed piece by piece so that a million points are
+    never held as one answer in memory."""
+    if size_hint <= STREAM_POINTS:
+        return Response(b"".join(pieces), mimetype="application/json")
+    return Response(iter(pieces), mimetype="application/json")
 
 
 def _add_security_headers(response: Response) -> Response:
@@ -295,6 +339,18 @@ def to_int(value: str, name: str) -> int:
         return int(value)
     except (TypeError, ValueError):
         raise errors.param_type_error(name, "Integer") from None
+
+
+def optional_int(name: str, minimum: int | None = None) -> int | None:
+    """The integer query parameter ``name``, None when absent or empty: ParamTypeError unless
+    it is an integer, ParamValueError below ``minimum``."""
+    text = request.args.get(name)
+    if text is None or text == "":
+        return None
+    value = to_int(text, name)
+    if minimum is not None and value < minimum:
+        raise errors.param_value_error(f"{name} must be at least {minimum}, got {value}.")
+    return value
 
 
 def str_to_bool(value: str, name: str) -> bool:

@@ -317,3 +317,26 @@ def test_ready_and_loaded_once(tmp_path: Path) -> None:
     state = store.load_job("./run")
     loader._reconcile(info, state)
     assert state.status == "loading" and state.loaded_once
+
+
+def test_scalar_window_reads_a_range_from_the_cached_series(tmp_path: Path) -> None:
+    base = tmp_path / "logs"
+    _write_steps(base / "job", range(1, 5001), ["loss"])
+    _, loader, provider = _open(base, tmp_path / "ws")
+    loader.load_round()
+    series = provider.read_scalars("./job", "loss")
+    raw = provider.read_scalar_window("./job", "loss", 1200, 1299, 500)
+    assert raw.raw and raw.points_in_range == 100
+    assert raw.series.step.tolist() == list(range(1200, 1300))
+    np.testing.assert_array_equal(raw.series.value, series.value[1199:1299])
+    wide = provider.read_scalar_window("./job", "loss", None, None, 10)  # from the pyramid
+    assert wide.points_in_range == 5000 and len(wide.series) <= 10
+    assert wide.series.step[0] == 1 and wide.series.step[-1] == 5000
+    assert wide.series.value.max() == series.value.max()
+    cached = len(provider._cache)
+    provider.read_scalar_window("./job", "loss", 1, 4000, 10)
+    assert len(provider._cache) == cached  # the series and its pyramid, built once
+    assert provider.read_scalar_window("./job", "loss").series.step.tolist() == list(
+        range(1, 5001))
+    with pytest.raises(TagNotFound):
+        provider.read_scalar_window("./job", "nope", 1, 2, 10)

@@ -3,7 +3,10 @@
 The server sends each series once, downsampled to about a chart's width (``chart_payload``);
 the browser draws and redraws (smoothing, axis, log scale, thresholds, zoom history, full
 screen) with ``assets/scalar-charts.js``, so dragging the smoothing slider never waits for the
-server. Charts are SVG (``scatter``): a grid of dozens of WebGL charts would exhaust the
+server. A box zoom or pan on the step axis asks ``scalar/metadata`` for the visible step range
+at the chart's pixel width (``start_step``, ``end_step``, ``max_points``: min / max per pixel
+column, every NaN / inf), so zooming in ends on the exact raw points; reset goes back to this
+payload. Charts are SVG (``scatter``): a grid of dozens of WebGL charts would exhaust the
 browser's WebGL contexts (about 8 per page).
 """
 

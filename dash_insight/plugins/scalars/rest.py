@@ -1,8 +1,12 @@
 """The scalars plugin's REST routes: MindInsight's ``scalar/metadata`` and ``scalars``
 (``ScalarsProcessor``), and dash-insight's ``export/scalars`` download.
 
-Deliberate difference from MindInsight 2.3.1: every step is served (no 1,000-point reservoir)
-unless the server was started with ``--samples-per-plugin``.
+Deliberate differences from MindInsight 2.3.1: every step is served (no 1,000-point reservoir)
+unless the server was started with ``--samples-per-plugin``; the three endpoints take optional
+``start_step``, ``end_step`` (inclusive) and ``max_points`` parameters, which select the points
+of a step range reduced per pixel column (:mod:`dash_insight.core.store.lod`); with any of them
+the answer also says how many points the range holds (``points_in_range``). Answers are encoded
+by orjson straight from the arrays, and streamed beyond ``STREAM_POINTS`` points.
 """
 
 from __future__ import annotations
@@ -10,21 +14,26 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
+import numpy as np
+import orjson
 from flask import Response, request
 
 from dash_insight.core.provider import DataProvider, JobNotFound, TagNotFound
 from dash_insight.core.service import DataService
+from dash_insight.core.store.lod import ScalarWindow
+from dash_insight.core.store.series import ScalarSeries
 from dash_insight.core.vocabulary import Plugin, stored_tag
 from dash_insight.web import errors
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
     check_tag,
-    finite_or_none,
-    json_response,
+    json_bytes_response,
     known_job,
+    optional_int,
+    point_object_pieces,
     require,
     required_args,
     resolve_job,
@@ -42,36 +51,90 @@ def routes(service: DataService) -> list[Route]:
     ]
 
 
+#: The smallest ``max_points``: the two ends of the range and one column's two extremes.
+MIN_POINTS = 4
+
+
+@dataclass(frozen=True)
+class StepRange:
+    """The optional range parameters of a request (None: not given)."""
+
+    start_step: int | None = None
+    end_step: int | None = None
+    max_points: int | None = None
+
+    @property
+    def given(self) -> bool:
+        return (self.start_step, self.end_step, self.max_points) != (None, None, None)
+
+
+def step_range() -> StepRange:
+    """``start_step``, ``end_step`` and ``max_points`` of the request: ParamTypeError when one
+    is not an integer, ParamValueError for ``max_points`` below :data:`MIN_POINTS` or
+    ``start_step`` after ``end_step``."""
+    start, end = optional_int("start_step"), optional_int("end_step")
+    max_points = optional_int("max_points", MIN_POINTS)
+    if start is not None and end is not None and start > end:
+        raise errors.param_value_error(
+            f"start_step ({start}) must not be greater than end_step ({end}).")
+    return StepRange(start, end, max_points)
+
+
+def _metadata_columns(series: ScalarSeries) -> list[tuple[str, np.ndarray]]:
+    """MindInsight's point keys and order; values as float64 of the stored float32 (its
+    ``float(np.float32)``), NaN/±inf as null."""
+    return [("wall_time", series.wall_time), ("step", series.step),
+            ("value", series.value.astype(np.float64))]
+
+
+def _window_pieces(found: ScalarWindow, wanted: StepRange) -> Iterator[bytes]:
+    """``[points]`` and, with range parameters, ``,"points_in_range":M``."""
+    yield b"["
+    yield from point_object_pieces(_metadata_columns(found.series))
+    yield b"]"
+    if wanted.given:
+        yield b',"points_in_range":%d' % found.points_in_range
+
+
 class _ScalarViews:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
 
-    def _points(self, train_id: str, raw_tag: str) -> list[dict[str, Any]]:
-        series = self.provider.read_scalars(train_id, raw_tag)
-        return [{"wall_time": wall_time, "step": step, "value": finite_or_none(value)}
-                for wall_time, step, value in zip(series.wall_time.tolist(), series.step.tolist(),
-                                                  series.value.tolist(), strict=True)]
+    def _window(self, train_id: str, raw_tag: str, wanted: StepRange) -> ScalarWindow:
+        return self.provider.read_scalar_window(train_id, raw_tag, wanted.start_step,
+                                                wanted.end_step, wanted.max_points)
 
     def scalar_metadata(self) -> Response:
-        """``GET /datavisual/scalar/metadata?train_id=&tag=`` -> ``{"metadatas": [{wall_time,
-        step, value}]}``, sorted by step, NaN/±Inf as null (``scalar_metadata``)."""
+        """``GET /datavisual/scalar/metadata?train_id=&tag=[&start_step=&end_step=&max_points=]``
+        -> ``{"metadatas": [{wall_time, step, value}]}``, sorted by step, NaN/±Inf as null
+        (``scalar_metadata``); with range parameters, the points of the range (reduced to
+        ``max_points``) and ``"points_in_range"``."""
         train_id, tag = required_args("train_id", "tag")
+        wanted = step_range()
         resolve_job(self.provider, train_id)
         raw = stored_tag_or(tag, Plugin.SCALAR, errors.scalar_not_exist)
         try:
-            points = self._points(train_id, raw)
+            found = self._window(train_id, raw, wanted)
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
-        return json_response({"metadatas": points})
+
+        def pieces() -> Iterator[bytes]:
+            yield b'{"metadatas":'
+            yield from _window_pieces(found, wanted)
+            yield b"}"
+
+        return json_bytes_response(pieces(), len(found.series))
 
     def scalars(self) -> Response:
         """``GET /datavisual/scalars?train_id=..&train_id=..&tag=..&tag=..`` -> ``{"scalars":
         [{train_id, tag, values}]}`` for every (job, tag) pair that exists, jobs first; unknown
-        jobs and missing tags are skipped (``ScalarsProcessor.get_scalars``)."""
+        jobs and missing tags are skipped (``ScalarsProcessor.get_scalars``). Range parameters
+        apply to every pair (each entry then has ``"points_in_range"``)."""
         tags = request.args.getlist("tag")
         for tag in tags:
             check_tag(tag)
-        result = []
+        wanted = step_range()
+        found: list[tuple[str, str, ScalarWindow]] = []
         for train_id in request.args.getlist("train_id"):
             job = known_job(self.provider, train_id)
             if job is None:
@@ -82,11 +145,20 @@ class _ScalarViews:
                 if raw is None or raw not in known:
                     continue
                 try:
-                    values = self._points(train_id, raw)
+                    found.append((train_id, tag, self._window(train_id, raw, wanted)))
                 except (TagNotFound, JobNotFound):
                     continue
-                result.append({"train_id": train_id, "tag": tag, "values": values})
-        return json_response({"scalars": result})
+
+        def pieces() -> Iterator[bytes]:
+            yield b'{"scalars":['
+            for i, (train_id, tag, window) in enumerate(found):
+                yield (b"," if i else b"") + b'{"train_id":%b,"tag":%b,"values":' % (
+                    orjson.dumps(train_id), orjson.dumps(tag))
+                yield from _window_pieces(window, wanted)
+                yield b"}"
+            yield b"]}"
+
+        return json_bytes_response(pieces(), sum(len(w.series) for _, _, w in found))
 
     def export_scalars(self) -> Response:
         """``GET /v1/dash-insight/export/scalars?train_id=..[&train_id=..]&tag=..[&tag=..]
@@ -98,7 +170,8 @@ class _ScalarViews:
         tag starting like a formula (``=``, ``+``, ``-``, ``@``) prefixed with ``'``. JSON:
         ``[{"train_id", "tag", "values": [{"step", "wall_time", "value"}]}]`` with NaN/±Inf as
         null. Unknown job -> TrainJobNotExist; a tag no requested job has -> ScalarNotExist;
-        a pair that does not exist is left out.
+        a pair that does not exist is left out. ``start_step``, ``end_step`` and ``max_points``
+        export what a chart of that range draws (JSON entries then say ``points_in_range``).
         """
         train_ids = request.args.getlist("train_id")
         tags = request.args.getlist("tag")
@@ -109,7 +182,8 @@ class _ScalarViews:
                 f"format must be 'csv' or 'json', got {request.args.get('format')!r}.")
         for tag in tags:
             check_tag(tag)
-        found: list[tuple[str, str, Any]] = []
+        wanted = step_range()
+        found: list[tuple[str, str, ScalarWindow]] = []
         seen_tags: set[str] = set()
         for train_id in train_ids:
             known = set(resolve_job(self.provider, train_id).tags.get(Plugin.SCALAR, []))
@@ -117,7 +191,7 @@ class _ScalarViews:
                 raw = tag if tag in known else stored_tag(tag, Plugin.SCALAR)
                 if raw is None or raw not in known:
                     continue
-                found.append((train_id, tag, self.provider.read_scalars(train_id, raw)))
+                found.append((train_id, tag, self._window(train_id, raw, wanted)))
                 seen_tags.add(tag)
         missing = [tag for tag in tags if tag not in seen_tags]
         if missing:
@@ -126,16 +200,31 @@ class _ScalarViews:
         filename = _export_filename(train_ids, tags, fmt)
         headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
         if fmt == "json":
-            payload = [{"train_id": train_id, "tag": tag, "values": [
-                {"step": step, "wall_time": wall_time, "value": finite_or_none(value)}
-                for step, wall_time, value in zip(series.step.tolist(),
-                                                  series.wall_time.tolist(),
-                                                  series.value.tolist(), strict=True)]}
-                for train_id, tag, series in found]
-            response = json_response(payload)
+            response = json_bytes_response(_export_json_pieces(found, wanted),
+                                           sum(len(w.series) for _, _, w in found))
             response.headers.update(headers)
             return response
-        return Response(_csv_rows(found), mimetype="text/csv", headers=headers)
+        return Response(_csv_rows([(train_id, tag, window.series)
+                                   for train_id, tag, window in found]),
+                        mimetype="text/csv", headers=headers)
+
+
+def _export_json_pieces(found: Sequence[tuple[str, str, ScalarWindow]],
+                        wanted: StepRange) -> Iterator[bytes]:
+    """The JSON export: MindInsight's ``scalars`` entries with the point keys in the order
+    ``step, wall_time, value``."""
+    yield b"["
+    for i, (train_id, tag, window) in enumerate(found):
+        series = window.series
+        yield (b"," if i else b"") + b'{"train_id":%b,"tag":%b,"values":[' % (
+            orjson.dumps(train_id), orjson.dumps(tag))
+        yield from point_object_pieces([("step", series.step), ("wall_time", series.wall_time),
+                                        ("value", series.value.astype(np.float64))])
+        yield b"]"
+        if wanted.given:
+            yield b',"points_in_range":%d' % window.points_in_range
+        yield b"}"
+    yield b"]"
 
 
 def _filename_part(text: str) -> str:
@@ -168,7 +257,7 @@ def csv_text(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
 
-def _csv_rows(found: list[tuple[str, str, Any]]) -> Iterator[str]:
+def _csv_rows(found: list[tuple[str, str, ScalarSeries]]) -> Iterator[str]:
     """The CSV text, one chunk per series (streamed: nothing can fail any more)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -396,3 +396,54 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     until(lambda: _figures(dash_duo)["loss/auto"]["layout"]["xaxis"]["text"] == "time", 10)
     assert console_errors(dash_duo) == []
 
+
+
+def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> None:
+    """A spike at one step of 120,000: each box zoom asks the server for the visible range at
+    the chart's width, and the last one draws every raw point of its range, exactly."""
+    from dash_insight import SummaryWriter
+
+    spike = 73_141
+    steps = np.arange(1, 120_001)
+    values = (np.sin(steps / 5000) + np.random.default_rng(1).random(len(steps)) * 0.2
+              ).astype(np.float32)
+    values[spike - 1] = 3.25  # 1.2 above anything else
+    values[spike + 30 - 1] = np.nan
+    with SummaryWriter(tmp_path / "logs" / "long", host="test") as writer:
+        for step, value in zip(steps.tolist(), values.tolist(), strict=True):
+            writer.add_value("scalar", "loss", value)
+            writer.record(step)
+    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    try:
+        assert app.data_service.loader.wait_rounds(1)
+        _open(dash_duo, app, "/scalars?train_id=./long")
+        figure = _wait_charts(dash_duo, 1, timeout=30)["loss"]
+        assert len(figure["data"][0]["x"]) <= CHART_POINTS + 1  # the NaN beyond the budget
+        assert any("points drawn" in note for note in figure["layout"]["annotations"])
+        plot = ".di-chart-card .js-plotly-plot"
+
+        def drawn() -> tuple[list, list, list]:
+            data = _figures(dash_duo)["loss"]
+            return data["data"][0]["x"], data["data"][0]["y"], data["layout"]["annotations"]
+
+        for depth, (lo, hi) in enumerate(((60_000, 90_000), (72_000, 75_000),
+                                          (73_050, 73_250)), start=1):
+            dash_duo.driver.execute_script(
+                "Plotly.relayout(document.querySelector(arguments[0]),"
+                " {'xaxis.range[0]': arguments[1], 'xaxis.range[1]': arguments[2]});",
+                plot, lo, hi)
+            until(lambda lo=lo: drawn()[0] and drawn()[0][0] >= lo, 15)  # the range's points
+            x, y, notes = drawn()
+            assert spike in x and y[x.index(spike)] == 3.25  # the spike, at every zoom
+            assert min(x) >= lo and max(x) <= hi
+            until(lambda depth=depth: len(_zoom_history(dash_duo, "./long|loss")) == depth, 10)
+        x, y, notes = drawn()
+        assert x == list(range(73_050, 73_251))  # every step of the range
+        assert y == [None if math.isnan(v) else v
+                     for v in values[73_050 - 1:73_251 - 1].astype(np.float64).tolist()]
+        assert "raw: all 201 points of the range" in notes
+        _click(dash_duo, 'button[id*="chart-reset"]')  # back to the whole series
+        until(lambda: len(drawn()[0]) <= CHART_POINTS + 1 and drawn()[0][-1] == 120_000, 10)
+        assert console_errors(dash_duo) == []
+    finally:
+        app.data_service.close()

@@ -93,3 +93,85 @@ def test_export_errors(client: FlaskClient) -> None:
     response = client.get(EXPORT, query_string={"train_id": "./lenet_sc", "tag": "loss/auto"})
     assert response.headers["Content-Disposition"] == (
         'attachment; filename="scalars_lenet_sc_loss_auto.csv"')
+
+
+# -- step ranges and level of detail (issue #18) ------------------------------------------------
+
+
+def test_step_range_is_the_raw_slice_of_the_full_answer(client: FlaskClient) -> None:
+    tag = "metrics/nan_inf/scalar"
+    full = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag)
+    ranged = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag, start_step=100,
+                 end_step=200)
+    assert list(ranged) == ["metadatas", "points_in_range"]
+    expected = [p for p in full["metadatas"] if 100 <= p["step"] <= 200]
+    assert ranged["points_in_range"] == len(expected) == 101
+    assert_same(expected, ranged["metadatas"])
+    assert ranged["metadatas"] == expected  # the same floats, not only close ones
+    open_end = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag, start_step=450)
+    assert open_end["metadatas"] == [p for p in full["metadatas"] if p["step"] >= 450]
+    empty = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag, start_step=900)
+    assert empty == {"metadatas": [], "points_in_range": 0}
+
+
+def test_max_points_keeps_ends_extremes_and_non_finite(client: FlaskClient,
+                                                       provider: DataProvider) -> None:
+    tag = "metrics/nan_inf/scalar"
+    full = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag)["metadatas"]
+    drawn = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag, max_points=10)
+    assert drawn["points_in_range"] == 500 and len(drawn["metadatas"]) < 500
+    steps = [p["step"] for p in drawn["metadatas"]]
+    assert steps[0] == full[0]["step"] and steps[-1] == full[-1]["step"]
+    assert {p["step"] for p in full if p["value"] is None} <= set(steps)
+    finite = [p["value"] for p in full if p["value"] is not None]
+    kept = [p["value"] for p in drawn["metadatas"] if p["value"] is not None]
+    assert max(kept) == max(finite) and min(kept) == min(finite)
+    assert all(p in full for p in drawn["metadatas"])  # drawn points are stored points
+    [entry] = get(client, "/scalars", train_id="./ops_all", tag=tag, max_points=10,
+                  start_step=1, end_step=500)["scalars"]
+    assert list(entry) == ["train_id", "tag", "values", "points_in_range"]
+    assert entry["values"] == drawn["metadatas"] and entry["points_in_range"] == 500
+
+
+def test_range_parameter_errors(client: FlaskClient) -> None:
+    def fails_with(path: str, **params: Any) -> tuple[int, str]:
+        return error_of(client.get(PREFIX + path, query_string={
+            "train_id": "./ops_all", "tag": "loss/scalar", **params}))
+
+    for path in ("/scalar/metadata", "/scalars"):
+        assert fails_with(path, start_step="abc") == (400, "50540001")
+        assert fails_with(path, end_step="1.5") == (400, "50540001")
+        assert fails_with(path, max_points="3") == (400, "50540002")
+        assert fails_with(path, start_step=10, end_step=9) == (400, "50540002")
+    assert error_of(client.get(EXPORT, query_string={
+        "train_id": "./ops_all", "tag": "loss", "max_points": "x"})) == (400, "50540001")
+
+
+def test_export_of_a_range(client: FlaskClient) -> None:
+    response = client.get(EXPORT, query_string={
+        "train_id": "./ops_all", "tag": "loss", "start_step": 10, "end_step": 19})
+    rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    assert [int(r["step"]) for r in rows] == list(range(10, 20))
+    [exported] = client.get(EXPORT, query_string={
+        "train_id": "./ops_all", "tag": "loss", "format": "json", "max_points": 20}).get_json()
+    assert list(exported) == ["train_id", "tag", "values", "points_in_range"]
+    assert exported["points_in_range"] == 500 and 2 < len(exported["values"]) <= 20
+    assert list(exported["values"][0]) == ["step", "wall_time", "value"]
+
+
+def test_large_answers_are_streamed_in_pieces(client: FlaskClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from dash_insight.web import http
+
+    query = {"train_id": "./ops_all", "tag": "metrics/nan_inf/scalar"}
+    whole = client.get(f"{PREFIX}/scalar/metadata", query_string=query)
+    assert whole.headers["Content-Length"] == str(len(whole.get_data()))  # one body
+    monkeypatch.setattr(http, "STREAM_POINTS", 100)
+    streamed = client.get(f"{PREFIX}/scalar/metadata", query_string=query)
+    assert "Content-Length" not in streamed.headers  # sent piece by piece
+    assert streamed.get_data() == whole.get_data()
+    columns = [("step", np.arange(5)), ("value", np.array([0.5, np.nan, np.inf, -1.0, 2.0]))]
+    assert b"".join(http.point_object_pieces(columns, piece=2)) == http.point_objects(columns)
+    assert b"[" + http.point_objects(columns) + b"]" == (
+        b'[{"step":0,"value":0.5},{"step":1,"value":null},{"step":2,"value":null},'
+        b'{"step":3,"value":-1.0},{"step":4,"value":2.0}]')
