@@ -77,6 +77,17 @@ class ScannedBlobs:
     def __len__(self) -> int:
         return len(self.step)
 
+    @classmethod
+    def from_refs(cls, refs: list[tuple[int, float, int, int, int]],
+                  meta: list[dict[str, Any] | None]) -> ScannedBlobs:
+        """The columns of ``refs``, one (step, wall time, offset, length, index) per value."""
+        steps, walls, offsets, lengths, indexes = zip(*refs, strict=True)
+        return cls(step=np.asarray(steps, dtype=np.int64),
+                   wall_time=np.asarray(walls, dtype=np.float64),
+                   offset=np.asarray(offsets, dtype=np.int64),
+                   length=np.asarray(lengths, dtype=np.int64),
+                   index=np.asarray(indexes, dtype=np.int32), meta=meta)
+
 
 @dataclass(frozen=True)
 class GraphRef:
@@ -374,12 +385,4 @@ class EventScanner:
                 value_column = np.concatenate([p[3] for p in parts])[order]
             result.scalars[tag] = ScannedScalars(step_column, wall_column, value_column)
         for key, (refs, meta) in batch.blobs.items():
-            ref_steps, ref_walls, offsets, lengths, indexes = zip(*refs, strict=True)
-            result.blobs[key] = ScannedBlobs(
-                step=np.asarray(ref_steps, dtype=np.int64),
-                wall_time=np.asarray(ref_walls, dtype=np.float64),
-                offset=np.asarray(offsets, dtype=np.int64),
-                length=np.asarray(lengths, dtype=np.int64),
-                index=np.asarray(indexes, dtype=np.int32),
-                meta=meta,
-            )
+            result.blobs[key] = ScannedBlobs.from_refs(refs, meta)

@@ -386,15 +386,7 @@ class _Batch:
                                                  np.asarray(walls, dtype=np.float64),
                                                  np.asarray(values, dtype=np.float32))
         for key, (refs, meta) in self.blobs.items():
-            ref_steps, ref_walls, offsets, lengths, indexes = zip(*refs, strict=True)
-            result.blobs[key] = ScannedBlobs(
-                step=np.asarray(ref_steps, dtype=np.int64),
-                wall_time=np.asarray(ref_walls, dtype=np.float64),
-                offset=np.asarray(offsets, dtype=np.int64),
-                length=np.asarray(lengths, dtype=np.int64),
-                index=np.asarray(indexes, dtype=np.int32),
-                meta=meta,
-            )
+            result.blobs[key] = ScannedBlobs.from_refs(refs, meta)
         return result
 
 
