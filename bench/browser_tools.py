@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import socket
 
+from machine import free_port  # bench/, beside this script
 from selenium import webdriver
 
+__all__ = ["browser", "free_port"]
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+
 
 
 def browser() -> webdriver.Chrome:

@@ -28,6 +28,7 @@ import numpy as np
 # bench/load.py builds (and caches) the 500 MB job; a script's folder is not a package.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import load
+from machine import machine  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.export import export_summaries, find_jobs, summary_bytes
@@ -38,10 +39,6 @@ IMAGE_TAGS = 2  # 4 images of 3x64x64 tiled per step
 TENSOR_TAGS = 3  # 256 x 256 float32 per step
 
 
-def machine() -> str:
-    one, five, fifteen = os.getloadavg()
-    return (f"{os.cpu_count()} cores, load average {one:.2f} {five:.2f} {fifteen:.2f} "
-            "(1/5/15 min)")
 
 
 def media_job() -> str:

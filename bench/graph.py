@@ -32,6 +32,8 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from machine import machine  # bench/, beside this script
+
 from dash_insight import SummaryWriter
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.provider import DataProvider
@@ -134,6 +136,7 @@ def main() -> int:
     parser.add_argument("--scopes", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory(prefix="dash-insight-graph-") as base:
         graph = make_graph(args.nodes, args.scopes)
         train_id = write_job(os.path.join(base, "logs"), graph)

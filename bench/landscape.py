@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import plotly.io
+from machine import machine  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.provider import DataProvider
@@ -103,8 +104,7 @@ def main() -> int:
     parser.add_argument("--intervals", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    print(f"machine: {os.cpu_count()} cores, load average {load} (1, 5, 15 min)")
+    print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory(prefix="dash-insight-landscape-") as base:
         logs = os.path.join(base, "logs")
         train_id = write_job(os.path.join(logs, "job"), args.size, args.intervals)
@@ -152,8 +152,7 @@ def main() -> int:
             ok &= good
             print(f"{label:<42} {seconds * 1000:7.1f} ms  {size / 1e6:6.2f} MB  "
                   f"{'OK' if good else 'MISS'} (< {TARGET_S:.0f} s)")
-        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-        print(f"\nload average after the runs: {load}")
+        print(f"\nmachine after the runs: {machine()}")
         return 0 if ok else 1
 
 

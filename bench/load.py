@@ -50,6 +50,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from machine import machine  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import RecordReader
@@ -524,6 +525,7 @@ def main() -> int:
     parser.add_argument("--child-base", help=argparse.SUPPRESS)
     parser.add_argument("--child-histogram-tags", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    print(f"machine: {machine()}")
 
     if args.child == "cold":
         print(json.dumps(child_cold(args.child_base, args.workspace, args.steps, args.tags,

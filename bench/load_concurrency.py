@@ -28,7 +28,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import psutil
+from machine import free_port, machine  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 
@@ -50,16 +50,8 @@ TARGET_RSS_GROWTH = 0.20
 START_TIMEOUT = 120.0
 
 
-def machine() -> str:
-    one, five, fifteen = os.getloadavg()
-    return (f"{os.cpu_count()} cores, load average {one:.2f} {five:.2f} {fifteen:.2f} "
-            "(1/5/15 min)")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def record_step(writer: SummaryWriter, step: int, rng: np.random.Generator) -> None:

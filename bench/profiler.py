@@ -39,6 +39,7 @@ from collections.abc import Callable
 
 import waitress
 from browser_tools import browser, free_port  # bench/, beside this script
+from machine import machine
 from selenium import webdriver
 
 from dash_insight.core.format.profiler import LAYOUT_MINDSPORE
@@ -78,10 +79,6 @@ TIMELINE_DRAWN = """
         && document.querySelector("#prof-timeline-info").textContent.includes("bars"));"""
 
 
-def machine() -> str:
-    with open("/proc/loadavg") as handle:
-        load = " ".join(handle.read().split()[:3])
-    return f"{os.cpu_count()} cores, load average {load}"
 
 
 def generate(base: str, ops: int, steps: int) -> None:

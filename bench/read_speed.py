@@ -22,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+from machine import machine  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import CHUNK_BYTES, RecordReader
@@ -97,6 +98,7 @@ def main() -> int:
         existing = glob.glob(os.path.join(directory, "*_MS"))
         path = existing[0] if existing else generate(directory, args.size_mb)
     size_mb = os.path.getsize(path) / 1e6
+    print(f"machine: {machine()}")
     print(f"file: {path} ({size_mb:.0f} MB)")
 
     framing = min(time_framing(path)[0] for _ in range(args.repeat))

@@ -25,7 +25,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from contextlib import contextmanager
 from urllib.parse import urlencode
 
 import numpy as np
+from machine import free_port, machine  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 
@@ -44,10 +44,6 @@ PYTHON = sys.executable
 TARGET_20K_MS = 15.0
 
 
-def machine() -> str:
-    with open("/proc/loadavg") as handle:
-        load = " ".join(handle.read().split()[:3])
-    return f"{os.cpu_count()} cores, load average {load}"
 
 
 def write_job(directory: str, steps: int, values: np.ndarray | None = None) -> None:
@@ -69,10 +65,6 @@ def write_job(directory: str, steps: int, values: np.ndarray | None = None) -> N
     print(f"  written in {time.perf_counter() - started:.0f} s", flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Server:

@@ -26,6 +26,7 @@ import time
 import numpy as np
 import waitress
 from browser_tools import browser, free_port  # bench/, beside this script
+from machine import machine
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
@@ -143,6 +144,7 @@ def main() -> int:
         finally:
             server.close()
             app.data_service.close()
+    print(f"machine: {machine()}")
     print(f"scalars page, {args.tags} tags x {args.steps} steps, {args.repeat} runs")
     print(f"  open until all charts drawn: best {min(opened):.2f} s, median "
           f"{statistics.median(opened):.2f} s   target < 2 s   "
