@@ -190,9 +190,9 @@ def create_app(
         update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL
     )
-    app.layout = shell.shell_layout(app, features.nav())
-    compare_tabs.install(app, features.compare_tabs())
     pages = features.pages()
+    app.layout = shell.shell_layout(app, features.nav(), pages)
+    compare_tabs.install(app, features.compare_tabs())
     shell.register_shell(app, pages)
     for page, service in pages:
         page.register(app, service)

@@ -3,10 +3,12 @@ colours."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import dash
+import flask
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.web import not_found
@@ -47,16 +49,67 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
     ])
 
 
-def shell_layout(app: dash.Dash, nav: Sequence[NavLink]) -> html.Div:
-    return html.Div([
-        dcc.Location(id="url", refresh=False),
-        dcc.Store(id="route"),
-        dcc.Store(id="theme", storage_type="local", data="light"),
-        dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
-        dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
-        top_bar(app, nav),
-        html.Main(id="page", className="di-page"),
-    ])
+def shell_layout(app: dash.Dash, nav: Sequence[NavLink],
+                 pages: Sequence[tuple[Page[Any], Any]]) -> Callable[[], html.Div]:
+    """The frame, with the page of the URL being opened already inside it.
+
+    The browser asks for the layout from the page it opens, so the request's ``Referer`` names
+    that page: rendering it here saves the routing callback's round trip on every full page
+    load. Without a usable ``Referer`` the page arrives through :func:`register_shell`'s
+    ``route`` callback as for in-app navigation."""
+    router = PageRouter(app, pages)
+
+    def layout() -> html.Div:
+        page, route = router.from_referrer()
+        return html.Div([
+            dcc.Location(id="url", refresh=False),
+            dcc.Store(id="route", data=route),
+            dcc.Store(id="theme", storage_type="local", data="light"),
+            dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
+            dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
+            top_bar(app, nav),
+            html.Main(page, id="page", className="di-page"),
+        ])
+
+    return layout
+
+
+class PageRouter:
+    """The page a URL names (``pages``: each with its plugin's service)."""
+
+    def __init__(self, app: dash.Dash, pages: Sequence[tuple[Page[Any], Any]]) -> None:
+        self.app = app
+        self.by_path = {page.path: (page, service) for page, service in pages}
+
+    @staticmethod
+    def route_of(page_path: str, params: dict[str, str]) -> dict[str, Any]:
+        """What decides whether a URL change rebuilds the page: its path and train_id."""
+        return {"path": page_path, "train_id": params.get("train_id")}
+
+    def render(self, pathname: str | None, search: str | None) -> tuple[Any, dict[str, Any]]:
+        path = self.app.strip_relative_path(pathname or "/") or ""
+        params = parse_search(search)
+        page_path = "/" + path.strip("/")
+        route = self.route_of(page_path, params)
+        found = self.by_path.get(page_path)
+        if found is None:
+            return not_found.layout(self.app, page_path), route
+        page, service = found
+        return page.layout(self.app, service, params), route
+
+    def from_referrer(self) -> tuple[Any, dict[str, Any] | None]:
+        """The page of the request's same-origin ``Referer``, or nothing to show yet."""
+        if not flask.has_request_context():
+            return None, None
+        referrer = flask.request.referrer
+        if not referrer:
+            return None, None
+        url = urlsplit(referrer)
+        prefix = self.app.config.requests_pathname_prefix
+        ours = url.path.startswith(prefix) or url.path == prefix.rstrip("/")
+        if url.netloc != flask.request.host or not ours:
+            return None, None  # another site's page, or not one of ours
+        return self.render(url.path, "?" + url.query if url.query else "")
 
 
 def refresh_seconds(value: Any) -> int:
@@ -72,23 +125,16 @@ def register_shell(app: dash.Dash, pages: Sequence[tuple[Page[Any], Any]]) -> No
     """Routing: the URL decides the page (``pages``: each with its plugin's service); a page is
     rebuilt only when its path or train_id changes, so controls that write other URL
     parameters keep their state and focus."""
-    by_path = {page.path: (page, service) for page, service in pages}
+    router = PageRouter(app, pages)
 
     # One callback (not a route store feeding a render callback): a page costs one round trip.
     @app.callback(Output("page", "children"), Output("route", "data"),
                   Input("url", "pathname"), Input("url", "search"), State("route", "data"))
     def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
-        path = app.strip_relative_path(pathname or "/") or ""
-        params = parse_search(search)
-        page_path = "/" + path.strip("/")
-        new = {"path": page_path, "train_id": params.get("train_id")}
-        if current and {k: current.get(k) for k in ("path", "train_id")} == new:
+        path = "/" + (app.strip_relative_path(pathname or "/") or "").strip("/")
+        if current and current == PageRouter.route_of(path, parse_search(search)):
             return dash.no_update, dash.no_update
-        found = by_path.get(page_path)
-        if found is None:
-            return not_found.layout(app, page_path), new
-        page, service = found
-        return page.layout(app, service, params), new
+        return router.render(pathname, search)
 
     @app.callback(Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
                   Input("auto-refresh", "value"), Input("refresh-seconds", "value"))

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Rebuilds assets/plotly-dash-insight.min.js: plotly.js with only the trace types dash-insight
+# draws (2.2 MB instead of the full 4.8 MB bundle Dash would load, so every page with a chart
+# starts faster; bench/profiler.py measures it). The version follows the plotly Python package,
+# so figures are built and drawn by the same plotly.js. Needs node + npm (the npm registry).
+#
+#   ./scripts/build_plotly_bundle.sh          # after upgrading plotly, or to add a trace type
+#
+# tests/web/test_plotly_bundle.py fails when the bundle's version differs from plotly's or a
+# trace type the code uses is missing from TRACES.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# tests/web/test_plotly_bundle.py checks the code draws no other type; scatter and heatmap
+# (contour's base) come with them.
+TRACES=(bar pie contour scattergl scatter3d surface parcoords)
+PYTHON=${PYTHON:-.venv/bin/python}
+VERSION=$("$PYTHON" -c "from plotly.offline import get_plotlyjs_version as v; print(v())")
+OUT="$PWD/assets/plotly-dash-insight.min.js"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+echo "building plotly.js $VERSION with ${TRACES[*]} in $WORK"
+cd "$WORK"
+npm pack --silent "plotly.js@$VERSION" >/dev/null
+tar xzf "plotly.js-$VERSION.tgz"
+cd package
+npm install --silent --omit=dev --ignore-scripts --no-audit --no-fund
+# plotly.js's own build plugins (its esbuild-config.js), at the versions its package.json names.
+PLUGINS=$(node -e '
+const d = require("./package.json").devDependencies;
+console.log(["esbuild", "esbuild-plugin-environment", "esbuild-plugin-glsl",
+             "esbuild-plugin-inline-css", "stream-browserify"].map(n => n + "@" + d[n]).join(" "));')
+# shellcheck disable=SC2086
+npm install --silent --no-save --ignore-scripts --no-audit --no-fund $PLUGINS
+{
+  echo "'use strict';"
+  echo "var Plotly = require('./core');"
+  echo "Plotly.register(["
+  for trace in "${TRACES[@]}"; do echo "    require('./$trace'),"; done
+  echo "]);"
+  echo "module.exports = Plotly;"
+} > lib/index-dash-insight.js
+cat > build-dash-insight.js <<'JS'
+// plotly.js's esbuild-config.js, minified, with the entry above.
+const esbuild = require('esbuild');
+const { environmentPlugin } = require('esbuild-plugin-environment');
+const { glsl } = require('esbuild-plugin-glsl');
+const InlineCSSPlugin = require('esbuild-plugin-inline-css');
+esbuild.build({
+    entryPoints: ['./lib/index-dash-insight.js'], outfile: process.argv[2],
+    format: 'iife', globalName: 'Plotly', bundle: true, minify: true, sourcemap: false,
+    plugins: [InlineCSSPlugin(), glsl({ minify: true }), environmentPlugin({ NODE_DEBUG: false })],
+    alias: { regl: '@plotly/regl', stream: 'stream-browserify' },
+    define: { global: 'window', 'define.amd': 'false' },
+    target: 'es2016', logLevel: 'warning',
+}).catch(() => process.exit(1));
+JS
+node build-dash-insight.js "$WORK/bundle.js"
+{
+  echo "/* plotly.js v$VERSION (MIT, Copyright Plotly, Inc.), partial bundle built by"
+  echo "   scripts/build_plotly_bundle.sh; traces: scatter heatmap ${TRACES[*]} */"
+  cat "$WORK/bundle.js"
+} > "$OUT"
+echo "wrote $OUT ($(du -k "$OUT" | cut -f1) KB)"

@@ -1,0 +1,95 @@
+"""A full page load gets its page inside the layout (from the ``Referer`` of ``_dash-layout``),
+saving the routing callback's round trip; without a usable ``Referer`` routing still works."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from dash.testing.wait import until
+
+from dash_insight.web.application import create_app
+from tests.conftest import console_errors
+
+
+def _layout(client, referrer: str | None) -> dict:
+    headers = {"Referer": referrer} if referrer else {}
+    answer = client.get(_layout.path, headers=headers)  # type: ignore[attr-defined]
+    assert answer.status_code == 200
+    return json.loads(answer.data)
+
+
+def _find(node: object, component_id: str) -> dict | None:
+    """The component with ``component_id`` in a serialised layout."""
+    if isinstance(node, dict):
+        props = node.get("props", {})
+        if props.get("id") == component_id:
+            return props
+        return _find(props.get("children"), component_id)
+    if isinstance(node, list):
+        for child in node:
+            found = _find(child, component_id)
+            if found is not None:
+                return found
+    return None
+
+
+@pytest.fixture(params=["/", "/insight/"])
+def app_client(request, corpus: Path, tmp_path: Path):
+    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0,
+                     url_base_pathname=request.param)
+    assert app.data_service.loader.wait_rounds(1)
+    _layout.path = request.param + "_dash-layout"  # type: ignore[attr-defined]
+    yield app.server.test_client(), request.param
+    app.data_service.close()
+
+
+def test_the_page_of_the_referrer_is_in_the_layout(app_client) -> None:
+    client, prefix = app_client
+    layout = _layout(client, f"http://localhost{prefix}scalars?train_id=.%2Flenet_sc&smooth=0.5")
+    assert _find(layout, "route")["data"] == {"path": "/scalars", "train_id": "./lenet_sc"}
+    page = _find(layout, "page")
+    assert page is not None and page.get("children"), "the scalars page is rendered"
+    unknown = _layout(client, f"http://localhost{prefix}no-such-page")
+    assert "Page not found" in json.dumps(_find(unknown, "page"))
+
+
+@pytest.mark.parametrize("referrer", [None, "http://elsewhere.example/scalars?train_id=./x",
+                                      "not a url"])
+def test_without_a_usable_referrer_the_page_comes_by_routing(app_client, referrer) -> None:
+    client, _ = app_client
+    layout = _layout(client, referrer)
+    assert _find(layout, "route").get("data") is None
+    assert not _find(layout, "page").get("children")
+
+
+def test_a_page_outside_the_mount_prefix_is_not_rendered(app_client) -> None:
+    client, prefix = app_client
+    layout = _layout(client, "http://localhost/insightful/scalars")
+    rendered = _find(layout, "route").get("data") is not None
+    assert rendered == (prefix == "/")  # below "/insight/" it is another application's page
+
+
+@pytest.mark.browser
+def test_full_load_and_in_app_navigation_show_their_pages(dash_duo, corpus_app) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./lenet_sc")
+    dash_duo.wait_for_element("#dashboard-cards .di-card")
+    dash_duo.find_element("#nav-lineage").click()  # in-app navigation still routes
+    until(lambda: "/lineage" in dash_duo.driver.current_url, 10)
+    dash_duo.wait_for_element("#lineage-tab-model")
+    dash_duo.wait_for_element("#page .js-plotly-plot .parcoords", timeout=30)  # a WebGL trace
+    # plotly.js is dash-insight's partial bundle, loaded once as an asset.
+    assert dash_duo.driver.execute_script("return window.Plotly && window.Plotly.version") \
+        == _plotly_version()
+    full = dash_duo.driver.execute_script("""
+        return performance.getEntriesByType('resource')
+            .filter(e => e.name.includes('package_data/plotly.min.js')).length;""")
+    assert full == 0, "Dash loaded the full plotly.js bundle as well"
+    assert console_errors(dash_duo) == []
+
+
+def _plotly_version() -> str:
+    from plotly.offline import get_plotlyjs_version
+    return str(get_plotlyjs_version())

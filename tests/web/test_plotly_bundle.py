@@ -1,0 +1,64 @@
+"""assets/plotly-dash-insight.min.js (scripts/build_plotly_bundle.sh): the plotly.js version of
+the plotly package, with every trace type the code draws."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import plotly.graph_objects as go
+from plotly.basedatatypes import BaseTraceType
+from plotly.offline import get_plotlyjs_version
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLE = ROOT / "assets" / "plotly-dash-insight.min.js"
+HEADER = re.compile(r"plotly\.js v(?P<version>[\d.]+) .*?traces: (?P<traces>[a-z0-9 ]+) \*/",
+                    re.DOTALL)
+#: Trace types written as ``go.Bar(`` or ``"type": "bar"`` (Python) / ``type: "bar"`` (JS).
+TRACE_USE = re.compile(r"go\.([A-Z][A-Za-z0-9]*)\(|[\"']?type[\"']?\s*[:=]\s*[\"']([a-z0-9]+)[\"']")
+
+
+def plotly_trace_types() -> set[str]:
+    return {name.lower() for name in dir(go)
+            if isinstance(getattr(go, name), type) and issubclass(getattr(go, name), BaseTraceType)}
+
+
+def traces_used(sources: list[Path]) -> set[str]:
+    """Every plotly trace type named in ``sources``."""
+    known = plotly_trace_types()
+    found = set()
+    for source in sources:
+        for figure_class, type_name in TRACE_USE.findall(source.read_text(encoding="utf-8")):
+            name = (figure_class or type_name).lower()
+            if name in known:
+                found.add(name)
+    return found
+
+
+def bundle_header() -> re.Match[str]:
+    with BUNDLE.open(encoding="utf-8") as handle:
+        match = HEADER.search(handle.read(400))
+    assert match, f"{BUNDLE} has no header naming its version and traces"
+    return match
+
+
+def test_the_bundle_is_the_plotly_packages_version() -> None:
+    assert bundle_header()["version"] == get_plotlyjs_version(), \
+        "plotly was upgraded: run ./scripts/build_plotly_bundle.sh"
+
+
+def test_the_bundle_has_every_trace_type_the_code_draws() -> None:
+    sources = [*(ROOT / "dash_insight").rglob("*.py"), *(ROOT / "assets").glob("*.js")]
+    sources = [path for path in sources if path != BUNDLE]
+    used = traces_used(sources)
+    assert {"scatter", "bar", "pie", "parcoords", "surface"} <= used  # the scan finds them
+    missing = used - set(bundle_header()["traces"].split())
+    assert not missing, f"add {sorted(missing)} to TRACES in scripts/build_plotly_bundle.sh"
+
+
+def test_the_scan_finds_both_spellings(tmp_path: Path) -> None:
+    source = tmp_path / "figure.py"
+    source.write_text('go.Heatmap(z=z)\ntrace = {"type": "violin"}\nfield = {"type": "text"}\n')
+    script = tmp_path / "chart.js"
+    script.write_text("Plotly.react(el, [{type: 'funnel', x}]);\n")
+    assert traces_used([source, script]) == {"heatmap", "violin", "funnel"}
