@@ -146,10 +146,6 @@ class _Worker:
         with contextlib.suppress(OSError):
             self._from.close()
 
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
 
 def _as_exception(answer: Any) -> BaseException:
     return answer if isinstance(answer, BaseException) else RuntimeError(str(answer))
