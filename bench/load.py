@@ -22,6 +22,11 @@ the figures are parsing + indexing, not disk):
    series read): target < 500 MB.
    For reference, the same file is then framed and decoded without any index (what the index
    costs is the difference).
+   Then the same cold load of ``--jobs`` jobs (default 4) that each hold that file (hard links
+   into ``load_<size>mb_x<jobs>/``: no more disk), once with 1 load worker and once with
+   ``--load-workers`` (default: the core count), each in a fresh subprocess with an empty
+   index: MB/s of each, the ratio, and the peak RSS of the loader process alone (``VmHWM``) and
+   of the loader with its worker processes (the sum of their RSS, sampled every 20 ms).
 2. Warm restart, in a second fresh subprocess on the SAME workspace: from constructing
    ``IndexStore`` + ``Loader`` + ``load_round()`` (which must find nothing new) until one scalar
    tag's full series is returned: target < 2 s. Peak RSS reported too.
@@ -30,7 +35,7 @@ the figures are parsing + indexing, not disk):
    warm call): target < 1 s each.
 
     python bench/load.py [--size-mb 500] [--steps 50000] [--tags 200] [--workspace DIR]
-                         [--keep] [--skip-generate-check]
+                         [--keep] [--skip-generate-check] [--jobs 4] [--load-workers N]
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -56,6 +62,7 @@ from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import RecordReader
 from dash_insight.core.format.scan import EventScanner
 from dash_insight.core.provider import DataProvider
+from dash_insight.core.settings import default_load_workers
 from dash_insight.core.store.discovery import discover_jobs
 from dash_insight.core.store.index import IndexStore, index_directory
 from dash_insight.core.store.loader import Loader
@@ -243,6 +250,26 @@ def large_job(size_mb: int, steps: int, tags: int, skip_check: bool) -> tuple[st
     return directory, manifest
 
 
+def linked_jobs(base: str, manifest: dict[str, Any], count: int) -> str:
+    """A base directory of ``count`` jobs that each hold the large job's file (hard links: the
+    same bytes, no more disk; a copy where links are refused)."""
+    directory = f"{base}_x{count}"
+    source = os.path.join(base, JOB_NAME, manifest["file"])
+    for number in range(count):
+        job = os.path.join(directory, f"{JOB_NAME}_{number}")
+        target = os.path.join(job, manifest["file"])
+        if os.path.isfile(target) and os.path.getsize(target) == manifest["bytes"]:
+            continue
+        os.makedirs(job, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(target)
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+    return directory
+
+
 def small_jobs() -> str:
     """The cached (or newly generated) base directory of 1,200 small jobs."""
     directory = os.path.join(DATA_DIR, f"load_jobs_{JOB_GROUPS * JOBS_PER_GROUP}")
@@ -311,41 +338,84 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
 
 
+class TreeRss:
+    """The largest sum of the RSS of this process and its children (the load workers) seen by
+    a thread sampling every ``interval`` seconds."""
+
+    def __init__(self, interval: float = 0.02) -> None:
+        import psutil  # a dependency of dash-insight (dash-insight status)
+
+        self._process = psutil.Process()
+        self._error = psutil.Error
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
+        self._thread.start()
+
+    def _sample(self, interval: float) -> None:
+        while not self._stop.is_set():
+            total = 0
+            for process in [self._process, *self._process.children(recursive=True)]:
+                with contextlib.suppress(self._error):
+                    total += process.memory_info().rss
+            self.peak = max(self.peak, total)
+            self._stop.wait(interval)
+
+    def stop(self) -> float:
+        """Stop sampling; the peak in MB."""
+        self._stop.set()
+        self._thread.join()
+        return self.peak / 1e6
+
+
 def child_cold(base: str, workspace: str, steps: int, tags: int,
-               hist_tags: int) -> dict[str, Any]:
+               hist_tags: int, workers: int = 1) -> dict[str, Any]:
     baseline = rss_mb()
+    tree = TreeRss()
     started = time.perf_counter()
     store = IndexStore(index_directory(workspace, base))
-    loader = Loader(base, store, reload_interval=0)
+    loader = Loader(base, store, reload_interval=0, load_workers=workers)
     changed = loader.load_round()
     loaded = time.perf_counter()
     rss_load = rss_mb()
     provider = DataProvider(base, store)
-    names = provider.list_tags(TRAIN_ID, "scalar")
+    train_ids = [job.train_id for job in provider.list_jobs()]
     problems = []
     points = 0
-    for tag in names:
-        series = provider.read_scalars(TRAIN_ID, tag)
-        points += len(series)
-        if len(series) != steps or int(series.step[-1]) != steps:
-            problems.append(f"{tag}: {len(series)} points, last step "
-                            f"{int(series.step[-1]) if len(series) else None}")
+    names: list[str] = []
+    for train_id in train_ids:
+        names = provider.list_tags(train_id, "scalar")
+        for tag in names:
+            series = provider.read_scalars(train_id, tag)
+            points += len(series)
+            if len(series) != steps or int(series.step[-1]) != steps:
+                problems.append(f"{train_id} {tag}: {len(series)} points, last step "
+                                f"{int(series.step[-1]) if len(series) else None}")
+        if len(names) != tags:
+            problems.append(f"{train_id}: {len(names)} scalar tags, expected {tags}")
     done = time.perf_counter()
-    if len(names) != tags:
-        problems.append(f"{len(names)} scalar tags, expected {tags}")
     # Not timed: the histograms were indexed too.
-    histogram_names = provider.list_tags(TRAIN_ID, "histogram")
-    if len(histogram_names) != hist_tags:
-        problems.append(f"{len(histogram_names)} histogram tags, expected {hist_tags}")
-    histogram_steps = sum(len(provider.value_steps(TRAIN_ID, "histogram", t))
-                          for t in histogram_names)
-    job = provider.job(TRAIN_ID)
+    histogram_steps = 0
+    reasons = []
+    statuses = set()
+    for train_id in train_ids:
+        histogram_names = provider.list_tags(train_id, "histogram")
+        if len(histogram_names) != hist_tags:
+            problems.append(f"{train_id}: {len(histogram_names)} histogram tags, expected "
+                            f"{hist_tags}")
+        histogram_steps += sum(len(provider.value_steps(train_id, "histogram", t))
+                               for t in histogram_names)
+        job = provider.job(train_id)
+        statuses.add(job.status)
+        reasons += list(job.reasons)
     store.close()
     return {"changed": changed, "load_round_s": loaded - started, "query_s": done - loaded,
             "total_s": done - started, "points": points, "tags": len(names),
-            "histogram_steps": histogram_steps, "status": job.status,
-            "reasons": list(job.reasons), "problems": problems, "rss_baseline_mb": baseline,
-            "rss_after_load_mb": rss_load, "rss_peak_mb": rss_mb()}
+            "jobs": len(train_ids), "histogram_steps": histogram_steps,
+            "status": ",".join(sorted(statuses)), "reasons": reasons, "problems": problems,
+            "rss_baseline_mb": baseline, "rss_after_load_mb": rss_load,
+            "rss_peak_mb": rss_mb(), "rss_tree_peak_mb": tree.stop(),
+            "pool_passes": loader.pool_passes, "workers": workers}
 
 
 def child_warm(base: str, workspace: str, steps: int) -> dict[str, Any]:
@@ -370,12 +440,14 @@ def child_warm(base: str, workspace: str, steps: int) -> dict[str, Any]:
             "problems": problems, "rss_baseline_mb": baseline, "rss_peak_mb": rss_mb()}
 
 
-def run_child(mode: str, base: str, workspace: str, manifest: dict[str, Any]) -> dict[str, Any]:
+def run_child(mode: str, base: str, workspace: str, manifest: dict[str, Any],
+              workers: int = 1) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter; its result is the JSON on its last line."""
     command = [sys.executable, os.path.abspath(__file__), "--child", mode, "--child-base", base,
                "--workspace", workspace, "--steps", str(manifest["steps"]),
                "--tags", str(manifest["tags"]),
-               "--child-histogram-tags", str(manifest["histogram_tags"])]
+               "--child-histogram-tags", str(manifest["histogram_tags"]),
+               "--load-workers", str(workers)]
     started = time.perf_counter()
     completed = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
     wall = time.perf_counter() - started
@@ -467,6 +539,8 @@ def report(args: argparse.Namespace, base: str, manifest: dict[str, Any], worksp
           f"{scan_s:.2f} s, {mb(size) / scan_s:.0f} MB/s)")
     ok &= mbps >= TARGET_MBPS and cold["rss_peak_mb"] < TARGET_RSS_MB
 
+    ok &= report_workers(args, base, manifest, workspace, size)
+
     warm = run_child("warm", base, workspace, manifest)
     print("\n2. warm restart (fresh process, same workspace) until one tag's series is returned")
     print(f"   load_round (no-op):     {warm['load_round_s']:8.3f} s "
@@ -510,6 +584,40 @@ def report(args: argparse.Namespace, base: str, manifest: dict[str, Any], worksp
     return ok
 
 
+def report_workers(args: argparse.Namespace, base: str, manifest: dict[str, Any],
+                   workspace: str, size: int) -> bool:
+    """Cold load of ``--jobs`` copies of the large job with 1 and with ``--load-workers``
+    workers."""
+    jobs_base = linked_jobs(base, manifest, args.jobs)
+    total = mb(size * args.jobs)
+    print(f"\n1b. cold load of {args.jobs} jobs holding that file ({total:.0f} MB, {jobs_base}) "
+          f"with 1 and with {args.load_workers} load workers")
+    ok = True
+    figures = {}
+    for workers in sorted({1, args.load_workers}):
+        fresh_index(workspace, jobs_base)
+        result = run_child("cold", jobs_base, workspace, manifest, workers)
+        figures[workers] = rate = total / result["total_s"]
+        print(f"   {workers} worker{'s' if workers > 1 else ' '}: {result['total_s']:8.2f} s  "
+              f"-> {rate:7.1f} MB/s (load_round {result['load_round_s']:.2f} s, "
+              f"{result['pool_passes']} passes on worker processes); peak RSS: loader process "
+              f"{result['rss_peak_mb']:.0f} MB ({result['rss_after_load_mb']:.0f} MB until "
+              f"every job was loaded, the rest reading every series), with its workers "
+              f"{result['rss_tree_peak_mb']:.0f} MB   target < {TARGET_RSS_MB:.0f} MB "
+              f"{mark(result['rss_tree_peak_mb'] < TARGET_RSS_MB)}")
+        for problem in result["problems"] + result["reasons"]:
+            print(f"   PROBLEM: {problem}")
+            ok = False
+        if result["jobs"] != args.jobs:
+            print(f"   PROBLEM: {result['jobs']} jobs listed, expected {args.jobs}")
+            ok = False
+    if len(figures) > 1:
+        print(f"   speed-up with {args.load_workers} workers over 1: "
+              f"{figures[args.load_workers] / figures[1]:.2f}x")
+    fresh_index(workspace, jobs_base)
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size-mb", type=int, default=500,
@@ -521,6 +629,10 @@ def main() -> int:
     parser.add_argument("--workspace", help="index workspace (default: a temporary directory, "
                                             "removed at the end)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary workspace")
+    parser.add_argument("--jobs", type=int, default=4,
+                        help="jobs of the multi-job cold load (each holds the large file)")
+    parser.add_argument("--load-workers", type=int, default=default_load_workers(),
+                        help="load workers compared with 1 (default: the core count)")
     parser.add_argument("--child", choices=("cold", "warm"), help=argparse.SUPPRESS)
     parser.add_argument("--child-base", help=argparse.SUPPRESS)
     parser.add_argument("--child-histogram-tags", type=int, help=argparse.SUPPRESS)
@@ -529,7 +641,7 @@ def main() -> int:
 
     if args.child == "cold":
         print(json.dumps(child_cold(args.child_base, args.workspace, args.steps, args.tags,
-                                    args.child_histogram_tags)))
+                                    args.child_histogram_tags, args.load_workers)))
         return 0
     if args.child == "warm":
         print(json.dumps(child_warm(args.child_base, args.workspace, args.steps)))

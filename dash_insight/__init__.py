@@ -1,7 +1,8 @@
 """dash-insight: training visualization for MindSpore summary logs, built with Plotly Dash.
 
-``SummaryWriter`` writes summaries as MindSpore does; ``create_app`` builds the web app
-(imported on first use, so writing summaries does not load Dash). ``%load_ext dash_insight``
+``SummaryWriter`` writes summaries as MindSpore does; ``create_app`` builds the web app. Both
+are imported on first use: writing summaries does not load Dash, and a server starting does not
+load the writer (numpy and protobuf modules it does not need yet). ``%load_ext dash_insight``
 adds the ``%dash_insight`` notebook magic (:mod:`dash_insight.notebook`).
 """
 
@@ -10,9 +11,8 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from dash_insight.core.format.writer import SummaryWriter
-
 if TYPE_CHECKING:
+    from dash_insight.core.format.writer import SummaryWriter
     from dash_insight.web.application import create_app
 
 try:
@@ -28,6 +28,10 @@ def __getattr__(name: str) -> Any:
         from dash_insight.web.application import create_app
 
         return create_app
+    if name == "SummaryWriter":
+        from dash_insight.core.format.writer import SummaryWriter
+
+        return SummaryWriter
     raise AttributeError(f"module 'dash_insight' has no attribute {name!r}")
 
 

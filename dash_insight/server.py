@@ -22,11 +22,15 @@ from typing import NoReturn
 
 import waitress
 
-from dash_insight.core.runtime import announce, retire
-from dash_insight.core.service import DataService
-from dash_insight.core.settings import Settings, SettingsError, bind_problem
-from dash_insight.core.store.loader import LOADER_THREAD
-from dash_insight.web.application import create_app
+from dash_insight.web.lean_import import import_dash_without_notebook_support
+
+import_dash_without_notebook_support()  # before anything imports Dash
+
+from dash_insight.core.runtime import announce, retire  # noqa: E402
+from dash_insight.core.service import DataService  # noqa: E402
+from dash_insight.core.settings import Settings, SettingsError, bind_problem  # noqa: E402
+from dash_insight.core.store.loader import LOADER_THREAD  # noqa: E402
+from dash_insight.web.application import create_app  # noqa: E402
 
 
 def _launcher() -> str:

@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import sys
 
-import flask
+from dash_insight.web.lean_import import import_dash_without_notebook_support
 
-from dash_insight.core.runtime import announce, listening_ports
-from dash_insight.core.settings import DEFAULT_SOURCE, Settings
-from dash_insight.web.application import create_app
+import_dash_without_notebook_support()  # before anything imports Dash
+
+import flask  # noqa: E402
+
+from dash_insight.core.runtime import announce, listening_ports  # noqa: E402
+from dash_insight.core.settings import DEFAULT_SOURCE, Settings  # noqa: E402
+from dash_insight.web.application import create_app  # noqa: E402
 
 
 def _application() -> flask.Flask:

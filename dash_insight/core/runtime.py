@@ -27,13 +27,15 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-
-import psutil
+from typing import TYPE_CHECKING
 
 from dash_insight.core.private_files import make_private_dirs
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.index import IndexStore, index_directory
+
+if TYPE_CHECKING:  # imported where processes are looked at: a starting server does not need it
+    import psutil
 
 TITLE_PREFIX = "dash-insight:"
 _TITLE = re.compile(r"^dash-insight: port (\d+), (.*)$")
@@ -119,6 +121,8 @@ def _remove_record(path: str, pid: int) -> None:
 
 def is_server_process(pid: int) -> bool:
     """The process ``pid`` runs a dash-insight server (titled, or not yet titled)."""
+    import psutil
+
     try:
         command = " ".join(psutil.Process(pid).cmdline())
     except (psutil.Error, OSError):
@@ -128,6 +132,8 @@ def is_server_process(pid: int) -> bool:
 
 def listening_ports(pid: int | None = None) -> list[int]:
     """TCP ports the process listens on (a gunicorn worker: the sockets its master bound)."""
+    import psutil
+
     try:
         connections = psutil.Process(pid).net_connections(kind="inet")
     except (psutil.Error, OSError):
@@ -152,6 +158,8 @@ class RunningServer:
 
 
 def _titled_processes() -> dict[int, psutil.Process]:
+    import psutil
+
     found = {}
     for process in psutil.process_iter(["cmdline"]):
         command = " ".join(process.info.get("cmdline") or ())
@@ -162,6 +170,8 @@ def _titled_processes() -> dict[int, psutil.Process]:
 
 def _open_workspaces(process: psutil.Process) -> set[str]:
     """Workspaces whose access log the process has open (None readable: another user's)."""
+    import psutil
+
     try:
         files = process.open_files()
     except (psutil.Error, OSError):
@@ -190,6 +200,8 @@ def _records(workspace: str) -> list[tuple[str, ServerRecord]]:
 
 def _from_title(process: psutil.Process) -> ServerRecord | None:
     """What a server's title tells when its record cannot be found."""
+    import psutil
+
     try:
         match = _TITLE.match(" ".join(process.cmdline()))
         started = process.create_time()
@@ -233,6 +245,8 @@ def load_state(workspace: str, base_dir: str) -> str:
 def find_servers(workspaces: Iterable[str] = ()) -> list[RunningServer]:
     """Every running server whose record is in ``workspaces`` or in the workspace of a titled
     process, sorted by port and pid. Stale records (the process is gone) are removed."""
+    import psutil
+
     titled = _titled_processes()
     folders = {os.path.abspath(os.path.expanduser(w)) for w in workspaces}
     for process in titled.values():

@@ -29,7 +29,8 @@ class DataService:
         self.store = IndexStore(index_directory(self.workspace, self.summary_base_dir))
         self.loader = Loader(self.summary_base_dir, self.store, max_depth=settings.max_depth,
                              reload_interval=settings.reload_interval,
-                             max_record_bytes=settings.max_record_bytes)
+                             max_record_bytes=settings.max_record_bytes,
+                             load_workers=settings.load_workers)
         self.provider = DataProvider(self.summary_base_dir, self.store,
                                      samples_per_plugin=settings.samples_per_plugin,
                                      cache_bytes=settings.cache_bytes,

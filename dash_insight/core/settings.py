@@ -56,6 +56,8 @@ DEFAULT_ACCESS_LOG_MAX_BYTES = 10 << 20
 #: and skipped unread; the same number bounds the records requests decode at once. The smallest
 #: limit accepted: a summary's version record and small values must fit.
 MIN_MAX_RECORD_BYTES = 1 << 10
+#: More load worker processes than this would only cost memory (each holds a slice).
+MAX_LOAD_WORKERS = 64
 ENV_PREFIX = "DASH_INSIGHT_"
 #: Names the config file (``--config`` takes precedence).
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
@@ -89,6 +91,23 @@ def parse_reload_interval(value: Any) -> float:
     if not 0 <= number <= MAX_RELOAD_INTERVAL:
         raise SettingsError("reload interval must be a number of seconds in "
                             f"0..{MAX_RELOAD_INTERVAL:g}, not {str(value)!r}")
+    return number
+
+
+def default_load_workers() -> int:
+    """The cores this process may run on (``sched_getaffinity``; ``cpu_count`` elsewhere)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_load_workers(value: Any) -> int:
+    text = str(value)
+    number = int(text) if text.isdigit() and not isinstance(value, bool) else -1
+    if not 1 <= number <= MAX_LOAD_WORKERS:
+        raise SettingsError(f"load workers must be an integer in 1..{MAX_LOAD_WORKERS}, "
+                            f"not {text!r}")
     return number
 
 
@@ -252,6 +271,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("access_log_max_bytes", parse_size,
            "rotate <workspace>/log/access.<port>.log at this size, 0 = never "
            f"(default {DEFAULT_ACCESS_LOG_MAX_BYTES >> 20}M)", "SIZE"),
+    Option("load_workers", parse_load_workers,
+           "processes reading summary files at once when a load has several large files or "
+           "jobs to read; 1 = read in the server process only (default: the core count)", "N"),
     Option("allowed_hosts", parse_allowed_hosts,
            "host names the browser may use besides the bound one, IP addresses and localhost "
            "(any other Host header is refused against DNS rebinding; '*.domain' matches "
@@ -394,6 +416,8 @@ class Settings:
     cache_bytes: int = DEFAULT_CACHE_BYTES
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
     access_log_max_bytes: int = DEFAULT_ACCESS_LOG_MAX_BYTES
+    #: Worker processes of a cold load (:mod:`dash_insight.core.store.load_pool`).
+    load_workers: int = field(default_factory=default_load_workers)
     #: Extra names the ``Host`` header may carry (see :mod:`dash_insight.web.host_check`).
     allowed_hosts: tuple[str, ...] = ()
     config: str | None = field(default=None, compare=False)
@@ -415,6 +439,7 @@ class Settings:
         set_(self, "host", parse_host(self.host))
         parse_url_base_pathname(self.url_base_pathname)
         set_(self, "allowed_hosts", parse_allowed_hosts(self.allowed_hosts))
+        set_(self, "load_workers", parse_load_workers(self.load_workers))
         for name in ("cache_bytes", "access_log_max_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:

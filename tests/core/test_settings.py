@@ -13,8 +13,10 @@ import pytest
 from dash_insight.core.settings import (
     DEFAULT_RELOAD_INTERVAL,
     DEMO_DIR,
+    MAX_LOAD_WORKERS,
     Settings,
     SettingsError,
+    default_load_workers,
     parse_size,
     parse_url_path_prefix,
     source_table,
@@ -44,6 +46,8 @@ def test_defaults_are_the_same_from_every_source(tmp_path: Path) -> None:
     ("RELOAD_INTERVAL", "soon", "reload interval"),
     ("SAMPLES_PER_PLUGIN", "scalar=0", "sample count must be a positive integer"),
     ("URL_BASE_PATHNAME", "insight", "must start and end with '/'"),
+    ("LOAD_WORKERS", "0", "load workers must be an integer in 1..64, not '0'"),
+    ("LOAD_WORKERS", "many", "load workers must be an integer in 1..64"),
 ])
 def test_environment_values_are_validated(tmp_path: Path, name: str, value: str,
                                           message: str) -> None:
@@ -60,7 +64,8 @@ def test_environment_needs_the_base_dir() -> None:
 
 @pytest.mark.parametrize("argv", [
     ("--reload-interval", "-5"), ("--max-depth", "x"), ("--port", "0"),
-    ("--samples-per-plugin", "nope=3"),
+    ("--samples-per-plugin", "nope=3"), ("--load-workers", "0"),
+    ("--load-workers", str(MAX_LOAD_WORKERS + 1)),
 ])
 def test_command_line_refuses_what_the_environment_refuses(argv: tuple[str, ...]) -> None:
     with pytest.raises(SystemExit):
@@ -74,6 +79,17 @@ def test_keyword_values_are_validated_too(tmp_path: Path) -> None:
         Settings(str(tmp_path), max_depth=-1)
     with pytest.raises(SettingsError, match="url_base_pathname"):
         Settings(str(tmp_path), url_base_pathname="/insight")
+    with pytest.raises(SettingsError, match="load workers"):
+        Settings(str(tmp_path), load_workers=0)
+    with pytest.raises(SettingsError, match="load workers"):
+        Settings(str(tmp_path), load_workers=True)
+
+
+def test_load_workers_default_to_the_cores_this_process_may_use(tmp_path: Path) -> None:
+    settings = Settings(str(tmp_path))
+    assert settings.load_workers == default_load_workers() >= 1
+    assert settings.load_workers == len(os.sched_getaffinity(0))
+    assert _parse("--load-workers", "3").load_workers == 3
 
 
 def test_to_args_gives_the_same_settings_back(tmp_path: Path) -> None:
@@ -104,6 +120,7 @@ VALUES = {
     "samples_per_plugin": {"default": {}, "config": {"scalar": 10}, "env": {"image": 5},
                            "cli": {"tensor": 2}},
     "host": {"default": "127.0.0.1", "config": "10.0.0.1", "env": "10.0.0.2", "cli": "::1"},
+    "load_workers": {"default": default_load_workers(), "config": 3, "env": 4, "cli": 5},
 }
 SOURCES = ("default", "config", "env", "cli")
 
@@ -279,6 +296,7 @@ def test_python_module_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     ("toml", 'reload_interval = "soon"\n', "reload_interval", "reload interval must be"),
     ("toml", 'samples_per_plugin = {audio = 3}\n', "samples_per_plugin", "bad --samples"),
     ("toml", "max_depth = -1\n", "max_depth", "max depth must be an integer >= 0"),
+    ("toml", "load_workers = 0\n", "load_workers", "load workers must be an integer in 1..64"),
     ("toml", "access_log_max_bytes = \"lots\"\n", "access_log_max_bytes", "size must be"),
     ("python", "PORT = 'eighty'\n", "PORT", "port must be an integer in 1..65535"),
     ("python", "RELOAD_INTERVAL = 301\n", "RELOAD_INTERVAL", "reload interval must be"),

@@ -23,6 +23,7 @@ from dash_insight.core.format.framing import RecordReader, masked_crc32c
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.load_pool import SliceResult
 from dash_insight.core.store.loader import Loader
 from dash_insight.core.store.state import FileState, JobState
 from tests.faults.conftest import START_TIMEOUT, Server, free_port, stop_server, write_job
@@ -140,10 +141,12 @@ class _ReplacingLoader(Loader):
         super().__init__(*args, **kwargs)
         self.replacement: Path | None = replacement
 
-    def _read_summary(self, path: str, state: JobState, file_state: FileState) -> None:
-        super()._read_summary(path, state, file_state)
+    def _store_summary_slice(self, state: JobState, file_state: FileState,
+                             summary_slice: SliceResult) -> None:
+        super()._store_summary_slice(state, file_state, summary_slice)
         if self.replacement is not None:
-            os.replace(self.replacement, path)
+            os.replace(self.replacement, os.path.join(self.base_dir, state.train_id,
+                                                      file_state.name))
             self.replacement = None
 
 

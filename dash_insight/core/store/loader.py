@@ -26,6 +26,16 @@ Reading goes round-robin over the jobs in slices of ``slice_bytes`` (128 MB: a 5
 is indexed in four chunks per tag, each point written once), so a large job does not hide the
 others while it loads, and progress (bytes read / bytes on disk) is published after every pass.
 MindInsight read one record per job per round and re-listed every directory per record.
+
+With ``load_workers`` > 1 a pass reads a slice of up to ``load_workers`` files of every job
+that has something to read, and when there are at least two such summary files with at least
+``pool_min_bytes`` left to read (a cold load, not the few new records of a live run), their
+slices are framed and scanned by a :class:`~.load_pool.LoadPool` of that many worker
+processes. This process stays the only writer: it takes the workers' columns back in the order
+of the pass and writes them in the pass's transaction exactly as it writes its own reading, so
+the index is the same with one worker or many. A slice whose worker raised or died is recorded
+as damage of that file at the offset where the slice started (what was read before stays, the
+other files go on); the file is read again when it changes.
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from dash_insight.core.format.events import DecodeError, decode_lineage_event, decode_model_proto
 from dash_insight.core.format.files import EVENT_KINDS, FileKind, open_regular
@@ -52,6 +62,13 @@ from dash_insight.core.format.tensorboard import (
 )
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
 from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns, is_damage
+from dash_insight.core.store.load_pool import (
+    READ_SLICE,
+    LoadPool,
+    SliceResult,
+    SliceTask,
+    read_slice,
+)
 from dash_insight.core.store.state import (
     GRAPH_IN_SUMMARY,
     GRAPH_PB,
@@ -67,6 +84,9 @@ from dash_insight.core.vocabulary import Plugin
 log = logging.getLogger(__name__)
 #: Name of the background loading thread (the server looks for it when stopping).
 LOADER_THREAD = "dash-insight-loader"
+#: A pass goes to worker processes only with this much left to read in its summary files:
+#: starting the workers costs ~0.5 s of CPU each, about what 50 MB of reading costs.
+POOL_MIN_BYTES = 64 << 20
 
 
 def _forget_file(store: IndexStore, state: JobState, file_state: FileState) -> None:
@@ -105,6 +125,9 @@ class Loader:
         slice_bytes: int = 128 << 20,
         max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
+        load_workers: int = 1,
+        pool_min_bytes: int = POOL_MIN_BYTES,
+        pool_target: str = READ_SLICE,
     ) -> None:
         self.base_dir = os.path.abspath(base_dir)
         self.store = store
@@ -115,6 +138,12 @@ class Loader:
         #: unread: what reading one record may cost in memory is bounded by this.
         self.max_record_bytes = max_record_bytes
         self._clock = clock
+        #: Files read at once per job and pass, and worker processes when a pass is worth them.
+        self.load_workers = max(1, load_workers)
+        self.pool_min_bytes = pool_min_bytes
+        self._pool_target = pool_target
+        #: Passes whose slices went to worker processes (for tests and benchmarks).
+        self.pool_passes = 0
         self._scanners: dict[tuple[str, str], EventScanner | TensorBoardScanner] = {}
         # Directories that could not be listed, as last logged: train_id -> reason.
         self._unlisted: dict[str, str] = {}
@@ -211,22 +240,65 @@ class Loader:
                 self.store.bump_generation()
         pending = [job for job in jobs if any(f.needs_reading for f in
                                               states[job.train_id].files.values())]
-        while pending and not self._stop.is_set():
-            # One pass: a slice of every job that has something to read, then publish.
-            still = []
-            with self.store.transaction():
-                for job in pending:
-                    state = states[job.train_id]
-                    if self._read_slice_safely(job, state):
-                        still.append(job)
-                    state.version += 1
-                    state.loaded_once = state.loaded_once or job not in still
-                    self.store.save_job(state)
-                self.store.bump_generation()
-            changed = True
-            pending = still
+        pool = LoadPool(self.load_workers, self._pool_target) if self.load_workers > 1 else None
+        try:
+            while pending and not self._stop.is_set():
+                # One pass: a slice of every job that has something to read, then publish.
+                plan = [(job, self._files_to_read(states[job.train_id])) for job in pending]
+                slices = self._read_slices(plan, states, pool)
+                still = []
+                with self.store.transaction():
+                    for job, files in plan:
+                        state = states[job.train_id]
+                        if self._read_files_safely(job, state, files, slices):
+                            still.append(job)
+                        state.version += 1
+                        state.loaded_once = state.loaded_once or job not in still
+                        self.store.save_job(state)
+                    self.store.bump_generation()
+                changed = True
+                pending = still
+        finally:
+            if pool is not None:
+                pool.close()
         self.store.expire_retired()
         return changed
+
+    def _files_to_read(self, state: JobState) -> list[FileState]:
+        """The files of a job read in this pass: the first ``load_workers`` that need it, in
+        rank order (one with a single worker: files are read one after the other)."""
+        waiting = [f for f in sorted(state.files.values(), key=lambda f: (f.rank, f.name))
+                   if f.needs_reading]
+        return waiting[:self.load_workers]
+
+    def _slice_task(self, job: JobInfo, state: JobState, file_state: FileState) -> SliceTask:
+        return SliceTask(path=os.path.join(job.path, file_state.name),
+                         tensorboard=file_state.kind == FileKind.TENSORBOARD.value,
+                         offset=file_state.offset, lost_at=file_state.lost_at,
+                         inode=file_state.identity[0], max_payload=self.max_record_bytes,
+                         slice_bytes=self.slice_bytes,
+                         scanner=self._scanners.get((state.train_id, file_state.name)))
+
+    def _read_slices(self, plan: list[tuple[JobInfo, list[FileState]]],
+                     states: dict[str, JobState], pool: LoadPool | None
+                     ) -> Iterator[SliceResult | BaseException]:
+        """The slices of the pass's summary files, in plan order, each read when the pass
+        writes it: in this process, or (worth it, see :data:`POOL_MIN_BYTES`) by ``pool``."""
+        tasks = [self._slice_task(job, states[job.train_id], f) for job, files in plan
+                 for f in files if FileKind(f.kind) in EVENT_KINDS]
+        left = sum(max(0, f.size - f.offset) for _, files in plan for f in files
+                   if FileKind(f.kind) in EVENT_KINDS)
+        if pool is not None and len(tasks) >= 2 and left >= self.pool_min_bytes:
+            self.pool_passes += 1
+            return pool.ordered(tasks)
+        return (self._read_here(task) for task in tasks)
+
+    @staticmethod
+    def _read_here(task: SliceTask) -> SliceResult | BaseException:
+        try:
+            return read_slice(task)
+        except Exception as error:  # recorded as damage of the file, as a worker's would be
+            return error
 
     def _keep_unlisted(self, unlisted: list[JobInfo], known: list[tuple[str, float, float]]
                        ) -> tuple[list[tuple[str, float, float]], bool]:
@@ -262,22 +334,35 @@ class Loader:
                     changed = True
         return kept, changed
 
-    def _read_slice_safely(self, job: JobInfo, state: JobState) -> bool:
-        """:meth:`_read_slice`, but an unexpected failure on one file is recorded as damage of
-        that file (not retried until the file changes) instead of stopping every job."""
-        try:
-            return self._read_slice(job, state)
-        except Exception as error:  # a reader bug or an OS surprise: keep the others going
-            if is_damage(error):
-                raise  # the index's fault, not the file's: see _load_round_or_rebuild
-            log.exception("indexing %s failed", job.train_id)
-            for file_state in state.files.values():
-                if file_state.needs_reading:
-                    file_state.damage.append(Damage(file_state.offset,
-                                                    f"could not index this file: {error!r}"))
-                    file_state.caught_up, file_state.read_size = True, file_state.size
-                    break
-            return any(f.needs_reading for f in state.files.values())
+    def _read_files_safely(self, job: JobInfo, state: JobState, files: list[FileState],
+                           slices: Iterator[SliceResult | BaseException]) -> bool:
+        """Read one slice of each of ``files`` (summary files: their next item of ``slices``);
+        an unexpected failure on one file is recorded as damage of that file (not retried until
+        the file changes) instead of stopping every job. True while more is left to read."""
+        for file_state in files:
+            summary = FileKind(file_state.kind) in EVENT_KINDS
+            outcome = next(slices) if summary else None
+            try:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                self._read_file(job, state, file_state, outcome)
+            except Exception as error:  # a reader bug or an OS surprise: keep the others going
+                if is_damage(error):
+                    raise  # the index's fault, not the file's: see _load_round_or_rebuild
+                log.error("indexing %s/%s failed: %r", job.train_id, file_state.name, error,
+                          exc_info=error)
+                self._give_up_slice(state, file_state, error)
+        return any(f.needs_reading for f in state.files.values())
+
+    def _give_up_slice(self, state: JobState, file_state: FileState, error: BaseException
+                       ) -> None:
+        """Record a slice that could not be read as damage where it starts; what was read
+        before stays, and the file is read again when it changes."""
+        file_state = state.files.get(file_state.name, file_state)  # a restart replaced it
+        file_state.damage.append(Damage(file_state.offset,
+                                        f"could not index this file: {error!r}"))
+        file_state.caught_up, file_state.read_size = True, file_state.size
+        self._scanners.pop((state.train_id, file_state.name), None)
 
     def _reconcile(self, job: JobInfo, state: JobState) -> bool:
         """Match the index's file states with the files on disk; True if anything changed."""
@@ -336,46 +421,38 @@ class Loader:
                 changed = True
         return changed
 
-    def _read_slice(self, job: JobInfo, state: JobState) -> bool:
-        """Read one slice of the first file that needs it; True while more is left to read."""
-        waiting = [f for f in sorted(state.files.values(), key=lambda f: (f.rank, f.name))
-                   if f.needs_reading]
-        if not waiting:
-            return False
-        file_state = waiting[0]
+    def _read_file(self, job: JobInfo, state: JobState, file_state: FileState,
+                   summary_slice: SliceResult | None) -> None:
+        """Read one slice of one file: a summary file's slice was read by :meth:`_read_slices`
+        (here or in a worker) and is written now; lineage and graph files are read here."""
         path = os.path.join(job.path, file_state.name)
         kind = FileKind(file_state.kind)
         if kind in EVENT_KINDS:
-            self._read_summary(path, state, file_state)
+            assert summary_slice is not None
+            self._store_summary_slice(state, file_state, summary_slice)
         elif kind is FileKind.LINEAGE:
             self._read_lineage(path, state, file_state)
         else:
             self._read_graph_file(path, state, file_state)
-        return any(f.needs_reading for f in state.files.values())
 
-    def _read_summary(self, path: str, state: JobState, file_state: FileState) -> None:
-        reader = RecordReader(path, file_state.offset, file_state.lost_at,
-                              inode=file_state.identity[0], max_payload=self.max_record_bytes)
-        scanner = self._scanners.get((state.train_id, file_state.name))
-        if scanner is None:
-            scanner = self._scanners[(state.train_id, file_state.name)] = (
-                TensorBoardScanner() if file_state.kind == FileKind.TENSORBOARD.value
-                else EventScanner())
+    def _store_summary_slice(self, state: JobState, file_state: FileState,
+                             summary_slice: SliceResult) -> None:
+        """Write what one slice of a summary file held and move its file state on."""
+        self._scanners[(state.train_id, file_state.name)] = summary_slice.scanner
         size_before = file_state.size
         # Appending to a file that was read to its end: merge chunks (live runs add small
         # ones). Reading a file for the first time: every point is written once, no merging.
         merge = file_state.caught_up
-        result = scanner.scan(reader.read(self.slice_bytes))
-        read = reader.result
-        if read.replaced and reader.stat is not None:
-            self._restart_file(state, file_state, reader.stat)
+        result, read = summary_slice.scan, summary_slice.read
+        if read.replaced and summary_slice.stat is not None:
+            self._restart_file(state, file_state, summary_slice.stat)
             return
         self._store_scan(state, file_state, result, merge)
         damage = [d for d in read.damage if d is not read.error]
         self._log_damage(state, file_state, damage + result.errors)
         file_state.damage.extend(damage)
         file_state.records += read.records
-        file_state.offset, file_state.lost_at = reader.offset, reader.lost_at
+        file_state.offset, file_state.lost_at = summary_slice.offset, summary_slice.lost_at
         file_state.read_size = size_before
         file_state.caught_up = read.error is not None or read.bytes_consumed < self.slice_bytes
         self._set_unreadable(state, file_state, read.error)

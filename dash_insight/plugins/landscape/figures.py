@@ -13,9 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import plotly.express as px
+import plotly.colors
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dash_insight.plugins.landscape.query import Grid, LossPath
 
@@ -29,7 +28,7 @@ DEFAULT_VIEW = VIEW_3D
 FIRST_SCALES = ("jet", "viridis", "rdbu")
 SCALE_LABELS = {"jet": "Jet", "viridis": "Viridis", "rdbu": "RdBu"}
 COLOUR_SCALES: tuple[str, ...] = FIRST_SCALES + tuple(
-    s for s in px.colors.named_colorscales() if s not in FIRST_SCALES)
+    s for s in plotly.colors.named_colorscales() if s not in FIRST_SCALES)
 #: Path colours offered (MindInsight: a colour picker, default black).
 PATH_COLOURS = {"#000000": "Black", "#ffffff": "White", "#ff0000": "Red", "#ff8c00": "Orange",
                 "#ff00ff": "Magenta", "#00bcd4": "Cyan", "#32cd32": "Lime", "#1e50ff": "Blue"}
@@ -289,6 +288,8 @@ def overlay_figure(grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str
         _layout(figure, view, height, small=False)
         figure.update_layout(showlegend=True, legend={"x": 0, "y": 1})
         return figure
+    from plotly.subplots import make_subplots  # imported when drawn: it costs start-up time
+
     figure = make_subplots(rows=1, cols=max(1, len(grids)),
                            subplot_titles=[name for name, _, _ in grids],
                            horizontal_spacing=0.06)

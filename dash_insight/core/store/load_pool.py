@@ -1,0 +1,225 @@
+"""Reading summary files on several cores: worker processes that frame and scan slices.
+
+The loader's slowest step is turning the bytes of a summary file into columns (framing, CRC,
+protobuf, :class:`~dash_insight.core.format.scan.EventScanner`); it needs nothing but the file.
+:func:`read_slice` does that step for one slice of one file, as a pure function of a
+:class:`SliceTask`, and :class:`LoadPool` runs it in worker processes. The loader stays the only
+writer of the index: it sends tasks, takes the results back in the order it sent them and writes
+them inside its transactions as it would have written its own reading (so one worker or many
+give the same index).
+
+The workers are plain ``python -m dash_insight.core.store.load_worker`` processes talking
+pickle over their stdin and stdout, not a ``multiprocessing`` pool: that one runs the parent's
+``__main__`` again in every worker (the whole web app, for ``python -m dash_insight.server``).
+A worker imports only the file format modules. Each worker has one task at a time, so a worker
+that dies (killed, out of memory, a crash in a C extension) is known to have died on its task:
+that task's result is a :class:`WorkerCrashed`, the worker is replaced and every other task
+goes on. The workers are started on first use and stopped by :meth:`LoadPool.close` (the loader
+closes its pool at the end of each round that used it: a running server holds no idle worker).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import importlib
+import logging
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import IO, Any
+
+from dash_insight.core.format.framing import ReadResult, RecordReader
+from dash_insight.core.format.scan import EventScanner, ScanResult
+from dash_insight.core.format.tensorboard import TensorBoardScanner
+
+log = logging.getLogger(__name__)
+
+#: The function a worker runs on each task, as ``module:function``.
+READ_SLICE = "dash_insight.core.store.load_pool:read_slice"
+WORKER_MODULE = "dash_insight.core.store.load_worker"
+#: Seconds a closed worker gets to exit before it is killed.
+STOP_SECONDS = 5.0
+
+
+@dataclass
+class SliceTask:
+    """One slice of one summary file: where to resume (the file state's ``offset``,
+    ``lost_at`` and inode), how much to read, and the file's scanner (None: a new one), whose
+    state (templates, a TensorBoard tag's plugin) carries over from one slice to the next."""
+
+    path: str
+    tensorboard: bool
+    offset: int
+    lost_at: int | None
+    inode: int | None
+    max_payload: int
+    slice_bytes: int
+    scanner: EventScanner | TensorBoardScanner | None = None
+
+
+@dataclass
+class SliceResult:
+    """What reading a :class:`SliceTask` found: the scanned columns, the reader's account of the
+    slice (damage, tail, error, replaced), where to resume, the file's ``fstat`` and the scanner
+    to use for the next slice."""
+
+    scan: ScanResult
+    read: ReadResult
+    offset: int
+    lost_at: int | None
+    stat: os.stat_result | None
+    scanner: EventScanner | TensorBoardScanner
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker process reading a task ended without answering (killed, out of memory, a
+    crash in native code)."""
+
+
+def read_slice(task: SliceTask) -> SliceResult:
+    """Frame, check and scan up to ``task.slice_bytes`` of ``task.path`` from ``task.offset``:
+    what :class:`~dash_insight.core.store.loader.Loader` does with one slice of a file, without
+    the index. Runs in a worker process or in the loader's own."""
+    reader = RecordReader(task.path, task.offset, task.lost_at, inode=task.inode,
+                          max_payload=task.max_payload)
+    scanner = task.scanner
+    if scanner is None:
+        scanner = TensorBoardScanner() if task.tensorboard else EventScanner()
+    scan = scanner.scan(reader.read(task.slice_bytes))
+    return SliceResult(scan=scan, read=reader.result, offset=reader.offset,
+                       lost_at=reader.lost_at, stat=reader.stat, scanner=scanner)
+
+
+def resolve(target: str) -> Callable[[Any], Any]:
+    """The function named ``module:function``."""
+    module, _, name = target.partition(":")
+    function: Callable[[Any], Any] = getattr(importlib.import_module(module), name)
+    return function
+
+
+class _Worker:
+    """One worker process with one task at a time."""
+
+    def __init__(self, target: str) -> None:
+        # The worker finds modules where this process finds them (a checkout, a test folder).
+        path = os.pathsep.join(p for p in sys.path if p)
+        env = {**os.environ, "PYTHONPATH": path}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", WORKER_MODULE, target], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, env=env)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._to: IO[bytes] = self.process.stdin
+        self._from: IO[bytes] = self.process.stdout
+
+    def run(self, task: Any) -> Any:
+        """The worker's answer to ``task``: its result, or the exception it raised (returned,
+        not raised). :class:`WorkerCrashed` when the process ended without answering."""
+        try:
+            pickle.dump(task, self._to, protocol=pickle.HIGHEST_PROTOCOL)
+            self._to.flush()
+            ok, answer = pickle.load(self._from)
+        except (EOFError, OSError, pickle.UnpicklingError) as error:
+            code = self._reap()
+            raise WorkerCrashed(f"the load worker stopped while reading this file "
+                                f"(exit code {code})") from error
+        return answer if ok else _as_exception(answer)
+
+    def _reap(self) -> int | None:
+        with contextlib.suppress(OSError):
+            self._to.close()
+        try:
+            return self.process.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+    def close(self) -> None:
+        """Ask the worker to end (EOF on its stdin); killed if it does not."""
+        self._reap()
+        with contextlib.suppress(OSError):
+            self._from.close()
+
+
+def _as_exception(answer: Any) -> BaseException:
+    return answer if isinstance(answer, BaseException) else RuntimeError(str(answer))
+
+
+class LoadPool:
+    """``workers`` worker processes running ``target`` (default :func:`read_slice`)."""
+
+    def __init__(self, workers: int, target: str = READ_SLICE) -> None:
+        if workers < 1:
+            raise ValueError(f"a load pool needs at least one worker, not {workers}")
+        self.workers = workers
+        self.target = target
+        self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._all: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._threads: ThreadPoolExecutor | None = None
+        self.crashes = 0
+
+    def _borrow(self) -> _Worker:
+        with self._lock:
+            try:
+                return self._idle.get_nowait()
+            except queue.Empty:
+                worker = _Worker(self.target)
+                self._all.append(worker)
+                return worker
+
+    def _run(self, task: Any) -> Any:
+        worker = self._borrow()
+        try:
+            answer = worker.run(task)
+        except WorkerCrashed as crashed:
+            with self._lock:
+                self._all.remove(worker)
+                self.crashes += 1
+            log.warning("%s", crashed)
+            return crashed
+        self._idle.put(worker)
+        return answer
+
+    def ordered(self, tasks: Iterable[Any]) -> Iterator[Any]:
+        """The answer to each task, in the order of ``tasks`` (a result, or the exception its
+        worker raised or :class:`WorkerCrashed`). At most ``workers + 1`` answers wait in this
+        process at any time, so the memory held is bounded however many tasks there are."""
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(self.workers,
+                                               thread_name_prefix="dash-insight-load-pool")
+        window: collections.deque[Future[Any]] = collections.deque()
+        pending = iter(tasks)
+        try:
+            for task in pending:
+                window.append(self._threads.submit(self._run, task))
+                if len(window) > self.workers:
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()
+        finally:
+            for future in window:
+                future.cancel()
+
+    def close(self) -> None:
+        """Stop every worker (idempotent; a later :meth:`ordered` starts new ones)."""
+        if self._threads is not None:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+            self._threads = None
+        with self._lock:
+            workers, self._all = self._all, []
+            self._idle = queue.SimpleQueue()
+        for worker in workers:
+            worker.close()
+
+    def __enter__(self) -> LoadPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
