@@ -1,8 +1,10 @@
 """A warm start answers its first requests without the modules it defers (issue #18 item 4).
 
 The server process imports Dash without its notebook support
-(:mod:`dash_insight.web.lean_import`), and pandas, plotly.express, plotly's subplots and the
-summary writer only where a request needs them. Checked in a fresh interpreter: importing the
+(:mod:`dash_insight.web.lean_import`), and plotly.express, plotly's subplots and the summary
+writer only where a request needs them. (pandas is imported at start: plotly looks for it in
+``sys.modules`` while it builds any figure, and found it half imported when a first lineage
+request imported it in another thread.) Checked in a fresh interpreter: importing the
 server module, building the app on a workspace whose index is complete, and answering the job
 list, the summary-list page and its layout leave them out of ``sys.modules``.
 """
@@ -20,7 +22,7 @@ from dash_insight.core.store.index import IndexStore, index_directory
 from dash_insight.core.store.loader import Loader
 
 #: Imported on first use only; a warm start must not need them.
-DEFERRED = ("pandas", "plotly.express", "plotly.subplots", "IPython", "requests",
+DEFERRED = ("plotly.express", "plotly.subplots", "IPython", "requests",
             "dash_insight.core.format.writer")
 
 CHILD = textwrap.dedent("""

@@ -16,6 +16,7 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
+from dash_insight.core.lazy_import import import_module
 from dash_insight.plugins.landscape.query import Grid, LossPath
 
 VIEW_CONTOUR = "contour"
@@ -288,8 +289,8 @@ def overlay_figure(grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str
         _layout(figure, view, height, small=False)
         figure.update_layout(showlegend=True, legend={"x": 0, "y": 1})
         return figure
-    from plotly.subplots import make_subplots  # imported when drawn: it costs start-up time
-
+    # imported when drawn: it costs start-up time
+    make_subplots = import_module("plotly.subplots").make_subplots
     figure = make_subplots(rows=1, cols=max(1, len(grids)),
                            subplot_titles=[name for name, _, _ in grids],
                            horizontal_spacing=0.06)

@@ -18,15 +18,13 @@ import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from dash_insight.core.lineage_rows import lineage_row
 from dash_insight.core.provider import DataError, DataProvider
-
-if TYPE_CHECKING:  # pandas costs ~1 s of start-up: imported by the lineage queries only
-    import pandas as pd
 
 #: MindInsight's ``FIELD_MAPPING`` keys, in its order: the searchable and sortable fields.
 FIELDS = ("summary_dir", "loss_function", "train_dataset_path", "train_dataset_count",
@@ -506,8 +504,6 @@ class LineageTable:
 
     @classmethod
     def from_objects(cls, objects: Sequence[Mapping[str, Any]]) -> LineageTable:
-        import pandas as pd  # here, not at start-up (see the TYPE_CHECKING import)
-
         frame = pd.DataFrame(flattened_lineage(objects))
         train_ids = frame["train_id"].tolist()
         drop = [name for name, column in frame.items() if not _is_simple_number(column.dtype)]
