@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from dash.testing import errors as testing_errors
-from dash.testing.wait import until
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -20,6 +19,7 @@ from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.application import create_app
 from dash_insight.web.url_state import parse_search
+from tests.browser import until, wait_idle
 from tests.conftest import console_errors
 
 # -- pure builders ---------------------------------------------------------------------------
@@ -275,9 +275,10 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         until(start_editing, 10)
         ActionChains(dash_duo.driver).send_keys("best run").send_keys(Keys.ENTER).perform()
         dash_duo.wait_for_contains_text("#lineage-status", "Saved the remark of ./lenet_sc")
+        wait_idle(dash_duo)  # the overview and chart callbacks finish before the check
         assert not console_errors(dash_duo)
     finally:
-        dash_duo.server.stop()
+        dash_duo.stop_server()  # after the page's callbacks, and away from the page
         app.data_service.close()
 
     restarted = _app(corpus, workspace)  # a new app on the same workspace
@@ -303,6 +304,7 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         assert dash_duo.find_element("#lineage-overview").value_of_css_property(
             "display") == "none"
         _wait_table(dash_duo, LINEAGE_JOBS)
+        wait_idle(dash_duo)
         assert not console_errors(dash_duo)
     finally:
         restarted.data_service.close()

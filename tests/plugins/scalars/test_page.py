@@ -8,7 +8,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
-from dash.testing.wait import until
 
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
@@ -24,6 +23,7 @@ from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
 from dash_insight.web.application import create_app
 from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
+from tests.browser import until
 from tests.conftest import console_errors
 
 # --- algorithms ---------------------------------------------------------------------------------
