@@ -11,8 +11,11 @@ import pytest
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin, mindinsight_order
 from dash_insight.plugins.scalars.cards import scalar_card
+from dash_insight.plugins.tensors.cards import tensor_card
+from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.web.plugin import CardRequest
 from tests.conftest import loaded_service
+from tests.pages import text
 
 
 @pytest.fixture(scope="module")
@@ -36,3 +39,13 @@ def test_scalar_card_draws_the_first_two_tags_of_mindinsight(service: DataServic
     body, foot = scalar_card(CardRequest(dash.Dash(__name__), job), service)
     assert [trace.name for trace in body.figure.data] == ["loss/auto", "op/activation_max"]
     assert foot == "3 scalar tag(s)"
+
+
+def test_tensor_card_shows_five_decimals_as_mindinsight(service: DataService) -> None:
+    """MindInsight's card of ops_in_net (02b_dashboard_ops_in_net) starts -0.10534 -0.19657
+    0.10414: the first tensor tag, five decimals."""
+    job = service.provider.job("./ops_in_net")
+    body, foot = tensor_card(CardRequest(dash.Dash(__name__), job),
+                             TensorQueries(service.provider))
+    assert foot.startswith("op/conv_weight · ")
+    assert text(body).split()[:3] == ["-0.10534", "-0.19657", "0.10414"]

@@ -44,7 +44,9 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
         share = 0.5 if high == low or not np.isfinite(float(value)) else (
             (float(value) - low) / (high - low))
         colour = f"rgba(0, 165, 167, {0.1 + 0.5 * share:.2f})"
-        text = str(value) if corner.dtype.kind in "biu" else f"{float(value):.4g}"
+        # Five decimals of the exact value, as MindInsight's card and the tensor page's table
+        # (a float16 1.0048828125 is 1.00488).
+        text = str(value) if corner.dtype.kind in "biu" else f"{float(value):.5f}"
         return html.Td(text, style={"background": colour})
 
     table = html.Table(className="di-heat", children=[
