@@ -29,6 +29,8 @@ from dash_insight.plugins.scalars.charts import (
     register_chart_callbacks,
     threshold_text,
 )
+from dash_insight.web.components.job_notice import job_notice
+from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.components.tag_select import (
     checked_names,
     echoed,
@@ -48,7 +50,6 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     UrlState,
-    make_search,
     parse_search,
 )
 
@@ -154,16 +155,12 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.P(str(error)), dcc.Link("Back to the summary list",
                                          href=app.get_relative_path("/"))])
     state = page_state(params, all_tags)
-    dashboard = app.get_relative_path("/dashboard") + make_search({"train_id": train_id})
     return html.Div([
-        html.Div(className="di-page-head", children=[
-            dcc.Link("‹ Dashboard", href=dashboard, className="di-muted"),
-            html.H1("Scalars", className="di-title"),
-            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
-            html.Div(className="di-spacer"),
+        job_page_head(
+            app, "Scalars", train_id,
             html.A("Download CSV", id="scalar-download-csv", className="di-button secondary"),
-            html.A("Download JSON", id="scalar-download-json", className="di-button secondary"),
-        ]),
+            html.A("Download JSON", id="scalar-download-json", className="di-button secondary")),
+        job_notice(service.provider.job(train_id), "scalar-job-notice"),
         html.Div(className="di-panel", children=[
             picker("scalar-tags", "Tag Selection", all_tags, state["selected"],
                    state["filter"]),
