@@ -64,6 +64,9 @@ class PatientDashComposite(DashComposite):
 
     def __init__(self, server: Any, **kwargs: Any) -> None:
         super().__init__(server, wait_timeout=int(PATIENCE), **kwargs)
+        # A poll's script waits while the page's main thread is busy (a large chart drawn on a
+        # loaded machine): WebDriver's 30 s default failed such polls with "script timeout".
+        self.driver.set_script_timeout(PATIENCE)
 
     def start_server(self, app: Any, navigate: bool = True, **kwargs: Any) -> None:
         kwargs.setdefault("start_timeout", PATIENCE)

@@ -15,6 +15,7 @@ from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
+from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.application import create_app
@@ -308,3 +309,20 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         assert not console_errors(dash_duo)
     finally:
         restarted.data_service.close()
+
+
+def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
+    """One job left in the table: every importance is 0 (MindInsight's reason 2), so the chart
+    says why instead of drawing an empty axis."""
+    objects = lineage_data.search_lineages(entries, {})["object"]
+    every = lineage_data.LineageTable.from_objects(objects)
+    one = lineage_data.LineageTable.from_objects(objects[:1])
+    target = next(t for t in one.target_names if t in every.target_names)
+    rows = views.importance_rows(every, target)
+    assert views.importance_message(rows, len(objects)) is None
+    assert len(views.importance_figure(rows).data) == 2
+    rows = views.importance_rows(one, target)
+    message = views.importance_message(rows, 1)
+    assert message == "Parameter importance needs at least 3 jobs; the table shows 1."
+    figure = views.importance_figure(rows, message=message)
+    assert not figure.data and figure.layout.annotations[0].text == message
