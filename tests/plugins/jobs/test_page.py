@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from dash.testing.errors import TestingTimeoutError
+from dash.testing import errors as testing_errors
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
@@ -29,7 +29,7 @@ def _rows(dash_duo) -> list[str]:
 def _wait_rows(dash_duo, expected: set[str], timeout: float = PATIENCE) -> None:
     try:
         until(lambda: set(_rows(dash_duo)) == expected, timeout)
-    except TestingTimeoutError:
+    except testing_errors.TestingTimeoutError:
         raise AssertionError(f"rows {_rows(dash_duo)}, expected {expected}") from None
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
 
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
@@ -385,6 +387,10 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
     dash_duo.driver.execute_script("window.scrollTo(0, 0);")
     for tag in ("loss", "accuracy"):
         dash_duo.select_dcc_dropdown("#compose-tags", value=tag)
+        # A multi-select stays open after a pick: close it, so the next click opens it.
+        ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
+        dash_duo.wait_for_no_elements(".dash-dropdown-options")
+    dash_duo.wait_for_contains_text("#compose-tags", "accuracy")
     _click(dash_duo, "#compose-apply")
     until(lambda: "loss  +  accuracy" in _figures(dash_duo), 10)
     composed = _figures(dash_duo)["loss  +  accuracy"]
