@@ -8,4 +8,4 @@ import sys
 from dash_insight.server import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="app.py"))

@@ -38,7 +38,13 @@ from dash_insight.core.export import (
 )
 from dash_insight.core.format.inspect import format_file_entry, format_report, inspect_path
 from dash_insight.core.private_files import create_private_file, make_private_dirs
-from dash_insight.core.runtime import find_servers, format_servers, is_server_process
+from dash_insight.core.runtime import (
+    STOPPABLE_LAUNCHERS,
+    find_servers,
+    format_servers,
+    is_server_process,
+    servers_on_port,
+)
 from dash_insight.core.settings import (
     DEFAULT_PORT,
     DEFAULT_WORKSPACE,
@@ -145,32 +151,65 @@ def _port_and_workspace(args: argparse.Namespace) -> Settings:
 
 
 def _stop(args: argparse.Namespace) -> int:
+    """Stop the server of ``--port``: the one whose pid file is in ``--workspace``, else any
+    dash-insight server of that port (found by its process title, whatever workspace it was
+    started with). Only a dash-insight server is ever signalled, never a gunicorn worker."""
     try:
         settings = _port_and_workspace(args)
     except SettingsError as error:
         return _fail(str(error), 2)
-    args.port = settings.port
-    _, pid_path = _paths(settings.workspace, settings.port)
+    port = settings.port
+    _, pid_path = _paths(settings.workspace, port)
+    pid = _read_pid(pid_path)
+    if pid is not None and _alive(pid) and is_server_process(pid):
+        _end(pid)
+        with contextlib.suppress(OSError):
+            os.remove(pid_path)
+        print(f"dash-insight on port {port} stopped (pid {pid})")
+        return 0
+    stale = ""
+    if pid is not None or os.path.exists(pid_path):
+        with contextlib.suppress(OSError):
+            os.remove(pid_path)
+        stale = f"; removed the stale pid file {pid_path}"
+    found = servers_on_port(port, [settings.workspace])
+    if not found:
+        return _fail(f"no dash-insight server is running on port {port}{stale}")
+    others = [r for r in found if r.launcher not in STOPPABLE_LAUNCHERS]
+    if others:
+        pids = ", ".join(str(r.pid) for r in others)
+        return _fail(f"the dash-insight server on port {port} runs under {others[0].launcher} "
+                     f"(pid {pids}); stop {others[0].launcher} itself")
+    for record in found:
+        _end(record.pid)
+        if record.workspace != "?":
+            other_pid_path = _paths(record.workspace, port)[1]
+            if _read_pid(other_pid_path) == record.pid:
+                with contextlib.suppress(OSError):
+                    os.remove(other_pid_path)
+        print(f"dash-insight on port {port} stopped (pid {record.pid}, workspace "
+              f"{record.workspace})")
+    return 0
+
+
+def _read_pid(path: str) -> int | None:
     try:
-        with open(pid_path) as handle:
-            pid = int(handle.read().strip())
+        with open(path) as handle:
+            return int(handle.read().strip())
     except (OSError, ValueError):
-        return _fail(f"no dash-insight server started on port {args.port} "
-                     f"(no pid file {pid_path})")
-    if not (_alive(pid) and is_server_process(pid)):
-        os.remove(pid_path)
-        return _fail(f"the dash-insight server on port {args.port} (pid {pid}) is not running; "
-                     "removed its stale pid file")
-    os.kill(pid, signal.SIGTERM)
+        return None
+
+
+def _end(pid: int) -> None:
+    """SIGTERM, then SIGKILL after :data:`STOP_TIMEOUT` seconds."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT
     while _alive(pid) and is_server_process(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     if _alive(pid) and is_server_process(pid):
-        os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        os.remove(pid_path)
-    print(f"dash-insight on port {args.port} stopped (pid {pid})")
-    return 0
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -289,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Training visualization for MindSpore summary logs.",
     )
     parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     start = commands.add_parser(
         "start", help="start the web server in the background",
@@ -299,12 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
     Settings.add_arguments(start)
     start.set_defaults(handler=_start)
 
-    stop = commands.add_parser("stop", help="stop a server started with 'start'",
-                               description="Stop the dash-insight server on a port.")
+    stop = commands.add_parser(
+        "stop", help="stop the server on a port",
+        description="Stop the dash-insight server on a port (started by 'start' or app.py, "
+        "with any workspace: it is found by its process title).")
     stop.add_argument("--port", type=int, default=argparse.SUPPRESS,
                       help=f"its port (default {DEFAULT_PORT})")
     stop.add_argument("--workspace", default=argparse.SUPPRESS,
-                      help=f"the workspace it was started with (default {DEFAULT_WORKSPACE})")
+                      help="the workspace it was started with, where its pid file is (default "
+                      f"{DEFAULT_WORKSPACE}; a server of another workspace is found too)")
     stop.add_argument("--config", default=argparse.SUPPRESS,
                       help="the config file it was started with, for its port and workspace")
     stop.set_defaults(handler=_stop)
@@ -376,7 +418,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is None:  # `dash-insight` alone: list the commands
+        parser.print_help()
+        return 2
     try:
         return int(args.handler(args))
     except BrokenPipeError:  # e.g. piped into head

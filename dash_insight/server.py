@@ -28,7 +28,12 @@ import_dash_without_notebook_support()  # before anything imports Dash
 
 from dash_insight.core.runtime import announce, retire  # noqa: E402
 from dash_insight.core.service import DataService  # noqa: E402
-from dash_insight.core.settings import Settings, SettingsError, bind_problem  # noqa: E402
+from dash_insight.core.settings import (  # noqa: E402
+    Settings,
+    SettingsError,
+    bind_failure,
+    bind_problem,
+)
 from dash_insight.core.store.loader import LOADER_THREAD  # noqa: E402
 from dash_insight.web.application import create_app  # noqa: E402
 
@@ -39,9 +44,11 @@ def _launcher() -> str:
     return "app.py" if script == "app.py" else "python -m dash_insight.server"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dash_insight.server",
-                                     description="Serve dash-insight in the foreground.")
+def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.server") -> int:
+    """Serve in the foreground until SIGTERM or Ctrl-C; ``prog`` names the program in
+    ``--help`` and usage errors (``app.py`` passes its own name)."""
+    parser = argparse.ArgumentParser(prog=prog, description="Serve dash-insight in the "
+                                     "foreground (Ctrl-C stops it).")
     Settings.add_arguments(parser)
     parser.add_argument("--launcher", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -66,10 +73,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         stop_now(app.data_service)
 
     signal.signal(signal.SIGTERM, stop)
-    logging.info("serving %s at http://%s:%d%s (workspace %s)", base, settings.host,
-                 settings.port, settings.url_base_pathname, settings.workspace)
-    waitress.serve(app.server, host=settings.host, port=settings.port, threads=8,
-                   ident="dash-insight", _quiet=True)
+    try:
+        server = waitress.create_server(app.server, host=settings.host, port=settings.port,
+                                        threads=8, ident="dash-insight")
+    except OSError as error:  # taken since bind_problem() looked, e.g. by a second demo.sh
+        print(f"dash-insight: {bind_failure(settings.host, settings.port, error)}",
+              file=sys.stderr, flush=True)
+        retire(record, settings.workspace)
+        stop_now(app.data_service, code=1)
+    logging.info("serving %s at %s (workspace %s)", base, record.url, settings.workspace)
+    # The one line a user of app.py / demo.sh looks for: the port actually listened on.
+    print(f"dash-insight is running at {record.url} (Ctrl-C stops it)", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        retire(record, settings.workspace)
+        stop_now(app.data_service)
     return 0
 
 
@@ -77,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 STOP_GRACE = 2.0
 
 
-def stop_now(service: DataService) -> NoReturn:
+def stop_now(service: DataService, code: int = 0) -> NoReturn:
     """End the process within :data:`STOP_GRACE` seconds of SIGTERM. The loader is asked to
     stop; if it is still inside a round (a large file can take many seconds) the process ends
     without waiting: the index is a SQLite database whose unfinished transaction is rolled
@@ -87,9 +106,10 @@ def stop_now(service: DataService) -> NoReturn:
     if not any(thread.name == LOADER_THREAD and thread.is_alive()
                for thread in threading.enumerate()):
         service.close()
-    logging.info("stopped")
+    if code == 0:
+        logging.info("stopped")
     logging.shutdown()
-    os._exit(0)
+    os._exit(code)
 
 
 if __name__ == "__main__":

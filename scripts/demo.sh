@@ -4,5 +4,6 @@
 # --port 8081 (see: python app.py --help).
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
-echo "dash-insight demo: http://127.0.0.1:8080/ (Ctrl-C to stop)"
+# The server prints the URL it listens on once it does (the port of --port, 8080 by default).
+echo "dash-insight demo: starting the server"
 exec python app.py --demo --workspace "$ROOT/.workspace" "$@"

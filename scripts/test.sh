@@ -7,12 +7,14 @@
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
 if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; then
-    echo "installing chromium and chromium-driver (apt)"
+    echo "setup: installing chromium and chromium-driver with apt for the browser tests" \
+         "(first run only, about a minute)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
+echo "checks: ruff, lint-imports, mypy, then pytest"
 ruff check dash_insight tests bench proto app.py
 lint-imports --no-cache
 mypy

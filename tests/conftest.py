@@ -16,6 +16,7 @@ from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.web.application import create_app
+from tests.browser import PatientDashComposite
 
 #: Fixtures of the REST tests, shared by tests/web/test_rest.py and tests/plugins/*/test_rest.py
 #: (a plugin, not a plain import, so that its fixtures are found and its asserts rewritten).
@@ -80,6 +81,27 @@ def corpus_provider(corpus: Path, tmp_path_factory: pytest.TempPathFactory
     service = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
     yield service.provider
     service.close()
+
+
+@pytest.fixture
+def dash_duo(request: pytest.FixtureRequest, dash_thread_server: Any,
+             tmpdir: Any) -> Iterator[PatientDashComposite]:
+    """dash.testing's ``dash_duo``, patient on a loaded machine and waiting for callbacks
+    before it navigates away (:mod:`tests.browser`)."""
+    config = request.config
+    with PatientDashComposite(
+        dash_thread_server,
+        browser=config.getoption("webdriver"),
+        remote=config.getoption("remote"),
+        remote_url=config.getoption("remote_url"),
+        headless=config.getoption("headless"),
+        options=config.hook.pytest_setup_options(),
+        download_path=tmpdir.mkdir("download").strpath,
+        percy_assets_root=config.getoption("percy_assets"),
+        percy_finalize=config.getoption("nopercyfinalize"),
+        pause=config.getoption("pause"),
+    ) as composite:
+        yield composite
 
 
 def console_errors(dash_duo) -> list[dict]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable
@@ -77,6 +79,13 @@ def test_clear_errors(tmp_path: Path) -> None:
     assert missing.returncode == 2
     assert "summary base directory not found" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
+    a_file = tmp_path / "train.summary.1"
+    a_file.write_bytes(b"")
+    not_a_folder = _run("start", "--summary-base-dir", str(a_file), "--workspace",
+                        str(tmp_path / "ws"))
+    assert not_a_folder.returncode == 2
+    assert not_a_folder.stderr == ("dash-insight: summary base directory is a file, not a "
+                                   f"directory: {a_file}\n")
 
     bad = _run("start", "--port", "abc")
     assert bad.returncode == 2 and "port must be an integer" in bad.stderr
@@ -102,11 +111,165 @@ def test_version_and_help() -> None:
         assert shown.returncode == 0 and "usage:" in shown.stdout
 
 
+def test_command_alone_lists_the_commands() -> None:
+    alone = _run()
+    assert alone.returncode == 2 and alone.stdout.startswith("usage: dash-insight")
+    for command in ("start", "stop", "status", "config", "inspect", "export", "parse_summary"):
+        assert f"\n    {command}" in alone.stdout
+    assert "Traceback" not in alone.stderr
+
+
 def test_foreground_app_py_help() -> None:
     done = subprocess.run([sys.executable, "app.py", "--help"], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent.parent, timeout=60,
                           env={**os.environ})
     assert done.returncode == 0 and "--summary-base-dir" in done.stdout
+    assert done.stdout.startswith("usage: app.py ")
+    wrong = subprocess.run([sys.executable, "app.py", "--port", "x"], capture_output=True,
+                           text=True, cwd=REPO, timeout=60)
+    assert wrong.returncode == 2 and "app.py: error: argument --port" in wrong.stderr
+
+
+def _read_until(process: subprocess.Popen[str], wanted: str, timeout: float) -> list[str]:
+    """Lines of ``process``'s stdout up to the first holding ``wanted`` (AssertionError with
+    what was printed when it ends or ``timeout`` passes first)."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        seen.append(line)
+        if wanted in line:
+            return seen
+    raise AssertionError(f"no line with {wanted!r} in {seen!r}")
+
+
+def test_app_py_prints_its_url_and_a_port_taken_late_in_one_line(tmp_path: Path) -> None:
+    """The foreground server prints the URL of the port it listens on; a port taken between
+    the early check and the real bind (a second demo.sh) is one line, not a traceback."""
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "app.py", "--summary-base-dir", str(tmp_path),
+                                "--port", str(port), "--workspace", str(tmp_path / "ws")],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True)
+    try:
+        lines = _read_until(process, "running at", 120)
+        assert lines[-1] == f"dash-insight is running at http://127.0.0.1:{port}/ " \
+                            "(Ctrl-C stops it)"
+    finally:
+        process.terminate()
+        process.wait(30)
+    # Skip the early check so the real bind meets the busy port.
+    late = ("import sys, dash_insight.server as server; server.bind_problem = lambda h, p: None;"
+            " sys.exit(server.main(sys.argv[1:], prog='app.py'))")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-c", late, "--summary-base-dir", str(tmp_path),
+                               "--port", str(taken), "--workspace", str(tmp_path / "ws")],
+                              capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (f"dash-insight: port {taken} is already in use on 127.0.0.1; "
+                           "choose another one with --port\n")
+
+
+def _fake_venv(tmp_path: Path, installed: bool) -> Path:
+    """A venv for scripts/bootstrap.sh whose python is this one (pip does nothing), marked
+    installed or not: the scripts run without touching any real environment."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python"
+    python.write_text("#!/bin/sh\n"
+                      'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then exit 0; fi\n'
+                      f'exec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    if installed:
+        (venv / ".dash-insight-installed").touch()
+    return venv
+
+
+def test_first_run_says_what_it_installs(tmp_path: Path) -> None:
+    venv = _fake_venv(tmp_path, installed=False)
+    done = subprocess.run(["bash", "-c", f"source {REPO / 'scripts' / 'bootstrap.sh'}"],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "DASH_INSIGHT_VENV": str(venv)})
+    assert done.returncode == 0, done.stderr
+    assert "setup: installing dash-insight and its packages" in done.stdout
+    assert "setup: done" in done.stdout
+    again = subprocess.run(["bash", "-c", f"source {REPO / 'scripts' / 'bootstrap.sh'}"],
+                           capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "DASH_INSIGHT_VENV": str(venv)})
+    assert again.returncode == 0 and again.stdout == ""  # installed: silent
+    test_script = (REPO / "scripts" / "test.sh").read_text()
+    assert 'echo "setup: installing chromium' in test_script
+
+
+def test_demo_sh_prints_the_port_used_and_a_busy_port_in_one_line(tmp_path: Path) -> None:
+    venv = _fake_venv(tmp_path, installed=True)
+    environment = {**os.environ, "DASH_INSIGHT_VENV": str(venv)}
+    demo = [str(REPO / "scripts" / "demo.sh"), "--workspace", str(tmp_path / "ws")]
+    port = _free_port()
+    process = subprocess.Popen([*demo, "--port", str(port)], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, env=environment)
+    try:
+        lines = _read_until(process, "running at", 120)
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert lines[-1] == f"dash-insight is running at http://127.0.0.1:{port}/ (Ctrl-C stops it)"
+    assert not any(":8080" in line for line in lines)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        done = subprocess.run([*demo, "--port", str(taken)], capture_output=True, text=True,
+                              env=environment, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == (f"dash-insight: port {taken} is already in use on 127.0.0.1; "
+                           "choose another one with --port\n")
+    assert "http://" not in done.stdout
+
+
+def test_stop_finds_the_server_of_a_port_started_with_another_workspace(
+        tmp_path: Path) -> None:
+    port, workspace = _free_port(), tmp_path / "ws_started"
+    started = _run("start", "--port", str(port), "--workspace", str(workspace),
+                   "--summary-base-dir", str(tmp_path), "--reload-interval", "0")
+    assert started.returncode == 0, started.stderr
+    pid = int((workspace / "pid" / f"server.{port}.pid").read_text())
+    try:
+        stopped = _run("stop", "--port", str(port), "--workspace", str(tmp_path / "ws_other"))
+        assert stopped.returncode == 0, stopped.stderr
+        assert stopped.stdout == (f"dash-insight on port {port} stopped (pid {pid}, workspace "
+                                  f"{workspace})\n")
+        assert not _answers(port)
+        assert not (workspace / "pid" / f"server.{port}.pid").exists()
+    finally:
+        _run("stop", "--port", str(port), "--workspace", str(workspace))
+    # Something else listening on a port is never signalled.
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        other_port = other.getsockname()[1]
+        refused = _run("stop", "--port", str(other_port), "--workspace", str(workspace))
+        assert refused.returncode == 1
+        assert refused.stderr == (f"dash-insight: no dash-insight server is running on port "
+                                  f"{other_port}\n")
+        other.getsockname()  # still open: nothing was closed under us
 
 
 def _wait_for(check: Callable[[], T | None], timeout: float, what: str) -> T:

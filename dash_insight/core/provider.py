@@ -105,6 +105,9 @@ class JobSummary:
     profiler_dir: str | None = None  # "./profiler" relative to the job (MindInsight's key)
     profiler_type: str = ""  # "cpu", "gpu", "ascend"; "" without profiler data
     profiler_graph_mode: str = ""  # "static" / "dynamic" when profiled (MindInsight's key)
+    #: What may be damage but is too recent to tell (an incomplete last record): shown as a
+    #: hint, not counted against :attr:`is_intact`.
+    hints: tuple[str, ...] = ()
 
     @property
     def is_intact(self) -> bool:
@@ -238,6 +241,7 @@ class DataProvider:
 
     def _summary(self, state: JobState, create_time: float, update_time: float) -> JobSummary:
         kinds = [f.kind for f in state.files.values()]
+        now = self._clock()
         return JobSummary(
             train_id=state.train_id,
             create_time=create_time,
@@ -245,7 +249,8 @@ class DataProvider:
             status=state.status,
             bytes_read=state.bytes_read,
             bytes_on_disk=state.bytes_on_disk,
-            reasons=tuple(state.integrity_reasons(self._clock())),
+            reasons=tuple(state.integrity_reasons(now)),
+            hints=tuple(state.integrity_hints(now)),
             tags={plugin: list(state.tags.get(plugin, {})) for plugin in STORED_PLUGINS},
             summary_files=sum(kinds.count(kind.value) for kind in EVENT_KINDS),
             # A TensorBoard file holding hparams is the job's lineage too.

@@ -26,7 +26,7 @@ import os
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
 from dash_insight.core.private_files import make_private_dirs
@@ -242,9 +242,10 @@ def load_state(workspace: str, base_dir: str) -> str:
     return f"loading {percent:.0f}%: {loaded} of {len(jobs)} jobs, {size}"
 
 
-def find_servers(workspaces: Iterable[str] = ()) -> list[RunningServer]:
+def find_servers(workspaces: Iterable[str] = (), with_load: bool = True) -> list[RunningServer]:
     """Every running server whose record is in ``workspaces`` or in the workspace of a titled
-    process, sorted by port and pid. Stale records (the process is gone) are removed."""
+    process, sorted by port and pid. Stale records (the process is gone) are removed.
+    ``with_load=False`` skips reading the index for the load state (``"?"``)."""
     import psutil
 
     titled = _titled_processes()
@@ -268,14 +269,44 @@ def find_servers(workspaces: Iterable[str] = ()) -> list[RunningServer]:
     for record in records.values():
         key = (record.workspace, record.summary_base_dir)
         if key not in states:
-            states[key] = ("workspace unknown" if record.workspace == "?"
-                           else load_state(*key))
+            states[key] = ("?" if not with_load else "workspace unknown"
+                           if record.workspace == "?" else load_state(*key))
         try:
             started = titled[record.pid].create_time() if record.pid in titled else record.started
         except (psutil.Error, OSError):
             started = record.started
         servers.append(RunningServer(record, max(0.0, now - started), states[key]))
     return sorted(servers, key=lambda s: (s.record.port, s.record.pid))
+
+
+#: Launchers whose server is one process that SIGTERM ends (gunicorn would restart a worker).
+STOPPABLE_LAUNCHERS = ("dash-insight start", "app.py", "python -m dash_insight.server")
+
+
+def servers_on_port(port: int, workspaces: Iterable[str] = ()) -> list[ServerRecord]:
+    """The running servers of ``port``, whatever workspace they were started with: the titled
+    processes (``dash-insight: port <port>, ...``) with their records, so ``dash-insight stop
+    --port`` finds a server without being told its workspace. A server known only by its
+    title whose parent is gunicorn is reported as a gunicorn worker."""
+    found = []
+    for server in find_servers(workspaces, with_load=False):
+        record = server.record
+        if record.port != port:
+            continue
+        if record.launcher == "?" and _parent_is_gunicorn(record.pid):
+            record = replace(record, launcher="gunicorn")
+        found.append(record)
+    return found
+
+
+def _parent_is_gunicorn(pid: int) -> bool:
+    import psutil
+
+    try:
+        parent = psutil.Process(pid).parent()
+        return parent is not None and "gunicorn" in " ".join(parent.cmdline())
+    except (psutil.Error, OSError):
+        return False
 
 
 def format_uptime(seconds: float) -> str:

@@ -195,11 +195,15 @@ def bind_problem(host: str, port: int) -> str | None:
         try:
             probe.bind(address)
         except OSError as error:
-            if error.errno == errno.EADDRINUSE:
-                return (f"port {port} is already in use on {host}; choose another one with "
-                        "--port")
-            return f"cannot listen on {host} port {port}: {error.strerror or error}"
+            return bind_failure(host, port, error)
     return None
+
+
+def bind_failure(host: str, port: int, error: OSError) -> str:
+    """One line saying why listening on ``host``:``port`` failed with ``error``."""
+    if error.errno == errno.EADDRINUSE:
+        return f"port {port} is already in use on {host}; choose another one with --port"
+    return f"cannot listen on {host} port {port}: {error.strerror or error}"
 
 
 def parse_allowed_hosts(value: Any) -> tuple[str, ...]:
@@ -468,6 +472,8 @@ class Settings:
     def checked_base_dir(self) -> str:
         """:attr:`base_dir`; SettingsError with a one-line reason if it cannot be served."""
         path = self.base_dir
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise SettingsError(f"summary base directory is a file, not a directory: {path}")
         if not os.path.isdir(path):
             raise SettingsError(f"summary base directory not found: {path}")
         if not os.access(path, os.R_OK | os.X_OK):

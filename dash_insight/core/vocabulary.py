@@ -85,6 +85,14 @@ def mindinsight_tag(tag: str, plugin: str) -> str:
     return f"{tag}/{plugin}"
 
 
+def mindinsight_order(tags: Iterable[str], plugin: str) -> list[str]:
+    """Stored tags in the order MindInsight lists them (``/plugins``, ``single-job``): sorted
+    by their MindInsight names ``"<tag>/<plugin>"`` (its ``tags_by_plugin`` is returned sorted).
+    The training dashboard's cards take the first of these: ``loss/auto`` before
+    ``op/activation_max`` whatever order they were written in."""
+    return sorted(tags, key=lambda tag: mindinsight_tag(tag, plugin))
+
+
 def stored_tag(tag: str, plugin: str) -> str | None:
     """The stored tag of MindInsight's ``"<tag>/<plugin>"`` (None if not of that plugin)."""
     suffix = "/" + plugin

@@ -14,6 +14,7 @@ import dash
 from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.web.components.job_notice import job_notice
 from dash_insight.web.plugin import Card, CardRequest, Page
 from dash_insight.web.url_state import make_search, parse_search
 
@@ -59,13 +60,9 @@ def build_cards(request: CardRequest, cards: Sequence[BoundCard]) -> list[Any]:
             body, foot = html.Div(str(error), className="di-empty di-error-text"), None
         built.append(card_frame(request.app, card, request.job.train_id, body, foot,
                                 foot is not None))
-    reasons = request.job.reasons
-    if reasons:
-        built.insert(0, html.Details(className="di-panel di-warning", style={
-            "gridColumn": "1 / -1", "padding": "10px 14px"}, children=[
-            html.Summary(f"⚠ This job has {len(reasons)} problem(s); everything "
-                         "readable is shown."),
-            html.Ul([html.Li(r) for r in reasons[:50]])]))
+    notice = job_notice(request.job)
+    if notice is not None:
+        built.insert(0, notice)
     return built
 
 

@@ -31,6 +31,8 @@ import dash
 from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.web.components.job_notice import job_notice
+from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.components.tag_select import (
     checked_names,
     echoed,
@@ -54,7 +56,6 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     UrlState,
-    make_search,
 )
 
 
@@ -143,14 +144,8 @@ class PerTagPage(Generic[S]):
 
 
 def head(app: dash.Dash, title: str, train_id: str) -> html.Div:
-    """Title, summary path and a × back to the job's dashboard."""
-    return html.Div(className="di-page-head", children=[
-        html.H1(title, className="di-title"),
-        html.Span(f"Summary path: {train_id}", className="di-subtitle"),
-        html.Div(className="di-spacer"),
-        dcc.Link("×", href=app.get_relative_path("/dashboard") + make_search(
-            {"train_id": train_id}), className="di-close", title="Back to the training dashboard"),
-    ])
+    """Title, summary path and a × back to the job's dashboard (:func:`job_page_head`)."""
+    return job_page_head(app, title, train_id)
 
 
 def job_error(app: dash.Dash, message: str) -> html.Div:
@@ -207,6 +202,7 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
         root["style"] = page.root_style(state)
     return html.Div(**root, children=[
         title,
+        job_notice(service.provider.job(train_id), page.id("job-notice")),
         html.Div(className="di-panel di-vp-controls", children=[
             picker(page.id("tags"), "Tag Selection", tags, selected, state["filter"]),
             *page.controls(state),

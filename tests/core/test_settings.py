@@ -105,6 +105,10 @@ def test_demo_and_base_dir_checks(tmp_path: Path) -> None:
     missing = Settings(str(tmp_path / "missing"))
     with pytest.raises(SettingsError, match="summary base directory not found"):
         missing.checked_base_dir()
+    a_file = tmp_path / "events.summary.1"
+    a_file.write_bytes(b"")
+    with pytest.raises(SettingsError, match=r"is a file, not a directory: .*events\.summary\.1"):
+        Settings(str(a_file)).checked_base_dir()
     assert Settings(str(tmp_path)).checked_base_dir() == os.path.realpath(tmp_path)
     assert Settings(str(tmp_path)).is_local
     assert not Settings(str(tmp_path), host="0.0.0.0").is_local

@@ -21,6 +21,7 @@ from dash_insight.plugins.tensors import table
 from dash_insight.web import per_tag_page as ptp
 from dash_insight.web.application import PLUGINS
 from dash_insight.web.url_state import Flag
+from tests.browser import wait_idle
 from tests.conftest import console_errors, loaded_service
 from tests.pages import find, text
 
@@ -156,6 +157,7 @@ def test_empty_states_and_unknown_job(dash_duo, corpus_app) -> None:
     dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./ops_all&tags=zzz")
     dash_duo.wait_for_contains_text("#histogram-unknown-tags", "zzz")
     dash_duo.wait_for_contains_text("#hist-cards", "No tag selected")
+    wait_idle(dash_duo)
     assert console_errors(dash_duo) == []
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from dash.testing.wait import until
 
+from tests.browser import until
 from tests.conftest import console_errors
 
 pytestmark = pytest.mark.browser

@@ -11,13 +11,13 @@ from urllib.parse import quote
 import numpy as np
 import pytest
 import tensorboardX
-from dash.testing.wait import until
 from flask.testing import FlaskClient
 
 from dash_insight import SummaryWriter as MindSporeWriter
 from dash_insight.core.format.protos import tb_summary_pb2
 from dash_insight.web.application import create_app
 from dash_insight.web.url_state import encode_tags
+from tests.browser import until
 from tests.conftest import console_errors
 from tests.core.format.test_tensorboard import _event_file, _summary, _tensor, _value
 from tests.plugins.scalars.test_page import _open, _wait_charts

@@ -139,3 +139,17 @@ class JobState:
                                    f"unchanged for {age} s (truncated?)")
         reasons.extend(f"{name}: file vanished; its data was dropped" for name in self.vanished)
         return reasons
+
+    def integrity_hints(self, now: float) -> list[str]:
+        """What may be damage but cannot be told yet: a last record that is incomplete and was
+        written to less than :data:`STALE_TAIL_SECONDS` ago (a writer in the middle of a record,
+        or a file cut short). Shown at once as a hint; after that time unchanged it becomes a
+        reason of :meth:`integrity_reasons` (MindInsight waited 600 s and said nothing)."""
+        hints = []
+        for state in self.files.values():
+            if (state.tail_since is not None and state.size > 0
+                    and now - state.tail_since < STALE_TAIL_SECONDS):
+                hints.append(f"{state.name} @ {state.offset}: the last record is incomplete "
+                             "(still being written, or the file was cut short); reported as "
+                             f"damage if unchanged for {int(STALE_TAIL_SECONDS)} s")
+        return hints

@@ -27,6 +27,7 @@ from dash_insight.plugins.graphs.graph_view import (
     register_canvas_tools,
 )
 from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
 
 PATH = "/data-graph"
@@ -71,12 +72,7 @@ def node_panel(graph: Pipeline, node_id: str | None) -> Any:
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     return html.Div(className="gp-page", children=[
-        html.Div(className="di-page-head", children=[
-            html.H1("Data Graph", className="di-title"),
-            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
-            dcc.Link("‹ Dashboard", href=app.get_relative_path("/dashboard")
-                     + make_search({"train_id": train_id}), className="gp-back"),
-        ]),
+        job_page_head(app, "Data Graph", train_id),
         dcc.Store(id="data-graph-shown"),
         html.Div(className="gp-layout", children=[
             html.Section(className="di-panel gp-main", children=[

@@ -42,6 +42,7 @@ from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import GraphView, build_view, kind_of
+from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
 
 PATH = "/graph"
@@ -310,12 +311,7 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     return html.Div(className="gp-page", children=[
-        html.Div(className="di-page-head", children=[
-            html.H1("Computational Graph", className="di-title"),
-            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
-            dcc.Link("‹ Dashboard", href=app.get_relative_path("/dashboard")
-                     + make_search({"train_id": train_id}), className="gp-back"),
-        ]),
+        job_page_head(app, "Computational Graph", train_id),
         dcc.Store(id="graph-shown"),
         dcc.Store(id="graph-focus"),
         dcc.Store(id="graph-dbltap"),

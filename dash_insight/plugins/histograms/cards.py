@@ -7,7 +7,7 @@ from typing import Any
 from dash import dcc, html
 
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import Plugin, mindinsight_order
 from dash_insight.plugins.histograms.query import histograms
 from dash_insight.web.components.figures import histogram_ridge_figure
 from dash_insight.web.dashboard import no_data
@@ -24,7 +24,7 @@ NO_HISTOGRAMS = ["No parameter distribution yet. SummaryCollector records the fi
 def histogram_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     """The first histogram tag in the top (ridge) view."""
     provider, train_id = service.provider, request.job.train_id
-    tags = request.job.tags[Plugin.HISTOGRAM]
+    tags = mindinsight_order(request.job.tags[Plugin.HISTOGRAM], Plugin.HISTOGRAM)  # as MindInsight
     if not tags:
         return no_data(NO_HISTOGRAMS), None
     steps = histograms(provider, train_id, tags[0], max_steps=PREVIEW_HISTOGRAM_STEPS)

@@ -7,7 +7,7 @@ from typing import Any
 from dash import html
 
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin, mindinsight_tag
+from dash_insight.core.vocabulary import Plugin, mindinsight_order, mindinsight_tag
 from dash_insight.web.dashboard import no_data, switch_tag_button
 from dash_insight.web.plugin import CardRequest
 from dash_insight.web.url_state import make_search
@@ -21,7 +21,7 @@ NO_IMAGES = ["No image yet. SummaryCollector records the first input batch with 
 def image_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     """The last image of one tag; "Switch tag" turns to the next tag."""
     provider, train_id = service.provider, request.job.train_id
-    tags = request.job.tags[Plugin.IMAGE]
+    tags = mindinsight_order(request.job.tags[Plugin.IMAGE], Plugin.IMAGE)  # as MindInsight
     if not tags:
         return no_data(NO_IMAGES), None
     tag = tags[request.turn % len(tags)]

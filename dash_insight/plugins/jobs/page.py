@@ -169,10 +169,26 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                 html.Button("‹", id="job-prev", className="di-icon-button di-page-button"),
                 html.Span(id="job-page"),
                 html.Button("›", id="job-next", className="di-icon-button di-page-button"),
+                # MindInsight's "Go to" box: Enter (or leaving the box) opens that page.
+                html.Label(["Go to ", dcc.Input(id="job-goto", type="number", min=1, step=1,
+                                                debounce=True, className="di-goto",
+                                                placeholder="page")]),
             ]),
         ]),
         html.Div(id="param-details-modal"),
     ])
+
+
+def goto_page(value: Any) -> int | None:
+    """The page the "Go to" box asks for: a whole number >= 1 (a page past the last shows the
+    last, as the table clamps it); None for an empty box or anything else."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if not number.is_integer() or number < 1:
+        return None
+    return min(int(number), 10**6)
 
 
 def register(app: dash.Dash, service: DataService) -> None:
@@ -183,13 +199,13 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("job-filter", "value"), Input("job-filter-regex", "value"),
         Input({"type": "sort", "column": ALL}, "n_clicks"),
         Input("job-prev", "n_clicks"), Input("job-next", "n_clicks"),
-        Input("job-page-size", "value"),
+        Input("job-page-size", "value"), Input("job-goto", "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
     def controls_to_url(text: str | None, regex: list[str] | None, _sorts: list[int | None],
                         _prev: int | None, _next: int | None, size: int | None,
-                        search: str | None) -> Any:
+                        goto: Any, search: str | None) -> Any:
         state = _state(parse_search(search))
         trigger = ctx.triggered_id
         if isinstance(trigger, dict) and not ctx.triggered[0]["value"]:
@@ -208,6 +224,11 @@ def register(app: dash.Dash, service: DataService) -> None:
             state["page"] += 1
         elif trigger == "job-page-size":
             state.update(size=size or 20, page=1)
+        elif trigger == "job-goto":
+            wanted = goto_page(goto)
+            if wanted is None:
+                return dash.no_update
+            state["page"] = wanted
         new_search = make_search({
             "q": state["q"], "regex": "1" if state["regex"] else None,
             "sort": None if state["sort"] == "update" else state["sort"],

@@ -269,7 +269,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
                                            table.values(target), param, target)
         note = f"Over the {len(objects)} job(s) in the table."
         return ([{"label": t, "value": t} for t in targets], target,
-                views.distribution_figure(summary), views.importance_figure(importance),
+                views.distribution_figure(summary), views.importance_figure(
+                    importance, message=views.importance_message(importance, len(objects))),
                 [{"label": p, "value": p} for p in params], param, scatter, note,
                 {"objective": target, "param": param})
 

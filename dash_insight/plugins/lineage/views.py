@@ -735,9 +735,43 @@ def importance_rows(table: lineage_data.LineageTable, target: str) -> list[dict[
     return out
 
 
-def importance_figure(rows: Sequence[Mapping[str, Any]], height: int | None = None) -> go.Figure:
+#: The fewest jobs with both values for which MindInsight computes an importance.
+MIN_IMPORTANCE_JOBS = 3
+
+
+def importance_message(rows: Sequence[Mapping[str, Any]], jobs: int) -> str | None:
+    """Why there are no importance bars to read, or None when there are: below
+    :data:`MIN_IMPORTANCE_JOBS` jobs MindInsight answers 0 for every parameter (reason 2),
+    which drawn as bars is an empty chart."""
+    if jobs < MIN_IMPORTANCE_JOBS:
+        return (f"Parameter importance needs at least {MIN_IMPORTANCE_JOBS} jobs; the table "
+                f"shows {jobs}.")
+    if not rows:
+        return "No numeric hyper-parameter in the jobs shown."
+    if all(r["reason"] == lineage_data.REASON_SAMPLES_NOT_ENOUGH for r in rows):
+        return (f"No hyper-parameter is known for {MIN_IMPORTANCE_JOBS} or more jobs that also "
+                "have this objective.")
+    return None
+
+
+def message_figure(text: str, height: int = 140) -> go.Figure:
+    """A chart area that says ``text`` instead of drawing axes."""
+    figure = go.Figure(layout=small_layout(height=height))
+    figure.update_layout(margin={"l": 8, "r": 8, "t": 8, "b": 8}, annotations=[{
+        "text": text, "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5,
+        "font": {"color": TEXT_COLOUR}}])
+    figure.update_xaxes(visible=False)
+    figure.update_yaxes(visible=False)
+    return figure
+
+
+def importance_figure(rows: Sequence[Mapping[str, Any]], height: int | None = None,
+                      message: str | None = None) -> go.Figure:
     """Horizontal bars: |Pearson r| and |Spearman rho| per hyper-parameter, most important on
-    top; parameters with too few samples show 0 and say so on hover."""
+    top; parameters with too few samples show 0 and say so on hover. With ``message``
+    (:func:`importance_message`) the chart says it instead."""
+    if message is not None:
+        return message_figure(message, height or 140)
     height = height or max(140, 46 * len(rows) + 60)
     layout = small_layout(height=height)
     layout.update(margin={"l": 8, "r": 8, "t": 24, "b": 24}, barmode="group", showlegend=True,

@@ -13,6 +13,7 @@ from dash import Input, Output, State, dcc, html
 from dash_insight.core.format.profiler import Problem, ProfilerDir
 from dash_insight.plugins.profiler.model import Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
 
 DASHBOARD_PATH = "/profiler"
@@ -75,13 +76,10 @@ def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
     """Title, job, the three tabs and the device selector (filled by :func:`register`)."""
     train_id = params.get("train_id", "")
     return html.Div([
-        html.Div(className="di-page-head", children=[
-            html.H1("Profiling - Single-host", className="di-title"),
-            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
-            html.Span(params.get("dir") or "", className="di-subtitle", id="prof-dir"),
-            html.Div(className="di-spacer"),
-            html.Div(id="prof-device-box", className="di-prof-device"),
-        ]),
+        job_page_head(app, "Profiling - Single-host", train_id,
+                      html.Span(params.get("dir") or "", className="di-subtitle",
+                                id="prof-dir"),
+                      html.Div(id="prof-device-box", className="di-prof-device")),
         html.Nav(className="di-prof-tabs", children=[
             dcc.Link(label, href=href(app, path, params), id=f"prof-tab-{path.rsplit('/', 1)[-1]}",
                      className="active" if path == active else "")

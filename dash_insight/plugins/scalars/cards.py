@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from dash import dcc, html
 
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import Plugin, mindinsight_order
 from dash_insight.web.components.figures import nice_y_axes, small_layout
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
@@ -23,7 +23,7 @@ NO_SCALARS = ["No scalar yet. SummaryCollector records ", html.Code("loss"), "; 
 def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     """The first two scalar tags, the second on a right-hand axis (as MindInsight)."""
     provider, train_id = service.provider, request.job.train_id
-    tags = request.job.tags[Plugin.SCALAR]
+    tags = mindinsight_order(request.job.tags[Plugin.SCALAR], Plugin.SCALAR)  # as MindInsight
     if not tags:
         return no_data(NO_SCALARS), None
     figure = go.Figure(layout=small_layout(height=240))

@@ -29,6 +29,8 @@ from dash_insight.plugins.scalars.charts import (
     register_chart_callbacks,
     threshold_text,
 )
+from dash_insight.web.components.job_notice import job_notice
+from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.components.tag_select import (
     checked_names,
     echoed,
@@ -48,15 +50,14 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     UrlState,
-    make_search,
     parse_search,
 )
 
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
 PATH = "/scalars"
 CHARTS_PER_PAGE = 24
-COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the two tags
-#: ``tags`` absent = every tag; ``compose`` = the two tags drawn together.
+COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the composed tags
+#: ``tags`` absent = every tag; ``compose`` = the tags drawn together (two or more).
 STATE = UrlState(Text("train_id"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
                  Int("page", 1, 1, MAX_PAGE), Tags("compose"))
 
@@ -68,15 +69,22 @@ def chart_id(train_id: str, tag: str) -> str:
 def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
     """Everything the page shows, from the URL: :data:`STATE` plus ``selected`` (the ticked
     tags: unknown tags dropped), ``shown`` (the tags drawn: selected and matching the filter, as
-    TensorBoard's filter decides the charts) and ``compose`` checked (None unless two tags of
-    the job)."""
+    TensorBoard's filter decides the charts) and ``compose`` checked (None unless two or more
+    different tags of the job)."""
     state = STATE.parse(params)
     wanted, compose = state["tags"], state["compose"]
     selected = all_tags if wanted is None else [t for t in wanted if t in all_tags]
-    if compose is not None and (len(compose) != 2 or not set(compose) <= set(all_tags)):
-        compose = None
+    if compose is not None:
+        compose = composition(compose, all_tags)
     return {**state, "selected": selected, "compose": compose,
             "shown": visible_tags(all_tags, selected, state["filter"])}
+
+
+def composition(tags: list[str] | None, all_tags: list[str]) -> list[str] | None:
+    """The tags to compose in one chart: every chosen tag of the job, once each, in the order
+    chosen (MindInsight composes all the tags selected); None when fewer than two."""
+    chosen = list(dict.fromkeys(t for t in tags or [] if t in all_tags))
+    return chosen if len(chosen) >= 2 else None
 
 
 def state_search(state: dict[str, Any], all_tags: list[str]) -> str:
@@ -87,15 +95,14 @@ def state_search(state: dict[str, Any], all_tags: list[str]) -> str:
 
 def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: list[str] | None,
                pattern: str | None, axis: str | None, smoothing: float | None,
-               compose: tuple[str | None, str | None]) -> dict[str, Any]:
+               compose: list[str] | None) -> dict[str, Any]:
     """The page state after the control ``trigger`` changed (the other arguments are the
     controls' values; ``checked`` = the names ticked in the picker's list). Tags hidden by the
     filter keep their selection; a change of the tags or the filter goes back to page 1;
-    "Compose" needs two different tags."""
+    "Compose" needs two or more different tags (``compose``, the composition control's)."""
     state = dict(state)
     visible, _ = filter_tags(tags, pattern or "")
     action = picker_action(trigger, "scalar-tags")
-    first, second = compose
     if action is not None:
         selected = pick(tags, state["selected"], checked, visible, action)
         if selected != state["selected"]:
@@ -111,8 +118,8 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
         state["page"] = max(1, state["page"] - 1)
     elif trigger == "scalar-next":
         state["page"] += 1
-    elif trigger == "compose-apply" and first and second and first != second:
-        state["compose"] = [first, second]
+    elif trigger == "compose-apply" and composition(compose, tags) is not None:
+        state["compose"] = composition(compose, tags)
     elif trigger == "compose-remove":
         state["compose"] = None
     return state
@@ -137,11 +144,14 @@ def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], 
     charts = [ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
               for tag in on_page]
     if state["compose"]:
-        first, second = state["compose"]
-        charts.insert(0, ChartSpec(f"{COMPOSE_PREFIX}{train_id}\x1f{first}\x1f{second}",
-                                   f"{first}  +  {second}",
-                                   (SeriesSpec(train_id, first, first),
-                                    SeriesSpec(train_id, second, second, right_axis=True))))
+        composed = state["compose"]
+        # Two tags: the second on a right-hand axis (their scales often differ, e.g. loss and
+        # accuracy); more: one shared axis, as MindInsight draws its composition.
+        right = len(composed) == 2
+        charts.insert(0, ChartSpec(
+            COMPOSE_PREFIX + "\x1f".join([train_id, *composed]), "  +  ".join(composed),
+            tuple(SeriesSpec(train_id, tag, tag, right_axis=right and i == 1)
+                  for i, tag in enumerate(composed))))
     return charts, pages
 
 
@@ -154,26 +164,21 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.P(str(error)), dcc.Link("Back to the summary list",
                                          href=app.get_relative_path("/"))])
     state = page_state(params, all_tags)
-    dashboard = app.get_relative_path("/dashboard") + make_search({"train_id": train_id})
     return html.Div([
-        html.Div(className="di-page-head", children=[
-            dcc.Link("‹ Dashboard", href=dashboard, className="di-muted"),
-            html.H1("Scalars", className="di-title"),
-            html.Span(f"Summary path: {train_id}", className="di-subtitle"),
-            html.Div(className="di-spacer"),
+        job_page_head(
+            app, "Scalars", train_id,
             html.A("Download CSV", id="scalar-download-csv", className="di-button secondary"),
-            html.A("Download JSON", id="scalar-download-json", className="di-button secondary"),
-        ]),
+            html.A("Download JSON", id="scalar-download-json", className="di-button secondary")),
+        job_notice(service.provider.job(train_id), "scalar-job-notice"),
         html.Div(className="di-panel", children=[
             picker("scalar-tags", "Tag Selection", all_tags, state["selected"],
                    state["filter"]),
             controls("scalars", state["axis"], state["smoothing"]),
             html.Div(className="di-toolbar", children=[
-                html.Span("Compose two tags", className="di-muted"),
-                dcc.Dropdown(id="compose-first", options=all_tags, className="di-compose",
-                             value=(state["compose"] or [None, None])[0], placeholder="tag"),
-                dcc.Dropdown(id="compose-second", options=all_tags, className="di-compose",
-                             value=(state["compose"] or [None, None])[1], placeholder="tag"),
+                html.Span("Compose tags", className="di-muted"),
+                dcc.Dropdown(id="compose-tags", options=all_tags, multi=True,
+                             className="di-compose", value=state["compose"] or [],
+                             placeholder="two or more tags"),
                 html.Button("Compose", id="compose-apply", className="di-button"),
                 html.Button("Remove composition", id="compose-remove",
                             className="di-button secondary",
@@ -210,13 +215,13 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
         Input("scalar-prev", "n_clicks"), Input("scalar-next", "n_clicks"),
         Input("compose-apply", "n_clicks"), Input("compose-remove", "n_clicks"),
-        State("compose-first", "value"), State("compose-second", "value"),
+        State("compose-tags", "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
     def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
                         axis: str, smoothing: float | None, _prev: Any, _next: Any,
-                        _compose: Any, _remove: Any, first: str | None, second: str | None,
+                        _compose: Any, _remove: Any, composed: list[str] | None,
                         search: str | None) -> Any:
         if len(ctx.triggered) > 1 or (
                 not ctx.triggered[0]["value"]
@@ -231,7 +236,7 @@ def register(app: dash.Dash, service: DataService) -> None:
                   state["filter"]):
             return dash.no_update
         state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
-                           smoothing, (first, second))
+                           smoothing, composed)
         new = state_search(state, tags)
         return dash.no_update if new == (search or "") else new
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ from dash_insight.web.http import (
     stored_tag_or,
 )
 from dash_insight.web.plugin import DASH_INSIGHT_API, Route
+
+log = logging.getLogger(__name__)
 
 
 def routes(service: DataService) -> list[Route]:
@@ -96,6 +99,18 @@ def _window_pieces(found: ScalarWindow, wanted: StepRange) -> Iterator[bytes]:
         yield b',"points_in_range":%d' % found.points_in_range
 
 
+def missing_suffix_hint(requested: Sequence[str], stored: set[str]) -> str | None:
+    """A hint for MindInsight tags given without their ``/scalar`` suffix: the REST API names a
+    scalar tag ``<stored tag>/scalar`` (``loss/scalar``), so ``tag=loss`` matches nothing and
+    MindInsight answers an empty list. None when every requested tag has the suffix or no
+    stored tag has the requested name."""
+    bare = [tag for tag in requested if stored_tag(tag, Plugin.SCALAR) is None and tag in stored]
+    if not bare:
+        return None
+    return ("scalar tags carry a '/scalar' suffix in the REST API: "
+            + ", ".join(f"tag={tag}/{Plugin.SCALAR}" for tag in bare) + " was probably meant")
+
+
 class _ScalarViews:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
@@ -111,7 +126,10 @@ class _ScalarViews:
         ``max_points``) and ``"points_in_range"``."""
         train_id, tag = required_args("train_id", "tag")
         wanted = step_range()
-        resolve_job(self.provider, train_id)
+        job = resolve_job(self.provider, train_id)
+        hint = missing_suffix_hint([tag], set(job.tags.get(Plugin.SCALAR, [])))
+        if hint is not None:  # MindInsight's error stays the answer; the hint goes to the log
+            log.info("scalar/metadata %s: %s", train_id, hint)
         raw = stored_tag_or(tag, Plugin.SCALAR, errors.scalar_not_exist)
         try:
             found = self._window(train_id, raw, wanted)
@@ -135,11 +153,13 @@ class _ScalarViews:
             check_tag(tag)
         wanted = step_range()
         found: list[tuple[str, str, ScalarWindow]] = []
+        stored: set[str] = set()
         for train_id in request.args.getlist("train_id"):
             job = known_job(self.provider, train_id)
             if job is None:
                 continue
             known = set(job.tags.get(Plugin.SCALAR, []))
+            stored |= known
             for tag in tags:
                 raw = stored_tag(tag, Plugin.SCALAR)
                 if raw is None or raw not in known:
@@ -156,8 +176,14 @@ class _ScalarViews:
                     orjson.dumps(train_id), orjson.dumps(tag))
                 yield from _window_pieces(window, wanted)
                 yield b"}"
-            yield b"]}"
+            yield b"]"
+            if hint is not None:  # only for tags MindInsight would not find: its shape stays
+                yield b',"hint":' + orjson.dumps(hint)
+            yield b"}"
 
+        hint = missing_suffix_hint(tags, stored)
+        if hint is not None:
+            log.info("scalars: %s", hint)
         return json_bytes_response(pieces(), sum(len(w.series) for _, _, w in found))
 
     def export_scalars(self) -> Response:

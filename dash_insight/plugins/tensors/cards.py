@@ -8,7 +8,7 @@ import numpy as np
 from dash import html
 
 from dash_insight.core.provider import DataError
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import Plugin, mindinsight_order
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
@@ -20,7 +20,7 @@ NO_TENSORS = ["No tensor yet. In the training script, add ", html.Code("ops.Tens
 def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]:
     """A corner (at most 3x3) of the first tensor tag's last step, cells coloured by value."""
     provider, train_id = queries.provider, request.job.train_id
-    tags = request.job.tags[Plugin.TENSOR]
+    tags = mindinsight_order(request.job.tags[Plugin.TENSOR], Plugin.TENSOR)  # as MindInsight
     if not tags:
         return no_data(NO_TENSORS), None
     tag = tags[0]
@@ -44,7 +44,9 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
         share = 0.5 if high == low or not np.isfinite(float(value)) else (
             (float(value) - low) / (high - low))
         colour = f"rgba(0, 165, 167, {0.1 + 0.5 * share:.2f})"
-        text = str(value) if corner.dtype.kind in "biu" else f"{float(value):.4g}"
+        # Five decimals of the exact value, as MindInsight's card and the tensor page's table
+        # (a float16 1.0048828125 is 1.00488).
+        text = str(value) if corner.dtype.kind in "biu" else f"{float(value):.5f}"
         return html.Td(text, style={"background": colour})
 
     table = html.Table(className="di-heat", children=[

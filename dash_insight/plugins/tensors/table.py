@@ -56,13 +56,18 @@ def axis_indices(item: int | slice, size: int) -> list[int]:
 
 def json_values(array: np.ndarray) -> list[Any]:
     """The values of ``array`` (flattened) for the browser: bools as bools, integers as ints,
-    floats as their shortest representation at the recorded precision (float32 ``0.1`` -> 0.1,
-    not 0.10000000149011612), NaN / ±Inf as "NAN" / "INF" / "-INF" (MindInsight's strings)."""
+    float32 as their shortest representation at the recorded precision (``0.1`` -> 0.1, not
+    0.10000000149011612), float16 and float64 as their exact binary values, NaN / ±Inf as
+    "NAN" / "INF" / "-INF" (MindInsight's strings).
+
+    float16 is sent exactly, as MindInsight does (``float(value)``): its shortest form has only
+    3-4 digits (1.0048828125 is "1.005"), which the table's 5 decimals would show as 1.00500, a
+    precision the value does not have; the exact value shows as MindInsight shows it, 1.00488."""
     flat = np.asarray(array).reshape(-1)
     if flat.dtype.kind != "f":
         return flat.tolist()
     finite = np.isfinite(flat)
-    if flat.dtype in (np.float16, np.float32):
+    if flat.dtype == np.float32:
         values: list[Any] = [float(text) for text in flat.astype(str)] if finite.all() else [
             float(text) if ok else None for text, ok in zip(flat.astype(str), finite,
                                                             strict=True)]
@@ -136,10 +141,17 @@ def too_large_message(dims: str, count: int) -> str:
             "instead of ':'.")
 
 
-def _number(value: float, kind: str) -> str:
-    if kind != "f":
-        return f"{int(value):,}" if float(value).is_integer() else f"{value:.6g}"
-    return f"{value:.6g}"
+def format_statistic(value: float, kind: str = "f") -> str:
+    """A statistic in one style with the counts beside it: six significant digits (``%.6g``,
+    MindInsight's panel rounds as much), digits grouped by thousands whenever the number is
+    written without exponent or decimals (29750.0 -> "29,750", like the count "59,500");
+    integer tensors' extremes exactly (``12,345,678``)."""
+    if kind != "f" and float(value).is_integer():
+        return f"{int(value):,}"
+    text = f"{value:.6g}"
+    if any(mark in text for mark in ".einfa"):  # decimals, exponent, inf, nan
+        return text
+    return f"{int(text):,}"
 
 
 def statistics_items(stats: dict[str, Any], kind: str) -> list[tuple[str, str]]:
@@ -147,8 +159,9 @@ def statistics_items(stats: dict[str, Any], kind: str) -> list[tuple[str, str]]:
     and sign counts, named for what they count); a tensor of strings has its count only."""
     if stats.get("is_text"):
         return [("count", f"{stats['count']:,}"), ("type", "text")]
-    items = [("max", _number(stats["max"], kind)), ("min", _number(stats["min"], kind)),
-             ("mean", f"{stats['avg']:.6g}"), ("count", f"{stats['count']:,}")]
+    items = [("max", format_statistic(stats["max"], kind)),
+             ("min", format_statistic(stats["min"], kind)),
+             ("mean", format_statistic(stats["avg"])), ("count", f"{stats['count']:,}")]
     if stats.get("is_bool"):
         items += [("true", f"{stats['true_count']:,}"), ("false", f"{stats['false_count']:,}")]
     else:

@@ -7,9 +7,8 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from dash.testing.wait import until
-
 from dash_insight.plugins.graphs.graph_view import segment_points
+from tests.browser import until
 from tests.conftest import console_errors
 
 LENET = "./lenet_sc"

@@ -9,7 +9,6 @@ from typing import Any
 
 import dash
 import pytest
-from dash.testing.wait import until
 
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.plugins.graphs import data_graph_page as data_page
@@ -18,6 +17,7 @@ from dash_insight.plugins.graphs import page as graph_page
 from dash_insight.plugins.graphs.dataset import pipeline
 from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.view import build_view
+from tests.browser import until
 from tests.conftest import console_errors
 
 LENET = "./lenet_sc"

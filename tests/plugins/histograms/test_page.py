@@ -9,13 +9,13 @@ from urllib.parse import parse_qs
 import dash
 import numpy as np
 import pytest
-from dash.testing.wait import until
 
 from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.web import per_tag_page
 from dash_insight.web.per_tag_page import CardContext
+from tests.browser import until
 from tests.conftest import console_errors, loaded_service
 from tests.pages import HIST_META, click_option, find, run_js, text, url_params
 

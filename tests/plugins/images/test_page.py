@@ -8,13 +8,13 @@ from urllib.parse import parse_qs
 
 import dash
 import pytest
-from dash.testing.wait import until
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.service import DataService
 from dash_insight.plugins.images import page as images
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
+from tests.browser import until
 from tests.conftest import console_errors, loaded_service
 from tests.pages import find, press, run_js, text, url_params
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
+from dash.testing import errors as testing_errors
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
+from dash_insight.plugins.jobs.page import goto_page
 from dash_insight.web.application import create_app
+from tests.browser import PATIENCE, until
 from tests.conftest import console_errors
 from tests.core.store.test_discovery import CORPUS_JOBS
 
@@ -24,13 +26,11 @@ def _rows(dash_duo) -> list[str]:
         ".map(cell => cell.textContent);")
 
 
-def _wait_rows(dash_duo, expected: set[str], timeout: float = 20) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if set(_rows(dash_duo)) == expected:
-            return
-        time.sleep(0.2)
-    assert set(_rows(dash_duo)) == expected
+def _wait_rows(dash_duo, expected: set[str], timeout: float = PATIENCE) -> None:
+    try:
+        until(lambda: set(_rows(dash_duo)) == expected, timeout)
+    except testing_errors.TestingTimeoutError:
+        raise AssertionError(f"rows {_rows(dash_duo)}, expected {expected}") from None
 
 
 def test_summary_list_filter_sort_and_details(dash_duo, corpus_app) -> None:
@@ -92,3 +92,30 @@ def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Pa
         assert console_errors(dash_duo) == []
     finally:
         app.data_service.close()
+
+
+def test_goto_page_box(dash_duo, tmp_path: Path) -> None:
+    """MindInsight's "Go to" box: a page number and Enter opens that page."""
+    for number in range(12):
+        with SummaryWriter(str(tmp_path / "logs" / f"job{number:02d}")) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+            writer.record(1)
+    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    try:
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(dash_duo.server_url + "/?sort=path&order=asc&size=10")
+        dash_duo.wait_for_text_to_equal("#job-page", "1 / 2")
+        box = dash_duo.find_element("#job-goto")
+        box.send_keys("2", Keys.ENTER)
+        dash_duo.wait_for_text_to_equal("#job-page", "2 / 2")
+        _wait_rows(dash_duo, {"./job10", "./job11"})
+        assert "page=2" in dash_duo.driver.current_url
+        assert console_errors(dash_duo) == []
+    finally:
+        app.data_service.close()
+
+
+def test_goto_page_reads_whole_numbers_only() -> None:
+    assert [goto_page(v) for v in (2, "3", 4.0, None, "", "x", 0, -1, 2.5)] == [
+        2, 3, 4, None, None, None, None, None, None]

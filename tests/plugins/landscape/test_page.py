@@ -14,7 +14,6 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-from dash.testing.wait import until
 
 from dash_insight import SummaryWriter
 from dash_insight.plugins.landscape import compare_page, page
@@ -32,6 +31,7 @@ from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.application import create_app
 from dash_insight.web.components.run_colours import run_colour
+from tests.browser import until
 from tests.conftest import CORPUS, console_errors
 from tests.plugins.landscape.test_rest import write_epoch_job
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dash.testing.wait import until
 from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight import SummaryWriter
 from dash_insight.plugins.lineage import views
 from dash_insight.web.application import create_app
+from tests.browser import until
 from tests.conftest import console_errors
 
 JOBS = 12

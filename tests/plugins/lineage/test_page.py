@@ -9,17 +9,18 @@ from pathlib import Path
 
 import pytest
 from dash.testing import errors as testing_errors
-from dash.testing.wait import until
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
+from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.application import create_app
 from dash_insight.web.url_state import parse_search
+from tests.browser import until, wait_idle
 from tests.conftest import console_errors
 
 # -- pure builders ---------------------------------------------------------------------------
@@ -275,9 +276,10 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         until(start_editing, 10)
         ActionChains(dash_duo.driver).send_keys("best run").send_keys(Keys.ENTER).perform()
         dash_duo.wait_for_contains_text("#lineage-status", "Saved the remark of ./lenet_sc")
+        wait_idle(dash_duo)  # the overview and chart callbacks finish before the check
         assert not console_errors(dash_duo)
     finally:
-        dash_duo.server.stop()
+        dash_duo.stop_server()  # after the page's callbacks, and away from the page
         app.data_service.close()
 
     restarted = _app(corpus, workspace)  # a new app on the same workspace
@@ -303,6 +305,24 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         assert dash_duo.find_element("#lineage-overview").value_of_css_property(
             "display") == "none"
         _wait_table(dash_duo, LINEAGE_JOBS)
+        wait_idle(dash_duo)
         assert not console_errors(dash_duo)
     finally:
         restarted.data_service.close()
+
+
+def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
+    """One job left in the table: every importance is 0 (MindInsight's reason 2), so the chart
+    says why instead of drawing an empty axis."""
+    objects = lineage_data.search_lineages(entries, {})["object"]
+    every = lineage_data.LineageTable.from_objects(objects)
+    one = lineage_data.LineageTable.from_objects(objects[:1])
+    target = next(t for t in one.target_names if t in every.target_names)
+    rows = views.importance_rows(every, target)
+    assert views.importance_message(rows, len(objects)) is None
+    assert len(views.importance_figure(rows).data) == 2
+    rows = views.importance_rows(one, target)
+    message = views.importance_message(rows, 1)
+    assert message == "Parameter importance needs at least 3 jobs; the table shows 1."
+    figure = views.importance_figure(rows, message=message)
+    assert not figure.data and figure.layout.annotations[0].text == message

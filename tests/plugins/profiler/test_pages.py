@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dash.testing.wait import until
 
 from dash_insight.web.application import create_app
+from tests.browser import until
 from tests.conftest import console_errors
 
 LENET = "./lenet_prof"

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from dash.testing.wait import until
 from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight.core.axis_scale import aligned_ranges, nice_range
 from dash_insight.web.url_state import encode_tags
+from tests.browser import until
 from tests.conftest import console_errors
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from dash.testing.wait import until
 
 from dash_insight.web.application import create_app
 from dash_insight.web.url_state import encode_tags
+from tests.browser import until
 from tests.conftest import console_errors
 from tests.large_jobs import write_many_jobs, write_wide_job
 from tests.pages import run_js, url_params

@@ -8,7 +8,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
-from dash.testing.wait import until
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
 
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
@@ -24,6 +25,7 @@ from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
 from dash_insight.web.application import create_app
 from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
+from tests.browser import until
 from tests.conftest import console_errors
 
 # --- algorithms ---------------------------------------------------------------------------------
@@ -104,33 +106,43 @@ def test_scalar_controls_to_state_and_url() -> None:
     # what is drawn changed: back to page 1
     assert scalars.state_search(after, tags) == "?train_id=.%2Fj&tags=loss%2Clr&filter=acc%24"
     assert scalars.next_state(state, tags, "scalar-tags-filter", None, "^l", "step", 0,
-                              (None, None))["page"] == 1
+                              None)["page"] == 1
     after = scalars.next_state(after, tags, "scalar-tags-all", None, "acc$", "step", 0,
-                               (None, None))
+                               None)
     assert after["selected"] == tags and "tags=" not in scalars.state_search(after, tags)
     # Unticking one shown tag keeps the hidden ones.
     after = scalars.next_state(state, tags, "scalar-tags", ["eval/acc"], "acc$", "step", 0,
-                               (None, None))
+                               None)
     assert after["selected"] == ["loss", "eval/acc", "lr"]
     after = scalars.next_state(state, tags, scalars.IDS["smoothing"], None, "", "step", 0.6,
-                               (None, None))
+                               None)
     assert after["smoothing"] == 0.6 and "smoothing=0.6" in scalars.state_search(after, tags)
     after = scalars.next_state(state, tags, scalars.IDS["axis"], None, "", "absolute", 0,
-                               (None, None))
+                               None)
     assert after["axis"] == "absolute"
     assert scalars.next_state(state, tags, "scalar-prev", None, "", "step", 0,
-                              (None, None))["page"] == 1
+                              None)["page"] == 1
     assert scalars.next_state(state, tags, "scalar-next", None, "", "step", 0,
-                              (None, None))["page"] == 3
+                              None)["page"] == 3
     composed = scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
-                                  ("loss", "lr"))
+                                  ["loss", "lr"])
     assert composed["compose"] == ["loss", "lr"]
     assert scalars.page_state(parse_search(scalars.state_search(composed, tags)), tags)[
         "compose"] == ["loss", "lr"]
     assert scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
-                              ("loss", "loss"))["compose"] is None  # two different tags
+                              ["loss", "loss"])["compose"] is None  # two different tags
     assert scalars.next_state(composed, tags, "compose-remove", None, "", "step", 0,
-                              ("loss", "lr"))["compose"] is None
+                              ["loss", "lr"])["compose"] is None
+    # Every chosen tag is composed, as MindInsight composes all the selected tags.
+    three = scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
+                               ["lr", "loss", "eval/acc", "gone"])
+    assert three["compose"] == ["lr", "loss", "eval/acc"]
+    assert scalars.page_state(parse_search(scalars.state_search(three, tags)), tags)[
+        "compose"] == ["lr", "loss", "eval/acc"]
+    chart = scalars.chart_specs("./j", {**three, "shown": []})[0][0]
+    assert chart.title == "lr  +  loss  +  eval/acc"
+    assert [(s.tag, s.right_axis) for s in chart.series] == [
+        ("lr", False), ("loss", False), ("eval/acc", False)]
 
 
 def test_threshold_of_a_chart_form() -> None:
@@ -373,8 +385,12 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
 
     # Compose two tags in one chart with two y axes.
     dash_duo.driver.execute_script("window.scrollTo(0, 0);")
-    for dropdown, tag in (("#compose-first", "loss"), ("#compose-second", "accuracy")):
-        dash_duo.select_dcc_dropdown(dropdown, value=tag)
+    for tag in ("loss", "accuracy"):
+        dash_duo.select_dcc_dropdown("#compose-tags", value=tag)
+        # A multi-select stays open after a pick: close it, so the next click opens it.
+        ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
+        dash_duo.wait_for_no_elements(".dash-dropdown-options")
+    dash_duo.wait_for_contains_text("#compose-tags", "accuracy")
     _click(dash_duo, "#compose-apply")
     until(lambda: "loss  +  accuracy" in _figures(dash_duo), 10)
     composed = _figures(dash_duo)["loss  +  accuracy"]

@@ -40,6 +40,30 @@ def test_comparison_scalars_match_oracle(oracle: dict[str, Any], client: FlaskCl
         assert_same(answer, ours.get_json(), tag)
 
 
+def test_tag_without_scalar_suffix_gets_a_hint(client: FlaskClient,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """REST scalar tags are ``<tag>/scalar``: ``tag=loss`` finds nothing, as in MindInsight,
+    and the answer (an extra field; the shape is MindInsight's) and the log say why."""
+    with caplog.at_level("INFO", logger="dash_insight.plugins.scalars.rest"):
+        bare = client.get(f"{PREFIX}/scalars",
+                          query_string={"train_id": "./ops_all", "tag": "loss"}).get_json()
+    assert bare["scalars"] == []
+    assert "tag=loss/scalar" in bare["hint"] and "'/scalar' suffix" in bare["hint"]
+    assert any("tag=loss/scalar" in record.getMessage() for record in caplog.records)
+    right = client.get(f"{PREFIX}/scalars",
+                       query_string={"train_id": "./ops_all", "tag": "loss/scalar"}).get_json()
+    assert "hint" not in right and len(right["scalars"]) == 1
+    unknown = client.get(f"{PREFIX}/scalars",
+                         query_string={"train_id": "./ops_all", "tag": "nope"}).get_json()
+    assert unknown == {"scalars": []}  # MindInsight's answer: no hint to give
+    caplog.clear()
+    with caplog.at_level("INFO", logger="dash_insight.plugins.scalars.rest"):
+        missing = client.get(f"{PREFIX}/scalar/metadata",
+                             query_string={"train_id": "./ops_all", "tag": "loss"})
+    assert missing.status_code == 400 and set(missing.get_json()) == {"error_code", "error_msg"}
+    assert any("tag=loss/scalar" in record.getMessage() for record in caplog.records)
+
+
 # -- export ----------------------------------------------------------------------------------------
 
 

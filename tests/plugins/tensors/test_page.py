@@ -10,7 +10,6 @@ from urllib.parse import parse_qs
 import dash
 import numpy as np
 import pytest
-from dash.testing.wait import until
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
@@ -20,6 +19,7 @@ from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.plugins.tensors.table import start_dims
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
+from tests.browser import until
 from tests.conftest import console_errors, loaded_service
 from tests.pages import HIST_META, click_option, find, press, run_js, text, url_params
 

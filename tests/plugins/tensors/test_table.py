@@ -29,6 +29,8 @@ def test_json_values_keep_types_and_mark_non_finite() -> None:
     assert table.json_values(np.array([0.1, np.nan, np.inf, -np.inf], np.float32)) == [
         0.1, "NAN", "INF", "-INF"]
     assert table.json_values(np.array([0.1], np.float64)) == [0.1]
+    # float16 exactly, as MindInsight: 5 decimals then show 1.00488, not 1.00500.
+    assert table.json_values(np.array([1.0048828, np.nan], np.float16)) == [1.0048828125, "NAN"]
     assert table.value_kind(np.dtype(bool)) == "b"
     assert table.value_kind(np.dtype(np.uint8)) == "i"
     assert table.colour_scale(np.array([-3.0, 2.0, np.nan])) == 3.0
@@ -57,6 +59,13 @@ def test_statistics_items_and_limit_message() -> None:
     items = dict(table.statistics_items(stats, "f"))
     assert items["NaN"] == "1" and items["-Inf"] == "2" and items["negative"] == "3"
     assert "NaN" not in dict(table.statistics_items(stats, "i"))
+    # One thousands style for counts and values (29750 was shown beside the count 59,500).
+    big = {**stats, "max": 29750.0, "min": -1234567.0, "avg": 0.012380138, "count": 59500}
+    items = dict(table.statistics_items(big, "f"))
+    assert (items["max"], items["min"], items["mean"], items["count"]) == (
+        "29,750", "-1.23457e+06", "0.0123801", "59,500")
+    assert dict(table.statistics_items({**big, "max": 12345678}, "i"))["max"] == "12,345,678"
+    assert table.format_statistic(float("nan")) == "nan"
     message = table.too_large_message("[:,:]", 1_000_000)
     assert message.startswith("The requested data exceeds the upper limit 100,000")
     assert "1,000,000" in message

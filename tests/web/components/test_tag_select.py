@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import dash
 from dash import Output, State, ctx, dcc, html
-from dash.testing.wait import until
 
 from dash_insight.web.components import tag_select as ts
 from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
+from tests.browser import until
 from tests.conftest import console_errors
 from tests.pages import HIST_META, find, run_js, text, url_params
 

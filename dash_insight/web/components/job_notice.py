@@ -1,0 +1,38 @@
+"""The banner a job's pages show above their content when its logs are damaged, or may be.
+
+One component for the training dashboard and the value pages, so a damaged job says so on
+every page that draws its data: the problems (``JobSummary.reasons``) in a warning that opens
+to list them, or, when nothing is known to be wrong yet, the hints (an incomplete last record
+that may still be being written, ``JobSummary.hints``) in a quieter note. Long file names break
+between words only (``overflow-wrap``), never inside a word.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import html
+
+from dash_insight.core.provider import JobSummary
+
+#: The most reasons listed; the rest are counted.
+MAX_LISTED = 50
+
+
+def job_notice(job: JobSummary, element_id: str | None = None) -> Any:
+    """The warning (problems) or note (hints) of ``job``; None for a healthy job."""
+    identity = {"id": element_id} if element_id else {}
+    if job.reasons:
+        listed = [html.Li(reason) for reason in job.reasons[:MAX_LISTED]]
+        if len(job.reasons) > MAX_LISTED:
+            listed.append(html.Li(f"... and {len(job.reasons) - MAX_LISTED} more"))
+        return html.Details(className="di-panel di-warning di-job-notice", **identity,
+                            children=[
+            html.Summary(f"⚠ This job has {len(job.reasons)} problem(s); everything readable "
+                         "is shown."),
+            html.Ul(listed)])
+    if job.hints:
+        return html.Div(className="di-panel di-note di-job-notice", **identity, children=[
+            html.Span("ⓘ ", className="di-muted"),
+            html.Span(" ".join(job.hints))])
+    return None

@@ -1,0 +1,85 @@
+"""The browser side of the tests: a ``dash_duo`` that waits for conditions, with time limits
+for a loaded 2-core machine.
+
+A time limit only says how long a failing test takes to fail, so it is generous
+(:data:`PATIENCE`); what a test waits for is always a condition. Two conditions matter
+beyond the page's own content: the Dash renderer has no callback pending (:func:`wait_idle`),
+before a test navigates away or stops its server (a callback cut short by either logs a
+browser error that a later console check would blame on the next page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from dash.testing import wait
+from dash.testing.composite import DashComposite
+
+T = TypeVar("T")
+
+#: Seconds a condition may take on a loaded 2-core machine before a test fails.
+PATIENCE = 60.0
+
+#: True when the Dash renderer of the page has no callback requested, waiting or running
+#: (its redux store's ``callbacks``, as dash.testing's ``redux_state_rqs`` reads them), and the
+#: page has no pending ``fetch`` of a Dash callback; null on a page without Dash.
+_IDLE_JS = """
+const store = window.store;
+if (!store || !store.getState) { return null; }
+const state = store.getState();
+const callbacks = Object.assign({}, state.callbacks || {});
+delete callbacks.stored;
+delete callbacks.completed;
+const pending = Object.values(callbacks).some(list => list && list.length);
+return !pending && !state.isLoading;
+"""
+
+
+def until(condition: Callable[[], T], timeout: float = PATIENCE, poll: float = 0.1,
+          msg: str = "expected condition not met within timeout") -> T:
+    """``condition()`` once it is truthy; TestingTimeoutError after ``timeout`` seconds, never
+    less than :data:`PATIENCE` (the callers' own limits were tuned on an idle machine)."""
+    return wait.until(condition, max(timeout, PATIENCE), poll, msg)
+
+
+def wait_idle(dash_duo: Any, timeout: float = PATIENCE) -> None:
+    """Until the page's Dash renderer has no callback pending, seen on two polls in a row
+    (a finished callback may trigger the next one in the same tick). A page without Dash
+    (about:blank, an error page) is idle."""
+    streak = [0]
+
+    def idle_twice() -> bool:
+        state = dash_duo.driver.execute_script(_IDLE_JS)
+        streak[0] = streak[0] + 1 if state is None or state else 0
+        return streak[0] >= 2
+
+    until(idle_twice, timeout, poll=0.1)
+
+
+class PatientDashComposite(DashComposite):
+    """``dash_duo`` whose default waits are :data:`PATIENCE` seconds, whose server may take as
+    long to start, which lets the page's callbacks finish before it navigates away, and which
+    stops its server only after leaving an idle page (:meth:`stop_server`)."""
+
+    def __init__(self, server: Any, **kwargs: Any) -> None:
+        super().__init__(server, wait_timeout=int(PATIENCE), **kwargs)
+        # A poll's script waits while the page's main thread is busy (a large chart drawn on a
+        # loaded machine): WebDriver's 30 s default failed such polls with "script timeout".
+        self.driver.set_script_timeout(PATIENCE)
+
+    def start_server(self, app: Any, navigate: bool = True, **kwargs: Any) -> None:
+        kwargs.setdefault("start_timeout", PATIENCE)
+        super().start_server(app, navigate, **kwargs)
+
+    def wait_for_page(self, url: str | None = None, timeout: float = PATIENCE) -> Any:
+        if self._driver.current_url.startswith(("http://", "https://")):
+            wait_idle(self)
+        return super().wait_for_page(url, timeout)
+
+    def stop_server(self) -> None:
+        """Let the page's callbacks finish, leave it (so that nothing asks the stopped server
+        again), then stop the server."""
+        wait_idle(self)
+        self.driver.get("about:blank")
+        self.server.stop()

@@ -1,0 +1,51 @@
+"""The training dashboard's cards choose their tags as MindInsight does (no browser)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import dash
+import pytest
+
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import Plugin, mindinsight_order
+from dash_insight.plugins.scalars.cards import scalar_card
+from dash_insight.plugins.tensors.cards import tensor_card
+from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.web.plugin import CardRequest
+from tests.conftest import loaded_service
+from tests.pages import text
+
+
+@pytest.fixture(scope="module")
+def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DataService]:
+    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
+    yield data
+    data.close()
+
+
+def test_mindinsight_order_sorts_by_the_suffixed_name() -> None:
+    # "a/scalar" sorts after "a/b/scalar" ('s' > 'b'): MindInsight sorts its own names.
+    assert mindinsight_order(["op/x", "loss", "a", "a/b"], Plugin.SCALAR) == [
+        "a/b", "a", "loss", "op/x"]
+
+
+def test_scalar_card_draws_the_first_two_tags_of_mindinsight(service: DataService) -> None:
+    """ops_in_net wrote its activation tags before loss; MindInsight's card (spec screenshot
+    02b_dashboard_ops_in_net) shows loss/auto and op/activation_max."""
+    job = service.provider.job("./ops_in_net")
+    assert job.tags[Plugin.SCALAR][0] != "loss/auto"  # the written order differs
+    body, foot = scalar_card(CardRequest(dash.Dash(__name__), job), service)
+    assert [trace.name for trace in body.figure.data] == ["loss/auto", "op/activation_max"]
+    assert foot == "3 scalar tag(s)"
+
+
+def test_tensor_card_shows_five_decimals_as_mindinsight(service: DataService) -> None:
+    """MindInsight's card of ops_in_net (02b_dashboard_ops_in_net) starts -0.10534 -0.19657
+    0.10414: the first tensor tag, five decimals."""
+    job = service.provider.job("./ops_in_net")
+    body, foot = tensor_card(CardRequest(dash.Dash(__name__), job),
+                             TensorQueries(service.provider))
+    assert foot.startswith("op/conv_weight · ")
+    assert text(body).split()[:3] == ["-0.10534", "-0.19657", "0.10414"]
