@@ -21,7 +21,7 @@ MAX_LISTED = 50
 
 def job_notice(job: JobSummary, element_id: str | None = None) -> Any:
     """The warning (problems) or note (hints) of ``job``; None for a healthy job."""
-    identity = {"id": element_id} if element_id else {}
+    identity: dict[str, Any] = {"id": element_id} if element_id else {}
     if job.reasons:
         listed = [html.Li(reason) for reason in job.reasons[:MAX_LISTED]]
         if len(job.reasons) > MAX_LISTED:
