@@ -55,6 +55,7 @@ from dash_insight.web.url_state import (
     Text,
     UrlState,
     make_search,
+    same_search,
 )
 
 
@@ -244,7 +245,7 @@ def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
                   picker_action(trigger, page.id("tags")))
     state.update(selection_state(tags, chosen, pattern or ""))
     new = page.state.search(state)
-    return None if new == (search or "") else new
+    return None if same_search(new, search) else new
 
 
 class CardsUpdate(NamedTuple):

@@ -58,6 +58,8 @@ def _modebar_opacity(dash_duo, card: str) -> str:
 
 
 def test_plotly_toolbar_shows_on_hover_and_covers_nothing_of_ours(dash_duo, corpus_app) -> None:
+    # A chart narrower than its 500 steps: it draws one point per pixel column, with a note.
+    dash_duo.driver.set_window_size(560, 1000)
     _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all&tags=loss")
     card = _card("./ops_all", "loss")
     until(lambda: _drawn(dash_duo, card), 20)
