@@ -81,7 +81,9 @@ DRAW_PROBE = """
 window.__benchDraw = {first: 0, screen: 0, all: 0, drawn: 0, cards: 0, onScreen: 0};
 (function tick() {
   const b = window.__benchDraw;
-  const cards = Array.from(document.querySelectorAll(%(cards)s));
+  // Cards shown (MindInsight keeps the charts of its other pages in the page, hidden).
+  const cards = Array.from(document.querySelectorAll(%(cards)s))
+    .filter(card => card.getClientRects().length > 0);
   let drawn = 0, onScreen = 0, onScreenDrawn = 0;
   for (const card of cards) {
     const ok = (%(drawn)s)(card);
