@@ -99,13 +99,19 @@ window.__benchReady = {since: 0, ready: false};
     const callbacks = window.store.getState().callbacks || {};
     const idle = ['requested', 'prioritized', 'blocked', 'executing', 'watched', 'executed']
       .every(name => !(callbacks[name] || []).length);
-    const cards = Array.from(document.querySelectorAll('.di-chart-card'));
-    const cardsDrawn = cards.every(card => {
+    const drawn = card => {
       const plot = card.querySelector('.js-plotly-plot');
-      return plot && plot._fullLayout;
+      return Boolean(plot && plot._fullLayout);
+    };
+    const cards = Array.from(document.querySelectorAll('.di-chart-card'));
+    const onScreen = cards.filter(card => {
+      const r = card.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight;
     });
     const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
-    ready = idle && cardsDrawn && plots.every(plot => plot._fullLayout);
+    const base = idle && plots.every(plot => plot._fullLayout);
+    probe.screenReady = base && onScreen.every(drawn);
+    ready = base && cards.every(drawn);
   }
   if (ready && !probe.ready) probe.since = performance.now();
   probe.ready = ready;
@@ -132,11 +138,10 @@ def open_page(driver, url: str, selector: str, scrolls: bool, timeout: float = 1
         state = driver.execute_script("return window.__benchReady || {};")
         at_bottom = driver.execute_script(
             "return window.innerHeight + window.scrollY >= document.body.scrollHeight - 2;")
+        if scrolls and state.get("screenReady") and not at_bottom:
+            driver.execute_script("window.scrollBy(0, window.innerHeight);")
         if state.get("ready"):
-            if scrolls and not at_bottom:
-                driver.execute_script("window.scrollBy(0, window.innerHeight);")
-                held = None
-            elif held is None:
+            if held is None:
                 held = time.perf_counter()
             elif time.perf_counter() - held > 1.0:
                 break
