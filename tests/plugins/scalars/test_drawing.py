@@ -103,8 +103,8 @@ def _settled(dash_duo) -> bool:
 
 def test_charts_on_screen_first_and_the_others_when_scrolled_to(dash_duo, wide_app) -> None:
     _open(dash_duo, wide_app, "/scalars?train_id=.%2Fmany")
-    until(lambda: len(_cards(dash_duo)) == TAGS, 20)
-    until(lambda: all(c["drawn"] for c in _cards(dash_duo) if c["onScreen"]), 20)
+    until(lambda: len(_cards(dash_duo)) == TAGS, 60)
+    until(lambda: all(c["drawn"] for c in _cards(dash_duo) if c["onScreen"]), 60)
     cards = _cards(dash_duo)
     below = [c for c in cards if not c["onScreen"]]
     assert below and not below[-1]["drawn"]  # the last rows wait until they are scrolled to
@@ -116,7 +116,7 @@ def test_charts_on_screen_first_and_the_others_when_scrolled_to(dash_duo, wide_a
             assert 0 < card["points"] <= card["width"] < STEPS
     # Scrolled to the bottom: the last chart is fetched and drawn.
     run_js(dash_duo, "window.scrollTo(0, document.body.scrollHeight);")
-    until(lambda: _cards(dash_duo)[-1]["drawn"], 20)
+    until(lambda: _cards(dash_duo)[-1]["drawn"], 60)
     last = _cards(dash_duo)[-1]
     assert last["title"] == f"tag_{TAGS - 1:02d}" and 0 < last["points"] <= last["width"]
     assert console_errors(dash_duo) == []
@@ -126,7 +126,7 @@ def test_answers_are_compressed(dash_duo, wide_app) -> None:
     """The browser asks for compressed answers (Accept-Encoding) and gets them: the points of
     each chart and the page's callback answers travel in fewer bytes than they decode to."""
     _open(dash_duo, wide_app, "/scalars?train_id=.%2Fmany")
-    until(lambda: any(c["drawn"] for c in _cards(dash_duo)), 20)
+    until(lambda: any(c["drawn"] for c in _cards(dash_duo)), 60)
     sizes = run_js(dash_duo, """
         return performance.getEntriesByType('resource')
             .filter(e => e.name.includes('/chart/scalar') || e.name.includes('_dash-layout'))
@@ -141,11 +141,11 @@ def _grid_builds(dash_duo, path: str) -> tuple[list[str], list[str]]:
     refresh ticks; the URLs of each chart's points fetched)."""
     dash_duo.driver.get("about:blank")
     dash_duo.wait_for_page(dash_duo.server_url + path)
-    until(lambda: len(_cards(dash_duo)) == TAGS, 20)
-    until(lambda: all(c["drawn"] for c in _cards(dash_duo) if c["onScreen"]), 20)
+    until(lambda: len(_cards(dash_duo)) == TAGS, 60)
+    until(lambda: all(c["drawn"] for c in _cards(dash_duo) if c["onScreen"]), 60)
     # Settled: the picker's list is filled (what rewrote the URL) and nothing is pending.
-    until(lambda: len(dash_duo.find_elements("#scalar-tags .ag-row")) > 0, 20)
-    until(lambda: _settled(dash_duo), 20)
+    until(lambda: len(dash_duo.find_elements("#scalar-tags .ag-row")) > 0, 60)
+    until(lambda: _settled(dash_duo), 60)
     builds = [r.split(" <- ")[1] for r in run_js(dash_duo, "return window.__requests;")
               if "scalar-grid.children" in r and "refresh-interval" not in r]
     return builds, _point_fetches(dash_duo)

@@ -56,8 +56,8 @@ def _picker(dash_duo, list_id: str) -> dict:
 
 
 def _titles(dash_duo) -> list[str]:
+    """The charts of the grid (each is drawn when it comes on screen)."""
     return run_js(dash_duo, "return Array.from(document.querySelectorAll('.di-chart-card'))"
-                            ".filter(c => c.querySelector('.js-plotly-plot'))"
                             ".map(c => c.querySelector('.di-chart-title').textContent);")
 
 
