@@ -35,6 +35,7 @@ import waitress
 from browser_tools import browser, cpu_seconds, free_port, install_probe, longest_task_ms
 from graph import make_graph  # bench/, beside this script
 from machine import machine
+from selenium.common.exceptions import TimeoutException
 
 from dash_insight import SummaryWriter
 from dash_insight.web.application import create_app
@@ -135,9 +136,12 @@ def open_page(driver, url: str, selector: str, scrolls: bool, timeout: float = 1
     started = time.perf_counter()
     held = None
     while True:
-        state = driver.execute_script("return window.__benchReady || {};")
-        at_bottom = driver.execute_script(
-            "return window.innerHeight + window.scrollY >= document.body.scrollHeight - 2;")
+        try:
+            state = driver.execute_script("return window.__benchReady || {};")
+            at_bottom = driver.execute_script(
+                "return window.innerHeight + window.scrollY >= document.body.scrollHeight - 2;")
+        except TimeoutException:  # the page's main thread is frozen longer than a script may wait
+            state, at_bottom = {}, False
         if scrolls and state.get("screenReady") and not at_bottom:
             driver.execute_script("window.scrollBy(0, window.innerHeight);")
         if state.get("ready"):
