@@ -25,7 +25,7 @@ from dash_insight.plugins.scalars.charts import (
     SeriesSpec,
     chart_card,
     chart_ids,
-    chart_plan,
+    chart_payload,
     chart_stores,
     controls,
     register_chart_callbacks,
@@ -51,15 +51,7 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
-from dash_insight.web.url_state import (
-    MAX_PAGE,
-    Int,
-    Tags,
-    Text,
-    UrlState,
-    parse_search,
-    same_search,
-)
+from dash_insight.web.url_state import MAX_PAGE, Int, Tags, Text, UrlState, parse_search
 
 IDS = chart_ids("compare")  # this page's axis, smoothing, data and thresholds components
 PATH = "/compare"
@@ -244,7 +236,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             return dash.no_update
         new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
                               checked_names(tag_rows), tag_pattern, axis, smoothing)
-        return dash.no_update if same_search(new, search) else new
+        return dash.no_update if new == (search or "") else new
 
     @app.callback(
         Output("compare-warning", "children"),
@@ -260,18 +252,15 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("compare-page", "children"), Output(IDS["data"], "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": dash.ALL}, "id"), State(IDS["data"], "data"),
+        State({"type": "graph-slot", "chart": dash.ALL}, "id"),
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
-             drawn: dict | None) -> tuple:
+    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
         state, _, tags_of = current(search)
         charts, pages = chart_specs(state, tags_of, colours_of(state["shown_jobs"]))
         total = (f"{len(state['shown_tags'])} of {len(state['all_tags'])} tags, "
                  f"{len(state['shown_jobs'])} jobs")
         page = f"{min(state['page'], pages)} / {pages}"
-        payload: Any = chart_plan(provider, charts)
-        if drawn and drawn.get("stamp") == payload["stamp"]:
-            payload = dash.no_update  # nothing new since the charts were planned
+        payload = chart_payload(provider, charts)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload
         if not charts:

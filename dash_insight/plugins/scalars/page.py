@@ -23,7 +23,7 @@ from dash_insight.plugins.scalars.charts import (
     SeriesSpec,
     chart_card,
     chart_ids,
-    chart_plan,
+    chart_payload,
     chart_stores,
     controls,
     register_chart_callbacks,
@@ -51,7 +51,6 @@ from dash_insight.web.url_state import (
     Text,
     UrlState,
     parse_search,
-    same_search,
 )
 
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
@@ -239,7 +238,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
                            smoothing, composed)
         new = state_search(state, tags)
-        return dash.no_update if same_search(new, search) else new
+        return dash.no_update if new == (search or "") else new
 
     @app.callback(
         Output("compose-remove", "style"),
@@ -263,19 +262,15 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("scalar-page", "children"), Output(IDS["data"], "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": ALL}, "id"), State(IDS["data"], "data"),
+        State({"type": "graph-slot", "chart": ALL}, "id"),
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
-             drawn: dict | None) -> tuple:
-        """Card frames and their plan in one answer, without points: the browser fetches each
-        chart's points when it comes on screen and draws it as they arrive."""
+    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
+        """Card frames and their data in one answer (the browser draws the charts)."""
         train_id, state, tags = current(search)
         charts, pages = chart_specs(train_id, state)
         total = f"{len(state['shown'])} of {len(tags)} tags"
         page = f"{min(state['page'], pages)} / {pages}"
-        payload: Any = chart_plan(provider, charts)
-        if drawn and drawn.get("stamp") == payload["stamp"]:
-            payload = dash.no_update  # nothing new (a refresh, or the same URL spelt again)
+        payload = chart_payload(provider, charts)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload  # same charts: keep them (and zoom)
         if not charts:
