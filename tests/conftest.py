@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +57,22 @@ def corpus_files(pattern: str) -> list[Path]:
     return sorted(CORPUS.glob(pattern)) if CORPUS.is_dir() else []
 
 
+@contextmanager
+def loaded_app(base: str | os.PathLike[str], workspace: str | os.PathLike[str]) -> Iterator[Any]:
+    """The app over ``base``, its first loader round done (no reloads); closed on exit."""
+    app = create_app(os.fspath(base), workspace=os.fspath(workspace), reload_interval=0)
+    try:
+        assert app.data_service.loader.wait_rounds(1)
+        yield app
+    finally:
+        app.data_service.close()
+
+
 @pytest.fixture
 def corpus_app(corpus: Path, tmp_path: Path):
     """The app over the corpus, loaded once (no reloads), for browser tests."""
-    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0)
-    assert app.data_service.loader.wait_rounds(1)
-    yield app
-    app.data_service.close()
+    with loaded_app(corpus, tmp_path / "ws") as app:
+        yield app
 
 
 def loaded_service(base: str | os.PathLike[str], workspace: str | os.PathLike[str],

@@ -191,9 +191,10 @@ def create_app(
         suppress_callback_exceptions=True,  # pages are built per URL
     )
     pages = features.pages()
-    app.layout = shell.shell_layout(app, features.nav(), pages)
+    router = shell.PageRouter(app, pages)
+    app.layout = shell.shell_layout(app, features.nav(), router)
     compare_tabs.install(app, features.compare_tabs())
-    shell.register_shell(app, pages)
+    shell.register_shell(app, router)
     for page, service in pages:
         page.register(app, service)
     app.server.register_blueprint(api_blueprint(features.routes()),

@@ -50,14 +50,13 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
 
 
 def shell_layout(app: dash.Dash, nav: Sequence[NavLink],
-                 pages: Sequence[tuple[Page[Any], Any]]) -> Callable[[], html.Div]:
+                 router: PageRouter) -> Callable[[], html.Div]:
     """The frame, with the page of the URL being opened already inside it.
 
     The browser asks for the layout from the page it opens, so the request's ``Referer`` names
     that page: rendering it here saves the routing callback's round trip on every full page
     load. Without a usable ``Referer`` the page arrives through :func:`register_shell`'s
     ``route`` callback as for in-app navigation."""
-    router = PageRouter(app, pages)
 
     def layout() -> html.Div:
         page, route = router.from_referrer()
@@ -81,16 +80,23 @@ class PageRouter:
         self.app = app
         self.by_path = {page.path: (page, service) for page, service in pages}
 
+    def locate(self, pathname: str | None, search: str | None) -> tuple[str, dict[str, str]]:
+        """The page path (below the app's prefix) and the parameters of a URL."""
+        path = self.app.strip_relative_path(pathname or "/") or ""
+        return "/" + path.strip("/"), parse_search(search)
+
     @staticmethod
-    def route_of(page_path: str, params: dict[str, str]) -> dict[str, Any]:
-        """What decides whether a URL change rebuilds the page: its path and train_id."""
+    def _route(page_path: str, params: dict[str, str]) -> dict[str, Any]:
         return {"path": page_path, "train_id": params.get("train_id")}
 
+    def route(self, pathname: str | None, search: str | None) -> dict[str, Any]:
+        """What decides whether a URL change rebuilds the page: its path and train_id."""
+        return self._route(*self.locate(pathname, search))
+
     def render(self, pathname: str | None, search: str | None) -> tuple[Any, dict[str, Any]]:
-        path = self.app.strip_relative_path(pathname or "/") or ""
-        params = parse_search(search)
-        page_path = "/" + path.strip("/")
-        route = self.route_of(page_path, params)
+        """The page of a URL and its route."""
+        page_path, params = self.locate(pathname, search)
+        route = self._route(page_path, params)
         found = self.by_path.get(page_path)
         if found is None:
             return not_found.layout(self.app, page_path), route
@@ -121,18 +127,16 @@ def refresh_seconds(value: Any) -> int:
     return max(MIN_REFRESH_SECONDS, min(MAX_REFRESH_SECONDS, seconds))
 
 
-def register_shell(app: dash.Dash, pages: Sequence[tuple[Page[Any], Any]]) -> None:
-    """Routing: the URL decides the page (``pages``: each with its plugin's service); a page is
-    rebuilt only when its path or train_id changes, so controls that write other URL
-    parameters keep their state and focus."""
-    router = PageRouter(app, pages)
+def register_shell(app: dash.Dash, router: PageRouter) -> None:
+    """Routing: the URL decides the page (``router``); a page is rebuilt only when its path or
+    train_id changes, so controls that write other URL parameters keep their state and
+    focus."""
 
     # One callback (not a route store feeding a render callback): a page costs one round trip.
     @app.callback(Output("page", "children"), Output("route", "data"),
                   Input("url", "pathname"), Input("url", "search"), State("route", "data"))
     def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
-        path = "/" + (app.strip_relative_path(pathname or "/") or "").strip("/")
-        if current and current == PageRouter.route_of(path, parse_search(search)):
+        if current and current == router.route(pathname, search):
             return dash.no_update, dash.no_update
         return router.render(pathname, search)
 

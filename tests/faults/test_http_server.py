@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
 from dash_insight.web.http import SECURITY_HEADERS
+from tests.conftest import loaded_app
 from tests.faults.conftest import Server, free_port
 
 JOBS = "/v1/mindinsight/datavisual/train-jobs"
@@ -30,9 +30,7 @@ def test_csv_export_does_not_write_formulas(tmp_path: Path) -> None:
         for tag in tags:
             writer.add_scalar(tag, -1.5, 1)
         writer.record(1)
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
-    try:
-        assert app.data_service.loader.wait_rounds(1)
+    with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         query = "&".join(f"tag={tag}" for tag in tags).replace("+", "%2B")
         answer = app.server.test_client().get(
             f"/v1/dash-insight/export/scalars?train_id=./job&{query}")
@@ -40,8 +38,6 @@ def test_csv_export_does_not_write_formulas(tmp_path: Path) -> None:
         rows = list(csv.reader(io.StringIO(answer.get_data(as_text=True))))[1:]
         assert [row[1] for row in rows] == ["'" + tag for tag in tags[:4]] + ["loss"]
         assert all(row[4] == "-1.5" for row in rows)  # numbers stay numbers
-    finally:
-        app.data_service.close()
 
 
 def test_unknown_methods_get_the_rest_error_and_headers(tmp_path: Path,

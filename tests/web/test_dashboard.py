@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
 from tests.browser import until
-from tests.conftest import console_errors
+from tests.conftest import console_errors, loaded_app
 
 pytestmark = pytest.mark.browser
 
@@ -91,9 +90,7 @@ def test_damage_banner_wraps_between_words(dash_duo, tmp_path: Path) -> None:
     for position in range(len(data) // 4, len(data), len(data) // 4):
         data[position] ^= 0xFF  # three damaged records: three reasons
     summary.write_bytes(bytes(data))
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
-    assert app.data_service.loader.wait_rounds(1)
-    try:
+    with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./bad")
         dash_duo.wait_for_contains_text(".di-job-notice summary", "problem(s)")
@@ -105,5 +102,3 @@ def test_damage_banner_wraps_between_words(dash_duo, tmp_path: Path) -> None:
             assert wrapped >= 1, f"no reason wrapped at {width} px: the check proves nothing"
             assert broken == [], f"words broken at {width} px"
         assert console_errors(dash_duo) == []
-    finally:
-        app.data_service.close()

@@ -13,7 +13,7 @@ from dash_insight import SummaryWriter
 from dash_insight.plugins.jobs.page import goto_page
 from dash_insight.web.application import create_app
 from tests.browser import PATIENCE, until
-from tests.conftest import console_errors
+from tests.conftest import console_errors, loaded_app
 from tests.core.store.test_discovery import CORPUS_JOBS
 
 pytestmark = pytest.mark.browser
@@ -100,9 +100,7 @@ def test_goto_page_box(dash_duo, tmp_path: Path) -> None:
         with SummaryWriter(str(tmp_path / "logs" / f"job{number:02d}")) as writer:
             writer.add_scalar("loss", 1.0, 1)
             writer.record(1)
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
-    assert app.data_service.loader.wait_rounds(1)
-    try:
+    with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/?sort=path&order=asc&size=10")
         dash_duo.wait_for_text_to_equal("#job-page", "1 / 2")
@@ -112,8 +110,6 @@ def test_goto_page_box(dash_duo, tmp_path: Path) -> None:
         _wait_rows(dash_duo, {"./job10", "./job11"})
         assert "page=2" in dash_duo.driver.current_url
         assert console_errors(dash_duo) == []
-    finally:
-        app.data_service.close()
 
 
 def test_goto_page_reads_whole_numbers_only() -> None:

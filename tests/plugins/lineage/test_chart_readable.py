@@ -12,9 +12,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight import SummaryWriter
 from dash_insight.plugins.lineage import views
-from dash_insight.web.application import create_app
 from tests.browser import until
-from tests.conftest import console_errors
+from tests.conftest import console_errors, loaded_app
 
 JOBS = 12
 VARYING = ["[U]dropout", "[U]warmup_steps", "[U]weight_decay", "[U]scheduler", "[U]seed"]
@@ -79,9 +78,7 @@ def _dimensions(dash_duo) -> list[dict]:
 
 def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
     _write_jobs(tmp_path / "logs")
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
-    try:
-        assert app.data_service.loader.wait_rounds(1)
+    with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         dash_duo.driver.set_window_size(1600, 1000)
         dash_duo.start_server(app)
         dash_duo.wait_for_page(url=f"{dash_duo.server_url}/lineage")
@@ -132,5 +129,3 @@ def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
             "return [getComputedStyle(t).textShadow, getComputedStyle(p).backgroundColor];")
         assert "rgb(0, 0, 0)" not in shadow and panel in shadow
         assert not console_errors(dash_duo)
-    finally:
-        app.data_service.close()

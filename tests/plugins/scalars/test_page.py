@@ -26,7 +26,7 @@ from dash_insight.web.application import create_app
 from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.browser import until
-from tests.conftest import console_errors
+from tests.conftest import console_errors, loaded_app
 
 # --- algorithms ---------------------------------------------------------------------------------
 
@@ -429,9 +429,7 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
         for step, value in zip(steps.tolist(), values.tolist(), strict=True):
             writer.add_value("scalar", "loss", value)
             writer.record(step)
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
-    try:
-        assert app.data_service.loader.wait_rounds(1)
+    with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         _open(dash_duo, app, "/scalars?train_id=./long")
         figure = _wait_charts(dash_duo, 1, timeout=30)["loss"]
         assert len(figure["data"][0]["x"]) <= CHART_POINTS + 1  # the NaN beyond the budget
@@ -461,5 +459,3 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
         _click(dash_duo, 'button[id*="chart-reset"]')  # back to the whole series
         until(lambda: len(drawn()[0]) <= CHART_POINTS + 1 and drawn()[0][-1] == 120_000, 10)
         assert console_errors(dash_duo) == []
-    finally:
-        app.data_service.close()
