@@ -26,6 +26,22 @@
         });
         return window.dash_clientside.no_update;
       },
+
+      /* The language switch (dash_insight/web/i18n.py): remember the clicked locale in the
+         di_language cookie (read by the server before every request) and reload the same URL,
+         which the server now renders in that language. */
+      setLanguage(clicks, ids) {
+        const triggered = window.dash_clientside.callback_context.triggered;
+        if (!triggered.length || !triggered[0].value) {
+          return window.dash_clientside.no_update;
+        }
+        const id = JSON.parse(triggered[0].prop_id.split(".")[0]);
+        const year = 365 * 24 * 3600;
+        document.cookie = "di_language=" + encodeURIComponent(id.locale) +
+          "; path=/; max-age=" + year + "; SameSite=Lax";
+        window.location.reload();
+        return id.locale;
+      },
     },
   });
 })();

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dash_insight.core import i18n
 from dash_insight.core.format.framing import MAX_PAYLOAD_BYTES as DEFAULT_MAX_RECORD_BYTES
 from dash_insight.core.store.sampling import format_samples_per_plugin, parse_samples_per_plugin
 
@@ -50,6 +51,11 @@ DEFAULT_HOST = "127.0.0.1"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: Bytes of decoded values (images, tensors, histograms) each process keeps in memory.
 DEFAULT_CACHE_BYTES = 256 << 20
+#: The interface's language for a browser that asks for neither (no switch cookie, no
+#: ``Accept-Language`` naming English or Chinese).
+DEFAULT_LANGUAGE = "en"
+#: The values ``--language`` takes (BCP 47 spellings of :data:`dash_insight.core.i18n.LOCALES`).
+LANGUAGES = ("zh-CN", "en")
 #: The access log is rotated when it would grow past this size (0 = never).
 DEFAULT_ACCESS_LOG_MAX_BYTES = 10 << 20
 #: Records (and ``.pb`` graph files) longer than DEFAULT_MAX_RECORD_BYTES (128M) are reported
@@ -198,6 +204,14 @@ def parse_allowed_hosts(value: Any) -> tuple[str, ...]:
     return names
 
 
+def parse_language(value: Any) -> str:
+    """``zh-CN`` or ``en`` (also ``zh``, ``zh_CN``, ``en-US``, ...) -> ``zh-CN`` / ``en``."""
+    locale = i18n.normalize_locale(str(value))
+    if locale is None:
+        raise SettingsError(f"language must be one of {', '.join(LANGUAGES)}, not {str(value)!r}")
+    return locale.replace("_", "-")
+
+
 @dataclass(frozen=True)
 class Option:
     """One setting and how every source names it: ``--summary-base-dir`` on the command line,
@@ -256,6 +270,10 @@ OPTIONS: tuple[Option, ...] = (
            "host names the browser may use besides the bound one, IP addresses and localhost "
            "(any other Host header is refused against DNS rebinding; '*.domain' matches "
            "sub-domains)", "NAME,..."),
+    Option("language", parse_language,
+           "interface language for browsers whose Accept-Language names neither English nor "
+           f"Chinese and that did not choose one with the switch: {' or '.join(LANGUAGES)} "
+           f"(default {DEFAULT_LANGUAGE})", "LANG"),
 )
 OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
 #: MindInsight's names in a Python config that map onto another setting, with their parser.
@@ -396,6 +414,8 @@ class Settings:
     access_log_max_bytes: int = DEFAULT_ACCESS_LOG_MAX_BYTES
     #: Extra names the ``Host`` header may carry (see :mod:`dash_insight.web.host_check`).
     allowed_hosts: tuple[str, ...] = ()
+    #: The pages' language when the browser names none (``zh-CN`` or ``en``).
+    language: str = DEFAULT_LANGUAGE
     config: str | None = field(default=None, compare=False)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     ignored: tuple[str, ...] = field(default=(), compare=False, repr=False)
@@ -415,6 +435,7 @@ class Settings:
         set_(self, "host", parse_host(self.host))
         parse_url_base_pathname(self.url_base_pathname)
         set_(self, "allowed_hosts", parse_allowed_hosts(self.allowed_hosts))
+        set_(self, "language", parse_language(self.language))
         for name in ("cache_bytes", "access_log_max_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:

@@ -37,6 +37,7 @@ from dash_insight.web import (
     host_check,
     shell,
 )
+from dash_insight.web import i18n as web_i18n
 from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import API_PREFIX, EXPORT_PREFIX, api_blueprint, json_response
 from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
@@ -190,7 +191,9 @@ def create_app(
         update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL
     )
-    app.layout = shell.shell_layout(app, features.nav())
+    nav = features.nav()
+    # A function: Dash calls it for each page load, in the request's language.
+    app.layout = lambda: shell.shell_layout(app, nav)
     compare_tabs.install(app, features.compare_tabs())
     pages = features.pages()
     shell.register_shell(app, pages)
@@ -200,6 +203,7 @@ def create_app(
                                   url_prefix=prefix.rstrip("/") or None)
     _add_security_headers(app.server, prefix, security_headers(frame_ancestors))
     host_check.install(app.server, settings, prefix)
+    web_i18n.install(app, settings)
     body_limit.install(app.server, prefix)  # before any hook that reads a body
     dash_requests.install(app, prefix)
     _answer_other_methods(app.server, prefix)
