@@ -221,7 +221,7 @@ def format_number(value: float | int, decimals: int | None = None) -> str:
 TABLE_DATETIME = "yyyy-MM-dd HH:mm:ss"
 
 
-def format_datetime(seconds: float, format: str = "medium") -> str:  # noqa: A002
+def format_datetime(seconds: float, format: str = "medium") -> str:
     """The local time of a Unix timestamp in the current locale (Babel's ``format_datetime``):
     ``format`` is ``short`` / ``medium`` / ``long`` (``Nov 22, 2026, 5:17:50 AM`` /
     ``2026年11月22日 05:17:50`` for medium) or a CLDR pattern such as :data:`TABLE_DATETIME`."""

@@ -212,7 +212,7 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
                                 list(page.empty), page.id("empty"))
     if message is not None:
         return message
-    selected, _ = selection(state["tags"], tags)
+    selected, _unknown = selection(state["tags"], tags)
     cards: Any = html.Div(id=page.id("cards"), className=page.grid_class)
     if page.loading:
         cards = dcc.Loading(cards, type="dot", delay_show=400)
@@ -247,13 +247,13 @@ def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
     page 1 (tags hidden by the filter keep their selection); ``control_values`` are the page's
     controls' values by state field."""
     state = page.state.parse_search(search)
-    selected, _ = selection(state["tags"], tags)
+    selected, _unknown = selection(state["tags"], tags)
     if echoed(trigger, page.id("tags"), checked or [], tags, selected, state["filter"]):
         return None
     state["page"], paged = page_after(trigger, page.prefix, state["page"])
     if not paged:
         state = page.state.from_controls(state, control_values)
-    matching, _ = filter_tags(tags, pattern or "")
+    matching, _error = filter_tags(tags, pattern or "")
     chosen = pick(tags, list(tags) if selected is None else selected, checked, matching,
                   picker_action(trigger, page.id("tags")))
     state.update(selection_state(tags, chosen, pattern or ""))

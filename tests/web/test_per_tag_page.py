@@ -50,7 +50,7 @@ def test_unknown_message_names_the_tags() -> None:
     assert ptp.unknown_message([], "./a", "image") is None
     message = ptp.unknown_message([f"t{i}" for i in range(7)], "./a", "image")
     assert message.id == "image-unknown-tags"
-    assert "7 tag(s) in the link are not image tags of ./a: 't0', 't1'" in text(message)
+    assert "7 tags in the link are not image tags of ./a: 't0', 't1'" in text(message)
     assert "'t4' …" in text(message)
 
 

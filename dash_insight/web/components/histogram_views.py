@@ -232,7 +232,7 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
     if not len(series):
         return _empty_figure(layout, _("no data"))
     axis = axis if axis in AXES else "step"
-    hover = hover_template()
+    template = hover_template()
     values = axis_values(series, axis)
     bases = offsets(values)
     peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
@@ -256,7 +256,7 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
                 "type": "scatter", "x": centres, "y": heights, "mode": "markers",
                 "marker": {"size": 6, "opacity": 0},
                 "customdata": _hover_data(series, i, buckets), "showlegend": False,
-                "hovertemplate": hover + _non_finite_text(series, i) + "<extra></extra>",
+                "hovertemplate": template + _non_finite_text(series, i) + "<extra></extra>",
                 "name": f"step {series.steps[i]}"})
     figure = _figure(traces, layout)
     ticks = _tick_positions(len(series))

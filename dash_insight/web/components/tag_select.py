@@ -56,7 +56,7 @@ def filter_tags(tags: Sequence[str], pattern: str) -> tuple[list[str], str | Non
 
 def visible_tags(tags: Sequence[str], selected: Iterable[str] | None, pattern: str) -> list[str]:
     """The tags to draw: checked (None = all) and matching the filter, in ``tags`` order."""
-    matching, _ = filter_tags(tags, pattern)
+    matching, _error = filter_tags(tags, pattern)
     if selected is None:
         return matching
     chosen = set(selected)
