@@ -24,6 +24,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar, Token
+from typing import Any
 
 from babel import Locale
 from babel.dates import format_datetime as _babel_datetime
@@ -200,6 +201,23 @@ def lazy_gettext(message: str) -> LazyString:
 def text(value: str | LazyString) -> str:
     """A label as shown now: lazy ones translated, plain strings unchanged."""
     return str(value)
+
+
+def interpolate(template: str, **parts: Any) -> list[Any]:
+    """A translated sentence with objects in it: ``template``'s ``{name}`` placeholders
+    replaced by ``parts[name]`` (code snippets, links: components a translator cannot write),
+    as a list of text pieces and those objects; empty pieces are left out.
+
+    ``interpolate(_("Record it with {api}."), api=Code("add_value"))`` ->
+    ``["Record it with ", Code("add_value"), "."]``."""
+    pieces = re.split(r"\{(\w+)\}", template)
+    out: list[Any] = []
+    for index, piece in enumerate(pieces):
+        if index % 2:
+            out.append(parts[piece] if piece in parts else "{" + piece + "}")
+        elif piece:
+            out.append(piece)
+    return out
 
 
 def babel_locale(locale: str | None = None) -> Locale:

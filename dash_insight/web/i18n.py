@@ -11,6 +11,7 @@ page's URL is the same in both. REST answers do not depend on it.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ import flask
 from dash import ClientsideFunction, Input, Output, State, html
 
 from dash_insight.core import i18n
+from dash_insight.core.i18n import gettext as _
 from dash_insight.core.settings import Settings
 
 #: The ``window.dash_clientside`` namespace of ``assets/shell.js``.
@@ -60,6 +62,39 @@ def install(app: dash.Dash, settings: Settings) -> None:
         return re.sub(r"<html(?=[\s>])", f'<html lang="{lang}"', page, count=1)
 
     app.interpolate_index = interpolate_index  # type: ignore[method-assign]
+
+
+#: The id of the element whose ``data-texts`` give the browser scripts their words.
+CLIENT_TEXTS_ID = "di-client-texts"
+
+
+def client_texts() -> dict[str, str]:
+    """The words the browser scripts draw themselves (chart axes, hovers, notes, buttons),
+    English -> current language; ``window.dashInsightText(english, values)``
+    (``assets/shell.js``) looks them up and fills ``{name}`` placeholders. Each is written
+    out here so that ``pybabel extract`` finds it."""
+    english = [
+        # assets/scalar-charts.js
+        ("step", _("step")), ("relative time (s)", _("relative time (s)")),
+        ("time", _("time")), ("value", _("value")), ("smoothed", _("smoothed")),
+        ("{shown} of {total} points drawn", _("{shown} of {total} points drawn")),
+        (" (smoothed as drawn)", _(" (smoothed as drawn)")),
+        ("raw: all {total} points of the range", _("raw: all {total} points of the range")),
+        ("log scale: {count} non-positive value(s) not drawn",
+         _("log scale: {count} non-positive value(s) not drawn")),
+        ("{name}: {kind} at step {step}", _("{name}: {kind} at step {step}")),
+        # assets/per-tag-pages.js
+        ("✕ Exit full screen", _("✕ Exit full screen")), ("Full screen", _("Full screen")),
+        ("Step: {step}", _("Step: {step}")),
+    ]
+    return dict(english)
+
+
+def client_texts_element() -> html.Div:
+    """A hidden element carrying :func:`client_texts` (rendered with the page frame)."""
+    return html.Div(id=CLIENT_TEXTS_ID, hidden=True,
+                    **{"data-texts": json.dumps(client_texts(), ensure_ascii=False),
+                       "data-locale": i18n.current_locale()})
 
 
 def language_switch() -> html.Div:

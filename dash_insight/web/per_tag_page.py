@@ -119,7 +119,8 @@ class PerTagPage(Generic[S]):
     noun: str
     #: Shown in the current language: plain strings or :func:`lazy_gettext` ones.
     title: str | LazyString
-    empty: Sequence[Any]
+    #: What an empty job shows (how to record such data): built per request, in its language.
+    empty: Callable[[], Sequence[Any]]
     state: UrlState
     page_size: int
     card: Callable[[CardContext[S], str], Any]
@@ -209,7 +210,7 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
     train_id = state["train_id"]
     title = head(app, page.title, train_id)
     tags, message = plugin_tags(app, service.provider, train_id, page.plugin, title,
-                                list(page.empty), page.id("empty"))
+                                list(page.empty()), page.id("empty"))
     if message is not None:
         return message
     selected, _unknown = selection(state["tags"], tags)

@@ -62,6 +62,7 @@ def shell_layout(app: dash.Dash, nav: Sequence[NavLink]) -> html.Div:
         dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
         dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
         top_bar(app, nav),
+        i18n.client_texts_element(),
         html.Main(id="page", className="di-page"),
     ])
 

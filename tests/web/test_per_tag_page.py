@@ -144,7 +144,7 @@ def test_layouts_explain_missing_jobs_and_data(service: DataService) -> None:
 def test_page_modules_are_registered() -> None:
     assert {"/histograms", "/images", "/tensors"} <= {
         page.path for plugin in PLUGINS for page in plugin.pages}
-    assert isinstance(tensors.EMPTY[0], str) and isinstance(images.EMPTY[1], html.Code)
+    assert isinstance(tensors.empty()[0], str) and isinstance(images.empty()[1], html.Code)
 
 
 def test_empty_states_and_unknown_job(dash_duo, corpus_app) -> None:
