@@ -24,11 +24,10 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar, Token
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from babel import Locale
-from babel.dates import format_datetime as _babel_datetime
-from babel.numbers import format_decimal as _babel_decimal
+if TYPE_CHECKING:
+    from babel import Locale
 
 #: The gettext domain of the catalogs.
 DOMAIN = "dash_insight"
@@ -193,6 +192,12 @@ class LazyString:
         return hash(self.message)
 
 
+def N_(message: str) -> str:
+    """``message`` unchanged: marks a template for ``pybabel extract`` that is translated
+    later with :func:`gettext` (option help texts kept in tables)."""
+    return message
+
+
 def lazy_gettext(message: str) -> LazyString:
     """``message``, translated each time it is shown (see :class:`LazyString`)."""
     return LazyString(message)
@@ -220,7 +225,13 @@ def interpolate(template: str, **parts: Any) -> list[Any]:
     return out
 
 
+# Babel is imported where it formats, not with this module: the command line imports gettext
+# through the settings and starts faster without Babel's locale data modules.
+
+
 def babel_locale(locale: str | None = None) -> Locale:
+    from babel import Locale
+
     return Locale.parse(locale or current_locale())
 
 
@@ -228,10 +239,12 @@ def format_number(value: float | int, decimals: int | None = None) -> str:
     """``value`` with the current locale's grouping and decimal signs (Babel's
     ``format_decimal``): ``1,234,567`` in both languages, ``0.5`` ... ``decimals`` fixes the
     number of fraction digits; None keeps Babel's default (up to three)."""
+    from babel.numbers import format_decimal
+
     if decimals is None:
-        return _babel_decimal(value, locale=babel_locale())
+        return format_decimal(value, locale=babel_locale())
     pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
-    return _babel_decimal(value, format=pattern, locale=babel_locale())
+    return format_decimal(value, format=pattern, locale=babel_locale())
 
 
 #: The date-time pattern of the tables (MindInsight's ``%Y-%m-%d %H:%M:%S`` in both of its
@@ -243,5 +256,7 @@ def format_datetime(seconds: float, format: str = "medium") -> str:
     """The local time of a Unix timestamp in the current locale (Babel's ``format_datetime``):
     ``format`` is ``short`` / ``medium`` / ``long`` (``Nov 22, 2026, 5:17:50 AM`` /
     ``2026年11月22日 05:17:50`` for medium) or a CLDR pattern such as :data:`TABLE_DATETIME`."""
+    from babel.dates import format_datetime as babel_format_datetime
+
     moment = dt.datetime.fromtimestamp(seconds)
-    return _babel_datetime(moment, format=format, locale=babel_locale())
+    return babel_format_datetime(moment, format=format, locale=babel_locale())
