@@ -24,7 +24,7 @@ case "${1:-}" in
     extract) extract ;;
     update)
         extract
-        $PYBABEL update -i "$POT" -d "$LOCALE_DIR" -D "$DOMAIN" --no-wrap --omit-header \
+        $PYBABEL update -i "$POT" -d "$LOCALE_DIR" -D "$DOMAIN" --no-wrap \
             --ignore-obsolete --no-fuzzy-matching
         ;;
     compile) $PYBABEL compile -d "$LOCALE_DIR" -D "$DOMAIN" --statistics ;;
