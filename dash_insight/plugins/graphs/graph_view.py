@@ -180,7 +180,7 @@ def legend(entries: tuple[tuple[str, str | LazyString, str], ...], element_id: s
         html.Summary(_("Legend")),
         html.Div(className="gp-legend-grid", children=[
             html.Div([html.Span(className=f"gp-swatch {css}"), html.Span(str(label))],
-                     className="gp-legend-item", title=kind)
+                     className="gp-legend-item", title=str(label), **{"data-kind": kind})
             for kind, label, css in entries
         ]),
     ])
