@@ -61,7 +61,7 @@ def install(app: dash.Dash, settings: Settings) -> None:
         lang = HTML_LANG.get(i18n.current_locale(), "en")
         return re.sub(r"<html(?=[\s>])", f'<html lang="{lang}"', page, count=1)
 
-    app.interpolate_index = interpolate_index  # type: ignore[method-assign]
+    app.interpolate_index = interpolate_index  # type: ignore[method-assign,assignment]
 
 
 #: The id of the element whose ``data-texts`` give the browser scripts their words.
@@ -92,9 +92,9 @@ def client_texts() -> dict[str, str]:
 
 def client_texts_element() -> html.Div:
     """A hidden element carrying :func:`client_texts` (rendered with the page frame)."""
-    return html.Div(id=CLIENT_TEXTS_ID, hidden=True,
-                    **{"data-texts": json.dumps(client_texts(), ensure_ascii=False),
-                       "data-locale": i18n.current_locale()})
+    data: dict[str, Any] = {"data-texts": json.dumps(client_texts(), ensure_ascii=False),
+                            "data-locale": i18n.current_locale()}
+    return html.Div(id=CLIENT_TEXTS_ID, hidden=True, **data)
 
 
 def language_switch() -> html.Div:

@@ -173,6 +173,11 @@ def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None,
     return rules
 
 
+def _data_kind(kind: str) -> dict[str, Any]:
+    """The ``data-kind`` attribute of a legend entry (its node kind, for scripts and tests)."""
+    return {"data-kind": kind}
+
+
 def legend(entries: tuple[tuple[str, str | LazyString, str], ...], element_id: str
            ) -> html.Details:
     """A collapsible legend (MindInsight's "Legend" box)."""
@@ -180,7 +185,7 @@ def legend(entries: tuple[tuple[str, str | LazyString, str], ...], element_id: s
         html.Summary(_("Legend")),
         html.Div(className="gp-legend-grid", children=[
             html.Div([html.Span(className=f"gp-swatch {css}"), html.Span(str(label))],
-                     className="gp-legend-item", title=str(label), **{"data-kind": kind})
+                     className="gp-legend-item", title=str(label), **_data_kind(kind))
             for kind, label, css in entries
         ]),
     ])

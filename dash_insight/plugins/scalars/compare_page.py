@@ -210,7 +210,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         return jobs, state["jobs"], state["job_filter"]
 
     def picked_tags(search: str | None) -> tuple[list[str], list[str], str]:
-        state, _unused, _unused = current(search)
+        state, _jobs, _tags = current(search)
         return state["all_tags"], state["tags"], state["filter"]
 
     register_picker(app, "compare-jobs", picked_jobs, noun="job")
@@ -278,7 +278,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def colour_choices(search: str | None, _overrides: Any, chosen: str | None) -> tuple:
         """The runs drawn, each with a swatch of its colour; the first chosen at first."""
-        state, _unused, _unused = current(search)
+        state, _jobs, _tags = current(search)
         drawn = state["shown_jobs"]
         options = [{"label": html.Span([run_dot(job, colour), job], className="di-run-option"),
                     "value": job, "search": job}
