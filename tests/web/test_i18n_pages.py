@@ -238,3 +238,55 @@ def test_first_visit_follows_accept_language(dash_duo: Any, all_pages_app: Any) 
     _accept_language(dash_duo, "fr-FR,en;q=0.5")
     dash_duo.driver.refresh()
     until(lambda: _title(dash_duo) == "Summary List", 30)
+
+
+CJK_JOB = "实验_学习率0.01_非常长的中文训练作业目录名称用于测试换行是否正确显示"
+CJK_TAG = "损失函数/训练集上的平均损失值_很长的标签名称用于测试换行"
+
+#: Whether anything on the page is wider than the window, and the height of one line of the
+#: status and badge texts against the line height (one line each).
+LAYOUT_CHECK = """
+const rows = el => el ? (el.getBoundingClientRect().height
+                         < 1.9 * parseFloat(getComputedStyle(el).fontSize) ? 1 : 2) : 0;
+return {overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
+        badge: rows(document.querySelector('#job-table .di-badge')),
+        status: rows(document.querySelector('#job-table .di-nowrap'))};
+"""
+
+
+@pytest.fixture(scope="module")
+def cjk_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from dash_insight import SummaryWriter
+
+    base = tmp_path_factory.mktemp("cjk")
+    with SummaryWriter(base / CJK_JOB) as writer:
+        for step in range(10):
+            writer.add_scalar(CJK_TAG, 1.0 / (step + 1), step=step)
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    yield app
+    app.data_service.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_cjk_job_folders_and_tags_wrap_in_both_themes(dash_duo: Any, cjk_app: Any,
+                                                      theme: str) -> None:
+    dash_duo.start_server(cjk_app)
+    dash_duo.driver.set_window_size(900, 800)
+    _accept_language(dash_duo, "zh-CN")
+    dash_duo.driver.execute_script(f"localStorage.setItem('theme', '\"{theme}\"')")
+    dash_duo.wait_for_page(dash_duo.server_url + "/")
+    dash_duo.wait_for_element("#job-table tbody tr td a", timeout=60)
+    until(lambda: dash_duo.driver.execute_script(
+        "return document.documentElement.dataset.theme") == theme, 10)
+    link = dash_duo.find_element("#job-table tbody tr td a")
+    assert link.text.replace("\n", "") == "./" + CJK_JOB
+    assert link.size["height"] > 30  # the long name wraps inside its column ...
+    layout = dash_duo.driver.execute_script(LAYOUT_CHECK)
+    assert layout == {"overflow": False, "badge": 1, "status": 1}  # ... short words do not
+    assert dash_duo.driver.execute_script(
+        "return getComputedStyle(document.body).fontFamily").startswith('"PingFang SC"')
+    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./" + CJK_JOB)
+    _wait_drawn(dash_duo, "#scalar-grid .js-plotly-plot")
+    dash_duo.wait_for_text_to_equal(".di-chart-title", CJK_TAG)
+    assert not dash_duo.driver.execute_script(LAYOUT_CHECK)["overflow"]

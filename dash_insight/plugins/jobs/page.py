@@ -97,11 +97,11 @@ def _data_badges(job: JobSummary) -> list[Any]:
 def _status(job: JobSummary) -> Any:
     status = str(STATUS_LABELS.get(job.status, job.status))
     if job.status == "loaded":
-        return html.Span(status, className="di-muted")
+        return html.Span(status, className="di-muted di-nowrap")
     percent = round(100 * job.progress)
     return html.Span([html.Span(html.Div(style={"width": f"{percent}%"}),
                                 className="di-progress"),
-                      f"{status} {percent}%"],
+                      f"{status} {percent}%"], className="di-nowrap",
                      title=_("{read} of {total} bytes read").format(
                          read=format_number(job.bytes_read),
                          total=format_number(job.bytes_on_disk)))
