@@ -39,7 +39,7 @@ def _card(context: ptp.CardContext[DataService], tag: str) -> html.Section:
 
 
 PAGE: ptp.PerTagPage[DataService] = ptp.PerTagPage(
-    prefix="t", plugin=Plugin.HISTOGRAM, noun="histogram", title="Test", empty=["Nothing"],
+    prefix="t", plugin=Plugin.HISTOGRAM, noun="histogram", title="Test", empty=lambda: ["Nothing"],
     state=ptp.page_state(Flag("raw")), page_size=4, card=_card,
     controls=lambda state: [html.Div("raw" if state["raw"] else "cooked", id="t-raw")],
     control_fields=(("t-raw", "raw"),), card_fields=("raw",),

@@ -114,7 +114,7 @@ def test_chooser_and_info_rows(tmp_path: Path) -> None:
                                "10x10x10"))
     assert rows["Network"] == "--" and rows["Step/Epoch"] == "4/1"
     final = compare_page.job_final(service, "./e")
-    assert final.cells is None and final.problem == compare_page.NOT_EXIST_TEXT
+    assert final.cells is None and final.problem == str(compare_page.NOT_EXIST_TEXT)
     app.data_service.close()
 
 
