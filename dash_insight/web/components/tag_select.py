@@ -213,6 +213,17 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
             "header": _("Jobs"),
             "no_match": _("No job matches the filter."),
         }
+    if noun != "tag":  # another noun: its English words (the catalog has tags and jobs)
+        nouns = noun if count == 1 else f"{noun}s"
+        return {
+            "total": f"Total {count} {nouns}",
+            "selected": "{ticked} of {count} " + nouns + " selected",
+            "all": f"Select every {noun} the filter shows",
+            "none": f"Unselect every {noun} the filter shows",
+            "filter": f"Filter {noun}s (regular expression)",
+            "header": f"{noun}s".capitalize(),
+            "no_match": f"No {noun} matches the filter.",
+        }
     return {
         "total": ngettext("Total {count} tag", "Total {count} tags", count).format(count=count),
         "selected": ngettext("{ticked} of {count} tag selected",
