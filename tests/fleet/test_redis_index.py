@@ -1,0 +1,68 @@
+"""What only the Redis index has: WATCHed job states, leases, retired chunks expiring in Redis,
+and a web process on a Redis index that loads nothing itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dash_insight.core.store.index import RETIRED_CHUNK_SECONDS, ScalarColumns
+from dash_insight.core.store.index_api import IndexConflict
+from dash_insight.core.store.state import FileState, JobState
+
+pytestmark = pytest.mark.fleet
+redis_index = pytest.importorskip("dash_insight.core.store.redis_index")
+
+
+def test_a_job_written_meanwhile_makes_the_transaction_write_nothing(redis_url: str,
+                                                                     tmp_path: Path) -> None:
+    first = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    second = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    with first.transaction():
+        first.save_job(JobState("./a", version=1))
+    with pytest.raises(IndexConflict), first.transaction():
+        state = first.load_job("./a")  # WATCHed from here on
+        assert state is not None
+        with second.transaction():  # another machine's writer commits the same job
+            second.save_job(JobState("./a", version=7))
+        state.version = 2
+        first.save_job(state)
+        first.set_job_list([("./a", 0.0, 0.0)])
+    assert second.job_versions() == {"./a": 7} and not second.has_job_list()
+    first.close()
+    second.close()
+
+
+def test_a_lease_is_exclusive_until_released_or_expired(redis_url: str, tmp_path: Path) -> None:
+    store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    with store.lease("job|./a", 30) as lease:
+        assert lease is not None and lease.renew()
+        with store.lease("job|./a", 30) as other:
+            assert other is None
+    with store.lease("job|./a", 0.05) as lease:
+        assert lease is not None
+        store.client.delete(lease.key)  # expired: another holder takes it ...
+        with store.lease("job|./a", 30) as other:
+            assert other is not None
+            assert not lease.renew()  # ... and the first cannot renew (or release) it
+    store.close()
+
+
+def test_merged_chunks_expire_in_redis_instead_of_vanishing(redis_url: str,
+                                                             tmp_path: Path) -> None:
+    store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    state = JobState("./j")
+    file_state = state.files["f"] = FileState("f", "summary", (1, 1))
+    step = np.arange(4, dtype=np.int64)
+    for _ in range(2):
+        store.append_chunk(state, file_state, "scalar", "x",
+                           ScalarColumns(step, step.astype(np.float64), step.astype(np.float32)))
+    [(serial, size)] = file_state.chunks[("scalar", "x")]
+    assert size == 8
+    ttls = [store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", old))
+            for old in (1, 2)]
+    assert all(0 < ttl <= RETIRED_CHUNK_SECONDS * 1000 for ttl in ttls), ttls
+    assert store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", serial)) == -1
+    store.close()
