@@ -226,6 +226,25 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_args(args)
+        settings.checked_base_dir()
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    if not settings.index:
+        return _fail("worker: give the shared index: --index redis://host:6379/0 "
+                     "(or DASH_INSIGHT_INDEX)", 2)
+    try:
+        from dash_insight.core.fleet.worker import run_worker
+    except ImportError as error:
+        return _fail(f"worker: {error}; install the fleet extra: pip install "
+                     "'dash-insight[fleet]'", 2)
+    return run_worker(settings, concurrency=args.concurrency or settings.load_workers,
+                      pool=args.pool, beat=args.beat, lease_seconds=args.lease_seconds,
+                      task_seconds=args.task_seconds, loglevel=args.loglevel)
+
+
 def _config_show(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_args(args)
@@ -363,6 +382,29 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a config file whose workspace to look in too")
     status.add_argument("--json", action="store_true", help="print the list as JSON")
     status.set_defaults(handler=_status)
+
+    worker = commands.add_parser(
+        "worker", help="load a base directory into a shared Redis index (a Celery worker)",
+        description="Run a Celery worker that loads the summary base directory into the Redis "
+        "index given by --index (Redis is also the broker). Web processes started with the "
+        "same --index and --summary-base-dir serve what the workers load and load nothing "
+        "themselves. Run one worker with --beat (or several: discovery is lease-guarded).")
+    Settings.add_arguments(worker)
+    worker.add_argument("--concurrency", type=int, default=0, metavar="N",
+                        help="tasks at once (default: --load-workers, the core count)")
+    worker.add_argument("--pool", default="prefork", choices=("prefork", "solo", "threads"),
+                        help="Celery pool: prefork processes (default), solo (the tasks run in "
+                        "this process), threads")
+    worker.add_argument("--beat", action="store_true",
+                        help="embed Celery beat: discover the jobs every --reload-interval "
+                        "seconds")
+    worker.add_argument("--lease-seconds", type=float, default=30.0, metavar="SECONDS",
+                        help="a job whose worker died is loaded by another after this long "
+                        "(default 30)")
+    worker.add_argument("--task-seconds", type=float, default=60.0, metavar="SECONDS",
+                        help="a load task queues its job again after this long (default 60)")
+    worker.add_argument("--loglevel", default="INFO", help="Celery's log level (default INFO)")
+    worker.set_defaults(handler=_worker)
 
     config = commands.add_parser("config", help="show the effective settings",
                                  description="Settings commands.")

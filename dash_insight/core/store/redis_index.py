@@ -207,8 +207,10 @@ class RedisIndexStore:
         """Yields a :class:`Lease` on ``name`` when nobody holds it (None otherwise), released
         on exit; it expires ``ttl_seconds`` after it was taken or last renewed, so a holder
         that died frees it."""
-        key, token, ttl_ms = self._k("lease", name), secrets.token_hex(16), int(ttl_seconds
-                                                                              * 1000)
+        # The token names the holder's process: `dash-insight status` and the tests can tell
+        # which worker holds a job.
+        key, token = self._k("lease", name), f"{os.getpid()}:{secrets.token_hex(8)}"
+        ttl_ms = max(1, int(ttl_seconds * 1000))
         if not self.client.set(key, token, nx=True, px=ttl_ms):
             yield None
             return
@@ -288,6 +290,22 @@ class RedisIndexStore:
                 raise TypeError(f"{train_id}: the index holds a {type(state).__name__}")
             return None
         return state
+
+    def load_jobs(self, train_ids: list[str]) -> dict[str, JobState]:
+        """The stored states of ``train_ids`` (one MGET; missing or unreadable ones left out),
+        outside any transaction: for discovery's comparison with the disk."""
+        keys = [self._k("job", train_id) for train_id in train_ids]
+        out = {}
+        for train_id, raw in zip(train_ids, self.client.mget(keys) if keys else [], strict=True):
+            if raw is None:
+                continue
+            try:
+                state = pickle.loads(raw)
+            except Exception:  # read again by its load task
+                continue
+            if isinstance(state, JobState):
+                out[train_id] = state
+        return out
 
     def save_job(self, state: JobState) -> None:
         key, value, version = self._k("job", state.train_id), _dump(state), state.version
