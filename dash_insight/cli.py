@@ -51,6 +51,7 @@ from dash_insight.core.settings import (
     Settings,
     SettingsError,
     bind_problem,
+    parse_size,
     source_table,
 )
 from dash_insight.core.vocabulary import Plugin
@@ -242,7 +243,8 @@ def _worker(args: argparse.Namespace) -> int:
                      "'dash-insight[fleet]'", 2)
     return run_worker(settings, concurrency=args.concurrency or settings.load_workers,
                       pool=args.pool, beat=args.beat, lease_seconds=args.lease_seconds,
-                      task_seconds=args.task_seconds, loglevel=args.loglevel)
+                      task_seconds=args.task_seconds, slice_bytes=args.slice_bytes,
+                      loglevel=args.loglevel)
 
 
 def _config_show(args: argparse.Namespace) -> int:
@@ -403,6 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default 30)")
     worker.add_argument("--task-seconds", type=float, default=60.0, metavar="SECONDS",
                         help="a load task queues its job again after this long (default 60)")
+    worker.add_argument("--slice-bytes", type=parse_size, default=32 << 20, metavar="SIZE",
+                        help="bytes of a file read (and committed) per pass (default 32M)")
     worker.add_argument("--loglevel", default="INFO", help="Celery's log level (default INFO)")
     worker.set_defaults(handler=_worker)
 

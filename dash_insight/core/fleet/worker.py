@@ -25,7 +25,7 @@ from typing import Any
 import redis
 from celery import Celery
 
-from dash_insight.core.fleet.loading import FleetLoading, LeaseLost, Outcome
+from dash_insight.core.fleet.loading import FLEET_SLICE_BYTES, FleetLoading, LeaseLost, Outcome
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.redis_index import RedisIndexStore, key_prefix
@@ -48,9 +48,11 @@ class _PerProcess:
     """The loading of this worker process: opened on first use after the fork (a Redis
     connection must not be shared between the prefork pool's processes)."""
 
-    def __init__(self, settings: Settings, lease_seconds: float, task_seconds: float) -> None:
+    def __init__(self, settings: Settings, lease_seconds: float, task_seconds: float,
+                 slice_bytes: int) -> None:
         self.settings = settings
         self.lease_seconds, self.task_seconds = lease_seconds, task_seconds
+        self.slice_bytes = slice_bytes
         self._pid = -1
         self._loading: FleetLoading | None = None
         self._lock = threading.Lock()
@@ -61,13 +63,14 @@ class _PerProcess:
                 store = RedisIndexStore(self.settings.index, self.settings.base_dir)
                 self._loading = FleetLoading(self.settings, store,
                                              lease_seconds=self.lease_seconds,
-                                             task_seconds=self.task_seconds)
+                                             task_seconds=self.task_seconds,
+                                             slice_bytes=self.slice_bytes)
                 self._pid = os.getpid()
             return self._loading
 
 
 def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
-                  task_seconds: float = 60.0) -> Celery:
+                  task_seconds: float = 60.0, slice_bytes: int = FLEET_SLICE_BYTES) -> Celery:
     """The Celery app of ``settings``' base directory and Redis index, with its two tasks."""
     if not settings.index:
         raise ValueError("the fleet needs --index redis://host:port/db")
@@ -88,7 +91,7 @@ def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
         beat_schedule={"discover": {"task": DISCOVER, "schedule": interval,
                                     "options": {"queue": queue, "expires": interval * 2}}},
     )
-    loading = _PerProcess(settings, lease_seconds, task_seconds)
+    loading = _PerProcess(settings, lease_seconds, task_seconds, slice_bytes)
 
     @app.task(name=DISCOVER, autoretry_for=_RETRIED, retry_backoff=1, retry_backoff_max=10,
               max_retries=5)
@@ -115,9 +118,11 @@ def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
 
 def run_worker(settings: Settings, *, concurrency: int, pool: str = "prefork",
                beat: bool = False, lease_seconds: float = 30.0, task_seconds: float = 60.0,
-               loglevel: str = "INFO", extra: list[str] | None = None) -> int:
+               slice_bytes: int = FLEET_SLICE_BYTES, loglevel: str = "INFO",
+               extra: list[str] | None = None) -> int:
     """Run a Celery worker in this process until it is stopped (Ctrl-C, SIGTERM)."""
-    app = create_celery(settings, lease_seconds=lease_seconds, task_seconds=task_seconds)
+    app = create_celery(settings, lease_seconds=lease_seconds, task_seconds=task_seconds,
+                        slice_bytes=slice_bytes)
     argv = ["worker", "--loglevel", loglevel, "--concurrency", str(concurrency),
             "--pool", pool, "--queues", queue_name(settings),
             "--hostname", f"dash-insight-{os.getpid()}@%h", "--without-gossip",
