@@ -32,6 +32,7 @@ released only by their holder (a Lua compare of the token).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -110,7 +111,9 @@ class RedisIndexStore:
 
     def __init__(self, url: str, base_dir: str) -> None:
         self.url = url
-        self.client = redis.Redis.from_url(url)
+        # Any: redis-py types every answer as bytes | str (decode_responses is chosen at run
+        # time); this client answers bytes.
+        self.client: Any = redis.Redis.from_url(url)
         self.prefix = key_prefix(base_dir)
         self._local = threading.local()
         self._epoch = 0
@@ -168,8 +171,8 @@ class RedisIndexStore:
                 return tx.values[key]
             if watch:
                 tx.pipe.watch(key)
-                return tx.pipe.get(key)  # type: ignore[no-any-return]
-        return self.client.get(key)  # type: ignore[no-any-return]
+                return tx.pipe.get(key)
+        return self.client.get(key)
 
     @contextlib.contextmanager
     def transaction(self, expect: Mapping[str, int | None] | None = None) -> Iterator[None]:
@@ -373,7 +376,7 @@ class RedisIndexStore:
     def _retire(self, keys: Iterable[str]) -> None:
         milliseconds = int(RETIRED_CHUNK_SECONDS * 1000)
         for key in keys:
-            self._write(lambda client, key=key: client.pexpire(key, milliseconds))
+            self._write(functools.partial(_pexpire, key=key, milliseconds=milliseconds))
 
     def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
         return _unpickle_chunk(self._get(self._k("chunk", train_id, plugin, tag, name, serial)),
@@ -412,6 +415,10 @@ class RedisIndexStore:
                      for (plugin, tag), chunks in file_state.chunks.items()
                      for serial, _ in chunks)
         file_state.chunks = {}
+
+
+def _pexpire(client: Any, key: str, milliseconds: int) -> None:
+    client.pexpire(key, milliseconds)
 
 
 def _unpickle_chunk(raw: bytes | None, what: str) -> Any:
