@@ -213,7 +213,7 @@ def main() -> int:
               f"train-jobs p50 {result['train-jobs p50']:.0f} ms p99 "
               f"{result['train-jobs p99']:.0f} ms, scalars p50 {result['scalars p50']:.0f} ms "
               f"p99 {result['scalars p99']:.0f} ms over {result['requests']} requests "
-              f"({result["errors"]} failed); load average "
+              f"({result['errors']} failed); load average "
               f"{result['load']:.2f}; {machine()}", flush=True)
     print(json.dumps(results))
     return 0
