@@ -60,7 +60,7 @@ def test_merged_chunks_expire_in_redis_instead_of_vanishing(redis_url: str,
         store.append_chunk(state, file_state, "scalar", "x",
                            ScalarColumns(step, step.astype(np.float64), step.astype(np.float32)))
     [(serial, size)] = file_state.chunks[("scalar", "x")]
-    assert size == 8
+    assert size == 8 and serial == 3
     ttls = [store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", old))
             for old in (1, 2)]
     assert all(0 < ttl <= RETIRED_CHUNK_SECONDS * 1000 for ttl in ttls), ttls

@@ -361,6 +361,9 @@ class IndexStore:
         """{train_id: version} of every stored job: readers reload only the jobs that changed."""
         return dict(self._cache.get("versions", {}))
 
+    def job_version(self, train_id: str) -> int | None:
+        return self.job_versions().get(train_id)
+
     def delete_job(self, state: JobState) -> None:
         for file_state in state.files.values():
             self.drop_file(state, file_state)

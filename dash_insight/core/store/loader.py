@@ -294,10 +294,10 @@ class Loader:
         mid-pass loses the pass only and the next one reads it again from the committed
         offset: every record is indexed exactly once. True when nothing is left to read."""
         train_id = job.train_id
-        versions = self.store.job_versions()
-        expected = versions.get(train_id)
+        expected = self.store.job_version(train_id)
         with self.store.transaction(expect={train_id: expected}):
-            state, reconciled = self._reconciled_state(job, versions)
+            state, reconciled = self._reconciled_state(
+                job, {} if expected is None else {train_id: expected})
             if reconciled:
                 self.store.save_job(state)
                 self.store.bump_generation()
