@@ -17,6 +17,8 @@ offsets its predecessor committed and reads from there.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import logging
 import os
 import threading
@@ -127,11 +129,17 @@ def run_worker(settings: Settings, *, concurrency: int, pool: str = "prefork",
             "--pool", pool, "--queues", queue_name(settings),
             "--hostname", f"dash-insight-{os.getpid()}@%h", "--without-gossip",
             "--without-mingle"]
+    schedule = os.path.join(settings.workspace, "fleet", f"beat-{os.getpid()}")
     if beat:
-        schedule = os.path.join(settings.workspace, "fleet", f"beat-{os.getpid()}")
+        # Beat's schedule (a shelve file) is this worker's own: the schedule is in the code.
         os.makedirs(os.path.dirname(schedule), mode=0o700, exist_ok=True)
         argv += ["--beat", "--schedule", schedule]
-    app.worker_main(argv + list(extra or ()))
+    try:
+        app.worker_main(argv + list(extra or ()))
+    finally:
+        for path in glob.glob(glob.escape(schedule) + "*"):
+            with contextlib.suppress(OSError):
+                os.remove(path)
     return 0
 
 
