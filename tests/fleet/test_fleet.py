@@ -198,15 +198,22 @@ def test_two_workers_and_two_web_processes_serve_every_step_exactly_once(
     store = redis_index.RedisIndexStore(fleet.redis_url, str(fleet.base))
     pids = {process.pid: process for process in workers}
 
+    holders: list[int] = []
+
     def loading_mid_file() -> bool:
+        """A worker holds the job and has committed part of the file, with at least four
+        passes left (it cannot finish before it is killed)."""
         state = store.load_jobs([big]).get(big)
         holder = lease_holder(store, big)
-        return (state is not None and holder in pids and any(
-            f.offset > 0 and f.needs_reading for f in state.files.values()))
+        if state is None or holder not in pids or not any(
+                0 < f.offset < f.size - (8 << 20) for f in state.files.values()):
+            return False
+        holders.append(holder)
+        return True
 
     until(loading_mid_file, timeout=120, poll=0.005,
           msg="no worker was seen in the middle of the large file")
-    victim = pids[lease_holder(store, big)]  # type: ignore[index]
+    victim = pids[holders[-1]]
     victim.send_signal(signal.SIGKILL)
     victim.wait(10)
     state = store.load_jobs([big])[big]

@@ -66,3 +66,22 @@ def test_merged_chunks_expire_in_redis_instead_of_vanishing(redis_url: str,
     assert all(0 < ttl <= RETIRED_CHUNK_SECONDS * 1000 for ttl in ttls), ttls
     assert store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", serial)) == -1
     store.close()
+
+
+def test_a_web_process_on_a_redis_index_starts_no_loader(redis_url: str, tmp_path: Path) -> None:
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.service import DataService
+    from dash_insight.core.settings import Settings
+
+    with SummaryWriter(tmp_path / "base" / "job") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    service = DataService(Settings(summary_base_dir=str(tmp_path / "base"), index=redis_url,
+                                   workspace=str(tmp_path / "ws"), reload_interval=0.1))
+    try:
+        service.start()
+        assert service.fleet and isinstance(service.store, redis_index.RedisIndexStore)
+        assert not service.loader.wait_rounds(1, timeout=0.5)  # no loading round ever runs
+        assert not service.store.has_job_list() and service.store.job_versions() == {}
+        assert not (tmp_path / "ws" / "index").exists()  # no diskcache either
+    finally:
+        service.close()
