@@ -82,6 +82,8 @@ class FleetLoading:
         self.lease_seconds = lease_seconds
         self.task_seconds = task_seconds
         self.slice_bytes = slice_bytes
+        #: Kept between discoveries: it remembers which unlistable directories it logged.
+        self._discovery = self._loader()
 
     def _loader(self) -> Loader:
         return Loader(self.base_dir, self.store, max_depth=self.settings.max_depth,
@@ -96,7 +98,7 @@ class FleetLoading:
                 return None
             found = discover_jobs(self.base_dir, self.settings.max_depth)
             with self.store.transaction():
-                if self._loader().publish_listing(found):
+                if self._discovery.publish_listing(found):
                     self.store.bump_generation()
             jobs = [job for job in found if job.listed]
             states = self.store.load_jobs([job.train_id for job in jobs])
