@@ -412,19 +412,16 @@ class RedisIndexStore:
         keys = [self._k("chunk", state.train_id, plugin, tag, f.name, serial)
                 for f in files for serial, _ in f.chunks[(plugin, tag)]]
         tx = self._tx
-        raw = iter([tx.values[key] if tx is not None and key in tx.values else None
-                    for key in keys] if tx is not None else [])
+        written = tx.values if tx is not None else {}  # what this transaction wrote wins
         fetched = self.client.mget(keys) if keys else []
-        values = iter(fetched)
+        values = iter([written.get(key, value)
+                       for key, value in zip(keys, fetched, strict=True)])
         out = []
         for file_state in files:
             parts = []
             for serial, _ in file_state.chunks[(plugin, tag)]:
-                value = next(values)
-                buffered = next(raw, None)
-                part = _unpickle_chunk(buffered if buffered is not None else value,
-                                       f"{state.train_id} {plugin} {tag} {file_state.name} "
-                                       f"#{serial}")
+                part = _unpickle_chunk(next(values), f"{state.train_id} {plugin} {tag} "
+                                       f"{file_state.name} #{serial}")
                 if not isinstance(part, layout):
                     raise TypeError(f"{plugin} {tag!r} of {state.train_id} is stored as "
                                     f"{type(part).__name__}, not {layout.__name__}")
