@@ -85,3 +85,41 @@ def test_a_web_process_on_a_redis_index_starts_no_loader(redis_url: str, tmp_pat
         assert not (tmp_path / "ws" / "index").exists()  # no diskcache either
     finally:
         service.close()
+
+
+def test_a_loader_that_lost_its_job_to_another_writes_nothing(redis_url: str,
+                                                              tmp_path: Path) -> None:
+    """A worker whose lease lapsed mid-job (another worker loaded the job meanwhile) fails its
+    next commit with IndexConflict: every step stays indexed exactly once."""
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.provider import DataProvider
+    from dash_insight.core.store.discovery import discover_job
+    from dash_insight.core.store.loader import Loader
+
+    base = tmp_path / "base"
+    with SummaryWriter(base / "j") as writer:
+        for step in range(6):  # six records of about 1 MB: six passes of 1 MB
+            writer.add_tensor("w", np.full(1 << 18, step, np.float32), step)
+            writer.add_scalar("loss", float(step), step)
+    store = redis_index.RedisIndexStore(redis_url, str(base))
+    job = discover_job(str(base), "./j")
+    assert job is not None
+
+    def loader() -> Loader:
+        return Loader(str(base), store, reload_interval=0, slice_bytes=1 << 20)
+
+    passes: list[int] = []
+
+    def other_worker_takes_over() -> None:
+        passes.append(1)
+        if len(passes) == 2:  # after this worker's second pass, another loads the whole job
+            assert loader().load_job(job)
+
+    with pytest.raises(IndexConflict):
+        loader().load_job(job, after_pass=other_worker_takes_over)
+    assert len(passes) == 2
+    state = store.load_job("./j")
+    assert state is not None and state.status == "loaded"
+    series = DataProvider(str(base), store).read_scalars("./j", "loss")
+    assert series.step.tolist() == list(range(6))
+    store.close()
