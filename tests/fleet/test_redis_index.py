@@ -123,3 +123,38 @@ def test_a_loader_that_lost_its_job_to_another_writes_nothing(redis_url: str,
     series = DataProvider(str(base), store).read_scalars("./j", "loss")
     assert series.step.tolist() == list(range(6))
     store.close()
+
+
+def test_fleet_discovery_drops_gone_jobs_and_reloads_damaged_ones(redis_url: str,
+                                                                  tmp_path: Path) -> None:
+    """FleetLoading without Celery: discovery queues new jobs once, drops a deleted job, and a
+    job a reader found damaged is deleted and queued again."""
+    import shutil
+
+    from dash_insight.core.fleet.loading import FleetLoading, Outcome
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+
+    base = tmp_path / "base"
+    for name in ("a", "b"):
+        with SummaryWriter(base / name) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(summary_base_dir=str(base), index=redis_url)
+    store = redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+    assert sorted(fleet.discover() or ()) == ["./a", "./b"]
+    assert fleet.discover() == []  # queued already: not queued twice
+    assert [fleet.load(train_id) for train_id in ("./a", "./b")] == [Outcome.DONE] * 2
+    assert fleet.discover() == []  # nothing changed
+    shutil.rmtree(base / "b")
+    store.request_rebuild("./a")
+    assert fleet.discover() == ["./a"]
+    assert [train_id for train_id, _, _ in store.job_list()] == ["./a"]
+    assert store.load_job("./b") is None and store.load_job("./a") is None
+    assert fleet.load("./b") is Outcome.GONE
+    with store.lease("job|./a", 30):  # another worker is on it
+        assert fleet.load("./a") is Outcome.BUSY
+    assert fleet.load("./a") is Outcome.DONE
+    state = store.load_job("./a")
+    assert state is not None and state.status == "loaded"
+    store.close()
