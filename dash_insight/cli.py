@@ -54,6 +54,7 @@ from dash_insight.core.settings import (
     Settings,
     SettingsError,
     bind_problem,
+    parse_size,
     source_table,
 )
 from dash_insight.core.vocabulary import Plugin
@@ -234,6 +235,26 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_args(args)
+        settings.checked_base_dir()
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    if not settings.index:
+        return _fail("worker: " + _("give the shared index: --index redis://host:6379/0 "
+                                    "(or DASH_INSIGHT_INDEX)"), 2)
+    try:
+        from dash_insight.core.fleet.worker import run_worker
+    except ImportError as error:
+        return _fail(f"worker: {error}; " + _("install the fleet extra: pip install "
+                                              "'dash-insight[fleet]'"), 2)
+    return run_worker(settings, concurrency=args.concurrency or settings.load_workers,
+                      pool=args.pool, beat=args.beat, lease_seconds=args.lease_seconds,
+                      task_seconds=args.task_seconds, slice_bytes=args.slice_bytes,
+                      loglevel=args.loglevel)
+
+
 def _config_show(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_args(args)
@@ -375,6 +396,33 @@ def build_parser() -> argparse.ArgumentParser:
                         help=_("a config file whose workspace to look in too"))
     status.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     status.set_defaults(handler=_status)
+
+    worker = commands.add_parser(
+        "worker", help=_("load a base directory into a shared Redis index (a Celery worker)"),
+        description=_("Run a Celery worker that loads the summary base directory into the Redis "
+                      "index given by --index (Redis is also the broker). Web processes started "
+                      "with the same --index and --summary-base-dir serve what the workers load "
+                      "and load nothing themselves. Run one worker with --beat (or several: "
+                      "discovery is lease-guarded)."))
+    Settings.add_arguments(worker)
+    worker.add_argument("--concurrency", type=int, default=0, metavar="N",
+                        help=_("tasks at once (default: --load-workers, the core count)"))
+    worker.add_argument("--pool", default="prefork", choices=("prefork", "solo", "threads"),
+                        help=_("Celery pool: prefork processes (default), solo (the tasks run in "
+                               "this process), threads"))
+    worker.add_argument("--beat", action="store_true",
+                        help=_("embed Celery beat: discover the jobs every --reload-interval "
+                               "seconds"))
+    worker.add_argument("--lease-seconds", type=float, default=30.0, metavar="SECONDS",
+                        help=_("a job whose worker died is loaded by another after this long "
+                               "(default 30)"))
+    worker.add_argument("--task-seconds", type=float, default=60.0, metavar="SECONDS",
+                        help=_("a load task queues its job again after this long (default 60)"))
+    worker.add_argument("--slice-bytes", type=parse_size, default=32 << 20, metavar="SIZE",
+                        help=_("bytes of a file read (and committed) per pass (default 32M)"))
+    worker.add_argument("--loglevel", default="INFO",
+                        help=_("Celery's log level (default INFO)"))
+    worker.set_defaults(handler=_worker)
 
     config = commands.add_parser("config", help=_("show the effective settings"),
                                  description=_("Settings commands."))

@@ -21,7 +21,7 @@ from tests.browser import PatientDashComposite
 
 #: Fixtures of the REST tests, shared by tests/web/test_rest.py and tests/plugins/*/test_rest.py
 #: (a plugin, not a plain import, so that its fixtures are found and its asserts rewritten).
-pytest_plugins = ["tests.rest_fixtures"]
+pytest_plugins = ["tests.rest_fixtures", "tests.redis_server"]
 
 REPO = Path(__file__).resolve().parent.parent
 # dash_duo drives Debian's Chromium (selenium 4.2 cannot download a browser); chromedriver

@@ -38,7 +38,8 @@ from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, de
 from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.budget import ByteBudget
 from dash_insight.core.store.discovery import resolve_train_id
-from dash_insight.core.store.index import BlobColumns, IndexStore, MissingChunk, ScalarColumns
+from dash_insight.core.store.index import BlobColumns, MissingChunk, ScalarColumns
+from dash_insight.core.store.index_api import IndexApi
 from dash_insight.core.store.lod import (
     ExtremaPyramid,
     ScalarWindow,
@@ -149,7 +150,7 @@ class DataProvider:
     def __init__(
         self,
         base_dir: str,
-        store: IndexStore,
+        store: IndexApi,
         *,
         samples_per_plugin: Mapping[str, int] | None = None,
         cache_bytes: int = 256 << 20,

@@ -6,7 +6,7 @@ import os
 
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
-from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.index_api import is_redis_url, open_index
 from dash_insight.core.store.loader import Loader
 
 
@@ -14,7 +14,9 @@ class DataService:
     """Index + loader + provider for the summary base directory of ``settings``.
 
     Every web worker process makes one; their loaders share the index through a file lock, so
-    exactly one of them reads the logs at a time while all of them answer queries. Plugins
+    exactly one of them reads the logs at a time while all of them answer queries. With
+    ``--index redis://...`` the index is shared by a fleet and loaded by ``dash-insight
+    worker`` processes (:mod:`dash_insight.core.fleet`): :meth:`start` starts no loader. Plugins
     build their own services (caches, stores) from this one: :attr:`provider` to read,
     :attr:`settings` for the workspace and limits.
     """
@@ -26,7 +28,9 @@ class DataService:
             raise NotADirectoryError(
                 f"summary base directory not found: {settings.summary_base_dir}")
         self.workspace = settings.workspace
-        self.store = IndexStore(index_directory(self.workspace, self.summary_base_dir))
+        #: True when the index is in Redis, loaded by fleet workers, not by this process.
+        self.fleet = is_redis_url(settings.index)
+        self.store = open_index(settings.index, self.workspace, self.summary_base_dir)
         self.loader = Loader(self.summary_base_dir, self.store, max_depth=settings.max_depth,
                              reload_interval=settings.reload_interval,
                              max_record_bytes=settings.max_record_bytes,
@@ -42,7 +46,8 @@ class DataService:
         return os.path.basename(self.summary_base_dir) or self.summary_base_dir
 
     def start(self) -> None:
-        self.loader.start()
+        if not self.fleet:
+            self.loader.start()
 
     def close(self) -> None:
         self.loader.stop()

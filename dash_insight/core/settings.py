@@ -118,6 +118,19 @@ def parse_load_workers(value: Any) -> int:
     return number
 
 
+def parse_index(value: Any) -> str:
+    """``--index``: empty or ``diskcache`` (the default: an index file in the workspace), or a
+    Redis URL (``redis://host:6379/0``, ``rediss://``, ``unix://``) shared by a fleet."""
+    text = _text(value).strip()
+    if text in ("", "diskcache"):
+        return ""
+    scheme, _, rest = text.partition("://")
+    if scheme not in ("redis", "rediss", "unix") or not rest:
+        raise SettingsError(f"index must be 'diskcache' or a Redis URL (redis://host:6379/0), "
+                            f"not {text!r}")
+    return text
+
+
 def parse_max_depth(value: Any) -> int:
     text = str(value)
     if not text.isdigit() or isinstance(value, bool):
@@ -294,6 +307,10 @@ OPTIONS: tuple[Option, ...] = (
            N_("processes reading summary files at once when a load has several large files or "
               "jobs to read; 1 = read in the server process only (default: the core count)"),
            "N"),
+    Option("index", parse_index,
+           N_("where the index lives: 'diskcache' in the workspace (default), or a Redis URL "
+              "(redis://host:6379/0) shared by several web processes and 'dash-insight worker' "
+              "loaders; a web process on Redis does no loading of its own"), "URL"),
     Option("allowed_hosts", parse_allowed_hosts,
            N_("host names the browser may use besides the bound one, IP addresses and "
               "localhost (any other Host header is refused against DNS rebinding; '*.domain' "
@@ -459,6 +476,8 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     #: The pages' language when the browser names none (``zh-CN`` or ``en``).
     language: str = DEFAULT_LANGUAGE
+    #: "" (diskcache in the workspace) or a Redis URL (:mod:`dash_insight.core.fleet`).
+    index: str = ""
     config: str | None = field(default=None, compare=False)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     ignored: tuple[str, ...] = field(default=(), compare=False, repr=False)
@@ -480,6 +499,7 @@ class Settings:
         set_(self, "allowed_hosts", parse_allowed_hosts(self.allowed_hosts))
         set_(self, "load_workers", parse_load_workers(self.load_workers))
         set_(self, "language", parse_language(self.language))
+        set_(self, "index", parse_index(self.index))
         for name in ("cache_bytes", "access_log_max_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mode
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dash_insight.core.format.files import (
     FileKind,
@@ -167,6 +167,22 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
             jobs.append(_job(base, directory, files, errors, profilers))
     jobs.sort(key=lambda job: (-job.update_time, job.train_id))
     return jobs
+
+
+def discover_job(base: str, train_id: str) -> JobInfo | None:
+    """The job ``train_id`` of ``base`` as it is on disk now (listed like
+    :func:`discover_jobs` lists it), or None when its directory is gone, is no job any more,
+    or is reached through a symlink (nothing outside the base is read)."""
+    base = os.path.realpath(base)
+    relative = train_id[2:] if train_id.startswith("./") else train_id
+    directory = os.path.normpath(os.path.join(base, relative)) if relative else base
+    if os.path.realpath(directory) != directory or not (
+            directory == base or directory.startswith(base + os.sep)):
+        return None
+    found = [job for job in discover_jobs(directory, max_depth=0) if job.train_id == "./"]
+    if not found or not found[0].listed:
+        return None
+    return replace(found[0], train_id=train_id)
 
 
 def resolve_train_id(base: str, train_id: str) -> str:

@@ -56,7 +56,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar
 
 import diskcache
@@ -68,6 +68,7 @@ from dash_insight.core.private_files import (
     make_private_dirs,
     restrict,
 )
+from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -270,11 +271,15 @@ class IndexStore:
             return int(self._cache.incr("generation", default=0))
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, expect: Mapping[str, int | None] | None = None) -> Iterator[None]:
         """Group writes (much faster than one SQLite commit per write). When it fails, the
-        versions it would have published are forgotten with the states SQLite rolled back."""
+        versions it would have published are forgotten with the states SQLite rolled back.
+        ``expect``: see :meth:`~.index_api.IndexApi.transaction` (one loader writes this index,
+        so only a bug makes it raise here)."""
         try:
             with self._cache.transact():
+                if expect:
+                    _check_versions(self.job_versions(), expect)
                 yield
         except BaseException:
             self._versions = {}
@@ -355,6 +360,9 @@ class IndexStore:
     def job_versions(self) -> dict[str, int]:
         """{train_id: version} of every stored job: readers reload only the jobs that changed."""
         return dict(self._cache.get("versions", {}))
+
+    def job_version(self, train_id: str) -> int | None:
+        return self.job_versions().get(train_id)
 
     def delete_job(self, state: JobState) -> None:
         for file_state in state.files.values():
@@ -460,6 +468,15 @@ class IndexStore:
                      for (plugin, tag), chunks in file_state.chunks.items()
                      for serial, _ in chunks)
         file_state.chunks = {}
+
+
+def _check_versions(published: Mapping[str, int], expect: Mapping[str, int | None]) -> None:
+    """:class:`IndexConflict` unless every job of ``expect`` has the expected published
+    version (None: not stored)."""
+    for train_id, version in expect.items():
+        if published.get(train_id) != version:
+            raise IndexConflict(f"{train_id} is at version {published.get(train_id)}, "
+                                f"not {version}: another writer changed it")
 
 
 def _quick_check(path: str) -> None:

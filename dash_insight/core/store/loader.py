@@ -61,7 +61,8 @@ from dash_insight.core.format.tensorboard import (
     TensorBoardScanner,
 )
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
-from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns, is_damage
+from dash_insight.core.store.index import BlobColumns, ScalarColumns, is_damage
+from dash_insight.core.store.index_api import IndexApi
 from dash_insight.core.store.load_pool import (
     READ_SLICE,
     LoadPool,
@@ -89,7 +90,7 @@ LOADER_THREAD = "dash-insight-loader"
 POOL_MIN_BYTES = 64 << 20
 
 
-def _forget_file(store: IndexStore, state: JobState, file_state: FileState) -> None:
+def _forget_file(store: IndexApi, state: JobState, file_state: FileState) -> None:
     """Drop everything read from one file: chunks, tag counts, graphs, lineage records."""
     store.drop_file(state, file_state)
     name = file_state.name
@@ -118,7 +119,7 @@ class Loader:
     def __init__(
         self,
         base_dir: str,
-        store: IndexStore,
+        store: IndexApi,
         *,
         max_depth: int | None = None,
         reload_interval: float = 3.0,
@@ -207,31 +208,10 @@ class Loader:
         # Each transaction publishes what it changed with a new generation (bump_generation
         # inside it): readers never see a listed job without its state.
         with self.store.transaction():
-            known = self.store.job_list()
-            kept, changed = self._keep_unlisted([job for job in found if not job.listed], known)
-            listing = [(j.train_id, j.create_time, j.update_time) for j in jobs] + kept
-            listing.sort(key=lambda item: (-item[2], item[0]))
-            self.store.set_job_list(listing)
-            previous = {train_id for train_id, _, _ in known}
-            current = {train_id for train_id, _, _ in listing}
-            damaged = self.store.take_rebuild_requests()
-            # Gone (the folder holds no summary file any more), or to be read again.
-            for train_id in (previous - current) | damaged:
-                state = self.store.load_job(train_id)
-                if state is not None:
-                    self.store.delete_job(state)
-                    changed = True
-                if train_id in damaged:
-                    log.warning("the index of %s is damaged: reading it again", train_id)
-                self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
+            changed = self.publish_listing(found)
             versions = self.store.job_versions()
             for job in jobs:
-                # A job read again continues its versions: readers cache values by version.
-                state = self.store.load_job(job.train_id) or JobState(
-                    job.train_id, version=versions.get(job.train_id, 0) + 1)
-                reconciled = self._reconcile(job, state)
-                if not state.loaded_once and state.files and state.status == STATUS_LOADED:
-                    state.loaded_once = reconciled = True  # e.g. only empty files
+                state, reconciled = self._reconciled_state(job, versions)
                 if reconciled:
                     self.store.save_job(state)
                     changed = True
@@ -263,6 +243,81 @@ class Loader:
                 pool.close()
         self.store.expire_retired()
         return changed
+
+    def publish_listing(self, found: list[JobInfo]) -> bool:
+        """Write the job list of a discovery (``found``: listed or not) and delete the jobs
+        that are gone or that readers asked to be read again; True when a job state changed.
+        Call inside a transaction."""
+        jobs = [job for job in found if job.listed]
+        known = self.store.job_list()
+        kept, changed = self._keep_unlisted([job for job in found if not job.listed], known)
+        listing = [(j.train_id, j.create_time, j.update_time) for j in jobs] + kept
+        listing.sort(key=lambda item: (-item[2], item[0]))
+        self.store.set_job_list(listing)
+        previous = {train_id for train_id, _, _ in known}
+        current = {train_id for train_id, _, _ in listing}
+        damaged = self.store.take_rebuild_requests()
+        # Gone (the folder holds no summary file any more), or to be read again.
+        for train_id in (previous - current) | damaged:
+            state = self.store.load_job(train_id)
+            if state is not None:
+                self.store.delete_job(state)
+                changed = True
+            if train_id in damaged:
+                log.warning("the index of %s is damaged: reading it again", train_id)
+            self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
+        return changed
+
+    def _reconciled_state(self, job: JobInfo, versions: dict[str, int]
+                          ) -> tuple[JobState, bool]:
+        """The job's stored state (a new one when none is), matched with its files on disk;
+        True when it changed."""
+        # A job read again continues its versions: readers cache values by version.
+        state = self.store.load_job(job.train_id) or JobState(
+            job.train_id, version=versions.get(job.train_id, 0) + 1)
+        reconciled = self._reconcile(job, state)
+        if not state.loaded_once and state.files and state.status == STATUS_LOADED:
+            state.loaded_once = reconciled = True  # e.g. only empty files
+        return state, reconciled
+
+    def load_job(self, job: JobInfo, *, deadline: float | None = None,
+                 after_pass: Callable[[], object] | None = None) -> bool:
+        """Bring one job up to date, as :meth:`load_round` does for every job, for a loader
+        that shares the index with other writers (fleet workers, each holding the job's
+        lease): reconcile its files, then read a slice of its next file per pass until it is
+        caught up or ``deadline`` (``clock`` time) has passed; ``after_pass`` runs after each
+        pass (renews the lease).
+
+        Every transaction expects the job at the version this loader last saw, so a loader
+        whose lease lapsed raises :class:`~.index_api.IndexConflict` and writes nothing;
+        each pass commits the chunks read and the new offsets together, so a loader killed
+        mid-pass loses the pass only and the next one reads it again from the committed
+        offset: every record is indexed exactly once. True when nothing is left to read."""
+        train_id = job.train_id
+        expected = self.store.job_version(train_id)
+        with self.store.transaction(expect={train_id: expected}):
+            state, reconciled = self._reconciled_state(
+                job, {} if expected is None else {train_id: expected})
+            if reconciled:
+                self.store.save_job(state)
+                self.store.bump_generation()
+        if reconciled:
+            expected = state.version
+        while any(f.needs_reading for f in state.files.values()):
+            if deadline is not None and self._clock() >= deadline:
+                return False
+            files = self._files_to_read(state)
+            slices = self._read_slices([(job, files)], {train_id: state}, None)
+            with self.store.transaction(expect={train_id: expected}):
+                more = self._read_files_safely(job, state, files, slices)
+                state.version += 1
+                state.loaded_once = state.loaded_once or not more
+                self.store.save_job(state)
+                self.store.bump_generation()
+            expected = state.version
+            if after_pass is not None:
+                after_pass()
+        return True
 
     def _files_to_read(self, state: JobState) -> list[FileState]:
         """The files of a job read in this pass: the first ``load_workers`` that need it, in
