@@ -439,13 +439,17 @@
     }
   }
 
-  /* Charts are fetched and drawn when their slot comes within a few rows of the screen. */
+  /* Charts are fetched and drawn when their slot comes within a few rows of the screen.
+     Every slot in the document is observed, whenever it arrives: with the page's first layout,
+     with a callback's answer (a new tag selection, a page of the pager, navigation) or before
+     or after the plan that names its chart (render). A chart on screen before its plan is
+     known stays in ``inView`` and is fetched when render brings the plan. */
   const observed = new Map();  // slot element -> chart id
   const observer = "IntersectionObserver" in window
     ? new IntersectionObserver(entries => {
       for (const entry of entries) {
         const chartId = observed.get(entry.target);
-        if (chartId === undefined) continue;
+        if (chartId === undefined) continue;  // a slot no longer in the document
         if (entry.isIntersecting) {
           inView.add(chartId);
           ensure(chartId);
@@ -456,33 +460,45 @@
     }, {rootMargin: "150px 0px"})
     : null;
 
-  /* Observe the slots of the page's charts (once they are in the document: retried for a
-     few frames after a render); charts already on screen whose points are stale are fetched. */
-  function watchSlots(attempts) {
-    const state = pageState();
-    if (!state) return;
-    for (const [element] of observed) {
+  function chartOfSlot(slot) {
+    try {
+      return JSON.parse(slot.id).chart;
+    } catch (error) {
+      return undefined;
+    }
+  }
+
+  /* Forget the slots that left the document, observe the new ones. */
+  function watchSlots() {
+    const gone = [];
+    for (const [element, chartId] of observed) {
       if (!element.isConnected) {
         if (observer) observer.unobserve(element);
         observed.delete(element);
+        gone.push(chartId);
       }
     }
-    let missing = 0;
-    Object.keys(state.byId).forEach(chartId => {
-      const slot = elementOf(chartId, "graph-slot");
-      if (!slot) { missing += 1; return; }
-      if (!observed.has(slot)) {
-        observed.set(slot, chartId);
-        if (observer) observer.observe(slot);
-        else { inView.add(chartId); ensure(chartId); }  // no observer: draw every chart
-      } else if (inView.has(chartId)) {
-        ensure(chartId);
-      }
+    const kept = new Set(observed.values());
+    gone.filter(chartId => !kept.has(chartId)).forEach(chartId => inView.delete(chartId));
+    document.querySelectorAll(".di-graph-slot").forEach(slot => {
+      if (observed.has(slot)) return;
+      const chartId = chartOfSlot(slot);
+      if (chartId === undefined) return;
+      observed.set(slot, chartId);
+      if (observer) observer.observe(slot);  // reports at once whether it is on screen
+      else { inView.add(chartId); ensure(chartId); }  // no observer: draw every chart
     });
-    if (missing && attempts > 0) {
-      window.requestAnimationFrame(() => watchSlots(attempts - 1));
-    }
   }
+
+  /* Slots come and go with Dash's renders: look again after any batch of changes that added
+     or removed HTML elements (Plotly's own SVG drawing is skipped), once per batch. */
+  const isHtml = node => node.nodeType === 1 && !(node instanceof SVGElement);
+  new MutationObserver(mutations => {
+    if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
+                            Array.prototype.some.call(m.removedNodes, isHtml))) {
+      watchSlots();
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true});
 
   /* A smoothing change moves only the smoothed lines (and threshold segments): restyle those
      in the drawn charts directly (no figure rebuilt, no diffing by Dash), the visible charts now
@@ -617,7 +633,7 @@
 
       /* The plan (which charts, which series), smoothing, axis, log scale, thresholds, theme or
          run colours changed. Charts whose points are loaded are drawn or redrawn (only when
-         what they show changed); the others are fetched when they come on screen (watchSlots)
+         what they show changed); the others are fetched when they come on screen (the observer)
          and drawn by draw() as soon as their own points arrive. */
       render(plans, draggedAll, releasedAll, boxAll, axes, logClicks, slotIds, graphIds,
              thresholdsAll, theme, runColours) {
@@ -646,7 +662,16 @@
         const state = window._diChartState = {byId, logOf, thresholds, plan, axis, dark,
                                               smoothing, runColours};
         const drawn = drawnKeys();
-        window.requestAnimationFrame(() => watchSlots(30));
+        // Charts on screen whose points are missing or older than the plan: fetched now (drawn
+        // when they arrive; the loaded ones are drawn by this callback's answer). Slots not yet
+        // in the document are observed when they arrive (the MutationObserver).
+        watchSlots();
+        inView.forEach(chartId => {
+          const data = loaded[chartId];
+          if (byId[chartId] && (!data || data.stamp !== byId[chartId].stamp || data.failed)) {
+            load(chartId);
+          }
+        });
         const existing = new Set(graphIds.map(id => id.chart));
         const charts = Object.keys(byId).filter(c => existing.has(c) || hasGraph(c));
         if (triggered.length && triggered.every(isSmoothing)) {

@@ -141,6 +141,13 @@ def test_1200_jobs_picker_and_tag_filter_on_the_comparison(dash_duo, long_app) -
     assert console_errors(dash_duo) == []
 
 
+def _show(dash_duo, title: str) -> None:
+    """Scroll the chart ``title`` to the middle of the screen (charts are drawn when on it)."""
+    run_js(dash_duo, "Array.from(document.querySelectorAll('.di-chart-card')).find(c =>"
+                     " c.querySelector('.di-chart-title').textContent === arguments[0])"
+                     ".scrollIntoView({block: 'center'});", title)
+
+
 def _lines(dash_duo) -> dict[str, dict[str, str]]:
     """{chart title: {run: line colour}} of the drawn comparison charts (smoothed lines)."""
     return run_js(dash_duo, """
@@ -177,9 +184,7 @@ def test_one_colour_per_run_legend_and_picked_colour(dash_duo, long_app) -> None
     # tag_000: only run_0001 has it; tag_001: all three. Each is drawn when on screen.
     until(lambda: len(_titles(dash_duo)) == 2, 30)
     for title in ("tag_000", "tag_001"):
-        run_js(dash_duo, "Array.from(document.querySelectorAll('.di-chart-card')).find(c =>"
-                         " c.querySelector('.di-chart-title').textContent === arguments[0])"
-                         ".scrollIntoView({block: 'center'});", title)
+        _show(dash_duo, title)
         until(lambda title=title: title in _lines(dash_duo), 30)
     lines = _lines(dash_duo)
     assert lines["tag_000"]["./run_0001"] == lines["tag_001"]["./run_0001"]
@@ -203,8 +208,12 @@ def test_one_colour_per_run_legend_and_picked_colour(dash_duo, long_app) -> None
     until(lambda: {c["./run_0001"] for c in _lines(dash_duo).values()} == {picked}, 20)
     assert _lines(dash_duo)["tag_001"]["./run_0000"] == expected["./run_0000"]
     dash_duo.driver.refresh()
+    # The reloaded page opens at its top: its charts are drawn when scrolled to.
+    until(lambda: len(_titles(dash_duo)) == 2, 30)
+    _show(dash_duo, "tag_000")
     until(lambda: _lines(dash_duo).get("tag_000") == {"./run_0001": picked}, 30)
-    # Back to its own colour.
+    # Back to its own colour (the picker is at the top, under the page's sticky head).
+    run_js(dash_duo, "window.scrollTo(0, 0);")
     dash_duo.select_dcc_dropdown("#compare-colour-run", value="./run_0001")
     _click(dash_duo, "#compare-colour-reset")
     until(lambda: _lines(dash_duo).get("tag_000") == {"./run_0001": expected["./run_0001"]},
