@@ -57,6 +57,7 @@ def _card_builds(dash_duo, path: str) -> int:
 
 
 def test_an_unencoded_train_id_builds_the_histograms_once(dash_duo, corpus_app) -> None:
+    dash_duo.driver.set_window_size(1600, 1400)  # charts on screen: drawn (when they are)
     dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
                                     {"source": RECORDER})
     dash_duo.start_server(corpus_app)
