@@ -11,6 +11,7 @@ changes while it is drawn.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from dash import ClientsideFunction, Input, Output, State, dcc, html
@@ -22,12 +23,12 @@ SLOT = "lazy-graph-slot"
 
 
 def lazy_graph(key: str, graph_id: dict[str, str] | str, figure: Any,
-               config: dict[str, Any], class_name: str) -> html.Div:
+               config: Mapping[str, Any], class_name: str) -> html.Div:
     """The place of ``dcc.Graph(id=graph_id, figure=figure, config=config,
     className=class_name, responsive=True)``, drawn when on screen. ``key`` names it among the
     lazy graphs of the app (a page prefix and the tag); the slot takes the graph's class name
     too, so it holds the graph's height before it is drawn."""
-    graph = {"id": graph_id, "config": config, "className": class_name}
+    graph = {"id": graph_id, "config": dict(config), "className": class_name}
     return html.Div(className="di-lazy-graph", children=[
         dcc.Store(id={"type": FIGURE, "key": key}, data={"figure": figure, "graph": graph}),
         html.Div(id={"type": SLOT, "key": key}, className=f"di-lazy-slot {class_name}"),
