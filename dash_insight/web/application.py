@@ -31,6 +31,7 @@ from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
 from dash_insight.web import (
     access_log,
     body_limit,
+    compression,
     dash_requests,
     dashboard,
     errors,
@@ -206,6 +207,7 @@ def create_app(
     body_limit.install(app.server, prefix)  # before any hook that reads a body
     dash_requests.install(app, prefix)
     _answer_other_methods(app.server, prefix)
+    compression.install(app.server, prefix)
     # outermost: every answer is logged, refusals included
     app.access_log = access_log.install(app.server, settings)  # type: ignore[attr-defined]
     app.data_service = data  # type: ignore[attr-defined]

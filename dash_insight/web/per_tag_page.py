@@ -58,6 +58,7 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     UrlState,
+    same_search,
 )
 
 
@@ -254,7 +255,7 @@ def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
                   picker_action(trigger, page.id("tags")))
     state.update(selection_state(tags, chosen, pattern or ""))
     new = page.state.search(state)
-    return None if new == (search or "") else new
+    return None if same_search(new, search) else new
 
 
 class CardsUpdate(NamedTuple):

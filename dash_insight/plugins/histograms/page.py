@@ -32,6 +32,7 @@ from dash_insight.web.components.histogram_views import (
     series_from_histograms,
     shown_text,
 )
+from dash_insight.web.components.lazy_graph import lazy_graph, register_lazy_graphs
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, always, segmented
 from dash_insight.web.url_state import Choice, Flag
 
@@ -83,11 +84,12 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
         total = len(provider.value_steps(train_id, Plugin.HISTOGRAM, tag))
         steps = histograms(provider, train_id, tag, rebin=not state["raw"], max_steps=MAX_STEPS)
         series = series_from_histograms(steps, total)
-        body: Any = dcc.Graph(
-            figure=histogram_figure(series, state["view"], state["axis"], height=None,
-                                    theme=theme),
-            config=GRAPH_CONFIG, className="di-vp-graph", responsive=True,
-            id={"type": "hist-graph", "tag": tag})
+        # Drawn when it comes on screen: a page of 12 charts of up to 200 traces each kept
+        # the browser busy for seconds drawing charts below the screen.
+        body: Any = lazy_graph(
+            f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag},
+            histogram_figure(series, state["view"], state["axis"], height=None, theme=theme),
+            GRAPH_CONFIG, "di-vp-graph")
         foot.append(shown_text(series))
         non_finite = {k: v for k, v in series.non_finite.items() if v}
         if non_finite:
@@ -133,6 +135,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
 def register(app: dash.Dash, service: DataService) -> None:
     per_tag_page.register(PAGE, app, service)
     register_full_screen(app, "hist-card", "hist-full")
+    register_lazy_graphs(app)
     app.clientside_callback(
         ClientsideFunction(namespace="histogramsPage", function_name="axisGroupStyle"),
         Output("hist-axis-group", "style"), Input("hist-view", "value"),

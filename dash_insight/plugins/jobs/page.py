@@ -23,7 +23,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.lineage_rows import lineage_row, parameter_details
 from dash_insight.core.provider import DataError, JobSummary
 from dash_insight.core.service import DataService
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.url_state import int_param, make_search, parse_search, same_search
 
 PATH = "/"
 PAGE_SIZES = (10, 20, 50, 100)
@@ -259,7 +259,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             "size": None if state["size"] == 20 else state["size"],
         })
         # Unchanged: write nothing, so a late answer never overwrites a newer URL.
-        return dash.no_update if new_search == (search or "") else new_search
+        return dash.no_update if same_search(new_search, search) else new_search
 
     @app.callback(
         Output("job-table", "children"), Output("job-total", "children"),

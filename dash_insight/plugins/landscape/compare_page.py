@@ -61,7 +61,13 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
-from dash_insight.web.url_state import decode_tags, encode_tags, make_search, parse_search
+from dash_insight.web.url_state import (
+    decode_tags,
+    encode_tags,
+    make_search,
+    parse_search,
+    same_search,
+)
 
 PATH = "/compare/landscape"
 TITLE = lazy_gettext("Loss Graph Comparison")
@@ -247,7 +253,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                            "mode": None if mode == DEFAULT_MODE else mode,
                            "scale": None if scale == "jet" else scale,
                            "overlay": overlay_value})
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("lc-body", "children"), Output("lc-overlay", "options"),

@@ -58,7 +58,7 @@ from dash_insight.plugins.landscape.query import (
 from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.per_tag_page import head, job_error
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import make_search, parse_search, same_search
 
 PATH = "/loss-landscape"
 TITLE = lazy_gettext("Loss Function Multidimensional Analysis")
@@ -347,7 +347,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         params["interval"] = interval  # type: ignore[assignment]
         params["loss"] = loss  # type: ignore[assignment]
         new = make_search(params)
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("ls-scale", "value"), Output("ls-levels", "value"),

@@ -31,7 +31,7 @@ from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.components.figures import graph_config
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import make_search, parse_search, same_search
 
 PATH = "/lineage"
 PAGE_SIZES = [10, 20, 50, 100]
@@ -180,7 +180,7 @@ def _search_with(search: str | None, **changes: Any) -> str:
 
 
 def _changed(search: str | None, new_search: str) -> Any:
-    return dash.no_update if new_search == (search or "") else new_search
+    return dash.no_update if same_search(new_search, search) else new_search
 
 
 def register(app: dash.Dash, service: LineageService) -> None:

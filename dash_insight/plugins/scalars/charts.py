@@ -1,12 +1,16 @@
 """Scalar chart grid shared by the scalars page and the comparison dashboard.
 
-The server sends each series once, downsampled to about a chart's width (``chart_payload``);
-the browser draws and redraws (smoothing, axis, log scale, thresholds, zoom history, full
-screen) with ``assets/scalar-charts.js``, so dragging the smoothing slider never waits for the
-server. A box zoom or pan on the step axis asks ``scalar/metadata`` for the visible step range
-at the chart's pixel width (``start_step``, ``end_step``, ``max_points``: min / max per pixel
-column, every NaN / inf), so zooming in ends on the exact raw points; reset goes back to this
-payload. Charts are SVG (``scatter``): a grid of dozens of WebGL charts would exhaust the
+The page's callback answers with the chart cards and their plan (``chart_plan``: which series
+each chart draws, no points), which is quick whatever the number of points. The browser
+(``assets/scalar-charts.js``) then fetches the points of each chart when the chart comes on
+screen (an IntersectionObserver), at the chart's pixel width (``GET
+/v1/dash-insight/chart/scalar?max_points=<width>``: min / max per pixel column, every NaN /
+inf), and draws it as soon as its own answer arrives; charts below the screen are fetched and
+drawn when scrolled to. It draws and redraws (smoothing, axis, log scale, thresholds, zoom
+history, full screen) without the server, so dragging the smoothing slider never waits for it.
+A box zoom or pan on the step axis asks for the visible step range at the chart's pixel width
+(``start_step``, ``end_step``), so zooming in ends on the exact raw points; reset goes back to
+the whole series. Charts are SVG (``scatter``): a grid of dozens of WebGL charts would exhaust the
 browser's WebGL contexts (about 8 per page).
 """
 
@@ -28,9 +32,6 @@ from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.run_colours import STORE_ID
 from dash_insight.web.url_state import Choice, Float
-
-#: Points per series sent to the browser: about the width of a chart in pixels.
-CHART_POINTS = 400
 
 
 def chart_ids(page: str) -> dict[str, dict[str, str]]:
@@ -87,10 +88,13 @@ def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict
             "nonfinite": nonfinite}
 
 
-def chart_payload(provider: DataProvider, charts: Sequence[ChartSpec],
-                  max_points: int = CHART_POINTS) -> dict[str, Any]:
-    """Everything the browser needs to draw ``charts``; a missing job or tag becomes a message
-    on its chart instead of an error."""
+def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec]) -> dict[str, Any]:
+    """What the browser needs to ask for and draw ``charts``, without their points: each
+    chart's series (job, tag, name, axis, colour) with the number of points and the last step
+    they have now, and a ``stamp`` that changes when any of that changes (new data: the chart
+    asks for its points again). The browser fetches a chart's points when the chart comes on
+    screen, at its pixel width (``export/scalars``' sibling ``chart/scalar``); a missing job or
+    tag becomes a message on its chart instead of an error."""
     out = []
     for chart in charts:
         series = []
@@ -98,19 +102,23 @@ def chart_payload(provider: DataProvider, charts: Sequence[ChartSpec],
         for spec in chart.series:
             try:
                 full = provider.read_scalars(spec.train_id, spec.tag)
-                shown = provider.read_scalars(spec.train_id, spec.tag, max_points=max_points)
             except DataError as error:
                 problems.append(str(error))
                 continue
+            last = int(full.step[-1]) if len(full) else None
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
-                           "right": spec.right_axis, "total": len(full), "shown": len(shown),
-                           "colour": spec.colour,
-                           **encode_series(shown.step, shown.wall_time, shown.value)})
-        out.append({"id": chart.chart_id, "title": chart.title, "series": series,
-                    "problems": problems, "legend": chart.legend})
-    # Tells the browser whether a chart's data changed since it was drawn.
-    stamp = hashlib.sha1(json.dumps(out, sort_keys=True).encode()).hexdigest()[:16]
-    return {"charts": out, "stamp": stamp}
+                           "right": spec.right_axis, "colour": spec.colour, "total": len(full),
+                           "last": last})
+        entry = {"id": chart.chart_id, "title": chart.title, "series": series,
+                 "problems": problems, "legend": chart.legend}
+        entry["stamp"] = _stamp(entry)
+        out.append(entry)
+    return {"charts": out, "stamp": _stamp(out)}
+
+
+def _stamp(value: Any) -> str:
+    """A short digest of a JSON-ready value: tells the browser whether it changed."""
+    return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def controls(page: str, axis: str, smoothing: float) -> html.Div:
@@ -200,7 +208,7 @@ def threshold_text(threshold: dict[str, Any] | None) -> str:
 
 
 def chart_stores(page: str) -> list[dcc.Store]:
-    """The stores a chart page includes: the data (:func:`chart_payload`) and the thresholds
+    """The stores a chart page includes: the plan (:func:`chart_plan`) and the thresholds
     remembered in the browser ({chart id: threshold})."""
     ids = chart_ids(page)
     return [dcc.Store(id=ids["data"]),

@@ -26,7 +26,7 @@ from dash_insight.plugins.scalars.charts import (
     SeriesSpec,
     chart_card,
     chart_ids,
-    chart_payload,
+    chart_plan,
     chart_stores,
     controls,
     register_chart_callbacks,
@@ -52,7 +52,15 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
-from dash_insight.web.url_state import MAX_PAGE, Int, Tags, Text, UrlState, parse_search
+from dash_insight.web.url_state import (
+    MAX_PAGE,
+    Int,
+    Tags,
+    Text,
+    UrlState,
+    parse_search,
+    same_search,
+)
 
 IDS = chart_ids("compare")  # this page's axis, smoothing, data and thresholds components
 PATH = "/compare"
@@ -239,7 +247,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             return dash.no_update
         new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
                               checked_names(tag_rows), tag_pattern, axis, smoothing)
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("compare-warning", "children"),
@@ -255,16 +263,19 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("compare-page", "children"), Output(IDS["data"], "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": dash.ALL}, "id"),
+        State({"type": "graph-slot", "chart": dash.ALL}, "id"), State(IDS["data"], "data"),
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
+    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
+             drawn: dict | None) -> tuple:
         state, _unused, tags_of = current(search)
         charts, pages = chart_specs(state, tags_of, colours_of(state["shown_jobs"]))
         total = _("{shown} of {count} tags, {jobs} jobs").format(
             shown=len(state["shown_tags"]), count=len(state["all_tags"]),
             jobs=len(state["shown_jobs"]))
         page = f"{min(state['page'], pages)} / {pages}"
-        payload = chart_payload(provider, charts)
+        payload: Any = chart_plan(provider, charts)
+        if drawn and drawn.get("stamp") == payload["stamp"]:
+            payload = dash.no_update  # nothing new since the charts were planned
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload
         if not charts:

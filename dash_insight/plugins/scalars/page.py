@@ -25,7 +25,7 @@ from dash_insight.plugins.scalars.charts import (
     SeriesSpec,
     chart_card,
     chart_ids,
-    chart_payload,
+    chart_plan,
     chart_stores,
     controls,
     register_chart_callbacks,
@@ -53,6 +53,7 @@ from dash_insight.web.url_state import (
     Text,
     UrlState,
     parse_search,
+    same_search,
 )
 
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
@@ -241,7 +242,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
                            smoothing, composed)
         new = state_search(state, tags)
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("compose-remove", "style"),
@@ -265,16 +266,20 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("scalar-page", "children"), Output(IDS["data"], "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": ALL}, "id"),
+        State({"type": "graph-slot", "chart": ALL}, "id"), State(IDS["data"], "data"),
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
-        """Card frames and their data in one answer (the browser draws the charts)."""
+    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
+             drawn: dict | None) -> tuple:
+        """Card frames and their plan in one answer, without points: the browser fetches each
+        chart's points when it comes on screen and draws it as they arrive."""
         train_id, state, tags = current(search)
         charts, pages = chart_specs(train_id, state)
         total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
             shown=len(state["shown"]), count=len(tags))
         page = f"{min(state['page'], pages)} / {pages}"
-        payload = chart_payload(provider, charts)
+        payload: Any = chart_plan(provider, charts)
+        if drawn and drawn.get("stamp") == payload["stamp"]:
+            payload = dash.no_update  # nothing new (a refresh, or the same URL spelt again)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload  # same charts: keep them (and zoom)
         if not charts:

@@ -67,7 +67,7 @@ from dash_insight.web.components.histogram_views import (
     shown_text,
 )
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, segmented
-from dash_insight.web.url_state import Choice, Int, TagMap
+from dash_insight.web.url_state import Choice, Int, TagMap, same_search
 
 PATH = "/tensors"
 PREFIX = "tensor"
@@ -352,7 +352,7 @@ def card_state_search(search: str | None, applied: list[str | None],
     if steps == state["steps"] and dims == state["dims"]:
         return None
     new = STATE.search({**state, "steps": steps, "dims": dims})
-    return None if new == (search or "") else new
+    return None if same_search(new, search) else new
 
 
 # --- callbacks -----------------------------------------------------------------------------------
