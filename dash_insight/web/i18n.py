@@ -49,9 +49,12 @@ def install(app: dash.Dash, settings: Settings) -> None:
 
     @server.teardown_request
     def reset_request_locale(_error: BaseException | None) -> None:
-        token = getattr(flask.g, _G_TOKEN, None)
+        token = flask.g.pop(_G_TOKEN, None)
         if token is not None:
-            with contextlib.suppress(ValueError):  # set in another context: nothing to undo
+            # ValueError: set in another context; RuntimeError: already reset (a streamed,
+            # compressed answer tears its request down twice). Either way nothing to undo, and
+            # raising here would cut the answer short.
+            with contextlib.suppress(ValueError, RuntimeError):
                 i18n.reset_locale(token)
 
     interpolate: Callable[..., str] = app.interpolate_index
