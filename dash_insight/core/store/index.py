@@ -56,7 +56,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar
 
 import diskcache
@@ -135,6 +135,19 @@ def _concat(parts: list[ColumnsT]) -> ColumnsT:
         else:
             out.append([item for part in column for item in part])
     return type(parts[0])._make(out)
+
+
+def merge_newest_chunks(chunks: list[tuple[int, int]], read: Callable[[int], Any],
+                        write: Callable[[Any], int],
+                        retire: Callable[[tuple[int, int]], None]) -> None:
+    """LSM-style merging of a tag's chunks ``[(serial, entries), ...]``: while the newest chunk
+    holds at least half as many entries as the one before, both are read, concatenated, written
+    as one new chunk and retired, so a file of n records ends in O(log n) chunks."""
+    while len(chunks) >= 2 and chunks[-1][1] * 2 >= chunks[-2][1]:
+        (first, first_size), (second, second_size) = chunks[-2:]
+        serial = write(_concat([read(first), read(second)]))
+        retire((first, second))
+        chunks[-2:] = [(serial, first_size + second_size)]
 
 
 class MissingChunk(KeyError):
@@ -399,14 +412,12 @@ class IndexStore:
         name = file_state.name
         chunks.append((self._new_chunk(state.train_id, plugin, tag, name, columns),
                        len(columns.step)))
-        while merge and len(chunks) >= 2 and chunks[-1][1] * 2 >= chunks[-2][1]:
-            (first, first_size), (second, second_size) = chunks[-2:]
-            merged = _concat([self._chunk(state.train_id, plugin, tag, name, first),
-                              self._chunk(state.train_id, plugin, tag, name, second)])
-            serial = self._new_chunk(state.train_id, plugin, tag, name, merged)
-            self._retire(_key("chunk", state.train_id, plugin, tag, name, replaced)
-                         for replaced in (first, second))
-            chunks[-2:] = [(serial, first_size + second_size)]
+        if merge:
+            merge_newest_chunks(
+                chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
+                lambda merged: self._new_chunk(state.train_id, plugin, tag, name, merged),
+                lambda serials: self._retire(_key("chunk", state.train_id, plugin, tag, name, s)
+                                             for s in serials))
 
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
                    columns: Columns) -> int:

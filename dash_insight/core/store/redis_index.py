@@ -52,6 +52,7 @@ from dash_insight.core.store.index import (
     ColumnsT,
     MissingChunk,
     _concat,
+    merge_newest_chunks,
 )
 from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.state import FileState, JobState
@@ -366,14 +367,12 @@ class RedisIndexStore:
         name = file_state.name
         chunks.append((self._new_chunk(state.train_id, plugin, tag, name, columns),
                        len(columns.step)))
-        while merge and len(chunks) >= 2 and chunks[-1][1] * 2 >= chunks[-2][1]:
-            (first, first_size), (second, second_size) = chunks[-2:]
-            merged = _concat([self._chunk(state.train_id, plugin, tag, name, first),
-                              self._chunk(state.train_id, plugin, tag, name, second)])
-            serial = self._new_chunk(state.train_id, plugin, tag, name, merged)
-            self._retire(self._k("chunk", state.train_id, plugin, tag, name, replaced)
-                         for replaced in (first, second))
-            chunks[-2:] = [(serial, first_size + second_size)]
+        if merge:
+            merge_newest_chunks(
+                chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
+                lambda merged: self._new_chunk(state.train_id, plugin, tag, name, merged),
+                lambda serials: self._retire(
+                    self._k("chunk", state.train_id, plugin, tag, name, s) for s in serials))
 
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
                    columns: Columns) -> int:
