@@ -189,12 +189,15 @@ def test_two_workers_and_two_web_processes_serve_every_step_exactly_once(
 
     # A large job (tensors of 4 MB and one scalar per step), read in 2 MB passes: kill the
     # worker loading it once a pass is committed and more is left to read.
-    big = "./big"
-    with SummaryWriter(fleet.base / "big") as big_writer:
+    # Written outside the base directory and moved in whole, so that no worker catches up with
+    # the writer: the file is complete (and far from read) when it is first seen.
+    big, staging = "./big", tmp_path / "staging"
+    with SummaryWriter(staging / "big") as big_writer:
         for step in range(40):
             big_writer.add_tensor("weights", np.full(1 << 20, step, np.float32), step)
             big_writer.add_scalar("loss", value_of(99, "loss", step), step)
     written[(big, "loss")] = [(step, value_of(99, "loss", step)) for step in range(40)]
+    (staging / "big").rename(fleet.base / "big")
     store = redis_index.RedisIndexStore(fleet.redis_url, str(fleet.base))
     pids = {process.pid: process for process in workers}
 
