@@ -39,6 +39,7 @@ from dash_insight.core.export import (
 )
 from dash_insight.core.format.inspect import format_file_entry, format_report, inspect_path
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.core.private_files import create_private_file, make_private_dirs
 from dash_insight.core.runtime import (
     STOPPABLE_LAUNCHERS,
@@ -320,11 +321,26 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
     seconds = max(time.perf_counter() - started, 1e-9)
     for entry in report.files:
         print("\n".join(format_file_entry(entry)), file=sys.stderr)
-    counts = ", ".join(f"{n:,} {what}" for what, n in report.counts.items() if n)
-    print(f"exported {len(report.jobs)} of {report.jobs_seen} job(s) from {base} to {out}: "
-          f"{counts or 'nothing to export'}; {report.bytes_read / 1e6:.2f} MB read in "
-          f"{seconds:.1f} s ({report.bytes_read / 1e6 / seconds:.1f} MB/s)")
+    print(_("exported {jobs} of {seen} job(s) from {base} to {out}: {counts}; {mb} MB read in "
+            "{seconds} s ({rate} MB/s)").format(
+        jobs=len(report.jobs), seen=report.jobs_seen, base=base, out=out,
+        counts=_export_counts(report.counts), mb=f"{report.bytes_read / 1e6:.2f}",
+        seconds=f"{seconds:.1f}", rate=f"{report.bytes_read / 1e6 / seconds:.1f}"))
     return 1 if report.damaged else 0
+
+
+def _export_counts(counts: Mapping[str, int]) -> str:
+    """What an export wrote, in words: "1,234 scalar points, 3 images" (the kinds of
+    :attr:`ExportReport.counts`), or that there was nothing to export."""
+    words = {
+        "scalar points": lambda n: ngettext("{n} scalar point", "{n} scalar points", n),
+        "images": lambda n: ngettext("{n} image", "{n} images", n),
+        "histograms": lambda n: ngettext("{n} histogram", "{n} histograms", n),
+        "tensors": lambda n: ngettext("{n} tensor", "{n} tensors", n),
+    }
+    listed = [words[kind](count).format(n=f"{count:,}") for kind, count in counts.items()
+              if count]
+    return ", ".join(listed) or _("nothing to export")
 
 
 def _export(args: argparse.Namespace) -> int:

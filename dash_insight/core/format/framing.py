@@ -48,6 +48,13 @@ import google_crc32c
 import numpy as np
 
 from dash_insight.core.format.files import open_regular
+from dash_insight.core.format.reasons import (
+    CANNOT_READ_FILE,
+    HEADER_CRC,
+    OVERSIZED,
+    PAYLOAD_CRC,
+    RUNS_PAST_END,
+)
 
 if google_crc32c.implementation != "c":  # pragma: no cover - depends on the wheel installed
     import warnings
@@ -232,7 +239,7 @@ class RecordReader:
                 yield from self._read_open(handle, max_bytes)
         except OSError as error:
             self.result.error = Damage(self.offset,
-                                       f"cannot read file: {error.strerror or error}")
+                                       CANNOT_READ_FILE.format(error=error.strerror or error))
             self.result.damage.append(self.result.error)
 
     def _read_open(self, handle: BinaryIO, max_bytes: int | None) -> Iterator[Record]:
@@ -286,8 +293,7 @@ class RecordReader:
             length, length_crc = _HEADER.unpack_from(buf, pos)
             if masked_crc32c(buf[pos : pos + 8]) != length_crc:
                 result.damage.append(
-                    Damage(record_offset, "record header corrupted (length CRC mismatch); "
-                           "skipping to the next valid record")
+                    Damage(record_offset, HEADER_CRC)
                 )
                 self.lost_at = record_offset
                 pos += 1
@@ -314,9 +320,8 @@ class RecordReader:
                     result.tail = Tail(record_offset, size - record_offset, frame)
                     break
                 result.damage.append(
-                    Damage(record_offset, f"record of {length} bytes runs past the end of the "
-                           f"file ({size} bytes) while an intact record follows at "
-                           f"{base + later}; skipping to it")
+                    Damage(record_offset, RUNS_PAST_END.format(length=length, size=size,
+                                                              later=base + later))
                 )
                 pos = later
                 continue
@@ -325,8 +330,7 @@ class RecordReader:
             pos += frame
             if masked_crc32c(body) != payload_crc:
                 result.damage.append(
-                    Damage(record_offset, "record payload corrupted (payload CRC mismatch); "
-                           "record dropped")
+                    Damage(record_offset, PAYLOAD_CRC)
                 )
                 continue
             result.records += 1
@@ -340,8 +344,7 @@ class RecordReader:
 
 def oversized(length: int, max_payload: int) -> str:
     """The damage reason of a record longer than the limit."""
-    return (f"record of {length:,} bytes is larger than the {max_payload:,}-byte limit "
-            "(--max-record-bytes); skipped without reading it")
+    return OVERSIZED.format(length=length, limit=max_payload)
 
 
 def check_graph_file_size(path: str | os.PathLike[str], max_payload: int | None = None) -> int:

@@ -27,6 +27,7 @@ from dash_insight.core.format.files import (
     summary_sort_key,
 )
 from dash_insight.core.format.profiler import ProfilerDir, primary_profiler_dir, profiler_dir_of
+from dash_insight.core.format.reasons import CANNOT_LIST_DIRECTORY, NOT_A_REGULAR_FILE
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,8 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
                             continue
                         stat = entry.stat(follow_symlinks=False)
                         if not stat_mode.S_ISREG(stat.st_mode):
-                            errors.append(f"{entry.name}: {file_type_name(stat.st_mode)}, "
-                                          f"not a regular file: skipped")
+                            errors.append(NOT_A_REGULAR_FILE.format(
+                                name=entry.name, kind=file_type_name(stat.st_mode)))
                             continue
                         files.append(FileInfo(entry.name, kind, stat.st_size, stat.st_mtime,
                                               stat.st_ino, file_timestamp(entry.name)))
@@ -159,8 +160,8 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
         except OSError as error:
             if error.errno not in (errno.ENOENT, errno.ENOTDIR):  # not just gone meanwhile
                 jobs.append(JobInfo(train_id_of(base, directory), directory, (), 0.0, 0.0,
-                                    (f"cannot list this directory: "
-                                     f"{error.strerror or error}",), listed=False))
+                                    (CANNOT_LIST_DIRECTORY.format(
+                                        error=error.strerror or error),), listed=False))
             continue
         if files or profilers or errors:
             profilers.sort(key=lambda p: p.path)

@@ -54,6 +54,11 @@ from dash_insight.core.format.framing import (
     RecordReader,
     check_graph_file_size,
 )
+from dash_insight.core.format.reasons import (
+    CANNOT_INDEX_FILE,
+    CANNOT_LIST_SHOWING_OLD,
+    CANNOT_READ_FILE,
+)
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import (
     LINEAGE_TENSORBOARD_HPARAMS,
@@ -380,8 +385,8 @@ class Loader:
             kept.append(item)
             state = self.store.load_job(train_id)
             if state is not None:
-                problem = (f"cannot list {directory}: {reasons[directory]}; showing what was "
-                           f"read before",)
+                problem = (CANNOT_LIST_SHOWING_OLD.format(directory=directory,
+                                                          error=reasons[directory]),)
                 if state.problems != problem:
                     state.problems = problem
                     state.version += 1
@@ -415,7 +420,7 @@ class Loader:
         before stays, and the file is read again when it changes."""
         file_state = state.files.get(file_state.name, file_state)  # a restart replaced it
         file_state.damage.append(Damage(file_state.offset,
-                                        f"could not index this file: {error!r}"))
+                                        CANNOT_INDEX_FILE.format(error=repr(error))))
         file_state.caught_up, file_state.read_size = True, file_state.size
         self._scanners.pop((state.train_id, file_state.name), None)
 
@@ -632,7 +637,7 @@ class Loader:
             problem = str(error)
         except OSError as error:
             self._set_unreadable(state, file_state,
-                                 Damage(0, f"cannot read file: {error.strerror or error}"))
+                                 Damage(0, CANNOT_READ_FILE.format(error=error.strerror or error)))
             return
         self._set_unreadable(state, file_state, None)
         state.graphs = [g for g in state.graphs if g.file != name]
