@@ -39,6 +39,7 @@ PAGES = [
     ("/", "#job-table tbody tr td a"),
     ("/dashboard?train_id=./lenet_sc", "#card-scalar .js-plotly-plot"),
     ("/scalars?train_id=./lenet_sc", "#scalar-grid .js-plotly-plot"),
+    ("/scalars?train_id=./damaged", "#scalar-grid .js-plotly-plot"),
     ("/histograms?train_id=./lenet_sc", "#hist-cards .js-plotly-plot"),
     ("/images?train_id=./lenet_sc", "#img-cards img"),
     ("/tensors?train_id=./ops_in_net", "#tensor-cards .di-vt-stats span"),
@@ -138,6 +139,12 @@ def all_pages_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
             pytest.skip(f"corpus not found at {corpus}")
         for job in jobs:
             shutil.copytree(corpus / job, base / job)
+    # A damaged job: its damage reasons (kept in English in the index) are shown in Chinese.
+    shutil.copytree(CORPUS / "lenet_lr0.1_bs16", base / "damaged")
+    summary = next((base / "damaged").glob("*.summary.*_MS"))
+    data = bytearray(summary.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    summary.write_bytes(bytes(data))
     app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
                      reload_interval=0)
     assert app.data_service.loader.wait_rounds(1)
@@ -170,6 +177,8 @@ def test_every_page_in_chinese_shows_no_english_message(dash_duo: Any,
         _wait_drawn(dash_duo, ready)
         assert dash_duo.driver.execute_script("return document.documentElement.lang") == "zh-CN"
         dash_duo.wait_for_text_to_equal(".di-language-option.active", "中文")
+        dash_duo.driver.execute_script(  # the damage list is shown too
+            "document.querySelectorAll('details').forEach(d => { d.open = true; })")
         data = DATA_WORDS.get(path.split("?")[0], set())
         texts = [text for text in dash_duo.driver.execute_script(VISIBLE_TEXTS)
                  if text not in data]
