@@ -34,6 +34,7 @@ from dash_insight.core.format.framing import (
     record_length_at,
 )
 from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.core.format.remote import is_url
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.budget import ByteBudget
@@ -156,7 +157,7 @@ class DataProvider:
         max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.base_dir = os.path.abspath(base_dir)
+        self.base_dir = base_dir if is_url(base_dir) else os.path.abspath(base_dir)
         self.store = store
         self.samples_per_plugin = dict(samples_per_plugin or {})
         self.max_record_bytes = max_record_bytes
