@@ -48,7 +48,14 @@ import google_crc32c
 import numpy as np
 
 from dash_insight.core.format.files import file_size, handle_stat, open_regular
-from dash_insight.core.format.remote import SCAN_BLOCK_BYTES, RemoteFile, prefix_digest
+from dash_insight.core.format.remote import (
+    SCAN_BLOCK_BYTES,
+    RangeCache,
+    RemoteFile,
+    is_url,
+    prefix_digest,
+    read_range,
+)
 
 if google_crc32c.implementation != "c":  # pragma: no cover - depends on the wheel installed
     import warnings
@@ -378,9 +385,19 @@ def check_graph_file_size(path: str | os.PathLike[str], max_payload: int | None 
 
 
 def record_length_at(path: str | os.PathLike[str], offset: int,
-                     max_payload: int | None = None) -> int:
+                     max_payload: int | None = None, ranges: RangeCache | None = None) -> int:
     """The payload length in the header at ``offset``, checked (12 bytes read): ValueError when
     the header is not intact or the record is longer than ``max_payload``."""
+    if is_url(os.fspath(path)):  # ``ranges``: recently read blocks of remote files
+        url = os.fspath(path)
+        if ranges is not None:
+            try:
+                return _checked_length(ranges.read(url, offset, offset + HEADER_BYTES), path,
+                                       offset, max_payload)
+            except ValueError:  # a block read before the file changed: read it afresh
+                ranges.forget(url)
+        header = read_range(url, offset, offset + HEADER_BYTES)
+        return _checked_length(header, path, offset, max_payload)
     with open_regular(os.fspath(path)) as handle:
         handle.seek(offset)
         return _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
@@ -399,19 +416,42 @@ def _checked_length(header: bytes, path: str | os.PathLike[str], offset: int,
     return int(length)
 
 
+def _remote_record(url: str, offset: int, max_payload: int | None,
+                   ranges: RangeCache | None) -> bytes:
+    """:func:`read_record_at` of a URL: the header, then payload and footer, by ranged reads
+    (through ``ranges`` when given), checked."""
+    read = read_range if ranges is None else ranges.read
+    length = record_length_at(url, offset, max_payload, ranges)
+    body = read(url, offset + HEADER_BYTES, offset + HEADER_BYTES + length + FOOTER_BYTES)
+    payload, footer = body[:length], body[length:]
+    if len(payload) < length or len(footer) < FOOTER_BYTES:
+        raise ValueError(f"record at offset {offset} of {url} is incomplete")
+    if masked_crc32c(payload) != _FOOTER.unpack(footer)[0]:
+        raise ValueError(f"record at offset {offset} of {url} fails its payload CRC")
+    return payload
+
+
 def read_record_at(path: str | os.PathLike[str], offset: int,
-                   max_payload: int | None = None) -> bytes:
+                   max_payload: int | None = None, ranges: RangeCache | None = None) -> bytes:
     """Read and verify the single record whose header is at ``offset`` (lazy blob access).
 
     Raises ``ValueError`` when the bytes there are not an intact record (the file changed) or
     the record is longer than ``max_payload`` (default :data:`MAX_PAYLOAD_BYTES`), ``OSError``
     when the path cannot be read or is not a regular file.
     """
-    with open_regular(os.fspath(path)) as handle:
-        handle.seek(offset)
-        length = _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
-        payload = handle.read(length)  # read apart from the footer: slicing would copy it
-        footer = handle.read(FOOTER_BYTES)
+    if is_url(os.fspath(path)):
+        if ranges is not None:
+            try:
+                return _remote_record(os.fspath(path), offset, max_payload, ranges)
+            except ValueError:  # a block read before the file changed: read it afresh
+                ranges.forget(os.fspath(path))
+        return _remote_record(os.fspath(path), offset, max_payload, None)
+    else:
+        with open_regular(os.fspath(path)) as handle:
+            handle.seek(offset)
+            length = _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
+            payload = handle.read(length)  # read apart from the footer: slicing would copy it
+            footer = handle.read(FOOTER_BYTES)
     if len(payload) < length or len(footer) < FOOTER_BYTES:
         raise ValueError(f"record at offset {offset} of {path} is incomplete")
     if masked_crc32c(payload) != _FOOTER.unpack(footer)[0]:

@@ -30,7 +30,10 @@ import hashlib
 import os
 import re
 import stat as stat_mode
-from collections.abc import Iterator
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,6 +235,69 @@ def prefix_digest(handle: RemoteFile, end: int) -> bytes:
     head = handle.read_range(0, min(end, DIGEST_BYTES))
     tail = handle.read_range(max(0, end - DIGEST_BYTES), end)
     return hashlib.blake2b(b"%d|" % end + head + b"|" + tail, digest_size=16).digest()
+
+
+def read_range(url: str, start: int, end: int) -> bytes:
+    """Bytes ``[start, end)`` of the file at ``url`` in one ranged read (no listing, no
+    ``HEAD``): how a single record (an image, a graph) is read back."""
+    if end <= start:
+        return b""
+    fs, path = filesystem(url)
+    data: bytes = fs.cat_file(path, start=start, end=end)
+    return data
+
+
+class RangeCache:
+    """Blocks of remote files read back recently, so that the many small records one answer
+    reads (a histogram tag's every step, an image strip) cost one ranged read per block
+    (``block_bytes``) instead of two per record. A block is trusted for ``ttl`` seconds only,
+    and a block that ends short (the end of the file then) serves only the bytes it has: a
+    record read from it that fails its checks is read again from the store (see
+    :func:`dash_insight.core.format.framing.read_record_at`). Held by the service that reads
+    (the data provider), at most ``max_bytes`` in memory."""
+
+    def __init__(self, block_bytes: int = RECORD_BLOCK_BYTES, max_bytes: int = 64 << 20,
+                 ttl: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.block_bytes, self.max_bytes, self.ttl = block_bytes, max_bytes, ttl
+        self._clock = clock
+        self._blocks: OrderedDict[tuple[str, int], tuple[float, bytes]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def _block(self, url: str, number: int) -> bytes:
+        key, now = (url, number), self._clock()
+        with self._lock:
+            found = self._blocks.get(key)
+            if found is not None and now - found[0] < self.ttl:
+                self._blocks.move_to_end(key)
+                return found[1]
+        data = read_range(url, number * self.block_bytes, (number + 1) * self.block_bytes)
+        with self._lock:
+            old = self._blocks.pop(key, None)
+            self._bytes += len(data) - (len(old[1]) if old else 0)
+            self._blocks[key] = (now, data)
+            while self._bytes > self.max_bytes and self._blocks:
+                self._bytes -= len(self._blocks.popitem(last=False)[1][1])
+        return data
+
+    def read(self, url: str, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of ``url`` (fewer at the end of a block that ends short)."""
+        if end - start > self.max_bytes // 4:  # a large record: straight from the store
+            return read_range(url, start, end)
+        parts = []
+        for number in range(start // self.block_bytes, (end - 1) // self.block_bytes + 1):
+            block = self._block(url, number)
+            base = number * self.block_bytes
+            parts.append(block[max(0, start - base): end - base])
+            if len(block) < self.block_bytes:
+                break
+        return b"".join(parts)
+
+    def forget(self, url: str) -> None:
+        """Drop the blocks of ``url`` (its bytes did not check out)."""
+        with self._lock:
+            for key in [k for k in self._blocks if k[0] == url]:
+                self._bytes -= len(self._blocks.pop(key)[1])
 
 
 def object_size(url: str) -> int:
