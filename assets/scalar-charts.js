@@ -159,7 +159,9 @@
   }
 
   function axisTitle(axis) {
-    return {step: "step", relative: "relative time (s)", absolute: "time"}[axis] || "step";
+    const t = window.dashInsightText;
+    return {step: t("step"), relative: t("relative time (s)"), absolute: t("time")}[axis] ||
+      t("step");
   }
 
   /* A line's colour: its run's (the user's pick, else the server's run colour, the same on
@@ -170,6 +172,7 @@
   }
 
   function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours) {
+    const t = window.dashInsightText;
     const traces = [];
     const annotations = [];
     let hidden = 0;
@@ -189,9 +192,9 @@
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name: series.name,
                    meta: {series: index, role: "smoothed"},
                    line: {color: colour, width: 1.8}, customdata: custom,
-                   hovertemplate: "<b>%{customdata[0]}</b><br>value %{customdata[1]:.6g}" +
-                     "<br>smoothed %{y:.6g}<br>step %{customdata[2]}<br>%{customdata[3]}" +
-                     "<extra></extra>"});
+                   hovertemplate: "<b>%{customdata[0]}</b><br>" + t("value") +
+                     " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
+                     " %{customdata[2]}<br>%{customdata[3]}<extra></extra>"});
       if (threshold && threshold.conditions && threshold.conditions.length) {
         const mask = thresholdMask(smoothed, threshold);
         // Matching runs draw as red segments over the line (isolated points as dots).
@@ -209,8 +212,8 @@
           x: series.nonfinite.map(([i]) => x[i]),
           y: series.nonfinite.map(() => base),
           marker: {symbol: "x", size: 9, color: THRESHOLD_COLOUR},
-          text: series.nonfinite.map(([i, kind]) => `${series.name}: ${kind.toUpperCase()}` +
-                                                    ` at step ${series.step[i]}`),
+          text: series.nonfinite.map(([i, kind]) => t("{name}: {kind} at step {step}", {
+            name: series.name, kind: kind.toUpperCase(), step: series.step[i]})),
           hovertemplate: "%{text}<extra></extra>", name: "non-finite",
         });
       }
@@ -218,16 +221,17 @@
         // A zoomed view says whether it holds every point of its range; smoothing runs on
         // what is drawn, which is not the whole series when some points are left out.
         const note = series.shown < series.total
-          ? `${series.shown} of ${series.total} points drawn` +
-            (smoothing > 0 ? " (smoothed as drawn)" : "")
-          : `raw: all ${series.total} points of the range`;
+          ? t("{shown} of {total} points drawn", {shown: series.shown, total: series.total}) +
+            (smoothing > 0 ? t(" (smoothed as drawn)") : "")
+          : t("raw: all {total} points of the range", {total: series.total});
         annotations.push({text: note, xref: "paper", yref: "paper", x: 1,
                           y: 1.07 + 0.06 * index, showarrow: false, font: {size: 10},
                           xanchor: "right", name: "points-note"});
       }
     });
     if (hidden) {
-      annotations.push({text: `log scale: ${hidden} non-positive value(s) not drawn`,
+      annotations.push({text: t("log scale: {count} non-positive value(s) not drawn",
+                                {count: hidden}),
                         xref: "paper", yref: "paper", x: 0, y: 1.07, showarrow: false,
                         font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
     }

@@ -14,6 +14,16 @@ if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; the
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
+# The Chinese pages (and CJK tags, job folders, remarks) need a CJK font, or headless Chromium
+# draws empty boxes.
+if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh family)" ]; then
+    echo "installing fonts-noto-cjk (apt)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null \
+        || { $SUDO apt-get update -qq \
+             && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
+fi
 echo "checks: ruff, lint-imports, mypy, then pytest"
 ruff check dash_insight tests bench proto app.py
 lint-imports --no-cache

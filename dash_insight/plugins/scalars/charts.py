@@ -23,6 +23,8 @@ import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 from dash.dependencies import ALL, MATCH
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.run_colours import STORE_ID
 from dash_insight.web.url_state import Choice, Float
@@ -39,7 +41,8 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
             for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box")}
 
 
-AXES = (("step", "Step"), ("relative", "Relative time (s)"), ("absolute", "Absolute time"))
+AXES = (("step", lazy_gettext("Step")), ("relative", lazy_gettext("Relative time (s)")),
+        ("absolute", lazy_gettext("Absolute time")))
 #: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
@@ -78,7 +81,7 @@ def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict
                  for i, v in zip(np.flatnonzero(~finite).tolist(), values[~finite].tolist(),
                                  strict=True)]
     y = np.where(finite, values, 0.0).tolist()
-    for index, _ in nonfinite:
+    for index, _kind in nonfinite:
         y[index] = None
     return {"step": np.asarray(step).tolist(), "wall": np.asarray(wall).tolist(), "y": y,
             "nonfinite": nonfinite}
@@ -114,10 +117,10 @@ def controls(page: str, axis: str, smoothing: float) -> html.Div:
     """Horizontal axis radio and smoothing slider + number box (0-0.99, step 0.01)."""
     ids = chart_ids(page)
     return html.Div(className="di-toolbar di-scalar-controls", children=[
-        html.Span("Horizontal axis", className="di-muted"),
+        html.Span(_("Horizontal axis"), className="di-muted"),
         dcc.RadioItems(id=ids["axis"], value=axis, inline=True, className="di-axis",
-                       options=[{"label": label, "value": value} for value, label in AXES]),
-        html.Span("Smoothing", className="di-muted"),
+                       options=[{"label": str(label), "value": value} for value, label in AXES]),
+        html.Span(_("Smoothing"), className="di-muted"),
         html.Div(dcc.Slider(id=ids["smoothing"], min=0, max=0.99, step=0.01, value=smoothing,
                             marks=None, updatemode="mouseup",
                             tooltip={"always_visible": False}), className="di-slider"),
@@ -131,13 +134,13 @@ def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
     key = chart.chart_id
     tools = [
         html.Button("log", id={"type": "chart-log", "chart": key}, className="di-chip",
-                    title="Logarithmic y axis (non-positive values become gaps)"),
+                    title=_("Logarithmic y axis (non-positive values become gaps)")),
         html.Button("↶", id={"type": "chart-back", "chart": key}, className="di-chip",
-                    title="Back one zoom step"),
+                    title=_("Back one zoom step")),
         html.Button("⟲", id={"type": "chart-reset", "chart": key}, className="di-chip",
-                    title="Reset the zoom"),
+                    title=_("Reset the zoom")),
         html.Button("⤢", id={"type": "chart-full", "chart": key}, className="di-chip",
-                    title="Full screen (again to leave)"),
+                    title=_("Full screen (again to leave)")),
     ]
     children: list[Any] = [
         html.Div(className="di-chart-tools", children=tools),
@@ -158,27 +161,31 @@ def threshold_row(key: str) -> html.Div:
     def condition(n: int) -> list[Any]:
         return [
             dcc.Dropdown(id={"type": "th-op", "n": n, "chart": key}, clearable=n == 2,
-                         options=[{"label": "greater than", "value": ">"},
-                                  {"label": "less than", "value": "<"}],
+                         options=[{"label": _("greater than"), "value": ">"},
+                                  {"label": _("less than"), "value": "<"}],
                          value=">" if n == 1 else None, className="di-th-op"),
             dcc.Input(id={"type": "th-value", "n": n, "chart": key}, type="number",
-                      className="di-number", placeholder="value"),
+                      className="di-number", placeholder=_("value")),
         ]
 
     return html.Div(className="di-threshold", children=[
         html.Span(id={"type": "th-current", "chart": key}, className="di-muted"),
         html.Button("×", id={"type": "th-delete", "chart": key}, className="di-link-button",
-                    title="Delete the threshold"),
+                    title=_("Delete the threshold")),
         html.Details(className="di-th-form", children=[
-            html.Summary("Set threshold"),
+            html.Summary(_("Set threshold")),
             html.Div([*condition(1),
                       dcc.RadioItems(id={"type": "th-combine", "chart": key}, value="and",
-                                     inline=True, options=["and", "or"]),
+                                     inline=True,
+                                     options=[{"label": _("and"), "value": "and"},
+                                              {"label": _("or"), "value": "or"}]),
                       *condition(2)], className="di-th-conditions"),
             dcc.Checklist(id={"type": "th-all", "chart": key},
-                          options=[{"label": " apply to all selected tags", "value": "all"}],
+                          options=[{"label": " " + _("apply to all selected tags"),
+                                    "value": "all"}],
                           value=[]),
-            html.Button("Apply", id={"type": "th-apply", "chart": key}, className="di-button"),
+            html.Button(_("Apply"), id={"type": "th-apply", "chart": key},
+                        className="di-button"),
         ]),
     ])
 
@@ -186,9 +193,10 @@ def threshold_row(key: str) -> html.Div:
 def threshold_text(threshold: dict[str, Any] | None) -> str:
     """``Current threshold: > 1 and < 3`` (or ``-``)."""
     if not threshold or not threshold.get("conditions"):
-        return "Current threshold: -"
+        return _("Current threshold: {threshold}").format(threshold="-")
     parts = [f"{op} {value:g}" for op, value in threshold["conditions"]]
-    return "Current threshold: " + f" {threshold.get('combine', 'and')} ".join(parts)
+    combine = _("or") if threshold.get("combine") == "or" else _("and")
+    return _("Current threshold: {threshold}").format(threshold=f" {combine} ".join(parts))
 
 
 def chart_stores(page: str) -> list[dcc.Store]:

@@ -14,6 +14,8 @@ from urllib.parse import urlencode
 import dash
 from dash import ALL, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
@@ -101,7 +103,7 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
     filter keep their selection; a change of the tags or the filter goes back to page 1;
     "Compose" needs two or more different tags (``compose``, the composition control's)."""
     state = dict(state)
-    visible, _ = filter_tags(tags, pattern or "")
+    visible, _unused = filter_tags(tags, pattern or "")
     action = picker_action(trigger, "scalar-tags")
     if action is not None:
         selected = pick(tags, state["selected"], checked, visible, action)
@@ -140,7 +142,7 @@ def threshold_of(chart: str, op_charts: list[str], ops: list[str | None],
 
 def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
     """Charts of the current page (the composed chart first) and the number of pages."""
-    on_page, _, pages = page_of(state["shown"], state["page"], CHARTS_PER_PAGE)
+    on_page, _unused, pages = page_of(state["shown"], state["page"], CHARTS_PER_PAGE)
     charts = [ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
               for tag in on_page]
     if state["compose"]:
@@ -161,26 +163,27 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
         all_tags = service.provider.list_tags(train_id, "scalar")
     except DataError as error:
         return html.Div(className="di-panel di-empty", children=[
-            html.P(str(error)), dcc.Link("Back to the summary list",
+            html.P(str(error)), dcc.Link(_("Back to the summary list"),
                                          href=app.get_relative_path("/"))])
     state = page_state(params, all_tags)
     return html.Div([
         job_page_head(
-            app, "Scalars", train_id,
-            html.A("Download CSV", id="scalar-download-csv", className="di-button secondary"),
-            html.A("Download JSON", id="scalar-download-json", className="di-button secondary")),
+            app, _("Scalars"), train_id,
+            html.A(_("Download CSV"), id="scalar-download-csv", className="di-button secondary"),
+            html.A(_("Download JSON"), id="scalar-download-json",
+                   className="di-button secondary")),
         job_notice(service.provider.job(train_id), "scalar-job-notice"),
         html.Div(className="di-panel", children=[
-            picker("scalar-tags", "Tag Selection", all_tags, state["selected"],
+            picker("scalar-tags", _("Tag Selection"), all_tags, state["selected"],
                    state["filter"]),
             controls("scalars", state["axis"], state["smoothing"]),
             html.Div(className="di-toolbar", children=[
-                html.Span("Compose tags", className="di-muted"),
+                html.Span(_("Compose tags"), className="di-muted"),
                 dcc.Dropdown(id="compose-tags", options=all_tags, multi=True,
                              className="di-compose", value=state["compose"] or [],
-                             placeholder="two or more tags"),
-                html.Button("Compose", id="compose-apply", className="di-button"),
-                html.Button("Remove composition", id="compose-remove",
+                             placeholder=_("two or more tags")),
+                html.Button(_("Compose"), id="compose-apply", className="di-button"),
+                html.Button(_("Remove composition"), id="compose-remove",
                             className="di-button secondary",
                             style={} if state["compose"] else {"display": "none"}),
             ]),
@@ -204,7 +207,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         return train_id, page_state(params, tags), tags
 
     def picked(search: str | None) -> tuple[list[str], list[str], str]:
-        _, state, tags = current(search)
+        _unused, state, tags = current(search)
         return tags, state["selected"], state["filter"]
 
     register_picker(app, "scalar-tags", picked)
@@ -231,7 +234,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             # the "All" button, which would replace a linked ``tags=`` by every tag. A click
             # changes one input; here nothing changed, the URL holds the state already.
             return dash.no_update
-        _, state, tags = current(search)
+        _unused, state, tags = current(search)
         if echoed(ctx.triggered_id, "scalar-tags", checked_names(rows), tags, state["selected"],
                   state["filter"]):
             return dash.no_update
@@ -248,7 +251,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def downloads(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
         """The export links name the tags drawn."""
-        train_id, state, _ = current(search)
+        train_id, state, _unused = current(search)
         export = app.get_relative_path("/v1/dash-insight/export/scalars")
         query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
 
@@ -268,14 +271,15 @@ def register(app: dash.Dash, service: DataService) -> None:
         """Card frames and their data in one answer (the browser draws the charts)."""
         train_id, state, tags = current(search)
         charts, pages = chart_specs(train_id, state)
-        total = f"{len(state['shown'])} of {len(tags)} tags"
+        total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
+            shown=len(state["shown"]), count=len(tags))
         page = f"{min(state['page'], pages)} / {pages}"
         payload = chart_payload(provider, charts)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload  # same charts: keep them (and zoom)
         if not charts:
-            message = ("No scalar in this job yet." if not tags else
-                       "No tag selected: pick tags above, or clear the filter.")
+            message = (_("No scalar in this job yet.") if not tags else
+                       _("No tag selected: pick tags above, or clear the filter."))
             return html.Div(message, className="di-panel di-empty"), total, page, payload
         cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX))
                  for chart in charts]
@@ -311,7 +315,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         if threshold is None:
             return dash.no_update
         if "all" in (to_all[position] or []):
-            train_id, state, _ = current(search)
+            train_id, state, _unused = current(search)
             targets = [chart_id(train_id, tag) for tag in state["shown"]]
         else:
             targets = [chart]
