@@ -34,6 +34,7 @@ from dash_insight.core.format.framing import (
     record_length_at,
 )
 from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.core.format.remote import RangeCache, is_url
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.budget import ByteBudget
@@ -157,7 +158,9 @@ class DataProvider:
         max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.base_dir = os.path.abspath(base_dir)
+        self.base_dir = base_dir if is_url(base_dir) else os.path.abspath(base_dir)
+        #: Recently read blocks of remote files (records of one answer share blocks).
+        self._ranges = RangeCache() if is_url(base_dir) else None
         self.store = store
         self.samples_per_plugin = dict(samples_per_plugin or {})
         self.max_record_bytes = max_record_bytes
@@ -407,7 +410,8 @@ class DataProvider:
         name = steps.files[int(steps.file[position])]
         path = os.path.join(self.job_directory(train_id), name)
         try:
-            return record_length_at(path, int(steps.offset[position]), self.max_record_bytes)
+            return record_length_at(path, int(steps.offset[position]), self.max_record_bytes,
+                                    self._ranges)
         except (OSError, ValueError) as error:
             raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
                                   f"{_reason(error, path, name)}") from None
@@ -424,8 +428,9 @@ class DataProvider:
 
         def build() -> Any:
             try:
-                with self._reading.hold(record_length_at(path, offset, self.max_record_bytes)):
-                    payload = read_record_at(path, offset, self.max_record_bytes)
+                length = record_length_at(path, offset, self.max_record_bytes, self._ranges)
+                with self._reading.hold(length):
+                    payload = read_record_at(path, offset, self.max_record_bytes, self._ranges)
                     value = (decode_tb_value(payload, index, meta) if tensorboard
                              else decode_value_at(payload, index))
             except (OSError, ValueError) as error:
@@ -458,10 +463,10 @@ class DataProvider:
                     size = check_graph_file_size(path, self.max_record_bytes)
                     with self._reading.hold(size), open_regular(path) as handle:
                         return decode_model_proto(handle.read())
-                length = record_length_at(path, record.offset, self.max_record_bytes)
+                length = record_length_at(path, record.offset, self.max_record_bytes, self._ranges)
                 with self._reading.hold(length):
-                    return parse_event(read_record_at(path, record.offset,
-                                                      self.max_record_bytes)).graph_def
+                    return parse_event(read_record_at(path, record.offset, self.max_record_bytes,
+                                                      self._ranges)).graph_def
             except (OSError, ValueError, DecodeError) as error:
                 raise ValueUnreadable(f"cannot read graph {tag!r}: {_reason(error, path, tag)}"
                                       ) from None

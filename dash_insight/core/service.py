@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from dash_insight.core.format.remote import is_url
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.index_api import is_redis_url, open_index
@@ -24,7 +25,7 @@ class DataService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.summary_base_dir = settings.base_dir
-        if not os.path.isdir(self.summary_base_dir):
+        if not is_url(self.summary_base_dir) and not os.path.isdir(self.summary_base_dir):
             raise NotADirectoryError(
                 f"summary base directory not found: {settings.summary_base_dir}")
         self.workspace = settings.workspace
@@ -43,7 +44,7 @@ class DataService:
     @property
     def name(self) -> str:
         """What MindInsight shows as "Current folder": the base directory's name."""
-        return os.path.basename(self.summary_base_dir) or self.summary_base_dir
+        return os.path.basename(self.summary_base_dir.rstrip("/")) or self.summary_base_dir
 
     def start(self) -> None:
         if not self.fleet:

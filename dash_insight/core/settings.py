@@ -35,6 +35,7 @@ from typing import Any
 
 from dash_insight.core import i18n
 from dash_insight.core.format.framing import MAX_PAYLOAD_BYTES as DEFAULT_MAX_RECORD_BYTES
+from dash_insight.core.format.remote import check_base_url, is_url, local_path_of, normalise_url
 from dash_insight.core.i18n import N_
 from dash_insight.core.store.sampling import format_samples_per_plugin, parse_samples_per_plugin
 
@@ -275,7 +276,8 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("summary_base_dir", _text, N_("folder whose sub-folders hold summary files "
+    Option("summary_base_dir", _text, N_("folder whose sub-folders hold summary files, or a "
+                                         "URL such as s3://bucket/prefix read through fsspec "
                                          "(default: the current folder)"), "DIR", is_path=True),
     Option("port", parse_port, N_("port to listen on (default {port})"), "PORT"),
     Option("host", parse_host, N_("address to bind (default {host}: this machine only)"),
@@ -438,7 +440,7 @@ def _parse_in(origin: str, key: str, parse: Callable[[Any], Any], value: Any, is
         parsed = parse(value)
     except SettingsError as error:
         raise SettingsError(f"{origin}: {key}: {error}") from None
-    if is_path and folder is not None:
+    if is_path and folder is not None and not is_url(parsed):  # s3://... is not relative
         parsed = os.path.join(folder, os.path.expanduser(parsed))
     return parsed
 
@@ -512,8 +514,15 @@ class Settings:
 
     @property
     def base_dir(self) -> str:
-        """The summary base directory as an absolute real path."""
-        return os.path.realpath(os.path.expanduser(self.summary_base_dir))
+        """The summary base directory as an absolute real path, or a URL without trailing
+        slashes (``s3://bucket/prefix``: read through fsspec); ``file://`` is a local path."""
+        path = self.summary_base_dir
+        if is_url(path):
+            local = local_path_of(path)
+            if local is None:
+                return normalise_url(path)
+            path = local
+        return os.path.realpath(os.path.expanduser(path))
 
     @property
     def is_local(self) -> bool:
@@ -528,6 +537,12 @@ class Settings:
     def checked_base_dir(self) -> str:
         """:attr:`base_dir`; SettingsError with a one-line reason if it cannot be served."""
         path = self.base_dir
+        if is_url(path):
+            try:
+                check_base_url(path)
+            except OSError as error:  # RemoteError: already one line
+                raise SettingsError(str(error)) from None
+            return path
         if os.path.exists(path) and not os.path.isdir(path):
             raise SettingsError(f"summary base directory is a file, not a directory: {path}")
         if not os.path.isdir(path):

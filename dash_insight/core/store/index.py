@@ -62,6 +62,7 @@ from typing import Any, NamedTuple, TypeVar
 import diskcache
 import numpy as np
 
+from dash_insight.core.format.remote import is_url, normalise_url
 from dash_insight.core.private_files import (
     PRIVATE_DIRECTORY,
     create_private_file,
@@ -118,8 +119,11 @@ ColumnsT = TypeVar("ColumnsT", ScalarColumns, BlobColumns)
 
 
 def index_directory(workspace: str, base_dir: str) -> str:
-    """Where the index of ``base_dir`` lives under ``workspace`` (one per base directory)."""
-    digest = hashlib.sha256(os.path.realpath(base_dir).encode()).hexdigest()[:16]
+    """Where the index of ``base_dir`` lives under ``workspace`` (one per base directory): a
+    digest of its real path, or of its URL without trailing slashes (``s3://b/p`` and
+    ``s3://b/p/`` share one index), so the name is stable and safe on any filesystem."""
+    key = normalise_url(base_dir) if is_url(base_dir) else os.path.realpath(base_dir)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return os.path.join(workspace, "index", digest)
 
 

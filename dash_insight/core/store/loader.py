@@ -59,6 +59,7 @@ from dash_insight.core.format.reasons import (
     CANNOT_LIST_SHOWING_OLD,
     CANNOT_READ_FILE,
 )
+from dash_insight.core.format.remote import is_url
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import (
     LINEAGE_TENSORBOARD_HPARAMS,
@@ -111,6 +112,14 @@ def _forget_file(store: IndexApi, state: JobState, file_state: FileState) -> Non
     state.lineage = [r for r in state.lineage if r.file != name]
 
 
+def _rewritten(file_state: FileState, info: FileInfo) -> bool:
+    """A remote file written again without growing: a new version (ETag) of the same size. (A
+    longer new version is an append when the bytes read so far are unchanged: the reader checks
+    that, see RecordReader's ``prefix_digest``.)"""
+    return bool(info.version and file_state.version and info.version != file_state.version
+                and info.size == file_state.size)
+
+
 def _count(state: JobState, plugin: str, tag: str, name: str, n: int) -> None:
     """Add ``n`` values of ``tag`` read from file ``name``; ``plugin`` must be a plain ``str``
     (``Plugin.X.value``): it is pickled into the index."""
@@ -135,7 +144,7 @@ class Loader:
         pool_min_bytes: int = POOL_MIN_BYTES,
         pool_target: str = READ_SLICE,
     ) -> None:
-        self.base_dir = os.path.abspath(base_dir)
+        self.base_dir = base_dir if is_url(base_dir) else os.path.abspath(base_dir)
         self.store = store
         self.max_depth = max_depth
         self.reload_interval = reload_interval
@@ -337,7 +346,8 @@ class Loader:
                          offset=file_state.offset, lost_at=file_state.lost_at,
                          inode=file_state.identity[0], max_payload=self.max_record_bytes,
                          slice_bytes=self.slice_bytes,
-                         scanner=self._scanners.get((state.train_id, file_state.name)))
+                         scanner=self._scanners.get((state.train_id, file_state.name)),
+                         prefix_digest=file_state.prefix_digest)
 
     def _read_slices(self, plan: list[tuple[JobInfo, list[FileState]]],
                      states: dict[str, JobState], pool: LoadPool | None
@@ -447,7 +457,8 @@ class Loader:
         for info in job.files:
             file_state = state.files.get(info.name)
             if file_state is not None and (file_state.identity != info.identity
-                                           or info.size < file_state.offset):
+                                           or info.size < file_state.offset
+                                           or _rewritten(file_state, info)):
                 log.info("%s/%s was replaced or truncated: reading it again", state.train_id,
                          info.name)
                 _forget_file(self.store, state, file_state)
@@ -459,6 +470,7 @@ class Loader:
                 if info.name in state.vanished:
                     state.vanished.remove(info.name)
                 changed = True
+            file_state.version = info.version
             if (file_state.size, file_state.mtime) != (info.size, info.mtime):
                 file_state.size, file_state.mtime = info.size, info.mtime
                 changed = True
@@ -513,6 +525,7 @@ class Loader:
         file_state.damage.extend(damage)
         file_state.records += read.records
         file_state.offset, file_state.lost_at = summary_slice.offset, summary_slice.lost_at
+        file_state.prefix_digest = summary_slice.prefix_digest
         file_state.read_size = size_before
         file_state.caught_up = read.error is not None or read.bytes_consumed < self.slice_bytes
         self._set_unreadable(state, file_state, read.error)
@@ -557,7 +570,7 @@ class Loader:
         self._scanners.pop((state.train_id, file_state.name), None)
         fresh = FileState(file_state.name, file_state.kind,
                           (stat.st_ino, file_state.identity[1]), rank=file_state.rank,
-                          size=stat.st_size, mtime=stat.st_mtime)
+                          size=stat.st_size, mtime=stat.st_mtime, version=file_state.version)
         state.files[file_state.name] = fresh
 
     @staticmethod

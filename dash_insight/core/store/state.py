@@ -76,6 +76,11 @@ class FileState:
     # (plugin, tag) -> (serial, number of entries) of each stored chunk, in arrival order
     # (see IndexStore.append_chunk)
     chunks: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
+    # A remote file's version (ETag...) as last listed, and the digest of its bytes before
+    # ``offset`` (see core/format/remote.py): what says an object store's file was replaced.
+    # Plain defaults, so states pickled before these fields read as "" and None.
+    version: str = ""
+    prefix_digest: bytes | None = None
 
     @property
     def needs_reading(self) -> bool:
