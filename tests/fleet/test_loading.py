@@ -70,6 +70,30 @@ def test_a_load_task_lists_its_job_again_but_never_through_a_symlink(tmp_path: P
     assert discover_job(str(base), "./gone") is None
 
 
+def test_a_load_task_lists_a_job_on_object_storage(tmp_path: Path) -> None:
+    """A worker of a fleet over ``s3://...`` lists its job's prefix alone, as discovery lists
+    the whole base, and never a key outside the base."""
+    fsspec = pytest.importorskip("fsspec")
+    memory, base = fsspec.filesystem("memory"), f"memory://fleet-{os.getpid()}/logs"
+    for name in ("deep/job", "other"):
+        with SummaryWriter(tmp_path / name) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+        for path in (tmp_path / name).iterdir():
+            memory.put(str(path), f"{base}/{name}/{path.name}")
+    with SummaryWriter(tmp_path / "outside") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    memory.put(str(next((tmp_path / "outside").iterdir())),
+               f"memory://fleet-{os.getpid()}/outside/x.summary.1_MS")
+    try:
+        job = discover_job(base, "./deep/job")
+        assert job == next(j for j in discover_jobs(base) if j.train_id == "./deep/job")
+        assert job is not None and len(job.files) == 1
+        assert discover_job(base, "./../outside") is None
+        assert discover_job(base, "./gone") is None
+    finally:
+        memory.rm(f"memory://fleet-{os.getpid()}", recursive=True)
+
+
 def test_the_single_machine_default_imports_neither_redis_nor_celery(tmp_path: Path) -> None:
     code = ("import sys\n"
             "from dash_insight.core.service import DataService\n"
