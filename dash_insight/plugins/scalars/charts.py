@@ -27,9 +27,15 @@ import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 from dash.dependencies import ALL, MATCH
 
+from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.plugins.scalars.best import (
+    Direction,
+    best_direction,
+    best_point,
+    best_text,
+)
 from dash_insight.web.components.run_colours import STORE_ID
 from dash_insight.web.url_state import Choice, Float
 
@@ -108,12 +114,28 @@ def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec]) -> dict[str,
             last = int(full.step[-1]) if len(full) else None
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
                            "right": spec.right_axis, "colour": spec.colour, "total": len(full),
-                           "last": last})
+                           "last": last, "best": best_points(full.step, full.wall_time, full.value),
+                           "direction": best_direction(spec.tag)})
         entry = {"id": chart.chart_id, "title": chart.title, "series": series,
                  "problems": problems, "legend": chart.legend}
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
+
+
+def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:
+    """The lowest and highest point of a raw series for its chart's marker, each as
+    ``{"step", "wall", "value", "label"}`` (the label: "best 0.1234 @ step 5,300", in the reader's
+    language), or None for a series without a finite value (:func:`~.best.best_point`)."""
+    out: dict[str, Any] = {}
+    directions: tuple[Direction, ...] = ("min", "max")
+    for direction in directions:
+        point = best_point(step, value, direction)
+        out[direction] = None if point is None else {
+            "step": point.step, "wall": float(wall[point.index]), "value": point.value,
+            "label": _("best {value} @ step {step}").format(
+                value=best_text(point), step=format_number(point.step))}
+    return out
 
 
 def _stamp(value: Any) -> str:
@@ -140,7 +162,16 @@ def controls(page: str, axis: str, smoothing: float) -> html.Div:
 def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
     """A card: toolbar (log, back, reset, full screen), the graph slot, threshold row, title."""
     key = chart.chart_id
+    best = best_direction(chart.series[0].tag) if chart.series else "min"
     tools = [
+        # Its label follows the clicks in the browser (scalarCharts.bestLabel); ``value`` is the
+        # direction guessed from the tag, an odd number of clicks flips it.
+        html.Button(best_label(best), id={"type": "chart-best", "chart": key}, value=best,
+                    className="di-chip",
+                    title=_("The best value of each line is marked: its lowest or highest "
+                            "(click to flip)")),
+        html.Button("log x", id={"type": "chart-xlog", "chart": key}, className="di-chip",
+                    title=_("Logarithmic x axis (steps or times at or below 0 are not drawn)")),
         html.Button("log", id={"type": "chart-log", "chart": key}, className="di-chip",
                     title=_("Logarithmic y axis (non-positive values become gaps)")),
         html.Button("↶", id={"type": "chart-back", "chart": key}, className="di-chip",
@@ -162,6 +193,12 @@ def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
     children.append(html.Div(chart.title, className="di-chart-title", title=chart.title))
     return html.Div(className="di-panel di-chart-card", id={"type": "chart-card", "chart": key},
                     children=children)
+
+
+def best_label(direction: str) -> str:
+    """The label of a chart's best-value button: which extreme it marks (the browser's
+    ``bestLabel`` writes the same after a click)."""
+    return _("best: max") if direction == "max" else _("best: min")
 
 
 def threshold_row(key: str) -> html.Div:
@@ -239,6 +276,15 @@ def register_chart_callbacks(app: Any) -> None:
         Input(_all("thresholds"), "data"),
         Input("theme", "data"),  # colours follow the light / dark theme
         Input(STORE_ID, "data"),  # and the runs' colours the user picked
+        Input({"type": "chart-best", "chart": ALL}, "n_clicks"),  # min / max flipped
+        Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
+    )
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),
+        Output({"type": "chart-best", "chart": MATCH}, "children"),
+        Input({"type": "chart-best", "chart": MATCH}, "n_clicks"),
+        State({"type": "chart-best", "chart": MATCH}, "value"),
+        prevent_initial_call=True,
     )
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="zoom"),
