@@ -11,8 +11,6 @@ by orjson straight from the arrays, and streamed beyond ``STREAM_POINTS`` points
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import re
 from collections.abc import Iterator, Sequence
@@ -27,6 +25,7 @@ from dash_insight.core.service import DataService
 from dash_insight.core.store.lod import ScalarWindow
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.core.vocabulary import Plugin, stored_tag
+from dash_insight.plugins.scalars.export import csv_rows, json_pieces
 from dash_insight.web import errors
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
@@ -244,11 +243,14 @@ class _ScalarViews:
         filename = _export_filename(train_ids, tags, fmt)
         headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
         if fmt == "json":
-            response = json_bytes_response(_export_json_pieces(found, wanted),
-                                           sum(len(w.series) for _, _, w in found))
+            pieces = json_pieces([(train_id, tag, window.series)
+                                  for train_id, tag, window in found],
+                                 [window.points_in_range for _, _, window in found]
+                                 if wanted.given else None)
+            response = json_bytes_response(pieces, sum(len(w.series) for _, _, w in found))
             response.headers.update(headers)
             return response
-        return Response(_csv_rows([(train_id, tag, window.series)
+        return Response(csv_rows([(train_id, tag, window.series)
                                    for train_id, tag, window in found]),
                         mimetype="text/csv", headers=headers)
 
@@ -270,24 +272,6 @@ def chart_columns(found: ScalarWindow) -> bytes:
                         option=orjson.OPT_SERIALIZE_NUMPY)
 
 
-def _export_json_pieces(found: Sequence[tuple[str, str, ScalarWindow]],
-                        wanted: StepRange) -> Iterator[bytes]:
-    """The JSON export: MindInsight's ``scalars`` entries with the point keys in the order
-    ``step, wall_time, value``."""
-    yield b"["
-    for i, (train_id, tag, window) in enumerate(found):
-        series = window.series
-        yield (b"," if i else b"") + b'{"train_id":%b,"tag":%b,"values":[' % (
-            orjson.dumps(train_id), orjson.dumps(tag))
-        yield from point_object_pieces([("step", series.step), ("wall_time", series.wall_time),
-                                        ("value", series.value.astype(np.float64))])
-        yield b"]"
-        if wanted.given:
-            yield b',"points_in_range":%d' % window.points_in_range
-        yield b"}"
-    yield b"]"
-
-
 def _filename_part(text: str) -> str:
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")
     return cleaned or "root"
@@ -302,34 +286,3 @@ def _export_filename(train_ids: list[str], tags: list[str], extension: str) -> s
         if len(tags) == 1:
             parts.append(_filename_part(tags[0]))
     return "_".join(parts) + "." + extension
-
-
-def _csv_float(value: float) -> str:
-    return repr(float(value))  # nan, inf, -inf for the non-finite ones
-
-
-#: A spreadsheet evaluates a cell starting with one of these as a formula (``=HYPERLINK(...)``).
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_text(text: str) -> str:
-    """``text`` for a CSV text cell that a spreadsheet shows as text, never runs: a leading
-    ``'`` before a formula start (OWASP's CSV injection advice). Numbers are not text cells."""
-    return "'" + text if text.startswith(_FORMULA_STARTS) else text
-
-
-def _csv_rows(found: list[tuple[str, str, ScalarSeries]]) -> Iterator[str]:
-    """The CSV text, one chunk per series (streamed: nothing can fail any more)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["train_id", "tag", "step", "wall_time", "value"])
-    yield buffer.getvalue()
-    for train_id, tag, series in found:
-        buffer.seek(0)
-        buffer.truncate()
-        train_id, tag = csv_text(train_id), csv_text(tag)
-        writer.writerows(
-            (train_id, tag, step, repr(wall_time), _csv_float(value))
-            for step, wall_time, value in zip(series.step.tolist(), series.wall_time.tolist(),
-                                              series.value.tolist(), strict=True))
-        yield buffer.getvalue()
