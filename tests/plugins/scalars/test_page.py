@@ -181,9 +181,16 @@ def test_plan_names_the_series_without_points_and_reports_problems(corpus: Path,
                                      SeriesSpec("./ops_all", "nope", "nope")))]
     plan = chart_plan(app.data_service.provider, specs)
     [chart] = plan["charts"]
-    [series] = chart["series"]
+    series = dict(chart["series"][0])
+    assert len(chart["series"]) == 1
+    best, direction = series.pop("best"), series.pop("direction")
     assert series == {"name": "loss", "train_id": "./ops_all", "tag": "loss", "right": False,
                       "colour": None, "total": 500, "last": 500}  # no points: fetched later
+    # Only the best points of the raw series travel with the plan (a loss: its lowest).
+    full = app.data_service.provider.read_scalars("./ops_all", "loss")
+    finite = full.value[np.isfinite(full.value)]
+    assert direction == "min" and best["min"]["value"] == float(finite.min())
+    assert best["max"]["value"] == float(finite.max())
     assert "nope" in chart["problems"][0]
     assert chart_plan(app.data_service.provider, specs) == plan  # same data, same stamps
     other = chart_plan(app.data_service.provider, [
