@@ -180,8 +180,9 @@
     return best[flipped ? (direction === "max" ? "min" : "max") : direction] || null;
   }
 
-  /* Where a best point sits on the x axis shown. */
-  function bestX(point, series, axis) {
+  /* Where a best point sits on the x axis shown (against a tag: the plan's ``x``). */
+  function bestX(point, series, axis, byTag) {
+    if (byTag) return point.x === undefined ? null : point.x;
     if (axis === "relative") return point.wall - (series.wall.length ? series.wall[0] : 0);
     if (axis === "absolute") return localIso(point.wall);
     return point.step;
@@ -208,13 +209,17 @@
     const traces = [];
     const annotations = [];
     let hidden = 0;
-    const logX = Boolean(logXAsked) && axis !== "absolute";
-    let droppedX = 0;
+    // Against a tag (the plan's x_tag): each point at that tag's value at its step (the
+    // server's ``x`` column, null where the tag has none: those points are left out).
+    const byTag = Boolean(chart.x_tag);
+    const logX = Boolean(logXAsked) && (byTag || axis !== "absolute");
+    let droppedX = 0, unplaced = 0;
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
       const colour = seriesColour(series, index, runColours);
       const yaxis = series.right ? "y2" : "y";
-      let x = xValues(series, axis);
+      let x = byTag ? (series.x || series.step.map(() => null)) : xValues(series, axis);
+      if (byTag) unplaced += series.x_unplaced || 0;
       if (logX) {
         const [kept, dropped] = logXValues(x);
         x = kept;
@@ -252,8 +257,8 @@
       if (best) {
         // The best value of the raw series, whatever the smoothing; a log axis cannot place
         // a value or step at or below 0.
-        const bx = bestX(best, series, axis);
-        const placeable = (!logScale || best.value > 0) && (!logX || bx > 0);
+        const bx = bestX(best, series, axis, byTag);
+        const placeable = bx !== null && (!logScale || best.value > 0) && (!logX || bx > 0);
         const label = `${escapeHtml(series.name)}: ${escapeHtml(best.label)}`;
         traces.push({type: "scatter", mode: "markers", yaxis, legendgroup: group,
                      x: placeable ? [bx] : [], y: placeable ? [best.value] : [],
@@ -295,7 +300,14 @@
                         xref: "paper", yref: "paper", x: 0, y: 1.07, showarrow: false,
                         font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
     }
-    const xNote = logXAsked && axis === "absolute"
+    if (unplaced) {
+      annotations.push({text: t("{count} point(s) without a value of {tag} at their step not drawn",
+                                {count: unplaced, tag: chart.x_tag}),
+                        xref: "paper", yref: "paper", x: 1, y: 1.07 + 0.06 * chart.series.length,
+                        showarrow: false, name: "x-tag-note", xanchor: "right",
+                        font: {size: 10, color: THRESHOLD_COLOUR}});
+    }
+    const xNote = logXAsked && !byTag && axis === "absolute"
       ? t("log x needs the step or relative time axis")
       : (droppedX ? t("log x: {count} point(s) at or below 0 not drawn", {count: droppedX})
                   : "");
@@ -319,9 +331,11 @@
       legend: {orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom",
                yref: "container"},
       // Keep the user's zoom across data refreshes; a new axis or scale starts afresh.
-      uirevision: `${chart.id}|${axis}|${logScale}|${logX}`,
-      xaxis: Object.assign({title: {text: axisTitle(axis), font: {size: 10}},
-                            type: axis === "absolute" ? "date" : (logX ? "log" : "linear")},
+      uirevision: `${chart.id}|${axis}|${logScale}|${logX}|${chart.x_tag || ""}`,
+      xaxis: Object.assign({title: {text: byTag ? chart.x_tag : axisTitle(axis),
+                                    font: {size: 10}},
+                            type: logX ? "log" : (axis === "absolute" && !byTag ? "date"
+                                                                                : "linear")},
                            axisStyle),
       yaxis: Object.assign({type: logScale ? "log" : "linear"}, axisStyle),
       annotations,
@@ -334,7 +348,8 @@
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
     const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);
-    if (xs.length && !logX) {  // (a log axis pads nothing: its range is in log units)
+    // (a log axis pads nothing: its range is in log units; a tag's values need not grow)
+    if (xs.length && !logX && !byTag) {
       const firsts = xs.map(x => x[0]), lasts = xs.map(x => x[x.length - 1]);
       const [lo, hi] = axis === "absolute"
         ? [firsts.slice().sort()[0], lasts.slice().sort()[lasts.length - 1]]
@@ -416,7 +431,8 @@
     let series = [], problems = plan.problems || [], failed = false;
     if (plan.series.length) {
       try {
-        series = await fetchSeries(plan.series, {max_points: pointBudget(chartId)});
+        series = await fetchSeries(plan.series, Object.assign(
+          {max_points: pointBudget(chartId)}, plan.x_tag ? {x_tag: plan.x_tag} : {}));
       } catch (error) {
         problems = problems.concat([`could not read the points: ${error.message}`]);
         failed = true;
@@ -630,8 +646,10 @@
     const state = pageState();
     const div = graphDiv({chart: chartId});
     const data = loaded[chartId];
-    if (!state || !div || !data || (state.axis || "step") !== "step" || !data.series.length) {
-      return;
+    const plan = state && state.byId[chartId];
+    if (!state || !div || !data || (state.axis || "step") !== "step" || !data.series.length ||
+        !plan || plan.x_tag) {
+      return;  // the exact points of a range: on the step axis only
     }
     if (div._fullLayout && div._fullLayout.xaxis && div._fullLayout.xaxis.type === "log") {
       range = range.map(v => Math.pow(10, v));  // a log axis' range is in log10 units

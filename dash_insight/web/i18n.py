@@ -91,6 +91,8 @@ def client_texts() -> dict[str, str]:
          _("log x: {count} point(s) at or below 0 not drawn")),
         ("log x needs the step or relative time axis",
          _("log x needs the step or relative time axis")),
+        ("{count} point(s) without a value of {tag} at their step not drawn",
+         _("{count} point(s) without a value of {tag} at their step not drawn")),
         # assets/per-tag-pages.js
         ("✕ Exit full screen", _("✕ Exit full screen")), ("Full screen", _("Full screen")),
         ("Step: {step}", _("Step: {step}")),

@@ -36,8 +36,9 @@ from dash_insight.plugins.scalars.best import (
     best_point,
     best_text,
 )
+from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import STORE_ID
-from dash_insight.web.url_state import Choice, Float
+from dash_insight.web.url_state import Choice, Float, Text
 
 
 def chart_ids(page: str) -> dict[str, dict[str, str]]:
@@ -45,7 +46,7 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
     the renderer reads whichever page is shown (``ALL``) and one page's callbacks never fire on
     another page that has the same kind of component."""
     return {name: {"type": f"chart-{name}", "page": page}
-            for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box")}
+            for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box", "xtag")}
 
 
 AXES = (("step", lazy_gettext("Step")), ("relative", lazy_gettext("Relative time (s)")),
@@ -53,6 +54,8 @@ AXES = (("step", lazy_gettext("Step")), ("relative", lazy_gettext("Relative time
 #: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
+#: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
+X_TAG = Text("x_tag")
 
 
 @dataclass(frozen=True)
@@ -94,13 +97,15 @@ def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict
             "nonfinite": nonfinite}
 
 
-def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec]) -> dict[str, Any]:
+def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec],
+               x_tag: str = "") -> dict[str, Any]:
     """What the browser needs to ask for and draw ``charts``, without their points: each
     chart's series (job, tag, name, axis, colour) with the number of points and the last step
     they have now, and a ``stamp`` that changes when any of that changes (new data: the chart
     asks for its points again). The browser fetches a chart's points when the chart comes on
     screen, at its pixel width (``export/scalars``' sibling ``chart/scalar``); a missing job or
-    tag becomes a message on its chart instead of an error."""
+    tag becomes a message on its chart instead of an error. ``x_tag``: the tag whose values are
+    the x axis (each chart's ``x_tag``; the best points then say where they sit on it, ``x``)."""
     out = []
     for chart in charts:
         series = []
@@ -112,12 +117,14 @@ def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec]) -> dict[str,
                 problems.append(str(error))
                 continue
             last = int(full.step[-1]) if len(full) else None
+            best = best_points(full.step, full.wall_time, full.value)
+            if x_tag:
+                _place_best(provider, spec.train_id, x_tag, best)
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
                            "right": spec.right_axis, "colour": spec.colour, "total": len(full),
-                           "last": last, "best": best_points(full.step, full.wall_time, full.value),
-                           "direction": best_direction(spec.tag)})
+                           "last": last, "best": best, "direction": best_direction(spec.tag)})
         entry = {"id": chart.chart_id, "title": chart.title, "series": series,
-                 "problems": problems, "legend": chart.legend}
+                 "problems": problems, "legend": chart.legend, "x_tag": x_tag}
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
@@ -138,18 +145,40 @@ def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[s
     return out
 
 
+def _place_best(provider: DataProvider, train_id: str, x_tag: str,
+                best: dict[str, Any]) -> None:
+    """Add to each best point its place on the ``x_tag`` axis (``x``; None when the job has
+    no finite value of that tag at the point's step)."""
+    try:
+        x_series = provider.read_scalars(train_id, x_tag)
+    except DataError:
+        x_series = None
+    for point in best.values():
+        if point is None:
+            continue
+        x = (np.nan if x_series is None else
+             values_at_steps(np.array([point["step"]]), x_series.step, x_series.value)[0])
+        point["x"] = None if np.isnan(x) else float(x)
+
+
 def _stamp(value: Any) -> str:
     """A short digest of a JSON-ready value: tells the browser whether it changed."""
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def controls(page: str, axis: str, smoothing: float) -> html.Div:
-    """Horizontal axis radio and smoothing slider + number box (0-0.99, step 0.01)."""
+def controls(page: str, axis: str, smoothing: float, tags: Sequence[str] = (),
+             x_tag: str = "") -> html.Div:
+    """Horizontal axis radio, the tag whose values can be the x axis instead (one of
+    ``tags``), and smoothing slider + number box (0-0.99, step 0.01)."""
     ids = chart_ids(page)
     return html.Div(className="di-toolbar di-scalar-controls", children=[
         html.Span(_("Horizontal axis"), className="di-muted"),
         dcc.RadioItems(id=ids["axis"], value=axis, inline=True, className="di-axis",
                        options=[{"label": str(label), "value": value} for value, label in AXES]),
+        dcc.Dropdown(id=ids["xtag"], options=list(tags), value=x_tag or None,
+                     className="di-compose di-xtag", placeholder=_("or the values of a tag"),
+                     title=_("Each point is placed at this tag's value at the same step "
+                             "(epoch, tokens seen); steps it lacks are not drawn")),
         html.Span(_("Smoothing"), className="di-muted"),
         html.Div(dcc.Slider(id=ids["smoothing"], min=0, max=0.99, step=0.01, value=smoothing,
                             marks=None, updatemode="mouseup",

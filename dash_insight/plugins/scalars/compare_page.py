@@ -3,8 +3,8 @@ same on every chart and page, see :mod:`~dash_insight.web.components.run_colours
 pick it).
 
 URL: ``/compare?jobs=[...]&job_filter=re&tags=[...]&filter=re&axis=step&smoothing=0.6&page=1
-&hidden=[...]``. A hidden run (the eye in the job list) stays selected but leaves every chart,
-the colour choices and the downloads of the page, until its eye is opened again.
+&hidden=[...]&x_tag=epoch``. A hidden run (the eye in the job list) stays selected but leaves
+every chart, the colour choices and the downloads of the page, until its eye is opened again.
 "Download CSV / JSON" saves the raw points (not smoothed) of the charts the selection and the
 filters show, on every page of the grid, without the hidden runs.
 
@@ -27,6 +27,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     SMOOTHING,
+    X_TAG,
     ChartSpec,
     SeriesSpec,
     chart_card,
@@ -76,7 +77,7 @@ WARN_JOBS = 20
 #: ``jobs`` absent = the :data:`DEFAULT_JOBS` newest; ``tags`` absent = all of theirs;
 #: ``hidden`` = the runs whose eye is closed (absent = none).
 STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
-                 Int("page", 1, 1, MAX_PAGE), Tags("hidden"))
+                 Int("page", 1, 1, MAX_PAGE), Tags("hidden"), X_TAG)
 
 
 def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
@@ -111,6 +112,8 @@ def page_state(params: dict[str, str], jobs: list[str],
     shown_jobs = [j for j in visible_tags(jobs, selected_jobs, state["job_filter"])
                   if j not in set(hidden)]
     drawn_tags = set(union_tags(shown_jobs, tags_of))
+    if state["x_tag"] not in all_tags:
+        state["x_tag"] = ""  # no selected job has it: the step or time axis
     return {**state, "jobs": selected_jobs, "all_tags": all_tags, "tags": tags,
             "explicit_jobs": chosen is not None, "explicit_tags": chosen_tags is not None,
             "hidden": hidden, "shown_jobs": shown_jobs,
@@ -140,7 +143,7 @@ def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
 def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, list[str]],
                     trigger: Any, checked_jobs: list[str] | None, job_pattern: str | None,
                     checked_tags: list[str] | None, tag_pattern: str | None, axis: str | None,
-                    smoothing: float | None) -> str:
+                    smoothing: float | None, x_tag: str | None = None) -> str:
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
     changed the default selection, ``tags`` when not every tag of the selected jobs."""
@@ -166,6 +169,7 @@ def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, l
         "tags": None if tags == all_tags else tags, "filter": tag_pattern or "",
         "axis": AXIS.from_control(axis), "smoothing": SMOOTHING.from_control(smoothing),
         "page": page, "hidden": state["hidden"] or None,
+        "x_tag": x_tag if x_tag in all_tags else "",
     })
 
 
@@ -259,7 +263,8 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                    hidden=state["hidden"]),
             picker("compare-tags", _("Tag Selection"), state["all_tags"], state["tags"],
                    state["filter"]),
-            controls("compare", state["axis"], state["smoothing"]),
+            controls("compare", state["axis"], state["smoothing"], state["all_tags"],
+                     state["x_tag"]),
             colour_row(),
         ]),
         *chart_stores("compare"),
@@ -301,13 +306,14 @@ def register(app: dash.Dash, service: DataService) -> None:
         *picker_inputs("compare-jobs"), *picker_inputs("compare-tags"),
         Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
         Input("compare-prev", "n_clicks"), Input("compare-next", "n_clicks"),
+        Input(IDS["xtag"], "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
     def controls_to_url(job_rows: Any, _a: Any, _b: Any, job_pattern: str | None,
                         tag_rows: Any, _c: Any, _d: Any,
                         tag_pattern: str | None, axis: str, smoothing: float | None, _prev: Any,
-                        _next: Any, search: str | None) -> Any:
+                        _next: Any, x_tag: str | None, search: str | None) -> Any:
         trigger = ctx.triggered_id
         if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
             return dash.no_update
@@ -318,7 +324,7 @@ def register(app: dash.Dash, service: DataService) -> None:
                           state["tags"], state["filter"])):
             return dash.no_update
         new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
-                              checked_names(tag_rows), tag_pattern, axis, smoothing)
+                              checked_names(tag_rows), tag_pattern, axis, smoothing, x_tag)
         return dash.no_update if same_search(new, search) else new
 
     @app.callback(
@@ -371,7 +377,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         if state["hidden"]:
             total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
         page = f"{min(state['page'], pages)} / {pages}"
-        payload: Any = chart_plan(provider, charts)
+        payload: Any = chart_plan(provider, charts, state["x_tag"])
         if drawn and drawn.get("stamp") == payload["stamp"]:
             payload = dash.no_update  # nothing new since the charts were planned
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:

@@ -26,6 +26,7 @@ from dash_insight.core.store.lod import ScalarWindow
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.core.vocabulary import Plugin, stored_tag
 from dash_insight.plugins.scalars.export import csv_rows, json_pieces
+from dash_insight.plugins.scalars.x_tag import unplaced, values_at_steps
 from dash_insight.web import errors
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
@@ -188,20 +189,29 @@ class _ScalarViews:
 
     def chart_scalar(self) -> Response:
         """``GET /v1/dash-insight/chart/scalar?train_id=&tag=[&start_step=&end_step=]
-        [&max_points=]``: what one line of a chart draws, as columns (:func:`chart_columns`).
-        The tag is dash-insight's (``loss``) or MindInsight's (``loss/scalar``); errors as
-        ``scalar/metadata``'s."""
+        [&max_points=][&x_tag=]``: what one line of a chart draws, as columns
+        (:func:`chart_columns`). The tag is dash-insight's (``loss``) or MindInsight's
+        (``loss/scalar``); errors as ``scalar/metadata``'s. ``x_tag``: another scalar tag of the
+        job to place the points by (:func:`x_columns`; a tag the job lacks places none)."""
         train_id, tag = required_args("train_id", "tag")
         wanted = step_range()
+        x_tag = request.args.get("x_tag") or None
         known = set(resolve_job(self.provider, train_id).tags.get(Plugin.SCALAR, []))
         raw = tag if tag in known else stored_tag(tag, Plugin.SCALAR)
         if raw is None or raw not in known:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL)
         try:
             found = self._window(train_id, raw, wanted)
+            x = None
+            if x_tag is not None:
+                raw_x = x_tag if x_tag in known else stored_tag(x_tag, Plugin.SCALAR)
+                x_series = (self.provider.read_scalars(train_id, raw_x)
+                            if raw_x is not None and raw_x in known else None)
+                x = x_columns(found, self.provider.read_scalars(train_id, raw), wanted,
+                              x_series)
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
-        return Response(chart_columns(found), mimetype="application/json")
+        return Response(chart_columns(found, x), mimetype="application/json")
 
     def export_scalars(self) -> Response:
         """``GET /v1/dash-insight/export/scalars?train_id=..[&train_id=..]&tag=..[&tag=..]
@@ -255,12 +265,31 @@ class _ScalarViews:
                         mimetype="text/csv", headers=headers)
 
 
-def chart_columns(found: ScalarWindow) -> bytes:
+def x_columns(found: ScalarWindow, full: ScalarSeries, wanted: StepRange,
+              x_series: ScalarSeries | None) -> dict[str, object]:
+    """``{"x": [...], "x_unplaced": n}`` of a window drawn against another tag: the x tag's
+    value at each point's step (null where it has none: :func:`~.x_tag.values_at_steps`) and
+    how many points of the whole range (``full`` within ``wanted``'s steps, not only those
+    drawn) cannot be placed. ``x_series`` None (the job lacks the tag): none can."""
+    steps = full.step
+    if wanted.start_step is not None:
+        steps = steps[steps >= wanted.start_step]
+    if wanted.end_step is not None:
+        steps = steps[steps <= wanted.end_step]
+    if x_series is None:
+        return {"x": [None] * len(found.series), "x_unplaced": len(steps)}
+    x = values_at_steps(found.series.step, x_series.step, x_series.value)
+    return {"x": [None if np.isnan(v) else v for v in x.tolist()],
+            "x_unplaced": unplaced(steps, x_series.step, x_series.value)}
+
+
+def chart_columns(found: ScalarWindow, x: dict[str, object] | None = None) -> bytes:
     """``{"step": [...], "wall": [...], "y": [...], "nonfinite": [[i, kind]], "shown": n,
     "total": m}``: the points of a window as columns (a third of the bytes of MindInsight's
     point objects), values as float64 of the stored float32 with NaN / ±inf as null in ``y``
     and listed in ``nonfinite`` by position and kind ("nan", "inf", "-inf") so that the chart
-    marks them; ``total`` = the points of the range before the reduction."""
+    marks them; ``total`` = the points of the range before the reduction. ``x``
+    (:func:`x_columns`) is added when the chart is drawn against another tag."""
     series = found.series
     value = series.value.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(value))
@@ -268,7 +297,7 @@ def chart_columns(found: ScalarWindow) -> bytes:
     return orjson.dumps({"step": series.step, "wall": series.wall_time, "y": value,
                          "nonfinite": [[int(i), kind] for i, kind in zip(bad.tolist(), kinds,
                                                                           strict=True)],
-                         "shown": len(series), "total": found.points_in_range},
+                         "shown": len(series), "total": found.points_in_range, **(x or {})},
                         option=orjson.OPT_SERIALIZE_NUMPY)
 
 

@@ -49,3 +49,4 @@ def test_best_points_label_of_the_plan() -> None:
     assert math.isclose(best["max"]["value"], 0.9, rel_tol=1e-6)
     assert best_points(step, wall, np.full(3, np.nan)) == {"min": None, "max": None}
     assert best_text(BestPoint(0, 1, 123456.0)) == "1.235e+05"
+
