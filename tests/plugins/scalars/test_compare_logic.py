@@ -11,6 +11,8 @@ import numpy as np
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.plugins.scalars import compare_page as compare
+from dash_insight.plugins.scalars.charts import ChartSpec, SeriesSpec, chart_plan
+from dash_insight.web.application import create_app
 from dash_insight.web.components.tag_select import picker_update, picker_view
 from dash_insight.web.url_state import encode_tags
 from tests.conftest import loaded_service
@@ -96,3 +98,42 @@ def test_download_of_the_drawn_runs(tmp_path: Path) -> None:
         assert set(document[0]["values"][0]) == {"step", "wall_time", "value"}
     finally:
         service.close()
+
+
+def test_chart_points_against_a_tag(tmp_path: Path) -> None:
+    """``chart/scalar``'s ``x_tag``: each point's x is the tag's value at its step; without it
+    the answer is as before (no ``x``)."""
+    base = tmp_path / "logs"
+    with SummaryWriter(base / "j", host="test", timestamp=1_700_000_000) as writer:
+        for step in range(1, 7):
+            writer.add_scalar("loss", 1.0 / step, step)
+            if step % 3:
+                writer.add_scalar("epoch", step / 2, step)
+    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0,
+                     start_loader=False)
+    app.data_service.loader.load_round()
+    client = app.server.test_client()
+    url = "/v1/dash-insight/chart/scalar"
+    try:
+        plain = client.get(url, query_string={"train_id": "./j", "tag": "loss"}).get_json()
+        assert "x" not in plain and plain["step"] == [1, 2, 3, 4, 5, 6]
+        against = client.get(url, query_string={"train_id": "./j", "tag": "loss",
+                                                "x_tag": "epoch"}).get_json()
+        assert against["x"] == [0.5, 1.0, None, 2.0, 2.5, None]
+        assert against["x_unplaced"] == 2
+        assert {k: v for k, v in against.items() if not k.startswith("x")} == plain
+        ranged = client.get(url, query_string={"train_id": "./j", "tag": "loss",
+                                               "x_tag": "epoch", "start_step": 4}).get_json()
+        assert ranged["x"] == [2.0, 2.5, None] and ranged["x_unplaced"] == 1
+        missing = client.get(url, query_string={"train_id": "./j", "tag": "loss",
+                                                "x_tag": "nope"}).get_json()
+        assert missing["x"] == [None] * 6 and missing["x_unplaced"] == 6
+        # The plan places the best points on that axis (loss is lowest at step 6: no epoch).
+        plan = chart_plan(app.data_service.provider,
+                          [ChartSpec("c", "loss", (SeriesSpec("./j", "loss", "loss"),))],
+                          "epoch")
+        [series] = plan["charts"][0]["series"]
+        assert plan["charts"][0]["x_tag"] == "epoch"
+        assert series["best"]["min"]["x"] is None and series["best"]["max"]["x"] == 0.5
+    finally:
+        app.data_service.close()

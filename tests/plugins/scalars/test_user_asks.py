@@ -1,7 +1,7 @@
 """Issue 17 item 10 in the browser, on jobs these tests write: what TensorBoard and MindInsight
 users ask for and neither has. The best value of each line marked (scalars and comparison
 pages), a log-scale x axis, a run hidden everywhere on the comparison page without deleting
-it, and the comparison page's CSV / JSON download."""
+it, the comparison page's CSV / JSON download, and any scalar as the x axis."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def _acc(step: int) -> float:
 
 @pytest.fixture(scope="module")
 def asks_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
-    """One app for the module: runs ./r0, ./r1, ./r2 with ``loss``; ./r0 also ``acc``."""
+    """One app for the module: runs ./r0, ./r1, ./r2 with ``loss``; ./r0 also ``acc``; ./r1
+    also ``epoch`` (step / 8) at the even steps only."""
     base = tmp_path_factory.mktemp("asks")
     for run in range(3):
         with SummaryWriter(base / f"r{run}", host="test",
@@ -50,6 +51,8 @@ def asks_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
                 writer.add_scalar("loss", _loss(run, step), step)
                 if run == 0:
                     writer.add_scalar("acc", _acc(step), step)
+                if run == 1 and step % 2 == 0:
+                    writer.add_scalar("epoch", step / 8, step)
     app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     yield app
@@ -70,8 +73,10 @@ def _plot(dash_duo, chart: str) -> dict | None:
         const best = p.data.filter(t => (t.meta || {}).role === 'best').map(t => ({
             x: t.x, y: t.y, name: t.name, text: t.text, legend: t.showlegend,
             colour: t.marker.color}));
-        const lines = p.data.filter(t => (t.meta || {}).role === 'smoothed').map(t => t.name);
+        const smoothed = p.data.filter(t => (t.meta || {}).role === 'smoothed');
+        const lines = smoothed.map(t => t.name);
         return {best, lines, xtype: p._fullLayout.xaxis.type,
+                xtitle: p._fullLayout.xaxis.title.text, x: smoothed.map(t => t.x),
                 legend: Array.from(card.querySelectorAll('.legendtext')).map(e => e.textContent),
                 notes: (p.layout.annotations || []).map(a => a.text)};""", _card(chart))
 
@@ -213,4 +218,38 @@ def test_hide_a_run_everywhere_and_download_what_is_shown(dash_duo, asks_app) ->
     until(lambda: _runs_drawn(dash_duo) == runs, 20)
     until(lambda: "hidden" not in url_params(dash_duo), 10)
     assert _eye(dash_duo, "./r1") == {"closed": False, "ticked": True}
+    assert console_errors(dash_duo) == []
+
+
+def test_a_tag_as_the_x_axis(dash_duo, asks_app) -> None:
+    dash_duo.start_server(asks_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./r1&tags=loss")
+    chart = "./r1|loss"
+    until(lambda: (_plot(dash_duo, chart) or {}).get("xtitle") == "step", 30)
+    dash_duo.select_dcc_dropdown(".di-xtag", value="epoch")
+    until(lambda: url_params(dash_duo).get("x_tag") == "epoch", 20)
+    until(lambda: _plot(dash_duo, chart)["xtitle"] == "epoch", 20)
+    shown = _plot(dash_duo, chart)
+    [x] = shown["x"]
+    # Each point at epoch's value at its step; the odd steps have none: left out, and said.
+    assert x[:5] == [0, None, 0.25, None, 0.5] and x[30] == 3.75
+    assert sum(v is None for v in x) == 20
+    assert "20 point(s) without a value of epoch at their step not drawn" in shown["notes"]
+    assert shown["best"][0]["x"] == [3.75]  # the best (step 30) sits at its epoch
+
+    # The comparison: the runs without epoch draw nothing on it, and the chart says so.
+    wait_idle(dash_duo)
+    runs = ["./r0", "./r1", "./r2"]
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare?x_tag=epoch&jobs="
+                           + quote(encode_tags(runs)))
+    until(lambda: _runs_drawn(dash_duo) == runs, 30)
+    until(lambda: _plot(dash_duo, "compare|loss")["xtitle"] == "epoch", 20)
+    notes = _plot(dash_duo, "compare|loss")["notes"]
+    assert f"{2 * len(STEPS) + 20} point(s) without a value of epoch at their step not drawn" \
+        in notes
+    # Without x_tag: the step axis again.
+    wait_idle(dash_duo)
+    dash_duo.driver.get(dash_duo.server_url + f"/compare?jobs={quote(encode_tags(runs))}")
+    until(lambda: _runs_drawn(dash_duo) == runs, 30)
+    until(lambda: _plot(dash_duo, "compare|loss")["xtitle"] == "step", 20)
     assert console_errors(dash_duo) == []
