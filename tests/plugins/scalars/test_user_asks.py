@@ -82,8 +82,11 @@ def _plot(dash_duo, chart: str) -> dict | None:
 
 
 def _show(dash_duo, chart: str) -> None:
-    run_js(dash_duo, "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",
-           _card(chart))
+    """Scroll the chart to the middle of the screen (charts are drawn when on it), once its
+    card is there."""
+    until(lambda: run_js(dash_duo, "const c = document.querySelector(arguments[0]);"
+                                   "if (c) c.scrollIntoView({block: 'center'}); return !!c;",
+                         _card(chart)), 30)
 
 
 def _click(dash_duo, selector: str) -> None:
@@ -103,16 +106,16 @@ def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> 
         until(lambda chart=chart: (_plot(dash_duo, chart) or {}).get("best"), 30)
     [best] = _plot(dash_duo, loss)["best"]
     assert (best["x"], best["y"]) == ([30], [0.125])  # lowest, earliest of the tie, NaN skipped
-    assert best["text"] == ["./r0: best 0.125 @ step 30"]
+    assert best["text"] == ["loss: best 0.125 @ step 30"]  # the line is named by its tag
     [best] = _plot(dash_duo, acc)["best"]  # an accuracy: its highest
     assert best["x"] == [20] and math.isclose(best["y"][0], 0.875)
-    assert best["text"] == ["./r0: best 0.875 @ step 20"]
+    assert best["text"] == ["acc: best 0.875 @ step 20"]
     assert dash_duo.find_element(f'{_card(acc)} button[id*="chart-best"]').text == "best: max"
 
     # Flip the loss chart: its highest is marked, the accuracy chart is left alone.
     _click(dash_duo, f'{_card(loss)} button[id*="chart-best"]')
     until(lambda: _plot(dash_duo, loss)["best"][0]["x"] == [40], 20)
-    assert _plot(dash_duo, loss)["best"][0]["text"] == ["./r0: best 2.4 @ step 40"]
+    assert _plot(dash_duo, loss)["best"][0]["text"] == ["loss: best 2.4 @ step 40"]
     until(lambda: dash_duo.find_element(
         f'{_card(loss)} button[id*="chart-best"]').text == "best: max", 10)
     assert _plot(dash_duo, acc)["best"][0]["x"] == [20]
@@ -182,7 +185,7 @@ def test_hide_a_run_everywhere_and_download_what_is_shown(dash_duo, asks_app) ->
     until(lambda: _eye(dash_duo, "./r1") == {"closed": False, "ticked": True}, 20)
 
     # Close ./r1's eye: it leaves the chart, the colour choices, stays ticked; the URL says so.
-    dash_duo.find_element('#compare-jobs .di-eye[data-run="./r1"]').click()
+    _click(dash_duo, '#compare-jobs .di-eye[data-run="./r1"]')
     until(lambda: url_params(dash_duo).get("hidden") == "./r1", 20)
     until(lambda: _runs_drawn(dash_duo) == ["./r0", "./r2"], 20)
     until(lambda: _eye(dash_duo, "./r1") == {"closed": True, "ticked": True}, 20)
@@ -211,7 +214,8 @@ def test_hide_a_run_everywhere_and_download_what_is_shown(dash_duo, asks_app) ->
     saved_json = Path(dash_duo.download_path) / "scalars_comparison.json"
     until(lambda: saved_json.exists() and saved_json.stat().st_size > 0, 20)
     document = json.loads(saved_json.read_text())
-    assert sorted(entry["train_id"] for entry in document) == ["./r0", "./r2"]
+    assert sorted((entry["train_id"], entry["tag"]) for entry in document) == [
+        ("./r0", "acc"), ("./r0", "loss"), ("./r2", "loss")]
 
     # Open the eye again: the run is back, without a trace of it in the URL.
     _click(dash_duo, '#compare-jobs .di-eye[data-run="./r1"]')
