@@ -24,7 +24,7 @@ class BestPoint(NamedTuple):
     """The best point of a series: its position in the series, its step and its value
     (float64 of the stored float32)."""
 
-    index: int
+    position: int
     step: int
     value: float
 

@@ -139,7 +139,7 @@ def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[s
     for direction in directions:
         point = best_point(step, value, direction)
         out[direction] = None if point is None else {
-            "step": point.step, "wall": float(wall[point.index]), "value": point.value,
+            "step": point.step, "wall": float(wall[point.position]), "value": point.value,
             "label": _("best {value} @ step {step}").format(
                 value=best_text(point), step=format_number(point.step))}
     return out
