@@ -203,14 +203,17 @@ def test_plan_names_the_series_without_points_and_reports_problems(corpus: Path,
 
 
 def _figures(dash_duo) -> dict[str, dict]:
-    """{chart title: {"data": [...], "layout": {...}}} of the charts drawn, read in one go."""
+    """{chart title: {"data": [...], "layout": {...}}} of the charts drawn, read in one go;
+    the lines, thresholds and marks of non-finite values (the best-value stars are left out:
+    test_user_asks.py reads them)."""
     return dash_duo.driver.execute_script("""
         const out = {};
         document.querySelectorAll('.di-chart-card').forEach(card => {
             const plot = card.querySelector('.js-plotly-plot');
             const title = card.querySelector('.di-chart-title').textContent;
             if (plot && plot.data) out[title] = {
-                data: plot.data.map(t => ({name: t.name, y: t.y, x: t.x, yaxis: t.yaxis})),
+                data: plot.data.filter(t => (t.meta || {}).role !== 'best')
+                    .map(t => ({name: t.name, y: t.y, x: t.x, yaxis: t.yaxis})),
                 layout: {xaxis: plot.layout.xaxis.title, yaxis: plot.layout.yaxis.type,
                          annotations: (plot.layout.annotations || []).map(a => a.text),
                          y2: !!plot.layout.yaxis2}};
