@@ -108,9 +108,10 @@ def page_state(params: dict[str, str], jobs: list[str],
     selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
     all_tags = union_tags(selected_jobs, tags_of)
     tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
-    hidden = [j for j in jobs if j in set(state["hidden"] or ())]
+    closed = set(state["hidden"] or ())
+    hidden = [j for j in jobs if j in closed]
     shown_jobs = [j for j in visible_tags(jobs, selected_jobs, state["job_filter"])
-                  if j not in set(hidden)]
+                  if j not in closed]
     drawn_tags = set(union_tags(shown_jobs, tags_of))
     if state["x_tag"] not in all_tags:
         state["x_tag"] = ""  # no selected job has it: the step or time axis
