@@ -30,7 +30,7 @@ from dash import ALL, Input, Output, State, ctx, dcc, html
 from dash_insight.core.i18n import format_number, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import charts, components, query
-from dash_insight.plugins.profiler.model import Profile
+from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import int_param, make_search, parse_search
@@ -160,7 +160,7 @@ def sort_page(rows: list[list[Any]], columns: tuple[str, ...], sort: str, descen
     return sorted(present, key=lambda row: row[index], reverse=descending) + missing
 
 
-def type_table_rows(profile: Profile, state: OperatorState) -> list[list[Any]]:
+def type_table_rows(profile: Profile | OpTables, state: OperatorState) -> list[list[Any]]:
     """The type rows matching the type search, sorted."""
     condition = ({"op_type": {"partial_match_str_in": [state.type_search]}}
                  if state.type_search else {})
@@ -274,7 +274,7 @@ def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str]:
     params = parse_search(search)
     state = parse_state(params)
     try:
-        profile = components.load(service, params).profile
+        profile = components.load_tables(service, params)
     except ProfileUnavailable:
         return {"data": [], "layout": {"height": 60}}, ""
     items = charts.slices(profile.types, state.measure)
@@ -294,20 +294,28 @@ def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
     hidden: dict[str, str] = {"display": "none"}
     shown: dict[str, str] = {}
     searches = (shown, hidden) if state.view == "type" else (hidden, shown)
+
+    def link(changed: OperatorState) -> str:
+        return app.get_relative_path(PATH) + with_state(search, changed)
+
+    if state.view == "type" and not state.open:
+        # Nothing shown needs the launches (the distribution): the tables alone, so the page
+        # opens without parsing the launch file (most of a large profile's parse).
+        try:
+            tables = components.load_tables(service, params)
+        except ProfileUnavailable as error:
+            return (components.unavailable(app, error), "", "", hidden, *searches, None)
+        table = _type_table(tables, [], state, {}, link)
+        return table, "", "", hidden, *searches, components.problems_panel(tables)
     try:
         loaded = components.load(service, params)
     except ProfileUnavailable as error:
         return (components.unavailable(app, error), "", "", hidden, *searches, None)
     profile = loaded.profile
-    needs_inputs = state.view == "all" or bool(state.open)
-    inputs, more = service.inputs(loaded.found, loaded.device) if needs_inputs else ({}, [])
+    inputs, more = service.inputs(loaded.found, loaded.device)
     problems = components.problems_panel(profile, more)
-
-    def link(changed: OperatorState) -> str:
-        return app.get_relative_path(PATH) + with_state(search, changed)
-
     if state.view == "type":
-        table = _type_table(profile, inputs, state, sub_pages or {}, link)
+        table = _type_table(profile, op_rows(profile, inputs), state, sub_pages or {}, link)
         return table, "", "", hidden, *searches, problems
     rows = all_table_rows(op_rows(profile, inputs), state)
     pages = max(1, -(-len(rows) // state.size))
@@ -424,27 +432,26 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             return dash.no_update
         params = parse_search(search)
         state = parse_state(params)
+        job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
         try:
+            if state.view == "type":
+                tables = components.load_tables(service, params)
+                text = csv_text(TYPE_COLUMNS, type_table_rows(tables, state))
+                return dcc.send_string(text, f"{job}_op_types_device{tables.device}.csv")
             loaded = components.load(service, params)
         except ProfileUnavailable:
             return dash.no_update
-        job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
-        if state.view == "type":
-            text = csv_text(TYPE_COLUMNS, type_table_rows(loaded.profile, state))
-            name = f"{job}_op_types_device{loaded.device}.csv"
-        else:
-            inputs, _unused = service.inputs(loaded.found, loaded.device)
-            text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
-            name = f"{job}_operators_device{loaded.device}.csv"
-        return dcc.send_string(text, name)
+        inputs, _unused = service.inputs(loaded.found, loaded.device)
+        text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
+        return dcc.send_string(text, f"{job}_operators_device{loaded.device}.csv")
 
 
-def _type_table(profile: Profile, inputs: dict[str, str], state: OperatorState,
+def _type_table(profile: Profile | OpTables, operators: list[list[Any]], state: OperatorState,
                 sub_pages: dict[str, int], link: Callable[[OperatorState], str]) -> Any:
     """The type rows; each row's expander is a link to the page with that type opened or
-    closed (URL state: no callback per row)."""
+    closed (URL state: no callback per row); an opened type shows its rows of ``operators``
+    (:func:`op_rows`: needed only when a type is open)."""
     rows = type_table_rows(profile, state)
-    operators = op_rows(profile, inputs) if state.open else []
     expanders = []
     extra: dict[int, Any] = {}
     for i, row in enumerate(rows):
