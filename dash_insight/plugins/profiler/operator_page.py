@@ -126,6 +126,21 @@ def with_state(search: str | None, state: OperatorState) -> str:
     return make_search({**params, **state_params(state)})
 
 
+#: What the chart shows depends on these URL parameters only (the table on all of them).
+CHART_PARAMS = (*components.SHARED, "chart", "measure")
+
+
+def drawn_keys(search: str | None) -> tuple[str, str]:
+    """(chart key, table key): the URL's parameters that decide what the chart and what the
+    table show, spelled one way. A redraw callback whose key equals the one drawn sends
+    nothing: the page is drawn filled in, and Dash still fires the redraws when the URL
+    component reports the URL on mounting, or when the page comes in through in-app
+    navigation (a second build and render of the whole table)."""
+    params = parse_search(with_state(search, parse_state(parse_search(search))))
+    chart = make_search({key: params.get(key) for key in CHART_PARAMS})
+    return chart, make_search(params)
+
+
 # -- rows ------------------------------------------------------------------------------------
 
 
@@ -211,6 +226,7 @@ def _cell(_column: str, value: Any) -> Any:
 def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> html.Div:
     state = parse_state(params)
     search = make_search(params)
+    chart_key, table_key = drawn_keys(search)
     figure, title = chart_view(service, search)
     table, total, page, pager_style, type_search_style, op_search_style, problems = \
         table_view(app, service, search, {})
@@ -266,6 +282,8 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
             ]),
         ]),
         dcc.Store(id="prof-sub-pages", data={}),
+        dcc.Store(id="prof-chart-drawn", data=chart_key),
+        dcc.Store(id="prof-table-drawn", data=table_key),
     ])
 
 
@@ -335,6 +353,14 @@ def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
 # -- callbacks -------------------------------------------------------------------------------
 
 
+def _redraw(key: str, drawn: str | None) -> bool:
+    """Whether a redraw callback must draw: the URL's view state is not the one drawn, or
+    something else asked for it (a click on Refresh, a drill-down's page); not when Dash fired
+    it only for the URL it was drawn for."""
+    return key != drawn or any(
+        item["prop_id"] != "url.search" and item["value"] for item in ctx.triggered)
+
+
 def _toggle_sort(current: str, descending: bool, column: str) -> tuple[str, bool]:
     """Clicking the sorted column flips its order; another column sorts it descending."""
     return (column, not descending) if column == current else (column, True)
@@ -382,32 +408,37 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             else new_search
 
     # The layout is drawn filled in (no round trip on opening the page); these redraw it when
-    # the URL's view state changes.
+    # the URL's view state changes, and say what they drew.
     @app.callback(
         Output("prof-op-chart", "figure"), Output("prof-chart-title", "children"),
+        Output("prof-chart-drawn", "data"),
         Input("url", "search"), Input("refresh-now", "n_clicks"), State("url", "pathname"),
+        State("prof-chart-drawn", "data"),
         prevent_initial_call=True,
     )
-    def render_chart(search: str | None, _clicks: Any, pathname: str | None
-                     ) -> tuple[Any, Any]:
-        if not components.is_page(app, pathname, PATH):
-            return dash.no_update, dash.no_update
-        return chart_view(service, search)
+    def render_chart(search: str | None, _clicks: Any, pathname: str | None,
+                     drawn: str | None) -> tuple[Any, Any, Any]:
+        key = drawn_keys(search)[0]
+        if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
+            return dash.no_update, dash.no_update, dash.no_update
+        return (*chart_view(service, search), key)
 
     @app.callback(
         Output("prof-table", "children"), Output("prof-total", "children"),
         Output("prof-page", "children"), Output("prof-pager", "style"),
         Output("prof-type-search", "style"), Output("prof-op-search", "style"),
-        Output("prof-problems", "children"),
+        Output("prof-problems", "children"), Output("prof-table-drawn", "data"),
         Input("url", "search"), Input("refresh-now", "n_clicks"),
         Input("prof-sub-pages", "data"), State("url", "pathname"),
+        State("prof-table-drawn", "data"),
         prevent_initial_call=True,
     )
     def render_table(search: str | None, _clicks: Any, sub_pages: dict | None,
-                     pathname: str | None) -> tuple:
-        if not components.is_page(app, pathname, PATH):
-            return (dash.no_update,) * 7
-        return table_view(app, service, search, sub_pages)
+                     pathname: str | None, drawn: str | None) -> tuple:
+        key = drawn_keys(search)[1]
+        if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
+            return (dash.no_update,) * 8
+        return (*table_view(app, service, search, sub_pages), key)
 
     @app.callback(
         Output("prof-sub-pages", "data"),

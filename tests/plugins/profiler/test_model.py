@@ -276,6 +276,20 @@ def test_type_view_reads_no_launch_file(tmp_path: Path) -> None:
     data.close()
 
 
+def test_drawn_keys() -> None:
+    """The redraw callbacks compare the URL with what is drawn by these keys: one spelling per
+    view state; the chart's key changes only with what the chart shows."""
+    keys = operator_page.drawn_keys
+    plain = keys("?train_id=./job")
+    assert keys("?train_id=.%2Fjob&chart=pie&view=type&page=1&size=10") == plain
+    bar = keys("?train_id=./job&chart=bar")
+    assert bar[0] != plain[0] and bar[1] != plain[1]
+    searched = keys("?train_id=./job&tq=conv&sort=op_name")
+    assert searched[0] == plain[0] and searched[1] != plain[1]
+    assert keys("?train_id=./job&device=1")[0] != plain[0]
+    assert keys("?train_id=./job&nonsense=1") == plain
+
+
 def test_synthetic_op_names_are_unique() -> None:
     ops = synthetic_ops(3000)
     assert len({op.full_name for op in ops}) == 3000
