@@ -267,8 +267,9 @@ def test_type_view_reads_no_launch_file(tmp_path: Path) -> None:
     app = dash.Dash(__name__)
     page = str(operator_page.layout(app, service, {"train_id": "./job"}))
     assert "prof-type-table-body" in page and "'type': 'pie'" in page and built == []
-    bar, _title = operator_page.chart_view(service, "?train_id=./job&chart=bar&measure=avg")
-    assert bar["data"][0]["type"] == "bar" and built == []
+    bar, _title, legend = operator_page.chart_view(service,
+                                                   "?train_id=./job&chart=bar&measure=avg")
+    assert bar["data"][0]["type"] == "bar" and legend is None and built == []
     opened = str(operator_page.table_view(app, service, "?train_id=./job&open=MatMul", {})[0])
     assert "prof-drill" in opened and "MatMul: " in opened and built == ["0"]
     all_view = operator_page.table_view(app, service, "?train_id=./job&view=all", {})
