@@ -125,6 +125,9 @@ def test_the_corpus_on_s3_answers_as_read_locally(s3: Any, corpus: Path, tmp_pat
     for dump in (remote, local):  # each tag's jobs in job-list order: by train_id here
         for answer in dump["comparison"]["scalars"].values():
             answer["scalars"].sort(key=lambda series: series["train_id"])
+        # Lineage rows come newest first: the store's upload times order them.
+        for answer in dump["lineage"].values():
+            answer.get("object", []).sort(key=lambda row: row["summary_dir"])
     assert _without(remote, VOLATILE) == _without(local, VOLATILE)
 
 
