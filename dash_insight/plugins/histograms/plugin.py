@@ -1,17 +1,20 @@
-"""The histograms plugin: the parameter-distribution page, its card and endpoint."""
+"""The histograms plugin: the parameter-distribution page, its comparison tab, its card and
+endpoint."""
 
 from __future__ import annotations
 
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
-from dash_insight.plugins.histograms import cards, page, rest
-from dash_insight.web.plugin import Card, Page, Plugin, data_service
+from dash_insight.plugins.histograms import cards, compare_page, page, rest
+from dash_insight.web.plugin import Card, NavLink, Page, Plugin, data_service
 
 PLUGIN: Plugin[DataService] = Plugin(
     name="histograms",
     service=data_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register),),
+    pages=(Page(page.PATH, page.layout, page.register),
+           Page(compare_page.PATH, compare_page.layout, compare_page.register)),
     cards=(Card("card-histogram", lazy_gettext("Parameter Distribution"), page.PATH,
                 cards.histogram_card),),
+    compare_tabs=(NavLink(compare_page.TITLE, compare_page.PATH, rank=30),),
 )

@@ -1,0 +1,206 @@
+"""The runs of a comparison tab that shows one value tag of several runs (the histograms and
+images tabs): which jobs are chosen, which are hidden, the tag and the step.
+
+The same URL parameters as the scalar comparison: ``jobs`` (absent = the :data:`DEFAULT_RUNS`
+newest jobs that have the kind of data), ``job_filter`` and ``hidden`` (the runs whose eye is
+closed: still chosen, not drawn), plus ``tag`` (absent = the first tag of the runs drawn) and
+``step`` (absent = the last step any run drawn has). Each run shows its own step at or below
+the chosen one (:func:`step_at_or_below`), as TensorBoard's step slider does when runs were
+recorded at different steps.
+
+Everything but :func:`run_picker` and :func:`register_run_picker` is pure.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dash
+from dash import Input, Output, State, ctx, html
+
+from dash_insight.core.i18n import gettext as _
+from dash_insight.web.components.tag_select import (
+    checked_names,
+    echoed,
+    filter_tags,
+    pick,
+    picker,
+    picker_action,
+    picker_inputs,
+    register_picker,
+    visible_tags,
+)
+from dash_insight.web.url_state import (
+    Int,
+    Tags,
+    Text,
+    UrlState,
+    make_search,
+    parse_search,
+    same_search,
+)
+
+#: Runs chosen when the URL names none (the scalar comparison's default too).
+DEFAULT_RUNS = 5
+#: ``step`` absent = the last step.
+STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("hidden"), Text("tag"),
+                 Int("step", -1, -1, 2**62))
+
+
+@dataclass(frozen=True)
+class RunSelection:
+    """The runs of a comparison tab: ``jobs`` (every job offered, newest first), ``selected``
+    (ticked, in ``jobs`` order), ``shown`` (ticked, matching ``pattern`` and not ``hidden``: the
+    runs drawn), whether the URL named the jobs (``explicit``)."""
+
+    jobs: list[str]
+    selected: list[str]
+    pattern: str
+    hidden: list[str]
+    shown: list[str]
+    explicit: bool
+
+
+def run_selection(params: dict[str, str], jobs: list[str]) -> RunSelection:
+    """The runs of the URL ``params`` among ``jobs`` (unknown names are dropped)."""
+    state = STATE.parse(params)
+    chosen = state["jobs"]
+    selected = jobs[:DEFAULT_RUNS] if chosen is None else [j for j in jobs if j in chosen]
+    closed = set(state["hidden"] or ())
+    hidden = [j for j in jobs if j in closed]
+    shown = [j for j in visible_tags(jobs, selected, state["job_filter"]) if j not in closed]
+    return RunSelection(jobs, selected, state["job_filter"], hidden, shown, chosen is not None)
+
+
+def union_names(lists: Iterable[Sequence[str]]) -> list[str]:
+    """The union of ``lists`` in first-seen order (the tags of several runs)."""
+    seen: dict[str, None] = {}
+    for names in lists:
+        for name in names:
+            seen.setdefault(name)
+    return list(seen)
+
+
+def chosen_tag(wanted: str, tags: Sequence[str]) -> str | None:
+    """The tag shown: ``wanted`` when a run drawn has it, else the first tag (None: none)."""
+    if wanted in tags:
+        return wanted
+    return tags[0] if tags else None
+
+
+def union_steps(step_lists: Iterable[Iterable[int]]) -> list[int]:
+    """Every step any run has, ascending, once each (the step slider's positions)."""
+    return sorted({int(step) for steps in step_lists for step in steps})
+
+
+def chosen_step(wanted: int, steps: Sequence[int]) -> int | None:
+    """The step of the slider: ``wanted`` when it is one of ``steps`` (ascending), else the
+    last step at or below it, else the last step (``-1`` or a step before them all: the last,
+    as MindInsight's sliders start); None without steps."""
+    if not steps:
+        return None
+    if wanted < 0:
+        return steps[-1]
+    found = step_at_or_below(steps, wanted)
+    return steps[-1] if found is None else found
+
+
+def step_at_or_below(steps: Sequence[int], wanted: int) -> int | None:
+    """The largest of ``steps`` (ascending) that is ``<= wanted``: what a run shows at the
+    slider's step when it was not recorded at that very step (the last value it had then);
+    None when every step is after ``wanted`` (the run had nothing yet)."""
+    position = bisect.bisect_right(steps, wanted)
+    return int(steps[position - 1]) if position else None
+
+
+def step_note(wanted: int, shown: int | None, first: int | None) -> str:
+    """What a run's step note says: the step shown, marked when it is not the slider's."""
+    if shown is None:
+        return _("nothing at or before step {step} (first: step {first})").format(
+            step=wanted, first=first)
+    if shown == wanted:
+        return _("step {step}").format(step=shown)
+    return _("step {step} (the last at or before {wanted})").format(step=shown, wanted=wanted)
+
+
+def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
+    """The hidden runs after the eye of ``run`` was closed (``hide``) or opened."""
+    kept = [name for name in hidden if name != run]
+    return [*kept, run] if hide else kept
+
+
+def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
+    """The URL after a click on a run's eye (``report``: the job list's ``cellRendererData``,
+    ``{"value": {"run", "hidden"}}``), every other parameter kept; None for a report naming no
+    known job."""
+    value = report.get("value") if isinstance(report, dict) else None
+    if not isinstance(value, dict) or value.get("run") not in jobs:
+        return None
+    params = parse_search(search)
+    raw = STATE.parse(params)
+    hidden = toggle_hidden([j for j in raw["hidden"] or [] if j in jobs], str(value["run"]),
+                           bool(value.get("hidden")))
+    return with_state(params, {**raw, "hidden": hidden or None})
+
+
+def with_state(params: dict[str, str], state: dict[str, Any]) -> str:
+    """The query string of ``state`` (:data:`STATE`'s fields) keeping the parameters of
+    ``params`` that :data:`STATE` does not know (a tab's own: brightness, contrast)."""
+    extra = {k: v for k, v in params.items() if k not in STATE.names}
+    return make_search({**parse_search(STATE.search(state)), **extra})
+
+
+def picker_search(search: str | None, jobs: list[str], trigger: Any,
+                  checked: list[str] | None, pattern: str | None, list_id: str) -> str:
+    """The URL after the job picker ``list_id`` changed (``trigger``: its component); ``jobs``
+    is written once the selection differs from the default."""
+    params = parse_search(search)
+    raw = STATE.parse(params)
+    runs = run_selection(params, jobs)
+    matching, _unused = filter_tags(jobs, pattern or "")
+    selected = pick(jobs, runs.selected, checked, matching, picker_action(trigger, list_id))
+    explicit = runs.explicit or selected != jobs[:DEFAULT_RUNS]
+    return with_state(params, {**raw, "jobs": selected if explicit else None,
+                          "job_filter": pattern or ""})
+
+
+def run_picker(list_id: str, runs: RunSelection) -> html.Div:
+    """The job list of the tab, with an eye per run (as on the scalar comparison)."""
+    return picker(list_id, _("Job Selection"), runs.jobs, runs.selected, runs.pattern,
+                  noun="job", hidden=runs.hidden)
+
+
+def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list[str]]) -> None:
+    """The job list follows the URL, and its ticks, filter and eyes write the URL."""
+    def current(search: str | None) -> RunSelection:
+        return run_selection(parse_search(search), jobs_of())
+
+    def picked(search: str | None) -> tuple[list[str], list[str], str]:
+        runs = current(search)
+        return runs.jobs, runs.selected, runs.pattern
+
+    register_picker(app, list_id, picked, noun="job",
+                    read_hidden=lambda search: current(search).hidden)
+
+    @app.callback(Output("url", "search", allow_duplicate=True), *picker_inputs(list_id),
+                  State("url", "search"), prevent_initial_call=True)
+    def picker_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
+                      search: str | None) -> Any:
+        trigger = ctx.triggered_id
+        if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
+            return dash.no_update
+        runs = current(search)
+        if echoed(trigger, list_id, checked_names(rows), runs.jobs, runs.selected, runs.pattern):
+            return dash.no_update
+        new = picker_search(search, runs.jobs, trigger, checked_names(rows), pattern, list_id)
+        return dash.no_update if same_search(new, search) else new
+
+    @app.callback(Output("url", "search", allow_duplicate=True),
+                  Input(list_id, "cellRendererData"), State("url", "search"),
+                  prevent_initial_call=True)
+    def eye_clicked(report: Any, search: str | None) -> Any:
+        new = eye_search(search, jobs_of(), report)
+        return dash.no_update if new is None or same_search(new, search) else new

@@ -1,0 +1,79 @@
+"""Issue 17 item 10: one histogram tag of several runs overlaid at one step, on jobs this test
+writes (the comparison dashboard's histograms tab)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+
+from dash_insight.core.format.writer import SummaryWriter
+from dash_insight.web.application import create_app
+from dash_insight.web.components.run_colours import run_colour
+from dash_insight.web.url_state import encode_tags
+from tests.browser import until, wait_idle
+from tests.pages import run_js, url_params
+
+#: ./h0 has ``w`` at steps 0, 10, 20, 30; ./h1 at 0, 15, 30; ./h2 only ``b``.
+STEPS = {"h0": (0, 10, 20, 30), "h1": (0, 15, 30), "h2": (0, 5)}
+RUNS = ["./h0", "./h1", "./h2"]
+
+
+@pytest.fixture(scope="module")
+def hist_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    base = tmp_path_factory.mktemp("hcmp")
+    rng = np.random.default_rng(7)
+    for run, steps in STEPS.items():
+        with SummaryWriter(base / run, host="test", timestamp=1_700_000_000) as writer:
+            for step in steps:
+                values = rng.normal(step / 10, 1.0, 500).astype(np.float32)
+                writer.add_histogram("b" if run == "h2" else "w", values, step)
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1, timeout=120)
+    yield app
+    app.data_service.close()
+
+
+def _drawn(dash_duo) -> list[dict] | None:
+    """The overlay's curves: run, step, colour, legend name."""
+    return run_js(dash_duo, """
+        const p = document.querySelector('#hcmp-graph .js-plotly-plot');
+        if (!p || !p.data) return null;
+        return p.data.map(t => ({run: t.meta.run, step: t.meta.step, colour: t.line.color,
+                                 name: t.name}));""")
+
+
+def _notes(dash_duo) -> dict[str, str]:
+    return {li.find_element("css selector", "b").text: li.text
+            for li in dash_duo.find_elements("#hcmp-notes li.di-cmp-note")}
+
+
+def test_histograms_of_several_runs_overlaid(dash_duo, hist_app) -> None:
+    dash_duo.start_server(hist_app)
+    every = sorted(job.train_id for job in hist_app.data_service.provider.list_jobs())
+    search = f"?jobs={quote(encode_tags(RUNS))}&tag=w&step=20"
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare/histograms" + search)
+
+    # One curve per run with the tag, in the run's colour; ./h1 shows its step 15.
+    until(lambda: sorted(d["run"] for d in _drawn(dash_duo) or []) == ["./h0", "./h1"], 30)
+    drawn = {d["run"]: d for d in _drawn(dash_duo)}
+    assert {run: d["colour"] for run, d in drawn.items()} == {
+        run: run_colour(run, every) for run in ("./h0", "./h1")}
+    assert (drawn["./h0"]["step"], drawn["./h1"]["step"]) == (20, 15)
+    until(lambda: set(_notes(dash_duo)) == {"./h0", "./h1"}, 10)
+    notes = _notes(dash_duo)
+    assert notes["./h0"].endswith("step 20")
+    assert notes["./h1"].endswith("step 15 (the last at or before 20)")
+    assert dash_duo.find_element("#hcmp-missing").text == "No w in: ./h2"
+    assert dash_duo.find_element("#hcmp-step-label").text == "step 20"
+    assert dash_duo.find_element("#compare-tab-compare-histograms").get_attribute(
+        "class").endswith("active")
+
+    # Hide ./h1 by its eye: it is not drawn; the URL keeps it.
+    wait_idle(dash_duo)
+    run_js(dash_duo, "document.querySelector('#hcmp-jobs .di-eye[data-run=\"./h1\"]').click();")
+    until(lambda: url_params(dash_duo).get("hidden") == "./h1", 20)
+    until(lambda: [d["run"] for d in _drawn(dash_duo) or []] == ["./h0"], 20)
+    assert set(_notes(dash_duo)) == {"./h0"}
