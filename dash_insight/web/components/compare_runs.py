@@ -14,12 +14,12 @@ Everything but :func:`run_picker` and :func:`register_run_picker` is pure.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, html
+from dash import Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.web.components.tag_select import (
@@ -126,6 +126,13 @@ def step_note(wanted: int, shown: int | None, first: int | None) -> str:
     return _("step {step} (the last at or before {wanted})").format(step=shown, wanted=wanted)
 
 
+def missing_text(tag: str, missing: Sequence[str]) -> str:
+    """The line naming the runs drawn that lack the tag shown ("" when none does)."""
+    if not missing:
+        return ""
+    return _("No {tag} in: {runs}").format(tag=tag, runs=", ".join(missing))
+
+
 def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
     """The hidden runs after the eye of ``run`` was closed (``hide``) or opened."""
     kept = [name for name in hidden if name != run]
@@ -204,3 +211,96 @@ def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list
     def eye_clicked(report: Any, search: str | None) -> Any:
         new = eye_search(search, jobs_of(), report)
         return dash.no_update if new is None or same_search(new, search) else new
+
+
+def slider_props(steps: list[int], step: int | None) -> dict[str, Any]:
+    """The step slider over ``steps`` (positions 0..n-1) at ``step``: ``max``, ``value``,
+    ``marks`` (the first and last step) and ``disabled`` (fewer than two steps)."""
+    if not steps:
+        return {"max": 0, "value": 0, "marks": None, "disabled": True}
+    last = len(steps) - 1
+    return {"max": max(1, last), "value": steps.index(step) if step in steps else last,
+            "marks": {0: str(steps[0]), last: str(steps[-1])}, "disabled": last < 1}
+
+
+def tag_step_search(search: str | None, tag: str | None, position: int | None,
+                    shown: Mapping[str, Any] | None) -> str | None:
+    """The URL after the tag list or the step slider changed. ``shown``: what the page drew
+    (``tag``, ``tags`` offered, the slider's ``steps``). A new tag keeps the step; the slider's
+    position becomes its step. Defaults are left out (the first tag, the last step); None
+    when nothing is drawn yet."""
+    if not shown or tag is None:
+        return None
+    params = parse_search(search)
+    state = STATE.parse(params)
+    union = list(shown.get("steps") or [])
+    first = (shown.get("tags") or [None])[0]
+    step = state["step"]
+    if tag == shown.get("tag") and union:
+        index = min(max(int(position or 0), 0), len(union) - 1)
+        step = union[index] if index < len(union) - 1 else -1
+    return with_state(params, {**state, "tag": "" if tag == first else tag, "step": step})
+
+
+def register_tag_step(app: dash.Dash, prefix: str) -> None:
+    """``<prefix>-tag`` and ``<prefix>-step`` write the URL (:func:`tag_step_search`);
+    ``<prefix>-steps`` is the store of what the page drew."""
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input(f"{prefix}-tag", "value"), Input(f"{prefix}-step", "value"),
+        State(f"{prefix}-steps", "data"), State("url", "search"), prevent_initial_call=True,
+    )
+    def controls_to_url(tag: str | None, position: int | None, shown: dict | None,
+                        search: str | None) -> Any:
+        new = tag_step_search(search, tag, position, shown)
+        return dash.no_update if new is None or same_search(new, search) else new
+
+
+def tag_step_controls(prefix: str, placeholder: str) -> html.Div:
+    """The tag list (it searches as one types) and the step slider with the step's label."""
+    return html.Div(className="di-toolbar", children=[
+        html.Span(_("Tag"), className="di-control-label"),
+        dcc.Dropdown(id=f"{prefix}-tag", clearable=False, className="di-compose",
+                     placeholder=placeholder),
+        html.Span(_("Step"), className="di-control-label"),
+        html.Div(dcc.Slider(id=f"{prefix}-step", min=0, max=1, step=1, value=0,
+                            updatemode="mouseup"), className="di-slider di-cmp-step"),
+        html.Span(id=f"{prefix}-step-label", className="di-muted"),
+        dcc.Store(id=f"{prefix}-steps"),
+    ])
+
+
+@dataclass(frozen=True)
+class TagView:
+    """What a tab draws: the ``runs``, the ``tags`` the runs drawn have, the ``tag`` shown
+    (None: none), the runs drawn ``having`` it and those ``missing`` it, each run's steps of
+    it (``steps_of``, ascending), the slider's ``steps`` (their union) and ``step`` (None:
+    no step)."""
+
+    runs: RunSelection
+    tags: list[str]
+    tag: str | None
+    having: list[str]
+    missing: list[str]
+    steps_of: dict[str, list[int]]
+    steps: list[int]
+    step: int | None
+
+    def store(self) -> dict[str, Any]:
+        """What :func:`tag_step_search` needs to know of the page drawn."""
+        return {"tag": self.tag, "tags": self.tags, "steps": self.steps}
+
+
+def tag_view(params: dict[str, str], jobs: list[str], tags_of: Mapping[str, Sequence[str]],
+             steps_of: Callable[[str, str], list[int]]) -> TagView:
+    """The :class:`TagView` of the URL ``params``: ``jobs`` offered, ``tags_of`` each job's
+    tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending."""
+    runs = run_selection(params, jobs)
+    state = STATE.parse(params)
+    tags = union_names(tags_of.get(j, ()) for j in runs.shown)
+    tag = chosen_tag(state["tag"], tags)
+    having = [j for j in runs.shown if tag is not None and tag in tags_of.get(j, ())]
+    steps = {j: steps_of(j, tag) for j in having} if tag is not None else {}
+    union = union_steps(steps.values())
+    return TagView(runs, tags, tag, having, [j for j in runs.shown if j not in having], steps,
+                   union, chosen_step(state["step"], union))

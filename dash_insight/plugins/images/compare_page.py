@@ -1,0 +1,174 @@
+"""Image Comparison: one image tag of several runs side by side at one step (a tab of the
+comparison dashboard).
+
+URL: ``/compare/images?jobs=[...]&job_filter=re&hidden=[...]&tag=input&step=40&b=50&c=50``:
+the job selection and hidden runs of the scalar comparison
+(:mod:`~dash_insight.web.components.compare_runs`), the tag (any tag a run drawn has), the
+step (a slider over every step any of them has; each run shows its last step at or below it
+and says which) and the images page's brightness and contrast (``b``, ``c``). One column per
+run, its name in its run colour on top; the browser loads each image by its key
+(``/v1/mindinsight/datavisual/image/single-image?train_id&tag=<tag>/image&step``) as the images
+page does, so only the steps shown are read. Runs without the tag are named below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dash
+from dash import ClientsideFunction, Input, Output, State, dcc, html
+
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import lazy_gettext
+from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.core.service import DataService
+from dash_insight.core.vocabulary import Plugin
+from dash_insight.plugins.images.page import DEFAULT_LEVEL, image_filter
+from dash_insight.web.components.compare_runs import (
+    missing_text,
+    register_run_picker,
+    register_tag_step,
+    run_picker,
+    run_selection,
+    slider_props,
+    step_at_or_below,
+    step_note,
+    tag_step_controls,
+    tag_view,
+)
+from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.run_colours import STORE_ID, run_colours, run_dot
+from dash_insight.web.url_state import int_param, make_search, parse_search
+
+PATH = "/compare/images"
+TITLE = lazy_gettext("Image Comparison")
+
+
+def image_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
+    """Jobs with images (newest first) and their image tags."""
+    jobs = [job for job in provider.list_jobs() if job.tags.get(Plugin.IMAGE)]
+    return [job.train_id for job in jobs], {job.train_id: job.tags[Plugin.IMAGE] for job in jobs}
+
+
+def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
+    """The steps of image ``tag`` in a run, ascending ([] when it cannot be read)."""
+    try:
+        return sorted(int(s) for s in provider.value_steps(train_id, Plugin.IMAGE, tag).step)
+    except DataError:
+        return []
+
+
+def image_source(app: dash.Dash, train_id: str, tag: str, step: int) -> str:
+    """The address of one image (the images page's, MindInsight's ``single-image``)."""
+    return app.get_relative_path("/v1/mindinsight/datavisual/image/single-image") + \
+        make_search({"train_id": train_id, "tag": f"{tag}/image", "step": step})
+
+
+def run_column(app: dash.Dash, train_id: str, colour: str, tag: str, wanted: int,
+               steps: list[int]) -> html.Section:
+    """One run's column: its name in its colour, its image at its step at or below
+    ``wanted`` (or why there is none), and the step note."""
+    step = step_at_or_below(steps, wanted)
+    note = step_note(wanted, step, steps[0] if steps else None)
+    if step is None:
+        body: Any = html.Div(note, className="di-empty")
+    else:
+        body = html.Div(html.Img(src=image_source(app, train_id, tag, step), alt=train_id,
+                                 className="di-vi-img"), className="di-vi-frame")
+    return html.Section(
+        className="di-panel di-card di-icmp-col", id={"type": "icmp-col", "run": train_id},
+        style={"borderTop": f"3px solid {colour}"},
+        children=[html.Div([run_dot(train_id, colour), html.B(train_id)],
+                           className="di-card-head"),
+                  html.Div(body, className="di-card-body"),
+                  html.Div(note, className="di-card-foot di-icmp-note")])
+
+
+def _level(name: str, label: str, value: int) -> html.Div:
+    return html.Div(className="di-vi-adjust", children=[
+        html.Span(label, className="di-control-label"),
+        dcc.Slider(id=f"icmp-{name}", min=0, max=100, step=1, value=value, marks=None,
+                   updatemode="drag"),
+        html.Button(_("Reset"), id=f"icmp-{name}-reset", className="di-button secondary",
+                    disabled=value == DEFAULT_LEVEL),
+    ])
+
+
+def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
+    jobs, _tags = image_jobs(service.provider)
+    runs = run_selection(params, jobs)
+    brightness = int_param(params, "b", DEFAULT_LEVEL, 0, 100)
+    contrast = int_param(params, "c", DEFAULT_LEVEL, 0, 100)
+    return html.Div(id="icmp-root", style={"--di-image-filter": image_filter(brightness,
+                                                                             contrast)},
+                    children=[
+        tab_strip(app, PATH),
+        html.Div(className="di-page-head", children=[
+            html.H1(str(TITLE), className="di-title"),
+            html.Span(_("one image tag of several training jobs side by side at one step"),
+                      className="di-subtitle"),
+        ]),
+        html.Div(className="di-panel", children=[
+            run_picker("icmp-jobs", runs),
+            tag_step_controls("icmp", _("search an image tag")),
+            html.Div(className="di-vp-row", children=[
+                _level("brightness", _("Brightness"), brightness),
+                _level("contrast", _("Contrast"), contrast),
+            ]),
+        ]),
+        html.Div(id="icmp-columns", className="di-icmp-grid"),
+        html.Div(id="icmp-missing", className="di-muted"),
+    ])
+
+
+def register(app: dash.Dash, service: DataService) -> None:
+    provider = service.provider
+    register_run_picker(app, "icmp-jobs", lambda: image_jobs(provider)[0])
+
+    def browser(name: str) -> ClientsideFunction:
+        return ClientsideFunction(namespace="imagesPage", function_name=name)
+
+    # The images page's brightness / contrast, in the browser (b, c in the URL).
+    app.clientside_callback(
+        browser("levels"),
+        Output("icmp-root", "style"), Output("icmp-brightness-reset", "disabled"),
+        Output("icmp-contrast-reset", "disabled"), Output("url", "search", allow_duplicate=True),
+        Input("icmp-brightness", "value"), Input("icmp-contrast", "value"),
+        State("url", "search"), prevent_initial_call=True,
+    )
+    for name in ("brightness", "contrast"):
+        app.clientside_callback(browser("reset"), Output(f"icmp-{name}", "value"),
+                                Input(f"icmp-{name}-reset", "n_clicks"),
+                                prevent_initial_call=True)
+
+    register_tag_step(app, "icmp")
+
+    @app.callback(
+        Output("icmp-tag", "options"), Output("icmp-tag", "value"),
+        Output("icmp-step", "max"), Output("icmp-step", "value"), Output("icmp-step", "marks"),
+        Output("icmp-step", "disabled"), Output("icmp-step-label", "children"),
+        Output("icmp-steps", "data"), Output("icmp-columns", "children"),
+        Output("icmp-missing", "children"),
+        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"),
+    )
+    def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any) -> tuple:
+        jobs, tags_of = image_jobs(provider)
+        view = tag_view(parse_search(search), jobs, tags_of,
+                        lambda run, tag: run_steps(provider, run, tag))
+        tag, step, steps_of = view.tag, view.step, view.steps_of
+        slider = slider_props(view.steps, step)
+        store = view.store()
+        if tag is None or step is None:
+            empty = html.Div(_("No image in the jobs drawn: choose jobs above."),
+                             className="di-panel di-empty")
+            return ([], None, slider["max"], slider["value"], slider["marks"],
+                    slider["disabled"], "", store, empty, "")
+        colours = run_colours(view.runs.shown, [job.train_id for job in provider.list_jobs()],
+                              overrides if isinstance(overrides, dict) else None)
+        columns = [run_column(app, j, colours[j], tag, step, steps_of[j])
+                   for j in view.having]
+        return (view.tags, tag, slider["max"], slider["value"], slider["marks"],
+                slider["disabled"],
+                _("step {step}").format(step=step), store, columns,
+                missing_text(tag, view.missing))

@@ -1,0 +1,88 @@
+"""Issue 17 item 10: images of several runs side by side at one step, on jobs this test writes
+(the comparison dashboard's images tab)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from urllib.parse import parse_qs, quote, urlparse
+
+import numpy as np
+import pytest
+
+from dash_insight.core.format.writer import SummaryWriter
+from dash_insight.web.application import create_app
+from dash_insight.web.components.run_colours import run_colour
+from dash_insight.web.url_state import encode_tags
+from tests.browser import until, wait_idle
+from tests.pages import run_js
+
+#: ./i0 has ``input`` at steps 1, 2, 3; ./i1 at 2 only; ./i2 only ``other``.
+STEPS = {"i0": (1, 2, 3), "i1": (2,), "i2": (1,)}
+RUNS = ["./i0", "./i1", "./i2"]
+
+
+@pytest.fixture(scope="module")
+def image_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    base = tmp_path_factory.mktemp("icmp")
+    for run, steps in STEPS.items():
+        with SummaryWriter(base / run, host="test", timestamp=1_700_000_000) as writer:
+            for step in steps:
+                pixels = np.full((1, 3, 8, 8), 40 * step, dtype=np.uint8)
+                writer.add_image("other" if run == "i2" else "input", pixels, step)
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1, timeout=120)
+    yield app
+    app.data_service.close()
+
+
+def _columns(dash_duo) -> dict[str, dict] | None:
+    """Each run column: its head's colour, its image (run, tag, step, loaded) and its note."""
+    return run_js(dash_duo, """
+        const out = {};
+        document.querySelectorAll('#icmp-columns .di-icmp-col').forEach(col => {
+            const img = col.querySelector('img');
+            const name = col.querySelector('.di-card-head b').textContent;
+            out[name] = {colour: col.querySelector('.di-run-dot').style.background,
+                         src: img ? img.getAttribute('src') : null,
+                         loaded: img ? img.complete && img.naturalWidth > 0 : false,
+                         note: col.querySelector('.di-icmp-note').textContent};
+        });
+        return out;""")
+
+
+def _rgb(colour: str) -> str:
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+def test_images_of_several_runs_side_by_side(dash_duo, image_app) -> None:
+    dash_duo.start_server(image_app)
+    every = sorted(job.train_id for job in image_app.data_service.provider.list_jobs())
+    search = f"?jobs={quote(encode_tags(RUNS))}&tag=input"
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare/images" + search + "&step=3")
+
+    # One column per run with the tag, its name in its colour, its image at its own step.
+    until(lambda: set(_columns(dash_duo) or {}) == {"./i0", "./i1"}, 30)
+    until(lambda: all(c["loaded"] for c in _columns(dash_duo).values()), 20)
+    columns = _columns(dash_duo)
+    for run, step in (("./i0", "3"), ("./i1", "2")):
+        query = parse_qs(urlparse(columns[run]["src"]).query)
+        assert (query["train_id"], query["tag"], query["step"]) == ([run], ["input/image"], [step])
+        assert columns[run]["colour"] == _rgb(run_colour(run, every))
+    assert columns["./i0"]["note"] == "step 3"
+    assert columns["./i1"]["note"] == "step 2 (the last at or before 3)"
+    assert dash_duo.find_element("#icmp-missing").text == "No input in: ./i2"
+
+    # Brightness as on the images page: every image's filter, and the URL.
+    wait_idle(dash_duo)
+    dash_duo.driver.get(dash_duo.server_url + "/compare/images" + search + "&step=3&b=80")
+    until(lambda: "brightness(1.6)" in run_js(
+        dash_duo, "const i = document.querySelector('#icmp-columns img');"
+                  "return i ? getComputedStyle(i).filter : '';"), 30)
+
+    # The slider's first step: ./i1 has nothing yet and says so.
+    wait_idle(dash_duo)
+    dash_duo.driver.get(dash_duo.server_url + "/compare/images" + search + "&step=1")
+    until(lambda: (_columns(dash_duo) or {}).get("./i1", {}).get("note")
+          == "nothing at or before step 1 (first: step 2)", 30)
+    assert _columns(dash_duo)["./i0"]["note"] == "step 1"
