@@ -188,6 +188,15 @@
     return point.step;
   }
 
+  /* The best point's star: a "★" in the line's colour at (x, y) of the axes ``yaxis``, its
+     label (line: best value @ step) as its hover text; ``name: "best"`` tells it apart. */
+  function bestStar(x, y, yaxis, colour, label, dark) {
+    return {text: "★", x, y, xref: "x", yref: yaxis, showarrow: false, name: "best",
+            font: {size: 17, color: colour}, xanchor: "center", yanchor: "middle",
+            hovertext: label,
+            hoverlabel: {bgcolor: dark ? "#1b1f24" : "#ffffff", font: {color: colour}}};
+  }
+
   const escapeHtml = text => String(text).replace(/[&<>"]/g, c => (
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
 
@@ -239,8 +248,7 @@
                    meta: {series: index, role: "raw"}});
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name: series.name,
                    meta: {series: index, role: "smoothed"}, legendgroup: group,
-                   // The legend names the line with its best value (the star's entry).
-                   showlegend: showLegend && !best,
+                   showlegend: showLegend,
                    line: {color: colour, width: 1.8}, customdata: custom,
                    hovertemplate: "<b>%{customdata[0]}</b><br>" + t("value") +
                      " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
@@ -256,18 +264,16 @@
       }
       if (best) {
         // The best value of the raw series, whatever the smoothing; a log axis cannot place
-        // a value or step at or below 0.
+        // a value or step at or below 0. A star of text in the layout, not a trace: a trace
+        // more per line made every smoothing redraw a third slower (bench/ui_scalars.py).
         const bx = bestX(best, series, axis, byTag);
         const placeable = bx !== null && (!logScale || best.value > 0) && (!logX || bx > 0);
-        const label = `${escapeHtml(series.name)}: ${escapeHtml(best.label)}`;
-        traces.push({type: "scatter", mode: "markers", yaxis, legendgroup: group,
-                     x: placeable ? [bx] : [], y: placeable ? [best.value] : [],
-                     name: label, showlegend: showLegend, text: [label],
-                     hovertemplate: "%{text}<extra></extra>",
-                     marker: {symbol: "star", size: 12, color: colour,
-                              line: {width: 1, color: dark ? "#1b1f24" : "#ffffff"}},
-                     meta: {series: index, role: "best", step: best.step, value: best.value,
-                            label: best.label}});
+        if (placeable) {
+          // Annotations on a log axis are placed in log10 units.
+          annotations.push(bestStar(
+            logX ? Math.log10(bx) : bx, logScale ? Math.log10(best.value) : best.value,
+            yaxis, colour, `${escapeHtml(series.name)}: ${escapeHtml(best.label)}`, dark));
+        }
       }
       if (series.nonfinite.length) {
         const finite = raw.filter(v => v !== null);

@@ -64,18 +64,19 @@ def _card(chart: str) -> str:
 
 
 def _plot(dash_duo, chart: str) -> dict | None:
-    """The drawn chart: its best-value traces (x, y, legend name, hover text), whether its
-    legend shows, its x axis type and its annotations."""
+    """The drawn chart: its best-value stars (layout annotations named "best": x, y as
+    placed, in log10 units on a log axis, hover text, colour), its lines (names, colours),
+    the legend's texts, its x axis type and its annotations' texts."""
     return run_js(dash_duo, """
         const card = document.querySelector(arguments[0]);
         const p = card && card.querySelector('.js-plotly-plot');
         if (!p || !p.data || !p._fullLayout) return null;
-        const best = p.data.filter(t => (t.meta || {}).role === 'best').map(t => ({
-            x: t.x, y: t.y, name: t.name, text: t.text, legend: t.showlegend,
-            colour: t.marker.color}));
+        const best = (p.layout.annotations || []).filter(a => a.name === 'best').map(a => ({
+            x: a.x, y: a.y, text: a.hovertext, colour: a.font.color}));
         const smoothed = p.data.filter(t => (t.meta || {}).role === 'smoothed');
         const lines = smoothed.map(t => t.name);
-        return {best, lines, xtype: p._fullLayout.xaxis.type,
+        return {best, lines, colours: smoothed.map(t => t.line.color),
+                traces: p.data.length, xtype: p._fullLayout.xaxis.type,
                 xtitle: p._fullLayout.xaxis.title.text, x: smoothed.map(t => t.x),
                 legend: Array.from(card.querySelectorAll('.legendtext')).map(e => e.textContent),
                 notes: (p.layout.annotations || []).map(a => a.text)};""", _card(chart))
@@ -105,32 +106,36 @@ def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> 
         _show(dash_duo, chart)
         until(lambda chart=chart: (_plot(dash_duo, chart) or {}).get("best"), 30)
     [best] = _plot(dash_duo, loss)["best"]
-    assert (best["x"], best["y"]) == ([30], [0.125])  # lowest, earliest of the tie, NaN skipped
-    assert best["text"] == ["loss: best 0.125 @ step 30"]  # the line is named by its tag
+    assert (best["x"], best["y"]) == (30, 0.125)  # lowest, earliest of the tie, NaN skipped
+    assert best["text"] == "loss: best 0.125 @ step 30"  # the line is named by its tag
     [best] = _plot(dash_duo, acc)["best"]  # an accuracy: its highest
-    assert best["x"] == [20] and math.isclose(best["y"][0], 0.875)
-    assert best["text"] == ["acc: best 0.875 @ step 20"]
+    assert best["x"] == 20 and math.isclose(best["y"], 0.875)
+    assert best["text"] == "acc: best 0.875 @ step 20"
+    # A star in the layout, not a trace: the raw and smoothed lines only.
+    assert _plot(dash_duo, acc)["traces"] == 2
     assert dash_duo.find_element(f'{_card(acc)} button[id*="chart-best"]').text == "best: max"
 
     # Flip the loss chart: its highest is marked, the accuracy chart is left alone.
     _click(dash_duo, f'{_card(loss)} button[id*="chart-best"]')
-    until(lambda: _plot(dash_duo, loss)["best"][0]["x"] == [40], 20)
-    assert _plot(dash_duo, loss)["best"][0]["text"] == ["loss: best 2.4 @ step 40"]
+    until(lambda: _plot(dash_duo, loss)["best"][0]["x"] == 40, 20)
+    assert _plot(dash_duo, loss)["best"][0]["text"] == "loss: best 2.4 @ step 40"
     until(lambda: dash_duo.find_element(
         f'{_card(loss)} button[id*="chart-best"]').text == "best: max", 10)
-    assert _plot(dash_duo, acc)["best"][0]["x"] == [20]
+    assert _plot(dash_duo, acc)["best"][0]["x"] == 20
 
-    # The comparison page: a star per run, in the run's colour, named in the legend.
+    # The comparison page: a star per run, in the run's colour, the legend naming the runs.
     wait_idle(dash_duo)
     dash_duo.wait_for_page(dash_duo.server_url + "/compare?jobs="
                            + quote(encode_tags(["./r0", "./r1"])))
     until(lambda: _runs_drawn(dash_duo) == ["./r0", "./r1"], 30)
     until(lambda: len(_plot(dash_duo, "compare|loss")["best"]) == 2, 30)
     shown = _plot(dash_duo, "compare|loss")
-    by_run = {b["text"][0].split(":")[0]: b for b in shown["best"]}
-    assert by_run["./r1"]["text"] == ["./r1: best 1.125 @ step 30"]
-    assert by_run["./r0"]["y"] == [0.125] and all(b["legend"] for b in shown["best"])
-    assert {"./r0: best 0.125 @ step 30", "./r1: best 1.125 @ step 30"} <= set(shown["legend"])
+    by_run = {b["text"].split(":")[0]: b for b in shown["best"]}
+    assert by_run["./r1"]["text"] == "./r1: best 1.125 @ step 30"
+    assert by_run["./r0"]["y"] == 0.125
+    line_colours = dict(zip(shown["lines"], shown["colours"], strict=True))
+    assert {run: b["colour"] for run, b in by_run.items()} == line_colours
+    assert {"./r0", "./r1"} <= set(shown["legend"])
     assert console_errors(dash_duo) == []
 
 
@@ -144,7 +149,8 @@ def test_log_x_axis_with_steps_at_zero(dash_duo, asks_app) -> None:
     until(lambda: _plot(dash_duo, chart)["xtype"] == "log", 20)
     # Step 0 cannot be placed on a log axis: it is left out, and the chart says so.
     assert "log x: 1 point(s) at or below 0 not drawn" in _plot(dash_duo, chart)["notes"]
-    assert _plot(dash_duo, chart)["best"][0]["x"] == [30]  # the best stays marked
+    # The best stays marked (a star on a log axis is placed in log10 units).
+    assert math.isclose(10 ** _plot(dash_duo, chart)["best"][0]["x"], 30)
     # Absolute time cannot be logarithmic: a linear date axis, with a note.
     click_option(dash_duo, ".di-axis", "Absolute time")
     until(lambda: _plot(dash_duo, chart)["xtype"] == "date", 20)
@@ -239,7 +245,7 @@ def test_a_tag_as_the_x_axis(dash_duo, asks_app) -> None:
     assert x[:5] == [0, None, 0.25, None, 0.5] and x[30] == 3.75
     assert sum(v is None for v in x) == 20
     assert "20 point(s) without a value of epoch at their step not drawn" in shown["notes"]
-    assert shown["best"][0]["x"] == [3.75]  # the best (step 30) sits at its epoch
+    assert shown["best"][0]["x"] == 3.75  # the best (step 30) sits at its epoch
 
     # The comparison: the runs without epoch draw nothing on it, and the chart says so.
     wait_idle(dash_duo)
