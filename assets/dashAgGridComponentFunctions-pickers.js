@@ -6,7 +6,10 @@ window.dashAgGridComponentFunctions = Object.assign(window.dashAgGridComponentFu
      A click reports {run, hidden} in the grid's ``cellRendererData`` (props.setData) and does
      not tick or untick the row: the click listener is the button's own (it runs before the
      grid's row handler, which React's delegated onClick would not) and sets AG Grid's
-     stop-propagation flag, which the row's click selection honours. */
+     stop-propagation flag, which the row's click selection honours. Keyboard: Enter or Space
+     on the eye's cell (arrow keys reach it) toggles it too, without ticking the row (the
+     column's suppressKeyboardEvent keeps AG Grid's own Space / Enter off that cell); on the
+     focused button itself they are the button's own click. */
   PickerEye(props) {
     const React = window.React;
     const hidden = Boolean(props.value);
@@ -17,13 +20,26 @@ window.dashAgGridComponentFunctions = Object.assign(window.dashAgGridComponentFu
     React.useEffect(() => {
       const button = ref.current;
       if (!button) return undefined;
-      const onClick = event => {
-        event.__ag_Grid_Stop_Propagation = true;  // AG Grid's stopPropagationForAgGrid
+      const toggle = () => {
         const now = latest.current;
         now.setData({run: now.data.name, hidden: !now.value});
       };
+      const onClick = event => {
+        event.__ag_Grid_Stop_Propagation = true;  // AG Grid's stopPropagationForAgGrid
+        toggle();
+      };
+      const cell = latest.current.eGridCell;
+      const onKey = event => {
+        if ((event.key !== "Enter" && event.key !== " ") || event.target === button) return;
+        event.preventDefault();
+        toggle();
+      };
       button.addEventListener("click", onClick);
-      return () => button.removeEventListener("click", onClick);
+      if (cell) cell.addEventListener("keydown", onKey);
+      return () => {
+        button.removeEventListener("click", onClick);
+        if (cell) cell.removeEventListener("keydown", onKey);
+      };
     }, []);
     const path = hidden
       ? "M2 2l20 20M6.7 6.7C4.2 8.3 2.5 10.6 2 12c1.3 3.6 5.4 7 10 7 1.9 0 3.7-.6 5.3-1.6" +

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from dash import ClientsideFunction, Input, Output, State, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html, no_update
 from dash.dependencies import ALL, MATCH
 
 from dash_insight.core.i18n import format_number, lazy_gettext
@@ -38,7 +38,17 @@ from dash_insight.plugins.scalars.best import (
 )
 from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import STORE_ID
-from dash_insight.web.url_state import Choice, Float, Text
+from dash_insight.web.url_state import (
+    Choice,
+    Float,
+    Tags,
+    Text,
+    decode_tags,
+    encode_tags,
+    make_search,
+    parse_search,
+    same_search,
+)
 
 
 def chart_ids(page: str) -> dict[str, dict[str, str]]:
@@ -56,6 +66,10 @@ AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
 #: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
 X_TAG = Text("x_tag")
+#: The charts (ids) whose best-value button was flipped (min <-> max), and those with a log x
+#: axis: kept in the URL so that a reload or a shared link shows the same.
+BEST_FLIP = Tags("best_flip")
+LOG_X = Tags("log_x")
 
 
 @dataclass(frozen=True)
@@ -189,18 +203,23 @@ def controls(page: str, axis: str, smoothing: float, tags: Sequence[str] = (),
     ])
 
 
-def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
-    """A card: toolbar (log, back, reset, full screen), the graph slot, threshold row, title."""
+def chart_card(chart: ChartSpec, with_thresholds: bool, flipped: bool = False,
+               log_x: bool = False) -> html.Div:
+    """A card: toolbar (best value, log x, log, back, reset, full screen), the graph slot,
+    threshold row, title. ``flipped`` / ``log_x``: the URL's :data:`BEST_FLIP` / :data:`LOG_X`
+    name the chart (its button starts at one click)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
+    shown: Direction = ("min" if best == "max" else "max") if flipped else best
     tools = [
         # Its label follows the clicks in the browser (scalarCharts.bestLabel); ``value`` is the
         # direction guessed from the tag, an odd number of clicks flips it.
-        html.Button(best_label(best), id={"type": "chart-best", "chart": key}, value=best,
-                    className="di-chip",
+        html.Button(best_label(shown), id={"type": "chart-best", "chart": key}, value=best,
+                    className="di-chip", n_clicks=1 if flipped else 0,
                     title=_("The best value of each line is marked: its lowest or highest "
                             "(click to flip)")),
         html.Button("log x", id={"type": "chart-xlog", "chart": key}, className="di-chip",
+                    n_clicks=1 if log_x else 0,
                     title=_("Logarithmic x axis (steps or times at or below 0 are not drawn)")),
         html.Button("log", id={"type": "chart-log", "chart": key}, className="di-chip",
                     title=_("Logarithmic y axis (non-positive values become gaps)")),
@@ -282,6 +301,21 @@ def chart_stores(page: str) -> list[dcc.Store]:
             dcc.Store(id=ids["thresholds"], storage_type="local", data={})]
 
 
+def chart_flags_search(search: str | None, best_ids: Sequence[dict], best_clicks: Sequence[Any],
+                       xlog_ids: Sequence[dict], xlog_clicks: Sequence[Any]) -> str:
+    """The URL after a chart's best-value or log x button was clicked: :data:`BEST_FLIP` and
+    :data:`LOG_X` list the charts of the page whose button has an odd number of clicks, and
+    keep the charts of other pages of the grid as they were; every other parameter is kept."""
+    params: dict[str, Any] = parse_search(search)
+    for field, ids, clicks in ((BEST_FLIP, best_ids, best_clicks),
+                               (LOG_X, xlog_ids, xlog_clicks)):
+        on_page = {str(i["chart"]): (c or 0) % 2 == 1 for i, c in zip(ids, clicks, strict=True)}
+        listed = decode_tags(params.get(field.name)) or []
+        kept = [c for c in listed if c not in on_page] + [c for c, on in on_page.items() if on]
+        params[field.name] = encode_tags(kept) if kept else None
+    return make_search(params)
+
+
 def _all(name: str) -> dict[str, Any]:
     return {"type": f"chart-{name}", "page": ALL}
 
@@ -309,6 +343,21 @@ def register_chart_callbacks(app: Any) -> None:
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),  # min / max flipped
         Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
     )
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
+        Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
+        State({"type": "chart-best", "chart": ALL}, "id"),
+        State({"type": "chart-xlog", "chart": ALL}, "id"),
+        State("url", "search"), prevent_initial_call=True,
+    )
+    def flags_to_url(best_clicks: list, xlog_clicks: list, best_ids: list, xlog_ids: list,
+                     search: str | None) -> Any:
+        """A flipped best value or a log x axis is kept in the URL (:data:`BEST_FLIP`,
+        :data:`LOG_X`), on either chart page."""
+        new = chart_flags_search(search, best_ids, best_clicks, xlog_ids, xlog_clicks)
+        return no_update if same_search(new, search) else new
+
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),
         Output({"type": "chart-best", "chart": MATCH}, "children"),

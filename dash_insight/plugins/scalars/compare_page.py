@@ -26,6 +26,8 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
+    BEST_FLIP,
+    LOG_X,
     SMOOTHING,
     X_TAG,
     ChartSpec,
@@ -77,7 +79,7 @@ WARN_JOBS = 20
 #: ``jobs`` absent = the :data:`DEFAULT_JOBS` newest; ``tags`` absent = all of theirs;
 #: ``hidden`` = the runs whose eye is closed (absent = none).
 STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
-                 Int("page", 1, 1, MAX_PAGE), Tags("hidden"), X_TAG)
+                 Int("page", 1, 1, MAX_PAGE), Tags("hidden"), X_TAG, BEST_FLIP, LOG_X)
 
 
 def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
@@ -171,6 +173,7 @@ def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, l
         "axis": AXIS.from_control(axis), "smoothing": SMOOTHING.from_control(smoothing),
         "page": page, "hidden": state["hidden"] or None,
         "x_tag": x_tag if x_tag in all_tags else "",
+        "best_flip": state["best_flip"], "log_x": state["log_x"],
     })
 
 
@@ -386,7 +389,10 @@ def register(app: dash.Dash, service: DataService) -> None:
         if not charts:
             return (html.Div(_("Select jobs and tags above."), className="di-panel di-empty"),
                     total, page, payload)
-        return [chart_card(chart, with_thresholds=False) for chart in charts], total, page, payload
+        flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
+        return ([chart_card(chart, with_thresholds=False, flipped=chart.chart_id in flipped,
+                            log_x=chart.chart_id in log_x) for chart in charts],
+                total, page, payload)
 
     @app.callback(
         Output("compare-colour-run", "options"), Output("compare-colour-run", "value"),

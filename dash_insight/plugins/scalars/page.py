@@ -21,6 +21,8 @@ from dash_insight.core.provider import DataError
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
+    BEST_FLIP,
+    LOG_X,
     SMOOTHING,
     X_TAG,
     ChartSpec,
@@ -64,7 +66,7 @@ CHARTS_PER_PAGE = 24
 COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the composed tags
 #: ``tags`` absent = every tag; ``compose`` = the tags drawn together (two or more).
 STATE = UrlState(Text("train_id"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
-                 Int("page", 1, 1, MAX_PAGE), Tags("compose"), X_TAG)
+                 Int("page", 1, 1, MAX_PAGE), Tags("compose"), X_TAG, BEST_FLIP, LOG_X)
 
 
 def chart_id(train_id: str, tag: str) -> str:
@@ -293,7 +295,9 @@ def register(app: dash.Dash, service: DataService) -> None:
             message = (_("No scalar in this job yet.") if not tags else
                        _("No tag selected: pick tags above, or clear the filter."))
             return html.Div(message, className="di-panel di-empty"), total, page, payload
-        cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX))
+        flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
+        cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX),
+                            flipped=chart.chart_id in flipped, log_x=chart.chart_id in log_x)
                  for chart in charts]
         return cards, total, page, payload
 

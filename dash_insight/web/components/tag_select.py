@@ -301,7 +301,12 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
                            "cellRendererParams": {"show": _("Show everywhere on this page"),
                                                   "hide": _("Hide everywhere on this page "
                                                             "(stays selected)")},
-                           "cellClass": "di-eye-cell"})
+                           "cellClass": "di-eye-cell",
+                           # Enter / Space on the eye's cell toggle the eye (the renderer's
+                           # keydown), not the row's tick.
+                           "suppressKeyboardEvent": {
+                               "function": "params.event.key === 'Enter' || "
+                                           "params.event.key === ' '"}})
     return html.Div(className="di-picker", id=f"{list_id}-picker", children=[
         html.Div(className="di-toolbar di-picker-tools", children=[
             html.Span(label, className="di-control-label"),

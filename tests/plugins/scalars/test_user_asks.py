@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.web.application import create_app
@@ -122,6 +123,13 @@ def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> 
     until(lambda: dash_duo.find_element(
         f'{_card(loss)} button[id*="chart-best"]').text == "best: max", 10)
     assert _plot(dash_duo, acc)["best"][0]["x"] == 20
+    # The flip is in the URL: a reload keeps it.
+    until(lambda: url_params(dash_duo).get("best_flip") == "./r0|loss", 10)
+    wait_idle(dash_duo)
+    dash_duo.driver.refresh()
+    _show(dash_duo, loss)
+    until(lambda: ((_plot(dash_duo, loss) or {}).get("best") or [{}])[0].get("x") == 40, 30)
+    assert dash_duo.find_element(f'{_card(loss)} button[id*="chart-best"]').text == "best: max"
 
     # The comparison page: a star per run, in the run's colour, the legend naming the runs.
     wait_idle(dash_duo)
@@ -147,6 +155,11 @@ def test_log_x_axis_with_steps_at_zero(dash_duo, asks_app) -> None:
     assert not any("log x" in note for note in _plot(dash_duo, chart)["notes"])
     _click(dash_duo, f'{_card(chart)} button[id*="chart-xlog"]')
     until(lambda: _plot(dash_duo, chart)["xtype"] == "log", 20)
+    # Kept in the URL: a reload draws it logarithmic again.
+    until(lambda: url_params(dash_duo).get("log_x") == chart, 10)
+    wait_idle(dash_duo)
+    dash_duo.driver.refresh()
+    until(lambda: (_plot(dash_duo, chart) or {}).get("xtype") == "log", 30)
     # Step 0 cannot be placed on a log axis: it is left out, and the chart says so.
     assert "log x: 1 point(s) at or below 0 not drawn" in _plot(dash_duo, chart)["notes"]
     # The best stays marked (a star on a log axis is placed in log10 units).
@@ -160,6 +173,7 @@ def test_log_x_axis_with_steps_at_zero(dash_duo, asks_app) -> None:
     until(lambda: _plot(dash_duo, chart)["xtype"] == "log", 20)
     _click(dash_duo, f'{_card(chart)} button[id*="chart-xlog"]')
     until(lambda: _plot(dash_duo, chart)["xtype"] == "linear", 20)
+    until(lambda: "log_x" not in url_params(dash_duo), 10)
     assert console_errors(dash_duo) == []
 
 
@@ -223,8 +237,16 @@ def test_hide_a_run_everywhere_and_download_what_is_shown(dash_duo, asks_app) ->
     assert sorted((entry["train_id"], entry["tag"]) for entry in document) == [
         ("./r0", "acc"), ("./r0", "loss"), ("./r2", "loss")]
 
-    # Open the eye again: the run is back, without a trace of it in the URL.
-    _click(dash_duo, '#compare-jobs .di-eye[data-run="./r1"]')
+    # Open the eye again from the keyboard (its cell focused, as the arrow keys reach it, then
+    # Enter): the run is back, without a trace of it in the URL, and the row stays ticked.
+    eye = dash_duo.find_element('#compare-jobs .di-eye[data-run="./r1"]')
+    assert (eye.tag_name, eye.get_attribute("aria-pressed")) == ("button", "true")
+    run_js(dash_duo, """
+        const api = dash_ag_grid.getApi('compare-jobs');
+        api.setFocusedCell(api.getRowNode('./r1').rowIndex, 'hidden');""")
+    until(lambda: run_js(dash_duo, "return document.activeElement.getAttribute('col-id');")
+          == "hidden", 10)
+    dash_duo.driver.switch_to.active_element.send_keys(Keys.ENTER)
     until(lambda: _runs_drawn(dash_duo) == runs, 20)
     until(lambda: "hidden" not in url_params(dash_duo), 10)
     assert _eye(dash_duo, "./r1") == {"closed": False, "ticked": True}
