@@ -11,10 +11,15 @@ import numpy as np
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.plugins.scalars import compare_page as compare
-from dash_insight.plugins.scalars.charts import ChartSpec, SeriesSpec, chart_plan
+from dash_insight.plugins.scalars.charts import (
+    ChartSpec,
+    SeriesSpec,
+    chart_flags_search,
+    chart_plan,
+)
 from dash_insight.web.application import create_app
 from dash_insight.web.components.tag_select import picker_update, picker_view
-from dash_insight.web.url_state import encode_tags
+from dash_insight.web.url_state import encode_tags, parse_search
 from tests.conftest import loaded_service
 
 JOBS = ["./a", "./b", "./c"]
@@ -137,3 +142,16 @@ def test_chart_points_against_a_tag(tmp_path: Path) -> None:
         assert series["best"]["min"]["x"] is None and series["best"]["max"]["x"] == 0.5
     finally:
         app.data_service.close()
+
+
+def test_chart_flags_in_the_url() -> None:
+    """A flipped best value and a log x axis per chart: the charts of the page with an odd
+    number of clicks are listed, the charts of other pages kept, other parameters untouched."""
+    ids = [{"type": "chart-best", "chart": "c|loss"}, {"type": "chart-best", "chart": "c|acc"}]
+    xlog = [{"type": "chart-xlog", "chart": "c|loss"}, {"type": "chart-xlog", "chart": "c|acc"}]
+    search = "?jobs=a&best_flip=c%7Cother"
+    new = chart_flags_search(search, ids, [1, 2], xlog, [None, 3])
+    assert parse_search(new) == {"jobs": "a", "best_flip": encode_tags(["c|other", "c|loss"]),
+                                 "log_x": "c|acc"}
+    assert parse_search(chart_flags_search(new, ids, [0, 0], xlog, [0, 0])) == {
+        "jobs": "a", "best_flip": "c|other"}

@@ -14,12 +14,16 @@ from dash_insight.web.plugin import NavLink
 def test_tabs_from_the_plugins_in_rank_order(tmp_path: Path) -> None:
     app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
     assert [(str(t.label), t.path) for t in installed(app)] == [
-        ("Scalar Comparison", "/compare"), ("Loss Graph Comparison", "/compare/landscape")]
+        ("Scalar Comparison", "/compare"), ("Loss Graph Comparison", "/compare/landscape"),
+        ("Histogram Comparison", "/compare/histograms"),
+        ("Image Comparison", "/compare/images")]
     strip = tab_strip(app, "/compare/landscape")
     assert strip is not None
     links = {link.id: link.className for link in strip.children}
     assert links == {"compare-tab-compare": "di-compare-tab",
-                     "compare-tab-compare-landscape": "di-compare-tab active"}
+                     "compare-tab-compare-landscape": "di-compare-tab active",
+                     "compare-tab-compare-histograms": "di-compare-tab",
+                     "compare-tab-compare-images": "di-compare-tab"}
     app.data_service.close()
 
 
