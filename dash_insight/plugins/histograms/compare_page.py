@@ -53,7 +53,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     jobs, _tags = histogram_jobs(service.provider)
     runs = run_selection(params, jobs)
     return html.Div([
-        tab_strip(app, PATH),
+        tab_strip(app, PATH, params),
         html.Div(className="di-page-head", children=[
             html.H1(str(TITLE), className="di-title"),
             html.Span(_("one histogram tag of several training jobs at one step"),

@@ -102,7 +102,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     return html.Div(id="icmp-root", style={"--di-image-filter": image_filter(brightness,
                                                                              contrast)},
                     children=[
-        tab_strip(app, PATH),
+        tab_strip(app, PATH, params),
         html.Div(className="di-page-head", children=[
             html.H1(str(TITLE), className="di-title"),
             html.Span(_("one image tag of several training jobs side by side at one step"),

@@ -176,7 +176,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
     jobs = landscape_jobs(service)
     state = page_state(params, jobs)
     return html.Div([
-        tab_strip(app, PATH),
+        tab_strip(app, PATH, params),
         html.Div(className="di-page-head", children=[
             html.H1(str(TITLE), className="di-title"),
             html.Span(_("the final loss landscape of several training jobs"),

@@ -247,7 +247,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     jobs, tags_of = scalar_jobs(service.provider)
     state = page_state(params, jobs, tags_of)
     return html.Div([
-        tab_strip(app, PATH),
+        tab_strip(app, PATH, params),
         html.Div(className="di-page-head", children=[
             html.H1(_("Scalar Comparison"), className="di-title"),
             html.Span(_("scalars of several training jobs in one chart per tag"),

@@ -3,38 +3,72 @@
 Each plugin contributes its comparison page as a tab (``Plugin.compare_tabs``); the application
 installs the tabs of all plugins on the app once, and every comparison page draws the same strip
 with :func:`tab_strip`, its own tab marked active. Plugins never learn about each other.
+
+The tabs carry the URL parameters every comparison page reads alike (:data:`SHARED`: the jobs
+chosen, the job filter, the hidden runs), so the runs chosen on one tab are those of the next.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 
 import dash
-from dash import dcc, html
+from dash import Input, Output, dcc, html
 
 from dash_insight.web.plugin import NavLink
+from dash_insight.web.url_state import make_search
 
 #: The app attribute holding the installed tabs (one app, one list: nothing process-wide).
 ATTRIBUTE = "dash_insight_compare_tabs"
+#: The URL parameters a tab link carries from the page shown to the next tab.
+SHARED = ("jobs", "job_filter", "hidden")
+
+
+def tab_id(path: str) -> str:
+    return f"compare-tab-{path.strip('/').replace('/', '-')}"
+
+
+def shared_search(params: Mapping[str, str]) -> str:
+    """The query string of the :data:`SHARED` parameters of ``params`` ("" without any)."""
+    return make_search({name: params.get(name) for name in SHARED})
 
 
 def install(app: dash.Dash, tabs: Sequence[NavLink]) -> None:
-    """Remember the comparison tabs of ``app`` (sorted by rank by the caller)."""
+    """Remember the comparison tabs of ``app`` (sorted by rank by the caller), and keep their
+    links' :data:`SHARED` parameters those of the URL (in the browser)."""
     setattr(app, ATTRIBUTE, tuple(tabs))
+    if len(tabs) < 2:
+        return
+    paths = [app.get_relative_path(tab.path) for tab in tabs]
+    app.clientside_callback(
+        f"""function (search) {{
+            const now = new URLSearchParams(search || ""), kept = new URLSearchParams();
+            {json.dumps(SHARED)}.forEach(name => {{
+                if (now.get(name)) kept.set(name, now.get(name));
+            }});
+            const query = kept.toString() ? "?" + kept.toString() : "";
+            return {json.dumps(paths)}.map(path => path + query);
+        }}""",
+        *[Output(tab_id(tab.path), "href") for tab in tabs], Input("url", "search"),
+    )
 
 
 def installed(app: dash.Dash) -> tuple[NavLink, ...]:
     return tuple(getattr(app, ATTRIBUTE, ()))
 
 
-def tab_strip(app: dash.Dash, active_path: str) -> html.Nav | None:
-    """Links to every comparison page, ``active_path``'s marked; None with fewer than two."""
+def tab_strip(app: dash.Dash, active_path: str, params: Mapping[str, str] | None = None
+              ) -> html.Nav | None:
+    """Links to every comparison page, ``active_path``'s marked, carrying the :data:`SHARED`
+    parameters of ``params`` (the page's URL); None with fewer than two."""
     tabs = installed(app)
     if len(tabs) < 2:
         return None
+    search = shared_search(params or {})
     return html.Nav(className="di-compare-tabs", id="compare-tabs", children=[
-        dcc.Link(str(tab.label), href=app.get_relative_path(tab.path),
-                 id=f"compare-tab-{tab.path.strip('/').replace('/', '-')}",
+        dcc.Link(str(tab.label), href=app.get_relative_path(tab.path) + search,
+                 id=tab_id(tab.path),
                  className="di-compare-tab active" if tab.path == active_path
                  else "di-compare-tab")
         for tab in tabs

@@ -4,7 +4,7 @@ writes (the comparison dashboard's histograms tab)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 import pytest
@@ -77,3 +77,12 @@ def test_histograms_of_several_runs_overlaid(dash_duo, hist_app) -> None:
     until(lambda: url_params(dash_duo).get("hidden") == "./h1", 20)
     until(lambda: [d["run"] for d in _drawn(dash_duo) or []] == ["./h0"], 20)
     assert set(_notes(dash_duo)) == {"./h0"}
+
+    # The other tabs get the same runs: their links carry the jobs and the hidden runs.
+    def carried(tab: str) -> dict[str, list[str]]:
+        href = dash_duo.find_element(f"#compare-tab-{tab}").get_attribute("href")
+        return parse_qs(urlparse(href).query)
+
+    until(lambda: carried("compare-images") == {"jobs": [encode_tags(RUNS)],
+                                                "hidden": ["./h1"]}, 10)
+    assert carried("compare") == carried("compare-images")

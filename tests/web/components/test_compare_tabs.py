@@ -7,7 +7,12 @@ from pathlib import Path
 import dash
 
 from dash_insight.web.application import create_app
-from dash_insight.web.components.compare_tabs import install, installed, tab_strip
+from dash_insight.web.components.compare_tabs import (
+    install,
+    installed,
+    shared_search,
+    tab_strip,
+)
 from dash_insight.web.plugin import NavLink
 
 
@@ -32,3 +37,15 @@ def test_one_tab_or_none_draws_nothing() -> None:
     assert tab_strip(app, "/compare") is None
     install(app, [NavLink("Scalar Comparison", "/compare", 10)])
     assert tab_strip(app, "/compare") is None
+
+
+def test_tabs_carry_the_runs_chosen(tmp_path: Path) -> None:
+    app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
+    strip = tab_strip(app, "/compare", {"jobs": "./a,./b", "hidden": "./b", "tags": "loss",
+                                        "smoothing": "0.5"})
+    assert strip is not None
+    hrefs = {link.id: link.href for link in strip.children}
+    assert hrefs["compare-tab-compare-images"] == \
+        "/compare/images?jobs=.%2Fa%2C.%2Fb&hidden=.%2Fb"  # the runs only, not the tags
+    assert shared_search({}) == ""
+    app.data_service.close()
