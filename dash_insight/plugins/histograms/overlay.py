@@ -18,6 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dash_insight.core import histogram_bins
+from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.web.components.compare_runs import step_at_or_below
@@ -97,7 +98,7 @@ def overlay_figure(tag: str, entries: Sequence[RunHistogram], colours: Mapping[s
             continue
         xs, ys = outline(entry.buckets)
         colour = colours.get(entry.train_id, "#5b8ff9")
-        name = f"{entry.train_id} · step {entry.step}"
+        name = _("{run} · step {step}").format(run=entry.train_id, step=entry.step)
         traces.append(go.Scatter(
             x=xs, y=ys, mode="lines", name=name, line={"color": colour, "width": 2},
             fill="tozeroy", fillcolor=band_fill(colour, None, 0.12),
@@ -107,5 +108,5 @@ def overlay_figure(tag: str, entries: Sequence[RunHistogram], colours: Mapping[s
     figure.update_layout(showlegend=True, hovermode="closest", uirevision=tag,
                          legend={"orientation": "h", "x": 0, "y": -0.15, "yanchor": "top"})
     figure.update_xaxes(title={"text": tag})
-    figure.update_yaxes(title={"text": "count"}, rangemode="tozero")
+    figure.update_yaxes(title={"text": _("count")}, rangemode="tozero")
     return figure

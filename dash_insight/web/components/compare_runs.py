@@ -117,7 +117,10 @@ def step_at_or_below(steps: Sequence[int], wanted: int) -> int | None:
 
 
 def step_note(wanted: int, shown: int | None, first: int | None) -> str:
-    """What a run's step note says: the step shown, marked when it is not the slider's."""
+    """What a run's step note says: the step shown, marked when it is not the slider's (a run
+    whose steps could not be read, ``first`` None, says so)."""
+    if first is None:
+        return _("no readable step")
     if shown is None:
         return _("nothing at or before step {step} (first: step {first})").format(
             step=wanted, first=first)

@@ -47,6 +47,7 @@ def test_step_note() -> None:
     assert step_note(20, 20, 0) == "step 20"
     assert step_note(20, 15, 0) == "step 15 (the last at or before 20)"
     assert step_note(1, None, 2) == "nothing at or before step 1 (first: step 2)"
+    assert step_note(1, None, None) == "no readable step"
 
 
 def test_run_selection_default_filter_and_hidden() -> None:
