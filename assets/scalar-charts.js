@@ -188,17 +188,62 @@
     return point.step;
   }
 
-  /* The best point's star: a "★" in the line's colour at (x, y) of the axes ``yaxis``, its
-     label (line: best value @ step) as its hover text; ``name: "best"`` tells it apart. */
-  function bestStar(x, y, yaxis, colour, label, dark) {
-    return {text: "★", x, y, xref: "x", yref: yaxis, showarrow: false, name: "best",
-            font: {size: 17, color: colour}, xanchor: "center", yanchor: "middle",
-            hovertext: label,
-            hoverlabel: {bgcolor: dark ? "#1b1f24" : "#ffffff", font: {color: colour}}};
+  /* The best points' stars are drawn outside Plotly: one "★" element per line over the
+     graph, placed from the axes after every Plotly draw (placeStars). As a scatter trace, or
+     as a layout annotation, each star made every smoothing redraw (Plotly.restyle replots
+     every trace and annotation of a chart) about a tenth slower (bench/ui_scalars.py); here
+     a redraw costs one look at the stars' places. figure.layout.meta.stars: [{x, y (data
+     values), yaxis, colour, label}]. */
+  function placeStars(gd) {
+    const full = gd._fullLayout;
+    const stars = ((gd.layout || {}).meta || {}).stars || [];
+    let layer = gd.querySelector(":scope > .di-best-stars");
+    if (!full || !full.xaxis || !full._size) return;
+    const size = full._size;
+    const places = stars.map(star => {
+      const ya = full[star.yaxis === "y2" ? "yaxis2" : "yaxis"];
+      if (!ya) return null;
+      const px = full.xaxis.l2p(full.xaxis.d2l(star.x)), py = ya.l2p(ya.d2l(star.y));
+      const inside = isFinite(px) && isFinite(py) && px >= -1 && px <= size.w + 1 &&
+        py >= -1 && py <= size.h + 1;  // zoomed out of view: not shown
+      return inside ? [Math.round(size.l + px), Math.round(size.t + py)] : null;
+    });
+    const key = JSON.stringify([stars, places]);
+    if (layer && layer.dataset.key === key) return;  // a smoothing redraw: nothing moved
+    if (!layer) {
+      layer = document.createElement("div");
+      layer.className = "di-best-stars";
+      gd.appendChild(layer);
+    }
+    layer.dataset.key = key;
+    layer.replaceChildren(...stars.map((star, i) => {
+      const element = document.createElement("span");
+      element.className = "di-best-star";
+      element.textContent = "★";
+      element.title = star.label;
+      element.style.color = star.colour;
+      Object.assign(element.dataset, {x: star.x, y: star.y, label: star.label,
+                                      colour: star.colour});
+      if (places[i]) {
+        element.style.left = places[i][0] + "px";
+        element.style.top = places[i][1] + "px";
+      } else {
+        element.hidden = true;
+      }
+      return element;
+    }));
   }
 
-  const escapeHtml = text => String(text).replace(/[&<>"]/g, c => (
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+  /* Every chart's stars follow its draws (plotly_afterplot), hooked once per graph. */
+  const hooked = new WeakSet();
+  function hookStars() {
+    document.querySelectorAll(".di-graph-slot .js-plotly-plot").forEach(gd => {
+      if (hooked.has(gd) || typeof gd.on !== "function") return;
+      hooked.add(gd);
+      gd.on("plotly_afterplot", () => placeStars(gd));
+      placeStars(gd);
+    });
+  }
 
   /* A log x axis draws the step and relative time axes; its points at or below 0 are left out
      (``dropped`` counts them). */
@@ -217,6 +262,7 @@
     const t = window.dashInsightText;
     const traces = [];
     const annotations = [];
+    const stars = [];  // the best points, drawn by placeStars
     let hidden = 0;
     // Against a tag (the plan's x_tag): each point at that tag's value at its step (the
     // server's ``x`` column, null where the tag has none: those points are left out).
@@ -264,15 +310,12 @@
       }
       if (best) {
         // The best value of the raw series, whatever the smoothing; a log axis cannot place
-        // a value or step at or below 0. A star of text in the layout, not a trace: a trace
-        // more per line made every smoothing redraw a third slower (bench/ui_scalars.py).
+        // a value or step at or below 0.
         const bx = bestX(best, series, axis, byTag);
         const placeable = bx !== null && (!logScale || best.value > 0) && (!logX || bx > 0);
         if (placeable) {
-          // Annotations on a log axis are placed in log10 units.
-          annotations.push(bestStar(
-            logX ? Math.log10(bx) : bx, logScale ? Math.log10(best.value) : best.value,
-            yaxis, colour, `${escapeHtml(series.name)}: ${escapeHtml(best.label)}`, dark));
+          stars.push({x: bx, y: best.value, yaxis, colour,
+                      label: `${series.name}: ${best.label}`});
         }
       }
       if (series.nonfinite.length) {
@@ -345,6 +388,7 @@
                            axisStyle),
       yaxis: Object.assign({type: logScale ? "log" : "linear"}, axisStyle),
       annotations,
+      meta: {stars},
     };
     if (chart.series.some(s => s.right)) {
       layout.yaxis2 = Object.assign({overlaying: "y", side: "right", showgrid: false,
@@ -595,6 +639,7 @@
     if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
                             Array.prototype.some.call(m.removedNodes, isHtml))) {
       watchSlots();
+      hookStars();
     }
   }).observe(document.documentElement, {childList: true, subtree: true});
 

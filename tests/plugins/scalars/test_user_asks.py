@@ -65,15 +65,16 @@ def _card(chart: str) -> str:
 
 
 def _plot(dash_duo, chart: str) -> dict | None:
-    """The drawn chart: its best-value stars (layout annotations named "best": x, y as
-    placed, in log10 units on a log axis, hover text, colour), its lines (names, colours),
-    the legend's texts, its x axis type and its annotations' texts."""
+    """The drawn chart: its best-value stars (drawn over the graph: x, y, hover text, colour,
+    shown), its lines (names, colours), the legend's texts, its x axis type and its
+    annotations' texts."""
     return run_js(dash_duo, """
         const card = document.querySelector(arguments[0]);
         const p = card && card.querySelector('.js-plotly-plot');
         if (!p || !p.data || !p._fullLayout) return null;
-        const best = (p.layout.annotations || []).filter(a => a.name === 'best').map(a => ({
-            x: a.x, y: a.y, text: a.hovertext, colour: a.font.color}));
+        const best = Array.from(p.querySelectorAll('.di-best-star')).map(e => ({
+            x: Number(e.dataset.x), y: Number(e.dataset.y), text: e.title,
+            colour: e.dataset.colour, shown: !e.hidden && e.getBoundingClientRect().width > 0}));
         const smoothed = p.data.filter(t => (t.meta || {}).role === 'smoothed');
         const lines = smoothed.map(t => t.name);
         return {best, lines, colours: smoothed.map(t => t.line.color),
@@ -107,12 +108,13 @@ def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> 
         _show(dash_duo, chart)
         until(lambda chart=chart: (_plot(dash_duo, chart) or {}).get("best"), 30)
     [best] = _plot(dash_duo, loss)["best"]
-    assert (best["x"], best["y"]) == (30, 0.125)  # lowest, earliest of the tie, NaN skipped
+    # The lowest, the earliest of the tie, NaN skipped; on the chart.
+    assert best["shown"] and (best["x"], best["y"]) == (30, 0.125)
     assert best["text"] == "loss: best 0.125 @ step 30"  # the line is named by its tag
     [best] = _plot(dash_duo, acc)["best"]  # an accuracy: its highest
     assert best["x"] == 20 and math.isclose(best["y"], 0.875)
     assert best["text"] == "acc: best 0.875 @ step 20"
-    # A star in the layout, not a trace: the raw and smoothed lines only.
+    # The star is not drawn by Plotly: the chart's traces are the raw and smoothed lines.
     assert _plot(dash_duo, acc)["traces"] == 2
     assert dash_duo.find_element(f'{_card(acc)} button[id*="chart-best"]').text == "best: max"
 
@@ -162,8 +164,7 @@ def test_log_x_axis_with_steps_at_zero(dash_duo, asks_app) -> None:
     until(lambda: (_plot(dash_duo, chart) or {}).get("xtype") == "log", 30)
     # Step 0 cannot be placed on a log axis: it is left out, and the chart says so.
     assert "log x: 1 point(s) at or below 0 not drawn" in _plot(dash_duo, chart)["notes"]
-    # The best stays marked (a star on a log axis is placed in log10 units).
-    assert math.isclose(10 ** _plot(dash_duo, chart)["best"][0]["x"], 30)
+    assert _plot(dash_duo, chart)["best"][0]["x"] == 30  # the best stays marked
     # Absolute time cannot be logarithmic: a linear date axis, with a note.
     click_option(dash_duo, ".di-axis", "Absolute time")
     until(lambda: _plot(dash_duo, chart)["xtype"] == "date", 20)
