@@ -617,6 +617,60 @@ def report_workers(args: argparse.Namespace, base: str, manifest: dict[str, Any]
     fresh_index(workspace, jobs_base)
     return ok
 
+# --- a job of long series (--series-job) ---------------------------------------------------------
+
+
+def series_value(step: np.ndarray, tag: int) -> np.ndarray:
+    """The float32 value of tag number ``tag`` at each step: deterministic, so a check can
+    recompute it (a slow wave per tag plus hashed noise)."""
+    noise = ((step * 2654435761 + tag * 40503) % 1000).astype(np.float64) / 1000.0 - 0.5
+    return (np.sin(step / 1e6 + tag) + 2.0 + 0.05 * noise).astype(np.float32)
+
+
+def generate_series_job(directory: str, tags: int, steps: int) -> str:
+    """``directory/job/``: ONE summary file, one record per step holding ``tags`` scalars (steps
+    1 .. ``steps``); skipped when a complete one is there. The records are built with one reused
+    protobuf Event and framed directly (the ``SummaryWriter`` API, one value at a time, would
+    take an hour for 200 million values); the file is named and started by ``SummaryWriter``.
+    Returns the base directory."""
+    from dash_insight.core.format.framing import frame_record
+    from dash_insight.core.format.protos import summary_pb2
+
+    done = os.path.join(directory, MANIFEST)
+    if os.path.exists(done):
+        return directory
+    shutil.rmtree(directory, ignore_errors=True)
+    job = os.path.join(directory, JOB_NAME)
+    print(f"generating {job}: {tags} scalar tags x {steps:,} steps (once) ...", flush=True)
+    started = time.perf_counter()
+    with SummaryWriter(job, host="bench") as writer:
+        path = writer.summary_path
+    event = summary_pb2.Event()
+    values = [event.summary.value.add() for _ in range(tags)]
+    for value, name in zip(values, scalar_tags(tags), strict=True):
+        value.tag = name
+    block = 100_000
+    with open(path, "ab") as handle:
+        for first in range(1, steps + 1, block):
+            step_block = np.arange(first, min(first + block, steps + 1), dtype=np.int64)
+            columns = [series_value(step_block, tag).tolist() for tag in range(tags)]
+            frames = []
+            for row, step in enumerate(step_block.tolist()):
+                event.step = step
+                event.wall_time = 1.7e9 + step * 0.01
+                for tag, value in enumerate(values):
+                    value.scalar_value = columns[tag][row]
+                frames.append(frame_record(event.SerializeToString()))
+            handle.write(b"".join(frames))
+            if (first // block) % 10 == 0:
+                print(f"  step {int(step_block[-1]):>11,}: {mb(handle.tell()):7.0f} MB, "
+                      f"{time.perf_counter() - started:5.0f} s", flush=True)
+    with open(done, "w") as handle:
+        json.dump({"tags": tags, "steps": steps, "bytes": os.path.getsize(path)}, handle)
+    print(f"generated {mb(os.path.getsize(path)):.0f} MB in "
+          f"{time.perf_counter() - started:.0f} s", flush=True)
+    return directory
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -11,6 +11,9 @@ One loader (thread or process) writes; any number of web workers read. Entries:
   :class:`ScalarColumns` for scalars, :class:`BlobColumns` for values read lazily (images,
   histograms, tensors, loss landscapes); ``serial`` comes from the ``chunk-serial`` counter, so
   a chunk is never overwritten;
+* ``lod|<train_id>|<plugin>|<tag>|<file>|<serial>|<level>`` -> the
+  :class:`~.chunks.SummaryPoints` of a scalar chunk whose steps ascend, one per level of
+  :data:`~.chunks.SUMMARY_LEVELS` (written, retired and expired with their chunk);
 * ``generation`` -> a counter the loader bumps in the same transaction as each change, so
   readers know when to reload what they cached;
 * ``rebuild`` -> train_ids a reader found damaged (a chunk its state names is missing or
@@ -23,13 +26,15 @@ Chunks are per file so that a replaced, truncated or deleted file is dropped wit
 the other files of its job. While a file is first read, every slice adds one chunk per tag
 without any merging (each point is written once). Afterwards a live job appends one small chunk
 per tag per reload, and chunks are merged LSM-style (the newest two while the newest is at least
-half the size of the one before), so a tag keeps few chunks and every point is rewritten
-O(log n) times. A reader may hold a job state of an earlier generation while it reads that
-state's chunks, so chunks replaced by a merge or dropped with their file are not deleted at once:
-they expire :data:`RETIRED_CHUNK_SECONDS` later (diskcache's expiry), and a reader that still
-misses one reloads the job state and tries again (:class:`MissingChunk`). Chunks live inside
-SQLite (diskcache writes values above ``disk_min_file_size`` as separate files, which costs a
-mkdir/open/rmdir per chunk).
+half the size of the one before, up to :data:`MAX_MERGED_ENTRIES`), so a tag keeps few chunks
+and every point is rewritten O(log n) times. The state names each chunk by a
+:class:`~.chunks.ChunkRef` (its step bounds), so a step-window read finds the chunks it needs by
+binary search (:mod:`.chunks`). A reader may hold a job state of an earlier generation while it
+reads that state's chunks, so chunks replaced by a merge or dropped with their file are not
+deleted at once: they expire :data:`RETIRED_CHUNK_SECONDS` later (diskcache's expiry), and a
+reader that still misses one reloads the job state and tries again (:class:`MissingChunk`).
+Chunks live inside SQLite (diskcache writes values above ``disk_min_file_size`` as separate
+files, which costs a mkdir/open/rmdir per chunk).
 
 The index is a cache of the logs, rebuilt when damaged, with one line in the log each time:
 
@@ -68,6 +73,13 @@ from dash_insight.core.private_files import (
     make_private_dirs,
     restrict,
 )
+from dash_insight.core.store.chunks import (
+    SUMMARY_LEVELS,
+    ChunkRef,
+    SummaryPoints,
+    chunk_ref,
+    summarise,
+)
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -75,13 +87,18 @@ log = logging.getLogger(__name__)
 #: Bump when the layout of index entries changes: an index of another format is rebuilt.
 #: 3: chunks are ScalarColumns / BlobColumns, graphs and lineage GraphRecord / LineageRecord.
 #: 4: chunks are named by a serial (FileState.chunks holds (serial, entries) pairs).
-INDEX_FORMAT = 4
+#: 5: FileState.chunks holds ChunkRef (step bounds); scalar chunks have ``lod`` summaries.
+INDEX_FORMAT = 5
 #: How long a chunk replaced by a merge (or dropped with its file) stays readable for readers
 #: that still hold the job state naming it; a reader that misses one reloads the state.
 RETIRED_CHUNK_SECONDS = 60.0
 _SEP = "\x1f"  # ASCII unit separator: never in a path, a tag or a plugin name
 #: Values up to this size stay inside SQLite (diskcache's default is 32 KB).
 _IN_DATABASE_BYTES = 64 << 20
+#: A live tag's chunks are merged only up to this many entries: a step-window read touches at
+#: most two chunks it does not need whole, so they must stay small (a tag of 10 million points
+#: appended live keeps ~40 such chunks).
+MAX_MERGED_ENTRIES = 1 << 18
 
 
 def _key(*parts: object) -> str:
@@ -384,27 +401,34 @@ class IndexStore:
     # -- chunks --
     def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
                      columns: Columns, merge: bool = True) -> None:
-        """Store one more chunk of ``tag`` read from ``file_state``; with ``merge``, merge the
-        newest chunks LSM-style (the loader passes False while a file is first read). A merge
-        writes a new chunk and retires the two it replaces."""
+        """Store one more chunk of ``tag`` read from ``file_state`` (with its summaries when it
+        is a scalar chunk whose steps ascend); with ``merge``, merge the newest chunks LSM-style
+        (the loader passes False while a file is first read) while the result stays within
+        :data:`MAX_MERGED_ENTRIES`. A merge writes a new chunk and retires the two it replaces.
+        """
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        chunks.append((self._new_chunk(state.train_id, plugin, tag, name, columns),
-                       len(columns.step)))
-        while merge and len(chunks) >= 2 and chunks[-1][1] * 2 >= chunks[-2][1]:
-            (first, first_size), (second, second_size) = chunks[-2:]
-            merged = _concat([self._chunk(state.train_id, plugin, tag, name, first),
-                              self._chunk(state.train_id, plugin, tag, name, second)])
-            serial = self._new_chunk(state.train_id, plugin, tag, name, merged)
-            self._retire(_key("chunk", state.train_id, plugin, tag, name, replaced)
-                         for replaced in (first, second))
-            chunks[-2:] = [(serial, first_size + second_size)]
+        chunks.append(self._new_chunk(state.train_id, plugin, tag, name, columns))
+        while (merge and len(chunks) >= 2 and chunks[-1].entries * 2 >= chunks[-2].entries
+               and chunks[-1].entries + chunks[-2].entries <= MAX_MERGED_ENTRIES):
+            first, second = chunks[-2:]
+            merged = _concat([self._chunk(state.train_id, plugin, tag, name, first.serial),
+                              self._chunk(state.train_id, plugin, tag, name, second.serial)])
+            self._retire(key for replaced in (first, second)
+                         for key in _chunk_keys(state.train_id, plugin, tag, name, replaced))
+            chunks[-2:] = [self._new_chunk(state.train_id, plugin, tag, name, merged)]
 
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
-                   columns: Columns) -> int:
+                   columns: Columns) -> ChunkRef:
         serial = int(self._cache.incr("chunk-serial", default=0))
+        ref = chunk_ref(serial, columns.step)
         self._cache.set(_key("chunk", train_id, plugin, tag, name, serial), columns)
-        return serial
+        if isinstance(columns, ScalarColumns) and ref.ascending and ref.entries:
+            for level in SUMMARY_LEVELS:
+                self._cache.set(_key("lod", train_id, plugin, tag, name, serial, level),
+                                summarise(columns.step, columns.wall_time, columns.value,
+                                          level))
+        return ref
 
     def _retire(self, keys: Iterable[str]) -> None:
         """Let chunks expire after :data:`RETIRED_CHUNK_SECONDS` instead of deleting them now:
@@ -420,18 +444,43 @@ class IndexStore:
                 with contextlib.suppress(sqlite3.DatabaseError):
                     self._cache.delete(key)
 
-    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
+    def _entry(self, key: str, what: str) -> Any:
+        """The entry at ``key``; :class:`MissingChunk` (described by ``what``) when it is
+        missing or unreadable."""
         try:
-            columns = self._cache.get(_key("chunk", train_id, plugin, tag, name, serial))
+            entry = self._cache.get(key)
         except Exception as error:  # a damaged page, or a pickle this code cannot read
             if isinstance(error, sqlite3.OperationalError):
                 raise
-            raise MissingChunk(f"index entry unreadable: {train_id} {plugin} {tag} {name} "
-                               f"#{serial}: {error!r}") from error
-        if columns is None:
-            raise MissingChunk(f"index entry missing: {train_id} {plugin} {tag} {name} "
-                               f"#{serial}")
-        return columns
+            raise MissingChunk(f"index entry unreadable: {what}: {error!r}") from error
+        if entry is None:
+            raise MissingChunk(f"index entry missing: {what}")
+        return entry
+
+    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
+        return self._entry(_key("chunk", train_id, plugin, tag, name, serial),
+                           f"{train_id} {plugin} {tag} {name} #{serial}")
+
+    def read_chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                   layout: type[ColumnsT]) -> ColumnsT:
+        """One chunk of ``tag`` read from file ``name`` (:class:`MissingChunk` when the index
+        lacks it; a TypeError when it is not stored as ``layout``)."""
+        part = self._chunk(train_id, plugin, tag, name, serial)
+        if not isinstance(part, layout):
+            raise TypeError(f"{plugin} {tag!r} of {train_id} is stored as "
+                            f"{type(part).__name__}, not {layout.__name__}")
+        return part
+
+    def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                     level: int) -> SummaryPoints:
+        """The level-``level`` summary of one ascending scalar chunk (:mod:`.chunks`);
+        :class:`MissingChunk` when the index lacks it."""
+        summary = self._entry(_key("lod", train_id, plugin, tag, name, serial, level),
+                              f"{train_id} {plugin} {tag} {name} #{serial} summary {level}")
+        if not isinstance(summary, SummaryPoints):
+            raise MissingChunk(f"index entry of another layout: {train_id} {plugin} {tag} "
+                               f"{name} #{serial} summary {level}")
+        return summary
 
     def read_columns(self, state: JobState, plugin: str, tag: str,
                      layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
@@ -440,26 +489,41 @@ class IndexStore:
         scalars, :class:`BlobColumns` otherwise); another one is a TypeError. A chunk the state
         names but the index lacks is a :class:`MissingChunk`."""
         out = []
-        files = sorted(state.files.values(), key=lambda f: (f.rank, f.name))
-        for file_state in files:
-            chunks = file_state.chunks.get((plugin, tag))
-            if not chunks:
-                continue
-            parts = [self._chunk(state.train_id, plugin, tag, file_state.name, serial)
-                     for serial, _ in chunks]
-            for part in parts:
-                if not isinstance(part, layout):
-                    raise TypeError(f"{plugin} {tag!r} of {state.train_id} is stored as "
-                                    f"{type(part).__name__}, not {layout.__name__}")
+        for file_state, chunks in tag_chunks(state, plugin, tag):
+            parts = [self.read_chunk(state.train_id, plugin, tag, file_state.name, ref.serial,
+                                     layout) for ref in chunks]
             out.append((file_state, _concat(parts)))
         return out
 
     def drop_file(self, state: JobState, file_state: FileState) -> None:
-        """Retire every chunk read from one file."""
-        self._retire(_key("chunk", state.train_id, plugin, tag, file_state.name, serial)
-                     for (plugin, tag), chunks in file_state.chunks.items()
-                     for serial, _ in chunks)
+        """Retire every chunk read from one file (and its summaries)."""
+        self._retire(key for (plugin, tag), chunks in file_state.chunks.items()
+                     for ref in chunks
+                     for key in _chunk_keys(state.train_id, plugin, tag, file_state.name, ref))
         file_state.chunks = {}
+
+
+def tag_chunks(state: JobState, plugin: str,
+               tag: str) -> list[tuple[FileState, list[ChunkRef]]]:
+    """The chunks of ``tag`` per file in arrival order: files by (rank, name), as MindInsight
+    reads them, each file's chunks in the order they were read."""
+    out = []
+    for file_state in sorted(state.files.values(), key=lambda f: (f.rank, f.name)):
+        chunks = file_state.chunks.get((plugin, tag))
+        if chunks:
+            out.append((file_state, chunks))
+    return out
+
+
+def _chunk_keys(train_id: str, plugin: str, tag: str, name: str,
+                ref: ChunkRef) -> list[str]:
+    """The index keys of one chunk: its columns and (for a scalar chunk whose steps ascend) its
+    summaries (retiring a key that was never written is a no-op)."""
+    keys = [_key("chunk", train_id, plugin, tag, name, ref.serial)]
+    if ref.ascending and ref.entries:
+        keys += [_key("lod", train_id, plugin, tag, name, ref.serial, level)
+                 for level in SUMMARY_LEVELS]
+    return keys
 
 
 def _quick_check(path: str) -> None:

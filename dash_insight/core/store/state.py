@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dash_insight.core.format.framing import Damage
+from dash_insight.core.store.chunks import ChunkRef
 
 STATUS_PENDING = "pending"  # discovered, nothing read yet
 STATUS_LOADING = "loading"  # some bytes not read yet
@@ -71,9 +72,9 @@ class FileState:
     # regular file); tried again every round, so a ``chmod`` is enough. A plain default (a class
     # attribute), so states pickled before this field existed read as None.
     unreadable: str | None = None
-    # (plugin, tag) -> (serial, number of entries) of each stored chunk, in arrival order
+    # (plugin, tag) -> each stored chunk (serial, entries, step bounds), in arrival order
     # (see IndexStore.append_chunk)
-    chunks: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
+    chunks: dict[tuple[str, str], list[ChunkRef]] = field(default_factory=dict)
 
     @property
     def needs_reading(self) -> bool:

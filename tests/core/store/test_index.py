@@ -55,7 +55,7 @@ def test_chunks_merge_and_keep_their_layout(tmp_path: Path) -> None:
     file_state = state.files["f"] = FileState("f", "summary", (1, 1))
     for start in range(0, 100, 10):
         store.append_chunk(state, file_state, "scalar", "x", _scalars(range(start, start + 10)))
-    assert sum(size for _, size in file_state.chunks[("scalar", "x")]) == 100
+    assert sum(ref.entries for ref in file_state.chunks[("scalar", "x")]) == 100
     assert len(file_state.chunks[("scalar", "x")]) < 10  # merged LSM-style
     [(read_file, columns)] = store.read_columns(state, "scalar", "x", ScalarColumns)
     assert read_file is file_state and type(columns) is ScalarColumns

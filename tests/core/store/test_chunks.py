@@ -1,0 +1,99 @@
+"""Chunk bounds, their binary search, and the persisted chunk summaries (:mod:`.store.chunks`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dash_insight.core.store.chunks import (
+    SUMMARY_LEVELS,
+    ChunkRef,
+    chunk_ref,
+    is_ordered,
+    overlapping,
+    summarise,
+    summary_level,
+    summary_positions,
+)
+
+
+def test_chunk_ref_records_bounds_and_whether_steps_ascend() -> None:
+    assert chunk_ref(7, np.array([3, 4, 9])) == ChunkRef(7, 3, 3, 9, True)
+    assert chunk_ref(1, np.array([3, 3, 4])) == ChunkRef(1, 3, 3, 4, False)  # a repeat
+    assert chunk_ref(1, np.array([5, 2, 8])) == ChunkRef(1, 3, 2, 8, False)  # a step back
+    assert chunk_ref(2, np.zeros(0, np.int64)) == ChunkRef(2, 0, 0, -1, True)
+
+
+def _ref(first: int, last: int, ascending: bool = True, entries: int = 1) -> ChunkRef:
+    return ChunkRef(0, entries, first, last, ascending)
+
+
+def test_a_tag_is_ordered_only_when_every_step_follows_the_previous_one() -> None:
+    assert is_ordered([_ref(0, 9), _ref(10, 19), _ref(25, 30)])
+    assert is_ordered([_ref(0, 9), _ref(0, -1, entries=0), _ref(10, 19)])  # empty: ignored
+    assert not is_ordered([_ref(0, 9), _ref(9, 19)])  # step 9 twice: the later one wins
+    assert not is_ordered([_ref(10, 19), _ref(0, 9)])  # a restart: purges the older points
+    assert not is_ordered([_ref(0, 9), _ref(5, 30)])  # overlapping bounds
+    assert not is_ordered([_ref(0, 9, ascending=False)])
+    assert is_ordered([])
+
+
+@pytest.mark.parametrize(("start", "end", "expected"), [
+    (None, None, (0, 3)),
+    (12, 15, (1, 2)),  # inside one chunk
+    (5, 25, (0, 3)),  # across every chunk, cutting the first and the last
+    (10, 19, (1, 2)),  # exactly one chunk
+    (-50, -1, (0, 0)),  # before all data
+    (40, 90, (3, 3)),  # after all data
+    (20, 24, (2, 2)),  # in a gap between two chunks
+    (None, 12, (0, 2)),
+    (15, None, (1, 3)),
+    (9, 10, (0, 2)),  # the last step of one chunk and the first of the next
+])
+def test_overlapping_finds_the_chunks_of_a_window(start: int | None, end: int | None,
+                                                  expected: tuple[int, int]) -> None:
+    first = np.array([0, 10, 25])
+    last = np.array([9, 19, 30])
+    assert overlapping(first, last, start, end) == expected
+
+
+def test_a_summary_keeps_block_extremes_ends_and_every_nonfinite_value() -> None:
+    value = np.array([5, 1, 9, 3, 2, 8, 7, 7, 4, 6], np.float32)  # blocks of 4 at level 2
+    kept = summary_positions(value, 2)
+    # block 0 (0-3): min 1 @1, max 9 @2; block 1 (4-7): min 2 @4, max 8 @5;
+    # block 2 (8-9, partial): min 4 @8, max 6 @9; the ends 0 and 9; the block starts 0, 4, 8
+    assert kept.tolist() == [0, 1, 2, 4, 5, 8, 9]
+    with_nonfinite = value.copy()
+    with_nonfinite[[3, 6]] = [np.nan, np.inf]
+    kept = summary_positions(with_nonfinite, 2)
+    assert {3, 6} <= set(kept.tolist())
+    # the infinity is no maximum: block 1's largest finite value is still 8 @5
+    assert 5 in kept.tolist()
+    assert summary_positions(np.full(8, np.nan, np.float32), 2).tolist() == list(range(8))
+    assert summary_positions(np.zeros(0, np.float32), 2).tolist() == []
+
+
+def test_summarise_keeps_the_stored_values_and_is_small() -> None:
+    step = np.arange(100_000, dtype=np.int64) * 3
+    value = np.sin(step / 1000).astype(np.float32)
+    for level in SUMMARY_LEVELS:
+        summary = summarise(step, step * 0.5, value, level)
+        assert summary.value.dtype == np.float32
+        assert len(summary.step) <= 3 * len(step) // (1 << level) + 4
+        positions = np.searchsorted(step, summary.step)
+        assert np.array_equal(value[positions], summary.value)
+        assert np.array_equal(summary.wall_time, summary.step * 0.5)
+        # every block's extremes are there
+        blocks = len(step) // (1 << level)
+        whole = value[:blocks << level].reshape(blocks, 1 << level)
+        assert set(whole.max(axis=1).tolist()) <= set(summary.value.tolist())
+        assert set(whole.min(axis=1).tolist()) <= set(summary.value.tolist())
+
+
+def test_summary_level_keeps_sixteen_blocks_per_pixel_column() -> None:
+    columns = 499
+    assert summary_level(10_000_000, columns, 16) == 10  # 1,252 points per block: 1,024
+    assert summary_level(1_000_000, columns, 16) == 6  # 125 per block: 64
+    assert summary_level(100_000, columns, 16) is None  # 12 per block: read raw
+    assert summary_level(16 * 64 * columns, columns, 16) == 6
+    assert summary_level(16 * 64 * columns - 1, columns, 16) is None
