@@ -94,13 +94,17 @@ def chart_payload(provider: DataProvider, charts: Sequence[ChartSpec],
         problems = []
         for spec in chart.series:
             try:
-                full = provider.read_scalars(spec.train_id, spec.tag)
-                shown = provider.read_scalars(spec.train_id, spec.tag, max_points=max_points)
+                # A window read of the whole range: a tag of millions of steps is drawn from
+                # its chunk summaries, never read whole.
+                found = provider.read_scalar_window(spec.train_id, spec.tag,
+                                                    max_points=max_points)
             except DataError as error:
                 problems.append(str(error))
                 continue
+            shown = found.series
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
-                           "right": spec.right_axis, "total": len(full), "shown": len(shown),
+                           "right": spec.right_axis, "total": found.points_in_range,
+                           "shown": len(shown),
                            "colour": spec.colour,
                            **encode_series(shown.step, shown.wall_time, shown.value)})
         out.append({"id": chart.chart_id, "title": chart.title, "series": series,
