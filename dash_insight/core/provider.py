@@ -457,17 +457,17 @@ class DataProvider:
 
     def _chunk_columns(self, train_id: str, tag: str, chunks: OrderedChunks,
                        position: int) -> ScalarColumns:
-        """One chunk of an ordered tag (chunks never change under their serial: kept in the
-        LRU)."""
-        name, serial = chunks.files[position], chunks.refs[position].serial
-        return self._cache.get_or_compute(
-            ("chunk", train_id, tag, name, serial),
-            lambda: self.store.read_chunk(train_id, Plugin.SCALAR.value, tag, name, serial,
-                                          ScalarColumns))
+        """One chunk of an ordered tag, read from the index for each request: not kept in the
+        LRU, so that the memory a window read takes is bounded by the window (its edge chunks
+        are at most a slice of a file, or :data:`.index.MAX_MERGED_ENTRIES`)."""
+        return self.store.read_chunk(train_id, Plugin.SCALAR.value, tag,
+                                     chunks.files[position], chunks.refs[position].serial,
+                                     ScalarColumns)
 
     def _chunk_summary(self, train_id: str, tag: str, chunks: OrderedChunks, position: int,
                        level: int) -> SummaryPoints:
-        """One chunk's persisted summary at ``level`` (kept in the LRU)."""
+        """One chunk's persisted summary at ``level`` (kept in the LRU under the chunk's serial,
+        which never names another chunk: ~2 points per ``2**level``)."""
         name, serial = chunks.files[position], chunks.refs[position].serial
         return self._cache.get_or_compute(
             ("lod", train_id, tag, name, serial, level),

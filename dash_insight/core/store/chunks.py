@@ -90,7 +90,7 @@ def summary_positions(value: np.ndarray, level: int) -> np.ndarray:
     low = np.minimum.reduceat(np.where(finite, values, np.inf), starts)
     high = np.maximum.reduceat(np.where(finite, values, -np.inf), starts)
     block = np.arange(n) // size
-    picked = [np.array([0, n - 1]), np.flatnonzero(~finite), starts]
+    picked = [np.array([0, n - 1]), np.flatnonzero(~finite)]
     for extreme in (low, high):
         hits = np.flatnonzero(values == extreme[block])
         _, first = np.unique(block[hits], return_index=True)

@@ -61,8 +61,10 @@ def test_a_summary_keeps_block_extremes_ends_and_every_nonfinite_value() -> None
     value = np.array([5, 1, 9, 3, 2, 8, 7, 7, 4, 6], np.float32)  # blocks of 4 at level 2
     kept = summary_positions(value, 2)
     # block 0 (0-3): min 1 @1, max 9 @2; block 1 (4-7): min 2 @4, max 8 @5;
-    # block 2 (8-9, partial): min 4 @8, max 6 @9; the ends 0 and 9; the block starts 0, 4, 8
+    # block 2 (8-9, partial): min 4 @8, max 6 @9; the ends 0 and 9
     assert kept.tolist() == [0, 1, 2, 4, 5, 8, 9]
+    assert summary_positions(np.array([3, 3, 1, 5, 2, 2, 2, 2], np.float32), 2).tolist() == [
+        0, 2, 3, 4, 7]  # ties: the first; the last point is kept as an end
     with_nonfinite = value.copy()
     with_nonfinite[[3, 6]] = [np.nan, np.inf]
     kept = summary_positions(with_nonfinite, 2)
@@ -79,7 +81,7 @@ def test_summarise_keeps_the_stored_values_and_is_small() -> None:
     for level in SUMMARY_LEVELS:
         summary = summarise(step, step * 0.5, value, level)
         assert summary.value.dtype == np.float32
-        assert len(summary.step) <= 3 * len(step) // (1 << level) + 4
+        assert len(summary.step) <= 2 * len(step) // (1 << level) + 4
         positions = np.searchsorted(step, summary.step)
         assert np.array_equal(value[positions], summary.value)
         assert np.array_equal(summary.wall_time, summary.step * 0.5)
