@@ -70,7 +70,8 @@
       if (on) next.push(FULL);
       document.body.classList.toggle("di-has-full-screen", on);
       setTimeout(() => window.dispatchEvent(new Event("resize")), 50);
-      return [next.join(" "), on ? "✕ Exit full screen" : "Full screen"];
+      const t = window.dashInsightText;
+      return [next.join(" "), on ? t("✕ Exit full screen") : t("Full screen")];
     },
   };
 
@@ -100,7 +101,8 @@
     showStep: function (position, data) {
       if (!data) return noUpdate();
       const i = Math.max(0, Math.min(data.steps.length - 1, position || 0));
-      return [data.src + data.steps[i], "Step: " + data.steps[i], localTime(data.walls[i])];
+      return [data.src + data.steps[i], window.dashInsightText("Step: {step}", {step: data.steps[i]}),
+              localTime(data.walls[i])];
     },
 
     /* Steps chosen away from the last one go to the URL (steps=tag=12,...). */

@@ -159,7 +159,9 @@
   }
 
   function axisTitle(axis) {
-    return {step: "step", relative: "relative time (s)", absolute: "time"}[axis] || "step";
+    const t = window.dashInsightText;
+    return {step: t("step"), relative: t("relative time (s)"), absolute: t("time")}[axis] ||
+      t("step");
   }
 
   /* A line's colour: its run's (the user's pick, else the server's run colour, the same on
@@ -170,6 +172,7 @@
   }
 
   function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours) {
+    const t = window.dashInsightText;
     const traces = [];
     const annotations = [];
     let hidden = 0;
@@ -189,9 +192,9 @@
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name: series.name,
                    meta: {series: index, role: "smoothed"},
                    line: {color: colour, width: 1.8}, customdata: custom,
-                   hovertemplate: "<b>%{customdata[0]}</b><br>value %{customdata[1]:.6g}" +
-                     "<br>smoothed %{y:.6g}<br>step %{customdata[2]}<br>%{customdata[3]}" +
-                     "<extra></extra>"});
+                   hovertemplate: "<b>%{customdata[0]}</b><br>" + t("value") +
+                     " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
+                     " %{customdata[2]}<br>%{customdata[3]}<extra></extra>"});
       if (threshold && threshold.conditions && threshold.conditions.length) {
         const mask = thresholdMask(smoothed, threshold);
         // Matching runs draw as red segments over the line (isolated points as dots).
@@ -209,8 +212,8 @@
           x: series.nonfinite.map(([i]) => x[i]),
           y: series.nonfinite.map(() => base),
           marker: {symbol: "x", size: 9, color: THRESHOLD_COLOUR},
-          text: series.nonfinite.map(([i, kind]) => `${series.name}: ${kind.toUpperCase()}` +
-                                                    ` at step ${series.step[i]}`),
+          text: series.nonfinite.map(([i, kind]) => t("{name}: {kind} at step {step}", {
+            name: series.name, kind: kind.toUpperCase(), step: series.step[i]})),
           hovertemplate: "%{text}<extra></extra>", name: "non-finite",
         });
       }
@@ -218,16 +221,17 @@
         // A zoomed view says whether it holds every point of its range; smoothing runs on
         // what is drawn, which is not the whole series when some points are left out.
         const note = series.shown < series.total
-          ? `${series.shown} of ${series.total} points drawn` +
-            (smoothing > 0 ? " (smoothed as drawn)" : "")
-          : `raw: all ${series.total} points of the range`;
+          ? t("{shown} of {total} points drawn", {shown: series.shown, total: series.total}) +
+            (smoothing > 0 ? t(" (smoothed as drawn)") : "")
+          : t("raw: all {total} points of the range", {total: series.total});
         annotations.push({text: note, xref: "paper", yref: "paper", x: 1,
                           y: 1.07 + 0.06 * index, showarrow: false, font: {size: 10},
                           xanchor: "right", name: "points-note"});
       }
     });
     if (hidden) {
-      annotations.push({text: `log scale: ${hidden} non-positive value(s) not drawn`,
+      annotations.push({text: t("log scale: {count} non-positive value(s) not drawn",
+                                {count: hidden}),
                         xref: "paper", yref: "paper", x: 0, y: 1.07, showarrow: false,
                         font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
     }
@@ -270,20 +274,249 @@
     return {data: traces, layout};
   }
 
+  /* What the charts of the page show between Dash callbacks (set by render): the plan of the
+     charts (byId: chart id -> {stamp, series specs, problems}), smoothing, axis, log scale,
+     thresholds, theme and run colours. */
+  const pageState = () => window._diChartState;
+
+  /* Points of each chart, fetched when the chart comes on screen: loaded[chart] = {stamp (the
+     plan's stamp of the chart when asked), seq, series, problems, failed}. */
+  const loaded = {};
+  const loading = {};  // chart -> the plan stamp being fetched
+  const inView = new Set();  // charts whose slot is on (or next to) the screen
+  let loadCounter = 0;
+
+  function apiPrefix() {
+    const config = document.getElementById("_dash-config");
+    try {
+      return JSON.parse(config.textContent).requests_pathname_prefix || "/";
+    } catch (error) {
+      return "/";
+    }
+  }
+
+  const elementOf = (chartId, type) =>
+    document.getElementById(JSON.stringify({chart: chartId, type}));
+
+  function graphDiv(id) {
+    const holder = elementOf(id.chart, id.type || "scalar-graph");
+    return holder ? holder.querySelector(".js-plotly-plot") : null;
+  }
+
+  /* Points per series: no more than the pixel width of the chart's plot area (one point per
+     pixel column at most; the server keeps each column's extremes, ends and every NaN / inf).
+     Before the chart is drawn its plot area is the slot less the axes' margins. */
+  const AXES_MARGIN = 90;
+  function pointBudget(chartId) {
+    const div = graphDiv({chart: chartId});
+    if (div && div._fullLayout && div._fullLayout._size) {
+      return Math.max(50, Math.floor(div._fullLayout._size.w));
+    }
+    const slot = elementOf(chartId, "graph-slot");
+    const width = slot && slot.clientWidth ? slot.clientWidth : 400;
+    return Math.max(50, Math.floor(width - AXES_MARGIN));
+  }
+
+  /* Each series of ``series`` (specs: train_id, tag, ...) with the points the server answers
+     for ``params`` (max_points, start_step, end_step) merged in. */
+  async function fetchSeries(series, params) {
+    const prefix = apiPrefix();
+    const answers = await Promise.all(series.map(async spec => {
+      const query = new URLSearchParams(Object.assign({train_id: spec.train_id, tag: spec.tag},
+                                                      params));
+      const response = await fetch(`${prefix}v1/dash-insight/chart/scalar?${query}`,
+                                   {credentials: "same-origin"});
+      if (!response.ok) {
+        let message = `HTTP ${response.status}`;
+        try { message = (await response.json()).error_msg || message; } catch (error) { /* */ }
+        throw new Error(`${spec.name}: ${message}`);
+      }
+      return response.json();
+    }));
+    return series.map((spec, i) => Object.assign({}, spec, answers[i]));
+  }
+
+  /* Fetch a chart's points (whole series at its width) and draw it as soon as they arrive. */
+  async function load(chartId) {
+    const state = pageState();
+    const plan = state && state.byId[chartId];
+    if (!plan || loading[chartId] === plan.stamp) return;
+    const stamp = plan.stamp;
+    loading[chartId] = stamp;
+    let series = [], problems = plan.problems || [], failed = false;
+    if (plan.series.length) {
+      try {
+        series = await fetchSeries(plan.series, {max_points: pointBudget(chartId)});
+      } catch (error) {
+        problems = problems.concat([`could not read the points: ${error.message}`]);
+        failed = true;
+      }
+    }
+    if (loading[chartId] !== stamp) return;
+    delete loading[chartId];
+    const now = pageState();
+    const current = now && now.byId[chartId];
+    if (!current) return;
+    if (current.stamp !== stamp) {  // newer data meanwhile: ask again
+      if (inView.has(chartId)) load(chartId);
+      return;
+    }
+    loaded[chartId] = {stamp, series, problems, failed, seq: ++loadCounter};
+    const view = refined[chartId];
+    if (view && view.range) {  // a zoomed chart asks for its range of the new data
+      delete refined[chartId];
+      refine(chartId, view.range);
+    }
+    draw(chartId);
+  }
+
+  /* The chart as drawn: the plan with its loaded points (or those of its zoomed range). */
+  function shownChart(state, chartId) {
+    const plan = state.byId[chartId];
+    const data = loaded[chartId];
+    if (!plan || !data) return null;
+    const view = refined[chartId];
+    const series = view && view.seq === data.seq && view.series ? view.series : data.series;
+    return Object.assign({}, plan, {series, problems: data.problems});
+  }
+
+  function drawnKey(state, chartId, smoothing) {
+    const data = loaded[chartId];
+    const view = refined[chartId];
+    return JSON.stringify([data ? data.seq : 0, smoothing, state.axis, state.logOf[chartId],
+                           state.thresholds ? state.thresholds[chartId] : null, state.dark,
+                           state.runColours || {},
+                           view && data && view.seq === data.seq ? view.token : 0]);
+  }
+
+  const drawnKeys = () => (window._diDrawn = window._diDrawn || {});
+
+  function figureOf(state, chartId, smoothing) {
+    const chart = shownChart(state, chartId);
+    if (!chart) return null;
+    return chartFigure(chart, smoothing, state.axis || "step", state.logOf[chartId] === 1,
+                       state.thresholds ? state.thresholds[chartId] : null, state.dark,
+                       state.runColours);
+  }
+
+  function graphComponent(chartId, figure) {
+    return {type: "Graph", namespace: "dash_core_components", props: {
+      id: {type: "scalar-graph", chart: chartId}, figure,
+      className: "di-scalar-graph", style: {height: "260px"},
+      config: {displaylogo: false, displayModeBar: "hover", responsive: true,
+               modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"]}}};
+  }
+
+  const hasGraph = chartId => Boolean(elementOf(chartId, "scalar-graph"));
+
+  /* Draw one chart from its loaded points, now: its slot gets its graph (created with its
+     figure), or its graph a new figure when what it shows changed. */
+  function draw(chartId) {
+    const state = pageState();
+    if (!state || !loaded[chartId]) return;
+    const key = drawnKey(state, chartId, state.smoothing);
+    const drawn = drawnKeys();
+    const setProps = window.dash_clientside.set_props;
+    if (hasGraph(chartId)) {
+      if (drawn[chartId] === key) return;
+      drawn[chartId] = key;
+      setProps({type: "scalar-graph", chart: chartId},
+               {figure: figureOf(state, chartId, state.smoothing)});
+    } else if (elementOf(chartId, "graph-slot")) {
+      drawn[chartId] = key;
+      setProps({type: "graph-slot", chart: chartId},
+               {children: graphComponent(chartId, figureOf(state, chartId, state.smoothing))});
+    }
+  }
+
+  /* A chart on screen: fetched when its points are missing or older than the plan, else
+     drawn if it is not yet. */
+  function ensure(chartId) {
+    const state = pageState();
+    const plan = state && state.byId[chartId];
+    if (!plan) return;
+    const data = loaded[chartId];
+    if (!data || data.stamp !== plan.stamp || data.failed) load(chartId);
+    else if (!hasGraph(chartId) || drawnKeys()[chartId] !== drawnKey(state, chartId,
+                                                                     state.smoothing)) {
+      draw(chartId);
+    }
+  }
+
+  /* Charts are fetched and drawn when their slot comes within a few rows of the screen.
+     Every slot in the document is observed, whenever it arrives: with the page's first layout,
+     with a callback's answer (a new tag selection, a page of the pager, navigation) or before
+     or after the plan that names its chart (render). A chart on screen before its plan is
+     known stays in ``inView`` and is fetched when render brings the plan. */
+  const observed = new Map();  // slot element -> chart id
+  const observer = "IntersectionObserver" in window
+    ? new IntersectionObserver(entries => {
+      for (const entry of entries) {
+        const chartId = observed.get(entry.target);
+        if (chartId === undefined) continue;  // a slot no longer in the document
+        if (entry.isIntersecting) {
+          inView.add(chartId);
+          ensure(chartId);
+        } else {
+          inView.delete(chartId);
+        }
+      }
+    }, {rootMargin: "150px 0px"})
+    : null;
+
+  function chartOfSlot(slot) {
+    try {
+      return JSON.parse(slot.id).chart;
+    } catch (error) {
+      return undefined;
+    }
+  }
+
+  /* Forget the slots that left the document, observe the new ones. */
+  function watchSlots() {
+    const gone = [];
+    for (const [element, chartId] of observed) {
+      if (!element.isConnected) {
+        if (observer) observer.unobserve(element);
+        observed.delete(element);
+        gone.push(chartId);
+      }
+    }
+    const kept = new Set(observed.values());
+    gone.filter(chartId => !kept.has(chartId)).forEach(chartId => inView.delete(chartId));
+    document.querySelectorAll(".di-graph-slot").forEach(slot => {
+      if (observed.has(slot)) return;
+      const chartId = chartOfSlot(slot);
+      if (chartId === undefined) return;
+      observed.set(slot, chartId);
+      if (observer) observer.observe(slot);  // reports at once whether it is on screen
+      else { inView.add(chartId); ensure(chartId); }  // no observer: draw every chart
+    });
+  }
+
+  /* Slots come and go with Dash's renders: look again after any batch of changes that added
+     or removed HTML elements (Plotly's own SVG drawing is skipped), once per batch. */
+  const isHtml = node => node.nodeType === 1 && !(node instanceof SVGElement);
+  new MutationObserver(mutations => {
+    if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
+                            Array.prototype.some.call(m.removedNodes, isHtml))) {
+      watchSlots();
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true});
+
   /* A smoothing change moves only the smoothed lines (and threshold segments): restyle those
      in the drawn charts directly (no figure rebuilt, no diffing by Dash), the visible charts now
      and the others in the next frames. False when a chart is not drawn as expected. */
-  function restyleInPlace(graphIds, byId, smoothing, logOf, thresholds) {
+  function restyleInPlace(chartIds, state, smoothing) {
     const work = [];
-    const stamp = window._diChartState ? window._diChartState.payload.stamp : null;
-    for (const id of graphIds) {
-      const div = graphDiv(id);
-      const chart = shownChart(byId[id.chart], stamp);
-      if (!chart) continue;
-      if (!div || !div.data) return false;
+    for (const chartId of chartIds) {
+      const chart = shownChart(state, chartId);
+      const div = graphDiv({chart: chartId});
+      if (!chart || !div) continue;
+      if (!div.data) return false;
       const rect = div.getBoundingClientRect();
-      work.push({div, chart, log: logOf[id.chart] === 1,
-                 threshold: thresholds ? thresholds[id.chart] : null,
+      work.push({div, chart, log: state.logOf[chartId] === 1,
+                 threshold: state.thresholds ? state.thresholds[chartId] : null,
                  visible: rect.bottom > 0 && rect.top < window.innerHeight});
     }
     const apply = ({div, chart, log, threshold}) => {
@@ -313,94 +546,52 @@
     return true;
   }
 
-  /* Level of detail on zoom: a box zoom or pan on the step axis asks the REST API for the
+  /* Level of detail on zoom: a box zoom or pan on the step axis asks the server for the
      visible step range of each series at the chart's pixel width (min / max per pixel column,
      ends, every NaN / inf; every raw point once the range holds no more than that), so zooming
-     in ends on the exact stored values. refined[chart] = {stamp, range, token, series}: the
-     series drawn for that range, valid while the page's data (stamp) is the same. */
+     in ends on the exact stored values. refined[chart] = {seq, range, token, series}: the
+     series drawn for that range, valid while the chart's loaded points (seq) are the same. */
   const refined = {};
   let refineCounter = 0;
 
-  function apiPrefix() {
-    const config = document.getElementById("_dash-config");
-    try {
-      return JSON.parse(config.textContent).requests_pathname_prefix || "/";
-    } catch (error) {
-      return "/";
-    }
-  }
-
-  /* The chart as drawn: its series replaced by those of its zoomed range, if any. */
-  function shownChart(chart, stamp) {
-    const view = chart ? refined[chart.id] : null;
-    if (!view || view.stamp !== stamp) return chart;
-    return Object.assign({}, chart, {series: view.series});
-  }
-
-  function seriesOfAnswer(series, answer, range) {
-    const kinds = {};
-    (series.nonfinite || []).forEach(([i, kind]) => { kinds[series.step[i]] = kind; });
-    const points = answer.metadatas || [];
-    const out = Object.assign({}, series, {
-      step: points.map(p => p.step), wall: points.map(p => p.wall_time),
-      y: points.map(p => p.value), nonfinite: [], shown: points.length,
-      total: answer.points_in_range, range});
-    points.forEach((p, i) => {
-      if (p.value === null) out.nonfinite.push([i, kinds[p.step] || "nan"]);
-    });
-    return out;
-  }
-
-  async function refine(id, range) {
-    const state = window._diChartState;
-    const div = graphDiv(id);
-    if (!state || !div || (state.axis || "step") !== "step") return;
-    const chart = state.byId[id.chart];
-    if (!chart || !chart.series.length) return;
-    const token = ++refineCounter;
-    refined[id.chart] = Object.assign({}, refined[id.chart] || {}, {pending: token});
-    const width = Math.max(50, Math.round((div._fullLayout && div._fullLayout._size)
-                                          ? div._fullLayout._size.w : div.clientWidth));
-    const start = Math.floor(Math.min(range[0], range[1]));
-    const end = Math.ceil(Math.max(range[0], range[1]));
-    const prefix = apiPrefix();
-    let answers;
-    try {
-      answers = await Promise.all(chart.series.map(series => {
-        const query = new URLSearchParams({train_id: series.train_id,
-                                           tag: `${series.tag}/scalar`, start_step: start,
-                                           end_step: end, max_points: width});
-        return fetch(`${prefix}v1/mindinsight/datavisual/scalar/metadata?${query}`,
-                     {credentials: "same-origin"})
-          .then(response => (response.ok ? response.json() : null));
-      }));
-    } catch (error) {
-      answers = [];
-    }
-    const current = window._diChartState;
-    if (!refined[id.chart] || refined[id.chart].pending !== token || !current ||
-        current.payload.stamp !== state.payload.stamp) return;  // a newer zoom or new data
-    if (answers.length !== chart.series.length || answers.some(a => !a)) {
-      delete refined[id.chart];  // the coarse view stays; nothing else to show
+  async function refine(chartId, range) {
+    const state = pageState();
+    const div = graphDiv({chart: chartId});
+    const data = loaded[chartId];
+    if (!state || !div || !data || (state.axis || "step") !== "step" || !data.series.length) {
       return;
     }
-    refined[id.chart] = {stamp: state.payload.stamp, range: [start, end], token,
-                         series: chart.series.map((s, i) => seriesOfAnswer(s, answers[i],
-                                                                           [start, end]))};
-    redraw(id);
+    const token = ++refineCounter;
+    refined[chartId] = Object.assign({}, refined[chartId] || {}, {pending: token});
+    const start = Math.floor(Math.min(range[0], range[1]));
+    const end = Math.ceil(Math.max(range[0], range[1]));
+    let series = null;
+    try {
+      series = await fetchSeries(data.series, {start_step: start, end_step: end,
+                                               max_points: pointBudget(chartId)});
+    } catch (error) {
+      series = null;
+    }
+    if (!refined[chartId] || refined[chartId].pending !== token || loaded[chartId] !== data) {
+      return;  // a newer zoom or new data
+    }
+    if (!series) {
+      delete refined[chartId];  // the coarse view stays; nothing else to show
+      return;
+    }
+    refined[chartId] = {seq: data.seq, range: [start, end], token,
+                        series: series.map(s => Object.assign(s, {range: [start, end]}))};
+    redraw(chartId);
   }
 
-  /* Draw one chart again from what it shows now (its refined view, if any); the zoom stays
+  /* Draw one chart again from what it shows now (its zoomed view, if any); the zoom stays
      (same uirevision). */
-  function redraw(id) {
-    const state = window._diChartState;
-    const div = graphDiv(id);
+  function redraw(chartId) {
+    const state = pageState();
+    const div = graphDiv({chart: chartId});
     if (!state || !div) return;
-    const chart = shownChart(state.byId[id.chart], state.payload.stamp);
-    if (!chart) return;
-    const threshold = state.thresholds ? state.thresholds[id.chart] : null;
-    const figure = chartFigure(chart, state.smoothing, state.axis || "step",
-                               state.logOf[id.chart] === 1, threshold, state.dark);
+    const figure = figureOf(state, chartId, state.smoothing);
+    if (!figure) return;
     const layout = Object.assign({}, figure.layout);
     ["xaxis", "yaxis"].forEach(axis => {  // keep what the user zoomed to
       const full = div.layout && div.layout[axis];
@@ -410,34 +601,20 @@
       }
     });
     window.Plotly.react(div, figure.data, layout);  // emits no relayout: no zoom recorded
-    const drawn = window._diDrawn = window._diDrawn || {};
-    drawn[id.chart] = drawnKey(state, id.chart, state.smoothing);
-  }
-
-  function graphDiv(id) {
-    const key = JSON.stringify({chart: id.chart, type: id.type});
-    const holder = document.getElementById(key);
-    return holder ? holder.querySelector(".js-plotly-plot") : null;
-  }
-
-  function drawnKey(state, chartId, smoothing) {
-    const view = refined[chartId];
-    return JSON.stringify([state.payload.stamp, smoothing, state.axis, state.logOf[chartId],
-                           state.thresholds ? state.thresholds[chartId] : null, state.dark,
-                           state.runColours || {},
-                           view && view.stamp === state.payload.stamp ? view.token : 0]);
+    drawnKeys()[chartId] = drawnKey(state, chartId, state.smoothing);
   }
 
   /* Smoothing typed (Enter) or dragged redraws at once, without waiting for Dash's callback
      dispatch (60-100 ms here); the callbacks still run (URL state) and find it drawn. */
   function quickSmooth(raw) {
-    const state = window._diChartState;
+    const state = pageState();
     const value = Math.min(0.99, Math.max(0, Number(raw) || 0));
-    if (!state || !state.payload || value === state.smoothing) return;
-    if (restyleInPlace(state.graphIds, state.byId, value, state.logOf, state.thresholds)) {
+    if (!state || value === state.smoothing) return;
+    const charts = Object.keys(state.byId).filter(hasGraph);
+    if (restyleInPlace(charts, state, value)) {
       state.smoothing = value;
-      const drawn = window._diDrawn = window._diDrawn || {};
-      state.graphIds.forEach(id => { drawn[id.chart] = drawnKey(state, id.chart, value); });
+      const drawn = drawnKeys();
+      charts.forEach(chartId => { drawn[chartId] = drawnKey(state, chartId, value); });
     }
   }
   document.addEventListener("keydown", event => {
@@ -458,12 +635,14 @@
     scalarCharts: {
       smooth, thresholdMask, niceStep, niceRange, alignedRanges,
 
-      /* Slots get their dcc.Graph once, created with its figure; existing graphs get new
-         figures only when what they show changed (the data, smoothing, axis, log, threshold). */
-      render(payloads, draggedAll, releasedAll, boxAll, axes, logClicks, slotIds, graphIds,
+      /* The plan (which charts, which series), smoothing, axis, log scale, thresholds, theme or
+         run colours changed. Charts whose points are loaded are drawn or redrawn (only when
+         what they show changed); the others are fetched when they come on screen (the observer)
+         and drawn by draw() as soon as their own points arrive. */
+      render(plans, draggedAll, releasedAll, boxAll, axes, logClicks, slotIds, graphIds,
              thresholdsAll, theme, runColours) {
         // Page-keyed components (ALL): the page shown has one of each.
-        const payload = (payloads || [])[0], axis = (axes || [])[0];
+        const plan = (plans || [])[0], axis = (axes || [])[0];
         const thresholds = (thresholdsAll || [])[0];
         const noUpdate = window.dash_clientside.no_update;
         const triggered = window.dash_clientside.callback_context.triggered.map(t => t.prop_id);
@@ -476,69 +655,50 @@
           smoothing = clamp((boxAll || [])[0]);
         }
         smoothing = clamp(smoothing);
-        if (!payload) return [slotIds.map(() => noUpdate), graphIds.map(() => noUpdate)];
+        const unchanged = [slotIds.map(() => noUpdate), graphIds.map(() => noUpdate)];
+        if (!plan) return unchanged;
         const byId = {};
-        (payload.charts || []).forEach(c => { byId[c.id] = c; });
+        (plan.charts || []).forEach(c => { byId[c.id] = c; });
         const dark = (theme || document.documentElement.dataset.theme) === "dark";
         const logOf = {};
         const logIds = window.dash_clientside.callback_context.inputs_list[5] || [];
         logIds.forEach((entry, i) => { logOf[entry.id.chart] = ((logClicks || [])[i] || 0) % 2; });
-        const drawn = window._diDrawn = window._diDrawn || {};
-        const build = id => {
-          const chart = shownChart(byId[id.chart], payload.stamp);
-          if (!chart) return null;
-          const threshold = thresholds ? thresholds[id.chart] : null;
-          const key = drawnKey({payload, axis, logOf, thresholds, dark, runColours}, id.chart,
-                               smoothing);
-          return {key, figure: chartFigure(chart, smoothing, axis || "step",
-                                           logOf[id.chart] === 1, threshold, dark,
-                                           runColours)};
-        };
-        const existing = new Set(graphIds.map(id => id.chart));
-        const slots = slotIds.map(id => {
-          if (existing.has(id.chart)) return noUpdate;
-          const built = build(id);
-          if (!built) return noUpdate;
-          drawn[id.chart] = built.key;
-          return {type: "Graph", namespace: "dash_core_components", props: {
-            id: {type: "scalar-graph", chart: id.chart}, figure: built.figure,
-            className: "di-scalar-graph", style: {height: "260px"},
-            config: {displaylogo: false, displayModeBar: "hover", responsive: true,
-                     modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"]}}};
+        const state = window._diChartState = {byId, logOf, thresholds, plan, axis, dark,
+                                              smoothing, runColours};
+        const drawn = drawnKeys();
+        // Charts on screen whose points are missing or older than the plan: fetched now (drawn
+        // when they arrive; the loaded ones are drawn by this callback's answer). Slots not yet
+        // in the document are observed when they arrive (the MutationObserver).
+        watchSlots();
+        inView.forEach(chartId => {
+          const data = loaded[chartId];
+          if (byId[chartId] && (!data || data.stamp !== byId[chartId].stamp || data.failed)) {
+            load(chartId);
+          }
         });
-        // What the immediate smoothing path (quickSmooth) needs between renders.
-        // Graphs created by this call count too (Dash does not call again for them).
-        const created = slotIds.filter((id, i) => slots[i] !== noUpdate)
-          .map(id => ({type: "scalar-graph", chart: id.chart}));
-        window._diChartState = {graphIds: graphIds.concat(created), byId, logOf, thresholds,
-                                payload, axis, dark, smoothing, runColours};
-        const onlySmoothing = triggered.length && triggered.every(isSmoothing) &&
-          slotIds.every(id => existing.has(id.chart));
-        if (onlySmoothing) {
-          const state = window._diChartState;
+        const existing = new Set(graphIds.map(id => id.chart));
+        const charts = Object.keys(byId).filter(c => existing.has(c) || hasGraph(c));
+        if (triggered.length && triggered.every(isSmoothing)) {
           // Charts quickSmooth already drew at this smoothing are left alone.
-          const stale = graphIds.filter(id => drawn[id.chart] !== drawnKey(state, id.chart,
-                                                                           smoothing));
-          if (!stale.length || restyleInPlace(stale, byId, smoothing, logOf, thresholds)) {
-            stale.forEach(id => { drawn[id.chart] = drawnKey(state, id.chart, smoothing); });
-            return [slots, graphIds.map(() => noUpdate)];
+          const stale = charts.filter(c => drawn[c] !== drawnKey(state, c, smoothing));
+          if (!stale.length || restyleInPlace(stale, state, smoothing)) {
+            stale.forEach(c => { drawn[c] = drawnKey(state, c, smoothing); });
+            return unchanged;
           }
         }
-        // New data (a refresh): a zoomed chart asks for its range again.
-        graphIds.forEach(id => {
-          const view = refined[id.chart];
-          if (view && view.stamp && view.stamp !== payload.stamp && view.range) {
-            const range = view.range;
-            delete refined[id.chart];
-            setTimeout(() => refine(id, range), 0);
-          }
+        const figures = graphIds.map(id => {
+          if (!loaded[id.chart]) return noUpdate;
+          const key = drawnKey(state, id.chart, smoothing);
+          if (drawn[id.chart] === key) return noUpdate;
+          drawn[id.chart] = key;
+          return figureOf(state, id.chart, smoothing) || noUpdate;
         });
-        const built = graphIds.map(build);
-        const changed = built.map((b, i) => b && drawn[graphIds[i].chart] !== b.key);
-        const figures = built.map((b, i) => {
-          if (!changed[i]) return noUpdate;
-          drawn[graphIds[i].chart] = b.key;
-          return b.figure;
+        // A new grid whose charts were loaded before (same plan): their graphs at once.
+        const slots = slotIds.map(id => {
+          if (existing.has(id.chart) || hasGraph(id.chart) || !loaded[id.chart] ||
+              loaded[id.chart].stamp !== (byId[id.chart] || {}).stamp) return noUpdate;
+          drawn[id.chart] = drawnKey(state, id.chart, smoothing);
+          return graphComponent(id.chart, figureOf(state, id.chart, smoothing));
         });
         return [slots, figures];
       },
@@ -549,7 +709,7 @@
         const stack = (history || []).slice();
         const div = graphDiv(id);
         const whole = () => {  // back to the page's data for the whole series
-          if (refined[id.chart]) { delete refined[id.chart]; redraw(id); }
+          if (refined[id.chart]) { delete refined[id.chart]; redraw(id.chart); }
         };
         if (triggered.includes("chart-reset")) {
           if (div) window.Plotly.relayout(div, {"xaxis.autorange": true, "yaxis.autorange": true});
@@ -564,7 +724,9 @@
             window.Plotly.relayout(div, previous || {"xaxis.autorange": true,
                                                      "yaxis.autorange": true});
           }
-          if (previous) refine(id, [previous["xaxis.range[0]"], previous["xaxis.range[1]"]]);
+          if (previous) {
+            refine(id.chart, [previous["xaxis.range[0]"], previous["xaxis.range[1]"]]);
+          }
           else whole();
           return stack;
         }
@@ -574,9 +736,9 @@
           ["xaxis.range[0]", "xaxis.range[1]", "yaxis.range[0]", "yaxis.range[1]"]
             .forEach(k => { if (relayout[k] !== undefined) view[k] = relayout[k]; });
           stack.push(view);
-          refine(id, [view["xaxis.range[0]"], view["xaxis.range[1]"]]);
+          refine(id.chart, [view["xaxis.range[0]"], view["xaxis.range[1]"]]);
         } else if (relayout && relayout["xaxis.range"] !== undefined) {
-          refine(id, relayout["xaxis.range"]);  // a range set as one array (Plotly.relayout)
+          refine(id.chart, relayout["xaxis.range"]);  // a range set as one array (Plotly.relayout)
         } else if (relayout && relayout["xaxis.autorange"]) {
           whole();
           return [];

@@ -1,6 +1,27 @@
 /* dash-insight page frame (dash_insight/web/shell.py): theme and the highlighted menu entry,
    called with dash.ClientsideFunction("shell", name). */
 (function () {
+  /* The interface's words for the browser scripts, in the page's language: the server renders
+     them into <div id="di-client-texts" data-texts> (dash_insight/web/i18n.py client_texts).
+     dashInsightText("Step: {step}", {step: 3}) -> "步骤：3" on a Chinese page; an English page,
+     or a word the server did not send, gives the English. */
+  let texts = null;
+  window.dashInsightText = function (english, values) {
+    if (texts === null || !Object.keys(texts).length) {
+      const element = document.getElementById("di-client-texts");
+      try {
+        texts = element ? JSON.parse(element.dataset.texts || "{}") : {};
+      } catch (error) {
+        texts = {};
+      }
+    }
+    let text = Object.prototype.hasOwnProperty.call(texts, english) ? texts[english] : english;
+    Object.entries(values || {}).forEach(([name, value]) => {
+      text = text.split("{" + name + "}").join(String(value));
+    });
+    return text;
+  };
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     shell: {
       /* The theme on <html data-theme>: the stored one at load, switched by the theme button.
@@ -25,6 +46,22 @@
           link.classList.toggle("active", active);
         });
         return window.dash_clientside.no_update;
+      },
+
+      /* The language switch (dash_insight/web/i18n.py): remember the clicked locale in the
+         di_language cookie (read by the server before every request) and reload the same URL,
+         which the server now renders in that language. */
+      setLanguage(clicks, ids) {
+        const triggered = window.dash_clientside.callback_context.triggered;
+        if (!triggered.length || !triggered[0].value) {
+          return window.dash_clientside.no_update;
+        }
+        const id = JSON.parse(triggered[0].prop_id.split(".")[0]);
+        const year = 365 * 24 * 3600;
+        document.cookie = "di_language=" + encodeURIComponent(id.locale) +
+          "; path=/; max-age=" + year + "; SameSite=Lax";
+        window.location.reload();
+        return id.locale;
       },
     },
   });

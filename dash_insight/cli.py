@@ -22,10 +22,11 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dash_insight import __version__
+from dash_insight.core import i18n
 from dash_insight.core.export import (
     FORMATS,
     PLUGINS,
@@ -37,6 +38,8 @@ from dash_insight.core.export import (
     summary_bytes,
 )
 from dash_insight.core.format.inspect import format_file_entry, format_report, inspect_path
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.core.private_files import create_private_file, make_private_dirs
 from dash_insight.core.runtime import (
     STOPPABLE_LAUNCHERS,
@@ -48,9 +51,11 @@ from dash_insight.core.runtime import (
 from dash_insight.core.settings import (
     DEFAULT_PORT,
     DEFAULT_WORKSPACE,
+    ENV_PREFIX,
     Settings,
     SettingsError,
     bind_problem,
+    parse_size,
     source_table,
 )
 from dash_insight.core.vocabulary import Plugin
@@ -96,15 +101,17 @@ def _start(args: argparse.Namespace) -> int:
         with open(pid_path) as handle:
             old = int(handle.read().strip() or 0)
         if old and _alive(old) and is_server_process(old):
-            return _fail(f"a dash-insight server (pid {old}) already runs on port {settings.port}; "
-                         f"stop it with: dash-insight stop --port {settings.port}")
+            return _fail(_("a dash-insight server (pid {pid}) already runs on port {port}; "
+                           "stop it with: dash-insight stop --port {port}").format(
+                               pid=old, port=settings.port))
         os.remove(pid_path)
     problem = bind_problem(settings.host, settings.port)
     if problem is not None:
         return _fail(problem)
     if not settings.is_local:
-        print(f"dash-insight: warning: listening on {settings.host}: anyone who can reach it can "
-              "read the summaries (there is no login)", file=sys.stderr)
+        print("dash-insight: " + _("warning: listening on {host}: anyone who can reach it can "
+                                   "read the summaries (there is no login)").format(
+                                       host=settings.host), file=sys.stderr)
     make_private_dirs(os.path.dirname(log_path))
     create_private_file(log_path)  # the server's output may quote values of the logs
     make_private_dirs(os.path.dirname(pid_path))
@@ -126,8 +133,8 @@ def _start(args: argparse.Namespace) -> int:
                 os.remove(pid_path)
             with open(log_path, errors="replace") as handle:
                 tail = handle.read()[-2000:]
-            return _fail(f"the server exited (code {process.returncode}); end of {log_path}:\n"
-                         f"{tail}")
+            return _fail(_("the server exited (code {code}); end of {log}:").format(
+                code=process.returncode, log=log_path) + f"\n{tail}")
         try:
             with urllib.request.urlopen(url + "_dash-layout", timeout=2) as response:
                 if response.status == 200:
@@ -135,9 +142,10 @@ def _start(args: argparse.Namespace) -> int:
         except OSError:
             time.sleep(0.2)
     else:
-        return _fail(f"the server did not answer within {START_TIMEOUT:.0f} s; see {log_path}")
-    print(f"dash-insight is running at {url} (serving {base}; pid {process.pid}; "
-          f"log {log_path})")
+        return _fail(_("the server did not answer within {seconds} s; see {log}").format(
+            seconds=f"{START_TIMEOUT:.0f}", log=log_path))
+    print(_("dash-insight is running at {url} (serving {base}; pid {pid}; log {log})").format(
+        url=url, base=base, pid=process.pid, log=log_path))
     return 0
 
 
@@ -159,27 +167,29 @@ def _stop(args: argparse.Namespace) -> int:
     except SettingsError as error:
         return _fail(str(error), 2)
     port = settings.port
-    _, pid_path = _paths(settings.workspace, port)
+    pid_path = _paths(settings.workspace, port)[1]
     pid = _read_pid(pid_path)
     if pid is not None and _alive(pid) and is_server_process(pid):
         _end(pid)
         with contextlib.suppress(OSError):
             os.remove(pid_path)
-        print(f"dash-insight on port {port} stopped (pid {pid})")
+        print(_("dash-insight on port {port} stopped (pid {pid})").format(port=port, pid=pid))
         return 0
     stale = ""
     if pid is not None or os.path.exists(pid_path):
         with contextlib.suppress(OSError):
             os.remove(pid_path)
-        stale = f"; removed the stale pid file {pid_path}"
+        stale = _("; removed the stale pid file {path}").format(path=pid_path)
     found = servers_on_port(port, [settings.workspace])
     if not found:
-        return _fail(f"no dash-insight server is running on port {port}{stale}")
+        return _fail(_("no dash-insight server is running on port {port}").format(port=port)
+                     + stale)
     others = [r for r in found if r.launcher not in STOPPABLE_LAUNCHERS]
     if others:
         pids = ", ".join(str(r.pid) for r in others)
-        return _fail(f"the dash-insight server on port {port} runs under {others[0].launcher} "
-                     f"(pid {pids}); stop {others[0].launcher} itself")
+        return _fail(_("the dash-insight server on port {port} runs under {launcher} (pid {pids}); "
+                       "stop {launcher} itself").format(port=port, launcher=others[0].launcher,
+                                                       pids=pids))
     for record in found:
         _end(record.pid)
         if record.workspace != "?":
@@ -187,8 +197,8 @@ def _stop(args: argparse.Namespace) -> int:
             if _read_pid(other_pid_path) == record.pid:
                 with contextlib.suppress(OSError):
                     os.remove(other_pid_path)
-        print(f"dash-insight on port {port} stopped (pid {record.pid}, workspace "
-              f"{record.workspace})")
+        print(_("dash-insight on port {port} stopped (pid {pid}, workspace {workspace})").format(
+            port=port, pid=record.pid, workspace=record.workspace))
     return 0
 
 
@@ -224,6 +234,26 @@ def _status(args: argparse.Namespace) -> int:
     else:
         print(format_servers(servers))
     return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_args(args)
+        settings.checked_base_dir()
+    except SettingsError as error:
+        return _fail(str(error), 2)
+    if not settings.index:
+        return _fail("worker: " + _("give the shared index: --index redis://host:6379/0 "
+                                    "(or DASH_INSIGHT_INDEX)"), 2)
+    try:
+        from dash_insight.core.fleet.worker import run_worker
+    except ImportError as error:
+        return _fail(f"worker: {error}; " + _("install the fleet extra: pip install "
+                                              "'dash-insight[fleet]'"), 2)
+    return run_worker(settings, concurrency=args.concurrency or settings.load_workers,
+                      pool=args.pool, beat=args.beat, lease_seconds=args.lease_seconds,
+                      task_seconds=args.task_seconds, slice_bytes=args.slice_bytes,
+                      loglevel=args.loglevel)
 
 
 def _config_show(args: argparse.Namespace) -> int:
@@ -291,11 +321,26 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
     seconds = max(time.perf_counter() - started, 1e-9)
     for entry in report.files:
         print("\n".join(format_file_entry(entry)), file=sys.stderr)
-    counts = ", ".join(f"{n:,} {what}" for what, n in report.counts.items() if n)
-    print(f"exported {len(report.jobs)} of {report.jobs_seen} job(s) from {base} to {out}: "
-          f"{counts or 'nothing to export'}; {report.bytes_read / 1e6:.2f} MB read in "
-          f"{seconds:.1f} s ({report.bytes_read / 1e6 / seconds:.1f} MB/s)")
+    print(_("exported {jobs} of {seen} job(s) from {base} to {out}: {counts}; {mb} MB read in "
+            "{seconds} s ({rate} MB/s)").format(
+        jobs=len(report.jobs), seen=report.jobs_seen, base=base, out=out,
+        counts=_export_counts(report.counts), mb=f"{report.bytes_read / 1e6:.2f}",
+        seconds=f"{seconds:.1f}", rate=f"{report.bytes_read / 1e6 / seconds:.1f}"))
     return 1 if report.damaged else 0
+
+
+def _export_counts(counts: Mapping[str, int]) -> str:
+    """What an export wrote, in words: "1,234 scalar points, 3 images" (the kinds of
+    :attr:`ExportReport.counts`), or that there was nothing to export."""
+    words = {
+        "scalar points": lambda n: ngettext("{n} scalar point", "{n} scalar points", n),
+        "images": lambda n: ngettext("{n} image", "{n} images", n),
+        "histograms": lambda n: ngettext("{n} histogram", "{n} histograms", n),
+        "tensors": lambda n: ngettext("{n} tensor", "{n} tensors", n),
+    }
+    listed = [words[kind](count).format(n=f"{count:,}") for kind, count in counts.items()
+              if count]
+    return ", ".join(listed) or _("nothing to export")
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -312,122 +357,175 @@ def _parse_summary(args: argparse.Namespace) -> int:
 
 def _export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plugins", default=",".join(PLUGINS), metavar="PLUGIN,...",
-                        help=f"what to export, from {','.join(PLUGINS)} (all)")
+                        help=_("what to export, from {plugins} (all)").format(
+                            plugins=",".join(PLUGINS)))
     parser.add_argument("--format", choices=FORMATS, default="csv",
-                        help="scalar tables as csv, json or parquet (needs pyarrow) (csv)")
+                        help=_("scalar tables as csv, json or parquet (needs pyarrow) (csv)"))
     parser.add_argument("--max-depth", type=int, default=None,
-                        help="job folders this many levels below DIR at most (all)")
+                        help=_("job folders this many levels below DIR at most (all)"))
     parser.add_argument("--overwrite", action="store_true",
-                        help="write into an output folder that is not empty")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+                        help=_("write into an output folder that is not empty"))
+    parser.add_argument("--quiet", action="store_true", help=_("no progress bar"))
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dash-insight",
-        description="Training visualization for MindSpore summary logs.",
+        description=_("Training visualization for MindSpore summary logs."),
     )
     parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     start = commands.add_parser(
-        "start", help="start the web server in the background",
-        description="Start dash-insight in the background and print its URL. The log and pid "
-        "files go to <workspace>/log and <workspace>/pid. Settings: command line > "
-        "DASH_INSIGHT_* environment > --config file > defaults ('dash-insight config show').")
+        "start", help=_("start the web server in the background"),
+        description=_("Start dash-insight in the background and print its URL. The log and pid "
+                      "files go to <workspace>/log and <workspace>/pid. Settings: command line > "
+                      "DASH_INSIGHT_* environment > --config file > defaults ('dash-insight "
+                      "config show')."))
     Settings.add_arguments(start)
     start.set_defaults(handler=_start)
 
     stop = commands.add_parser(
-        "stop", help="stop the server on a port",
-        description="Stop the dash-insight server on a port (started by 'start' or app.py, "
-        "with any workspace: it is found by its process title).")
+        "stop", help=_("stop the server on a port"),
+        description=_("Stop the dash-insight server on a port (started by 'start' or app.py, "
+                      "with any workspace: it is found by its process title)."))
     stop.add_argument("--port", type=int, default=argparse.SUPPRESS,
-                      help=f"its port (default {DEFAULT_PORT})")
+                      help=_("its port (default {port})").format(port=DEFAULT_PORT))
     stop.add_argument("--workspace", default=argparse.SUPPRESS,
-                      help="the workspace it was started with, where its pid file is (default "
-                      f"{DEFAULT_WORKSPACE}; a server of another workspace is found too)")
+                      help=_("the workspace it was started with, where its pid file is "
+                             "(default {workspace}; a server of another workspace is found "
+                             "too)").format(workspace=DEFAULT_WORKSPACE))
     stop.add_argument("--config", default=argparse.SUPPRESS,
-                      help="the config file it was started with, for its port and workspace")
+                      help=_("the config file it was started with, for its port and workspace"))
     stop.set_defaults(handler=_stop)
 
     status = commands.add_parser(
-        "status", help="list the running servers",
-        description="List the running dash-insight servers (started by 'start', by app.py or "
-        "as WSGI workers under gunicorn): port, pid, who started it, uptime, base directory, "
-        "workspace and how far the logs are loaded. Servers are found by their process title "
-        "and the pid records in their workspace.")
+        "status", help=_("list the running servers"),
+        description=_("List the running dash-insight servers (started by 'start', by app.py or "
+                      "as WSGI workers under gunicorn): port, pid, who started it, uptime, base "
+                      "directory, workspace and how far the logs are loaded. Servers are found "
+                      "by their process title and the pid records in their workspace."))
     status.add_argument("--workspace", default=argparse.SUPPRESS,
-                        help=f"also look for pid records here (default {DEFAULT_WORKSPACE})")
+                        help=_("also look for pid records here (default {workspace})").format(
+                            workspace=DEFAULT_WORKSPACE))
     status.add_argument("--config", default=argparse.SUPPRESS,
-                        help="a config file whose workspace to look in too")
-    status.add_argument("--json", action="store_true", help="print the list as JSON")
+                        help=_("a config file whose workspace to look in too"))
+    status.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     status.set_defaults(handler=_status)
 
-    config = commands.add_parser("config", help="show the effective settings",
-                                 description="Settings commands.")
+    worker = commands.add_parser(
+        "worker", help=_("load a base directory into a shared Redis index (a Celery worker)"),
+        description=_("Run a Celery worker that loads the summary base directory into the Redis "
+                      "index given by --index (Redis is also the broker). Web processes started "
+                      "with the same --index and --summary-base-dir serve what the workers load "
+                      "and load nothing themselves. Run one worker with --beat (or several: "
+                      "discovery is lease-guarded)."))
+    Settings.add_arguments(worker)
+    worker.add_argument("--concurrency", type=int, default=0, metavar="N",
+                        help=_("tasks at once (default: --load-workers, the core count)"))
+    worker.add_argument("--pool", default="prefork", choices=("prefork", "solo", "threads"),
+                        help=_("Celery pool: prefork processes (default), solo (the tasks run in "
+                               "this process), threads"))
+    worker.add_argument("--beat", action="store_true",
+                        help=_("embed Celery beat: discover the jobs every --reload-interval "
+                               "seconds"))
+    worker.add_argument("--lease-seconds", type=float, default=30.0, metavar="SECONDS",
+                        help=_("a job whose worker died is loaded by another after this long "
+                               "(default 30)"))
+    worker.add_argument("--task-seconds", type=float, default=60.0, metavar="SECONDS",
+                        help=_("a load task queues its job again after this long (default 60)"))
+    worker.add_argument("--slice-bytes", type=parse_size, default=32 << 20, metavar="SIZE",
+                        help=_("bytes of a file read (and committed) per pass (default 32M)"))
+    worker.add_argument("--loglevel", default="INFO",
+                        help=_("Celery's log level (default INFO)"))
+    worker.set_defaults(handler=_worker)
+
+    config = commands.add_parser("config", help=_("show the effective settings"),
+                                 description=_("Settings commands."))
     config_commands = config.add_subparsers(dest="config_command", metavar="COMMAND",
                                             required=True)
     show = config_commands.add_parser(
-        "show", help="print the effective settings and where each came from",
-        description="Print the settings 'start' would use with the same options, and where "
-        "each value came from: command line, DASH_INSIGHT_* environment, config file or "
-        "default.")
+        "show", help=_("print the effective settings and where each came from"),
+        description=_("Print the settings 'start' would use with the same options, and where "
+                      "each value came from: command line, DASH_INSIGHT_* environment, config "
+                      "file or default."))
     Settings.add_arguments(show)
-    show.add_argument("--json", action="store_true", help="print them as JSON")
+    show.add_argument("--json", action="store_true", help=_("print them as JSON"))
     show.set_defaults(handler=_config_show)
 
     inspect = commands.add_parser(
         "inspect",
-        help="show what a summary file or job directory holds, and any damage",
-        description="For a summary/lineage/graph file or a job directory: each file's kind, "
-        "record count, status and damage (offset + reason), and per plugin each tag with its "
-        "number of values, distinct steps, first and last step. Exit status 1 when a file is "
-        "damaged or unreadable.",
+        help=_("show what a summary file or job directory holds, and any damage"),
+        description=_("For a summary/lineage/graph file or a job directory: each file's kind, "
+                      "record count, status and damage (offset + reason), and per plugin each "
+                      "tag with its number of values, distinct steps, first and last step. Exit "
+                      "status 1 when a file is damaged or unreadable."),
     )
-    inspect.add_argument("path", help="a summary, lineage or .pb file, or a job directory")
-    inspect.add_argument("--json", action="store_true", help="print the report as JSON")
+    inspect.add_argument("path", help=_("a summary, lineage or .pb file, or a job directory"))
+    inspect.add_argument("--json", action="store_true", help=_("print the report as JSON"))
     inspect.set_defaults(handler=_inspect)
 
-    export_description = (
+    export_description = _(
         "Export every job under the summary directory, every tag and every step: scalars as "
         "one table per job (step, wall_time, tag, value; scalars.csv|json|parquet), images as "
         "images/<tag>_<step>.png, histograms and tensors as histograms/<tag>.npz and "
         "tensors/<tag>.npz, in OUT/<job path>/. Values are those the REST API answers (a job's "
         "files merged, nothing sampled). Damaged records are skipped and reported as "
         "'inspect' reports them (exit status 1).")
-    export = commands.add_parser("export", help="write every value of a base directory to "
-                                 "CSV/JSON/Parquet, PNG and .npz files",
+    export = commands.add_parser("export", help=_("write every value of a base directory to "
+                                                  "CSV/JSON/Parquet, PNG and .npz files"),
                                  description=export_description)
-    export.add_argument("dir", metavar="DIR", help="summary base directory (or one job)")
-    export.add_argument("--to", required=True, metavar="OUT", help="output folder")
+    export.add_argument("dir", metavar="DIR", help=_("summary base directory (or one job)"))
+    export.add_argument("--to", required=True, metavar="OUT", help=_("output folder"))
     _export_options(export)
     export.set_defaults(handler=_export)
 
     parse_summary = commands.add_parser(
-        "parse_summary", help="MindInsight's name for 'export'",
-        description=export_description + " MindInsight's spelling: the output goes to a new "
-        "folder output_<date>_<time> inside --output.")
+        "parse_summary", help=_("MindInsight's name for 'export'"),
+        description=export_description + " " + _(
+            "MindInsight's spelling: the output goes to a new folder output_<date>_<time> "
+            "inside --output."))
     parse_summary.add_argument("--summary-dir", default=os.getcwd(),
-                               help="summary base directory (the current folder)")
+                               help=_("summary base directory (the current folder)"))
     parse_summary.add_argument("--output", default=os.getcwd(),
-                               help="where to create the output folder (the current folder)")
+                               help=_("where to create the output folder (the current "
+                                      "folder)"))
     _export_options(parse_summary)
     parse_summary.set_defaults(handler=_parse_summary)
     return parser
 
 
+def cli_locale(argv: Sequence[str], environ: Mapping[str, str]) -> str:
+    """The language of the command line's help and messages: ``--language`` (``zh-CN`` /
+    ``en``), else ``DASH_INSIGHT_LANGUAGE``, else the POSIX locale (``LANGUAGE``, ``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG``), else English. Read before the parser is built, since the
+    parser's help is translated."""
+    chosen: str | None = None
+    for position, arg in enumerate(argv):
+        if arg == "--language" and position + 1 < len(argv):
+            chosen = argv[position + 1]
+        elif arg.startswith("--language="):
+            chosen = arg.split("=", 1)[1]
+    for candidate in (chosen, environ.get(ENV_PREFIX + "LANGUAGE")):
+        locale = i18n.normalize_locale(candidate)
+        if locale:
+            return locale
+    return i18n.locale_from_environ(environ) or i18n.ENGLISH
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "handler", None) is None:  # `dash-insight` alone: list the commands
-        parser.print_help()
-        return 2
-    try:
-        return int(args.handler(args))
-    except BrokenPipeError:  # e.g. piped into head
-        sys.stderr.close()
-        return 0
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    with i18n.use_locale(cli_locale(arguments, os.environ)):
+        parser = build_parser()
+        args = parser.parse_args(arguments)
+        if getattr(args, "handler", None) is None:  # `dash-insight` alone: list the commands
+            parser.print_help()
+            return 2
+        try:
+            return int(args.handler(args))
+        except BrokenPipeError:  # e.g. piped into head
+            sys.stderr.close()
+            return 0
 
 
 if __name__ == "__main__":

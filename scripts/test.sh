@@ -3,19 +3,32 @@
 # pyproject.toml, mypy on the package, then pytest (browser tests drive headless Chromium,
 # installed from Debian's packages when missing; tests/test_wheel.py builds the sdist and wheel,
 # installs the wheel into the scratch venv .venv-wheel and serves the demo from it; the notebook
-# test runs a notebook in an IPython kernel). Extra arguments go to pytest.
+# test runs a notebook in an IPython kernel; the fleet tests, marked fleet, start a redis-server
+# from Debian's package and Celery workers). Extra arguments go to pytest.
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
-if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null; then
-    echo "setup: installing chromium and chromium-driver with apt for the browser tests" \
-         "(first run only, about a minute)"
+if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null \
+        || ! command -v redis-server >/dev/null; then
+    echo "setup: installing chromium and chromium-driver (browser tests) and redis-server" \
+         "(fleet tests) with apt (first run only, about a minute)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver \
+        redis-server >/dev/null
+fi
+# The Chinese pages (and CJK tags, job folders, remarks) need a CJK font, or headless Chromium
+# draws empty boxes.
+if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh family)" ]; then
+    echo "installing fonts-noto-cjk (apt)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null \
+        || { $SUDO apt-get update -qq \
+             && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 fi
 echo "checks: ruff, lint-imports, mypy, then pytest"
 ruff check dash_insight tests bench proto app.py
 lint-imports --no-cache
 mypy
-python -m pytest "$@"
+python -m pytest --durations=40 "$@"

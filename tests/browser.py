@@ -57,6 +57,10 @@ def wait_idle(dash_duo: Any, timeout: float = PATIENCE) -> None:
     until(idle_twice, timeout, poll=0.1)
 
 
+#: The browser window of every test that does not choose one (width, height in px).
+DEFAULT_WINDOW = (1280, 1100)
+
+
 class PatientDashComposite(DashComposite):
     """``dash_duo`` whose default waits are :data:`PATIENCE` seconds, whose server may take as
     long to start, which lets the page's callbacks finish before it navigates away, and which
@@ -67,6 +71,9 @@ class PatientDashComposite(DashComposite):
         # A poll's script waits while the page's main thread is busy (a large chart drawn on a
         # loaded machine): WebDriver's 30 s default failed such polls with "script timeout".
         self.driver.set_script_timeout(PATIENCE)
+        # A desktop window: pages draw the charts on screen first, and headless Chromium's
+        # default 800 x 600 puts the first chart of most pages below the fold.
+        self.driver.set_window_size(*DEFAULT_WINDOW)
 
     def start_server(self, app: Any, navigate: bool = True, **kwargs: Any) -> None:
         kwargs.setdefault("start_timeout", PATIENCE)

@@ -21,7 +21,7 @@ from tests.browser import PatientDashComposite
 
 #: Fixtures of the REST tests, shared by tests/web/test_rest.py and tests/plugins/*/test_rest.py
 #: (a plugin, not a plain import, so that its fixtures are found and its asserts rewritten).
-pytest_plugins = ["tests.rest_fixtures"]
+pytest_plugins = ["tests.rest_fixtures", "tests.redis_server"]
 
 REPO = Path(__file__).resolve().parent.parent
 # dash_duo drives Debian's Chromium (selenium 4.2 cannot download a browser); chromedriver
@@ -126,11 +126,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-def dump_and_compare(app: Any, tmp_path: Path, sections: str,
-                     dump_timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """Serve ``app`` (a Flask app) on a real server, dump it with ``../shared/tools/mi_dump.py``
-    and compare the dump with MindInsight's oracle by ``compare_dumps.py`` for ``sections``
-    (comma-separated); returns the comparison's finished process."""
+def dump_rest(app: Any, dump: Path, dump_timeout: float = 180) -> Path:
+    """Serve ``app`` (a Flask app) on a real server and dump its REST answers into ``dump`` with
+    ``../shared/tools/mi_dump.py``."""
     from werkzeug.serving import WSGIRequestHandler, make_server
 
     class QuietHandler(WSGIRequestHandler):
@@ -141,7 +139,6 @@ def dump_and_compare(app: Any, tmp_path: Path, sections: str,
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        dump = tmp_path / "ours.json"
         subprocess.run([sys.executable, str(TOOLS / "mi_dump.py"),
                         f"http://127.0.0.1:{server.server_port}", str(dump),
                         "--wait", "60", "--stable", "0.05", "--timeout", "30"],
@@ -149,5 +146,14 @@ def dump_and_compare(app: Any, tmp_path: Path, sections: str,
     finally:
         server.shutdown()
         thread.join(10)
+    return dump
+
+
+def dump_and_compare(app: Any, tmp_path: Path, sections: str,
+                     dump_timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Dump ``app``'s REST answers (:func:`dump_rest`) and compare the dump with MindInsight's
+    oracle by ``compare_dumps.py`` for ``sections`` (comma-separated); returns the comparison's
+    finished process."""
+    dump = dump_rest(app, tmp_path / "ours.json", dump_timeout)
     return subprocess.run([sys.executable, str(TOOLS / "compare_dumps.py"), str(ORACLE_PATH),
                            str(dump), sections], capture_output=True, text=True, timeout=120)

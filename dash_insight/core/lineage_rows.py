@@ -31,6 +31,7 @@ from dash_insight.core.format.events import (
 )
 from dash_insight.core.format.files import summary_sort_key
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS
+from dash_insight.core.i18n import LazyString, lazy_gettext
 from dash_insight.core.store.state import LineageRecord
 
 #: Flat row fields (MindInsight's FIELD_MAPPING) and where they come from.
@@ -55,18 +56,18 @@ _EVAL_FIELDS = {
 _FLOAT32_FIELDS = ("learning_rate", "loss")
 
 #: The "Parameter Details" dialog of MindInsight's summary list: label -> row field.
-PARAMETER_DETAILS = (
-    ("Loss Function", "loss_function"),
-    ("Training Set Path", "train_dataset_path"),
-    ("Training Samples", "train_dataset_count"),
-    ("Test Set Path", "test_dataset_path"),
-    ("Testing Samples", "test_dataset_count"),
-    ("Network", "network"),
-    ("Optimizer", "optimizer"),
-    ("Learning Rate", "learning_rate"),
+PARAMETER_DETAILS: tuple[tuple[str | LazyString, str], ...] = (
+    (lazy_gettext("Loss Function"), "loss_function"),
+    (lazy_gettext("Training Set Path"), "train_dataset_path"),
+    (lazy_gettext("Training Samples"), "train_dataset_count"),
+    (lazy_gettext("Test Set Path"), "test_dataset_path"),
+    (lazy_gettext("Testing Samples"), "test_dataset_count"),
+    (lazy_gettext("Network"), "network"),
+    (lazy_gettext("Optimizer"), "optimizer"),
+    (lazy_gettext("Learning Rate"), "learning_rate"),
     ("epoch", "epoch"),
     ("batch_size", "batch_size"),
-    ("Devices", "device_num"),
+    (lazy_gettext("Devices"), "device_num"),
 )
 
 
@@ -183,8 +184,9 @@ def tensorboard_lineage(records: Iterable[LineageRecord],
 
 
 def parameter_details(row: Mapping[str, Any] | None) -> list[tuple[str, str]]:
-    """(label, text) pairs of MindInsight's "Parameter Details" dialog; "None" when absent."""
+    """(label, text) pairs of MindInsight's "Parameter Details" dialog; "None" when absent.
+    Labels are in the current language."""
     if row is None:
         return []
-    return [(label, "None" if row.get(field) is None else str(row[field]))
+    return [(str(label), "None" if row.get(field) is None else str(row[field]))
             for label, field in PARAMETER_DETAILS]

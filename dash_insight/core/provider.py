@@ -34,6 +34,7 @@ from dash_insight.core.format.framing import (
     record_length_at,
 )
 from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.core.format.remote import RangeCache, is_url
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.budget import ByteBudget
@@ -47,11 +48,11 @@ from dash_insight.core.store.chunks import (
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.index import (
     BlobColumns,
-    IndexStore,
     MissingChunk,
     ScalarColumns,
     tag_chunks,
 )
+from dash_insight.core.store.index_api import IndexApi
 from dash_insight.core.store.lod import (
     BLOCKS_PER_COLUMN,
     ExtremaPyramid,
@@ -201,14 +202,16 @@ class DataProvider:
     def __init__(
         self,
         base_dir: str,
-        store: IndexStore,
+        store: IndexApi,
         *,
         samples_per_plugin: Mapping[str, int] | None = None,
         cache_bytes: int = 256 << 20,
         max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.base_dir = os.path.abspath(base_dir)
+        self.base_dir = base_dir if is_url(base_dir) else os.path.abspath(base_dir)
+        #: Recently read blocks of remote files (records of one answer share blocks).
+        self._ranges = RangeCache() if is_url(base_dir) else None
         self.store = store
         self.samples_per_plugin = dict(samples_per_plugin or {})
         self.max_record_bytes = max_record_bytes
@@ -417,6 +420,26 @@ class DataProvider:
                     lambda: ExtremaPyramid.build(series.value))
         return window(series, start_step, end_step, max_points, pyramid)
 
+    def scalar_extent(self, train_id: str, tag: str) -> tuple[int, int | None]:
+        """(number of points, last step or None when empty) of a scalar tag after merging: of
+        an ordered tag from its chunk bounds alone (nothing read), of any other one from its
+        merged series (as :meth:`read_scalars`)."""
+        def ordered(state: JobState) -> tuple[int, int | None] | None:
+            if self.samples_per_plugin.get(Plugin.SCALAR):
+                return None
+            chunks = self._cache.get_or_compute(
+                ("ordered", train_id, tag, state.version), lambda: OrderedChunks.of(state, tag))
+            if chunks is None:
+                return None
+            points = sum(ref.entries for ref in chunks.refs)
+            return points, (int(chunks.last_steps[-1]) if points else None)
+
+        found = self._with_chunks(train_id, ordered)
+        if found is not None:
+            return found
+        series, _ = self._merged_scalars(train_id, tag)
+        return len(series), (int(series.step[-1]) if len(series) else None)
+
     def _ordered_window(self, train_id: str, tag: str, chunks: OrderedChunks,
                         start_step: int | None, end_step: int | None,
                         max_points: int | None) -> ScalarWindow:
@@ -537,7 +560,8 @@ class DataProvider:
         name = steps.files[int(steps.file[position])]
         path = os.path.join(self.job_directory(train_id), name)
         try:
-            return record_length_at(path, int(steps.offset[position]), self.max_record_bytes)
+            return record_length_at(path, int(steps.offset[position]), self.max_record_bytes,
+                                    self._ranges)
         except (OSError, ValueError) as error:
             raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
                                   f"{_reason(error, path, name)}") from None
@@ -554,8 +578,9 @@ class DataProvider:
 
         def build() -> Any:
             try:
-                with self._reading.hold(record_length_at(path, offset, self.max_record_bytes)):
-                    payload = read_record_at(path, offset, self.max_record_bytes)
+                length = record_length_at(path, offset, self.max_record_bytes, self._ranges)
+                with self._reading.hold(length):
+                    payload = read_record_at(path, offset, self.max_record_bytes, self._ranges)
                     value = (decode_tb_value(payload, index, meta) if tensorboard
                              else decode_value_at(payload, index))
             except (OSError, ValueError) as error:
@@ -588,10 +613,10 @@ class DataProvider:
                     size = check_graph_file_size(path, self.max_record_bytes)
                     with self._reading.hold(size), open_regular(path) as handle:
                         return decode_model_proto(handle.read())
-                length = record_length_at(path, record.offset, self.max_record_bytes)
+                length = record_length_at(path, record.offset, self.max_record_bytes, self._ranges)
                 with self._reading.hold(length):
-                    return parse_event(read_record_at(path, record.offset,
-                                                      self.max_record_bytes)).graph_def
+                    return parse_event(read_record_at(path, record.offset, self.max_record_bytes,
+                                                      self._ranges)).graph_def
             except (OSError, ValueError, DecodeError) as error:
                 raise ValueUnreadable(f"cannot read graph {tag!r}: {_reason(error, path, tag)}"
                                       ) from None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 
+from dash_insight.core.format.remote import is_url
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
-from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.index_api import is_redis_url, open_index
 from dash_insight.core.store.loader import Loader
 
 
@@ -14,7 +15,9 @@ class DataService:
     """Index + loader + provider for the summary base directory of ``settings``.
 
     Every web worker process makes one; their loaders share the index through a file lock, so
-    exactly one of them reads the logs at a time while all of them answer queries. Plugins
+    exactly one of them reads the logs at a time while all of them answer queries. With
+    ``--index redis://...`` the index is shared by a fleet and loaded by ``dash-insight
+    worker`` processes (:mod:`dash_insight.core.fleet`): :meth:`start` starts no loader. Plugins
     build their own services (caches, stores) from this one: :attr:`provider` to read,
     :attr:`settings` for the workspace and limits.
     """
@@ -22,11 +25,13 @@ class DataService:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.summary_base_dir = settings.base_dir
-        if not os.path.isdir(self.summary_base_dir):
+        if not is_url(self.summary_base_dir) and not os.path.isdir(self.summary_base_dir):
             raise NotADirectoryError(
                 f"summary base directory not found: {settings.summary_base_dir}")
         self.workspace = settings.workspace
-        self.store = IndexStore(index_directory(self.workspace, self.summary_base_dir))
+        #: True when the index is in Redis, loaded by fleet workers, not by this process.
+        self.fleet = is_redis_url(settings.index)
+        self.store = open_index(settings.index, self.workspace, self.summary_base_dir)
         self.loader = Loader(self.summary_base_dir, self.store, max_depth=settings.max_depth,
                              reload_interval=settings.reload_interval,
                              max_record_bytes=settings.max_record_bytes,
@@ -39,10 +44,11 @@ class DataService:
     @property
     def name(self) -> str:
         """What MindInsight shows as "Current folder": the base directory's name."""
-        return os.path.basename(self.summary_base_dir) or self.summary_base_dir
+        return os.path.basename(self.summary_base_dir.rstrip("/")) or self.summary_base_dir
 
     def start(self) -> None:
-        self.loader.start()
+        if not self.fleet:
+            self.loader.start()
 
     def close(self) -> None:
         self.loader.stop()

@@ -33,7 +33,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dash_insight.core import i18n
 from dash_insight.core.format.framing import MAX_PAYLOAD_BYTES as DEFAULT_MAX_RECORD_BYTES
+from dash_insight.core.format.remote import check_base_url, is_url, local_path_of, normalise_url
+from dash_insight.core.i18n import N_
 from dash_insight.core.store.sampling import format_samples_per_plugin, parse_samples_per_plugin
 
 if sys.version_info >= (3, 11):
@@ -50,6 +53,11 @@ DEFAULT_HOST = "127.0.0.1"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: Bytes of decoded values (images, tensors, histograms) each process keeps in memory.
 DEFAULT_CACHE_BYTES = 256 << 20
+#: The interface's language for a browser that asks for neither (no switch cookie, no
+#: ``Accept-Language`` naming English or Chinese).
+DEFAULT_LANGUAGE = "en"
+#: The values ``--language`` takes (BCP 47 spellings of :data:`dash_insight.core.i18n.LOCALES`).
+LANGUAGES = ("zh-CN", "en")
 #: The access log is rotated when it would grow past this size (0 = never).
 DEFAULT_ACCESS_LOG_MAX_BYTES = 10 << 20
 #: Records (and ``.pb`` graph files) longer than DEFAULT_MAX_RECORD_BYTES (128M) are reported
@@ -109,6 +117,19 @@ def parse_load_workers(value: Any) -> int:
         raise SettingsError(f"load workers must be an integer in 1..{MAX_LOAD_WORKERS}, "
                             f"not {text!r}")
     return number
+
+
+def parse_index(value: Any) -> str:
+    """``--index``: empty or ``diskcache`` (the default: an index file in the workspace), or a
+    Redis URL (``redis://host:6379/0``, ``rediss://``, ``unix://``) shared by a fleet."""
+    text = _text(value).strip()
+    if text in ("", "diskcache"):
+        return ""
+    scheme, _, rest = text.partition("://")
+    if scheme not in ("redis", "rediss", "unix") or not rest:
+        raise SettingsError(f"index must be 'diskcache' or a Redis URL (redis://host:6379/0), "
+                            f"not {text!r}")
+    return text
 
 
 def parse_max_depth(value: Any) -> int:
@@ -221,6 +242,14 @@ def parse_allowed_hosts(value: Any) -> tuple[str, ...]:
     return names
 
 
+def parse_language(value: Any) -> str:
+    """``zh-CN`` or ``en`` (also ``zh``, ``zh_CN``, ``en-US``, ...) -> ``zh-CN`` / ``en``."""
+    locale = i18n.normalize_locale(str(value))
+    if locale is None:
+        raise SettingsError(f"language must be one of {', '.join(LANGUAGES)}, not {str(value)!r}")
+    return locale.replace("_", "-")
+
+
 @dataclass(frozen=True)
 class Option:
     """One setting and how every source names it: ``--summary-base-dir`` on the command line,
@@ -247,42 +276,65 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("summary_base_dir", _text, "folder whose sub-folders hold summary files (default: "
-           "the current folder)", "DIR", is_path=True),
-    Option("port", parse_port, f"port to listen on (default {DEFAULT_PORT})", "PORT"),
-    Option("host", parse_host, f"address to bind (default {DEFAULT_HOST}: this machine only)",
+    Option("summary_base_dir", _text, N_("folder whose sub-folders hold summary files, or a "
+                                         "URL such as s3://bucket/prefix read through fsspec "
+                                         "(default: the current folder)"), "DIR", is_path=True),
+    Option("port", parse_port, N_("port to listen on (default {port})"), "PORT"),
+    Option("host", parse_host, N_("address to bind (default {host}: this machine only)"),
            "HOST"),
     Option("reload_interval", parse_reload_interval,
-           "seconds between reloads of the logs, 0 = load once "
-           f"(default {DEFAULT_RELOAD_INTERVAL:g})", "SECONDS"),
-    Option("workspace", _text, "folder for the index, logs and pid files "
-           f"(default {DEFAULT_WORKSPACE})", "DIR", is_path=True),
-    Option("max_depth", parse_max_depth, "how many folder levels below the base to look for "
-           "jobs (default: all)", "N"),
+           N_("seconds between reloads of the logs, 0 = load once (default {reload_interval})"),
+           "SECONDS"),
+    Option("workspace", _text, N_("folder for the index, logs and pid files "
+                                  "(default {workspace})"), "DIR", is_path=True),
+    Option("max_depth", parse_max_depth, N_("how many folder levels below the base to look "
+                                            "for jobs (default: all)"), "N"),
     Option("samples_per_plugin", parse_samples,
-           "keep only N sampled values per tag, like MindInsight (e.g. scalar=1000,image=10; "
-           "'mindinsight' for its sizes); default: keep everything", "PLUGIN=N,..."),
+           N_("keep only N sampled values per tag, like MindInsight (e.g. "
+              "scalar=1000,image=10; 'mindinsight' for its sizes); default: keep everything"),
+           "PLUGIN=N,..."),
     Option("url_base_pathname", parse_url_base_pathname,
-           "URL path of the pages and the REST API, starting and ending with '/' (default /)",
-           "PATH"),
-    Option("cache_bytes", parse_size, "memory for decoded images, histograms and tensors per "
-           f"process (default {DEFAULT_CACHE_BYTES >> 20}M)", "SIZE"),
+           N_("URL path of the pages and the REST API, starting and ending with '/' "
+              "(default /)"), "PATH"),
+    Option("cache_bytes", parse_size, N_("memory for decoded images, histograms and tensors "
+                                         "per process (default {cache_bytes})"), "SIZE"),
     Option("max_record_bytes", parse_size,
-           "records larger than this are skipped unread and reported as damage; bounds the "
-           "memory reading takes: about 4x this for loading and 4x this for all requests "
-           f"together, besides --cache-bytes (default {DEFAULT_MAX_RECORD_BYTES >> 20}M)",
-           "SIZE"),
+           N_("records larger than this are skipped unread and reported as damage; bounds the "
+              "memory reading takes: about 4x this for loading and 4x this for all requests "
+              "together, besides --cache-bytes (default {max_record_bytes})"), "SIZE"),
     Option("access_log_max_bytes", parse_size,
-           "rotate <workspace>/log/access.<port>.log at this size, 0 = never "
-           f"(default {DEFAULT_ACCESS_LOG_MAX_BYTES >> 20}M)", "SIZE"),
+           N_("rotate <workspace>/log/access.<port>.log at this size, 0 = never "
+              "(default {access_log_max_bytes})"), "SIZE"),
     Option("load_workers", parse_load_workers,
-           "processes reading summary files at once when a load has several large files or "
-           "jobs to read; 1 = read in the server process only (default: the core count)", "N"),
+           N_("processes reading summary files at once when a load has several large files or "
+              "jobs to read; 1 = read in the server process only (default: the core count)"),
+           "N"),
+    Option("index", parse_index,
+           N_("where the index lives: 'diskcache' in the workspace (default), or a Redis URL "
+              "(redis://host:6379/0) shared by several web processes and 'dash-insight worker' "
+              "loaders; a web process on Redis does no loading of its own"), "URL"),
     Option("allowed_hosts", parse_allowed_hosts,
-           "host names the browser may use besides the bound one, IP addresses and localhost "
-           "(any other Host header is refused against DNS rebinding; '*.domain' matches "
-           "sub-domains)", "NAME,..."),
+           N_("host names the browser may use besides the bound one, IP addresses and "
+              "localhost (any other Host header is refused against DNS rebinding; '*.domain' "
+              "matches sub-domains)"), "NAME,..."),
+    Option("language", parse_language,
+           N_("interface language for browsers whose Accept-Language names neither English "
+              "nor Chinese and that did not choose one with the switch, and of the command "
+              "line's messages: {languages} (default {language})"), "LANG"),
 )
+#: The defaults the help texts name (``{port}`` ...).
+HELP_VALUES = {
+    "port": DEFAULT_PORT, "host": DEFAULT_HOST, "reload_interval": f"{DEFAULT_RELOAD_INTERVAL:g}",
+    "workspace": DEFAULT_WORKSPACE, "cache_bytes": f"{DEFAULT_CACHE_BYTES >> 20}M",
+    "max_record_bytes": f"{DEFAULT_MAX_RECORD_BYTES >> 20}M",
+    "access_log_max_bytes": f"{DEFAULT_ACCESS_LOG_MAX_BYTES >> 20}M",
+    "languages": " | ".join(LANGUAGES), "language": DEFAULT_LANGUAGE,
+}
+
+
+def option_help(option: Option) -> str:
+    """``option``'s help text in the current language, with the defaults filled in."""
+    return i18n.gettext(option.help).format(**HELP_VALUES)
 OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
 #: MindInsight's names in a Python config that map onto another setting, with their parser.
 MINDINSIGHT_NAMES: dict[str, tuple[str, Callable[[Any], Any]]] = {
@@ -388,7 +440,7 @@ def _parse_in(origin: str, key: str, parse: Callable[[Any], Any], value: Any, is
         parsed = parse(value)
     except SettingsError as error:
         raise SettingsError(f"{origin}: {key}: {error}") from None
-    if is_path and folder is not None:
+    if is_path and folder is not None and not is_url(parsed):  # s3://... is not relative
         parsed = os.path.join(folder, os.path.expanduser(parsed))
     return parsed
 
@@ -424,6 +476,10 @@ class Settings:
     load_workers: int = field(default_factory=default_load_workers)
     #: Extra names the ``Host`` header may carry (see :mod:`dash_insight.web.host_check`).
     allowed_hosts: tuple[str, ...] = ()
+    #: The pages' language when the browser names none (``zh-CN`` or ``en``).
+    language: str = DEFAULT_LANGUAGE
+    #: "" (diskcache in the workspace) or a Redis URL (:mod:`dash_insight.core.fleet`).
+    index: str = ""
     config: str | None = field(default=None, compare=False)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     ignored: tuple[str, ...] = field(default=(), compare=False, repr=False)
@@ -444,6 +500,8 @@ class Settings:
         parse_url_base_pathname(self.url_base_pathname)
         set_(self, "allowed_hosts", parse_allowed_hosts(self.allowed_hosts))
         set_(self, "load_workers", parse_load_workers(self.load_workers))
+        set_(self, "language", parse_language(self.language))
+        set_(self, "index", parse_index(self.index))
         for name in ("cache_bytes", "access_log_max_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
@@ -456,8 +514,15 @@ class Settings:
 
     @property
     def base_dir(self) -> str:
-        """The summary base directory as an absolute real path."""
-        return os.path.realpath(os.path.expanduser(self.summary_base_dir))
+        """The summary base directory as an absolute real path, or a URL without trailing
+        slashes (``s3://bucket/prefix``: read through fsspec); ``file://`` is a local path."""
+        path = self.summary_base_dir
+        if is_url(path):
+            local = local_path_of(path)
+            if local is None:
+                return normalise_url(path)
+            path = local
+        return os.path.realpath(os.path.expanduser(path))
 
     @property
     def is_local(self) -> bool:
@@ -472,6 +537,12 @@ class Settings:
     def checked_base_dir(self) -> str:
         """:attr:`base_dir`; SettingsError with a one-line reason if it cannot be served."""
         path = self.base_dir
+        if is_url(path):
+            try:
+                check_base_url(path)
+            except OSError as error:  # RemoteError: already one line
+                raise SettingsError(str(error)) from None
+            return path
         if os.path.exists(path) and not os.path.isdir(path):
             raise SettingsError(f"summary base directory is a file, not a directory: {path}")
         if not os.path.isdir(path):
@@ -544,15 +615,18 @@ class Settings:
         dash_insight.server``. An option not given is left out of the namespace, so the
         environment and the config file can give it."""
         parser.add_argument("--config", default=argparse.SUPPRESS, metavar="CONFIG",
-                            help="settings file: a TOML file, file:/path/config.py or "
-                                 f"python:package.module (default: ${CONFIG_ENV}); the "
-                                 "command line and DASH_INSIGHT_* variables override it")
+                            help=i18n.gettext(
+                                "settings file: a TOML file, file:/path/config.py or "
+                                "python:package.module (default: ${variable}); the command "
+                                "line and DASH_INSIGHT_* variables override it").format(
+                                    variable=CONFIG_ENV))
         parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
-                            help="serve the bundled demo of real MindSpore summaries instead")
+                            help=i18n.gettext("serve the bundled demo of real MindSpore "
+                                              "summaries instead"))
         for option in OPTIONS:
             parser.add_argument(option.flag, type=_argument(option.parse),
                                 default=argparse.SUPPRESS, metavar=option.metavar,
-                                help=option.help)
+                                help=option_help(option))
 
     @classmethod
     def from_args(cls, args: argparse.Namespace,

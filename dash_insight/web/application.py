@@ -31,12 +31,14 @@ from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
 from dash_insight.web import (
     access_log,
     body_limit,
+    compression,
     dash_requests,
     dashboard,
     errors,
     host_check,
     shell,
 )
+from dash_insight.web import i18n as web_i18n
 from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import API_PREFIX, EXPORT_PREFIX, api_blueprint, json_response
 from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
@@ -201,9 +203,11 @@ def create_app(
                                   url_prefix=prefix.rstrip("/") or None)
     _add_security_headers(app.server, prefix, security_headers(frame_ancestors))
     host_check.install(app.server, settings, prefix)
+    web_i18n.install(app, settings)
     body_limit.install(app.server, prefix)  # before any hook that reads a body
     dash_requests.install(app, prefix)
     _answer_other_methods(app.server, prefix)
+    compression.install(app.server, prefix)
     # outermost: every answer is logged, refusals included
     app.access_log = access_log.install(app.server, settings)  # type: ignore[attr-defined]
     app.data_service = data  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from typing import Any
 import dash
 from dash import Input, Output, State, dcc, html
 
+from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.job_notice import job_notice
 from dash_insight.web.plugin import Card, CardRequest, Page
@@ -28,7 +29,7 @@ BoundCard = tuple[Card[Any], Any]
 
 def switch_tag_button() -> html.Button:
     """"Switch tag" for a card that shows one of several tags (one such card per dashboard)."""
-    return html.Button("Switch tag", id=SWITCH_TAG_ID, className="di-link-button")
+    return html.Button(_("Switch tag"), id=SWITCH_TAG_ID, className="di-link-button")
 
 
 def no_data(children: Any) -> html.Div:
@@ -39,9 +40,9 @@ def no_data(children: Any) -> html.Div:
 def card_frame(app: dash.Dash, card: Card[Any], train_id: str, body: Any, foot: Any,
                has_data: bool) -> html.Section:
     """A card: title with an "Open ›" link to its page (when there is data), body, footer."""
-    head: list[Any] = [html.Span(card.title)]
+    head: list[Any] = [html.Span(str(card.title))]
     if has_data:
-        head.append(dcc.Link("Open ›", href=app.get_relative_path(card.page)
+        head.append(dcc.Link(_("Open") + " ›", href=app.get_relative_path(card.page)
                              + make_search({"train_id": train_id})))
     return html.Section(className="di-panel di-card", id=card.card_id, children=[
         html.Div(head, className="di-card-head"),
@@ -73,8 +74,9 @@ def page(provider: DataProvider, cards: Sequence[BoundCard]) -> Page[Any]:
         train_id = params.get("train_id", "")
         return html.Div([
             html.Div(className="di-page-head", children=[
-                html.H1("Training Dashboard", className="di-title"),
-                html.Span(f"Summary path: {train_id}", className="di-subtitle"),
+                html.H1(_("Training Dashboard"), className="di-title"),
+                html.Span(_("Summary path: {path}").format(path=train_id),
+                          className="di-subtitle"),
             ]),
             dcc.Store(id="image-tag-index", data=0),
             dcc.Store(id="dashboard-shown"),  # (train_id, version, turn, problems) on screen
@@ -101,7 +103,7 @@ def _register(app: dash.Dash, provider: DataProvider, cards: Sequence[BoundCard]
             job = provider.job(train_id)
         except DataError as error:
             return html.Div(className="di-panel di-empty", children=[
-                html.P(str(error)), dcc.Link("Back to the summary list",
+                html.P(str(error)), dcc.Link(_("Back to the summary list"),
                                              href=app.get_relative_path("/"))]), None
         current = [train_id, job.version, turn or 0, len(job.reasons)]
         if shown == current:

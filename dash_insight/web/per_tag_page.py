@@ -30,6 +30,8 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 import dash
 from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import LazyString, ngettext
+from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.job_notice import job_notice
 from dash_insight.web.components.page_head import job_page_head
@@ -56,6 +58,7 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     UrlState,
+    same_search,
 )
 
 
@@ -116,8 +119,10 @@ class PerTagPage(Generic[S]):
     prefix: str
     plugin: str
     noun: str
-    title: str
-    empty: Sequence[Any]
+    #: Shown in the current language: plain strings or :func:`lazy_gettext` ones.
+    title: str | LazyString
+    #: What an empty job shows (how to record such data): built per request, in its language.
+    empty: Callable[[], Sequence[Any]]
     state: UrlState
     page_size: int
     card: Callable[[CardContext[S], str], Any]
@@ -127,6 +132,9 @@ class PerTagPage(Generic[S]):
     themed: Callable[[Mapping[str, Any]], bool] = never
     grid_class: str = "di-vp-grid"
     loading: bool = False
+    #: What the cards show, for "No ... yet." and the unknown-tags notice ("image", in the
+    #: current language); default: "data".
+    kind: str | LazyString = ""
     root_style: Callable[[dict[str, Any]], dict[str, str]] | None = None
     extra: Callable[[dict[str, Any]], list[Any]] | None = None
 
@@ -143,24 +151,31 @@ class PerTagPage(Generic[S]):
 # --- page pieces ----------------------------------------------------------------------------------
 
 
-def head(app: dash.Dash, title: str, train_id: str) -> html.Div:
+def head(app: dash.Dash, title: str | LazyString, train_id: str) -> html.Div:
     """Title, summary path and a × back to the job's dashboard (:func:`job_page_head`)."""
-    return job_page_head(app, title, train_id)
+    return job_page_head(app, str(title), train_id)
 
 
 def job_error(app: dash.Dash, message: str) -> html.Div:
     return html.Div(className="di-panel di-empty", children=[
-        html.P(message), dcc.Link("Back to the summary list", href=app.get_relative_path("/"))])
+        html.P(message), dcc.Link(_("Back to the summary list"),
+                                  href=app.get_relative_path("/"))])
 
 
-def unknown_message(unknown: list[str], train_id: str, noun: str) -> Any:
-    """A notice for tags named in the URL that the job does not have."""
+def unknown_message(unknown: list[str], train_id: str, noun: str,
+                    kind: str | LazyString = "") -> Any:
+    """A notice for tags named in the URL that the job does not have (``kind``: what the
+    page shows, in the current language)."""
     if not unknown:
         return None
     names = ", ".join(repr(t) for t in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+    text = ngettext(
+        "{count} tag in the link is not a {kind} tag of {job}: {names}. It may have been "
+        "renamed, or belong to another job; the other tags are shown.",
+        "{count} tags in the link are not {kind} tags of {job}: {names}. They may have been "
+        "renamed, or belong to another job; the other tags are shown.", len(unknown))
     return html.Div(className="di-notice di-warning", id=f"{noun}-unknown-tags", children=[
-        f"{len(unknown)} tag(s) in the link are not {noun} tags of {train_id}: {names}. "
-        "They may have been renamed, or belong to another job; the other tags are shown."])
+        text.format(count=len(unknown), kind=str(kind) or noun, job=train_id, names=names)])
 
 
 def plugin_tags(app: dash.Dash, provider: DataProvider, train_id: str, plugin: str,
@@ -190,10 +205,10 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
     train_id = state["train_id"]
     title = head(app, page.title, train_id)
     tags, message = plugin_tags(app, service.provider, train_id, page.plugin, title,
-                                list(page.empty), page.id("empty"))
+                                list(page.empty()), page.id("empty"))
     if message is not None:
         return message
-    selected, _ = selection(state["tags"], tags)
+    selected, _unknown = selection(state["tags"], tags)
     cards: Any = html.Div(id=page.id("cards"), className=page.grid_class)
     if page.loading:
         cards = dcc.Loading(cards, type="dot", delay_show=400)
@@ -204,7 +219,7 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
         title,
         job_notice(service.provider.job(train_id), page.id("job-notice")),
         html.Div(className="di-panel di-vp-controls", children=[
-            picker(page.id("tags"), "Tag Selection", tags, selected, state["filter"]),
+            picker(page.id("tags"), _("Tag Selection"), tags, selected, state["filter"]),
             *page.controls(state),
         ]),
         dcc.Store(id=page.id("query-keys"), data=page.query_keys),
@@ -229,18 +244,18 @@ def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
     page 1 (tags hidden by the filter keep their selection); ``control_values`` are the page's
     controls' values by state field."""
     state = page.state.parse_search(search)
-    selected, _ = selection(state["tags"], tags)
+    selected, _unknown = selection(state["tags"], tags)
     if echoed(trigger, page.id("tags"), checked or [], tags, selected, state["filter"]):
         return None
     state["page"], paged = page_after(trigger, page.prefix, state["page"])
     if not paged:
         state = page.state.from_controls(state, control_values)
-    matching, _ = filter_tags(tags, pattern or "")
+    matching, _error = filter_tags(tags, pattern or "")
     chosen = pick(tags, list(tags) if selected is None else selected, checked, matching,
                   picker_action(trigger, page.id("tags")))
     state.update(selection_state(tags, chosen, pattern or ""))
     new = page.state.search(state)
-    return None if new == (search or "") else new
+    return None if same_search(new, search) else new
 
 
 class CardsUpdate(NamedTuple):
@@ -283,9 +298,10 @@ def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, search: str | 
     context = CardContext(app, service, train_id, state, theme)
     built: Any = [_card(page, context, tag) for tag in on_page]
     if not built:
-        built = html.Div("No tag selected: tick tags above, or clear the filter." if tags
-                         else f"No {page.noun} yet.", className="di-empty")
-    return CardsUpdate(built, unknown_message(unknown, train_id, page.noun), total,
+        built = html.Div(_("No tag selected: tick tags above, or clear the filter.") if tags
+                         else _("No {kind} yet.").format(kind=str(page.kind) or page.noun),
+                         className="di-empty")
+    return CardsUpdate(built, unknown_message(unknown, train_id, page.noun, page.kind), total,
                        f"{number} / {pages}", number <= 1, number >= pages, key)
 
 

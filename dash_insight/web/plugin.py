@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 import dash
 from flask import Response
 
+from dash_insight.core.i18n import LazyString
 from dash_insight.core.provider import JobSummary
 from dash_insight.core.service import DataService
 
@@ -62,7 +63,8 @@ class Card(Generic[S]):
     has no such data (the body then says how to record it, and the card has no "Open" link)."""
 
     card_id: str
-    title: str
+    #: A :func:`~dash_insight.core.i18n.lazy_gettext` string (shown in the request's language).
+    title: str | LazyString
     page: str
     build: Callable[[CardRequest, S], tuple[Any, Any]]
 
@@ -71,7 +73,8 @@ class Card(Generic[S]):
 class NavLink:
     """A top-bar link; links are shown by ``rank``."""
 
-    label: str
+    #: A :func:`~dash_insight.core.i18n.lazy_gettext` string (shown in the request's language).
+    label: str | LazyString
     path: str
     rank: int
 

@@ -11,7 +11,8 @@ import dash
 import flask
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
-from dash_insight.web import not_found
+from dash_insight.core.i18n import gettext as _
+from dash_insight.web import i18n, not_found
 from dash_insight.web.components import run_colours
 from dash_insight.web.plugin import NavLink, Page
 from dash_insight.web.url_state import parse_search
@@ -28,23 +29,27 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
         dcc.Link(html.Span(["dash", html.Span("·"), "insight"]), href=app.get_relative_path("/"),
                  className="di-brand"),
         html.Nav(className="di-nav", id="nav", children=[
-            dcc.Link(link.label, href=app.get_relative_path(link.path),
+            dcc.Link(str(link.label), href=app.get_relative_path(link.path),
                      id=f"nav-{link.path.strip('/') or 'home'}")
             for link in nav
         ]),
         html.Div(className="di-spacer"),
         html.Div(className="di-tools", children=[
-            dcc.Checklist(id="auto-refresh", options=[{"label": " Auto refresh", "value": "on"}],
+            dcc.Checklist(id="auto-refresh",
+                          options=[{"label": " " + _("Auto refresh"), "value": "on"}],
                           value=["on"], persistence=True, persistence_type="local",
                           inputClassName="di-checkbox", className="di-inline"),
-            html.Label(["every", dcc.Input(
+            html.Label([_("every"), dcc.Input(
                 id="refresh-seconds", type="number", value=DEFAULT_REFRESH_SECONDS,
                 min=MIN_REFRESH_SECONDS, max=MAX_REFRESH_SECONDS, step=1, debounce=True,
-                persistence=True, persistence_type="local"), "s"]),
-            html.Button("⟳ Refresh", id="refresh-now", className="di-icon-button",
-                        title="Reload the data now"),
-            html.Button("◐ Theme", id="theme-toggle", className="di-icon-button",
-                        title="Switch between light and dark theme"),
+                persistence=True, persistence_type="local"), _("s")],
+                title=_("Auto refresh interval: {low} to {high} seconds").format(
+                    low=MIN_REFRESH_SECONDS, high=MAX_REFRESH_SECONDS)),
+            html.Button("⟳ " + _("Refresh"), id="refresh-now", className="di-icon-button",
+                        title=_("Reload the data now")),
+            html.Button("◐ " + _("Theme"), id="theme-toggle", className="di-icon-button",
+                        title=_("Switch between light and dark theme")),
+            i18n.language_switch(),
         ]),
     ])
 
@@ -53,6 +58,7 @@ def shell_layout(app: dash.Dash, nav: Sequence[NavLink],
                  router: PageRouter) -> Callable[[], html.Div]:
     """The frame, with the page of the URL being opened already inside it.
 
+    A function Dash calls on each page load, so the frame is built in the request's language.
     The browser asks for the layout from the page it opens, so the request's ``Referer`` names
     that page: rendering it here saves the routing callback's round trip on every full page
     load. Without a usable ``Referer`` the page arrives through :func:`register_shell`'s
@@ -67,6 +73,7 @@ def shell_layout(app: dash.Dash, nav: Sequence[NavLink],
             dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
             dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
             top_bar(app, nav),
+            i18n.client_texts_element(),
             html.Main(page, id="page", className="di-page"),
         ])
 
@@ -150,6 +157,7 @@ def register_shell(app: dash.Dash, router: PageRouter) -> None:
         Output("theme", "data"), Input("theme-toggle", "n_clicks"), State("theme", "data"),
     )
     run_colours.register_run_dots(app)
+    i18n.register(app)
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "markActiveNav"),
         Output("nav", "title"), Input("url", "pathname"), State("nav", "id"),

@@ -34,6 +34,17 @@ def parse_search(search: str | None) -> dict[str, str]:
     return dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=False))
 
 
+def same_search(new: str, current: str | None) -> bool:
+    """Whether two query strings say the same: the same parameters and values once decoded,
+    in any order. ``?train_id=./job`` (typed or linked by hand) and ``?train_id=.%2Fjob`` (as
+    the pages write it) are one state: writing the second over the first would run every
+    callback of the page again for nothing (the whole grid was drawn twice)."""
+    def pairs(search: str | None) -> list[tuple[str, str]]:
+        return sorted(parse_qsl((search or "").lstrip("?"), keep_blank_values=False))
+
+    return pairs(new) == pairs(current)
+
+
 def make_search(params: Mapping[str, object]) -> str:
     """{"a": 1, "b": None} -> ``?a=1``; empty values are left out."""
     kept = {k: str(v) for k, v in params.items() if v not in (None, "", False)}

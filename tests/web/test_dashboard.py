@@ -93,7 +93,7 @@ def test_damage_banner_wraps_between_words(dash_duo, tmp_path: Path) -> None:
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./bad")
-        dash_duo.wait_for_contains_text(".di-job-notice summary", "problem(s)")
+        dash_duo.wait_for_contains_text(".di-job-notice summary", "problems; everything readable")
         dash_duo.driver.execute_script(
             "document.querySelector('.di-job-notice').open = true;")
         for width in range(480, 760, 23):  # wherever the lines happen to end

@@ -38,7 +38,7 @@ def test_scalar_card_draws_the_first_two_tags_of_mindinsight(service: DataServic
     assert job.tags[Plugin.SCALAR][0] != "loss/auto"  # the written order differs
     body, foot = scalar_card(CardRequest(dash.Dash(__name__), job), service)
     assert [trace.name for trace in body.figure.data] == ["loss/auto", "op/activation_max"]
-    assert foot == "3 scalar tag(s)"
+    assert foot == "3 scalar tags"
 
 
 def test_tensor_card_shows_five_decimals_as_mindinsight(service: DataService) -> None:

@@ -23,7 +23,9 @@ from dash_insight.core.store.loader import Loader
 
 #: Imported on first use only; a warm start must not need them.
 DEFERRED = ("plotly.express", "plotly.subplots", "IPython", "requests",
-            "dash_insight.core.format.writer")
+            "dash_insight.core.format.writer",
+            # logs on object storage: only a URL base directory needs it
+            "fsspec")
 
 CHILD = textwrap.dedent("""
     import json, sys

@@ -40,7 +40,7 @@ def _card(context: ptp.CardContext[DataService], tag: str) -> html.Section:
 
 
 PAGE: ptp.PerTagPage[DataService] = ptp.PerTagPage(
-    prefix="t", plugin=Plugin.HISTOGRAM, noun="histogram", title="Test", empty=["Nothing"],
+    prefix="t", plugin=Plugin.HISTOGRAM, noun="histogram", title="Test", empty=lambda: ["Nothing"],
     state=ptp.page_state(Flag("raw")), page_size=4, card=_card,
     controls=lambda state: [html.Div("raw" if state["raw"] else "cooked", id="t-raw")],
     control_fields=(("t-raw", "raw"),), card_fields=("raw",),
@@ -51,7 +51,7 @@ def test_unknown_message_names_the_tags() -> None:
     assert ptp.unknown_message([], "./a", "image") is None
     message = ptp.unknown_message([f"t{i}" for i in range(7)], "./a", "image")
     assert message.id == "image-unknown-tags"
-    assert "7 tag(s) in the link are not image tags of ./a: 't0', 't1'" in text(message)
+    assert "7 tags in the link are not image tags of ./a: 't0', 't1'" in text(message)
     assert "'t4' …" in text(message)
 
 
@@ -145,7 +145,7 @@ def test_layouts_explain_missing_jobs_and_data(service: DataService) -> None:
 def test_page_modules_are_registered() -> None:
     assert {"/histograms", "/images", "/tensors"} <= {
         page.path for plugin in PLUGINS for page in plugin.pages}
-    assert isinstance(tensors.EMPTY[0], str) and isinstance(images.EMPTY[1], html.Code)
+    assert isinstance(tensors.empty()[0], str) and isinstance(images.empty()[1], html.Code)
 
 
 def test_empty_states_and_unknown_job(dash_duo, corpus_app) -> None:

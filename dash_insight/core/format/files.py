@@ -22,6 +22,13 @@ import re
 import stat
 from typing import BinaryIO
 
+from dash_insight.core.format.remote import (
+    RECORD_BLOCK_BYTES,
+    RemoteFile,
+    is_url,
+    object_size,
+)
+
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
 TFEVENTS_RE = re.compile(r"tfevents\.(\d+)")
 _MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
@@ -111,7 +118,8 @@ class NotARegularFile(OSError):
     """A FIFO, socket, device or directory where a summary file was expected."""
 
 
-def open_regular(path: str, follow_symlinks: bool = True) -> BinaryIO:
+def open_regular(path: str, follow_symlinks: bool = True,
+                 block_size: int = RECORD_BLOCK_BYTES) -> BinaryIO:
     """``open(path, "rb")``, but only for a regular file (else :class:`NotARegularFile`);
     without ``follow_symlinks`` a symbolic link is refused too (``O_NOFOLLOW``).
 
@@ -120,7 +128,12 @@ def open_regular(path: str, follow_symlinks: bool = True) -> BinaryIO:
     like ``/dev/zero`` would never end. The type is checked on the opened descriptor, so a
     file swapped for a FIFO after it was listed is caught too. ``O_NONBLOCK`` changes nothing
     for reads of a regular file.
+
+    A URL (``s3://...``, see :mod:`.remote`) opens a :class:`~.remote.RemoteFile` for ranged
+    reads of ``block_size`` bytes (object stores hold regular files and no links only).
     """
+    if is_url(path):
+        return RemoteFile(path, block_size)  # type: ignore[return-value]
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
     fd = os.open(path, flags if follow_symlinks else flags | os.O_NOFOLLOW)
     try:
@@ -131,3 +144,17 @@ def open_regular(path: str, follow_symlinks: bool = True) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def handle_stat(handle: BinaryIO) -> os.stat_result:
+    """``os.fstat`` of an open file; a remote file's :attr:`~.remote.RemoteFile.stat`."""
+    if isinstance(handle, RemoteFile):
+        return handle.stat
+    return os.fstat(handle.fileno())
+
+
+def file_size(path: str) -> int:
+    """``os.path.getsize``, for a URL too."""
+    if is_url(path):
+        return object_size(path)
+    return os.path.getsize(path)

@@ -47,7 +47,22 @@ from typing import BinaryIO
 import google_crc32c
 import numpy as np
 
-from dash_insight.core.format.files import open_regular
+from dash_insight.core.format.files import file_size, handle_stat, open_regular
+from dash_insight.core.format.reasons import (
+    CANNOT_READ_FILE,
+    HEADER_CRC,
+    OVERSIZED,
+    PAYLOAD_CRC,
+    RUNS_PAST_END,
+)
+from dash_insight.core.format.remote import (
+    SCAN_BLOCK_BYTES,
+    RangeCache,
+    RemoteFile,
+    is_url,
+    prefix_digest,
+    read_range,
+)
 
 if google_crc32c.implementation != "c":  # pragma: no cover - depends on the wheel installed
     import warnings
@@ -201,17 +216,23 @@ class RecordReader:
     belongs to (None: whatever the path names). :attr:`stat` is the opened file's ``fstat``.
     ``max_payload``: longer records are reported and skipped unread (default
     :data:`MAX_PAYLOAD_BYTES`).
+
+    A remote file (a URL, :mod:`.remote`) has no inode: ``prefix_digest``, the
+    :func:`~.remote.prefix_digest` of the bytes before ``offset`` kept from the last read, says
+    whether it is still the file the offset belongs to (else :attr:`ReadResult.replaced`);
+    afterwards :attr:`prefix_digest` is that of the new offset (None for a local file).
     """
 
     def __init__(self, path: str | os.PathLike[str], offset: int = 0,
                  lost_at: int | None = None, inode: int | None = None,
-                 max_payload: int | None = None):
+                 max_payload: int | None = None, prefix_digest: bytes | None = None):
         self.path = os.fspath(path)
         self.offset = offset
         self.lost_at = lost_at
         self.inode = inode
         self.max_payload = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
         self.stat: os.stat_result | None = None
+        self.prefix_digest = prefix_digest
         self.result = ReadResult()
 
     def read(self, max_bytes: int | None = None) -> Iterator[Record]:
@@ -223,17 +244,32 @@ class RecordReader:
         """
         self.result = ReadResult()
         try:
-            with open_regular(self.path) as handle:
-                self.stat = os.fstat(handle.fileno())
+            with open_regular(self.path, block_size=SCAN_BLOCK_BYTES) as handle:
+                self.stat = handle_stat(handle)
                 if self.inode is not None and (self.stat.st_ino != self.inode
                                                or self.stat.st_size < self.offset):
                     self.result.replaced = True
                     return
-                yield from self._read_open(handle, max_bytes)
+                if isinstance(handle, RemoteFile):
+                    yield from self._read_remote(handle, max_bytes)
+                else:
+                    yield from self._read_open(handle, max_bytes)
         except OSError as error:
             self.result.error = Damage(self.offset,
-                                       f"cannot read file: {error.strerror or error}")
+                                       CANNOT_READ_FILE.format(error=error.strerror or error))
             self.result.damage.append(self.result.error)
+
+    def _read_remote(self, handle: RemoteFile, max_bytes: int | None) -> Iterator[Record]:
+        """:meth:`_read_open` on a remote file, checking and then renewing
+        :attr:`prefix_digest` (two small ranged reads each)."""
+        start = self.offset
+        if start > 0 and self.prefix_digest is not None \
+                and prefix_digest(handle, start) != self.prefix_digest:
+            self.result.replaced = True
+            return
+        yield from self._read_open(handle, max_bytes)  # type: ignore[arg-type]
+        if self.offset != start or self.prefix_digest is None:
+            self.prefix_digest = prefix_digest(handle, self.offset) if self.offset else None
 
     def _read_open(self, handle: BinaryIO, max_bytes: int | None) -> Iterator[Record]:
         result = self.result
@@ -286,8 +322,7 @@ class RecordReader:
             length, length_crc = _HEADER.unpack_from(buf, pos)
             if masked_crc32c(buf[pos : pos + 8]) != length_crc:
                 result.damage.append(
-                    Damage(record_offset, "record header corrupted (length CRC mismatch); "
-                           "skipping to the next valid record")
+                    Damage(record_offset, HEADER_CRC)
                 )
                 self.lost_at = record_offset
                 pos += 1
@@ -295,7 +330,7 @@ class RecordReader:
             frame = FRAME_OVERHEAD + length
             if length > self.max_payload:
                 skip_to = record_offset + frame
-                size = os.fstat(handle.fileno()).st_size
+                size = handle_stat(handle).st_size
                 if size >= skip_to:  # skipped unread: a header claiming 1 GiB costs nothing
                     result.damage.append(Damage(record_offset,
                                                 oversized(length, self.max_payload)))
@@ -314,9 +349,8 @@ class RecordReader:
                     result.tail = Tail(record_offset, size - record_offset, frame)
                     break
                 result.damage.append(
-                    Damage(record_offset, f"record of {length} bytes runs past the end of the "
-                           f"file ({size} bytes) while an intact record follows at "
-                           f"{base + later}; skipping to it")
+                    Damage(record_offset, RUNS_PAST_END.format(length=length, size=size,
+                                                              later=base + later))
                 )
                 pos = later
                 continue
@@ -325,8 +359,7 @@ class RecordReader:
             pos += frame
             if masked_crc32c(body) != payload_crc:
                 result.damage.append(
-                    Damage(record_offset, "record payload corrupted (payload CRC mismatch); "
-                           "record dropped")
+                    Damage(record_offset, PAYLOAD_CRC)
                 )
                 continue
             result.records += 1
@@ -340,15 +373,14 @@ class RecordReader:
 
 def oversized(length: int, max_payload: int) -> str:
     """The damage reason of a record longer than the limit."""
-    return (f"record of {length:,} bytes is larger than the {max_payload:,}-byte limit "
-            "(--max-record-bytes); skipped without reading it")
+    return OVERSIZED.format(length=length, limit=max_payload)
 
 
 def check_graph_file_size(path: str | os.PathLike[str], max_payload: int | None = None) -> int:
     """The size of a bare ``.pb`` graph file (read whole, like one record); ValueError when it
     is larger than ``max_payload`` (default :data:`MAX_PAYLOAD_BYTES`)."""
     limit = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
-    size = os.path.getsize(path)
+    size = file_size(os.fspath(path))
     if size > limit:
         raise ValueError(f"graph file of {size:,} bytes is larger than the {limit:,}-byte limit "
                          "(--max-record-bytes); not read")
@@ -356,9 +388,19 @@ def check_graph_file_size(path: str | os.PathLike[str], max_payload: int | None 
 
 
 def record_length_at(path: str | os.PathLike[str], offset: int,
-                     max_payload: int | None = None) -> int:
+                     max_payload: int | None = None, ranges: RangeCache | None = None) -> int:
     """The payload length in the header at ``offset``, checked (12 bytes read): ValueError when
     the header is not intact or the record is longer than ``max_payload``."""
+    if is_url(os.fspath(path)):  # ``ranges``: recently read blocks of remote files
+        url = os.fspath(path)
+        if ranges is not None:
+            try:
+                return _checked_length(ranges.read(url, offset, offset + HEADER_BYTES), path,
+                                       offset, max_payload)
+            except ValueError:  # a block read before the file changed: read it afresh
+                ranges.forget(url)
+        header = read_range(url, offset, offset + HEADER_BYTES)
+        return _checked_length(header, path, offset, max_payload)
     with open_regular(os.fspath(path)) as handle:
         handle.seek(offset)
         return _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
@@ -377,19 +419,42 @@ def _checked_length(header: bytes, path: str | os.PathLike[str], offset: int,
     return int(length)
 
 
+def _remote_record(url: str, offset: int, max_payload: int | None,
+                   ranges: RangeCache | None) -> bytes:
+    """:func:`read_record_at` of a URL: the header, then payload and footer, by ranged reads
+    (through ``ranges`` when given), checked."""
+    read = read_range if ranges is None else ranges.read
+    length = record_length_at(url, offset, max_payload, ranges)
+    body = read(url, offset + HEADER_BYTES, offset + HEADER_BYTES + length + FOOTER_BYTES)
+    payload, footer = body[:length], body[length:]
+    if len(payload) < length or len(footer) < FOOTER_BYTES:
+        raise ValueError(f"record at offset {offset} of {url} is incomplete")
+    if masked_crc32c(payload) != _FOOTER.unpack(footer)[0]:
+        raise ValueError(f"record at offset {offset} of {url} fails its payload CRC")
+    return payload
+
+
 def read_record_at(path: str | os.PathLike[str], offset: int,
-                   max_payload: int | None = None) -> bytes:
+                   max_payload: int | None = None, ranges: RangeCache | None = None) -> bytes:
     """Read and verify the single record whose header is at ``offset`` (lazy blob access).
 
     Raises ``ValueError`` when the bytes there are not an intact record (the file changed) or
     the record is longer than ``max_payload`` (default :data:`MAX_PAYLOAD_BYTES`), ``OSError``
     when the path cannot be read or is not a regular file.
     """
-    with open_regular(os.fspath(path)) as handle:
-        handle.seek(offset)
-        length = _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
-        payload = handle.read(length)  # read apart from the footer: slicing would copy it
-        footer = handle.read(FOOTER_BYTES)
+    if is_url(os.fspath(path)):
+        if ranges is not None:
+            try:
+                return _remote_record(os.fspath(path), offset, max_payload, ranges)
+            except ValueError:  # a block read before the file changed: read it afresh
+                ranges.forget(os.fspath(path))
+        return _remote_record(os.fspath(path), offset, max_payload, None)
+    else:
+        with open_regular(os.fspath(path)) as handle:
+            handle.seek(offset)
+            length = _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
+            payload = handle.read(length)  # read apart from the footer: slicing would copy it
+            footer = handle.read(FOOTER_BYTES)
     if len(payload) < length or len(footer) < FOOTER_BYTES:
         raise ValueError(f"record at offset {offset} of {path} is incomplete")
     if masked_crc32c(payload) != _FOOTER.unpack(footer)[0]:

@@ -39,6 +39,7 @@ from dash_insight.core.format.events import (
 )
 from dash_insight.core.format.framing import Damage, Record
 from dash_insight.core.format.protos import summary_pb2
+from dash_insight.core.format.reasons import VALUE_HOLDS_NO_DATA
 from dash_insight.core.vocabulary import Plugin
 
 _WALL_TIME = struct.Struct("<d")
@@ -269,7 +270,7 @@ class _Batch:
             all_scalar = False
             if which is None:
                 self.result.errors.append(Damage(record.offset,
-                                                 f"value {value.tag!r} holds no data"))
+                                                 VALUE_HOLDS_NO_DATA.format(tag=repr(value.tag))))
                 continue
             key = (VALUE_FIELD_PLUGIN[which], value.tag)
             refs = self.blobs.get(key)

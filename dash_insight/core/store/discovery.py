@@ -10,6 +10,10 @@ directories) are never followed, so nothing outside the base is read.
 MindInsight looked one level deep only, listed at most 999 jobs (the oldest, by a quirk) and
 took a job's update time from its newest-named file; we list every job, newest first, with the
 update time of the most recently modified file.
+
+A base directory given as a URL (``s3://bucket/prefix``, :mod:`dash_insight.core.format.remote`)
+is listed with the store's own recursive listing; its jobs' paths are URLs and their files carry
+the object's version (ETag). Profiler directories are not looked for there.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mode
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dash_insight.core.format.files import (
     FileKind,
@@ -27,6 +31,8 @@ from dash_insight.core.format.files import (
     summary_sort_key,
 )
 from dash_insight.core.format.profiler import ProfilerDir, primary_profiler_dir, profiler_dir_of
+from dash_insight.core.format.reasons import CANNOT_LIST_DIRECTORY, NOT_A_REGULAR_FILE
+from dash_insight.core.format.remote import is_url, list_objects, url_join
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,9 @@ class FileInfo:
     mtime: float
     inode: int
     timestamp: int | None  # the summary.<seconds> creation time in the name
+    #: A remote file's version (ETag...): a new one of the same size means "replaced"; "" for
+    #: a local file (its inode says that).
+    version: str = ""
 
     @property
     def identity(self) -> tuple[int, int | None]:
@@ -93,6 +102,9 @@ class JobInfo:
 
 def train_id_of(base: str, directory: str) -> str:
     """``./`` for the base directory itself, ``./a/b`` for ``base/a/b``."""
+    if is_url(base):
+        relative = directory[len(base):].strip("/") if directory.startswith(base) else ""
+        return "./" + relative if relative else "./"
     relative = os.path.relpath(directory, base)
     return "./" if relative == "." else "./" + relative.replace(os.sep, "/")
 
@@ -123,6 +135,8 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
     its job's ``errors``; a directory holding only such entries is a job too, so that they are
     reported. A directory that cannot be listed (permissions) is returned as a job with
     ``listed=False`` and the reason in ``errors``; one that vanished while listing is skipped."""
+    if is_url(base):
+        return _discover_remote_jobs(base, max_depth)
     base = os.path.abspath(base)
     jobs: list[JobInfo] = []
     pending: list[tuple[str, int]] = [(base, 0)]
@@ -149,8 +163,8 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
                             continue
                         stat = entry.stat(follow_symlinks=False)
                         if not stat_mode.S_ISREG(stat.st_mode):
-                            errors.append(f"{entry.name}: {file_type_name(stat.st_mode)}, "
-                                          f"not a regular file: skipped")
+                            errors.append(NOT_A_REGULAR_FILE.format(
+                                name=entry.name, kind=file_type_name(stat.st_mode)))
                             continue
                         files.append(FileInfo(entry.name, kind, stat.st_size, stat.st_mtime,
                                               stat.st_ino, file_timestamp(entry.name)))
@@ -159,12 +173,61 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
         except OSError as error:
             if error.errno not in (errno.ENOENT, errno.ENOTDIR):  # not just gone meanwhile
                 jobs.append(JobInfo(train_id_of(base, directory), directory, (), 0.0, 0.0,
-                                    (f"cannot list this directory: "
-                                     f"{error.strerror or error}",), listed=False))
+                                    (CANNOT_LIST_DIRECTORY.format(
+                                        error=error.strerror or error),), listed=False))
             continue
         if files or profilers or errors:
             profilers.sort(key=lambda p: p.path)
             jobs.append(_job(base, directory, files, errors, profilers))
+    jobs.sort(key=lambda job: (-job.update_time, job.train_id))
+    return jobs
+
+
+def discover_job(base: str, train_id: str) -> JobInfo | None:
+    """The job ``train_id`` of ``base`` as it is on disk now (listed like
+    :func:`discover_jobs` lists it), or None when its directory is gone, is no job any more,
+    or is reached through a symlink (nothing outside the base is read)."""
+    if is_url(base):  # one listing of the job's prefix, as discover_jobs lists it
+        relative = train_id[2:] if train_id.startswith("./") else train_id
+        if ".." in relative.split("/"):
+            return None
+        directory = url_join(base, relative)
+        found = [job for job in _discover_remote_jobs(directory, max_depth=0)
+                 if job.train_id == "./" and job.listed]
+        return replace(found[0], train_id=train_id, path=directory) if found else None
+    base = os.path.realpath(base)
+    relative = train_id[2:] if train_id.startswith("./") else train_id
+    directory = os.path.normpath(os.path.join(base, relative)) if relative else base
+    if os.path.realpath(directory) != directory or not (
+            directory == base or directory.startswith(base + os.sep)):
+        return None
+    found = [job for job in discover_jobs(directory, max_depth=0) if job.train_id == "./"]
+    if not found or not found[0].listed:
+        return None
+    return replace(found[0], train_id=train_id)
+
+
+def _discover_remote_jobs(base: str, max_depth: int | None) -> list[JobInfo]:
+    """:func:`discover_jobs` of a URL: one listing of the store, grouped by directory. A store
+    that cannot be listed gives the base as one job with ``listed=False``, as a local
+    directory that cannot be listed does."""
+    by_directory: dict[str, list[FileInfo]] = {}
+    try:
+        for item in list_objects(base, max_depth):
+            kind = classify(item.name)
+            if kind is None or kind is FileKind.EXPLAIN:
+                continue
+            by_directory.setdefault(item.directory, []).append(
+                FileInfo(item.name, kind, item.size, item.mtime, 0, file_timestamp(item.name),
+                         item.version))
+    except FileNotFoundError:
+        return []
+    except Exception as error:  # credentials, network: keep what was read, say why
+        reason = " ".join(str(error).split())[:300] or type(error).__name__
+        return [JobInfo("./", base, (), 0.0, 0.0, (CANNOT_LIST_DIRECTORY.format(error=reason),),
+                        listed=False)]
+    jobs = [_job(base, url_join(base, directory), files, [], [])
+            for directory, files in by_directory.items()]
     jobs.sort(key=lambda job: (-job.update_time, job.train_id))
     return jobs
 
@@ -183,6 +246,8 @@ def resolve_train_id(base: str, train_id: str) -> str:
     parts = relative.split("/") if relative else []
     if any(part in ("", ".", "..") for part in parts):
         raise ValueError(f"train_id {train_id!r} is not a normalised relative path")
+    if is_url(base):  # no links on a store; the parts checked above stay below the prefix
+        return url_join(base, *parts)
     base_real = os.path.realpath(base)
     path = os.path.join(base_real, *parts)
     if os.path.realpath(path) != os.path.normpath(path):

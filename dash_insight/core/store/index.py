@@ -61,12 +61,13 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar
 
 import diskcache
 import numpy as np
 
+from dash_insight.core.format.remote import is_url, normalise_url
 from dash_insight.core.private_files import (
     PRIVATE_DIRECTORY,
     create_private_file,
@@ -80,6 +81,7 @@ from dash_insight.core.store.chunks import (
     chunk_ref,
     summarise,
 )
+from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -134,8 +136,11 @@ ColumnsT = TypeVar("ColumnsT", ScalarColumns, BlobColumns)
 
 
 def index_directory(workspace: str, base_dir: str) -> str:
-    """Where the index of ``base_dir`` lives under ``workspace`` (one per base directory)."""
-    digest = hashlib.sha256(os.path.realpath(base_dir).encode()).hexdigest()[:16]
+    """Where the index of ``base_dir`` lives under ``workspace`` (one per base directory): a
+    digest of its real path, or of its URL without trailing slashes (``s3://b/p`` and
+    ``s3://b/p/`` share one index), so the name is stable and safe on any filesystem."""
+    key = normalise_url(base_dir) if is_url(base_dir) else os.path.realpath(base_dir)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return os.path.join(workspace, "index", digest)
 
 
@@ -151,6 +156,62 @@ def _concat(parts: list[ColumnsT]) -> ColumnsT:
         else:
             out.append([item for part in column for item in part])
     return type(parts[0])._make(out)
+
+
+def merge_newest_chunks(chunks: list[ChunkRef], read: Callable[[int], Any],
+                        write: Callable[[Any], ChunkRef],
+                        retire: Callable[[tuple[ChunkRef, ChunkRef]], None]) -> None:
+    """LSM-style merging of a tag's chunks (in arrival order): while the newest chunk holds at
+    least half as many entries as the one before and both together stay within
+    :data:`MAX_MERGED_ENTRIES`, both are read (by serial), concatenated, written as one new
+    chunk and retired, so a file of n records ends in O(log n) chunks, none of them so large
+    that a step-window read cutting it costs much (shared by both index stores)."""
+    while (len(chunks) >= 2 and chunks[-1].entries * 2 >= chunks[-2].entries
+           and chunks[-1].entries + chunks[-2].entries <= MAX_MERGED_ENTRIES):
+        first, second = chunks[-2:]
+        merged = write(_concat([read(first.serial), read(second.serial)]))
+        retire((first, second))
+        chunks[-2:] = [merged]
+
+
+def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, SummaryPoints]]:
+    """What storing ``columns`` as chunk ``serial`` writes besides the columns: its
+    :class:`~.chunks.ChunkRef` and, for a non-empty scalar chunk whose steps ascend, its summary
+    at each level of :data:`~.chunks.SUMMARY_LEVELS` (both index stores)."""
+    ref = chunk_ref(serial, columns.step)
+    summaries: dict[int, SummaryPoints] = {}
+    if isinstance(columns, ScalarColumns) and ref.ascending and ref.entries:
+        summaries = {level: summarise(columns.step, columns.wall_time, columns.value, level)
+                     for level in SUMMARY_LEVELS}
+    return ref, summaries
+
+
+def chunk_key_parts(train_id: str, plugin: str, tag: str, name: str,
+                    ref: ChunkRef) -> list[tuple[object, ...]]:
+    """The parts of the index keys of one chunk: its columns and (for a chunk whose steps
+    ascend) its summaries; retiring a key that was never written is a no-op."""
+    parts: list[tuple[object, ...]] = [("chunk", train_id, plugin, tag, name, ref.serial)]
+    if ref.ascending and ref.entries:
+        parts += [("lod", train_id, plugin, tag, name, ref.serial, level)
+                  for level in SUMMARY_LEVELS]
+    return parts
+
+
+def check_layout(part: Any, layout: type[ColumnsT], train_id: str, plugin: str,
+                 tag: str) -> ColumnsT:
+    """``part`` when it is stored as ``layout``, a TypeError otherwise."""
+    if not isinstance(part, layout):
+        raise TypeError(f"{plugin} {tag!r} of {train_id} is stored as "
+                        f"{type(part).__name__}, not {layout.__name__}")
+    return part
+
+
+def check_summary(summary: Any, what: str) -> SummaryPoints:
+    """``summary`` when it is a :class:`~.chunks.SummaryPoints`; :class:`MissingChunk` (so the
+    job is read again) when the entry has another layout."""
+    if not isinstance(summary, SummaryPoints):
+        raise MissingChunk(f"index entry of another layout: {what}")
+    return summary
 
 
 class MissingChunk(KeyError):
@@ -287,11 +348,15 @@ class IndexStore:
             return int(self._cache.incr("generation", default=0))
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, expect: Mapping[str, int | None] | None = None) -> Iterator[None]:
         """Group writes (much faster than one SQLite commit per write). When it fails, the
-        versions it would have published are forgotten with the states SQLite rolled back."""
+        versions it would have published are forgotten with the states SQLite rolled back.
+        ``expect``: see :meth:`~.index_api.IndexApi.transaction` (one loader writes this index,
+        so only a bug makes it raise here)."""
         try:
             with self._cache.transact():
+                if expect:
+                    _check_versions(self.job_versions(), expect)
                 yield
         except BaseException:
             self._versions = {}
@@ -373,6 +438,9 @@ class IndexStore:
         """{train_id: version} of every stored job: readers reload only the jobs that changed."""
         return dict(self._cache.get("versions", {}))
 
+    def job_version(self, train_id: str) -> int | None:
+        return self.job_versions().get(train_id)
+
     def delete_job(self, state: JobState) -> None:
         for file_state in state.files.values():
             self.drop_file(state, file_state)
@@ -409,25 +477,21 @@ class IndexStore:
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
         chunks.append(self._new_chunk(state.train_id, plugin, tag, name, columns))
-        while (merge and len(chunks) >= 2 and chunks[-1].entries * 2 >= chunks[-2].entries
-               and chunks[-1].entries + chunks[-2].entries <= MAX_MERGED_ENTRIES):
-            first, second = chunks[-2:]
-            merged = _concat([self._chunk(state.train_id, plugin, tag, name, first.serial),
-                              self._chunk(state.train_id, plugin, tag, name, second.serial)])
-            self._retire(key for replaced in (first, second)
-                         for key in _chunk_keys(state.train_id, plugin, tag, name, replaced))
-            chunks[-2:] = [self._new_chunk(state.train_id, plugin, tag, name, merged)]
+        if merge:
+            merge_newest_chunks(
+                chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
+                lambda merged: self._new_chunk(state.train_id, plugin, tag, name, merged),
+                lambda replaced: self._retire(
+                    _key(*parts) for ref in replaced
+                    for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)))
 
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
                    columns: Columns) -> ChunkRef:
         serial = int(self._cache.incr("chunk-serial", default=0))
-        ref = chunk_ref(serial, columns.step)
+        ref, summaries = chunk_entries(serial, columns)
         self._cache.set(_key("chunk", train_id, plugin, tag, name, serial), columns)
-        if isinstance(columns, ScalarColumns) and ref.ascending and ref.entries:
-            for level in SUMMARY_LEVELS:
-                self._cache.set(_key("lod", train_id, plugin, tag, name, serial, level),
-                                summarise(columns.step, columns.wall_time, columns.value,
-                                          level))
+        for level, summary in summaries.items():
+            self._cache.set(_key("lod", train_id, plugin, tag, name, serial, level), summary)
         return ref
 
     def _retire(self, keys: Iterable[str]) -> None:
@@ -465,22 +529,16 @@ class IndexStore:
                    layout: type[ColumnsT]) -> ColumnsT:
         """One chunk of ``tag`` read from file ``name`` (:class:`MissingChunk` when the index
         lacks it; a TypeError when it is not stored as ``layout``)."""
-        part = self._chunk(train_id, plugin, tag, name, serial)
-        if not isinstance(part, layout):
-            raise TypeError(f"{plugin} {tag!r} of {train_id} is stored as "
-                            f"{type(part).__name__}, not {layout.__name__}")
-        return part
+        return check_layout(self._chunk(train_id, plugin, tag, name, serial), layout, train_id,
+                            plugin, tag)
 
     def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
                      level: int) -> SummaryPoints:
         """The level-``level`` summary of one ascending scalar chunk (:mod:`.chunks`);
         :class:`MissingChunk` when the index lacks it."""
-        summary = self._entry(_key("lod", train_id, plugin, tag, name, serial, level),
-                              f"{train_id} {plugin} {tag} {name} #{serial} summary {level}")
-        if not isinstance(summary, SummaryPoints):
-            raise MissingChunk(f"index entry of another layout: {train_id} {plugin} {tag} "
-                               f"{name} #{serial} summary {level}")
-        return summary
+        what = f"{train_id} {plugin} {tag} {name} #{serial} summary {level}"
+        return check_summary(self._entry(_key("lod", train_id, plugin, tag, name, serial, level),
+                                         what), what)
 
     def read_columns(self, state: JobState, plugin: str, tag: str,
                      layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
@@ -497,9 +555,10 @@ class IndexStore:
 
     def drop_file(self, state: JobState, file_state: FileState) -> None:
         """Retire every chunk read from one file (and its summaries)."""
-        self._retire(key for (plugin, tag), chunks in file_state.chunks.items()
+        self._retire(_key(*parts) for (plugin, tag), chunks in file_state.chunks.items()
                      for ref in chunks
-                     for key in _chunk_keys(state.train_id, plugin, tag, file_state.name, ref))
+                     for parts in chunk_key_parts(state.train_id, plugin, tag, file_state.name,
+                                                  ref))
         file_state.chunks = {}
 
 
@@ -515,15 +574,13 @@ def tag_chunks(state: JobState, plugin: str,
     return out
 
 
-def _chunk_keys(train_id: str, plugin: str, tag: str, name: str,
-                ref: ChunkRef) -> list[str]:
-    """The index keys of one chunk: its columns and (for a scalar chunk whose steps ascend) its
-    summaries (retiring a key that was never written is a no-op)."""
-    keys = [_key("chunk", train_id, plugin, tag, name, ref.serial)]
-    if ref.ascending and ref.entries:
-        keys += [_key("lod", train_id, plugin, tag, name, ref.serial, level)
-                 for level in SUMMARY_LEVELS]
-    return keys
+def _check_versions(published: Mapping[str, int], expect: Mapping[str, int | None]) -> None:
+    """:class:`IndexConflict` unless every job of ``expect`` has the expected published
+    version (None: not stored)."""
+    for train_id, version in expect.items():
+        if published.get(train_id) != version:
+            raise IndexConflict(f"{train_id} is at version {published.get(train_id)}, "
+                                f"not {version}: another writer changed it")
 
 
 def _quick_check(path: str) -> None:

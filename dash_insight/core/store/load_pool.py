@@ -62,6 +62,8 @@ class SliceTask:
     max_payload: int
     slice_bytes: int
     scanner: EventScanner | TensorBoardScanner | None = None
+    #: A remote file's digest of the bytes before ``offset`` (see RecordReader).
+    prefix_digest: bytes | None = None
 
 
 @dataclass
@@ -76,6 +78,7 @@ class SliceResult:
     lost_at: int | None
     stat: os.stat_result | None
     scanner: EventScanner | TensorBoardScanner
+    prefix_digest: bytes | None = None
 
 
 class WorkerCrashed(RuntimeError):
@@ -88,13 +91,14 @@ def read_slice(task: SliceTask) -> SliceResult:
     what :class:`~dash_insight.core.store.loader.Loader` does with one slice of a file, without
     the index. Runs in a worker process or in the loader's own."""
     reader = RecordReader(task.path, task.offset, task.lost_at, inode=task.inode,
-                          max_payload=task.max_payload)
+                          max_payload=task.max_payload, prefix_digest=task.prefix_digest)
     scanner = task.scanner
     if scanner is None:
         scanner = TensorBoardScanner() if task.tensorboard else EventScanner()
     scan = scanner.scan(reader.read(task.slice_bytes))
     return SliceResult(scan=scan, read=reader.result, offset=reader.offset,
-                       lost_at=reader.lost_at, stat=reader.stat, scanner=scanner)
+                       lost_at=reader.lost_at, stat=reader.stat, scanner=scanner,
+                       prefix_digest=reader.prefix_digest)
 
 
 def resolve(target: str) -> Callable[[Any], Any]:

@@ -54,6 +54,12 @@ from dash_insight.core.format.framing import (
     RecordReader,
     check_graph_file_size,
 )
+from dash_insight.core.format.reasons import (
+    CANNOT_INDEX_FILE,
+    CANNOT_LIST_SHOWING_OLD,
+    CANNOT_READ_FILE,
+)
+from dash_insight.core.format.remote import is_url
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import (
     LINEAGE_TENSORBOARD_HPARAMS,
@@ -61,7 +67,8 @@ from dash_insight.core.format.tensorboard import (
     TensorBoardScanner,
 )
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
-from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns, is_damage
+from dash_insight.core.store.index import BlobColumns, ScalarColumns, is_damage
+from dash_insight.core.store.index_api import IndexApi
 from dash_insight.core.store.load_pool import (
     READ_SLICE,
     LoadPool,
@@ -89,7 +96,7 @@ LOADER_THREAD = "dash-insight-loader"
 POOL_MIN_BYTES = 64 << 20
 
 
-def _forget_file(store: IndexStore, state: JobState, file_state: FileState) -> None:
+def _forget_file(store: IndexApi, state: JobState, file_state: FileState) -> None:
     """Drop everything read from one file: chunks, tag counts, graphs, lineage records."""
     store.drop_file(state, file_state)
     name = file_state.name
@@ -105,6 +112,14 @@ def _forget_file(store: IndexStore, state: JobState, file_state: FileState) -> N
     state.lineage = [r for r in state.lineage if r.file != name]
 
 
+def _rewritten(file_state: FileState, info: FileInfo) -> bool:
+    """A remote file written again without growing: a new version (ETag) of the same size. (A
+    longer new version is an append when the bytes read so far are unchanged: the reader checks
+    that, see RecordReader's ``prefix_digest``.)"""
+    return bool(info.version and file_state.version and info.version != file_state.version
+                and info.size == file_state.size)
+
+
 def _count(state: JobState, plugin: str, tag: str, name: str, n: int) -> None:
     """Add ``n`` values of ``tag`` read from file ``name``; ``plugin`` must be a plain ``str``
     (``Plugin.X.value``): it is pickled into the index."""
@@ -118,7 +133,7 @@ class Loader:
     def __init__(
         self,
         base_dir: str,
-        store: IndexStore,
+        store: IndexApi,
         *,
         max_depth: int | None = None,
         reload_interval: float = 3.0,
@@ -129,7 +144,7 @@ class Loader:
         pool_min_bytes: int = POOL_MIN_BYTES,
         pool_target: str = READ_SLICE,
     ) -> None:
-        self.base_dir = os.path.abspath(base_dir)
+        self.base_dir = base_dir if is_url(base_dir) else os.path.abspath(base_dir)
         self.store = store
         self.max_depth = max_depth
         self.reload_interval = reload_interval
@@ -207,31 +222,10 @@ class Loader:
         # Each transaction publishes what it changed with a new generation (bump_generation
         # inside it): readers never see a listed job without its state.
         with self.store.transaction():
-            known = self.store.job_list()
-            kept, changed = self._keep_unlisted([job for job in found if not job.listed], known)
-            listing = [(j.train_id, j.create_time, j.update_time) for j in jobs] + kept
-            listing.sort(key=lambda item: (-item[2], item[0]))
-            self.store.set_job_list(listing)
-            previous = {train_id for train_id, _, _ in known}
-            current = {train_id for train_id, _, _ in listing}
-            damaged = self.store.take_rebuild_requests()
-            # Gone (the folder holds no summary file any more), or to be read again.
-            for train_id in (previous - current) | damaged:
-                state = self.store.load_job(train_id)
-                if state is not None:
-                    self.store.delete_job(state)
-                    changed = True
-                if train_id in damaged:
-                    log.warning("the index of %s is damaged: reading it again", train_id)
-                self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
+            changed = self.publish_listing(found)
             versions = self.store.job_versions()
             for job in jobs:
-                # A job read again continues its versions: readers cache values by version.
-                state = self.store.load_job(job.train_id) or JobState(
-                    job.train_id, version=versions.get(job.train_id, 0) + 1)
-                reconciled = self._reconcile(job, state)
-                if not state.loaded_once and state.files and state.status == STATUS_LOADED:
-                    state.loaded_once = reconciled = True  # e.g. only empty files
+                state, reconciled = self._reconciled_state(job, versions)
                 if reconciled:
                     self.store.save_job(state)
                     changed = True
@@ -264,6 +258,81 @@ class Loader:
         self.store.expire_retired()
         return changed
 
+    def publish_listing(self, found: list[JobInfo]) -> bool:
+        """Write the job list of a discovery (``found``: listed or not) and delete the jobs
+        that are gone or that readers asked to be read again; True when a job state changed.
+        Call inside a transaction."""
+        jobs = [job for job in found if job.listed]
+        known = self.store.job_list()
+        kept, changed = self._keep_unlisted([job for job in found if not job.listed], known)
+        listing = [(j.train_id, j.create_time, j.update_time) for j in jobs] + kept
+        listing.sort(key=lambda item: (-item[2], item[0]))
+        self.store.set_job_list(listing)
+        previous = {train_id for train_id, _, _ in known}
+        current = {train_id for train_id, _, _ in listing}
+        damaged = self.store.take_rebuild_requests()
+        # Gone (the folder holds no summary file any more), or to be read again.
+        for train_id in (previous - current) | damaged:
+            state = self.store.load_job(train_id)
+            if state is not None:
+                self.store.delete_job(state)
+                changed = True
+            if train_id in damaged:
+                log.warning("the index of %s is damaged: reading it again", train_id)
+            self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
+        return changed
+
+    def _reconciled_state(self, job: JobInfo, versions: dict[str, int]
+                          ) -> tuple[JobState, bool]:
+        """The job's stored state (a new one when none is), matched with its files on disk;
+        True when it changed."""
+        # A job read again continues its versions: readers cache values by version.
+        state = self.store.load_job(job.train_id) or JobState(
+            job.train_id, version=versions.get(job.train_id, 0) + 1)
+        reconciled = self._reconcile(job, state)
+        if not state.loaded_once and state.files and state.status == STATUS_LOADED:
+            state.loaded_once = reconciled = True  # e.g. only empty files
+        return state, reconciled
+
+    def load_job(self, job: JobInfo, *, deadline: float | None = None,
+                 after_pass: Callable[[], object] | None = None) -> bool:
+        """Bring one job up to date, as :meth:`load_round` does for every job, for a loader
+        that shares the index with other writers (fleet workers, each holding the job's
+        lease): reconcile its files, then read a slice of its next file per pass until it is
+        caught up or ``deadline`` (``clock`` time) has passed; ``after_pass`` runs after each
+        pass (renews the lease).
+
+        Every transaction expects the job at the version this loader last saw, so a loader
+        whose lease lapsed raises :class:`~.index_api.IndexConflict` and writes nothing;
+        each pass commits the chunks read and the new offsets together, so a loader killed
+        mid-pass loses the pass only and the next one reads it again from the committed
+        offset: every record is indexed exactly once. True when nothing is left to read."""
+        train_id = job.train_id
+        expected = self.store.job_version(train_id)
+        with self.store.transaction(expect={train_id: expected}):
+            state, reconciled = self._reconciled_state(
+                job, {} if expected is None else {train_id: expected})
+            if reconciled:
+                self.store.save_job(state)
+                self.store.bump_generation()
+        if reconciled:
+            expected = state.version
+        while any(f.needs_reading for f in state.files.values()):
+            if deadline is not None and self._clock() >= deadline:
+                return False
+            files = self._files_to_read(state)
+            slices = self._read_slices([(job, files)], {train_id: state}, None)
+            with self.store.transaction(expect={train_id: expected}):
+                more = self._read_files_safely(job, state, files, slices)
+                state.version += 1
+                state.loaded_once = state.loaded_once or not more
+                self.store.save_job(state)
+                self.store.bump_generation()
+            expected = state.version
+            if after_pass is not None:
+                after_pass()
+        return True
+
     def _files_to_read(self, state: JobState) -> list[FileState]:
         """The files of a job read in this pass: the first ``load_workers`` that need it, in
         rank order (one with a single worker: files are read one after the other)."""
@@ -277,7 +346,8 @@ class Loader:
                          offset=file_state.offset, lost_at=file_state.lost_at,
                          inode=file_state.identity[0], max_payload=self.max_record_bytes,
                          slice_bytes=self.slice_bytes,
-                         scanner=self._scanners.get((state.train_id, file_state.name)))
+                         scanner=self._scanners.get((state.train_id, file_state.name)),
+                         prefix_digest=file_state.prefix_digest)
 
     def _read_slices(self, plan: list[tuple[JobInfo, list[FileState]]],
                      states: dict[str, JobState], pool: LoadPool | None
@@ -325,8 +395,8 @@ class Loader:
             kept.append(item)
             state = self.store.load_job(train_id)
             if state is not None:
-                problem = (f"cannot list {directory}: {reasons[directory]}; showing what was "
-                           f"read before",)
+                problem = (CANNOT_LIST_SHOWING_OLD.format(directory=directory,
+                                                          error=reasons[directory]),)
                 if state.problems != problem:
                     state.problems = problem
                     state.version += 1
@@ -360,7 +430,7 @@ class Loader:
         before stays, and the file is read again when it changes."""
         file_state = state.files.get(file_state.name, file_state)  # a restart replaced it
         file_state.damage.append(Damage(file_state.offset,
-                                        f"could not index this file: {error!r}"))
+                                        CANNOT_INDEX_FILE.format(error=repr(error))))
         file_state.caught_up, file_state.read_size = True, file_state.size
         self._scanners.pop((state.train_id, file_state.name), None)
 
@@ -387,7 +457,8 @@ class Loader:
         for info in job.files:
             file_state = state.files.get(info.name)
             if file_state is not None and (file_state.identity != info.identity
-                                           or info.size < file_state.offset):
+                                           or info.size < file_state.offset
+                                           or _rewritten(file_state, info)):
                 log.info("%s/%s was replaced or truncated: reading it again", state.train_id,
                          info.name)
                 _forget_file(self.store, state, file_state)
@@ -399,6 +470,7 @@ class Loader:
                 if info.name in state.vanished:
                     state.vanished.remove(info.name)
                 changed = True
+            file_state.version = info.version
             if (file_state.size, file_state.mtime) != (info.size, info.mtime):
                 file_state.size, file_state.mtime = info.size, info.mtime
                 changed = True
@@ -453,6 +525,7 @@ class Loader:
         file_state.damage.extend(damage)
         file_state.records += read.records
         file_state.offset, file_state.lost_at = summary_slice.offset, summary_slice.lost_at
+        file_state.prefix_digest = summary_slice.prefix_digest
         file_state.read_size = size_before
         file_state.caught_up = read.error is not None or read.bytes_consumed < self.slice_bytes
         self._set_unreadable(state, file_state, read.error)
@@ -497,7 +570,7 @@ class Loader:
         self._scanners.pop((state.train_id, file_state.name), None)
         fresh = FileState(file_state.name, file_state.kind,
                           (stat.st_ino, file_state.identity[1]), rank=file_state.rank,
-                          size=stat.st_size, mtime=stat.st_mtime)
+                          size=stat.st_size, mtime=stat.st_mtime, version=file_state.version)
         state.files[file_state.name] = fresh
 
     @staticmethod
@@ -577,7 +650,7 @@ class Loader:
             problem = str(error)
         except OSError as error:
             self._set_unreadable(state, file_state,
-                                 Damage(0, f"cannot read file: {error.strerror or error}"))
+                                 Damage(0, CANNOT_READ_FILE.format(error=error.strerror or error)))
             return
         self._set_unreadable(state, file_state, None)
         state.graphs = [g for g in state.graphs if g.file != name]

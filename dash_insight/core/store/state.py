@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dash_insight.core.format.framing import Damage
+from dash_insight.core.format.reasons import localize_reason
+from dash_insight.core.i18n import gettext
 from dash_insight.core.store.chunks import ChunkRef
 
 STATUS_PENDING = "pending"  # discovered, nothing read yet
@@ -75,6 +77,11 @@ class FileState:
     # (plugin, tag) -> each stored chunk (serial, entries, step bounds), in arrival order
     # (see IndexStore.append_chunk)
     chunks: dict[tuple[str, str], list[ChunkRef]] = field(default_factory=dict)
+    # A remote file's version (ETag...) as last listed, and the digest of its bytes before
+    # ``offset`` (see core/format/remote.py): what says an object store's file was replaced.
+    # Plain defaults, so states pickled before these fields read as "" and None.
+    version: str = ""
+    prefix_digest: bytes | None = None
 
     @property
     def needs_reading(self) -> bool:
@@ -124,21 +131,27 @@ class JobState:
 
     def integrity_reasons(self, now: float) -> list[str]:
         """Why the job is not intact: damaged records, stale incomplete records or empty files,
-        unreadable files, lost files, what its directory listing could not use."""
-        reasons = list(self.problems)
+        unreadable files, lost files, what its directory listing could not use. In the
+        language of the current request (called when a page or answer is built)."""
+        reasons = [localize_reason(problem) for problem in self.problems]
         for state in self.files.values():
             if state.unreadable is not None:
-                reasons.append(f"{state.name}: {state.unreadable}; tried again at every reload")
+                reasons.append(gettext("{file}: {reason}; tried again at every reload").format(
+                    file=state.name, reason=localize_reason(state.unreadable)))
             for damage in state.damage:
-                reasons.append(f"{state.name} @ {damage.offset}: {damage.reason}")
+                reasons.append(f"{state.name} @ {damage.offset}: "
+                               f"{localize_reason(damage.reason)}")
             if state.tail_since is not None and now - state.tail_since >= STALE_TAIL_SECONDS:
                 age = int(now - state.tail_since)
                 if state.size == 0:
-                    reasons.append(f"{state.name}: empty file, unchanged for {age} s")
+                    reasons.append(gettext("{file}: empty file, unchanged for {seconds} s")
+                                   .format(file=state.name, seconds=age))
                 else:
-                    reasons.append(f"{state.name} @ {state.offset}: incomplete last record, "
-                                   f"unchanged for {age} s (truncated?)")
-        reasons.extend(f"{name}: file vanished; its data was dropped" for name in self.vanished)
+                    reasons.append(gettext("{file} @ {offset}: incomplete last record, "
+                                           "unchanged for {seconds} s (truncated?)")
+                                   .format(file=state.name, offset=state.offset, seconds=age))
+        reasons.extend(gettext("{file}: file vanished; its data was dropped").format(file=name)
+                       for name in self.vanished)
         return reasons
 
     def integrity_hints(self, now: float) -> list[str]:
@@ -150,7 +163,9 @@ class JobState:
         for state in self.files.values():
             if (state.tail_since is not None and state.size > 0
                     and now - state.tail_since < STALE_TAIL_SECONDS):
-                hints.append(f"{state.name} @ {state.offset}: the last record is incomplete "
-                             "(still being written, or the file was cut short); reported as "
-                             f"damage if unchanged for {int(STALE_TAIL_SECONDS)} s")
+                hints.append(gettext("{file} @ {offset}: the last record is incomplete (still "
+                                     "being written, or the file was cut short); reported as "
+                                     "damage if unchanged for {seconds} s")
+                             .format(file=state.name, offset=state.offset,
+                                     seconds=int(STALE_TAIL_SECONDS)))
         return hints

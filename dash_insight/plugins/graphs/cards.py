@@ -7,6 +7,8 @@ from typing import Any
 import dash_cytoscape as cyto
 from dash import html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import GraphMode, Plugin
 from dash_insight.plugins.graphs.nodes import GraphBuildError
@@ -15,11 +17,20 @@ from dash_insight.plugins.graphs.view import build_view
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 
-NO_GRAPH = ["No computational graph. SummaryCollector records it in GRAPH_MODE ",
-              html.Code("collect_specified_data={'collect_graph': True}"), "; PyNative runs have "
-              "none."]
-NO_PIPELINE = ["No data graph. SummaryCollector records the dataset pipeline with ",
-                html.Code("collect_specified_data={'collect_dataset_graph': True}"), "."]
+
+def no_graph() -> list[Any]:
+    """The card of a job without a computational graph: how to record one."""
+    return interpolate(
+        _("No computational graph. SummaryCollector records it in GRAPH_MODE {collect}; "
+          "PyNative runs have none."),
+        collect=html.Code("collect_specified_data={'collect_graph': True}"))
+
+
+def no_pipeline() -> list[Any]:
+    """The card of a job without a dataset graph: how to record one."""
+    return interpolate(
+        _("No data graph. SummaryCollector records the dataset pipeline with {collect}."),
+        collect=html.Code("collect_specified_data={'collect_dataset_graph': True}"))
 
 
 def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
@@ -27,17 +38,20 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
     edge says as many tensors here as on the page), each scope with its operator count."""
     tags = request.job.tags[Plugin.GRAPH]
     if not tags:
-        return no_data(NO_GRAPH), None
+        return no_data(no_graph()), None
     try:
         model = service.model(request.job.train_id, tags[-1], GraphMode.NORMAL,
                               extended_types=True)
     except (DataError, GraphBuildError) as error:
-        return no_data([f"The graph {tags[-1]!r} cannot be shown: {error}"]), None
+        return no_data([_("The graph {tag!r} cannot be shown: {error}").format(
+            tag=tags[-1], error=error)]), None
     view = build_view(model)
     elements: list[dict[str, Any]] = []
     for node in view.nodes:
-        operators = sum(1 for _ in model.leaves(node.name)) if node.kind.endswith("scope") else 0
-        label = f"{node.label}\n{operators} nodes" if operators else node.label
+        operators = (sum(1 for _leaf in model.leaves(node.name))
+                     if node.kind.endswith("scope") else 0)
+        label = (f"{node.label}\n" + ngettext("{count} node", "{count} nodes", operators).format(
+            count=operators)) if operators else node.label
         elements.append({"data": {"id": node.name, "label": label, "w": max(node.width, 130),
                                   "h": max(node.height, 44)},
                          "position": {"x": node.x, "y": node.y}})
@@ -56,13 +70,15 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
                                        "text-background-color": "#ffffff",
                                        "text-background-opacity": 0.7}},
     ]
+    leaves = sum(1 for _leaf in model.leaves())
     return (cyto.Cytoscape(id="preview-graph", elements=elements,
                            layout={"name": "preset", "fit": True, "padding": 12},
                            stylesheet=stylesheet, userZoomingEnabled=False, maxZoom=1.2,
                            userPanningEnabled=False, autoungrabify=True,
                            className="di-graph-canvas",
                            style={"width": "100%", "height": "230px"}),
-            f"{tags[-1]} · {sum(1 for _ in model.leaves())} nodes")
+            f"{tags[-1]} · " + ngettext("{count} node", "{count} nodes", leaves).format(
+                count=leaves))
 
 
 def pipeline_steps(graph: dict[str, Any] | None) -> list[tuple[str, list[str]]]:
@@ -82,7 +98,7 @@ def dataset_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]
     """The dataset pipeline from source to last operation."""
     chain = pipeline_steps(service.provider.dataset_graph(request.job.train_id))
     if not chain:
-        return no_data(NO_PIPELINE), None
+        return no_data(no_pipeline()), None
     items: list[Any] = []
     for i, (op_type, operations) in enumerate(chain):
         if i:

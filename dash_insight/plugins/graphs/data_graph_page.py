@@ -15,6 +15,8 @@ import dash
 import dash_cytoscape as cyto
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate
 from dash_insight.core.provider import DataError
 from dash_insight.plugins.graphs.dataset import Pipeline, decode_value, display_text, pipeline
 from dash_insight.plugins.graphs.graph_view import (
@@ -35,10 +37,14 @@ PATH = "/data-graph"
 CANVAS = "data-graph"
 #: cytoscape ``png()`` options of "Download PNG": the whole pipeline, white, twice the pixels.
 PNG_OPTIONS = {"full": True, "bg": "#ffffff", "scale": 2}
-NO_PIPELINE: list[Any] = [
-    "No data graph. SummaryCollector records the dataset pipeline with ",
-    html.Code("collect_specified_data={'collect_dataset_graph': True}"),
-    " (in the job's _lineage file)."]
+
+
+def no_pipeline() -> list[Any]:
+    """What a job without a dataset graph shows: how to record one."""
+    return interpolate(
+        _("No data graph. SummaryCollector records the dataset pipeline with {collect} (in the "
+          "job's _lineage file)."),
+        collect=html.Code("collect_specified_data={'collect_dataset_graph': True}"))
 
 
 def parameter_rows(parameters: dict[str, Any]) -> list[tuple[str, str]]:
@@ -56,30 +62,32 @@ def parameter_rows(parameters: dict[str, Any]) -> list[tuple[str, str]]:
 
 def node_panel(graph: Pipeline, node_id: str | None) -> Any:
     if not node_id:
-        return html.Div("Click a node to see its parameters.", className="di-muted")
+        return html.Div(_("Click a node to see its parameters."), className="di-muted")
     node = graph.by_id.get(node_id)
     if node is None:
-        return html.Div(f"No node {node_id!r} in this pipeline.", className="di-error-text")
+        return html.Div(_("No node {name!r} in this pipeline.").format(name=node_id),
+                        className="di-error-text")
     rows = parameter_rows(node.parameters)
     items: list[Any] = []
     for key, text in rows:
         items += [html.Dt(key), html.Dd(html.Pre(text) if "\n" in text else text)]
     header = html.Div([html.B(node.label), html.Span(f" · {node.kind}", className="di-muted")],
                       id="data-graph-info-title")
-    return [header, html.Dl(items) if items else html.Div("No parameter.", className="di-muted")]
+    return [header, html.Dl(items) if items else html.Div(_("No parameter."),
+                                                                className="di-muted")]
 
 
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     return html.Div(className="gp-page", children=[
-        job_page_head(app, "Data Graph", train_id),
+        job_page_head(app, _("Data Graph"), train_id),
         dcc.Store(id="data-graph-shown"),
         html.Div(className="gp-layout", children=[
             html.Section(className="di-panel gp-main", children=[
                 html.Div(className="di-toolbar gp-toolbar", children=[
                     html.Span(id="data-graph-summary", className="di-muted"),
                     html.Div(className="di-spacer"),
-                    html.Button("Fit", id="data-graph-fit", className="di-button secondary"),
+                    html.Button(_("Fit"), id="data-graph-fit", className="di-button secondary"),
                     *canvas_buttons(CANVAS, "data-graph", PNG_OPTIONS),
                 ]),
                 html.Div(id="data-graph-notice", className="gp-notice"),
@@ -94,7 +102,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
             ]),
             html.Aside(className="gp-side", children=[
                 html.Div(className="di-panel gp-box", children=[
-                    html.Div("Node Information", className="gp-box-title"),
+                    html.Div(_("Node Information"), className="gp-box-title"),
                     html.Div(id="data-graph-info", className="gp-info dg-info"),
                 ]),
                 html.Div(className="di-panel gp-box",
@@ -129,16 +137,16 @@ def register(app: dash.Dash, service: GraphService) -> None:
         if shown == signature:
             return (dash.no_update,) * 6
         if not graph.nodes:
-            return ([], data_stylesheet(None, theme), None, html.Div(NO_PIPELINE,
+            return ([], data_stylesheet(None, theme), None, html.Div(no_pipeline(),
                                                               className="di-empty gp-message"),
                     None, signature)
         same = shown is not None and shown[:2] == signature[:2]
         selected = node_id if node_id in graph.by_id else None
         notice = None if selected or not node_id else html.Div(
-            f"No node {node_id!r} in this pipeline.", className="di-warning")
+            _("No node {name!r} in this pipeline.").format(name=node_id), className="di-warning")
         operations = sum(1 for n in graph.nodes if n.kind == "operator")
-        summary = (f"{len(graph.nodes) - operations} dataset operation(s), "
-                   f"{operations} map operation(s)")
+        summary = _("{datasets} dataset operation(s), {maps} map operation(s)").format(
+            datasets=len(graph.nodes) - operations, maps=operations)
         return (dash.no_update if same else pipeline_elements(graph),
                 data_stylesheet(selected, theme), node_panel(graph, selected), notice, summary,
                 signature)

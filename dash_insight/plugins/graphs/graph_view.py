@@ -15,27 +15,29 @@ from typing import Any
 
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.i18n import LazyString, lazy_gettext
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.graphs.dataset import Pipeline
 from dash_insight.plugins.graphs.view import GraphView
 
 #: The ``window.dash_clientside`` namespace of ``assets/graph-pages.js`` (both graph pages).
 CLIENTSIDE_NAMESPACE = "graphPages"
 #: Legend entries: (kind, label, CSS class of the swatch).
-GRAPH_LEGEND = (
-    ("name_scope", "Name scope", "gp-sw-scope"),
-    ("aggregation_scope", "Aggregation", "gp-sw-aggregation"),
-    ("operator", "Operator", "gp-sw-operator"),
-    ("const", "Constant", "gp-sw-const"),
-    ("parameter", "Parameter", "gp-sw-parameter"),
-    ("dynamic", "Dynamic shape", "gp-sw-dynamic"),
+GRAPH_LEGEND: tuple[tuple[str, str | LazyString, str], ...] = (
+    ("name_scope", lazy_gettext("Name scope"), "gp-sw-scope"),
+    ("aggregation_scope", lazy_gettext("Aggregation"), "gp-sw-aggregation"),
+    ("operator", lazy_gettext("Operator"), "gp-sw-operator"),
+    ("const", lazy_gettext("Constant"), "gp-sw-const"),
+    ("parameter", lazy_gettext("Parameter"), "gp-sw-parameter"),
+    ("dynamic", lazy_gettext("Dynamic shape"), "gp-sw-dynamic"),
 )
-DATA_LEGEND = (
-    ("create", "Create", "dg-sw-create"),
-    ("map", "Map", "dg-sw-map"),
-    ("operator", "Operator", "dg-sw-operator"),
-    ("shuffle", "Shuffle", "dg-sw-shuffle"),
-    ("batch", "Batch", "dg-sw-batch"),
-    ("repeat", "Repeat", "dg-sw-repeat"),
+DATA_LEGEND: tuple[tuple[str, str | LazyString, str], ...] = (
+    ("create", lazy_gettext("Create"), "dg-sw-create"),
+    ("map", lazy_gettext("Map"), "dg-sw-map"),
+    ("operator", lazy_gettext("Operator"), "dg-sw-operator"),
+    ("shuffle", lazy_gettext("Shuffle"), "dg-sw-shuffle"),
+    ("batch", lazy_gettext("Batch"), "dg-sw-batch"),
+    ("repeat", lazy_gettext("Repeat"), "dg-sw-repeat"),
 )
 
 
@@ -171,13 +173,19 @@ def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None,
     return rules
 
 
-def legend(entries: tuple[tuple[str, str, str], ...], element_id: str) -> html.Details:
+def _data_kind(kind: str) -> dict[str, Any]:
+    """The ``data-kind`` attribute of a legend entry (its node kind, for scripts and tests)."""
+    return {"data-kind": kind}
+
+
+def legend(entries: tuple[tuple[str, str | LazyString, str], ...], element_id: str
+           ) -> html.Details:
     """A collapsible legend (MindInsight's "Legend" box)."""
     return html.Details(open=True, id=element_id, className="gp-legend", children=[
-        html.Summary("Legend"),
+        html.Summary(_("Legend")),
         html.Div(className="gp-legend-grid", children=[
-            html.Div([html.Span(className=f"gp-swatch {css}"), html.Span(label)],
-                     className="gp-legend-item", title=kind)
+            html.Div([html.Span(className=f"gp-swatch {css}"), html.Span(str(label))],
+                     className="gp-legend-item", title=str(label), **_data_kind(kind))
             for kind, label, css in entries
         ]),
     ])
@@ -253,8 +261,9 @@ def canvas_buttons(prefix: str, filename: str, image_options: dict[str, Any],
     (``{prefix}-fullscreen``, ``{prefix}-download``), with the image request the download sends
     (store ``{prefix}-png-request``); :func:`register_canvas_tools` makes them work."""
     return [
-        html.Button("Full screen", id=f"{prefix}-fullscreen", className="di-button secondary"),
-        html.Button("Download PNG", id=f"{prefix}-download", className="di-button secondary",
+        html.Button(_("Full screen"), id=f"{prefix}-fullscreen",
+                    className="di-button secondary"),
+        html.Button(_("Download PNG"), id=f"{prefix}-download", className="di-button secondary",
                     title=download_title),
         dcc.Store(id=f"{prefix}-png-request", data=png_request(filename, image_options)),
     ]

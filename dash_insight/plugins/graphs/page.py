@@ -21,6 +21,8 @@ import dash
 import dash_cytoscape as cyto
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.vocabulary import (
     GRAPH_MODES,
@@ -89,16 +91,16 @@ def parse_state(params: dict[str, str]) -> GraphState:
     problems = []
     mode = params.get("mode", GraphMode.NORMAL.value)
     if mode not in GRAPH_MODES:
-        problems.append(f"Unknown mode {mode!r} in the address: showing the normal graph "
-                        "(mode is 'normal' or 'optimize').")
+        problems.append(_("Unknown mode {mode!r} in the address: showing the normal graph "
+                          "(mode is 'normal' or 'optimize').").format(mode=mode))
         mode = GraphMode.NORMAL.value
     tag = params.get("tag") or None
     if tag and tag.endswith(OPTIMIZED_SUFFIX):
         tag, mode = tag[:-len(OPTIMIZED_SUFFIX)], GraphMode.OPTIMIZE.value
     expanded = [s for s in (params.get("expanded") or "").split(",") if s]
     if len(expanded) > MAX_EXPANDED_PARAM:
-        problems.append(f"Only the first {MAX_EXPANDED_PARAM} open scopes of the address are "
-                        "used.")
+        problems.append(_("Only the first {count} open scopes of the address are used.").format(
+            count=MAX_EXPANDED_PARAM))
         expanded = expanded[:MAX_EXPANDED_PARAM]
     return GraphState(params.get("train_id", ""), tag, mode, expanded,
                       params.get("node") or None, problems)
@@ -154,19 +156,21 @@ def load_model(service: GraphService, state: GraphState) -> LoadedGraph:
     except DataError as error:
         return LoadedGraph(None, "", [], str(error))
     if not tags:
-        return LoadedGraph(None, "", tags, (
+        return LoadedGraph(None, "", tags, _(
             "This job has no computational graph. SummaryCollector records it in GRAPH_MODE "
-            "(collect_specified_data={'collect_graph': True}); a MindSpore .pb graph file in "
-            "the job folder is shown too."))
+            "({collect}); a MindSpore .pb graph file in the job folder is shown too.").format(
+                collect="collect_specified_data={'collect_graph': True}"))
     if tag is None:
-        return LoadedGraph(None, "", tags, f"This job has no graph {state.tag!r}. Its graphs: "
-                                           f"{', '.join(tags)}.")
+        return LoadedGraph(None, "", tags, _("This job has no graph {tag!r}. Its graphs: "
+                                             "{tags}.").format(tag=state.tag,
+                                                               tags=", ".join(tags)))
     try:
         model = service.model(state.train_id, tag, state.mode, extended_types=True)
     except (DataError, GraphBuildError) as error:
-        return LoadedGraph(None, tag, tags, f"The graph {tag!r} cannot be shown: {error}")
+        return LoadedGraph(None, tag, tags, _("The graph {tag!r} cannot be shown: {error}"
+                                              ).format(tag=tag, error=error))
     if model.is_empty:
-        return LoadedGraph(None, tag, tags, (
+        return LoadedGraph(None, tag, tags, _(
             "The readable graph has no node left: everything in it is gradient or optimizer "
             "logic. Switch readable mode off."))
     return LoadedGraph(model, tag, tags, None)
@@ -177,7 +181,7 @@ def load_model(service: GraphService, state: GraphState) -> LoadedGraph:
 
 def _shape_text(attr: dict[str, Any]) -> str:
     shapes = attr.get("shape") or []
-    text = "; ".join("×".join(str(d) for d in dims) if dims else "scalar" for dims in shapes)
+    text = "; ".join("×".join(str(d) for d in dims) if dims else _("scalar") for dims in shapes)
     return " ".join(part for part in (attr.get("data_type") or "", text) if part)
 
 
@@ -186,55 +190,59 @@ def _edge_list(title: str, edges: dict[str, dict[str, Any]], element_id: str) ->
     for name, attr in list(edges.items())[:MAX_EDGES_LISTED]:
         items.append(html.Li([
             html.Button(name, id={"type": "graph-locate", "name": name},
-                        className="di-link-button gp-edge-name", title=f"Show {name}"),
-            html.Div(_shape_text(attr) + (" (control)" if attr.get("edge_type") == "control"
-                                          else ""), className="gp-edge-type"),
+                        className="di-link-button gp-edge-name",
+                        title=_("Show {name}").format(name=name)),
+            html.Div(_shape_text(attr) + (" " + _("(control)")
+                                          if attr.get("edge_type") == "control" else ""),
+                     className="gp-edge-type"),
         ]))
     more = len(edges) - len(items)
     return html.Div(id=element_id, className="gp-edges", children=[
         html.Div(f"{title} ({len(edges)})", className="gp-info-label"),
-        html.Ul(items) if items else html.Div("none", className="di-muted"),
-        html.Div(f"... and {more} more", className="di-muted") if more > 0 else None,
+        html.Ul(items) if items else html.Div(_("none"), className="di-muted"),
+        html.Div(_("... and {count} more").format(count=more), className="di-muted")
+        if more > 0 else None,
     ])
 
 
 def node_info(model: GraphModel, name: str | None, expanded: list[str]) -> Any:
     """The "Node Information" panel of ``name``."""
     if not name:
-        return html.Div("Click a node to see its details; double-click a scope to open it.",
+        return html.Div(_("Click a node to see its details; double-click a scope to open it."),
                         className="di-muted gp-info-empty")
     node = model.nodes.get(name)
     if node is None:
-        return html.Div(f"No node {name!r} in this graph.", className="di-error-text")
+        return html.Div(_("No node {name!r} in this graph.").format(name=name),
+                        className="di-error-text")
     rows: list[tuple[str, Any]] = [
-        ("Name", html.Span(node.name, id="graph-info-name", className="gp-info-name")),
-        ("Type", node.type)]
+        (_("Name"), html.Span(node.name, id="graph-info-name", className="gp-info-name")),
+        (_("Type"), node.type)]
     if node.full_name and node.full_name != node.name:
-        rows.append(("Full name", node.full_name))
+        rows.append((_("Full name"), node.full_name))
     if node.is_scope:
-        rows.append(("Subnodes", str(node.subnode_count)))
+        rows.append((_("Subnodes"), str(node.subnode_count)))
     if node.output_data_type:
-        rows.append(("Output", _shape_text({"shape": node.output_shape,
-                                            "data_type": node.output_data_type})))
+        rows.append((_("Output"), _shape_text({"shape": node.output_shape,
+                                               "data_type": node.output_data_type})))
     if node.is_dynamic_shape_node:
-        rows.append(("Shape", "dynamic"))
+        rows.append((_("Shape"), _("dynamic")))
     children: list[Any] = [html.Table(className="gp-info-table", children=[html.Tbody([
         html.Tr([html.Th(label), html.Td(value)]) for label, value in rows])])]
     if node.is_scope:
-        label = "− Collapse" if name in expanded else "+ Expand"
+        label = "− " + _("Collapse") if name in expanded else "+ " + _("Expand")
         children.append(html.Button(label, id={"type": "graph-toggle", "name": name},
                                     className="di-button secondary gp-toggle-button",
-                                    title="Open or close this scope in the graph"))
+                                    title=_("Open or close this scope in the graph")))
     attributes = node.attributes()
     if attributes:
         children.append(html.Details(open=len(attributes) <= 6, className="gp-attrs", children=[
-            html.Summary(f"Attributes ({len(attributes)})"),
+            html.Summary(_("Attributes ({count})").format(count=len(attributes))),
             html.Table(className="gp-info-table", children=[html.Tbody([
                 html.Tr([html.Th(key), html.Td(html.Pre(value.strip()))])
                 for key, value in attributes.items()])]),
         ]))
-    children.append(_edge_list("Inputs", node.inputs, "graph-info-inputs"))
-    children.append(_edge_list("Outputs", node.outputs, "graph-info-outputs"))
+    children.append(_edge_list(_("Inputs"), node.inputs, "graph-info-inputs"))
+    children.append(_edge_list(_("Outputs"), node.outputs, "graph-info-outputs"))
     return children
 
 
@@ -252,7 +260,7 @@ def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html
                 toggle = html.Button("▾" if node.expanded else "▸",
                                      id={"type": "graph-tree-toggle", "name": node.name},
                                      className="gp-tree-toggle",
-                                     title="Close" if node.expanded else "Open")
+                                     title=_("Close") if node.expanded else _("Open"))
             label = html.Button([html.Span(className=f"gp-swatch gp-sw-{node.kind}"),
                                  node.label],
                                 id={"type": "graph-tree-node", "name": node.name},
@@ -272,19 +280,22 @@ def search_results(model: GraphModel, text: str | None) -> Any:
         return None
     matches = model.search(text.strip())
     if not matches:
-        return html.Div(f"No node matches {text.strip()!r}.", className="di-muted gp-no-match")
+        return html.Div(_("No node matches {text!r}.").format(text=text.strip()),
+                        className="di-muted gp-no-match")
     items = []
     for node in matches[:MAX_SEARCH_RESULTS]:
-        scope, _, base = node.name.rpartition("/")
+        scope, _unused, base = node.name.rpartition("/")
         items.append(html.Li(html.Button(
             [html.Span(className=f"gp-swatch gp-sw-{kind_of(node)}"), html.B(base),
              html.Span(scope, className="gp-result-scope")],
             id={"type": "graph-locate", "name": node.name}, className="gp-result",
             title=node.name)))
     more = len(matches) - len(items)
-    return [html.Div(f"{len(matches)} node(s)", className="di-muted gp-result-count"),
+    return [html.Div(ngettext("{count} node", "{count} nodes", len(matches)).format(
+                count=len(matches)), className="di-muted gp-result-count"),
             html.Ul(items, className="gp-results"),
-            html.Div(f"... {more} more: refine the search", className="di-muted")
+            html.Div(_("... {count} more: refine the search").format(count=more),
+                     className="di-muted")
             if more > 0 else None]
 
 
@@ -292,7 +303,8 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
     """Readable-mode switch and graph file selector (rebuilt from the URL)."""
     items: list[Any] = [dcc.Checklist(
         id="graph-mode",
-        options=[{"label": " Readable (optimized graph)", "value": GraphMode.OPTIMIZE.value}],
+        options=[{"label": " " + _("Readable (optimized graph)"),
+                  "value": GraphMode.OPTIMIZE.value}],
         value=[GraphMode.OPTIMIZE.value] if mode == GraphMode.OPTIMIZE else [],
         className="di-inline",
         inputClassName="di-checkbox")]
@@ -301,7 +313,7 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
                                                            for t in tags],
                                   value=tag, clearable=False, className="gp-tag-select"))
     elif tag:
-        items.append(html.Span(tag, className="di-muted gp-tag-name", title="Graph file"))
+        items.append(html.Span(tag, className="di-muted gp-tag-name", title=_("Graph file")))
     return items
 
 
@@ -311,7 +323,7 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     return html.Div(className="gp-page", children=[
-        job_page_head(app, "Computational Graph", train_id),
+        job_page_head(app, _("Computational Graph"), train_id),
         dcc.Store(id="graph-shown"),
         dcc.Store(id="graph-focus"),
         dcc.Store(id="graph-dbltap"),
@@ -320,12 +332,12 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                 html.Div(className="di-toolbar gp-toolbar", children=[
                     html.Div(id="graph-controls", className="gp-controls"),
                     html.Div(className="di-spacer"),
-                    html.Button("Collapse all", id="graph-collapse-all",
-                                className="di-button secondary", title="Close every scope"),
-                    html.Button("Fit", id="graph-fit", className="di-button secondary",
-                                title="Fit the graph to the window"),
+                    html.Button(_("Collapse all"), id="graph-collapse-all",
+                                className="di-button secondary", title=_("Close every scope")),
+                    html.Button(_("Fit"), id="graph-fit", className="di-button secondary",
+                                title=_("Fit the graph to the window")),
                     *canvas_buttons(CANVAS, "computational-graph", PNG_OPTIONS,
-                                    "Save the whole drawn graph as an image"),
+                                    _("Save the whole drawn graph as an image")),
                 ]),
                 html.Div(id="graph-notice", className="gp-notice"),
                 html.Div(id="graph-canvas-wrap", className="gp-canvas-wrap", children=[
@@ -340,12 +352,13 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
             html.Aside(className="gp-side", children=[
                 html.Div(className="di-panel gp-box", children=[
                     dcc.Input(id="graph-search", type="search", debounce=0.3,
-                              placeholder="Search node name", className="di-input gp-search"),
+                              placeholder=_("Search node name"),
+                              className="di-input gp-search"),
                     html.Div(id="graph-search-results"),
                     html.Div(id="graph-tree", className="gp-tree-wrap"),
                 ]),
                 html.Div(className="di-panel gp-box", children=[
-                    html.Div("Overview", className="gp-box-title"),
+                    html.Div(_("Overview"), className="gp-box-title"),
                     html.Div(id="graph-overview-wrap", className="gp-overview", children=[
                         cyto.Cytoscape(id="graph-overview", elements=[],
                                        layout={"name": "preset", "fit": True, "padding": 6},
@@ -358,7 +371,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                     ]),
                 ]),
                 html.Div(className="di-panel gp-box", children=[
-                    html.Div("Node Information", className="gp-box-title"),
+                    html.Div(_("Node Information"), className="gp-box-title"),
                     html.Div(id="graph-info", className="gp-info"),
                 ]),
                 html.Div(className="di-panel gp-box",
@@ -397,7 +410,7 @@ def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
     problems += view.notices
     selected = state.node if state.node in model.nodes else None
     if state.node and selected is None:
-        problems.append(f"No node {state.node!r} in this graph.")
+        problems.append(_("No node {name!r} in this graph.").format(name=state.node))
     view_key: list[Any] = [state.train_id, tag, state.mode, view.expanded, version]
     signature = [view_key, selected, controls_key, problems, theme]
     if shown.get("signature") == signature:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.graphs import cards, data_graph_page, page, rest
 from dash_insight.plugins.graphs.service import GraphService
@@ -18,6 +19,7 @@ PLUGIN: Plugin[GraphService] = Plugin(
     routes=rest.routes,
     pages=(Page(page.PATH, page.layout, page.register),
            Page(data_graph_page.PATH, data_graph_page.layout, data_graph_page.register)),
-    cards=(Card("card-graph", "Computational Graph", page.PATH, cards.graph_card),
-           Card("card-dataset", "Data Graph", data_graph_page.PATH, cards.dataset_card)),
+    cards=(Card("card-graph", lazy_gettext("Computational Graph"), page.PATH, cards.graph_card),
+           Card("card-dataset", lazy_gettext("Data Graph"), data_graph_page.PATH,
+                cards.dataset_card)),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.graphs.layout import layered_layout
 from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import AGGREGATION_SCOPE, CONST, NAME_SCOPE, PARAMETER, Node
@@ -150,8 +151,9 @@ class _ViewBuilder:
             children = self.model.child_names(scope)
             if len(self.visible) + len(children) > MAX_VISIBLE_NODES:
                 self.notices.append(
-                    f"{scope} has {len(children)} nodes; it stays closed because the view "
-                    f"would show more than {MAX_VISIBLE_NODES} nodes. Close other scopes first.")
+                    _("{scope} has {count} nodes; it stays closed because the view would show "
+                      "more than {most} nodes. Close other scopes first.").format(
+                          scope=scope, count=len(children), most=MAX_VISIBLE_NODES))
                 self.expanded.discard(scope)
                 continue
             opened.append(scope)

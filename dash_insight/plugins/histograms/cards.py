@@ -6,6 +6,8 @@ from typing import Any
 
 from dash import dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin, mindinsight_order
 from dash_insight.plugins.histograms.query import histograms
@@ -14,11 +16,15 @@ from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 
 PREVIEW_HISTOGRAM_STEPS = 20
-NO_HISTOGRAMS = ["No parameter distribution yet. SummaryCollector records the first five "
-                  "weights by default (", html.Code("collect_specified_data="
-                                                    "{'histogram_regular': ...}"), "); or use ",
-                  html.Code("HistogramSummary"), " / ", html.Code("add_value('histogram', ...)"),
-                  "."]
+
+
+def no_histograms() -> list[Any]:
+    """The card of a job without histograms: how to record them."""
+    return interpolate(
+        _("No parameter distribution yet. SummaryCollector records the first five weights by "
+          "default ({specified}); or use {summary} / {add_value}."),
+        specified=html.Code("collect_specified_data={'histogram_regular': ...}"),
+        summary=html.Code("HistogramSummary"), add_value=html.Code("add_value('histogram', ...)"))
 
 
 def histogram_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
@@ -26,9 +32,10 @@ def histogram_card(request: CardRequest, service: DataService) -> tuple[Any, Any
     provider, train_id = service.provider, request.job.train_id
     tags = mindinsight_order(request.job.tags[Plugin.HISTOGRAM], Plugin.HISTOGRAM)  # as MindInsight
     if not tags:
-        return no_data(NO_HISTOGRAMS), None
+        return no_data(no_histograms()), None
     steps = histograms(provider, train_id, tags[0], max_steps=PREVIEW_HISTOGRAM_STEPS)
     figure = histogram_ridge_figure(steps, height=240)
     return (dcc.Graph(figure=figure, config={"displayModeBar": False, "staticPlot": True},
                       id="preview-histogram"),
-            f"{tags[0]} · {len(tags)} tag(s)")
+            f"{tags[0]} · " + ngettext("{count} tag", "{count} tags", len(tags)).format(
+                count=len(tags)))

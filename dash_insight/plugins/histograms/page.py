@@ -16,6 +16,8 @@ from typing import Any
 import dash
 from dash import ClientsideFunction, Input, Output, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
@@ -30,6 +32,7 @@ from dash_insight.web.components.histogram_views import (
     series_from_histograms,
     shown_text,
 )
+from dash_insight.web.components.lazy_graph import lazy_graph, register_lazy_graphs
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, always, segmented
 from dash_insight.web.url_state import Choice, Flag
 
@@ -39,11 +42,17 @@ PREFIX = "hist"
 MAX_STEPS = 100
 #: Charts per page.
 PAGE_SIZE = 12
-EMPTY = ["This job has no parameter distribution (histogram) yet. SummaryCollector records the "
-         "first five weights by default (", html.Code("collect_specified_data="
-                                                      "{'histogram_regular': '^conv1.*'}"),
-         " chooses others); in the network use ", html.Code("ops.HistogramSummary"),
-         ", or ", html.Code("SummaryRecord.add_value('histogram', name, tensor)"), "."]
+
+
+def empty() -> list[Any]:
+    """What a job without histograms shows: how to record them."""
+    return interpolate(
+        _("This job has no parameter distribution (histogram) yet. SummaryCollector records "
+          "the first five weights by default ({specified} chooses others); in the network use "
+          "{summary}, or {add_value}."),
+        specified=html.Code("collect_specified_data={'histogram_regular': '^conv1.*'}"),
+        summary=html.Code("ops.HistogramSummary"),
+        add_value=html.Code("SummaryRecord.add_value('histogram', name, tensor)"))
 
 #: ``view`` (Top / Front), ``axis`` of the Top view, ``raw`` buckets.
 STATE = per_tag_page.page_state(Choice("view", "top", VIEWS), Choice("axis", "step", AXES),
@@ -53,15 +62,15 @@ STATE = per_tag_page.page_state(Choice("view", "top", VIEWS), Choice("axis", "st
 def controls(state: dict[str, Any]) -> list[html.Div]:
     """Angle of view, vertical axis (Top view only), raw buckets."""
     return [html.Div(className="di-vp-row", children=[
-        html.Span("Angle of view", className="di-control-label"),
-        segmented("hist-view", [("front", "Front"), ("top", "Top")], state["view"]),
+        html.Span(_("Angle of view"), className="di-control-label"),
+        segmented("hist-view", [("front", _("Front")), ("top", _("Top"))], state["view"]),
         html.Span(id="hist-axis-group", className="di-vp-group", children=[
-            html.Span("Vertical axis", className="di-control-label"),
-            segmented("hist-axis", [("step", "Step"), ("relative", "Relative time (s)"),
-                                ("absolute", "Absolute time")], state["axis"]),
+            html.Span(_("Vertical axis"), className="di-control-label"),
+            segmented("hist-axis", [("step", _("Step")), ("relative", _("Relative time (s)")),
+                                    ("absolute", _("Absolute time"))], state["axis"]),
         ], style={"display": "none"} if state["view"] == "front" else {}),
         dcc.Checklist(id="hist-raw", value=["1"] if state["raw"] else [],
-                      options=[{"label": " Raw buckets (as written, not re-binned)",
+                      options=[{"label": " " + _("Raw buckets (as written, not re-binned)"),
                                 "value": "1"}], className="di-vp-check"),
     ])]
 
@@ -75,27 +84,29 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
         total = len(provider.value_steps(train_id, Plugin.HISTOGRAM, tag))
         steps = histograms(provider, train_id, tag, rebin=not state["raw"], max_steps=MAX_STEPS)
         series = series_from_histograms(steps, total)
-        body: Any = dcc.Graph(
-            figure=histogram_figure(series, state["view"], state["axis"], height=None,
-                                    theme=theme),
-            config=GRAPH_CONFIG, className="di-vp-graph", responsive=True,
-            id={"type": "hist-graph", "tag": tag})
+        # Drawn when it comes on screen: a page of 12 charts of up to 200 traces each kept
+        # the browser busy for seconds drawing charts below the screen.
+        body: Any = lazy_graph(
+            f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag},
+            histogram_figure(series, state["view"], state["axis"], height=None, theme=theme),
+            GRAPH_CONFIG, "di-vp-graph")
         foot.append(shown_text(series))
         non_finite = {k: v for k, v in series.non_finite.items() if v}
         if non_finite:
             foot.append(html.Span(
-                " · not in the buckets: " + ", ".join(f"{k} {v}" for k, v in
-                                                      non_finite.items()) + " (most in a step)",
+                " · " + _("not in the buckets: {values} (most in a step)").format(
+                    values=", ".join(f"{k} {v}" for k, v in non_finite.items())),
                 className="di-warning"))
         if state["raw"]:
-            foot.append(" · raw buckets")
+            foot.append(" · " + _("raw buckets"))
     except DataError as error:
         body = html.Div(str(error), className="di-empty di-error-text")
     return html.Section(className="di-panel di-card di-vp-card",
                         id={"type": "hist-card", "tag": tag}, children=[
         html.Div(className="di-card-head", children=[
             html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Button("Full screen", id={"type": "hist-full", "tag": tag}, title="Full screen",
+            html.Button(_("Full screen"), id={"type": "hist-full", "tag": tag},
+                        title=_("Full screen"),
                         className="di-link-button di-vp-full"),
         ]),
         html.Div(body, className="di-card-body"),
@@ -109,8 +120,9 @@ def _card(context: CardContext[DataService], tag: str) -> html.Section:
 
 
 PAGE: PerTagPage[DataService] = PerTagPage(
-    prefix=PREFIX, plugin=Plugin.HISTOGRAM, noun="histogram", title="Parameter Distribution",
-    empty=EMPTY, state=STATE, page_size=PAGE_SIZE, card=_card, controls=controls,
+    prefix=PREFIX, plugin=Plugin.HISTOGRAM, noun="histogram",
+    title=lazy_gettext("Parameter Distribution"), kind=lazy_gettext("parameter distribution"),
+    empty=empty, state=STATE, page_size=PAGE_SIZE, card=_card, controls=controls,
     control_fields=(("hist-view", "view"), ("hist-axis", "axis"), ("hist-raw", "raw")),
     card_fields=("view", "axis", "raw"), themed=always, loading=True,
 )
@@ -123,6 +135,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
 def register(app: dash.Dash, service: DataService) -> None:
     per_tag_page.register(PAGE, app, service)
     register_full_screen(app, "hist-card", "hist-full")
+    register_lazy_graphs(app)
     app.clientside_callback(
         ClientsideFunction(namespace="histogramsPage", function_name="axisGroupStyle"),
         Output("hist-axis-group", "style"), Input("hist-view", "value"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.histograms import cards, page, rest
 from dash_insight.web.plugin import Card, Page, Plugin, data_service
@@ -11,5 +12,6 @@ PLUGIN: Plugin[DataService] = Plugin(
     service=data_service,
     routes=rest.routes,
     pages=(Page(page.PATH, page.layout, page.register),),
-    cards=(Card("card-histogram", "Parameter Distribution", page.PATH, cards.histogram_card),),
+    cards=(Card("card-histogram", lazy_gettext("Parameter Distribution"), page.PATH,
+                cards.histogram_card),),
 )

@@ -21,6 +21,8 @@ from typing import Any
 import dash
 from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, lazy_gettext, ngettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
@@ -35,10 +37,16 @@ PAGE_SIZE = 24
 #: ``assets/per-tag-pages.js``.
 DEFAULT_LEVEL = 50
 
-EMPTY = ["This job has no image yet. SummaryCollector records the first input batch with ",
-         html.Code("collect_specified_data={'collect_input_data': True}"), "; in the network "
-         "use ", html.Code("ops.ImageSummary"), ", or ",
-         html.Code("SummaryRecord.add_value('image', name, nchw_tensor)"), "."]
+
+
+def empty() -> list[Any]:
+    """What a job without images shows: how to record them."""
+    return interpolate(
+        _("This job has no image yet. SummaryCollector records the first input batch with "
+          "{specified}; in the network use {summary}, or {add_value}."),
+        specified=html.Code("collect_specified_data={'collect_input_data': True}"),
+        summary=html.Code("ops.ImageSummary"),
+        add_value=html.Code("SummaryRecord.add_value('image', name, nchw_tensor)"))
 
 #: ``b`` / ``c`` brightness and contrast (0-100), ``steps`` the step shown per tag (absent: the
 #: last); all three change in the browser only.
@@ -83,7 +91,8 @@ def image_card(app: dash.Dash, provider: DataProvider, train_id: str, tag: str,
     return html.Section(className="di-panel di-card di-vi-card", children=[
         html.Div(className="di-card-head", children=[
             html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Span(f"{len(step_list)} step{'' if len(step_list) == 1 else 's'}",
+            html.Span(ngettext("{count} step", "{count} steps", len(step_list)).format(
+                count=len(step_list)),
                       className="di-muted di-vp-full"),
         ]),
         html.Div(className="di-card-body", children=[
@@ -91,9 +100,10 @@ def image_card(app: dash.Dash, provider: DataProvider, train_id: str, tag: str,
             html.Div(html.Img(id={"type": "img-img", **key}, alt=tag, className="di-vi-img",
                               src=source + str(step_list[position])),
                      className="di-vi-frame", id={"type": "img-frame", **key},
-                     title="Click to see the actual size"),
+                     title=_("Click to see the actual size")),
             html.Div(className="di-vi-meta", children=[
-                html.Span(f"Step: {step_list[position]}", id={"type": "img-step", **key}),
+                html.Span(_("Step: {step}").format(step=step_list[position]),
+                          id={"type": "img-step", **key}),
                 html.Span("", id={"type": "img-time", **key}),
             ]),
             html.Div(dcc.Slider(id={"type": "img-slider", **key}, min=0,
@@ -110,7 +120,7 @@ def _level_slider(name: str, label: str, value: int) -> html.Div:
         html.Span(label, className="di-control-label"),
         dcc.Slider(id=f"img-{name}", min=0, max=100, step=1, value=value, marks=None,
                    updatemode="drag"),
-        html.Button("Reset", id=f"img-{name}-reset", className="di-button secondary",
+        html.Button(_("Reset"), id=f"img-{name}-reset", className="di-button secondary",
                     disabled=value == DEFAULT_LEVEL),
     ])
 
@@ -123,17 +133,17 @@ def root_style(state: dict[str, Any]) -> dict[str, str]:
 def controls(state: dict[str, Any]) -> list[html.Div]:
     """Brightness and contrast sliders with their Reset buttons."""
     return [html.Div(className="di-vp-row", children=[
-        _level_slider("brightness", "Brightness", state["b"]),
-        _level_slider("contrast", "Contrast", state["c"]),
+        _level_slider("brightness", _("Brightness"), state["b"]),
+        _level_slider("contrast", _("Contrast"), state["c"]),
     ])]
 
 
 def modal(_state: dict[str, Any]) -> list[html.Div]:
     """The actual-size view of a clicked image (hidden until then)."""
     return [html.Div(id="img-modal", className="di-modal-backdrop", style={"display": "none"},
-                     n_clicks=0, title="Click to close", children=[
+                     n_clicks=0, title=_("Click to close"), children=[
         html.Div(className="di-vi-modal", children=[
-            html.Img(id="img-modal-img", alt="actual size"),
+            html.Img(id="img-modal-img", alt=_("actual size")),
             html.Div(id="img-modal-caption", className="di-card-foot"),
         ]),
     ])]
@@ -145,7 +155,8 @@ def _card(context: CardContext[DataService], tag: str) -> html.Section:
 
 
 PAGE: PerTagPage[DataService] = PerTagPage(
-    prefix=PREFIX, plugin=Plugin.IMAGE, noun="image", title="Images", empty=EMPTY,
+    prefix=PREFIX, plugin=Plugin.IMAGE, noun="image", title=lazy_gettext("Images"),
+    kind=lazy_gettext("image"), empty=empty,
     state=STATE, page_size=PAGE_SIZE, card=_card, controls=controls, grid_class="di-vi-grid",
     root_style=root_style, extra=modal,
 )

@@ -6,29 +6,44 @@ URL state: ``?q=<filter>&regex=1&sort=update|create|path&order=desc|asc&page=N&s
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import dash
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import (
+    TABLE_DATETIME,
+    format_datetime,
+    format_number,
+    lazy_gettext,
+    ngettext,
+)
+from dash_insight.core.i18n import gettext as _
 from dash_insight.core.lineage_rows import lineage_row, parameter_details
 from dash_insight.core.provider import DataError, JobSummary
 from dash_insight.core.service import DataService
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.url_state import int_param, make_search, parse_search, same_search
 
 PATH = "/"
 PAGE_SIZES = (10, 20, 50, 100)
-SORT_COLUMNS = {"path": "Summary Path", "create": "Create Time", "update": "Update Time"}
+SORT_COLUMNS = {"path": lazy_gettext("Summary Path"), "create": lazy_gettext("Create Time"),
+                "update": lazy_gettext("Update Time")}
 DATA_KINDS = ("scalar", "image", "histogram", "tensor", "graph")
+#: The badges' words for the kinds of data (and a job's loading status), per language.
+KIND_LABELS = {"scalar": lazy_gettext("scalar"), "image": lazy_gettext("image"),
+               "histogram": lazy_gettext("histogram"), "tensor": lazy_gettext("tensor"),
+               "graph": lazy_gettext("graph"), "lineage": lazy_gettext("lineage"),
+               "profiler": lazy_gettext("profiler")}
+STATUS_LABELS = {"pending": lazy_gettext("pending"), "loading": lazy_gettext("loading"),
+                 "loaded": lazy_gettext("loaded")}
 #: Where the "Profiling" link goes: the profiler plugin's performance dashboard.
 PROFILING_PATH = "/profiler"
 
 
 def format_time(seconds: float) -> str:
-    """Local time as MindInsight shows it: ``YYYY-MM-DD HH:MM:SS``."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds)) if seconds else "-"
+    """Local time as MindInsight shows it (in both languages): ``YYYY-MM-DD HH:MM:SS``."""
+    return format_datetime(seconds, TABLE_DATETIME) if seconds else "-"
 
 
 def filter_jobs(jobs: Sequence[JobSummary], text: str, regex: bool
@@ -41,7 +56,7 @@ def filter_jobs(jobs: Sequence[JobSummary], text: str, regex: bool
         try:
             pattern = re.compile(text, re.IGNORECASE)
         except re.error as error:
-            return list(jobs), f"invalid regular expression: {error}"
+            return list(jobs), _("invalid regular expression: {error}").format(error=error)
         return [j for j in jobs if pattern.search(j.train_id)], None
     lowered = text.lower()
     return [j for j in jobs if lowered in j.train_id.lower()], None
@@ -70,29 +85,34 @@ def _state(params: dict[str, str]) -> dict[str, Any]:
 
 
 def _data_badges(job: JobSummary) -> list[Any]:
-    badges = [html.Span(kind, className="di-badge") for kind in DATA_KINDS if job.tags.get(kind)]
+    badges = [html.Span(str(KIND_LABELS[kind]), className="di-badge") for kind in DATA_KINDS
+              if job.tags.get(kind)]
     if job.lineage_files:
-        badges.append(html.Span("lineage", className="di-badge"))
+        badges.append(html.Span(str(KIND_LABELS["lineage"]), className="di-badge"))
     if job.profiler_dir:
-        badges.append(html.Span("profiler", className="di-badge"))
-    return badges or [html.Span("no data yet", className="di-muted")]
+        badges.append(html.Span(str(KIND_LABELS["profiler"]), className="di-badge"))
+    return badges or [html.Span(_("no data yet"), className="di-muted")]
 
 
 def _status(job: JobSummary) -> Any:
+    status = str(STATUS_LABELS.get(job.status, job.status))
     if job.status == "loaded":
-        return html.Span("loaded", className="di-muted")
+        return html.Span(status, className="di-muted di-nowrap")
     percent = round(100 * job.progress)
     return html.Span([html.Span(html.Div(style={"width": f"{percent}%"}),
                                 className="di-progress"),
-                      f"{job.status} {percent}%"], title=f"{job.bytes_read:,} of "
-                     f"{job.bytes_on_disk:,} bytes read")
+                      f"{status} {percent}%"], className="di-nowrap",
+                     title=_("{read} of {total} bytes read").format(
+                         read=format_number(job.bytes_read),
+                         total=format_number(job.bytes_on_disk)))
 
 
 def _integrity(job: JobSummary) -> Any:
     if job.is_intact:
         return ""
     return html.Details(className="di-warning", children=[
-        html.Summary(f"⚠ {len(job.reasons)} problem(s)"),
+        html.Summary("⚠ " + ngettext("{count} problem", "{count} problems",
+                                     len(job.reasons)).format(count=len(job.reasons))),
         html.Ul([html.Li(reason) for reason in job.reasons[:20]]),
     ])
 
@@ -111,31 +131,31 @@ def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
         html.Td(_data_badges(job)),
         html.Td([_status(job), _integrity(job)]),
         html.Td(html.Div(className="di-ops", children=[
-            dcc.Link("Training Dashboard", href=dashboard_href,
+            dcc.Link(_("Training Dashboard"), href=dashboard_href,
                      className="" if has_dashboard else "disabled",
-                     title="" if has_dashboard else "no summary or graph file in this job"),
-            dcc.Link("Profiling", href=profiling_href, id={"type": "profiling-link",
-                                                           "train_id": job.train_id},
+                     title="" if has_dashboard else _("no summary or graph file in this job")),
+            dcc.Link(_("Profiling"), href=profiling_href, id={"type": "profiling-link",
+                                                              "train_id": job.train_id},
                      className="" if job.profiler_dir else "disabled",
-                     title=f"profiler data in {job.profiler_dir}" if job.profiler_dir
-                     else "no profiler data in this job"),
-            html.Button("Parameter Details", className="di-link-button",
+                     title=_("profiler data in {folder}").format(folder=job.profiler_dir)
+                     if job.profiler_dir else _("no profiler data in this job")),
+            html.Button(_("Parameter Details"), className="di-link-button",
                         id={"type": "param-details", "train_id": job.train_id},
                         disabled=not job.lineage_files,
-                        title="" if job.lineage_files else "no lineage file in this job"),
+                        title="" if job.lineage_files else _("no lineage file in this job")),
         ])),
     ])
 
 
 def _header(state: dict[str, Any]) -> html.Tr:
-    cells = [html.Th("No.")]
+    cells = [html.Th(_("No."))]
     for column in ("path", "create", "update"):
         arrow = ""
         if state["sort"] == column:
             arrow = " ▼" if state["order"] == "desc" else " ▲"
-        cells.append(html.Th(html.Button(SORT_COLUMNS[column] + arrow,
+        cells.append(html.Th(html.Button(str(SORT_COLUMNS[column]) + arrow,
                                          id={"type": "sort", "column": column})))
-    cells += [html.Th("Data"), html.Th("Status"), html.Th("Operation")]
+    cells += [html.Th(_("Data")), html.Th(_("Status")), html.Th(_("Operation"))]
     return html.Tr(cells)
 
 
@@ -143,20 +163,21 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     state = _state(params)
     return html.Div([
         html.Div(className="di-page-head", children=[
-            html.H1("Summary List", className="di-title"),
-            html.Span(f"Current folder: {service.name}", className="di-subtitle"),
+            html.H1(_("Summary List"), className="di-title"),
+            html.Span(_("Current folder: {folder}").format(folder=service.name),
+                      className="di-subtitle"),
             html.Div(className="di-spacer"),
-            dcc.Link(html.Button("Lineage Analysis", className="di-button secondary"),
+            dcc.Link(html.Button(_("Lineage Analysis"), className="di-button secondary"),
                      href=app.get_relative_path("/lineage")),
-            dcc.Link(html.Button("Comparison Analysis", className="di-button secondary"),
+            dcc.Link(html.Button(_("Comparison Analysis"), className="di-button secondary"),
                      href=app.get_relative_path("/compare")),
         ]),
         html.Div(className="di-panel", children=[
             html.Div(className="di-toolbar", children=[
                 dcc.Input(id="job-filter", value=state["q"], debounce=0.3, type="text",
-                          placeholder="Filter summary paths", className="di-input"),
+                          placeholder=_("Filter summary paths"), className="di-input"),
                 dcc.Checklist(id="job-filter-regex",
-                              options=[{"label": " regular expression", "value": "1"}],
+                              options=[{"label": " " + _("regular expression"), "value": "1"}],
                               value=["1"] if state["regex"] else []),
                 html.Span(id="job-filter-error", className="di-error-text"),
             ]),
@@ -164,13 +185,14 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.Div(className="di-pager", children=[
                 html.Span(id="job-total"),
                 dcc.Dropdown(id="job-page-size", value=state["size"], clearable=False,
-                             options=[{"label": f"{n} / page", "value": n} for n in PAGE_SIZES],
+                             options=[{"label": _("{count} / page").format(count=n), "value": n}
+                                      for n in PAGE_SIZES],
                              style={"width": "120px"}),
                 html.Button("‹", id="job-prev", className="di-icon-button di-page-button"),
                 html.Span(id="job-page"),
                 html.Button("›", id="job-next", className="di-icon-button di-page-button"),
                 # MindInsight's "Go to" box: Enter (or leaving the box) opens that page.
-                html.Label(["Go to ", dcc.Input(id="job-goto", type="number", min=1, step=1,
+                html.Label([_("Go to") + " ", dcc.Input(id="job-goto", type="number", min=1, step=1,
                                                 debounce=True, className="di-goto",
                                                 placeholder="page")]),
             ]),
@@ -237,7 +259,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             "size": None if state["size"] == 20 else state["size"],
         })
         # Unchanged: write nothing, so a late answer never overwrites a newer URL.
-        return dash.no_update if new_search == (search or "") else new_search
+        return dash.no_update if same_search(new_search, search) else new_search
 
     @app.callback(
         Output("job-table", "children"), Output("job-total", "children"),
@@ -256,16 +278,17 @@ def register(app: dash.Dash, service: DataService) -> None:
                 for i, job in enumerate(jobs[start:start + state["size"]])]
         if not rows:
             if not provider.ready:
-                message = "Looking for training jobs…"
+                message = _("Looking for training jobs…")
             elif state["q"]:
-                message = "No training job matches."
+                message = _("No training job matches.")
             else:
-                message = ("No training job found yet: summary files are looked for in every "
-                           "folder under the summary base directory.")
+                message = _("No training job found yet: summary files are looked for in every "
+                            "folder under the summary base directory.")
             rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
         table = html.Table(className="di-table", children=[html.Thead(_header(state)),
                                                            html.Tbody(rows)])
-        return table, f"Total {len(jobs)}", f"{page} / {pages}", error or ""
+        return (table, _("Total {count}").format(count=format_number(len(jobs))),
+                f"{page} / {pages}", error or "")
 
     @app.callback(
         Output("param-details-modal", "children"),
@@ -285,14 +308,14 @@ def register(app: dash.Dash, service: DataService) -> None:
         else:
             pairs = parameter_details(row)
             body = html.Table(className="di-table", children=[
-                html.Thead(html.Tr([html.Th("Key"), html.Th("Value")])),
+                html.Thead(html.Tr([html.Th(_("Key")), html.Th(_("Value"))])),
                 html.Tbody([html.Tr([html.Td(k), html.Td(v)]) for k, v in pairs]),
-            ]) if pairs else html.P("This job has no lineage data.", className="di-empty")
+            ]) if pairs else html.P(_("This job has no lineage data."), className="di-empty")
         return html.Div(className="di-modal-backdrop", id="param-details-backdrop", children=[
             html.Div(className="di-panel di-modal", children=[
                 html.Div(className="di-card-head", children=[
-                    html.Span(f"{train_id} Training Parameter Details"),
-                    html.Button("×", id="param-details-close", title="Close"),
+                    html.Span(_("{job} Training Parameter Details").format(job=train_id)),
+                    html.Button("×", id="param-details-close", title=_("Close")),
                 ]),
                 html.Div(body, className="di-card-body"),
             ]),

@@ -8,16 +8,22 @@ from typing import Any
 
 from dash import dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.plugins.landscape.figures import DEFAULT_STYLE, VIEW_3D, landscape_figure
 from dash_insight.plugins.landscape.query import LandscapeError, grid, loss_path
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 
-NO_LANDSCAPE = ["No loss landscape. Collect one with ",
-                html.Code("collect_specified_data={'collect_landscape': {...}}"),
-                " and ", html.Code("SummaryLandscape"), ", or ",
-                html.Code("SummaryWriter.add_landscape(...)"), "."]
+
+def no_landscape() -> list[Any]:
+    """The card of a job without a loss landscape: how to record one."""
+    return interpolate(
+        _("No loss landscape. Collect one with {collect} and {landscape}, or {writer}."),
+        collect=html.Code("collect_specified_data={'collect_landscape': {...}}"),
+        landscape=html.Code("SummaryLandscape"),
+        writer=html.Code("SummaryWriter.add_landscape(...)"))
 
 
 def landscape_card(request: CardRequest, service: LandscapeService) -> tuple[Any, Any]:
@@ -27,7 +33,7 @@ def landscape_card(request: CardRequest, service: LandscapeService) -> tuple[Any
     intervals = sorted(landscapes.intervals, key=lambda r: r.value[0])
     candidates = intervals or landscapes.finals
     if not candidates:
-        return no_data(NO_LANDSCAPE), None
+        return no_data(no_landscape()), None
     chosen = candidates[0]
     value = service.value(train_id, chosen)
     try:
@@ -38,5 +44,6 @@ def landscape_card(request: CardRequest, service: LandscapeService) -> tuple[Any
     body = dcc.Graph(id="landscape-card-graph", figure=figure,
                      config={"staticPlot": True, "displayModeBar": False})
     count = len({r.interval_id for r in landscapes.intervals})
-    foot = f"{chosen.label} · {count} interval(s)" + (" · final" if landscapes.finals else "")
+    foot = f"{chosen.label} · " + ngettext("{count} interval", "{count} intervals", count).format(
+        count=count) + (" · " + _("final") if landscapes.finals else "")
     return body, foot

@@ -24,6 +24,8 @@ from typing import Any
 import dash
 from dash import Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError
 from dash_insight.plugins.landscape.figures import (
     COLOUR_SCALES,
@@ -59,11 +61,17 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
-from dash_insight.web.url_state import decode_tags, encode_tags, make_search, parse_search
+from dash_insight.web.url_state import (
+    decode_tags,
+    encode_tags,
+    make_search,
+    parse_search,
+    same_search,
+)
 
 PATH = "/compare/landscape"
-TITLE = "Loss Graph Comparison"
-MODES = {"tile": "Tile", "overlay": "Overlay"}
+TITLE = lazy_gettext("Loss Graph Comparison")
+MODES = {"tile": lazy_gettext("Tile"), "overlay": lazy_gettext("Overlay")}
 DEFAULT_MODE = "tile"
 DEFAULT_JOBS = 12
 MAX_OVERLAY = 2
@@ -112,7 +120,7 @@ def job_final(service: LandscapeService, train_id: str) -> JobFinal:
         metadata = lineage_metadata(service.lineage(train_id))
         ref = service.find(train_id, TYPE_FINAL, None)
         if ref is None:
-            return JobFinal(train_id, None, [0, 0, 0], metadata, NOT_EXIST_TEXT)
+            return JobFinal(train_id, None, [0, 0, 0], metadata, str(NOT_EXIST_TEXT))
         value = service.value(train_id, ref)
         return JobFinal(train_id, grid(value), convergence_point(value), metadata)
     except (DataError, LandscapeError) as error:
@@ -135,13 +143,13 @@ def _info(final: JobFinal) -> html.Div:
     name, metric = evaluation_metric(meta, final.point) if final.cells is not None \
         else ("loss", "--")
     return html.Div(className="di-lc-info", children=[
-        html.Div("Training Information", className="di-muted"),
+        html.Div(_("Training Information"), className="di-muted"),
         html.Div(className="di-lc-row", children=[
-            html.Span(["Network: ", html.B(text(meta.get("network")))]),
-            html.Span(["Optimizer: ", html.B(text(meta.get("optimizer")))]),
-            html.Span(["Learning Rate: ", html.B(text(meta.get("learning_rate")))]),
+            html.Span([_("Network: "), html.B(text(meta.get("network")))]),
+            html.Span([_("Optimizer: "), html.B(text(meta.get("optimizer")))]),
+            html.Span([_("Learning Rate: "), html.B(text(meta.get("learning_rate")))]),
         ]),
-        html.Div("Evaluation Metrics", className="di-muted"),
+        html.Div(_("Evaluation Metrics"), className="di-muted"),
         html.Div(f"{name}: {metric}", className="di-lc-metric"),
     ])
 
@@ -153,7 +161,8 @@ def run_head(train_id: str, colour: str) -> html.Div:
 
 def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> html.Section:
     if final.cells is None:
-        body: Any = html.Div(final.problem or NOT_EXIST_TEXT, className="di-empty di-lc-none")
+        body: Any = html.Div(final.problem or str(NOT_EXIST_TEXT),
+                             className="di-empty di-lc-none")
     else:
         body = dcc.Graph(id={"type": "lc-tile-graph", "index": index}, config=GRAPH_CONFIG,
                          figure=landscape_figure(final.cells, None, view, style,
@@ -169,33 +178,34 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
     return html.Div([
         tab_strip(app, PATH),
         html.Div(className="di-page-head", children=[
-            html.H1(TITLE, className="di-title"),
-            html.Span("the final loss landscape of several training jobs",
+            html.H1(str(TITLE), className="di-title"),
+            html.Span(_("the final loss landscape of several training jobs"),
                       className="di-subtitle"),
         ]),
         html.Div(className="di-panel di-lc-controls", children=[
-            picker("lc-jobs", "Training Selection", jobs, state["selected"], state["job_filter"],
+            picker("lc-jobs", _("Training Selection"), jobs, state["selected"], state["job_filter"],
                    noun="job"),
             html.Div(className="di-toolbar", children=[
-                html.Span("Visualization", className="di-muted"),
+                html.Span(_("Visualization"), className="di-muted"),
                 dcc.RadioItems(id="lc-view", value=state["view"], inline=True,
                                options=[{"label": f" {v}", "value": k}
                                         for k, v in VIEWS.items()]),
-                html.Span("Comparison mode", className="di-muted"),
+                html.Span(_("Comparison mode"), className="di-muted"),
                 dcc.RadioItems(id="lc-mode", value=state["mode"], inline=True,
                                options=[{"label": f" {v}", "value": k}
                                         for k, v in MODES.items()]),
-                html.Span("Colour", className="di-muted"),
+                html.Span(_("Colour"), className="di-muted"),
                 dcc.Dropdown(id="lc-scale", value=state["scale"], clearable=False,
                              className="di-lc-scale",
                              options=[{"label": SCALE_LABELS.get(s, s.capitalize()),
                                        "value": s} for s in COLOUR_SCALES]),
-                html.Span(["●", " Model Convergence Point"], className="di-lc-legend"),
+                html.Span(["●", " " + _("Model Convergence Point")], className="di-lc-legend"),
             ]),
             html.Div(id="lc-overlay-row", className="di-toolbar", children=[
-                html.Span("Overlay", className="di-muted"),
+                html.Span(_("Overlay"), className="di-muted"),
                 dcc.Checklist(id="lc-overlay", inline=True, options=[], value=[]),
-                html.Span(f"A maximum of {MAX_OVERLAY} graphs can be selected for comparison.",
+                html.Span(_("A maximum of {count} graphs can be selected for comparison.").format(
+                    count=MAX_OVERLAY),
                           className="di-muted", id="lc-overlay-hint"),
             ]),
         ]),
@@ -228,7 +238,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         if echoed(ctx.triggered_id, "lc-jobs", checked_names(rows), jobs, state["selected"],
                   state["job_filter"]):
             return dash.no_update
-        matching, _ = filter_tags(jobs, pattern or "")
+        matching, _unused = filter_tags(jobs, pattern or "")
         selected = pick(jobs, state["selected"], checked_names(rows), matching,
                         picker_action(ctx.triggered_id, "lc-jobs"))
         explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
@@ -243,7 +253,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                            "mode": None if mode == DEFAULT_MODE else mode,
                            "scale": None if scale == "jet" else scale,
                            "overlay": overlay_value})
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("lc-body", "children"), Output("lc-overlay", "options"),
@@ -263,14 +273,14 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                     "disabled": f.cells is None} for f in finals]
         row_style = {} if state["mode"] == "overlay" else {"display": "none"}
         if not finals:
-            content: Any = html.Div("Select training jobs with a loss landscape above.",
+            content: Any = html.Div(_("Select training jobs with a loss landscape above."),
                                     className="di-panel di-empty")
         elif state["mode"] == "tile":
             content = html.Div([tile(f, k, state["view"], style, colours[f.train_id])
                                 for k, f in enumerate(finals)],
                                className="di-lc-grid", id="lc-tiles")
         elif not overlay:
-            content = html.Div("Please select the graph to be compared above.",
+            content = html.Div(_("Please select the graph to be compared above."),
                                className="di-panel di-empty", id="lc-overlay-empty")
         else:
             chosen = [f for f in finals if f.train_id in overlay]

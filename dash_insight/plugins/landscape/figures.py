@@ -16,6 +16,8 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.lazy_import import import_module
 from dash_insight.plugins.landscape.query import Grid, LossPath
 
@@ -23,7 +25,8 @@ VIEW_CONTOUR = "contour"
 VIEW_FILLED = "filled"
 VIEW_3D = "3d"
 #: View -> MindInsight's tab name; the default is MindInsight's (3D Map).
-VIEWS = {VIEW_CONTOUR: "Isoline Map", VIEW_FILLED: "Topographic Map", VIEW_3D: "3D Map"}
+VIEWS = {VIEW_CONTOUR: lazy_gettext("Isoline Map"), VIEW_FILLED: lazy_gettext("Topographic Map"),
+         VIEW_3D: lazy_gettext("3D Map")}
 DEFAULT_VIEW = VIEW_3D
 #: MindInsight offers Jet, Viridis and RdBu; every plotly named scale is offered after them.
 FIRST_SCALES = ("jet", "viridis", "rdbu")
@@ -31,8 +34,10 @@ SCALE_LABELS = {"jet": "Jet", "viridis": "Viridis", "rdbu": "RdBu"}
 COLOUR_SCALES: tuple[str, ...] = FIRST_SCALES + tuple(
     s for s in plotly.colors.named_colorscales() if s not in FIRST_SCALES)
 #: Path colours offered (MindInsight: a colour picker, default black).
-PATH_COLOURS = {"#000000": "Black", "#ffffff": "White", "#ff0000": "Red", "#ff8c00": "Orange",
-                "#ff00ff": "Magenta", "#00bcd4": "Cyan", "#32cd32": "Lime", "#1e50ff": "Blue"}
+PATH_COLOURS = {"#000000": lazy_gettext("Black"), "#ffffff": lazy_gettext("White"),
+                "#ff0000": lazy_gettext("Red"), "#ff8c00": lazy_gettext("Orange"),
+                "#ff00ff": lazy_gettext("Magenta"), "#00bcd4": lazy_gettext("Cyan"),
+                "#32cd32": lazy_gettext("Lime"), "#1e50ff": lazy_gettext("Blue")}
 MARKER_COLOUR = "#ff8c00"  # MindInsight's orange checkpoint dots
 CONVERGENCE_COLOUR = "#000000"
 TEXT_COLOUR = "#8a9099"
@@ -96,7 +101,7 @@ def colour_values(z: np.ndarray, log: bool) -> tuple[np.ndarray, str]:
     ``log10(loss - min + 1e-12 * span)`` when some loss is not positive, else ``log10(loss)``
     (finer colours where the loss is low)."""
     if not log:
-        return z, "loss value"
+        return z, _("loss value")
     finite = z[np.isfinite(z)]
     if finite.size and finite.min() > 0:
         return np.log10(z), "log10(loss)"
@@ -118,8 +123,9 @@ def contour_levels(values: np.ndarray, levels: int) -> dict[str, float] | None:
 
 def _path_traces(path: LossPath, view: str, style: Style) -> list[Any]:
     """The path (line + checkpoint dots), its Start and End, and the animated marker (last)."""
-    hover = ("step/epoch %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>loss %{customdata:.6g}"
-             "<extra>path</extra>")
+    hover = (_("step/epoch") + " %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>loss %{customdata:.6g}"
+             "<extra>" + _("path") + "</extra>")
+    start_end = [_("Start"), _("End")]
     steps = [str(v) for v in path.intervals]
     ends = [0, len(path.x) - 1]
     if view == VIEW_3D:
@@ -129,7 +135,7 @@ def _path_traces(path: LossPath, view: str, style: Style) -> list[Any]:
                          line={"color": style.path_colour, "width": style.path_width * 2},
                          marker={"size": 4, "color": style.path_colour}),
             go.Scatter3d(x=path.x[ends], y=path.y[ends], z=path.z[ends], mode="markers+text",
-                         name="start / end", text=["Start", "End"], textposition="top center",
+                         name="start / end", text=start_end, textposition="top center",
                          hoverinfo="skip",
                          marker={"size": 7, "symbol": ["square", "diamond"],
                                  "color": style.path_colour}),
@@ -143,7 +149,7 @@ def _path_traces(path: LossPath, view: str, style: Style) -> list[Any]:
                    line={"color": style.path_colour, "width": style.path_width},
                    marker={"size": 9, "color": MARKER_COLOUR}),
         go.Scatter(x=path.x[ends], y=path.y[ends], mode="markers+text", name="start / end",
-                   text=["Start", "End"], textposition="top center", hoverinfo="skip",
+                   text=start_end, textposition="top center", hoverinfo="skip",
                    marker={"size": 14, "symbol": ["square", "triangle-up"],
                            "color": MARKER_COLOUR, "line": {"width": 1, "color": "#333"}}),
         go.Scatter(x=path.x[:1], y=path.y[:1], mode="markers", name="position",
@@ -167,7 +173,7 @@ def _animation(figure: go.Figure, path: LossPath, view: str) -> None:
     figure.update_layout(updatemenus=[{
         "type": "buttons", "showactive": False, "x": 0.0, "y": 0.0, "xanchor": "left",
         "yanchor": "bottom", "pad": {"l": 4, "b": 4},
-        "buttons": [{"label": "▶ Play the path", "method": "animate",
+        "buttons": [{"label": "▶ " + _("Play the path"), "method": "animate",
                      "args": [None, {"frame": {"duration": 350, "redraw": view == VIEW_3D},
                                      "transition": {"duration": 0},
                                      "fromcurrent": False, "mode": "immediate"}]}],
@@ -175,9 +181,9 @@ def _animation(figure: go.Figure, path: LossPath, view: str) -> None:
 
 
 def _convergence_trace(point: Sequence[float], view: str) -> Any:
-    common = {"mode": "markers", "name": "Model Convergence Point",
-              "hovertemplate": "Model Convergence Point<br>x %{x:.6g}<br>y %{y:.6g}"
-                               "<extra></extra>"}
+    name = _("Model Convergence Point")
+    common = {"mode": "markers", "name": name,
+              "hovertemplate": name + "<br>x %{x:.6g}<br>y %{y:.6g}<extra></extra>"}
     if view == VIEW_3D:
         return go.Scatter3d(x=[point[0]], y=[point[1]], z=[point[2]],
                             marker={"size": 6, "color": CONVERGENCE_COLOUR}, **common)
@@ -294,7 +300,7 @@ def overlay_figure(grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str
     figure = make_subplots(rows=1, cols=max(1, len(grids)),
                            subplot_titles=[name for name, _, _ in grids],
                            horizontal_spacing=0.06)
-    title = colour_values(grids[0][1].z, style.log_colour)[1] if grids else "loss value"
+    title = colour_values(grids[0][1].z, style.log_colour)[1] if grids else _("loss value")
     for k, (name, cells, point) in enumerate(grids):
         figure.add_trace(contour_trace(cells, view, style, colour_range=shared, name=name,
                                        colour_axis="coloraxis"), row=1, col=k + 1)
@@ -313,15 +319,16 @@ def step_figure(steps: Sequence[float], losses: Sequence[float], shaded: tuple[i
     """MindInsight's "Step Selection" chart: the loss curve with the chosen interval shaded."""
     figure = go.Figure(go.Scatter(x=list(steps), y=list(losses), mode="lines", name="loss",
                                   line={"color": "#4a6fd1", "width": 1.5},
-                                  hovertemplate="step %{x}<br>loss %{y:.6g}<extra></extra>"))
+                                  hovertemplate=_("step") + " %{x}<br>loss %{y:.6g}"
+                                                "<extra></extra>"))
     if shaded is not None:
         figure.add_vrect(x0=shaded[0], x1=shaded[1], fillcolor="rgba(255, 99, 99, 0.3)",
-                         line_width=0, annotation_text="Selected Range",
+                         line_width=0, annotation_text=_("Selected Range"),
                          annotation_position="top left")
     figure.update_layout(
         height=height, margin={"l": 8, "r": 8, "t": 24, "b": 8}, showlegend=False,
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
         font={"color": TEXT_COLOUR, "size": 11},
-        xaxis={"title": {"text": "training step"}, "gridcolor": "rgba(138,144,153,0.25)"},
-        yaxis={"title": {"text": "loss value"}, "gridcolor": "rgba(138,144,153,0.25)"})
+        xaxis={"title": {"text": _("training step")}, "gridcolor": "rgba(138,144,153,0.25)"},
+        yaxis={"title": {"text": _("loss value")}, "gridcolor": "rgba(138,144,153,0.25)"})
     return figure

@@ -25,6 +25,8 @@ import dash
 import plotly.graph_objects as go
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError
 from dash_insight.plugins.landscape.figures import (
     COLOUR_SCALES,
@@ -56,19 +58,27 @@ from dash_insight.plugins.landscape.query import (
 from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.per_tag_page import head, job_error
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import make_search, parse_search, same_search
 
 PATH = "/loss-landscape"
-TITLE = "Loss Function Multidimensional Analysis"
+TITLE = lazy_gettext("Loss Function Multidimensional Analysis")
 FINAL = TYPE_FINAL
-HINT = ("The chart on the right is the actual training loss curve; the large view is an "
-        "approximation of the loss surface around the training path of the chosen interval, "
-        "over two directions of the parameter space (PCA of the checkpoints of the interval, or "
-        "random directions for the final landscape).")
-EMPTY: list[Any] = ["This job has no loss landscape. Record one with ",
-         html.Code("SummaryCollector(collect_specified_data={'collect_landscape': {...}})"),
-         " and ", html.Code("SummaryLandscape(dir).gen_landscapes_with_multi_process(...)"),
-         ", or write one with ", html.Code("SummaryWriter.add_landscape(...)"), "."]
+HINT = lazy_gettext(
+    "The chart on the right is the actual training loss curve; the large view is an "
+    "approximation of the loss surface around the training path of the chosen interval, over "
+    "two directions of the parameter space (PCA of the checkpoints of the interval, or random "
+    "directions for the final landscape).")
+
+
+def empty() -> list[Any]:
+    """What a job without a loss landscape shows: how to record one."""
+    return interpolate(
+        _("This job has no loss landscape. Record one with {collector} and {landscape}, or "
+          "write one with {writer}."),
+        collector=html.Code("SummaryCollector(collect_specified_data={'collect_landscape': "
+                            "{...}})"),
+        landscape=html.Code("SummaryLandscape(dir).gen_landscapes_with_multi_process(...)"),
+        writer=html.Code("SummaryWriter.add_landscape(...)"))
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
     toImageButtonOptions={"format": "png", "filename": "loss-landscape", "scale": 2},
     modeBarButtonsToRemove=["lasso2d", "select2d"])
@@ -99,7 +109,7 @@ def chooser_options(landscapes: JobLandscapes) -> list[dict[str, str]]:
             seen.add(ref.interval_id)
             options.append({"label": ref.label, "value": ref.interval_id})
     if landscapes.finals:
-        options.append({"label": "final", "value": FINAL})
+        options.append({"label": _("final"), "value": FINAL})
     return options
 
 
@@ -154,20 +164,20 @@ def info_rows(metadata: dict[str, Any], cells_text: str) -> list[tuple[str, str]
         return "--" if value in (None, "") else str(value)
 
     per_epoch = metadata.get("step_per_epoch") or 0
-    return [("Network", text(metadata.get("network"))),
-            ("Optimizer", text(metadata.get("optimizer"))),
-            ("Learning Rate", text(metadata.get("learning_rate"))),
-            ("Dimension Reduction Mode", text(metadata.get("decomposition"))),
-            ("Sampling Point resolution", cells_text),
-            ("Unit", text(metadata.get("unit"))),
-            ("Step/Epoch", f"{per_epoch}/1" if per_epoch else "--")]
+    return [(_("Network"), text(metadata.get("network"))),
+            (_("Optimizer"), text(metadata.get("optimizer"))),
+            (_("Learning Rate"), text(metadata.get("learning_rate"))),
+            (_("Dimension Reduction Mode"), text(metadata.get("decomposition"))),
+            (_("Sampling Point resolution"), cells_text),
+            (_("Unit"), text(metadata.get("unit"))),
+            (_("Step/Epoch"), f"{per_epoch}/1" if per_epoch else "--")]
 
 
 def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered:
     """The figures and texts of the page for ``choice`` (pure server work: bench/landscape.py
     times it)."""
     notices: list[Any] = []
-    figure = _empty_figure(NOT_EXIST_TEXT, 600)
+    figure = _empty_figure(str(NOT_EXIST_TEXT), 600)
     shaded: tuple[int, int] | None = None
     unit = ""
     metadata: dict[str, Any] = lineage_metadata(service.lineage(train_id))
@@ -188,9 +198,9 @@ def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered
             notices.append(f"{choice.ref.tag}: {error}")
             figure = _empty_figure(str(error), 600)
     problems = service.landscapes(train_id).problems
-    notices.extend(f"Left out: {problem}" for problem in problems)
+    notices.extend(_("Left out: {problem}").format(problem=problem) for problem in problems)
     if choice.loss_tag is None:
-        steps = _empty_figure("This job has no scalar tag.", 240)
+        steps = _empty_figure(_("This job has no scalar tag."), 240)
     else:
         try:
             series = service.provider.read_scalars(train_id, choice.loss_tag, STEP_POINTS)
@@ -202,7 +212,8 @@ def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered
             for k, (label, text) in enumerate(info_rows(metadata, cells_text))]
     notice = html.Div([html.Div(n) for n in notices], className="di-notice di-warning") \
         if notices else None
-    return Rendered(figure, steps, f"Unit: {unit}" if unit else "", info, notice)
+    return Rendered(figure, steps, _("Unit: {unit}").format(unit=unit) if unit else "", info,
+                    notice)
 
 
 def _setting(label: str, control: Any) -> html.Div:
@@ -212,23 +223,24 @@ def _setting(label: str, control: Any) -> html.Div:
 
 def settings_controls(style: Style) -> list[Any]:
     return [
-        _setting("Colour scale", dcc.Dropdown(
+        _setting(_("Colour scale"), dcc.Dropdown(
             id="ls-scale", clearable=False, value=style.colour_scale,
             options=[{"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
                      for s in COLOUR_SCALES])),
-        _setting("Contour levels", dcc.Slider(
+        _setting(_("Contour levels"), dcc.Slider(
             id="ls-levels", min=2, max=MAX_LEVELS, step=1, value=style.levels,
             marks={v: str(v) for v in (2, 10, 20, MAX_LEVELS)},
             tooltip={"placement": "bottom"})),
-        _setting("Path colour", dcc.Dropdown(
+        _setting(_("Path colour"), dcc.Dropdown(
             id="ls-path-colour", clearable=False, value=style.path_colour,
-            options=[{"label": name, "value": code} for code, name in PATH_COLOURS.items()])),
-        _setting("Path width", dcc.Slider(id="ls-path-width", min=1, max=5, step=1,
+            options=[{"label": str(name), "value": code}
+                     for code, name in PATH_COLOURS.items()])),
+        _setting(_("Path width"), dcc.Slider(id="ls-path-width", min=1, max=5, step=1,
                                           value=style.path_width)),
-        _setting("Surface opacity", dcc.Slider(id="ls-opacity", min=0.1, max=1, step=0.05,
+        _setting(_("Surface opacity"), dcc.Slider(id="ls-opacity", min=0.1, max=1, step=0.05,
                                                value=style.opacity, marks=None,
                                                tooltip={"placement": "bottom"})),
-        dcc.Checklist(id="ls-log", options=[{"label": " Log-scaled loss colours",
+        dcc.Checklist(id="ls-log", options=[{"label": " " + _("Log-scaled loss colours"),
                                              "value": "log"}],
                       value=["log"] if style.log_colour else [], className="di-inline"),
     ]
@@ -237,7 +249,7 @@ def settings_controls(style: Style) -> list[Any]:
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     title = head(app, TITLE, train_id)
-    title.children.insert(1, html.Span("i", title=HINT, className="di-ls-hint"))
+    title.children.insert(1, html.Span("i", title=str(HINT), className="di-ls-hint"))
     try:
         landscapes = service.landscapes(train_id)
         choice = resolve(service, train_id, params)
@@ -246,7 +258,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
         return html.Div([title, job_error(app, str(error))])
     if not landscapes.refs:
         problems = [html.P(p, className="di-error-text") for p in landscapes.problems]
-        return html.Div([title, html.Div([html.P(EMPTY), *problems],
+        return html.Div([title, html.Div([html.P(empty()), *problems],
                                          className="di-panel di-empty", id="ls-empty")])
     options = chooser_options(landscapes)
     chosen = FINAL if choice.ref is not None and choice.ref.final else (
@@ -259,48 +271,50 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
                 html.Div(className="di-toolbar", children=[
                     dcc.RadioItems(id="ls-view", value=choice.view, inline=True,
                                    className="di-ls-tabs",
-                                   options=[{"label": label, "value": key}
+                                   options=[{"label": str(label), "value": key}
                                             for key, label in VIEWS.items()]),
                     html.Div(className="di-spacer"),
-                    html.Button("Reset view", id="ls-reset-view", className="di-button secondary"),
-                    html.Button("Full screen", id="ls-fullscreen",
+                    html.Button(_("Reset view"), id="ls-reset-view",
+                                className="di-button secondary"),
+                    html.Button(_("Full screen"), id="ls-fullscreen",
                                 className="di-button secondary"),
                     html.Button("PNG", id="ls-download", className="di-button secondary",
-                                title="Download the view as a PNG image"),
+                                title=_("Download the view as a PNG image")),
                 ]),
                 html.Div(id="ls-notice"),
                 html.Div(id="ls-graph-box", className="di-ls-graph-box", children=[
                     dcc.Graph(id="ls-graph", config=GRAPH_CONFIG, className="di-ls-graph",
-                              figure=_empty_figure("Loading…", 600)),
+                              figure=_empty_figure(_("Loading…"), 600)),
                 ]),
             ]),
             html.Aside(className="di-ls-side", children=[
                 html.Section(className="di-panel di-ls-section", children=[
-                    html.H3("Step Selection"),
+                    html.H3(_("Step Selection")),
                     dcc.Graph(id="ls-steps", config={"displaylogo": False,
                                                      "displayModeBar": False},
                               figure=_empty_figure("", 240)),
                     html.Div(id="ls-unit", className="di-muted"),
-                    _setting("Range", dcc.Dropdown(id="ls-interval", options=options,
-                                                   value=chosen, clearable=False)),
-                    _setting("Loss tag", dcc.Dropdown(
+                    _setting(_("Range"), dcc.Dropdown(id="ls-interval", options=options,
+                                                      value=chosen, clearable=False)),
+                    _setting(_("Loss tag"), dcc.Dropdown(
                         id="ls-loss-tag", options=[{"label": t, "value": t} for t in tags],
                         value=choice.loss_tag, clearable=False,
-                        placeholder="no scalar tag")),
+                        placeholder=_("no scalar tag"))),
                 ]),
                 html.Section(className="di-panel di-ls-section", children=[
                     html.Div(className="di-ls-section-head", children=[
-                        html.H3("Display Settings"),
-                        html.Button("Reset", id="ls-settings-reset",
+                        html.H3(_("Display Settings")),
+                        html.Button(_("Reset"), id="ls-settings-reset",
                                     className="di-button secondary",
-                                    title="Back to the default settings")]),
+                                    title=_("Back to the default settings"))]),
                     *settings_controls(choice.style),
                 ]),
                 html.Section(className="di-panel di-ls-section", children=[
-                    html.H3(["Basic Training Information ", html.Span(
-                        "i", className="di-ls-hint", title="If part of the basic training "
-                        "information is missing, check that the lineage is collected "
-                        "(SummaryCollector collects it by default).")]),
+                    html.H3([_("Basic Training Information") + " ", html.Span(
+                        "i", className="di-ls-hint", title=_(
+                            "If part of the basic training information is missing, check that "
+                            "the lineage is collected (SummaryCollector collects it by "
+                            "default)."))]),
                     html.Div(id="ls-info"),
                 ]),
             ]),
@@ -333,7 +347,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         params["interval"] = interval  # type: ignore[assignment]
         params["loss"] = loss  # type: ignore[assignment]
         new = make_search(params)
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("ls-scale", "value"), Output("ls-levels", "value"),

@@ -14,5 +14,5 @@ PLUGIN: Plugin[LandscapeService] = Plugin(
     pages=(Page(page.PATH, page.layout, page.register),
            Page(compare_page.PATH, compare_page.layout, compare_page.register)),
     cards=(Card("card-landscape", page.TITLE, page.PATH, cards.landscape_card),),
-    compare_tabs=(NavLink("Loss Graph Comparison", compare_page.PATH, rank=20),),
+    compare_tabs=(NavLink(compare_page.TITLE, compare_page.PATH, rank=20),),
 )

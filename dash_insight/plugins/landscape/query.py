@@ -30,11 +30,14 @@ from typing import Any
 import numpy as np
 
 from dash_insight.core.format.events import LossLandscapeValue
+from dash_insight.core.i18n import lazy_gettext
 
 TYPE_INTERVAL = "interval"
 TYPE_FINAL = "final"
-#: MindInsight's i18n text of error 50545017 (no such landscape).
-NOT_EXIST_TEXT = "Collect summary data in the training script and save the Loss Multi graph data."
+#: MindInsight's i18n text of error 50545017 (no such landscape); shown in the request's
+#: language (``str()``).
+NOT_EXIST_TEXT = lazy_gettext(
+    "Collect summary data in the training script and save the Loss Multi graph data.")
 #: MindInsight's ``interval_id`` default: no landscape has it.
 DEFAULT_INTERVAL_ID = "0"
 UNIT_EPOCH = "epoch"

@@ -24,12 +24,14 @@ import dash_ag_grid as dag
 from dash import Input, Output, State, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.components.figures import graph_config
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import make_search, parse_search, same_search
 
 PATH = "/lineage"
 PAGE_SIZES = [10, 20, 50, 100]
@@ -38,24 +40,25 @@ PAGE_SIZES = [10, 20, 50, 100]
 def _tabs(app: dash.Dash) -> html.Nav:
     base = app.get_relative_path(PATH)
     return html.Nav(className="di-lineage-tabs", children=[
-        dcc.Link("Model lineage", href=base, id="lineage-tab-model"),
-        dcc.Link("Data lineage", href=base + "?tab=dataset", id="lineage-tab-dataset"),
+        dcc.Link(_("Model lineage"), href=base, id="lineage-tab-model"),
+        dcc.Link(_("Data lineage"), href=base + "?tab=dataset", id="lineage-tab-dataset"),
     ])
 
 
 def _overview() -> html.Aside:
     return html.Aside(id="lineage-overview", className="di-panel di-lineage-overview", children=[
-        html.H2("Optimization objective", className="di-lineage-h"),
-        dcc.Dropdown(id="lineage-objective", clearable=False, placeholder="No metric yet"),
+        html.H2(_("Optimization objective"), className="di-lineage-h"),
+        dcc.Dropdown(id="lineage-objective", clearable=False, placeholder=_("No metric yet")),
         html.Div(id="lineage-overview-note", className="di-muted di-lineage-note"),
-        html.H3("Objective distribution", className="di-lineage-h3"),
+        html.H3(_("Objective distribution"), className="di-lineage-h3"),
         dcc.Graph(id="lineage-distribution", config={"displayModeBar": False}),
-        html.H3("Parameter importance", className="di-lineage-h3",
-                title="|Pearson r| is MindInsight's importance (linear effects); |Spearman ρ| "
-                      "also catches monotonic ones. Computed over the jobs in the table."),
+        html.H3(_("Parameter importance"), className="di-lineage-h3",
+                title=_("|Pearson r| is MindInsight's importance (linear effects); |Spearman ρ| "
+                        "also catches monotonic ones. Computed over the jobs in the table.")),
         dcc.Graph(id="lineage-importance", config={"displayModeBar": False}),
-        html.H3("Parameter and objective", className="di-lineage-h3"),
-        dcc.Dropdown(id="lineage-param", clearable=False, placeholder="No numeric parameter"),
+        html.H3(_("Parameter and objective"), className="di-lineage-h3"),
+        dcc.Dropdown(id="lineage-param", clearable=False,
+                     placeholder=_("No numeric parameter")),
         dcc.Graph(id="lineage-scatter", config={"displayModeBar": False}),
     ])
 
@@ -71,7 +74,7 @@ def _grid() -> dag.AgGrid:
             "pagination": True, "paginationPageSize": 20,
             "paginationPageSizeSelector": PAGE_SIZES, "tooltipShowDelay": 400,
             "stopEditingWhenCellsLoseFocus": True, "enableCellTextSelection": True,
-            "localeText": {"noRowsToShow": "No job matches the brushes and filters."},
+            "localeText": grid_locale_text(),
             "selectionColumnDef": {"pinned": "left"},
             "suppressColumnVirtualisation": True,
         },
@@ -81,11 +84,31 @@ def _grid() -> dag.AgGrid:
     )
 
 
+def grid_locale_text() -> dict[str, str]:
+    """AG Grid's own words (pager, filters, empty table) in the current language."""
+    return {
+        "noRowsToShow": _("No job matches the brushes and filters."),
+        "page": _("Page"), "of": _("of"), "to": _("to"), "more": _("more"),
+        "pageSizeSelectorLabel": _("Page size:"),
+        "firstPage": _("First page"), "previousPage": _("Previous page"),
+        "nextPage": _("Next page"), "lastPage": _("Last page"),
+        "filterOoo": _("Filter..."), "equals": _("Equals"), "notEqual": _("Does not equal"),
+        "contains": _("Contains"), "notContains": _("Does not contain"),
+        "startsWith": _("Begins with"), "endsWith": _("Ends with"), "blank": _("Blank"),
+        "notBlank": _("Not blank"), "lessThan": _("Less than"),
+        "greaterThan": _("Greater than"), "lessThanOrEqual": _("Less than or equal to"),
+        "greaterThanOrEqual": _("Greater than or equal to"), "inRange": _("Between"),
+        "andCondition": _("AND"), "orCondition": _("OR"),
+        "pinColumn": _("Pin Column"), "autosizeThisColumn": _("Autosize This Column"),
+        "resetColumns": _("Reset Columns"), "loadingOoo": _("Loading..."),
+    }
+
+
 def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> html.Div:
     return html.Div(className="di-lineage", children=[
         html.Div(className="di-page-head", children=[
-            html.H1("Lineage", className="di-title"),
-            html.Span("Compare trainings by hyper-parameters, metrics and datasets",
+            html.H1(_("Lineage"), className="di-title"),
+            html.Span(_("Compare trainings by hyper-parameters, metrics and datasets"),
                       className="di-subtitle"),
             html.Div(className="di-spacer"),
             _tabs(app),
@@ -96,12 +119,12 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
             html.Section(className="di-panel di-lineage-main", children=[
                 html.Div(className="di-toolbar di-lineage-toolbar", children=[
                     html.Details(className="di-lineage-columns", children=[
-                        html.Summary(id="lineage-columns-summary", children="Columns"),
+                        html.Summary(id="lineage-columns-summary", children=_("Columns")),
                         html.Div(className="di-lineage-columns-body", children=[
                             html.Div([
-                                html.Button("All", id="lineage-columns-all",
+                                html.Button(_("All"), id="lineage-columns-all",
                                             className="di-link-button"),
-                                html.Button("None", id="lineage-columns-none",
+                                html.Button(_("None"), id="lineage-columns-none",
                                             className="di-link-button"),
                             ]),
                             dcc.Checklist(id="lineage-columns", options=[], value=[],
@@ -109,11 +132,11 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                         ]),
                     ]),
                     html.Label(className="di-lineage-colour", children=[
-                        "Colour by", dcc.Dropdown(id="lineage-color", clearable=False,
+                        _("Colour by"), dcc.Dropdown(id="lineage-color", clearable=False,
                                                   placeholder="—", style={"width": "200px"}),
                     ]),
-                    html.Span("[U] user-defined · [M] metric · a line at the foot of an "
-                              "axis, below its ticks: the job has no value there",
+                    html.Span(_("[U] user-defined · [M] metric · a line at the foot of an "
+                                "axis, below its ticks: the job has no value there"),
                               className="di-muted"),
                 ]),
                 dcc.Loading(dcc.Graph(id="lineage-chart", className="di-lineage-chart",
@@ -121,22 +144,23 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                                           modeBarButtonsToRemove=["lasso2d"])),
                             type="circle", delay_show=400),
                 html.Div(className="di-toolbar di-lineage-actions", children=[
-                    html.Button("Show selected", id="lineage-show-selected",
+                    html.Button(_("Show selected"), id="lineage-show-selected",
                                 className="di-button secondary",
-                                title="Keep only the ticked rows"),
-                    html.Button("Hide selected", id="lineage-hide-selected",
+                                title=_("Keep only the ticked rows")),
+                    html.Button(_("Hide selected"), id="lineage-hide-selected",
                                 className="di-button secondary",
-                                title="Remove the ticked rows from chart and table"),
-                    html.Button("Show all", id="lineage-show-all", className="di-button",
-                                title="Clear brushes, hidden rows and the selection filter"),
-                    html.Button("Export CSV", id="lineage-export", className="di-button secondary",
-                                title="Download the table's rows (after filters) as CSV"),
+                                title=_("Remove the ticked rows from chart and table")),
+                    html.Button(_("Show all"), id="lineage-show-all", className="di-button",
+                                title=_("Clear brushes, hidden rows and the selection filter")),
+                    html.Button(_("Export CSV"), id="lineage-export",
+                                className="di-button secondary",
+                                title=_("Download the table's rows (after filters) as CSV")),
                     html.Span(id="lineage-count", className="di-muted"),
                     html.Span(id="lineage-status", className="di-muted", role="status"),
                 ]),
                 _grid(),
-                html.P("Remarks (≤ 128 characters) and tags (1–10) are saved in the workspace and "
-                       "kept across restarts; double-click a cell to edit it.",
+                html.P(_("Remarks (≤ 128 characters) and tags (1–10) are saved in the workspace "
+                         "and kept across restarts; double-click a cell to edit it."),
                        className="di-muted di-lineage-note"),
             ]),
         ]),
@@ -149,14 +173,14 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
 
 
 def _search_with(search: str | None, **changes: Any) -> str:
-    state, _ = views.parse_state(parse_search(search))
+    state, _unused = views.parse_state(parse_search(search))
     for key, value in changes.items():
         setattr(state, key, value)
     return views.state_search(state)
 
 
 def _changed(search: str | None, new_search: str) -> Any:
-    return dash.no_update if new_search == (search or "") else new_search
+    return dash.no_update if same_search(new_search, search) else new_search
 
 
 def register(app: dash.Dash, service: LineageService) -> None:
@@ -203,17 +227,20 @@ def register(app: dash.Dash, service: LineageService) -> None:
         rows = views.table_rows(data, state)
         unknown = [c for c in (state.columns or []) if data.column(c) is None]
         if unknown:
-            problems.append(f"unknown column(s) ignored: {', '.join(unknown)}")
+            problems.append(_("unknown column(s) ignored: {columns}").format(
+                columns=", ".join(unknown)))
         if not entries:
-            problems.append("No training job with lineage yet: lineage comes from the "
-                            "*_lineage files SummaryCollector writes next to the summaries."
-                            if provider.ready else "Looking for training jobs…")
-        count = f"{len(rows)} of {len(data.rows)} job(s)"
+            problems.append(_("No training job with lineage yet: lineage comes from the "
+                              "*_lineage files SummaryCollector writes next to the summaries.")
+                            if provider.ready else _("Looking for training jobs…"))
+        count = ngettext("{shown} of {count} job", "{shown} of {count} jobs",
+                         len(data.rows)).format(shown=len(rows), count=len(data.rows))
         if len(visible) < len(data.rows):
-            count += f" · {len(data.rows) - len(visible)} hidden"
+            count += " · " + _("{count} hidden").format(count=len(data.rows) - len(visible))
         options = [{"label": c.label, "value": c.id, "title": c.hint or c.label}
                    for c in data.columns]
-        summary = f"Columns ({len(columns)} of {len(data.columns)}) ▾"
+        summary = _("Columns ({shown} of {count})").format(
+            shown=len(columns), count=len(data.columns)) + " ▾"
         colour_options = [{"label": c.label, "value": c.id} for c in data.colour_columns]
         is_model = state.tab == "model"
         # Column definitions are sent only when the columns change: re-sending them would
@@ -243,7 +270,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
         Input("refresh-now", "n_clicks"),
     )
     def overview(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
-        state, _ = views.parse_state(parse_search(search))
+        state, _unused = views.parse_state(parse_search(search))
         if state.tab != "model":
             raise PreventUpdate
         entries = service.lineages()
@@ -255,7 +282,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
         targets = table.target_names
         empty = views.scatter_figure([], [], [], "", "")
         if not targets:
-            note = "No metric or loss in the jobs shown." if entries else ""
+            note = _("No metric or loss in the jobs shown.") if entries else ""
             return [], None, empty, empty, [], None, empty, note, dash.no_update
         target = state.objective if state.objective in targets else targets[0]
         result = lineage_data.optimizer_targets(objects)
@@ -267,7 +294,9 @@ def register(app: dash.Dash, service: LineageService) -> None:
         if param:
             scatter = views.scatter_figure(table.train_ids, table.values(param),
                                            table.values(target), param, target)
-        note = f"Over the {len(objects)} job(s) in the table."
+        note = ngettext("Over the {count} job in the table.",
+                        "Over the {count} jobs in the table.", len(objects)).format(
+                            count=len(objects))
         return ([{"label": t, "value": t} for t in targets], target,
                 views.distribution_figure(summary), views.importance_figure(
                     importance, message=views.importance_message(importance, len(objects))),
@@ -287,7 +316,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
         """Write a control's change into the URL. The page sets the controls itself too (to
         the URL's values or its defaults); a value equal to what the page chose changes
         nothing, so defaults stay out of the URL."""
-        state, _ = views.parse_state(parse_search(search))
+        state, _unused = views.parse_state(parse_search(search))
         auto = auto or {}
         trigger = ctx.triggered_id
         if trigger == "lineage-columns" and columns is not None:
@@ -322,7 +351,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
         follows the URL."""
         if not restyle or not isinstance(restyle[0], dict) or not axes:
             raise PreventUpdate
-        state, _ = views.parse_state(parse_search(search))
+        state, _unused = views.parse_state(parse_search(search))
         filters = dict(state.filters)
         for key, value in restyle[0].items():
             index = _dimension_index(key)
@@ -357,7 +386,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
     )
     def selection_to_url(_show: Any, _hide: Any, _all: Any, selected: list[dict] | None,
                          search: str | None) -> Any:
-        state, _ = views.parse_state(parse_search(search))
+        state, _unused = views.parse_state(parse_search(search))
         ids = [r["train_id"] for r in selected or [] if "train_id" in r]
         trigger = ctx.triggered_id
         if trigger == "lineage-show-all":
@@ -398,7 +427,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
             if listed is None:  # as the REST PUT: only jobs with lineage get a remark
                 listed = {entry.train_id for entry in service.lineages()}
             if train_id not in listed:
-                messages.append(f"{train_id}: no lineage of this train job; nothing saved.")
+                messages.append(_("{job}: no lineage of this train job; nothing saved.").format(
+                    job=train_id))
                 continue
             # dash-ag-grid sends the new value as "value" (its docs say "newValue").
             value = change.get("value", change.get("newValue"))
@@ -414,7 +444,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
             except RemarkError as error:
                 messages.append(f"{train_id}: {error}")
             else:
-                messages.append(f"Saved the {column} of {train_id}.")
+                messages.append((_("Saved the remark of {job}.") if column == "remark"
+                                 else _("Saved the tag of {job}.")).format(job=train_id))
         count = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0
         return " ".join(messages), count + 1
 

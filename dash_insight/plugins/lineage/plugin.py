@@ -3,6 +3,7 @@ endpoints, remarks in the workspace."""
 
 from __future__ import annotations
 
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.plugins.lineage import page, rest
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.plugin import NavLink, Page, Plugin
@@ -12,5 +13,5 @@ PLUGIN: Plugin[LineageService] = Plugin(
     service=LineageService.from_data,
     routes=rest.routes,
     pages=(Page(page.PATH, page.layout, page.register),),
-    nav=(NavLink("Lineage", page.PATH, rank=10),),
+    nav=(NavLink(lazy_gettext("Lineage"), page.PATH, rank=10),),
 )

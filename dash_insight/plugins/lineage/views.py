@@ -21,6 +21,8 @@ from urllib.parse import quote, unquote
 import numpy as np
 import plotly.graph_objects as go
 
+from dash_insight.core.i18n import LazyString, lazy_gettext
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR, small_layout
@@ -28,21 +30,23 @@ from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR, small_
 TABS = ("model", "dataset")
 MISSING = "n/a"
 #: Label and field of the fixed model-lineage columns, in MindInsight's chart order.
-MODEL_FIELDS = (
-    ("dataset_mark", "Data processing"),
+#: Labels are translated when a tab's columns are built (per request); "loss", "epoch" and
+#: "batch_size" are MindInsight's field names, shown as they are in both languages.
+MODEL_FIELDS: tuple[tuple[str, str | LazyString], ...] = (
+    ("dataset_mark", lazy_gettext("Data processing")),
     ("loss", "loss"),
-    ("network", "Network"),
-    ("optimizer", "Optimizer"),
-    ("train_dataset_count", "Training samples"),
-    ("test_dataset_count", "Test samples"),
-    ("learning_rate", "Learning rate"),
+    ("network", lazy_gettext("Network")),
+    ("optimizer", lazy_gettext("Optimizer")),
+    ("train_dataset_count", lazy_gettext("Training samples")),
+    ("test_dataset_count", lazy_gettext("Test samples")),
+    ("learning_rate", lazy_gettext("Learning rate")),
     ("epoch", "epoch"),
     ("batch_size", "batch_size"),
-    ("device_num", "Devices"),
-    ("model_size", "Model size (MB)"),
-    ("loss_function", "Loss function"),
-    ("train_dataset_path", "Training set path"),
-    ("test_dataset_path", "Test set path"),
+    ("device_num", lazy_gettext("Devices")),
+    ("model_size", lazy_gettext("Model size (MB)")),
+    ("loss_function", lazy_gettext("Loss function")),
+    ("train_dataset_path", lazy_gettext("Training set path")),
+    ("test_dataset_path", lazy_gettext("Test set path")),
 )
 #: Model columns not displayed until chosen (MindInsight has no such columns at all).
 HIDDEN_BY_DEFAULT = ("train_dataset_path", "test_dataset_path")
@@ -123,7 +127,7 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
     user_keys: dict[str, None] = {}
     for entry, mark in zip(entries, marks, strict=True):
         row: dict[str, Any] = {"train_id": entry.train_id, "dataset_mark": mark}
-        for field_id, _ in MODEL_FIELDS[1:]:
+        for field_id, _unused in MODEL_FIELDS[1:]:
             row[field_id] = cell_value(entry.row.get(field_id))
         size = entry.row.get("model_size")
         row["model_size"] = round(size / 1024 / 1024, 2) if _is_number(size) else None
@@ -135,12 +139,12 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
             row[f"user_defined/{key}"] = cell_value(value)
         rows.append(row)
 
-    def column(column_id: str, label: str, group: str) -> Column:
-        return Column(column_id, label, _kind(r.get(column_id) for r in rows), group)
+    def column(column_id: str, label: str | LazyString, group: str) -> Column:
+        return Column(column_id, str(label), _kind(r.get(column_id) for r in rows), group)
 
-    columns = [column("dataset_mark", "Data processing", "field")]
+    columns = [column("dataset_mark", MODEL_FIELDS[0][1], "field")]
     columns[0] = replace(columns[0], kind="category",
-                         hint="Jobs with the same mark used the same dataset pipeline")
+                         hint=_("Jobs with the same mark used the same dataset pipeline"))
     columns += [column(f"user_defined/{k}", f"[U]{k}", "user") for k in user_keys]
     columns += [column(f"metric/{k}", f"[M]{k}", "metric") for k in metric_keys]
     columns += [column(f, label, "field") for f, label in MODEL_FIELDS[1:]]
@@ -287,18 +291,18 @@ def parse_state(params: Mapping[str, str]) -> tuple[PageState, list[str]]:
     problems = []
     tab = params.get("tab", "model")
     if tab not in TABS:
-        problems.append(f"unknown tab {tab!r} (model or dataset)")
+        problems.append(_("unknown tab {tab!r} (model or dataset)").format(tab=tab))
         tab = "model"
     state = PageState(tab=tab)
     if "columns" in params:
         state.columns = split_ids(params["columns"])
     state.color = params.get("color") or None
     if params.get("sort"):
-        column, _, direction = params["sort"].rpartition(":")
+        column, _unused, direction = params["sort"].rpartition(":")
         if column and direction in ("asc", "desc"):
             state.sort = (column, direction)
         else:
-            problems.append("sort must be <column>:asc or <column>:desc")
+            problems.append(_("sort must be <column>:asc or <column>:desc"))
     if params.get("filters"):
         try:
             filters = json.loads(params["filters"])
@@ -308,7 +312,7 @@ def parse_state(params: Mapping[str, str]) -> tuple[PageState, list[str]]:
                                              for k, v in filters.items()):
             state.filters = filters
         else:
-            problems.append("filters must be a JSON object of column -> ranges or values")
+            problems.append(_("filters must be a JSON object of column -> ranges or values"))
     if "show" in params:
         state.show = split_ids(params["show"])
     state.hide = split_ids(params.get("hide"))
@@ -600,7 +604,7 @@ def parcoords_figure(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column
                   font={"color": TEXT_COLOUR}, uirevision="lineage")
     if not rows or not columns:
         figure = go.Figure(layout=layout)
-        figure.add_annotation(text="No job to draw" if not rows else "No column chosen",
+        figure.add_annotation(text=_("No job to draw") if not rows else _("No column chosen"),
                               showarrow=False, font={"size": 14})
         figure.update_xaxes(visible=False)
         figure.update_yaxes(visible=False)
@@ -637,7 +641,7 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
     # Metrics first (what the jobs are compared by), then the hyper-parameters.
     columns = [*(c for c in columns if is_metric(c)), *(c for c in columns if not is_metric(c))]
     defs = [with_sort({
-        "colId": "summary_dir", "field": "summary_dir", "headerName": "Summary path",
+        "colId": "summary_dir", "field": "summary_dir", "headerName": _("Summary path"),
         "cellRenderer": "markdown", "pinned": "left", "minWidth": 200,
         "filter": "agTextColumnFilter",
         "filterValueGetter": {"function": "lineageTrainId(params)"},
@@ -659,19 +663,19 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
             definition["minWidth"] = 220
         defs.append(with_sort(definition))
     defs.append(with_sort({
-        "colId": "remark", "field": "remark", "headerName": "Remark", "editable": True,
+        "colId": "remark", "field": "remark", "headerName": _("Remark"), "editable": True,
         "pinned": "right", "minWidth": 160, "filter": "agTextColumnFilter",
         "cellEditor": "agTextCellEditor",
         "cellEditorParams": {"maxLength": MAX_REMARK_LENGTH},
-        "headerTooltip": "Double-click to edit; saved in the workspace",
+        "headerTooltip": _("Double-click to edit; saved in the workspace"),
     }))
     defs.append(with_sort({
-        "colId": "tag", "field": "tag", "headerName": "Tag", "editable": True,
+        "colId": "tag", "field": "tag", "headerName": _("Tag"), "editable": True,
         "pinned": "right", "width": 90, "filter": "agNumberColumnFilter",
         "cellEditor": "agSelectCellEditor",
         "cellEditorParams": {"values": list(range(11))},
         "valueFormatter": {"function": "lineageTagStars(params)"},
-        "headerTooltip": "Double-click to choose 1..10 (0 = none)",
+        "headerTooltip": _("Double-click to choose 1..10 (0 = none)"),
     }))
     return defs
 
@@ -719,7 +723,7 @@ def distribution_figure(target: Mapping[str, Any], height: int = 200) -> go.Figu
         marker_color=_SINGLE_COLOUR, hovertemplate="%{x}: %{y} job(s)<extra></extra>"),
         layout=layout)
     figure.update_xaxes(tickangle=-30)
-    figure.update_yaxes(title_text="jobs", dtick=1)
+    figure.update_yaxes(title_text=_("jobs"), dtick=1)
     return figure
 
 
@@ -744,13 +748,13 @@ def importance_message(rows: Sequence[Mapping[str, Any]], jobs: int) -> str | No
     :data:`MIN_IMPORTANCE_JOBS` jobs MindInsight answers 0 for every parameter (reason 2),
     which drawn as bars is an empty chart."""
     if jobs < MIN_IMPORTANCE_JOBS:
-        return (f"Parameter importance needs at least {MIN_IMPORTANCE_JOBS} jobs; the table "
-                f"shows {jobs}.")
+        return _("Parameter importance needs at least {least} jobs; the table shows "
+                 "{jobs}.").format(least=MIN_IMPORTANCE_JOBS, jobs=jobs)
     if not rows:
-        return "No numeric hyper-parameter in the jobs shown."
+        return _("No numeric hyper-parameter in the jobs shown.")
     if all(r["reason"] == lineage_data.REASON_SAMPLES_NOT_ENOUGH for r in rows):
-        return (f"No hyper-parameter is known for {MIN_IMPORTANCE_JOBS} or more jobs that also "
-                "have this objective.")
+        return _("No hyper-parameter is known for {least} or more jobs that also have this "
+                 "objective.").format(least=MIN_IMPORTANCE_JOBS)
     return None
 
 
@@ -777,8 +781,8 @@ def importance_figure(rows: Sequence[Mapping[str, Any]], height: int | None = No
     layout.update(margin={"l": 8, "r": 8, "t": 24, "b": 24}, barmode="group", showlegend=True,
                   legend={"orientation": "h", "y": 1.12, "x": 0})
     names = [r["name"] for r in rows][::-1]
-    notes = {lineage_data.REASON_SAMPLES_NOT_ENOUGH: " (≤ 2 jobs with both values)",
-             lineage_data.REASON_CORRELATION_NAN: " (a constant column)"}
+    notes = {lineage_data.REASON_SAMPLES_NOT_ENOUGH: " " + _("(≤ 2 jobs with both values)"),
+             lineage_data.REASON_CORRELATION_NAN: " " + _("(a constant column)")}
     pearson = [r["pearson"] for r in rows][::-1]
     spearman = [r["spearman"] or 0 for r in rows][::-1]
     hover = [notes.get(r["reason"], "") for r in rows][::-1]

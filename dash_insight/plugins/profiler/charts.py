@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dash_insight.core.format.profiler import OpTypeStat
+from dash_insight.core.i18n import format_number, lazy_gettext
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.timeline import PALETTE
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
 
@@ -25,8 +27,9 @@ TOP_TYPES = 19
 OTHER = "Other"
 
 MEASURE_TITLES = {
-    MEASURE_TOTAL: "Total time per operator type (us) · share of all operator time",
-    MEASURE_AVERAGE: "Average time per launch (us/time) · not a time share",
+    MEASURE_TOTAL: lazy_gettext("Total time per operator type (us) · share of all operator "
+                                "time"),
+    MEASURE_AVERAGE: lazy_gettext("Average time per launch (us/time) · not a time share"),
 }
 
 
@@ -68,15 +71,22 @@ def slices(stats: Sequence[OpTypeStat], measure: str = MEASURE_TOTAL,
 
 
 def _unit(measure: str) -> str:
-    return "us" if measure == MEASURE_TOTAL else "us/time"
+    return "us" if measure == MEASURE_TOTAL else _("us/time")
+
+
+def shown_label(item: Slice) -> str:
+    """A slice's label as shown: the operator type, or "Other" in the current language."""
+    return _("Other") if item.label == OTHER and item.types > 1 else item.label
 
 
 def _hover(item: Slice, measure: str) -> str:
-    what = (f"{item.share:.2%} of the operator time" if measure == MEASURE_TOTAL
-            else f"{item.share:.2%} of the summed averages (not a time share)")
-    kinds = f" ({item.types} types)" if item.types > 1 else ""
-    return (f"<b>{item.label}</b>{kinds}<br>{item.value:,.2f} {_unit(measure)}<br>{what}<br>"
-            f"{item.launches:,} launches")
+    share = f"{item.share:.2%}"
+    what = (_("{share} of the operator time").format(share=share) if measure == MEASURE_TOTAL
+            else _("{share} of the summed averages (not a time share)").format(share=share))
+    kinds = " " + _("({count} types)").format(count=item.types) if item.types > 1 else ""
+    return (f"<b>{shown_label(item)}</b>{kinds}<br>{format_number(item.value, 2)} "
+            f"{_unit(measure)}<br>{what}<br>"
+            + _("{count} launches").format(count=format_number(item.launches)))
 
 
 def type_figure(items: Sequence[Slice], measure: str, kind: str = "pie",
@@ -94,7 +104,7 @@ def type_figure(items: Sequence[Slice], measure: str, kind: str = "pie",
         "font": {"color": TEXT_COLOUR, "size": 11}}
     if kind == "bar":
         trace: dict[str, Any] = {
-            "type": "bar", "x": [item.label for item in items],
+            "type": "bar", "x": [shown_label(item) for item in items],
             "y": [item.value for item in items], "marker": {"color": colours},
             "hovertext": hover, "hoverinfo": "text"}
         layout.update(showlegend=False, bargap=0.35,
@@ -102,8 +112,8 @@ def type_figure(items: Sequence[Slice], measure: str, kind: str = "pie",
                       yaxis={"title": {"text": _unit(measure)}, "gridcolor": GRID_COLOUR,
                              "automargin": True})
         return {"data": [trace], "layout": layout}
-    labels = [f"{item.label[:18]}{'…' if len(item.label) > 18 else ''}  "
-              f"{item.value:,.2f}" for item in items]
+    labels = [f"{shown_label(item)[:18]}{'…' if len(shown_label(item)) > 18 else ''}  "
+              f"{format_number(item.value, 2)}" for item in items]
     trace = {"type": "pie", "labels": labels, "values": [item.value for item in items],
              "marker": {"colors": colours}, "hovertext": hover, "hoverinfo": "text",
              "textinfo": "percent", "sort": False, "direction": "clockwise",

@@ -11,6 +11,8 @@ import dash
 from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.format.profiler import Problem, ProfilerDir
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import lazy_gettext, ngettext
 from dash_insight.plugins.profiler.model import Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.page_head import job_page_head
@@ -19,8 +21,8 @@ from dash_insight.web.url_state import make_search, parse_search
 DASHBOARD_PATH = "/profiler"
 OPERATOR_PATH = "/profiler/operator"
 TIMELINE_PATH = "/profiler/timeline"
-TABS = (("Dashboard", DASHBOARD_PATH), ("Operators", OPERATOR_PATH),
-        ("Timeline", TIMELINE_PATH))
+TABS = ((lazy_gettext("Dashboard"), DASHBOARD_PATH), (lazy_gettext("Operators"), OPERATOR_PATH),
+        (lazy_gettext("Timeline"), TIMELINE_PATH))
 #: Parameters every profiler page keeps when linking to another one.
 SHARED = ("train_id", "dir", "device")
 
@@ -40,16 +42,19 @@ def locate(service: ProfilerService, params: dict[str, str]) -> tuple[ProfilerDi
     with a message for the user."""
     train_id = params.get("train_id", "")
     if not train_id:
-        raise ProfileUnavailable("No training job chosen: open Profiling from the summary list.")
+        raise ProfileUnavailable(_("No training job chosen: open Profiling from the summary "
+                                   "list."))
     location = service.job_location(train_id, params.get("dir") or None)
     found = service.directory(location)
     if not found.devices:
-        raise ProfileUnavailable(f"{location.profile} of {train_id} holds no CPU profiler file "
-                                 "(cpu_op_type_info_<device>.csv ...).")
+        raise ProfileUnavailable(_("{folder} of {job} holds no CPU profiler file "
+                                   "(cpu_op_type_info_<device>.csv ...).").format(
+                                       folder=location.profile, job=train_id))
     device = params.get("device") or found.devices[0]
     if device not in found.devices:
-        raise ProfileUnavailable(f"No device {device!r} in {location.profile} (devices: "
-                                 f"{', '.join(found.devices)}).")
+        raise ProfileUnavailable(_("No device {device!r} in {folder} (devices: {devices})."
+                                   ).format(device=device, folder=location.profile,
+                                            devices=", ".join(found.devices)))
     return found, device
 
 
@@ -76,12 +81,13 @@ def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
     """Title, job, the three tabs and the device selector (filled by :func:`register`)."""
     train_id = params.get("train_id", "")
     return html.Div([
-        job_page_head(app, "Profiling - Single-host", train_id,
+        job_page_head(app, _("Profiling - Single-host"), train_id,
                       html.Span(params.get("dir") or "", className="di-subtitle",
                                 id="prof-dir"),
                       html.Div(id="prof-device-box", className="di-prof-device")),
         html.Nav(className="di-prof-tabs", children=[
-            dcc.Link(label, href=href(app, path, params), id=f"prof-tab-{path.rsplit('/', 1)[-1]}",
+            dcc.Link(str(label), href=href(app, path, params),
+                     id=f"prof-tab-{path.rsplit('/', 1)[-1]}",
                      className="active" if path == active else "")
             for label, path in TABS
         ]),
@@ -91,8 +97,8 @@ def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
 def device_selector(found: ProfilerDir, device: str) -> Any:
     """A device dropdown when there are several devices (MindInsight's "Rank ID")."""
     if len(found.devices) < 2:
-        return html.Span(f"Device {device}", className="di-muted")
-    return html.Label(["Device ", dcc.Dropdown(
+        return html.Span(_("Device {device}").format(device=device), className="di-muted")
+    return html.Label([_("Device") + " ", dcc.Dropdown(
         id="prof-device", value=device, clearable=False, style={"width": "110px"},
         options=[{"label": d, "value": d} for d in found.devices])],
         className="di-inline")
@@ -104,15 +110,17 @@ def problems_panel(profile: Profile, more: Sequence[Problem] = ()) -> Any:
     if not problems:
         return None
     return html.Details(className="di-panel di-warning di-prof-problems", children=[
-        html.Summary(f"⚠ {len(problems)} problem(s) reading the profiler files; "
-                     "everything readable is shown."),
+        html.Summary("⚠ " + ngettext(
+            "{count} problem reading the profiler files; everything readable is shown.",
+            "{count} problems reading the profiler files; everything readable is shown.",
+            len(problems)).format(count=len(problems))),
         html.Ul([html.Li(str(problem)) for problem in problems[:50]]),
     ])
 
 
 def unavailable(app: dash.Dash, error: Exception) -> html.Div:
     return html.Div(className="di-panel di-empty", id="prof-unavailable", children=[
-        html.P(str(error)), dcc.Link("Back to the summary list",
+        html.P(str(error)), dcc.Link(_("Back to the summary list"),
                                      href=app.get_relative_path("/"))])
 
 
@@ -149,7 +157,7 @@ def sortable_table(columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[A
             body.append(html.Tr(html.Td(extra_rows[i], colSpan=len(heads)),
                                 className="di-prof-subrow"))
     if not rows:
-        body.append(html.Tr(html.Td("No operator matches.", colSpan=len(heads),
+        body.append(html.Tr(html.Td(_("No operator matches."), colSpan=len(heads),
                                     className="di-empty")))
     return html.Table(className="di-table di-prof-table",
                       id=element_id("prof", table) + "-table-body",

@@ -27,6 +27,8 @@ from typing import Any
 import dash
 from dash import ALL, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import format_number, ngettext
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import charts, components, query
 from dash_insight.plugins.profiler.model import Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
@@ -221,13 +223,13 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                 html.Div(className="di-spacer"),
                 dcc.RadioItems(id="prof-measure", value=state.measure, inline=True,
                                className="di-inline-options", options=[
-                                   {"label": "total time", "value": charts.MEASURE_TOTAL},
-                                   {"label": "average per launch",
+                                   {"label": _("total time"), "value": charts.MEASURE_TOTAL},
+                                   {"label": _("average per launch"),
                                     "value": charts.MEASURE_AVERAGE}]),
                 dcc.RadioItems(id="prof-chart-kind", value=state.chart, inline=True,
                                className="di-inline-options", options=[
-                                   {"label": "Pie", "value": "pie"},
-                                   {"label": "Bar", "value": "bar"}]),
+                                   {"label": _("Pie"), "value": "pie"},
+                                   {"label": _("Bar"), "value": "bar"}]),
             ]),
             dcc.Graph(id="prof-op-chart", figure=figure, config=graph_config()),
         ]),
@@ -235,16 +237,16 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
             html.Div(className="di-toolbar", children=[
                 dcc.RadioItems(id="prof-view", value=state.view, inline=True,
                                className="di-inline-options", options=[
-                                   {"label": "Type", "value": "type"},
-                                   {"label": "All", "value": "all"}]),
+                                   {"label": _("Type"), "value": "type"},
+                                   {"label": _("All"), "value": "all"}]),
                 dcc.Input(id="prof-type-search", value=state.type_search, debounce=0.3,
                           type="text", className="di-input", style=type_search_style,
-                          placeholder="Enter operator type (not case sensitive)"),
+                          placeholder=_("Enter operator type (not case sensitive)")),
                 dcc.Input(id="prof-op-search", value=state.search, debounce=0.3, type="text",
                           className="di-input", style=op_search_style,
-                          placeholder="Enter operator name (not case sensitive)"),
+                          placeholder=_("Enter operator name (not case sensitive)")),
                 html.Div(className="di-spacer"),
-                html.Button("Export CSV", id="prof-export", className="di-button secondary"),
+                html.Button(_("Export CSV"), id="prof-export", className="di-button secondary"),
                 dcc.Download(id="prof-download"),
             ]),
             html.Div(table, id="prof-table", className="di-prof-scroll"),
@@ -252,13 +254,14 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                 html.Span(total, id="prof-total"),
                 dcc.Dropdown(id="prof-size", value=state.size, clearable=False,
                              searchable=False, style={"width": "110px"},
-                             options=[{"label": f"{n} / page", "value": n}
+                             options=[{"label": _("{count} / page").format(count=n), "value": n}
                                       for n in PAGE_SIZES]),
                 html.Button("‹", id="prof-prev", className="di-icon-button di-page-button"),
                 html.Span(page, id="prof-page"),
                 html.Button("›", id="prof-next", className="di-icon-button di-page-button"),
-                html.Label(["Go to ", dcc.Input(id="prof-goto", type="number", min=1, step=1,
-                                                debounce=True, className="di-number")],
+                html.Label([_("Go to") + " ", dcc.Input(id="prof-goto", type="number", min=1,
+                                                        step=1, debounce=True,
+                                                        className="di-number")],
                            className="di-inline"),
             ]),
         ]),
@@ -275,9 +278,10 @@ def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str]:
     except ProfileUnavailable:
         return {"data": [], "layout": {"height": 60}}, ""
     items = charts.slices(profile.types, state.measure)
-    title = charts.MEASURE_TITLES[state.measure]
+    title = str(charts.MEASURE_TITLES[state.measure])
     if len(profile.types) > charts.TOP_TYPES + 1:
-        title += f" · top {charts.TOP_TYPES} of {len(profile.types)} types + Other"
+        title += " · " + _("top {top} of {count} types + Other").format(
+            top=charts.TOP_TYPES, count=len(profile.types))
     return charts.type_figure(items, state.measure, state.chart), title
 
 
@@ -316,7 +320,8 @@ def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
 
     table = components.sortable_table(OP_COLUMNS, rows[start:start + state.size], "all",
                                       state.sort, state.descending, _cell, sort_href=sort_href)
-    return (table, f"Total {len(rows)}", f"{page} / {pages}", shown, *searches, problems)
+    return (table, _("Total {count}").format(count=format_number(len(rows))),
+            f"{page} / {pages}", shown, *searches, problems)
 
 
 # -- callbacks -------------------------------------------------------------------------------
@@ -428,7 +433,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             text = csv_text(TYPE_COLUMNS, type_table_rows(loaded.profile, state))
             name = f"{job}_op_types_device{loaded.device}.csv"
         else:
-            inputs, _ = service.inputs(loaded.found, loaded.device)
+            inputs, _unused = service.inputs(loaded.found, loaded.device)
             text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
             name = f"{job}_operators_device{loaded.device}.csv"
         return dcc.send_string(text, name)
@@ -450,7 +455,7 @@ def _type_table(profile: Profile, inputs: dict[str, str], state: OperatorState,
         expanders.append(dcc.Link("▾" if is_open else "▸", className="di-prof-expand",
                                   href=link(replace(state, open=opened)),
                                   id=components.element_id("prof-expand", op_type),
-                                  title=f"operators of type {op_type}"))
+                                  title=_("operators of type {type}").format(type=op_type)))
         if is_open:
             extra[i] = _drill_down(operators, op_type, sub_pages.get(op_type, 0))
 
@@ -476,7 +481,8 @@ def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
                     children=[
         table,
         html.Div(className="di-pager", children=[
-            html.Span(f"{op_type}: {size} operator(s)"),
+            html.Span(f"{op_type}: " + ngettext("{count} operator", "{count} operators",
+                                                size).format(count=size)),
             html.Button("‹", id={"type": "prof-sub-page", "op_type": op_type, "step": -1},
                         className="di-icon-button di-page-button", disabled=page <= 0),
             html.Span(f"{page + 1} / {pages}"),

@@ -34,6 +34,7 @@ from dash_insight.core.format.profiler import (
     read_profiler_dir,
     read_text,
 )
+from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.store.discovery import resolve_train_id
@@ -169,8 +170,9 @@ class ProfilerService:
         chosen = profile or job.profiler_dir
         if not chosen:
             raise ProfileUnavailable(
-                f"{train_id} has no profiler data: profile a run with mindspore.Profiler"
-                "(output_path=<this job's directory>) and call analyse().")
+                _("{job} has no profiler data: profile a run with mindspore.Profiler"
+                  "(output_path=<this job's directory>) and call analyse().").format(
+                      job=train_id))
         try:
             return self.locate(train_id, chosen)
         except LocateError as error:
@@ -217,7 +219,7 @@ class ProfilerService:
     def info(self, found: ProfilerDir, device: str) -> dict[str, Any]:
         """``profiler_info_<device>.json`` ({} when absent or unreadable)."""
         problems: list[Problem] = []
-        info, _ = self._read("info", found.file(device, INFO_PREFIX), parse_profiler_info,
+        info, _unused = self._read("info", found.file(device, INFO_PREFIX), parse_profiler_info,
                              _no_info(), problems)
         return info
 

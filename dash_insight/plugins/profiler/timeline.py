@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.model import Launches
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
 
@@ -202,9 +203,27 @@ def window_view(timeline: Timeline, low: float, high: float,
                         window=(low, high))
 
 
+def row_labels(rows: tuple[str, ...]) -> list[str]:
+    """The rows' names in the current language (the timeline, cached by the service, keeps
+    the English ``Scope N`` / ``Operators`` of scope mode; operator types stay as they are)."""
+    out = []
+    for row in rows:
+        if row.startswith("Scope ") and row[len("Scope "):].isdigit():
+            out.append(_("Scope {level}").format(level=row[len("Scope "):]))
+        elif row == "Operators":
+            out.append(_("Operators"))
+        else:
+            out.append(row)
+    return out
+
+
 def _hover(timeline: Timeline, view: TimelineView, launches: Launches,
            types: tuple[str, ...]) -> list[str]:
     texts = []
+    # Looked up once per figure, not per bar (thousands of bars).
+    words = {"start": _("start"), "step": _("step"), "launches": _("{count} launch(es)"),
+             "scopes": _("{count} scopes"), "zoom": _("(zoom in to see each)"),
+             "busy": _("busy {busy} ms of {total} ms"), "longest": _("longest:")}
     for i in range(len(view)):
         item = timeline.items[int(view.item[i])]
         duration = view.end[i] - view.start[i]
@@ -212,18 +231,24 @@ def _hover(timeline: Timeline, view: TimelineView, launches: Launches,
         launch = int(view.launch[i])
         if launch >= 0 and view.bars[i] == 1:
             texts.append(f"<b>{item.rsplit('/', 1)[-1]}</b> ({types[int(view.colour[i])]})<br>"
-                         f"{item}<br>start {view.start[i] / 1000:.3f} ms · "
-                         f"{duration:.3f} us · step {int(launches.step[launch])}")
+                         f"{item}<br>" + words["start"] + f" {view.start[i] / 1000:.3f} ms · "
+                         f"{duration:.3f} us · " + words["step"]
+                         + f" {int(launches.step[launch])}")
         elif int(view.colour[i]) >= len(types) and view.bars[i] == 1:  # a scope bar
-            texts.append(f"<b>{item}</b><br>start {view.start[i] / 1000:.3f} ms · "
-                         f"{duration / 1000:.3f} ms · {count} launch(es)")
+            texts.append(f"<b>{item}</b><br>" + words["start"]
+                         + f" {view.start[i] / 1000:.3f} ms · {duration / 1000:.3f} ms · "
+                         + words["launches"].format(count=count))
         elif int(view.colour[i]) >= len(types):  # several scope bars
-            texts.append(f"<b>{int(view.bars[i])} scopes</b> (zoom in to see each)<br>"
-                         f"{duration / 1000:.3f} ms · {count} launches<br>longest: {item}")
+            texts.append("<b>" + words["scopes"].format(count=int(view.bars[i])) + "</b> "
+                         + words["zoom"] + f"<br>{duration / 1000:.3f} ms · "
+                         + words["launches"].format(count=count) + "<br>"
+                         + words["longest"] + f" {item}")
         else:
-            texts.append(f"<b>{count} launches</b> (zoom in to see each)<br>busy "
-                         f"{view.busy[i] / 1000:.3f} ms of {duration / 1000:.3f} ms<br>"
-                         f"longest: {item}")
+            texts.append("<b>" + words["launches"].format(count=count) + "</b> "
+                         + words["zoom"] + "<br>" + words["busy"].format(
+                             busy=f"{view.busy[i] / 1000:.3f}",
+                             total=f"{duration / 1000:.3f}")
+                         + "<br>" + words["longest"] + f" {item}")
     return texts
 
 
@@ -276,10 +301,10 @@ def timeline_figure(timeline: Timeline, view: TimelineView, launches: Launches,
         "uirevision": "timeline", "shapes": shapes,
         "legend": {"orientation": "h", "y": -0.12, "font": {"size": 10}},
         "showlegend": len(types) <= 30,
-        "xaxis": {"title": {"text": "time since the first launch (ms)"},
+        "xaxis": {"title": {"text": _("time since the first launch (ms)")},
                   "range": [view.window[0] / 1000, view.window[1] / 1000],
                   "gridcolor": GRID_COLOUR, "zeroline": False},
-        "yaxis": {"tickvals": list(range(rows)), "ticktext": list(timeline.rows),
+        "yaxis": {"tickvals": list(range(rows)), "ticktext": row_labels(timeline.rows),
                   "range": [rows - 0.5, -0.5], "fixedrange": True, "gridcolor": GRID_COLOUR,
                   "automargin": True},
     }

@@ -16,6 +16,8 @@ import dash
 import numpy as np
 from dash import Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import format_number
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import components
 from dash_insight.plugins.profiler.model import Launches, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
@@ -88,17 +90,18 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
             html.Div(className="di-toolbar", children=[
                 # The options (with each step's length) come with the chart; the URL's step
                 # must be one of them from the start, or the dropdown would drop it.
-                html.Label(["Step ", dcc.Dropdown(
+                html.Label([_("Step") + " ", dcc.Dropdown(
                     id="prof-step", value=step or 0, clearable=False, searchable=False,
                     style={"width": "230px"},
-                    options=[{"label": "All steps", "value": 0}] + (
-                        [{"label": f"Step {step}", "value": step}] if step else []))],
+                    options=[{"label": _("All steps"), "value": 0}] + (
+                        [{"label": _("Step {step}").format(step=step), "value": step}]
+                        if step else []))],
                     className="di-inline"),
                 dcc.RadioItems(id="prof-rows", value=rows, inline=True,
                                className="di-inline-options", options=[
-                                   {"label": "rows by scope depth", "value": ROWS_SCOPE},
-                                   {"label": "rows by operator type", "value": "type"}]),
-                html.Button("Reset zoom", id="prof-reset", className="di-button secondary"),
+                                   {"label": _("rows by scope depth"), "value": ROWS_SCOPE},
+                                   {"label": _("rows by operator type"), "value": "type"}]),
+                html.Button(_("Reset zoom"), id="prof-reset", className="di-button secondary"),
                 html.Div(className="di-spacer"),
                 html.Span(id="prof-timeline-info", className="di-muted"),
             ]),
@@ -166,7 +169,8 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             timeline, launches, problems = _timeline(service, params, rows)
         except ProfileUnavailable as error:
             return ({"data": [], "layout": {"height": 60}}, "",
-                    [{"label": "All steps", "value": 0}], components.unavailable(app, error))
+                    [{"label": _("All steps"), "value": 0}],
+                    components.unavailable(app, error))
         window = step_window(launches, step)
         # The zoom belongs to the view it was made on (another step or row mode forgets it),
         # however the URL happens to be spelled.
@@ -177,19 +181,23 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
         types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
         shown = int(view.count[view.colour < types].sum())
-        info = (f"{window[0] / 1000:,.3f} – {window[1] / 1000:,.3f} ms · {shown:,} launches"
-                f" in {len(view):,} bars"
-                + (f" ({view.merged:,} merged: zoom in for each launch)" if view.merged else ""))
+        info = (f"{format_number(window[0] / 1000, 3)} – {format_number(window[1] / 1000, 3)} ms"
+                + " · " + _("{launches} launches in {bars} bars").format(
+                    launches=format_number(shown), bars=format_number(len(view)))
+                + (" " + _("({count} merged: zoom in for each launch)").format(
+                    count=format_number(view.merged)) if view.merged else ""))
         return figure, info, _step_options(launches), problems
 
 
 def _step_options(launches: Launches) -> list[dict[str, Any]]:
-    options: list[dict[str, Any]] = [{"label": f"All steps ({launches.steps})", "value": 0}]
+    options: list[dict[str, Any]] = [
+        {"label": _("All steps ({count})").format(count=launches.steps), "value": 0}]
     if not launches.steps:
         return options
     bounds = np.append(launches.step_starts_us, launches.end_us)
     bounds[0] = 0.0
     for step in range(1, launches.steps + 1):
         span = (bounds[step] - bounds[step - 1]) / 1000
-        options.append({"label": f"Step {step} ({span:,.1f} ms)", "value": step})
+        options.append({"label": _("Step {step}").format(step=step)
+                        + f" ({format_number(span, 1)} ms)", "value": step})
     return options

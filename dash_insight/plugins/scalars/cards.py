@@ -8,6 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin, mindinsight_order
 from dash_insight.web.components.figures import nice_y_axes, small_layout
@@ -15,9 +17,16 @@ from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 
 PREVIEW_POINTS = 300
-NO_SCALARS = ["No scalar yet. SummaryCollector records ", html.Code("loss"), "; add your own "
-               "with ", html.Code("SummaryRecord.add_value('scalar', 'acc', value)"), " or ",
-               html.Code("dash_insight.SummaryWriter.add_scalar"), "."]
+
+
+def no_scalars() -> list[Any]:
+    """The card of a job without scalars: how to record them."""
+    return interpolate(
+        _("No scalar yet. SummaryCollector records {loss}; add your own with {add_value} or "
+          "{writer}."),
+        loss=html.Code("loss"), add_value=html.Code("SummaryRecord.add_value('scalar', 'acc', "
+                                                    "value)"),
+        writer=html.Code("dash_insight.SummaryWriter.add_scalar"))
 
 
 def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
@@ -25,7 +34,7 @@ def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     provider, train_id = service.provider, request.job.train_id
     tags = mindinsight_order(request.job.tags[Plugin.SCALAR], Plugin.SCALAR)  # as MindInsight
     if not tags:
-        return no_data(NO_SCALARS), None
+        return no_data(no_scalars()), None
     figure = go.Figure(layout=small_layout(height=240))
     drawn = []
     for i, tag in enumerate(tags[:2]):
@@ -44,4 +53,5 @@ def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     figure.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.2})
     return (dcc.Graph(figure=figure, config={"displayModeBar": False, "staticPlot": True},
                       id="preview-scalar"),
-            f"{len(tags)} scalar tag(s)")
+            ngettext("{count} scalar tag", "{count} scalar tags", len(tags)).format(
+                count=len(tags)))

@@ -1,12 +1,16 @@
 """Scalar chart grid shared by the scalars page and the comparison dashboard.
 
-The server sends each series once, downsampled to about a chart's width (``chart_payload``);
-the browser draws and redraws (smoothing, axis, log scale, thresholds, zoom history, full
-screen) with ``assets/scalar-charts.js``, so dragging the smoothing slider never waits for the
-server. A box zoom or pan on the step axis asks ``scalar/metadata`` for the visible step range
-at the chart's pixel width (``start_step``, ``end_step``, ``max_points``: min / max per pixel
-column, every NaN / inf), so zooming in ends on the exact raw points; reset goes back to this
-payload. Charts are SVG (``scatter``): a grid of dozens of WebGL charts would exhaust the
+The page's callback answers with the chart cards and their plan (``chart_plan``: which series
+each chart draws, no points), which is quick whatever the number of points. The browser
+(``assets/scalar-charts.js``) then fetches the points of each chart when the chart comes on
+screen (an IntersectionObserver), at the chart's pixel width (``GET
+/v1/dash-insight/chart/scalar?max_points=<width>``: min / max per pixel column, every NaN /
+inf), and draws it as soon as its own answer arrives; charts below the screen are fetched and
+drawn when scrolled to. It draws and redraws (smoothing, axis, log scale, thresholds, zoom
+history, full screen) without the server, so dragging the smoothing slider never waits for it.
+A box zoom or pan on the step axis asks for the visible step range at the chart's pixel width
+(``start_step``, ``end_step``), so zooming in ends on the exact raw points; reset goes back to
+the whole series. Charts are SVG (``scatter``): a grid of dozens of WebGL charts would exhaust the
 browser's WebGL contexts (about 8 per page).
 """
 
@@ -23,12 +27,11 @@ import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 from dash.dependencies import ALL, MATCH
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.run_colours import STORE_ID
 from dash_insight.web.url_state import Choice, Float
-
-#: Points per series sent to the browser: about the width of a chart in pixels.
-CHART_POINTS = 400
 
 
 def chart_ids(page: str) -> dict[str, dict[str, str]]:
@@ -39,7 +42,8 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
             for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box")}
 
 
-AXES = (("step", "Step"), ("relative", "Relative time (s)"), ("absolute", "Absolute time"))
+AXES = (("step", lazy_gettext("Step")), ("relative", lazy_gettext("Relative time (s)")),
+        ("absolute", lazy_gettext("Absolute time")))
 #: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
@@ -78,50 +82,54 @@ def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict
                  for i, v in zip(np.flatnonzero(~finite).tolist(), values[~finite].tolist(),
                                  strict=True)]
     y = np.where(finite, values, 0.0).tolist()
-    for index, _ in nonfinite:
+    for index, _kind in nonfinite:
         y[index] = None
     return {"step": np.asarray(step).tolist(), "wall": np.asarray(wall).tolist(), "y": y,
             "nonfinite": nonfinite}
 
 
-def chart_payload(provider: DataProvider, charts: Sequence[ChartSpec],
-                  max_points: int = CHART_POINTS) -> dict[str, Any]:
-    """Everything the browser needs to draw ``charts``; a missing job or tag becomes a message
-    on its chart instead of an error."""
+def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec]) -> dict[str, Any]:
+    """What the browser needs to ask for and draw ``charts``, without their points: each
+    chart's series (job, tag, name, axis, colour) with the number of points and the last step
+    they have now, and a ``stamp`` that changes when any of that changes (new data: the chart
+    asks for its points again). The browser fetches a chart's points when the chart comes on
+    screen, at its pixel width (``export/scalars``' sibling ``chart/scalar``); a missing job or
+    tag becomes a message on its chart instead of an error."""
     out = []
     for chart in charts:
         series = []
         problems = []
         for spec in chart.series:
             try:
-                # A window read of the whole range: a tag of millions of steps is drawn from
-                # its chunk summaries, never read whole.
-                found = provider.read_scalar_window(spec.train_id, spec.tag,
-                                                    max_points=max_points)
+                # From the chunk bounds of an ordered tag: a tag of millions of steps is not
+                # read to say how many points it has.
+                total, last = provider.scalar_extent(spec.train_id, spec.tag)
             except DataError as error:
                 problems.append(str(error))
                 continue
-            shown = found.series
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
-                           "right": spec.right_axis, "total": found.points_in_range,
-                           "shown": len(shown),
-                           "colour": spec.colour,
-                           **encode_series(shown.step, shown.wall_time, shown.value)})
-        out.append({"id": chart.chart_id, "title": chart.title, "series": series,
-                    "problems": problems, "legend": chart.legend})
-    # Tells the browser whether a chart's data changed since it was drawn.
-    stamp = hashlib.sha1(json.dumps(out, sort_keys=True).encode()).hexdigest()[:16]
-    return {"charts": out, "stamp": stamp}
+                           "right": spec.right_axis, "colour": spec.colour, "total": total,
+                           "last": last})
+        entry = {"id": chart.chart_id, "title": chart.title, "series": series,
+                 "problems": problems, "legend": chart.legend}
+        entry["stamp"] = _stamp(entry)
+        out.append(entry)
+    return {"charts": out, "stamp": _stamp(out)}
+
+
+def _stamp(value: Any) -> str:
+    """A short digest of a JSON-ready value: tells the browser whether it changed."""
+    return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def controls(page: str, axis: str, smoothing: float) -> html.Div:
     """Horizontal axis radio and smoothing slider + number box (0-0.99, step 0.01)."""
     ids = chart_ids(page)
     return html.Div(className="di-toolbar di-scalar-controls", children=[
-        html.Span("Horizontal axis", className="di-muted"),
+        html.Span(_("Horizontal axis"), className="di-muted"),
         dcc.RadioItems(id=ids["axis"], value=axis, inline=True, className="di-axis",
-                       options=[{"label": label, "value": value} for value, label in AXES]),
-        html.Span("Smoothing", className="di-muted"),
+                       options=[{"label": str(label), "value": value} for value, label in AXES]),
+        html.Span(_("Smoothing"), className="di-muted"),
         html.Div(dcc.Slider(id=ids["smoothing"], min=0, max=0.99, step=0.01, value=smoothing,
                             marks=None, updatemode="mouseup",
                             tooltip={"always_visible": False}), className="di-slider"),
@@ -135,13 +143,13 @@ def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
     key = chart.chart_id
     tools = [
         html.Button("log", id={"type": "chart-log", "chart": key}, className="di-chip",
-                    title="Logarithmic y axis (non-positive values become gaps)"),
+                    title=_("Logarithmic y axis (non-positive values become gaps)")),
         html.Button("↶", id={"type": "chart-back", "chart": key}, className="di-chip",
-                    title="Back one zoom step"),
+                    title=_("Back one zoom step")),
         html.Button("⟲", id={"type": "chart-reset", "chart": key}, className="di-chip",
-                    title="Reset the zoom"),
+                    title=_("Reset the zoom")),
         html.Button("⤢", id={"type": "chart-full", "chart": key}, className="di-chip",
-                    title="Full screen (again to leave)"),
+                    title=_("Full screen (again to leave)")),
     ]
     children: list[Any] = [
         html.Div(className="di-chart-tools", children=tools),
@@ -162,27 +170,31 @@ def threshold_row(key: str) -> html.Div:
     def condition(n: int) -> list[Any]:
         return [
             dcc.Dropdown(id={"type": "th-op", "n": n, "chart": key}, clearable=n == 2,
-                         options=[{"label": "greater than", "value": ">"},
-                                  {"label": "less than", "value": "<"}],
+                         options=[{"label": _("greater than"), "value": ">"},
+                                  {"label": _("less than"), "value": "<"}],
                          value=">" if n == 1 else None, className="di-th-op"),
             dcc.Input(id={"type": "th-value", "n": n, "chart": key}, type="number",
-                      className="di-number", placeholder="value"),
+                      className="di-number", placeholder=_("value")),
         ]
 
     return html.Div(className="di-threshold", children=[
         html.Span(id={"type": "th-current", "chart": key}, className="di-muted"),
         html.Button("×", id={"type": "th-delete", "chart": key}, className="di-link-button",
-                    title="Delete the threshold"),
+                    title=_("Delete the threshold")),
         html.Details(className="di-th-form", children=[
-            html.Summary("Set threshold"),
+            html.Summary(_("Set threshold")),
             html.Div([*condition(1),
                       dcc.RadioItems(id={"type": "th-combine", "chart": key}, value="and",
-                                     inline=True, options=["and", "or"]),
+                                     inline=True,
+                                     options=[{"label": _("and"), "value": "and"},
+                                              {"label": _("or"), "value": "or"}]),
                       *condition(2)], className="di-th-conditions"),
             dcc.Checklist(id={"type": "th-all", "chart": key},
-                          options=[{"label": " apply to all selected tags", "value": "all"}],
+                          options=[{"label": " " + _("apply to all selected tags"),
+                                    "value": "all"}],
                           value=[]),
-            html.Button("Apply", id={"type": "th-apply", "chart": key}, className="di-button"),
+            html.Button(_("Apply"), id={"type": "th-apply", "chart": key},
+                        className="di-button"),
         ]),
     ])
 
@@ -190,13 +202,14 @@ def threshold_row(key: str) -> html.Div:
 def threshold_text(threshold: dict[str, Any] | None) -> str:
     """``Current threshold: > 1 and < 3`` (or ``-``)."""
     if not threshold or not threshold.get("conditions"):
-        return "Current threshold: -"
+        return _("Current threshold: {threshold}").format(threshold="-")
     parts = [f"{op} {value:g}" for op, value in threshold["conditions"]]
-    return "Current threshold: " + f" {threshold.get('combine', 'and')} ".join(parts)
+    combine = _("or") if threshold.get("combine") == "or" else _("and")
+    return _("Current threshold: {threshold}").format(threshold=f" {combine} ".join(parts))
 
 
 def chart_stores(page: str) -> list[dcc.Store]:
-    """The stores a chart page includes: the data (:func:`chart_payload`) and the thresholds
+    """The stores a chart page includes: the plan (:func:`chart_plan`) and the thresholds
     remembered in the browser ({chart id: threshold})."""
     ids = chart_ids(page)
     return [dcc.Store(id=ids["data"]),

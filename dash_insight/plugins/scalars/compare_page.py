@@ -16,6 +16,7 @@ from typing import Any
 import dash
 from dash import Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
@@ -25,7 +26,7 @@ from dash_insight.plugins.scalars.charts import (
     SeriesSpec,
     chart_card,
     chart_ids,
-    chart_payload,
+    chart_plan,
     chart_stores,
     controls,
     register_chart_callbacks,
@@ -51,7 +52,15 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
-from dash_insight.web.url_state import MAX_PAGE, Int, Tags, Text, UrlState, parse_search
+from dash_insight.web.url_state import (
+    MAX_PAGE,
+    Int,
+    Tags,
+    Text,
+    UrlState,
+    parse_search,
+    same_search,
+)
 
 IDS = chart_ids("compare")  # this page's axis, smoothing, data and thresholds components
 PATH = "/compare"
@@ -103,11 +112,11 @@ def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, l
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
     changed the default selection, ``tags`` when not every tag of the selected jobs."""
-    matching_jobs, _ = filter_tags(jobs, job_pattern or "")
+    matching_jobs, _unused = filter_tags(jobs, job_pattern or "")
     selected_jobs = pick(jobs, state["jobs"], checked_jobs, matching_jobs,
                          picker_action(trigger, "compare-jobs"))
     all_tags = union_tags(selected_jobs, tags_of)
-    matching_tags, _ = filter_tags(all_tags, tag_pattern or "")
+    matching_tags, _unused = filter_tags(all_tags, tag_pattern or "")
     tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
     tags = pick(all_tags, tags, checked_tags, matching_tags,
                 picker_action(trigger, "compare-tags"))
@@ -131,9 +140,10 @@ def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, l
 def crowd_warning(jobs: int, shown: int) -> str:
     """The warning beside the job picker: no job at all, or too many lines per chart."""
     if not jobs:
-        return "No job with scalar data yet."
+        return _("No job with scalar data yet.")
     if shown > WARN_JOBS:
-        return f"⚠ {shown} jobs drawn: charts with more than {WARN_JOBS} lines are hard to read"
+        return "⚠ " + _("{shown} jobs drawn: charts with more than {most} lines are hard to "
+                        "read").format(shown=shown, most=WARN_JOBS)
     return ""
 
 
@@ -142,7 +152,7 @@ def chart_specs(state: dict[str, Any], tags_of: dict[str, list[str]],
     """The charts of the current page: one per tag shown, one line per shown job that has the
     tag, in the job's colour (``colours``: train_id -> colour, the same on every chart); the
     legend always names the jobs (also a chart of one job)."""
-    on_page, _, pages = page_of(state["shown_tags"], state["page"], CHARTS_PER_PAGE)
+    on_page, _unused, pages = page_of(state["shown_tags"], state["page"], CHARTS_PER_PAGE)
     charts = []
     for tag in on_page:
         series = tuple(SeriesSpec(job, tag, job, colour=(colours or {}).get(job))
@@ -154,14 +164,15 @@ def chart_specs(state: dict[str, Any], tags_of: dict[str, list[str]],
 def colour_row() -> html.Div:
     """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default."""
     return html.Div(className="di-toolbar di-run-colours", children=[
-        html.Span("Run colour", className="di-control-label"),
-        dcc.Dropdown(id="compare-colour-run", placeholder="run", className="di-compose",
+        html.Span(_("Run colour"), className="di-control-label"),
+        dcc.Dropdown(id="compare-colour-run", placeholder=_("run"), className="di-compose",
                      clearable=False),
         *(html.Button(id={"type": "run-swatch", "colour": colour}, className="di-swatch",
-                      style={"background": colour}, title=f"Draw the run in {colour}")
+                      style={"background": colour},
+                      title=_("Draw the run in {colour}").format(colour=colour))
           for colour in PALETTE),
-        html.Button("Default", id="compare-colour-reset", className="di-chip",
-                    title="Back to the run's own colour"),
+        html.Button(_("Default"), id="compare-colour-reset", className="di-chip",
+                    title=_("Back to the run's own colour")),
     ])
 
 
@@ -171,14 +182,14 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     return html.Div([
         tab_strip(app, PATH),
         html.Div(className="di-page-head", children=[
-            html.H1("Scalar Comparison", className="di-title"),
-            html.Span("scalars of several training jobs in one chart per tag",
+            html.H1(_("Scalar Comparison"), className="di-title"),
+            html.Span(_("scalars of several training jobs in one chart per tag"),
                       className="di-subtitle"),
         ]),
         html.Div(className="di-panel", children=[
-            picker("compare-jobs", "Job Selection", jobs, state["jobs"], state["job_filter"],
+            picker("compare-jobs", _("Job Selection"), jobs, state["jobs"], state["job_filter"],
                    noun="job", extra=[html.Span(id="compare-warning", className="di-warning")]),
-            picker("compare-tags", "Tag Selection", state["all_tags"], state["tags"],
+            picker("compare-tags", _("Tag Selection"), state["all_tags"], state["tags"],
                    state["filter"]),
             controls("compare", state["axis"], state["smoothing"]),
             colour_row(),
@@ -203,11 +214,11 @@ def register(app: dash.Dash, service: DataService) -> None:
                            [job.train_id for job in provider.list_jobs()])
 
     def picked_jobs(search: str | None) -> tuple[list[str], list[str], str]:
-        state, jobs, _ = current(search)
+        state, jobs, _unused = current(search)
         return jobs, state["jobs"], state["job_filter"]
 
     def picked_tags(search: str | None) -> tuple[list[str], list[str], str]:
-        state, _, _ = current(search)
+        state, _jobs, _tags = current(search)
         return state["all_tags"], state["tags"], state["filter"]
 
     register_picker(app, "compare-jobs", picked_jobs, noun="job")
@@ -236,7 +247,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             return dash.no_update
         new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
                               checked_names(tag_rows), tag_pattern, axis, smoothing)
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("compare-warning", "children"),
@@ -244,7 +255,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("refresh-now", "n_clicks"),
     )
     def warning(search: str | None, _ticks: Any, _clicks: Any) -> str:
-        state, jobs, _ = current(search)
+        state, jobs, _unused = current(search)
         return crowd_warning(len(jobs), len(state["shown_jobs"]))
 
     @app.callback(
@@ -252,19 +263,23 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("compare-page", "children"), Output(IDS["data"], "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": dash.ALL}, "id"),
+        State({"type": "graph-slot", "chart": dash.ALL}, "id"), State(IDS["data"], "data"),
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
-        state, _, tags_of = current(search)
+    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
+             drawn: dict | None) -> tuple:
+        state, _unused, tags_of = current(search)
         charts, pages = chart_specs(state, tags_of, colours_of(state["shown_jobs"]))
-        total = (f"{len(state['shown_tags'])} of {len(state['all_tags'])} tags, "
-                 f"{len(state['shown_jobs'])} jobs")
+        total = _("{shown} of {count} tags, {jobs} jobs").format(
+            shown=len(state["shown_tags"]), count=len(state["all_tags"]),
+            jobs=len(state["shown_jobs"]))
         page = f"{min(state['page'], pages)} / {pages}"
-        payload = chart_payload(provider, charts)
+        payload: Any = chart_plan(provider, charts)
+        if drawn and drawn.get("stamp") == payload["stamp"]:
+            payload = dash.no_update  # nothing new since the charts were planned
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload
         if not charts:
-            return (html.Div("Select jobs and tags above.", className="di-panel di-empty"),
+            return (html.Div(_("Select jobs and tags above."), className="di-panel di-empty"),
                     total, page, payload)
         return [chart_card(chart, with_thresholds=False) for chart in charts], total, page, payload
 
@@ -274,7 +289,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def colour_choices(search: str | None, _overrides: Any, chosen: str | None) -> tuple:
         """The runs drawn, each with a swatch of its colour; the first chosen at first."""
-        state, _, _ = current(search)
+        state, _jobs, _tags = current(search)
         drawn = state["shown_jobs"]
         options = [{"label": html.Span([run_dot(job, colour), job], className="di-run-option"),
                     "value": job, "search": job}

@@ -14,6 +14,8 @@ from urllib.parse import urlencode
 import dash
 from dash import ALL, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
@@ -23,7 +25,7 @@ from dash_insight.plugins.scalars.charts import (
     SeriesSpec,
     chart_card,
     chart_ids,
-    chart_payload,
+    chart_plan,
     chart_stores,
     controls,
     register_chart_callbacks,
@@ -51,6 +53,7 @@ from dash_insight.web.url_state import (
     Text,
     UrlState,
     parse_search,
+    same_search,
 )
 
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
@@ -101,7 +104,7 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
     filter keep their selection; a change of the tags or the filter goes back to page 1;
     "Compose" needs two or more different tags (``compose``, the composition control's)."""
     state = dict(state)
-    visible, _ = filter_tags(tags, pattern or "")
+    visible, _unused = filter_tags(tags, pattern or "")
     action = picker_action(trigger, "scalar-tags")
     if action is not None:
         selected = pick(tags, state["selected"], checked, visible, action)
@@ -140,7 +143,7 @@ def threshold_of(chart: str, op_charts: list[str], ops: list[str | None],
 
 def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
     """Charts of the current page (the composed chart first) and the number of pages."""
-    on_page, _, pages = page_of(state["shown"], state["page"], CHARTS_PER_PAGE)
+    on_page, _unused, pages = page_of(state["shown"], state["page"], CHARTS_PER_PAGE)
     charts = [ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
               for tag in on_page]
     if state["compose"]:
@@ -161,26 +164,27 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
         all_tags = service.provider.list_tags(train_id, "scalar")
     except DataError as error:
         return html.Div(className="di-panel di-empty", children=[
-            html.P(str(error)), dcc.Link("Back to the summary list",
+            html.P(str(error)), dcc.Link(_("Back to the summary list"),
                                          href=app.get_relative_path("/"))])
     state = page_state(params, all_tags)
     return html.Div([
         job_page_head(
-            app, "Scalars", train_id,
-            html.A("Download CSV", id="scalar-download-csv", className="di-button secondary"),
-            html.A("Download JSON", id="scalar-download-json", className="di-button secondary")),
+            app, _("Scalars"), train_id,
+            html.A(_("Download CSV"), id="scalar-download-csv", className="di-button secondary"),
+            html.A(_("Download JSON"), id="scalar-download-json",
+                   className="di-button secondary")),
         job_notice(service.provider.job(train_id), "scalar-job-notice"),
         html.Div(className="di-panel", children=[
-            picker("scalar-tags", "Tag Selection", all_tags, state["selected"],
+            picker("scalar-tags", _("Tag Selection"), all_tags, state["selected"],
                    state["filter"]),
             controls("scalars", state["axis"], state["smoothing"]),
             html.Div(className="di-toolbar", children=[
-                html.Span("Compose tags", className="di-muted"),
+                html.Span(_("Compose tags"), className="di-muted"),
                 dcc.Dropdown(id="compose-tags", options=all_tags, multi=True,
                              className="di-compose", value=state["compose"] or [],
-                             placeholder="two or more tags"),
-                html.Button("Compose", id="compose-apply", className="di-button"),
-                html.Button("Remove composition", id="compose-remove",
+                             placeholder=_("two or more tags")),
+                html.Button(_("Compose"), id="compose-apply", className="di-button"),
+                html.Button(_("Remove composition"), id="compose-remove",
                             className="di-button secondary",
                             style={} if state["compose"] else {"display": "none"}),
             ]),
@@ -204,7 +208,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         return train_id, page_state(params, tags), tags
 
     def picked(search: str | None) -> tuple[list[str], list[str], str]:
-        _, state, tags = current(search)
+        _unused, state, tags = current(search)
         return tags, state["selected"], state["filter"]
 
     register_picker(app, "scalar-tags", picked)
@@ -231,14 +235,14 @@ def register(app: dash.Dash, service: DataService) -> None:
             # the "All" button, which would replace a linked ``tags=`` by every tag. A click
             # changes one input; here nothing changed, the URL holds the state already.
             return dash.no_update
-        _, state, tags = current(search)
+        _unused, state, tags = current(search)
         if echoed(ctx.triggered_id, "scalar-tags", checked_names(rows), tags, state["selected"],
                   state["filter"]):
             return dash.no_update
         state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
                            smoothing, composed)
         new = state_search(state, tags)
-        return dash.no_update if new == (search or "") else new
+        return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("compose-remove", "style"),
@@ -248,7 +252,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     def downloads(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
         """The export links name the tags drawn."""
-        train_id, state, _ = current(search)
+        train_id, state, _unused = current(search)
         export = app.get_relative_path("/v1/dash-insight/export/scalars")
         query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
 
@@ -262,20 +266,25 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("scalar-page", "children"), Output(IDS["data"], "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": ALL}, "id"),
+        State({"type": "graph-slot", "chart": ALL}, "id"), State(IDS["data"], "data"),
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict]) -> tuple:
-        """Card frames and their data in one answer (the browser draws the charts)."""
+    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
+             drawn: dict | None) -> tuple:
+        """Card frames and their plan in one answer, without points: the browser fetches each
+        chart's points when it comes on screen and draws it as they arrive."""
         train_id, state, tags = current(search)
         charts, pages = chart_specs(train_id, state)
-        total = f"{len(state['shown'])} of {len(tags)} tags"
+        total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
+            shown=len(state["shown"]), count=len(tags))
         page = f"{min(state['page'], pages)} / {pages}"
-        payload = chart_payload(provider, charts)
+        payload: Any = chart_plan(provider, charts)
+        if drawn and drawn.get("stamp") == payload["stamp"]:
+            payload = dash.no_update  # nothing new (a refresh, or the same URL spelt again)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload  # same charts: keep them (and zoom)
         if not charts:
-            message = ("No scalar in this job yet." if not tags else
-                       "No tag selected: pick tags above, or clear the filter.")
+            message = (_("No scalar in this job yet.") if not tags else
+                       _("No tag selected: pick tags above, or clear the filter."))
             return html.Div(message, className="di-panel di-empty"), total, page, payload
         cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX))
                  for chart in charts]
@@ -311,7 +320,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         if threshold is None:
             return dash.no_update
         if "all" in (to_all[position] or []):
-            train_id, state, _ = current(search)
+            train_id, state, _unused = current(search)
             targets = [chart_id(train_id, tag) for tag in state["shown"]]
         else:
             targets = [chart]

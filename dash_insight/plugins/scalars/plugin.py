@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars import cards, compare_page, page, rest
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin, data_service
@@ -12,7 +13,7 @@ PLUGIN: Plugin[DataService] = Plugin(
     routes=rest.routes,
     pages=(Page(page.PATH, page.layout, page.register),
            Page(compare_page.PATH, compare_page.layout, compare_page.register)),
-    cards=(Card("card-scalar", "Scalars", page.PATH, cards.scalar_card),),
-    nav=(NavLink("Comparison", compare_page.PATH, rank=20),),
-    compare_tabs=(NavLink("Scalar Comparison", compare_page.PATH, rank=10),),
+    cards=(Card("card-scalar", lazy_gettext("Scalars"), page.PATH, cards.scalar_card),),
+    nav=(NavLink(lazy_gettext("Comparison"), compare_page.PATH, rank=20),),
+    compare_tabs=(NavLink(lazy_gettext("Scalar Comparison"), compare_page.PATH, rank=10),),
 )

@@ -7,14 +7,22 @@ from typing import Any
 import numpy as np
 from dash import html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import Plugin, mindinsight_order
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 
-NO_TENSORS = ["No tensor yet. In the training script, add ", html.Code("ops.TensorSummary"),
-               " or ", html.Code("add_value('tensor', name, tensor)"), " to save tensor data."]
+
+def no_tensors() -> list[Any]:
+    """The card of a job without tensors: how to record them."""
+    return interpolate(
+        _("No tensor yet. In the training script, add {summary} or {add_value} to save tensor "
+          "data."),
+        summary=html.Code("ops.TensorSummary"),
+        add_value=html.Code("add_value('tensor', name, tensor)"))
 
 
 def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]:
@@ -22,7 +30,7 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
     provider, train_id = queries.provider, request.job.train_id
     tags = mindinsight_order(request.job.tags[Plugin.TENSOR], Plugin.TENSOR)  # as MindInsight
     if not tags:
-        return no_data(NO_TENSORS), None
+        return no_data(no_tensors()), None
     tag = tags[0]
     steps = provider.value_steps(train_id, Plugin.TENSOR, tag)
     step = int(steps.step[-1])
@@ -36,7 +44,8 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
     if corner.dtype.kind in "OUS":  # text (TensorBoard): the strings, uncoloured
         table = html.Table(className="di-heat", children=[html.Tbody([
             html.Tr([html.Td(str(v)) for v in row]) for row in corner.tolist()])])
-        return table, f"{tag} · step {step} · shape {dims} · text"
+        return table, f"{tag} · " + _("step {step} · shape {dims} · text").format(
+            step=step, dims=dims)
     finite = corner[np.isfinite(corner)] if corner.dtype.kind == "f" else corner.astype(float)
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
 
@@ -52,4 +61,5 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
     table = html.Table(className="di-heat", children=[
         html.Tbody([html.Tr([cell(v) for v in row]) for row in corner.tolist()])])
     return (html.Div([table], style={"display": "flex", "justifyContent": "center"}),
-            f"{tag} · step {step} · shape {dims} · {meta.get('data_type', '')}")
+            f"{tag} · " + _("step {step} · shape {dims}").format(step=step, dims=dims)
+            + f" · {meta.get('data_type', '')}")

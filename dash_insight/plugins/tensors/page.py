@@ -29,6 +29,8 @@ import dash
 import dash_ag_grid as dag
 from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.tensors import algorithms as tensor_algorithms
@@ -65,7 +67,7 @@ from dash_insight.web.components.histogram_views import (
     shown_text,
 )
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, segmented
-from dash_insight.web.url_state import Choice, Int, TagMap
+from dash_insight.web.url_state import Choice, Int, TagMap, same_search
 
 PATH = "/tensors"
 PREFIX = "tensor"
@@ -75,10 +77,23 @@ MAX_STEPS = 100
 DEFAULT_DECIMALS = 5
 MAX_DECIMALS = 10
 
-EMPTY = ["This job has no tensor yet. In the training script, add ",
-         html.Code("ops.TensorSummary()('name', x)"), " in the network or ",
-         html.Code("SummaryRecord.add_value('tensor', name, tensor)"),
-         " to save tensor data (each value costs 4 bytes per step: keep tensors small)."]
+#: The statistics panel's labels (:func:`statistics_items` names them in English).
+STATISTIC_LABELS = {
+    "max": lazy_gettext("max"), "min": lazy_gettext("min"), "mean": lazy_gettext("mean"),
+    "count": lazy_gettext("count"), "type": lazy_gettext("type"), "true": lazy_gettext("true"),
+    "false": lazy_gettext("false"), "negative": lazy_gettext("negative"),
+    "zero": lazy_gettext("zero"), "positive": lazy_gettext("positive"),
+}
+
+
+def empty() -> list[Any]:
+    """What a job without tensors shows: how to record them."""
+    return interpolate(
+        _("This job has no tensor yet. In the training script, add {summary} in the network "
+          "or {add_value} to save tensor data (each value costs 4 bytes per step: keep tensors "
+          "small)."),
+        summary=html.Code("ops.TensorSummary()('name', x)"),
+        add_value=html.Code("SummaryRecord.add_value('tensor', name, tensor)"))
 
 #: ``view`` table / histogram; ``hview`` and ``axis`` of the histogram view; ``fmt`` and ``dec``
 #: of the table (applied in the browser); per tag, the step (``steps``) and the dims applied
@@ -103,7 +118,8 @@ def table_view(queries: TensorQueries, train_id: str, tag: str, step: int, dims:
     array = value.array
     kind = value_kind(array.dtype)
     panel = html.Div(className="di-vt-stats", children=[
-        html.Span([f"{label} ", html.B(text)]) for label, text in statistics_items(stats, kind)])
+        html.Span([f"{STATISTIC_LABELS.get(label, label)} ", html.B(text)])
+        for label, text in statistics_items(stats, kind)])
     shape = tuple(array.shape)
     try:
         count = selected_count(shape, dims)
@@ -155,37 +171,40 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str,
             boxes.append(html.Span(",", className="di-muted"))
         boxes.append(html.Span(dcc.Input(
             id={"type": "tensor-dim", "tag": tag, "axis": axis}, value=item, type="text",
-            debounce=False, n_submit=0), title=f"dimension {axis + 1} of size {shape[axis]}: "
-                                               "an index (0, -1) or a slice (:, 2:5)"))
+            debounce=False, n_submit=0),
+            title=_("dimension {number} of size {size}: an index (0, -1) or a slice (:, 2:5)"
+                    ).format(number=axis + 1, size=shape[axis])))
     data = {"tag": tag, "steps": step_list, "walls": steps.wall_time.tolist(),
             "default": default}
     return html.Section(className="di-panel di-card di-vp-card di-vt-card",
                         id={"type": "tensor-card", "tag": tag}, children=[
         html.Div(className="di-card-head", children=[
             html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Button("Full screen", id={"type": "tensor-full", "tag": tag},
-                        title="Full screen", className="di-link-button di-vp-full"),
+            html.Button(_("Full screen"), id={"type": "tensor-full", "tag": tag},
+                        title=_("Full screen"), className="di-link-button di-vp-full"),
         ]),
         html.Div(className="di-card-body", children=[
             dcc.Store(id={"type": "tensor-data", **key}, data=data),
             dcc.Store(id={"type": "tensor-applied", **key}, data=dims),
             html.Div(className="di-vt-meta", children=[
-                html.Span(["Shape: ", html.B(f"[{', '.join(str(d) for d in shape)}]")]),
-                html.Span(["Data type: ", html.B(meta.get("data_type", "?"))]),
+                html.Span([_("Shape: "), html.B(f"[{', '.join(str(d) for d in shape)}]")]),
+                html.Span([_("Data type: "), html.B(meta.get("data_type", "?"))]),
                 html.Span(id={"type": "tensor-step", **key}),
             ]),
             html.Div(className="di-vt-controls", children=[
                 html.Div(className="di-vt-dims", children=[
-                    html.Span("Dimension selection", className="di-control-label",
-                              title="One box per dimension: an index, or a slice start:stop "
-                                    "(':' = all). At most two slices; at most 100,000 values."),
+                    html.Span(_("Dimension selection"), className="di-control-label",
+                              title=_("One box per dimension: an index, or a slice start:stop "
+                                      "(':' = all). At most two slices; at most 100,000 "
+                                      "values.")),
                     html.Span("[", className="di-muted"), *boxes,
                     html.Span("]", className="di-muted"),
                     html.Button("✓", id={"type": "tensor-apply", **key},
-                                className="di-button secondary", title="Apply (or Enter)"),
-                    html.Button("Default", id={"type": "tensor-reset", **key},
+                                className="di-button secondary", title=_("Apply (or Enter)")),
+                    html.Button(_("Default"), id={"type": "tensor-reset", **key},
                                 className="di-link-button",
-                                title=f"Back to the default selection {default}"),
+                                title=_("Back to the default selection {dims}").format(
+                                    dims=default)),
                 ]),
                 html.Div(id={"type": "tensor-dims-error", **key}, className="di-error-text"),
             ]),
@@ -196,7 +215,7 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str,
                                 max=max(1, len(step_list) - 1), step=1, value=position,
                                 marks=None, allow_direct_input=False,
                                 disabled=len(step_list) < 2),
-                     className="di-vi-slider", title="Step"),
+                     className="di-vi-slider", title=_("Step")),
         ]),
     ])
 
@@ -221,8 +240,8 @@ def histogram_card(queries: TensorQueries, train_id: str, tag: str, state: dict[
                         id={"type": "tensor-card", "tag": tag}, children=[
         html.Div(className="di-card-head", children=[
             html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Button("Full screen", id={"type": "tensor-full", "tag": tag},
-                        title="Full screen", className="di-link-button di-vp-full"),
+            html.Button(_("Full screen"), id={"type": "tensor-full", "tag": tag},
+                        title=_("Full screen"), className="di-link-button di-vp-full"),
         ]),
         html.Div(body, className="di-card-body"),
         html.Div(foot, className="di-card-foot"),
@@ -235,28 +254,30 @@ def controls(state: dict[str, Any]) -> list[html.Div]:
     table = state["view"] == "table"
     hidden = {"display": "none"}
     return [html.Div(className="di-vp-row", children=[
-        html.Span("View", className="di-control-label"),
-        segmented("tensor-view-mode", [("table", "Table"), ("histogram", "Histogram")],
+        html.Span(_("View"), className="di-control-label"),
+        segmented("tensor-view-mode", [("table", _("Table")), ("histogram", _("Histogram"))],
                   state["view"]),
         html.Span(id="tensor-table-controls", className="di-vp-group",
                   style={} if table else hidden, children=[
-            html.Span("Type", className="di-control-label"),
-            segmented("tensor-fmt", [("value", "Value"), ("sci", "Scientific notation")],
+            html.Span(_("Type"), className="di-control-label"),
+            segmented("tensor-fmt", [("value", _("Value")), ("sci", _("Scientific notation"))],
                       state["fmt"]),
-            html.Span("Decimal places", className="di-control-label"),
+            html.Span(_("Decimal places"), className="di-control-label"),
             dcc.Dropdown(id="tensor-dec", value=state["dec"], clearable=False,
                          searchable=False, style={"width": "80px"},
                          options=list(range(MAX_DECIMALS + 1))),
         ]),
         html.Span(id="tensor-histogram-controls", className="di-vp-group",
                   style=hidden if table else {}, children=[
-            html.Span("Angle of view", className="di-control-label"),
-            segmented("tensor-hview", [("front", "Front"), ("top", "Top")], state["hview"]),
+            html.Span(_("Angle of view"), className="di-control-label"),
+            segmented("tensor-hview", [("front", _("Front")), ("top", _("Top"))],
+                      state["hview"]),
             html.Span(id="tensor-axis-group", className="di-vp-group",
                       style=hidden if state["hview"] == "front" else {}, children=[
-                html.Span("Vertical axis", className="di-control-label"),
-                segmented("tensor-axis", [("step", "Step"), ("relative", "Relative time (s)"),
-                                          ("absolute", "Absolute time")], state["axis"]),
+                html.Span(_("Vertical axis"), className="di-control-label"),
+                segmented("tensor-axis", [("step", _("Step")),
+                                          ("relative", _("Relative time (s)")),
+                                          ("absolute", _("Absolute time"))], state["axis"]),
             ]),
         ]),
     ])]
@@ -276,7 +297,8 @@ def histogram_view(state: Any) -> bool:
 
 
 PAGE: PerTagPage[TensorQueries] = PerTagPage(
-    prefix=PREFIX, plugin=Plugin.TENSOR, noun="tensor", title="Tensors", empty=EMPTY,
+    prefix=PREFIX, plugin=Plugin.TENSOR, noun="tensor", title=lazy_gettext("Tensors"),
+    kind=lazy_gettext("tensor"), empty=empty,
     state=STATE, page_size=PAGE_SIZE, card=tensor_card, controls=controls,
     control_fields=(("tensor-view-mode", "view"), ("tensor-hview", "hview"),
                     ("tensor-axis", "axis"), ("tensor-fmt", "fmt"), ("tensor-dec", "dec")),
@@ -306,7 +328,7 @@ def step_view(queries: TensorQueries, search: str | None, trigger: Any, position
         dims = data["default"]
     view, panel, error = table_view(queries, state["train_id"], data["tag"], step, dims,
                                     state["fmt"], state["dec"])
-    label = f"Step: {step} · {format_wall_time(data['walls'][index])}"
+    label = _("Step: {step}").format(step=step) + f" · {format_wall_time(data['walls'][index])}"
     if error:
         return view, panel, label, dash.no_update, error
     return view, panel, label, dims, ""
@@ -330,7 +352,7 @@ def card_state_search(search: str | None, applied: list[str | None],
     if steps == state["steps"] and dims == state["dims"]:
         return None
     new = STATE.search({**state, "steps": steps, "dims": dims})
-    return None if new == (search or "") else new
+    return None if same_search(new, search) else new
 
 
 # --- callbacks -----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import cards, page, rest
 from dash_insight.plugins.tensors.query import TensorQueries
@@ -17,5 +18,5 @@ PLUGIN: Plugin[TensorQueries] = Plugin(
     service=_service,
     routes=rest.routes,
     pages=(Page(page.PATH, page.layout, page.register),),
-    cards=(Card("card-tensor", "Tensors", page.PATH, cards.tensor_card),),
+    cards=(Card("card-tensor", lazy_gettext("Tensors"), page.PATH, cards.tensor_card),),
 )

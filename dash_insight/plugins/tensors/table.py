@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from dash_insight.core.i18n import format_number
+from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.tensors.algorithms import MAX_RESPONSE_VALUES, default_dims, parse_dims
 
 #: The grid's cells: functions of ``assets/dashAgGridFunctions-tensors.js`` (they read the
@@ -135,10 +137,11 @@ def grid_context(kind: str, fmt: str, dec: int, scale: float) -> dict[str, Any]:
 
 
 def too_large_message(dims: str, count: int) -> str:
-    """MindInsight's limit message, with the size asked for."""
-    return (f"The requested data exceeds the upper limit {MAX_RESPONSE_VALUES:,}: the dims "
-            f"{dims} select {count:,} values. Shard or query other dimensions, e.g. '0:100' "
-            "instead of ':'.")
+    """MindInsight's limit message, with the size asked for (in the current language)."""
+    return _("The requested data exceeds the upper limit {limit}: the dims {dims} select "
+             "{count} values. Shard or query other dimensions, e.g. '0:100' instead of ':'."
+             ).format(limit=format_number(MAX_RESPONSE_VALUES), dims=dims,
+                      count=format_number(count))
 
 
 def format_statistic(value: float, kind: str = "f") -> str:

@@ -33,7 +33,7 @@ def tab_strip(app: dash.Dash, active_path: str) -> html.Nav | None:
     if len(tabs) < 2:
         return None
     return html.Nav(className="di-compare-tabs", id="compare-tabs", children=[
-        dcc.Link(tab.label, href=app.get_relative_path(tab.path),
+        dcc.Link(str(tab.label), href=app.get_relative_path(tab.path),
                  id=f"compare-tab-{tab.path.strip('/').replace('/', '-')}",
                  className="di-compare-tab active" if tab.path == active_path
                  else "di-compare-tab")

@@ -24,11 +24,14 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from dash_insight.core.i18n import TABLE_DATETIME, format_datetime, lazy_gettext, ngettext
+from dash_insight.core.i18n import gettext as _
 from dash_insight.web.components.figures import small_layout, step_colours
 
 VIEWS = ("top", "front")
 AXES = ("step", "relative", "absolute")
-AXIS_TITLES = {"step": "Step", "relative": "Relative time (s)", "absolute": "Absolute time"}
+AXIS_TITLES = {"step": lazy_gettext("Step"), "relative": lazy_gettext("Relative time (s)"),
+               "absolute": lazy_gettext("Absolute time")}
 #: Height of the tallest band in the Top view, as a share of the offset span (0..1).
 RIDGE_HEIGHT = 0.45
 #: Most step labels on the Top view's right axis.
@@ -97,8 +100,8 @@ def series_from_tensor_histograms(items: Sequence[tuple[int, float, np.ndarray]]
 
 
 def format_wall_time(seconds: float) -> str:
-    """Local time ``YYYY-MM-DD HH:MM:SS`` (the summary list's format)."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    """Local time ``YYYY-MM-DD HH:MM:SS`` (the summary list's format, in both languages)."""
+    return format_datetime(seconds, TABLE_DATETIME)
 
 
 def axis_values(series: HistogramSeries, axis: str) -> np.ndarray:
@@ -167,8 +170,11 @@ def _non_finite_text(series: HistogramSeries, index: int) -> str:
     return "<br>" + " · ".join(parts) if parts else ""
 
 
-HOVER = ("center %{x:.6~g}<br>count %{customdata[0]}<br>step %{customdata[1]}"
-         "<br>relative %{customdata[2]}s<br>%{customdata[3]}")
+def hover_template() -> str:
+    """The hover text of a histogram point, in the current language."""
+    return (_("center") + " %{x:.6~g}<br>" + _("count") + " %{customdata[0]}<br>"
+            + _("step") + " %{customdata[1]}<br>" + _("relative") + " %{customdata[2]}s"
+            + "<br>%{customdata[3]}")
 
 
 def _x_range(series: HistogramSeries) -> list[float] | None:
@@ -224,8 +230,9 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
     "dark") makes the fills opaque on that theme's card colour (see :func:`band_fill`)."""
     layout = small_layout(height=height)
     if not len(series):
-        return _empty_figure(layout, "no data")
+        return _empty_figure(layout, _("no data"))
     axis = axis if axis in AXES else "step"
+    template = hover_template()
     values = axis_values(series, axis)
     bases = offsets(values)
     peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
@@ -249,7 +256,7 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
                 "type": "scatter", "x": centres, "y": heights, "mode": "markers",
                 "marker": {"size": 6, "opacity": 0},
                 "customdata": _hover_data(series, i, buckets), "showlegend": False,
-                "hovertemplate": HOVER + _non_finite_text(series, i) + "<extra></extra>",
+                "hovertemplate": template + _non_finite_text(series, i) + "<extra></extra>",
                 "name": f"step {series.steps[i]}"})
     figure = _figure(traces, layout)
     ticks = _tick_positions(len(series))
@@ -271,20 +278,20 @@ def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure
     last and darker; the count axis on the right."""
     layout = small_layout(height=height)
     if not len(series):
-        return _empty_figure(layout, "no data")
+        return _empty_figure(layout, _("no data"))
     colours = step_colours(len(series))
     traces = [{
         "type": "scatter", "x": _centres(buckets), "y": np.floor(buckets[:, 2]),
         "mode": "lines", "line": {"color": colours[i], "width": 1.2},
         "customdata": _hover_data(series, i, buckets),
-        "hovertemplate": HOVER + _non_finite_text(series, i) + "<extra></extra>",
+        "hovertemplate": hover_template() + _non_finite_text(series, i) + "<extra></extra>",
         "name": f"step {series.steps[i]}", "showlegend": False}
         for i, buckets in enumerate(series.buckets) if len(buckets)]
     figure = _figure(traces, layout)
     figure.update_layout(
         hovermode="closest",
         xaxis={"range": _x_range(series), "showgrid": False, "tickformat": ".3~g"},
-        yaxis={"side": "right", "rangemode": "tozero", "title": {"text": "count"}},
+        yaxis={"side": "right", "rangemode": "tozero", "title": {"text": _("count")}},
         meta={"view": "front"},
     )
     return figure
@@ -302,8 +309,9 @@ def shown_text(series: HistogramSeries) -> str:
     """``"51 steps"`` or ``"100 of 500 steps shown"`` when thinned by ``max_steps``."""
     total = series.total_steps if series.total_steps is not None else len(series)
     if total > len(series):
-        return f"{len(series)} of {total} steps shown (evenly spread, last kept)"
-    return f"{total} step{'' if total == 1 else 's'}"
+        return _("{shown} of {total} steps shown (evenly spread, last kept)").format(
+            shown=len(series), total=total)
+    return ngettext("{count} step", "{count} steps", total).format(count=total)
 
 
 # --- full screen ---------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from typing import Any
 
 from dash import html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import JobSummary
 
 #: The most reasons listed; the rest are counted.
@@ -25,11 +27,14 @@ def job_notice(job: JobSummary, element_id: str | None = None) -> Any:
     if job.reasons:
         listed = [html.Li(reason) for reason in job.reasons[:MAX_LISTED]]
         if len(job.reasons) > MAX_LISTED:
-            listed.append(html.Li(f"... and {len(job.reasons) - MAX_LISTED} more"))
+            listed.append(html.Li(_("... and {count} more").format(
+                count=len(job.reasons) - MAX_LISTED)))
         return html.Details(className="di-panel di-warning di-job-notice", **identity,
                             children=[
-            html.Summary(f"⚠ This job has {len(job.reasons)} problem(s); everything readable "
-                         "is shown."),
+            html.Summary("⚠ " + ngettext(
+                "This job has {count} problem; everything readable is shown.",
+                "This job has {count} problems; everything readable is shown.",
+                len(job.reasons)).format(count=len(job.reasons))),
             html.Ul(listed)])
     if job.hints:
         return html.Div(className="di-panel di-note di-job-notice", **identity, children=[

@@ -10,6 +10,7 @@ from typing import Any
 import dash
 from dash import dcc, html
 
+from dash_insight.core.i18n import gettext as _
 from dash_insight.web.url_state import make_search
 
 #: The class of the back-to-dashboard control (one per page).
@@ -20,10 +21,10 @@ def job_page_head(app: dash.Dash, title: str, train_id: str, *actions: Any) -> h
     """``title``, ``Summary path: <train_id>``, ``actions`` (buttons, selectors) and the ×."""
     return html.Div(className="di-page-head", children=[
         html.H1(title, className="di-title"),
-        html.Span(f"Summary path: {train_id}", className="di-subtitle"),
+        html.Span(_("Summary path: {path}").format(path=train_id), className="di-subtitle"),
         html.Div(className="di-spacer"),
         *actions,
         dcc.Link("×", href=app.get_relative_path("/dashboard") + make_search(
             {"train_id": train_id}), className=BACK_CLASS,
-            title="Back to the training dashboard"),
+            title=_("Back to the training dashboard")),
     ])

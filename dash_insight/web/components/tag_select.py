@@ -34,6 +34,8 @@ import dash
 import dash_ag_grid as dag
 from dash import Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.web.url_state import decode_tags
 
 # --- selection -----------------------------------------------------------------------------------
@@ -54,7 +56,7 @@ def filter_tags(tags: Sequence[str], pattern: str) -> tuple[list[str], str | Non
 
 def visible_tags(tags: Sequence[str], selected: Iterable[str] | None, pattern: str) -> list[str]:
     """The tags to draw: checked (None = all) and matching the filter, in ``tags`` order."""
-    matching, _ = filter_tags(tags, pattern)
+    matching, _error = filter_tags(tags, pattern)
     if selected is None:
         return matching
     chosen = set(selected)
@@ -138,7 +140,8 @@ def tags_on_page(wanted: Sequence[str] | None, tags: Sequence[str], pattern: str
     selected, unknown = selection(wanted, tags)
     visible = visible_tags(tags, selected, pattern)
     on_page, page, pages = page_of(visible, page, page_size)
-    total = f"Total {len(visible)} tag{'' if len(visible) == 1 else 's'}"
+    total = ngettext("Total {count} tag", "Total {count} tags", len(visible)).format(
+        count=len(visible))
     return on_page, page, pages, unknown, total
 
 
@@ -155,12 +158,12 @@ def pager(prefix: str, total: int | None = None, page: int = 1, pages: int = 1,
             html.Button("›", id=f"{prefix}-next", className="di-icon-button"),
         ])
     return html.Div(className="di-pager", children=[
-        html.Span(f"Total {total} {noun}{'' if total == 1 else 's'}", id=f"{prefix}-total"),
+        html.Span(noun_texts(noun, total)["total"], id=f"{prefix}-total"),
         html.Button("‹", id=f"{prefix}-prev", className="di-icon-button", disabled=page <= 1,
-                    title="Previous page"),
+                    title=_("Previous page")),
         html.Span(f"{page} / {pages}", id=f"{prefix}-page"),
         html.Button("›", id=f"{prefix}-next", className="di-icon-button",
-                    disabled=page >= pages, title="Next page"),
+                    disabled=page >= pages, title=_("Next page")),
     ])
 
 
@@ -186,12 +189,51 @@ def count_text(names: Sequence[str], selected: Sequence[str], pattern: str,
     the filter shows."""
     chosen = set(selected)
     ticked = sum(1 for name in names if name in chosen)
-    text = f"{ticked} of {len(names)} {noun}{'' if len(names) == 1 else 's'} selected"
+    text = noun_texts(noun, len(names))["selected"].format(ticked=ticked, count=len(names))
     if pattern:
         matching, error = filter_tags(names, pattern)
         if error is None:
-            text += f", {len(matching)} match"
+            text += _(", {count} match").format(count=len(matching))
     return text
+
+
+def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
+    """The picker's and pager's texts for ``noun`` (``tag`` or ``job``) in the current
+    language: whole sentences per noun, as translations need them (a noun pasted into an
+    English sentence cannot be translated). ``count`` chooses the plural forms."""
+    if noun == "job":
+        return {
+            "total": ngettext("Total {count} job", "Total {count} jobs", count).format(
+                count=count),
+            "selected": ngettext("{ticked} of {count} job selected",
+                                 "{ticked} of {count} jobs selected", count),
+            "all": _("Select every job the filter shows"),
+            "none": _("Unselect every job the filter shows"),
+            "filter": _("Filter jobs (regular expression)"),
+            "header": _("Jobs"),
+            "no_match": _("No job matches the filter."),
+        }
+    if noun != "tag":  # another noun: its English words (the catalog has tags and jobs)
+        nouns = noun if count == 1 else f"{noun}s"
+        return {
+            "total": f"Total {count} {nouns}",
+            "selected": "{ticked} of {count} " + nouns + " selected",
+            "all": f"Select every {noun} the filter shows",
+            "none": f"Unselect every {noun} the filter shows",
+            "filter": f"Filter {noun}s (regular expression)",
+            "header": f"{noun}s".capitalize(),
+            "no_match": f"No {noun} matches the filter.",
+        }
+    return {
+        "total": ngettext("Total {count} tag", "Total {count} tags", count).format(count=count),
+        "selected": ngettext("{ticked} of {count} tag selected",
+                             "{ticked} of {count} tags selected", count),
+        "all": _("Select every tag the filter shows"),
+        "none": _("Unselect every tag the filter shows"),
+        "filter": _("Filter tags (regular expression)"),
+        "header": _("Tags"),
+        "no_match": _("No tag matches the filter."),
+    }
 
 
 class PickerView(NamedTuple):
@@ -232,16 +274,16 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
     keyboard: arrows move, space ticks. ``{list_id}-key`` remembers what the list shows (see
     :func:`register_picker`)."""
     view = picker_view(names, selected, pattern, noun)
-    nouns = f"{noun}s"
+    texts = noun_texts(noun)
     return html.Div(className="di-picker", id=f"{list_id}-picker", children=[
         html.Div(className="di-toolbar di-picker-tools", children=[
             html.Span(label, className="di-control-label"),
-            html.Button("All", id=f"{list_id}-all", className="di-chip",
-                        title=f"Select every {noun} the filter shows"),
-            html.Button("None", id=f"{list_id}-none", className="di-chip",
-                        title=f"Unselect every {noun} the filter shows"),
+            html.Button(_("All"), id=f"{list_id}-all", className="di-chip",
+                        title=texts["all"]),
+            html.Button(_("None"), id=f"{list_id}-none", className="di-chip",
+                        title=texts["none"]),
             dcc.Input(id=f"{list_id}-filter", value=pattern, type="text", debounce=0.3,
-                      placeholder=f"Filter {nouns} (regular expression)",
+                      placeholder=texts["filter"],
                       className="di-input di-tag-filter"),
             html.Span(view.summary, id=f"{list_id}-count", className="di-muted"),
             html.Span(view.error, id=f"{list_id}-error", className="di-error-text"),
@@ -252,7 +294,7 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
             dag.AgGrid(
                 id=list_id, className="di-picker-grid",
                 rowData=[{"name": name} for name in view.rows],
-                columnDefs=[{"field": "name", "headerName": nouns.capitalize(), "flex": 1,
+                columnDefs=[{"field": "name", "headerName": texts["header"], "flex": 1,
                              "tooltipField": "name", "sortable": False}],
                 getRowId="params.data.name",
                 selectedRows={"ids": view.ticked},
@@ -262,7 +304,7 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
                                      "enableSelectionWithoutKeys": True},
                     "rowHeight": ROW_PX, "headerHeight": HEADER_PX, "animateRows": False,
                     "suppressFieldDotNotation": True, "tooltipShowDelay": 500,
-                    "localeText": {"noRowsToShow": f"No {noun} matches the filter."},
+                    "localeText": {"noRowsToShow": texts["no_match"]},
                 },
                 style={"height": f"{picker_height(len(view.rows))}px"},
             ),

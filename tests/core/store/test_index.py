@@ -4,7 +4,9 @@ without the enum class, chunk merging, and rebuilding an index of another format
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,17 +18,55 @@ from dash_insight.core.store.index import (
     ScalarColumns,
     index_directory,
 )
+from dash_insight.core.store.index_api import IndexApi, IndexConflict
 from dash_insight.core.store.loader import Loader
 from dash_insight.core.store.state import FileState, GraphRecord, JobState, LineageRecord
 
+OpenStore = Callable[[str], IndexApi]  # base directory -> its index
 
-def test_corpus_entries_are_typed_and_pickle_plain_strings(corpus: Path, tmp_path: Path) -> None:
-    store = IndexStore(index_directory(str(tmp_path), str(corpus)))
+
+@pytest.fixture(params=["diskcache", pytest.param("redis", marks=pytest.mark.fleet)])
+def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenStore]:
+    """Opens the index of a base directory: the diskcache one, or the Redis one (a real
+    redis-server, keys of this test's own base directory)."""
+    opened: list[IndexApi] = []
+
+    def open_(base_dir: str) -> IndexApi:
+        if request.param == "diskcache":
+            store: IndexApi = IndexStore(index_directory(str(tmp_path / "ws"), base_dir))
+        else:
+            from dash_insight.core.store.redis_index import RedisIndexStore
+
+            store = RedisIndexStore(request.getfixturevalue("redis_url"),
+                                    str(tmp_path / "key-space" / base_dir.strip("/")))
+        opened.append(store)
+        return store
+
+    yield open_
+    for store in opened:
+        store.close()
+
+
+def _entries(store: IndexApi) -> Iterator[tuple[str, Any]]:
+    """Every entry, as another process would unpickle it."""
+    if isinstance(store, IndexStore):
+        for key in store._cache.iterkeys():
+            yield key, store._cache[key]
+        return
+    client = store.client  # type: ignore[attr-defined]
+    for key in client.scan_iter(match=store.prefix + "*"):  # type: ignore[attr-defined]
+        if client.type(key) == b"string":
+            raw = client.get(key)
+            if raw is not None and raw.startswith(b"\x80"):  # a pickle, not a counter
+                yield key.decode(), pickle.loads(raw)
+
+
+def test_corpus_entries_are_typed_and_pickle_plain_strings(corpus: Path,
+                                                           open_store: OpenStore) -> None:
+    store = open_store(str(corpus))
     Loader(str(corpus), store, reload_interval=0).load_round()
-    cache = store._cache  # every entry, as another process would unpickle it
     kinds: set[type] = set()
-    for key in cache.iterkeys():
-        value = cache[key]
+    for key, value in _entries(store):
         kinds.add(type(value))
         # Plugin names are stored as plain str: a pickle naming the enum would break when the
         # vocabulary changes (and cost a class lookup per entry).
@@ -49,8 +89,8 @@ def _scalars(steps: range) -> ScalarColumns:
     return ScalarColumns(step, step.astype(np.float64), step.astype(np.float32))
 
 
-def test_chunks_merge_and_keep_their_layout(tmp_path: Path) -> None:
-    store = IndexStore(str(tmp_path / "index"))
+def test_chunks_merge_and_keep_their_layout(open_store: OpenStore) -> None:
+    store = open_store("/chunks")
     state = JobState("./j")
     file_state = state.files["f"] = FileState("f", "summary", (1, 1))
     for start in range(0, 100, 10):
@@ -84,3 +124,32 @@ def test_an_index_of_another_format_is_rebuilt(tmp_path: Path) -> None:
     assert not reopened.has_job_list()
     assert reopened._cache.get("format") == INDEX_FORMAT
     reopened.close()
+
+
+def test_a_transaction_writes_all_or_nothing_and_checks_versions(open_store: OpenStore) -> None:
+    """What fleet writers rely on: a failed transaction leaves nothing behind, and one that
+    expects a job at a version another writer has moved on from writes nothing."""
+    store = open_store("/versions")
+    with store.transaction(expect={"./a": None}):
+        store.save_job(JobState("./a", version=1))
+        store.set_job_list([("./a", 1.0, 2.0)])
+        store.bump_generation()
+    assert store.job_versions() == {"./a": 1} and store.generation() == 1
+    with pytest.raises(RuntimeError), store.transaction():
+        store.save_job(JobState("./a", version=2))
+        store.set_job_list([])
+        store.bump_generation()
+        raise RuntimeError("the writer fails before committing")
+    assert store.job_versions() == {"./a": 1} and store.job_list() == [("./a", 1.0, 2.0)]
+    assert store.generation() == 1
+    with pytest.raises(IndexConflict), store.transaction(expect={"./a": 0}):
+        store.save_job(JobState("./a", version=5))
+    other = JobState("./b", version=3)
+    with store.transaction():  # another job's version does not disturb ./a's
+        store.save_job(other)
+        store.bump_generation()
+    assert store.job_versions() == {"./a": 1, "./b": 3}
+    with store.transaction(expect={"./b": 3}):
+        store.delete_job(other)
+        store.bump_generation()
+    assert store.job_versions() == {"./a": 1} and store.load_job("./b") is None

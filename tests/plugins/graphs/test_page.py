@@ -75,7 +75,7 @@ def test_search_results_and_node_panel() -> None:
     assert graph_page.search_results(model, "  ") is None
     assert "No node matches" in str(graph_page.search_results(model, "zzz"))
     found = str(graph_page.search_results(model, "relu"))
-    assert "A/B/ReLU-op2" in found and "1 node(s)" in found
+    assert "A/B/ReLU-op2" in found and "1 node" in found
     view = build_view(model, ["A"])
     tree = str(graph_page.scope_tree(model, view, "A/Add-op3"))
     assert "graph-tree-toggle" in tree and "selected" in tree

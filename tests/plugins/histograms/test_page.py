@@ -4,6 +4,7 @@ browser."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs
 
 import dash
@@ -14,6 +15,7 @@ from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.web import per_tag_page
+from dash_insight.web.application import create_app
 from dash_insight.web.per_tag_page import CardContext
 from tests.browser import until
 from tests.conftest import console_errors, loaded_service
@@ -64,13 +66,22 @@ def test_histogram_cards_report_non_finite_values(service: DataService) -> None:
     assert per_tag_page.unknown_message(["nope"], "./ops_all", "histogram") is not None
 
 
+def _lazy_graph(card: Any) -> tuple[dict[str, Any], Any]:
+    """The graph a histogram card draws when on screen (its id, config, class) and its
+    figure, from the card's lazy graph (:func:`~dash_insight.web.components.lazy_graph`)."""
+    lazy = card.children[1].children
+    store, slot = lazy.children
+    assert slot.id == {"type": "lazy-graph-slot", "key": store.id["key"]}
+    return store.data["graph"], store.data["figure"]
+
+
 def test_page_card_uses_the_context(service: DataService) -> None:
     state = histograms.STATE.parse({"view": "front"})
     card = histograms.PAGE.card(CardContext(dash.Dash(__name__), service, "./ops_all", state,
                                             "dark"), "hist/normal_1d")
-    graph = card.children[1].children
-    assert graph.id == {"type": "hist-graph", "tag": "hist/normal_1d"}
-    assert graph.figure.layout.meta == {"view": "front"}
+    graph, figure = _lazy_graph(card)
+    assert graph["id"] == {"type": "hist-graph", "tag": "hist/normal_1d"}
+    assert figure.layout.meta == {"view": "front"}
     missing = histograms.histogram_card(service.provider, "./ops_all", "no/such", state)
     assert text(missing.children[1]) == "no histogram tag 'no/such' in ./ops_all"
 
@@ -86,14 +97,15 @@ def test_many_histogram_steps_are_thinned_and_counted(tmp_path: Path) -> None:
         card = histograms.histogram_card(data.provider, "./long", "w",
                                          histograms.STATE.defaults())
         assert "100 of 150 steps shown" in text(card)
-        graph = card.children[1].children
-        assert len(graph.figure.data) == 2 * histograms.MAX_STEPS
-        assert list(graph.figure.layout.yaxis.ticktext)[-1] == "150"  # the last step is kept
+        _, figure = _lazy_graph(card)
+        assert len(figure.data) == 2 * histograms.MAX_STEPS
+        assert list(figure.layout.yaxis.ticktext)[-1] == "150"  # the last step is kept
     finally:
         data.close()
 
 
 def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> None:
+    dash_duo.driver.set_window_size(1600, 1400)  # the three charts on screen: all drawn
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url
                            + "/histograms?train_id=./ops_all&tags=hist/normal_1d,hist/all_nan,"
@@ -133,3 +145,56 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     until(lambda: len(run_js(dash_duo, HIST_META)) == 2, 10)
     assert url_params(dash_duo)["filter"] == "nan"
     assert console_errors(dash_duo) == []
+
+
+#: Each histogram card: whether it is on screen and whether its chart is drawn.
+CARDS = """
+return Array.from(document.querySelectorAll('.di-vp-card')).map(card => {
+    const rect = card.getBoundingClientRect();
+    const plot = card.querySelector('.js-plotly-plot');
+    return {onScreen: rect.bottom > 0 && rect.top < window.innerHeight,
+            drawn: Boolean(plot && plot._fullLayout)};
+});"""
+
+
+def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
+    """Issue 17 item 8: a page of 12 charts draws those on screen, the others when scrolled
+    to; each chart is drawn once."""
+    base = tmp_path / "logs"
+    rng = np.random.default_rng(2)
+    with SummaryWriter(base / "wide", host="t") as writer:
+        for step in range(1, 31):
+            for i in range(histograms.PAGE_SIZE):
+                writer.add_histogram(f"layer{i:02d}", rng.standard_normal(300), step)
+            writer.record(step)
+    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1, timeout=120)
+    try:
+        dash_duo.driver.set_window_size(1000, 900)
+        # Counts the charts plotted (Plotly.react: how dcc.Graph draws and redraws).
+        dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__plots = 0;
+            window.addEventListener('load', () => {
+              const react = window.Plotly.react;
+              window.Plotly.react = function () {
+                window.__plots += 1;
+                return react.apply(this, arguments);
+              };
+            });"""})
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./wide")
+        until(lambda: len(run_js(dash_duo, CARDS)) == histograms.PAGE_SIZE)
+        until(lambda: any(c["onScreen"] for c in run_js(dash_duo, CARDS)),
+              msg="no card on screen: the window is too small for this test")
+        until(lambda: all(c["drawn"] for c in run_js(dash_duo, CARDS) if c["onScreen"]))
+        cards = run_js(dash_duo, CARDS)
+        assert not cards[-1]["onScreen"] and not cards[-1]["drawn"]
+        drawn = sum(c["drawn"] for c in cards)
+        assert 0 < drawn < histograms.PAGE_SIZE
+        run_js(dash_duo, "window.scrollTo(0, document.body.scrollHeight);")
+        until(lambda: run_js(dash_duo, CARDS)[-1]["drawn"])
+        assert run_js(dash_duo, "return window.__plots;") == sum(
+            c["drawn"] for c in run_js(dash_duo, CARDS))  # none drawn twice
+        assert console_errors(dash_duo) == []
+    finally:
+        app.data_service.close()

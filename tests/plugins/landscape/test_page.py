@@ -114,7 +114,7 @@ def test_chooser_and_info_rows(tmp_path: Path) -> None:
                                "10x10x10"))
     assert rows["Network"] == "--" and rows["Step/Epoch"] == "4/1"
     final = compare_page.job_final(service, "./e")
-    assert final.cells is None and final.problem == compare_page.NOT_EXIST_TEXT
+    assert final.cells is None and final.problem == str(compare_page.NOT_EXIST_TEXT)
     app.data_service.close()
 
 
@@ -269,7 +269,7 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     assert set(cards) == {STEP_JOB, EPOCH_JOB}
     assert "Network: LeNet5" in cards[STEP_JOB]
     assert "loss: 2.2388088703155518" in cards[STEP_JOB]
-    assert compare_page.NOT_EXIST_TEXT in cards[EPOCH_JOB] and "loss: --" in cards[EPOCH_JOB]
+    assert str(compare_page.NOT_EXIST_TEXT) in cards[EPOCH_JOB] and "loss: --" in cards[EPOCH_JOB]
     # Each job's name in its run colour: the rule of the scalar comparison, then the user's.
     all_ids = [job.train_id for job in landscape_app.data_service.provider.list_jobs()]
     dots = dash_duo.driver.execute_script("""

@@ -282,7 +282,7 @@ def test_several_devices_and_a_damaged_profile(tmp_path: Path) -> None:
     app = dash.Dash(__name__)
     built = dashboard_page.build_cards(app, service, {"train_id": "./job"})
     text = str(built)
-    assert "problem(s) reading the profiler files" in text
+    assert "problems reading the profiler files" in text
     for card in ("prof-card-ranking", "prof-card-steps", "prof-card-timeline",
                  "prof-card-operators", "prof-card-profile"):
         assert card in text

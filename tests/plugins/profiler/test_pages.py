@@ -99,7 +99,7 @@ def test_summary_list_to_operator_page(dash_duo: Any, app: Any) -> None:
 
     # Drill down: the operators of the clicked type only (MindInsight listed all 43).
     _click(dash_duo, "#prof-expand-Conv2D")
-    dash_duo.wait_for_contains_text(".di-prof-drill", "Conv2D: 2 operator(s)")
+    dash_duo.wait_for_contains_text(".di-prof-drill", "Conv2D: 2 operators")
     names = dash_duo.driver.execute_script("""
         return Array.from(document.querySelectorAll('.di-prof-drill tbody tr'))
             .map(r => r.cells[1].textContent);""")

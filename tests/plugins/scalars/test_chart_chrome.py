@@ -58,6 +58,8 @@ def _modebar_opacity(dash_duo, card: str) -> str:
 
 
 def test_plotly_toolbar_shows_on_hover_and_covers_nothing_of_ours(dash_duo, corpus_app) -> None:
+    # A chart narrower than its 500 steps: it draws one point per pixel column, with a note.
+    dash_duo.driver.set_window_size(560, 1000)
     _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all&tags=loss")
     card = _card("./ops_all", "loss")
     until(lambda: _drawn(dash_duo, card), 20)
@@ -87,7 +89,10 @@ def test_constant_series_threshold_and_right_axis(dash_duo, corpus_app) -> None:
     _open(dash_duo, corpus_app, "/scalars?train_id=./lenet_sc")
     constant = _card("./lenet_sc", "learning_rate")
     loss = _card("./lenet_sc", "loss/auto")
-    until(lambda: _drawn(dash_duo, constant) and _drawn(dash_duo, loss), 20)
+    for card in (constant, loss):  # each chart is drawn when it comes on screen
+        dash_duo.driver.execute_script(
+            "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});", card)
+        until(lambda card=card: _drawn(dash_duo, card), 30)
 
     # The learning rate (0.05 throughout) sits inside a padded range around it, not -0.5..1.
     low, high = _full_axis(dash_duo, constant, "yaxis")["range"]

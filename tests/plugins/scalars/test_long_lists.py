@@ -56,8 +56,8 @@ def _picker(dash_duo, list_id: str) -> dict:
 
 
 def _titles(dash_duo) -> list[str]:
+    """The charts of the grid (each is drawn when it comes on screen)."""
     return run_js(dash_duo, "return Array.from(document.querySelectorAll('.di-chart-card'))"
-                            ".filter(c => c.querySelector('.js-plotly-plot'))"
                             ".map(c => c.querySelector('.di-chart-title').textContent);")
 
 
@@ -141,6 +141,13 @@ def test_1200_jobs_picker_and_tag_filter_on_the_comparison(dash_duo, long_app) -
     assert console_errors(dash_duo) == []
 
 
+def _show(dash_duo, title: str) -> None:
+    """Scroll the chart ``title`` to the middle of the screen (charts are drawn when on it)."""
+    run_js(dash_duo, "Array.from(document.querySelectorAll('.di-chart-card')).find(c =>"
+                     " c.querySelector('.di-chart-title').textContent === arguments[0])"
+                     ".scrollIntoView({block: 'center'});", title)
+
+
 def _lines(dash_duo) -> dict[str, dict[str, str]]:
     """{chart title: {run: line colour}} of the drawn comparison charts (smoothed lines)."""
     return run_js(dash_duo, """
@@ -174,8 +181,11 @@ def test_one_colour_per_run_legend_and_picked_colour(dash_duo, long_app) -> None
     dash_duo.start_server(long_app)
     runs = ["./run_0000", "./run_0001", "./run_0002"]
     dash_duo.wait_for_page(dash_duo.server_url + f"/compare?jobs={quote(encode_tags(runs))}")
-    # tag_000: only run_0001 has it; tag_001: all three.
-    until(lambda: set(_lines(dash_duo)) == {"tag_000", "tag_001"}, 30)
+    # tag_000: only run_0001 has it; tag_001: all three. Each is drawn when on screen.
+    until(lambda: len(_titles(dash_duo)) == 2, 30)
+    for title in ("tag_000", "tag_001"):
+        _show(dash_duo, title)
+        until(lambda title=title: title in _lines(dash_duo), 30)
     lines = _lines(dash_duo)
     assert lines["tag_000"]["./run_0001"] == lines["tag_001"]["./run_0001"]
     assert len(set(lines["tag_001"].values())) == 3
@@ -192,13 +202,18 @@ def test_one_colour_per_run_legend_and_picked_colour(dash_duo, long_app) -> None
 
     # Pick run_0001's colour: both charts follow, and a reload keeps it.
     picked = PALETTE[4] if expected["./run_0001"] != PALETTE[4] else PALETTE[5]
+    run_js(dash_duo, "window.scrollTo(0, 0);")
     dash_duo.select_dcc_dropdown("#compare-colour-run", value="./run_0001")
     _click(dash_duo, f'button[id*="\\"colour\\":\\"{picked}\\""]')
     until(lambda: {c["./run_0001"] for c in _lines(dash_duo).values()} == {picked}, 20)
     assert _lines(dash_duo)["tag_001"]["./run_0000"] == expected["./run_0000"]
     dash_duo.driver.refresh()
+    # The reloaded page opens at its top: its charts are drawn when scrolled to.
+    until(lambda: len(_titles(dash_duo)) == 2, 30)
+    _show(dash_duo, "tag_000")
     until(lambda: _lines(dash_duo).get("tag_000") == {"./run_0001": picked}, 30)
-    # Back to its own colour.
+    # Back to its own colour (the picker is at the top, under the page's sticky head).
+    run_js(dash_duo, "window.scrollTo(0, 0);")
     dash_duo.select_dcc_dropdown("#compare-colour-run", value="./run_0001")
     _click(dash_duo, "#compare-colour-reset")
     until(lambda: _lines(dash_duo).get("tag_000") == {"./run_0001": expected["./run_0001"]},

@@ -14,11 +14,9 @@ from selenium.webdriver.common.keys import Keys
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
 from dash_insight.plugins.scalars.charts import (
-    CHART_POINTS,
     ChartSpec,
     SeriesSpec,
-    chart_payload,
-    encode_series,
+    chart_plan,
     threshold_text,
 )
 from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
@@ -55,14 +53,6 @@ def test_threshold_logic() -> None:
     assert threshold_text({"conditions": [[">", 1], ["<", 3.5]], "combine": "or"}) == \
         "Current threshold: > 1 or < 3.5"
     assert threshold_text(None) == "Current threshold: -"
-
-
-def test_encode_series_marks_nonfinite() -> None:
-    encoded = encode_series(np.array([1, 2, 3, 4]), np.array([0.0, 1, 2, 3]),
-                            np.array([1.0, np.nan, np.inf, -np.inf], np.float32))
-    assert encoded["y"] == [1.0, None, None, None]
-    assert encoded["nonfinite"] == [[1, "nan"], [2, "inf"], [3, "-inf"]]
-    json.dumps(encoded)  # valid JSON: no NaN literals
 
 
 def test_filter_and_page_state() -> None:
@@ -182,19 +172,23 @@ def test_compare_controls_to_url() -> None:
         jobs[:5]  # once named, the jobs stay in the link
 
 
-def test_payload_downsamples_and_reports_problems(corpus: Path, tmp_path: Path) -> None:
+def test_plan_names_the_series_without_points_and_reports_problems(corpus: Path,
+                                                                   tmp_path: Path) -> None:
     app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0,
                      start_loader=False)
     app.data_service.loader.load_round()
-    payload = chart_payload(app.data_service.provider, [
-        ChartSpec("a", "loss", (SeriesSpec("./ops_all", "loss", "loss"),
-                                SeriesSpec("./ops_all", "nope", "nope"))),
-    ], max_points=100)
-    [chart] = payload["charts"]
+    specs = [ChartSpec("a", "loss", (SeriesSpec("./ops_all", "loss", "loss"),
+                                     SeriesSpec("./ops_all", "nope", "nope")))]
+    plan = chart_plan(app.data_service.provider, specs)
+    [chart] = plan["charts"]
     [series] = chart["series"]
-    assert series["total"] == 500 and series["shown"] <= 100
-    assert series["step"][0] == 1 and series["step"][-1] == 500
+    assert series == {"name": "loss", "train_id": "./ops_all", "tag": "loss", "right": False,
+                      "colour": None, "total": 500, "last": 500}  # no points: fetched later
     assert "nope" in chart["problems"][0]
+    assert chart_plan(app.data_service.provider, specs) == plan  # same data, same stamps
+    other = chart_plan(app.data_service.provider, [
+        ChartSpec("a", "loss", (SeriesSpec("./ops_all", "lr", "lr"),))])
+    assert other["stamp"] != plan["stamp"] and other["charts"][0]["stamp"] != chart["stamp"]
     app.data_service.close()
 
 
@@ -218,8 +212,37 @@ def _figures(dash_duo) -> dict[str, dict]:
 
 
 def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
+    """The figures once ``count`` chart cards are there and drawn: charts are drawn when they
+    come on screen, so each card is scrolled into view in turn (then back to the top)."""
+    cards = ".di-chart-card"
+    until(lambda: len(dash_duo.find_elements(cards)) == count, timeout)
+    for index in range(count):
+        dash_duo.driver.execute_script(
+            "const card = document.querySelectorAll(arguments[0])[arguments[1]];"
+            "if (card) card.scrollIntoView({block: 'center'});", cards, index)
+        until(lambda index=index: dash_duo.driver.execute_script(
+            "const card = document.querySelectorAll(arguments[0])[arguments[1]];"
+            "const plot = card && card.querySelector('.js-plotly-plot');"
+            "return Boolean(plot && plot.data);", cards, index), timeout)
+    dash_duo.driver.execute_script("window.scrollTo(0, 0);")
     until(lambda: len(_figures(dash_duo)) == count, timeout)
     return _figures(dash_duo)
+
+
+def _show_chart(dash_duo, title: str) -> None:
+    """Scroll the chart ``title`` to the middle of the screen."""
+    dash_duo.driver.execute_script("""
+        Array.from(document.querySelectorAll('.di-chart-card')).find(c =>
+            c.querySelector('.di-chart-title').textContent === arguments[0])
+          .scrollIntoView({block: 'center'});""", title)
+
+
+def _plot_width(dash_duo, title: str) -> int:
+    """The pixel width of the plot area of the chart ``title``."""
+    return dash_duo.driver.execute_script("""
+        const card = Array.from(document.querySelectorAll('.di-chart-card')).find(c =>
+            c.querySelector('.di-chart-title').textContent === arguments[0]);
+        return card.querySelector('.js-plotly-plot')._fullLayout._size.w;""", title)
 
 
 def _open(dash_duo, app, path: str) -> None:
@@ -265,10 +288,13 @@ def _set_input(dash_duo, selector: str, text: str) -> None:
 def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all")
     figures = _wait_charts(dash_duo, 10)
-    loss = corpus_app.data_service.provider.read_scalars("./ops_all", "loss",
-                                                         max_points=CHART_POINTS)
-    assert len(loss) <= CHART_POINTS < 500  # the chart gets about a point per pixel
-    np.testing.assert_allclose(figures["loss"]["data"][1]["y"], loss.value, rtol=1e-6)
+    # The chart gets at most a point per pixel column of its plot area, each a stored value.
+    stored = corpus_app.data_service.provider.read_scalars("./ops_all", "loss")
+    assert stored.step.tolist() == list(range(1, 501))
+    steps, drawn = figures["loss"]["data"][0]["x"], figures["loss"]["data"][0]["y"]
+    assert 100 < len(steps) <= _plot_width(dash_duo, "loss")
+    np.testing.assert_allclose(drawn, stored.value[np.asarray(steps) - 1], rtol=1e-6)
+    np.testing.assert_allclose(figures["loss"]["data"][1]["y"], drawn)  # unsmoothed
 
     # Unselect a tag: its chart goes, the URL says so.
     _click(dash_duo, '#scalar-tags .ag-row[row-id="lr"] [col-id="name"]')
@@ -296,7 +322,7 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     # Smoothing: redrawn in the browser, equal to the Python twin; no server call draws it.
     dash_duo.driver.execute_script("window._diRequests = [];")
     _set_input(dash_duo, ".di-smoothing-box input", "0.6")
-    expected = smooth_ema(loss.value.astype(np.float64), 0.6)
+    expected = smooth_ema(np.asarray(drawn, np.float64), 0.6)
     until(lambda: np.allclose(_figures(dash_duo)["loss"]["data"][1]["y"], expected, rtol=1e-5),
           10)
     sent = [json.loads(body) for body in dash_duo.driver.execute_script(
@@ -407,6 +433,7 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     assert names == {"./lenet_sc", "./lenet_lr0.01_bs32"}
     # Add a third job from the checklist: its line appears in the same chart.
     _click(dash_duo, '#compare-jobs .ag-row[row-id="./lenet_lr0.05_bs64"] [col-id="name"]')
+    _show_chart(dash_duo, "loss/auto")  # a chart is brought up to date when on screen
     until(lambda: len({t["name"] for t in _figures(dash_duo)["loss/auto"]["data"]}) == 3, 10)
     _click(dash_duo, '.di-axis input[value="absolute"]')
     until(lambda: _figures(dash_duo)["loss/auto"]["layout"]["xaxis"]["text"] == "time", 10)
@@ -432,7 +459,8 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         _open(dash_duo, app, "/scalars?train_id=./long")
         figure = _wait_charts(dash_duo, 1, timeout=30)["loss"]
-        assert len(figure["data"][0]["x"]) <= CHART_POINTS + 1  # the NaN beyond the budget
+        width = _plot_width(dash_duo, "loss")
+        assert len(figure["data"][0]["x"]) <= width + 1  # the NaN beyond the budget
         assert any("points drawn" in note for note in figure["layout"]["annotations"])
         plot = ".di-chart-card .js-plotly-plot"
 
@@ -457,5 +485,5 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
                      for v in values[73_050 - 1:73_251 - 1].astype(np.float64).tolist()]
         assert "raw: all 201 points of the range" in notes
         _click(dash_duo, 'button[id*="chart-reset"]')  # back to the whole series
-        until(lambda: len(drawn()[0]) <= CHART_POINTS + 1 and drawn()[0][-1] == 120_000, 10)
+        until(lambda: len(drawn()[0]) <= width + 1 and drawn()[0][-1] == 120_000, 10)
         assert console_errors(dash_duo) == []

@@ -199,3 +199,42 @@ def test_large_answers_are_streamed_in_pieces(client: FlaskClient,
     assert b"[" + http.point_objects(columns) + b"]" == (
         b'[{"step":0,"value":0.5},{"step":1,"value":null},{"step":2,"value":null},'
         b'{"step":3,"value":-1.0},{"step":4,"value":2.0}]')
+
+
+CHART = "/v1/dash-insight/chart/scalar"
+
+
+def test_chart_scalar_columns_at_a_width(client: FlaskClient, provider: DataProvider) -> None:
+    """What one line of a chart draws: the LOD of ``scalar/metadata`` as columns."""
+    answer = client.get(CHART, query_string={"train_id": "./ops_all", "tag": "loss",
+                                             "max_points": 100}).get_json()
+    window = provider.read_scalar_window("./ops_all", "loss", max_points=100)
+    assert answer["step"] == window.series.step.tolist() and answer["shown"] <= 100
+    assert answer["total"] == 500 and answer["step"][0] == 1 and answer["step"][-1] == 500
+    np.testing.assert_allclose(answer["y"], window.series.value.astype(np.float64))
+    # MindInsight's tag spelling, a step range: every raw point of it.
+    ranged = client.get(CHART, query_string={"train_id": "./ops_all", "tag": "loss/scalar",
+                                             "start_step": 10, "end_step": 19}).get_json()
+    assert ranged["step"] == list(range(10, 20)) and ranged["total"] == 10
+
+
+def test_chart_scalar_marks_non_finite_values(client: FlaskClient,
+                                              provider: DataProvider) -> None:
+    answer = client.get(CHART, query_string={"train_id": "./ops_all",
+                                             "tag": "metrics/nan_inf"}).get_json()
+    value = provider.read_scalars("./ops_all", "metrics/nan_inf").value.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(value))
+    assert bad.size and [i for i, _ in answer["nonfinite"]] == bad.tolist()
+    assert {kind for _, kind in answer["nonfinite"]} <= {"nan", "inf", "-inf"}
+    assert all(answer["y"][i] is None for i in bad.tolist())
+
+
+def test_chart_scalar_errors(client: FlaskClient) -> None:
+    assert error_of(client.get(CHART, query_string={"train_id": "./nope", "tag": "loss"}))[0] \
+        in (400, 404)
+    status, code = error_of(client.get(CHART, query_string={"train_id": "./ops_all",
+                                                            "tag": "nope"}))
+    assert status in (400, 404) and code
+    status, _ = error_of(client.get(CHART, query_string={"train_id": "./ops_all",
+                                                         "tag": "loss", "max_points": 1}))
+    assert status == 400

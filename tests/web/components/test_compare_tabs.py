@@ -13,7 +13,7 @@ from dash_insight.web.plugin import NavLink
 
 def test_tabs_from_the_plugins_in_rank_order(tmp_path: Path) -> None:
     app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
-    assert [(t.label, t.path) for t in installed(app)] == [
+    assert [(str(t.label), t.path) for t in installed(app)] == [
         ("Scalar Comparison", "/compare"), ("Loss Graph Comparison", "/compare/landscape")]
     strip = tab_strip(app, "/compare/landscape")
     assert strip is not None

@@ -10,7 +10,7 @@ from dash_insight.web.components import tag_select as ts
 from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
 from tests.browser import until
 from tests.conftest import console_errors
-from tests.pages import HIST_META, find, run_js, text, url_params
+from tests.pages import find, run_js, text, url_params
 
 
 def test_filter_and_visible_tags() -> None:
@@ -142,22 +142,27 @@ def _picker_rows(dash_duo, list_id: str) -> dict:
     """, list_id)
 
 
+#: The number of chart cards of the parameter distribution page (their charts are drawn when
+#: they come on screen).
+HIST_CARDS = "return document.querySelectorAll('#hist-cards .di-vp-card').length"
+
+
 def test_all_none_and_one_tag_in_the_browser(dash_duo, corpus_app) -> None:
     """None, All, one tag off, on the parameter distribution page."""
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./lenet_sc")
-    until(lambda: len(run_js(dash_duo, HIST_META)) == 8, 15)
+    until(lambda: run_js(dash_duo, HIST_CARDS) == 8, 15)
     dash_duo.find_element("#hist-tags-none").click()
     dash_duo.wait_for_contains_text("#hist-cards", "No tag selected")
     assert url_params(dash_duo)["tags"] == ","
     until(lambda: _picker_rows(dash_duo, "hist-tags")["ticked"] == [], 10)
     dash_duo.find_element("#hist-tags-all").click()
-    until(lambda: len(run_js(dash_duo, HIST_META)) == 8, 15)
+    until(lambda: run_js(dash_duo, HIST_CARDS) == 8, 15)
     assert "tags" not in url_params(dash_duo)
     until(lambda: len(_picker_rows(dash_duo, "hist-tags")["ticked"]) == 8, 10)
     row = _picker_rows(dash_duo, "hist-tags")["rows"].index("fc1.bias/auto")
     dash_duo.find_element(f'#hist-tags .ag-row[row-index="{row}"] [col-id="name"]').click()
-    until(lambda: len(run_js(dash_duo, HIST_META)) == 7, 15)
+    until(lambda: run_js(dash_duo, HIST_CARDS) == 7, 15)
     assert "fc1.bias/auto" not in url_params(dash_duo)["tags"].split(",")
     assert dash_duo.find_element("#hist-tags-count").text == "7 of 8 tags selected"
     assert console_errors(dash_duo) == []

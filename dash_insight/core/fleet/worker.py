@@ -1,0 +1,148 @@
+"""``dash-insight worker``: a Celery worker loading a base directory into a Redis index.
+
+Redis is the broker and the result backend (the engine Dash's background callbacks use). Two
+tasks, on a queue of the base directory's own (``dash-insight-<digest>``), so workers of other
+base directories sharing the Redis never take them:
+
+* :data:`DISCOVER`, sent every ``--reload-interval`` seconds by Celery beat (embedded with
+  ``--beat`` in one worker or more: a second beat only sends discoveries that find the
+  ``discovery`` lease taken), sends one :data:`LOAD` task per job whose files changed;
+* :data:`LOAD` loads one job under its lease (:class:`.loading.FleetLoading`).
+
+Both are ``acks_late`` (a task whose worker died is delivered again once the broker's
+visibility timeout passes) and retried with backoff when the index or Redis fails them (a
+version conflict, a lost lease, a dropped connection); a retried or repeated task finds the
+offsets its predecessor committed and reads from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import logging
+import os
+import threading
+from typing import Any
+
+import redis
+from celery import Celery
+
+from dash_insight.core.fleet.loading import FLEET_SLICE_BYTES, FleetLoading, LeaseLost, Outcome
+from dash_insight.core.settings import Settings
+from dash_insight.core.store.index_api import IndexConflict
+from dash_insight.core.store.redis_index import RedisIndexStore, key_prefix
+
+log = logging.getLogger(__name__)
+
+DISCOVER = "dash_insight.discover"
+LOAD = "dash_insight.load_job"
+#: How long the broker waits for the ack of a delivered task before delivering it again (a
+#: worker killed mid-task): longer than any task runs (see ``task_seconds``).
+VISIBILITY_TIMEOUT_SECONDS = 300
+_RETRIED = (IndexConflict, LeaseLost, redis.ConnectionError, redis.TimeoutError)
+
+
+def queue_name(settings: Settings) -> str:
+    return "dash-insight-" + key_prefix(settings.base_dir).split(":")[1]
+
+
+class _PerProcess:
+    """The loading of this worker process: opened on first use after the fork (a Redis
+    connection must not be shared between the prefork pool's processes)."""
+
+    def __init__(self, settings: Settings, lease_seconds: float, task_seconds: float,
+                 slice_bytes: int) -> None:
+        self.settings = settings
+        self.lease_seconds, self.task_seconds = lease_seconds, task_seconds
+        self.slice_bytes = slice_bytes
+        self._pid = -1
+        self._loading: FleetLoading | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> FleetLoading:
+        with self._lock:
+            if self._loading is None or self._pid != os.getpid():
+                store = RedisIndexStore(self.settings.index, self.settings.base_dir)
+                self._loading = FleetLoading(self.settings, store,
+                                             lease_seconds=self.lease_seconds,
+                                             task_seconds=self.task_seconds,
+                                             slice_bytes=self.slice_bytes)
+                self._pid = os.getpid()
+            return self._loading
+
+
+def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
+                  task_seconds: float = 60.0, slice_bytes: int = FLEET_SLICE_BYTES) -> Celery:
+    """The Celery app of ``settings``' base directory and Redis index, with its two tasks."""
+    if not settings.index:
+        raise ValueError("the fleet needs --index redis://host:port/db")
+    app = Celery("dash_insight", broker=settings.index, backend=settings.index)
+    queue = queue_name(settings)
+    interval = settings.reload_interval or 3.0
+    app.conf.update(
+        task_default_queue=queue,
+        task_serializer="json",
+        accept_content=["json"],
+        result_serializer="json",
+        task_ignore_result=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_SECONDS},
+        broker_connection_retry_on_startup=True,
+        beat_schedule={"discover": {"task": DISCOVER, "schedule": interval,
+                                    "options": {"queue": queue, "expires": interval * 2}}},
+    )
+    loading = _PerProcess(settings, lease_seconds, task_seconds, slice_bytes)
+
+    @app.task(name=DISCOVER, autoretry_for=_RETRIED, retry_backoff=1, retry_backoff_max=10,
+              max_retries=5)
+    def discover() -> int:
+        """Publish the job list and queue the jobs that changed; how many were queued."""
+        train_ids = loading.get().discover()
+        for train_id in train_ids or ():
+            load_job.delay(train_id)
+        return len(train_ids or ())
+
+    @app.task(name=LOAD, autoretry_for=_RETRIED, retry_backoff=1, retry_backoff_max=10,
+              max_retries=10)
+    def load_job(train_id: str) -> str:
+        """Load what is new in one job; queued again when its time ran out."""
+        fleet = loading.get()
+        outcome = fleet.load(train_id)
+        if outcome is Outcome.MORE:
+            fleet.mark_queued(train_id)
+            load_job.delay(train_id)
+        return outcome.value
+
+    return app
+
+
+def run_worker(settings: Settings, *, concurrency: int, pool: str = "prefork",
+               beat: bool = False, lease_seconds: float = 30.0, task_seconds: float = 60.0,
+               slice_bytes: int = FLEET_SLICE_BYTES, loglevel: str = "INFO",
+               extra: list[str] | None = None) -> int:
+    """Run a Celery worker in this process until it is stopped (Ctrl-C, SIGTERM)."""
+    app = create_celery(settings, lease_seconds=lease_seconds, task_seconds=task_seconds,
+                        slice_bytes=slice_bytes)
+    argv = ["worker", "--loglevel", loglevel, "--concurrency", str(concurrency),
+            "--pool", pool, "--queues", queue_name(settings),
+            "--hostname", f"dash-insight-{os.getpid()}@%h", "--without-gossip",
+            "--without-mingle"]
+    schedule = os.path.join(settings.workspace, "fleet", f"beat-{os.getpid()}")
+    if beat:
+        # Beat's schedule (a shelve file) is this worker's own: the schedule is in the code.
+        os.makedirs(os.path.dirname(schedule), mode=0o700, exist_ok=True)
+        argv += ["--beat", "--schedule", schedule]
+    try:
+        app.worker_main(argv + list(extra or ()))
+    finally:
+        for path in glob.glob(glob.escape(schedule) + "*"):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+    return 0
+
+
+def send_discovery(settings: Settings) -> Any:
+    """Queue one discovery now (tests and tools; beat sends them otherwise)."""
+    return create_celery(settings).send_task(DISCOVER, queue=queue_name(settings))

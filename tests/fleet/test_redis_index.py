@@ -1,0 +1,197 @@
+"""What only the Redis index has: WATCHed job states, leases, retired chunks expiring in Redis,
+and a web process on a Redis index that loads nothing itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dash_insight.core.store.index import RETIRED_CHUNK_SECONDS, ScalarColumns
+from dash_insight.core.store.index_api import IndexConflict
+from dash_insight.core.store.state import FileState, JobState
+
+pytestmark = pytest.mark.fleet
+redis_index = pytest.importorskip("dash_insight.core.store.redis_index")
+
+
+def test_a_job_written_meanwhile_makes_the_transaction_write_nothing(redis_url: str,
+                                                                     tmp_path: Path) -> None:
+    first = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    second = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    with first.transaction():
+        first.save_job(JobState("./a", version=1))
+    with pytest.raises(IndexConflict), first.transaction():
+        state = first.load_job("./a")  # WATCHed from here on
+        assert state is not None
+        with second.transaction():  # another machine's writer commits the same job
+            second.save_job(JobState("./a", version=7))
+        state.version = 2
+        first.save_job(state)
+        first.set_job_list([("./a", 0.0, 0.0)])
+    assert second.job_versions() == {"./a": 7} and not second.has_job_list()
+    first.close()
+    second.close()
+
+
+def test_a_lease_is_exclusive_until_released_or_expired(redis_url: str, tmp_path: Path) -> None:
+    store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    with store.lease("job|./a", 30) as lease:
+        assert lease is not None and lease.renew()
+        with store.lease("job|./a", 30) as other:
+            assert other is None
+    with store.lease("job|./a", 0.05) as lease:
+        assert lease is not None
+        store.client.delete(lease.key)  # expired: another holder takes it ...
+        with store.lease("job|./a", 30) as other:
+            assert other is not None
+            assert not lease.renew()  # ... and the first cannot renew (or release) it
+    store.close()
+
+
+def test_merged_chunks_expire_in_redis_instead_of_vanishing(redis_url: str,
+                                                             tmp_path: Path) -> None:
+    store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    state = JobState("./j")
+    file_state = state.files["f"] = FileState("f", "summary", (1, 1))
+    step = np.arange(4, dtype=np.int64)
+    for _ in range(2):
+        store.append_chunk(state, file_state, "scalar", "x",
+                           ScalarColumns(step, step.astype(np.float64), step.astype(np.float32)))
+    [merged] = file_state.chunks[("scalar", "x")]
+    serial = merged.serial
+    assert merged.entries == 8 and serial == 3 and not merged.ascending
+    ttls = [store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", old))
+            for old in (1, 2)]
+    assert all(0 < ttl <= RETIRED_CHUNK_SECONDS * 1000 for ttl in ttls), ttls
+    assert store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", serial)) == -1
+    store.close()
+
+
+def test_step_windows_read_chunk_summaries_from_redis(redis_url: str, tmp_path: Path) -> None:
+    """The range reads of issue #18 on a Redis index: a live tag's merged chunks carry their
+    step bounds and summaries, a window equals the whole series cut to it, and a merge retires
+    the summaries with their chunk."""
+    from dash_insight.core.provider import DataProvider
+    from dash_insight.core.store.chunks import SUMMARY_LEVELS, summarise
+
+    store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    state = JobState("./j", version=1)
+    file_state = state.files["f"] = FileState("f", "summary", (1, 1))
+    with store.transaction():
+        for start, end in ((0, 1000), (1000, 2000), (2000, 4000)):  # merged into one
+            step = np.arange(start, end, dtype=np.int64)
+            store.append_chunk(state, file_state, "scalar", "x", ScalarColumns(
+                step, step.astype(np.float64), np.sin(step / 50.0).astype(np.float32)))
+        state.tags = {"scalar": {"x": {"f": 1}}}
+        store.save_job(state)
+        store.set_job_list([("./j", 0.0, 0.0)])
+        store.bump_generation()
+    [ref] = file_state.chunks[("scalar", "x")]
+    assert (ref.entries, ref.first_step, ref.last_step, ref.ascending) == (4000, 0, 3999, True)
+    step = np.arange(4000, dtype=np.int64)
+    value = np.sin(step / 50.0).astype(np.float32)
+    for level in SUMMARY_LEVELS:
+        stored = store.read_summary("./j", "scalar", "x", "f", ref.serial, level)
+        np.testing.assert_array_equal(stored.step, summarise(step, step, value, level).step)
+    retired = store.client.pttl(store._k("lod", "./j", "scalar", "x", "f", 1, SUMMARY_LEVELS[0]))
+    assert 0 < retired <= RETIRED_CHUNK_SECONDS * 1000
+    provider = DataProvider(str(tmp_path), store)
+    found = provider.read_scalar_window("./j", "x", 1500, 1600)
+    np.testing.assert_array_equal(found.series.step, step[1500:1601])
+    np.testing.assert_array_equal(found.series.value, value[1500:1601])
+    assert provider.scalar_extent("./j", "x") == (4000, 3999)
+    store.close()
+
+
+def test_a_web_process_on_a_redis_index_starts_no_loader(redis_url: str, tmp_path: Path) -> None:
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.service import DataService
+    from dash_insight.core.settings import Settings
+
+    with SummaryWriter(tmp_path / "base" / "job") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    service = DataService(Settings(summary_base_dir=str(tmp_path / "base"), index=redis_url,
+                                   workspace=str(tmp_path / "ws"), reload_interval=0.1))
+    try:
+        service.start()
+        assert service.fleet and isinstance(service.store, redis_index.RedisIndexStore)
+        assert not service.loader.wait_rounds(1, timeout=0.5)  # no loading round ever runs
+        assert not service.store.has_job_list() and service.store.job_versions() == {}
+        assert not (tmp_path / "ws" / "index").exists()  # no diskcache either
+    finally:
+        service.close()
+
+
+def test_a_loader_that_lost_its_job_to_another_writes_nothing(redis_url: str,
+                                                              tmp_path: Path) -> None:
+    """A worker whose lease lapsed mid-job (another worker loaded the job meanwhile) fails its
+    next commit with IndexConflict: every step stays indexed exactly once."""
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.provider import DataProvider
+    from dash_insight.core.store.discovery import discover_job
+    from dash_insight.core.store.loader import Loader
+
+    base = tmp_path / "base"
+    with SummaryWriter(base / "j") as writer:
+        for step in range(6):  # six records of about 1 MB: six passes of 1 MB
+            writer.add_tensor("w", np.full(1 << 18, step, np.float32), step)
+            writer.add_scalar("loss", float(step), step)
+    store = redis_index.RedisIndexStore(redis_url, str(base))
+    job = discover_job(str(base), "./j")
+    assert job is not None
+
+    def loader() -> Loader:
+        return Loader(str(base), store, reload_interval=0, slice_bytes=1 << 20)
+
+    passes: list[int] = []
+
+    def other_worker_takes_over() -> None:
+        passes.append(1)
+        if len(passes) == 2:  # after this worker's second pass, another loads the whole job
+            assert loader().load_job(job)
+
+    with pytest.raises(IndexConflict):
+        loader().load_job(job, after_pass=other_worker_takes_over)
+    assert len(passes) == 2
+    state = store.load_job("./j")
+    assert state is not None and state.status == "loaded"
+    series = DataProvider(str(base), store).read_scalars("./j", "loss")
+    assert series.step.tolist() == list(range(6))
+    store.close()
+
+
+def test_fleet_discovery_drops_gone_jobs_and_reloads_damaged_ones(redis_url: str,
+                                                                  tmp_path: Path) -> None:
+    """FleetLoading without Celery: discovery queues new jobs once, drops a deleted job, and a
+    job a reader found damaged is deleted and queued again."""
+    import shutil
+
+    from dash_insight.core.fleet.loading import FleetLoading, Outcome
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+
+    base = tmp_path / "base"
+    for name in ("a", "b"):
+        with SummaryWriter(base / name) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(summary_base_dir=str(base), index=redis_url)
+    store = redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+    assert sorted(fleet.discover() or ()) == ["./a", "./b"]
+    assert fleet.discover() == []  # queued already: not queued twice
+    assert [fleet.load(train_id) for train_id in ("./a", "./b")] == [Outcome.DONE] * 2
+    assert fleet.discover() == []  # nothing changed
+    shutil.rmtree(base / "b")
+    store.request_rebuild("./a")
+    assert fleet.discover() == ["./a"]
+    assert [train_id for train_id, _, _ in store.job_list()] == ["./a"]
+    assert store.load_job("./b") is None and store.load_job("./a") is None
+    assert fleet.load("./b") is Outcome.GONE
+    with store.lease("job|./a", 30):  # another worker is on it
+        assert fleet.load("./a") is Outcome.BUSY
+    assert fleet.load("./a") is Outcome.DONE
+    state = store.load_job("./a")
+    assert state is not None and state.status == "loaded"
+    store.close()

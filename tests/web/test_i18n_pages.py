@@ -1,0 +1,301 @@
+"""Every page in Chinese, and the language switch (dash_duo, headless Chromium).
+
+The catalog test: each page is rendered in Chinese over real jobs (the corpus, a loss landscape
+job and a profiled job in one base directory) and no visible text may be an English message of
+the catalog whose Chinese differs from it. What is allowed to stay English is what the catalog
+itself keeps (op names such as ``Map``, ``Batch``; ``Step/Epoch``) and what is not interface
+text: tag names, job folders, numbers, units, brand names.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from babel.messages.pofile import read_po
+from dash.testing.wait import until
+
+from dash_insight.core import i18n
+from dash_insight.web.application import create_app
+from tests.conftest import CORPUS, PROFILER_CORPUS
+
+pytestmark = pytest.mark.browser
+
+LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
+JOBS = {CORPUS: ("lenet_sc", "lenet_lr0.01_bs32", "lenet_lr0.05_bs64", "ops_in_net"),
+        LANDSCAPE_CORPUS: ("lenet_step",), PROFILER_CORPUS: ("lenet_prof",)}
+
+#: Data of the jobs that happens to spell an English message: MindSpore's top scope
+#: ``Default`` (graph), the landscape's unit ``step``, the profiler's directory ``profiler`` and
+#: its context mode ``graph``.
+DATA_WORDS = {"/graph": {"Default"}, "/loss-landscape": {"step"},
+              "/profiler": {"profiler", "graph"}}
+
+#: Every page, with what shows it has drawn its data.
+PAGES = [
+    ("/", "#job-table tbody tr td a"),
+    ("/dashboard?train_id=./lenet_sc", "#card-scalar .js-plotly-plot"),
+    ("/scalars?train_id=./lenet_sc", "#scalar-grid .js-plotly-plot"),
+    ("/scalars?train_id=./damaged", "#scalar-grid .js-plotly-plot"),
+    ("/histograms?train_id=./lenet_sc", "#hist-cards .js-plotly-plot"),
+    ("/images?train_id=./lenet_sc", "#img-cards img"),
+    ("/tensors?train_id=./ops_in_net", "#tensor-cards .di-vt-stats span"),
+    ("/graph?train_id=./lenet_sc", "#graph-info .gp-info-empty"),
+    ("/data-graph?train_id=./lenet_sc", "#data-graph-summary:not(:empty)"),
+    ("/lineage", "#lineage-grid .ag-row"),
+    ("/lineage?tab=dataset", "#lineage-grid .ag-row"),
+    ("/compare", "#compare-grid .js-plotly-plot"),
+    ("/compare/landscape", "#lc-tiles .js-plotly-plot"),
+    ("/loss-landscape?train_id=./lenet_step", "#ls-info .di-ls-info-row"),
+    ("/profiler?train_id=./lenet_prof", "#prof-card-ranking .js-plotly-plot"),
+    ("/profiler/operator?train_id=./lenet_prof", "#prof-table table"),
+    ("/profiler/timeline?train_id=./lenet_prof", "#prof-timeline .js-plotly-plot"),
+]
+
+#: The visible text nodes of the page, and the placeholders and tooltips of what is visible.
+VISIBLE_TEXTS = """
+const texts = [];
+const visible = el => el && el.getClientRects().length > 0
+    && getComputedStyle(el).visibility !== 'hidden';
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  const text = node.textContent.trim();
+  if (text && visible(node.parentElement)
+      && !node.parentElement.closest('script, style, #di-client-texts')) texts.push(text);
+}
+document.querySelectorAll('[placeholder], [title]').forEach(el => {
+  if (!visible(el)) return;
+  ['placeholder', 'title'].forEach(name => {
+    const value = (el.getAttribute(name) || '').trim();
+    if (value) texts.push(value);
+  });
+});
+return texts;
+"""
+
+
+def english_messages() -> list[tuple[str, re.Pattern[str] | None]]:
+    """The catalog's English messages that Chinese translates differently: (message, a
+    pattern matching it with its placeholders filled, or None without placeholders)."""
+    path = Path(i18n.LOCALE_DIR) / i18n.CHINESE / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=i18n.CHINESE)
+    out: list[tuple[str, re.Pattern[str] | None]] = []
+    for message in catalog:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for english in ids:
+            if english.strip() in {s.strip() for s in strings}:
+                continue  # kept as it is in Chinese (op names, units)
+            if "{" in english:
+                parts = re.split(r"\{[^{}]*\}", english)
+                pattern = "(.+?)".join(re.escape(part) for part in parts)
+                out.append((english, re.compile(pattern)))
+            else:
+                out.append((english.strip(), None))
+    return out
+
+
+def untranslated(texts: list[str], messages: list[tuple[str, re.Pattern[str] | None]]
+                 ) -> dict[str, str]:
+    """The texts that are an English message (a whole text node, or a message of several
+    words inside a longer text), each with the first message it is."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for english, pattern in messages:
+            if pattern is not None:
+                # a long sentence may sit in a longer text ("⚠ " before it)
+                match = pattern.search if len(english) > 14 else pattern.fullmatch
+                hit = bool(match(text)) and len(english) > 6
+            else:
+                hit = text == english or (" " in english and len(english) > 8
+                                          and english in text)
+            if hit:
+                found.setdefault(text, english)
+                break
+    return found
+
+
+def test_the_check_finds_english() -> None:
+    messages = english_messages()
+    found = untranslated(["Summary List", "Total 3 tags", "loss", "./lenet_sc", "训练列表",
+                          "⚠ This job has 2 problems; everything readable is shown."], messages)
+    assert set(found) == {"Summary List", "Total 3 tags",
+                          "⚠ This job has 2 problems; everything readable is shown."}
+    assert not untranslated(["Map", "Batch", "12", "3 个标签", "lenet_sc"], messages)
+
+
+@pytest.fixture(scope="module")
+def all_pages_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One app over corpus jobs, a loss-landscape job and a profiled job."""
+    base = tmp_path_factory.mktemp("i18n") / "base"
+    for corpus, jobs in JOBS.items():
+        if not corpus.is_dir():
+            pytest.skip(f"corpus not found at {corpus}")
+        for job in jobs:
+            shutil.copytree(corpus / job, base / job)
+    # A damaged job: its damage reasons (kept in English in the index) are shown in Chinese.
+    shutil.copytree(CORPUS / "lenet_lr0.1_bs16", base / "damaged")
+    summary = next((base / "damaged").glob("*.summary.*_MS"))
+    data = bytearray(summary.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    summary.write_bytes(bytes(data))
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
+                     reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    yield app
+    app.data_service.close()
+
+
+def _accept_language(dash_duo: Any, language: str) -> None:
+    """What the browser sends as ``Accept-Language`` (as ``--lang`` / ``intl.accept_languages``
+    would set it), through the DevTools protocol."""
+    agent = dash_duo.driver.execute_script("return navigator.userAgent")
+    dash_duo.driver.execute_cdp_cmd("Network.setUserAgentOverride",
+                                    {"userAgent": agent, "acceptLanguage": language})
+
+
+def _wait_drawn(dash_duo: Any, selector: str) -> None:
+    dash_duo.wait_for_element(selector, timeout=60)
+    until(lambda: not dash_duo.driver.execute_script(
+        "return document.querySelectorAll('[data-dash-is-loading=\"true\"]').length"), 30)
+
+
+def test_every_page_in_chinese_shows_no_english_message(dash_duo: Any,
+                                                        all_pages_app: Any) -> None:
+    dash_duo.start_server(all_pages_app)
+    _accept_language(dash_duo, "zh-CN,zh;q=0.9")
+    messages = english_messages()
+    found: dict[str, dict[str, str]] = {}
+    for path, ready in PAGES:
+        dash_duo.wait_for_page(dash_duo.server_url + path)
+        _wait_drawn(dash_duo, ready)
+        assert dash_duo.driver.execute_script("return document.documentElement.lang") == "zh-CN"
+        dash_duo.wait_for_text_to_equal(".di-language-option.active", "中文")
+        dash_duo.driver.execute_script(  # the damage list is shown too
+            "document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        data = DATA_WORDS.get(path.split("?")[0], set())
+        texts = [text for text in dash_duo.driver.execute_script(VISIBLE_TEXTS)
+                 if text not in data]
+        assert any(re.search(r"[\u4e00-\u9fff]", text) for text in texts), path
+        english = untranslated(texts, messages)
+        if english:
+            found[path] = english
+    assert not found, "English messages on Chinese pages: " + "; ".join(
+        f"{path}: {texts}" for path, texts in found.items())
+
+
+def _title(dash_duo: Any) -> str:
+    return dash_duo.find_element("h1.di-title").text
+
+
+def _switch(dash_duo: Any, name: str, title: str) -> None:
+    """Click 中文 / English in the top bar: the page comes back in that language at the same
+    address."""
+    url = dash_duo.driver.current_url
+    dash_duo.find_element(f".di-language-option[title='{name}']").click()
+    until(lambda: _title(dash_duo) == title, 30)
+    assert dash_duo.driver.current_url == url
+
+
+def test_language_switch_holds_across_reloads(dash_duo: Any, all_pages_app: Any) -> None:
+    dash_duo.start_server(all_pages_app)
+    _accept_language(dash_duo, "en-US,en;q=0.9")
+    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./lenet_sc")
+    _wait_drawn(dash_duo, "#scalar-grid .js-plotly-plot")
+    assert _title(dash_duo) == "Scalars"
+    _switch(dash_duo, "中文", "标量")
+    _wait_drawn(dash_duo, "#scalar-grid .js-plotly-plot")
+    dash_duo.wait_for_text_to_equal("#nav-lineage", "溯源分析")
+    dash_duo.driver.refresh()
+    until(lambda: _title(dash_duo) == "标量", 30)
+    # the charts' own words (drawn in the browser) follow the page's language
+    until(lambda: "步骤" in dash_duo.driver.execute_script(
+        "return Array.from(document.querySelectorAll('#scalar-grid .xtitle'))"
+        ".map(t => t.textContent).join(' ')"), 30)
+
+    dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
+    _wait_drawn(dash_duo, "#lineage-grid .ag-row")
+    assert _title(dash_duo) == "溯源分析"
+    dash_duo.wait_for_text_to_equal("#lineage-tab-model", "模型溯源")
+    _switch(dash_duo, "English", "Lineage")
+    dash_duo.driver.refresh()
+    until(lambda: _title(dash_duo) == "Lineage", 30)
+    dash_duo.wait_for_text_to_equal("#lineage-tab-model", "Model lineage")
+    # the choice is the browser's, for every page
+    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./lenet_sc")
+    until(lambda: _title(dash_duo) == "Scalars", 30)
+    # the switch's choice wins over the browser's language
+    _accept_language(dash_duo, "zh-CN")
+    dash_duo.driver.refresh()
+    until(lambda: _title(dash_duo) == "Scalars", 30)
+
+
+def test_first_visit_follows_accept_language(dash_duo: Any, all_pages_app: Any) -> None:
+    dash_duo.start_server(all_pages_app)
+    _accept_language(dash_duo, "zh-CN")
+    dash_duo.wait_for_page(dash_duo.server_url + "/")
+    dash_duo.wait_for_element("#job-table tbody tr td a", timeout=60)
+    assert _title(dash_duo) == "训练列表"
+    dash_duo.wait_for_text_to_equal(".di-language-option.active", "中文")
+    assert dash_duo.driver.execute_script("return document.cookie").find("di_language") < 0
+    _accept_language(dash_duo, "fr-FR,en;q=0.5")
+    dash_duo.driver.refresh()
+    until(lambda: _title(dash_duo) == "Summary List", 30)
+
+
+CJK_JOB = "实验_学习率0.01_非常长的中文训练作业目录名称用于测试换行是否正确显示"
+CJK_TAG = "损失函数/训练集上的平均损失值_很长的标签名称用于测试换行"
+
+#: Whether anything on the page is wider than the window, and the height of one line of the
+#: status and badge texts against the line height (one line each).
+LAYOUT_CHECK = """
+const rows = el => el ? (el.getBoundingClientRect().height
+                         < 1.9 * parseFloat(getComputedStyle(el).fontSize) ? 1 : 2) : 0;
+return {overflow: document.documentElement.scrollWidth > window.innerWidth + 1,
+        badge: rows(document.querySelector('#job-table .di-badge')),
+        status: rows(document.querySelector('#job-table .di-nowrap'))};
+"""
+
+
+@pytest.fixture(scope="module")
+def cjk_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from dash_insight import SummaryWriter
+
+    base = tmp_path_factory.mktemp("cjk")
+    with SummaryWriter(base / CJK_JOB) as writer:
+        for step in range(10):
+            writer.add_scalar(CJK_TAG, 1.0 / (step + 1), step=step)
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1)
+    yield app
+    app.data_service.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_cjk_job_folders_and_tags_wrap_in_both_themes(dash_duo: Any, cjk_app: Any,
+                                                      theme: str) -> None:
+    dash_duo.start_server(cjk_app)
+    dash_duo.driver.set_window_size(900, 800)
+    _accept_language(dash_duo, "zh-CN")
+    dash_duo.driver.execute_script(f"localStorage.setItem('theme', '\"{theme}\"')")
+    dash_duo.wait_for_page(dash_duo.server_url + "/")
+    dash_duo.wait_for_element("#job-table tbody tr td a", timeout=60)
+    until(lambda: dash_duo.driver.execute_script(
+        "return document.documentElement.dataset.theme") == theme, 10)
+    link = dash_duo.find_element("#job-table tbody tr td a")
+    assert link.text.replace("\n", "") == "./" + CJK_JOB
+    assert link.size["height"] > 30  # the long name wraps inside its column ...
+    layout = dash_duo.driver.execute_script(LAYOUT_CHECK)
+    assert layout == {"overflow": False, "badge": 1, "status": 1}  # ... short words do not
+    assert dash_duo.driver.execute_script(
+        "return getComputedStyle(document.body).fontFamily").startswith('"PingFang SC"')
+    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./" + CJK_JOB)
+    _wait_drawn(dash_duo, "#scalar-grid .js-plotly-plot")
+    dash_duo.wait_for_text_to_equal(".di-chart-title", CJK_TAG)
+    assert not dash_duo.driver.execute_script(LAYOUT_CHECK)["overflow"]
