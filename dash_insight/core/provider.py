@@ -482,7 +482,7 @@ class DataProvider:
                        position: int) -> ScalarColumns:
         """One chunk of an ordered tag, read from the index for each request: not kept in the
         LRU, so that the memory a window read takes is bounded by the window (its edge chunks
-        are at most a slice of a file, or :data:`.index.MAX_MERGED_ENTRIES`)."""
+        hold at most :data:`.index.MAX_CHUNK_ENTRIES` points)."""
         return self.store.read_chunk(train_id, Plugin.SCALAR.value, tag,
                                      chunks.files[position], chunks.refs[position].serial,
                                      ScalarColumns)

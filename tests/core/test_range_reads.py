@@ -217,7 +217,7 @@ def test_a_chunk_missing_from_the_index_asks_for_a_rebuild(tmp_path: Path, entry
 
 def test_live_merges_stop_at_the_cap_and_keep_summaries(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(index, "MAX_MERGED_ENTRIES", 64)
+    monkeypatch.setattr(index, "MAX_CHUNK_ENTRIES", 64)
     store = IndexStore(str(tmp_path / "index"))
     state = JobState(TRAIN_ID)
     file_state = state.files["f"] = FileState("f", "summary", (1, 1))
@@ -233,3 +233,24 @@ def test_live_merges_stop_at_the_cap_and_keep_summaries(tmp_path: Path,
         for level in SUMMARY_LEVELS:
             summary = store.read_summary(TRAIN_ID, "scalar", TAG, "f", ref.serial, level)
             assert summary.step[0] == ref.first_step and summary.step[-1] == ref.last_step
+
+
+def test_a_large_slice_is_stored_in_chunks_of_at_most_the_cap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slice of a file holding many points of one tag is cut at the cap, so a window read
+    never reads a chunk larger than it; the windows still equal the merged series."""
+    monkeypatch.setattr(index, "MAX_CHUNK_ENTRIES", 100)
+    store, provider = _job(tmp_path, [[np.arange(0, 1050)]])
+    state = store.load_job(TRAIN_ID)
+    assert state is not None
+    refs = state.files["f0"].chunks[("scalar", TAG)]
+    assert [ref.entries for ref in refs] == [100] * 10 + [50]
+    assert [(ref.first_step, ref.last_step) for ref in refs][-2:] == [(900, 999), (1000, 1049)]
+    step, wall, value = _merged(store)
+    for start, end in ((None, None), (95, 205), (1000, 1049), (333, 334)):
+        found = provider.read_scalar_window(TRAIN_ID, TAG, start, end, None)
+        lo = 0 if start is None else start
+        hi = len(step) if end is None else end + 1
+        np.testing.assert_array_equal(found.series.step, step[lo:hi])
+        np.testing.assert_array_equal(found.series.value, value[lo:hi])
+        np.testing.assert_array_equal(found.series.wall_time, wall[lo:hi])

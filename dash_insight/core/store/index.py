@@ -26,7 +26,7 @@ Chunks are per file so that a replaced, truncated or deleted file is dropped wit
 the other files of its job. While a file is first read, every slice adds one chunk per tag
 without any merging (each point is written once). Afterwards a live job appends one small chunk
 per tag per reload, and chunks are merged LSM-style (the newest two while the newest is at least
-half the size of the one before, up to :data:`MAX_MERGED_ENTRIES`), so a tag keeps few chunks
+half the size of the one before, up to :data:`MAX_CHUNK_ENTRIES`), so a tag keeps few chunks
 and every point is rewritten O(log n) times. The state names each chunk by a
 :class:`~.chunks.ChunkRef` (its step bounds), so a step-window read finds the chunks it needs by
 binary search (:mod:`.chunks`). A reader may hold a job state of an earlier generation while it
@@ -97,10 +97,21 @@ RETIRED_CHUNK_SECONDS = 60.0
 _SEP = "\x1f"  # ASCII unit separator: never in a path, a tag or a plugin name
 #: Values up to this size stay inside SQLite (diskcache's default is 32 KB).
 _IN_DATABASE_BYTES = 64 << 20
-#: A live tag's chunks are merged only up to this many entries: a step-window read touches at
-#: most two chunks it does not need whole, so they must stay small (a tag of 10 million points
-#: appended live keeps ~40 such chunks).
-MAX_MERGED_ENTRIES = 1 << 18
+#: SQLite's page cache of each connection, in pages of 4 KiB: 4 MB, not diskcache's 32 MB. Every
+#: thread reading the index has its own connection (the web server's 8 threads, the loader), and
+#: a step-window read streams chunk blobs through its cache: 8 threads reading 64 chunks of
+#: 5 MB held 445 MB of RSS at 32 MB each, 75 MB at 4 MB (a re-read comes from the OS's file
+#: cache instead, ~1 ms per chunk).
+_SQLITE_CACHE_PAGES = 1 << 10
+#: No memory map of the database (diskcache maps its first 64 MB in every connection: resident
+#: pages of each map count in the process's RSS again).
+_SQLITE_MMAP_BYTES = 0
+#: The most entries a chunk holds: a slice read at once is stored in chunks of at most this
+#: many, and a live tag's chunks are merged only up to it. A step-window read reads whole the
+#: (at most two) chunks at its edges, so this bounds what one request holds: 2**18 scalar points
+#: are 5 MB of columns, where a 128 MB slice of a file of one tag would be ~4 million points.
+#: A tag of 10 million points keeps ~40 chunks.
+MAX_CHUNK_ENTRIES = 1 << 18
 
 
 def _key(*parts: object) -> str:
@@ -163,15 +174,25 @@ def merge_newest_chunks(chunks: list[ChunkRef], read: Callable[[int], Any],
                         retire: Callable[[tuple[ChunkRef, ChunkRef]], None]) -> None:
     """LSM-style merging of a tag's chunks (in arrival order): while the newest chunk holds at
     least half as many entries as the one before and both together stay within
-    :data:`MAX_MERGED_ENTRIES`, both are read (by serial), concatenated, written as one new
+    :data:`MAX_CHUNK_ENTRIES`, both are read (by serial), concatenated, written as one new
     chunk and retired, so a file of n records ends in O(log n) chunks, none of them so large
     that a step-window read cutting it costs much (shared by both index stores)."""
     while (len(chunks) >= 2 and chunks[-1].entries * 2 >= chunks[-2].entries
-           and chunks[-1].entries + chunks[-2].entries <= MAX_MERGED_ENTRIES):
+           and chunks[-1].entries + chunks[-2].entries <= MAX_CHUNK_ENTRIES):
         first, second = chunks[-2:]
         merged = write(_concat([read(first.serial), read(second.serial)]))
         retire((first, second))
         chunks[-2:] = [merged]
+
+
+def split_columns(columns: ColumnsT) -> list[ColumnsT]:
+    """``columns`` cut into pieces of at most :data:`MAX_CHUNK_ENTRIES` entries (itself when it
+    is not longer), each a view of it."""
+    size = len(columns.step)
+    if size <= MAX_CHUNK_ENTRIES:
+        return [columns]
+    return [type(columns)._make(column[start:start + MAX_CHUNK_ENTRIES] for column in columns)
+            for start in range(0, size, MAX_CHUNK_ENTRIES)]
 
 
 def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, SummaryPoints]]:
@@ -319,7 +340,9 @@ class IndexStore:
         # No eviction: diskcache's default drops entries past 1 GB, which would lose data.
         cache = diskcache.Cache(self.directory, eviction_policy="none", size_limit=2**62,
                                 cull_limit=0, statistics=False,
-                                disk_min_file_size=_IN_DATABASE_BYTES)
+                                disk_min_file_size=_IN_DATABASE_BYTES,
+                                sqlite_cache_size=_SQLITE_CACHE_PAGES,
+                                sqlite_mmap_size=_SQLITE_MMAP_BYTES)
         try:
             if cache.get("format") != INDEX_FORMAT:
                 cache.clear()
@@ -469,14 +492,16 @@ class IndexStore:
     # -- chunks --
     def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
                      columns: Columns, merge: bool = True) -> None:
-        """Store one more chunk of ``tag`` read from ``file_state`` (with its summaries when it
-        is a scalar chunk whose steps ascend); with ``merge``, merge the newest chunks LSM-style
+        """Store one more chunk of ``tag`` read from ``file_state`` (several when it holds more
+        than :data:`MAX_CHUNK_ENTRIES`; with its summaries when it is a scalar chunk whose steps
+        ascend); with ``merge``, merge the newest chunks LSM-style
         (the loader passes False while a file is first read) while the result stays within
-        :data:`MAX_MERGED_ENTRIES`. A merge writes a new chunk and retires the two it replaces.
+        :data:`MAX_CHUNK_ENTRIES`. A merge writes a new chunk and retires the two it replaces.
         """
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        chunks.append(self._new_chunk(state.train_id, plugin, tag, name, columns))
+        chunks.extend(self._new_chunk(state.train_id, plugin, tag, name, piece)
+                      for piece in split_columns(columns))
         if merge:
             merge_newest_chunks(
                 chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),

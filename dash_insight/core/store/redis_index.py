@@ -60,6 +60,7 @@ from dash_insight.core.store.index import (
     chunk_entries,
     chunk_key_parts,
     merge_newest_chunks,
+    split_columns,
 )
 from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.state import FileState, JobState
@@ -372,7 +373,8 @@ class RedisIndexStore:
         """As :meth:`.index.IndexStore.append_chunk`."""
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        chunks.append(self._new_chunk(state.train_id, plugin, tag, name, columns))
+        chunks.extend(self._new_chunk(state.train_id, plugin, tag, name, piece)
+                      for piece in split_columns(columns))
         if merge:
             merge_newest_chunks(
                 chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),

@@ -153,3 +153,26 @@ def test_a_transaction_writes_all_or_nothing_and_checks_versions(open_store: Ope
         store.delete_job(other)
         store.bump_generation()
     assert store.job_versions() == {"./a": 1} and store.load_job("./b") is None
+
+
+def test_every_thread_reads_the_index_with_a_small_page_cache_and_no_memory_map(
+        tmp_path: Path) -> None:
+    """Each thread has its own SQLite connection: with diskcache's 32 MB page cache and 64 MB
+    memory map each, the web server's threads held hundreds of MB of chunk pages after a few
+    step-window reads."""
+    import threading
+
+    store = IndexStore(str(tmp_path / "index"))
+    found: list[tuple[int, int]] = []
+
+    def pragmas() -> None:
+        sql = store._cache._sql  # the calling thread's connection
+        found.append((sql("PRAGMA cache_size").fetchone()[0],
+                      sql("PRAGMA mmap_size").fetchone()[0]))
+
+    reader = threading.Thread(target=pragmas)
+    reader.start()
+    reader.join()
+    pragmas()
+    assert found == [(1024, 0), (1024, 0)]
+    store.close()
