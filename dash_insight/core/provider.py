@@ -398,10 +398,7 @@ class DataProvider:
         once per job version (kept in the LRU) and reduced with its min/max pyramid (built once
         per version, when first needed)."""
         def ordered(state: JobState) -> ScalarWindow | None:
-            if self.samples_per_plugin.get(Plugin.SCALAR):  # sampled: merged whole
-                return None
-            chunks = self._cache.get_or_compute(
-                ("ordered", train_id, tag, state.version), lambda: OrderedChunks.of(state, tag))
+            chunks = self._ordered_chunks(state, tag)
             if chunks is None:
                 return None
             return self._ordered_window(train_id, tag, chunks, start_step, end_step,
@@ -420,15 +417,20 @@ class DataProvider:
                     lambda: ExtremaPyramid.build(series.value))
         return window(series, start_step, end_step, max_points, pyramid)
 
+    def _ordered_chunks(self, state: JobState, tag: str) -> OrderedChunks | None:
+        """The chunks of an ordered scalar tag of ``state`` (cached per job version); None when
+        it must be merged whole: not ordered, or sampled (``--samples-per-plugin``)."""
+        if self.samples_per_plugin.get(Plugin.SCALAR):
+            return None
+        return self._cache.get_or_compute(("ordered", state.train_id, tag, state.version),
+                                          lambda: OrderedChunks.of(state, tag))
+
     def scalar_extent(self, train_id: str, tag: str) -> tuple[int, int | None]:
         """(number of points, last step or None when empty) of a scalar tag after merging: of
         an ordered tag from its chunk bounds alone (nothing read), of any other one from its
         merged series (as :meth:`read_scalars`)."""
         def ordered(state: JobState) -> tuple[int, int | None] | None:
-            if self.samples_per_plugin.get(Plugin.SCALAR):
-                return None
-            chunks = self._cache.get_or_compute(
-                ("ordered", train_id, tag, state.version), lambda: OrderedChunks.of(state, tag))
+            chunks = self._ordered_chunks(state, tag)
             if chunks is None:
                 return None
             points = sum(ref.entries for ref in chunks.refs)

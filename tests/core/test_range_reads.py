@@ -254,3 +254,15 @@ def test_a_large_slice_is_stored_in_chunks_of_at_most_the_cap(
         np.testing.assert_array_equal(found.series.step, step[lo:hi])
         np.testing.assert_array_equal(found.series.value, value[lo:hi])
         np.testing.assert_array_equal(found.series.wall_time, wall[lo:hi])
+
+
+@pytest.mark.parametrize("files", [[[np.arange(0, 100), np.arange(100, 130)]],
+                                   [[np.arange(0, 100)], [np.arange(50, 80)]]],
+                         ids=["ordered", "restarted"])
+def test_the_extent_of_a_tag_is_its_merged_length_and_last_step(
+        tmp_path: Path, files: list[list[np.ndarray]]) -> None:
+    """What the chart plan shows (points, last step) without drawing anything: from the chunk
+    bounds of an ordered tag, from the merge otherwise (a restart purges the larger steps)."""
+    store, provider = _job(tmp_path, files)
+    step, _, _ = _merged(store)
+    assert provider.scalar_extent(TRAIN_ID, TAG) == (len(step), int(step[-1]))
