@@ -185,7 +185,7 @@ def merge_newest_chunks(chunks: list[ChunkRef], read: Callable[[int], Any],
         chunks[-2:] = [merged]
 
 
-def split_columns(columns: ColumnsT) -> list[ColumnsT]:
+def split_columns(columns: Columns) -> list[Columns]:
     """``columns`` cut into pieces of at most :data:`MAX_CHUNK_ENTRIES` entries (itself when it
     is not longer), each a view of it."""
     size = len(columns.step)
