@@ -31,4 +31,4 @@ echo "checks: ruff, lint-imports, mypy, then pytest"
 ruff check dash_insight tests bench proto app.py
 lint-imports --no-cache
 mypy
-python -m pytest --durations=40 "$@"
+python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=40 "$@"

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from dash.testing import wait
 from dash.testing.composite import DashComposite
 
+from tests.ports import free_port
+
 T = TypeVar("T")
 
 #: Seconds a condition may take on a loaded 2-core machine before a test fails.
@@ -77,6 +79,10 @@ class PatientDashComposite(DashComposite):
 
     def start_server(self, app: Any, navigate: bool = True, **kwargs: Any) -> None:
         kwargs.setdefault("start_timeout", PATIENCE)
+        # dash's runner counts ports up from 58050 in every process: pytest workers running at
+        # once (pytest-xdist) would collide.
+        kwargs.setdefault("port", free_port())
+        self.server.port = kwargs["port"]
         super().start_server(app, navigate, **kwargs)
 
     def wait_for_page(self, url: str | None = None, timeout: float = PATIENCE) -> Any:

@@ -17,15 +17,13 @@ from typing import TypeVar
 
 import pytest
 
+from tests.ports import free_port
+
 CLI = [sys.executable, "-m", "dash_insight.cli"]
 REPO = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _run(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
@@ -38,7 +36,7 @@ def _get_json(url: str) -> dict:
 
 
 def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
-    port, workspace = _free_port(), str(tmp_path / "ws")
+    port, workspace = free_port(), str(tmp_path / "ws")
     started = _run("start", "--port", str(port), "--workspace", workspace,
                    "--summary-base-dir", str(corpus), "--reload-interval", "0")
     assert started.returncode == 0, started.stderr
@@ -160,7 +158,7 @@ def _read_until(process: subprocess.Popen[str], wanted: str, timeout: float) -> 
 def test_app_py_prints_its_url_and_a_port_taken_late_in_one_line(tmp_path: Path) -> None:
     """The foreground server prints the URL of the port it listens on; a port taken between
     the early check and the real bind (a second demo.sh) is one line, not a traceback."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([sys.executable, "app.py", "--summary-base-dir", str(tmp_path),
                                 "--port", str(port), "--workspace", str(tmp_path / "ws")],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -222,7 +220,7 @@ def test_demo_sh_prints_the_port_used_and_a_busy_port_in_one_line(tmp_path: Path
     venv = _fake_venv(tmp_path, installed=True)
     environment = {**os.environ, "DASH_INSIGHT_VENV": str(venv)}
     demo = [str(REPO / "scripts" / "demo.sh"), "--workspace", str(tmp_path / "ws")]
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([*demo, "--port", str(port)], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, env=environment)
     try:
@@ -246,7 +244,7 @@ def test_demo_sh_prints_the_port_used_and_a_busy_port_in_one_line(tmp_path: Path
 
 def test_stop_finds_the_server_of_a_port_started_with_another_workspace(
         tmp_path: Path) -> None:
-    port, workspace = _free_port(), tmp_path / "ws_started"
+    port, workspace = free_port(), tmp_path / "ws_started"
     started = _run("start", "--port", str(port), "--workspace", str(workspace),
                    "--summary-base-dir", str(tmp_path), "--reload-interval", "0")
     assert started.returncode == 0, started.stderr
@@ -302,7 +300,7 @@ def _status_rows() -> list[dict]:
 def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path) -> None:
     """``dash-insight start``, ``python app.py`` and gunicorn workers, each with its own
     workspace that ``status`` is not told about: found by title and open access log."""
-    ports = {"start": _free_port(), "app.py": _free_port(), "gunicorn": _free_port()}
+    ports = {"start": free_port(), "app.py": free_port(), "gunicorn": free_port()}
     workspaces = {name: str(tmp_path / f"ws_{name.replace('.', '_')}") for name in ports}
     started = _run("start", "--port", str(ports["start"]), "--workspace", workspaces["start"],
                    "--summary-base-dir", str(corpus), "--reload-interval", "0")

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.ports import free_port
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -114,10 +115,6 @@ def test_wheel_and_sdist_hold_every_data_file(built: dict[str, Path]) -> None:
     assert set(demo) <= names and "pyproject.toml" in names
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -147,7 +144,7 @@ def _render(base: str, path: str, train_id: str | None = None) -> str:
 def demo_server(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``dash-insight start --demo`` of the installed wheel, run from an empty folder."""
     cwd = tmp_path_factory.mktemp("user")
-    port, workspace = _free_port(), str(cwd / "workspace")
+    port, workspace = free_port(), str(cwd / "workspace")
     cli = str(installed / "bin" / "dash-insight")
     started = _run([cli, "start", "--demo", "--port", str(port), "--workspace", workspace,
                     "--reload-interval", "0"], cwd=cwd, timeout=120)

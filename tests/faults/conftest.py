@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,14 +17,11 @@ import numpy as np
 import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
+from tests.ports import free_port
 
 START_TIMEOUT = 300.0  # a deadline, not a wait: loading 30 jobs takes long on a busy machine
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def write_job(base: Path, name: str = "job", steps: int = 3) -> Path:

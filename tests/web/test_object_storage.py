@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -21,6 +20,8 @@ from typing import Any
 import numpy as np
 import pytest
 from dash.testing.wait import until
+
+from tests.ports import free_port
 
 pytest.importorskip("moto.server", reason="moto[server] is not installed (the S3 endpoint of "
                     "these tests): pip install 'moto[server]'")
@@ -34,11 +35,6 @@ API = "/v1/mindinsight/datavisual"
 BUCKET = "dash-insight-logs"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _answers(url: str) -> bool:
@@ -53,7 +49,7 @@ def _answers(url: str) -> bool:
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """moto's S3 server on a free port, this process's AWS environment pointing at it, and an
     s3fs filesystem with an empty bucket."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("moto") / "moto.log"
     with open(log, "wb") as output:
         server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1",

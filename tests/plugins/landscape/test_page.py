@@ -264,9 +264,11 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     dash_duo.wait_for_element("#lc-tiles", timeout=30)
     active = dash_duo.find_element("#compare-tabs .active")
     assert active.text == "Loss Graph Comparison"
-    cards = {c.find_element("css selector", ".di-card-head").text: c.text
-             for c in dash_duo.find_elements("#lc-tiles .di-lc-card")}
-    assert set(cards) == {STEP_JOB, EPOCH_JOB}
+    # Read in one script: the tiles are drawn again as the page settles (a stale element).
+    tiles = ("const out = {}; document.querySelectorAll('#lc-tiles .di-lc-card').forEach(c => {"
+             " out[c.querySelector('.di-card-head').textContent] = c.innerText; }); return out;")
+    until(lambda: set(dash_duo.driver.execute_script(tiles)) == {STEP_JOB, EPOCH_JOB}, 30)
+    cards = dash_duo.driver.execute_script(tiles)
     assert "Network: LeNet5" in cards[STEP_JOB]
     assert "loss: 2.2388088703155518" in cards[STEP_JOB]
     assert str(compare_page.NOT_EXIST_TEXT) in cards[EPOCH_JOB] and "loss: --" in cards[EPOCH_JOB]

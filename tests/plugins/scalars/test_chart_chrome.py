@@ -90,8 +90,9 @@ def test_constant_series_threshold_and_right_axis(dash_duo, corpus_app) -> None:
     constant = _card("./lenet_sc", "learning_rate")
     loss = _card("./lenet_sc", "loss/auto")
     for card in (constant, loss):  # each chart is drawn when it comes on screen
-        dash_duo.driver.execute_script(
-            "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});", card)
+        until(lambda card=card: dash_duo.driver.execute_script(  # once its card is there
+            "const card = document.querySelector(arguments[0]);"
+            "if (card) card.scrollIntoView({block: 'center'}); return !!card;", card), 30)
         until(lambda card=card: _drawn(dash_duo, card), 30)
 
     # The learning rate (0.05 throughout) sits inside a padded range around it, not -0.5..1.
