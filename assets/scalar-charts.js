@@ -171,15 +171,62 @@
     return COLOURS[index % COLOURS.length];
   }
 
-  function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours) {
+  /* The best point a series marks (the server's, from the raw series: best_points in
+     dash_insight/plugins/scalars/charts.py): its own direction (guessed from its tag), the
+     other one when the chart's button was flipped. */
+  function bestOf(series, flipped) {
+    const best = series.best || {};
+    const direction = series.direction === "max" ? "max" : "min";
+    return best[flipped ? (direction === "max" ? "min" : "max") : direction] || null;
+  }
+
+  /* Where a best point sits on the x axis shown (against a tag: the plan's ``x``). */
+  function bestX(point, series, axis, byTag) {
+    if (byTag) return point.x === undefined ? null : point.x;
+    if (axis === "relative") return point.wall - (series.wall.length ? series.wall[0] : 0);
+    if (axis === "absolute") return localIso(point.wall);
+    return point.step;
+  }
+
+  const escapeHtml = text => String(text).replace(/[&<>"]/g, c => (
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+
+  /* A log x axis draws the step and relative time axes; its points at or below 0 are left out
+     (``dropped`` counts them). */
+  function logXValues(x) {
+    let dropped = 0;
+    const out = x.map(v => {
+      if (v !== null && v > 0) return v;
+      dropped += 1;
+      return null;
+    });
+    return [out, dropped];
+  }
+
+  function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours, flipped,
+                       logXAsked) {
     const t = window.dashInsightText;
     const traces = [];
     const annotations = [];
     let hidden = 0;
+    // Against a tag (the plan's x_tag): each point at that tag's value at its step (the
+    // server's ``x`` column, null where the tag has none: those points are left out).
+    const byTag = Boolean(chart.x_tag);
+    const logX = Boolean(logXAsked) && (byTag || axis !== "absolute");
+    let droppedX = 0, unplaced = 0;
+    const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
       const colour = seriesColour(series, index, runColours);
       const yaxis = series.right ? "y2" : "y";
-      const x = xValues(series, axis);
+      let x = byTag ? (series.x || series.step.map(() => null)) : xValues(series, axis);
+      if (byTag) unplaced += series.x_unplaced || 0;
+      if (logX) {
+        const [kept, dropped] = logXValues(x);
+        x = kept;
+        droppedX += dropped;
+      }
+      const best = bestOf(series, flipped);
+      const group = `series-${index}`;
       const raw = drawnValues(series, logScale);
       if (logScale) hidden += series.y.filter(v => v !== null && v <= 0).length;
       const smoothed = smooth(raw, smoothing);
@@ -188,9 +235,12 @@
                                         times[i].replace("T", " ").slice(0, 19)]);
       traces.push({type: "scatter", mode: "lines", x, y: raw, yaxis, name: series.name,
                    line: {color: colour, width: 1}, opacity: smoothing > 0 ? 0.25 : 1,
-                   hoverinfo: "skip", showlegend: false, meta: {series: index, role: "raw"}});
+                   hoverinfo: "skip", showlegend: false, legendgroup: group,
+                   meta: {series: index, role: "raw"}});
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name: series.name,
-                   meta: {series: index, role: "smoothed"},
+                   meta: {series: index, role: "smoothed"}, legendgroup: group,
+                   // The legend names the line with its best value (the star's entry).
+                   showlegend: showLegend && !best,
                    line: {color: colour, width: 1.8}, customdata: custom,
                    hovertemplate: "<b>%{customdata[0]}</b><br>" + t("value") +
                      " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
@@ -203,6 +253,21 @@
                      name: "threshold", meta: {series: index, role: "threshold"}, line: {color: THRESHOLD_COLOUR, width: 2.5},
                      marker: {size: 3, color: THRESHOLD_COLOUR}, hoverinfo: "skip",
                      showlegend: false, connectgaps: false});
+      }
+      if (best) {
+        // The best value of the raw series, whatever the smoothing; a log axis cannot place
+        // a value or step at or below 0.
+        const bx = bestX(best, series, axis, byTag);
+        const placeable = bx !== null && (!logScale || best.value > 0) && (!logX || bx > 0);
+        const label = `${escapeHtml(series.name)}: ${escapeHtml(best.label)}`;
+        traces.push({type: "scatter", mode: "markers", yaxis, legendgroup: group,
+                     x: placeable ? [bx] : [], y: placeable ? [best.value] : [],
+                     name: label, showlegend: showLegend, text: [label],
+                     hovertemplate: "%{text}<extra></extra>",
+                     marker: {symbol: "star", size: 12, color: colour,
+                              line: {width: 1, color: dark ? "#1b1f24" : "#ffffff"}},
+                     meta: {series: index, role: "best", step: best.step, value: best.value,
+                            label: best.label}});
       }
       if (series.nonfinite.length) {
         const finite = raw.filter(v => v !== null);
@@ -235,6 +300,22 @@
                         xref: "paper", yref: "paper", x: 0, y: 1.07, showarrow: false,
                         font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
     }
+    if (unplaced) {
+      annotations.push({text: t("{count} point(s) without a value of {tag} at their step not drawn",
+                                {count: unplaced, tag: chart.x_tag}),
+                        xref: "paper", yref: "paper", x: 1, y: 1.07 + 0.06 * chart.series.length,
+                        showarrow: false, name: "x-tag-note", xanchor: "right",
+                        font: {size: 10, color: THRESHOLD_COLOUR}});
+    }
+    const xNote = logXAsked && !byTag && axis === "absolute"
+      ? t("log x needs the step or relative time axis")
+      : (droppedX ? t("log x: {count} point(s) at or below 0 not drawn", {count: droppedX})
+                  : "");
+    if (xNote) {
+      annotations.push({text: xNote, xref: "paper", yref: "paper", x: 0,
+                        y: 1.07 + (hidden ? 0.06 : 0), showarrow: false, name: "log-x-note",
+                        font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
+    }
     (chart.problems || []).forEach((text, i) => annotations.push({
       text, xref: "paper", yref: "paper", x: 0.5, y: 0.5 - 0.1 * i, showarrow: false,
       font: {size: 12, color: THRESHOLD_COLOUR}}));
@@ -246,13 +327,16 @@
       plot_bgcolor: "rgba(0,0,0,0)", font: {color: text, size: 11}, hovermode: "closest",
       // Below the x axis title, not on it: placed in the figure's coordinates (its bottom
       // edge), which pushes the plot area up by the legend's height.
-      showlegend: chart.legend || chart.series.length > 1,
+      showlegend: showLegend,
       legend: {orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom",
                yref: "container"},
       // Keep the user's zoom across data refreshes; a new axis or scale starts afresh.
-      uirevision: `${chart.id}|${axis}|${logScale}`,
-      xaxis: Object.assign({title: {text: axisTitle(axis), font: {size: 10}},
-                            type: axis === "absolute" ? "date" : "linear"}, axisStyle),
+      uirevision: `${chart.id}|${axis}|${logScale}|${logX}|${chart.x_tag || ""}`,
+      xaxis: Object.assign({title: {text: byTag ? chart.x_tag : axisTitle(axis),
+                                    font: {size: 10}},
+                            type: logX ? "log" : (axis === "absolute" && !byTag ? "date"
+                                                                                : "linear")},
+                           axisStyle),
       yaxis: Object.assign({type: logScale ? "log" : "linear"}, axisStyle),
       annotations,
     };
@@ -264,7 +348,8 @@
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
     const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);
-    if (xs.length) {
+    // (a log axis pads nothing: its range is in log units; a tag's values need not grow)
+    if (xs.length && !logX && !byTag) {
       const firsts = xs.map(x => x[0]), lasts = xs.map(x => x[x.length - 1]);
       const [lo, hi] = axis === "absolute"
         ? [firsts.slice().sort()[0], lasts.slice().sort()[lasts.length - 1]]
@@ -346,7 +431,8 @@
     let series = [], problems = plan.problems || [], failed = false;
     if (plan.series.length) {
       try {
-        series = await fetchSeries(plan.series, {max_points: pointBudget(chartId)});
+        series = await fetchSeries(plan.series, Object.assign(
+          {max_points: pointBudget(chartId)}, plan.x_tag ? {x_tag: plan.x_tag} : {}));
       } catch (error) {
         problems = problems.concat([`could not read the points: ${error.message}`]);
         failed = true;
@@ -384,6 +470,7 @@
     const data = loaded[chartId];
     const view = refined[chartId];
     return JSON.stringify([data ? data.seq : 0, smoothing, state.axis, state.logOf[chartId],
+                           (state.bestFlipOf || {})[chartId], (state.logXOf || {})[chartId],
                            state.thresholds ? state.thresholds[chartId] : null, state.dark,
                            state.runColours || {},
                            view && data && view.seq === data.seq ? view.token : 0]);
@@ -396,7 +483,8 @@
     if (!chart) return null;
     return chartFigure(chart, smoothing, state.axis || "step", state.logOf[chartId] === 1,
                        state.thresholds ? state.thresholds[chartId] : null, state.dark,
-                       state.runColours);
+                       state.runColours, (state.bestFlipOf || {})[chartId] === 1,
+                       (state.logXOf || {})[chartId] === 1);
   }
 
   function graphComponent(chartId, figure) {
@@ -558,8 +646,13 @@
     const state = pageState();
     const div = graphDiv({chart: chartId});
     const data = loaded[chartId];
-    if (!state || !div || !data || (state.axis || "step") !== "step" || !data.series.length) {
-      return;
+    const plan = state && state.byId[chartId];
+    if (!state || !div || !data || (state.axis || "step") !== "step" || !data.series.length ||
+        !plan || plan.x_tag) {
+      return;  // the exact points of a range: on the step axis only
+    }
+    if (div._fullLayout && div._fullLayout.xaxis && div._fullLayout.xaxis.type === "log") {
+      range = range.map(v => Math.pow(10, v));  // a log axis' range is in log10 units
     }
     const token = ++refineCounter;
     refined[chartId] = Object.assign({}, refined[chartId] || {}, {pending: token});
@@ -640,7 +733,7 @@
          what they show changed); the others are fetched when they come on screen (the observer)
          and drawn by draw() as soon as their own points arrive. */
       render(plans, draggedAll, releasedAll, boxAll, axes, logClicks, slotIds, graphIds,
-             thresholdsAll, theme, runColours) {
+             thresholdsAll, theme, runColours, bestClicks, logXClicks) {
         // Page-keyed components (ALL): the page shown has one of each.
         const plan = (plans || [])[0], axis = (axes || [])[0];
         const thresholds = (thresholdsAll || [])[0];
@@ -663,8 +756,16 @@
         const logOf = {};
         const logIds = window.dash_clientside.callback_context.inputs_list[5] || [];
         logIds.forEach((entry, i) => { logOf[entry.id.chart] = ((logClicks || [])[i] || 0) % 2; });
-        const state = window._diChartState = {byId, logOf, thresholds, plan, axis, dark,
-                                              smoothing, runColours};
+        // Per chart, like the log y button: an odd number of clicks = on (flipped).
+        const oddClicks = (position, clicks) => {
+          const out = {};
+          const ids = window.dash_clientside.callback_context.inputs_list[position] || [];
+          ids.forEach((entry, i) => { out[entry.id.chart] = ((clicks || [])[i] || 0) % 2; });
+          return out;
+        };
+        const bestFlipOf = oddClicks(11, bestClicks), logXOf = oddClicks(12, logXClicks);
+        const state = window._diChartState = {byId, logOf, bestFlipOf, logXOf, thresholds, plan,
+                                              axis, dark, smoothing, runColours};
         const drawn = drawnKeys();
         // Charts on screen whose points are missing or older than the plan: fetched now (drawn
         // when they arrive; the loaded ones are drawn by this callback's answer). Slots not yet
@@ -744,6 +845,14 @@
           return [];
         }
         return stack;
+      },
+
+      /* The best-value button says which extreme its chart marks (``value``: the direction
+         guessed from the tag; an odd number of clicks flips it). */
+      bestLabel(clicks, guessed) {
+        const flipped = (clicks || 0) % 2 === 1;
+        const direction = (guessed === "max") !== flipped ? "max" : "min";
+        return window.dashInsightText(`best: ${direction}`);
       },
 
       fullScreen(clicks, className) {

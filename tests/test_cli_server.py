@@ -291,7 +291,8 @@ def _answers(port: int) -> bool:
 
 
 def _status_rows() -> list[dict]:
-    done = _run("status", "--json", "--workspace", "/nonexistent-workspace")
+    # A deadline, not a wait: status asks every server on the machine, slow under load.
+    done = _run("status", "--json", "--workspace", "/nonexistent-workspace", timeout=300)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -40,8 +40,11 @@ from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.budget import ByteBudget
 from dash_insight.core.store.chunks import (
     ChunkRef,
+    Extreme,
     SummaryPoints,
+    chunk_extremes,
     is_ordered,
+    ordered_extremes,
     overlapping,
     summary_level,
 )
@@ -441,6 +444,22 @@ class DataProvider:
             return found
         series, _ = self._merged_scalars(train_id, tag)
         return len(series), (int(series.step[-1]) if len(series) else None)
+
+    def scalar_extremes(self, train_id: str,
+                        tag: str) -> tuple[Extreme | None, Extreme | None]:
+        """The lowest and highest finite point of a scalar tag after merging (the earliest step
+        on a tie; None when no value is finite): of an ordered tag from its chunks' extremes
+        (:func:`.chunks.ordered_extremes`, nothing read), of any other one from its merged
+        series."""
+        def ordered(state: JobState) -> tuple[Extreme | None, Extreme | None] | None:
+            chunks = self._ordered_chunks(state, tag)
+            return None if chunks is None else ordered_extremes(chunks.refs)
+
+        found = self._with_chunks(train_id, ordered)
+        if found is not None:
+            return found
+        series, _ = self._merged_scalars(train_id, tag)
+        return chunk_extremes(series.step, series.wall_time, series.value)
 
     def _ordered_window(self, train_id: str, tag: str, chunks: OrderedChunks,
                         start_step: int | None, end_step: int | None,

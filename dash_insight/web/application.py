@@ -30,6 +30,7 @@ from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
 from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
 from dash_insight.web import (
     access_log,
+    asset_cache,
     body_limit,
     compression,
     dash_requests,
@@ -202,6 +203,7 @@ def create_app(
     app.server.register_blueprint(api_blueprint(features.routes()),
                                   url_prefix=prefix.rstrip("/") or None)
     _add_security_headers(app.server, prefix, security_headers(frame_ancestors))
+    asset_cache.install(app.server, prefix + app.config.assets_url_path.strip("/") + "/")
     host_check.install(app.server, settings, prefix)
     web_i18n.install(app, settings)
     body_limit.install(app.server, prefix)  # before any hook that reads a body

@@ -86,6 +86,13 @@ def client_texts() -> dict[str, str]:
         ("log scale: {count} non-positive value(s) not drawn",
          _("log scale: {count} non-positive value(s) not drawn")),
         ("{name}: {kind} at step {step}", _("{name}: {kind} at step {step}")),
+        ("best: min", _("best: min")), ("best: max", _("best: max")),
+        ("log x: {count} point(s) at or below 0 not drawn",
+         _("log x: {count} point(s) at or below 0 not drawn")),
+        ("log x needs the step or relative time axis",
+         _("log x needs the step or relative time axis")),
+        ("{count} point(s) without a value of {tag} at their step not drawn",
+         _("{count} point(s) without a value of {tag} at their step not drawn")),
         # assets/per-tag-pages.js
         ("✕ Exit full screen", _("✕ Exit full screen")), ("Full screen", _("Full screen")),
         ("Step: {step}", _("Step: {step}")),

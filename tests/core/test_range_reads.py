@@ -4,6 +4,7 @@ the same answers as merging the whole tag, without reading the chunks outside th
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,16 +28,19 @@ def _columns(step: np.ndarray) -> ScalarColumns:
     return ScalarColumns(step, 1e9 + step * 0.5, value)
 
 
-def _job(tmp_path: Path, files: list[list[np.ndarray]]) -> tuple[IndexStore, DataProvider]:
-    """A job whose file ``i`` (rank ``i``) holds one chunk per array of ``files[i]``, written
-    first-read style (no merging), as the loader does for a large file."""
+def _job(tmp_path: Path, files: list[list[np.ndarray]],
+         columns: Callable[[np.ndarray], ScalarColumns] = _columns
+         ) -> tuple[IndexStore, DataProvider]:
+    """A job whose file ``i`` (rank ``i``) holds one chunk per array of ``files[i]`` (its points:
+    ``columns(steps)``), written first-read style (no merging), as the loader does for a large
+    file."""
     store = IndexStore(str(tmp_path / "index"))
     state = JobState(TRAIN_ID, version=1)
     for rank, chunks in enumerate(files):
         file_state = state.files[f"f{rank}"] = FileState(f"f{rank}", "summary", (rank, rank),
                                                          rank=rank)
         for step in chunks:
-            store.append_chunk(state, file_state, "scalar", TAG, _columns(step), merge=False)
+            store.append_chunk(state, file_state, "scalar", TAG, columns(step), merge=False)
     state.tags = {"scalar": {TAG: {name: 1 for name in state.files}}}
     with store.transaction():
         store.save_job(state)
@@ -266,3 +270,52 @@ def test_the_extent_of_a_tag_is_its_merged_length_and_last_step(
     store, provider = _job(tmp_path, files)
     step, _, _ = _merged(store)
     assert provider.scalar_extent(TRAIN_ID, TAG) == (len(step), int(step[-1]))
+
+
+def _spiky_columns(step: np.ndarray) -> ScalarColumns:
+    """:func:`_columns` whose values tie across chunks and hold NaN / ±inf: the minimum -1 at
+    steps 50 and 120, the maximum 5 at steps 10 and 110, +inf at 20, -inf at 30, NaN at 40."""
+    columns = _columns(step)
+    value = columns.value.copy()
+    for at, spike in ((10, 5.0), (110, 5.0), (50, -1.0), (120, -1.0), (20, np.inf),
+                      (30, -np.inf), (40, np.nan)):
+        value[columns.step == at] = spike
+    return ScalarColumns(columns.step, columns.wall_time, value)
+
+
+@pytest.mark.parametrize(("files", "ordered"), [
+    ([[np.arange(0, 100), np.arange(100, 130)]], True),
+    ([[np.arange(0, 60), np.arange(60, 130)]], True),
+    ([[np.arange(0, 100)], [np.arange(45, 130)]], False),  # a restart at 45 purges 45-99
+], ids=["ordered", "ordered-other-cut", "restarted"])
+def test_the_extremes_of_a_tag_are_those_of_its_merged_series(
+        tmp_path: Path, files: list[list[np.ndarray]], ordered: bool,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The best-value marker's points: the first lowest / highest finite value of the merged
+    series (NaN and ±inf never count); an ordered tag's come from its chunk refs, read-free."""
+    store, provider = _job(tmp_path, files, _spiky_columns)
+    step, wall, value = _merged(store)
+    values = value.astype(np.float64)
+    finite = np.isfinite(values)
+    low = int(np.argmin(np.where(finite, values, np.inf)))
+    high = int(np.argmax(np.where(finite, values, -np.inf)))
+    reads = _count_reads(store, monkeypatch)
+    lowest, highest = provider.scalar_extremes(TRAIN_ID, TAG)
+    assert lowest == (int(step[low]), float(wall[low]), -1.0) and lowest.step == 50
+    assert highest == (int(step[high]), float(wall[high]), 5.0) and highest.step == 10
+    assert not reads if ordered else reads
+
+
+def test_a_tag_without_a_finite_value_has_no_extremes(tmp_path: Path) -> None:
+    store = IndexStore(str(tmp_path / "index"))
+    state = JobState(TRAIN_ID, version=1)
+    file_state = state.files["f0"] = FileState("f0", "summary", (0, 0))
+    store.append_chunk(state, file_state, "scalar", TAG,
+                       ScalarColumns(np.arange(3), np.zeros(3),
+                                     np.array([np.nan, np.inf, -np.inf], np.float32)))
+    state.tags = {"scalar": {TAG: {"f0": 1}}}
+    with store.transaction():
+        store.save_job(state)
+        store.set_job_list([(TRAIN_ID, 0.0, 0.0)])
+        store.bump_generation()
+    assert DataProvider(str(tmp_path), store).scalar_extremes(TRAIN_ID, TAG) == (None, None)

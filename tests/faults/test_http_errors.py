@@ -73,7 +73,8 @@ def test_an_oversized_train_job_caches_body_is_refused_fast(app: Any) -> None:
     ids = [f"./job{i}" for i in range(1_000_000)]
     body = json.dumps({"train_ids": ids}).encode()
     assert len(body) > 10_000_000
-    started = time.monotonic()
+    # CPU time of this process, not wall time: the machine may be busy with other work.
+    started = time.process_time()
     answer = app.server.test_client().post(CACHES, data=body, content_type="application/json")
     assert answer.status_code == 413
     assert answer.get_json()["error_code"] == "50540002"
@@ -82,7 +83,7 @@ def test_an_oversized_train_job_caches_body_is_refused_fast(app: Any) -> None:
     answer = app.server.test_client().post(CACHES, data=body, content_type="application/json")
     assert answer.status_code == 200
     assert len(answer.get_json()["cache_result"]) == 60_000
-    assert time.monotonic() - started < 30
+    assert time.process_time() - started < 30
 
 
 def _remark_body(train_id: str, remark: str) -> dict[str, Any]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -107,9 +109,9 @@ def _dump(app: Any, path: Path) -> Any:
 
 def test_the_corpus_on_s3_answers_as_read_locally(s3: Any, corpus: Path, tmp_path: Path) -> None:
     prefix = f"{BUCKET}/corpus-{uuid.uuid4().hex[:8]}"
-    s3.put(str(corpus) + "/", prefix, recursive=True)
+    local_base = _upload_in_order(s3, corpus, prefix, tmp_path / "corpus")
     assert s3.exists(f"{prefix}/lenet_sc")
-    with loaded_app(corpus, tmp_path / "ws-local") as app:
+    with loaded_app(local_base, tmp_path / "ws-local") as app:
         local = _dump(app, tmp_path / "local.json")
     with loaded_app(f"s3://{prefix}", tmp_path / "ws-s3") as app:
         assert app.data_service.summary_base_dir == f"s3://{prefix}"
@@ -125,7 +127,25 @@ def test_the_corpus_on_s3_answers_as_read_locally(s3: Any, corpus: Path, tmp_pat
     for dump in (remote, local):  # each tag's jobs in job-list order: by train_id here
         for answer in dump["comparison"]["scalars"].values():
             answer["scalars"].sort(key=lambda series: series["train_id"])
+        # Lineage rows come newest first: the store's upload times order them.
+        for answer in dump["lineage"].values():
+            answer.get("object", []).sort(key=lambda row: row["summary_dir"])
     assert _without(remote, VOLATILE) == _without(local, VOLATILE)
+
+
+def _upload_in_order(s3: Any, corpus: Path, prefix: str, copy: Path) -> Path:
+    """Upload ``corpus`` one folder a second, and give a local copy of it the same order of
+    modification times: jobs are listed newest first (so are lineage rows, and the optimizer's
+    answers follow their order), and the store's times are its upload times."""
+    shutil.copytree(corpus, copy)
+    folders = sorted({path.parent for path in copy.rglob("*") if path.is_file()})
+    for number, folder in enumerate(folders):
+        for path in sorted(p for p in folder.iterdir() if p.is_file()):
+            s3.put(str(path), f"{prefix}/{path.relative_to(copy).as_posix()}")
+            os.utime(path, (1_700_000_000 + number, 1_700_000_000 + number))
+        second = int(time.time())  # of the last upload: the next folder's come a second later
+        until(lambda second=second: int(time.time()) > second, 5)
+    return copy
 
 
 def _summary(folder: Path, steps: range, value: float) -> Path:

@@ -32,6 +32,15 @@ import numpy as np
 SUMMARY_LEVELS = (6, 10)
 
 
+class Extreme(NamedTuple):
+    """One point of a scalar chunk kept in its :class:`ChunkRef`: its lowest or highest finite
+    value (float64 of the stored float32) with its step and wall time."""
+
+    step: int
+    wall_time: float
+    value: float
+
+
 class ChunkRef(NamedTuple):
     """What a file's state says about one stored chunk of a tag."""
 
@@ -40,6 +49,10 @@ class ChunkRef(NamedTuple):
     first_step: int  # the smallest step in the chunk (0 when empty)
     last_step: int  # the largest step in the chunk (-1 when empty)
     ascending: bool  # steps strictly increase in file order (no repeat, no step back)
+    # Of a scalar chunk: its first lowest and first highest finite point (None: no finite
+    # value, or not a scalar chunk), so the best value of an ordered tag costs no read.
+    lowest: Extreme | None = None
+    highest: Extreme | None = None
 
 
 def chunk_ref(serial: int, step: np.ndarray) -> ChunkRef:
@@ -48,6 +61,36 @@ def chunk_ref(serial: int, step: np.ndarray) -> ChunkRef:
         return ChunkRef(serial, 0, 0, -1, True)
     return ChunkRef(serial, len(step), int(step.min()), int(step.max()),
                     bool(np.all(step[1:] > step[:-1])))
+
+
+def chunk_extremes(step: np.ndarray, wall_time: np.ndarray,
+                   value: np.ndarray) -> tuple[Extreme | None, Extreme | None]:
+    """The first (in chunk order) lowest and first highest finite point of a scalar chunk;
+    (None, None) when no value is finite (NaN and ±inf never count)."""
+    values = np.asarray(value, np.float64)
+    finite = np.isfinite(values)
+    if not finite.any():
+        return None, None
+    low = int(np.argmin(np.where(finite, values, np.inf)))
+    high = int(np.argmax(np.where(finite, values, -np.inf)))
+    lowest, highest = (Extreme(int(step[i]), float(wall_time[i]), float(values[i]))
+                       for i in (low, high))
+    return lowest, highest
+
+
+def ordered_extremes(refs: list[ChunkRef] | tuple[ChunkRef, ...]
+                     ) -> tuple[Extreme | None, Extreme | None]:
+    """The lowest and highest finite point of an ordered tag from its chunks' extremes
+    (in step order): O(chunks), nothing read. A tie goes to the earliest step, as
+    ``np.argmin`` / ``np.argmax`` over the merged series (the chart's best-value marker)."""
+    lowest: Extreme | None = None
+    highest: Extreme | None = None
+    for ref in refs:
+        if ref.lowest is not None and (lowest is None or ref.lowest.value < lowest.value):
+            lowest = ref.lowest
+        if ref.highest is not None and (highest is None or ref.highest.value > highest.value):
+            highest = ref.highest
+    return lowest, highest
 
 
 def is_ordered(refs: list[ChunkRef]) -> bool:

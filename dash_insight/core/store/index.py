@@ -78,6 +78,7 @@ from dash_insight.core.store.chunks import (
     SUMMARY_LEVELS,
     ChunkRef,
     SummaryPoints,
+    chunk_extremes,
     chunk_ref,
     summarise,
 )
@@ -90,7 +91,8 @@ log = logging.getLogger(__name__)
 #: 3: chunks are ScalarColumns / BlobColumns, graphs and lineage GraphRecord / LineageRecord.
 #: 4: chunks are named by a serial (FileState.chunks holds (serial, entries) pairs).
 #: 5: FileState.chunks holds ChunkRef (step bounds); scalar chunks have ``lod`` summaries.
-INDEX_FORMAT = 5
+#: 6: a scalar chunk's ChunkRef holds its lowest and highest point.
+INDEX_FORMAT = 6
 #: How long a chunk replaced by a merge (or dropped with its file) stays readable for readers
 #: that still hold the job state naming it; a reader that misses one reloads the state.
 RETIRED_CHUNK_SECONDS = 60.0
@@ -201,6 +203,9 @@ def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, Su
     at each level of :data:`~.chunks.SUMMARY_LEVELS` (both index stores)."""
     ref = chunk_ref(serial, columns.step)
     summaries: dict[int, SummaryPoints] = {}
+    if isinstance(columns, ScalarColumns):
+        lowest, highest = chunk_extremes(columns.step, columns.wall_time, columns.value)
+        ref = ref._replace(lowest=lowest, highest=highest)
     if isinstance(columns, ScalarColumns) and ref.ascending and ref.entries:
         summaries = {level: summarise(columns.step, columns.wall_time, columns.value, level)
                      for level in SUMMARY_LEVELS}

@@ -13,7 +13,7 @@ from dash import Input, Output, State, dcc, html
 from dash_insight.core.format.profiler import Problem, ProfilerDir
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext, ngettext
-from dash_insight.plugins.profiler.model import Profile
+from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
@@ -64,6 +64,12 @@ def load(service: ProfilerService, params: dict[str, str]) -> Loaded:
     return Loaded(found, device, service.profile(found, device))
 
 
+def load_tables(service: ProfilerService, params: dict[str, str]) -> OpTables:
+    """:func:`locate`, then only the operator tables (no launch file read)."""
+    found, device = locate(service, params)
+    return service.tables(found, device)
+
+
 def is_page(app: dash.Dash, pathname: str | None, *paths: str) -> bool:
     """Whether the URL shows one of ``paths``: a click on a link changes the search before the
     page is replaced, and the leaving page must not render itself again for it."""
@@ -104,8 +110,8 @@ def device_selector(found: ProfilerDir, device: str) -> Any:
         className="di-inline")
 
 
-def problems_panel(profile: Profile, more: Sequence[Problem] = ()) -> Any:
-    """What could not be read (everything else is shown)."""
+def problems_panel(profile: Profile | OpTables, more: Sequence[Problem] = ()) -> Any:
+    """What could not be read of the files shown (everything else is shown)."""
     problems = [*profile.problems, *more]
     if not problems:
         return None

@@ -63,6 +63,26 @@ class Launches:
 
 
 @dataclass(frozen=True)
+class OpTables:
+    """MindInsight's two operator tables of one device and its ``profiler_info``: all that the
+    operator page's type view and chart show, read without the launch files (the type view of a
+    200,000-launch profile opens without parsing its launches)."""
+
+    path: str
+    device: str
+    types: tuple[OpTypeStat, ...]
+    details: tuple[OpDetailStat, ...]
+    info: dict[str, Any]
+    problems: tuple[Problem, ...]
+    type_rows: list[list[Any]] = field(default_factory=list)  # MindInsight's formatted rows
+    detail_rows: list[list[Any]] = field(default_factory=list)
+
+    @property
+    def total_ms(self) -> float:
+        return sum(stat.total_ms for stat in self.types)
+
+
+@dataclass(frozen=True)
 class Profile:
     """One device of one profiler directory: MindInsight's tables, launches and problems."""
 
@@ -198,14 +218,23 @@ def input_shapes(framework: FrameworkTable, launches: Launches) -> dict[str, str
     return out
 
 
-def build_profile(path: str, device: str, types: list[OpTypeStat], details: list[OpDetailStat],
-                  launches: Launches, info: dict[str, Any], problems: list[Problem]) -> Profile:
-    """Assemble a :class:`Profile` with its derived rows and launch-time distribution."""
-    details_tuple = tuple(details)
+def build_tables(path: str, device: str, types: list[OpTypeStat], details: list[OpDetailStat],
+                 info: dict[str, Any], problems: list[Problem]) -> OpTables:
+    """Assemble :class:`OpTables` with MindInsight's formatted rows."""
+    return OpTables(
+        path=path, device=device, types=tuple(types), details=tuple(details), info=info,
+        problems=tuple(problems), type_rows=[type_row(stat) for stat in types],
+        detail_rows=[detail_row(stat) for stat in details])
+
+
+def build_profile(tables: OpTables, launches: Launches,
+                  launch_problems: list[Problem]) -> Profile:
+    """Assemble a :class:`Profile` from ``tables`` and the launches, with the launch-time
+    distribution; the tables' problems first, then those of the launch file."""
     return Profile(
-        path=path, device=device, types=tuple(types), details=details_tuple, launches=launches,
-        info=info, problems=tuple(problems),
-        type_rows=[type_row(stat) for stat in types],
-        detail_rows=[detail_row(stat) for stat in details],
-        distribution=distribution(launches, details_tuple),
+        path=tables.path, device=tables.device, types=tables.types, details=tables.details,
+        launches=launches, info=tables.info,
+        problems=(*tables.problems, *launch_problems),
+        type_rows=tables.type_rows, detail_rows=tables.detail_rows,
+        distribution=distribution(launches, tables.details),
     )

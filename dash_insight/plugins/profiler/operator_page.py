@@ -30,7 +30,7 @@ from dash import ALL, Input, Output, State, ctx, dcc, html
 from dash_insight.core.i18n import format_number, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import charts, components, query
-from dash_insight.plugins.profiler.model import Profile
+from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import int_param, make_search, parse_search
@@ -126,6 +126,21 @@ def with_state(search: str | None, state: OperatorState) -> str:
     return make_search({**params, **state_params(state)})
 
 
+#: What the chart shows depends on these URL parameters only (the table on all of them).
+CHART_PARAMS = (*components.SHARED, "chart", "measure")
+
+
+def drawn_keys(search: str | None) -> tuple[str, str]:
+    """(chart key, table key): the URL's parameters that decide what the chart and what the
+    table show, spelled one way. A redraw callback whose key equals the one drawn sends
+    nothing: the page is drawn filled in, and Dash still fires the redraws when the URL
+    component reports the URL on mounting, or when the page comes in through in-app
+    navigation (a second build and render of the whole table)."""
+    params = parse_search(with_state(search, parse_state(parse_search(search))))
+    chart = make_search({key: params.get(key) for key in CHART_PARAMS})
+    return chart, make_search(params)
+
+
 # -- rows ------------------------------------------------------------------------------------
 
 
@@ -160,7 +175,7 @@ def sort_page(rows: list[list[Any]], columns: tuple[str, ...], sort: str, descen
     return sorted(present, key=lambda row: row[index], reverse=descending) + missing
 
 
-def type_table_rows(profile: Profile, state: OperatorState) -> list[list[Any]]:
+def type_table_rows(profile: Profile | OpTables, state: OperatorState) -> list[list[Any]]:
     """The type rows matching the type search, sorted."""
     condition = ({"op_type": {"partial_match_str_in": [state.type_search]}}
                  if state.type_search else {})
@@ -211,7 +226,8 @@ def _cell(_column: str, value: Any) -> Any:
 def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> html.Div:
     state = parse_state(params)
     search = make_search(params)
-    figure, title = chart_view(service, search)
+    chart_key, table_key = drawn_keys(search)
+    figure, title, legend = chart_view(service, search)
     table, total, page, pager_style, type_search_style, op_search_style, problems = \
         table_view(app, service, search, {})
     return html.Div([
@@ -231,7 +247,11 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                                    {"label": _("Pie"), "value": "pie"},
                                    {"label": _("Bar"), "value": "bar"}]),
             ]),
-            dcc.Graph(id="prof-op-chart", figure=figure, config=graph_config()),
+            html.Div(className="di-prof-chart-row", children=[
+                dcc.Graph(id="prof-op-chart", figure=figure, config=graph_config(),
+                          className="di-prof-chart"),
+                html.Div(legend, id="prof-chart-legend"),
+            ]),
         ]),
         html.Div(className="di-panel di-prof-section", children=[
             html.Div(className="di-toolbar", children=[
@@ -266,23 +286,39 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
             ]),
         ]),
         dcc.Store(id="prof-sub-pages", data={}),
+        dcc.Store(id="prof-chart-drawn", data=chart_key),
+        dcc.Store(id="prof-table-drawn", data=table_key),
     ])
 
 
-def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str]:
-    """The type chart's figure and title for the URL's ``search``."""
+def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str, Any]:
+    """The type chart's figure, title and legend (the pie's; none for the bar chart) for the
+    URL's ``search``."""
     params = parse_search(search)
     state = parse_state(params)
     try:
-        profile = components.load(service, params).profile
+        profile = components.load_tables(service, params)
     except ProfileUnavailable:
-        return {"data": [], "layout": {"height": 60}}, ""
+        return {"data": [], "layout": {"height": 60}}, "", None
     items = charts.slices(profile.types, state.measure)
     title = str(charts.MEASURE_TITLES[state.measure])
     if len(profile.types) > charts.TOP_TYPES + 1:
         title += " · " + _("top {top} of {count} types + Other").format(
             top=charts.TOP_TYPES, count=len(profile.types))
-    return charts.type_figure(items, state.measure, state.chart), title
+    figure = charts.type_figure(items, state.measure, state.chart, legend=False)
+    return figure, title, chart_legend(items, state.chart)
+
+
+def chart_legend(items: Sequence[charts.Slice], kind: str) -> Any:
+    """The pie's legend in HTML beside the chart, one entry per slice in the slice's colour:
+    the browser lays it out at once where Plotly measures every entry of an SVG legend (40 %
+    of drawing the pie)."""
+    if kind != "pie" or not items:
+        return None
+    return html.Ul(className="di-prof-legend", children=[
+        html.Li(charts.legend_text(item), title=f"{charts.shown_label(item)}: {item.share:.2%}",
+                style={"borderLeftColor": colour})
+        for item, colour in zip(items, charts.colours(len(items)), strict=True)])
 
 
 def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
@@ -294,20 +330,28 @@ def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
     hidden: dict[str, str] = {"display": "none"}
     shown: dict[str, str] = {}
     searches = (shown, hidden) if state.view == "type" else (hidden, shown)
+
+    def link(changed: OperatorState) -> str:
+        return app.get_relative_path(PATH) + with_state(search, changed)
+
+    if state.view == "type" and not state.open:
+        # Nothing shown needs the launches (the distribution): the tables alone, so the page
+        # opens without parsing the launch file (most of a large profile's parse).
+        try:
+            tables = components.load_tables(service, params)
+        except ProfileUnavailable as error:
+            return (components.unavailable(app, error), "", "", hidden, *searches, None)
+        table = _type_table(tables, [], state, {}, link)
+        return table, "", "", hidden, *searches, components.problems_panel(tables)
     try:
         loaded = components.load(service, params)
     except ProfileUnavailable as error:
         return (components.unavailable(app, error), "", "", hidden, *searches, None)
     profile = loaded.profile
-    needs_inputs = state.view == "all" or bool(state.open)
-    inputs, more = service.inputs(loaded.found, loaded.device) if needs_inputs else ({}, [])
+    inputs, more = service.inputs(loaded.found, loaded.device)
     problems = components.problems_panel(profile, more)
-
-    def link(changed: OperatorState) -> str:
-        return app.get_relative_path(PATH) + with_state(search, changed)
-
     if state.view == "type":
-        table = _type_table(profile, inputs, state, sub_pages or {}, link)
+        table = _type_table(profile, op_rows(profile, inputs), state, sub_pages or {}, link)
         return table, "", "", hidden, *searches, problems
     rows = all_table_rows(op_rows(profile, inputs), state)
     pages = max(1, -(-len(rows) // state.size))
@@ -325,6 +369,14 @@ def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
 
 
 # -- callbacks -------------------------------------------------------------------------------
+
+
+def _redraw(key: str, drawn: str | None) -> bool:
+    """Whether a redraw callback must draw: the URL's view state is not the one drawn, or
+    something else asked for it (a click on Refresh, a drill-down's page); not when Dash fired
+    it only for the URL it was drawn for."""
+    return key != drawn or any(
+        item["prop_id"] != "url.search" and item["value"] for item in ctx.triggered)
 
 
 def _toggle_sort(current: str, descending: bool, column: str) -> tuple[str, bool]:
@@ -374,32 +426,37 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             else new_search
 
     # The layout is drawn filled in (no round trip on opening the page); these redraw it when
-    # the URL's view state changes.
+    # the URL's view state changes, and say what they drew.
     @app.callback(
         Output("prof-op-chart", "figure"), Output("prof-chart-title", "children"),
+        Output("prof-chart-legend", "children"), Output("prof-chart-drawn", "data"),
         Input("url", "search"), Input("refresh-now", "n_clicks"), State("url", "pathname"),
+        State("prof-chart-drawn", "data"),
         prevent_initial_call=True,
     )
-    def render_chart(search: str | None, _clicks: Any, pathname: str | None
-                     ) -> tuple[Any, Any]:
-        if not components.is_page(app, pathname, PATH):
-            return dash.no_update, dash.no_update
-        return chart_view(service, search)
+    def render_chart(search: str | None, _clicks: Any, pathname: str | None,
+                     drawn: str | None) -> tuple[Any, ...]:
+        key = drawn_keys(search)[0]
+        if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
+            return (dash.no_update,) * 4
+        return (*chart_view(service, search), key)
 
     @app.callback(
         Output("prof-table", "children"), Output("prof-total", "children"),
         Output("prof-page", "children"), Output("prof-pager", "style"),
         Output("prof-type-search", "style"), Output("prof-op-search", "style"),
-        Output("prof-problems", "children"),
+        Output("prof-problems", "children"), Output("prof-table-drawn", "data"),
         Input("url", "search"), Input("refresh-now", "n_clicks"),
         Input("prof-sub-pages", "data"), State("url", "pathname"),
+        State("prof-table-drawn", "data"),
         prevent_initial_call=True,
     )
     def render_table(search: str | None, _clicks: Any, sub_pages: dict | None,
-                     pathname: str | None) -> tuple:
-        if not components.is_page(app, pathname, PATH):
-            return (dash.no_update,) * 7
-        return table_view(app, service, search, sub_pages)
+                     pathname: str | None, drawn: str | None) -> tuple:
+        key = drawn_keys(search)[1]
+        if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
+            return (dash.no_update,) * 8
+        return (*table_view(app, service, search, sub_pages), key)
 
     @app.callback(
         Output("prof-sub-pages", "data"),
@@ -424,27 +481,26 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             return dash.no_update
         params = parse_search(search)
         state = parse_state(params)
+        job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
         try:
+            if state.view == "type":
+                tables = components.load_tables(service, params)
+                text = csv_text(TYPE_COLUMNS, type_table_rows(tables, state))
+                return dcc.send_string(text, f"{job}_op_types_device{tables.device}.csv")
             loaded = components.load(service, params)
         except ProfileUnavailable:
             return dash.no_update
-        job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
-        if state.view == "type":
-            text = csv_text(TYPE_COLUMNS, type_table_rows(loaded.profile, state))
-            name = f"{job}_op_types_device{loaded.device}.csv"
-        else:
-            inputs, _unused = service.inputs(loaded.found, loaded.device)
-            text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
-            name = f"{job}_operators_device{loaded.device}.csv"
-        return dcc.send_string(text, name)
+        inputs, _unused = service.inputs(loaded.found, loaded.device)
+        text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
+        return dcc.send_string(text, f"{job}_operators_device{loaded.device}.csv")
 
 
-def _type_table(profile: Profile, inputs: dict[str, str], state: OperatorState,
+def _type_table(profile: Profile | OpTables, operators: list[list[Any]], state: OperatorState,
                 sub_pages: dict[str, int], link: Callable[[OperatorState], str]) -> Any:
     """The type rows; each row's expander is a link to the page with that type opened or
-    closed (URL state: no callback per row)."""
+    closed (URL state: no callback per row); an opened type shows its rows of ``operators``
+    (:func:`op_rows`: needed only when a type is open)."""
     rows = type_table_rows(profile, state)
-    operators = op_rows(profile, inputs) if state.open else []
     expanders = []
     extra: dict[int, Any] = {}
     for i, row in enumerate(rows):

@@ -40,8 +40,10 @@ from dash_insight.core.service import DataService
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.plugins.profiler.model import (
+    OpTables,
     Profile,
     build_profile,
+    build_tables,
     input_shapes,
     sorted_launches,
 )
@@ -65,11 +67,20 @@ class _Sized:
         return self.nbytes
 
 
+def _tables_bytes(tables: OpTables | Profile) -> int:
+    return 600 * (len(tables.details) + len(tables.types))
+
+
 def _profile_bytes(profile: Profile) -> int:
     launches = profile.launches
     arrays = [launches.op, launches.start_us, launches.duration_us, launches.step]
-    return sum(a.nbytes for a in arrays) + 600 * (len(profile.details) + len(profile.types)) \
+    return sum(a.nbytes for a in arrays) + _tables_bytes(profile) \
         + sum(len(name) + 60 for name in launches.names)
+
+
+#: Bytes a parsed table file is counted for, per character of its text: rows of Python floats
+#: and strings take several times their text (an estimate: measuring walks every object).
+PARSED_BYTES_PER_CHAR = 8
 
 
 class LocateError(Exception):
@@ -184,9 +195,15 @@ class ProfilerService:
             self.parses += 1
             return parse(read_text(path), os.path.basename(path))
 
+        def sized() -> _Sized:
+            text = read_text(path)
+            self.parses += 1
+            return _Sized(parse(text, os.path.basename(path)),
+                          PARSED_BYTES_PER_CHAR * len(text) + 1024)
+
         if not keep:
             return build()
-        return self._cache.get_or_compute((kind, *_identity(path)), build)
+        return self._cache.get_or_compute((kind, *_identity(path)), sized).value
 
     def _read(self, kind: str, path: str | None, parse: Callable[[str, str], T], empty: T,
               problems: list[Problem], keep: bool = True) -> T:
@@ -224,10 +241,28 @@ class ProfilerService:
         return info
 
     @staticmethod
+    def _tables_key(found: ProfilerDir, device: str) -> tuple[Any, ...]:
+        paths = [found.file(device, prefix) for prefix in (
+            OP_TYPE_PREFIX, OP_DETAIL_PREFIX, INFO_PREFIX)]
+        return (found.path, device, *(_identity(p) for p in paths))
+
+    @staticmethod
     def _profile_key(found: ProfilerDir, device: str) -> tuple[Any, ...]:
         paths = [found.file(device, prefix) for prefix in (
             OP_TYPE_PREFIX, OP_DETAIL_PREFIX, FRAMEWORK_PREFIX, TIMESTAMP_PREFIX, INFO_PREFIX)]
         return (found.path, device, *(_identity(p) for p in [*paths, found.trace_view]))
+
+    def tables(self, found: ProfilerDir, device: str) -> OpTables:
+        """The operator tables of ``device`` (cached while their files do not change): what
+        needs no launch file is read without one (the launches of a large profile take most
+        of its parse)."""
+        key = ("tables", *self._tables_key(found, device))
+
+        def build() -> _Sized:
+            tables = self._build_tables(found, device)
+            return _Sized(tables, _tables_bytes(tables))
+
+        return self._cache.get_or_compute(key, build).value
 
     def profile(self, found: ProfilerDir, device: str) -> Profile:
         """Everything the pages show for ``device`` (cached while no file changes)."""
@@ -247,7 +282,7 @@ class ProfilerService:
         key = ("derived", name, *self._profile_key(found, device))
         return self._cache.get_or_compute(key, lambda: compute(profile))
 
-    def _build_profile(self, found: ProfilerDir, device: str) -> Profile:
+    def _build_tables(self, found: ProfilerDir, device: str) -> OpTables:
         types, details, problems = self.op_tables(found, device)
         info_path = found.file(device, INFO_PREFIX)
         info: dict[str, Any] = {}
@@ -255,6 +290,11 @@ class ProfilerService:
             info, info_problems = self._read("info", info_path, parse_profiler_info,
                                              _no_info(), problems)
             problems += info_problems
+        return build_tables(found.path, device, types, details, info, problems)
+
+    def _build_profile(self, found: ProfilerDir, device: str) -> Profile:
+        tables = self.tables(found, device)
+        problems: list[Problem] = []
         timestamps = found.file(device, TIMESTAMP_PREFIX)
         source = timestamps or found.trace_view
         if timestamps is not None:
@@ -269,7 +309,7 @@ class ProfilerService:
             table, launch_problems = LaunchTable.empty(), []
         problems += launch_problems
         launches = sorted_launches(table, os.path.basename(source) if source else "")
-        return build_profile(found.path, device, types, details, launches, info, problems)
+        return build_profile(tables, launches, problems)
 
     def inputs(self, found: ProfilerDir, device: str) -> tuple[dict[str, str], list[Problem]]:
         """Input shapes per full operator name (from ``cpu_framework``, read on first use) and

@@ -27,11 +27,20 @@ import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 from dash.dependencies import ALL, MATCH
 
+from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.core.store.chunks import Extreme
+from dash_insight.plugins.scalars.best import (
+    BestPoint,
+    Direction,
+    best_direction,
+    best_point,
+    best_text,
+)
+from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import STORE_ID
-from dash_insight.web.url_state import Choice, Float
+from dash_insight.web.url_state import Choice, Float, Text
 
 
 def chart_ids(page: str) -> dict[str, dict[str, str]]:
@@ -39,7 +48,7 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
     the renderer reads whichever page is shown (``ALL``) and one page's callbacks never fire on
     another page that has the same kind of component."""
     return {name: {"type": f"chart-{name}", "page": page}
-            for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box")}
+            for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box", "xtag")}
 
 
 AXES = (("step", lazy_gettext("Step")), ("relative", lazy_gettext("Relative time (s)")),
@@ -47,6 +56,8 @@ AXES = (("step", lazy_gettext("Step")), ("relative", lazy_gettext("Relative time
 #: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
+#: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
+X_TAG = Text("x_tag")
 
 
 @dataclass(frozen=True)
@@ -88,13 +99,15 @@ def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict
             "nonfinite": nonfinite}
 
 
-def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec]) -> dict[str, Any]:
+def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec],
+               x_tag: str = "") -> dict[str, Any]:
     """What the browser needs to ask for and draw ``charts``, without their points: each
     chart's series (job, tag, name, axis, colour) with the number of points and the last step
     they have now, and a ``stamp`` that changes when any of that changes (new data: the chart
     asks for its points again). The browser fetches a chart's points when the chart comes on
     screen, at its pixel width (``export/scalars``' sibling ``chart/scalar``); a missing job or
-    tag becomes a message on its chart instead of an error."""
+    tag becomes a message on its chart instead of an error. ``x_tag``: the tag whose values are
+    the x axis (each chart's ``x_tag``; the best points then say where they sit on it, ``x``)."""
     out = []
     for chart in charts:
         series = []
@@ -107,14 +120,63 @@ def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec]) -> dict[str,
             except DataError as error:
                 problems.append(str(error))
                 continue
+            # From the chunks' extremes of an ordered tag, as the extent: not read whole.
+            best = best_of_extremes(*provider.scalar_extremes(spec.train_id, spec.tag))
+            if x_tag:
+                _place_best(provider, spec.train_id, x_tag, best)
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
                            "right": spec.right_axis, "colour": spec.colour, "total": total,
-                           "last": last})
+                           "last": last, "best": best, "direction": best_direction(spec.tag)})
         entry = {"id": chart.chart_id, "title": chart.title, "series": series,
-                 "problems": problems, "legend": chart.legend}
+                 "problems": problems, "legend": chart.legend, "x_tag": x_tag}
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
+
+
+def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:
+    """The lowest and highest point of a raw series for its chart's marker, each as
+    ``{"step", "wall", "value", "label"}`` (the label: "best 0.1234 @ step 5,300", in the reader's
+    language), or None for a series without a finite value (:func:`~.best.best_point`)."""
+    out: dict[str, Any] = {}
+    directions: tuple[Direction, ...] = ("min", "max")
+    for direction in directions:
+        point = best_point(step, value, direction)
+        out[direction] = None if point is None else _best_marker(
+            point.step, float(wall[point.position]), point.value)
+    return out
+
+
+def best_of_extremes(lowest: Extreme | None, highest: Extreme | None) -> dict[str, Any]:
+    """:func:`best_points` from a tag's lowest and highest point as the provider gives them
+    (:meth:`~.DataProvider.scalar_extremes`: the same points, without reading the series)."""
+    return {direction: None if point is None else _best_marker(point.step, point.wall_time,
+                                                               point.value)
+            for direction, point in (("min", lowest), ("max", highest))}
+
+
+def _best_marker(step: int, wall: float, value: float) -> dict[str, Any]:
+    """One best point as the chart's marker draws it, with its label."""
+    return {"step": step, "wall": wall, "value": value,
+            "label": _("best {value} @ step {step}").format(
+                value=best_text(BestPoint(0, step, value)), step=format_number(step))}
+
+
+def _place_best(provider: DataProvider, train_id: str, x_tag: str,
+                best: dict[str, Any]) -> None:
+    """Add to each best point its place on the ``x_tag`` axis (``x``; None when the job has
+    no finite value of that tag at the point's step)."""
+    for point in best.values():
+        if point is None:
+            continue
+        try:  # the x tag's points at that one step: one chunk of an ordered tag
+            x_series = provider.read_scalar_window(train_id, x_tag, point["step"],
+                                                   point["step"]).series
+        except DataError:
+            x_series = None
+        x = (np.nan if x_series is None else
+             values_at_steps(np.array([point["step"]]), x_series.step, x_series.value)[0])
+        point["x"] = None if np.isnan(x) else float(x)
 
 
 def _stamp(value: Any) -> str:
@@ -122,13 +184,20 @@ def _stamp(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def controls(page: str, axis: str, smoothing: float) -> html.Div:
-    """Horizontal axis radio and smoothing slider + number box (0-0.99, step 0.01)."""
+def controls(page: str, axis: str, smoothing: float, tags: Sequence[str] = (),
+             x_tag: str = "") -> html.Div:
+    """Horizontal axis radio, the tag whose values can be the x axis instead (one of
+    ``tags``), and smoothing slider + number box (0-0.99, step 0.01)."""
     ids = chart_ids(page)
     return html.Div(className="di-toolbar di-scalar-controls", children=[
         html.Span(_("Horizontal axis"), className="di-muted"),
         dcc.RadioItems(id=ids["axis"], value=axis, inline=True, className="di-axis",
                        options=[{"label": str(label), "value": value} for value, label in AXES]),
+        html.Div(dcc.Dropdown(id=ids["xtag"], options=list(tags), value=x_tag or None,
+                              className="di-compose di-xtag",
+                              placeholder=_("or the values of a tag")),
+                 title=_("Each point is placed at this tag's value at the same step "
+                         "(epoch, tokens seen); steps it lacks are not drawn")),
         html.Span(_("Smoothing"), className="di-muted"),
         html.Div(dcc.Slider(id=ids["smoothing"], min=0, max=0.99, step=0.01, value=smoothing,
                             marks=None, updatemode="mouseup",
@@ -141,7 +210,16 @@ def controls(page: str, axis: str, smoothing: float) -> html.Div:
 def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
     """A card: toolbar (log, back, reset, full screen), the graph slot, threshold row, title."""
     key = chart.chart_id
+    best = best_direction(chart.series[0].tag) if chart.series else "min"
     tools = [
+        # Its label follows the clicks in the browser (scalarCharts.bestLabel); ``value`` is the
+        # direction guessed from the tag, an odd number of clicks flips it.
+        html.Button(best_label(best), id={"type": "chart-best", "chart": key}, value=best,
+                    className="di-chip",
+                    title=_("The best value of each line is marked: its lowest or highest "
+                            "(click to flip)")),
+        html.Button("log x", id={"type": "chart-xlog", "chart": key}, className="di-chip",
+                    title=_("Logarithmic x axis (steps or times at or below 0 are not drawn)")),
         html.Button("log", id={"type": "chart-log", "chart": key}, className="di-chip",
                     title=_("Logarithmic y axis (non-positive values become gaps)")),
         html.Button("↶", id={"type": "chart-back", "chart": key}, className="di-chip",
@@ -163,6 +241,12 @@ def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
     children.append(html.Div(chart.title, className="di-chart-title", title=chart.title))
     return html.Div(className="di-panel di-chart-card", id={"type": "chart-card", "chart": key},
                     children=children)
+
+
+def best_label(direction: str) -> str:
+    """The label of a chart's best-value button: which extreme it marks (the browser's
+    ``bestLabel`` writes the same after a click)."""
+    return _("best: max") if direction == "max" else _("best: min")
 
 
 def threshold_row(key: str) -> html.Div:
@@ -240,6 +324,15 @@ def register_chart_callbacks(app: Any) -> None:
         Input(_all("thresholds"), "data"),
         Input("theme", "data"),  # colours follow the light / dark theme
         Input(STORE_ID, "data"),  # and the runs' colours the user picked
+        Input({"type": "chart-best", "chart": ALL}, "n_clicks"),  # min / max flipped
+        Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
+    )
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),
+        Output({"type": "chart-best", "chart": MATCH}, "children"),
+        Input({"type": "chart-best", "chart": MATCH}, "n_clicks"),
+        State({"type": "chart-best", "chart": MATCH}, "value"),
+        prevent_initial_call=True,
     )
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="zoom"),

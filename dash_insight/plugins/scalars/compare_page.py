@@ -2,7 +2,12 @@
 same on every chart and page, see :mod:`~dash_insight.web.components.run_colours`; the user can
 pick it).
 
-URL: ``/compare?jobs=[...]&job_filter=re&tags=[...]&filter=re&axis=step&smoothing=0.6&page=1``.
+URL: ``/compare?jobs=[...]&job_filter=re&tags=[...]&filter=re&axis=step&smoothing=0.6&page=1
+&hidden=[...]&x_tag=epoch``. A hidden run (the eye in the job list) stays selected but leaves
+every chart, the colour choices and the downloads of the page, until its eye is opened again.
+"Download CSV / JSON" saves the raw points (not smoothed) of the charts the selection and the
+filters show, on every page of the grid, without the hidden runs.
+
 Any job can be compared (MindInsight: only the 15 cached ones, 5 at a time); past
 :data:`WARN_JOBS` selected jobs the page warns that charts get crowded. Without ``jobs`` the
 5 most recently updated jobs are selected (as MindInsight preselects 5).
@@ -17,11 +22,12 @@ import dash
 from dash import Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.provider import DataProvider
+from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     SMOOTHING,
+    X_TAG,
     ChartSpec,
     SeriesSpec,
     chart_card,
@@ -31,6 +37,7 @@ from dash_insight.plugins.scalars.charts import (
     controls,
     register_chart_callbacks,
 )
+from dash_insight.plugins.scalars.export import Found, csv_rows, json_pieces
 from dash_insight.web.components.compare_tabs import tab_strip
 from dash_insight.web.components.run_colours import (
     PALETTE,
@@ -67,9 +74,10 @@ PATH = "/compare"
 CHARTS_PER_PAGE = 12
 DEFAULT_JOBS = 5
 WARN_JOBS = 20
-#: ``jobs`` absent = the :data:`DEFAULT_JOBS` newest; ``tags`` absent = all of theirs.
+#: ``jobs`` absent = the :data:`DEFAULT_JOBS` newest; ``tags`` absent = all of theirs;
+#: ``hidden`` = the runs whose eye is closed (absent = none).
 STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
-                 Int("page", 1, 1, MAX_PAGE))
+                 Int("page", 1, 1, MAX_PAGE), Tags("hidden"), X_TAG)
 
 
 def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
@@ -93,22 +101,50 @@ def page_state(params: dict[str, str], jobs: list[str],
     ``jobs`` order, the selected tags among ``all_tags``, the union of theirs), whether the URL
     named them (``explicit_jobs``, ``explicit_tags``), and what is drawn: ``shown_jobs`` and
     ``shown_tags``, the selected ones that match their filter (the filters decide the charts
-    and their lines, as TensorBoard's run and tag filters)."""
+    and their lines, as TensorBoard's run and tag filters), less the ``hidden`` runs (known
+    jobs whose eye is closed, in ``jobs`` order) and the tags only hidden runs have."""
     state = STATE.parse(params)
     chosen, chosen_tags = state["jobs"], state["tags"]
     selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
     all_tags = union_tags(selected_jobs, tags_of)
     tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
+    closed = set(state["hidden"] or ())
+    hidden = [j for j in jobs if j in closed]
+    shown_jobs = [j for j in visible_tags(jobs, selected_jobs, state["job_filter"])
+                  if j not in closed]
+    drawn_tags = set(union_tags(shown_jobs, tags_of))
+    if state["x_tag"] not in all_tags:
+        state["x_tag"] = ""  # no selected job has it: the step or time axis
     return {**state, "jobs": selected_jobs, "all_tags": all_tags, "tags": tags,
             "explicit_jobs": chosen is not None, "explicit_tags": chosen_tags is not None,
-            "shown_jobs": visible_tags(jobs, selected_jobs, state["job_filter"]),
-            "shown_tags": visible_tags(all_tags, tags, state["filter"])}
+            "hidden": hidden, "shown_jobs": shown_jobs,
+            "shown_tags": [t for t in visible_tags(all_tags, tags, state["filter"])
+                           if t in drawn_tags]}
+
+
+def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
+    """The hidden runs after the eye of ``run`` was closed (``hide``) or opened."""
+    kept = [name for name in hidden if name != run]
+    return [*kept, run] if hide else kept
+
+
+def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
+    """The URL after a click on a run's eye (``report``: the job list's ``cellRendererData``,
+    whose ``value`` is ``{"run", "hidden"}``): ``hidden`` with the run added or removed, every
+    other parameter as it was; None for a report that names no known job."""
+    value = report.get("value") if isinstance(report, dict) else None
+    if not isinstance(value, dict) or value.get("run") not in jobs:
+        return None
+    raw = STATE.parse(parse_search(search))
+    hidden = toggle_hidden([j for j in raw["hidden"] or [] if j in jobs], str(value["run"]),
+                           bool(value.get("hidden")))
+    return STATE.search({**raw, "hidden": hidden or None})
 
 
 def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, list[str]],
                     trigger: Any, checked_jobs: list[str] | None, job_pattern: str | None,
                     checked_tags: list[str] | None, tag_pattern: str | None, axis: str | None,
-                    smoothing: float | None) -> str:
+                    smoothing: float | None, x_tag: str | None = None) -> str:
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
     changed the default selection, ``tags`` when not every tag of the selected jobs."""
@@ -133,7 +169,8 @@ def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, l
         "jobs": selected_jobs if explicit else None, "job_filter": job_pattern or "",
         "tags": None if tags == all_tags else tags, "filter": tag_pattern or "",
         "axis": AXIS.from_control(axis), "smoothing": SMOOTHING.from_control(smoothing),
-        "page": page,
+        "page": page, "hidden": state["hidden"] or None,
+        "x_tag": x_tag if x_tag in all_tags else "",
     })
 
 
@@ -161,6 +198,33 @@ def chart_specs(state: dict[str, Any], tags_of: dict[str, list[str]],
     return charts, pages
 
 
+def downloads(provider: DataProvider, state: dict[str, Any], tags_of: dict[str, list[str]]
+              ) -> list[Found]:
+    """What "Download" saves: for each tag the page shows (every page of the grid), the raw
+    points of each drawn run that has it (hidden runs and runs the job filter hides left out),
+    in chart order then run order; a series that cannot be read any more is left out."""
+    found: list[Found] = []
+    for tag in state["shown_tags"]:
+        for job in state["shown_jobs"]:
+            if tag not in tags_of.get(job, []):
+                continue
+            try:
+                found.append((job, tag, provider.read_scalars(job, tag)))
+            except DataError:
+                continue
+    return found
+
+
+def download_file(found: list[Found], fmt: str) -> dict[str, Any]:
+    """The ``dcc.Download`` data of the points ``found`` as ``csv`` or ``json``
+    (:mod:`~dash_insight.plugins.scalars.export`, the REST download's format)."""
+    if fmt == "json":
+        return {"content": b"".join(json_pieces(found)).decode(),
+                "filename": "scalars_comparison.json", "type": "application/json"}
+    return {"content": "".join(csv_rows(found)), "filename": "scalars_comparison.csv",
+            "type": "text/csv"}
+
+
 def colour_row() -> html.Div:
     """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default."""
     return html.Div(className="di-toolbar di-run-colours", children=[
@@ -185,13 +249,23 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.H1(_("Scalar Comparison"), className="di-title"),
             html.Span(_("scalars of several training jobs in one chart per tag"),
                       className="di-subtitle"),
+            html.Div(className="di-spacer"),
+            html.Button(_("Download CSV"), id="compare-download-csv",
+                        className="di-button secondary",
+                        title=_("The raw points of the charts shown, without hidden runs")),
+            html.Button(_("Download JSON"), id="compare-download-json",
+                        className="di-button secondary",
+                        title=_("The raw points of the charts shown, without hidden runs")),
+            dcc.Download(id="compare-download"),
         ]),
         html.Div(className="di-panel", children=[
             picker("compare-jobs", _("Job Selection"), jobs, state["jobs"], state["job_filter"],
-                   noun="job", extra=[html.Span(id="compare-warning", className="di-warning")]),
+                   noun="job", extra=[html.Span(id="compare-warning", className="di-warning")],
+                   hidden=state["hidden"]),
             picker("compare-tags", _("Tag Selection"), state["all_tags"], state["tags"],
                    state["filter"]),
-            controls("compare", state["axis"], state["smoothing"]),
+            controls("compare", state["axis"], state["smoothing"], state["all_tags"],
+                     state["x_tag"]),
             colour_row(),
         ]),
         *chart_stores("compare"),
@@ -221,7 +295,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         state, _jobs, _tags = current(search)
         return state["all_tags"], state["tags"], state["filter"]
 
-    register_picker(app, "compare-jobs", picked_jobs, noun="job")
+    def hidden_jobs(search: str | None) -> list[str]:
+        state, _jobs, _tags = current(search)
+        return state["hidden"]
+
+    register_picker(app, "compare-jobs", picked_jobs, noun="job", read_hidden=hidden_jobs)
     register_picker(app, "compare-tags", picked_tags)
 
     @app.callback(
@@ -229,13 +307,14 @@ def register(app: dash.Dash, service: DataService) -> None:
         *picker_inputs("compare-jobs"), *picker_inputs("compare-tags"),
         Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
         Input("compare-prev", "n_clicks"), Input("compare-next", "n_clicks"),
+        Input(IDS["xtag"], "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
     def controls_to_url(job_rows: Any, _a: Any, _b: Any, job_pattern: str | None,
                         tag_rows: Any, _c: Any, _d: Any,
                         tag_pattern: str | None, axis: str, smoothing: float | None, _prev: Any,
-                        _next: Any, search: str | None) -> Any:
+                        _next: Any, x_tag: str | None, search: str | None) -> Any:
         trigger = ctx.triggered_id
         if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
             return dash.no_update
@@ -246,8 +325,32 @@ def register(app: dash.Dash, service: DataService) -> None:
                           state["tags"], state["filter"])):
             return dash.no_update
         new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
-                              checked_names(tag_rows), tag_pattern, axis, smoothing)
+                              checked_names(tag_rows), tag_pattern, axis, smoothing, x_tag)
         return dash.no_update if same_search(new, search) else new
+
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("compare-jobs", "cellRendererData"), State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def eye_clicked(report: Any, search: str | None) -> Any:
+        """A run's eye closed or opened: the URL's ``hidden`` says so."""
+        jobs, _tags = scalar_jobs(provider)
+        new = eye_search(search, jobs, report)
+        return dash.no_update if new is None or same_search(new, search) else new
+
+    @app.callback(
+        Output("compare-download", "data"),
+        Input("compare-download-csv", "n_clicks"), Input("compare-download-json", "n_clicks"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def download(_csv: Any, _json: Any, search: str | None) -> Any:
+        if not ctx.triggered or not ctx.triggered[0]["value"]:
+            return dash.no_update
+        state, _jobs, tags_of = current(search)
+        fmt = "json" if ctx.triggered_id == "compare-download-json" else "csv"
+        return download_file(downloads(provider, state, tags_of), fmt)
 
     @app.callback(
         Output("compare-warning", "children"),
@@ -272,8 +375,10 @@ def register(app: dash.Dash, service: DataService) -> None:
         total = _("{shown} of {count} tags, {jobs} jobs").format(
             shown=len(state["shown_tags"]), count=len(state["all_tags"]),
             jobs=len(state["shown_jobs"]))
+        if state["hidden"]:
+            total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
         page = f"{min(state['page'], pages)} / {pages}"
-        payload: Any = chart_plan(provider, charts)
+        payload: Any = chart_plan(provider, charts, state["x_tag"])
         if drawn and drawn.get("stamp") == payload["stamp"]:
             payload = dash.no_update  # nothing new since the charts were planned
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:

@@ -2,7 +2,8 @@
 thresholds, composition of two tags, CSV/JSON download.
 
 URL: ``/scalars?train_id=./job&tags=[...]&filter=re&axis=step&smoothing=0.6&page=2
-&compose=["a","b"]``; ``tags`` absent = every tag (as MindInsight selects all by default).
+&compose=["a","b"]&x_tag=epoch``; ``tags`` absent = every tag (as MindInsight selects all by
+default); ``x_tag``: a tag whose values are the x axis.
 Thresholds are remembered in the browser (localStorage), per job and tag.
 """
 
@@ -21,6 +22,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     SMOOTHING,
+    X_TAG,
     ChartSpec,
     SeriesSpec,
     chart_card,
@@ -62,7 +64,7 @@ CHARTS_PER_PAGE = 24
 COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the composed tags
 #: ``tags`` absent = every tag; ``compose`` = the tags drawn together (two or more).
 STATE = UrlState(Text("train_id"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
-                 Int("page", 1, 1, MAX_PAGE), Tags("compose"))
+                 Int("page", 1, 1, MAX_PAGE), Tags("compose"), X_TAG)
 
 
 def chart_id(train_id: str, tag: str) -> str:
@@ -72,13 +74,15 @@ def chart_id(train_id: str, tag: str) -> str:
 def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
     """Everything the page shows, from the URL: :data:`STATE` plus ``selected`` (the ticked
     tags: unknown tags dropped), ``shown`` (the tags drawn: selected and matching the filter, as
-    TensorBoard's filter decides the charts) and ``compose`` checked (None unless two or more
-    different tags of the job)."""
+    TensorBoard's filter decides the charts), ``compose`` checked (None unless two or more
+    different tags of the job) and ``x_tag`` checked ("" unless a tag of the job)."""
     state = STATE.parse(params)
     wanted, compose = state["tags"], state["compose"]
     selected = all_tags if wanted is None else [t for t in wanted if t in all_tags]
     if compose is not None:
         compose = composition(compose, all_tags)
+    if state["x_tag"] not in all_tags:
+        state["x_tag"] = ""  # a tag the job does not have: the step or time axis
     return {**state, "selected": selected, "compose": compose,
             "shown": visible_tags(all_tags, selected, state["filter"])}
 
@@ -98,7 +102,7 @@ def state_search(state: dict[str, Any], all_tags: list[str]) -> str:
 
 def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: list[str] | None,
                pattern: str | None, axis: str | None, smoothing: float | None,
-               compose: list[str] | None) -> dict[str, Any]:
+               compose: list[str] | None, x_tag: str | None = None) -> dict[str, Any]:
     """The page state after the control ``trigger`` changed (the other arguments are the
     controls' values; ``checked`` = the names ticked in the picker's list). Tags hidden by the
     filter keep their selection; a change of the tags or the filter goes back to page 1;
@@ -117,6 +121,8 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
         state["axis"] = AXIS.from_control(axis)
     elif trigger == IDS["smoothing"]:
         state["smoothing"] = SMOOTHING.from_control(smoothing)
+    elif trigger == IDS["xtag"]:
+        state["x_tag"] = x_tag if x_tag in tags else ""
     elif trigger == "scalar-prev":
         state["page"] = max(1, state["page"] - 1)
     elif trigger == "scalar-next":
@@ -177,7 +183,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
         html.Div(className="di-panel", children=[
             picker("scalar-tags", _("Tag Selection"), all_tags, state["selected"],
                    state["filter"]),
-            controls("scalars", state["axis"], state["smoothing"]),
+            controls("scalars", state["axis"], state["smoothing"], all_tags, state["x_tag"]),
             html.Div(className="di-toolbar", children=[
                 html.Span(_("Compose tags"), className="di-muted"),
                 dcc.Dropdown(id="compose-tags", options=all_tags, multi=True,
@@ -219,14 +225,15 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
         Input("scalar-prev", "n_clicks"), Input("scalar-next", "n_clicks"),
         Input("compose-apply", "n_clicks"), Input("compose-remove", "n_clicks"),
+        Input(IDS["xtag"], "value"),
         State("compose-tags", "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
     def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
                         axis: str, smoothing: float | None, _prev: Any, _next: Any,
-                        _compose: Any, _remove: Any, composed: list[str] | None,
-                        search: str | None) -> Any:
+                        _compose: Any, _remove: Any, x_tag: str | None,
+                        composed: list[str] | None, search: str | None) -> Any:
         if len(ctx.triggered) > 1 or (
                 not ctx.triggered[0]["value"]
                 and str(ctx.triggered_id).endswith(("-all", "-none"))):
@@ -240,7 +247,7 @@ def register(app: dash.Dash, service: DataService) -> None:
                   state["filter"]):
             return dash.no_update
         state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
-                           smoothing, composed)
+                           smoothing, composed, x_tag)
         new = state_search(state, tags)
         return dash.no_update if same_search(new, search) else new
 
@@ -277,7 +284,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
             shown=len(state["shown"]), count=len(tags))
         page = f"{min(state['page'], pages)} / {pages}"
-        payload: Any = chart_plan(provider, charts)
+        payload: Any = chart_plan(provider, charts, state["x_tag"])
         if drawn and drawn.get("stamp") == payload["stamp"]:
             payload = dash.no_update  # nothing new (a refresh, or the same URL spelt again)
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:

@@ -11,8 +11,6 @@ by orjson straight from the arrays, and streamed beyond ``STREAM_POINTS`` points
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import re
 from collections.abc import Iterator, Sequence
@@ -27,6 +25,8 @@ from dash_insight.core.service import DataService
 from dash_insight.core.store.lod import ScalarWindow
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.core.vocabulary import Plugin, stored_tag
+from dash_insight.plugins.scalars.export import csv_rows, json_pieces
+from dash_insight.plugins.scalars.x_tag import unplaced, values_at_steps
 from dash_insight.web import errors
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
@@ -189,20 +189,29 @@ class _ScalarViews:
 
     def chart_scalar(self) -> Response:
         """``GET /v1/dash-insight/chart/scalar?train_id=&tag=[&start_step=&end_step=]
-        [&max_points=]``: what one line of a chart draws, as columns (:func:`chart_columns`).
-        The tag is dash-insight's (``loss``) or MindInsight's (``loss/scalar``); errors as
-        ``scalar/metadata``'s."""
+        [&max_points=][&x_tag=]``: what one line of a chart draws, as columns
+        (:func:`chart_columns`). The tag is dash-insight's (``loss``) or MindInsight's
+        (``loss/scalar``); errors as ``scalar/metadata``'s. ``x_tag``: another scalar tag of the
+        job to place the points by (:func:`x_columns`; a tag the job lacks places none)."""
         train_id, tag = required_args("train_id", "tag")
         wanted = step_range()
+        x_tag = request.args.get("x_tag") or None
         known = set(resolve_job(self.provider, train_id).tags.get(Plugin.SCALAR, []))
         raw = tag if tag in known else stored_tag(tag, Plugin.SCALAR)
         if raw is None or raw not in known:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL)
         try:
             found = self._window(train_id, raw, wanted)
+            x = None
+            if x_tag is not None:
+                raw_x = x_tag if x_tag in known else stored_tag(x_tag, Plugin.SCALAR)
+                x_series = (self.provider.read_scalars(train_id, raw_x)
+                            if raw_x is not None and raw_x in known else None)
+                x = x_columns(found, self.provider.read_scalars(train_id, raw), wanted,
+                              x_series)
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
-        return Response(chart_columns(found), mimetype="application/json")
+        return Response(chart_columns(found, x), mimetype="application/json")
 
     def export_scalars(self) -> Response:
         """``GET /v1/dash-insight/export/scalars?train_id=..[&train_id=..]&tag=..[&tag=..]
@@ -244,21 +253,43 @@ class _ScalarViews:
         filename = _export_filename(train_ids, tags, fmt)
         headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
         if fmt == "json":
-            response = json_bytes_response(_export_json_pieces(found, wanted),
-                                           sum(len(w.series) for _, _, w in found))
+            pieces = json_pieces([(train_id, tag, window.series)
+                                  for train_id, tag, window in found],
+                                 [window.points_in_range for _, _, window in found]
+                                 if wanted.given else None)
+            response = json_bytes_response(pieces, sum(len(w.series) for _, _, w in found))
             response.headers.update(headers)
             return response
-        return Response(_csv_rows([(train_id, tag, window.series)
+        return Response(csv_rows([(train_id, tag, window.series)
                                    for train_id, tag, window in found]),
                         mimetype="text/csv", headers=headers)
 
 
-def chart_columns(found: ScalarWindow) -> bytes:
+def x_columns(found: ScalarWindow, full: ScalarSeries, wanted: StepRange,
+              x_series: ScalarSeries | None) -> dict[str, object]:
+    """``{"x": [...], "x_unplaced": n}`` of a window drawn against another tag: the x tag's
+    value at each point's step (null where it has none: :func:`~.x_tag.values_at_steps`) and
+    how many points of the whole range (``full`` within ``wanted``'s steps, not only those
+    drawn) cannot be placed. ``x_series`` None (the job lacks the tag): none can."""
+    steps = full.step
+    if wanted.start_step is not None:
+        steps = steps[steps >= wanted.start_step]
+    if wanted.end_step is not None:
+        steps = steps[steps <= wanted.end_step]
+    if x_series is None:
+        return {"x": [None] * len(found.series), "x_unplaced": len(steps)}
+    x = values_at_steps(found.series.step, x_series.step, x_series.value)
+    return {"x": [None if np.isnan(v) else v for v in x.tolist()],
+            "x_unplaced": unplaced(steps, x_series.step, x_series.value)}
+
+
+def chart_columns(found: ScalarWindow, x: dict[str, object] | None = None) -> bytes:
     """``{"step": [...], "wall": [...], "y": [...], "nonfinite": [[i, kind]], "shown": n,
     "total": m}``: the points of a window as columns (a third of the bytes of MindInsight's
     point objects), values as float64 of the stored float32 with NaN / ±inf as null in ``y``
     and listed in ``nonfinite`` by position and kind ("nan", "inf", "-inf") so that the chart
-    marks them; ``total`` = the points of the range before the reduction."""
+    marks them; ``total`` = the points of the range before the reduction. ``x``
+    (:func:`x_columns`) is added when the chart is drawn against another tag."""
     series = found.series
     value = series.value.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(value))
@@ -266,26 +297,8 @@ def chart_columns(found: ScalarWindow) -> bytes:
     return orjson.dumps({"step": series.step, "wall": series.wall_time, "y": value,
                          "nonfinite": [[int(i), kind] for i, kind in zip(bad.tolist(), kinds,
                                                                           strict=True)],
-                         "shown": len(series), "total": found.points_in_range},
+                         "shown": len(series), "total": found.points_in_range, **(x or {})},
                         option=orjson.OPT_SERIALIZE_NUMPY)
-
-
-def _export_json_pieces(found: Sequence[tuple[str, str, ScalarWindow]],
-                        wanted: StepRange) -> Iterator[bytes]:
-    """The JSON export: MindInsight's ``scalars`` entries with the point keys in the order
-    ``step, wall_time, value``."""
-    yield b"["
-    for i, (train_id, tag, window) in enumerate(found):
-        series = window.series
-        yield (b"," if i else b"") + b'{"train_id":%b,"tag":%b,"values":[' % (
-            orjson.dumps(train_id), orjson.dumps(tag))
-        yield from point_object_pieces([("step", series.step), ("wall_time", series.wall_time),
-                                        ("value", series.value.astype(np.float64))])
-        yield b"]"
-        if wanted.given:
-            yield b',"points_in_range":%d' % window.points_in_range
-        yield b"}"
-    yield b"]"
 
 
 def _filename_part(text: str) -> str:
@@ -302,34 +315,3 @@ def _export_filename(train_ids: list[str], tags: list[str], extension: str) -> s
         if len(tags) == 1:
             parts.append(_filename_part(tags[0]))
     return "_".join(parts) + "." + extension
-
-
-def _csv_float(value: float) -> str:
-    return repr(float(value))  # nan, inf, -inf for the non-finite ones
-
-
-#: A spreadsheet evaluates a cell starting with one of these as a formula (``=HYPERLINK(...)``).
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_text(text: str) -> str:
-    """``text`` for a CSV text cell that a spreadsheet shows as text, never runs: a leading
-    ``'`` before a formula start (OWASP's CSV injection advice). Numbers are not text cells."""
-    return "'" + text if text.startswith(_FORMULA_STARTS) else text
-
-
-def _csv_rows(found: list[tuple[str, str, ScalarSeries]]) -> Iterator[str]:
-    """The CSV text, one chunk per series (streamed: nothing can fail any more)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["train_id", "tag", "step", "wall_time", "value"])
-    yield buffer.getvalue()
-    for train_id, tag, series in found:
-        buffer.seek(0)
-        buffer.truncate()
-        train_id, tag = csv_text(train_id), csv_text(tag)
-        writer.writerows(
-            (train_id, tag, step, repr(wall_time), _csv_float(value))
-            for step, wall_time, value in zip(series.step.tolist(), series.wall_time.tolist(),
-                                              series.value.tolist(), strict=True))
-        yield buffer.getvalue()

@@ -238,26 +238,40 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
 
 class PickerView(NamedTuple):
     """What a picker shows for a selection: the matching names (the list's rows, in order),
-    the ticked ones among them, the "n of m selected" summary, the filter's error, and a key
-    of the rows and ticks (to send only what changed)."""
+    the ticked ones among them, the "n of m selected" summary, the filter's error, a key of
+    the rows, ticks and hidden names (to send only what changed), and the names whose eye is
+    closed (None: a picker without the eye column)."""
 
     rows: list[str]
     ticked: list[str]
     summary: str
     error: str
     key: list[str]
+    hidden: list[str] | None = None
+
+    def row_data(self) -> list[dict[str, Any]]:
+        """The grid's rows: the name, and whether it is hidden when the list has eyes."""
+        if self.hidden is None:
+            return [{"name": name} for name in self.rows]
+        closed = set(self.hidden)
+        return [{"name": name, "hidden": name in closed} for name in self.rows]
 
 
 def picker_view(names: Sequence[str], selected: Sequence[str] | None, pattern: str,
-                noun: str = "tag") -> PickerView:
+                noun: str = "tag", hidden: Sequence[str] | None = None) -> PickerView:
     """The :class:`PickerView` of ``names`` with ``selected`` ticked (None = all) and the
-    filter ``pattern`` (an invalid expression shows every name and says why)."""
+    filter ``pattern`` (an invalid expression shows every name and says why); ``hidden``:
+    the names whose eye is closed, for a picker with the eye column (None: without)."""
     chosen = list(names) if selected is None else list(selected)
     rows, error = filter_tags(names, pattern)
     shown = set(chosen)
     ticked = [name for name in rows if name in shown]
     key = [_digest(rows), _digest(ticked)]
-    return PickerView(rows, ticked, count_text(names, chosen, pattern, noun), error or "", key)
+    if hidden is not None:
+        hidden = [name for name in names if name in set(hidden)]
+        key.append(_digest(hidden))
+    return PickerView(rows, ticked, count_text(names, chosen, pattern, noun), error or "", key,
+                      hidden)
 
 
 def _digest(names: Sequence[str]) -> str:
@@ -265,16 +279,29 @@ def _digest(names: Sequence[str]) -> str:
 
 
 def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[str] | None,
-           pattern: str = "", noun: str = "tag", extra: Sequence[Any] = ()) -> html.Div:
+           pattern: str = "", noun: str = "tag", extra: Sequence[Any] = (),
+           hidden: Sequence[str] | None = None) -> html.Div:
     """The name picker of every page that selects tags or jobs: ``label``, All / None buttons
     (``{list_id}-all`` ticks every name the filter shows, ``{list_id}-none`` unticks them), the
     regular-expression filter ``{list_id}-filter``, the count ``{list_id}-count``, the filter's
     error ``{list_id}-error``, ``extra``; below, the list ``{list_id}``: a grid with a checkbox
     per name (``selectedRows``), whose rows are virtualised, so 10,000 names scroll smoothly;
     keyboard: arrows move, space ticks. ``{list_id}-key`` remembers what the list shows (see
-    :func:`register_picker`)."""
-    view = picker_view(names, selected, pattern, noun)
+    :func:`register_picker`). ``hidden`` (not None) adds an eye per row before the name
+    (``assets/dashAgGridComponentFunctions-pickers.js``): a click on it reports
+    ``{"run": name, "hidden": bool}`` in the list's ``cellRendererData`` without ticking the
+    row; the eyes of ``hidden`` are closed."""
+    view = picker_view(names, selected, pattern, noun, hidden)
     texts = noun_texts(noun)
+    columns: list[dict[str, Any]] = [{"field": "name", "headerName": texts["header"], "flex": 1,
+                                      "tooltipField": "name", "sortable": False}]
+    if hidden is not None:
+        columns.insert(0, {"field": "hidden", "headerName": "", "width": 40,
+                           "sortable": False, "resizable": False, "cellRenderer": "PickerEye",
+                           "cellRendererParams": {"show": _("Show everywhere on this page"),
+                                                  "hide": _("Hide everywhere on this page "
+                                                            "(stays selected)")},
+                           "cellClass": "di-eye-cell"})
     return html.Div(className="di-picker", id=f"{list_id}-picker", children=[
         html.Div(className="di-toolbar di-picker-tools", children=[
             html.Span(label, className="di-control-label"),
@@ -293,9 +320,8 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
         html.Div(className="di-picker-list", children=[
             dag.AgGrid(
                 id=list_id, className="di-picker-grid",
-                rowData=[{"name": name} for name in view.rows],
-                columnDefs=[{"field": "name", "headerName": texts["header"], "flex": 1,
-                             "tooltipField": "name", "sortable": False}],
+                rowData=view.row_data(),
+                columnDefs=columns,
                 getRowId="params.data.name",
                 selectedRows={"ids": view.ticked},
                 dashGridOptions={
@@ -350,30 +376,40 @@ def picker_inputs(list_id: str) -> list[Input]:
 def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
     """The outputs of :func:`register_picker`'s callback: rows and ticks only when they differ
     from ``shown`` (the key of what the list shows), then count, error, height, key, and a
-    scroll back to the first row when the rows changed (a new filter starts at its top)."""
+    scroll back to the first row when the rows changed (a new filter starts at its top).
+    A list with eyes gets one more: a row transaction updating its rows' eyes when only they
+    changed (the list keeps its scroll position and ticks)."""
     shown = list(shown or ["", ""])
     rows_changed = shown[0] != view.key[0]
     ticks_changed = rows_changed or shown[1:2] != view.key[1:2]
-    return ([{"name": name} for name in view.rows] if rows_changed else dash.no_update,
+    eyes: tuple = ()
+    if view.hidden is not None:
+        eyes_changed = not rows_changed and shown[2:3] != view.key[2:3]
+        eyes = ({"update": view.row_data()} if eyes_changed else dash.no_update,)
+    return (view.row_data() if rows_changed else dash.no_update,
             {"ids": view.ticked} if ticks_changed else dash.no_update,
             view.summary, view.error,
             {"height": f"{picker_height(len(view.rows))}px"} if rows_changed else dash.no_update,
             view.key if view.key != shown else dash.no_update,
-            {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update)
+            {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update,
+            *eyes)
 
 
 def register_picker(app: dash.Dash, list_id: str,
                     read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]],
-                    noun: str = "tag") -> None:
+                    noun: str = "tag",
+                    read_hidden: Callable[[str | None], Sequence[str]] | None = None) -> None:
     """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected
     ones (None = all) and the filter; on every URL change, refresh and click of "Refresh" the
-    list is set to them, sending rows and ticks only when they changed."""
+    list is set to them, sending rows and ticks only when they changed. ``read_hidden``: the
+    hidden names of a picker with eyes (see :func:`picker`)."""
+    eyes = [Output(list_id, "rowTransaction")] if read_hidden is not None else []
 
     @app.callback(
         Output(list_id, "rowData"), Output(list_id, "selectedRows"),
         Output(f"{list_id}-count", "children"), Output(f"{list_id}-error", "children"),
         Output(list_id, "style"), Output(f"{list_id}-key", "data"),
-        Output(list_id, "scrollTo"),
+        Output(list_id, "scrollTo"), *eyes,
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"), State(f"{list_id}-key", "data"),
         prevent_initial_call=True,
@@ -381,7 +417,8 @@ def register_picker(app: dash.Dash, list_id: str,
     def follow_url(search: str | None, _ticks: Any, _clicks: Any, shown: list[str] | None
                    ) -> tuple:
         names, selected, pattern = read(search)
-        return picker_update(picker_view(names, selected, pattern, noun), shown)
+        hidden = None if read_hidden is None else read_hidden(search)
+        return picker_update(picker_view(names, selected, pattern, noun, hidden), shown)
 
 
 def user_change() -> bool:

@@ -8,8 +8,11 @@ import pytest
 from dash_insight.core.store.chunks import (
     SUMMARY_LEVELS,
     ChunkRef,
+    Extreme,
+    chunk_extremes,
     chunk_ref,
     is_ordered,
+    ordered_extremes,
     overlapping,
     summarise,
     summary_level,
@@ -99,3 +102,23 @@ def test_summary_level_keeps_sixteen_blocks_per_pixel_column() -> None:
     assert summary_level(100_000, columns, 16) is None  # 12 per block: read raw
     assert summary_level(16 * 64 * columns, columns, 16) == 6
     assert summary_level(16 * 64 * columns - 1, columns, 16) is None
+
+
+def test_chunk_extremes_are_the_first_lowest_and_highest_finite_points() -> None:
+    step = np.array([1, 2, 3, 4, 5, 6])
+    wall = step * 10.0
+    value = np.array([np.nan, 2.0, -np.inf, 0.5, 2.0, 0.5], np.float32)
+    assert chunk_extremes(step, wall, value) == (Extreme(4, 40.0, 0.5), Extreme(2, 20.0, 2.0))
+    assert chunk_extremes(step[:1], wall[:1], value[:1]) == (None, None)
+
+
+def test_ordered_extremes_take_the_earliest_chunk_on_a_tie() -> None:
+    def ref(lowest: Extreme | None, highest: Extreme | None) -> ChunkRef:
+        return ChunkRef(0, 1, 0, 0, True, lowest, highest)
+
+    refs = [ref(None, None), ref(Extreme(5, 0.0, 1.0), Extreme(6, 0.0, 3.0)),
+            ref(Extreme(9, 0.0, 1.0), Extreme(8, 0.0, 4.0)),
+            ref(Extreme(12, 0.0, 0.5), Extreme(11, 0.0, 4.0))]
+    assert ordered_extremes(refs) == (Extreme(12, 0.0, 0.5), Extreme(8, 0.0, 4.0))
+    assert ordered_extremes(refs[:3]) == (Extreme(5, 0.0, 1.0), Extreme(8, 0.0, 4.0))
+    assert ordered_extremes(refs[:1]) == (None, None)

@@ -247,6 +247,50 @@ def test_two_hundred_thousand_launches(tmp_path: Path) -> None:
     data.close()
 
 
+def test_type_view_reads_no_launch_file(tmp_path: Path) -> None:
+    """The operator page opens on the type view from the operator tables alone (the launch
+    file is most of a large profile's parse); a type opened, the all-operators view and the
+    CSV of the type table need the launches only when they show them."""
+    import dash
+
+    write_cpu_profile(str(tmp_path / "base" / "job"), synthetic_ops(30), 4)
+    data = loaded_service(tmp_path / "base", tmp_path / "ws")
+    service = ProfilerService.from_data(data)
+    built: list[str] = []
+    build_profile = service._build_profile
+
+    def counted(found: object, device: str) -> object:
+        built.append(device)
+        return build_profile(found, device)  # type: ignore[arg-type]
+
+    service._build_profile = counted  # type: ignore[method-assign]
+    app = dash.Dash(__name__)
+    page = str(operator_page.layout(app, service, {"train_id": "./job"}))
+    assert "prof-type-table-body" in page and "'type': 'pie'" in page and built == []
+    bar, _title, legend = operator_page.chart_view(service,
+                                                   "?train_id=./job&chart=bar&measure=avg")
+    assert bar["data"][0]["type"] == "bar" and legend is None and built == []
+    opened = str(operator_page.table_view(app, service, "?train_id=./job&open=MatMul", {})[0])
+    assert "prof-drill" in opened and "MatMul: " in opened and built == ["0"]
+    all_view = operator_page.table_view(app, service, "?train_id=./job&view=all", {})
+    assert all_view[1] == "Total 30" and built == ["0"]  # parsed once, then cached
+    data.close()
+
+
+def test_drawn_keys() -> None:
+    """The redraw callbacks compare the URL with what is drawn by these keys: one spelling per
+    view state; the chart's key changes only with what the chart shows."""
+    keys = operator_page.drawn_keys
+    plain = keys("?train_id=./job")
+    assert keys("?train_id=.%2Fjob&chart=pie&view=type&page=1&size=10") == plain
+    bar = keys("?train_id=./job&chart=bar")
+    assert bar[0] != plain[0] and bar[1] != plain[1]
+    searched = keys("?train_id=./job&tq=conv&sort=op_name")
+    assert searched[0] == plain[0] and searched[1] != plain[1]
+    assert keys("?train_id=./job&device=1")[0] != plain[0]
+    assert keys("?train_id=./job&nonsense=1") == plain
+
+
 def test_synthetic_op_names_are_unique() -> None:
     ops = synthetic_ops(3000)
     assert len({op.full_name for op in ops}) == 3000

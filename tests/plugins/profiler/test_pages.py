@@ -74,10 +74,13 @@ def test_summary_list_to_operator_page(dash_duo: Any, app: Any) -> None:
     pie = _chart(dash_duo, "#prof-op-chart")
     assert len(pie["labels"]) == 13 and pie["labels"][0].startswith("MaxPoolGrad")
     dash_duo.wait_for_contains_text("#prof-chart-title", "share of all operator time")
+    legend = dash_duo.find_elements("#prof-chart-legend li")  # beside the pie, in HTML
+    assert len(legend) == 13 and legend[0].text.startswith("MaxPoolGrad")
 
     # Pie -> bar, and the average-per-launch measure (labelled as not a time share).
     _click(dash_duo, '#prof-chart-kind input[value="bar"]')
     until(lambda: (_chart(dash_duo, "#prof-op-chart") or {}).get("types") == ["bar"], 15)
+    until(lambda: not dash_duo.find_elements("#prof-chart-legend li"), 15)
     _click(dash_duo, '#prof-measure input[value="avg"]')
     dash_duo.wait_for_contains_text("#prof-chart-title", "not a time share")
     until(lambda: _chart(dash_duo, "#prof-op-chart")["labels"][0] == "Conv2DBackpropInput", 15)

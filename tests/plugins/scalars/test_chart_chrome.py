@@ -114,7 +114,8 @@ def test_constant_series_threshold_and_right_axis(dash_duo, corpus_app) -> None:
     value.send_keys("\ue009a")
     value.send_keys("2.2\ue007")
     dash_duo.find_element(f'{loss} button[id*="th-apply"]').click()
-    until(lambda: _full_axis(dash_duo, loss, "xaxis")["traces"] == 3, 10)
+    # raw, smoothed and best-value traces, then the threshold's
+    until(lambda: _full_axis(dash_duo, loss, "xaxis")["traces"] == 4, 10)
     assert _full_axis(dash_duo, loss, "xaxis")["range"] == before
 
     # Two tags composed: the right axis has nice ticks on the left axis' grid lines.

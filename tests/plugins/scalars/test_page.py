@@ -181,9 +181,16 @@ def test_plan_names_the_series_without_points_and_reports_problems(corpus: Path,
                                      SeriesSpec("./ops_all", "nope", "nope")))]
     plan = chart_plan(app.data_service.provider, specs)
     [chart] = plan["charts"]
-    [series] = chart["series"]
+    series = dict(chart["series"][0])
+    assert len(chart["series"]) == 1
+    best, direction = series.pop("best"), series.pop("direction")
     assert series == {"name": "loss", "train_id": "./ops_all", "tag": "loss", "right": False,
                       "colour": None, "total": 500, "last": 500}  # no points: fetched later
+    # Only the best points of the raw series travel with the plan (a loss: its lowest).
+    full = app.data_service.provider.read_scalars("./ops_all", "loss")
+    finite = full.value[np.isfinite(full.value)]
+    assert direction == "min" and best["min"]["value"] == float(finite.min())
+    assert best["max"]["value"] == float(finite.max())
     assert "nope" in chart["problems"][0]
     assert chart_plan(app.data_service.provider, specs) == plan  # same data, same stamps
     other = chart_plan(app.data_service.provider, [
@@ -196,14 +203,17 @@ def test_plan_names_the_series_without_points_and_reports_problems(corpus: Path,
 
 
 def _figures(dash_duo) -> dict[str, dict]:
-    """{chart title: {"data": [...], "layout": {...}}} of the charts drawn, read in one go."""
+    """{chart title: {"data": [...], "layout": {...}}} of the charts drawn, read in one go;
+    the lines, thresholds and marks of non-finite values (the best-value stars are left out:
+    test_user_asks.py reads them)."""
     return dash_duo.driver.execute_script("""
         const out = {};
         document.querySelectorAll('.di-chart-card').forEach(card => {
             const plot = card.querySelector('.js-plotly-plot');
             const title = card.querySelector('.di-chart-title').textContent;
             if (plot && plot.data) out[title] = {
-                data: plot.data.map(t => ({name: t.name, y: t.y, x: t.x, yaxis: t.yaxis})),
+                data: plot.data.filter(t => (t.meta || {}).role !== 'best')
+                    .map(t => ({name: t.name, y: t.y, x: t.x, yaxis: t.yaxis})),
                 layout: {xaxis: plot.layout.xaxis.title, yaxis: plot.layout.yaxis.type,
                          annotations: (plot.layout.annotations || []).map(a => a.text),
                          y2: !!plot.layout.yaxis2}};

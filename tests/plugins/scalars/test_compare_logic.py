@@ -1,0 +1,139 @@
+"""The comparison page's hidden runs and download, without a browser (issue 17 item 10)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from dash_insight.core.format.writer import SummaryWriter
+from dash_insight.plugins.scalars import compare_page as compare
+from dash_insight.plugins.scalars.charts import ChartSpec, SeriesSpec, chart_plan
+from dash_insight.web.application import create_app
+from dash_insight.web.components.tag_select import picker_update, picker_view
+from dash_insight.web.url_state import encode_tags
+from tests.conftest import loaded_service
+
+JOBS = ["./a", "./b", "./c"]
+TAGS_OF = {"./a": ["loss"], "./b": ["loss", "acc"], "./c": ["loss"]}
+
+
+def test_hidden_runs_leave_the_charts_and_stay_selected() -> None:
+    state = compare.page_state({"hidden": encode_tags(["./b", "./gone"])}, JOBS, TAGS_OF)
+    assert state["jobs"] == JOBS and state["hidden"] == ["./b"]  # unknown names dropped
+    assert state["shown_jobs"] == ["./a", "./c"]
+    assert state["shown_tags"] == ["loss"]  # only the hidden run has "acc"
+    charts, _pages = compare.chart_specs(state, TAGS_OF)
+    assert [[s.train_id for s in chart.series] for chart in charts] == [["./a", "./c"]]
+    # A control keeps the hidden runs in the URL.
+    search = compare.controls_search(state, JOBS, TAGS_OF, "compare-next", None, "", None, "",
+                                     "step", 0.0)
+    assert compare.STATE.parse_search(search)["hidden"] == ["./b"]
+
+
+def test_eye_click_toggles_the_url() -> None:
+    search = "?axis=relative&page=2"
+    closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
+    assert compare.STATE.parse_search(closed) == {
+        **compare.STATE.parse_search(search), "hidden": ["./c"]}
+    both = compare.eye_search(closed, JOBS, {"value": {"run": "./a", "hidden": True}})
+    assert compare.STATE.parse_search(both)["hidden"] == ["./c", "./a"]
+    opened = compare.eye_search(both, JOBS, {"value": {"run": "./c", "hidden": False}})
+    assert compare.STATE.parse_search(opened)["hidden"] == ["./a"]
+    assert compare.eye_search(opened, JOBS, {"value": {"run": "./a", "hidden": False}}) == search
+    # Anything else is ignored.
+    for report in (None, {}, {"value": "x"}, {"value": {"run": "./nope", "hidden": True}}):
+        assert compare.eye_search(search, JOBS, report) is None
+
+
+def test_picker_eyes_update_rows_in_place() -> None:
+    view = picker_view(JOBS, JOBS, "", "job", hidden=[])
+    assert view.row_data()[0] == {"name": "./a", "hidden": False}
+    closed = picker_view(JOBS, JOBS, "", "job", hidden=["./b"])
+    outputs = picker_update(closed, view.key)
+    # Same rows and ticks: no new rows (the list keeps its scroll), a transaction for the eyes.
+    assert outputs[0] is not outputs[-1] and outputs[-1] == {"update": closed.row_data()}
+    assert outputs[-1]["update"][1] == {"name": "./b", "hidden": True}
+    assert picker_update(closed, closed.key)[-1] is picker_update(closed, closed.key)[0]
+    assert len(picker_update(picker_view(JOBS, JOBS, ""), None)) == 7  # no eyes: as before
+
+
+def _write(base: Path) -> None:
+    for i, name in enumerate(("a", "b", "c")):
+        with SummaryWriter(base / name, host="test", timestamp=1_700_000_000 + i) as writer:
+            for step in (1, 2, 3):
+                writer.add_scalar("loss", 1.0 / (step + i), step)
+                if name == "b":
+                    writer.add_scalar("=acc", float("nan") if step == 2 else step / 4, step)
+
+
+def test_download_of_the_drawn_runs(tmp_path: Path) -> None:
+    _write(tmp_path / "logs")
+    service = loaded_service(tmp_path / "logs", tmp_path / "ws")
+    try:
+        jobs, tags_of = compare.scalar_jobs(service.provider)
+        state = compare.page_state({"jobs": encode_tags(["./a", "./b", "./c"]),
+                                    "hidden": encode_tags(["./c"]), "smoothing": "0.9"},
+                                   jobs, tags_of)
+        found = compare.downloads(service.provider, state, tags_of)
+        # Chart after chart, the runs in the page's order (newest first), ./c hidden.
+        drawn = [j for j in jobs if j != "./c"]
+        assert [(job, tag) for job, tag, _ in found] == [
+            *((job, "loss") for job in drawn), ("./b", "=acc")]
+        text = compare.download_file(found, "csv")
+        assert text["filename"] == "scalars_comparison.csv"
+        rows = list(csv.reader(io.StringIO(text["content"])))
+        assert rows[0] == ["train_id", "tag", "step", "wall_time", "value"]
+        assert len(rows) == 1 + 9 and not any(row[0] == "./c" for row in rows)
+        acc = [row for row in rows if row[1] == "'=acc"]  # a formula-like tag is quoted
+        assert [row[4] for row in acc] == ["0.25", "nan", "0.75"]  # raw, not smoothed
+        loss_a = [float(row[4]) for row in rows if row[:2] == ["./a", "loss"]]
+        assert np.allclose(loss_a, [1.0, 0.5, 1 / 3])
+        document = json.loads(compare.download_file(found, "json")["content"])
+        assert [entry["train_id"] for entry in document] == [*drawn, "./b"]
+        assert [p["value"] for p in document[2]["values"]] == [0.25, None, 0.75]
+        assert set(document[0]["values"][0]) == {"step", "wall_time", "value"}
+    finally:
+        service.close()
+
+
+def test_chart_points_against_a_tag(tmp_path: Path) -> None:
+    """``chart/scalar``'s ``x_tag``: each point's x is the tag's value at its step; without it
+    the answer is as before (no ``x``)."""
+    base = tmp_path / "logs"
+    with SummaryWriter(base / "j", host="test", timestamp=1_700_000_000) as writer:
+        for step in range(1, 7):
+            writer.add_scalar("loss", 1.0 / step, step)
+            if step % 3:
+                writer.add_scalar("epoch", step / 2, step)
+    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0,
+                     start_loader=False)
+    app.data_service.loader.load_round()
+    client = app.server.test_client()
+    url = "/v1/dash-insight/chart/scalar"
+    try:
+        plain = client.get(url, query_string={"train_id": "./j", "tag": "loss"}).get_json()
+        assert "x" not in plain and plain["step"] == [1, 2, 3, 4, 5, 6]
+        against = client.get(url, query_string={"train_id": "./j", "tag": "loss",
+                                                "x_tag": "epoch"}).get_json()
+        assert against["x"] == [0.5, 1.0, None, 2.0, 2.5, None]
+        assert against["x_unplaced"] == 2
+        assert {k: v for k, v in against.items() if not k.startswith("x")} == plain
+        ranged = client.get(url, query_string={"train_id": "./j", "tag": "loss",
+                                               "x_tag": "epoch", "start_step": 4}).get_json()
+        assert ranged["x"] == [2.0, 2.5, None] and ranged["x_unplaced"] == 1
+        missing = client.get(url, query_string={"train_id": "./j", "tag": "loss",
+                                                "x_tag": "nope"}).get_json()
+        assert missing["x"] == [None] * 6 and missing["x_unplaced"] == 6
+        # The plan places the best points on that axis (loss is lowest at step 6: no epoch).
+        plan = chart_plan(app.data_service.provider,
+                          [ChartSpec("c", "loss", (SeriesSpec("./j", "loss", "loss"),))],
+                          "epoch")
+        [series] = plan["charts"][0]["series"]
+        assert plan["charts"][0]["x_tag"] == "epoch"
+        assert series["best"]["min"]["x"] is None and series["best"]["max"]["x"] == 0.5
+    finally:
+        app.data_service.close()
