@@ -78,6 +78,29 @@ def test_a_summary_keeps_block_extremes_ends_and_every_nonfinite_value() -> None
     assert summary_positions(np.zeros(0, np.float32), 2).tolist() == []
 
 
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 4099])
+def test_a_summary_is_the_rule_block_by_block(n: int) -> None:
+    """:func:`summary_positions` (argmin / argmax per block) against the rule written as a loop
+    over the blocks, on values with ties, NaN and ±inf."""
+    rng = np.random.default_rng(n)
+    value = rng.integers(0, 5, n).astype(np.float32)
+    value[rng.random(n) < 0.05] = np.nan
+    value[rng.random(n) < 0.02] = np.inf
+    value[rng.random(n) < 0.02] = -np.inf
+    for level in (0, 2, 4):
+        size = 1 << level
+        expected = {0, n - 1} | set(np.flatnonzero(~np.isfinite(value)).tolist())
+        for start in range(0, n, size):
+            block = value[start:start + size].astype(np.float64)
+            finite = np.flatnonzero(np.isfinite(block))
+            if not len(finite):
+                expected.add(start)
+                continue
+            expected.add(start + int(finite[np.argmin(block[finite])]))
+            expected.add(start + int(finite[np.argmax(block[finite])]))
+        assert summary_positions(value, level).tolist() == sorted(expected)
+
+
 def test_summarise_keeps_the_stored_values_and_is_small() -> None:
     step = np.arange(100_000, dtype=np.int64) * 3
     value = np.sin(step / 1000).astype(np.float32)
@@ -98,10 +121,16 @@ def test_summarise_keeps_the_stored_values_and_is_small() -> None:
 def test_summary_level_keeps_sixteen_blocks_per_pixel_column() -> None:
     columns = 499
     assert summary_level(10_000_000, columns, 16) == 10  # 1,252 points per block: 1,024
+    assert summary_level(3_000_000, columns, 16) == 8  # 375 per block: 256
     assert summary_level(1_000_000, columns, 16) == 6  # 125 per block: 64
+    assert summary_level(400_000, columns, 16) == 4  # 50 per block: 16 (a mid-size tag)
     assert summary_level(100_000, columns, 16) is None  # 12 per block: read raw
-    assert summary_level(16 * 64 * columns, columns, 16) == 6
-    assert summary_level(16 * 64 * columns - 1, columns, 16) is None
+    assert summary_level(16 * 16 * columns, columns, 16) == 4
+    assert summary_level(16 * 16 * columns - 1, columns, 16) is None
+    # at most 4 x 16 blocks, ~128 summary points, per column whatever the window
+    for points in (16 * 16 * columns, 10**6, 5 * 10**6, 10**7 - 1):
+        level = summary_level(points, columns, 16)
+        assert level is not None and points >> level <= 64 * columns
 
 
 def test_chunk_extremes_are_the_first_lowest_and_highest_finite_points() -> None:

@@ -176,3 +176,25 @@ def test_every_thread_reads_the_index_with_a_small_page_cache_and_no_memory_map(
     pragmas()
     assert found == [(1024, 0), (1024, 0)]
     store.close()
+
+
+def test_a_large_write_ahead_log_is_truncated_after_a_transaction(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readers polling the index keep SQLite's passive checkpoints from starting the log over;
+    past the threshold, the loader's transaction checkpoints and truncates it."""
+    from dash_insight.core.store import index
+
+    store = index.IndexStore(str(tmp_path / "index"))
+    wal = tmp_path / "index" / "cache.db-wal"
+    reader = index.IndexStore(str(tmp_path / "index"))
+    reader.job_list()  # another connection, as a web worker's
+    blob = np.arange(1 << 16, dtype=np.int64)
+    with store.transaction():
+        store._cache.set("blob-1", blob)
+    assert wal.stat().st_size > (1 << 19)  # under the threshold: left to SQLite
+    monkeypatch.setattr(index, "_WAL_CHECKPOINT_BYTES", 1 << 19)
+    with store.transaction():
+        store._cache.set("blob-2", blob)
+    assert wal.stat().st_size == 0
+    np.testing.assert_array_equal(reader._cache.get("blob-1"), blob)
+    np.testing.assert_array_equal(reader._cache.get("blob-2"), blob)
