@@ -741,10 +741,12 @@ def report_series_job(base: str, tags: int, steps: int, width: int) -> bool:
         peak, now = process_rss_mb(server.process.pid)
         workers_peak = workers.stop()
         index_mb = mb(tree_bytes(os.path.join(workspace, "index")))
+        wal = os.path.join(index_directory(workspace, base), "cache.db-wal")
+        wal_mb = mb(os.path.getsize(wal)) if os.path.exists(wal) else 0.0
         print(f"   load: {seconds:.0f} s ({mb(size) / seconds:.0f} MB/s), index {index_mb:.0f} "
-              f"MB; server peak RSS {peak:.0f} MB (now {now:.0f} MB), its load workers "
-              f"together {workers_peak:.0f} MB   target < {TARGET_RSS_MB:.0f} MB "
-              f"{mark(peak < TARGET_RSS_MB)}; {machine()}")
+              f"MB (of which the write-ahead log {wal_mb:.0f} MB); server peak RSS {peak:.0f} "
+              f"MB (now {now:.0f} MB), its load workers together {workers_peak:.0f} MB   "
+              f"target < {TARGET_RSS_MB:.0f} MB {mark(peak < TARGET_RSS_MB)}; {machine()}")
         ok &= peak < TARGET_RSS_MB
         names = scalar_tags(tags)
         train_id = f"./{JOB_NAME}"
