@@ -10,16 +10,20 @@ import pytest
 
 from dash_insight.core import memory
 
-# Threads allocate and free 5 MB buffers (a chunk read), then the RSS is printed.
+# Threads allocate and free 5 MB buffers (a chunk read), all 8 at once at one point (each in its
+# own malloc arena), then the RSS is printed.
 _SCRIPT = """
 import sys, threading
 import numpy as np
 if sys.argv[1] == "fixed":
     from dash_insight.core.memory import return_large_buffers
     assert return_large_buffers()
+barrier = threading.Barrier(8)
 def work():
     for size in range(40):
         kept = [np.ones(655_360 + 4096 * size) for _ in range(3)]
+        if size == 2:  # all 8 hold buffers at once (a loaded machine ran them one by one)
+            barrier.wait()
         del kept
 threads = [threading.Thread(target=work) for _ in range(8)]
 for t in threads: t.start()
