@@ -617,6 +617,214 @@ def report_workers(args: argparse.Namespace, base: str, manifest: dict[str, Any]
     fresh_index(workspace, jobs_base)
     return ok
 
+# --- a job of long series (--series-job) ---------------------------------------------------------
+
+
+def series_value(step: np.ndarray, tag: int) -> np.ndarray:
+    """The float32 value of tag number ``tag`` at each step: deterministic, so a check can
+    recompute it (a slow wave per tag plus hashed noise)."""
+    noise = ((step * 2654435761 + tag * 40503) % 1000).astype(np.float64) / 1000.0 - 0.5
+    return (np.sin(step / 1e6 + tag) + 2.0 + 0.05 * noise).astype(np.float32)
+
+
+def generate_series_job(directory: str, tags: int, steps: int) -> str:
+    """``directory/job/``: ONE summary file, one record per step holding ``tags`` scalars (steps
+    1 .. ``steps``); skipped when a complete one is there. The records are built with one reused
+    protobuf Event and framed directly (the ``SummaryWriter`` API, one value at a time, would
+    take an hour for 200 million values); the file is named and started by ``SummaryWriter``.
+    Returns the base directory."""
+    from dash_insight.core.format.framing import frame_record
+    from dash_insight.core.format.protos import summary_pb2
+
+    done = os.path.join(directory, MANIFEST)
+    if os.path.exists(done):
+        return directory
+    shutil.rmtree(directory, ignore_errors=True)
+    job = os.path.join(directory, JOB_NAME)
+    print(f"generating {job}: {tags} scalar tags x {steps:,} steps (once) ...", flush=True)
+    started = time.perf_counter()
+    with SummaryWriter(job, host="bench") as writer:
+        path = writer.summary_path
+    event = summary_pb2.Event()
+    values = [event.summary.value.add() for _ in range(tags)]
+    for value, name in zip(values, scalar_tags(tags), strict=True):
+        value.tag = name
+    block = 100_000
+    with open(path, "ab") as handle:
+        for first in range(1, steps + 1, block):
+            step_block = np.arange(first, min(first + block, steps + 1), dtype=np.int64)
+            columns = [series_value(step_block, tag).tolist() for tag in range(tags)]
+            frames = []
+            for row, step in enumerate(step_block.tolist()):
+                event.step = step
+                event.wall_time = 1.7e9 + step * 0.01
+                for tag, value in enumerate(values):
+                    value.scalar_value = columns[tag][row]
+                frames.append(frame_record(event.SerializeToString()))
+            handle.write(b"".join(frames))
+            if (first // block) % 10 == 0:
+                print(f"  step {int(step_block[-1]):>11,}: {mb(handle.tell()):7.0f} MB, "
+                      f"{time.perf_counter() - started:5.0f} s", flush=True)
+    with open(done, "w") as handle:
+        json.dump({"tags": tags, "steps": steps, "bytes": os.path.getsize(path)}, handle)
+    print(f"generated {mb(os.path.getsize(path)):.0f} MB in "
+          f"{time.perf_counter() - started:.0f} s", flush=True)
+    return directory
+
+
+def process_rss_mb(pid: int) -> tuple[float, float]:
+    """(peak RSS ``VmHWM``, current RSS ``VmRSS``) of process ``pid``, in MB."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            key, _, rest = line.partition(":")
+            if key in ("VmHWM", "VmRSS"):
+                fields[key] = int(rest.split()[0]) * 1024 / 1e6
+    return fields["VmHWM"], fields["VmRSS"]
+
+
+class ChildrenRss:
+    """The largest sum of the RSS of the children of ``pid`` (its load workers), sampled every
+    ``interval`` seconds by a thread."""
+
+    def __init__(self, pid: int, interval: float = 0.05) -> None:
+        import psutil  # a dependency of dash-insight (dash-insight status)
+
+        self._process = psutil.Process(pid)
+        self._error = psutil.Error
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
+        self._thread.start()
+
+    def _sample(self, interval: float) -> None:
+        while not self._stop.is_set():
+            total = 0
+            with contextlib.suppress(self._error):
+                for child in self._process.children(recursive=True):
+                    with contextlib.suppress(self._error):
+                        total += child.memory_info().rss
+            self.peak = max(self.peak, total)
+            self._stop.wait(interval)
+
+    def stop(self) -> float:
+        """Stop sampling; the peak in MB."""
+        self._stop.set()
+        self._thread.join()
+        return self.peak / 1e6
+
+
+METADATA = "/v1/mindinsight/datavisual/scalar/metadata"
+SCALARS = "/v1/mindinsight/datavisual/scalars"
+
+
+def report_series_job(base: str, tags: int, steps: int, width: int) -> bool:
+    """Serve the long-series job (``python -m dash_insight.server``, as ``dash-insight start``)
+    and print the server process's peak RSS (``VmHWM``) after loading it, after an overview of
+    every tag at ``width`` points, after a page (``scalars`` of every tag at once) and after
+    zooming 5 times into three tags down to 100 steps and panning; with the server time of
+    each request (its access log) and the check that the last views hold the exact values
+    written."""
+    from rest import Server  # bench/, beside this script
+
+    size = tree_bytes(base)
+    print(f"\nlong series: {tags} tags x {steps:,} steps, {mb(size):.0f} MB ({base}); "
+          f"{machine()}")
+    workspace = tempfile.mkdtemp(prefix="dash-insight-range-")
+    server = Server(base, workspace)
+    ok = True
+    try:
+        workers = ChildrenRss(server.process.pid)
+        started = time.perf_counter()
+        server.wait_loaded(timeout=7200)
+        seconds = time.perf_counter() - started
+        peak, now = process_rss_mb(server.process.pid)
+        workers_peak = workers.stop()
+        index_mb = mb(tree_bytes(os.path.join(workspace, "index")))
+        wal = os.path.join(index_directory(workspace, base), "cache.db-wal")
+        wal_mb = mb(os.path.getsize(wal)) if os.path.exists(wal) else 0.0
+        print(f"   load: {seconds:.0f} s ({mb(size) / seconds:.0f} MB/s), index {index_mb:.0f} "
+              f"MB (of which the write-ahead log {wal_mb:.0f} MB); server peak RSS {peak:.0f} "
+              f"MB (now {now:.0f} MB), its load workers together {workers_peak:.0f} MB   "
+              f"target < {TARGET_RSS_MB:.0f} MB {mark(peak < TARGET_RSS_MB)}; {machine()}")
+        ok &= peak < TARGET_RSS_MB
+        names = scalar_tags(tags)
+        train_id = f"./{JOB_NAME}"
+        server.server_seconds()
+        for name in names:
+            status, body = server.get(METADATA, {"train_id": train_id, "tag": f"{name}/scalar",
+                                                 "max_points": width})
+            answer = json.loads(body)
+            if status != 200 or answer["points_in_range"] != steps:
+                print(f"   PROBLEM: overview of {name}: {status} {body[:200]!r}")
+                ok = False
+        times = [s * 1e3 for s in server.server_seconds()]
+        peak, now = process_rss_mb(server.process.pid)
+        print(f"   overview of each tag at {width} px ({len(names)} requests): server time p50 "
+              f"{statistics.median(times):.0f} ms, max {max(times):.0f} ms; server peak RSS "
+              f"{peak:.0f} MB (now {now:.0f} MB) {mark(peak < TARGET_RSS_MB)}; {machine()}")
+        ok &= peak < TARGET_RSS_MB
+        for _ in range(3):
+            status, body = server.get(SCALARS, [("train_id", train_id),
+                                                *[("tag", f"{n}/scalar") for n in names],
+                                                ("max_points", width)])
+            ok &= status == 200
+        times = [s * 1e3 for s in server.server_seconds()]
+        peak, now = process_rss_mb(server.process.pid)
+        print(f"   page: scalars of all {len(names)} tags at {width} px, 3 times: server time "
+              f"p50 {statistics.median(times):.0f} ms, {len(body):,} bytes; server peak RSS "
+              f"{peak:.0f} MB (now {now:.0f} MB) {mark(peak < TARGET_RSS_MB)}")
+        ok &= peak < TARGET_RSS_MB
+        ok &= zoom_tags(server, names[:: max(1, len(names) // 3)][:3], steps, width)
+        peak, now = process_rss_mb(server.process.pid)
+        print(f"   after the zooms: server peak RSS {peak:.0f} MB (now {now:.0f} MB)   "
+              f"target < {TARGET_RSS_MB:.0f} MB {mark(peak < TARGET_RSS_MB)}; {machine()}")
+        ok &= peak < TARGET_RSS_MB
+    finally:
+        server.close()
+        shutil.rmtree(workspace, ignore_errors=True)
+    return ok
+
+
+def zoom_tags(server: Any, names: list[str], steps: int, width: int) -> bool:
+    """Zoom 5 times (each a tenth of the window, centred at 73 % of the steps) down to 100
+    steps, then pan left and right, on each of ``names``; checks the raw views."""
+    ok = True
+    for tag_name in names:
+        tag, number = tag_name, int(tag_name.rsplit("_", 1)[1])
+        middle = int(steps * 0.7314)
+        views = []
+        span = steps
+        for _ in range(5):
+            span = max(100, span // 10)
+            start = max(1, middle - span // 2)
+            views.append((start, min(steps, start + span - 1)))
+        start, end = views[-1]
+        views += [(start - 50, end - 50), (start + 50, end + 50)]
+        server.server_seconds()
+        raw_checks = []
+        drawn = []
+        for start, end in views:
+            _, body = server.get(METADATA, {"train_id": f"./{JOB_NAME}", "tag": f"{tag}/scalar",
+                                            "start_step": start, "end_step": end,
+                                            "max_points": width})
+            answer = json.loads(body)
+            points = answer["metadatas"]
+            drawn.append(len(points))
+            if answer["points_in_range"] == len(points):
+                expected = series_value(np.arange(start, end + 1, dtype=np.int64), number)
+                raw_checks.append([p["step"] for p in points] == list(range(start, end + 1))
+                                  and [p["value"] for p in points]
+                                  == expected.astype(np.float64).tolist())
+        times = [s * 1e3 for s in server.server_seconds()]
+        exact = bool(raw_checks) and all(raw_checks)
+        ok &= exact and max(times) < 150
+        print(f"   zoom {tag}: {len(views)} requests, server time "
+              + " ".join(f"{t:.0f}" for t in times) + f" ms (max {max(times):.0f}, target < 150 "
+              f"{mark(max(times) < 150)}); points drawn " + " ".join(map(str, drawn))
+              + f"; last {len(raw_checks)} views exact raw values: {'yes' if exact else 'NO'}")
+    return ok
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -633,6 +841,13 @@ def main() -> int:
                         help="jobs of the multi-job cold load (each holds the large file)")
     parser.add_argument("--load-workers", type=int, default=default_load_workers(),
                         help="load workers compared with 1 (default: the core count)")
+    parser.add_argument("--series-job", metavar="DIR",
+                        help="instead: write (once) a job of --tags tags x --steps steps into "
+                             "DIR, serve it and print the server's peak RSS for the load, an "
+                             "overview per tag, a page and zooms (e.g. --tags 20 --steps "
+                             "10000000: 5.3 GB)")
+    parser.add_argument("--width", type=int, default=1000,
+                        help="chart width in points for --series-job")
     parser.add_argument("--child", choices=("cold", "warm"), help=argparse.SUPPRESS)
     parser.add_argument("--child-base", help=argparse.SUPPRESS)
     parser.add_argument("--child-histogram-tags", type=int, help=argparse.SUPPRESS)
@@ -647,6 +862,9 @@ def main() -> int:
         print(json.dumps(child_warm(args.child_base, args.workspace, args.steps)))
         return 0
 
+    if args.series_job:
+        base = generate_series_job(args.series_job, args.tags, args.steps)
+        return 0 if report_series_job(base, args.tags, args.steps, args.width) else 1
     base, manifest = large_job(args.size_mb, args.steps, args.tags, args.skip_generate_check)
     small_jobs()
     workspace = args.workspace or tempfile.mkdtemp(prefix="dash-insight-load-")

@@ -26,6 +26,7 @@ from dash_insight.web.lean_import import import_dash_without_notebook_support
 
 import_dash_without_notebook_support()  # before anything imports Dash
 
+from dash_insight.core.memory import return_large_buffers  # noqa: E402
 from dash_insight.core.runtime import announce, retire  # noqa: E402
 from dash_insight.core.service import DataService  # noqa: E402
 from dash_insight.core.settings import (  # noqa: E402
@@ -66,6 +67,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
         logging.warning("listening on %s: anyone who can reach this address can read the "
                         "summaries (dash-insight has no login)", settings.host)
     record = announce(settings, args.launcher or _launcher())
+    return_large_buffers()  # before the loader and the request threads start
     app = create_app(base, settings=settings)
 
     def stop(signum: int, _frame: FrameType | None) -> None:

@@ -38,19 +38,37 @@ from dash_insight.core.format.remote import RangeCache, is_url
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
 from dash_insight.core.store.budget import ByteBudget
+from dash_insight.core.store.chunks import (
+    ChunkRef,
+    Extreme,
+    SummaryPoints,
+    chunk_extremes,
+    is_ordered,
+    ordered_extremes,
+    overlapping,
+    summary_level,
+)
 from dash_insight.core.store.discovery import resolve_train_id
-from dash_insight.core.store.index import BlobColumns, MissingChunk, ScalarColumns
+from dash_insight.core.store.index import (
+    BlobColumns,
+    MissingChunk,
+    ScalarColumns,
+    tag_chunks,
+)
 from dash_insight.core.store.index_api import IndexApi
 from dash_insight.core.store.lod import (
+    BLOCKS_PER_COLUMN,
     ExtremaPyramid,
     ScalarWindow,
+    column_count,
     needs_pyramid,
     range_bounds,
     window,
+    window_indices,
 )
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.sampling import sample_indices
-from dash_insight.core.store.series import ScalarSeries, downsample, merge_indices
+from dash_insight.core.store.series import EMPTY_SERIES, ScalarSeries, downsample, merge_indices
 from dash_insight.core.store.state import GRAPH_PB, JobState, LineageRecord
 from dash_insight.core.vocabulary import STORED_PLUGINS, Plugin
 
@@ -143,6 +161,42 @@ class ValueSteps:
         if position >= len(self.step) or self.step[position] != step:
             raise StepNotFound(f"no value at step {step}")
         return position
+
+
+@dataclass(frozen=True)
+class OrderedChunks:
+    """The non-empty chunks of an ordered scalar tag (:func:`.chunks.is_ordered`) in step order:
+    the file each was read from, its :class:`ChunkRef`, and the step bounds as arrays for the
+    binary searches of :func:`.chunks.overlapping`."""
+
+    files: tuple[str, ...]
+    refs: tuple[ChunkRef, ...]
+    first_steps: np.ndarray
+    last_steps: np.ndarray
+
+    @staticmethod
+    def of(state: JobState, tag: str) -> OrderedChunks | None:
+        """The chunks of ``tag`` in ``state``; None when the tag is not ordered (its points must
+        be merged); :class:`TagNotFound` when it has none."""
+        per_file = tag_chunks(state, Plugin.SCALAR.value, tag)
+        if not per_file:
+            raise TagNotFound(f"no scalar tag {tag!r} in {state.train_id}")
+        pairs = [(f.name, ref) for f, refs in per_file for ref in refs]
+        if not is_ordered([ref for _, ref in pairs]):
+            return None
+        pairs = [(name, ref) for name, ref in pairs if ref.entries]
+        return OrderedChunks(tuple(name for name, _ in pairs), tuple(ref for _, ref in pairs),
+                             np.array([ref.first_step for _, ref in pairs], np.int64),
+                             np.array([ref.last_step for _, ref in pairs], np.int64))
+
+
+def _join(parts: list[ScalarSeries | SummaryPoints | ScalarColumns]) -> ScalarSeries:
+    """Pieces of an ordered tag, in step order, as one series."""
+    if not parts:
+        return EMPTY_SERIES
+    return ScalarSeries(np.concatenate([p.step for p in parts]),
+                        np.concatenate([p.wall_time for p in parts]),
+                        np.concatenate([p.value for p in parts]))
 
 
 class DataProvider:
@@ -341,10 +395,21 @@ class DataProvider:
         reduced to ``max_points`` per pixel column (:mod:`.store.lod`; every point when None or
         when the range holds no more).
 
-        The merged series is built once per job version and kept in the LRU; a request is two
-        binary searches plus the reduction of the range, which for a range of millions of points
-        reads the series' min/max pyramid (built once per version, when first needed) instead of
-        the points themselves."""
+        An ordered tag (every step after the previous one, the usual case) is read by range
+        (:meth:`_ordered_window`): only the chunks overlapping the window, and for a wide window
+        only the persisted summaries of the chunks it covers whole. Any other tag is merged whole
+        once per job version (kept in the LRU) and reduced with its min/max pyramid (built once
+        per version, when first needed)."""
+        def ordered(state: JobState) -> ScalarWindow | None:
+            chunks = self._ordered_chunks(state, tag)
+            if chunks is None:
+                return None
+            return self._ordered_window(train_id, tag, chunks, start_step, end_step,
+                                        max_points)
+
+        found = self._with_chunks(train_id, ordered)
+        if found is not None:
+            return found
         series, version = self._merged_scalars(train_id, tag)
         pyramid = None
         if max_points is not None:
@@ -354,6 +419,112 @@ class DataProvider:
                     ("pyramid", train_id, tag, version),
                     lambda: ExtremaPyramid.build(series.value))
         return window(series, start_step, end_step, max_points, pyramid)
+
+    def _ordered_chunks(self, state: JobState, tag: str) -> OrderedChunks | None:
+        """The chunks of an ordered scalar tag of ``state`` (cached per job version); None when
+        it must be merged whole: not ordered, or sampled (``--samples-per-plugin``)."""
+        if self.samples_per_plugin.get(Plugin.SCALAR):
+            return None
+        return self._cache.get_or_compute(("ordered", state.train_id, tag, state.version),
+                                          lambda: OrderedChunks.of(state, tag))
+
+    def scalar_extent(self, train_id: str, tag: str) -> tuple[int, int | None]:
+        """(number of points, last step or None when empty) of a scalar tag after merging: of
+        an ordered tag from its chunk bounds alone (nothing read), of any other one from its
+        merged series (as :meth:`read_scalars`)."""
+        def ordered(state: JobState) -> tuple[int, int | None] | None:
+            chunks = self._ordered_chunks(state, tag)
+            if chunks is None:
+                return None
+            points = sum(ref.entries for ref in chunks.refs)
+            return points, (int(chunks.last_steps[-1]) if points else None)
+
+        found = self._with_chunks(train_id, ordered)
+        if found is not None:
+            return found
+        series, _ = self._merged_scalars(train_id, tag)
+        return len(series), (int(series.step[-1]) if len(series) else None)
+
+    def scalar_extremes(self, train_id: str,
+                        tag: str) -> tuple[Extreme | None, Extreme | None]:
+        """The lowest and highest finite point of a scalar tag after merging (the earliest step
+        on a tie; None when no value is finite): of an ordered tag from its chunks' extremes
+        (:func:`.chunks.ordered_extremes`, nothing read), of any other one from its merged
+        series."""
+        def ordered(state: JobState) -> tuple[Extreme | None, Extreme | None] | None:
+            chunks = self._ordered_chunks(state, tag)
+            return None if chunks is None else ordered_extremes(chunks.refs)
+
+        found = self._with_chunks(train_id, ordered)
+        if found is not None:
+            return found
+        series, _ = self._merged_scalars(train_id, tag)
+        return chunk_extremes(series.step, series.wall_time, series.value)
+
+    def _ordered_window(self, train_id: str, tag: str, chunks: OrderedChunks,
+                        start_step: int | None, end_step: int | None,
+                        max_points: int | None) -> ScalarWindow:
+        """:meth:`read_scalar_window` of an ordered tag from the chunks overlapping the window
+        (two binary searches over their bounds): the chunks at its two edges are read and cut
+        to it; the chunks it covers whole are read when every point is drawn or the window is
+        narrow, otherwise only their summaries at the level of :func:`.chunks.summary_level`
+        (the same candidates as the in-memory pyramid: :mod:`.lod`)."""
+        if start_step is not None and end_step is not None and start_step > end_step:
+            return ScalarWindow(EMPTY_SERIES, 0)
+        lo, hi = overlapping(chunks.first_steps, chunks.last_steps, start_step, end_step)
+        if lo == hi:
+            return ScalarWindow(EMPTY_SERIES, 0)
+        inner_lo = lo + int(start_step is not None and chunks.first_steps[lo] < start_step)
+        inner_hi = hi - int(end_step is not None and chunks.last_steps[hi - 1] > end_step)
+        head = self._cut_chunk(train_id, tag, chunks, lo, start_step, end_step) \
+            if inner_lo > lo else None
+        tail = self._cut_chunk(train_id, tag, chunks, hi - 1, start_step, end_step) \
+            if inner_hi < hi and (hi - 1 != lo or head is None) else None
+        inner = range(inner_lo, max(inner_lo, inner_hi))
+        edges = [piece for piece in (head, tail) if piece is not None]
+        points = sum(chunks.refs[i].entries for i in inner) + sum(len(p) for p in edges)
+        level = None
+        if max_points is not None and points > max_points:
+            level = summary_level(points, column_count(max_points), BLOCKS_PER_COLUMN)
+        middle: list[ScalarSeries | SummaryPoints | ScalarColumns] = [
+            self._chunk_columns(train_id, tag, chunks, i) if level is None
+            else self._chunk_summary(train_id, tag, chunks, i, level) for i in inner]
+        series = _join(([head] if head is not None else []) + middle
+                       + ([tail] if tail is not None else []))
+        if max_points is None or points <= max_points:
+            return ScalarWindow(series, points)
+        if level is None:  # a narrow window: its raw points, reduced exactly
+            return window(series, start_step, end_step, max_points)
+        chosen = window_indices(series.step, series.value, start_step, end_step, max_points)
+        return ScalarWindow(ScalarSeries(series.step[chosen], series.wall_time[chosen],
+                                         series.value[chosen]), points)
+
+    def _chunk_columns(self, train_id: str, tag: str, chunks: OrderedChunks,
+                       position: int) -> ScalarColumns:
+        """One chunk of an ordered tag, read from the index for each request: not kept in the
+        LRU, so that the memory a window read takes is bounded by the window (its edge chunks
+        hold at most :data:`.index.MAX_CHUNK_ENTRIES` points)."""
+        return self.store.read_chunk(train_id, Plugin.SCALAR.value, tag,
+                                     chunks.files[position], chunks.refs[position].serial,
+                                     ScalarColumns)
+
+    def _chunk_summary(self, train_id: str, tag: str, chunks: OrderedChunks, position: int,
+                       level: int) -> SummaryPoints:
+        """One chunk's persisted summary at ``level`` (kept in the LRU under the chunk's serial,
+        which never names another chunk: ~2 points per ``2**level``)."""
+        name, serial = chunks.files[position], chunks.refs[position].serial
+        return self._cache.get_or_compute(
+            ("lod", train_id, tag, name, serial, level),
+            lambda: self.store.read_summary(train_id, Plugin.SCALAR.value, tag, name, serial,
+                                            level))
+
+    def _cut_chunk(self, train_id: str, tag: str, chunks: OrderedChunks, position: int,
+                   start_step: int | None, end_step: int | None) -> ScalarSeries:
+        """The points of one chunk within ``[start_step, end_step]``."""
+        columns = self._chunk_columns(train_id, tag, chunks, position)
+        lo, hi = range_bounds(columns.step, start_step, end_step)
+        return ScalarSeries(columns.step[lo:hi], columns.wall_time[lo:hi],
+                            columns.value[lo:hi])
 
     def read_scalars_many(self, train_ids: Iterable[str], tags: Iterable[str],
                           max_points: int | None = None) -> dict[tuple[str, str], ScalarSeries]:

@@ -59,12 +59,49 @@ def test_merged_chunks_expire_in_redis_instead_of_vanishing(redis_url: str,
     for _ in range(2):
         store.append_chunk(state, file_state, "scalar", "x",
                            ScalarColumns(step, step.astype(np.float64), step.astype(np.float32)))
-    [(serial, size)] = file_state.chunks[("scalar", "x")]
-    assert size == 8 and serial == 3
+    [merged] = file_state.chunks[("scalar", "x")]
+    serial = merged.serial
+    assert merged.entries == 8 and serial == 3 and not merged.ascending
     ttls = [store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", old))
             for old in (1, 2)]
     assert all(0 < ttl <= RETIRED_CHUNK_SECONDS * 1000 for ttl in ttls), ttls
     assert store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", serial)) == -1
+    store.close()
+
+
+def test_step_windows_read_chunk_summaries_from_redis(redis_url: str, tmp_path: Path) -> None:
+    """The range reads of issue #18 on a Redis index: a live tag's merged chunks carry their
+    step bounds and summaries, a window equals the whole series cut to it, and a merge retires
+    the summaries with their chunk."""
+    from dash_insight.core.provider import DataProvider
+    from dash_insight.core.store.chunks import SUMMARY_LEVELS, summarise
+
+    store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    state = JobState("./j", version=1)
+    file_state = state.files["f"] = FileState("f", "summary", (1, 1))
+    with store.transaction():
+        for start, end in ((0, 1000), (1000, 2000), (2000, 4000)):  # merged into one
+            step = np.arange(start, end, dtype=np.int64)
+            store.append_chunk(state, file_state, "scalar", "x", ScalarColumns(
+                step, step.astype(np.float64), np.sin(step / 50.0).astype(np.float32)))
+        state.tags = {"scalar": {"x": {"f": 1}}}
+        store.save_job(state)
+        store.set_job_list([("./j", 0.0, 0.0)])
+        store.bump_generation()
+    [ref] = file_state.chunks[("scalar", "x")]
+    assert (ref.entries, ref.first_step, ref.last_step, ref.ascending) == (4000, 0, 3999, True)
+    step = np.arange(4000, dtype=np.int64)
+    value = np.sin(step / 50.0).astype(np.float32)
+    for level in SUMMARY_LEVELS:
+        stored = store.read_summary("./j", "scalar", "x", "f", ref.serial, level)
+        np.testing.assert_array_equal(stored.step, summarise(step, step, value, level).step)
+    retired = store.client.pttl(store._k("lod", "./j", "scalar", "x", "f", 1, SUMMARY_LEVELS[0]))
+    assert 0 < retired <= RETIRED_CHUNK_SECONDS * 1000
+    provider = DataProvider(str(tmp_path), store)
+    found = provider.read_scalar_window("./j", "x", 1500, 1600)
+    np.testing.assert_array_equal(found.series.step, step[1500:1601])
+    np.testing.assert_array_equal(found.series.value, value[1500:1601])
+    assert provider.scalar_extent("./j", "x") == (4000, 3999)
     store.close()
 
 

@@ -11,6 +11,9 @@ One loader (thread or process) writes; any number of web workers read. Entries:
   :class:`ScalarColumns` for scalars, :class:`BlobColumns` for values read lazily (images,
   histograms, tensors, loss landscapes); ``serial`` comes from the ``chunk-serial`` counter, so
   a chunk is never overwritten;
+* ``lod|<train_id>|<plugin>|<tag>|<file>|<serial>|<level>`` -> the
+  :class:`~.chunks.SummaryPoints` of a scalar chunk whose steps ascend, one per level of
+  :data:`~.chunks.SUMMARY_LEVELS` (written, retired and expired with their chunk);
 * ``generation`` -> a counter the loader bumps in the same transaction as each change, so
   readers know when to reload what they cached;
 * ``rebuild`` -> train_ids a reader found damaged (a chunk its state names is missing or
@@ -23,13 +26,15 @@ Chunks are per file so that a replaced, truncated or deleted file is dropped wit
 the other files of its job. While a file is first read, every slice adds one chunk per tag
 without any merging (each point is written once). Afterwards a live job appends one small chunk
 per tag per reload, and chunks are merged LSM-style (the newest two while the newest is at least
-half the size of the one before), so a tag keeps few chunks and every point is rewritten
-O(log n) times. A reader may hold a job state of an earlier generation while it reads that
-state's chunks, so chunks replaced by a merge or dropped with their file are not deleted at once:
-they expire :data:`RETIRED_CHUNK_SECONDS` later (diskcache's expiry), and a reader that still
-misses one reloads the job state and tries again (:class:`MissingChunk`). Chunks live inside
-SQLite (diskcache writes values above ``disk_min_file_size`` as separate files, which costs a
-mkdir/open/rmdir per chunk).
+half the size of the one before, up to :data:`MAX_CHUNK_ENTRIES`), so a tag keeps few chunks
+and every point is rewritten O(log n) times. The state names each chunk by a
+:class:`~.chunks.ChunkRef` (its step bounds), so a step-window read finds the chunks it needs by
+binary search (:mod:`.chunks`). A reader may hold a job state of an earlier generation while it
+reads that state's chunks, so chunks replaced by a merge or dropped with their file are not
+deleted at once: they expire :data:`RETIRED_CHUNK_SECONDS` later (diskcache's expiry), and a
+reader that still misses one reloads the job state and tries again (:class:`MissingChunk`).
+Chunks live inside SQLite (diskcache writes values above ``disk_min_file_size`` as separate
+files, which costs a mkdir/open/rmdir per chunk).
 
 The index is a cache of the logs, rebuilt when damaged, with one line in the log each time:
 
@@ -69,6 +74,14 @@ from dash_insight.core.private_files import (
     make_private_dirs,
     restrict,
 )
+from dash_insight.core.store.chunks import (
+    SUMMARY_LEVELS,
+    ChunkRef,
+    SummaryPoints,
+    chunk_extremes,
+    chunk_ref,
+    summarise,
+)
 from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.state import FileState, JobState
 
@@ -77,13 +90,39 @@ log = logging.getLogger(__name__)
 #: Bump when the layout of index entries changes: an index of another format is rebuilt.
 #: 3: chunks are ScalarColumns / BlobColumns, graphs and lineage GraphRecord / LineageRecord.
 #: 4: chunks are named by a serial (FileState.chunks holds (serial, entries) pairs).
-INDEX_FORMAT = 4
+#: 5: FileState.chunks holds ChunkRef (step bounds); scalar chunks have ``lod`` summaries.
+#: 6: a scalar chunk's ChunkRef holds its lowest and highest point; summaries at 4 levels.
+INDEX_FORMAT = 6
 #: How long a chunk replaced by a merge (or dropped with its file) stays readable for readers
 #: that still hold the job state naming it; a reader that misses one reloads the state.
 RETIRED_CHUNK_SECONDS = 60.0
 _SEP = "\x1f"  # ASCII unit separator: never in a path, a tag or a plugin name
 #: Values up to this size stay inside SQLite (diskcache's default is 32 KB).
 _IN_DATABASE_BYTES = 64 << 20
+#: SQLite's page cache of each connection, in pages of 4 KiB: 4 MB, not diskcache's 32 MB. Every
+#: thread reading the index has its own connection (the web server's 8 threads, the loader), and
+#: a step-window read streams chunk blobs through its cache: 8 threads reading 64 chunks of
+#: 5 MB held 445 MB of RSS at 32 MB each, 75 MB at 4 MB (a re-read comes from the OS's file
+#: cache instead, ~1 ms per chunk).
+_SQLITE_CACHE_PAGES = 1 << 10
+#: No memory map of the database (diskcache maps its first 64 MB in every connection: resident
+#: pages of each map count in the process's RSS again).
+_SQLITE_MMAP_BYTES = 0
+#: SQLite's write-ahead log is cut back to this size whenever it starts over (``PRAGMA
+#: journal_size_limit``; by default it keeps its largest size for good).
+_WAL_LIMIT_BYTES = 64 << 20
+#: A loader transaction that leaves the write-ahead log larger than this checkpoints it whole
+#: and truncates it (:meth:`IndexStore._checkpoint`): readers polling the index all the time
+#: keep SQLite's automatic (passive) checkpoints from ever starting the log over, and the first
+#: read of a 20 x 10M-step job grew it to 5.5 GB beside a 9.7 GB database.
+_WAL_CHECKPOINT_BYTES = 256 << 20
+#: The most entries a chunk holds: a slice read at once is stored in chunks of at most this
+#: many, and a live tag's chunks are merged only up to it. A step-window read reads whole the
+#: (at most two) chunks at its edges, so this bounds what one request holds and reads: 2**16
+#: scalar points are 1.3 MB of columns, where a 128 MB slice of a file of one tag would be ~4
+#: million points. A tag of 10 million points keeps ~153 chunks (a 2**18 cap read 5 MB per edge
+#: chunk: a zoom into a 10M-step tag took 170-490 ms at load 15, 10-80 ms with 2**16).
+MAX_CHUNK_ENTRIES = 1 << 16
 
 
 def _key(*parts: object) -> str:
@@ -141,17 +180,73 @@ def _concat(parts: list[ColumnsT]) -> ColumnsT:
     return type(parts[0])._make(out)
 
 
-def merge_newest_chunks(chunks: list[tuple[int, int]], read: Callable[[int], Any],
-                        write: Callable[[Any], int],
-                        retire: Callable[[tuple[int, int]], None]) -> None:
-    """LSM-style merging of a tag's chunks ``[(serial, entries), ...]``: while the newest chunk
-    holds at least half as many entries as the one before, both are read, concatenated, written
-    as one new chunk and retired, so a file of n records ends in O(log n) chunks."""
-    while len(chunks) >= 2 and chunks[-1][1] * 2 >= chunks[-2][1]:
-        (first, first_size), (second, second_size) = chunks[-2:]
-        serial = write(_concat([read(first), read(second)]))
+def merge_newest_chunks(chunks: list[ChunkRef], read: Callable[[int], Any],
+                        write: Callable[[Any], ChunkRef],
+                        retire: Callable[[tuple[ChunkRef, ChunkRef]], None]) -> None:
+    """LSM-style merging of a tag's chunks (in arrival order): while the newest chunk holds at
+    least half as many entries as the one before and both together stay within
+    :data:`MAX_CHUNK_ENTRIES`, both are read (by serial), concatenated, written as one new
+    chunk and retired, so a file of n records ends in O(log n) chunks, none of them so large
+    that a step-window read cutting it costs much (shared by both index stores)."""
+    while (len(chunks) >= 2 and chunks[-1].entries * 2 >= chunks[-2].entries
+           and chunks[-1].entries + chunks[-2].entries <= MAX_CHUNK_ENTRIES):
+        first, second = chunks[-2:]
+        merged = write(_concat([read(first.serial), read(second.serial)]))
         retire((first, second))
-        chunks[-2:] = [(serial, first_size + second_size)]
+        chunks[-2:] = [merged]
+
+
+def split_columns(columns: Columns) -> list[Columns]:
+    """``columns`` cut into pieces of at most :data:`MAX_CHUNK_ENTRIES` entries (itself when it
+    is not longer), each a view of it."""
+    size = len(columns.step)
+    if size <= MAX_CHUNK_ENTRIES:
+        return [columns]
+    return [type(columns)._make(column[start:start + MAX_CHUNK_ENTRIES] for column in columns)
+            for start in range(0, size, MAX_CHUNK_ENTRIES)]
+
+
+def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, SummaryPoints]]:
+    """What storing ``columns`` as chunk ``serial`` writes besides the columns: its
+    :class:`~.chunks.ChunkRef` and, for a non-empty scalar chunk whose steps ascend, its summary
+    at each level of :data:`~.chunks.SUMMARY_LEVELS` (both index stores)."""
+    ref = chunk_ref(serial, columns.step)
+    summaries: dict[int, SummaryPoints] = {}
+    if isinstance(columns, ScalarColumns):
+        lowest, highest = chunk_extremes(columns.step, columns.wall_time, columns.value)
+        ref = ref._replace(lowest=lowest, highest=highest)
+    if isinstance(columns, ScalarColumns) and ref.ascending and ref.entries:
+        summaries = {level: summarise(columns.step, columns.wall_time, columns.value, level)
+                     for level in SUMMARY_LEVELS}
+    return ref, summaries
+
+
+def chunk_key_parts(train_id: str, plugin: str, tag: str, name: str,
+                    ref: ChunkRef) -> list[tuple[object, ...]]:
+    """The parts of the index keys of one chunk: its columns and (for a chunk whose steps
+    ascend) its summaries; retiring a key that was never written is a no-op."""
+    parts: list[tuple[object, ...]] = [("chunk", train_id, plugin, tag, name, ref.serial)]
+    if ref.ascending and ref.entries:
+        parts += [("lod", train_id, plugin, tag, name, ref.serial, level)
+                  for level in SUMMARY_LEVELS]
+    return parts
+
+
+def check_layout(part: Any, layout: type[ColumnsT], train_id: str, plugin: str,
+                 tag: str) -> ColumnsT:
+    """``part`` when it is stored as ``layout``, a TypeError otherwise."""
+    if not isinstance(part, layout):
+        raise TypeError(f"{plugin} {tag!r} of {train_id} is stored as "
+                        f"{type(part).__name__}, not {layout.__name__}")
+    return part
+
+
+def check_summary(summary: Any, what: str) -> SummaryPoints:
+    """``summary`` when it is a :class:`~.chunks.SummaryPoints`; :class:`MissingChunk` (so the
+    job is read again) when the entry has another layout."""
+    if not isinstance(summary, SummaryPoints):
+        raise MissingChunk(f"index entry of another layout: {what}")
+    return summary
 
 
 class MissingChunk(KeyError):
@@ -259,7 +354,10 @@ class IndexStore:
         # No eviction: diskcache's default drops entries past 1 GB, which would lose data.
         cache = diskcache.Cache(self.directory, eviction_policy="none", size_limit=2**62,
                                 cull_limit=0, statistics=False,
-                                disk_min_file_size=_IN_DATABASE_BYTES)
+                                disk_min_file_size=_IN_DATABASE_BYTES,
+                                sqlite_cache_size=_SQLITE_CACHE_PAGES,
+                                sqlite_mmap_size=_SQLITE_MMAP_BYTES,
+                                sqlite_journal_size_limit=_WAL_LIMIT_BYTES)
         try:
             if cache.get("format") != INDEX_FORMAT:
                 cache.clear()
@@ -301,6 +399,27 @@ class IndexStore:
         except BaseException:
             self._versions = {}
             raise
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Checkpoint the write-ahead log and truncate it to nothing when it has grown past
+        :data:`_WAL_CHECKPOINT_BYTES` (``PRAGMA wal_checkpoint(TRUNCATE)``: waits, within the
+        connection's busy timeout, for the readers' current reads to end; new reads go on).
+        A checkpoint that cannot finish (a reader still busy) is tried after the next
+        transaction."""
+        try:
+            wal = os.path.getsize(os.path.join(self.directory, "cache.db-wal"))
+        except OSError:
+            return
+        if wal <= _WAL_CHECKPOINT_BYTES:
+            return
+        try:
+            busy, _, _ = self._cache._con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.OperationalError as error:
+            log.info("index: write-ahead log checkpoint put off: %s", error)
+            return
+        log.info("index: write-ahead log of %d MB checkpointed%s", wal >> 20,
+                 " (a reader was busy: not truncated)" if busy else "")
 
     @contextlib.contextmanager
     def loader_lock(self, blocking: bool = False) -> Iterator[bool]:
@@ -409,25 +528,32 @@ class IndexStore:
     # -- chunks --
     def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
                      columns: Columns, merge: bool = True) -> None:
-        """Store one more chunk of ``tag`` read from ``file_state``; with ``merge``, merge the
-        newest chunks LSM-style (the loader passes False while a file is first read). A merge
-        writes a new chunk and retires the two it replaces."""
+        """Store one more chunk of ``tag`` read from ``file_state`` (several when it holds more
+        than :data:`MAX_CHUNK_ENTRIES`; with its summaries when it is a scalar chunk whose steps
+        ascend); with ``merge``, merge the newest chunks LSM-style
+        (the loader passes False while a file is first read) while the result stays within
+        :data:`MAX_CHUNK_ENTRIES`. A merge writes a new chunk and retires the two it replaces.
+        """
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        chunks.append((self._new_chunk(state.train_id, plugin, tag, name, columns),
-                       len(columns.step)))
+        chunks.extend(self._new_chunk(state.train_id, plugin, tag, name, piece)
+                      for piece in split_columns(columns))
         if merge:
             merge_newest_chunks(
                 chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
                 lambda merged: self._new_chunk(state.train_id, plugin, tag, name, merged),
-                lambda serials: self._retire(_key("chunk", state.train_id, plugin, tag, name, s)
-                                             for s in serials))
+                lambda replaced: self._retire(
+                    _key(*parts) for ref in replaced
+                    for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)))
 
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
-                   columns: Columns) -> int:
+                   columns: Columns) -> ChunkRef:
         serial = int(self._cache.incr("chunk-serial", default=0))
+        ref, summaries = chunk_entries(serial, columns)
         self._cache.set(_key("chunk", train_id, plugin, tag, name, serial), columns)
-        return serial
+        for level, summary in summaries.items():
+            self._cache.set(_key("lod", train_id, plugin, tag, name, serial, level), summary)
+        return ref
 
     def _retire(self, keys: Iterable[str]) -> None:
         """Let chunks expire after :data:`RETIRED_CHUNK_SECONDS` instead of deleting them now:
@@ -443,18 +569,37 @@ class IndexStore:
                 with contextlib.suppress(sqlite3.DatabaseError):
                     self._cache.delete(key)
 
-    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
+    def _entry(self, key: str, what: str) -> Any:
+        """The entry at ``key``; :class:`MissingChunk` (described by ``what``) when it is
+        missing or unreadable."""
         try:
-            columns = self._cache.get(_key("chunk", train_id, plugin, tag, name, serial))
+            entry = self._cache.get(key)
         except Exception as error:  # a damaged page, or a pickle this code cannot read
             if isinstance(error, sqlite3.OperationalError):
                 raise
-            raise MissingChunk(f"index entry unreadable: {train_id} {plugin} {tag} {name} "
-                               f"#{serial}: {error!r}") from error
-        if columns is None:
-            raise MissingChunk(f"index entry missing: {train_id} {plugin} {tag} {name} "
-                               f"#{serial}")
-        return columns
+            raise MissingChunk(f"index entry unreadable: {what}: {error!r}") from error
+        if entry is None:
+            raise MissingChunk(f"index entry missing: {what}")
+        return entry
+
+    def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
+        return self._entry(_key("chunk", train_id, plugin, tag, name, serial),
+                           f"{train_id} {plugin} {tag} {name} #{serial}")
+
+    def read_chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                   layout: type[ColumnsT]) -> ColumnsT:
+        """One chunk of ``tag`` read from file ``name`` (:class:`MissingChunk` when the index
+        lacks it; a TypeError when it is not stored as ``layout``)."""
+        return check_layout(self._chunk(train_id, plugin, tag, name, serial), layout, train_id,
+                            plugin, tag)
+
+    def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                     level: int) -> SummaryPoints:
+        """The level-``level`` summary of one ascending scalar chunk (:mod:`.chunks`);
+        :class:`MissingChunk` when the index lacks it."""
+        what = f"{train_id} {plugin} {tag} {name} #{serial} summary {level}"
+        return check_summary(self._entry(_key("lod", train_id, plugin, tag, name, serial, level),
+                                         what), what)
 
     def read_columns(self, state: JobState, plugin: str, tag: str,
                      layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
@@ -463,26 +608,31 @@ class IndexStore:
         scalars, :class:`BlobColumns` otherwise); another one is a TypeError. A chunk the state
         names but the index lacks is a :class:`MissingChunk`."""
         out = []
-        files = sorted(state.files.values(), key=lambda f: (f.rank, f.name))
-        for file_state in files:
-            chunks = file_state.chunks.get((plugin, tag))
-            if not chunks:
-                continue
-            parts = [self._chunk(state.train_id, plugin, tag, file_state.name, serial)
-                     for serial, _ in chunks]
-            for part in parts:
-                if not isinstance(part, layout):
-                    raise TypeError(f"{plugin} {tag!r} of {state.train_id} is stored as "
-                                    f"{type(part).__name__}, not {layout.__name__}")
+        for file_state, chunks in tag_chunks(state, plugin, tag):
+            parts = [self.read_chunk(state.train_id, plugin, tag, file_state.name, ref.serial,
+                                     layout) for ref in chunks]
             out.append((file_state, _concat(parts)))
         return out
 
     def drop_file(self, state: JobState, file_state: FileState) -> None:
-        """Retire every chunk read from one file."""
-        self._retire(_key("chunk", state.train_id, plugin, tag, file_state.name, serial)
-                     for (plugin, tag), chunks in file_state.chunks.items()
-                     for serial, _ in chunks)
+        """Retire every chunk read from one file (and its summaries)."""
+        self._retire(_key(*parts) for (plugin, tag), chunks in file_state.chunks.items()
+                     for ref in chunks
+                     for parts in chunk_key_parts(state.train_id, plugin, tag, file_state.name,
+                                                  ref))
         file_state.chunks = {}
+
+
+def tag_chunks(state: JobState, plugin: str,
+               tag: str) -> list[tuple[FileState, list[ChunkRef]]]:
+    """The chunks of ``tag`` per file in arrival order: files by (rank, name), as MindInsight
+    reads them, each file's chunks in the order they were read."""
+    out = []
+    for file_state in sorted(state.files.values(), key=lambda f: (f.rank, f.name)):
+        chunks = file_state.chunks.get((plugin, tag))
+        if chunks:
+            out.append((file_state, chunks))
+    return out
 
 
 def _check_versions(published: Mapping[str, int], expect: Mapping[str, int | None]) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from dash_insight.core.store.state import FileState, JobState
 
 if TYPE_CHECKING:
+    from dash_insight.core.store.chunks import SummaryPoints
     from dash_insight.core.store.index import Columns, ColumnsT
 
 
@@ -93,6 +94,16 @@ class IndexApi(Protocol):
 
     def read_columns(self, state: JobState, plugin: str, tag: str,
                      layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]: ...
+
+    def read_chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                   layout: type[ColumnsT]) -> ColumnsT:
+        """One chunk of a file's tag by its serial (a step-window read, :mod:`.chunks`)."""
+        ...
+
+    def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                     level: int) -> SummaryPoints:
+        """The level-``level`` summary of one ascending scalar chunk."""
+        ...
 
     def drop_file(self, state: JobState, file_state: FileState) -> None: ...
 

@@ -6,7 +6,9 @@ Keys start with ``dash-insight:<digest of the base directory>:``, so one Redis h
 indexes of several base directories. Values are pickles, as in diskcache:
 
 * ``job|<train_id>`` -> :class:`~.state.JobState`; ``chunk|...`` -> column chunks, named by a
-  serial from ``chunk-serial`` (blocks reserved with INCRBY), never overwritten;
+  serial from ``chunk-serial`` (blocks reserved with INCRBY), never overwritten, and
+  ``lod|...|<level>`` -> the summaries of an ascending scalar chunk (:mod:`.chunks`), written
+  and retired with it;
 * ``versions`` -> a Redis hash {train_id: version}: every save writes its own field (HSET), so
   two writers of different jobs never drop each other's entries — the whole-dict
   read-modify-write whose race the diskcache index guards with a transaction does not exist;
@@ -44,6 +46,7 @@ from typing import Any
 
 import redis
 
+from dash_insight.core.store.chunks import ChunkRef, SummaryPoints
 from dash_insight.core.store.index import (
     _SEP,
     INDEX_FORMAT,
@@ -52,7 +55,12 @@ from dash_insight.core.store.index import (
     ColumnsT,
     MissingChunk,
     _concat,
+    check_layout,
+    check_summary,
+    chunk_entries,
+    chunk_key_parts,
     merge_newest_chunks,
+    split_columns,
 )
 from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.state import FileState, JobState
@@ -365,21 +373,26 @@ class RedisIndexStore:
         """As :meth:`.index.IndexStore.append_chunk`."""
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        chunks.append((self._new_chunk(state.train_id, plugin, tag, name, columns),
-                       len(columns.step)))
+        chunks.extend(self._new_chunk(state.train_id, plugin, tag, name, piece)
+                      for piece in split_columns(columns))
         if merge:
             merge_newest_chunks(
                 chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
                 lambda merged: self._new_chunk(state.train_id, plugin, tag, name, merged),
-                lambda serials: self._retire(
-                    self._k("chunk", state.train_id, plugin, tag, name, s) for s in serials))
+                lambda replaced: self._retire(
+                    self._k(*parts) for ref in replaced
+                    for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)))
 
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
-                   columns: Columns) -> int:
+                   columns: Columns) -> ChunkRef:
         serial = self._next_serial()
-        key, value = self._k("chunk", train_id, plugin, tag, name, serial), _dump(columns)
-        self._write(lambda client: client.set(key, value), key, value)
-        return serial
+        ref, summaries = chunk_entries(serial, columns)
+        entries = {self._k("chunk", train_id, plugin, tag, name, serial): _dump(columns)}
+        entries.update({self._k("lod", train_id, plugin, tag, name, serial, level): _dump(summary)
+                        for level, summary in summaries.items()})
+        for key, value in entries.items():
+            self._write(functools.partial(_set, key=key, value=value), key, value)
+        return ref
 
     def _next_serial(self) -> int:
         """A chunk serial no other writer gets: taken from a block of
@@ -403,13 +416,26 @@ class RedisIndexStore:
         return _unpickle_chunk(self._get(self._k("chunk", train_id, plugin, tag, name, serial)),
                                f"{train_id} {plugin} {tag} {name} #{serial}")
 
+    def read_chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                   layout: type[ColumnsT]) -> ColumnsT:
+        """As :meth:`.index.IndexStore.read_chunk`."""
+        return check_layout(self._chunk(train_id, plugin, tag, name, serial), layout, train_id,
+                            plugin, tag)
+
+    def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
+                     level: int) -> SummaryPoints:
+        """As :meth:`.index.IndexStore.read_summary`."""
+        what = f"{train_id} {plugin} {tag} {name} #{serial} summary {level}"
+        return check_summary(_unpickle_chunk(
+            self._get(self._k("lod", train_id, plugin, tag, name, serial, level)), what), what)
+
     def read_columns(self, state: JobState, plugin: str, tag: str,
                      layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
         """As :meth:`.index.IndexStore.read_columns`; every chunk in one MGET."""
         files = [f for f in sorted(state.files.values(), key=lambda f: (f.rank, f.name))
                  if f.chunks.get((plugin, tag))]
-        keys = [self._k("chunk", state.train_id, plugin, tag, f.name, serial)
-                for f in files for serial, _ in f.chunks[(plugin, tag)]]
+        keys = [self._k("chunk", state.train_id, plugin, tag, f.name, ref.serial)
+                for f in files for ref in f.chunks[(plugin, tag)]]
         tx = self._tx
         written = tx.values if tx is not None else {}  # what this transaction wrote wins
         fetched = self.client.mget(keys) if keys else []
@@ -418,21 +444,23 @@ class RedisIndexStore:
         out = []
         for file_state in files:
             parts = []
-            for serial, _ in file_state.chunks[(plugin, tag)]:
+            for ref in file_state.chunks[(plugin, tag)]:
                 part = _unpickle_chunk(next(values), f"{state.train_id} {plugin} {tag} "
-                                       f"{file_state.name} #{serial}")
-                if not isinstance(part, layout):
-                    raise TypeError(f"{plugin} {tag!r} of {state.train_id} is stored as "
-                                    f"{type(part).__name__}, not {layout.__name__}")
-                parts.append(part)
+                                       f"{file_state.name} #{ref.serial}")
+                parts.append(check_layout(part, layout, state.train_id, plugin, tag))
             out.append((file_state, _concat(parts)))
         return out
 
     def drop_file(self, state: JobState, file_state: FileState) -> None:
-        self._retire(self._k("chunk", state.train_id, plugin, tag, file_state.name, serial)
-                     for (plugin, tag), chunks in file_state.chunks.items()
-                     for serial, _ in chunks)
+        self._retire(self._k(*parts) for (plugin, tag), chunks in file_state.chunks.items()
+                     for ref in chunks
+                     for parts in chunk_key_parts(state.train_id, plugin, tag, file_state.name,
+                                                  ref))
         file_state.chunks = {}
+
+
+def _set(client: Any, key: str, value: bytes) -> None:
+    client.set(key, value)
 
 
 def _pexpire(client: Any, key: str, milliseconds: int) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from dash_insight.core.format.framing import Damage
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext
+from dash_insight.core.store.chunks import ChunkRef
 
 STATUS_PENDING = "pending"  # discovered, nothing read yet
 STATUS_LOADING = "loading"  # some bytes not read yet
@@ -73,9 +74,9 @@ class FileState:
     # regular file); tried again every round, so a ``chmod`` is enough. A plain default (a class
     # attribute), so states pickled before this field existed read as None.
     unreadable: str | None = None
-    # (plugin, tag) -> (serial, number of entries) of each stored chunk, in arrival order
+    # (plugin, tag) -> each stored chunk (serial, entries, step bounds), in arrival order
     # (see IndexStore.append_chunk)
-    chunks: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
+    chunks: dict[tuple[str, str], list[ChunkRef]] = field(default_factory=dict)
     # A remote file's version (ETag...) as last listed, and the digest of its bytes before
     # ``offset`` (see core/format/remote.py): what says an object store's file was replaced.
     # Plain defaults, so states pickled before these fields read as "" and None.

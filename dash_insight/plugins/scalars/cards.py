@@ -38,7 +38,8 @@ def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     figure = go.Figure(layout=small_layout(height=240))
     drawn = []
     for i, tag in enumerate(tags[:2]):
-        series = provider.read_scalars(train_id, tag, max_points=PREVIEW_POINTS)
+        # A window read: a tag of millions of steps is drawn from its chunk summaries.
+        series = provider.read_scalar_window(train_id, tag, max_points=PREVIEW_POINTS).series
         values = np.where(np.isfinite(series.value), series.value, np.nan)
         drawn.append(values)
         figure.add_trace(go.Scatter(x=series.step, y=values, name=tag, mode="lines",

@@ -30,7 +30,9 @@ from dash.dependencies import ALL, MATCH
 from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.core.store.chunks import Extreme
 from dash_insight.plugins.scalars.best import (
+    BestPoint,
     Direction,
     best_direction,
     best_point,
@@ -126,16 +128,18 @@ def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec],
         problems = []
         for spec in chart.series:
             try:
-                full = provider.read_scalars(spec.train_id, spec.tag)
+                # From the chunk bounds of an ordered tag: a tag of millions of steps is not
+                # read to say how many points it has.
+                total, last = provider.scalar_extent(spec.train_id, spec.tag)
             except DataError as error:
                 problems.append(str(error))
                 continue
-            last = int(full.step[-1]) if len(full) else None
-            best = best_points(full.step, full.wall_time, full.value)
+            # From the chunks' extremes of an ordered tag, as the extent: not read whole.
+            best = best_of_extremes(*provider.scalar_extremes(spec.train_id, spec.tag))
             if x_tag:
                 _place_best(provider, spec.train_id, x_tag, best)
             series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
-                           "right": spec.right_axis, "colour": spec.colour, "total": len(full),
+                           "right": spec.right_axis, "colour": spec.colour, "total": total,
                            "last": last, "best": best, "direction": best_direction(spec.tag)})
         entry = {"id": chart.chart_id, "title": chart.title, "series": series,
                  "problems": problems, "legend": chart.legend, "x_tag": x_tag}
@@ -152,24 +156,38 @@ def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[s
     directions: tuple[Direction, ...] = ("min", "max")
     for direction in directions:
         point = best_point(step, value, direction)
-        out[direction] = None if point is None else {
-            "step": point.step, "wall": float(wall[point.position]), "value": point.value,
-            "label": _("best {value} @ step {step}").format(
-                value=best_text(point), step=format_number(point.step))}
+        out[direction] = None if point is None else _best_marker(
+            point.step, float(wall[point.position]), point.value)
     return out
+
+
+def best_of_extremes(lowest: Extreme | None, highest: Extreme | None) -> dict[str, Any]:
+    """:func:`best_points` from a tag's lowest and highest point as the provider gives them
+    (:meth:`~.DataProvider.scalar_extremes`: the same points, without reading the series)."""
+    return {direction: None if point is None else _best_marker(point.step, point.wall_time,
+                                                               point.value)
+            for direction, point in (("min", lowest), ("max", highest))}
+
+
+def _best_marker(step: int, wall: float, value: float) -> dict[str, Any]:
+    """One best point as the chart's marker draws it, with its label."""
+    return {"step": step, "wall": wall, "value": value,
+            "label": _("best {value} @ step {step}").format(
+                value=best_text(BestPoint(0, step, value)), step=format_number(step))}
 
 
 def _place_best(provider: DataProvider, train_id: str, x_tag: str,
                 best: dict[str, Any]) -> None:
     """Add to each best point its place on the ``x_tag`` axis (``x``; None when the job has
     no finite value of that tag at the point's step)."""
-    try:
-        x_series = provider.read_scalars(train_id, x_tag)
-    except DataError:
-        x_series = None
     for point in best.values():
         if point is None:
             continue
+        try:  # the x tag's points at that one step: one chunk of an ordered tag
+            x_series = provider.read_scalar_window(train_id, x_tag, point["step"],
+                                                   point["step"]).series
+        except DataError:
+            x_series = None
         x = (np.nan if x_series is None else
              values_at_steps(np.array([point["step"]]), x_series.step, x_series.value)[0])
         point["x"] = None if np.isnan(x) else float(x)

@@ -205,10 +205,13 @@ class _ScalarViews:
             x = None
             if x_tag is not None:
                 raw_x = x_tag if x_tag in known else stored_tag(x_tag, Plugin.SCALAR)
-                x_series = (self.provider.read_scalars(train_id, raw_x)
-                            if raw_x is not None and raw_x in known else None)
-                x = x_columns(found, self.provider.read_scalars(train_id, raw), wanted,
-                              x_series)
+                # Both tags within the window only (every point of it: the unplaced count).
+                x_series = (self.provider.read_scalar_window(
+                    train_id, raw_x, wanted.start_step, wanted.end_step).series
+                    if raw_x is not None and raw_x in known else None)
+                x = x_columns(found, self.provider.read_scalar_window(
+                    train_id, raw, wanted.start_step, wanted.end_step).series, wanted,
+                    x_series)
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
         return Response(chart_columns(found, x), mimetype="application/json")

@@ -95,7 +95,7 @@ def test_chunks_merge_and_keep_their_layout(open_store: OpenStore) -> None:
     file_state = state.files["f"] = FileState("f", "summary", (1, 1))
     for start in range(0, 100, 10):
         store.append_chunk(state, file_state, "scalar", "x", _scalars(range(start, start + 10)))
-    assert sum(size for _, size in file_state.chunks[("scalar", "x")]) == 100
+    assert sum(ref.entries for ref in file_state.chunks[("scalar", "x")]) == 100
     assert len(file_state.chunks[("scalar", "x")]) < 10  # merged LSM-style
     [(read_file, columns)] = store.read_columns(state, "scalar", "x", ScalarColumns)
     assert read_file is file_state and type(columns) is ScalarColumns
@@ -153,3 +153,48 @@ def test_a_transaction_writes_all_or_nothing_and_checks_versions(open_store: Ope
         store.delete_job(other)
         store.bump_generation()
     assert store.job_versions() == {"./a": 1} and store.load_job("./b") is None
+
+
+def test_every_thread_reads_the_index_with_a_small_page_cache_and_no_memory_map(
+        tmp_path: Path) -> None:
+    """Each thread has its own SQLite connection: with diskcache's 32 MB page cache and 64 MB
+    memory map each, the web server's threads held hundreds of MB of chunk pages after a few
+    step-window reads."""
+    import threading
+
+    store = IndexStore(str(tmp_path / "index"))
+    found: list[tuple[int, int]] = []
+
+    def pragmas() -> None:
+        sql = store._cache._sql  # the calling thread's connection
+        found.append((sql("PRAGMA cache_size").fetchone()[0],
+                      sql("PRAGMA mmap_size").fetchone()[0]))
+
+    reader = threading.Thread(target=pragmas)
+    reader.start()
+    reader.join()
+    pragmas()
+    assert found == [(1024, 0), (1024, 0)]
+    store.close()
+
+
+def test_a_large_write_ahead_log_is_truncated_after_a_transaction(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readers polling the index keep SQLite's passive checkpoints from starting the log over;
+    past the threshold, the loader's transaction checkpoints and truncates it."""
+    from dash_insight.core.store import index
+
+    store = index.IndexStore(str(tmp_path / "index"))
+    wal = tmp_path / "index" / "cache.db-wal"
+    reader = index.IndexStore(str(tmp_path / "index"))
+    reader.job_list()  # another connection, as a web worker's
+    blob = np.arange(1 << 16, dtype=np.int64)
+    with store.transaction():
+        store._cache.set("blob-1", blob)
+    assert wal.stat().st_size > (1 << 19)  # under the threshold: left to SQLite
+    monkeypatch.setattr(index, "_WAL_CHECKPOINT_BYTES", 1 << 19)
+    with store.transaction():
+        store._cache.set("blob-2", blob)
+    assert wal.stat().st_size == 0
+    np.testing.assert_array_equal(reader._cache.get("blob-1"), blob)
+    np.testing.assert_array_equal(reader._cache.get("blob-2"), blob)
