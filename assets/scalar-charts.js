@@ -368,7 +368,6 @@
      plan's stamp of the chart when asked), seq, series, problems, failed}. */
   const loaded = {};
   const loading = {};  // chart -> the plan stamp being fetched
-  const inView = new Set();  // charts whose slot is on (or next to) the screen
   let loadCounter = 0;
 
   function apiPrefix() {
@@ -531,27 +530,12 @@
     }
   }
 
-  /* Charts are fetched and drawn when their slot comes within a few rows of the screen.
-     Every slot in the document is observed, whenever it arrives: with the page's first layout,
-     with a callback's answer (a new tag selection, a page of the pager, navigation) or before
-     or after the plan that names its chart (render). A chart on screen before its plan is
-     known stays in ``inView`` and is fetched when render brings the plan. */
-  const observed = new Map();  // slot element -> chart id
-  const observer = "IntersectionObserver" in window
-    ? new IntersectionObserver(entries => {
-      for (const entry of entries) {
-        const chartId = observed.get(entry.target);
-        if (chartId === undefined) continue;  // a slot no longer in the document
-        if (entry.isIntersecting) {
-          inView.add(chartId);
-          ensure(chartId);
-        } else {
-          inView.delete(chartId);
-        }
-      }
-    }, {rootMargin: "150px 0px"})
-    : null;
-
+  /* Charts are fetched and drawn when their slot comes within a few rows of the screen
+     (assets/graph-slots.js). Every slot in the document is observed, whenever it arrives: with
+     the page's first layout, with a callback's answer (a new tag selection, a page of the
+     pager, navigation) or before or after the plan that names its chart (render). A chart on
+     screen before its plan is known stays in ``inView`` and is fetched when render brings the
+     plan. */
   function chartOfSlot(slot) {
     try {
       return JSON.parse(slot.id).chart;
@@ -560,37 +544,10 @@
     }
   }
 
-  /* Forget the slots that left the document, observe the new ones. */
-  function watchSlots() {
-    const gone = [];
-    for (const [element, chartId] of observed) {
-      if (!element.isConnected) {
-        if (observer) observer.unobserve(element);
-        observed.delete(element);
-        gone.push(chartId);
-      }
-    }
-    const kept = new Set(observed.values());
-    gone.filter(chartId => !kept.has(chartId)).forEach(chartId => inView.delete(chartId));
-    document.querySelectorAll(".di-graph-slot").forEach(slot => {
-      if (observed.has(slot)) return;
-      const chartId = chartOfSlot(slot);
-      if (chartId === undefined) return;
-      observed.set(slot, chartId);
-      if (observer) observer.observe(slot);  // reports at once whether it is on screen
-      else { inView.add(chartId); ensure(chartId); }  // no observer: draw every chart
-    });
-  }
-
-  /* Slots come and go with Dash's renders: look again after any batch of changes that added
-     or removed HTML elements (Plotly's own SVG drawing is skipped), once per batch. */
-  const isHtml = node => node.nodeType === 1 && !(node instanceof SVGElement);
-  new MutationObserver(mutations => {
-    if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
-                            Array.prototype.some.call(m.removedNodes, isHtml))) {
-      watchSlots();
-    }
-  }).observe(document.documentElement, {childList: true, subtree: true});
+  const slots = window.dashInsightSlots.watch({selector: ".di-graph-slot", keyOf: chartOfSlot,
+                                               enter: chartId => ensure(chartId)});
+  const inView = slots.inView;  // charts whose slot is on (or next to) the screen
+  const watchSlots = slots.rescan;
 
   /* A smoothing change moves only the smoothed lines (and threshold segments): restyle those
      in the drawn charts directly (no figure rebuilt, no diffing by Dash), the visible charts now

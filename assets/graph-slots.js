@@ -1,0 +1,92 @@
+/* Chart slots drawn when they come on screen, shared by assets/lazy-graphs.js (parameter
+   distribution, tensors) and assets/scalar-charts.js (scalars, comparison); loaded before
+   them (assets are injected in alphabetical order).
+
+   window.dashInsightSlots.watch({selector, keyOf, enter}) observes every element matching
+   ``selector`` whenever it enters the document (with the page's first layout or with a
+   callback's answer): ``enter(key)`` when it comes within a few rows of the screen;
+   ``inView`` holds the keys on (or next to) the screen; ``rescan()`` looks for new slots now.
+
+   window.dashInsightSlots.paced(draw) queues keys and calls ``draw(key)`` for one key per
+   task, the first queued first: every chart is a main-thread task of its own, so the page
+   answers between two charts instead of freezing while a screen of charts is drawn
+   (issue 17 item 8: the parameter distribution froze for 4.8 s drawing its first screen). */
+(function () {
+  function watch({selector, keyOf, enter}) {
+    const inView = new Set();
+    const observed = new Map();  // slot element -> key
+    const observer = "IntersectionObserver" in window
+      ? new IntersectionObserver(entries => {
+        for (const entry of entries) {
+          const key = observed.get(entry.target);
+          if (key === undefined) continue;  // a slot no longer in the document
+          if (entry.isIntersecting) {
+            inView.add(key);
+            enter(key);
+          } else {
+            inView.delete(key);
+          }
+        }
+      }, {rootMargin: "150px 0px"})
+      : null;
+
+    /* Forget the slots that left the document, observe the new ones. */
+    function rescan() {
+      const gone = [];
+      for (const [element, key] of observed) {
+        if (!element.isConnected) {
+          if (observer) observer.unobserve(element);
+          observed.delete(element);
+          gone.push(key);
+        }
+      }
+      const kept = new Set(observed.values());
+      gone.filter(key => !kept.has(key)).forEach(key => inView.delete(key));
+      document.querySelectorAll(selector).forEach(slot => {
+        if (observed.has(slot)) return;
+        const key = keyOf(slot);
+        if (key === undefined) return;
+        observed.set(slot, key);
+        if (observer) observer.observe(slot);  // reports at once whether it is on screen
+        else { inView.add(key); enter(key); }  // no observer: draw every chart
+      });
+    }
+
+    /* Slots come and go with Dash's renders: look again after any batch of changes that added
+       or removed HTML elements (Plotly's own SVG drawing is skipped). */
+    const isHtml = node => node.nodeType === 1 && !(node instanceof SVGElement);
+    new MutationObserver(mutations => {
+      if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
+                              Array.prototype.some.call(m.removedNodes, isHtml))) {
+        rescan();
+      }
+    }).observe(document.documentElement, {childList: true, subtree: true});
+
+    return {inView, rescan};
+  }
+
+  function paced(draw) {
+    const queue = [];
+    let scheduled = false;
+
+    function next() {
+      scheduled = false;
+      const key = queue.shift();
+      if (queue.length) schedule();
+      if (key !== undefined) draw(key);
+    }
+
+    function schedule() {
+      if (scheduled) return;
+      scheduled = true;
+      setTimeout(next, 0);
+    }
+
+    return function enqueue(key) {
+      if (!queue.includes(key)) queue.push(key);
+      schedule();
+    };
+  }
+
+  window.dashInsightSlots = {watch, paced};
+})();
