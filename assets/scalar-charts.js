@@ -133,9 +133,36 @@
       const [l, r] = alignedRanges(left, right);
       pin(layout.yaxis, l, true);
       pin(layout.yaxis2, r, true);
+      return {left: l, right: r};
     } else if (left || right) {
-      pin(right ? layout.yaxis2 : layout.yaxis, niceRange(...(left || right)), false);
+      const range = niceRange(...(left || right));
+      pin(right ? layout.yaxis2 : layout.yaxis, range, false);
+      return right ? {right: range} : {left: range};
     }
+    return {};
+  }
+
+  /* Characters of the longest tick label of a y axis over ``range`` ({low, high, step} of
+     niceRange; undefined: not known, e.g. a log axis): the integer digits of the widest end
+     (Plotly writes 10000 and up as "10k"), the decimals of the step, a minus sign. */
+  function tickChars(range) {
+    if (!range) return 5;
+    const decimals = (String(Number(range.step.toPrecision(6))).split(".")[1] || "").length;
+    const widest = Math.max(Math.abs(range.low), Math.abs(range.high));
+    const whole = widest >= 1e4 ? 4 : String(Math.floor(widest)).length;
+    return Math.min(8, whole + (decimals ? decimals + 1 : 0) + (range.low < 0 ? 1 : 0));
+  }
+
+  /* Margins that hold the axes' labels, so that Plotly's automargin has nothing to add: when
+     it has, Plotly draws the whole chart a second time (issue 17 item 8: the scalars page froze
+     drawing its first screen). Estimates for 11 px labels, with room for the half of the
+     first and last x labels that passes the plot's edges (a date and time: two lines, wider);
+     automargin stays on for longer labels, and for a legend taller than one row. */
+  function labelMargin(ranges, hasRight, dateX, legend) {
+    const side = range => 14 + Math.ceil(6.5 * tickChars(range));
+    return {l: Math.max(side(ranges.left), dateX ? 60 : 0),
+            r: Math.max(hasRight ? side(ranges.right) : 0, dateX ? 40 : 28), t: 22,
+            b: 36 + (dateX ? 14 : 0) + (legend ? 22 : 0)};
   }
 
   /* The values a series draws: on a log axis, non-positive values become gaps. */
@@ -344,7 +371,9 @@
       layout.yaxis2 = Object.assign({overlaying: "y", side: "right", showgrid: false,
                                      type: logScale ? "log" : "linear"}, axisStyle);
     }
-    if (!logScale) niceAxes(layout, chart);
+    const ranges = logScale ? {} : niceAxes(layout, chart);
+    layout.margin = labelMargin(ranges, Boolean(layout.yaxis2),
+                                layout.xaxis.type === "date", showLegend);
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
     const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);

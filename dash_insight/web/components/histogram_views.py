@@ -189,11 +189,12 @@ def label_margin(right_labels: int, right_title: bool = False) -> dict[str, int]
     axis, an axis title beside them or not) so that Plotly's ``automargin`` has nothing to add:
     when it has, Plotly draws the whole chart a second time with the new margins, which doubled
     the time a chart of 40 bands took to draw (issue 17 item 8). The left margin takes the
-    overhang of the first x label, the bottom one line of x labels; ``automargin`` stays on
+    overhang of the first x label, the bottom one line of x labels, the top (with a titled
+    count axis: Front) half its top label; ``automargin`` stays on
     for labels longer than these estimates (the right margin also takes the overhang of the last
     x label)."""
     return {"l": 20, "r": 14 + LABEL_CHAR_PX * right_labels + (24 if right_title else 0),
-            "t": 8, "b": 24}
+            "t": 18 if right_title else 8, "b": 28}
 
 
 def _x_range(series: HistogramSeries) -> list[float] | None:
