@@ -144,11 +144,13 @@
 
   /* Characters of the longest tick label of a y axis over ``range`` ({low, high, step} of
      niceRange; undefined: not known, e.g. a log axis): the integer digits of the widest end
-     (Plotly writes 10000 and up as "10k"), the decimals of the step, a minus sign. */
+     (Plotly writes 10000 and up as "10k"), the decimals of the step, a minus sign; a power of
+     ten ("1.2×10³⁰") beyond Plotly's SI prefixes. */
   function tickChars(range) {
     if (!range) return 5;
-    const decimals = (String(Number(range.step.toPrecision(6))).split(".")[1] || "").length;
     const widest = Math.max(Math.abs(range.low), Math.abs(range.high));
+    if (widest >= 1e15 || range.step < 1e-6) return 9 + (range.low < 0 ? 1 : 0);
+    const decimals = (String(Number(range.step.toPrecision(6))).split(".")[1] || "").length;
     const whole = widest >= 1e4 ? 4 : String(Math.floor(widest)).length;
     return Math.min(8, whole + (decimals ? decimals + 1 : 0) + (range.low < 0 ? 1 : 0));
   }
