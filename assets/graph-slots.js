@@ -7,8 +7,11 @@
    callback's answer): ``enter(key)`` when it comes within a few rows of the screen;
    ``inView`` holds the keys on (or next to) the screen; ``rescan()`` looks for new slots now.
 
-   window.dashInsightSlots.paced(draw) queues keys and calls ``draw(key)`` for one key per
-   task, the first queued first: every chart is a main-thread task of its own, so the page
+   window.dashInsightSlots.paced(draw, rank, drawn) queues keys and calls ``draw(key)`` for
+   one key per task, the key of lowest ``rank(key)`` first (the slot highest on the page: the
+   screen fills from the top), else the first queued; with ``drawn(key)``, the next key waits
+   until it says the chart is drawn (or a few seconds passed: the graph component itself is
+   loaded lazily, and the charts that waited for it were all drawn in one task): every chart is a main-thread task of its own, so the page
    answers between two charts instead of freezing while a screen of charts is drawn
    (issue 17 item 8: the parameter distribution froze for 4.8 s drawing its first screen). */
 (function () {
@@ -65,15 +68,33 @@
     return {inView, rescan};
   }
 
-  function paced(draw) {
+  function paced(draw, rank, drawn) {
+    const WAIT_MS = 3000;  // the longest wait for one chart
     const queue = [];
     let scheduled = false;
 
     function next() {
-      scheduled = false;
-      const key = queue.shift();
-      if (queue.length) schedule();
-      if (key !== undefined) draw(key);
+      let best = 0;
+      if (rank) {
+        const ranks = queue.map(rank);
+        ranks.forEach((value, i) => { if (value < ranks[best]) best = i; });
+      }
+      const key = queue.splice(best, 1)[0];
+      if (key === undefined) { scheduled = false; return; }
+      const since = performance.now();
+      const after = () => {
+        if (drawn && !drawn(key) && performance.now() - since < WAIT_MS) {
+          setTimeout(after, 16);
+          return;
+        }
+        scheduled = false;
+        if (queue.length) schedule();
+      };
+      try {
+        draw(key);
+      } finally {
+        setTimeout(after, 0);
+      }
     }
 
     function schedule() {
@@ -88,5 +109,11 @@
     };
   }
 
-  window.dashInsightSlots = {watch, paced};
+  /* The distance of an element from the top of the page (Infinity when it is not in it). */
+  function pageTop(element) {
+    return element && element.isConnected
+      ? element.getBoundingClientRect().top + window.scrollY : Infinity;
+  }
+
+  window.dashInsightSlots = {watch, paced, pageTop};
 })();

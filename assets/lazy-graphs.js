@@ -33,7 +33,15 @@
     window.dash_clientside.set_props({type: SLOT, key}, {children: component(data)});
   }
 
-  const draw = window.dashInsightSlots.paced(mount);
+  /* Whether the slot of ``key`` holds a drawn chart (or nothing is left to wait for). */
+  function isDrawn(key) {
+    const slot = slotOf(key);
+    const plot = slot && slot.querySelector(".js-plotly-plot");
+    return !slot || !drawnIn.has(slot) || Boolean(plot && plot._fullLayout);
+  }
+
+  const draw = window.dashInsightSlots.paced(
+    mount, key => window.dashInsightSlots.pageTop(slotOf(key)), isDrawn);
   const slots = window.dashInsightSlots.watch({selector: ".di-lazy-slot", keyOf, enter: draw});
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
