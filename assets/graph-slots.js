@@ -82,8 +82,9 @@
       const key = queue.splice(best, 1)[0];
       if (key === undefined) { scheduled = false; return; }
       const since = performance.now();
+      let started = true;
       const after = () => {
-        if (drawn && !drawn(key) && performance.now() - since < WAIT_MS) {
+        if (started && drawn && !drawn(key) && performance.now() - since < WAIT_MS) {
           setTimeout(after, 16);
           return;
         }
@@ -91,7 +92,7 @@
         if (queue.length) schedule();
       };
       try {
-        draw(key);
+        started = draw(key) !== false;  // false: nothing to draw, nothing to wait for
       } finally {
         setTimeout(after, 0);
       }

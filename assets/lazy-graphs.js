@@ -24,13 +24,14 @@
   }
 
   /* The graph of ``key`` into its slot, unless the slot draws this figure already or left
-     the screen while it waited its turn. */
+     the screen while it waited its turn (false: nothing drawn). */
   function mount(key) {
     const data = figures[key];
     const slot = slotOf(key);
-    if (!data || !slot || drawnIn.get(slot) === data || !slots.inView.has(key)) return;
+    if (!data || !slot || drawnIn.get(slot) === data || !slots.inView.has(key)) return false;
     drawnIn.set(slot, data);
     window.dash_clientside.set_props({type: SLOT, key}, {children: component(data)});
+    return true;
   }
 
   /* Whether the slot of ``key`` holds a drawn chart (or nothing is left to wait for). */

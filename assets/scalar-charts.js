@@ -483,7 +483,7 @@
       delete refined[chartId];
       refine(chartId, view.range);
     }
-    draw(chartId);
+    drawSoon(chartId);
   }
 
   /* The chart as drawn: the plan with its loaded points (or those of its zoomed range). */
@@ -528,24 +528,38 @@
   const hasGraph = chartId => Boolean(elementOf(chartId, "scalar-graph"));
 
   /* Draw one chart from its loaded points, now: its slot gets its graph (created with its
-     figure), or its graph a new figure when what it shows changed. */
+     figure), or its graph a new figure when what it shows changed (false: nothing to draw). */
   function draw(chartId) {
     const state = pageState();
-    if (!state || !loaded[chartId]) return;
+    if (!state || !loaded[chartId]) return false;
     const key = drawnKey(state, chartId, state.smoothing);
     const drawn = drawnKeys();
     const setProps = window.dash_clientside.set_props;
     if (hasGraph(chartId)) {
-      if (drawn[chartId] === key) return;
+      if (drawn[chartId] === key) return false;
       drawn[chartId] = key;
       setProps({type: "scalar-graph", chart: chartId},
                {figure: figureOf(state, chartId, state.smoothing)});
+      return true;
     } else if (elementOf(chartId, "graph-slot")) {
       drawn[chartId] = key;
       setProps({type: "graph-slot", chart: chartId},
                {children: graphComponent(chartId, figureOf(state, chartId, state.smoothing))});
+      return true;
     }
+    return false;
   }
+
+  /* Charts whose points arrive are drawn one per task, the highest on the page first, each
+     once the previous one is drawn (assets/graph-slots.js): a screen of charts drawn in one
+     task froze the page (issue 17 item 8). */
+  const drawSoon = window.dashInsightSlots.paced(
+    draw, chartId => window.dashInsightSlots.pageTop(elementOf(chartId, "chart-card") ||
+                                                      elementOf(chartId, "graph-slot")),
+    chartId => {
+      const div = graphDiv({chart: chartId});
+      return Boolean(div && div._fullLayout);
+    });
 
   /* A chart on screen: fetched when its points are missing or older than the plan, else
      drawn if it is not yet. */
@@ -557,7 +571,7 @@
     if (!data || data.stamp !== plan.stamp || data.failed) load(chartId);
     else if (!hasGraph(chartId) || drawnKeys()[chartId] !== drawnKey(state, chartId,
                                                                      state.smoothing)) {
-      draw(chartId);
+      drawSoon(chartId);
     }
   }
 
