@@ -28,7 +28,7 @@ if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh family)" ]; then
              && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 fi
 echo "checks: ruff, lint-imports, mypy, then pytest"
-ruff check dash_insight tests bench proto app.py
+ruff check dash_insight tests bench proto scripts app.py
 lint-imports --no-cache
 mypy
 python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=40 "$@"

@@ -189,8 +189,9 @@ def controls(page: str, axis: str, smoothing: float, tags: Sequence[str] = (),
     ])
 
 
-def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
-    """A card: toolbar (log, back, reset, full screen), the graph slot, threshold row, title."""
+def chart_card(chart: ChartSpec, with_thresholds: bool, threshold: str = "") -> html.Div:
+    """A card: toolbar (log, back, reset, full screen), the graph slot, threshold row (its
+    current threshold: ``threshold``), title."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
     tools = [
@@ -219,7 +220,7 @@ def chart_card(chart: ChartSpec, with_thresholds: bool) -> html.Div:
         dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
     ]
     if with_thresholds:
-        children.append(threshold_row(key))
+        children.append(threshold_row(key, chart.title, threshold))
     children.append(html.Div(chart.title, className="di-chart-title", title=chart.title))
     return html.Div(className="di-panel di-chart-card", id={"type": "chart-card", "chart": key},
                     children=children)
@@ -231,37 +232,49 @@ def best_label(direction: str) -> str:
     return _("best: max") if direction == "max" else _("best: min")
 
 
-def threshold_row(key: str) -> html.Div:
-    """"Current threshold" text with delete, and a small form to set one."""
+def threshold_row(key: str, title: str, current: str) -> html.Div:
+    """"Current threshold" text with delete, and the button that opens the page's one
+    threshold form (:func:`threshold_form`) for this chart (``title``: the form's heading). A
+    form per chart (two dropdowns, two inputs, radios, a checklist) made a 20-chart page mount
+    ~140 more components before its first chart could be drawn."""
+    return html.Div(className="di-threshold", children=[
+        html.Span(current, id={"type": "th-current", "chart": key}, className="di-muted"),
+        html.Button("×", id={"type": "th-delete", "chart": key}, className="di-link-button",
+                    title=_("Delete the threshold")),
+        html.Button("▸ " + _("Set threshold"), id={"type": "th-open", "chart": key},
+                    value=title, className="di-link-button di-th-open"),
+    ])
+
+
+def threshold_form() -> html.Div:
+    """The page's threshold form, shown for the chart whose "Set threshold" was clicked (its
+    id in the ``th-target`` store, its title on top): up to two conditions (greater / less
+    than a value) combined by and / or, optionally applied to every selected tag."""
     def condition(n: int) -> list[Any]:
         return [
-            dcc.Dropdown(id={"type": "th-op", "n": n, "chart": key}, clearable=n == 2,
+            dcc.Dropdown(id=f"th-op-{n}", clearable=n == 2,
                          options=[{"label": _("greater than"), "value": ">"},
                                   {"label": _("less than"), "value": "<"}],
                          value=">" if n == 1 else None, className="di-th-op"),
-            dcc.Input(id={"type": "th-value", "n": n, "chart": key}, type="number",
-                      className="di-number", placeholder=_("value")),
+            dcc.Input(id=f"th-value-{n}", type="number", className="di-number",
+                      placeholder=_("value")),
         ]
 
-    return html.Div(className="di-threshold", children=[
-        html.Span(id={"type": "th-current", "chart": key}, className="di-muted"),
-        html.Button("×", id={"type": "th-delete", "chart": key}, className="di-link-button",
-                    title=_("Delete the threshold")),
-        html.Details(className="di-th-form", children=[
-            html.Summary(_("Set threshold")),
-            html.Div([*condition(1),
-                      dcc.RadioItems(id={"type": "th-combine", "chart": key}, value="and",
-                                     inline=True,
-                                     options=[{"label": _("and"), "value": "and"},
-                                              {"label": _("or"), "value": "or"}]),
-                      *condition(2)], className="di-th-conditions"),
-            dcc.Checklist(id={"type": "th-all", "chart": key},
-                          options=[{"label": " " + _("apply to all selected tags"),
-                                    "value": "all"}],
-                          value=[]),
-            html.Button(_("Apply"), id={"type": "th-apply", "chart": key},
-                        className="di-button"),
+    return html.Div(id="th-form", className="di-panel di-th-form", hidden=True, children=[
+        html.Div(id="th-form-title", className="di-th-title"),
+        html.Div([*condition(1),
+                  dcc.RadioItems(id="th-combine", value="and", inline=True,
+                                 options=[{"label": _("and"), "value": "and"},
+                                          {"label": _("or"), "value": "or"}]),
+                  *condition(2)], className="di-th-conditions"),
+        dcc.Checklist(id="th-all", options=[{"label": " " + _("apply to all selected tags"),
+                                             "value": "all"}], value=[]),
+        html.Div(className="di-toolbar", children=[
+            html.Button(_("Apply"), id="th-apply", className="di-button"),
+            html.Button(_("Cancel"), id="th-cancel", className="di-button secondary"),
         ]),
+        dcc.Store(id="th-target"),
+        dcc.Store(id="th-delete-request"),
     ])
 
 
@@ -274,11 +287,12 @@ def threshold_text(threshold: dict[str, Any] | None) -> str:
     return _("Current threshold: {threshold}").format(threshold=f" {combine} ".join(parts))
 
 
-def chart_stores(page: str) -> list[dcc.Store]:
-    """The stores a chart page includes: the plan (:func:`chart_plan`) and the thresholds
-    remembered in the browser ({chart id: threshold})."""
+def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[dcc.Store]:
+    """The stores a chart page includes: the plan (:func:`chart_plan`; ``plan``: the first
+    one, when the layout has it) and the thresholds remembered in the browser ({chart id:
+    threshold})."""
     ids = chart_ids(page)
-    return [dcc.Store(id=ids["data"]),
+    return [dcc.Store(id=ids["data"], data=plan),
             dcc.Store(id=ids["thresholds"], storage_type="local", data={})]
 
 

@@ -9,15 +9,16 @@ Thresholds are remembered in the browser (localStorage), per job and tag.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 import dash
-from dash import ALL, Input, Output, State, ctx, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
-from dash_insight.core.provider import DataError
+from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
@@ -31,6 +32,7 @@ from dash_insight.plugins.scalars.charts import (
     chart_stores,
     controls,
     register_chart_callbacks,
+    threshold_form,
     threshold_text,
 )
 from dash_insight.web.components.job_notice import job_notice
@@ -134,14 +136,13 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
     return state
 
 
-def threshold_of(chart: str, op_charts: list[str], ops: list[str | None],
-                 values: list[float | None], combine: str | None) -> dict[str, Any] | None:
-    """The threshold a chart's form sets: its conditions with an operator and a value (the
-    form rows are ``ops[i]`` / ``values[i]`` of chart ``op_charts[i]``) combined by ``combine``
-    ("and" when unset); None when no condition is complete."""
-    conditions = [[op, float(value)] for owner, op, value in zip(op_charts, ops, values,
-                                                                 strict=True)
-                  if owner == chart and op in (">", "<") and value is not None]
+def threshold_of(ops: list[str | None], values: list[float | None],
+                 combine: str | None) -> dict[str, Any] | None:
+    """The threshold the form sets: its conditions (``ops[i]`` ">" or "<" with ``values[i]``)
+    that have both an operator and a value, combined by ``combine`` ("and" when unset); None
+    when no condition is complete (MindInsight's threshold dialog: one or two conditions)."""
+    conditions = [[op, float(value)] for op, value in zip(ops, values, strict=True)
+                  if op in (">", "<") and value is not None]
     if not conditions:
         return None
     return {"conditions": conditions, "combine": combine or "and"}
@@ -164,6 +165,39 @@ def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], 
     return charts, pages
 
 
+@dataclass(frozen=True)
+class GridContent:
+    """What the chart grid shows for a URL: the cards (or a message), the "N of M tags" and
+    "page / pages" texts, the plan the browser draws from, and the ids of the charts."""
+
+    cards: Any
+    total: str
+    page: str
+    plan: dict[str, Any]
+    chart_ids: list[str]
+
+
+def grid_content(provider: DataProvider, train_id: str, state: dict[str, Any],
+                 tags: list[str], thresholds: dict | None) -> GridContent:
+    """The grid of the page's layout and of its callback (``thresholds``: the browser's,
+    {chart id: threshold}; None when not known yet, as when the layout is built)."""
+    charts, pages = chart_specs(train_id, state)
+    total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
+        shown=len(state["shown"]), count=len(tags))
+    page = f"{min(state['page'], pages)} / {pages}"
+    plan = chart_plan(provider, charts, state["x_tag"])
+    ids = [chart.chart_id for chart in charts]
+    if not charts:
+        message = (_("No scalar in this job yet.") if not tags else
+                   _("No tag selected: pick tags above, or clear the filter."))
+        return GridContent(html.Div(message, className="di-panel di-empty"), total, page, plan,
+                           ids)
+    cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX),
+                        threshold=threshold_text((thresholds or {}).get(chart.chart_id)))
+             for chart in charts]
+    return GridContent(cards, total, page, plan, ids)
+
+
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     try:
@@ -173,6 +207,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.P(str(error)), dcc.Link(_("Back to the summary list"),
                                          href=app.get_relative_path("/"))])
     state = page_state(params, all_tags)
+    content = grid_content(service.provider, train_id, state, all_tags, None)
     return html.Div([
         job_page_head(
             app, _("Scalars"), train_id,
@@ -195,9 +230,10 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                             style={} if state["compose"] else {"display": "none"}),
             ]),
         ]),
-        *chart_stores("scalars"),
-        html.Div(id="scalar-grid", className="di-chart-grid"),
-        pager("scalar"),
+        *chart_stores("scalars", content.plan),
+        threshold_form(),
+        html.Div(content.cards, id="scalar-grid", className="di-chart-grid"),
+        pager("scalar", texts=(content.total, content.page)),
     ])
 
 
@@ -274,69 +310,78 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         State({"type": "graph-slot", "chart": ALL}, "id"), State(IDS["data"], "data"),
+        State(IDS["thresholds"], "data"),
+        # The page's layout holds the first grid and plan: no round trip before the charts.
+        prevent_initial_call=True,
     )
     def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
-             drawn: dict | None) -> tuple:
+             drawn: dict | None, thresholds: dict | None) -> tuple:
         """Card frames and their plan in one answer, without points: the browser fetches each
         chart's points when it comes on screen and draws it as they arrive."""
         train_id, state, tags = current(search)
-        charts, pages = chart_specs(train_id, state)
-        total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
-            shown=len(state["shown"]), count=len(tags))
-        page = f"{min(state['page'], pages)} / {pages}"
-        payload: Any = chart_plan(provider, charts, state["x_tag"])
+        content = grid_content(provider, train_id, state, tags, thresholds)
+        payload: Any = content.plan
         if drawn and drawn.get("stamp") == payload["stamp"]:
             payload = dash.no_update  # nothing new (a refresh, or the same URL spelt again)
-        if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
-            return dash.no_update, total, page, payload  # same charts: keep them (and zoom)
-        if not charts:
-            message = (_("No scalar in this job yet.") if not tags else
-                       _("No tag selected: pick tags above, or clear the filter."))
-            return html.Div(message, className="di-panel di-empty"), total, page, payload
-        cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX))
-                 for chart in charts]
-        return cards, total, page, payload
+        if content.chart_ids == [s["chart"] for s in shown]:
+            # same charts: keep them (and zoom)
+            return dash.no_update, content.total, content.page, payload
+        return content.cards, content.total, content.page, payload
+
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarThresholds", function_name="form"),
+        Output("th-target", "data"), Output("th-form", "hidden"),
+        Output("th-form-title", "children"),
+        Input({"type": "th-open", "chart": ALL}, "n_clicks"),
+        Input("th-apply", "n_clicks"), Input("th-cancel", "n_clicks"),
+        State({"type": "th-open", "chart": ALL}, "id"),
+        State({"type": "th-open", "chart": ALL}, "value"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(namespace="scalarThresholds", function_name="remove"),
+        Output("th-delete-request", "data"),
+        Input({"type": "th-delete", "chart": ALL}, "n_clicks"),
+        prevent_initial_call=True,
+    )
 
     @app.callback(
         Output(IDS["thresholds"], "data"),
-        Input({"type": "th-apply", "chart": ALL}, "n_clicks"),
-        Input({"type": "th-delete", "chart": ALL}, "n_clicks"),
-        State({"type": "th-op", "n": ALL, "chart": ALL}, "value"),
-        State({"type": "th-value", "n": ALL, "chart": ALL}, "value"),
-        State({"type": "th-combine", "chart": ALL}, "value"),
-        State({"type": "th-all", "chart": ALL}, "value"),
-        State(IDS["thresholds"], "data"),
-        State({"type": "th-apply", "chart": ALL}, "id"),
+        Input("th-apply", "n_clicks"), Input("th-delete-request", "data"),
+        State("th-op-1", "value"), State("th-value-1", "value"),
+        State("th-op-2", "value"), State("th-value-2", "value"),
+        State("th-combine", "value"), State("th-all", "value"),
+        State("th-target", "data"), State(IDS["thresholds"], "data"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def thresholds(applied: list, deleted: list, ops: list, values: list, combines: list,
-                   to_all: list, stored: dict | None, forms: list[dict],
+    def thresholds(applied: Any, delete: dict | None, op1: str | None, value1: float | None,
+                   op2: str | None, value2: float | None, combine: str | None,
+                   to_all: list | None, target: str | None, stored: dict | None,
                    search: str | None) -> Any:
-        trigger = ctx.triggered_id
-        if not isinstance(trigger, dict) or not ctx.triggered[0]["value"]:
-            return dash.no_update
+        """Apply the form to its chart (or to every selected tag), or drop a chart's
+        threshold; the browser keeps them ({chart id: threshold})."""
         stored = dict(stored or {})
-        chart = trigger["chart"]
-        if trigger["type"] == "th-delete":
-            stored.pop(chart, None)
+        if ctx.triggered_id == "th-delete-request":
+            if not delete:
+                return dash.no_update
+            stored.pop(delete["chart"], None)
             return stored
-        op_charts = [spec["id"]["chart"] for spec in ctx.states_list[0]]
-        position = [form["chart"] for form in forms].index(chart)
-        threshold = threshold_of(chart, op_charts, ops, values, combines[position])
-        if threshold is None:
+        threshold = threshold_of([op1, op2], [value1, value2], combine)
+        if not applied or not target or threshold is None:
             return dash.no_update
-        if "all" in (to_all[position] or []):
+        if "all" in (to_all or []):
             train_id, state, _unused = current(search)
             targets = [chart_id(train_id, tag) for tag in state["shown"]]
         else:
-            targets = [chart]
+            targets = [target]
         return {**stored, **dict.fromkeys(targets, threshold)}
 
     @app.callback(
         Output({"type": "th-current", "chart": ALL}, "children"),
         Input(IDS["thresholds"], "data"),
-        Input({"type": "th-current", "chart": ALL}, "id"),
+        State({"type": "th-current", "chart": ALL}, "id"),
+        prevent_initial_call=True,
     )
     def threshold_labels(stored: dict | None, ids: list[dict]) -> list[str]:
         return [threshold_text((stored or {}).get(i["chart"])) for i in ids]

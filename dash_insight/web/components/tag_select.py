@@ -146,15 +146,15 @@ def tags_on_page(wanted: Sequence[str] | None, tags: Sequence[str], pattern: str
 
 
 def pager(prefix: str, total: int | None = None, page: int = 1, pages: int = 1,
-          noun: str = "tag") -> html.Div:
+          noun: str = "tag", texts: tuple[str, str] = ("", "")) -> html.Div:
     """"Total N" and ‹ page / pages › buttons (``{prefix}-total``, ``{prefix}-prev``,
-    ``{prefix}-page``, ``{prefix}-next``). ``total`` None: texts empty and buttons enabled, for
-    a page whose callbacks fill in the texts only."""
+    ``{prefix}-page``, ``{prefix}-next``). ``total`` None: the texts are ``texts`` (total,
+    page; empty by default) and the buttons enabled, for a page whose callbacks keep them."""
     if total is None:
         return html.Div(className="di-pager", children=[
-            html.Span(id=f"{prefix}-total"),
+            html.Span(texts[0], id=f"{prefix}-total"),
             html.Button("‹", id=f"{prefix}-prev", className="di-icon-button"),
-            html.Span(id=f"{prefix}-page"),
+            html.Span(texts[1], id=f"{prefix}-page"),
             html.Button("›", id=f"{prefix}-next", className="di-icon-button"),
         ])
     return html.Div(className="di-pager", children=[

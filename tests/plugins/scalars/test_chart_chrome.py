@@ -107,13 +107,14 @@ def test_constant_series_threshold_and_right_axis(dash_duo, corpus_app) -> None:
 
     # A threshold adds red segments and dots but leaves the x range where it was.
     before = _full_axis(dash_duo, loss, "xaxis")["range"]
-    element = dash_duo.find_element(f"{loss} .di-th-form summary")
+    element = dash_duo.find_element(f'{loss} button[id*="th-open"]')
     dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
     element.click()
-    value = dash_duo.find_element(f'{loss} input[id*="th-value"][id*="\\"n\\":1"]')
+    until(lambda: dash_duo.find_element("#th-form").is_displayed(), 10)
+    value = dash_duo.find_element("#th-value-1")
     value.send_keys("\ue009a")
     value.send_keys("2.2\ue007")
-    dash_duo.find_element(f'{loss} button[id*="th-apply"]').click()
+    dash_duo.find_element("#th-apply").click()
     # raw, smoothed and best-value traces, then the threshold's
     until(lambda: _full_axis(dash_duo, loss, "xaxis")["traces"] == 4, 10)
     assert _full_axis(dash_duo, loss, "xaxis")["range"] == before

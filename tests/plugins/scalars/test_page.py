@@ -136,14 +136,15 @@ def test_scalar_controls_to_state_and_url() -> None:
         ("lr", False), ("loss", False), ("eval/acc", False)]
 
 
-def test_threshold_of_a_chart_form() -> None:
-    charts = ["a", "a", "b", "b"]
-    assert scalars.threshold_of("a", charts, [">", "<", ">", None], [1, 3.5, 9, None], "or") \
+def test_threshold_of_the_form() -> None:
+    assert scalars.threshold_of([">", "<"], [1, 3.5], "or") \
         == {"conditions": [[">", 1.0], ["<", 3.5]], "combine": "or"}
-    assert scalars.threshold_of("b", charts, [">", "<", ">", None], [1, 3.5, 9, None], None) \
+    # A condition without operator or value is left out; "and" when no combination is set.
+    assert scalars.threshold_of([">", None], [9, None], None) \
         == {"conditions": [[">", 9.0]], "combine": "and"}
-    assert scalars.threshold_of("b", charts, [">", "<", ">", "<"], [1, 3.5, None, None],
-                                "and") is None
+    assert scalars.threshold_of([None, "<"], [2, 0], "and") \
+        == {"conditions": [["<", 0.0]], "combine": "and"}
+    assert scalars.threshold_of([">", "<"], [None, None], "and") is None
 
 
 def test_compare_controls_to_url() -> None:
@@ -411,9 +412,11 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
 
     # Threshold on "loss": > 1 highlights exactly the points above 1; remembered; deleted.
     loss_card = '[id*="\\"chart\\":\\"./ops_all|loss\\""]'
-    _click(dash_duo, f"{loss_card} .di-th-form summary")
-    _set_input(dash_duo, f'{loss_card} input[id*="th-value"][id*="\\"n\\":1"]', "1")
-    _click(dash_duo, f'{loss_card} button[id*="th-apply"]')
+    _click(dash_duo, f'{loss_card} button[id*="th-open"]')
+    dash_duo.wait_for_contains_text("#th-form-title", "loss")
+    _set_input(dash_duo, "#th-value-1", "1")
+    _click(dash_duo, "#th-apply")
+    until(lambda: not dash_duo.find_element("#th-form").is_displayed(), 10)
     dash_duo.wait_for_contains_text(f'{loss_card} [id*="th-current"]', "> 1")
     until(lambda: len(_figures(dash_duo)["loss"]["data"]) == 3, 10)
     trace = _figures(dash_duo)["loss"]["data"][2]

@@ -1,0 +1,146 @@
+"""Screenshots of the main pages for the README's "Pages" section, in both themes.
+
+Serves ``--corpus`` (default ``../shared/corpus``, the real MindSpore jobs) in-process, opens each
+page in headless Chromium at ``--width`` x ``--height`` pixels, waits until the page is drawn
+(its content is there, every Plotly chart has rendered, Dash has no callback pending), then
+saves the page (down to ``--max-height``) as ``<page>-light.png`` and ``<page>-dark.png`` under
+``--out`` (default ``docs/img``).
+
+    .venv/bin/python scripts/screenshots.py [--corpus ../shared/corpus] [--out docs/img]
+
+Needs Debian's chromium + chromium-driver (``./scripts/test.sh`` installs them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+from urllib.parse import quote
+
+import waitress
+from selenium import webdriver
+
+from dash_insight.web.application import create_app
+from dash_insight.web.url_state import encode_tags
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: name, path and query, the element that says the page's content is there, and the elements
+#: clicked in turn once it is drawn (the graph: its first scope opened, as a user would).
+PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("scalars", "/scalars?train_id=" + quote("./lenet_adam_lr0.001_bs32"),
+     ".di-chart-card .js-plotly-plot", ()),
+    ("lineage", "/lineage", ".di-lineage-grid .ag-row", ()),
+    ("graph", "/graph?train_id=" + quote("./lenet_adam_lr0.001_bs32"), "#graph-cy canvas",
+     (".gp-tree-toggle",)),
+    ("comparison", "/compare?jobs=" + quote(encode_tags(
+        ["./lenet_adam_lr0.001_bs32", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
+         "./lenet_lr0.1_bs16"])), ".di-chart-card .js-plotly-plot", ()),
+)
+
+#: True when the page is drawn: its content selector matches, every Plotly chart has a layout,
+#: and Dash has no callback requested, waiting or running.
+DRAWN = """
+const selector = arguments[0];
+if (!document.querySelector(selector) || !window.store) { return false; }
+const callbacks = window.store.getState().callbacks || {};
+const idle = ['requested', 'prioritized', 'blocked', 'executing', 'watched', 'executed']
+  .every(name => !(callbacks[name] || []).length);
+const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
+return idle && plots.every(plot => plot._fullLayout);
+"""
+
+
+def browser(width: int, height: int) -> webdriver.Chrome:
+    """Headless Chromium (Debian's, when installed) at the window size of the screenshots."""
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--hide-scrollbars", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    if os.path.exists("/usr/bin/chromium"):
+        options.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(options=options)
+
+
+def wait_drawn(driver: webdriver.Chrome, selector: str, timeout: float = 120.0) -> None:
+    """Until :data:`DRAWN` has held for one second (charts settle; a late callback resets it)."""
+    deadline = time.monotonic() + timeout
+    held_since = None
+    while time.monotonic() < deadline:
+        if driver.execute_script(DRAWN, selector):
+            held_since = held_since or time.monotonic()
+            if time.monotonic() - held_since >= 1.0:
+                return
+        else:
+            held_since = None
+        time.sleep(0.1)
+    raise TimeoutError(f"{driver.current_url}: not drawn within {timeout:.0f} s")
+
+
+def set_theme(driver: webdriver.Chrome, theme: str) -> None:
+    """Click the theme button until ``<html data-theme>`` is ``theme`` (the choice is stored
+    in the browser, so later pages open in it)."""
+    for _ in range(3):
+        if driver.execute_script("return document.documentElement.dataset.theme") == theme:
+            return
+        driver.find_element("id", "theme-toggle").click()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and driver.execute_script(
+                "return document.documentElement.dataset.theme") != theme:
+            time.sleep(0.05)
+    raise RuntimeError(f"could not switch to the {theme} theme")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "img"))
+    parser.add_argument("--width", type=int, default=1600)
+    parser.add_argument("--height", type=int, default=1000)
+    parser.add_argument("--max-height", type=int, default=1700,
+                        help="a longer page is cut here")
+    args = parser.parse_args()
+    corpus = os.path.normpath(args.corpus)
+    if not os.path.isdir(corpus):
+        print(f"no corpus at {corpus}", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    with tempfile.TemporaryDirectory() as workspace:
+        app = create_app(corpus, workspace=workspace, reload_interval=0)
+        app.data_service.loader.wait_rounds(1)
+        server = waitress.create_server(app.server, host="127.0.0.1", port=0, threads=8)
+        port = server.effective_port
+        threading.Thread(target=server.run, daemon=True).start()
+        driver = browser(args.width, args.height)
+        try:
+            for theme in ("light", "dark"):
+                for name, path, selector, clicks in PAGES:
+                    driver.get(f"http://127.0.0.1:{port}{path}")
+                    wait_drawn(driver, selector)
+                    for click in clicks:
+                        driver.find_element("css selector", click).click()
+                        wait_drawn(driver, selector)
+                    set_theme(driver, theme)
+                    wait_drawn(driver, selector)
+                    # The whole page down to --max-height: the charts below the pickers too.
+                    height = driver.execute_script(
+                        "return document.documentElement.scrollHeight")
+                    driver.set_window_size(args.width, min(max(height, args.height) + 150,
+                                                           args.max_height))
+                    wait_drawn(driver, selector)
+                    target = os.path.join(args.out, f"{name}-{theme}.png")
+                    driver.save_screenshot(target)
+                    driver.set_window_size(args.width, args.height)
+                    print(f"wrote {os.path.relpath(target, ROOT)}")
+        finally:
+            driver.quit()
+            server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
