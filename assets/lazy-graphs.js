@@ -1,14 +1,12 @@
 /* Charts drawn when they come on screen (dash_insight/web/components/lazy_graph.py): each
    card sends its figure in a store beside an empty slot; a slot gets its dcc.Graph, created
    once with its figure, when it comes within a few rows of the screen, and again when its
-   card's figure changes while it is drawn. Every slot is observed whenever it enters the
-   document: with the page's first layout or with a callback's answer. */
+   card's figure changes while it is drawn. Slots are watched and charts drawn one per task by
+   assets/graph-slots.js, so a screen of charts never freezes the page for long. */
 (function () {
   const SLOT = "lazy-graph-slot";
   const figures = {};  // key -> {figure, graph} of the card in the page now
   const drawnIn = new WeakMap();  // slot element -> the {figure, graph} it draws
-  const inView = new Set();  // keys whose slot is on (or next to) the screen
-  const observed = new Map();  // slot element -> key
 
   const slotOf = key => document.getElementById(JSON.stringify({key, type: SLOT}));
 
@@ -25,81 +23,40 @@
             props: Object.assign({figure: data.figure, responsive: true}, data.graph)};
   }
 
-  /* The graph of ``key`` into its slot, unless the slot draws this figure already. */
+  /* The graph of ``key`` into its slot, unless the slot draws this figure already or left
+     the screen while it waited its turn (false: nothing drawn). */
   function mount(key) {
     const data = figures[key];
     const slot = slotOf(key);
-    if (!data || !slot || drawnIn.get(slot) === data) return;
+    if (!data || !slot || drawnIn.get(slot) === data || !slots.inView.has(key)) return false;
     drawnIn.set(slot, data);
     window.dash_clientside.set_props({type: SLOT, key}, {children: component(data)});
+    return true;
   }
 
-  const observer = "IntersectionObserver" in window
-    ? new IntersectionObserver(entries => {
-      for (const entry of entries) {
-        const key = observed.get(entry.target);
-        if (key === undefined) continue;  // a slot no longer in the document
-        if (entry.isIntersecting) {
-          inView.add(key);
-          mount(key);
-        } else {
-          inView.delete(key);
-        }
-      }
-    }, {rootMargin: "150px 0px"})
-    : null;
-
-  /* Forget the slots that left the document, observe the new ones. */
-  function watchSlots() {
-    const gone = [];
-    for (const [element, key] of observed) {
-      if (!element.isConnected) {
-        if (observer) observer.unobserve(element);
-        observed.delete(element);
-        gone.push(key);
-      }
-    }
-    const kept = new Set(observed.values());
-    gone.filter(key => !kept.has(key)).forEach(key => inView.delete(key));
-    document.querySelectorAll(".di-lazy-slot").forEach(slot => {
-      if (observed.has(slot)) return;
-      const key = keyOf(slot);
-      if (key === undefined) return;
-      observed.set(slot, key);
-      if (observer) observer.observe(slot);  // reports at once whether it is on screen
-      else { inView.add(key); mount(key); }  // no observer: draw every chart
-    });
+  /* Whether the slot of ``key`` holds a drawn chart (or nothing is left to wait for). */
+  function isDrawn(key) {
+    const slot = slotOf(key);
+    const plot = slot && slot.querySelector(".js-plotly-plot");
+    return !slot || !drawnIn.has(slot) || Boolean(plot && plot._fullLayout);
   }
 
-  /* Slots come and go with Dash's renders: look again after any batch of changes that added
-     or removed HTML elements (Plotly's own SVG drawing is skipped). */
-  const isHtml = node => node.nodeType === 1 && !(node instanceof SVGElement);
-  new MutationObserver(mutations => {
-    if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
-                            Array.prototype.some.call(m.removedNodes, isHtml))) {
-      watchSlots();
-    }
-  }).observe(document.documentElement, {childList: true, subtree: true});
+  const draw = window.dashInsightSlots.paced(
+    mount, key => window.dashInsightSlots.pageTop(slotOf(key)), isDrawn);
+  const slots = window.dashInsightSlots.watch({selector: ".di-lazy-slot", keyOf, enter: draw});
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lazyGraphs: {
       /* The cards' figures (new cards, or new figures of the cards shown): those on screen
-         are drawn by this answer, the others when they come on screen. */
+         are drawn one after the other from now on, the others when they come on screen. */
       figures(datas, ids) {
         const keys = new Set();
         (ids || []).forEach((id, i) => { figures[id.key] = datas[i]; keys.add(id.key); });
         Object.keys(figures).forEach(key => { if (!keys.has(key)) delete figures[key]; });
-        watchSlots();
+        slots.rescan();
+        (ids || []).forEach(id => { if (slots.inView.has(id.key)) draw(id.key); });
         const noUpdate = window.dash_clientside.no_update;
-        const outputs = window.dash_clientside.callback_context.outputs_list || [];
-        return outputs.map(output => {
-          const key = output.id.key;
-          const data = figures[key];
-          const slot = slotOf(key);
-          if (!inView.has(key) || !data || !slot || drawnIn.get(slot) === data) return noUpdate;
-          drawnIn.set(slot, data);
-          return component(data);
-        });
+        return (window.dash_clientside.callback_context.outputs_list || []).map(() => noUpdate);
       },
     },
   });

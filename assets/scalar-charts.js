@@ -133,9 +133,38 @@
       const [l, r] = alignedRanges(left, right);
       pin(layout.yaxis, l, true);
       pin(layout.yaxis2, r, true);
+      return {left: l, right: r};
     } else if (left || right) {
-      pin(right ? layout.yaxis2 : layout.yaxis, niceRange(...(left || right)), false);
+      const range = niceRange(...(left || right));
+      pin(right ? layout.yaxis2 : layout.yaxis, range, false);
+      return right ? {right: range} : {left: range};
     }
+    return {};
+  }
+
+  /* Characters of the longest tick label of a y axis over ``range`` ({low, high, step} of
+     niceRange; undefined: not known, e.g. a log axis): the integer digits of the widest end
+     (Plotly writes 10000 and up as "10k"), the decimals of the step, a minus sign; a power of
+     ten ("1.2×10³⁰") beyond Plotly's SI prefixes. */
+  function tickChars(range) {
+    if (!range) return 5;
+    const widest = Math.max(Math.abs(range.low), Math.abs(range.high));
+    if (widest >= 1e15 || range.step < 1e-6) return 9 + (range.low < 0 ? 1 : 0);
+    const decimals = (String(Number(range.step.toPrecision(6))).split(".")[1] || "").length;
+    const whole = widest >= 1e4 ? 4 : String(Math.floor(widest)).length;
+    return Math.min(8, whole + (decimals ? decimals + 1 : 0) + (range.low < 0 ? 1 : 0));
+  }
+
+  /* Margins that hold the axes' labels, so that Plotly's automargin has nothing to add: when
+     it has, Plotly draws the whole chart a second time (issue 17 item 8: the scalars page froze
+     drawing its first screen). Estimates for 11 px labels, with room for the half of the
+     first and last x labels that passes the plot's edges (a date and time: two lines, wider);
+     automargin stays on for longer labels, and for a legend taller than one row. */
+  function labelMargin(ranges, hasRight, dateX, legend) {
+    const side = range => 14 + Math.ceil(6.5 * tickChars(range));
+    return {l: Math.max(side(ranges.left), dateX ? 60 : 0),
+            r: Math.max(hasRight ? side(ranges.right) : 0, dateX ? 40 : 28), t: 22,
+            b: 36 + (dateX ? 14 : 0) + (legend ? 22 : 0)};
   }
 
   /* The values a series draws: on a log axis, non-positive values become gaps. */
@@ -394,7 +423,9 @@
       layout.yaxis2 = Object.assign({overlaying: "y", side: "right", showgrid: false,
                                      type: logScale ? "log" : "linear"}, axisStyle);
     }
-    if (!logScale) niceAxes(layout, chart);
+    const ranges = logScale ? {} : niceAxes(layout, chart);
+    layout.margin = labelMargin(ranges, Boolean(layout.yaxis2),
+                                layout.xaxis.type === "date", showLegend);
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
     const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);
@@ -418,7 +449,6 @@
      plan's stamp of the chart when asked), seq, series, problems, failed}. */
   const loaded = {};
   const loading = {};  // chart -> the plan stamp being fetched
-  const inView = new Set();  // charts whose slot is on (or next to) the screen
   let loadCounter = 0;
 
   function apiPrefix() {
@@ -503,7 +533,7 @@
       delete refined[chartId];
       refine(chartId, view.range);
     }
-    draw(chartId);
+    drawSoon(chartId);
   }
 
   /* The chart as drawn: the plan with its loaded points (or those of its zoomed range). */
@@ -548,24 +578,38 @@
   const hasGraph = chartId => Boolean(elementOf(chartId, "scalar-graph"));
 
   /* Draw one chart from its loaded points, now: its slot gets its graph (created with its
-     figure), or its graph a new figure when what it shows changed. */
+     figure), or its graph a new figure when what it shows changed (false: nothing to draw). */
   function draw(chartId) {
     const state = pageState();
-    if (!state || !loaded[chartId]) return;
+    if (!state || !loaded[chartId]) return false;
     const key = drawnKey(state, chartId, state.smoothing);
     const drawn = drawnKeys();
     const setProps = window.dash_clientside.set_props;
     if (hasGraph(chartId)) {
-      if (drawn[chartId] === key) return;
+      if (drawn[chartId] === key) return false;
       drawn[chartId] = key;
       setProps({type: "scalar-graph", chart: chartId},
                {figure: figureOf(state, chartId, state.smoothing)});
+      return true;
     } else if (elementOf(chartId, "graph-slot")) {
       drawn[chartId] = key;
       setProps({type: "graph-slot", chart: chartId},
                {children: graphComponent(chartId, figureOf(state, chartId, state.smoothing))});
+      return true;
     }
+    return false;
   }
+
+  /* Charts whose points arrive are drawn one per task, the highest on the page first, each
+     once the previous one is drawn (assets/graph-slots.js): a screen of charts drawn in one
+     task froze the page (issue 17 item 8). */
+  const drawSoon = window.dashInsightSlots.paced(
+    draw, chartId => window.dashInsightSlots.pageTop(elementOf(chartId, "chart-card") ||
+                                                      elementOf(chartId, "graph-slot")),
+    chartId => {
+      const div = graphDiv({chart: chartId});
+      return Boolean(div && div._fullLayout);
+    });
 
   /* A chart on screen: fetched when its points are missing or older than the plan, else
      drawn if it is not yet. */
@@ -577,31 +621,16 @@
     if (!data || data.stamp !== plan.stamp || data.failed) load(chartId);
     else if (!hasGraph(chartId) || drawnKeys()[chartId] !== drawnKey(state, chartId,
                                                                      state.smoothing)) {
-      draw(chartId);
+      drawSoon(chartId);
     }
   }
 
-  /* Charts are fetched and drawn when their slot comes within a few rows of the screen.
-     Every slot in the document is observed, whenever it arrives: with the page's first layout,
-     with a callback's answer (a new tag selection, a page of the pager, navigation) or before
-     or after the plan that names its chart (render). A chart on screen before its plan is
-     known stays in ``inView`` and is fetched when render brings the plan. */
-  const observed = new Map();  // slot element -> chart id
-  const observer = "IntersectionObserver" in window
-    ? new IntersectionObserver(entries => {
-      for (const entry of entries) {
-        const chartId = observed.get(entry.target);
-        if (chartId === undefined) continue;  // a slot no longer in the document
-        if (entry.isIntersecting) {
-          inView.add(chartId);
-          ensure(chartId);
-        } else {
-          inView.delete(chartId);
-        }
-      }
-    }, {rootMargin: "150px 0px"})
-    : null;
-
+  /* Charts are fetched and drawn when their slot comes within a few rows of the screen
+     (assets/graph-slots.js). Every slot in the document is observed, whenever it arrives: with
+     the page's first layout, with a callback's answer (a new tag selection, a page of the
+     pager, navigation) or before or after the plan that names its chart (render). A chart on
+     screen before its plan is known stays in ``inView`` and is fetched when render brings the
+     plan. */
   function chartOfSlot(slot) {
     try {
       return JSON.parse(slot.id).chart;
@@ -610,38 +639,12 @@
     }
   }
 
-  /* Forget the slots that left the document, observe the new ones. */
-  function watchSlots() {
-    const gone = [];
-    for (const [element, chartId] of observed) {
-      if (!element.isConnected) {
-        if (observer) observer.unobserve(element);
-        observed.delete(element);
-        gone.push(chartId);
-      }
-    }
-    const kept = new Set(observed.values());
-    gone.filter(chartId => !kept.has(chartId)).forEach(chartId => inView.delete(chartId));
-    document.querySelectorAll(".di-graph-slot").forEach(slot => {
-      if (observed.has(slot)) return;
-      const chartId = chartOfSlot(slot);
-      if (chartId === undefined) return;
-      observed.set(slot, chartId);
-      if (observer) observer.observe(slot);  // reports at once whether it is on screen
-      else { inView.add(chartId); ensure(chartId); }  // no observer: draw every chart
-    });
-  }
-
-  /* Slots come and go with Dash's renders: look again after any batch of changes that added
-     or removed HTML elements (Plotly's own SVG drawing is skipped), once per batch. */
-  const isHtml = node => node.nodeType === 1 && !(node instanceof SVGElement);
-  new MutationObserver(mutations => {
-    if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
-                            Array.prototype.some.call(m.removedNodes, isHtml))) {
-      watchSlots();
-      hookStars();
-    }
-  }).observe(document.documentElement, {childList: true, subtree: true});
+  /* The best-value stars are hooked to each chart's graph once Dash has put it in its slot. */
+  const slots = window.dashInsightSlots.watch({selector: ".di-graph-slot", keyOf: chartOfSlot,
+                                               enter: chartId => ensure(chartId),
+                                               changed: hookStars});
+  const inView = slots.inView;  // charts whose slot is on (or next to) the screen
+  const watchSlots = slots.rescan;
 
   /* A smoothing change moves only the smoothed lines (and threshold segments): restyle those
      in the drawn charts directly (no figure rebuilt, no diffing by Dash), the visible charts now

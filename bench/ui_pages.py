@@ -19,7 +19,12 @@ freeze is the longest main-thread task (Long Tasks API, observed from before the
 scripts). Targets: drawn in < 2 s, no freeze > 200 ms; OK / MISSED per page (medians of
 ``--repeat`` runs, after one warm-up run).
 
-    python bench/ui_pages.py [--repeat 3] [--corpus ../shared/corpus]
+    python bench/ui_pages.py [--repeat 3] [--corpus ../shared/corpus] [--pages lineage,graph]
+        [--profile 25]
+
+``--pages`` runs the pages whose names contain one of the words; ``--profile N`` records a
+DevTools CPU profile of one more load of each page and prints its N functions of most self time
+and the call stacks of its longest main-thread task (where the time of a freeze goes).
 """
 
 from __future__ import annotations
@@ -35,7 +40,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import waitress
-from browser_tools import browser, cpu_seconds, free_port, install_probe, longest_task_ms
+from browser_tools import (
+    browser,
+    cpu_profile,
+    cpu_seconds,
+    free_port,
+    install_probe,
+    longest_task_ms,
+    profile_report,
+)
 from graph import make_graph  # bench/, beside this script
 from machine import machine
 from selenium.common.exceptions import TimeoutException
@@ -177,7 +190,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--corpus", default=os.path.normpath(CORPUS),
                         help="the summary corpus (lenet_sc, ops_all); default ../shared/corpus")
+    parser.add_argument("--pages", default="",
+                        help="comma-separated words: only the pages whose names contain one")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="print the N functions of most self time of one more load")
     args = parser.parse_args()
+    words = [w.strip() for w in args.pages.split(",") if w.strip()]
+    pages = [page for page in PAGES if not words or any(w in page[0] for w in words)]
     generate(DATA_DIR)
     results: dict[str, list[Run]] = {}
     with tempfile.TemporaryDirectory() as workspace:
@@ -194,11 +213,16 @@ def main() -> int:
         driver = browser()
         install_probe(driver, READY_PROBE)
         try:
-            for name, key, path, selector, scrolls in PAGES:
+            for name, key, path, selector, scrolls in pages:
                 url = f"http://127.0.0.1:{ports[key]}{path}"
                 open_page(driver, url, selector, scrolls)  # warm: caches, bundles
                 results[name] = [open_page(driver, url, selector, scrolls)
                                  for _ in range(args.repeat)]
+                if args.profile:
+                    with cpu_profile(driver) as profile:
+                        open_page(driver, url, selector, scrolls)
+                    print(f"--- {name}: CPU profile")
+                    print(profile_report(profile.result, driver, args.profile))
         finally:
             driver.quit()
             for server in servers:

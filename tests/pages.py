@@ -10,6 +10,14 @@ from urllib.parse import parse_qs, urlparse
 HIST_META = ("return Array.from(document.querySelectorAll('.di-vp-graph .js-plotly-plot'))"
              ".map(g => g.layout && g.layout.meta ? JSON.stringify(g.layout.meta) : '')")
 
+#: Per drawn chart inside ``arguments[0]`` (a CSS selector): what Plotly's automargin added to
+#: the figure's margins (left, right, top, bottom, px). The figures' margins should hold their
+#: labels: when automargin adds to them, Plotly draws the chart a second time.
+MARGINS_ADDED = """return Array.from(document.querySelectorAll(arguments[0] + ' .js-plotly-plot'))
+  .filter(g => g._fullLayout && g._fullLayout._size)
+  .map(g => { const s = g._fullLayout._size, m = g.layout.margin;
+              return [s.l - m.l, s.r - m.r, s.t - m.t, s.b - m.b]; });"""
+
 
 def _raw_text(component: Any) -> str:
     if component is None or isinstance(component, bool):

@@ -109,6 +109,7 @@ def test_sigterm_ends_the_server_quickly_while_it_loads(tmp_path: Path,
         answer = again.request(
             "GET", f"/v1/mindinsight/datavisual/scalar/metadata?train_id=./job{number:02d}"
                    "&tag=loss/scalar", headers=LOCAL)
+        assert answer.status == 200, (answer.status, answer.body[:500])
         assert len(json.loads(answer.body)["metadatas"]) == steps
 
 

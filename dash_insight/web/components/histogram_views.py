@@ -150,14 +150,16 @@ def _centres(buckets: np.ndarray) -> np.ndarray:
 
 
 def _hover_data(series: HistogramSeries, index: int, buckets: np.ndarray) -> np.ndarray:
-    """customdata rows (count, step, relative seconds, absolute time text) for one step."""
+    """customdata rows (count, step, relative seconds, absolute time text, NaN / Inf text) for
+    one step."""
     count = np.floor(buckets[:, 2])
     relative = series.wall_times[index] - series.wall_times[0]
-    rows = np.empty((len(buckets), 4), dtype=object)
+    rows = np.empty((len(buckets), 5), dtype=object)
     rows[:, 0] = count.astype(np.int64)
     rows[:, 1] = series.steps[index]
     rows[:, 2] = round(relative, 3)
     rows[:, 3] = format_wall_time(series.wall_times[index])
+    rows[:, 4] = _non_finite_text(series, index)
     return rows
 
 
@@ -171,10 +173,28 @@ def _non_finite_text(series: HistogramSeries, index: int) -> str:
 
 
 def hover_template() -> str:
-    """The hover text of a histogram point, in the current language."""
+    """The hover text of a histogram point (rows of :func:`_hover_data`), in the current
+    language."""
     return (_("center") + " %{x:.6~g}<br>" + _("count") + " %{customdata[0]}<br>"
             + _("step") + " %{customdata[1]}<br>" + _("relative") + " %{customdata[2]}s"
-            + "<br>%{customdata[3]}")
+            + "<br>%{customdata[3]}%{customdata[4]}<extra></extra>")
+
+
+#: Pixels per character of an 11 px tick label, rounded up (Plotly's default font).
+LABEL_CHAR_PX = 7
+
+
+def label_margin(right_labels: int, right_title: bool = False) -> dict[str, int]:
+    """Margins that hold the tick labels (``right_labels`` characters at most on the right
+    axis, an axis title beside them or not) so that Plotly's ``automargin`` has nothing to add:
+    when it has, Plotly draws the whole chart a second time with the new margins, which doubled
+    the time a chart of 40 bands took to draw (issue 17 item 8). The left margin takes the
+    overhang of the first x label, the bottom one line of x labels, the top (with a titled
+    count axis: Front) half its top label; ``automargin`` stays on
+    for labels longer than these estimates (the right margin also takes the overhang of the last
+    x label)."""
+    return {"l": 20, "r": 14 + LABEL_CHAR_PX * right_labels + (24 if right_title else 0),
+            "t": 18 if right_title else 8, "b": 28}
 
 
 def _x_range(series: HistogramSeries) -> list[float] | None:
@@ -222,6 +242,24 @@ def _figure(traces: list[dict[str, Any]], layout: go.Layout) -> go.Figure:
     return go.Figure(data=traces, layout=layout, _validate=False)
 
 
+def _hover_trace(steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]],
+                 template: str) -> dict[str, Any]:
+    """One invisible trace (``mode: none``, nothing drawn) that tells the bucket under the
+    pointer for every band of the Top view: ``steps`` = (centres, heights, customdata, step
+    colour) per band. A marker trace per band drew an invisible SVG point per bucket, 1,200
+    elements a chart of 40 steps, and took most of the time a chart took to draw (issue 17
+    item 8); the hover label keeps the colour of its band."""
+    return {
+        "type": "scatter", "mode": "none", "hoveron": "points", "showlegend": False,
+        "x": np.concatenate([centres for centres, _, _, _ in steps]),
+        "y": np.concatenate([heights for _, heights, _, _ in steps]),
+        "customdata": np.concatenate([rows for _, _, rows, _ in steps]),
+        "hoverlabel": {"bgcolor": [colour for centres, _, _, colour in steps
+                                   for _ in range(len(centres))]},
+        "hovertemplate": template, "name": "",
+    }
+
+
 def top_figure(series: HistogramSeries, axis: str = "step", height: int | None = 320,
                hover: bool = True, theme: str | None = None) -> go.Figure:
     """Top view: one band per step, earlier steps behind and above, later in front and lower;
@@ -239,6 +277,7 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
     scale = (RIDGE_HEIGHT if len(series) > 1 else 1.0) / (peak or 1.0)
     colours = step_colours(len(series))
     traces: list[dict[str, Any]] = []
+    hovers: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]] = []
     for i, buckets in enumerate(series.buckets):
         if not len(buckets):
             continue
@@ -252,20 +291,18 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
             "fillcolor": band_fill(colours[i], theme), "hoverinfo": "skip",
             "showlegend": False, "name": f"step {series.steps[i]}"})
         if hover:
-            traces.append({
-                "type": "scatter", "x": centres, "y": heights, "mode": "markers",
-                "marker": {"size": 6, "opacity": 0},
-                "customdata": _hover_data(series, i, buckets), "showlegend": False,
-                "hovertemplate": template + _non_finite_text(series, i) + "<extra></extra>",
-                "name": f"step {series.steps[i]}"})
-    figure = _figure(traces, layout)
+            hovers.append((centres, heights, _hover_data(series, i, buckets), colours[i]))
+    if hovers:
+        traces.append(_hover_trace(hovers, template))
     ticks = _tick_positions(len(series))
+    ticktext = [axis_label(float(values[i]), axis) for i in ticks]
+    figure = _figure(traces, layout)
     figure.update_layout(
-        hovermode="closest",
+        hovermode="closest", margin=label_margin(max(len(t) for t in ticktext)),
         xaxis={"range": _x_range(series), "showgrid": False, "zeroline": False,
                "tickformat": ".3~g"},
         yaxis={"tickvals": [float(bases[i]) for i in ticks],
-               "ticktext": [axis_label(float(values[i]), axis) for i in ticks],
+               "ticktext": ticktext,
                "side": "right", "showgrid": False, "zeroline": False,
                "range": [-0.04, 1.0 + (RIDGE_HEIGHT if len(series) > 1 else 1.0) * 1.05]},
         meta={"view": "top", "axis": axis},
@@ -280,21 +317,28 @@ def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure
     if not len(series):
         return _empty_figure(layout, _("no data"))
     colours = step_colours(len(series))
+    template = hover_template()
     traces = [{
         "type": "scatter", "x": _centres(buckets), "y": np.floor(buckets[:, 2]),
         "mode": "lines", "line": {"color": colours[i], "width": 1.2},
-        "customdata": _hover_data(series, i, buckets),
-        "hovertemplate": hover_template() + _non_finite_text(series, i) + "<extra></extra>",
+        "customdata": _hover_data(series, i, buckets), "hovertemplate": template,
         "name": f"step {series.steps[i]}", "showlegend": False}
         for i, buckets in enumerate(series.buckets) if len(buckets)]
+    peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
     figure = _figure(traces, layout)
     figure.update_layout(
-        hovermode="closest",
+        hovermode="closest", margin=label_margin(count_label_chars(peak), right_title=True),
         xaxis={"range": _x_range(series), "showgrid": False, "tickformat": ".3~g"},
         yaxis={"side": "right", "rangemode": "tozero", "title": {"text": _("count")}},
         meta={"view": "front"},
     )
     return figure
+
+
+def count_label_chars(peak: float) -> int:
+    """The longest tick label of a count axis from 0 to ``peak``: Plotly writes at most three
+    digits and an SI suffix ("150k", "1.5M"), a decimal under 10 ("0.5")."""
+    return min(4, max(3, len(str(int(peak)))))
 
 
 def histogram_figure(series: HistogramSeries, view: str = "top", axis: str = "step",

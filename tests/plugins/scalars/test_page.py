@@ -25,6 +25,7 @@ from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
+from tests.pages import MARGINS_ADDED, run_js
 
 # --- algorithms ---------------------------------------------------------------------------------
 
@@ -299,6 +300,10 @@ def _set_input(dash_duo, selector: str, text: str) -> None:
 def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all")
     figures = _wait_charts(dash_duo, 10)
+    # The figures' margins hold the labels: Plotly's automargin added nothing to any chart
+    # drawn (when it adds, it draws the chart a second time).
+    added = run_js(dash_duo, MARGINS_ADDED, "#scalar-grid")
+    assert added and [m for m in added if m != [0, 0, 0, 0]] == []
     # The chart gets at most a point per pixel column of its plot area, each a stored value.
     stored = corpus_app.data_service.provider.read_scalars("./ops_all", "loss")
     assert stored.step.tolist() == list(range(1, 501))

@@ -76,8 +76,9 @@ def test_top_figure_bands_later_steps_in_front() -> None:
     series = hv.series_from_histograms(_steps([[1, 4, 2], [2, 8, 1], [0, 2, 6]]))
     figure = hv.top_figure(series, "step", height=300, theme="light")
     fills = [t for t in figure.data if t.fill == "toself"]
-    hovers = [t for t in figure.data if t.mode == "markers"]
-    assert len(fills) == len(hovers) == 3
+    hovers = [t for t in figure.data if t.mode == "none"]
+    # One band per step; one invisible trace tells the bucket under the pointer of every band.
+    assert len(fills) == 3 and len(hovers) == 1 and len(figure.data) == 4
     # Drawn earliest first so later bands cover earlier ones; bases go down with the step.
     bases = [float(t.y[0]) for t in fills]
     assert bases == sorted(bases, reverse=True) and bases[0] == 1.0 and bases[-1] == 0.0
@@ -92,11 +93,29 @@ def test_top_figure_bands_later_steps_in_front() -> None:
     # Step labels on the right axis.
     assert list(figure.layout.yaxis.ticktext) == ["1", "2", "3"]
     assert figure.layout.yaxis.side == "right"
-    # Hover: centre, count, step and times.
-    assert "center" in hovers[2].hovertemplate and "count" in hovers[2].hovertemplate
-    assert hovers[2].customdata[2][0] == 6 and hovers[2].customdata[2][1] == 3
-    assert hovers[2].customdata[2][2] == 2.0  # seconds since the first step
-    assert "NaN 2" in hovers[2].hovertemplate
+    # Hover: centre, count, step and times, on the bucket centres of every band in turn,
+    # labelled in the band's colour.
+    hover = hovers[0]
+    assert "center" in hover.hovertemplate and "count" in hover.hovertemplate
+    assert hover.hoveron == "points"
+    assert list(hover.x) == [0.5, 1.5, 2.5] * 3
+    assert list(hover.y[6:]) == list(fills[2].y[1:-1])
+    last = hover.customdata[8]  # the third bucket of the third step
+    assert last[0] == 6 and last[1] == 3
+    assert last[2] == 2.0  # seconds since the first step
+    assert last[4] == "<br>NaN 2" and hover.customdata[0][4] == ""
+    assert list(hover.hoverlabel.bgcolor) == [c for c in step_colours(3) for _ in range(3)]
+
+
+def test_margins_hold_the_labels() -> None:
+    """The right margin grows with the longest step label (Top) or count label (Front), so
+    Plotly's automargin does not draw the chart a second time."""
+    short = hv.series_from_histograms(_steps([[1], [2]], steps=[1, 2]))
+    long = hv.series_from_histograms(_steps([[1], [2]], steps=[1, 1234567]))
+    assert (hv.top_figure(long).layout.margin.r - hv.top_figure(short).layout.margin.r
+            == 6 * hv.LABEL_CHAR_PX)
+    assert hv.front_figure(short).layout.margin.r == hv.label_margin(3, right_title=True)["r"]
+    assert [hv.count_label_chars(peak) for peak in (0, 8, 150, 15000, 2e6)] == [3, 3, 3, 4, 4]
 
 
 def test_top_figure_relative_axis_spacing_and_ticks() -> None:
@@ -177,7 +196,7 @@ def test_figures_from_the_corpus(corpus: Path, tmp_path: Path) -> None:
         assert series.non_finite == {"NaN": 7, "+Inf": 3, "-Inf": 2}
         assert {len(b) for b in series.buckets} == {30}  # one shared grid, at most 30 bins
         figure = hv.top_figure(series)
-        assert len(figure.data) == 40
+        assert len(figure.data) == 21  # a band per step and the hover trace
         tensor = hv.series_from_tensor_histograms(
             TensorQueries(provider).histograms("./ops_in_net", "op/logits"))
         assert len(hv.front_figure(tensor).data) == len(tensor) == 17

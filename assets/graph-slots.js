@@ -1,0 +1,122 @@
+/* Chart slots drawn when they come on screen, shared by assets/lazy-graphs.js (parameter
+   distribution, tensors) and assets/scalar-charts.js (scalars, comparison); loaded before
+   them (assets are injected in alphabetical order).
+
+   window.dashInsightSlots.watch({selector, keyOf, enter, changed}) observes every element
+   matching ``selector`` whenever it enters the document (with the page's first layout or with
+   a callback's answer): ``enter(key)`` when it comes within a few rows of the screen;
+   ``inView`` holds the keys on (or next to) the screen; ``rescan()`` looks for new slots now;
+   ``changed()`` (optional) after each batch of HTML elements added or removed.
+
+   window.dashInsightSlots.paced(draw, rank, drawn) queues keys and calls ``draw(key)`` for
+   one key per task, the key of lowest ``rank(key)`` first (the slot highest on the page: the
+   screen fills from the top), else the first queued; with ``drawn(key)``, the next key waits
+   until it says the chart is drawn (or a few seconds passed: the graph component itself is
+   loaded lazily, and the charts that waited for it were all drawn in one task): every chart is a main-thread task of its own, so the page
+   answers between two charts instead of freezing while a screen of charts is drawn
+   (issue 17 item 8: the parameter distribution froze for 4.8 s drawing its first screen). */
+(function () {
+  function watch({selector, keyOf, enter, changed}) {
+    const inView = new Set();
+    const observed = new Map();  // slot element -> key
+    const observer = "IntersectionObserver" in window
+      ? new IntersectionObserver(entries => {
+        for (const entry of entries) {
+          const key = observed.get(entry.target);
+          if (key === undefined) continue;  // a slot no longer in the document
+          if (entry.isIntersecting) {
+            inView.add(key);
+            enter(key);
+          } else {
+            inView.delete(key);
+          }
+        }
+      }, {rootMargin: "150px 0px"})
+      : null;
+
+    /* Forget the slots that left the document, observe the new ones. */
+    function rescan() {
+      const gone = [];
+      for (const [element, key] of observed) {
+        if (!element.isConnected) {
+          if (observer) observer.unobserve(element);
+          observed.delete(element);
+          gone.push(key);
+        }
+      }
+      const kept = new Set(observed.values());
+      gone.filter(key => !kept.has(key)).forEach(key => inView.delete(key));
+      document.querySelectorAll(selector).forEach(slot => {
+        if (observed.has(slot)) return;
+        const key = keyOf(slot);
+        if (key === undefined) return;
+        observed.set(slot, key);
+        if (observer) observer.observe(slot);  // reports at once whether it is on screen
+        else { inView.add(key); enter(key); }  // no observer: draw every chart
+      });
+    }
+
+    /* Slots come and go with Dash's renders: look again after any batch of changes that added
+       or removed HTML elements (Plotly's own SVG drawing is skipped). */
+    const isHtml = node => node.nodeType === 1 && !(node instanceof SVGElement);
+    new MutationObserver(mutations => {
+      if (mutations.some(m => Array.prototype.some.call(m.addedNodes, isHtml) ||
+                              Array.prototype.some.call(m.removedNodes, isHtml))) {
+        rescan();
+        if (changed) changed();
+      }
+    }).observe(document.documentElement, {childList: true, subtree: true});
+
+    return {inView, rescan};
+  }
+
+  function paced(draw, rank, drawn) {
+    const WAIT_MS = 3000;  // the longest wait for one chart
+    const queue = [];
+    let scheduled = false;
+
+    function next() {
+      let best = 0;
+      if (rank) {
+        const ranks = queue.map(rank);
+        ranks.forEach((value, i) => { if (value < ranks[best]) best = i; });
+      }
+      const key = queue.splice(best, 1)[0];
+      if (key === undefined) { scheduled = false; return; }
+      const since = performance.now();
+      let started = true;
+      const after = () => {
+        if (started && drawn && !drawn(key) && performance.now() - since < WAIT_MS) {
+          setTimeout(after, 16);
+          return;
+        }
+        scheduled = false;
+        if (queue.length) schedule();
+      };
+      try {
+        started = draw(key) !== false;  // false: nothing to draw, nothing to wait for
+      } finally {
+        setTimeout(after, 0);
+      }
+    }
+
+    function schedule() {
+      if (scheduled) return;
+      scheduled = true;
+      setTimeout(next, 0);
+    }
+
+    return function enqueue(key) {
+      if (!queue.includes(key)) queue.push(key);
+      schedule();
+    };
+  }
+
+  /* The distance of an element from the top of the page (Infinity when it is not in it). */
+  function pageTop(element) {
+    return element && element.isConnected
+      ? element.getBoundingClientRect().top + window.scrollY : Infinity;
+  }
+
+  window.dashInsightSlots = {watch, paced, pageTop};
+})();
