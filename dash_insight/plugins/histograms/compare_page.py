@@ -18,11 +18,11 @@ from dash import Input, Output, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
-from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.histograms.overlay import histograms_at, overlay_figure, run_steps
 from dash_insight.web.components.compare_runs import (
+    jobs_with,
     missing_text,
     register_run_picker,
     register_tag_step,
@@ -42,15 +42,8 @@ PATH = "/compare/histograms"
 TITLE = lazy_gettext("Histogram Comparison")
 
 
-def histogram_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
-    """Jobs with histograms (newest first) and their histogram tags."""
-    jobs = [job for job in provider.list_jobs() if job.tags.get(Plugin.HISTOGRAM)]
-    return [job.train_id for job in jobs], {job.train_id: job.tags[Plugin.HISTOGRAM]
-                                            for job in jobs}
-
-
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, _tags = histogram_jobs(service.provider)
+    jobs, _tags = jobs_with(service.provider, Plugin.HISTOGRAM)
     runs = run_selection(params, jobs)
     return html.Div([
         tab_strip(app, PATH, params),
@@ -73,7 +66,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
 
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-    register_run_picker(app, "hcmp-jobs", lambda: histogram_jobs(provider)[0])
+    register_run_picker(app, "hcmp-jobs", lambda: jobs_with(provider, Plugin.HISTOGRAM)[0])
 
     register_tag_step(app, "hcmp")
 
@@ -87,7 +80,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"),
     )
     def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any) -> tuple:
-        jobs, tags_of = histogram_jobs(provider)
+        jobs, tags_of = jobs_with(provider, Plugin.HISTOGRAM)
         view = tag_view(parse_search(search), jobs, tags_of,
                         lambda run, tag: run_steps(provider, run, tag))
         tag, step, steps_of = view.tag, view.step, view.steps_of

@@ -25,6 +25,7 @@ from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.images.page import DEFAULT_LEVEL, image_filter
 from dash_insight.web.components.compare_runs import (
+    jobs_with,
     missing_text,
     register_run_picker,
     register_tag_step,
@@ -42,12 +43,6 @@ from dash_insight.web.url_state import int_param, make_search, parse_search
 
 PATH = "/compare/images"
 TITLE = lazy_gettext("Image Comparison")
-
-
-def image_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
-    """Jobs with images (newest first) and their image tags."""
-    jobs = [job for job in provider.list_jobs() if job.tags.get(Plugin.IMAGE)]
-    return [job.train_id for job in jobs], {job.train_id: job.tags[Plugin.IMAGE] for job in jobs}
 
 
 def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
@@ -95,7 +90,7 @@ def _level(name: str, label: str, value: int) -> html.Div:
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, _tags = image_jobs(service.provider)
+    jobs, _tags = jobs_with(service.provider, Plugin.IMAGE)
     runs = run_selection(params, jobs)
     brightness = int_param(params, "b", DEFAULT_LEVEL, 0, 100)
     contrast = int_param(params, "c", DEFAULT_LEVEL, 0, 100)
@@ -123,7 +118,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
 
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-    register_run_picker(app, "icmp-jobs", lambda: image_jobs(provider)[0])
+    register_run_picker(app, "icmp-jobs", lambda: jobs_with(provider, Plugin.IMAGE)[0])
 
     def browser(name: str) -> ClientsideFunction:
         return ClientsideFunction(namespace="imagesPage", function_name=name)
@@ -153,7 +148,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"),
     )
     def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any) -> tuple:
-        jobs, tags_of = image_jobs(provider)
+        jobs, tags_of = jobs_with(provider, Plugin.IMAGE)
         view = tag_view(parse_search(search), jobs, tags_of,
                         lambda run, tag: run_steps(provider, run, tag))
         tag, step, steps_of = view.tag, view.step, view.steps_of

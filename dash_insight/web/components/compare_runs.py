@@ -22,6 +22,8 @@ import dash
 from dash import Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.provider import DataProvider
+from dash_insight.core.vocabulary import Plugin
 from dash_insight.web.components.tag_select import (
     checked_names,
     echoed,
@@ -48,6 +50,13 @@ DEFAULT_RUNS = 5
 #: ``step`` absent = the last step.
 STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("hidden"), Text("tag"),
                  Int("step", -1, -1, 2**62))
+
+
+def jobs_with(provider: DataProvider, plugin: Plugin) -> tuple[list[str], dict[str, list[str]]]:
+    """The jobs that have tags of ``plugin`` (newest first, the job list's order) and those
+    tags per job: the runs a comparison tab of that kind can draw."""
+    jobs = [job for job in provider.list_jobs() if job.tags.get(plugin)]
+    return [job.train_id for job in jobs], {job.train_id: job.tags[plugin] for job in jobs}
 
 
 @dataclass(frozen=True)
