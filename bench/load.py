@@ -339,14 +339,18 @@ def rss_mb() -> float:
 
 
 class TreeRss:
-    """The largest sum of the RSS of this process and its children (the load workers) seen by
-    a thread sampling every ``interval`` seconds."""
+    """The largest sum of the RSS of process ``pid`` (default: this one) and its children (the
+    load workers), or of its children alone (``children_only``: a server measured from outside,
+    whose own peak is read from its ``/proc`` status), seen by a thread sampling every
+    ``interval`` seconds."""
 
-    def __init__(self, interval: float = 0.02) -> None:
+    def __init__(self, interval: float = 0.02, pid: int | None = None,
+                 children_only: bool = False) -> None:
         import psutil  # a dependency of dash-insight (dash-insight status)
 
-        self._process = psutil.Process()
+        self._process = psutil.Process(pid)
         self._error = psutil.Error
+        self._children_only = children_only
         self.peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
@@ -355,9 +359,13 @@ class TreeRss:
     def _sample(self, interval: float) -> None:
         while not self._stop.is_set():
             total = 0
-            for process in [self._process, *self._process.children(recursive=True)]:
-                with contextlib.suppress(self._error):
-                    total += process.memory_info().rss
+            with contextlib.suppress(self._error):
+                processes = self._process.children(recursive=True)
+                if not self._children_only:
+                    processes.insert(0, self._process)
+                for process in processes:
+                    with contextlib.suppress(self._error):
+                        total += process.memory_info().rss
             self.peak = max(self.peak, total)
             self._stop.wait(interval)
 
@@ -683,37 +691,6 @@ def process_rss_mb(pid: int) -> tuple[float, float]:
     return fields["VmHWM"], fields["VmRSS"]
 
 
-class ChildrenRss:
-    """The largest sum of the RSS of the children of ``pid`` (its load workers), sampled every
-    ``interval`` seconds by a thread."""
-
-    def __init__(self, pid: int, interval: float = 0.05) -> None:
-        import psutil  # a dependency of dash-insight (dash-insight status)
-
-        self._process = psutil.Process(pid)
-        self._error = psutil.Error
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
-        self._thread.start()
-
-    def _sample(self, interval: float) -> None:
-        while not self._stop.is_set():
-            total = 0
-            with contextlib.suppress(self._error):
-                for child in self._process.children(recursive=True):
-                    with contextlib.suppress(self._error):
-                        total += child.memory_info().rss
-            self.peak = max(self.peak, total)
-            self._stop.wait(interval)
-
-    def stop(self) -> float:
-        """Stop sampling; the peak in MB."""
-        self._stop.set()
-        self._thread.join()
-        return self.peak / 1e6
-
-
 METADATA = "/v1/mindinsight/datavisual/scalar/metadata"
 SCALARS = "/v1/mindinsight/datavisual/scalars"
 
@@ -734,7 +711,7 @@ def report_series_job(base: str, tags: int, steps: int, width: int) -> bool:
     server = Server(base, workspace)
     ok = True
     try:
-        workers = ChildrenRss(server.process.pid)
+        workers = TreeRss(0.05, pid=server.process.pid, children_only=True)
         started = time.perf_counter()
         server.wait_loaded(timeout=7200)
         seconds = time.perf_counter() - started
