@@ -33,7 +33,7 @@ from dash_insight.web.components.compare_runs import (
     tag_step_controls,
     tag_view,
 )
-from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.figures import GRAPH_CONFIG
 from dash_insight.web.components.run_colours import STORE_ID, run_colours, run_dot
 from dash_insight.web.url_state import parse_search
@@ -46,12 +46,8 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     jobs, _tags = jobs_with(service.provider, Plugin.HISTOGRAM)
     runs = run_selection(params, jobs)
     return html.Div([
-        tab_strip(app, PATH, params),
-        html.Div(className="di-page-head", children=[
-            html.H1(str(TITLE), className="di-title"),
-            html.Span(_("one histogram tag of several training jobs at one step"),
-                      className="di-subtitle"),
-        ]),
+        *compare_head(app, PATH, params, str(TITLE),
+                      _("one histogram tag of several training jobs at one step")),
         html.Div(className="di-panel", children=[
             run_picker("hcmp-jobs", runs),
             tag_step_controls("hcmp", _("search a histogram tag")),

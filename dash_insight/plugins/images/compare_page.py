@@ -37,7 +37,7 @@ from dash_insight.web.components.compare_runs import (
     tag_step_controls,
     tag_view,
 )
-from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.run_colours import STORE_ID, run_colours, run_dot
 from dash_insight.web.url_state import int_param, make_search, parse_search
 
@@ -97,12 +97,8 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     return html.Div(id="icmp-root", style={"--di-image-filter": image_filter(brightness,
                                                                              contrast)},
                     children=[
-        tab_strip(app, PATH, params),
-        html.Div(className="di-page-head", children=[
-            html.H1(str(TITLE), className="di-title"),
-            html.Span(_("one image tag of several training jobs side by side at one step"),
-                      className="di-subtitle"),
-        ]),
+        *compare_head(app, PATH, params, str(TITLE),
+                      _("one image tag of several training jobs side by side at one step")),
         html.Div(className="di-panel", children=[
             run_picker("icmp-jobs", runs),
             tag_step_controls("icmp", _("search an image tag")),

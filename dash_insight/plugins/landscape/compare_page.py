@@ -47,7 +47,7 @@ from dash_insight.plugins.landscape.query import (
     lineage_metadata,
 )
 from dash_insight.plugins.landscape.service import LandscapeService
-from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.components.tag_select import (
@@ -176,12 +176,8 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
     jobs = landscape_jobs(service)
     state = page_state(params, jobs)
     return html.Div([
-        tab_strip(app, PATH, params),
-        html.Div(className="di-page-head", children=[
-            html.H1(str(TITLE), className="di-title"),
-            html.Span(_("the final loss landscape of several training jobs"),
-                      className="di-subtitle"),
-        ]),
+        *compare_head(app, PATH, params, str(TITLE),
+                      _("the final loss landscape of several training jobs")),
         html.Div(className="di-panel di-lc-controls", children=[
             picker("lc-jobs", _("Training Selection"), jobs, state["selected"], state["job_filter"],
                    noun="job"),

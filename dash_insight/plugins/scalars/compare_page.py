@@ -40,7 +40,7 @@ from dash_insight.plugins.scalars.charts import (
     register_chart_callbacks,
 )
 from dash_insight.plugins.scalars.export import Found, csv_rows, json_pieces
-from dash_insight.web.components.compare_tabs import tab_strip
+from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.run_colours import (
     PALETTE,
     STORE_ID,
@@ -247,20 +247,16 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     jobs, tags_of = scalar_jobs(service.provider)
     state = page_state(params, jobs, tags_of)
     return html.Div([
-        tab_strip(app, PATH, params),
-        html.Div(className="di-page-head", children=[
-            html.H1(_("Scalar Comparison"), className="di-title"),
-            html.Span(_("scalars of several training jobs in one chart per tag"),
-                      className="di-subtitle"),
-            html.Div(className="di-spacer"),
+        *compare_head(
+            app, PATH, params, _("Scalar Comparison"),
+            _("scalars of several training jobs in one chart per tag"),
             html.Button(_("Download CSV"), id="compare-download-csv",
                         className="di-button secondary",
                         title=_("The raw points of the charts shown, without hidden runs")),
             html.Button(_("Download JSON"), id="compare-download-json",
                         className="di-button secondary",
                         title=_("The raw points of the charts shown, without hidden runs")),
-            dcc.Download(id="compare-download"),
-        ]),
+            dcc.Download(id="compare-download")),
         html.Div(className="di-panel", children=[
             picker("compare-jobs", _("Job Selection"), jobs, state["jobs"], state["job_filter"],
                    noun="job", extra=[html.Span(id="compare-warning", className="di-warning")],

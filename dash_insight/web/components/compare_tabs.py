@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import dash
 from dash import Input, Output, dcc, html
@@ -73,3 +74,16 @@ def tab_strip(app: dash.Dash, active_path: str, params: Mapping[str, str] | None
                  else "di-compare-tab")
         for tab in tabs
     ])
+
+
+def compare_head(app: dash.Dash, active_path: str, params: Mapping[str, str], title: str,
+                 subtitle: str, *actions: Any) -> list[Any]:
+    """The top of a comparison page: its :func:`tab_strip`, then its title, subtitle and
+    ``actions`` (buttons at the right)."""
+    extra = [html.Div(className="di-spacer"), *actions] if actions else []
+    return [tab_strip(app, active_path, params),
+            html.Div(className="di-page-head", children=[
+                html.H1(title, className="di-title"),
+                html.Span(subtitle, className="di-subtitle"),
+                *extra,
+            ])]
