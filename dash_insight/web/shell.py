@@ -133,32 +133,28 @@ class PageRouter:
         return url.path, "?" + url.query if url.query else ""
 
 
-def refresh_seconds(value: Any) -> int:
-    """The auto-refresh period, clamped to MindInsight's 3..300 s."""
-    try:
-        seconds = int(value)
-    except (TypeError, ValueError):
-        return DEFAULT_REFRESH_SECONDS
-    return max(MIN_REFRESH_SECONDS, min(MAX_REFRESH_SECONDS, seconds))
-
-
 def register_shell(app: dash.Dash, router: PageRouter) -> None:
     """Routing: the URL decides the page (``router``); a page is rebuilt only when its path or
     train_id changes, so controls that write other URL parameters keep their state and
     focus."""
 
     # One callback (not a route store feeding a render callback): a page costs one round trip.
+    # Not called on load: the layout holds the page of the ``Referer`` (or, without one, the
+    # location's first pathname fires this callback when it mounts).
     @app.callback(Output("page", "children"), Output("route", "data"),
-                  Input("url", "pathname"), Input("url", "search"), State("route", "data"))
+                  Input("url", "pathname"), Input("url", "search"), State("route", "data"),
+                  prevent_initial_call=True)
     def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
         if current and current == router.route(pathname, search):
             return dash.no_update, dash.no_update
         return router.render(pathname, search)
 
-    @app.callback(Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
-                  Input("auto-refresh", "value"), Input("refresh-seconds", "value"))
-    def auto_refresh(enabled: list[str] | None, seconds: Any) -> tuple[bool, int]:
-        return not enabled, refresh_seconds(seconds) * 1000
+    # In the browser: no round trip on every page load for the stored settings.
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "autoRefresh"),
+        Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
+        Input("auto-refresh", "value"), Input("refresh-seconds", "value"),
+    )
 
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyTheme"),
