@@ -48,7 +48,8 @@
 
   function axisMarkup(axis, i, g, angle) {
     const x = number(g.xs[i]);
-    let out = `<g class="di-pc-axis" data-axis="${i}" transform="translate(${x},0)">`;
+    let out = `<g class="di-pc-axis" data-axis="${i}" data-id="${escape(axis.id)}" ` +
+              `transform="translate(${x},0)">`;
     out += `<line class="di-pc-domain" x1="0" x2="0" y1="${number(g.top)}" ` +
            `y2="${number(g.bottom)}"></line>`;
     let lastY = Infinity;
@@ -134,7 +135,8 @@
     // Wide transparent twins of the lines take the hover (over the axes' ticks, under the
     // brush bands so that a drag on an axis brushes).
     svg += '<g class="di-pc-hits">' + order.map(i =>
-      `<path data-line="${i}" d="${linePath(spec.lines[i], g)}"></path>`).join("") + "</g>";
+      `<path data-line="${i}" data-job="${escape(spec.lines[i].id)}" ` +
+      `d="${linePath(spec.lines[i], g)}"></path>`).join("") + "</g>";
     svg += '<g class="di-pc-areas"></g>';
     if (spec.colourbar) svg += colourBarMarkup(spec.colourbar, g);
     svg += "</svg>";
