@@ -222,6 +222,8 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
             "return dash_ag_grid.getApi('lineage-grid').getSelectedRows().length") == 2, 10)
         _click(dash_duo, "#lineage-hide-selected")
         _wait_table(dash_duo, LINEAGE_JOBS - {"./ops_in_net", "./lenet_sc"})
+        until(lambda: len(dash_duo.find_elements("#lineage-chart .di-pc-lines path")) == 4)
+        assert not dash_duo.find_elements('#lineage-chart [data-job="./lenet_sc"]')
         assert set(_search(dash_duo)["hide"].split(",")) == {"./ops_in_net", "./lenet_sc"}
         _click(dash_duo, "#lineage-show-all")
         _wait_table(dash_duo, LINEAGE_JOBS)
