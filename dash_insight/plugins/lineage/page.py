@@ -30,6 +30,12 @@ from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.web.components.lazy_graph import (
+    lazy_figure,
+    lazy_figure_id,
+    lazy_graph,
+    register_lazy_graphs,
+)
 from dash_insight.web.url_state import make_search, parse_search, same_search
 
 PATH = "/lineage"
@@ -44,21 +50,29 @@ def _tabs(app: dash.Dash) -> html.Nav:
     ])
 
 
+#: The overview's charts are lazy graphs (web.components.lazy_graph): assets/graph-slots.js
+#: draws them one per main-thread task, so the page answers between two of them.
+_OVERVIEW_CONFIG = {"displayModeBar": False}
+
+
 def _overview() -> html.Aside:
     return html.Aside(id="lineage-overview", className="di-panel di-lineage-overview", children=[
         html.H2(_("Optimization objective"), className="di-lineage-h"),
         dcc.Dropdown(id="lineage-objective", clearable=False, placeholder=_("No metric yet")),
         html.Div(id="lineage-overview-note", className="di-muted di-lineage-note"),
         html.H3(_("Objective distribution"), className="di-lineage-h3"),
-        dcc.Graph(id="lineage-distribution", config={"displayModeBar": False}),
+        lazy_graph("lineage-distribution", "lineage-distribution", None, _OVERVIEW_CONFIG,
+                   "di-lineage-distribution"),
         html.H3(_("Parameter importance"), className="di-lineage-h3",
                 title=_("|Pearson r| is MindInsight's importance (linear effects); |Spearman ρ| "
                         "also catches monotonic ones. Computed over the jobs in the table.")),
-        dcc.Graph(id="lineage-importance", config={"displayModeBar": False}),
+        lazy_graph("lineage-importance", "lineage-importance", None, _OVERVIEW_CONFIG,
+                   "di-lineage-importance"),
         html.H3(_("Parameter and objective"), className="di-lineage-h3"),
         dcc.Dropdown(id="lineage-param", clearable=False,
                      placeholder=_("No numeric parameter")),
-        dcc.Graph(id="lineage-scatter", config={"displayModeBar": False}),
+        lazy_graph("lineage-scatter", "lineage-scatter", None, _OVERVIEW_CONFIG,
+                   "di-lineage-scatter"),
     ])
 
 
@@ -190,6 +204,12 @@ def register(app: dash.Dash, service: LineageService) -> None:
     def dashboard_href(train_id: str) -> str:
         return app.get_relative_path("/dashboard") + make_search({"train_id": train_id})
 
+    def chart(name: str, figure: Any) -> dict[str, Any] | None:
+        """An overview chart's figure for its lazy graph, as high as the figure says."""
+        height = figure.layout.height
+        return lazy_figure(f"lineage-{name}", figure, _OVERVIEW_CONFIG, f"di-lineage-{name}",
+                           {"height": f"{height}px"} if height else None)
+
     def tab_data(tab: str) -> views.TabData:
         return views.tab_data(tab, service.lineages())
 
@@ -264,9 +284,11 @@ def register(app: dash.Dash, service: LineageService) -> None:
 
     @app.callback(
         Output("lineage-objective", "options"), Output("lineage-objective", "value"),
-        Output("lineage-distribution", "figure"), Output("lineage-importance", "figure"),
+        Output(lazy_figure_id("lineage-distribution"), "data"),
+        Output(lazy_figure_id("lineage-importance"), "data"),
         Output("lineage-param", "options"), Output("lineage-param", "value"),
-        Output("lineage-scatter", "figure"), Output("lineage-overview-note", "children"),
+        Output(lazy_figure_id("lineage-scatter"), "data"),
+        Output("lineage-overview-note", "children"),
         Output("lineage-auto-overview", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
@@ -285,7 +307,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
         empty = views.scatter_figure([], [], [], "", "")
         if not targets:
             note = _("No metric or loss in the jobs shown.") if entries else ""
-            return [], None, empty, empty, [], None, empty, note, dash.no_update
+            return ([], None, chart("distribution", empty), chart("importance", empty), [],
+                    None, chart("scatter", empty), note, dash.no_update)
         target = state.objective if state.objective in targets else targets[0]
         result = lineage_data.optimizer_targets(objects)
         summary = next(t for t in result["targets"] if t["name"] == target)
@@ -300,10 +323,11 @@ def register(app: dash.Dash, service: LineageService) -> None:
                         "Over the {count} jobs in the table.", len(objects)).format(
                             count=len(objects))
         return ([{"label": t, "value": t} for t in targets], target,
-                views.distribution_figure(summary), views.importance_figure(
-                    importance, message=views.importance_message(importance, len(objects))),
-                [{"label": p, "value": p} for p in params], param, scatter, note,
-                {"objective": target, "param": param})
+                chart("distribution", views.distribution_figure(summary)),
+                chart("importance", views.importance_figure(
+                    importance, message=views.importance_message(importance, len(objects)))),
+                [{"label": p, "value": p} for p in params], param, chart("scatter", scatter),
+                note, {"objective": target, "param": param})
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -343,6 +367,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
             return [o["value"] for o in options or []]
         return []
 
+    register_lazy_graphs(app)
     app.clientside_callback(
         ClientsideFunction(namespace="lineageChart", function_name="draw"),
         Output("lineage-chart-drawn", "data"), Input("lineage-chart-spec", "data"),

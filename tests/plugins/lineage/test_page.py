@@ -181,6 +181,12 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
         _wait_table(dash_duo, LINEAGE_JOBS)
         dash_duo.wait_for_element("#lineage-chart .di-pc-axis")
+        # The overview's charts (lazy graphs, drawn one per task), as high as their figures.
+        until(lambda: dash_duo.driver.execute_script("""
+            return ['distribution', 'importance', 'scatter'].map(name => {
+                const plot = document.querySelector(`#lineage-${name} .js-plotly-plot`);
+                return plot && plot._fullLayout ? plot._fullLayout.height : 0; });""")
+              == [200, 46 * 6 + 60, 240])  # 6 hyper-parameters in the importance chart
         # Drag on the batch_size axis (16..64) from 30 to above its top.
         chart.drag_axis(dash_duo, "batch_size", (30 - 16) / 48, 1.1)
         _wait_table(dash_duo, {"./lenet_sc", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
