@@ -3,9 +3,10 @@
    parcoords trace draws with WebGL: without a GPU (software rendering) it froze the page for
    seconds; this draws 150 jobs x 12 axes in a few milliseconds.
 
-   Spec: {height, margin: {l, r, t, b}, labelAngle, message,
+   Spec: {height, margin: {l, r, t, b}, labelAngle, message, brushHint,
           axes: [{id, title, fullTitle, ticks: [[fraction, text, whole text]], brushes: [[a, b]]}],
-          lines: [{id, colour, selected, points: [fraction per axis], hover: [job, "label: value"]}],
+          lines: [{id, colour, selected, points: [fraction per axis],
+                   hover: [job, "label: value", ...]}],
           colourbar: {title, fullTitle, stops: [[offset, colour]], ticks: [[fraction, text]],
                       missing: colour | null} | null}
    Fractions are heights above an axis' foot (0) up to its top (1).
@@ -46,7 +47,7 @@
     return "M" + line.points.map((f, i) => number(g.xs[i]) + "," + number(g.y(f))).join("L");
   }
 
-  function axisMarkup(axis, i, g, angle) {
+  function axisMarkup(axis, i, g, angle, hint) {
     const x = number(g.xs[i]);
     let out = `<g class="di-pc-axis" data-axis="${i}" data-id="${escape(axis.id)}" ` +
               `transform="translate(${x},0)">`;
@@ -69,7 +70,7 @@
            `<title>${escape(axis.fullTitle)}</title></text>`;
     out += `<rect class="di-pc-brush-area" data-axis="${i}" x="${-BRUSH_WIDTH / 2}" ` +
            `y="${number(g.top - 4)}" width="${BRUSH_WIDTH}" ` +
-           `height="${number(g.bottom - g.top + 8)}"></rect>`;
+           `height="${number(g.bottom - g.top + 8)}"><title>${escape(hint || "")}</title></rect>`;
     return out + "</g>";
   }
 
@@ -131,7 +132,8 @@
       return `<path data-line="${i}" class="di-pc-line${line.selected ? "" : " is-dimmed"}" ` +
              `stroke="${escape(line.colour)}" d="${linePath(line, g)}"></path>`;
     }).join("") + "</g>";
-    svg += spec.axes.map((axis, i) => axisMarkup(axis, i, g, spec.labelAngle)).join("");
+    svg += spec.axes.map((axis, i) =>
+      axisMarkup(axis, i, g, spec.labelAngle, spec.brushHint)).join("");
     // Wide transparent twins of the lines take the hover (over the axes' ticks, under the
     // brush bands so that a drag on an axis brushes).
     svg += '<g class="di-pc-hits">' + order.map(i =>

@@ -688,6 +688,8 @@ def parallel_chart(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
     spec: dict[str, Any] = {
         "height": height, "margin": chart_margins(columns, bar is not None),
         "labelAngle": _LABEL_ANGLE, "message": message,
+        "brushHint": _("Drag along an axis to keep the jobs in a range (Shift: one more range); "
+                       "click a brushed axis to clear it"),
         "axes": [{"id": a.id, "title": short_label(c.label, _AXIS_TITLE_LENGTH),
                   "fullTitle": c.label, "ticks": axis_ticks(a),
                   "brushes": brush_fractions(a, filters.get(c.id)) or []}

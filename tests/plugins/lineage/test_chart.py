@@ -122,7 +122,7 @@ def test_parallel_chart_spec() -> None:
     assert spec["lines"][1]["points"] == [0.0, 0.0]  # no values: at the feet
     assert spec["lines"][2]["points"] == [1.0, 0.5]
     assert spec["lines"][0]["hover"] == ["./a", "x: 1.0", "network: b"]
-    assert spec["colourbar"]["fullTitle"] == "[M]acc"
+    assert spec["colourbar"]["fullTitle"] == "[M]acc" and "Drag" in spec["brushHint"]
     assert spec["margin"]["r"] > views.chart_margins([NUMBER], False)["r"]
     long = views.Column("user_defined/a_very_long_name_of_a_value", "[U]a_very_long_name_of_a"
                         "_value", "number", "user")
