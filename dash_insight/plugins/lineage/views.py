@@ -568,10 +568,16 @@ def brush_fractions(axis: Axis, wanted: list[Any] | None) -> list[list[float]] |
 
 def filter_from_fractions(axis: Axis, fractions: Sequence[Sequence[float]]) -> list[Any]:
     """A brush dragged on an axis (fraction ranges, foot = 0, in any order) as a URL filter;
-    inverse of :func:`brush_fractions` up to the drag's precision."""
+    inverse of :func:`brush_fractions` up to the drag's precision. A short brush between two
+    categories keeps the category nearest its middle (a filter that keeps nothing would have
+    no brush to show it)."""
     ranges = [sorted((from_fraction(axis, float(a)), from_fraction(axis, float(b))))
               for a, b in fractions]
-    return filter_from_ranges(axis, ranges)
+    wanted = filter_from_ranges(axis, ranges)
+    if not wanted and ranges and axis.kind == "category" and axis.categories:
+        middle = (ranges[0][0] + ranges[0][1]) / 2
+        wanted = [axis.categories[min(max(round(middle), 0), len(axis.categories) - 1)]]
+    return wanted
 
 
 def brush_from_event(data: Any) -> tuple[int, str, list[list[float]] | None] | None:

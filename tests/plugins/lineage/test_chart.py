@@ -70,6 +70,8 @@ def test_brushes_and_filters_convert_both_ways() -> None:
     assert views.brush_fractions(category, ["a"]) == [[0.25, 0.75]]
     assert views.filter_from_fractions(category, [[0.25, 0.75]]) == ["a"]
     assert views.filter_from_fractions(category, [[0.4, 1.0]]) == ["a", "b"]
+    assert views.filter_from_fractions(category, [[0.8, 0.9]]) == ["b"]  # nearest the middle
+    assert views.filter_from_fractions(category, [[0.1, 0.2]]) == ["n/a"]
     assert views.brush_fractions(category, ["zzz"]) == [[0.0, 0.0]]  # keeps nothing
 
 
