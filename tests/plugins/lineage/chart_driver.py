@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.keys import Keys
 
 from tests.browser import until
 
@@ -53,14 +54,22 @@ def _y(box: dict[str, Any], fraction: float) -> int:
     return round(box["bottom"] - fraction * (box["bottom"] - box["top"]))
 
 
-def drag_axis(dash_duo: Any, axis_id: str, start: float, end: float) -> None:
-    """Press on an axis at fraction ``start`` of its height, drag to ``end``, release."""
+def drag_axis(dash_duo: Any, axis_id: str, start: float, end: float,
+              shift: bool = False) -> None:
+    """Press on an axis at fraction ``start`` of its height, drag to ``end``, release (with
+    Shift held: one more range)."""
     box = axis_box(dash_duo, axis_id)
     x = round(box["x"])
     actions = ActionBuilder(dash_duo.driver)
+    if shift:
+        actions.key_action.key_down(Keys.SHIFT)
+        actions.pointer_action.pause(0)
     actions.pointer_action.move_to_location(x, _y(box, start)).pointer_down()
     actions.pointer_action.move_to_location(x, (_y(box, start) + _y(box, end)) // 2)
     actions.pointer_action.move_to_location(x, _y(box, end)).pointer_up()
+    if shift:
+        actions.key_action.pause(0)
+        actions.key_action.key_up(Keys.SHIFT)
     actions.perform()
 
 

@@ -7,12 +7,14 @@ colours in dark mode.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight import SummaryWriter
 from dash_insight.plugins.lineage import views
+from dash_insight.web.url_state import parse_search
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
 from tests.plugins.lineage import chart_driver as chart
@@ -71,6 +73,10 @@ def _overlapping(dash_duo, selector: str) -> list[tuple[str, str]]:
             if not _separated(a["corners"], b["corners"])]
 
 
+def _search(dash_duo) -> dict[str, str]:
+    return parse_search(dash_duo.driver.execute_script("return window.location.search"))
+
+
 def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
     _write_jobs(tmp_path / "logs")
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
@@ -125,6 +131,18 @@ def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
             ".map(v => f({value: v}));") == [
             views.number_text(0.0009765625), views.number_text(123456), "0.05", "2.5e-07",
             "-1235", "0", ""]
+
+        # Two brushes on one axis: a drag, then a drag with Shift held.
+        chart.drag_axis(dash_duo, "user_defined/seed", 0.0, 2.5 / 11)
+        until(lambda: json.loads(_search(dash_duo).get("filters", "{}")).get(
+            "user_defined/seed", [[0, 0]])[0][1] > 2)
+        chart.drag_axis(dash_duo, "user_defined/seed", 8.5 / 11, 1.05, shift=True)
+        until(lambda: len(chart.brushes(dash_duo, "user_defined/seed")) == 2)
+        ranges = json.loads(_search(dash_duo)["filters"])["user_defined/seed"]
+        assert [[round(low), round(high)] for low, high in ranges] == [[0, 2], [9, 11]]
+        until(lambda: dash_duo.driver.execute_script(
+            "return document.querySelector('#lineage-count').textContent;").startswith("6 of"))
+        assert len(dash_duo.find_elements("#lineage-chart .di-pc-line.is-dimmed")) == 6
 
         # Dark mode: the chart's texts in the theme's colours, haloed in the panel's colour.
         dash_duo.driver.execute_script("document.querySelector('#theme-toggle').click();")
