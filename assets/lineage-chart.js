@@ -270,8 +270,47 @@
     }
   }
 
+  /* The chart as a standalone SVG file: the theme's styles (CSS variables) written into each
+     element, on the panel's background, without the hover and brush bands. */
+  function standalone(svg) {
+    const copy = svg.cloneNode(true);
+    const originals = svg.querySelectorAll("*"), copies = copy.querySelectorAll("*");
+    const properties = ["fill", "stroke", "stroke-width", "stroke-opacity", "fill-opacity",
+                        "opacity", "font-family", "font-size", "font-weight"];
+    originals.forEach((element, i) => {
+      const style = getComputedStyle(element);
+      copies[i].setAttribute("style", properties.map(p =>
+        `${p}:${style.getPropertyValue(p)}`).join(";"));
+    });
+    copy.querySelectorAll(".di-pc-hits, .di-pc-areas").forEach(g => g.remove());
+    const background = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+    background.setAttribute("width", "100%");
+    background.setAttribute("height", "100%");
+    background.setAttribute("fill", getComputedStyle(svg.parentNode).getPropertyValue(
+      "--panel").trim() || "#fff");
+    copy.insertBefore(background, copy.firstChild);
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' +
+      new XMLSerializer().serializeToString(copy);
+  }
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lineageChart: {
+      /* "Save chart": lineage.svg, as drawn now. */
+      save() {
+        const svg = document.querySelector(`#${CONTAINER} svg`);
+        if (svg) {
+          const url = URL.createObjectURL(new Blob([standalone(svg)], {type: "image/svg+xml"}));
+          const link = document.createElement("a");
+          link.href = url;
+          link.download = "lineage.svg";
+          document.body.appendChild(link);
+          link.click();
+          link.remove();
+          window.setTimeout(() => URL.revokeObjectURL(url), 1000);
+        }
+        return window.dash_clientside.no_update;
+      },
+
       /* lineage-chart-spec -> the SVG chart; returns how many lines it drew. */
       draw(spec) {
         const container = document.getElementById(CONTAINER);

@@ -167,6 +167,9 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                     html.Button(_("Export CSV"), id="lineage-export",
                                 className="di-button secondary",
                                 title=_("Download the table's rows (after filters) as CSV")),
+                    html.Button(_("Save chart"), id="lineage-save-chart",
+                                className="di-button secondary",
+                                title=_("Download the chart as it is drawn (SVG)")),
                     html.Span(id="lineage-count", className="di-muted"),
                     html.Span(id="lineage-status", className="di-muted", role="status"),
                 ]),
@@ -245,8 +248,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
         visible = views.visible_rows(data, state)
         rows = views.table_rows(data, state)
         in_table = {r["train_id"] for r in rows}
-        chart, axes = views.parallel_chart(visible, columns, colour, state.filters, data.labels,
-                                           [r["train_id"] in in_table for r in visible])
+        spec, axes = views.parallel_chart(visible, columns, colour, state.filters, data.labels,
+                                          [r["train_id"] in in_table for r in visible])
         unknown = [c for c in (state.columns or []) if data.column(c) is None]
         if unknown:
             problems.append(_("unknown column(s) ignored: {columns}").format(
@@ -272,7 +275,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
         defs = (dash.no_update if defs_key == previous.get("defs")
                 else views.grid_column_defs(columns, state.sort))
         return (
-            chart, [a.to_dict() for a in axes],
+            spec, [a.to_dict() for a in axes],
             views.grid_row_data(rows, columns, added, dashboard_href), defs,
             options, [c.id for c in columns], summary,
             colour_options, colour.id if colour else None, count,
@@ -371,6 +374,11 @@ def register(app: dash.Dash, service: LineageService) -> None:
     app.clientside_callback(
         ClientsideFunction(namespace="lineageChart", function_name="draw"),
         Output("lineage-chart-drawn", "data"), Input("lineage-chart-spec", "data"),
+    )
+    app.clientside_callback(
+        ClientsideFunction(namespace="lineageChart", function_name="save"),
+        Output("lineage-save-chart", "title"), Input("lineage-save-chart", "n_clicks"),
+        prevent_initial_call=True,
     )
 
     @app.callback(

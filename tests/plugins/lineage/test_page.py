@@ -268,6 +268,14 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         assert lines[0].startswith('"Summary path"')
         assert [line.split(",")[0] for line in lines[1:]] == [
             f'"{train_id}"' for train_id in sorted(LINEAGE_JOBS)]
+        # "Save chart": the SVG as drawn, with the theme's colours written in.
+        dash_duo.driver.execute_script("window._diCsv = null;")
+        _click(dash_duo, "#lineage-save-chart")
+        until(lambda: dash_duo.driver.execute_script("return window._diCsv;"), 10)
+        saved = dash_duo.driver.execute_script("return window._diCsv;")
+        assert saved.startswith('<?xml') and "<svg" in saved and ">batch_size<" in saved
+        assert 'class="axis-title"' in saved and "fill:rgb(31, 35, 41)" in saved  # --text
+        assert "di-pc-brush-area" not in saved
         # The tag column's formatter (lineageTagStars): 0 is no tag.
         assert dash_duo.driver.execute_script(
             "const f = window.dashAgGridFunctions.lineageTagStars;"
