@@ -650,6 +650,14 @@ def value_text(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def hover_value(value: Any, labels: Mapping[str, str] | None = None) -> str:
+    """A job's value in the chart's hover: whole (:func:`value_text`), or the short label of
+    a pipeline stage's parameters (``batch_size=64``; the table has the JSON whole)."""
+    if labels and isinstance(value, str) and value in labels:
+        return labels[value]
+    return value_text(value)
+
+
 def axis_ticks(axis: Axis) -> list[list[Any]]:
     """An axis' ticks as ``[fraction, text, whole text]``: number axes at nice values inside
     the data, 4 significant digits (a job without a value draws its line to the axis' foot,
@@ -704,8 +712,8 @@ def parallel_chart(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
             {"id": row["train_id"], "colour": line_colour, "selected": bool(keep),
              "points": [round(value_fraction(a, row.get(c.id)), 6)
                         for c, a in zip(columns, axes, strict=True)],
-             "hover": [str(row["train_id"]), *(f"{c.label}: {value_text(row.get(c.id))}"
-                                               for c in columns)]}
+             "hover": [str(row["train_id"]), *(
+                 f"{c.label}: {hover_value(row.get(c.id), labels.get(c.id))}" for c in columns)]}
             for row, line_colour, keep in zip(rows, colours, passing, strict=True)],
         "colourbar": bar if message is None else None,
     }

@@ -108,6 +108,9 @@ def test_value_text_is_whole() -> None:
     assert views.value_text(0.7123456789) == "0.7123456789"
     assert views.value_text(64) == "64" and views.value_text("Adam") == "Adam"
     assert views.value_text(None) == "no value"
+    stage = '{"batch_size": 64, "drop_remainder": true}'
+    assert views.hover_value(stage, {stage: "batch_size=64"}) == "batch_size=64"
+    assert views.hover_value(stage, None) == stage and views.hover_value(0.5, {}) == "0.5"
 
 
 def test_parallel_chart_spec() -> None:

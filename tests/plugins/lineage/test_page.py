@@ -330,6 +330,8 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
         labels = chart.axis_titles(dash_duo)
         assert labels[:2] == ["MnistDataset", "GeneratorDataset"]  # titles up to 22 characters
         assert any(label.startswith("Batch 1 · ") for label in labels)
+        # A stage's hover is its short label (the parameters that differ), not its JSON.
+        assert "Batch 1: batch_size=32" in chart.hover_line(dash_duo, "./lenet_sc").splitlines()
         assert dash_duo.find_element("#lineage-overview").value_of_css_property(
             "display") == "none"
         _wait_table(dash_duo, LINEAGE_JOBS)
