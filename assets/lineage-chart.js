@@ -210,7 +210,13 @@
     drag.endY = event.clientY - drag.box.top;
     const index = drag.index;
     if (Math.abs(drag.endY - drag.startY) < CLICK_PX) {
-      if (current.spec.axes[index].brushes.length) setBrush(index, []);  // a click clears
+      if (current.spec.axes[index].brushes.length) {  // a click clears: at once on screen
+        drag.container.querySelectorAll(`.di-pc-axis[data-axis="${index}"] .di-pc-brush`)
+          .forEach(rect => rect.remove());
+        dimLive(drag.container, current.spec.axes.map((axis, i) => i === index ? []
+                                                                             : axis.brushes));
+        setBrush(index, []);
+      }
     } else {
       setBrush(index, dragRanges());
     }
