@@ -33,6 +33,9 @@
           next = next === "dark" ? "light" : "dark";
         }
         document.documentElement.dataset.theme = next;
+        // Also for the server: pages built with their layout follow it (web/theme.py).
+        document.cookie = "di_theme=" + next + "; path=/; max-age=" + 365 * 24 * 3600 +
+          "; SameSite=Lax";
         return next;
       },
 

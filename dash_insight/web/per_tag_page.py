@@ -51,6 +51,7 @@ from dash_insight.web.components.tag_select import (
     tags_on_page,
     user_change,
 )
+from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import (
     MAX_PAGE,
     Field,
@@ -58,6 +59,7 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     UrlState,
+    make_search,
     same_search,
 )
 
@@ -209,7 +211,11 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
     if message is not None:
         return message
     selected, _unknown = selection(state["tags"], tags)
-    cards: Any = html.Div(id=page.id("cards"), className=page.grid_class)
+    # The cards come with the layout (in the theme of the browser's cookie): the cards
+    # callback then finds them shown (the same key) and answers nothing new.
+    first = cards_update(page, app, service, make_search(dict(params)), request_theme(), None)
+    assert first is not None  # nothing is shown yet
+    cards: Any = html.Div(first.cards, id=page.id("cards"), className=page.grid_class)
     if page.loading:
         cards = dcc.Loading(cards, type="dot", delay_show=400)
     root: dict[str, Any] = {"id": page.id("root")}
@@ -224,10 +230,10 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
         ]),
         dcc.Store(id=page.id("query-keys"), data=page.query_keys),
         dcc.Store(id=page.id("query")),
-        dcc.Store(id=page.id("shown")),
-        html.Div(id=page.id("notice")),
+        dcc.Store(id=page.id("shown"), data=first.key),
+        html.Div(first.notice, id=page.id("notice")),
         cards,
-        pager(page.prefix, 0, 1, 1),
+        pager(page.prefix, texts=(first.total, first.page), disabled=(first.first, first.last)),
         *(page.extra(state) if page.extra is not None else []),
     ])
 

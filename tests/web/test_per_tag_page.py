@@ -64,6 +64,14 @@ def test_layout_of_the_skeleton(service: DataService) -> None:
     assert find(page, "t-query-keys").data == ["train_id", "tags", "filter", "page", "raw"]
     for name in ("query", "shown", "notice", "cards", "prev", "next", "total"):
         assert find(page, f"t-{name}") is not None, name
+    # The cards come with the layout, with the key the cards callback compares: no rebuild.
+    first = ptp.cards_update(PAGE, app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone",
+                             "light", None)
+    assert find(page, "t-shown").data == first.key
+    assert ptp.cards_update(PAGE, app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone",
+                            "light", first.key) is None
+    assert len(find(page, "t-cards").children) == 1  # hist/int32's card
+    assert find(page, "t-page").children == "1 / 1" and find(page, "t-next").disabled
     assert "Summary path: ./ops_all" in text(page)
     tensor_page = dataclasses.replace(PAGE, plugin=Plugin.TENSOR)
     empty = ptp.layout(tensor_page, app, service, {"train_id": "./lenet_sc"})  # no tensor

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dash_insight.web.components.histogram_views import band_fill
 from tests.browser import until
 from tests.conftest import console_errors
 
@@ -23,6 +24,16 @@ def test_theme_toggle_and_unknown_page(dash_duo, corpus_app) -> None:
         == "dark"
     dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./nope")
     dash_duo.wait_for_contains_text("#dashboard-cards", "no training job")
+    # The server knows it too (cookie): the parameter distribution arrives with its layout,
+    # its bands already filled on the dark card colour.
+    assert "di_theme=dark" in dash_duo.driver.execute_script("return document.cookie")
+    dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./lenet_sc")
+    first_band = "const p = document.querySelector('#hist-cards .js-plotly-plot'); " \
+        "return p && p.data ? [p.data[0].fillcolor, p.data[0].line.color] : null;"
+    until(lambda: dash_duo.driver.execute_script(first_band) is not None, 20)
+    fill, line = dash_duo.driver.execute_script(first_band)
+    assert fill == band_fill(line, "dark") != band_fill(line, "light")
+    assert console_errors(dash_duo) == []
 
 
 def _active_nav(dash_duo) -> list[str]:

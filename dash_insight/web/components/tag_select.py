@@ -147,16 +147,20 @@ def tags_on_page(wanted: Sequence[str] | None, tags: Sequence[str], pattern: str
 
 
 def pager(prefix: str, total: int | None = None, page: int = 1, pages: int = 1,
-          noun: str = "tag", texts: tuple[str, str] = ("", "")) -> html.Div:
+          noun: str = "tag", texts: tuple[str, str] = ("", ""),
+          disabled: tuple[bool, bool] = (False, False)) -> html.Div:
     """"Total N" and ‹ page / pages › buttons (``{prefix}-total``, ``{prefix}-prev``,
     ``{prefix}-page``, ``{prefix}-next``). ``total`` None: the texts are ``texts`` (total,
-    page; empty by default) and the buttons enabled, for a page whose callbacks keep them."""
+    page; empty by default) and the buttons' ``disabled`` those given (enabled by default), for
+    a page whose callbacks keep them."""
     if total is None:
         return html.Div(className="di-pager", children=[
             html.Span(texts[0], id=f"{prefix}-total"),
-            html.Button("‹", id=f"{prefix}-prev", className="di-icon-button"),
+            html.Button("‹", id=f"{prefix}-prev", className="di-icon-button",
+                        disabled=disabled[0]),
             html.Span(texts[1], id=f"{prefix}-page"),
-            html.Button("›", id=f"{prefix}-next", className="di-icon-button"),
+            html.Button("›", id=f"{prefix}-next", className="di-icon-button",
+                        disabled=disabled[1]),
         ])
     return html.Div(className="di-pager", children=[
         html.Span(noun_texts(noun, total)["total"], id=f"{prefix}-total"),
