@@ -161,7 +161,8 @@ def create_app(
     keyword arguments. The data service is ``app.data_service``; ``start_loader=False`` leaves
     loading to the caller (``app.data_service.loader.load_round()``). ``warm_up_pages``: import
     what only the pages need (pandas) in the background now (:mod:`dash_insight.web.warm_up`);
-    False leaves it to the first layout or callback request (``app.warm_up``). Requests below
+    False leaves it to the first layout or callback request. A host process that builds plotly
+    figures in threads of its own calls ``app.warm_up.wait()`` first. Requests below
     ``url_base_pathname`` get a request id and a line in ``<workspace>/log/access.<port>.log``
     (``app.access_log``, :mod:`dash_insight.web.access_log`).
 
