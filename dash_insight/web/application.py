@@ -160,9 +160,10 @@ def create_app(
     ``settings`` (from :meth:`Settings.from_args` / :meth:`Settings.from_env`) replaces the
     keyword arguments. The data service is ``app.data_service``; ``start_loader=False`` leaves
     loading to the caller (``app.data_service.loader.load_round()``). ``warm_up_pages``: import
-    what only the pages need (pandas) in the background now (:mod:`dash_insight.web.warm_up`);
-    False leaves it to the first layout or callback request. A host process that builds plotly
-    figures in threads of its own calls ``app.warm_up.wait()`` first. Requests below
+    what only the pages need (pandas) in the background once the first request is answered
+    (:mod:`dash_insight.web.warm_up`); False leaves it to the first layout or callback request.
+    A host process that builds plotly figures in threads of its own calls
+    ``app.warm_up.wait()`` first. Requests below
     ``url_base_pathname`` get a request id and a line in ``<workspace>/log/access.<port>.log``
     (``app.access_log``, :mod:`dash_insight.web.access_log`).
 
@@ -214,7 +215,7 @@ def create_app(
     body_limit.install(app.server, prefix)  # before any hook that reads a body
     dash_requests.install(app, prefix)
     pages_warm_up = warm_up.WarmUp()
-    pages_warm_up.install(app.server, prefix)
+    pages_warm_up.install(app.server, prefix, start_after_first_answer=warm_up_pages)
     _answer_other_methods(app.server, prefix)
     compression.install(app.server, prefix)
     # outermost: every answer is logged, refusals included
@@ -223,8 +224,6 @@ def create_app(
     app.warm_up = pages_warm_up  # type: ignore[attr-defined]
     if start_loader:
         data.start()
-    if warm_up_pages:
-        pages_warm_up.start()
     return app
 
 

@@ -5,11 +5,13 @@ and pandas was about half a second of them: only the lineage queries use it. But
 pandas up in ``sys.modules`` without importing it while it builds any figure, so a figure
 built while another thread is importing pandas finds the package half initialised
 (``partially initialized module 'pandas' has no attribute 'Series'``). So pandas is imported by
-a :class:`WarmUp` of the app: in a background thread started with the server, and every Dash
-request that runs Python page code (a layout or a callback, where figures are built) waits
-until it is done. The job list, the REST API, the page's HTML and its scripts do not wait:
-they build no figure. The REST lineage queries import pandas on first use with
-:func:`dash_insight.core.lazy_import.import_module`, under the same lock as the warm-up.
+a :class:`WarmUp` of the app: in a background thread started once the app has answered its
+first request (started with the process, the import took CPU from the first answers on a
+2-core machine), and every Dash request that runs Python page code (a layout or a callback,
+where figures are built) waits until it is done. The job list, the REST API, the page's HTML
+and its scripts do not wait: they build no figure. The REST lineage queries import pandas on
+first use with :func:`dash_insight.core.lazy_import.import_module`, under the same lock as the
+warm-up.
 """
 
 from __future__ import annotations
@@ -69,11 +71,19 @@ class WarmUp:
         finally:
             self._done.set()
 
-    def install(self, server: flask.Flask, prefix: str) -> None:
-        """Make the requests of :data:`PAGE_CODE_PATHS` below ``prefix`` wait for the import."""
+    def install(self, server: flask.Flask, prefix: str, start_after_first_answer: bool) -> None:
+        """Make the requests of :data:`PAGE_CODE_PATHS` below ``prefix`` wait for the import;
+        ``start_after_first_answer``: start it once the first request below ``prefix`` has been
+        answered (else the first request that waits starts it)."""
         paths = frozenset(prefix + path for path in PAGE_CODE_PATHS)
 
         @server.before_request
         def wait_for_page_modules() -> None:
             if not self._done.is_set() and flask.request.path in paths:
                 self.wait()
+
+        if start_after_first_answer:
+            @server.teardown_request
+            def start_after_an_answer(_error: BaseException | None) -> None:
+                if not self._started and flask.request.path.startswith(prefix):
+                    self.start()

@@ -78,6 +78,22 @@ def test_page_code_waits_for_the_import_and_the_rest_does_not(
         app.data_service.close()
 
 
+def test_the_import_starts_once_the_first_request_is_answered(
+        tmp_path: Path, blocked: BlockedImport) -> None:
+    app = create_app(DEMO_DIR, workspace=tmp_path / "ws", reload_interval=0,
+                     start_loader=False)
+    try:
+        assert not blocked.entered.is_set()  # building the app imports nothing
+        assert app.server.test_client().get(DEMO_JOBS).status_code == 200
+        until(blocked.entered.is_set, timeout=30)
+        blocked.release.set()
+        app.warm_up.wait()
+        assert blocked.imported == ["pandas"]
+    finally:
+        blocked.release.set()
+        app.data_service.close()
+
+
 def test_a_module_that_fails_to_import_is_logged_and_does_not_block(
         caplog: pytest.LogCaptureFixture) -> None:
     warm = WarmUp(("dash_insight_no_such_module",))
