@@ -89,7 +89,6 @@ def _grid() -> dag.AgGrid:
             "stopEditingWhenCellsLoseFocus": True, "enableCellTextSelection": True,
             "localeText": grid_locale_text(),
             "selectionColumnDef": {"pinned": "left"},
-            "suppressColumnVirtualisation": True,
         },
         csvExportParams={"fileName": "lineage.csv",
                          "processCellCallback": {"function": "lineageCsvCell(params)"}},
