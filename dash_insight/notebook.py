@@ -176,6 +176,8 @@ def _start(settings: Settings) -> NotebookServer:
     requests_prefix = None if proxy is None else proxy.rstrip("/") + prefix
     app = create_app(settings.base_dir, settings=settings, frame_ancestors=NOTEBOOK_FRAME_ANCESTORS,
                      requests_pathname_prefix=requests_prefix)
+    # The kernel's own cells may build plotly figures: pandas is imported whole before they run.
+    app.warm_up.wait()
     try:
         app.run(jupyter_mode="_none", host=settings.host, port=settings.port)
     except BaseException:  # e.g. the port is taken: stop the loader create_app started

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pandas  # noqa: F401  (see below)
 import pytest
 
 from dash_insight.core.provider import DataProvider
@@ -18,6 +19,11 @@ from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.web.application import create_app
 from tests.browser import PatientDashComposite
+
+# pandas is imported here, whole, before any test: an app's warm-up imports it in a background
+# thread (dash_insight.web.warm_up), and a test building a plotly figure meanwhile would find it
+# half imported (plotly looks it up in sys.modules); a server builds figures only in the
+# requests that wait for the warm-up.
 
 #: Fixtures of the REST tests, shared by tests/web/test_rest.py and tests/plugins/*/test_rest.py
 #: (a plugin, not a plain import, so that its fixtures are found and its asserts rewritten).

@@ -6,7 +6,8 @@ do not cover a package's own circular imports (pandas: a second thread got the p
 initialised package, ``partially initialized module 'pandas' has no attribute 'Series'``). One
 lock for these imports makes the second thread wait for the first. A module that other code
 looks up in ``sys.modules`` without importing it (plotly does so for pandas while it builds any
-figure) must not be deferred at all: it would be found half imported.
+figure) would be found half imported by that code: the web app imports it before any page code
+runs (:mod:`dash_insight.web.warm_up`), through this lock too.
 """
 
 from __future__ import annotations

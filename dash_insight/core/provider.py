@@ -340,6 +340,14 @@ class DataProvider:
         state = self._state(train_id)
         return self._summary(state, state.create_time, state.update_time)
 
+    def version_key(self, train_id: str) -> tuple[int, int]:
+        """(index epoch, job version): the same key means the same data of the job, so an answer
+        derived from it can be kept under this key (the version grows with every change of the
+        job; a rebuilt index starts the versions again under a new epoch). Take the key before
+        reading what is kept under it: the data read is then at least as new as the key."""
+        epoch = self._epoch
+        return epoch, self._state(train_id).version
+
     def list_tags(self, train_id: str, plugin: str) -> list[str]:
         """Tags of one plugin, in the order they first appeared."""
         return list(self._state(train_id).tags.get(plugin, {}))

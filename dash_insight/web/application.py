@@ -38,6 +38,7 @@ from dash_insight.web import (
     errors,
     host_check,
     shell,
+    warm_up,
 )
 from dash_insight.web import i18n as web_i18n
 from dash_insight.web.components import compare_tabs
@@ -145,6 +146,7 @@ def create_app(
     max_depth: int | None = None,
     samples_per_plugin: Mapping[str, int] | None = None,
     start_loader: bool = True,
+    warm_up_pages: bool = True,
     title: str = "dash-insight",
     settings: Settings | None = None,
     requests_pathname_prefix: str | None = None,
@@ -157,7 +159,11 @@ def create_app(
     reloads (0 = load once); the index lives in ``workspace`` (default ``~/dash-insight``).
     ``settings`` (from :meth:`Settings.from_args` / :meth:`Settings.from_env`) replaces the
     keyword arguments. The data service is ``app.data_service``; ``start_loader=False`` leaves
-    loading to the caller (``app.data_service.loader.load_round()``). Requests below
+    loading to the caller (``app.data_service.loader.load_round()``). ``warm_up_pages``: import
+    what only the pages need (pandas) in the background once the first request is answered
+    (:mod:`dash_insight.web.warm_up`); False leaves it to the first layout or callback request.
+    A host process that builds plotly figures in threads of its own calls
+    ``app.warm_up.wait()`` first. Requests below
     ``url_base_pathname`` get a request id and a line in ``<workspace>/log/access.<port>.log``
     (``app.access_log``, :mod:`dash_insight.web.access_log`).
 
@@ -208,11 +214,14 @@ def create_app(
     web_i18n.install(app, settings)
     body_limit.install(app.server, prefix)  # before any hook that reads a body
     dash_requests.install(app, prefix)
+    pages_warm_up = warm_up.WarmUp()
+    pages_warm_up.install(app.server, prefix, start_after_first_answer=warm_up_pages)
     _answer_other_methods(app.server, prefix)
     compression.install(app.server, prefix)
     # outermost: every answer is logged, refusals included
     app.access_log = access_log.install(app.server, settings)  # type: ignore[attr-defined]
     app.data_service = data  # type: ignore[attr-defined]
+    app.warm_up = pages_warm_up  # type: ignore[attr-defined]
     if start_loader:
         data.start()
     return app

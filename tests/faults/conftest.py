@@ -82,6 +82,9 @@ def start_server(base: Path, workspace: Path, *extra: str, loaded: bool = True) 
             answer = server.request("GET", "/v1/mindinsight/datavisual/train-jobs?limit=999",
                                     timeout=5)
             if answer.status == 200 and (not loaded or b'"load_status": "loaded"' in answer.body):
+                # A layout request waits for the pages' background import (pandas, ~50 MB;
+                # dash_insight.web.warm_up), which would otherwise land in what a test measures.
+                assert server.request("GET", "/_dash-layout", timeout=START_TIMEOUT).status == 200
                 return server
         except OSError:
             pass

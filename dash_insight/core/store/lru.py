@@ -53,7 +53,11 @@ class ByteLRU:
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
+    def get_or_compute(self, key: Hashable, compute: Callable[[], T],
+                       keep: Callable[[T], bool] | None = None) -> T:
+        """The value kept under ``key``, else ``compute()`` (kept unless ``keep`` says it must
+        not be: a caller may compute something it only hands on, such as a window too large to
+        keep encoded)."""
         with self._lock:
             hit = self._items.get(key)
             if hit is not None:
@@ -76,7 +80,8 @@ class ByteLRU:
             raise
         else:
             computing.value = value
-            self._keep(key, value)
+            if keep is None or keep(value):
+                self._keep(key, value)
         finally:
             with self._lock:
                 del self._computing[key]

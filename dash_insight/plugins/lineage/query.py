@@ -18,13 +18,16 @@ import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from dash_insight.core.lazy_import import import_module
 from dash_insight.core.lineage_rows import lineage_row
 from dash_insight.core.provider import DataError, DataProvider
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: MindInsight's ``FIELD_MAPPING`` keys, in its order: the searchable and sortable fields.
 FIELDS = ("summary_dir", "loss_function", "train_dataset_path", "train_dataset_count",
@@ -504,7 +507,9 @@ class LineageTable:
 
     @classmethod
     def from_objects(cls, objects: Sequence[Mapping[str, Any]]) -> LineageTable:
-        frame = pd.DataFrame(flattened_lineage(objects))
+        # pandas is imported on first use: a server starts without it (issue #18 item 4).
+        pandas = import_module("pandas")
+        frame = pandas.DataFrame(flattened_lineage(objects))
         train_ids = frame["train_id"].tolist()
         drop = [name for name, column in frame.items() if not _is_simple_number(column.dtype)]
         dropped = [{"name": name, "unselected": True, "reason_code": REASON_NOT_ALL_NUMBERS}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import orjson
@@ -26,31 +26,60 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 Found = tuple[str, str, ScalarSeries]
 
 
-def _csv_float(value: float) -> str:
-    return repr(float(value))  # nan, inf, -inf for the non-finite ones
-
-
 def csv_text(text: str) -> str:
     """``text`` for a CSV text cell that a spreadsheet shows as text, never runs: a leading
     ``'`` before a formula start (OWASP's CSV injection advice). Numbers are not text cells."""
     return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
 
+#: The first line of every CSV download.
+CSV_HEADER = "train_id,tag,step,wall_time,value\n"
+
+
+def csv_series(train_id: str, tag: str, series: ScalarSeries) -> str:
+    """The CSV rows of one series (no header): ``train_id,tag`` as :mod:`csv` writes them
+    (quoted where they hold a comma, quote or line break; :func:`csv_text`), then the step, the
+    wall time and the value as Python's ``repr`` writes them (the value as the float64 of the
+    stored float32; ``nan``, ``inf``, ``-inf``). The job and tag cells are written once and the
+    numbers formatted row by row, which is what :class:`csv.writer` writes for these cells."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow([csv_text(train_id), csv_text(tag), ""])
+    prefix = buffer.getvalue()[:-1]  # "<job>,<tag>," without the line end
+    return "".join([f"{prefix}{step},{wall_time!r},{value!r}\n"
+                    for step, wall_time, value in zip(series.step.tolist(),
+                                                      series.wall_time.tolist(),
+                                                      series.value.tolist(), strict=True)])
+
+
 def csv_rows(found: Sequence[Found]) -> Iterator[str]:
     """The CSV text, one chunk per series (streamed: nothing can fail any more)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["train_id", "tag", "step", "wall_time", "value"])
-    yield buffer.getvalue()
+    yield CSV_HEADER
     for train_id, tag, series in found:
-        buffer.seek(0)
-        buffer.truncate()
-        train_id, tag = csv_text(train_id), csv_text(tag)
-        writer.writerows(
-            (train_id, tag, step, repr(wall_time), _csv_float(value))
-            for step, wall_time, value in zip(series.step.tolist(), series.wall_time.tolist(),
-                                              series.value.tolist(), strict=True))
-        yield buffer.getvalue()
+        yield csv_series(train_id, tag, series)
+
+
+def json_columns(series: ScalarSeries) -> list[tuple[str, np.ndarray]]:
+    """The point keys of a JSON download, in its order (step, wall_time, value)."""
+    return [("step", series.step), ("wall_time", series.wall_time),
+            ("value", series.value.astype(np.float64))]
+
+
+def json_entry(train_id: str, tag: str, points: Iterable[bytes],
+               in_range: int | None = None) -> Iterator[bytes]:
+    """One entry of a JSON download around its encoded ``points`` (a JSON array in pieces);
+    ``in_range`` adds ``"points_in_range"`` (the REST download of a step range)."""
+    yield b'{"train_id":%b,"tag":%b,"values":' % (orjson.dumps(train_id), orjson.dumps(tag))
+    yield from points
+    if in_range is not None:
+        yield b',"points_in_range":%d' % in_range
+    yield b"}"
+
+
+def json_points(series: ScalarSeries) -> Iterator[bytes]:
+    """The points of one series as a JSON array of :func:`json_columns` objects, in pieces."""
+    yield b"["
+    yield from point_object_pieces(json_columns(series))
+    yield b"]"
 
 
 def json_pieces(found: Sequence[Found], in_range: Sequence[int] | None = None
@@ -59,12 +88,8 @@ def json_pieces(found: Sequence[Found], in_range: Sequence[int] | None = None
     ``"points_in_range"`` (the REST download of a step range)."""
     yield b"["
     for i, (train_id, tag, series) in enumerate(found):
-        yield (b"," if i else b"") + b'{"train_id":%b,"tag":%b,"values":[' % (
-            orjson.dumps(train_id), orjson.dumps(tag))
-        yield from point_object_pieces([("step", series.step), ("wall_time", series.wall_time),
-                                        ("value", series.value.astype(np.float64))])
-        yield b"]"
-        if in_range is not None:
-            yield b',"points_in_range":%d' % in_range[i]
-        yield b"}"
+        if i:
+            yield b","
+        yield from json_entry(train_id, tag, json_points(series),
+                              None if in_range is None else in_range[i])
     yield b"]"

@@ -7,13 +7,18 @@ unless the server was started with ``--samples-per-plugin``; the three endpoints
 of a step range reduced per pixel column (:mod:`dash_insight.core.store.lod`); with any of them
 the answer also says how many points the range holds (``points_in_range``). Answers are encoded
 by orjson straight from the arrays, and streamed beyond ``STREAM_POINTS`` points.
+
+Each series' part of an answer is kept encoded (:class:`AnswerCache`) under the job's
+:meth:`~dash_insight.core.provider.DataProvider.version_key`, its tag, the shape of the answer
+and the range parameters: a chart or a script asking again for a series that has not grown
+gets the bytes of the last answer (encoding 20,000 points is most of such a request's time).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,11 +28,12 @@ from flask import Response, request
 from dash_insight.core.provider import DataProvider, JobNotFound, TagNotFound
 from dash_insight.core.service import DataService
 from dash_insight.core.store.lod import ScalarWindow
+from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.core.vocabulary import Plugin, stored_tag
-from dash_insight.plugins.scalars.export import csv_rows, json_pieces
+from dash_insight.plugins.scalars.export import CSV_HEADER, csv_series, json_entry, json_points
 from dash_insight.plugins.scalars.x_tag import unplaced, values_at_steps
-from dash_insight.web import errors
+from dash_insight.web import errors, http
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
     check_tag,
@@ -45,8 +51,14 @@ from dash_insight.web.plugin import DASH_INSIGHT_API, Route
 log = logging.getLogger(__name__)
 
 
+#: The share of ``--cache-bytes`` that keeps encoded answers (1/8: 32 MiB by default, some
+#: twenty answers of 20,000 points).
+ANSWER_CACHE_SHARE = 8
+
+
 def routes(service: DataService) -> list[Route]:
-    views = _ScalarViews(service.provider)
+    views = _ScalarViews(service.provider, AnswerCache(
+        service.provider, service.settings.cache_bytes // ANSWER_CACHE_SHARE))
     return [
         Route("datavisual/scalar/metadata", views.scalar_metadata),
         Route("datavisual/scalars", views.scalars),
@@ -91,13 +103,91 @@ def _metadata_columns(series: ScalarSeries) -> list[tuple[str, np.ndarray]]:
             ("value", series.value.astype(np.float64))]
 
 
-def _window_pieces(found: ScalarWindow, wanted: StepRange) -> Iterator[bytes]:
-    """``[points]`` and, with range parameters, ``,"points_in_range":M``."""
+def metadata_points(series: ScalarSeries) -> Iterator[bytes]:
+    """The points of ``scalar/metadata`` and ``scalars`` as a JSON array, in pieces."""
     yield b"["
-    yield from point_object_pieces(_metadata_columns(found.series))
+    yield from point_object_pieces(_metadata_columns(series))
     yield b"]"
+
+
+def csv_chunks(train_id: str, tag: str, series: ScalarSeries) -> Iterator[bytes]:
+    """The CSV rows of a series in chunks of :data:`STREAM_POINTS` rows."""
+    size = http.STREAM_POINTS
+    for start in range(0, len(series), size):
+        part = ScalarSeries(step=series.step[start:start + size],
+                            wall_time=series.wall_time[start:start + size],
+                            value=series.value[start:start + size])
+        yield csv_series(train_id, tag, part).encode()
+
+
+#: The encodings of a series' points: shape -> (train_id, tag as named, series) -> pieces.
+ENCODINGS: dict[str, Callable[[str, str, ScalarSeries], Iterator[bytes]]] = {
+    "metadata": lambda _train_id, _tag, series: metadata_points(series),
+    "json": lambda _train_id, _tag, series: json_points(series),
+    "csv": csv_chunks,
+}
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A window's points encoded in one of :data:`ENCODINGS` (``points`` of the
+    ``points_in_range`` of its step range)."""
+
+    body: bytes
+    points: int
+    points_in_range: int
+
+
+#: A window as an answer part: encoded (at most :data:`STREAM_POINTS` points), or as read.
+Part = Encoded | ScalarWindow
+
+
+def part_points(part: Part) -> int:
+    return part.points if isinstance(part, Encoded) else len(part.series)
+
+
+class AnswerCache:
+    """The encoded points of recently answered windows, bounded by bytes (least recently used
+    dropped first). A window is kept under (shape, job, tag as named, stored tag, range
+    parameters, :meth:`~dash_insight.core.provider.DataProvider.version_key` of the job): when
+    the job grows its version changes, so the next request encodes the grown series again and
+    the old bytes age out. Windows of more than :data:`STREAM_POINTS` points are never kept:
+    they are streamed as they are encoded. Concurrent requests for the same window encode it
+    once (:class:`~dash_insight.core.store.lru.ByteLRU`)."""
+
+    def __init__(self, provider: DataProvider, max_bytes: int) -> None:
+        self.provider = provider
+        self.lru = ByteLRU(max_bytes)
+
+    def part(self, shape: str, train_id: str, tag: str, raw_tag: str, wanted: StepRange,
+             read: Callable[[], ScalarWindow]) -> Part:
+        """The window ``read()`` returns, encoded in ``shape``, from the cache when the job has
+        not changed since it was kept."""
+        key = (shape, train_id, tag, raw_tag, wanted, self.provider.version_key(train_id))
+
+        def encode() -> Part:
+            found = read()
+            if len(found.series) > http.STREAM_POINTS:
+                return found
+            return Encoded(b"".join(ENCODINGS[shape](train_id, tag, found.series)),
+                           len(found.series), found.points_in_range)
+
+        return self.lru.get_or_compute(key, encode, keep=lambda part: isinstance(part, Encoded))
+
+
+def part_pieces(shape: str, train_id: str, tag: str, part: Part) -> Iterator[bytes]:
+    """The encoded points of an answer part (kept, or encoded now piece by piece)."""
+    if isinstance(part, Encoded):
+        yield part.body
+    else:
+        yield from ENCODINGS[shape](train_id, tag, part.series)
+
+
+def _window_pieces(train_id: str, tag: str, part: Part, wanted: StepRange) -> Iterator[bytes]:
+    """``[points]`` and, with range parameters, ``,"points_in_range":M``."""
+    yield from part_pieces("metadata", train_id, tag, part)
     if wanted.given:
-        yield b',"points_in_range":%d' % found.points_in_range
+        yield b',"points_in_range":%d' % part.points_in_range
 
 
 def missing_suffix_hint(requested: Sequence[str], stored: set[str]) -> str | None:
@@ -113,12 +203,18 @@ def missing_suffix_hint(requested: Sequence[str], stored: set[str]) -> str | Non
 
 
 class _ScalarViews:
-    def __init__(self, provider: DataProvider) -> None:
+    def __init__(self, provider: DataProvider, answers: AnswerCache) -> None:
         self.provider = provider
+        self.answers = answers
 
     def _window(self, train_id: str, raw_tag: str, wanted: StepRange) -> ScalarWindow:
         return self.provider.read_scalar_window(train_id, raw_tag, wanted.start_step,
                                                 wanted.end_step, wanted.max_points)
+
+    def _part(self, shape: str, train_id: str, tag: str, raw_tag: str,
+              wanted: StepRange) -> Part:
+        return self.answers.part(shape, train_id, tag, raw_tag, wanted,
+                                 lambda: self._window(train_id, raw_tag, wanted))
 
     def scalar_metadata(self) -> Response:
         """``GET /datavisual/scalar/metadata?train_id=&tag=[&start_step=&end_step=&max_points=]``
@@ -133,16 +229,16 @@ class _ScalarViews:
             log.info("scalar/metadata %s: %s", train_id, hint)
         raw = stored_tag_or(tag, Plugin.SCALAR, errors.scalar_not_exist)
         try:
-            found = self._window(train_id, raw, wanted)
+            found = self._part("metadata", train_id, tag, raw, wanted)
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
 
         def pieces() -> Iterator[bytes]:
             yield b'{"metadatas":'
-            yield from _window_pieces(found, wanted)
+            yield from _window_pieces(train_id, tag, found, wanted)
             yield b"}"
 
-        return json_bytes_response(pieces(), len(found.series))
+        return json_bytes_response(pieces(), part_points(found))
 
     def scalars(self) -> Response:
         """``GET /datavisual/scalars?train_id=..&train_id=..&tag=..&tag=..`` -> ``{"scalars":
@@ -153,7 +249,7 @@ class _ScalarViews:
         for tag in tags:
             check_tag(tag)
         wanted = step_range()
-        found: list[tuple[str, str, ScalarWindow]] = []
+        found: list[tuple[str, str, Part]] = []
         stored: set[str] = set()
         for train_id in request.args.getlist("train_id"):
             job = known_job(self.provider, train_id)
@@ -166,7 +262,8 @@ class _ScalarViews:
                 if raw is None or raw not in known:
                     continue
                 try:
-                    found.append((train_id, tag, self._window(train_id, raw, wanted)))
+                    found.append((train_id, tag, self._part("metadata", train_id, tag, raw,
+                                                            wanted)))
                 except (TagNotFound, JobNotFound):
                     continue
 
@@ -175,7 +272,7 @@ class _ScalarViews:
             for i, (train_id, tag, window) in enumerate(found):
                 yield (b"," if i else b"") + b'{"train_id":%b,"tag":%b,"values":' % (
                     orjson.dumps(train_id), orjson.dumps(tag))
-                yield from _window_pieces(window, wanted)
+                yield from _window_pieces(train_id, tag, window, wanted)
                 yield b"}"
             yield b"]"
             if hint is not None:  # only for tags MindInsight would not find: its shape stays
@@ -185,7 +282,7 @@ class _ScalarViews:
         hint = missing_suffix_hint(tags, stored)
         if hint is not None:
             log.info("scalars: %s", hint)
-        return json_bytes_response(pieces(), sum(len(w.series) for _, _, w in found))
+        return json_bytes_response(pieces(), sum(part_points(w) for _, _, w in found))
 
     def chart_scalar(self) -> Response:
         """``GET /v1/dash-insight/chart/scalar?train_id=&tag=[&start_step=&end_step=]
@@ -239,7 +336,7 @@ class _ScalarViews:
         for tag in tags:
             check_tag(tag)
         wanted = step_range()
-        found: list[tuple[str, str, ScalarWindow]] = []
+        found: list[tuple[str, str, Part]] = []
         seen_tags: set[str] = set()
         for train_id in train_ids:
             known = set(resolve_job(self.provider, train_id).tags.get(Plugin.SCALAR, []))
@@ -247,7 +344,7 @@ class _ScalarViews:
                 raw = tag if tag in known else stored_tag(tag, Plugin.SCALAR)
                 if raw is None or raw not in known:
                     continue
-                found.append((train_id, tag, self._window(train_id, raw, wanted)))
+                found.append((train_id, tag, self._part(fmt, train_id, tag, raw, wanted)))
                 seen_tags.add(tag)
         missing = [tag for tag in tags if tag not in seen_tags]
         if missing:
@@ -255,17 +352,28 @@ class _ScalarViews:
                 f"none of the requested train jobs has the scalar tag(s) {missing}.")
         filename = _export_filename(train_ids, tags, fmt)
         headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        points = sum(part_points(part) for _, _, part in found)
         if fmt == "json":
-            pieces = json_pieces([(train_id, tag, window.series)
-                                  for train_id, tag, window in found],
-                                 [window.points_in_range for _, _, window in found]
-                                 if wanted.given else None)
-            response = json_bytes_response(pieces, sum(len(w.series) for _, _, w in found))
+            def entries() -> Iterator[bytes]:
+                yield b"["
+                for i, (train_id, tag, part) in enumerate(found):
+                    if i:
+                        yield b","
+                    yield from json_entry(train_id, tag, part_pieces(fmt, train_id, tag, part),
+                                          part.points_in_range if wanted.given else None)
+                yield b"]"
+
+            response = json_bytes_response(entries(), points)
             response.headers.update(headers)
             return response
-        return Response(csv_rows([(train_id, tag, window.series)
-                                   for train_id, tag, window in found]),
-                        mimetype="text/csv", headers=headers)
+
+        def rows() -> Iterator[bytes]:
+            yield CSV_HEADER.encode()
+            for train_id, tag, part in found:
+                yield from part_pieces(fmt, train_id, tag, part)
+
+        body = b"".join(rows()) if points <= http.STREAM_POINTS else rows()
+        return Response(body, mimetype="text/csv", headers=headers)
 
 
 def x_columns(found: ScalarWindow, full: ScalarSeries, wanted: StepRange,
