@@ -123,30 +123,51 @@ def overlapping(first_steps: np.ndarray, last_steps: np.ndarray, start_step: int
     return lo, max(lo, hi)
 
 
+class _BlockExtremes:
+    """What every level of a chunk's summaries is cut from, computed once per chunk: its values
+    as float64 with NaN / ±inf replaced by +inf (for the minimum) and -inf (for the maximum),
+    and the positions of its non-finite values."""
+
+    __slots__ = ("high", "low", "n", "nonfinite")
+
+    def __init__(self, value: np.ndarray) -> None:
+        values = np.asarray(value, np.float64)
+        finite = np.isfinite(values)
+        self.n = len(values)
+        self.low = np.where(finite, values, np.inf)
+        self.high = np.where(finite, values, -np.inf)
+        self.nonfinite = np.flatnonzero(~finite)
+
+    def positions(self, level: int) -> np.ndarray:
+        """:func:`summary_positions` at ``level``: the kept positions are marked in a boolean
+        mask and read back in order, ``O(n)`` with no sort (``np.unique`` of the positions
+        hashed and sorted them: a third of what summarising a chunk cost)."""
+        n = self.n
+        if n == 0:
+            return np.zeros(0, np.int64)
+        keep = np.zeros(n, np.bool_)
+        keep[0] = keep[n - 1] = True
+        keep[self.nonfinite] = True
+        size = 1 << level
+        whole = n // size
+        if whole:
+            base = np.arange(whole, dtype=np.int64) * size
+            keep[self.low[:whole * size].reshape(whole, size).argmin(axis=1) + base] = True
+            keep[self.high[:whole * size].reshape(whole, size).argmax(axis=1) + base] = True
+        start = whole * size
+        if start < n:  # the shorter last block
+            keep[start + int(np.argmin(self.low[start:]))] = True
+            keep[start + int(np.argmax(self.high[start:]))] = True
+        return np.flatnonzero(keep).astype(np.int64)
+
+
 def summary_positions(value: np.ndarray, level: int) -> np.ndarray:
     """Sorted positions kept by the level-``level`` summary of a chunk's values: per block of
     ``2**level`` consecutive points (the last one may be shorter) the first smallest and the
     first largest finite value (a block without one names its first point), the first and last
-    points, every non-finite value. ``O(n)`` (an argmin / argmax per block) plus sorting the
-    ``~2n / 2**level`` positions kept."""
-    n = len(value)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    values = np.asarray(value, np.float64)
-    finite = np.isfinite(values)
-    size = 1 << level
-    whole = n // size
-    picked = [np.array([0, n - 1]), np.flatnonzero(~finite)]
-    low = np.where(finite, values, np.inf)
-    high = np.where(finite, values, -np.inf)
-    base = np.arange(whole, dtype=np.int64) * size
-    picked.append(low[:whole * size].reshape(whole, size).argmin(axis=1) + base)
-    picked.append(high[:whole * size].reshape(whole, size).argmax(axis=1) + base)
-    if whole * size < n:  # the shorter last block
-        start = whole * size
-        picked.append(np.array([start + int(np.argmin(low[start:])),
-                                start + int(np.argmax(high[start:]))]))
-    return np.unique(np.concatenate(picked)).astype(np.int64)
+    points, every non-finite value. ``O(n)``: an argmin / argmax per block, the positions marked
+    in a mask."""
+    return _BlockExtremes(value).positions(level)
 
 
 class SummaryPoints(NamedTuple):
@@ -160,9 +181,20 @@ class SummaryPoints(NamedTuple):
 def summarise(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
               level: int) -> SummaryPoints:
     """The level-``level`` summary of an ascending chunk (:func:`summary_positions`)."""
-    kept = summary_positions(value, level)
-    return SummaryPoints(np.asarray(step)[kept], np.asarray(wall_time)[kept],
-                         np.asarray(value)[kept])
+    return summaries(step, wall_time, value, (level,))[level]
+
+
+def summaries(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
+              levels: tuple[int, ...] = SUMMARY_LEVELS) -> dict[int, SummaryPoints]:
+    """The summary of an ascending chunk at each of ``levels`` (:func:`summarise` of each, with
+    the float64 copies and the non-finite positions computed once for all of them)."""
+    extremes = _BlockExtremes(value)
+    out = {}
+    for level in levels:
+        kept = extremes.positions(level)
+        out[level] = SummaryPoints(np.asarray(step)[kept], np.asarray(wall_time)[kept],
+                                   np.asarray(value)[kept])
+    return out
 
 
 def summary_level(points_in_range: int, columns: int, blocks_per_column: int) -> int | None:

@@ -38,6 +38,13 @@ from typing import IO, Any
 from dash_insight.core.format.framing import ReadResult, RecordReader
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import TensorBoardScanner
+from dash_insight.core.store.index import (
+    BlobColumns,
+    PreparedChunk,
+    ScalarColumns,
+    prepare_chunks,
+)
+from dash_insight.core.vocabulary import Plugin
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +71,13 @@ class SliceTask:
     scanner: EventScanner | TensorBoardScanner | None = None
     #: A remote file's digest of the bytes before ``offset`` (see RecordReader).
     prefix_digest: bytes | None = None
+    #: The file is read for the first time (its chunks are stored as read, never merged): the
+    #: slice's columns come back as chunks ready to store (:func:`prepare_scan`).
+    prepare: bool = False
+
+
+#: The chunks of one slice, per tag in the order the scan found them: (plugin, tag, chunks).
+PreparedTags = list[tuple[str, str, list[PreparedChunk]]]
 
 
 @dataclass
@@ -79,6 +93,26 @@ class SliceResult:
     stat: os.stat_result | None
     scanner: EventScanner | TensorBoardScanner
     prefix_digest: bytes | None = None
+    #: With ``SliceTask.prepare``: the slice's chunks ready to store (``scan`` then holds no
+    #: scalars nor blobs).
+    prepared: PreparedTags | None = None
+
+
+def prepare_scan(scan: ScanResult) -> PreparedTags:
+    """The scalar and large-value columns of ``scan`` as chunks ready to store
+    (:func:`~.index.prepare_chunks`: cut, bounded, summarised and pickled), taken out of
+    ``scan`` tag by tag so that a tag's columns and its pickles are held together only once."""
+    prepared: PreparedTags = []
+    for tag in list(scan.scalars):
+        scalars = scan.scalars.pop(tag)
+        prepared.append((Plugin.SCALAR.value, tag, prepare_chunks(
+            ScalarColumns(step=scalars.step, wall_time=scalars.wall_time, value=scalars.value))))
+    for key in list(scan.blobs):
+        blobs = scan.blobs.pop(key)
+        prepared.append((key[0], key[1], prepare_chunks(BlobColumns(
+            step=blobs.step, wall_time=blobs.wall_time, offset=blobs.offset,
+            length=blobs.length, value_index=blobs.index, meta=blobs.meta))))
+    return prepared
 
 
 class WorkerCrashed(RuntimeError):
@@ -87,7 +121,8 @@ class WorkerCrashed(RuntimeError):
 
 
 def read_slice(task: SliceTask) -> SliceResult:
-    """Frame, check and scan up to ``task.slice_bytes`` of ``task.path`` from ``task.offset``:
+    """Frame, check and scan up to ``task.slice_bytes`` of ``task.path`` from ``task.offset``
+    (and, for a file read for the first time, turn the columns into chunks ready to store):
     what :class:`~dash_insight.core.store.loader.Loader` does with one slice of a file, without
     the index. Runs in a worker process or in the loader's own."""
     reader = RecordReader(task.path, task.offset, task.lost_at, inode=task.inode,
@@ -96,9 +131,10 @@ def read_slice(task: SliceTask) -> SliceResult:
     if scanner is None:
         scanner = TensorBoardScanner() if task.tensorboard else EventScanner()
     scan = scanner.scan(reader.read(task.slice_bytes))
+    prepared = prepare_scan(scan) if task.prepare else None
     return SliceResult(scan=scan, read=reader.result, offset=reader.offset,
                        lost_at=reader.lost_at, stat=reader.stat, scanner=scanner,
-                       prefix_digest=reader.prefix_digest)
+                       prefix_digest=reader.prefix_digest, prepared=prepared)
 
 
 def resolve(target: str) -> Callable[[Any], Any]:

@@ -72,6 +72,7 @@ from dash_insight.core.store.index_api import IndexApi
 from dash_insight.core.store.load_pool import (
     READ_SLICE,
     LoadPool,
+    PreparedTags,
     SliceResult,
     SliceTask,
     read_slice,
@@ -347,7 +348,8 @@ class Loader:
                          inode=file_state.identity[0], max_payload=self.max_record_bytes,
                          slice_bytes=self.slice_bytes,
                          scanner=self._scanners.get((state.train_id, file_state.name)),
-                         prefix_digest=file_state.prefix_digest)
+                         prefix_digest=file_state.prefix_digest,
+                         prepare=not file_state.caught_up)
 
     def _read_slices(self, plan: list[tuple[JobInfo, list[FileState]]],
                      states: dict[str, JobState], pool: LoadPool | None
@@ -519,6 +521,8 @@ class Loader:
         if read.replaced and summary_slice.stat is not None:
             self._restart_file(state, file_state, summary_slice.stat)
             return
+        if summary_slice.prepared is not None:  # asked for while the file was not caught up
+            self._store_prepared(state, file_state, summary_slice.prepared)
         self._store_scan(state, file_state, result, merge)
         damage = [d for d in read.damage if d is not read.error]
         self._log_damage(state, file_state, damage + result.errors)
@@ -582,6 +586,14 @@ class Loader:
         if len(damage) > 3:
             log.warning("%s/%s: %d more damaged places", state.train_id, file_state.name,
                         len(damage) - 3)
+
+    def _store_prepared(self, state: JobState, file_state: FileState,
+                        prepared: PreparedTags) -> None:
+        """Insert the chunks a slice's reader prepared (a file read for the first time) and
+        count their entries."""
+        self.store.append_prepared(state, file_state, prepared)
+        for plugin, tag, chunks in prepared:
+            _count(state, plugin, tag, file_state.name, sum(c.ref.entries for c in chunks))
 
     def _store_scan(self, state: JobState, file_state: FileState, result: ScanResult,
                     merge: bool) -> None:
