@@ -61,8 +61,8 @@ import os
 import pickle
 import shutil
 import sqlite3
-import time
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
