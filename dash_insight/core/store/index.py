@@ -82,6 +82,7 @@ from dash_insight.core.store.chunks import (
     SummaryPoints,
     chunk_extremes,
     chunk_ref,
+    compact,
     summaries,
 )
 from dash_insight.core.store.index_api import IndexConflict
@@ -94,7 +95,10 @@ log = logging.getLogger(__name__)
 #: 4: chunks are named by a serial (FileState.chunks holds (serial, entries) pairs).
 #: 5: FileState.chunks holds ChunkRef (step bounds); scalar chunks have ``lod`` summaries.
 #: 6: a scalar chunk's ChunkRef holds its lowest and highest point; summaries at 4 levels.
-INDEX_FORMAT = 6
+#: 7: integer columns that are arithmetic progressions are pickled as a call of
+#:    chunks.arithmetic_progression (an index of format 6 would be read right, but a format-6
+#:    reader could not unpickle the new chunks).
+INDEX_FORMAT = 7
 #: How long a chunk replaced by a merge (or dropped with its file) stays readable for readers
 #: that still hold the job state naming it; a reader that misses one reloads the state.
 RETIRED_CHUNK_SECONDS = 60.0
@@ -223,7 +227,15 @@ def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, Su
 
 def dump_entry(value: Any) -> bytes:
     """The bytes an index entry is stored as: its pickle (what diskcache writes for an object
-    and what the Redis index stores; both read it with ``pickle.loads``)."""
+    and what the Redis index stores; both read it with ``pickle.loads``), the integer columns
+    of a chunk that are arithmetic progressions pickled as such (:func:`~.chunks.compact`).
+    """
+    if isinstance(value, ScalarColumns):
+        value = value._replace(step=compact(value.step))
+    elif isinstance(value, BlobColumns):
+        value = value._replace(step=compact(value.step), offset=compact(value.offset),
+                               length=compact(value.length),
+                               value_index=compact(value.value_index))
     return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -620,9 +632,10 @@ class IndexStore:
                    columns: Columns) -> ChunkRef:
         serial = int(self._cache.incr("chunk-serial", default=0))
         ref, summaries = chunk_entries(serial, columns)
-        self._cache.set(_key("chunk", train_id, plugin, tag, name, serial), columns)
-        for level, summary in summaries.items():
-            self._cache.set(_key("lod", train_id, plugin, tag, name, serial, level), summary)
+        self._insert_pickles(
+            [(_key("chunk", train_id, plugin, tag, name, serial), dump_entry(columns))]
+            + [(_key("lod", train_id, plugin, tag, name, serial, level), dump_entry(summary))
+               for level, summary in summaries.items()])
         return ref
 
     def _retire(self, keys: Iterable[str]) -> None:

@@ -60,6 +60,7 @@ from dash_insight.core.store.index import (
     check_summary,
     chunk_entries,
     chunk_key_parts,
+    dump_entry,
     merge_newest_chunks,
     split_columns,
 )
@@ -404,7 +405,7 @@ class RedisIndexStore:
                    columns: Columns) -> ChunkRef:
         serial = self._next_serial()
         ref, summaries = chunk_entries(serial, columns)
-        entries = {self._k("chunk", train_id, plugin, tag, name, serial): _dump(columns)}
+        entries = {self._k("chunk", train_id, plugin, tag, name, serial): dump_entry(columns)}
         entries.update({self._k("lod", train_id, plugin, tag, name, serial, level): _dump(summary)
                         for level, summary in summaries.items()})
         for key, value in entries.items():

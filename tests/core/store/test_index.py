@@ -158,6 +158,8 @@ def test_prepared_chunks_are_stored_as_append_chunk_stores_them(open_store: Open
                 store.append_prepared(state, state.files["f"], [
                     (plugin, tag, prepare_chunks(columns)) for plugin, tag, columns in tags])
     assert len(prepared.files["f"].chunks[("scalar", "long")]) == 2
+    # Steps 0, 1, 2, ... are pickled as a progression: wall time and value, 12 bytes a point.
+    assert len(prepare_chunks(_scalars(range(1000)))[0].columns) < 12 * 1000 + 400
     serials = [ref.serial for refs in prepared.files["f"].chunks.values() for ref in refs]
     assert len(set(serials)) == len(serials) == 4
     assert _stored(store, prepared, prepared.files["f"]) == _stored(
