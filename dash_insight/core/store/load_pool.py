@@ -3,10 +3,14 @@
 The loader's slowest step is turning the bytes of a summary file into columns (framing, CRC,
 protobuf, :class:`~dash_insight.core.format.scan.EventScanner`); it needs nothing but the file.
 :func:`read_slice` does that step for one slice of one file, as a pure function of a
-:class:`SliceTask`, and :class:`LoadPool` runs it in worker processes. The loader stays the only
-writer of the index: it sends tasks, takes the results back in the order it sent them and writes
-them inside its transactions as it would have written its own reading (so one worker or many
-give the same index).
+:class:`SliceTask`, and :class:`LoadPool` runs it in worker processes. For a file read for the
+first time (its chunks are never merged) the worker also does everything else the index needs
+but the writes (:func:`prepare_scan`: chunks cut, step bounds, extremes, min/max summaries,
+pickles). The loader stays the only writer of the index: it sends tasks, takes the results back
+in the order it sent them and inserts the ready bytes inside its transactions, one bulk insert
+per slice (so one worker or many give the same index). Measured on 4 jobs of 543 MB with 2
+workers, before: the writer spent 6.4 s of 34 s summarising chunks, 2 s pickling them and
+11.5 s in SQLite (a SELECT and an INSERT per entry through ``diskcache.Cache.set``).
 
 The workers are plain ``python -m dash_insight.core.store.load_worker`` processes talking
 pickle over their stdin and stdout, not a ``multiprocessing`` pool: that one runs the parent's

@@ -30,10 +30,11 @@ MindInsight read one record per job per round and re-listed every directory per 
 With ``load_workers`` > 1 a pass reads a slice of up to ``load_workers`` files of every job
 that has something to read, and when there are at least two such summary files with at least
 ``pool_min_bytes`` left to read (a cold load, not the few new records of a live run), their
-slices are framed and scanned by a :class:`~.load_pool.LoadPool` of that many worker
-processes. This process stays the only writer: it takes the workers' columns back in the order
-of the pass and writes them in the pass's transaction exactly as it writes its own reading, so
-the index is the same with one worker or many. A slice whose worker raised or died is recorded
+slices are framed, scanned and (for a file read for the first time) turned into chunks ready to
+store by a :class:`~.load_pool.LoadPool` of that many worker processes. This process stays the
+only writer: it takes the workers' results back in the order of the pass and inserts them in
+the pass's transaction exactly as it inserts its own reading, so the index is the same with one
+worker or many. A slice whose worker raised or died is recorded
 as damage of that file at the offset where the slice started (what was read before stays, the
 other files go on); the file is read again when it changes.
 """
