@@ -230,13 +230,15 @@ def dump_entry(value: Any) -> bytes:
     and what the Redis index stores; both read it with ``pickle.loads``), the integer columns
     of a chunk that are arithmetic progressions pickled as such (:func:`~.chunks.compact`).
     """
+    # The columns tuple only carries a Progression on its way into pickle.dumps (typed Any).
+    columns: Any = value
     if isinstance(value, ScalarColumns):
-        value = value._replace(step=compact(value.step))
+        columns = columns._replace(step=compact(value.step))
     elif isinstance(value, BlobColumns):
-        value = value._replace(step=compact(value.step), offset=compact(value.offset),
-                               length=compact(value.length),
-                               value_index=compact(value.value_index))
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        columns = columns._replace(step=compact(value.step), offset=compact(value.offset),
+                                   length=compact(value.length),
+                                   value_index=compact(value.value_index))
+    return pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class PreparedChunk(NamedTuple):
