@@ -16,6 +16,8 @@
    answers between two charts instead of freezing while a screen of charts is drawn
    (issue 17 item 8: the parameter distribution froze for 4.8 s drawing its first screen). */
 (function () {
+  const MARGIN_PX = 150;  // "on screen": within this distance of the window
+
   function watch({selector, keyOf, enter, changed}) {
     const inView = new Set();
     const observed = new Map();  // slot element -> key
@@ -31,7 +33,7 @@
             inView.delete(key);
           }
         }
-      }, {rootMargin: "150px 0px"})
+      }, {rootMargin: `${MARGIN_PX}px 0px`})
       : null;
 
     /* Forget the slots that left the document, observe the new ones. */
@@ -51,8 +53,16 @@
         const key = keyOf(slot);
         if (key === undefined) return;
         observed.set(slot, key);
-        if (observer) observer.observe(slot);  // reports at once whether it is on screen
-        else { inView.add(key); enter(key); }  // no observer: draw every chart
+        if (!observer) { inView.add(key); enter(key); return; }  // no observer: every chart
+        observer.observe(slot);  // reports whether it is on screen, once the page is idle
+        // A slot on screen now is entered now: the observer's first report waits for the
+        // main thread, which is busy with the rest of the page's first render.
+        const rect = slot.getBoundingClientRect();
+        if (rect.bottom > -MARGIN_PX && rect.top < window.innerHeight + MARGIN_PX &&
+            (rect.width || rect.height)) {
+          inView.add(key);
+          enter(key);
+        }
       });
     }
 

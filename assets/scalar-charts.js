@@ -445,6 +445,24 @@
      thresholds, theme and run colours. */
   const pageState = () => window._diChartState;
 
+  /* The plan of a chart: render's (pageState), else the first plan the page's layout carries
+     in its HTML (charts.chart_stores), so that the points of the charts on screen are asked
+     for as soon as their slots appear rather than after the first render callback. */
+  let firstPlans = {element: null, byId: {}};
+  function planOf(chartId) {
+    const state = pageState();
+    if (state && state.byId[chartId]) return state.byId[chartId];
+    const element = document.querySelector(".di-first-plan[data-plan]");
+    if (!element) return undefined;
+    if (firstPlans.element !== element) {
+      firstPlans = {element, byId: {}};
+      try {
+        (JSON.parse(element.dataset.plan).charts || []).forEach(c => { firstPlans.byId[c.id] = c; });
+      } catch (error) { /* render brings the plan */ }
+    }
+    return firstPlans.byId[chartId];
+  }
+
   /* Points of each chart, fetched when the chart comes on screen: loaded[chart] = {stamp (the
      plan's stamp of the chart when asked), seq, series, problems, failed}. */
   const loaded = {};
@@ -503,8 +521,7 @@
 
   /* Fetch a chart's points (whole series at its width) and draw it as soon as they arrive. */
   async function load(chartId) {
-    const state = pageState();
-    const plan = state && state.byId[chartId];
+    const plan = planOf(chartId);
     if (!plan || loading[chartId] === plan.stamp) return;
     const stamp = plan.stamp;
     loading[chartId] = stamp;
@@ -520,8 +537,7 @@
     }
     if (loading[chartId] !== stamp) return;
     delete loading[chartId];
-    const now = pageState();
-    const current = now && now.byId[chartId];
+    const current = planOf(chartId);
     if (!current) return;
     if (current.stamp !== stamp) {  // newer data meanwhile: ask again
       if (inView.has(chartId)) load(chartId);
@@ -615,12 +631,12 @@
      drawn if it is not yet. */
   function ensure(chartId) {
     const state = pageState();
-    const plan = state && state.byId[chartId];
+    const plan = planOf(chartId);
     if (!plan) return;
     const data = loaded[chartId];
     if (!data || data.stamp !== plan.stamp || data.failed) load(chartId);
-    else if (!hasGraph(chartId) || drawnKeys()[chartId] !== drawnKey(state, chartId,
-                                                                     state.smoothing)) {
+    else if (state && (!hasGraph(chartId) ||
+                       drawnKeys()[chartId] !== drawnKey(state, chartId, state.smoothing))) {
       drawSoon(chartId);
     }
   }
@@ -848,14 +864,13 @@
           drawn[id.chart] = key;
           return figureOf(state, id.chart, smoothing) || noUpdate;
         });
-        // A new grid whose charts were loaded before (same plan): their graphs at once.
-        const slots = slotIds.map(id => {
-          if (existing.has(id.chart) || hasGraph(id.chart) || !loaded[id.chart] ||
-              loaded[id.chart].stamp !== (byId[id.chart] || {}).stamp) return noUpdate;
-          drawn[id.chart] = drawnKey(state, id.chart, smoothing);
-          return graphComponent(id.chart, figureOf(state, id.chart, smoothing));
+        // Charts loaded before their slot's graph exists (a new grid of charts loaded before,
+        // or points that came before this first render): drawn one per task, top first.
+        slotIds.forEach(id => {
+          if (!existing.has(id.chart) && !hasGraph(id.chart) && loaded[id.chart] &&
+              loaded[id.chart].stamp === (byId[id.chart] || {}).stamp) drawSoon(id.chart);
         });
-        return [slots, figures];
+        return [slotIds.map(() => noUpdate), figures];
       },
 
       /* Zoom history per chart: every box zoom is remembered; "back" returns one step. */

@@ -36,6 +36,15 @@
         return next;
       },
 
+      /* The auto-refresh timer: [disabled, interval in ms] from the "Auto refresh" box and the
+         seconds, clamped to MindInsight's 3..300 s (default 10; web/shell.py). */
+      autoRefresh(enabled, seconds) {
+        const value = Math.trunc(Number(seconds));
+        const clamped = Number.isFinite(value) && seconds !== null && seconds !== ""
+          ? Math.max(3, Math.min(300, value)) : 10;
+        return [!(enabled && enabled.length), clamped * 1000];
+      },
+
       /* Mark the menu link of the page shown (class "active"): the home link only on the home
          page, the others on their path and below it. `navId` is the menu's element id. */
       markActiveNav(pathname, navId) {

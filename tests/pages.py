@@ -46,7 +46,9 @@ def find(component: Any, component_id: Any) -> Any:
         return None
     if getattr(component, "id", None) == component_id:
         return component
-    return find(getattr(component, "children", None), component_id)
+    # A holder of web/components/deferred.py: its component arrives later in the browser.
+    children = [getattr(component, "children", None), getattr(component, "deferred_child", None)]
+    return find(children, component_id)
 
 
 def url_params(dash_duo) -> dict[str, str]:

@@ -62,12 +62,18 @@ def shell_layout(app: dash.Dash, nav: Sequence[NavLink],
     The browser asks for the layout from the page it opens, so the request's ``Referer`` names
     that page: rendering it here saves the routing callback's round trip on every full page
     load. Without a usable ``Referer`` the page arrives through :func:`register_shell`'s
-    ``route`` callback as for in-app navigation."""
+    ``route`` callback as for in-app navigation.
+
+    The ``url`` location starts with that page's pathname and search too: left empty, it sets
+    them when it mounts, and that change fires every callback listening to the URL (even those
+    with ``prevent_initial_call``), one round trip each before the page's first chart."""
 
     def layout() -> html.Div:
-        page, route = router.from_referrer()
+        referred = router.referred_url()
+        page, route = router.render(*referred) if referred else (None, None)
+        location = ({"pathname": referred[0], "search": referred[1]} if referred else {})
         return html.Div([
-            dcc.Location(id="url", refresh=False),
+            dcc.Location(id="url", refresh=False, **location),
             dcc.Store(id="route", data=route),
             dcc.Store(id="theme", storage_type="local", data="light"),
             dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
@@ -110,28 +116,21 @@ class PageRouter:
         page, service = found
         return page.layout(self.app, service, params), route
 
-    def from_referrer(self) -> tuple[Any, dict[str, Any] | None]:
-        """The page of the request's same-origin ``Referer``, or nothing to show yet."""
+    def referred_url(self) -> tuple[str, str] | None:
+        """The pathname and search (``"?..."`` or ``""``, as ``window.location`` has them) of
+        the request's same-origin ``Referer``: the page whose layout is asked for; None
+        without one."""
         if not flask.has_request_context():
-            return None, None
+            return None
         referrer = flask.request.referrer
         if not referrer:
-            return None, None
+            return None
         url = urlsplit(referrer)
         prefix = self.app.config.requests_pathname_prefix
         ours = url.path.startswith(prefix) or url.path == prefix.rstrip("/")
         if url.netloc != flask.request.host or not ours:
-            return None, None  # another site's page, or not one of ours
-        return self.render(url.path, "?" + url.query if url.query else "")
-
-
-def refresh_seconds(value: Any) -> int:
-    """The auto-refresh period, clamped to MindInsight's 3..300 s."""
-    try:
-        seconds = int(value)
-    except (TypeError, ValueError):
-        return DEFAULT_REFRESH_SECONDS
-    return max(MIN_REFRESH_SECONDS, min(MAX_REFRESH_SECONDS, seconds))
+            return None  # another site's page, or not one of ours
+        return url.path, "?" + url.query if url.query else ""
 
 
 def register_shell(app: dash.Dash, router: PageRouter) -> None:
@@ -140,17 +139,22 @@ def register_shell(app: dash.Dash, router: PageRouter) -> None:
     focus."""
 
     # One callback (not a route store feeding a render callback): a page costs one round trip.
+    # Not called on load: the layout holds the page of the ``Referer`` (or, without one, the
+    # location's first pathname fires this callback when it mounts).
     @app.callback(Output("page", "children"), Output("route", "data"),
-                  Input("url", "pathname"), Input("url", "search"), State("route", "data"))
+                  Input("url", "pathname"), Input("url", "search"), State("route", "data"),
+                  prevent_initial_call=True)
     def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
         if current and current == router.route(pathname, search):
             return dash.no_update, dash.no_update
         return router.render(pathname, search)
 
-    @app.callback(Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
-                  Input("auto-refresh", "value"), Input("refresh-seconds", "value"))
-    def auto_refresh(enabled: list[str] | None, seconds: Any) -> tuple[bool, int]:
-        return not enabled, refresh_seconds(seconds) * 1000
+    # In the browser: no round trip on every page load for the stored settings.
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "autoRefresh"),
+        Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
+        Input("auto-refresh", "value"), Input("refresh-seconds", "value"),
+    )
 
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyTheme"),

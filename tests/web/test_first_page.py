@@ -51,6 +51,13 @@ def test_the_page_of_the_referrer_is_in_the_layout(app_client) -> None:
     assert _find(layout, "route")["data"] == {"path": "/scalars", "train_id": "./lenet_sc"}
     page = _find(layout, "page")
     assert page is not None and page.get("children"), "the scalars page is rendered"
+    # The location starts where the browser is: mounting it changes nothing, so the URL's
+    # callbacks do not all fire on load.
+    location = _find(layout, "url")
+    assert (location["pathname"], location["search"]) == (
+        f"{prefix}scalars", "?train_id=.%2Flenet_sc&smooth=0.5")
+    bare = _find(_layout(client, f"http://localhost{prefix}scalars"), "url")
+    assert (bare["pathname"], bare["search"]) == (f"{prefix}scalars", "")
     unknown = _layout(client, f"http://localhost{prefix}no-such-page")
     assert "Page not found" in json.dumps(_find(unknown, "page"))
 
@@ -61,6 +68,7 @@ def test_without_a_usable_referrer_the_page_comes_by_routing(app_client, referre
     client, _ = app_client
     layout = _layout(client, referrer)
     assert _find(layout, "route").get("data") is None
+    assert "pathname" not in _find(layout, "url"), "the location sets itself when it mounts"
     assert not _find(layout, "page").get("children")
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html, no_update
 from dash.dependencies import ALL, MATCH
+from dash.development.base_component import Component
 
 from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
@@ -323,13 +324,23 @@ def threshold_text(threshold: dict[str, Any] | None) -> str:
     return _("Current threshold: {threshold}").format(threshold=f" {combine} ".join(parts))
 
 
-def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[dcc.Store]:
+def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[Component]:
     """The stores a chart page includes: the plan (:func:`chart_plan`; ``plan``: the first
     one, when the layout has it) and the thresholds remembered in the browser ({chart id:
     threshold})."""
     ids = chart_ids(page)
-    return [dcc.Store(id=ids["data"], data=plan),
-            dcc.Store(id=ids["thresholds"], storage_type="local", data={})]
+    stores: list[Component] = [dcc.Store(id=ids["data"], data=plan),
+                               dcc.Store(id=ids["thresholds"], storage_type="local", data={})]
+    if plan is not None:
+        try:
+            # Also in the HTML: the browser fetches the first screen's points as soon as their
+            # slots appear, not after the first render callback (scalarCharts planOf).
+            text = json.dumps(plan, allow_nan=False)
+        except ValueError:  # never expected (the plan's numbers are finite): render's plan
+            return stores
+        attributes: dict[str, Any] = {"data-plan": text}
+        stores.append(html.Div(hidden=True, className="di-first-plan", **attributes))
+    return stores
 
 
 def chart_flags_search(search: str | None, best_ids: Sequence[dict], best_clicks: Sequence[Any],
@@ -358,6 +369,9 @@ def register_chart_callbacks(app: Any) -> None:
     app._dash_insight_charts = True
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="render"),
+        # Always no_update: graphs are put in their slots by scalarCharts draw, one per task;
+        # but Dash calls a callback only when one of its outputs is on the page, and before
+        # the first graph the slots are.
         Output({"type": "graph-slot", "chart": ALL}, "children"),
         Output({"type": "scalar-graph", "chart": ALL}, "figure"),
         Input(_all("data"), "data"),

@@ -202,6 +202,14 @@ def grid_content(provider: DataProvider, train_id: str, state: dict[str, Any],
     return GridContent(cards, total, page, plan, ids)
 
 
+def export_links(app: dash.Dash, train_id: str, state: dict[str, Any]) -> tuple[str, str]:
+    """The CSV and JSON export links of the tags drawn."""
+    export = app.get_relative_path("/v1/dash-insight/export/scalars")
+    query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
+    return tuple(f"{export}?{urlencode([*query, ('format', fmt)])}"  # type: ignore[return-value]
+                 for fmt in ("csv", "json"))
+
+
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     try:
@@ -212,11 +220,13 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                                          href=app.get_relative_path("/"))])
     state = page_state(params, all_tags)
     content = grid_content(service.provider, train_id, state, all_tags, None)
+    csv_link, json_link = export_links(app, train_id, state)
     return html.Div([
         job_page_head(
             app, _("Scalars"), train_id,
-            html.A(_("Download CSV"), id="scalar-download-csv", className="di-button secondary"),
-            html.A(_("Download JSON"), id="scalar-download-json",
+            html.A(_("Download CSV"), id="scalar-download-csv", href=csv_link,
+                   className="di-button secondary"),
+            html.A(_("Download JSON"), id="scalar-download-json", href=json_link,
                    className="di-button secondary")),
         job_notice(service.provider.job(train_id), "scalar-job-notice"),
         html.Div(className="di-panel", children=[
@@ -296,17 +306,13 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("scalar-download-csv", "href"), Output("scalar-download-json", "href"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
+        prevent_initial_call=True,  # the layout has them
     )
     def downloads(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
         """The export links name the tags drawn."""
         train_id, state, _unused = current(search)
-        export = app.get_relative_path("/v1/dash-insight/export/scalars")
-        query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
-
-        def link(fmt: str) -> str:
-            return f"{export}?{urlencode([*query, ('format', fmt)])}"
-
-        return {} if state["compose"] else {"display": "none"}, link("csv"), link("json")
+        return ({} if state["compose"] else {"display": "none"},
+                *export_links(app, train_id, state))
 
     @app.callback(
         Output("scalar-grid", "children"), Output("scalar-total", "children"),

@@ -36,6 +36,7 @@ from dash import Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
+from dash_insight.web.components.deferred import deferred
 from dash_insight.web.url_state import decode_tags
 
 # --- selection -----------------------------------------------------------------------------------
@@ -322,7 +323,8 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
             *extra,
         ]),
         dcc.Store(id=f"{list_id}-key", data=view.key),
-        html.Div(className="di-picker-list", children=[
+        # Mounted after the charts on screen: a grid mounted with the layout delays them.
+        deferred(
             dag.AgGrid(
                 id=list_id, className="di-picker-grid",
                 rowData=view.row_data(),
@@ -339,7 +341,9 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
                 },
                 style={"height": f"{picker_height(len(view.rows))}px"},
             ),
-        ]),
+            f"{list_id}-holder", className="di-picker-list",
+            style={"minHeight": f"{picker_height(len(view.rows))}px"},
+        ),
     ])
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dash
 from dash import Output, State, ctx, dcc, html
 
+from dash_insight.web.application import assets_folder
 from dash_insight.web.components import tag_select as ts
 from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
 from tests.browser import until
@@ -173,7 +174,8 @@ def _ten_thousand_app() -> dash.Dash:
     ``filter``), wired as the real pages wire it."""
     names = [f"name{i:05d}" for i in range(10_000)]
     state = UrlState(Tags("tags"), Text("filter"))
-    app = dash.Dash(__name__)
+    # The picker's scripts; its grid arrives after the layout (web/components/deferred.py).
+    app = dash.Dash(__name__, assets_folder=assets_folder(), suppress_callback_exceptions=True)
     app.layout = html.Div([
         dcc.Location(id="url", refresh=False),
         dcc.Interval(id="refresh-interval", disabled=True),
