@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # tests/web/test_plotly_bundle.py checks the code draws no other type; scatter and heatmap
 # (contour's base) come with them.
-TRACES=(bar pie contour scattergl scatter3d surface parcoords)
+TRACES=(bar pie contour scattergl scatter3d surface)
 PYTHON=${PYTHON:-.venv/bin/python}
 VERSION=$("$PYTHON" -c "from plotly.offline import get_plotlyjs_version as v; print(v())")
 OUT="$PWD/assets/plotly-dash-insight.min.js"

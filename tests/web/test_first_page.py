@@ -87,7 +87,7 @@ def test_full_load_and_in_app_navigation_show_their_pages(dash_duo, corpus_app) 
     dash_duo.find_element("#nav-lineage").click()  # in-app navigation still routes
     until(lambda: "/lineage" in dash_duo.driver.current_url, 10)
     dash_duo.wait_for_element("#lineage-tab-model")
-    dash_duo.wait_for_element("#page .js-plotly-plot .parcoords", timeout=30)  # a WebGL trace
+    dash_duo.wait_for_element("#page .js-plotly-plot", timeout=30)  # the overview's charts
     # plotly.js is dash-insight's partial bundle, loaded once as an asset.
     assert dash_duo.driver.execute_script("return window.Plotly && window.Plotly.version") \
         == _plotly_version()

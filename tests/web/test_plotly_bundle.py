@@ -51,7 +51,7 @@ def test_the_bundle_has_every_trace_type_the_code_draws() -> None:
     sources = [*(ROOT / "dash_insight").rglob("*.py"), *(ROOT / "assets").glob("*.js")]
     sources = [path for path in sources if path != BUNDLE]
     used = traces_used(sources)
-    assert {"scatter", "bar", "pie", "parcoords", "surface"} <= used  # the scan finds them
+    assert {"scatter", "bar", "pie", "surface"} <= used  # the scan finds them
     missing = used - set(bundle_header()["traces"].split())
     assert not missing, f"add {sorted(missing)} to TRACES in scripts/build_plotly_bundle.sh"
 

@@ -2,12 +2,12 @@
 
 MindInsight's model-traceback and data-traceback pages (spec §4.6, ui-reference 09/10) in one
 page: a parallel-coordinates chart (one axis per chosen column, one line per job, coloured by a
-metric; brushing an axis filters the table), a table with sorting, filtering, links to each
-job's dashboard, show / hide selected rows, CSV export and editable remarks and tags (persisted
-in the workspace, shared with ``PUT /lineagemgr/lineages``), and on the model tab an overview:
-an objective's distribution, each hyper-parameter's importance (|Pearson r| as MindInsight, and
-|Spearman rho|) over the jobs in the table, and a scatter of one parameter against the
-objective.
+metric; brushing an axis filters the table; SVG drawn by assets/lineage-chart.js), a table with
+sorting, filtering, links to each job's dashboard, show / hide selected rows, CSV export and
+editable remarks and tags (persisted in the workspace, shared with ``PUT /lineagemgr/lineages``),
+and on the model tab an overview: an objective's distribution, each hyper-parameter's importance
+(|Pearson r| as MindInsight, and |Spearman rho|) over the jobs in the table, and a scatter of
+one parameter against the objective.
 
 URL state: ``?tab=model|dataset&columns=<id>,<id>&color=<metric>&sort=<column>:asc|desc
 &filters=<JSON {column: [[low, high], ...] | [value, ...]}>&show=<ids>&hide=<ids>
@@ -21,7 +21,7 @@ from typing import Any
 
 import dash
 import dash_ag_grid as dag
-from dash import Input, Output, State, ctx, dcc, html
+from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
@@ -30,7 +30,12 @@ from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
-from dash_insight.web.components.figures import graph_config
+from dash_insight.web.components.lazy_graph import (
+    lazy_figure,
+    lazy_figure_id,
+    lazy_graph,
+    register_lazy_graphs,
+)
 from dash_insight.web.url_state import make_search, parse_search, same_search
 
 PATH = "/lineage"
@@ -45,21 +50,29 @@ def _tabs(app: dash.Dash) -> html.Nav:
     ])
 
 
+#: The overview's charts are lazy graphs (web.components.lazy_graph): assets/graph-slots.js
+#: draws them one per main-thread task, so the page answers between two of them.
+_OVERVIEW_CONFIG = {"displayModeBar": False}
+
+
 def _overview() -> html.Aside:
     return html.Aside(id="lineage-overview", className="di-panel di-lineage-overview", children=[
         html.H2(_("Optimization objective"), className="di-lineage-h"),
         dcc.Dropdown(id="lineage-objective", clearable=False, placeholder=_("No metric yet")),
         html.Div(id="lineage-overview-note", className="di-muted di-lineage-note"),
         html.H3(_("Objective distribution"), className="di-lineage-h3"),
-        dcc.Graph(id="lineage-distribution", config={"displayModeBar": False}),
+        lazy_graph("lineage-distribution", "lineage-distribution", None, _OVERVIEW_CONFIG,
+                   "di-lineage-distribution"),
         html.H3(_("Parameter importance"), className="di-lineage-h3",
                 title=_("|Pearson r| is MindInsight's importance (linear effects); |Spearman ρ| "
                         "also catches monotonic ones. Computed over the jobs in the table.")),
-        dcc.Graph(id="lineage-importance", config={"displayModeBar": False}),
+        lazy_graph("lineage-importance", "lineage-importance", None, _OVERVIEW_CONFIG,
+                   "di-lineage-importance"),
         html.H3(_("Parameter and objective"), className="di-lineage-h3"),
         dcc.Dropdown(id="lineage-param", clearable=False,
                      placeholder=_("No numeric parameter")),
-        dcc.Graph(id="lineage-scatter", config={"displayModeBar": False}),
+        lazy_graph("lineage-scatter", "lineage-scatter", None, _OVERVIEW_CONFIG,
+                   "di-lineage-scatter"),
     ])
 
 
@@ -76,7 +89,6 @@ def _grid() -> dag.AgGrid:
             "stopEditingWhenCellsLoseFocus": True, "enableCellTextSelection": True,
             "localeText": grid_locale_text(),
             "selectionColumnDef": {"pinned": "left"},
-            "suppressColumnVirtualisation": True,
         },
         csvExportParams={"fileName": "lineage.csv",
                          "processCellCallback": {"function": "lineageCsvCell(params)"}},
@@ -139,10 +151,9 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                                 "axis, below its ticks: the job has no value there"),
                               className="di-muted"),
                 ]),
-                dcc.Loading(dcc.Graph(id="lineage-chart", className="di-lineage-chart",
-                                      config=graph_config(
-                                          modeBarButtonsToRemove=["lasso2d"])),
-                            type="circle", delay_show=400),
+                # Drawn in SVG by assets/lineage-chart.js from the lineage-chart-spec store
+                # (views.parallel_chart); a drag on an axis writes lineage-brush.
+                html.Div(id="lineage-chart", className="di-lineage-chart"),
                 html.Div(className="di-toolbar di-lineage-actions", children=[
                     html.Button(_("Show selected"), id="lineage-show-selected",
                                 className="di-button secondary",
@@ -155,6 +166,9 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                     html.Button(_("Export CSV"), id="lineage-export",
                                 className="di-button secondary",
                                 title=_("Download the table's rows (after filters) as CSV")),
+                    html.Button(_("Save chart"), id="lineage-save-chart",
+                                className="di-button secondary",
+                                title=_("Download the chart as it is drawn (SVG)")),
                     html.Span(id="lineage-count", className="di-muted"),
                     html.Span(id="lineage-status", className="di-muted", role="status"),
                 ]),
@@ -165,6 +179,9 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
             ]),
         ]),
         dcc.Store(id="lineage-axes"),
+        dcc.Store(id="lineage-chart-spec"),
+        dcc.Store(id="lineage-chart-drawn"),
+        dcc.Store(id="lineage-brush"),
         dcc.Store(id="lineage-signature"),
         dcc.Store(id="lineage-saved", data=0),
         dcc.Store(id="lineage-auto-colour"),
@@ -189,11 +206,17 @@ def register(app: dash.Dash, service: LineageService) -> None:
     def dashboard_href(train_id: str) -> str:
         return app.get_relative_path("/dashboard") + make_search({"train_id": train_id})
 
+    def chart(name: str, figure: Any) -> dict[str, Any] | None:
+        """An overview chart's figure for its lazy graph, as high as the figure says."""
+        height = figure.layout.height
+        return lazy_figure(f"lineage-{name}", figure, _OVERVIEW_CONFIG, f"di-lineage-{name}",
+                           {"height": f"{height}px"} if height else None)
+
     def tab_data(tab: str) -> views.TabData:
         return views.tab_data(tab, service.lineages())
 
     @app.callback(
-        Output("lineage-chart", "figure"), Output("lineage-axes", "data"),
+        Output("lineage-chart-spec", "data"), Output("lineage-axes", "data"),
         Output("lineage-grid", "rowData"), Output("lineage-grid", "columnDefs"),
         Output("lineage-columns", "options"), Output("lineage-columns", "value"),
         Output("lineage-columns-summary", "children"),
@@ -222,9 +245,10 @@ def register(app: dash.Dash, service: LineageService) -> None:
         columns = views.chosen_columns(data, state)
         colour = views.colour_column(data, state)
         visible = views.visible_rows(data, state)
-        figure, axes = views.parcoords_figure(visible, columns, colour, state.filters,
-                                               data.labels)
         rows = views.table_rows(data, state)
+        in_table = {r["train_id"] for r in rows}
+        spec, axes = views.parallel_chart(visible, columns, colour, state.filters, data.labels,
+                                          [r["train_id"] in in_table for r in visible])
         unknown = [c for c in (state.columns or []) if data.column(c) is None]
         if unknown:
             problems.append(_("unknown column(s) ignored: {columns}").format(
@@ -250,7 +274,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
         defs = (dash.no_update if defs_key == previous.get("defs")
                 else views.grid_column_defs(columns, state.sort))
         return (
-            figure, [a.to_dict() for a in axes],
+            spec, [a.to_dict() for a in axes],
             views.grid_row_data(rows, columns, added, dashboard_href), defs,
             options, [c.id for c in columns], summary,
             colour_options, colour.id if colour else None, count,
@@ -262,9 +286,11 @@ def register(app: dash.Dash, service: LineageService) -> None:
 
     @app.callback(
         Output("lineage-objective", "options"), Output("lineage-objective", "value"),
-        Output("lineage-distribution", "figure"), Output("lineage-importance", "figure"),
+        Output(lazy_figure_id("lineage-distribution"), "data"),
+        Output(lazy_figure_id("lineage-importance"), "data"),
         Output("lineage-param", "options"), Output("lineage-param", "value"),
-        Output("lineage-scatter", "figure"), Output("lineage-overview-note", "children"),
+        Output(lazy_figure_id("lineage-scatter"), "data"),
+        Output("lineage-overview-note", "children"),
         Output("lineage-auto-overview", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
@@ -283,7 +309,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
         empty = views.scatter_figure([], [], [], "", "")
         if not targets:
             note = _("No metric or loss in the jobs shown.") if entries else ""
-            return [], None, empty, empty, [], None, empty, note, dash.no_update
+            return ([], None, chart("distribution", empty), chart("importance", empty), [],
+                    None, chart("scatter", empty), note, dash.no_update)
         target = state.objective if state.objective in targets else targets[0]
         result = lineage_data.optimizer_targets(objects)
         summary = next(t for t in result["targets"] if t["name"] == target)
@@ -298,10 +325,11 @@ def register(app: dash.Dash, service: LineageService) -> None:
                         "Over the {count} jobs in the table.", len(objects)).format(
                             count=len(objects))
         return ([{"label": t, "value": t} for t in targets], target,
-                views.distribution_figure(summary), views.importance_figure(
-                    importance, message=views.importance_message(importance, len(objects))),
-                [{"label": p, "value": p} for p in params], param, scatter, note,
-                {"objective": target, "param": param})
+                chart("distribution", views.distribution_figure(summary)),
+                chart("importance", views.importance_figure(
+                    importance, message=views.importance_message(importance, len(objects)))),
+                [{"label": p, "value": p} for p in params], param, chart("scatter", scatter),
+                note, {"objective": target, "param": param})
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -341,28 +369,38 @@ def register(app: dash.Dash, service: LineageService) -> None:
             return [o["value"] for o in options or []]
         return []
 
+    register_lazy_graphs(app)
+    app.clientside_callback(
+        ClientsideFunction(namespace="lineageChart", function_name="draw"),
+        Output("lineage-chart-drawn", "data"), Input("lineage-chart-spec", "data"),
+    )
+    app.clientside_callback(
+        ClientsideFunction(namespace="lineageChart", function_name="save"),
+        Output("lineage-save-chart", "title"), Input("lineage-save-chart", "n_clicks"),
+        prevent_initial_call=True,
+    )
+
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("lineage-chart", "restyleData"),
+        Input("lineage-brush", "data"),
         State("lineage-axes", "data"), State("url", "search"), prevent_initial_call=True,
     )
-    def brush_to_url(restyle: list | None, axes: list[dict] | None, search: str | None) -> Any:
-        """A brush on an axis (parcoords ``constraintrange``) becomes a URL filter; the table
-        follows the URL."""
-        if not restyle or not isinstance(restyle[0], dict) or not axes:
+    def brush_to_url(brush: Any, axes: list[dict] | None, search: str | None) -> Any:
+        """A brush dragged on an axis (or cleared by a click on it) becomes a URL filter; the
+        table and the chart follow the URL."""
+        event = views.brush_from_event(brush)
+        if event is None or not axes:
             raise PreventUpdate
+        index, axis_id, fractions = event
+        if index >= len(axes) or axes[index].get("id") != axis_id:
+            raise PreventUpdate  # the chart changed under the drag
         state, _unused = views.parse_state(parse_search(search))
         filters = dict(state.filters)
-        for key, value in restyle[0].items():
-            index = _dimension_index(key)
-            if index is None or index >= len(axes):
-                continue
-            axis = views.Axis.from_dict(axes[index])
-            ranges = views.ranges_from_restyle(value)
-            if ranges is None:
-                filters.pop(axis.id, None)
-            else:
-                filters[axis.id] = views.filter_from_ranges(axis, ranges)
+        if fractions is None:
+            filters.pop(axis_id, None)
+        else:
+            filters[axis_id] = views.filter_from_fractions(views.Axis.from_dict(axes[index]),
+                                                           fractions)
         state.filters = filters
         return _changed(search, views.state_search(state))
 
@@ -449,13 +487,3 @@ def register(app: dash.Dash, service: LineageService) -> None:
         count = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0
         return " ".join(messages), count + 1
 
-
-def _dimension_index(key: str) -> int | None:
-    """``dimensions[3].constraintrange`` -> 3."""
-    prefix, suffix = "dimensions[", "].constraintrange"
-    if not (key.startswith(prefix) and key.endswith(suffix)):
-        return None
-    try:
-        return int(key[len(prefix):-len(suffix)])
-    except ValueError:
-        return None

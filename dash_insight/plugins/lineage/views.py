@@ -11,6 +11,7 @@ scalar parameters of a stage that differ between jobs ("key parameters").
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,7 +26,7 @@ from dash_insight.core.i18n import LazyString, lazy_gettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
-from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR, small_layout
+from dash_insight.web.components.figures import TEXT_COLOUR, small_layout
 
 TABS = ("model", "dataset")
 MISSING = "n/a"
@@ -413,7 +414,10 @@ def number_text(value: float) -> str:
     return f"{value:.4g}"
 
 
-def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """About ``count`` ticks inside [low, high] at multiples of a step of 1, 2, 2.5 or 5 times a
+    power of ten, the smallest such step >= (high - low) / (count - 1); ``[low]`` when the
+    range is empty."""
     if high <= low:
         return [low]
     raw = (high - low) / max(1, count - 1)
@@ -480,7 +484,8 @@ def _axis_position(axis: Axis, value: Any) -> float:
 
 
 def constraint_ranges(axis: Axis, wanted: list[Any] | None) -> list[list[float]] | None:
-    """The parcoords ``constraintrange`` of a filter (None = no brush)."""
+    """A filter as ranges of axis positions (None = no brush): number ranges as they are (a
+    ``None`` low reaching the "n/a" position), categories +- half a step, neighbours merged."""
     if not wanted:
         return None
     ranges: list[list[float]] = []
@@ -503,8 +508,7 @@ def constraint_ranges(axis: Axis, wanted: list[Any] | None) -> list[list[float]]
 
 
 def filter_from_ranges(axis: Axis, ranges: Sequence[Sequence[float]]) -> list[Any]:
-    """A brush (``constraintrange`` ranges) as a URL filter; inverse of
-    :func:`constraint_ranges`."""
+    """Ranges of axis positions as a URL filter; inverse of :func:`constraint_ranges`."""
     if axis.kind == "number":
         out = []
         for low, high in ranges:
@@ -520,103 +524,200 @@ def filter_from_ranges(axis: Axis, ranges: Sequence[Sequence[float]]) -> list[An
     return chosen
 
 
-def ranges_from_restyle(value: Any) -> list[list[float]] | None:
-    """The ranges of a parcoords ``dimensions[i].constraintrange`` restyle value (plotly wraps
-    it per trace; one range ``[a, b]`` or several ``[[a, b], ...]``); None when cleared."""
-    if isinstance(value, list) and len(value) == 1 and (value[0] is None
-                                                        or isinstance(value[0], list)):
-        value = value[0]
-    if not value:
-        return None
-    if all(_is_number(v) for v in value) and len(value) == 2:
-        return [[float(value[0]), float(value[1])]]
-    ranges = []
-    for item in value:
-        if isinstance(item, list) and len(item) == 2 and all(_is_number(v) for v in item):
-            ranges.append([float(item[0]), float(item[1])])
-    return ranges or None
-
-
-def _dimension(column: Column, axis: Axis, rows: Sequence[Mapping[str, Any]],
-               wanted: list[Any] | None) -> dict[str, Any]:
-    dimension: dict[str, Any] = {
-        "label": short_label(column.label, _AXIS_TITLE_LENGTH),
-        "values": [_axis_position(axis, r.get(column.id)) for r in rows],
-    }
+def axis_span(axis: Axis) -> tuple[float, float]:
+    """The positions at the foot and the top of an axis: a number axis runs from its "n/a"
+    position (or its lowest value) to its highest value; a category axis from its first to
+    its last category (index), or -1..1 around a single category so it sits mid-height."""
     if axis.kind == "number":
-        bottom = axis.missing if axis.missing is not None else axis.low
-        dimension["range"] = [bottom, axis.high]
-        # Ticks at nice values inside the data, 4 significant digits. A job without a value
-        # draws its line to the axis' foot, below the lowest tick, unlabelled: a label there
-        # on every axis made a row of "n/a" along the bottom of the chart.
-        ticks = _nice_ticks(axis.low, axis.high)
-        dimension["tickvals"] = ticks
-        dimension["ticktext"] = [number_text(t) for t in ticks]
-    else:
-        count = len(axis.categories)
-        dimension["range"] = [0, count - 1] if count > 1 else [-1, 1]
-        dimension["tickvals"] = list(range(count))
-        dimension["ticktext"] = ["" if c == MISSING else short_label(label)
-                                 for c, label in zip(axis.categories,
-                                                     axis.labels or axis.categories,
-                                                     strict=True)]
+        return (axis.missing if axis.missing is not None else axis.low), axis.high
+    count = len(axis.categories)
+    return (0.0, float(count - 1)) if count > 1 else (-1.0, 1.0)
+
+
+def to_fraction(axis: Axis, position: float) -> float:
+    """A position on an axis as its height above the foot: (position - foot) / (top - foot),
+    0 at the foot, 1 at the top (the chart draws fractions, so every axis fills its height)."""
+    bottom, top = axis_span(axis)
+    return (position - bottom) / (top - bottom)
+
+
+def from_fraction(axis: Axis, fraction: float) -> float:
+    """Inverse of :func:`to_fraction`: foot + fraction * (top - foot)."""
+    bottom, top = axis_span(axis)
+    return bottom + fraction * (top - bottom)
+
+
+def value_fraction(axis: Axis, value: Any) -> float:
+    """Where a job's value sits on an axis (a missing number at the foot, below the ticks)."""
+    return to_fraction(axis, _axis_position(axis, value))
+
+
+def brush_fractions(axis: Axis, wanted: list[Any] | None) -> list[list[float]] | None:
+    """The brushes (fraction ranges, foot = 0) that draw a URL filter on an axis; None = no
+    brush. The ranges are :func:`constraint_ranges`' (a category brush spans its categories
+    +- half a step, as Plotly's parcoords snapped them), clipped to the axis."""
     ranges = constraint_ranges(axis, wanted)
-    if ranges:
-        dimension["constraintrange"] = ranges if len(ranges) > 1 else ranges[0]
-    return dimension
+    if ranges is None:
+        return None
+    out = []
+    for low, high in ranges:
+        first, second = sorted((to_fraction(axis, low), to_fraction(axis, high)))
+        out.append([min(max(first, 0.0), 1.0), min(max(second, 0.0), 1.0)])
+    return out
 
 
-def _line(rows: Sequence[Mapping[str, Any]], colour: Column | None) -> dict[str, Any]:
+def filter_from_fractions(axis: Axis, fractions: Sequence[Sequence[float]]) -> list[Any]:
+    """A brush dragged on an axis (fraction ranges, foot = 0, in any order) as a URL filter;
+    inverse of :func:`brush_fractions` up to the drag's precision. A short brush between two
+    categories keeps the category nearest its middle (a filter that keeps nothing would have
+    no brush to show it)."""
+    ranges = [sorted((from_fraction(axis, float(a)), from_fraction(axis, float(b))))
+              for a, b in fractions]
+    wanted = filter_from_ranges(axis, ranges)
+    if not wanted and ranges and axis.kind == "category" and axis.categories:
+        middle = (ranges[0][0] + ranges[0][1]) / 2
+        wanted = [axis.categories[min(max(round(middle), 0), len(axis.categories) - 1)]]
+    return wanted
+
+
+def brush_from_event(data: Any) -> tuple[int, str, list[list[float]] | None] | None:
+    """The axis index, axis id and fraction ranges (None = cleared) of a brush event that
+    ``assets/lineage-chart.js`` writes into the ``lineage-brush`` store (``{"axis": i, "id":
+    ..., "ranges": [[a, b], ...] | null}``); None for anything malformed."""
+    if not isinstance(data, dict):
+        return None
+    index, axis_id, ranges = data.get("axis"), data.get("id"), data.get("ranges")
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0 \
+            or not isinstance(axis_id, str):
+        return None
+    if ranges is None or ranges == []:
+        return index, axis_id, None
+    if not isinstance(ranges, list) or not all(
+            isinstance(r, list) and len(r) == 2 and all(_is_number(v) for v in r)
+            for r in ranges):
+        return None
+    return index, axis_id, [[float(a), float(b)] for a, b in ranges]
+
+
+def _hex_rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def colour_at(fraction: float,
+              scale: Sequence[tuple[float, str]] = _COLOURSCALE) -> str:
+    """The colour of ``fraction`` (clipped to 0..1) on a colour scale: linear interpolation in
+    RGB between the two stops around it, as Plotly's colour scales (``#rrggbb``)."""
+    fraction = min(max(fraction, 0.0), 1.0)
+    for (left, left_colour), (right, right_colour) in itertools.pairwise(scale):
+        if fraction <= right:
+            share = 0.0 if right == left else (fraction - left) / (right - left)
+            a, b = _hex_rgb(left_colour), _hex_rgb(right_colour)
+            return "#" + "".join(f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b,
+                                                                                      strict=True))
+    return scale[-1][1]
+
+
+def line_colours(rows: Sequence[Mapping[str, Any]],
+                 colour: Column | None) -> tuple[list[str], dict[str, Any] | None]:
+    """Each row's line colour and the colour bar: with a colour metric, value -> colour by
+    (value - min) / (max - min) on the scale (grey for jobs without it), the bar listing the
+    scale and nice ticks as fractions of it; without one, every line in the single colour."""
     if colour is None:
-        return {"color": _SINGLE_COLOUR}
+        return [_SINGLE_COLOUR] * len(rows), None
     values = [r.get(colour.id) for r in rows]
-    present = [float(v) for v in values if v is not None]
+    present = [float(v) for v in values if _is_number(v)]
     if not present:
-        return {"color": _MISSING_COLOUR}
+        return [_MISSING_COLOUR] * len(rows), None
     low, high = min(present), max(present)
-    if high == low:
-        high = low + 1.0
-    gap = (high - low) / 12
-    missing = low - gap
-    scale: list[list[Any]] = [[0.0, _MISSING_COLOUR], [0.999 / 13, _MISSING_COLOUR]]
-    scale += [[1 / 13 + (12 / 13) * stop, colour_] for stop, colour_ in _COLOURSCALE]
-    return {
-        "color": [missing if v is None else float(v) for v in values],
-        "colorscale": scale, "cmin": missing, "cmax": high, "showscale": True,
-        "colorbar": {"title": {"text": short_label(colour.label, 18), "side": "right"},
-                     "thickness": 10, "len": 0.9, "outlinewidth": 0},
+    span = high - low
+    colours = [_MISSING_COLOUR if not _is_number(v) else
+               colour_at((float(v) - low) / span if span else 0.5) for v in values]
+    ticks = nice_ticks(low, high) if span else [low]
+    bar = {
+        "title": short_label(colour.label, 18), "fullTitle": colour.label,
+        "stops": [[stop, hex_colour] for stop, hex_colour in _COLOURSCALE] if span
+        else [[0.0, colour_at(0.5)], [1.0, colour_at(0.5)]],
+        "ticks": [[(t - low) / span if span else 0.5, number_text(t)] for t in ticks],
+        "missing": _MISSING_COLOUR if len(present) < len(values) else None,
     }
+    return colours, bar
 
 
-def parcoords_figure(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
-                     colour: Column | None, filters: Mapping[str, list[Any]],
-                     labels: Mapping[str, Mapping[str, str]] | None = None,
-                     height: int = 440) -> tuple[go.Figure, list[Axis]]:
-    """One axis per column and one line per row, coloured by ``colour`` (grey = no value), the
-    URL's filters drawn as brushes; with the axes (for turning brushes back into filters)."""
-    labels = labels or {}
-    axes = [axis_for(c, rows, labels.get(c.id)) for c in columns]
-    layout = small_layout(height=height)
-    # Room above the plot for the rotated axis titles (about 0.6 em a character).
+def value_text(value: Any) -> str:
+    """A value whole, as the chart's hover shows it (ticks and cells round to 4 digits)."""
+    if value is None:
+        return _("no value")
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def hover_value(value: Any, labels: Mapping[str, str] | None = None) -> str:
+    """A job's value in the chart's hover: whole (:func:`value_text`), or the short label of
+    a pipeline stage's parameters (``batch_size=64``; the table has the JSON whole)."""
+    if labels and isinstance(value, str) and value in labels:
+        return labels[value]
+    return value_text(value)
+
+
+def axis_ticks(axis: Axis) -> list[list[Any]]:
+    """An axis' ticks as ``[fraction, text, whole text]``: number axes at nice values inside
+    the data, 4 significant digits (a job without a value draws its line to the axis' foot,
+    below the lowest tick, unlabelled: a label there on every axis made a row of "n/a"); a
+    category axis one tick per category, shortened to 10 characters ("n/a" unlabelled)."""
+    if axis.kind == "number":
+        return [[to_fraction(axis, t), number_text(t), number_text(t)]
+                for t in nice_ticks(axis.low, axis.high)]
+    return [[to_fraction(axis, float(index)), short_label(label), label]
+            for index, (category, label) in enumerate(
+                zip(axis.categories, axis.labels or axis.categories, strict=True))
+            if category != MISSING]
+
+
+def chart_margins(columns: Sequence[Column], coloured: bool) -> dict[str, int]:
+    """Room around the axes: above them for the titles rotated :data:`_LABEL_ANGLE` degrees
+    (sin(angle) * characters * 0.62 em), right of them for the colour bar."""
     longest = max((len(short_label(c.label, _AXIS_TITLE_LENGTH)) for c in columns), default=0)
     title_room = math.sin(math.radians(-_LABEL_ANGLE)) * longest * _LABEL_FONT_SIZE * 0.62
-    layout.update(margin={"l": 60, "r": 100, "t": int(title_room) + 28, "b": 24},
-                  font={"color": TEXT_COLOUR}, uirevision="lineage")
-    if not rows or not columns:
-        figure = go.Figure(layout=layout)
-        figure.add_annotation(text=_("No job to draw") if not rows else _("No column chosen"),
-                              showarrow=False, font={"size": 14})
-        figure.update_xaxes(visible=False)
-        figure.update_yaxes(visible=False)
-        return figure, axes
-    dimensions = [_dimension(c, a, rows, filters.get(c.id))
-                  for c, a in zip(columns, axes, strict=True)]
-    trace = go.Parcoords(dimensions=dimensions, line=_line(rows, colour),
-                         labelangle=_LABEL_ANGLE, labelside="top",
-                         labelfont={"size": _LABEL_FONT_SIZE, "color": TEXT_COLOUR},
-                         tickfont={"size": 10, "color": TEXT_COLOUR},
-                         rangefont={"size": 9, "color": GRID_COLOUR})
-    return go.Figure(trace, layout=layout), axes
+    return {"l": 70, "r": 110 if coloured else 50, "t": int(title_room) + 28, "b": 24}
+
+
+def parallel_chart(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
+                   colour: Column | None, filters: Mapping[str, list[Any]],
+                   labels: Mapping[str, Mapping[str, str]] | None = None,
+                   passing: Sequence[bool] | None = None,
+                   height: int = 440) -> tuple[dict[str, Any], list[Axis]]:
+    """The parallel-coordinates chart that ``assets/lineage-chart.js`` draws in SVG (Plotly's
+    WebGL parcoords froze the page for seconds without a GPU): one axis per column, one line
+    per row at fractions of each axis' height, coloured by ``colour`` (grey = no value); the
+    URL's filters drawn as brushes, rows outside them (``passing`` False) dimmed; each line's
+    hover text (job and every value whole). With the axes, for turning brushes into filters."""
+    labels = labels or {}
+    axes = [axis_for(c, rows, labels.get(c.id)) for c in columns]
+    message = None
+    if not rows:
+        message = _("No job to draw")
+    elif not columns:
+        message = _("No column chosen")
+    colours, bar = line_colours(rows, colour)
+    passing = list(passing) if passing is not None else [True] * len(rows)
+    spec: dict[str, Any] = {
+        "height": height, "margin": chart_margins(columns, bar is not None),
+        "labelAngle": _LABEL_ANGLE, "message": message,
+        "brushHint": _("Drag along an axis to keep the jobs in a range (Shift: one more range); "
+                       "click a brushed axis to clear it"),
+        "axes": [{"id": a.id, "title": short_label(c.label, _AXIS_TITLE_LENGTH),
+                  "fullTitle": c.label, "ticks": axis_ticks(a),
+                  "brushes": brush_fractions(a, filters.get(c.id)) or []}
+                 for c, a in zip(columns, axes, strict=True)] if message is None else [],
+        "lines": [] if message else [
+            {"id": row["train_id"], "colour": line_colour, "selected": bool(keep),
+             "points": [round(value_fraction(a, row.get(c.id)), 6)
+                        for c, a in zip(columns, axes, strict=True)],
+             "hover": [str(row["train_id"]), *(
+                 f"{c.label}: {hover_value(row.get(c.id), labels.get(c.id))}" for c in columns)]}
+            for row, line_colour, keep in zip(rows, colours, passing, strict=True)],
+        "colourbar": bar if message is None else None,
+    }
+    return spec, axes
 
 
 # -- grid ------------------------------------------------------------------------------------

@@ -235,11 +235,25 @@ def _empty_figure(layout: go.Layout, message: str) -> go.Figure:
     return figure
 
 
-def _figure(traces: list[dict[str, Any]], layout: go.Layout) -> go.Figure:
-    """A figure of trace dicts built by this module, without plotly's per-property validation
-    (7x faster for the 100-200 traces of a chart; ``tests/test_histogram_views.py`` checks that
-    the same figure passes validation)."""
-    return go.Figure(data=traces, layout=layout, _validate=False)
+def _merged(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``updates`` as Plotly's ``update_layout`` does: nested dicts merged,
+    other values replaced."""
+    out = dict(base)
+    for key, value in updates.items():
+        old = out.get(key)
+        out[key] = (_merged(old, value) if isinstance(old, dict) and isinstance(value, dict)
+                    else value)
+    return out
+
+
+def _figure(traces: list[dict[str, Any]], layout: go.Layout, **updates: Any) -> go.Figure:
+    """A figure of trace dicts built by this module, its layout updated by ``updates``, all
+    without plotly's per-property validation: validating the traces took 7x the time of the
+    rest, and ``update_layout`` on the built figure 40% of a histogram page's cards (the
+    parameter distribution page's first answer). ``tests/test_histogram_views.py`` checks that
+    the same figures pass validation."""
+    return go.Figure(data=traces, layout=_merged(layout.to_plotly_json(), updates),
+                     _validate=False)
 
 
 def _hover_trace(steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]],
@@ -296,8 +310,8 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
         traces.append(_hover_trace(hovers, template))
     ticks = _tick_positions(len(series))
     ticktext = [axis_label(float(values[i]), axis) for i in ticks]
-    figure = _figure(traces, layout)
-    figure.update_layout(
+    return _figure(
+        traces, layout,
         hovermode="closest", margin=label_margin(max(len(t) for t in ticktext)),
         xaxis={"range": _x_range(series), "showgrid": False, "zeroline": False,
                "tickformat": ".3~g"},
@@ -307,7 +321,6 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
                "range": [-0.04, 1.0 + (RIDGE_HEIGHT if len(series) > 1 else 1.0) * 1.05]},
         meta={"view": "top", "axis": axis},
     )
-    return figure
 
 
 def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure:
@@ -325,14 +338,13 @@ def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure
         "name": f"step {series.steps[i]}", "showlegend": False}
         for i, buckets in enumerate(series.buckets) if len(buckets)]
     peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
-    figure = _figure(traces, layout)
-    figure.update_layout(
+    return _figure(
+        traces, layout,
         hovermode="closest", margin=label_margin(count_label_chars(peak), right_title=True),
         xaxis={"range": _x_range(series), "showgrid": False, "tickformat": ".3~g"},
         yaxis={"side": "right", "rangemode": "tozero", "title": {"text": _("count")}},
         meta={"view": "front"},
     )
-    return figure
 
 
 def count_label_chars(peak: float) -> int:

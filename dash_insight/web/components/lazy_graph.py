@@ -28,11 +28,30 @@ def lazy_graph(key: str, graph_id: dict[str, str] | str, figure: Any,
     className=class_name, responsive=True)``, drawn when on screen. ``key`` names it among the
     lazy graphs of the app (a page prefix and the tag); the slot takes the graph's class name
     too, so it holds the graph's height before it is drawn."""
-    graph = {"id": graph_id, "config": dict(config), "className": class_name}
     return html.Div(className="di-lazy-graph", children=[
-        dcc.Store(id={"type": FIGURE, "key": key}, data={"figure": figure, "graph": graph}),
+        dcc.Store(id=lazy_figure_id(key), data=lazy_figure(graph_id, figure, config, class_name)),
         html.Div(id={"type": SLOT, "key": key}, className=f"di-lazy-slot {class_name}"),
     ])
+
+
+def lazy_figure_id(key: str) -> dict[str, str]:
+    """The id of the store of a lazy graph's figure: a callback that draws a new figure in
+    the graph answers :func:`lazy_figure` to it."""
+    return {"type": FIGURE, "key": key}
+
+
+def lazy_figure(graph_id: dict[str, str] | str, figure: Any, config: Mapping[str, Any],
+                class_name: str, style: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """What a lazy graph's store holds: the figure and the graph's properties (``style``: the
+    graph's own, e.g. a height that depends on the figure: the graph is responsive, so its
+    size is its box's, not the figure's); None (the slot stays empty) while there is no
+    figure."""
+    if figure is None:
+        return None
+    graph: dict[str, Any] = {"id": graph_id, "config": dict(config), "className": class_name}
+    if style:
+        graph["style"] = dict(style)
+    return {"figure": figure, "graph": graph}
 
 
 def register_lazy_graphs(app: Any) -> None:

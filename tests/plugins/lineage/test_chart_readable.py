@@ -1,19 +1,23 @@
 """The lineage chart is readable (issue #17 item 3), on 12 jobs this test writes with 24
 user-defined values (5 differ between the jobs), training fields and two metrics: MindInsight's
 default columns, metrics first in the table, 4 significant digits with the whole value on
-hover, axis titles and ticks that never overlap, no row of "n/a", no black halos in dark mode.
+hover (table and chart), axis titles and ticks that never overlap, no row of "n/a", the theme's
+colours in dark mode.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight import SummaryWriter
 from dash_insight.plugins.lineage import views
+from dash_insight.web.url_state import parse_search
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
+from tests.plugins.lineage import chart_driver as chart
 
 JOBS = 12
 VARYING = ["[U]dropout", "[U]warmup_steps", "[U]weight_decay", "[U]scheduler", "[U]seed"]
@@ -69,11 +73,8 @@ def _overlapping(dash_duo, selector: str) -> list[tuple[str, str]]:
             if not _separated(a["corners"], b["corners"])]
 
 
-def _dimensions(dash_duo) -> list[dict]:
-    return dash_duo.driver.execute_script(
-        "const gd = document.querySelector('#lineage-chart .js-plotly-plot');"
-        "return gd && gd.data && gd.data[0] ? gd.data[0].dimensions.map("
-        "d => ({label: d.label, ticktext: d.ticktext || []})) : [];")
+def _search(dash_duo) -> dict[str, str]:
+    return parse_search(dash_duo.driver.execute_script("return window.location.search"))
 
 
 def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
@@ -82,21 +83,33 @@ def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
         dash_duo.driver.set_window_size(1600, 1000)
         dash_duo.start_server(app)
         dash_duo.wait_for_page(url=f"{dash_duo.server_url}/lineage")
-        until(lambda: len(_dimensions(dash_duo)) > 0, 30)
+        until(lambda: len(chart.axis_titles(dash_duo)) > 0, 30)
 
         # MindInsight's defaults: the hyper-parameters that differ, then the metrics.
-        labels = [d["label"] for d in _dimensions(dash_duo)]
+        labels = chart.axis_titles(dash_duo)
         assert labels == [*VARYING, "[M]Top1Accuracy", "[M]Top5Accuracy", "loss"]
-        # No "n/a" row: a missing value has no tick label.
-        assert not [t for d in _dimensions(dash_duo) for t in d["ticktext"] if t == "n/a"]
+        # Ticks at nice values, 4 significant digits; no "n/a" row: a missing value has no
+        # tick label.
+        ticks = chart.tick_texts(dash_duo)
+        assert ticks[labels.index("[U]weight_decay")] == ["0.0001", "0.0002", "0.0003",
+                                                          "0.0004", "0.0005"]
+        assert ticks[labels.index("[U]scheduler")] == ["a_very_lo…", "cosine", "linear"]
+        assert not [t for axis in ticks for t in axis if t == "n/a"]
         assert "n/a" not in dash_duo.driver.execute_script(
             "return document.querySelector('#lineage-chart').textContent;")
         # Axis titles and tick labels never overlap.
-        until(lambda: dash_duo.driver.execute_script(
-            "return document.querySelectorAll('#lineage-chart .axis-title').length;")
-              == len(labels), 10)
         assert _overlapping(dash_duo, "#lineage-chart .axis-title") == []
-        assert _overlapping(dash_duo, "#lineage-chart .parcoords .tick text") == []
+        assert _overlapping(dash_duo, "#lineage-chart .di-pc-axis .tick text") == []
+        # The colour bar: the first metric, its ticks at nice values.
+        assert dash_duo.driver.execute_script(
+            "return document.querySelector('#lineage-chart .di-pc-colourbar-title')"
+            ".firstChild.nodeValue;") == "[M]Top1Accuracy"
+
+        # Hovering a line names its job and shows its values whole.
+        tooltip = chart.hover_line(dash_duo, "./run_00").splitlines()
+        assert tooltip[0] == "./run_00"
+        assert "[M]Top1Accuracy: 0.7123456789" in tooltip and "[U]seed: 0" in tooltip
+        assert "[M]Top5Accuracy: no value" in chart.hover_line(dash_duo, "./run_05")
 
         # The table: metrics first, 4 significant digits, the whole value on hover.
         headers = dash_duo.driver.execute_script(
@@ -119,13 +132,28 @@ def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
             views.number_text(0.0009765625), views.number_text(123456), "0.05", "2.5e-07",
             "-1235", "0", ""]
 
-        # Dark mode: the halo behind the chart's texts is the panel's colour, not black.
+        # Two brushes on one axis: a drag, then a drag with Shift held.
+        chart.drag_axis(dash_duo, "user_defined/seed", 0.0, 2.5 / 11)
+        until(lambda: json.loads(_search(dash_duo).get("filters", "{}")).get(
+            "user_defined/seed", [[0, 0]])[0][1] > 2)
+        chart.drag_axis(dash_duo, "user_defined/seed", 8.5 / 11, 1.05, shift=True)
+        until(lambda: len(chart.brushes(dash_duo, "user_defined/seed")) == 2)
+        ranges = json.loads(_search(dash_duo)["filters"])["user_defined/seed"]
+        assert [[round(low), round(high)] for low, high in ranges] == [[0, 2], [9, 11]]
+        until(lambda: dash_duo.driver.execute_script(
+            "return document.querySelector('#lineage-count').textContent;").startswith("6 of"))
+        assert len(dash_duo.find_elements("#lineage-chart .di-pc-line.is-dimmed")) == 6
+
+        # Dark mode: the chart's texts in the theme's colours, haloed in the panel's colour.
         dash_duo.driver.execute_script("document.querySelector('#theme-toggle').click();")
         until(lambda: dash_duo.driver.execute_script(
             "return document.documentElement.dataset.theme;") == "dark", 10)
-        shadow, panel = dash_duo.driver.execute_script(
+        title, tick, shadow, panel = dash_duo.driver.execute_script(
             "const t = document.querySelector('#lineage-chart .axis-title');"
+            "const k = document.querySelector('#lineage-chart .tick text');"
             "const p = document.querySelector('.di-lineage-main');"
-            "return [getComputedStyle(t).textShadow, getComputedStyle(p).backgroundColor];")
-        assert "rgb(0, 0, 0)" not in shadow and panel in shadow
+            "return [getComputedStyle(t).fill, getComputedStyle(k).fill,"
+            " getComputedStyle(t).textShadow, getComputedStyle(p).backgroundColor];")
+        assert title == "rgb(230, 232, 235)" and tick == "rgb(154, 160, 168)"  # --text, --muted
+        assert panel == "rgb(32, 35, 42)" and panel in shadow
         assert not console_errors(dash_duo)

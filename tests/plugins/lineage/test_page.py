@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from dash.testing import errors as testing_errors
@@ -22,6 +23,7 @@ from dash_insight.web.application import create_app
 from dash_insight.web.url_state import parse_search
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
+from tests.plugins.lineage import chart_driver as chart
 
 # -- pure builders ---------------------------------------------------------------------------
 
@@ -75,7 +77,7 @@ def test_dataset_tab_stages_and_key_parameters(entries) -> None:
     assert json.loads(adam["Batch 1"])["batch_size"] == 32 and "MnistDataset" not in adam
 
 
-def test_filters_brushes_and_restyle_values() -> None:
+def test_filters_and_brush_ranges() -> None:
     column = views.Column("x", "x", "number", "field")
     rows = [{"train_id": "a", "x": 1.0}, {"train_id": "b", "x": None}, {"train_id": "c", "x": 5}]
     axis = views.axis_for(column, rows)
@@ -94,9 +96,6 @@ def test_filters_brushes_and_restyle_values() -> None:
     assert views.constraint_ranges(axis, ["a", "b", "n/a"]) == [[-0.5, 2.5]]
     assert views.row_passes({"n": None}, {"n": ["n/a"]}, {"n": "category"})
     assert views.row_passes({"n": "z"}, {"other": ["q"]}, {"n": "category"})  # unknown column
-    assert views.ranges_from_restyle([[1, 2]]) == [[1.0, 2.0]]
-    assert views.ranges_from_restyle([[[1, 2], [3, 4]]]) == [[1.0, 2.0], [3.0, 4.0]]
-    assert views.ranges_from_restyle([None]) is None and views.ranges_from_restyle([]) is None
 
 
 def test_grid_helpers() -> None:
@@ -112,20 +111,23 @@ def test_grid_helpers() -> None:
     assert defs[1]["sort"] == "desc" and defs[2]["editable"] and defs[3]["editable"]
 
 
-def test_parcoords_figure(entries) -> None:
+def test_parallel_chart(entries) -> None:
     data = views.model_tab(entries)
     state = views.PageState(filters={"batch_size": [[30, 70]]})
     columns = views.chosen_columns(data, state)
-    figure, axes = views.parcoords_figure(data.rows, columns, views.colour_column(data, state),
-                                          state.filters)
-    trace = figure.data[0]
-    assert len(trace.dimensions) == len(columns) == len(axes)
-    batch = next(d for d in trace.dimensions if d.label == "batch_size")
-    assert list(batch.constraintrange) == [30, 70]
-    assert trace.line.showscale and len(trace.line.color) == len(data.rows)
-    assert len(views.table_rows(data, state)) == 4
-    empty, _ = views.parcoords_figure([], columns, None, {})
-    assert not empty.data
+    shown = {r["train_id"] for r in views.table_rows(data, state)}
+    spec, axes = views.parallel_chart(data.rows, columns, views.colour_column(data, state),
+                                      state.filters, data.labels,
+                                      [r["train_id"] in shown for r in data.rows])
+    assert len(spec["axes"]) == len(columns) == len(axes)
+    batch = next(a for a in spec["axes"] if a["title"] == "batch_size")
+    assert batch["brushes"] == [[(30 - 16) / (64 - 16), 1.0]]  # 30..70 on an axis of 16..64
+    assert spec["colourbar"]["title"] == "[M]Accuracy"
+    assert len(spec["lines"]) == len(data.rows)
+    assert {line["id"] for line in spec["lines"] if line["selected"]} == shown
+    assert len(shown) == 4
+    empty, _ = views.parallel_chart([], columns, None, {})
+    assert not empty["lines"] and empty["message"]
 
 
 # -- browser ---------------------------------------------------------------------------------
@@ -178,17 +180,23 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
         _wait_table(dash_duo, LINEAGE_JOBS)
-        dash_duo.wait_for_element("#lineage-chart .parcoords")
-        # Brush the batch_size axis (what a drag on it does: a constraintrange restyle).
-        index = dash_duo.driver.execute_script("""
-            const gd = document.querySelector('#lineage-chart .js-plotly-plot');
-            const i = gd.data[0].dimensions.findIndex(d => d.label === 'batch_size');
-            Plotly.restyle(gd, {['dimensions[' + i + '].constraintrange']: [[[30, 70]]]});
-            return i;""")
-        assert index >= 0
+        dash_duo.wait_for_element("#lineage-chart .di-pc-axis")
+        # The overview's charts (lazy graphs, drawn one per task), as high as their figures.
+        until(lambda: dash_duo.driver.execute_script("""
+            return ['distribution', 'importance', 'scatter'].map(name => {
+                const plot = document.querySelector(`#lineage-${name} .js-plotly-plot`);
+                return plot && plot._fullLayout ? plot._fullLayout.height : 0; });""")
+              == [200, 46 * 6 + 60, 240])  # 6 hyper-parameters in the importance chart
+        # Drag on the batch_size axis (16..64) from 30 to above its top.
+        chart.drag_axis(dash_duo, "batch_size", (30 - 16) / 48, 1.1)
         _wait_table(dash_duo, {"./lenet_sc", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
                                "./lenet_adam_lr0.001_bs32"})
-        assert json.loads(_search(dash_duo)["filters"]) == {"batch_size": [[30.0, 70.0]]}
+        ((low, high),) = json.loads(_search(dash_duo)["filters"])["batch_size"]
+        assert 29 < low < 31 and high == 64.0  # within a pixel of 30; the top is 64
+        # The server's chart: the brush drawn, the lines outside it dimmed.
+        until(lambda: len(dash_duo.find_elements("#lineage-chart .di-pc-line.is-dimmed")) == 2)
+        ((foot, top),) = chart.brushes(dash_duo, "batch_size")
+        assert abs(foot - (30 - 16) / 48) < 0.01 and top == pytest.approx(1.0, abs=0.01)
         until(lambda: "4 of 6" in dash_duo.driver.execute_script(
             "return document.querySelector('#lineage-count').textContent"), 10)
 
@@ -203,10 +211,8 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         _wait_table(dash_duo, ["./lenet_sc", "./lenet_lr0.05_bs64", "./lenet_lr0.01_bs32",
                                "./lenet_adam_lr0.001_bs32"])
 
-        # Clearing the brush shows every job again; the sort stays.
-        dash_duo.driver.execute_script(f"""
-            const gd = document.querySelector('#lineage-chart .js-plotly-plot');
-            Plotly.restyle(gd, {{'dimensions[{index}].constraintrange': [null]}});""")
+        # A click on the brushed axis clears the brush: every job again; the sort stays.
+        chart.click_axis(dash_duo, "batch_size", 0.5)
         # The last two tie; the corpus jobs share one mtime second, so MindInsight's base order
         # (whole-second update time, then path) puts ./lenet_adam... before ./ops_in_net.
         _wait_table(dash_duo, ["./lenet_sc", "./lenet_lr0.1_bs16", "./lenet_lr0.05_bs64",
@@ -222,8 +228,23 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
             "return dash_ag_grid.getApi('lineage-grid').getSelectedRows().length") == 2, 10)
         _click(dash_duo, "#lineage-hide-selected")
         _wait_table(dash_duo, LINEAGE_JOBS - {"./ops_in_net", "./lenet_sc"})
+        until(lambda: len(dash_duo.find_elements("#lineage-chart .di-pc-lines path")) == 4)
+        assert not dash_duo.find_elements('#lineage-chart [data-job="./lenet_sc"]')
         assert set(_search(dash_duo)["hide"].split(",")) == {"./ops_in_net", "./lenet_sc"}
         _click(dash_duo, "#lineage-show-all")
+        _wait_table(dash_duo, LINEAGE_JOBS)
+        assert not dash_duo.find_elements("#lineage-chart .di-pc-brush")
+
+        # A link with a filter draws its brush (a category filter: two of three optimizers).
+        optimizers = {"filters": json.dumps({"optimizer": ["Momentum", "SGD"]})}
+        dash_duo.wait_for_page(dash_duo.server_url + "/lineage?" + urlencode(optimizers))
+        _wait_table(dash_duo, LINEAGE_JOBS - {"./lenet_adam_lr0.001_bs32", "./ops_in_net"})
+        until(lambda: chart.brushes(dash_duo, "optimizer"))
+        ((foot, top),) = chart.brushes(dash_duo, "optimizer")  # Adam, Momentum, SGD
+        assert abs(foot - 0.25) < 0.01 and abs(top - 1.0) < 0.01
+        until(lambda: len(dash_duo.find_elements("#lineage-chart .di-pc-line.is-dimmed")) == 2)
+        chart.click_axis(dash_duo, "optimizer")
+        until(lambda: "filters" not in _search(dash_duo))
         _wait_table(dash_duo, LINEAGE_JOBS)
 
         # Sort by summary path: by the job id (lineageCompareTrainIds), not by the link.
@@ -247,6 +268,14 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         assert lines[0].startswith('"Summary path"')
         assert [line.split(",")[0] for line in lines[1:]] == [
             f'"{train_id}"' for train_id in sorted(LINEAGE_JOBS)]
+        # "Save chart": the SVG as drawn, with the theme's colours written in.
+        dash_duo.driver.execute_script("window._diCsv = null;")
+        _click(dash_duo, "#lineage-save-chart")
+        until(lambda: dash_duo.driver.execute_script("return window._diCsv;"), 10)
+        saved = dash_duo.driver.execute_script("return window._diCsv;")
+        assert saved.startswith('<?xml') and "<svg" in saved and ">batch_size<" in saved
+        assert 'class="axis-title"' in saved and "fill:rgb(31, 35, 41)" in saved  # --text
+        assert "di-pc-brush-area" not in saved
         # The tag column's formatter (lineageTagStars): 0 is no tag.
         assert dash_duo.driver.execute_script(
             "const f = window.dashAgGridFunctions.lineageTagStars;"
@@ -297,11 +326,12 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
             "return Array.from(document.querySelectorAll('#lineage-grid .ag-header-cell-text'))"
             ".map(h => h.textContent).filter(t => t);")[:4] == ["Summary path", "MnistDataset",
                                                  "GeneratorDataset", "Map 1 [TypeCast]"], 20)
-        labels = dash_duo.driver.execute_script(
-            "return document.querySelector('#lineage-chart .js-plotly-plot')"
-            ".data[0].dimensions.map(d => d.label);")
+        until(lambda: chart.axis_titles(dash_duo)[:1] == ["MnistDataset"])
+        labels = chart.axis_titles(dash_duo)
         assert labels[:2] == ["MnistDataset", "GeneratorDataset"]  # titles up to 22 characters
         assert any(label.startswith("Batch 1 · ") for label in labels)
+        # A stage's hover is its short label (the parameters that differ), not its JSON.
+        assert "Batch 1: batch_size=32" in chart.hover_line(dash_duo, "./lenet_sc").splitlines()
         assert dash_duo.find_element("#lineage-overview").value_of_css_property(
             "display") == "none"
         _wait_table(dash_duo, LINEAGE_JOBS)

@@ -213,3 +213,22 @@ def test_unvalidated_figures_pass_plotly_validation() -> None:
         checked = go.Figure(figure.to_dict())
         assert len(checked.data) == len(figure.data)
         assert checked.to_plotly_json()["layout"]["meta"] == figure.layout.meta
+
+
+def test_layout_updates_merge_as_update_layout_does() -> None:
+    """``_figure`` merges its layout updates before building the figure (no validation pass);
+    the layout is the one ``update_layout`` on the built figure gave."""
+    import plotly.graph_objects as go
+
+    from dash_insight.web.components.figures import small_layout
+
+    layout = small_layout(height=200)
+    updates = {"hovermode": "closest", "margin": {"l": 3, "r": 40},
+               "xaxis": {"range": [0, 1], "title": {"text": "x"}},
+               "yaxis": {"side": "right", "ticktext": ["a"], "tickvals": [0.5]},
+               "meta": {"view": "top"}}
+    expected = go.Figure(layout=layout)
+    expected.update_layout(**updates)
+    assert hv._figure([], layout, **updates).to_dict()["layout"] == expected.to_dict()["layout"]
+    assert hv._merged({"a": {"b": 1, "c": 2}, "d": 1}, {"a": {"c": 3}, "d": {"e": 1}}) == {
+        "a": {"b": 1, "c": 3}, "d": {"e": 1}}
