@@ -256,8 +256,9 @@ def test_a_damaged_page_is_reported_and_rebuilt(tmp_path: Path) -> None:
     with sqlite3.connect(database, timeout=60) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in cache.db
         page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-    at = database.read_bytes().find(np.arange(1500, 1510, dtype=np.int64).tobytes())
-    assert at > 0  # steps only job0 has
+    # Values only job0 has (its steps 1, 2, ... are stored as a progression, not as bytes).
+    at = database.read_bytes().find((1.0 / np.arange(1500, 1510)).astype(np.float32).tobytes())
+    assert at > 0
     with open(database, "r+b") as handle:
         handle.seek(at - at % page_size)
         handle.write(os.urandom(page_size))

@@ -58,10 +58,12 @@ import fcntl
 import hashlib
 import logging
 import os
+import pickle
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import diskcache
@@ -80,7 +82,8 @@ from dash_insight.core.store.chunks import (
     SummaryPoints,
     chunk_extremes,
     chunk_ref,
-    summarise,
+    compact,
+    summaries,
 )
 from dash_insight.core.store.index_api import IndexConflict
 from dash_insight.core.store.state import FileState, JobState
@@ -92,7 +95,10 @@ log = logging.getLogger(__name__)
 #: 4: chunks are named by a serial (FileState.chunks holds (serial, entries) pairs).
 #: 5: FileState.chunks holds ChunkRef (step bounds); scalar chunks have ``lod`` summaries.
 #: 6: a scalar chunk's ChunkRef holds its lowest and highest point; summaries at 4 levels.
-INDEX_FORMAT = 6
+#: 7: integer columns that are arithmetic progressions are pickled as a call of
+#:    chunks.arithmetic_progression (an index of format 6 would be read right, but a format-6
+#:    reader could not unpickle the new chunks).
+INDEX_FORMAT = 7
 #: How long a chunk replaced by a merge (or dropped with its file) stays readable for readers
 #: that still hold the job state naming it; a reader that misses one reloads the state.
 RETIRED_CHUNK_SECONDS = 60.0
@@ -211,14 +217,49 @@ def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, Su
     :class:`~.chunks.ChunkRef` and, for a non-empty scalar chunk whose steps ascend, its summary
     at each level of :data:`~.chunks.SUMMARY_LEVELS` (both index stores)."""
     ref = chunk_ref(serial, columns.step)
-    summaries: dict[int, SummaryPoints] = {}
     if isinstance(columns, ScalarColumns):
         lowest, highest = chunk_extremes(columns.step, columns.wall_time, columns.value)
         ref = ref._replace(lowest=lowest, highest=highest)
     if isinstance(columns, ScalarColumns) and ref.ascending and ref.entries:
-        summaries = {level: summarise(columns.step, columns.wall_time, columns.value, level)
-                     for level in SUMMARY_LEVELS}
-    return ref, summaries
+        return ref, summaries(columns.step, columns.wall_time, columns.value, SUMMARY_LEVELS)
+    return ref, {}
+
+
+def dump_entry(value: Any) -> bytes:
+    """The bytes an index entry is stored as: its pickle (what diskcache writes for an object
+    and what the Redis index stores; both read it with ``pickle.loads``), the integer columns
+    of a chunk that are arithmetic progressions pickled as such (:func:`~.chunks.compact`).
+    """
+    # The columns tuple only carries a Progression on its way into pickle.dumps (typed Any).
+    columns: Any = value
+    if isinstance(value, ScalarColumns):
+        columns = columns._replace(step=compact(value.step))
+    elif isinstance(value, BlobColumns):
+        columns = columns._replace(step=compact(value.step), offset=compact(value.offset),
+                                   length=compact(value.length),
+                                   value_index=compact(value.value_index))
+    return pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class PreparedChunk(NamedTuple):
+    """One chunk ready to be stored: everything but its serial computed (by a load worker),
+    its entries already pickled, so that the single writer of the index only inserts bytes."""
+
+    ref: ChunkRef  # serial 0: the writer gives it one
+    columns: bytes  # dump_entry of the ScalarColumns / BlobColumns
+    summaries: tuple[tuple[int, bytes], ...]  # (level, dump_entry of its SummaryPoints)
+
+
+def prepare_chunks(columns: Columns) -> list[PreparedChunk]:
+    """The chunks storing ``columns`` (cut by :func:`split_columns`), each with its
+    :func:`chunk_entries` (step bounds, extremes, summaries) computed and pickled: what
+    :meth:`IndexStore.append_chunk` computes in the writer, done where ``columns`` were read."""
+    prepared = []
+    for piece in split_columns(columns):
+        ref, summary = chunk_entries(0, piece)
+        prepared.append(PreparedChunk(ref, dump_entry(piece), tuple(
+            (level, dump_entry(points)) for level, points in summary.items())))
+    return prepared
 
 
 def chunk_key_parts(train_id: str, plugin: str, tag: str, name: str,
@@ -546,13 +587,57 @@ class IndexStore:
                     _key(*parts) for ref in replaced
                     for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)))
 
+    def append_prepared(self, state: JobState, file_state: FileState,
+                        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]]) -> None:
+        """Store the chunks of a slice of a file read for the first time, prepared by
+        :func:`prepare_chunks` (``tags``: plugin, tag and its chunks; no merging), as
+        :meth:`append_chunk` with ``merge=False`` would: one serial block reserved and every
+        entry inserted with one ``executemany`` of ready pickles. Call inside
+        :meth:`transaction`."""
+        total = sum(len(chunks) for _, _, chunks in tags)
+        if not total:
+            return
+        serial = int(self._cache.incr("chunk-serial", delta=total, default=0)) - total + 1
+        rows: list[tuple[str, bytes]] = []
+        for plugin, tag, chunks in tags:
+            refs = file_state.chunks.setdefault((plugin, tag), [])
+            for chunk in chunks:
+                ref = chunk.ref._replace(serial=serial)
+                serial += 1
+                key = (state.train_id, plugin, tag, file_state.name, ref.serial)
+                rows.append((_key("chunk", *key), chunk.columns))
+                rows.extend((_key("lod", *key, level), summary)
+                            for level, summary in chunk.summaries)
+                refs.append(ref)
+        self._insert_pickles(rows)
+
+    def _insert_pickles(self, rows: list[tuple[str, bytes]]) -> None:
+        """Insert entries under new keys whose values are already pickled, as
+        ``diskcache.Cache.set`` stores a pickled object inside the database (its ``Cache``
+        table: ``raw`` 1 for a string key, ``mode`` 4 (``MODE_PICKLE``), ``size`` 0, no
+        expiry), so ``get`` reads them back as usual; diskcache's triggers keep its count. One
+        ``executemany`` instead of a SELECT and an INSERT per entry through ``set``. A value of
+        :data:`_IN_DATABASE_BYTES` or more goes through ``set`` (diskcache writes it to a
+        file)."""
+        now = time.time()
+        large = [(key, value) for key, value in rows if len(value) >= _IN_DATABASE_BYTES]
+        with self._cache.transact():
+            self._cache._con.executemany(
+                "INSERT INTO Cache(key, raw, store_time, expire_time, access_time, access_count,"
+                " tag, size, mode, filename, value) VALUES (?, 1, ?, NULL, ?, 0, NULL, 0, ?, NULL,"
+                " ?)", ((key, now, now, diskcache.core.MODE_PICKLE, value) for key, value in rows
+                        if len(value) < _IN_DATABASE_BYTES))
+            for key, value in large:
+                self._cache.set(key, pickle.loads(value))
+
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
                    columns: Columns) -> ChunkRef:
         serial = int(self._cache.incr("chunk-serial", default=0))
         ref, summaries = chunk_entries(serial, columns)
-        self._cache.set(_key("chunk", train_id, plugin, tag, name, serial), columns)
-        for level, summary in summaries.items():
-            self._cache.set(_key("lod", train_id, plugin, tag, name, serial, level), summary)
+        self._insert_pickles(
+            [(_key("chunk", train_id, plugin, tag, name, serial), dump_entry(columns))]
+            + [(_key("lod", train_id, plugin, tag, name, serial, level), dump_entry(summary))
+               for level, summary in summaries.items()])
         return ref
 
     def _retire(self, keys: Iterable[str]) -> None:

@@ -9,14 +9,14 @@ the settings; the Redis module (and the ``redis`` package) is imported only when
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from dash_insight.core.store.state import FileState, JobState
 
 if TYPE_CHECKING:
     from dash_insight.core.store.chunks import SummaryPoints
-    from dash_insight.core.store.index import Columns, ColumnsT
+    from dash_insight.core.store.index import Columns, ColumnsT, PreparedChunk
 
 
 class IndexConflict(Exception):
@@ -91,6 +91,13 @@ class IndexApi(Protocol):
     # -- chunks --
     def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
                      columns: Columns, merge: bool = True) -> None: ...
+
+    def append_prepared(self, state: JobState, file_state: FileState,
+                        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]]) -> None:
+        """Store chunks prepared by :func:`~.index.prepare_chunks` (a load worker computed
+        and pickled them) for a file read for the first time: no merging. ``tags``: (plugin,
+        tag, its chunks in order)."""
+        ...
 
     def read_columns(self, state: JobState, plugin: str, tag: str,
                      layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]: ...

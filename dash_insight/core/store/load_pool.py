@@ -3,10 +3,14 @@
 The loader's slowest step is turning the bytes of a summary file into columns (framing, CRC,
 protobuf, :class:`~dash_insight.core.format.scan.EventScanner`); it needs nothing but the file.
 :func:`read_slice` does that step for one slice of one file, as a pure function of a
-:class:`SliceTask`, and :class:`LoadPool` runs it in worker processes. The loader stays the only
-writer of the index: it sends tasks, takes the results back in the order it sent them and writes
-them inside its transactions as it would have written its own reading (so one worker or many
-give the same index).
+:class:`SliceTask`, and :class:`LoadPool` runs it in worker processes. For a file read for the
+first time (its chunks are never merged) the worker also does everything else the index needs
+but the writes (:func:`prepare_scan`: chunks cut, step bounds, extremes, min/max summaries,
+pickles). The loader stays the only writer of the index: it sends tasks, takes the results back
+in the order it sent them and inserts the ready bytes inside its transactions, one bulk insert
+per slice (so one worker or many give the same index). Measured on 4 jobs of 543 MB with 2
+workers, before: the writer spent 6.4 s of 34 s summarising chunks, 2 s pickling them and
+11.5 s in SQLite (a SELECT and an INSERT per entry through ``diskcache.Cache.set``).
 
 The workers are plain ``python -m dash_insight.core.store.load_worker`` processes talking
 pickle over their stdin and stdout, not a ``multiprocessing`` pool: that one runs the parent's
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import fcntl
 import importlib
 import logging
 import os
@@ -38,6 +43,13 @@ from typing import IO, Any
 from dash_insight.core.format.framing import ReadResult, RecordReader
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import TensorBoardScanner
+from dash_insight.core.store.index import (
+    BlobColumns,
+    PreparedChunk,
+    ScalarColumns,
+    prepare_chunks,
+)
+from dash_insight.core.vocabulary import Plugin
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +58,8 @@ READ_SLICE = "dash_insight.core.store.load_pool:read_slice"
 WORKER_MODULE = "dash_insight.core.store.load_worker"
 #: Seconds a closed worker gets to exit before it is killed.
 STOP_SECONDS = 5.0
+#: The buffer asked for the pipe of a worker's answers (Linux's default maximum).
+PIPE_BYTES = 1 << 20
 
 
 @dataclass
@@ -64,6 +78,13 @@ class SliceTask:
     scanner: EventScanner | TensorBoardScanner | None = None
     #: A remote file's digest of the bytes before ``offset`` (see RecordReader).
     prefix_digest: bytes | None = None
+    #: The file is read for the first time (its chunks are stored as read, never merged): the
+    #: slice's columns come back as chunks ready to store (:func:`prepare_scan`).
+    prepare: bool = False
+
+
+#: The chunks of one slice, per tag in the order the scan found them: (plugin, tag, chunks).
+PreparedTags = list[tuple[str, str, list[PreparedChunk]]]
 
 
 @dataclass
@@ -79,6 +100,26 @@ class SliceResult:
     stat: os.stat_result | None
     scanner: EventScanner | TensorBoardScanner
     prefix_digest: bytes | None = None
+    #: With ``SliceTask.prepare``: the slice's chunks ready to store (``scan`` then holds no
+    #: scalars nor blobs).
+    prepared: PreparedTags | None = None
+
+
+def prepare_scan(scan: ScanResult) -> PreparedTags:
+    """The scalar and large-value columns of ``scan`` as chunks ready to store
+    (:func:`~.index.prepare_chunks`: cut, bounded, summarised and pickled), taken out of
+    ``scan`` tag by tag so that a tag's columns and its pickles are held together only once."""
+    prepared: PreparedTags = []
+    for tag in list(scan.scalars):
+        scalars = scan.scalars.pop(tag)
+        prepared.append((Plugin.SCALAR.value, tag, prepare_chunks(
+            ScalarColumns(step=scalars.step, wall_time=scalars.wall_time, value=scalars.value))))
+    for key in list(scan.blobs):
+        blobs = scan.blobs.pop(key)
+        prepared.append((key[0], key[1], prepare_chunks(BlobColumns(
+            step=blobs.step, wall_time=blobs.wall_time, offset=blobs.offset,
+            length=blobs.length, value_index=blobs.index, meta=blobs.meta))))
+    return prepared
 
 
 class WorkerCrashed(RuntimeError):
@@ -87,7 +128,8 @@ class WorkerCrashed(RuntimeError):
 
 
 def read_slice(task: SliceTask) -> SliceResult:
-    """Frame, check and scan up to ``task.slice_bytes`` of ``task.path`` from ``task.offset``:
+    """Frame, check and scan up to ``task.slice_bytes`` of ``task.path`` from ``task.offset``
+    (and, for a file read for the first time, turn the columns into chunks ready to store):
     what :class:`~dash_insight.core.store.loader.Loader` does with one slice of a file, without
     the index. Runs in a worker process or in the loader's own."""
     reader = RecordReader(task.path, task.offset, task.lost_at, inode=task.inode,
@@ -96,9 +138,10 @@ def read_slice(task: SliceTask) -> SliceResult:
     if scanner is None:
         scanner = TensorBoardScanner() if task.tensorboard else EventScanner()
     scan = scanner.scan(reader.read(task.slice_bytes))
+    prepared = prepare_scan(scan) if task.prepare else None
     return SliceResult(scan=scan, read=reader.result, offset=reader.offset,
                        lost_at=reader.lost_at, stat=reader.stat, scanner=scanner,
-                       prefix_digest=reader.prefix_digest)
+                       prefix_digest=reader.prefix_digest, prepared=prepared)
 
 
 def resolve(target: str) -> Callable[[Any], Any]:
@@ -115,12 +158,17 @@ class _Worker:
         # The worker finds modules where this process finds them (a checkout, a test folder).
         path = os.pathsep.join(p for p in sys.path if p)
         env = {**os.environ, "PYTHONPATH": path}
+        # A session of its own: with Linux's autogroup scheduling (on by default) every process
+        # of one session shares one session's CPU share, so on a busy machine workers in the
+        # server's session only divided its share (2 workers were 0.78x of one at load 10 on 2
+        # cores). The worker still ends with its loader: EOF on its stdin, or a broken pipe.
         self.process = subprocess.Popen(
             [sys.executable, "-m", WORKER_MODULE, target], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, env=env)
+            stdout=subprocess.PIPE, env=env, start_new_session=True)
         assert self.process.stdin is not None and self.process.stdout is not None
         self._to: IO[bytes] = self.process.stdin
         self._from: IO[bytes] = self.process.stdout
+        _widen_pipe(self._from)
 
     def run(self, task: Any) -> Any:
         """The worker's answer to ``task``: its result, or the exception it raised (returned,
@@ -149,6 +197,18 @@ class _Worker:
         self._reap()
         with contextlib.suppress(OSError):
             self._from.close()
+
+
+def _widen_pipe(pipe: IO[bytes]) -> None:
+    """Give the pipe of a worker's answers a buffer of :data:`PIPE_BYTES` (Linux's
+    ``F_SETPIPE_SZ``; 64 KB by default): a slice's answer is tens of MB, and every time the
+    buffer is full the worker waits until the loader's thread is scheduled to empty it, which
+    on a busy machine is a scheduling delay per 64 KB. Nothing happens where it is not
+    supported or allowed (``/proc/sys/fs/pipe-max-size``)."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if set_size is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipe.fileno(), set_size, PIPE_BYTES)
 
 
 def _as_exception(answer: Any) -> BaseException:

@@ -17,7 +17,12 @@ def main(argv: list[str]) -> int:
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt answers
     tasks = sys.stdin.buffer
+    from dash_insight.core.memory import return_large_buffers
     from dash_insight.core.store.load_pool import resolve
+
+    # A slice's columns and pickles are buffers of MB, freed after each task: given back to
+    # the system at once, not kept in malloc's heap between tasks (see core.memory).
+    return_large_buffers()
 
     function = resolve(argv[0])
     while True:

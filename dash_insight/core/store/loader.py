@@ -30,10 +30,11 @@ MindInsight read one record per job per round and re-listed every directory per 
 With ``load_workers`` > 1 a pass reads a slice of up to ``load_workers`` files of every job
 that has something to read, and when there are at least two such summary files with at least
 ``pool_min_bytes`` left to read (a cold load, not the few new records of a live run), their
-slices are framed and scanned by a :class:`~.load_pool.LoadPool` of that many worker
-processes. This process stays the only writer: it takes the workers' columns back in the order
-of the pass and writes them in the pass's transaction exactly as it writes its own reading, so
-the index is the same with one worker or many. A slice whose worker raised or died is recorded
+slices are framed, scanned and (for a file read for the first time) turned into chunks ready to
+store by a :class:`~.load_pool.LoadPool` of that many worker processes. This process stays the
+only writer: it takes the workers' results back in the order of the pass and inserts them in
+the pass's transaction exactly as it inserts its own reading, so the index is the same with one
+worker or many. A slice whose worker raised or died is recorded
 as damage of that file at the offset where the slice started (what was read before stays, the
 other files go on); the file is read again when it changes.
 """
@@ -72,6 +73,7 @@ from dash_insight.core.store.index_api import IndexApi
 from dash_insight.core.store.load_pool import (
     READ_SLICE,
     LoadPool,
+    PreparedTags,
     SliceResult,
     SliceTask,
     read_slice,
@@ -347,7 +349,8 @@ class Loader:
                          inode=file_state.identity[0], max_payload=self.max_record_bytes,
                          slice_bytes=self.slice_bytes,
                          scanner=self._scanners.get((state.train_id, file_state.name)),
-                         prefix_digest=file_state.prefix_digest)
+                         prefix_digest=file_state.prefix_digest,
+                         prepare=not file_state.caught_up)
 
     def _read_slices(self, plan: list[tuple[JobInfo, list[FileState]]],
                      states: dict[str, JobState], pool: LoadPool | None
@@ -519,6 +522,8 @@ class Loader:
         if read.replaced and summary_slice.stat is not None:
             self._restart_file(state, file_state, summary_slice.stat)
             return
+        if summary_slice.prepared is not None:  # asked for while the file was not caught up
+            self._store_prepared(state, file_state, summary_slice.prepared)
         self._store_scan(state, file_state, result, merge)
         damage = [d for d in read.damage if d is not read.error]
         self._log_damage(state, file_state, damage + result.errors)
@@ -582,6 +587,14 @@ class Loader:
         if len(damage) > 3:
             log.warning("%s/%s: %d more damaged places", state.train_id, file_state.name,
                         len(damage) - 3)
+
+    def _store_prepared(self, state: JobState, file_state: FileState,
+                        prepared: PreparedTags) -> None:
+        """Insert the chunks a slice's reader prepared (a file read for the first time) and
+        count their entries."""
+        self.store.append_prepared(state, file_state, prepared)
+        for plugin, tag, chunks in prepared:
+            _count(state, plugin, tag, file_state.name, sum(c.ref.entries for c in chunks))
 
     def _store_scan(self, state: JobState, file_state: FileState, result: ScanResult,
                     merge: bool) -> None:

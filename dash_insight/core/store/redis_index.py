@@ -41,7 +41,7 @@ import os
 import pickle
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import redis
@@ -54,11 +54,13 @@ from dash_insight.core.store.index import (
     Columns,
     ColumnsT,
     MissingChunk,
+    PreparedChunk,
     _concat,
     check_layout,
     check_summary,
     chunk_entries,
     chunk_key_parts,
+    dump_entry,
     merge_newest_chunks,
     split_columns,
 )
@@ -383,11 +385,27 @@ class RedisIndexStore:
                     self._k(*parts) for ref in replaced
                     for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)))
 
+    def append_prepared(self, state: JobState, file_state: FileState,
+                        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]]) -> None:
+        """As :meth:`.index.IndexStore.append_prepared`: the ready pickles are SET as they are.
+        """
+        for plugin, tag, chunks in tags:
+            refs = file_state.chunks.setdefault((plugin, tag), [])
+            for chunk in chunks:
+                ref = chunk.ref._replace(serial=self._next_serial())
+                key = (state.train_id, plugin, tag, file_state.name, ref.serial)
+                entries = [(self._k("chunk", *key), chunk.columns)]
+                entries += [(self._k("lod", *key, level), summary)
+                            for level, summary in chunk.summaries]
+                for name, value in entries:
+                    self._write(functools.partial(_set, key=name, value=value), name, value)
+                refs.append(ref)
+
     def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
                    columns: Columns) -> ChunkRef:
         serial = self._next_serial()
         ref, summaries = chunk_entries(serial, columns)
-        entries = {self._k("chunk", train_id, plugin, tag, name, serial): _dump(columns)}
+        entries = {self._k("chunk", train_id, plugin, tag, name, serial): dump_entry(columns)}
         entries.update({self._k("lod", train_id, plugin, tag, name, serial, level): _dump(summary)
                         for level, summary in summaries.items()})
         for key, value in entries.items():

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from dash_insight.core.format import scan as scan_module
 from dash_insight.core.format.events import decode_event, decode_value_at
-from dash_insight.core.format.framing import RecordReader, frame_record, read_record_at
+from dash_insight.core.format.framing import Record, RecordReader, frame_record, read_record_at
 from dash_insight.core.format.protos import summary_pb2
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from tests.conftest import corpus_files
@@ -170,3 +172,33 @@ def test_corpus_scan_equals_protobuf_decode(path: Path) -> None:
         np.testing.assert_array_equal(result.scalars[tag].value, values)
     assert {k: len(c) for k, c in result.blobs.items()} == {
         k: len(p) for k, p in expected_blobs.items()}
+
+
+def test_a_long_run_of_one_tag_records_is_held_packed(tmp_path: Path) -> None:
+    """A template packs its records into numpy blocks every _PACK_ROWS records, so that at no
+    point does it hold more than that many records in Python lists (~400 bytes per record: a
+    128 MB slice of one-tag records held 1.66 GB; 224 MB packed); every value still comes
+    back bit-exact and in order (a histogram every 1,000 steps mixed in)."""
+    path = tmp_path / "events.summary.1_MS"
+    records = 20_000
+    values = np.random.default_rng(1).standard_normal(records).astype(np.float32)
+    rng = random.Random(2)
+    with path.open("wb") as handle:
+        for step, value in enumerate(values.tolist()):
+            extra = [_histogram("w", rng)] if step % 1000 == 999 else []
+            handle.write(frame_record(_event(step, [_scalar("loss", value), *extra],
+                                             1e9 + step)))
+    scanner = EventScanner()
+    listed: list[int] = []
+
+    def watched(records: Iterator[Record]) -> Iterator[Record]:
+        for record in records:
+            listed.append(sum(len(t.record) for ts in scanner._templates.values() for t in ts))
+            yield record
+
+    result = scanner.scan(watched(RecordReader(path).read()))
+    assert records > 2 * scan_module._PACK_ROWS
+    assert max(listed) <= scan_module._PACK_ROWS
+    np.testing.assert_array_equal(result.scalars["loss"].value, values)
+    np.testing.assert_array_equal(result.scalars["loss"].step, np.arange(records))
+    assert len(result.blobs[("histogram", "w")]) == records // 1000

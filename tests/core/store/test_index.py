@@ -11,12 +11,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from dash_insight.core.store.chunks import SUMMARY_LEVELS
 from dash_insight.core.store.index import (
     INDEX_FORMAT,
+    MAX_CHUNK_ENTRIES,
     BlobColumns,
     IndexStore,
     ScalarColumns,
     index_directory,
+    prepare_chunks,
 )
 from dash_insight.core.store.index_api import IndexApi, IndexConflict
 from dash_insight.core.store.loader import Loader
@@ -112,6 +115,59 @@ def test_chunks_merge_and_keep_their_layout(open_store: OpenStore) -> None:
     assert merged.offset.tolist() == [0, 8, 16] and merged.meta == [{"n": 0}, {"n": 1}, {"n": 2}]
     with pytest.raises(TypeError, match="BlobColumns, not ScalarColumns"):
         store.read_columns(state, "image", "i", ScalarColumns)
+
+
+def _stored(store: IndexApi, state: JobState, file_state: FileState) -> list[Any]:
+    """Every chunk of ``file_state`` with its summaries as read back, serials left out."""
+    out: list[Any] = []
+    for (plugin, tag), refs in file_state.chunks.items():
+        for ref in refs:
+            layout: type = ScalarColumns if plugin == "scalar" else BlobColumns
+            columns = store.read_chunk(state.train_id, plugin, tag, file_state.name, ref.serial,
+                                       layout)
+            summaries = [store.read_summary(state.train_id, plugin, tag, file_state.name,
+                                            ref.serial, level) for level in SUMMARY_LEVELS
+                         if ref.ascending and ref.entries and plugin == "scalar"]
+            out.append((plugin, tag, ref._replace(serial=0), type(columns),
+                        [c.tobytes() if isinstance(c, np.ndarray) else c for c in columns],
+                        [[c.tobytes() for c in summary] for summary in summaries]))
+    return out
+
+
+def test_prepared_chunks_are_stored_as_append_chunk_stores_them(open_store: OpenStore) -> None:
+    """A load worker's :func:`prepare_chunks` + the writer's ``append_prepared`` (one bulk
+    insert) store what ``append_chunk(merge=False)`` stores: the same chunks, cut at
+    MAX_CHUNK_ENTRIES, with the same refs (bounds, extremes) and summaries; each entry is read
+    back through the index's ordinary reads, and diskcache still counts every entry."""
+    long = _scalars(range(MAX_CHUNK_ENTRIES + 500))
+    long.value[7] = np.nan
+    unordered = ScalarColumns(np.array([5, 3, 9], np.int64), np.zeros(3), np.ones(3, np.float32))
+    blob = BlobColumns(np.array([1, 2], np.int64), np.array([0.5, 1.5]),
+                       np.array([0, 64], np.int64), np.array([64, 64], np.int64),
+                       np.array([0, 1], np.int32), [{"height": 2, "width": 3}, None])
+    tags = [("scalar", "long", long), ("scalar", "unordered", unordered), ("image", "i", blob)]
+    direct, prepared = JobState("./j"), JobState("./j")
+    for state, name in ((direct, "direct"), (prepared, "prepared")):
+        state.files["f"] = FileState("f", "summary", (1, 1))
+        store = open_store(f"/{name}")
+        with store.transaction():
+            if state is direct:
+                for plugin, tag, columns in tags:
+                    store.append_chunk(state, state.files["f"], plugin, tag, columns, False)
+            else:
+                store.append_prepared(state, state.files["f"], [
+                    (plugin, tag, prepare_chunks(columns)) for plugin, tag, columns in tags])
+    assert len(prepared.files["f"].chunks[("scalar", "long")]) == 2
+    # Steps 0, 1, 2, ... are pickled as a progression: wall time and value, 12 bytes a point.
+    assert len(prepare_chunks(_scalars(range(1000)))[0].columns) < 12 * 1000 + 400
+    serials = [ref.serial for refs in prepared.files["f"].chunks.values() for ref in refs]
+    assert len(set(serials)) == len(serials) == 4
+    assert _stored(store, prepared, prepared.files["f"]) == _stored(
+        open_store("/direct"), direct, direct.files["f"])
+    if isinstance(store, IndexStore):
+        entries = 4 + 2 * len(SUMMARY_LEVELS)  # 4 chunks, the summaries of the 2 ascending
+        assert len(store._cache) == entries + 2  # + the format and the chunk serial counter
+        assert store._cache.volume() > 0 and store._cache.check() == []
 
 
 def test_an_index_of_another_format_is_rebuilt(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +195,22 @@ def test_the_pool_answers_in_order_and_replaces_a_dead_worker(base: Path, tmp_pa
     for g, e in zip(got, expected, strict=True):
         for tag in e.scan.scalars:
             assert np.array_equal(g.scan.scalars[tag].value, e.scan.scalars[tag].value)
+
+
+def test_workers_run_in_sessions_of_their_own_and_end_with_the_pool(base: Path) -> None:
+    """Each worker leads a session of its own (Linux's autogroup scheduling gives every
+    session one share of the CPU: workers in the loader's session only divided its share) and
+    still ends when the pool closes; a prepared slice's chunks come back as bytes."""
+    tasks = [replace(task, prepare=True) for task in summary_tasks(base)]
+    with LoadPool(2) as pool:
+        got = list(pool.ordered(tasks))
+        processes = [worker.process for worker in pool._all]
+        assert processes and all(os.getsid(p.pid) == p.pid != os.getsid(0) for p in processes)
+    assert all(p.poll() is not None for p in processes)
+    for result in got:
+        assert result.prepared and not result.scan.scalars
+        assert all(isinstance(chunk.columns, bytes) for _, _, chunks in result.prepared
+                   for chunk in chunks)
 
 
 def test_a_pool_with_nothing_worth_it_reads_in_process(base: Path, tmp_path: Path) -> None:
