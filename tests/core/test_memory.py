@@ -40,9 +40,10 @@ def test_freed_large_buffers_are_given_back_with_the_threshold_fixed() -> None:
                                   capture_output=True, text=True).stdout)
 
     default, fixed = rss_kb("default"), rss_kb("fixed")
-    # 8 threads x 3 buffers of ~5 MB stay in the arenas by default; mapped and unmapped when
-    # the threshold is fixed
-    assert fixed < default - 40_000, (default, fixed)
+    # Up to 8 threads x 3 buffers of ~5 MB stay in the arenas by default (how many depends on
+    # the threads' timing: 40 MB was once missed by 40 KB in CI); mapped and unmapped when the
+    # threshold is fixed. Five buffers' worth or more is no accident.
+    assert fixed < default - 25_000, (default, fixed)
 
 
 def test_nothing_is_done_on_another_c_library(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -206,8 +206,11 @@ def export_links(app: dash.Dash, train_id: str, state: dict[str, Any]) -> tuple[
     """The CSV and JSON export links of the tags drawn."""
     export = app.get_relative_path("/v1/dash-insight/export/scalars")
     query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
-    return tuple(f"{export}?{urlencode([*query, ('format', fmt)])}"  # type: ignore[return-value]
-                 for fmt in ("csv", "json"))
+
+    def link(fmt: str) -> str:
+        return f"{export}?{urlencode([*query, ('format', fmt)])}"
+
+    return link("csv"), link("json")
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
