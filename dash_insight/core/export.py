@@ -28,8 +28,6 @@ are skipped and reported as ``dash-insight inspect`` reports them.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
@@ -43,6 +41,7 @@ from urllib.parse import quote
 
 import numpy as np
 
+from dash_insight.core.csv_cells import csv_cells
 from dash_insight.core.format.events import (
     DecodeError,
     HistogramValue,
@@ -483,12 +482,6 @@ class _TensorWriter(_NpzTagWriter):
 # -- scalar tables -------------------------------------------------------------------------------
 
 
-def _csv_field(text: str) -> str:
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="").writerow([text])
-    return buffer.getvalue()
-
-
 def write_scalars_csv(path: str, merged: Sequence[tuple[str, ScalarSeries]]) -> None:
     """``step,wall_time,tag,value`` rows, tag by tag; floats as ``repr`` gives them (shortest
     round trip: the REST API's numbers; ``nan``/``inf``/``-inf`` for the non-finite)."""
@@ -496,7 +489,7 @@ def write_scalars_csv(path: str, merged: Sequence[tuple[str, ScalarSeries]]) -> 
         handle.write("step,wall_time,tag,value\n")
         walls: dict[float, str] = {}  # the tags of a record share its wall time: repr once
         for tag, series in merged:
-            name = _csv_field(tag)
+            name = csv_cells([tag])
             for wall in np.unique(series.wall_time).tolist():
                 if wall not in walls:
                     walls[wall] = repr(wall)

@@ -320,3 +320,18 @@ def test_a_terminal_shows_a_progress_bar_with_the_rate(corpus: Path, tmp_path: P
     assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "q"),
                      "--quiet"]) == 0
     assert quiet.getvalue() == ""
+
+
+def test_csv_rows_of_tags_with_line_breaks_commas_and_quotes_read_back(tmp_path: Path) -> None:
+    from dash_insight import SummaryWriter
+
+    tags = ["two\nlines", "carriage\rreturn", "a,b", 'say "hi"', "plain"]
+    with SummaryWriter(str(tmp_path / "base" / "run")) as writer:
+        for step in (1, 2):
+            for number, tag in enumerate(tags):
+                writer.add_scalar(tag, float(number + step), step)
+            writer.record(step)
+    assert cli.main(["export", str(tmp_path / "base"), "--to", str(tmp_path / "out")]) == 0
+    rows = _csv_rows(tmp_path / "out" / "run" / "scalars.csv")
+    assert sorted((tag, step, value) for step, _, tag, value in rows) == sorted(
+        (tag, step, float(number + step)) for number, tag in enumerate(tags) for step in (1, 2))

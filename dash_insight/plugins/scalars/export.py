@@ -9,13 +9,12 @@ as null (MindInsight's ``scalars`` entries with the point keys in that order).
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import orjson
 
+from dash_insight.core.csv_cells import csv_cells
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.web.http import point_object_pieces
 
@@ -38,13 +37,11 @@ CSV_HEADER = "train_id,tag,step,wall_time,value\n"
 
 def csv_series(train_id: str, tag: str, series: ScalarSeries) -> str:
     """The CSV rows of one series (no header): ``train_id,tag`` as :mod:`csv` writes them
-    (quoted where they hold a comma, quote or line break; :func:`csv_text`), then the step, the
+    (:func:`~dash_insight.core.csv_cells.csv_cells`, after :func:`csv_text`), then the step, the
     wall time and the value as Python's ``repr`` writes them (the value as the float64 of the
     stored float32; ``nan``, ``inf``, ``-inf``). The job and tag cells are written once and the
     numbers formatted row by row, which is what :class:`csv.writer` writes for these cells."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow([csv_text(train_id), csv_text(tag), ""])
-    prefix = buffer.getvalue()[:-1]  # "<job>,<tag>," without the line end
+    prefix = csv_cells([csv_text(train_id), csv_text(tag), ""])  # "<job>,<tag>,"
     return "".join([f"{prefix}{step},{wall_time!r},{value!r}\n"
                     for step, wall_time, value in zip(series.step.tolist(),
                                                       series.wall_time.tolist(),
