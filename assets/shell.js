@@ -40,12 +40,13 @@
       },
 
       /* The auto-refresh timer: [disabled, interval in ms] from the "Auto refresh" box and the
-         seconds, clamped to MindInsight's 3..300 s (default 10; web/shell.py). */
-      autoRefresh(enabled, seconds) {
+         seconds, clamped to the box's own min and max (web/shell.py: MindInsight's 3..300 s);
+         an empty or unreadable box keeps the current interval. */
+      autoRefresh(enabled, seconds, low, high, current) {
         const value = Math.trunc(Number(seconds));
-        const clamped = Number.isFinite(value) && seconds !== null && seconds !== ""
-          ? Math.max(3, Math.min(300, value)) : 10;
-        return [!(enabled && enabled.length), clamped * 1000];
+        const interval = Number.isFinite(value) && seconds !== null && seconds !== ""
+          ? Math.max(low, Math.min(high, value)) * 1000 : current;
+        return [!(enabled && enabled.length), interval];
       },
 
       /* Mark the menu link of the page shown (class "active"): the home link only on the home

@@ -154,6 +154,8 @@ def register_shell(app: dash.Dash, router: PageRouter) -> None:
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "autoRefresh"),
         Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
         Input("auto-refresh", "value"), Input("refresh-seconds", "value"),
+        State("refresh-seconds", "min"), State("refresh-seconds", "max"),
+        State("refresh-interval", "interval"),
     )
 
     app.clientside_callback(

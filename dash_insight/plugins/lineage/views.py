@@ -879,8 +879,11 @@ def importance_figure(rows: Sequence[Mapping[str, Any]], height: int | None = No
         return message_figure(message, height or 140)
     height = height or max(140, 46 * len(rows) + 60)
     layout = small_layout(height=height)
-    layout.update(margin={"l": 8, "r": 8, "t": 24, "b": 24}, barmode="group", showlegend=True,
-                  legend={"orientation": "h", "y": 1.12, "x": 0})
+    # The legend sits in the top margin, on the plot's top edge: at a fixed paper height
+    # above it, a tall chart's legend covered its top bars.
+    layout.update(margin={"l": 8, "r": 8, "t": 32, "b": 24}, barmode="group", showlegend=True,
+                  legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1,
+                          "yanchor": "bottom"})
     names = [r["name"] for r in rows][::-1]
     notes = {lineage_data.REASON_SAMPLES_NOT_ENOUGH: " " + _("(≤ 2 jobs with both values)"),
              lineage_data.REASON_CORRELATION_NAN: " " + _("(a constant column)")}

@@ -86,11 +86,13 @@ def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Pa
         refresh.send_keys(Keys.CONTROL, "a")
         refresh.send_keys("3", Keys.ENTER)
         _wait_rows(dash_duo, {"./first"})
-        # The timer's [disabled, ms]: MindInsight's bounds 3..300 s, 10 s when unreadable.
-        auto = "return window.dash_clientside.shell.autoRefresh(arguments[0], arguments[1]);"
-        assert [dash_duo.driver.execute_script(auto, *case) for case in (
+        # The timer's [disabled, ms]: the box's bounds (MindInsight's 3..300 s); the current
+        # interval (here 7 s) when the box is empty.
+        auto = ("return window.dash_clientside.shell.autoRefresh(arguments[0], arguments[1], "
+                "Number(arguments[2].min), Number(arguments[2].max), 7000);")
+        assert [dash_duo.driver.execute_script(auto, *case, refresh) for case in (
             (["on"], 3), (["on"], 1), ([], 500), (["on"], None), (["on"], 12.7))] == [
-            [False, 3000], [False, 3000], [True, 300000], [False, 10000], [False, 12000]]
+            [False, 3000], [False, 3000], [True, 300000], [False, 7000], [False, 12000]]
         with SummaryWriter(base / "second", host="t") as writer:
             writer.add_scalar("loss", 1.0, 1)
         _wait_rows(dash_duo, {"./first", "./second"}, timeout=15)
