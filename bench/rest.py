@@ -31,7 +31,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from urllib.parse import urlencode
 
@@ -75,12 +75,13 @@ class Server:
     while it loads was seen to keep an empty job list (its one round gone, no loader thread
     left), and a job to vanish under 8 concurrent clients; see the report of issue #18."""
 
-    def __init__(self, base: str, workspace: str) -> None:
+    def __init__(self, base: str, workspace: str, options: Sequence[str] = ()) -> None:
         self.port = free_port()
         self.log_path = os.path.join(workspace, "log", f"access.{self.port}.log")
         self.process = subprocess.Popen(
             [PYTHON, "-m", "dash_insight.server", "--summary-base-dir", base, "--port",
-             str(self.port), "--workspace", workspace, "--access-log-max-bytes", "0"],
+             str(self.port), "--workspace", workspace, "--access-log-max-bytes", "0",
+             *options],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self._lines = 0
 

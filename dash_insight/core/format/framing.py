@@ -85,6 +85,11 @@ FRAME_OVERHEAD = HEADER_BYTES + FOOTER_BYTES
 MAX_PAYLOAD_BYTES = 128 << 20
 #: Bytes read from disk at a time (MindInsight used 24 MiB).
 CHUNK_BYTES = 16 << 20
+#: The smallest read once a call's ``max_bytes`` is nearly consumed (the rest of its last
+#: record).
+MIN_READ_BYTES = 64 << 10
+#: Candidate positions :func:`_find_header` filters at a time.
+FIND_WINDOW_BYTES = 1 << 20
 
 _MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
@@ -154,6 +159,9 @@ class ReadResult:
 
     records: int = 0
     bytes_consumed: int = 0
+    #: The file offset of the first record yielded (None: none was); where a reader that
+    #: started with framing lost found it again, not part of what the call found.
+    first_offset: int | None = field(default=None, compare=False)
     damage: list[Damage] = field(default_factory=list)
     tail: Tail | None = None
     #: The file could not be opened or read (also one of :attr:`damage`, for callers that only
@@ -173,13 +181,24 @@ def _find_header(buf: memoryview, start: int, end: int, max_payload: int,
     the upper length bytes are zero; a zero length only when the CRC bytes of an empty record
     follow), which keeps the scan of large garbage or zero-filled regions fast. When the whole
     payload is inside ``buf`` its CRC must match too: a random window passes the length CRC
-    with probability 2**-32, and this rules those out.
+    with probability 2**-32, and this rules those out. The buffer is searched in windows of
+    :data:`FIND_WINDOW_BYTES` (the filter's masks cost ~5 bytes per byte searched, and a
+    header is usually found near ``start``: a load worker starting a piece mid-file).
     """
     limit = end - HEADER_BYTES
-    if limit < start:
-        return -1
-    window = np.frombuffer(buf, dtype=np.uint8, count=end - start, offset=start)
-    n = limit - start + 1
+    for first in range(start, limit + 1, FIND_WINDOW_BYTES):
+        found = _find_header_in(buf, first, min(limit, first + FIND_WINDOW_BYTES - 1), end,
+                                max_payload, complete)
+        if found >= 0:
+            return found
+    return -1
+
+
+def _find_header_in(buf: memoryview, start: int, last: int, end: int, max_payload: int,
+                    complete: bool) -> int:
+    """:func:`_find_header` for the candidates ``start .. last`` (``last + 12 <= end``)."""
+    n = last - start + 1
+    window = np.frombuffer(buf, dtype=np.uint8, count=n + HEADER_BYTES - 1, offset=start)
     top = (max_payload.bit_length() - 1) // 8  # most significant byte of the limit
     plausible = window[top:n + top] <= (max_payload >> (8 * top))
     for k in range(top + 1, 8):
@@ -288,8 +307,14 @@ class RecordReader:
             if eof:
                 return False
             rest = bytes(buf[pos:])
-            more = handle.read(max(need - len(rest), CHUNK_BYTES))
-            if len(more) < max(need - len(rest), CHUNK_BYTES):
+            block = CHUNK_BYTES
+            if max_bytes is not None:  # no more than the call may consume (a load worker's
+                # 16 MB piece read 32 MB and held both): what is left, then small reads
+                left = max_bytes - (base + pos - start_offset)
+                block = min(CHUNK_BYTES, max(left + HEADER_BYTES, MIN_READ_BYTES))
+            want = max(need - len(rest), block)
+            more = handle.read(want)
+            if len(more) < want:
                 eof = True
             base += pos
             buf = memoryview(rest + more)
@@ -363,6 +388,8 @@ class RecordReader:
                 )
                 continue
             result.records += 1
+            if result.first_offset is None:
+                result.first_offset = record_offset
             # Advance before yielding: a caller that stops early resumes after this record.
             self.offset = base + pos
             yield Record(record_offset, body)

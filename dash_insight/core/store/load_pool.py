@@ -37,10 +37,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from dash_insight.core.format.framing import ReadResult, RecordReader
+from dash_insight.core.format.remote import is_url
 from dash_insight.core.format.scan import EventScanner, ScanResult
 from dash_insight.core.format.tensorboard import TensorBoardScanner
 from dash_insight.core.store.index import (
@@ -103,6 +104,8 @@ class SliceResult:
     #: With ``SliceTask.prepare``: the slice's chunks ready to store (``scan`` then holds no
     #: scalars nor blobs).
     prepared: PreparedTags | None = None
+    #: The task's ``slice_bytes``: a slice that consumed less reached the end of the file.
+    slice_bytes: int = 0
 
 
 def prepare_scan(scan: ScanResult) -> PreparedTags:
@@ -120,6 +123,31 @@ def prepare_scan(scan: ScanResult) -> PreparedTags:
             step=blobs.step, wall_time=blobs.wall_time, offset=blobs.offset,
             length=blobs.length, value_index=blobs.index, meta=blobs.meta))))
     return prepared
+
+
+def following_slices(task: SliceTask, size: int, piece_bytes: int) -> list[SliceTask]:
+    """``task``'s slice cut into consecutive pieces of ``piece_bytes``, so that workers read one
+    file's slice at once, each holding a piece's memory. Piece ``k`` starts at ``task.offset +
+    k * piece_bytes`` with framing lost there (``lost_at``), so its reader begins at the first
+    place whose length and payload CRCs match (:class:`~dash_insight.core.format.framing.
+    RecordReader`), with a scanner of its own (an :class:`EventScanner`'s state is only its
+    templates, a speed-up). A reader stops at the first record boundary at or after its start
+    plus its ``slice_bytes``, and the next piece starts looking there: in an intact file piece
+    ``k`` begins exactly where piece ``k - 1`` ended, which the loader checks before it keeps
+    it (:attr:`~dash_insight.core.format.framing.ReadResult.first_offset`). Only for a local
+    MindSpore summary file read for the first time from a record boundary: a TensorBoard
+    scanner carries a tag's plugin from slice to slice, and a remote file's slices need the
+    digest of the bytes before them. Pieces starting at or past ``size`` are not made."""
+    piece_bytes = max(1, piece_bytes)
+    if (piece_bytes >= task.slice_bytes or not task.prepare or task.tensorboard
+            or task.lost_at is not None or task.prefix_digest is not None or is_url(task.path)):
+        return [task]
+    starts = range(task.offset, min(size, task.offset + task.slice_bytes), piece_bytes)
+    if len(starts) < 2:
+        return [task]
+    return [replace(task, slice_bytes=piece_bytes)] + [
+        replace(task, offset=start, lost_at=start, scanner=None, slice_bytes=piece_bytes)
+        for start in starts[1:]]
 
 
 class WorkerCrashed(RuntimeError):
@@ -141,7 +169,8 @@ def read_slice(task: SliceTask) -> SliceResult:
     prepared = prepare_scan(scan) if task.prepare else None
     return SliceResult(scan=scan, read=reader.result, offset=reader.offset,
                        lost_at=reader.lost_at, stat=reader.stat, scanner=scanner,
-                       prefix_digest=reader.prefix_digest, prepared=prepared)
+                       prefix_digest=reader.prefix_digest, prepared=prepared,
+                       slice_bytes=task.slice_bytes)
 
 
 def resolve(target: str) -> Callable[[Any], Any]:

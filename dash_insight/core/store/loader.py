@@ -28,15 +28,18 @@ others while it loads, and progress (bytes read / bytes on disk) is published af
 MindInsight read one record per job per round and re-listed every directory per record.
 
 With ``load_workers`` > 1 a pass reads a slice of up to ``load_workers`` files of every job
-that has something to read, and when there are at least two such summary files with at least
-``pool_min_bytes`` left to read (a cold load, not the few new records of a live run), their
-slices are framed, scanned and (for a file read for the first time) turned into chunks ready to
-store by a :class:`~.load_pool.LoadPool` of that many worker processes. This process stays the
-only writer: it takes the workers' results back in the order of the pass and inserts them in
-the pass's transaction exactly as it inserts its own reading, so the index is the same with one
-worker or many. A slice whose worker raised or died is recorded
-as damage of that file at the offset where the slice started (what was read before stays, the
-other files go on); the file is read again when it changes.
+that has something to read. When those summary files have at least ``pool_min_bytes`` left to
+read (a cold load, not the few new records of a live run), their slices are framed, scanned and
+(for a file read for the first time) turned into chunks ready to store by a
+:class:`~.load_pool.LoadPool` of that many worker processes. When the pass has few files, the
+slice of a file read for the first time is cut into pieces read at once, so one large file keeps
+every core busy: each piece after the first finds its first record itself and is kept only if it
+starts exactly where the piece before it ended (:func:`~.load_pool.following_slices`); else the
+file is read on from there. This process stays the only writer: it takes the workers' results
+back in the order of the pass and inserts them in the pass's transaction exactly as it inserts
+its own reading, so the records and answers are the same with one worker or many. A slice whose
+worker raised or died is recorded as damage of that file at the offset where the slice started
+(what was read before stays, the other files go on); the file is read again when it changes.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ from dash_insight.core.store.load_pool import (
     PreparedTags,
     SliceResult,
     SliceTask,
+    following_slices,
     read_slice,
 )
 from dash_insight.core.store.state import (
@@ -96,6 +100,13 @@ LOADER_THREAD = "dash-insight-loader"
 #: A pass goes to worker processes only with this much left to read in its summary files:
 #: starting the workers costs ~0.5 s of CPU each, about what 50 MB of reading costs.
 POOL_MIN_BYTES = 64 << 20
+#: Pieces per worker a pass gives the pool when it has few files to read (one large file):
+#: at least two, so that workers read the next pieces while this process writes the ones read.
+PIECES_PER_WORKER = 2
+#: The largest piece: what a worker holds while it reads one is about 5x its bytes (columns,
+#: chunks, pickles), and this process holds up to ``workers + 1`` answers; with 2 workers the
+#: 20 tags x 10M steps job (20 scalars per record) peaked at 569 MB in all with 32 MB pieces.
+MAX_PIECE_BYTES = 16 << 20
 
 
 def _forget_file(store: IndexApi, state: JobState, file_state: FileState) -> None:
@@ -161,6 +172,9 @@ class Loader:
         self._pool_target = pool_target
         #: Passes whose slices went to worker processes (for tests and benchmarks).
         self.pool_passes = 0
+        #: Pieces read by workers and dropped: they did not start where their file's reading
+        #: stood (damage at a border, a crash); for tests and benchmarks.
+        self.pieces_dropped = 0
         self._scanners: dict[tuple[str, str], EventScanner | TensorBoardScanner] = {}
         # Directories that could not be listed, as last logged: train_id -> reason.
         self._unlisted: dict[str, str] = {}
@@ -241,12 +255,12 @@ class Loader:
             while pending and not self._stop.is_set():
                 # One pass: a slice of every job that has something to read, then publish.
                 plan = [(job, self._files_to_read(states[job.train_id])) for job in pending]
-                slices = self._read_slices(plan, states, pool)
+                slices, counts = self._read_slices(plan, states, pool)
                 still = []
                 with self.store.transaction():
                     for job, files in plan:
                         state = states[job.train_id]
-                        if self._read_files_safely(job, state, files, slices):
+                        if self._read_files_safely(job, state, files, slices, counts):
                             still.append(job)
                         state.version += 1
                         state.loaded_once = state.loaded_once or job not in still
@@ -323,9 +337,9 @@ class Loader:
             if deadline is not None and self._clock() >= deadline:
                 return False
             files = self._files_to_read(state)
-            slices = self._read_slices([(job, files)], {train_id: state}, None)
+            slices, counts = self._read_slices([(job, files)], {train_id: state}, None)
             with self.store.transaction(expect={train_id: expected}):
-                more = self._read_files_safely(job, state, files, slices)
+                more = self._read_files_safely(job, state, files, slices, counts)
                 state.version += 1
                 state.loaded_once = state.loaded_once or not more
                 self.store.save_job(state)
@@ -354,17 +368,33 @@ class Loader:
 
     def _read_slices(self, plan: list[tuple[JobInfo, list[FileState]]],
                      states: dict[str, JobState], pool: LoadPool | None
-                     ) -> Iterator[SliceResult | BaseException]:
+                     ) -> tuple[Iterator[SliceResult | BaseException], dict[tuple[str, str], int]]:
         """The slices of the pass's summary files, in plan order, each read when the pass
-        writes it: in this process, or (worth it, see :data:`POOL_MIN_BYTES`) by ``pool``."""
-        tasks = [self._slice_task(job, states[job.train_id], f) for job, files in plan
-                 for f in files if FileKind(f.kind) in EVENT_KINDS]
-        left = sum(max(0, f.size - f.offset) for _, files in plan for f in files
-                   if FileKind(f.kind) in EVENT_KINDS)
-        if pool is not None and len(tasks) >= 2 and left >= self.pool_min_bytes:
-            self.pool_passes += 1
-            return pool.ordered(tasks)
-        return (self._read_here(task) for task in tasks)
+        writes it: in this process, or (worth it, see :data:`POOL_MIN_BYTES`) by ``pool``;
+        and how many slices of each file (train_id, name) there are when more than one.
+
+        With ``pool`` and fewer than :data:`PIECES_PER_WORKER` files per worker, the slice of
+        a file read for the first time is cut into pieces (of at most :data:`MAX_PIECE_BYTES`,
+        :func:`~.load_pool.following_slices`) so that one large file keeps every worker busy,
+        and the workers read on while this process writes; a pass reads one slice's worth of
+        each file, as before."""
+        files = [(job, f) for job, job_files in plan for f in job_files
+                 if FileKind(f.kind) in EVENT_KINDS]
+        tasks = [self._slice_task(job, states[job.train_id], f) for job, f in files]
+        left = sum(max(0, f.size - f.offset) for _, f in files)
+        if pool is None or left < self.pool_min_bytes:
+            return (self._read_here(task) for task in tasks), {}
+        pieces = -(-PIECES_PER_WORKER * pool.workers // max(1, len(tasks)))
+        piece_bytes = min(MAX_PIECE_BYTES, self.slice_bytes // pieces) if pieces > 1 \
+            else self.slice_bytes
+        split = [following_slices(task, f.size, piece_bytes)
+                 for task, (_, f) in zip(tasks, files, strict=True)]
+        counts = {(job.train_id, f.name): len(group)
+                  for group, (job, f) in zip(split, files, strict=True) if len(group) > 1}
+        if sum(map(len, split)) < 2:
+            return (self._read_here(task) for task in tasks), {}
+        self.pool_passes += 1
+        return pool.ordered(task for group in split for task in group), counts
 
     @staticmethod
     def _read_here(task: SliceTask) -> SliceResult | BaseException:
@@ -408,24 +438,43 @@ class Loader:
         return kept, changed
 
     def _read_files_safely(self, job: JobInfo, state: JobState, files: list[FileState],
-                           slices: Iterator[SliceResult | BaseException]) -> bool:
-        """Read one slice of each of ``files`` (summary files: their next item of ``slices``);
-        an unexpected failure on one file is recorded as damage of that file (not retried until
+                           slices: Iterator[SliceResult | BaseException],
+                           counts: dict[tuple[str, str], int]) -> bool:
+        """Read one slice of each of ``files`` (summary files: their next item of ``slices``,
+        or their next ``counts[(train_id, name)]`` items, the pieces of the file's slice); an
+        unexpected failure on one file is recorded as damage of that file (not retried until
         the file changes) instead of stopping every job. True while more is left to read."""
         for file_state in files:
             summary = FileKind(file_state.kind) in EVENT_KINDS
-            outcome = next(slices) if summary else None
-            try:
-                if isinstance(outcome, BaseException):
-                    raise outcome
-                self._read_file(job, state, file_state, outcome)
-            except Exception as error:  # a reader bug or an OS surprise: keep the others going
-                if is_damage(error):
-                    raise  # the index's fault, not the file's: see _load_round_or_rebuild
-                log.error("indexing %s/%s failed: %r", job.train_id, file_state.name, error,
-                          exc_info=error)
-                self._give_up_slice(state, file_state, error)
+            for piece in range(counts.get((state.train_id, file_state.name), 1)):
+                outcome = next(slices) if summary else None
+                if piece and not self._continues(state, file_state, outcome):
+                    self.pieces_dropped += 1  # read on from the file's offset, later
+                    continue
+                try:
+                    if isinstance(outcome, BaseException):
+                        raise outcome
+                    self._read_file(job, state, file_state, outcome)
+                except Exception as error:  # a reader bug or an OS surprise: go on
+                    if is_damage(error):
+                        raise  # the index's fault, not the file's: see _load_round_or_rebuild
+                    log.error("indexing %s/%s failed: %r", job.train_id, file_state.name,
+                              error, exc_info=error)
+                    self._give_up_slice(state, file_state, error)
         return any(f.needs_reading for f in state.files.values())
+
+    @staticmethod
+    def _continues(state: JobState, file_state: FileState,
+                   outcome: SliceResult | BaseException | None) -> bool:
+        """Whether a piece after a slice's first (:func:`~.load_pool.following_slices`) starts
+        where its file stands now: the piece before it was kept, did not end the reading (end of
+        file, error, lost framing, file replaced) and ended at this piece's first record.
+        Anything else (a damaged record at the border, a crash) drops it; the file is then read
+        on from its offset, in a later pass, exactly as one worker reads it."""
+        return (isinstance(outcome, SliceResult) and state.files.get(file_state.name) is file_state
+                and not file_state.caught_up and file_state.lost_at is None
+                and not outcome.read.replaced and outcome.read.error is None
+                and outcome.read.first_offset == file_state.offset)
 
     def _give_up_slice(self, state: JobState, file_state: FileState, error: BaseException
                        ) -> None:
@@ -532,7 +581,8 @@ class Loader:
         file_state.offset, file_state.lost_at = summary_slice.offset, summary_slice.lost_at
         file_state.prefix_digest = summary_slice.prefix_digest
         file_state.read_size = size_before
-        file_state.caught_up = read.error is not None or read.bytes_consumed < self.slice_bytes
+        file_state.caught_up = (read.error is not None
+                                or read.bytes_consumed < summary_slice.slice_bytes)
         self._set_unreadable(state, file_state, read.error)
         self._set_tail_since(state, file_state, read.tail is not None)
 

@@ -7,6 +7,7 @@ import random
 import struct
 import time
 from pathlib import Path
+from typing import Any
 
 import google_crc32c
 import pytest
@@ -834,3 +835,43 @@ def test_replaced_file_is_not_read_at_the_old_offset(tmp_path: Path) -> None:
     path.write_bytes(DATA[:10])  # same inode, shorter than the offset: truncated
     shorter = RecordReader(path, first.offset, inode=path.stat().st_ino)
     assert read_all(shorter) == [] and shorter.result.replaced
+
+
+def test_a_reader_starting_with_framing_lost_finds_a_record_past_megabytes_of_garbage(
+        tmp_path: Path) -> None:
+    """A load worker's piece starts mid-file with framing lost: the first record is found
+    however far it is (the search goes window by window), and its offset is reported."""
+    garbage = bytes(random.Random(3).getrandbits(8) for _ in range(1000)) * 3_000  # 3 MB
+    path = tmp_path / "f"
+    path.write_bytes(garbage + DATA)
+    reader = RecordReader(path, offset=5, lost_at=5)
+    records = [(r.offset, bytes(r.payload)) for r in reader.read()]
+    assert records == [(offset + len(garbage), payload) for offset, payload in RECORDS]
+    assert reader.result.first_offset == len(garbage) and reader.result.damage == []
+
+
+def test_a_bounded_read_reads_little_past_its_bytes(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load worker's 16 MB piece used to read a second 16 MB chunk for its last record."""
+    payloads = [bytes([n % 251]) * 1000 for n in range(3000)]  # 3 MB of records of 1,016 bytes
+    data, records = build(payloads)
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    read_sizes: list[int] = []
+    real_open = framing.open_regular
+
+    def counting_open(*args: Any, **kwargs: Any) -> Any:
+        handle = real_open(*args, **kwargs)
+        read = handle.read
+
+        def counted(size: int = -1) -> bytes:
+            chunk = read(size)
+            read_sizes.append(len(chunk))
+            return chunk
+        handle.read = counted
+        return handle
+    monkeypatch.setattr(framing, "open_regular", counting_open)
+    reader = RecordReader(path)
+    got = list(reader.read(100_000))
+    assert len(got) == -(-100_000 // 1016) and reader.offset == records[len(got)][0]
+    assert sum(read_sizes) < 100_000 + 2 * framing.MIN_READ_BYTES

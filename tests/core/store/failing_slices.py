@@ -28,3 +28,11 @@ def raise_on_victim(task: SliceTask) -> SliceResult:
     if _targeted(task):
         raise ValueError("a reader bug")
     return read_slice(task)
+
+
+def raise_on_pieces(task: SliceTask) -> SliceResult:
+    """Fails on every piece that starts where framing must be found (a slice's pieces after
+    its first, ``following_slices``): all of them are dropped and read again as first pieces."""
+    if task.lost_at is not None and task.lost_at == task.offset:
+        raise ValueError("a piece that cannot be read")
+    return read_slice(task)

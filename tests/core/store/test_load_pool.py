@@ -18,9 +18,16 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
+from dash_insight.core.format.scan import EventScanner
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.store.index import BlobColumns, IndexStore, ScalarColumns
-from dash_insight.core.store.load_pool import LoadPool, SliceTask, WorkerCrashed, read_slice
+from dash_insight.core.store.load_pool import (
+    LoadPool,
+    SliceTask,
+    WorkerCrashed,
+    following_slices,
+    read_slice,
+)
 from dash_insight.core.store.loader import Loader
 from dash_insight.core.vocabulary import Plugin
 from tests.core.store.failing_slices import VICTIM
@@ -225,3 +232,66 @@ def test_a_pool_with_nothing_worth_it_reads_in_process(base: Path, tmp_path: Pat
         store.close()
     shutil.rmtree(tmp_path / "index")
     assert not os.path.exists(tmp_path / "index")
+
+
+def _task(path: str, **fields: Any) -> SliceTask:
+    values: dict[str, Any] = {"tensorboard": False, "offset": 100, "lost_at": None,
+                              "inode": 7, "max_payload": 1 << 20, "slice_bytes": 1000,
+                              "prepare": True, **fields}
+    return SliceTask(path=path, **values)
+
+
+def test_following_slices_cut_a_slice_into_pieces_with_framing_lost_where_they_start() -> None:
+    task = _task("/logs/run/x.summary.1_MS", scanner=EventScanner())
+    pieces = following_slices(task, size=3_500, piece_bytes=250)
+    assert [(p.offset, p.lost_at, p.slice_bytes) for p in pieces] == [
+        (100, None, 250), (350, 350, 250), (600, 600, 250), (850, 850, 250)]
+    assert pieces[0].scanner is task.scanner and all(p.scanner is None for p in pieces[1:])
+    assert [p.offset for p in following_slices(task, size=500, piece_bytes=250)] == [100, 350]
+    assert following_slices(task, size=3_500, piece_bytes=1000) == [task]
+    assert following_slices(task, size=300, piece_bytes=250) == [task]  # one piece: the slice
+    # Only a local MindSpore file read for the first time from a record boundary is cut.
+    for other in (_task("/x", tensorboard=True), _task("/x", prepare=False),
+                  _task("/x", lost_at=90), _task("/x", prefix_digest=b"d"),
+                  _task("https://host/logs/x.summary.1_MS")):
+        assert following_slices(other, size=10_000, piece_bytes=250) == [other]
+
+
+def test_one_large_file_is_read_by_every_worker_into_the_same_index(tmp_path: Path) -> None:
+    base = tmp_path / "logs"
+    write_job(base, "one_file", steps=3 * STEPS)
+    serial, one = loaded_answers(base, tmp_path / "one", workers=1)
+    pooled, two = loaded_answers(base, tmp_path / "two", workers=2)
+    assert serial.pool_passes == 0 and pooled.pool_passes > 0 and pooled.pieces_dropped == 0
+    assert one == two
+    assert len(two["./one_file"]["tags"][("scalar", "loss")][0]) == 3 * STEPS
+
+
+@pytest.mark.parametrize("where", [0.3, 0.5, 0.7])
+def test_damage_read_by_pieces_is_found_as_one_worker_finds_it(tmp_path: Path,
+                                                               where: float) -> None:
+    base = tmp_path / "logs"
+    write_job(base, "one_file", steps=3 * STEPS)
+    summary = next(p for p in (base / "one_file").iterdir() if p.name.endswith("_MS"))
+    data = bytearray(summary.read_bytes())
+    start = int(len(data) * where)
+    data[start:start + 1500] = b"\xfe" * 1500  # longer than two pieces
+    summary.write_bytes(bytes(data))
+    _, one = loaded_answers(base, tmp_path / "one", workers=1)
+    pooled, three = loaded_answers(base, tmp_path / "three", workers=3)
+    assert pooled.pool_passes > 0
+    assert one == three
+    assert any("@" in reason for reason in three["./one_file"]["reasons"])
+
+
+def test_a_piece_that_does_not_continue_its_file_is_dropped_and_read_again(
+        tmp_path: Path) -> None:
+    """Pieces that fail (as one starting inside a damaged record would not begin where the
+    piece before ended) are dropped without a trace: the file is read on from its offset."""
+    base = tmp_path / "logs"
+    write_job(base, "one_file", steps=3 * STEPS)
+    _, one = loaded_answers(base, tmp_path / "one", workers=1)
+    pooled, two = loaded_answers(base, tmp_path / "two", workers=2,
+                                 pool_target="tests.core.store.failing_slices:raise_on_pieces")
+    assert pooled.pool_passes > 0 and pooled.pieces_dropped > 0
+    assert one == two and two["./one_file"]["reasons"] == []
