@@ -59,7 +59,6 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     UrlState,
-    make_search,
     same_search,
 )
 
@@ -213,7 +212,7 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
     selected, _unknown = selection(state["tags"], tags)
     # The cards come with the layout (in the theme of the browser's cookie): the cards
     # callback then finds them shown (the same key) and answers nothing new.
-    first = cards_update(page, app, service, make_search(dict(params)), request_theme(), None)
+    first = cards_update(page, app, service, state, request_theme(), None)
     assert first is not None  # nothing is shown yet
     cards: Any = html.Div(first.cards, id=page.id("cards"), className=page.grid_class)
     if page.loading:
@@ -283,11 +282,10 @@ def _card(page: PerTagPage[S], context: CardContext[S], tag: str) -> Any:
         return html.Section(str(error), className="di-panel di-empty")
 
 
-def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, search: str | None,
+def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, state: dict[str, Any],
                  theme: str | None, shown: list[Any] | None) -> CardsUpdate | None:
-    """The cards of the URL's page of tags, or None when ``shown`` (the key of the cards on
-    screen) says they show the same already."""
-    state = page.state.parse_search(search)
+    """The cards of the page of tags the URL's ``state`` (:meth:`UrlState.parse`) asks for, or
+    None when ``shown`` (the key of the cards on screen) says they show the same already."""
     train_id = state["train_id"]
     try:
         job = service.provider.job(train_id)
@@ -365,5 +363,5 @@ def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
     )
     def cards(_query: list | None, _ticks: int | None, _clicks: int | None, theme: str | None,
               search: str | None, shown: list | None) -> Any:
-        update = cards_update(page, app, service, search, theme, shown)
+        update = cards_update(page, app, service, page.state.parse_search(search), theme, shown)
         return (dash.no_update,) * len(CardsUpdate._fields) if update is None else tuple(update)

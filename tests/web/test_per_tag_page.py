@@ -47,6 +47,11 @@ PAGE: ptp.PerTagPage[DataService] = ptp.PerTagPage(
 )
 
 
+
+def _cards(app: dash.Dash, service: DataService, search: str, theme: str | None,
+           shown: list | None) -> ptp.CardsUpdate | None:
+    return ptp.cards_update(PAGE, app, service, PAGE.state.parse_search(search), theme, shown)
+
 def test_unknown_message_names_the_tags() -> None:
     assert ptp.unknown_message([], "./a", "image") is None
     message = ptp.unknown_message([f"t{i}" for i in range(7)], "./a", "image")
@@ -65,11 +70,11 @@ def test_layout_of_the_skeleton(service: DataService) -> None:
     for name in ("query", "shown", "notice", "cards", "prev", "next", "total"):
         assert find(page, f"t-{name}") is not None, name
     # The cards come with the layout, with the key the cards callback compares: no rebuild.
-    first = ptp.cards_update(PAGE, app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone",
-                             "light", None)
+    first = _cards(app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone", "light",
+                   None)
     assert find(page, "t-shown").data == first.key
-    assert ptp.cards_update(PAGE, app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone",
-                            "light", first.key) is None
+    assert _cards(app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone", "light",
+                  first.key) is None
     assert len(find(page, "t-cards").children) == 1  # hist/int32's card
     assert find(page, "t-page").children == "1 / 1" and find(page, "t-next").disabled
     assert "Summary path: ./ops_all" in text(page)
@@ -115,7 +120,7 @@ def test_controls_search() -> None:
 def test_cards_update(service: DataService) -> None:
     app = dash.Dash(__name__)
     search = "?train_id=./ops_all&tags=hist/int32,hist/all_nan,gone&raw=1"
-    update = ptp.cards_update(PAGE, app, service, search, "dark", None)
+    update = _cards(app, service, search, "dark", None)
     assert update is not None
     # In the job's order; a card that cannot be drawn says why.
     assert [text(card) for card in update.cards] == [
@@ -124,19 +129,18 @@ def test_cards_update(service: DataService) -> None:
     assert update.first and update.last
     assert "gone" in text(update.notice)
     # The same view again: nothing to rebuild; the theme does not matter to these cards.
-    assert ptp.cards_update(PAGE, app, service, search, "light", update.key) is None
-    changed = ptp.cards_update(PAGE, app, service, search.replace("&raw=1", ""), "dark",
-                               update.key)
+    assert _cards(app, service, search, "light", update.key) is None
+    changed = _cards(app, service, search.replace("&raw=1", ""), "dark", update.key)
     assert changed is not None and "raw False" in text(changed.cards)
-    nothing = ptp.cards_update(PAGE, app, service, "?train_id=./ops_all&tags=,", None, None)
+    nothing = _cards(app, service, "?train_id=./ops_all&tags=,", None, None)
     assert text(nothing.cards) == "No tag selected: tick tags above, or clear the filter."
-    unknown = ptp.cards_update(PAGE, app, service, "?train_id=./nope", None, None)
+    unknown = _cards(app, service, "?train_id=./nope", None, None)
     assert "no training job" in text(unknown.cards) and unknown.key is None
 
 
 def test_paging_of_cards(service: DataService) -> None:
     app = dash.Dash(__name__)
-    update = ptp.cards_update(PAGE, app, service, "?train_id=./ops_all&page=2", None, None)
+    update = _cards(app, service, "?train_id=./ops_all&page=2", None, None)
     assert update.total == "Total 9 tags" and update.page == "2 / 3"
     assert len(update.cards) == 4 and not update.first and not update.last
 
