@@ -297,7 +297,8 @@ OPTIONS: tuple[Option, ...] = (
            N_("URL path of the pages and the REST API, starting and ending with '/' "
               "(default /)"), "PATH"),
     Option("cache_bytes", parse_size, N_("memory for decoded images, histograms and tensors "
-                                         "per process (default {cache_bytes})"), "SIZE"),
+                                         "per process, and an eighth of it more for encoded "
+                                         "scalar answers (default {cache_bytes})"), "SIZE"),
     Option("max_record_bytes", parse_size,
            N_("records larger than this are skipped unread and reported as damage; bounds the "
               "memory reading takes: about 4x this for loading and 4x this for all requests "
@@ -306,8 +307,9 @@ OPTIONS: tuple[Option, ...] = (
            N_("rotate <workspace>/log/access.<port>.log at this size, 0 = never "
               "(default {access_log_max_bytes})"), "SIZE"),
     Option("load_workers", parse_load_workers,
-           N_("processes reading summary files at once when a load has several large files or "
-              "jobs to read; 1 = read in the server process only (default: the core count)"),
+           N_("processes reading summary files at once when a load has 64 MB or more to read "
+              "(one large file is read in pieces); 1 = read in the server process only "
+              "(default: the core count)"),
            "N"),
     Option("index", parse_index,
            N_("where the index lives: 'diskcache' in the workspace (default), or a Redis URL "
