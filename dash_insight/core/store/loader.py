@@ -371,7 +371,7 @@ class Loader:
                      ) -> tuple[Iterator[SliceResult | BaseException], dict[tuple[str, str], int]]:
         """The slices of the pass's summary files, in plan order, each read when the pass
         writes it: in this process, or (worth it, see :data:`POOL_MIN_BYTES`) by ``pool``;
-        and how many slices of each file (train_id, name) there are when more than one.
+        and how many pieces of each file (train_id, name) there are when more than one.
 
         With ``pool`` and fewer than :data:`PIECES_PER_WORKER` files per worker, the slice of
         a file read for the first time is cut into pieces (of at most :data:`MAX_PIECE_BYTES`,
