@@ -49,12 +49,15 @@
       try { id = JSON.parse(id); } catch (error) { /* a plain id after all */ }
     }
     window.dash_clientside.set_props(id, {children: spec, style});
-    if (holder.dataset.later) setLater(spec, JSON.parse(holder.dataset.later));
+    if (holder.dataset.later) setLater(holder, id, spec, JSON.parse(holder.dataset.later));
   }
 
-  /* Props held back (deferred(..., later=...)) are set once the component is set up (an AG
-     Grid: its API is ready), in a task of their own, as a callback's answer would set them. */
-  async function setLater(spec, props) {
+  /* Props held back (deferred(..., later=...)) are given once the component is set up (an AG
+     Grid: its API is ready), in a task of their own: the holder gets the component again, with
+     them (the same component, updated). Not set_props on the component itself: Dash then
+     forgets the component's own id (its paths are computed from its children), and callbacks
+     writing to it fail. */
+  async function setLater(holder, holderId, spec, props) {
     const id = spec.props.id;
     if (spec.namespace === "dash_ag_grid" && window.dash_ag_grid &&
         window.dash_ag_grid.getApiAsync) {
@@ -63,8 +66,9 @@
       await new Promise(resolve => window.requestAnimationFrame(resolve));
     }
     await new Promise(resolve => setTimeout(resolve, 0));
-    if (document.getElementById(typeof id === "string" ? id : JSON.stringify(id))) {
-      window.dash_clientside.set_props(id, props);
+    if (holder.isConnected) {
+      window.dash_clientside.set_props(holderId, {children: Object.assign({}, spec, {
+        props: Object.assign({}, spec.props, props)})});
     }
   }
 
