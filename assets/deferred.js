@@ -3,8 +3,15 @@
    data-component="{type, namespace, props}"> gets its component as children through
    dash_clientside.set_props once every chart card on screen holds a drawn Plotly chart, or
    after data-wait-ms, or at once on a page without chart cards. The charts come first: a picker
-   grid mounted with the layout delayed the first chart by a few hundred ms (issue 17 item 8). */
+   grid mounted with the layout delayed the first chart by a few hundred ms (issue 17 item 8).
+
+   A holder with data-on-screen="now" (a chart card whose children were held back:
+   deferred_children) is mounted at once when it is on or next to the screen, else as the
+   others. Holders are mounted in page order (the highest first), one per animation frame, or
+   up to data-batch of them (cards): React mounting a screenful of cards in one task froze the
+   page. data-later: props the component gets once it is set up (setLater). */
 (function () {
+  const MARGIN_PX = 150;  // "next to the screen", as assets/graph-slots.js
   const mounted = new WeakSet();
   const firstSeen = new WeakMap();
   let scheduled = false;
@@ -19,6 +26,52 @@
     });
   }
 
+  function nearScreen(holder) {
+    const r = holder.getBoundingClientRect();
+    return r.bottom > -MARGIN_PX && r.top < window.innerHeight + MARGIN_PX &&
+      Boolean(r.width || r.height);
+  }
+
+  function mount(holder) {
+    mounted.add(holder);
+    let spec = null, style = {};
+    try {
+      spec = JSON.parse(holder.dataset.component);
+      if (holder.dataset.style) style = JSON.parse(holder.dataset.style);
+    } catch (error) {
+      console.error("dash-insight: a deferred component could not be read", error);
+      return;
+    }
+    // The holder kept the space of its component (min-height) until now. The id of a
+    // pattern-matching holder (a chart card) is its JSON.
+    let id = holder.id;
+    if (id.startsWith("{")) {
+      try { id = JSON.parse(id); } catch (error) { /* a plain id after all */ }
+    }
+    window.dash_clientside.set_props(id, {children: spec, style});
+    if (holder.dataset.later) setLater(holder, id, spec, JSON.parse(holder.dataset.later));
+  }
+
+  /* Props held back (deferred(..., later=...)) are given once the component is set up (an AG
+     Grid: its API is ready), in a task of their own: the holder gets the component again, with
+     them (the same component, updated). Not set_props on the component itself: Dash then
+     forgets the component's own id (its paths are computed from its children), and callbacks
+     writing to it fail. */
+  async function setLater(holder, holderId, spec, props) {
+    const id = spec.props.id;
+    if (spec.namespace === "dash_ag_grid" && window.dash_ag_grid &&
+        window.dash_ag_grid.getApiAsync) {
+      await window.dash_ag_grid.getApiAsync(id);
+    } else {
+      await new Promise(resolve => window.requestAnimationFrame(resolve));
+    }
+    await new Promise(resolve => setTimeout(resolve, 0));
+    if (holder.isConnected) {
+      window.dash_clientside.set_props(holderId, {children: Object.assign({}, spec, {
+        props: Object.assign({}, spec.props, props)})});
+    }
+  }
+
   function check() {
     scheduled = false;
     const holders = Array.from(document.querySelectorAll(".di-deferred[data-component]"))
@@ -28,27 +81,23 @@
       return;
     }
     const now = performance.now();
-    const ready = chartsOnScreenDrawn();
-    let waiting = false;
-    for (const holder of holders) {
+    let ready = null;  // looked at once per frame, when needed
+    const due = holders.filter(holder => {
       if (!firstSeen.has(holder)) firstSeen.set(holder, now);
+      if (holder.dataset.onScreen === "now" && nearScreen(holder)) return true;
       const waitMs = Number(holder.dataset.waitMs) || 2500;
-      if (!ready && now - firstSeen.get(holder) < waitMs) {
-        waiting = true;
-        continue;
-      }
-      mounted.add(holder);
-      let spec = null;
-      try {
-        spec = JSON.parse(holder.dataset.component);
-      } catch (error) {
-        console.error("dash-insight: a deferred component could not be read", error);
-        continue;
-      }
-      // The holder kept the space of its component (min-height) until now.
-      window.dash_clientside.set_props(holder.id, {children: spec, style: {}});
+      if (now - firstSeen.get(holder) >= waitMs) return true;
+      if (ready === null) ready = chartsOnScreenDrawn();
+      return ready;
+    });
+    // This frame: the first due holder and those after it of its kind, up to its batch.
+    if (due.length) {
+      const batch = Math.max(1, Number(due[0].dataset.batch) || 1);
+      const kind = due[0].dataset.batch || "";
+      due.filter(holder => (holder.dataset.batch || "") === kind).slice(0, batch)
+        .forEach(mount);
     }
-    if (waiting) schedule();
+    if (holders.some(holder => !mounted.has(holder))) schedule();
   }
 
   function schedule() {

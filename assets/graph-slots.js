@@ -55,15 +55,31 @@
         observed.set(slot, key);
         if (!observer) { inView.add(key); enter(key); return; }  // no observer: every chart
         observer.observe(slot);  // reports whether it is on screen, once the page is idle
-        // A slot on screen now is entered now: the observer's first report waits for the
-        // main thread, which is busy with the rest of the page's first render.
+        fresh.push([slot, key]);
+      });
+      if (fresh.length && !framed) {
+        framed = true;
+        window.requestAnimationFrame(enterOnScreen);
+      }
+    }
+
+    /* A slot on screen is entered in the next frame: the observer's first report waits for the
+       main thread, which is busy with the rest of the page's first render. Measured in the
+       frame, where the browser lays the page out anyway (measured at once, in the task that
+       added the slots, it laid the page out one more time inside the longest task). */
+    const fresh = [];
+    let framed = false;
+    function enterOnScreen() {
+      framed = false;
+      for (const [slot, key] of fresh.splice(0)) {
+        if (!slot.isConnected || inView.has(key)) continue;
         const rect = slot.getBoundingClientRect();
         if (rect.bottom > -MARGIN_PX && rect.top < window.innerHeight + MARGIN_PX &&
             (rect.width || rect.height)) {
           inView.add(key);
           enter(key);
         }
-      });
+      }
     }
 
     /* Slots come and go with Dash's renders: look again after any batch of changes that added

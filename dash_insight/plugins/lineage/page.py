@@ -179,6 +179,7 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
             ]),
         ]),
         dcc.Store(id="lineage-axes"),
+        dcc.Store(id="lineage-table"),
         dcc.Store(id="lineage-chart-spec"),
         dcc.Store(id="lineage-chart-drawn"),
         dcc.Store(id="lineage-brush"),
@@ -217,7 +218,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
 
     @app.callback(
         Output("lineage-chart-spec", "data"), Output("lineage-axes", "data"),
-        Output("lineage-grid", "rowData"), Output("lineage-grid", "columnDefs"),
+        Output("lineage-table", "data"),
         Output("lineage-columns", "options"), Output("lineage-columns", "value"),
         Output("lineage-columns-summary", "children"),
         Output("lineage-color", "options"), Output("lineage-color", "value"),
@@ -273,9 +274,11 @@ def register(app: dash.Dash, service: LineageService) -> None:
         defs_key = json.dumps([state.tab, [c.id for c in columns]])
         defs = (dash.no_update if defs_key == previous.get("defs")
                 else views.grid_column_defs(columns, state.sort))
+        # The grid gets them from lineage-table one task later (lineageGrid.table).
+        table = {"rows": views.grid_row_data(rows, columns, added, dashboard_href),
+                 "defs": None if defs is dash.no_update else defs}
         return (
-            spec, [a.to_dict() for a in axes],
-            views.grid_row_data(rows, columns, added, dashboard_href), defs,
+            spec, [a.to_dict() for a in axes], table,
             options, [c.id for c in columns], summary,
             colour_options, colour.id if colour else None, count,
             "; ".join(problems), None if is_model else {"display": "none"},
@@ -370,6 +373,11 @@ def register(app: dash.Dash, service: LineageService) -> None:
         return []
 
     register_lazy_graphs(app)
+    app.clientside_callback(  # assets/lineage-grid.js: rows once the grid is set up
+        ClientsideFunction(namespace="lineageGrid", function_name="table"),
+        Output("lineage-grid", "rowData"), Output("lineage-grid", "columnDefs"),
+        Input("lineage-table", "data"), prevent_initial_call=True,
+    )
     app.clientside_callback(
         ClientsideFunction(namespace="lineageChart", function_name="draw"),
         Output("lineage-chart-drawn", "data"), Input("lineage-chart-spec", "data"),

@@ -723,16 +723,12 @@ def parallel_chart(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
 # -- grid ------------------------------------------------------------------------------------
 
 
-def markdown_link(text: str, href: str) -> str:
-    """A markdown link whose text shows ``text`` literally."""
-    escaped = "".join("\\" + ch if ch in "\\[]()*_`<>#!|~" else ch for ch in text)
-    return f"[{escaped}]({href})"
-
-
 def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) -> list[dict]:
-    """AG Grid columns: the summary path (a link), the chosen columns, remark and tag (editable,
-    pinned right). Numeric columns filter by number, the others by text. The functions named
-    in ``{"function": ...}`` are in ``assets/dashAgGridFunctions-lineage.js``."""
+    """AG Grid columns: the summary path (a link to the job's dashboard, drawn by
+    ``LineageLink`` of ``assets/dashAgGridComponentFunctions-lineage.js``), the chosen columns,
+    remark and tag (editable, pinned right). Numeric columns filter by number, the others by
+    text. The functions named in ``{"function": ...}`` are in
+    ``assets/dashAgGridFunctions-lineage.js``."""
 
     def with_sort(definition: dict[str, Any]) -> dict[str, Any]:
         if sort and sort[0] == definition["colId"]:
@@ -743,7 +739,7 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
     columns = [*(c for c in columns if is_metric(c)), *(c for c in columns if not is_metric(c))]
     defs = [with_sort({
         "colId": "summary_dir", "field": "summary_dir", "headerName": _("Summary path"),
-        "cellRenderer": "markdown", "pinned": "left", "minWidth": 200,
+        "cellRenderer": "LineageLink", "pinned": "left", "minWidth": 200,
         "filter": "agTextColumnFilter",
         "filterValueGetter": {"function": "lineageTrainId(params)"},
         "comparator": {"function": "lineageCompareTrainIds"},
@@ -784,14 +780,15 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
 def grid_row_data(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
                   added_info: Mapping[str, Mapping[str, Any]],
                   dashboard_href: Any) -> list[dict[str, Any]]:
-    """Row objects for the grid: ``train_id`` (the row id), the path as a markdown link to the
-    job's dashboard, the chosen columns' values, remark and tag."""
+    """Row objects for the grid: ``train_id`` (the row id and the link's text), ``summary_dir``
+    (the address of the job's dashboard, the link's target), the chosen columns' values,
+    remark and tag."""
     out = []
     for row in rows:
         train_id = row["train_id"]
         info = added_info.get(train_id) or {}
         item = {"train_id": train_id,
-                "summary_dir": markdown_link(train_id, dashboard_href(train_id)),
+                "summary_dir": dashboard_href(train_id),
                 "remark": info.get("remark", ""), "tag": info.get("tag", 0)}
         item.update({c.id: row.get(c.id) for c in columns})
         out.append(item)

@@ -6,11 +6,18 @@ the page's layout costs the first chart a few hundred milliseconds of the browse
 mounts it (``dash_clientside.set_props``) once every chart card on screen is drawn, or after
 :data:`LONGEST_WAIT_MS`, or at once on a page without charts. Callbacks of the mounted component
 work as for any component a callback adds.
+
+:func:`deferred_children` does the same for the children of a chart card below the first
+screen: the card's frame is in the page at once (its place, its id), its toolbar, graph slot and
+title arrive a few cards per main-thread task, at once when the card is on screen, else when
+the charts on screen are drawn. React mounting a grid of 24 cards in one task was the longest
+freeze of the scalars page.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dash import html
@@ -22,15 +29,50 @@ LONGEST_WAIT_MS = 2500
 CLASS_NAME = "di-deferred"
 
 
-def deferred(component: Component, holder_id: str, **holder: Any) -> html.Div:
+def deferred(component: Component, holder_id: str, later: Sequence[str] = (),
+             **holder: Any) -> html.Div:
     """A ``html.Div`` (``id=holder_id``, ``holder`` props such as ``className`` and ``style``)
     that gets ``component`` as its child once the page's first screen of charts is drawn.
+    ``later``: props of ``component`` (an AG Grid's ``rowData`` and ``selectedRows``) it is
+    mounted without and gets in a task of their own once it is set up, as a callback would
+    set them (a grid set up with its rows froze the page longer).
 
     The holder's ``deferred_child`` attribute keeps ``component`` for Python readers (tests)."""
     class_name = " ".join(filter(None, [CLASS_NAME, holder.pop("className", "")]))
-    props: dict[str, Any] = {**holder, "data-component": json.dumps(component,
-                                                                     cls=PlotlyJSONEncoder),
+    spec = json.loads(json.dumps(component, cls=PlotlyJSONEncoder))
+    held = {name: spec["props"].pop(name) for name in later if name in spec["props"]}
+    props: dict[str, Any] = {**holder, "data-component": json.dumps(spec),
                              "data-wait-ms": str(LONGEST_WAIT_MS)}
+    if held:
+        props["data-later"] = json.dumps(held)
     div = html.Div(id=holder_id, className=class_name, **props)
     setattr(div, "deferred_child", component)  # noqa: B010 (not a Dash prop: never sent)
+    return div
+
+
+def deferred_children(card: html.Div, min_height: str, batch: int,
+                      keep: Callable[[Any], bool] | None = None) -> html.Div:
+    """``card`` (a ``html.Div`` with an id) without its children, which ``assets/deferred.js``
+    gives it at once when it is on (or next to) the screen, else once the charts on screen are
+    drawn (or after :data:`LONGEST_WAIT_MS`), ``batch`` such cards per main-thread task, the
+    highest on the page first. Until then it keeps ``min_height`` (CSS) of space, so that the
+    page's height and the cards' places do not jump when they fill, and the children for which
+    ``keep`` says True (light ones, such as a title: what the card is about is on the page).
+
+    The holder's ``deferred_child`` attribute keeps the children for Python readers (tests)."""
+    props = card.to_plotly_json()["props"]
+    children = props.pop("children", None)
+    listed = children if isinstance(children, list | tuple) else [children]
+    kept = [child for child in listed if keep is not None and keep(child)]
+    class_name = " ".join(filter(None, [CLASS_NAME, props.pop("className", "")]))
+    own_style = props.pop("style", None) or {}
+    attributes: dict[str, Any] = {
+        "data-component": json.dumps(children, cls=PlotlyJSONEncoder),
+        "data-style": json.dumps(own_style),  # the card's own style, back when it fills
+        "data-wait-ms": str(LONGEST_WAIT_MS), "data-on-screen": "now",
+        "data-batch": str(batch)}
+    style = {**own_style, "minHeight": min_height}
+    div = html.Div(kept, className=class_name, style=style, **props, **attributes)
+    later = [child for child in listed if not any(child is k for k in kept)]
+    setattr(div, "deferred_child", later)  # noqa: B010 (not a Dash prop: never sent)
     return div

@@ -327,7 +327,8 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
             *extra,
         ]),
         dcc.Store(id=f"{list_id}-key", data=view.key),
-        # Mounted after the charts on screen: a grid mounted with the layout delays them.
+        # Mounted after the charts on screen: a grid mounted with the layout delays them; its
+        # rows and ticks come in a task after its set-up (as the callback below sets them).
         deferred(
             dag.AgGrid(
                 id=list_id, className="di-picker-grid",
@@ -345,7 +346,7 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
                 },
                 style={"height": f"{picker_height(len(view.rows))}px"},
             ),
-            f"{list_id}-holder", className="di-picker-list",
+            f"{list_id}-holder", later=("rowData", "selectedRows"), className="di-picker-list",
             style={"minHeight": f"{picker_height(len(view.rows))}px"},
         ),
     ])

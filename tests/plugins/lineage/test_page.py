@@ -99,8 +99,13 @@ def test_filters_and_brush_ranges() -> None:
 
 
 def test_grid_helpers() -> None:
-    assert views.markdown_link("./a_[b]", "/dashboard?train_id=.%2Fa") == \
-        r"[./a\_\[b\]](/dashboard?train_id=.%2Fa)"
+    rows = views.grid_row_data([{"train_id": "./a_[b]", "epoch": 3}],
+                               [views.Column("epoch", "epoch", "number", "field")],
+                               {"./a_[b]": {"remark": "r", "tag": 2}},
+                               lambda train_id: f"/dashboard?train_id={train_id}")
+    # The link's target; its text is the train_id (LineageLink, no markdown to escape).
+    assert rows == [{"train_id": "./a_[b]", "summary_dir": "/dashboard?train_id=./a_[b]",
+                     "remark": "r", "tag": 2, "epoch": 3}]
     state = [{"colId": "epoch", "sort": "desc", "sortIndex": 1},
              {"colId": "loss", "sort": "asc", "sortIndex": 0}, {"colId": "x", "sort": None}]
     assert views.sort_from_column_state(state) == ("loss", "asc")
@@ -180,6 +185,12 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
         _wait_table(dash_duo, LINEAGE_JOBS)
+        # The summary path links to the job's dashboard (LineageLink), its text shown as is.
+        assert dash_duo.driver.execute_script("""
+            const a = document.querySelector('#lineage-grid .ag-row[row-id="./lenet_sc"] '
+                                              + '[col-id="summary_dir"] .agGrid-Markdown a');
+            return [a.textContent, a.getAttribute('href'), a.target];""") == [
+            "./lenet_sc", "/dashboard?train_id=.%2Flenet_sc", "_self"]
         dash_duo.wait_for_element("#lineage-chart .di-pc-axis")
         # The overview's charts (lazy graphs, drawn one per task), as high as their figures.
         until(lambda: dash_duo.driver.execute_script("""

@@ -8,7 +8,7 @@ import json
 import pytest
 from dash import html
 
-from dash_insight.web.components.deferred import LONGEST_WAIT_MS, deferred
+from dash_insight.web.components.deferred import LONGEST_WAIT_MS, deferred, deferred_children
 from tests.browser import until
 from tests.conftest import console_errors
 from tests.pages import find
@@ -25,6 +25,30 @@ def test_the_holder_carries_its_component_as_json() -> None:
         "props": {"children": "late", "id": "inner", "title": "x"}}
     assert props["data-wait-ms"] == str(LONGEST_WAIT_MS)
     assert find(holder, "inner").children == "late"  # Python readers still find it
+
+
+def test_props_held_back_until_the_component_is_set_up() -> None:
+    holder = deferred(html.Div(id="grid", title="t", lang="en"), "holder", later=("title",))
+    props = holder.to_plotly_json()["props"]
+    assert json.loads(props["data-component"])["props"] == {"id": "grid", "lang": "en",
+                                                            "children": None}
+    assert json.loads(props["data-later"]) == {"title": "t"}
+    assert find(holder, "grid").title == "t"  # Python readers see the whole component
+
+
+def test_a_card_holds_its_children_back_but_its_title() -> None:
+    title = html.Div("loss", className="title")
+    card = html.Div([html.Button("log", id="b"), title], id={"type": "card", "n": "1"},
+                    className="card", style={"order": 2})
+    holder = deferred_children(card, "300px", 3, keep=lambda c: c is title)
+    props = holder.to_plotly_json()["props"]
+    assert props["id"] == {"type": "card", "n": "1"}
+    assert props["className"] == "di-deferred card" and props["children"] == [title]
+    assert props["style"] == {"order": 2, "minHeight": "300px"}
+    assert json.loads(props["data-style"]) == {"order": 2}  # the card's own, once filled
+    assert props["data-on-screen"] == "now" and props["data-batch"] == "3"
+    assert [c["props"].get("id") for c in json.loads(props["data-component"])] == ["b", None]
+    assert find(holder, "b").children == "log"
 
 
 # When each thing first appeared, from before the page's scripts run.
