@@ -73,5 +73,20 @@
 
   const idle = callback => (window.requestIdleCallback
     ? window.requestIdleCallback(callback, {timeout: 1000}) : setTimeout(callback, 0));
-  idle(() => warm(0));
+
+  /* Pages that draw no Plotly chart on their first screen (the summary list, images, the two
+     graphs, lineage: its chart is SVG) are not warmed up: there it is only work in the way of
+     the page's own (the graph page's longest task grew). */
+  function drawsCharts() {
+    let base = "/";
+    try {
+      base = JSON.parse(document.getElementById("_dash-config").textContent)
+        .url_base_pathname || "/";
+    } catch (error) { /* the default base */ }
+    const path = window.location.pathname;
+    const page = (path.startsWith(base) ? path.slice(base.length) : path).replace(/^\/+|\/+$/g, "");
+    return !["", "images", "compare/images", "graph", "data-graph", "lineage"].includes(page);
+  }
+
+  if (drawsCharts()) idle(() => warm(0));
 })();
