@@ -137,9 +137,11 @@ def _picker_rows(dash_duo, list_id: str) -> dict:
         const rows = Array.from(document.querySelectorAll(
             '#' + arguments[0] + ' .ag-center-cols-container .ag-row'));
         rows.sort((a, b) => a.getAttribute('row-index') - b.getAttribute('row-index'));
-        const name = r => r.querySelector('[col-id="name"]').textContent;
-        return {rows: rows.map(name),
-                ticked: rows.filter(r => r.classList.contains('ag-row-selected')).map(name)};
+        const cell = r => r.querySelector('[col-id="name"]');
+        const named = rows.filter(cell);  // a row the grid is drawing has no cells yet
+        const name = r => cell(r).textContent;
+        return {rows: named.map(name),
+                ticked: named.filter(r => r.classList.contains('ag-row-selected')).map(name)};
     """, list_id)
 
 
@@ -177,7 +179,7 @@ def _ten_thousand_app() -> dash.Dash:
     # The picker's scripts; its grid arrives after the layout (web/components/deferred.py).
     app = dash.Dash(__name__, assets_folder=assets_folder(), suppress_callback_exceptions=True)
     app.layout = html.Div([
-        dcc.Location(id="url", refresh=False),
+        dcc.Location(id="url", refresh=False, pathname="/", search=""),
         dcc.Interval(id="refresh-interval", disabled=True),
         html.Button(id="refresh-now"),
         ts.picker("p-tags", "Names", names, [], "", noun="name"),
