@@ -340,37 +340,35 @@ def rss_mb() -> float:
 
 class TreeRss:
     """The largest sum of the RSS of process ``pid`` (default: this one) and its children (the
-    load workers), or of its children alone (``children_only``: a server measured from outside,
-    whose own peak is read from its ``/proc`` status), seen by a thread sampling every
-    ``interval`` seconds."""
+    load workers), and (:attr:`children_peak`) of its children alone, seen by a thread sampling
+    every ``interval`` seconds."""
 
-    def __init__(self, interval: float = 0.02, pid: int | None = None,
-                 children_only: bool = False) -> None:
+    def __init__(self, interval: float = 0.02, pid: int | None = None) -> None:
         import psutil  # a dependency of dash-insight (dash-insight status)
 
         self._process = psutil.Process(pid)
         self._error = psutil.Error
-        self._children_only = children_only
         self.peak = 0
+        self.children_peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, args=(interval,), daemon=True)
         self._thread.start()
 
+    def _rss(self, process: Any) -> int:
+        with contextlib.suppress(self._error):
+            return int(process.memory_info().rss)
+        return 0
+
     def _sample(self, interval: float) -> None:
         while not self._stop.is_set():
-            total = 0
             with contextlib.suppress(self._error):
-                processes = self._process.children(recursive=True)
-                if not self._children_only:
-                    processes.insert(0, self._process)
-                for process in processes:
-                    with contextlib.suppress(self._error):
-                        total += process.memory_info().rss
-            self.peak = max(self.peak, total)
+                children = sum(map(self._rss, self._process.children(recursive=True)))
+                self.children_peak = max(self.children_peak, children)
+                self.peak = max(self.peak, children + self._rss(self._process))
             self._stop.wait(interval)
 
     def stop(self) -> float:
-        """Stop sampling; the peak in MB."""
+        """Stop sampling; the peak of the whole tree in MB."""
         self._stop.set()
         self._thread.join()
         return self.peak / 1e6
@@ -711,13 +709,12 @@ def report_series_job(base: str, tags: int, steps: int, width: int, load_workers
     server = Server(base, workspace, ["--load-workers", str(load_workers)])
     ok = True
     try:
-        workers = TreeRss(0.05, pid=server.process.pid, children_only=True)
         tree = TreeRss(0.05, pid=server.process.pid)
         started = time.perf_counter()
         server.wait_loaded(timeout=7200)
         seconds = time.perf_counter() - started
         peak, now = process_rss_mb(server.process.pid)
-        workers_peak, tree_peak = workers.stop(), tree.stop()
+        tree_peak, workers_peak = tree.stop(), tree.children_peak / 1e6
         index_mb = mb(tree_bytes(os.path.join(workspace, "index")))
         wal = os.path.join(index_directory(workspace, base), "cache.db-wal")
         wal_mb = mb(os.path.getsize(wal)) if os.path.exists(wal) else 0.0
