@@ -4,7 +4,10 @@ MindInsight 2.3.1's scalars page on the same job when it is installed.
 Measures (best and median of ``--repeat`` runs), from navigating to the page:
 
 1. first chart: until the first chart holds its drawn lines;
-2. screen: until every chart on the first screen is drawn;
+2. screen: until every chart on the first screen is shown with its lines: dash-insight's page
+   paints its first charts drawn by the server before Dash starts (``first_paint.py``), then
+   its Plotly charts replace them; "interactive" is until the page's own Plotly charts on the
+   first screen are drawn (zoom, hover and the chart's buttons work from then on);
 3. all charts: until all 20 charts are drawn, scrolling down one screen at a time once the
    charts on screen are drawn (a page that draws everything at once needs no scrolling);
 4. browser CPU for that (DevTools ``Performance.getMetrics``: TaskDuration, every main-thread
@@ -75,40 +78,55 @@ def generate(base: str, tags: int, steps: int) -> None:
 
 
 #: Runs in every document before the page's scripts: once per animation frame, counts the
-#: charts drawn (``drawn(card)``) and notes when the first one, every one on screen and every
-#: one of the page were drawn (``performance.now()``: ms since navigation started).
+#: charts shown (``drawn(card)``) and notes when the first one, every one on screen and every
+#: one of the page were shown (``performance.now()``: ms since navigation started). What is
+#: shown is the page's first screen painted by the server (``div#di-first-paint``'s shadow root,
+#: dash_insight/web/first_paint.py) while it lies over the page, then the page itself;
+#: ``plotScreen`` notes when every chart card on screen of the page itself holds its Plotly
+#: chart (``interactive(card)``: zoom, hover and the toolbar work).
 DRAW_PROBE = """
-window.__benchDraw = {first: 0, screen: 0, all: 0, drawn: 0, cards: 0, onScreen: 0};
+window.__benchDraw = {first: 0, screen: 0, all: 0, drawn: 0, cards: 0, onScreen: 0,
+                      plotScreen: 0};
 (function tick() {
   const b = window.__benchDraw;
+  const onScreenOf = card => {
+    const r = card.getBoundingClientRect();
+    return r.bottom > 0 && r.top < window.innerHeight && r.height > 0;
+  };
   // Cards shown (MindInsight keeps the charts of its other pages in the page, hidden).
-  const cards = Array.from(document.querySelectorAll(%(cards)s))
+  const shownOf = root => Array.from(root.querySelectorAll(%(cards)s))
     .filter(card => card.getClientRects().length > 0);
+  const overlay = document.getElementById("di-first-paint");
+  const cards = shownOf(overlay && overlay.shadowRoot ? overlay.shadowRoot : document);
   let drawn = 0, onScreen = 0, onScreenDrawn = 0;
   for (const card of cards) {
     const ok = (%(drawn)s)(card);
     if (ok) drawn += 1;
-    const r = card.getBoundingClientRect();
-    if (r.bottom > 0 && r.top < window.innerHeight && r.height > 0) {
+    if (onScreenOf(card)) {
       onScreen += 1;
       if (ok) onScreenDrawn += 1;
     }
   }
+  const page = shownOf(document).filter(onScreenOf);
   const now = performance.now();
   Object.assign(b, {drawn, cards: cards.length, onScreen, onScreenDrawn});
   if (drawn && !b.first) b.first = now;
   if (onScreen && onScreenDrawn === onScreen && !b.screen) b.screen = now;
+  if (page.length && page.every(%(interactive)s) && !b.plotScreen) b.plotScreen = now;
   if (cards.length >= %(expected)d && drawn === cards.length && !b.all) b.all = now;
   window.requestAnimationFrame(tick);
 })();
 """
 
-#: dash-insight: a chart card holds a Plotly graph with its lines.
+#: dash-insight: a chart card holds a Plotly graph with its lines, or (the first paint) the
+#: chart drawn by the server with its lines.
 DASH_INSIGHT_CARDS = "'.di-chart-card'"
-DASH_INSIGHT_DRAWN = """card => {
+DASH_INSIGHT_INTERACTIVE = """card => {
   const p = card.querySelector('.js-plotly-plot');
   return Boolean(p && p.data && p.data.length >= 2 && p._fullLayout);
 }"""
+DASH_INSIGHT_DRAWN = ("card => (" + DASH_INSIGHT_INTERACTIVE + ")(card) || "
+                      "Boolean(card.querySelector('.di-chart-preview path[stroke-width]'))")
 #: MindInsight 2.3.1 (Vue + ECharts): each chart of the scalar page is a ``.sample-content``
 #: holding its ECharts canvas; drawn = the canvas has painted pixels.
 MINDINSIGHT_CARDS = "'.cl-eval-show-data-content .sample-content'"
@@ -129,6 +147,7 @@ MINDINSIGHT_DRAWN = """card => {
 class PageRun:
     first: float
     screen: float
+    interactive: float
     every: float
     task_cpu: float
     script_cpu: float
@@ -142,7 +161,7 @@ def open_page(driver, url: str, expected: int, timeout: float = 120) -> PageRun:
     before = cpu_seconds(driver)
     driver.get(url)
     probe = "return window.__benchDraw || {};"
-    wait_for(lambda: driver.execute_script(probe).get("screen"), timeout, "charts on screen")
+    wait_for(lambda: driver.execute_script(probe).get("plotScreen"), timeout, "charts on screen")
     started = time.perf_counter()
     while not driver.execute_script(probe).get("all"):
         state = driver.execute_script(probe)
@@ -154,6 +173,7 @@ def open_page(driver, url: str, expected: int, timeout: float = 120) -> PageRun:
     state = driver.execute_script(probe)
     after = cpu_seconds(driver)
     return PageRun(first=state["first"] / 1000, screen=state["screen"] / 1000,
+                   interactive=state["plotScreen"] / 1000,
                    every=state["all"] / 1000, task_cpu=after["task"] - before["task"],
                    script_cpu=after["script"] - before["script"],
                    freeze_ms=longest_task_ms(driver), charts=state["cards"])
@@ -218,7 +238,9 @@ def measure_dash_insight(base: str, tags: int, repeat: int
         thread.start()
         driver = browser()
         install_probe(driver, DRAW_PROBE % {"cards": DASH_INSIGHT_CARDS,
-                                            "drawn": DASH_INSIGHT_DRAWN, "expected": tags})
+                                            "drawn": DASH_INSIGHT_DRAWN,
+                                            "interactive": DASH_INSIGHT_INTERACTIVE,
+                                            "expected": tags})
         try:
             url = f"http://127.0.0.1:{port}/scalars?train_id=./big"
             open_page(driver, url, tags)  # warm: the server's caches, the browser's cache
@@ -265,7 +287,8 @@ def measure_mindinsight(venv: str, base: str, tags: int, steps: int,
                  "MindInsight loading the job", poll=1)
         driver = browser()
         install_probe(driver, DRAW_PROBE % {"cards": MINDINSIGHT_CARDS,
-                                            "drawn": MINDINSIGHT_DRAWN, "expected": 6})
+                                            "drawn": MINDINSIGHT_DRAWN,
+                                            "interactive": MINDINSIGHT_DRAWN, "expected": 6})
         try:
             url = (f"http://127.0.0.1:{port}/#/train-manage/scalar"
                    "?train_id=./big&summaryPath=./big")
@@ -290,7 +313,9 @@ def _figures(name: str, runs: list[PageRun]) -> list[str]:
 
     return [f"  {name}: {runs[0].charts} charts",
             line("first chart drawn", [r.first for r in runs]),
-            line("charts on the first screen drawn", [r.screen for r in runs]),
+            line("charts on the first screen shown", [r.screen for r in runs]),
+            line("charts on the first screen interactive (Plotly)",
+                 [r.interactive for r in runs]),
             line("all charts drawn", [r.every for r in runs]),
             line("browser CPU, all tasks (TaskDuration)", [r.task_cpu for r in runs]),
             line("browser CPU, JavaScript (ScriptDuration)", [r.script_cpu for r in runs]),
@@ -326,8 +351,11 @@ def main() -> int:
             print(text)
         mine = statistics.median(r.screen for r in ours)
         mi = statistics.median(r.every for r in theirs)
-        print(f"  dash-insight first screen / MindInsight first page: {mine / mi:.2f}   "
+        print(f"  dash-insight first screen shown / MindInsight first page: {mine / mi:.2f}   "
               f"target <= 0.5   {'OK' if mine <= 0.5 * mi else 'MISSED'}")
+        usable = statistics.median(r.interactive for r in ours)
+        print(f"  dash-insight first screen interactive / MindInsight first page: "
+              f"{usable / mi:.2f}")
         print(f"  dash-insight all {args.tags} charts / MindInsight first page "
               f"({theirs[0].charts} charts): {every / mi:.2f}")
     visible = [v for v, _ in smoothed]

@@ -36,6 +36,7 @@ from dash_insight.web import (
     dash_requests,
     dashboard,
     errors,
+    first_paint,
     host_check,
     shell,
     warm_up,
@@ -204,6 +205,7 @@ def create_app(
     app.layout = shell.shell_layout(app, features.nav(), router)
     compare_tabs.install(app, features.compare_tabs())
     shell.register_shell(app, router)
+    first_paint.install(app, features.nav(), router.first_paint, shell.top_bar)
     for page, service in pages:
         page.register(app, service)
     app.server.register_blueprint(api_blueprint(features.routes()),

@@ -40,11 +40,15 @@ class Route:
 @dataclass(frozen=True)
 class Page(Generic[S]):
     """A page at ``path`` below the app's prefix: ``layout(app, service, url parameters)``
-    builds it, ``register(app, service)`` adds its callbacks once."""
+    builds it, ``register(app, service)`` adds its callbacks once, ``first_paint`` (optional)
+    draws its first screen for the page's own answer."""
 
     path: str
     layout: Callable[[dash.Dash, S, dict[str, str]], Any]
     register: Callable[[dash.Dash, S], None]
+    #: The page's first screen as a tree to send as static HTML before Dash starts
+    #: (:mod:`dash_insight.web.first_paint`), same arguments as ``layout``; None: none.
+    first_paint: Callable[[dash.Dash, S, dict[str, str]], Any] | None = None
 
 
 @dataclass(frozen=True)

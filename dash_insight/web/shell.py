@@ -116,6 +116,13 @@ class PageRouter:
         page, service = found
         return page.layout(self.app, service, params), route
 
+    def first_paint(self, pathname: str | None, search: str | None) -> Any | None:
+        """The first screen of a URL's page (its ``first_paint``), or None when it has none."""
+        page_path, params = self.locate(pathname, search)
+        page, service = self.by_path.get(page_path, (None, None))
+        draw = page.first_paint if page is not None else None
+        return None if draw is None else draw(self.app, service, params)
+
     def referred_url(self) -> tuple[str, str] | None:
         """The pathname and search (``"?..."`` or ``""``, as ``window.location`` has them) of
         the request's same-origin ``Referer``: the page whose layout is asked for; None

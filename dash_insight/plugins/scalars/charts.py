@@ -223,10 +223,12 @@ def controls(page: str, axis: str, smoothing: float, tags: Sequence[str] = (),
 
 
 def chart_card(chart: ChartSpec, with_thresholds: bool, threshold: str = "",
-               flipped: bool = False, log_x: bool = False) -> html.Div:
+               flipped: bool = False, log_x: bool = False, preview: Any = None) -> html.Div:
     """A card: toolbar (best value, log x, log, back, reset, full screen), the graph slot,
     threshold row (its current threshold: ``threshold``), title. ``flipped`` / ``log_x``: the
-    URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts at one click)."""
+    URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts at one click).
+    ``preview``: what the graph slot holds until the browser draws the chart (the page's
+    first paint: a chart drawn on the server)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
     shown: Direction = ("min" if best == "max" else "max") if flipped else best
@@ -253,7 +255,7 @@ def chart_card(chart: ChartSpec, with_thresholds: bool, threshold: str = "",
         html.Div(className="di-chart-tools", children=tools),
         # The browser puts the dcc.Graph here, created once with its figure (mounting empty
         # graphs first and plotting them again would double the drawing work).
-        html.Div(id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
+        html.Div(preview, id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
         dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
     ]
     if with_thresholds:

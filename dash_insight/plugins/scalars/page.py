@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import dash
+import numpy as np
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
@@ -37,9 +38,11 @@ from dash_insight.plugins.scalars.charts import (
     threshold_form,
     threshold_text,
 )
+from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
 from dash_insight.web.components.deferred import deferred_children
 from dash_insight.web.components.job_notice import job_notice
 from dash_insight.web.components.page_head import job_page_head
+from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.components.tag_select import (
     checked_names,
     echoed,
@@ -53,6 +56,8 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
+from dash_insight.web.first_paint import Raw
+from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import (
     MAX_PAGE,
     Int,
@@ -73,6 +78,9 @@ CHARTS_PER_PAGE = 24
 #: page's longest freeze).
 FIRST_CARDS = 3
 CARD_ROW = 3
+#: Points of a chart drawn on the server for the first paint (about a card's plot width in a
+#: 1600 px window; the browser asks for its chart's own width).
+PREVIEW_POINTS = 400
 #: The height of a card with its threshold row (dash-insight.css), kept by a card not yet filled
 #: so that the cards below keep their places.
 CARD_HEIGHT = "327px"
@@ -191,9 +199,12 @@ class GridContent:
 
 
 def grid_content(provider: DataProvider, train_id: str, state: dict[str, Any],
-                 tags: list[str], thresholds: dict | None) -> GridContent:
+                 tags: list[str], thresholds: dict | None,
+                 previews: bool = False) -> GridContent:
     """The grid of the page's layout and of its callback (``thresholds``: the browser's,
-    {chart id: threshold}; None when not known yet, as when the layout is built)."""
+    {chart id: threshold}; None when not known yet, as when the layout is built).
+    ``previews``: the cards of the first row hold their chart drawn on the server (the page's
+    first paint, :func:`first_paint`)."""
     charts, pages = chart_specs(train_id, state)
     total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
         shown=len(state["shown"]), count=len(tags))
@@ -206,13 +217,17 @@ def grid_content(provider: DataProvider, train_id: str, state: dict[str, Any],
         return GridContent(html.Div(message, className="di-panel di-empty"), total, page, plan,
                            ids)
     flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
+    plans = {entry["id"]: entry for entry in plan["charts"]}
     cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX),
                         threshold=threshold_text((thresholds or {}).get(chart.chart_id)),
-                        flipped=chart.chart_id in flipped, log_x=chart.chart_id in log_x)
-             for chart in charts]
-    cards = [card if i < FIRST_CARDS else deferred_children(card, CARD_HEIGHT, CARD_ROW,
-                                                            keep=_is_title)
-             for i, card in enumerate(cards)]
+                        flipped=chart.chart_id in flipped, log_x=chart.chart_id in log_x,
+                        preview=chart_preview(provider, plans[chart.chart_id], state)
+                        if previews and i < FIRST_CARDS else None)
+             for i, chart in enumerate(charts)]
+    if not previews:  # (a first paint is static HTML: nothing to mount later)
+        cards = [card if i < FIRST_CARDS else deferred_children(card, CARD_HEIGHT, CARD_ROW,
+                                                                keep=_is_title)
+                 for i, card in enumerate(cards)]
     return GridContent(cards, total, page, plan, ids)
 
 
@@ -233,7 +248,54 @@ def export_links(app: dash.Dash, train_id: str, state: dict[str, Any]) -> tuple[
     return link("csv"), link("json")
 
 
-def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
+def chart_preview(provider: DataProvider, plan: dict[str, Any],
+                  state: dict[str, Any]) -> Raw | None:
+    """A chart of the page drawn on the server (:mod:`.preview`) from its ``plan`` entry
+    (:func:`~.charts.chart_plan`), at :data:`PREVIEW_POINTS`; None for what it does not draw
+    (a composition, an absolute time or tag's axis, a log x axis) or cannot read."""
+    series = plan["series"]
+    if len(series) != 1 or plan["problems"] or state["axis"] not in ("step", "relative") \
+            or state["x_tag"] or plan["id"] in set(state["log_x"] or ()):
+        return None
+    spec = series[0]
+    try:
+        window = provider.read_scalar_window(spec["train_id"], spec["tag"], None, None,
+                                             PREVIEW_POINTS)
+    except DataError:
+        return None
+    points = window.series
+    if not len(points):
+        return None
+    start = float(points.wall_time[0])
+    relative = state["axis"] == "relative"
+    x = points.wall_time - start if relative else points.step.astype(np.float64)
+    direction = spec["direction"]
+    if plan["id"] in set(state["best_flip"] or ()):
+        direction = "min" if direction == "max" else "max"
+    best = (spec["best"] or {}).get(direction)
+    best_at = None if best is None else (
+        (best["wall"] - start if relative else best["step"]), best["value"])
+    note = ""
+    if len(points) < spec["total"]:
+        note = _("{shown} of {total} points drawn").format(shown=len(points),
+                                                            total=spec["total"])
+        if state["smoothing"] > 0:
+            note += _(" (smoothed as drawn)")
+    markup = preview_html(
+        [PreviewLine(x, points.value.astype(np.float64), spec["colour"] or PALETTE[0], best_at)],
+        state["smoothing"], _("relative time (s)") if relative else _("step"), note,
+        dark=request_theme() == "dark")
+    return Raw(markup) if markup else None
+
+
+def first_paint(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
+    """The page's layout with the charts of its first row drawn on the server: what the
+    browser paints before Dash starts (:mod:`dash_insight.web.first_paint`)."""
+    return layout(app, service, params, previews=True)
+
+
+def layout(app: dash.Dash, service: DataService, params: dict[str, str],
+           previews: bool = False) -> html.Div:
     train_id = params.get("train_id", "")
     try:
         all_tags = service.provider.list_tags(train_id, "scalar")
@@ -242,7 +304,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.P(str(error)), dcc.Link(_("Back to the summary list"),
                                          href=app.get_relative_path("/"))])
     state = page_state(params, all_tags)
-    content = grid_content(service.provider, train_id, state, all_tags, None)
+    content = grid_content(service.provider, train_id, state, all_tags, None, previews)
     csv_link, json_link = export_links(app, train_id, state)
     return html.Div([
         job_page_head(

@@ -177,3 +177,54 @@ def test_an_unencoded_train_id_builds_the_page_once(dash_duo, wide_app) -> None:
     assert typed == encoded
     assert len(fetches) == len(set(fetches)) > 0  # no chart read twice
     assert console_errors(dash_duo) == []
+
+
+#: Once per animation frame from the page's first one: the frames the server's first paint
+#: showed with drawn lines, and the page's chart cards on screen (and those holding their
+#: Plotly chart) at the frame the first paint was gone.
+PAINT_PROBE = """
+window.__paint = {previewFrames: 0, titles: [], removed: null};
+(function tick() {
+  const paint = window.__paint;
+  const overlay = document.getElementById('di-first-paint');
+  const copy = overlay && overlay.shadowRoot;
+  if (copy && copy.querySelector('.di-chart-preview path[stroke-width]')) {
+    paint.previewFrames += 1;
+    paint.titles = Array.from(copy.querySelectorAll('.di-chart-card'))
+      .filter(card => card.querySelector('.di-chart-preview'))
+      .map(card => card.querySelector('.di-chart-title').textContent);
+  }
+  if (!overlay && paint.previewFrames && !paint.removed) {
+    const cards = Array.from(document.querySelectorAll('#page .di-chart-card')).filter(card => {
+      const r = card.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight;
+    });
+    paint.removed = {onScreen: cards.map(card => card.querySelector('.di-chart-title').textContent),
+                     drawn: cards.filter(card => {
+                       const plot = card.querySelector('.js-plotly-plot');
+                       return Boolean(plot && plot._fullLayout);
+                     }).length};
+  }
+  window.requestAnimationFrame(tick);
+})();
+"""
+
+
+def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
+                                                                       wide_app) -> None:
+    """Issue 18 item 5: the page's answer paints its first row of charts (drawn by the server)
+    before Dash starts; the copy lies over the page until the page's own charts on screen are
+    drawn, so no frame shows an empty chart; the copy is invisible to the page's scripts."""
+    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                    {"source": PAINT_PROBE})
+    _open(dash_duo, wide_app, "/scalars?train_id=.%2Fmany")
+    until(lambda: run_js(dash_duo, "return window.__paint.removed;"), 60,
+          msg="the first paint was never shown, or never removed")
+    paint = run_js(dash_duo, "return window.__paint;")
+    assert paint["previewFrames"] >= 1
+    assert paint["titles"] == ["tag_00", "tag_01", "tag_02"]  # the first row
+    removed = paint["removed"]
+    assert removed["onScreen"] and removed["drawn"] == len(removed["onScreen"])
+    # The page's scripts never saw the copy's elements (ids and classes are in a shadow root).
+    assert len(_cards(dash_duo)) == TAGS
+    assert console_errors(dash_duo) == []

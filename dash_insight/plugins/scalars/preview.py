@@ -1,0 +1,172 @@
+"""A scalar chart drawn on the server, as HTML and SVG: what the scalars page shows of its first
+charts before its scripts have run (:mod:`dash_insight.web.first_paint`).
+
+It draws what ``assets/scalar-charts.js`` ``chartFigure`` draws with Plotly in a 260 px graph,
+at any width: the same margins (``labelMargin``), the y axis widened to nice multiples
+(:func:`~dash_insight.core.axis_scale.nice_range`, as ``niceAxes``), the x axis over the data
+exactly, the raw line (faded when smoothed) under the smoothed one (TensorBoard's debiased EMA
+of the points drawn, :func:`~.smoothing.smooth_ema`), the best point's star and the
+"N of M points drawn" note. The lines are one SVG stretched to the plot area (``viewBox``
+0..1000 both ways, strokes not scaled); tick labels are HTML placed in per cent of it, so the
+drawing fits the card's width, which the server does not know.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dash_insight.core.axis_scale import AxisRange, nice_range, nice_step
+from dash_insight.plugins.scalars.smoothing import smooth_ema
+
+#: The graph's height and Plotly's margins in the browser's figure (``chartFigure`` /
+#: ``labelMargin``: top 22, bottom 36, right 28, left from the widest y tick label).
+HEIGHT_PX = 260
+TOP_PX, BOTTOM_PX, RIGHT_PX = 22, 36, 28
+#: The SVG's user units across and down the plot area.
+UNITS = 1000
+#: Ticks the x axis aims at (Plotly's automatic ticks on a ~400 px axis).
+X_TICKS = 4
+FONT = '"Open Sans", verdana, arial, sans-serif'
+#: The browser figure's text and grid colours (``chartFigure``), light and dark.
+TEXT_COLOUR = {False: "#5f6670", True: "#c9ced6"}
+GRID_COLOUR = {False: "rgba(0,0,0,0.07)", True: "rgba(200,200,200,0.12)"}
+
+
+@dataclass(frozen=True)
+class PreviewLine:
+    """One line: ``x`` (steps or seconds) and ``y`` (NaN / inf: a gap) of the points drawn,
+    its colour, and its best point (``best``: (x, y), or None)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    colour: str
+    best: tuple[float, float] | None = None
+
+
+def tick_text(value: float, step: float, top: float | None = None) -> str:
+    """A tick label as Plotly writes it: the step's decimals without trailing zeros, a real
+    minus sign and, when the step is 1,000 or more, k / M / G by the axis's largest tick
+    ``top`` (default ``value``): 0, 5k, 10k; 0.5M, 1M, 1.5M."""
+    suffix, scale = "", 1.0
+    widest = abs(top if top is not None else value)
+    if abs(step) >= 1000 and value != 0:
+        for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):  # noqa: B007
+            if widest >= scale:
+                break
+    shown, shown_step = value / scale, step / scale
+    decimals = len(f"{shown_step:.6f}".rstrip("0").split(".")[1])
+    text = f"{shown:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("-0", ""):
+        text = "0"
+    return text.replace("-", "\u2212") + suffix
+
+
+def x_axis(low: float, high: float, ticks: int = X_TICKS) -> AxisRange:
+    """The x axis: the data's extent exactly (the browser pins it there), ticks at the nice
+    multiples inside it."""
+    if high <= low:
+        high = low + 1
+    return AxisRange(low, high, nice_step((high - low) / ticks))
+
+
+def _inside_ticks(axis: AxisRange) -> list[float]:
+    first = math.ceil(axis.low / axis.step - 1e-9)
+    last = math.floor(axis.high / axis.step + 1e-9)
+    return [round(i * axis.step, 12) for i in range(first, last + 1)]
+
+
+def _place(values: np.ndarray, axis: AxisRange, flip: bool) -> np.ndarray:
+    """Values in SVG units across ``axis`` (0..UNITS; down the plot for ``flip``)."""
+    units = (values - axis.low) / (axis.high - axis.low) * UNITS
+    return UNITS - units if flip else units
+
+
+def line_path(x: np.ndarray, y: np.ndarray, x_range: AxisRange, y_range: AxisRange) -> str:
+    """SVG path data of a line: ``M`` at its start and after every gap (a non-finite y),
+    ``L`` between, in 0.1 units."""
+    px, py = _place(x, x_range, False), _place(y, y_range, True)
+    parts: list[str] = []
+    pen_down = False
+    for xi, yi, ok in zip(px.tolist(), py.tolist(), np.isfinite(y).tolist(), strict=True):
+        if not ok:
+            pen_down = False
+            continue
+        parts.append(f"{'L' if pen_down else 'M'}{xi:.1f} {yi:.1f}")
+        pen_down = True
+    return "".join(parts)
+
+
+def y_label_chars(axis: AxisRange) -> int:
+    """Characters of the widest y tick label (the browser's ``tickChars``)."""
+    ticks = _inside_ticks(axis) or [axis.low]
+    top = max(abs(t) for t in ticks)
+    return max(len(tick_text(t, axis.step, top)) for t in ticks)
+
+
+def preview_html(lines: Sequence[PreviewLine], smoothing: float, x_title: str,
+                 note: str = "", dark: bool = False) -> str:
+    """The chart as HTML: a ``div.di-chart-preview`` of :data:`HEIGHT_PX` holding the plot
+    area (grid lines and lines in one SVG), the tick labels, the x axis title, the best
+    points' stars and ``note`` (top right); "" when no line has a finite point."""
+    finite = [line.y[np.isfinite(line.y)] for line in lines]
+    if not lines or not any(len(f) for f in finite):
+        return ""
+    y_range = nice_range(min(float(f.min()) for f in finite if len(f)),
+                         max(float(f.max()) for f in finite if len(f)))
+    x_range = x_axis(min(float(line.x[0]) for line in lines if len(line.x)),
+                     max(float(line.x[-1]) for line in lines if len(line.x)))
+    text, grid = TEXT_COLOUR[dark], GRID_COLOUR[dark]
+    left = 14 + math.ceil(6.5 * y_label_chars(y_range))
+    svg = [f'<svg width="100%" height="100%" viewBox="0 0 {UNITS} {UNITS}" '
+           'preserveAspectRatio="none" style="position:absolute;inset:0;overflow:visible">']
+    labels: list[str] = []
+    y_ticks, x_ticks = _inside_ticks(y_range), _inside_ticks(x_range)
+    for tick in y_ticks:
+        at = float(_place(np.array([tick]), y_range, True)[0])
+        svg.append(f'<path d="M0 {at:.1f}H{UNITS}" stroke="{grid}" '
+                   'vector-effect="non-scaling-stroke"/>')
+        labels.append(f'<span style="position:absolute;right:calc(100% + 6px);'
+                      f'top:{at / 10:.2f}%;transform:translateY(-50%)">'
+                      f'{tick_text(tick, y_range.step, max(map(abs, y_ticks)))}</span>')
+    for tick in x_ticks:
+        at = float(_place(np.array([tick]), x_range, False)[0])
+        svg.append(f'<path d="M{at:.1f} 0V{UNITS}" stroke="{grid}" '
+                   'vector-effect="non-scaling-stroke"/>')
+        labels.append(f'<span style="position:absolute;top:calc(100% + 4px);'
+                      f'left:{at / 10:.2f}%;transform:translateX(-50%)">'
+                      f'{tick_text(tick, x_range.step, max(map(abs, x_ticks)))}</span>')
+    for line in lines:
+        drawn = smooth_ema(line.y, smoothing)
+        if smoothing > 0:
+            svg.append(_stroke(line_path(line.x, line.y, x_range, y_range), line.colour, 1,
+                               0.25))
+        svg.append(_stroke(line_path(line.x, drawn, x_range, y_range), line.colour, 1.8, 1))
+        if line.best is not None and all(math.isfinite(v) for v in line.best):
+            bx = float(_place(np.array([line.best[0]]), x_range, False)[0])
+            by = float(_place(np.array([line.best[1]]), y_range, True)[0])
+            labels.append(f'<span style="position:absolute;left:{bx / 10:.2f}%;'
+                          f'top:{by / 10:.2f}%;transform:translate(-50%,-50%);'
+                          f'font-size:14px;color:{line.colour}">\u2605</span>')
+    svg.append("</svg>")
+    labels.append('<span style="position:absolute;top:calc(100% + 19px);left:50%;'
+                  f'transform:translateX(-50%);font-size:10px">{html.escape(x_title)}</span>')
+    if note:
+        labels.append('<span style="position:absolute;right:0;bottom:calc(100% + 6px);'
+                      f'font-size:10px;white-space:nowrap">{html.escape(note)}</span>')
+    return (f'<div class="di-chart-preview" style="position:relative;height:{HEIGHT_PX}px;'
+            f'font:11px {html.escape(FONT)};color:{text}">'
+            f'<div style="position:absolute;left:{left}px;right:{RIGHT_PX}px;top:{TOP_PX}px;'
+            f'bottom:{BOTTOM_PX}px">{"".join(svg)}{"".join(labels)}</div></div>')
+
+
+def _stroke(path: str, colour: str, width: float, opacity: float) -> str:
+    return (f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}" '
+            f'stroke-opacity="{opacity}" stroke-linejoin="round" '
+            'vector-effect="non-scaling-stroke"/>')

@@ -1,0 +1,211 @@
+"""Issue 18 item 5: a page's first screen as static HTML in the page's own answer, painted
+before Dash starts (dash_insight/web/first_paint.py)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import dash
+import dash_ag_grid as dag
+import pytest
+from dash import dcc, html
+
+from dash_insight import SummaryWriter
+from dash_insight.web import first_paint
+from dash_insight.web.application import create_app
+from dash_insight.web.first_paint import Raw, css_text, static_html
+
+
+def test_html_components_become_their_elements() -> None:
+    tree = html.Div([html.Span("a < b", title='say "hi"'), html.Br(), html.A("go", href="/x"),
+                     html.Img(src="/i.png")], className="box", id="root",
+                    style={"minHeight": 327, "opacity": 0.5, "marginTop": "4px"})
+    assert static_html(tree) == (
+        '<div class="box" id="root" style="min-height:327px;opacity:0.5;margin-top:4px">'
+        '<span title="say &quot;hi&quot;">a &lt; b</span><br><a href="/x">go</a>'
+        '<img src="/i.png"></div>')
+
+
+def test_pattern_ids_are_written_as_dash_writes_them() -> None:
+    div = html.Div(id={"type": "chart-card", "chart": "./a|loss"})
+    assert static_html(div) == ('<div id="{&quot;chart&quot;:&quot;./a|loss&quot;,'
+                                '&quot;type&quot;:&quot;chart-card&quot;}"></div>')
+
+
+def test_dash_only_props_and_held_json_are_left_out() -> None:
+    div = html.Div("x", n_clicks=3, hidden=True, **{"data-component": "{" + "a" * 300 + "}",
+                                                      "data-batch": "3"})
+    assert static_html(div) == '<div hidden data-batch="3">x</div>'
+
+
+def test_raw_markup_is_kept_as_it_is() -> None:
+    assert static_html(html.Div(Raw("<svg><path d='M0 0'/></svg>"))) == \
+        "<div><svg><path d='M0 0'/></svg></div>"
+
+
+def test_core_controls_are_drawn_read_only() -> None:
+    radios = static_html(dcc.RadioItems(id="axis", options=[{"label": "Step", "value": "s"},
+                                                            {"label": "Time", "value": "t"}],
+                                        value="t", inline=True, className="di-axis"))
+    assert radios.startswith('<div class="dash-options-list dash-radioitems di-axis" id="axis">')
+    assert radios.count('type="radio"') == 2
+    assert re.search(r'selected dash-radioitems-inline.*checked></span>.*<span>Time</span>',
+                     radios)
+    assert "<span>Step</span>" in radios
+    box = static_html(dcc.Input(id="n", type="number", value=0.0, className="di-number"))
+    assert box == ('<div class="dash-input-container dash-input di-number">'
+                   '<input class="dash-input-element" readonly tabindex="-1" id="n" '
+                   'type="number" value="0"></div>')
+    empty = static_html(dcc.Dropdown(id="d", options=["a"], placeholder="pick one"))
+    assert "dash-dropdown-placeholder" in empty and "pick one" in empty
+    chosen = static_html(dcc.Dropdown(id="d", options=["a", "b"], value=["a", "b"], multi=True))
+    assert '<span class="dash-dropdown-value">a, b</span>' in chosen
+    slider = static_html(dcc.Slider(id="s", min=0, max=1, value=0.25))
+    assert 'right:75.0%' in slider and "dash-slider-thumb" in slider
+    link = static_html(dcc.Link("Summary", href="/", className="di-brand"))
+    assert link == '<a class="di-brand" href="/">Summary</a>'
+
+
+def test_stores_and_timers_draw_nothing_other_components_keep_their_place() -> None:
+    assert static_html(html.Div([dcc.Store(id="s", data={"a": 1}), dcc.Location(id="u"),
+                                 dcc.Interval(id="i")])) == "<div></div>"
+    grid = dag.AgGrid(id="g", className="di-grid", rowData=[{"a": 1}], style={"height": 240})
+    assert static_html(grid) == '<div class="di-grid" id="g" style="height:240px"></div>'
+
+
+def test_css_text_writes_numbers_as_react_does() -> None:
+    assert css_text({"zIndex": 3, "width": 0, "height": 12.5, "display": None}) == \
+        "z-index:3;width:0;height:12.5px"
+
+
+def _dash_scripts() -> tuple[str, str]:
+    app = dash.Dash(__name__)
+    app.layout = html.Div()
+    app.clientside_callback("function (a) { return a; }", dash.Output("x", "children"),
+                            dash.Input("y", "children"))
+    with app.server.test_request_context("/"):
+        return app._generate_scripts_html(), app._generate_renderer()
+
+
+def test_the_scripts_are_held_and_started_in_order_after_the_first_paint() -> None:
+    scripts, renderer = _dash_scripts()
+    held = first_paint._held_scripts(scripts, renderer)
+    assert held is not None
+    template = re.match(r'<template id="di-dash-scripts">(.*)</template><script>', held, re.S)
+    assert template and template.group(1) == scripts + renderer  # every tag, in Dash's order
+    loader = held[template.end() - len("<script>"):]
+    assert "requestAnimationFrame" in loader and "script.async = false" in loader
+    assert held.count("<template") == 1
+
+
+def test_scripts_it_does_not_know_are_left_as_dash_wrote_them() -> None:
+    scripts, renderer = _dash_scripts()
+    odd = scripts + '<script type="module" src="/x.js"></script>'
+    assert first_paint._held_scripts(odd, renderer) is None
+
+
+# The app's answers --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    base = tmp_path_factory.mktemp("first_paint")
+    with SummaryWriter(base / "run", host="test", timestamp=1_700_000_000) as writer:
+        for step in range(1, 2001):
+            writer.add_scalar("loss", 1.0 / step, step)
+            writer.add_scalar("accuracy", 1 - 1.0 / step, step)
+    built = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
+                       reload_interval=0)
+    assert built.data_service.loader.wait_rounds(1, timeout=120)
+    yield built
+    built.data_service.close()
+
+
+def _page(app: Any, url: str, **cookies: str) -> str:
+    client = app.server.test_client()
+    for name, value in cookies.items():
+        client.set_cookie(name, value)
+    answer = client.get(url)
+    assert answer.status_code == 200
+    return answer.get_data(as_text=True)
+
+
+def test_the_scalars_page_answer_holds_its_first_screen_and_holds_the_scripts(app: Any) -> None:
+    page = _page(app, "/scalars?train_id=./run")
+    overlay = re.search(r'<div id="di-first-paint"[^>]*><template shadowrootmode="open">'
+                        r'(.*?)</template></div>', page, re.S)
+    assert overlay, "no first paint"
+    painted = overlay.group(1)
+    assert '<link rel="stylesheet" href="/assets/dash-insight.css' in painted
+    assert 'class="di-topbar"' in painted and "Scalars" in painted
+    # The first row of charts drawn, with their lines; the other cards as frames.
+    assert painted.count('class="di-chart-preview"') == 2  # the job has two tags
+    assert painted.count('stroke-width="1.8"') == 2
+    # At most PREVIEW_POINTS (each pixel column's extremes, as the browser's own charts).
+    shown = [int(n) for n in re.findall(r"(\d+) of 2000 points drawn", painted)]
+    assert len(shown) == 2 and all(300 < n <= 400 for n in shown)
+    # Dash's scripts wait in a template; Dash's own checks of the index pass (it answered).
+    assert re.search(r'<template id="di-dash-scripts"><script src="[^"]*polyfill', page)
+    assert page.index('id="di-first-paint"') < page.index('id="react-entry-point"')
+
+
+def test_pages_without_a_first_paint_are_answered_as_dash_answers_them(app: Any) -> None:
+    for url in ("/", "/lineage", "/histograms?train_id=./run", "/nowhere"):
+        page = _page(app, url)
+        assert "di-first-paint" not in page.replace("first-paint.js", "").replace(
+            "first-paint.css", "")
+        assert "di-dash-scripts" not in page
+        assert re.search(r'<script src="[^"]*dash_renderer[^"]*"></script>', page)
+
+
+def test_a_job_that_does_not_exist_paints_its_message(app: Any) -> None:
+    page = _page(app, "/scalars?train_id=./missing")
+    assert "di-first-paint" in page and "di-chart-preview" not in page
+
+
+def test_the_page_is_dark_from_its_first_paint_with_the_theme_cookie(app: Any) -> None:
+    dark = _page(app, "/scalars?train_id=./run", di_theme="dark")
+    assert re.search(r'<html lang="en" data-theme="dark">', dark)
+    assert "#c9ced6" in dark  # the charts' dark text colour
+    light = _page(app, "/scalars?train_id=./run")
+    assert "data-theme" not in light.split(">", 2)[1]
+
+
+def test_a_failing_first_paint_leaves_the_page_as_dash_starts_it(
+        app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from dash_insight.plugins.scalars import page as scalars_page
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(scalars_page, "chart_preview", broken)
+    with caplog.at_level(logging.ERROR, logger="dash_insight.web.first_paint"):
+        page = _page(app, "/scalars?train_id=./run")
+    assert "di-dash-scripts" not in page
+    assert re.search(r'<script src="[^"]*dash_renderer[^"]*"></script>', page)
+    assert "first paint of /scalars?train_id=./run failed" in caplog.text
+
+
+def test_behind_a_proxy_that_strips_a_prefix(tmp_path: Path) -> None:
+    """JupyterHub's proxy: the server sees ``/scalars``, the browser has
+    ``/user/a/proxy/8050/scalars``; the first paint's links and stylesheets carry the
+    browser's prefix."""
+    base = tmp_path / "logs"
+    with SummaryWriter(base / "run", host="test", timestamp=1_700_000_000) as writer:
+        writer.add_scalar("loss", 1.0, 1)
+        writer.add_scalar("loss", 0.5, 2)
+    prefixed = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0,
+                          requests_pathname_prefix="/user/a/proxy/8050/")
+    try:
+        assert prefixed.data_service.loader.wait_rounds(1, timeout=120)
+        page = _page(prefixed, "/scalars?train_id=./run")
+        painted = re.search(r'<template shadowrootmode="open">(.*?)</template>', page, re.S)
+        assert painted and "di-chart-preview" in painted.group(1)
+        assert 'href="/user/a/proxy/8050/assets/dash-insight.css' in painted.group(1)
+        assert 'class="di-brand" href="/user/a/proxy/8050/"' in painted.group(1)
+    finally:
+        prefixed.data_service.close()
