@@ -314,7 +314,7 @@ def _figures(name: str, runs: list[PageRun]) -> list[str]:
     return [f"  {name}: {runs[0].charts} charts",
             line("first chart drawn", [r.first for r in runs]),
             line("charts on the first screen shown", [r.screen for r in runs]),
-            line("charts on the first screen interactive (Plotly)",
+            line("charts on the first screen interactive (the page's own charts)",
                  [r.interactive for r in runs]),
             line("all charts drawn", [r.every for r in runs]),
             line("browser CPU, all tasks (TaskDuration)", [r.task_cpu for r in runs]),

@@ -11,7 +11,7 @@ rendered here as static HTML (:func:`static_html`) in the answer to its URL:
   through it to the page below (``pointer-events: none``), whose controls are at the same
   places once Dash has drawn them;
 - Dash's scripts are held in a ``<template>`` and started one frame after the first paint
-  (``_after_paint``), so the browser paints the copy before it compiles them;
+  (:func:`_held_scripts`), so the browser paints the copy before it compiles them;
 - ``assets/first-paint.js`` removes the copy once Dash's page shows as much (the charts on its
   first screen drawn), or after :data:`LONGEST_SHOWN_MS`.
 
@@ -56,7 +56,7 @@ SKIPPED = frozenset({"children", "n_clicks", "n_clicks_timestamp", "disable_n_cl
 ATTRIBUTES = {"className": "class", "htmlFor": "for", "tabIndex": "tabindex",
               "accessKey": "accesskey", "contentEditable": "contenteditable",
               "spellCheck": "spellcheck"}
-#: CSS properties Dash (React) gives in pixels when given a number.
+#: CSS properties React leaves without a unit when given a number (others get px).
 UNITLESS = frozenset({"opacity", "zIndex", "flex", "flexGrow", "flexShrink", "order",
                       "fontWeight", "lineHeight", "zoom"})
 
@@ -239,7 +239,10 @@ def static_html(component: Component | Raw | Any) -> str:
                             "style": props.get("style")})
 
 
-#: Starts the scripts held in ``<template id=SCRIPTS_ID>`` (see :func:`_held_scripts`).
+#: Starts the scripts held in ``<template id=SCRIPTS_ID>`` (see :func:`_held_scripts`): the
+#: external ones one after the other (each appended once the one before has run, so that each
+#: runs in a task of its own: appended together, cached scripts ran in one task of up to half a
+#: second), then the inline ones in order.
 LOADER = ("""<script>(function () {
   var started = false;
   function start() {
@@ -247,57 +250,80 @@ LOADER = ("""<script>(function () {
     started = true;
     var held = document.getElementById("""
           + json.dumps(SCRIPTS_ID) + """).content.querySelectorAll("script");
-    var last = null, inline = [];
+    var external = [], inline = [];
     held.forEach(function (old) {
       var script = document.createElement("script");
       Array.prototype.forEach.call(old.attributes, function (a) {
         script.setAttribute(a.name, a.value);
       });
-      if (old.getAttribute("src")) {
-        script.async = false;
-        document.body.appendChild(script);
-        last = script;
-      } else {
+      if (old.getAttribute("src")) external.push(script);
+      else {
         script.textContent = old.textContent;
         inline.push(script);
       }
     });
-    function boot() {
-      inline.forEach(function (script) { document.body.appendChild(script); });
+    function next() {
+      var script = external.shift();
+      if (!script) {
+        inline.forEach(function (s) { document.body.appendChild(s); });
+        return;
+      }
+      script.async = false;
+      script.addEventListener("load", next);
+      script.addEventListener("error", next);
+      document.body.appendChild(script);
     }
-    if (last) {
-      last.addEventListener("load", boot);
-      last.addEventListener("error", boot);
-    } else boot();
+    next();
   }
   // After the next paint; a hidden tab runs no animation frame, hence the timer too.
   window.requestAnimationFrame(function () { setTimeout(start, 0); });
   setTimeout(start, 300);
 })();</script>""")
 
+#: Gives the copy's shadow root the page's stylesheets (loaded: they block this script) as
+#: constructed sheets, so the copy is styled in the first paint. (``<link>`` elements in the
+#: shadow root load asynchronously: the copy's text was painted up to 250 ms after its frame.)
+ADOPT_STYLES = ("""<script>(function () {
+  var copy = document.getElementById(""" + json.dumps(OVERLAY_ID) + """);
+  if (!copy || !copy.shadowRoot) return;
+  try {
+    copy.shadowRoot.adoptedStyleSheets = Array.prototype.map.call(document.styleSheets,
+      function (sheet) {
+        var adopted = new CSSStyleSheet();
+        adopted.replaceSync(Array.prototype.map.call(sheet.cssRules, function (rule) {
+          return rule.cssText;
+        }).join("\\n"));
+        return adopted;
+      });
+  } catch (error) { console.warn("dash-insight: first paint without styles", error); }
+})();</script>""")
+
 
 def _held_scripts(scripts: str, renderer: str) -> str | None:
-    """Dash's script tags in a ``<template>`` and the loader that starts them after the first
-    paint: the external ones appended in order (``async = false`` keeps it), the inline ones
-    (clientside functions, then the renderer's start) in order once the last has run. None
+    """Dash's script tags in a ``<template>`` and the :data:`LOADER` that starts them after the
+    first paint: the external ones in order, then the inline ones (clientside functions, then
+    the renderer's start). None
     when a tag is neither a plain external nor a plain inline script (left as Dash wrote
     it)."""
     tags = re.findall(r"<script\b[^>]*>.*?</script>", scripts, flags=re.S)
     plain = r'<script src="[^"]+"></script>|<script>(?:(?!</script>).)*</script>'
     if not tags or any(not re.fullmatch(plain, t, flags=re.S) for t in tags):
         return None
-
     return f'<template id="{SCRIPTS_ID}">{scripts}{renderer}</template>{LOADER}'
 
 
-def _overlay(css: str, body: str) -> str:
-    """The copy over the page, in a declarative shadow root with the page's stylesheets."""
-    return (f'<div id="{OVERLAY_ID}" aria-hidden="true" data-longest-ms="{LONGEST_SHOWN_MS}" '
+def _overlay(body: str, scripts: Sequence[str]) -> str:
+    """The copy over the page, in a declarative shadow root given the page's stylesheets, and
+    a preload of each of Dash's ``scripts`` (fetched while the copy is painted)."""
+    preloads = "".join(f'<link rel="preload" as="script" href="{html.escape(src)}">'
+                       for src in scripts)
+    return (f'{preloads}<div id="{OVERLAY_ID}" aria-hidden="true" '
+            f'data-longest-ms="{LONGEST_SHOWN_MS}" '
             'style="position:absolute;top:0;left:0;right:0;min-height:100vh;z-index:2000;'
-            'pointer-events:none">'
-            f'<template shadowrootmode="open">{css}'
-            '<div class="di-first-paint-body">'
-            f"{body}</div></template></div>")
+            # contain: the page mounting below does not lay the copy out again
+            'pointer-events:none;contain:layout paint style">'
+            '<template shadowrootmode="open"><div class="di-first-paint-body">'
+            f"{body}</div></template></div>{ADOPT_STYLES}")
 
 
 def install(app: dash.Dash, nav: Sequence[NavLink],
@@ -309,13 +335,12 @@ def install(app: dash.Dash, nav: Sequence[NavLink],
     interpolate: Callable[..., str] = app.interpolate_index
 
     def interpolate_index(**kwargs: Any) -> str:
-        painted = _first_screen(first_paint, app, nav, top_bar)
+        held = _held_scripts(kwargs.get("scripts", ""), kwargs.get("renderer", ""))
+        painted = None if held is None else _first_screen(first_paint, app, nav, top_bar)
         if painted is not None:
-            held = _held_scripts(kwargs.get("scripts", ""), kwargs.get("renderer", ""))
-            if held is not None:
-                kwargs["app_entry"] = _overlay(kwargs.get("css", ""), painted) + \
-                    kwargs.get("app_entry", "")
-                kwargs["scripts"], kwargs["renderer"] = held, ""
+            sources = re.findall(r'<script src="([^"]+)"></script>', kwargs.get("scripts", ""))
+            kwargs["app_entry"] = _overlay(painted, sources) + kwargs.get("app_entry", "")
+            kwargs["scripts"], kwargs["renderer"] = held, ""
         page = interpolate(**kwargs)
         if theme.request_theme() != theme.DEFAULT_THEME:
             page = re.sub(r"<html(?=[\s>])", f'<html data-theme="{theme.request_theme()}"',

@@ -140,7 +140,10 @@ def test_the_scalars_page_answer_holds_its_first_screen_and_holds_the_scripts(ap
                         r'(.*?)</template></div>', page, re.S)
     assert overlay, "no first paint"
     painted = overlay.group(1)
-    assert '<link rel="stylesheet" href="/assets/dash-insight.css' in painted
+    # Styled by the page's stylesheets, adopted by its shadow root before the first paint.
+    assert "adoptedStyleSheets" in page[overlay.end():overlay.end() + 600]
+    # Dash's scripts are fetched while the copy is painted.
+    assert re.search(r'<link rel="preload" as="script" href="[^"]*dash_renderer', page)
     assert 'class="di-topbar"' in painted and "Scalars" in painted
     # The first row of charts drawn, with their lines; the other cards as frames.
     assert painted.count('class="di-chart-preview"') == 2  # the job has two tags
@@ -205,7 +208,7 @@ def test_behind_a_proxy_that_strips_a_prefix(tmp_path: Path) -> None:
         page = _page(prefixed, "/scalars?train_id=./run")
         painted = re.search(r'<template shadowrootmode="open">(.*?)</template>', page, re.S)
         assert painted and "di-chart-preview" in painted.group(1)
-        assert 'href="/user/a/proxy/8050/assets/dash-insight.css' in painted.group(1)
+        assert re.search(r'<link rel="preload" as="script" href="/user/a/proxy/8050/', page)
         assert 'class="di-brand" href="/user/a/proxy/8050/"' in painted.group(1)
     finally:
         prefixed.data_service.close()

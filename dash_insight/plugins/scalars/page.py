@@ -224,7 +224,11 @@ def grid_content(provider: DataProvider, train_id: str, state: dict[str, Any],
                         preview=chart_preview(provider, plans[chart.chart_id], state)
                         if previews and i < FIRST_CARDS else None)
              for i, chart in enumerate(charts)]
-    if not previews:  # (a first paint is static HTML: nothing to mount later)
+    if previews:
+        # A first paint shows a screen or two: the cards below would only cost the browser
+        # style and layout work before Dash starts (the page's own cards follow them).
+        cards = cards[:2 * CARD_ROW]
+    else:
         cards = [card if i < FIRST_CARDS else deferred_children(card, CARD_HEIGHT, CARD_ROW,
                                                                 keep=_is_title)
                  for i, card in enumerate(cards)]
