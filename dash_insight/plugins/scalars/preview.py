@@ -127,21 +127,10 @@ def preview_html(lines: Sequence[PreviewLine], smoothing: float, x_title: str,
     svg = [f'<svg width="100%" height="100%" viewBox="0 0 {UNITS} {UNITS}" '
            'preserveAspectRatio="none" style="position:absolute;inset:0;overflow:visible">']
     labels: list[str] = []
-    y_ticks, x_ticks = _inside_ticks(y_range), _inside_ticks(x_range)
-    for tick in y_ticks:
-        at = float(_place(np.array([tick]), y_range, True)[0])
-        svg.append(f'<path d="M0 {at:.1f}H{UNITS}" stroke="{grid}" '
-                   'vector-effect="non-scaling-stroke"/>')
-        labels.append(f'<span style="position:absolute;right:calc(100% + 6px);'
-                      f'top:{at / 10:.2f}%;transform:translateY(-50%)">'
-                      f'{tick_text(tick, y_range.step, max(map(abs, y_ticks)))}</span>')
-    for tick in x_ticks:
-        at = float(_place(np.array([tick]), x_range, False)[0])
-        svg.append(f'<path d="M{at:.1f} 0V{UNITS}" stroke="{grid}" '
-                   'vector-effect="non-scaling-stroke"/>')
-        labels.append(f'<span style="position:absolute;top:calc(100% + 4px);'
-                      f'left:{at / 10:.2f}%;transform:translateX(-50%)">'
-                      f'{tick_text(tick, x_range.step, max(map(abs, x_ticks)))}</span>')
+    for axis, across in ((y_range, False), (x_range, True)):
+        grid_lines, tick_labels = _axis_marks(axis, across, grid)
+        svg += grid_lines
+        labels += tick_labels
     for line in lines:
         drawn = smooth_ema(line.y, smoothing)
         if smoothing > 0:
@@ -164,6 +153,28 @@ def preview_html(lines: Sequence[PreviewLine], smoothing: float, x_title: str,
             f'font:11px {html.escape(FONT)};color:{text}">'
             f'<div style="position:absolute;left:{left}px;right:{RIGHT_PX}px;top:{TOP_PX}px;'
             f'bottom:{BOTTOM_PX}px">{"".join(svg)}{"".join(labels)}</div></div>')
+
+
+def _axis_marks(axis: AxisRange, across: bool, grid: str) -> tuple[list[str], list[str]]:
+    """The grid lines (SVG) and tick labels (HTML) of an axis: ``across`` the x axis (lines
+    up the plot, labels under it), else the y axis (lines across, labels on its left)."""
+    ticks = _inside_ticks(axis)
+    top = max(map(abs, ticks), default=0.0)
+    lines, labels = [], []
+    for tick in ticks:
+        at = float(_place(np.array([tick]), axis, not across)[0])
+        text = tick_text(tick, axis.step, top)
+        if across:
+            lines.append(f'<path d="M{at:.1f} 0V{UNITS}" stroke="{grid}" '
+                         'vector-effect="non-scaling-stroke"/>')
+            labels.append('<span style="position:absolute;top:calc(100% + 4px);'
+                          f'left:{at / 10:.2f}%;transform:translateX(-50%)">{text}</span>')
+        else:
+            lines.append(f'<path d="M0 {at:.1f}H{UNITS}" stroke="{grid}" '
+                         'vector-effect="non-scaling-stroke"/>')
+            labels.append('<span style="position:absolute;right:calc(100% + 6px);'
+                          f'top:{at / 10:.2f}%;transform:translateY(-50%)">{text}</span>')
+    return lines, labels
 
 
 def _stroke(path: str, colour: str, width: float, opacity: float) -> str:
