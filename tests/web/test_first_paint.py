@@ -79,6 +79,13 @@ def test_stores_and_timers_draw_nothing_other_components_keep_their_place() -> N
     assert static_html(grid) == '<div class="di-grid" id="g" style="height:240px"></div>'
 
 
+def test_a_loading_wrapper_draws_its_children_as_dash_does_when_idle() -> None:
+    """The per-tag pages' cards sit in a dcc.Loading: its children in a div."""
+    assert static_html(dcc.Loading(html.Div("x", id="cards"), type="dot",
+                                   parent_style={"minHeight": 20})) == \
+        '<div style="min-height:20px"><div id="cards">x</div></div>'
+
+
 def test_css_text_writes_numbers_as_react_does() -> None:
     assert css_text({"zIndex": 3, "width": 0, "height": 12.5, "display": None}) == \
         "z-index:3;width:0;height:12.5px"
