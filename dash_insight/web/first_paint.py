@@ -211,13 +211,22 @@ def _link(component: Component) -> str:
                     _children(props.get("children")))
 
 
+def _loading(component: Component) -> str:
+    """A loading wrapper as Dash 4 draws it when nothing is loading: its children in a div
+    (``parent_className`` / ``parent_style``)."""
+    props = component.to_plotly_json()["props"]
+    return _element("div", {"className": props.get("parent_className"),
+                            "style": props.get("parent_style")},
+                    _children(props.get("children")))
+
+
 #: dcc components drawn as Dash 4 draws them (looks only: read-only, no ids;
 #: ``assets/first-paint.css`` gives them the styles Dash's scripts would).
 CORE: dict[str, Callable[[Component], str]] = {
     "Link": _link, "Checklist": lambda c: _options(c, "checkbox"),
     "RadioItems": lambda c: _options(c, "radio"), "Input": _input, "Dropdown": _dropdown,
     "Slider": _slider, "Store": _nothing, "Location": _nothing, "Interval": _nothing,
-    "Download": _nothing, "Tooltip": _nothing,
+    "Download": _nothing, "Tooltip": _nothing, "Loading": _loading,
 }
 
 

@@ -24,7 +24,7 @@ that tests call without a browser.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import dash
@@ -85,13 +85,18 @@ def page_state(*fields: Field) -> UrlState:
 @dataclass(frozen=True)
 class CardContext(Generic[S]):
     """What a page's card builder gets besides the tag: the app (for links), the plugin's
-    service, the job, the page state (:meth:`UrlState.parse`) and the theme (for figures)."""
+    service, the job, the page state (:meth:`UrlState.parse`) and the theme (for figures).
+    ``first_paint``: the card is for the page's first paint (static HTML sent before Dash
+    starts, :mod:`dash_insight.web.first_paint`: nothing in it reaches Dash, so no figure need
+    be built); ``preview``: it is on the first screen, its chart drawn on the server."""
 
     app: dash.Dash
     service: S
     train_id: str
     state: dict[str, Any]
     theme: str | None = None
+    first_paint: bool = False
+    preview: bool = False
 
 
 def never(_state: Mapping[str, Any]) -> bool:
@@ -199,9 +204,10 @@ def segmented(component_id: str, options: Sequence[tuple[str, str]], value: str
                           options=[{"label": label, "value": v} for v, label in options])
 
 
-def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str, str]
-           ) -> html.Div:
-    """The page for URL parameters ``params``."""
+def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str, str],
+           previews: int | None = None) -> html.Div:
+    """The page for URL parameters ``params``; with ``previews``, its first paint (see
+    :func:`cards_update`)."""
     state = page.state.parse(params)
     train_id = state["train_id"]
     title = head(app, page.title, train_id)
@@ -212,7 +218,7 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
     selected, _unknown = selection(state["tags"], tags)
     # The cards come with the layout (in the theme of the browser's cookie): the cards
     # callback then finds them shown (the same key) and answers nothing new.
-    first = cards_update(page, app, service, state, request_theme(), None)
+    first = cards_update(page, app, service, state, request_theme(), None, previews)
     assert first is not None  # nothing is shown yet
     cards: Any = html.Div(first.cards, id=page.id("cards"), className=page.grid_class)
     if page.loading:
@@ -283,9 +289,13 @@ def _card(page: PerTagPage[S], context: CardContext[S], tag: str) -> Any:
 
 
 def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, state: dict[str, Any],
-                 theme: str | None, shown: list[Any] | None) -> CardsUpdate | None:
+                 theme: str | None, shown: list[Any] | None,
+                 previews: int | None = None) -> CardsUpdate | None:
     """The cards of the page of tags the URL's ``state`` (:meth:`UrlState.parse`) asks for, or
-    None when ``shown`` (the key of the cards on screen) says they show the same already."""
+    None when ``shown`` (the key of the cards on screen) says they show the same already.
+    ``previews``: the cards are for the page's first paint, the first ``previews`` of them (the
+    first screen's) with their charts drawn on the server (:attr:`CardContext.first_paint`,
+    :attr:`CardContext.preview`)."""
     train_id = state["train_id"]
     try:
         job = service.provider.job(train_id)
@@ -300,7 +310,11 @@ def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, state: dict[st
     if shown == key:
         return None
     context = CardContext(app, service, train_id, state, theme)
-    built: Any = [_card(page, context, tag) for tag in on_page]
+    if previews is not None:
+        built: Any = [_card(page, replace(context, first_paint=True, preview=i < previews), tag)
+                      for i, tag in enumerate(on_page)]
+    else:
+        built = [_card(page, context, tag) for tag in on_page]
     if not built:
         built = html.Div(_("No tag selected: tick tags above, or clear the filter.") if tags
                          else _("No {kind} yet.").format(kind=str(page.kind) or page.noun),

@@ -11,12 +11,14 @@ from typing import Any
 
 import dash
 import dash_ag_grid as dag
+import numpy as np
 import pytest
 from dash import dcc, html
 
 from dash_insight import SummaryWriter
 from dash_insight.web import first_paint
 from dash_insight.web.application import create_app
+from dash_insight.web.components.histogram_views import band_fill, step_colours
 from dash_insight.web.first_paint import Raw, css_text, static_html
 
 
@@ -77,6 +79,13 @@ def test_stores_and_timers_draw_nothing_other_components_keep_their_place() -> N
     assert static_html(grid) == '<div class="di-grid" id="g" style="height:240px"></div>'
 
 
+def test_a_loading_wrapper_draws_its_children_as_dash_does_when_idle() -> None:
+    """The per-tag pages' cards sit in a dcc.Loading: its children in a div."""
+    assert static_html(dcc.Loading(html.Div("x", id="cards"), type="dot",
+                                   parent_style={"minHeight": 20})) == \
+        '<div style="min-height:20px"><div id="cards">x</div></div>'
+
+
 def test_css_text_writes_numbers_as_react_does() -> None:
     assert css_text({"zIndex": 3, "width": 0, "height": 12.5, "display": None}) == \
         "z-index:3;width:0;height:12.5px"
@@ -111,6 +120,10 @@ def test_scripts_it_does_not_know_are_left_as_dash_wrote_them() -> None:
 # The app's answers --------------------------------------------------------------------------
 
 
+#: The ``./hist`` job: more histogram tags than the first row's cards.
+HIST_TAGS, HIST_STEPS = 4, 6
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     base = tmp_path_factory.mktemp("first_paint")
@@ -118,6 +131,11 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         for step in range(1, 2001):
             writer.add_scalar("loss", 1.0 / step, step)
             writer.add_scalar("accuracy", 1 - 1.0 / step, step)
+    rng = np.random.default_rng(0)
+    with SummaryWriter(base / "hist", host="test", timestamp=1_700_000_000) as writer:
+        for step in range(1, HIST_STEPS + 1):
+            for i in range(HIST_TAGS):
+                writer.add_histogram(f"layer{i}.weight", rng.standard_normal(500) * step, step)
     built = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
                        reload_interval=0)
     assert built.data_service.loader.wait_rounds(1, timeout=120)
@@ -157,7 +175,7 @@ def test_the_scalars_page_answer_holds_its_first_screen_and_holds_the_scripts(ap
 
 
 def test_pages_without_a_first_paint_are_answered_as_dash_answers_them(app: Any) -> None:
-    for url in ("/", "/lineage", "/histograms?train_id=./run", "/nowhere"):
+    for url in ("/", "/lineage", "/images?train_id=./run", "/nowhere"):
         page = _page(app, url)
         assert "di-first-paint" not in page.replace("first-paint.js", "").replace(
             "first-paint.css", "")
@@ -212,3 +230,45 @@ def test_behind_a_proxy_that_strips_a_prefix(tmp_path: Path) -> None:
         assert 'class="di-brand" href="/user/a/proxy/8050/"' in painted.group(1)
     finally:
         prefixed.data_service.close()
+
+
+def _painted(page: str) -> str:
+    overlay = re.search(r'<div id="di-first-paint"[^>]*><template shadowrootmode="open">'
+                        r'(.*?)</template></div>', page, re.S)
+    assert overlay, "no first paint"
+    return overlay.group(1)
+
+
+def _card_bands(painted: str) -> list[list[str]]:
+    """The fills of the bands drawn in each card of the copy, card by card."""
+    cards = re.split(r'<section class="di-panel di-card di-vp-card"', painted)[1:]
+    return [re.findall(r'<path d="M[^"]*" fill="([^"]*)" stroke=', card) for card in cards]
+
+
+def test_the_distribution_page_answer_holds_its_first_row_drawn(app: Any) -> None:
+    """The parameter distribution page paints its first row of charts (the Top view's bands
+    drawn by the server) before Dash starts; the other cards keep their places, empty; no
+    figure is sent in the copy."""
+    page = _page(app, "/histograms?train_id=./hist")
+    painted = _painted(page)
+    assert "Parameter Distribution" in painted and 'class="di-vp-grid"' in painted
+    colours = step_colours(HIST_STEPS)
+    assert _card_bands(painted) == [[band_fill(c, "light") for c in colours]] * 3 + [[]]
+    assert painted.count('class="di-hist-preview"') == 3
+    for tag in range(HIST_TAGS):
+        assert f'title="layer{tag}.weight"' in painted
+    assert "lazy-graph-figure" not in painted and '"figure"' not in painted
+    assert re.search(r'<template id="di-dash-scripts"><script src="[^"]*polyfill', page)
+
+
+def test_the_distribution_page_paints_its_view_and_theme(app: Any) -> None:
+    front = _painted(_page(app, "/histograms?train_id=./hist&view=front"))
+    assert front.count('fill="none" stroke="rgb(') == 3 * HIST_STEPS  # a line per step
+    assert ">count</span>" in front
+    dark = _painted(_page(app, "/histograms?train_id=./hist", di_theme="dark"))
+    assert _card_bands(dark)[0] == [band_fill(c, "dark") for c in step_colours(HIST_STEPS)]
+
+
+def test_a_job_without_histograms_paints_its_message(app: Any) -> None:
+    painted = _painted(_page(app, "/histograms?train_id=./run"))
+    assert "no parameter distribution" in painted and "di-hist-preview" not in painted

@@ -138,6 +138,25 @@ def test_cards_update(service: DataService) -> None:
     assert "no training job" in text(unknown.cards) and unknown.key is None
 
 
+def test_a_first_paint_draws_its_first_cards_on_the_server(service: DataService) -> None:
+    """``previews``: every card is built for the first paint, the first ``previews`` of them
+    (the first screen's) with their charts drawn on the server."""
+    app = dash.Dash(__name__)
+    seen: list[tuple[str, bool, bool]] = []
+
+    def card(context: ptp.CardContext[DataService], tag: str) -> html.Section:
+        seen.append((tag, context.first_paint, context.preview))
+        return html.Section(tag)
+
+    page = dataclasses.replace(PAGE, card=card)
+    state = page.state.parse_search("?train_id=./ops_all")
+    ptp.cards_update(page, app, service, state, None, None, previews=3)
+    assert [flags for _tag, *flags in seen] == [[True, True]] * 3 + [[True, False]]
+    seen.clear()
+    ptp.layout(page, app, service, {"train_id": "./ops_all"})  # the page itself
+    assert [flags for _tag, *flags in seen] == [[False, False]] * 4
+
+
 def test_paging_of_cards(service: DataService) -> None:
     app = dash.Dash(__name__)
     update = _cards(app, service, "?train_id=./ops_all&page=2", None, None)

@@ -24,6 +24,7 @@ from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.histograms.query import histograms
 from dash_insight.web import per_tag_page
 from dash_insight.web.components.figures import GRAPH_CONFIG
+from dash_insight.web.components.histogram_preview import preview_html
 from dash_insight.web.components.histogram_views import (
     AXES,
     VIEWS,
@@ -33,6 +34,7 @@ from dash_insight.web.components.histogram_views import (
     shown_text,
 )
 from dash_insight.web.components.lazy_graph import lazy_graph, register_lazy_graphs
+from dash_insight.web.first_paint import Raw
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, always, segmented
 from dash_insight.web.url_state import Choice, Flag
 
@@ -42,6 +44,9 @@ PREFIX = "hist"
 MAX_STEPS = 100
 #: Charts per page.
 PAGE_SIZE = 12
+#: Cards drawn on the server for the page's first paint: its first row, the cards on the
+#: first screen of a 1600 x 1000 window (three cards a row, the second row below the fold).
+FIRST_CARDS = 3
 
 
 def empty() -> list[Any]:
@@ -76,20 +81,31 @@ def controls(state: dict[str, Any]) -> list[html.Div]:
 
 
 def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[str, Any],
-                   theme: str | None = None) -> html.Section:
+                   theme: str | None = None, first_paint: bool = False,
+                   preview: bool = False) -> html.Section:
     """One chart: the tag's histograms in the chosen view, a footer with the step count and
-    the non-finite values the buckets leave out."""
+    the non-finite values the buckets leave out. ``first_paint``: for the page's first paint
+    (static HTML, no figure built): with ``preview`` the chart drawn on the server
+    (:mod:`~dash_insight.web.components.histogram_preview`), without it the card's frame
+    only (below the first screen: nothing read)."""
     foot: list[Any] = []
+    if first_paint and not preview:
+        body: Any = lazy_graph(f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag}, None,
+                               GRAPH_CONFIG, "di-vp-graph")
+        foot.append("\u00a0")  # the footer's line: the card keeps its height
+        return _card_frame(tag, body, foot)
     try:
         total = len(provider.value_steps(train_id, Plugin.HISTOGRAM, tag))
         steps = histograms(provider, train_id, tag, rebin=not state["raw"], max_steps=MAX_STEPS)
         series = series_from_histograms(steps, total)
         # Drawn when it comes on screen: a page of 12 charts of up to 200 traces each kept
         # the browser busy for seconds drawing charts below the screen.
-        body: Any = lazy_graph(
-            f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag},
-            histogram_figure(series, state["view"], state["axis"], height=None, theme=theme),
-            GRAPH_CONFIG, "di-vp-graph")
+        figure = None if first_paint else histogram_figure(
+            series, state["view"], state["axis"], height=None, theme=theme)
+        drawn = Raw(preview_html(series, state["view"], state["axis"], theme)) \
+            if preview else None
+        body = lazy_graph(f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag}, figure,
+                          GRAPH_CONFIG, "di-vp-graph", drawn)
         foot.append(shown_text(series))
         non_finite = {k: v for k, v in series.non_finite.items() if v}
         if non_finite:
@@ -101,6 +117,11 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
             foot.append(" · " + _("raw buckets"))
     except DataError as error:
         body = html.Div(str(error), className="di-empty di-error-text")
+    return _card_frame(tag, body, foot)
+
+
+def _card_frame(tag: str, body: Any, foot: list[Any]) -> html.Section:
+    """A card: the tag and its full-screen button, ``body``, ``foot``."""
     return html.Section(className="di-panel di-card di-vp-card",
                         id={"type": "hist-card", "tag": tag}, children=[
         html.Div(className="di-card-head", children=[
@@ -116,7 +137,7 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
 
 def _card(context: CardContext[DataService], tag: str) -> html.Section:
     return histogram_card(context.service.provider, context.train_id, tag, context.state,
-                          context.theme)
+                          context.theme, context.first_paint, context.preview)
 
 
 PAGE: PerTagPage[DataService] = PerTagPage(
@@ -130,6 +151,12 @@ PAGE: PerTagPage[DataService] = PerTagPage(
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     return per_tag_page.layout(PAGE, app, service, params)
+
+
+def first_paint(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
+    """The page's layout with the charts of its first row drawn on the server: what the
+    browser paints before Dash starts (:mod:`dash_insight.web.first_paint`)."""
+    return per_tag_page.layout(PAGE, app, service, params, previews=FIRST_CARDS)
 
 
 def register(app: dash.Dash, service: DataService) -> None:

@@ -39,6 +39,10 @@ MAX_TICKS = 10
 #: The card background of each theme (``--panel`` in dash-insight.css): Top-view bands are
 #: filled with an opaque tint of it so a later band hides the ones behind, as in MindInsight.
 PANEL_COLOURS = {"light": "#ffffff", "dark": "#20232a"}
+#: The x axis' tick labels (d3 format: three significant digits, no trailing zeros).
+X_TICK_FORMAT = ".3~g"
+#: The width of a Front-view line (a Top-view band's outline is 1 px).
+FRONT_LINE_WIDTH = 1.2
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,51 @@ def _hover_trace(steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]],
     }
 
 
+@dataclass(frozen=True)
+class TopView:
+    """Where the Top view puts a (non-empty) series, shared by :func:`top_figure` and the
+    server's drawing of it (:mod:`.histogram_preview`): the vertical-axis quantity and base line
+    (:func:`offsets`) of each step, the count-to-height ``scale``, the step colours, the
+    labelled steps' base lines and texts on the right axis, the x range (None: Plotly's own),
+    the y range and the margins."""
+
+    values: np.ndarray
+    bases: np.ndarray
+    scale: float
+    colours: list[str]
+    tick_values: list[float]
+    tick_text: list[str]
+    x_range: list[float] | None
+    y_range: list[float]
+    margin: dict[str, int]
+
+    def band(self, index: int, buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The outline of step ``index``'s band: from its base line at the left edge, over
+        the bucket centres at ``base + floor(count) * scale``, down to the base line at the
+        right edge (``buckets`` non-empty)."""
+        base = self.bases[index]
+        left, right = float(buckets[0, 0]), float(buckets[-1, 0] + buckets[-1, 1])
+        return (np.concatenate([[left], _centres(buckets), [right]]),
+                np.concatenate([[base], base + np.floor(buckets[:, 2]) * self.scale, [base]]))
+
+
+def top_view(series: HistogramSeries, axis: str = "step") -> TopView:
+    """The Top view's geometry of ``series`` (at least one step) on ``axis`` (see
+    :class:`TopView`; an unknown axis is "step")."""
+    axis = axis if axis in AXES else "step"
+    values = axis_values(series, axis)
+    bases = offsets(values)
+    peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
+    ridge = RIDGE_HEIGHT if len(series) > 1 else 1.0
+    ticks = _tick_positions(len(series))
+    ticktext = [axis_label(float(values[i]), axis) for i in ticks]
+    return TopView(values=values, bases=bases, scale=ridge / (peak or 1.0),
+                   colours=step_colours(len(series)),
+                   tick_values=[float(bases[i]) for i in ticks], tick_text=ticktext,
+                   x_range=_x_range(series), y_range=[-0.04, 1.0 + ridge * 1.05],
+                   margin=label_margin(max(len(t) for t in ticktext)))
+
+
 def top_figure(series: HistogramSeries, axis: str = "step", height: int | None = 320,
                hover: bool = True, theme: str | None = None) -> go.Figure:
     """Top view: one band per step, earlier steps behind and above, later in front and lower;
@@ -285,42 +334,57 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
         return _empty_figure(layout, _("no data"))
     axis = axis if axis in AXES else "step"
     template = hover_template()
-    values = axis_values(series, axis)
-    bases = offsets(values)
-    peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
-    scale = (RIDGE_HEIGHT if len(series) > 1 else 1.0) / (peak or 1.0)
-    colours = step_colours(len(series))
+    view = top_view(series, axis)
+    colours = view.colours
     traces: list[dict[str, Any]] = []
     hovers: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]] = []
     for i, buckets in enumerate(series.buckets):
         if not len(buckets):
             continue
-        centres = _centres(buckets)
-        heights = bases[i] + np.floor(buckets[:, 2]) * scale
-        left, right = float(buckets[0, 0]), float(buckets[-1, 0] + buckets[-1, 1])
+        x, y = view.band(i, buckets)
         traces.append({
-            "type": "scatter", "x": np.concatenate([[left], centres, [right]]),
-            "y": np.concatenate([[bases[i]], heights, [bases[i]]]),
+            "type": "scatter", "x": x, "y": y,
             "mode": "lines", "fill": "toself", "line": {"color": colours[i], "width": 1},
             "fillcolor": band_fill(colours[i], theme), "hoverinfo": "skip",
             "showlegend": False, "name": f"step {series.steps[i]}"})
         if hover:
-            hovers.append((centres, heights, _hover_data(series, i, buckets), colours[i]))
+            hovers.append((x[1:-1], y[1:-1], _hover_data(series, i, buckets), colours[i]))
     if hovers:
         traces.append(_hover_trace(hovers, template))
-    ticks = _tick_positions(len(series))
-    ticktext = [axis_label(float(values[i]), axis) for i in ticks]
     return _figure(
         traces, layout,
-        hovermode="closest", margin=label_margin(max(len(t) for t in ticktext)),
-        xaxis={"range": _x_range(series), "showgrid": False, "zeroline": False,
-               "tickformat": ".3~g"},
-        yaxis={"tickvals": [float(bases[i]) for i in ticks],
-               "ticktext": ticktext,
+        hovermode="closest", margin=view.margin,
+        xaxis={"range": view.x_range, "showgrid": False, "zeroline": False,
+               "tickformat": X_TICK_FORMAT},
+        yaxis={"tickvals": view.tick_values, "ticktext": view.tick_text,
                "side": "right", "showgrid": False, "zeroline": False,
-               "range": [-0.04, 1.0 + (RIDGE_HEIGHT if len(series) > 1 else 1.0) * 1.05]},
+               "range": view.y_range},
         meta={"view": "top", "axis": axis},
     )
+
+
+@dataclass(frozen=True)
+class FrontView:
+    """Where the Front view puts a (non-empty) series, shared by :func:`front_figure` and the
+    server's drawing of it: the step colours, the largest count (the count axis goes from 0 to
+    it, Plotly's ``rangemode: tozero``), the x range (None: Plotly's own) and the margins."""
+
+    colours: list[str]
+    peak: float
+    x_range: list[float] | None
+    margin: dict[str, int]
+
+
+def front_line(buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A step's line in the Front view: the bucket centres and ``floor(count)``."""
+    return _centres(buckets), np.floor(buckets[:, 2])
+
+
+def front_view(series: HistogramSeries) -> FrontView:
+    """The Front view's geometry of ``series`` (at least one step), see :class:`FrontView`."""
+    peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
+    return FrontView(colours=step_colours(len(series)), peak=peak, x_range=_x_range(series),
+                     margin=label_margin(count_label_chars(peak), right_title=True))
 
 
 def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure:
@@ -329,19 +393,22 @@ def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure
     layout = small_layout(height=height)
     if not len(series):
         return _empty_figure(layout, _("no data"))
-    colours = step_colours(len(series))
+    view = front_view(series)
     template = hover_template()
-    traces = [{
-        "type": "scatter", "x": _centres(buckets), "y": np.floor(buckets[:, 2]),
-        "mode": "lines", "line": {"color": colours[i], "width": 1.2},
-        "customdata": _hover_data(series, i, buckets), "hovertemplate": template,
-        "name": f"step {series.steps[i]}", "showlegend": False}
-        for i, buckets in enumerate(series.buckets) if len(buckets)]
-    peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
+    traces = []
+    for i, buckets in enumerate(series.buckets):
+        if not len(buckets):
+            continue
+        x, y = front_line(buckets)
+        traces.append({
+            "type": "scatter", "x": x, "y": y,
+            "mode": "lines", "line": {"color": view.colours[i], "width": FRONT_LINE_WIDTH},
+            "customdata": _hover_data(series, i, buckets), "hovertemplate": template,
+            "name": f"step {series.steps[i]}", "showlegend": False})
     return _figure(
         traces, layout,
-        hovermode="closest", margin=label_margin(count_label_chars(peak), right_title=True),
-        xaxis={"range": _x_range(series), "showgrid": False, "tickformat": ".3~g"},
+        hovermode="closest", margin=view.margin,
+        xaxis={"range": view.x_range, "showgrid": False, "tickformat": X_TICK_FORMAT},
         yaxis={"side": "right", "rangemode": "tozero", "title": {"text": _("count")}},
         meta={"view": "front"},
     )

@@ -23,14 +23,15 @@ SLOT = "lazy-graph-slot"
 
 
 def lazy_graph(key: str, graph_id: dict[str, str] | str, figure: Any,
-               config: Mapping[str, Any], class_name: str) -> html.Div:
+               config: Mapping[str, Any], class_name: str, preview: Any = None) -> html.Div:
     """The place of ``dcc.Graph(id=graph_id, figure=figure, config=config,
     className=class_name, responsive=True)``, drawn when on screen. ``key`` names it among the
     lazy graphs of the app (a page prefix and the tag); the slot takes the graph's class name
-    too, so it holds the graph's height before it is drawn."""
+    too, so it holds the graph's height before it is drawn. ``preview``: what the slot holds
+    until then (a page's first paint: the chart drawn on the server)."""
     return html.Div(className="di-lazy-graph", children=[
         dcc.Store(id=lazy_figure_id(key), data=lazy_figure(graph_id, figure, config, class_name)),
-        html.Div(id={"type": SLOT, "key": key}, className=f"di-lazy-slot {class_name}"),
+        html.Div(preview, id={"type": SLOT, "key": key}, className=f"di-lazy-slot {class_name}"),
     ])
 
 

@@ -175,16 +175,21 @@ def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     try:
         dash_duo.driver.set_window_size(1000, 900)
-        # Counts the charts plotted (Plotly.react: how dcc.Graph draws and redraws).
+        # Counts the charts plotted (Plotly.react: how dcc.Graph draws and redraws), from
+        # when plotly.js sets window.Plotly (the page's first paint holds the scripts until
+        # after it: not necessarily before the window's load event).
         dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
             window.__plots = 0;
-            window.addEventListener('load', () => {
-              const react = window.Plotly.react;
-              window.Plotly.react = function () {
-                window.__plots += 1;
-                return react.apply(this, arguments);
-              };
-            });"""})
+            let plotly;
+            Object.defineProperty(window, 'Plotly', {configurable: true, get: () => plotly,
+              set(value) {
+                plotly = value;
+                const react = value.react;
+                value.react = function () {
+                  window.__plots += 1;
+                  return react.apply(this, arguments);
+                };
+              }});"""})
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./wide")
         until(lambda: len(run_js(dash_duo, CARDS)) == histograms.PAGE_SIZE)
@@ -199,6 +204,74 @@ def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
         until(lambda: run_js(dash_duo, CARDS)[-1]["drawn"])
         assert run_js(dash_duo, "return window.__plots;") == sum(
             c["drawn"] for c in run_js(dash_duo, CARDS))  # none drawn twice
+        assert console_errors(dash_duo) == []
+    finally:
+        app.data_service.close()
+
+
+#: Once per animation frame from the page's first one: the frames the server's first paint
+#: showed with drawn bands (and the tags of its cards holding them), and the page's cards on
+#: screen (and those holding their Plotly chart) at the frame the first paint was gone.
+PAINT_PROBE = """
+window.__paint = {previewFrames: 0, tags: [], removed: null};
+(function tick() {
+  const paint = window.__paint;
+  const overlay = document.getElementById('di-first-paint');
+  const copy = overlay && overlay.shadowRoot;
+  if (copy && copy.querySelector('.di-hist-preview path[fill]')) {
+    paint.previewFrames += 1;
+    paint.tags = Array.from(copy.querySelectorAll('.di-vp-card'))
+      .filter(card => card.querySelector('.di-hist-preview'))
+      .map(card => card.querySelector('.di-vp-tag').textContent);
+  }
+  if (!overlay && paint.previewFrames && !paint.removed) {
+    const cards = Array.from(document.querySelectorAll('#page .di-vp-card')).filter(card => {
+      const r = card.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight;
+    });
+    paint.removed = {onScreen: cards.map(card => card.querySelector('.di-vp-tag').textContent),
+                     drawn: cards.filter(card => {
+                       const plot = card.querySelector('.di-lazy-slot .js-plotly-plot');
+                       return Boolean(plot && plot._fullLayout);
+                     }).length};
+  }
+  window.requestAnimationFrame(tick);
+})();
+"""
+
+
+def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
+                                                                       tmp_path: Path) -> None:
+    """Issue 18 item 5 on the parameter distribution page: its answer paints the first row of
+    charts (bands drawn by the server) before Dash starts; the copy lies over the page until
+    the page's own charts on screen are drawn, so no frame shows an empty chart; the page's
+    scripts never see the copy's elements."""
+    base = tmp_path / "logs"
+    rng = np.random.default_rng(3)
+    with SummaryWriter(base / "six", host="t") as writer:
+        for step in range(1, 21):
+            for i in range(6):
+                writer.add_histogram(f"layer{i:02d}", rng.standard_normal(300) * step, step)
+            writer.record(step)
+    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1, timeout=120)
+    try:
+        dash_duo.driver.set_window_size(1600, 1000)  # the first row on screen
+        dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                        {"source": PAINT_PROBE})
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./six")
+        until(lambda: run_js(dash_duo, "return window.__paint.removed;"), 60,
+              msg="the first paint was never shown, or never removed")
+        paint = run_js(dash_duo, "return window.__paint;")
+        assert paint["previewFrames"] >= 1
+        assert paint["tags"] == ["layer00", "layer01", "layer02"]  # the first row
+        removed = paint["removed"]
+        assert removed["onScreen"][:3] == ["layer00", "layer01", "layer02"]
+        assert removed["drawn"] == len(removed["onScreen"])
+        # The page's scripts never saw the copy's elements (ids and classes are in a shadow
+        # root): the page's own six cards only.
+        assert len(run_js(dash_duo, CARDS)) == 6
         assert console_errors(dash_duo) == []
     finally:
         app.data_service.close()
