@@ -3,6 +3,9 @@ picker, and pickers in the browser (a page's tags; 10,000 names)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import dash
 from dash import Output, State, ctx, dcc, html
 
@@ -152,6 +155,20 @@ def test_pager_component() -> None:
     filled_later = ts.pager("q")
     assert text(filled_later) == "‹ ›" and not getattr(find(filled_later, "q-next"),
                                                        "disabled", False)
+
+
+def test_the_pickers_browser_functions_exist() -> None:
+    """Every ClientsideFunction register_picker names is defined in ``assets/pickers.js`` (a
+    typo would only show as a console error)."""
+    app = dash.Dash(__name__, suppress_callback_exceptions=True)
+    ts.register_picker(app, "p-tags", lambda search: ([], None, ""),
+                       read_hidden=lambda search: [])
+    named = {(c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
+             for c in app._callback_list if c.get("clientside_function")}
+    assert named == {("pickers", "toGrid"), ("pickers", "toHolder")}
+    script = (Path(assets_folder()) / "pickers.js").read_text()
+    for _namespace, name in named:
+        assert re.search(rf"\b{name}\(", script), name
 
 
 def _picker_rows(dash_duo, list_id: str) -> dict:
