@@ -30,6 +30,13 @@
           sent, output.property) ? sent[output.property] : noUpdate()));
       },
 
+      /* The grid's ticked rows, as it reports them, for the page's callbacks (they listen to
+         {list_id}-ticks, which is in the page before the grid is); nothing before it has
+         any (a grid just mounted, its rows not given yet). */
+      ticks(rows) {
+        return rows === null || rows === undefined ? noUpdate() : rows;
+      },
+
       /* [data-component, data-later] of the holder with `sent` folded in, while it still
          holds its grid's spec (deferred.js drops it once the grid has all its props). Props
          held back (data-later: rows, ticks) change there, the others (style) in the spec; a

@@ -128,8 +128,8 @@ def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
         return max(1, page - 1), True
     if trigger == f"{prefix}-next":
         return page + 1, True
-    if trigger in (f"{prefix}-tags", f"{prefix}-tags-all", f"{prefix}-tags-none",
-                   f"{prefix}-tags-filter"):
+    if trigger in (f"{prefix}-tags", f"{prefix}-tags-ticks", f"{prefix}-tags-all",
+                   f"{prefix}-tags-none", f"{prefix}-tags-filter"):
         return 1, False
     return page, False
 
@@ -332,6 +332,8 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
         # What register_picker last sent to the list: the grid, or its holder's spec before
         # the grid is mounted.
         dcc.Store(id=f"{list_id}-sent"),
+        # The grid's ticks, for the page's callbacks: in the page before the grid is.
+        dcc.Store(id=f"{list_id}-ticks"),
         # Mounted after the charts on screen: a grid mounted with the layout delays them; its
         # rows and ticks come in a task after its set-up (as the callback below sets them).
         deferred(
@@ -369,9 +371,10 @@ def checked_names(rows: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) 
 
 def picker_action(trigger: Any, list_id: str) -> str | None:
     """The :func:`pick` action of the picker ``list_id`` that ``trigger`` (a component id)
-    belongs to: ``"all"``, ``"none"``, ``"list"``, or None for another component."""
-    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list"}.get(
-        trigger if isinstance(trigger, str) else "")
+    belongs to: ``"all"``, ``"none"``, ``"list"`` (the list or ``{list_id}-ticks``, its
+    ticks as :func:`picker_inputs` gives them), or None for another component."""
+    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list",
+            f"{list_id}-ticks": "list"}.get(trigger if isinstance(trigger, str) else "")
 
 
 def echoed(trigger: Any, list_id: str, checked: Sequence[str], names: Sequence[str],
@@ -387,8 +390,14 @@ def echoed(trigger: Any, list_id: str, checked: Sequence[str], names: Sequence[s
 
 def picker_inputs(list_id: str) -> list[Input]:
     """The inputs of a picker a page's "controls -> URL" callback listens to, in this order:
-    the ticked rows, All, None, the filter."""
-    return [Input(list_id, "selectedRows"), Input(f"{list_id}-all", "n_clicks"),
+    the ticked rows, All, None, the filter. The ticked rows are the grid's ``selectedRows`` as
+    ``{list_id}-ticks`` holds them (:func:`register_picker`): None until the grid reports
+    them, so All, None and the filter work before the grid is mounted."""
+    # Not the grid's own prop: before the grid is mounted (after the charts on screen), a
+    # callback with it among its inputs fails in the browser ("nonexistent object") when
+    # All, None or the filter fire it, and the click is lost. allow_optional on it instead
+    # makes Dash run (and fail) such a callback on a page without the picker at all.
+    return [Input(f"{list_id}-ticks", "data"), Input(f"{list_id}-all", "n_clicks"),
             Input(f"{list_id}-none", "n_clicks"), Input(f"{list_id}-filter", "value")]
 
 
@@ -465,6 +474,12 @@ def register_picker(app: dash.Dash, list_id: str,
         Output(list_id, "rowData"), Output(list_id, "selectedRows"), Output(list_id, "style"),
         Output(list_id, "scrollTo"), *eyes,
         Input(f"{list_id}-sent", "data"), prevent_initial_call=True,
+    )
+    # The grid's ticks, when it reports them, for the page's callbacks (picker_inputs).
+    app.clientside_callback(
+        ClientsideFunction("pickers", "ticks"),
+        Output(f"{list_id}-ticks", "data"), Input(list_id, "selectedRows"),
+        prevent_initial_call=True,
     )
     # The holder drops its spec once its grid has everything (assets/deferred.js): then this
     # changes nothing.

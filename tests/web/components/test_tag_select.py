@@ -142,7 +142,10 @@ def test_picker_component() -> None:
     assert getattr(find(row, "p-tags-sent"), "data", None) is None  # nothing sent yet
     assert find(row, "p-tags-holder") is not None  # where the grid's spec waits
     assert [i.component_id for i in ts.picker_inputs("p-tags")] == [
-        "p-tags", "p-tags-all", "p-tags-none", "p-tags-filter"]
+        "p-tags-ticks", "p-tags-all", "p-tags-none", "p-tags-filter"]
+    assert ts.picker_action("p-tags-ticks", "p-tags") == ts.picker_action("p-tags", "p-tags") \
+        == "list"
+    assert ts.page_after("p-tags-ticks", "p", 3) == (1, False)
     jobs = ts.picker("x-jobs", "Job Selection", ["j"], None, noun="job")
     assert find(jobs, "x-jobs").columnDefs[0]["headerName"] == "Jobs"
     assert find(jobs, "x-jobs-filter").placeholder == "Filter jobs (regular expression)"
@@ -165,7 +168,7 @@ def test_the_pickers_browser_functions_exist() -> None:
                        read_hidden=lambda search: [])
     named = {(c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
              for c in app._callback_list if c.get("clientside_function")}
-    assert named == {("pickers", "toGrid"), ("pickers", "toHolder")}
+    assert named == {("pickers", "toGrid"), ("pickers", "toHolder"), ("pickers", "ticks")}
     script = (Path(assets_folder()) / "pickers.js").read_text()
     for _namespace, name in named:
         assert re.search(rf"\b{name}\(", script), name

@@ -211,3 +211,22 @@ def test_refresh_before_the_grid_is_mounted(dash_duo: Any) -> None:
     assert grid["rows"] == [*NAMES, "name30"] and grid["ticked"] == sorted([*NAMES, "name30"])
     assert url_params(dash_duo) == {}
     assert console_errors(dash_duo) == []
+
+
+def test_the_pickers_own_controls_before_the_grid_is_mounted(dash_duo: Any) -> None:
+    """The filter and None, used before the grid exists: they write the URL (the page's
+    "controls -> URL" callback listens to the grid's ticks too, through ``-ticks``) with no
+    browser error, and the grid mounts with what they chose."""
+    dash_duo.start_server(_held_app(list(NAMES)))
+    _wait_for_count(dash_duo, "30 of 30 names selected")
+    wait_idle(dash_duo)
+    filter_box = dash_duo.find_element("#p-tags-filter")
+    filter_box.send_keys("^name2\ue007")
+    until(lambda: url_params(dash_duo).get("filter") == "^name2")
+    _wait_for_count(dash_duo, "30 of 30 names selected, 10 match")
+    wait_idle(dash_duo)
+    dash_duo.find_element("#p-tags-none").click()
+    _wait_for_count(dash_duo, "20 of 30 names selected, 10 match")
+    grid = _mount_and_read(dash_duo)
+    assert grid == {"rows": NAMES[20:], "ticked": [], "hidden": []}
+    assert console_errors(dash_duo) == []
