@@ -230,3 +230,28 @@ def test_the_pickers_own_controls_before_the_grid_is_mounted(dash_duo: Any) -> N
     grid = _mount_and_read(dash_duo)
     assert grid == {"rows": NAMES[20:], "ticked": [], "hidden": []}
     assert console_errors(dash_duo) == []
+
+
+def test_url_changes_after_the_grid_is_mounted(dash_duo: Any) -> None:
+    """Once mounted, the grid follows URL changes that are not its own (a control, back): new
+    ticks, new rows, back to earlier ticks, each followed by the next (the grid's report of
+    ticks set from the URL once left Dash with the page's callback waiting for good, and the
+    picker stopped following the URL)."""
+    dash_duo.start_server(_held_app(list(NAMES)))
+    _wait_for_count(dash_duo, "30 of 30 names selected")
+    grid = _mount_and_read(dash_duo)
+    assert grid["rows"] == NAMES and grid["ticked"] == NAMES
+    _go(dash_duo, "?filter=1%24&tags=name21")
+    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["ticked"] == ["name21"])
+    _wait_for_count(dash_duo, "1 of 30 names selected, 3 match")
+    wait_idle(dash_duo)
+    _go(dash_duo, "?filter=^name0")
+    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["rows"] == NAMES[:10])
+    until(lambda: len(run_js(dash_duo, GRID_MODEL, "p-tags")["ticked"]) == 10)
+    wait_idle(dash_duo)
+    run_js(dash_duo, "history.back();")
+    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["ticked"] == ["name21"])
+    _wait_for_count(dash_duo, "1 of 30 names selected, 3 match")
+    wait_idle(dash_duo)
+    assert dash_duo.driver.execute_script("return location.search") == "?filter=1%24&tags=name21"
+    assert console_errors(dash_duo) == []
