@@ -9,7 +9,13 @@
    deferred_children) is mounted at once when it is on or next to the screen, else as the
    others. Holders are mounted in page order (the highest first), one per animation frame, or
    up to data-batch of them (cards): React mounting a screenful of cards in one task froze the
-   page. data-later: props the component gets once it is set up (setLater). */
+   page. data-later: props the component gets once it is set up (setLater).
+
+   A callback may change a holder's data-component / data-later until its component has them
+   all (a picker following the URL before its grid is mounted: assets/pickers.js), so each is
+   read when it is applied; a holder with data-later drops both once applied (its callbacks
+   then know that the component itself is there to update, and the page does not keep a
+   10,000-row spec twice). */
 (function () {
   const MARGIN_PX = 150;  // "next to the screen", as assets/graph-slots.js
   const mounted = new WeakSet();
@@ -49,27 +55,36 @@
       try { id = JSON.parse(id); } catch (error) { /* a plain id after all */ }
     }
     window.dash_clientside.set_props(id, {children: spec, style});
-    if (holder.dataset.later) setLater(holder, id, spec, JSON.parse(holder.dataset.later));
+    if (holder.dataset.later) setLater(holder, id, spec);
   }
 
   /* Props held back (deferred(..., later=...)) are given once the component is set up (an AG
      Grid: its API is ready), in a task of their own: the holder gets the component again, with
      them (the same component, updated). Not set_props on the component itself: Dash then
      forgets the component's own id (its paths are computed from its children), and callbacks
-     writing to it fail. */
-  async function setLater(holder, holderId, spec, props) {
-    const id = spec.props.id;
-    if (spec.namespace === "dash_ag_grid" && window.dash_ag_grid &&
+     writing to it fail. The spec and the held props are those of the holder now (a callback
+     may have changed them since the mount), and the holder drops them. */
+  async function setLater(holder, holderId, mountedSpec) {
+    const id = mountedSpec.props.id;
+    if (mountedSpec.namespace === "dash_ag_grid" && window.dash_ag_grid &&
         window.dash_ag_grid.getApiAsync) {
       await window.dash_ag_grid.getApiAsync(id);
     } else {
       await new Promise(resolve => window.requestAnimationFrame(resolve));
     }
     await new Promise(resolve => setTimeout(resolve, 0));
-    if (holder.isConnected) {
-      window.dash_clientside.set_props(holderId, {children: Object.assign({}, spec, {
-        props: Object.assign({}, spec.props, props)})});
+    if (!holder.isConnected) return;
+    let spec = null, props = null;
+    try {
+      spec = JSON.parse(holder.dataset.component);
+      props = JSON.parse(holder.dataset.later);
+    } catch (error) {
+      console.error("dash-insight: a deferred component could not be read", error);
+      return;
     }
+    window.dash_clientside.set_props(holderId, {
+      children: Object.assign({}, spec, {props: Object.assign({}, spec.props, props)}),
+      "data-component": null, "data-later": null});
   }
 
   function check() {

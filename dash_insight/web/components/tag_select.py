@@ -14,8 +14,9 @@ The URL holds the state: ``tags`` (absent = all; a :class:`~dash_insight.web.url
 field, a lone ``,`` = none) and ``filter`` (the pattern). A page's "controls -> URL" callback
 listens to :func:`picker_inputs`, ignores the list's :func:`echoed` ticks and applies
 :func:`pick` (names hidden by the filter keep their state); :func:`register_picker` sets the
-picker from the URL (rows and ticks only when they changed). :func:`selection` reads wanted
-tags back and reports those the job does not have.
+picker from the URL (rows and ticks only when they changed), also before its grid is mounted
+(the grid comes after the charts on screen: the change then goes into the spec it is mounted
+from). :func:`selection` reads wanted tags back and reports those the job does not have.
 
 :func:`visible_tags` = what to draw; :func:`page_of` / :func:`pager` cut it into pages;
 :func:`user_change` is False when a callback fires because its components were just rendered.
@@ -32,7 +33,7 @@ from typing import Any, NamedTuple
 
 import dash
 import dash_ag_grid as dag
-from dash import Input, Output, State, ctx, dcc, html
+from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
@@ -127,8 +128,8 @@ def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
         return max(1, page - 1), True
     if trigger == f"{prefix}-next":
         return page + 1, True
-    if trigger in (f"{prefix}-tags", f"{prefix}-tags-all", f"{prefix}-tags-none",
-                   f"{prefix}-tags-filter"):
+    if trigger in (f"{prefix}-tags", f"{prefix}-tags-ticks", f"{prefix}-tags-all",
+                   f"{prefix}-tags-none", f"{prefix}-tags-filter"):
         return 1, False
     return page, False
 
@@ -291,8 +292,9 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
     regular-expression filter ``{list_id}-filter``, the count ``{list_id}-count``, the filter's
     error ``{list_id}-error``, ``extra``; below, the list ``{list_id}``: a grid with a checkbox
     per name (``selectedRows``), whose rows are virtualised, so 10,000 names scroll smoothly;
-    keyboard: arrows move, space ticks. ``{list_id}-key`` remembers what the list shows (see
-    :func:`register_picker`). ``hidden`` (not None) adds an eye per row before the name
+    keyboard: arrows move, space ticks. ``{list_id}-key`` remembers what the list shows and
+    ``{list_id}-sent`` what it was last sent (see :func:`register_picker`). ``hidden`` (not
+    None) adds an eye per row before the name
     (``assets/dashAgGridComponentFunctions-pickers.js``): a click on it reports
     ``{"run": name, "hidden": bool}`` in the list's ``cellRendererData`` without ticking the
     row; the eyes of ``hidden`` are closed."""
@@ -327,6 +329,11 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
             *extra,
         ]),
         dcc.Store(id=f"{list_id}-key", data=view.key),
+        # What register_picker last sent to the list: the grid, or its holder's spec before
+        # the grid is mounted.
+        dcc.Store(id=f"{list_id}-sent"),
+        # The grid's ticks, for the page's callbacks: in the page before the grid is.
+        dcc.Store(id=f"{list_id}-ticks"),
         # Mounted after the charts on screen: a grid mounted with the layout delays them; its
         # rows and ticks come in a task after its set-up (as the callback below sets them).
         deferred(
@@ -364,9 +371,10 @@ def checked_names(rows: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) 
 
 def picker_action(trigger: Any, list_id: str) -> str | None:
     """The :func:`pick` action of the picker ``list_id`` that ``trigger`` (a component id)
-    belongs to: ``"all"``, ``"none"``, ``"list"``, or None for another component."""
-    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list"}.get(
-        trigger if isinstance(trigger, str) else "")
+    belongs to: ``"all"``, ``"none"``, ``"list"`` (the list or ``{list_id}-ticks``, its
+    ticks as :func:`picker_inputs` gives them), or None for another component."""
+    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list",
+            f"{list_id}-ticks": "list"}.get(trigger if isinstance(trigger, str) else "")
 
 
 def echoed(trigger: Any, list_id: str, checked: Sequence[str], names: Sequence[str],
@@ -382,8 +390,14 @@ def echoed(trigger: Any, list_id: str, checked: Sequence[str], names: Sequence[s
 
 def picker_inputs(list_id: str) -> list[Input]:
     """The inputs of a picker a page's "controls -> URL" callback listens to, in this order:
-    the ticked rows, All, None, the filter."""
-    return [Input(list_id, "selectedRows"), Input(f"{list_id}-all", "n_clicks"),
+    the ticked rows, All, None, the filter. The ticked rows are the grid's ``selectedRows`` as
+    ``{list_id}-ticks`` holds them (:func:`register_picker`): None until the grid reports
+    them, so All, None and the filter work before the grid is mounted."""
+    # Not the grid's own prop: before the grid is mounted (after the charts on screen), a
+    # callback with it among its inputs fails in the browser ("nonexistent object") when
+    # All, None or the filter fire it, and the click is lost. allow_optional on it instead
+    # makes Dash run (and fail) such a callback on a page without the picker at all.
+    return [Input(f"{list_id}-ticks", "data"), Input(f"{list_id}-all", "n_clicks"),
             Input(f"{list_id}-none", "n_clicks"), Input(f"{list_id}-filter", "value")]
 
 
@@ -409,6 +423,19 @@ def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
             *eyes)
 
 
+#: The grid's props of :func:`picker_update`'s outputs, by their place in it.
+GRID_OUTPUTS = {0: "rowData", 1: "selectedRows", 4: "style", 6: "scrollTo", 7: "rowTransaction"}
+
+
+def sent_to_grid(update: Sequence[Any], key: Sequence[str]) -> Any:
+    """What :func:`register_picker` sends to the list for ``update`` (the outputs of
+    :func:`picker_update`): the grid's props that changed, and ``key`` (what the list then
+    shows, so that no two updates are alike); ``dash.no_update`` when none changed."""
+    changed = {prop: update[place] for place, prop in GRID_OUTPUTS.items()
+               if place < len(update) and update[place] is not dash.no_update}
+    return {**changed, "key": list(key)} if changed else dash.no_update
+
+
 def register_picker(app: dash.Dash, list_id: str,
                     read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]],
                     noun: str = "tag",
@@ -416,14 +443,18 @@ def register_picker(app: dash.Dash, list_id: str,
     """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected
     ones (None = all) and the filter; on every URL change, refresh and click of "Refresh" the
     list is set to them, sending rows and ticks only when they changed. ``read_hidden``: the
-    hidden names of a picker with eyes (see :func:`picker`)."""
+    hidden names of a picker with eyes (see :func:`picker`).
+
+    The grid is mounted after the charts on screen (:func:`~dash_insight.web.components.
+    deferred.deferred`), so the server's answer goes to ``{list_id}-sent``, which is in the
+    page from the start, and from there, in the browser (``assets/pickers.js``), to the grid
+    once it is mounted, and to the spec in its holder before: the grid, when it comes, shows
+    the URL of that moment, not the first one (issue 17)."""
     eyes = [Output(list_id, "rowTransaction")] if read_hidden is not None else []
 
     @app.callback(
-        Output(list_id, "rowData"), Output(list_id, "selectedRows"),
         Output(f"{list_id}-count", "children"), Output(f"{list_id}-error", "children"),
-        Output(list_id, "style"), Output(f"{list_id}-key", "data"),
-        Output(list_id, "scrollTo"), *eyes,
+        Output(f"{list_id}-key", "data"), Output(f"{list_id}-sent", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"), State(f"{list_id}-key", "data"),
         prevent_initial_call=True,
@@ -432,7 +463,33 @@ def register_picker(app: dash.Dash, list_id: str,
                    ) -> tuple:
         names, selected, pattern = read(search)
         hidden = None if read_hidden is None else read_hidden(search)
-        return picker_update(picker_view(names, selected, pattern, noun, hidden), shown)
+        view = picker_view(names, selected, pattern, noun, hidden)
+        update = picker_update(view, shown)
+        return update[2], update[3], update[5], sent_to_grid(update, view.key)
+
+    # Only the grid's props: Dash skips this callback while the grid is not in the page (a
+    # callback with some of its outputs missing fails instead).
+    app.clientside_callback(
+        ClientsideFunction("pickers", "toGrid"),
+        Output(list_id, "rowData"), Output(list_id, "selectedRows"), Output(list_id, "style"),
+        Output(list_id, "scrollTo"), *eyes,
+        Input(f"{list_id}-sent", "data"), prevent_initial_call=True,
+    )
+    # The grid's ticks, when it reports them, for the page's callbacks (picker_inputs).
+    app.clientside_callback(
+        ClientsideFunction("pickers", "ticks"),
+        Output(f"{list_id}-ticks", "data"), Input(list_id, "selectedRows"),
+        prevent_initial_call=True,
+    )
+    # The holder drops its spec once its grid has everything (assets/deferred.js): then this
+    # changes nothing.
+    holder = f"{list_id}-holder"
+    app.clientside_callback(
+        ClientsideFunction("pickers", "toHolder"),
+        Output(holder, "data-component"), Output(holder, "data-later"),
+        Input(f"{list_id}-sent", "data"), State(holder, "data-component"),
+        State(holder, "data-later"), prevent_initial_call=True,
+    )
 
 
 def user_change() -> bool:

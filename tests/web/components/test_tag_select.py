@@ -3,6 +3,9 @@ picker, and pickers in the browser (a page's tags; 10,000 names)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import dash
 from dash import Output, State, ctx, dcc, html
 
@@ -103,6 +106,28 @@ def test_picker_view_counts_and_sends_only_changes() -> None:
         ts.picker_height(10_000)
 
 
+def test_what_is_sent_to_the_list() -> None:
+    """register_picker sends the grid's props that changed (to the grid, or to its holder's
+    spec before it is mounted) with the key of what the list then shows; nothing when none
+    changed."""
+    names = [f"t{i}" for i in range(40)]
+    view = ts.picker_view(names, None, "3$")
+    first = ts.sent_to_grid(ts.picker_update(view, None), view.key)
+    assert first == {"rowData": [{"name": n} for n in view.rows],
+                     "selectedRows": {"ids": view.rows},
+                     "style": {"height": f"{ts.picker_height(4)}px"},
+                     "scrollTo": {"rowIndex": 0, "rowPosition": "top"}, "key": view.key}
+    ticks = ts.picker_view(names, ["t13"], "3$")
+    assert ts.sent_to_grid(ts.picker_update(ticks, view.key), ticks.key) == {
+        "selectedRows": {"ids": ["t13"]}, "key": ticks.key}
+    assert ts.sent_to_grid(ts.picker_update(view, view.key), view.key) is dash.no_update
+    # With eyes: only the eyes changed, a row transaction.
+    eyes = ts.picker_view(names, None, "3$", hidden=[])
+    closed = ts.picker_view(names, None, "3$", hidden=["t13"])
+    sent = ts.sent_to_grid(ts.picker_update(closed, eyes.key), closed.key)
+    assert sent == {"rowTransaction": {"update": closed.row_data()}, "key": closed.key}
+
+
 def test_picker_component() -> None:
     row = ts.picker("p-tags", "Tag Selection", ["a", "b,c"], ["a"], "a", extra=["!"])
     grid = find(row, "p-tags")
@@ -114,8 +139,13 @@ def test_picker_component() -> None:
     assert find(row, "p-tags-filter").placeholder == "Filter tags (regular expression)"
     assert text(row).startswith("Tag Selection All None")
     assert find(row, "p-tags-all") is not None and find(row, "p-tags-none") is not None
+    assert getattr(find(row, "p-tags-sent"), "data", None) is None  # nothing sent yet
+    assert find(row, "p-tags-holder") is not None  # where the grid's spec waits
     assert [i.component_id for i in ts.picker_inputs("p-tags")] == [
-        "p-tags", "p-tags-all", "p-tags-none", "p-tags-filter"]
+        "p-tags-ticks", "p-tags-all", "p-tags-none", "p-tags-filter"]
+    assert ts.picker_action("p-tags-ticks", "p-tags") == ts.picker_action("p-tags", "p-tags") \
+        == "list"
+    assert ts.page_after("p-tags-ticks", "p", 3) == (1, False)
     jobs = ts.picker("x-jobs", "Job Selection", ["j"], None, noun="job")
     assert find(jobs, "x-jobs").columnDefs[0]["headerName"] == "Jobs"
     assert find(jobs, "x-jobs-filter").placeholder == "Filter jobs (regular expression)"
@@ -128,6 +158,20 @@ def test_pager_component() -> None:
     filled_later = ts.pager("q")
     assert text(filled_later) == "‹ ›" and not getattr(find(filled_later, "q-next"),
                                                        "disabled", False)
+
+
+def test_the_pickers_browser_functions_exist() -> None:
+    """Every ClientsideFunction register_picker names is defined in ``assets/pickers.js`` (a
+    typo would only show as a console error)."""
+    app = dash.Dash(__name__, suppress_callback_exceptions=True)
+    ts.register_picker(app, "p-tags", lambda search: ([], None, ""),
+                       read_hidden=lambda search: [])
+    named = {(c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
+             for c in app._callback_list if c.get("clientside_function")}
+    assert named == {("pickers", "toGrid"), ("pickers", "toHolder"), ("pickers", "ticks")}
+    script = (Path(assets_folder()) / "pickers.js").read_text()
+    for _namespace, name in named:
+        assert re.search(rf"\b{name}\(", script), name
 
 
 def _picker_rows(dash_duo, list_id: str) -> dict:

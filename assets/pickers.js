@@ -1,0 +1,80 @@
+/* Browser side of the name pickers (dash_insight/web/components/tag_select.py
+   register_picker): what the server's follow_url decided the list should show
+   ({list_id}-sent: the grid's props that changed, and the key of what it then shows) reaches
+   the list wherever it is.
+
+   The list's grid is mounted after the charts on screen (assets/deferred.js): until then it
+   is only a spec in its holder's data-component / data-later. pickers.toGrid writes to the
+   grid itself (its outputs are all the grid's, so Dash skips it while the grid is not in the
+   page, without the "nonexistent object" error of a callback missing one of its outputs);
+   pickers.toHolder folds the same change into the holder's spec, so that the grid, whenever
+   it is mounted, shows the current URL and not the first one (issue 17). Nothing here calls
+   the server. */
+(function () {
+  const noUpdate = () => window.dash_clientside.no_update;
+
+  /* rows with those of `changed` that have the same `name` (the pickers' getRowId) replaced:
+     a row transaction's "update" applied to rows not yet in a grid. */
+  function updateRows(rows, changed) {
+    const byName = new Map((changed || []).map(row => [row.name, row]));
+    return (rows || []).map(row => byName.get(row.name) || row);
+  }
+
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    pickers: {
+      /* The changed props of `sent` for this callback's outputs (the grid's rowData,
+         selectedRows, style, scrollTo and, with eyes, rowTransaction), in their order. */
+      toGrid(sent) {
+        const outputs = window.dash_clientside.callback_context.outputs_list;
+        return outputs.map(output => (sent && Object.prototype.hasOwnProperty.call(
+          sent, output.property) ? sent[output.property] : noUpdate()));
+      },
+
+      /* The grid's ticked rows, as it reports them, for the page's callbacks (they listen to
+         {list_id}-ticks, which is in the page before the grid is); nothing before it has
+         any (a grid just mounted, its rows not given yet). */
+      ticks(rows) {
+        return rows === null || rows === undefined ? noUpdate() : rows;
+      },
+
+      /* [data-component, data-later] of the holder with `sent` folded in, while it still
+         holds its grid's spec (deferred.js drops it once the grid has all its props). Props
+         held back (data-later: rows, ticks) change there, the others (style) in the spec; a
+         row transaction updates the held rows; scrollTo is left out (a grid mounted later
+         opens at its first row). */
+      toHolder(sent, component, later) {
+        if (!sent || !component) return [noUpdate(), noUpdate()];
+        let spec, held;
+        try {
+          spec = JSON.parse(component);
+          held = later ? JSON.parse(later) : {};
+        } catch (error) {
+          console.error("dash-insight: a picker's held grid could not be read", error);
+          return [noUpdate(), noUpdate()];
+        }
+        let specChanged = false, heldChanged = false;
+        Object.keys(sent).forEach(name => {
+          const value = sent[name];
+          if (name === "key" || name === "scrollTo") return;
+          if (name === "rowTransaction") {
+            if (Object.prototype.hasOwnProperty.call(held, "rowData")) {
+              held.rowData = updateRows(held.rowData, value && value.update);
+              heldChanged = true;
+            } else {
+              spec.props.rowData = updateRows(spec.props.rowData, value && value.update);
+              specChanged = true;
+            }
+          } else if (Object.prototype.hasOwnProperty.call(held, name)) {
+            held[name] = value;
+            heldChanged = true;
+          } else {
+            spec.props[name] = value;
+            specChanged = true;
+          }
+        });
+        return [specChanged ? JSON.stringify(spec) : noUpdate(),
+                heldChanged ? JSON.stringify(held) : noUpdate()];
+      },
+    },
+  });
+})();
