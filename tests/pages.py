@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -73,3 +74,39 @@ def press(dash_duo, selector: str, key: str, times: int = 1) -> None:
     element = dash_duo.find_element(selector)
     for _ in range(times):
         element.send_keys(key)
+
+
+def first_paint_probe(card: str, preview: str, title: str, plot: str) -> str:
+    """A script for ``Page.addScriptToEvaluateOnNewDocument`` that follows a page's first
+    paint (``dash_insight/web/first_paint.py``) once per animation frame from the page's first
+    one, in ``window.__paint``: ``previewFrames``, the frames the copy showed with a chart
+    drawn (an element matching ``preview`` in its shadow root); ``titles``, the ``title`` of
+    each ``card`` of the copy holding a preview; ``removed``, at the frame the copy was gone,
+    the titles of the page's own cards on screen (``onScreen``) and how many of those held a
+    drawn Plotly chart (``drawn``; ``plot`` selects it in a card)."""
+    return """
+window.__paint = {previewFrames: 0, titles: [], removed: null};
+(function tick() {
+  const paint = window.__paint;
+  const overlay = document.getElementById('di-first-paint');
+  const copy = overlay && overlay.shadowRoot;
+  const titleOf = card => card.querySelector(%(title)s).textContent;
+  if (copy && copy.querySelector(%(preview)s)) {
+    paint.previewFrames += 1;
+    paint.titles = Array.from(copy.querySelectorAll(%(card)s))
+      .filter(card => card.querySelector(%(preview)s)).map(titleOf);
+  }
+  if (!overlay && paint.previewFrames && !paint.removed) {
+    const cards = Array.from(document.querySelectorAll('#page ' + %(card)s)).filter(card => {
+      const r = card.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight;
+    });
+    paint.removed = {onScreen: cards.map(titleOf), drawn: cards.filter(card => {
+      const chart = card.querySelector(%(plot)s);
+      return Boolean(chart && chart._fullLayout);
+    }).length};
+  }
+  window.requestAnimationFrame(tick);
+})();
+""" % {name: json.dumps(value) for name, value in
+       {"card": card, "preview": preview, "title": title, "plot": plot}.items()}

@@ -19,7 +19,16 @@ from dash_insight.web.application import create_app
 from dash_insight.web.per_tag_page import CardContext
 from tests.browser import until
 from tests.conftest import console_errors, loaded_service
-from tests.pages import HIST_META, MARGINS_ADDED, click_option, find, run_js, text, url_params
+from tests.pages import (
+    HIST_META,
+    MARGINS_ADDED,
+    click_option,
+    find,
+    first_paint_probe,
+    run_js,
+    text,
+    url_params,
+)
 
 
 @pytest.fixture(scope="module")
@@ -209,35 +218,9 @@ def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
         app.data_service.close()
 
 
-#: Once per animation frame from the page's first one: the frames the server's first paint
-#: showed with drawn bands (and the tags of its cards holding them), and the page's cards on
-#: screen (and those holding their Plotly chart) at the frame the first paint was gone.
-PAINT_PROBE = """
-window.__paint = {previewFrames: 0, tags: [], removed: null};
-(function tick() {
-  const paint = window.__paint;
-  const overlay = document.getElementById('di-first-paint');
-  const copy = overlay && overlay.shadowRoot;
-  if (copy && copy.querySelector('.di-hist-preview path[fill]')) {
-    paint.previewFrames += 1;
-    paint.tags = Array.from(copy.querySelectorAll('.di-vp-card'))
-      .filter(card => card.querySelector('.di-hist-preview'))
-      .map(card => card.querySelector('.di-vp-tag').textContent);
-  }
-  if (!overlay && paint.previewFrames && !paint.removed) {
-    const cards = Array.from(document.querySelectorAll('#page .di-vp-card')).filter(card => {
-      const r = card.getBoundingClientRect();
-      return r.bottom > 0 && r.top < window.innerHeight;
-    });
-    paint.removed = {onScreen: cards.map(card => card.querySelector('.di-vp-tag').textContent),
-                     drawn: cards.filter(card => {
-                       const plot = card.querySelector('.di-lazy-slot .js-plotly-plot');
-                       return Boolean(plot && plot._fullLayout);
-                     }).length};
-  }
-  window.requestAnimationFrame(tick);
-})();
-"""
+#: The page's first paint, followed (tests/pages.py first_paint_probe).
+PAINT_PROBE = first_paint_probe(".di-vp-card", ".di-hist-preview path[fill]", ".di-vp-tag",
+                                ".di-lazy-slot .js-plotly-plot")
 
 
 def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
@@ -265,7 +248,7 @@ def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
               msg="the first paint was never shown, or never removed")
         paint = run_js(dash_duo, "return window.__paint;")
         assert paint["previewFrames"] >= 1
-        assert paint["tags"] == ["layer00", "layer01", "layer02"]  # the first row
+        assert paint["titles"] == ["layer00", "layer01", "layer02"]  # the first row
         removed = paint["removed"]
         assert removed["onScreen"][:3] == ["layer00", "layer01", "layer02"]
         assert removed["drawn"] == len(removed["onScreen"])

@@ -14,7 +14,7 @@ from dash_insight import SummaryWriter
 from dash_insight.web.application import create_app
 from tests.browser import until
 from tests.conftest import console_errors
-from tests.pages import run_js
+from tests.pages import first_paint_probe, run_js
 
 TAGS = 24
 STEPS = 3000
@@ -179,35 +179,9 @@ def test_an_unencoded_train_id_builds_the_page_once(dash_duo, wide_app) -> None:
     assert console_errors(dash_duo) == []
 
 
-#: Once per animation frame from the page's first one: the frames the server's first paint
-#: showed with drawn lines, and the page's chart cards on screen (and those holding their
-#: Plotly chart) at the frame the first paint was gone.
-PAINT_PROBE = """
-window.__paint = {previewFrames: 0, titles: [], removed: null};
-(function tick() {
-  const paint = window.__paint;
-  const overlay = document.getElementById('di-first-paint');
-  const copy = overlay && overlay.shadowRoot;
-  if (copy && copy.querySelector('.di-chart-preview path[stroke-width]')) {
-    paint.previewFrames += 1;
-    paint.titles = Array.from(copy.querySelectorAll('.di-chart-card'))
-      .filter(card => card.querySelector('.di-chart-preview'))
-      .map(card => card.querySelector('.di-chart-title').textContent);
-  }
-  if (!overlay && paint.previewFrames && !paint.removed) {
-    const cards = Array.from(document.querySelectorAll('#page .di-chart-card')).filter(card => {
-      const r = card.getBoundingClientRect();
-      return r.bottom > 0 && r.top < window.innerHeight;
-    });
-    paint.removed = {onScreen: cards.map(card => card.querySelector('.di-chart-title').textContent),
-                     drawn: cards.filter(card => {
-                       const plot = card.querySelector('.js-plotly-plot');
-                       return Boolean(plot && plot._fullLayout);
-                     }).length};
-  }
-  window.requestAnimationFrame(tick);
-})();
-"""
+#: The page's first paint, followed (tests/pages.py first_paint_probe).
+PAINT_PROBE = first_paint_probe(".di-chart-card", ".di-chart-preview path[stroke-width]",
+                                ".di-chart-title", ".js-plotly-plot")
 
 
 def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
