@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from dash.testing import wait
 from dash.testing.composite import DashComposite
+from dash.testing.errors import TestingTimeoutError
 
 from tests.ports import free_port
 
@@ -37,6 +38,23 @@ const pending = Object.values(callbacks).some(list => list && list.length);
 return !pending && !state.isLoading;
 """
 
+#: What keeps the page busy, for a timeout's message: each pending callback as
+#: "<state>: <its outputs>", and whether the renderer is loading.
+_PENDING_JS = """
+const store = window.store;
+if (!store || !store.getState) { return []; }
+const state = store.getState();
+const out = [];
+for (const [name, list] of Object.entries(state.callbacks || {})) {
+  if (name === 'stored' || name === 'completed' || !list) continue;
+  for (const cb of list) {
+    out.push(name + ': ' + ((cb.callback && cb.callback.output) || '?'));
+  }
+}
+if (state.isLoading) out.push('isLoading');
+return out;
+"""
+
 
 def until(condition: Callable[[], T], timeout: float = PATIENCE, poll: float = 0.1,
           msg: str = "expected condition not met within timeout") -> T:
@@ -56,7 +74,13 @@ def wait_idle(dash_duo: Any, timeout: float = PATIENCE) -> None:
         streak[0] = streak[0] + 1 if state is None or state else 0
         return streak[0] >= 2
 
-    until(idle_twice, timeout, poll=0.1)
+    try:
+        until(idle_twice, timeout, poll=0.1)
+    except TestingTimeoutError as error:
+        pending = dash_duo.driver.execute_script(_PENDING_JS)
+        raise TestingTimeoutError(
+            f"the page at {dash_duo.driver.current_url} was never idle; pending: {pending}"
+        ) from error
 
 
 #: The browser window of every test that does not choose one (width, height in px).

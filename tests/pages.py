@@ -7,6 +7,10 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from dash.testing.errors import TestingTimeoutError
+
+from tests.browser import until, wait_idle
+
 #: The view of every histogram chart drawn (``layout.meta`` of the figures), one JSON per chart.
 HIST_META = ("return Array.from(document.querySelectorAll('.di-vp-graph .js-plotly-plot'))"
              ".map(g => g.layout && g.layout.meta ? JSON.stringify(g.layout.meta) : '')")
@@ -83,14 +87,16 @@ def first_paint_probe(card: str, preview: str, title: str, plot: str) -> str:
     drawn (an element matching ``preview`` in its shadow root); ``titles``, the ``title`` of
     each ``card`` of the copy holding a preview; ``removed``, at the frame the copy was gone,
     the titles of the page's own cards on screen (``onScreen``) and how many of those held a
-    drawn Plotly chart (``drawn``; ``plot`` selects it in a card)."""
+    drawn Plotly chart (``drawn``; ``plot`` selects it in a card); ``errors``, what the probe
+    itself met."""
     return """
-window.__paint = {previewFrames: 0, titles: [], removed: null};
+window.__paint = {previewFrames: 0, titles: [], removed: null, errors: []};
 (function tick() {
+ try {
   const paint = window.__paint;
   const overlay = document.getElementById('di-first-paint');
   const copy = overlay && overlay.shadowRoot;
-  const titleOf = card => card.querySelector(%(title)s).textContent;
+  const titleOf = card => (card.querySelector(%(title)s) || {}).textContent || '';
   if (copy && copy.querySelector(%(preview)s)) {
     paint.previewFrames += 1;
     paint.titles = Array.from(copy.querySelectorAll(%(card)s))
@@ -106,7 +112,57 @@ window.__paint = {previewFrames: 0, titles: [], removed: null};
       return Boolean(chart && chart._fullLayout);
     }).length};
   }
+ } catch (error) {  // recorded, and the probe goes on
+  window.__paint.errors.push(String(error));
+ }
   window.requestAnimationFrame(tick);
 })();
 """ % {name: json.dumps(value) for name, value in
        {"card": card, "preview": preview, "title": title, "plot": plot}.items()}
+
+
+def first_paint_handed_over(dash_duo: Any) -> dict[str, Any]:
+    """``window.__paint`` of :func:`first_paint_probe` once the copy was shown and removed."""
+    try:
+        until(lambda: dash_duo.driver.execute_script("return window.__paint.removed;"))
+    except TestingTimeoutError as error:
+        paint = dash_duo.driver.execute_script("return window.__paint || null;")
+        raise TestingTimeoutError(
+            f"the first paint was never shown, or never removed: {paint}") from error
+    return dash_duo.driver.execute_script("return window.__paint;")
+
+
+#: Dash callbacks the page has sent to the server so far.
+_POSTS = ("return performance.getEntriesByType('resource')"
+          ".filter(e => e.name.includes('_dash-update-component')).length;")
+
+
+def count_draws(dash_duo: Any, selector: str) -> None:
+    """Once the Plotly chart ``selector`` is drawn and the page idle: count its draws from now
+    on (see :func:`draws`)."""
+    until(lambda: dash_duo.driver.execute_script(
+        "const plot = document.querySelector(arguments[0]);"
+        "return Boolean(plot && plot._fullLayout);", selector), 30)
+    wait_idle(dash_duo)
+    dash_duo.driver.execute_script("""
+        const plot = document.querySelector(arguments[0]);
+        plot.__draws = 0;
+        plot.on('plotly_afterplot', () => { plot.__draws += 1; });
+        window.__counted = plot;""", selector)
+
+
+def draws(dash_duo: Any, selector: str) -> int | None:
+    """The draws of the chart ``selector`` since :func:`count_draws`; None when it is not the
+    same element any more (drawn anew)."""
+    return dash_duo.driver.execute_script(
+        "const plot = document.querySelector(arguments[0]);"
+        "return plot && plot === window.__counted ? plot.__draws : null;", selector)
+
+
+def refresh(dash_duo: Any, callbacks: int = 2) -> None:
+    """Click the top bar's Refresh, wait until at least ``callbacks`` of the callbacks it fires
+    have answered and the page is idle."""
+    sent = dash_duo.driver.execute_script(_POSTS)
+    dash_duo.find_element("#refresh-now").click()
+    until(lambda: dash_duo.driver.execute_script(_POSTS) >= sent + callbacks, 30)
+    wait_idle(dash_duo)

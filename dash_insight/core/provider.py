@@ -340,6 +340,13 @@ class DataProvider:
         state = self._state(train_id)
         return self._summary(state, state.create_time, state.update_time)
 
+    def data_version(self) -> tuple[int, int]:
+        """(index epoch, generation): the same pair means the same data of every job (the
+        generation grows with every change the loader publishes). Taken before reading, as
+        :meth:`version_key`."""
+        self._refresh()
+        return self._epoch, self._generation
+
     def version_key(self, train_id: str) -> tuple[int, int]:
         """(index epoch, job version): the same key means the same data of the job, so an answer
         derived from it can be kept under this key (the version grows with every change of the

@@ -13,7 +13,7 @@ rendered here as static HTML (:func:`static_html`) in the answer to its URL:
 - Dash's scripts are held in a ``<template>`` and started one frame after the first paint
   (:func:`_held_scripts`), so the browser paints the copy before it compiles them;
 - ``assets/first-paint.js`` removes the copy once Dash's page shows as much (the charts on its
-  first screen drawn), or after :data:`LONGEST_SHOWN_MS`.
+  first screen drawn), or :data:`LONGEST_SHOWN_MS` after Dash's layout came into the page.
 
 Pages without a ``first_paint`` are answered as Dash answers them. The ``<html>`` element of
 every page carries the theme of the browser's cookie (:mod:`dash_insight.web.theme`), so a dark
@@ -38,7 +38,9 @@ from dash_insight.web.plugin import NavLink
 
 LOG = logging.getLogger(__name__)
 
-#: The copy is removed after this long even if Dash's page never shows its charts.
+#: The copy is removed this long after Dash's layout came into the page even if the page never
+#: shows its charts (counted from the layout, not from the answer: on a loaded machine Dash's
+#: start alone took longer, and the copy went while the page's charts were still empty).
 LONGEST_SHOWN_MS = 10000
 OVERLAY_ID = "di-first-paint"
 SCRIPTS_ID = "di-dash-scripts"

@@ -110,6 +110,22 @@ def _write_steps(directory: Path, steps: range, tags: list[str], **kwargs: objec
     return writer.summary_path
 
 
+def test_data_version_follows_every_change_of_any_job(tmp_path: Path) -> None:
+    """The same data_version: the same data of every job (pages skip a refresh with nothing
+    new); any job's new points change it, a round that finds nothing new does not."""
+    base = tmp_path / "logs"
+    _write_steps(base / "a", range(3), ["loss"])
+    _write_steps(base / "b", range(3), ["loss"])
+    _, loader, provider = _open(base, tmp_path / "ws")
+    loader.load_round()
+    first = provider.data_version()
+    loader.load_round()
+    assert provider.data_version() == first
+    _write_steps(base / "b", range(3, 5), ["loss"], timestamp=1_900_000_000)
+    loader.load_round()
+    assert provider.data_version() != first
+
+
 def test_live_writer_every_point_once(tmp_path: Path) -> None:
     base, job = tmp_path / "logs", tmp_path / "logs" / "live"
     job.mkdir(parents=True)

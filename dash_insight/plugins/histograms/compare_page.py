@@ -14,13 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 import dash
-from dash import Input, Output, dcc, html
+from dash import Input, Output, State, dcc, html
+from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.histograms.overlay import histograms_at, overlay_figure, run_steps
+from dash_insight.web.answer_key import answer_key
 from dash_insight.web.components.compare_runs import (
     jobs_with,
     missing_text,
@@ -72,10 +74,15 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("hcmp-step", "disabled"), Output("hcmp-step-label", "children"),
         Output("hcmp-steps", "data"), Output("hcmp-graph", "figure"),
         Output("hcmp-notes", "children"), Output("hcmp-missing", "children"),
+        Output("hcmp-shown", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"),
+        Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"), State("hcmp-shown", "data"),
     )
-    def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any) -> tuple:
+    def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any,
+             shown: str | None) -> tuple:
+        key = answer_key(provider, search or "", overrides)
+        if key == shown:
+            raise PreventUpdate  # a refresh with nothing new
         jobs, tags_of = jobs_with(provider, Plugin.HISTOGRAM)
         view = tag_view(parse_search(search), jobs, tags_of,
                         lambda run, tag: run_steps(provider, run, tag))
@@ -85,7 +92,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         if tag is None or step is None:
             message = _("No histogram in the jobs drawn: choose jobs above.")
             return ([], None, slider["max"], slider["value"], slider["marks"],
-                    slider["disabled"], "", store, {}, [html.Li(message)], "")
+                    slider["disabled"], "", store, {}, [html.Li(message)], "", key)
         colours = run_colours(view.runs.shown, [job.train_id for job in provider.list_jobs()],
                               overrides if isinstance(overrides, dict) else None)
         entries = histograms_at(provider, view.having, tag, step, steps_of)
@@ -97,4 +104,5 @@ def register(app: dash.Dash, service: DataService) -> None:
         return (view.tags, tag, slider["max"], slider["value"], slider["marks"],
                 slider["disabled"],
                 _("step {step}").format(step=step), store,
-                overlay_figure(tag, entries, colours), notes, missing_text(tag, view.missing))
+                overlay_figure(tag, entries, colours), notes, missing_text(tag, view.missing),
+                key)

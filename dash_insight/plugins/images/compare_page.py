@@ -17,6 +17,7 @@ from typing import Any
 
 import dash
 from dash import ClientsideFunction, Input, Output, State, dcc, html
+from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
@@ -24,6 +25,7 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.images.page import DEFAULT_LEVEL, image_filter
+from dash_insight.web.answer_key import answer_key
 from dash_insight.web.components.compare_runs import (
     jobs_with,
     missing_text,
@@ -140,10 +142,15 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("icmp-step", "disabled"), Output("icmp-step-label", "children"),
         Output("icmp-steps", "data"), Output("icmp-columns", "children"),
         Output("icmp-missing", "children"),
+        Output("icmp-shown", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"),
+        Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"), State("icmp-shown", "data"),
     )
-    def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any) -> tuple:
+    def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any,
+             shown: str | None) -> tuple:
+        key = answer_key(provider, search or "", overrides)
+        if key == shown:
+            raise PreventUpdate  # a refresh with nothing new
         jobs, tags_of = jobs_with(provider, Plugin.IMAGE)
         view = tag_view(parse_search(search), jobs, tags_of,
                         lambda run, tag: run_steps(provider, run, tag))
@@ -154,7 +161,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             empty = html.Div(_("No image in the jobs drawn: choose jobs above."),
                              className="di-panel di-empty")
             return ([], None, slider["max"], slider["value"], slider["marks"],
-                    slider["disabled"], "", store, empty, "")
+                    slider["disabled"], "", store, empty, "", key)
         colours = run_colours(view.runs.shown, [job.train_id for job in provider.list_jobs()],
                               overrides if isinstance(overrides, dict) else None)
         columns = [run_column(app, j, colours[j], tag, step, steps_of[j])
@@ -162,4 +169,4 @@ def register(app: dash.Dash, service: DataService) -> None:
         return (view.tags, tag, slider["max"], slider["value"], slider["marks"],
                 slider["disabled"],
                 _("step {step}").format(step=step), store, columns,
-                missing_text(tag, view.missing))
+                missing_text(tag, view.missing), key)

@@ -23,6 +23,7 @@ from typing import Any
 
 import dash
 from dash import Input, Output, State, ctx, dcc, html
+from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
@@ -47,6 +48,7 @@ from dash_insight.plugins.landscape.query import (
     lineage_metadata,
 )
 from dash_insight.plugins.landscape.service import LandscapeService
+from dash_insight.web.answer_key import answer_key
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.run_colours import run_colours, run_dot
@@ -206,6 +208,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
             ]),
         ]),
         dcc.Store(id="lc-overlay-shown"),
+        dcc.Store(id="lc-shown"),  # the answer_key of what lc-body shows
         html.Div(id="lc-body"),
     ])
 
@@ -254,11 +257,14 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
     @app.callback(
         Output("lc-body", "children"), Output("lc-overlay", "options"),
         Output("lc-overlay", "value"), Output("lc-overlay-row", "style"),
-        Output("lc-overlay-shown", "data"),
+        Output("lc-overlay-shown", "data"), Output("lc-shown", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"),
+        Input("refresh-now", "n_clicks"), State("lc-shown", "data"),
     )
-    def body(search: str | None, _ticks: Any, _clicks: Any) -> Any:
+    def body(search: str | None, _ticks: Any, _clicks: Any, shown: str | None) -> Any:
+        key = answer_key(service.provider, search or "")
+        if key == shown:
+            raise PreventUpdate  # a refresh with nothing new
         state = page_state(parse_search(search), landscape_jobs(service))
         style = Style(colour_scale=state["scale"])
         finals = [job_final(service, train_id) for train_id in state["jobs"]]
@@ -286,4 +292,4 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                 dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
                 html.Div([html.Div([run_head(f.train_id, colours[f.train_id]), _info(f)])
                           for f in chosen], className="di-lc-grid")])
-        return content, options, overlay, row_style, overlay
+        return content, options, overlay, row_style, overlay, key

@@ -279,6 +279,7 @@ def tag_step_controls(prefix: str, placeholder: str) -> html.Div:
                             updatemode="mouseup"), className="di-slider di-cmp-step"),
         html.Span(id=f"{prefix}-step-label", className="di-muted"),
         dcc.Store(id=f"{prefix}-steps"),
+        dcc.Store(id=f"{prefix}-shown"),  # the answer_key of what the tab shows
     ])
 
 

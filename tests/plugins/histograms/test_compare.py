@@ -14,7 +14,7 @@ from dash_insight.web.application import create_app
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
-from tests.pages import run_js, url_params
+from tests.pages import count_draws, draws, refresh, run_js, url_params
 
 #: ./h0 has ``w`` at steps 0, 10, 20, 30; ./h1 at 0, 15, 30; ./h2 only ``b``.
 STEPS = {"h0": (0, 10, 20, 30), "h1": (0, 15, 30), "h2": (0, 5)}
@@ -86,3 +86,20 @@ def test_histograms_of_several_runs_overlaid(dash_duo, hist_app) -> None:
     until(lambda: carried("compare-images") == {"jobs": [encode_tags(RUNS)],
                                                 "hidden": ["./h1"]}, 10)
     assert carried("compare") == carried("compare-images")
+
+
+def test_a_refresh_with_nothing_new_keeps_the_overlay_as_drawn(dash_duo, hist_app) -> None:
+    """The auto refresh drew the overlay again at every tick; now only when the logs changed."""
+    graph = "#hcmp-graph .js-plotly-plot"
+    dash_duo.start_server(hist_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare/histograms?tag=w&step=20")
+    until(lambda: len(_drawn(dash_duo) or []) == 2, 30)
+    count_draws(dash_duo, graph)
+    refresh(dash_duo)
+    assert draws(dash_duo, graph) == 0
+    base = hist_app.data_service.summary_base_dir
+    with SummaryWriter(f"{base}/h1", host="test", timestamp=1_700_000_100) as writer:
+        writer.add_histogram("w", np.ones(10, dtype=np.float32), 40)
+    assert hist_app.data_service.loader.load_round()
+    refresh(dash_duo)
+    until(lambda: draws(dash_duo, graph) != 0, 30)

@@ -24,6 +24,7 @@ from tests.pages import (
     MARGINS_ADDED,
     click_option,
     find,
+    first_paint_handed_over,
     first_paint_probe,
     run_js,
     text,
@@ -244,9 +245,7 @@ def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
                                         {"source": PAINT_PROBE})
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./six")
-        until(lambda: run_js(dash_duo, "return window.__paint.removed;"), 60,
-              msg="the first paint was never shown, or never removed")
-        paint = run_js(dash_duo, "return window.__paint;")
+        paint = first_paint_handed_over(dash_duo)
         assert paint["previewFrames"] >= 1
         assert paint["titles"] == ["layer00", "layer01", "layer02"]  # the first row
         removed = paint["removed"]

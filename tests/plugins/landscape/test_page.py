@@ -33,6 +33,7 @@ from dash_insight.web.application import create_app
 from dash_insight.web.components.run_colours import run_colour
 from tests.browser import until
 from tests.conftest import CORPUS, console_errors
+from tests.pages import count_draws, draws, refresh
 from tests.plugins.landscape.test_rest import write_epoch_job
 
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
@@ -332,4 +333,24 @@ def test_compare_overlay_of_two_jobs(dash_duo: Any, landscape_app: Any,
     assert ranges[0] == ranges[1] and ranges[0][0] < ranges[0][1]
     dash_duo.find_element("#lc-view input[value='filled']").click()
     until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["contour", "scatter"] * 2, 30)
+    assert console_errors(dash_duo) == []
+
+
+
+def test_compare_refresh_draws_again_only_what_changed(dash_duo: Any,
+                                                       landscape_app: Any) -> None:
+    """A refresh with nothing new leaves the tiles as drawn (each tick of the auto refresh drew
+    every 3D scene again: a loaded browser never became idle); new data draws them again."""
+    tile = "#lc-tiles .js-plotly-plot"
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{compare_page.PATH}")
+    count_draws(dash_duo, tile)
+    refresh(dash_duo)
+    assert draws(dash_duo, tile) == 0
+    base = Path(landscape_app.data_service.summary_base_dir)
+    with SummaryWriter(base / "plain") as writer:
+        writer.add_scalar("loss", 0.5, step=2)
+    assert landscape_app.data_service.loader.load_round()
+    refresh(dash_duo)
+    until(lambda: draws(dash_duo, tile) != 0, 30)
     assert console_errors(dash_duo) == []

@@ -14,7 +14,7 @@ from dash_insight import SummaryWriter
 from dash_insight.web.application import create_app
 from tests.browser import until
 from tests.conftest import console_errors
-from tests.pages import first_paint_probe, run_js
+from tests.pages import first_paint_handed_over, first_paint_probe, run_js
 
 TAGS = 24
 STEPS = 3000
@@ -192,9 +192,7 @@ def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
     dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
                                     {"source": PAINT_PROBE})
     _open(dash_duo, wide_app, "/scalars?train_id=.%2Fmany")
-    until(lambda: run_js(dash_duo, "return window.__paint.removed;"), 60,
-          msg="the first paint was never shown, or never removed")
-    paint = run_js(dash_duo, "return window.__paint;")
+    paint = first_paint_handed_over(dash_duo)
     assert paint["previewFrames"] >= 1
     assert paint["titles"] == ["tag_00", "tag_01", "tag_02"]  # the first row
     removed = paint["removed"]
