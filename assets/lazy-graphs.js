@@ -18,9 +18,11 @@
     }
   }
 
+  /* The figure comes as JSON text (lazy_graph.py figure_json), parsed when drawn. */
   function component(data) {
+    const figure = typeof data.figure === "string" ? JSON.parse(data.figure) : data.figure;
     return {type: "Graph", namespace: "dash_core_components",
-            props: Object.assign({figure: data.figure, responsive: true}, data.graph)};
+            props: Object.assign({figure, responsive: true}, data.graph)};
   }
 
   /* The graph of ``key`` into its slot, unless the slot draws this figure already or left

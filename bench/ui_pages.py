@@ -1,5 +1,5 @@
-"""The slow pages of issue 17 item 8, in headless Chromium: the time until everything is drawn
-and the longest main-thread freeze of each.
+"""The slow pages of issue 17 item 8, in headless Chromium: the time until each is drawn as it
+opens, until every chart is drawn scrolling to the end, and the longest main-thread freeze.
 
 Pages, on jobs generated in ``bench/data/ui_pages`` (kept between runs):
 
@@ -11,18 +11,20 @@ Pages, on jobs generated in ``bench/data/ui_pages`` (kept between runs):
 * model lineage of 20 jobs;
 * the computational graph of 5,000 nodes (``bench/graph.py``'s generator).
 
-"Drawn" = the page's own content is there (chart cards with their Plotly charts, lineage rows,
-the graph canvas), every Plotly chart of the page has rendered, and Dash has no callback
-pending; the time is from navigation until that state began (held for 1 s); "first screen":
-until the page's own Plotly charts on the first screen were drawn (before any scrolling);
-"first screen shown": until the first screen was shown with its charts, counting the page's
+"Drawn" = the page as it opens is drawn: its own content is there (chart cards, lineage rows,
+the graph canvas), every chart on its first screen has rendered in Plotly (not the first
+paint's copy), and Dash has no callback pending. The chart pages draw only what is on screen
+(issue 17 item 8: "Draw only what is on screen, in one pass"): charts below are drawn as they
+come on screen, so a page is drawn when its first screen is. "Scrolled to the end": until
+every chart of the page was drawn, scrolling down one screen at a time once the charts on
+screen are drawn (held for 1 s; for pages without charts below, the same state as "drawn").
+"First screen shown": until the first screen was shown with its charts, counting the page's
 first paint (its first screen drawn by the server, ``div#di-first-paint``'s shadow root,
 ``dash_insight/web/first_paint.py``) while it lies over the page: every chart card of it on
-screen holds a chart drawn by the server (a page without a first paint: "first screen"). The
-longest
-freeze is the longest main-thread task (Long Tasks API, observed from before the page's
-scripts). Targets: drawn in < 2 s, no freeze > 200 ms; OK / MISSED per page (medians of
-``--repeat`` runs, after one warm-up run).
+screen holds a chart drawn by the server (a page without a first paint: "drawn"). Times are
+from navigation. The longest freeze is the longest main-thread task (Long Tasks API, observed
+from before the page's scripts, scrolling included). Targets: drawn in < 2 s, no freeze
+> 200 ms; OK / MISSED per page (medians of ``--repeat`` runs, after one warm-up run).
 
     python bench/ui_pages.py [--repeat 3] [--corpus ../shared/corpus] [--pages lineage,graph]
         [--profile 25]
@@ -167,8 +169,8 @@ window.__benchReady = {since: 0, ready: false, screenSince: 0, shownSince: 0};
 @dataclass
 class Run:
     shown_s: float
-    screen_s: float
-    drawn_s: float
+    drawn_s: float  # the page as it opens: the charts on its first screen
+    scrolled_s: float  # every chart, scrolled to the end
     freeze_ms: float
     cpu_s: float
 
@@ -251,17 +253,17 @@ def main() -> int:
             for app in apps:
                 app.data_service.close()
     print(f"machine: {machine()}")
-    print(f"pages drawn, median of {args.repeat} runs (from navigation; targets: drawn < "
-          f"{TARGET_S:.0f} s, no freeze > {FREEZE_MS:.0f} ms)")
+    print(f"pages drawn as they open, median of {args.repeat} runs (from navigation; targets: "
+          f"drawn < {TARGET_S:.0f} s, no freeze > {FREEZE_MS:.0f} ms)")
     for name, runs in results.items():
         shown = statistics.median(r.shown_s for r in runs)
-        screen = statistics.median(r.screen_s for r in runs)
         drawn = statistics.median(r.drawn_s for r in runs)
+        scrolled = statistics.median(r.scrolled_s for r in runs)
         freeze = statistics.median(r.freeze_ms for r in runs)
         cpu = statistics.median(r.cpu_s for r in runs)
         verdict = "OK" if drawn < TARGET_S and freeze <= FREEZE_MS else "MISSED"
-        print(f"  {name:34s} first screen shown {shown:5.2f} s   first screen {screen:5.2f} s"
-              f"   drawn {drawn:6.2f} s   "
+        print(f"  {name:34s} first screen shown {shown:5.2f} s   drawn {drawn:5.2f} s"
+              f"   scrolled to the end {scrolled:6.2f} s   "
               f"longest freeze {freeze:6.0f} ms   browser CPU {cpu:5.2f} s   {verdict}")
     print(f"machine: {machine()}")
     return 0

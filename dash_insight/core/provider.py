@@ -607,12 +607,14 @@ class DataProvider:
         steps = self.value_steps(train_id, plugin, tag)
         position = steps.position(step)
         name = steps.files[int(steps.file[position])]
-        path = os.path.join(self.job_directory(train_id), name)
         offset, index = int(steps.offset[position]), int(steps.index[position])
         meta = steps.meta[position] if steps.meta else None
         tensorboard = classify(name) is FileKind.TENSORBOARD
 
         def build() -> Any:
+            # Resolved (symbolic links checked) on a miss only: a page's 400 cached histograms
+            # spent most of their time in realpath.
+            path = os.path.join(self.job_directory(train_id), name)
             try:
                 length = record_length_at(path, offset, self.max_record_bytes, self._ranges)
                 with self._reading.hold(length):
@@ -627,7 +629,7 @@ class DataProvider:
             return value.value
 
         # An image tensor's samples share (record, value): the tag tells them apart.
-        return self._cache.get_or_compute(("value", path, offset, index, tag), build)
+        return self._cache.get_or_compute(("value", train_id, name, offset, index, tag), build)
 
     # -- graphs and lineage --
     def graph_tags(self, train_id: str) -> list[str]:

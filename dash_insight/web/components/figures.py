@@ -77,7 +77,7 @@ def step_colours(count: int) -> list[str]:
             for s in shades]
 
 
-def histogram_ridge_figure(steps: Sequence[Any], height: int = 320) -> go.Figure:
+def histogram_ridge_figure(steps: Sequence[Any], height: int = 320) -> dict[str, Any]:
     """Top (offset) view: one filled band per step, earliest at the top, later steps lower and
     in front. ``steps`` have ``.step`` and ``.buckets`` ((n, 3): left, width, count) and
     optionally ``.wall_time``. A static preview (no hover) of
@@ -90,5 +90,5 @@ def histogram_ridge_figure(steps: Sequence[Any], height: int = 320) -> go.Figure
         buckets=tuple(np.asarray(s.buckets, dtype=np.float64).reshape(-1, 3) for s in steps),
     )
     if not len(series):
-        return go.Figure(layout=small_layout(height=height))
+        return go.Figure(layout=small_layout(height=height)).to_plotly_json()
     return top_figure(series, "step", height, hover=False)

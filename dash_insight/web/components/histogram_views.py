@@ -16,6 +16,7 @@ Buckets come from :meth:`DataProvider.histograms` (re-binned onto one grid, or a
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +28,9 @@ import plotly.graph_objects as go
 from dash_insight.core.i18n import TABLE_DATETIME, format_datetime, lazy_gettext, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.web.components.figures import small_layout, step_colours
+
+#: A figure as Dash sends it: ``{"data": [trace dicts], "layout": {...}}`` (see :func:`_figure`).
+Figure = dict[str, Any]
 
 VIEWS = ("top", "front")
 AXES = ("step", "relative", "absolute")
@@ -153,18 +157,21 @@ def _centres(buckets: np.ndarray) -> np.ndarray:
     return buckets[:, 0] + buckets[:, 1] / 2
 
 
-def _hover_data(series: HistogramSeries, index: int, buckets: np.ndarray) -> np.ndarray:
-    """customdata rows (count, step, relative seconds, absolute time text, NaN / Inf text) for
-    one step."""
-    count = np.floor(buckets[:, 2])
-    relative = series.wall_times[index] - series.wall_times[0]
-    rows = np.empty((len(buckets), 5), dtype=object)
-    rows[:, 0] = count.astype(np.int64)
+#: customdata rows and texts of one step's buckets (:func:`_hover_data`).
+HoverValues = tuple[np.ndarray, list[str]]
+
+
+def _hover_data(series: HistogramSeries, index: int, buckets: np.ndarray) -> HoverValues:
+    """The hover values of one step's buckets: numeric ``customdata`` rows (count, step,
+    relative seconds) and a ``text`` per bucket (absolute time, NaN / Inf counts). Numbers and
+    a list of strings, not one array of objects: Dash's JSON encoder converted such an array
+    item by item, 95% of the time it took to send a parameter distribution page's figures."""
+    rows = np.empty((len(buckets), 3), dtype=np.float64)
+    rows[:, 0] = np.floor(buckets[:, 2])
     rows[:, 1] = series.steps[index]
-    rows[:, 2] = round(relative, 3)
-    rows[:, 3] = format_wall_time(series.wall_times[index])
-    rows[:, 4] = _non_finite_text(series, index)
-    return rows
+    rows[:, 2] = round(series.wall_times[index] - series.wall_times[0], 3)
+    text = format_wall_time(series.wall_times[index]) + _non_finite_text(series, index)
+    return rows, [text] * len(buckets)
 
 
 def _non_finite_text(series: HistogramSeries, index: int) -> str:
@@ -181,7 +188,7 @@ def hover_template() -> str:
     language."""
     return (_("center") + " %{x:.6~g}<br>" + _("count") + " %{customdata[0]}<br>"
             + _("step") + " %{customdata[1]}<br>" + _("relative") + " %{customdata[2]}s"
-            + "<br>%{customdata[3]}%{customdata[4]}<extra></extra>")
+            + "<br>%{text}<extra></extra>")
 
 
 #: Pixels per character of an 11 px tick label, rounded up (Plotly's default font).
@@ -230,13 +237,13 @@ def band_fill(colour: str, theme: str | None, share: float = 0.28) -> str:
     return f"rgb({mixed[0]}, {mixed[1]}, {mixed[2]})"
 
 
-def _empty_figure(layout: go.Layout, message: str) -> go.Figure:
+def _empty_figure(layout: go.Layout, message: str) -> Figure:
     figure = go.Figure(layout=layout)
     figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper",
                           yref="paper")
     figure.update_xaxes(visible=False)
     figure.update_yaxes(visible=False)
-    return figure
+    return figure.to_plotly_json()
 
 
 def _merged(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
@@ -250,28 +257,37 @@ def _merged(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _figure(traces: list[dict[str, Any]], layout: go.Layout, **updates: Any) -> go.Figure:
-    """A figure of trace dicts built by this module, its layout updated by ``updates``, all
-    without plotly's per-property validation: validating the traces took 7x the time of the
-    rest, and ``update_layout`` on the built figure 40% of a histogram page's cards (the
-    parameter distribution page's first answer). ``tests/test_histogram_views.py`` checks that
-    the same figures pass validation."""
-    return go.Figure(data=traces, layout=_merged(layout.to_plotly_json(), updates),
-                     _validate=False)
+def _figure(traces: list[dict[str, Any]], layout: go.Layout, **updates: Any) -> Figure:
+    """A figure of trace dicts built by this module, its layout updated by ``updates``: a plain
+    dict, which Dash sends as it is (numpy arrays included). A ``go.Figure``, even unvalidated,
+    took 60% of the time to answer a parameter distribution page (built, then deep-copied and
+    converted array by array to be sent: 0.2 s a chart of 50 steps on this machine).
+    ``tests/test_histogram_views.py`` checks that the same figures pass validation
+    (``go.Figure(figure)``)."""
+    return {"data": traces,
+            "layout": {"template": _default_template(), **_merged(layout.to_plotly_json(),
+                                                                  updates)}}
 
 
-def _hover_trace(steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]],
+@functools.cache
+def _default_template() -> dict[str, Any]:
+    """plotly's default template, which a ``go.Figure`` carries: the charts look as before."""
+    return go.Figure().to_plotly_json()["layout"]["template"]
+
+
+def _hover_trace(steps: list[tuple[np.ndarray, np.ndarray, HoverValues, str]],
                  template: str) -> dict[str, Any]:
     """One invisible trace (``mode: none``, nothing drawn) that tells the bucket under the
-    pointer for every band of the Top view: ``steps`` = (centres, heights, customdata, step
-    colour) per band. A marker trace per band drew an invisible SVG point per bucket, 1,200
-    elements a chart of 40 steps, and took most of the time a chart took to draw (issue 17
-    item 8); the hover label keeps the colour of its band."""
+    pointer for every band of the Top view: ``steps`` = (centres, heights, hover values of
+    :func:`_hover_data`, step colour) per band. A marker trace per band drew an invisible SVG
+    point per bucket, 1,200 elements a chart of 40 steps, and took most of the time a chart
+    took to draw (issue 17 item 8); the hover label keeps the colour of its band."""
     return {
         "type": "scatter", "mode": "none", "hoveron": "points", "showlegend": False,
         "x": np.concatenate([centres for centres, _, _, _ in steps]),
         "y": np.concatenate([heights for _, heights, _, _ in steps]),
-        "customdata": np.concatenate([rows for _, _, rows, _ in steps]),
+        "customdata": np.concatenate([rows for _, _, (rows, _), _ in steps]),
+        "text": [line for _, _, (_, texts), _ in steps for line in texts],
         "hoverlabel": {"bgcolor": [colour for centres, _, _, colour in steps
                                    for _ in range(len(centres))]},
         "hovertemplate": template, "name": "",
@@ -324,7 +340,7 @@ def top_view(series: HistogramSeries, axis: str = "step") -> TopView:
 
 
 def top_figure(series: HistogramSeries, axis: str = "step", height: int | None = 320,
-               hover: bool = True, theme: str | None = None) -> go.Figure:
+               hover: bool = True, theme: str | None = None) -> Figure:
     """Top view: one band per step, earlier steps behind and above, later in front and lower;
     band spacing follows ``axis`` ("step", "relative", "absolute"); the tallest bucket of the
     tag rises :data:`RIDGE_HEIGHT` of the span above its base line. ``theme`` ("light" /
@@ -337,7 +353,7 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
     view = top_view(series, axis)
     colours = view.colours
     traces: list[dict[str, Any]] = []
-    hovers: list[tuple[np.ndarray, np.ndarray, np.ndarray, str]] = []
+    hovers: list[tuple[np.ndarray, np.ndarray, HoverValues, str]] = []
     for i, buckets in enumerate(series.buckets):
         if not len(buckets):
             continue
@@ -387,7 +403,7 @@ def front_view(series: HistogramSeries) -> FrontView:
                      margin=label_margin(count_label_chars(peak), right_title=True))
 
 
-def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure:
+def front_figure(series: HistogramSeries, height: int | None = 320) -> Figure:
     """Front view: every step's histogram as a line over the bucket centres, later steps drawn
     last and darker; the count axis on the right."""
     layout = small_layout(height=height)
@@ -400,10 +416,11 @@ def front_figure(series: HistogramSeries, height: int | None = 320) -> go.Figure
         if not len(buckets):
             continue
         x, y = front_line(buckets)
+        rows, texts = _hover_data(series, i, buckets)
         traces.append({
             "type": "scatter", "x": x, "y": y,
             "mode": "lines", "line": {"color": view.colours[i], "width": FRONT_LINE_WIDTH},
-            "customdata": _hover_data(series, i, buckets), "hovertemplate": template,
+            "customdata": rows, "text": texts, "hovertemplate": template,
             "name": f"step {series.steps[i]}", "showlegend": False})
     return _figure(
         traces, layout,
@@ -421,7 +438,7 @@ def count_label_chars(peak: float) -> int:
 
 
 def histogram_figure(series: HistogramSeries, view: str = "top", axis: str = "step",
-                     height: int | None = 320, theme: str | None = None) -> go.Figure:
+                     height: int | None = 320, theme: str | None = None) -> Figure:
     """``front_figure`` for ``view == "front"``, else ``top_figure`` on ``axis``."""
     if view == "front":
         return front_figure(series, height)

@@ -3,12 +3,14 @@ browser."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
 import dash
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from dash_insight import SummaryWriter
@@ -82,7 +84,7 @@ def _lazy_graph(card: Any) -> tuple[dict[str, Any], Any]:
     lazy = card.children[1].children
     store, slot = lazy.children
     assert slot.id == {"type": "lazy-graph-slot", "key": store.id["key"]}
-    return store.data["graph"], store.data["figure"]
+    return store.data["graph"], go.Figure(json.loads(store.data["figure"]))
 
 
 def test_page_card_uses_the_context(service: DataService) -> None:
@@ -114,6 +116,19 @@ def test_many_histogram_steps_are_thinned_and_counted(tmp_path: Path) -> None:
         data.close()
 
 
+#: The hover label of point ``arguments[2]`` of trace ``arguments[1]`` (-1: the last) of the
+#: chart of tag ``arguments[0]``, hovered by Plotly's own hover function.
+HOVER = """
+const card = Array.from(document.querySelectorAll('#hist-cards .di-vp-card'))
+  .find(c => c.querySelector('.di-vp-tag').textContent === arguments[0]);
+const plot = card.querySelector('.js-plotly-plot');
+const curve = arguments[1] < 0 ? plot.data.length + arguments[1] : arguments[1];
+Plotly.Fx.hover(plot, [{curveNumber: curve, pointNumber: arguments[2]}]);
+const label = plot.querySelector('.hoverlayer .hovertext');
+return label ? label.textContent : '';
+"""
+
+
 def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> None:
     dash_duo.driver.set_window_size(1600, 1400)  # the three charts on screen: all drawn
     dash_duo.start_server(corpus_app)
@@ -127,10 +142,15 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     # The figures' margins hold the labels: Plotly's automargin added nothing (when it adds,
     # it draws the chart a second time).
     assert run_js(dash_duo, MARGINS_ADDED, "#hist-cards") == [[0, 0, 0, 0]] * 3
+    # The hover label of a bucket: its centre, count, step, times and the step's NaN / Inf.
+    label = run_js(dash_duo, HOVER, "hist/with_nan_inf", -1, 0)
+    assert all(word in label for word in ("center", "count", "step", "relative", "NaN"))
 
     click_option(dash_duo, "#hist-view", "Front")
     until(lambda: set(run_js(dash_duo, HIST_META)) == {'{"view":"front"}'}, 10)
     assert run_js(dash_duo, MARGINS_ADDED, "#hist-cards") == [[0, 0, 0, 0]] * 3
+    label = run_js(dash_duo, HOVER, "hist/with_nan_inf", 0, 0)
+    assert all(word in label for word in ("center", "count", "step", "relative", "NaN"))
     assert url_params(dash_duo)["view"] == "front"
     until(lambda: run_js(dash_duo, "return document.querySelector('#hist-axis-group')"
                                    ".style.display") == "none", 10)

@@ -134,8 +134,8 @@ def test_page_card_follows_the_view(service: DataService) -> None:
     assert "di-vt-card" in table.className
     chart = tensors.PAGE.card(CardContext(app, queries, "./ops_all", tensors.STATE.parse(
         {"view": "histogram", "hview": "front"}), "dark"), "tensor/rank1_f32")
-    assert find(chart, {"type": "tensor-graph", "tag": "tensor/rank1_f32"}).figure.layout.meta \
-        == {"view": "front"}
+    figure = find(chart, {"type": "tensor-graph", "tag": "tensor/rank1_f32"}).figure
+    assert figure["layout"]["meta"] == {"view": "front"}
 
 
 def test_large_tensors_open_quickly(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from dash_insight.core.axis_scale import AxisRange
@@ -75,7 +76,7 @@ def test_top_view_draws_the_figures_bands_in_their_colours() -> None:
     (top_figure's traces) placed on its ranges; filled with band_fill over the theme's card,
     outlined in the step colour; the step labels on the right, x ticks below."""
     series = _series([[1, 4, 2], [2, 8, 1], [0, 3, 3]], steps=[10, 20, 40])
-    figure = hv.top_figure(series, hover=False, theme="light")
+    figure = go.Figure(hv.top_figure(series, hover=False, theme="light"))
     markup = hp.top_html(series, theme="light")
     paths = _paths(markup)
     assert len(paths) == len(figure.data) == 3
@@ -119,7 +120,7 @@ def test_the_dark_theme_fills_bands_on_the_dark_card() -> None:
 
 def test_front_view_draws_a_line_per_step_and_the_count_axis_on_the_right() -> None:
     series = _series([[10, 40, 20], [20, 80, 10]])
-    figure = hv.front_figure(series)
+    figure = go.Figure(hv.front_figure(series))
     markup = hp.preview_html(series, "front")
     lines = [p for p in _paths(markup) if p.get("fill") == "none"]
     assert [p["stroke"] for p in lines] == [t.line.color for t in figure.data]
