@@ -2,7 +2,9 @@
    (dash_insight/web/components/deferred.py): a holder <div class="di-deferred"
    data-component="{type, namespace, props}"> gets its component as children through
    dash_clientside.set_props once every chart card on screen holds a drawn Plotly chart, or
-   after data-wait-ms, or at once on a page without chart cards. The charts come first: a picker
+   after data-wait-ms, or at once on a page without chart cards; a holder that is not a chart
+   card also waits while a chart is being drawn (graph-slots.js busy, at most twice
+   data-wait-ms), and charts wait two frames after a mount (hold). The charts come first: a picker
    grid mounted with the layout delayed the first chart by a few hundred ms (issue 17 item 8).
 
    A holder with data-on-screen="now" (a chart card whose children were held back:
@@ -97,11 +99,16 @@
     }
     const now = performance.now();
     let ready = null;  // looked at once per frame, when needed
+    const slots = window.dashInsightSlots;
     const due = holders.filter(holder => {
       if (!firstSeen.has(holder)) firstSeen.set(holder, now);
       if (holder.dataset.onScreen === "now" && nearScreen(holder)) return true;
       const waitMs = Number(holder.dataset.waitMs) || 2500;
-      if (now - firstSeen.get(holder) >= waitMs) return true;
+      const waited = now - firstSeen.get(holder);
+      if (waited >= 2 * waitMs) return true;
+      // Not while a chart is drawn (one long task of the two, see graph-slots.js hold).
+      if (slots && slots.busy() && !holder.dataset.batch) return false;
+      if (waited >= waitMs) return true;
       if (ready === null) ready = chartsOnScreenDrawn();
       return ready;
     });
@@ -109,6 +116,7 @@
     if (due.length) {
       const batch = Math.max(1, Number(due[0].dataset.batch) || 1);
       const kind = due[0].dataset.batch || "";
+      if (slots && !kind) slots.hold();  // a component, not a batch of cards
       due.filter(holder => (holder.dataset.batch || "") === kind).slice(0, batch)
         .forEach(mount);
     }

@@ -8,6 +8,9 @@
    ``inView`` holds the keys on (or next to) the screen; ``rescan()`` looks for new slots now;
    ``changed()`` (optional) after each batch of HTML elements added or removed.
 
+   window.dashInsightSlots.busy() says whether a chart is queued or being drawn; hold() keeps
+   the next one back for two frames (a heavy mount elsewhere renders in a task of its own).
+
    window.dashInsightSlots.paced(draw, rank, drawn) queues keys and calls ``draw(key)`` for
    one key per task, the key of lowest ``rank(key)`` first (the slot highest on the page: the
    screen fills from the top), else the first queued; with ``drawn(key)``, the next key waits
@@ -96,12 +99,34 @@
     return {inView, rescan};
   }
 
+  /* Every pacer's state, for busy(); holds taken by hold(). */
+  const pacers = [];
+  let holds = 0;
+
+  /* Whether a chart is queued or being drawn. */
+  function busy() {
+    return pacers.some(pacer => pacer.busy());
+  }
+
+  /* No chart starts until the second frame from now: React renders the updates of tasks close
+     together in one task, and a picker grid mounted (assets/deferred.js) in the task of a
+     chart made the longest freeze of the parameter distribution page (the two together). */
+  function hold() {
+    holds += 1;
+    window.requestAnimationFrame(() => window.requestAnimationFrame(() => { holds -= 1; }));
+  }
+
   function paced(draw, rank, drawn) {
     const WAIT_MS = 3000;  // the longest wait for one chart
     const queue = [];
     let scheduled = false;
+    pacers.push({busy: () => scheduled || queue.length > 0});
 
     function next() {
+      if (holds) {
+        setTimeout(next, 16);
+        return;
+      }
       let best = 0;
       if (rank) {
         const ranks = queue.map(rank);
@@ -144,5 +169,5 @@
       ? element.getBoundingClientRect().top + window.scrollY : Infinity;
   }
 
-  window.dashInsightSlots = {watch, paced, pageTop};
+  window.dashInsightSlots = {watch, paced, pageTop, busy, hold};
 })();

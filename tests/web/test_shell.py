@@ -29,7 +29,8 @@ def test_theme_toggle_and_unknown_page(dash_duo, corpus_app) -> None:
     assert "di_theme=dark" in dash_duo.driver.execute_script("return document.cookie")
     dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./lenet_sc")
     first_band = "const p = document.querySelector('#hist-cards .js-plotly-plot'); " \
-        "return p && p.data ? [p.data[0].fillcolor, p.data[0].line.color] : null;"
+        "const band = p && p.layout && (p.layout.shapes || [])[0]; " \
+        "return band ? [band.fillcolor, band.line.color] : null;"
     until(lambda: dash_duo.driver.execute_script(first_band) is not None, 20)
     fill, line = dash_duo.driver.execute_script(first_band)
     assert fill == band_fill(line, "dark") != band_fill(line, "light")

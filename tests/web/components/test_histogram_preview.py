@@ -73,19 +73,20 @@ def test_count_ticks_are_written_as_plotly_writes_them() -> None:
 
 def test_top_view_draws_the_figures_bands_in_their_colours() -> None:
     """One path per band, the earliest first (behind), through the figure's own points
-    (top_figure's traces) placed on its ranges; filled with band_fill over the theme's card,
+    (top_figure's band shapes) placed on its ranges; filled with band_fill over the theme's card,
     outlined in the step colour; the step labels on the right, x ticks below."""
     series = _series([[1, 4, 2], [2, 8, 1], [0, 3, 3]], steps=[10, 20, 40])
     figure = go.Figure(hv.top_figure(series, hover=False, theme="light"))
     markup = hp.top_html(series, theme="light")
     paths = _paths(markup)
-    assert len(paths) == len(figure.data) == 3
+    assert len(paths) == len(figure.layout.shapes) == 3
     x_range, y_range = list(figure.layout.xaxis.range), list(figure.layout.yaxis.range)
-    for path, trace in zip(paths, figure.data, strict=True):
-        assert path["fill"] == trace.fillcolor and path["stroke"] == trace.line.color
-        expected = [(round((x - x_range[0]) / (x_range[1] - x_range[0]) * UNITS),
-                     round(UNITS - (y - y_range[0]) / (y_range[1] - y_range[0]) * UNITS))
-                    for x, y in zip(trace.x, trace.y, strict=True)]
+    for path, band in zip(paths, figure.layout.shapes, strict=True):
+        assert path["fill"] == band.fillcolor and path["stroke"] == band.line.color
+        points = [point.split(",") for point in band.path.lstrip("M").split(" L")]
+        expected = [(round((float(x) - x_range[0]) / (x_range[1] - x_range[0]) * UNITS),
+                     round(UNITS - (float(y) - y_range[0]) / (y_range[1] - y_range[0]) * UNITS))
+                    for x, y in points]
         assert _points(path["d"]) == expected
         assert "Z" not in path["d"]  # the outline does not run along the base line
     # The earliest band's base line at the top (offset 1), the last one's at the bottom (0).

@@ -18,6 +18,12 @@ from dash_insight.web.components import histogram_views as hv
 from dash_insight.web.components.figures import histogram_ridge_figure, step_colours
 
 
+def _outline(path: str) -> tuple[list[float], list[float]]:
+    """The x and y of a band's SVG path ("Mx,y Lx,y ...")."""
+    points = [point.split(",") for point in path.lstrip("M").split(" L")]
+    return [float(x) for x, _ in points], [float(y) for _, y in points]
+
+
 def _value(nan: int = 0, pos: int = 0, neg: int = 0) -> HistogramValue:
     return HistogramValue(buckets=np.zeros((0, 3)), nan_count=nan, pos_inf_count=pos,
                           neg_inf_count=neg, max=0.0, min=0.0, sum=0.0, count=0)
@@ -76,21 +82,24 @@ def test_axis_values_and_labels() -> None:
 def test_top_figure_bands_later_steps_in_front() -> None:
     series = hv.series_from_histograms(_steps([[1, 4, 2], [2, 8, 1], [0, 2, 6]]))
     figure = go.Figure(hv.top_figure(series, "step", height=300, theme="light"))
-    fills = [t for t in figure.data if t.fill == "toself"]
+    fills = figure.layout.shapes
     hovers = [t for t in figure.data if t.mode == "none"]
-    # One band per step; one invisible trace tells the bucket under the pointer of every band.
-    assert len(fills) == 3 and len(hovers) == 1 and len(figure.data) == 4
+    # One band per step (a path shape); one invisible trace tells the bucket under the
+    # pointer of every band.
+    assert len(fills) == 3 and len(hovers) == 1 and len(figure.data) == 1
+    outlines = [_outline(band.path) for band in fills]
     # Drawn earliest first so later bands cover earlier ones; bases go down with the step.
-    bases = [float(t.y[0]) for t in fills]
+    bases = [ys[0] for _, ys in outlines]
     assert bases == sorted(bases, reverse=True) and bases[0] == 1.0 and bases[-1] == 0.0
     # Heights: the tag's tallest bucket (8) rises RIDGE_HEIGHT above its base.
-    middle = fills[1]
-    assert max(middle.y) - middle.y[0] == pytest.approx(hv.RIDGE_HEIGHT)
-    # A band spans the buckets' outer edges, its top passes through the bucket centres.
-    assert list(middle.x) == [0.0, 0.5, 1.5, 2.5, 3.0]
+    xs, ys = outlines[1]
+    assert max(ys) - ys[0] == pytest.approx(hv.RIDGE_HEIGHT)
+    # A band spans the buckets' outer edges, its top passes through the bucket centres; the
+    # path stays open (its stroke not along the base line; SVG fills it as closed).
+    assert xs == [0.0, 0.5, 1.5, 2.5, 3.0] and "Z" not in fills[1].path
     # Colours: later darker, opaque fills on the light theme.
-    assert [t.line.color for t in fills] == step_colours(3)
-    assert all(t.fillcolor.startswith("rgb(") for t in fills)
+    assert [band.line.color for band in fills] == step_colours(3)
+    assert all(band.fillcolor.startswith("rgb(") for band in fills)
     # Step labels on the right axis.
     assert list(figure.layout.yaxis.ticktext) == ["1", "2", "3"]
     assert figure.layout.yaxis.side == "right"
@@ -100,7 +109,7 @@ def test_top_figure_bands_later_steps_in_front() -> None:
     assert "center" in hover.hovertemplate and "count" in hover.hovertemplate
     assert hover.hoveron == "points"
     assert list(hover.x) == [0.5, 1.5, 2.5] * 3
-    assert list(hover.y[6:]) == list(fills[2].y[1:-1])
+    assert list(hover.y[6:]) == pytest.approx(_outline(fills[2].path)[1][1:-1])
     last = hover.customdata[8]  # the third bucket of the third step
     assert last[0] == 6 and last[1] == 3
     assert last[2] == 2.0  # seconds since the first step
@@ -124,8 +133,8 @@ def test_margins_hold_the_labels() -> None:
 def test_top_figure_relative_axis_spacing_and_ticks() -> None:
     series = hv.series_from_histograms(_steps([[1], [1], [1]], walls=[0.0, 1.0, 10.0]))
     figure = go.Figure(hv.top_figure(series, "relative"))
-    fills = [t for t in figure.data if t.fill == "toself"]
-    assert [round(float(t.y[0]), 3) for t in fills] == [1.0, 0.9, 0.0]
+    assert [round(_outline(band.path)[1][0], 3) for band in figure.layout.shapes] == [
+        1.0, 0.9, 0.0]
     assert list(figure.layout.yaxis.ticktext) == ["0s", "1s", "10s"]
     assert figure.layout.meta == {"view": "top", "axis": "relative"}
     assert go.Figure(hv.top_figure(series, "bogus")).layout.meta["axis"] == "step"
@@ -182,7 +191,7 @@ def test_dashboard_ridge_figure_still_works() -> None:
     """figures.histogram_ridge_figure keeps its signature for the dashboard card."""
     figure = go.Figure(histogram_ridge_figure(_steps([[1, 2], [2, 1]]), height=240))
     assert figure.layout.height == 240
-    assert [t.mode for t in figure.data] == ["lines", "lines"]  # static: no hover traces
+    assert len(figure.layout.shapes) == 2 and figure.data == ()  # static: no hover trace
     assert go.Figure(histogram_ridge_figure([], height=200)).data == ()
 
 
@@ -199,7 +208,7 @@ def test_figures_from_the_corpus(corpus: Path, tmp_path: Path) -> None:
         assert series.non_finite == {"NaN": 7, "+Inf": 3, "-Inf": 2}
         assert {len(b) for b in series.buckets} == {30}  # one shared grid, at most 30 bins
         figure = go.Figure(hv.top_figure(series))
-        assert len(figure.data) == 21  # a band per step and the hover trace
+        assert len(figure.layout.shapes) == 20 and len(figure.data) == 1  # bands, hover
         tensor = hv.series_from_tensor_histograms(
             TensorQueries(provider).histograms("./ops_in_net", "op/logits"))
         assert len(go.Figure(hv.front_figure(tensor)).data) == len(tensor) == 17
