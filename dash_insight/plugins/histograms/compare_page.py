@@ -14,15 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 import dash
-from dash import Input, Output, State, dcc, html
-from dash.exceptions import PreventUpdate
+from dash import Output, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.histograms.overlay import histograms_at, overlay_figure, run_steps
-from dash_insight.web.answer_key import answer_key
 from dash_insight.web.components.compare_runs import (
     jobs_with,
     missing_text,
@@ -32,12 +30,14 @@ from dash_insight.web.components.compare_runs import (
     run_selection,
     slider_props,
     step_note,
+    tab_answer_key,
+    tab_body_inputs,
     tag_step_controls,
     tag_view,
 )
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.figures import GRAPH_CONFIG
-from dash_insight.web.components.run_colours import STORE_ID, run_colours, run_dot
+from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.url_state import parse_search
 
 PATH = "/compare/histograms"
@@ -75,14 +75,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("hcmp-steps", "data"), Output("hcmp-graph", "figure"),
         Output("hcmp-notes", "children"), Output("hcmp-missing", "children"),
         Output("hcmp-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"), State("hcmp-shown", "data"),
+        *tab_body_inputs("hcmp"),
     )
     def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any,
              shown: str | None) -> tuple:
-        key = answer_key(provider, search or "", overrides)
-        if key == shown:
-            raise PreventUpdate  # a refresh with nothing new
+        key = tab_answer_key(provider, search, overrides, shown)
         jobs, tags_of = jobs_with(provider, Plugin.HISTOGRAM)
         view = tag_view(parse_search(search), jobs, tags_of,
                         lambda run, tag: run_steps(provider, run, tag))

@@ -17,7 +17,6 @@ from typing import Any
 
 import dash
 from dash import ClientsideFunction, Input, Output, State, dcc, html
-from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
@@ -25,7 +24,6 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.images.page import DEFAULT_LEVEL, image_filter
-from dash_insight.web.answer_key import answer_key
 from dash_insight.web.components.compare_runs import (
     jobs_with,
     missing_text,
@@ -36,11 +34,13 @@ from dash_insight.web.components.compare_runs import (
     slider_props,
     step_at_or_below,
     step_note,
+    tab_answer_key,
+    tab_body_inputs,
     tag_step_controls,
     tag_view,
 )
 from dash_insight.web.components.compare_tabs import compare_head
-from dash_insight.web.components.run_colours import STORE_ID, run_colours, run_dot
+from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.url_state import int_param, make_search, parse_search
 
 PATH = "/compare/images"
@@ -143,14 +143,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("icmp-steps", "data"), Output("icmp-columns", "children"),
         Output("icmp-missing", "children"),
         Output("icmp-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input(STORE_ID, "data"), State("icmp-shown", "data"),
+        *tab_body_inputs("icmp"),
     )
     def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any,
              shown: str | None) -> tuple:
-        key = answer_key(provider, search or "", overrides)
-        if key == shown:
-            raise PreventUpdate  # a refresh with nothing new
+        key = tab_answer_key(provider, search, overrides, shown)
         jobs, tags_of = jobs_with(provider, Plugin.IMAGE)
         view = tag_view(parse_search(search), jobs, tags_of,
                         lambda run, tag: run_steps(provider, run, tag))

@@ -20,10 +20,13 @@ from typing import Any
 
 import dash
 from dash import Input, Output, State, ctx, dcc, html
+from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.vocabulary import Plugin
+from dash_insight.web.answer_key import answer_key
+from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
 from dash_insight.web.components.tag_select import (
     checked_names,
     echoed,
@@ -252,6 +255,26 @@ def tag_step_search(search: str | None, tag: str | None, position: int | None,
         index = min(max(int(position or 0), 0), len(union) - 1)
         step = union[index] if index < len(union) - 1 else -1
     return with_state(params, {**state, "tag": "" if tag == first else tag, "step": step})
+
+
+def tab_body_inputs(prefix: str) -> list[Any]:
+    """The inputs of a tag-and-step tab's body callback (``body(search, ticks, clicks,
+    overrides, shown)``): the URL, the auto refresh, Refresh, the user's run colours, and the
+    :func:`tab_answer_key` of what ``<prefix>`` shows."""
+    return [Input("url", "search"), Input("refresh-interval", "n_intervals"),
+            Input("refresh-now", "n_clicks"), Input(RUN_COLOURS_STORE, "data"),
+            State(f"{prefix}-shown", "data")]
+
+
+def tab_answer_key(provider: DataProvider, search: str | None, overrides: Any,
+                   shown: str | None) -> str:
+    """The key of a tab's answer for its URL and run colours (written to ``<prefix>-shown``
+    with it); PreventUpdate when it is the key of what the tab shows (a refresh with nothing
+    new: the body is not drawn again)."""
+    key = answer_key(provider, search or "", overrides)
+    if key == shown:
+        raise PreventUpdate
+    return key
 
 
 def register_tag_step(app: dash.Dash, prefix: str) -> None:
