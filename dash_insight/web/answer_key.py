@@ -5,6 +5,9 @@ A callback fired by the refresh interval every few seconds used to answer its wh
 anew: the browser redrew unchanged charts (contours, overlays, image columns) on every tick,
 and on a loaded machine it spent nearly all its time on that (issue 17 item 12: a page that
 never became idle). A page keeps the key of what it shows in a store and compares.
+
+A page whose answer is cheap to build but not tied to one version of the data (the summary
+list shows the loader's progress too) keys the answer itself: :func:`content_key`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import Any
+
+from plotly.utils import PlotlyJSONEncoder
 
 from dash_insight.core.provider import DataProvider
 
@@ -21,4 +26,11 @@ def answer_key(provider: DataProvider, *inputs: Any) -> str:
     run colours, ...) and the data of every job (:meth:`DataProvider.data_version`). Equal keys:
     the same answer."""
     text = json.dumps([provider.data_version(), *inputs], sort_keys=True, default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def content_key(*outputs: Any) -> str:
+    """A short digest of a callback's answer itself (Dash components, text): equal keys, the
+    same answer. For answers cheap to build whose inputs :func:`answer_key` does not cover."""
+    text = json.dumps(outputs, sort_keys=True, cls=PlotlyJSONEncoder)
     return hashlib.sha1(text.encode()).hexdigest()[:16]

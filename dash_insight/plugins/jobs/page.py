@@ -11,6 +11,7 @@ from typing import Any
 
 import dash
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import (
     TABLE_DATETIME,
@@ -23,6 +24,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.lineage_rows import lineage_row, parameter_details
 from dash_insight.core.provider import DataError, JobSummary
 from dash_insight.core.service import DataService
+from dash_insight.web.answer_key import content_key
 from dash_insight.web.url_state import int_param, make_search, parse_search, same_search
 
 PATH = "/"
@@ -198,6 +200,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             ]),
         ]),
         html.Div(id="param-details-modal"),
+        dcc.Store(id="job-table-shown"),  # the content_key of what the table shows
     ])
 
 
@@ -264,10 +267,12 @@ def register(app: dash.Dash, service: DataService) -> None:
     @app.callback(
         Output("job-table", "children"), Output("job-total", "children"),
         Output("job-page", "children"), Output("job-filter-error", "children"),
+        Output("job-table-shown", "data"),
         Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"),
+        Input("refresh-now", "n_clicks"), State("job-table-shown", "data"),
     )
-    def render_table(search: str | None, _ticks: int | None, _clicks: int | None) -> tuple:
+    def render_table(search: str | None, _ticks: int | None, _clicks: int | None,
+                     shown: str | None) -> tuple:
         state = _state(parse_search(search))
         jobs, error = filter_jobs(provider.list_jobs(), state["q"], state["regex"])
         jobs = sort_jobs(jobs, state["sort"], state["order"] == "desc")
@@ -287,8 +292,14 @@ def register(app: dash.Dash, service: DataService) -> None:
             rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
         table = html.Table(className="di-table", children=[html.Thead(_header(state)),
                                                            html.Tbody(rows)])
-        return (table, _("Total {count}").format(count=format_number(len(jobs))),
-                f"{page} / {pages}", error or "")
+        answer = (table, _("Total {count}").format(count=format_number(len(jobs))),
+                  f"{page} / {pages}", error or "")
+        # An auto refresh with nothing new draws nothing: the rows drawn anew would also reset
+        # every "Parameter Details" button under an open details window.
+        key = content_key(*answer)
+        if key == shown:
+            raise PreventUpdate
+        return (*answer, key)
 
     @app.callback(
         Output("param-details-modal", "children"),
@@ -296,10 +307,12 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("url", "search"),
         prevent_initial_call=True,
     )
-    def details(clicks: list[int | None], _search: str | None) -> Any:
+    def details(_clicks: list[int | None], _search: str | None) -> Any:
         trigger = ctx.triggered_id
-        if not isinstance(trigger, dict) or not any(clicks):
-            return None
+        if not isinstance(trigger, dict):
+            return None  # another list (filter, sort, page): its details close
+        if not ctx.triggered[0]["value"]:
+            return dash.no_update  # the rows drawn anew (new data), not a click
         train_id = trigger["train_id"]
         try:
             row = lineage_row(train_id, provider.lineage_records(train_id))

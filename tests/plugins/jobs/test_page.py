@@ -12,7 +12,7 @@ from selenium.webdriver.common.keys import Keys
 from dash_insight import SummaryWriter
 from dash_insight.plugins.jobs.page import goto_page
 from dash_insight.web.application import create_app
-from tests.browser import PATIENCE, until
+from tests.browser import PATIENCE, until, wait_idle
 from tests.conftest import console_errors, loaded_app
 from tests.core.store.test_discovery import CORPUS_JOBS
 
@@ -96,6 +96,43 @@ def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Pa
         with SummaryWriter(base / "second", host="t") as writer:
             writer.add_scalar("loss", 1.0, 1)
         _wait_rows(dash_duo, {"./first", "./second"}, timeout=15)
+        assert console_errors(dash_duo) == []
+    finally:
+        app.data_service.close()
+
+
+def test_details_stay_open_while_the_list_refreshes(dash_duo, corpus: Path,
+                                                     tmp_path: Path) -> None:
+    """A refresh with nothing new leaves the table as drawn; one with a new job draws the rows
+    anew, and the open details window stays (it closed at the next auto refresh, 10 s)."""
+    base = tmp_path / "logs"
+    shutil.copytree(corpus / "lenet_sc", base / "lenet_sc")
+    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
+    try:
+        dash_duo.start_server(app)
+        _wait_rows(dash_duo, {"./lenet_sc"})
+        wait_idle(dash_duo)
+        mark = "document.querySelector('#job-table tbody tr').dataset.mark = 'first'"
+        dash_duo.driver.execute_script(mark)
+        dash_duo.find_element('button[id*="lenet_sc"]').click()
+        dash_duo.wait_for_contains_text("#param-details-modal", "Momentum")
+
+        # What an auto refresh does (the details window's backdrop covers the button).
+        def refresh() -> None:
+            dash_duo.driver.execute_script("document.getElementById('refresh-now').click()")
+
+        refresh()
+        wait_idle(dash_duo)
+        assert dash_duo.find_elements('#job-table tbody tr[data-mark="first"]')
+        assert "Momentum" in dash_duo.find_element("#param-details-modal").text
+
+        with SummaryWriter(base / "second", host="t") as writer:
+            writer.add_scalar("loss", 1.0, 1)
+        until(lambda: (refresh(), set(_rows(dash_duo)) == {"./lenet_sc", "./second"})[1],
+              poll=0.5)
+        wait_idle(dash_duo)
+        assert not dash_duo.find_elements('#job-table tbody tr[data-mark="first"]')
+        assert "Momentum" in dash_duo.find_element("#param-details-modal").text
         assert console_errors(dash_duo) == []
     finally:
         app.data_service.close()
