@@ -25,8 +25,7 @@ def answer_key(provider: DataProvider, *inputs: Any) -> str:
     """A short digest of what an answer is drawn from: ``inputs`` (the URL's query, the user's
     run colours, ...) and the data of every job (:meth:`DataProvider.data_version`). Equal keys:
     the same answer."""
-    text = json.dumps([provider.data_version(), *inputs], sort_keys=True, default=str)
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+    return content_key(provider.data_version(), *inputs)
 
 
 def content_key(*outputs: Any) -> str:
