@@ -30,6 +30,7 @@ from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.lazy_graph import (
     lazy_figure,
     lazy_figure_id,
@@ -76,7 +77,8 @@ def _overview() -> html.Aside:
     ])
 
 
-def _grid() -> dag.AgGrid:
+def lineage_grid() -> dag.AgGrid:
+    """The lineage table: one row per job, its columns chosen on the page."""
     return dag.AgGrid(
         id="lineage-grid", rowData=[], columnDefs=[], className="di-lineage-grid",
         getRowId="lineageTrainId(params)",  # assets/dashAgGridFunctions-lineage.js
@@ -87,33 +89,13 @@ def _grid() -> dag.AgGrid:
             "pagination": True, "paginationPageSize": 20,
             "paginationPageSizeSelector": PAGE_SIZES, "tooltipShowDelay": 400,
             "stopEditingWhenCellsLoseFocus": True, "enableCellTextSelection": True,
-            "localeText": grid_locale_text(),
+            "localeText": grid_locale_text(_("No job matches the brushes and filters.")),
             "selectionColumnDef": {"pinned": "left"},
         },
         csvExportParams={"fileName": "lineage.csv",
                          "processCellCallback": {"function": "lineageCsvCell(params)"}},
         style={"height": None},
     )
-
-
-def grid_locale_text() -> dict[str, str]:
-    """AG Grid's own words (pager, filters, empty table) in the current language."""
-    return {
-        "noRowsToShow": _("No job matches the brushes and filters."),
-        "page": _("Page"), "of": _("of"), "to": _("to"), "more": _("more"),
-        "pageSizeSelectorLabel": _("Page size:"),
-        "firstPage": _("First page"), "previousPage": _("Previous page"),
-        "nextPage": _("Next page"), "lastPage": _("Last page"),
-        "filterOoo": _("Filter..."), "equals": _("Equals"), "notEqual": _("Does not equal"),
-        "contains": _("Contains"), "notContains": _("Does not contain"),
-        "startsWith": _("Begins with"), "endsWith": _("Ends with"), "blank": _("Blank"),
-        "notBlank": _("Not blank"), "lessThan": _("Less than"),
-        "greaterThan": _("Greater than"), "lessThanOrEqual": _("Less than or equal to"),
-        "greaterThanOrEqual": _("Greater than or equal to"), "inRange": _("Between"),
-        "andCondition": _("AND"), "orCondition": _("OR"),
-        "pinColumn": _("Pin Column"), "autosizeThisColumn": _("Autosize This Column"),
-        "resetColumns": _("Reset Columns"), "loadingOoo": _("Loading..."),
-    }
 
 
 def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> html.Div:
@@ -172,7 +154,7 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                     html.Span(id="lineage-count", className="di-muted"),
                     html.Span(id="lineage-status", className="di-muted", role="status"),
                 ]),
-                _grid(),
+                lineage_grid(),
                 html.P(_("Remarks (≤ 128 characters) and tags (1–10) are saved in the workspace "
                          "and kept across restarts; double-click a cell to edit it."),
                        className="di-muted di-lineage-note"),

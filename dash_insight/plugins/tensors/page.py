@@ -57,6 +57,7 @@ from dash_insight.plugins.tensors.table import (
 )
 from dash_insight.web import per_tag_page
 from dash_insight.web.components.figures import GRAPH_CONFIG
+from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.histogram_views import (
     AXES,
     VIEWS,
@@ -145,7 +146,8 @@ def table_view(queries: TensorQueries, train_id: str, tag: str, step: int, dims:
                        "valueFormatter": VALUE_FORMATTER, "cellStyle": CELL_STYLE},
         dashGridOptions={"context": grid_context(kind, fmt, dec, colour_scale(values)),
                          "suppressCellFocus": False, "animateRows": False,
-                         "headerHeight": 28, "rowHeight": 26},
+                         "headerHeight": 28, "rowHeight": 26,
+                         "localeText": grid_locale_text(_("The slice has no values."))},
         style={"height": "100%", "width": "100%"})
     return html.Div(grid, className="di-vt-table"), panel, None
 

@@ -38,6 +38,7 @@ from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.web.components.deferred import deferred
+from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.url_state import decode_tags
 
 # --- selection -----------------------------------------------------------------------------------
@@ -349,7 +350,7 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
                                      "enableSelectionWithoutKeys": True},
                     "rowHeight": ROW_PX, "headerHeight": HEADER_PX, "animateRows": False,
                     "suppressFieldDotNotation": True, "tooltipShowDelay": 500,
-                    "localeText": {"noRowsToShow": texts["no_match"]},
+                    "localeText": grid_locale_text(texts["no_match"]),
                 },
                 style={"height": f"{picker_height(len(view.rows))}px"},
             ),
