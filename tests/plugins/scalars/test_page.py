@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
+from dash.testing.errors import TestingTimeoutError
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
@@ -223,6 +224,19 @@ def _figures(dash_duo) -> dict[str, dict]:
         return out;""")
 
 
+#: What a card that is not drawn holds, for a timeout's message.
+CARD_STATE = """
+const card = document.querySelectorAll(arguments[0])[arguments[1]];
+if (!card) return 'gone';
+const slot = card.querySelector('[data-chart]') || card.querySelector('.dash-graph');
+return {id: card.id, className: card.className, data: Object.assign({}, card.dataset),
+        children: Array.from(card.children).map(c => c.className || c.tagName),
+        slot: slot ? {className: slot.className, data: Object.assign({}, slot.dataset)} : null,
+        rect: card.getBoundingClientRect().toJSON(), scrollY: window.scrollY,
+        html: card.outerHTML.slice(0, 1500)};
+"""
+
+
 def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
     """The figures once ``count`` chart cards are there and drawn: charts are drawn when they
     come on screen, so each card is scrolled into view in turn (then back to the top)."""
@@ -232,10 +246,14 @@ def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
         dash_duo.driver.execute_script(
             "const card = document.querySelectorAll(arguments[0])[arguments[1]];"
             "if (card) card.scrollIntoView({block: 'center'});", cards, index)
-        until(lambda index=index: dash_duo.driver.execute_script(
-            "const card = document.querySelectorAll(arguments[0])[arguments[1]];"
-            "const plot = card && card.querySelector('.js-plotly-plot');"
-            "return Boolean(plot && plot.data);", cards, index), timeout)
+        try:
+            until(lambda index=index: dash_duo.driver.execute_script(
+                "const card = document.querySelectorAll(arguments[0])[arguments[1]];"
+                "const plot = card && card.querySelector('.js-plotly-plot');"
+                "return Boolean(plot && plot.data);", cards, index), timeout)
+        except TestingTimeoutError as error:
+            raise AssertionError(f"card {index} of {count} never drawn: "
+                                 + str(run_js(dash_duo, CARD_STATE, cards, index))) from error
     dash_duo.driver.execute_script("window.scrollTo(0, 0);")
     until(lambda: len(_figures(dash_duo)) == count, timeout)
     return _figures(dash_duo)
