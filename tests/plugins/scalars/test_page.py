@@ -228,7 +228,7 @@ def _figures(dash_duo) -> dict[str, dict]:
 CARD_STATE = """
 const card = document.querySelectorAll(arguments[0])[arguments[1]];
 if (!card) return 'gone';
-const slot = card.querySelector('[data-chart]') || card.querySelector('.dash-graph');
+const slot = card.querySelector('.di-graph-slot');
 return {id: card.id, className: card.className, data: Object.assign({}, card.dataset),
         children: Array.from(card.children).map(c => c.className || c.tagName),
         slot: slot ? {className: slot.className, data: Object.assign({}, slot.dataset)} : null,

@@ -4,40 +4,18 @@ rows after the charts on screen, and showed AG Grid's English overlay meanwhile)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import dash_ag_grid as dag
-import pytest
 
 from dash_insight.core.i18n import use_locale
-from dash_insight.core.service import DataService
+from dash_insight.core.provider import DataProvider
 from dash_insight.plugins.lineage.page import lineage_grid
 from dash_insight.plugins.tensors import page as tensors
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.tag_select import picker
-from tests.conftest import loaded_service
-
-
-@pytest.fixture(scope="module")
-def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DataService]:
-    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield data
-    data.close()
-
-
-def _grids(node: Any) -> list[dag.AgGrid]:
-    """The AG Grids in a component tree."""
-    if isinstance(node, dag.AgGrid):
-        return [node]
-    if node is None or isinstance(node, (str, int, float)):
-        return []
-    if isinstance(node, (list, tuple)):
-        return [grid for child in node for grid in _grids(child)]
-    held = getattr(node, "deferred_child", None)  # web.components.deferred: mounted later
-    return _grids(getattr(node, "children", None)) + _grids(held)
+from tests.pages import find
 
 
 def _words(grid: dag.AgGrid) -> dict[str, str]:
@@ -54,14 +32,15 @@ def test_grid_words_are_all_translated() -> None:
     assert not same, f"untranslated grid words: {same}"
 
 
-def test_every_grid_has_its_words_in_chinese(service: DataService) -> None:
+def test_every_grid_has_its_words_in_chinese(corpus_provider: DataProvider) -> None:
+    tag = "tensor/rank2_f32"
     with use_locale("zh_CN"):
         words = grid_locale_text("-")
-        table, _, _ = tensors.table_view(TensorQueries(service.provider), "./ops_all",
-                                         "tensor/rank2_f32", 500, "[0,:]", "value", 5)
-        grids = [*_grids(picker("tags", "标签", ["a", "b"], None)), *_grids(table),
-                 lineage_grid()]
-    assert len(grids) == 3
+        table, _, _ = tensors.table_view(TensorQueries(corpus_provider), "./ops_all", tag, 500,
+                                         "[0,:]", "value", 5)
+        grids: list[Any] = [find(picker("tags", "标签", ["a", "b"], None), "tags"),
+                            find(table, {"type": "tensor-grid", "tag": tag}), lineage_grid()]
+    assert all(isinstance(grid, dag.AgGrid) for grid in grids)
     for grid in grids:
         assert {key: _words(grid).get(key) for key in words if key != "noRowsToShow"} \
             == {key: word for key, word in words.items() if key != "noRowsToShow"}, grid.id
