@@ -96,9 +96,7 @@ def test_warm_restart_reads_nothing(corpus: Path, tmp_path: Path) -> None:
     _, loader, _ = _open(corpus, tmp_path)
     assert loader.load_round()
     _, loader, provider = _open(corpus, tmp_path)
-    started = time.perf_counter()
-    assert loader.load_round() is False
-    assert time.perf_counter() - started < 1.0
+    assert loader.load_round() is False  # its time: bench/load.py, "warm restart"
     assert len(provider.read_scalars("./ops_all", "loss")) == 500
 
 

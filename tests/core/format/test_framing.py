@@ -562,23 +562,20 @@ def test_random_garbage_file(tmp_path: Path, chunk: int) -> None:
 
 
 @pytest.mark.parametrize("fill", [0x00, 0xFF])
-def test_filled_file_is_fast(tmp_path: Path, fill: int) -> None:
+def test_filled_file_yields_nothing(tmp_path: Path, fill: int) -> None:
+    """4 MB of one byte: no record, nothing lost (its speed: ``bench/hard_inputs.py``)."""
     path = tmp_path / "f"
     path.write_bytes(bytes([fill]) * (4 << 20))
-    started = time.perf_counter()
     records, reader = read_file(path)
-    elapsed = time.perf_counter() - started
     assert records == []
     assert reader.lost_at == 0
-    assert elapsed < 5, f"{elapsed:.2f} s to scan 4 MB"
 
 
-def test_random_garbage_file_is_fast(tmp_path: Path) -> None:
+def test_random_garbage_file_yields_nothing(tmp_path: Path) -> None:
+    """4 MB of random bytes: no record (its speed: ``bench/hard_inputs.py``)."""
     path = tmp_path / "f"
     path.write_bytes(random.Random(3).randbytes(4 << 20))
-    started = time.perf_counter()
     records, reader = read_file(path)
-    assert time.perf_counter() - started < 5
     assert records == []
     assert reader.lost_at == 0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -66,18 +65,15 @@ def test_train_id_resolution(tmp_path: Path) -> None:
     assert train_id_of(str(tmp_path), str(tmp_path / "a" / "b")) == "./a/b"
 
 
-def test_rescanning_1200_jobs_is_fast(tmp_path: Path) -> None:
+def test_rescanning_1200_jobs(tmp_path: Path) -> None:
     for i in range(1200):
         job = tmp_path / f"group{i % 12}" / f"run{i}"
         job.mkdir(parents=True)
         for suffix in ("_MS", "_lineage"):
             (job / f"events.out.events.summary.{1000 + i}.0.h{suffix}").write_bytes(b"")
     discover_jobs(str(tmp_path))
-    started = time.perf_counter()
     jobs = discover_jobs(str(tmp_path))
-    elapsed = time.perf_counter() - started
-    assert len(jobs) == 1200
-    assert elapsed < 3.0  # measured ~0.05 s; bench/load.py reports the figure
+    assert len(jobs) == 1200  # the rescan's time: bench/load.py, "Listing"
 
 
 def test_entries_that_are_not_regular_files_are_named(tmp_path: Path) -> None:

@@ -463,18 +463,16 @@ def test_layered_layout_top_down_without_overlaps() -> None:
     assert layered_layout([], {}, []).positions == {}
 
 
-def test_layout_of_a_large_level_is_fast() -> None:
+def test_layout_of_a_large_level() -> None:
+    """1,400 nodes with cycles: layers along every kept edge (speed: ``bench/hard_inputs.py``)."""
     import random
-    import time
 
     rng = random.Random(3)
     nodes = [f"n{i}" for i in range(1400)]
     edges = [(nodes[i], nodes[i + 1]) for i in range(1399)]
     edges += [(rng.choice(nodes), rng.choice(nodes)) for _ in range(1400)]
-    start = time.perf_counter()
     layers, dag = assign_layers(nodes, edges)
     result = layered_layout(nodes, {n: (80, 30) for n in nodes}, edges)
-    assert time.perf_counter() - start < 5
     assert all(layers[a] < layers[b] for a, b in dag)
     assert len(result.positions) == 1400
 

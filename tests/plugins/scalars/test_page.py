@@ -224,9 +224,11 @@ def _figures(dash_duo) -> dict[str, dict]:
         return out;""")
 
 
+#: The card ``arguments[1]`` among those that match ``arguments[0]``, as ``card``.
+NTH_CARD = "const card = document.querySelectorAll(arguments[0])[arguments[1]];\n"
+
 #: What a card that is not drawn holds, for a timeout's message.
-CARD_STATE = """
-const card = document.querySelectorAll(arguments[0])[arguments[1]];
+CARD_STATE = NTH_CARD + """
 if (!card) return 'gone';
 const slot = card.querySelector('.di-graph-slot');
 return {id: card.id, className: card.className, data: Object.assign({}, card.dataset),
@@ -244,12 +246,10 @@ def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
     until(lambda: len(dash_duo.find_elements(cards)) == count, timeout)
     for index in range(count):
         dash_duo.driver.execute_script(
-            "const card = document.querySelectorAll(arguments[0])[arguments[1]];"
-            "if (card) card.scrollIntoView({block: 'center'});", cards, index)
+            NTH_CARD + "if (card) card.scrollIntoView({block: 'center'});", cards, index)
         try:
             until(lambda index=index: dash_duo.driver.execute_script(
-                "const card = document.querySelectorAll(arguments[0])[arguments[1]];"
-                "const plot = card && card.querySelector('.js-plotly-plot');"
+                NTH_CARD + "const plot = card && card.querySelector('.js-plotly-plot');"
                 "return Boolean(plot && plot.data);", cards, index), timeout)
         except TestingTimeoutError as error:
             raise AssertionError(f"card {index} of {count} never drawn: "

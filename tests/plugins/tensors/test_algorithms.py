@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -290,15 +289,12 @@ def test_statistics_match_mindinsight_algorithm(dtype: type, with_invalid: bool)
         assert ours[key] == value, key  # bit-identical, avg included
 
 
-def test_statistics_ten_million_float32_is_fast() -> None:
+def test_statistics_of_ten_million_float32() -> None:
+    """10M values with 10 NaNs (the speed: ``bench/hard_inputs.py``)."""
     array = np.random.default_rng(0).standard_normal(10_000_000, dtype=np.float32)
     array[::1_000_003] = np.nan
-    statistics(array[:1000])  # warm-up
-    start = time.perf_counter()
     stats = statistics(array.reshape(1000, 10_000))
-    elapsed = time.perf_counter() - start
     assert stats["count"] == 10_000_000 and stats["nan_count"] == 10
-    assert elapsed < 3.0, f"statistics of 10M float32 took {elapsed:.2f} s"
 
 
 # --- histograms -----------------------------------------------------------------------------------

@@ -3,7 +3,6 @@ ten million values."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -38,12 +37,10 @@ def test_large_tensors(tmp_path: Path) -> None:
     service = loaded_service(base, tmp_path / "ws")
     try:
         provider = service.provider
-        started = time.perf_counter()
         stats = TensorQueries(provider).statistics("./big", "ten_million", 1)
         assert stats["count"] == 10_000_000
         sliced = TensorQueries(provider).slice("./big", "ten_million", 1, "[0:10,0:1000]")
-        assert sliced.shape == (10, 1000)
-        assert time.perf_counter() - started < 10
+        assert sliced.shape == (10, 1000)  # the time it takes: bench/hard_inputs.py
         with pytest.raises(TensorTooLarge, match="12,000,000 values"):
             TensorQueries(provider).tensor("./big", "too_big", 1)
     finally:
