@@ -44,6 +44,7 @@ from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import GraphView, build_view, kind_of
+from dash_insight.web.clicks import drawn_not_clicked
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
 
@@ -495,7 +496,7 @@ def _or_no_update(value: Any) -> Any:
 def _clicked_name() -> str | None:
     """The ``name`` of the pattern-matching button that fired the callback, when it was a click
     (n_clicks set) rather than the button being drawn."""
-    if not ctx.triggered or not ctx.triggered[0].get("value"):
+    if drawn_not_clicked():
         return None
     trigger = ctx.triggered_id
     return trigger.get("name") if isinstance(trigger, dict) else None
@@ -544,7 +545,7 @@ def register(app: dash.Dash, service: GraphService) -> None:
                   State("url", "search"), prevent_initial_call=True)
     def toggle(dbltap: dict | None, _button: Any, _tree: Any, search: str | None) -> Any:
         """Open or close a scope: double click, the panel's button or the tree's arrow."""
-        if not ctx.triggered or not ctx.triggered[0].get("value"):
+        if drawn_not_clicked():
             return dash.no_update
         scope = (dbltap or {}).get("id") if ctx.triggered_id == "graph-dbltap" \
             else _clicked_name()

@@ -25,6 +25,7 @@ from dash_insight.core.lineage_rows import lineage_row, parameter_details
 from dash_insight.core.provider import DataError, JobSummary
 from dash_insight.core.service import DataService
 from dash_insight.web.answer_key import content_key
+from dash_insight.web.clicks import drawn_not_clicked
 from dash_insight.web.url_state import int_param, make_search, parse_search, same_search
 
 PATH = "/"
@@ -233,7 +234,7 @@ def register(app: dash.Dash, service: DataService) -> None:
                         goto: Any, search: str | None) -> Any:
         state = _state(parse_search(search))
         trigger = ctx.triggered_id
-        if isinstance(trigger, dict) and not ctx.triggered[0]["value"]:
+        if isinstance(trigger, dict) and drawn_not_clicked():
             return dash.no_update  # sort buttons just rendered, not clicked
         if trigger in ("job-filter", "job-filter-regex"):
             state.update(q=text or "", regex=bool(regex), page=1)
@@ -311,7 +312,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         trigger = ctx.triggered_id
         if not isinstance(trigger, dict):
             return None  # another list (filter, sort, page): its details close
-        if not ctx.triggered[0]["value"]:
+        if drawn_not_clicked():
             return dash.no_update  # the rows drawn anew (new data), not a click
         train_id = trigger["train_id"]
         try:

@@ -49,6 +49,7 @@ from dash_insight.plugins.landscape.query import (
 )
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.answer_key import answer_key
+from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.run_colours import run_colours, run_dot
@@ -229,7 +230,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
     def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None, view: str,
                         mode: str, scale: str, overlay: list[str] | None,
                         shown: list[str] | None, search: str | None) -> Any:
-        if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
+        if picker_button_drawn():
             return dash.no_update
         jobs = landscape_jobs(service)
         params = parse_search(search)

@@ -32,6 +32,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import charts, components, query
 from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.web.clicks import drawn_not_clicked
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import int_param, make_search, parse_search
 
@@ -466,7 +467,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
     )
     def sub_page(clicks: list, pages: dict | None) -> Any:
         trigger = ctx.triggered_id
-        if not isinstance(trigger, dict) or not ctx.triggered[0]["value"]:
+        if not isinstance(trigger, dict) or drawn_not_clicked():
             return dash.no_update
         pages = dict(pages or {})
         pages[trigger["op_type"]] = max(0, pages.get(trigger["op_type"], 0) + trigger["step"])

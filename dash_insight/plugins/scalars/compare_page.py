@@ -40,6 +40,7 @@ from dash_insight.plugins.scalars.charts import (
     register_chart_callbacks,
 )
 from dash_insight.plugins.scalars.export import Found, csv_rows, json_pieces
+from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.run_colours import (
     PALETTE,
@@ -315,7 +316,7 @@ def register(app: dash.Dash, service: DataService) -> None:
                         tag_pattern: str | None, axis: str, smoothing: float | None, _prev: Any,
                         _next: Any, x_tag: str | None, search: str | None) -> Any:
         trigger = ctx.triggered_id
-        if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
+        if picker_button_drawn():
             return dash.no_update
         state, jobs, tags_of = current(search)
         if (echoed(trigger, "compare-jobs", checked_names(job_rows), jobs, state["jobs"],
@@ -345,7 +346,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         prevent_initial_call=True,
     )
     def download(_csv: Any, _json: Any, search: str | None) -> Any:
-        if not ctx.triggered or not ctx.triggered[0]["value"]:
+        if drawn_not_clicked():
             return dash.no_update
         state, _jobs, tags_of = current(search)
         fmt = "json" if ctx.triggered_id == "compare-download-json" else "csv"
@@ -413,7 +414,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     def pick_colour(_swatches: list, _reset: Any, run: str | None, overrides: dict | None
                     ) -> Any:
         trigger = ctx.triggered_id
-        if not ctx.triggered[0]["value"] or not run:
+        if drawn_not_clicked() or not run:
             return dash.no_update
         colour = trigger.get("colour") if isinstance(trigger, dict) else None
         return set_colour(overrides, run, colour)

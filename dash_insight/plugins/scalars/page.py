@@ -39,6 +39,7 @@ from dash_insight.plugins.scalars.charts import (
     threshold_text,
 )
 from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
+from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.deferred import deferred_children
 from dash_insight.web.components.job_notice import job_notice
 from dash_insight.web.components.page_head import job_page_head
@@ -373,9 +374,7 @@ def register(app: dash.Dash, service: DataService) -> None:
                         axis: str, smoothing: float | None, _prev: Any, _next: Any,
                         _compose: Any, _remove: Any, x_tag: str | None,
                         composed: list[str] | None, search: str | None) -> Any:
-        if len(ctx.triggered) > 1 or (
-                not ctx.triggered[0]["value"]
-                and str(ctx.triggered_id).endswith(("-all", "-none"))):
+        if len(ctx.triggered) > 1 or picker_button_drawn():
             # Dash calls this once when the page's controls appear (the tag list filled from
             # the URL), with every input in ctx.triggered: triggered_id is then just the first,
             # the "All" button, which would replace a linked ``tags=`` by every tag. A click

@@ -26,6 +26,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.web.answer_key import answer_key
+from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
 from dash_insight.web.components.tag_select import (
     checked_names,
@@ -212,7 +213,7 @@ def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list
     def picker_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
                       search: str | None) -> Any:
         trigger = ctx.triggered_id
-        if not ctx.triggered[0]["value"] and str(trigger).endswith(("-all", "-none")):
+        if picker_button_drawn():
             return dash.no_update
         runs = current(search)
         if echoed(trigger, list_id, checked_names(rows), runs.jobs, runs.selected, runs.pattern):
