@@ -91,12 +91,23 @@ def loaded_service(base: str | os.PathLike[str], workspace: str | os.PathLike[st
 
 
 @pytest.fixture(scope="module")
-def corpus_provider(corpus: Path, tmp_path_factory: pytest.TempPathFactory
-                    ) -> Iterator[DataProvider]:
-    """A provider over the corpus, every file read once (one per test module)."""
-    service = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield service.provider
-    service.close()
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workspace of :func:`service` (one per test module)."""
+    return tmp_path_factory.mktemp("ws")
+
+
+@pytest.fixture(scope="module")
+def service(corpus: Path, workspace: Path) -> Iterator[DataService]:
+    """A data service over the corpus, every file read once (one per test module)."""
+    data = loaded_service(corpus, workspace)
+    yield data
+    data.close()
+
+
+@pytest.fixture(scope="module")
+def corpus_provider(service: DataService) -> DataProvider:
+    """The provider of :func:`service`."""
+    return service.provider
 
 
 @pytest.fixture

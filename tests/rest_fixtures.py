@@ -1,7 +1,7 @@
 """What the REST tests share (tests/web/test_rest.py and tests/plugins/<name>/test_rest.py): the
-fixtures serving the corpus, the oracle and the helpers comparing answers with it. Registered
-as a pytest plugin by tests/conftest.py; module-scoped fixtures load the corpus once per test
-module that uses them.
+apps serving the corpus (over tests/conftest.py's ``service``), the oracle and the helpers
+comparing answers with it. Registered as a pytest plugin by tests/conftest.py; module-scoped
+fixtures load the corpus once per test module that uses them.
 
 The MindInsight-compatible REST API (dash_insight.web.http and the plugins' routes) is tested
 against MindInsight 2.3.1's own answers.
@@ -36,7 +36,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.store.sampling import MINDINSIGHT_SAMPLES
 from dash_insight.web.application import register_rest_api
@@ -69,26 +68,11 @@ def oracle() -> dict[str, Any]:
     return ORACLE
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("ws")
-
-
-@pytest.fixture(scope="module")
-def service(corpus: Path, workspace: Path) -> DataService:
-    return loaded_service(corpus, workspace)
-
-
 def rest_app(service: DataService, **options: Any) -> Flask:
     """A Flask app serving only the REST API over ``service``."""
     app = Flask(__name__)
     register_rest_api(app, service, **options)
     return app
-
-
-@pytest.fixture(scope="module")
-def provider(service: DataService) -> DataProvider:
-    return service.provider
 
 
 @pytest.fixture(scope="module")

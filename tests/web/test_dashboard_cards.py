@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import dash
-import pytest
 
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin, mindinsight_order
@@ -14,15 +10,7 @@ from dash_insight.plugins.scalars.cards import scalar_card
 from dash_insight.plugins.tensors.cards import tensor_card
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.web.plugin import CardRequest
-from tests.conftest import loaded_service
 from tests.pages import text
-
-
-@pytest.fixture(scope="module")
-def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[DataService]:
-    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield data
-    data.close()
 
 
 def test_mindinsight_order_sorts_by_the_suffixed_name() -> None:

@@ -24,10 +24,8 @@ JOB_PAGES = ("/scalars", "/histograms", "/tensors", "/images", "/graph", "/data-
 
 
 @pytest.fixture(scope="module")
-def features(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Features]:
-    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield Features.build(data)
-    data.close()
+def features(service: DataService) -> Features:
+    return Features.build(service)
 
 
 def _walk(component: Any) -> Iterator[Any]:

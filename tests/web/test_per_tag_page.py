@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import dash
-import pytest
 from dash import html
 
 from dash_insight.core.provider import DataError
@@ -22,15 +21,8 @@ from dash_insight.web import per_tag_page as ptp
 from dash_insight.web.application import PLUGINS
 from dash_insight.web.url_state import Flag
 from tests.browser import wait_idle
-from tests.conftest import console_errors, loaded_service
+from tests.conftest import console_errors
 from tests.pages import find, text
-
-
-@pytest.fixture(scope="module")
-def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
-    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield data
-    data.close()
 
 
 def _card(context: ptp.CardContext[DataService], tag: str) -> html.Section:

@@ -57,8 +57,8 @@ def _app(service: DataService) -> Flask:
 
 
 @pytest.fixture(scope="module")
-def app(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Flask:
-    return _app(loaded_service(corpus, tmp_path_factory.mktemp("ws")))
+def app(service: DataService) -> Flask:
+    return _app(service)
 
 
 @pytest.fixture(scope="module")

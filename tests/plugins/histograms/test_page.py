@@ -11,7 +11,6 @@ from urllib.parse import parse_qs
 import dash
 import numpy as np
 import plotly.graph_objects as go
-import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
@@ -32,13 +31,6 @@ from tests.pages import (
     text,
     url_params,
 )
-
-
-@pytest.fixture(scope="module")
-def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
-    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield data
-    data.close()
 
 
 def test_histogram_page_state_and_search() -> None:

@@ -3,11 +3,9 @@ brightness and contrast, actual size)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import parse_qs
 
 import dash
-import pytest
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.service import DataService
@@ -15,15 +13,8 @@ from dash_insight.plugins.images import page as images
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until
-from tests.conftest import console_errors, loaded_service
+from tests.conftest import console_errors
 from tests.pages import find, press, run_js, text, url_params
-
-
-@pytest.fixture(scope="module")
-def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
-    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield data
-    data.close()
 
 
 def test_image_helpers() -> None:

@@ -68,8 +68,8 @@ def test_train_jobs_match_oracle_and_list_nested(oracle: dict[str, Any],
     assert len(loss["metadatas"]) == 200
 
 
-def test_train_jobs_paging(client: FlaskClient, provider: DataProvider) -> None:
-    newest_first = [job.train_id for job in provider.list_jobs()]
+def test_train_jobs_paging(client: FlaskClient, corpus_provider: DataProvider) -> None:
+    newest_first = [job.train_id for job in corpus_provider.list_jobs()]
     pages = [get(client, "/train-jobs", offset=page, limit=4) for page in range(4)]
     assert [len(p["train_jobs"]) for p in pages] == [4, 4, 1, 0]
     assert {p["total"] for p in pages} == {9}

@@ -67,7 +67,7 @@ def test_tag_without_scalar_suffix_gets_a_hint(client: FlaskClient,
 # -- export ----------------------------------------------------------------------------------------
 
 
-def test_export_csv(client: FlaskClient, provider: DataProvider) -> None:
+def test_export_csv(client: FlaskClient, corpus_provider: DataProvider) -> None:
     response = client.get(EXPORT, query_string={
         "train_id": ["./ops_all", "./nested/grp/job_a"], "tag": ["loss", "metrics/nan_inf"]})
     assert response.status_code == 200 and response.mimetype == "text/csv"
@@ -79,7 +79,7 @@ def test_export_csv(client: FlaskClient, provider: DataProvider) -> None:
     assert sorted(set(groups), key=groups.index) == [
         ("./ops_all", "loss"), ("./ops_all", "metrics/nan_inf"), ("./nested/grp/job_a", "loss")]
     assert len(rows) == 500 + 500 + 200
-    series = provider.read_scalars("./ops_all", "metrics/nan_inf")
+    series = corpus_provider.read_scalars("./ops_all", "metrics/nan_inf")
     exported = [r for r in rows if r["tag"] == "metrics/nan_inf"]
     assert [int(r["step"]) for r in exported] == series.step.tolist()
     np.testing.assert_array_equal(np.array([float(r["value"]) for r in exported]),
@@ -139,7 +139,7 @@ def test_step_range_is_the_raw_slice_of_the_full_answer(client: FlaskClient) -> 
 
 
 def test_max_points_keeps_ends_extremes_and_non_finite(client: FlaskClient,
-                                                       provider: DataProvider) -> None:
+                                                       corpus_provider: DataProvider) -> None:
     tag = "metrics/nan_inf/scalar"
     full = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag)["metadatas"]
     drawn = get(client, "/scalar/metadata", train_id="./ops_all", tag=tag, max_points=10)
@@ -204,11 +204,12 @@ def test_large_answers_are_streamed_in_pieces(client: FlaskClient,
 CHART = "/v1/dash-insight/chart/scalar"
 
 
-def test_chart_scalar_columns_at_a_width(client: FlaskClient, provider: DataProvider) -> None:
+def test_chart_scalar_columns_at_a_width(client: FlaskClient,
+                                         corpus_provider: DataProvider) -> None:
     """What one line of a chart draws: the LOD of ``scalar/metadata`` as columns."""
     answer = client.get(CHART, query_string={"train_id": "./ops_all", "tag": "loss",
                                              "max_points": 100}).get_json()
-    window = provider.read_scalar_window("./ops_all", "loss", max_points=100)
+    window = corpus_provider.read_scalar_window("./ops_all", "loss", max_points=100)
     assert answer["step"] == window.series.step.tolist() and answer["shown"] <= 100
     assert answer["total"] == 500 and answer["step"][0] == 1 and answer["step"][-1] == 500
     np.testing.assert_allclose(answer["y"], window.series.value.astype(np.float64))
@@ -219,10 +220,10 @@ def test_chart_scalar_columns_at_a_width(client: FlaskClient, provider: DataProv
 
 
 def test_chart_scalar_marks_non_finite_values(client: FlaskClient,
-                                              provider: DataProvider) -> None:
+                                              corpus_provider: DataProvider) -> None:
     answer = client.get(CHART, query_string={"train_id": "./ops_all",
                                              "tag": "metrics/nan_inf"}).get_json()
-    value = provider.read_scalars("./ops_all", "metrics/nan_inf").value.astype(np.float64)
+    value = corpus_provider.read_scalars("./ops_all", "metrics/nan_inf").value.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(value))
     assert bad.size and [i for i, _ in answer["nonfinite"]] == bad.tolist()
     assert {kind for _, kind in answer["nonfinite"]} <= {"nan", "inf", "-inf"}

@@ -22,14 +22,6 @@ from tests.browser import until
 from tests.conftest import console_errors, loaded_service
 from tests.pages import HIST_META, click_option, find, press, run_js, text, url_params
 
-
-@pytest.fixture(scope="module")
-def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
-    data = loaded_service(corpus, tmp_path_factory.mktemp("ws"))
-    yield data
-    data.close()
-
-
 # --- URL state and controls ---------------------------------------------------------------------
 
 
