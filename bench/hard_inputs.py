@@ -26,14 +26,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics as stats
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from machine import machine  # bench/, beside this script
+from machine import machine, timed  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import RecordReader
@@ -46,41 +43,31 @@ from dash_insight.plugins.tensors.query import TensorQueries
 FILLED_BYTES = 4 << 20
 
 
-def median_seconds(run: Callable[[int], object], repeat: int) -> float:
-    """Median wall time of ``run(i)`` for i in 0..repeat-1."""
-    times = []
-    for i in range(repeat):
-        started = time.perf_counter()
-        run(i)
-        times.append(time.perf_counter() - started)
-    return stats.median(times)
-
-
 def frame_filled(folder: Path, content: bytes, repeat: int) -> float:
     path = folder / "filled"
     path.write_bytes(content)
 
-    def scan(_: int) -> None:
+    def scan() -> None:
         reader = RecordReader(path)
         assert not list(reader.read()) and reader.lost_at == 0
-    return median_seconds(scan, repeat)
+    return timed(scan, repeat)
 
 
 def write_tensor(folder: Path, repeat: int) -> float:
     array = np.random.default_rng(0).standard_normal((1000, 1000), dtype=np.float32)
 
-    def write(i: int) -> None:
-        with SummaryWriter(folder / f"write{i}", host="bench") as writer:
+    def write() -> None:
+        with SummaryWriter(tempfile.mkdtemp(dir=folder), host="bench") as writer:
             writer.add_tensor("big", array, 1)
             writer.flush()
-    return median_seconds(write, repeat)
+    return timed(write, repeat)
 
 
 def tensor_statistics(repeat: int) -> float:
     array = np.random.default_rng(0).standard_normal(10_000_000, dtype=np.float32)
     array[::1_000_003] = np.nan
     statistics(array[:1000])  # warm-up
-    return median_seconds(lambda _: statistics(array.reshape(1000, 10_000)), repeat)
+    return timed(lambda: statistics(array.reshape(1000, 10_000)), repeat)
 
 
 def open_tensor(folder: Path, repeat: int) -> float:
@@ -89,21 +76,22 @@ def open_tensor(folder: Path, repeat: int) -> float:
     with SummaryWriter(base / "big", host="bench") as writer:
         writer.add_tensor("ten_million", values.reshape(1000, 10_000), step=1)
 
-    def query(i: int) -> None:
-        service = DataService(Settings(str(base), workspace=str(folder / f"ws{i}"),
-                                       reload_interval=0))
-        try:
-            service.loader.load_round()
-            started = time.perf_counter()
-            queries = TensorQueries(service.provider)
-            assert queries.statistics("./big", "ten_million", 1)["count"] == 10_000_000
-            assert queries.slice("./big", "ten_million", 1, "[0:10,0:1000]").shape == (10, 1000)
-            opened.append(time.perf_counter() - started)
-        finally:
+    services: list[DataService] = []
+
+    def load() -> None:  # a new workspace each time: every cache empty; not timed
+        services.append(DataService(Settings(str(base), workspace=tempfile.mkdtemp(dir=folder),
+                                             reload_interval=0)))
+        services[-1].loader.load_round()
+
+    def query() -> None:
+        queries = TensorQueries(services[-1].provider)
+        assert queries.statistics("./big", "ten_million", 1)["count"] == 10_000_000
+        assert queries.slice("./big", "ten_million", 1, "[0:10,0:1000]").shape == (10, 1000)
+    try:
+        return timed(query, repeat, reset=load)
+    finally:
+        for service in services:
             service.close()
-    opened: list[float] = []
-    median_seconds(query, repeat)
-    return stats.median(opened)  # the queries only, not the loader round
 
 
 def graph_level_layout(repeat: int) -> float:
@@ -112,10 +100,10 @@ def graph_level_layout(repeat: int) -> float:
     edges = [(nodes[i], nodes[i + 1]) for i in range(1399)]
     edges += [(rng.choice(nodes), rng.choice(nodes)) for _ in range(1400)]
 
-    def lay_out(_: int) -> None:
+    def lay_out() -> None:
         assign_layers(nodes, edges)
         layered_layout(nodes, {n: (80, 30) for n in nodes}, edges)
-    return median_seconds(lay_out, repeat)
+    return timed(lay_out, repeat)
 
 
 def main() -> None:

@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import plotly.io
-from machine import machine  # bench/, beside this script
+from machine import machine, timed  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.provider import DataProvider
@@ -70,17 +67,6 @@ def write_job(directory: str, size: int, intervals: int) -> str:
                              convergence_point=(0.0, 0.0, 2.0), decomposition="Random",
                              step_per_epoch=100)
     return "./" + os.path.basename(directory)
-
-
-def timed(run: Callable[[], Any], repeat: int, reset: Callable[[], None] | None) -> float:
-    times = []
-    for _ in range(repeat):
-        if reset is not None:
-            reset()
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def open_page(service: LandscapeService, train_id: str, params: dict[str, str]) -> int:

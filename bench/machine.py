@@ -1,4 +1,5 @@
-"""What every benchmark shares: the machine line printed beside its figures, and a free port.
+"""What every benchmark shares: the machine line printed beside its figures, a free port and
+the median time of a repeated action.
 
 Machines are shared and noisy, so each figure is printed next to the core count and the load
 average it was measured at.
@@ -8,6 +9,9 @@ from __future__ import annotations
 
 import os
 import socket
+import statistics
+import time
+from collections.abc import Callable
 
 
 def machine() -> str:
@@ -15,6 +19,20 @@ def machine() -> str:
     one, five, fifteen = os.getloadavg()
     return (f"{os.cpu_count()} cores, load average {one:.2f} {five:.2f} {fifteen:.2f} "
             "(1/5/15 min)")
+
+
+def timed(run: Callable[[], object], repeat: int,
+          reset: Callable[[], None] | None = None) -> float:
+    """Median wall time in seconds of ``run()`` over ``repeat`` runs; ``reset()`` (not timed)
+    before each run, e.g. to empty a cache or to set up what the run reads."""
+    times = []
+    for _ in range(repeat):
+        if reset is not None:
+            reset()
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def free_port() -> int:
