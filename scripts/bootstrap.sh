@@ -1,22 +1,54 @@
-# Sourced by the other scripts: make sure .venv exists and holds this package with its test
-# extras (pip only re-installs when pyproject.toml changed since the last bootstrap). The first
-# run takes minutes: it says what it is doing, step by step.
+# Sourced by the other scripts: make sure the virtual environment holds this package and the exact
+# versions of uv.lock (https://docs.astral.sh/uv/), installed with uv. What goes in:
+#   DASH_INSIGHT_EXTRAS   extras of pyproject.toml to add ("test" for scripts/test.sh); the demo
+#                         installs the app alone (about 400 MB instead of 1 GB).
+#   DASH_INSIGHT_DEPS     "locked" (the default) or "newest": every package at its newest release
+#                         allowed by pyproject.toml, ignoring the lock, in .venv-newest (the
+#                         scheduled check .ci/newest; scripts/lock.sh then refreshes the lock).
+#   DASH_INSIGHT_VENV     the environment (default .venv, or .venv-newest for "newest").
+# A run with nothing to install is silent and takes a fraction of a second; the first run says
+# what it installs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${DASH_INSIGHT_VENV:-$ROOT/.venv}"
-PYTHON_BIN="${PYTHON:-python3}"
-if [ ! -x "$VENV/bin/python" ]; then
-    echo "setup: creating the virtual environment $VENV (first run only)"
-    "$PYTHON_BIN" -m venv "$VENV"
+UV_VERSION=0.13.9
+DEPS="${DASH_INSIGHT_DEPS:-locked}"
+case "$DEPS" in
+    locked) VENV="${DASH_INSIGHT_VENV:-$ROOT/.venv}" ;;
+    newest) VENV="${DASH_INSIGHT_VENV:-$ROOT/.venv-newest}" ;;
+    *) echo "setup: DASH_INSIGHT_DEPS is '$DEPS'; use locked or newest" >&2; exit 2 ;;
+esac
+EXTRAS=()
+for extra in ${DASH_INSIGHT_EXTRAS:-}; do EXTRAS+=(--extra "$extra"); done
+# uv: $UV if set, else the pinned release installed once into .tools (a 20 MB wheel from PyPI).
+if [ -z "${UV:-}" ]; then
+    UV="$ROOT/.tools/uv-$UV_VERSION/bin/uv"
+    if [ ! -x "$UV" ]; then
+        echo "setup: installing uv $UV_VERSION, the package installer, into .tools (first run only)"
+        "${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check \
+            --target "$ROOT/.tools/uv-$UV_VERSION" "uv==$UV_VERSION"
+    fi
 fi
-STAMP="$VENV/.dash-insight-installed"
-if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
-    echo "setup: upgrading pip in $VENV"
-    "$VENV/bin/python" -m pip install --quiet --upgrade pip
-    echo "setup: installing dash-insight and its packages into $VENV (Dash, Plotly, NumPy," \
-         "test tools; a few minutes on the first run)"
-    "$VENV/bin/python" -m pip install --quiet -e "$ROOT[test,dev]"
-    touch "$STAMP"
-    echo "setup: done"
+export UV UV_PROJECT_ENVIRONMENT="$VENV" UV_PYTHON="${PYTHON:-python3}" UV_PYTHON_DOWNLOADS=never
+cd "$ROOT"
+if [ "$DEPS" = locked ]; then
+    # The demo adds the app's packages to whatever is there; the tests get exactly the lock.
+    SYNC=(sync --frozen "${EXTRAS[@]}")
+    [ ${#EXTRAS[@]} -gt 0 ] || SYNC+=(--inexact)
+    if ! "$UV" "${SYNC[@]}" --check --quiet >/dev/null 2>&1; then
+        echo "setup: installing dash-insight and the versions of uv.lock into $VENV" \
+             "(Dash, Plotly, NumPy, pandas${DASH_INSIGHT_EXTRAS:+; extras: $DASH_INSIGHT_EXTRAS})"
+        "$UV" "${SYNC[@]}"
+        echo "setup: done"
+    fi
+else
+    echo "setup: installing dash-insight with the newest releases of its packages into $VENV" \
+         "(not the lock)"
+    [ -x "$VENV/bin/python" ] || "$UV" venv --quiet "$VENV"
+    SPEC="$ROOT"
+    [ -z "${DASH_INSIGHT_EXTRAS:-}" ] || SPEC="$ROOT[$(echo "$DASH_INSIGHT_EXTRAS" | tr ' ' ',')]"
+    "$UV" pip install --python "$VENV/bin/python" --upgrade -e "$SPEC"
+    echo "setup: done; what differs from uv.lock:"
+    "$UV" pip list --python "$VENV/bin/python" --format freeze \
+        | "$VENV/bin/python" "$ROOT/scripts/lock_diff.py" "$ROOT/uv.lock" || true
 fi
 export PATH="$VENV/bin:$PATH"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up (first run only) and serve the bundled demo of real MindSpore 2.10 summaries in the
+# Set up (first run only: the app's packages alone, at the versions of uv.lock; about a minute)
+# and serve the bundled demo of real MindSpore 2.10 summaries in the
 # foreground: open the printed URL; Ctrl-C stops. Extra arguments go to the server, e.g.
 # --port 8081 (see: python app.py --help).
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Set up (first run only) and run the whole test suite: ruff, the import-linter contracts of
+# Set up (first run only: the lock's versions with the test extra, scripts/bootstrap.sh) and run
+# the whole test suite: ruff, the import-linter contracts of
 # pyproject.toml, mypy on the package, then pytest (browser tests drive headless Chromium,
 # installed from Debian's packages when missing; tests/test_wheel.py builds the sdist and wheel,
 # installs the wheel into the scratch venv .venv-wheel and serves the demo from it; the notebook
 # test runs a notebook in an IPython kernel; the fleet tests, marked fleet, start a redis-server
 # from Debian's package and Celery workers). Extra arguments go to pytest.
+# DASH_INSIGHT_DEPS=newest runs it all on the newest releases instead of the lock (.ci/newest).
+DASH_INSIGHT_EXTRAS="test dev ${DASH_INSIGHT_EXTRAS:-}"
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 cd "$ROOT"
 if ! command -v chromedriver >/dev/null || ! command -v chromium >/dev/null \

@@ -185,40 +185,62 @@ def test_app_py_prints_its_url_and_a_port_taken_late_in_one_line(tmp_path: Path)
                            "choose another one with --port\n")
 
 
-def _fake_venv(tmp_path: Path, installed: bool) -> Path:
-    """A venv for scripts/bootstrap.sh whose python is this one (pip does nothing), marked
-    installed or not: the scripts run without touching any real environment."""
-    venv = tmp_path / "venv"
+def _fake_setup(tmp_path: Path, installed: bool) -> dict[str, str]:
+    """The environment for scripts/bootstrap.sh with a fake uv (``$UV``) that logs its arguments
+    and "installs" by touching a mark, and a venv whose python is this one: the scripts run
+    without touching any real environment."""
+    venv, log, mark = tmp_path / "venv", tmp_path / "uv.log", tmp_path / "installed"
     (venv / "bin").mkdir(parents=True)
     python = venv / "bin" / "python"
-    python.write_text("#!/bin/sh\n"
-                      'if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then exit 0; fi\n'
-                      f'exec {sys.executable} "$@"\n')
+    python.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
     python.chmod(0o755)
+    uv = tmp_path / "uv"
+    uv.write_text("#!/bin/sh\n"
+                  f'echo "$*" >> {log}\n'
+                  f'case "$*" in *--check*) [ -e {mark} ] ;; *) touch {mark} ;; esac\n')
+    uv.chmod(0o755)
     if installed:
-        (venv / ".dash-insight-installed").touch()
-    return venv
+        mark.touch()
+    return {**os.environ, "DASH_INSIGHT_VENV": str(venv), "UV": str(uv)}
+
+
+def _bootstrap(environment: dict[str, str], extras: str = "") -> subprocess.CompletedProcess[str]:
+    script = f"DASH_INSIGHT_EXTRAS='{extras}'; source {REPO / 'scripts' / 'bootstrap.sh'}"
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                          env=environment)
 
 
 def test_first_run_says_what_it_installs(tmp_path: Path) -> None:
-    venv = _fake_venv(tmp_path, installed=False)
-    done = subprocess.run(["bash", "-c", f"source {REPO / 'scripts' / 'bootstrap.sh'}"],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "DASH_INSIGHT_VENV": str(venv)})
+    environment = _fake_setup(tmp_path, installed=False)
+    done = _bootstrap(environment)
     assert done.returncode == 0, done.stderr
-    assert "setup: installing dash-insight and its packages" in done.stdout
+    assert "setup: installing dash-insight and the versions of uv.lock" in done.stdout
     assert "setup: done" in done.stdout
-    again = subprocess.run(["bash", "-c", f"source {REPO / 'scripts' / 'bootstrap.sh'}"],
-                           capture_output=True, text=True, timeout=60,
-                           env={**os.environ, "DASH_INSIGHT_VENV": str(venv)})
+    # the app alone, from the lock, added to what is there
+    assert (tmp_path / "uv.log").read_text().splitlines()[-1] == "sync --frozen --inexact"
+    again = _bootstrap(environment)
     assert again.returncode == 0 and again.stdout == ""  # installed: silent
     test_script = (REPO / "scripts" / "test.sh").read_text()
     assert 'echo "setup: installing chromium' in test_script
+    assert 'DASH_INSIGHT_EXTRAS="test dev' in test_script
+
+
+def test_the_tests_get_exactly_the_lock_with_their_extras(tmp_path: Path) -> None:
+    done = _bootstrap(_fake_setup(tmp_path, installed=False), extras="test dev")
+    assert done.returncode == 0, done.stderr
+    assert "extras: test dev" in done.stdout
+    assert (tmp_path / "uv.log").read_text().splitlines()[-1] == (
+        "sync --frozen --extra test --extra dev")
+
+
+def test_bootstrap_refuses_an_unknown_dependency_mode(tmp_path: Path) -> None:
+    done = _bootstrap({**_fake_setup(tmp_path, installed=True), "DASH_INSIGHT_DEPS": "latest"})
+    assert done.returncode == 2
+    assert done.stderr == "setup: DASH_INSIGHT_DEPS is 'latest'; use locked or newest\n"
 
 
 def test_demo_sh_prints_the_port_used_and_a_busy_port_in_one_line(tmp_path: Path) -> None:
-    venv = _fake_venv(tmp_path, installed=True)
-    environment = {**os.environ, "DASH_INSIGHT_VENV": str(venv)}
+    environment = _fake_setup(tmp_path, installed=True)
     demo = [str(REPO / "scripts" / "demo.sh"), "--workspace", str(tmp_path / "ws")]
     port = free_port()
     process = subprocess.Popen([*demo, "--port", str(port)], stdout=subprocess.PIPE,

@@ -5,7 +5,9 @@ run from an empty folder (no ``PYTHONPATH``, no checkout on ``sys.path``), serve
 
 The scratch venv (``.venv-wheel`` at the repository root, git-ignored) is kept between runs while
 the package's dependencies and the Python version stay the same: only the freshly built wheel is
-reinstalled (``--no-deps``), so a run takes seconds after the first.
+reinstalled (``--no-deps``), so a run takes seconds after the first. The dependencies are the
+versions of ``uv.lock`` (``uv export`` as constraints) when uv is at hand, as scripts/bootstrap.sh
+installs them: a new release elsewhere does not change what this test installs.
 """
 
 from __future__ import annotations
@@ -64,11 +66,24 @@ def _run(command: list[str], cwd: Path, timeout: float = 600) -> str:
     return done.stdout
 
 
-def _requirements_key() -> str:
+def _uv() -> str | None:
+    """The uv of scripts/bootstrap.sh (it exports UV), or one on PATH."""
+    return os.environ.get("UV") or shutil.which("uv")
+
+
+def _requirements_key(constraints: str) -> str:
     """What the scratch venv's installed dependencies depend on."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    text = json.dumps([sys.version, project["dependencies"]])
+    text = json.dumps([sys.version, project["dependencies"], constraints])
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _locked_constraints(uv: str | None) -> str:
+    """uv.lock's versions of the app's dependencies, as a pip constraints file ("" without uv)."""
+    if uv is None:
+        return ""
+    return _run([uv, "export", "--frozen", "--no-hashes", "--no-emit-project", "--no-header",
+                 "--quiet", "--project", str(ROOT)], cwd=ROOT)
 
 
 @pytest.fixture(scope="module")
@@ -84,17 +99,24 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def installed(built: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scratch venv with the wheel installed (dependencies from the package index)."""
-    key = _requirements_key()
+    """The scratch venv with the wheel installed (dependencies from the package index, at the
+    lock's versions when uv is at hand)."""
+    uv = _uv()
+    constraints = _locked_constraints(uv)
+    key = _requirements_key(constraints)
     fresh = not (STAMP.exists() and STAMP.read_text() == key)
     if fresh:
         shutil.rmtree(SCRATCH_VENV, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(SCRATCH_VENV)], check=True,
                        env=_clean_env(), timeout=300)
-    pip = [str(SCRATCH_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet",
-           "--disable-pip-version-check"]
-    extra = [] if fresh else ["--no-deps", "--force-reinstall"]
-    _run([*pip, *extra, str(built["wheel"])], cwd=tmp_path_factory.mktemp("pip"), timeout=900)
+    scratch = tmp_path_factory.mktemp("pip")
+    (scratch / "constraints.txt").write_text(constraints)
+    install = ([uv, "pip", "install", "--python", str(SCRATCH_VENV / "bin" / "python")] if uv
+               else [str(SCRATCH_VENV / "bin" / "python"), "-m", "pip", "install",
+                     "--disable-pip-version-check"])
+    install += ["--quiet", "--constraint", str(scratch / "constraints.txt")]
+    extra = [] if fresh else ["--no-deps", "--reinstall" if uv else "--force-reinstall"]
+    _run([*install, *extra, str(built["wheel"])], cwd=scratch, timeout=900)
     if fresh:
         STAMP.write_text(key)
     return SCRATCH_VENV

@@ -108,6 +108,26 @@ def test_generated_modules_are_up_to_date() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_generated_modules_compare_by_meaning() -> None:
+    sys.path.insert(0, str(REPO / "proto"))
+    try:
+        from generate import meaning
+    finally:
+        sys.path.remove(str(REPO / "proto"))
+    module = Path(summary_pb2.__file__)
+    text = module.read_text()
+    other_protoc = text.replace("# Protobuf Python Version: ", "# Protobuf Python Version: 9.")
+    assert other_protoc != text
+    assert meaning(module.name, other_protoc) == meaning(module.name, text)
+    assert meaning(module.name, text)[0] == summary_pb2.DESCRIPTOR.serialized_pb
+    changed = text.replace("wall_time", "wall_tim3", 1)
+    assert meaning(module.name, changed) != meaning(module.name, text)
+    stub = module.with_suffix(".pyi")
+    stub_text = stub.read_text()
+    assert meaning(stub.name, "# protoc 9\n" + stub_text) == meaning(stub.name, stub_text)
+    assert meaning(stub.name, stub_text + "x: int\n") != meaning(stub.name, stub_text)
+
+
 def test_no_clash_with_mindspore_descriptor_names() -> None:
     """MindSpore registers summary.proto in package mindspore.irpb; ours must not collide."""
     assert summary_pb2.DESCRIPTOR.name == "proto/summary.proto"
