@@ -29,9 +29,16 @@ __all__ = [
 def browser() -> webdriver.Chrome:
     """Headless Chromium (Debian's, when installed) with the flags this sandbox needs."""
     options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1600,1000"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1600,1000",
+    ):
         options.add_argument(flag)
     if os.path.exists("/usr/bin/chromium"):
         options.binary_location = "/usr/bin/chromium"
@@ -55,16 +62,17 @@ try {
 def install_probe(driver: webdriver.Chrome, script: str = "") -> None:
     """Run :data:`LONG_TASKS` (and ``script``) in every document the driver opens from now on,
     before the page's own scripts; turn on DevTools' performance metrics."""
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                           {"source": LONG_TASKS + script})
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": LONG_TASKS + script})
     driver.execute_cdp_cmd("Performance.enable", {})
 
 
 def cpu_seconds(driver: webdriver.Chrome) -> dict[str, float]:
     """The page's main-thread CPU so far: ``task`` (TaskDuration: every task) and ``script``
     (ScriptDuration: JavaScript), in seconds (DevTools ``Performance.getMetrics``)."""
-    metrics = {m["name"]: m["value"]
-               for m in driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+    metrics = {
+        m["name"]: m["value"]
+        for m in driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
+    }
     return {"task": metrics.get("TaskDuration", 0.0), "script": metrics.get("ScriptDuration", 0.0)}
 
 
@@ -74,8 +82,9 @@ def longest_task_ms(driver: webdriver.Chrome) -> float:
     return max((duration for _, duration in tasks), default=0.0)
 
 
-def wait_for(condition: Callable[[], object], timeout: float, what: str,
-             poll: float = 0.02) -> object:
+def wait_for(
+    condition: Callable[[], object], timeout: float, what: str, poll: float = 0.02
+) -> object:
     """``condition()`` once it is truthy; TimeoutError naming ``what`` after ``timeout`` s."""
     deadline = time.perf_counter() + timeout
     while True:
@@ -130,7 +139,7 @@ def _where(frame: dict[str, Any]) -> str:
                     _SOURCES[name] = source.read().split("\n")
         lines = _SOURCES[name]
         if lines and line < len(lines):
-            text += "  `" + lines[line][column:column + 70] + "`"
+            text += "  `" + lines[line][column : column + 70] + "`"
     return text if url or frame.get("functionName") else text.split(" ")[0]
 
 

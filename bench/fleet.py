@@ -75,21 +75,25 @@ class Clients:
         self.times: dict[str, list[float]] = {"train-jobs": [], "scalars": []}
         self.errors = 0
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._run, args=(port, train_ids))
-                         for port in ports]
+        self._threads = [
+            threading.Thread(target=self._run, args=(port, train_ids)) for port in ports
+        ]
 
     def _run(self, port: int, train_ids: list[str]) -> None:
         rng = random.Random(port)
-        paths = {"train-jobs": lambda: "datavisual/train-jobs?offset=0&limit=10",
-                 "scalars": lambda: (f"datavisual/scalars?train_id={rng.choice(train_ids)}"
-                                     "&tag=metric_0/scalar")}
+        paths = {
+            "train-jobs": lambda: "datavisual/train-jobs?offset=0&limit=10",
+            "scalars": lambda: (
+                f"datavisual/scalars?train_id={rng.choice(train_ids)}&tag=metric_0/scalar"
+            ),
+        }
         while not self._stop.is_set():
             for name, path in paths.items():
                 started = time.perf_counter()
                 try:
                     with urllib.request.urlopen(
-                            f"http://127.0.0.1:{port}/v1/mindinsight/{path()}",
-                            timeout=60) as answer:
+                        f"http://127.0.0.1:{port}/v1/mindinsight/{path()}", timeout=60
+                    ) as answer:
                         answer.read()
                 except OSError:  # refused, timed out or not 200
                     self.errors += 1
@@ -110,8 +114,9 @@ def wait_answer(port: int, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/mindinsight/datavisual/"
-                                        "train-jobs", timeout=5):
+            with urllib.request.urlopen(
+                f"http://127.0.0.1:{port}/v1/mindinsight/datavisual/train-jobs", timeout=5
+            ):
                 return
         except OSError:
             time.sleep(0.2)
@@ -123,7 +128,8 @@ def all_loaded(store: RedisIndexStore, train_ids: list[str]) -> bool:
         return False
     states = store.load_jobs(train_ids)
     return len(states) == len(train_ids) and all(
-        state.status == STATUS_LOADED for state in states.values())
+        state.status == STATUS_LOADED for state in states.values()
+    )
 
 
 def run(base: str, workers: int, train_ids: list[str]) -> dict[str, float]:
@@ -132,39 +138,86 @@ def run(base: str, workers: int, train_ids: list[str]) -> dict[str, float]:
     redis_port = free_port()
     url = f"redis://127.0.0.1:{redis_port}/0"
     processes: list[subprocess.Popen[bytes]] = []
-    redis = subprocess.Popen(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
-                              "--save", "", "--appendonly", "no", "--dir", root],
-                             stdout=subprocess.DEVNULL)
+    redis = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(redis_port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            root,
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     try:
         store = _connect(url, base)
         common = ["--index", url, "--summary-base-dir", base, "--reload-interval", "1"]
         ports = [free_port() for _ in range(2)]
         for number, port in enumerate(ports):
-            processes.append(subprocess.Popen(
-                [sys.executable, "-m", "dash_insight.server", *common, "--port", str(port),
-                 "--workspace", os.path.join(root, f"web{number}")],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+            processes.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "dash_insight.server",
+                        *common,
+                        "--port",
+                        str(port),
+                        "--workspace",
+                        os.path.join(root, f"web{number}"),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            )
         for port in ports:
             wait_answer(port)
         with Clients(ports, train_ids) as clients:
             started = time.perf_counter()
             for number in range(workers):
-                processes.append(subprocess.Popen(
-                    [*CLI, "worker", *common, "--workspace", os.path.join(root, f"w{number}"),
-                     "--pool", "solo", "--loglevel", "WARNING",
-                     *(["--beat"] if number == 0 else [])],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    start_new_session=True))
+                processes.append(
+                    subprocess.Popen(
+                        [
+                            *CLI,
+                            "worker",
+                            *common,
+                            "--workspace",
+                            os.path.join(root, f"w{number}"),
+                            "--pool",
+                            "solo",
+                            "--loglevel",
+                            "WARNING",
+                            *(["--beat"] if number == 0 else []),
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        start_new_session=True,
+                    )
+                )
             while not all_loaded(store, train_ids):
                 time.sleep(0.25)
             seconds = time.perf_counter() - started
         store.close()
-        return {"seconds": seconds, "load": os.getloadavg()[0], "errors": clients.errors,
-                **{f"{name} p50": percentile(times, 0.5) * 1000
-                   for name, times in clients.times.items()},
-                **{f"{name} p99": percentile(times, 0.99) * 1000
-                   for name, times in clients.times.items()},
-                "requests": sum(len(times) for times in clients.times.values())}
+        return {
+            "seconds": seconds,
+            "load": os.getloadavg()[0],
+            "errors": clients.errors,
+            **{
+                f"{name} p50": percentile(times, 0.5) * 1000
+                for name, times in clients.times.items()
+            },
+            **{
+                f"{name} p99": percentile(times, 0.99) * 1000
+                for name, times in clients.times.items()
+            },
+            "requests": sum(len(times) for times in clients.times.values()),
+        }
     finally:
         for process in processes:
             if process.poll() is None:
@@ -200,21 +253,25 @@ def main() -> int:
         print("redis-server not found (apt-get install redis-server)", file=sys.stderr)
         return 2
     base = fleet_jobs(args.jobs)
-    train_ids = sorted("./" + os.path.relpath(str(path), base)
-                       for path in Path(base).glob("group_*/job_*"))
+    train_ids = sorted(
+        "./" + os.path.relpath(str(path), base) for path in Path(base).glob("group_*/job_*")
+    )
     size = tree_bytes(base)
     print(f"{len(train_ids)} jobs, {size / 1e6:.1f} MB; {machine()}", flush=True)
     results = {}
     for workers in (int(n) for n in args.workers.split(",")):
         result = run(base, workers, train_ids)
         results[workers] = result
-        print(f"{workers} worker(s): {len(train_ids) / result['seconds']:.1f} jobs/s, "
-              f"{size / 1e6 / result['seconds']:.2f} MB/s ({result['seconds']:.1f} s); "
-              f"train-jobs p50 {result['train-jobs p50']:.0f} ms p99 "
-              f"{result['train-jobs p99']:.0f} ms, scalars p50 {result['scalars p50']:.0f} ms "
-              f"p99 {result['scalars p99']:.0f} ms over {result['requests']} requests "
-              f"({result['errors']} failed); load average "
-              f"{result['load']:.2f}; {machine()}", flush=True)
+        print(
+            f"{workers} worker(s): {len(train_ids) / result['seconds']:.1f} jobs/s, "
+            f"{size / 1e6 / result['seconds']:.2f} MB/s ({result['seconds']:.1f} s); "
+            f"train-jobs p50 {result['train-jobs p50']:.0f} ms p99 "
+            f"{result['train-jobs p99']:.0f} ms, scalars p50 {result['scalars p50']:.0f} ms "
+            f"p99 {result['scalars p99']:.0f} ms over {result['requests']} requests "
+            f"({result['errors']} failed); load average "
+            f"{result['load']:.2f}; {machine()}",
+            flush=True,
+        )
     print(json.dumps(results))
     return 0
 

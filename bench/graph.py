@@ -45,8 +45,18 @@ from dash_insight.plugins.graphs.view import build_view
 
 TARGET_S = 1.0
 STAGES = 10
-OP_TYPES = ("Conv2D", "BiasAdd", "ReLU", "MatMul", "Add", "Mul", "Cast", "Reshape",
-            "BatchNorm", "Transpose")
+OP_TYPES = (
+    "Conv2D",
+    "BiasAdd",
+    "ReLU",
+    "MatMul",
+    "Add",
+    "Mul",
+    "Cast",
+    "Reshape",
+    "BatchNorm",
+    "Transpose",
+)
 
 
 def _tensor_type(target: anf_ir_pb2.TypeProto, dims: list[int]) -> None:
@@ -67,24 +77,28 @@ def make_graph(nodes: int, scopes: int) -> anf_ir_pb2.GraphProto:
         scope = f"Default/stage{block // blocks_per_stage}/block{block % blocks_per_stage}"
         weights = []
         for w in range(2):
-            parameter = graph.parameters.add(name=f"stage{block // blocks_per_stage}."
-                                                  f"block{block % blocks_per_stage}.w{w}")
+            parameter = graph.parameters.add(
+                name=f"stage{block // blocks_per_stage}.block{block % blocks_per_stage}.w{w}"
+            )
             _tensor_type(parameter.type, [64, 64])
             weights.append(parameter.name)
         block_nodes: list[str] = []
         for i in range(per_block):
             counter += 1
             op_type = OP_TYPES[(i * 7 + block) % len(OP_TYPES)]
-            node = graph.node.add(name=str(counter), op_type=op_type, scope=scope,
-                                  full_name=f"{scope}/{op_type}-op{counter}")
+            node = graph.node.add(
+                name=str(counter),
+                op_type=op_type,
+                scope=scope,
+                full_name=f"{scope}/{op_type}-op{counter}",
+            )
             source = block_nodes[-1] if block_nodes else previous_output
             if source is not None:
                 node.input.add(name=source, type=anf_ir_pb2.InputProto.DATA_EDGE)
             if i % 6 == 3 and len(block_nodes) > 3:  # skip connection
                 node.input.add(name=block_nodes[-4], type=anf_ir_pb2.InputProto.DATA_EDGE)
             if i % 12 == 0:
-                node.input.add(name=weights[(i // 12) % 2],
-                               type=anf_ir_pb2.InputProto.DATA_EDGE)
+                node.input.add(name=weights[(i // 12) % 2], type=anf_ir_pb2.InputProto.DATA_EDGE)
             if i % 10 == 5:
                 node.input.add(name="cst1", type=anf_ir_pb2.InputProto.DATA_EDGE)
             attribute = node.attribute.add(name="format")
@@ -109,8 +123,9 @@ def write_job(base: str, graph: anf_ir_pb2.GraphProto) -> str:
     return "./job"
 
 
-def timed(action: Callable[[], object], repeat: int, reset: Callable[[], None] | None = None
-          ) -> tuple[float, object]:
+def timed(
+    action: Callable[[], object], repeat: int, reset: Callable[[], None] | None = None
+) -> tuple[float, object]:
     times, result = [], None
     for _ in range(repeat):
         if reset is not None:
@@ -121,8 +136,9 @@ def timed(action: Callable[[], object], repeat: int, reset: Callable[[], None] |
     return statistics.median(times), result
 
 
-def view_cost(graphs: GraphService, train_id: str, tag: str, mode: str,
-              expanded: list[str]) -> tuple[int, int, int]:
+def view_cost(
+    graphs: GraphService, train_id: str, tag: str, mode: str, expanded: list[str]
+) -> tuple[int, int, int]:
     """Model (cached or built) + layout + elements JSON: (drawn nodes, edges, JSON bytes)."""
     model = graphs.model(train_id, tag, mode, extended_types=True)
     view = build_view(model, expanded)
@@ -145,16 +161,20 @@ def main() -> int:
         provider = DataProvider(os.path.join(base, "logs"), store)
         graphs = GraphService(provider)
         tag = provider.graph_tags(train_id)[0]
-        print(f"graph: {len(graph.node):,} operators, {len(graph.parameters)} parameters, "
-              f"{args.scopes} leaf scopes; {graph.ByteSize() / 1e6:.1f} MB serialized")
+        print(
+            f"graph: {len(graph.node):,} operators, {len(graph.parameters)} parameters, "
+            f"{args.scopes} leaf scopes; {graph.ByteSize() / 1e6:.1f} MB serialized"
+        )
 
         def cold() -> None:
             graphs.cache.clear()
             provider._cache.clear()  # the decoded GraphProto too: a true first open
 
         model = graphs.model(train_id, tag, "normal", extended_types=True)
-        print(f"model: {len(model):,} nodes after MindInsight's rules (parameter copies, "
-              f"aggregation and name scopes)")
+        print(
+            f"model: {len(model):,} nodes after MindInsight's rules (parameter copies, "
+            f"aggregation and name scopes)"
+        )
         stage = "Default/stage0"
         block = f"{stage}/block0"
         every_stage = ["Default"] + [f"Default/stage{i}" for i in range(STAGES)]
@@ -172,13 +192,18 @@ def main() -> int:
         for label, mode, expanded, reset in cases:
             graphs.model(train_id, tag, mode, extended_types=True)  # warm for views
             seconds, (drawn, edges, size) = timed(
-                lambda mode=mode, expanded=expanded: view_cost(graphs, train_id, tag, mode,
-                                                               expanded),
-                args.repeat, reset)
+                lambda mode=mode, expanded=expanded: view_cost(
+                    graphs, train_id, tag, mode, expanded
+                ),
+                args.repeat,
+                reset,
+            )
             good = seconds < TARGET_S
             ok &= good
-            print(f"{label:<44} {seconds * 1000:7.1f} ms  {drawn:>6} {edges:>6} "
-                  f"{size / 1e3:7.1f} kB  {'OK' if good else 'MISS'} (< {TARGET_S:.0f} s)")
+            print(
+                f"{label:<44} {seconds * 1000:7.1f} ms  {drawn:>6} {edges:>6} "
+                f"{size / 1e3:7.1f} kB  {'OK' if good else 'MISS'} (< {TARGET_S:.0f} s)"
+            )
         return 0 if ok else 1
 
 

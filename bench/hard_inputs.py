@@ -50,6 +50,7 @@ def frame_filled(folder: Path, content: bytes, repeat: int) -> float:
     def scan() -> None:
         reader = RecordReader(path)
         assert not list(reader.read()) and reader.lost_at == 0
+
     return timed(scan, repeat)
 
 
@@ -60,6 +61,7 @@ def write_tensor(folder: Path, repeat: int) -> float:
         with SummaryWriter(tempfile.mkdtemp(dir=folder), host="bench") as writer:
             writer.add_tensor("big", array, 1)
             writer.flush()
+
     return timed(write, repeat)
 
 
@@ -79,14 +81,18 @@ def open_tensor(folder: Path, repeat: int) -> float:
     services: list[DataService] = []
 
     def load() -> None:  # a new workspace each time: every cache empty; not timed
-        services.append(DataService(Settings(str(base), workspace=tempfile.mkdtemp(dir=folder),
-                                             reload_interval=0)))
+        services.append(
+            DataService(
+                Settings(str(base), workspace=tempfile.mkdtemp(dir=folder), reload_interval=0)
+            )
+        )
         services[-1].loader.load_round()
 
     def query() -> None:
         queries = TensorQueries(services[-1].provider)
         assert queries.statistics("./big", "ten_million", 1)["count"] == 10_000_000
         assert queries.slice("./big", "ten_million", 1, "[0:10,0:1000]").shape == (10, 1000)
+
     try:
         return timed(query, repeat, reset=load)
     finally:
@@ -103,6 +109,7 @@ def graph_level_layout(repeat: int) -> float:
     def lay_out() -> None:
         assign_layers(nodes, edges)
         layered_layout(nodes, {n: (80, 30) for n in nodes}, edges)
+
     return timed(lay_out, repeat)
 
 
@@ -116,8 +123,11 @@ def main() -> None:
         rows = [
             ("frame 4 MB of 0x00", frame_filled(folder, b"\x00" * FILLED_BYTES, args.repeat), 5),
             ("frame 4 MB of 0xFF", frame_filled(folder, b"\xff" * FILLED_BYTES, args.repeat), 5),
-            ("frame 4 MB of random garbage",
-             frame_filled(folder, random.Random(3).randbytes(FILLED_BYTES), args.repeat), 5),
+            (
+                "frame 4 MB of random garbage",
+                frame_filled(folder, random.Random(3).randbytes(FILLED_BYTES), args.repeat),
+                5,
+            ),
             ("write a 1000 x 1000 float32 tensor", write_tensor(folder, args.repeat), 1),
             ("statistics of 10M float32", tensor_statistics(args.repeat), 3),
             ("open a 10M-value tensor: statistics + slice", open_tensor(folder, args.repeat), 10),

@@ -52,20 +52,40 @@ def write_job(directory: str, size: int, intervals: int) -> str:
         for k in range(intervals):
             first = 1 + k * 500
             steps = np.linspace(first, first + 450, PATH_POINTS).astype(int).tolist()
-            z = 2 + np.add.outer(axis ** 2, 0.5 * axis ** 2) + 0.05 * np.sin(
-                np.add.outer(3 * axis, 5 * axis)) + k * 0.1
-            path = (np.linspace(-0.8, 0, PATH_POINTS).astype(np.float32),
-                    np.linspace(0.6, 0, PATH_POINTS).astype(np.float32),
-                    np.linspace(2.9, 2.0, PATH_POINTS) + k * 0.1)
-            writer.add_landscape(f"landscape_[{steps[0]}, {steps[-1]}]",
-                                 axis.astype(np.float32), axis.astype(np.float32), z,
-                                 intervals=steps, path=path,
-                                 convergence_point=(np.zeros(1, np.int64), np.zeros(1, np.int64),
-                                                    z[size // 2, size // 2]),
-                                 step_per_epoch=100)
-        writer.add_landscape("landscape_[2000]", axis, axis, 2 + np.add.outer(axis ** 2, axis ** 2),
-                             convergence_point=(0.0, 0.0, 2.0), decomposition="Random",
-                             step_per_epoch=100)
+            z = (
+                2
+                + np.add.outer(axis**2, 0.5 * axis**2)
+                + 0.05 * np.sin(np.add.outer(3 * axis, 5 * axis))
+                + k * 0.1
+            )
+            path = (
+                np.linspace(-0.8, 0, PATH_POINTS).astype(np.float32),
+                np.linspace(0.6, 0, PATH_POINTS).astype(np.float32),
+                np.linspace(2.9, 2.0, PATH_POINTS) + k * 0.1,
+            )
+            writer.add_landscape(
+                f"landscape_[{steps[0]}, {steps[-1]}]",
+                axis.astype(np.float32),
+                axis.astype(np.float32),
+                z,
+                intervals=steps,
+                path=path,
+                convergence_point=(
+                    np.zeros(1, np.int64),
+                    np.zeros(1, np.int64),
+                    z[size // 2, size // 2],
+                ),
+                step_per_epoch=100,
+            )
+        writer.add_landscape(
+            "landscape_[2000]",
+            axis,
+            axis,
+            2 + np.add.outer(axis**2, axis**2),
+            convergence_point=(0.0, 0.0, 2.0),
+            decomposition="Random",
+            step_per_epoch=100,
+        )
     return "./" + os.path.basename(directory)
 
 
@@ -99,8 +119,10 @@ def main() -> int:
         provider = DataProvider(logs, store)
         service = LandscapeService(provider)
         size_mb = sum(e.stat().st_size for e in os.scandir(os.path.join(logs, "job"))) / 1e6
-        print(f"job: {args.intervals} interval landscapes + 1 final, {args.size} x {args.size} "
-              f"grid each, {size_mb:.1f} MB of summary")
+        print(
+            f"job: {args.intervals} interval landscapes + 1 final, {args.size} x {args.size} "
+            f"grid each, {size_mb:.1f} MB of summary"
+        )
 
         def cold() -> None:
             provider._cache.clear()
@@ -109,24 +131,34 @@ def main() -> int:
         from flask import Flask
 
         from dash_insight.plugins.landscape.rest import routes
+
         flask_app = Flask(__name__)
         views = {r.path: r.view for r in routes(service)}
         first_id = service.landscapes(train_id).intervals[0].interval_id
 
         def rest() -> int:
-            with flask_app.test_request_context(query_string={
-                    "train_id": train_id, "type": "interval", "interval_id": first_id}):
+            with flask_app.test_request_context(
+                query_string={"train_id": train_id, "type": "interval", "interval_id": first_id}
+            ):
                 return len(views["datavisual/landscape/landscapes"]().get_data())
 
         cases: list[tuple[str, Callable[[], int], Callable[[], None] | None]] = [
-            ("open the page (3D Map, cold caches)", lambda: open_page(service, train_id, {}),
-             cold),
-            ("switch to Isoline Map", lambda: open_page(service, train_id, {"view": "contour"}),
-             None),
-            ("switch to Topographic Map",
-             lambda: open_page(service, train_id, {"view": "filled"}), None),
-            ("log-scaled colours (Topographic Map)",
-             lambda: open_page(service, train_id, {"view": "filled", "log": "1"}), None),
+            ("open the page (3D Map, cold caches)", lambda: open_page(service, train_id, {}), cold),
+            (
+                "switch to Isoline Map",
+                lambda: open_page(service, train_id, {"view": "contour"}),
+                None,
+            ),
+            (
+                "switch to Topographic Map",
+                lambda: open_page(service, train_id, {"view": "filled"}),
+                None,
+            ),
+            (
+                "log-scaled colours (Topographic Map)",
+                lambda: open_page(service, train_id, {"view": "filled", "log": "1"}),
+                None,
+            ),
             ("REST landscapes?type=interval (cold)", rest, cold),
         ]
         ok = True
@@ -136,8 +168,10 @@ def main() -> int:
             seconds = timed(run, args.repeat, reset)
             good = seconds < TARGET_S
             ok &= good
-            print(f"{label:<42} {seconds * 1000:7.1f} ms  {size / 1e6:6.2f} MB  "
-                  f"{'OK' if good else 'MISS'} (< {TARGET_S:.0f} s)")
+            print(
+                f"{label:<42} {seconds * 1000:7.1f} ms  {size / 1e6:6.2f} MB  "
+                f"{'OK' if good else 'MISS'} (< {TARGET_S:.0f} s)"
+            )
         print(f"\nmachine after the runs: {machine()}")
         return 0 if ok else 1
 

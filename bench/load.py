@@ -147,8 +147,7 @@ def calibrate(tags: int) -> tuple[float, float]:
         writer.record(steps + 1)
         writer.flush()
         after_histograms = os.path.getsize(writer.summary_path)
-    return ((after_scalars - start) / steps,
-            (after_histograms - after_scalars) / histograms)
+    return ((after_scalars - start) / steps, (after_histograms - after_scalars) / histograms)
 
 
 def make_plan(size_mb: int, steps: int, tags: int) -> Plan:
@@ -169,16 +168,18 @@ def generate_large(directory: str, size_mb: int, steps: int, tags: int) -> dict[
     generation never looks complete); returns the manifest."""
     plan = make_plan(size_mb, steps, tags)
     histograms = plan.histogram_tags * (plan.steps // plan.histogram_every)
-    print(f"generating {directory}/{JOB_NAME}: {plan.tags} scalar tags x {plan.steps:,} steps, "
-          f"{plan.histogram_tags} histogram tags every {plan.histogram_every} steps "
-          f"({histograms:,} histograms of {plan.histogram_values} float32 values)", flush=True)
+    print(
+        f"generating {directory}/{JOB_NAME}: {plan.tags} scalar tags x {plan.steps:,} steps, "
+        f"{plan.histogram_tags} histogram tags every {plan.histogram_every} steps "
+        f"({histograms:,} histograms of {plan.histogram_values} float32 values)",
+        flush=True,
+    )
     scratch = directory + ".partial"
     shutil.rmtree(scratch, ignore_errors=True)
     rng = np.random.default_rng(0)
     names = scalar_tags(plan.tags)
     hist_names = histogram_tags(plan.histogram_tags)
-    weights = [rng.standard_normal(plan.histogram_values).astype(np.float32)
-               for _ in hist_names]
+    weights = [rng.standard_normal(plan.histogram_values).astype(np.float32) for _ in hist_names]
     offsets = np.arange(plan.tags)
     started = time.perf_counter()
     report_every = max(1, plan.steps // 10)
@@ -195,9 +196,11 @@ def generate_large(directory: str, size_mb: int, steps: int, tags: int) -> dict[
             if step % report_every == 0 or step == plan.steps:
                 writer.flush()
                 elapsed = time.perf_counter() - started
-                print(f"  step {step:>9,} / {plan.steps:,}: "
-                      f"{mb(os.path.getsize(writer.summary_path)):6.0f} MB, {elapsed:5.0f} s",
-                      flush=True)
+                print(
+                    f"  step {step:>9,} / {plan.steps:,}: "
+                    f"{mb(os.path.getsize(writer.summary_path)):6.0f} MB, {elapsed:5.0f} s",
+                    flush=True,
+                )
         name = os.path.basename(writer.summary_path)
     seconds = time.perf_counter() - started
     size = os.path.getsize(os.path.join(scratch, JOB_NAME, name))
@@ -210,8 +213,9 @@ def generate_large(directory: str, size_mb: int, steps: int, tags: int) -> dict[
     return manifest
 
 
-def check_large(directory: str, manifest: dict[str, Any], size_mb: int, steps: int,
-                tags: int) -> str | None:
+def check_large(
+    directory: str, manifest: dict[str, Any], size_mb: int, steps: int, tags: int
+) -> str | None:
     """Why the cached large job does not fit the options (None when it does)."""
     path = os.path.join(directory, JOB_NAME, manifest.get("file", "?"))
     if not os.path.isfile(path):
@@ -288,16 +292,26 @@ def small_jobs() -> str:
                     for i in range(SMALL_SCALARS):
                         writer.add_value("scalar", f"metric_{i}", float(rng.random()))
                     writer.record(step)
-                writer.add_train_lineage(optimizer="Momentum", learning_rate=0.01 * (job + 1),
-                                         loss_function="SoftmaxCrossEntropy", epoch=10,
-                                         batch_size=32, train_dataset_size=60_000,
-                                         network="LeNet5", loss=float(rng.random()))
-                writer.add_eval_lineage({"accuracy": float(rng.random())},
-                                        valid_dataset_size=10_000)
+                writer.add_train_lineage(
+                    optimizer="Momentum",
+                    learning_rate=0.01 * (job + 1),
+                    loss_function="SoftmaxCrossEntropy",
+                    epoch=10,
+                    batch_size=32,
+                    train_dataset_size=60_000,
+                    network="LeNet5",
+                    loss=float(rng.random()),
+                )
+                writer.add_eval_lineage(
+                    {"accuracy": float(rng.random())}, valid_dataset_size=10_000
+                )
                 writer.flush()
     os.rename(scratch, directory)
-    print(f"generated {JOB_GROUPS * JOBS_PER_GROUP} jobs ({mb(tree_bytes(directory)):.1f} MB) "
-          f"in {time.perf_counter() - started:.1f} s", flush=True)
+    print(
+        f"generated {JOB_GROUPS * JOBS_PER_GROUP} jobs ({mb(tree_bytes(directory)):.1f} MB) "
+        f"in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
     return directory
 
 
@@ -374,8 +388,9 @@ class TreeRss:
         return self.peak / 1e6
 
 
-def child_cold(base: str, workspace: str, steps: int, tags: int,
-               hist_tags: int, workers: int = 1) -> dict[str, Any]:
+def child_cold(
+    base: str, workspace: str, steps: int, tags: int, hist_tags: int, workers: int = 1
+) -> dict[str, Any]:
     baseline = rss_mb()
     tree = TreeRss()
     started = time.perf_counter()
@@ -395,8 +410,10 @@ def child_cold(base: str, workspace: str, steps: int, tags: int,
             series = provider.read_scalars(train_id, tag)
             points += len(series)
             if len(series) != steps or int(series.step[-1]) != steps:
-                problems.append(f"{train_id} {tag}: {len(series)} points, last step "
-                                f"{int(series.step[-1]) if len(series) else None}")
+                problems.append(
+                    f"{train_id} {tag}: {len(series)} points, last step "
+                    f"{int(series.step[-1]) if len(series) else None}"
+                )
         if len(names) != tags:
             problems.append(f"{train_id}: {len(names)} scalar tags, expected {tags}")
     done = time.perf_counter()
@@ -407,21 +424,35 @@ def child_cold(base: str, workspace: str, steps: int, tags: int,
     for train_id in train_ids:
         histogram_names = provider.list_tags(train_id, "histogram")
         if len(histogram_names) != hist_tags:
-            problems.append(f"{train_id}: {len(histogram_names)} histogram tags, expected "
-                            f"{hist_tags}")
-        histogram_steps += sum(len(provider.value_steps(train_id, "histogram", t))
-                               for t in histogram_names)
+            problems.append(
+                f"{train_id}: {len(histogram_names)} histogram tags, expected {hist_tags}"
+            )
+        histogram_steps += sum(
+            len(provider.value_steps(train_id, "histogram", t)) for t in histogram_names
+        )
         job = provider.job(train_id)
         statuses.add(job.status)
         reasons += list(job.reasons)
     store.close()
-    return {"changed": changed, "load_round_s": loaded - started, "query_s": done - loaded,
-            "total_s": done - started, "points": points, "tags": len(names),
-            "jobs": len(train_ids), "histogram_steps": histogram_steps,
-            "status": ",".join(sorted(statuses)), "reasons": reasons, "problems": problems,
-            "rss_baseline_mb": baseline, "rss_after_load_mb": rss_load,
-            "rss_peak_mb": rss_mb(), "rss_tree_peak_mb": tree.stop(),
-            "pool_passes": loader.pool_passes, "workers": workers}
+    return {
+        "changed": changed,
+        "load_round_s": loaded - started,
+        "query_s": done - loaded,
+        "total_s": done - started,
+        "points": points,
+        "tags": len(names),
+        "jobs": len(train_ids),
+        "histogram_steps": histogram_steps,
+        "status": ",".join(sorted(statuses)),
+        "reasons": reasons,
+        "problems": problems,
+        "rss_baseline_mb": baseline,
+        "rss_after_load_mb": rss_load,
+        "rss_peak_mb": rss_mb(),
+        "rss_tree_peak_mb": tree.stop(),
+        "pool_passes": loader.pool_passes,
+        "workers": workers,
+    }
 
 
 def child_warm(base: str, workspace: str, steps: int) -> dict[str, Any]:
@@ -441,19 +472,41 @@ def child_warm(base: str, workspace: str, steps: int) -> dict[str, Any]:
     if len(series) != steps or int(series.step[-1]) != steps:
         problems.append(f"{tag}: {len(series)} points")
     store.close()
-    return {"changed": changed, "load_round_s": loaded - started, "query_s": done - loaded,
-            "total_s": done - started, "tag": tag, "points": len(series),
-            "problems": problems, "rss_baseline_mb": baseline, "rss_peak_mb": rss_mb()}
+    return {
+        "changed": changed,
+        "load_round_s": loaded - started,
+        "query_s": done - loaded,
+        "total_s": done - started,
+        "tag": tag,
+        "points": len(series),
+        "problems": problems,
+        "rss_baseline_mb": baseline,
+        "rss_peak_mb": rss_mb(),
+    }
 
 
-def run_child(mode: str, base: str, workspace: str, manifest: dict[str, Any],
-              workers: int = 1) -> dict[str, Any]:
+def run_child(
+    mode: str, base: str, workspace: str, manifest: dict[str, Any], workers: int = 1
+) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter; its result is the JSON on its last line."""
-    command = [sys.executable, os.path.abspath(__file__), "--child", mode, "--child-base", base,
-               "--workspace", workspace, "--steps", str(manifest["steps"]),
-               "--tags", str(manifest["tags"]),
-               "--child-histogram-tags", str(manifest["histogram_tags"]),
-               "--load-workers", str(workers)]
+    command = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        mode,
+        "--child-base",
+        base,
+        "--workspace",
+        workspace,
+        "--steps",
+        str(manifest["steps"]),
+        "--tags",
+        str(manifest["tags"]),
+        "--child-histogram-tags",
+        str(manifest["histogram_tags"]),
+        "--load-workers",
+        str(workers),
+    ]
     started = time.perf_counter()
     completed = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
     wall = time.perf_counter() - started
@@ -493,12 +546,26 @@ def measure_listing(base: str, workspace: str) -> dict[str, Any]:
         started = time.perf_counter()
         listed = provider.list_jobs()
         list_warm.append(time.perf_counter() - started)
-    loaded = sum(1 for job in listed if job.status == "loaded" and job.is_intact
-                 and len(job.tags["scalar"]) == SMALL_SCALARS and job.lineage_files == 1)
+    loaded = sum(
+        1
+        for job in listed
+        if job.status == "loaded"
+        and job.is_intact
+        and len(job.tags["scalar"]) == SMALL_SCALARS
+        and job.lineage_files == 1
+    )
     store.close()
-    return {"jobs": len(jobs), "rescans": rescans, "first_round": first_round,
-            "idle_round": idle_round, "idle_changed": changed, "list_first": list_first,
-            "list_warm": list_warm, "listed": len(listed), "loaded_intact": loaded}
+    return {
+        "jobs": len(jobs),
+        "rescans": rescans,
+        "first_round": first_round,
+        "idle_round": idle_round,
+        "idle_changed": changed,
+        "list_first": list_first,
+        "list_warm": list_warm,
+        "listed": len(listed),
+        "loaded_intact": loaded,
+    }
 
 
 # --- main ----------------------------------------------------------------------------------------
@@ -515,10 +582,12 @@ def fresh_index(workspace: str, base: str) -> None:
 def report(args: argparse.Namespace, base: str, manifest: dict[str, Any], workspace: str) -> bool:
     path = os.path.join(base, JOB_NAME, manifest["file"])
     size = os.path.getsize(path)
-    print(f"\nlarge job: {path}\n  {mb(size):.1f} MB (>= {args.size_mb} MB: "
-          f"{'yes' if size >= args.size_mb * 1e6 else 'NO'}), {manifest['tags']} scalar tags x "
-          f"{manifest['steps']:,} steps, {manifest['histogram_tags']} histogram tags every "
-          f"{manifest['histogram_every']} steps")
+    print(
+        f"\nlarge job: {path}\n  {mb(size):.1f} MB (>= {args.size_mb} MB: "
+        f"{'yes' if size >= args.size_mb * 1e6 else 'NO'}), {manifest['tags']} scalar tags x "
+        f"{manifest['steps']:,} steps, {manifest['histogram_tags']} histogram tags every "
+        f"{manifest['histogram_every']} steps"
+    )
     print(f"  read once into the OS page cache in {warm_page_cache(path):.2f} s")
     print(f"workspace: {workspace}")
     ok = True
@@ -528,35 +597,52 @@ def report(args: argparse.Namespace, base: str, manifest: dict[str, Any], worksp
     mbps = mb(size) / cold["total_s"]
     index_mb = mb(tree_bytes(index_directory(workspace, base)))
     print("\n1. cold load (fresh process, empty index) until every scalar point is queryable")
-    print(f"   load_round:             {cold['load_round_s']:8.2f} s "
-          f"({mb(size) / cold['load_round_s']:.0f} MB/s)")
-    print(f"   read_scalars x {cold['tags']:<8} {cold['query_s']:8.2f} s "
-          f"({cold['points']:,} points)")
-    print(f"   total:                  {cold['total_s']:8.2f} s  -> {mbps:7.1f} MB/s   "
-          f"target >= {TARGET_MBPS:.0f} MB/s  {mark(mbps >= TARGET_MBPS)}")
-    print(f"   peak RSS:               {cold['rss_peak_mb']:8.0f} MB          "
-          f"target <  {TARGET_RSS_MB:.0f} MB    {mark(cold['rss_peak_mb'] < TARGET_RSS_MB)}")
-    print(f"     (after imports {cold['rss_baseline_mb']:.0f} MB, peak during load_round "
-          f"{cold['rss_after_load_mb']:.0f} MB; process wall incl. start-up "
-          f"{cold['process_wall_s']:.2f} s; index on disk {index_mb:.0f} MB; "
-          f"{cold['histogram_steps']:,} histogram values indexed; job {cold['status']})")
+    print(
+        f"   load_round:             {cold['load_round_s']:8.2f} s "
+        f"({mb(size) / cold['load_round_s']:.0f} MB/s)"
+    )
+    print(
+        f"   read_scalars x {cold['tags']:<8} {cold['query_s']:8.2f} s ({cold['points']:,} points)"
+    )
+    print(
+        f"   total:                  {cold['total_s']:8.2f} s  -> {mbps:7.1f} MB/s   "
+        f"target >= {TARGET_MBPS:.0f} MB/s  {mark(mbps >= TARGET_MBPS)}"
+    )
+    print(
+        f"   peak RSS:               {cold['rss_peak_mb']:8.0f} MB          "
+        f"target <  {TARGET_RSS_MB:.0f} MB    {mark(cold['rss_peak_mb'] < TARGET_RSS_MB)}"
+    )
+    print(
+        f"     (after imports {cold['rss_baseline_mb']:.0f} MB, peak during load_round "
+        f"{cold['rss_after_load_mb']:.0f} MB; process wall incl. start-up "
+        f"{cold['process_wall_s']:.2f} s; index on disk {index_mb:.0f} MB; "
+        f"{cold['histogram_steps']:,} histogram values indexed; job {cold['status']})"
+    )
     scan_s = scan_only(path)
-    print(f"     (for reference, framing + CRC + decode alone, no index, in this process: "
-          f"{scan_s:.2f} s, {mb(size) / scan_s:.0f} MB/s)")
+    print(
+        f"     (for reference, framing + CRC + decode alone, no index, in this process: "
+        f"{scan_s:.2f} s, {mb(size) / scan_s:.0f} MB/s)"
+    )
     ok &= mbps >= TARGET_MBPS and cold["rss_peak_mb"] < TARGET_RSS_MB
 
     ok &= report_workers(args, base, manifest, workspace, size)
 
     warm = run_child("warm", base, workspace, manifest)
     print("\n2. warm restart (fresh process, same workspace) until one tag's series is returned")
-    print(f"   load_round (no-op):     {warm['load_round_s']:8.3f} s "
-          f"(found something new: {warm['changed']})")
+    print(
+        f"   load_round (no-op):     {warm['load_round_s']:8.3f} s "
+        f"(found something new: {warm['changed']})"
+    )
     print(f"   read_scalars x 1:       {warm['query_s']:8.3f} s ({warm['points']:,} points)")
-    print(f"   total:                  {warm['total_s']:8.3f} s              "
-          f"target <  {TARGET_WARM_S:.0f} s      {mark(warm['total_s'] < TARGET_WARM_S)}")
-    print(f"   peak RSS:               {warm['rss_peak_mb']:8.0f} MB "
-          f"(after imports {warm['rss_baseline_mb']:.0f} MB; process wall incl. start-up "
-          f"{warm['process_wall_s']:.2f} s)")
+    print(
+        f"   total:                  {warm['total_s']:8.3f} s              "
+        f"target <  {TARGET_WARM_S:.0f} s      {mark(warm['total_s'] < TARGET_WARM_S)}"
+    )
+    print(
+        f"   peak RSS:               {warm['rss_peak_mb']:8.0f} MB "
+        f"(after imports {warm['rss_baseline_mb']:.0f} MB; process wall incl. start-up "
+        f"{warm['process_wall_s']:.2f} s)"
+    )
     ok &= warm["total_s"] < TARGET_WARM_S
 
     problems = cold["problems"] + cold["reasons"] + warm["problems"]
@@ -569,15 +655,21 @@ def report(args: argparse.Namespace, base: str, manifest: dict[str, Any], worksp
     rescan = statistics.median(listing["rescans"])
     warm_list = statistics.median(listing["list_warm"])
     print(f"\n3. listing {listing['jobs']:,} jobs ({jobs_base})")
-    print(f"   discover_jobs rescan:   {rescan:8.3f} s (median of 5, max "
-          f"{max(listing['rescans']):.3f})  target <  {TARGET_LIST_S:.0f} s      "
-          f"{mark(rescan < TARGET_LIST_S)}")
-    print(f"   list_jobs (warm):       {warm_list:8.3f} s (median of 5, max "
-          f"{max(listing['list_warm']):.3f})  target <  {TARGET_LIST_S:.0f} s      "
-          f"{mark(warm_list < TARGET_LIST_S)}")
-    print(f"     (first list_jobs {listing['list_first']:.3f} s; load_round: first "
-          f"{listing['first_round']:.2f} s, idle {listing['idle_round']:.3f} s; "
-          f"{listing['loaded_intact']:,} / {listing['listed']:,} listed jobs loaded and intact)")
+    print(
+        f"   discover_jobs rescan:   {rescan:8.3f} s (median of 5, max "
+        f"{max(listing['rescans']):.3f})  target <  {TARGET_LIST_S:.0f} s      "
+        f"{mark(rescan < TARGET_LIST_S)}"
+    )
+    print(
+        f"   list_jobs (warm):       {warm_list:8.3f} s (median of 5, max "
+        f"{max(listing['list_warm']):.3f})  target <  {TARGET_LIST_S:.0f} s      "
+        f"{mark(warm_list < TARGET_LIST_S)}"
+    )
+    print(
+        f"     (first list_jobs {listing['list_first']:.3f} s; load_round: first "
+        f"{listing['first_round']:.2f} s, idle {listing['idle_round']:.3f} s; "
+        f"{listing['loaded_intact']:,} / {listing['listed']:,} listed jobs loaded and intact)"
+    )
     ok &= rescan < TARGET_LIST_S and warm_list < TARGET_LIST_S
     expected = JOB_GROUPS * JOBS_PER_GROUP
     if listing["jobs"] != expected or listing["loaded_intact"] != expected:
@@ -590,27 +682,32 @@ def report(args: argparse.Namespace, base: str, manifest: dict[str, Any], worksp
     return ok
 
 
-def report_workers(args: argparse.Namespace, base: str, manifest: dict[str, Any],
-                   workspace: str, size: int) -> bool:
+def report_workers(
+    args: argparse.Namespace, base: str, manifest: dict[str, Any], workspace: str, size: int
+) -> bool:
     """Cold load of ``--jobs`` copies of the large job with 1 and with ``--load-workers``
     workers."""
     jobs_base = linked_jobs(base, manifest, args.jobs)
     total = mb(size * args.jobs)
-    print(f"\n1b. cold load of {args.jobs} jobs holding that file ({total:.0f} MB, {jobs_base}) "
-          f"with 1 and with {args.load_workers} load workers")
+    print(
+        f"\n1b. cold load of {args.jobs} jobs holding that file ({total:.0f} MB, {jobs_base}) "
+        f"with 1 and with {args.load_workers} load workers"
+    )
     ok = True
     figures = {}
     for workers in sorted({1, args.load_workers}):
         fresh_index(workspace, jobs_base)
         result = run_child("cold", jobs_base, workspace, manifest, workers)
         figures[workers] = rate = total / result["total_s"]
-        print(f"   {workers} worker{'s' if workers > 1 else ' '}: {result['total_s']:8.2f} s  "
-              f"-> {rate:7.1f} MB/s (load_round {result['load_round_s']:.2f} s, "
-              f"{result['pool_passes']} passes on worker processes); peak RSS: loader process "
-              f"{result['rss_peak_mb']:.0f} MB ({result['rss_after_load_mb']:.0f} MB until "
-              f"every job was loaded, the rest reading every series), with its workers "
-              f"{result['rss_tree_peak_mb']:.0f} MB   target < {TARGET_RSS_MB:.0f} MB "
-              f"{mark(result['rss_tree_peak_mb'] < TARGET_RSS_MB)}; {machine()}")
+        print(
+            f"   {workers} worker{'s' if workers > 1 else ' '}: {result['total_s']:8.2f} s  "
+            f"-> {rate:7.1f} MB/s (load_round {result['load_round_s']:.2f} s, "
+            f"{result['pool_passes']} passes on worker processes); peak RSS: loader process "
+            f"{result['rss_peak_mb']:.0f} MB ({result['rss_after_load_mb']:.0f} MB until "
+            f"every job was loaded, the rest reading every series), with its workers "
+            f"{result['rss_tree_peak_mb']:.0f} MB   target < {TARGET_RSS_MB:.0f} MB "
+            f"{mark(result['rss_tree_peak_mb'] < TARGET_RSS_MB)}; {machine()}"
+        )
         for problem in result["problems"] + result["reasons"]:
             print(f"   PROBLEM: {problem}")
             ok = False
@@ -618,10 +715,13 @@ def report_workers(args: argparse.Namespace, base: str, manifest: dict[str, Any]
             print(f"   PROBLEM: {result['jobs']} jobs listed, expected {args.jobs}")
             ok = False
     if len(figures) > 1:
-        print(f"   speed-up with {args.load_workers} workers over 1: "
-              f"{figures[args.load_workers] / figures[1]:.2f}x")
+        print(
+            f"   speed-up with {args.load_workers} workers over 1: "
+            f"{figures[args.load_workers] / figures[1]:.2f}x"
+        )
     fresh_index(workspace, jobs_base)
     return ok
+
 
 # --- a job of long series (--series-job) ---------------------------------------------------------
 
@@ -669,12 +769,17 @@ def generate_series_job(directory: str, tags: int, steps: int) -> str:
                 frames.append(frame_record(event.SerializeToString()))
             handle.write(b"".join(frames))
             if (first // block) % 10 == 0:
-                print(f"  step {int(step_block[-1]):>11,}: {mb(handle.tell()):7.0f} MB, "
-                      f"{time.perf_counter() - started:5.0f} s", flush=True)
+                print(
+                    f"  step {int(step_block[-1]):>11,}: {mb(handle.tell()):7.0f} MB, "
+                    f"{time.perf_counter() - started:5.0f} s",
+                    flush=True,
+                )
     with open(done, "w") as handle:
         json.dump({"tags": tags, "steps": steps, "bytes": os.path.getsize(path)}, handle)
-    print(f"generated {mb(os.path.getsize(path)):.0f} MB in "
-          f"{time.perf_counter() - started:.0f} s", flush=True)
+    print(
+        f"generated {mb(os.path.getsize(path)):.0f} MB in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
     return directory
 
 
@@ -703,8 +808,10 @@ def report_series_job(base: str, tags: int, steps: int, width: int, load_workers
     from rest import Server  # bench/, beside this script
 
     size = tree_bytes(base)
-    print(f"\nlong series: {tags} tags x {steps:,} steps, {mb(size):.0f} MB ({base}), "
-          f"{load_workers} load worker(s); {machine()}")
+    print(
+        f"\nlong series: {tags} tags x {steps:,} steps, {mb(size):.0f} MB ({base}), "
+        f"{load_workers} load worker(s); {machine()}"
+    )
     workspace = tempfile.mkdtemp(prefix="dash-insight-range-")
     server = Server(base, workspace, ["--load-workers", str(load_workers)])
     ok = True
@@ -718,43 +825,57 @@ def report_series_job(base: str, tags: int, steps: int, width: int, load_workers
         index_mb = mb(tree_bytes(os.path.join(workspace, "index")))
         wal = os.path.join(index_directory(workspace, base), "cache.db-wal")
         wal_mb = mb(os.path.getsize(wal)) if os.path.exists(wal) else 0.0
-        print(f"   load: {seconds:.0f} s ({mb(size) / seconds:.0f} MB/s), index {index_mb:.0f} "
-              f"MB (of which the write-ahead log {wal_mb:.0f} MB); server peak RSS {peak:.0f} "
-              f"MB (now {now:.0f} MB), its load workers together {workers_peak:.0f} MB, the "
-              f"server and its workers at once {tree_peak:.0f} MB   target < "
-              f"{TARGET_RSS_MB:.0f} MB {mark(tree_peak < TARGET_RSS_MB)}; {machine()}")
+        print(
+            f"   load: {seconds:.0f} s ({mb(size) / seconds:.0f} MB/s), index {index_mb:.0f} "
+            f"MB (of which the write-ahead log {wal_mb:.0f} MB); server peak RSS {peak:.0f} "
+            f"MB (now {now:.0f} MB), its load workers together {workers_peak:.0f} MB, the "
+            f"server and its workers at once {tree_peak:.0f} MB   target < "
+            f"{TARGET_RSS_MB:.0f} MB {mark(tree_peak < TARGET_RSS_MB)}; {machine()}"
+        )
         ok &= peak < TARGET_RSS_MB and tree_peak < TARGET_RSS_MB
         names = scalar_tags(tags)
         train_id = f"./{JOB_NAME}"
         server.server_seconds()
         for name in names:
-            status, body = server.get(METADATA, {"train_id": train_id, "tag": f"{name}/scalar",
-                                                 "max_points": width})
+            status, body = server.get(
+                METADATA, {"train_id": train_id, "tag": f"{name}/scalar", "max_points": width}
+            )
             answer = json.loads(body)
             if status != 200 or answer["points_in_range"] != steps:
                 print(f"   PROBLEM: overview of {name}: {status} {body[:200]!r}")
                 ok = False
         times = [s * 1e3 for s in server.server_seconds()]
         peak, now = process_rss_mb(server.process.pid)
-        print(f"   overview of each tag at {width} px ({len(names)} requests): server time p50 "
-              f"{statistics.median(times):.0f} ms, max {max(times):.0f} ms; server peak RSS "
-              f"{peak:.0f} MB (now {now:.0f} MB) {mark(peak < TARGET_RSS_MB)}; {machine()}")
+        print(
+            f"   overview of each tag at {width} px ({len(names)} requests): server time p50 "
+            f"{statistics.median(times):.0f} ms, max {max(times):.0f} ms; server peak RSS "
+            f"{peak:.0f} MB (now {now:.0f} MB) {mark(peak < TARGET_RSS_MB)}; {machine()}"
+        )
         ok &= peak < TARGET_RSS_MB
         for _ in range(3):
-            status, body = server.get(SCALARS, [("train_id", train_id),
-                                                *[("tag", f"{n}/scalar") for n in names],
-                                                ("max_points", width)])
+            status, body = server.get(
+                SCALARS,
+                [
+                    ("train_id", train_id),
+                    *[("tag", f"{n}/scalar") for n in names],
+                    ("max_points", width),
+                ],
+            )
             ok &= status == 200
         times = [s * 1e3 for s in server.server_seconds()]
         peak, now = process_rss_mb(server.process.pid)
-        print(f"   page: scalars of all {len(names)} tags at {width} px, 3 times: server time "
-              f"p50 {statistics.median(times):.0f} ms, {len(body):,} bytes; server peak RSS "
-              f"{peak:.0f} MB (now {now:.0f} MB) {mark(peak < TARGET_RSS_MB)}")
+        print(
+            f"   page: scalars of all {len(names)} tags at {width} px, 3 times: server time "
+            f"p50 {statistics.median(times):.0f} ms, {len(body):,} bytes; server peak RSS "
+            f"{peak:.0f} MB (now {now:.0f} MB) {mark(peak < TARGET_RSS_MB)}"
+        )
         ok &= peak < TARGET_RSS_MB
         ok &= zoom_tags(server, names[:: max(1, len(names) // 3)][:3], steps, width)
         peak, now = process_rss_mb(server.process.pid)
-        print(f"   after the zooms: server peak RSS {peak:.0f} MB (now {now:.0f} MB)   "
-              f"target < {TARGET_RSS_MB:.0f} MB {mark(peak < TARGET_RSS_MB)}; {machine()}")
+        print(
+            f"   after the zooms: server peak RSS {peak:.0f} MB (now {now:.0f} MB)   "
+            f"target < {TARGET_RSS_MB:.0f} MB {mark(peak < TARGET_RSS_MB)}; {machine()}"
+        )
         ok &= peak < TARGET_RSS_MB
     finally:
         server.close()
@@ -781,49 +902,81 @@ def zoom_tags(server: Any, names: list[str], steps: int, width: int) -> bool:
         raw_checks = []
         drawn = []
         for start, end in views:
-            _, body = server.get(METADATA, {"train_id": f"./{JOB_NAME}", "tag": f"{tag}/scalar",
-                                            "start_step": start, "end_step": end,
-                                            "max_points": width})
+            _, body = server.get(
+                METADATA,
+                {
+                    "train_id": f"./{JOB_NAME}",
+                    "tag": f"{tag}/scalar",
+                    "start_step": start,
+                    "end_step": end,
+                    "max_points": width,
+                },
+            )
             answer = json.loads(body)
             points = answer["metadatas"]
             drawn.append(len(points))
             if answer["points_in_range"] == len(points):
                 expected = series_value(np.arange(start, end + 1, dtype=np.int64), number)
-                raw_checks.append([p["step"] for p in points] == list(range(start, end + 1))
-                                  and [p["value"] for p in points]
-                                  == expected.astype(np.float64).tolist())
+                raw_checks.append(
+                    [p["step"] for p in points] == list(range(start, end + 1))
+                    and [p["value"] for p in points] == expected.astype(np.float64).tolist()
+                )
         times = [s * 1e3 for s in server.server_seconds()]
         exact = bool(raw_checks) and all(raw_checks)
         ok &= exact and max(times) < 150
-        print(f"   zoom {tag}: {len(views)} requests, server time "
-              + " ".join(f"{t:.0f}" for t in times) + f" ms (max {max(times):.0f}, target < 150 "
-              f"{mark(max(times) < 150)}); points drawn " + " ".join(map(str, drawn))
-              + f"; last {len(raw_checks)} views exact raw values: {'yes' if exact else 'NO'}")
+        print(
+            f"   zoom {tag}: {len(views)} requests, server time "
+            + " ".join(f"{t:.0f}" for t in times)
+            + f" ms (max {max(times):.0f}, target < 150 "
+            f"{mark(max(times) < 150)}); points drawn "
+            + " ".join(map(str, drawn))
+            + f"; last {len(raw_checks)} views exact raw values: {'yes' if exact else 'NO'}"
+        )
     return ok
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size-mb", type=int, default=500,
-                        help="minimum size of the large summary file (10^6 bytes)")
+    parser.add_argument(
+        "--size-mb",
+        type=int,
+        default=500,
+        help="minimum size of the large summary file (10^6 bytes)",
+    )
     parser.add_argument("--steps", type=int, default=50_000)
     parser.add_argument("--tags", type=int, default=200, help="scalar tags")
-    parser.add_argument("--skip-generate-check", action="store_true",
-                        help="use cached data as is (no check against the options and sizes)")
-    parser.add_argument("--workspace", help="index workspace (default: a temporary directory, "
-                                            "removed at the end)")
+    parser.add_argument(
+        "--skip-generate-check",
+        action="store_true",
+        help="use cached data as is (no check against the options and sizes)",
+    )
+    parser.add_argument(
+        "--workspace", help="index workspace (default: a temporary directory, removed at the end)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary workspace")
-    parser.add_argument("--jobs", type=int, default=4,
-                        help="jobs of the multi-job cold load (each holds the large file)")
-    parser.add_argument("--load-workers", type=int, default=default_load_workers(),
-                        help="load workers compared with 1 (default: the core count)")
-    parser.add_argument("--series-job", metavar="DIR",
-                        help="instead: write (once) a job of --tags tags x --steps steps into "
-                             "DIR, serve it and print the server's peak RSS for the load, an "
-                             "overview per tag, a page and zooms (e.g. --tags 20 --steps "
-                             "10000000: 5.3 GB)")
-    parser.add_argument("--width", type=int, default=1000,
-                        help="chart width in points for --series-job")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=4,
+        help="jobs of the multi-job cold load (each holds the large file)",
+    )
+    parser.add_argument(
+        "--load-workers",
+        type=int,
+        default=default_load_workers(),
+        help="load workers compared with 1 (default: the core count)",
+    )
+    parser.add_argument(
+        "--series-job",
+        metavar="DIR",
+        help="instead: write (once) a job of --tags tags x --steps steps into "
+        "DIR, serve it and print the server's peak RSS for the load, an "
+        "overview per tag, a page and zooms (e.g. --tags 20 --steps "
+        "10000000: 5.3 GB)",
+    )
+    parser.add_argument(
+        "--width", type=int, default=1000, help="chart width in points for --series-job"
+    )
     parser.add_argument("--child", choices=("cold", "warm"), help=argparse.SUPPRESS)
     parser.add_argument("--child-base", help=argparse.SUPPRESS)
     parser.add_argument("--child-histogram-tags", type=int, help=argparse.SUPPRESS)
@@ -831,8 +984,18 @@ def main() -> int:
     print(f"machine: {machine()}")
 
     if args.child == "cold":
-        print(json.dumps(child_cold(args.child_base, args.workspace, args.steps, args.tags,
-                                    args.child_histogram_tags, args.load_workers)))
+        print(
+            json.dumps(
+                child_cold(
+                    args.child_base,
+                    args.workspace,
+                    args.steps,
+                    args.tags,
+                    args.child_histogram_tags,
+                    args.load_workers,
+                )
+            )
+        )
         return 0
     if args.child == "warm":
         print(json.dumps(child_warm(args.child_base, args.workspace, args.steps)))
@@ -840,8 +1003,11 @@ def main() -> int:
 
     if args.series_job:
         base = generate_series_job(args.series_job, args.tags, args.steps)
-        return 0 if report_series_job(base, args.tags, args.steps, args.width,
-                                      args.load_workers) else 1
+        return (
+            0
+            if report_series_job(base, args.tags, args.steps, args.width, args.load_workers)
+            else 1
+        )
     base, manifest = large_job(args.size_mb, args.steps, args.tags, args.skip_generate_check)
     small_jobs()
     workspace = args.workspace or tempfile.mkdtemp(prefix="dash-insight-load-")

@@ -50,10 +50,6 @@ TARGET_RSS_GROWTH = 0.20
 START_TIMEOUT = 120.0
 
 
-
-
-
-
 def record_step(writer: SummaryWriter, step: int, rng: np.random.Generator) -> None:
     """One step of every value kind the pages show."""
     writer.add_scalar("loss", float(np.exp(-step / 50) + rng.normal(0, 0.01)), step)
@@ -69,8 +65,9 @@ def generate(base: str) -> None:
     rng = np.random.default_rng(7)
     for number in range(FINISHED_JOBS):
         with SummaryWriter(os.path.join(base, f"run{number}"), host="bench") as writer:
-            writer.add_train_lineage(learning_rate=0.01 * (number + 1), batch_size=32,
-                                     epoch=10, loss=0.1 * (number + 1))
+            writer.add_train_lineage(
+                learning_rate=0.01 * (number + 1), batch_size=32, epoch=10, loss=0.1 * (number + 1)
+            )
             for step in range(1, STEPS + 1):
                 record_step(writer, step, rng)
 
@@ -128,17 +125,28 @@ def request_mix() -> list[Request]:
         mix += [
             ("plugins", "GET", f"{API}/plugins?{job}&manual_update=true", None),
             ("scalar", "GET", f"{API}/scalar/metadata?{job}&tag=loss/scalar", None),
-            ("scalars", "GET", f"{API}/scalars?{job}&tag=loss/scalar&tag=accuracy/scalar",
-             None),
+            ("scalars", "GET", f"{API}/scalars?{job}&tag=loss/scalar&tag=accuracy/scalar", None),
             ("histograms", "GET", f"{API}/histograms?{job}&tag=fc.weight/histogram", None),
-            ("tensor-stats", "GET",
-             f"{API}/tensors?{job}&tag=conv.weight/tensor&detail=stats", None),
-            ("tensor-data", "GET", f"{API}/tensors?{job}&tag=conv.weight/tensor&detail=data"
-                                   "&step=-1&dims=[:,:]", None),
+            (
+                "tensor-stats",
+                "GET",
+                f"{API}/tensors?{job}&tag=conv.weight/tensor&detail=stats",
+                None,
+            ),
+            (
+                "tensor-data",
+                "GET",
+                f"{API}/tensors?{job}&tag=conv.weight/tensor&detail=data&step=-1&dims=[:,:]",
+                None,
+            ),
             ("image-list", "GET", f"{API}/image/metadata?{job}&tag=input/image", None),
             ("image", "GET", f"{API}/image/single-image?{job}&tag=input/image&step=-1", None),
-            ("export", "GET", f"/v1/dash-insight/export/scalars?{job}&tag=loss/scalar"
-                              "&format=csv", None),
+            (
+                "export",
+                "GET",
+                f"/v1/dash-insight/export/scalars?{job}&tag=loss/scalar&format=csv",
+                None,
+            ),
         ]
     return mix
 
@@ -173,10 +181,23 @@ def start_server(base: str, workspace: str) -> tuple[subprocess.Popen[bytes], in
     os.makedirs(workspace, exist_ok=True)
     with open(log, "wb") as handle:
         process = subprocess.Popen(
-            [sys.executable, "-m", "dash_insight.server", "--port", str(port),
-             "--summary-base-dir", base, "--workspace", os.path.join(workspace, "ws"),
-             "--reload-interval", "1"],
-            stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "dash_insight.server",
+                "--port",
+                str(port),
+                "--summary-base-dir",
+                base,
+                "--workspace",
+                os.path.join(workspace, "ws"),
+                "--reload-interval",
+                "1",
+            ],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -194,8 +215,9 @@ def start_server(base: str, workspace: str) -> tuple[subprocess.Popen[bytes], in
     raise SystemExit(f"the server did not load within {START_TIMEOUT:.0f} s")
 
 
-def sample_rss(process: psutil.Process, stop: threading.Event,
-               record: Callable[[float, int], None]) -> None:
+def sample_rss(
+    process: psutil.Process, stop: threading.Event, record: Callable[[float, int], None]
+) -> None:
     while not stop.is_set():
         try:
             record(time.monotonic(), int(process.memory_info().rss))
@@ -208,19 +230,24 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-def report(stats: Stats, seconds: float, rss: list[tuple[float, int]], warm_at: float,
-           writer: Writer) -> bool:
+def report(
+    stats: Stats, seconds: float, rss: list[tuple[float, int]], warm_at: float, writer: Writer
+) -> bool:
     every = [s for values in stats.latencies.values() for s in values]
     errors = sum(len(e) for e in stats.errors.values())
     print(f"\n{'endpoint':<14}{'requests':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
     for name in sorted(stats.latencies):
         values = stats.latencies[name]
-        print(f"{name:<14}{len(values):>9}{percentile(values, 50) * 1e3:>9.1f}"
-              f"{percentile(values, 99) * 1e3:>9.1f}{max(values) * 1e3:>9.1f}"
-              f"{len(stats.errors[name]):>8}")
+        print(
+            f"{name:<14}{len(values):>9}{percentile(values, 50) * 1e3:>9.1f}"
+            f"{percentile(values, 99) * 1e3:>9.1f}{max(values) * 1e3:>9.1f}"
+            f"{len(stats.errors[name]):>8}"
+        )
     print(f"\nrequests: {len(every):,} in {seconds:.1f} s = {len(every) / seconds:.1f} req/s")
-    print(f"latency: p50 {percentile(every, 50) * 1e3:.1f} ms, p99 "
-          f"{percentile(every, 99) * 1e3:.1f} ms, max {max(every) * 1e3:.1f} ms")
+    print(
+        f"latency: p50 {percentile(every, 50) * 1e3:.1f} ms, p99 "
+        f"{percentile(every, 99) * 1e3:.1f} ms, max {max(every) * 1e3:.1f} ms"
+    )
     print(f"errors: {errors} (target {TARGET_ERRORS})")
     for name, messages in stats.errors.items():
         for message in messages[:3]:
@@ -228,9 +255,11 @@ def report(stats: Stats, seconds: float, rss: list[tuple[float, int]], warm_at: 
     warm = [value for when, value in rss if when >= warm_at]
     baseline, end, peak = warm[0], warm[-1], max(value for _, value in rss)
     growth = end / baseline - 1
-    print(f"server RSS: {baseline / 2**20:.0f} MB after warm-up, {end / 2**20:.0f} MB at the end, "
-          f"peak {peak / 2**20:.0f} MB: growth {growth * 100:+.1f} % "
-          f"(target < {TARGET_RSS_GROWTH * 100:.0f} %)")
+    print(
+        f"server RSS: {baseline / 2**20:.0f} MB after warm-up, {end / 2**20:.0f} MB at the end, "
+        f"peak {peak / 2**20:.0f} MB: growth {growth * 100:+.1f} % "
+        f"(target < {TARGET_RSS_GROWTH * 100:.0f} %)"
+    )
     print(f"writer: {writer.steps} steps appended to ./live during the run")
     return errors <= TARGET_ERRORS and growth < TARGET_RSS_GROWTH
 
@@ -239,10 +268,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--warmup", type=float, default=5.0,
-                        help="seconds of load before the RSS baseline is taken")
-    parser.add_argument("--write-every", type=float, default=0.2,
-                        help="seconds between the steps the writer appends")
+    parser.add_argument(
+        "--warmup", type=float, default=5.0, help="seconds of load before the RSS baseline is taken"
+    )
+    parser.add_argument(
+        "--write-every",
+        type=float,
+        default=0.2,
+        help="seconds between the steps the writer appends",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated folder")
     args = parser.parse_args()
 
@@ -256,20 +290,28 @@ def main() -> int:
     server = psutil.Process(process.pid)
     rss: list[tuple[float, int]] = []
     stop_sampling = threading.Event()
-    sampler = threading.Thread(target=sample_rss, daemon=True,
-                               args=(server, stop_sampling, lambda t, v: rss.append((t, v))))
+    sampler = threading.Thread(
+        target=sample_rss,
+        daemon=True,
+        args=(server, stop_sampling, lambda t, v: rss.append((t, v))),
+    )
     ok = False
     try:
         sampler.start()
         writer.start()
         stats = Stats()
         mix = request_mix()
-        print(f"{args.clients} clients x {len(mix)} kinds of request for {args.seconds:g} s, "
-              f"server pid {process.pid} on port {port}", flush=True)
+        print(
+            f"{args.clients} clients x {len(mix)} kinds of request for {args.seconds:g} s, "
+            f"server pid {process.pid} on port {port}",
+            flush=True,
+        )
         started = time.monotonic()
         deadline = started + args.seconds
-        clients = [threading.Thread(target=client, args=(port, mix, n * 7, deadline, stats))
-                   for n in range(args.clients)]
+        clients = [
+            threading.Thread(target=client, args=(port, mix, n * 7, deadline, stats))
+            for n in range(args.clients)
+        ]
         for thread in clients:
             thread.start()
         for thread in clients:

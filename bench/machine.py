@@ -17,12 +17,10 @@ from collections.abc import Callable
 def machine() -> str:
     """``"2 cores, load average 1.20 1.85 1.95 (1/5/15 min)"``."""
     one, five, fifteen = os.getloadavg()
-    return (f"{os.cpu_count()} cores, load average {one:.2f} {five:.2f} {fifteen:.2f} "
-            "(1/5/15 min)")
+    return f"{os.cpu_count()} cores, load average {one:.2f} {five:.2f} {fifteen:.2f} (1/5/15 min)"
 
 
-def timed(run: Callable[[], object], repeat: int,
-          reset: Callable[[], None] | None = None) -> float:
+def timed(run: Callable[[], object], repeat: int, reset: Callable[[], None] | None = None) -> float:
     """Median wall time in seconds of ``run()`` over ``repeat`` runs; ``reset()`` (not timed)
     before each run, e.g. to empty a cache or to set up what the run reads."""
     times = []

@@ -80,8 +80,6 @@ TIMELINE_DRAWN = """
         && document.querySelector("#prof-timeline-info").textContent.includes("bars"));"""
 
 
-
-
 def generate(base: str, ops: int, steps: int) -> None:
     warm = os.path.join(base, "warm")
     if not os.path.isdir(warm):  # a one-chart job: its page puts plotly.js in the browser cache
@@ -95,8 +93,10 @@ def generate(base: str, ops: int, steps: int) -> None:
         return
     started = time.perf_counter()
     write_cpu_profile(job, synthetic_ops(ops), steps, layout=LAYOUT_MINDSPORE)
-    print(f"generated {ops} operators x {steps} steps = {ops * steps:,} launches in "
-          f"{time.perf_counter() - started:.1f} s")
+    print(
+        f"generated {ops} operators x {steps} steps = {ops * steps:,} launches in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
 
 
 #: Installed in every page: times (performance.now(), ms since the navigation started) when
@@ -115,8 +115,10 @@ setInterval(check, 10);
 
 
 def _condition(drawn: str, args: tuple[object, ...]) -> str:
-    return (f"window.__diArgs = {json.dumps(list(args))}; window.__diCondition = () => "
-            f"(function () {{{drawn}}}).apply(null, window.__diArgs);")
+    return (
+        f"window.__diArgs = {json.dumps(list(args))}; window.__diCondition = () => "
+        f"(function () {{{drawn}}}).apply(null, window.__diArgs);"
+    )
 
 
 def _result(driver: webdriver.Chrome, deadline: float) -> float:
@@ -133,26 +135,31 @@ def open_page(driver: webdriver.Chrome, url: str, drawn: str, *args: object) -> 
     """Seconds from navigating to ``url`` (a full page load: Dash and plotly.js start again)
     until the ``drawn`` script holds, timed inside the page."""
     driver.get("about:blank")
-    script = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {
-        "source": WATCHER + _condition(drawn, args)})
+    script = driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": WATCHER + _condition(drawn, args)}
+    )
     try:
         driver.get(url)
         return _result(driver, time.perf_counter() + 120)
     finally:
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
-                               {"identifier": script["identifier"]})
+        driver.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]}
+        )
 
 
-def click_tab(driver: webdriver.Chrome, start_url: str, start_drawn: str, tab: str,
-              drawn: str, *args: object) -> float:
+def click_tab(
+    driver: webdriver.Chrome, start_url: str, start_drawn: str, tab: str, drawn: str, *args: object
+) -> float:
     """Seconds from clicking a profiler tab (in-app navigation, as a user goes from the
     dashboard to a page) until the ``drawn`` script holds, timed inside the page."""
     open_page(driver, start_url, start_drawn)
     time.sleep(0.5)  # let the dashboard's last callbacks settle before timing the click
     driver.execute_script("window.__diDrawn = null;" + _condition(drawn, args))
-    started = driver.execute_script("window.__diClicked = performance.now();"
-                                    f"document.querySelector('#{tab}').click();"
-                                    "return window.__diClicked;")
+    started = driver.execute_script(
+        "window.__diClicked = performance.now();"
+        f"document.querySelector('#{tab}').click();"
+        "return window.__diClicked;"
+    )
     return _result(driver, time.perf_counter() + 120) - started / 1000
 
 
@@ -171,15 +178,23 @@ def server_side(base: str) -> list[tuple[str, float]]:
             timings.append((label, time.perf_counter() - started))
             return result
 
-        timed("operator tables only (what the operator page opens on)",
-              lambda: components.load_tables(ProfilerService.from_data(data), params))
-        timed("parse the profile (CSVs + 200k launch times)",
-              lambda: components.load(service, params))
-        built = timed("timeline bars (scope rows)",
-                      lambda: timeline_page._timeline(service, params, "scope"))
+        timed(
+            "operator tables only (what the operator page opens on)",
+            lambda: components.load_tables(ProfilerService.from_data(data), params),
+        )
+        timed(
+            "parse the profile (CSVs + 200k launch times)", lambda: components.load(service, params)
+        )
+        built = timed(
+            "timeline bars (scope rows)", lambda: timeline_page._timeline(service, params, "scope")
+        )
         bars, launches, _ = built  # type: ignore[misc]
-        timed("whole-run window: merge + figure", lambda: timeline_figure(
-            bars, window_view(bars, *timeline_page.step_window(launches, None)), launches))
+        timed(
+            "whole-run window: merge + figure",
+            lambda: timeline_figure(
+                bars, window_view(bars, *timeline_page.step_window(launches, None)), launches
+            ),
+        )
         data.close()
     return timings
 
@@ -206,59 +221,91 @@ def main() -> int:
         driver = browser()
         try:
             # Dash's bundles into the browser cache, as for a user; and what any page costs.
-            empty = [open_page(driver, root + "/", SUMMARY_LIST_DRAWN)
-                     for _ in range(args.repeat + 1)][1:]
+            empty = [
+                open_page(driver, root + "/", SUMMARY_LIST_DRAWN) for _ in range(args.repeat + 1)
+            ][1:]
             # plotly.js too, as for a user who opened any chart before (not the profile).
-            one_chart = [open_page(driver, f"{root}/scalars?train_id=./warm", ONE_CHART_DRAWN)
-                         for _ in range(args.repeat + 1)][1:]
+            one_chart = [
+                open_page(driver, f"{root}/scalars?train_id=./warm", ONE_CHART_DRAWN)
+                for _ in range(args.repeat + 1)
+            ][1:]
             dashboard = f"{root}/profiler?train_id=./big"
             operator = f"{root}/profiler/operator?train_id=./big"
             timeline = f"{root}/profiler/timeline?train_id=./big"
             operator_first = open_page(driver, operator, TYPE_VIEW_DRAWN, types)
-            operator_again = [open_page(driver, operator, TYPE_VIEW_DRAWN, types)
-                              for _ in range(args.repeat)]
-            operator_click = [click_tab(driver, dashboard, DASHBOARD_DRAWN, "prof-tab-operator",
-                                        TYPE_VIEW_DRAWN, types) for _ in range(args.repeat)]
+            operator_again = [
+                open_page(driver, operator, TYPE_VIEW_DRAWN, types) for _ in range(args.repeat)
+            ]
+            operator_click = [
+                click_tab(
+                    driver, dashboard, DASHBOARD_DRAWN, "prof-tab-operator", TYPE_VIEW_DRAWN, types
+                )
+                for _ in range(args.repeat)
+            ]
             all_first = open_page(driver, operator + "&view=all", ALL_VIEW_DRAWN)
-            all_again = [open_page(driver, operator + "&view=all", ALL_VIEW_DRAWN)
-                         for _ in range(args.repeat)]
+            all_again = [
+                open_page(driver, operator + "&view=all", ALL_VIEW_DRAWN)
+                for _ in range(args.repeat)
+            ]
             timeline_first = open_page(driver, timeline, TIMELINE_DRAWN)
-            timeline_again = [open_page(driver, timeline, TIMELINE_DRAWN)
-                              for _ in range(args.repeat)]
-            timeline_click = [click_tab(driver, dashboard, DASHBOARD_DRAWN, "prof-tab-timeline",
-                                        TIMELINE_DRAWN) for _ in range(args.repeat)]
+            timeline_again = [
+                open_page(driver, timeline, TIMELINE_DRAWN) for _ in range(args.repeat)
+            ]
+            timeline_click = [
+                click_tab(driver, dashboard, DASHBOARD_DRAWN, "prof-tab-timeline", TIMELINE_DRAWN)
+                for _ in range(args.repeat)
+            ]
         finally:
             driver.quit()
             server.close()
             app.data_service.close()
     launches = args.ops * args.steps
-    print(f"profiler pages, {launches:,} launches ({args.ops} operators x {args.steps} steps), "
-          f"{args.repeat} runs after the first")
+    print(
+        f"profiler pages, {launches:,} launches ({args.ops} operators x {args.steps} steps), "
+        f"{args.repeat} runs after the first"
+    )
 
     def line(label: str, first: float, again: list[float], target: float | None) -> None:
         verdict = ""
         if target is not None:
             verdict = f"   target < {target:g} s   " + (
-                "OK" if max(first, statistics.median(again)) < target else "MISSED")
-        print(f"  {label}: first {first:.2f} s, then median {statistics.median(again):.2f} s "
-              f"(best {min(again):.2f}){verdict}")
+                "OK" if max(first, statistics.median(again)) < target else "MISSED"
+            )
+        print(
+            f"  {label}: first {first:.2f} s, then median {statistics.median(again):.2f} s "
+            f"(best {min(again):.2f}){verdict}"
+        )
 
-    print(f"  for scale: summary list (a full Dash page load): median "
-          f"{statistics.median(empty):.2f} s; a one-chart scalars page (plotly.js too): "
-          f"median {statistics.median(one_chart):.2f} s")
-    line("operator page (chart + type table), page load", operator_first, operator_again,
-         OPERATOR_TARGET_S)
-    print(f"  operator page, from the dashboard's tab: median "
-          f"{statistics.median(operator_click):.2f} s (best {min(operator_click):.2f})   "
-          f"target < {OPERATOR_TARGET_S:g} s   "
-          f"{'OK' if statistics.median(operator_click) < OPERATOR_TARGET_S else 'MISSED'}")
+    print(
+        f"  for scale: summary list (a full Dash page load): median "
+        f"{statistics.median(empty):.2f} s; a one-chart scalars page (plotly.js too): "
+        f"median {statistics.median(one_chart):.2f} s"
+    )
+    line(
+        "operator page (chart + type table), page load",
+        operator_first,
+        operator_again,
+        OPERATOR_TARGET_S,
+    )
+    print(
+        f"  operator page, from the dashboard's tab: median "
+        f"{statistics.median(operator_click):.2f} s (best {min(operator_click):.2f})   "
+        f"target < {OPERATOR_TARGET_S:g} s   "
+        f"{'OK' if statistics.median(operator_click) < OPERATOR_TARGET_S else 'MISSED'}"
+    )
     line("all-operators view (first page), page load", all_first, all_again, None)
-    line("timeline (all steps, every row), page load", timeline_first, timeline_again,
-         TIMELINE_TARGET_S)
-    print(f"  timeline, from the dashboard's tab: median "
-          f"{statistics.median(timeline_click):.2f} s (best {min(timeline_click):.2f})   "
-          f"target < {TIMELINE_TARGET_S:g} s   "
-          f"{'OK' if statistics.median(timeline_click) < TIMELINE_TARGET_S else 'MISSED'}")
+    line(
+        "timeline (all steps, every row), page load",
+        timeline_first,
+        timeline_again,
+        TIMELINE_TARGET_S,
+    )
+    print(
+        f"  timeline, from the dashboard's tab: median "
+        f"{statistics.median(timeline_click):.2f} s (best {min(timeline_click):.2f})   "
+        f"target < {TIMELINE_TARGET_S:g} s   "
+        f"{'OK' if statistics.median(timeline_click) < TIMELINE_TARGET_S else 'MISSED'}"
+    )
     print(f"after: {machine()}")
     return 0
 

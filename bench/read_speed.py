@@ -60,8 +60,10 @@ def generate(directory: str, size_mb: int) -> str:
                 if os.path.getsize(writer.summary_path) >= target:
                     break
         path = writer.summary_path
-    print(f"generated {path}: {os.path.getsize(path) / 1e6:.0f} MB, {step} steps "
-          f"in {time.perf_counter() - started:.0f} s")
+    print(
+        f"generated {path}: {os.path.getsize(path) / 1e6:.0f} MB, {step} steps "
+        f"in {time.perf_counter() - started:.0f} s"
+    )
     return path
 
 
@@ -106,9 +108,11 @@ def main() -> int:
     scan_time = min(s[0] for s in scans)
     _, records, points = scans[0]
     print(f"framing + CRC:                  {size_mb / framing:7.0f} MB/s")
-    print(f"framing + CRC + decode/columns: {size_mb / scan_time:7.0f} MB/s, "
-          f"{records / scan_time:,.0f} records/s, {points / scan_time:,.0f} scalar points/s "
-          f"({records:,} records, {points:,} scalar points, best of {args.repeat})")
+    print(
+        f"framing + CRC + decode/columns: {size_mb / scan_time:7.0f} MB/s, "
+        f"{records / scan_time:,.0f} records/s, {points / scan_time:,.0f} scalar points/s "
+        f"({records:,} records, {points:,} scalar points, best of {args.repeat})"
+    )
     return 0
 
 

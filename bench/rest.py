@@ -45,8 +45,6 @@ PYTHON = sys.executable
 TARGET_20K_MS = 15.0
 
 
-
-
 def write_job(directory: str, steps: int, values: np.ndarray | None = None) -> None:
     """One job of one scalar tag ``loss`` (written to a scratch folder renamed at the end, so an
     interrupted run never looks complete)."""
@@ -66,8 +64,6 @@ def write_job(directory: str, steps: int, values: np.ndarray | None = None) -> N
     print(f"  written in {time.perf_counter() - started:.0f} s", flush=True)
 
 
-
-
 class Server:
     """``python -m dash_insight.server`` on a base directory, with its access log read back.
 
@@ -79,18 +75,34 @@ class Server:
         self.port = free_port()
         self.log_path = os.path.join(workspace, "log", f"access.{self.port}.log")
         self.process = subprocess.Popen(
-            [PYTHON, "-m", "dash_insight.server", "--summary-base-dir", base, "--port",
-             str(self.port), "--workspace", workspace, "--access-log-max-bytes", "0",
-             *options],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                PYTHON,
+                "-m",
+                "dash_insight.server",
+                "--summary-base-dir",
+                base,
+                "--port",
+                str(self.port),
+                "--workspace",
+                workspace,
+                "--access-log-max-bytes",
+                "0",
+                *options,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         self._lines = 0
 
-    def get(self, path: str, params: dict[str, object] | None = None,
-            connection: http.client.HTTPConnection | None = None) -> tuple[int, bytes]:
+    def get(
+        self,
+        path: str,
+        params: dict[str, object] | None = None,
+        connection: http.client.HTTPConnection | None = None,
+    ) -> tuple[int, bytes]:
         """(status, body) of ``GET path?params`` (a new connection unless one is given)."""
         own = connection is None
-        connection = connection or http.client.HTTPConnection("127.0.0.1", self.port,
-                                                              timeout=600)
+        connection = connection or http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
         try:
             target = path + ("?" + urlencode(params, doseq=True) if params else "")
             connection.request("GET", target)
@@ -110,8 +122,11 @@ class Server:
                 status, body = self.get("/v1/mindinsight/datavisual/train-jobs")
                 answer = json.loads(body) if status == 200 else {}
                 jobs = answer.get("train_jobs", [])
-                if answer.get("load_status") == "loaded" and jobs and all(
-                        job["cache_status"] == "CACHED" for job in jobs):
+                if (
+                    answer.get("load_status") == "loaded"
+                    and jobs
+                    and all(job["cache_status"] == "CACHED" for job in jobs)
+                ):
                     return
             except OSError:
                 pass
@@ -128,7 +143,7 @@ class Server:
             if len(lines) > self._lines:
                 break
             time.sleep(0.01)
-        new, self._lines = lines[self._lines:], len(lines)
+        new, self._lines = lines[self._lines :], len(lines)
         return [float(line.rsplit(" ", 2)[1]) for line in new]
 
     def close(self) -> None:
@@ -151,8 +166,9 @@ def serving(base: str) -> Iterator[Server]:
         shutil.rmtree(workspace, ignore_errors=True)
 
 
-def run_clients(server: Server, path: str, params: dict[str, object], clients: int,
-                requests: int) -> tuple[float, list[float], int]:
+def run_clients(
+    server: Server, path: str, params: dict[str, object], clients: int, requests: int
+) -> tuple[float, list[float], int]:
     """(requests/s, server seconds of each request, bytes of an answer) of ``clients`` threads
     sending ``requests`` requests each over their own connection."""
     server.server_seconds()  # skip what came before
@@ -178,8 +194,10 @@ def run_clients(server: Server, path: str, params: dict[str, object], clients: i
         thread.join()
     wall = time.perf_counter() - started
     if failures:  # shown beside the figures, which then count only what the server did
-        print(f"  {len(failures)} of {clients * requests} requests failed, first: "
-              f"{failures[0]}", flush=True)
+        print(
+            f"  {len(failures)} of {clients * requests} requests failed, first: {failures[0]}",
+            flush=True,
+        )
     seconds = server.server_seconds()
     return clients * requests / wall, seconds, max(sizes)
 
@@ -191,8 +209,12 @@ def percentile(values: list[float], share: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=30,
-                        help="requests per client for 20k points (a tenth, at least 3, for 1M)")
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=30,
+        help="requests per client for 20k points (a tenth, at least 3, for 1M)",
+    )
     args = parser.parse_args()
     base = os.path.join(DATA, "rest")
     write_job(os.path.join(base, "r20k"), 20_000)
@@ -208,16 +230,27 @@ def main() -> None:
             (f"export csv {points}", export, {"train_id": job, "tag": "loss"}),
             (f"export json {points}", export, {"train_id": job, "tag": "loss", "format": "json"}),
         ]
-    cases.append(("scalar/metadata 1M, max_points=1000", f"{mi}/scalar/metadata",
-                  {"train_id": "./r1m", "tag": "loss/scalar", "max_points": 1000}))
-    cases.append(("scalar/metadata 1M, a 20k range", f"{mi}/scalar/metadata",
-                  {"train_id": "./r1m", "tag": "loss/scalar", "start_step": 500_001,
-                   "end_step": 520_000}))
+    cases.append(
+        (
+            "scalar/metadata 1M, max_points=1000",
+            f"{mi}/scalar/metadata",
+            {"train_id": "./r1m", "tag": "loss/scalar", "max_points": 1000},
+        )
+    )
+    cases.append(
+        (
+            "scalar/metadata 1M, a 20k range",
+            f"{mi}/scalar/metadata",
+            {"train_id": "./r1m", "tag": "loss/scalar", "start_step": 500_001, "end_step": 520_000},
+        )
+    )
     print(f"machine: {machine()}")
     with serving(base) as server:
         server.wait_loaded()
-        print(f"{'request':38} {'bytes':>11} {'clients':>7} {'p50 ms':>8} {'p99 ms':>8} "
-              f"{'req/s':>7} {'first ms':>9}")
+        print(
+            f"{'request':38} {'bytes':>11} {'clients':>7} {'p50 ms':>8} {'p99 ms':>8} "
+            f"{'req/s':>7} {'first ms':>9}"
+        )
         rows = {}
         for name, path, params in cases:
             server.server_seconds()  # skip what came before
@@ -231,14 +264,21 @@ def main() -> None:
                 p50, p99 = percentile(seconds, 0.5) * 1e3, percentile(seconds, 0.99) * 1e3
                 rows[(name, clients)] = p50
                 shown = f"{first:>9.1f}" if clients == 1 else ""
-                print(f"{name:38} {size:>11,} {clients:>7} {p50:>8.1f} {p99:>8.1f} "
-                      f"{rate:>7.1f} {shown}", flush=True)
+                print(
+                    f"{name:38} {size:>11,} {clients:>7} {p50:>8.1f} {p99:>8.1f} "
+                    f"{rate:>7.1f} {shown}",
+                    flush=True,
+                )
     p50 = rows[("scalar/metadata 20k", 1)]
     verdict = "met" if p50 < TARGET_20K_MS else "MISSED"
-    print(f"scalar/metadata 20k points, 1 client: {p50:.1f} ms server time p50 "
-          f"(target < {TARGET_20K_MS:.0f} ms: {verdict}); machine: {machine()}")
-    print("server time: the access log's request time (received to last byte sent); one "
-          "server process (waitress, 8 threads); clients are threads of this process")
+    print(
+        f"scalar/metadata 20k points, 1 client: {p50:.1f} ms server time p50 "
+        f"(target < {TARGET_20K_MS:.0f} ms: {verdict}); machine: {machine()}"
+    )
+    print(
+        "server time: the access log's request time (received to last byte sent); one "
+        "server process (waitress, 8 threads); clients are threads of this process"
+    )
 
 
 if __name__ == "__main__":

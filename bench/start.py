@@ -59,8 +59,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def first_answer(url: str, pid: int, started: float, deadline: float,
-                 out: dict[str, tuple[float, float]]) -> None:
+def first_answer(
+    url: str, pid: int, started: float, deadline: float, out: dict[str, tuple[float, float]]
+) -> None:
     """Poll ``url`` until it answers 200; store the seconds since ``started`` and the server's
     CPU seconds then in ``out[url]``."""
     while time.perf_counter() < deadline:
@@ -83,16 +84,28 @@ def run_once(base: str, workspace: str) -> tuple[Answer, Answer]:
     summary-list page first answered. The server is stopped afterwards (SIGTERM)."""
     port = free_port()
     root = f"http://127.0.0.1:{port}/"
-    command = [sys.executable, "-m", "dash_insight.server", "--summary-base-dir", base,
-               "--workspace", workspace, "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "dash_insight.server",
+        "--summary-base-dir",
+        base,
+        "--workspace",
+        workspace,
+        "--port",
+        str(port),
+    ]
     answers: dict[str, Answer] = {}
     started = time.perf_counter()
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = started + TIMEOUT_S
-        pollers = [threading.Thread(target=first_answer,
-                                    args=(root + path, server.pid, started, deadline, answers))
-                   for path in (JOBS_PATH, PAGE_PATH)]
+        pollers = [
+            threading.Thread(
+                target=first_answer, args=(root + path, server.pid, started, deadline, answers)
+            )
+            for path in (JOBS_PATH, PAGE_PATH)
+        ]
         for poller in pollers:
             poller.start()
         for poller in pollers:
@@ -106,8 +119,10 @@ def run_once(base: str, workspace: str) -> tuple[Answer, Answer]:
             _, stderr = server.communicate()
     missing = [path or "/" for path in (JOBS_PATH, PAGE_PATH) if root + path not in answers]
     if missing:
-        raise SystemExit(f"the server did not answer {missing} within {TIMEOUT_S:.0f} s:\n"
-                         f"{stderr.decode(errors='replace')[-2000:]}")
+        raise SystemExit(
+            f"the server did not answer {missing} within {TIMEOUT_S:.0f} s:\n"
+            f"{stderr.decode(errors='replace')[-2000:]}"
+        )
     return answers[root + JOBS_PATH], answers[root + PAGE_PATH]
 
 
@@ -130,16 +145,19 @@ def summary(label: str, times: list[tuple[Answer, Answer]]) -> tuple[float, floa
     jobs_cpu = statistics.median(t[0][1] for t in times)
     page_cpu = statistics.median(t[1][1] for t in times)
     spread = ", ".join(f"{a[0]:.2f}/{b[0]:.2f}" for a, b in times)
-    print(f"{label}: train-jobs {jobs:.2f} s (server CPU {jobs_cpu:.2f} s), page / {page:.2f} s "
-          f"(server CPU {page_cpu:.2f} s); medians of {len(times)}, each run's wall "
-          f"train-jobs/page: {spread}")
+    print(
+        f"{label}: train-jobs {jobs:.2f} s (server CPU {jobs_cpu:.2f} s), page / {page:.2f} s "
+        f"(server CPU {page_cpu:.2f} s); medians of {len(times)}, each run's wall "
+        f"train-jobs/page: {spread}"
+    )
     return jobs, page
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--base", default=DEMO_DIR, help="summary base directory (default: "
-                                                         "the bundled demo)")
+    parser.add_argument(
+        "--base", default=DEMO_DIR, help="summary base directory (default: the bundled demo)"
+    )
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     base = os.path.realpath(args.base)
@@ -161,8 +179,10 @@ def main() -> int:
     jobs, page = summary("warm (index present)", warm)
     worst = max(jobs, page)
     ok = worst < TARGET_WARM_S
-    print(f"warm restart, first answer of both: {worst:.2f} s   target < {TARGET_WARM_S} s   "
-          f"{'OK' if ok else 'MISSED'}")
+    print(
+        f"warm restart, first answer of both: {worst:.2f} s   target < {TARGET_WARM_S} s   "
+        f"{'OK' if ok else 'MISSED'}"
+    )
     return 0 if ok else 1
 
 

@@ -77,23 +77,31 @@ def generate(base: str) -> None:
     with SummaryWriter(os.path.join(base, "scalars24"), host="bench") as writer:
         for step in range(1, 2001):
             for i in range(24):
-                writer.add_scalar(f"metrics/tag_{i:02d}", float(np.exp(-step / 500) * (i + 1)
-                                                               + rng.random() * 0.05), step)
+                writer.add_scalar(
+                    f"metrics/tag_{i:02d}",
+                    float(np.exp(-step / 500) * (i + 1) + rng.random() * 0.05),
+                    step,
+                )
     with SummaryWriter(os.path.join(base, "histograms21"), host="bench") as writer:
         for step in range(1, 41):
             for i in range(21):
-                writer.add_histogram(f"layer{i:02d}.weight", rng.standard_normal(2000)
-                                     * (1 + step / 40), step)
+                writer.add_histogram(
+                    f"layer{i:02d}.weight", rng.standard_normal(2000) * (1 + step / 40), step
+                )
             writer.record(step)
     for job in range(20):
         with SummaryWriter(os.path.join(base, f"lineage_{job:02d}"), host="bench") as writer:
             writer.add_scalar("loss", float(1 / (job + 1)), 1)
-            writer.add_train_lineage(optimizer="Momentum", learning_rate=0.01 * (job + 1),
-                                     epoch=10 + job % 3, batch_size=32 * (1 + job % 2),
-                                     loss=float(1 / (job + 1)), network="LeNet5",
-                                     train_dataset_size=60000)
-            writer.add_eval_lineage(metric={"accuracy": 0.9 + job / 400},
-                                    valid_dataset_size=10000)
+            writer.add_train_lineage(
+                optimizer="Momentum",
+                learning_rate=0.01 * (job + 1),
+                epoch=10 + job % 3,
+                batch_size=32 * (1 + job % 2),
+                loss=float(1 / (job + 1)),
+                network="LeNet5",
+                train_dataset_size=60000,
+            )
+            writer.add_eval_lineage(metric={"accuracy": 0.9 + job / 400}, valid_dataset_size=10000)
     with SummaryWriter(os.path.join(base, "graph5000"), host="bench") as writer:
         writer.add_graph(make_graph(5000, 200))
         writer.add_scalar("loss", 1.0, 1)
@@ -104,14 +112,34 @@ def generate(base: str) -> None:
 #: path, the element that says its content is there, and whether it scrolls (charts drawn when
 #: they come on screen).
 PAGES = (
-    ("scalars, 24 charts", "bench", "/scalars?train_id=.%2Fscalars24",
-     ".di-chart-card .js-plotly-plot", True),
-    ("parameter distribution, 21 tags", "bench", "/histograms?train_id=.%2Fhistograms21",
-     ".js-plotly-plot", True),
-    ("parameter distribution, lenet_sc", "corpus", "/histograms?train_id=.%2Flenet_sc",
-     ".js-plotly-plot", True),
-    ("parameter distribution, ops_all", "corpus", "/histograms?train_id=.%2Fops_all",
-     ".js-plotly-plot", True),
+    (
+        "scalars, 24 charts",
+        "bench",
+        "/scalars?train_id=.%2Fscalars24",
+        ".di-chart-card .js-plotly-plot",
+        True,
+    ),
+    (
+        "parameter distribution, 21 tags",
+        "bench",
+        "/histograms?train_id=.%2Fhistograms21",
+        ".js-plotly-plot",
+        True,
+    ),
+    (
+        "parameter distribution, lenet_sc",
+        "corpus",
+        "/histograms?train_id=.%2Flenet_sc",
+        ".js-plotly-plot",
+        True,
+    ),
+    (
+        "parameter distribution, ops_all",
+        "corpus",
+        "/histograms?train_id=.%2Fops_all",
+        ".js-plotly-plot",
+        True,
+    ),
     ("lineage, 20 jobs", "bench", "/lineage", ".di-lineage-grid .ag-row", False),
     ("graph, 5,000 nodes", "bench", "/graph?train_id=.%2Fgraph5000", "#graph-cy canvas", False),
 )
@@ -186,7 +214,8 @@ def open_page(driver, url: str, selector: str, scrolls: bool, timeout: float = 1
         try:
             state = driver.execute_script("return window.__benchReady || {};")
             at_bottom = driver.execute_script(
-                "return window.innerHeight + window.scrollY >= document.body.scrollHeight - 2;")
+                "return window.innerHeight + window.scrollY >= document.body.scrollHeight - 2;"
+            )
         except TimeoutException:  # the page's main thread is frozen longer than a script may wait
             state, at_bottom = {}, False
         if scrolls and state.get("screenReady") and not at_bottom:
@@ -203,20 +232,33 @@ def open_page(driver, url: str, selector: str, scrolls: bool, timeout: float = 1
         time.sleep(0.02)
     probe = driver.execute_script("return window.__benchReady;")
     after = cpu_seconds(driver)
-    return Run(probe["shownSince"] / 1000, probe["screenSince"] / 1000, probe["since"] / 1000,
-               longest_task_ms(driver),
-               after["task"] - before["task"])
+    return Run(
+        probe["shownSince"] / 1000,
+        probe["screenSince"] / 1000,
+        probe["since"] / 1000,
+        longest_task_ms(driver),
+        after["task"] - before["task"],
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--corpus", default=os.path.normpath(CORPUS),
-                        help="the summary corpus (lenet_sc, ops_all); default ../shared/corpus")
-    parser.add_argument("--pages", default="",
-                        help="comma-separated words: only the pages whose names contain one")
-    parser.add_argument("--profile", type=int, default=0, metavar="N",
-                        help="print the N functions of most self time of one more load")
+    parser.add_argument(
+        "--corpus",
+        default=os.path.normpath(CORPUS),
+        help="the summary corpus (lenet_sc, ops_all); default ../shared/corpus",
+    )
+    parser.add_argument(
+        "--pages", default="", help="comma-separated words: only the pages whose names contain one"
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the N functions of most self time of one more load",
+    )
     args = parser.parse_args()
     words = [w.strip() for w in args.pages.split(",") if w.strip()]
     pages = [page for page in PAGES if not words or any(w in page[0] for w in words)]
@@ -228,8 +270,9 @@ def main() -> int:
             app = create_app(base, workspace=os.path.join(workspace, key), reload_interval=0)
             app.data_service.loader.wait_rounds(1, timeout=600)
             ports[key] = free_port()
-            server = waitress.create_server(app.server, host="127.0.0.1", port=ports[key],
-                                            threads=8)
+            server = waitress.create_server(
+                app.server, host="127.0.0.1", port=ports[key], threads=8
+            )
             threading.Thread(target=server.run, daemon=True).start()
             apps.append(app)
             servers.append(server)
@@ -239,8 +282,9 @@ def main() -> int:
             for name, key, path, selector, scrolls in pages:
                 url = f"http://127.0.0.1:{ports[key]}{path}"
                 open_page(driver, url, selector, scrolls)  # warm: caches, bundles
-                results[name] = [open_page(driver, url, selector, scrolls)
-                                 for _ in range(args.repeat)]
+                results[name] = [
+                    open_page(driver, url, selector, scrolls) for _ in range(args.repeat)
+                ]
                 if args.profile:
                     with cpu_profile(driver) as profile:
                         open_page(driver, url, selector, scrolls)
@@ -253,8 +297,10 @@ def main() -> int:
             for app in apps:
                 app.data_service.close()
     print(f"machine: {machine()}")
-    print(f"pages drawn as they open, median of {args.repeat} runs (from navigation; targets: "
-          f"drawn < {TARGET_S:.0f} s, no freeze > {FREEZE_MS:.0f} ms)")
+    print(
+        f"pages drawn as they open, median of {args.repeat} runs (from navigation; targets: "
+        f"drawn < {TARGET_S:.0f} s, no freeze > {FREEZE_MS:.0f} ms)"
+    )
     for name, runs in results.items():
         shown = statistics.median(r.shown_s for r in runs)
         drawn = statistics.median(r.drawn_s for r in runs)
@@ -262,9 +308,11 @@ def main() -> int:
         freeze = statistics.median(r.freeze_ms for r in runs)
         cpu = statistics.median(r.cpu_s for r in runs)
         verdict = "OK" if drawn < TARGET_S and freeze <= FREEZE_MS else "MISSED"
-        print(f"  {name:34s} first screen shown {shown:5.2f} s   drawn {drawn:5.2f} s"
-              f"   scrolled to the end {scrolled:6.2f} s   "
-              f"longest freeze {freeze:6.0f} ms   browser CPU {cpu:5.2f} s   {verdict}")
+        print(
+            f"  {name:34s} first screen shown {shown:5.2f} s   drawn {drawn:5.2f} s"
+            f"   scrolled to the end {scrolled:6.2f} s   "
+            f"longest freeze {freeze:6.0f} ms   browser CPU {cpu:5.2f} s   {verdict}"
+        )
     print(f"machine: {machine()}")
     return 0
 

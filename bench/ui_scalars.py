@@ -125,8 +125,10 @@ DASH_INSIGHT_INTERACTIVE = """card => {
   const p = card.querySelector('.js-plotly-plot');
   return Boolean(p && p.data && p.data.length >= 2 && p._fullLayout);
 }"""
-DASH_INSIGHT_DRAWN = ("card => (" + DASH_INSIGHT_INTERACTIVE + ")(card) || "
-                      "Boolean(card.querySelector('.di-chart-preview path[stroke-width]'))")
+DASH_INSIGHT_DRAWN = (
+    "card => (" + DASH_INSIGHT_INTERACTIVE + ")(card) || "
+    "Boolean(card.querySelector('.di-chart-preview path[stroke-width]'))"
+)
 #: MindInsight 2.3.1 (Vue + ECharts): each chart of the scalar page is a ``.sample-content``
 #: holding its ECharts canvas; drawn = the canvas has painted pixels.
 MINDINSIGHT_CARDS = "'.cl-eval-show-data-content .sample-content'"
@@ -172,11 +174,16 @@ def open_page(driver, url: str, expected: int, timeout: float = 120) -> PageRun:
         time.sleep(0.02)
     state = driver.execute_script(probe)
     after = cpu_seconds(driver)
-    return PageRun(first=state["first"] / 1000, screen=state["screen"] / 1000,
-                   interactive=state["plotScreen"] / 1000,
-                   every=state["all"] / 1000, task_cpu=after["task"] - before["task"],
-                   script_cpu=after["script"] - before["script"],
-                   freeze_ms=longest_task_ms(driver), charts=state["cards"])
+    return PageRun(
+        first=state["first"] / 1000,
+        screen=state["screen"] / 1000,
+        interactive=state["plotScreen"] / 1000,
+        every=state["all"] / 1000,
+        task_cpu=after["task"] - before["task"],
+        script_cpu=after["script"] - before["script"],
+        freeze_ms=longest_task_ms(driver),
+        charts=state["cards"],
+    )
 
 
 ARM_REDRAW = """
@@ -219,15 +226,21 @@ def smoothing_change(driver, run: int) -> tuple[float, float]:
     box = driver.find_element("css selector", ".di-smoothing-box input")
     box.send_keys(Keys.CONTROL, "a")
     box.send_keys(f"0.{6 + run % 3}", Keys.ENTER)
-    wait_for(lambda: driver.execute_script("return window._diRedraw.done"), 20,
-             "charts redrawn after a smoothing change", poll=0.005)
+    wait_for(
+        lambda: driver.execute_script("return window._diRedraw.done"),
+        20,
+        "charts redrawn after a smoothing change",
+        poll=0.005,
+    )
     timing = driver.execute_script(
-        "const r = window._diRedraw; return [r.visibleDone - r.start, r.done - r.start]")
+        "const r = window._diRedraw; return [r.visibleDone - r.start, r.done - r.start]"
+    )
     return timing[0] / 1000, timing[1] / 1000
 
 
-def measure_dash_insight(base: str, tags: int, repeat: int
-                         ) -> tuple[list[PageRun], list[tuple[float, float]]]:
+def measure_dash_insight(
+    base: str, tags: int, repeat: int
+) -> tuple[list[PageRun], list[tuple[float, float]]]:
     runs, smoothed = [], []
     with tempfile.TemporaryDirectory() as workspace:
         app = create_app(base, workspace=workspace, reload_interval=0)
@@ -237,10 +250,16 @@ def measure_dash_insight(base: str, tags: int, repeat: int
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         driver = browser()
-        install_probe(driver, DRAW_PROBE % {"cards": DASH_INSIGHT_CARDS,
-                                            "drawn": DASH_INSIGHT_DRAWN,
-                                            "interactive": DASH_INSIGHT_INTERACTIVE,
-                                            "expected": tags})
+        install_probe(
+            driver,
+            DRAW_PROBE
+            % {
+                "cards": DASH_INSIGHT_CARDS,
+                "drawn": DASH_INSIGHT_DRAWN,
+                "interactive": DASH_INSIGHT_INTERACTIVE,
+                "expected": tags,
+            },
+        )
         try:
             url = f"http://127.0.0.1:{port}/scalars?train_id=./big"
             open_page(driver, url, tags)  # warm: the server's caches, the browser's cache
@@ -262,20 +281,38 @@ def _get(url: str) -> bytes | None:
         return None
 
 
-def measure_mindinsight(venv: str, base: str, tags: int, steps: int,
-                        repeat: int) -> list[PageRun] | str:
+def measure_mindinsight(
+    venv: str, base: str, tags: int, steps: int, repeat: int
+) -> list[PageRun] | str:
     """MindInsight's scalars page of the same job, or why it was not measured."""
     program = os.path.join(venv, "bin", "mindinsight")
     if not os.path.exists(program):
         return f"no {program} (install: see /work/shared/tools/mindinsight-requirements.txt)"
     port = free_port()
-    env = dict(os.environ, PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="python",
-               PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""))
+    env = dict(
+        os.environ,
+        PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="python",
+        PATH=os.path.join(venv, "bin") + os.pathsep + os.environ.get("PATH", ""),
+    )
     env.pop("PYTHONPATH", None)
     workspace = tempfile.mkdtemp(prefix="mi-bench-")
-    started = subprocess.run([program, "start", "--summary-base-dir", base, "--port", str(port),
-                              "--workspace", workspace], env=env, capture_output=True, text=True,
-                             timeout=180, check=False)
+    started = subprocess.run(
+        [
+            program,
+            "start",
+            "--summary-base-dir",
+            base,
+            "--port",
+            str(port),
+            "--workspace",
+            workspace,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     if started.returncode != 0:
         shutil.rmtree(workspace, ignore_errors=True)
         return f"mindinsight start failed: {(started.stdout + started.stderr).strip()[-300:]}"
@@ -283,15 +320,25 @@ def measure_mindinsight(venv: str, base: str, tags: int, steps: int,
         api = f"http://127.0.0.1:{port}/v1/mindinsight/datavisual/scalar/metadata"
         # MindInsight loads in the background: wait until the job's last tag has its last step.
         last = f"{api}?train_id=./big&tag=metrics/tag_{tags - 1:02d}/scalar"
-        wait_for(lambda: b'"step":%d' % steps in (_get(last) or b""), 900,
-                 "MindInsight loading the job", poll=1)
+        wait_for(
+            lambda: b'"step":%d' % steps in (_get(last) or b""),
+            900,
+            "MindInsight loading the job",
+            poll=1,
+        )
         driver = browser()
-        install_probe(driver, DRAW_PROBE % {"cards": MINDINSIGHT_CARDS,
-                                            "drawn": MINDINSIGHT_DRAWN,
-                                            "interactive": MINDINSIGHT_DRAWN, "expected": 6})
+        install_probe(
+            driver,
+            DRAW_PROBE
+            % {
+                "cards": MINDINSIGHT_CARDS,
+                "drawn": MINDINSIGHT_DRAWN,
+                "interactive": MINDINSIGHT_DRAWN,
+                "expected": 6,
+            },
+        )
         try:
-            url = (f"http://127.0.0.1:{port}/#/train-manage/scalar"
-                   "?train_id=./big&summaryPath=./big")
+            url = f"http://127.0.0.1:{port}/#/train-manage/scalar?train_id=./big&summaryPath=./big"
             open_page(driver, url, 6)  # warm
             return [open_page(driver, url, 6) for _ in range(repeat)]
         finally:
@@ -299,27 +346,37 @@ def measure_mindinsight(venv: str, base: str, tags: int, steps: int,
     except TimeoutError as error:
         return f"MindInsight: {error}"
     finally:
-        subprocess.run([program, "stop", "--port", str(port)], env=env, capture_output=True,
-                       timeout=120, check=False)
+        subprocess.run(
+            [program, "stop", "--port", str(port)],
+            env=env,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
         shutil.rmtree(workspace, ignore_errors=True)
 
 
 def _figures(name: str, runs: list[PageRun]) -> list[str]:
     def line(label: str, values: list[float], unit: str = "s") -> str:
         if unit == "ms":
-            return (f"    {label}: best {min(values):.0f} ms, median "
-                    f"{statistics.median(values):.0f} ms")
+            return (
+                f"    {label}: best {min(values):.0f} ms, median {statistics.median(values):.0f} ms"
+            )
         return f"    {label}: best {min(values):.2f} s, median {statistics.median(values):.2f} s"
 
-    return [f"  {name}: {runs[0].charts} charts",
-            line("first chart drawn", [r.first for r in runs]),
-            line("charts on the first screen shown", [r.screen for r in runs]),
-            line("charts on the first screen interactive (the page's own charts)",
-                 [r.interactive for r in runs]),
-            line("all charts drawn", [r.every for r in runs]),
-            line("browser CPU, all tasks (TaskDuration)", [r.task_cpu for r in runs]),
-            line("browser CPU, JavaScript (ScriptDuration)", [r.script_cpu for r in runs]),
-            line("longest main-thread freeze", [r.freeze_ms for r in runs], "ms")]
+    return [
+        f"  {name}: {runs[0].charts} charts",
+        line("first chart drawn", [r.first for r in runs]),
+        line("charts on the first screen shown", [r.screen for r in runs]),
+        line(
+            "charts on the first screen interactive (the page's own charts)",
+            [r.interactive for r in runs],
+        ),
+        line("all charts drawn", [r.every for r in runs]),
+        line("browser CPU, all tasks (TaskDuration)", [r.task_cpu for r in runs]),
+        line("browser CPU, JavaScript (ScriptDuration)", [r.script_cpu for r in runs]),
+        line("longest main-thread freeze", [r.freeze_ms for r in runs], "ms"),
+    ]
 
 
 def main() -> int:
@@ -327,23 +384,27 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tags", type=int, default=20)
     parser.add_argument("--steps", type=int, default=20000)
-    parser.add_argument("--mindinsight", default="/work/mi-venv",
-                        help="MindInsight 2.3.1's venv ('' to skip it)")
+    parser.add_argument(
+        "--mindinsight", default="/work/mi-venv", help="MindInsight 2.3.1's venv ('' to skip it)"
+    )
     args = parser.parse_args()
     base = os.path.join(DATA_DIR, f"ui_scalars_{args.tags}x{args.steps}")
     generate(base, args.tags, args.steps)
     ours, smoothed = measure_dash_insight(base, args.tags, args.repeat)
-    theirs: list[PageRun] | str = (measure_mindinsight(args.mindinsight, base, args.tags,
-                                                       args.steps, args.repeat)
-                                   if args.mindinsight else "--mindinsight ''")
+    theirs: list[PageRun] | str = (
+        measure_mindinsight(args.mindinsight, base, args.tags, args.steps, args.repeat)
+        if args.mindinsight
+        else "--mindinsight ''"
+    )
     print(f"machine: {machine()}")
-    print(f"scalars page, {args.tags} tags x {args.steps} steps, {args.repeat} runs "
-          "(times from navigation)")
+    print(
+        f"scalars page, {args.tags} tags x {args.steps} steps, {args.repeat} runs "
+        "(times from navigation)"
+    )
     for text in _figures("dash-insight", ours):
         print(text)
     every = statistics.median(r.every for r in ours)
-    print(f"    target: all charts < {TARGET_S:.0f} s   "
-          f"{'OK' if every < TARGET_S else 'MISSED'}")
+    print(f"    target: all charts < {TARGET_S:.0f} s   {'OK' if every < TARGET_S else 'MISSED'}")
     if isinstance(theirs, str):
         print(f"  MindInsight 2.3.1: skipped ({theirs})")
     else:
@@ -351,20 +412,29 @@ def main() -> int:
             print(text)
         mine = statistics.median(r.screen for r in ours)
         mi = statistics.median(r.every for r in theirs)
-        print(f"  dash-insight first screen shown / MindInsight first page: {mine / mi:.2f}   "
-              f"target <= 0.5   {'OK' if mine <= 0.5 * mi else 'MISSED'}")
+        print(
+            f"  dash-insight first screen shown / MindInsight first page: {mine / mi:.2f}   "
+            f"target <= 0.5   {'OK' if mine <= 0.5 * mi else 'MISSED'}"
+        )
         usable = statistics.median(r.interactive for r in ours)
-        print(f"  dash-insight first screen interactive / MindInsight first page: "
-              f"{usable / mi:.2f}")
-        print(f"  dash-insight all {args.tags} charts / MindInsight first page "
-              f"({theirs[0].charts} charts): {every / mi:.2f}")
+        print(
+            f"  dash-insight first screen interactive / MindInsight first page: {usable / mi:.2f}"
+        )
+        print(
+            f"  dash-insight all {args.tags} charts / MindInsight first page "
+            f"({theirs[0].charts} charts): {every / mi:.2f}"
+        )
     visible = [v for v, _ in smoothed]
-    print(f"  smoothing change, charts on screen redrawn: best {min(visible) * 1000:.0f} ms, "
-          f"median {statistics.median(visible) * 1000:.0f} ms   target < 100 ms   "
-          f"{'OK' if statistics.median(visible) < 0.1 else 'MISSED'}")
-    print(f"  smoothing change, all charts redrawn: best "
-          f"{min(a for _, a in smoothed) * 1000:.0f} ms, median "
-          f"{statistics.median(a for _, a in smoothed) * 1000:.0f} ms")
+    print(
+        f"  smoothing change, charts on screen redrawn: best {min(visible) * 1000:.0f} ms, "
+        f"median {statistics.median(visible) * 1000:.0f} ms   target < 100 ms   "
+        f"{'OK' if statistics.median(visible) < 0.1 else 'MISSED'}"
+    )
+    print(
+        f"  smoothing change, all charts redrawn: best "
+        f"{min(a for _, a in smoothed) * 1000:.0f} ms, median "
+        f"{statistics.median(a for _, a in smoothed) * 1000:.0f} ms"
+    )
     print(f"machine: {machine()}")
     return 0
 

@@ -46,6 +46,7 @@ def nan_step(steps_total: int) -> int:
     """Where the NaN is (2,500,001 of 10M steps)."""
     return steps_total // 4 + 1
 
+
 TARGET_MS = 150.0
 
 
@@ -83,16 +84,19 @@ def generate(base: str, steps_total: int) -> None:
         for first in range(1, steps_total + 1, block):
             steps = np.arange(first, min(first + block, steps_total + 1), dtype=np.int64)
             frames = []
-            for step, scalar in zip(steps.tolist(), values_of(steps, steps_total).tolist(),
-                                    strict=True):
+            for step, scalar in zip(
+                steps.tolist(), values_of(steps, steps_total).tolist(), strict=True
+            ):
                 event.step = step
                 event.wall_time = 1.7e9 + step * 0.01
                 value.scalar_value = scalar
                 frames.append(frame_record(event.SerializeToString()))
             handle.write(b"".join(frames))
             if (first // block) % 10 == 0:
-                print(f"  step {int(steps[-1]):>11,}: {time.perf_counter() - started:6.0f} s",
-                      flush=True)
+                print(
+                    f"  step {int(steps[-1]):>11,}: {time.perf_counter() - started:6.0f} s",
+                    flush=True,
+                )
     os.makedirs(base, exist_ok=True)
     os.rename(os.path.join(scratch, JOB), os.path.join(base, JOB))
     shutil.rmtree(scratch, ignore_errors=True)
@@ -129,8 +133,13 @@ def centred(middle: int, width: int, steps_total: int) -> tuple[int, int]:
 
 def request(server: Server, start: int, end: int, width: int) -> tuple[list[float], dict]:
     """(server seconds of ``REPEATS`` identical requests, the answer)."""
-    params = {"train_id": f"./{JOB}", "tag": f"{TAG}/scalar", "start_step": start,
-              "end_step": end, "max_points": width}
+    params = {
+        "train_id": f"./{JOB}",
+        "tag": f"{TAG}/scalar",
+        "start_step": start,
+        "end_step": end,
+        "max_points": width,
+    }
     server.server_seconds()
     answer: dict = {}
     for _ in range(REPEATS):
@@ -146,19 +155,27 @@ def run(server: Server, steps_total: int, width: int) -> None:
     span = steps_total
     for zoom in range(1, 6):
         span //= 10
-        views.append((f"zoom {zoom}", *centred(spike_step(steps_total), max(span, 100),
-                                                    steps_total)))
+        views.append(
+            (f"zoom {zoom}", *centred(spike_step(steps_total), max(span, 100), steps_total))
+        )
     last_start, last_end = views[-1][1], views[-1][2]
     half = (last_end - last_start + 1) // 2
-    views += [("pan left", last_start - half, last_end - half),
-              ("pan right", last_start + half, last_end + half)]
-    status, _ = server.get(METADATA, {"train_id": f"./{JOB}", "tag": f"{TAG}/scalar",
-                                      "max_points": width})
+    views += [
+        ("pan left", last_start - half, last_end - half),
+        ("pan right", last_start + half, last_end + half),
+    ]
+    status, _ = server.get(
+        METADATA, {"train_id": f"./{JOB}", "tag": f"{TAG}/scalar", "max_points": width}
+    )
     first = server.server_seconds()
-    print(f"first request (the whole tag: reads the coarsest summary of each chunk, kept in "
-          f"memory after): {first[-1] * 1e3:.0f} ms, status {status}")
-    print(f"{'view':10} {'steps':>23} {'in range':>11} {'drawn':>6} {'bytes':>9} "
-          f"{'p50 ms':>7} {'max ms':>7}  checks")
+    print(
+        f"first request (the whole tag: reads the coarsest summary of each chunk, kept in "
+        f"memory after): {first[-1] * 1e3:.0f} ms, status {status}"
+    )
+    print(
+        f"{'view':10} {'steps':>23} {'in range':>11} {'drawn':>6} {'bytes':>9} "
+        f"{'p50 ms':>7} {'max ms':>7}  checks"
+    )
     worst = 0.0
     problems = []
     for name, start, end in views:
@@ -172,22 +189,26 @@ def run(server: Server, steps_total: int, width: int) -> None:
         raw = answer["points_in_range"] == len(points)
         if raw:
             expected = values_of(np.arange(start, end + 1, dtype=np.int64), steps_total)
-            exact = (steps.tolist() == list(range(start, end + 1)) and
-                     [p["value"] for p in points] == [None if np.isnan(v) else v for v in
-                                                      expected.astype(np.float64).tolist()])
+            exact = steps.tolist() == list(range(start, end + 1)) and [
+                p["value"] for p in points
+            ] == [None if np.isnan(v) else v for v in expected.astype(np.float64).tolist()]
             checks.append("exact raw values" if exact else "RAW VALUES DIFFER")
         problems += [c for c in checks if c.isupper()]
         p50, top = statistics.median(seconds) * 1e3, max(seconds) * 1e3
         worst = max(worst, p50)
         size = len(json.dumps(answer))
-        print(f"{name:10} {start:>11,}-{end:<11,} {answer['points_in_range']:>11,} "
-              f"{len(points):>6} {size:>9,} {p50:>7.1f} {top:>7.1f}  {', '.join(checks)}",
-              flush=True)
+        print(
+            f"{name:10} {start:>11,}-{end:<11,} {answer['points_in_range']:>11,} "
+            f"{len(points):>6} {size:>9,} {p50:>7.1f} {top:>7.1f}  {', '.join(checks)}",
+            flush=True,
+        )
     last_raw = views[-1]
     verdict = "met" if worst < TARGET_MS else "MISSED"
-    print(f"slowest view: {worst:.1f} ms server time p50 (target < {TARGET_MS:.0f} ms: "
-          f"{verdict}); {REPEATS} requests per view at {width} px; the last views "
-          f"({last_raw[1]:,}-{last_raw[2]:,}) checked against the values written")
+    print(
+        f"slowest view: {worst:.1f} ms server time p50 (target < {TARGET_MS:.0f} ms: "
+        f"{verdict}); {REPEATS} requests per view at {width} px; the last views "
+        f"({last_raw[1]:,}-{last_raw[2]:,}) checked against the values written"
+    )
     if problems:
         print("PROBLEMS: " + "; ".join(problems))
         sys.exit(1)

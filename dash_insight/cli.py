@@ -66,8 +66,10 @@ STOP_TIMEOUT = 15.0
 
 def _paths(workspace: str, port: int) -> tuple[str, str]:
     root = os.path.abspath(os.path.expanduser(workspace))
-    return (os.path.join(root, "log", f"server.{port}.log"),
-            os.path.join(root, "pid", f"server.{port}.pid"))
+    return (
+        os.path.join(root, "log", f"server.{port}.log"),
+        os.path.join(root, "pid", f"server.{port}.pid"),
+    )
 
 
 def _url(host: str, port: int) -> str:
@@ -101,28 +103,47 @@ def _start(args: argparse.Namespace) -> int:
         with open(pid_path) as handle:
             old = int(handle.read().strip() or 0)
         if old and _alive(old) and is_server_process(old):
-            return _fail(_("a dash-insight server (pid {pid}) already runs on port {port}; "
-                           "stop it with: dash-insight stop --port {port}").format(
-                               pid=old, port=settings.port))
+            return _fail(
+                _(
+                    "a dash-insight server (pid {pid}) already runs on port {port}; "
+                    "stop it with: dash-insight stop --port {port}"
+                ).format(pid=old, port=settings.port)
+            )
         os.remove(pid_path)
     problem = bind_problem(settings.host, settings.port)
     if problem is not None:
         return _fail(problem)
     if not settings.is_local:
-        print("dash-insight: " + _("warning: listening on {host}: anyone who can reach it can "
-                                   "read the summaries (there is no login)").format(
-                                       host=settings.host), file=sys.stderr)
+        print(
+            "dash-insight: "
+            + _(
+                "warning: listening on {host}: anyone who can reach it can "
+                "read the summaries (there is no login)"
+            ).format(host=settings.host),
+            file=sys.stderr,
+        )
     make_private_dirs(os.path.dirname(log_path))
     create_private_file(log_path)  # the server's output may quote values of the logs
     make_private_dirs(os.path.dirname(pid_path))
-    command = [sys.executable, "-m", "dash_insight.server", *settings.to_args(),
-               "--launcher", "dash-insight start"]
+    command = [
+        sys.executable,
+        "-m",
+        "dash_insight.server",
+        *settings.to_args(),
+        "--launcher",
+        "dash-insight start",
+    ]
     # Like MindInsight's MINDINSIGHT_*: the settings are in the server's environment.
     environment = {**os.environ, **settings.to_env()}
     with open(log_path, "ab") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True,
-                                   env=environment)
+        process = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=environment,
+        )
     with open(pid_path, "w") as handle:
         handle.write(str(process.pid))
     url = _url(settings.host, settings.port) + settings.url_base_pathname.lstrip("/")
@@ -133,8 +154,12 @@ def _start(args: argparse.Namespace) -> int:
                 os.remove(pid_path)
             with open(log_path, errors="replace") as handle:
                 tail = handle.read()[-2000:]
-            return _fail(_("the server exited (code {code}); end of {log}:").format(
-                code=process.returncode, log=log_path) + f"\n{tail}")
+            return _fail(
+                _("the server exited (code {code}); end of {log}:").format(
+                    code=process.returncode, log=log_path
+                )
+                + f"\n{tail}"
+            )
         try:
             with urllib.request.urlopen(url + "_dash-layout", timeout=2) as response:
                 if response.status == 200:
@@ -142,10 +167,16 @@ def _start(args: argparse.Namespace) -> int:
         except OSError:
             time.sleep(0.2)
     else:
-        return _fail(_("the server did not answer within {seconds} s; see {log}").format(
-            seconds=f"{START_TIMEOUT:.0f}", log=log_path))
-    print(_("dash-insight is running at {url} (serving {base}; pid {pid}; log {log})").format(
-        url=url, base=base, pid=process.pid, log=log_path))
+        return _fail(
+            _("the server did not answer within {seconds} s; see {log}").format(
+                seconds=f"{START_TIMEOUT:.0f}", log=log_path
+            )
+        )
+    print(
+        _("dash-insight is running at {url} (serving {base}; pid {pid}; log {log})").format(
+            url=url, base=base, pid=process.pid, log=log_path
+        )
+    )
     return 0
 
 
@@ -154,7 +185,9 @@ def _port_and_workspace(args: argparse.Namespace) -> Settings:
     config file, as ``start`` resolved them."""
     given: dict[str, tuple[str, Any]] = {
         name: (f"command line (--{name})", vars(args)[name])
-        for name in ("port", "workspace") if name in vars(args)}
+        for name in ("port", "workspace")
+        if name in vars(args)
+    }
     return Settings.resolve(given=given, config=getattr(args, "config", None))
 
 
@@ -182,14 +215,18 @@ def _stop(args: argparse.Namespace) -> int:
         stale = _("; removed the stale pid file {path}").format(path=pid_path)
     found = servers_on_port(port, [settings.workspace])
     if not found:
-        return _fail(_("no dash-insight server is running on port {port}").format(port=port)
-                     + stale)
+        return _fail(
+            _("no dash-insight server is running on port {port}").format(port=port) + stale
+        )
     others = [r for r in found if r.launcher not in STOPPABLE_LAUNCHERS]
     if others:
         pids = ", ".join(str(r.pid) for r in others)
-        return _fail(_("the dash-insight server on port {port} runs under {launcher} (pid {pids}); "
-                       "stop {launcher} itself").format(port=port, launcher=others[0].launcher,
-                                                       pids=pids))
+        return _fail(
+            _(
+                "the dash-insight server on port {port} runs under {launcher} (pid {pids}); "
+                "stop {launcher} itself"
+            ).format(port=port, launcher=others[0].launcher, pids=pids)
+        )
     for record in found:
         _end(record.pid)
         if record.workspace != "?":
@@ -197,8 +234,11 @@ def _stop(args: argparse.Namespace) -> int:
             if _read_pid(other_pid_path) == record.pid:
                 with contextlib.suppress(OSError):
                     os.remove(other_pid_path)
-        print(_("dash-insight on port {port} stopped (pid {pid}, workspace {workspace})").format(
-            port=port, pid=record.pid, workspace=record.workspace))
+        print(
+            _("dash-insight on port {port} stopped (pid {pid}, workspace {workspace})").format(
+                port=port, pid=record.pid, workspace=record.workspace
+            )
+        )
     return 0
 
 
@@ -243,17 +283,28 @@ def _worker(args: argparse.Namespace) -> int:
     except SettingsError as error:
         return _fail(str(error), 2)
     if not settings.index:
-        return _fail("worker: " + _("give the shared index: --index redis://host:6379/0 "
-                                    "(or DASH_INSIGHT_INDEX)"), 2)
+        return _fail(
+            "worker: "
+            + _("give the shared index: --index redis://host:6379/0 (or DASH_INSIGHT_INDEX)"),
+            2,
+        )
     try:
         from dash_insight.core.fleet.worker import run_worker
     except ImportError as error:
-        return _fail(f"worker: {error}; " + _("install the fleet extra: pip install "
-                                              "'dash-insight[fleet]'"), 2)
-    return run_worker(settings, concurrency=args.concurrency or settings.load_workers,
-                      pool=args.pool, beat=args.beat, lease_seconds=args.lease_seconds,
-                      task_seconds=args.task_seconds, slice_bytes=args.slice_bytes,
-                      loglevel=args.loglevel)
+        return _fail(
+            f"worker: {error}; " + _("install the fleet extra: pip install 'dash-insight[fleet]'"),
+            2,
+        )
+    return run_worker(
+        settings,
+        concurrency=args.concurrency or settings.load_workers,
+        pool=args.pool,
+        beat=args.beat,
+        lease_seconds=args.lease_seconds,
+        task_seconds=args.task_seconds,
+        slice_bytes=args.slice_bytes,
+        loglevel=args.loglevel,
+    )
 
 
 def _config_show(args: argparse.Namespace) -> int:
@@ -262,10 +313,18 @@ def _config_show(args: argparse.Namespace) -> int:
     except SettingsError as error:
         return _fail(str(error), 2)
     if args.json:
-        json.dump({"settings": {name: {"value": value, "source": source}
-                                for name, value, source in settings.describe()},
-                   "config": settings.config, "ignored": list(settings.ignored)},
-                  sys.stdout, indent=2)
+        json.dump(
+            {
+                "settings": {
+                    name: {"value": value, "source": source}
+                    for name, value, source in settings.describe()
+                },
+                "config": settings.config,
+                "ignored": list(settings.ignored),
+            },
+            sys.stdout,
+            indent=2,
+        )
         sys.stdout.write("\n")
     else:
         print(source_table(settings))
@@ -299,33 +358,55 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
         if args.format == "parquet" and Plugin.SCALAR in plugins:
             require_parquet()
         jobs = find_jobs(base, args.max_depth)
-        if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)) \
-                and not args.overwrite:
-            raise ExportError(f"{out} exists and is not an empty folder; choose another --to "
-                              "or pass --overwrite")
+        if (
+            os.path.exists(out)
+            and (not os.path.isdir(out) or os.listdir(out))
+            and not args.overwrite
+        ):
+            raise ExportError(
+                f"{out} exists and is not an empty folder; choose another --to or pass --overwrite"
+            )
     except (ExportError, OSError) as error:
         return _fail(f"export: {error}", 2)
     total = summary_bytes(jobs)
     started = time.perf_counter()
-    with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1000, desc="export",
-              disable=True if args.quiet else None, file=sys.stderr) as bar:
+    with tqdm(
+        total=total,
+        unit="B",
+        unit_scale=True,
+        unit_divisor=1000,
+        desc="export",
+        disable=True if args.quiet else None,
+        file=sys.stderr,
+    ) as bar:
 
         def advance(read: int) -> None:
             bar.update(read)
 
         try:
-            report = export_summaries(base, out, plugins=plugins, fmt=args.format, jobs=jobs,
-                                      progress=advance)
+            report = export_summaries(
+                base, out, plugins=plugins, fmt=args.format, jobs=jobs, progress=advance
+            )
         except (ExportError, OSError) as error:
             return _fail(f"export: {error}", 1)
     seconds = max(time.perf_counter() - started, 1e-9)
     for entry in report.files:
         print("\n".join(format_file_entry(entry)), file=sys.stderr)
-    print(_("exported {jobs} of {seen} job(s) from {base} to {out}: {counts}; {mb} MB read in "
-            "{seconds} s ({rate} MB/s)").format(
-        jobs=len(report.jobs), seen=report.jobs_seen, base=base, out=out,
-        counts=_export_counts(report.counts), mb=f"{report.bytes_read / 1e6:.2f}",
-        seconds=f"{seconds:.1f}", rate=f"{report.bytes_read / 1e6 / seconds:.1f}"))
+    print(
+        _(
+            "exported {jobs} of {seen} job(s) from {base} to {out}: {counts}; {mb} MB read in "
+            "{seconds} s ({rate} MB/s)"
+        ).format(
+            jobs=len(report.jobs),
+            seen=report.jobs_seen,
+            base=base,
+            out=out,
+            counts=_export_counts(report.counts),
+            mb=f"{report.bytes_read / 1e6:.2f}",
+            seconds=f"{seconds:.1f}",
+            rate=f"{report.bytes_read / 1e6 / seconds:.1f}",
+        )
+    )
     return 1 if report.damaged else 0
 
 
@@ -338,33 +419,50 @@ def _export_counts(counts: Mapping[str, int]) -> str:
         "histograms": lambda n: ngettext("{n} histogram", "{n} histograms", n),
         "tensors": lambda n: ngettext("{n} tensor", "{n} tensors", n),
     }
-    listed = [words[kind](count).format(n=f"{count:,}") for kind, count in counts.items()
-              if count]
+    listed = [words[kind](count).format(n=f"{count:,}") for kind, count in counts.items() if count]
     return ", ".join(listed) or _("nothing to export")
 
 
 def _export(args: argparse.Namespace) -> int:
-    return _export_to(args, os.path.abspath(os.path.expanduser(args.dir)),
-                      os.path.abspath(os.path.expanduser(args.to)))
+    return _export_to(
+        args,
+        os.path.abspath(os.path.expanduser(args.dir)),
+        os.path.abspath(os.path.expanduser(args.to)),
+    )
 
 
 def _parse_summary(args: argparse.Namespace) -> int:
     """MindInsight's spelling: a new ``output_<date>_<time>`` folder inside ``--output``."""
     stamp = datetime.datetime.now().strftime("output_%Y%m%d_%H%M%S_%f")
-    return _export_to(args, os.path.abspath(os.path.expanduser(args.summary_dir)),
-                      os.path.join(os.path.abspath(os.path.expanduser(args.output)), stamp))
+    return _export_to(
+        args,
+        os.path.abspath(os.path.expanduser(args.summary_dir)),
+        os.path.join(os.path.abspath(os.path.expanduser(args.output)), stamp),
+    )
 
 
 def _export_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--plugins", default=",".join(PLUGINS), metavar="PLUGIN,...",
-                        help=_("what to export, from {plugins} (all)").format(
-                            plugins=",".join(PLUGINS)))
-    parser.add_argument("--format", choices=FORMATS, default="csv",
-                        help=_("scalar tables as csv, json or parquet (needs pyarrow) (csv)"))
-    parser.add_argument("--max-depth", type=int, default=None,
-                        help=_("job folders this many levels below DIR at most (all)"))
-    parser.add_argument("--overwrite", action="store_true",
-                        help=_("write into an output folder that is not empty"))
+    parser.add_argument(
+        "--plugins",
+        default=",".join(PLUGINS),
+        metavar="PLUGIN,...",
+        help=_("what to export, from {plugins} (all)").format(plugins=",".join(PLUGINS)),
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="csv",
+        help=_("scalar tables as csv, json or parquet (needs pyarrow) (csv)"),
+    )
+    parser.add_argument(
+        "--max-depth",
+        type=int,
+        default=None,
+        help=_("job folders this many levels below DIR at most (all)"),
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help=_("write into an output folder that is not empty")
+    )
     parser.add_argument("--quiet", action="store_true", help=_("no progress bar"))
 
 
@@ -377,78 +475,143 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     start = commands.add_parser(
-        "start", help=_("start the web server in the background"),
-        description=_("Start dash-insight in the background and print its URL. The log and pid "
-                      "files go to <workspace>/log and <workspace>/pid. Settings: command line > "
-                      "DASH_INSIGHT_* environment > --config file > defaults ('dash-insight "
-                      "config show')."))
+        "start",
+        help=_("start the web server in the background"),
+        description=_(
+            "Start dash-insight in the background and print its URL. The log and pid "
+            "files go to <workspace>/log and <workspace>/pid. Settings: command line > "
+            "DASH_INSIGHT_* environment > --config file > defaults ('dash-insight "
+            "config show')."
+        ),
+    )
     Settings.add_arguments(start)
     start.set_defaults(handler=_start)
 
     stop = commands.add_parser(
-        "stop", help=_("stop the server on a port"),
-        description=_("Stop the dash-insight server on a port (started by 'start' or app.py, "
-                      "with any workspace: it is found by its process title)."))
-    stop.add_argument("--port", type=int, default=argparse.SUPPRESS,
-                      help=_("its port (default {port})").format(port=DEFAULT_PORT))
-    stop.add_argument("--workspace", default=argparse.SUPPRESS,
-                      help=_("the workspace it was started with, where its pid file is "
-                             "(default {workspace}; a server of another workspace is found "
-                             "too)").format(workspace=DEFAULT_WORKSPACE))
-    stop.add_argument("--config", default=argparse.SUPPRESS,
-                      help=_("the config file it was started with, for its port and workspace"))
+        "stop",
+        help=_("stop the server on a port"),
+        description=_(
+            "Stop the dash-insight server on a port (started by 'start' or app.py, "
+            "with any workspace: it is found by its process title)."
+        ),
+    )
+    stop.add_argument(
+        "--port",
+        type=int,
+        default=argparse.SUPPRESS,
+        help=_("its port (default {port})").format(port=DEFAULT_PORT),
+    )
+    stop.add_argument(
+        "--workspace",
+        default=argparse.SUPPRESS,
+        help=_(
+            "the workspace it was started with, where its pid file is "
+            "(default {workspace}; a server of another workspace is found "
+            "too)"
+        ).format(workspace=DEFAULT_WORKSPACE),
+    )
+    stop.add_argument(
+        "--config",
+        default=argparse.SUPPRESS,
+        help=_("the config file it was started with, for its port and workspace"),
+    )
     stop.set_defaults(handler=_stop)
 
     status = commands.add_parser(
-        "status", help=_("list the running servers"),
-        description=_("List the running dash-insight servers (started by 'start', by app.py or "
-                      "as WSGI workers under gunicorn): port, pid, who started it, uptime, base "
-                      "directory, workspace and how far the logs are loaded. Servers are found "
-                      "by their process title and the pid records in their workspace."))
-    status.add_argument("--workspace", default=argparse.SUPPRESS,
-                        help=_("also look for pid records here (default {workspace})").format(
-                            workspace=DEFAULT_WORKSPACE))
-    status.add_argument("--config", default=argparse.SUPPRESS,
-                        help=_("a config file whose workspace to look in too"))
+        "status",
+        help=_("list the running servers"),
+        description=_(
+            "List the running dash-insight servers (started by 'start', by app.py or "
+            "as WSGI workers under gunicorn): port, pid, who started it, uptime, base "
+            "directory, workspace and how far the logs are loaded. Servers are found "
+            "by their process title and the pid records in their workspace."
+        ),
+    )
+    status.add_argument(
+        "--workspace",
+        default=argparse.SUPPRESS,
+        help=_("also look for pid records here (default {workspace})").format(
+            workspace=DEFAULT_WORKSPACE
+        ),
+    )
+    status.add_argument(
+        "--config",
+        default=argparse.SUPPRESS,
+        help=_("a config file whose workspace to look in too"),
+    )
     status.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     status.set_defaults(handler=_status)
 
     worker = commands.add_parser(
-        "worker", help=_("load a base directory into a shared Redis index (a Celery worker)"),
-        description=_("Run a Celery worker that loads the summary base directory into the Redis "
-                      "index given by --index (Redis is also the broker). Web processes started "
-                      "with the same --index and --summary-base-dir serve what the workers load "
-                      "and load nothing themselves. Run one worker with --beat (or several: "
-                      "discovery is lease-guarded)."))
+        "worker",
+        help=_("load a base directory into a shared Redis index (a Celery worker)"),
+        description=_(
+            "Run a Celery worker that loads the summary base directory into the Redis "
+            "index given by --index (Redis is also the broker). Web processes started "
+            "with the same --index and --summary-base-dir serve what the workers load "
+            "and load nothing themselves. Run one worker with --beat (or several: "
+            "discovery is lease-guarded)."
+        ),
+    )
     Settings.add_arguments(worker)
-    worker.add_argument("--concurrency", type=int, default=0, metavar="N",
-                        help=_("tasks at once (default: --load-workers, the core count)"))
-    worker.add_argument("--pool", default="prefork", choices=("prefork", "solo", "threads"),
-                        help=_("Celery pool: prefork processes (default), solo (the tasks run in "
-                               "this process), threads"))
-    worker.add_argument("--beat", action="store_true",
-                        help=_("embed Celery beat: discover the jobs every --reload-interval "
-                               "seconds"))
-    worker.add_argument("--lease-seconds", type=float, default=30.0, metavar="SECONDS",
-                        help=_("a job whose worker died is loaded by another after this long "
-                               "(default 30)"))
-    worker.add_argument("--task-seconds", type=float, default=60.0, metavar="SECONDS",
-                        help=_("a load task queues its job again after this long (default 60)"))
-    worker.add_argument("--slice-bytes", type=parse_size, default=32 << 20, metavar="SIZE",
-                        help=_("bytes of a file read (and committed) per pass (default 32M)"))
-    worker.add_argument("--loglevel", default="INFO",
-                        help=_("Celery's log level (default INFO)"))
+    worker.add_argument(
+        "--concurrency",
+        type=int,
+        default=0,
+        metavar="N",
+        help=_("tasks at once (default: --load-workers, the core count)"),
+    )
+    worker.add_argument(
+        "--pool",
+        default="prefork",
+        choices=("prefork", "solo", "threads"),
+        help=_(
+            "Celery pool: prefork processes (default), solo (the tasks run in "
+            "this process), threads"
+        ),
+    )
+    worker.add_argument(
+        "--beat",
+        action="store_true",
+        help=_("embed Celery beat: discover the jobs every --reload-interval seconds"),
+    )
+    worker.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help=_("a job whose worker died is loaded by another after this long (default 30)"),
+    )
+    worker.add_argument(
+        "--task-seconds",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help=_("a load task queues its job again after this long (default 60)"),
+    )
+    worker.add_argument(
+        "--slice-bytes",
+        type=parse_size,
+        default=32 << 20,
+        metavar="SIZE",
+        help=_("bytes of a file read (and committed) per pass (default 32M)"),
+    )
+    worker.add_argument("--loglevel", default="INFO", help=_("Celery's log level (default INFO)"))
     worker.set_defaults(handler=_worker)
 
-    config = commands.add_parser("config", help=_("show the effective settings"),
-                                 description=_("Settings commands."))
-    config_commands = config.add_subparsers(dest="config_command", metavar="COMMAND",
-                                            required=True)
+    config = commands.add_parser(
+        "config", help=_("show the effective settings"), description=_("Settings commands.")
+    )
+    config_commands = config.add_subparsers(dest="config_command", metavar="COMMAND", required=True)
     show = config_commands.add_parser(
-        "show", help=_("print the effective settings and where each came from"),
-        description=_("Print the settings 'start' would use with the same options, and where "
-                      "each value came from: command line, DASH_INSIGHT_* environment, config "
-                      "file or default."))
+        "show",
+        help=_("print the effective settings and where each came from"),
+        description=_(
+            "Print the settings 'start' would use with the same options, and where "
+            "each value came from: command line, DASH_INSIGHT_* environment, config "
+            "file or default."
+        ),
+    )
     Settings.add_arguments(show)
     show.add_argument("--json", action="store_true", help=_("print them as JSON"))
     show.set_defaults(handler=_config_show)
@@ -456,10 +619,12 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser(
         "inspect",
         help=_("show what a summary file or job directory holds, and any damage"),
-        description=_("For a summary/lineage/graph file or a job directory: each file's kind, "
-                      "record count, status and damage (offset + reason), and per plugin each "
-                      "tag with its number of values, distinct steps, first and last step. Exit "
-                      "status 1 when a file is damaged or unreadable."),
+        description=_(
+            "For a summary/lineage/graph file or a job directory: each file's kind, "
+            "record count, status and damage (offset + reason), and per plugin each "
+            "tag with its number of values, distinct steps, first and last step. Exit "
+            "status 1 when a file is damaged or unreadable."
+        ),
     )
     inspect.add_argument("path", help=_("a summary, lineage or .pb file, or a job directory"))
     inspect.add_argument("--json", action="store_true", help=_("print the report as JSON"))
@@ -471,25 +636,36 @@ def build_parser() -> argparse.ArgumentParser:
         "images/<tag>_<step>.png, histograms and tensors as histograms/<tag>.npz and "
         "tensors/<tag>.npz, in OUT/<job path>/. Values are those the REST API answers (a job's "
         "files merged, nothing sampled). Damaged records are skipped and reported as "
-        "'inspect' reports them (exit status 1).")
-    export = commands.add_parser("export", help=_("write every value of a base directory to "
-                                                  "CSV/JSON/Parquet, PNG and .npz files"),
-                                 description=export_description)
+        "'inspect' reports them (exit status 1)."
+    )
+    export = commands.add_parser(
+        "export",
+        help=_("write every value of a base directory to CSV/JSON/Parquet, PNG and .npz files"),
+        description=export_description,
+    )
     export.add_argument("dir", metavar="DIR", help=_("summary base directory (or one job)"))
     export.add_argument("--to", required=True, metavar="OUT", help=_("output folder"))
     _export_options(export)
     export.set_defaults(handler=_export)
 
     parse_summary = commands.add_parser(
-        "parse_summary", help=_("MindInsight's name for 'export'"),
-        description=export_description + " " + _(
+        "parse_summary",
+        help=_("MindInsight's name for 'export'"),
+        description=export_description
+        + " "
+        + _(
             "MindInsight's spelling: the output goes to a new folder output_<date>_<time> "
-            "inside --output."))
-    parse_summary.add_argument("--summary-dir", default=os.getcwd(),
-                               help=_("summary base directory (the current folder)"))
-    parse_summary.add_argument("--output", default=os.getcwd(),
-                               help=_("where to create the output folder (the current "
-                                      "folder)"))
+            "inside --output."
+        ),
+    )
+    parse_summary.add_argument(
+        "--summary-dir", default=os.getcwd(), help=_("summary base directory (the current folder)")
+    )
+    parse_summary.add_argument(
+        "--output",
+        default=os.getcwd(),
+        help=_("where to create the output folder (the current folder)"),
+    )
     _export_options(parse_summary)
     parse_summary.set_defaults(handler=_parse_summary)
     return parser

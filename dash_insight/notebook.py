@@ -49,9 +49,16 @@ MODES = ("inline", "external")
 #: Origins whose pages may frame the app besides its own: a notebook server on this machine
 #: (Jupyter's ``localhost:8888``), VS Code's notebook webviews (desktop and web). Under
 #: JupyterHub the page comes through the notebook's own origin ('self').
-NOTEBOOK_FRAME_ANCESTORS = ("'self'", "http://localhost:*", "http://127.0.0.1:*",
-                            "https://localhost:*", "https://127.0.0.1:*", "vscode-webview:",
-                            "vscode-file:", "https://*.vscode-cdn.net")
+NOTEBOOK_FRAME_ANCESTORS = (
+    "'self'",
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "vscode-webview:",
+    "vscode-file:",
+    "https://*.vscode-cdn.net",
+)
 SOURCE = "notebook"
 #: Pages about every job, which take no ``train_id``.
 PAGES_OF_ALL_JOBS = ("/", "/lineage", "/compare", "/compare/landscape")
@@ -88,8 +95,11 @@ class ServerRegistry:
         holding ``path``, else None."""
         real = os.path.realpath(os.path.expanduser(path))
         with self._lock:
-            holding = [base for base in self._servers
-                       if real == base or real.startswith(base.rstrip(os.sep) + os.sep)]
+            holding = [
+                base
+                for base in self._servers
+                if real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+            ]
             return self._servers[max(holding, key=len)] if holding else None
 
     def serve(self, settings: Settings) -> tuple[NotebookServer, bool]:
@@ -139,12 +149,15 @@ def page_path(page: str | None) -> str:
     return path
 
 
-def page_url(server_url: str, page: str | None = None, train_id: str | None = None,
-             tags: Sequence[str] | None = None) -> str:
+def page_url(
+    server_url: str,
+    page: str | None = None,
+    train_id: str | None = None,
+    tags: Sequence[str] | None = None,
+) -> str:
     """The URL of one page of a running server with its job and tags in the query string, as
     the page itself writes them (``train_id``, ``tags``: :func:`encode_tags`)."""
-    query = make_search({"train_id": train_id,
-                         "tags": encode_tags(list(tags)) if tags else None})
+    query = make_search({"train_id": train_id, "tags": encode_tags(list(tags)) if tags else None})
     return server_url + page_path(page).lstrip("/") + query
 
 
@@ -158,8 +171,10 @@ def _start(settings: Settings) -> NotebookServer:
     """Start an app for ``settings`` in the kernel through Dash's Jupyter support."""
     settings.checked_base_dir()
     if not dash.jupyter_dash.active:
-        raise RuntimeError("dash_insight.notebook serves from a Jupyter or IPython kernel; "
-                           "outside one run `dash-insight start`")
+        raise RuntimeError(
+            "dash_insight.notebook serves from a Jupyter or IPython kernel; "
+            "outside one run `dash-insight start`"
+        )
     if "port" not in settings.sources:  # no --port, no DASH_INSIGHT_PORT: any free port
         settings = settings.replace(SOURCE, port=_free_port(settings.host))
     # Checked here: Dash's Jupyter support would shut down its own server on a taken port (the
@@ -174,8 +189,12 @@ def _start(settings: Settings) -> NotebookServer:
         settings = settings.replace(SOURCE, allowed_hosts=("*",))
     prefix = settings.url_base_pathname
     requests_prefix = None if proxy is None else proxy.rstrip("/") + prefix
-    app = create_app(settings.base_dir, settings=settings, frame_ancestors=NOTEBOOK_FRAME_ANCESTORS,
-                     requests_pathname_prefix=requests_prefix)
+    app = create_app(
+        settings.base_dir,
+        settings=settings,
+        frame_ancestors=NOTEBOOK_FRAME_ANCESTORS,
+        requests_pathname_prefix=requests_prefix,
+    )
     # The kernel's own cells may build plotly figures: pandas is imported whole before they run.
     app.warm_up.wait()
     try:
@@ -202,10 +221,16 @@ def _display(url: str, mode: str, height: int) -> None:
         display(HTML(f'<a href="{link}" target="_blank" rel="noopener">dash-insight: {link}</a>'))
 
 
-def show(path: str | os.PathLike[str] = ".", page: str | None = None, *,
-         train_id: str | None = None, tags: Sequence[str] | None = None,
-         height: int = DEFAULT_HEIGHT, mode: str = "inline",
-         settings: Settings | None = None) -> None:
+def show(
+    path: str | os.PathLike[str] = ".",
+    page: str | None = None,
+    *,
+    train_id: str | None = None,
+    tags: Sequence[str] | None = None,
+    height: int = DEFAULT_HEIGHT,
+    mode: str = "inline",
+    settings: Settings | None = None,
+) -> None:
     """Show dash-insight for ``path`` in the output cell.
 
     ``path``: a summary base directory, or a job folder. A folder below the base directory of a
@@ -243,19 +268,37 @@ def servers() -> list[NotebookServer]:
 def magic_parser() -> argparse.ArgumentParser:
     """``%dash_insight``'s options: those of ``dash-insight start`` and the display's."""
     parser = argparse.ArgumentParser(
-        prog="%dash_insight", description="Show dash-insight in the output cell (one server per "
-        "summary base directory and kernel, reused by later calls).")
+        prog="%dash_insight",
+        description="Show dash-insight in the output cell (one server per "
+        "summary base directory and kernel, reused by later calls).",
+    )
     Settings.add_arguments(parser)
-    parser.add_argument("--page", default=None,
-                        help="a single page: scalars, images, histograms, tensors, graph, ... "
-                             "(default: the summary list)")
+    parser.add_argument(
+        "--page",
+        default=None,
+        help="a single page: scalars, images, histograms, tensors, graph, ... "
+        "(default: the summary list)",
+    )
     parser.add_argument("--train-id", default=None, help="the job of the page (./run1)")
-    parser.add_argument("--tag", dest="tags", action="append", default=None,
-                        help="a tag to draw (repeat the option for several)")
-    parser.add_argument("--height", type=int, default=DEFAULT_HEIGHT,
-                        help=f"height of the output cell's frame in pixels ({DEFAULT_HEIGHT})")
-    parser.add_argument("--mode", choices=MODES, default="inline",
-                        help="inline: the app in the output cell; external: a link")
+    parser.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=None,
+        help="a tag to draw (repeat the option for several)",
+    )
+    parser.add_argument(
+        "--height",
+        type=int,
+        default=DEFAULT_HEIGHT,
+        help=f"height of the output cell's frame in pixels ({DEFAULT_HEIGHT})",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="inline",
+        help="inline: the app in the output cell; external: a link",
+    )
     return parser
 
 
@@ -268,13 +311,21 @@ def dash_insight_magic(line: str) -> None:
         return
     try:
         settings = Settings.from_args(args)
-        show(settings.summary_base_dir, args.page, train_id=args.train_id, tags=args.tags,
-             height=args.height, mode=args.mode, settings=settings)
+        show(
+            settings.summary_base_dir,
+            args.page,
+            train_id=args.train_id,
+            tags=args.tags,
+            height=args.height,
+            mode=args.mode,
+            settings=settings,
+        )
     except (SettingsError, ValueError, OSError, RuntimeError) as error:
         print(f"dash-insight: {error}")
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext dash_insight``: registers the ``%dash_insight`` line magic."""
-    ipython.register_magic_function(dash_insight_magic, magic_kind="line",
-                                    magic_name="dash_insight")
+    ipython.register_magic_function(
+        dash_insight_magic, magic_kind="line", magic_name="dash_insight"
+    )

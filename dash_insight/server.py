@@ -54,13 +54,15 @@ def _launcher() -> str:
 def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.server") -> int:
     """Serve in the foreground until SIGTERM or Ctrl-C; ``prog`` names the program in
     ``--help`` and usage errors (``app.py`` passes its own name)."""
-    parser = argparse.ArgumentParser(prog=prog, description="Serve dash-insight in the "
-                                     "foreground (Ctrl-C stops it).")
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Serve dash-insight in the foreground (Ctrl-C stops it)."
+    )
     Settings.add_arguments(parser)
     parser.add_argument("--launcher", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: "
-                                                   "%(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     try:
         settings = Settings.from_args(args)
         base = settings.checked_base_dir()
@@ -70,8 +72,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
     if problem is not None:
         parser.exit(1, f"dash-insight: {problem}\n")
     if not settings.is_local:
-        logging.warning("listening on %s: anyone who can reach this address can read the "
-                        "summaries (dash-insight has no login)", settings.host)
+        logging.warning(
+            "listening on %s: anyone who can reach this address can read the "
+            "summaries (dash-insight has no login)",
+            settings.host,
+        )
     record = announce(settings, args.launcher or _launcher())
     return_large_buffers()  # before the loader and the request threads start
     app = create_app(base, settings=settings)
@@ -82,12 +87,20 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
 
     signal.signal(signal.SIGTERM, stop)
     try:
-        server = waitress.create_server(app.server, host=settings.host, port=settings.port,
-                                        threads=8, ident="dash-insight",
-                                        outbuf_overflow=OUTPUT_BUFFER_IN_MEMORY)
+        server = waitress.create_server(
+            app.server,
+            host=settings.host,
+            port=settings.port,
+            threads=8,
+            ident="dash-insight",
+            outbuf_overflow=OUTPUT_BUFFER_IN_MEMORY,
+        )
     except OSError as error:  # taken since bind_problem() looked, e.g. by a second demo.sh
-        print(f"dash-insight: {bind_failure(settings.host, settings.port, error)}",
-              file=sys.stderr, flush=True)
+        print(
+            f"dash-insight: {bind_failure(settings.host, settings.port, error)}",
+            file=sys.stderr,
+            flush=True,
+        )
         retire(record, settings.workspace)
         stop_now(app.data_service, code=1)
     logging.info("serving %s at %s (workspace %s)", base, record.url, settings.workspace)
@@ -112,8 +125,9 @@ def stop_now(service: DataService, code: int = 0) -> NoReturn:
     back on the next start, as after ``kill -9``. Waiting for the round made SIGTERM take
     10-14 s. In-flight requests are cut, as any WSGI server's SIGTERM does."""
     service.loader.stop(timeout=STOP_GRACE)
-    if not any(thread.name == LOADER_THREAD and thread.is_alive()
-               for thread in threading.enumerate()):
+    if not any(
+        thread.name == LOADER_THREAD and thread.is_alive() for thread in threading.enumerate()
+    ):
         service.close()
     if code == 0:
         logging.info("stopped")

@@ -27,11 +27,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "dash_insight" / "core" / "format" / "protos"
-PROTOS = ("anf_ir.proto", "summary.proto", "lineage.proto",
-          # TensorBoard's, vendored (see their headers) for ``events.out.tfevents.*`` files
-          "tb_types.proto", "tb_tensor_shape.proto", "tb_resource_handle.proto",
-          "tb_tensor.proto", "tb_summary.proto", "tb_event.proto",
-          "tb_hparams_api.proto", "tb_hparams_plugin_data.proto")
+PROTOS = (
+    "anf_ir.proto",
+    "summary.proto",
+    "lineage.proto",
+    # TensorBoard's, vendored (see their headers) for ``events.out.tfevents.*`` files
+    "tb_types.proto",
+    "tb_tensor_shape.proto",
+    "tb_resource_handle.proto",
+    "tb_tensor.proto",
+    "tb_summary.proto",
+    "tb_event.proto",
+    "tb_hparams_api.proto",
+    "tb_hparams_plugin_data.proto",
+)
 
 
 def generate() -> dict[str, str]:
@@ -41,14 +50,14 @@ def generate() -> dict[str, str]:
     with tempfile.TemporaryDirectory() as tmp:
         # grpc_tools ships google/protobuf/*.proto (struct.proto for the hparams protos).
         well_known = Path(protoc.__file__).resolve().parent / "_proto"
-        args = ["protoc", f"-I{ROOT}", f"-I{well_known}", f"--python_out={tmp}",
-                f"--pyi_out={tmp}"]
+        args = ["protoc", f"-I{ROOT}", f"-I{well_known}", f"--python_out={tmp}", f"--pyi_out={tmp}"]
         args += [f"proto/{name}" for name in PROTOS]
         if protoc.main(args) != 0:
             raise SystemExit("protoc failed")
         return {
-            path.name: re.sub(r"^from proto import (\w+)", r"from . import \1",
-                              path.read_text(), flags=re.M)
+            path.name: re.sub(
+                r"^from proto import (\w+)", r"from . import \1", path.read_text(), flags=re.M
+            )
             for path in sorted((Path(tmp) / "proto").iterdir())
         }
 
@@ -68,14 +77,18 @@ def meaning(name: str, text: str) -> object:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="compare instead of writing; exit 1 on a difference")
+    parser.add_argument(
+        "--check", action="store_true", help="compare instead of writing; exit 1 on a difference"
+    )
     args = parser.parse_args()
     generated = generate()
     if args.check:
-        stale = [name for name, text in generated.items()
-                 if not (OUT / name).exists()
-                 or meaning(name, (OUT / name).read_text()) != meaning(name, text)]
+        stale = [
+            name
+            for name, text in generated.items()
+            if not (OUT / name).exists()
+            or meaning(name, (OUT / name).read_text()) != meaning(name, text)
+        ]
         for name in stale:
             print(f"{OUT.relative_to(ROOT) / name} is out of date; run python proto/generate.py")
         return 1 if stale else 0

@@ -22,8 +22,11 @@ def canonical(name: str) -> str:
 
 def differences(locked: dict[str, str], installed: dict[str, str]) -> list[str]:
     """One line per installed package whose version is not the locked one."""
-    return [f"  {name}: {locked.get(name, 'not locked')} -> {version}"
-            for name, version in sorted(installed.items()) if locked.get(name) != version]
+    return [
+        f"  {name}: {locked.get(name, 'not locked')} -> {version}"
+        for name, version in sorted(installed.items())
+        if locked.get(name) != version
+    ]
 
 
 def main(lock_path: str) -> int:

@@ -32,14 +32,35 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: name, path and query, the element that says the page's content is there, and the elements
 #: clicked in turn once it is drawn (the graph: its first scope opened, as a user would).
 PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("scalars", "/scalars?train_id=" + quote("./lenet_adam_lr0.001_bs32"),
-     ".di-chart-card .js-plotly-plot", ()),
+    (
+        "scalars",
+        "/scalars?train_id=" + quote("./lenet_adam_lr0.001_bs32"),
+        ".di-chart-card .js-plotly-plot",
+        (),
+    ),
     ("lineage", "/lineage", ".di-lineage-grid .ag-row", ()),
-    ("graph", "/graph?train_id=" + quote("./lenet_adam_lr0.001_bs32"), "#graph-cy canvas",
-     (".gp-tree-toggle",)),
-    ("comparison", "/compare?jobs=" + quote(encode_tags(
-        ["./lenet_adam_lr0.001_bs32", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
-         "./lenet_lr0.1_bs16"])), ".di-chart-card .js-plotly-plot", ()),
+    (
+        "graph",
+        "/graph?train_id=" + quote("./lenet_adam_lr0.001_bs32"),
+        "#graph-cy canvas",
+        (".gp-tree-toggle",),
+    ),
+    (
+        "comparison",
+        "/compare?jobs="
+        + quote(
+            encode_tags(
+                [
+                    "./lenet_adam_lr0.001_bs32",
+                    "./lenet_lr0.01_bs32",
+                    "./lenet_lr0.05_bs64",
+                    "./lenet_lr0.1_bs16",
+                ]
+            )
+        ),
+        ".di-chart-card .js-plotly-plot",
+        (),
+    ),
 )
 
 #: True when the page is drawn: its content selector matches, every Plotly chart has a layout,
@@ -58,8 +79,14 @@ return idle && plots.every(plot => plot._fullLayout);
 def browser(width: int, height: int) -> webdriver.Chrome:
     """Headless Chromium (Debian's, when installed) at the window size of the screenshots."""
     options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--hide-scrollbars", f"--window-size={width},{height}"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        f"--window-size={width},{height}",
+    ):
         options.add_argument(flag)
     if os.path.exists("/usr/bin/chromium"):
         options.binary_location = "/usr/bin/chromium"
@@ -89,8 +116,10 @@ def set_theme(driver: webdriver.Chrome, theme: str) -> None:
             return
         driver.find_element("id", "theme-toggle").click()
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and driver.execute_script(
-                "return document.documentElement.dataset.theme") != theme:
+        while (
+            time.monotonic() < deadline
+            and driver.execute_script("return document.documentElement.dataset.theme") != theme
+        ):
             time.sleep(0.05)
     raise RuntimeError(f"could not switch to the {theme} theme")
 
@@ -101,8 +130,7 @@ def main() -> int:
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "img"))
     parser.add_argument("--width", type=int, default=1600)
     parser.add_argument("--height", type=int, default=1000)
-    parser.add_argument("--max-height", type=int, default=1700,
-                        help="a longer page is cut here")
+    parser.add_argument("--max-height", type=int, default=1700, help="a longer page is cut here")
     args = parser.parse_args()
     corpus = os.path.normpath(args.corpus)
     if not os.path.isdir(corpus):
@@ -127,10 +155,10 @@ def main() -> int:
                     set_theme(driver, theme)
                     wait_drawn(driver, selector)
                     # The whole page down to --max-height: the charts below the pickers too.
-                    height = driver.execute_script(
-                        "return document.documentElement.scrollHeight")
-                    driver.set_window_size(args.width, min(max(height, args.height) + 150,
-                                                           args.max_height))
+                    height = driver.execute_script("return document.documentElement.scrollHeight")
+                    driver.set_window_size(
+                        args.width, min(max(height, args.height) + 150, args.max_height)
+                    )
                     wait_drawn(driver, selector)
                     target = os.path.join(args.out, f"{name}-{theme}.png")
                     driver.save_screenshot(target)

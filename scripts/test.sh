@@ -30,8 +30,9 @@ if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh family)" ]; then
         || { $SUDO apt-get update -qq \
              && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 fi
-echo "checks: ruff, lint-imports, mypy, then pytest"
+echo "checks: ruff (lint and format), lint-imports, mypy, then pytest"
 ruff check dash_insight tests bench proto scripts app.py
+ruff format --check dash_insight tests bench proto scripts app.py
 lint-imports --no-cache
 mypy
 python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=40 "$@"

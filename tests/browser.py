@@ -56,8 +56,12 @@ return out;
 """
 
 
-def until(condition: Callable[[], T], timeout: float = PATIENCE, poll: float = 0.1,
-          msg: str = "expected condition not met within timeout") -> T:
+def until(
+    condition: Callable[[], T],
+    timeout: float = PATIENCE,
+    poll: float = 0.1,
+    msg: str = "expected condition not met within timeout",
+) -> T:
     """``condition()`` once it is truthy; TestingTimeoutError after ``timeout`` seconds, never
     less than :data:`PATIENCE` (the callers' own limits were tuned on an idle machine)."""
     return wait.until(condition, max(timeout, PATIENCE), poll, msg)

@@ -81,11 +81,13 @@ def corpus_app(corpus: Path, tmp_path: Path):
         yield app
 
 
-def loaded_service(base: str | os.PathLike[str], workspace: str | os.PathLike[str],
-                   **settings: Any) -> DataService:
+def loaded_service(
+    base: str | os.PathLike[str], workspace: str | os.PathLike[str], **settings: Any
+) -> DataService:
     """A data service over ``base`` with every file read once (no loader thread)."""
-    service = DataService(Settings(os.fspath(base), workspace=os.fspath(workspace),
-                                   reload_interval=0, **settings))
+    service = DataService(
+        Settings(os.fspath(base), workspace=os.fspath(workspace), reload_interval=0, **settings)
+    )
     service.loader.load_round()
     return service
 
@@ -111,8 +113,9 @@ def corpus_provider(service: DataService) -> DataProvider:
 
 
 @pytest.fixture
-def dash_duo(request: pytest.FixtureRequest, dash_thread_server: Any,
-             tmpdir: Any) -> Iterator[PatientDashComposite]:
+def dash_duo(
+    request: pytest.FixtureRequest, dash_thread_server: Any, tmpdir: Any
+) -> Iterator[PatientDashComposite]:
     """dash.testing's ``dash_duo``, patient on a loaded machine and waiting for callbacks
     before it navigates away (:mod:`tests.browser`)."""
     config = request.config
@@ -156,21 +159,39 @@ def dump_rest(app: Any, dump: Path, dump_timeout: float = 180) -> Path:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        subprocess.run([sys.executable, str(TOOLS / "mi_dump.py"),
-                        f"http://127.0.0.1:{server.server_port}", str(dump),
-                        "--wait", "60", "--stable", "0.05", "--timeout", "30"],
-                       check=True, capture_output=True, timeout=dump_timeout)
+        subprocess.run(
+            [
+                sys.executable,
+                str(TOOLS / "mi_dump.py"),
+                f"http://127.0.0.1:{server.server_port}",
+                str(dump),
+                "--wait",
+                "60",
+                "--stable",
+                "0.05",
+                "--timeout",
+                "30",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=dump_timeout,
+        )
     finally:
         server.shutdown()
         thread.join(10)
     return dump
 
 
-def dump_and_compare(app: Any, tmp_path: Path, sections: str,
-                     dump_timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def dump_and_compare(
+    app: Any, tmp_path: Path, sections: str, dump_timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
     """Dump ``app``'s REST answers (:func:`dump_rest`) and compare the dump with MindInsight's
     oracle by ``compare_dumps.py`` for ``sections`` (comma-separated); returns the comparison's
     finished process."""
     dump = dump_rest(app, tmp_path / "ours.json", dump_timeout)
-    return subprocess.run([sys.executable, str(TOOLS / "compare_dumps.py"), str(ORACLE_PATH),
-                           str(dump), sections], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(TOOLS / "compare_dumps.py"), str(ORACLE_PATH), str(dump), sections],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )

@@ -33,8 +33,7 @@ def write_many_jobs(base: Path, jobs: int = MANY_JOBS) -> list[str]:
     """Jobs :func:`run_name` (0..jobs-1): each has ``tag_001``; the odd ones also
     ``tag_000`` (so a job is not at the same place among the jobs of each tag)."""
     for i in range(jobs):
-        with SummaryWriter(base / run_name(i), host="test",
-                           timestamp=1_700_000_000 + i) as writer:
+        with SummaryWriter(base / run_name(i), host="test", timestamp=1_700_000_000 + i) as writer:
             for step in (1, 2):
                 writer.add_scalar(wide_tag(1), i + step, step)
                 if i % 2:

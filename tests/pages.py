@@ -12,8 +12,10 @@ from dash.testing.errors import TestingTimeoutError
 from tests.browser import until, wait_idle
 
 #: The view of every histogram chart drawn (``layout.meta`` of the figures), one JSON per chart.
-HIST_META = ("return Array.from(document.querySelectorAll('.di-vp-graph .js-plotly-plot'))"
-             ".map(g => g.layout && g.layout.meta ? JSON.stringify(g.layout.meta) : '')")
+HIST_META = (
+    "return Array.from(document.querySelectorAll('.di-vp-graph .js-plotly-plot'))"
+    ".map(g => g.layout && g.layout.meta ? JSON.stringify(g.layout.meta) : '')"
+)
 
 #: Per drawn chart inside ``arguments[0]`` (a CSS selector): what Plotly's automargin added to
 #: the figure's margins (left, right, top, bottom, px). The figures' margins should hold their
@@ -70,7 +72,10 @@ def click_option(dash_duo, container: str, label: str) -> None:
     dash_duo.driver.execute_script(
         "const [sel, text] = arguments; const option = Array.from(document.querySelectorAll("
         "sel + ' .dash-options-list-option')).find(o => o.textContent.trim() === text);"
-        "option.click();", container, label)
+        "option.click();",
+        container,
+        label,
+    )
 
 
 def press(dash_duo, selector: str, key: str, times: int = 1) -> None:
@@ -117,8 +122,10 @@ window.__paint = {previewFrames: 0, titles: [], removed: null, errors: []};
  }
   window.requestAnimationFrame(tick);
 })();
-""" % {name: json.dumps(value) for name, value in
-       {"card": card, "preview": preview, "title": title, "plot": plot}.items()}
+""" % {
+        name: json.dumps(value)
+        for name, value in {"card": card, "preview": preview, "title": title, "plot": plot}.items()
+    }
 
 
 def first_paint_handed_over(dash_duo: Any) -> dict[str, Any]:
@@ -128,27 +135,38 @@ def first_paint_handed_over(dash_duo: Any) -> dict[str, Any]:
     except TestingTimeoutError as error:
         paint = dash_duo.driver.execute_script("return window.__paint || null;")
         raise TestingTimeoutError(
-            f"the first paint was never shown, or never removed: {paint}") from error
+            f"the first paint was never shown, or never removed: {paint}"
+        ) from error
     return dash_duo.driver.execute_script("return window.__paint;")
 
 
 #: Dash callbacks the page has sent to the server so far.
-_POSTS = ("return performance.getEntriesByType('resource')"
-          ".filter(e => e.name.includes('_dash-update-component')).length;")
+_POSTS = (
+    "return performance.getEntriesByType('resource')"
+    ".filter(e => e.name.includes('_dash-update-component')).length;"
+)
 
 
 def count_draws(dash_duo: Any, selector: str) -> None:
     """Once the Plotly chart ``selector`` is drawn and the page idle: count its draws from now
     on (see :func:`draws`)."""
-    until(lambda: dash_duo.driver.execute_script(
-        "const plot = document.querySelector(arguments[0]);"
-        "return Boolean(plot && plot._fullLayout);", selector), 30)
+    until(
+        lambda: dash_duo.driver.execute_script(
+            "const plot = document.querySelector(arguments[0]);"
+            "return Boolean(plot && plot._fullLayout);",
+            selector,
+        ),
+        30,
+    )
     wait_idle(dash_duo)
-    dash_duo.driver.execute_script("""
+    dash_duo.driver.execute_script(
+        """
         const plot = document.querySelector(arguments[0]);
         plot.__draws = 0;
         plot.on('plotly_afterplot', () => { plot.__draws += 1; });
-        window.__counted = plot;""", selector)
+        window.__counted = plot;""",
+        selector,
+    )
 
 
 def draws(dash_duo: Any, selector: str) -> int | None:
@@ -156,7 +174,9 @@ def draws(dash_duo: Any, selector: str) -> int | None:
     same element any more (drawn anew)."""
     return dash_duo.driver.execute_script(
         "const plot = document.querySelector(arguments[0]);"
-        "return plot && plot === window.__counted ? plot.__draws : null;", selector)
+        "return plot && plot === window.__counted ? plot.__draws : null;",
+        selector,
+    )
 
 
 def refresh(dash_duo: Any, callbacks: int = 2) -> None:

@@ -17,19 +17,39 @@ from tests.ports import free_port
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """``redis://127.0.0.1:<port>/0`` of a redis-server this fixture started (and stops)."""
-    binary = shutil.which("redis-server", path="/usr/bin:/usr/sbin:/usr/local/bin") \
-        or shutil.which("redis-server")
+    binary = shutil.which("redis-server", path="/usr/bin:/usr/sbin:/usr/local/bin") or shutil.which(
+        "redis-server"
+    )
     if binary is None:
-        pytest.skip("redis-server not installed (apt-get install redis-server; scripts/test.sh "
-                    "does it)")
-    redis = pytest.importorskip("redis", reason="the redis package is not installed "
-                                "(pip install 'dash-insight[fleet]')")
+        pytest.skip(
+            "redis-server not installed (apt-get install redis-server; scripts/test.sh does it)"
+        )
+    redis = pytest.importorskip(
+        "redis", reason="the redis package is not installed (pip install 'dash-insight[fleet]')"
+    )
     directory = tempfile.mkdtemp(prefix="dash-insight-redis-")
     port = free_port()
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory, "--save", "",
-         "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            directory,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url)
     try:

@@ -45,8 +45,11 @@ PREFIX = "/v1/mindinsight/datavisual"
 EXPORT = "/v1/dash-insight/export/scalars"
 # The one tag MindInsight did not list (its 6-tensor-tags-per-job cap evicted the first one).
 EXTRA_TAGS = {("./ops_all", "tensor"): ["tensor/rank1_f32/tensor"]}
-SECURITY = {"X-Frame-Options": "SAMEORIGIN", "X-Content-Type-Options": "nosniff",
-            "Cache-Control": "no-store"}
+SECURITY = {
+    "X-Frame-Options": "SAMEORIGIN",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
 
 
 def _load_oracle() -> dict[str, Any]:
@@ -115,8 +118,9 @@ def fails(client: FlaskClient, path: str, **params: Any) -> tuple[int, str]:
     return error_of(client.get(PREFIX + path, query_string=params))
 
 
-def mismatches(expected: Any, actual: Any, path: str = "", ignore: frozenset[str] = frozenset()
-               ) -> list[str]:
+def mismatches(
+    expected: Any, actual: Any, path: str = "", ignore: frozenset[str] = frozenset()
+) -> list[str]:
     """Differences between two JSON values: same types (int is not float, bool is not int), same
     dict keys in the same order (except ``ignore``), floats equal to 1e-9 (NaN == NaN)."""
     out: list[str] = []
@@ -139,8 +143,9 @@ def mismatches(expected: Any, actual: Any, path: str = "", ignore: frozenset[str
             for i, (x, y) in enumerate(zip(a, b, strict=True)):
                 walk(x, y, f"{where}[{i}]")
         elif isinstance(a, float):
-            if not (math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-                    or (math.isnan(a) and math.isnan(b))):
+            if not (
+                math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b))
+            ):
                 out.append(f"{where}: {a!r} != {b!r}")
         elif a != b:
             out.append(f"{where}: {a!r:.60} != {b!r:.60}")
@@ -149,7 +154,8 @@ def mismatches(expected: Any, actual: Any, path: str = "", ignore: frozenset[str
     return out
 
 
-def assert_same(expected: Any, actual: Any, path: str = "",
-                ignore: frozenset[str] = frozenset()) -> None:
+def assert_same(
+    expected: Any, actual: Any, path: str = "", ignore: frozenset[str] = frozenset()
+) -> None:
     found = mismatches(expected, actual, path, ignore)
     assert not found, f"{len(found)} differences, first: " + "; ".join(found[:5])

@@ -32,8 +32,10 @@ def _lint_imports() -> str | None:
 
 
 def test_every_plugin_is_in_the_independence_contract() -> None:
-    plugins = sorted(f"dash_insight.plugins.{path.parent.name}"
-                     for path in (ROOT / "dash_insight" / "plugins").glob("*/__init__.py"))
+    plugins = sorted(
+        f"dash_insight.plugins.{path.parent.name}"
+        for path in (ROOT / "dash_insight" / "plugins").glob("*/__init__.py")
+    )
     independence = [c for c in _contracts() if c["type"] == "independence"]
     assert len(independence) == 1 and plugins
     assert sorted(independence[0]["modules"]) == plugins
@@ -44,10 +46,19 @@ def test_import_contracts_are_kept() -> None:
     if command is None:
         pytest.skip("lint-imports is not installed (pip install -e '.[test]')")
     # This tree's package, whatever else is installed; no cache files written into the tree.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    result = subprocess.run([command, "--no-cache"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=300, check=False)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    result = subprocess.run(
+        [command, "--no-cache"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
     assert f"Contracts: {len(_contracts())} kept, 0 broken." in report, report

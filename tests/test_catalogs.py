@@ -50,9 +50,25 @@ def _placeholders(text: str) -> list[str]:
 def extracted(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     """What ``scripts/i18n.sh extract`` finds in the sources now (same pybabel options)."""
     out = tmp_path_factory.mktemp("i18n") / "extracted.pot"
-    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "-q", "extract",
-                    "-F", "babel.cfg", "-k", "lazy_gettext", "--omit-header",
-                    "-o", str(out), "dash_insight"], cwd=ROOT, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "babel.messages.frontend",
+            "-q",
+            "extract",
+            "-F",
+            "babel.cfg",
+            "-k",
+            "lazy_gettext",
+            "--omit-header",
+            "-o",
+            str(out),
+            "dash_insight",
+        ],
+        cwd=ROOT,
+        check=True,
+    )
     return _catalog(out)
 
 
@@ -67,10 +83,12 @@ def test_template_is_up_to_date_with_the_sources(extracted: Catalog) -> None:
     template = _catalog(TEMPLATE)
     missing = _ids(extracted) - _ids(template)
     stale = _ids(template) - _ids(extracted)
-    assert not missing, ("run scripts/i18n.sh update: not in the template: "
-                         f"{sorted(map(str, missing))[:10]}")
-    assert not stale, ("run scripts/i18n.sh update: no longer in the sources: "
-                       f"{sorted(map(str, stale))[:10]}")
+    assert not missing, (
+        f"run scripts/i18n.sh update: not in the template: {sorted(map(str, missing))[:10]}"
+    )
+    assert not stale, (
+        f"run scripts/i18n.sh update: no longer in the sources: {sorted(map(str, stale))[:10]}"
+    )
     assert len(_ids(template)) > 400  # the pages, the CLI: not an empty extraction
 
 
@@ -105,7 +123,8 @@ def compiled_messages(mo: bytes) -> dict[object, object]:
     rule; the rest of the header (tool versions, dates) is left out."""
     catalog = read_mo(io.BytesIO(mo))
     messages: dict[object, object] = {
-        (m.context, _hashable(m.id)): _hashable(m.string) for m in catalog if m.id}
+        (m.context, _hashable(m.id)): _hashable(m.string) for m in catalog if m.id
+    }
     messages["plural-forms"] = catalog.plural_forms
     return messages
 
@@ -121,7 +140,8 @@ def test_compiled_catalog_is_the_po_compiled(locale: str) -> None:
     compiled = _compiled(_catalog(_po(locale), locale))
     committed = (_po(locale).with_suffix(".mo")).read_bytes()
     assert compiled_messages(compiled) == compiled_messages(committed), (
-        "run scripts/i18n.sh compile")
+        "run scripts/i18n.sh compile"
+    )
     # and gettext reads it: the catalog the pages use
     translations = gettext.GNUTranslations(io.BytesIO(committed))
     assert translations.gettext("Summary List") == "训练列表"

@@ -24,8 +24,6 @@ REPO = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
 
 
-
-
 def _run(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout)
 
@@ -37,8 +35,17 @@ def _get_json(url: str) -> dict:
 
 def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
     port, workspace = free_port(), str(tmp_path / "ws")
-    started = _run("start", "--port", str(port), "--workspace", workspace,
-                   "--summary-base-dir", str(corpus), "--reload-interval", "0")
+    started = _run(
+        "start",
+        "--port",
+        str(port),
+        "--workspace",
+        workspace,
+        "--summary-base-dir",
+        str(corpus),
+        "--reload-interval",
+        "0",
+    )
     assert started.returncode == 0, started.stderr
     assert f"http://127.0.0.1:{port}/" in started.stdout
     pid_file = tmp_path / "ws" / "pid" / f"server.{port}.pid"
@@ -59,8 +66,15 @@ def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
         assert jobs["total"] == 9
         scalars = _get_json(f"{api}/scalar/metadata?train_id=./multi_file&tag=loss/scalar")
         assert len(scalars["metadatas"]) == 300
-        again = _run("start", "--port", str(port), "--workspace", workspace,
-                     "--summary-base-dir", str(corpus))
+        again = _run(
+            "start",
+            "--port",
+            str(port),
+            "--workspace",
+            workspace,
+            "--summary-base-dir",
+            str(corpus),
+        )
         assert again.returncode == 1 and "already runs" in again.stderr
     finally:
         stopped = _run("stop", "--port", str(port), "--workspace", workspace)
@@ -72,18 +86,21 @@ def test_start_query_stop(corpus: Path, tmp_path: Path) -> None:
 
 
 def test_clear_errors(tmp_path: Path) -> None:
-    missing = _run("start", "--summary-base-dir", str(tmp_path / "nope"), "--workspace",
-                   str(tmp_path / "ws"))
+    missing = _run(
+        "start", "--summary-base-dir", str(tmp_path / "nope"), "--workspace", str(tmp_path / "ws")
+    )
     assert missing.returncode == 2
     assert "summary base directory not found" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
     a_file = tmp_path / "train.summary.1"
     a_file.write_bytes(b"")
-    not_a_folder = _run("start", "--summary-base-dir", str(a_file), "--workspace",
-                        str(tmp_path / "ws"))
+    not_a_folder = _run(
+        "start", "--summary-base-dir", str(a_file), "--workspace", str(tmp_path / "ws")
+    )
     assert not_a_folder.returncode == 2
-    assert not_a_folder.stderr == ("dash-insight: summary base directory is a file, not a "
-                                   f"directory: {a_file}\n")
+    assert not_a_folder.stderr == (
+        f"dash-insight: summary base directory is a file, not a directory: {a_file}\n"
+    )
 
     bad = _run("start", "--port", "abc")
     assert bad.returncode == 2 and "port must be an integer" in bad.stderr
@@ -96,8 +113,15 @@ def test_clear_errors(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = _run("start", "--port", str(port), "--workspace", str(tmp_path / "ws"),
-                      "--summary-base-dir", str(tmp_path))
+        result = _run(
+            "start",
+            "--port",
+            str(port),
+            "--workspace",
+            str(tmp_path / "ws"),
+            "--summary-base-dir",
+            str(tmp_path),
+        )
     assert result.returncode == 1 and f"port {port} is already in use" in result.stderr
 
 
@@ -118,13 +142,23 @@ def test_command_alone_lists_the_commands() -> None:
 
 
 def test_foreground_app_py_help() -> None:
-    done = subprocess.run([sys.executable, "app.py", "--help"], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parent.parent, timeout=60,
-                          env={**os.environ})
+    done = subprocess.run(
+        [sys.executable, "app.py", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=60,
+        env={**os.environ},
+    )
     assert done.returncode == 0 and "--summary-base-dir" in done.stdout
     assert done.stdout.startswith("usage: app.py ")
-    wrong = subprocess.run([sys.executable, "app.py", "--port", "x"], capture_output=True,
-                           text=True, cwd=REPO, timeout=60)
+    wrong = subprocess.run(
+        [sys.executable, "app.py", "--port", "x"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert wrong.returncode == 2 and "app.py: error: argument --port" in wrong.stderr
 
 
@@ -159,30 +193,59 @@ def test_app_py_prints_its_url_and_a_port_taken_late_in_one_line(tmp_path: Path)
     """The foreground server prints the URL of the port it listens on; a port taken between
     the early check and the real bind (a second demo.sh) is one line, not a traceback."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "app.py", "--summary-base-dir", str(tmp_path),
-                                "--port", str(port), "--workspace", str(tmp_path / "ws")],
-                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "app.py",
+            "--summary-base-dir",
+            str(tmp_path),
+            "--port",
+            str(port),
+            "--workspace",
+            str(tmp_path / "ws"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         lines = _read_until(process, "running at", 120)
-        assert lines[-1] == f"dash-insight is running at http://127.0.0.1:{port}/ " \
-                            "(Ctrl-C stops it)"
+        assert lines[-1] == f"dash-insight is running at http://127.0.0.1:{port}/ (Ctrl-C stops it)"
     finally:
         process.terminate()
         process.wait(30)
     # Skip the early check so the real bind meets the busy port.
-    late = ("import sys, dash_insight.server as server; server.bind_problem = lambda h, p: None;"
-            " sys.exit(server.main(sys.argv[1:], prog='app.py'))")
+    late = (
+        "import sys, dash_insight.server as server; server.bind_problem = lambda h, p: None;"
+        " sys.exit(server.main(sys.argv[1:], prog='app.py'))"
+    )
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         taken = busy.getsockname()[1]
-        done = subprocess.run([sys.executable, "-c", late, "--summary-base-dir", str(tmp_path),
-                               "--port", str(taken), "--workspace", str(tmp_path / "ws")],
-                              capture_output=True, text=True, cwd=REPO, timeout=120)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                late,
+                "--summary-base-dir",
+                str(tmp_path),
+                "--port",
+                str(taken),
+                "--workspace",
+                str(tmp_path / "ws"),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=120,
+        )
     assert done.returncode == 1, done.stderr
-    assert done.stderr == (f"dash-insight: port {taken} is already in use on 127.0.0.1; "
-                           "choose another one with --port\n")
+    assert done.stderr == (
+        f"dash-insight: port {taken} is already in use on 127.0.0.1; "
+        "choose another one with --port\n"
+    )
 
 
 def _fake_setup(tmp_path: Path, installed: bool) -> dict[str, str]:
@@ -195,9 +258,11 @@ def _fake_setup(tmp_path: Path, installed: bool) -> dict[str, str]:
     python.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
     python.chmod(0o755)
     uv = tmp_path / "uv"
-    uv.write_text("#!/bin/sh\n"
-                  f'echo "$*" >> {log}\n'
-                  f'case "$*" in *--check*) [ -e {mark} ] ;; *) touch {mark} ;; esac\n')
+    uv.write_text(
+        "#!/bin/sh\n"
+        f'echo "$*" >> {log}\n'
+        f'case "$*" in *--check*) [ -e {mark} ] ;; *) touch {mark} ;; esac\n'
+    )
     uv.chmod(0o755)
     if installed:
         mark.touch()
@@ -206,8 +271,9 @@ def _fake_setup(tmp_path: Path, installed: bool) -> dict[str, str]:
 
 def _bootstrap(environment: dict[str, str], extras: str = "") -> subprocess.CompletedProcess[str]:
     script = f"DASH_INSIGHT_EXTRAS='{extras}'; source {REPO / 'scripts' / 'bootstrap.sh'}"
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
-                          env=environment)
+    return subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=60, env=environment
+    )
 
 
 def test_first_run_says_what_it_installs(tmp_path: Path) -> None:
@@ -230,7 +296,8 @@ def test_the_tests_get_exactly_the_lock_with_their_extras(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert "extras: test dev" in done.stdout
     assert (tmp_path / "uv.log").read_text().splitlines()[-1] == (
-        "sync --frozen --extra test --extra dev")
+        "sync --frozen --extra test --extra dev"
+    )
 
 
 def test_bootstrap_refuses_an_unknown_dependency_mode(tmp_path: Path) -> None:
@@ -243,8 +310,13 @@ def test_demo_sh_prints_the_port_used_and_a_busy_port_in_one_line(tmp_path: Path
     environment = _fake_setup(tmp_path, installed=True)
     demo = [str(REPO / "scripts" / "demo.sh"), "--workspace", str(tmp_path / "ws")]
     port = free_port()
-    process = subprocess.Popen([*demo, "--port", str(port)], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, env=environment)
+    process = subprocess.Popen(
+        [*demo, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=environment,
+    )
     try:
         lines = _read_until(process, "running at", 120)
     finally:
@@ -256,26 +328,42 @@ def test_demo_sh_prints_the_port_used_and_a_busy_port_in_one_line(tmp_path: Path
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         taken = busy.getsockname()[1]
-        done = subprocess.run([*demo, "--port", str(taken)], capture_output=True, text=True,
-                              env=environment, timeout=120)
+        done = subprocess.run(
+            [*demo, "--port", str(taken)],
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=120,
+        )
     assert done.returncode == 1
-    assert done.stderr == (f"dash-insight: port {taken} is already in use on 127.0.0.1; "
-                           "choose another one with --port\n")
+    assert done.stderr == (
+        f"dash-insight: port {taken} is already in use on 127.0.0.1; "
+        "choose another one with --port\n"
+    )
     assert "http://" not in done.stdout
 
 
-def test_stop_finds_the_server_of_a_port_started_with_another_workspace(
-        tmp_path: Path) -> None:
+def test_stop_finds_the_server_of_a_port_started_with_another_workspace(tmp_path: Path) -> None:
     port, workspace = free_port(), tmp_path / "ws_started"
-    started = _run("start", "--port", str(port), "--workspace", str(workspace),
-                   "--summary-base-dir", str(tmp_path), "--reload-interval", "0")
+    started = _run(
+        "start",
+        "--port",
+        str(port),
+        "--workspace",
+        str(workspace),
+        "--summary-base-dir",
+        str(tmp_path),
+        "--reload-interval",
+        "0",
+    )
     assert started.returncode == 0, started.stderr
     pid = int((workspace / "pid" / f"server.{port}.pid").read_text())
     try:
         stopped = _run("stop", "--port", str(port), "--workspace", str(tmp_path / "ws_other"))
         assert stopped.returncode == 0, stopped.stderr
-        assert stopped.stdout == (f"dash-insight on port {port} stopped (pid {pid}, workspace "
-                                  f"{workspace})\n")
+        assert stopped.stdout == (
+            f"dash-insight on port {port} stopped (pid {pid}, workspace {workspace})\n"
+        )
         assert not _answers(port)
         assert not (workspace / "pid" / f"server.{port}.pid").exists()
     finally:
@@ -287,8 +375,9 @@ def test_stop_finds_the_server_of_a_port_started_with_another_workspace(
         other_port = other.getsockname()[1]
         refused = _run("stop", "--port", str(other_port), "--workspace", str(workspace))
         assert refused.returncode == 1
-        assert refused.stderr == (f"dash-insight: no dash-insight server is running on port "
-                                  f"{other_port}\n")
+        assert refused.stderr == (
+            f"dash-insight: no dash-insight server is running on port {other_port}\n"
+        )
         other.getsockname()  # still open: nothing was closed under us
 
 
@@ -325,24 +414,51 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
     workspace that ``status`` is not told about: found by title and open access log."""
     ports = {"start": free_port(), "app.py": free_port(), "gunicorn": free_port()}
     workspaces = {name: str(tmp_path / f"ws_{name.replace('.', '_')}") for name in ports}
-    started = _run("start", "--port", str(ports["start"]), "--workspace", workspaces["start"],
-                   "--summary-base-dir", str(corpus), "--reload-interval", "0")
+    started = _run(
+        "start",
+        "--port",
+        str(ports["start"]),
+        "--workspace",
+        workspaces["start"],
+        "--summary-base-dir",
+        str(corpus),
+        "--reload-interval",
+        "0",
+    )
     assert started.returncode == 0, started.stderr
     # app.py with a MindInsight-style Python config, gunicorn with a TOML one named by the
     # environment (its port: the socket it listens on).
     mindinsight_config = tmp_path / "mi_config.py"
-    mindinsight_config.write_text(f"PORT = {ports['app.py']}\nWORKSPACE = 'ws_app_py'\n"
-                                  f"SUMMARY_BASE_DIR = {str(corpus)!r}\nRELOAD_INTERVAL = 0\n")
+    mindinsight_config.write_text(
+        f"PORT = {ports['app.py']}\nWORKSPACE = 'ws_app_py'\n"
+        f"SUMMARY_BASE_DIR = {str(corpus)!r}\nRELOAD_INTERVAL = 0\n"
+    )
     toml_config = tmp_path / "insight.toml"
-    toml_config.write_text(f'summary_base_dir = "{corpus}"\nworkspace = "ws_gunicorn"\n'
-                           "reload_interval = 0\n")
+    toml_config.write_text(
+        f'summary_base_dir = "{corpus}"\nworkspace = "ws_gunicorn"\nreload_interval = 0\n'
+    )
     processes = [
-        subprocess.Popen([sys.executable, "app.py", "--config", f"file:{mindinsight_config}"],
-                         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-        subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "2", "-b",
-                          f"127.0.0.1:{ports['gunicorn']}", "dash_insight.wsgi:application"],
-                         env={**os.environ, "DASH_INSIGHT_CONFIG": str(toml_config)},
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+        subprocess.Popen(
+            [sys.executable, "app.py", "--config", f"file:{mindinsight_config}"],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ),
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-w",
+                "2",
+                "-b",
+                f"127.0.0.1:{ports['gunicorn']}",
+                "dash_insight.wsgi:application",
+            ],
+            env={**os.environ, "DASH_INSIGHT_CONFIG": str(toml_config)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ),
     ]
     try:
         for port in ports.values():
@@ -351,8 +467,11 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
         def every_server_loaded() -> list[dict] | None:
             rows = [row for row in _status_rows() if row["port"] in ports.values()]
             by_port = {port: [r for r in rows if r["port"] == port] for port in ports.values()}
-            complete = (len(by_port[ports["start"]]) == 1 and len(by_port[ports["app.py"]]) == 1
-                        and len(by_port[ports["gunicorn"]]) == 2)
+            complete = (
+                len(by_port[ports["start"]]) == 1
+                and len(by_port[ports["app.py"]]) == 1
+                and len(by_port[ports["gunicorn"]]) == 2
+            )
             loaded = all(r["load"] == "loaded: 9 jobs, 12.1 MB" for r in rows)
             return rows if complete and loaded else None
 
@@ -365,8 +484,9 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
                 assert row["url"] == f"http://127.0.0.1:{port}/"
                 assert row["uptime"] >= 0
         pid_file = Path(workspaces["start"]) / "pid" / f"server.{ports['start']}.pid"
-        assert [r["pid"] for r in rows if r["port"] == ports["start"]] == \
-            [int(pid_file.read_text())]
+        assert [r["pid"] for r in rows if r["port"] == ports["start"]] == [
+            int(pid_file.read_text())
+        ]
         assert processes[0].pid in [r["pid"] for r in rows]
 
         # ww: unlimited width (ps cuts lines at $COLUMNS, which pytest may set)
@@ -374,8 +494,10 @@ def test_status_and_ps_find_servers_however_started(corpus: Path, tmp_path: Path
         titled = [line for line in listing.splitlines() if "dash-insight: port" in line]
         for port in ports.values():
             expected = 2 if port == ports["gunicorn"] else 1
-            assert sum(f"dash-insight: port {port}, {corpus.resolve()}" in line
-                       for line in titled) == expected
+            assert (
+                sum(f"dash-insight: port {port}, {corpus.resolve()}" in line for line in titled)
+                == expected
+            )
 
         table = _run("status", "--workspace", workspaces["start"])
         assert table.returncode == 0 and "STARTED BY" in table.stdout
@@ -396,13 +518,20 @@ def test_config_show_names_every_source_and_refuses_bad_files(tmp_path: Path) ->
     config = tmp_path / "insight.toml"
     config.write_text("port = 8001\nreload_interval = 1.5\n")
     env = {**os.environ, "DASH_INSIGHT_RELOAD_INTERVAL": "7"}
-    shown = subprocess.run([*CLI, "config", "show", "--config", str(config), "--port", "8003",
-                            "--json"], capture_output=True, text=True, timeout=60, env=env)
+    shown = subprocess.run(
+        [*CLI, "config", "show", "--config", str(config), "--port", "8003", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert shown.returncode == 0, shown.stderr
     settings = json.loads(shown.stdout)["settings"]
     assert settings["port"] == {"value": "8003", "source": "command line (--port)"}
-    assert settings["reload_interval"] == {"value": "7",
-                                           "source": "environment (DASH_INSIGHT_RELOAD_INTERVAL)"}
+    assert settings["reload_interval"] == {
+        "value": "7",
+        "source": "environment (DASH_INSIGHT_RELOAD_INTERVAL)",
+    }
     assert settings["host"] == {"value": "127.0.0.1", "source": "default"}
     table = _run("config", "show", "--config", str(config))
     assert f"config {config} (port)" in table.stdout
@@ -412,4 +541,5 @@ def test_config_show_names_every_source_and_refuses_bad_files(tmp_path: Path) ->
         refused = _run(*command, "--config", str(config), "--workspace", str(tmp_path / "ws"))
         assert refused.returncode == 2
         assert refused.stderr.strip().splitlines() == [
-            f"dash-insight: {config}: port: port must be an integer in 1..65535, not '80800'"]
+            f"dash-insight: {config}: port: port must be an integer in 1..65535, not '80800'"
+        ]

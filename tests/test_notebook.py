@@ -36,12 +36,16 @@ HUB_PREFIX = "/user/alice/"
 
 def test_proxy_path() -> None:
     assert proxy_path(8050, {}) is None
-    assert proxy_path(8050, {"JUPYTERHUB_SERVICE_PREFIX": "/user/alice/"}) == \
-        "/user/alice/proxy/8050/"
-    assert proxy_path(8050, {"JUPYTERHUB_SERVICE_PREFIX": "/user/alice"}) == \
-        "/user/alice/proxy/8050/"
-    custom = {"DASH_INSIGHT_NOTEBOOK_PROXY": "lab/ports/{port}",
-              "JUPYTERHUB_SERVICE_PREFIX": "/user/alice/"}
+    assert (
+        proxy_path(8050, {"JUPYTERHUB_SERVICE_PREFIX": "/user/alice/"}) == "/user/alice/proxy/8050/"
+    )
+    assert (
+        proxy_path(8050, {"JUPYTERHUB_SERVICE_PREFIX": "/user/alice"}) == "/user/alice/proxy/8050/"
+    )
+    custom = {
+        "DASH_INSIGHT_NOTEBOOK_PROXY": "lab/ports/{port}",
+        "JUPYTERHUB_SERVICE_PREFIX": "/user/alice/",
+    }
     assert proxy_path(8050, custom) == "/lab/ports/8050/"
 
 
@@ -139,8 +143,11 @@ class ProxyHandler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
         upstream = http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=60)
-        headers = {k: v for k, v in self.headers.items()
-                   if k.lower() not in ("connection", "keep-alive", "transfer-encoding")}
+        headers = {
+            k: v
+            for k, v in self.headers.items()
+            if k.lower() not in ("connection", "keep-alive", "transfer-encoding")
+        }
         upstream.request(self.command, match.group(2), body=body, headers=headers)
         answer = upstream.getresponse()
         data = answer.read()
@@ -175,9 +182,12 @@ def _iframe_src(output_html: str) -> str:
 def _outputs(cell: Any) -> tuple[str, list[str]]:
     """A cell's printed text and its HTML outputs."""
     text = "".join(o.get("text", "") for o in cell.outputs if o["output_type"] == "stream")
-    htmls = [o["data"]["text/html"] for o in cell.outputs
-             if o["output_type"] in ("display_data", "execute_result")
-             and "text/html" in o.get("data", {})]
+    htmls = [
+        o["data"]["text/html"]
+        for o in cell.outputs
+        if o["output_type"] in ("display_data", "execute_result")
+        and "text/html" in o.get("data", {})
+    ]
     errors = [o for o in cell.outputs if o["output_type"] == "error"]
     assert not errors, errors
     return text, htmls
@@ -192,7 +202,8 @@ def _frame_state(dash_br: Any, index: int) -> dict[str, Any]:
         return driver.execute_script(
             "return {text: document.body ? document.body.innerText : '', "
             "sheets: [...document.querySelectorAll('link[rel=stylesheet]')]"
-            ".filter(l => l.sheet !== null).map(l => l.href)}")
+            ".filter(l => l.sheet !== null).map(l => l.href)}"
+        )
     finally:
         driver.switch_to.default_content()
 
@@ -211,8 +222,9 @@ def _wait_for_frame(dash_br: Any, index: int, text: str, stylesheet: str) -> Non
     try:
         until(shown, 90)
     except TestingTimeoutError:
-        raise AssertionError(f"frame {index} never showed {text!r} styled by {stylesheet}: "
-                             f"{seen}") from None
+        raise AssertionError(
+            f"frame {index} never showed {text!r} styled by {stylesheet}: {seen}"
+        ) from None
 
 
 @pytest.mark.notebook
@@ -243,8 +255,9 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
     ]
     book = nbformat.v4.new_notebook()
     book.cells = [nbformat.v4.new_code_cell(source) for source in cells]
-    client = nbclient.NotebookClient(book, timeout=180, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(
+        book, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     with client.setup_kernel():
         for index, cell in enumerate(book.cells):
             client.execute_cell(cell, index)
@@ -258,8 +271,11 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
         assert outputs[3][0].strip() == repr([first])  # one server so far
         scalars = _iframe_src(outputs[4][1][0])
         assert scalars == page_url(first, "scalars", "./lenet_sc", ["loss/auto"])
-        assert re.fullmatch(r"dash-insight: port \d+ is already in use on 127.0.0.1; choose "
-                            r"another one with --port\n1\n", outputs[5][0]), outputs[5][0]
+        assert re.fullmatch(
+            r"dash-insight: port \d+ is already in use on 127.0.0.1; choose "
+            r"another one with --port\n1\n",
+            outputs[5][0],
+        ), outputs[5][0]
         hub = _iframe_src(outputs[7][1][0])
         port = hub.split("/")[-2]
         assert hub == f"{HUB_PREFIX}proxy/{port}/"
@@ -268,8 +284,11 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
 
         # The notebook page: on another origin than the direct frames (localhost vs
         # 127.0.0.1), the origin of the proxied frame.
-        hub_proxy.page = "<!DOCTYPE html><html><body>" + "".join(
-            outputs[i][1][0] for i in (1, 4, 7)) + "</body></html>"
+        hub_proxy.page = (
+            "<!DOCTYPE html><html><body>"
+            + "".join(outputs[i][1][0] for i in (1, 4, 7))
+            + "</body></html>"
+        )
         dash_br.driver.get(f"http://localhost:{hub_proxy.server_address[1]}/")
         _wait_for_frame(dash_br, 0, "multi_file", f"{first}assets/dash-insight.css")
         _wait_for_frame(dash_br, 1, "1 of 2 tags", f"{first}assets/dash-insight.css")

@@ -44,25 +44,37 @@ STAMP = SCRATCH_VENV / ".requirements.sha256"
 DEMO_JOBS = {"./lenet_sc", "./multi_file", "./nested/grp/job_a", "./ops_in_net"}
 #: The repository's stylesheets and scripts, which the installed app must serve byte for byte.
 ASSET_FILES = sorted(p for p in (ROOT / "assets").iterdir() if p.suffix in (".css", ".js"))
-PAGES = ("/", "/dashboard?train_id=./lenet_sc", "/scalars?train_id=./lenet_sc",
-         "/histograms?train_id=./lenet_sc", "/images?train_id=./lenet_sc",
-         "/graph?train_id=./lenet_sc", "/lineage")
+PAGES = (
+    "/",
+    "/dashboard?train_id=./lenet_sc",
+    "/scalars?train_id=./lenet_sc",
+    "/histograms?train_id=./lenet_sc",
+    "/images?train_id=./lenet_sc",
+    "/graph?train_id=./lenet_sc",
+    "/lineage",
+)
 
 
 def _clean_env() -> dict[str, str]:
     """The environment of a user's shell: nothing pointing at this checkout or the test venv."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")
-           and not k.startswith("DASH_INSIGHT_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")
+        and not k.startswith("DASH_INSIGHT_")
+    }
     env["PATH"] = f"{SCRATCH_VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
 def _run(command: list[str], cwd: Path, timeout: float = 600) -> str:
-    done = subprocess.run(command, cwd=cwd, env=_clean_env(), capture_output=True, text=True,
-                          timeout=timeout)
-    assert done.returncode == 0, (f"{' '.join(command)} exited {done.returncode}\n"
-                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    done = subprocess.run(
+        command, cwd=cwd, env=_clean_env(), capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, (
+        f"{' '.join(command)} exited {done.returncode}\n"
+        f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
     return done.stdout
 
 
@@ -82,8 +94,20 @@ def _locked_constraints(uv: str | None) -> str:
     """uv.lock's versions of the app's dependencies, as a pip constraints file ("" without uv)."""
     if uv is None:
         return ""
-    return _run([uv, "export", "--frozen", "--no-hashes", "--no-emit-project", "--no-header",
-                 "--quiet", "--project", str(ROOT)], cwd=ROOT)
+    return _run(
+        [
+            uv,
+            "export",
+            "--frozen",
+            "--no-hashes",
+            "--no-emit-project",
+            "--no-header",
+            "--quiet",
+            "--project",
+            str(ROOT),
+        ],
+        cwd=ROOT,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +115,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The sdist and the wheel built from that sdist (``python -m build``), as a release is."""
     out = tmp_path_factory.mktemp("dist")
     # --no-isolation: the build backend (hatchling) is in the test extra, no download needed.
-    done = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out),
-                           str(ROOT)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, f"python -m build failed:\n{done.stdout[-3000:]}{done.stderr}"
     return {"sdist": next(out.glob("*.tar.gz")), "wheel": next(out.glob("*.whl"))}
 
@@ -107,13 +135,25 @@ def installed(built: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
     fresh = not (STAMP.exists() and STAMP.read_text() == key)
     if fresh:
         shutil.rmtree(SCRATCH_VENV, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(SCRATCH_VENV)], check=True,
-                       env=_clean_env(), timeout=300)
+        subprocess.run(
+            [sys.executable, "-m", "venv", str(SCRATCH_VENV)],
+            check=True,
+            env=_clean_env(),
+            timeout=300,
+        )
     scratch = tmp_path_factory.mktemp("pip")
     (scratch / "constraints.txt").write_text(constraints)
-    install = ([uv, "pip", "install", "--python", str(SCRATCH_VENV / "bin" / "python")] if uv
-               else [str(SCRATCH_VENV / "bin" / "python"), "-m", "pip", "install",
-                     "--disable-pip-version-check"])
+    install = (
+        [uv, "pip", "install", "--python", str(SCRATCH_VENV / "bin" / "python")]
+        if uv
+        else [
+            str(SCRATCH_VENV / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+        ]
+    )
     install += ["--quiet", "--constraint", str(scratch / "constraints.txt")]
     extra = [] if fresh else ["--no-deps", "--reinstall" if uv else "--force-reinstall"]
     _run([*install, *extra, str(built["wheel"])], cwd=scratch, timeout=900)
@@ -126,17 +166,21 @@ def test_wheel_and_sdist_hold_every_data_file(built: dict[str, Path]) -> None:
     wheel = set(zipfile.ZipFile(built["wheel"]).namelist())
     for asset in ASSET_FILES:
         assert f"dash_insight/assets/{asset.name}" in wheel
-    demo = [p.relative_to(ROOT).as_posix() for p in (ROOT / "dash_insight" / "demo").rglob("*")
-            if p.is_file()]
+    demo = [
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "dash_insight" / "demo").rglob("*")
+        if p.is_file()
+    ]
     assert demo and set(demo) <= wheel
-    assert {"dash_insight/py.typed", "dash_insight/core/format/protos/summary_pb2.pyi",
-            "dash_insight/core/format/protos/summary_pb2.py"} <= wheel
+    assert {
+        "dash_insight/py.typed",
+        "dash_insight/core/format/protos/summary_pb2.pyi",
+        "dash_insight/core/format/protos/summary_pb2.py",
+    } <= wheel
     with tarfile.open(built["sdist"]) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     assert {f"assets/{asset.name}" for asset in ASSET_FILES} <= names
     assert set(demo) <= names and "pyproject.toml" in names
-
-
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -147,16 +191,21 @@ def _get(url: str) -> tuple[int, bytes]:
 def _render(base: str, path: str, train_id: str | None = None) -> str:
     """A page's frame as the shell's routing callback renders it (the browser asks for it)."""
     search = f"?train_id={train_id}" if train_id else ""
-    body = {"output": "..page.children...route.data..",
-            "outputs": [{"id": "page", "property": "children"},
-                        {"id": "route", "property": "data"}],
-            "inputs": [{"id": "url", "property": "pathname", "value": path},
-                       {"id": "url", "property": "search", "value": search}],
-            "changedPropIds": ["url.pathname"],
-            "state": [{"id": "route", "property": "data", "value": None}]}
-    request = urllib.request.Request(base + "_dash-update-component",
-                                     data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    body = {
+        "output": "..page.children...route.data..",
+        "outputs": [{"id": "page", "property": "children"}, {"id": "route", "property": "data"}],
+        "inputs": [
+            {"id": "url", "property": "pathname", "value": path},
+            {"id": "url", "property": "search", "value": search},
+        ],
+        "changedPropIds": ["url.pathname"],
+        "state": [{"id": "route", "property": "data", "value": None}],
+    }
+    request = urllib.request.Request(
+        base + "_dash-update-component",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         assert response.status == 200
         return response.read().decode()
@@ -168,8 +217,21 @@ def demo_server(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     cwd = tmp_path_factory.mktemp("user")
     port, workspace = free_port(), str(cwd / "workspace")
     cli = str(installed / "bin" / "dash-insight")
-    started = _run([cli, "start", "--demo", "--port", str(port), "--workspace", workspace,
-                    "--reload-interval", "0"], cwd=cwd, timeout=120)
+    started = _run(
+        [
+            cli,
+            "start",
+            "--demo",
+            "--port",
+            str(port),
+            "--workspace",
+            workspace,
+            "--reload-interval",
+            "0",
+        ],
+        cwd=cwd,
+        timeout=120,
+    )
     assert f"http://127.0.0.1:{port}/" in started
     try:
         yield f"http://127.0.0.1:{port}/"
@@ -178,8 +240,14 @@ def demo_server(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def test_installed_package_is_the_wheel(installed: Path, tmp_path: Path) -> None:
-    where = _run([str(installed / "bin" / "python"), "-c",
-                  "import dash_insight, sys; print(dash_insight.__file__)"], cwd=tmp_path)
+    where = _run(
+        [
+            str(installed / "bin" / "python"),
+            "-c",
+            "import dash_insight, sys; print(dash_insight.__file__)",
+        ],
+        cwd=tmp_path,
+    )
     assert Path(where.strip()).is_relative_to(installed)
 
 

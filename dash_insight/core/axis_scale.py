@@ -100,8 +100,11 @@ def _exact(low: float, high: float, intervals: int) -> AxisRange:
         step = nice_step(step * 1.000001)
 
 
-def aligned_ranges(left: tuple[float, float], right: tuple[float, float],
-                   choices: tuple[int, ...] = SHARED_INTERVALS) -> tuple[AxisRange, AxisRange]:
+def aligned_ranges(
+    left: tuple[float, float],
+    right: tuple[float, float],
+    choices: tuple[int, ...] = SHARED_INTERVALS,
+) -> tuple[AxisRange, AxisRange]:
     """Axes for a chart with a left and a right y axis whose ticks fall on the same grid lines:
     both get the same number of nice intervals (each its own step), the count among
     ``choices`` that leaves the least empty room on the two axes together. Each side is
@@ -115,8 +118,10 @@ def aligned_ranges(left: tuple[float, float], right: tuple[float, float],
     best: tuple[float, AxisRange, AxisRange] | None = None
     for intervals in choices:
         axes = [_exact(low, high, intervals) for low, high in spans]
-        waste = sum(1 - (high - low) / (axis.high - axis.low)
-                    for (low, high), axis in zip(spans, axes, strict=True))
+        waste = sum(
+            1 - (high - low) / (axis.high - axis.low)
+            for (low, high), axis in zip(spans, axes, strict=True)
+        )
         if best is None or waste < best[0] - 1e-9:
             best = (waste, axes[0], axes[1])
     assert best is not None, "choices must not be empty"

@@ -76,8 +76,9 @@ def parse_plugins(text: str) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
     wrong = [p for p in chosen if p not in PLUGINS]
     if wrong or not chosen:
-        raise ExportError(f"--plugins takes a comma-separated list of {', '.join(PLUGINS)}, "
-                          f"not {text!r}")
+        raise ExportError(
+            f"--plugins takes a comma-separated list of {', '.join(PLUGINS)}, not {text!r}"
+        )
     return chosen
 
 
@@ -87,8 +88,9 @@ def require_parquet() -> Any:
         import pyarrow  # noqa: F401
         import pyarrow.parquet as parquet
     except ImportError:
-        raise ExportError(f"--format parquet needs pyarrow, which is not installed: "
-                          f"{PARQUET_HINT}") from None
+        raise ExportError(
+            f"--format parquet needs pyarrow, which is not installed: {PARQUET_HINT}"
+        ) from None
     return parquet
 
 
@@ -105,8 +107,11 @@ class ExportReport:
     jobs: list[str] = field(default_factory=list)  # train ids with something exported
     jobs_seen: int = 0
     bytes_read: int = 0  # bytes of summary files scanned
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("scalar points", "images", "histograms", "tensors"), 0))
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(
+            ("scalar points", "images", "histograms", "tensors"), 0
+        )
+    )
     files: list[dict[str, Any]] = field(default_factory=list)  # inspect entries not ``ok``
     written: list[str] = field(default_factory=list)  # output files
 
@@ -125,15 +130,24 @@ def find_jobs(base_dir: str, max_depth: int | None = None) -> list[JobInfo]:
     id."""
     if not os.path.isdir(base_dir):
         raise ExportError(f"summary directory not found: {base_dir}")
-    jobs = [job for job in discover_jobs(base_dir, max_depth)
-            if any(f.kind in EVENT_KINDS for f in job.files)]
+    jobs = [
+        job
+        for job in discover_jobs(base_dir, max_depth)
+        if any(f.kind in EVENT_KINDS for f in job.files)
+    ]
     return sorted(jobs, key=lambda job: job.train_id)
 
 
-def export_summaries(base_dir: str, out_dir: str, *, plugins: Sequence[str] = PLUGINS,
-                     fmt: str = "csv", max_depth: int | None = None,
-                     jobs: Sequence[JobInfo] | None = None,
-                     progress: Progress | None = None) -> ExportReport:
+def export_summaries(
+    base_dir: str,
+    out_dir: str,
+    *,
+    plugins: Sequence[str] = PLUGINS,
+    fmt: str = "csv",
+    max_depth: int | None = None,
+    jobs: Sequence[JobInfo] | None = None,
+    progress: Progress | None = None,
+) -> ExportReport:
     """Export every job of ``base_dir`` (or ``jobs``, from :func:`find_jobs`) into ``out_dir``
     as the module docstring describes; ``progress(n)`` is called with every ``n`` bytes of
     summary files read."""
@@ -147,8 +161,9 @@ def export_summaries(base_dir: str, out_dir: str, *, plugins: Sequence[str] = PL
     jobs = find_jobs(base_dir, max_depth) if jobs is None else jobs
     report = ExportReport(jobs_seen=len(jobs))
     for job in jobs:
-        target = os.path.join(out_dir, *job.train_id[2:].split("/")) if job.train_id != "./" \
-            else out_dir
+        target = (
+            os.path.join(out_dir, *job.train_id[2:].split("/")) if job.train_id != "./" else out_dir
+        )
         exporter = _JobExport(job, target, plugins, fmt, parquet, report, progress)
         exporter.run()
     return report
@@ -168,8 +183,16 @@ class _JobExport:
     """Pass 1 reads every summary file of the job once (scalar columns, value references);
     pass 2 merges each tag like the provider and writes it."""
 
-    def __init__(self, job: JobInfo, target: str, plugins: Sequence[str], fmt: str,
-                 parquet: Any, report: ExportReport, progress: Progress | None) -> None:
+    def __init__(
+        self,
+        job: JobInfo,
+        target: str,
+        plugins: Sequence[str],
+        fmt: str,
+        parquet: Any,
+        report: ExportReport,
+        progress: Progress | None,
+    ) -> None:
         self.job = job
         self.target = target
         self.plugins = set(plugins)
@@ -227,8 +250,7 @@ class _JobExport:
             size = os.path.getsize(path)
         except OSError:
             size = reader.offset
-        entry = framed_file_entry(path, info.kind, size, records, errors, tail,
-                                  reader.lost_at)
+        entry = framed_file_entry(path, info.kind, size, records, errors, tail, reader.lost_at)
         self.files.append(_FileRead(info, path, rank, entry))
 
     def _damage(self, number: int, offset: int, reason: str) -> None:
@@ -245,7 +267,8 @@ class _JobExport:
                 np.concatenate([c.step for _, c in parts]),
                 np.concatenate([c.wall_time for _, c in parts]),
                 np.concatenate([c.value for _, c in parts]),
-                np.concatenate([np.full(len(c), rank, np.int64) for rank, c in parts]))
+                np.concatenate([np.full(len(c), rank, np.int64) for rank, c in parts]),
+            )
             out.append((tag, series))
         return out
 
@@ -278,11 +301,21 @@ class _JobExport:
             index = np.concatenate([c.index for _, _, c in parts])[chosen]
             wall = np.concatenate([c.wall_time for _, _, c in parts])[chosen]
             metas = [m for _, _, c in parts for m in c.meta]
-            writers[(plugin, tag)] = _ValueWriter.create(plugin, tag, self.target, step[chosen],
-                                                         wall, self.report)
-            wanted.extend(zip(number.tolist(), offset.tolist(), index.tolist(),
-                              range(len(chosen)), [plugin] * len(chosen), [tag] * len(chosen),
-                              [metas[i] for i in chosen.tolist()], strict=True))
+            writers[(plugin, tag)] = _ValueWriter.create(
+                plugin, tag, self.target, step[chosen], wall, self.report
+            )
+            wanted.extend(
+                zip(
+                    number.tolist(),
+                    offset.tolist(),
+                    index.tolist(),
+                    range(len(chosen)),
+                    [plugin] * len(chosen),
+                    [tag] * len(chosen),
+                    [metas[i] for i in chosen.tolist()],
+                    strict=True,
+                )
+            )
         wanted.sort(key=lambda item: item[:4])
         try:
             record: tuple[int, int] | None = None
@@ -301,8 +334,11 @@ class _JobExport:
                     writer.skip(position)
                     continue
                 try:
-                    value = (decode_tb_value(event, index, meta) if tensorboard
-                             else decode_value(event.summary.value[index]))
+                    value = (
+                        decode_tb_value(event, index, meta)
+                        if tensorboard
+                        else decode_value(event.summary.value[index])
+                    )
                 except (DecodeError, IndexError) as error:
                     self._damage(number, offset, f"{plugin} {tag!r}: {error}")
                     writer.skip(position)
@@ -316,8 +352,9 @@ class _JobExport:
 class _ValueWriter:
     """Writes one tag's values (images, histogram or tensor npz) as they are decoded."""
 
-    def __init__(self, tag: str, target: str, step: np.ndarray, wall: np.ndarray,
-                 report: ExportReport) -> None:
+    def __init__(
+        self, tag: str, target: str, step: np.ndarray, wall: np.ndarray, report: ExportReport
+    ) -> None:
         self.tag = tag
         self.target = target
         self.step = step
@@ -326,11 +363,14 @@ class _ValueWriter:
         self.kept = np.ones(len(step), dtype=bool)
 
     @staticmethod
-    def create(plugin: str, tag: str, target: str, step: np.ndarray, wall: np.ndarray,
-               report: ExportReport) -> _ValueWriter:
-        kinds: dict[str, type[_ValueWriter]] = {Plugin.IMAGE.value: _ImageWriter,
-                                                Plugin.HISTOGRAM.value: _HistogramWriter,
-                                                Plugin.TENSOR.value: _TensorWriter}
+    def create(
+        plugin: str, tag: str, target: str, step: np.ndarray, wall: np.ndarray, report: ExportReport
+    ) -> _ValueWriter:
+        kinds: dict[str, type[_ValueWriter]] = {
+            Plugin.IMAGE.value: _ImageWriter,
+            Plugin.HISTOGRAM.value: _HistogramWriter,
+            Plugin.TENSOR.value: _TensorWriter,
+        }
         if plugin not in kinds:  # loss landscapes are not exported
             return _ValueWriter(tag, target, step, wall, report)
         return kinds[plugin](tag, target, step, wall, report)
@@ -349,8 +389,10 @@ class _ImageWriter(_ValueWriter):
     def add(self, position: int, value: ImageValue) -> None:
         folder = os.path.join(self.target, "images")
         os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, f"{tag_file_name(self.tag)}_{int(self.step[position])}"
-                                    f"{image_extension(value.encoded)}")
+        path = os.path.join(
+            folder,
+            f"{tag_file_name(self.tag)}_{int(self.step[position])}{image_extension(value.encoded)}",
+        )
         with open(path, "wb") as handle:
             handle.write(value.encoded)
         self.report.counts["images"] += 1
@@ -382,14 +424,20 @@ class NpzWriter:
         with self._zip.open(f"{name}.npy", "w", force_zip64=True) as handle:
             np.lib.format.write_array(handle, np.asanyarray(array), allow_pickle=False)
 
-    def add_raw(self, name: str, source: BinaryIO, dtype: np.dtype[Any],
-                shape: tuple[int, ...]) -> None:
+    def add_raw(
+        self, name: str, source: BinaryIO, dtype: np.dtype[Any], shape: tuple[int, ...]
+    ) -> None:
         """An array whose C-order bytes are in ``source`` (from its start), copied in blocks."""
         handle: IO[bytes]
         with self._zip.open(f"{name}.npy", "w", force_zip64=True) as handle:
-            np.lib.format.write_array_header_2_0(handle, {
-                "descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
-                "shape": shape})
+            np.lib.format.write_array_header_2_0(
+                handle,
+                {
+                    "descr": np.lib.format.dtype_to_descr(dtype),
+                    "fortran_order": False,
+                    "shape": shape,
+                },
+            )
             source.seek(0)
             shutil.copyfileobj(source, handle, 1 << 20)
 
@@ -407,8 +455,9 @@ class _NpzTagWriter(_ValueWriter):
 
     def _open(self) -> NpzWriter:
         if self.npz is None:
-            self.npz = NpzWriter(os.path.join(self.target, self.folder,
-                                              f"{tag_file_name(self.tag)}.npz"))
+            self.npz = NpzWriter(
+                os.path.join(self.target, self.folder, f"{tag_file_name(self.tag)}.npz")
+            )
         return self.npz
 
     def columns(self) -> dict[str, np.ndarray]:
@@ -454,9 +503,10 @@ class _HistogramWriter(_NpzTagWriter):
 
     def columns(self) -> dict[str, np.ndarray]:
         counts = ("count", "nan_count", "pos_inf_count", "neg_inf_count")
-        columns = {name: np.asarray(self.values[name],
-                                    np.int64 if name in counts else np.float64)
-                   for name in self._FIELDS}
+        columns = {
+            name: np.asarray(self.values[name], np.int64 if name in counts else np.float64)
+            for name in self._FIELDS
+        }
         columns["bucket_offsets"] = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         return columns
 
@@ -495,9 +545,13 @@ def write_scalars_csv(path: str, merged: Sequence[tuple[str, ScalarSeries]]) -> 
                     walls[wall] = repr(wall)
             handle.writelines(
                 f"{step},{walls[wall]},{name},{value!r}\n"
-                for step, wall, value in zip(series.step.tolist(), series.wall_time.tolist(),
-                                             series.value.astype(np.float64).tolist(),
-                                             strict=True))
+                for step, wall, value in zip(
+                    series.step.tolist(),
+                    series.wall_time.tolist(),
+                    series.value.astype(np.float64).tolist(),
+                    strict=True,
+                )
+            )
 
 
 def write_scalars_json(path: str, merged: Sequence[tuple[str, ScalarSeries]]) -> None:
@@ -507,35 +561,51 @@ def write_scalars_json(path: str, merged: Sequence[tuple[str, ScalarSeries]]) ->
         first = True
         for tag, series in merged:
             name = json.dumps(tag)
-            for step, wall, value in zip(series.step.tolist(), series.wall_time.tolist(),
-                                         series.value.astype(np.float64).tolist(), strict=True):
+            for step, wall, value in zip(
+                series.step.tolist(),
+                series.wall_time.tolist(),
+                series.value.astype(np.float64).tolist(),
+                strict=True,
+            ):
                 number = repr(value) if math.isfinite(value) else "null"
-                handle.write(f'{"" if first else ","}\n{{"step": {step}, "wall_time": '
-                             f'{wall!r}, "tag": {name}, "value": {number}}}')
+                handle.write(
+                    f'{"" if first else ","}\n{{"step": {step}, "wall_time": '
+                    f'{wall!r}, "tag": {name}, "value": {number}}}'
+                )
                 first = False
         handle.write("\n]\n")
 
 
-def write_scalars_parquet(parquet: Any, path: str,
-                          merged: Sequence[tuple[str, ScalarSeries]]) -> None:
+def write_scalars_parquet(
+    parquet: Any, path: str, merged: Sequence[tuple[str, ScalarSeries]]
+) -> None:
     """One Parquet table: step int64, wall_time float64, tag (dictionary-encoded string),
     value float32 as written; written in row groups of about a million rows (whole tags), so
     the table is never in memory whole while groups stay large enough to encode well."""
     import pyarrow as pa
 
-    schema = pa.schema([("step", pa.int64()), ("wall_time", pa.float64()),
-                        ("tag", pa.dictionary(pa.int32(), pa.string())),
-                        ("value", pa.float32())])
+    schema = pa.schema(
+        [
+            ("step", pa.int64()),
+            ("wall_time", pa.float64()),
+            ("tag", pa.dictionary(pa.int32(), pa.string())),
+            ("value", pa.float32()),
+        ]
+    )
 
     def group(part: Sequence[tuple[str, ScalarSeries]]) -> Any:
         codes = np.repeat(np.arange(len(part), dtype=np.int32), [len(s) for _, s in part])
-        return pa.table({
-            "step": pa.array(np.concatenate([s.step for _, s in part]), pa.int64()),
-            "wall_time": pa.array(np.concatenate([s.wall_time for _, s in part]), pa.float64()),
-            "tag": pa.DictionaryArray.from_arrays(pa.array(codes),
-                                                  pa.array([t for t, _ in part], pa.string())),
-            "value": pa.array(np.concatenate([s.value for _, s in part]).astype(np.float32)),
-        }, schema=schema)
+        return pa.table(
+            {
+                "step": pa.array(np.concatenate([s.step for _, s in part]), pa.int64()),
+                "wall_time": pa.array(np.concatenate([s.wall_time for _, s in part]), pa.float64()),
+                "tag": pa.DictionaryArray.from_arrays(
+                    pa.array(codes), pa.array([t for t, _ in part], pa.string())
+                ),
+                "value": pa.array(np.concatenate([s.value for _, s in part]).astype(np.float32)),
+            },
+            schema=schema,
+        )
 
     with parquet.ParquetWriter(path, schema) as writer:
         pending: list[tuple[str, ScalarSeries]] = []
@@ -546,4 +616,3 @@ def write_scalars_parquet(parquet: Any, path: str,
                 pending = []
         if pending or not merged:
             writer.write_table(group(pending) if pending else schema.empty_table())
-

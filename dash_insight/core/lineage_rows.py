@@ -147,8 +147,9 @@ def lineage_row(train_id: str, records: Iterable[LineageRecord]) -> dict[str, An
     return row
 
 
-def tensorboard_lineage(records: Iterable[LineageRecord],
-                        last_scalar: Callable[[str], float | None]) -> list[LineageRecord]:
+def tensorboard_lineage(
+    records: Iterable[LineageRecord], last_scalar: Callable[[str], float | None]
+) -> list[LineageRecord]:
     """``records`` with each file's TensorBoard hparams records replaced by what a MindSpore
     lineage file of that training would hold: a ``user_defined_info`` with the session's
     hyper-parameters (a later session's value of a name wins) and an ``evaluation_lineage``
@@ -176,10 +177,24 @@ def tensorboard_lineage(records: Iterable[LineageRecord],
             if value is not None:
                 metric[tag] = float32_json(value)
         first = hparams_records[0]
-        out.append(LineageRecord(file=name, offset=first.offset, wall_time=first.wall_time,
-                                 kind=LINEAGE_USER_DEFINED, data=hparams))
-        out.append(LineageRecord(file=name, offset=first.offset, wall_time=first.wall_time,
-                                 kind=LINEAGE_EVAL, data={"metric": metric}))
+        out.append(
+            LineageRecord(
+                file=name,
+                offset=first.offset,
+                wall_time=first.wall_time,
+                kind=LINEAGE_USER_DEFINED,
+                data=hparams,
+            )
+        )
+        out.append(
+            LineageRecord(
+                file=name,
+                offset=first.offset,
+                wall_time=first.wall_time,
+                kind=LINEAGE_EVAL,
+                data={"metric": metric},
+            )
+        )
     return out
 
 
@@ -188,5 +203,7 @@ def parameter_details(row: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     Labels are in the current language."""
     if row is None:
         return []
-    return [(str(label), "None" if row.get(field) is None else str(row[field]))
-            for label, field in PARAMETER_DETAILS]
+    return [
+        (str(label), "None" if row.get(field) is None else str(row[field]))
+        for label, field in PARAMETER_DETAILS
+    ]

@@ -185,18 +185,23 @@ class OrderedChunks:
         if not is_ordered([ref for _, ref in pairs]):
             return None
         pairs = [(name, ref) for name, ref in pairs if ref.entries]
-        return OrderedChunks(tuple(name for name, _ in pairs), tuple(ref for _, ref in pairs),
-                             np.array([ref.first_step for _, ref in pairs], np.int64),
-                             np.array([ref.last_step for _, ref in pairs], np.int64))
+        return OrderedChunks(
+            tuple(name for name, _ in pairs),
+            tuple(ref for _, ref in pairs),
+            np.array([ref.first_step for _, ref in pairs], np.int64),
+            np.array([ref.last_step for _, ref in pairs], np.int64),
+        )
 
 
 def _join(parts: list[ScalarSeries | SummaryPoints | ScalarColumns]) -> ScalarSeries:
     """Pieces of an ordered tag, in step order, as one series."""
     if not parts:
         return EMPTY_SERIES
-    return ScalarSeries(np.concatenate([p.step for p in parts]),
-                        np.concatenate([p.wall_time for p in parts]),
-                        np.concatenate([p.value for p in parts]))
+    return ScalarSeries(
+        np.concatenate([p.step for p in parts]),
+        np.concatenate([p.wall_time for p in parts]),
+        np.concatenate([p.value for p in parts]),
+    )
 
 
 class DataProvider:
@@ -257,8 +262,12 @@ class DataProvider:
         try:
             return self.store.load_job(train_id, repair=False)
         except Exception as error:  # any failure: keep what was shown
-            log.warning("cannot read the index entry of %s (%s: %s); showing its last state",
-                        train_id, type(error).__name__, error)
+            log.warning(
+                "cannot read the index entry of %s (%s: %s); showing its last state",
+                train_id,
+                type(error).__name__,
+                error,
+            )
             return known
 
     def _state(self, train_id: str) -> JobState:
@@ -294,8 +303,10 @@ class DataProvider:
                 missing = error
         log.warning("%s; asking the loader to read %s again", missing.args[0], train_id)
         self.store.request_rebuild(train_id)
-        raise IndexEntryMissing(f"the index of {train_id} is damaged; it is being read again "
-                                f"from the logs, try again in a few seconds") from None
+        raise IndexEntryMissing(
+            f"the index of {train_id} is damaged; it is being read again "
+            f"from the logs, try again in a few seconds"
+        ) from None
 
     def _summary(self, state: JobState, create_time: float, update_time: float) -> JobSummary:
         kinds = [f.kind for f in state.files.values()]
@@ -312,8 +323,8 @@ class DataProvider:
             tags={plugin: list(state.tags.get(plugin, {})) for plugin in STORED_PLUGINS},
             summary_files=sum(kinds.count(kind.value) for kind in EVENT_KINDS),
             # A TensorBoard file holding hparams is the job's lineage too.
-            lineage_files=kinds.count(FileKind.LINEAGE.value) + len(
-                {r.file for r in state.lineage if r.kind == LINEAGE_TENSORBOARD_HPARAMS}),
+            lineage_files=kinds.count(FileKind.LINEAGE.value)
+            + len({r.file for r in state.lineage if r.kind == LINEAGE_TENSORBOARD_HPARAMS}),
             graph_files=kinds.count(FileKind.GRAPH.value),
             version=state.version,
             loaded_once=state.loaded_once,
@@ -382,8 +393,7 @@ class DataProvider:
             return sample_indices(step.tolist(), rank.tolist(), size)
         return merge_indices(step, rank)
 
-    def read_scalars(self, train_id: str, tag: str,
-                     max_points: int | None = None) -> ScalarSeries:
+    def read_scalars(self, train_id: str, tag: str, max_points: int | None = None) -> ScalarSeries:
         """Every point of a scalar tag (one per step, restarts merged), sorted by step;
         ``max_points`` downsamples for display, keeping ends, extremes and non-finite points."""
         series, _ = self._merged_scalars(train_id, tag)
@@ -392,6 +402,7 @@ class DataProvider:
     def _merged_scalars(self, train_id: str, tag: str) -> tuple[ScalarSeries, int]:
         """(the merged series of a scalar tag, the job version it was built from), cached per
         version."""
+
         def compute(state: JobState) -> tuple[ScalarSeries, int]:
             def build() -> ScalarSeries:
                 step, wall, value, rank = self._scalar_arrival(state, tag)
@@ -403,9 +414,14 @@ class DataProvider:
 
         return self._with_chunks(train_id, compute)
 
-    def read_scalar_window(self, train_id: str, tag: str, start_step: int | None = None,
-                           end_step: int | None = None,
-                           max_points: int | None = None) -> ScalarWindow:
+    def read_scalar_window(
+        self,
+        train_id: str,
+        tag: str,
+        start_step: int | None = None,
+        end_step: int | None = None,
+        max_points: int | None = None,
+    ) -> ScalarWindow:
         """The points of a scalar tag with ``start_step <= step <= end_step`` (None: open),
         reduced to ``max_points`` per pixel column (:mod:`.store.lod`; every point when None or
         when the range holds no more).
@@ -415,12 +431,12 @@ class DataProvider:
         only the persisted summaries of the chunks it covers whole. Any other tag is merged whole
         once per job version (kept in the LRU) and reduced with its min/max pyramid (built once
         per version, when first needed)."""
+
         def ordered(state: JobState) -> ScalarWindow | None:
             chunks = self._ordered_chunks(state, tag)
             if chunks is None:
                 return None
-            return self._ordered_window(train_id, tag, chunks, start_step, end_step,
-                                        max_points)
+            return self._ordered_window(train_id, tag, chunks, start_step, end_step, max_points)
 
         found = self._with_chunks(train_id, ordered)
         if found is not None:
@@ -431,8 +447,8 @@ class DataProvider:
             lo, hi = range_bounds(series.step, start_step, end_step)
             if needs_pyramid(hi - lo, max_points):
                 pyramid = self._cache.get_or_compute(
-                    ("pyramid", train_id, tag, version),
-                    lambda: ExtremaPyramid.build(series.value))
+                    ("pyramid", train_id, tag, version), lambda: ExtremaPyramid.build(series.value)
+                )
         return window(series, start_step, end_step, max_points, pyramid)
 
     def _ordered_chunks(self, state: JobState, tag: str) -> OrderedChunks | None:
@@ -440,13 +456,15 @@ class DataProvider:
         it must be merged whole: not ordered, or sampled (``--samples-per-plugin``)."""
         if self.samples_per_plugin.get(Plugin.SCALAR):
             return None
-        return self._cache.get_or_compute(("ordered", state.train_id, tag, state.version),
-                                          lambda: OrderedChunks.of(state, tag))
+        return self._cache.get_or_compute(
+            ("ordered", state.train_id, tag, state.version), lambda: OrderedChunks.of(state, tag)
+        )
 
     def scalar_extent(self, train_id: str, tag: str) -> tuple[int, int | None]:
         """(number of points, last step or None when empty) of a scalar tag after merging: of
         an ordered tag from its chunk bounds alone (nothing read), of any other one from its
         merged series (as :meth:`read_scalars`)."""
+
         def ordered(state: JobState) -> tuple[int, int | None] | None:
             chunks = self._ordered_chunks(state, tag)
             if chunks is None:
@@ -460,12 +478,12 @@ class DataProvider:
         series, _ = self._merged_scalars(train_id, tag)
         return len(series), (int(series.step[-1]) if len(series) else None)
 
-    def scalar_extremes(self, train_id: str,
-                        tag: str) -> tuple[Extreme | None, Extreme | None]:
+    def scalar_extremes(self, train_id: str, tag: str) -> tuple[Extreme | None, Extreme | None]:
         """The lowest and highest finite point of a scalar tag after merging (the earliest step
         on a tie; None when no value is finite): of an ordered tag from its chunks' extremes
         (:func:`.chunks.ordered_extremes`, nothing read), of any other one from its merged
         series."""
+
         def ordered(state: JobState) -> tuple[Extreme | None, Extreme | None] | None:
             chunks = self._ordered_chunks(state, tag)
             return None if chunks is None else ordered_extremes(chunks.refs)
@@ -476,9 +494,15 @@ class DataProvider:
         series, _ = self._merged_scalars(train_id, tag)
         return chunk_extremes(series.step, series.wall_time, series.value)
 
-    def _ordered_window(self, train_id: str, tag: str, chunks: OrderedChunks,
-                        start_step: int | None, end_step: int | None,
-                        max_points: int | None) -> ScalarWindow:
+    def _ordered_window(
+        self,
+        train_id: str,
+        tag: str,
+        chunks: OrderedChunks,
+        start_step: int | None,
+        end_step: int | None,
+        max_points: int | None,
+    ) -> ScalarWindow:
         """:meth:`read_scalar_window` of an ordered tag from the chunks overlapping the window
         (two binary searches over their bounds): the chunks at its two edges are read and cut
         to it; the chunks it covers whole are read when every point is drawn or the window is
@@ -491,10 +515,16 @@ class DataProvider:
             return ScalarWindow(EMPTY_SERIES, 0)
         inner_lo = lo + int(start_step is not None and chunks.first_steps[lo] < start_step)
         inner_hi = hi - int(end_step is not None and chunks.last_steps[hi - 1] > end_step)
-        head = self._cut_chunk(train_id, tag, chunks, lo, start_step, end_step) \
-            if inner_lo > lo else None
-        tail = self._cut_chunk(train_id, tag, chunks, hi - 1, start_step, end_step) \
-            if inner_hi < hi and (hi - 1 != lo or head is None) else None
+        head = (
+            self._cut_chunk(train_id, tag, chunks, lo, start_step, end_step)
+            if inner_lo > lo
+            else None
+        )
+        tail = (
+            self._cut_chunk(train_id, tag, chunks, hi - 1, start_step, end_step)
+            if inner_hi < hi and (hi - 1 != lo or head is None)
+            else None
+        )
         inner = range(inner_lo, max(inner_lo, inner_hi))
         edges = [piece for piece in (head, tail) if piece is not None]
         points = sum(chunks.refs[i].entries for i in inner) + sum(len(p) for p in edges)
@@ -502,47 +532,69 @@ class DataProvider:
         if max_points is not None and points > max_points:
             level = summary_level(points, column_count(max_points), BLOCKS_PER_COLUMN)
         middle: list[ScalarSeries | SummaryPoints | ScalarColumns] = [
-            self._chunk_columns(train_id, tag, chunks, i) if level is None
-            else self._chunk_summary(train_id, tag, chunks, i, level) for i in inner]
-        series = _join(([head] if head is not None else []) + middle
-                       + ([tail] if tail is not None else []))
+            self._chunk_columns(train_id, tag, chunks, i)
+            if level is None
+            else self._chunk_summary(train_id, tag, chunks, i, level)
+            for i in inner
+        ]
+        series = _join(
+            ([head] if head is not None else []) + middle + ([tail] if tail is not None else [])
+        )
         if max_points is None or points <= max_points:
             return ScalarWindow(series, points)
         if level is None:  # a narrow window: its raw points, reduced exactly
             return window(series, start_step, end_step, max_points)
         chosen = window_indices(series.step, series.value, start_step, end_step, max_points)
-        return ScalarWindow(ScalarSeries(series.step[chosen], series.wall_time[chosen],
-                                         series.value[chosen]), points)
+        return ScalarWindow(
+            ScalarSeries(series.step[chosen], series.wall_time[chosen], series.value[chosen]),
+            points,
+        )
 
-    def _chunk_columns(self, train_id: str, tag: str, chunks: OrderedChunks,
-                       position: int) -> ScalarColumns:
+    def _chunk_columns(
+        self, train_id: str, tag: str, chunks: OrderedChunks, position: int
+    ) -> ScalarColumns:
         """One chunk of an ordered tag, read from the index for each request: not kept in the
         LRU, so that the memory a window read takes is bounded by the window (its edge chunks
         hold at most :data:`.index.MAX_CHUNK_ENTRIES` points)."""
-        return self.store.read_chunk(train_id, Plugin.SCALAR.value, tag,
-                                     chunks.files[position], chunks.refs[position].serial,
-                                     ScalarColumns)
+        return self.store.read_chunk(
+            train_id,
+            Plugin.SCALAR.value,
+            tag,
+            chunks.files[position],
+            chunks.refs[position].serial,
+            ScalarColumns,
+        )
 
-    def _chunk_summary(self, train_id: str, tag: str, chunks: OrderedChunks, position: int,
-                       level: int) -> SummaryPoints:
+    def _chunk_summary(
+        self, train_id: str, tag: str, chunks: OrderedChunks, position: int, level: int
+    ) -> SummaryPoints:
         """One chunk's persisted summary at ``level`` (kept in the LRU under the chunk's serial,
         which never names another chunk: ~2 points per ``2**level``)."""
         name, serial = chunks.files[position], chunks.refs[position].serial
         return self._cache.get_or_compute(
             ("lod", train_id, tag, name, serial, level),
-            lambda: self.store.read_summary(train_id, Plugin.SCALAR.value, tag, name, serial,
-                                            level))
+            lambda: self.store.read_summary(
+                train_id, Plugin.SCALAR.value, tag, name, serial, level
+            ),
+        )
 
-    def _cut_chunk(self, train_id: str, tag: str, chunks: OrderedChunks, position: int,
-                   start_step: int | None, end_step: int | None) -> ScalarSeries:
+    def _cut_chunk(
+        self,
+        train_id: str,
+        tag: str,
+        chunks: OrderedChunks,
+        position: int,
+        start_step: int | None,
+        end_step: int | None,
+    ) -> ScalarSeries:
         """The points of one chunk within ``[start_step, end_step]``."""
         columns = self._chunk_columns(train_id, tag, chunks, position)
         lo, hi = range_bounds(columns.step, start_step, end_step)
-        return ScalarSeries(columns.step[lo:hi], columns.wall_time[lo:hi],
-                            columns.value[lo:hi])
+        return ScalarSeries(columns.step[lo:hi], columns.wall_time[lo:hi], columns.value[lo:hi])
 
-    def read_scalars_many(self, train_ids: Iterable[str], tags: Iterable[str],
-                          max_points: int | None = None) -> dict[tuple[str, str], ScalarSeries]:
+    def read_scalars_many(
+        self, train_ids: Iterable[str], tags: Iterable[str], max_points: int | None = None
+    ) -> dict[tuple[str, str], ScalarSeries]:
         """Series for every (job, tag) pair that exists; missing ones are left out."""
         tags = list(tags)
         out: dict[tuple[str, str], ScalarSeries] = {}
@@ -561,8 +613,10 @@ class DataProvider:
         """Steps (after merging) of an image / histogram / tensor / loss landscape tag."""
 
         def compute(state: JobState) -> ValueSteps:
-            return self._cache.get_or_compute(("steps", train_id, plugin, tag, state.version),
-                                              lambda: self._value_steps(state, plugin, tag))
+            return self._cache.get_or_compute(
+                ("steps", train_id, plugin, tag, state.version),
+                lambda: self._value_steps(state, plugin, tag),
+            )
 
         return self._with_chunks(train_id, compute)
 
@@ -580,8 +634,9 @@ class DataProvider:
             step=step[chosen],
             wall_time=np.concatenate([c.wall_time for _, c in parts])[chosen],
             files=tuple(f.name for f, _ in parts),
-            file=np.concatenate([np.full(len(c.step), i, np.int32)
-                                 for i, (_, c) in enumerate(parts)])[chosen],
+            file=np.concatenate(
+                [np.full(len(c.step), i, np.int32) for i, (_, c) in enumerate(parts)]
+            )[chosen],
             offset=np.concatenate([c.offset for _, c in parts])[chosen],
             index=np.concatenate([c.value_index for _, c in parts])[chosen],
             meta=[meta[i] for i in chosen.tolist()],
@@ -596,11 +651,13 @@ class DataProvider:
         name = steps.files[int(steps.file[position])]
         path = os.path.join(self.job_directory(train_id), name)
         try:
-            return record_length_at(path, int(steps.offset[position]), self.max_record_bytes,
-                                    self._ranges)
+            return record_length_at(
+                path, int(steps.offset[position]), self.max_record_bytes, self._ranges
+            )
         except (OSError, ValueError) as error:
-            raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
-                                  f"{_reason(error, path, name)}") from None
+            raise ValueUnreadable(
+                f"cannot read {plugin} {tag!r} at step {step}: {_reason(error, path, name)}"
+            ) from None
 
     def read_value(self, train_id: str, plugin: str, tag: str, step: int) -> Any:
         """The decoded value (ImageValue, HistogramValue, TensorValue, ...) at ``step``."""
@@ -619,11 +676,15 @@ class DataProvider:
                 length = record_length_at(path, offset, self.max_record_bytes, self._ranges)
                 with self._reading.hold(length):
                     payload = read_record_at(path, offset, self.max_record_bytes, self._ranges)
-                    value = (decode_tb_value(payload, index, meta) if tensorboard
-                             else decode_value_at(payload, index))
+                    value = (
+                        decode_tb_value(payload, index, meta)
+                        if tensorboard
+                        else decode_value_at(payload, index)
+                    )
             except (OSError, ValueError) as error:
-                raise ValueUnreadable(f"cannot read {plugin} {tag!r} at step {step}: "
-                                      f"{_reason(error, path, name)}") from None
+                raise ValueUnreadable(
+                    f"cannot read {plugin} {tag!r} at step {step}: {_reason(error, path, name)}"
+                ) from None
             if value.tag != tag:
                 raise ValueUnreadable(f"{name} changed since it was indexed")
             return value.value
@@ -653,14 +714,15 @@ class DataProvider:
                         return decode_model_proto(handle.read())
                 length = record_length_at(path, record.offset, self.max_record_bytes, self._ranges)
                 with self._reading.hold(length):
-                    return parse_event(read_record_at(path, record.offset, self.max_record_bytes,
-                                                      self._ranges)).graph_def
+                    return parse_event(
+                        read_record_at(path, record.offset, self.max_record_bytes, self._ranges)
+                    ).graph_def
             except (OSError, ValueError, DecodeError) as error:
-                raise ValueUnreadable(f"cannot read graph {tag!r}: {_reason(error, path, tag)}"
-                                      ) from None
+                raise ValueUnreadable(
+                    f"cannot read graph {tag!r}: {_reason(error, path, tag)}"
+                ) from None
 
-        return self._cache.get_or_compute(("graph", path, record.offset, state.version),
-                                          build)
+        return self._cache.get_or_compute(("graph", path, record.offset, state.version), build)
 
     def lineage_records(self, train_id: str) -> list[LineageRecord]:
         """The job's decoded lineage records, files in name order, each file's in file order;

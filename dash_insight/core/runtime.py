@@ -84,10 +84,16 @@ def announce(settings: Settings, launcher: str) -> ServerRecord:
 
     setproctitle.setproctitle(title)
     os.environ.update(settings.to_env())
-    record = ServerRecord(pid=os.getpid(), port=settings.port, host=settings.host,
-                          summary_base_dir=settings.base_dir, workspace=settings.workspace,
-                          url_base_pathname=settings.url_base_pathname, launcher=launcher,
-                          started=time.time())
+    record = ServerRecord(
+        pid=os.getpid(),
+        port=settings.port,
+        host=settings.host,
+        summary_base_dir=settings.base_dir,
+        workspace=settings.workspace,
+        url_base_pathname=settings.url_base_pathname,
+        launcher=launcher,
+        started=time.time(),
+    )
     path = record_path(settings.workspace, record.pid)
     make_private_dirs(os.path.dirname(path))  # the workspace is 0700 when we create it
     partial = f"{path}.partial"
@@ -153,8 +159,12 @@ class RunningServer:
     load: str
 
     def to_dict(self) -> dict[str, object]:
-        return {**asdict(self.record), "url": self.record.url, "uptime": round(self.uptime, 1),
-                "load": self.load}
+        return {
+            **asdict(self.record),
+            "url": self.record.url,
+            "uptime": round(self.uptime, 1),
+            "load": self.load,
+        }
 
 
 def _titled_processes() -> dict[int, psutil.Process]:
@@ -209,9 +219,16 @@ def _from_title(process: psutil.Process) -> ServerRecord | None:
         return None
     if match is None:
         return None
-    return ServerRecord(pid=process.pid, port=int(match.group(1)), host="?",
-                        summary_base_dir=match.group(2), workspace="?", url_base_pathname="/",
-                        launcher="?", started=started)
+    return ServerRecord(
+        pid=process.pid,
+        port=int(match.group(1)),
+        host="?",
+        summary_base_dir=match.group(2),
+        workspace="?",
+        url_base_pathname="/",
+        launcher="?",
+        started=started,
+    )
 
 
 def load_state(workspace: str, base_dir: str) -> str:
@@ -269,8 +286,13 @@ def find_servers(workspaces: Iterable[str] = (), with_load: bool = True) -> list
     for record in records.values():
         key = (record.workspace, record.summary_base_dir)
         if key not in states:
-            states[key] = ("?" if not with_load else "workspace unknown"
-                           if record.workspace == "?" else load_state(*key))
+            states[key] = (
+                "?"
+                if not with_load
+                else "workspace unknown"
+                if record.workspace == "?"
+                else load_state(*key)
+            )
         try:
             started = titled[record.pid].create_time() if record.pid in titled else record.started
         except (psutil.Error, OSError):
@@ -326,9 +348,20 @@ def format_servers(servers: list[RunningServer]) -> str:
     if not servers:
         return "no dash-insight server is running"
     rows = [("PORT", "PID", "STARTED BY", "UPTIME", "BASE DIRECTORY", "WORKSPACE", "LOAD")]
-    rows += [(str(s.record.port), str(s.record.pid), s.record.launcher,
-              format_uptime(s.uptime), s.record.summary_base_dir, s.record.workspace, s.load)
-             for s in servers]
+    rows += [
+        (
+            str(s.record.port),
+            str(s.record.pid),
+            s.record.launcher,
+            format_uptime(s.uptime),
+            s.record.summary_base_dir,
+            s.record.workspace,
+            s.load,
+        )
+        for s in servers
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join("  ".join(f"{cell:<{w}}" for cell, w in zip(row, widths, strict=False))
-                     + "  " + row[-1] for row in rows)
+    return "\n".join(
+        "  ".join(f"{cell:<{w}}" for cell, w in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in rows
+    )

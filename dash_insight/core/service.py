@@ -27,19 +27,27 @@ class DataService:
         self.summary_base_dir = settings.base_dir
         if not is_url(self.summary_base_dir) and not os.path.isdir(self.summary_base_dir):
             raise NotADirectoryError(
-                f"summary base directory not found: {settings.summary_base_dir}")
+                f"summary base directory not found: {settings.summary_base_dir}"
+            )
         self.workspace = settings.workspace
         #: True when the index is in Redis, loaded by fleet workers, not by this process.
         self.fleet = is_redis_url(settings.index)
         self.store = open_index(settings.index, self.workspace, self.summary_base_dir)
-        self.loader = Loader(self.summary_base_dir, self.store, max_depth=settings.max_depth,
-                             reload_interval=settings.reload_interval,
-                             max_record_bytes=settings.max_record_bytes,
-                             load_workers=settings.load_workers)
-        self.provider = DataProvider(self.summary_base_dir, self.store,
-                                     samples_per_plugin=settings.samples_per_plugin,
-                                     cache_bytes=settings.cache_bytes,
-                                     max_record_bytes=settings.max_record_bytes)
+        self.loader = Loader(
+            self.summary_base_dir,
+            self.store,
+            max_depth=settings.max_depth,
+            reload_interval=settings.reload_interval,
+            max_record_bytes=settings.max_record_bytes,
+            load_workers=settings.load_workers,
+        )
+        self.provider = DataProvider(
+            self.summary_base_dir,
+            self.store,
+            samples_per_plugin=settings.samples_per_plugin,
+            cache_bytes=settings.cache_bytes,
+            max_record_bytes=settings.max_record_bytes,
+        )
 
     @property
     def name(self) -> str:

@@ -97,8 +97,10 @@ def parse_reload_interval(value: Any) -> float:
     except (TypeError, ValueError):
         number = -1.0
     if not 0 <= number <= MAX_RELOAD_INTERVAL:
-        raise SettingsError("reload interval must be a number of seconds in "
-                            f"0..{MAX_RELOAD_INTERVAL:g}, not {str(value)!r}")
+        raise SettingsError(
+            "reload interval must be a number of seconds in "
+            f"0..{MAX_RELOAD_INTERVAL:g}, not {str(value)!r}"
+        )
     return number
 
 
@@ -114,8 +116,9 @@ def parse_load_workers(value: Any) -> int:
     text = str(value)
     number = int(text) if text.isdigit() and not isinstance(value, bool) else -1
     if not 1 <= number <= MAX_LOAD_WORKERS:
-        raise SettingsError(f"load workers must be an integer in 1..{MAX_LOAD_WORKERS}, "
-                            f"not {text!r}")
+        raise SettingsError(
+            f"load workers must be an integer in 1..{MAX_LOAD_WORKERS}, not {text!r}"
+        )
     return number
 
 
@@ -127,8 +130,9 @@ def parse_index(value: Any) -> str:
         return ""
     scheme, _, rest = text.partition("://")
     if scheme not in ("redis", "rediss", "unix") or not rest:
-        raise SettingsError(f"index must be 'diskcache' or a Redis URL (redis://host:6379/0), "
-                            f"not {text!r}")
+        raise SettingsError(
+            f"index must be 'diskcache' or a Redis URL (redis://host:6379/0), not {text!r}"
+        )
     return text
 
 
@@ -165,10 +169,13 @@ def parse_url_path_prefix(value: Any) -> str:
     digits, ``_-.``, never ``.`` or ``..``) as a url_base_pathname (``/``, ``/insight/``)."""
     text = str(value)
     segments = [s for s in text.strip("/").split("/") if s] if text.strip("/") else []
-    if any(not _URL_SEGMENT.match(s) or s in (".", "..") for s in segments) \
-            or "//" in text.strip("/"):
-        raise SettingsError("url path prefix must be segments of letters, digits, '_', '-' and "
-                            f"'.' separated by '/' (not '.' or '..'), not {text!r}")
+    if any(not _URL_SEGMENT.match(s) or s in (".", "..") for s in segments) or "//" in text.strip(
+        "/"
+    ):
+        raise SettingsError(
+            "url path prefix must be segments of letters, digits, '_', '-' and "
+            f"'.' separated by '/' (not '.' or '..'), not {text!r}"
+        )
     return "/" + "".join(s + "/" for s in segments)
 
 
@@ -180,8 +187,9 @@ def parse_size(value: Any) -> int:
     """A size in bytes: ``1048576``, ``512K``, ``10M``, ``1GiB`` (K/M/G = 2**10/20/30)."""
     match = None if isinstance(value, bool) else _SIZE.match(str(value))
     if match is None:
-        raise SettingsError(f"size must be a number of bytes such as 10485760 or 10M, "
-                            f"not {str(value)!r}")
+        raise SettingsError(
+            f"size must be a number of bytes such as 10485760 or 10M, not {str(value)!r}"
+        )
     return int(match.group(1)) * _SIZE_UNITS[match.group(2).lower()]
 
 
@@ -195,8 +203,10 @@ def parse_host(text: Any) -> str:
     """An address or host name to bind; an empty one is refused (waitress would fail on it
     with a traceback; ``0.0.0.0`` is how to say every address)."""
     if not str(text).strip():
-        raise SettingsError("host must be an address or host name to bind, e.g. 127.0.0.1 "
-                            "(this machine only) or 0.0.0.0 (every address), not ''")
+        raise SettingsError(
+            "host must be an address or host name to bind, e.g. 127.0.0.1 "
+            "(this machine only) or 0.0.0.0 (every address), not ''"
+        )
     return str(text).strip()
 
 
@@ -204,12 +214,13 @@ def bind_problem(host: str, port: int) -> str | None:
     """Why a server could not listen on ``host``:``port``, as one line, or None when it can:
     an unresolvable host is said to be one (not a port in use)."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                   flags=socket.AI_PASSIVE)
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as error:
         reason = error.strerror if isinstance(error, socket.gaierror) else str(error)
-        return (f"cannot resolve host {host!r} ({reason}); give an address or name of this "
-                "machine with --host")
+        return (
+            f"cannot resolve host {host!r} ({reason}); give an address or name of this "
+            "machine with --host"
+        )
     family, kind, protocol, _, address = infos[0]
     with socket.socket(family, kind, protocol) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -235,10 +246,13 @@ def parse_allowed_hosts(value: Any) -> tuple[str, ...]:
     names = tuple(name.strip().lower().rstrip(".") for name in text.split(","))
     names = tuple(name for name in names if name)
     for name in names:
-        if name != "*" and not all(part.replace("-", "").replace("_", "").isalnum()
-                                   for part in name.removeprefix("*.").split(".")):
-            raise SettingsError(f"allowed hosts must be host names separated by commas, "
-                                f"not {text!r}")
+        if name != "*" and not all(
+            part.replace("-", "").replace("_", "").isalnum()
+            for part in name.removeprefix("*.").split(".")
+        ):
+            raise SettingsError(
+                f"allowed hosts must be host names separated by commas, not {text!r}"
+            )
     return names
 
 
@@ -276,67 +290,142 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("summary_base_dir", _text, N_("folder whose sub-folders hold summary files, or a "
-                                         "URL such as s3://bucket/prefix read through fsspec "
-                                         "(default: the current folder)"), "DIR", is_path=True),
+    Option(
+        "summary_base_dir",
+        _text,
+        N_(
+            "folder whose sub-folders hold summary files, or a "
+            "URL such as s3://bucket/prefix read through fsspec "
+            "(default: the current folder)"
+        ),
+        "DIR",
+        is_path=True,
+    ),
     Option("port", parse_port, N_("port to listen on (default {port})"), "PORT"),
-    Option("host", parse_host, N_("address to bind (default {host}: this machine only)"),
-           "HOST"),
-    Option("reload_interval", parse_reload_interval,
-           N_("seconds between reloads of the logs, 0 = load once (default {reload_interval})"),
-           "SECONDS"),
-    Option("workspace", _text, N_("folder for the index, logs and pid files "
-                                  "(default {workspace})"), "DIR", is_path=True),
-    Option("max_depth", parse_max_depth, N_("how many folder levels below the base to look "
-                                            "for jobs (default: all)"), "N"),
-    Option("samples_per_plugin", parse_samples,
-           N_("keep only N sampled values per tag, like MindInsight (e.g. "
-              "scalar=1000,image=10; 'mindinsight' for its sizes); default: keep everything"),
-           "PLUGIN=N,..."),
-    Option("url_base_pathname", parse_url_base_pathname,
-           N_("URL path of the pages and the REST API, starting and ending with '/' "
-              "(default /)"), "PATH"),
-    Option("cache_bytes", parse_size, N_("memory for decoded images, histograms and tensors "
-                                         "per process, and an eighth of it more for encoded "
-                                         "scalar answers (default {cache_bytes})"), "SIZE"),
-    Option("max_record_bytes", parse_size,
-           N_("records larger than this are skipped unread and reported as damage; bounds the "
-              "memory reading takes: about 4x this for loading and 4x this for all requests "
-              "together, besides --cache-bytes (default {max_record_bytes})"), "SIZE"),
-    Option("access_log_max_bytes", parse_size,
-           N_("rotate <workspace>/log/access.<port>.log at this size, 0 = never "
-              "(default {access_log_max_bytes})"), "SIZE"),
-    Option("load_workers", parse_load_workers,
-           N_("processes reading summary files at once when a load has 64 MB or more to read "
-              "(one large file is read in pieces); 1 = read in the server process only "
-              "(default: the core count)"),
-           "N"),
-    Option("index", parse_index,
-           N_("where the index lives: 'diskcache' in the workspace (default), or a Redis URL "
-              "(redis://host:6379/0) shared by several web processes and 'dash-insight worker' "
-              "loaders; a web process on Redis does no loading of its own"), "URL"),
-    Option("allowed_hosts", parse_allowed_hosts,
-           N_("host names the browser may use besides the bound one, IP addresses and "
-              "localhost (any other Host header is refused against DNS rebinding; '*.domain' "
-              "matches sub-domains)"), "NAME,..."),
-    Option("language", parse_language,
-           N_("interface language for browsers whose Accept-Language names neither English "
-              "nor Chinese and that did not choose one with the switch, and of the command "
-              "line's messages: {languages} (default {language})"), "LANG"),
+    Option("host", parse_host, N_("address to bind (default {host}: this machine only)"), "HOST"),
+    Option(
+        "reload_interval",
+        parse_reload_interval,
+        N_("seconds between reloads of the logs, 0 = load once (default {reload_interval})"),
+        "SECONDS",
+    ),
+    Option(
+        "workspace",
+        _text,
+        N_("folder for the index, logs and pid files (default {workspace})"),
+        "DIR",
+        is_path=True,
+    ),
+    Option(
+        "max_depth",
+        parse_max_depth,
+        N_("how many folder levels below the base to look for jobs (default: all)"),
+        "N",
+    ),
+    Option(
+        "samples_per_plugin",
+        parse_samples,
+        N_(
+            "keep only N sampled values per tag, like MindInsight (e.g. "
+            "scalar=1000,image=10; 'mindinsight' for its sizes); default: keep everything"
+        ),
+        "PLUGIN=N,...",
+    ),
+    Option(
+        "url_base_pathname",
+        parse_url_base_pathname,
+        N_("URL path of the pages and the REST API, starting and ending with '/' (default /)"),
+        "PATH",
+    ),
+    Option(
+        "cache_bytes",
+        parse_size,
+        N_(
+            "memory for decoded images, histograms and tensors "
+            "per process, and an eighth of it more for encoded "
+            "scalar answers (default {cache_bytes})"
+        ),
+        "SIZE",
+    ),
+    Option(
+        "max_record_bytes",
+        parse_size,
+        N_(
+            "records larger than this are skipped unread and reported as damage; bounds the "
+            "memory reading takes: about 4x this for loading and 4x this for all requests "
+            "together, besides --cache-bytes (default {max_record_bytes})"
+        ),
+        "SIZE",
+    ),
+    Option(
+        "access_log_max_bytes",
+        parse_size,
+        N_(
+            "rotate <workspace>/log/access.<port>.log at this size, 0 = never "
+            "(default {access_log_max_bytes})"
+        ),
+        "SIZE",
+    ),
+    Option(
+        "load_workers",
+        parse_load_workers,
+        N_(
+            "processes reading summary files at once when a load has 64 MB or more to read "
+            "(one large file is read in pieces); 1 = read in the server process only "
+            "(default: the core count)"
+        ),
+        "N",
+    ),
+    Option(
+        "index",
+        parse_index,
+        N_(
+            "where the index lives: 'diskcache' in the workspace (default), or a Redis URL "
+            "(redis://host:6379/0) shared by several web processes and 'dash-insight worker' "
+            "loaders; a web process on Redis does no loading of its own"
+        ),
+        "URL",
+    ),
+    Option(
+        "allowed_hosts",
+        parse_allowed_hosts,
+        N_(
+            "host names the browser may use besides the bound one, IP addresses and "
+            "localhost (any other Host header is refused against DNS rebinding; '*.domain' "
+            "matches sub-domains)"
+        ),
+        "NAME,...",
+    ),
+    Option(
+        "language",
+        parse_language,
+        N_(
+            "interface language for browsers whose Accept-Language names neither English "
+            "nor Chinese and that did not choose one with the switch, and of the command "
+            "line's messages: {languages} (default {language})"
+        ),
+        "LANG",
+    ),
 )
 #: The defaults the help texts name (``{port}`` ...).
 HELP_VALUES = {
-    "port": DEFAULT_PORT, "host": DEFAULT_HOST, "reload_interval": f"{DEFAULT_RELOAD_INTERVAL:g}",
-    "workspace": DEFAULT_WORKSPACE, "cache_bytes": f"{DEFAULT_CACHE_BYTES >> 20}M",
+    "port": DEFAULT_PORT,
+    "host": DEFAULT_HOST,
+    "reload_interval": f"{DEFAULT_RELOAD_INTERVAL:g}",
+    "workspace": DEFAULT_WORKSPACE,
+    "cache_bytes": f"{DEFAULT_CACHE_BYTES >> 20}M",
     "max_record_bytes": f"{DEFAULT_MAX_RECORD_BYTES >> 20}M",
     "access_log_max_bytes": f"{DEFAULT_ACCESS_LOG_MAX_BYTES >> 20}M",
-    "languages": " | ".join(LANGUAGES), "language": DEFAULT_LANGUAGE,
+    "languages": " | ".join(LANGUAGES),
+    "language": DEFAULT_LANGUAGE,
 }
 
 
 def option_help(option: Option) -> str:
     """``option``'s help text in the current language, with the defaults filled in."""
     return i18n.gettext(option.help).format(**HELP_VALUES)
+
+
 OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
 #: MindInsight's names in a Python config that map onto another setting, with their parser.
 MINDINSIGHT_NAMES: dict[str, tuple[str, Callable[[Any], Any]]] = {
@@ -364,8 +453,8 @@ def read_config(spec: str) -> ConfigValues:
     ``file:/path/config.py`` or ``path.py``, or ``python:package.module``. SettingsError with one
     line naming the file (or module) and the key for anything wrong."""
     if spec.startswith("python:"):
-        return _python_module(spec[len("python:"):].strip())
-    path = spec[len("file:"):] if spec.startswith("file:") else spec
+        return _python_module(spec[len("python:") :].strip())
+    path = spec[len("file:") :] if spec.startswith("file:") else spec
     path = os.path.abspath(os.path.expanduser(path))
     if not os.path.isfile(path):
         raise SettingsError(f"config file not found: {path}")
@@ -390,8 +479,10 @@ def _toml_file(path: str) -> ConfigValues:
         if option is None:
             known = ", ".join(OPTIONS_BY_NAME)
             raise SettingsError(f"{path}: unknown setting {key!r} (known: {known})")
-        values[option.name] = (key, _parse_in(path, key, option.parse, value, option.is_path,
-                                              os.path.dirname(path)))
+        values[option.name] = (
+            key,
+            _parse_in(path, key, option.parse, value, option.is_path, os.path.dirname(path)),
+        )
     return ConfigValues(path, values)
 
 
@@ -410,13 +501,15 @@ def _python_module(name: str) -> ConfigValues:
     try:
         module = importlib.import_module(name)
     except Exception as error:
-        raise SettingsError(f"{origin}: the config module cannot be imported: "
-                            f"{_one_line(error)}") from None
+        raise SettingsError(
+            f"{origin}: the config module cannot be imported: {_one_line(error)}"
+        ) from None
     return _upper_case_settings(origin, vars(module), None)
 
 
-def _upper_case_settings(origin: str, namespace: Mapping[str, Any],
-                         folder: str | None) -> ConfigValues:
+def _upper_case_settings(
+    origin: str, namespace: Mapping[str, Any], folder: str | None
+) -> ConfigValues:
     """MindInsight's rule: every upper-case name of the file or module is a setting."""
     values: dict[str, tuple[str, Any]] = {}
     ignored = []
@@ -431,13 +524,21 @@ def _upper_case_settings(origin: str, namespace: Mapping[str, Any],
         if option is None:
             ignored.append(key)
             continue
-        values[option.name] = (key, _parse_in(origin, key, option.parse, value, option.is_path,
-                                              folder))
+        values[option.name] = (
+            key,
+            _parse_in(origin, key, option.parse, value, option.is_path, folder),
+        )
     return ConfigValues(origin, values, tuple(sorted(ignored)))
 
 
-def _parse_in(origin: str, key: str, parse: Callable[[Any], Any], value: Any, is_path: bool,
-              folder: str | None) -> Any:
+def _parse_in(
+    origin: str,
+    key: str,
+    parse: Callable[[Any], Any],
+    value: Any,
+    is_path: bool,
+    folder: str | None,
+) -> Any:
     try:
         parsed = parse(value)
     except SettingsError as error:
@@ -495,8 +596,11 @@ class Settings:
         if self.max_depth is not None:
             set_(self, "max_depth", parse_max_depth(self.max_depth))
         samples = self.samples_per_plugin
-        set_(self, "samples_per_plugin",
-             parse_samples(format_samples_per_plugin(samples)) if samples else {})
+        set_(
+            self,
+            "samples_per_plugin",
+            parse_samples(format_samples_per_plugin(samples)) if samples else {},
+        )
         set_(self, "port", parse_port(self.port))
         set_(self, "host", parse_host(self.host))
         parse_url_base_pathname(self.url_base_pathname)
@@ -508,10 +612,14 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise SettingsError(f"{name.replace('_', ' ')} must be >= 0, not {value}")
-        if not isinstance(self.max_record_bytes, int) \
-                or self.max_record_bytes < MIN_MAX_RECORD_BYTES:
-            raise SettingsError(f"max record bytes must be at least {MIN_MAX_RECORD_BYTES} "
-                                f"(1K), not {self.max_record_bytes}")
+        if (
+            not isinstance(self.max_record_bytes, int)
+            or self.max_record_bytes < MIN_MAX_RECORD_BYTES
+        ):
+            raise SettingsError(
+                f"max record bytes must be at least {MIN_MAX_RECORD_BYTES} "
+                f"(1K), not {self.max_record_bytes}"
+            )
         set_(self, "sources", dict(self.sources))
 
     @property
@@ -560,8 +668,9 @@ class Settings:
 
     def describe(self) -> list[tuple[str, str, str]]:
         """(name, value as text, source) of every setting, for ``dash-insight config show``."""
-        return [(option.name, self.text(option.name), self.source(option.name))
-                for option in OPTIONS]
+        return [
+            (option.name, self.text(option.name), self.source(option.name)) for option in OPTIONS
+        ]
 
     def text(self, name: str) -> str:
         """The value of ``name`` as the command line and the environment spell it."""
@@ -580,9 +689,13 @@ class Settings:
 
     # -- resolving the four sources --
     @classmethod
-    def resolve(cls, *, given: Mapping[str, tuple[str, Any]] | None = None,
-                environ: Mapping[str, str] | None = None,
-                config: str | None = None) -> Settings:
+    def resolve(
+        cls,
+        *,
+        given: Mapping[str, tuple[str, Any]] | None = None,
+        environ: Mapping[str, str] | None = None,
+        config: str | None = None,
+    ) -> Settings:
         """Settings from, strongest first, ``given`` (name -> (source, parsed value): the
         command line), the ``DASH_INSIGHT_*`` variables of ``environ`` (default
         ``os.environ``), the config file ``config`` (default: ``$DASH_INSIGHT_CONFIG``) and the
@@ -616,27 +729,42 @@ class Settings:
         """Options of ``dash-insight start`` / ``config show`` and ``python -m
         dash_insight.server``. An option not given is left out of the namespace, so the
         environment and the config file can give it."""
-        parser.add_argument("--config", default=argparse.SUPPRESS, metavar="CONFIG",
-                            help=i18n.gettext(
-                                "settings file: a TOML file, file:/path/config.py or "
-                                "python:package.module (default: ${variable}); the command "
-                                "line and DASH_INSIGHT_* variables override it").format(
-                                    variable=CONFIG_ENV))
-        parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
-                            help=i18n.gettext("serve the bundled demo of real MindSpore "
-                                              "summaries instead"))
+        parser.add_argument(
+            "--config",
+            default=argparse.SUPPRESS,
+            metavar="CONFIG",
+            help=i18n.gettext(
+                "settings file: a TOML file, file:/path/config.py or "
+                "python:package.module (default: ${variable}); the command "
+                "line and DASH_INSIGHT_* variables override it"
+            ).format(variable=CONFIG_ENV),
+        )
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help=i18n.gettext("serve the bundled demo of real MindSpore summaries instead"),
+        )
         for option in OPTIONS:
-            parser.add_argument(option.flag, type=_argument(option.parse),
-                                default=argparse.SUPPRESS, metavar=option.metavar,
-                                help=option_help(option))
+            parser.add_argument(
+                option.flag,
+                type=_argument(option.parse),
+                default=argparse.SUPPRESS,
+                metavar=option.metavar,
+                help=option_help(option),
+            )
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace,
-                  environ: Mapping[str, str] | None = None) -> Settings:
+    def from_args(
+        cls, args: argparse.Namespace, environ: Mapping[str, str] | None = None
+    ) -> Settings:
         """Settings from options added by :meth:`add_arguments` over the environment and the
         config file (``--demo`` serves the demo)."""
-        given = {option.name: (f"command line ({option.flag})", vars(args)[option.name])
-                 for option in OPTIONS if option.name in vars(args)}
+        given = {
+            option.name: (f"command line ({option.flag})", vars(args)[option.name])
+            for option in OPTIONS
+            if option.name in vars(args)
+        }
         if getattr(args, "demo", False):
             given["summary_base_dir"] = ("command line (--demo)", DEMO_DIR)
         return cls.resolve(given=given, environ=environ, config=getattr(args, "config", None))
@@ -658,15 +786,18 @@ class Settings:
         SettingsError naming the variable (or the file and key) for a bad value."""
         settings = cls.resolve(environ=environ)
         if "summary_base_dir" not in settings.sources:
-            raise SettingsError(f"set {ENV_PREFIX}SUMMARY_BASE_DIR (or summary_base_dir in the "
-                                f"config file {CONFIG_ENV} names) to the summary base directory")
+            raise SettingsError(
+                f"set {ENV_PREFIX}SUMMARY_BASE_DIR (or summary_base_dir in the "
+                f"config file {CONFIG_ENV} names) to the summary base directory"
+            )
         return settings
 
     def to_env(self) -> dict[str, str]:
         """The settings as ``DASH_INSIGHT_*`` variables, exported by a running server like
         MindInsight's ``MINDINSIGHT_*`` so that operators (and child processes) find them."""
-        exported = {option.env: self.text(option.name) for option in OPTIONS
-                    if self.text(option.name) != ""}
+        exported = {
+            option.env: self.text(option.name) for option in OPTIONS if self.text(option.name) != ""
+        }
         if self.config:
             exported[CONFIG_ENV] = self.config
         return exported
@@ -676,8 +807,7 @@ def source_table(settings: Settings) -> str:
     """``dash-insight config show``: one aligned line per setting with its source."""
     rows = [("setting", "value", "source"), *settings.describe()]
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
-    lines = [f"{name:<{widths[0]}}  {value:<{widths[1]}}  {source}" for name, value, source
-             in rows]
+    lines = [f"{name:<{widths[0]}}  {value:<{widths[1]}}  {source}" for name, value, source in rows]
     if settings.config:
         lines.append(f"config: {settings.config}")
     if settings.ignored:

@@ -39,8 +39,14 @@ STORED_PLUGINS: tuple[str, ...] = tuple(p.value for p in Plugin)
 #: the stored kinds plus ``optimized_graph``, the readable-mode view of each graph.
 OPTIMIZED_GRAPH = "optimized_graph"
 MINDINSIGHT_PLUGINS: tuple[str, ...] = (
-    Plugin.IMAGE.value, Plugin.SCALAR.value, Plugin.GRAPH.value, OPTIMIZED_GRAPH,
-    Plugin.HISTOGRAM.value, Plugin.TENSOR.value, Plugin.LOSS_LANDSCAPE.value)
+    Plugin.IMAGE.value,
+    Plugin.SCALAR.value,
+    Plugin.GRAPH.value,
+    OPTIMIZED_GRAPH,
+    Plugin.HISTOGRAM.value,
+    Plugin.TENSOR.value,
+    Plugin.LOSS_LANDSCAPE.value,
+)
 
 
 class GraphMode(_Word):
@@ -76,7 +82,7 @@ def graph_tags_for_mode(tags: Iterable[str], mode: str) -> list[str]:
 def graph_file_of_tag(tag: str, mode: str) -> str:
     """The graph file name of a MindInsight graph tag (the optimized suffix removed)."""
     if mode == GraphMode.OPTIMIZE and tag.endswith(OPTIMIZED_SUFFIX):
-        return tag[:-len(OPTIMIZED_SUFFIX)]
+        return tag[: -len(OPTIMIZED_SUFFIX)]
     return tag
 
 

@@ -72,9 +72,11 @@ def clf_time(timestamp: float) -> str:
     offset = local.tm_gmtoff or 0
     sign = "-" if offset < 0 else "+"
     offset = abs(offset) // 60
-    return (f"{local.tm_mday:02d}/{_MONTHS[local.tm_mon - 1]}/{local.tm_year}:"
-            f"{local.tm_hour:02d}:{local.tm_min:02d}:{local.tm_sec:02d} "
-            f"{sign}{offset // 60:02d}{offset % 60:02d}")
+    return (
+        f"{local.tm_mday:02d}/{_MONTHS[local.tm_mon - 1]}/{local.tm_year}:"
+        f"{local.tm_hour:02d}:{local.tm_min:02d}:{local.tm_sec:02d} "
+        f"{sign}{offset // 60:02d}{offset % 60:02d}"
+    )
 
 
 def _escape(text: str) -> str:
@@ -95,21 +97,26 @@ def request_line(environ: dict[str, Any]) -> str:
     server keeps it, else rebuilt from the decoded path)."""
     target = environ.get("REQUEST_URI") or environ.get("RAW_URI")
     if not target:
-        target = quote(environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", ""),
-                       safe="/;=,~!$&'()*+:@-._")
+        target = quote(
+            environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", ""), safe="/;=,~!$&'()*+:@-._"
+        )
         if environ.get("QUERY_STRING"):
             target += "?" + environ["QUERY_STRING"]
-    return _escape(f"{environ.get('REQUEST_METHOD', '-')} {target} "
-                   f"{environ.get('SERVER_PROTOCOL', '-')}")
+    return _escape(
+        f"{environ.get('REQUEST_METHOD', '-')} {target} {environ.get('SERVER_PROTOCOL', '-')}"
+    )
 
 
-def access_line(environ: dict[str, Any], status: str, size: int, received: float,
-                seconds: float) -> str:
+def access_line(
+    environ: dict[str, Any], status: str, size: int, received: float, seconds: float
+) -> str:
     """One line of the access log (see the module docstring)."""
     client = environ.get("REMOTE_ADDR") or "-"
     user = _escape(environ.get("REMOTE_USER") or "-")
-    return (f'{client} - {user} [{clf_time(received)}] "{request_line(environ)}" {status} '
-            f"{size or '-'} {seconds:.6f} {request_id(environ)}")
+    return (
+        f'{client} - {user} [{clf_time(received)}] "{request_line(environ)}" {status} '
+        f"{size or '-'} {seconds:.6f} {request_id(environ)}"
+    )
 
 
 class SharedRotatingFileHandler(RotatingFileHandler):
@@ -157,8 +164,9 @@ class SharedRotatingFileHandler(RotatingFileHandler):
 class _LoggedBody:
     """The answer's iterable; counts the bytes sent and logs the request when closed."""
 
-    def __init__(self, body: Iterable[bytes], done: Callable[[], None],
-                 count: Callable[[int], None]) -> None:
+    def __init__(
+        self, body: Iterable[bytes], done: Callable[[], None], count: Callable[[int], None]
+    ) -> None:
         self._body = body
         self._done = done
         self._count = count
@@ -191,8 +199,9 @@ class AccessLog:
         self.handler.close()
 
     def write(self, line: str) -> None:
-        self.handler.handle(logging.makeLogRecord({"msg": line, "levelno": logging.INFO,
-                                                   "levelname": "INFO"}))
+        self.handler.handle(
+            logging.makeLogRecord({"msg": line, "levelno": logging.INFO, "levelname": "INFO"})
+        )
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
@@ -208,11 +217,19 @@ class AccessLog:
         def done() -> None:
             if not state["logged"]:
                 state["logged"] = True
-                self.write(access_line(environ, state["status"], state["size"], received,
-                                       time.perf_counter() - started))
+                self.write(
+                    access_line(
+                        environ,
+                        state["status"],
+                        state["size"],
+                        received,
+                        time.perf_counter() - started,
+                    )
+                )
 
-        def start(status: str, headers: list[tuple[str, str]],
-                  exc_info: ExcInfo | None = None) -> Callable[[bytes], Any]:
+        def start(
+            status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = None
+        ) -> Callable[[bytes], Any]:
             state["status"] = status.split(" ", 1)[0]
             if not any(name.lower() == "x-request-id" for name, _ in headers):
                 headers = [*headers, (REQUEST_ID_HEADER, rid)]
@@ -238,14 +255,22 @@ class Server(flask.Flask):
 
     def log_exception(self, exc_info: Any) -> None:
         request = flask.request
-        self.logger.error("Exception on %s [%s] (request id %s)", request.path, request.method,
-                          request_id(request.environ), exc_info=exc_info)
+        self.logger.error(
+            "Exception on %s [%s] (request id %s)",
+            request.path,
+            request.method,
+            request_id(request.environ),
+            exc_info=exc_info,
+        )
 
 
 def _internal_error(error: InternalServerError) -> flask.Response:
     rid = request_id(flask.request.environ)
-    response = flask.Response(f"Internal Server Error (request id {rid}): the server log has "
-                              "the details.\n", status=500, mimetype="text/plain")
+    response = flask.Response(
+        f"Internal Server Error (request id {rid}): the server log has the details.\n",
+        status=500,
+        mimetype="text/plain",
+    )
     response.headers[REQUEST_ID_HEADER] = rid
     return response
 
@@ -254,9 +279,12 @@ def install(server: flask.Flask, settings: Settings) -> AccessLog:
     """Wrap ``server`` with the access log of ``settings`` (``<workspace>/log/access.<port>
     .log``, rotated at ``access_log_max_bytes``) for requests below ``url_base_pathname``; a
     :class:`Server` also answers its 500s with the request id."""
-    middleware = AccessLog(server.wsgi_app,
-                           access_log_path(settings.workspace, settings.port),
-                           settings.access_log_max_bytes, settings.url_base_pathname)
+    middleware = AccessLog(
+        server.wsgi_app,
+        access_log_path(settings.workspace, settings.port),
+        settings.access_log_max_bytes,
+        settings.url_base_pathname,
+    )
     server.wsgi_app = middleware  # type: ignore[method-assign]
     if isinstance(server, Server):
         server.register_error_handler(InternalServerError, _internal_error)

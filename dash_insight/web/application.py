@@ -48,8 +48,17 @@ from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
 from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 
 #: Every feature, in the order of the training dashboard's cards.
-PLUGINS: tuple[Plugin[Any], ...] = (JOBS, SCALARS, HISTOGRAMS, TENSORS, GRAPHS, IMAGES, LANDSCAPE,
-                                    LINEAGE, PROFILER)
+PLUGINS: tuple[Plugin[Any], ...] = (
+    JOBS,
+    SCALARS,
+    HISTOGRAMS,
+    TENSORS,
+    GRAPHS,
+    IMAGES,
+    LANDSCAPE,
+    LINEAGE,
+    PROFILER,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -70,8 +79,12 @@ def assets_folder(package_dir: str = _PACKAGE_DIR) -> str:
     for folder in (packaged, checkout):
         if os.path.isdir(folder):
             return folder
-    LOG.warning("no assets folder at %s or %s: pages are served without their stylesheets "
-                "and chart scripts (reinstall dash-insight)", packaged, checkout)
+    LOG.warning(
+        "no assets folder at %s or %s: pages are served without their stylesheets "
+        "and chart scripts (reinstall dash-insight)",
+        packaged,
+        checkout,
+    )
     return packaged
 
 
@@ -177,9 +190,11 @@ def create_app(
         settings = Settings(
             summary_base_dir=os.fspath(summary_base_dir),
             workspace=os.fspath(workspace) if workspace is not None else DEFAULT_WORKSPACE,
-            reload_interval=reload_interval, max_depth=max_depth,
+            reload_interval=reload_interval,
+            max_depth=max_depth,
             samples_per_plugin=dict(samples_per_plugin or {}),
-            url_base_pathname=url_base_pathname)
+            url_base_pathname=url_base_pathname,
+        )
     prefix = settings.url_base_pathname
     data = DataService(settings)
     features = Features.build(data)
@@ -189,8 +204,10 @@ def create_app(
     if requests_pathname_prefix is None:
         prefixes: dict[str, Any] = {"url_base_pathname": prefix}
     else:
-        prefixes = {"routes_pathname_prefix": prefix,
-                    "requests_pathname_prefix": requests_pathname_prefix}
+        prefixes = {
+            "routes_pathname_prefix": prefix,
+            "requests_pathname_prefix": requests_pathname_prefix,
+        }
     app = dash.Dash(
         __name__,
         server=host,
@@ -208,8 +225,9 @@ def create_app(
     first_paint.install(app, features.nav(), router.first_paint, shell.top_bar)
     for page, service in pages:
         page.register(app, service)
-    app.server.register_blueprint(api_blueprint(features.routes()),
-                                  url_prefix=prefix.rstrip("/") or None)
+    app.server.register_blueprint(
+        api_blueprint(features.routes()), url_prefix=prefix.rstrip("/") or None
+    )
     _add_security_headers(app.server, prefix, security_headers(frame_ancestors))
     asset_cache.install(app.server, prefix + app.config.assets_url_path.strip("/") + "/")
     host_check.install(app.server, settings, prefix)
@@ -229,8 +247,13 @@ def create_app(
     return app
 
 
-def register_rest_api(server: flask.Flask, data: DataService, *, url_prefix: str = "",
-                      plugins: Sequence[Plugin[Any]] = PLUGINS) -> flask.Blueprint:
+def register_rest_api(
+    server: flask.Flask,
+    data: DataService,
+    *,
+    url_prefix: str = "",
+    plugins: Sequence[Plugin[Any]] = PLUGINS,
+) -> flask.Blueprint:
     """Mount only the REST API of ``plugins`` over ``data`` on ``server`` below ``url_prefix``
     ("" = at the root: ``/v1/mindinsight/...`` and ``/v1/dash-insight/...``); returns the
     blueprint."""

@@ -21,8 +21,11 @@ FINGERPRINT = "m"
 
 def is_fingerprinted_asset(request: flask.Request, assets_path: str) -> bool:
     """A GET of a file below ``assets_path`` with Dash's fingerprint in its query."""
-    return (request.method in ("GET", "HEAD") and request.path.startswith(assets_path)
-            and bool(request.args.get(FINGERPRINT)))
+    return (
+        request.method in ("GET", "HEAD")
+        and request.path.startswith(assets_path)
+        and bool(request.args.get(FINGERPRINT))
+    )
 
 
 def install(server: flask.Flask, assets_path: str) -> None:
@@ -30,8 +33,9 @@ def install(server: flask.Flask, assets_path: str) -> None:
 
     @server.after_request
     def cache_fingerprinted(response: flask.Response) -> flask.Response:
-        if response.status_code in (200, 304) and is_fingerprinted_asset(flask.request,
-                                                                          assets_path):
+        if response.status_code in (200, 304) and is_fingerprinted_asset(
+            flask.request, assets_path
+        ):
             response.cache_control.no_cache = None  # Flask's default for files: revalidate
             response.cache_control.public = True
             response.cache_control.max_age = MAX_AGE_SECONDS

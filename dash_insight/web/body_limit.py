@@ -28,8 +28,10 @@ MAX_REQUEST_BYTES = 32 << 20
 
 
 def body_too_large_message(length: int, max_bytes: int) -> str:
-    return (f"The request body of {length:,} bytes is larger than the {max_bytes:,} bytes "
-            "dash-insight reads.")
+    return (
+        f"The request body of {length:,} bytes is larger than the {max_bytes:,} bytes "
+        "dash-insight reads."
+    )
 
 
 def install(server: flask.Flask, prefix: str, max_bytes: int = MAX_REQUEST_BYTES) -> None:
@@ -50,14 +52,22 @@ def install(server: flask.Flask, prefix: str, max_bytes: int = MAX_REQUEST_BYTES
         if length is None or length <= max_bytes:
             return None
         message = body_too_large_message(length, max_bytes)
-        log.warning("refused a request body of %d bytes for %s from %s", length, request.path,
-                    request.remote_addr)
+        log.warning(
+            "refused a request body of %d bytes for %s from %s",
+            length,
+            request.path,
+            request.remote_addr,
+        )
         if request.path.startswith(rest):
-            response = json_response(errors.ApiError(
-                errors.PARAM_VALUE_ERROR, f"Invalid parameter value. {message}", 413).to_dict(),
-                413)
+            response = json_response(
+                errors.ApiError(
+                    errors.PARAM_VALUE_ERROR, f"Invalid parameter value. {message}", 413
+                ).to_dict(),
+                413,
+            )
             response.headers.update(SECURITY_HEADERS)
         else:
-            response = flask.Response(flask.json.dumps({"message": message}), status=413,
-                                      mimetype="application/json")
+            response = flask.Response(
+                flask.json.dumps({"message": message}), status=413, mimetype="application/json"
+            )
         return response

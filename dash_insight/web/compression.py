@@ -25,9 +25,16 @@ STATIC_ENTRIES = 96
 #: brotli quality 4 compress JSON about as well as gzip -6 at a fraction of its CPU.
 SETTINGS: dict[str, Any] = {
     "COMPRESS_REGISTER": False,  # installed by install() for the app's prefix only
-    "COMPRESS_MIMETYPES": ["text/html", "text/css", "text/plain", "text/csv",
-                           "text/javascript", "application/javascript", "application/json",
-                           "image/svg+xml"],
+    "COMPRESS_MIMETYPES": [
+        "text/html",
+        "text/css",
+        "text/plain",
+        "text/csv",
+        "text/javascript",
+        "application/javascript",
+        "application/json",
+        "image/svg+xml",
+    ],
     "COMPRESS_MIN_SIZE": 500,
 }
 
@@ -61,8 +68,11 @@ def static_key(request: flask.Request) -> str:
 
 def install(server: flask.Flask, prefix: str) -> None:
     """Compress the answers to requests below ``prefix`` that ask for it (Accept-Encoding)."""
-    for name, value in {**SETTINGS, "COMPRESS_CACHE_BACKEND": StaticCache,
-                        "COMPRESS_CACHE_KEY": static_key}.items():
+    for name, value in {
+        **SETTINGS,
+        "COMPRESS_CACHE_BACKEND": StaticCache,
+        "COMPRESS_CACHE_KEY": static_key,
+    }.items():
         server.config.setdefault(name, value)
     server.config["COMPRESS_REGISTER"] = False
     compress = Compress(server)

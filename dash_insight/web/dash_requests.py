@@ -87,12 +87,15 @@ def install(app: dash.Dash, prefix: str) -> None:
         if flask.request.path != path or flask.request.method != "POST":
             return None
         try:
-            body = parse_json_text(flask.request.get_data(cache=True),
-                                   MAX_CALLBACK_BODY_DEPTH)
+            body = parse_json_text(flask.request.get_data(cache=True), MAX_CALLBACK_BODY_DEPTH)
             check_callback_body(body, app.callback_map)
         except (JsonBodyError, CallbackBodyError) as error:
-            log.warning("refused a malformed callback request from %s: %s",
-                        flask.request.remote_addr, error)
-            return flask.Response(flask.json.dumps({"message": f"Bad callback request: {error}"}),
-                                  status=400, mimetype="application/json")
+            log.warning(
+                "refused a malformed callback request from %s: %s", flask.request.remote_addr, error
+            )
+            return flask.Response(
+                flask.json.dumps({"message": f"Bad callback request: {error}"}),
+                status=400,
+                mimetype="application/json",
+            )
         return None

@@ -28,7 +28,7 @@ BoundCard = tuple[Card[Any], Any]
 
 
 def switch_tag_button() -> html.Button:
-    """"Switch tag" for a card that shows one of several tags (one such card per dashboard)."""
+    """ "Switch tag" for a card that shows one of several tags (one such card per dashboard)."""
     return html.Button(_("Switch tag"), id=SWITCH_TAG_ID, className="di-link-button")
 
 
@@ -37,18 +37,27 @@ def no_data(children: Any) -> html.Div:
     return html.Div(children, className="di-empty")
 
 
-def card_frame(app: dash.Dash, card: Card[Any], train_id: str, body: Any, foot: Any,
-               has_data: bool) -> html.Section:
+def card_frame(
+    app: dash.Dash, card: Card[Any], train_id: str, body: Any, foot: Any, has_data: bool
+) -> html.Section:
     """A card: title with an "Open ›" link to its page (when there is data), body, footer."""
     head: list[Any] = [html.Span(str(card.title))]
     if has_data:
-        head.append(dcc.Link(_("Open") + " ›", href=app.get_relative_path(card.page)
-                             + make_search({"train_id": train_id})))
-    return html.Section(className="di-panel di-card", id=card.card_id, children=[
-        html.Div(head, className="di-card-head"),
-        html.Div(body, className="di-card-body"),
-        html.Div(foot, className="di-card-foot") if foot else None,
-    ])
+        head.append(
+            dcc.Link(
+                _("Open") + " ›",
+                href=app.get_relative_path(card.page) + make_search({"train_id": train_id}),
+            )
+        )
+    return html.Section(
+        className="di-panel di-card",
+        id=card.card_id,
+        children=[
+            html.Div(head, className="di-card-head"),
+            html.Div(body, className="di-card-body"),
+            html.Div(foot, className="di-card-foot") if foot else None,
+        ],
+    )
 
 
 def build_cards(request: CardRequest, cards: Sequence[BoundCard]) -> list[Any]:
@@ -59,8 +68,9 @@ def build_cards(request: CardRequest, cards: Sequence[BoundCard]) -> list[Any]:
             body, foot = card.build(request, service)
         except DataError as error:  # e.g. a file changed under us: say so, keep the rest
             body, foot = html.Div(str(error), className="di-empty di-error-text"), None
-        built.append(card_frame(request.app, card, request.job.train_id, body, foot,
-                                foot is not None))
+        built.append(
+            card_frame(request.app, card, request.job.train_id, body, foot, foot is not None)
+        )
     notice = job_notice(request.job)
     if notice is not None:
         built.insert(0, notice)
@@ -72,16 +82,22 @@ def page(provider: DataProvider, cards: Sequence[BoundCard]) -> Page[Any]:
 
     def layout(app: dash.Dash, _service: Any, params: dict[str, str]) -> html.Div:
         train_id = params.get("train_id", "")
-        return html.Div([
-            html.Div(className="di-page-head", children=[
-                html.H1(_("Training Dashboard"), className="di-title"),
-                html.Span(_("Summary path: {path}").format(path=train_id),
-                          className="di-subtitle"),
-            ]),
-            dcc.Store(id="image-tag-index", data=0),
-            dcc.Store(id="dashboard-shown"),  # (train_id, version, turn, problems) on screen
-            html.Div(id="dashboard-cards", className="di-cards"),
-        ])
+        return html.Div(
+            [
+                html.Div(
+                    className="di-page-head",
+                    children=[
+                        html.H1(_("Training Dashboard"), className="di-title"),
+                        html.Span(
+                            _("Summary path: {path}").format(path=train_id), className="di-subtitle"
+                        ),
+                    ],
+                ),
+                dcc.Store(id="image-tag-index", data=0),
+                dcc.Store(id="dashboard-shown"),  # (train_id, version, turn, problems) on screen
+                html.Div(id="dashboard-cards", className="di-cards"),
+            ]
+        )
 
     def register(app: dash.Dash, _service: Any) -> None:
         _register(app, provider, cards)
@@ -91,26 +107,42 @@ def page(provider: DataProvider, cards: Sequence[BoundCard]) -> Page[Any]:
 
 def _register(app: dash.Dash, provider: DataProvider, cards: Sequence[BoundCard]) -> None:
     @app.callback(
-        Output("dashboard-cards", "children"), Output("dashboard-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input("image-tag-index", "data"),
+        Output("dashboard-cards", "children"),
+        Output("dashboard-shown", "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        Input("image-tag-index", "data"),
         State("dashboard-shown", "data"),
     )
-    def show(search: str | None, _ticks: int | None, _clicks: int | None,
-             turn: int | None, shown: list | None) -> Any:
+    def show(
+        search: str | None,
+        _ticks: int | None,
+        _clicks: int | None,
+        turn: int | None,
+        shown: list | None,
+    ) -> Any:
         train_id = parse_search(search).get("train_id", "")
         try:
             job = provider.job(train_id)
         except DataError as error:
-            return html.Div(className="di-panel di-empty", children=[
-                html.P(str(error)), dcc.Link(_("Back to the summary list"),
-                                             href=app.get_relative_path("/"))]), None
+            return html.Div(
+                className="di-panel di-empty",
+                children=[
+                    html.P(str(error)),
+                    dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
+                ],
+            ), None
         current = [train_id, job.version, turn or 0, len(job.reasons)]
         if shown == current:
             return dash.no_update, dash.no_update  # nothing new: keep the cards as they are
         return build_cards(CardRequest(app, job, turn or 0), cards), current
 
-    @app.callback(Output("image-tag-index", "data"), Input(SWITCH_TAG_ID, "n_clicks"),
-                  State("image-tag-index", "data"), prevent_initial_call=True)
+    @app.callback(
+        Output("image-tag-index", "data"),
+        Input(SWITCH_TAG_ID, "n_clicks"),
+        State("image-tag-index", "data"),
+        prevent_initial_call=True,
+    )
     def switch(clicks: int | None, index: int | None) -> Any:
         return (index or 0) + 1 if clicks else dash.no_update

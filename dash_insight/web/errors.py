@@ -125,21 +125,29 @@ def tensor_not_exist(detail: str) -> ApiError:
 
 
 def null_byte(detail: str) -> ApiError:
-    return ApiError(QUERY_STRING_CONTAINS_NULL_BYTE,
-                    _with_detail("Query string contains null byte error.", detail))
+    return ApiError(
+        QUERY_STRING_CONTAINS_NULL_BYTE,
+        _with_detail("Query string contains null byte error.", detail),
+    )
 
 
 def response_too_large(size: int, limit: int) -> ApiError:
     """``ResponseDataExceedMaxValueError``, worded exactly as MindInsight words it."""
-    return ApiError(MAX_RESPONSE_DATA_EXCEEDED, _with_detail(
-        "Response data exceed max value.",
-        f"the size of response data: {size} exceed max value: {limit}."))
+    return ApiError(
+        MAX_RESPONSE_DATA_EXCEEDED,
+        _with_detail(
+            "Response data exceed max value.",
+            f"the size of response data: {size} exceed max value: {limit}.",
+        ),
+    )
 
 
 def step_not_in_cache(step: int) -> ApiError:
     """``StepTensorDataNotInCacheError``, worded exactly as MindInsight words it."""
-    return ApiError(STEP_TENSOR_DATA_NOT_IN_CACHE, _with_detail(
-        "Tensor data not in cache.", f"this step: {step} data may has been dropped."))
+    return ApiError(
+        STEP_TENSOR_DATA_NOT_IN_CACHE,
+        _with_detail("Tensor data not in cache.", f"this step: {step} data may has been dropped."),
+    )
 
 
 def tensor_too_large(detail: str) -> ApiError:
@@ -148,11 +156,14 @@ def tensor_too_large(detail: str) -> ApiError:
 
 def node_not_in_graph(name: str) -> ApiError:
     """``NodeNotInGraphError`` (50545009)."""
-    return ApiError(_DATAVISUAL | 0x09, "Can not find node in graph by the given node name. "
-                                        f"Detail: node name: {name}.")
+    return ApiError(
+        _DATAVISUAL | 0x09,
+        f"Can not find node in graph by the given node name. Detail: node name: {name}.",
+    )
 
 
 def graph_not_exist(detail: str | None = None) -> ApiError:
     """``GraphNotExistError`` (5054500C): ``Graph is not exist.``"""
-    return ApiError(_DATAVISUAL | 0x0C,
-                    "Graph is not exist." + (f" Detail: {detail}" if detail else ""))
+    return ApiError(
+        _DATAVISUAL | 0x0C, "Graph is not exist." + (f" Detail: {detail}" if detail else "")
+    )

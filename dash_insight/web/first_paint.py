@@ -46,21 +46,63 @@ OVERLAY_ID = "di-first-paint"
 SCRIPTS_ID = "di-dash-scripts"
 
 #: Elements without an end tag.
-VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                  "source", "track", "wbr"})
+VOID = frozenset(
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    }
+)
 #: html components whose tag is not their lower-cased name.
 TAGS = {"MapEl": "map", "ObjectEl": "object"}
 #: Props that are not HTML attributes, or that only Dash and its scripts read. (Ids are kept:
 #: the copy's shadow root is a document of its own for them, and the stylesheets use some.)
-SKIPPED = frozenset({"children", "n_clicks", "n_clicks_timestamp", "disable_n_clicks",
-                     "loading_state", "key", "setProps", "persistence", "persisted_props",
-                     "persistence_type"})
-ATTRIBUTES = {"className": "class", "htmlFor": "for", "tabIndex": "tabindex",
-              "accessKey": "accesskey", "contentEditable": "contenteditable",
-              "spellCheck": "spellcheck"}
+SKIPPED = frozenset(
+    {
+        "children",
+        "n_clicks",
+        "n_clicks_timestamp",
+        "disable_n_clicks",
+        "loading_state",
+        "key",
+        "setProps",
+        "persistence",
+        "persisted_props",
+        "persistence_type",
+    }
+)
+ATTRIBUTES = {
+    "className": "class",
+    "htmlFor": "for",
+    "tabIndex": "tabindex",
+    "accessKey": "accesskey",
+    "contentEditable": "contenteditable",
+    "spellCheck": "spellcheck",
+}
 #: CSS properties React leaves without a unit when given a number (others get px).
-UNITLESS = frozenset({"opacity", "zIndex", "flex", "flexGrow", "flexShrink", "order",
-                      "fontWeight", "lineHeight", "zoom"})
+UNITLESS = frozenset(
+    {
+        "opacity",
+        "zIndex",
+        "flex",
+        "flexGrow",
+        "flexShrink",
+        "order",
+        "fontWeight",
+        "lineHeight",
+        "zoom",
+    }
+)
 
 
 class Raw:
@@ -81,8 +123,12 @@ def css_text(style: dict[str, Any]) -> str:
     for name, value in style.items():
         if value is None or value == "":
             continue
-        if isinstance(value, int | float) and not isinstance(value, bool) and \
-                name not in UNITLESS and value != 0:
+        if (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and name not in UNITLESS
+            and value != 0
+        ):
             value = f"{value}px"
         out.append(f"{_css_name(name)}:{value}")
     return ";".join(out)
@@ -107,8 +153,7 @@ def _attributes(props: dict[str, Any], class_name: str = "") -> str:
         if isinstance(value, dict | list):
             continue
         attribute = ATTRIBUTES.get(name, name)
-        parts.append(attribute if value is True else
-                     f'{attribute}="{html.escape(str(value))}"')
+        parts.append(attribute if value is True else f'{attribute}="{html.escape(str(value))}"')
     return (" " + " ".join(parts)) if parts else ""
 
 
@@ -148,11 +193,15 @@ def _options(component: Component, kind: str) -> str:
             f'<input type="{kind}" class="dash-options-list-option-checkbox '
             f'{html.escape(props.get("inputClassName") or "")}" tabindex="-1"{checked}></span>'
             f'<span class="dash-options-list-option-text"><span>'
-            f'{_children(option.get("label"))}</span></span></label>')
+            f"{_children(option.get('label'))}</span></span></label>"
+        )
     own = "dash-checklist" if kind == "checkbox" else "dash-radioitems"
-    return _element("div", {"id": props.get("id"), "className": props.get("className"),
-                            "style": props.get("style")}, "".join(items),
-                    f"dash-options-list {own}")
+    return _element(
+        "div",
+        {"id": props.get("id"), "className": props.get("className"), "style": props.get("style")},
+        "".join(items),
+        f"dash-options-list {own}",
+    )
 
 
 def _number_text(value: Any) -> str:
@@ -165,25 +214,42 @@ def _number_text(value: Any) -> str:
 def _input(component: Component) -> str:
     props = component.to_plotly_json()["props"]
     value = props.get("value")
-    attributes = {"id": props.get("id"), "type": props.get("type") or "text",
-                  "placeholder": props.get("placeholder"),
-                  "value": None if value is None else _number_text(value)}
+    attributes = {
+        "id": props.get("id"),
+        "type": props.get("type") or "text",
+        "placeholder": props.get("placeholder"),
+        "value": None if value is None else _number_text(value),
+    }
     inner = f'<input class="dash-input-element" readonly tabindex="-1"{_attributes(attributes)}>'
-    return _element("div", {"className": props.get("className"), "style": props.get("style")},
-                    inner, "dash-input-container dash-input")
+    return _element(
+        "div",
+        {"className": props.get("className"), "style": props.get("style")},
+        inner,
+        "dash-input-container dash-input",
+    )
 
 
 def _dropdown(component: Component) -> str:
     props = component.to_plotly_json()["props"]
     value = props.get("value")
     shown = ", ".join(map(str, value)) if isinstance(value, list) else value
-    text = (f'<span class="dash-dropdown-value">{html.escape(str(shown))}</span>' if shown
-            else '<span class="dash-dropdown-value dash-dropdown-placeholder">'
-                 f'{html.escape(str(props.get("placeholder") or ""))}</span>')
-    button = _element("button", {"id": props.get("id"), "className": props.get("className"),
-                                 "style": props.get("style"), "type": "button"},
-                      f'<span class="dash-dropdown-grid-container dash-dropdown-trigger">'
-                      f'{text}</span>', "dash-dropdown")
+    text = (
+        f'<span class="dash-dropdown-value">{html.escape(str(shown))}</span>'
+        if shown
+        else '<span class="dash-dropdown-value dash-dropdown-placeholder">'
+        f"{html.escape(str(props.get('placeholder') or ''))}</span>"
+    )
+    button = _element(
+        "button",
+        {
+            "id": props.get("id"),
+            "className": props.get("className"),
+            "style": props.get("style"),
+            "type": "button",
+        },
+        f'<span class="dash-dropdown-grid-container dash-dropdown-trigger">{text}</span>',
+        "dash-dropdown",
+    )
     return f'<div class="dash-dropdown-wrapper">{button}</div>'
 
 
@@ -192,13 +258,15 @@ def _slider(component: Component) -> str:
     low, high = props.get("min") or 0, props.get("max") or 1
     value = props.get("value") or low
     share = 0.0 if high == low else (value - low) / (high - low) * 100
-    return ('<div class="dash-slider-container"><div class="dash-slider-wrapper">'
-            '<span class="dash-slider-root" style="position:relative">'
-            f'<span class="dash-slider-track"><span class="dash-slider-range" '
-            f'style="left:0%;right:{100 - share:.1f}%"></span></span>'
-            f'<span style="position:absolute;left:calc({share:.1f}% + 10px);'
-            'transform:translateX(-50%)"><span class="dash-slider-thumb"></span></span>'
-            '</span></div></div>')
+    return (
+        '<div class="dash-slider-container"><div class="dash-slider-wrapper">'
+        '<span class="dash-slider-root" style="position:relative">'
+        f'<span class="dash-slider-track"><span class="dash-slider-range" '
+        f'style="left:0%;right:{100 - share:.1f}%"></span></span>'
+        f'<span style="position:absolute;left:calc({share:.1f}% + 10px);'
+        'transform:translateX(-50%)"><span class="dash-slider-thumb"></span></span>'
+        "</span></div></div>"
+    )
 
 
 def _nothing(_component: Component) -> str:
@@ -207,28 +275,45 @@ def _nothing(_component: Component) -> str:
 
 def _link(component: Component) -> str:
     props = component.to_plotly_json()["props"]
-    return _element("a", {"id": props.get("id"), "href": props.get("href"),
-                          "className": props.get("className"),
-                          "style": props.get("style"), "title": props.get("title")},
-                    _children(props.get("children")))
+    return _element(
+        "a",
+        {
+            "id": props.get("id"),
+            "href": props.get("href"),
+            "className": props.get("className"),
+            "style": props.get("style"),
+            "title": props.get("title"),
+        },
+        _children(props.get("children")),
+    )
 
 
 def _loading(component: Component) -> str:
     """A loading wrapper as Dash 4 draws it when nothing is loading: its children in a div
     (``parent_className`` / ``parent_style``)."""
     props = component.to_plotly_json()["props"]
-    return _element("div", {"className": props.get("parent_className"),
-                            "style": props.get("parent_style")},
-                    _children(props.get("children")))
+    return _element(
+        "div",
+        {"className": props.get("parent_className"), "style": props.get("parent_style")},
+        _children(props.get("children")),
+    )
 
 
 #: dcc components drawn as Dash 4 draws them (looks only: read-only, no ids;
 #: ``assets/first-paint.css`` gives them the styles Dash's scripts would).
 CORE: dict[str, Callable[[Component], str]] = {
-    "Link": _link, "Checklist": lambda c: _options(c, "checkbox"),
-    "RadioItems": lambda c: _options(c, "radio"), "Input": _input, "Dropdown": _dropdown,
-    "Slider": _slider, "Store": _nothing, "Location": _nothing, "Interval": _nothing,
-    "Download": _nothing, "Tooltip": _nothing, "Loading": _loading,
+    "Link": _link,
+    "Checklist": lambda c: _options(c, "checkbox"),
+    "RadioItems": lambda c: _options(c, "radio"),
+    "Input": _input,
+    "Dropdown": _dropdown,
+    "Slider": _slider,
+    "Store": _nothing,
+    "Location": _nothing,
+    "Interval": _nothing,
+    "Download": _nothing,
+    "Tooltip": _nothing,
+    "Loading": _loading,
 }
 
 
@@ -246,21 +331,25 @@ def static_html(component: Component | Raw | Any) -> str:
         return _element(tag, props, _children(getattr(component, "children", None)))
     if namespace == "dash_core_components" and kind in CORE:
         return CORE[kind](component)
-    return _element("div", {"id": props.get("id"), "className": props.get("className"),
-                            "style": props.get("style")})
+    return _element(
+        "div",
+        {"id": props.get("id"), "className": props.get("className"), "style": props.get("style")},
+    )
 
 
 #: Starts the scripts held in ``<template id=SCRIPTS_ID>`` (see :func:`_held_scripts`): the
 #: external ones one after the other (each appended once the one before has run, so that each
 #: runs in a task of its own: appended together, cached scripts ran in one task of up to half a
 #: second), then the inline ones in order.
-LOADER = ("""<script>(function () {
+LOADER = (
+    """<script>(function () {
   var started = false;
   function start() {
     if (started) return;
     started = true;
     var held = document.getElementById("""
-          + json.dumps(SCRIPTS_ID) + """).content.querySelectorAll("script");
+    + json.dumps(SCRIPTS_ID)
+    + """).content.querySelectorAll("script");
     var external = [], inline = [];
     held.forEach(function (old) {
       var script = document.createElement("script");
@@ -289,13 +378,17 @@ LOADER = ("""<script>(function () {
   // After the next paint; a hidden tab runs no animation frame, hence the timer too.
   window.requestAnimationFrame(function () { setTimeout(start, 0); });
   setTimeout(start, 300);
-})();</script>""")
+})();</script>"""
+)
 
 #: Gives the copy's shadow root the page's stylesheets (loaded: they block this script) as
 #: constructed sheets, so the copy is styled in the first paint. (``<link>`` elements in the
 #: shadow root load asynchronously: the copy's text was painted up to 250 ms after its frame.)
-ADOPT_STYLES = ("""<script>(function () {
-  var copy = document.getElementById(""" + json.dumps(OVERLAY_ID) + """);
+ADOPT_STYLES = (
+    """<script>(function () {
+  var copy = document.getElementById("""
+    + json.dumps(OVERLAY_ID)
+    + """);
   if (!copy || !copy.shadowRoot) return;
   try {
     copy.shadowRoot.adoptedStyleSheets = Array.prototype.map.call(document.styleSheets,
@@ -307,7 +400,8 @@ ADOPT_STYLES = ("""<script>(function () {
         return adopted;
       });
   } catch (error) { console.warn("dash-insight: first paint without styles", error); }
-})();</script>""")
+})();</script>"""
+)
 
 
 def _held_scripts(scripts: str, renderer: str) -> str | None:
@@ -326,20 +420,26 @@ def _held_scripts(scripts: str, renderer: str) -> str | None:
 def _overlay(body: str, scripts: Sequence[str]) -> str:
     """The copy over the page, in a declarative shadow root given the page's stylesheets, and
     a preload of each of Dash's ``scripts`` (fetched while the copy is painted)."""
-    preloads = "".join(f'<link rel="preload" as="script" href="{html.escape(src)}">'
-                       for src in scripts)
-    return (f'{preloads}<div id="{OVERLAY_ID}" aria-hidden="true" '
-            f'data-longest-ms="{LONGEST_SHOWN_MS}" '
-            'style="position:absolute;top:0;left:0;right:0;min-height:100vh;z-index:2000;'
-            # contain: the page mounting below does not lay the copy out again
-            'pointer-events:none;contain:layout paint style">'
-            '<template shadowrootmode="open"><div class="di-first-paint-body">'
-            f"{body}</div></template></div>{ADOPT_STYLES}")
+    preloads = "".join(
+        f'<link rel="preload" as="script" href="{html.escape(src)}">' for src in scripts
+    )
+    return (
+        f'{preloads}<div id="{OVERLAY_ID}" aria-hidden="true" '
+        f'data-longest-ms="{LONGEST_SHOWN_MS}" '
+        'style="position:absolute;top:0;left:0;right:0;min-height:100vh;z-index:2000;'
+        # contain: the page mounting below does not lay the copy out again
+        'pointer-events:none;contain:layout paint style">'
+        '<template shadowrootmode="open"><div class="di-first-paint-body">'
+        f"{body}</div></template></div>{ADOPT_STYLES}"
+    )
 
 
-def install(app: dash.Dash, nav: Sequence[NavLink],
-            first_paint: Callable[[str, str], Any | None],
-            top_bar: Callable[[dash.Dash, Sequence[NavLink]], Component]) -> None:
+def install(
+    app: dash.Dash,
+    nav: Sequence[NavLink],
+    first_paint: Callable[[str, str], Any | None],
+    top_bar: Callable[[dash.Dash, Sequence[NavLink]], Component],
+) -> None:
     """Answer each page URL with its first screen painted (see the module's docstring):
     ``first_paint(pathname, search)`` gives the page's static tree, or None for a page that
     has none; ``top_bar`` draws the frame's top bar."""
@@ -354,32 +454,39 @@ def install(app: dash.Dash, nav: Sequence[NavLink],
             kwargs["scripts"], kwargs["renderer"] = held, ""
         page = interpolate(**kwargs)
         if theme.request_theme() != theme.DEFAULT_THEME:
-            page = re.sub(r"<html(?=[\s>])", f'<html data-theme="{theme.request_theme()}"',
-                          page, count=1)
+            page = re.sub(
+                r"<html(?=[\s>])", f'<html data-theme="{theme.request_theme()}"', page, count=1
+            )
         return page
 
     app.interpolate_index = interpolate_index  # type: ignore[method-assign,assignment]
 
 
-def _first_screen(first_paint: Callable[[str, str], Any | None], app: dash.Dash,
-                  nav: Iterable[NavLink],
-                  top_bar: Callable[[dash.Dash, Sequence[NavLink]], Component]) -> str | None:
+def _first_screen(
+    first_paint: Callable[[str, str], Any | None],
+    app: dash.Dash,
+    nav: Iterable[NavLink],
+    top_bar: Callable[[dash.Dash, Sequence[NavLink]], Component],
+) -> str | None:
     if not flask.has_request_context():
         return None
     request = flask.request
     search = "?" + request.query_string.decode("latin-1") if request.query_string else ""
     # The URL as the browser has it (a proxy in front may have stripped a prefix).
     routes, requests = app.config.routes_pathname_prefix, app.config.requests_pathname_prefix
-    pathname = requests + request.path[len(routes):] if request.path.startswith(routes) \
-        else request.path
+    pathname = (
+        requests + request.path[len(routes) :] if request.path.startswith(routes) else request.path
+    )
     try:
         tree = first_paint(pathname, search)
         if tree is None:
             return None
-        return static_html(top_bar(app, list(nav))) + \
-            f'<main class="di-page">{static_html(tree)}</main>'
+        return (
+            static_html(top_bar(app, list(nav)))
+            + f'<main class="di-page">{static_html(tree)}</main>'
+        )
     except Exception:  # the page then starts as Dash starts it
-        LOG.exception("first paint of %s%s failed; the page is served without it",
-                      request.path, search)
+        LOG.exception(
+            "first paint of %s%s failed; the page is served without it", request.path, search
+        )
         return None
-

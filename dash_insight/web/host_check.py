@@ -33,7 +33,7 @@ def host_name(header: str) -> str:
     dot: ``"[::1]:8080"`` -> ``"::1"``, ``"Example.COM.:80"`` -> ``"example.com"``."""
     header = header.strip().lower()
     if header.startswith("["):
-        return header[1:header.find("]")] if "]" in header else header[1:]
+        return header[1 : header.find("]")] if "]" in header else header[1:]
     if header.count(":") == 1:
         header = header.split(":", 1)[0]
     return header.rstrip(".")
@@ -58,8 +58,7 @@ def allowed_names(settings: Settings) -> frozenset[str]:
 
 
 def host_allowed(header: str | None, names: Iterable[str]) -> bool:
-    """Whether a request whose ``Host`` header is ``header`` may be answered (module docstring).
-    """
+    """Whether a request whose ``Host`` header is ``header`` may be answered (module docstring)."""
     if not header:
         return False
     name = host_name(header)
@@ -89,4 +88,6 @@ def install(server: flask.Flask, settings: Settings, prefix: str) -> None:
             f"Blocked a request for host {name!r}: dash-insight answers only its own host names "
             f"(against DNS rebinding). To reach it as {name!r}, start it with --allowed-hosts "
             f"{name} (or set DASH_INSIGHT_ALLOWED_HOSTS={name}).\n",
-            status=403, mimetype="text/plain")
+            status=403,
+            mimetype="text/plain",
+        )

@@ -60,7 +60,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "SAMEORIGIN",
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": "default-src 'none'; img-src 'self' data:; "
-                               "frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
+    "frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
     "Cache-Control": "no-store",
     "Referrer-Policy": "no-referrer",
 }
@@ -135,20 +135,21 @@ def point_objects(columns: Sequence[tuple[str, np.ndarray]]) -> bytes:
     parts: list[bytes] = [b""] * (width * count)
     for position, (key, array) in enumerate(columns):
         head = (b"},{" if position == 0 else b",") + orjson.dumps(key) + b":"
-        parts[2 * position::width] = [head] * count
+        parts[2 * position :: width] = [head] * count
         encoded = orjson.dumps(np.ascontiguousarray(array), option=orjson.OPT_SERIALIZE_NUMPY)
-        parts[2 * position + 1::width] = encoded[1:-1].split(b",")
+        parts[2 * position + 1 :: width] = encoded[1:-1].split(b",")
     parts[0] = parts[0][2:]  # no "}," before the first object
     parts.append(b"}")
     return b"".join(parts)
 
 
-def point_object_pieces(columns: Sequence[tuple[str, np.ndarray]],
-                        piece: int = STREAM_POINTS) -> Iterator[bytes]:
+def point_object_pieces(
+    columns: Sequence[tuple[str, np.ndarray]], piece: int = STREAM_POINTS
+) -> Iterator[bytes]:
     """:func:`point_objects` in pieces of ``piece`` points joined by commas, for streaming."""
     count = len(columns[0][1]) if columns else 0
     for start in range(0, count, piece):
-        sliced = [(key, array[start:start + piece]) for key, array in columns]
+        sliced = [(key, array[start : start + piece]) for key, array in columns]
         yield (b"," if start else b"") + point_objects(sliced)
 
 
@@ -198,10 +199,10 @@ def _unexpected_error_response(error: Exception) -> Response:
     (``request_id`` next to MindInsight's two keys, and the ``X-Request-Id`` header) and the log
     line carry the request id, so the traceback of what a user saw can be found."""
     rid = request_id(request.environ)
-    log.exception("REST API request %s failed (request id %s)", request.path, rid,
-                  exc_info=error)
-    response = json_response({**errors.unknown_error("System error.").to_dict(),
-                              "request_id": rid}, 500)
+    log.exception("REST API request %s failed (request id %s)", request.path, rid, exc_info=error)
+    response = json_response(
+        {**errors.unknown_error("System error.").to_dict(), "request_id": rid}, 500
+    )
     response.headers[REQUEST_ID_HEADER] = rid
     return response
 
@@ -237,13 +238,18 @@ def _add_routes(blueprint: Blueprint, routes: Sequence[Route]) -> None:
     """``routes`` plus the catch-all views."""
     known: dict[str, Sequence[str]] = {}
     for route in routes:
-        blueprint.add_url_rule("/" + route.path, view_func=route.view,
-                               methods=list(route.methods), provide_automatic_options=False)
+        blueprint.add_url_rule(
+            "/" + route.path,
+            view_func=route.view,
+            methods=list(route.methods),
+            provide_automatic_options=False,
+        )
         known[route.path] = route.methods
     catch_all = _catch_all(known)
     for rule, endpoint in (("/", "not_found_root"), ("/<path:path>", "not_found")):
-        blueprint.add_url_rule(rule, endpoint, catch_all, methods=_OTHER_METHODS,
-                               provide_automatic_options=False)
+        blueprint.add_url_rule(
+            rule, endpoint, catch_all, methods=_OTHER_METHODS, provide_automatic_options=False
+        )
 
 
 # -- parameters (MindInsight's Validation / tools helpers) -----------------------------------
@@ -266,8 +272,7 @@ _JSON_BRACKET = re.compile(r"[\[\]{}]")
 
 
 def _json_depth(text: str) -> int:
-    """The deepest nesting of ``[`` / ``{`` outside strings (no recursion, unlike the parser).
-    """
+    """The deepest nesting of ``[`` / ``{`` outside strings (no recursion, unlike the parser)."""
     depth = deepest = 0
     for match in _JSON_BRACKET.finditer(_JSON_STRING.sub('""', text)):
         if match.group() in "[{":
@@ -305,8 +310,11 @@ def request_body(max_bytes: int = MAX_JSON_BODY) -> bytes:
 
 
 def _body_too_large(max_bytes: int) -> ApiError:
-    return ApiError(errors.PARAM_VALUE_ERROR, "Invalid parameter value. The request body is "
-                    f"larger than {max_bytes} bytes.", 413)
+    return ApiError(
+        errors.PARAM_VALUE_ERROR,
+        f"Invalid parameter value. The request body is larger than {max_bytes} bytes.",
+        413,
+    )
 
 
 def json_body(max_bytes: int = MAX_JSON_BODY) -> Any:
@@ -403,7 +411,8 @@ def resolve_job(provider: DataProvider, train_id: str) -> JobSummary:
             "summary base directory, without '.', '..', empty parts or symbolic links."
         ) from None
     raise errors.train_job_not_exist(
-        f"Can not find the train job {train_id!r} in the summary base directory.")
+        f"Can not find the train job {train_id!r} in the summary base directory."
+    )
 
 
 def known_job(provider: DataProvider, train_id: str) -> JobSummary | None:
@@ -427,8 +436,13 @@ def stored_tag_or(tag: str, plugin: str, not_found: Callable[[str], ApiError]) -
     return raw
 
 
-def value_steps_or(provider: DataProvider, train_id: str, plugin: str, tag: str,
-                   not_found: Callable[[str], ApiError]) -> tuple[str, ValueSteps]:
+def value_steps_or(
+    provider: DataProvider,
+    train_id: str,
+    plugin: str,
+    tag: str,
+    not_found: Callable[[str], ApiError],
+) -> tuple[str, ValueSteps]:
     """(stored tag, steps) of MindInsight's tag of ``plugin``; ``not_found`` error if absent."""
     raw = stored_tag_or(tag, plugin, not_found)
     try:

@@ -34,8 +34,9 @@ _G_TOKEN = "_dash_insight_locale_token"
 def request_locale(default: str) -> str:
     """The locale of the Flask request being answered (see :func:`i18n.negotiate`)."""
     request = flask.request
-    return i18n.negotiate(request.cookies.get(i18n.COOKIE_NAME),
-                          request.headers.get("Accept-Language"), default)
+    return i18n.negotiate(
+        request.cookies.get(i18n.COOKIE_NAME), request.headers.get("Accept-Language"), default
+    )
 
 
 def install(app: dash.Dash, settings: Settings) -> None:
@@ -78,23 +79,36 @@ def client_texts() -> dict[str, str]:
     out here so that ``pybabel extract`` finds it."""
     english = [
         # assets/scalar-charts.js
-        ("step", _("step")), ("relative time (s)", _("relative time (s)")),
-        ("time", _("time")), ("value", _("value")), ("smoothed", _("smoothed")),
+        ("step", _("step")),
+        ("relative time (s)", _("relative time (s)")),
+        ("time", _("time")),
+        ("value", _("value")),
+        ("smoothed", _("smoothed")),
         ("{shown} of {total} points drawn", _("{shown} of {total} points drawn")),
         (" (smoothed as drawn)", _(" (smoothed as drawn)")),
         ("raw: all {total} points of the range", _("raw: all {total} points of the range")),
-        ("log scale: {count} non-positive value(s) not drawn",
-         _("log scale: {count} non-positive value(s) not drawn")),
+        (
+            "log scale: {count} non-positive value(s) not drawn",
+            _("log scale: {count} non-positive value(s) not drawn"),
+        ),
         ("{name}: {kind} at step {step}", _("{name}: {kind} at step {step}")),
-        ("best: min", _("best: min")), ("best: max", _("best: max")),
-        ("log x: {count} point(s) at or below 0 not drawn",
-         _("log x: {count} point(s) at or below 0 not drawn")),
-        ("log x needs the step or relative time axis",
-         _("log x needs the step or relative time axis")),
-        ("{count} point(s) without a value of {tag} at their step not drawn",
-         _("{count} point(s) without a value of {tag} at their step not drawn")),
+        ("best: min", _("best: min")),
+        ("best: max", _("best: max")),
+        (
+            "log x: {count} point(s) at or below 0 not drawn",
+            _("log x: {count} point(s) at or below 0 not drawn"),
+        ),
+        (
+            "log x needs the step or relative time axis",
+            _("log x needs the step or relative time axis"),
+        ),
+        (
+            "{count} point(s) without a value of {tag} at their step not drawn",
+            _("{count} point(s) without a value of {tag} at their step not drawn"),
+        ),
         # assets/per-tag-pages.js
-        ("✕ Exit full screen", _("✕ Exit full screen")), ("Full screen", _("Full screen")),
+        ("✕ Exit full screen", _("✕ Exit full screen")),
+        ("Full screen", _("Full screen")),
         ("Step: {step}", _("Step: {step}")),
     ]
     return dict(english)
@@ -102,8 +116,10 @@ def client_texts() -> dict[str, str]:
 
 def client_texts_element() -> html.Div:
     """A hidden element carrying :func:`client_texts` (rendered with the page frame)."""
-    data: dict[str, Any] = {"data-texts": json.dumps(client_texts(), ensure_ascii=False),
-                            "data-locale": i18n.current_locale()}
+    data: dict[str, Any] = {
+        "data-texts": json.dumps(client_texts(), ensure_ascii=False),
+        "data-locale": i18n.current_locale(),
+    }
     return html.Div(id=CLIENT_TEXTS_ID, hidden=True, **data)
 
 
@@ -111,12 +127,21 @@ def language_switch() -> html.Div:
     """中文 / English in the top bar: the current language is marked; a click sets the cookie
     and reloads the same URL (``assets/shell.js`` ``setLanguage``)."""
     current = i18n.current_locale()
-    return html.Div(className="di-language", id="language-switch", children=[
-        html.Button(name, id={"type": "language", "locale": locale},
-                    className="di-language-option" + (" active" if locale == current else ""),
-                    lang=HTML_LANG[locale], title=name, n_clicks=0)
-        for locale, name in i18n.LOCALE_NAMES.items()
-    ])
+    return html.Div(
+        className="di-language",
+        id="language-switch",
+        children=[
+            html.Button(
+                name,
+                id={"type": "language", "locale": locale},
+                className="di-language-option" + (" active" if locale == current else ""),
+                lang=HTML_LANG[locale],
+                title=name,
+                n_clicks=0,
+            )
+            for locale, name in i18n.LOCALE_NAMES.items()
+        ],
+    )
 
 
 def register(app: dash.Dash) -> None:

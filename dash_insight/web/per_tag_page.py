@@ -78,8 +78,9 @@ COMMON_PARAMETERS = ("train_id", "tags", "filter", "page")
 def page_state(*fields: Field) -> UrlState:
     """The URL state of a per-tag page: job, tags and tag filter, the page's own ``fields``,
     the page number (in this order in the URL)."""
-    return UrlState(Text("train_id"), Tags("tags"), Text("filter"), *fields,
-                    Int("page", 1, 1, MAX_PAGE))
+    return UrlState(
+        Text("train_id"), Tags("tags"), Text("filter"), *fields, Int("page", 1, 1, MAX_PAGE)
+    )
 
 
 @dataclass(frozen=True)
@@ -163,13 +164,18 @@ def head(app: dash.Dash, title: str | LazyString, train_id: str) -> html.Div:
 
 
 def job_error(app: dash.Dash, message: str) -> html.Div:
-    return html.Div(className="di-panel di-empty", children=[
-        html.P(message), dcc.Link(_("Back to the summary list"),
-                                  href=app.get_relative_path("/"))])
+    return html.Div(
+        className="di-panel di-empty",
+        children=[
+            html.P(message),
+            dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
+        ],
+    )
 
 
-def unknown_message(unknown: list[str], train_id: str, noun: str,
-                    kind: str | LazyString = "") -> Any:
+def unknown_message(
+    unknown: list[str], train_id: str, noun: str, kind: str | LazyString = ""
+) -> Any:
     """A notice for tags named in the URL that the job does not have (``kind``: what the
     page shows, in the current language)."""
     if not unknown:
@@ -179,13 +185,27 @@ def unknown_message(unknown: list[str], train_id: str, noun: str,
         "{count} tag in the link is not a {kind} tag of {job}: {names}. It may have been "
         "renamed, or belong to another job; the other tags are shown.",
         "{count} tags in the link are not {kind} tags of {job}: {names}. They may have been "
-        "renamed, or belong to another job; the other tags are shown.", len(unknown))
-    return html.Div(className="di-notice di-warning", id=f"{noun}-unknown-tags", children=[
-        text.format(count=len(unknown), kind=str(kind) or noun, job=train_id, names=names)])
+        "renamed, or belong to another job; the other tags are shown.",
+        len(unknown),
+    )
+    return html.Div(
+        className="di-notice di-warning",
+        id=f"{noun}-unknown-tags",
+        children=[
+            text.format(count=len(unknown), kind=str(kind) or noun, job=train_id, names=names)
+        ],
+    )
 
 
-def plugin_tags(app: dash.Dash, provider: DataProvider, train_id: str, plugin: str,
-                title: html.Div, empty: Any, empty_id: str) -> tuple[list[str], html.Div | None]:
+def plugin_tags(
+    app: dash.Dash,
+    provider: DataProvider,
+    train_id: str,
+    plugin: str,
+    title: html.Div,
+    empty: Any,
+    empty_id: str,
+) -> tuple[list[str], html.Div | None]:
     """The job's tags of ``plugin``, or a finished page (``title`` + message) when the job is
     unknown or has no such data yet (``empty`` says how to record it)."""
     try:
@@ -197,22 +217,32 @@ def plugin_tags(app: dash.Dash, provider: DataProvider, train_id: str, plugin: s
     return tags, None
 
 
-def segmented(component_id: str, options: Sequence[tuple[str, str]], value: str
-              ) -> dcc.RadioItems:
+def segmented(component_id: str, options: Sequence[tuple[str, str]], value: str) -> dcc.RadioItems:
     """A row of segmented radio buttons (``options`` = (value, label) pairs)."""
-    return dcc.RadioItems(id=component_id, value=value, inline=True, className="di-segmented",
-                          options=[{"label": label, "value": v} for v, label in options])
+    return dcc.RadioItems(
+        id=component_id,
+        value=value,
+        inline=True,
+        className="di-segmented",
+        options=[{"label": label, "value": v} for v, label in options],
+    )
 
 
-def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str, str],
-           previews: int | None = None) -> html.Div:
+def layout(
+    page: PerTagPage[S],
+    app: dash.Dash,
+    service: S,
+    params: Mapping[str, str],
+    previews: int | None = None,
+) -> html.Div:
     """The page for URL parameters ``params``; with ``previews``, its first paint (see
     :func:`cards_update`)."""
     state = page.state.parse(params)
     train_id = state["train_id"]
     title = head(app, page.title, train_id)
-    tags, message = plugin_tags(app, service.provider, train_id, page.plugin, title,
-                                list(page.empty()), page.id("empty"))
+    tags, message = plugin_tags(
+        app, service.provider, train_id, page.plugin, title, list(page.empty()), page.id("empty")
+    )
     if message is not None:
         return message
     selected, _unknown = selection(state["tags"], tags)
@@ -226,29 +256,41 @@ def layout(page: PerTagPage[S], app: dash.Dash, service: S, params: Mapping[str,
     root: dict[str, Any] = {"id": page.id("root")}
     if page.root_style is not None:
         root["style"] = page.root_style(state)
-    return html.Div(**root, children=[
-        title,
-        job_notice(service.provider.job(train_id), page.id("job-notice")),
-        html.Div(className="di-panel di-vp-controls", children=[
-            picker(page.id("tags"), _("Tag Selection"), tags, selected, state["filter"]),
-            *page.controls(state),
-        ]),
-        dcc.Store(id=page.id("query-keys"), data=page.query_keys),
-        dcc.Store(id=page.id("query")),
-        dcc.Store(id=page.id("shown"), data=first.key),
-        html.Div(first.notice, id=page.id("notice")),
-        cards,
-        pager(page.prefix, texts=(first.total, first.page), disabled=(first.first, first.last)),
-        *(page.extra(state) if page.extra is not None else []),
-    ])
+    return html.Div(
+        **root,
+        children=[
+            title,
+            job_notice(service.provider.job(train_id), page.id("job-notice")),
+            html.Div(
+                className="di-panel di-vp-controls",
+                children=[
+                    picker(page.id("tags"), _("Tag Selection"), tags, selected, state["filter"]),
+                    *page.controls(state),
+                ],
+            ),
+            dcc.Store(id=page.id("query-keys"), data=page.query_keys),
+            dcc.Store(id=page.id("query")),
+            dcc.Store(id=page.id("shown"), data=first.key),
+            html.Div(first.notice, id=page.id("notice")),
+            cards,
+            pager(page.prefix, texts=(first.total, first.page), disabled=(first.first, first.last)),
+            *(page.extra(state) if page.extra is not None else []),
+        ],
+    )
 
 
 # --- callbacks' work ------------------------------------------------------------------------------
 
 
-def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
-                    tags: Sequence[str], checked: Sequence[str] | None, pattern: str | None,
-                    control_values: Mapping[str, Any]) -> str | None:
+def controls_search(
+    page: PerTagPage[Any],
+    search: str | None,
+    trigger: Any,
+    tags: Sequence[str],
+    checked: Sequence[str] | None,
+    pattern: str | None,
+    control_values: Mapping[str, Any],
+) -> str | None:
     """The URL after a change of the controls (None: unchanged). ``trigger`` is the id of the
     control that changed: the pager turns the page (and applies nothing else), a change of the
     tag picker (``checked`` = the tags ticked in its list, All, None, the filter) goes back to
@@ -262,8 +304,13 @@ def controls_search(page: PerTagPage[Any], search: str | None, trigger: Any,
     if not paged:
         state = page.state.from_controls(state, control_values)
     matching, _error = filter_tags(tags, pattern or "")
-    chosen = pick(tags, list(tags) if selected is None else selected, checked, matching,
-                  picker_action(trigger, page.id("tags")))
+    chosen = pick(
+        tags,
+        list(tags) if selected is None else selected,
+        checked,
+        matching,
+        picker_action(trigger, page.id("tags")),
+    )
     state.update(selection_state(tags, chosen, pattern or ""))
     new = page.state.search(state)
     return None if same_search(new, search) else new
@@ -288,9 +335,15 @@ def _card(page: PerTagPage[S], context: CardContext[S], tag: str) -> Any:
         return html.Section(str(error), className="di-panel di-empty")
 
 
-def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, state: dict[str, Any],
-                 theme: str | None, shown: list[Any] | None,
-                 previews: int | None = None) -> CardsUpdate | None:
+def cards_update(
+    page: PerTagPage[S],
+    app: dash.Dash,
+    service: S,
+    state: dict[str, Any],
+    theme: str | None,
+    shown: list[Any] | None,
+    previews: int | None = None,
+) -> CardsUpdate | None:
     """The cards of the page of tags the URL's ``state`` (:meth:`UrlState.parse`) asks for, or
     None when ``shown`` (the key of the cards on screen) says they show the same already.
     ``previews``: the cards are for the page's first paint, the first ``previews`` of them (the
@@ -300,27 +353,47 @@ def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, state: dict[st
     try:
         job = service.provider.job(train_id)
     except DataError as error:
-        return CardsUpdate(html.Div(str(error), className="di-empty"), None, "", "", True, True,
-                           None)
+        return CardsUpdate(
+            html.Div(str(error), className="di-empty"), None, "", "", True, True, None
+        )
     tags = job.tags[page.plugin]
-    on_page, number, pages, unknown, total = tags_on_page(state["tags"], tags, state["filter"],
-                                                          state["page"], page.page_size)
-    key = [train_id, job.version, on_page, unknown, *(state[f] for f in page.card_fields),
-           theme if page.themed(state) else None]
+    on_page, number, pages, unknown, total = tags_on_page(
+        state["tags"], tags, state["filter"], state["page"], page.page_size
+    )
+    key = [
+        train_id,
+        job.version,
+        on_page,
+        unknown,
+        *(state[f] for f in page.card_fields),
+        theme if page.themed(state) else None,
+    ]
     if shown == key:
         return None
     context = CardContext(app, service, train_id, state, theme)
     if previews is not None:
-        built: Any = [_card(page, replace(context, first_paint=True, preview=i < previews), tag)
-                      for i, tag in enumerate(on_page)]
+        built: Any = [
+            _card(page, replace(context, first_paint=True, preview=i < previews), tag)
+            for i, tag in enumerate(on_page)
+        ]
     else:
         built = [_card(page, context, tag) for tag in on_page]
     if not built:
-        built = html.Div(_("No tag selected: tick tags above, or clear the filter.") if tags
-                         else _("No {kind} yet.").format(kind=str(page.kind) or page.noun),
-                         className="di-empty")
-    return CardsUpdate(built, unknown_message(unknown, train_id, page.noun, page.kind), total,
-                       f"{number} / {pages}", number <= 1, number >= pages, key)
+        built = html.Div(
+            _("No tag selected: tick tags above, or clear the filter.")
+            if tags
+            else _("No {kind} yet.").format(kind=str(page.kind) or page.noun),
+            className="di-empty",
+        )
+    return CardsUpdate(
+        built,
+        unknown_message(unknown, train_id, page.noun, page.kind),
+        total,
+        f"{number} / {pages}",
+        number <= 1,
+        number >= pages,
+        key,
+    )
 
 
 # --- registration ---------------------------------------------------------------------------------
@@ -328,6 +401,7 @@ def cards_update(page: PerTagPage[S], app: dash.Dash, service: S, state: dict[st
 
 def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
     """The skeleton's callbacks of ``page`` (once per app)."""
+
     def picked(search: str | None) -> tuple[list[str], list[str] | None, str]:
         state = page.state.parse_search(search)
         try:
@@ -341,7 +415,8 @@ def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
     app.clientside_callback(
         ClientsideFunction(namespace="perTagPage", function_name="query"),
         Output(page.id("query"), "data"),
-        Input("url", "search"), State(page.id("query"), "data"),
+        Input("url", "search"),
+        State(page.id("query"), "data"),
         State(page.id("query-keys"), "data"),
     )
 
@@ -351,31 +426,44 @@ def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
         Output("url", "search", allow_duplicate=True),
         *picker_inputs(page.id("tags")),
         *(Input(control, "value") for control, _ in page.control_fields),
-        Input(page.id("prev"), "n_clicks"), Input(page.id("next"), "n_clicks"),
+        Input(page.id("prev"), "n_clicks"),
+        Input(page.id("next"), "n_clicks"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
-                        *rest: Any) -> Any:
+    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None, *rest: Any) -> Any:
         if not user_change():
             return dash.no_update
-        values = dict(zip(fields, rest[:len(fields)], strict=True))
+        values = dict(zip(fields, rest[: len(fields)], strict=True))
         search = rest[-1]
         tags = picked(search)[0]
-        new = controls_search(page, search, ctx.triggered_id, tags, checked_names(rows),
-                              pattern, values)
+        new = controls_search(
+            page, search, ctx.triggered_id, tags, checked_names(rows), pattern, values
+        )
         return dash.no_update if new is None else new
 
     @app.callback(
-        Output(page.id("cards"), "children"), Output(page.id("notice"), "children"),
-        Output(page.id("total"), "children"), Output(page.id("page"), "children"),
-        Output(page.id("prev"), "disabled"), Output(page.id("next"), "disabled"),
+        Output(page.id("cards"), "children"),
+        Output(page.id("notice"), "children"),
+        Output(page.id("total"), "children"),
+        Output(page.id("page"), "children"),
+        Output(page.id("prev"), "disabled"),
+        Output(page.id("next"), "disabled"),
         Output(page.id("shown"), "data"),
-        Input(page.id("query"), "data"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input("theme", "data"), State("url", "search"),
+        Input(page.id("query"), "data"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        Input("theme", "data"),
+        State("url", "search"),
         State(page.id("shown"), "data"),
     )
-    def cards(_query: list | None, _ticks: int | None, _clicks: int | None, theme: str | None,
-              search: str | None, shown: list | None) -> Any:
+    def cards(
+        _query: list | None,
+        _ticks: int | None,
+        _clicks: int | None,
+        theme: str | None,
+        search: str | None,
+        shown: list | None,
+    ) -> Any:
         update = cards_update(page, app, service, page.state.parse_search(search), theme, shown)
         return (dash.no_update,) * len(CardsUpdate._fields) if update is None else tuple(update)

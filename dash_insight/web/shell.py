@@ -25,37 +25,81 @@ CLIENTSIDE_NAMESPACE = "shell"
 
 
 def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
-    return html.Header(className="di-topbar", children=[
-        dcc.Link(html.Span(["dash", html.Span("·"), "insight"]), href=app.get_relative_path("/"),
-                 className="di-brand"),
-        html.Nav(className="di-nav", id="nav", children=[
-            dcc.Link(str(link.label), href=app.get_relative_path(link.path),
-                     id=f"nav-{link.path.strip('/') or 'home'}")
-            for link in nav
-        ]),
-        html.Div(className="di-spacer"),
-        html.Div(className="di-tools", children=[
-            dcc.Checklist(id="auto-refresh",
-                          options=[{"label": " " + _("Auto refresh"), "value": "on"}],
-                          value=["on"], persistence=True, persistence_type="local",
-                          inputClassName="di-checkbox", className="di-inline"),
-            html.Label([_("every"), dcc.Input(
-                id="refresh-seconds", type="number", value=DEFAULT_REFRESH_SECONDS,
-                min=MIN_REFRESH_SECONDS, max=MAX_REFRESH_SECONDS, step=1, debounce=True,
-                persistence=True, persistence_type="local"), _("s")],
-                title=_("Auto refresh interval: {low} to {high} seconds").format(
-                    low=MIN_REFRESH_SECONDS, high=MAX_REFRESH_SECONDS)),
-            html.Button("⟳ " + _("Refresh"), id="refresh-now", className="di-icon-button",
-                        title=_("Reload the data now")),
-            html.Button("◐ " + _("Theme"), id="theme-toggle", className="di-icon-button",
-                        title=_("Switch between light and dark theme")),
-            i18n.language_switch(),
-        ]),
-    ])
+    return html.Header(
+        className="di-topbar",
+        children=[
+            dcc.Link(
+                html.Span(["dash", html.Span("·"), "insight"]),
+                href=app.get_relative_path("/"),
+                className="di-brand",
+            ),
+            html.Nav(
+                className="di-nav",
+                id="nav",
+                children=[
+                    dcc.Link(
+                        str(link.label),
+                        href=app.get_relative_path(link.path),
+                        id=f"nav-{link.path.strip('/') or 'home'}",
+                    )
+                    for link in nav
+                ],
+            ),
+            html.Div(className="di-spacer"),
+            html.Div(
+                className="di-tools",
+                children=[
+                    dcc.Checklist(
+                        id="auto-refresh",
+                        options=[{"label": " " + _("Auto refresh"), "value": "on"}],
+                        value=["on"],
+                        persistence=True,
+                        persistence_type="local",
+                        inputClassName="di-checkbox",
+                        className="di-inline",
+                    ),
+                    html.Label(
+                        [
+                            _("every"),
+                            dcc.Input(
+                                id="refresh-seconds",
+                                type="number",
+                                value=DEFAULT_REFRESH_SECONDS,
+                                min=MIN_REFRESH_SECONDS,
+                                max=MAX_REFRESH_SECONDS,
+                                step=1,
+                                debounce=True,
+                                persistence=True,
+                                persistence_type="local",
+                            ),
+                            _("s"),
+                        ],
+                        title=_("Auto refresh interval: {low} to {high} seconds").format(
+                            low=MIN_REFRESH_SECONDS, high=MAX_REFRESH_SECONDS
+                        ),
+                    ),
+                    html.Button(
+                        "⟳ " + _("Refresh"),
+                        id="refresh-now",
+                        className="di-icon-button",
+                        title=_("Reload the data now"),
+                    ),
+                    html.Button(
+                        "◐ " + _("Theme"),
+                        id="theme-toggle",
+                        className="di-icon-button",
+                        title=_("Switch between light and dark theme"),
+                    ),
+                    i18n.language_switch(),
+                ],
+            ),
+        ],
+    )
 
 
-def shell_layout(app: dash.Dash, nav: Sequence[NavLink],
-                 router: PageRouter) -> Callable[[], html.Div]:
+def shell_layout(
+    app: dash.Dash, nav: Sequence[NavLink], router: PageRouter
+) -> Callable[[], html.Div]:
     """The frame, with the page of the URL being opened already inside it.
 
     A function Dash calls on each page load, so the frame is built in the request's language.
@@ -71,17 +115,19 @@ def shell_layout(app: dash.Dash, nav: Sequence[NavLink],
     def layout() -> html.Div:
         referred = router.referred_url()
         page, route = router.render(*referred) if referred else (None, None)
-        location = ({"pathname": referred[0], "search": referred[1]} if referred else {})
-        return html.Div([
-            dcc.Location(id="url", refresh=False, **location),
-            dcc.Store(id="route", data=route),
-            dcc.Store(id="theme", storage_type="local", data="light"),
-            dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
-            dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
-            top_bar(app, nav),
-            i18n.client_texts_element(),
-            html.Main(page, id="page", className="di-page"),
-        ])
+        location = {"pathname": referred[0], "search": referred[1]} if referred else {}
+        return html.Div(
+            [
+                dcc.Location(id="url", refresh=False, **location),
+                dcc.Store(id="route", data=route),
+                dcc.Store(id="theme", storage_type="local", data="light"),
+                dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
+                dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
+                top_bar(app, nav),
+                i18n.client_texts_element(),
+                html.Main(page, id="page", className="di-page"),
+            ]
+        )
 
     return layout
 
@@ -148,9 +194,14 @@ def register_shell(app: dash.Dash, router: PageRouter) -> None:
     # One callback (not a route store feeding a render callback): a page costs one round trip.
     # Not called on load: the layout holds the page of the ``Referer`` (or, without one, the
     # location's first pathname fires this callback when it mounts).
-    @app.callback(Output("page", "children"), Output("route", "data"),
-                  Input("url", "pathname"), Input("url", "search"), State("route", "data"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("page", "children"),
+        Output("route", "data"),
+        Input("url", "pathname"),
+        Input("url", "search"),
+        State("route", "data"),
+        prevent_initial_call=True,
+    )
     def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
         if current and current == router.route(pathname, search):
             return dash.no_update, dash.no_update
@@ -159,19 +210,26 @@ def register_shell(app: dash.Dash, router: PageRouter) -> None:
     # In the browser: no round trip on every page load for the stored settings.
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "autoRefresh"),
-        Output("refresh-interval", "disabled"), Output("refresh-interval", "interval"),
-        Input("auto-refresh", "value"), Input("refresh-seconds", "value"),
-        State("refresh-seconds", "min"), State("refresh-seconds", "max"),
+        Output("refresh-interval", "disabled"),
+        Output("refresh-interval", "interval"),
+        Input("auto-refresh", "value"),
+        Input("refresh-seconds", "value"),
+        State("refresh-seconds", "min"),
+        State("refresh-seconds", "max"),
         State("refresh-interval", "interval"),
     )
 
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyTheme"),
-        Output("theme", "data"), Input("theme-toggle", "n_clicks"), State("theme", "data"),
+        Output("theme", "data"),
+        Input("theme-toggle", "n_clicks"),
+        State("theme", "data"),
     )
     run_colours.register_run_dots(app)
     i18n.register(app)
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "markActiveNav"),
-        Output("nav", "title"), Input("url", "pathname"), State("nav", "id"),
+        Output("nav", "title"),
+        Input("url", "pathname"),
+        State("nav", "id"),
     )

@@ -39,6 +39,7 @@ def same_search(new: str, current: str | None) -> bool:
     in any order. ``?train_id=./job`` (typed or linked by hand) and ``?train_id=.%2Fjob`` (as
     the pages write it) are one state: writing the second over the first would run every
     callback of the page again for nothing (the whole grid was drawn twice)."""
+
     def pairs(search: str | None) -> list[tuple[str, str]]:
         return sorted(parse_qsl((search or "").lstrip("?"), keep_blank_values=False))
 
@@ -125,8 +126,7 @@ def decode_tags(text: str | None) -> list[str] | None:
 def encode_map(values: Mapping[str, object]) -> str:
     """``{"a": 1, "b,c": "[0,:]"}`` -> ``a=1,b\\,c=[0\\,:]`` (``\\``, ``,`` and ``=`` escaped).
     ``assets/per-tag-pages.js`` (``encodeMap``) writes the same in the browser."""
-    return ",".join(f"{_escape(str(k), ',=')}={_escape(str(v), ',=')}"
-                    for k, v in values.items())
+    return ",".join(f"{_escape(str(k), ',=')}={_escape(str(v), ',=')}" for k, v in values.items())
 
 
 def decode_map(text: str | None) -> dict[str, str]:
@@ -335,8 +335,9 @@ class UrlState:
                     params[f.name] = text
         return "?" + urlencode(params) if params else ""
 
-    def from_controls(self, state: Mapping[str, Any], values: Mapping[str, Any]
-                      ) -> dict[str, Any]:
+    def from_controls(self, state: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
         """``state`` with the fields named in ``values`` set from their controls' values."""
-        return {**state, **{name: self._by_name[name].from_control(value)
-                            for name, value in values.items()}}
+        return {
+            **state,
+            **{name: self._by_name[name].from_control(value) for name, value in values.items()},
+        }

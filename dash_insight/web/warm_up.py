@@ -83,6 +83,7 @@ class WarmUp:
                 self.wait()
 
         if start_after_first_answer:
+
             @server.teardown_request
             def start_after_an_answer(_error: BaseException | None) -> None:
                 if not self._started and flask.request.path.startswith(prefix):

@@ -20,8 +20,10 @@ def _is_nice(step: float) -> bool:
     return any(math.isclose(mantissa, m) for m in (1, 2, 2.5, 5, 10))
 
 
-@pytest.mark.parametrize(("raw", "step"), [(0.23, 0.25), (0.2, 0.2), (3, 5), (7, 10),
-                                           (0.0011, 0.002), (1e6, 1e6), (1.9e-9, 2e-9)])
+@pytest.mark.parametrize(
+    ("raw", "step"),
+    [(0.23, 0.25), (0.2, 0.2), (3, 5), (7, 10), (0.0011, 0.002), (1e6, 1e6), (1.9e-9, 2e-9)],
+)
 def test_nice_step_is_the_next_1_2_2p5_5(raw: float, step: float) -> None:
     assert math.isclose(nice_step(raw), step)
 
@@ -42,8 +44,10 @@ def test_a_constant_series_is_centred_in_a_padded_range() -> None:
     assert constant_span(-2.0) == (-2.2, -1.8)
 
 
-@pytest.mark.parametrize(("low", "high"), [(1.2, 2.35), (0, 1), (-3, 1e6), (1e-9, 3e-9),
-                                           (-0.7, -0.2), (2.371, 2.372), (1e300, 1.5e300)])
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [(1.2, 2.35), (0, 1), (-3, 1e6), (1e-9, 3e-9), (-0.7, -0.2), (2.371, 2.372), (1e300, 1.5e300)],
+)
 def test_nice_range_holds_the_data_on_nice_ticks(low: float, high: float) -> None:
     axis = nice_range(low, high)
     assert axis.low <= low and axis.high >= high

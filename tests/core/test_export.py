@@ -34,8 +34,7 @@ API = "/v1/mindinsight/datavisual"
 @pytest.fixture(scope="module")
 def rest(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     """GET a REST answer of create_app over the corpus (JSON, or bytes for images)."""
-    app = create_app(str(corpus), workspace=str(tmp_path_factory.mktemp("ws")),
-                     reload_interval=0)
+    app = create_app(str(corpus), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
     assert app.data_service.loader.wait_rounds(1)
     client = app.server.test_client()
 
@@ -63,8 +62,9 @@ def exported(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 
 
 def _jobs(rest) -> list[dict[str, Any]]:
-    return [job for job in rest("train-jobs", offset=0, limit=999)["train_jobs"]
-            if job["summary_files"]]
+    return [
+        job for job in rest("train-jobs", offset=0, limit=999)["train_jobs"] if job["summary_files"]
+    ]
 
 
 def _raw(tag: str, plugin: str) -> str:
@@ -94,8 +94,7 @@ def _csv_rows(path: Path) -> list[tuple[int, float, str, float | None]]:
 
 
 def _json_rows(path: Path) -> list[tuple[int, float, str, float | None]]:
-    return [(r["step"], r["wall_time"], r["tag"], r["value"])
-            for r in json.loads(path.read_text())]
+    return [(r["step"], r["wall_time"], r["tag"], r["value"]) for r in json.loads(path.read_text())]
 
 
 def _parquet_rows(path: Path) -> list[tuple[int, float, str, float | None]]:
@@ -103,9 +102,12 @@ def _parquet_rows(path: Path) -> list[tuple[int, float, str, float | None]]:
 
     table = pq.read_table(path).to_pydict()
     assert pq.read_schema(path).field("value").type == "float"  # float32, as written
-    return [(s, w, t, v if math.isfinite(v) else None)
-            for s, w, t, v in zip(table["step"], table["wall_time"], table["tag"],
-                                  table["value"], strict=True)]
+    return [
+        (s, w, t, v if math.isfinite(v) else None)
+        for s, w, t, v in zip(
+            table["step"], table["wall_time"], table["tag"], table["value"], strict=True
+        )
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
@@ -119,8 +121,9 @@ def test_scalars_equal_the_rest_answers(rest, exported, fmt: str) -> None:
         assert list(by_tag) == [_raw(t, "scalar") for t in tags]  # by name, as REST lists them
         for tag in tags:
             answer = rest("scalar/metadata", train_id=job["train_id"], tag=tag)["metadatas"]
-            assert [(p["step"], p["wall_time"], p["value"]) for p in answer] \
-                == by_tag[_raw(tag, "scalar")]
+            assert [(p["step"], p["wall_time"], p["value"]) for p in answer] == by_tag[
+                _raw(tag, "scalar")
+            ]
             checked += len(answer)
     assert checked == 5766
 
@@ -135,8 +138,9 @@ def test_images_equal_single_image_bytes(rest, exported) -> None:
             for meta in rest("image/metadata", train_id=job["train_id"], tag=tag)["metadatas"]:
                 name = f"{tag_file_name(raw)}_{meta['step']}.png"
                 expected.add(name)
-                answer = rest("image/single-image", train_id=job["train_id"], tag=tag,
-                              step=meta["step"])
+                answer = rest(
+                    "image/single-image", train_id=job["train_id"], tag=tag, step=meta["step"]
+                )
                 assert (folder / name).read_bytes() == answer
                 checked += 1
         present = {p.name for p in folder.iterdir()} if folder.exists() else set()
@@ -154,11 +158,13 @@ def _rest_tensor(rest, train_id: str, tag: str, step: int, dims: list[int]) -> n
         fixed += 1
     for lead in np.ndindex(*dims[:fixed]):
         selector = "[" + ",".join([*map(str, lead), *[":"] * (len(dims) - fixed)]) + "]"
-        answer = rest("tensors", train_id=train_id, tag=tag, detail="data", step=step,
-                      dims=selector)
+        answer = rest(
+            "tensors", train_id=train_id, tag=tag, detail="data", step=step, dims=selector
+        )
         data = np.asarray(answer["tensors"][0]["values"][0]["value"]["data"], dtype=object)
-        whole[lead] = np.vectorize(lambda v: special.get(v, v) if isinstance(v, str) else v,
-                                   otypes=[np.float64])(data)
+        whole[lead] = np.vectorize(
+            lambda v: special.get(v, v) if isinstance(v, str) else v, otypes=[np.float64]
+        )(data)
     return whole
 
 
@@ -168,16 +174,20 @@ def test_tensors_equal_the_rest_tensors(rest, exported) -> None:
         for tag in job["plugins"]["tensor"]:
             raw = _raw(tag, "tensor")
             steps = rest("tensors", train_id=job["train_id"], tag=tag)["tensors"][0]["values"]
-            npz = np.load(_job_folder(exported["csv"], job["train_id"]) / "tensors"
-                          / f"{tag_file_name(raw)}.npz")
+            npz = np.load(
+                _job_folder(exported["csv"], job["train_id"])
+                / "tensors"
+                / f"{tag_file_name(raw)}.npz"
+            )
             assert npz["step"].tolist() == [s["step"] for s in steps]
             assert npz["wall_time"].tolist() == [s["wall_time"] for s in steps]
             for entry in steps:
                 array = npz[f"tensor_{entry['step']}"]
                 assert list(array.shape) == entry["value"]["dims"]
                 assert entry["value"]["data_type"] == f"DT_{array.dtype.name.upper()}"
-                from_rest = _rest_tensor(rest, job["train_id"], tag, entry["step"],
-                                         entry["value"]["dims"])
+                from_rest = _rest_tensor(
+                    rest, job["train_id"], tag, entry["step"], entry["value"]["dims"]
+                )
                 assert np.array_equal(array.astype(np.float64), from_rest, equal_nan=True)
                 checked += 1
     assert checked == 71
@@ -190,15 +200,18 @@ def test_histograms_equal_what_the_rest_api_reads(rest, exported) -> None:
         for tag in job["plugins"]["histogram"]:
             raw = _raw(tag, "histogram")
             answer = rest("histograms", train_id=job["train_id"], tag=tag)["histograms"]
-            npz = np.load(_job_folder(exported["csv"], job["train_id"]) / "histograms"
-                          / f"{tag_file_name(raw)}.npz")
+            npz = np.load(
+                _job_folder(exported["csv"], job["train_id"])
+                / "histograms"
+                / f"{tag_file_name(raw)}.npz"
+            )
             assert npz["step"].tolist() == [h["step"] for h in answer]
             assert npz["wall_time"].tolist() == [h["wall_time"] for h in answer]
             offsets = npz["bucket_offsets"]
             assert len(offsets) == len(answer) + 1 and offsets[-1] == len(npz["buckets"])
             for position, step in enumerate(npz["step"].tolist()):
                 value = provider.read_value(job["train_id"], "histogram", raw, step)
-                buckets = npz["buckets"][offsets[position]:offsets[position + 1]]
+                buckets = npz["buckets"][offsets[position] : offsets[position + 1]]
                 assert np.array_equal(buckets, value.buckets)
                 assert npz["count"][position] == value.count
                 assert npz["max"][position] == value.max and npz["min"][position] == value.min
@@ -209,16 +222,16 @@ def test_histograms_equal_what_the_rest_api_reads(rest, exported) -> None:
 def test_progress_counts_every_summary_byte(corpus: Path, tmp_path: Path) -> None:
     seen: list[int] = []
     jobs = find_jobs(str(corpus))
-    report = export_summaries(str(corpus), str(tmp_path), plugins=["scalar"], jobs=jobs,
-                              progress=seen.append)
+    report = export_summaries(
+        str(corpus), str(tmp_path), plugins=["scalar"], jobs=jobs, progress=seen.append
+    )
     assert sum(seen) == summary_bytes(jobs) == report.bytes_read > 10_000_000
     written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert written == sorted(f"{job.train_id[2:]}/scalars.csv" for job in jobs)
     assert report.counts["images"] == 0 and report.counts["scalar points"] == 5766
 
 
-def test_damaged_records_are_reported_as_inspect_reports_them(corpus: Path,
-                                                              tmp_path: Path) -> None:
+def test_damaged_records_are_reported_as_inspect_reports_them(corpus: Path, tmp_path: Path) -> None:
     job = tmp_path / "base" / "run"
     shutil.copytree(corpus / "multi_file", job)
     victim = sorted(job.glob("*summary*"))[0]
@@ -235,18 +248,45 @@ def test_damaged_records_are_reported_as_inspect_reports_them(corpus: Path,
     assert code == 1
 
 
-def test_cli_export_and_its_mindinsight_alias(corpus: Path, tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "a"),
-                     "--plugins", "scalar,image", "--format", "json"]) == 0
+def test_cli_export_and_its_mindinsight_alias(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        cli.main(
+            [
+                "export",
+                str(corpus / "multi_file"),
+                "--to",
+                str(tmp_path / "a"),
+                "--plugins",
+                "scalar,image",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     said = capsys.readouterr().out
     assert "exported 1 of 1 job(s)" in said and "600 scalar points, 5 images" in said
     assert "MB/s" in said
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["images", "scalars.json"]
 
-    assert cli.main(["parse_summary", "--summary-dir", str(corpus / "multi_file"),
-                     "--output", str(tmp_path / "b"), "--plugins", "scalar,image",
-                     "--format", "json"]) == 0
+    assert (
+        cli.main(
+            [
+                "parse_summary",
+                "--summary-dir",
+                str(corpus / "multi_file"),
+                "--output",
+                str(tmp_path / "b"),
+                "--plugins",
+                "scalar,image",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     (made,) = (tmp_path / "b").iterdir()
     assert made.name.startswith("output_")
     for name in ("scalars.json", "images/sample_300.png"):
@@ -255,19 +295,35 @@ def test_cli_export_and_its_mindinsight_alias(corpus: Path, tmp_path: Path,
     # A folder that is not empty is not overwritten by accident.
     assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "a")]) == 2
     assert "not an empty folder" in capsys.readouterr().err
-    assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "a"),
-                     "--overwrite", "--plugins", "histogram"]) == 0
+    assert (
+        cli.main(
+            [
+                "export",
+                str(corpus / "multi_file"),
+                "--to",
+                str(tmp_path / "a"),
+                "--overwrite",
+                "--plugins",
+                "histogram",
+            ]
+        )
+        == 0
+    )
     assert cli.main(["export", str(tmp_path / "missing"), "--to", str(tmp_path / "c")]) == 2
     assert "summary directory not found" in capsys.readouterr().err
 
 
-def test_parquet_without_pyarrow_says_how_to_get_it(corpus: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_parquet_without_pyarrow_says_how_to_get_it(
+    corpus: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow -> ImportError
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
-    code = cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "p"),
-                     "--format", "parquet"])
+    code = cli.main(
+        ["export", str(corpus / "multi_file"), "--to", str(tmp_path / "p"), "--format", "parquet"]
+    )
     error = capsys.readouterr().err
     assert code == 2 and len(error.strip().splitlines()) == 1
     assert "needs pyarrow, which is not installed: pip install 'dash-insight[parquet]'" in error
@@ -275,8 +331,9 @@ def test_parquet_without_pyarrow_says_how_to_get_it(corpus: Path, tmp_path: Path
     with pytest.raises(ExportError, match="needs pyarrow"):
         export_summaries(str(corpus), str(tmp_path / "q"), fmt="parquet")
     # Images alone need no pyarrow.
-    report = export_summaries(str(corpus / "multi_file"), str(tmp_path / "r"), fmt="parquet",
-                              plugins=["image"])
+    report = export_summaries(
+        str(corpus / "multi_file"), str(tmp_path / "r"), fmt="parquet", plugins=["image"]
+    )
     assert report.counts["images"] == 5
 
 
@@ -292,8 +349,11 @@ def test_plugins_and_tag_names() -> None:
 
 def test_npz_written_array_by_array_reads_like_savez(tmp_path: Path) -> None:
     writer = NpzWriter(str(tmp_path / "x" / "t.npz"))
-    arrays = {"step": np.arange(3), "tensor_1": np.ones((2, 3), np.float16),
-              "flags": np.array([True, False])}
+    arrays = {
+        "step": np.arange(3),
+        "tensor_1": np.ones((2, 3), np.float16),
+        "flags": np.array([True, False]),
+    }
     for name, array in arrays.items():
         writer.add(name, array)
     writer.close()
@@ -308,8 +368,9 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_a_terminal_shows_a_progress_bar_with_the_rate(corpus: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_terminal_shows_a_progress_bar_with_the_rate(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "o")]) == 0
@@ -317,8 +378,10 @@ def test_a_terminal_shows_a_progress_bar_with_the_rate(corpus: Path, tmp_path: P
     assert final.startswith("export: 100%") and "42.4k/42.4k" in final and "B/s]" in final
     quiet = _Terminal()
     monkeypatch.setattr(sys, "stderr", quiet)
-    assert cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "q"),
-                     "--quiet"]) == 0
+    assert (
+        cli.main(["export", str(corpus / "multi_file"), "--to", str(tmp_path / "q"), "--quiet"])
+        == 0
+    )
     assert quiet.getvalue() == ""
 
 
@@ -334,4 +397,5 @@ def test_csv_rows_of_tags_with_line_breaks_commas_and_quotes_read_back(tmp_path:
     assert cli.main(["export", str(tmp_path / "base"), "--to", str(tmp_path / "out")]) == 0
     rows = _csv_rows(tmp_path / "out" / "run" / "scalars.csv")
     assert sorted((tag, step, value) for step, _, tag, value in rows) == sorted(
-        (tag, step, float(number + step)) for number, tag in enumerate(tags) for step in (1, 2))
+        (tag, step, float(number + step)) for number, tag in enumerate(tags) for step in (1, 2)
+    )

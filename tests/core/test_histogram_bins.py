@@ -36,8 +36,9 @@ def hist(buckets: list[tuple[float, float, float]], low: float, high: float) -> 
     return OriginalHistogram(np.array(buckets, dtype=np.float64).reshape(-1, 3), low, high)
 
 
-def histogram_value(buckets: list[tuple[float, float, float]], low: float, high: float,
-                    nan: int = 0) -> HistogramValue:
+def histogram_value(
+    buckets: list[tuple[float, float, float]], low: float, high: float, nan: int = 0
+) -> HistogramValue:
     array = np.array(buckets, dtype=np.float64).reshape(-1, 3)
     count = int(array[:, 2].sum()) + nan
     return HistogramValue(array, nan, 0, 0, high, low, 0.0, count)
@@ -55,8 +56,24 @@ def assert_buckets(actual: np.ndarray, expected: list[tuple[float, float, float]
 
 @pytest.mark.parametrize(
     ("max_count", "bins"),
-    [(-1, 1), (0, 1), (1, 2), (5, 2), (6, 3), (10, 3), (11, 3), (20, 3), (21, 4), (100, 11),
-     (101, 12), (270, 28), (271, 29), (280, 29), (281, 30), (10**9, 30)],
+    [
+        (-1, 1),
+        (0, 1),
+        (1, 2),
+        (5, 2),
+        (6, 3),
+        (10, 3),
+        (11, 3),
+        (20, 3),
+        (21, 4),
+        (100, 11),
+        (101, 12),
+        (270, 28),
+        (271, 29),
+        (280, 29),
+        (281, 30),
+        (10**9, 30),
+    ],
 )
 def test_display_bins(max_count: int, bins: int) -> None:
     assert display_bins(max_count) == bins
@@ -147,8 +164,12 @@ def test_rebin_float32_extremes() -> None:
 
 @pytest.mark.parametrize(
     ("vmin", "vmax", "bins", "message"),
-    [(0, 1, 0, "bins"), (1, 0, 3, "reversed"), (0, float("inf"), 3, "finite"),
-     (float("nan"), 1, 3, "finite")],
+    [
+        (0, 1, 0, "bins"),
+        (1, 0, 3, "reversed"),
+        (0, float("inf"), 3, "finite"),
+        (float("nan"), 1, 3, "finite"),
+    ],
 )
 def test_display_grid_rejects_bad_range(vmin: float, vmax: float, bins: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -302,8 +323,11 @@ def test_matches_mindinsight_oracle_exactly(corpus: Path) -> None:
             steps = answer["histograms"]
             # MindInsight served a sample of the steps; unify exactly those.
             chosen = [
-                next(v for wall, step, v in pool
-                     if step == s["step"] and abs(wall - s["wall_time"]) < 1e-6)
+                next(
+                    v
+                    for wall, step, v in pool
+                    if step == s["step"] and abs(wall - s["wall_time"]) < 1e-6
+                )
                 for s in steps
             ]
             for served, ours in zip(steps, unify(chosen), strict=True):

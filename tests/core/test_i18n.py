@@ -11,14 +11,30 @@ import pytest
 from dash_insight.core import i18n
 
 
-@pytest.mark.parametrize(("tag", "locale"), [
-    ("zh", i18n.CHINESE), ("zh-CN", i18n.CHINESE), ("zh_CN", i18n.CHINESE),
-    ("zh-Hans", i18n.CHINESE), ("zh-hans-cn", i18n.CHINESE), ("zh_CN.UTF-8", i18n.CHINESE),
-    ("ZH-cn", i18n.CHINESE), ("en", i18n.ENGLISH), ("en-US", i18n.ENGLISH),
-    ("en_GB.UTF-8", i18n.ENGLISH), ("C", i18n.ENGLISH), ("POSIX", i18n.ENGLISH),
-    ("zh-TW", None), ("zh-Hant", None), ("zh-HK", None), ("fr", None), ("", None), (None, None),
-    ("-", None),
-])
+@pytest.mark.parametrize(
+    ("tag", "locale"),
+    [
+        ("zh", i18n.CHINESE),
+        ("zh-CN", i18n.CHINESE),
+        ("zh_CN", i18n.CHINESE),
+        ("zh-Hans", i18n.CHINESE),
+        ("zh-hans-cn", i18n.CHINESE),
+        ("zh_CN.UTF-8", i18n.CHINESE),
+        ("ZH-cn", i18n.CHINESE),
+        ("en", i18n.ENGLISH),
+        ("en-US", i18n.ENGLISH),
+        ("en_GB.UTF-8", i18n.ENGLISH),
+        ("C", i18n.ENGLISH),
+        ("POSIX", i18n.ENGLISH),
+        ("zh-TW", None),
+        ("zh-Hant", None),
+        ("zh-HK", None),
+        ("fr", None),
+        ("", None),
+        (None, None),
+        ("-", None),
+    ],
+)
 def test_normalize_locale(tag: str | None, locale: str | None) -> None:
     assert i18n.normalize_locale(tag) == locale
 
@@ -32,33 +48,39 @@ def test_accept_language_is_ranked_by_quality_then_order() -> None:
     assert i18n.parse_accept_language("<script>, zh") == ["zh"]
 
 
-@pytest.mark.parametrize(("cookie", "header", "default", "locale"), [
-    (None, "zh-CN,zh;q=0.9,en;q=0.8", "en", i18n.CHINESE),   # the browser's first choice
-    (None, "en-US,en;q=0.9,zh;q=0.8", "zh-CN", i18n.ENGLISH),
-    (None, "fr-FR, zh-Hans;q=0.7", "en", i18n.CHINESE),      # first language we have
-    (None, "fr-FR, de", "zh-CN", i18n.CHINESE),              # none we have: the server's
-    (None, None, "zh-CN", i18n.CHINESE),
-    (None, None, "en", i18n.ENGLISH),
-    (None, "zh-TW", "en", i18n.ENGLISH),                     # no traditional Chinese catalog
-    ("en", "zh-CN", "zh-CN", i18n.ENGLISH),                  # the switch wins
-    ("zh_CN", "en", "en", i18n.CHINESE),
-    ("klingon", "zh", "en", i18n.CHINESE),                   # a bad cookie is ignored
-    (None, "*, zh", "en", i18n.ENGLISH),                     # "*" ends the search
-    (None, None, "nonsense", i18n.ENGLISH),
-])
+@pytest.mark.parametrize(
+    ("cookie", "header", "default", "locale"),
+    [
+        (None, "zh-CN,zh;q=0.9,en;q=0.8", "en", i18n.CHINESE),  # the browser's first choice
+        (None, "en-US,en;q=0.9,zh;q=0.8", "zh-CN", i18n.ENGLISH),
+        (None, "fr-FR, zh-Hans;q=0.7", "en", i18n.CHINESE),  # first language we have
+        (None, "fr-FR, de", "zh-CN", i18n.CHINESE),  # none we have: the server's
+        (None, None, "zh-CN", i18n.CHINESE),
+        (None, None, "en", i18n.ENGLISH),
+        (None, "zh-TW", "en", i18n.ENGLISH),  # no traditional Chinese catalog
+        ("en", "zh-CN", "zh-CN", i18n.ENGLISH),  # the switch wins
+        ("zh_CN", "en", "en", i18n.CHINESE),
+        ("klingon", "zh", "en", i18n.CHINESE),  # a bad cookie is ignored
+        (None, "*, zh", "en", i18n.ENGLISH),  # "*" ends the search
+        (None, None, "nonsense", i18n.ENGLISH),
+    ],
+)
 def test_negotiate(cookie: str | None, header: str | None, default: str, locale: str) -> None:
     assert i18n.negotiate(cookie, header, default) == locale
 
 
-@pytest.mark.parametrize(("environ", "locale"), [
-    ({"LANG": "zh_CN.UTF-8"}, i18n.CHINESE),
-    ({"LANG": "en_US.UTF-8"}, i18n.ENGLISH),
-    ({"LANGUAGE": "zh_CN:en", "LANG": "en_US.UTF-8"}, i18n.CHINESE),
-    ({"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, i18n.ENGLISH),
-    ({"LC_MESSAGES": "zh_CN.UTF-8"}, i18n.CHINESE),
-    ({"LANG": "fr_FR.UTF-8"}, None),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    ("environ", "locale"),
+    [
+        ({"LANG": "zh_CN.UTF-8"}, i18n.CHINESE),
+        ({"LANG": "en_US.UTF-8"}, i18n.ENGLISH),
+        ({"LANGUAGE": "zh_CN:en", "LANG": "en_US.UTF-8"}, i18n.CHINESE),
+        ({"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, i18n.ENGLISH),
+        ({"LC_MESSAGES": "zh_CN.UTF-8"}, i18n.CHINESE),
+        ({"LANG": "fr_FR.UTF-8"}, None),
+        ({}, None),
+    ],
+)
 def test_locale_from_environ(environ: dict[str, str], locale: str | None) -> None:
     assert i18n.locale_from_environ(environ) == locale
 
@@ -92,8 +114,10 @@ def test_each_thread_translates_to_its_own_locale() -> None:
             barrier.wait(timeout=10)  # both locales are set before either translates
             seen[locale] = i18n.gettext("Scalars")
 
-    threads = [threading.Thread(target=contextvars.copy_context().run, args=(answer, locale))
-               for locale in ("zh_CN", "en")]
+    threads = [
+        threading.Thread(target=contextvars.copy_context().run, args=(answer, locale))
+        for locale in ("zh_CN", "en")
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

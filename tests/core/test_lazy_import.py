@@ -33,7 +33,8 @@ CHILD = textwrap.dedent("""
 
 
 def test_eight_threads_importing_pandas_at_once_all_get_it_whole() -> None:
-    completed = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
-                               timeout=300, check=False)
+    completed = subprocess.run(
+        [sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=300, check=False
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert completed.stdout.strip() == "[]"

@@ -36,8 +36,11 @@ print(next(int(line.split()[1]) for line in open("/proc/self/status")
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc only")
 def test_freed_large_buffers_are_given_back_with_the_threshold_fixed() -> None:
     def rss_kb(mode: str) -> int:
-        return int(subprocess.run([sys.executable, "-c", _SCRIPT, mode], check=True,
-                                  capture_output=True, text=True).stdout)
+        return int(
+            subprocess.run(
+                [sys.executable, "-c", _SCRIPT, mode], check=True, capture_output=True, text=True
+            ).stdout
+        )
 
     default, fixed = rss_kb("default"), rss_kb("fixed")
     # Up to 8 threads x 3 buffers of ~5 MB stay in the arenas by default (how many depends on

@@ -20,8 +20,9 @@ from dash_insight.core.store.loader import Loader
 from tests.core.store.test_discovery import CORPUS_JOBS
 
 
-def _open(base: Path, workspace: Path, **options: object) -> tuple[IndexStore, Loader,
-                                                                   DataProvider]:
+def _open(
+    base: Path, workspace: Path, **options: object
+) -> tuple[IndexStore, Loader, DataProvider]:
     store = IndexStore(index_directory(str(workspace), str(base)))
     loader = Loader(str(base), store, reload_interval=0, **options)
     return store, loader, DataProvider(str(base), store)
@@ -68,8 +69,12 @@ def test_corpus_values(corpus_provider: DataProvider) -> None:
     assert len(corpus_provider.read_graph("./ops_all", graph_tag).node) == 21
     assert corpus_provider.dataset_graph("./lenet_sc")["op_type"] == "Batch"
     kinds = [r.kind for r in corpus_provider.lineage_records("./lenet_sc")]
-    assert sorted(kinds) == ["dataset_graph", "evaluation_lineage", "train_lineage",
-                             "user_defined_info"]
+    assert sorted(kinds) == [
+        "dataset_graph",
+        "evaluation_lineage",
+        "train_lineage",
+        "user_defined_info",
+    ]
 
 
 def test_errors_are_typed(corpus_provider: DataProvider) -> None:
@@ -79,8 +84,9 @@ def test_errors_are_typed(corpus_provider: DataProvider) -> None:
         corpus_provider.read_scalars("./lenet_sc", "nope")
     with pytest.raises(StepNotFound):
         corpus_provider.read_value("./lenet_sc", "image", "input_data/auto", 999)
-    many = corpus_provider.read_scalars_many(["./lenet_sc", "./nope", "./ops_all"],
-                                             ["loss/auto", "loss"])
+    many = corpus_provider.read_scalars_many(
+        ["./lenet_sc", "./nope", "./ops_all"], ["loss/auto", "loss"]
+    )
     assert set(many) == {("./lenet_sc", "loss/auto"), ("./ops_all", "loss")}
 
 
@@ -269,8 +275,7 @@ def test_other_processes_read_the_index(tmp_path: Path) -> None:
             assert not second_owner
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    process = context.Process(target=_reader_process,
-                              args=(str(base), str(tmp_path / "ws"), queue))
+    process = context.Process(target=_reader_process, args=(str(base), str(tmp_path / "ws"), queue))
     process.start()
     assert queue.get(timeout=60) == 30
     process.join(30)
@@ -350,7 +355,6 @@ def test_scalar_window_reads_a_range_from_the_cached_series(tmp_path: Path) -> N
     cached = len(provider._cache)
     provider.read_scalar_window("./job", "loss", 1, 4000, 10)
     assert len(provider._cache) == cached  # the series and its pyramid, built once
-    assert provider.read_scalar_window("./job", "loss").series.step.tolist() == list(
-        range(1, 5001))
+    assert provider.read_scalar_window("./job", "loss").series.step.tolist() == list(range(1, 5001))
     with pytest.raises(TagNotFound):
         provider.read_scalar_window("./job", "nope", 1, 2, 10)

@@ -28,17 +28,20 @@ def _columns(step: np.ndarray) -> ScalarColumns:
     return ScalarColumns(step, 1e9 + step * 0.5, value)
 
 
-def _job(tmp_path: Path, files: list[list[np.ndarray]],
-         columns: Callable[[np.ndarray], ScalarColumns] = _columns
-         ) -> tuple[IndexStore, DataProvider]:
+def _job(
+    tmp_path: Path,
+    files: list[list[np.ndarray]],
+    columns: Callable[[np.ndarray], ScalarColumns] = _columns,
+) -> tuple[IndexStore, DataProvider]:
     """A job whose file ``i`` (rank ``i``) holds one chunk per array of ``files[i]`` (its points:
     ``columns(steps)``), written first-read style (no merging), as the loader does for a large
     file."""
     store = IndexStore(str(tmp_path / "index"))
     state = JobState(TRAIN_ID, version=1)
     for rank, chunks in enumerate(files):
-        file_state = state.files[f"f{rank}"] = FileState(f"f{rank}", "summary", (rank, rank),
-                                                         rank=rank)
+        file_state = state.files[f"f{rank}"] = FileState(
+            f"f{rank}", "summary", (rank, rank), rank=rank
+        )
         for step in chunks:
             store.append_chunk(state, file_state, "scalar", TAG, columns(step), merge=False)
     state.tags = {"scalar": {TAG: {name: 1 for name in state.files}}}
@@ -54,10 +57,12 @@ def _merged(store: IndexStore) -> tuple[np.ndarray, ...]:
     state = store.load_job(TRAIN_ID)
     assert state is not None
     parts = store.read_columns(state, "scalar", TAG, ScalarColumns)
-    series = merge_points(np.concatenate([c.step for _, c in parts]),
-                          np.concatenate([c.wall_time for _, c in parts]),
-                          np.concatenate([c.value for _, c in parts]),
-                          np.concatenate([np.full(len(c.step), f.rank) for f, c in parts]))
+    series = merge_points(
+        np.concatenate([c.step for _, c in parts]),
+        np.concatenate([c.wall_time for _, c in parts]),
+        np.concatenate([c.value for _, c in parts]),
+        np.concatenate([np.full(len(c.step), f.rank) for f, c in parts]),
+    )
     return series.step, series.wall_time, series.value
 
 
@@ -70,8 +75,9 @@ def _count_reads(store: IndexStore, monkeypatch: pytest.MonkeyPatch) -> Counter[
         reads[f"chunk {serial}"] += 1
         return chunk(train_id, plugin, tag, name, serial)
 
-    def counted_summary(train_id: str, plugin: str, tag: str, name: str, serial: int,
-                        level: int) -> object:
+    def counted_summary(
+        train_id: str, plugin: str, tag: str, name: str, serial: int, level: int
+    ) -> object:
         reads[f"summary {serial} {level}"] += 1
         return summary(train_id, plugin, tag, name, serial, level)
 
@@ -87,21 +93,25 @@ def _ten_chunks(size: int = 10_000) -> list[list[np.ndarray]]:
     return [chunks[:5], chunks[5:]]
 
 
-@pytest.mark.parametrize(("start", "end", "max_points"), [
-    (12_345, 12_999, None),  # inside one chunk
-    (12_345, 12_999, 1000),
-    (9_000, 51_000, None),  # across many chunks and both files
-    (10_000, 19_999, None),  # exactly one chunk (and the missing step before it)
-    (-500, -1, 100),  # before all data
-    (200_000, 300_000, 100),  # after all data
-    (20_000, 20_000, 10),  # the missing step between two chunks
-    (None, None, None),
-    (None, 30_500, None),
-    (55_000, None, None),
-    (12_000, 14_000, 100),  # reduced, read raw (a narrow window)
-])
+@pytest.mark.parametrize(
+    ("start", "end", "max_points"),
+    [
+        (12_345, 12_999, None),  # inside one chunk
+        (12_345, 12_999, 1000),
+        (9_000, 51_000, None),  # across many chunks and both files
+        (10_000, 19_999, None),  # exactly one chunk (and the missing step before it)
+        (-500, -1, 100),  # before all data
+        (200_000, 300_000, 100),  # after all data
+        (20_000, 20_000, 10),  # the missing step between two chunks
+        (None, None, None),
+        (None, 30_500, None),
+        (55_000, None, None),
+        (12_000, 14_000, 100),  # reduced, read raw (a narrow window)
+    ],
+)
 def test_a_window_is_what_merging_the_whole_tag_gives(
-        tmp_path: Path, start: int | None, end: int | None, max_points: int | None) -> None:
+    tmp_path: Path, start: int | None, end: int | None, max_points: int | None
+) -> None:
     store, provider = _job(tmp_path, _ten_chunks())
     step, wall, value = _merged(store)
     expected = window(ScalarSeries(step, wall, value), start, end, max_points)
@@ -113,25 +123,29 @@ def test_a_window_is_what_merging_the_whole_tag_gives(
     assert found.series.value.dtype == np.float32
 
 
-def test_a_window_reads_only_the_chunks_it_overlaps(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_window_reads_only_the_chunks_it_overlaps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store, provider = _job(tmp_path, _ten_chunks())
     state = store.load_job(TRAIN_ID)
     assert state is not None
-    serials = [ref.serial for f in sorted(state.files) for ref in
-               state.files[f].chunks[("scalar", TAG)]]
+    serials = [
+        ref.serial for f in sorted(state.files) for ref in state.files[f].chunks[("scalar", TAG)]
+    ]
     reads = _count_reads(store, monkeypatch)
     found = provider.read_scalar_window(TRAIN_ID, TAG, 12_345, 31_000, None)
     assert found.series.step[0] == 12_345 and found.series.step[-1] == 31_000
-    assert reads == Counter({f"chunk {serials[1]}": 1, f"chunk {serials[2]}": 1,
-                             f"chunk {serials[3]}": 1})
+    assert reads == Counter(
+        {f"chunk {serials[1]}": 1, f"chunk {serials[2]}": 1, f"chunk {serials[3]}": 1}
+    )
     reads.clear()
     provider.read_scalar_window(TRAIN_ID, TAG, 12_345, 31_000, None)
     assert sum(reads.values()) == 3  # read again: raw chunks are not kept in memory
 
 
 def test_an_overview_reads_summaries_and_only_the_edge_chunks(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     size = 1 << 16
     chunks = [np.arange(k * size, (k + 1) * size) for k in range(16)]
     spike_step, nan_step = 5 * size + 1234, 11 * size + 77
@@ -147,15 +161,18 @@ def test_an_overview_reads_summaries_and_only_the_edge_chunks(
         patched = columns._replace(value=value)
         store._cache.set(_key("chunk", TRAIN_ID, "scalar", TAG, "f0", serial), patched)
         for level in SUMMARY_LEVELS:
-            store._cache.set(_key("lod", TRAIN_ID, "scalar", TAG, "f0", serial, level),
-                             summarise(patched.step, patched.wall_time, patched.value, level))
+            store._cache.set(
+                _key("lod", TRAIN_ID, "scalar", TAG, "f0", serial, level),
+                summarise(patched.step, patched.wall_time, patched.value, level),
+            )
     reads = _count_reads(store, monkeypatch)
     start, end = 1000, 16 * size - 1000
     found = provider.read_scalar_window(TRAIN_ID, TAG, start, end, 1000)
     assert reads[f"chunk {serials[0]}"] == reads[f"chunk {serials[-1]}"] == 1
     assert sum(reads[f"chunk {s}"] for s in serials[1:-1]) == 0
     assert {key for key in reads if key.startswith("summary")} == {
-        f"summary {s} 6" for s in serials[1:-1]}  # 1M points at 1,000 px: 64-point blocks
+        f"summary {s} 6" for s in serials[1:-1]
+    }  # 1M points at 1,000 px: 64-point blocks
     assert found.points_in_range == end - start + 1 and not found.raw
     assert found.series.step[0] == start and found.series.step[-1] == end
     assert 50.0 in found.series.value.tolist()
@@ -189,8 +206,12 @@ def test_repeated_and_restarted_steps_are_merged_as_mindinsight_does(tmp_path: P
     store, provider = _job(tmp_path, [first, second])
     step, wall, value = _merged(store)
     merged = ScalarSeries(step, wall, value)
-    for start, end, max_points in ((None, None, None), (5_500, 6_600, None),
-                                   (None, None, 200), (100, 11_000, 1000)):
+    for start, end, max_points in (
+        (None, None, None),
+        (5_500, 6_600, None),
+        (None, None, 200),
+        (100, 11_000, 1000),
+    ):
         expected = window(merged, start, end, max_points)
         found = provider.read_scalar_window(TRAIN_ID, TAG, start, end, max_points)
         np.testing.assert_array_equal(found.series.step, expected.series.step)
@@ -216,11 +237,13 @@ def test_a_chunk_missing_from_the_index_asks_for_a_rebuild(tmp_path: Path, entry
     assert store.take_rebuild_requests() == {TRAIN_ID}
     # what does not need the lost entry is still answered
     assert provider.read_scalar_window(TRAIN_ID, TAG, 0, 99, None).series.step.tolist() == list(
-        range(100))
+        range(100)
+    )
 
 
-def test_live_merges_stop_at_the_cap_and_keep_summaries(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_live_merges_stop_at_the_cap_and_keep_summaries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(index, "MAX_CHUNK_ENTRIES", 64)
     store = IndexStore(str(tmp_path / "index"))
     state = JobState(TRAIN_ID)
@@ -240,7 +263,8 @@ def test_live_merges_stop_at_the_cap_and_keep_summaries(tmp_path: Path,
 
 
 def test_a_large_slice_is_stored_in_chunks_of_at_most_the_cap(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A slice of a file holding many points of one tag is cut at the cap, so a window read
     never reads a chunk larger than it; the windows still equal the merged series."""
     monkeypatch.setattr(index, "MAX_CHUNK_ENTRIES", 100)
@@ -260,11 +284,14 @@ def test_a_large_slice_is_stored_in_chunks_of_at_most_the_cap(
         np.testing.assert_array_equal(found.series.wall_time, wall[lo:hi])
 
 
-@pytest.mark.parametrize("files", [[[np.arange(0, 100), np.arange(100, 130)]],
-                                   [[np.arange(0, 100)], [np.arange(50, 80)]]],
-                         ids=["ordered", "restarted"])
+@pytest.mark.parametrize(
+    "files",
+    [[[np.arange(0, 100), np.arange(100, 130)]], [[np.arange(0, 100)], [np.arange(50, 80)]]],
+    ids=["ordered", "restarted"],
+)
 def test_the_extent_of_a_tag_is_its_merged_length_and_last_step(
-        tmp_path: Path, files: list[list[np.ndarray]]) -> None:
+    tmp_path: Path, files: list[list[np.ndarray]]
+) -> None:
     """What the chart plan shows (points, last step) without drawing anything: from the chunk
     bounds of an ordered tag, from the merge otherwise (a restart purges the larger steps)."""
     store, provider = _job(tmp_path, files)
@@ -277,20 +304,31 @@ def _spiky_columns(step: np.ndarray) -> ScalarColumns:
     steps 50 and 120, the maximum 5 at steps 10 and 110, +inf at 20, -inf at 30, NaN at 40."""
     columns = _columns(step)
     value = columns.value.copy()
-    for at, spike in ((10, 5.0), (110, 5.0), (50, -1.0), (120, -1.0), (20, np.inf),
-                      (30, -np.inf), (40, np.nan)):
+    for at, spike in (
+        (10, 5.0),
+        (110, 5.0),
+        (50, -1.0),
+        (120, -1.0),
+        (20, np.inf),
+        (30, -np.inf),
+        (40, np.nan),
+    ):
         value[columns.step == at] = spike
     return ScalarColumns(columns.step, columns.wall_time, value)
 
 
-@pytest.mark.parametrize(("files", "ordered"), [
-    ([[np.arange(0, 100), np.arange(100, 130)]], True),
-    ([[np.arange(0, 60), np.arange(60, 130)]], True),
-    ([[np.arange(0, 100)], [np.arange(45, 130)]], False),  # a restart at 45 purges 45-99
-], ids=["ordered", "ordered-other-cut", "restarted"])
+@pytest.mark.parametrize(
+    ("files", "ordered"),
+    [
+        ([[np.arange(0, 100), np.arange(100, 130)]], True),
+        ([[np.arange(0, 60), np.arange(60, 130)]], True),
+        ([[np.arange(0, 100)], [np.arange(45, 130)]], False),  # a restart at 45 purges 45-99
+    ],
+    ids=["ordered", "ordered-other-cut", "restarted"],
+)
 def test_the_extremes_of_a_tag_are_those_of_its_merged_series(
-        tmp_path: Path, files: list[list[np.ndarray]], ordered: bool,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, files: list[list[np.ndarray]], ordered: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The best-value marker's points: the first lowest / highest finite value of the merged
     series (NaN and ±inf never count); an ordered tag's come from its chunk refs, read-free."""
     store, provider = _job(tmp_path, files, _spiky_columns)
@@ -310,9 +348,13 @@ def test_a_tag_without_a_finite_value_has_no_extremes(tmp_path: Path) -> None:
     store = IndexStore(str(tmp_path / "index"))
     state = JobState(TRAIN_ID, version=1)
     file_state = state.files["f0"] = FileState("f0", "summary", (0, 0))
-    store.append_chunk(state, file_state, "scalar", TAG,
-                       ScalarColumns(np.arange(3), np.zeros(3),
-                                     np.array([np.nan, np.inf, -np.inf], np.float32)))
+    store.append_chunk(
+        state,
+        file_state,
+        "scalar",
+        TAG,
+        ScalarColumns(np.arange(3), np.zeros(3), np.array([np.nan, np.inf, -np.inf], np.float32)),
+    )
     state.tags = {"scalar": {TAG: {"f0": 1}}}
     with store.transaction():
         store.save_job(state)

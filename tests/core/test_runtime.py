@@ -39,8 +39,12 @@ print(json.dumps({"title": title, "port": os.environ["DASH_INSIGHT_PORT"],
 
 def test_announce_names_the_process_and_cleans_up(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
-    done = subprocess.run([sys.executable, "-c", ANNOUNCE, str(tmp_path), str(workspace)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", ANNOUNCE, str(tmp_path), str(workspace)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["title"] == f"dash-insight: port 8765, {os.path.realpath(tmp_path)}"
@@ -53,8 +57,12 @@ def test_announce_names_the_process_and_cleans_up(tmp_path: Path) -> None:
 
 
 def test_stale_records_are_removed(tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     pid = int(dead.stdout)
     path = Path(record_path(str(tmp_path), pid))
     path.parent.mkdir(parents=True)
@@ -75,13 +83,32 @@ def test_load_state_reads_the_shared_index(corpus: Path, tmp_path: Path) -> None
 def test_titles_and_tables() -> None:
     settings = Settings("/", port=9000)
     assert process_title(settings) == "dash-insight: port 9000, /"
-    assert [format_uptime(s) for s in (5, 307, 10920, 187200)] == ["5s", "5m07s", "3h02m",
-                                                                 "2d04h"]
+    assert [format_uptime(s) for s in (5, 307, 10920, 187200)] == ["5s", "5m07s", "3h02m", "2d04h"]
     assert format_servers([]) == "no dash-insight server is running"
     record = ServerRecord(42, 8080, "::1", "/data/summaries", "/ws", "/insight/", "app.py", 0.0)
     assert record.url == "http://[::1]:8080/insight/"
     table = format_servers([RunningServer(record, 61, "loaded: 1 jobs, 0.1 MB")]).splitlines()
-    assert table[0].split() == ["PORT", "PID", "STARTED", "BY", "UPTIME", "BASE", "DIRECTORY",
-                                "WORKSPACE", "LOAD"]
-    assert table[1].split() == ["8080", "42", "app.py", "1m01s", "/data/summaries", "/ws",
-                                "loaded:", "1", "jobs,", "0.1", "MB"]
+    assert table[0].split() == [
+        "PORT",
+        "PID",
+        "STARTED",
+        "BY",
+        "UPTIME",
+        "BASE",
+        "DIRECTORY",
+        "WORKSPACE",
+        "LOAD",
+    ]
+    assert table[1].split() == [
+        "8080",
+        "42",
+        "app.py",
+        "1m01s",
+        "/data/summaries",
+        "/ws",
+        "loaded:",
+        "1",
+        "jobs,",
+        "0.1",
+        "MB",
+    ]

@@ -40,20 +40,25 @@ def test_defaults_are_the_same_from_every_source(tmp_path: Path) -> None:
         assert settings.base_dir == os.path.realpath(tmp_path)
 
 
-@pytest.mark.parametrize(("name", "value", "message"), [
-    ("MAX_DEPTH", "x", "max depth must be an integer >= 0"),
-    ("RELOAD_INTERVAL", "-5", "reload interval must be a number of seconds in 0..300"),
-    ("RELOAD_INTERVAL", "soon", "reload interval"),
-    ("SAMPLES_PER_PLUGIN", "scalar=0", "sample count must be a positive integer"),
-    ("URL_BASE_PATHNAME", "insight", "must start and end with '/'"),
-    ("LOAD_WORKERS", "0", "load workers must be an integer in 1..64, not '0'"),
-    ("LOAD_WORKERS", "many", "load workers must be an integer in 1..64"),
-])
-def test_environment_values_are_validated(tmp_path: Path, name: str, value: str,
-                                          message: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("MAX_DEPTH", "x", "max depth must be an integer >= 0"),
+        ("RELOAD_INTERVAL", "-5", "reload interval must be a number of seconds in 0..300"),
+        ("RELOAD_INTERVAL", "soon", "reload interval"),
+        ("SAMPLES_PER_PLUGIN", "scalar=0", "sample count must be a positive integer"),
+        ("URL_BASE_PATHNAME", "insight", "must start and end with '/'"),
+        ("LOAD_WORKERS", "0", "load workers must be an integer in 1..64, not '0'"),
+        ("LOAD_WORKERS", "many", "load workers must be an integer in 1..64"),
+    ],
+)
+def test_environment_values_are_validated(
+    tmp_path: Path, name: str, value: str, message: str
+) -> None:
     with pytest.raises(SettingsError) as caught:
-        Settings.from_env({"DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
-                           f"DASH_INSIGHT_{name}": value})
+        Settings.from_env(
+            {"DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path), f"DASH_INSIGHT_{name}": value}
+        )
     assert str(caught.value).startswith(f"DASH_INSIGHT_{name}: ") and message in str(caught.value)
 
 
@@ -62,11 +67,17 @@ def test_environment_needs_the_base_dir() -> None:
         Settings.from_env({})
 
 
-@pytest.mark.parametrize("argv", [
-    ("--reload-interval", "-5"), ("--max-depth", "x"), ("--port", "0"),
-    ("--samples-per-plugin", "nope=3"), ("--load-workers", "0"),
-    ("--load-workers", str(MAX_LOAD_WORKERS + 1)),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--reload-interval", "-5"),
+        ("--max-depth", "x"),
+        ("--port", "0"),
+        ("--samples-per-plugin", "nope=3"),
+        ("--load-workers", "0"),
+        ("--load-workers", str(MAX_LOAD_WORKERS + 1)),
+    ],
+)
 def test_command_line_refuses_what_the_environment_refuses(argv: tuple[str, ...]) -> None:
     with pytest.raises(SystemExit):
         _parse(*argv)
@@ -93,9 +104,20 @@ def test_load_workers_default_to_the_cores_this_process_may_use(tmp_path: Path) 
 
 
 def test_to_args_gives_the_same_settings_back(tmp_path: Path) -> None:
-    settings = _parse("--summary-base-dir", str(tmp_path), "--reload-interval", "0.5",
-                      "--max-depth", "2", "--samples-per-plugin", "scalar=10,image=all",
-                      "--port", "8123", "--workspace", str(tmp_path / "ws"))
+    settings = _parse(
+        "--summary-base-dir",
+        str(tmp_path),
+        "--reload-interval",
+        "0.5",
+        "--max-depth",
+        "2",
+        "--samples-per-plugin",
+        "scalar=10,image=all",
+        "--port",
+        "8123",
+        "--workspace",
+        str(tmp_path / "ws"),
+    )
     assert _parse(*settings.to_args()) == settings
     assert settings.samples_per_plugin == {"scalar": 10, "image": 0}
 
@@ -121,8 +143,12 @@ VALUES = {
     "port": {"default": 8080, "config": 8001, "env": 8002, "cli": 8003},
     "reload_interval": {"default": 3.0, "config": 1.5, "env": 7.0, "cli": 0.0},
     "max_depth": {"default": None, "config": 1, "env": 2, "cli": 3},
-    "samples_per_plugin": {"default": {}, "config": {"scalar": 10}, "env": {"image": 5},
-                           "cli": {"tensor": 2}},
+    "samples_per_plugin": {
+        "default": {},
+        "config": {"scalar": 10},
+        "env": {"image": 5},
+        "cli": {"tensor": 2},
+    },
     "host": {"default": "127.0.0.1", "config": "10.0.0.1", "env": "10.0.0.2", "cli": "::1"},
     "load_workers": {"default": default_load_workers(), "config": 3, "env": 4, "cli": 5},
 }
@@ -163,8 +189,9 @@ def _from_sources(tmp_path: Path, name: str, sources: Iterable[str]) -> Settings
 
 @pytest.mark.parametrize("name", sorted(VALUES))
 @pytest.mark.parametrize(("weaker", "stronger"), list(itertools.combinations(SOURCES, 2)))
-def test_each_source_beats_the_weaker_ones(tmp_path: Path, name: str, weaker: str,
-                                           stronger: str) -> None:
+def test_each_source_beats_the_weaker_ones(
+    tmp_path: Path, name: str, weaker: str, stronger: str
+) -> None:
     given = {weaker, stronger} - {"default"}
     settings = _from_sources(tmp_path, name, given)
     assert getattr(settings, name) == VALUES[name][stronger]
@@ -185,9 +212,11 @@ def test_all_four_sources_at_once(tmp_path: Path) -> None:
     parser = argparse.ArgumentParser()
     Settings.add_arguments(parser)
     settings = Settings.from_args(
-        parser.parse_args(["--config", str(config), "--port", "8003",
-                           "--summary-base-dir", str(tmp_path)]),
-        environ={"DASH_INSIGHT_PORT": "8002", "DASH_INSIGHT_RELOAD_INTERVAL": "7"})
+        parser.parse_args(
+            ["--config", str(config), "--port", "8003", "--summary-base-dir", str(tmp_path)]
+        ),
+        environ={"DASH_INSIGHT_PORT": "8002", "DASH_INSIGHT_RELOAD_INTERVAL": "7"},
+    )
     assert (settings.port, settings.reload_interval, settings.max_depth) == (8003, 7.0, 1)
     assert settings.source("workspace") == "default"
     assert settings.workspace == os.path.expanduser(os.path.join("~", "dash-insight"))
@@ -210,15 +239,29 @@ def test_the_config_file_can_come_from_the_environment(tmp_path: Path) -> None:
     # --config beats $DASH_INSIGHT_CONFIG
     parser = argparse.ArgumentParser()
     Settings.add_arguments(parser)
-    chosen = Settings.from_args(parser.parse_args(["--config", str(other)]),
-                                environ={"DASH_INSIGHT_CONFIG": str(config)})
+    chosen = Settings.from_args(
+        parser.parse_args(["--config", str(other)]), environ={"DASH_INSIGHT_CONFIG": str(config)}
+    )
     assert chosen.port == 8124
 
 
 def test_to_env_gives_the_same_settings_back(tmp_path: Path) -> None:
-    settings = _parse("--summary-base-dir", str(tmp_path), "--port", "8124", "--max-depth", "2",
-                      "--samples-per-plugin", "scalar=10", "--url-base-pathname", "/insight/",
-                      "--access-log-max-bytes", "1M", "--workspace", str(tmp_path / "ws"))
+    settings = _parse(
+        "--summary-base-dir",
+        str(tmp_path),
+        "--port",
+        "8124",
+        "--max-depth",
+        "2",
+        "--samples-per-plugin",
+        "scalar=10",
+        "--url-base-pathname",
+        "/insight/",
+        "--access-log-max-bytes",
+        "1M",
+        "--workspace",
+        str(tmp_path / "ws"),
+    )
     exported = settings.to_env()
     assert exported["DASH_INSIGHT_PORT"] == "8124"
     assert exported["DASH_INSIGHT_WORKSPACE"] == str(tmp_path / "ws")
@@ -295,23 +338,26 @@ def test_python_module_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert settings.source("port") == "config python:site_conf.insight_settings (PORT)"
 
 
-@pytest.mark.parametrize(("form", "text", "key", "message"), [
-    ("toml", "port = 70000\n", "port", "port must be an integer in 1..65535, not '70000'"),
-    ("toml", 'reload_interval = "soon"\n', "reload_interval", "reload interval must be"),
-    ("toml", 'samples_per_plugin = {audio = 3}\n', "samples_per_plugin", "bad --samples"),
-    ("toml", "max_depth = -1\n", "max_depth", "max depth must be an integer >= 0"),
-    ("toml", "load_workers = 0\n", "load_workers", "load workers must be an integer in 1..64"),
-    ("toml", "access_log_max_bytes = \"lots\"\n", "access_log_max_bytes", "size must be"),
-    ("python", "PORT = 'eighty'\n", "PORT", "port must be an integer in 1..65535"),
-    ("python", "RELOAD_INTERVAL = 301\n", "RELOAD_INTERVAL", "reload interval must be"),
-    ("python", "URL_PATH_PREFIX = 'a/../b'\n", "URL_PATH_PREFIX", "url path prefix must be"),
-    ("python", "WORKSPACE = 3\n", "WORKSPACE", "expected a string"),
-    ("module", "PORT = 0\n", "PORT", "port must be an integer in 1..65535, not '0'"),
-    ("module", "MAX_DEPTH = 'deep'\n", "MAX_DEPTH", "max depth must be an integer >= 0"),
-])
+@pytest.mark.parametrize(
+    ("form", "text", "key", "message"),
+    [
+        ("toml", "port = 70000\n", "port", "port must be an integer in 1..65535, not '70000'"),
+        ("toml", 'reload_interval = "soon"\n', "reload_interval", "reload interval must be"),
+        ("toml", "samples_per_plugin = {audio = 3}\n", "samples_per_plugin", "bad --samples"),
+        ("toml", "max_depth = -1\n", "max_depth", "max depth must be an integer >= 0"),
+        ("toml", "load_workers = 0\n", "load_workers", "load workers must be an integer in 1..64"),
+        ("toml", 'access_log_max_bytes = "lots"\n', "access_log_max_bytes", "size must be"),
+        ("python", "PORT = 'eighty'\n", "PORT", "port must be an integer in 1..65535"),
+        ("python", "RELOAD_INTERVAL = 301\n", "RELOAD_INTERVAL", "reload interval must be"),
+        ("python", "URL_PATH_PREFIX = 'a/../b'\n", "URL_PATH_PREFIX", "url path prefix must be"),
+        ("python", "WORKSPACE = 3\n", "WORKSPACE", "expected a string"),
+        ("module", "PORT = 0\n", "PORT", "port must be an integer in 1..65535, not '0'"),
+        ("module", "MAX_DEPTH = 'deep'\n", "MAX_DEPTH", "max depth must be an integer >= 0"),
+    ],
+)
 def test_a_wrong_value_is_one_line_naming_the_file_and_the_key(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, text: str, key: str,
-        message: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str, text: str, key: str, message: str
+) -> None:
     if form == "module":
         name = f"bad_conf_{abs(hash(text))}"
         (tmp_path / f"{name}.py").write_text(text)
@@ -328,14 +374,18 @@ def test_a_wrong_value_is_one_line_naming_the_file_and_the_key(
     assert line.startswith(f"{origin}: {key}: ") and message in line
 
 
-@pytest.mark.parametrize(("name", "text", "message"), [
-    ("c.toml", "prot = 8080\n", "unknown setting 'prot' (known: summary_base_dir, port"),
-    ("c.toml", "port = \n", "not valid TOML"),
-    ("c.py", "PORT = (\n", "the config file failed: SyntaxError"),
-    ("c.py", "raise RuntimeError('no')\n", "the config file failed: RuntimeError: no"),
-])
-def test_a_broken_config_file_is_one_line_naming_it(tmp_path: Path, name: str, text: str,
-                                                    message: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("c.toml", "prot = 8080\n", "unknown setting 'prot' (known: summary_base_dir, port"),
+        ("c.toml", "port = \n", "not valid TOML"),
+        ("c.py", "PORT = (\n", "the config file failed: SyntaxError"),
+        ("c.py", "raise RuntimeError('no')\n", "the config file failed: RuntimeError: no"),
+    ],
+)
+def test_a_broken_config_file_is_one_line_naming_it(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
     path = tmp_path / name
     path.write_text(text)
     with pytest.raises(SettingsError) as caught:
@@ -347,22 +397,33 @@ def test_a_broken_config_file_is_one_line_naming_it(tmp_path: Path, name: str, t
 def test_missing_config_and_module(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match=r"config file not found: .*nope\.toml"):
         Settings.resolve(config=str(tmp_path / "nope.toml"), environ={})
-    with pytest.raises(SettingsError, match="python:no_such_module_here: the config module "
-                                            "cannot be imported: ModuleNotFoundError"):
+    with pytest.raises(
+        SettingsError,
+        match="python:no_such_module_here: the config module "
+        "cannot be imported: ModuleNotFoundError",
+    ):
         Settings.resolve(config="python:no_such_module_here", environ={})
 
 
 def test_environment_names_the_variable_and_ignores_others(tmp_path: Path) -> None:
-    settings = Settings.from_env({"DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
-                                  "DASH_INSIGHT_VENV": "/somewhere", "DASH_INSIGHT_PORT": "8009"})
+    settings = Settings.from_env(
+        {
+            "DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
+            "DASH_INSIGHT_VENV": "/somewhere",
+            "DASH_INSIGHT_PORT": "8009",
+        }
+    )
     assert settings.port == 8009
     with pytest.raises(SettingsError, match=r"^DASH_INSIGHT_PORT: port must be"):
-        Settings.from_env({"DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
-                           "DASH_INSIGHT_PORT": "http"})
+        Settings.from_env(
+            {"DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path), "DASH_INSIGHT_PORT": "http"}
+        )
 
 
-@pytest.mark.parametrize(("text", "size"), [("1048576", 1 << 20), ("512K", 512 << 10),
-                                            ("10M", 10 << 20), ("1GiB", 1 << 30), ("0", 0)])
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("1048576", 1 << 20), ("512K", 512 << 10), ("10M", 10 << 20), ("1GiB", 1 << 30), ("0", 0)],
+)
 def test_sizes(text: str, size: int) -> None:
     assert parse_size(text) == size
 

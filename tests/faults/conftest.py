@@ -22,8 +22,6 @@ from tests.ports import free_port
 START_TIMEOUT = 300.0  # a deadline, not a wait: loading 30 jobs takes long on a busy machine
 
 
-
-
 def write_job(base: Path, name: str = "job", steps: int = 3) -> Path:
     """``base/name`` with a few scalar steps and a 2 x 3 float tensor per step."""
     job = base / name
@@ -49,15 +47,22 @@ class Server:
     port: int
     log: Path
 
-    def request(self, method: str, path: str, body: bytes | None = None,
-                headers: dict[str, str] | None = None, timeout: float = 30) -> Answer:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 30,
+    ) -> Answer:
         """One HTTP request to the server (raw: the Host header is whatever ``headers`` say)."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             connection.request(method, path, body=body, headers=headers or {})
             response = connection.getresponse()
-            return Answer(response.status, {k.lower(): v for k, v in response.getheaders()},
-                          response.read())
+            return Answer(
+                response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+            )
         finally:
             connection.close()
 
@@ -70,17 +75,32 @@ def start_server(base: Path, workspace: Path, *extra: str, loaded: bool = True) 
     workspace.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as handle:
         process = subprocess.Popen(
-            [sys.executable, "-m", "dash_insight.server", "--port", str(port),
-             "--summary-base-dir", str(base), "--workspace", str(workspace),
-             "--reload-interval", "0.5", *extra],
-            stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "dash_insight.server",
+                "--port",
+                str(port),
+                "--summary-base-dir",
+                str(base),
+                "--workspace",
+                str(workspace),
+                "--reload-interval",
+                "0.5",
+                *extra,
+            ],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     server = Server(process, port, log)
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         assert process.poll() is None, log.read_text()
         try:
-            answer = server.request("GET", "/v1/mindinsight/datavisual/train-jobs?limit=999",
-                                    timeout=5)
+            answer = server.request(
+                "GET", "/v1/mindinsight/datavisual/train-jobs?limit=999", timeout=5
+            )
             if answer.status == 200 and (not loaded or b'"load_status": "loaded"' in answer.body):
                 # A layout request waits for the pages' background import (pandas, ~50 MB;
                 # dash_insight.web.warm_up), which would otherwise land in what a test measures.
@@ -109,8 +129,9 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     started: list[Server] = []
 
     def start(base: Path, *extra: str, loaded: bool = True, workspace: str = "") -> Server:
-        server = start_server(base, tmp_path / (workspace or f"ws{len(started)}"), *extra,
-                              loaded=loaded)
+        server = start_server(
+            base, tmp_path / (workspace or f"ws{len(started)}"), *extra, loaded=loaded
+        )
         started.append(server)
         return server
 

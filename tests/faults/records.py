@@ -63,8 +63,13 @@ def _image_event_prefix(tag: bytes, step: int, image_bytes: int) -> bytes:
     value_head = _field(1, len(tag)) + tag + _field(4, len(image_head) + image_bytes)
     value_len = len(value_head) + len(image_head) + image_bytes
     summary_head = _field(1, value_len)
-    event_head = (b"\x09" + struct.pack("<d", time.time()) + b"\x10" + _varint(step)
-                  + _field(5, len(summary_head) + value_len))
+    event_head = (
+        b"\x09"
+        + struct.pack("<d", time.time())
+        + b"\x10"
+        + _varint(step)
+        + _field(5, len(summary_head) + value_len)
+    )
     return event_head + summary_head + value_head + image_head
 
 

@@ -46,8 +46,9 @@ def _loaded(server: Server) -> bool:
 
 def _steps(server: Server, train_id: str, tag: str = "loss/scalar") -> list[int]:
     """The steps of a scalar tag as the server answers them ([] when the tag is unknown)."""
-    answer = server.request("GET", f"/v1/mindinsight/datavisual/scalar/metadata"
-                                   f"?train_id={train_id}&tag={tag}")
+    answer = server.request(
+        "GET", f"/v1/mindinsight/datavisual/scalar/metadata?train_id={train_id}&tag={tag}"
+    )
     if answer.status != 200:
         return []
     return [point["step"] for point in json.loads(answer.body)["metadatas"]]
@@ -60,8 +61,10 @@ def _summary_file(job: Path) -> Path:
 
 # ------------------------------------------------------------------------------ item 3: FIFO
 
+
 def test_fifo_named_like_a_summary_file_is_skipped_and_reported(
-        tmp_path: Path, serve: Callable[..., Server]) -> None:
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     """Opening a FIFO for reading waits for a writer: the loader hung there for good, holding
     its lock, and SIGTERM took 14 s. A FIFO is skipped, named in its job's problems and the log;
     everything else loads, later data too, and the server stops at once."""
@@ -87,6 +90,7 @@ def test_fifo_named_like_a_summary_file_is_skipped_and_reported(
 
 # ---------------------------------------------------------------- item 4: length past the end
 
+
 def _record_offsets(path: Path) -> list[int]:
     return [record.offset for record in RecordReader(path).read()]
 
@@ -98,7 +102,8 @@ def _header(length: int) -> bytes:
 
 
 def test_length_past_end_of_file_is_damage_and_later_records_are_read(
-        tmp_path: Path, serve: Callable[..., Server]) -> None:
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     """A record claiming more bytes than the file holds, with intact records after it, was taken
     for a tail still being written: the records after it were never served and the damage was
     reported 600 s later. A file cut, or left empty, hours ago was shown intact for 600 s."""
@@ -125,13 +130,18 @@ def test_length_past_end_of_file_is_damage_and_later_records_are_read(
     assert _steps(server, "./growing") == [1, 2]
     jobs = _jobs(server)
     assert {train_id: job["is_integrity"] for train_id, job in jobs.items()} == {
-        "./spliced": False, "./cut_hours_ago": False, "./empty_hours_ago": False,
-        "./growing": True}
-    assert f"@ {cut}: record of 1000000 bytes runs past the end of the file" in \
-        server.log.read_text()
+        "./spliced": False,
+        "./cut_hours_ago": False,
+        "./empty_hours_ago": False,
+        "./growing": True,
+    }
+    assert (
+        f"@ {cut}: record of 1000000 bytes runs past the end of the file" in server.log.read_text()
+    )
 
 
 # ------------------------------------------------------------- item 5: replaced while reading
+
 
 class _ReplacingLoader(Loader):
     """Replaces the file by ``replacement`` once, right after the first slice of its first
@@ -141,12 +151,14 @@ class _ReplacingLoader(Loader):
         super().__init__(*args, **kwargs)
         self.replacement: Path | None = replacement
 
-    def _store_summary_slice(self, state: JobState, file_state: FileState,
-                             summary_slice: SliceResult) -> None:
+    def _store_summary_slice(
+        self, state: JobState, file_state: FileState, summary_slice: SliceResult
+    ) -> None:
         super()._store_summary_slice(state, file_state, summary_slice)
         if self.replacement is not None:
-            os.replace(self.replacement, os.path.join(self.base_dir, state.train_id,
-                                                      file_state.name))
+            os.replace(
+                self.replacement, os.path.join(self.base_dir, state.train_id, file_state.name)
+            )
             self.replacement = None
 
 
@@ -167,8 +179,9 @@ def test_file_replaced_while_first_read_is_read_again_without_mixing(tmp_path: P
     original = _write_constant(base / "job", 3000, 1.0)  # ~10 slices of 16 KB
     replacement = _write_constant(tmp_path / "spare", 2000, 2.0)
     store = IndexStore(index_directory(str(tmp_path / "ws"), str(base)))
-    loader = _ReplacingLoader(str(base), store, reload_interval=0, slice_bytes=16 << 10,
-                              replacement=replacement)
+    loader = _ReplacingLoader(
+        str(base), store, reload_interval=0, slice_bytes=16 << 10, replacement=replacement
+    )
     try:
         loader.load_round()
         assert loader.replacement is None and not replacement.exists()  # it was replaced
@@ -183,6 +196,7 @@ def test_file_replaced_while_first_read_is_read_again_without_mixing(tmp_path: P
 
 # ------------------------------------------------------------------ item 6: EACCES, then chmod
 
+
 def _without_permission_override() -> list[str]:
     """The command prefix that makes this process's children subject to file permissions: none
     for a normal user; as root, ``setpriv`` dropping CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH
@@ -194,11 +208,14 @@ def _without_permission_override() -> list[str]:
     prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
     with tempfile.NamedTemporaryFile() as locked:
         os.chmod(locked.name, 0)
-        probe = subprocess.run([*prefix, "test", "-r", locked.name], check=False,
-                               capture_output=True)
+        probe = subprocess.run(
+            [*prefix, "test", "-r", locked.name], check=False, capture_output=True
+        )
     if probe.returncode != 1:  # 0: still reads it; other: setpriv refused
-        pytest.skip(f"running as root and setpriv cannot drop CAP_DAC_OVERRIDE here "
-                    f"({probe.stderr.decode(errors='replace').strip()})")
+        pytest.skip(
+            f"running as root and setpriv cannot drop CAP_DAC_OVERRIDE here "
+            f"({probe.stderr.decode(errors='replace').strip()})"
+        )
     return prefix
 
 
@@ -216,10 +233,24 @@ def restricted_server(tmp_path: Path) -> Iterator[Callable[[Path], Server]]:
         log = tmp_path / f"server.{port}.log"
         with open(log, "wb") as handle:
             process = subprocess.Popen(
-                [*prefix, sys.executable, "-m", "dash_insight.server", "--port", str(port),
-                 "--summary-base-dir", str(base), "--workspace", str(workspace),
-                 "--reload-interval", "0.5"],
-                stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                [
+                    *prefix,
+                    sys.executable,
+                    "-m",
+                    "dash_insight.server",
+                    "--port",
+                    str(port),
+                    "--summary-base-dir",
+                    str(base),
+                    "--workspace",
+                    str(workspace),
+                    "--reload-interval",
+                    "0.5",
+                ],
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         server = Server(process, port, log)
         started.append(server)
 
@@ -239,7 +270,8 @@ def restricted_server(tmp_path: Path) -> Iterator[Callable[[Path], Server]]:
 
 
 def test_unreadable_file_and_directory_come_back_after_chmod(
-        tmp_path: Path, restricted_server: Callable[[Path], Server]) -> None:
+    tmp_path: Path, restricted_server: Callable[[Path], Server]
+) -> None:
     """A read error on a file's first read (EACCES) was permanent: after chmod, restart or
     touch its data never appeared. A directory that cannot be listed made its jobs vanish
     silently. Both are reported (job problems, log) and come back once readable."""
@@ -256,8 +288,10 @@ def test_unreadable_file_and_directory_come_back_after_chmod(
         assert jobs["./until_restart"]["is_integrity"] is False
         assert jobs["./until_restart"]["plugins"]["scalar"] == []
         assert _steps(first, "./open") == [1, 2, 3]
-        assert f"./until_restart/{until_restart.name}: cannot read file: Permission denied" \
+        assert (
+            f"./until_restart/{until_restart.name}: cannot read file: Permission denied"
             in first.log.read_text()
+        )
         stop_server(first)
 
         until_restart.chmod(0o644)  # while no server runs: the index still says unreadable
@@ -269,8 +303,11 @@ def test_unreadable_file_and_directory_come_back_after_chmod(
         until(lambda: _jobs(server)["./locked_file"]["is_integrity"] is True, timeout=WAIT)
 
         locked_dir.chmod(0)
-        until(lambda: _jobs(server)["./locked_dir"]["is_integrity"] is False, timeout=WAIT,
-              msg=f"no problem reported for ./locked_dir: {server.log.read_text()}")
+        until(
+            lambda: _jobs(server)["./locked_dir"]["is_integrity"] is False,
+            timeout=WAIT,
+            msg=f"no problem reported for ./locked_dir: {server.log.read_text()}",
+        )
         assert _steps(server, "./locked_dir") == [1, 2, 3]  # what was read stays
         assert "./locked_dir: cannot list this directory" in server.log.read_text()
         locked_dir.chmod(0o755)

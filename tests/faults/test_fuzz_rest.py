@@ -38,19 +38,98 @@ _ARG = re.compile(r"""args\.get(?:list)?\(\s*["']([A-Za-z_]+)["']""")
 _REQUIRED = re.compile(r"""required_args\(([^)]*)\)""")
 _QUOTED = re.compile(r"""["']([A-Za-z_]+)["']""")
 #: Keys of MindInsight's JSON bodies (lineage search, profiler conditions, caches, remarks).
-BODY_KEYS = ["train_id", "train_ids", "summary_dir", "sorted_name", "sorted_type", "limit",
-             "offset", "lineage_type", "loss", "metric/accuracy", "learning_rate", "in",
-             "not_in", "eq", "lt", "gt", "le", "ge", "op_type", "device_id", "op_name",
-             "filter_condition", "sort_condition", "group_condition", "name", "type",
-             "partial_match_str_in", "added_info", "remark", "tag", "batch_size"]
-HOSTILE = ["", "..", "../", "./..", "./../..", "./lenet_sc/../..", "/etc", "/etc/passwd",
-           "~", "~/.ssh", "./\x00", "./lenet_sc\x00", "%2e%2e%2f", "./nested/..", ".//",
-           "./lenet_sc/", "\\..\\..", "./" + "a" * 300, "-1", "0", "1e999", "NaN", "[", "{}",
-           "[0,:]", "[:,:]", "[0,0,:]", "[::0]", "[" + ",".join(["0"] * 50) + "]", "profiler",
-           "./profiler", "../profiler", "cpu_op_type", "cpu_op_info", "normal", "optimized",
-           "interval", "final", "csv", "json", "true", "false", "histogram", "stats", "data",
-           "Default", "Default/", "/", "ascending", "descending", "train_lineage", "model",
-           "dataset", "\u2603", "\ud7ff", " ", "\t"]
+BODY_KEYS = [
+    "train_id",
+    "train_ids",
+    "summary_dir",
+    "sorted_name",
+    "sorted_type",
+    "limit",
+    "offset",
+    "lineage_type",
+    "loss",
+    "metric/accuracy",
+    "learning_rate",
+    "in",
+    "not_in",
+    "eq",
+    "lt",
+    "gt",
+    "le",
+    "ge",
+    "op_type",
+    "device_id",
+    "op_name",
+    "filter_condition",
+    "sort_condition",
+    "group_condition",
+    "name",
+    "type",
+    "partial_match_str_in",
+    "added_info",
+    "remark",
+    "tag",
+    "batch_size",
+]
+HOSTILE = [
+    "",
+    "..",
+    "../",
+    "./..",
+    "./../..",
+    "./lenet_sc/../..",
+    "/etc",
+    "/etc/passwd",
+    "~",
+    "~/.ssh",
+    "./\x00",
+    "./lenet_sc\x00",
+    "%2e%2e%2f",
+    "./nested/..",
+    ".//",
+    "./lenet_sc/",
+    "\\..\\..",
+    "./" + "a" * 300,
+    "-1",
+    "0",
+    "1e999",
+    "NaN",
+    "[",
+    "{}",
+    "[0,:]",
+    "[:,:]",
+    "[0,0,:]",
+    "[::0]",
+    "[" + ",".join(["0"] * 50) + "]",
+    "profiler",
+    "./profiler",
+    "../profiler",
+    "cpu_op_type",
+    "cpu_op_info",
+    "normal",
+    "optimized",
+    "interval",
+    "final",
+    "csv",
+    "json",
+    "true",
+    "false",
+    "histogram",
+    "stats",
+    "data",
+    "Default",
+    "Default/",
+    "/",
+    "ascending",
+    "descending",
+    "train_lineage",
+    "model",
+    "dataset",
+    "\u2603",
+    "\ud7ff",
+    " ",
+    "\t",
+]
 
 
 @dataclass(frozen=True)
@@ -100,8 +179,11 @@ def names_read_by(source: str) -> set[str]:
 
 def parameter_names() -> list[str]:
     """Every query parameter a plugin's REST module reads."""
-    return sorted(set().union(*(names_read_by(module.read_text())
-                                for module in PLUGINS_DIR.glob("*/rest.py"))))
+    return sorted(
+        set().union(
+            *(names_read_by(module.read_text()) for module in PLUGINS_DIR.glob("*/rest.py"))
+        )
+    )
 
 
 PARAMETERS = parameter_names()
@@ -118,8 +200,13 @@ def rest_endpoints(server: Any) -> tuple[Endpoint, ...]:
             continue
         module = inspect.getmodule(server.view_functions[rule.endpoint])
         names = names_read_by(inspect.getsource(module)) if module else set()
-        found.append(Endpoint(rule.rule, tuple(sorted(set(rule.methods or ()) - IGNORED_METHODS)),
-                              tuple(sorted(names))))
+        found.append(
+            Endpoint(
+                rule.rule,
+                tuple(sorted(set(rule.methods or ()) - IGNORED_METHODS)),
+                tuple(sorted(names)),
+            )
+        )
     return tuple(sorted(found, key=lambda endpoint: endpoint.path))
 
 
@@ -137,8 +224,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
     assert app.data_service.loader.wait_rounds(1)
     client = app.server.test_client()
     jobs = client.get("/v1/mindinsight/datavisual/train-jobs?limit=999").get_json()["train_jobs"]
-    tags = {job["train_id"]: {plugin: tuple(tags) for plugin, tags in job["plugins"].items()}
-            for job in jobs}
+    tags = {
+        job["train_id"]: {plugin: tuple(tags) for plugin, tags in job["plugins"].items()}
+        for job in jobs
+    }
     profiled = tuple(job["train_id"] for job in jobs if job["profiler_dir"])
     yield Corpus(client, base.resolve(), rest_endpoints(app.server), tags, profiled)
     app.data_service.close()
@@ -153,12 +242,18 @@ def test_every_endpoint_is_fuzzed(corpus: Corpus) -> None:
 
 #: Some of the endpoints when this test was written (the fuzz test covers whatever the app has).
 ENDPOINT_PATHS = [
-    "/v1/dash-insight/export/scalars", "/v1/mindinsight/datasets/dataset_graph",
-    "/v1/mindinsight/datavisual/graphs/nodes", "/v1/mindinsight/datavisual/histograms",
-    "/v1/mindinsight/datavisual/image/single-image", "/v1/mindinsight/datavisual/scalars",
-    "/v1/mindinsight/datavisual/tensors", "/v1/mindinsight/datavisual/train-job-caches",
-    "/v1/mindinsight/datavisual/train-jobs", "/v1/mindinsight/lineagemgr/lineages",
-    "/v1/mindinsight/profile/ops/search", "/v1/mindinsight/datavisual/landscape/landscapes",
+    "/v1/dash-insight/export/scalars",
+    "/v1/mindinsight/datasets/dataset_graph",
+    "/v1/mindinsight/datavisual/graphs/nodes",
+    "/v1/mindinsight/datavisual/histograms",
+    "/v1/mindinsight/datavisual/image/single-image",
+    "/v1/mindinsight/datavisual/scalars",
+    "/v1/mindinsight/datavisual/tensors",
+    "/v1/mindinsight/datavisual/train-job-caches",
+    "/v1/mindinsight/datavisual/train-jobs",
+    "/v1/mindinsight/lineagemgr/lineages",
+    "/v1/mindinsight/profile/ops/search",
+    "/v1/mindinsight/datavisual/landscape/landscapes",
 ]
 
 
@@ -182,16 +277,25 @@ LIKELY = {
 }
 
 
-def values(corpus: Corpus, endpoint: Endpoint, name: str, train_id: str,
-           hostile: bool) -> st.SearchStrategy[str]:
+def values(
+    corpus: Corpus, endpoint: Endpoint, name: str, train_id: str, hostile: bool
+) -> st.SearchStrategy[str]:
     """Texts for parameter ``name``: what a client would send (``train_id``, a tag of that job,
     a step, dims), or when ``hostile`` paths out of the base, huge numbers and any text."""
     if hostile:
         return st.one_of(
-            st.sampled_from([*HOSTILE, str(corpus.base), str(corpus.base.parent),
-                             str(corpus.base) + "/../..", train_id + "/../.."]),
+            st.sampled_from(
+                [
+                    *HOSTILE,
+                    str(corpus.base),
+                    str(corpus.base.parent),
+                    str(corpus.base) + "/../..",
+                    train_id + "/../..",
+                ]
+            ),
             st.integers(min_value=-(2**70), max_value=2**70).map(str),
-            st.text(max_size=24))
+            st.text(max_size=24),
+        )
     likely: st.SearchStrategy[str]
     if name == "train_id":
         likely = st.just(train_id)
@@ -206,54 +310,84 @@ def values(corpus: Corpus, endpoint: Endpoint, name: str, train_id: str,
 
 def json_values(corpus: Corpus) -> st.SearchStrategy[Any]:
     leaves = st.one_of(
-        st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-        st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=16),
-        st.sampled_from([*corpus.tags, *HOSTILE]))  # train ids and hostile texts
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=16),
+        st.sampled_from([*corpus.tags, *HOSTILE]),
+    )  # train ids and hostile texts
     return st.recursive(
         leaves,
         lambda inner: st.one_of(
             st.lists(inner, max_size=4),
-            st.dictionaries(st.one_of(st.sampled_from(BODY_KEYS), st.text(max_size=8)), inner,
-                            max_size=5)),
-        max_leaves=12)
+            st.dictionaries(
+                st.one_of(st.sampled_from(BODY_KEYS), st.text(max_size=8)), inner, max_size=5
+            ),
+        ),
+        max_leaves=12,
+    )
 
 
 def templates(train_id: str) -> list[dict[str, Any]]:
     """Bodies MindInsight's UI sends: caches, lineage search, profiler operator search."""
     return [
         {"train_ids": [train_id]},
-        {"summary_dir": {"in": [train_id]}, "sorted_name": "summary_dir",
-         "sorted_type": "descending", "limit": 10, "offset": 0, "lineage_type": {"in": ["model"]}},
+        {
+            "summary_dir": {"in": [train_id]},
+            "sorted_name": "summary_dir",
+            "sorted_type": "descending",
+            "limit": 10,
+            "offset": 0,
+            "lineage_type": {"in": ["model"]},
+        },
         {"train_id": train_id, "added_info": {"remark": "fuzz", "tag": 1}},
-        {"op_type": "cpu_op_info", "device_id": "0", "filter_condition": {},
-         "sort_condition": {"name": "op_avg_time", "type": "descending"},
-         "group_condition": {"offset": 0, "limit": 10}},
+        {
+            "op_type": "cpu_op_info",
+            "device_id": "0",
+            "filter_condition": {},
+            "sort_condition": {"name": "op_avg_time", "type": "descending"},
+            "group_condition": {"offset": 0, "limit": 10},
+        },
     ]
 
 
 def edited(corpus: Corpus, train_id: str) -> st.SearchStrategy[Any]:
     """A UI body with some of its values replaced by any JSON."""
-    return st.tuples(st.sampled_from(templates(train_id)),
-                     st.dictionaries(st.sampled_from(BODY_KEYS), json_values(corpus),
-                                     max_size=3)).map(lambda pair: {**pair[0], **pair[1]})
+    return st.tuples(
+        st.sampled_from(templates(train_id)),
+        st.dictionaries(st.sampled_from(BODY_KEYS), json_values(corpus), max_size=3),
+    ).map(lambda pair: {**pair[0], **pair[1]})
 
 
 #: Bodies every endpoint that takes one is sent once (besides the fuzzing): nested too deep for
 #: the JSON parser, numbers too large for a float, not UTF-8, not JSON.
-HOSTILE_BODIES = [b"[" * 5000, b'{"a":' * 3000, b"[" * 100 + b"]" * 100, b"1e999999",
-                  b"\xff\xfe", b"NaN", b"{", b'"' + b"x" * 100_000 + b'"', b"[]", b"null",
-                  b'{"train_ids": ["./lenet_sc", "../.."]}',
-                  b'{"op_type": "cpu_op_info", "device_id": "0"}']
+HOSTILE_BODIES = [
+    b"[" * 5000,
+    b'{"a":' * 3000,
+    b"[" * 100 + b"]" * 100,
+    b"1e999999",
+    b"\xff\xfe",
+    b"NaN",
+    b"{",
+    b'"' + b"x" * 100_000 + b'"',
+    b"[]",
+    b"null",
+    b'{"train_ids": ["./lenet_sc", "../.."]}',
+    b'{"op_type": "cpu_op_info", "device_id": "0"}',
+]
 
 
 def bodies(corpus: Corpus, train_id: str) -> st.SearchStrategy[tuple[bytes, str | None]]:
     """(body, content type): UI bodies edited, JSON of MindInsight's keys, raw bytes, broken or
     deep JSON."""
     return st.one_of(
-        edited(corpus, train_id).map(lambda value: (json.dumps(value).encode(),
-                                                    "application/json")),
-        edited(corpus, train_id).map(lambda value: (json.dumps(value).encode(),
-                                                    "application/json")),
+        edited(corpus, train_id).map(
+            lambda value: (json.dumps(value).encode(), "application/json")
+        ),
+        edited(corpus, train_id).map(
+            lambda value: (json.dumps(value).encode(), "application/json")
+        ),
         json_values(corpus).map(lambda value: (json.dumps(value).encode(), "application/json")),
         st.binary(max_size=64).map(lambda raw: (raw, "application/json")),
         st.sampled_from(HOSTILE_BODIES).map(lambda raw: (raw, "application/json")),
@@ -285,8 +419,13 @@ def outside_paths(answer: str, request: str, base: Path) -> list[str]:
 def fuzz(corpus: Corpus, endpoint: Endpoint) -> None:
     """Hypothesis over one endpoint's methods, parameters and bodies."""
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(data=st.data())
     def requests(data: st.DataObject) -> None:
         method = data.draw(st.sampled_from(endpoint.methods))
@@ -297,25 +436,34 @@ def fuzz(corpus: Corpus, endpoint: Endpoint) -> None:
         names = data.draw(st.permutations(names))
         # one or two parameters hostile at a time, so that the others pass their checks
         hostile = data.draw(st.sets(st.sampled_from(names), max_size=2)) if names else set()
-        query = [(name, data.draw(values(corpus, endpoint, name, train_id, name in hostile)))
-                 for name in names]
-        body, content_type = (data.draw(bodies(corpus, train_id)) if method != "GET"
-                              else (b"", None))
+        query = [
+            (name, data.draw(values(corpus, endpoint, name, train_id, name in hostile)))
+            for name in names
+        ]
+        body, content_type = data.draw(bodies(corpus, train_id)) if method != "GET" else (b"", None)
         headers = {"Content-Type": content_type} if content_type else {}
         check(corpus, method, endpoint, query, body, headers)
 
     requests()
 
 
-def check(corpus: Corpus, method: str, endpoint: Endpoint, query: list[tuple[str, str]],
-          body: bytes, headers: dict[str, str]) -> None:
+def check(
+    corpus: Corpus,
+    method: str,
+    endpoint: Endpoint,
+    query: list[tuple[str, str]],
+    body: bytes,
+    headers: dict[str, str],
+) -> None:
     """One request: never a 500, never a path outside the base directory."""
-    answer = corpus.client.open(endpoint.path, method=method, query_string=query, data=body,
-                                headers=headers)
+    answer = corpus.client.open(
+        endpoint.path, method=method, query_string=query, data=body, headers=headers
+    )
     text = answer.get_data().decode("utf-8", "replace")
     sent = f"{endpoint.path} {query!r} {body.decode('utf-8', 'replace')}"
     assert answer.status_code < 500, (
-        f"{method} {endpoint.path} {query!r} {body[:200]!r}: {text[:1000]}")
+        f"{method} {endpoint.path} {query!r} {body[:200]!r}: {text[:1000]}"
+    )
     leaked = outside_paths(text, sent, corpus.base)
     assert not leaked, f"{method} {endpoint.path} {query!r}: {leaked} in {text[:500]}"
     assert "root:x:0:0" not in text
@@ -327,12 +475,18 @@ def test_hostile_bodies(corpus: Corpus) -> None:
     for endpoint in corpus.endpoints:
         for method in set(endpoint.methods) - {"GET", "DELETE"}:
             train_id = corpus.jobs_for(endpoint)[0]
-            query = [(name, LIKELY.get(name, [train_id])[0] if name != "tag" else
-                      (corpus.tags_for(endpoint, train_id) or ("x",))[0])
-                     for name in endpoint.names if name in ("train_id", "profile", "tag")]
+            query = [
+                (
+                    name,
+                    LIKELY.get(name, [train_id])[0]
+                    if name != "tag"
+                    else (corpus.tags_for(endpoint, train_id) or ("x",))[0],
+                )
+                for name in endpoint.names
+                if name in ("train_id", "profile", "tag")
+            ]
             for body in HOSTILE_BODIES:
-                check(corpus, method, endpoint, query, body,
-                      {"Content-Type": "application/json"})
+                check(corpus, method, endpoint, query, body, {"Content-Type": "application/json"})
 
 
 def test_no_500_and_no_outside_path(corpus: Corpus) -> None:

@@ -33,11 +33,13 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         writer.add_tensor("weights", np.arange(6, dtype=np.float32).reshape(2, 3), 1)
         writer.add_tensor("weights", np.arange(6, dtype=np.float32).reshape(2, 3), 2)
         writer.record(1)
-        writer.add_train_lineage(optimizer="Momentum", learning_rate=0.1, loss=0.5,
-                                 batch_size=32, epoch=1)
+        writer.add_train_lineage(
+            optimizer="Momentum", learning_rate=0.1, loss=0.5, batch_size=32, epoch=1
+        )
         writer.add_eval_lineage(metric={"accuracy": 0.9})
-    application = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
-                             reload_interval=0)
+    application = create_app(
+        str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0
+    )
     assert application.data_service.loader.wait_rounds(1)
     yield application
     application.data_service.close()
@@ -48,22 +50,33 @@ def _nested(depth: int) -> bytes:
 
 
 @pytest.mark.parametrize("depth", [100, 5_000, 200_000])
-@pytest.mark.parametrize("method,path", [("POST", LINEAGES), ("PUT", LINEAGES + "?train_id=./lin"),
-                                         ("POST", TARGETS), ("POST", CACHES)])
-def test_deeply_nested_json_is_a_client_error(app: Any, method: str, path: str,
-                                              depth: int) -> None:
-    for body in (_nested(depth), b'{"train_ids": ' + _nested(depth) + b"}",
-                 b'{"remark": ' + _nested(depth) + b"}"):
-        answer = app.server.test_client().open(path, method=method, data=body,
-                                               content_type="application/json")
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("POST", LINEAGES),
+        ("PUT", LINEAGES + "?train_id=./lin"),
+        ("POST", TARGETS),
+        ("POST", CACHES),
+    ],
+)
+def test_deeply_nested_json_is_a_client_error(app: Any, method: str, path: str, depth: int) -> None:
+    for body in (
+        _nested(depth),
+        b'{"train_ids": ' + _nested(depth) + b"}",
+        b'{"remark": ' + _nested(depth) + b"}",
+    ):
+        answer = app.server.test_client().open(
+            path, method=method, data=body, content_type="application/json"
+        )
         assert 400 <= answer.status_code < 500, (answer.status_code, answer.get_data()[:200])
         assert answer.is_json and "error_code" in answer.get_json()
 
 
 def test_a_lone_surrogate_remark_is_refused(app: Any) -> None:
     client = app.server.test_client()
-    answer = client.put(LINEAGES + "?train_id=./lin", data='{"remark": "\\ud800"}',
-                        content_type="application/json")
+    answer = client.put(
+        LINEAGES + "?train_id=./lin", data='{"remark": "\\ud800"}', content_type="application/json"
+    )
     assert answer.status_code == 400
     assert answer.get_json()["error_code"] == "50542081"
     assert client.post(LINEAGES, data=b"{}").status_code == 200  # still readable
@@ -88,13 +101,16 @@ def test_an_oversized_train_job_caches_body_is_refused_fast(app: Any) -> None:
 
 def _remark_body(train_id: str, remark: str) -> dict[str, Any]:
     change = {"colId": "remark", "data": {"train_id": train_id}, "value": remark}
-    return {"output": SAVE_REMARK,
-            "outputs": [{"id": "lineage-status", "property": "children"},
-                        {"id": "lineage-saved", "property": "data"}],
-            "inputs": [{"id": "lineage-grid", "property": "cellValueChanged",
-                        "value": [change]}],
-            "changedPropIds": ["lineage-grid.cellValueChanged"],
-            "state": [{"id": "lineage-saved", "property": "data", "value": 0}]}
+    return {
+        "output": SAVE_REMARK,
+        "outputs": [
+            {"id": "lineage-status", "property": "children"},
+            {"id": "lineage-saved", "property": "data"},
+        ],
+        "inputs": [{"id": "lineage-grid", "property": "cellValueChanged", "value": [change]}],
+        "changedPropIds": ["lineage-grid.cellValueChanged"],
+        "state": [{"id": "lineage-saved", "property": "data", "value": 0}],
+    }
 
 
 def test_the_remark_callback_saves_only_listed_jobs(app: Any) -> None:
@@ -106,23 +122,35 @@ def test_the_remark_callback_saves_only_listed_jobs(app: Any) -> None:
     assert client.post(UPDATE, json=_remark_body("./lin", "good")).status_code == 200
     remarks = app.server.test_client().post(LINEAGES, data=b"{}").get_json()
     assert [(o["summary_dir"], o["added_info"].get("remark")) for o in remarks["object"]] == [
-        ("./lin", "good")]
+        ("./lin", "good")
+    ]
     store = app.data_service  # the file holds only the listed job
     assert store is not None
     assert "not-a-job" not in "".join(
-        p.read_text() for p in Path(app.data_service.workspace).rglob("added_info.json"))
+        p.read_text() for p in Path(app.data_service.workspace).rglob("added_info.json")
+    )
 
 
 def _malformed_bodies(seed: int, count: int) -> Iterator[bytes]:
     """Hand-made and randomly damaged variants of a real callback body."""
-    yield from (b"", b"null", b"[]", b"{}", b'"x"', b"{", b"\xff\xfe", _nested(100_000),
-                b'{"output": 1}', b'{"output": "nope.children"}',
-                json.dumps({"output": SAVE_REMARK}).encode(),
-                json.dumps({**_remark_body("./lin", "r"), "inputs": "x"}).encode(),
-                json.dumps({**_remark_body("./lin", "r"), "inputs": [1]}).encode(),
-                json.dumps({**_remark_body("./lin", "r"), "state": [{}]}).encode(),
-                json.dumps({**_remark_body("./lin", "r"), "outputs": {"id": "x"}}).encode(),
-                json.dumps({**_remark_body("./lin", "r"), "changedPropIds": [3]}).encode())
+    yield from (
+        b"",
+        b"null",
+        b"[]",
+        b"{}",
+        b'"x"',
+        b"{",
+        b"\xff\xfe",
+        _nested(100_000),
+        b'{"output": 1}',
+        b'{"output": "nope.children"}',
+        json.dumps({"output": SAVE_REMARK}).encode(),
+        json.dumps({**_remark_body("./lin", "r"), "inputs": "x"}).encode(),
+        json.dumps({**_remark_body("./lin", "r"), "inputs": [1]}).encode(),
+        json.dumps({**_remark_body("./lin", "r"), "state": [{}]}).encode(),
+        json.dumps({**_remark_body("./lin", "r"), "outputs": {"id": "x"}}).encode(),
+        json.dumps({**_remark_body("./lin", "r"), "changedPropIds": [3]}).encode(),
+    )
     rng = random.Random(seed)
     junk: list[Any] = [None, 0, -1, 1e308, "", "x", [], {}, [[]], {"id": None}, True, "\ud800"]
     for _ in range(count):
@@ -163,7 +191,8 @@ def test_a_vanished_file_is_not_named_by_its_path(app: Any, tmp_path: Path) -> N
             path.unlink()
         answer = vanishing.server.test_client().get(
             f"{API}/datavisual/tensors?train_id=./job&tag=weights/tensor&detail=data&step=2"
-            "&dims=[:,:]")
+            "&dims=[:,:]"
+        )
         text = answer.get_data(as_text=True)
         assert "No such file" in text, text
         assert str(tmp_path) not in text

@@ -12,20 +12,28 @@ JOBS = "/v1/mindinsight/datavisual/train-jobs"
 REMARK = "/v1/mindinsight/lineagemgr/lineages?train_id=./job"
 
 
-def test_a_foreign_host_name_is_refused(summary_base: Path,
-                                        serve: Callable[..., Server]) -> None:
+def test_a_foreign_host_name_is_refused(summary_base: Path, serve: Callable[..., Server]) -> None:
     server = serve(summary_base)
     foreign = {"Host": "attacker.example"}
     refused = server.request("GET", JOBS, headers=foreign)
     assert refused.status == 403
     assert b"--allowed-hosts attacker.example" in refused.body
     assert server.request("GET", "/", headers=foreign).status == 403
-    put = server.request("PUT", REMARK, body=json.dumps({"remark": "x"}).encode(),
-                         headers={**foreign, "Content-Type": "application/json"})
+    put = server.request(
+        "PUT",
+        REMARK,
+        body=json.dumps({"remark": "x"}).encode(),
+        headers={**foreign, "Content-Type": "application/json"},
+    )
     assert put.status == 403
     # The bound address, localhost and IP addresses are answered.
-    for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}", "LOCALHOST.",
-                 "[::1]:80", "10.1.2.3"):
+    for host in (
+        f"127.0.0.1:{server.port}",
+        f"localhost:{server.port}",
+        "LOCALHOST.",
+        "[::1]:80",
+        "10.1.2.3",
+    ):
         assert server.request("GET", JOBS, headers={"Host": host}).status == 200, host
 
 

@@ -33,15 +33,17 @@ def test_csv_export_does_not_write_formulas(tmp_path: Path) -> None:
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         query = "&".join(f"tag={tag}" for tag in tags).replace("+", "%2B")
         answer = app.server.test_client().get(
-            f"/v1/dash-insight/export/scalars?train_id=./job&{query}")
+            f"/v1/dash-insight/export/scalars?train_id=./job&{query}"
+        )
         assert answer.status_code == 200, answer.get_data()
         rows = list(csv.reader(io.StringIO(answer.get_data(as_text=True))))[1:]
         assert [row[1] for row in rows] == ["'" + tag for tag in tags[:4]] + ["loss"]
         assert all(row[4] == "-1.5" for row in rows)  # numbers stay numbers
 
 
-def test_unknown_methods_get_the_rest_error_and_headers(tmp_path: Path,
-                                                       serve: Callable[..., Server]) -> None:
+def test_unknown_methods_get_the_rest_error_and_headers(
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     (tmp_path / "logs" / "job").mkdir(parents=True)
     with SummaryWriter(str(tmp_path / "logs" / "job")) as writer:
         writer.add_scalar("loss", 1.0, 1)
@@ -50,8 +52,10 @@ def test_unknown_methods_get_the_rest_error_and_headers(tmp_path: Path,
     for method in ("TRACE", "PROPFIND"):
         answer = server.request(method, JOBS, headers=LOCAL)
         assert answer.status == 405
-        assert json.loads(answer.body) == {"error_code": "50545002",
-                                           "error_msg": "405 Method Not Allowed."}
+        assert json.loads(answer.body) == {
+            "error_code": "50545002",
+            "error_msg": "405 Method Not Allowed.",
+        }
         assert answer.headers["allow"] == "GET, HEAD, OPTIONS"
         for name, value in SECURITY_HEADERS.items():
             assert answer.headers[name.lower()] == value
@@ -62,13 +66,23 @@ def test_unknown_methods_get_the_rest_error_and_headers(tmp_path: Path,
 
 
 def _run_server(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dash_insight.server", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "dash_insight.server", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_bad_hosts_are_explained_in_one_line(tmp_path: Path) -> None:
-    common = ["--summary-base-dir", str(tmp_path), "--workspace", str(tmp_path / "ws"),
-              "--port", str(free_port())]
+    common = [
+        "--summary-base-dir",
+        str(tmp_path),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--port",
+        str(free_port()),
+    ]
     empty = _run_server("--host", "", *common)
     assert empty.returncode == 2 and "Traceback" not in empty.stderr
     assert "host must be an address or host name" in empty.stderr
@@ -76,15 +90,27 @@ def test_bad_hosts_are_explained_in_one_line(tmp_path: Path) -> None:
     assert unresolvable.returncode == 1 and "Traceback" not in unresolvable.stderr
     assert "cannot resolve host 'no-such-host.invalid'" in unresolvable.stderr
     assert "in use" not in unresolvable.stderr
-    started = subprocess.run([sys.executable, "-m", "dash_insight.cli", "start", "--host",
-                              "no-such-host.invalid", *common],
-                             capture_output=True, text=True, timeout=120)
+    started = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dash_insight.cli",
+            "start",
+            "--host",
+            "no-such-host.invalid",
+            *common,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert started.returncode == 1 and "cannot resolve host" in started.stderr
     assert "in use" not in started.stderr
 
 
-def test_sigterm_ends_the_server_quickly_while_it_loads(tmp_path: Path,
-                                                        serve: Callable[..., Server]) -> None:
+def test_sigterm_ends_the_server_quickly_while_it_loads(
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     """A server in the middle of a long loading round stops within a few seconds of SIGTERM,
     and the next one over the same workspace serves every step."""
     first = tmp_path / "logs" / "job00"
@@ -107,8 +133,11 @@ def test_sigterm_ends_the_server_quickly_while_it_loads(tmp_path: Path,
     again = serve(tmp_path / "logs", workspace="ws")  # waits until every job is loaded
     for number in (0, 29):
         answer = again.request(
-            "GET", f"/v1/mindinsight/datavisual/scalar/metadata?train_id=./job{number:02d}"
-                   "&tag=loss/scalar", headers=LOCAL)
+            "GET",
+            f"/v1/mindinsight/datavisual/scalar/metadata?train_id=./job{number:02d}"
+            "&tag=loss/scalar",
+            headers=LOCAL,
+        )
         assert answer.status == 200, (answer.status, answer.body[:500])
         assert len(json.loads(answer.body)["metadatas"]) == steps
 

@@ -27,8 +27,10 @@ JOBS = "/v1/mindinsight/datavisual/train-jobs?limit=999"
 
 def _metadata(server: Server, train_id: str, tag: str = "loss/scalar") -> tuple[int, dict]:
     answer = server.request(
-        "GET", f"/v1/mindinsight/datavisual/scalar/metadata?train_id={train_id}&tag={tag}",
-        headers=LOCAL)
+        "GET",
+        f"/v1/mindinsight/datavisual/scalar/metadata?train_id={train_id}&tag={tag}",
+        headers=LOCAL,
+    )
     return answer.status, json.loads(answer.body)
 
 
@@ -138,7 +140,8 @@ def live_job(tmp_path: Path) -> Iterator[tuple[SummaryWriter, IndexStore, Loader
 
 
 def test_a_reader_holding_the_previous_state_reads_it_after_a_merge(
-        live_job: tuple[SummaryWriter, IndexStore, Loader]) -> None:
+    live_job: tuple[SummaryWriter, IndexStore, Loader],
+) -> None:
     writer, store, loader = live_job
     held = store.load_job("./run")  # what another worker's reader holds
     assert held is not None
@@ -155,7 +158,8 @@ def test_a_reader_holding_the_previous_state_reads_it_after_a_merge(
 
 
 def test_a_reader_whose_chunks_expired_reloads_the_state(
-        live_job: tuple[SummaryWriter, IndexStore, Loader]) -> None:
+    live_job: tuple[SummaryWriter, IndexStore, Loader],
+) -> None:
     """The race of item 2 made certain: the loader merges (and the replaced chunks expire)
     between the reader's look at the job state and its read of the chunks."""
     writer, store, loader = live_job
@@ -190,8 +194,9 @@ def _damage(database: Path, how: str) -> None:
 
 
 @pytest.mark.parametrize("how", ["truncated", "garbage"])
-def test_a_damaged_index_is_rebuilt_at_start(tmp_path: Path, serve: Callable[..., Server],
-                                             how: str) -> None:
+def test_a_damaged_index_is_rebuilt_at_start(
+    tmp_path: Path, serve: Callable[..., Server], how: str
+) -> None:
     base = tmp_path / "logs"
     for number in range(3):
         write_job(base, f"job{number}", steps=200)
@@ -210,15 +215,17 @@ def test_a_damaged_index_is_rebuilt_at_start(tmp_path: Path, serve: Callable[...
 
 
 def test_missing_index_rows_make_the_loader_read_the_job_again(
-        tmp_path: Path, serve: Callable[..., Server]) -> None:
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     base = tmp_path / "logs"
     write_job(base, "job0", steps=200)
     write_job(base, "job1", steps=200)
     server = serve(base, workspace="ws")
     [database] = (tmp_path / "ws" / "index").glob("*/cache.db")
     with sqlite3.connect(database, timeout=60) as connection:
-        deleted = connection.execute("DELETE FROM Cache WHERE key LIKE ?",
-                                     ("chunk\x1f./job0\x1fscalar%",)).rowcount
+        deleted = connection.execute(
+            "DELETE FROM Cache WHERE key LIKE ?", ("chunk\x1f./job0\x1fscalar%",)
+        ).rowcount
     assert deleted
     status, body = _metadata(server, "./job0")
     assert status == 500 and "being read again from the logs" in body["error_msg"], body
@@ -267,10 +274,12 @@ def test_a_damaged_page_is_reported_and_rebuilt(tmp_path: Path) -> None:
     loader.reload_interval = 0.1
     loader.start()
     try:
+
         def served(train_id: str, steps: int) -> bool:
             try:
                 return reader.read_scalars(train_id, "loss").step.tolist() == list(
-                    range(1, steps + 1))
+                    range(1, steps + 1)
+                )
             except Exception:  # until the loader has read the job again
                 return False
 
@@ -286,7 +295,8 @@ def test_a_damaged_page_is_reported_and_rebuilt(tmp_path: Path) -> None:
 
 
 def test_index_and_logs_are_readable_by_their_owner_only(
-        tmp_path: Path, serve: Callable[..., Server]) -> None:
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     base = tmp_path / "logs"
     write_job(base, "job0")
     old_umask = os.umask(0o022)  # the usual umask: files 0644 unless created otherwise
@@ -298,8 +308,13 @@ def test_index_and_logs_are_readable_by_their_owner_only(
     workspace = tmp_path / "ws"
     index = workspace / "index"
     [directory] = [path for path in index.iterdir() if path.is_dir()]
-    paths = [index, *index.iterdir(), *directory.iterdir(), workspace / "log",
-             *(workspace / "log").iterdir()]
+    paths = [
+        index,
+        *index.iterdir(),
+        *directory.iterdir(),
+        workspace / "log",
+        *(workspace / "log").iterdir(),
+    ]
     names = {path.name for path in paths}
     assert {"cache.db", "cache.db-wal", "cache.db-shm"} <= names, names
     assert any(name.endswith(".loader.lock") for name in names), names

@@ -84,8 +84,9 @@ def wait_loaded(server: Server, timeout: float = 120) -> None:
         time.sleep(0.05)
 
 
-def test_a_huge_sparse_record_is_skipped_unread(tmp_path: Path, serve: Callable[..., Server]
-                                               ) -> None:
+def test_a_huge_sparse_record_is_skipped_unread(
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     """A 1 GiB image record (a few KB on disk): skipped without reading it, reported, and the
     steps around it stay readable; loading stays within the bound."""
     base = tmp_path / "logs"
@@ -112,20 +113,29 @@ def test_the_damage_names_the_setting(tmp_path: Path) -> None:
     """What the summary list shows for the skipped record (in process: the same loader)."""
     base = tmp_path / "logs"
     job_around(base, lambda path: append_sparse_image(path, 2 * MB, tag="big"))
-    service = DataService(Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"),
-                                   reload_interval=0, max_record_bytes=MB))
+    service = DataService(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+            max_record_bytes=MB,
+        )
+    )
     try:
         service.loader.load_round()
         reasons = service.provider.job("./job").reasons
     finally:
         service.close()
     assert len(reasons) == 1
-    assert "record of 2,097,152 bytes is larger than the 1,048,576-byte limit " \
-           "(--max-record-bytes); skipped without reading it" in reasons[0]
+    assert (
+        "record of 2,097,152 bytes is larger than the 1,048,576-byte limit "
+        "(--max-record-bytes); skipped without reading it" in reasons[0]
+    )
 
 
-def test_large_images_fetched_at_once_stay_under_the_bound(tmp_path: Path,
-                                                           serve: Callable[..., Server]) -> None:
+def test_large_images_fetched_at_once_stay_under_the_bound(
+    tmp_path: Path, serve: Callable[..., Server]
+) -> None:
     """Eight requests at once for four 100 MB images (limit raised to 128 MB to allow them):
     every answer is complete; the memory they take stays under 3x the limit plus the cache
     (before: 1.7 GB)."""
@@ -138,8 +148,9 @@ def test_large_images_fetched_at_once_stay_under_the_bound(tmp_path: Path,
 
     job_around(base, four_images)
     limit, cache = 128 * MB, 16 * MB
-    server = serve(base, "--max-record-bytes", f"{limit // MB}M", "--cache-bytes",
-                   f"{cache // MB}M")
+    server = serve(
+        base, "--max-record-bytes", f"{limit // MB}M", "--cache-bytes", f"{cache // MB}M"
+    )
 
     def fetch(number: int) -> tuple[int, int]:
         answer = server.request("GET", IMAGE + f"image{number % 4}/image", timeout=300)
@@ -152,11 +163,12 @@ def test_large_images_fetched_at_once_stay_under_the_bound(tmp_path: Path,
     assert {status for status, _ in answers} == {200}
     lengths = {length for _, length in answers}  # the image: the record less its framing
     assert len(lengths) == 1 and size - 100 < lengths.pop() < size
-    assert memory.peak - settled < 3 * limit + cache, ((memory.peak - settled) // MB)
+    assert memory.peak - settled < 3 * limit + cache, (memory.peak - settled) // MB
 
 
-def test_a_huge_request_body_is_refused_unread(summary_base: Path,
-                                               serve: Callable[..., Server]) -> None:
+def test_a_huge_request_body_is_refused_unread(
+    summary_base: Path, serve: Callable[..., Server]
+) -> None:
     """300 MB bodies are answered 413 without being read (before: a callback body cost 600 MB
     before Dash refused it), in MindInsight's error format on the REST API."""
     server = serve(summary_base)
@@ -164,10 +176,20 @@ def test_a_huge_request_body_is_refused_unread(summary_base: Path,
     memory = PeakMemory(server.process.pid)
     settled = memory.now
     with memory.sampling():
-        callback = server.request("POST", "/_dash-update-component", body=body,
-                                  headers={"Content-Type": "application/json"}, timeout=120)
-        rest = server.request("POST", "/v1/mindinsight/lineagemgr/lineages", body=body,
-                              headers={"Content-Type": "application/json"}, timeout=120)
+        callback = server.request(
+            "POST",
+            "/_dash-update-component",
+            body=body,
+            headers={"Content-Type": "application/json"},
+            timeout=120,
+        )
+        rest = server.request(
+            "POST",
+            "/v1/mindinsight/lineagemgr/lineages",
+            body=body,
+            headers={"Content-Type": "application/json"},
+            timeout=120,
+        )
         get = server.request("GET", TRAIN_JOBS, body=body, timeout=120)
     assert callback.status == 413
     assert "larger than the 33,554,432 bytes" in json.loads(callback.body)["message"]

@@ -32,8 +32,13 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             writer.add_tensor("bias", GOOD + step, step)
             writer.record(step)
         path = Path(writer.summary_path)
-    append_records(path, [tensor_event("weights", step, dims)
-                          for step, dims in sorted({**HUGE, **NEGATIVE}.items())])
+    append_records(
+        path,
+        [
+            tensor_event("weights", step, dims)
+            for step, dims in sorted({**HUGE, **NEGATIVE}.items())
+        ],
+    )
     append_records(path, [tensor_event("bias", 5, NEGATIVE[5])])
     app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
     assert app.data_service.loader.wait_rounds(1)
@@ -50,7 +55,13 @@ def values(answer: Any) -> list[dict[str, Any]]:
 def test_every_step_keeps_its_dims(client: Any) -> None:
     listed = values(client.get(TENSORS + "&tag=weights/tensor"))
     assert [(v["step"], v["value"]["dims"]) for v in listed] == [
-        (1, [2, 3]), (2, [2, 3]), (3, [2, 3]), (4, HUGE[4]), (5, NEGATIVE[5]), (6, HUGE[6])]
+        (1, [2, 3]),
+        (2, [2, 3]),
+        (3, [2, 3]),
+        (4, HUGE[4]),
+        (5, NEGATIVE[5]),
+        (6, HUGE[6]),
+    ]
 
 
 def test_statistics_are_null_for_the_bad_steps_only(client: Any) -> None:
@@ -66,8 +77,10 @@ def test_statistics_are_null_for_the_bad_steps_only(client: Any) -> None:
 def test_absurd_dims_are_too_large(client: Any, step: int) -> None:
     """MindInsight's TensorTooLarge, counted exactly: 2**62 * 2**62 * 16 wrapped to 0 in int64
     and the step answered 500."""
-    answer = client.get(TENSORS + f"&tag=weights/tensor&detail=data&step={step}"
-                        f"&dims=[{','.join(['0'] * (len(HUGE[step]) - 1))},:]")
+    answer = client.get(
+        TENSORS + f"&tag=weights/tensor&detail=data&step={step}"
+        f"&dims=[{','.join(['0'] * (len(HUGE[step]) - 1))},:]"
+    )
     assert answer.status_code == 400
     assert answer.get_json()["error_code"] == "50545016"
     assert f"{np.prod(HUGE[step], dtype=object):,}" in answer.get_json()["error_msg"]
@@ -83,8 +96,9 @@ def test_negative_dims_answer_their_own_error(client: Any) -> None:
 
 def test_the_good_steps_still_answer(client: Any) -> None:
     for step in (1, 2, 3):
-        listed = values(client.get(TENSORS + f"&tag=weights/tensor&detail=data&step={step}"
-                                   "&dims=[:,:]"))
+        listed = values(
+            client.get(TENSORS + f"&tag=weights/tensor&detail=data&step={step}&dims=[:,:]")
+        )
         assert listed[0]["value"]["data"] == (GOOD * step).tolist()
 
 

@@ -77,17 +77,36 @@ def gunicorn(tmp_path: Path) -> Iterator[Gunicorn]:
     base.mkdir()
     port = free_port()
     log = tmp_path / "gunicorn.log"
-    environment = {**os.environ, "DASH_INSIGHT_SUMMARY_BASE_DIR": str(base),
-                   "DASH_INSIGHT_WORKSPACE": str(tmp_path / "ws"),
-                   "DASH_INSIGHT_RELOAD_INTERVAL": "0.5"}
+    environment = {
+        **os.environ,
+        "DASH_INSIGHT_SUMMARY_BASE_DIR": str(base),
+        "DASH_INSIGHT_WORKSPACE": str(tmp_path / "ws"),
+        "DASH_INSIGHT_RELOAD_INTERVAL": "0.5",
+    }
     with open(log, "wb") as handle:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-w", str(WORKERS), "--threads", "4",
-             "-b", f"127.0.0.1:{port}", "--graceful-timeout", "10",
-             "dash_insight.wsgi:application"],
-            stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=environment)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-w",
+                str(WORKERS),
+                "--threads",
+                "4",
+                "-b",
+                f"127.0.0.1:{port}",
+                "--graceful-timeout",
+                "10",
+                "dash_insight.wsgi:application",
+            ],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=environment,
+        )
     server = Gunicorn(process, port, log)
     try:
+
         def booted() -> bool:
             assert process.poll() is None, log.read_text()
             return len(server.workers()) == WORKERS
@@ -151,7 +170,8 @@ class Client:
 
     def read(self, train_id: str) -> None:
         status, body = self.server.get(
-            f"/v1/mindinsight/datavisual/scalar/metadata?train_id={train_id}&tag=loss/scalar")
+            f"/v1/mindinsight/datavisual/scalar/metadata?train_id={train_id}&tag=loss/scalar"
+        )
         self.answers += 1
         if body.get("error_code") == NOT_EXIST:
             self.not_exist.append(train_id)
@@ -182,7 +202,8 @@ def _loading_worker(server: Gunicorn, lock_path: Path) -> int | None:
 
 
 def test_three_workers_serve_every_listed_job_through_a_killed_loader(
-        tmp_path: Path, gunicorn: Gunicorn) -> None:
+    tmp_path: Path, gunicorn: Gunicorn
+) -> None:
     base = tmp_path / "logs"
     steps: dict[str, int] = {}
     stop_writing, stop_reading = threading.Event(), threading.Event()
@@ -193,8 +214,9 @@ def test_three_workers_serve_every_listed_job_through_a_killed_loader(
     reader.start()
     killed: int | None = None
     try:
-        _wait(lambda: len(steps) >= KILL_AT_JOBS and client.answers, "jobs being read",
-              WRITE_SECONDS)
+        _wait(
+            lambda: len(steps) >= KILL_AT_JOBS and client.answers, "jobs being read", WRITE_SECONDS
+        )
         [lock_path] = (tmp_path / "ws" / "index").glob("*.loader.lock")
 
         def loader_found() -> bool:
@@ -214,7 +236,8 @@ def test_three_workers_serve_every_listed_job_through_a_killed_loader(
             for train_id, count in final.items():
                 status, body = gunicorn.get(
                     f"/v1/mindinsight/datavisual/scalar/metadata?train_id={train_id}"
-                    "&tag=loss/scalar")
+                    "&tag=loss/scalar"
+                )
                 if status != 200 or len(body["metadatas"]) != count:
                     return False
                 assert [p["step"] for p in body["metadatas"]] == list(range(1, count + 1))

@@ -15,8 +15,7 @@ from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.web.application import create_app
 
 TENSORS = "/v1/mindinsight/datavisual/tensors"
-INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64,
-                  np.uint8, np.uint16, np.uint32, np.uint64]
+INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
 
 def _serve(base: Path, workspace: Path) -> Any:
@@ -33,8 +32,9 @@ def extremes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     with SummaryWriter(str(base / "ints")) as writer:
         for dtype in INTEGER_DTYPES:
             info = np.iinfo(dtype)
-            writer.add_tensor(np.dtype(dtype).name,
-                              np.array([[info.min, info.max], [0, 1]], dtype=dtype), 1)
+            writer.add_tensor(
+                np.dtype(dtype).name, np.array([[info.min, info.max], [0, 1]], dtype=dtype), 1
+            )
         writer.record(1)
     app = _serve(base, tmp_path_factory.mktemp("ws"))
     yield app.server.test_client()
@@ -73,12 +73,14 @@ def test_an_empty_slice_is_an_empty_list(tmp_path: Path) -> None:
     app = _serve(tmp_path / "logs", tmp_path / "ws")
     try:
         client = app.server.test_client()
-        answer = client.get(f"{TENSORS}?train_id=./job&tag=empty/tensor&detail=data&step=1"
-                            "&dims=[:,:]").get_json()
+        answer = client.get(
+            f"{TENSORS}?train_id=./job&tag=empty/tensor&detail=data&step=1&dims=[:,:]"
+        ).get_json()
         value = answer["tensors"][0]["values"][0]["value"]
         assert value["dims"] == [3, 0] and value["data"] == []
-        full = client.get(f"{TENSORS}?train_id=./job&tag=full/tensor&detail=data&step=1"
-                          "&dims=[:,:]").get_json()
+        full = client.get(
+            f"{TENSORS}?train_id=./job&tag=full/tensor&detail=data&step=1&dims=[:,:]"
+        ).get_json()
         assert full["tensors"][0]["values"][0]["value"]["data"] == [[1.0], [1.0], [1.0]]
     finally:
         app.data_service.close()
@@ -95,21 +97,29 @@ def test_importance_is_mindinsight_pearson_r(tmp_path: Path) -> None:
         with SummaryWriter(str(job)) as writer:
             writer.add_scalar("loss", 1.0, 1)
             writer.record(1)
-            writer.add_train_lineage(learning_rate=rate, epoch=int(rate * 1000),
-                                     batch_size=int(rate * 1000) * 2, loss=1.0)
+            writer.add_train_lineage(
+                learning_rate=rate,
+                epoch=int(rate * 1000),
+                batch_size=int(rate * 1000) * 2,
+                loss=1.0,
+            )
             writer.add_eval_lineage(metric={"accuracy": rate * 7})
         for path in job.iterdir():  # job0 newest: MindInsight's rows are newest first
             os.utime(path, (1_800_000_000 - 100 * number,) * 2)
     app = _serve(tmp_path / "logs", tmp_path / "ws")
     try:
-        answer = app.server.test_client().post("/v1/mindinsight/optimizer/targets/search",
-                                               data=b"{}").get_json()
+        answer = (
+            app.server.test_client()
+            .post("/v1/mindinsight/optimizer/targets/search", data=b"{}")
+            .get_json()
+        )
     finally:
         app.data_service.close()
     target = next(t for t in answer["targets"] if t["name"] == "[M]accuracy")
     columns = {p["name"]: p["data"] for p in answer["metadata"]["possible_hyper_parameters"]}
-    expected = {name: abs(float(np.corrcoef(target["data"], columns[name])[0, 1]))
-                for name in columns}
+    expected = {
+        name: abs(float(np.corrcoef(target["data"], columns[name])[0, 1])) for name in columns
+    }
     shown = {p["name"]: p["importance"] for p in target["hyper_parameters"]}
     assert answer["metadata"]["train_ids"] == [f"./job{n}" for n in range(4)]
     assert shown == expected
@@ -124,8 +134,12 @@ def test_dataset_marks_follow_mindinsight_order_within_a_second(tmp_path: Path) 
     different seconds still put the newest first."""
     second = 1_800_000_000
     # (job, fraction of the shared second or another second, its dataset's batch size)
-    jobs = [("a", second + 0.1, 8), ("b", second + 0.5, 16), ("c", second + 0.9, 32),
-            ("d", second - 5.0, 64)]
+    jobs = [
+        ("a", second + 0.1, 8),
+        ("b", second + 0.5, 16),
+        ("c", second + 0.9, 32),
+        ("d", second - 5.0, 64),
+    ]
     for name, mtime, batch in jobs:
         job = tmp_path / "logs" / name
         job.mkdir(parents=True)
@@ -133,14 +147,18 @@ def test_dataset_marks_follow_mindinsight_order_within_a_second(tmp_path: Path) 
             writer.add_scalar("loss", 1.0, 1)
             writer.record(1)
             writer.add_train_lineage(learning_rate=0.1, loss=1.0)
-            writer.add_dataset_graph({"op_type": "BatchDataset", "batch_size": batch,
-                                      "children": []})
+            writer.add_dataset_graph(
+                {"op_type": "BatchDataset", "batch_size": batch, "children": []}
+            )
         for path in job.iterdir():
             os.utime(path, (mtime, mtime))
     app = _serve(tmp_path / "logs", tmp_path / "ws")
     try:
-        answer = app.server.test_client().post("/v1/mindinsight/lineagemgr/lineages",
-                                               data=b"{}").get_json()
+        answer = (
+            app.server.test_client()
+            .post("/v1/mindinsight/lineagemgr/lineages", data=b"{}")
+            .get_json()
+        )
     finally:
         app.data_service.close()
     shown = [(o["summary_dir"], o["model_lineage"]["dataset_mark"]) for o in answer["object"]]

@@ -27,8 +27,9 @@ from tests.redis_server import free_port
 
 pytestmark = [pytest.mark.fleet, pytest.mark.slow]
 redis_index = pytest.importorskip("dash_insight.core.store.redis_index")
-pytest.importorskip("celery", reason="the celery package is not installed "
-                    "(pip install 'dash-insight[fleet]')")
+pytest.importorskip(
+    "celery", reason="the celery package is not installed (pip install 'dash-insight[fleet]')"
+)
 
 JOBS = 20
 TAGS = ("loss", "lr")
@@ -51,33 +52,64 @@ class Fleet:
         self.web_ports: list[tuple[int, Path]] = []
 
     def options(self, workspace: Path) -> list[str]:
-        return ["--index", self.redis_url, "--summary-base-dir", str(self.base),
-                "--workspace", str(workspace), "--reload-interval", "1"]
+        return [
+            "--index",
+            self.redis_url,
+            "--summary-base-dir",
+            str(self.base),
+            "--workspace",
+            str(workspace),
+            "--reload-interval",
+            "1",
+        ]
 
     def start_worker(self, number: int) -> subprocess.Popen[bytes]:
         workspace = self.root / f"worker{number}"
         log = open(self.root / f"worker{number}.log", "ab")  # noqa: SIM115 (kept by Popen)
         process = subprocess.Popen(
-            [*CLI, "worker", *self.options(workspace), "--pool", "solo", "--beat",
-             "--lease-seconds", "5", "--task-seconds", "20", "--slice-bytes", "2M",
-             "--loglevel", "INFO"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                *CLI,
+                "worker",
+                *self.options(workspace),
+                "--pool",
+                "solo",
+                "--beat",
+                "--lease-seconds",
+                "5",
+                "--task-seconds",
+                "20",
+                "--slice-bytes",
+                "2M",
+                "--loglevel",
+                "INFO",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         self.workers.append(process)
         return process
 
     def start_web(self, number: int) -> int:
         port, workspace = free_port(), self.root / f"web{number}"
-        done = subprocess.run([*CLI, "start", *self.options(workspace), "--port", str(port)],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [*CLI, "start", *self.options(workspace), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr + done.stdout
         self.web_ports.append((port, workspace))
         return port
 
     def close(self) -> None:
         for port, workspace in self.web_ports:
-            subprocess.run([*CLI, "stop", "--port", str(port), "--workspace", str(workspace)],
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                [*CLI, "stop", "--port", str(port), "--workspace", str(workspace)],
+                capture_output=True,
+                timeout=60,
+            )
         for process in self.workers:
             # Its own session: the worker and its embedded beat process.
             if process.poll() is None:
@@ -106,8 +138,9 @@ def fleet(redis_url: str, tmp_path: Path) -> Iterator[Fleet]:
 
 
 def get(port: int, path: str) -> dict:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/mindinsight/{path}",
-                                timeout=30) as response:
+    with urllib.request.urlopen(
+        f"http://127.0.0.1:{port}/v1/mindinsight/{path}", timeout=30
+    ) as response:
         return json.loads(response.read())
 
 
@@ -121,7 +154,8 @@ def served(port: int, train_ids: list[str]) -> Written:
             answer = get(port, f"datavisual/scalars?train_id={job['train_id']}&tag={tag}")
             for entry in answer["scalars"]:
                 out[(entry["train_id"], entry["tag"].rsplit("/", 1)[0])] = [
-                    (point["step"], point["value"]) for point in entry["values"]]
+                    (point["step"], point["value"]) for point in entry["values"]
+                ]
     return out
 
 
@@ -137,15 +171,18 @@ def complete(fleet: Fleet, written: Written) -> bool:
 
 
 def assert_exactly_once(fleet: Fleet, written: Written, timeout: float) -> None:
-    until(lambda: complete(fleet, written), timeout=timeout, poll=1.0,
-          msg="the web processes did not serve every written step in time")
+    until(
+        lambda: complete(fleet, written),
+        timeout=timeout,
+        poll=1.0,
+        msg="the web processes did not serve every written step in time",
+    )
     train_ids = sorted({train_id for train_id, _ in written})
     for port, _ in fleet.web_ports:
         assert served(port, train_ids) == written, f"port {port}"
 
 
-def write_jobs(base: Path, seconds: float, written: Written, failures: list[BaseException]
-               ) -> None:
+def write_jobs(base: Path, seconds: float, written: Written, failures: list[BaseException]) -> None:
     """20 jobs, two scalar tags each, a step of every job about every 0.2 s for ``seconds``."""
     try:
         writers = [SummaryWriter(base / f"job{job:02d}") for job in range(JOBS)]
@@ -157,7 +194,8 @@ def write_jobs(base: Path, seconds: float, written: Written, failures: list[Base
                 writer.flush()
                 for tag in TAGS:
                     written.setdefault((f"./job{job:02d}", tag), []).append(
-                        (step, value_of(job, tag, step)))
+                        (step, value_of(job, tag, step))
+                    )
             step += 1
             time.sleep(0.2)
         for writer in writers:
@@ -173,14 +211,16 @@ def lease_holder(store: object, train_id: str) -> int | None:
 
 
 def test_two_workers_and_two_web_processes_serve_every_step_exactly_once(
-        fleet: Fleet, tmp_path: Path) -> None:
+    fleet: Fleet, tmp_path: Path
+) -> None:
     workers = [fleet.start_worker(1), fleet.start_worker(2)]
     for number in (1, 2):
         fleet.start_web(number)
     written: Written = {}
     failures: list[BaseException] = []
-    writer = threading.Thread(target=write_jobs, args=(fleet.base, WRITE_SECONDS, written,
-                                                       failures))
+    writer = threading.Thread(
+        target=write_jobs, args=(fleet.base, WRITE_SECONDS, written, failures)
+    )
     writer.start()
     writer.join(WRITE_SECONDS + 60)
     assert not writer.is_alive() and not failures, failures
@@ -208,14 +248,21 @@ def test_two_workers_and_two_web_processes_serve_every_step_exactly_once(
         passes left (it cannot finish before it is killed)."""
         state = store.load_jobs([big]).get(big)
         holder = lease_holder(store, big)
-        if state is None or holder not in pids or not any(
-                0 < f.offset < f.size - (8 << 20) for f in state.files.values()):
+        if (
+            state is None
+            or holder not in pids
+            or not any(0 < f.offset < f.size - (8 << 20) for f in state.files.values())
+        ):
             return False
         holders.append(holder)
         return True
 
-    until(loading_mid_file, timeout=120, poll=0.005,
-          msg="no worker was seen in the middle of the large file")
+    until(
+        loading_mid_file,
+        timeout=120,
+        poll=0.005,
+        msg="no worker was seen in the middle of the large file",
+    )
     victim = pids[holders[-1]]
     victim.send_signal(signal.SIGKILL)
     victim.wait(10)

@@ -18,13 +18,21 @@ from dash_insight.core.store.index import IndexStore
 from dash_insight.core.store.loader import Loader
 
 
-@pytest.mark.parametrize(("given", "stored"), [
-    ("", ""), ("diskcache", ""), ("redis://h:6379/0", "redis://h:6379/0"),
-    ("rediss://h/1", "rediss://h/1"), ("unix:///run/redis.sock", "unix:///run/redis.sock")])
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("", ""),
+        ("diskcache", ""),
+        ("redis://h:6379/0", "redis://h:6379/0"),
+        ("rediss://h/1", "rediss://h/1"),
+        ("unix:///run/redis.sock", "unix:///run/redis.sock"),
+    ],
+)
 def test_index_setting(given: str, stored: str, tmp_path: Path) -> None:
     assert Settings(summary_base_dir=str(tmp_path), index=given).index == stored
-    env = Settings.from_env({"DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
-                             "DASH_INSIGHT_INDEX": given})
+    env = Settings.from_env(
+        {"DASH_INSIGHT_SUMMARY_BASE_DIR": str(tmp_path), "DASH_INSIGHT_INDEX": given}
+    )
     assert env.index == stored
 
 
@@ -82,8 +90,10 @@ def test_a_load_task_lists_a_job_on_object_storage(tmp_path: Path) -> None:
             memory.put(str(path), f"{base}/{name}/{path.name}")
     with SummaryWriter(tmp_path / "outside") as writer:
         writer.add_scalar("loss", 1.0, 1)
-    memory.put(str(next((tmp_path / "outside").iterdir())),
-               f"memory://fleet-{os.getpid()}/outside/x.summary.1_MS")
+    memory.put(
+        str(next((tmp_path / "outside").iterdir())),
+        f"memory://fleet-{os.getpid()}/outside/x.summary.1_MS",
+    )
     try:
         job = discover_job(base, "./deep/job")
         assert job == next(j for j in discover_jobs(base) if j.train_id == "./deep/job")
@@ -95,15 +105,22 @@ def test_a_load_task_lists_a_job_on_object_storage(tmp_path: Path) -> None:
 
 
 def test_the_single_machine_default_imports_neither_redis_nor_celery(tmp_path: Path) -> None:
-    code = ("import sys\n"
-            "from dash_insight.core.service import DataService\n"
-            "from dash_insight.core.settings import Settings\n"
-            f"service = DataService(Settings(summary_base_dir={str(tmp_path)!r}, "
-            f"workspace={str(tmp_path / 'ws')!r}, reload_interval=0))\n"
-            "service.start(); service.loader.wait_rounds(1); service.close()\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('redis', 'celery')))\n")
+    code = (
+        "import sys\n"
+        "from dash_insight.core.service import DataService\n"
+        "from dash_insight.core.settings import Settings\n"
+        f"service = DataService(Settings(summary_base_dir={str(tmp_path)!r}, "
+        f"workspace={str(tmp_path / 'ws')!r}, reload_interval=0))\n"
+        "service.start(); service.loader.wait_rounds(1); service.close()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('redis', 'celery')))\n"
+    )
     repo = str(Path(__file__).resolve().parents[2])
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHONPATH": repo})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": repo},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -16,8 +16,9 @@ pytestmark = pytest.mark.fleet
 redis_index = pytest.importorskip("dash_insight.core.store.redis_index")
 
 
-def test_a_job_written_meanwhile_makes_the_transaction_write_nothing(redis_url: str,
-                                                                     tmp_path: Path) -> None:
+def test_a_job_written_meanwhile_makes_the_transaction_write_nothing(
+    redis_url: str, tmp_path: Path
+) -> None:
     first = redis_index.RedisIndexStore(redis_url, str(tmp_path))
     second = redis_index.RedisIndexStore(redis_url, str(tmp_path))
     with first.transaction():
@@ -50,20 +51,23 @@ def test_a_lease_is_exclusive_until_released_or_expired(redis_url: str, tmp_path
     store.close()
 
 
-def test_merged_chunks_expire_in_redis_instead_of_vanishing(redis_url: str,
-                                                             tmp_path: Path) -> None:
+def test_merged_chunks_expire_in_redis_instead_of_vanishing(redis_url: str, tmp_path: Path) -> None:
     store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
     state = JobState("./j")
     file_state = state.files["f"] = FileState("f", "summary", (1, 1))
     step = np.arange(4, dtype=np.int64)
     for _ in range(2):
-        store.append_chunk(state, file_state, "scalar", "x",
-                           ScalarColumns(step, step.astype(np.float64), step.astype(np.float32)))
+        store.append_chunk(
+            state,
+            file_state,
+            "scalar",
+            "x",
+            ScalarColumns(step, step.astype(np.float64), step.astype(np.float32)),
+        )
     [merged] = file_state.chunks[("scalar", "x")]
     serial = merged.serial
     assert merged.entries == 8 and serial == 3 and not merged.ascending
-    ttls = [store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", old))
-            for old in (1, 2)]
+    ttls = [store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", old)) for old in (1, 2)]
     assert all(0 < ttl <= RETIRED_CHUNK_SECONDS * 1000 for ttl in ttls), ttls
     assert store.client.pttl(store._k("chunk", "./j", "scalar", "x", "f", serial)) == -1
     store.close()
@@ -82,8 +86,15 @@ def test_step_windows_read_chunk_summaries_from_redis(redis_url: str, tmp_path: 
     with store.transaction():
         for start, end in ((0, 1000), (1000, 2000), (2000, 4000)):  # merged into one
             step = np.arange(start, end, dtype=np.int64)
-            store.append_chunk(state, file_state, "scalar", "x", ScalarColumns(
-                step, step.astype(np.float64), np.sin(step / 50.0).astype(np.float32)))
+            store.append_chunk(
+                state,
+                file_state,
+                "scalar",
+                "x",
+                ScalarColumns(
+                    step, step.astype(np.float64), np.sin(step / 50.0).astype(np.float32)
+                ),
+            )
         state.tags = {"scalar": {"x": {"f": 1}}}
         store.save_job(state)
         store.set_job_list([("./j", 0.0, 0.0)])
@@ -112,8 +123,14 @@ def test_a_web_process_on_a_redis_index_starts_no_loader(redis_url: str, tmp_pat
 
     with SummaryWriter(tmp_path / "base" / "job") as writer:
         writer.add_scalar("loss", 1.0, 1)
-    service = DataService(Settings(summary_base_dir=str(tmp_path / "base"), index=redis_url,
-                                   workspace=str(tmp_path / "ws"), reload_interval=0.1))
+    service = DataService(
+        Settings(
+            summary_base_dir=str(tmp_path / "base"),
+            index=redis_url,
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0.1,
+        )
+    )
     try:
         service.start()
         assert service.fleet and isinstance(service.store, redis_index.RedisIndexStore)
@@ -124,8 +141,9 @@ def test_a_web_process_on_a_redis_index_starts_no_loader(redis_url: str, tmp_pat
         service.close()
 
 
-def test_a_loader_that_lost_its_job_to_another_writes_nothing(redis_url: str,
-                                                              tmp_path: Path) -> None:
+def test_a_loader_that_lost_its_job_to_another_writes_nothing(
+    redis_url: str, tmp_path: Path
+) -> None:
     """A worker whose lease lapsed mid-job (another worker loaded the job meanwhile) fails its
     next commit with IndexConflict: every step stays indexed exactly once."""
     from dash_insight.core.format.writer import SummaryWriter
@@ -162,8 +180,9 @@ def test_a_loader_that_lost_its_job_to_another_writes_nothing(redis_url: str,
     store.close()
 
 
-def test_fleet_discovery_drops_gone_jobs_and_reloads_damaged_ones(redis_url: str,
-                                                                  tmp_path: Path) -> None:
+def test_fleet_discovery_drops_gone_jobs_and_reloads_damaged_ones(
+    redis_url: str, tmp_path: Path
+) -> None:
     """FleetLoading without Celery: discovery queues new jobs once, drops a deleted job, and a
     job a reader found damaged is deleted and queued again."""
     import shutil

@@ -24,14 +24,20 @@ from dash_insight.web.access_log import (
 from dash_insight.web.application import create_app
 
 #: host ident user [time] "request" status size seconds request-id
-LINE = re.compile(r'^(\S+) - (\S+) \[(\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] '
-                  r'"((?:[^"\\]|\\.)*)" (\d{3}) (\d+|-) (\d+\.\d{6}) ([A-Za-z0-9._-]+)$')
+LINE = re.compile(
+    r"^(\S+) - (\S+) \[(\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] "
+    r'"((?:[^"\\]|\\.)*)" (\d{3}) (\d+|-) (\d+\.\d{6}) ([A-Za-z0-9._-]+)$'
+)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _app(corpus: Path, tmp_path: Path, port: int = 8123, **settings):
-    app = create_app(str(corpus), settings=Settings(
-        str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0, port=port, **settings))
+    app = create_app(
+        str(corpus),
+        settings=Settings(
+            str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0, port=port, **settings
+        ),
+    )
     assert app.data_service.loader.wait_rounds(1)
     return app
 
@@ -54,12 +60,18 @@ def test_every_request_is_a_common_log_format_line(corpus: Path, tmp_path: Path)
     try:
         client = app.server.test_client()
         jobs = _get(client, "/v1/mindinsight/datavisual/train-jobs?offset=0&limit=2")
-        image = _get(client, "/v1/mindinsight/datavisual/image/single-image"
-                           "?train_id=./lenet_sc&tag=input_data/auto/image&step=-1",
-                           headers={"X-Request-Id": "proxy-id.42"})
+        image = _get(
+            client,
+            "/v1/mindinsight/datavisual/image/single-image"
+            "?train_id=./lenet_sc&tag=input_data/auto/image&step=-1",
+            headers={"X-Request-Id": "proxy-id.42"},
+        )
         missing = _get(client, "/v1/mindinsight/datavisual/nope")
-        forged = _get(client, '/v1/mindinsight/datavisual/plugins?x="a" 200 1',
-                            headers={"X-Request-Id": "bad id \"x\""})
+        forged = _get(
+            client,
+            '/v1/mindinsight/datavisual/plugins?x="a" 200 1',
+            headers={"X-Request-Id": 'bad id "x"'},
+        )
         log_file = tmp_path / "ws" / "log" / "access.8123.log"
         entries = _entries(log_file)
     finally:
@@ -73,8 +85,7 @@ def test_every_request_is_a_common_log_format_line(corpus: Path, tmp_path: Path)
         'GET /v1/mindinsight/datavisual/plugins?x=\\"a\\" 200 1 HTTP/1.1',  # quotes escaped
     ]
     assert [m[5] for m in entries] == ["200", "200", "404", "400"]
-    assert [int(m[6]) for m in entries[:3]] == [len(jobs.data), len(image.data),
-                                                len(missing.data)]
+    assert [int(m[6]) for m in entries[:3]] == [len(jobs.data), len(image.data), len(missing.data)]
     assert all(m[1] == "127.0.0.1" and m[2] == "-" for m in entries)
     # The request id is the one the answer carries; a proxy's well-formed id is kept.
     answers = (jobs, image, missing, forged)
@@ -85,9 +96,13 @@ def test_every_request_is_a_common_log_format_line(corpus: Path, tmp_path: Path)
 
 
 def test_request_line_cannot_forge_a_line() -> None:
-    environ = {"REQUEST_METHOD": "GET", "REQUEST_URI": '/a" 200 5 "\n127.0.0.1 - - x',
-               "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "10.1.2.3",
-               "dash_insight.request_id": "r1"}
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "REQUEST_URI": '/a" 200 5 "\n127.0.0.1 - - x',
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "10.1.2.3",
+        "dash_insight.request_id": "r1",
+    }
     line = access_line(environ, "200", 0, 0.0, 0.25)
     assert "\n" not in line and line.count('"') - line.count('\\"') == 2
     match = LINE.match(line)
@@ -117,8 +132,9 @@ def test_the_log_rotates_at_its_size_limit(corpus: Path, tmp_path: Path) -> None
     logs = [f for f in files if not f.name.endswith(".lock")]
     assert all(f.stat().st_size <= limit for f in logs)
     kept = [m for f in logs for m in _entries(f)]
-    assert sorted(int(m[4].split("limit=")[1].split()[0]) for m in kept) == \
-        list(range(1, requests + 1))
+    assert sorted(int(m[4].split("limit=")[1].split()[0]) for m in kept) == list(
+        range(1, requests + 1)
+    )
 
 
 WRITER = """
@@ -136,20 +152,24 @@ def test_processes_share_one_rotated_log(tmp_path: Path) -> None:
     limit."""
     path = tmp_path / "access.9000.log"
     lines, limit = 400, 3000
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(limit), name,
-                                 str(lines)]) for name in ("a", "b", "c")]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(limit), name, str(lines)])
+        for name in ("a", "b", "c")
+    ]
     assert [w.wait(120) for w in writers] == [0, 0, 0]
     files = [f for f in tmp_path.glob("access.9000.log*") if not f.name.endswith(".lock")]
     assert len(files) > 10 and all(f.stat().st_size <= limit for f in files)
-    written = collections.Counter(line.split()[0] for f in files
-                                  for line in f.read_text().splitlines())
+    written = collections.Counter(
+        line.split()[0] for f in files for line in f.read_text().splitlines()
+    )
     assert written == {"a": lines, "b": lines, "c": lines}
     handler = SharedRotatingFileHandler(str(path), 0)
     handler.close()
 
 
 def test_a_500_answer_and_its_log_line_carry_the_request_id(
-        corpus: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    corpus: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     app = _app(corpus, tmp_path, port=8125)
 
     def broken(*args, **kwargs):
@@ -176,15 +196,22 @@ def test_a_500_answer_and_its_log_line_carry_the_request_id(
     for record, answer in zip(failures, (api, page), strict=True):
         assert f"(request id {answer.headers['X-Request-Id']})" in record.getMessage()
         assert record.exc_info and "disk on fire" in str(record.exc_info[1])
-    assert [(m[5], m[8]) for m in entries] == [("500", api.headers["X-Request-Id"]),
-                                              ("500", page.headers["X-Request-Id"])]
+    assert [(m[5], m[8]) for m in entries] == [
+        ("500", api.headers["X-Request-Id"]),
+        ("500", page.headers["X-Request-Id"]),
+    ]
 
 
 def test_an_embedded_app_logs_only_its_own_requests(corpus: Path, tmp_path: Path) -> None:
     server = flask.Flask("host")
     server.add_url_rule("/health", "health", lambda: "ok")
-    app = create_app(str(corpus), server=server, url_base_pathname="/insight/",
-                     workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        str(corpus),
+        server=server,
+        url_base_pathname="/insight/",
+        workspace=str(tmp_path / "ws"),
+        reload_interval=0,
+    )
     try:
         client = server.test_client()
         assert _get(client, "/health").data == b"ok"
@@ -210,8 +237,9 @@ class _Requests(logging.Handler):
             self.seen.append((found[1], found[2]))
 
 
-def test_a_browser_session_is_logged_request_by_request(dash_duo, corpus: Path,
-                                                        tmp_path: Path) -> None:
+def test_a_browser_session_is_logged_request_by_request(
+    dash_duo, corpus: Path, tmp_path: Path
+) -> None:
     port = 8571
     app = _app(corpus, tmp_path, port=port)
     served = _Requests()
@@ -232,9 +260,14 @@ def test_a_browser_session_is_logged_request_by_request(dash_duo, corpus: Path,
             return [(unquote(m[4]), m[5]) for m in _entries(log_file)]
 
         # werkzeug prints paths decoded (uri_to_iri); the access log keeps them as sent.
-        until(lambda: len(served.seen) > 20 and collections.Counter(logged())
-              == collections.Counter((unquote(line), status) for line, status in served.seen),
-              30)
+        until(
+            lambda: (
+                len(served.seen) > 20
+                and collections.Counter(logged())
+                == collections.Counter((unquote(line), status) for line, status in served.seen)
+            ),
+            30,
+        )
     finally:
         werkzeug.removeHandler(served)
         werkzeug.setLevel(level)
@@ -242,5 +275,4 @@ def test_a_browser_session_is_logged_request_by_request(dash_duo, corpus: Path,
     kinds = {line.split()[1].split("?")[0] for line, _ in logged()}
     assert {"/", "/_dash-layout", "/_dash-dependencies", "/_dash-update-component"} <= kinds
     assert any(path.startswith("/assets/") for path in kinds)
-    assert any(path.startswith("/v1/mindinsight/datavisual/image/single-image")
-               for path in kinds)
+    assert any(path.startswith("/v1/mindinsight/datavisual/image/single-image") for path in kinds)

@@ -21,8 +21,13 @@ def host_app(corpus: Path, tmp_path: Path):
     def health() -> str:
         return "ok"
 
-    app = create_app(str(corpus), server=server, url_base_pathname="/insight/",
-                     workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        str(corpus),
+        server=server,
+        url_base_pathname="/insight/",
+        workspace=str(tmp_path / "ws"),
+        reload_interval=0,
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield server, app
     app.data_service.close()
@@ -39,11 +44,15 @@ def test_mounted_under_prefix(host_app) -> None:
     assert client.get("/insight/_dash-layout").status_code == 200
     jobs = client.get("/insight/v1/mindinsight/datavisual/train-jobs?limit=999").get_json()
     assert jobs["total"] == 9
-    scalars = client.get("/insight/v1/mindinsight/datavisual/scalar/metadata"
-                         "?train_id=./lenet_sc&tag=loss/auto/scalar").get_json()
+    scalars = client.get(
+        "/insight/v1/mindinsight/datavisual/scalar/metadata"
+        "?train_id=./lenet_sc&tag=loss/auto/scalar"
+    ).get_json()
     assert len(scalars["metadatas"]) == 48
-    image = client.get("/insight/v1/mindinsight/datavisual/image/single-image"
-                       "?train_id=./lenet_sc&tag=input_data/auto/image&step=-1")
+    image = client.get(
+        "/insight/v1/mindinsight/datavisual/image/single-image"
+        "?train_id=./lenet_sc&tag=input_data/auto/image&step=-1"
+    )
     assert image.status_code == 200 and image.data.startswith(b"\x89PNG")
     assert client.get("/v1/mindinsight/datavisual/train-jobs").status_code == 404
 
@@ -79,9 +88,13 @@ def test_behind_a_prefix_stripping_proxy_and_framed_by_a_notebook(tmp_path: Path
     sees /...; a notebook on another origin may frame the pages."""
     from dash_insight.core.settings import DEMO_DIR
 
-    app = create_app(DEMO_DIR, workspace=str(tmp_path / "ws"), start_loader=False,
-                     requests_pathname_prefix="/user/a/proxy/8050/",
-                     frame_ancestors=("'self'", "http://localhost:*"))
+    app = create_app(
+        DEMO_DIR,
+        workspace=str(tmp_path / "ws"),
+        start_loader=False,
+        requests_pathname_prefix="/user/a/proxy/8050/",
+        frame_ancestors=("'self'", "http://localhost:*"),
+    )
     client = app.server.test_client()
     page = client.get("/")
     html = page.get_data(as_text=True)

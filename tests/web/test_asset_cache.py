@@ -13,8 +13,13 @@ from dash_insight.web.application import create_app
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("base")
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
-                     reload_interval=0, start_loader=False, url_base_pathname="/di/")
+    app = create_app(
+        str(base),
+        workspace=str(tmp_path_factory.mktemp("ws")),
+        reload_interval=0,
+        start_loader=False,
+        url_base_pathname="/di/",
+    )
     yield app.server.test_client()
     app.data_service.close()
 

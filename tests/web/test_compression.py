@@ -16,8 +16,12 @@ METADATA = "/v1/mindinsight/datavisual/scalar/metadata?train_id=./ops_all&tag=lo
 
 @pytest.fixture(scope="module")
 def client(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
-    app = create_app(str(corpus), workspace=str(tmp_path_factory.mktemp("ws")),
-                     reload_interval=0, start_loader=False)
+    app = create_app(
+        str(corpus),
+        workspace=str(tmp_path_factory.mktemp("ws")),
+        reload_interval=0,
+        start_loader=False,
+    )
     app.data_service.loader.load_round()
     yield app.server.test_client()
     app.data_service.close()

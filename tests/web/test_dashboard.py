@@ -18,16 +18,29 @@ def test_dashboard_cards(dash_duo, corpus_app) -> None:
     dash_duo.wait_for_element("#job-table tbody tr")
     dash_duo.find_element('a[href*="train_id=.%2Flenet_sc"]').click()
     dash_duo.wait_for_contains_text(".di-subtitle", "./lenet_sc")
-    for card in ("card-scalar", "card-histogram", "card-tensor", "card-graph", "card-dataset",
-                 "card-image"):
+    for card in (
+        "card-scalar",
+        "card-histogram",
+        "card-tensor",
+        "card-graph",
+        "card-dataset",
+        "card-image",
+    ):
         dash_duo.wait_for_element(f"#{card}")
     dash_duo.wait_for_element("#preview-scalar .main-svg")
     dash_duo.wait_for_element("#preview-histogram .main-svg")
     assert "GeneratorDataset" in dash_duo.find_element("#preview-dataset").text
     assert "No tensor yet" in dash_duo.find_element("#card-tensor").text
     dash_duo.wait_for_element("#preview-image")
-    until(lambda: dash_duo.driver.execute_script(
-        "return document.querySelector('#preview-image').naturalWidth") == 256, 10)
+    until(
+        lambda: (
+            dash_duo.driver.execute_script(
+                "return document.querySelector('#preview-image').naturalWidth"
+            )
+            == 256
+        ),
+        10,
+    )
     # The graph card shows the top-level scopes.
     dash_duo.wait_for_element("#preview-graph canvas")
     # Back button returns to the list.
@@ -94,8 +107,7 @@ def test_damage_banner_wraps_between_words(dash_duo, tmp_path: Path) -> None:
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./bad")
         dash_duo.wait_for_contains_text(".di-job-notice summary", "problems; everything readable")
-        dash_duo.driver.execute_script(
-            "document.querySelector('.di-job-notice').open = true;")
+        dash_duo.driver.execute_script("document.querySelector('.di-job-notice').open = true;")
         for width in range(480, 760, 23):  # wherever the lines happen to end
             dash_duo.driver.set_window_size(width, 900)  # synchronous: the layout follows
             wrapped, broken = dash_duo.driver.execute_script(BROKEN_WORDS)

@@ -16,7 +16,11 @@ from tests.pages import text
 def test_mindinsight_order_sorts_by_the_suffixed_name() -> None:
     # "a/scalar" sorts after "a/b/scalar" ('s' > 'b'): MindInsight sorts its own names.
     assert mindinsight_order(["op/x", "loss", "a", "a/b"], Plugin.SCALAR) == [
-        "a/b", "a", "loss", "op/x"]
+        "a/b",
+        "a",
+        "loss",
+        "op/x",
+    ]
 
 
 def test_scalar_card_draws_the_first_two_tags_of_mindinsight(service: DataService) -> None:
@@ -33,7 +37,6 @@ def test_tensor_card_shows_five_decimals_as_mindinsight(service: DataService) ->
     """MindInsight's card of ops_in_net (02b_dashboard_ops_in_net) starts -0.10534 -0.19657
     0.10414: the first tensor tag, five decimals."""
     job = service.provider.job("./ops_in_net")
-    body, foot = tensor_card(CardRequest(dash.Dash(__name__), job),
-                             TensorQueries(service.provider))
+    body, foot = tensor_card(CardRequest(dash.Dash(__name__), job), TensorQueries(service.provider))
     assert foot.startswith("op/conv_weight · ")
     assert text(body).split()[:3] == ["-0.10534", "-0.19657", "0.10414"]

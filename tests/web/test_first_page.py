@@ -37,8 +37,12 @@ def _find(node: object, component_id: str) -> dict | None:
 
 @pytest.fixture(params=["/", "/insight/"])
 def app_client(request, corpus: Path, tmp_path: Path):
-    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0,
-                     url_base_pathname=request.param)
+    app = create_app(
+        str(corpus),
+        workspace=str(tmp_path / "ws"),
+        reload_interval=0,
+        url_base_pathname=request.param,
+    )
     assert app.data_service.loader.wait_rounds(1)
     _layout.path = request.param + "_dash-layout"  # type: ignore[attr-defined]
     yield app.server.test_client(), request.param
@@ -55,15 +59,18 @@ def test_the_page_of_the_referrer_is_in_the_layout(app_client) -> None:
     # callbacks do not all fire on load.
     location = _find(layout, "url")
     assert (location["pathname"], location["search"]) == (
-        f"{prefix}scalars", "?train_id=.%2Flenet_sc&smooth=0.5")
+        f"{prefix}scalars",
+        "?train_id=.%2Flenet_sc&smooth=0.5",
+    )
     bare = _find(_layout(client, f"http://localhost{prefix}scalars"), "url")
     assert (bare["pathname"], bare["search"]) == (f"{prefix}scalars", "")
     unknown = _layout(client, f"http://localhost{prefix}no-such-page")
     assert "Page not found" in json.dumps(_find(unknown, "page"))
 
 
-@pytest.mark.parametrize("referrer", [None, "http://elsewhere.example/scalars?train_id=./x",
-                                      "not a url"])
+@pytest.mark.parametrize(
+    "referrer", [None, "http://elsewhere.example/scalars?train_id=./x", "not a url"]
+)
 def test_without_a_usable_referrer_the_page_comes_by_routing(app_client, referrer) -> None:
     client, _ = app_client
     layout = _layout(client, referrer)
@@ -89,8 +96,10 @@ def test_full_load_and_in_app_navigation_show_their_pages(dash_duo, corpus_app) 
     dash_duo.wait_for_element("#lineage-tab-model")
     dash_duo.wait_for_element("#page .js-plotly-plot", timeout=30)  # the overview's charts
     # plotly.js is dash-insight's partial bundle, loaded once as an asset.
-    assert dash_duo.driver.execute_script("return window.Plotly && window.Plotly.version") \
+    assert (
+        dash_duo.driver.execute_script("return window.Plotly && window.Plotly.version")
         == _plotly_version()
+    )
     full = dash_duo.driver.execute_script("""
         return performance.getEntriesByType('resource')
             .filter(e => e.name.includes('package_data/plotly.min.js')).length;""")
@@ -100,4 +109,5 @@ def test_full_load_and_in_app_navigation_show_their_pages(dash_duo, corpus_app) 
 
 def _plotly_version() -> str:
     from plotly.offline import get_plotlyjs_version
+
     return str(get_plotlyjs_version())

@@ -23,79 +23,110 @@ from dash_insight.web.first_paint import Raw, css_text, static_html
 
 
 def test_html_components_become_their_elements() -> None:
-    tree = html.Div([html.Span("a < b", title='say "hi"'), html.Br(), html.A("go", href="/x"),
-                     html.Img(src="/i.png")], className="box", id="root",
-                    style={"minHeight": 327, "opacity": 0.5, "marginTop": "4px"})
+    tree = html.Div(
+        [
+            html.Span("a < b", title='say "hi"'),
+            html.Br(),
+            html.A("go", href="/x"),
+            html.Img(src="/i.png"),
+        ],
+        className="box",
+        id="root",
+        style={"minHeight": 327, "opacity": 0.5, "marginTop": "4px"},
+    )
     assert static_html(tree) == (
         '<div class="box" id="root" style="min-height:327px;opacity:0.5;margin-top:4px">'
         '<span title="say &quot;hi&quot;">a &lt; b</span><br><a href="/x">go</a>'
-        '<img src="/i.png"></div>')
+        '<img src="/i.png"></div>'
+    )
 
 
 def test_pattern_ids_are_written_as_dash_writes_them() -> None:
     div = html.Div(id={"type": "chart-card", "chart": "./a|loss"})
-    assert static_html(div) == ('<div id="{&quot;chart&quot;:&quot;./a|loss&quot;,'
-                                '&quot;type&quot;:&quot;chart-card&quot;}"></div>')
+    assert static_html(div) == (
+        '<div id="{&quot;chart&quot;:&quot;./a|loss&quot;,'
+        '&quot;type&quot;:&quot;chart-card&quot;}"></div>'
+    )
 
 
 def test_dash_only_props_and_held_json_are_left_out() -> None:
-    div = html.Div("x", n_clicks=3, hidden=True, **{"data-component": "{" + "a" * 300 + "}",
-                                                      "data-batch": "3"})
+    div = html.Div(
+        "x", n_clicks=3, hidden=True, **{"data-component": "{" + "a" * 300 + "}", "data-batch": "3"}
+    )
     assert static_html(div) == '<div hidden data-batch="3">x</div>'
 
 
 def test_raw_markup_is_kept_as_it_is() -> None:
-    assert static_html(html.Div(Raw("<svg><path d='M0 0'/></svg>"))) == \
-        "<div><svg><path d='M0 0'/></svg></div>"
+    assert (
+        static_html(html.Div(Raw("<svg><path d='M0 0'/></svg>")))
+        == "<div><svg><path d='M0 0'/></svg></div>"
+    )
 
 
 def test_core_controls_are_drawn_read_only() -> None:
-    radios = static_html(dcc.RadioItems(id="axis", options=[{"label": "Step", "value": "s"},
-                                                            {"label": "Time", "value": "t"}],
-                                        value="t", inline=True, className="di-axis"))
+    radios = static_html(
+        dcc.RadioItems(
+            id="axis",
+            options=[{"label": "Step", "value": "s"}, {"label": "Time", "value": "t"}],
+            value="t",
+            inline=True,
+            className="di-axis",
+        )
+    )
     assert radios.startswith('<div class="dash-options-list dash-radioitems di-axis" id="axis">')
     assert radios.count('type="radio"') == 2
-    assert re.search(r'selected dash-radioitems-inline.*checked></span>.*<span>Time</span>',
-                     radios)
+    assert re.search(r"selected dash-radioitems-inline.*checked></span>.*<span>Time</span>", radios)
     assert "<span>Step</span>" in radios
     box = static_html(dcc.Input(id="n", type="number", value=0.0, className="di-number"))
-    assert box == ('<div class="dash-input-container dash-input di-number">'
-                   '<input class="dash-input-element" readonly tabindex="-1" id="n" '
-                   'type="number" value="0"></div>')
+    assert box == (
+        '<div class="dash-input-container dash-input di-number">'
+        '<input class="dash-input-element" readonly tabindex="-1" id="n" '
+        'type="number" value="0"></div>'
+    )
     empty = static_html(dcc.Dropdown(id="d", options=["a"], placeholder="pick one"))
     assert "dash-dropdown-placeholder" in empty and "pick one" in empty
     chosen = static_html(dcc.Dropdown(id="d", options=["a", "b"], value=["a", "b"], multi=True))
     assert '<span class="dash-dropdown-value">a, b</span>' in chosen
     slider = static_html(dcc.Slider(id="s", min=0, max=1, value=0.25))
-    assert 'right:75.0%' in slider and "dash-slider-thumb" in slider
+    assert "right:75.0%" in slider and "dash-slider-thumb" in slider
     link = static_html(dcc.Link("Summary", href="/", className="di-brand"))
     assert link == '<a class="di-brand" href="/">Summary</a>'
 
 
 def test_stores_and_timers_draw_nothing_other_components_keep_their_place() -> None:
-    assert static_html(html.Div([dcc.Store(id="s", data={"a": 1}), dcc.Location(id="u"),
-                                 dcc.Interval(id="i")])) == "<div></div>"
+    assert (
+        static_html(
+            html.Div([dcc.Store(id="s", data={"a": 1}), dcc.Location(id="u"), dcc.Interval(id="i")])
+        )
+        == "<div></div>"
+    )
     grid = dag.AgGrid(id="g", className="di-grid", rowData=[{"a": 1}], style={"height": 240})
     assert static_html(grid) == '<div class="di-grid" id="g" style="height:240px"></div>'
 
 
 def test_a_loading_wrapper_draws_its_children_as_dash_does_when_idle() -> None:
     """The per-tag pages' cards sit in a dcc.Loading: its children in a div."""
-    assert static_html(dcc.Loading(html.Div("x", id="cards"), type="dot",
-                                   parent_style={"minHeight": 20})) == \
-        '<div style="min-height:20px"><div id="cards">x</div></div>'
+    assert (
+        static_html(
+            dcc.Loading(html.Div("x", id="cards"), type="dot", parent_style={"minHeight": 20})
+        )
+        == '<div style="min-height:20px"><div id="cards">x</div></div>'
+    )
 
 
 def test_css_text_writes_numbers_as_react_does() -> None:
-    assert css_text({"zIndex": 3, "width": 0, "height": 12.5, "display": None}) == \
-        "z-index:3;width:0;height:12.5px"
+    assert (
+        css_text({"zIndex": 3, "width": 0, "height": 12.5, "display": None})
+        == "z-index:3;width:0;height:12.5px"
+    )
 
 
 def _dash_scripts() -> tuple[str, str]:
     app = dash.Dash(__name__)
     app.layout = html.Div()
-    app.clientside_callback("function (a) { return a; }", dash.Output("x", "children"),
-                            dash.Input("y", "children"))
+    app.clientside_callback(
+        "function (a) { return a; }", dash.Output("x", "children"), dash.Input("y", "children")
+    )
     with app.server.test_request_context("/"):
         return app._generate_scripts_html(), app._generate_renderer()
 
@@ -106,7 +137,7 @@ def test_the_scripts_are_held_and_started_in_order_after_the_first_paint() -> No
     assert held is not None
     template = re.match(r'<template id="di-dash-scripts">(.*)</template><script>', held, re.S)
     assert template and template.group(1) == scripts + renderer  # every tag, in Dash's order
-    loader = held[template.end() - len("<script>"):]
+    loader = held[template.end() - len("<script>") :]
     assert "requestAnimationFrame" in loader and "script.async = false" in loader
     assert held.count("<template") == 1
 
@@ -136,8 +167,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         for step in range(1, HIST_STEPS + 1):
             for i in range(HIST_TAGS):
                 writer.add_histogram(f"layer{i}.weight", rng.standard_normal(500) * step, step)
-    built = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
-                       reload_interval=0)
+    built = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
     assert built.data_service.loader.wait_rounds(1, timeout=120)
     yield built
     built.data_service.close()
@@ -154,12 +184,16 @@ def _page(app: Any, url: str, **cookies: str) -> str:
 
 def test_the_scalars_page_answer_holds_its_first_screen_and_holds_the_scripts(app: Any) -> None:
     page = _page(app, "/scalars?train_id=./run")
-    overlay = re.search(r'<div id="di-first-paint"[^>]*><template shadowrootmode="open">'
-                        r'(.*?)</template></div>', page, re.S)
+    overlay = re.search(
+        r'<div id="di-first-paint"[^>]*><template shadowrootmode="open">'
+        r"(.*?)</template></div>",
+        page,
+        re.S,
+    )
     assert overlay, "no first paint"
     painted = overlay.group(1)
     # Styled by the page's stylesheets, adopted by its shadow root before the first paint.
-    assert "adoptedStyleSheets" in page[overlay.end():overlay.end() + 600]
+    assert "adoptedStyleSheets" in page[overlay.end() : overlay.end() + 600]
     # Dash's scripts are fetched while the copy is painted.
     assert re.search(r'<link rel="preload" as="script" href="[^"]*dash_renderer', page)
     assert 'class="di-topbar"' in painted and "Scalars" in painted
@@ -178,7 +212,8 @@ def test_pages_without_a_first_paint_are_answered_as_dash_answers_them(app: Any)
     for url in ("/", "/lineage", "/images?train_id=./run", "/nowhere"):
         page = _page(app, url)
         assert "di-first-paint" not in page.replace("first-paint.js", "").replace(
-            "first-paint.css", "")
+            "first-paint.css", ""
+        )
         assert "di-dash-scripts" not in page
         assert re.search(r'<script src="[^"]*dash_renderer[^"]*"></script>', page)
 
@@ -197,7 +232,8 @@ def test_the_page_is_dark_from_its_first_paint_with_the_theme_cookie(app: Any) -
 
 
 def test_a_failing_first_paint_leaves_the_page_as_dash_starts_it(
-        app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     from dash_insight.plugins.scalars import page as scalars_page
 
     def broken(*_args: Any, **_kwargs: Any) -> Any:
@@ -219,8 +255,12 @@ def test_behind_a_proxy_that_strips_a_prefix(tmp_path: Path) -> None:
     with SummaryWriter(base / "run", host="test", timestamp=1_700_000_000) as writer:
         writer.add_scalar("loss", 1.0, 1)
         writer.add_scalar("loss", 0.5, 2)
-    prefixed = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0,
-                          requests_pathname_prefix="/user/a/proxy/8050/")
+    prefixed = create_app(
+        str(base),
+        workspace=str(tmp_path / "ws"),
+        reload_interval=0,
+        requests_pathname_prefix="/user/a/proxy/8050/",
+    )
     try:
         assert prefixed.data_service.loader.wait_rounds(1, timeout=120)
         page = _page(prefixed, "/scalars?train_id=./run")
@@ -233,8 +273,12 @@ def test_behind_a_proxy_that_strips_a_prefix(tmp_path: Path) -> None:
 
 
 def _painted(page: str) -> str:
-    overlay = re.search(r'<div id="di-first-paint"[^>]*><template shadowrootmode="open">'
-                        r'(.*?)</template></div>', page, re.S)
+    overlay = re.search(
+        r'<div id="di-first-paint"[^>]*><template shadowrootmode="open">'
+        r"(.*?)</template></div>",
+        page,
+        re.S,
+    )
     assert overlay, "no first paint"
     return overlay.group(1)
 

@@ -25,14 +25,20 @@ from tests.conftest import CORPUS, PROFILER_CORPUS
 pytestmark = pytest.mark.browser
 
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
-JOBS = {CORPUS: ("lenet_sc", "lenet_lr0.01_bs32", "lenet_lr0.05_bs64", "ops_in_net"),
-        LANDSCAPE_CORPUS: ("lenet_step",), PROFILER_CORPUS: ("lenet_prof",)}
+JOBS = {
+    CORPUS: ("lenet_sc", "lenet_lr0.01_bs32", "lenet_lr0.05_bs64", "ops_in_net"),
+    LANDSCAPE_CORPUS: ("lenet_step",),
+    PROFILER_CORPUS: ("lenet_prof",),
+}
 
 #: Data of the jobs that happens to spell an English message: MindSpore's top scope
 #: ``Default`` (graph), the landscape's unit ``step``, the profiler's directory ``profiler`` and
 #: its context mode ``graph``.
-DATA_WORDS = {"/graph": {"Default"}, "/loss-landscape": {"step"},
-              "/profiler": {"profiler", "graph"}}
+DATA_WORDS = {
+    "/graph": {"Default"},
+    "/loss-landscape": {"step"},
+    "/profiler": {"profiler", "graph"},
+}
 
 #: Every page, with what shows it has drawn its data.
 PAGES = [
@@ -101,8 +107,9 @@ def english_messages() -> list[tuple[str, re.Pattern[str] | None]]:
     return out
 
 
-def untranslated(texts: list[str], messages: list[tuple[str, re.Pattern[str] | None]]
-                 ) -> dict[str, str]:
+def untranslated(
+    texts: list[str], messages: list[tuple[str, re.Pattern[str] | None]]
+) -> dict[str, str]:
     """The texts that are an English message (a whole text node, or a message of several
     words inside a longer text), each with the first message it is."""
     found: dict[str, str] = {}
@@ -113,8 +120,7 @@ def untranslated(texts: list[str], messages: list[tuple[str, re.Pattern[str] | N
                 match = pattern.search if len(english) > 14 else pattern.fullmatch
                 hit = bool(match(text)) and len(english) > 6
             else:
-                hit = text == english or (" " in english and len(english) > 8
-                                          and english in text)
+                hit = text == english or (" " in english and len(english) > 8 and english in text)
             if hit:
                 found.setdefault(text, english)
                 break
@@ -123,10 +129,22 @@ def untranslated(texts: list[str], messages: list[tuple[str, re.Pattern[str] | N
 
 def test_the_check_finds_english() -> None:
     messages = english_messages()
-    found = untranslated(["Summary List", "Total 3 tags", "loss", "./lenet_sc", "训练列表",
-                          "⚠ This job has 2 problems; everything readable is shown."], messages)
-    assert set(found) == {"Summary List", "Total 3 tags",
-                          "⚠ This job has 2 problems; everything readable is shown."}
+    found = untranslated(
+        [
+            "Summary List",
+            "Total 3 tags",
+            "loss",
+            "./lenet_sc",
+            "训练列表",
+            "⚠ This job has 2 problems; everything readable is shown.",
+        ],
+        messages,
+    )
+    assert set(found) == {
+        "Summary List",
+        "Total 3 tags",
+        "⚠ This job has 2 problems; everything readable is shown.",
+    }
     assert not untranslated(["Map", "Batch", "12", "3 个标签", "lenet_sc"], messages)
 
 
@@ -145,8 +163,7 @@ def all_pages_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
     data = bytearray(summary.read_bytes())
     data[len(data) // 2] ^= 0xFF
     summary.write_bytes(bytes(data))
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
-                     reload_interval=0)
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()
@@ -156,18 +173,24 @@ def _accept_language(dash_duo: Any, language: str) -> None:
     """What the browser sends as ``Accept-Language`` (as ``--lang`` / ``intl.accept_languages``
     would set it), through the DevTools protocol."""
     agent = dash_duo.driver.execute_script("return navigator.userAgent")
-    dash_duo.driver.execute_cdp_cmd("Network.setUserAgentOverride",
-                                    {"userAgent": agent, "acceptLanguage": language})
+    dash_duo.driver.execute_cdp_cmd(
+        "Network.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": language}
+    )
 
 
 def _wait_drawn(dash_duo: Any, selector: str) -> None:
     dash_duo.wait_for_element(selector, timeout=60)
-    until(lambda: not dash_duo.driver.execute_script(
-        "return document.querySelectorAll('[data-dash-is-loading=\"true\"]').length"), 30)
+    until(
+        lambda: (
+            not dash_duo.driver.execute_script(
+                "return document.querySelectorAll('[data-dash-is-loading=\"true\"]').length"
+            )
+        ),
+        30,
+    )
 
 
-def test_every_page_in_chinese_shows_no_english_message(dash_duo: Any,
-                                                        all_pages_app: Any) -> None:
+def test_every_page_in_chinese_shows_no_english_message(dash_duo: Any, all_pages_app: Any) -> None:
     dash_duo.start_server(all_pages_app)
     _accept_language(dash_duo, "zh-CN,zh;q=0.9")
     messages = english_messages()
@@ -178,16 +201,17 @@ def test_every_page_in_chinese_shows_no_english_message(dash_duo: Any,
         assert dash_duo.driver.execute_script("return document.documentElement.lang") == "zh-CN"
         dash_duo.wait_for_text_to_equal(".di-language-option.active", "中文")
         dash_duo.driver.execute_script(  # the damage list is shown too
-            "document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            "document.querySelectorAll('details').forEach(d => { d.open = true; })"
+        )
         data = DATA_WORDS.get(path.split("?")[0], set())
-        texts = [text for text in dash_duo.driver.execute_script(VISIBLE_TEXTS)
-                 if text not in data]
+        texts = [text for text in dash_duo.driver.execute_script(VISIBLE_TEXTS) if text not in data]
         assert any(re.search(r"[\u4e00-\u9fff]", text) for text in texts), path
         english = untranslated(texts, messages)
         if english:
             found[path] = english
     assert not found, "English messages on Chinese pages: " + "; ".join(
-        f"{path}: {texts}" for path, texts in found.items())
+        f"{path}: {texts}" for path, texts in found.items()
+    )
 
 
 def _title(dash_duo: Any) -> str:
@@ -215,9 +239,16 @@ def test_language_switch_holds_across_reloads(dash_duo: Any, all_pages_app: Any)
     dash_duo.driver.refresh()
     until(lambda: _title(dash_duo) == "标量", 30)
     # the charts' own words (drawn in the browser) follow the page's language
-    until(lambda: "步骤" in dash_duo.driver.execute_script(
-        "return Array.from(document.querySelectorAll('#scalar-grid .xtitle'))"
-        ".map(t => t.textContent).join(' ')"), 30)
+    until(
+        lambda: (
+            "步骤"
+            in dash_duo.driver.execute_script(
+                "return Array.from(document.querySelectorAll('#scalar-grid .xtitle'))"
+                ".map(t => t.textContent).join(' ')"
+            )
+        ),
+        30,
+    )
 
     dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
     _wait_drawn(dash_duo, "#lineage-grid .ag-row")
@@ -278,23 +309,29 @@ def cjk_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_cjk_job_folders_and_tags_wrap_in_both_themes(dash_duo: Any, cjk_app: Any,
-                                                      theme: str) -> None:
+def test_cjk_job_folders_and_tags_wrap_in_both_themes(
+    dash_duo: Any, cjk_app: Any, theme: str
+) -> None:
     dash_duo.start_server(cjk_app)
     dash_duo.driver.set_window_size(900, 800)
     _accept_language(dash_duo, "zh-CN")
     dash_duo.driver.execute_script(f"localStorage.setItem('theme', '\"{theme}\"')")
     dash_duo.wait_for_page(dash_duo.server_url + "/")
     dash_duo.wait_for_element("#job-table tbody tr td a", timeout=60)
-    until(lambda: dash_duo.driver.execute_script(
-        "return document.documentElement.dataset.theme") == theme, 10)
+    until(
+        lambda: (
+            dash_duo.driver.execute_script("return document.documentElement.dataset.theme") == theme
+        ),
+        10,
+    )
     link = dash_duo.find_element("#job-table tbody tr td a")
     assert link.text.replace("\n", "") == "./" + CJK_JOB
     assert link.size["height"] > 30  # the long name wraps inside its column ...
     layout = dash_duo.driver.execute_script(LAYOUT_CHECK)
     assert layout == {"overflow": False, "badge": 1, "status": 1}  # ... short words do not
     assert dash_duo.driver.execute_script(
-        "return getComputedStyle(document.body).fontFamily").startswith('"PingFang SC"')
+        "return getComputedStyle(document.body).fontFamily"
+    ).startswith('"PingFang SC"')
     dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./" + CJK_JOB)
     _wait_drawn(dash_duo, "#scalar-grid .js-plotly-plot")
     dash_duo.wait_for_text_to_equal(".di-chart-title", CJK_TAG)

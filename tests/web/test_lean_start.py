@@ -21,10 +21,15 @@ from dash_insight.core.store.index import IndexStore, index_directory
 from dash_insight.core.store.loader import Loader
 
 #: Imported on first use only; a warm start must not need them.
-DEFERRED = ("plotly.express", "plotly.subplots", "IPython", "requests",
-            "dash_insight.core.format.writer",
-            # logs on object storage: only a URL base directory needs it
-            "fsspec")
+DEFERRED = (
+    "plotly.express",
+    "plotly.subplots",
+    "IPython",
+    "requests",
+    "dash_insight.core.format.writer",
+    # logs on object storage: only a URL base directory needs it
+    "fsspec",
+)
 
 CHILD = textwrap.dedent("""
     import json, sys
@@ -58,22 +63,38 @@ def test_warm_start_answers_without_the_deferred_modules(tmp_path: os.PathLike[s
     finally:
         store.close()
     assert expected_jobs > 0
-    completed = subprocess.run([sys.executable, "-c", CHILD, base, workspace, *DEFERRED],
-                               capture_output=True, text=True, timeout=300, check=False)
+    completed = subprocess.run(
+        [sys.executable, "-c", CHILD, base, workspace, *DEFERRED],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
     answer = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert answer == {"jobs": 200, "total": expected_jobs, "page": 200, "layout": 200,
-                      "first": [], "loaded": ["pandas"]}
+    assert answer == {
+        "jobs": 200,
+        "total": expected_jobs,
+        "page": 200,
+        "layout": 200,
+        "first": [],
+        "loaded": ["pandas"],
+    }
 
 
 def test_the_deferred_modules_are_there_when_needed() -> None:
     """The package's lazy names still give the writer and the app (the test above would also
     pass if they were simply gone)."""
-    code = ("import sys, dash_insight; assert 'dash_insight.core.format.writer' not in "
-            "sys.modules; w = dash_insight.SummaryWriter; from dash_insight import create_app; "
-            "print(w.__module__, create_app.__module__)")
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                               timeout=300, check=False)
+    code = (
+        "import sys, dash_insight; assert 'dash_insight.core.format.writer' not in "
+        "sys.modules; w = dash_insight.SummaryWriter; from dash_insight import create_app; "
+        "print(w.__module__, create_app.__module__)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
     assert completed.returncode == 0, completed.stderr[-3000:]
-    assert completed.stdout.split() == ["dash_insight.core.format.writer",
-                                        "dash_insight.web.application"]
+    assert completed.stdout.split() == [
+        "dash_insight.core.format.writer",
+        "dash_insight.web.application",
+    ]

@@ -25,8 +25,11 @@ from dash.testing.wait import until
 
 from tests.ports import free_port
 
-pytest.importorskip("moto.server", reason="moto[server] is not installed (the S3 endpoint of "
-                    "these tests): pip install 'moto[server]'")
+pytest.importorskip(
+    "moto.server",
+    reason="moto[server] is not installed (the S3 endpoint of "
+    "these tests): pip install 'moto[server]'",
+)
 s3fs = pytest.importorskip("s3fs", reason="s3fs is not installed: pip install s3fs")
 
 from dash_insight import SummaryWriter  # noqa: E402
@@ -35,8 +38,6 @@ from tests.conftest import dump_rest, loaded_app  # noqa: E402
 pytestmark = pytest.mark.slow
 API = "/v1/mindinsight/datavisual"
 BUCKET = "dash-insight-logs"
-
-
 
 
 def _answers(url: str) -> bool:
@@ -54,18 +55,27 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     port = free_port()
     log = tmp_path_factory.mktemp("moto") / "moto.log"
     with open(log, "wb") as output:
-        server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1",
-                                   "-p", str(port)], stdout=output, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     endpoint = f"http://127.0.0.1:{port}"
     try:
-        until(lambda: server.poll() is not None or _answers(endpoint + "/"), timeout=120,
-              msg="moto's S3 server did not answer")
+        until(
+            lambda: server.poll() is not None or _answers(endpoint + "/"),
+            timeout=120,
+            msg="moto's S3 server did not answer",
+        )
         assert server.poll() is None, log.read_text()[-2000:]
         with pytest.MonkeyPatch.context() as patch:
             # The usual AWS chain, as a real deployment gives it (never the command line).
-            for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                                "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint
-                                }.items():
+            for name, value in {
+                "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing",
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "AWS_ENDPOINT_URL": endpoint,
+            }.items():
                 patch.setenv(name, value)
             patch.delenv("AWS_PROFILE", raising=False)
             s3fs.S3FileSystem.clear_instance_cache()
@@ -119,10 +129,19 @@ def test_the_corpus_on_s3_answers_as_read_locally(s3: Any, corpus: Path, tmp_pat
     assert len(remote["jobs"]) == len(local["jobs"]) == 9
     assert remote["errors"] == local["errors"]
     for train_id, job in local["jobs"].items():
-        for part in ("train_job", "plugins", "scalars", "histograms", "images", "tensors",
-                     "graphs", "dataset_graph"):
-            assert _without(remote["jobs"][train_id].get(part), VOLATILE) \
-                == _without(job.get(part), VOLATILE), (train_id, part)
+        for part in (
+            "train_job",
+            "plugins",
+            "scalars",
+            "histograms",
+            "images",
+            "tensors",
+            "graphs",
+            "dataset_graph",
+        ):
+            assert _without(remote["jobs"][train_id].get(part), VOLATILE) == _without(
+                job.get(part), VOLATILE
+            ), (train_id, part)
     assert _job_list(remote.pop("train_jobs")) == _job_list(local.pop("train_jobs"))
     for dump in (remote, local):  # each tag's jobs in job-list order: by train_id here
         for answer in dump["comparison"]["scalars"].values():
@@ -167,16 +186,19 @@ def _rest(app: Any) -> dict[str, Any]:
     answers["train-jobs"] = _job_list(jobs)
     for job in jobs["train_jobs"]:
         train_id = job["train_id"]
-        plugins = client.get(f"{API}/plugins?train_id={train_id}&manual_update=false"
-                             ).get_json()["plugins"]
+        plugins = client.get(f"{API}/plugins?train_id={train_id}&manual_update=false").get_json()[
+            "plugins"
+        ]
         [scalar], [image] = plugins["scalar"], plugins["image"]
         answers[f"{train_id} scalar"] = client.get(
-            f"{API}/scalar/metadata?train_id={train_id}&tag={scalar}").get_json()
+            f"{API}/scalar/metadata?train_id={train_id}&tag={scalar}"
+        ).get_json()
         images = client.get(f"{API}/image/metadata?train_id={train_id}&tag={image}").get_json()
         answers[f"{train_id} images"] = images
         last = images["metadatas"][-1]["step"]
         answers[f"{train_id} image"] = client.get(
-            f"{API}/image/single-image?train_id={train_id}&tag={image}&step={last}").data
+            f"{API}/image/single-image?train_id={train_id}&tag={image}&step={last}"
+        ).data
         assert answers[f"{train_id} image"][:4] == b"\x89PNG"
     return answers
 
@@ -198,8 +220,11 @@ def test_appended_and_replaced_objects_are_followed(s3: Any, tmp_path: Path) -> 
 
     put("grow", grow[:first_cut])
     put("swap", swap_long)
-    with loaded_app(local, tmp_path / "ws-local") as disk, \
-            loaded_app(f"s3://{prefix}", tmp_path / "ws-s3") as store:
+    with (
+        loaded_app(local, tmp_path / "ws-local") as disk,
+        loaded_app(f"s3://{prefix}", tmp_path / "ws-s3") as store,
+    ):
+
         def reload_both() -> None:
             for app in (disk, store):
                 app.data_service.loader.load_round()

@@ -19,8 +19,15 @@ from tests.pages import text
 
 #: The pages that show one job (the profiler's needs profiler data, which ./lenet_sc lacks;
 #: tests/plugins/profiler checks its head).
-JOB_PAGES = ("/scalars", "/histograms", "/tensors", "/images", "/graph", "/data-graph",
-             "/loss-landscape")
+JOB_PAGES = (
+    "/scalars",
+    "/histograms",
+    "/tensors",
+    "/images",
+    "/graph",
+    "/data-graph",
+    "/loss-landscape",
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +53,7 @@ def _backs(tree: Any) -> list[Any]:
 @pytest.mark.parametrize("path", JOB_PAGES)
 def test_one_back_to_dashboard_control(features: Features, path: str) -> None:
     app = dash.Dash(__name__)
-    (page, service), = [(p, s) for p, s in features.pages() if p.path == path]
+    ((page, service),) = [(p, s) for p, s in features.pages() if p.path == path]
     tree = page.layout(app, service, {"train_id": "./ops_all"})
     backs = _backs(tree)
     assert len(backs) == 1, path
@@ -73,8 +80,9 @@ def _write_job(folder: Path) -> Path:
 def _scalars_page_text(base: Path, workspace: Path, train_id: str) -> str:
     data: DataService = loaded_service(base, workspace)
     try:
-        (page, service), = [(p, s) for p, s in Features.build(data).pages()
-                            if p.path == "/scalars"]
+        ((page, service),) = [
+            (p, s) for p, s in Features.build(data).pages() if p.path == "/scalars"
+        ]
         return text(page.layout(dash.Dash(__name__), service, {"train_id": train_id}))
     finally:
         data.close()
@@ -99,5 +107,7 @@ def test_a_freshly_truncated_job_gets_a_hint_at_once(tmp_path: Path) -> None:
     summary.write_bytes(summary.read_bytes()[:-7])
     shown = _scalars_page_text(tmp_path / "logs", tmp_path / "ws", "./cut")
     assert "problem" not in shown
-    assert "the last record is incomplete (still being written, or the file was cut short)" \
-        in shown and summary.name in shown
+    assert (
+        "the last record is incomplete (still being written, or the file was cut short)" in shown
+        and summary.name in shown
+    )

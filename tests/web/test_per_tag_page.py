@@ -32,17 +32,25 @@ def _card(context: ptp.CardContext[DataService], tag: str) -> html.Section:
 
 
 PAGE: ptp.PerTagPage[DataService] = ptp.PerTagPage(
-    prefix="t", plugin=Plugin.HISTOGRAM, noun="histogram", title="Test", empty=lambda: ["Nothing"],
-    state=ptp.page_state(Flag("raw")), page_size=4, card=_card,
+    prefix="t",
+    plugin=Plugin.HISTOGRAM,
+    noun="histogram",
+    title="Test",
+    empty=lambda: ["Nothing"],
+    state=ptp.page_state(Flag("raw")),
+    page_size=4,
+    card=_card,
     controls=lambda state: [html.Div("raw" if state["raw"] else "cooked", id="t-raw")],
-    control_fields=(("t-raw", "raw"),), card_fields=("raw",),
+    control_fields=(("t-raw", "raw"),),
+    card_fields=("raw",),
 )
 
 
-
-def _cards(app: dash.Dash, service: DataService, search: str, theme: str | None,
-           shown: list | None) -> ptp.CardsUpdate | None:
+def _cards(
+    app: dash.Dash, service: DataService, search: str, theme: str | None, shown: list | None
+) -> ptp.CardsUpdate | None:
     return ptp.cards_update(PAGE, app, service, PAGE.state.parse_search(search), theme, shown)
+
 
 def test_unknown_message_names_the_tags() -> None:
     assert ptp.unknown_message([], "./a", "image") is None
@@ -54,19 +62,21 @@ def test_unknown_message_names_the_tags() -> None:
 
 def test_layout_of_the_skeleton(service: DataService) -> None:
     app = dash.Dash(__name__)
-    page = ptp.layout(PAGE, app, service, {"train_id": "./ops_all", "raw": "1",
-                                           "tags": "hist/int32,gone"})
+    page = ptp.layout(
+        PAGE, app, service, {"train_id": "./ops_all", "raw": "1", "tags": "hist/int32,gone"}
+    )
     assert find(page, "t-root") is not None and find(page, "t-raw").children == "raw"
     assert find(page, "t-tags").selectedRows == {"ids": ["hist/int32"]}
     assert find(page, "t-query-keys").data == ["train_id", "tags", "filter", "page", "raw"]
     for name in ("query", "shown", "notice", "cards", "prev", "next", "total"):
         assert find(page, f"t-{name}") is not None, name
     # The cards come with the layout, with the key the cards callback compares: no rebuild.
-    first = _cards(app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone", "light",
-                   None)
+    first = _cards(app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone", "light", None)
     assert find(page, "t-shown").data == first.key
-    assert _cards(app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone", "light",
-                  first.key) is None
+    assert (
+        _cards(app, service, "?train_id=./ops_all&raw=1&tags=hist/int32,gone", "light", first.key)
+        is None
+    )
     assert len(find(page, "t-cards").children) == 1  # hist/int32's card
     assert find(page, "t-page").children == "1 / 1" and find(page, "t-next").disabled
     assert "Summary path: ./ops_all" in text(page)
@@ -81,30 +91,47 @@ def test_controls_search() -> None:
     search = "?train_id=.%2Fa&page=3"
     tags = ["a", "b", "c"]
     # A page control: applied, the page kept, every tag checked = no tags parameter.
-    assert ptp.controls_search(PAGE, search, "t-raw", tags, tags, "", {"raw": ["1"]}) == \
-        "?train_id=.%2Fa&raw=1&page=3"
+    assert (
+        ptp.controls_search(PAGE, search, "t-raw", tags, tags, "", {"raw": ["1"]})
+        == "?train_id=.%2Fa&raw=1&page=3"
+    )
     # The tags or the filter: back to page 1.
-    assert ptp.controls_search(PAGE, search, "t-tags", tags, ["b"], "", {"raw": []}) == \
-        "?train_id=.%2Fa&tags=b"
-    assert ptp.controls_search(PAGE, search, "t-tags-filter", tags, None, "^a",
-                               {"raw": []}) == "?train_id=.%2Fa&filter=%5Ea"
+    assert (
+        ptp.controls_search(PAGE, search, "t-tags", tags, ["b"], "", {"raw": []})
+        == "?train_id=.%2Fa&tags=b"
+    )
+    assert (
+        ptp.controls_search(PAGE, search, "t-tags-filter", tags, None, "^a", {"raw": []})
+        == "?train_id=.%2Fa&filter=%5Ea"
+    )
     # None and All act on the tags the filter shows; the others keep their state.
-    none = ptp.controls_search(PAGE, search + "&filter=%5E%5Bab%5D", "t-tags-none", tags, None,
-                               "^[ab]", {"raw": []})
+    none = ptp.controls_search(
+        PAGE, search + "&filter=%5E%5Bab%5D", "t-tags-none", tags, None, "^[ab]", {"raw": []}
+    )
     assert none == "?train_id=.%2Fa&tags=c&filter=%5E%5Bab%5D"
-    assert ptp.controls_search(PAGE, none, "t-tags-all", tags, None, "^[ab]", {"raw": []}) == \
-        "?train_id=.%2Fa&filter=%5E%5Bab%5D"
+    assert (
+        ptp.controls_search(PAGE, none, "t-tags-all", tags, None, "^[ab]", {"raw": []})
+        == "?train_id=.%2Fa&filter=%5E%5Bab%5D"
+    )
     # Unticking a shown tag keeps the hidden ones selected.
-    assert ptp.controls_search(PAGE, search, "t-tags", tags, ["b"], "^[ab]", {"raw": []}) == \
-        "?train_id=.%2Fa&tags=b%2Cc&filter=%5E%5Bab%5D"
+    assert (
+        ptp.controls_search(PAGE, search, "t-tags", tags, ["b"], "^[ab]", {"raw": []})
+        == "?train_id=.%2Fa&tags=b%2Cc&filter=%5E%5Bab%5D"
+    )
     # The pager turns the page and applies nothing else.
-    assert ptp.controls_search(PAGE, search, "t-next", tags, tags, "", {"raw": ["1"]}) == \
-        "?train_id=.%2Fa&page=4"
-    assert ptp.controls_search(PAGE, "?train_id=.%2Fa&page=2", "t-prev", tags, tags, "",
-                               {"raw": []}) == "?train_id=.%2Fa"
+    assert (
+        ptp.controls_search(PAGE, search, "t-next", tags, tags, "", {"raw": ["1"]})
+        == "?train_id=.%2Fa&page=4"
+    )
+    assert (
+        ptp.controls_search(PAGE, "?train_id=.%2Fa&page=2", "t-prev", tags, tags, "", {"raw": []})
+        == "?train_id=.%2Fa"
+    )
     # The list reporting the ticks the link gave it changes nothing (unknown tags stay).
-    assert ptp.controls_search(PAGE, search + "&tags=b%2Czz", "t-tags", tags, ["b"], "",
-                               {"raw": []}) is None
+    assert (
+        ptp.controls_search(PAGE, search + "&tags=b%2Czz", "t-tags", tags, ["b"], "", {"raw": []})
+        is None
+    )
     # Nothing changed: None (no new history entry).
     assert ptp.controls_search(PAGE, search, "t-raw", tags, tags, "", {"raw": []}) is None
 
@@ -116,7 +143,9 @@ def test_cards_update(service: DataService) -> None:
     assert update is not None
     # In the job's order; a card that cannot be drawn says why.
     assert [text(card) for card in update.cards] == [
-        "cannot draw this one", "hist/int32 for ./ops_all, raw True"]
+        "cannot draw this one",
+        "hist/int32 for ./ops_all, raw True",
+    ]
     assert update.total == "Total 2 tags" and update.page == "1 / 1"
     assert update.first and update.last
     assert "gone" in text(update.notice)
@@ -167,7 +196,8 @@ def test_layouts_explain_missing_jobs_and_data(service: DataService) -> None:
 
 def test_page_modules_are_registered() -> None:
     assert {"/histograms", "/images", "/tensors"} <= {
-        page.path for plugin in PLUGINS for page in plugin.pages}
+        page.path for plugin in PLUGINS for page in plugin.pages
+    }
     assert isinstance(tensors.empty()[0], str) and isinstance(images.empty()[1], html.Code)
 
 
@@ -190,12 +220,17 @@ def test_browser_functions_exist(corpus_app) -> None:
     assets = Path(__file__).resolve().parents[2] / "assets"
     pages_js = (assets / "per-tag-pages.js").read_text()
     grid_js = (assets / "dashAgGridFunctions-tensors.js").read_text()
-    named = {(c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
-             for c in corpus_app._callback_list if c.get("clientside_function")}
-    ours = {(ns, name) for ns, name in named
-            if ns in ("perTagPage", "histogramsPage", "imagesPage", "tensorsPage")}
-    assert {ns for ns, _ in ours} == {"perTagPage", "histogramsPage", "imagesPage",
-                                      "tensorsPage"}
+    named = {
+        (c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
+        for c in corpus_app._callback_list
+        if c.get("clientside_function")
+    }
+    ours = {
+        (ns, name)
+        for ns, name in named
+        if ns in ("perTagPage", "histogramsPage", "imagesPage", "tensorsPage")
+    }
+    assert {ns for ns, _ in ours} == {"perTagPage", "histogramsPage", "imagesPage", "tensorsPage"}
     for namespace, name in ours:
         assert re.search(rf"\b{name}: function", pages_js), (namespace, name)
     for function in (table.VALUE_FORMATTER, table.CELL_STYLE, table.ROW_INDEX):

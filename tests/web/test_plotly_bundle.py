@@ -12,15 +12,19 @@ from plotly.offline import get_plotlyjs_version
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "assets" / "plotly-dash-insight.min.js"
-HEADER = re.compile(r"plotly\.js v(?P<version>[\d.]+) .*?traces: (?P<traces>[a-z0-9 ]+) \*/",
-                    re.DOTALL)
+HEADER = re.compile(
+    r"plotly\.js v(?P<version>[\d.]+) .*?traces: (?P<traces>[a-z0-9 ]+) \*/", re.DOTALL
+)
 #: Trace types written as ``go.Bar(`` or ``"type": "bar"`` (Python) / ``type: "bar"`` (JS).
 TRACE_USE = re.compile(r"go\.([A-Z][A-Za-z0-9]*)\(|[\"']?type[\"']?\s*[:=]\s*[\"']([a-z0-9]+)[\"']")
 
 
 def plotly_trace_types() -> set[str]:
-    return {name.lower() for name in dir(go)
-            if isinstance(getattr(go, name), type) and issubclass(getattr(go, name), BaseTraceType)}
+    return {
+        name.lower()
+        for name in dir(go)
+        if isinstance(getattr(go, name), type) and issubclass(getattr(go, name), BaseTraceType)
+    }
 
 
 def traces_used(sources: list[Path]) -> set[str]:
@@ -43,8 +47,9 @@ def bundle_header() -> re.Match[str]:
 
 
 def test_the_bundle_is_the_plotly_packages_version() -> None:
-    assert bundle_header()["version"] == get_plotlyjs_version(), \
+    assert bundle_header()["version"] == get_plotlyjs_version(), (
         "plotly was upgraded: run ./scripts/build_plotly_bundle.sh"
+    )
 
 
 def test_the_bundle_has_every_trace_type_the_code_draws() -> None:

@@ -57,12 +57,19 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
             writer.add_scalar("loss", 2.0 / step, step)
             writer.add_histogram("weight", rng.normal(size=100), step)
             writer.add_image("input", rng.integers(0, 256, (3, 4, 5), dtype=np.uint8), step)
-    _event_file(base / "tb" / "events.out.tfevents.1600000000.host.v2", [
-        _summary(step, _value("matrix", _tensor("DT_FLOAT", [2, 3],
-                                                float_val=rng.normal(size=6).tolist())))
-        for step in STEPS])
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")),
-                     reload_interval=0)
+    _event_file(
+        base / "tb" / "events.out.tfevents.1600000000.host.v2",
+        [
+            _summary(
+                step,
+                _value(
+                    "matrix", _tensor("DT_FLOAT", [2, 3], float_val=rng.normal(size=6).tolist())
+                ),
+            )
+            for step in STEPS
+        ],
+    )
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
     assert app.data_service.loader.wait_rounds(1)
     yield app.server.test_client()
     app.data_service.close()
@@ -75,26 +82,31 @@ def _ok(client: FlaskClient, path: str, **params: Any) -> Any:
 
 
 def _both(client: FlaskClient, path: str, **params: Any) -> tuple[Any, Any]:
-    return (_ok(client, path, train_id="./ms", **params),
-            _ok(client, path, train_id="./tb", **params))
+    return (
+        _ok(client, path, train_id="./ms", **params),
+        _ok(client, path, train_id="./tb", **params),
+    )
 
 
-@pytest.mark.parametrize(("path", "params"), [
-    ("/single-job", {"plugin_name": "scalar"}),
-    ("/single-job", {"plugin_name": "image"}),
-    ("/plugins", {}),
-    ("/scalar/metadata", {"tag": "loss/scalar"}),
-    ("/scalars", {"tag": "loss/scalar"}),
-    ("/histograms", {"tag": "weight/histogram"}),
-    ("/image/metadata", {"tag": "input/image"}),
-    ("/tensors", {"tag": "matrix/tensor"}),
-    ("/tensors", {"tag": "matrix/tensor", "detail": "stats"}),
-    ("/tensors", {"tag": "matrix/tensor", "detail": "histogram"}),
-    ("/tensors", {"tag": "matrix/tensor", "detail": "data", "step": 2,
-                            "dims": "[:, :]"}),
-])
-def test_same_answer_shapes_as_mindspore(client: FlaskClient, path: str,
-                                         params: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        ("/single-job", {"plugin_name": "scalar"}),
+        ("/single-job", {"plugin_name": "image"}),
+        ("/plugins", {}),
+        ("/scalar/metadata", {"tag": "loss/scalar"}),
+        ("/scalars", {"tag": "loss/scalar"}),
+        ("/histograms", {"tag": "weight/histogram"}),
+        ("/image/metadata", {"tag": "input/image"}),
+        ("/tensors", {"tag": "matrix/tensor"}),
+        ("/tensors", {"tag": "matrix/tensor", "detail": "stats"}),
+        ("/tensors", {"tag": "matrix/tensor", "detail": "histogram"}),
+        ("/tensors", {"tag": "matrix/tensor", "detail": "data", "step": 2, "dims": "[:, :]"}),
+    ],
+)
+def test_same_answer_shapes_as_mindspore(
+    client: FlaskClient, path: str, params: dict[str, Any]
+) -> None:
     ms, tb = _both(client, path, **params)
     assert _shape(tb) == _shape(ms)
     if path == "/plugins":
@@ -112,29 +124,41 @@ def test_values_as_written(client: FlaskClient) -> None:
     scalars = _ok(client, "/scalars", train_id="./tb", tag="loss/scalar")
     values = [v["value"] for v in scalars["scalars"][0]["values"]]
     assert values == [float(np.float32(2.0 / step)) for step in STEPS]
-    image = client.get("/v1/mindinsight/datavisual/image/single-image",
-                       query_string={"train_id": "./tb", "tag": "input/image", "step": 2})
+    image = client.get(
+        "/v1/mindinsight/datavisual/image/single-image",
+        query_string={"train_id": "./tb", "tag": "input/image", "step": 2},
+    )
     assert image.status_code == 200 and image.data.startswith(b"\x89PNG")
 
 
 def test_pages_render_tensorboard_jobs(client: FlaskClient) -> None:
-    for page in ("/", "/dashboard?train_id=./tb", "/scalars?train_id=./tb",
-                 "/histograms?train_id=./tb", "/images?train_id=./tb",
-                 "/tensors?train_id=./tb", "/compare", "/lineage"):
+    for page in (
+        "/",
+        "/dashboard?train_id=./tb",
+        "/scalars?train_id=./tb",
+        "/histograms?train_id=./tb",
+        "/images?train_id=./tb",
+        "/tensors?train_id=./tb",
+        "/compare",
+        "/lineage",
+    ):
         assert client.get(page).status_code == 200, page
 
 
 def test_simple_value_and_tensor_scalars_share_a_tag(tmp_path: Path) -> None:
     """One tag written both ways (tensorboardX before and after TF 2's new-style scalars) is
     one series."""
-    _event_file(tmp_path / "run" / "events.out.tfevents.1600000000.host", [
-        _summary(1, tb_summary_pb2.Summary.Value(tag="acc", simple_value=0.5)),
-        _summary(2, _value("acc", _tensor("DT_FLOAT", [], float_val=[0.75]), "scalars"))])
+    _event_file(
+        tmp_path / "run" / "events.out.tfevents.1600000000.host",
+        [
+            _summary(1, tb_summary_pb2.Summary.Value(tag="acc", simple_value=0.5)),
+            _summary(2, _value("acc", _tensor("DT_FLOAT", [], float_val=[0.75]), "scalars")),
+        ],
+    )
     app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0)
     try:
         assert app.data_service.loader.wait_rounds(1)
-        answer = _ok(app.server.test_client(), "/scalars", train_id="./run",
-                     tag="acc/scalar")
+        answer = _ok(app.server.test_client(), "/scalars", train_id="./run", tag="acc/scalar")
         assert [v["value"] for v in answer["scalars"][0]["values"]] == [0.5, 0.75]
     finally:
         app.data_service.close()
@@ -161,8 +185,9 @@ def test_mixed_base_in_the_browser(dash_duo, tmp_path: Path) -> None:
         for trace in traces:  # the raw line and the smoothed one of each job
             assert trace["x"] == [1, 2, 3, 4, 5]
             if trace["y"][0] == written[trace["name"]]:  # the raw line
-                assert trace["y"] == [float(np.float32(written[trace["name"]] / s))
-                                      for s in range(1, 6)]
+                assert trace["y"] == [
+                    float(np.float32(written[trace["name"]] / s)) for s in range(1, 6)
+                ]
         assert {t["name"] for t in traces if t["y"][0] == written[t["name"]]} == set(written)
 
         dash_duo.wait_for_page(dash_duo.server_url + "/")

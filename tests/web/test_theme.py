@@ -8,8 +8,10 @@ import pytest
 from dash_insight.web.theme import DEFAULT_THEME, THEME_COOKIE, request_theme
 
 
-@pytest.mark.parametrize(("cookie", "theme"), [("dark", "dark"), ("light", "light"),
-                                               ("purple", DEFAULT_THEME), (None, DEFAULT_THEME)])
+@pytest.mark.parametrize(
+    ("cookie", "theme"),
+    [("dark", "dark"), ("light", "light"), ("purple", DEFAULT_THEME), (None, DEFAULT_THEME)],
+)
 def test_the_theme_of_the_cookie(cookie: str | None, theme: str) -> None:
     app = flask.Flask(__name__)
     headers = {"Cookie": f"{THEME_COOKIE}={cookie}"} if cookie else {}

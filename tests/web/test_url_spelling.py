@@ -44,22 +44,36 @@ def _ready(dash_duo, script: str) -> bool:
 def _card_builds(dash_duo, path: str) -> int:
     dash_duo.driver.get("about:blank")
     dash_duo.wait_for_page(dash_duo.server_url + path)
-    until(lambda: _ready(dash_duo, "return document.querySelectorAll("
-                                   "'.di-vp-graph .js-plotly-plot').length >= 2"), 90)
-    until(lambda: _ready(dash_duo, "return document.querySelectorAll("
-                                   "'#hist-tags .ag-row').length > 0"), 30)
-    until(lambda: _ready(dash_duo, """
+    until(
+        lambda: _ready(
+            dash_duo, "return document.querySelectorAll('.di-vp-graph .js-plotly-plot').length >= 2"
+        ),
+        90,
+    )
+    until(
+        lambda: _ready(
+            dash_duo, "return document.querySelectorAll('#hist-tags .ag-row').length > 0"
+        ),
+        30,
+    )
+    until(
+        lambda: _ready(
+            dash_duo,
+            """
         const callbacks = window.store.getState().callbacks || {};
         return ['requested', 'prioritized', 'blocked', 'executing', 'watched', 'executed']
-            .every(name => !(callbacks[name] || []).length);"""), 30)
-    return sum("hist-cards.children" in output
-               for output in run_js(dash_duo, "return window.__outputs;"))
+            .every(name => !(callbacks[name] || []).length);""",
+        ),
+        30,
+    )
+    return sum(
+        "hist-cards.children" in output for output in run_js(dash_duo, "return window.__outputs;")
+    )
 
 
 def test_an_unencoded_train_id_builds_the_histograms_once(dash_duo, corpus_app) -> None:
     dash_duo.driver.set_window_size(1600, 1400)  # charts on screen: drawn (when they are)
-    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                    {"source": RECORDER})
+    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
     dash_duo.start_server(corpus_app)
     encoded = _card_builds(dash_duo, "/histograms?train_id=.%2Flenet_sc")
     typed = _card_builds(dash_duo, "/histograms?train_id=./lenet_sc")

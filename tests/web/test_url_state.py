@@ -19,10 +19,17 @@ from dash_insight.web.url_state import (
     UrlState,
 )
 
-STATE = UrlState(Text("train_id"), Tags("tags"), Text("filter"),
-                 Choice("view", "top", ("top", "front")), Flag("raw"),
-                 Int("dec", 5, 0, 10), Float("smoothing", 0.0, 0.0, 0.99), TagMap("steps"),
-                 Int("page", 1, 1, MAX_PAGE))
+STATE = UrlState(
+    Text("train_id"),
+    Tags("tags"),
+    Text("filter"),
+    Choice("view", "top", ("top", "front")),
+    Flag("raw"),
+    Int("dec", 5, 0, 10),
+    Float("smoothing", 0.0, 0.0, 0.99),
+    TagMap("steps"),
+    Int("page", 1, 1, MAX_PAGE),
+)
 
 
 def test_tag_encoding_round_trips() -> None:
@@ -46,16 +53,33 @@ def test_search_helpers() -> None:
 
 def test_defaults_and_an_empty_search() -> None:
     defaults = STATE.defaults()
-    assert defaults == {"train_id": "", "tags": None, "filter": "", "view": "top", "raw": False,
-                        "dec": 5, "smoothing": 0.0, "steps": {}, "page": 1}
+    assert defaults == {
+        "train_id": "",
+        "tags": None,
+        "filter": "",
+        "view": "top",
+        "raw": False,
+        "dec": 5,
+        "smoothing": 0.0,
+        "steps": {},
+        "page": 1,
+    }
     assert STATE.search(defaults) == ""
     assert STATE.parse_search("") == defaults
     assert STATE.names[0] == "train_id" and STATE.field("dec").name == "dec"
 
 
 def test_bad_values_become_defaults_or_bounds() -> None:
-    state = STATE.parse({"view": "sideways", "raw": "yes", "dec": "12", "smoothing": "nan",
-                         "page": "0", "steps": "broken"})
+    state = STATE.parse(
+        {
+            "view": "sideways",
+            "raw": "yes",
+            "dec": "12",
+            "smoothing": "nan",
+            "page": "0",
+            "steps": "broken",
+        }
+    )
     assert (state["view"], state["raw"], state["dec"]) == ("top", False, 10)
     assert (state["smoothing"], state["page"], state["steps"]) == (0.0, 1, {})
     assert STATE.parse({"dec": "x", "smoothing": "7", "page": "-3"})["dec"] == 5
@@ -64,28 +88,58 @@ def test_bad_values_become_defaults_or_bounds() -> None:
     assert STATE.parse({"smoothing": "-1"})["smoothing"] == 0.0
 
 
-@pytest.mark.parametrize("state", [
-    {"train_id": "./group/run 1", "tags": ["a,b", "c\\d"], "filter": "^conv.*[0-9]",
-     "view": "front", "raw": True, "dec": 0, "smoothing": 0.6, "steps": {"x=y": "12"},
-     "page": 7},
-    {"train_id": "./a", "tags": [], "filter": "", "view": "top", "raw": False, "dec": 10,
-     "smoothing": 0.99, "steps": {}, "page": 1},
-])
+@pytest.mark.parametrize(
+    "state",
+    [
+        {
+            "train_id": "./group/run 1",
+            "tags": ["a,b", "c\\d"],
+            "filter": "^conv.*[0-9]",
+            "view": "front",
+            "raw": True,
+            "dec": 0,
+            "smoothing": 0.6,
+            "steps": {"x=y": "12"},
+            "page": 7,
+        },
+        {
+            "train_id": "./a",
+            "tags": [],
+            "filter": "",
+            "view": "top",
+            "raw": False,
+            "dec": 10,
+            "smoothing": 0.99,
+            "steps": {},
+            "page": 1,
+        },
+    ],
+)
 def test_parse_of_search_round_trips(state: dict) -> None:
     assert STATE.parse_search(STATE.search(state)) == state
 
 
 def test_search_leaves_defaults_out_and_keeps_field_order() -> None:
-    search = STATE.search({**STATE.defaults(), "train_id": "./a", "view": "front", "page": 2,
-                           "tags": ["b"], "other": "ignored"})
+    search = STATE.search(
+        {
+            **STATE.defaults(),
+            "train_id": "./a",
+            "view": "front",
+            "page": 2,
+            "tags": ["b"],
+            "other": "ignored",
+        }
+    )
     assert search == "?train_id=.%2Fa&tags=b&view=front&page=2"
     assert parse_qs(STATE.search({"tags": []})[1:]) == {"tags": [","]}  # none, not all
     assert STATE.search({"view": "nonsense", "smoothing": 0.25}) == "?smoothing=0.25"
 
 
 def test_values_from_controls() -> None:
-    state = STATE.from_controls(STATE.defaults(), {
-        "view": "front", "raw": ["1"], "dec": 12, "smoothing": None, "filter": None})
+    state = STATE.from_controls(
+        STATE.defaults(),
+        {"view": "front", "raw": ["1"], "dec": 12, "smoothing": None, "filter": None},
+    )
     assert (state["view"], state["raw"], state["dec"]) == ("front", True, 10)
     assert (state["smoothing"], state["filter"]) == (0.0, "")
     assert STATE.from_controls(state, {"raw": [], "view": None, "dec": "x"})["raw"] is False

@@ -43,12 +43,18 @@ def blocked(monkeypatch: pytest.MonkeyPatch) -> BlockedImport:
 
 
 def _app(tmp_path: Path) -> Any:
-    return create_app(DEMO_DIR, workspace=tmp_path / "ws", reload_interval=0,
-                      start_loader=False, warm_up_pages=False)
+    return create_app(
+        DEMO_DIR,
+        workspace=tmp_path / "ws",
+        reload_interval=0,
+        start_loader=False,
+        warm_up_pages=False,
+    )
 
 
 def test_page_code_waits_for_the_import_and_the_rest_does_not(
-        tmp_path: Path, blocked: BlockedImport) -> None:
+    tmp_path: Path, blocked: BlockedImport
+) -> None:
     app = _app(tmp_path)
     seen: list[bool] = []
 
@@ -65,8 +71,8 @@ def test_page_code_waits_for_the_import_and_the_rest_does_not(
         assert not blocked.entered.is_set() and not app.warm_up.done
         answers: list[int] = []
         layout = threading.Thread(
-            target=lambda: answers.append(app.server.test_client().get(
-                "/_dash-layout").status_code))
+            target=lambda: answers.append(app.server.test_client().get("/_dash-layout").status_code)
+        )
         layout.start()
         until(blocked.entered.is_set, timeout=30)  # the layout request started the import
         assert not answers and not seen
@@ -79,9 +85,9 @@ def test_page_code_waits_for_the_import_and_the_rest_does_not(
 
 
 def test_the_import_starts_once_the_first_request_is_answered(
-        tmp_path: Path, blocked: BlockedImport) -> None:
-    app = create_app(DEMO_DIR, workspace=tmp_path / "ws", reload_interval=0,
-                     start_loader=False)
+    tmp_path: Path, blocked: BlockedImport
+) -> None:
+    app = create_app(DEMO_DIR, workspace=tmp_path / "ws", reload_interval=0, start_loader=False)
     try:
         assert not blocked.entered.is_set()  # building the app imports nothing
         assert app.server.test_client().get(DEMO_JOBS).status_code == 200
@@ -95,7 +101,8 @@ def test_the_import_starts_once_the_first_request_is_answered(
 
 
 def test_a_module_that_fails_to_import_is_logged_and_does_not_block(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     warm = WarmUp(("dash_insight_no_such_module",))
     with caplog.at_level(logging.WARNING, logger=warm_up.__name__):
         warm.wait()

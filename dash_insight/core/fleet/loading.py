@@ -54,18 +54,23 @@ def needs_load(job: JobInfo, state: JobState | None) -> bool:
     profiler changed): what :meth:`.Loader._reconcile` would change, without writing."""
     if state is None:
         return True
-    if (state.create_time, state.update_time) != (job.create_time, job.update_time) \
-            or state.problems != job.errors \
-            or (state.profiler_dir, state.profiler_type, state.profiler_graph_mode) \
-            != (job.profiler_dir, job.profiler_type, job.profiler_graph_mode):
+    if (
+        (state.create_time, state.update_time) != (job.create_time, job.update_time)
+        or state.problems != job.errors
+        or (state.profiler_dir, state.profiler_type, state.profiler_graph_mode)
+        != (job.profiler_dir, job.profiler_type, job.profiler_graph_mode)
+    ):
         return True
     if {f.name for f in job.files} != set(state.files):
         return True
     for info in job.files:
         file_state = state.files[info.name]
-        if (file_state.identity != info.identity
-                or (file_state.size, file_state.mtime) != (info.size, info.mtime)
-                or file_state.needs_reading or file_state.unreadable is not None):
+        if (
+            file_state.identity != info.identity
+            or (file_state.size, file_state.mtime) != (info.size, info.mtime)
+            or file_state.needs_reading
+            or file_state.unreadable is not None
+        ):
             return True
     return False
 
@@ -73,9 +78,15 @@ def needs_load(job: JobInfo, state: JobState | None) -> bool:
 class FleetLoading:
     """Discovery and job loading of one base directory into a Redis index."""
 
-    def __init__(self, settings: Settings, store: RedisIndexStore, *,
-                 lease_seconds: float = 30.0, task_seconds: float = 60.0,
-                 slice_bytes: int = FLEET_SLICE_BYTES) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: RedisIndexStore,
+        *,
+        lease_seconds: float = 30.0,
+        task_seconds: float = 60.0,
+        slice_bytes: int = FLEET_SLICE_BYTES,
+    ) -> None:
         self.settings = settings
         self.store = store
         self.base_dir = settings.base_dir
@@ -86,9 +97,15 @@ class FleetLoading:
         self._discovery = self._loader()
 
     def _loader(self) -> Loader:
-        return Loader(self.base_dir, self.store, max_depth=self.settings.max_depth,
-                      reload_interval=0, slice_bytes=self.slice_bytes,
-                      max_record_bytes=self.settings.max_record_bytes, load_workers=1)
+        return Loader(
+            self.base_dir,
+            self.store,
+            max_depth=self.settings.max_depth,
+            reload_interval=0,
+            slice_bytes=self.slice_bytes,
+            max_record_bytes=self.settings.max_record_bytes,
+            load_workers=1,
+        )
 
     def discover(self) -> list[str] | None:
         """Publish the job list; the train_ids to load now (each marked queued), or None when
@@ -102,9 +119,12 @@ class FleetLoading:
                     self.store.bump_generation()
             jobs = [job for job in found if job.listed]
             states = self.store.load_jobs([job.train_id for job in jobs])
-            return [job.train_id for job in jobs
-                    if needs_load(job, states.get(job.train_id))
-                    and self.store.try_mark(_queued(job.train_id), QUEUED_SECONDS)]
+            return [
+                job.train_id
+                for job in jobs
+                if needs_load(job, states.get(job.train_id))
+                and self.store.try_mark(_queued(job.train_id), QUEUED_SECONDS)
+            ]
 
     def mark_queued(self, train_id: str) -> None:
         """Mark a job queued again (a load task that ran out of time queues its job again)."""
@@ -124,8 +144,9 @@ class FleetLoading:
                 if not lease.renew():
                     raise LeaseLost(f"the lease on {train_id} expired")
 
-            done = self._loader().load_job(job, deadline=time.time() + self.task_seconds,
-                                           after_pass=renew)
+            done = self._loader().load_job(
+                job, deadline=time.time() + self.task_seconds, after_pass=renew
+            )
             return Outcome.DONE if done else Outcome.MORE
 
 

@@ -50,8 +50,9 @@ class _PerProcess:
     """The loading of this worker process: opened on first use after the fork (a Redis
     connection must not be shared between the prefork pool's processes)."""
 
-    def __init__(self, settings: Settings, lease_seconds: float, task_seconds: float,
-                 slice_bytes: int) -> None:
+    def __init__(
+        self, settings: Settings, lease_seconds: float, task_seconds: float, slice_bytes: int
+    ) -> None:
         self.settings = settings
         self.lease_seconds, self.task_seconds = lease_seconds, task_seconds
         self.slice_bytes = slice_bytes
@@ -63,16 +64,24 @@ class _PerProcess:
         with self._lock:
             if self._loading is None or self._pid != os.getpid():
                 store = RedisIndexStore(self.settings.index, self.settings.base_dir)
-                self._loading = FleetLoading(self.settings, store,
-                                             lease_seconds=self.lease_seconds,
-                                             task_seconds=self.task_seconds,
-                                             slice_bytes=self.slice_bytes)
+                self._loading = FleetLoading(
+                    self.settings,
+                    store,
+                    lease_seconds=self.lease_seconds,
+                    task_seconds=self.task_seconds,
+                    slice_bytes=self.slice_bytes,
+                )
                 self._pid = os.getpid()
             return self._loading
 
 
-def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
-                  task_seconds: float = 60.0, slice_bytes: int = FLEET_SLICE_BYTES) -> Celery:
+def create_celery(
+    settings: Settings,
+    *,
+    lease_seconds: float = 30.0,
+    task_seconds: float = 60.0,
+    slice_bytes: int = FLEET_SLICE_BYTES,
+) -> Celery:
     """The Celery app of ``settings``' base directory and Redis index, with its two tasks."""
     if not settings.index:
         raise ValueError("the fleet needs --index redis://host:port/db")
@@ -90,13 +99,19 @@ def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
         worker_prefetch_multiplier=1,
         broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_SECONDS},
         broker_connection_retry_on_startup=True,
-        beat_schedule={"discover": {"task": DISCOVER, "schedule": interval,
-                                    "options": {"queue": queue, "expires": interval * 2}}},
+        beat_schedule={
+            "discover": {
+                "task": DISCOVER,
+                "schedule": interval,
+                "options": {"queue": queue, "expires": interval * 2},
+            }
+        },
     )
     loading = _PerProcess(settings, lease_seconds, task_seconds, slice_bytes)
 
-    @app.task(name=DISCOVER, autoretry_for=_RETRIED, retry_backoff=1, retry_backoff_max=10,
-              max_retries=5)
+    @app.task(
+        name=DISCOVER, autoretry_for=_RETRIED, retry_backoff=1, retry_backoff_max=10, max_retries=5
+    )
     def discover() -> int:
         """Publish the job list and queue the jobs that changed; how many were queued."""
         train_ids = loading.get().discover()
@@ -104,8 +119,9 @@ def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
             load_job.delay(train_id)
         return len(train_ids or ())
 
-    @app.task(name=LOAD, autoretry_for=_RETRIED, retry_backoff=1, retry_backoff_max=10,
-              max_retries=10)
+    @app.task(
+        name=LOAD, autoretry_for=_RETRIED, retry_backoff=1, retry_backoff_max=10, max_retries=10
+    )
     def load_job(train_id: str) -> str:
         """Load what is new in one job; queued again when its time ran out."""
         fleet = loading.get()
@@ -118,17 +134,37 @@ def create_celery(settings: Settings, *, lease_seconds: float = 30.0,
     return app
 
 
-def run_worker(settings: Settings, *, concurrency: int, pool: str = "prefork",
-               beat: bool = False, lease_seconds: float = 30.0, task_seconds: float = 60.0,
-               slice_bytes: int = FLEET_SLICE_BYTES, loglevel: str = "INFO",
-               extra: list[str] | None = None) -> int:
+def run_worker(
+    settings: Settings,
+    *,
+    concurrency: int,
+    pool: str = "prefork",
+    beat: bool = False,
+    lease_seconds: float = 30.0,
+    task_seconds: float = 60.0,
+    slice_bytes: int = FLEET_SLICE_BYTES,
+    loglevel: str = "INFO",
+    extra: list[str] | None = None,
+) -> int:
     """Run a Celery worker in this process until it is stopped (Ctrl-C, SIGTERM)."""
-    app = create_celery(settings, lease_seconds=lease_seconds, task_seconds=task_seconds,
-                        slice_bytes=slice_bytes)
-    argv = ["worker", "--loglevel", loglevel, "--concurrency", str(concurrency),
-            "--pool", pool, "--queues", queue_name(settings),
-            "--hostname", f"dash-insight-{os.getpid()}@%h", "--without-gossip",
-            "--without-mingle"]
+    app = create_celery(
+        settings, lease_seconds=lease_seconds, task_seconds=task_seconds, slice_bytes=slice_bytes
+    )
+    argv = [
+        "worker",
+        "--loglevel",
+        loglevel,
+        "--concurrency",
+        str(concurrency),
+        "--pool",
+        pool,
+        "--queues",
+        queue_name(settings),
+        "--hostname",
+        f"dash-insight-{os.getpid()}@%h",
+        "--without-gossip",
+        "--without-mingle",
+    ]
     schedule = os.path.join(settings.workspace, "fleet", f"beat-{os.getpid()}")
     if beat:
         # Beat's schedule (a shelve file) is this worker's own: the schedule is in the code.

@@ -213,8 +213,9 @@ def tensor_to_numpy(tensor: anf_ir_pb2.TensorProto) -> np.ndarray:
     elif tensor.raw_data:
         raw = tensor.raw_data
         if len(raw) % dtype.itemsize:
-            raise DecodeError(f"tensor raw_data of {len(raw)} bytes is not a whole number of "
-                              f"{dtype.name} values")
+            raise DecodeError(
+                f"tensor raw_data of {len(raw)} bytes is not a whole number of {dtype.name} values"
+            )
         flat = np.frombuffer(raw, dtype=dtype.newbyteorder("<"))
     else:
         flat = np.zeros(0, dtype=np.float32)
@@ -234,8 +235,9 @@ def _cast_back(flat: np.ndarray, dtype: np.dtype) -> np.ndarray:
         info = np.iinfo(dtype)
         low, high = float(flat.min()), float(flat.max())  # NaN fails every comparison
         # float(info.max) rounds up to 2**31, 2**63, ... for the wide types: compare below it.
-        if not (low >= info.min and high < float(info.max) + 1
-                and np.array_equal(flat, np.trunc(flat))):
+        if not (
+            low >= info.min and high < float(info.max) + 1 and np.array_equal(flat, np.trunc(flat))
+        ):
             return flat
     with np.errstate(invalid="ignore", over="ignore"):
         return flat.astype(dtype)
@@ -270,8 +272,9 @@ def landscape_array(tensor: anf_ir_pb2.TensorProto) -> np.ndarray:
         dims = tuple(int(d) for d in tensor.dims)
         flat = np.array(tensor.float_data, dtype=np.float32).astype(np.float64)
         if any(d < 0 for d in dims) or flat.size != math.prod(dims):
-            raise DecodeError(f"tensor holds {flat.size} values but dims {list(dims)} need "
-                              f"{math.prod(dims)}")
+            raise DecodeError(
+                f"tensor holds {flat.size} values but dims {list(dims)} need {math.prod(dims)}"
+            )
         return flat.reshape(dims)
     array = tensor_to_numpy(tensor)
     return np.asarray(array.real if np.iscomplexobj(array) else array, dtype=np.float64)

@@ -118,8 +118,9 @@ class NotARegularFile(OSError):
     """A FIFO, socket, device or directory where a summary file was expected."""
 
 
-def open_regular(path: str, follow_symlinks: bool = True,
-                 block_size: int = RECORD_BLOCK_BYTES) -> BinaryIO:
+def open_regular(
+    path: str, follow_symlinks: bool = True, block_size: int = RECORD_BLOCK_BYTES
+) -> BinaryIO:
     """``open(path, "rb")``, but only for a regular file (else :class:`NotARegularFile`);
     without ``follow_symlinks`` a symbolic link is refused too (``O_NOFOLLOW``).
 

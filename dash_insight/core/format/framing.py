@@ -101,8 +101,9 @@ def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
     """Masked CRC-32C of ``data``: ``((crc >> 15) | (crc << 17)) + 0xA282EAD8`` mod 2**32."""
     # google_crc32c refuses memoryviews and bytearrays but takes numpy arrays; this view copies
     # nothing.
-    crc = google_crc32c.value(data if isinstance(data, bytes)
-                              else np.frombuffer(data, dtype=np.uint8))
+    crc = google_crc32c.value(
+        data if isinstance(data, bytes) else np.frombuffer(data, dtype=np.uint8)
+    )
     return ((((crc >> 15) | (crc << 17)) & _U32) + _MASK_DELTA) & _U32
 
 
@@ -172,8 +173,9 @@ class ReadResult:
     replaced: bool = False
 
 
-def _find_header(buf: memoryview, start: int, end: int, max_payload: int,
-                 complete: bool = False) -> int:
+def _find_header(
+    buf: memoryview, start: int, end: int, max_payload: int, complete: bool = False
+) -> int:
     """First ``p`` in ``[start, end - 12]`` whose 8 length bytes match their masked CRC, else -1;
     with ``complete``, only a record whose payload and payload CRC are inside ``buf[:end]``.
 
@@ -187,28 +189,30 @@ def _find_header(buf: memoryview, start: int, end: int, max_payload: int,
     """
     limit = end - HEADER_BYTES
     for first in range(start, limit + 1, FIND_WINDOW_BYTES):
-        found = _find_header_in(buf, first, min(limit, first + FIND_WINDOW_BYTES - 1), end,
-                                max_payload, complete)
+        found = _find_header_in(
+            buf, first, min(limit, first + FIND_WINDOW_BYTES - 1), end, max_payload, complete
+        )
         if found >= 0:
             return found
     return -1
 
 
-def _find_header_in(buf: memoryview, start: int, last: int, end: int, max_payload: int,
-                    complete: bool) -> int:
+def _find_header_in(
+    buf: memoryview, start: int, last: int, end: int, max_payload: int, complete: bool
+) -> int:
     """:func:`_find_header` for the candidates ``start .. last`` (``last + 12 <= end``)."""
     n = last - start + 1
     window = np.frombuffer(buf, dtype=np.uint8, count=n + HEADER_BYTES - 1, offset=start)
     top = (max_payload.bit_length() - 1) // 8  # most significant byte of the limit
-    plausible = window[top:n + top] <= (max_payload >> (8 * top))
+    plausible = window[top : n + top] <= (max_payload >> (8 * top))
     for k in range(top + 1, 8):
-        plausible &= window[k:n + k] == 0
+        plausible &= window[k : n + k] == 0
     nonzero = window[0:n] != 0
     for k in range(1, top + 1):
-        nonzero |= window[k:n + k] != 0
-    empty = window[8:n + 8] == _EMPTY_LENGTH_CRC[0]
+        nonzero |= window[k : n + k] != 0
+    empty = window[8 : n + 8] == _EMPTY_LENGTH_CRC[0]
     for k in range(1, 4):
-        empty &= window[8 + k:n + 8 + k] == _EMPTY_LENGTH_CRC[k]
+        empty &= window[8 + k : n + 8 + k] == _EMPTY_LENGTH_CRC[k]
     plausible &= nonzero | empty
     for rel in np.flatnonzero(plausible).tolist():
         p = start + rel
@@ -242,9 +246,15 @@ class RecordReader:
     afterwards :attr:`prefix_digest` is that of the new offset (None for a local file).
     """
 
-    def __init__(self, path: str | os.PathLike[str], offset: int = 0,
-                 lost_at: int | None = None, inode: int | None = None,
-                 max_payload: int | None = None, prefix_digest: bytes | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        offset: int = 0,
+        lost_at: int | None = None,
+        inode: int | None = None,
+        max_payload: int | None = None,
+        prefix_digest: bytes | None = None,
+    ):
         self.path = os.fspath(path)
         self.offset = offset
         self.lost_at = lost_at
@@ -265,8 +275,9 @@ class RecordReader:
         try:
             with open_regular(self.path, block_size=SCAN_BLOCK_BYTES) as handle:
                 self.stat = handle_stat(handle)
-                if self.inode is not None and (self.stat.st_ino != self.inode
-                                               or self.stat.st_size < self.offset):
+                if self.inode is not None and (
+                    self.stat.st_ino != self.inode or self.stat.st_size < self.offset
+                ):
                     self.result.replaced = True
                     return
                 if isinstance(handle, RemoteFile):
@@ -274,16 +285,20 @@ class RecordReader:
                 else:
                     yield from self._read_open(handle, max_bytes)
         except OSError as error:
-            self.result.error = Damage(self.offset,
-                                       CANNOT_READ_FILE.format(error=error.strerror or error))
+            self.result.error = Damage(
+                self.offset, CANNOT_READ_FILE.format(error=error.strerror or error)
+            )
             self.result.damage.append(self.result.error)
 
     def _read_remote(self, handle: RemoteFile, max_bytes: int | None) -> Iterator[Record]:
         """:meth:`_read_open` on a remote file, checking and then renewing
         :attr:`prefix_digest` (two small ranged reads each)."""
         start = self.offset
-        if start > 0 and self.prefix_digest is not None \
-                and prefix_digest(handle, start) != self.prefix_digest:
+        if (
+            start > 0
+            and self.prefix_digest is not None
+            and prefix_digest(handle, start) != self.prefix_digest
+        ):
             self.result.replaced = True
             return
         yield from self._read_open(handle, max_bytes)  # type: ignore[arg-type]
@@ -346,9 +361,7 @@ class RecordReader:
                 break
             length, length_crc = _HEADER.unpack_from(buf, pos)
             if masked_crc32c(buf[pos : pos + 8]) != length_crc:
-                result.damage.append(
-                    Damage(record_offset, HEADER_CRC)
-                )
+                result.damage.append(Damage(record_offset, HEADER_CRC))
                 self.lost_at = record_offset
                 pos += 1
                 continue
@@ -357,8 +370,7 @@ class RecordReader:
                 skip_to = record_offset + frame
                 size = handle_stat(handle).st_size
                 if size >= skip_to:  # skipped unread: a header claiming 1 GiB costs nothing
-                    result.damage.append(Damage(record_offset,
-                                                oversized(length, self.max_payload)))
+                    result.damage.append(Damage(record_offset, oversized(length, self.max_payload)))
                     handle.seek(skip_to)
                     buf, base, pos, eof = memoryview(b""), skip_to, 0, False
                     continue
@@ -374,8 +386,10 @@ class RecordReader:
                     result.tail = Tail(record_offset, size - record_offset, frame)
                     break
                 result.damage.append(
-                    Damage(record_offset, RUNS_PAST_END.format(length=length, size=size,
-                                                              later=base + later))
+                    Damage(
+                        record_offset,
+                        RUNS_PAST_END.format(length=length, size=size, later=base + later),
+                    )
                 )
                 pos = later
                 continue
@@ -383,9 +397,7 @@ class RecordReader:
             (payload_crc,) = _FOOTER.unpack_from(buf, pos + HEADER_BYTES + length)
             pos += frame
             if masked_crc32c(body) != payload_crc:
-                result.damage.append(
-                    Damage(record_offset, PAYLOAD_CRC)
-                )
+                result.damage.append(Damage(record_offset, PAYLOAD_CRC))
                 continue
             result.records += 1
             if result.first_offset is None:
@@ -409,21 +421,28 @@ def check_graph_file_size(path: str | os.PathLike[str], max_payload: int | None 
     limit = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
     size = file_size(os.fspath(path))
     if size > limit:
-        raise ValueError(f"graph file of {size:,} bytes is larger than the {limit:,}-byte limit "
-                         "(--max-record-bytes); not read")
+        raise ValueError(
+            f"graph file of {size:,} bytes is larger than the {limit:,}-byte limit "
+            "(--max-record-bytes); not read"
+        )
     return size
 
 
-def record_length_at(path: str | os.PathLike[str], offset: int,
-                     max_payload: int | None = None, ranges: RangeCache | None = None) -> int:
+def record_length_at(
+    path: str | os.PathLike[str],
+    offset: int,
+    max_payload: int | None = None,
+    ranges: RangeCache | None = None,
+) -> int:
     """The payload length in the header at ``offset``, checked (12 bytes read): ValueError when
     the header is not intact or the record is longer than ``max_payload``."""
     if is_url(os.fspath(path)):  # ``ranges``: recently read blocks of remote files
         url = os.fspath(path)
         if ranges is not None:
             try:
-                return _checked_length(ranges.read(url, offset, offset + HEADER_BYTES), path,
-                                       offset, max_payload)
+                return _checked_length(
+                    ranges.read(url, offset, offset + HEADER_BYTES), path, offset, max_payload
+                )
             except ValueError:  # a block read before the file changed: read it afresh
                 ranges.forget(url)
         header = read_range(url, offset, offset + HEADER_BYTES)
@@ -433,8 +452,9 @@ def record_length_at(path: str | os.PathLike[str], offset: int,
         return _checked_length(handle.read(HEADER_BYTES), path, offset, max_payload)
 
 
-def _checked_length(header: bytes, path: str | os.PathLike[str], offset: int,
-                    max_payload: int | None) -> int:
+def _checked_length(
+    header: bytes, path: str | os.PathLike[str], offset: int, max_payload: int | None
+) -> int:
     limit = MAX_PAYLOAD_BYTES if max_payload is None else max_payload
     if len(header) < HEADER_BYTES:
         raise ValueError(f"no record at offset {offset} of {path}")
@@ -446,8 +466,9 @@ def _checked_length(header: bytes, path: str | os.PathLike[str], offset: int,
     return int(length)
 
 
-def _remote_record(url: str, offset: int, max_payload: int | None,
-                   ranges: RangeCache | None) -> bytes:
+def _remote_record(
+    url: str, offset: int, max_payload: int | None, ranges: RangeCache | None
+) -> bytes:
     """:func:`read_record_at` of a URL: the header, then payload and footer, by ranged reads
     (through ``ranges`` when given), checked."""
     read = read_range if ranges is None else ranges.read
@@ -461,8 +482,12 @@ def _remote_record(url: str, offset: int, max_payload: int | None,
     return payload
 
 
-def read_record_at(path: str | os.PathLike[str], offset: int,
-                   max_payload: int | None = None, ranges: RangeCache | None = None) -> bytes:
+def read_record_at(
+    path: str | os.PathLike[str],
+    offset: int,
+    max_payload: int | None = None,
+    ranges: RangeCache | None = None,
+) -> bytes:
     """Read and verify the single record whose header is at ``offset`` (lazy blob access).
 
     Raises ``ValueError`` when the bytes there are not an intact record (the file changed) or

@@ -103,12 +103,15 @@ def landscape_text(facts: dict[str, Any]) -> str:
     interval = facts.get("interval") or []
     if not interval:
         return f"{grid} {kind}, final"
-    return (f"{grid} {kind}, {facts.get('unit') or 'step'} {interval[0]}..{interval[-1]} "
-            f"({facts.get('points', len(interval))} points)")
+    return (
+        f"{grid} {kind}, {facts.get('unit') or 'step'} {interval[0]}..{interval[-1]} "
+        f"({facts.get('points', len(interval))} points)"
+    )
 
 
-def _file_entry(path: str, kind: FileKind, records: int, errors: list[Damage],
-                status: str) -> dict[str, Any]:
+def _file_entry(
+    path: str, kind: FileKind, records: int, errors: list[Damage], status: str
+) -> dict[str, Any]:
     return {
         "path": path,
         "kind": kind.value,
@@ -118,13 +121,15 @@ def _file_entry(path: str, kind: FileKind, records: int, errors: list[Damage],
     }
 
 
-def _read_framed(path: str, kind: FileKind,
-                 tags: dict[str, dict[str, _TagStats]]) -> dict[str, Any]:
+def _read_framed(
+    path: str, kind: FileKind, tags: dict[str, dict[str, _TagStats]]
+) -> dict[str, Any]:
     """Read every record of a framed file, feeding per-tag statistics."""
     size = os.path.getsize(path)
     if size == 0:
-        return _file_entry(path, kind, 0, [Damage(0, "empty file: no record written yet")],
-                           STATUS_EMPTY)
+        return _file_entry(
+            path, kind, 0, [Damage(0, "empty file: no record written yet")], STATUS_EMPTY
+        )
     reader = RecordReader(path)
     scanner = TensorBoardScanner() if kind is FileKind.TENSORBOARD else EventScanner()
     records = 0
@@ -148,10 +153,12 @@ def _read_framed(path: str, kind: FileKind,
                 _stats(tags, plugin, tag).add(blobs.step, blobs.meta)
             if isinstance(result, TensorBoardScan) and result.hparams:
                 _stats(tags, LINEAGE, LINEAGE_TENSORBOARD_HPARAMS).add(
-                    np.zeros(len(result.hparams), np.int64))
+                    np.zeros(len(result.hparams), np.int64)
+                )
             if result.graphs:
                 _stats(tags, Plugin.GRAPH.value, os.path.basename(path)).add(
-                    np.array([g.step for g in result.graphs], dtype=np.int64))
+                    np.array([g.step for g in result.graphs], dtype=np.int64)
+                )
         records += reader.result.records
         errors.extend(reader.result.damage)
         tail = reader.result.tail
@@ -160,25 +167,45 @@ def _read_framed(path: str, kind: FileKind,
     return framed_file_entry(path, kind, size, records, errors, tail, reader.lost_at)
 
 
-def framed_file_entry(path: str, kind: FileKind, size: int, records: int, errors: list[Damage],
-                      tail: Tail | None, lost_at: int | None) -> dict[str, Any]:
+def framed_file_entry(
+    path: str,
+    kind: FileKind,
+    size: int,
+    records: int,
+    errors: list[Damage],
+    tail: Tail | None,
+    lost_at: int | None,
+) -> dict[str, Any]:
     """The report entry of a framed file read to its end by a :class:`RecordReader`: its
     damage (``errors``), an incomplete last record (``tail``) and framing lost up to the end
     (``lost_at``) turned into a status and reasons (also used by ``dash-insight export``)."""
     errors = list(errors)
     if lost_at is not None:
         if records == 0 and lost_at == 0:
-            what = ("a TensorBoard event" if kind is FileKind.TENSORBOARD
-                    else f"a MindSpore {kind.value}")
+            what = (
+                "a TensorBoard event"
+                if kind is FileKind.TENSORBOARD
+                else f"a MindSpore {kind.value}"
+            )
             errors = [Damage(0, f"not {what} file: no valid record in its {size} bytes")]
         else:
-            errors.append(Damage(lost_at, f"no valid record from here to the end of the "
-                                          f"file ({size - lost_at} bytes lost)"))
+            errors.append(
+                Damage(
+                    lost_at,
+                    f"no valid record from here to the end of the "
+                    f"file ({size - lost_at} bytes lost)",
+                )
+            )
     status = STATUS_DAMAGED if errors else STATUS_OK
     if tail is not None:
         need = f"{tail.need} bytes" if tail.need is not None else "a 12-byte header"
-        errors.append(Damage(tail.offset, f"incomplete record at the end of the file ({tail.have} "
-                                          f"bytes of {need}): still being written, or truncated"))
+        errors.append(
+            Damage(
+                tail.offset,
+                f"incomplete record at the end of the file ({tail.have} "
+                f"bytes of {need}): still being written, or truncated",
+            )
+        )
         if status == STATUS_OK:
             status = STATUS_TRUNCATED
     errors.sort(key=lambda d: d.offset)
@@ -194,8 +221,9 @@ def _read_graph_file(path: str, tags: dict[str, dict[str, _TagStats]]) -> dict[s
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
-        return _file_entry(path, FileKind.GRAPH, 0, [Damage(0, f"cannot read: {error}")],
-                           STATUS_UNREADABLE)
+        return _file_entry(
+            path, FileKind.GRAPH, 0, [Damage(0, f"cannot read: {error}")], STATUS_UNREADABLE
+        )
     if not data:
         return _file_entry(path, FileKind.GRAPH, 0, [Damage(0, "empty file")], STATUS_EMPTY)
     try:
@@ -217,16 +245,20 @@ def _job_files(directory: str) -> list[tuple[str, FileKind]]:
             kind = classify(entry.name)
             if kind is not None and kind is not FileKind.EXPLAIN:
                 found.append((entry.path, kind))
-    order = {FileKind.SUMMARY: 0, FileKind.TENSORBOARD: 0, FileKind.LINEAGE: 1,
-             FileKind.GRAPH: 2}
+    order = {FileKind.SUMMARY: 0, FileKind.TENSORBOARD: 0, FileKind.LINEAGE: 1, FileKind.GRAPH: 2}
     found.sort(key=lambda item: (order[item[1]], summary_sort_key(os.path.basename(item[0]))))
     return found
 
 
 #: What a profiler file's rows are, by file-name prefix.
-_PROFILER_KINDS = {OP_TYPE_PREFIX: "op types", OP_DETAIL_PREFIX: "operators",
-                   FRAMEWORK_PREFIX: "launches (input shapes)", TIMESTAMP_PREFIX: "operators",
-                   INFO_PREFIX: "keys", "trace_view": "operators"}
+_PROFILER_KINDS = {
+    OP_TYPE_PREFIX: "op types",
+    OP_DETAIL_PREFIX: "operators",
+    FRAMEWORK_PREFIX: "launches (input shapes)",
+    TIMESTAMP_PREFIX: "operators",
+    INFO_PREFIX: "keys",
+    "trace_view": "operators",
+}
 
 
 def _profiler_status(rows: int, problems: list[Problem], text: str) -> str:
@@ -246,8 +278,11 @@ def _profiler_file(path: str, prefix: str) -> dict[str, Any]:
     try:
         text = read_text(path)
     except OSError as error:
-        return {**entry, "status": STATUS_UNREADABLE,
-                "errors": [{"line": None, "reason": f"cannot read: {error}"}]}
+        return {
+            **entry,
+            "status": STATUS_UNREADABLE,
+            "errors": [{"line": None, "reason": f"cannot read: {error}"}],
+        }
     name = os.path.basename(path)
     problems: list[Problem]
     if prefix == OP_TYPE_PREFIX:
@@ -267,22 +302,35 @@ def _profiler_file(path: str, prefix: str) -> dict[str, Any]:
         table, problems = parse(text, name)
         rows, entry["launches"] = len(table.names), len(table)
     entry["rows"] = rows
-    return {**entry, "status": _profiler_status(rows, problems, text),
-            "errors": [{"line": p.line, "reason": p.reason} for p in problems]}
+    return {
+        **entry,
+        "status": _profiler_status(rows, problems, text),
+        "errors": [{"line": p.line, "reason": p.reason} for p in problems],
+    }
 
 
 def inspect_profiler_dir(found: ProfilerDir) -> dict[str, Any]:
     """Every file of a profiler directory, parsed, with what it holds."""
     files = []
     for _device, by_prefix in sorted(found.files.items()):
-        for prefix in (INFO_PREFIX, OP_TYPE_PREFIX, OP_DETAIL_PREFIX, FRAMEWORK_PREFIX,
-                       TIMESTAMP_PREFIX):
+        for prefix in (
+            INFO_PREFIX,
+            OP_TYPE_PREFIX,
+            OP_DETAIL_PREFIX,
+            FRAMEWORK_PREFIX,
+            TIMESTAMP_PREFIX,
+        ):
             if prefix in by_prefix:
                 files.append(_profiler_file(by_prefix[prefix], prefix))
     if found.trace_view:
         files.append(_profiler_file(found.trace_view, "trace_view"))
-    return {"path": found.path, "layout": found.layout, "profiler_type": found.profiler_type,
-            "devices": list(found.devices), "files": files}
+    return {
+        "path": found.path,
+        "layout": found.layout,
+        "profiler_type": found.profiler_type,
+        "devices": list(found.devices),
+        "files": files,
+    }
 
 
 def _profiler_file_prefix(name: str) -> str | None:
@@ -309,9 +357,19 @@ def inspect_path(path: str | os.PathLike[str]) -> dict[str, Any]:
         profiler = [inspect_profiler_dir(f) for f in found]
     elif os.path.exists(path) and _profiler_file_prefix(os.path.basename(path)):
         entry = _profiler_file(path, _profiler_file_prefix(os.path.basename(path)) or "")
-        return {"files": [], "tags": {}, "profiler": [{
-            "path": os.path.dirname(path), "layout": None, "profiler_type": None,
-            "devices": [], "files": [entry]}]}
+        return {
+            "files": [],
+            "tags": {},
+            "profiler": [
+                {
+                    "path": os.path.dirname(path),
+                    "layout": None,
+                    "profiler_type": None,
+                    "devices": [],
+                    "files": [entry],
+                }
+            ],
+        }
     elif os.path.exists(path):
         kind = classify(os.path.basename(path))
         files = [(path, kind if kind not in (None, FileKind.EXPLAIN) else FileKind.SUMMARY)]
@@ -326,8 +384,11 @@ def inspect_path(path: str | os.PathLike[str]) -> dict[str, Any]:
             else:
                 reports.append(_read_framed(file_path, kind, tags))
         except OSError as error:
-            reports.append(_file_entry(file_path, kind, 0, [Damage(0, f"cannot read: {error}")],
-                                       STATUS_UNREADABLE))
+            reports.append(
+                _file_entry(
+                    file_path, kind, 0, [Damage(0, f"cannot read: {error}")], STATUS_UNREADABLE
+                )
+            )
     report: dict[str, Any] = {
         "files": reports,
         "tags": {
@@ -342,7 +403,8 @@ def inspect_path(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def _format_profiler(entry: dict[str, Any]) -> list[str]:
     layout = {"mindinsight": "MindInsight layout", "mindspore": "MindSpore >= 2.5 layout"}.get(
-        entry["layout"] or "", "profiler file")
+        entry["layout"] or "", "profiler file"
+    )
     devices = ", ".join(entry["devices"]) or "-"
     kind = f", {entry['profiler_type']}" if entry["profiler_type"] else ""
     lines = [f"{entry['path']}", f"  profiler data ({layout}{kind}), device(s) {devices}"]
@@ -361,8 +423,10 @@ def _format_profiler(entry: dict[str, Any]) -> list[str]:
 
 def format_file_entry(entry: dict[str, Any]) -> list[str]:
     """A file's lines of the report: path, kind, records, status and each damage."""
-    lines = [f"{entry['path']}", f"  {entry['kind']}, {entry['records']} records, "
-                                 f"{entry['status']}"]
+    lines = [
+        f"{entry['path']}",
+        f"  {entry['kind']}, {entry['records']} records, {entry['status']}",
+    ]
     lines.extend(f"  ! offset {error['offset']}: {error['reason']}" for error in entry["errors"])
     return lines
 
@@ -380,8 +444,10 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"{plugin}: {len(by_tag)} tag(s)")
         width = max(len(tag) for tag in by_tag)
         for tag, stats in by_tag.items():
-            line = (f"  {tag:<{width}}  {stats['values']:>7} values  {stats['steps']:>7} steps  "
-                    f"{stats['first_step']}..{stats['last_step']}")
+            line = (
+                f"  {tag:<{width}}  {stats['values']:>7} values  {stats['steps']:>7} steps  "
+                f"{stats['first_step']}..{stats['last_step']}"
+            )
             if "landscape" in stats:
                 line += f"  {landscape_text(stats['landscape'])}"
             lines.append(line)

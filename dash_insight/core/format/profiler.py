@@ -61,14 +61,31 @@ MINDINSIGHT_DIR_RE = re.compile(r"^profiler")
 MINDSPORE_DIR_RE = re.compile(r"^(?P<host>.+)_(?P<pid>\d+)_(?P<stamp>\d{17})_ascend_ms$")
 _DEVICE_FILE_RE = re.compile(
     r"^(?P<prefix>cpu_op_type_info|cpu_op_detail_info|cpu_framework|cpu_op_execute_timestamp"
-    r"|profiler_info)_(?P<device>\d+)\.(?:csv|txt|json)$")
+    r"|profiler_info)_(?P<device>\d+)\.(?:csv|txt|json)$"
+)
 _GPU_FILE_RE = re.compile(r"^gpu_op_(?:detail|type)_info_\d+\.csv$")
 _DYNAMIC_SHAPE_RE = re.compile(r"^dynamic_shape_info")
 
-OP_TYPE_HEADER = ("op_type", "type_occurrences", "execution_frequency(per-step)",
-                  "total_compute_time", "avg_time(ms)", "percent")
-OP_DETAIL_HEADER = ("op_side", "op_type", "op_name", "full_op_name", "op_occurrences",
-                    "op_total_time(ms)", "op_avg_time(ms)", "total_proportion", "subgraph", "pid")
+OP_TYPE_HEADER = (
+    "op_type",
+    "type_occurrences",
+    "execution_frequency(per-step)",
+    "total_compute_time",
+    "avg_time(ms)",
+    "percent",
+)
+OP_DETAIL_HEADER = (
+    "op_side",
+    "op_type",
+    "op_name",
+    "full_op_name",
+    "op_occurrences",
+    "op_total_time(ms)",
+    "op_avg_time(ms)",
+    "total_proportion",
+    "subgraph",
+    "pid",
+)
 
 #: A file larger than this is not read (a profile of millions of launches is ~100 MB).
 MAX_FILE_BYTES = 1 << 30
@@ -175,9 +192,15 @@ def _header_problem(text: str, expected: tuple[str, ...], name: str) -> list[Pro
     cells = next(csv.reader([first]), []) if first else []
     if not text.strip():
         return [Problem(name, None, "empty file")]
-    if tuple(cells[:len(expected) - 1]) != expected[:len(expected) - 1]:
-        return [Problem(name, 1, f"unexpected header {first[:120]!r} (skipped as MindInsight "
-                                 "does); columns are read by position")]
+    if tuple(cells[: len(expected) - 1]) != expected[: len(expected) - 1]:
+        return [
+            Problem(
+                name,
+                1,
+                f"unexpected header {first[:120]!r} (skipped as MindInsight "
+                "does); columns are read by position",
+            )
+        ]
     return []
 
 
@@ -187,8 +210,13 @@ def _unterminated(text: str, name: str, found: list[Problem]) -> list[Problem]:
     last = len(text.splitlines())
     if not text or text.endswith("\n") or any(p.line == last for p in found):
         return []
-    return [Problem(name, last, "no end of line: the file was truncated here, this row's last "
-                                "value may be cut")]
+    return [
+        Problem(
+            name,
+            last,
+            "no end of line: the file was truncated here, this row's last value may be cut",
+        )
+    ]
 
 
 def _truncation_hint(number: int, text: str) -> str:
@@ -203,15 +231,25 @@ def parse_op_type_csv(text: str, name: str = "cpu_op_type_info.csv") -> Parsed:
     parsed = Parsed(problems=_header_problem(text, OP_TYPE_HEADER, name))
     for number, cells in _csv_rows(text):
         if len(cells) < 6:
-            parsed.problems.append(Problem(name, number, f"{len(cells)} of 6 columns"
-                                                         f"{_truncation_hint(number, text)}"))
+            parsed.problems.append(
+                Problem(name, number, f"{len(cells)} of 6 columns{_truncation_hint(number, text)}")
+            )
             continue
         try:
-            parsed.rows.append(OpTypeStat(cells[0], int(cells[1]), int(cells[2]),
-                                          float(cells[3]), float(cells[4]), float(cells[5])))
+            parsed.rows.append(
+                OpTypeStat(
+                    cells[0],
+                    int(cells[1]),
+                    int(cells[2]),
+                    float(cells[3]),
+                    float(cells[4]),
+                    float(cells[5]),
+                )
+            )
         except ValueError as error:
-            parsed.problems.append(Problem(name, number, f"not a number: {error}"
-                                                         f"{_truncation_hint(number, text)}"))
+            parsed.problems.append(
+                Problem(name, number, f"not a number: {error}{_truncation_hint(number, text)}")
+            )
     parsed.problems += _unterminated(text, name, parsed.problems)
     return parsed
 
@@ -222,16 +260,29 @@ def parse_op_detail_csv(text: str, name: str = "cpu_op_detail_info.csv") -> Pars
     parsed = Parsed(problems=_header_problem(text, OP_DETAIL_HEADER, name))
     for number, cells in _csv_rows(text):
         if len(cells) < 9:
-            parsed.problems.append(Problem(name, number, f"{len(cells)} of 9 columns"
-                                                         f"{_truncation_hint(number, text)}"))
+            parsed.problems.append(
+                Problem(name, number, f"{len(cells)} of 9 columns{_truncation_hint(number, text)}")
+            )
             continue
         try:
-            parsed.rows.append(OpDetailStat(
-                cells[0], cells[1], cells[2], cells[3], int(cells[4]), float(cells[5]),
-                float(cells[6]), float(cells[7]), cells[8], cells[9] if len(cells) > 9 else ""))
+            parsed.rows.append(
+                OpDetailStat(
+                    cells[0],
+                    cells[1],
+                    cells[2],
+                    cells[3],
+                    int(cells[4]),
+                    float(cells[5]),
+                    float(cells[6]),
+                    float(cells[7]),
+                    cells[8],
+                    cells[9] if len(cells) > 9 else "",
+                )
+            )
         except ValueError as error:
-            parsed.problems.append(Problem(name, number, f"not a number: {error}"
-                                                         f"{_truncation_hint(number, text)}"))
+            parsed.problems.append(
+                Problem(name, number, f"not a number: {error}{_truncation_hint(number, text)}")
+            )
     parsed.problems += _unterminated(text, name, parsed.problems)
     return parsed
 
@@ -239,8 +290,9 @@ def parse_op_detail_csv(text: str, name: str = "cpu_op_detail_info.csv") -> Pars
 # -- text files ------------------------------------------------------------------------------
 
 
-def parse_framework(text: str, name: str = "cpu_framework.txt"
-                    ) -> tuple[FrameworkTable, list[Problem]]:
+def parse_framework(
+    text: str, name: str = "cpu_framework.txt"
+) -> tuple[FrameworkTable, list[Problem]]:
     """Launches of ``cpu_framework_<d>.txt`` (``<op_type>;<op_name>;<graph_id>;input_1:[..];
     ...;``) as columns; a line without operator type, name and graph id is reported."""
     table = FrameworkTable([], [], [], [])
@@ -250,8 +302,9 @@ def parse_framework(text: str, name: str = "cpu_framework.txt"
         if len(parts) < 3 or not parts[0] or not parts[1]:
             if line.strip():
                 hint = _truncation_hint(number, text)
-                problems.append(Problem(name, number, "expected '<op_type>;<op_name>;"
-                                                      f"<graph_id>;...'{hint}"))
+                problems.append(
+                    Problem(name, number, f"expected '<op_type>;<op_name>;<graph_id>;...'{hint}")
+                )
             continue
         table.op_types.append(parts[0])
         table.op_names.append(parts[1])
@@ -260,15 +313,18 @@ def parse_framework(text: str, name: str = "cpu_framework.txt"
     return table, problems + _unterminated(text, name, problems)
 
 
-def _launch_triples(text: str, number: int, name: str, problems: list[Problem]
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def _launch_triples(
+    text: str, number: int, name: str, problems: list[Problem]
+) -> tuple[np.ndarray, np.ndarray]:
     """(start_ns, duration_us) of the ``start_ns,dur_ms,tid`` launches of one line; malformed
     launches are reported and skipped."""
     flat = text.replace(",", " ").split()
     if len(flat) % 3 == 0 and text.count(",") == len(flat) * 2 // 3:
         try:
-            return (np.array(flat[0::3], dtype=np.int64),
-                    np.array(flat[1::3], dtype=np.float64) * 1000.0)
+            return (
+                np.array(flat[0::3], dtype=np.int64),
+                np.array(flat[1::3], dtype=np.float64) * 1000.0,
+            )
         except (ValueError, OverflowError):
             pass  # salvage launch by launch below
     starts: list[int] = []
@@ -287,8 +343,9 @@ def _launch_triples(text: str, number: int, name: str, problems: list[Problem]
     return np.array(starts, dtype=np.int64), np.array(durations, dtype=np.float64)
 
 
-def parse_timestamps(text: str, name: str = "cpu_op_execute_timestamp.txt"
-                     ) -> tuple[LaunchTable, list[Problem]]:
+def parse_timestamps(
+    text: str, name: str = "cpu_op_execute_timestamp.txt"
+) -> tuple[LaunchTable, list[Problem]]:
     """Launches of ``cpu_op_execute_timestamp_<d>.txt``: per line ``<full_op_name>;<kind>;``
     then space-separated ``<start_ns>,<duration_ms>,<tid>``; durations converted to us."""
     problems: list[Problem] = []
@@ -302,8 +359,13 @@ def parse_timestamps(text: str, name: str = "cpu_op_execute_timestamp.txt"
             continue
         parts = line.split(";", 2)
         if len(parts) < 3 or not parts[0]:
-            problems.append(Problem(name, number, "expected '<full_op_name>;<kind>;<launches>'"
-                                                  f"{_truncation_hint(number, text)}"))
+            problems.append(
+                Problem(
+                    name,
+                    number,
+                    f"expected '<full_op_name>;<kind>;<launches>'{_truncation_hint(number, text)}",
+                )
+            )
             continue
         start, duration = _launch_triples(parts[2], number, name, problems)
         if not len(start):
@@ -317,8 +379,9 @@ def parse_timestamps(text: str, name: str = "cpu_op_execute_timestamp.txt"
     problems += _unterminated(text, name, problems)
     if not ops:
         return LaunchTable.empty(), problems
-    return LaunchTable(tuple(names), np.concatenate(ops), np.concatenate(starts),
-                       np.concatenate(durations)), problems
+    return LaunchTable(
+        tuple(names), np.concatenate(ops), np.concatenate(starts), np.concatenate(durations)
+    ), problems
 
 
 def _microseconds_to_ns(value: Any) -> int:
@@ -341,8 +404,13 @@ def _json_events(text: str, name: str, problems: list[Problem]) -> list[Any]:
         data = json.loads(text)
     except ValueError as error:
         events = _salvage_events(text)
-        problems.append(Problem(name, None, f"invalid JSON ({error}); read the {len(events)} "
-                                            "complete event(s) before it"))
+        problems.append(
+            Problem(
+                name,
+                None,
+                f"invalid JSON ({error}); read the {len(events)} complete event(s) before it",
+            )
+        )
         return events
     if isinstance(data, dict):
         data = data.get("traceEvents")
@@ -375,14 +443,24 @@ def parse_trace_view(text: str, name: str = TRACE_VIEW) -> tuple[LaunchTable, li
     operator name, ``ts``/``dur`` in us. Other processes (e.g. "Scope Layer") are skipped."""
     problems: list[Problem] = []
     events = _json_events(text, name, problems)
-    cpu_pids = {event.get("pid") for event in events if isinstance(event, dict)
-                and event.get("ph") == "M" and event.get("name") == "process_name"
-                and isinstance(event.get("args"), dict)
-                and event["args"].get("name") == "CPU OP"}
-    skipped_pids = {event.get("pid") for event in events if isinstance(event, dict)
-                    and event.get("ph") == "M" and event.get("name") == "process_name"
-                    and isinstance(event.get("args"), dict)
-                    and event["args"].get("name") != "CPU OP"}
+    cpu_pids = {
+        event.get("pid")
+        for event in events
+        if isinstance(event, dict)
+        and event.get("ph") == "M"
+        and event.get("name") == "process_name"
+        and isinstance(event.get("args"), dict)
+        and event["args"].get("name") == "CPU OP"
+    }
+    skipped_pids = {
+        event.get("pid")
+        for event in events
+        if isinstance(event, dict)
+        and event.get("ph") == "M"
+        and event.get("name") == "process_name"
+        and isinstance(event.get("args"), dict)
+        and event["args"].get("name") != "CPU OP"
+    }
     names: list[str] = []
     index: dict[str, int] = {}
     ops: list[int] = []
@@ -411,14 +489,20 @@ def parse_trace_view(text: str, name: str = TRACE_VIEW) -> tuple[LaunchTable, li
         starts.append(start)
         durations.append(duration)
     if bad:
-        problems.append(Problem(name, None, f"{bad} operator event(s) without a name, ts or dur"
-                                            " were skipped"))
-    return LaunchTable(tuple(names), np.array(ops, np.int32), np.array(starts, np.int64),
-                       np.array(durations, np.float64)), problems
+        problems.append(
+            Problem(name, None, f"{bad} operator event(s) without a name, ts or dur were skipped")
+        )
+    return LaunchTable(
+        tuple(names),
+        np.array(ops, np.int32),
+        np.array(starts, np.int64),
+        np.array(durations, np.float64),
+    ), problems
 
 
-def parse_profiler_info(text: str, name: str = "profiler_info.json") -> tuple[dict[str, Any],
-                                                                             list[Problem]]:
+def parse_profiler_info(
+    text: str, name: str = "profiler_info.json"
+) -> tuple[dict[str, Any], list[Problem]]:
     """``profiler_info_<d>.json`` as a dict ({} with a problem when it is not a JSON object)."""
     try:
         data = json.loads(text)
@@ -492,8 +576,7 @@ def read_profiler_dir(path: str, layout: str | None = None) -> ProfilerDir:
     data_dir = path
     data_entries = entries
     framework = entries.get(FRAMEWORK_DIR)
-    has_cpu_here = any(_DEVICE_FILE_RE.match(n) and not n.startswith(INFO_PREFIX)
-                       for n in entries)
+    has_cpu_here = any(_DEVICE_FILE_RE.match(n) and not n.startswith(INFO_PREFIX) for n in entries)
     if not has_cpu_here and framework is not None and framework.is_dir(follow_symlinks=False):
         data_dir = framework.path
         data_entries = _entries(data_dir)
@@ -519,8 +602,9 @@ def read_profiler_dir(path: str, layout: str | None = None) -> ProfilerDir:
         with contextlib.suppress(OSError):
             times.append(os.stat(trace_view, follow_symlinks=False).st_mtime)
     with_info = sorted((d for d, by in files.items() if INFO_PREFIX in by), key=_device_sort_key)
-    with_data = sorted((d for d, by in files.items() if set(by) - {INFO_PREFIX}),
-                       key=_device_sort_key)
+    with_data = sorted(
+        (d for d, by in files.items() if set(by) - {INFO_PREFIX}), key=_device_sort_key
+    )
     names = set(entries) | set(data_entries)
     if any(n.startswith((OP_TYPE_PREFIX, OP_DETAIL_PREFIX)) for n in names):
         profiler_type = "cpu"
@@ -529,8 +613,13 @@ def read_profiler_dir(path: str, layout: str | None = None) -> ProfilerDir:
     else:
         profiler_type = "ascend"
     return ProfilerDir(
-        path=path, layout=layout, data_dir=data_dir, trace_view=trace_view,
-        devices=tuple(with_info or with_data), files=files, profiler_type=profiler_type,
+        path=path,
+        layout=layout,
+        data_dir=data_dir,
+        trace_view=trace_view,
+        devices=tuple(with_info or with_data),
+        files=files,
+        profiler_type=profiler_type,
         dynamic_shape=any(_DYNAMIC_SHAPE_RE.match(n) for n in names),
         update_time=max(times) if times else 0.0,
     )
@@ -569,8 +658,9 @@ def primary_profiler_dir(found: Iterable[ProfilerDir]) -> ProfilerDir | None:
     name, as MindInsight's ``validate_path`` picks among ``profiler*``), else the newest
     MindSpore output (the greatest time stamp in its name)."""
     found = list(found)
-    classic = sorted((p for p in found if p.layout == LAYOUT_MINDINSIGHT),
-                     key=lambda p: os.path.basename(p.path))
+    classic = sorted(
+        (p for p in found if p.layout == LAYOUT_MINDINSIGHT), key=lambda p: os.path.basename(p.path)
+    )
     if classic:
         return classic[-1]
 

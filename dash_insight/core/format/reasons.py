@@ -16,13 +16,16 @@ import string
 
 from dash_insight.core.i18n import N_, gettext
 
-HEADER_CRC = N_("record header corrupted (length CRC mismatch); skipping to the next valid "
-                "record")
+HEADER_CRC = N_("record header corrupted (length CRC mismatch); skipping to the next valid record")
 PAYLOAD_CRC = N_("record payload corrupted (payload CRC mismatch); record dropped")
-RUNS_PAST_END = N_("record of {length} bytes runs past the end of the file ({size} bytes) while "
-                   "an intact record follows at {later}; skipping to it")
-OVERSIZED = N_("record of {length:,} bytes is larger than the {limit:,}-byte limit "
-               "(--max-record-bytes); skipped without reading it")
+RUNS_PAST_END = N_(
+    "record of {length} bytes runs past the end of the file ({size} bytes) while "
+    "an intact record follows at {later}; skipping to it"
+)
+OVERSIZED = N_(
+    "record of {length:,} bytes is larger than the {limit:,}-byte limit "
+    "(--max-record-bytes); skipped without reading it"
+)
 CANNOT_READ_FILE = N_("cannot read file: {error}")
 CANNOT_INDEX_FILE = N_("could not index this file: {error}")
 CANNOT_LIST_DIRECTORY = N_("cannot list this directory: {error}")
@@ -31,10 +34,24 @@ NOT_A_REGULAR_FILE = N_("{name}: {kind}, not a regular file: skipped")
 VALUE_HOLDS_NO_DATA = N_("value {tag} holds no data")
 
 #: Every template a stored reason is made from, the longest first (the most specific match).
-TEMPLATES: tuple[str, ...] = tuple(sorted(
-    (HEADER_CRC, PAYLOAD_CRC, RUNS_PAST_END, OVERSIZED, CANNOT_READ_FILE, CANNOT_INDEX_FILE,
-     CANNOT_LIST_DIRECTORY, CANNOT_LIST_SHOWING_OLD, NOT_A_REGULAR_FILE, VALUE_HOLDS_NO_DATA),
-    key=len, reverse=True))
+TEMPLATES: tuple[str, ...] = tuple(
+    sorted(
+        (
+            HEADER_CRC,
+            PAYLOAD_CRC,
+            RUNS_PAST_END,
+            OVERSIZED,
+            CANNOT_READ_FILE,
+            CANNOT_INDEX_FILE,
+            CANNOT_LIST_DIRECTORY,
+            CANNOT_LIST_SHOWING_OLD,
+            NOT_A_REGULAR_FILE,
+            VALUE_HOLDS_NO_DATA,
+        ),
+        key=len,
+        reverse=True,
+    )
+)
 
 _FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::[^}]*)?\}")
 

@@ -48,8 +48,9 @@ SCAN_BLOCK_BYTES = 8 << 20
 #: Block of a single record's read (an image, a graph): one GET for most records.
 RECORD_BLOCK_BYTES = 1 << 20
 #: Protocols whose first path segment is a bucket (a URL without one cannot be served).
-BUCKET_PROTOCOLS = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss",
-                              "obs", "r2"})
+BUCKET_PROTOCOLS = frozenset(
+    {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "obs", "r2"}
+)
 
 
 class RemoteError(OSError):
@@ -75,7 +76,7 @@ def normalise_url(url: str) -> str:
 def local_path_of(url: str) -> str | None:
     """The local path of a ``file://`` URL (served as a plain path), else None."""
     if protocol_of(url) in ("file", "local"):
-        return url[URL_RE.match(url).end():] or "/"  # type: ignore[union-attr]
+        return url[URL_RE.match(url).end() :] or "/"  # type: ignore[union-attr]
     return None
 
 
@@ -86,11 +87,14 @@ def filesystem(url: str) -> tuple[Any, str]:
     try:
         fs, path = fsspec.core.url_to_fs(url)
     except ImportError as error:  # e.g. s3fs for s3://
-        raise RemoteError(f"{url}: the filesystem package for {protocol_of(url)}:// is not "
-                          f"installed ({_one_line(error)})") from None
+        raise RemoteError(
+            f"{url}: the filesystem package for {protocol_of(url)}:// is not "
+            f"installed ({_one_line(error)})"
+        ) from None
     except ValueError as error:  # "Protocol not known"
-        raise RemoteError(f"{url}: unknown protocol {protocol_of(url)!r} "
-                          f"({_one_line(error)})") from None
+        raise RemoteError(
+            f"{url}: unknown protocol {protocol_of(url)!r} ({_one_line(error)})"
+        ) from None
     except Exception as error:  # a filesystem that connects when made (hdfs://) and cannot
         raise RemoteError(f"{url}: cannot connect: {_one_line(error)}") from None
     return fs, path
@@ -118,8 +122,9 @@ def check_base_url(url: str) -> None:
     except RemoteError:
         raise
     except Exception as error:  # credentials, network, a missing bucket: the store says why
-        raise RemoteError(f"summary base directory cannot be listed: {url}: "
-                          f"{_one_line(error)}") from None
+        raise RemoteError(
+            f"summary base directory cannot be listed: {url}: {_one_line(error)}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -172,13 +177,14 @@ def list_objects(url: str, max_depth: int | None = None) -> Iterator[RemoteObjec
     for key, info in found.items():
         if info.get("type", "file") != "file" or not key.startswith(prefix):
             continue
-        relative = key[len(prefix):]
+        relative = key[len(prefix) :]
         directory, _, name = relative.rpartition("/")
         if not name or any(part in ("", ".", "..") for part in relative.split("/")):
             continue
         mtime = _mtime(info)
-        yield RemoteObject(directory, name, int(info.get("size") or 0), mtime,
-                           _version(info, mtime))
+        yield RemoteObject(
+            directory, name, int(info.get("size") or 0), mtime, _version(info, mtime)
+        )
 
 
 class RemoteFile:
@@ -194,8 +200,20 @@ class RemoteFile:
             raise IsADirectoryError(f"not a file: {url}")
         mtime = _mtime(info)
         self.version = _version(info, mtime)
-        self.stat = os.stat_result((stat_mode.S_IFREG | 0o444, 0, 0, 1, 0, 0,
-                                    int(info.get("size") or 0), mtime, mtime, mtime))
+        self.stat = os.stat_result(
+            (
+                stat_mode.S_IFREG | 0o444,
+                0,
+                0,
+                1,
+                0,
+                0,
+                int(info.get("size") or 0),
+                mtime,
+                mtime,
+                mtime,
+            )
+        )
         self._handle = fs.open(path, "rb", block_size=block_size, cache_type="readahead")
 
     def read(self, size: int = -1) -> bytes:
@@ -256,8 +274,13 @@ class RangeCache:
     :func:`dash_insight.core.format.framing.read_record_at`). Held by the service that reads
     (the data provider), at most ``max_bytes`` in memory."""
 
-    def __init__(self, block_bytes: int = RECORD_BLOCK_BYTES, max_bytes: int = 64 << 20,
-                 ttl: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        block_bytes: int = RECORD_BLOCK_BYTES,
+        max_bytes: int = 64 << 20,
+        ttl: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.block_bytes, self.max_bytes, self.ttl = block_bytes, max_bytes, ttl
         self._clock = clock
         self._blocks: OrderedDict[tuple[str, int], tuple[float, bytes]] = OrderedDict()
@@ -288,7 +311,7 @@ class RangeCache:
         for number in range(start // self.block_bytes, (end - 1) // self.block_bytes + 1):
             block = self._block(url, number)
             base = number * self.block_bytes
-            parts.append(block[max(0, start - base): end - base])
+            parts.append(block[max(0, start - base) : end - base])
             if len(block) < self.block_bytes:
                 break
         return b"".join(parts)

@@ -80,15 +80,19 @@ class ScannedBlobs:
         return len(self.step)
 
     @classmethod
-    def from_refs(cls, refs: list[tuple[int, float, int, int, int]],
-                  meta: list[dict[str, Any] | None]) -> ScannedBlobs:
+    def from_refs(
+        cls, refs: list[tuple[int, float, int, int, int]], meta: list[dict[str, Any] | None]
+    ) -> ScannedBlobs:
         """The columns of ``refs``, one (step, wall time, offset, length, index) per value."""
         steps, walls, offsets, lengths, indexes = zip(*refs, strict=True)
-        return cls(step=np.asarray(steps, dtype=np.int64),
-                   wall_time=np.asarray(walls, dtype=np.float64),
-                   offset=np.asarray(offsets, dtype=np.int64),
-                   length=np.asarray(lengths, dtype=np.int64),
-                   index=np.asarray(indexes, dtype=np.int32), meta=meta)
+        return cls(
+            step=np.asarray(steps, dtype=np.int64),
+            wall_time=np.asarray(walls, dtype=np.float64),
+            offset=np.asarray(offsets, dtype=np.int64),
+            length=np.asarray(lengths, dtype=np.int64),
+            index=np.asarray(indexes, dtype=np.int32),
+            meta=meta,
+        )
 
 
 @dataclass(frozen=True)
@@ -140,8 +144,17 @@ _PACK_ROWS = 8192
 class _Template:
     """Byte layout of a scalar-only Summary: everything but the float bytes must match."""
 
-    __slots__ = ("blocks", "float_positions", "mask", "record", "rows", "skeleton", "step",
-                 "tags", "wall")
+    __slots__ = (
+        "blocks",
+        "float_positions",
+        "mask",
+        "record",
+        "rows",
+        "skeleton",
+        "step",
+        "tags",
+        "wall",
+    )
 
     def __init__(self, summary: np.ndarray, float_offsets: list[int], tags: list[str]):
         positions = (np.asarray(float_offsets, dtype=np.intp)[:, None] + np.arange(4)).ravel()
@@ -171,9 +184,14 @@ class _Template:
     def _pack(self) -> None:
         """Move the records gathered in lists into one numpy block."""
         if self.record:
-            self.blocks.append((np.asarray(self.record, dtype=np.int64),
-                                np.asarray(self.step, dtype=np.int64),
-                                np.asarray(self.wall, dtype=np.float64), np.vstack(self.rows)))
+            self.blocks.append(
+                (
+                    np.asarray(self.record, dtype=np.int64),
+                    np.asarray(self.step, dtype=np.int64),
+                    np.asarray(self.wall, dtype=np.float64),
+                    np.vstack(self.rows),
+                )
+            )
             self.record, self.step, self.wall, self.rows = [], [], [], []
 
     def take(self) -> list[tuple[str, tuple[np.ndarray, ...]]]:
@@ -183,12 +201,13 @@ class _Template:
         if not self.blocks:
             return []
         blocks, self.blocks = self.blocks, []
-        numbers, steps, walls = (np.concatenate([block[i] for block in blocks])
-                                 for i in range(3))
+        numbers, steps, walls = (np.concatenate([block[i] for block in blocks]) for i in range(3))
         matrix = np.concatenate([block[3] for block in blocks]).view("<f4")  # (records, tags)
         del blocks
-        return [(tag, (numbers, steps, walls, np.ascontiguousarray(matrix[:, column])))
-                for column, tag in enumerate(self.tags)]
+        return [
+            (tag, (numbers, steps, walls, np.ascontiguousarray(matrix[:, column])))
+            for column, tag in enumerate(self.tags)
+        ]
 
 
 def _data_event_layout(payload: memoryview) -> tuple[int, int, int, float] | None:
@@ -271,11 +290,14 @@ class _Batch:
         # Scalars not read by a template, per tag: (record number, step, wall time, value).
         self.scalars: dict[str, tuple[list[int], list[int], list[float], list[float]]] = {}
         # Large values per (plugin, tag): (step, wall time, offset, length, index) and metadata.
-        self.blobs: dict[tuple[str, str], tuple[list[tuple[int, float, int, int, int]],
-                                                list[dict[str, Any] | None]]] = {}
+        self.blobs: dict[
+            tuple[str, str],
+            tuple[list[tuple[int, float, int, int, int]], list[dict[str, Any] | None]],
+        ] = {}
 
-    def add_values(self, values: Any, number: int, record: Record, step: int, wall: float,
-                   first_index: int = 0) -> bool:
+    def add_values(
+        self, values: Any, number: int, record: Record, step: int, wall: float, first_index: int = 0
+    ) -> bool:
         """Index protobuf ``Summary.Value``s; True when all of them were scalars."""
         all_scalar = True
         for index, value in enumerate(values, first_index):
@@ -291,8 +313,9 @@ class _Batch:
                 continue
             all_scalar = False
             if which is None:
-                self.result.errors.append(Damage(record.offset,
-                                                 VALUE_HOLDS_NO_DATA.format(tag=repr(value.tag))))
+                self.result.errors.append(
+                    Damage(record.offset, VALUE_HOLDS_NO_DATA.format(tag=repr(value.tag)))
+                )
                 continue
             key = (VALUE_FIELD_PLUGIN[which], value.tag)
             refs = self.blobs.get(key)
@@ -322,8 +345,9 @@ class EventScanner:
         self._finish(batch)
         return batch.result
 
-    def _scan_with_template(self, batch: _Batch, number: int, record: Record,
-                            layout: tuple[int, int, int, float]) -> bool:
+    def _scan_with_template(
+        self, batch: _Batch, number: int, record: Record, layout: tuple[int, int, int, float]
+    ) -> bool:
         """Read the scalars of a data Event through a template: the whole Summary, or a prefix
         of it followed by other values (parsed with protobuf). False if no template fits."""
         step, start, summary_len, wall = layout
@@ -335,10 +359,13 @@ class EventScanner:
                 return True
         for template in self._recent:
             prefix_len = len(template.skeleton)
-            if prefix_len < summary_len and summary[prefix_len] == 0x0A \
-                    and template.matches(summary[:prefix_len]):
+            if (
+                prefix_len < summary_len
+                and summary[prefix_len] == 0x0A
+                and template.matches(summary[:prefix_len])
+            ):
                 try:
-                    rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len:])
+                    rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len :])
                 except (ProtoDecodeError, RuntimeError):
                     return False
                 template.add(number, step, wall, summary)
@@ -349,8 +376,9 @@ class EventScanner:
                 return True
         return False
 
-    def _scan_with_protobuf(self, batch: _Batch, number: int, record: Record,
-                            layout: tuple[int, int, int, float] | None) -> None:
+    def _scan_with_protobuf(
+        self, batch: _Batch, number: int, record: Record, layout: tuple[int, int, int, float] | None
+    ) -> None:
         payload = record.payload
         result = batch.result
         try:
@@ -370,16 +398,17 @@ class EventScanner:
                 self._learn(payload, layout, [v.tag for v in values])
         # explain records are not part of a training job: nothing to index
 
-    def _learn(self, payload: memoryview, layout: tuple[int, int, int, float],
-               tags: list[str]) -> None:
+    def _learn(
+        self, payload: memoryview, layout: tuple[int, int, int, float], tags: list[str]
+    ) -> None:
         _, start, summary_len, _ = layout
-        found = _scalar_layout(payload[start:start + summary_len])
+        found = _scalar_layout(payload[start : start + summary_len])
         if found is None or found[1] != tags or len(tags) > _MAX_TEMPLATE_TAGS:
             return
         summary = np.frombuffer(payload, np.uint8, summary_len, start).copy()
         template = _Template(summary, found[0], tags)
         self._templates.setdefault(summary_len, []).append(template)
-        self._recent = [template, *self._recent[:_RECENT_TEMPLATES - 1]]
+        self._recent = [template, *self._recent[: _RECENT_TEMPLATES - 1]]
         self._template_count += 1
 
     def _finish(self, batch: _Batch) -> None:
@@ -388,12 +417,14 @@ class EventScanner:
         # each template; one record's values of a tag all come from one chunk, in order there.
         chunks: dict[str, list[tuple[np.ndarray, ...]]] = {}
         for tag, (numbers, steps, walls, values) in batch.scalars.items():
-            chunks.setdefault(tag, []).append((
-                np.asarray(numbers, dtype=np.int64),
-                np.asarray(steps, dtype=np.int64),
-                np.asarray(walls, dtype=np.float64),
-                np.asarray(values, dtype=np.float32),
-            ))
+            chunks.setdefault(tag, []).append(
+                (
+                    np.asarray(numbers, dtype=np.int64),
+                    np.asarray(steps, dtype=np.int64),
+                    np.asarray(walls, dtype=np.float64),
+                    np.asarray(values, dtype=np.float32),
+                )
+            )
         for candidates in self._templates.values():
             for template in candidates:
                 for tag, chunk in template.take():
@@ -406,7 +437,8 @@ class EventScanner:
                 # Each part's records follow the previous part's (the record that taught a
                 # template, then the template's): joined as they are, no sort and no gather.
                 step_column, wall_column, value_column = (
-                    np.concatenate([p[i] for p in parts]) for i in (1, 2, 3))
+                    np.concatenate([p[i] for p in parts]) for i in (1, 2, 3)
+                )
             else:
                 order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
                 step_column = np.concatenate([p[1] for p in parts])[order]

@@ -154,8 +154,9 @@ def _flat_values(tensor: tb_tensor_pb2.TensorProto, dtype: np.dtype) -> np.ndarr
             bits = np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16
             return bits.view(np.float32)
         if len(raw) % dtype.itemsize:
-            raise DecodeError(f"tensor_content of {len(raw)} bytes is not a whole number of "
-                              f"{dtype.name} values")
+            raise DecodeError(
+                f"tensor_content of {len(raw)} bytes is not a whole number of {dtype.name} values"
+            )
         return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
     if number == _DT.Value("DT_HALF"):
         return np.array(tensor.half_val, dtype=np.uint16).view(np.float16)
@@ -202,8 +203,9 @@ def tb_tensor_to_numpy(tensor: tb_tensor_pb2.TensorProto) -> TensorValue:
     bytes replaced) named ``DT_STRING``."""
     dims = _shape(tensor)
     if tensor.dtype == _DT_STRING:
-        texts = np.array([s.decode("utf-8", errors="replace") for s in tensor.string_val],
-                         dtype=object)
+        texts = np.array(
+            [s.decode("utf-8", errors="replace") for s in tensor.string_val], dtype=object
+        )
         return TensorValue(_fill(texts, dims), STRING_DATA_TYPE)
     known = _DTYPES.get(tensor.dtype)
     if known is None:
@@ -240,8 +242,16 @@ def histo_value(histo: tb_summary_pb2.HistogramProto) -> HistogramValue:
         buckets = np.column_stack([lefts, rights - lefts, counts])
     else:
         buckets = np.zeros((0, 3))
-    return HistogramValue(buckets=buckets, nan_count=0, pos_inf_count=0, neg_inf_count=0,
-                          max=histo.max, min=histo.min, sum=histo.sum, count=int(histo.num))
+    return HistogramValue(
+        buckets=buckets,
+        nan_count=0,
+        pos_inf_count=0,
+        neg_inf_count=0,
+        max=histo.max,
+        min=histo.min,
+        sum=histo.sum,
+        count=int(histo.num),
+    )
 
 
 def histogram_tensor_value(tensor: tb_tensor_pb2.TensorProto) -> HistogramValue:
@@ -255,9 +265,16 @@ def histogram_tensor_value(tensor: tb_tensor_pb2.TensorProto) -> HistogramValue:
     buckets = np.column_stack([rows[:, 0], rows[:, 1] - rows[:, 0], rows[:, 2]])
     if len(rows) == 0:
         return HistogramValue(buckets, 0, 0, 0, math.nan, math.nan, math.nan, 0)
-    return HistogramValue(buckets=buckets, nan_count=0, pos_inf_count=0, neg_inf_count=0,
-                          max=float(rows[-1, 1]), min=float(rows[0, 0]), sum=math.nan,
-                          count=round(float(rows[:, 2].sum())))
+    return HistogramValue(
+        buckets=buckets,
+        nan_count=0,
+        pos_inf_count=0,
+        neg_inf_count=0,
+        max=float(rows[-1, 1]),
+        min=float(rows[0, 0]),
+        sum=math.nan,
+        count=round(float(rows[:, 2].sum())),
+    )
 
 
 def _image_tensor_sample(tensor: tb_tensor_pb2.TensorProto, sample: int) -> ImageValue:
@@ -284,8 +301,10 @@ def sample_tag(tag: str, sample: int) -> str:
 def _scalar_of_tensor(tensor: tb_tensor_pb2.TensorProto, plugin_name: str) -> float | None:
     """The value of a scalar tensor (one numeric element; rank 0 when no plugin claims it),
     else None."""
-    if tensor.dtype not in _DTYPES or tensor.dtype in (_DT.Value("DT_COMPLEX64"),
-                                                       _DT.Value("DT_COMPLEX128")):
+    if tensor.dtype not in _DTYPES or tensor.dtype in (
+        _DT.Value("DT_COMPLEX64"),
+        _DT.Value("DT_COMPLEX128"),
+    ):
         return None
     if plugin_name == TB_SCALARS:
         if _element_count(tensor) != 1:
@@ -296,8 +315,9 @@ def _scalar_of_tensor(tensor: tb_tensor_pb2.TensorProto, plugin_name: str) -> fl
     return float(array.reshape(-1)[0])
 
 
-def decode_tb_value(payload: bytes | memoryview, index: int,
-                    meta: dict[str, Any] | None) -> SummaryValue:
+def decode_tb_value(
+    payload: bytes | memoryview, index: int, meta: dict[str, Any] | None
+) -> SummaryValue:
     """Decode again the large value indexed at ``index`` (the ``Summary.Value``'s position)
     of a TensorBoard Event, as its index ``meta`` says (:data:`META_FORM`); the tag is the one
     it is indexed under."""
@@ -315,8 +335,9 @@ def decode_tb_value(payload: bytes | memoryview, index: int,
     elif form == FORM_IMAGE and value.HasField("image"):
         image = value.image
         plugin = Plugin.IMAGE.value
-        payload_value = ImageValue(image.height, image.width, image.colorspace,
-                                   image.encoded_image_string)
+        payload_value = ImageValue(
+            image.height, image.width, image.colorspace, image.encoded_image_string
+        )
     elif form == FORM_IMAGE_TENSOR and value.HasField("tensor"):
         sample = int((meta or {}).get("sample", 0))
         plugin, payload_value = Plugin.IMAGE.value, _image_tensor_sample(value.tensor, sample)
@@ -345,8 +366,11 @@ def hparams_data(content: bytes) -> dict[str, Any] | None:
         hparams = data.session_start_info.hparams
         return {"hparams": {name: _struct_value(hparams[name]) for name in sorted(hparams)}}
     if which == "experiment":
-        return {"metric_tags": [info.name.tag for info in data.experiment.metric_infos
-                                if not info.name.group]}
+        return {
+            "metric_tags": [
+                info.name.tag for info in data.experiment.metric_infos if not info.name.group
+            ]
+        }
     if which == "session_end_info":
         status = data.session_end_info.status
         names = tb_hparams_api_pb2.Status
@@ -360,8 +384,10 @@ class _Batch:
     def __init__(self) -> None:
         self.result = TensorBoardScan()
         self.scalars: dict[str, tuple[list[int], list[float], list[float]]] = {}
-        self.blobs: dict[tuple[str, str], tuple[list[tuple[int, float, int, int, int]],
-                                                list[dict[str, Any] | None]]] = {}
+        self.blobs: dict[
+            tuple[str, str],
+            tuple[list[tuple[int, float, int, int, int]], list[dict[str, Any] | None]],
+        ] = {}
 
     def scalar(self, tag: str, step: int, wall: float, value: float) -> None:
         columns = self.scalars.get(tag)
@@ -371,8 +397,16 @@ class _Batch:
         columns[1].append(wall)
         columns[2].append(value)
 
-    def blob(self, plugin: str, tag: str, step: int, wall: float, record: Record, index: int,
-             meta: dict[str, Any]) -> None:
+    def blob(
+        self,
+        plugin: str,
+        tag: str,
+        step: int,
+        wall: float,
+        record: Record,
+        index: int,
+        meta: dict[str, Any],
+    ) -> None:
         refs = self.blobs.get((plugin, tag))
         if refs is None:
             refs = self.blobs[(plugin, tag)] = ([], [])
@@ -382,9 +416,11 @@ class _Batch:
     def finish(self) -> TensorBoardScan:
         result = self.result
         for tag, (steps, walls, values) in self.scalars.items():
-            result.scalars[tag] = ScannedScalars(np.asarray(steps, dtype=np.int64),
-                                                 np.asarray(walls, dtype=np.float64),
-                                                 np.asarray(values, dtype=np.float32))
+            result.scalars[tag] = ScannedScalars(
+                np.asarray(steps, dtype=np.int64),
+                np.asarray(walls, dtype=np.float64),
+                np.asarray(values, dtype=np.float32),
+            )
         for key, (refs, meta) in self.blobs.items():
             result.blobs[key] = ScannedBlobs.from_refs(refs, meta)
         return result
@@ -416,13 +452,20 @@ class TensorBoardScanner:
                         self._add_value(batch, record, event, index, value)
                     except DecodeError as error:
                         batch.result.errors.append(
-                            Damage(record.offset, f"value {value.tag!r}: {error}"))
+                            Damage(record.offset, f"value {value.tag!r}: {error}")
+                        )
             # graph_def (a TensorFlow GraphDef), session logs and run metadata: no page shows
             # them.
         return batch.finish()
 
-    def _add_value(self, batch: _Batch, record: Record, event: tb_event_pb2.Event, index: int,
-                   value: tb_summary_pb2.Summary.Value) -> None:
+    def _add_value(
+        self,
+        batch: _Batch,
+        record: Record,
+        event: tb_event_pb2.Event,
+        index: int,
+        value: tb_summary_pb2.Summary.Value,
+    ) -> None:
         step, wall, tag = int(event.step), float(event.wall_time), value.tag
         if value.HasField("metadata") and value.metadata.HasField("plugin_data"):
             self._plugins[tag] = value.metadata.plugin_data.plugin_name
@@ -431,12 +474,19 @@ class TensorBoardScanner:
         if which == "simple_value":
             batch.scalar(tag, step, wall, value.simple_value)
         elif which == "histo":
-            batch.blob(Plugin.HISTOGRAM.value, tag, step, wall, record, index,
-                       {META_FORM: FORM_HISTO})
+            batch.blob(
+                Plugin.HISTOGRAM.value, tag, step, wall, record, index, {META_FORM: FORM_HISTO}
+            )
         elif which == "image":
-            batch.blob(Plugin.IMAGE.value, tag, step, wall, record, index,
-                       {META_FORM: FORM_IMAGE, "height": value.image.height,
-                        "width": value.image.width})
+            batch.blob(
+                Plugin.IMAGE.value,
+                tag,
+                step,
+                wall,
+                record,
+                index,
+                {META_FORM: FORM_IMAGE, "height": value.image.height, "width": value.image.width},
+            )
         elif which == "tensor":
             self._add_tensor(batch, record, event, index, value, plugin_name)
         elif which is None and plugin_name != TB_HPARAMS:
@@ -447,8 +497,15 @@ class TensorBoardScanner:
                 batch.result.hparams.append(HParamsRecord(record.offset, wall, data))
         # audio and old-style histograms: no page shows them
 
-    def _add_tensor(self, batch: _Batch, record: Record, event: tb_event_pb2.Event,
-                    index: int, value: tb_summary_pb2.Summary.Value, plugin_name: str) -> None:
+    def _add_tensor(
+        self,
+        batch: _Batch,
+        record: Record,
+        event: tb_event_pb2.Event,
+        index: int,
+        value: tb_summary_pb2.Summary.Value,
+        plugin_name: str,
+    ) -> None:
         step, wall, tag, tensor = int(event.step), float(event.wall_time), value.tag, value.tensor
         if plugin_name == TB_HPARAMS:
             return
@@ -457,20 +514,45 @@ class TensorBoardScanner:
             batch.scalar(tag, step, wall, scalar)
         elif plugin_name == TB_HISTOGRAMS:
             histogram_tensor_value(tensor)  # refuse a malformed one now, with its offset
-            batch.blob(Plugin.HISTOGRAM.value, tag, step, wall, record, index,
-                       {META_FORM: FORM_HISTOGRAM_TENSOR})
+            batch.blob(
+                Plugin.HISTOGRAM.value,
+                tag,
+                step,
+                wall,
+                record,
+                index,
+                {META_FORM: FORM_HISTOGRAM_TENSOR},
+            )
         elif plugin_name == TB_IMAGES:
             values = tensor.string_val
             if tensor.dtype != _DT_STRING or len(values) < 2:
                 raise DecodeError("image tensor holds no width and height")
             width, height = _image_size(values[0], values[1])
             for sample in range(len(values) - 2):
-                batch.blob(Plugin.IMAGE.value, sample_tag(tag, sample), step, wall, record,
-                           index, {META_FORM: FORM_IMAGE_TENSOR, "sample": sample,
-                                   "height": height, "width": width})
+                batch.blob(
+                    Plugin.IMAGE.value,
+                    sample_tag(tag, sample),
+                    step,
+                    wall,
+                    record,
+                    index,
+                    {
+                        META_FORM: FORM_IMAGE_TENSOR,
+                        "sample": sample,
+                        "height": height,
+                        "width": width,
+                    },
+                )
         elif tensor.dtype in _DTYPES or (tensor.dtype == _DT_STRING and plugin_name == TB_TEXT):
             dims = list(_shape(tensor))
             name = STRING_DATA_TYPE if tensor.dtype == _DT_STRING else _DTYPES[tensor.dtype][1]
-            batch.blob(Plugin.TENSOR.value, tag, step, wall, record, index,
-                       {META_FORM: FORM_TENSOR, "dims": dims, "data_type": name})
+            batch.blob(
+                Plugin.TENSOR.value,
+                tag,
+                step,
+                wall,
+                record,
+                index,
+                {META_FORM: FORM_TENSOR, "dims": dims, "data_type": name},
+            )
         # other plugins' string tensors (custom scalar layouts, ...): nothing shows them

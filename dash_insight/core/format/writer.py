@@ -135,7 +135,7 @@ def make_image_canvas(images: np.ndarray, columns: int = 8) -> np.ndarray:
     canvas = np.zeros((3, h * rows, w * cols))
     for i in range(n):
         y, x = divmod(i, cols)
-        canvas[:, y * h:(y + 1) * h, x * w:(x + 1) * w] = images[i]
+        canvas[:, y * h : (y + 1) * h, x * w : (x + 1) * w] = images[i]
     return canvas
 
 
@@ -165,8 +165,12 @@ def encode_png(rgb: np.ndarray) -> bytes:
     height, width, _ = rgb.shape
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
 
     rows = rgb.reshape(height, width * 3)
     sub = rows.copy()
@@ -178,16 +182,19 @@ def encode_png(rgb: np.ndarray) -> bytes:
         framed = np.concatenate([np.full((height, 1), filter_type, np.uint8), filtered], 1)
         candidates.append(zlib.compress(framed.tobytes(), 6))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"".join((
-        b"\x89PNG\r\n\x1a\n",
-        chunk(b"IHDR", header),
-        chunk(b"IDAT", min(candidates, key=len)),
-        chunk(b"IEND", b""),
-    ))
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            chunk(b"IHDR", header),
+            chunk(b"IDAT", min(candidates, key=len)),
+            chunk(b"IEND", b""),
+        )
+    )
 
 
-def fill_image(images: np.ndarray, image: summary_pb2.Summary.Image,
-               dataformats: str = "NCHW") -> None:
+def fill_image(
+    images: np.ndarray, image: summary_pb2.Summary.Image, dataformats: str = "NCHW"
+) -> None:
     """Tile, scale and PNG-encode a batch of images as MindSpore's ``_fill_image_summary``."""
     dataformats = dataformats.upper()
     if images.ndim != 4 or len(dataformats) != 4 or sorted(dataformats) != sorted("NCHW"):
@@ -212,8 +219,9 @@ def tensor_proto(values: np.ndarray) -> anf_ir_pb2.TensorProto:
     if data_type is None:
         raise ValueError(f"unsupported tensor dtype {values.dtype}")
     floats = np.ascontiguousarray(values, dtype="<f4").reshape(-1).tobytes()
-    head = anf_ir_pb2.TensorProto(dims=list(values.shape),
-                                  data_type=anf_ir_pb2.DataType.Name(data_type))
+    head = anf_ir_pb2.TensorProto(
+        dims=list(values.shape), data_type=anf_ir_pb2.DataType.Name(data_type)
+    )
     packed = b"\x1a" + _varint_bytes(len(floats)) + floats if floats else b""
     return anf_ir_pb2.TensorProto.FromString(head.SerializeToString() + packed)
 
@@ -237,34 +245,49 @@ def scalar_value(values: np.ndarray, tag: str) -> float | None:
         warnings.warn(f"scalar {tag!r} has no value; not recorded", stacklevel=3)
         return None
     if values.size > 1:
-        warnings.warn(f"scalar {tag!r} has shape {values.shape}; recording its first element",
-                      stacklevel=3)
+        warnings.warn(
+            f"scalar {tag!r} has shape {values.shape}; recording its first element", stacklevel=3
+        )
     return float(values.reshape(-1)[0])
 
 
-def landscape_proto(x: Any, y: Any, z: Any, *, intervals: Any = (), path: Any = None,
-                    convergence_point: Any = None, decomposition: str = "PCA",
-                    unit: str = "step", step_per_epoch: int = 1) -> summary_pb2.LossLandscape:
+def landscape_proto(
+    x: Any,
+    y: Any,
+    z: Any,
+    *,
+    intervals: Any = (),
+    path: Any = None,
+    convergence_point: Any = None,
+    decomposition: str = "PCA",
+    unit: str = "step",
+    step_per_epoch: int = 1,
+) -> summary_pb2.LossLandscape:
     """The ``LossLandscape`` of :meth:`SummaryWriter.add_landscape`; ValueError when the shapes
     do not fit together (z must be [len(y), len(x)], one path point per interval entry)."""
     x_values, y_values, z_values = to_numpy(x), to_numpy(y), to_numpy(z)
     if x_values.ndim != 1 or y_values.ndim != 1:
         raise ValueError(f"x and y must be 1-D, got shapes {x_values.shape} and {y_values.shape}")
     if z_values.shape != (len(y_values), len(x_values)):
-        raise ValueError(f"z must have shape (len(y), len(x)) = ({len(y_values)}, "
-                         f"{len(x_values)}): rows follow y; got {z_values.shape}")
+        raise ValueError(
+            f"z must have shape (len(y), len(x)) = ({len(y_values)}, "
+            f"{len(x_values)}): rows follow y; got {z_values.shape}"
+        )
     steps = [int(v) for v in np.asarray(intervals).reshape(-1).tolist()]
     if bool(steps) != (path is not None):
-        raise ValueError("an interval landscape needs both intervals and path; the final "
-                         "landscape neither")
+        raise ValueError(
+            "an interval landscape needs both intervals and path; the final landscape neither"
+        )
     landscape = summary_pb2.LossLandscape()
     for axis, values in zip("xyz", (x_values, y_values, z_values), strict=True):
         getattr(landscape.landscape, axis).CopyFrom(tensor_proto(values))
     if steps:
         points = [to_numpy(v) for v in path]
         if len(points) != 3 or any(p.shape != (len(steps),) for p in points):
-            raise ValueError(f"path must be (x, y, z), each with one value per interval entry "
-                             f"({len(steps)}); got {[p.shape for p in points]}")
+            raise ValueError(
+                f"path must be (x, y, z), each with one value per interval entry "
+                f"({len(steps)}); got {[p.shape for p in points]}"
+            )
         landscape.loss_path.intervals.extend(steps)
         for axis, values in zip("xyz", points, strict=True):
             getattr(landscape.loss_path.points, axis).CopyFrom(tensor_proto(values))
@@ -303,10 +326,15 @@ def train_lineage(
     ``{"ckpt": model_path}`` JSON like MindSpore does."""
     message = lineage_pb2.TrainLineage()
     hyper = message.hyper_parameters
-    for name, value in (("optimizer", optimizer), ("learning_rate", learning_rate),
-                        ("loss_function", loss_function), ("epoch", epoch),
-                        ("parallel_mode", parallel_mode), ("device_num", device_num),
-                        ("batch_size", batch_size)):
+    for name, value in (
+        ("optimizer", optimizer),
+        ("learning_rate", learning_rate),
+        ("loss_function", loss_function),
+        ("epoch", epoch),
+        ("parallel_mode", parallel_mode),
+        ("device_num", device_num),
+        ("batch_size", batch_size),
+    ):
         if value is not None:
             setattr(hyper, name, value)
     if train_dataset_path is not None:
@@ -339,8 +367,9 @@ def eval_lineage(
     return message
 
 
-def _fill_operation_parameter(parameter: lineage_pb2.OperationParameter, key: str,
-                              value: Any) -> None:
+def _fill_operation_parameter(
+    parameter: lineage_pb2.OperationParameter, key: str, value: Any
+) -> None:
     if isinstance(value, bool):
         parameter.mapBool[key] = value
     elif isinstance(value, int):
@@ -364,8 +393,7 @@ def _fill_operation_parameter(parameter: lineage_pb2.OperationParameter, key: st
 def _fill_operation(operation: lineage_pb2.Operation, spec: Mapping[str, Any]) -> None:
     for key, value in spec.items():
         is_list = isinstance(value, (list, tuple))
-        if is_list and value and all(isinstance(v, int) and not isinstance(v, bool)
-                                     for v in value):
+        if is_list and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
             operation.size.extend(value)
         elif is_list and value and all(isinstance(v, (int, float)) for v in value):
             operation.weights.extend(value)
@@ -438,9 +466,11 @@ class SummaryWriter:
         """``timestamp`` is the Unix second in the file names (default: now). Jobs order their
         files by it, so a test or a tool can write a "later" file without waiting for the
         clock. As with the default, a name already taken moves on to the next free second."""
-        if timestamp is not None and (isinstance(timestamp, bool)
-                                      or not isinstance(timestamp, (int, np.integer))
-                                      or timestamp < 0):
+        if timestamp is not None and (
+            isinstance(timestamp, bool)
+            or not isinstance(timestamp, (int, np.integer))
+            or timestamp < 0
+        ):
             raise ValueError(f"timestamp must be a non-negative int, got {timestamp!r}")
         self.log_dir = os.fspath(log_dir)
         os.makedirs(self.log_dir, mode=0o700, exist_ok=True)
@@ -462,8 +492,12 @@ class SummaryWriter:
     def __enter__(self) -> SummaryWriter:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self.close()
 
     # -- MindSpore style --
@@ -485,8 +519,10 @@ class SummaryWriter:
             self._add_lineage(plugin, value)
             return
         if plugin not in _DATA_PLUGINS:
-            raise ValueError(f"unknown plugin {plugin!r}; expected one of "
-                             f"{', '.join((*_DATA_PLUGINS, Plugin.GRAPH, *_LINEAGE_PLUGINS))}")
+            raise ValueError(
+                f"unknown plugin {plugin!r}; expected one of "
+                f"{', '.join((*_DATA_PLUGINS, Plugin.GRAPH, *_LINEAGE_PLUGINS))}"
+            )
         array = to_numpy(value)
         proto = summary_pb2.Summary.Value(tag=tag)
         if plugin == Plugin.SCALAR:
@@ -518,7 +554,8 @@ class SummaryWriter:
                 first.setdefault(value.WhichOneof("value"), len(first))
             event = summary_pb2.Event(wall_time=time.time(), step=int(step))
             event.summary.value.extend(
-                sorted(self._values, key=lambda value: first[value.WhichOneof("value")]))
+                sorted(self._values, key=lambda value: first[value.WhichOneof("value")])
+            )
             self._values = []
             self._write_summary(event)
         self._write_lineage()
@@ -575,10 +612,17 @@ class SummaryWriter:
         self._check_open()
         if not isinstance(tag, str) or not tag:
             raise ValueError(f"tag must be a non-empty str, got {tag!r}")
-        landscape = landscape_proto(x, y, z, intervals=intervals, path=path,
-                                    convergence_point=convergence_point,
-                                    decomposition=decomposition, unit=unit,
-                                    step_per_epoch=step_per_epoch)
+        landscape = landscape_proto(
+            x,
+            y,
+            z,
+            intervals=intervals,
+            path=path,
+            convergence_point=convergence_point,
+            decomposition=decomposition,
+            unit=unit,
+            step_per_epoch=step_per_epoch,
+        )
         if self._pending_step is not None:
             self.record(self._pending_step)
         event = summary_pb2.Event(wall_time=time.time(), step=int(step))
@@ -607,12 +651,16 @@ class SummaryWriter:
         """Queue a train lineage record; fields as :func:`train_lineage`."""
         self._add_lineage("train_lineage", fields)
 
-    def add_eval_lineage(self, metric: Mapping[str, Any] | None = None,
-                         valid_dataset_path: str | None = None,
-                         valid_dataset_size: int | None = None) -> None:
+    def add_eval_lineage(
+        self,
+        metric: Mapping[str, Any] | None = None,
+        valid_dataset_path: str | None = None,
+        valid_dataset_size: int | None = None,
+    ) -> None:
         """Queue an evaluation lineage record (``metric`` as a dict of metric values)."""
-        self._add_lineage("eval_lineage", eval_lineage(metric, valid_dataset_path,
-                                                       valid_dataset_size))
+        self._add_lineage(
+            "eval_lineage", eval_lineage(metric, valid_dataset_path, valid_dataset_size)
+        )
 
     def add_dataset_graph(self, pipeline: Mapping[str, Any]) -> None:
         """Queue the dataset pipeline (a ``mindspore.dataset.serialize()``-style dict)."""

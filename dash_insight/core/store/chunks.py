@@ -64,12 +64,14 @@ def chunk_ref(serial: int, step: np.ndarray) -> ChunkRef:
     """The :class:`ChunkRef` of a chunk whose steps (in file order) are ``step``."""
     if len(step) == 0:
         return ChunkRef(serial, 0, 0, -1, True)
-    return ChunkRef(serial, len(step), int(step.min()), int(step.max()),
-                    bool(np.all(step[1:] > step[:-1])))
+    return ChunkRef(
+        serial, len(step), int(step.min()), int(step.max()), bool(np.all(step[1:] > step[:-1]))
+    )
 
 
-def chunk_extremes(step: np.ndarray, wall_time: np.ndarray,
-                   value: np.ndarray) -> tuple[Extreme | None, Extreme | None]:
+def chunk_extremes(
+    step: np.ndarray, wall_time: np.ndarray, value: np.ndarray
+) -> tuple[Extreme | None, Extreme | None]:
     """The first (in chunk order) lowest and first highest finite point of a scalar chunk;
     (None, None) when no value is finite (NaN and ±inf never count)."""
     values = np.asarray(value, np.float64)
@@ -78,13 +80,15 @@ def chunk_extremes(step: np.ndarray, wall_time: np.ndarray,
         return None, None
     low = int(np.argmin(np.where(finite, values, np.inf)))
     high = int(np.argmax(np.where(finite, values, -np.inf)))
-    lowest, highest = (Extreme(int(step[i]), float(wall_time[i]), float(values[i]))
-                       for i in (low, high))
+    lowest, highest = (
+        Extreme(int(step[i]), float(wall_time[i]), float(values[i])) for i in (low, high)
+    )
     return lowest, highest
 
 
-def ordered_extremes(refs: list[ChunkRef] | tuple[ChunkRef, ...]
-                     ) -> tuple[Extreme | None, Extreme | None]:
+def ordered_extremes(
+    refs: list[ChunkRef] | tuple[ChunkRef, ...],
+) -> tuple[Extreme | None, Extreme | None]:
     """The lowest and highest finite point of an ordered tag from its chunks' extremes
     (in step order): O(chunks), nothing read. A tie goes to the earliest step, as
     ``np.argmin`` / ``np.argmax`` over the merged series (the chart's best-value marker)."""
@@ -113,13 +117,17 @@ def is_ordered(refs: list[ChunkRef]) -> bool:
     return True
 
 
-def overlapping(first_steps: np.ndarray, last_steps: np.ndarray, start_step: int | None,
-                end_step: int | None) -> tuple[int, int]:
+def overlapping(
+    first_steps: np.ndarray, last_steps: np.ndarray, start_step: int | None, end_step: int | None
+) -> tuple[int, int]:
     """Positions ``[lo, hi)`` of the chunks of an ordered tag (sorted, disjoint step bounds) that
     hold steps in ``[start_step, end_step]`` (None: open): two binary searches."""
     lo = 0 if start_step is None else int(np.searchsorted(last_steps, start_step, "left"))
-    hi = len(first_steps) if end_step is None else int(
-        np.searchsorted(first_steps, end_step, "right"))
+    hi = (
+        len(first_steps)
+        if end_step is None
+        else int(np.searchsorted(first_steps, end_step, "right"))
+    )
     return lo, max(lo, hi)
 
 
@@ -151,8 +159,13 @@ def compact(column: np.ndarray) -> np.ndarray | Progression:
     """``column`` as a :class:`Progression` when it is a 1-D integer arithmetic progression of
     at least 3 values (equal differences in int64 arithmetic: the rebuilt array is the same
     bit for bit), else ``column`` itself."""
-    if column.ndim != 1 or column.dtype.kind not in "iu" or len(column) < 3 \
-            or column.dtype.itemsize > 8 or column.dtype == np.uint64:
+    if (
+        column.ndim != 1
+        or column.dtype.kind not in "iu"
+        or len(column) < 3
+        or column.dtype.itemsize > 8
+        or column.dtype == np.uint64
+    ):
         return column
     differences = np.diff(column.astype(np.int64, copy=False))
     if not (differences == differences[0]).all():
@@ -189,8 +202,8 @@ class _BlockExtremes:
         whole = n // size
         if whole:
             base = np.arange(whole, dtype=np.int64) * size
-            keep[self.low[:whole * size].reshape(whole, size).argmin(axis=1) + base] = True
-            keep[self.high[:whole * size].reshape(whole, size).argmax(axis=1) + base] = True
+            keep[self.low[: whole * size].reshape(whole, size).argmin(axis=1) + base] = True
+            keep[self.high[: whole * size].reshape(whole, size).argmax(axis=1) + base] = True
         start = whole * size
         if start < n:  # the shorter last block
             keep[start + int(np.argmin(self.low[start:]))] = True
@@ -215,22 +228,28 @@ class SummaryPoints(NamedTuple):
     value: np.ndarray  # float32, exactly as stored
 
 
-def summarise(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
-              level: int) -> SummaryPoints:
+def summarise(
+    step: np.ndarray, wall_time: np.ndarray, value: np.ndarray, level: int
+) -> SummaryPoints:
     """The level-``level`` summary of an ascending chunk (:func:`summary_positions`)."""
     return summaries(step, wall_time, value, (level,))[level]
 
 
-def summaries(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
-              levels: tuple[int, ...] = SUMMARY_LEVELS) -> dict[int, SummaryPoints]:
+def summaries(
+    step: np.ndarray,
+    wall_time: np.ndarray,
+    value: np.ndarray,
+    levels: tuple[int, ...] = SUMMARY_LEVELS,
+) -> dict[int, SummaryPoints]:
     """The summary of an ascending chunk at each of ``levels`` (:func:`summarise` of each, with
     the float64 copies and the non-finite positions computed once for all of them)."""
     extremes = _BlockExtremes(value)
     out = {}
     for level in levels:
         kept = extremes.positions(level)
-        out[level] = SummaryPoints(np.asarray(step)[kept], np.asarray(wall_time)[kept],
-                                   np.asarray(value)[kept])
+        out[level] = SummaryPoints(
+            np.asarray(step)[kept], np.asarray(wall_time)[kept], np.asarray(value)[kept]
+        )
     return out
 
 

@@ -103,17 +103,21 @@ class JobInfo:
 def train_id_of(base: str, directory: str) -> str:
     """``./`` for the base directory itself, ``./a/b`` for ``base/a/b``."""
     if is_url(base):
-        relative = directory[len(base):].strip("/") if directory.startswith(base) else ""
+        relative = directory[len(base) :].strip("/") if directory.startswith(base) else ""
         return "./" + relative if relative else "./"
     relative = os.path.relpath(directory, base)
     return "./" if relative == "." else "./" + relative.replace(os.sep, "/")
 
 
-def _job(base: str, directory: str, files: list[FileInfo], errors: list[str],
-         profilers: list[ProfilerDir]) -> JobInfo:
+def _job(
+    base: str,
+    directory: str,
+    files: list[FileInfo],
+    errors: list[str],
+    profilers: list[ProfilerDir],
+) -> JobInfo:
     # TensorBoard event files merge with MindSpore summaries by their name timestamps.
-    order = {FileKind.SUMMARY: 0, FileKind.TENSORBOARD: 0, FileKind.LINEAGE: 1,
-             FileKind.GRAPH: 2}
+    order = {FileKind.SUMMARY: 0, FileKind.TENSORBOARD: 0, FileKind.LINEAGE: 1, FileKind.GRAPH: 2}
     files.sort(key=lambda f: (order[f.kind], summary_sort_key(f.name)))
     stamps = [f.timestamp for f in files if f.timestamp is not None]
     times = [f.mtime for f in files] + [p.update_time for p in profilers if p.update_time]
@@ -163,18 +167,37 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
                             continue
                         stat = entry.stat(follow_symlinks=False)
                         if not stat_mode.S_ISREG(stat.st_mode):
-                            errors.append(NOT_A_REGULAR_FILE.format(
-                                name=entry.name, kind=file_type_name(stat.st_mode)))
+                            errors.append(
+                                NOT_A_REGULAR_FILE.format(
+                                    name=entry.name, kind=file_type_name(stat.st_mode)
+                                )
+                            )
                             continue
-                        files.append(FileInfo(entry.name, kind, stat.st_size, stat.st_mtime,
-                                              stat.st_ino, file_timestamp(entry.name)))
+                        files.append(
+                            FileInfo(
+                                entry.name,
+                                kind,
+                                stat.st_size,
+                                stat.st_mtime,
+                                stat.st_ino,
+                                file_timestamp(entry.name),
+                            )
+                        )
                     except OSError as error:  # vanished or unreadable entry
                         errors.append(f"{entry.name}: {error.strerror or error}")
         except OSError as error:
             if error.errno not in (errno.ENOENT, errno.ENOTDIR):  # not just gone meanwhile
-                jobs.append(JobInfo(train_id_of(base, directory), directory, (), 0.0, 0.0,
-                                    (CANNOT_LIST_DIRECTORY.format(
-                                        error=error.strerror or error),), listed=False))
+                jobs.append(
+                    JobInfo(
+                        train_id_of(base, directory),
+                        directory,
+                        (),
+                        0.0,
+                        0.0,
+                        (CANNOT_LIST_DIRECTORY.format(error=error.strerror or error),),
+                        listed=False,
+                    )
+                )
             continue
         if files or profilers or errors:
             profilers.sort(key=lambda p: p.path)
@@ -192,14 +215,18 @@ def discover_job(base: str, train_id: str) -> JobInfo | None:
         if ".." in relative.split("/"):
             return None
         directory = url_join(base, relative)
-        found = [job for job in _discover_remote_jobs(directory, max_depth=0)
-                 if job.train_id == "./" and job.listed]
+        found = [
+            job
+            for job in _discover_remote_jobs(directory, max_depth=0)
+            if job.train_id == "./" and job.listed
+        ]
         return replace(found[0], train_id=train_id, path=directory) if found else None
     base = os.path.realpath(base)
     relative = train_id[2:] if train_id.startswith("./") else train_id
     directory = os.path.normpath(os.path.join(base, relative)) if relative else base
     if os.path.realpath(directory) != directory or not (
-            directory == base or directory.startswith(base + os.sep)):
+        directory == base or directory.startswith(base + os.sep)
+    ):
         return None
     found = [job for job in discover_jobs(directory, max_depth=0) if job.train_id == "./"]
     if not found or not found[0].listed:
@@ -218,16 +245,35 @@ def _discover_remote_jobs(base: str, max_depth: int | None) -> list[JobInfo]:
             if kind is None or kind is FileKind.EXPLAIN:
                 continue
             by_directory.setdefault(item.directory, []).append(
-                FileInfo(item.name, kind, item.size, item.mtime, 0, file_timestamp(item.name),
-                         item.version))
+                FileInfo(
+                    item.name,
+                    kind,
+                    item.size,
+                    item.mtime,
+                    0,
+                    file_timestamp(item.name),
+                    item.version,
+                )
+            )
     except FileNotFoundError:
         return []
     except Exception as error:  # credentials, network: keep what was read, say why
         reason = " ".join(str(error).split())[:300] or type(error).__name__
-        return [JobInfo("./", base, (), 0.0, 0.0, (CANNOT_LIST_DIRECTORY.format(error=reason),),
-                        listed=False)]
-    jobs = [_job(base, url_join(base, directory), files, [], [])
-            for directory, files in by_directory.items()]
+        return [
+            JobInfo(
+                "./",
+                base,
+                (),
+                0.0,
+                0.0,
+                (CANNOT_LIST_DIRECTORY.format(error=reason),),
+                listed=False,
+            )
+        ]
+    jobs = [
+        _job(base, url_join(base, directory), files, [], [])
+        for directory, files in by_directory.items()
+    ]
     jobs.sort(key=lambda job: (-job.update_time, job.train_id))
     return jobs
 

@@ -186,16 +186,22 @@ def _concat(parts: list[ColumnsT]) -> ColumnsT:
     return type(parts[0])._make(out)
 
 
-def merge_newest_chunks(chunks: list[ChunkRef], read: Callable[[int], Any],
-                        write: Callable[[Any], ChunkRef],
-                        retire: Callable[[tuple[ChunkRef, ChunkRef]], None]) -> None:
+def merge_newest_chunks(
+    chunks: list[ChunkRef],
+    read: Callable[[int], Any],
+    write: Callable[[Any], ChunkRef],
+    retire: Callable[[tuple[ChunkRef, ChunkRef]], None],
+) -> None:
     """LSM-style merging of a tag's chunks (in arrival order): while the newest chunk holds at
     least half as many entries as the one before and both together stay within
     :data:`MAX_CHUNK_ENTRIES`, both are read (by serial), concatenated, written as one new
     chunk and retired, so a file of n records ends in O(log n) chunks, none of them so large
     that a step-window read cutting it costs much (shared by both index stores)."""
-    while (len(chunks) >= 2 and chunks[-1].entries * 2 >= chunks[-2].entries
-           and chunks[-1].entries + chunks[-2].entries <= MAX_CHUNK_ENTRIES):
+    while (
+        len(chunks) >= 2
+        and chunks[-1].entries * 2 >= chunks[-2].entries
+        and chunks[-1].entries + chunks[-2].entries <= MAX_CHUNK_ENTRIES
+    ):
         first, second = chunks[-2:]
         merged = write(_concat([read(first.serial), read(second.serial)]))
         retire((first, second))
@@ -208,8 +214,10 @@ def split_columns(columns: Columns) -> list[Columns]:
     size = len(columns.step)
     if size <= MAX_CHUNK_ENTRIES:
         return [columns]
-    return [type(columns)._make(column[start:start + MAX_CHUNK_ENTRIES] for column in columns)
-            for start in range(0, size, MAX_CHUNK_ENTRIES)]
+    return [
+        type(columns)._make(column[start : start + MAX_CHUNK_ENTRIES] for column in columns)
+        for start in range(0, size, MAX_CHUNK_ENTRIES)
+    ]
 
 
 def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, SummaryPoints]]:
@@ -235,9 +243,12 @@ def dump_entry(value: Any) -> bytes:
     if isinstance(value, ScalarColumns):
         columns = columns._replace(step=compact(value.step))
     elif isinstance(value, BlobColumns):
-        columns = columns._replace(step=compact(value.step), offset=compact(value.offset),
-                                   length=compact(value.length),
-                                   value_index=compact(value.value_index))
+        columns = columns._replace(
+            step=compact(value.step),
+            offset=compact(value.offset),
+            length=compact(value.length),
+            value_index=compact(value.value_index),
+        )
     return pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -257,28 +268,38 @@ def prepare_chunks(columns: Columns) -> list[PreparedChunk]:
     prepared = []
     for piece in split_columns(columns):
         ref, summary = chunk_entries(0, piece)
-        prepared.append(PreparedChunk(ref, dump_entry(piece), tuple(
-            (level, dump_entry(points)) for level, points in summary.items())))
+        prepared.append(
+            PreparedChunk(
+                ref,
+                dump_entry(piece),
+                tuple((level, dump_entry(points)) for level, points in summary.items()),
+            )
+        )
     return prepared
 
 
-def chunk_key_parts(train_id: str, plugin: str, tag: str, name: str,
-                    ref: ChunkRef) -> list[tuple[object, ...]]:
+def chunk_key_parts(
+    train_id: str, plugin: str, tag: str, name: str, ref: ChunkRef
+) -> list[tuple[object, ...]]:
     """The parts of the index keys of one chunk: its columns and (for a chunk whose steps
     ascend) its summaries; retiring a key that was never written is a no-op."""
     parts: list[tuple[object, ...]] = [("chunk", train_id, plugin, tag, name, ref.serial)]
     if ref.ascending and ref.entries:
-        parts += [("lod", train_id, plugin, tag, name, ref.serial, level)
-                  for level in SUMMARY_LEVELS]
+        parts += [
+            ("lod", train_id, plugin, tag, name, ref.serial, level) for level in SUMMARY_LEVELS
+        ]
     return parts
 
 
-def check_layout(part: Any, layout: type[ColumnsT], train_id: str, plugin: str,
-                 tag: str) -> ColumnsT:
+def check_layout(
+    part: Any, layout: type[ColumnsT], train_id: str, plugin: str, tag: str
+) -> ColumnsT:
     """``part`` when it is stored as ``layout``, a TypeError otherwise."""
     if not isinstance(part, layout):
-        raise TypeError(f"{plugin} {tag!r} of {train_id} is stored as "
-                        f"{type(part).__name__}, not {layout.__name__}")
+        raise TypeError(
+            f"{plugin} {tag!r} of {train_id} is stored as "
+            f"{type(part).__name__}, not {layout.__name__}"
+        )
     return part
 
 
@@ -304,7 +325,8 @@ def is_damage(error: BaseException) -> bool:
     other ``DatabaseError`` that is not an ``OperationalError``): a locked or full database, or
     an I/O error, is not damage and must never make the index be deleted."""
     return isinstance(error, sqlite3.DatabaseError) and not isinstance(
-        error, sqlite3.OperationalError)
+        error, sqlite3.OperationalError
+    )
 
 
 class IndexStore:
@@ -350,8 +372,12 @@ class IndexStore:
         with contextlib.suppress(FileNotFoundError):
             os.rename(self.directory, aside)
         make_private_dirs(self.directory)
-        log.warning("the index %s is damaged (%s): moved aside to %s, rebuilding it from the "
-                    "logs", self.directory, error, os.path.basename(aside))
+        log.warning(
+            "the index %s is damaged (%s): moved aside to %s, rebuilding it from the logs",
+            self.directory,
+            error,
+            os.path.basename(aside),
+        )
 
     def rebuild(self, error: BaseException) -> None:
         """Replace a damaged index found while it was in use (the loader, holding the loader
@@ -362,8 +388,7 @@ class IndexStore:
             self._reopen()
 
     def _follow(self) -> None:
-        """Open the index again if another process replaced it (:meth:`rebuild`): one ``stat``.
-        """
+        """Open the index again if another process replaced it (:meth:`rebuild`): one ``stat``."""
         if _identity(self._database) != self._identity:
             with self._reopening, self._open_lock():
                 if _identity(self._database) != self._identity:
@@ -378,8 +403,7 @@ class IndexStore:
 
     @property
     def epoch(self) -> int:
-        """Which database is open (its inode): readers drop what they cached when it changes.
-        """
+        """Which database is open (its inode): readers drop what they cached when it changes."""
         return self._identity
 
     def _open(self, check: bool) -> diskcache.Cache:
@@ -393,12 +417,17 @@ class IndexStore:
         if check:
             _quick_check(os.path.join(self.directory, "cache.db"))
         # No eviction: diskcache's default drops entries past 1 GB, which would lose data.
-        cache = diskcache.Cache(self.directory, eviction_policy="none", size_limit=2**62,
-                                cull_limit=0, statistics=False,
-                                disk_min_file_size=_IN_DATABASE_BYTES,
-                                sqlite_cache_size=_SQLITE_CACHE_PAGES,
-                                sqlite_mmap_size=_SQLITE_MMAP_BYTES,
-                                sqlite_journal_size_limit=_WAL_LIMIT_BYTES)
+        cache = diskcache.Cache(
+            self.directory,
+            eviction_policy="none",
+            size_limit=2**62,
+            cull_limit=0,
+            statistics=False,
+            disk_min_file_size=_IN_DATABASE_BYTES,
+            sqlite_cache_size=_SQLITE_CACHE_PAGES,
+            sqlite_mmap_size=_SQLITE_MMAP_BYTES,
+            sqlite_journal_size_limit=_WAL_LIMIT_BYTES,
+        )
         try:
             if cache.get("format") != INDEX_FORMAT:
                 cache.clear()
@@ -459,8 +488,11 @@ class IndexStore:
         except sqlite3.OperationalError as error:
             log.info("index: write-ahead log checkpoint put off: %s", error)
             return
-        log.info("index: write-ahead log of %d MB checkpointed%s", wal >> 20,
-                 " (a reader was busy: not truncated)" if busy else "")
+        log.info(
+            "index: write-ahead log of %d MB checkpointed%s",
+            wal >> 20,
+            " (a reader was busy: not truncated)" if busy else "",
+        )
 
     @contextlib.contextmanager
     def loader_lock(self, blocking: bool = False) -> Iterator[bool]:
@@ -567,8 +599,15 @@ class IndexStore:
         return pending
 
     # -- chunks --
-    def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
-                     columns: Columns, merge: bool = True) -> None:
+    def append_chunk(
+        self,
+        state: JobState,
+        file_state: FileState,
+        plugin: str,
+        tag: str,
+        columns: Columns,
+        merge: bool = True,
+    ) -> None:
         """Store one more chunk of ``tag`` read from ``file_state`` (several when it holds more
         than :data:`MAX_CHUNK_ENTRIES`; with its summaries when it is a scalar chunk whose steps
         ascend); with ``merge``, merge the newest chunks LSM-style
@@ -577,18 +616,28 @@ class IndexStore:
         """
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        chunks.extend(self._new_chunk(state.train_id, plugin, tag, name, piece)
-                      for piece in split_columns(columns))
+        chunks.extend(
+            self._new_chunk(state.train_id, plugin, tag, name, piece)
+            for piece in split_columns(columns)
+        )
         if merge:
             merge_newest_chunks(
-                chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
+                chunks,
+                lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
                 lambda merged: self._new_chunk(state.train_id, plugin, tag, name, merged),
                 lambda replaced: self._retire(
-                    _key(*parts) for ref in replaced
-                    for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)))
+                    _key(*parts)
+                    for ref in replaced
+                    for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)
+                ),
+            )
 
-    def append_prepared(self, state: JobState, file_state: FileState,
-                        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]]) -> None:
+    def append_prepared(
+        self,
+        state: JobState,
+        file_state: FileState,
+        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]],
+    ) -> None:
         """Store the chunks of a slice of a file read for the first time, prepared by
         :func:`prepare_chunks` (``tags``: plugin, tag and its chunks; no merging), as
         :meth:`append_chunk` with ``merge=False`` would: one serial block reserved and every
@@ -606,8 +655,9 @@ class IndexStore:
                 serial += 1
                 key = (state.train_id, plugin, tag, file_state.name, ref.serial)
                 rows.append((_key("chunk", *key), chunk.columns))
-                rows.extend((_key("lod", *key, level), summary)
-                            for level, summary in chunk.summaries)
+                rows.extend(
+                    (_key("lod", *key, level), summary) for level, summary in chunk.summaries
+                )
                 refs.append(ref)
         self._insert_pickles(rows)
 
@@ -625,19 +675,28 @@ class IndexStore:
             self._cache._con.executemany(
                 "INSERT INTO Cache(key, raw, store_time, expire_time, access_time, access_count,"
                 " tag, size, mode, filename, value) VALUES (?, 1, ?, NULL, ?, 0, NULL, 0, ?, NULL,"
-                " ?)", ((key, now, now, diskcache.core.MODE_PICKLE, value) for key, value in rows
-                        if len(value) < _IN_DATABASE_BYTES))
+                " ?)",
+                (
+                    (key, now, now, diskcache.core.MODE_PICKLE, value)
+                    for key, value in rows
+                    if len(value) < _IN_DATABASE_BYTES
+                ),
+            )
             for key, value in large:
                 self._cache.set(key, pickle.loads(value))
 
-    def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
-                   columns: Columns) -> ChunkRef:
+    def _new_chunk(
+        self, train_id: str, plugin: str, tag: str, name: str, columns: Columns
+    ) -> ChunkRef:
         serial = int(self._cache.incr("chunk-serial", default=0))
         ref, summaries = chunk_entries(serial, columns)
         self._insert_pickles(
             [(_key("chunk", train_id, plugin, tag, name, serial), dump_entry(columns))]
-            + [(_key("lod", train_id, plugin, tag, name, serial, level), dump_entry(summary))
-               for level, summary in summaries.items()])
+            + [
+                (_key("lod", train_id, plugin, tag, name, serial, level), dump_entry(summary))
+                for level, summary in summaries.items()
+            ]
+        )
         return ref
 
     def _retire(self, keys: Iterable[str]) -> None:
@@ -668,48 +727,58 @@ class IndexStore:
         return entry
 
     def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
-        return self._entry(_key("chunk", train_id, plugin, tag, name, serial),
-                           f"{train_id} {plugin} {tag} {name} #{serial}")
+        return self._entry(
+            _key("chunk", train_id, plugin, tag, name, serial),
+            f"{train_id} {plugin} {tag} {name} #{serial}",
+        )
 
-    def read_chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
-                   layout: type[ColumnsT]) -> ColumnsT:
+    def read_chunk(
+        self, train_id: str, plugin: str, tag: str, name: str, serial: int, layout: type[ColumnsT]
+    ) -> ColumnsT:
         """One chunk of ``tag`` read from file ``name`` (:class:`MissingChunk` when the index
         lacks it; a TypeError when it is not stored as ``layout``)."""
-        return check_layout(self._chunk(train_id, plugin, tag, name, serial), layout, train_id,
-                            plugin, tag)
+        return check_layout(
+            self._chunk(train_id, plugin, tag, name, serial), layout, train_id, plugin, tag
+        )
 
-    def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
-                     level: int) -> SummaryPoints:
+    def read_summary(
+        self, train_id: str, plugin: str, tag: str, name: str, serial: int, level: int
+    ) -> SummaryPoints:
         """The level-``level`` summary of one ascending scalar chunk (:mod:`.chunks`);
         :class:`MissingChunk` when the index lacks it."""
         what = f"{train_id} {plugin} {tag} {name} #{serial} summary {level}"
-        return check_summary(self._entry(_key("lod", train_id, plugin, tag, name, serial, level),
-                                         what), what)
+        return check_summary(
+            self._entry(_key("lod", train_id, plugin, tag, name, serial, level), what), what
+        )
 
-    def read_columns(self, state: JobState, plugin: str, tag: str,
-                     layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
+    def read_columns(
+        self, state: JobState, plugin: str, tag: str, layout: type[ColumnsT]
+    ) -> list[tuple[FileState, ColumnsT]]:
         """The columns of ``tag`` per file, files in rank order, each file's chunks concatenated
         in arrival order. ``layout`` is what the caller expects (:class:`ScalarColumns` for
         scalars, :class:`BlobColumns` otherwise); another one is a TypeError. A chunk the state
         names but the index lacks is a :class:`MissingChunk`."""
         out = []
         for file_state, chunks in tag_chunks(state, plugin, tag):
-            parts = [self.read_chunk(state.train_id, plugin, tag, file_state.name, ref.serial,
-                                     layout) for ref in chunks]
+            parts = [
+                self.read_chunk(state.train_id, plugin, tag, file_state.name, ref.serial, layout)
+                for ref in chunks
+            ]
             out.append((file_state, _concat(parts)))
         return out
 
     def drop_file(self, state: JobState, file_state: FileState) -> None:
         """Retire every chunk read from one file (and its summaries)."""
-        self._retire(_key(*parts) for (plugin, tag), chunks in file_state.chunks.items()
-                     for ref in chunks
-                     for parts in chunk_key_parts(state.train_id, plugin, tag, file_state.name,
-                                                  ref))
+        self._retire(
+            _key(*parts)
+            for (plugin, tag), chunks in file_state.chunks.items()
+            for ref in chunks
+            for parts in chunk_key_parts(state.train_id, plugin, tag, file_state.name, ref)
+        )
         file_state.chunks = {}
 
 
-def tag_chunks(state: JobState, plugin: str,
-               tag: str) -> list[tuple[FileState, list[ChunkRef]]]:
+def tag_chunks(state: JobState, plugin: str, tag: str) -> list[tuple[FileState, list[ChunkRef]]]:
     """The chunks of ``tag`` per file in arrival order: files by (rank, name), as MindInsight
     reads them, each file's chunks in the order they were read."""
     out = []
@@ -725,8 +794,10 @@ def _check_versions(published: Mapping[str, int], expect: Mapping[str, int | Non
     version (None: not stored)."""
     for train_id, version in expect.items():
         if published.get(train_id) != version:
-            raise IndexConflict(f"{train_id} is at version {published.get(train_id)}, "
-                                f"not {version}: another writer changed it")
+            raise IndexConflict(
+                f"{train_id} is at version {published.get(train_id)}, "
+                f"not {version}: another writer changed it"
+            )
 
 
 def _quick_check(path: str) -> None:

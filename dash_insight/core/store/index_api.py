@@ -46,8 +46,9 @@ class IndexApi(Protocol):
         :meth:`transaction`)."""
         ...
 
-    def transaction(self, expect: Mapping[str, int | None] | None = None
-                    ) -> contextlib.AbstractContextManager[None]:
+    def transaction(
+        self, expect: Mapping[str, int | None] | None = None
+    ) -> contextlib.AbstractContextManager[None]:
         """Group writes: all of them or none. ``expect`` ({train_id: published version, None
         for a job not stored}) makes it raise :class:`IndexConflict` when another writer
         published one of those jobs since."""
@@ -89,26 +90,40 @@ class IndexApi(Protocol):
     def take_rebuild_requests(self) -> set[str]: ...
 
     # -- chunks --
-    def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
-                     columns: Columns, merge: bool = True) -> None: ...
+    def append_chunk(
+        self,
+        state: JobState,
+        file_state: FileState,
+        plugin: str,
+        tag: str,
+        columns: Columns,
+        merge: bool = True,
+    ) -> None: ...
 
-    def append_prepared(self, state: JobState, file_state: FileState,
-                        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]]) -> None:
+    def append_prepared(
+        self,
+        state: JobState,
+        file_state: FileState,
+        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]],
+    ) -> None:
         """Store chunks prepared by :func:`~.index.prepare_chunks` (a load worker computed
         and pickled them) for a file read for the first time: no merging. ``tags``: (plugin,
         tag, its chunks in order)."""
         ...
 
-    def read_columns(self, state: JobState, plugin: str, tag: str,
-                     layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]: ...
+    def read_columns(
+        self, state: JobState, plugin: str, tag: str, layout: type[ColumnsT]
+    ) -> list[tuple[FileState, ColumnsT]]: ...
 
-    def read_chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
-                   layout: type[ColumnsT]) -> ColumnsT:
+    def read_chunk(
+        self, train_id: str, plugin: str, tag: str, name: str, serial: int, layout: type[ColumnsT]
+    ) -> ColumnsT:
         """One chunk of a file's tag by its serial (a step-window read, :mod:`.chunks`)."""
         ...
 
-    def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
-                     level: int) -> SummaryPoints:
+    def read_summary(
+        self, train_id: str, plugin: str, tag: str, name: str, serial: int, level: int
+    ) -> SummaryPoints:
         """The level-``level`` summary of one ascending scalar chunk."""
         ...
 
@@ -120,8 +135,9 @@ def is_redis_url(index: str | None) -> bool:
     return bool(index) and str(index).split("://", 1)[0] in ("redis", "rediss", "unix")
 
 
-def open_index(index: str | None, workspace: str, base_dir: str, *,
-               repair: bool = True) -> IndexApi:
+def open_index(
+    index: str | None, workspace: str, base_dir: str, *, repair: bool = True
+) -> IndexApi:
     """The index of ``base_dir``: in Redis when ``index`` is a Redis URL, otherwise the
     diskcache under ``workspace``."""
     if is_redis_url(index):
@@ -132,5 +148,3 @@ def open_index(index: str | None, workspace: str, base_dir: str, *,
     from dash_insight.core.store.index import IndexStore, index_directory
 
     return IndexStore(index_directory(workspace, base_dir), repair=repair)
-
-

@@ -115,13 +115,35 @@ def prepare_scan(scan: ScanResult) -> PreparedTags:
     prepared: PreparedTags = []
     for tag in list(scan.scalars):
         scalars = scan.scalars.pop(tag)
-        prepared.append((Plugin.SCALAR.value, tag, prepare_chunks(
-            ScalarColumns(step=scalars.step, wall_time=scalars.wall_time, value=scalars.value))))
+        prepared.append(
+            (
+                Plugin.SCALAR.value,
+                tag,
+                prepare_chunks(
+                    ScalarColumns(
+                        step=scalars.step, wall_time=scalars.wall_time, value=scalars.value
+                    )
+                ),
+            )
+        )
     for key in list(scan.blobs):
         blobs = scan.blobs.pop(key)
-        prepared.append((key[0], key[1], prepare_chunks(BlobColumns(
-            step=blobs.step, wall_time=blobs.wall_time, offset=blobs.offset,
-            length=blobs.length, value_index=blobs.index, meta=blobs.meta))))
+        prepared.append(
+            (
+                key[0],
+                key[1],
+                prepare_chunks(
+                    BlobColumns(
+                        step=blobs.step,
+                        wall_time=blobs.wall_time,
+                        offset=blobs.offset,
+                        length=blobs.length,
+                        value_index=blobs.index,
+                        meta=blobs.meta,
+                    )
+                ),
+            )
+        )
     return prepared
 
 
@@ -139,15 +161,22 @@ def following_slices(task: SliceTask, size: int, piece_bytes: int) -> list[Slice
     scanner carries a tag's plugin from slice to slice, and a remote file's slices need the
     digest of the bytes before them. Pieces starting at or past ``size`` are not made."""
     piece_bytes = max(1, piece_bytes)
-    if (piece_bytes >= task.slice_bytes or not task.prepare or task.tensorboard
-            or task.lost_at is not None or task.prefix_digest is not None or is_url(task.path)):
+    if (
+        piece_bytes >= task.slice_bytes
+        or not task.prepare
+        or task.tensorboard
+        or task.lost_at is not None
+        or task.prefix_digest is not None
+        or is_url(task.path)
+    ):
         return [task]
     starts = range(task.offset, min(size, task.offset + task.slice_bytes), piece_bytes)
     if len(starts) < 2:
         return [task]
     return [replace(task, slice_bytes=piece_bytes)] + [
         replace(task, offset=start, lost_at=start, scanner=None, slice_bytes=piece_bytes)
-        for start in starts[1:]]
+        for start in starts[1:]
+    ]
 
 
 class WorkerCrashed(RuntimeError):
@@ -160,17 +189,30 @@ def read_slice(task: SliceTask) -> SliceResult:
     (and, for a file read for the first time, turn the columns into chunks ready to store):
     what :class:`~dash_insight.core.store.loader.Loader` does with one slice of a file, without
     the index. Runs in a worker process or in the loader's own."""
-    reader = RecordReader(task.path, task.offset, task.lost_at, inode=task.inode,
-                          max_payload=task.max_payload, prefix_digest=task.prefix_digest)
+    reader = RecordReader(
+        task.path,
+        task.offset,
+        task.lost_at,
+        inode=task.inode,
+        max_payload=task.max_payload,
+        prefix_digest=task.prefix_digest,
+    )
     scanner = task.scanner
     if scanner is None:
         scanner = TensorBoardScanner() if task.tensorboard else EventScanner()
     scan = scanner.scan(reader.read(task.slice_bytes))
     prepared = prepare_scan(scan) if task.prepare else None
-    return SliceResult(scan=scan, read=reader.result, offset=reader.offset,
-                       lost_at=reader.lost_at, stat=reader.stat, scanner=scanner,
-                       prefix_digest=reader.prefix_digest, prepared=prepared,
-                       slice_bytes=task.slice_bytes)
+    return SliceResult(
+        scan=scan,
+        read=reader.result,
+        offset=reader.offset,
+        lost_at=reader.lost_at,
+        stat=reader.stat,
+        scanner=scanner,
+        prefix_digest=reader.prefix_digest,
+        prepared=prepared,
+        slice_bytes=task.slice_bytes,
+    )
 
 
 def resolve(target: str) -> Callable[[Any], Any]:
@@ -192,8 +234,12 @@ class _Worker:
         # server's session only divided its share (2 workers were 0.78x of one at load 10 on 2
         # cores). The worker still ends with its loader: EOF on its stdin, or a broken pipe.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", WORKER_MODULE, target], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, env=env, start_new_session=True)
+            [sys.executable, "-m", WORKER_MODULE, target],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
         assert self.process.stdin is not None and self.process.stdout is not None
         self._to: IO[bytes] = self.process.stdin
         self._from: IO[bytes] = self.process.stdout
@@ -208,8 +254,9 @@ class _Worker:
             ok, answer = pickle.load(self._from)
         except (EOFError, OSError, pickle.UnpicklingError) as error:
             code = self._reap()
-            raise WorkerCrashed(f"the load worker stopped while reading this file "
-                                f"(exit code {code})") from error
+            raise WorkerCrashed(
+                f"the load worker stopped while reading this file (exit code {code})"
+            ) from error
         return answer if ok else _as_exception(answer)
 
     def _reap(self) -> int | None:
@@ -285,8 +332,9 @@ class LoadPool:
         worker raised or :class:`WorkerCrashed`). At most ``workers + 1`` answers wait in this
         process at any time, so the memory held is bounded however many tasks there are."""
         if self._threads is None:
-            self._threads = ThreadPoolExecutor(self.workers,
-                                               thread_name_prefix="dash-insight-load-pool")
+            self._threads = ThreadPoolExecutor(
+                self.workers, thread_name_prefix="dash-insight-load-pool"
+            )
         window: collections.deque[Future[Any]] = collections.deque()
         pending = iter(tasks)
         try:

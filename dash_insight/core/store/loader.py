@@ -129,8 +129,12 @@ def _rewritten(file_state: FileState, info: FileInfo) -> bool:
     """A remote file written again without growing: a new version (ETag) of the same size. (A
     longer new version is an append when the bytes read so far are unchanged: the reader checks
     that, see RecordReader's ``prefix_digest``.)"""
-    return bool(info.version and file_state.version and info.version != file_state.version
-                and info.size == file_state.size)
+    return bool(
+        info.version
+        and file_state.version
+        and info.version != file_state.version
+        and info.size == file_state.size
+    )
 
 
 def _count(state: JobState, plugin: str, tag: str, name: str, n: int) -> None:
@@ -188,8 +192,7 @@ class Loader:
         """Load in a daemon thread: once, or every ``reload_interval`` seconds."""
         if self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._run, name=LOADER_THREAD,
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name=LOADER_THREAD, daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float | None = 10.0) -> None:
@@ -248,8 +251,9 @@ class Loader:
                 states[job.train_id] = state
             if changed:
                 self.store.bump_generation()
-        pending = [job for job in jobs if any(f.needs_reading for f in
-                                              states[job.train_id].files.values())]
+        pending = [
+            job for job in jobs if any(f.needs_reading for f in states[job.train_id].files.values())
+        ]
         pool = LoadPool(self.load_workers, self._pool_target) if self.load_workers > 1 else None
         try:
             while pending and not self._stop.is_set():
@@ -298,20 +302,25 @@ class Loader:
             self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
         return changed
 
-    def _reconciled_state(self, job: JobInfo, versions: dict[str, int]
-                          ) -> tuple[JobState, bool]:
+    def _reconciled_state(self, job: JobInfo, versions: dict[str, int]) -> tuple[JobState, bool]:
         """The job's stored state (a new one when none is), matched with its files on disk;
         True when it changed."""
         # A job read again continues its versions: readers cache values by version.
         state = self.store.load_job(job.train_id) or JobState(
-            job.train_id, version=versions.get(job.train_id, 0) + 1)
+            job.train_id, version=versions.get(job.train_id, 0) + 1
+        )
         reconciled = self._reconcile(job, state)
         if not state.loaded_once and state.files and state.status == STATUS_LOADED:
             state.loaded_once = reconciled = True  # e.g. only empty files
         return state, reconciled
 
-    def load_job(self, job: JobInfo, *, deadline: float | None = None,
-                 after_pass: Callable[[], object] | None = None) -> bool:
+    def load_job(
+        self,
+        job: JobInfo,
+        *,
+        deadline: float | None = None,
+        after_pass: Callable[[], object] | None = None,
+    ) -> bool:
         """Bring one job up to date, as :meth:`load_round` does for every job, for a loader
         that shares the index with other writers (fleet workers, each holding the job's
         lease): reconcile its files, then read a slice of its next file per pass until it is
@@ -327,7 +336,8 @@ class Loader:
         expected = self.store.job_version(train_id)
         with self.store.transaction(expect={train_id: expected}):
             state, reconciled = self._reconciled_state(
-                job, {} if expected is None else {train_id: expected})
+                job, {} if expected is None else {train_id: expected}
+            )
             if reconciled:
                 self.store.save_job(state)
                 self.store.bump_generation()
@@ -352,23 +362,33 @@ class Loader:
     def _files_to_read(self, state: JobState) -> list[FileState]:
         """The files of a job read in this pass: the first ``load_workers`` that need it, in
         rank order (one with a single worker: files are read one after the other)."""
-        waiting = [f for f in sorted(state.files.values(), key=lambda f: (f.rank, f.name))
-                   if f.needs_reading]
-        return waiting[:self.load_workers]
+        waiting = [
+            f
+            for f in sorted(state.files.values(), key=lambda f: (f.rank, f.name))
+            if f.needs_reading
+        ]
+        return waiting[: self.load_workers]
 
     def _slice_task(self, job: JobInfo, state: JobState, file_state: FileState) -> SliceTask:
-        return SliceTask(path=os.path.join(job.path, file_state.name),
-                         tensorboard=file_state.kind == FileKind.TENSORBOARD.value,
-                         offset=file_state.offset, lost_at=file_state.lost_at,
-                         inode=file_state.identity[0], max_payload=self.max_record_bytes,
-                         slice_bytes=self.slice_bytes,
-                         scanner=self._scanners.get((state.train_id, file_state.name)),
-                         prefix_digest=file_state.prefix_digest,
-                         prepare=not file_state.caught_up)
+        return SliceTask(
+            path=os.path.join(job.path, file_state.name),
+            tensorboard=file_state.kind == FileKind.TENSORBOARD.value,
+            offset=file_state.offset,
+            lost_at=file_state.lost_at,
+            inode=file_state.identity[0],
+            max_payload=self.max_record_bytes,
+            slice_bytes=self.slice_bytes,
+            scanner=self._scanners.get((state.train_id, file_state.name)),
+            prefix_digest=file_state.prefix_digest,
+            prepare=not file_state.caught_up,
+        )
 
-    def _read_slices(self, plan: list[tuple[JobInfo, list[FileState]]],
-                     states: dict[str, JobState], pool: LoadPool | None
-                     ) -> tuple[Iterator[SliceResult | BaseException], dict[tuple[str, str], int]]:
+    def _read_slices(
+        self,
+        plan: list[tuple[JobInfo, list[FileState]]],
+        states: dict[str, JobState],
+        pool: LoadPool | None,
+    ) -> tuple[Iterator[SliceResult | BaseException], dict[tuple[str, str], int]]:
         """The slices of the pass's summary files, in plan order, each read when the pass
         writes it: in this process, or (worth it, see :data:`POOL_MIN_BYTES`) by ``pool``;
         and how many pieces of each file (train_id, name) there are when more than one.
@@ -378,19 +398,29 @@ class Loader:
         :func:`~.load_pool.following_slices`) so that one large file keeps every worker busy,
         and the workers read on while this process writes; a pass reads one slice's worth of
         each file, as before."""
-        files = [(job, f) for job, job_files in plan for f in job_files
-                 if FileKind(f.kind) in EVENT_KINDS]
+        files = [
+            (job, f)
+            for job, job_files in plan
+            for f in job_files
+            if FileKind(f.kind) in EVENT_KINDS
+        ]
         tasks = [self._slice_task(job, states[job.train_id], f) for job, f in files]
         left = sum(max(0, f.size - f.offset) for _, f in files)
         if pool is None or left < self.pool_min_bytes:
             return (self._read_here(task) for task in tasks), {}
         pieces = -(-PIECES_PER_WORKER * pool.workers // max(1, len(tasks)))
-        piece_bytes = min(MAX_PIECE_BYTES, self.slice_bytes // pieces) if pieces > 1 \
-            else self.slice_bytes
-        split = [following_slices(task, f.size, piece_bytes)
-                 for task, (_, f) in zip(tasks, files, strict=True)]
-        counts = {(job.train_id, f.name): len(group)
-                  for group, (job, f) in zip(split, files, strict=True) if len(group) > 1}
+        piece_bytes = (
+            min(MAX_PIECE_BYTES, self.slice_bytes // pieces) if pieces > 1 else self.slice_bytes
+        )
+        split = [
+            following_slices(task, f.size, piece_bytes)
+            for task, (_, f) in zip(tasks, files, strict=True)
+        ]
+        counts = {
+            (job.train_id, f.name): len(group)
+            for group, (job, f) in zip(split, files, strict=True)
+            if len(group) > 1
+        }
         if sum(map(len, split)) < 2:
             return (self._read_here(task) for task in tasks), {}
         self.pool_passes += 1
@@ -403,8 +433,9 @@ class Loader:
         except Exception as error:  # recorded as damage of the file, as a worker's would be
             return error
 
-    def _keep_unlisted(self, unlisted: list[JobInfo], known: list[tuple[str, float, float]]
-                       ) -> tuple[list[tuple[str, float, float]], bool]:
+    def _keep_unlisted(
+        self, unlisted: list[JobInfo], known: list[tuple[str, float, float]]
+    ) -> tuple[list[tuple[str, float, float]], bool]:
         """The known jobs in (or below) directories that could not be listed, and whether one
         of their states changed: they stay, with what was read from them and the reason as a
         problem. Every such directory is logged once (the jobs in one never listed are unknown:
@@ -412,8 +443,12 @@ class Loader:
         reasons = {job.train_id: job.errors[0] for job in unlisted}
         for train_id, reason in reasons.items():
             if self._unlisted.get(train_id) != reason:
-                log.warning("%s: %s; the jobs in it keep what was read from them before, "
-                            "others cannot be shown", train_id, reason)
+                log.warning(
+                    "%s: %s; the jobs in it keep what was read from them before, "
+                    "others cannot be shown",
+                    train_id,
+                    reason,
+                )
         for train_id in set(self._unlisted) - set(reasons):
             log.info("%s can be listed again", train_id)
         self._unlisted = reasons
@@ -421,15 +456,18 @@ class Loader:
         changed = False
         for item in known:
             train_id = item[0]
-            directory = next((d for d in reasons if train_id == d or d == "./"
-                              or train_id.startswith(d + "/")), None)
+            directory = next(
+                (d for d in reasons if train_id == d or d == "./" or train_id.startswith(d + "/")),
+                None,
+            )
             if directory is None:
                 continue
             kept.append(item)
             state = self.store.load_job(train_id)
             if state is not None:
-                problem = (CANNOT_LIST_SHOWING_OLD.format(directory=directory,
-                                                          error=reasons[directory]),)
+                problem = (
+                    CANNOT_LIST_SHOWING_OLD.format(directory=directory, error=reasons[directory]),
+                )
                 if state.problems != problem:
                     state.problems = problem
                     state.version += 1
@@ -437,9 +475,14 @@ class Loader:
                     changed = True
         return kept, changed
 
-    def _read_files_safely(self, job: JobInfo, state: JobState, files: list[FileState],
-                           slices: Iterator[SliceResult | BaseException],
-                           counts: dict[tuple[str, str], int]) -> bool:
+    def _read_files_safely(
+        self,
+        job: JobInfo,
+        state: JobState,
+        files: list[FileState],
+        slices: Iterator[SliceResult | BaseException],
+        counts: dict[tuple[str, str], int],
+    ) -> bool:
         """Read one slice of each of ``files`` (summary files: their next item of ``slices``,
         or their next ``counts[(train_id, name)]`` items, the pieces of the file's slice); an
         unexpected failure on one file is recorded as damage of that file (not retried until
@@ -458,31 +501,42 @@ class Loader:
                 except Exception as error:  # a reader bug or an OS surprise: go on
                     if is_damage(error):
                         raise  # the index's fault, not the file's: see _load_round_or_rebuild
-                    log.error("indexing %s/%s failed: %r", job.train_id, file_state.name,
-                              error, exc_info=error)
+                    log.error(
+                        "indexing %s/%s failed: %r",
+                        job.train_id,
+                        file_state.name,
+                        error,
+                        exc_info=error,
+                    )
                     self._give_up_slice(state, file_state, error)
         return any(f.needs_reading for f in state.files.values())
 
     @staticmethod
-    def _continues(state: JobState, file_state: FileState,
-                   outcome: SliceResult | BaseException | None) -> bool:
+    def _continues(
+        state: JobState, file_state: FileState, outcome: SliceResult | BaseException | None
+    ) -> bool:
         """Whether a piece after a slice's first (:func:`~.load_pool.following_slices`) starts
         where its file stands now: the piece before it was kept, did not end the reading (end of
         file, error, lost framing, file replaced) and ended at this piece's first record.
         Anything else (a damaged record at the border, a crash) drops it; the file is then read
         on from its offset, in a later pass, exactly as one worker reads it."""
-        return (isinstance(outcome, SliceResult) and state.files.get(file_state.name) is file_state
-                and not file_state.caught_up and file_state.lost_at is None
-                and not outcome.read.replaced and outcome.read.error is None
-                and outcome.read.first_offset == file_state.offset)
+        return (
+            isinstance(outcome, SliceResult)
+            and state.files.get(file_state.name) is file_state
+            and not file_state.caught_up
+            and file_state.lost_at is None
+            and not outcome.read.replaced
+            and outcome.read.error is None
+            and outcome.read.first_offset == file_state.offset
+        )
 
-    def _give_up_slice(self, state: JobState, file_state: FileState, error: BaseException
-                       ) -> None:
+    def _give_up_slice(self, state: JobState, file_state: FileState, error: BaseException) -> None:
         """Record a slice that could not be read as damage where it starts; what was read
         before stays, and the file is read again when it changes."""
         file_state = state.files.get(file_state.name, file_state)  # a restart replaced it
-        file_state.damage.append(Damage(file_state.offset,
-                                        CANNOT_INDEX_FILE.format(error=repr(error))))
+        file_state.damage.append(
+            Damage(file_state.offset, CANNOT_INDEX_FILE.format(error=repr(error)))
+        )
         file_state.caught_up, file_state.read_size = True, file_state.size
         self._scanners.pop((state.train_id, file_state.name), None)
 
@@ -508,11 +562,14 @@ class Loader:
                 changed = True
         for info in job.files:
             file_state = state.files.get(info.name)
-            if file_state is not None and (file_state.identity != info.identity
-                                           or info.size < file_state.offset
-                                           or _rewritten(file_state, info)):
-                log.info("%s/%s was replaced or truncated: reading it again", state.train_id,
-                         info.name)
+            if file_state is not None and (
+                file_state.identity != info.identity
+                or info.size < file_state.offset
+                or _rewritten(file_state, info)
+            ):
+                log.info(
+                    "%s/%s was replaced or truncated: reading it again", state.train_id, info.name
+                )
                 _forget_file(self.store, state, file_state)
                 self._scanners.pop((state.train_id, info.name), None)
                 file_state = None
@@ -545,8 +602,13 @@ class Loader:
                 changed = True
         return changed
 
-    def _read_file(self, job: JobInfo, state: JobState, file_state: FileState,
-                   summary_slice: SliceResult | None) -> None:
+    def _read_file(
+        self,
+        job: JobInfo,
+        state: JobState,
+        file_state: FileState,
+        summary_slice: SliceResult | None,
+    ) -> None:
         """Read one slice of one file: a summary file's slice was read by :meth:`_read_slices`
         (here or in a worker) and is written now; lineage and graph files are read here."""
         path = os.path.join(job.path, file_state.name)
@@ -559,8 +621,9 @@ class Loader:
         else:
             self._read_graph_file(path, state, file_state)
 
-    def _store_summary_slice(self, state: JobState, file_state: FileState,
-                             summary_slice: SliceResult) -> None:
+    def _store_summary_slice(
+        self, state: JobState, file_state: FileState, summary_slice: SliceResult
+    ) -> None:
         """Write what one slice of a summary file held and move its file state on."""
         self._scanners[(state.train_id, file_state.name)] = summary_slice.scanner
         size_before = file_state.size
@@ -581,8 +644,9 @@ class Loader:
         file_state.offset, file_state.lost_at = summary_slice.offset, summary_slice.lost_at
         file_state.prefix_digest = summary_slice.prefix_digest
         file_state.read_size = size_before
-        file_state.caught_up = (read.error is not None
-                                or read.bytes_consumed < summary_slice.slice_bytes)
+        file_state.caught_up = (
+            read.error is not None or read.bytes_consumed < summary_slice.slice_bytes
+        )
         self._set_unreadable(state, file_state, read.error)
         self._set_tail_since(state, file_state, read.tail is not None)
 
@@ -597,13 +661,16 @@ class Loader:
         now = self._clock()
         since = min(file_state.mtime, now)
         if since != file_state.tail_since and now - since >= STALE_TAIL_SECONDS:
-            log.warning("%s/%s: %s, unchanged for %d s", state.train_id, file_state.name,
-                        "empty file" if empty
-                        else f"incomplete last record at {file_state.offset}", now - since)
+            log.warning(
+                "%s/%s: %s, unchanged for %d s",
+                state.train_id,
+                file_state.name,
+                "empty file" if empty else f"incomplete last record at {file_state.offset}",
+                now - since,
+            )
         file_state.tail_since = since
 
-    def _set_unreadable(self, state: JobState, file_state: FileState,
-                        error: Damage | None) -> None:
+    def _set_unreadable(self, state: JobState, file_state: FileState, error: Damage | None) -> None:
         """Remember (and log once) why a file cannot be read, or that it can be again."""
         reason = None if error is None else error.reason
         if reason == file_state.unreadable:
@@ -611,66 +678,98 @@ class Loader:
         if reason is None:
             log.info("%s/%s can be read again", state.train_id, file_state.name)
         else:
-            log.warning("%s/%s: %s; trying again at every reload", state.train_id,
-                        file_state.name, reason)
+            log.warning(
+                "%s/%s: %s; trying again at every reload", state.train_id, file_state.name, reason
+            )
         file_state.unreadable = reason
 
-    def _restart_file(self, state: JobState, file_state: FileState,
-                      stat: os.stat_result) -> None:
+    def _restart_file(self, state: JobState, file_state: FileState, stat: os.stat_result) -> None:
         """The path names another file (or a shorter one) than the one being read: forget what
         was read and read the new one from its start (on the next pass)."""
-        log.info("%s/%s was replaced or truncated while being read: reading it again",
-                 state.train_id, file_state.name)
+        log.info(
+            "%s/%s was replaced or truncated while being read: reading it again",
+            state.train_id,
+            file_state.name,
+        )
         _forget_file(self.store, state, file_state)
         self._scanners.pop((state.train_id, file_state.name), None)
-        fresh = FileState(file_state.name, file_state.kind,
-                          (stat.st_ino, file_state.identity[1]), rank=file_state.rank,
-                          size=stat.st_size, mtime=stat.st_mtime, version=file_state.version)
+        fresh = FileState(
+            file_state.name,
+            file_state.kind,
+            (stat.st_ino, file_state.identity[1]),
+            rank=file_state.rank,
+            size=stat.st_size,
+            mtime=stat.st_mtime,
+            version=file_state.version,
+        )
         state.files[file_state.name] = fresh
 
     @staticmethod
     def _log_damage(state: JobState, file_state: FileState, damage: list[Damage]) -> None:
         """Log newly found damage (the first few places: a garbage file has many)."""
         for place in damage[:3]:
-            log.warning("%s/%s @ %d: %s", state.train_id, file_state.name, place.offset,
-                        place.reason)
+            log.warning(
+                "%s/%s @ %d: %s", state.train_id, file_state.name, place.offset, place.reason
+            )
         if len(damage) > 3:
-            log.warning("%s/%s: %d more damaged places", state.train_id, file_state.name,
-                        len(damage) - 3)
+            log.warning(
+                "%s/%s: %d more damaged places", state.train_id, file_state.name, len(damage) - 3
+            )
 
-    def _store_prepared(self, state: JobState, file_state: FileState,
-                        prepared: PreparedTags) -> None:
+    def _store_prepared(
+        self, state: JobState, file_state: FileState, prepared: PreparedTags
+    ) -> None:
         """Insert the chunks a slice's reader prepared (a file read for the first time) and
         count their entries."""
         self.store.append_prepared(state, file_state, prepared)
         for plugin, tag, chunks in prepared:
             _count(state, plugin, tag, file_state.name, sum(c.ref.entries for c in chunks))
 
-    def _store_scan(self, state: JobState, file_state: FileState, result: ScanResult,
-                    merge: bool) -> None:
+    def _store_scan(
+        self, state: JobState, file_state: FileState, result: ScanResult, merge: bool
+    ) -> None:
         name = file_state.name
         for tag, scalars in result.scalars.items():
-            columns = ScalarColumns(step=scalars.step, wall_time=scalars.wall_time,
-                                    value=scalars.value)
+            columns = ScalarColumns(
+                step=scalars.step, wall_time=scalars.wall_time, value=scalars.value
+            )
             self.store.append_chunk(state, file_state, Plugin.SCALAR.value, tag, columns, merge)
             _count(state, Plugin.SCALAR.value, tag, name, len(scalars))
         for (plugin, tag), blobs in result.blobs.items():
-            references = BlobColumns(step=blobs.step, wall_time=blobs.wall_time,
-                                     offset=blobs.offset, length=blobs.length,
-                                     value_index=blobs.index, meta=blobs.meta)
+            references = BlobColumns(
+                step=blobs.step,
+                wall_time=blobs.wall_time,
+                offset=blobs.offset,
+                length=blobs.length,
+                value_index=blobs.index,
+                meta=blobs.meta,
+            )
             self.store.append_chunk(state, file_state, plugin, tag, references, merge)
             _count(state, plugin, tag, name, len(blobs))
         for graph in result.graphs:
-            state.graphs.append(GraphRecord(file=name, kind=GRAPH_IN_SUMMARY,
-                                            offset=graph.offset, length=graph.length,
-                                            wall_time=graph.wall_time, step=graph.step))
+            state.graphs.append(
+                GraphRecord(
+                    file=name,
+                    kind=GRAPH_IN_SUMMARY,
+                    offset=graph.offset,
+                    length=graph.length,
+                    wall_time=graph.wall_time,
+                    step=graph.step,
+                )
+            )
             _count(state, Plugin.GRAPH.value, name, name, 1)
         file_state.damage.extend(result.errors)
         if isinstance(result, TensorBoardScan):
             state.lineage.extend(
-                LineageRecord(file=name, offset=h.offset, wall_time=h.wall_time,
-                              kind=LINEAGE_TENSORBOARD_HPARAMS, data=h.data)
-                for h in result.hparams)
+                LineageRecord(
+                    file=name,
+                    offset=h.offset,
+                    wall_time=h.wall_time,
+                    kind=LINEAGE_TENSORBOARD_HPARAMS,
+                    data=h.data,
+                )
+                for h in result.hparams
+            )
 
     def _read_lineage(self, path: str, state: JobState, file_state: FileState) -> None:
         """Lineage files are small: re-read whole whenever they change (what was read before
@@ -685,9 +784,15 @@ class Loader:
             except DecodeError as error:
                 damage.append(Damage(record.offset, str(error)))
                 continue
-            records.append(LineageRecord(file=file_state.name, offset=record.offset,
-                                         wall_time=lineage.wall_time, kind=lineage.kind,
-                                         data=lineage.data))
+            records.append(
+                LineageRecord(
+                    file=file_state.name,
+                    offset=record.offset,
+                    wall_time=lineage.wall_time,
+                    kind=lineage.kind,
+                    data=lineage.data,
+                )
+            )
         file_state.read_size, file_state.caught_up = size_before, True
         self._set_unreadable(state, file_state, reader.result.error)
         if reader.result.error is not None:
@@ -712,8 +817,9 @@ class Loader:
         except ValueError as error:  # larger than --max-record-bytes: not read
             problem = str(error)
         except OSError as error:
-            self._set_unreadable(state, file_state,
-                                 Damage(0, CANNOT_READ_FILE.format(error=error.strerror or error)))
+            self._set_unreadable(
+                state, file_state, Damage(0, CANNOT_READ_FILE.format(error=error.strerror or error))
+            )
             return
         self._set_unreadable(state, file_state, None)
         state.graphs = [g for g in state.graphs if g.file != name]
@@ -728,9 +834,16 @@ class Loader:
             file_state.damage.append(Damage(0, problem))
             self._log_damage(state, file_state, file_state.damage)
         else:
-            state.graphs.append(GraphRecord(file=name, kind=GRAPH_PB, offset=0,
-                                            length=len(data), wall_time=file_state.mtime,
-                                            step=0))
+            state.graphs.append(
+                GraphRecord(
+                    file=name,
+                    kind=GRAPH_PB,
+                    offset=0,
+                    length=len(data),
+                    wall_time=file_state.mtime,
+                    step=0,
+                )
+            )
             _count(state, Plugin.GRAPH.value, name, name, 1)
         file_state.offset = file_state.read_size = file_state.size
         file_state.records, file_state.caught_up = 1, True

@@ -43,8 +43,7 @@ def column_count(max_points: int) -> int:
     return max(1, (max_points - 2) // 2)
 
 
-def range_bounds(step: np.ndarray, start_step: int | None,
-                 end_step: int | None) -> tuple[int, int]:
+def range_bounds(step: np.ndarray, start_step: int | None, end_step: int | None) -> tuple[int, int]:
     """Positions ``[lo, hi)`` of the points with ``start_step <= step <= end_step`` in a sorted
     ``step`` array (``None``: open bound); an empty range when ``start_step > end_step``."""
     lo = 0 if start_step is None else int(np.searchsorted(step, start_step, "left"))
@@ -54,8 +53,9 @@ def range_bounds(step: np.ndarray, start_step: int | None,
     return lo, max(lo, hi)
 
 
-def column_extremes(step: np.ndarray, value: np.ndarray, first: int, last: int,
-                    columns: int) -> np.ndarray:
+def column_extremes(
+    step: np.ndarray, value: np.ndarray, first: int, last: int, columns: int
+) -> np.ndarray:
     """Positions of the smallest and largest finite value of each column of the window
     ``[first, last]`` cut into ``columns`` equal step widths (``step`` sorted, inside the window;
     a column of non-finite values only yields one of them, which is kept anyway)."""
@@ -69,8 +69,10 @@ def column_extremes(step: np.ndarray, value: np.ndarray, first: int, last: int,
     values = np.asarray(value, np.float64)
     finite = np.isfinite(values)
     picked = []
-    for filled, reduce in ((np.where(finite, values, np.inf), np.minimum),
-                           (np.where(finite, values, -np.inf), np.maximum)):
+    for filled, reduce in (
+        (np.where(finite, values, np.inf), np.minimum),
+        (np.where(finite, values, -np.inf), np.maximum),
+    ):
         extreme = reduce.reduceat(filled, starts)
         hits = np.flatnonzero(filled == extreme[segment])
         _, first_hit = np.unique(segment[hits], return_index=True)
@@ -100,14 +102,13 @@ class ExtremaPyramid:
         size = 1 << MIN_LEVEL
         blocks = len(values) // size
         dtype = np.int32 if len(values) < 2**31 else np.int64
-        base = (np.arange(blocks, dtype=np.int64) * size)
-        minima = [(low[:blocks * size].reshape(blocks, size).argmin(axis=1) + base).astype(dtype)]
-        maxima = [(high[:blocks * size].reshape(blocks, size).argmax(axis=1) + base
-                   ).astype(dtype)]
+        base = np.arange(blocks, dtype=np.int64) * size
+        minima = [(low[: blocks * size].reshape(blocks, size).argmin(axis=1) + base).astype(dtype)]
+        maxima = [(high[: blocks * size].reshape(blocks, size).argmax(axis=1) + base).astype(dtype)]
         while len(minima[-1]) >= 2:
             pairs = len(minima[-1]) // 2
             for level, filled, better in ((minima, low, np.less), (maxima, high, np.greater)):
-                left, right = level[-1][0:2 * pairs:2], level[-1][1:2 * pairs:2]
+                left, right = level[-1][0 : 2 * pairs : 2], level[-1][1 : 2 * pairs : 2]
                 level.append(np.where(better(filled[right], filled[left]), right, left))
         return ExtremaPyramid(tuple(minima), tuple(maxima), np.flatnonzero(~finite))
 
@@ -119,9 +120,14 @@ def needs_pyramid(points_in_range: int, max_points: int) -> bool:
     return points_in_range >= (BLOCKS_PER_COLUMN << MIN_LEVEL) * column_count(max_points)
 
 
-def window_indices(step: np.ndarray, value: np.ndarray, start_step: int | None,
-                   end_step: int | None, max_points: int,
-                   pyramid: ExtremaPyramid | None = None) -> np.ndarray:
+def window_indices(
+    step: np.ndarray,
+    value: np.ndarray,
+    start_step: int | None,
+    end_step: int | None,
+    max_points: int,
+    pyramid: ExtremaPyramid | None = None,
+) -> np.ndarray:
     """Sorted positions of the points drawn for steps ``[start_step, end_step]`` at
     ``max_points`` (module docstring); the pyramid, when given, answers wide ranges."""
     lo, hi = range_bounds(step, start_step, end_step)
@@ -136,17 +142,20 @@ def window_indices(step: np.ndarray, value: np.ndarray, start_step: int | None,
     else:
         candidates = np.arange(lo, hi, dtype=np.int64)
         nonfinite = lo + np.flatnonzero(~np.isfinite(value[lo:hi]))
-    extremes = candidates[column_extremes(step[candidates], value[candidates], first, last,
-                                          columns)]
+    extremes = candidates[
+        column_extremes(step[candidates], value[candidates], first, last, columns)
+    ]
     return np.unique(np.concatenate(([lo, hi - 1], nonfinite, extremes)).astype(np.int64))
 
 
-def _pyramid_candidates(pyramid: ExtremaPyramid, lo: int, hi: int,
-                        columns: int) -> tuple[np.ndarray, np.ndarray]:
+def _pyramid_candidates(
+    pyramid: ExtremaPyramid, lo: int, hi: int, columns: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(candidate positions, non-finite positions) of ``[lo, hi)`` from the coarsest level whose
     blocks still put ``BLOCKS_PER_COLUMN`` in a column (the raw points where none fits)."""
-    nonfinite = pyramid.nonfinite[np.searchsorted(pyramid.nonfinite, lo):
-                                  np.searchsorted(pyramid.nonfinite, hi)].astype(np.int64)
+    nonfinite = pyramid.nonfinite[
+        np.searchsorted(pyramid.nonfinite, lo) : np.searchsorted(pyramid.nonfinite, hi)
+    ].astype(np.int64)
     per_block = (hi - lo) // (BLOCKS_PER_COLUMN * columns)
     level = min(per_block.bit_length() - 1, MIN_LEVEL + len(pyramid.minima) - 1)
     if level < MIN_LEVEL:
@@ -154,11 +163,14 @@ def _pyramid_candidates(pyramid: ExtremaPyramid, lo: int, hi: int,
     size = 1 << level
     first_block, end_block = -(-lo // size), hi // size
     minima, maxima = pyramid.minima[level - MIN_LEVEL], pyramid.maxima[level - MIN_LEVEL]
-    candidates = np.concatenate((
-        np.arange(lo, min(hi, first_block * size), dtype=np.int64),
-        minima[first_block:end_block].astype(np.int64),
-        maxima[first_block:end_block].astype(np.int64),
-        np.arange(max(lo, end_block * size), hi, dtype=np.int64)))
+    candidates = np.concatenate(
+        (
+            np.arange(lo, min(hi, first_block * size), dtype=np.int64),
+            minima[first_block:end_block].astype(np.int64),
+            maxima[first_block:end_block].astype(np.int64),
+            np.arange(max(lo, end_block * size), hi, dtype=np.int64),
+        )
+    )
     candidates.sort()
     return candidates, nonfinite
 
@@ -177,15 +189,22 @@ class ScalarWindow:
         return len(self.series) == self.points_in_range
 
 
-def window(series: ScalarSeries, start_step: int | None, end_step: int | None,
-           max_points: int | None, pyramid: ExtremaPyramid | None = None) -> ScalarWindow:
+def window(
+    series: ScalarSeries,
+    start_step: int | None,
+    end_step: int | None,
+    max_points: int | None,
+    pyramid: ExtremaPyramid | None = None,
+) -> ScalarWindow:
     """The points of ``series`` drawn for a step range (every point when ``max_points`` is
     None)."""
     lo, hi = range_bounds(series.step, start_step, end_step)
     if max_points is None or hi - lo <= max_points:
         chosen: slice | np.ndarray = slice(lo, hi)
     else:
-        chosen = window_indices(series.step, series.value, start_step, end_step, max_points,
-                                pyramid)
-    return ScalarWindow(ScalarSeries(series.step[chosen], series.wall_time[chosen],
-                                     series.value[chosen]), hi - lo)
+        chosen = window_indices(
+            series.step, series.value, start_step, end_step, max_points, pyramid
+        )
+    return ScalarWindow(
+        ScalarSeries(series.step[chosen], series.wall_time[chosen], series.value[chosen]), hi - lo
+    )

@@ -24,8 +24,9 @@ def approximate_bytes(value: Any) -> int:
     if isinstance(value, dict):
         return 232 + sum(approximate_bytes(k) + approximate_bytes(v) for k, v in value.items())
     if hasattr(value, "__dataclass_fields__"):
-        return 56 + sum(approximate_bytes(getattr(value, name))
-                        for name in value.__dataclass_fields__)
+        return 56 + sum(
+            approximate_bytes(getattr(value, name)) for name in value.__dataclass_fields__
+        )
     if hasattr(value, "ByteSize"):  # protobuf message
         return 3 * int(value.ByteSize()) + 64
     return sys.getsizeof(value)
@@ -53,8 +54,9 @@ class ByteLRU:
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get_or_compute(self, key: Hashable, compute: Callable[[], T],
-                       keep: Callable[[T], bool] | None = None) -> T:
+    def get_or_compute(
+        self, key: Hashable, compute: Callable[[], T], keep: Callable[[T], bool] | None = None
+    ) -> T:
         """The value kept under ``key``, else ``compute()`` (kept unless ``keep`` says it must
         not be: a caller may compute something it only hands on, such as a window too large to
         keep encoded)."""

@@ -142,8 +142,12 @@ class RedisIndexStore:
         stored = self.client.get(self._k("format"))
         if stored is None or int(stored) != INDEX_FORMAT:
             if stored is not None:
-                log.warning("the Redis index %s has format %s, not %d: clearing it",
-                            self.prefix, stored.decode(), INDEX_FORMAT)
+                log.warning(
+                    "the Redis index %s has format %s, not %d: clearing it",
+                    self.prefix,
+                    stored.decode(),
+                    INDEX_FORMAT,
+                )
                 self._clear()
             with self.client.pipeline() as pipe:
                 pipe.set(self._k("epoch"), secrets.randbits(62), nx=True)
@@ -205,8 +209,10 @@ class RedisIndexStore:
                 for train_id, version in zip(ids, published, strict=True):
                     found = None if version is None else int(version)
                     if found != expect[train_id]:
-                        raise IndexConflict(f"{train_id} is at version {found}, not "
-                                            f"{expect[train_id]}: another writer changed it")
+                        raise IndexConflict(
+                            f"{train_id} is at version {found}, not "
+                            f"{expect[train_id]}: another writer changed it"
+                        )
             self._local.tx = tx
             try:
                 yield
@@ -215,8 +221,7 @@ class RedisIndexStore:
                     write(pipe)
                 pipe.execute()
             except redis.WatchError as error:
-                raise IndexConflict(f"another writer changed what this one read: {error}"
-                                    ) from None
+                raise IndexConflict(f"another writer changed what this one read: {error}") from None
             finally:
                 self._local.tx = None
 
@@ -241,8 +246,7 @@ class RedisIndexStore:
 
     def try_mark(self, name: str, ttl_seconds: float) -> bool:
         """SET NX PX of a marker (e.g. "a load of this job is queued"); True when it was set."""
-        return bool(self.client.set(self._k("mark", name), 1, nx=True,
-                                    px=int(ttl_seconds * 1000)))
+        return bool(self.client.set(self._k("mark", name), 1, nx=True, px=int(ttl_seconds * 1000)))
 
     def unmark(self, name: str) -> None:
         self.client.delete(self._k("mark", name))
@@ -336,8 +340,10 @@ class RedisIndexStore:
         self._write(write, key, value)
 
     def job_versions(self) -> dict[str, int]:
-        return {name.decode(): int(version)
-                for name, version in self.client.hgetall(self._k("versions")).items()}
+        return {
+            name.decode(): int(version)
+            for name, version in self.client.hgetall(self._k("versions")).items()
+        }
 
     def job_version(self, train_id: str) -> int | None:
         """One HGET: a load task must not read every job's version."""
@@ -347,8 +353,11 @@ class RedisIndexStore:
     def delete_job(self, state: JobState) -> None:
         for file_state in state.files.values():
             self.drop_file(state, file_state)
-        key, versions, train_id = self._k("job", state.train_id), self._k("versions"), \
-            state.train_id
+        key, versions, train_id = (
+            self._k("job", state.train_id),
+            self._k("versions"),
+            state.train_id,
+        )
 
         def write(client: Any) -> None:
             client.delete(key)
@@ -370,44 +379,66 @@ class RedisIndexStore:
         return pending
 
     # -- chunks --
-    def append_chunk(self, state: JobState, file_state: FileState, plugin: str, tag: str,
-                     columns: Columns, merge: bool = True) -> None:
+    def append_chunk(
+        self,
+        state: JobState,
+        file_state: FileState,
+        plugin: str,
+        tag: str,
+        columns: Columns,
+        merge: bool = True,
+    ) -> None:
         """As :meth:`.index.IndexStore.append_chunk`."""
         chunks = file_state.chunks.setdefault((plugin, tag), [])
         name = file_state.name
-        chunks.extend(self._new_chunk(state.train_id, plugin, tag, name, piece)
-                      for piece in split_columns(columns))
+        chunks.extend(
+            self._new_chunk(state.train_id, plugin, tag, name, piece)
+            for piece in split_columns(columns)
+        )
         if merge:
             merge_newest_chunks(
-                chunks, lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
+                chunks,
+                lambda serial: self._chunk(state.train_id, plugin, tag, name, serial),
                 lambda merged: self._new_chunk(state.train_id, plugin, tag, name, merged),
                 lambda replaced: self._retire(
-                    self._k(*parts) for ref in replaced
-                    for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)))
+                    self._k(*parts)
+                    for ref in replaced
+                    for parts in chunk_key_parts(state.train_id, plugin, tag, name, ref)
+                ),
+            )
 
-    def append_prepared(self, state: JobState, file_state: FileState,
-                        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]]) -> None:
-        """As :meth:`.index.IndexStore.append_prepared`: the ready pickles are SET as they are.
-        """
+    def append_prepared(
+        self,
+        state: JobState,
+        file_state: FileState,
+        tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]],
+    ) -> None:
+        """As :meth:`.index.IndexStore.append_prepared`: the ready pickles are SET as they are."""
         for plugin, tag, chunks in tags:
             refs = file_state.chunks.setdefault((plugin, tag), [])
             for chunk in chunks:
                 ref = chunk.ref._replace(serial=self._next_serial())
                 key = (state.train_id, plugin, tag, file_state.name, ref.serial)
                 entries = [(self._k("chunk", *key), chunk.columns)]
-                entries += [(self._k("lod", *key, level), summary)
-                            for level, summary in chunk.summaries]
+                entries += [
+                    (self._k("lod", *key, level), summary) for level, summary in chunk.summaries
+                ]
                 for name, value in entries:
                     self._write(functools.partial(_set, key=name, value=value), name, value)
                 refs.append(ref)
 
-    def _new_chunk(self, train_id: str, plugin: str, tag: str, name: str,
-                   columns: Columns) -> ChunkRef:
+    def _new_chunk(
+        self, train_id: str, plugin: str, tag: str, name: str, columns: Columns
+    ) -> ChunkRef:
         serial = self._next_serial()
         ref, summaries = chunk_entries(serial, columns)
         entries = {self._k("chunk", train_id, plugin, tag, name, serial): dump_entry(columns)}
-        entries.update({self._k("lod", train_id, plugin, tag, name, serial, level): _dump(summary)
-                        for level, summary in summaries.items()})
+        entries.update(
+            {
+                self._k("lod", train_id, plugin, tag, name, serial, level): _dump(summary)
+                for level, summary in summaries.items()
+            }
+        )
         for key, value in entries.items():
             self._write(functools.partial(_set, key=key, value=value), key, value)
         return ref
@@ -418,8 +449,9 @@ class RedisIndexStore:
         small job's load). Serials only name chunks: unused ones are simply skipped."""
         with self._serial_lock:
             if self._serial_next >= self._serial_end:
-                self._serial_end = int(self.client.incrby(self._k("chunk-serial"),
-                                                          SERIAL_BLOCK)) + 1
+                self._serial_end = (
+                    int(self.client.incrby(self._k("chunk-serial"), SERIAL_BLOCK)) + 1
+                )
                 self._serial_next = self._serial_end - SERIAL_BLOCK
             serial = self._serial_next
             self._serial_next += 1
@@ -431,49 +463,67 @@ class RedisIndexStore:
             self._write(functools.partial(_pexpire, key=key, milliseconds=milliseconds))
 
     def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
-        return _unpickle_chunk(self._get(self._k("chunk", train_id, plugin, tag, name, serial)),
-                               f"{train_id} {plugin} {tag} {name} #{serial}")
+        return _unpickle_chunk(
+            self._get(self._k("chunk", train_id, plugin, tag, name, serial)),
+            f"{train_id} {plugin} {tag} {name} #{serial}",
+        )
 
-    def read_chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
-                   layout: type[ColumnsT]) -> ColumnsT:
+    def read_chunk(
+        self, train_id: str, plugin: str, tag: str, name: str, serial: int, layout: type[ColumnsT]
+    ) -> ColumnsT:
         """As :meth:`.index.IndexStore.read_chunk`."""
-        return check_layout(self._chunk(train_id, plugin, tag, name, serial), layout, train_id,
-                            plugin, tag)
+        return check_layout(
+            self._chunk(train_id, plugin, tag, name, serial), layout, train_id, plugin, tag
+        )
 
-    def read_summary(self, train_id: str, plugin: str, tag: str, name: str, serial: int,
-                     level: int) -> SummaryPoints:
+    def read_summary(
+        self, train_id: str, plugin: str, tag: str, name: str, serial: int, level: int
+    ) -> SummaryPoints:
         """As :meth:`.index.IndexStore.read_summary`."""
         what = f"{train_id} {plugin} {tag} {name} #{serial} summary {level}"
-        return check_summary(_unpickle_chunk(
-            self._get(self._k("lod", train_id, plugin, tag, name, serial, level)), what), what)
+        return check_summary(
+            _unpickle_chunk(
+                self._get(self._k("lod", train_id, plugin, tag, name, serial, level)), what
+            ),
+            what,
+        )
 
-    def read_columns(self, state: JobState, plugin: str, tag: str,
-                     layout: type[ColumnsT]) -> list[tuple[FileState, ColumnsT]]:
+    def read_columns(
+        self, state: JobState, plugin: str, tag: str, layout: type[ColumnsT]
+    ) -> list[tuple[FileState, ColumnsT]]:
         """As :meth:`.index.IndexStore.read_columns`; every chunk in one MGET."""
-        files = [f for f in sorted(state.files.values(), key=lambda f: (f.rank, f.name))
-                 if f.chunks.get((plugin, tag))]
-        keys = [self._k("chunk", state.train_id, plugin, tag, f.name, ref.serial)
-                for f in files for ref in f.chunks[(plugin, tag)]]
+        files = [
+            f
+            for f in sorted(state.files.values(), key=lambda f: (f.rank, f.name))
+            if f.chunks.get((plugin, tag))
+        ]
+        keys = [
+            self._k("chunk", state.train_id, plugin, tag, f.name, ref.serial)
+            for f in files
+            for ref in f.chunks[(plugin, tag)]
+        ]
         tx = self._tx
         written = tx.values if tx is not None else {}  # what this transaction wrote wins
         fetched = self.client.mget(keys) if keys else []
-        values = iter([written.get(key, value)
-                       for key, value in zip(keys, fetched, strict=True)])
+        values = iter([written.get(key, value) for key, value in zip(keys, fetched, strict=True)])
         out = []
         for file_state in files:
             parts = []
             for ref in file_state.chunks[(plugin, tag)]:
-                part = _unpickle_chunk(next(values), f"{state.train_id} {plugin} {tag} "
-                                       f"{file_state.name} #{ref.serial}")
+                part = _unpickle_chunk(
+                    next(values), f"{state.train_id} {plugin} {tag} {file_state.name} #{ref.serial}"
+                )
                 parts.append(check_layout(part, layout, state.train_id, plugin, tag))
             out.append((file_state, _concat(parts)))
         return out
 
     def drop_file(self, state: JobState, file_state: FileState) -> None:
-        self._retire(self._k(*parts) for (plugin, tag), chunks in file_state.chunks.items()
-                     for ref in chunks
-                     for parts in chunk_key_parts(state.train_id, plugin, tag, file_state.name,
-                                                  ref))
+        self._retire(
+            self._k(*parts)
+            for (plugin, tag), chunks in file_state.chunks.items()
+            for ref in chunks
+            for parts in chunk_key_parts(state.train_id, plugin, tag, file_state.name, ref)
+        )
         file_state.chunks = {}
 
 

@@ -23,8 +23,12 @@ import numpy as np
 from dash_insight.core.vocabulary import Plugin
 
 #: MindInsight's fixed sizes, for reference and for ``--samples-per-plugin mindinsight``.
-MINDINSIGHT_SAMPLES = {Plugin.SCALAR.value: 1000, Plugin.IMAGE.value: 10,
-                       Plugin.HISTOGRAM.value: 50, Plugin.TENSOR.value: 20}
+MINDINSIGHT_SAMPLES = {
+    Plugin.SCALAR.value: 1000,
+    Plugin.IMAGE.value: 10,
+    Plugin.HISTOGRAM.value: 50,
+    Plugin.TENSOR.value: 20,
+}
 #: Plugins a sample size can be given for.
 SAMPLED_PLUGINS = tuple(MINDINSIGHT_SAMPLES)
 
@@ -45,8 +49,11 @@ class Reservoir:
     def add(self, step: int, item: Any, file_rank: int = 0) -> None:
         """Offer a sample from the file ranked ``file_rank`` (files in timestamp order)."""
         if self._steps and step <= self._steps[-1]:
-            keep = [i for i, (s, r) in enumerate(zip(self._steps, self._ranks, strict=True))
-                    if s < step or (s > step and r >= file_rank)]
+            keep = [
+                i
+                for i, (s, r) in enumerate(zip(self._steps, self._ranks, strict=True))
+                if s < step or (s > step and r >= file_rank)
+            ]
             before = len(self._steps)
             self._steps = [self._steps[i] for i in keep]
             self._ranks = [self._ranks[i] for i in keep]
@@ -91,14 +98,18 @@ def parse_samples_per_plugin(text: str) -> dict[str, int]:
         plugin, sep, value = item.partition("=")
         plugin, value = plugin.strip(), value.strip()
         if not sep or plugin not in SAMPLED_PLUGINS:
-            raise ValueError(f"bad --samples-per-plugin item {item!r}: expected PLUGIN=N or "
-                             f"PLUGIN=all with PLUGIN one of {', '.join(SAMPLED_PLUGINS)}")
+            raise ValueError(
+                f"bad --samples-per-plugin item {item!r}: expected PLUGIN=N or "
+                f"PLUGIN=all with PLUGIN one of {', '.join(SAMPLED_PLUGINS)}"
+            )
         if value == "all":
             sizes[plugin] = 0
             continue
         if not value.isdigit() or int(value) < 1:
-            raise ValueError(f"bad --samples-per-plugin item {item!r}: the sample count must be "
-                             f"a positive integer or 'all'")
+            raise ValueError(
+                f"bad --samples-per-plugin item {item!r}: the sample count must be "
+                f"a positive integer or 'all'"
+            )
         sizes[plugin] = int(value)
     return sizes
 

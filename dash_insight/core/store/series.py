@@ -29,8 +29,7 @@ class ScalarSeries:
         return len(self.step)
 
 
-EMPTY_SERIES = ScalarSeries(np.zeros(0, np.int64), np.zeros(0, np.float64),
-                            np.zeros(0, np.float32))
+EMPTY_SERIES = ScalarSeries(np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.float32))
 
 
 def merge_indices(step: np.ndarray, file_rank: np.ndarray) -> np.ndarray:
@@ -53,8 +52,9 @@ def merge_indices(step: np.ndarray, file_rank: np.ndarray) -> np.ndarray:
     if len(ranks) > 1:
         # Minimum step of every later file, per rank: a suffix minimum over ranks.
         per_rank_min = np.array([step[rank == r].min() for r in ranks])
-        later_min = np.append(np.minimum.accumulate(per_rank_min[::-1])[::-1][1:],
-                              np.iinfo(np.int64).max)
+        later_min = np.append(
+            np.minimum.accumulate(per_rank_min[::-1])[::-1][1:], np.iinfo(np.int64).max
+        )
         keep = step <= later_min[np.searchsorted(ranks, rank)]
     index = np.flatnonzero(keep)
     # Last occurrence of each step among the survivors; np.unique sorts by step.
@@ -62,14 +62,18 @@ def merge_indices(step: np.ndarray, file_rank: np.ndarray) -> np.ndarray:
     return index[::-1][first_in_reversed]
 
 
-def merge_points(step: np.ndarray, wall_time: np.ndarray, value: np.ndarray,
-                 file_rank: np.ndarray) -> ScalarSeries:
+def merge_points(
+    step: np.ndarray, wall_time: np.ndarray, value: np.ndarray, file_rank: np.ndarray
+) -> ScalarSeries:
     """A tag's points (in arrival order) merged into one series by :func:`merge_indices`."""
     if len(step) == 0:
         return EMPTY_SERIES
     chosen = merge_indices(step, file_rank)
-    return ScalarSeries(np.asarray(step, np.int64)[chosen],
-                        np.asarray(wall_time, np.float64)[chosen], np.asarray(value)[chosen])
+    return ScalarSeries(
+        np.asarray(step, np.int64)[chosen],
+        np.asarray(wall_time, np.float64)[chosen],
+        np.asarray(value)[chosen],
+    )
 
 
 def downsample_indices(value: np.ndarray, max_points: int) -> np.ndarray:
@@ -95,8 +99,10 @@ def downsample_indices(value: np.ndarray, max_points: int) -> np.ndarray:
     bucket_of = np.repeat(np.arange(buckets), sizes)
     picked = [np.array([0, n - 1]), np.flatnonzero(~finite)]
     # Non-finite values are masked out of the extremes; they are kept above regardless.
-    for filled, reduce in ((np.where(finite, values, np.inf)[inner], np.minimum),
-                           (np.where(finite, values, -np.inf)[inner], np.maximum)):
+    for filled, reduce in (
+        (np.where(finite, values, np.inf)[inner], np.minimum),
+        (np.where(finite, values, -np.inf)[inner], np.maximum),
+    ):
         extreme = reduce.reduceat(filled, edges[:-1] - 1)
         hits = np.flatnonzero(filled == extreme[bucket_of])
         _, first = np.unique(bucket_of[hits], return_index=True)

@@ -41,8 +41,7 @@ class GraphRecord:
 
 @dataclass(frozen=True)
 class LineageRecord:
-    """One decoded ``LineageEvent`` of a ``_lineage`` file (lineage files are small: kept whole).
-    """
+    """One decoded ``LineageEvent`` of a ``_lineage`` file (lineage files are small: kept whole)."""
 
     file: str
     offset: int
@@ -136,22 +135,32 @@ class JobState:
         reasons = [localize_reason(problem) for problem in self.problems]
         for state in self.files.values():
             if state.unreadable is not None:
-                reasons.append(gettext("{file}: {reason}; tried again at every reload").format(
-                    file=state.name, reason=localize_reason(state.unreadable)))
+                reasons.append(
+                    gettext("{file}: {reason}; tried again at every reload").format(
+                        file=state.name, reason=localize_reason(state.unreadable)
+                    )
+                )
             for damage in state.damage:
-                reasons.append(f"{state.name} @ {damage.offset}: "
-                               f"{localize_reason(damage.reason)}")
+                reasons.append(f"{state.name} @ {damage.offset}: {localize_reason(damage.reason)}")
             if state.tail_since is not None and now - state.tail_since >= STALE_TAIL_SECONDS:
                 age = int(now - state.tail_since)
                 if state.size == 0:
-                    reasons.append(gettext("{file}: empty file, unchanged for {seconds} s")
-                                   .format(file=state.name, seconds=age))
+                    reasons.append(
+                        gettext("{file}: empty file, unchanged for {seconds} s").format(
+                            file=state.name, seconds=age
+                        )
+                    )
                 else:
-                    reasons.append(gettext("{file} @ {offset}: incomplete last record, "
-                                           "unchanged for {seconds} s (truncated?)")
-                                   .format(file=state.name, offset=state.offset, seconds=age))
-        reasons.extend(gettext("{file}: file vanished; its data was dropped").format(file=name)
-                       for name in self.vanished)
+                    reasons.append(
+                        gettext(
+                            "{file} @ {offset}: incomplete last record, "
+                            "unchanged for {seconds} s (truncated?)"
+                        ).format(file=state.name, offset=state.offset, seconds=age)
+                    )
+        reasons.extend(
+            gettext("{file}: file vanished; its data was dropped").format(file=name)
+            for name in self.vanished
+        )
         return reasons
 
     def integrity_hints(self, now: float) -> list[str]:
@@ -161,11 +170,16 @@ class JobState:
         reason of :meth:`integrity_reasons` (MindInsight waited 600 s and said nothing)."""
         hints = []
         for state in self.files.values():
-            if (state.tail_since is not None and state.size > 0
-                    and now - state.tail_since < STALE_TAIL_SECONDS):
-                hints.append(gettext("{file} @ {offset}: the last record is incomplete (still "
-                                     "being written, or the file was cut short); reported as "
-                                     "damage if unchanged for {seconds} s")
-                             .format(file=state.name, offset=state.offset,
-                                     seconds=int(STALE_TAIL_SECONDS)))
+            if (
+                state.tail_since is not None
+                and state.size > 0
+                and now - state.tail_since < STALE_TAIL_SECONDS
+            ):
+                hints.append(
+                    gettext(
+                        "{file} @ {offset}: the last record is incomplete (still "
+                        "being written, or the file was cut short); reported as "
+                        "damage if unchanged for {seconds} s"
+                    ).format(file=state.name, offset=state.offset, seconds=int(STALE_TAIL_SECONDS))
+                )
         return hints

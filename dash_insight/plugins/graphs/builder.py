@@ -53,8 +53,15 @@ MIN_GROUP_NODE_COUNT = 5
 MIN_GROUP_NODE_COUNT_READABLE = 10
 #: Plugin names: an operator whose ``full_name`` ends with ``[:<plugin>]`` is a summary operator
 #: and gets a generated name (``PluginNameEnum``).
-SUMMARY_PLUGINS = ("image", "scalar", "graph", "optimized_graph", "histogram", "tensor",
-                   "loss_landscape")
+SUMMARY_PLUGINS = (
+    "image",
+    "scalar",
+    "graph",
+    "optimized_graph",
+    "histogram",
+    "tensor",
+    "loss_landscape",
+)
 _EDGE_KINDS = ("inputs", "outputs", "proxy_inputs", "proxy_outputs")
 
 
@@ -123,8 +130,10 @@ class GraphBuilder:
 
     def _operators_in_order(self) -> list[Node]:
         """Operators (not parameters or constants) in the order of the proto."""
-        return sorted((n for n in self.nodes.values() if n.type not in (CONST, PARAMETER)),
-                      key=lambda n: n.topological_index)
+        return sorted(
+            (n for n in self.nodes.values() if n.type not in (CONST, PARAMETER)),
+            key=lambda n: n.topological_index,
+        )
 
     # -- 1. parsing --
     def build(self, proto: anf_ir_pb2.GraphProto) -> dict[str, Node]:
@@ -139,8 +148,9 @@ class GraphBuilder:
         if self.readable:
             self._splice_outputs()
             self._delete(n.name for n in list(self.nodes.values()) if n.type in SPLICED_TYPES)
-            self._delete(n.name for n in self._operators_in_order()
-                         if not n.inputs and not n.outputs)
+            self._delete(
+                n.name for n in self._operators_in_order() if not n.inputs and not n.outputs
+            )
             self._lift_single_type_scopes()
         self._add_variable_copies(PARAMETER)
         self._build_aggregation_scopes()
@@ -155,8 +165,11 @@ class GraphBuilder:
 
     def _skipped_in_readable_mode(self, proto: anf_ir_pb2.NodeProto) -> bool:
         """Gradient and optimizer operators (``OptimizedGraph._parse_op_nodes``)."""
-        return (proto.full_name.startswith("Gradients") or "optimizer" in proto.full_name
-                or "opt" in proto.instance_name)
+        return (
+            proto.full_name.startswith("Gradients")
+            or "optimizer" in proto.full_name
+            or "opt" in proto.instance_name
+        )
 
     def _parse_operators(self, proto: anf_ir_pb2.GraphProto) -> None:
         for index, node_proto in enumerate(proto.node):
@@ -302,10 +315,14 @@ class GraphBuilder:
             if node.scope and "/" in node.scope:
                 types[node.scope].add(node.type)
                 counts[node.scope] += 1
-        lifted = {scope for scope, kinds in types.items()
-                  if len(kinds) == 1 and counts[scope] > 1 and next(iter(kinds)) in scope}
-        lifted = {scope for scope in lifted
-                  if not any(other.startswith(scope + "/") for other in types)}
+        lifted = {
+            scope
+            for scope, kinds in types.items()
+            if len(kinds) == 1 and counts[scope] > 1 and next(iter(kinds)) in scope
+        }
+        lifted = {
+            scope for scope in lifted if not any(other.startswith(scope + "/") for other in types)
+        }
         for node in operators:
             if node.scope in lifted:
                 parent = node.scope.rsplit("/", 1)[0]
@@ -381,8 +398,11 @@ class GraphBuilder:
         their consumers: they and their members get ``independent_layout`` and proxy edges (to
         the consumer, or to its aggregation scope when it has been grouped), and the consumer's
         input edge is marked ``independent_layout``."""
-        groups = {node.name: node for node in self.nodes.values()
-                  if node.type == AGGREGATION_SCOPE and PARAMETER in node.name.split("/")[-1]}
+        groups = {
+            node.name: node
+            for node in self.nodes.values()
+            if node.type == AGGREGATION_SCOPE and PARAMETER in node.name.split("/")[-1]
+        }
         members: dict[str, list[Node]] = defaultdict(list)
         for node in self.nodes.values():
             if node.scope in groups:
@@ -408,8 +428,9 @@ class GraphBuilder:
                     target = self.nodes.get(target_name)
                     if target is None:
                         continue
-                    member.proxy_outputs[target_name if target.scope == group.scope
-                                         else target.scope] = proxy
+                    member.proxy_outputs[
+                        target_name if target.scope == group.scope else target.scope
+                    ] = proxy
                     input_attr = target.inputs.get(member.name)
                     if input_attr is None:
                         continue
@@ -437,8 +458,9 @@ class GraphBuilder:
                         continue
                     if existing is not None:
                         base = scope_name.split("/")[-1]
-                        self._rename(existing, join_name(existing.scope, f"({base})"),
-                                     update_parents=True)
+                        self._rename(
+                            existing, join_name(existing.scope, f"({base})"), update_parents=True
+                        )
                     scope = Node(scope_name, scope_name)
                     scope.type = NAME_SCOPE
                     scope.scope = name[:previous] if previous > 0 else ""
@@ -457,8 +479,9 @@ class GraphBuilder:
             self.nodes[name].subnode_count = count
 
 
-def build_nodes(proto: anf_ir_pb2.GraphProto, readable: bool = False,
-                extended_types: bool = False) -> dict[str, Node]:
+def build_nodes(
+    proto: anf_ir_pb2.GraphProto, readable: bool = False, extended_types: bool = False
+) -> dict[str, Node]:
     """The nodes of ``proto`` as MindInsight builds them (normal or optimized graph).
 
     The cyclic garbage collector is paused meanwhile: building allocates hundreds of thousands

@@ -21,16 +21,20 @@ from dash_insight.web.plugin import CardRequest
 def no_graph() -> list[Any]:
     """The card of a job without a computational graph: how to record one."""
     return interpolate(
-        _("No computational graph. SummaryCollector records it in GRAPH_MODE {collect}; "
-          "PyNative runs have none."),
-        collect=html.Code("collect_specified_data={'collect_graph': True}"))
+        _(
+            "No computational graph. SummaryCollector records it in GRAPH_MODE {collect}; "
+            "PyNative runs have none."
+        ),
+        collect=html.Code("collect_specified_data={'collect_graph': True}"),
+    )
 
 
 def no_pipeline() -> list[Any]:
     """The card of a job without a dataset graph: how to record one."""
     return interpolate(
         _("No data graph. SummaryCollector records the dataset pipeline with {collect}."),
-        collect=html.Code("collect_specified_data={'collect_dataset_graph': True}"))
+        collect=html.Code("collect_specified_data={'collect_dataset_graph': True}"),
+    )
 
 
 def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
@@ -40,45 +44,85 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
     if not tags:
         return no_data(no_graph()), None
     try:
-        model = service.model(request.job.train_id, tags[-1], GraphMode.NORMAL,
-                              extended_types=True)
+        model = service.model(request.job.train_id, tags[-1], GraphMode.NORMAL, extended_types=True)
     except (DataError, GraphBuildError) as error:
-        return no_data([_("The graph {tag!r} cannot be shown: {error}").format(
-            tag=tags[-1], error=error)]), None
+        return no_data(
+            [_("The graph {tag!r} cannot be shown: {error}").format(tag=tags[-1], error=error)]
+        ), None
     view = build_view(model)
     elements: list[dict[str, Any]] = []
     for node in view.nodes:
-        operators = (sum(1 for _leaf in model.leaves(node.name))
-                     if node.kind.endswith("scope") else 0)
-        label = (f"{node.label}\n" + ngettext("{count} node", "{count} nodes", operators).format(
-            count=operators)) if operators else node.label
-        elements.append({"data": {"id": node.name, "label": label, "w": max(node.width, 130),
-                                  "h": max(node.height, 44)},
-                         "position": {"x": node.x, "y": node.y}})
-    elements += [{"data": {"source": e.source, "target": e.target, "label": e.label}}
-                 for e in view.edges]
+        operators = (
+            sum(1 for _leaf in model.leaves(node.name)) if node.kind.endswith("scope") else 0
+        )
+        label = (
+            (
+                f"{node.label}\n"
+                + ngettext("{count} node", "{count} nodes", operators).format(count=operators)
+            )
+            if operators
+            else node.label
+        )
+        elements.append(
+            {
+                "data": {
+                    "id": node.name,
+                    "label": label,
+                    "w": max(node.width, 130),
+                    "h": max(node.height, 44),
+                },
+                "position": {"x": node.x, "y": node.y},
+            }
+        )
+    elements += [
+        {"data": {"source": e.source, "target": e.target, "label": e.label}} for e in view.edges
+    ]
     stylesheet = [
-        {"selector": "node", "style": {"label": "data(label)", "text-wrap": "wrap",
-                                       "text-valign": "center", "shape": "round-rectangle",
-                                       "width": "data(w)", "height": "data(h)",
-                                       "font-size": 11,
-                                       "background-color": "#d7eef2", "border-width": 1,
-                                       "border-color": "#00a5a7"}},
-        {"selector": "edge", "style": {"label": "data(label)", "font-size": 9,
-                                       "curve-style": "bezier", "target-arrow-shape": "triangle",
-                                       "line-color": "#9aa0a8", "target-arrow-color": "#9aa0a8",
-                                       "text-background-color": "#ffffff",
-                                       "text-background-opacity": 0.7}},
+        {
+            "selector": "node",
+            "style": {
+                "label": "data(label)",
+                "text-wrap": "wrap",
+                "text-valign": "center",
+                "shape": "round-rectangle",
+                "width": "data(w)",
+                "height": "data(h)",
+                "font-size": 11,
+                "background-color": "#d7eef2",
+                "border-width": 1,
+                "border-color": "#00a5a7",
+            },
+        },
+        {
+            "selector": "edge",
+            "style": {
+                "label": "data(label)",
+                "font-size": 9,
+                "curve-style": "bezier",
+                "target-arrow-shape": "triangle",
+                "line-color": "#9aa0a8",
+                "target-arrow-color": "#9aa0a8",
+                "text-background-color": "#ffffff",
+                "text-background-opacity": 0.7,
+            },
+        },
     ]
     leaves = sum(1 for _leaf in model.leaves())
-    return (cyto.Cytoscape(id="preview-graph", elements=elements,
-                           layout={"name": "preset", "fit": True, "padding": 12},
-                           stylesheet=stylesheet, userZoomingEnabled=False, maxZoom=1.2,
-                           userPanningEnabled=False, autoungrabify=True,
-                           className="di-graph-canvas",
-                           style={"width": "100%", "height": "230px"}),
-            f"{tags[-1]} · " + ngettext("{count} node", "{count} nodes", leaves).format(
-                count=leaves))
+    return (
+        cyto.Cytoscape(
+            id="preview-graph",
+            elements=elements,
+            layout={"name": "preset", "fit": True, "padding": 12},
+            stylesheet=stylesheet,
+            userZoomingEnabled=False,
+            maxZoom=1.2,
+            userPanningEnabled=False,
+            autoungrabify=True,
+            className="di-graph-canvas",
+            style={"width": "100%", "height": "230px"},
+        ),
+        f"{tags[-1]} · " + ngettext("{count} node", "{count} nodes", leaves).format(count=leaves),
+    )
 
 
 def pipeline_steps(graph: dict[str, Any] | None) -> list[tuple[str, list[str]]]:
@@ -86,8 +130,10 @@ def pipeline_steps(graph: dict[str, Any] | None) -> list[tuple[str, list[str]]]:
     chain = []
     node = graph
     while node:
-        operations = [op.get("tensor_op_name") or op.get("tensor_op_module") or "op"
-                      for op in node.get("operations", [])]
+        operations = [
+            op.get("tensor_op_name") or op.get("tensor_op_module") or "op"
+            for op in node.get("operations", [])
+        ]
         chain.append((str(node.get("op_type", "?")), operations))
         children = node.get("children") or []
         node = children[0] if children else None
@@ -103,6 +149,10 @@ def dataset_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]
     for i, (op_type, operations) in enumerate(chain):
         if i:
             items.append(html.Span("→", className="di-arrow"))
-        items.append(html.Div([op_type, html.Small(", ".join(operations))] if operations
-                              else op_type, className="di-op"))
+        items.append(
+            html.Div(
+                [op_type, html.Small(", ".join(operations))] if operations else op_type,
+                className="di-op",
+            )
+        )
     return html.Div(items, className="di-pipeline", id="preview-dataset"), f"{len(chain)} ops"

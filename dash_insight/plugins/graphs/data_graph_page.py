@@ -42,9 +42,12 @@ PNG_OPTIONS = {"full": True, "bg": "#ffffff", "scale": 2}
 def no_pipeline() -> list[Any]:
     """What a job without a dataset graph shows: how to record one."""
     return interpolate(
-        _("No data graph. SummaryCollector records the dataset pipeline with {collect} (in the "
-          "job's _lineage file)."),
-        collect=html.Code("collect_specified_data={'collect_dataset_graph': True}"))
+        _(
+            "No data graph. SummaryCollector records the dataset pipeline with {collect} (in the "
+            "job's _lineage file)."
+        ),
+        collect=html.Code("collect_specified_data={'collect_dataset_graph': True}"),
+    )
 
 
 def parameter_rows(parameters: dict[str, Any]) -> list[tuple[str, str]]:
@@ -53,8 +56,14 @@ def parameter_rows(parameters: dict[str, Any]) -> list[tuple[str, str]]:
     rows = []
     for key, value in parameters.items():
         if isinstance(value, dict):
-            rows.append((key, json.dumps({k: decode_value(v) for k, v in value.items()},
-                                         ensure_ascii=False, indent=1)))
+            rows.append(
+                (
+                    key,
+                    json.dumps(
+                        {k: decode_value(v) for k, v in value.items()}, ensure_ascii=False, indent=1
+                    ),
+                )
+            )
         else:
             rows.append((key, display_text(value)))
     return rows
@@ -65,95 +74,162 @@ def node_panel(graph: Pipeline, node_id: str | None) -> Any:
         return html.Div(_("Click a node to see its parameters."), className="di-muted")
     node = graph.by_id.get(node_id)
     if node is None:
-        return html.Div(_("No node {name!r} in this pipeline.").format(name=node_id),
-                        className="di-error-text")
+        return html.Div(
+            _("No node {name!r} in this pipeline.").format(name=node_id), className="di-error-text"
+        )
     rows = parameter_rows(node.parameters)
     items: list[Any] = []
     for key, text in rows:
         items += [html.Dt(key), html.Dd(html.Pre(text) if "\n" in text else text)]
-    header = html.Div([html.B(node.label), html.Span(f" · {node.kind}", className="di-muted")],
-                      id="data-graph-info-title")
-    return [header, html.Dl(items) if items else html.Div(_("No parameter."),
-                                                                className="di-muted")]
+    header = html.Div(
+        [html.B(node.label), html.Span(f" · {node.kind}", className="di-muted")],
+        id="data-graph-info-title",
+    )
+    return [header, html.Dl(items) if items else html.Div(_("No parameter."), className="di-muted")]
 
 
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
-    return html.Div(className="gp-page", children=[
-        job_page_head(app, _("Data Graph"), train_id),
-        dcc.Store(id="data-graph-shown"),
-        html.Div(className="gp-layout", children=[
-            html.Section(className="di-panel gp-main", children=[
-                html.Div(className="di-toolbar gp-toolbar", children=[
-                    html.Span(id="data-graph-summary", className="di-muted"),
-                    html.Div(className="di-spacer"),
-                    html.Button(_("Fit"), id="data-graph-fit", className="di-button secondary"),
-                    *canvas_buttons(CANVAS, "data-graph", PNG_OPTIONS),
-                ]),
-                html.Div(id="data-graph-notice", className="gp-notice"),
-                html.Div(id="data-graph-canvas-wrap", className="dg-canvas-wrap", children=[
-                    cyto.Cytoscape(id="data-graph-cy", elements=[],
-                                   layout={"name": "preset", "fit": True, "padding": 30},
-                                   stylesheet=data_stylesheet(None), minZoom=0.1, maxZoom=3,
-                                   autoungrabify=True,
-                                   boxSelectionEnabled=False, className="gp-cy",
-                                   style={"width": "100%", "height": "100%"}),
-                ]),
-            ]),
-            html.Aside(className="gp-side", children=[
-                html.Div(className="di-panel gp-box", children=[
-                    html.Div(_("Node Information"), className="gp-box-title"),
-                    html.Div(id="data-graph-info", className="gp-info dg-info"),
-                ]),
-                html.Div(className="di-panel gp-box",
-                         children=legend(DATA_LEGEND, "data-graph-legend")),
-            ]),
-        ]),
-    ])
+    return html.Div(
+        className="gp-page",
+        children=[
+            job_page_head(app, _("Data Graph"), train_id),
+            dcc.Store(id="data-graph-shown"),
+            html.Div(
+                className="gp-layout",
+                children=[
+                    html.Section(
+                        className="di-panel gp-main",
+                        children=[
+                            html.Div(
+                                className="di-toolbar gp-toolbar",
+                                children=[
+                                    html.Span(id="data-graph-summary", className="di-muted"),
+                                    html.Div(className="di-spacer"),
+                                    html.Button(
+                                        _("Fit"),
+                                        id="data-graph-fit",
+                                        className="di-button secondary",
+                                    ),
+                                    *canvas_buttons(CANVAS, "data-graph", PNG_OPTIONS),
+                                ],
+                            ),
+                            html.Div(id="data-graph-notice", className="gp-notice"),
+                            html.Div(
+                                id="data-graph-canvas-wrap",
+                                className="dg-canvas-wrap",
+                                children=[
+                                    cyto.Cytoscape(
+                                        id="data-graph-cy",
+                                        elements=[],
+                                        layout={"name": "preset", "fit": True, "padding": 30},
+                                        stylesheet=data_stylesheet(None),
+                                        minZoom=0.1,
+                                        maxZoom=3,
+                                        autoungrabify=True,
+                                        boxSelectionEnabled=False,
+                                        className="gp-cy",
+                                        style={"width": "100%", "height": "100%"},
+                                    ),
+                                ],
+                            ),
+                        ],
+                    ),
+                    html.Aside(
+                        className="gp-side",
+                        children=[
+                            html.Div(
+                                className="di-panel gp-box",
+                                children=[
+                                    html.Div(_("Node Information"), className="gp-box-title"),
+                                    html.Div(id="data-graph-info", className="gp-info dg-info"),
+                                ],
+                            ),
+                            html.Div(
+                                className="di-panel gp-box",
+                                children=legend(DATA_LEGEND, "data-graph-legend"),
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    )
 
 
 def register(app: dash.Dash, service: GraphService) -> None:
     provider = service.provider
 
     @app.callback(
-        Output("data-graph-cy", "elements"), Output("data-graph-cy", "stylesheet"),
-        Output("data-graph-info", "children"), Output("data-graph-notice", "children"),
-        Output("data-graph-summary", "children"), Output("data-graph-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input("theme", "data"),
+        Output("data-graph-cy", "elements"),
+        Output("data-graph-cy", "stylesheet"),
+        Output("data-graph-info", "children"),
+        Output("data-graph-notice", "children"),
+        Output("data-graph-summary", "children"),
+        Output("data-graph-shown", "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        Input("theme", "data"),
         State("data-graph-shown", "data"),
     )
-    def render(search: str | None, _ticks: Any, _clicks: Any, theme: str | None,
-               shown: dict | None) -> Any:
+    def render(
+        search: str | None, _ticks: Any, _clicks: Any, theme: str | None, shown: dict | None
+    ) -> Any:
         params = parse_search(search)
         train_id, node_id = params.get("train_id", ""), params.get("node") or None
         try:
             version = provider.job(train_id).version
             graph = pipeline(provider.dataset_graph(train_id))
         except DataError as error:
-            return ([], data_stylesheet(None, theme), None,
-                    html.Div(str(error), className="di-empty gp-message"), None, None)
+            return (
+                [],
+                data_stylesheet(None, theme),
+                None,
+                html.Div(str(error), className="di-empty gp-message"),
+                None,
+                None,
+            )
         signature = [train_id, version, node_id, theme]
         if shown == signature:
             return (dash.no_update,) * 6
         if not graph.nodes:
-            return ([], data_stylesheet(None, theme), None, html.Div(no_pipeline(),
-                                                              className="di-empty gp-message"),
-                    None, signature)
+            return (
+                [],
+                data_stylesheet(None, theme),
+                None,
+                html.Div(no_pipeline(), className="di-empty gp-message"),
+                None,
+                signature,
+            )
         same = shown is not None and shown[:2] == signature[:2]
         selected = node_id if node_id in graph.by_id else None
-        notice = None if selected or not node_id else html.Div(
-            _("No node {name!r} in this pipeline.").format(name=node_id), className="di-warning")
+        notice = (
+            None
+            if selected or not node_id
+            else html.Div(
+                _("No node {name!r} in this pipeline.").format(name=node_id), className="di-warning"
+            )
+        )
         operations = sum(1 for n in graph.nodes if n.kind == "operator")
         summary = _("{datasets} dataset operation(s), {maps} map operation(s)").format(
-            datasets=len(graph.nodes) - operations, maps=operations)
-        return (dash.no_update if same else pipeline_elements(graph),
-                data_stylesheet(selected, theme), node_panel(graph, selected), notice, summary,
-                signature)
+            datasets=len(graph.nodes) - operations, maps=operations
+        )
+        return (
+            dash.no_update if same else pipeline_elements(graph),
+            data_stylesheet(selected, theme),
+            node_panel(graph, selected),
+            notice,
+            summary,
+            signature,
+        )
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("data-graph-cy", "tapNodeData"), State("url", "search"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("data-graph-cy", "tapNodeData"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def select(data: dict | None, search: str | None) -> Any:
         params = parse_search(search)
         node_id = (data or {}).get("id")
@@ -163,7 +239,8 @@ def register(app: dash.Dash, service: GraphService) -> None:
 
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "fitCanvas"),
-        Output("data-graph-fit", "title"), Input("data-graph-fit", "n_clicks"),
+        Output("data-graph-fit", "title"),
+        Input("data-graph-fit", "n_clicks"),
         State("data-graph-cy", "id"),
         prevent_initial_call=True,
     )

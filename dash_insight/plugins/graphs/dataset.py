@@ -90,8 +90,11 @@ def display_text(value: Any) -> str:
 def kind_of(op_type: str, has_children: bool) -> str:
     """Legend category of a pipeline operation: create (a source dataset), map, shuffle,
     batch, repeat, or other (zip, concat, project...)."""
-    short = op_type[:-len("Dataset")] if op_type.endswith("Dataset") and op_type != "Dataset" \
+    short = (
+        op_type[: -len("Dataset")]
+        if op_type.endswith("Dataset") and op_type != "Dataset"
         else op_type
+    )
     lowered = short.lower()
     if lowered in ("map", "shuffle", "batch", "repeat"):
         return lowered
@@ -142,10 +145,16 @@ def pipeline(graph: Mapping[str, Any] | None) -> Pipeline:
             entry.kind = "map"
         nodes.append(entry)
         for index, operation in enumerate(operations):
-            name = str(operation.get("tensor_op_name") or operation.get("tensor_op_module")
-                       or f"operation {index}")
-            nodes.append(PipelineNode(f"{node_id}.op{index}", name, "operator",
-                                      dict(operation), parent=node_id))
+            name = str(
+                operation.get("tensor_op_name")
+                or operation.get("tensor_op_module")
+                or f"operation {index}"
+            )
+            nodes.append(
+                PipelineNode(
+                    f"{node_id}.op{index}", name, "operator", dict(operation), parent=node_id
+                )
+            )
         for index, child in enumerate(children):
             child_id = f"{node_id}.{index}"
             edges.append((child_id, node_id))
@@ -164,8 +173,7 @@ def pipeline(graph: Mapping[str, Any] | None) -> Pipeline:
         inside = operators.get(node.id, [])
         label_width = len(node.label) * 8.5 + 30
         if inside:
-            width = max([label_width] + [len(o.label) * 8.5 + 30 for o in inside]) \
-                + 2 * BOX_PADDING
+            width = max([label_width] + [len(o.label) * 8.5 + 30 for o in inside]) + 2 * BOX_PADDING
             height = len(inside) * (OP_HEIGHT + OP_GAP) - OP_GAP + 2 * BOX_PADDING + BOX_TITLE
         else:
             width, height = max(OP_WIDTH, label_width), OP_HEIGHT + 10

@@ -41,8 +41,9 @@ DATA_LEGEND: tuple[tuple[str, str | LazyString, str], ...] = (
 )
 
 
-def segment_points(source: tuple[float, float], target: tuple[float, float],
-                   bends: Sequence[tuple[float, float]]) -> tuple[str, str] | None:
+def segment_points(
+    source: tuple[float, float], target: tuple[float, float], bends: Sequence[tuple[float, float]]
+) -> tuple[str, str] | None:
     """Cytoscape's ``segment-weights`` and ``segment-distances`` (space-separated) of an edge
     drawn through ``bends``, measured from the source and target centres
     (``edge-distances: node-position``): a point P = S + w (T - S) + d n, n the unit normal
@@ -52,7 +53,7 @@ def segment_points(source: tuple[float, float], target: tuple[float, float],
     length = math.hypot(dx, dy)
     if not bends or length == 0:
         return None
-    weights = [((px - sx) * dx + (py - sy) * dy) / length ** 2 for px, py in bends]
+    weights = [((px - sx) * dx + (py - sy) * dy) / length**2 for px, py in bends]
     distances = [((px - sx) * -dy + (py - sy) * dx) / length for px, py in bends]
     return (" ".join(f"{w:.4f}" for w in weights), " ".join(f"{d:.1f}" for d in distances))
 
@@ -66,8 +67,13 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
             classes.append("expanded")
         if node.dynamic:
             classes.append("dynamic")
-        data: dict[str, Any] = {"id": node.name, "label": node.label, "kind": node.kind,
-                                "w": round(node.width, 1), "h": round(node.height, 1)}
+        data: dict[str, Any] = {
+            "id": node.name,
+            "label": node.label,
+            "kind": node.kind,
+            "w": round(node.width, 1),
+            "h": round(node.height, 1),
+        }
         if node.parent is not None:
             data["parent"] = node.parent
         element: dict[str, Any] = {"data": data, "classes": " ".join(classes)}
@@ -76,9 +82,13 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
         elements.append(element)
     centres = {node.name: (node.x, node.y) for node in view.nodes}
     for edge in view.edges:
-        edge_data: dict[str, Any] = {"id": f"{edge.source}\u2192{edge.target}",
-                                     "source": edge.source, "target": edge.target,
-                                     "label": edge.label, "count": edge.count}
+        edge_data: dict[str, Any] = {
+            "id": f"{edge.source}\u2192{edge.target}",
+            "source": edge.source,
+            "target": edge.target,
+            "label": edge.label,
+            "count": edge.count,
+        }
         edge_classes = "control" if edge.control else "data"
         segments = segment_points(centres[edge.source], centres[edge.target], edge.bends)
         if segments:
@@ -94,41 +104,105 @@ def _quoted(value: str) -> str:
 
 
 GRAPH_STYLESHEET: list[dict[str, Any]] = [
-    {"selector": "node", "style": {
-        "label": "data(label)", "width": "data(w)", "height": "data(h)", "font-size": 11,
-        "text-valign": "center", "text-halign": "center", "color": "#1f2329",
-        "border-width": 1, "text-max-width": "220px", "text-wrap": "ellipsis",
-        "min-zoomed-font-size": 4}},
-    {"selector": "node.operator", "style": {
-        "shape": "ellipse", "background-color": "#b9dcf7", "border-color": "#4f9bd9"}},
-    {"selector": "node.parameter", "style": {
-        "shape": "round-rectangle", "background-color": "#e4e7ec", "border-color": "#8d96a3",
-        "font-size": 10}},
-    {"selector": "node.const", "style": {
-        "shape": "ellipse", "background-color": "#b9dcf7", "border-color": "#4f9bd9",
-        "text-valign": "bottom", "text-margin-y": 3, "font-size": 9}},
-    {"selector": "node.name_scope", "style": {
-        "shape": "rectangle", "background-color": "#8fe9ec", "border-color": "#23a3a8"}},
-    {"selector": "node.aggregation_scope", "style": {
-        "shape": "round-rectangle", "background-color": "#fde9a1", "border-color": "#d9a520"}},
-    {"selector": "node.dynamic", "style": {
-        "background-color": "#17a05d", "border-color": "#0b6b3c", "color": "#ffffff"}},
-    {"selector": "node.expanded", "style": {
-        "background-opacity": 0.18, "border-width": 1.5, "text-valign": "top",
-        "text-halign": "center", "text-margin-y": -3, "font-size": 12, "font-weight": "bold",
-        "padding": "18px"}},
+    {
+        "selector": "node",
+        "style": {
+            "label": "data(label)",
+            "width": "data(w)",
+            "height": "data(h)",
+            "font-size": 11,
+            "text-valign": "center",
+            "text-halign": "center",
+            "color": "#1f2329",
+            "border-width": 1,
+            "text-max-width": "220px",
+            "text-wrap": "ellipsis",
+            "min-zoomed-font-size": 4,
+        },
+    },
+    {
+        "selector": "node.operator",
+        "style": {"shape": "ellipse", "background-color": "#b9dcf7", "border-color": "#4f9bd9"},
+    },
+    {
+        "selector": "node.parameter",
+        "style": {
+            "shape": "round-rectangle",
+            "background-color": "#e4e7ec",
+            "border-color": "#8d96a3",
+            "font-size": 10,
+        },
+    },
+    {
+        "selector": "node.const",
+        "style": {
+            "shape": "ellipse",
+            "background-color": "#b9dcf7",
+            "border-color": "#4f9bd9",
+            "text-valign": "bottom",
+            "text-margin-y": 3,
+            "font-size": 9,
+        },
+    },
+    {
+        "selector": "node.name_scope",
+        "style": {"shape": "rectangle", "background-color": "#8fe9ec", "border-color": "#23a3a8"},
+    },
+    {
+        "selector": "node.aggregation_scope",
+        "style": {
+            "shape": "round-rectangle",
+            "background-color": "#fde9a1",
+            "border-color": "#d9a520",
+        },
+    },
+    {
+        "selector": "node.dynamic",
+        "style": {"background-color": "#17a05d", "border-color": "#0b6b3c", "color": "#ffffff"},
+    },
+    {
+        "selector": "node.expanded",
+        "style": {
+            "background-opacity": 0.18,
+            "border-width": 1.5,
+            "text-valign": "top",
+            "text-halign": "center",
+            "text-margin-y": -3,
+            "font-size": 12,
+            "font-weight": "bold",
+            "padding": "18px",
+        },
+    },
     {"selector": "node:selected", "style": {"overlay-opacity": 0}},
-    {"selector": "edge", "style": {
-        "width": 1.2, "curve-style": "bezier", "target-arrow-shape": "triangle",
-        "arrow-scale": 0.8, "line-color": "#9aa0a8", "target-arrow-color": "#9aa0a8",
-        "label": "data(label)", "font-size": 8, "color": "#6b7280",
-        "text-background-color": "#ffffff", "text-background-opacity": 0.8,
-        "text-rotation": "autorotate", "min-zoomed-font-size": 5}},
+    {
+        "selector": "edge",
+        "style": {
+            "width": 1.2,
+            "curve-style": "bezier",
+            "target-arrow-shape": "triangle",
+            "arrow-scale": 0.8,
+            "line-color": "#9aa0a8",
+            "target-arrow-color": "#9aa0a8",
+            "label": "data(label)",
+            "font-size": 8,
+            "color": "#6b7280",
+            "text-background-color": "#ffffff",
+            "text-background-opacity": 0.8,
+            "text-rotation": "autorotate",
+            "min-zoomed-font-size": 5,
+        },
+    },
     {"selector": "edge.control", "style": {"line-style": "dashed"}},
     # Across layers an edge follows the room the layered layout kept for it (between nodes).
-    {"selector": "edge.routed", "style": {
-        "curve-style": "segments", "edge-distances": "node-position",
-        "segment-weights": "data(weights)", "segment-distances": "data(distances)"}},
+    {
+        "selector": "edge.routed",
+        "style": {
+            "curve-style": "segments",
+            "edge-distances": "node-position",
+            "segment-weights": "data(weights)",
+            "segment-distances": "data(distances)",
+        },
+    },
 ]
 
 OVERVIEW_STYLESHEET: list[dict[str, Any]] = [
@@ -141,9 +215,15 @@ OVERVIEW_STYLESHEET: list[dict[str, Any]] = [
 #: constants' names, edge labels) get light colours and edges a lighter grey. Node fills and
 #: the dark text inside them stay: they read on both.
 DARK_CANVAS_RULES: list[dict[str, Any]] = [
-    {"selector": "edge", "style": {
-        "line-color": "#7d8590", "target-arrow-color": "#7d8590", "color": "#c9ced6",
-        "text-background-color": "#20232a"}},
+    {
+        "selector": "edge",
+        "style": {
+            "line-color": "#7d8590",
+            "target-arrow-color": "#7d8590",
+            "color": "#c9ced6",
+            "text-background-color": "#20232a",
+        },
+    },
     {"selector": "node.expanded, node.box, node.const", "style": {"color": "#e6e8eb"}},
     {"selector": "node.expanded, node.box", "style": {"background-opacity": 0.12}},
 ]
@@ -158,18 +238,26 @@ def overview_stylesheet(theme: str | None = None) -> list[dict[str, Any]]:
     return themed(OVERVIEW_STYLESHEET, theme)
 
 
-def graph_stylesheet(selected: str | None, neighbours: list[str] | None = None,
-                     theme: str | None = None) -> list[dict[str, Any]]:
+def graph_stylesheet(
+    selected: str | None, neighbours: list[str] | None = None, theme: str | None = None
+) -> list[dict[str, Any]]:
     """The base styles (:func:`themed`) plus a red outline on the selected node (MindInsight's
     highlight) and its edges drawn in the accent colour."""
     rules = themed(GRAPH_STYLESHEET, theme)
     if selected:
         quoted = _quoted(selected)
-        rules.append({"selector": f"node[id = {quoted}]", "style": {
-            "border-color": "#e02020", "border-width": 3}})
-        rules.append({"selector": f"edge[source = {quoted}], edge[target = {quoted}]",
-                      "style": {"line-color": "#e02020", "target-arrow-color": "#e02020",
-                                "width": 2}})
+        rules.append(
+            {
+                "selector": f"node[id = {quoted}]",
+                "style": {"border-color": "#e02020", "border-width": 3},
+            }
+        )
+        rules.append(
+            {
+                "selector": f"edge[source = {quoted}], edge[target = {quoted}]",
+                "style": {"line-color": "#e02020", "target-arrow-color": "#e02020", "width": 2},
+            }
+        )
     return rules
 
 
@@ -178,17 +266,28 @@ def _data_kind(kind: str) -> dict[str, Any]:
     return {"data-kind": kind}
 
 
-def legend(entries: tuple[tuple[str, str | LazyString, str], ...], element_id: str
-           ) -> html.Details:
+def legend(entries: tuple[tuple[str, str | LazyString, str], ...], element_id: str) -> html.Details:
     """A collapsible legend (MindInsight's "Legend" box)."""
-    return html.Details(open=True, id=element_id, className="gp-legend", children=[
-        html.Summary(_("Legend")),
-        html.Div(className="gp-legend-grid", children=[
-            html.Div([html.Span(className=f"gp-swatch {css}"), html.Span(str(label))],
-                     className="gp-legend-item", title=str(label), **_data_kind(kind))
-            for kind, label, css in entries
-        ]),
-    ])
+    return html.Details(
+        open=True,
+        id=element_id,
+        className="gp-legend",
+        children=[
+            html.Summary(_("Legend")),
+            html.Div(
+                className="gp-legend-grid",
+                children=[
+                    html.Div(
+                        [html.Span(className=f"gp-swatch {css}"), html.Span(str(label))],
+                        className="gp-legend-item",
+                        title=str(label),
+                        **_data_kind(kind),
+                    )
+                    for kind, label, css in entries
+                ],
+            ),
+        ],
+    )
 
 
 # -- data graph --------------------------------------------------------------------------------
@@ -199,8 +298,13 @@ def pipeline_elements(pipeline: Pipeline) -> list[dict[str, Any]]:
     elements: list[dict[str, Any]] = []
     boxes = {n.parent for n in pipeline.nodes if n.parent is not None}
     for node in pipeline.nodes:
-        data: dict[str, Any] = {"id": node.id, "label": node.label, "kind": node.kind,
-                                "w": round(node.width, 1), "h": round(node.height, 1)}
+        data: dict[str, Any] = {
+            "id": node.id,
+            "label": node.label,
+            "kind": node.kind,
+            "w": round(node.width, 1),
+            "h": round(node.height, 1),
+        }
         if node.parent is not None:
             data["parent"] = node.parent
         element: dict[str, Any] = {"data": data, "classes": node.kind}
@@ -210,42 +314,70 @@ def pipeline_elements(pipeline: Pipeline) -> list[dict[str, Any]]:
             element["position"] = {"x": round(node.x, 1), "y": round(node.y, 1)}
         elements.append(element)
     for source, target in pipeline.edges:
-        elements.append({"data": {"id": f"{source}->{target}", "source": source,
-                                  "target": target}})
+        elements.append({"data": {"id": f"{source}->{target}", "source": source, "target": target}})
     return elements
 
 
 DATA_STYLESHEET: list[dict[str, Any]] = [
-    {"selector": "node", "style": {
-        "label": "data(label)", "width": "data(w)", "height": "data(h)", "shape": "rectangle",
-        "text-valign": "center", "text-halign": "center", "font-size": 14, "border-width": 1.5,
-        "color": "#1f2329"}},
-    {"selector": "node.create", "style": {"background-color": "#b9dcf7",
-                                          "border-color": "#4f9bd9"}},
+    {
+        "selector": "node",
+        "style": {
+            "label": "data(label)",
+            "width": "data(w)",
+            "height": "data(h)",
+            "shape": "rectangle",
+            "text-valign": "center",
+            "text-halign": "center",
+            "font-size": 14,
+            "border-width": 1.5,
+            "color": "#1f2329",
+        },
+    },
+    {
+        "selector": "node.create",
+        "style": {"background-color": "#b9dcf7", "border-color": "#4f9bd9"},
+    },
     {"selector": "node.map", "style": {"background-color": "#8fe9ec", "border-color": "#23a3a8"}},
-    {"selector": "node.box", "style": {"text-valign": "top", "text-margin-y": -4,
-                                       "font-size": 18, "padding": "14px"}},
-    {"selector": "node.operator", "style": {"shape": "ellipse", "background-color": "#b9dcf7",
-                                            "border-color": "#4f9bd9"}},
-    {"selector": "node.shuffle", "style": {"background-color": "#fdd1a8",
-                                           "border-color": "#e07b1a"}},
-    {"selector": "node.batch", "style": {"background-color": "#fdb9b9",
-                                         "border-color": "#d94848"}},
-    {"selector": "node.repeat", "style": {"background-color": "#fde9a1",
-                                          "border-color": "#d9a520"}},
-    {"selector": "node.other", "style": {"background-color": "#e4e7ec",
-                                         "border-color": "#8d96a3"}},
-    {"selector": "edge", "style": {
-        "width": 1.5, "curve-style": "bezier", "target-arrow-shape": "triangle",
-        "line-color": "#a0a0a0", "target-arrow-color": "#a0a0a0"}},
+    {
+        "selector": "node.box",
+        "style": {"text-valign": "top", "text-margin-y": -4, "font-size": 18, "padding": "14px"},
+    },
+    {
+        "selector": "node.operator",
+        "style": {"shape": "ellipse", "background-color": "#b9dcf7", "border-color": "#4f9bd9"},
+    },
+    {
+        "selector": "node.shuffle",
+        "style": {"background-color": "#fdd1a8", "border-color": "#e07b1a"},
+    },
+    {"selector": "node.batch", "style": {"background-color": "#fdb9b9", "border-color": "#d94848"}},
+    {
+        "selector": "node.repeat",
+        "style": {"background-color": "#fde9a1", "border-color": "#d9a520"},
+    },
+    {"selector": "node.other", "style": {"background-color": "#e4e7ec", "border-color": "#8d96a3"}},
+    {
+        "selector": "edge",
+        "style": {
+            "width": 1.5,
+            "curve-style": "bezier",
+            "target-arrow-shape": "triangle",
+            "line-color": "#a0a0a0",
+            "target-arrow-color": "#a0a0a0",
+        },
+    },
 ]
 
 
 def data_stylesheet(selected: str | None, theme: str | None = None) -> list[dict[str, Any]]:
     rules = themed(DATA_STYLESHEET, theme)
     if selected:
-        rules.append({"selector": f"node[id = {_quoted(selected)}]",
-                      "style": {"border-color": "#e02020", "border-width": 3}})
+        rules.append(
+            {
+                "selector": f"node[id = {_quoted(selected)}]",
+                "style": {"border-color": "#e02020", "border-width": 3},
+            }
+        )
     return rules
 
 
@@ -255,16 +387,20 @@ def png_request(filename: str, image_options: dict[str, Any]) -> dict[str, Any]:
     return {"type": "png", "action": "download", "filename": filename, "options": image_options}
 
 
-def canvas_buttons(prefix: str, filename: str, image_options: dict[str, Any],
-                   download_title: str | None = None) -> list[Any]:
+def canvas_buttons(
+    prefix: str, filename: str, image_options: dict[str, Any], download_title: str | None = None
+) -> list[Any]:
     """The "Full screen" and "Download PNG" buttons of a graph page's toolbar
     (``{prefix}-fullscreen``, ``{prefix}-download``), with the image request the download sends
     (store ``{prefix}-png-request``); :func:`register_canvas_tools` makes them work."""
     return [
-        html.Button(_("Full screen"), id=f"{prefix}-fullscreen",
-                    className="di-button secondary"),
-        html.Button(_("Download PNG"), id=f"{prefix}-download", className="di-button secondary",
-                    title=download_title),
+        html.Button(_("Full screen"), id=f"{prefix}-fullscreen", className="di-button secondary"),
+        html.Button(
+            _("Download PNG"),
+            id=f"{prefix}-download",
+            className="di-button secondary",
+            title=download_title,
+        ),
         dcc.Store(id=f"{prefix}-png-request", data=png_request(filename, image_options)),
     ]
 
@@ -275,13 +411,15 @@ def register_canvas_tools(app: Any, prefix: str) -> None:
     cytoscape ``{prefix}-cy``."""
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "downloadPng"),
-        Output(f"{prefix}-cy", "generateImage"), Input(f"{prefix}-download", "n_clicks"),
+        Output(f"{prefix}-cy", "generateImage"),
+        Input(f"{prefix}-download", "n_clicks"),
         State(f"{prefix}-png-request", "data"),
         prevent_initial_call=True,
     )
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "toggleFullScreen"),
-        Output(f"{prefix}-fullscreen", "title"), Input(f"{prefix}-fullscreen", "n_clicks"),
+        Output(f"{prefix}-fullscreen", "title"),
+        Input(f"{prefix}-fullscreen", "n_clicks"),
         State(f"{prefix}-canvas-wrap", "id"),
         prevent_initial_call=True,
     )

@@ -48,8 +48,9 @@ class LayeredLayout(Generic[K]):
     routes: dict[tuple[K, K], list[tuple[float, float]]] = field(default_factory=dict)
 
 
-def _break_cycles(nodes: Sequence[Hashable], successors: dict[Hashable, list[Hashable]]
-                  ) -> set[tuple[Hashable, Hashable]]:
+def _break_cycles(
+    nodes: Sequence[Hashable], successors: dict[Hashable, list[Hashable]]
+) -> set[tuple[Hashable, Hashable]]:
     """Back edges of an iterative DFS in node order (reversing them leaves a DAG)."""
     state: dict[Hashable, int] = {}  # 1 = on the stack, 2 = done
     back: set[tuple[Hashable, Hashable]] = set()
@@ -72,8 +73,9 @@ def _break_cycles(nodes: Sequence[Hashable], successors: dict[Hashable, list[Has
     return back
 
 
-def assign_layers(nodes: Sequence[Hashable], edges: Sequence[tuple[Hashable, Hashable]]
-                  ) -> tuple[dict[Hashable, int], list[tuple[Hashable, Hashable]]]:
+def assign_layers(
+    nodes: Sequence[Hashable], edges: Sequence[tuple[Hashable, Hashable]]
+) -> tuple[dict[Hashable, int], list[tuple[Hashable, Hashable]]]:
     """Longest-path layers of ``nodes`` and the acyclic edge list used (back edges reversed,
     self loops and duplicates dropped). Sources are pulled down to just above their closest
     consumer."""
@@ -136,9 +138,15 @@ def _isotonic(targets: list[float], offsets: list[float]) -> list[float]:
     return [r + o for r, o in zip(result, offsets, strict=True)]
 
 
-def layered_layout(nodes: Sequence[K], sizes: Mapping[K, Size],
-                   edges: Sequence[tuple[K, K]], *, node_gap: float = 28.0,
-                   layer_gap: float = 46.0, horizontal: bool = False) -> LayeredLayout[K]:
+def layered_layout(
+    nodes: Sequence[K],
+    sizes: Mapping[K, Size],
+    edges: Sequence[tuple[K, K]],
+    *,
+    node_gap: float = 28.0,
+    layer_gap: float = 46.0,
+    horizontal: bool = False,
+) -> LayeredLayout[K]:
     """Lay ``nodes`` (in their given order as the initial order) out in layers, top to bottom
     (``horizontal``: left to right). ``sizes[n]`` = (width, height)."""
     nodes = list(nodes)
@@ -146,7 +154,8 @@ def layered_layout(nodes: Sequence[K], sizes: Mapping[K, Size],
         return LayeredLayout({}, 0.0, 0.0, {})
     # dummy nodes along long edges are (edge, index) tuples: every node is Hashable inside
     size_of: dict[Hashable, Size] = {
-        n: (h, w) if horizontal else (w, h) for n, (w, h) in sizes.items()}
+        n: (h, w) if horizontal else (w, h) for n, (w, h) in sizes.items()
+    }
     layer, dag = assign_layers(nodes, edges)
     # dummy nodes along long edges
     width: dict[Hashable, float] = {n: size_of[n][0] for n in nodes}
@@ -190,8 +199,9 @@ def layered_layout(nodes: Sequence[K], sizes: Mapping[K, Size],
         for level in sequence:
             row = rows[level]
 
-            def barycentre(node: Hashable, row: list[Hashable] = row,
-                           neighbours: dict = neighbours) -> float:
+            def barycentre(
+                node: Hashable, row: list[Hashable] = row, neighbours: dict = neighbours
+            ) -> float:
                 linked = neighbours.get(node)
                 if not linked:
                     return position[node]
@@ -250,5 +260,4 @@ def layered_layout(nodes: Sequence[K], sizes: Mapping[K, Size],
         positions = {n: (py, px) for n, (px, py) in positions.items()}
         routes = {e: [(py, px) for px, py in points] for e, points in routes.items()}
         total_width, total_height = total_height, total_width
-    return LayeredLayout(positions, total_width, total_height, {n: layer[n] for n in nodes},
-                         routes)
+    return LayeredLayout(positions, total_width, total_height, {n: layer[n] for n in nodes}, routes)

@@ -112,8 +112,7 @@ class GraphModel:
         ``name``, nested as ``{"nodes", "scope_name", "children"}`` (KeyError if absent)."""
         if name not in self.nodes:
             raise KeyError(name)
-        response: dict[str, Any] = {"nodes": self.list_nodes(""), "scope_name": "",
-                                    "children": {}}
+        response: dict[str, Any] = {"nodes": self.list_nodes(""), "scope_name": "", "children": {}}
         level = response["children"]
         index = name.find("/")
         while index != -1:
@@ -125,12 +124,21 @@ class GraphModel:
 
 
 def _tree_entry(name: str, node: Node | None) -> dict[str, Any]:
-    return {"name": name, "type": node.type if node is not None else None,
-            "is_dynamic_shape_node": node.is_dynamic_shape_node if node is not None else False,
-            "children": {}}
+    return {
+        "name": name,
+        "type": node.type if node is not None else None,
+        "is_dynamic_shape_node": node.is_dynamic_shape_node if node is not None else False,
+        "children": {},
+    }
 
 
 def _tree_list(level: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"name": entry["name"], "type": entry["type"],
-             "is_dynamic_shape_node": entry["is_dynamic_shape_node"],
-             "nodes": _tree_list(entry["children"])} for entry in level.values()]
+    return [
+        {
+            "name": entry["name"],
+            "type": entry["type"],
+            "is_dynamic_shape_node": entry["is_dynamic_shape_node"],
+            "nodes": _tree_list(entry["children"]),
+        }
+        for entry in level.values()
+    ]

@@ -58,7 +58,8 @@ def check_name(name: str) -> None:
     found = INVALID_CHARACTERS.intersection(name)
     if found:
         raise GraphBuildError(
-            f"the graph has a node name with invalid characters {sorted(found)}: {name!r}")
+            f"the graph has a node name with invalid characters {sorted(found)}: {name!r}"
+        )
 
 
 def join_name(scope: str, base: str) -> str:
@@ -111,8 +112,11 @@ class TypeNames:
         output; a non-tensor, non-tuple type is one scalar output ``[[]]``; a tuple is the
         concatenation of its elements' shapes; an unset type has no output ``[]``."""
         value = type_proto.data_type
-        if (type_proto.HasField("data_type") and self.known(value)
-                and value not in (anf_ir_pb2.DT_TENSOR, anf_ir_pb2.DT_TUPLE)):
+        if (
+            type_proto.HasField("data_type")
+            and self.known(value)
+            and value not in (anf_ir_pb2.DT_TENSOR, anf_ir_pb2.DT_TUPLE)
+        ):
             return [[]]
         shapes: list[list[int]] = []
         if type_proto.HasField("tensor_type"):
@@ -176,8 +180,12 @@ def _is_repeated(field: FieldDescriptor) -> bool:
 
 
 def _is_foreign(field: FieldDescriptor, value: Any) -> bool:
-    return (field.enum_type is not None and field.enum_type.name == "DataType"
-            and not _is_repeated(field) and value > MINDINSIGHT_LAST_DTYPE)
+    return (
+        field.enum_type is not None
+        and field.enum_type.name == "DataType"
+        and not _is_repeated(field)
+        and value > MINDINSIGHT_LAST_DTYPE
+    )
 
 
 def _has_foreign_dtype(message: Message) -> bool:
@@ -229,8 +237,9 @@ class Node:
         "type",
     )
 
-    def __init__(self, name: str, node_id: str, full_name: str = "",
-                 topological_index: int = -1) -> None:
+    def __init__(
+        self, name: str, node_id: str, full_name: str = "", topological_index: int = -1
+    ) -> None:
         self.name = name
         self.node_id = node_id
         self.full_name = full_name

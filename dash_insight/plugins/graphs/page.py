@@ -75,8 +75,13 @@ class GraphState:
     problems: list[str] = field(default_factory=list)
 
     def search(self, **changes: Any) -> str:
-        values = {"train_id": self.train_id, "tag": self.tag, "mode": self.mode,
-                  "expanded": ",".join(self.expanded), "node": self.node}
+        values = {
+            "train_id": self.train_id,
+            "tag": self.tag,
+            "mode": self.mode,
+            "expanded": ",".join(self.expanded),
+            "node": self.node,
+        }
         values.update(changes)
         if isinstance(values["expanded"], list):
             values["expanded"] = ",".join(values["expanded"])
@@ -92,19 +97,27 @@ def parse_state(params: dict[str, str]) -> GraphState:
     problems = []
     mode = params.get("mode", GraphMode.NORMAL.value)
     if mode not in GRAPH_MODES:
-        problems.append(_("Unknown mode {mode!r} in the address: showing the normal graph "
-                          "(mode is 'normal' or 'optimize').").format(mode=mode))
+        problems.append(
+            _(
+                "Unknown mode {mode!r} in the address: showing the normal graph "
+                "(mode is 'normal' or 'optimize')."
+            ).format(mode=mode)
+        )
         mode = GraphMode.NORMAL.value
     tag = params.get("tag") or None
     if tag and tag.endswith(OPTIMIZED_SUFFIX):
-        tag, mode = tag[:-len(OPTIMIZED_SUFFIX)], GraphMode.OPTIMIZE.value
+        tag, mode = tag[: -len(OPTIMIZED_SUFFIX)], GraphMode.OPTIMIZE.value
     expanded = [s for s in (params.get("expanded") or "").split(",") if s]
     if len(expanded) > MAX_EXPANDED_PARAM:
-        problems.append(_("Only the first {count} open scopes of the address are used.").format(
-            count=MAX_EXPANDED_PARAM))
+        problems.append(
+            _("Only the first {count} open scopes of the address are used.").format(
+                count=MAX_EXPANDED_PARAM
+            )
+        )
         expanded = expanded[:MAX_EXPANDED_PARAM]
-    return GraphState(params.get("train_id", ""), tag, mode, expanded,
-                      params.get("node") or None, problems)
+    return GraphState(
+        params.get("train_id", ""), tag, mode, expanded, params.get("node") or None, problems
+    )
 
 
 def toggle_scope(model: GraphModel, expanded: list[str], scope: str) -> list[str]:
@@ -157,23 +170,43 @@ def load_model(service: GraphService, state: GraphState) -> LoadedGraph:
     except DataError as error:
         return LoadedGraph(None, "", [], str(error))
     if not tags:
-        return LoadedGraph(None, "", tags, _(
-            "This job has no computational graph. SummaryCollector records it in GRAPH_MODE "
-            "({collect}); a MindSpore .pb graph file in the job folder is shown too.").format(
-                collect="collect_specified_data={'collect_graph': True}"))
+        return LoadedGraph(
+            None,
+            "",
+            tags,
+            _(
+                "This job has no computational graph. SummaryCollector records it in GRAPH_MODE "
+                "({collect}); a MindSpore .pb graph file in the job folder is shown too."
+            ).format(collect="collect_specified_data={'collect_graph': True}"),
+        )
     if tag is None:
-        return LoadedGraph(None, "", tags, _("This job has no graph {tag!r}. Its graphs: "
-                                             "{tags}.").format(tag=state.tag,
-                                                               tags=", ".join(tags)))
+        return LoadedGraph(
+            None,
+            "",
+            tags,
+            _("This job has no graph {tag!r}. Its graphs: {tags}.").format(
+                tag=state.tag, tags=", ".join(tags)
+            ),
+        )
     try:
         model = service.model(state.train_id, tag, state.mode, extended_types=True)
     except (DataError, GraphBuildError) as error:
-        return LoadedGraph(None, tag, tags, _("The graph {tag!r} cannot be shown: {error}"
-                                              ).format(tag=tag, error=error))
+        return LoadedGraph(
+            None,
+            tag,
+            tags,
+            _("The graph {tag!r} cannot be shown: {error}").format(tag=tag, error=error),
+        )
     if model.is_empty:
-        return LoadedGraph(None, tag, tags, _(
-            "The readable graph has no node left: everything in it is gradient or optimizer "
-            "logic. Switch readable mode off."))
+        return LoadedGraph(
+            None,
+            tag,
+            tags,
+            _(
+                "The readable graph has no node left: everything in it is gradient or optimizer "
+                "logic. Switch readable mode off."
+            ),
+        )
     return LoadedGraph(model, tag, tags, None)
 
 
@@ -189,59 +222,106 @@ def _shape_text(attr: dict[str, Any]) -> str:
 def _edge_list(title: str, edges: dict[str, dict[str, Any]], element_id: str) -> html.Div:
     items = []
     for name, attr in list(edges.items())[:MAX_EDGES_LISTED]:
-        items.append(html.Li([
-            html.Button(name, id={"type": "graph-locate", "name": name},
+        items.append(
+            html.Li(
+                [
+                    html.Button(
+                        name,
+                        id={"type": "graph-locate", "name": name},
                         className="di-link-button gp-edge-name",
-                        title=_("Show {name}").format(name=name)),
-            html.Div(_shape_text(attr) + (" " + _("(control)")
-                                          if attr.get("edge_type") == "control" else ""),
-                     className="gp-edge-type"),
-        ]))
+                        title=_("Show {name}").format(name=name),
+                    ),
+                    html.Div(
+                        _shape_text(attr)
+                        + (" " + _("(control)") if attr.get("edge_type") == "control" else ""),
+                        className="gp-edge-type",
+                    ),
+                ]
+            )
+        )
     more = len(edges) - len(items)
-    return html.Div(id=element_id, className="gp-edges", children=[
-        html.Div(f"{title} ({len(edges)})", className="gp-info-label"),
-        html.Ul(items) if items else html.Div(_("none"), className="di-muted"),
-        html.Div(_("... and {count} more").format(count=more), className="di-muted")
-        if more > 0 else None,
-    ])
+    return html.Div(
+        id=element_id,
+        className="gp-edges",
+        children=[
+            html.Div(f"{title} ({len(edges)})", className="gp-info-label"),
+            html.Ul(items) if items else html.Div(_("none"), className="di-muted"),
+            html.Div(_("... and {count} more").format(count=more), className="di-muted")
+            if more > 0
+            else None,
+        ],
+    )
 
 
 def node_info(model: GraphModel, name: str | None, expanded: list[str]) -> Any:
     """The "Node Information" panel of ``name``."""
     if not name:
-        return html.Div(_("Click a node to see its details; double-click a scope to open it."),
-                        className="di-muted gp-info-empty")
+        return html.Div(
+            _("Click a node to see its details; double-click a scope to open it."),
+            className="di-muted gp-info-empty",
+        )
     node = model.nodes.get(name)
     if node is None:
-        return html.Div(_("No node {name!r} in this graph.").format(name=name),
-                        className="di-error-text")
+        return html.Div(
+            _("No node {name!r} in this graph.").format(name=name), className="di-error-text"
+        )
     rows: list[tuple[str, Any]] = [
         (_("Name"), html.Span(node.name, id="graph-info-name", className="gp-info-name")),
-        (_("Type"), node.type)]
+        (_("Type"), node.type),
+    ]
     if node.full_name and node.full_name != node.name:
         rows.append((_("Full name"), node.full_name))
     if node.is_scope:
         rows.append((_("Subnodes"), str(node.subnode_count)))
     if node.output_data_type:
-        rows.append((_("Output"), _shape_text({"shape": node.output_shape,
-                                               "data_type": node.output_data_type})))
+        rows.append(
+            (
+                _("Output"),
+                _shape_text({"shape": node.output_shape, "data_type": node.output_data_type}),
+            )
+        )
     if node.is_dynamic_shape_node:
         rows.append((_("Shape"), _("dynamic")))
-    children: list[Any] = [html.Table(className="gp-info-table", children=[html.Tbody([
-        html.Tr([html.Th(label), html.Td(value)]) for label, value in rows])])]
+    children: list[Any] = [
+        html.Table(
+            className="gp-info-table",
+            children=[
+                html.Tbody([html.Tr([html.Th(label), html.Td(value)]) for label, value in rows])
+            ],
+        )
+    ]
     if node.is_scope:
         label = "− " + _("Collapse") if name in expanded else "+ " + _("Expand")
-        children.append(html.Button(label, id={"type": "graph-toggle", "name": name},
-                                    className="di-button secondary gp-toggle-button",
-                                    title=_("Open or close this scope in the graph")))
+        children.append(
+            html.Button(
+                label,
+                id={"type": "graph-toggle", "name": name},
+                className="di-button secondary gp-toggle-button",
+                title=_("Open or close this scope in the graph"),
+            )
+        )
     attributes = node.attributes()
     if attributes:
-        children.append(html.Details(open=len(attributes) <= 6, className="gp-attrs", children=[
-            html.Summary(_("Attributes ({count})").format(count=len(attributes))),
-            html.Table(className="gp-info-table", children=[html.Tbody([
-                html.Tr([html.Th(key), html.Td(html.Pre(value.strip()))])
-                for key, value in attributes.items()])]),
-        ]))
+        children.append(
+            html.Details(
+                open=len(attributes) <= 6,
+                className="gp-attrs",
+                children=[
+                    html.Summary(_("Attributes ({count})").format(count=len(attributes))),
+                    html.Table(
+                        className="gp-info-table",
+                        children=[
+                            html.Tbody(
+                                [
+                                    html.Tr([html.Th(key), html.Td(html.Pre(value.strip()))])
+                                    for key, value in attributes.items()
+                                ]
+                            )
+                        ],
+                    ),
+                ],
+            )
+        )
     children.append(_edge_list(_("Inputs"), node.inputs, "graph-info-inputs"))
     children.append(_edge_list(_("Outputs"), node.outputs, "graph-info-outputs"))
     return children
@@ -258,16 +338,18 @@ def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html
         for node in by_parent.get(parent, []):
             toggle: Any = html.Span(className="gp-tree-spacer")
             if node.subnode_count:
-                toggle = html.Button("▾" if node.expanded else "▸",
-                                     id={"type": "graph-tree-toggle", "name": node.name},
-                                     className="gp-tree-toggle",
-                                     title=_("Close") if node.expanded else _("Open"))
-            label = html.Button([html.Span(className=f"gp-swatch gp-sw-{node.kind}"),
-                                 node.label],
-                                id={"type": "graph-tree-node", "name": node.name},
-                                className="gp-tree-label" + (
-                                    " selected" if node.name == selected else ""),
-                                title=node.name)
+                toggle = html.Button(
+                    "▾" if node.expanded else "▸",
+                    id={"type": "graph-tree-toggle", "name": node.name},
+                    className="gp-tree-toggle",
+                    title=_("Close") if node.expanded else _("Open"),
+                )
+            label = html.Button(
+                [html.Span(className=f"gp-swatch gp-sw-{node.kind}"), node.label],
+                id={"type": "graph-tree-node", "name": node.name},
+                className="gp-tree-label" + (" selected" if node.name == selected else ""),
+                title=node.name,
+            )
             inner = items(node.name) if node.expanded else []
             result.append(html.Li([toggle, label] + ([html.Ul(inner)] if inner else [])))
         return result
@@ -281,38 +363,63 @@ def search_results(model: GraphModel, text: str | None) -> Any:
         return None
     matches = model.search(text.strip())
     if not matches:
-        return html.Div(_("No node matches {text!r}.").format(text=text.strip()),
-                        className="di-muted gp-no-match")
+        return html.Div(
+            _("No node matches {text!r}.").format(text=text.strip()),
+            className="di-muted gp-no-match",
+        )
     items = []
     for node in matches[:MAX_SEARCH_RESULTS]:
         scope, _unused, base = node.name.rpartition("/")
-        items.append(html.Li(html.Button(
-            [html.Span(className=f"gp-swatch gp-sw-{kind_of(node)}"), html.B(base),
-             html.Span(scope, className="gp-result-scope")],
-            id={"type": "graph-locate", "name": node.name}, className="gp-result",
-            title=node.name)))
+        items.append(
+            html.Li(
+                html.Button(
+                    [
+                        html.Span(className=f"gp-swatch gp-sw-{kind_of(node)}"),
+                        html.B(base),
+                        html.Span(scope, className="gp-result-scope"),
+                    ],
+                    id={"type": "graph-locate", "name": node.name},
+                    className="gp-result",
+                    title=node.name,
+                )
+            )
+        )
     more = len(matches) - len(items)
-    return [html.Div(ngettext("{count} node", "{count} nodes", len(matches)).format(
-                count=len(matches)), className="di-muted gp-result-count"),
-            html.Ul(items, className="gp-results"),
-            html.Div(_("... {count} more: refine the search").format(count=more),
-                     className="di-muted")
-            if more > 0 else None]
+    return [
+        html.Div(
+            ngettext("{count} node", "{count} nodes", len(matches)).format(count=len(matches)),
+            className="di-muted gp-result-count",
+        ),
+        html.Ul(items, className="gp-results"),
+        html.Div(_("... {count} more: refine the search").format(count=more), className="di-muted")
+        if more > 0
+        else None,
+    ]
 
 
 def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
     """Readable-mode switch and graph file selector (rebuilt from the URL)."""
-    items: list[Any] = [dcc.Checklist(
-        id="graph-mode",
-        options=[{"label": " " + _("Readable (optimized graph)"),
-                  "value": GraphMode.OPTIMIZE.value}],
-        value=[GraphMode.OPTIMIZE.value] if mode == GraphMode.OPTIMIZE else [],
-        className="di-inline",
-        inputClassName="di-checkbox")]
+    items: list[Any] = [
+        dcc.Checklist(
+            id="graph-mode",
+            options=[
+                {"label": " " + _("Readable (optimized graph)"), "value": GraphMode.OPTIMIZE.value}
+            ],
+            value=[GraphMode.OPTIMIZE.value] if mode == GraphMode.OPTIMIZE else [],
+            className="di-inline",
+            inputClassName="di-checkbox",
+        )
+    ]
     if len(tags) > 1:
-        items.append(dcc.Dropdown(id="graph-tag", options=[{"label": t, "value": t}
-                                                           for t in tags],
-                                  value=tag, clearable=False, className="gp-tag-select"))
+        items.append(
+            dcc.Dropdown(
+                id="graph-tag",
+                options=[{"label": t, "value": t} for t in tags],
+                value=tag,
+                clearable=False,
+                className="gp-tag-select",
+            )
+        )
     elif tag:
         items.append(html.Span(tag, className="di-muted gp-tag-name", title=_("Graph file")))
     return items
@@ -323,67 +430,139 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
 
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
-    return html.Div(className="gp-page", children=[
-        job_page_head(app, _("Computational Graph"), train_id),
-        dcc.Store(id="graph-shown"),
-        dcc.Store(id="graph-focus"),
-        dcc.Store(id="graph-dbltap"),
-        html.Div(className="gp-layout", children=[
-            html.Section(className="di-panel gp-main", children=[
-                html.Div(className="di-toolbar gp-toolbar", children=[
-                    html.Div(id="graph-controls", className="gp-controls"),
-                    html.Div(className="di-spacer"),
-                    html.Button(_("Collapse all"), id="graph-collapse-all",
-                                className="di-button secondary", title=_("Close every scope")),
-                    html.Button(_("Fit"), id="graph-fit", className="di-button secondary",
-                                title=_("Fit the graph to the window")),
-                    *canvas_buttons(CANVAS, "computational-graph", PNG_OPTIONS,
-                                    _("Save the whole drawn graph as an image")),
-                ]),
-                html.Div(id="graph-notice", className="gp-notice"),
-                html.Div(id="graph-canvas-wrap", className="gp-canvas-wrap", children=[
-                    cyto.Cytoscape(id="graph-cy", elements=[], layout={"name": "preset",
-                                                                       "fit": False},
-                                   stylesheet=graph_stylesheet(None), minZoom=0.05, maxZoom=4,
-                                   boxSelectionEnabled=False,
-                                   autoungrabify=True, className="gp-cy",
-                                   style={"width": "100%", "height": "100%"}),
-                ]),
-            ]),
-            html.Aside(className="gp-side", children=[
-                html.Div(className="di-panel gp-box", children=[
-                    dcc.Input(id="graph-search", type="search", debounce=0.3,
-                              placeholder=_("Search node name"),
-                              className="di-input gp-search"),
-                    html.Div(id="graph-search-results"),
-                    html.Div(id="graph-tree", className="gp-tree-wrap"),
-                ]),
-                html.Div(className="di-panel gp-box", children=[
-                    html.Div(_("Overview"), className="gp-box-title"),
-                    html.Div(id="graph-overview-wrap", className="gp-overview", children=[
-                        cyto.Cytoscape(id="graph-overview", elements=[],
-                                       layout={"name": "preset", "fit": True, "padding": 6},
-                                       stylesheet=overview_stylesheet(),
-                                       userZoomingEnabled=False, userPanningEnabled=False,
-                                       boxSelectionEnabled=False, autoungrabify=True,
-                                       autounselectify=True,
-                                       style={"width": "100%", "height": "100%"}),
-                        html.Div(id="graph-overview-box", className="gp-overview-box"),
-                    ]),
-                ]),
-                html.Div(className="di-panel gp-box", children=[
-                    html.Div(_("Node Information"), className="gp-box-title"),
-                    html.Div(id="graph-info", className="gp-info"),
-                ]),
-                html.Div(className="di-panel gp-box",
-                         children=legend(GRAPH_LEGEND, "graph-legend")),
-            ]),
-        ]),
-    ])
+    return html.Div(
+        className="gp-page",
+        children=[
+            job_page_head(app, _("Computational Graph"), train_id),
+            dcc.Store(id="graph-shown"),
+            dcc.Store(id="graph-focus"),
+            dcc.Store(id="graph-dbltap"),
+            html.Div(
+                className="gp-layout",
+                children=[
+                    html.Section(
+                        className="di-panel gp-main",
+                        children=[
+                            html.Div(
+                                className="di-toolbar gp-toolbar",
+                                children=[
+                                    html.Div(id="graph-controls", className="gp-controls"),
+                                    html.Div(className="di-spacer"),
+                                    html.Button(
+                                        _("Collapse all"),
+                                        id="graph-collapse-all",
+                                        className="di-button secondary",
+                                        title=_("Close every scope"),
+                                    ),
+                                    html.Button(
+                                        _("Fit"),
+                                        id="graph-fit",
+                                        className="di-button secondary",
+                                        title=_("Fit the graph to the window"),
+                                    ),
+                                    *canvas_buttons(
+                                        CANVAS,
+                                        "computational-graph",
+                                        PNG_OPTIONS,
+                                        _("Save the whole drawn graph as an image"),
+                                    ),
+                                ],
+                            ),
+                            html.Div(id="graph-notice", className="gp-notice"),
+                            html.Div(
+                                id="graph-canvas-wrap",
+                                className="gp-canvas-wrap",
+                                children=[
+                                    cyto.Cytoscape(
+                                        id="graph-cy",
+                                        elements=[],
+                                        layout={"name": "preset", "fit": False},
+                                        stylesheet=graph_stylesheet(None),
+                                        minZoom=0.05,
+                                        maxZoom=4,
+                                        boxSelectionEnabled=False,
+                                        autoungrabify=True,
+                                        className="gp-cy",
+                                        style={"width": "100%", "height": "100%"},
+                                    ),
+                                ],
+                            ),
+                        ],
+                    ),
+                    html.Aside(
+                        className="gp-side",
+                        children=[
+                            html.Div(
+                                className="di-panel gp-box",
+                                children=[
+                                    dcc.Input(
+                                        id="graph-search",
+                                        type="search",
+                                        debounce=0.3,
+                                        placeholder=_("Search node name"),
+                                        className="di-input gp-search",
+                                    ),
+                                    html.Div(id="graph-search-results"),
+                                    html.Div(id="graph-tree", className="gp-tree-wrap"),
+                                ],
+                            ),
+                            html.Div(
+                                className="di-panel gp-box",
+                                children=[
+                                    html.Div(_("Overview"), className="gp-box-title"),
+                                    html.Div(
+                                        id="graph-overview-wrap",
+                                        className="gp-overview",
+                                        children=[
+                                            cyto.Cytoscape(
+                                                id="graph-overview",
+                                                elements=[],
+                                                layout={
+                                                    "name": "preset",
+                                                    "fit": True,
+                                                    "padding": 6,
+                                                },
+                                                stylesheet=overview_stylesheet(),
+                                                userZoomingEnabled=False,
+                                                userPanningEnabled=False,
+                                                boxSelectionEnabled=False,
+                                                autoungrabify=True,
+                                                autounselectify=True,
+                                                style={"width": "100%", "height": "100%"},
+                                            ),
+                                            html.Div(
+                                                id="graph-overview-box", className="gp-overview-box"
+                                            ),
+                                        ],
+                                    ),
+                                ],
+                            ),
+                            html.Div(
+                                className="di-panel gp-box",
+                                children=[
+                                    html.Div(_("Node Information"), className="gp-box-title"),
+                                    html.Div(id="graph-info", className="gp-info"),
+                                ],
+                            ),
+                            html.Div(
+                                className="di-panel gp-box",
+                                children=legend(GRAPH_LEGEND, "graph-legend"),
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    )
 
 
-def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
-                shown: dict[str, Any] | None, theme: str | None = None) -> tuple[Any, ...]:
+def render_page(
+    state: GraphState,
+    loaded: LoadedGraph,
+    version: int | None,
+    shown: dict[str, Any] | None,
+    theme: str | None = None,
+) -> tuple[Any, ...]:
     """The 11 outputs of the page's render callback (elements, overview elements, stylesheet,
     scope tree, node panel, controls, notices, what is shown, focus request, canvas class,
     overview stylesheet) for
@@ -395,8 +574,9 @@ def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
     shown = shown or {}
     model, tag, tags, message = loaded
     controls_key: list[Any] = [tag, state.mode, tags]
-    new_controls = (dash.no_update if shown.get("controls") == controls_key
-                    else controls(tag, tags, state.mode))
+    new_controls = (
+        dash.no_update if shown.get("controls") == controls_key else controls(tag, tags, state.mode)
+    )
     problems = list(state.problems)
     if model is None:
         signature: list[Any] = [None, message, controls_key, problems, theme]
@@ -404,9 +584,19 @@ def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
             return (dash.no_update,) * 11
         notices = [html.Div(p, className="di-warning") for p in problems]
         notices.append(html.Div(message, className="di-empty gp-message"))
-        return ([], [], graph_stylesheet(None, theme=theme), None, None, new_controls, notices,
-                {"controls": controls_key, "signature": signature}, None,
-                "gp-canvas-wrap gp-hidden", overview_stylesheet(theme))
+        return (
+            [],
+            [],
+            graph_stylesheet(None, theme=theme),
+            None,
+            None,
+            new_controls,
+            notices,
+            {"controls": controls_key, "signature": signature},
+            None,
+            "gp-canvas-wrap gp-hidden",
+            overview_stylesheet(theme),
+        )
     view = build_view(model, state.expanded)
     problems += view.notices
     selected = state.node if state.node in model.nodes else None
@@ -419,18 +609,32 @@ def render_page(state: GraphState, loaded: LoadedGraph, version: int | None,
     same_view = shown.get("view") == view_key
     elements = dash.no_update if same_view else graph_elements(view)
     focus = focus_request(shown, view_key, view, selected)
-    new_shown = {"view": view_key, "node": selected, "controls": controls_key,
-                 "signature": signature, "n": (shown.get("n") or 0) + 1}
+    new_shown = {
+        "view": view_key,
+        "node": selected,
+        "controls": controls_key,
+        "signature": signature,
+        "n": (shown.get("n") or 0) + 1,
+    }
     notices = [html.Div(p, className="di-warning") for p in problems]
-    return (elements, elements, graph_stylesheet(selected, theme=theme),
-            scope_tree(model, view, selected), node_info(model, selected, view.expanded),
-            new_controls, notices, new_shown,
-            dash.no_update if focus is None else focus, "gp-canvas-wrap",
-            overview_stylesheet(theme))
+    return (
+        elements,
+        elements,
+        graph_stylesheet(selected, theme=theme),
+        scope_tree(model, view, selected),
+        node_info(model, selected, view.expanded),
+        new_controls,
+        notices,
+        new_shown,
+        dash.no_update if focus is None else focus,
+        "gp-canvas-wrap",
+        overview_stylesheet(theme),
+    )
 
 
-def focus_request(shown: dict[str, Any], view_key: list[Any], view: GraphView,
-                  selected: str | None) -> dict[str, Any] | None:
+def focus_request(
+    shown: dict[str, Any], view_key: list[Any], view: GraphView, selected: str | None
+) -> dict[str, Any] | None:
     """Where the browser should look after a redraw (``assets/graph-pages.js`` followFocus), or
     None to leave the viewport alone (same view, same selection).
 
@@ -512,17 +716,26 @@ def register(app: dash.Dash, service: GraphService) -> None:
         return load_model(service, state).model
 
     @app.callback(
-        Output("graph-cy", "elements"), Output("graph-overview", "elements"),
-        Output("graph-cy", "stylesheet"), Output("graph-tree", "children"),
-        Output("graph-info", "children"), Output("graph-controls", "children"),
-        Output("graph-notice", "children"), Output("graph-shown", "data"),
-        Output("graph-focus", "data"), Output("graph-canvas-wrap", "className"),
+        Output("graph-cy", "elements"),
+        Output("graph-overview", "elements"),
+        Output("graph-cy", "stylesheet"),
+        Output("graph-tree", "children"),
+        Output("graph-info", "children"),
+        Output("graph-controls", "children"),
+        Output("graph-notice", "children"),
+        Output("graph-shown", "data"),
+        Output("graph-focus", "data"),
+        Output("graph-canvas-wrap", "className"),
         Output("graph-overview", "stylesheet"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), Input("theme", "data"), State("graph-shown", "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        Input("theme", "data"),
+        State("graph-shown", "data"),
     )
-    def render(search: str | None, _ticks: Any, _clicks: Any, theme: str | None,
-               shown: dict | None) -> Any:
+    def render(
+        search: str | None, _ticks: Any, _clicks: Any, theme: str | None, shown: dict | None
+    ) -> Any:
         state = current(search)
         loaded = load_model(service, state)
         version = None
@@ -532,30 +745,38 @@ def register(app: dash.Dash, service: GraphService) -> None:
                 version = provider.job(state.train_id).version
         return render_page(state, loaded, version, shown, theme)
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("graph-cy", "tapNodeData"), State("url", "search"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("graph-cy", "tapNodeData"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def select_node(data: dict | None, search: str | None) -> Any:
         return _or_no_update(select_search(current(search), (data or {}).get("id")))
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("graph-dbltap", "data"),
-                  Input({"type": "graph-toggle", "name": ALL}, "n_clicks"),
-                  Input({"type": "graph-tree-toggle", "name": ALL}, "n_clicks"),
-                  State("url", "search"), prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("graph-dbltap", "data"),
+        Input({"type": "graph-toggle", "name": ALL}, "n_clicks"),
+        Input({"type": "graph-tree-toggle", "name": ALL}, "n_clicks"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def toggle(dbltap: dict | None, _button: Any, _tree: Any, search: str | None) -> Any:
         """Open or close a scope: double click, the panel's button or the tree's arrow."""
         if drawn_not_clicked():
             return dash.no_update
-        scope = (dbltap or {}).get("id") if ctx.triggered_id == "graph-dbltap" \
-            else _clicked_name()
+        scope = (dbltap or {}).get("id") if ctx.triggered_id == "graph-dbltap" else _clicked_name()
         state = current(search)
         return _or_no_update(toggle_search(model_of(state), state, scope))
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
-                  Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
-                  State("url", "search"), prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
+        Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def locate(_located: Any, _tree: Any, search: str | None) -> Any:
         name = _clicked_name()
         if name is None:
@@ -563,30 +784,42 @@ def register(app: dash.Dash, service: GraphService) -> None:
         state = current(search)
         return _or_no_update(locate_search(model_of(state), state, name))
 
-    @app.callback(Output("graph-search-results", "children"), Input("graph-search", "value"),
-                  Input("url", "search"))
+    @app.callback(
+        Output("graph-search-results", "children"),
+        Input("graph-search", "value"),
+        Input("url", "search"),
+    )
     def search_nodes(text: str | None, search: str | None) -> Any:
         model = model_of(current(search))
         return search_results(model, text) if model is not None else None
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("graph-mode", "value"), State("url", "search"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("graph-mode", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def set_mode(value: list[str] | None, search: str | None) -> Any:
         readable = GraphMode.OPTIMIZE in (value or [])
         return _or_no_update(mode_search(current(search), readable))
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("graph-tag", "value"), State("url", "search"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("graph-tag", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def set_tag(tag: str | None, search: str | None) -> Any:
         state = current(search)
         shown_tag = resolve_tag(provider, state)[0] if state.train_id else None
         return _or_no_update(tag_search(state, tag, shown_tag))
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("graph-collapse-all", "n_clicks"), State("url", "search"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("graph-collapse-all", "n_clicks"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def collapse_all(clicks: int | None, search: str | None) -> Any:
         state = current(search)
         return state.search(expanded=[]) if clicks and state.expanded else dash.no_update
@@ -595,12 +828,32 @@ def register(app: dash.Dash, service: GraphService) -> None:
     # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "followFocus"),
-        Output("graph-overview-box", "title"), Input("graph-focus", "data"),
-        Input("graph-fit", "n_clicks"), State("graph-cy", "id"), State("graph-overview", "id"),
-        State("graph-overview-box", "id"), State("graph-dbltap", "id"),
+        Output("graph-overview-box", "title"),
+        Input("graph-focus", "data"),
+        Input("graph-fit", "n_clicks"),
+        State("graph-cy", "id"),
+        State("graph-overview", "id"),
+        State("graph-overview-box", "id"),
+        State("graph-dbltap", "id"),
     )
 
 
-__all__ = ["PATH", "GraphState", "LoadedGraph", "focus_request", "layout", "load_model",
-           "locate_search", "mode_search", "parse_state", "register", "render_page", "reveal",
-           "search_results", "select_search", "tag_search", "toggle_scope", "toggle_search"]
+__all__ = [
+    "PATH",
+    "GraphState",
+    "LoadedGraph",
+    "focus_request",
+    "layout",
+    "load_model",
+    "locate_search",
+    "mode_search",
+    "parse_state",
+    "register",
+    "render_page",
+    "reveal",
+    "search_results",
+    "select_search",
+    "tag_search",
+    "toggle_scope",
+    "toggle_search",
+]

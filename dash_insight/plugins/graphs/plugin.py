@@ -17,9 +17,12 @@ PLUGIN: Plugin[GraphService] = Plugin(
     name="graphs",
     service=_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register),
-           Page(data_graph_page.PATH, data_graph_page.layout, data_graph_page.register)),
-    cards=(Card("card-graph", lazy_gettext("Computational Graph"), page.PATH, cards.graph_card),
-           Card("card-dataset", lazy_gettext("Data Graph"), data_graph_page.PATH,
-                cards.dataset_card)),
+    pages=(
+        Page(page.PATH, page.layout, page.register),
+        Page(data_graph_page.PATH, data_graph_page.layout, data_graph_page.register),
+    ),
+    cards=(
+        Card("card-graph", lazy_gettext("Computational Graph"), page.PATH, cards.graph_card),
+        Card("card-dataset", lazy_gettext("Data Graph"), data_graph_page.PATH, cards.dataset_card),
+    ),
 )

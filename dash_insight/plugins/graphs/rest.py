@@ -68,7 +68,8 @@ class _GraphViews:
         mode = request.args.get("mode", GraphMode.NORMAL.value)
         if mode not in GRAPH_MODES:
             raise errors.param_value_error(
-                f"The value of mode must be 'normal' or 'optimize', got {mode!r}.")
+                f"The value of mode must be 'normal' or 'optimize', got {mode!r}."
+            )
         tag = request.args.get("tag")
         if tag is not None and "\x00" in tag:
             raise errors.null_byte("tag contains null byte.")
@@ -109,7 +110,7 @@ class _GraphViews:
         model = self._graph()
         matches = model.search(request.args.get("search"))
         start = offset * limit
-        return json_response({"nodes": model.search_tree(matches[start:start + limit])})
+        return json_response({"nodes": model.search_tree(matches[start : start + limit])})
 
     def single_node(self) -> Response:
         """``/graphs/single-node``: ``GraphProcessor.search_single_node``."""
@@ -133,6 +134,4 @@ class _GraphViews:
         graph = self.provider.dataset_graph(train_id)
         if not graph:
             return json_response({})
-        return json_response({"dataset_graph": mindinsight_order(graph),
-                              "summary_dir": train_id})
-
+        return json_response({"dataset_graph": mindinsight_order(graph), "summary_dir": train_id})

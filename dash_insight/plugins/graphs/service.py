@@ -46,8 +46,14 @@ class GraphCache:
         self._lock = threading.Lock()
         self.builds = 0
 
-    def get(self, provider: GraphSource, train_id: str, tag: str, mode: str = GraphMode.NORMAL,
-            extended_types: bool = False) -> GraphModel:
+    def get(
+        self,
+        provider: GraphSource,
+        train_id: str,
+        tag: str,
+        mode: str = GraphMode.NORMAL,
+        extended_types: bool = False,
+    ) -> GraphModel:
         """The graph ``tag`` of ``train_id`` built in ``mode`` ("normal" or "optimize");
         raises the provider's errors (unknown job or tag, unreadable record) and
         :class:`~.nodes.GraphBuildError`."""
@@ -61,21 +67,23 @@ class GraphCache:
                 self._items.move_to_end(key)
                 return model
         proto = provider.read_graph(train_id, tag)
-        model = GraphModel(build_nodes(proto, readable=mode == GraphMode.OPTIMIZE,
-                                       extended_types=extended_types), mode)
+        model = GraphModel(
+            build_nodes(proto, readable=mode == GraphMode.OPTIMIZE, extended_types=extended_types),
+            mode,
+        )
         with self._lock:
             self.builds += 1
             self._items[key] = model
             while len(self._items) > 1 and (
-                    len(self._items) > self.max_graphs
-                    or sum(len(m) for m in self._items.values()) > self.max_nodes):
+                len(self._items) > self.max_graphs
+                or sum(len(m) for m in self._items.values()) > self.max_nodes
+            ):
                 self._items.popitem(last=False)
         return model
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
-
 
 
 class GraphService:
@@ -85,7 +93,8 @@ class GraphService:
         self.provider = provider
         self.cache = cache or GraphCache()
 
-    def model(self, train_id: str, tag: str, mode: str = GraphMode.NORMAL,
-              extended_types: bool = False) -> GraphModel:
+    def model(
+        self, train_id: str, tag: str, mode: str = GraphMode.NORMAL, extended_types: bool = False
+    ) -> GraphModel:
         """:meth:`GraphCache.get` on this service's cache."""
         return self.cache.get(self.provider, train_id, tag, mode, extended_types)

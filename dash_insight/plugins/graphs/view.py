@@ -151,9 +151,11 @@ class _ViewBuilder:
             children = self.model.child_names(scope)
             if len(self.visible) + len(children) > MAX_VISIBLE_NODES:
                 self.notices.append(
-                    _("{scope} has {count} nodes; it stays closed because the view would show "
-                      "more than {most} nodes. Close other scopes first.").format(
-                          scope=scope, count=len(children), most=MAX_VISIBLE_NODES))
+                    _(
+                        "{scope} has {count} nodes; it stays closed because the view would show "
+                        "more than {most} nodes. Close other scopes first."
+                    ).format(scope=scope, count=len(children), most=MAX_VISIBLE_NODES)
+                )
                 self.expanded.discard(scope)
                 continue
             opened.append(scope)
@@ -220,10 +222,18 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
     for name, parent in builder.visible.items():
         node = model.nodes[name]
         width, height = node_size(node)
-        nodes[name] = ViewNode(name, base_name(name), kind_of(node), node.type, parent,
-                               name in builder.expanded, width, height,
-                               subnode_count=node.subnode_count,
-                               dynamic=node.is_dynamic_shape_node)
+        nodes[name] = ViewNode(
+            name,
+            base_name(name),
+            kind_of(node),
+            node.type,
+            parent,
+            name in builder.expanded,
+            width,
+            height,
+            subnode_count=node.subnode_count,
+            dynamic=node.is_dynamic_shape_node,
+        )
     # lift every edge to each level it crosses, then lay levels out bottom up
     chain: dict[str, list[str]] = {}
 
@@ -276,8 +286,11 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
             view = nodes[member]
             view.x, view.y = left + x, top + y
             if member in builder.expanded:
-                absolute(member, view.x - view.width / 2 + SCOPE_PADDING,
-                         view.y - view.height / 2 + SCOPE_PADDING + SCOPE_TITLE)
+                absolute(
+                    member,
+                    view.x - view.width / 2 + SCOPE_PADDING,
+                    view.y - view.height / 2 + SCOPE_PADDING + SCOPE_TITLE,
+                )
 
     absolute(None, 0.0, 0.0)
     # An edge follows the route of its ends' blocks in the scope that holds both: between the

@@ -21,10 +21,14 @@ PREVIEW_HISTOGRAM_STEPS = 20
 def no_histograms() -> list[Any]:
     """The card of a job without histograms: how to record them."""
     return interpolate(
-        _("No parameter distribution yet. SummaryCollector records the first five weights by "
-          "default ({specified}); or use {summary} / {add_value}."),
+        _(
+            "No parameter distribution yet. SummaryCollector records the first five weights by "
+            "default ({specified}); or use {summary} / {add_value}."
+        ),
         specified=html.Code("collect_specified_data={'histogram_regular': ...}"),
-        summary=html.Code("HistogramSummary"), add_value=html.Code("add_value('histogram', ...)"))
+        summary=html.Code("HistogramSummary"),
+        add_value=html.Code("add_value('histogram', ...)"),
+    )
 
 
 def histogram_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
@@ -35,7 +39,12 @@ def histogram_card(request: CardRequest, service: DataService) -> tuple[Any, Any
         return no_data(no_histograms()), None
     steps = histograms(provider, train_id, tags[0], max_steps=PREVIEW_HISTOGRAM_STEPS)
     figure = histogram_ridge_figure(steps, height=240)
-    return (dcc.Graph(figure=figure, config={"displayModeBar": False, "staticPlot": True},
-                      id="preview-histogram"),
-            f"{tags[0]} · " + ngettext("{count} tag", "{count} tags", len(tags)).format(
-                count=len(tags)))
+    return (
+        dcc.Graph(
+            figure=figure,
+            config={"displayModeBar": False, "staticPlot": True},
+            id="preview-histogram",
+        ),
+        f"{tags[0]} · "
+        + ngettext("{count} tag", "{count} tags", len(tags)).format(count=len(tags)),
+    )

@@ -47,19 +47,32 @@ TITLE = lazy_gettext("Histogram Comparison")
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, _tags = jobs_with(service.provider, Plugin.HISTOGRAM)
     runs = run_selection(params, jobs)
-    return html.Div([
-        *compare_head(app, PATH, params, str(TITLE),
-                      _("one histogram tag of several training jobs at one step")),
-        html.Div(className="di-panel", children=[
-            run_picker("hcmp-jobs", runs),
-            tag_step_controls("hcmp", _("search a histogram tag")),
-        ]),
-        html.Section(className="di-panel", children=[
-            dcc.Graph(id="hcmp-graph", config=GRAPH_CONFIG, figure={}),
-            html.Ul(id="hcmp-notes", className="di-cmp-notes"),
-            html.Div(id="hcmp-missing", className="di-muted"),
-        ]),
-    ])
+    return html.Div(
+        [
+            *compare_head(
+                app,
+                PATH,
+                params,
+                str(TITLE),
+                _("one histogram tag of several training jobs at one step"),
+            ),
+            html.Div(
+                className="di-panel",
+                children=[
+                    run_picker("hcmp-jobs", runs),
+                    tag_step_controls("hcmp", _("search a histogram tag")),
+                ],
+            ),
+            html.Section(
+                className="di-panel",
+                children=[
+                    dcc.Graph(id="hcmp-graph", config=GRAPH_CONFIG, figure={}),
+                    html.Ul(id="hcmp-notes", className="di-cmp-notes"),
+                    html.Div(id="hcmp-missing", className="di-muted"),
+                ],
+            ),
+        ]
+    )
 
 
 def register(app: dash.Dash, service: DataService) -> None:
@@ -69,37 +82,77 @@ def register(app: dash.Dash, service: DataService) -> None:
     register_tag_step(app, "hcmp")
 
     @app.callback(
-        Output("hcmp-tag", "options"), Output("hcmp-tag", "value"),
-        Output("hcmp-step", "max"), Output("hcmp-step", "value"), Output("hcmp-step", "marks"),
-        Output("hcmp-step", "disabled"), Output("hcmp-step-label", "children"),
-        Output("hcmp-steps", "data"), Output("hcmp-graph", "figure"),
-        Output("hcmp-notes", "children"), Output("hcmp-missing", "children"),
+        Output("hcmp-tag", "options"),
+        Output("hcmp-tag", "value"),
+        Output("hcmp-step", "max"),
+        Output("hcmp-step", "value"),
+        Output("hcmp-step", "marks"),
+        Output("hcmp-step", "disabled"),
+        Output("hcmp-step-label", "children"),
+        Output("hcmp-steps", "data"),
+        Output("hcmp-graph", "figure"),
+        Output("hcmp-notes", "children"),
+        Output("hcmp-missing", "children"),
         Output("hcmp-shown", "data"),
         *tab_body_inputs("hcmp"),
     )
-    def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any,
-             shown: str | None) -> tuple:
+    def body(
+        search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
+    ) -> tuple:
         key = tab_answer_key(provider, search, overrides, shown)
         jobs, tags_of = jobs_with(provider, Plugin.HISTOGRAM)
-        view = tag_view(parse_search(search), jobs, tags_of,
-                        lambda run, tag: run_steps(provider, run, tag))
+        view = tag_view(
+            parse_search(search), jobs, tags_of, lambda run, tag: run_steps(provider, run, tag)
+        )
         tag, step, steps_of = view.tag, view.step, view.steps_of
         slider = slider_props(view.steps, step)
         store = view.store()
         if tag is None or step is None:
             message = _("No histogram in the jobs drawn: choose jobs above.")
-            return ([], None, slider["max"], slider["value"], slider["marks"],
-                    slider["disabled"], "", store, {}, [html.Li(message)], "", key)
-        colours = run_colours(view.runs.shown, [job.train_id for job in provider.list_jobs()],
-                              overrides if isinstance(overrides, dict) else None)
-        entries = histograms_at(provider, view.having, tag, step, steps_of)
-        notes = [html.Li(className="di-cmp-note", id={"type": "hcmp-note", "run": e.train_id},
-                         children=[run_dot(e.train_id, colours[e.train_id]),
-                                   html.B(e.train_id), " ",
-                                   e.problem or step_note(step, e.step, e.first)])
-                 for e in entries]
-        return (view.tags, tag, slider["max"], slider["value"], slider["marks"],
+            return (
+                [],
+                None,
+                slider["max"],
+                slider["value"],
+                slider["marks"],
                 slider["disabled"],
-                _("step {step}").format(step=step), store,
-                overlay_figure(tag, entries, colours), notes, missing_text(tag, view.missing),
-                key)
+                "",
+                store,
+                {},
+                [html.Li(message)],
+                "",
+                key,
+            )
+        colours = run_colours(
+            view.runs.shown,
+            [job.train_id for job in provider.list_jobs()],
+            overrides if isinstance(overrides, dict) else None,
+        )
+        entries = histograms_at(provider, view.having, tag, step, steps_of)
+        notes = [
+            html.Li(
+                className="di-cmp-note",
+                id={"type": "hcmp-note", "run": e.train_id},
+                children=[
+                    run_dot(e.train_id, colours[e.train_id]),
+                    html.B(e.train_id),
+                    " ",
+                    e.problem or step_note(step, e.step, e.first),
+                ],
+            )
+            for e in entries
+        ]
+        return (
+            view.tags,
+            tag,
+            slider["max"],
+            slider["value"],
+            slider["marks"],
+            slider["disabled"],
+            _("step {step}").format(step=step),
+            store,
+            overlay_figure(tag, entries, colours),
+            notes,
+            missing_text(tag, view.missing),
+            key,
+        )

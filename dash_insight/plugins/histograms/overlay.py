@@ -47,8 +47,13 @@ def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
         return []
 
 
-def histograms_at(provider: DataProvider, runs: Sequence[str], tag: str, wanted: int,
-                  steps_of: Mapping[str, Sequence[int]]) -> list[RunHistogram]:
+def histograms_at(
+    provider: DataProvider,
+    runs: Sequence[str],
+    tag: str,
+    wanted: int,
+    steps_of: Mapping[str, Sequence[int]],
+) -> list[RunHistogram]:
     """Each run's histogram of ``tag`` at its step at or below ``wanted`` (``steps_of``: each
     run's steps, ascending), re-binned together onto one grid."""
     out: list[RunHistogram | None] = []
@@ -71,8 +76,9 @@ def histograms_at(provider: DataProvider, runs: Sequence[str], tag: str, wanted:
     for train_id, entry in zip(runs, out, strict=True):
         if entry is None:
             steps = list(steps_of[train_id])
-            entry = RunHistogram(train_id, step_at_or_below(steps, wanted), steps[0],
-                                 buckets=next(grids))
+            entry = RunHistogram(
+                train_id, step_at_or_below(steps, wanted), steps[0], buckets=next(grids)
+            )
         result.append(entry)
     return result
 
@@ -88,8 +94,9 @@ def outline(buckets: np.ndarray) -> tuple[list[float], list[float]]:
     return xs, ys
 
 
-def overlay_figure(tag: str, entries: Sequence[RunHistogram], colours: Mapping[str, str],
-                   height: int = 380) -> go.Figure:
+def overlay_figure(
+    tag: str, entries: Sequence[RunHistogram], colours: Mapping[str, str], height: int = 380
+) -> go.Figure:
     """One outline per run with a histogram (:func:`outline`), in its run colour with a light
     fill, named ``<run> · step <n>`` in the legend and hover; ``meta`` = {run, step}."""
     traces = []
@@ -99,14 +106,26 @@ def overlay_figure(tag: str, entries: Sequence[RunHistogram], colours: Mapping[s
         xs, ys = outline(entry.buckets)
         colour = colours.get(entry.train_id, "#5b8ff9")
         name = _("{run} · step {step}").format(run=entry.train_id, step=entry.step)
-        traces.append(go.Scatter(
-            x=xs, y=ys, mode="lines", name=name, line={"color": colour, "width": 2},
-            fill="tozeroy", fillcolor=band_fill(colour, None, 0.12),
-            meta={"run": entry.train_id, "step": entry.step},
-            hovertemplate=f"{name}<br>%{{x:.4g}}: %{{y:.6g}}<extra></extra>"))
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                name=name,
+                line={"color": colour, "width": 2},
+                fill="tozeroy",
+                fillcolor=band_fill(colour, None, 0.12),
+                meta={"run": entry.train_id, "step": entry.step},
+                hovertemplate=f"{name}<br>%{{x:.4g}}: %{{y:.6g}}<extra></extra>",
+            )
+        )
     figure = go.Figure(data=traces, layout=small_layout(height))
-    figure.update_layout(showlegend=True, hovermode="closest", uirevision=tag,
-                         legend={"orientation": "h", "x": 0, "y": -0.15, "yanchor": "top"})
+    figure.update_layout(
+        showlegend=True,
+        hovermode="closest",
+        uirevision=tag,
+        legend={"orientation": "h", "x": 0, "y": -0.15, "yanchor": "top"},
+    )
     figure.update_xaxes(title={"text": tag})
     figure.update_yaxes(title={"text": _("count")}, rangemode="tozero")
     return figure

@@ -52,37 +52,70 @@ FIRST_CARDS = 3
 def empty() -> list[Any]:
     """What a job without histograms shows: how to record them."""
     return interpolate(
-        _("This job has no parameter distribution (histogram) yet. SummaryCollector records "
-          "the first five weights by default ({specified} chooses others); in the network use "
-          "{summary}, or {add_value}."),
+        _(
+            "This job has no parameter distribution (histogram) yet. SummaryCollector records "
+            "the first five weights by default ({specified} chooses others); in the network use "
+            "{summary}, or {add_value}."
+        ),
         specified=html.Code("collect_specified_data={'histogram_regular': '^conv1.*'}"),
         summary=html.Code("ops.HistogramSummary"),
-        add_value=html.Code("SummaryRecord.add_value('histogram', name, tensor)"))
+        add_value=html.Code("SummaryRecord.add_value('histogram', name, tensor)"),
+    )
+
 
 #: ``view`` (Top / Front), ``axis`` of the Top view, ``raw`` buckets.
-STATE = per_tag_page.page_state(Choice("view", "top", VIEWS), Choice("axis", "step", AXES),
-                                Flag("raw"))
+STATE = per_tag_page.page_state(
+    Choice("view", "top", VIEWS), Choice("axis", "step", AXES), Flag("raw")
+)
 
 
 def controls(state: dict[str, Any]) -> list[html.Div]:
     """Angle of view, vertical axis (Top view only), raw buckets."""
-    return [html.Div(className="di-vp-row", children=[
-        html.Span(_("Angle of view"), className="di-control-label"),
-        segmented("hist-view", [("front", _("Front")), ("top", _("Top"))], state["view"]),
-        html.Span(id="hist-axis-group", className="di-vp-group", children=[
-            html.Span(_("Vertical axis"), className="di-control-label"),
-            segmented("hist-axis", [("step", _("Step")), ("relative", _("Relative time (s)")),
-                                    ("absolute", _("Absolute time"))], state["axis"]),
-        ], style={"display": "none"} if state["view"] == "front" else {}),
-        dcc.Checklist(id="hist-raw", value=["1"] if state["raw"] else [],
-                      options=[{"label": " " + _("Raw buckets (as written, not re-binned)"),
-                                "value": "1"}], className="di-vp-check"),
-    ])]
+    return [
+        html.Div(
+            className="di-vp-row",
+            children=[
+                html.Span(_("Angle of view"), className="di-control-label"),
+                segmented("hist-view", [("front", _("Front")), ("top", _("Top"))], state["view"]),
+                html.Span(
+                    id="hist-axis-group",
+                    className="di-vp-group",
+                    children=[
+                        html.Span(_("Vertical axis"), className="di-control-label"),
+                        segmented(
+                            "hist-axis",
+                            [
+                                ("step", _("Step")),
+                                ("relative", _("Relative time (s)")),
+                                ("absolute", _("Absolute time")),
+                            ],
+                            state["axis"],
+                        ),
+                    ],
+                    style={"display": "none"} if state["view"] == "front" else {},
+                ),
+                dcc.Checklist(
+                    id="hist-raw",
+                    value=["1"] if state["raw"] else [],
+                    options=[
+                        {"label": " " + _("Raw buckets (as written, not re-binned)"), "value": "1"}
+                    ],
+                    className="di-vp-check",
+                ),
+            ],
+        )
+    ]
 
 
-def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[str, Any],
-                   theme: str | None = None, first_paint: bool = False,
-                   preview: bool = False) -> html.Section:
+def histogram_card(
+    provider: DataProvider,
+    train_id: str,
+    tag: str,
+    state: dict[str, Any],
+    theme: str | None = None,
+    first_paint: bool = False,
+    preview: bool = False,
+) -> html.Section:
     """One chart: the tag's histograms in the chosen view, a footer with the step count and
     the non-finite values the buckets leave out. ``first_paint``: for the page's first paint
     (static HTML, no figure built): with ``preview`` the chart drawn on the server
@@ -90,8 +123,9 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
     only (below the first screen: nothing read)."""
     foot: list[Any] = []
     if first_paint and not preview:
-        body: Any = lazy_graph(f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag}, None,
-                               GRAPH_CONFIG, "di-vp-graph")
+        body: Any = lazy_graph(
+            f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag}, None, GRAPH_CONFIG, "di-vp-graph"
+        )
         foot.append("\u00a0")  # the footer's line: the card keeps its height
         return _card_frame(tag, body, foot)
     try:
@@ -100,19 +134,32 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
         series = series_from_histograms(steps, total)
         # Drawn when it comes on screen: a page of 12 charts of up to 200 traces each kept
         # the browser busy for seconds drawing charts below the screen.
-        figure = None if first_paint else histogram_figure(
-            series, state["view"], state["axis"], height=None, theme=theme)
-        drawn = Raw(preview_html(series, state["view"], state["axis"], theme)) \
-            if preview else None
-        body = lazy_graph(f"{PREFIX}|{tag}", {"type": "hist-graph", "tag": tag}, figure,
-                          GRAPH_CONFIG, "di-vp-graph", drawn)
+        figure = (
+            None
+            if first_paint
+            else histogram_figure(series, state["view"], state["axis"], height=None, theme=theme)
+        )
+        drawn = Raw(preview_html(series, state["view"], state["axis"], theme)) if preview else None
+        body = lazy_graph(
+            f"{PREFIX}|{tag}",
+            {"type": "hist-graph", "tag": tag},
+            figure,
+            GRAPH_CONFIG,
+            "di-vp-graph",
+            drawn,
+        )
         foot.append(shown_text(series))
         non_finite = {k: v for k, v in series.non_finite.items() if v}
         if non_finite:
-            foot.append(html.Span(
-                " · " + _("not in the buckets: {values} (most in a step)").format(
-                    values=", ".join(f"{k} {v}" for k, v in non_finite.items())),
-                className="di-warning"))
+            foot.append(
+                html.Span(
+                    " · "
+                    + _("not in the buckets: {values} (most in a step)").format(
+                        values=", ".join(f"{k} {v}" for k, v in non_finite.items())
+                    ),
+                    className="di-warning",
+                )
+            )
         if state["raw"]:
             foot.append(" · " + _("raw buckets"))
     except DataError as error:
@@ -122,30 +169,55 @@ def histogram_card(provider: DataProvider, train_id: str, tag: str, state: dict[
 
 def _card_frame(tag: str, body: Any, foot: list[Any]) -> html.Section:
     """A card: the tag and its full-screen button, ``body``, ``foot``."""
-    return html.Section(className="di-panel di-card di-vp-card",
-                        id={"type": "hist-card", "tag": tag}, children=[
-        html.Div(className="di-card-head", children=[
-            html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Button(_("Full screen"), id={"type": "hist-full", "tag": tag},
+    return html.Section(
+        className="di-panel di-card di-vp-card",
+        id={"type": "hist-card", "tag": tag},
+        children=[
+            html.Div(
+                className="di-card-head",
+                children=[
+                    html.Span(tag, title=tag, className="di-vp-tag"),
+                    html.Button(
+                        _("Full screen"),
+                        id={"type": "hist-full", "tag": tag},
                         title=_("Full screen"),
-                        className="di-link-button di-vp-full"),
-        ]),
-        html.Div(body, className="di-card-body"),
-        html.Div(foot, className="di-card-foot"),
-    ])
+                        className="di-link-button di-vp-full",
+                    ),
+                ],
+            ),
+            html.Div(body, className="di-card-body"),
+            html.Div(foot, className="di-card-foot"),
+        ],
+    )
 
 
 def _card(context: CardContext[DataService], tag: str) -> html.Section:
-    return histogram_card(context.service.provider, context.train_id, tag, context.state,
-                          context.theme, context.first_paint, context.preview)
+    return histogram_card(
+        context.service.provider,
+        context.train_id,
+        tag,
+        context.state,
+        context.theme,
+        context.first_paint,
+        context.preview,
+    )
 
 
 PAGE: PerTagPage[DataService] = PerTagPage(
-    prefix=PREFIX, plugin=Plugin.HISTOGRAM, noun="histogram",
-    title=lazy_gettext("Parameter Distribution"), kind=lazy_gettext("parameter distribution"),
-    empty=empty, state=STATE, page_size=PAGE_SIZE, card=_card, controls=controls,
+    prefix=PREFIX,
+    plugin=Plugin.HISTOGRAM,
+    noun="histogram",
+    title=lazy_gettext("Parameter Distribution"),
+    kind=lazy_gettext("parameter distribution"),
+    empty=empty,
+    state=STATE,
+    page_size=PAGE_SIZE,
+    card=_card,
+    controls=controls,
     control_fields=(("hist-view", "view"), ("hist-axis", "axis"), ("hist-raw", "raw")),
-    card_fields=("view", "axis", "raw"), themed=always, loading=True,
+    card_fields=("view", "axis", "raw"),
+    themed=always,
+    loading=True,
 )
 
 
@@ -165,6 +237,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     register_lazy_graphs(app)
     app.clientside_callback(
         ClientsideFunction(namespace="histogramsPage", function_name="axisGroupStyle"),
-        Output("hist-axis-group", "style"), Input("hist-view", "value"),
+        Output("hist-axis-group", "style"),
+        Input("hist-view", "value"),
         prevent_initial_call=True,
     )

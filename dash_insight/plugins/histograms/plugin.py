@@ -12,9 +12,17 @@ PLUGIN: Plugin[DataService] = Plugin(
     name="histograms",
     service=data_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register, page.first_paint),
-           Page(compare_page.PATH, compare_page.layout, compare_page.register)),
-    cards=(Card("card-histogram", lazy_gettext("Parameter Distribution"), page.PATH,
-                cards.histogram_card),),
+    pages=(
+        Page(page.PATH, page.layout, page.register, page.first_paint),
+        Page(compare_page.PATH, compare_page.layout, compare_page.register),
+    ),
+    cards=(
+        Card(
+            "card-histogram",
+            lazy_gettext("Parameter Distribution"),
+            page.PATH,
+            cards.histogram_card,
+        ),
+    ),
     compare_tabs=(NavLink(compare_page.TITLE, compare_page.PATH, rank=30),),
 )

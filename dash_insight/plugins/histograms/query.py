@@ -20,15 +20,24 @@ class HistogramStep:
     value: HistogramValue
 
 
-def histograms(provider: DataProvider, train_id: str, tag: str, *, rebin: bool = True,
-               max_steps: int | None = None) -> list[HistogramStep]:
+def histograms(
+    provider: DataProvider,
+    train_id: str,
+    tag: str,
+    *,
+    rebin: bool = True,
+    max_steps: int | None = None,
+) -> list[HistogramStep]:
     """Histogram of every step (or ``max_steps`` evenly spread, last kept); ``rebin`` puts
     every step on MindInsight's shared grid (<= 30 bins, spec §4.2), else the buckets as
     written."""
     steps = provider.value_steps(train_id, Plugin.HISTOGRAM, tag)
     positions = histogram_bins.spread(len(steps), max_steps)
-    values = [provider.read_value(train_id, Plugin.HISTOGRAM, tag, int(steps.step[p]))
-              for p in positions]
+    values = [
+        provider.read_value(train_id, Plugin.HISTOGRAM, tag, int(steps.step[p])) for p in positions
+    ]
     buckets = histogram_bins.unify(values) if rebin else [v.buckets for v in values]
-    return [HistogramStep(int(steps.step[p]), float(steps.wall_time[p]), b, v)
-            for p, b, v in zip(positions, buckets, values, strict=True)]
+    return [
+        HistogramStep(int(steps.step[p]), float(steps.wall_time[p]), b, v)
+        for p, b, v in zip(positions, buckets, values, strict=True)
+    ]

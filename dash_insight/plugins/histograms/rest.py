@@ -43,9 +43,13 @@ class _HistogramViews:
             steps = histograms(self.provider, train_id, raw, rebin=True)
         except TagNotFound:
             raise errors.histogram_not_exist(TAG_NOT_FOUND_DETAIL) from None
-        return json_response({
-            "train_id": train_id,
-            "tag": tag,
-            "histograms": [{"wall_time": h.wall_time, "step": h.step,
-                            "buckets": bucket_rows(h.buckets)} for h in steps],
-        })
+        return json_response(
+            {
+                "train_id": train_id,
+                "tag": tag,
+                "histograms": [
+                    {"wall_time": h.wall_time, "step": h.step, "buckets": bucket_rows(h.buckets)}
+                    for h in steps
+                ],
+            }
+        )

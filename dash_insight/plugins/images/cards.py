@@ -20,10 +20,14 @@ SINGLE_IMAGE = "/v1/mindinsight/datavisual/image/single-image"
 def no_images() -> list[Any]:
     """The card of a job without images: how to record them."""
     return interpolate(
-        _("No image yet. SummaryCollector records the first input batch with {collect}; or "
-          "use {summary} / {add_value}."),
-        collect=html.Code("collect_input_data"), summary=html.Code("ImageSummary"),
-        add_value=html.Code("add_value('image', name, nchw)"))
+        _(
+            "No image yet. SummaryCollector records the first input batch with {collect}; or "
+            "use {summary} / {add_value}."
+        ),
+        collect=html.Code("collect_input_data"),
+        summary=html.Code("ImageSummary"),
+        add_value=html.Code("add_value('image', name, nchw)"),
+    )
 
 
 def image_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
@@ -36,10 +40,14 @@ def image_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     steps = provider.value_steps(train_id, Plugin.IMAGE, tag)
     step = int(steps.step[-1])
     src = request.app.get_relative_path(SINGLE_IMAGE) + make_search(
-        {"train_id": train_id, "tag": mindinsight_tag(tag, Plugin.IMAGE), "step": step})
-    foot: list[Any] = [f"{tag} · " + _("step {step}").format(step=step) + " · "
-                       + ngettext("{count} tag", "{count} tags", len(tags)).format(
-                           count=len(tags))]
+        {"train_id": train_id, "tag": mindinsight_tag(tag, Plugin.IMAGE), "step": step}
+    )
+    foot: list[Any] = [
+        f"{tag} · "
+        + _("step {step}").format(step=step)
+        + " · "
+        + ngettext("{count} tag", "{count} tags", len(tags)).format(count=len(tags))
+    ]
     if len(tags) > 1:
         foot += [" · ", switch_tag_button()]
     return html.Img(src=src, className="di-card-image", id="preview-image", alt=tag), foot

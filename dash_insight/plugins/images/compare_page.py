@@ -57,12 +57,14 @@ def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
 
 def image_source(app: dash.Dash, train_id: str, tag: str, step: int) -> str:
     """The address of one image (the images page's, MindInsight's ``single-image``)."""
-    return app.get_relative_path("/v1/mindinsight/datavisual/image/single-image") + \
-        make_search({"train_id": train_id, "tag": f"{tag}/image", "step": step})
+    return app.get_relative_path("/v1/mindinsight/datavisual/image/single-image") + make_search(
+        {"train_id": train_id, "tag": f"{tag}/image", "step": step}
+    )
 
 
-def run_column(app: dash.Dash, train_id: str, colour: str, tag: str, wanted: int,
-               steps: list[int]) -> html.Section:
+def run_column(
+    app: dash.Dash, train_id: str, colour: str, tag: str, wanted: int, steps: list[int]
+) -> html.Section:
     """One run's column: its name in its colour, its image at its step at or below
     ``wanted`` (or why there is none), and the step note."""
     step = step_at_or_below(steps, wanted)
@@ -70,25 +72,46 @@ def run_column(app: dash.Dash, train_id: str, colour: str, tag: str, wanted: int
     if step is None:
         body: Any = html.Div(note, className="di-empty")
     else:
-        body = html.Div(html.Img(src=image_source(app, train_id, tag, step), alt=train_id,
-                                 className="di-vi-img"), className="di-vi-frame")
+        body = html.Div(
+            html.Img(
+                src=image_source(app, train_id, tag, step), alt=train_id, className="di-vi-img"
+            ),
+            className="di-vi-frame",
+        )
     return html.Section(
-        className="di-panel di-card di-icmp-col", id={"type": "icmp-col", "run": train_id},
+        className="di-panel di-card di-icmp-col",
+        id={"type": "icmp-col", "run": train_id},
         style={"borderTop": f"3px solid {colour}"},
-        children=[html.Div([run_dot(train_id, colour), html.B(train_id)],
-                           className="di-card-head"),
-                  html.Div(body, className="di-card-body"),
-                  html.Div(note, className="di-card-foot di-icmp-note")])
+        children=[
+            html.Div([run_dot(train_id, colour), html.B(train_id)], className="di-card-head"),
+            html.Div(body, className="di-card-body"),
+            html.Div(note, className="di-card-foot di-icmp-note"),
+        ],
+    )
 
 
 def _level(name: str, label: str, value: int) -> html.Div:
-    return html.Div(className="di-vi-adjust", children=[
-        html.Span(label, className="di-control-label"),
-        dcc.Slider(id=f"icmp-{name}", min=0, max=100, step=1, value=value, marks=None,
-                   updatemode="drag"),
-        html.Button(_("Reset"), id=f"icmp-{name}-reset", className="di-button secondary",
-                    disabled=value == DEFAULT_LEVEL),
-    ])
+    return html.Div(
+        className="di-vi-adjust",
+        children=[
+            html.Span(label, className="di-control-label"),
+            dcc.Slider(
+                id=f"icmp-{name}",
+                min=0,
+                max=100,
+                step=1,
+                value=value,
+                marks=None,
+                updatemode="drag",
+            ),
+            html.Button(
+                _("Reset"),
+                id=f"icmp-{name}-reset",
+                className="di-button secondary",
+                disabled=value == DEFAULT_LEVEL,
+            ),
+        ],
+    )
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
@@ -96,22 +119,35 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     runs = run_selection(params, jobs)
     brightness = int_param(params, "b", DEFAULT_LEVEL, 0, 100)
     contrast = int_param(params, "c", DEFAULT_LEVEL, 0, 100)
-    return html.Div(id="icmp-root", style={"--di-image-filter": image_filter(brightness,
-                                                                             contrast)},
-                    children=[
-        *compare_head(app, PATH, params, str(TITLE),
-                      _("one image tag of several training jobs side by side at one step")),
-        html.Div(className="di-panel", children=[
-            run_picker("icmp-jobs", runs),
-            tag_step_controls("icmp", _("search an image tag")),
-            html.Div(className="di-vp-row", children=[
-                _level("brightness", _("Brightness"), brightness),
-                _level("contrast", _("Contrast"), contrast),
-            ]),
-        ]),
-        html.Div(id="icmp-columns", className="di-icmp-grid"),
-        html.Div(id="icmp-missing", className="di-muted"),
-    ])
+    return html.Div(
+        id="icmp-root",
+        style={"--di-image-filter": image_filter(brightness, contrast)},
+        children=[
+            *compare_head(
+                app,
+                PATH,
+                params,
+                str(TITLE),
+                _("one image tag of several training jobs side by side at one step"),
+            ),
+            html.Div(
+                className="di-panel",
+                children=[
+                    run_picker("icmp-jobs", runs),
+                    tag_step_controls("icmp", _("search an image tag")),
+                    html.Div(
+                        className="di-vp-row",
+                        children=[
+                            _level("brightness", _("Brightness"), brightness),
+                            _level("contrast", _("Contrast"), contrast),
+                        ],
+                    ),
+                ],
+            ),
+            html.Div(id="icmp-columns", className="di-icmp-grid"),
+            html.Div(id="icmp-missing", className="di-muted"),
+        ],
+    )
 
 
 def register(app: dash.Dash, service: DataService) -> None:
@@ -124,46 +160,83 @@ def register(app: dash.Dash, service: DataService) -> None:
     # The images page's brightness / contrast, in the browser (b, c in the URL).
     app.clientside_callback(
         browser("levels"),
-        Output("icmp-root", "style"), Output("icmp-brightness-reset", "disabled"),
-        Output("icmp-contrast-reset", "disabled"), Output("url", "search", allow_duplicate=True),
-        Input("icmp-brightness", "value"), Input("icmp-contrast", "value"),
-        State("url", "search"), prevent_initial_call=True,
+        Output("icmp-root", "style"),
+        Output("icmp-brightness-reset", "disabled"),
+        Output("icmp-contrast-reset", "disabled"),
+        Output("url", "search", allow_duplicate=True),
+        Input("icmp-brightness", "value"),
+        Input("icmp-contrast", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
     )
     for name in ("brightness", "contrast"):
-        app.clientside_callback(browser("reset"), Output(f"icmp-{name}", "value"),
-                                Input(f"icmp-{name}-reset", "n_clicks"),
-                                prevent_initial_call=True)
+        app.clientside_callback(
+            browser("reset"),
+            Output(f"icmp-{name}", "value"),
+            Input(f"icmp-{name}-reset", "n_clicks"),
+            prevent_initial_call=True,
+        )
 
     register_tag_step(app, "icmp")
 
     @app.callback(
-        Output("icmp-tag", "options"), Output("icmp-tag", "value"),
-        Output("icmp-step", "max"), Output("icmp-step", "value"), Output("icmp-step", "marks"),
-        Output("icmp-step", "disabled"), Output("icmp-step-label", "children"),
-        Output("icmp-steps", "data"), Output("icmp-columns", "children"),
+        Output("icmp-tag", "options"),
+        Output("icmp-tag", "value"),
+        Output("icmp-step", "max"),
+        Output("icmp-step", "value"),
+        Output("icmp-step", "marks"),
+        Output("icmp-step", "disabled"),
+        Output("icmp-step-label", "children"),
+        Output("icmp-steps", "data"),
+        Output("icmp-columns", "children"),
         Output("icmp-missing", "children"),
         Output("icmp-shown", "data"),
         *tab_body_inputs("icmp"),
     )
-    def body(search: str | None, _ticks: Any, _clicks: Any, overrides: Any,
-             shown: str | None) -> tuple:
+    def body(
+        search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
+    ) -> tuple:
         key = tab_answer_key(provider, search, overrides, shown)
         jobs, tags_of = jobs_with(provider, Plugin.IMAGE)
-        view = tag_view(parse_search(search), jobs, tags_of,
-                        lambda run, tag: run_steps(provider, run, tag))
+        view = tag_view(
+            parse_search(search), jobs, tags_of, lambda run, tag: run_steps(provider, run, tag)
+        )
         tag, step, steps_of = view.tag, view.step, view.steps_of
         slider = slider_props(view.steps, step)
         store = view.store()
         if tag is None or step is None:
-            empty = html.Div(_("No image in the jobs drawn: choose jobs above."),
-                             className="di-panel di-empty")
-            return ([], None, slider["max"], slider["value"], slider["marks"],
-                    slider["disabled"], "", store, empty, "", key)
-        colours = run_colours(view.runs.shown, [job.train_id for job in provider.list_jobs()],
-                              overrides if isinstance(overrides, dict) else None)
-        columns = [run_column(app, j, colours[j], tag, step, steps_of[j])
-                   for j in view.having]
-        return (view.tags, tag, slider["max"], slider["value"], slider["marks"],
+            empty = html.Div(
+                _("No image in the jobs drawn: choose jobs above."), className="di-panel di-empty"
+            )
+            return (
+                [],
+                None,
+                slider["max"],
+                slider["value"],
+                slider["marks"],
                 slider["disabled"],
-                _("step {step}").format(step=step), store, columns,
-                missing_text(tag, view.missing), key)
+                "",
+                store,
+                empty,
+                "",
+                key,
+            )
+        colours = run_colours(
+            view.runs.shown,
+            [job.train_id for job in provider.list_jobs()],
+            overrides if isinstance(overrides, dict) else None,
+        )
+        columns = [run_column(app, j, colours[j], tag, step, steps_of[j]) for j in view.having]
+        return (
+            view.tags,
+            tag,
+            slider["max"],
+            slider["value"],
+            slider["marks"],
+            slider["disabled"],
+            _("step {step}").format(step=step),
+            store,
+            columns,
+            missing_text(tag, view.missing),
+            key,
+        )

@@ -38,20 +38,24 @@ PAGE_SIZE = 24
 DEFAULT_LEVEL = 50
 
 
-
 def empty() -> list[Any]:
     """What a job without images shows: how to record them."""
     return interpolate(
-        _("This job has no image yet. SummaryCollector records the first input batch with "
-          "{specified}; in the network use {summary}, or {add_value}."),
+        _(
+            "This job has no image yet. SummaryCollector records the first input batch with "
+            "{specified}; in the network use {summary}, or {add_value}."
+        ),
         specified=html.Code("collect_specified_data={'collect_input_data': True}"),
         summary=html.Code("ops.ImageSummary"),
-        add_value=html.Code("SummaryRecord.add_value('image', name, nchw_tensor)"))
+        add_value=html.Code("SummaryRecord.add_value('image', name, nchw_tensor)"),
+    )
+
 
 #: ``b`` / ``c`` brightness and contrast (0-100), ``steps`` the step shown per tag (absent: the
 #: last); all three change in the browser only.
-STATE = per_tag_page.page_state(Int("b", DEFAULT_LEVEL, 0, 100), Int("c", DEFAULT_LEVEL, 0, 100),
-                                TagMap("steps"))
+STATE = per_tag_page.page_state(
+    Int("b", DEFAULT_LEVEL, 0, 100), Int("c", DEFAULT_LEVEL, 0, 100), TagMap("steps")
+)
 
 
 def image_filter(brightness: float, contrast: float) -> str:
@@ -70,59 +74,117 @@ def step_position(steps: list[int], wanted: str | None) -> int:
     return len(steps) - 1
 
 
-def image_card(app: dash.Dash, provider: DataProvider, train_id: str, tag: str,
-               wanted: str | None) -> html.Section:
+def image_card(
+    app: dash.Dash, provider: DataProvider, train_id: str, tag: str, wanted: str | None
+) -> html.Section:
     """A card: the image at the chosen step, step and time, and a slider over every step."""
     try:
         steps = provider.value_steps(train_id, "image", tag)
     except DataError as error:
-        return html.Section(className="di-panel di-card", children=[
-            html.Div(tag, className="di-card-head"),
-            html.Div(str(error), className="di-card-body di-empty di-error-text")])
+        return html.Section(
+            className="di-panel di-card",
+            children=[
+                html.Div(tag, className="di-card-head"),
+                html.Div(str(error), className="di-card-body di-empty di-error-text"),
+            ],
+        )
     step_list = [int(s) for s in steps.step.tolist()]
     position = step_position(step_list, wanted)
-    sizes = [[int(m.get("width", 0)), int(m.get("height", 0))] if m else [0, 0]
-             for m in steps.meta] if steps.meta else [[0, 0]] * len(step_list)
-    source = app.get_relative_path("/v1/mindinsight/datavisual/image/single-image") + \
-        make_search({"train_id": train_id, "tag": f"{tag}/image"}) + "&step="
-    data = {"tag": tag, "steps": step_list, "walls": steps.wall_time.tolist(), "sizes": sizes,
-            "src": source, "last": len(step_list) - 1}
+    sizes = (
+        [[int(m.get("width", 0)), int(m.get("height", 0))] if m else [0, 0] for m in steps.meta]
+        if steps.meta
+        else [[0, 0]] * len(step_list)
+    )
+    source = (
+        app.get_relative_path("/v1/mindinsight/datavisual/image/single-image")
+        + make_search({"train_id": train_id, "tag": f"{tag}/image"})
+        + "&step="
+    )
+    data = {
+        "tag": tag,
+        "steps": step_list,
+        "walls": steps.wall_time.tolist(),
+        "sizes": sizes,
+        "src": source,
+        "last": len(step_list) - 1,
+    }
     key = {"tag": tag}
-    return html.Section(className="di-panel di-card di-vi-card", children=[
-        html.Div(className="di-card-head", children=[
-            html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Span(ngettext("{count} step", "{count} steps", len(step_list)).format(
-                count=len(step_list)),
-                      className="di-muted di-vp-full"),
-        ]),
-        html.Div(className="di-card-body", children=[
-            dcc.Store(id={"type": "img-data", **key}, data=data),
-            html.Div(html.Img(id={"type": "img-img", **key}, alt=tag, className="di-vi-img",
-                              src=source + str(step_list[position])),
-                     className="di-vi-frame", id={"type": "img-frame", **key},
-                     title=_("Click to see the actual size")),
-            html.Div(className="di-vi-meta", children=[
-                html.Span(_("Step: {step}").format(step=step_list[position]),
-                          id={"type": "img-step", **key}),
-                html.Span("", id={"type": "img-time", **key}),
-            ]),
-            html.Div(dcc.Slider(id={"type": "img-slider", **key}, min=0,
-                                max=max(1, len(step_list) - 1), step=1, value=position,
-                                marks=None, updatemode="drag", allow_direct_input=False,
-                                disabled=len(step_list) < 2),
-                     className="di-vi-slider"),
-        ]),
-    ])
+    return html.Section(
+        className="di-panel di-card di-vi-card",
+        children=[
+            html.Div(
+                className="di-card-head",
+                children=[
+                    html.Span(tag, title=tag, className="di-vp-tag"),
+                    html.Span(
+                        ngettext("{count} step", "{count} steps", len(step_list)).format(
+                            count=len(step_list)
+                        ),
+                        className="di-muted di-vp-full",
+                    ),
+                ],
+            ),
+            html.Div(
+                className="di-card-body",
+                children=[
+                    dcc.Store(id={"type": "img-data", **key}, data=data),
+                    html.Div(
+                        html.Img(
+                            id={"type": "img-img", **key},
+                            alt=tag,
+                            className="di-vi-img",
+                            src=source + str(step_list[position]),
+                        ),
+                        className="di-vi-frame",
+                        id={"type": "img-frame", **key},
+                        title=_("Click to see the actual size"),
+                    ),
+                    html.Div(
+                        className="di-vi-meta",
+                        children=[
+                            html.Span(
+                                _("Step: {step}").format(step=step_list[position]),
+                                id={"type": "img-step", **key},
+                            ),
+                            html.Span("", id={"type": "img-time", **key}),
+                        ],
+                    ),
+                    html.Div(
+                        dcc.Slider(
+                            id={"type": "img-slider", **key},
+                            min=0,
+                            max=max(1, len(step_list) - 1),
+                            step=1,
+                            value=position,
+                            marks=None,
+                            updatemode="drag",
+                            allow_direct_input=False,
+                            disabled=len(step_list) < 2,
+                        ),
+                        className="di-vi-slider",
+                    ),
+                ],
+            ),
+        ],
+    )
 
 
 def _level_slider(name: str, label: str, value: int) -> html.Div:
-    return html.Div(className="di-vi-adjust", children=[
-        html.Span(label, className="di-control-label"),
-        dcc.Slider(id=f"img-{name}", min=0, max=100, step=1, value=value, marks=None,
-                   updatemode="drag"),
-        html.Button(_("Reset"), id=f"img-{name}-reset", className="di-button secondary",
-                    disabled=value == DEFAULT_LEVEL),
-    ])
+    return html.Div(
+        className="di-vi-adjust",
+        children=[
+            html.Span(label, className="di-control-label"),
+            dcc.Slider(
+                id=f"img-{name}", min=0, max=100, step=1, value=value, marks=None, updatemode="drag"
+            ),
+            html.Button(
+                _("Reset"),
+                id=f"img-{name}-reset",
+                className="di-button secondary",
+                disabled=value == DEFAULT_LEVEL,
+            ),
+        ],
+    )
 
 
 def root_style(state: dict[str, Any]) -> dict[str, str]:
@@ -132,33 +194,63 @@ def root_style(state: dict[str, Any]) -> dict[str, str]:
 
 def controls(state: dict[str, Any]) -> list[html.Div]:
     """Brightness and contrast sliders with their Reset buttons."""
-    return [html.Div(className="di-vp-row", children=[
-        _level_slider("brightness", _("Brightness"), state["b"]),
-        _level_slider("contrast", _("Contrast"), state["c"]),
-    ])]
+    return [
+        html.Div(
+            className="di-vp-row",
+            children=[
+                _level_slider("brightness", _("Brightness"), state["b"]),
+                _level_slider("contrast", _("Contrast"), state["c"]),
+            ],
+        )
+    ]
 
 
 def modal(_state: dict[str, Any]) -> list[html.Div]:
     """The actual-size view of a clicked image (hidden until then)."""
-    return [html.Div(id="img-modal", className="di-modal-backdrop", style={"display": "none"},
-                     n_clicks=0, title=_("Click to close"), children=[
-        html.Div(className="di-vi-modal", children=[
-            html.Img(id="img-modal-img", alt=_("actual size")),
-            html.Div(id="img-modal-caption", className="di-card-foot"),
-        ]),
-    ])]
+    return [
+        html.Div(
+            id="img-modal",
+            className="di-modal-backdrop",
+            style={"display": "none"},
+            n_clicks=0,
+            title=_("Click to close"),
+            children=[
+                html.Div(
+                    className="di-vi-modal",
+                    children=[
+                        html.Img(id="img-modal-img", alt=_("actual size")),
+                        html.Div(id="img-modal-caption", className="di-card-foot"),
+                    ],
+                ),
+            ],
+        )
+    ]
 
 
 def _card(context: CardContext[DataService], tag: str) -> html.Section:
-    return image_card(context.app, context.service.provider, context.train_id, tag,
-                      context.state["steps"].get(tag))
+    return image_card(
+        context.app,
+        context.service.provider,
+        context.train_id,
+        tag,
+        context.state["steps"].get(tag),
+    )
 
 
 PAGE: PerTagPage[DataService] = PerTagPage(
-    prefix=PREFIX, plugin=Plugin.IMAGE, noun="image", title=lazy_gettext("Images"),
-    kind=lazy_gettext("image"), empty=empty,
-    state=STATE, page_size=PAGE_SIZE, card=_card, controls=controls, grid_class="di-vi-grid",
-    root_style=root_style, extra=modal,
+    prefix=PREFIX,
+    plugin=Plugin.IMAGE,
+    noun="image",
+    title=lazy_gettext("Images"),
+    kind=lazy_gettext("image"),
+    empty=empty,
+    state=STATE,
+    page_size=PAGE_SIZE,
+    card=_card,
+    controls=controls,
+    grid_class="di-vi-grid",
+    root_style=root_style,
+    extra=modal,
 )
 
 
@@ -174,16 +266,20 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     app.clientside_callback(
         browser("levels"),
-        Output("img-root", "style"), Output("img-brightness-reset", "disabled"),
+        Output("img-root", "style"),
+        Output("img-brightness-reset", "disabled"),
         Output("img-contrast-reset", "disabled"),
         Output("url", "search", allow_duplicate=True),
-        Input("img-brightness", "value"), Input("img-contrast", "value"),
-        State("url", "search"), prevent_initial_call=True,
+        Input("img-brightness", "value"),
+        Input("img-contrast", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
     )
     for name in ("brightness", "contrast"):
         app.clientside_callback(
             browser("reset"),
-            Output(f"img-{name}", "value"), Input(f"img-{name}-reset", "n_clicks"),
+            Output(f"img-{name}", "value"),
+            Input(f"img-{name}-reset", "n_clicks"),
             prevent_initial_call=True,
         )
     app.clientside_callback(
@@ -198,14 +294,17 @@ def register(app: dash.Dash, service: DataService) -> None:
         browser("stepsToUrl"),
         Output("url", "search", allow_duplicate=True),
         Input({"type": "img-slider", "tag": ALL}, "value"),
-        State({"type": "img-data", "tag": ALL}, "data"), State("url", "search"),
+        State({"type": "img-data", "tag": ALL}, "data"),
+        State("url", "search"),
         prevent_initial_call=True,
     )
     app.clientside_callback(
         browser("actualSize"),
-        Output("img-modal", "style"), Output("img-modal-img", "src"),
+        Output("img-modal", "style"),
+        Output("img-modal-img", "src"),
         Output("img-modal-caption", "children"),
-        Input({"type": "img-frame", "tag": ALL}, "n_clicks"), Input("img-modal", "n_clicks"),
+        Input({"type": "img-frame", "tag": ALL}, "n_clicks"),
+        Input("img-modal", "n_clicks"),
         State({"type": "img-img", "tag": ALL}, "src"),
         State({"type": "img-data", "tag": ALL}, "data"),
         prevent_initial_call=True,

@@ -11,8 +11,10 @@ PLUGIN: Plugin[DataService] = Plugin(
     name="images",
     service=data_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register),
-           Page(compare_page.PATH, compare_page.layout, compare_page.register)),
+    pages=(
+        Page(page.PATH, page.layout, page.register),
+        Page(compare_page.PATH, compare_page.layout, compare_page.register),
+    ),
     cards=(Card("card-image", lazy_gettext("Images"), page.PATH, cards.image_card),),
     compare_tabs=(NavLink(compare_page.TITLE, compare_page.PATH, rank=40),),
 )

@@ -63,7 +63,7 @@ class _Sending:
     def __iter__(self) -> Iterator[bytes]:
         view = memoryview(self.data)
         for start in range(0, len(view), CHUNK_BYTES):
-            yield bytes(view[start:start + CHUNK_BYTES])
+            yield bytes(view[start : start + CHUNK_BYTES])
 
     def close(self) -> None:
         if self._share is not None:
@@ -84,17 +84,25 @@ class _ImageViews:
         step, width, height}]}`` (``ImageProcessor.get_metadata_list``; size = the canvas)."""
         train_id, tag = required_args("train_id", "tag")
         resolve_job(self.provider, train_id)
-        raw, steps = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag,
-                                    errors.image_not_exist)
+        raw, steps = value_steps_or(
+            self.provider, train_id, Plugin.IMAGE, tag, errors.image_not_exist
+        )
         result = []
         for position, (step, wall_time) in enumerate(
-                zip(steps.step.tolist(), steps.wall_time.tolist(), strict=True)):
+            zip(steps.step.tolist(), steps.wall_time.tolist(), strict=True)
+        ):
             meta = steps.meta[position] if position < len(steps.meta) else None
             if meta is None:
                 value = image(self.provider, train_id, raw, step)
                 meta = {"width": value.width, "height": value.height}
-            result.append({"wall_time": wall_time, "step": step,
-                           "width": int(meta["width"]), "height": int(meta["height"])})
+            result.append(
+                {
+                    "wall_time": wall_time,
+                    "step": step,
+                    "width": int(meta["width"]),
+                    "height": int(meta["height"]),
+                }
+            )
         return json_response({"metadatas": result})
 
     def single_image(self) -> Response:
@@ -104,20 +112,21 @@ class _ImageViews:
         train_id, tag, step_text = required_args("train_id", "tag", "step")
         step = to_int(step_text, "step")
         resolve_job(self.provider, train_id)
-        raw, _ = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag,
-                                errors.image_not_exist)
+        raw, _ = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag, errors.image_not_exist)
         try:
             size = self.provider.value_size(train_id, Plugin.IMAGE, raw, step)
         except StepNotFound:
             raise errors.image_not_exist(
-                "Can not find the step with given train job id and tag.") from None
+                "Can not find the step with given train job id and tag."
+            ) from None
         share = self.sending.acquire(size)
         try:
             value = image(self.provider, train_id, raw, step)
         except BaseException:
             self.sending.release(share)
             raise
-        response = Response(_Sending(value.encoded, self.sending, share),
-                            mimetype=sniff_image_type(value.encoded))
+        response = Response(
+            _Sending(value.encoded, self.sending, share), mimetype=sniff_image_type(value.encoded)
+        )
         response.content_length = len(value.encoded)
         return response

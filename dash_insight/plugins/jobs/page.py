@@ -30,16 +30,27 @@ from dash_insight.web.url_state import int_param, make_search, parse_search, sam
 
 PATH = "/"
 PAGE_SIZES = (10, 20, 50, 100)
-SORT_COLUMNS = {"path": lazy_gettext("Summary Path"), "create": lazy_gettext("Create Time"),
-                "update": lazy_gettext("Update Time")}
+SORT_COLUMNS = {
+    "path": lazy_gettext("Summary Path"),
+    "create": lazy_gettext("Create Time"),
+    "update": lazy_gettext("Update Time"),
+}
 DATA_KINDS = ("scalar", "image", "histogram", "tensor", "graph")
 #: The badges' words for the kinds of data (and a job's loading status), per language.
-KIND_LABELS = {"scalar": lazy_gettext("scalar"), "image": lazy_gettext("image"),
-               "histogram": lazy_gettext("histogram"), "tensor": lazy_gettext("tensor"),
-               "graph": lazy_gettext("graph"), "lineage": lazy_gettext("lineage"),
-               "profiler": lazy_gettext("profiler")}
-STATUS_LABELS = {"pending": lazy_gettext("pending"), "loading": lazy_gettext("loading"),
-                 "loaded": lazy_gettext("loaded")}
+KIND_LABELS = {
+    "scalar": lazy_gettext("scalar"),
+    "image": lazy_gettext("image"),
+    "histogram": lazy_gettext("histogram"),
+    "tensor": lazy_gettext("tensor"),
+    "graph": lazy_gettext("graph"),
+    "lineage": lazy_gettext("lineage"),
+    "profiler": lazy_gettext("profiler"),
+}
+STATUS_LABELS = {
+    "pending": lazy_gettext("pending"),
+    "loading": lazy_gettext("loading"),
+    "loaded": lazy_gettext("loaded"),
+}
 #: Where the "Profiling" link goes: the profiler plugin's performance dashboard.
 PROFILING_PATH = "/profiler"
 
@@ -49,8 +60,9 @@ def format_time(seconds: float) -> str:
     return format_datetime(seconds, TABLE_DATETIME) if seconds else "-"
 
 
-def filter_jobs(jobs: Sequence[JobSummary], text: str, regex: bool
-                ) -> tuple[list[JobSummary], str | None]:
+def filter_jobs(
+    jobs: Sequence[JobSummary], text: str, regex: bool
+) -> tuple[list[JobSummary], str | None]:
     """Jobs whose path contains ``text`` (case-insensitive), or matches it as a regular
     expression; with an invalid expression, every job and the error message."""
     if not text:
@@ -88,8 +100,11 @@ def _state(params: dict[str, str]) -> dict[str, Any]:
 
 
 def _data_badges(job: JobSummary) -> list[Any]:
-    badges = [html.Span(str(KIND_LABELS[kind]), className="di-badge") for kind in DATA_KINDS
-              if job.tags.get(kind)]
+    badges = [
+        html.Span(str(KIND_LABELS[kind]), className="di-badge")
+        for kind in DATA_KINDS
+        if job.tags.get(kind)
+    ]
     if job.lineage_files:
         badges.append(html.Span(str(KIND_LABELS["lineage"]), className="di-badge"))
     if job.profiler_dir:
@@ -102,22 +117,33 @@ def _status(job: JobSummary) -> Any:
     if job.status == "loaded":
         return html.Span(status, className="di-muted di-nowrap")
     percent = round(100 * job.progress)
-    return html.Span([html.Span(html.Div(style={"width": f"{percent}%"}),
-                                className="di-progress"),
-                      f"{status} {percent}%"], className="di-nowrap",
-                     title=_("{read} of {total} bytes read").format(
-                         read=format_number(job.bytes_read),
-                         total=format_number(job.bytes_on_disk)))
+    return html.Span(
+        [
+            html.Span(html.Div(style={"width": f"{percent}%"}), className="di-progress"),
+            f"{status} {percent}%",
+        ],
+        className="di-nowrap",
+        title=_("{read} of {total} bytes read").format(
+            read=format_number(job.bytes_read), total=format_number(job.bytes_on_disk)
+        ),
+    )
 
 
 def _integrity(job: JobSummary) -> Any:
     if job.is_intact:
         return ""
-    return html.Details(className="di-warning", children=[
-        html.Summary("⚠ " + ngettext("{count} problem", "{count} problems",
-                                     len(job.reasons)).format(count=len(job.reasons))),
-        html.Ul([html.Li(reason) for reason in job.reasons[:20]]),
-    ])
+    return html.Details(
+        className="di-warning",
+        children=[
+            html.Summary(
+                "⚠ "
+                + ngettext("{count} problem", "{count} problems", len(job.reasons)).format(
+                    count=len(job.reasons)
+                )
+            ),
+            html.Ul([html.Li(reason) for reason in job.reasons[:20]]),
+        ],
+    )
 
 
 def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
@@ -125,29 +151,49 @@ def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
     dashboard_href = app.get_relative_path("/dashboard") + make_search({"train_id": job.train_id})
     # The profiler plugin's performance dashboard (MindInsight's "Profiling" link).
     profiling_href = app.get_relative_path(PROFILING_PATH) + make_search(
-        {"train_id": job.train_id, "dir": job.profiler_dir})
-    return html.Tr([
-        html.Td(number),
-        html.Td(dcc.Link(job.train_id, href=dashboard_href) if has_dashboard else job.train_id),
-        html.Td(format_time(job.create_time)),
-        html.Td(format_time(job.update_time)),
-        html.Td(_data_badges(job)),
-        html.Td([_status(job), _integrity(job)]),
-        html.Td(html.Div(className="di-ops", children=[
-            dcc.Link(_("Training Dashboard"), href=dashboard_href,
-                     className="" if has_dashboard else "disabled",
-                     title="" if has_dashboard else _("no summary or graph file in this job")),
-            dcc.Link(_("Profiling"), href=profiling_href, id={"type": "profiling-link",
-                                                              "train_id": job.train_id},
-                     className="" if job.profiler_dir else "disabled",
-                     title=_("profiler data in {folder}").format(folder=job.profiler_dir)
-                     if job.profiler_dir else _("no profiler data in this job")),
-            html.Button(_("Parameter Details"), className="di-link-button",
-                        id={"type": "param-details", "train_id": job.train_id},
-                        disabled=not job.lineage_files,
-                        title="" if job.lineage_files else _("no lineage file in this job")),
-        ])),
-    ])
+        {"train_id": job.train_id, "dir": job.profiler_dir}
+    )
+    return html.Tr(
+        [
+            html.Td(number),
+            html.Td(dcc.Link(job.train_id, href=dashboard_href) if has_dashboard else job.train_id),
+            html.Td(format_time(job.create_time)),
+            html.Td(format_time(job.update_time)),
+            html.Td(_data_badges(job)),
+            html.Td([_status(job), _integrity(job)]),
+            html.Td(
+                html.Div(
+                    className="di-ops",
+                    children=[
+                        dcc.Link(
+                            _("Training Dashboard"),
+                            href=dashboard_href,
+                            className="" if has_dashboard else "disabled",
+                            title=""
+                            if has_dashboard
+                            else _("no summary or graph file in this job"),
+                        ),
+                        dcc.Link(
+                            _("Profiling"),
+                            href=profiling_href,
+                            id={"type": "profiling-link", "train_id": job.train_id},
+                            className="" if job.profiler_dir else "disabled",
+                            title=_("profiler data in {folder}").format(folder=job.profiler_dir)
+                            if job.profiler_dir
+                            else _("no profiler data in this job"),
+                        ),
+                        html.Button(
+                            _("Parameter Details"),
+                            className="di-link-button",
+                            id={"type": "param-details", "train_id": job.train_id},
+                            disabled=not job.lineage_files,
+                            title="" if job.lineage_files else _("no lineage file in this job"),
+                        ),
+                    ],
+                )
+            ),
+        ]
+    )
 
 
 def _header(state: dict[str, Any]) -> html.Tr:
@@ -156,53 +202,107 @@ def _header(state: dict[str, Any]) -> html.Tr:
         arrow = ""
         if state["sort"] == column:
             arrow = " ▼" if state["order"] == "desc" else " ▲"
-        cells.append(html.Th(html.Button(str(SORT_COLUMNS[column]) + arrow,
-                                         id={"type": "sort", "column": column})))
+        cells.append(
+            html.Th(
+                html.Button(
+                    str(SORT_COLUMNS[column]) + arrow, id={"type": "sort", "column": column}
+                )
+            )
+        )
     cells += [html.Th(_("Data")), html.Th(_("Status")), html.Th(_("Operation"))]
     return html.Tr(cells)
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     state = _state(params)
-    return html.Div([
-        html.Div(className="di-page-head", children=[
-            html.H1(_("Summary List"), className="di-title"),
-            html.Span(_("Current folder: {folder}").format(folder=service.name),
-                      className="di-subtitle"),
-            html.Div(className="di-spacer"),
-            dcc.Link(html.Button(_("Lineage Analysis"), className="di-button secondary"),
-                     href=app.get_relative_path("/lineage")),
-            dcc.Link(html.Button(_("Comparison Analysis"), className="di-button secondary"),
-                     href=app.get_relative_path("/compare")),
-        ]),
-        html.Div(className="di-panel", children=[
-            html.Div(className="di-toolbar", children=[
-                dcc.Input(id="job-filter", value=state["q"], debounce=0.3, type="text",
-                          placeholder=_("Filter summary paths"), className="di-input"),
-                dcc.Checklist(id="job-filter-regex",
-                              options=[{"label": " " + _("regular expression"), "value": "1"}],
-                              value=["1"] if state["regex"] else []),
-                html.Span(id="job-filter-error", className="di-error-text"),
-            ]),
-            html.Div(id="job-table"),
-            html.Div(className="di-pager", children=[
-                html.Span(id="job-total"),
-                dcc.Dropdown(id="job-page-size", value=state["size"], clearable=False,
-                             options=[{"label": _("{count} / page").format(count=n), "value": n}
-                                      for n in PAGE_SIZES],
-                             style={"width": "120px"}),
-                html.Button("‹", id="job-prev", className="di-icon-button di-page-button"),
-                html.Span(id="job-page"),
-                html.Button("›", id="job-next", className="di-icon-button di-page-button"),
-                # MindInsight's "Go to" box: Enter (or leaving the box) opens that page.
-                html.Label([_("Go to") + " ", dcc.Input(id="job-goto", type="number", min=1, step=1,
-                                                debounce=True, className="di-goto",
-                                                placeholder="page")]),
-            ]),
-        ]),
-        html.Div(id="param-details-modal"),
-        dcc.Store(id="job-table-shown"),  # the content_key of what the table shows
-    ])
+    return html.Div(
+        [
+            html.Div(
+                className="di-page-head",
+                children=[
+                    html.H1(_("Summary List"), className="di-title"),
+                    html.Span(
+                        _("Current folder: {folder}").format(folder=service.name),
+                        className="di-subtitle",
+                    ),
+                    html.Div(className="di-spacer"),
+                    dcc.Link(
+                        html.Button(_("Lineage Analysis"), className="di-button secondary"),
+                        href=app.get_relative_path("/lineage"),
+                    ),
+                    dcc.Link(
+                        html.Button(_("Comparison Analysis"), className="di-button secondary"),
+                        href=app.get_relative_path("/compare"),
+                    ),
+                ],
+            ),
+            html.Div(
+                className="di-panel",
+                children=[
+                    html.Div(
+                        className="di-toolbar",
+                        children=[
+                            dcc.Input(
+                                id="job-filter",
+                                value=state["q"],
+                                debounce=0.3,
+                                type="text",
+                                placeholder=_("Filter summary paths"),
+                                className="di-input",
+                            ),
+                            dcc.Checklist(
+                                id="job-filter-regex",
+                                options=[{"label": " " + _("regular expression"), "value": "1"}],
+                                value=["1"] if state["regex"] else [],
+                            ),
+                            html.Span(id="job-filter-error", className="di-error-text"),
+                        ],
+                    ),
+                    html.Div(id="job-table"),
+                    html.Div(
+                        className="di-pager",
+                        children=[
+                            html.Span(id="job-total"),
+                            dcc.Dropdown(
+                                id="job-page-size",
+                                value=state["size"],
+                                clearable=False,
+                                options=[
+                                    {"label": _("{count} / page").format(count=n), "value": n}
+                                    for n in PAGE_SIZES
+                                ],
+                                style={"width": "120px"},
+                            ),
+                            html.Button(
+                                "‹", id="job-prev", className="di-icon-button di-page-button"
+                            ),
+                            html.Span(id="job-page"),
+                            html.Button(
+                                "›", id="job-next", className="di-icon-button di-page-button"
+                            ),
+                            # MindInsight's "Go to" box: Enter (or leaving the box) opens that page.
+                            html.Label(
+                                [
+                                    _("Go to") + " ",
+                                    dcc.Input(
+                                        id="job-goto",
+                                        type="number",
+                                        min=1,
+                                        step=1,
+                                        debounce=True,
+                                        className="di-goto",
+                                        placeholder="page",
+                                    ),
+                                ]
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+            html.Div(id="param-details-modal"),
+            dcc.Store(id="job-table-shown"),  # the content_key of what the table shows
+        ]
+    )
 
 
 def goto_page(value: Any) -> int | None:
@@ -222,16 +322,26 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("job-filter", "value"), Input("job-filter-regex", "value"),
+        Input("job-filter", "value"),
+        Input("job-filter-regex", "value"),
         Input({"type": "sort", "column": ALL}, "n_clicks"),
-        Input("job-prev", "n_clicks"), Input("job-next", "n_clicks"),
-        Input("job-page-size", "value"), Input("job-goto", "value"),
+        Input("job-prev", "n_clicks"),
+        Input("job-next", "n_clicks"),
+        Input("job-page-size", "value"),
+        Input("job-goto", "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(text: str | None, regex: list[str] | None, _sorts: list[int | None],
-                        _prev: int | None, _next: int | None, size: int | None,
-                        goto: Any, search: str | None) -> Any:
+    def controls_to_url(
+        text: str | None,
+        regex: list[str] | None,
+        _sorts: list[int | None],
+        _prev: int | None,
+        _next: int | None,
+        size: int | None,
+        goto: Any,
+        search: str | None,
+    ) -> Any:
         state = _state(parse_search(search))
         trigger = ctx.triggered_id
         if isinstance(trigger, dict) and drawn_not_clicked():
@@ -255,46 +365,63 @@ def register(app: dash.Dash, service: DataService) -> None:
             if wanted is None:
                 return dash.no_update
             state["page"] = wanted
-        new_search = make_search({
-            "q": state["q"], "regex": "1" if state["regex"] else None,
-            "sort": None if state["sort"] == "update" else state["sort"],
-            "order": None if state["order"] == "desc" else state["order"],
-            "page": None if state["page"] == 1 else state["page"],
-            "size": None if state["size"] == 20 else state["size"],
-        })
+        new_search = make_search(
+            {
+                "q": state["q"],
+                "regex": "1" if state["regex"] else None,
+                "sort": None if state["sort"] == "update" else state["sort"],
+                "order": None if state["order"] == "desc" else state["order"],
+                "page": None if state["page"] == 1 else state["page"],
+                "size": None if state["size"] == 20 else state["size"],
+            }
+        )
         # Unchanged: write nothing, so a late answer never overwrites a newer URL.
         return dash.no_update if same_search(new_search, search) else new_search
 
     @app.callback(
-        Output("job-table", "children"), Output("job-total", "children"),
-        Output("job-page", "children"), Output("job-filter-error", "children"),
+        Output("job-table", "children"),
+        Output("job-total", "children"),
+        Output("job-page", "children"),
+        Output("job-filter-error", "children"),
         Output("job-table-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), State("job-table-shown", "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        State("job-table-shown", "data"),
     )
-    def render_table(search: str | None, _ticks: int | None, _clicks: int | None,
-                     shown: str | None) -> tuple:
+    def render_table(
+        search: str | None, _ticks: int | None, _clicks: int | None, shown: str | None
+    ) -> tuple:
         state = _state(parse_search(search))
         jobs, error = filter_jobs(provider.list_jobs(), state["q"], state["regex"])
         jobs = sort_jobs(jobs, state["sort"], state["order"] == "desc")
         pages = max(1, -(-len(jobs) // state["size"]))
         page = min(state["page"], pages)
         start = (page - 1) * state["size"]
-        rows = [_row(app, start + i + 1, job)
-                for i, job in enumerate(jobs[start:start + state["size"]])]
+        rows = [
+            _row(app, start + i + 1, job)
+            for i, job in enumerate(jobs[start : start + state["size"]])
+        ]
         if not rows:
             if not provider.ready:
                 message = _("Looking for training jobs…")
             elif state["q"]:
                 message = _("No training job matches.")
             else:
-                message = _("No training job found yet: summary files are looked for in every "
-                            "folder under the summary base directory.")
+                message = _(
+                    "No training job found yet: summary files are looked for in every "
+                    "folder under the summary base directory."
+                )
             rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
-        table = html.Table(className="di-table", children=[html.Thead(_header(state)),
-                                                           html.Tbody(rows)])
-        answer = (table, _("Total {count}").format(count=format_number(len(jobs))),
-                  f"{page} / {pages}", error or "")
+        table = html.Table(
+            className="di-table", children=[html.Thead(_header(state)), html.Tbody(rows)]
+        )
+        answer = (
+            table,
+            _("Total {count}").format(count=format_number(len(jobs))),
+            f"{page} / {pages}",
+            error or "",
+        )
         # An auto refresh with nothing new draws nothing: the rows drawn anew would also reset
         # every "Parameter Details" button under an open details window.
         key = content_key(*answer)
@@ -321,19 +448,38 @@ def register(app: dash.Dash, service: DataService) -> None:
             body: Any = html.P(str(error), className="di-error-text")
         else:
             pairs = parameter_details(row)
-            body = html.Table(className="di-table", children=[
-                html.Thead(html.Tr([html.Th(_("Key")), html.Th(_("Value"))])),
-                html.Tbody([html.Tr([html.Td(k), html.Td(v)]) for k, v in pairs]),
-            ]) if pairs else html.P(_("This job has no lineage data."), className="di-empty")
-        return html.Div(className="di-modal-backdrop", id="param-details-backdrop", children=[
-            html.Div(className="di-panel di-modal", children=[
-                html.Div(className="di-card-head", children=[
-                    html.Span(_("{job} Training Parameter Details").format(job=train_id)),
-                    html.Button("×", id="param-details-close", title=_("Close")),
-                ]),
-                html.Div(body, className="di-card-body"),
-            ]),
-        ])
+            body = (
+                html.Table(
+                    className="di-table",
+                    children=[
+                        html.Thead(html.Tr([html.Th(_("Key")), html.Th(_("Value"))])),
+                        html.Tbody([html.Tr([html.Td(k), html.Td(v)]) for k, v in pairs]),
+                    ],
+                )
+                if pairs
+                else html.P(_("This job has no lineage data."), className="di-empty")
+            )
+        return html.Div(
+            className="di-modal-backdrop",
+            id="param-details-backdrop",
+            children=[
+                html.Div(
+                    className="di-panel di-modal",
+                    children=[
+                        html.Div(
+                            className="di-card-head",
+                            children=[
+                                html.Span(
+                                    _("{job} Training Parameter Details").format(job=train_id)
+                                ),
+                                html.Button("×", id="param-details-close", title=_("Close")),
+                            ],
+                        ),
+                        html.Div(body, className="di-card-body"),
+                    ],
+                ),
+            ],
+        )
 
     app.clientside_callback(
         ClientsideFunction("jobsPage", "closeDetails"),  # assets/jobs-page.js

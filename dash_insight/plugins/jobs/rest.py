@@ -118,8 +118,12 @@ class _JobViews:
         if not 1 <= limit <= MAX_TRAIN_JOBS_LIMIT:
             raise errors.param_value_error(f"'limit' should in [1, {MAX_TRAIN_JOBS_LIMIT}].")
         jobs = self.provider.list_jobs()
-        load_status = "loaded" if self.provider.ready and all(
-            job.loaded_once or job.status == "loaded" for job in jobs) else "loading"
+        load_status = (
+            "loaded"
+            if self.provider.ready
+            and all(job.loaded_once or job.status == "loaded" for job in jobs)
+            else "loading"
+        )
         train_id = request.args.get("train_id")
         if train_id is not None:
             job = known_job(self.provider, train_id)
@@ -127,13 +131,15 @@ class _JobViews:
             total = len(selected)
         else:
             total = len(jobs)
-            selected = jobs[offset * limit:(offset + 1) * limit]
-        return json_response({
-            "name": self.base_name,
-            "total": total,
-            "train_jobs": [self._job_item(job) for job in selected],
-            "load_status": load_status,  # after the jobs, as in MindInsight's answers
-        })
+            selected = jobs[offset * limit : (offset + 1) * limit]
+        return json_response(
+            {
+                "name": self.base_name,
+                "total": total,
+                "train_jobs": [self._job_item(job) for job in selected],
+                "load_status": load_status,  # after the jobs, as in MindInsight's answers
+            }
+        )
 
     def train_job_caches(self) -> Response:
         """``POST /datavisual/train-job-caches {"train_ids": [...]}`` -> each known job's
@@ -174,7 +180,8 @@ class _JobViews:
         plugin_name, train_id = required_args("plugin_name", "train_id")
         if plugin_name not in MINDINSIGHT_PLUGINS:
             raise errors.plugin_not_available(
-                f"'plugin_name' only can be one of {list(MINDINSIGHT_PLUGINS)}")
+                f"'plugin_name' only can be one of {list(MINDINSIGHT_PLUGINS)}"
+            )
         job = resolve_job(self.provider, train_id)
         tags = self._plugins(job)[plugin_name]
         return json_response({"train_jobs": [{"id": train_id, "name": train_id, "tags": tags}]})

@@ -23,7 +23,8 @@ def no_landscape() -> list[Any]:
         _("No loss landscape. Collect one with {collect} and {landscape}, or {writer}."),
         collect=html.Code("collect_specified_data={'collect_landscape': {...}}"),
         landscape=html.Code("SummaryLandscape"),
-        writer=html.Code("SummaryWriter.add_landscape(...)"))
+        writer=html.Code("SummaryWriter.add_landscape(...)"),
+    )
 
 
 def landscape_card(request: CardRequest, service: LandscapeService) -> tuple[Any, Any]:
@@ -37,13 +38,26 @@ def landscape_card(request: CardRequest, service: LandscapeService) -> tuple[Any
     chosen = candidates[0]
     value = service.value(train_id, chosen)
     try:
-        figure = landscape_figure(grid(value), loss_path(value), VIEW_3D, DEFAULT_STYLE,
-                                  height=230, small=True, animate=False)
+        figure = landscape_figure(
+            grid(value),
+            loss_path(value),
+            VIEW_3D,
+            DEFAULT_STYLE,
+            height=230,
+            small=True,
+            animate=False,
+        )
     except LandscapeError as error:
         return html.Div(f"{chosen.tag}: {error}", className="di-empty di-error-text"), None
-    body = dcc.Graph(id="landscape-card-graph", figure=figure,
-                     config={"staticPlot": True, "displayModeBar": False})
+    body = dcc.Graph(
+        id="landscape-card-graph",
+        figure=figure,
+        config={"staticPlot": True, "displayModeBar": False},
+    )
     count = len({r.interval_id for r in landscapes.intervals})
-    foot = f"{chosen.label} · " + ngettext("{count} interval", "{count} intervals", count).format(
-        count=count) + (" · " + _("final") if landscapes.finals else "")
+    foot = (
+        f"{chosen.label} · "
+        + ngettext("{count} interval", "{count} intervals", count).format(count=count)
+        + (" · " + _("final") if landscapes.finals else "")
+    )
     return body, foot

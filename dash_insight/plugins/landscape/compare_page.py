@@ -79,7 +79,8 @@ DEFAULT_MODE = "tile"
 DEFAULT_JOBS = 12
 MAX_OVERLAY = 2
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
-    toImageButtonOptions={"format": "png", "filename": "loss-comparison"})
+    toImageButtonOptions={"format": "png", "filename": "loss-comparison"}
+)
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,7 @@ class JobFinal:
 
 def landscape_jobs(service: LandscapeService) -> list[str]:
     """Jobs with a loss landscape, newest update first."""
-    return [job.train_id for job in service.provider.list_jobs()
-            if job.tags.get("loss_landscape")]
+    return [job.train_id for job in service.provider.list_jobs() if job.tags.get("loss_landscape")]
 
 
 def page_state(params: dict[str, str], jobs: list[str]) -> dict[str, Any]:
@@ -109,12 +109,16 @@ def page_state(params: dict[str, str], jobs: list[str]) -> dict[str, Any]:
     scale = params.get("scale", "jet").lower()
     overlay = decode_tags(params.get("overlay"))
     shown = visible_tags(jobs, selected, pattern)
-    return {"selected": selected, "job_filter": pattern, "jobs": shown,
-            "explicit_jobs": chosen is not None,
-            "view": view if view in VIEWS else DEFAULT_VIEW,
-            "mode": mode if mode in MODES else DEFAULT_MODE,
-            "scale": scale if scale in COLOUR_SCALES else "jet",
-            "overlay": None if overlay is None else [j for j in overlay if j in shown]}
+    return {
+        "selected": selected,
+        "job_filter": pattern,
+        "jobs": shown,
+        "explicit_jobs": chosen is not None,
+        "view": view if view in VIEWS else DEFAULT_VIEW,
+        "mode": mode if mode in MODES else DEFAULT_MODE,
+        "scale": scale if scale in COLOUR_SCALES else "jet",
+        "overlay": None if overlay is None else [j for j in overlay if j in shown],
+    }
 
 
 def job_final(service: LandscapeService, train_id: str) -> JobFinal:
@@ -143,18 +147,25 @@ def _info(final: JobFinal) -> html.Div:
         return "--" if value in (None, "") or final.cells is None else str(value)
 
     meta = final.metadata
-    name, metric = evaluation_metric(meta, final.point) if final.cells is not None \
-        else ("loss", "--")
-    return html.Div(className="di-lc-info", children=[
-        html.Div(_("Training Information"), className="di-muted"),
-        html.Div(className="di-lc-row", children=[
-            html.Span([_("Network: "), html.B(text(meta.get("network")))]),
-            html.Span([_("Optimizer: "), html.B(text(meta.get("optimizer")))]),
-            html.Span([_("Learning Rate: "), html.B(text(meta.get("learning_rate")))]),
-        ]),
-        html.Div(_("Evaluation Metrics"), className="di-muted"),
-        html.Div(f"{name}: {metric}", className="di-lc-metric"),
-    ])
+    name, metric = (
+        evaluation_metric(meta, final.point) if final.cells is not None else ("loss", "--")
+    )
+    return html.Div(
+        className="di-lc-info",
+        children=[
+            html.Div(_("Training Information"), className="di-muted"),
+            html.Div(
+                className="di-lc-row",
+                children=[
+                    html.Span([_("Network: "), html.B(text(meta.get("network")))]),
+                    html.Span([_("Optimizer: "), html.B(text(meta.get("optimizer")))]),
+                    html.Span([_("Learning Rate: "), html.B(text(meta.get("learning_rate")))]),
+                ],
+            ),
+            html.Div(_("Evaluation Metrics"), className="di-muted"),
+            html.Div(f"{name}: {metric}", className="di-lc-metric"),
+        ],
+    )
 
 
 def run_head(train_id: str, colour: str) -> html.Div:
@@ -164,54 +175,100 @@ def run_head(train_id: str, colour: str) -> html.Div:
 
 def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> html.Section:
     if final.cells is None:
-        body: Any = html.Div(final.problem or str(NOT_EXIST_TEXT),
-                             className="di-empty di-lc-none")
+        body: Any = html.Div(final.problem or str(NOT_EXIST_TEXT), className="di-empty di-lc-none")
     else:
-        body = dcc.Graph(id={"type": "lc-tile-graph", "index": index}, config=GRAPH_CONFIG,
-                         figure=landscape_figure(final.cells, None, view, style,
-                                                 convergence=final.point, height=330,
-                                                 animate=False))
-    return html.Section(className="di-panel di-lc-card", id=f"lc-card-{index}", children=[
-        run_head(final.train_id, colour), body, _info(final)])
+        body = dcc.Graph(
+            id={"type": "lc-tile-graph", "index": index},
+            config=GRAPH_CONFIG,
+            figure=landscape_figure(
+                final.cells, None, view, style, convergence=final.point, height=330, animate=False
+            ),
+        )
+    return html.Section(
+        className="di-panel di-lc-card",
+        id=f"lc-card-{index}",
+        children=[run_head(final.train_id, colour), body, _info(final)],
+    )
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
     jobs = landscape_jobs(service)
     state = page_state(params, jobs)
-    return html.Div([
-        *compare_head(app, PATH, params, str(TITLE),
-                      _("the final loss landscape of several training jobs")),
-        html.Div(className="di-panel di-lc-controls", children=[
-            picker("lc-jobs", _("Training Selection"), jobs, state["selected"], state["job_filter"],
-                   noun="job"),
-            html.Div(className="di-toolbar", children=[
-                html.Span(_("Visualization"), className="di-muted"),
-                dcc.RadioItems(id="lc-view", value=state["view"], inline=True,
-                               options=[{"label": f" {v}", "value": k}
-                                        for k, v in VIEWS.items()]),
-                html.Span(_("Comparison mode"), className="di-muted"),
-                dcc.RadioItems(id="lc-mode", value=state["mode"], inline=True,
-                               options=[{"label": f" {v}", "value": k}
-                                        for k, v in MODES.items()]),
-                html.Span(_("Colour"), className="di-muted"),
-                dcc.Dropdown(id="lc-scale", value=state["scale"], clearable=False,
-                             className="di-lc-scale",
-                             options=[{"label": SCALE_LABELS.get(s, s.capitalize()),
-                                       "value": s} for s in COLOUR_SCALES]),
-                html.Span(["●", " " + _("Model Convergence Point")], className="di-lc-legend"),
-            ]),
-            html.Div(id="lc-overlay-row", className="di-toolbar", children=[
-                html.Span(_("Overlay"), className="di-muted"),
-                dcc.Checklist(id="lc-overlay", inline=True, options=[], value=[]),
-                html.Span(_("A maximum of {count} graphs can be selected for comparison.").format(
-                    count=MAX_OVERLAY),
-                          className="di-muted", id="lc-overlay-hint"),
-            ]),
-        ]),
-        dcc.Store(id="lc-overlay-shown"),
-        dcc.Store(id="lc-shown"),  # the answer_key of what lc-body shows
-        html.Div(id="lc-body"),
-    ])
+    return html.Div(
+        [
+            *compare_head(
+                app,
+                PATH,
+                params,
+                str(TITLE),
+                _("the final loss landscape of several training jobs"),
+            ),
+            html.Div(
+                className="di-panel di-lc-controls",
+                children=[
+                    picker(
+                        "lc-jobs",
+                        _("Training Selection"),
+                        jobs,
+                        state["selected"],
+                        state["job_filter"],
+                        noun="job",
+                    ),
+                    html.Div(
+                        className="di-toolbar",
+                        children=[
+                            html.Span(_("Visualization"), className="di-muted"),
+                            dcc.RadioItems(
+                                id="lc-view",
+                                value=state["view"],
+                                inline=True,
+                                options=[{"label": f" {v}", "value": k} for k, v in VIEWS.items()],
+                            ),
+                            html.Span(_("Comparison mode"), className="di-muted"),
+                            dcc.RadioItems(
+                                id="lc-mode",
+                                value=state["mode"],
+                                inline=True,
+                                options=[{"label": f" {v}", "value": k} for k, v in MODES.items()],
+                            ),
+                            html.Span(_("Colour"), className="di-muted"),
+                            dcc.Dropdown(
+                                id="lc-scale",
+                                value=state["scale"],
+                                clearable=False,
+                                className="di-lc-scale",
+                                options=[
+                                    {"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
+                                    for s in COLOUR_SCALES
+                                ],
+                            ),
+                            html.Span(
+                                ["●", " " + _("Model Convergence Point")], className="di-lc-legend"
+                            ),
+                        ],
+                    ),
+                    html.Div(
+                        id="lc-overlay-row",
+                        className="di-toolbar",
+                        children=[
+                            html.Span(_("Overlay"), className="di-muted"),
+                            dcc.Checklist(id="lc-overlay", inline=True, options=[], value=[]),
+                            html.Span(
+                                _(
+                                    "A maximum of {count} graphs can be selected for comparison."
+                                ).format(count=MAX_OVERLAY),
+                                className="di-muted",
+                                id="lc-overlay-hint",
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+            dcc.Store(id="lc-overlay-shown"),
+            dcc.Store(id="lc-shown"),  # the answer_key of what lc-body shows
+            html.Div(id="lc-body"),
+        ]
+    )
 
 
 def register(app: dash.Dash, service: LandscapeService) -> None:
@@ -223,44 +280,78 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        *picker_inputs("lc-jobs"), Input("lc-view", "value"),
-        Input("lc-mode", "value"), Input("lc-scale", "value"), Input("lc-overlay", "value"),
-        State("lc-overlay-shown", "data"), State("url", "search"), prevent_initial_call=True,
+        *picker_inputs("lc-jobs"),
+        Input("lc-view", "value"),
+        Input("lc-mode", "value"),
+        Input("lc-scale", "value"),
+        Input("lc-overlay", "value"),
+        State("lc-overlay-shown", "data"),
+        State("url", "search"),
+        prevent_initial_call=True,
     )
-    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None, view: str,
-                        mode: str, scale: str, overlay: list[str] | None,
-                        shown: list[str] | None, search: str | None) -> Any:
+    def controls_to_url(
+        rows: Any,
+        _all: Any,
+        _none: Any,
+        pattern: str | None,
+        view: str,
+        mode: str,
+        scale: str,
+        overlay: list[str] | None,
+        shown: list[str] | None,
+        search: str | None,
+    ) -> Any:
         if picker_button_drawn():
             return dash.no_update
         jobs = landscape_jobs(service)
         params = parse_search(search)
         state = page_state(params, jobs)
-        if echoed(ctx.triggered_id, "lc-jobs", checked_names(rows), jobs, state["selected"],
-                  state["job_filter"]):
+        if echoed(
+            ctx.triggered_id,
+            "lc-jobs",
+            checked_names(rows),
+            jobs,
+            state["selected"],
+            state["job_filter"],
+        ):
             return dash.no_update
         matching, _unused = filter_tags(jobs, pattern or "")
-        selected = pick(jobs, state["selected"], checked_names(rows), matching,
-                        picker_action(ctx.triggered_id, "lc-jobs"))
+        selected = pick(
+            jobs,
+            state["selected"],
+            checked_names(rows),
+            matching,
+            picker_action(ctx.triggered_id, "lc-jobs"),
+        )
         explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
         overlay_value = params.get("overlay")
         if ctx.triggered_id == "lc-overlay" and (overlay or []) != (shown or []):
             kept = [j for j in selected if j in (overlay or [])]
             overlay_value = encode_tags(kept[-MAX_OVERLAY:])
-        new = make_search({**params,
-                           "jobs": encode_tags(selected) if explicit else None,
-                           "job_filter": pattern or None,
-                           "view": None if view == DEFAULT_VIEW else view,
-                           "mode": None if mode == DEFAULT_MODE else mode,
-                           "scale": None if scale == "jet" else scale,
-                           "overlay": overlay_value})
+        new = make_search(
+            {
+                **params,
+                "jobs": encode_tags(selected) if explicit else None,
+                "job_filter": pattern or None,
+                "view": None if view == DEFAULT_VIEW else view,
+                "mode": None if mode == DEFAULT_MODE else mode,
+                "scale": None if scale == "jet" else scale,
+                "overlay": overlay_value,
+            }
+        )
         return dash.no_update if same_search(new, search) else new
 
     @app.callback(
-        Output("lc-body", "children"), Output("lc-overlay", "options"),
-        Output("lc-overlay", "value"), Output("lc-overlay-row", "style"),
-        Output("lc-overlay-shown", "data"), Output("lc-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), State("lc-shown", "data"),
+        Output("lc-body", "children"),
+        Output("lc-overlay", "options"),
+        Output("lc-overlay", "value"),
+        Output("lc-overlay-row", "style"),
+        Output("lc-overlay-shown", "data"),
+        Output("lc-shown", "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        State("lc-shown", "data"),
     )
     def body(search: str | None, _ticks: Any, _clicks: Any, shown: str | None) -> Any:
         key = answer_key(service.provider, search or "")
@@ -269,28 +360,51 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         state = page_state(parse_search(search), landscape_jobs(service))
         style = Style(colour_scale=state["scale"])
         finals = [job_final(service, train_id) for train_id in state["jobs"]]
-        colours = run_colours(state["jobs"],
-                              [job.train_id for job in service.provider.list_jobs()])
+        colours = run_colours(state["jobs"], [job.train_id for job in service.provider.list_jobs()])
         overlay = overlay_choice(state, finals)
-        options = [{"label": f" {f.train_id}", "value": f.train_id,
-                    "disabled": f.cells is None} for f in finals]
+        options = [
+            {"label": f" {f.train_id}", "value": f.train_id, "disabled": f.cells is None}
+            for f in finals
+        ]
         row_style = {} if state["mode"] == "overlay" else {"display": "none"}
         if not finals:
-            content: Any = html.Div(_("Select training jobs with a loss landscape above."),
-                                    className="di-panel di-empty")
+            content: Any = html.Div(
+                _("Select training jobs with a loss landscape above."),
+                className="di-panel di-empty",
+            )
         elif state["mode"] == "tile":
-            content = html.Div([tile(f, k, state["view"], style, colours[f.train_id])
-                                for k, f in enumerate(finals)],
-                               className="di-lc-grid", id="lc-tiles")
+            content = html.Div(
+                [
+                    tile(f, k, state["view"], style, colours[f.train_id])
+                    for k, f in enumerate(finals)
+                ],
+                className="di-lc-grid",
+                id="lc-tiles",
+            )
         elif not overlay:
-            content = html.Div(_("Please select the graph to be compared above."),
-                               className="di-panel di-empty", id="lc-overlay-empty")
+            content = html.Div(
+                _("Please select the graph to be compared above."),
+                className="di-panel di-empty",
+                id="lc-overlay-empty",
+            )
         else:
             chosen = [f for f in finals if f.train_id in overlay]
-            figure = overlay_figure([(f.train_id, f.cells, f.point) for f in chosen
-                                     if f.cells is not None], state["view"], style)
-            content = html.Section(className="di-panel", children=[
-                dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
-                html.Div([html.Div([run_head(f.train_id, colours[f.train_id]), _info(f)])
-                          for f in chosen], className="di-lc-grid")])
+            figure = overlay_figure(
+                [(f.train_id, f.cells, f.point) for f in chosen if f.cells is not None],
+                state["view"],
+                style,
+            )
+            content = html.Section(
+                className="di-panel",
+                children=[
+                    dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
+                    html.Div(
+                        [
+                            html.Div([run_head(f.train_id, colours[f.train_id]), _info(f)])
+                            for f in chosen
+                        ],
+                        className="di-lc-grid",
+                    ),
+                ],
+            )
         return content, options, overlay, row_style, overlay, key

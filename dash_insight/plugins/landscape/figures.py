@@ -25,19 +25,29 @@ VIEW_CONTOUR = "contour"
 VIEW_FILLED = "filled"
 VIEW_3D = "3d"
 #: View -> MindInsight's tab name; the default is MindInsight's (3D Map).
-VIEWS = {VIEW_CONTOUR: lazy_gettext("Isoline Map"), VIEW_FILLED: lazy_gettext("Topographic Map"),
-         VIEW_3D: lazy_gettext("3D Map")}
+VIEWS = {
+    VIEW_CONTOUR: lazy_gettext("Isoline Map"),
+    VIEW_FILLED: lazy_gettext("Topographic Map"),
+    VIEW_3D: lazy_gettext("3D Map"),
+}
 DEFAULT_VIEW = VIEW_3D
 #: MindInsight offers Jet, Viridis and RdBu; every plotly named scale is offered after them.
 FIRST_SCALES = ("jet", "viridis", "rdbu")
 SCALE_LABELS = {"jet": "Jet", "viridis": "Viridis", "rdbu": "RdBu"}
 COLOUR_SCALES: tuple[str, ...] = FIRST_SCALES + tuple(
-    s for s in plotly.colors.named_colorscales() if s not in FIRST_SCALES)
+    s for s in plotly.colors.named_colorscales() if s not in FIRST_SCALES
+)
 #: Path colours offered (MindInsight: a colour picker, default black).
-PATH_COLOURS = {"#000000": lazy_gettext("Black"), "#ffffff": lazy_gettext("White"),
-                "#ff0000": lazy_gettext("Red"), "#ff8c00": lazy_gettext("Orange"),
-                "#ff00ff": lazy_gettext("Magenta"), "#00bcd4": lazy_gettext("Cyan"),
-                "#32cd32": lazy_gettext("Lime"), "#1e50ff": lazy_gettext("Blue")}
+PATH_COLOURS = {
+    "#000000": lazy_gettext("Black"),
+    "#ffffff": lazy_gettext("White"),
+    "#ff0000": lazy_gettext("Red"),
+    "#ff8c00": lazy_gettext("Orange"),
+    "#ff00ff": lazy_gettext("Magenta"),
+    "#00bcd4": lazy_gettext("Cyan"),
+    "#32cd32": lazy_gettext("Lime"),
+    "#1e50ff": lazy_gettext("Blue"),
+}
 MARKER_COLOUR = "#ff8c00"  # MindInsight's orange checkpoint dots
 CONVERGENCE_COLOUR = "#000000"
 TEXT_COLOUR = "#8a9099"
@@ -64,6 +74,7 @@ DEFAULT_STYLE = Style()
 def style_from(params: dict[str, str]) -> Style:
     """The display settings named in the URL; anything unknown or out of range falls back to
     its default (2-30 levels, width 1-5, opacity 0.1-1)."""
+
     def number(name: str, default: float, low: float, high: float) -> float:
         try:
             value = float(params.get(name, default))
@@ -88,7 +99,8 @@ def style_params(style: Style) -> dict[str, Any]:
     return {
         "scale": style.colour_scale if style.colour_scale != DEFAULT_STYLE.colour_scale else None,
         "levels": style.levels if style.levels != DEFAULT_STYLE.levels else None,
-        "path_colour": style.path_colour if style.path_colour != DEFAULT_STYLE.path_colour
+        "path_colour": style.path_colour
+        if style.path_colour != DEFAULT_STYLE.path_colour
         else None,
         "path_width": style.path_width if style.path_width != DEFAULT_STYLE.path_width else None,
         "opacity": f"{style.opacity:g}" if style.opacity != DEFAULT_STYLE.opacity else None,
@@ -117,45 +129,96 @@ def contour_levels(values: np.ndarray, levels: int) -> dict[str, float] | None:
     if not finite.size or finite.max() <= finite.min():
         return None
     size = (float(finite.max()) - float(finite.min())) / (levels + 1)
-    return {"start": float(finite.min()) + size, "end": float(finite.max()) - size * 0.999,
-            "size": size}
+    return {
+        "start": float(finite.min()) + size,
+        "end": float(finite.max()) - size * 0.999,
+        "size": size,
+    }
 
 
 def _path_traces(path: LossPath, view: str, style: Style) -> list[Any]:
     """The path (line + checkpoint dots), its Start and End, and the animated marker (last)."""
-    hover = (_("step/epoch") + " %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>loss %{customdata:.6g}"
-             "<extra>" + _("path") + "</extra>")
+    hover = (
+        _("step/epoch") + " %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>loss %{customdata:.6g}"
+        "<extra>" + _("path") + "</extra>"
+    )
     start_end = [_("Start"), _("End")]
     steps = [str(v) for v in path.intervals]
     ends = [0, len(path.x) - 1]
     if view == VIEW_3D:
         return [
-            go.Scatter3d(x=path.x, y=path.y, z=path.z, mode="lines+markers", name="path",
-                         text=steps, customdata=path.z, hovertemplate=hover,
-                         line={"color": style.path_colour, "width": style.path_width * 2},
-                         marker={"size": 4, "color": style.path_colour}),
-            go.Scatter3d(x=path.x[ends], y=path.y[ends], z=path.z[ends], mode="markers+text",
-                         name="start / end", text=start_end, textposition="top center",
-                         hoverinfo="skip",
-                         marker={"size": 7, "symbol": ["square", "diamond"],
-                                 "color": style.path_colour}),
-            go.Scatter3d(x=path.x[:1], y=path.y[:1], z=path.z[:1], mode="markers",
-                         name="position", hoverinfo="skip",
-                         marker={"size": 9, "color": MARKER_COLOUR, "line": {"width": 1}}),
+            go.Scatter3d(
+                x=path.x,
+                y=path.y,
+                z=path.z,
+                mode="lines+markers",
+                name="path",
+                text=steps,
+                customdata=path.z,
+                hovertemplate=hover,
+                line={"color": style.path_colour, "width": style.path_width * 2},
+                marker={"size": 4, "color": style.path_colour},
+            ),
+            go.Scatter3d(
+                x=path.x[ends],
+                y=path.y[ends],
+                z=path.z[ends],
+                mode="markers+text",
+                name="start / end",
+                text=start_end,
+                textposition="top center",
+                hoverinfo="skip",
+                marker={"size": 7, "symbol": ["square", "diamond"], "color": style.path_colour},
+            ),
+            go.Scatter3d(
+                x=path.x[:1],
+                y=path.y[:1],
+                z=path.z[:1],
+                mode="markers",
+                name="position",
+                hoverinfo="skip",
+                marker={"size": 9, "color": MARKER_COLOUR, "line": {"width": 1}},
+            ),
         ]
     return [
-        go.Scatter(x=path.x, y=path.y, mode="lines+markers", name="path", text=steps,
-                   customdata=path.z, hovertemplate=hover,
-                   line={"color": style.path_colour, "width": style.path_width},
-                   marker={"size": 9, "color": MARKER_COLOUR}),
-        go.Scatter(x=path.x[ends], y=path.y[ends], mode="markers+text", name="start / end",
-                   text=start_end, textposition="top center", hoverinfo="skip",
-                   marker={"size": 14, "symbol": ["square", "triangle-up"],
-                           "color": MARKER_COLOUR, "line": {"width": 1, "color": "#333"}}),
-        go.Scatter(x=path.x[:1], y=path.y[:1], mode="markers", name="position",
-                   hoverinfo="skip",
-                   marker={"size": 16, "color": "rgba(255, 140, 0, 0.6)",
-                           "line": {"width": 2, "color": style.path_colour}}),
+        go.Scatter(
+            x=path.x,
+            y=path.y,
+            mode="lines+markers",
+            name="path",
+            text=steps,
+            customdata=path.z,
+            hovertemplate=hover,
+            line={"color": style.path_colour, "width": style.path_width},
+            marker={"size": 9, "color": MARKER_COLOUR},
+        ),
+        go.Scatter(
+            x=path.x[ends],
+            y=path.y[ends],
+            mode="markers+text",
+            name="start / end",
+            text=start_end,
+            textposition="top center",
+            hoverinfo="skip",
+            marker={
+                "size": 14,
+                "symbol": ["square", "triangle-up"],
+                "color": MARKER_COLOUR,
+                "line": {"width": 1, "color": "#333"},
+            },
+        ),
+        go.Scatter(
+            x=path.x[:1],
+            y=path.y[:1],
+            mode="markers",
+            name="position",
+            hoverinfo="skip",
+            marker={
+                "size": 16,
+                "color": "rgba(255, 140, 0, 0.6)",
+                "line": {"width": 2, "color": style.path_colour},
+            },
+        ),
     ]
 
 
@@ -164,54 +227,110 @@ def _animation(figure: go.Figure, path: LossPath, view: str) -> None:
     marker = len(figure.data) - 1
     frames = []
     for k in range(len(path.x)):
-        point: dict[str, Any] = {"x": path.x[k:k + 1], "y": path.y[k:k + 1]}
+        point: dict[str, Any] = {"x": path.x[k : k + 1], "y": path.y[k : k + 1]}
         if view == VIEW_3D:
-            point["z"] = path.z[k:k + 1]
-        frames.append(go.Frame(name=str(k), traces=[marker],
-                               data=[(go.Scatter3d if view == VIEW_3D else go.Scatter)(**point)]))
+            point["z"] = path.z[k : k + 1]
+        frames.append(
+            go.Frame(
+                name=str(k),
+                traces=[marker],
+                data=[(go.Scatter3d if view == VIEW_3D else go.Scatter)(**point)],
+            )
+        )
     figure.frames = frames
-    figure.update_layout(updatemenus=[{
-        "type": "buttons", "showactive": False, "x": 0.0, "y": 0.0, "xanchor": "left",
-        "yanchor": "bottom", "pad": {"l": 4, "b": 4},
-        "buttons": [{"label": "▶ " + _("Play the path"), "method": "animate",
-                     "args": [None, {"frame": {"duration": 350, "redraw": view == VIEW_3D},
-                                     "transition": {"duration": 0},
-                                     "fromcurrent": False, "mode": "immediate"}]}],
-    }])
+    figure.update_layout(
+        updatemenus=[
+            {
+                "type": "buttons",
+                "showactive": False,
+                "x": 0.0,
+                "y": 0.0,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "pad": {"l": 4, "b": 4},
+                "buttons": [
+                    {
+                        "label": "▶ " + _("Play the path"),
+                        "method": "animate",
+                        "args": [
+                            None,
+                            {
+                                "frame": {"duration": 350, "redraw": view == VIEW_3D},
+                                "transition": {"duration": 0},
+                                "fromcurrent": False,
+                                "mode": "immediate",
+                            },
+                        ],
+                    }
+                ],
+            }
+        ]
+    )
 
 
 def _convergence_trace(point: Sequence[float], view: str) -> Any:
     name = _("Model Convergence Point")
-    common = {"mode": "markers", "name": name,
-              "hovertemplate": name + "<br>x %{x:.6g}<br>y %{y:.6g}<extra></extra>"}
+    common = {
+        "mode": "markers",
+        "name": name,
+        "hovertemplate": name + "<br>x %{x:.6g}<br>y %{y:.6g}<extra></extra>",
+    }
     if view == VIEW_3D:
-        return go.Scatter3d(x=[point[0]], y=[point[1]], z=[point[2]],
-                            marker={"size": 6, "color": CONVERGENCE_COLOUR}, **common)
-    return go.Scatter(x=[point[0]], y=[point[1]], marker={"size": 11, "color": CONVERGENCE_COLOUR},
-                      **common)
+        return go.Scatter3d(
+            x=[point[0]],
+            y=[point[1]],
+            z=[point[2]],
+            marker={"size": 6, "color": CONVERGENCE_COLOUR},
+            **common,
+        )
+    return go.Scatter(
+        x=[point[0]], y=[point[1]], marker={"size": 11, "color": CONVERGENCE_COLOUR}, **common
+    )
 
 
-def surface_trace(cells: Grid, style: Style, *, show_scale: bool = True,
-                  colour_range: tuple[float, float] | None = None, name: str = "loss",
-                  colour_axis: str | None = None) -> go.Surface:
+def surface_trace(
+    cells: Grid,
+    style: Style,
+    *,
+    show_scale: bool = True,
+    colour_range: tuple[float, float] | None = None,
+    name: str = "loss",
+    colour_axis: str | None = None,
+) -> go.Surface:
     values, title = colour_values(cells.z, style.log_colour)
     extra: dict[str, Any] = {}
     if colour_axis:
         extra["coloraxis"] = colour_axis
     else:
-        extra.update(colorscale=style.colour_scale, showscale=show_scale,
-                     colorbar={"title": {"text": title}, "len": 0.6})
+        extra.update(
+            colorscale=style.colour_scale,
+            showscale=show_scale,
+            colorbar={"title": {"text": title}, "len": 0.6},
+        )
         if colour_range is not None:
             extra.update(cmin=colour_range[0], cmax=colour_range[1])
-    return go.Surface(x=cells.x, y=cells.y, z=cells.z, surfacecolor=values, name=name,
-                      opacity=style.opacity,
-                      hovertemplate="x %{x:.6g}<br>y %{y:.6g}<br>loss %{z:.6g}"
-                                    f"<extra>{name}</extra>", **extra)
+    return go.Surface(
+        x=cells.x,
+        y=cells.y,
+        z=cells.z,
+        surfacecolor=values,
+        name=name,
+        opacity=style.opacity,
+        hovertemplate=f"x %{{x:.6g}}<br>y %{{y:.6g}}<br>loss %{{z:.6g}}<extra>{name}</extra>",
+        **extra,
+    )
 
 
-def contour_trace(cells: Grid, view: str, style: Style, *,
-                  colour_range: tuple[float, float] | None = None, name: str = "loss",
-                  colour_axis: str | None = None, show_scale: bool = True) -> go.Contour:
+def contour_trace(
+    cells: Grid,
+    view: str,
+    style: Style,
+    *,
+    colour_range: tuple[float, float] | None = None,
+    name: str = "loss",
+    colour_axis: str | None = None,
+    show_scale: bool = True,
+) -> go.Contour:
     """Contour lines (``contour``) or filled bands (``filled``) of the loss; the levels split
     ``colour_range`` (default: this grid's range) evenly."""
     values, title = colour_values(cells.z, style.log_colour)
@@ -229,43 +348,76 @@ def contour_trace(cells: Grid, view: str, style: Style, *,
     if colour_axis:
         extra["coloraxis"] = colour_axis
     else:
-        extra.update(colorscale=style.colour_scale, showscale=show_scale,
-                     colorbar={"title": {"text": title}})
+        extra.update(
+            colorscale=style.colour_scale, showscale=show_scale, colorbar={"title": {"text": title}}
+        )
         if colour_range is not None:
             extra.update(zmin=colour_range[0], zmax=colour_range[1])
-    return go.Contour(x=cells.x, y=cells.y, z=values, contours=contours, autocontour=not levels,
-                      line={"width": 2 if view == VIEW_CONTOUR else 0.5}, name=name,
-                      hovertemplate=hover + f"<extra>{name}</extra>", **extra)
+    return go.Contour(
+        x=cells.x,
+        y=cells.y,
+        z=values,
+        contours=contours,
+        autocontour=not levels,
+        line={"width": 2 if view == VIEW_CONTOUR else 0.5},
+        name=name,
+        hovertemplate=hover + f"<extra>{name}</extra>",
+        **extra,
+    )
 
 
 def _layout(figure: go.Figure, view: str, height: int, small: bool) -> None:
     margin = {"l": 0, "r": 0, "t": 0, "b": 0} if small else {"l": 10, "r": 10, "t": 10, "b": 10}
     figure.update_layout(
-        height=height, margin=margin, paper_bgcolor="rgba(0,0,0,0)",
-        plot_bgcolor="rgba(0,0,0,0)", font={"color": TEXT_COLOUR, "size": 10 if small else 12},
-        showlegend=False, uirevision="landscape", hoverlabel={"namelength": -1})
+        height=height,
+        margin=margin,
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="rgba(0,0,0,0)",
+        font={"color": TEXT_COLOUR, "size": 10 if small else 12},
+        showlegend=False,
+        uirevision="landscape",
+        hoverlabel={"namelength": -1},
+    )
     if view == VIEW_3D:
         axis = {"showticklabels": not small, "title": {"text": ""} if small else None}
-        figure.update_layout(scene={
-            "xaxis": {"title": {"text": "X"}, **axis}, "yaxis": {"title": {"text": "Y"}, **axis},
-            "zaxis": {"title": {"text": "loss"}, **axis}, "camera": DEFAULT_CAMERA,
-            "aspectmode": "cube"})
+        figure.update_layout(
+            scene={
+                "xaxis": {"title": {"text": "X"}, **axis},
+                "yaxis": {"title": {"text": "Y"}, **axis},
+                "zaxis": {"title": {"text": "loss"}, **axis},
+                "camera": DEFAULT_CAMERA,
+                "aspectmode": "cube",
+            }
+        )
     else:
-        figure.update_xaxes(title_text=None if small else "x", showgrid=False,
-                            showticklabels=not small)
-        figure.update_yaxes(title_text=None if small else "y", showgrid=False,
-                            showticklabels=not small)
+        figure.update_xaxes(
+            title_text=None if small else "x", showgrid=False, showticklabels=not small
+        )
+        figure.update_yaxes(
+            title_text=None if small else "y", showgrid=False, showticklabels=not small
+        )
 
 
-def landscape_figure(cells: Grid, path: LossPath | None, view: str, style: Style, *,
-                     convergence: Sequence[float] | None = None, height: int = 600,
-                     small: bool = False, animate: bool = True) -> go.Figure:
+def landscape_figure(
+    cells: Grid,
+    path: LossPath | None,
+    view: str,
+    style: Style,
+    *,
+    convergence: Sequence[float] | None = None,
+    height: int = 600,
+    small: bool = False,
+    animate: bool = True,
+) -> go.Figure:
     """One landscape in one of the three views, with its path (interval landscapes) or its
     convergence point (the comparison page); ``animate`` adds the "Play the path" frames."""
     if view not in VIEWS:
         view = DEFAULT_VIEW
-    main = surface_trace(cells, style, show_scale=not small) if view == VIEW_3D \
+    main = (
+        surface_trace(cells, style, show_scale=not small)
+        if view == VIEW_3D
         else contour_trace(cells, view, style, show_scale=not small)
+    )
     figure = go.Figure(data=[main])
     if convergence is not None and len(convergence) == 3:
         figure.add_trace(_convergence_trace(convergence, view))
@@ -278,35 +430,52 @@ def landscape_figure(cells: Grid, path: LossPath | None, view: str, style: Style
     return figure
 
 
-def overlay_figure(grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str, style: Style,
-                   height: int = 620) -> go.Figure:
+def overlay_figure(
+    grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str, style: Style, height: int = 620
+) -> go.Figure:
     """Two (or more) landscapes with one shared colour range: surfaces in one 3D scene, or
     contour maps side by side; each with its convergence point."""
     ranges = [colour_values(cells.z, style.log_colour)[0] for _, cells, _ in grids]
-    finite = (np.concatenate([r[np.isfinite(r)].ravel() for r in ranges]) if ranges
-              else np.empty(0))
+    finite = np.concatenate([r[np.isfinite(r)].ravel() for r in ranges]) if ranges else np.empty(0)
     shared = (float(np.min(finite)), float(np.max(finite))) if len(finite) else None
     if view == VIEW_3D:
         figure = go.Figure()
         for k, (name, cells, point) in enumerate(grids):
-            figure.add_trace(surface_trace(cells, replace(style, opacity=min(style.opacity, 0.8)),
-                                           show_scale=k == 0, colour_range=shared, name=name))
+            figure.add_trace(
+                surface_trace(
+                    cells,
+                    replace(style, opacity=min(style.opacity, 0.8)),
+                    show_scale=k == 0,
+                    colour_range=shared,
+                    name=name,
+                )
+            )
             figure.add_trace(_convergence_trace(point, view))
         _layout(figure, view, height, small=False)
         figure.update_layout(showlegend=True, legend={"x": 0, "y": 1})
         return figure
     # imported when drawn: it costs start-up time
     make_subplots = import_module("plotly.subplots").make_subplots
-    figure = make_subplots(rows=1, cols=max(1, len(grids)),
-                           subplot_titles=[name for name, _, _ in grids],
-                           horizontal_spacing=0.06)
+    figure = make_subplots(
+        rows=1,
+        cols=max(1, len(grids)),
+        subplot_titles=[name for name, _, _ in grids],
+        horizontal_spacing=0.06,
+    )
     title = colour_values(grids[0][1].z, style.log_colour)[1] if grids else _("loss value")
     for k, (name, cells, point) in enumerate(grids):
-        figure.add_trace(contour_trace(cells, view, style, colour_range=shared, name=name,
-                                       colour_axis="coloraxis"), row=1, col=k + 1)
+        figure.add_trace(
+            contour_trace(
+                cells, view, style, colour_range=shared, name=name, colour_axis="coloraxis"
+            ),
+            row=1,
+            col=k + 1,
+        )
         figure.add_trace(_convergence_trace(point, view), row=1, col=k + 1)
-    axis: dict[str, Any] = {"colorscale": style.colour_scale,
-                            "colorbar": {"title": {"text": title}}}
+    axis: dict[str, Any] = {
+        "colorscale": style.colour_scale,
+        "colorbar": {"title": {"text": title}},
+    }
     if shared is not None:
         axis.update(cmin=shared[0], cmax=shared[1])
     figure.update_layout(coloraxis=axis)
@@ -314,21 +483,40 @@ def overlay_figure(grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str
     return figure
 
 
-def step_figure(steps: Sequence[float], losses: Sequence[float], shaded: tuple[int, int] | None,
-                height: int = 240) -> go.Figure:
+def step_figure(
+    steps: Sequence[float],
+    losses: Sequence[float],
+    shaded: tuple[int, int] | None,
+    height: int = 240,
+) -> go.Figure:
     """MindInsight's "Step Selection" chart: the loss curve with the chosen interval shaded."""
-    figure = go.Figure(go.Scatter(x=list(steps), y=list(losses), mode="lines", name="loss",
-                                  line={"color": "#4a6fd1", "width": 1.5},
-                                  hovertemplate=_("step") + " %{x}<br>loss %{y:.6g}"
-                                                "<extra></extra>"))
+    figure = go.Figure(
+        go.Scatter(
+            x=list(steps),
+            y=list(losses),
+            mode="lines",
+            name="loss",
+            line={"color": "#4a6fd1", "width": 1.5},
+            hovertemplate=_("step") + " %{x}<br>loss %{y:.6g}<extra></extra>",
+        )
+    )
     if shaded is not None:
-        figure.add_vrect(x0=shaded[0], x1=shaded[1], fillcolor="rgba(255, 99, 99, 0.3)",
-                         line_width=0, annotation_text=_("Selected Range"),
-                         annotation_position="top left")
+        figure.add_vrect(
+            x0=shaded[0],
+            x1=shaded[1],
+            fillcolor="rgba(255, 99, 99, 0.3)",
+            line_width=0,
+            annotation_text=_("Selected Range"),
+            annotation_position="top left",
+        )
     figure.update_layout(
-        height=height, margin={"l": 8, "r": 8, "t": 24, "b": 8}, showlegend=False,
-        paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
+        height=height,
+        margin={"l": 8, "r": 8, "t": 24, "b": 8},
+        showlegend=False,
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="rgba(0,0,0,0)",
         font={"color": TEXT_COLOUR, "size": 11},
         xaxis={"title": {"text": _("training step")}, "gridcolor": "rgba(138,144,153,0.25)"},
-        yaxis={"title": {"text": _("loss value")}, "gridcolor": "rgba(138,144,153,0.25)"})
+        yaxis={"title": {"text": _("loss value")}, "gridcolor": "rgba(138,144,153,0.25)"},
+    )
     return figure

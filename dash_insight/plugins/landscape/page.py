@@ -67,25 +67,41 @@ HINT = lazy_gettext(
     "The chart on the right is the actual training loss curve; the large view is an "
     "approximation of the loss surface around the training path of the chosen interval, over "
     "two directions of the parameter space (PCA of the checkpoints of the interval, or random "
-    "directions for the final landscape).")
+    "directions for the final landscape)."
+)
 
 
 def empty() -> list[Any]:
     """What a job without a loss landscape shows: how to record one."""
     return interpolate(
-        _("This job has no loss landscape. Record one with {collector} and {landscape}, or "
-          "write one with {writer}."),
-        collector=html.Code("SummaryCollector(collect_specified_data={'collect_landscape': "
-                            "{...}})"),
+        _(
+            "This job has no loss landscape. Record one with {collector} and {landscape}, or "
+            "write one with {writer}."
+        ),
+        collector=html.Code(
+            "SummaryCollector(collect_specified_data={'collect_landscape': {...}})"
+        ),
         landscape=html.Code("SummaryLandscape(dir).gen_landscapes_with_multi_process(...)"),
-        writer=html.Code("SummaryWriter.add_landscape(...)"))
+        writer=html.Code("SummaryWriter.add_landscape(...)"),
+    )
+
+
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
     toImageButtonOptions={"format": "png", "filename": "loss-landscape", "scale": 2},
-    modeBarButtonsToRemove=["lasso2d", "select2d"])
+    modeBarButtonsToRemove=["lasso2d", "select2d"],
+)
 STEP_POINTS = 2000
 #: The URL parameters that change the big figure / the step chart.
-FIGURE_PARAMS = ("interval", "view", "scale", "levels", "path_colour", "path_width", "opacity",
-                 "log")
+FIGURE_PARAMS = (
+    "interval",
+    "view",
+    "scale",
+    "levels",
+    "path_colour",
+    "path_width",
+    "opacity",
+    "log",
+)
 STEP_PARAMS = ("interval", "loss")
 
 
@@ -132,9 +148,12 @@ def resolve(service: LandscapeService, train_id: str, params: dict[str, str]) ->
     tags = service.provider.job(train_id).tags.get("scalar", [])
     loss = params.get("loss")
     view = params.get("view", DEFAULT_VIEW)
-    return Choice(ref=chosen_ref(landscapes, params.get("interval")),
-                  view=view if view in VIEWS else DEFAULT_VIEW, style=style_from(params),
-                  loss_tag=loss if loss in tags else default_loss_tag(tags))
+    return Choice(
+        ref=chosen_ref(landscapes, params.get("interval")),
+        view=view if view in VIEWS else DEFAULT_VIEW,
+        style=style_from(params),
+        loss_tag=loss if loss in tags else default_loss_tag(tags),
+    )
 
 
 @dataclass(frozen=True)
@@ -150,27 +169,33 @@ class Rendered:
 
 def _empty_figure(message: str, height: int) -> go.Figure:
     figure = go.Figure()
-    figure.update_layout(height=height, paper_bgcolor="rgba(0,0,0,0)",
-                         plot_bgcolor="rgba(0,0,0,0)", xaxis={"visible": False},
-                         yaxis={"visible": False},
-                         annotations=[{"text": message, "showarrow": False, "font": {
-                             "color": "#8a9099"}}])
+    figure.update_layout(
+        height=height,
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="rgba(0,0,0,0)",
+        xaxis={"visible": False},
+        yaxis={"visible": False},
+        annotations=[{"text": message, "showarrow": False, "font": {"color": "#8a9099"}}],
+    )
     return figure
 
 
 def info_rows(metadata: dict[str, Any], cells_text: str) -> list[tuple[str, str]]:
     """MindInsight's "Basic Training Information" (label, text); ``--`` when unknown."""
+
     def text(value: Any) -> str:
         return "--" if value in (None, "") else str(value)
 
     per_epoch = metadata.get("step_per_epoch") or 0
-    return [(_("Network"), text(metadata.get("network"))),
-            (_("Optimizer"), text(metadata.get("optimizer"))),
-            (_("Learning Rate"), text(metadata.get("learning_rate"))),
-            (_("Dimension Reduction Mode"), text(metadata.get("decomposition"))),
-            (_("Sampling Point resolution"), cells_text),
-            (_("Unit"), text(metadata.get("unit"))),
-            (_("Step/Epoch"), f"{per_epoch}/1" if per_epoch else "--")]
+    return [
+        (_("Network"), text(metadata.get("network"))),
+        (_("Optimizer"), text(metadata.get("optimizer"))),
+        (_("Learning Rate"), text(metadata.get("learning_rate"))),
+        (_("Dimension Reduction Mode"), text(metadata.get("decomposition"))),
+        (_("Sampling Point resolution"), cells_text),
+        (_("Unit"), text(metadata.get("unit"))),
+        (_("Step/Epoch"), f"{per_epoch}/1" if per_epoch else "--"),
+    ]
 
 
 def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered:
@@ -207,42 +232,89 @@ def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered
             steps = step_figure(series.step.tolist(), series.value.tolist(), shaded)
         except DataError as error:
             steps = _empty_figure(str(error), 240)
-    info = [html.Div([html.Span(f"{label}: ", className="di-muted"), html.Span(text)],
-                     className="di-ls-info-row", id=f"ls-info-{k}")
-            for k, (label, text) in enumerate(info_rows(metadata, cells_text))]
-    notice = html.Div([html.Div(n) for n in notices], className="di-notice di-warning") \
-        if notices else None
-    return Rendered(figure, steps, _("Unit: {unit}").format(unit=unit) if unit else "", info,
-                    notice)
+    info = [
+        html.Div(
+            [html.Span(f"{label}: ", className="di-muted"), html.Span(text)],
+            className="di-ls-info-row",
+            id=f"ls-info-{k}",
+        )
+        for k, (label, text) in enumerate(info_rows(metadata, cells_text))
+    ]
+    notice = (
+        html.Div([html.Div(n) for n in notices], className="di-notice di-warning")
+        if notices
+        else None
+    )
+    return Rendered(
+        figure, steps, _("Unit: {unit}").format(unit=unit) if unit else "", info, notice
+    )
 
 
 def _setting(label: str, control: Any) -> html.Div:
-    return html.Div([html.Span(label, className="di-control-label"), control],
-                    className="di-ls-setting")
+    return html.Div(
+        [html.Span(label, className="di-control-label"), control], className="di-ls-setting"
+    )
 
 
 def settings_controls(style: Style) -> list[Any]:
     return [
-        _setting(_("Colour scale"), dcc.Dropdown(
-            id="ls-scale", clearable=False, value=style.colour_scale,
-            options=[{"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
-                     for s in COLOUR_SCALES])),
-        _setting(_("Contour levels"), dcc.Slider(
-            id="ls-levels", min=2, max=MAX_LEVELS, step=1, value=style.levels,
-            marks={v: str(v) for v in (2, 10, 20, MAX_LEVELS)},
-            tooltip={"placement": "bottom"})),
-        _setting(_("Path colour"), dcc.Dropdown(
-            id="ls-path-colour", clearable=False, value=style.path_colour,
-            options=[{"label": str(name), "value": code}
-                     for code, name in PATH_COLOURS.items()])),
-        _setting(_("Path width"), dcc.Slider(id="ls-path-width", min=1, max=5, step=1,
-                                          value=style.path_width)),
-        _setting(_("Surface opacity"), dcc.Slider(id="ls-opacity", min=0.1, max=1, step=0.05,
-                                               value=style.opacity, marks=None,
-                                               tooltip={"placement": "bottom"})),
-        dcc.Checklist(id="ls-log", options=[{"label": " " + _("Log-scaled loss colours"),
-                                             "value": "log"}],
-                      value=["log"] if style.log_colour else [], className="di-inline"),
+        _setting(
+            _("Colour scale"),
+            dcc.Dropdown(
+                id="ls-scale",
+                clearable=False,
+                value=style.colour_scale,
+                options=[
+                    {"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
+                    for s in COLOUR_SCALES
+                ],
+            ),
+        ),
+        _setting(
+            _("Contour levels"),
+            dcc.Slider(
+                id="ls-levels",
+                min=2,
+                max=MAX_LEVELS,
+                step=1,
+                value=style.levels,
+                marks={v: str(v) for v in (2, 10, 20, MAX_LEVELS)},
+                tooltip={"placement": "bottom"},
+            ),
+        ),
+        _setting(
+            _("Path colour"),
+            dcc.Dropdown(
+                id="ls-path-colour",
+                clearable=False,
+                value=style.path_colour,
+                options=[
+                    {"label": str(name), "value": code} for code, name in PATH_COLOURS.items()
+                ],
+            ),
+        ),
+        _setting(
+            _("Path width"),
+            dcc.Slider(id="ls-path-width", min=1, max=5, step=1, value=style.path_width),
+        ),
+        _setting(
+            _("Surface opacity"),
+            dcc.Slider(
+                id="ls-opacity",
+                min=0.1,
+                max=1,
+                step=0.05,
+                value=style.opacity,
+                marks=None,
+                tooltip={"placement": "bottom"},
+            ),
+        ),
+        dcc.Checklist(
+            id="ls-log",
+            options=[{"label": " " + _("Log-scaled loss colours"), "value": "log"}],
+            value=["log"] if style.log_colour else [],
+            className="di-inline",
+        ),
     ]
 
 
@@ -258,68 +330,156 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
         return html.Div([title, job_error(app, str(error))])
     if not landscapes.refs:
         problems = [html.P(p, className="di-error-text") for p in landscapes.problems]
-        return html.Div([title, html.Div([html.P(empty()), *problems],
-                                         className="di-panel di-empty", id="ls-empty")])
+        return html.Div(
+            [
+                title,
+                html.Div(
+                    [html.P(empty()), *problems], className="di-panel di-empty", id="ls-empty"
+                ),
+            ]
+        )
     options = chooser_options(landscapes)
-    chosen = FINAL if choice.ref is not None and choice.ref.final else (
-        choice.ref.interval_id if choice.ref is not None else None)
-    return html.Div(id="ls-root", children=[
-        title,
-        dcc.Store(id="ls-shown"),
-        html.Div(className="di-ls-layout", children=[
-            html.Section(className="di-panel di-ls-main", children=[
-                html.Div(className="di-toolbar", children=[
-                    dcc.RadioItems(id="ls-view", value=choice.view, inline=True,
-                                   className="di-ls-tabs",
-                                   options=[{"label": str(label), "value": key}
-                                            for key, label in VIEWS.items()]),
-                    html.Div(className="di-spacer"),
-                    html.Button(_("Reset view"), id="ls-reset-view",
-                                className="di-button secondary"),
-                    html.Button(_("Full screen"), id="ls-fullscreen",
-                                className="di-button secondary"),
-                    html.Button("PNG", id="ls-download", className="di-button secondary",
-                                title=_("Download the view as a PNG image")),
-                ]),
-                html.Div(id="ls-notice"),
-                html.Div(id="ls-graph-box", className="di-ls-graph-box", children=[
-                    dcc.Graph(id="ls-graph", config=GRAPH_CONFIG, className="di-ls-graph",
-                              figure=_empty_figure(_("Loading…"), 600)),
-                ]),
-            ]),
-            html.Aside(className="di-ls-side", children=[
-                html.Section(className="di-panel di-ls-section", children=[
-                    html.H3(_("Step Selection")),
-                    dcc.Graph(id="ls-steps", config={"displaylogo": False,
-                                                     "displayModeBar": False},
-                              figure=_empty_figure("", 240)),
-                    html.Div(id="ls-unit", className="di-muted"),
-                    _setting(_("Range"), dcc.Dropdown(id="ls-interval", options=options,
-                                                      value=chosen, clearable=False)),
-                    _setting(_("Loss tag"), dcc.Dropdown(
-                        id="ls-loss-tag", options=[{"label": t, "value": t} for t in tags],
-                        value=choice.loss_tag, clearable=False,
-                        placeholder=_("no scalar tag"))),
-                ]),
-                html.Section(className="di-panel di-ls-section", children=[
-                    html.Div(className="di-ls-section-head", children=[
-                        html.H3(_("Display Settings")),
-                        html.Button(_("Reset"), id="ls-settings-reset",
-                                    className="di-button secondary",
-                                    title=_("Back to the default settings"))]),
-                    *settings_controls(choice.style),
-                ]),
-                html.Section(className="di-panel di-ls-section", children=[
-                    html.H3([_("Basic Training Information") + " ", html.Span(
-                        "i", className="di-ls-hint", title=_(
-                            "If part of the basic training information is missing, check that "
-                            "the lineage is collected (SummaryCollector collects it by "
-                            "default)."))]),
-                    html.Div(id="ls-info"),
-                ]),
-            ]),
-        ]),
-    ])
+    chosen = (
+        FINAL
+        if choice.ref is not None and choice.ref.final
+        else (choice.ref.interval_id if choice.ref is not None else None)
+    )
+    return html.Div(
+        id="ls-root",
+        children=[
+            title,
+            dcc.Store(id="ls-shown"),
+            html.Div(
+                className="di-ls-layout",
+                children=[
+                    html.Section(
+                        className="di-panel di-ls-main",
+                        children=[
+                            html.Div(
+                                className="di-toolbar",
+                                children=[
+                                    dcc.RadioItems(
+                                        id="ls-view",
+                                        value=choice.view,
+                                        inline=True,
+                                        className="di-ls-tabs",
+                                        options=[
+                                            {"label": str(label), "value": key}
+                                            for key, label in VIEWS.items()
+                                        ],
+                                    ),
+                                    html.Div(className="di-spacer"),
+                                    html.Button(
+                                        _("Reset view"),
+                                        id="ls-reset-view",
+                                        className="di-button secondary",
+                                    ),
+                                    html.Button(
+                                        _("Full screen"),
+                                        id="ls-fullscreen",
+                                        className="di-button secondary",
+                                    ),
+                                    html.Button(
+                                        "PNG",
+                                        id="ls-download",
+                                        className="di-button secondary",
+                                        title=_("Download the view as a PNG image"),
+                                    ),
+                                ],
+                            ),
+                            html.Div(id="ls-notice"),
+                            html.Div(
+                                id="ls-graph-box",
+                                className="di-ls-graph-box",
+                                children=[
+                                    dcc.Graph(
+                                        id="ls-graph",
+                                        config=GRAPH_CONFIG,
+                                        className="di-ls-graph",
+                                        figure=_empty_figure(_("Loading…"), 600),
+                                    ),
+                                ],
+                            ),
+                        ],
+                    ),
+                    html.Aside(
+                        className="di-ls-side",
+                        children=[
+                            html.Section(
+                                className="di-panel di-ls-section",
+                                children=[
+                                    html.H3(_("Step Selection")),
+                                    dcc.Graph(
+                                        id="ls-steps",
+                                        config={"displaylogo": False, "displayModeBar": False},
+                                        figure=_empty_figure("", 240),
+                                    ),
+                                    html.Div(id="ls-unit", className="di-muted"),
+                                    _setting(
+                                        _("Range"),
+                                        dcc.Dropdown(
+                                            id="ls-interval",
+                                            options=options,
+                                            value=chosen,
+                                            clearable=False,
+                                        ),
+                                    ),
+                                    _setting(
+                                        _("Loss tag"),
+                                        dcc.Dropdown(
+                                            id="ls-loss-tag",
+                                            options=[{"label": t, "value": t} for t in tags],
+                                            value=choice.loss_tag,
+                                            clearable=False,
+                                            placeholder=_("no scalar tag"),
+                                        ),
+                                    ),
+                                ],
+                            ),
+                            html.Section(
+                                className="di-panel di-ls-section",
+                                children=[
+                                    html.Div(
+                                        className="di-ls-section-head",
+                                        children=[
+                                            html.H3(_("Display Settings")),
+                                            html.Button(
+                                                _("Reset"),
+                                                id="ls-settings-reset",
+                                                className="di-button secondary",
+                                                title=_("Back to the default settings"),
+                                            ),
+                                        ],
+                                    ),
+                                    *settings_controls(choice.style),
+                                ],
+                            ),
+                            html.Section(
+                                className="di-panel di-ls-section",
+                                children=[
+                                    html.H3(
+                                        [
+                                            _("Basic Training Information") + " ",
+                                            html.Span(
+                                                "i",
+                                                className="di-ls-hint",
+                                                title=_(
+                                                    "If part of the basic training information is "
+                                                    "missing, check that the lineage is collected "
+                                                    "(SummaryCollector collects it by default)."
+                                                ),
+                                            ),
+                                        ]
+                                    ),
+                                    html.Div(id="ls-info"),
+                                ],
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    )
 
 
 def _key(train_id: str, version: int, params: dict[str, str], names: tuple[str, ...]) -> list:
@@ -329,19 +489,45 @@ def _key(train_id: str, version: int, params: dict[str, str], names: tuple[str, 
 def register(app: dash.Dash, service: LandscapeService) -> None:
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("ls-view", "value"), Input("ls-interval", "value"), Input("ls-loss-tag", "value"),
-        Input("ls-scale", "value"), Input("ls-levels", "value"),
-        Input("ls-path-colour", "value"), Input("ls-path-width", "value"),
-        Input("ls-opacity", "value"), Input("ls-log", "value"),
-        State("url", "search"), prevent_initial_call=True,
+        Input("ls-view", "value"),
+        Input("ls-interval", "value"),
+        Input("ls-loss-tag", "value"),
+        Input("ls-scale", "value"),
+        Input("ls-levels", "value"),
+        Input("ls-path-colour", "value"),
+        Input("ls-path-width", "value"),
+        Input("ls-opacity", "value"),
+        Input("ls-log", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
     )
-    def controls_to_url(view: str | None, interval: str | None, loss: str | None,
-                        scale: str | None, levels: Any, colour: str | None, width: Any,
-                        opacity: Any, log: list[str] | None, search: str | None) -> Any:
+    def controls_to_url(
+        view: str | None,
+        interval: str | None,
+        loss: str | None,
+        scale: str | None,
+        levels: Any,
+        colour: str | None,
+        width: Any,
+        opacity: Any,
+        log: list[str] | None,
+        search: str | None,
+    ) -> Any:
         params = parse_search(search)
-        style = style_from({k: str(v) for k, v in {
-            "scale": scale, "levels": levels, "path_colour": colour, "path_width": width,
-            "opacity": opacity, "log": "1" if log else None}.items() if v is not None})
+        style = style_from(
+            {
+                k: str(v)
+                for k, v in {
+                    "scale": scale,
+                    "levels": levels,
+                    "path_colour": colour,
+                    "path_width": width,
+                    "opacity": opacity,
+                    "log": "1" if log else None,
+                }.items()
+                if v is not None
+            }
+        )
         params.update(style_params(style))
         params["view"] = None if view in (None, DEFAULT_VIEW) else view  # type: ignore[assignment]
         params["interval"] = interval  # type: ignore[assignment]
@@ -350,24 +536,39 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         return dash.no_update if same_search(new, search) else new
 
     @app.callback(
-        Output("ls-scale", "value"), Output("ls-levels", "value"),
-        Output("ls-path-colour", "value"), Output("ls-path-width", "value"),
-        Output("ls-opacity", "value"), Output("ls-log", "value"),
-        Input("ls-settings-reset", "n_clicks"), prevent_initial_call=True,
+        Output("ls-scale", "value"),
+        Output("ls-levels", "value"),
+        Output("ls-path-colour", "value"),
+        Output("ls-path-width", "value"),
+        Output("ls-opacity", "value"),
+        Output("ls-log", "value"),
+        Input("ls-settings-reset", "n_clicks"),
+        prevent_initial_call=True,
     )
     def reset_settings(clicks: int | None) -> Any:
         if not clicks:
             return (dash.no_update,) * 6
         style = DEFAULT_STYLE
-        return (style.colour_scale, style.levels, style.path_colour, style.path_width,
-                style.opacity, [])
+        return (
+            style.colour_scale,
+            style.levels,
+            style.path_colour,
+            style.path_width,
+            style.opacity,
+            [],
+        )
 
     @app.callback(
-        Output("ls-graph", "figure"), Output("ls-steps", "figure"), Output("ls-unit", "children"),
-        Output("ls-info", "children"), Output("ls-notice", "children"),
+        Output("ls-graph", "figure"),
+        Output("ls-steps", "figure"),
+        Output("ls-unit", "children"),
+        Output("ls-info", "children"),
+        Output("ls-notice", "children"),
         Output("ls-shown", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), State("ls-shown", "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        State("ls-shown", "data"),
     )
     def show(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
         params = parse_search(search)
@@ -377,16 +578,23 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
             choice = resolve(service, train_id, params)
         except DataError:
             return (dash.no_update,) * 6
-        keys = {"figure": _key(train_id, version, params, FIGURE_PARAMS),
-                "steps": _key(train_id, version, params, STEP_PARAMS)}
+        keys = {
+            "figure": _key(train_id, version, params, FIGURE_PARAMS),
+            "steps": _key(train_id, version, params, STEP_PARAMS),
+        }
         if shown == keys:
             return (dash.no_update,) * 6
         rendered = render(service, train_id, choice)
         same_figure = shown is not None and shown.get("figure") == keys["figure"]
         same_steps = shown is not None and shown.get("steps") == keys["steps"]
-        return (dash.no_update if same_figure else rendered.figure,
-                dash.no_update if same_steps else rendered.steps,
-                rendered.unit, rendered.info, rendered.notice, keys)
+        return (
+            dash.no_update if same_figure else rendered.figure,
+            dash.no_update if same_steps else rendered.steps,
+            rendered.unit,
+            rendered.info,
+            rendered.notice,
+            keys,
+        )
 
     register_view_tools(app, "ls")
 
@@ -394,9 +602,15 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
 def register_view_tools(app: dash.Dash, prefix: str) -> None:
     """Browser-side reset view, full screen and PNG download of ``{prefix}-graph`` (buttons
     ``{prefix}-reset-view``, ``{prefix}-fullscreen``, ``{prefix}-download``)."""
-    for button, function in (("reset-view", "resetView"), ("fullscreen", "toggleFullScreen"),
-                             ("download", "downloadPng")):
+    for button, function in (
+        ("reset-view", "resetView"),
+        ("fullscreen", "toggleFullScreen"),
+        ("download", "downloadPng"),
+    ):
         app.clientside_callback(
             ClientsideFunction(namespace="landscapePages", function_name=function),
-            Output(f"{prefix}-{button}", "title"), Input(f"{prefix}-{button}", "n_clicks"),
-            State(f"{prefix}-graph", "id"), prevent_initial_call=True)
+            Output(f"{prefix}-{button}", "title"),
+            Input(f"{prefix}-{button}", "n_clicks"),
+            State(f"{prefix}-graph", "id"),
+            prevent_initial_call=True,
+        )

@@ -11,8 +11,10 @@ PLUGIN: Plugin[LandscapeService] = Plugin(
     name="landscape",
     service=LandscapeService.from_data,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register),
-           Page(compare_page.PATH, compare_page.layout, compare_page.register)),
+    pages=(
+        Page(page.PATH, page.layout, page.register),
+        Page(compare_page.PATH, compare_page.layout, compare_page.register),
+    ),
     cards=(Card("card-landscape", page.TITLE, page.PATH, cards.landscape_card),),
     compare_tabs=(NavLink(compare_page.TITLE, compare_page.PATH, rank=20),),
 )

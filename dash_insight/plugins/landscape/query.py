@@ -37,7 +37,8 @@ TYPE_FINAL = "final"
 #: MindInsight's i18n text of error 50545017 (no such landscape); shown in the request's
 #: language (``str()``).
 NOT_EXIST_TEXT = lazy_gettext(
-    "Collect summary data in the training script and save the Loss Multi graph data.")
+    "Collect summary data in the training script and save the Loss Multi graph data."
+)
 #: MindInsight's ``interval_id`` default: no landscape has it.
 DEFAULT_INTERVAL_ID = "0"
 UNIT_EPOCH = "epoch"
@@ -97,8 +98,9 @@ def interval_id(intervals: Sequence[int]) -> str:
     """The id of an interval: ``BLAKE2b-64(str(list(intervals)))`` read as a signed big-endian
     integer, in decimal. Deterministic (MindInsight's ``str(hash(str(intervals)))`` changed at
     every start); ``str`` of the list is MindInsight's hashed text (``"[2, 4, 6]"``)."""
-    digest = hashlib.blake2b(str([int(v) for v in intervals]).encode("utf-8"),
-                             digest_size=8, person=b"landscape").digest()
+    digest = hashlib.blake2b(
+        str([int(v) for v in intervals]).encode("utf-8"), digest_size=8, person=b"landscape"
+    ).digest()
     return str(int.from_bytes(digest, "big", signed=True))
 
 
@@ -110,8 +112,10 @@ def interval_label(value: Sequence[int]) -> str:
 def catalogue(entries: Iterable[tuple[str, int, Sequence[int]]]) -> list[LandscapeRef]:
     """Every landscape of a job in MindInsight's visiting order: tags sorted as strings, each
     tag's values in step order. ``entries`` are (tag, step, interval entries)."""
-    refs = [LandscapeRef(tag, int(step), tuple(int(v) for v in intervals))
-            for tag, step, intervals in entries]
+    refs = [
+        LandscapeRef(tag, int(step), tuple(int(v) for v in intervals))
+        for tag, step, intervals in entries
+    ]
     return sorted(refs, key=lambda ref: (ref.tag, ref.step))
 
 
@@ -122,8 +126,9 @@ def list_intervals(refs: Sequence[LandscapeRef]) -> list[dict[str, Any]]:
     return sorted(found, key=lambda item: item["value"][0])
 
 
-def find_landscape(refs: Sequence[LandscapeRef], kind: str,
-                   wanted_id: str | None) -> LandscapeRef | None:
+def find_landscape(
+    refs: Sequence[LandscapeRef], kind: str, wanted_id: str | None
+) -> LandscapeRef | None:
     """The landscape a request names: ``final`` = the first final one (the id is ignored),
     ``interval`` = the first interval one whose id is ``wanted_id``; None otherwise
     (MindInsight: 50545017 LandscapeNotExist), also for an unknown ``kind``."""
@@ -156,8 +161,9 @@ def grid(value: LossLandscapeValue) -> Grid:
     y = np.asarray(points["y"], dtype=np.float64).reshape(-1)
     z = np.asarray(points["z"], dtype=np.float64)
     if z.shape != (len(y), len(x)):
-        raise LandscapeError(f"z has shape {list(z.shape)}, expected [len(y), len(x)] = "
-                             f"[{len(y)}, {len(x)}]")
+        raise LandscapeError(
+            f"z has shape {list(z.shape)}, expected [len(y), len(x)] = [{len(y)}, {len(x)}]"
+        )
     return Grid(x, y, z)
 
 
@@ -186,9 +192,11 @@ def convergence_point(value: LossLandscapeValue) -> list[float | int]:
 def record_metadata(value: LossLandscapeValue) -> dict[str, Any]:
     """The record's own metadata with proto defaults for absent fields."""
     meta = value.metadata
-    return {"decomposition": str(meta.get("decomposition", "")),
-            "unit": str(meta.get("unit", "")),
-            "step_per_epoch": int(meta.get("step_per_epoch", 0))}
+    return {
+        "decomposition": str(meta.get("decomposition", "")),
+        "unit": str(meta.get("unit", "")),
+        "step_per_epoch": int(meta.get("step_per_epoch", 0)),
+    }
 
 
 def _scientific(value: Any) -> Any:
@@ -205,22 +213,32 @@ def lineage_metadata(row: Mapping[str, Any] | None) -> dict[str, Any]:
     if row is None:
         return {"network": None, "learning_rate": None, "optimizer": None, "metric": {}}
     metric = row.get("metric")
-    return {"network": row.get("network"), "learning_rate": _scientific(row.get("learning_rate")),
-            "optimizer": row.get("optimizer"),
-            "metric": dict(metric) if isinstance(metric, Mapping) else {},
-            "loss": _scientific(row.get("loss"))}
+    return {
+        "network": row.get("network"),
+        "learning_rate": _scientific(row.get("learning_rate")),
+        "optimizer": row.get("optimizer"),
+        "metric": dict(metric) if isinstance(metric, Mapping) else {},
+        "loss": _scientific(row.get("loss")),
+    }
 
 
-def landscape_entry(train_id: str, value: LossLandscapeValue,
-                    row: Mapping[str, Any] | None) -> dict[str, Any]:
+def landscape_entry(
+    train_id: str, value: LossLandscapeValue, row: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """One successful entry of MindInsight's ``landscapes`` answer, keys in its order."""
     cells = grid(value)
-    entry: dict[str, Any] = {"train_id": train_id, "points": {
-        "x": cells.x.tolist(), "y": cells.y.tolist(), "z": cells.z.tolist()}}
+    entry: dict[str, Any] = {
+        "train_id": train_id,
+        "points": {"x": cells.x.tolist(), "y": cells.y.tolist(), "z": cells.z.tolist()},
+    }
     path = loss_path(value)
     if path is not None:
-        entry["path"] = {"x": path.x.tolist(), "y": path.y.tolist(), "z": path.z.tolist(),
-                         "intervals": list(path.intervals)}
+        entry["path"] = {
+            "x": path.x.tolist(),
+            "y": path.y.tolist(),
+            "z": path.z.tolist(),
+            "intervals": list(path.intervals),
+        }
     entry["metadata"] = {**record_metadata(value), **lineage_metadata(row)}
     entry["convergence_point"] = convergence_point(value)
     return entry
@@ -232,8 +250,7 @@ def resolution(cells: Grid) -> str:
     return f"{len(cells.x)}x{len(cells.y)}x{len(cells.z)}"
 
 
-def evaluation_metric(metadata: Mapping[str, Any],
-                      point: Sequence[float | int]) -> tuple[str, str]:
+def evaluation_metric(metadata: Mapping[str, Any], point: Sequence[float | int]) -> tuple[str, str]:
     """The comparison card's "Evaluation Metrics": the first metric of the lineage, else
     ``loss`` = the convergence point's loss (MindInsight: ``loss:2.2388088703155518``)."""
     metric = metadata.get("metric") or {}

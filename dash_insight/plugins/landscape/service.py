@@ -79,7 +79,8 @@ class LandscapeService:
 
     def value(self, train_id: str, ref: LandscapeRef) -> LossLandscapeValue:
         value: LossLandscapeValue = self.provider.read_value(
-            train_id, Plugin.LOSS_LANDSCAPE, ref.tag, ref.step)
+            train_id, Plugin.LOSS_LANDSCAPE, ref.tag, ref.step
+        )
         return value
 
     def lineage(self, train_id: str) -> dict[str, Any] | None:
@@ -87,7 +88,8 @@ class LandscapeService:
         job = self.provider.job(train_id)
         return self._cache.get_or_compute(
             ("lineage", train_id, job.version),
-            lambda: lineage_row(train_id, self.provider.lineage_records(train_id)))
+            lambda: lineage_row(train_id, self.provider.lineage_records(train_id)),
+        )
 
     def find(self, train_id: str, kind: str, wanted_id: str | None) -> LandscapeRef | None:
         return find_landscape(self.landscapes(train_id).refs, kind, wanted_id)

@@ -30,15 +30,42 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: MindInsight's ``FIELD_MAPPING`` keys, in its order: the searchable and sortable fields.
-FIELDS = ("summary_dir", "loss_function", "train_dataset_path", "train_dataset_count",
-          "test_dataset_path", "test_dataset_count", "network", "optimizer", "learning_rate",
-          "epoch", "batch_size", "device_num", "loss", "model_size", "dataset_mark")
+FIELDS = (
+    "summary_dir",
+    "loss_function",
+    "train_dataset_path",
+    "train_dataset_count",
+    "test_dataset_path",
+    "test_dataset_count",
+    "network",
+    "optimizer",
+    "learning_rate",
+    "epoch",
+    "batch_size",
+    "device_num",
+    "loss",
+    "model_size",
+    "dataset_mark",
+)
 #: Fields whose conditions take strings with ``eq``/``in``/``not_in`` only.
-STRING_FIELDS = ("summary_dir", "loss_function", "train_dataset_path", "test_dataset_path",
-                 "network", "optimizer", "dataset_mark")
+STRING_FIELDS = (
+    "summary_dir",
+    "loss_function",
+    "train_dataset_path",
+    "test_dataset_path",
+    "network",
+    "optimizer",
+    "dataset_mark",
+)
 #: Fields whose conditions take non-negative 64-bit integers.
-INT_FIELDS = ("train_dataset_count", "test_dataset_count", "epoch", "batch_size", "device_num",
-              "model_size")
+INT_FIELDS = (
+    "train_dataset_count",
+    "test_dataset_count",
+    "epoch",
+    "batch_size",
+    "device_num",
+    "model_size",
+)
 #: Fields whose conditions take numbers.
 NUMBER_FIELDS = ("learning_rate", "loss")
 LINEAGE_TYPES = ("dataset", "model")
@@ -48,31 +75,37 @@ METRIC_PREFIX, USER_DEFINED_PREFIX = "[M]", "[U]"
 #: ``USER_DEFINED_INFO_LIMIT`` of the optimizer table (MindInsight keeps 101 by an off-by-one).
 USER_DEFINED_LIMIT = 100
 #: Columns the optimizer never treats as hyper-parameters (``LineageTable._NOT_TUNABLE_NAMES``).
-NOT_TUNABLE = ("loss", "train_id", "device_num", "model_size", "test_dataset_count",
-               "train_dataset_count")
+NOT_TUNABLE = (
+    "loss",
+    "train_id",
+    "device_num",
+    "model_size",
+    "test_dataset_count",
+    "train_dataset_count",
+)
 #: ``optimizer.common.enums.ReasonCode``.
 REASON_NOT_ALL_NUMBERS, REASON_SAMPLES_NOT_ENOUGH, REASON_CORRELATION_NAN = 1, 2, 3
 
 # MindInsight's messages for invalid search conditions (``LineageErrorMsg``), by field.
 _FIELD_MESSAGES = {
     "summary_dir": "The parameter summary_dir is invalid. It should be a dict and the value "
-                   "should be a string.",
+    "should be a string.",
     "loss_function": "The parameter loss_function is invalid. It should be a dict and the value "
-                     "should be a string.",
+    "should be a string.",
     "train_dataset_path": "The parameter train_dataset_path is invalid. It should be a dict and "
-                          "the value should be a string.",
+    "the value should be a string.",
     "train_dataset_count": "The parameter train_dataset_count is invalid. It should be a dict "
-                           "and the value should be a integer between 0 and pow(2, 63) -1.",
+    "and the value should be a integer between 0 and pow(2, 63) -1.",
     "test_dataset_path": "The parameter test_dataset_path is invalid. It should be a dict and "
-                         "the value should be a string.",
+    "the value should be a string.",
     "test_dataset_count": "The parameter test_dataset_count is invalid. It should be a dict and "
-                          "the value should be a integer between 0 and pow(2, 63) -1.",
+    "the value should be a integer between 0 and pow(2, 63) -1.",
     "network": "The parameter network is invalid. It should be a dict and the value should be a "
-               "string.",
+    "string.",
     "optimizer": "The parameter optimizer is invalid. It should be a dict and the value should "
-                 "be a string.",
+    "be a string.",
     "learning_rate": "The parameter learning_rate is invalid. It should be a dict and the value "
-                     "should be a float or a integer.",
+    "should be a float or a integer.",
     "epoch": "The parameter epoch is invalid. It should be a positive integer.",
     "batch_size": "The parameter batch_size is invalid. It should be a non-negative integer.",
     "device_num": "The parameter device_num is invalid. It should be a non-negative integer.",
@@ -80,7 +113,7 @@ _FIELD_MESSAGES = {
     "offset": "Invalid input offset. 0 <= offset <= 100000",
     "loss": "The parameter loss is invalid. It should be a float.",
     "model_size": "The parameter model_size is invalid. It should be an integer between 0 and "
-                  "pow(2, 63) -1.",
+    "pow(2, 63) -1.",
     "sorted_name": "The parameter sorted_name is invalid. It should be a string.",
     "sorted_type": "The parameter sorted_type is invalid. It should be a string.",
     "dataset_mark": "The parameter dataset_mark is invalid. It should be a string.",
@@ -171,8 +204,9 @@ def dataset_marks(graphs: Sequence[Mapping[str, Any] | None]) -> list[str]:
 
 def model_lineage(row: Mapping[str, Any], mark: str) -> dict[str, Any]:
     """The ``model_lineage`` object of MindInsight's answer, in its key order."""
-    out = {field: row.get(field) for field in FIELDS if field not in ("summary_dir",
-                                                                      "dataset_mark")}
+    out = {
+        field: row.get(field) for field in FIELDS if field not in ("summary_dir", "dataset_mark")
+    }
     out["dataset_mark"] = mark
     out["metric"] = row.get("metric") or {}
     out["user_defined"] = row.get("user_defined") or {}
@@ -255,39 +289,58 @@ def _schema_message(field: str, problem: str) -> str:
 
 
 #: Validators in the order MindInsight's schema reports them (its ``@validates`` methods).
-_VALIDATOR_ORDER = ("loss", "learning_rate", "loss_function", "train_dataset_path",
-                    "train_dataset_count", "test_dataset_path", "test_dataset_count", "network",
-                    "optimizer", "epoch", "batch_size", "device_num", "model_size",
-                    "summary_dir", "dataset_mark", "lineage_type")
+_VALIDATOR_ORDER = (
+    "loss",
+    "learning_rate",
+    "loss_function",
+    "train_dataset_path",
+    "train_dataset_count",
+    "test_dataset_path",
+    "test_dataset_count",
+    "network",
+    "optimizer",
+    "epoch",
+    "batch_size",
+    "device_num",
+    "model_size",
+    "summary_dir",
+    "dataset_mark",
+    "lineage_type",
+)
 
 
 def validate_condition(condition: Any) -> None:
     """Check a search condition as MindInsight 2.3.1 does (``validate_condition``, then the
     schema's ``pre_load`` and field validators); LineageConditionError with its message."""
     if not isinstance(condition, dict):
-        raise LineageConditionError("TypeError. Invalid search_condition type, it should be "
-                                    "dict.")
+        raise LineageConditionError("TypeError. Invalid search_condition type, it should be dict.")
     for key in ("limit", "offset"):
-        if key in condition and (isinstance(condition[key], bool)
-                                 or not isinstance(condition[key], int)):
+        if key in condition and (
+            isinstance(condition[key], bool) or not isinstance(condition[key], int)
+        ):
             raise LineageConditionError(f"TypeError. The {key} must be int.")
     if "sorted_name" in condition:
         name = condition["sorted_name"]
         valid = isinstance(name, str) and (
-            name in FIELDS or name == "tag"
+            name in FIELDS
+            or name == "tag"
             or (name.startswith("metric/") and len(name) > len("metric/"))
-            or (name.startswith("user_defined/") and len(name) > len("user_defined/")))
+            or (name.startswith("user_defined/") and len(name) > len("user_defined/"))
+        )
         if not valid:
             raise LineageConditionError(
                 f"ValueError. The sorted_name must be in {list(FIELDS)} or start with "
-                "`metric/` or `user_defined/`.")
+                "`metric/` or `user_defined/`."
+            )
     if "sorted_type" in condition:
         if "sorted_name" not in condition:
             raise LineageConditionError(
-                "ValueError. The sorted_name must exist when sorted_type exists.")
+                "ValueError. The sorted_name must exist when sorted_type exists."
+            )
         if condition["sorted_type"] not in ("ascending", "descending", None):
             raise LineageConditionError(
-                "ValueError. The sorted_type must be ascending or descending.")
+                "ValueError. The sorted_type must be ascending or descending."
+            )
     for attr, sub in condition.items():  # the schema's pre_load
         if attr in _PAGING_KEYS:
             continue
@@ -295,18 +348,21 @@ def validate_condition(condition: Any) -> None:
             raise LineageConditionError("ValueError. The search attribute not supported.")
         if not isinstance(sub, dict):
             raise LineageConditionError(
-                f"TypeError. The search_condition element {attr} should be dict.")
+                f"TypeError. The search_condition element {attr} should be dict."
+            )
         if not set(sub).issubset(OPERATORS):
             raise LineageConditionError(
                 "ValueError. The compare condition should be in "
-                "('eq', 'lt', 'gt', 'le', 'ge', 'in', 'not_in').")
+                "('eq', 'lt', 'gt', 'le', 'ge', 'in', 'not_in')."
+            )
         if attr.startswith("metric/"):
             if len(attr) == len("metric/"):
                 raise LineageConditionError("ValueError. The search attribute not supported.")
             if _number_condition_ok(sub):
                 raise LineageConditionError(
                     f"The parameter {attr} is invalid. It should be a dict and the value should "
-                    "be a float or a integer")
+                    "be a float or a integer"
+                )
     # Field deserialisation, in the schema's field order: paging ranges, lineage_type's type.
     if "limit" in condition and not 0 < condition["limit"] <= 100:
         raise LineageConditionError(_FIELD_MESSAGES["limit"])
@@ -362,8 +418,9 @@ def _customized(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
                 continue
             for key, value in values.items():
                 label = f"{section}/{key}"
-                item = found.setdefault(label, {"label": label, "required": section == "metric",
-                                                "type": set()})
+                item = found.setdefault(
+                    label, {"label": label, "required": section == "metric", "type": set()}
+                )
                 item["type"].add(type(value).__name__)
     for item in found.values():
         types = item["type"]
@@ -386,8 +443,11 @@ def lineage_types(condition: Mapping[str, Any]) -> list[Any]:
     return [param.get("eq")]
 
 
-def search_lineages(entries: Sequence[LineageEntry], condition: Mapping[str, Any] | None,
-                    added_info: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def search_lineages(
+    entries: Sequence[LineageEntry],
+    condition: Mapping[str, Any] | None,
+    added_info: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """``POST /lineagemgr/lineages``: ``{"customized", "object", "count"}`` as MindInsight.
 
     ``entries`` in :func:`job_lineages` order (marks are given in that order, before any
@@ -417,9 +477,11 @@ def search_lineages(entries: Sequence[LineageEntry], condition: Mapping[str, Any
         name = condition["sorted_name"]
         reverse = condition.get("sorted_type") == "descending"
         if name == "tag":
+
             def key_of(item: tuple[LineageEntry, str]) -> Any:
                 return (added_info.get(item[0].train_id) or {}).get("tag")
         else:
+
             def key_of(item: tuple[LineageEntry, str]) -> Any:
                 return value_by_key(item[0].row, item[1], name)
 
@@ -430,7 +492,7 @@ def search_lineages(entries: Sequence[LineageEntry], condition: Mapping[str, Any
     page = results
     if "offset" in condition or "limit" in condition:
         offset, limit = condition.get("offset", 0), condition.get("limit", 10)
-        page = results[offset * limit:(offset + 1) * limit]
+        page = results[offset * limit : (offset + 1) * limit]
     types = lineage_types(condition)
     objects = []
     for entry, mark in page:
@@ -443,8 +505,11 @@ def search_lineages(entries: Sequence[LineageEntry], condition: Mapping[str, Any
             obj["dataset_graph"] = entry.row.get("dataset_graph") or {}
         obj["added_info"] = dict(added_info.get(entry.train_id) or {})
         objects.append(obj)
-    return {"customized": _customized(entry.row for entry, _ in page), "object": objects,
-            "count": len(results)}
+    return {
+        "customized": _customized(entry.row for entry, _ in page),
+        "object": objects,
+        "count": len(results),
+    }
 
 
 # -- optimizer (model-lineage overview) ------------------------------------------------------
@@ -493,8 +558,9 @@ def _flatten(lineage: Mapping[str, Any]) -> Iterable[tuple[str, Any]]:
 
 def _is_simple_number(dtype: Any) -> bool:
     """``is_simple_numpy_number``: integer or floating numpy dtypes (not bool, not strings)."""
-    return isinstance(dtype, np.dtype) and (np.issubdtype(dtype, np.integer)
-                                            or np.issubdtype(dtype, np.floating))
+    return isinstance(dtype, np.dtype) and (
+        np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)
+    )
 
 
 @dataclass
@@ -512,8 +578,11 @@ class LineageTable:
         frame = pandas.DataFrame(flattened_lineage(objects))
         train_ids = frame["train_id"].tolist()
         drop = [name for name, column in frame.items() if not _is_simple_number(column.dtype)]
-        dropped = [{"name": name, "unselected": True, "reason_code": REASON_NOT_ALL_NUMBERS}
-                   for name in drop if str(name).startswith(USER_DEFINED_PREFIX)]
+        dropped = [
+            {"name": name, "unselected": True, "reason_code": REASON_NOT_ALL_NUMBERS}
+            for name in drop
+            if str(name).startswith(USER_DEFINED_PREFIX)
+        ]
         return cls(frame.drop(columns=drop), train_ids, dropped)
 
     @property
@@ -525,13 +594,17 @@ class LineageTable:
     @property
     def hyper_param_names(self) -> list[str]:
         """Numeric columns that are neither metrics nor in :data:`NOT_TUNABLE`."""
-        return [n for n in self.frame.columns
-                if not n.startswith(METRIC_PREFIX) and n not in NOT_TUNABLE]
+        return [
+            n
+            for n in self.frame.columns
+            if not n.startswith(METRIC_PREFIX) and n not in NOT_TUNABLE
+        ]
 
     def values(self, name: str) -> list[Any]:
         """``get_column_values``: NaN -> None, ints stay ints."""
-        return [None if isinstance(v, float) and math.isnan(v) else v
-                for v in self.frame[name].tolist()]
+        return [
+            None if isinstance(v, float) and math.isnan(v) else v for v in self.frame[name].tolist()
+        ]
 
 
 def importance(frame: pd.DataFrame, param: str, target: str) -> tuple[float, int | None]:
@@ -544,8 +617,9 @@ def importance(frame: pd.DataFrame, param: str, target: str) -> tuple[float, int
     # ``np.corrcoef``; pandas 3 rescales first and rounds differently (1.0 where MindInsight
     # had 0.9999999999999999, which reorders tied hyper-parameters).
     with np.errstate(divide="ignore", invalid="ignore"):
-        correlation = np.corrcoef(pairs[target].to_numpy(np.float64),
-                                  pairs[param].to_numpy(np.float64))[0, 1]
+        correlation = np.corrcoef(
+            pairs[target].to_numpy(np.float64), pairs[param].to_numpy(np.float64)
+        )[0, 1]
     if np.isnan(correlation):
         return 0, REASON_CORRELATION_NAN
     return abs(float(correlation)), None
@@ -577,8 +651,10 @@ def histogram_buckets(values: Any, bins: int = 5) -> list[list[float]]:
         low, high = low - 0.5, high + 0.5
     with np.errstate(invalid="ignore"):
         counts, edges = np.histogram(array, bins=bins, range=(low, high))
-    return [[float(edges[i]), float(edges[i + 1] - edges[i]), float(count)]
-            for i, count in enumerate(counts)]
+    return [
+        [float(edges[i]), float(edges[i + 1] - edges[i]), float(count)]
+        for i, count in enumerate(counts)
+    ]
 
 
 def optimizer_targets(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -596,14 +672,21 @@ def optimizer_targets(objects: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 info["reason_code"] = reason
             params.append(info)
         params.sort(key=lambda p: (-p["importance"], p["name"].startswith("["), p["name"]))
-        targets.append({"name": target, "buckets": histogram_buckets(table.frame[target]),
-                        "hyper_parameters": params, "data": table.values(target)})
+        targets.append(
+            {
+                "name": target,
+                "buckets": histogram_buckets(table.frame[target]),
+                "hyper_parameters": params,
+                "data": table.values(target),
+            }
+        )
     targets.sort(key=lambda t: t["name"])
     return {
         "metadata": {
             "train_ids": table.train_ids,
-            "possible_hyper_parameters": [{"name": n, "data": table.values(n)}
-                                          for n in table.hyper_param_names],
+            "possible_hyper_parameters": [
+                {"name": n, "data": table.values(n)} for n in table.hyper_param_names
+            ],
             "unrecognized_params": table.dropped,
         },
         "targets": targets,
@@ -636,8 +719,9 @@ def pipeline_stages(graph: Mapping[str, Any] | None) -> list[Stage]:
         name = op_type
         operations = node.get("operations")
         if operations:
-            names = [str(op.get("tensor_op_name", "?")) for op in operations
-                     if isinstance(op, dict)]
+            names = [
+                str(op.get("tensor_op_name", "?")) for op in operations if isinstance(op, dict)
+            ]
             name = f"{op_type}[{', '.join(names)}]"
         chain.append(Stage(op_type, name, params, branched=len(children) > 1))
         node = children[0] if children else None
@@ -665,8 +749,9 @@ def align_stages(pipelines: Sequence[Sequence[Stage]]) -> tuple[list[str], list[
         ids = []
         start = 0
         for stage in stages:
-            found = next((i for i in range(start, len(columns))
-                          if columns[i][0] == stage.op_type), None)
+            found = next(
+                (i for i in range(start, len(columns)) if columns[i][0] == stage.op_type), None
+            )
             if found is None:
                 column_id = new_id(stage.op_type)
                 columns.insert(start, (stage.op_type, column_id))

@@ -106,8 +106,12 @@ class RemarkStore:
             if not os.path.exists(backup):
                 with contextlib.suppress(OSError):
                     shutil.copy2(self.path, backup)
-            log.warning("lineage remarks file %s is unreadable (%s); a copy is kept in %s",
-                        self.path, error, backup)
+            log.warning(
+                "lineage remarks file %s is unreadable (%s); a copy is kept in %s",
+                self.path,
+                error,
+                backup,
+            )
             return {}
         jobs = content.get("jobs") if isinstance(content, dict) else None
         if not isinstance(jobs, dict):
@@ -143,8 +147,7 @@ class RemarkStore:
         fd, temporary = tempfile.mkstemp(prefix=".added_info.", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"version": _FORMAT, "jobs": jobs}, handle, ensure_ascii=False,
-                          indent=1)
+                json.dump({"version": _FORMAT, "jobs": jobs}, handle, ensure_ascii=False, indent=1)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temporary, self.path)

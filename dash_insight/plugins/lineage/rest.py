@@ -63,8 +63,7 @@ def _condition() -> Any:
 
 def _search(service: LineageService, condition: Any) -> dict[str, Any]:
     try:
-        return lineage_data.search_lineages(service.lineages(), condition,
-                                            service.remarks.all())
+        return lineage_data.search_lineages(service.lineages(), condition, service.remarks.all())
     except lineage_data.LineageConditionError as error:
         raise search_condition_error(str(error)) from None
 
@@ -88,7 +87,8 @@ def _update(service: LineageService) -> Response:
     resolve_job(service.provider, train_id)
     if not any(e.train_id == train_id for e in service.lineages()):
         raise errors.param_value_error(
-            f"Cannot update the lineage for train job {train_id}, because it does not exist.")
+            f"Cannot update the lineage for train job {train_id}, because it does not exist."
+        )
     service.remarks.update(train_id, accepted)
     return json_response({"status": "success"})
 

@@ -19,8 +19,7 @@ class LineageService:
     @classmethod
     def from_data(cls, data: DataService) -> LineageService:
         """The service of ``data``'s base directory, its remarks in ``data``'s workspace."""
-        return cls(data.provider, RemarkStore(remarks_path(data.workspace,
-                                                           data.summary_base_dir)))
+        return cls(data.provider, RemarkStore(remarks_path(data.workspace, data.summary_base_dir)))
 
     def lineages(self) -> list[LineageEntry]:
         """:func:`~.query.job_lineages` with this service's row cache."""

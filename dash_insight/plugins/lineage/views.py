@@ -60,8 +60,13 @@ _TICK_LABEL_LENGTH = 10
 _AXIS_TITLE_LENGTH = 22
 _LABEL_ANGLE = -40
 _LABEL_FONT_SIZE = 11
-_COLOURSCALE = ((0.0, "#3b4cc0"), (0.25, "#5d9cd3"), (0.5, "#44b5a7"), (0.75, "#e4b33a"),
-                (1.0, "#d1495b"))
+_COLOURSCALE = (
+    (0.0, "#3b4cc0"),
+    (0.25, "#5d9cd3"),
+    (0.5, "#44b5a7"),
+    (0.75, "#e4b33a"),
+    (1.0, "#d1495b"),
+)
 _MISSING_COLOUR = "#a0a4ab"
 _SINGLE_COLOUR = "#00a5a7"
 
@@ -90,16 +95,14 @@ class TabData:
     labels: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def column(self, column_id: str) -> Column | None:
-        return next((c for c in [*self.columns, *self.colour_columns] if c.id == column_id),
-                    None)
+        return next((c for c in [*self.columns, *self.colour_columns] if c.id == column_id), None)
 
 
 # -- values ----------------------------------------------------------------------------------
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
-    return (isinstance(value, int | float) and not isinstance(value, bool)
-            and math.isfinite(value))
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def cell_value(value: Any) -> Any:
@@ -144,8 +147,11 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
         return Column(column_id, str(label), _kind(r.get(column_id) for r in rows), group)
 
     columns = [column("dataset_mark", MODEL_FIELDS[0][1], "field")]
-    columns[0] = replace(columns[0], kind="category",
-                         hint=_("Jobs with the same mark used the same dataset pipeline"))
+    columns[0] = replace(
+        columns[0],
+        kind="category",
+        hint=_("Jobs with the same mark used the same dataset pipeline"),
+    )
     columns += [column(f"user_defined/{k}", f"[U]{k}", "user") for k in user_keys]
     columns += [column(f"metric/{k}", f"[M]{k}", "metric") for k in metric_keys]
     columns += [column(f, label, "field") for f, label in MODEL_FIELDS[1:]]
@@ -163,8 +169,11 @@ def _distinct(rows: Sequence[Mapping[str, Any]], column_id: str) -> int:
     return len({_category_key(r.get(column_id)) for r in rows if r.get(column_id) is not None})
 
 
-def default_columns(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]],
-                    limit: int = MAX_DEFAULT_PARAMETERS) -> list[str]:
+def default_columns(
+    columns: Sequence[Column],
+    rows: Sequence[Mapping[str, Any]],
+    limit: int = MAX_DEFAULT_PARAMETERS,
+) -> list[str]:
     """The chart's and table's columns before the user chooses: as MindInsight's model
     lineage, the hyper-parameters (fields, user-defined values, the data-processing mark)
     whose values differ between the jobs, then the metrics. A parameter the same in every job
@@ -177,8 +186,9 @@ def default_columns(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]]
     if not varying:
         varying = [c for c in parameters if present[c.id]]
     chosen = {c.id for c in sorted(varying, key=lambda c: -present[c.id])[:limit]}
-    return ([c.id for c in parameters if c.id in chosen]
-            + [c.id for c in columns if is_metric(c) and present[c.id]])
+    return [c.id for c in parameters if c.id in chosen] + [
+        c.id for c in columns if is_metric(c) and present[c.id]
+    ]
 
 
 def dataset_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
@@ -205,22 +215,24 @@ def dataset_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
         stage_names = list(names[stage_id])
         label = stage_id
         if len(stage_names) == 1 and "[" in stage_names[0]:
-            label += " " + stage_names[0][stage_names[0].index("["):]
+            label += " " + stage_names[0][stage_names[0].index("[") :]
         columns.append(Column(stage_id, label, "category", "stage", " / ".join(stage_names)))
-        labels[stage_id] = stage_labels([r[stage_id] for r in rows if stage_id in r],
-                                        stage_names[0] if len(stage_names) == 1 else stage_id)
+        labels[stage_id] = stage_labels(
+            [r[stage_id] for r in rows if stage_id in r],
+            stage_names[0] if len(stage_names) == 1 else stage_id,
+        )
         with_stage = [r for r in rows if stage_id in r]
         for key, values in params[stage_id].items():
             # A key parameter: its value differs between the jobs that have this stage.
             if len(values) < len(with_stage) or len({json.dumps(v) for v in values}) > 1:
                 column_id = f"{stage_id} · {key}"
-                columns.append(Column(column_id, column_id,
-                                      _kind(r.get(column_id) for r in rows), "param"))
+                columns.append(
+                    Column(column_id, column_id, _kind(r.get(column_id) for r in rows), "param")
+                )
     model = model_tab(entries)
     for row, model_row in zip(rows, model.rows, strict=True):
         row.update({c.id: model_row.get(c.id) for c in model.colour_columns})
-    return TabData("dataset", columns, rows, [c.id for c in columns], model.colour_columns,
-                   labels)
+    return TabData("dataset", columns, rows, [c.id for c in columns], model.colour_columns, labels)
 
 
 def stage_labels(texts: Sequence[str], name: str) -> dict[str, str]:
@@ -237,12 +249,18 @@ def stage_labels(texts: Sequence[str], name: str) -> dict[str, str]:
             value = None
         parsed.append(value if isinstance(value, dict) else {"": text})
     keys = list(dict.fromkeys(k for p in parsed for k in p))
-    differing = [k for k in keys
-                 if len({json.dumps(p.get(k), sort_keys=True, default=str) for p in parsed}) > 1]
+    differing = [
+        k
+        for k in keys
+        if len({json.dumps(p.get(k), sort_keys=True, default=str) for p in parsed}) > 1
+    ]
     out = {}
     for text, params in zip(distinct, parsed, strict=True):
-        parts = [f"{k}={json.dumps(params.get(k), default=str)}" if k else str(params.get(k))
-                 for k in differing if k != "op_type"]
+        parts = [
+            f"{k}={json.dumps(params.get(k), default=str)}" if k else str(params.get(k))
+            for k in differing
+            if k != "op_type"
+        ]
         out[text] = ", ".join(parts) or name
     return out
 
@@ -309,8 +327,9 @@ def parse_state(params: Mapping[str, str]) -> tuple[PageState, list[str]]:
             filters = json.loads(params["filters"])
         except ValueError:
             filters = None
-        if isinstance(filters, dict) and all(isinstance(k, str) and _valid_filter(v)
-                                             for k, v in filters.items()):
+        if isinstance(filters, dict) and all(
+            isinstance(k, str) and _valid_filter(v) for k, v in filters.items()
+        ):
             state.filters = filters
         else:
             problems.append(_("filters must be a JSON object of column -> ranges or values"))
@@ -326,17 +345,19 @@ def state_search(state: PageState) -> str:
     """The query string of a state (defaults left out); inverse of :func:`parse_state`."""
     from dash_insight.web.url_state import make_search
 
-    return make_search({
-        "tab": None if state.tab == "model" else state.tab,
-        "columns": None if state.columns is None else (join_ids(state.columns) or ","),
-        "color": state.color,
-        "sort": f"{state.sort[0]}:{state.sort[1]}" if state.sort else None,
-        "filters": json.dumps(state.filters, separators=(",", ":")) if state.filters else None,
-        "show": None if state.show is None else (join_ids(state.show) or ","),
-        "hide": join_ids(state.hide) if state.hide else None,
-        "objective": state.objective,
-        "param": state.param,
-    })
+    return make_search(
+        {
+            "tab": None if state.tab == "model" else state.tab,
+            "columns": None if state.columns is None else (join_ids(state.columns) or ","),
+            "color": state.color,
+            "sort": f"{state.sort[0]}:{state.sort[1]}" if state.sort else None,
+            "filters": json.dumps(state.filters, separators=(",", ":")) if state.filters else None,
+            "show": None if state.show is None else (join_ids(state.show) or ","),
+            "hide": join_ids(state.hide) if state.hide else None,
+            "objective": state.objective,
+            "param": state.param,
+        }
+    )
 
 
 def chosen_columns(data: TabData, state: PageState) -> list[Column]:
@@ -362,8 +383,9 @@ def _category_key(value: Any) -> str:
     return MISSING if value is None else str(value)
 
 
-def row_passes(row: Mapping[str, Any], filters: Mapping[str, list[Any]],
-               kinds: Mapping[str, str]) -> bool:
+def row_passes(
+    row: Mapping[str, Any], filters: Mapping[str, list[Any]], kinds: Mapping[str, str]
+) -> bool:
     """Whether a row is inside every brush: numeric filters are ``[[low, high], ...]`` (``None``
     low = also rows without a value), category filters are lists of values (``"n/a"`` =
     missing). Filters on columns the tab does not have are ignored."""
@@ -376,8 +398,10 @@ def row_passes(row: Mapping[str, Any], filters: Mapping[str, list[Any]],
             if value is None:
                 ok = any(low is None for low, _ in wanted)
             else:
-                ok = any((low is None or value >= low) and (high is None or value <= high)
-                         for low, high in wanted)
+                ok = any(
+                    (low is None or value >= low) and (high is None or value <= high)
+                    for low, high in wanted
+                )
         else:
             ok = _category_key(value) in {_category_key(v) for v in wanted}
         if not ok:
@@ -446,18 +470,31 @@ class Axis:
     high: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "categories": list(self.categories),
-                "missing": self.missing, "low": self.low, "high": self.high}  # no labels
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "categories": list(self.categories),
+            "missing": self.missing,
+            "low": self.low,
+            "high": self.high,
+        }  # no labels
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Axis:
-        return cls(str(data["id"]), str(data["kind"]), tuple(data.get("categories") or ()),
-                   (), data.get("missing"), float(data.get("low", 0.0)),
-                   float(data.get("high", 1.0)))
+        return cls(
+            str(data["id"]),
+            str(data["kind"]),
+            tuple(data.get("categories") or ()),
+            (),
+            data.get("missing"),
+            float(data.get("low", 0.0)),
+            float(data.get("high", 1.0)),
+        )
 
 
-def axis_for(column: Column, rows: Sequence[Mapping[str, Any]],
-             labels: Mapping[str, str] | None = None) -> Axis:
+def axis_for(
+    column: Column, rows: Sequence[Mapping[str, Any]], labels: Mapping[str, str] | None = None
+) -> Axis:
     """The axis of a column over ``rows``: number axes span the values (an "n/a" position
     below them when some are missing); category axes list the values sorted, "n/a" first."""
     values = [r.get(column.id) for r in rows]
@@ -473,8 +510,9 @@ def axis_for(column: Column, rows: Sequence[Mapping[str, Any]],
     if any(v is None for v in values):
         categories.insert(0, MISSING)
     labels = labels or {}
-    return Axis(column.id, "category", tuple(categories),
-                tuple(labels.get(c, c) for c in categories))
+    return Axis(
+        column.id, "category", tuple(categories), tuple(labels.get(c, c) for c in categories)
+    )
 
 
 def _axis_position(axis: Axis, value: Any) -> float:
@@ -491,12 +529,19 @@ def constraint_ranges(axis: Axis, wanted: list[Any] | None) -> list[list[float]]
     ranges: list[list[float]] = []
     if axis.kind == "number":
         for low, high in (r for r in wanted if isinstance(r, list)):
-            bottom = (axis.missing if axis.missing is not None else axis.low) - 1e-9 * (
-                axis.high - axis.low) if low is None else low
+            bottom = (
+                (axis.missing if axis.missing is not None else axis.low)
+                - 1e-9 * (axis.high - axis.low)
+                if low is None
+                else low
+            )
             ranges.append([bottom, axis.high if high is None else high])
         return ranges or None
-    chosen = sorted(axis.categories.index(_category_key(v)) for v in wanted
-                    if _category_key(v) in axis.categories)
+    chosen = sorted(
+        axis.categories.index(_category_key(v))
+        for v in wanted
+        if _category_key(v) in axis.categories
+    )
     if not chosen:
         return [[-0.4, -0.3]]  # a brush that keeps nothing, as the filter does
     for index in chosen:
@@ -571,8 +616,9 @@ def filter_from_fractions(axis: Axis, fractions: Sequence[Sequence[float]]) -> l
     inverse of :func:`brush_fractions` up to the drag's precision. A short brush between two
     categories keeps the category nearest its middle (a filter that keeps nothing would have
     no brush to show it)."""
-    ranges = [sorted((from_fraction(axis, float(a)), from_fraction(axis, float(b))))
-              for a, b in fractions]
+    ranges = [
+        sorted((from_fraction(axis, float(a)), from_fraction(axis, float(b)))) for a, b in fractions
+    ]
     wanted = filter_from_ranges(axis, ranges)
     if not wanted and ranges and axis.kind == "category" and axis.categories:
         middle = (ranges[0][0] + ranges[0][1]) / 2
@@ -587,14 +633,18 @@ def brush_from_event(data: Any) -> tuple[int, str, list[list[float]] | None] | N
     if not isinstance(data, dict):
         return None
     index, axis_id, ranges = data.get("axis"), data.get("id"), data.get("ranges")
-    if not isinstance(index, int) or isinstance(index, bool) or index < 0 \
-            or not isinstance(axis_id, str):
+    if (
+        not isinstance(index, int)
+        or isinstance(index, bool)
+        or index < 0
+        or not isinstance(axis_id, str)
+    ):
         return None
     if ranges is None or ranges == []:
         return index, axis_id, None
     if not isinstance(ranges, list) or not all(
-            isinstance(r, list) and len(r) == 2 and all(_is_number(v) for v in r)
-            for r in ranges):
+        isinstance(r, list) and len(r) == 2 and all(_is_number(v) for v in r) for r in ranges
+    ):
         return None
     return index, axis_id, [[float(a), float(b)] for a, b in ranges]
 
@@ -603,8 +653,7 @@ def _hex_rgb(colour: str) -> tuple[int, int, int]:
     return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
 
 
-def colour_at(fraction: float,
-              scale: Sequence[tuple[float, str]] = _COLOURSCALE) -> str:
+def colour_at(fraction: float, scale: Sequence[tuple[float, str]] = _COLOURSCALE) -> str:
     """The colour of ``fraction`` (clipped to 0..1) on a colour scale: linear interpolation in
     RGB between the two stops around it, as Plotly's colour scales (``#rrggbb``)."""
     fraction = min(max(fraction, 0.0), 1.0)
@@ -612,13 +661,15 @@ def colour_at(fraction: float,
         if fraction <= right:
             share = 0.0 if right == left else (fraction - left) / (right - left)
             a, b = _hex_rgb(left_colour), _hex_rgb(right_colour)
-            return "#" + "".join(f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b,
-                                                                                      strict=True))
+            return "#" + "".join(
+                f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b, strict=True)
+            )
     return scale[-1][1]
 
 
-def line_colours(rows: Sequence[Mapping[str, Any]],
-                 colour: Column | None) -> tuple[list[str], dict[str, Any] | None]:
+def line_colours(
+    rows: Sequence[Mapping[str, Any]], colour: Column | None
+) -> tuple[list[str], dict[str, Any] | None]:
     """Each row's line colour and the colour bar: with a colour metric, value -> colour by
     (value - min) / (max - min) on the scale (grey for jobs without it), the bar listing the
     scale and nice ticks as fractions of it; without one, every line in the single colour."""
@@ -630,12 +681,18 @@ def line_colours(rows: Sequence[Mapping[str, Any]],
         return [_MISSING_COLOUR] * len(rows), None
     low, high = min(present), max(present)
     span = high - low
-    colours = [_MISSING_COLOUR if not _is_number(v) else
-               colour_at((float(v) - low) / span if span else 0.5) for v in values]
+    colours = [
+        _MISSING_COLOUR
+        if not _is_number(v)
+        else colour_at((float(v) - low) / span if span else 0.5)
+        for v in values
+    ]
     ticks = nice_ticks(low, high) if span else [low]
     bar = {
-        "title": short_label(colour.label, 18), "fullTitle": colour.label,
-        "stops": [[stop, hex_colour] for stop, hex_colour in _COLOURSCALE] if span
+        "title": short_label(colour.label, 18),
+        "fullTitle": colour.label,
+        "stops": [[stop, hex_colour] for stop, hex_colour in _COLOURSCALE]
+        if span
         else [[0.0, colour_at(0.5)], [1.0, colour_at(0.5)]],
         "ticks": [[(t - low) / span if span else 0.5, number_text(t)] for t in ticks],
         "missing": _MISSING_COLOUR if len(present) < len(values) else None,
@@ -664,12 +721,17 @@ def axis_ticks(axis: Axis) -> list[list[Any]]:
     below the lowest tick, unlabelled: a label there on every axis made a row of "n/a"); a
     category axis one tick per category, shortened to 10 characters ("n/a" unlabelled)."""
     if axis.kind == "number":
-        return [[to_fraction(axis, t), number_text(t), number_text(t)]
-                for t in nice_ticks(axis.low, axis.high)]
-    return [[to_fraction(axis, float(index)), short_label(label), label]
-            for index, (category, label) in enumerate(
-                zip(axis.categories, axis.labels or axis.categories, strict=True))
-            if category != MISSING]
+        return [
+            [to_fraction(axis, t), number_text(t), number_text(t)]
+            for t in nice_ticks(axis.low, axis.high)
+        ]
+    return [
+        [to_fraction(axis, float(index)), short_label(label), label]
+        for index, (category, label) in enumerate(
+            zip(axis.categories, axis.labels or axis.categories, strict=True)
+        )
+        if category != MISSING
+    ]
 
 
 def chart_margins(columns: Sequence[Column], coloured: bool) -> dict[str, int]:
@@ -680,11 +742,15 @@ def chart_margins(columns: Sequence[Column], coloured: bool) -> dict[str, int]:
     return {"l": 70, "r": 110 if coloured else 50, "t": int(title_room) + 28, "b": 24}
 
 
-def parallel_chart(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
-                   colour: Column | None, filters: Mapping[str, list[Any]],
-                   labels: Mapping[str, Mapping[str, str]] | None = None,
-                   passing: Sequence[bool] | None = None,
-                   height: int = 440) -> tuple[dict[str, Any], list[Axis]]:
+def parallel_chart(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[Column],
+    colour: Column | None,
+    filters: Mapping[str, list[Any]],
+    labels: Mapping[str, Mapping[str, str]] | None = None,
+    passing: Sequence[bool] | None = None,
+    height: int = 440,
+) -> tuple[dict[str, Any], list[Axis]]:
     """The parallel-coordinates chart that ``assets/lineage-chart.js`` draws in SVG (Plotly's
     WebGL parcoords froze the page for seconds without a GPU): one axis per column, one line
     per row at fractions of each axis' height, coloured by ``colour`` (grey = no value); the
@@ -700,21 +766,47 @@ def parallel_chart(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
     colours, bar = line_colours(rows, colour)
     passing = list(passing) if passing is not None else [True] * len(rows)
     spec: dict[str, Any] = {
-        "height": height, "margin": chart_margins(columns, bar is not None),
-        "labelAngle": _LABEL_ANGLE, "message": message,
-        "brushHint": _("Drag along an axis to keep the jobs in a range (Shift: one more range); "
-                       "click a brushed axis to clear it"),
-        "axes": [{"id": a.id, "title": short_label(c.label, _AXIS_TITLE_LENGTH),
-                  "fullTitle": c.label, "ticks": axis_ticks(a),
-                  "brushes": brush_fractions(a, filters.get(c.id)) or []}
-                 for c, a in zip(columns, axes, strict=True)] if message is None else [],
-        "lines": [] if message else [
-            {"id": row["train_id"], "colour": line_colour, "selected": bool(keep),
-             "points": [round(value_fraction(a, row.get(c.id)), 6)
-                        for c, a in zip(columns, axes, strict=True)],
-             "hover": [str(row["train_id"]), *(
-                 f"{c.label}: {hover_value(row.get(c.id), labels.get(c.id))}" for c in columns)]}
-            for row, line_colour, keep in zip(rows, colours, passing, strict=True)],
+        "height": height,
+        "margin": chart_margins(columns, bar is not None),
+        "labelAngle": _LABEL_ANGLE,
+        "message": message,
+        "brushHint": _(
+            "Drag along an axis to keep the jobs in a range (Shift: one more range); "
+            "click a brushed axis to clear it"
+        ),
+        "axes": [
+            {
+                "id": a.id,
+                "title": short_label(c.label, _AXIS_TITLE_LENGTH),
+                "fullTitle": c.label,
+                "ticks": axis_ticks(a),
+                "brushes": brush_fractions(a, filters.get(c.id)) or [],
+            }
+            for c, a in zip(columns, axes, strict=True)
+        ]
+        if message is None
+        else [],
+        "lines": []
+        if message
+        else [
+            {
+                "id": row["train_id"],
+                "colour": line_colour,
+                "selected": bool(keep),
+                "points": [
+                    round(value_fraction(a, row.get(c.id)), 6)
+                    for c, a in zip(columns, axes, strict=True)
+                ],
+                "hover": [
+                    str(row["train_id"]),
+                    *(
+                        f"{c.label}: {hover_value(row.get(c.id), labels.get(c.id))}"
+                        for c in columns
+                    ),
+                ],
+            }
+            for row, line_colour, keep in zip(rows, colours, passing, strict=True)
+        ],
         "colourbar": bar if message is None else None,
     }
     return spec, axes
@@ -737,19 +829,29 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
 
     # Metrics first (what the jobs are compared by), then the hyper-parameters.
     columns = [*(c for c in columns if is_metric(c)), *(c for c in columns if not is_metric(c))]
-    defs = [with_sort({
-        "colId": "summary_dir", "field": "summary_dir", "headerName": _("Summary path"),
-        "cellRenderer": "LineageLink", "pinned": "left", "minWidth": 200,
-        "filter": "agTextColumnFilter",
-        "filterValueGetter": {"function": "lineageTrainId(params)"},
-        "comparator": {"function": "lineageCompareTrainIds"},
-    })]
+    defs = [
+        with_sort(
+            {
+                "colId": "summary_dir",
+                "field": "summary_dir",
+                "headerName": _("Summary path"),
+                "cellRenderer": "LineageLink",
+                "pinned": "left",
+                "minWidth": 200,
+                "filter": "agTextColumnFilter",
+                "filterValueGetter": {"function": "lineageTrainId(params)"},
+                "comparator": {"function": "lineageCompareTrainIds"},
+            }
+        )
+    ]
     for column in columns:
         definition: dict[str, Any] = {
-            "colId": column.id, "field": column.id, "headerName": column.label,
-            "headerTooltip": column.hint or column.label, "tooltipField": column.id,
-            "filter": "agNumberColumnFilter" if column.kind == "number" else
-            "agTextColumnFilter",
+            "colId": column.id,
+            "field": column.id,
+            "headerName": column.label,
+            "headerTooltip": column.hint or column.label,
+            "tooltipField": column.id,
+            "filter": "agNumberColumnFilter" if column.kind == "number" else "agTextColumnFilter",
         }
         if column.kind == "number":
             definition["type"] = "numericColumn"
@@ -759,27 +861,48 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
         if column.group == "stage":
             definition["minWidth"] = 220
         defs.append(with_sort(definition))
-    defs.append(with_sort({
-        "colId": "remark", "field": "remark", "headerName": _("Remark"), "editable": True,
-        "pinned": "right", "minWidth": 160, "filter": "agTextColumnFilter",
-        "cellEditor": "agTextCellEditor",
-        "cellEditorParams": {"maxLength": MAX_REMARK_LENGTH},
-        "headerTooltip": _("Double-click to edit; saved in the workspace"),
-    }))
-    defs.append(with_sort({
-        "colId": "tag", "field": "tag", "headerName": _("Tag"), "editable": True,
-        "pinned": "right", "width": 90, "filter": "agNumberColumnFilter",
-        "cellEditor": "agSelectCellEditor",
-        "cellEditorParams": {"values": list(range(11))},
-        "valueFormatter": {"function": "lineageTagStars(params)"},
-        "headerTooltip": _("Double-click to choose 1..10 (0 = none)"),
-    }))
+    defs.append(
+        with_sort(
+            {
+                "colId": "remark",
+                "field": "remark",
+                "headerName": _("Remark"),
+                "editable": True,
+                "pinned": "right",
+                "minWidth": 160,
+                "filter": "agTextColumnFilter",
+                "cellEditor": "agTextCellEditor",
+                "cellEditorParams": {"maxLength": MAX_REMARK_LENGTH},
+                "headerTooltip": _("Double-click to edit; saved in the workspace"),
+            }
+        )
+    )
+    defs.append(
+        with_sort(
+            {
+                "colId": "tag",
+                "field": "tag",
+                "headerName": _("Tag"),
+                "editable": True,
+                "pinned": "right",
+                "width": 90,
+                "filter": "agNumberColumnFilter",
+                "cellEditor": "agSelectCellEditor",
+                "cellEditorParams": {"values": list(range(11))},
+                "valueFormatter": {"function": "lineageTagStars(params)"},
+                "headerTooltip": _("Double-click to choose 1..10 (0 = none)"),
+            }
+        )
+    )
     return defs
 
 
-def grid_row_data(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
-                  added_info: Mapping[str, Mapping[str, Any]],
-                  dashboard_href: Any) -> list[dict[str, Any]]:
+def grid_row_data(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[Column],
+    added_info: Mapping[str, Mapping[str, Any]],
+    dashboard_href: Any,
+) -> list[dict[str, Any]]:
     """Row objects for the grid: ``train_id`` (the row id and the link's text), ``summary_dir``
     (the address of the job's dashboard, the link's target), the chosen columns' values,
     remark and tag."""
@@ -787,9 +910,12 @@ def grid_row_data(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column],
     for row in rows:
         train_id = row["train_id"]
         info = added_info.get(train_id) or {}
-        item = {"train_id": train_id,
-                "summary_dir": dashboard_href(train_id),
-                "remark": info.get("remark", ""), "tag": info.get("tag", 0)}
+        item = {
+            "train_id": train_id,
+            "summary_dir": dashboard_href(train_id),
+            "remark": info.get("remark", ""),
+            "tag": info.get("tag", 0),
+        }
         item.update({c.id: row.get(c.id) for c in columns})
         out.append(item)
     return out
@@ -816,10 +942,15 @@ def distribution_figure(target: Mapping[str, Any], height: int = 200) -> go.Figu
     buckets = target.get("buckets") or []
     layout = small_layout(height=height)
     layout.update(margin={"l": 36, "r": 8, "t": 8, "b": 60}, bargap=0.15)
-    figure = go.Figure(go.Bar(
-        x=[_bucket_label(b[0], b[1]) for b in buckets], y=[b[2] for b in buckets],
-        marker_color=_SINGLE_COLOUR, hovertemplate="%{x}: %{y} job(s)<extra></extra>"),
-        layout=layout)
+    figure = go.Figure(
+        go.Bar(
+            x=[_bucket_label(b[0], b[1]) for b in buckets],
+            y=[b[2] for b in buckets],
+            marker_color=_SINGLE_COLOUR,
+            hovertemplate="%{x}: %{y} job(s)<extra></extra>",
+        ),
+        layout=layout,
+    )
     figure.update_xaxes(tickangle=-30)
     figure.update_yaxes(title_text=_("jobs"), dtick=1)
     return figure
@@ -831,8 +962,14 @@ def importance_rows(table: lineage_data.LineageTable, target: str) -> list[dict[
     out: list[dict[str, Any]] = []
     for name in table.hyper_param_names:
         value, reason = lineage_data.importance(table.frame, name, target)
-        out.append({"name": name, "pearson": value, "reason": reason,
-                    "spearman": lineage_data.spearman_importance(table.frame, name, target)})
+        out.append(
+            {
+                "name": name,
+                "pearson": value,
+                "reason": reason,
+                "spearman": lineage_data.spearman_importance(table.frame, name, target),
+            }
+        )
     out.sort(key=lambda p: (-p["pearson"], p["name"].startswith("["), p["name"]))
     return out
 
@@ -846,29 +983,43 @@ def importance_message(rows: Sequence[Mapping[str, Any]], jobs: int) -> str | No
     :data:`MIN_IMPORTANCE_JOBS` jobs MindInsight answers 0 for every parameter (reason 2),
     which drawn as bars is an empty chart."""
     if jobs < MIN_IMPORTANCE_JOBS:
-        return _("Parameter importance needs at least {least} jobs; the table shows "
-                 "{jobs}.").format(least=MIN_IMPORTANCE_JOBS, jobs=jobs)
+        return _(
+            "Parameter importance needs at least {least} jobs; the table shows {jobs}."
+        ).format(least=MIN_IMPORTANCE_JOBS, jobs=jobs)
     if not rows:
         return _("No numeric hyper-parameter in the jobs shown.")
     if all(r["reason"] == lineage_data.REASON_SAMPLES_NOT_ENOUGH for r in rows):
-        return _("No hyper-parameter is known for {least} or more jobs that also have this "
-                 "objective.").format(least=MIN_IMPORTANCE_JOBS)
+        return _(
+            "No hyper-parameter is known for {least} or more jobs that also have this objective."
+        ).format(least=MIN_IMPORTANCE_JOBS)
     return None
 
 
 def message_figure(text: str, height: int = 140) -> go.Figure:
     """A chart area that says ``text`` instead of drawing axes."""
     figure = go.Figure(layout=small_layout(height=height))
-    figure.update_layout(margin={"l": 8, "r": 8, "t": 8, "b": 8}, annotations=[{
-        "text": text, "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5,
-        "font": {"color": TEXT_COLOUR}}])
+    figure.update_layout(
+        margin={"l": 8, "r": 8, "t": 8, "b": 8},
+        annotations=[
+            {
+                "text": text,
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": 0.5,
+                "font": {"color": TEXT_COLOUR},
+            }
+        ],
+    )
     figure.update_xaxes(visible=False)
     figure.update_yaxes(visible=False)
     return figure
 
 
-def importance_figure(rows: Sequence[Mapping[str, Any]], height: int | None = None,
-                      message: str | None = None) -> go.Figure:
+def importance_figure(
+    rows: Sequence[Mapping[str, Any]], height: int | None = None, message: str | None = None
+) -> go.Figure:
     """Horizontal bars: |Pearson r| and |Spearman rho| per hyper-parameter, most important on
     top; parameters with too few samples show 0 and say so on hover. With ``message``
     (:func:`importance_message`) the chart says it instead."""
@@ -878,43 +1029,77 @@ def importance_figure(rows: Sequence[Mapping[str, Any]], height: int | None = No
     layout = small_layout(height=height)
     # The legend sits in the top margin, on the plot's top edge: at a fixed paper height
     # above it, a tall chart's legend covered its top bars.
-    layout.update(margin={"l": 8, "r": 8, "t": 32, "b": 24}, barmode="group", showlegend=True,
-                  legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1,
-                          "yanchor": "bottom"})
+    layout.update(
+        margin={"l": 8, "r": 8, "t": 32, "b": 24},
+        barmode="group",
+        showlegend=True,
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1, "yanchor": "bottom"},
+    )
     names = [r["name"] for r in rows][::-1]
-    notes = {lineage_data.REASON_SAMPLES_NOT_ENOUGH: " " + _("(≤ 2 jobs with both values)"),
-             lineage_data.REASON_CORRELATION_NAN: " " + _("(a constant column)")}
+    notes = {
+        lineage_data.REASON_SAMPLES_NOT_ENOUGH: " " + _("(≤ 2 jobs with both values)"),
+        lineage_data.REASON_CORRELATION_NAN: " " + _("(a constant column)"),
+    }
     pearson = [r["pearson"] for r in rows][::-1]
     spearman = [r["spearman"] or 0 for r in rows][::-1]
     hover = [notes.get(r["reason"], "") for r in rows][::-1]
     figure = go.Figure(layout=layout)
-    figure.add_bar(y=names, x=pearson, orientation="h", name="|Pearson r|",
-                   marker_color=_SINGLE_COLOUR, customdata=hover,
-                   hovertemplate="%{y}: %{x:.4f}%{customdata}<extra>|Pearson r|</extra>")
-    figure.add_bar(y=names, x=spearman, orientation="h", name="|Spearman ρ|",
-                   marker_color="#e4b33a",
-                   hovertemplate="%{y}: %{x:.4f}<extra>|Spearman ρ|</extra>")
+    figure.add_bar(
+        y=names,
+        x=pearson,
+        orientation="h",
+        name="|Pearson r|",
+        marker_color=_SINGLE_COLOUR,
+        customdata=hover,
+        hovertemplate="%{y}: %{x:.4f}%{customdata}<extra>|Pearson r|</extra>",
+    )
+    figure.add_bar(
+        y=names,
+        x=spearman,
+        orientation="h",
+        name="|Spearman ρ|",
+        marker_color="#e4b33a",
+        hovertemplate="%{y}: %{x:.4f}<extra>|Spearman ρ|</extra>",
+    )
     figure.update_xaxes(range=[0, 1.05])
     return figure
 
 
-def scatter_figure(train_ids: Sequence[str], xs: Sequence[Any], ys: Sequence[Any],
-                   x_label: str, y_label: str, height: int = 240) -> go.Figure:
+def scatter_figure(
+    train_ids: Sequence[str],
+    xs: Sequence[Any],
+    ys: Sequence[Any],
+    x_label: str,
+    y_label: str,
+    height: int = 240,
+) -> go.Figure:
     """One point per job with both values: parameter (x) against objective (y)."""
-    points = [(t, x, y) for t, x, y in zip(train_ids, xs, ys, strict=True)
-              if x is not None and y is not None]
+    points = [
+        (t, x, y)
+        for t, x, y in zip(train_ids, xs, ys, strict=True)
+        if x is not None and y is not None
+    ]
     layout = small_layout(height=height)
     layout.update(margin={"l": 48, "r": 8, "t": 8, "b": 40})
-    figure = go.Figure(go.Scatter(
-        x=[p[1] for p in points], y=[p[2] for p in points], text=[p[0] for p in points],
-        mode="markers", marker={"size": 9, "color": "#d1495b"},
-        hovertemplate="%{text}<br>" + x_label + ": %{x}<br>" + y_label + ": %{y}<extra></extra>"),
-        layout=layout)
+    figure = go.Figure(
+        go.Scatter(
+            x=[p[1] for p in points],
+            y=[p[2] for p in points],
+            text=[p[0] for p in points],
+            mode="markers",
+            marker={"size": 9, "color": "#d1495b"},
+            hovertemplate="%{text}<br>"
+            + x_label
+            + ": %{x}<br>"
+            + y_label
+            + ": %{y}<extra></extra>",
+        ),
+        layout=layout,
+    )
     figure.update_xaxes(title_text=x_label)
     figure.update_yaxes(title_text=y_label)
     return figure
 
 
 def finite_or_none(values: Iterable[Any]) -> list[Any]:
-    return [v if v is None or not isinstance(v, float) or np.isfinite(v) else None
-            for v in values]
+    return [v if v is None or not isinstance(v, float) or np.isfinite(v) else None for v in values]

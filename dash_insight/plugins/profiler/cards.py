@@ -23,49 +23,74 @@ from dash_insight.web.components.figures import GRID_COLOUR, small_layout
 RANKED_TYPES = 5
 
 
-def card(card_id: str, title: str, body: Any, link: tuple[str, str] | None = None,
-         foot: Any = None) -> html.Section:
+def card(
+    card_id: str, title: str, body: Any, link: tuple[str, str] | None = None, foot: Any = None
+) -> html.Section:
     """A dashboard card; ``link`` = (label, href) in its head."""
     head: list[Any] = [html.Span(title)]
     if link is not None:
         head.append(dcc.Link(link[0], href=link[1], id=f"{card_id}-link"))
-    return html.Section(className="di-panel di-card", id=card_id, children=[
-        html.Div(head, className="di-card-head"),
-        html.Div(body, className="di-card-body"),
-        html.Div(foot, className="di-card-foot") if foot else None,
-    ])
+    return html.Section(
+        className="di-panel di-card",
+        id=card_id,
+        children=[
+            html.Div(head, className="di-card-head"),
+            html.Div(body, className="di-card-body"),
+            html.Div(foot, className="di-card-foot") if foot else None,
+        ],
+    )
 
 
 def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.Section:
     """Top operator types by total time: a pie (top 5 + Other) and per type its launches and
     time per launch, with a bar of its time share."""
     if not profile.types:
-        return card("prof-card-ranking", _("Operator Time Consumption Ranking"),
-                    html.Div(_("No cpu_op_type_info file for this device."),
-                             className="di-empty"))
+        return card(
+            "prof-card-ranking",
+            _("Operator Time Consumption Ranking"),
+            html.Div(_("No cpu_op_type_info file for this device."), className="di-empty"),
+        )
     items = charts.slices(profile.types, charts.MEASURE_TOTAL, top=RANKED_TYPES)
     ranked = sorted(profile.types, key=lambda s: (-s.total_ms, s.op_type))[:RANKED_TYPES]
     total = profile.total_ms or 1.0
     rows = []
     for rank, stat in enumerate(ranked, start=1):
         share = stat.total_ms / total
-        rows.append(html.Tr([
-            html.Td(rank, className="di-prof-rank"), html.Td(stat.op_type),
-            html.Td(_("{count} times").format(count=format_number(stat.occurrences))),
-            html.Td(_("{value} us/time").format(value=format_number(stat.avg_ms * 1000, 2))),
-            html.Td(html.Div(html.Div(style={"width": f"{100 * share:.1f}%"}),
-                             className="di-progress",
-                             title=_("{share} of operator time").format(share=f"{share:.2%}")),
-                    title=f"{share:.2%}"),
-            html.Td(f"{share:.1%}"),
-        ]))
+        rows.append(
+            html.Tr(
+                [
+                    html.Td(rank, className="di-prof-rank"),
+                    html.Td(stat.op_type),
+                    html.Td(_("{count} times").format(count=format_number(stat.occurrences))),
+                    html.Td(
+                        _("{value} us/time").format(value=format_number(stat.avg_ms * 1000, 2))
+                    ),
+                    html.Td(
+                        html.Div(
+                            html.Div(style={"width": f"{100 * share:.1f}%"}),
+                            className="di-progress",
+                            title=_("{share} of operator time").format(share=f"{share:.2%}"),
+                        ),
+                        title=f"{share:.2%}",
+                    ),
+                    html.Td(f"{share:.1%}"),
+                ]
+            )
+        )
     figure = charts.type_figure(items, charts.MEASURE_TOTAL, "pie", height=190, legend=False)
-    body = [dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-ranking-pie"),
-            html.Table(html.Tbody(rows), className="di-prof-ranking")]
-    return card("prof-card-ranking", _("Operator Time Consumption Ranking"), body,
-                (_("Details") + " ›", components.href(app, components.OPERATOR_PATH, params)),
-                _("by total time · {types} operator types · {total} ms in all").format(
-                    types=len(profile.types), total=format_number(profile.total_ms, 1)))
+    body = [
+        dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-ranking-pie"),
+        html.Table(html.Tbody(rows), className="di-prof-ranking"),
+    ]
+    return card(
+        "prof-card-ranking",
+        _("Operator Time Consumption Ranking"),
+        body,
+        (_("Details") + " ›", components.href(app, components.OPERATOR_PATH, params)),
+        _("by total time · {types} operator types · {total} ms in all").format(
+            types=len(profile.types), total=format_number(profile.total_ms, 1)
+        ),
+    )
 
 
 def step_times(launches: Launches) -> tuple[np.ndarray, np.ndarray]:
@@ -76,8 +101,7 @@ def step_times(launches: Launches) -> tuple[np.ndarray, np.ndarray]:
     ends = np.append(launches.step_starts_us[1:], launches.end_us)
     starts = launches.step_starts_us.copy()
     starts[0] = 0.0
-    busy = np.bincount(launches.step - 1, weights=launches.duration_us,
-                       minlength=launches.steps)
+    busy = np.bincount(launches.step - 1, weights=launches.duration_us, minlength=launches.steps)
     return (ends - starts) / 1000, busy / 1000
 
 
@@ -86,38 +110,65 @@ def step_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.
     launches = profile.launches
     span, busy = step_times(launches)
     if not len(span):
-        return card("prof-card-steps", _("Step Time"),
-                    html.Div(_("No launch times (cpu_op_execute_timestamp / trace_view.json)."),
-                             className="di-empty"))
+        return card(
+            "prof-card-steps",
+            _("Step Time"),
+            html.Div(
+                _("No launch times (cpu_op_execute_timestamp / trace_view.json)."),
+                className="di-empty",
+            ),
+        )
     steps = list(range(1, len(span) + 1))
-    figure = go.Figure([
-        go.Bar(x=steps, y=span.tolist(), name=_("step"), marker={"color": "#9aa7b8"},
-               hovertemplate=_("step") + " %{x}: %{y:.2f} ms<extra></extra>"),
-        go.Bar(x=steps, y=busy.tolist(), name=_("operators"), marker={"color": "#00a5a7"},
-               hovertemplate=_("step") + " %{x}: " + _("operators")
-               + " %{y:.2f} ms<extra></extra>"),
-    ], layout=small_layout(height=220, barmode="overlay"))
+    figure = go.Figure(
+        [
+            go.Bar(
+                x=steps,
+                y=span.tolist(),
+                name=_("step"),
+                marker={"color": "#9aa7b8"},
+                hovertemplate=_("step") + " %{x}: %{y:.2f} ms<extra></extra>",
+            ),
+            go.Bar(
+                x=steps,
+                y=busy.tolist(),
+                name=_("operators"),
+                marker={"color": "#00a5a7"},
+                hovertemplate=_("step")
+                + " %{x}: "
+                + _("operators")
+                + " %{y:.2f} ms<extra></extra>",
+            ),
+        ],
+        layout=small_layout(height=220, barmode="overlay"),
+    )
     figure.update_layout(showlegend=True, legend={"orientation": "h", "y": 1.12})
     figure.update_yaxes(title_text="ms", gridcolor=GRID_COLOUR)
     figure.update_xaxes(title_text=_("step"))
     typical = float(np.median(span[1:])) if len(span) > 1 else float(span[0])
-    foot = _("{steps} steps · median {median} ms · step 1 {first} ms (includes compilation)"
-             ).format(steps=len(span), median=format_number(typical, 2),
-                      first=format_number(span[0], 2))
-    return card("prof-card-steps", _("Step Time"),
-                dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-steps"),
-                (_("Timeline") + " ›", components.href(app, components.TIMELINE_PATH, params)),
-                foot)
+    foot = _(
+        "{steps} steps · median {median} ms · step 1 {first} ms (includes compilation)"
+    ).format(steps=len(span), median=format_number(typical, 2), first=format_number(span[0], 2))
+    return card(
+        "prof-card-steps",
+        _("Step Time"),
+        dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-steps"),
+        (_("Timeline") + " ›", components.href(app, components.TIMELINE_PATH, params)),
+        foot,
+    )
 
 
-def timeline_card(app: dash.Dash, params: dict[str, str], profile: Profile,
-                  bars: Callable[[], timeline.Timeline]) -> html.Section:
+def timeline_card(
+    app: dash.Dash, params: dict[str, str], profile: Profile, bars: Callable[[], timeline.Timeline]
+) -> html.Section:
     """The operator launches of a typical step (the median-length one after the first)."""
     launches = profile.launches
     span, _unused = step_times(launches)
     if not len(span):
-        return card("prof-card-timeline", _("Timeline"),
-                    html.Div(_("No launch times to draw."), className="di-empty"))
+        return card(
+            "prof-card-timeline",
+            _("Timeline"),
+            html.Div(_("No launch times to draw."), className="di-empty"),
+        )
     later = np.argsort(span[1:])[len(span[1:]) // 2] + 2 if len(span) > 1 else 1
     step = int(later)
     model = bars()
@@ -127,14 +178,18 @@ def timeline_card(app: dash.Dash, params: dict[str, str], profile: Profile,
     figure = timeline.timeline_figure(model, view, launches, height=230)
     figure["layout"].update(showlegend=False, dragmode=False)
     figure["layout"]["xaxis"]["fixedrange"] = True
-    return card("prof-card-timeline", _("Timeline"),
-                dcc.Graph(figure=figure, config={"displayModeBar": False},
-                          id="prof-timeline-preview"),
-                (_("Open") + " ›", components.href(app, components.TIMELINE_PATH, params,
-                                                   step=step)),
-                _("step {step} of {steps} · {launches} launches in the run · from {source}"
-                  ).format(step=step, steps=launches.steps,
-                           launches=format_number(len(launches)), source=launches.source))
+    return card(
+        "prof-card-timeline",
+        _("Timeline"),
+        dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-timeline-preview"),
+        (_("Open") + " ›", components.href(app, components.TIMELINE_PATH, params, step=step)),
+        _("step {step} of {steps} · {launches} launches in the run · from {source}").format(
+            step=step,
+            steps=launches.steps,
+            launches=format_number(len(launches)),
+            source=launches.source,
+        ),
+    )
 
 
 def short_scope(full_name: str, parts: int = 2) -> str:
@@ -148,21 +203,33 @@ def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> 
     """The five operators with the most total time, with their scope and time per launch."""
     details = sorted(profile.details, key=lambda d: (-d.total_ms, d.full_name))[:5]
     if not details:
-        return card("prof-card-operators", _("Slowest Operators"),
-                    html.Div(_("No cpu_op_detail_info file for this device."),
-                             className="di-empty"))
+        return card(
+            "prof-card-operators",
+            _("Slowest Operators"),
+            html.Div(_("No cpu_op_detail_info file for this device."), className="di-empty"),
+        )
     total = profile.total_ms or 1.0
-    rows = [html.Tr([html.Td(d.op_name, title=d.full_name),
-                     html.Td(short_scope(d.full_name), className="di-prof-scope",
-                             title=d.full_name),
-                     html.Td(_("{value} us/time").format(
-                         value=format_number(d.avg_ms * 1000, 1))),
-                     html.Td(f"{d.total_ms / total:.1%}")]) for d in details]
-    return card("prof-card-operators", _("Slowest Operators"),
-                html.Table(html.Tbody(rows), className="di-prof-ranking"),
-                (_("All operators") + " ›", components.href(app, components.OPERATOR_PATH,
-                                                            params, view="all")),
-                _("by total time · {count} operators").format(count=len(profile.details)))
+    rows = [
+        html.Tr(
+            [
+                html.Td(d.op_name, title=d.full_name),
+                html.Td(short_scope(d.full_name), className="di-prof-scope", title=d.full_name),
+                html.Td(_("{value} us/time").format(value=format_number(d.avg_ms * 1000, 1))),
+                html.Td(f"{d.total_ms / total:.1%}"),
+            ]
+        )
+        for d in details
+    ]
+    return card(
+        "prof-card-operators",
+        _("Slowest Operators"),
+        html.Table(html.Tbody(rows), className="di-prof-ranking"),
+        (
+            _("All operators") + " ›",
+            components.href(app, components.OPERATOR_PATH, params, view="all"),
+        ),
+        _("by total time · {count} operators").format(count=len(profile.details)),
+    )
 
 
 def profile_card(loaded: components.Loaded) -> html.Section:
@@ -171,23 +238,44 @@ def profile_card(loaded: components.Loaded) -> html.Section:
     info = profile.info
     facts = [
         (_("directory"), os.path.basename(found.path)),
-        (_("layout"), "MindInsight (profiler_info)" if found.layout == "mindinsight"
-         else "MindSpore >= 2.5 (FRAMEWORK/, ASCEND_PROFILER_OUTPUT/)"),
+        (
+            _("layout"),
+            "MindInsight (profiler_info)"
+            if found.layout == "mindinsight"
+            else "MindSpore >= 2.5 (FRAMEWORK/, ASCEND_PROFILER_OUTPUT/)",
+        ),
         (_("devices"), ", ".join(found.devices)),
         ("MindSpore", info.get("ms_version", "–")),
         (_("mode"), info.get("context_mode", "–")),
-        (_("profiled"), f"{info['profiling_start_time']} – {info['profiling_stop_time']}"
-         if info.get("profiling_start_time") and info.get("profiling_stop_time") else "–"),
+        (
+            _("profiled"),
+            f"{info['profiling_start_time']} – {info['profiling_stop_time']}"
+            if info.get("profiling_start_time") and info.get("profiling_stop_time")
+            else "–",
+        ),
         (_("operator types / operators"), f"{len(profile.types)} / {len(profile.details)}"),
-        (_("launches"), _("{count} in {steps} steps ({source})").format(
-            count=format_number(len(profile.launches)), steps=profile.launches.steps,
-            source=profile.launches.source or _("no launch file"))),
+        (
+            _("launches"),
+            _("{count} in {steps} steps ({source})").format(
+                count=format_number(len(profile.launches)),
+                steps=profile.launches.steps,
+                source=profile.launches.source or _("no launch file"),
+            ),
+        ),
         (_("files"), str(len(found.all_files))),
     ]
-    body = html.Table(className="di-prof-facts", children=html.Tbody(
-        [html.Tr([html.Th(name), html.Td(value)]) for name, value in facts]))
-    foot = ("⚠ " + ngettext("{count} problem reading the files",
-                            "{count} problems reading the files", len(profile.problems)).format(
-                                count=len(profile.problems))
-            if profile.problems else _("every file read completely"))
+    body = html.Table(
+        className="di-prof-facts",
+        children=html.Tbody([html.Tr([html.Th(name), html.Td(value)]) for name, value in facts]),
+    )
+    foot = (
+        "⚠ "
+        + ngettext(
+            "{count} problem reading the files",
+            "{count} problems reading the files",
+            len(profile.problems),
+        ).format(count=len(profile.problems))
+        if profile.problems
+        else _("every file read completely")
+    )
     return card("prof-card-profile", _("Profile"), body, None, foot)

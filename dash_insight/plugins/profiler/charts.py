@@ -27,8 +27,7 @@ TOP_TYPES = 19
 OTHER = "Other"
 
 MEASURE_TITLES = {
-    MEASURE_TOTAL: lazy_gettext("Total time per operator type (us) · share of all operator "
-                                "time"),
+    MEASURE_TOTAL: lazy_gettext("Total time per operator type (us) · share of all operator time"),
     MEASURE_AVERAGE: lazy_gettext("Average time per launch (us/time) · not a time share"),
 }
 
@@ -44,8 +43,9 @@ class Slice:
     types: int  # how many types it stands for ("Other": several)
 
 
-def slices(stats: Sequence[OpTypeStat], measure: str = MEASURE_TOTAL,
-           top: int = TOP_TYPES) -> list[Slice]:
+def slices(
+    stats: Sequence[OpTypeStat], measure: str = MEASURE_TOTAL, top: int = TOP_TYPES
+) -> list[Slice]:
     """Types by ``measure`` (largest first): all of them when at most ``top + 1``, else the
     ``top`` largest and "Other". "Other" is the rest's total time, or for the average measure
     the rest's average per launch (its total over its launches; MindInsight's "Other" summed
@@ -58,7 +58,7 @@ def slices(stats: Sequence[OpTypeStat], measure: str = MEASURE_TOTAL,
 
     ranked = sorted(stats, key=lambda s: (-value(s), s.op_type))
     shown = ranked if len(ranked) <= top + 1 else ranked[:top]
-    rest = ranked[len(shown):]
+    rest = ranked[len(shown) :]
     pairs = [(s.op_type, value(s), s.occurrences, 1) for s in shown]
     if rest:
         total = sum(s.total_ms for s in rest) * 1000
@@ -66,8 +66,7 @@ def slices(stats: Sequence[OpTypeStat], measure: str = MEASURE_TOTAL,
         rest_value = total if measure == MEASURE_TOTAL else total / max(launches, 1)
         pairs.append((OTHER, rest_value, launches, len(rest)))
     whole = sum(v for _, v, _, _ in pairs) or 1.0
-    return [Slice(label, v, v / whole, launches, types)
-            for label, v, launches, types in pairs]
+    return [Slice(label, v, v / whole, launches, types) for label, v, launches, types in pairs]
 
 
 def _unit(measure: str) -> str:
@@ -81,12 +80,17 @@ def shown_label(item: Slice) -> str:
 
 def _hover(item: Slice, measure: str) -> str:
     share = f"{item.share:.2%}"
-    what = (_("{share} of the operator time").format(share=share) if measure == MEASURE_TOTAL
-            else _("{share} of the summed averages (not a time share)").format(share=share))
+    what = (
+        _("{share} of the operator time").format(share=share)
+        if measure == MEASURE_TOTAL
+        else _("{share} of the summed averages (not a time share)").format(share=share)
+    )
     kinds = " " + _("({count} types)").format(count=item.types) if item.types > 1 else ""
-    return (f"<b>{shown_label(item)}</b>{kinds}<br>{format_number(item.value, 2)} "
-            f"{_unit(measure)}<br>{what}<br>"
-            + _("{count} launches").format(count=format_number(item.launches)))
+    return (
+        f"<b>{shown_label(item)}</b>{kinds}<br>{format_number(item.value, 2)} "
+        f"{_unit(measure)}<br>{what}<br>"
+        + _("{count} launches").format(count=format_number(item.launches))
+    )
 
 
 def colours(count: int) -> list[str]:
@@ -99,8 +103,9 @@ def legend_text(item: Slice) -> str:
     return f"{shown_label(item)}  {format_number(item.value, 2)}"
 
 
-def type_figure(items: Sequence[Slice], measure: str, kind: str = "pie",
-                height: int = 340, legend: bool = True) -> dict[str, Any]:
+def type_figure(
+    items: Sequence[Slice], measure: str, kind: str = "pie", height: int = 340, legend: bool = True
+) -> dict[str, Any]:
     """A pie (slices, legend: type, value, share) or a bar chart (types on x, rotated -30°
     like MindInsight's) of ``items``. ``legend=False`` leaves the pie's legend to the page
     (the operator page draws it in HTML beside the chart: Plotly measures the text of every
@@ -111,25 +116,48 @@ def type_figure(items: Sequence[Slice], measure: str, kind: str = "pie",
     colours_ = colours(len(items))
     hover = [_hover(item, measure) for item in items]
     layout: dict[str, Any] = {
-        "height": height, "margin": {"l": 8, "r": 8, "t": 10, "b": 8},
-        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
-        "font": {"color": TEXT_COLOUR, "size": 11}}
+        "height": height,
+        "margin": {"l": 8, "r": 8, "t": 10, "b": 8},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"color": TEXT_COLOUR, "size": 11},
+    }
     if kind == "bar":
         trace: dict[str, Any] = {
-            "type": "bar", "x": [shown_label(item) for item in items],
-            "y": [item.value for item in items], "marker": {"color": colours_},
-            "hovertext": hover, "hoverinfo": "text"}
-        layout.update(showlegend=False, bargap=0.35,
-                      xaxis={"tickangle": -30, "automargin": True},
-                      yaxis={"title": {"text": _unit(measure)}, "gridcolor": GRID_COLOUR,
-                             "automargin": True})
+            "type": "bar",
+            "x": [shown_label(item) for item in items],
+            "y": [item.value for item in items],
+            "marker": {"color": colours_},
+            "hovertext": hover,
+            "hoverinfo": "text",
+        }
+        layout.update(
+            showlegend=False,
+            bargap=0.35,
+            xaxis={"tickangle": -30, "automargin": True},
+            yaxis={"title": {"text": _unit(measure)}, "gridcolor": GRID_COLOUR, "automargin": True},
+        )
         return {"data": [trace], "layout": layout}
-    labels = [f"{shown_label(item)[:18]}{'…' if len(shown_label(item)) > 18 else ''}  "
-              f"{format_number(item.value, 2)}" for item in items]
-    trace = {"type": "pie", "labels": labels, "values": [item.value for item in items],
-             "marker": {"colors": colours_}, "hovertext": hover, "hoverinfo": "text",
-             "textinfo": "percent", "sort": False, "direction": "clockwise",
-             "textposition": "inside", "insidetextorientation": "horizontal"}
-    layout.update(showlegend=legend, legend={"font": {"size": 11}, "itemclick": False,
-                                             "itemdoubleclick": False})
+    labels = [
+        f"{shown_label(item)[:18]}{'…' if len(shown_label(item)) > 18 else ''}  "
+        f"{format_number(item.value, 2)}"
+        for item in items
+    ]
+    trace = {
+        "type": "pie",
+        "labels": labels,
+        "values": [item.value for item in items],
+        "marker": {"colors": colours_},
+        "hovertext": hover,
+        "hoverinfo": "text",
+        "textinfo": "percent",
+        "sort": False,
+        "direction": "clockwise",
+        "textposition": "inside",
+        "insidetextorientation": "horizontal",
+    }
+    layout.update(
+        showlegend=legend,
+        legend={"font": {"size": 11}, "itemclick": False, "itemdoubleclick": False},
+    )
     return {"data": [trace], "layout": layout}

@@ -21,8 +21,11 @@ from dash_insight.web.url_state import make_search, parse_search
 DASHBOARD_PATH = "/profiler"
 OPERATOR_PATH = "/profiler/operator"
 TIMELINE_PATH = "/profiler/timeline"
-TABS = ((lazy_gettext("Dashboard"), DASHBOARD_PATH), (lazy_gettext("Operators"), OPERATOR_PATH),
-        (lazy_gettext("Timeline"), TIMELINE_PATH))
+TABS = (
+    (lazy_gettext("Dashboard"), DASHBOARD_PATH),
+    (lazy_gettext("Operators"), OPERATOR_PATH),
+    (lazy_gettext("Timeline"), TIMELINE_PATH),
+)
 #: Parameters every profiler page keeps when linking to another one.
 SHARED = ("train_id", "dir", "device")
 
@@ -42,19 +45,22 @@ def locate(service: ProfilerService, params: dict[str, str]) -> tuple[ProfilerDi
     with a message for the user."""
     train_id = params.get("train_id", "")
     if not train_id:
-        raise ProfileUnavailable(_("No training job chosen: open Profiling from the summary "
-                                   "list."))
+        raise ProfileUnavailable(_("No training job chosen: open Profiling from the summary list."))
     location = service.job_location(train_id, params.get("dir") or None)
     found = service.directory(location)
     if not found.devices:
-        raise ProfileUnavailable(_("{folder} of {job} holds no CPU profiler file "
-                                   "(cpu_op_type_info_<device>.csv ...).").format(
-                                       folder=location.profile, job=train_id))
+        raise ProfileUnavailable(
+            _(
+                "{folder} of {job} holds no CPU profiler file (cpu_op_type_info_<device>.csv ...)."
+            ).format(folder=location.profile, job=train_id)
+        )
     device = params.get("device") or found.devices[0]
     if device not in found.devices:
-        raise ProfileUnavailable(_("No device {device!r} in {folder} (devices: {devices})."
-                                   ).format(device=device, folder=location.profile,
-                                            devices=", ".join(found.devices)))
+        raise ProfileUnavailable(
+            _("No device {device!r} in {folder} (devices: {devices}).").format(
+                device=device, folder=location.profile, devices=", ".join(found.devices)
+            )
+        )
     return found, device
 
 
@@ -86,28 +92,48 @@ def href(app: dash.Dash, path: str, params: dict[str, str], **extra: Any) -> str
 def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
     """Title, job, the three tabs and the device selector (filled by :func:`register`)."""
     train_id = params.get("train_id", "")
-    return html.Div([
-        job_page_head(app, _("Profiling - Single-host"), train_id,
-                      html.Span(params.get("dir") or "", className="di-subtitle",
-                                id="prof-dir"),
-                      html.Div(id="prof-device-box", className="di-prof-device")),
-        html.Nav(className="di-prof-tabs", children=[
-            dcc.Link(str(label), href=href(app, path, params),
-                     id=f"prof-tab-{path.rsplit('/', 1)[-1]}",
-                     className="active" if path == active else "")
-            for label, path in TABS
-        ]),
-    ])
+    return html.Div(
+        [
+            job_page_head(
+                app,
+                _("Profiling - Single-host"),
+                train_id,
+                html.Span(params.get("dir") or "", className="di-subtitle", id="prof-dir"),
+                html.Div(id="prof-device-box", className="di-prof-device"),
+            ),
+            html.Nav(
+                className="di-prof-tabs",
+                children=[
+                    dcc.Link(
+                        str(label),
+                        href=href(app, path, params),
+                        id=f"prof-tab-{path.rsplit('/', 1)[-1]}",
+                        className="active" if path == active else "",
+                    )
+                    for label, path in TABS
+                ],
+            ),
+        ]
+    )
 
 
 def device_selector(found: ProfilerDir, device: str) -> Any:
     """A device dropdown when there are several devices (MindInsight's "Rank ID")."""
     if len(found.devices) < 2:
         return html.Span(_("Device {device}").format(device=device), className="di-muted")
-    return html.Label([_("Device") + " ", dcc.Dropdown(
-        id="prof-device", value=device, clearable=False, style={"width": "110px"},
-        options=[{"label": d, "value": d} for d in found.devices])],
-        className="di-inline")
+    return html.Label(
+        [
+            _("Device") + " ",
+            dcc.Dropdown(
+                id="prof-device",
+                value=device,
+                clearable=False,
+                style={"width": "110px"},
+                options=[{"label": d, "value": d} for d in found.devices],
+            ),
+        ],
+        className="di-inline",
+    )
 
 
 def problems_panel(profile: Profile | OpTables, more: Sequence[Problem] = ()) -> Any:
@@ -115,19 +141,31 @@ def problems_panel(profile: Profile | OpTables, more: Sequence[Problem] = ()) ->
     problems = [*profile.problems, *more]
     if not problems:
         return None
-    return html.Details(className="di-panel di-warning di-prof-problems", children=[
-        html.Summary("⚠ " + ngettext(
-            "{count} problem reading the profiler files; everything readable is shown.",
-            "{count} problems reading the profiler files; everything readable is shown.",
-            len(problems)).format(count=len(problems))),
-        html.Ul([html.Li(str(problem)) for problem in problems[:50]]),
-    ])
+    return html.Details(
+        className="di-panel di-warning di-prof-problems",
+        children=[
+            html.Summary(
+                "⚠ "
+                + ngettext(
+                    "{count} problem reading the profiler files; everything readable is shown.",
+                    "{count} problems reading the profiler files; everything readable is shown.",
+                    len(problems),
+                ).format(count=len(problems))
+            ),
+            html.Ul([html.Li(str(problem)) for problem in problems[:50]]),
+        ],
+    )
 
 
 def unavailable(app: dash.Dash, error: Exception) -> html.Div:
-    return html.Div(className="di-panel di-empty", id="prof-unavailable", children=[
-        html.P(str(error)), dcc.Link(_("Back to the summary list"),
-                                     href=app.get_relative_path("/"))])
+    return html.Div(
+        className="di-panel di-empty",
+        id="prof-unavailable",
+        children=[
+            html.P(str(error)),
+            dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
+        ],
+    )
 
 
 def element_id(prefix: str, *parts: str) -> str:
@@ -136,11 +174,17 @@ def element_id(prefix: str, *parts: str) -> str:
     return "-".join([prefix, *("".join(c if c.isalnum() else "_" for c in p) for p in parts)])
 
 
-def sortable_table(columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[Any]],
-                   table: str, sort: str | None, descending: bool,
-                   cell: Callable[[str, Any], Any] | None = None,
-                   lead: Sequence[Any] | None = None, extra_rows: dict[int, Any] | None = None,
-                   sort_href: Callable[[str], str] | None = None) -> html.Table:
+def sortable_table(
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[Sequence[Any]],
+    table: str,
+    sort: str | None,
+    descending: bool,
+    cell: Callable[[str, Any], Any] | None = None,
+    lead: Sequence[Any] | None = None,
+    extra_rows: dict[int, Any] | None = None,
+    sort_href: Callable[[str], str] | None = None,
+) -> html.Table:
     """A table whose column heads link to the page sorted by that column (``sort_href``; the
     sort is URL state, so a head is a plain link: no callback per head) with an arrow on the
     sorted one; ``lead`` adds a first cell per row (e.g. an expand link), ``extra_rows[i]`` a
@@ -148,34 +192,51 @@ def sortable_table(columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[A
     heads: list[Any] = [html.Th("")] if lead is not None else []
     for column, title in columns:
         arrow = (" ▼" if descending else " ▲") if column == sort else ""
-        heads.append(html.Th(dcc.Link(title + arrow, href=sort_href(column),
-                                      id=element_id("prof-sort", table, column),
-                                      className="di-prof-sort")
-                             if sort_href is not None else title))
+        heads.append(
+            html.Th(
+                dcc.Link(
+                    title + arrow,
+                    href=sort_href(column),
+                    id=element_id("prof-sort", table, column),
+                    className="di-prof-sort",
+                )
+                if sort_href is not None
+                else title
+            )
+        )
     body: list[Any] = []
     show = cell or (lambda _column, value: value)
     for i, row in enumerate(rows):
         cells = [html.Td(lead[i])] if lead is not None else []
-        cells += [html.Td(show(column, value), className=f"di-prof-{column}")
-                  for (column, _), value in zip(columns, row, strict=False)]
+        cells += [
+            html.Td(show(column, value), className=f"di-prof-{column}")
+            for (column, _), value in zip(columns, row, strict=False)
+        ]
         body.append(html.Tr(cells))
         if extra_rows and i in extra_rows:
-            body.append(html.Tr(html.Td(extra_rows[i], colSpan=len(heads)),
-                                className="di-prof-subrow"))
+            body.append(
+                html.Tr(html.Td(extra_rows[i], colSpan=len(heads)), className="di-prof-subrow")
+            )
     if not rows:
-        body.append(html.Tr(html.Td(_("No operator matches."), colSpan=len(heads),
-                                    className="di-empty")))
-    return html.Table(className="di-table di-prof-table",
-                      id=element_id("prof", table) + "-table-body",
-                      children=[html.Thead(html.Tr(heads)), html.Tbody(body)])
+        body.append(
+            html.Tr(html.Td(_("No operator matches."), colSpan=len(heads), className="di-empty"))
+        )
+    return html.Table(
+        className="di-table di-prof-table",
+        id=element_id("prof", table) + "-table-body",
+        children=[html.Thead(html.Tr(heads)), html.Tbody(body)],
+    )
 
 
 def register(app: dash.Dash, service: ProfilerService) -> None:
     """The device selector and the tab links, shared by the three pages (registered once)."""
 
-    @app.callback(Output("prof-device-box", "children"),
-                  *(Output(f"prof-tab-{path.rsplit('/', 1)[-1]}", "href") for _, path in TABS),
-                  Input("url", "search"), State("url", "pathname"))
+    @app.callback(
+        Output("prof-device-box", "children"),
+        *(Output(f"prof-tab-{path.rsplit('/', 1)[-1]}", "href") for _, path in TABS),
+        Input("url", "search"),
+        State("url", "pathname"),
+    )
     def device_and_tabs(search: str | None, pathname: str | None) -> tuple[Any, ...]:
         if not is_page(app, pathname, *(path for _, path in TABS)):
             return (dash.no_update,) * (1 + len(TABS))
@@ -186,9 +247,12 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         except ProfileUnavailable:
             return (None, *links)
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("prof-device", "value"), State("url", "search"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("prof-device", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def choose_device(device: str | None, search: str | None) -> Any:
         params = parse_search(search)
         if not device or params.get("device") == device:

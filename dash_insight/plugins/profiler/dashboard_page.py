@@ -21,11 +21,14 @@ PATH = components.DASHBOARD_PATH
 
 
 def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
-    return html.Div([
-        components.head(app, params, PATH),
-        dcc.Loading(html.Div(id="prof-cards", className="di-cards"), type="dot",
-                    delay_show=400),
-    ])
+    return html.Div(
+        [
+            components.head(app, params, PATH),
+            dcc.Loading(
+                html.Div(id="prof-cards", className="di-cards"), type="dot", delay_show=400
+            ),
+        ]
+    )
 
 
 def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> list[Any]:
@@ -35,8 +38,12 @@ def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]
 
     def bars() -> Any:
         type_of = {d.full_name: d.op_type for d in profile.details}
-        return service.derived(loaded.found, loaded.device, f"timeline-{ROWS_TYPE}",
-                               lambda p: build_timeline(p.launches, type_of, ROWS_TYPE))
+        return service.derived(
+            loaded.found,
+            loaded.device,
+            f"timeline-{ROWS_TYPE}",
+            lambda p: build_timeline(p.launches, type_of, ROWS_TYPE),
+        )
 
     built: list[Any] = [
         cards.ranking_card(app, params, profile),
@@ -54,8 +61,12 @@ def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]
 def register(app: dash.Dash, service: ProfilerService) -> None:
     components.register(app, service)
 
-    @app.callback(Output("prof-cards", "children"), Input("url", "search"),
-                  Input("refresh-now", "n_clicks"), State("url", "pathname"))
+    @app.callback(
+        Output("prof-cards", "children"),
+        Input("url", "search"),
+        Input("refresh-now", "n_clicks"),
+        State("url", "pathname"),
+    )
     def show(search: str | None, _clicks: Any, pathname: str | None) -> Any:
         if not components.is_page(app, pathname, PATH):
             return dash.no_update

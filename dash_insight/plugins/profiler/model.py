@@ -153,8 +153,9 @@ def sorted_launches(table: LaunchTable, source: str) -> Launches:
     start_us = (start_ns - origin).astype(np.float64) / 1000.0
     op = table.op[order]
     step, step_starts = assign_steps(op, start_us)
-    return Launches(table.names, op, start_us, table.duration_us[order], step, step_starts,
-                    origin, source)
+    return Launches(
+        table.names, op, start_us, table.duration_us[order], step, step_starts, origin, source
+    )
 
 
 def distribution(launches: Launches, details: tuple[OpDetailStat, ...]) -> Distribution:
@@ -197,15 +198,18 @@ def input_shapes(framework: FrameworkTable, launches: Launches) -> dict[str, str
     short = [name.rsplit("/", 1)[-1] for name in launches.names]
     ops = launches.op.tolist()
     aligned = len(framework) == len(launches) and all(
-        a == short[op] for a, op in zip(framework.op_names, ops, strict=True))
+        a == short[op] for a, op in zip(framework.op_names, ops, strict=True)
+    )
     if aligned:
         counted = Counter(zip(ops, framework.inputs, strict=True))
     else:
         owners = Counter(short)
         unique = {s: op for op, s in enumerate(short) if owners[s] == 1}
-        counted = Counter((unique[name], inputs) for name, inputs
-                          in zip(framework.op_names, framework.inputs, strict=True)
-                          if name in unique)
+        counted = Counter(
+            (unique[name], inputs)
+            for name, inputs in zip(framework.op_names, framework.inputs, strict=True)
+            if name in unique
+        )
     shapes: dict[int, Counter[str]] = {}
     for (op, inputs), count in counted.items():
         shapes.setdefault(op, Counter())[inputs] = count
@@ -214,27 +218,44 @@ def input_shapes(framework: FrameworkTable, launches: Launches) -> dict[str, str
         common, _ = counter.most_common(1)[0]
         others = len(counter) - 1
         out[launches.names[op]] = common + (
-            f" (+{others} other shape{'s' if others > 1 else ''})" if others else "")
+            f" (+{others} other shape{'s' if others > 1 else ''})" if others else ""
+        )
     return out
 
 
-def build_tables(path: str, device: str, types: list[OpTypeStat], details: list[OpDetailStat],
-                 info: dict[str, Any], problems: list[Problem]) -> OpTables:
+def build_tables(
+    path: str,
+    device: str,
+    types: list[OpTypeStat],
+    details: list[OpDetailStat],
+    info: dict[str, Any],
+    problems: list[Problem],
+) -> OpTables:
     """Assemble :class:`OpTables` with MindInsight's formatted rows."""
     return OpTables(
-        path=path, device=device, types=tuple(types), details=tuple(details), info=info,
-        problems=tuple(problems), type_rows=[type_row(stat) for stat in types],
-        detail_rows=[detail_row(stat) for stat in details])
+        path=path,
+        device=device,
+        types=tuple(types),
+        details=tuple(details),
+        info=info,
+        problems=tuple(problems),
+        type_rows=[type_row(stat) for stat in types],
+        detail_rows=[detail_row(stat) for stat in details],
+    )
 
 
-def build_profile(tables: OpTables, launches: Launches,
-                  launch_problems: list[Problem]) -> Profile:
+def build_profile(tables: OpTables, launches: Launches, launch_problems: list[Problem]) -> Profile:
     """Assemble a :class:`Profile` from ``tables`` and the launches, with the launch-time
     distribution; the tables' problems first, then those of the launch file."""
     return Profile(
-        path=tables.path, device=tables.device, types=tables.types, details=tables.details,
-        launches=launches, info=tables.info,
+        path=tables.path,
+        device=tables.device,
+        types=tables.types,
+        details=tables.details,
+        launches=launches,
+        info=tables.info,
         problems=(*tables.problems, *launch_problems),
-        type_rows=tables.type_rows, detail_rows=tables.detail_rows,
+        type_rows=tables.type_rows,
+        detail_rows=tables.detail_rows,
         distribution=distribution(launches, tables.details),
     )

@@ -41,17 +41,29 @@ PAGE_SIZES = (10, 20, 50)
 SUB_PAGE_SIZE = 10
 
 TYPE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("op_type", "op_type"), ("type_occurrences", "type_occurrences (times)"),
+    ("op_type", "op_type"),
+    ("type_occurrences", "type_occurrences (times)"),
     ("execution_frequency", "execution_frequency (times)"),
-    ("total_compute_time", "total_compute_time (us)"), ("avg_time", "avg_time (us/time)"),
-    ("total_time_proportion", "total_time_proportion (%)"))
+    ("total_compute_time", "total_compute_time (us)"),
+    ("avg_time", "avg_time (us/time)"),
+    ("total_time_proportion", "total_time_proportion (%)"),
+)
 OP_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("op_side", "op_side"), ("op_type", "op_type"), ("op_name", "op_name"),
-    ("full_op_name", "full_op_name"), ("op_occurrences", "op_occurrences (times)"),
-    ("op_total_time", "op_total_time (us)"), ("op_avg_time", "op_avg_time (us/time)"),
-    ("total_time_proportion", "total_time_proportion (%)"), ("subgraph", "subgraph"),
-    ("input_shapes", "input shapes"), ("min", "min (us)"), ("median", "median (us)"),
-    ("p95", "p95 (us)"), ("max", "max (us)"))
+    ("op_side", "op_side"),
+    ("op_type", "op_type"),
+    ("op_name", "op_name"),
+    ("full_op_name", "full_op_name"),
+    ("op_occurrences", "op_occurrences (times)"),
+    ("op_total_time", "op_total_time (us)"),
+    ("op_avg_time", "op_avg_time (us/time)"),
+    ("total_time_proportion", "total_time_proportion (%)"),
+    ("subgraph", "subgraph"),
+    ("input_shapes", "input shapes"),
+    ("min", "min (us)"),
+    ("median", "median (us)"),
+    ("p95", "p95 (us)"),
+    ("max", "max (us)"),
+)
 OP_KEYS = tuple(column for column, _ in OP_COLUMNS)
 TYPE_KEYS = tuple(column for column, _ in TYPE_COLUMNS)
 #: The drill-down sub-table leaves out what every row of it shares.
@@ -122,8 +134,7 @@ def state_params(state: OperatorState) -> dict[str, Any]:
 
 
 def with_state(search: str | None, state: OperatorState) -> str:
-    params = {key: value for key, value in parse_search(search).items()
-              if key in components.SHARED}
+    params = {key: value for key, value in parse_search(search).items() if key in components.SHARED}
     return make_search({**params, **state_params(state)})
 
 
@@ -159,16 +170,21 @@ def op_rows(profile: Profile, inputs: dict[str, str]) -> list[list[Any]]:
         shown[7] = query.format_number(stat.proportion * 100)
         shown.append(inputs.get(stat.full_name, ""))
         if spread is not None:
-            shown += [_number(float(spread.minimum[i])), _number(float(spread.median[i])),
-                      _number(float(spread.p95[i])), _number(float(spread.maximum[i]))]
+            shown += [
+                _number(float(spread.minimum[i])),
+                _number(float(spread.median[i])),
+                _number(float(spread.p95[i])),
+                _number(float(spread.maximum[i])),
+            ]
         else:
             shown += [None] * 4
         rows.append(shown)
     return rows
 
 
-def sort_page(rows: list[list[Any]], columns: tuple[str, ...], sort: str, descending: bool
-              ) -> list[list[Any]]:
+def sort_page(
+    rows: list[list[Any]], columns: tuple[str, ...], sort: str, descending: bool
+) -> list[list[Any]]:
     """Stable sort by one column, missing values (None) last in both directions."""
     index = columns.index(sort)
     present = [row for row in rows if row[index] is not None]
@@ -178,8 +194,9 @@ def sort_page(rows: list[list[Any]], columns: tuple[str, ...], sort: str, descen
 
 def type_table_rows(profile: Profile | OpTables, state: OperatorState) -> list[list[Any]]:
     """The type rows matching the type search, sorted."""
-    condition = ({"op_type": {"partial_match_str_in": [state.type_search]}}
-                 if state.type_search else {})
+    condition = (
+        {"op_type": {"partial_match_str_in": [state.type_search]}} if state.type_search else {}
+    )
     found = query.filter_rows(profile.type_rows, query.CPU_TYPE_COLUMNS, condition)
     return sort_page(found, TYPE_KEYS, state.type_sort, state.type_descending)
 
@@ -192,14 +209,18 @@ def all_table_rows(rows: list[list[Any]], state: OperatorState) -> list[list[Any
     return sort_page(found, OP_KEYS, state.sort, state.descending)
 
 
-def drill_down_rows(rows: list[list[Any]], op_type: str, page: int
-                    ) -> tuple[list[list[Any]], int]:
+def drill_down_rows(rows: list[list[Any]], op_type: str, page: int) -> tuple[list[list[Any]], int]:
     """One page (10 rows, by average time as MindInsight) of the operators of ``op_type``:
     the search MindInsight's drill-down should have sent (``op_type in [type]``)."""
-    answer = query.search(rows, OP_KEYS, {
-        "filter_condition": {"op_type": {"in": [op_type]}},
-        "sort_condition": {"name": "op_avg_time", "type": "descending"},
-        "group_condition": {"offset": page, "limit": SUB_PAGE_SIZE}})
+    answer = query.search(
+        rows,
+        OP_KEYS,
+        {
+            "filter_condition": {"op_type": {"in": [op_type]}},
+            "sort_condition": {"name": "op_avg_time", "type": "descending"},
+            "group_condition": {"offset": page, "limit": SUB_PAGE_SIZE},
+        },
+    )
     return answer["object"], answer["size"]
 
 
@@ -229,67 +250,151 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
     search = make_search(params)
     chart_key, table_key = drawn_keys(search)
     figure, title, legend = chart_view(service, search)
-    table, total, page, pager_style, type_search_style, op_search_style, problems = \
-        table_view(app, service, search, {})
-    return html.Div([
-        components.head(app, params, PATH),
-        html.Div(problems, id="prof-problems"),
-        html.Div(className="di-panel di-prof-section", children=[
-            html.Div(className="di-toolbar", children=[
-                html.Span(title, id="prof-chart-title", className="di-prof-chart-title"),
-                html.Div(className="di-spacer"),
-                dcc.RadioItems(id="prof-measure", value=state.measure, inline=True,
-                               className="di-inline-options", options=[
-                                   {"label": _("total time"), "value": charts.MEASURE_TOTAL},
-                                   {"label": _("average per launch"),
-                                    "value": charts.MEASURE_AVERAGE}]),
-                dcc.RadioItems(id="prof-chart-kind", value=state.chart, inline=True,
-                               className="di-inline-options", options=[
-                                   {"label": _("Pie"), "value": "pie"},
-                                   {"label": _("Bar"), "value": "bar"}]),
-            ]),
-            html.Div(className="di-prof-chart-row", children=[
-                dcc.Graph(id="prof-op-chart", figure=figure, config=graph_config(),
-                          className="di-prof-chart"),
-                html.Div(legend, id="prof-chart-legend"),
-            ]),
-        ]),
-        html.Div(className="di-panel di-prof-section", children=[
-            html.Div(className="di-toolbar", children=[
-                dcc.RadioItems(id="prof-view", value=state.view, inline=True,
-                               className="di-inline-options", options=[
-                                   {"label": _("Type"), "value": "type"},
-                                   {"label": _("All"), "value": "all"}]),
-                dcc.Input(id="prof-type-search", value=state.type_search, debounce=0.3,
-                          type="text", className="di-input", style=type_search_style,
-                          placeholder=_("Enter operator type (not case sensitive)")),
-                dcc.Input(id="prof-op-search", value=state.search, debounce=0.3, type="text",
-                          className="di-input", style=op_search_style,
-                          placeholder=_("Enter operator name (not case sensitive)")),
-                html.Div(className="di-spacer"),
-                html.Button(_("Export CSV"), id="prof-export", className="di-button secondary"),
-                dcc.Download(id="prof-download"),
-            ]),
-            html.Div(table, id="prof-table", className="di-prof-scroll"),
-            html.Div(id="prof-pager", className="di-pager", style=pager_style, children=[
-                html.Span(total, id="prof-total"),
-                dcc.Dropdown(id="prof-size", value=state.size, clearable=False,
-                             searchable=False, style={"width": "110px"},
-                             options=[{"label": _("{count} / page").format(count=n), "value": n}
-                                      for n in PAGE_SIZES]),
-                html.Button("‹", id="prof-prev", className="di-icon-button di-page-button"),
-                html.Span(page, id="prof-page"),
-                html.Button("›", id="prof-next", className="di-icon-button di-page-button"),
-                html.Label([_("Go to") + " ", dcc.Input(id="prof-goto", type="number", min=1,
-                                                        step=1, debounce=True,
-                                                        className="di-number")],
-                           className="di-inline"),
-            ]),
-        ]),
-        dcc.Store(id="prof-sub-pages", data={}),
-        dcc.Store(id="prof-chart-drawn", data=chart_key),
-        dcc.Store(id="prof-table-drawn", data=table_key),
-    ])
+    table, total, page, pager_style, type_search_style, op_search_style, problems = table_view(
+        app, service, search, {}
+    )
+    return html.Div(
+        [
+            components.head(app, params, PATH),
+            html.Div(problems, id="prof-problems"),
+            html.Div(
+                className="di-panel di-prof-section",
+                children=[
+                    html.Div(
+                        className="di-toolbar",
+                        children=[
+                            html.Span(
+                                title, id="prof-chart-title", className="di-prof-chart-title"
+                            ),
+                            html.Div(className="di-spacer"),
+                            dcc.RadioItems(
+                                id="prof-measure",
+                                value=state.measure,
+                                inline=True,
+                                className="di-inline-options",
+                                options=[
+                                    {"label": _("total time"), "value": charts.MEASURE_TOTAL},
+                                    {
+                                        "label": _("average per launch"),
+                                        "value": charts.MEASURE_AVERAGE,
+                                    },
+                                ],
+                            ),
+                            dcc.RadioItems(
+                                id="prof-chart-kind",
+                                value=state.chart,
+                                inline=True,
+                                className="di-inline-options",
+                                options=[
+                                    {"label": _("Pie"), "value": "pie"},
+                                    {"label": _("Bar"), "value": "bar"},
+                                ],
+                            ),
+                        ],
+                    ),
+                    html.Div(
+                        className="di-prof-chart-row",
+                        children=[
+                            dcc.Graph(
+                                id="prof-op-chart",
+                                figure=figure,
+                                config=graph_config(),
+                                className="di-prof-chart",
+                            ),
+                            html.Div(legend, id="prof-chart-legend"),
+                        ],
+                    ),
+                ],
+            ),
+            html.Div(
+                className="di-panel di-prof-section",
+                children=[
+                    html.Div(
+                        className="di-toolbar",
+                        children=[
+                            dcc.RadioItems(
+                                id="prof-view",
+                                value=state.view,
+                                inline=True,
+                                className="di-inline-options",
+                                options=[
+                                    {"label": _("Type"), "value": "type"},
+                                    {"label": _("All"), "value": "all"},
+                                ],
+                            ),
+                            dcc.Input(
+                                id="prof-type-search",
+                                value=state.type_search,
+                                debounce=0.3,
+                                type="text",
+                                className="di-input",
+                                style=type_search_style,
+                                placeholder=_("Enter operator type (not case sensitive)"),
+                            ),
+                            dcc.Input(
+                                id="prof-op-search",
+                                value=state.search,
+                                debounce=0.3,
+                                type="text",
+                                className="di-input",
+                                style=op_search_style,
+                                placeholder=_("Enter operator name (not case sensitive)"),
+                            ),
+                            html.Div(className="di-spacer"),
+                            html.Button(
+                                _("Export CSV"), id="prof-export", className="di-button secondary"
+                            ),
+                            dcc.Download(id="prof-download"),
+                        ],
+                    ),
+                    html.Div(table, id="prof-table", className="di-prof-scroll"),
+                    html.Div(
+                        id="prof-pager",
+                        className="di-pager",
+                        style=pager_style,
+                        children=[
+                            html.Span(total, id="prof-total"),
+                            dcc.Dropdown(
+                                id="prof-size",
+                                value=state.size,
+                                clearable=False,
+                                searchable=False,
+                                style={"width": "110px"},
+                                options=[
+                                    {"label": _("{count} / page").format(count=n), "value": n}
+                                    for n in PAGE_SIZES
+                                ],
+                            ),
+                            html.Button(
+                                "‹", id="prof-prev", className="di-icon-button di-page-button"
+                            ),
+                            html.Span(page, id="prof-page"),
+                            html.Button(
+                                "›", id="prof-next", className="di-icon-button di-page-button"
+                            ),
+                            html.Label(
+                                [
+                                    _("Go to") + " ",
+                                    dcc.Input(
+                                        id="prof-goto",
+                                        type="number",
+                                        min=1,
+                                        step=1,
+                                        debounce=True,
+                                        className="di-number",
+                                    ),
+                                ],
+                                className="di-inline",
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+            dcc.Store(id="prof-sub-pages", data={}),
+            dcc.Store(id="prof-chart-drawn", data=chart_key),
+            dcc.Store(id="prof-table-drawn", data=table_key),
+        ]
+    )
 
 
 def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str, Any]:
@@ -305,7 +410,8 @@ def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str, 
     title = str(charts.MEASURE_TITLES[state.measure])
     if len(profile.types) > charts.TOP_TYPES + 1:
         title += " · " + _("top {top} of {count} types + Other").format(
-            top=charts.TOP_TYPES, count=len(profile.types))
+            top=charts.TOP_TYPES, count=len(profile.types)
+        )
     figure = charts.type_figure(items, state.measure, state.chart, legend=False)
     return figure, title, chart_legend(items, state.chart)
 
@@ -316,14 +422,22 @@ def chart_legend(items: Sequence[charts.Slice], kind: str) -> Any:
     of drawing the pie)."""
     if kind != "pie" or not items:
         return None
-    return html.Ul(className="di-prof-legend", children=[
-        html.Li(charts.legend_text(item), title=f"{charts.shown_label(item)}: {item.share:.2%}",
-                style={"borderLeftColor": colour})
-        for item, colour in zip(items, charts.colours(len(items)), strict=True)])
+    return html.Ul(
+        className="di-prof-legend",
+        children=[
+            html.Li(
+                charts.legend_text(item),
+                title=f"{charts.shown_label(item)}: {item.share:.2%}",
+                style={"borderLeftColor": colour},
+            )
+            for item, colour in zip(items, charts.colours(len(items)), strict=True)
+        ],
+    )
 
 
-def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
-               sub_pages: dict | None) -> tuple:
+def table_view(
+    app: dash.Dash, service: ProfilerService, search: str | None, sub_pages: dict | None
+) -> tuple:
     """The table section for the URL's ``search``: table, total, page, the pager's and the two
     search boxes' styles, and the problems panel."""
     params = parse_search(search)
@@ -363,10 +477,23 @@ def table_view(app: dash.Dash, service: ProfilerService, search: str | None,
         column, descending = _toggle_sort(state.sort, state.descending, column)
         return link(replace(state, sort=column, descending=descending, page=1))
 
-    table = components.sortable_table(OP_COLUMNS, rows[start:start + state.size], "all",
-                                      state.sort, state.descending, _cell, sort_href=sort_href)
-    return (table, _("Total {count}").format(count=format_number(len(rows))),
-            f"{page} / {pages}", shown, *searches, problems)
+    table = components.sortable_table(
+        OP_COLUMNS,
+        rows[start : start + state.size],
+        "all",
+        state.sort,
+        state.descending,
+        _cell,
+        sort_href=sort_href,
+    )
+    return (
+        table,
+        _("Total {count}").format(count=format_number(len(rows))),
+        f"{page} / {pages}",
+        shown,
+        *searches,
+        problems,
+    )
 
 
 # -- callbacks -------------------------------------------------------------------------------
@@ -377,7 +504,8 @@ def _redraw(key: str, drawn: str | None) -> bool:
     something else asked for it (a click on Refresh, a drill-down's page); not when Dash fired
     it only for the URL it was drawn for."""
     return key != drawn or any(
-        item["prop_id"] != "url.search" and item["value"] for item in ctx.triggered)
+        item["prop_id"] != "url.search" and item["value"] for item in ctx.triggered
+    )
 
 
 def _toggle_sort(current: str, descending: bool, column: str) -> tuple[str, bool]:
@@ -388,17 +516,30 @@ def _toggle_sort(current: str, descending: bool, column: str) -> tuple[str, bool
 def register(app: dash.Dash, service: ProfilerService) -> None:
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("prof-chart-kind", "value"), Input("prof-measure", "value"),
-        Input("prof-view", "value"), Input("prof-type-search", "value"),
+        Input("prof-chart-kind", "value"),
+        Input("prof-measure", "value"),
+        Input("prof-view", "value"),
+        Input("prof-type-search", "value"),
         Input("prof-op-search", "value"),
-        Input("prof-prev", "n_clicks"), Input("prof-next", "n_clicks"),
-        Input("prof-size", "value"), Input("prof-goto", "value"),
+        Input("prof-prev", "n_clicks"),
+        Input("prof-next", "n_clicks"),
+        Input("prof-size", "value"),
+        Input("prof-goto", "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(chart: str, measure: str, view: str, type_search: str | None,
-                        op_search: str | None, _prev: Any, _next: Any, size: int | None,
-                        goto: int | None, search: str | None) -> Any:
+    def controls_to_url(
+        chart: str,
+        measure: str,
+        view: str,
+        type_search: str | None,
+        op_search: str | None,
+        _prev: Any,
+        _next: Any,
+        size: int | None,
+        goto: int | None,
+        search: str | None,
+    ) -> Any:
         state = parse_state(parse_search(search))
         trigger = ctx.triggered_id
         if len(ctx.triggered) > 1:
@@ -423,37 +564,52 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             state = replace(state, page=max(1, int(goto)))
         new_search = with_state(search, state)
         # Unchanged (whatever the URL's spelling): write nothing, or every view re-renders.
-        return dash.no_update if parse_search(new_search) == parse_search(search) \
-            else new_search
+        return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
 
     # The layout is drawn filled in (no round trip on opening the page); these redraw it when
     # the URL's view state changes, and say what they drew.
     @app.callback(
-        Output("prof-op-chart", "figure"), Output("prof-chart-title", "children"),
-        Output("prof-chart-legend", "children"), Output("prof-chart-drawn", "data"),
-        Input("url", "search"), Input("refresh-now", "n_clicks"), State("url", "pathname"),
+        Output("prof-op-chart", "figure"),
+        Output("prof-chart-title", "children"),
+        Output("prof-chart-legend", "children"),
+        Output("prof-chart-drawn", "data"),
+        Input("url", "search"),
+        Input("refresh-now", "n_clicks"),
+        State("url", "pathname"),
         State("prof-chart-drawn", "data"),
         prevent_initial_call=True,
     )
-    def render_chart(search: str | None, _clicks: Any, pathname: str | None,
-                     drawn: str | None) -> tuple[Any, ...]:
+    def render_chart(
+        search: str | None, _clicks: Any, pathname: str | None, drawn: str | None
+    ) -> tuple[Any, ...]:
         key = drawn_keys(search)[0]
         if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
             return (dash.no_update,) * 4
         return (*chart_view(service, search), key)
 
     @app.callback(
-        Output("prof-table", "children"), Output("prof-total", "children"),
-        Output("prof-page", "children"), Output("prof-pager", "style"),
-        Output("prof-type-search", "style"), Output("prof-op-search", "style"),
-        Output("prof-problems", "children"), Output("prof-table-drawn", "data"),
-        Input("url", "search"), Input("refresh-now", "n_clicks"),
-        Input("prof-sub-pages", "data"), State("url", "pathname"),
+        Output("prof-table", "children"),
+        Output("prof-total", "children"),
+        Output("prof-page", "children"),
+        Output("prof-pager", "style"),
+        Output("prof-type-search", "style"),
+        Output("prof-op-search", "style"),
+        Output("prof-problems", "children"),
+        Output("prof-table-drawn", "data"),
+        Input("url", "search"),
+        Input("refresh-now", "n_clicks"),
+        Input("prof-sub-pages", "data"),
+        State("url", "pathname"),
         State("prof-table-drawn", "data"),
         prevent_initial_call=True,
     )
-    def render_table(search: str | None, _clicks: Any, sub_pages: dict | None,
-                     pathname: str | None, drawn: str | None) -> tuple:
+    def render_table(
+        search: str | None,
+        _clicks: Any,
+        sub_pages: dict | None,
+        pathname: str | None,
+        drawn: str | None,
+    ) -> tuple:
         key = drawn_keys(search)[1]
         if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
             return (dash.no_update,) * 8
@@ -474,8 +630,10 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         return pages
 
     @app.callback(
-        Output("prof-download", "data"), Input("prof-export", "n_clicks"),
-        State("url", "search"), prevent_initial_call=True,
+        Output("prof-download", "data"),
+        Input("prof-export", "n_clicks"),
+        State("url", "search"),
+        prevent_initial_call=True,
     )
     def export(clicks: int | None, search: str | None) -> Any:
         if not clicks:
@@ -496,8 +654,13 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         return dcc.send_string(text, f"{job}_operators_device{loaded.device}.csv")
 
 
-def _type_table(profile: Profile | OpTables, operators: list[list[Any]], state: OperatorState,
-                sub_pages: dict[str, int], link: Callable[[OperatorState], str]) -> Any:
+def _type_table(
+    profile: Profile | OpTables,
+    operators: list[list[Any]],
+    state: OperatorState,
+    sub_pages: dict[str, int],
+    link: Callable[[OperatorState], str],
+) -> Any:
     """The type rows; each row's expander is a link to the page with that type opened or
     closed (URL state: no callback per row); an opened type shows its rows of ``operators``
     (:func:`op_rows`: needed only when a type is open)."""
@@ -507,12 +670,16 @@ def _type_table(profile: Profile | OpTables, operators: list[list[Any]], state: 
     for i, row in enumerate(rows):
         op_type = row[0]
         is_open = op_type in state.open
-        opened = (tuple(t for t in state.open if t != op_type) if is_open
-                  else (*state.open, op_type))
-        expanders.append(dcc.Link("▾" if is_open else "▸", className="di-prof-expand",
-                                  href=link(replace(state, open=opened)),
-                                  id=components.element_id("prof-expand", op_type),
-                                  title=_("operators of type {type}").format(type=op_type)))
+        opened = tuple(t for t in state.open if t != op_type) if is_open else (*state.open, op_type)
+        expanders.append(
+            dcc.Link(
+                "▾" if is_open else "▸",
+                className="di-prof-expand",
+                href=link(replace(state, open=opened)),
+                id=components.element_id("prof-expand", op_type),
+                title=_("operators of type {type}").format(type=op_type),
+            )
+        )
         if is_open:
             extra[i] = _drill_down(operators, op_type, sub_pages.get(op_type, 0))
 
@@ -520,9 +687,17 @@ def _type_table(profile: Profile | OpTables, operators: list[list[Any]], state: 
         column, descending = _toggle_sort(state.type_sort, state.type_descending, column)
         return link(replace(state, type_sort=column, type_descending=descending))
 
-    return components.sortable_table(TYPE_COLUMNS, rows, "type", state.type_sort,
-                                     state.type_descending, _cell, lead=expanders,
-                                     extra_rows=extra, sort_href=sort_href)
+    return components.sortable_table(
+        TYPE_COLUMNS,
+        rows,
+        "type",
+        state.type_sort,
+        state.type_descending,
+        _cell,
+        lead=expanders,
+        extra_rows=extra,
+        sort_href=sort_href,
+    )
 
 
 def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
@@ -532,18 +707,35 @@ def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
     if not rows and size:
         rows, size = drill_down_rows(operators, op_type, page)
     keep = [OP_KEYS.index(column) for column, _ in SUB_COLUMNS]
-    table = components.sortable_table(SUB_COLUMNS, [[row[i] for i in keep] for row in rows],
-                                      f"sub-{op_type}", None, True, _cell)
-    return html.Div(className="di-prof-drill", id={"type": "prof-drill", "op_type": op_type},
-                    children=[
-        table,
-        html.Div(className="di-pager", children=[
-            html.Span(f"{op_type}: " + ngettext("{count} operator", "{count} operators",
-                                                size).format(count=size)),
-            html.Button("‹", id={"type": "prof-sub-page", "op_type": op_type, "step": -1},
-                        className="di-icon-button di-page-button", disabled=page <= 0),
-            html.Span(f"{page + 1} / {pages}"),
-            html.Button("›", id={"type": "prof-sub-page", "op_type": op_type, "step": 1},
-                        className="di-icon-button di-page-button", disabled=page >= pages - 1),
-        ]),
-    ])
+    table = components.sortable_table(
+        SUB_COLUMNS, [[row[i] for i in keep] for row in rows], f"sub-{op_type}", None, True, _cell
+    )
+    return html.Div(
+        className="di-prof-drill",
+        id={"type": "prof-drill", "op_type": op_type},
+        children=[
+            table,
+            html.Div(
+                className="di-pager",
+                children=[
+                    html.Span(
+                        f"{op_type}: "
+                        + ngettext("{count} operator", "{count} operators", size).format(count=size)
+                    ),
+                    html.Button(
+                        "‹",
+                        id={"type": "prof-sub-page", "op_type": op_type, "step": -1},
+                        className="di-icon-button di-page-button",
+                        disabled=page <= 0,
+                    ),
+                    html.Span(f"{page + 1} / {pages}"),
+                    html.Button(
+                        "›",
+                        id={"type": "prof-sub-page", "op_type": op_type, "step": 1},
+                        className="di-icon-button di-page-button",
+                        disabled=page >= pages - 1,
+                    ),
+                ],
+            ),
+        ],
+    )

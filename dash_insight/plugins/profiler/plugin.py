@@ -11,7 +11,9 @@ PLUGIN: Plugin[ProfilerService] = Plugin(
     name="profiler",
     service=ProfilerService.from_data,
     routes=rest.routes,
-    pages=(Page(dashboard_page.PATH, dashboard_page.layout, dashboard_page.register),
-           Page(operator_page.PATH, operator_page.layout, operator_page.register),
-           Page(timeline_page.PATH, timeline_page.layout, timeline_page.register)),
+    pages=(
+        Page(dashboard_page.PATH, dashboard_page.layout, dashboard_page.register),
+        Page(operator_page.PATH, operator_page.layout, operator_page.register),
+        Page(timeline_page.PATH, timeline_page.layout, timeline_page.register),
+    ),
 )

@@ -37,28 +37,66 @@ CPU_OP_TYPE = "cpu_op_type"
 CPU_OP_INFO = "cpu_op_info"
 #: ``validate.py`` columns of the CPU tables (what a sort may name, and the answer's col_name).
 CPU_TYPE_COLUMNS: tuple[str, ...] = (
-    "op_type", "type_occurrences", "execution_frequency", "total_compute_time", "avg_time",
-    "total_time_proportion")
+    "op_type",
+    "type_occurrences",
+    "execution_frequency",
+    "total_compute_time",
+    "avg_time",
+    "total_time_proportion",
+)
 CPU_DETAIL_COLUMNS: tuple[str, ...] = (
-    "op_side", "op_type", "op_name", "full_op_name", "op_occurrences", "op_total_time",
-    "op_avg_time", "total_time_proportion", "subgraph")
+    "op_side",
+    "op_type",
+    "op_name",
+    "full_op_name",
+    "op_occurrences",
+    "op_total_time",
+    "op_avg_time",
+    "total_time_proportion",
+    "subgraph",
+)
 #: Every ``op_type`` MindInsight accepts, in the order its error message lists them.
 KNOWN_OP_TYPES: tuple[str, ...] = (
-    "aicpu_type", "aicpu_detail", "aicore_type", "aicore_detail", "gpu_op_type", "gpu_op_info",
-    "gpu_cuda_activity", CPU_OP_TYPE, CPU_OP_INFO, "gpu_op_type_info", "gpu_cuda_type_info")
+    "aicpu_type",
+    "aicpu_detail",
+    "aicore_type",
+    "aicore_detail",
+    "gpu_op_type",
+    "gpu_op_info",
+    "gpu_cuda_activity",
+    CPU_OP_TYPE,
+    CPU_OP_INFO,
+    "gpu_op_type_info",
+    "gpu_cuda_type_info",
+)
 #: Columns MindInsight answers for the Ascend/GPU tables of a CPU-only directory (an empty
 #: table: dash-insight reads CPU profiles only). From MindInsight's answers (gpu_op_type,
 #: aicore_type) and its analysers (aicpu_*); the others are answered with no column.
 OTHER_COLUMNS: dict[str, tuple[str, ...]] = {
     "gpu_op_type": ("op_type", "total_time", "execution_frequency", "total_percent", "avg_time"),
-    "aicore_type": ("kernel_type", "total_time", "execution_frequency", "total_percent",
-                    "avg_time"),
+    "aicore_type": (
+        "kernel_type",
+        "total_time",
+        "execution_frequency",
+        "total_percent",
+        "avg_time",
+    ),
     "aicpu_type": ("kernel_type", "total_time", "execution_frequency", "percent"),
-    "aicpu_detail": ("kernel_name", "kernel_type", "avg_execution_time", "dispatch_time",
-                     "execution_frequency"),
+    "aicpu_detail": (
+        "kernel_name",
+        "kernel_type",
+        "avg_execution_time",
+        "dispatch_time",
+        "execution_frequency",
+    ),
 }
-FILTER_OPERATORS: tuple[str, ...] = ("in", "not_in", "partial_match_str_in", "display_op_type",
-                                     "step")
+FILTER_OPERATORS: tuple[str, ...] = (
+    "in",
+    "not_in",
+    "partial_match_str_in",
+    "display_op_type",
+    "step",
+)
 MAX_LIMIT = 100
 MAX_OFFSET = 1_000_000
 
@@ -85,16 +123,30 @@ def type_row(stat: OpTypeStat) -> list[Any]:
     """A ``cpu_op_type`` answer row (``CpuOpTypeAnalyser``): times in us, the share in percent:
     ``[op_type, occurrences, frequency, fmt(total_ms*1000), fmt(avg_ms*1000),
     fmt(fraction*100)]``."""
-    return [stat.op_type, stat.occurrences, stat.frequency, format_number(stat.total_ms * 1000),
-            format_number(stat.avg_ms * 1000), format_number(stat.fraction * 100)]
+    return [
+        stat.op_type,
+        stat.occurrences,
+        stat.frequency,
+        format_number(stat.total_ms * 1000),
+        format_number(stat.avg_ms * 1000),
+        format_number(stat.fraction * 100),
+    ]
 
 
 def detail_row(stat: OpDetailStat) -> list[Any]:
     """A ``cpu_op_info`` answer row (``CpuOpInfoAnalyser``): times in us; the proportion stays a
     fraction (MindInsight does not multiply it by 100, although the UI heads it "(%)")."""
-    return [stat.side, stat.op_type, stat.op_name, stat.full_name, stat.occurrences,
-            format_number(stat.total_ms * 1000), format_number(stat.avg_ms * 1000),
-            format_number(stat.proportion), stat.subgraph]
+    return [
+        stat.side,
+        stat.op_type,
+        stat.op_name,
+        stat.full_name,
+        stat.occurrences,
+        format_number(stat.total_ms * 1000),
+        format_number(stat.avg_ms * 1000),
+        format_number(stat.proportion),
+        stat.subgraph,
+    ]
 
 
 # -- validation ------------------------------------------------------------------------------
@@ -107,8 +159,10 @@ def _error(code: int, prefix: str, detail: str) -> ApiError:
 def validate_condition(condition: Any) -> None:
     """MindInsight's ``validate_condition``: the first problem as its ApiError (400)."""
     if not isinstance(condition, dict):
-        raise ApiError(PROFILER_PARAM_TYPE_ERROR,
-                       "Param type error. Invalid search_condition type, it should be dict.")
+        raise ApiError(
+            PROFILER_PARAM_TYPE_ERROR,
+            "Param type error. Invalid search_condition type, it should be dict.",
+        )
     if "device_id" in condition and not isinstance(condition["device_id"], str):
         raise _error(DEVICE_ID_ERROR, "device_id", "Invalid device_id type, it should be str.")
     op_type = condition.get("op_type")
@@ -180,6 +234,7 @@ def _check_unvalidated(value: Any) -> None:
     """What MindInsight crashed on for a column it does not validate: a value that is not a
     dict, a ``partial_match_str_in`` that is not a list of strings (other operators behave as
     in MindInsight: an unknown one matches nothing)."""
+
     def fail(detail: str) -> ApiError:
         return _error(FILTER_CONDITION_ERROR, "filter_condition", detail)
 
@@ -195,8 +250,9 @@ def _check_unvalidated(value: Any) -> None:
 
 def _validate_filter(condition: Any) -> None:
     if not isinstance(condition, dict):
-        raise _error(FILTER_CONDITION_ERROR, "filter_condition",
-                     "The filter condition must be dict.")
+        raise _error(
+            FILTER_CONDITION_ERROR, "filter_condition", "The filter condition must be dict."
+        )
     for key in ("op_type", "op_name"):
         if key in condition:
             _validate_operators(condition[key])
@@ -207,8 +263,9 @@ def device_number(device_id: str) -> int:
     try:
         return int(device_id)
     except ValueError:
-        raise ApiError(PARAM_TYPE_ERROR,
-                       "Invalid parameter type. 'device_id' expect Integer type.") from None
+        raise ApiError(
+            PARAM_TYPE_ERROR, "Invalid parameter type. 'device_id' expect Integer type."
+        ) from None
 
 
 # -- filter, sort, page ----------------------------------------------------------------------
@@ -227,8 +284,9 @@ def _matches(operator: str, wanted: list[Any], actual: Any) -> bool:
     return False
 
 
-def filter_rows(rows: Sequence[list[Any]], columns: Sequence[str],
-                condition: Mapping[str, Any]) -> list[list[Any]]:
+def filter_rows(
+    rows: Sequence[list[Any]], columns: Sequence[str], condition: Mapping[str, Any]
+) -> list[list[Any]]:
     """Rows passing every operator of every condition whose key is a column; keys that are not
     columns are ignored (so the UI's drill-down key ``kernel_type`` filters nothing on CPU)."""
     checks: list[tuple[int, str, Any]] = []
@@ -241,12 +299,16 @@ def filter_rows(rows: Sequence[list[Any]], columns: Sequence[str],
         checks.extend((index, operator, wanted) for operator, wanted in operators.items())
     if not checks:
         return list(rows)
-    return [row for row in rows
-            if all(_matches(operator, wanted, row[index]) for index, operator, wanted in checks)]
+    return [
+        row
+        for row in rows
+        if all(_matches(operator, wanted, row[index]) for index, operator, wanted in checks)
+    ]
 
 
-def sort_rows(rows: list[list[Any]], columns: Sequence[str],
-              condition: Mapping[str, Any]) -> list[list[Any]]:
+def sort_rows(
+    rows: list[list[Any]], columns: Sequence[str], condition: Mapping[str, Any]
+) -> list[list[Any]]:
     """By one column: ``type`` descending when absent, ascending when null or ``ascending``;
     stable in both directions (ties keep file order); strings compare case-sensitively."""
     name = condition.get("name")
@@ -265,11 +327,12 @@ def page_rows(rows: list[list[Any]], condition: Mapping[str, Any]) -> list[list[
         return rows
     limit = 10 if limit is None else limit
     offset = 0 if offset is None else offset
-    return rows[limit * offset:limit * (offset + 1)]
+    return rows[limit * offset : limit * (offset + 1)]
 
 
-def search(rows: Sequence[list[Any]], columns: Sequence[str],
-           condition: Mapping[str, Any]) -> dict[str, Any]:
+def search(
+    rows: Sequence[list[Any]], columns: Sequence[str], condition: Mapping[str, Any]
+) -> dict[str, Any]:
     """``BaseAnalyser.query``: filter, count (``size``, before paging), sort, page."""
     found = filter_rows(rows, columns, condition.get("filter_condition") or {})
     size = len(found)

@@ -78,8 +78,12 @@ class _ProfilerViews:
         given = self._location()
         location = locate_or_error(self.service, given.train_id, given.profile)
         found = self.service.directory(location)
-        return json_response({"device_list": list(found.devices),
-                              "profiler_mode": profiler_mode(self.service, found)})
+        return json_response(
+            {
+                "device_list": list(found.devices),
+                "profiler_mode": profiler_mode(self.service, found),
+            }
+        )
 
     def ops_search(self) -> Response:
         """``POST /profile/ops/search?profile=&train_id=`` with a search condition: the

@@ -74,8 +74,11 @@ def _tables_bytes(tables: OpTables | Profile) -> int:
 def _profile_bytes(profile: Profile) -> int:
     launches = profile.launches
     arrays = [launches.op, launches.start_us, launches.duration_us, launches.step]
-    return sum(a.nbytes for a in arrays) + _tables_bytes(profile) \
+    return (
+        sum(a.nbytes for a in arrays)
+        + _tables_bytes(profile)
         + sum(len(name) + 60 for name in launches.names)
+    )
 
 
 #: Bytes a parsed table file is counted for, per character of its text: rows of Python floats
@@ -117,7 +120,6 @@ def _identity(path: str | None) -> tuple[Any, ...]:
     return (path, stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
-
 def _absent(value: V) -> tuple[V, list[Problem]]:
     """What a parser answers for a file that is absent or unreadable: ``value``, no problems."""
     return value, []
@@ -126,6 +128,7 @@ def _absent(value: V) -> tuple[V, list[Problem]]:
 def _no_info() -> tuple[dict[str, Any], list[Problem]]:
     """An absent ``profiler_info`` file: no facts, no problems."""
     return {}, []
+
 
 class ProfilerService:
     """Profiler data of the jobs under one summary base directory."""
@@ -148,8 +151,9 @@ class ProfilerService:
         """``<base>/<train_id>/<profile>`` if it is inside the base directory without a symbolic
         link on the way; MindInsight's checks follow (the profiler directory's parent - the
         job - must exist, then the directory)."""
-        relative = train_id if train_id.startswith("./") or train_id in (".", "./") \
-            else "./" + train_id
+        relative = (
+            train_id if train_id.startswith("./") or train_id in (".", "./") else "./" + train_id
+        )
         parts = profile.replace("\\", "/").split("/")
         if "\x00" in profile or profile.startswith("/") or ".." in parts:
             raise LocateError("invalid", "Invalid profiler dir")
@@ -181,9 +185,11 @@ class ProfilerService:
         chosen = profile or job.profiler_dir
         if not chosen:
             raise ProfileUnavailable(
-                _("{job} has no profiler data: profile a run with mindspore.Profiler"
-                  "(output_path=<this job's directory>) and call analyse().").format(
-                      job=train_id))
+                _(
+                    "{job} has no profiler data: profile a run with mindspore.Profiler"
+                    "(output_path=<this job's directory>) and call analyse()."
+                ).format(job=train_id)
+            )
         try:
             return self.locate(train_id, chosen)
         except LocateError as error:
@@ -198,15 +204,23 @@ class ProfilerService:
         def sized() -> _Sized:
             text = read_text(path)
             self.parses += 1
-            return _Sized(parse(text, os.path.basename(path)),
-                          PARSED_BYTES_PER_CHAR * len(text) + 1024)
+            return _Sized(
+                parse(text, os.path.basename(path)), PARSED_BYTES_PER_CHAR * len(text) + 1024
+            )
 
         if not keep:
             return build()
         return self._cache.get_or_compute((kind, *_identity(path)), sized).value
 
-    def _read(self, kind: str, path: str | None, parse: Callable[[str, str], T], empty: T,
-              problems: list[Problem], keep: bool = True) -> T:
+    def _read(
+        self,
+        kind: str,
+        path: str | None,
+        parse: Callable[[str, str], T],
+        empty: T,
+        problems: list[Problem],
+        keep: bool = True,
+    ) -> T:
         """Parse ``path`` (kept in the cache unless ``keep`` is false: the launch files are
         only read into a profile, which is kept); an unreadable file is a problem, not an
         exception."""
@@ -215,19 +229,23 @@ class ProfilerService:
         try:
             return self._parsed(kind, path, parse, keep)
         except OSError as error:
-            problems.append(Problem(os.path.basename(path), None,
-                                    f"cannot read: {error.strerror or error}"))
+            problems.append(
+                Problem(os.path.basename(path), None, f"cannot read: {error.strerror or error}")
+            )
             return empty
 
-    def op_tables(self, found: ProfilerDir, device: str) -> tuple[list[Any], list[Any],
-                                                                  list[Problem]]:
+    def op_tables(
+        self, found: ProfilerDir, device: str
+    ) -> tuple[list[Any], list[Any], list[Problem]]:
         """(type stats, detail stats, problems) of ``device``: empty tables when its file is
         missing, as MindInsight answers."""
         problems: list[Problem] = []
-        types = self._read("types", found.file(device, OP_TYPE_PREFIX), parse_op_type_csv,
-                           None, problems)
-        details = self._read("details", found.file(device, OP_DETAIL_PREFIX),
-                             parse_op_detail_csv, None, problems)
+        types = self._read(
+            "types", found.file(device, OP_TYPE_PREFIX), parse_op_type_csv, None, problems
+        )
+        details = self._read(
+            "details", found.file(device, OP_DETAIL_PREFIX), parse_op_detail_csv, None, problems
+        )
         type_rows = types.rows if types else []
         detail_rows = details.rows if details else []
         problems += (types.problems if types else []) + (details.problems if details else [])
@@ -236,20 +254,30 @@ class ProfilerService:
     def info(self, found: ProfilerDir, device: str) -> dict[str, Any]:
         """``profiler_info_<device>.json`` ({} when absent or unreadable)."""
         problems: list[Problem] = []
-        info, _unused = self._read("info", found.file(device, INFO_PREFIX), parse_profiler_info,
-                             _no_info(), problems)
+        info, _unused = self._read(
+            "info", found.file(device, INFO_PREFIX), parse_profiler_info, _no_info(), problems
+        )
         return info
 
     @staticmethod
     def _tables_key(found: ProfilerDir, device: str) -> tuple[Any, ...]:
-        paths = [found.file(device, prefix) for prefix in (
-            OP_TYPE_PREFIX, OP_DETAIL_PREFIX, INFO_PREFIX)]
+        paths = [
+            found.file(device, prefix) for prefix in (OP_TYPE_PREFIX, OP_DETAIL_PREFIX, INFO_PREFIX)
+        ]
         return (found.path, device, *(_identity(p) for p in paths))
 
     @staticmethod
     def _profile_key(found: ProfilerDir, device: str) -> tuple[Any, ...]:
-        paths = [found.file(device, prefix) for prefix in (
-            OP_TYPE_PREFIX, OP_DETAIL_PREFIX, FRAMEWORK_PREFIX, TIMESTAMP_PREFIX, INFO_PREFIX)]
+        paths = [
+            found.file(device, prefix)
+            for prefix in (
+                OP_TYPE_PREFIX,
+                OP_DETAIL_PREFIX,
+                FRAMEWORK_PREFIX,
+                TIMESTAMP_PREFIX,
+                INFO_PREFIX,
+            )
+        ]
         return (found.path, device, *(_identity(p) for p in [*paths, found.trace_view]))
 
     def tables(self, found: ProfilerDir, device: str) -> OpTables:
@@ -275,8 +303,9 @@ class ProfilerService:
         with self._build_lock:
             return self._cache.get_or_compute(key, build).value
 
-    def derived(self, found: ProfilerDir, device: str, name: str,
-                compute: Callable[[Profile], T]) -> T:
+    def derived(
+        self, found: ProfilerDir, device: str, name: str, compute: Callable[[Profile], T]
+    ) -> T:
         """``compute(profile)`` kept as long as the profile (e.g. a timeline's bars)."""
         profile = self.profile(found, device)
         key = ("derived", name, *self._profile_key(found, device))
@@ -287,8 +316,9 @@ class ProfilerService:
         info_path = found.file(device, INFO_PREFIX)
         info: dict[str, Any] = {}
         if info_path is not None:
-            info, info_problems = self._read("info", info_path, parse_profiler_info,
-                                             _no_info(), problems)
+            info, info_problems = self._read(
+                "info", info_path, parse_profiler_info, _no_info(), problems
+            )
             problems += info_problems
         return build_tables(found.path, device, types, details, info, problems)
 
@@ -298,13 +328,23 @@ class ProfilerService:
         timestamps = found.file(device, TIMESTAMP_PREFIX)
         source = timestamps or found.trace_view
         if timestamps is not None:
-            table, launch_problems = self._read("timestamps", timestamps, parse_timestamps,
-                                                _absent(LaunchTable.empty()), problems,
-                                                keep=False)
+            table, launch_problems = self._read(
+                "timestamps",
+                timestamps,
+                parse_timestamps,
+                _absent(LaunchTable.empty()),
+                problems,
+                keep=False,
+            )
         elif found.trace_view is not None:
-            table, launch_problems = self._read("trace", found.trace_view, parse_trace_view,
-                                                _absent(LaunchTable.empty()), problems,
-                                                keep=False)
+            table, launch_problems = self._read(
+                "trace",
+                found.trace_view,
+                parse_trace_view,
+                _absent(LaunchTable.empty()),
+                problems,
+                keep=False,
+            )
         else:
             table, launch_problems = LaunchTable.empty(), []
         problems += launch_problems
@@ -317,10 +357,14 @@ class ProfilerService:
 
         def compute(profile: Profile) -> tuple[dict[str, str], list[Problem]]:
             problems: list[Problem] = []
-            framework, more = self._read("framework", found.file(device, FRAMEWORK_PREFIX),
-                                         parse_framework,
-                                         _absent(FrameworkTable([], [], [], [])), problems,
-                                         keep=False)
+            framework, more = self._read(
+                "framework",
+                found.file(device, FRAMEWORK_PREFIX),
+                parse_framework,
+                _absent(FrameworkTable([], [], [], [])),
+                problems,
+                keep=False,
+            )
             return input_shapes(framework, profile.launches), problems + more
 
         return self.derived(found, device, "inputs", compute)

@@ -29,9 +29,28 @@ ROWS_TYPE = "type"
 ROW_MODES = (ROWS_SCOPE, ROWS_TYPE)
 #: Bars drawn per view at most (each is 3 points of a WebGL line and one hover point).
 MAX_BARS = 2000
-PALETTE = ("#5b8ff9", "#5ad8a6", "#f6bd16", "#e86452", "#6dc8ec", "#945fb9", "#ff9845",
-           "#1e9493", "#ff99c3", "#5d7092", "#269a99", "#b07ccf", "#c2a13c", "#3f8f5f",
-           "#d9534f", "#4a90d9", "#8fa3b8", "#a8c256", "#e0785a", "#7ea6e0")
+PALETTE = (
+    "#5b8ff9",
+    "#5ad8a6",
+    "#f6bd16",
+    "#e86452",
+    "#6dc8ec",
+    "#945fb9",
+    "#ff9845",
+    "#1e9493",
+    "#ff99c3",
+    "#5d7092",
+    "#269a99",
+    "#b07ccf",
+    "#c2a13c",
+    "#3f8f5f",
+    "#d9534f",
+    "#4a90d9",
+    "#8fa3b8",
+    "#a8c256",
+    "#e0785a",
+    "#7ea6e0",
+)
 SCOPE_COLOUR = "#9aa7b8"
 
 
@@ -84,7 +103,7 @@ def scope_bars(launches: Launches) -> tuple[list[np.ndarray], list[str]]:
         key = np.full(len(parts), -1, np.int64)
         for op, scopes in enumerate(parts):
             if len(scopes) > level:
-                path = "/".join(scopes[:level + 1])
+                path = "/".join(scopes[: level + 1])
                 key[op] = index.setdefault(path, len(paths))
                 if key[op] == len(paths):
                     paths.append(path)
@@ -116,23 +135,39 @@ def build_timeline(launches: Launches, type_of: dict[str, str], mode: str) -> Ti
     end = launches.start_us + launches.duration_us
     op_colour = colour_of_op[launches.op] if n else np.zeros(0, np.int64)
     if mode == ROWS_TYPE:
-        return Timeline(mode, tuple(order), tuple(order), op_colour.copy(),
-                        launches.start_us, end, op_colour, launches.op.astype(np.int64),
-                        launches.names, np.arange(n), np.ones(n, np.int64))
+        return Timeline(
+            mode,
+            tuple(order),
+            tuple(order),
+            op_colour.copy(),
+            launches.start_us,
+            end,
+            op_colour,
+            launches.op.astype(np.int64),
+            launches.names,
+            np.arange(n),
+            np.ones(n, np.int64),
+        )
     (depth, s_start, s_end, s_item, s_count), paths = scope_bars(launches)
     levels = int(depth.max()) + 1 if len(depth) else 0
     rows = (*(f"Scope {level}" for level in range(levels)), "Operators")
     scope_colour = np.full(len(depth), len(order), np.int64)  # one extra colour: scopes
     items = launches.names + tuple(paths)
     return Timeline(
-        mode, rows, (*order, "scope"),
+        mode,
+        rows,
+        (*order, "scope"),
         np.concatenate([depth.astype(np.int64), np.full(n, levels, np.int64)]),
-        np.concatenate([s_start, launches.start_us]), np.concatenate([s_end, end]),
+        np.concatenate([s_start, launches.start_us]),
+        np.concatenate([s_end, end]),
         np.concatenate([scope_colour, op_colour]),
-        np.concatenate([s_item.astype(np.int64) + len(launches.names),
-                        launches.op.astype(np.int64)]),
-        items, np.concatenate([np.full(len(depth), -1, np.int64), np.arange(n)]),
-        np.concatenate([s_count.astype(np.int64), np.ones(n, np.int64)]))
+        np.concatenate(
+            [s_item.astype(np.int64) + len(launches.names), launches.op.astype(np.int64)]
+        ),
+        items,
+        np.concatenate([np.full(len(depth), -1, np.int64), np.arange(n)]),
+        np.concatenate([s_count.astype(np.int64), np.ones(n, np.int64)]),
+    )
 
 
 @dataclass(frozen=True)
@@ -159,8 +194,9 @@ class TimelineView:
         return len(self.start)
 
 
-def window_view(timeline: Timeline, low: float, high: float,
-                max_bars: int = MAX_BARS) -> TimelineView:
+def window_view(
+    timeline: Timeline, low: float, high: float, max_bars: int = MAX_BARS
+) -> TimelineView:
     """Bars overlapping [low, high] (us); a row holding more than its share of ``max_bars``
     has its bars merged per bucket of ``(high - low) / share``: the merged bar spans its bars,
     takes the colour and item of the longest one and counts them all."""
@@ -171,15 +207,23 @@ def window_view(timeline: Timeline, low: float, high: float,
     per_row = np.bincount(rows, minlength=len(timeline.rows))
     crowded = per_row[rows] > share
     keep = inside[~crowded]
-    parts = [(timeline.start[keep], timeline.end[keep], timeline.row[keep],
-              timeline.colour[keep], timeline.item[keep], timeline.launch[keep],
-              timeline.count[keep], timeline.end[keep] - timeline.start[keep],
-              np.ones(len(keep), np.int64))]
+    parts = [
+        (
+            timeline.start[keep],
+            timeline.end[keep],
+            timeline.row[keep],
+            timeline.colour[keep],
+            timeline.item[keep],
+            timeline.launch[keep],
+            timeline.count[keep],
+            timeline.end[keep] - timeline.start[keep],
+            np.ones(len(keep), np.int64),
+        )
+    ]
     merge = inside[crowded]
     if len(merge):
         width = (high - low) / share
-        bucket = np.floor((np.maximum(timeline.start[merge], low) - low) / width).astype(
-            np.int64)
+        bucket = np.floor((np.maximum(timeline.start[merge], low) - low) / width).astype(np.int64)
         order = np.lexsort((bucket, timeline.row[merge]))
         merge, bucket = merge[order], bucket[order]
         row = timeline.row[merge]
@@ -192,15 +236,25 @@ def window_view(timeline: Timeline, low: float, high: float,
         leader = merge[longest[np.r_[True, group[longest][1:] != group[longest][:-1]]]]
         counts = np.add.reduceat(timeline.count[merge], first)
         bars = np.diff(np.r_[first, len(merge)])
-        parts.append((np.minimum.reduceat(timeline.start[merge], first),
-                       np.maximum.reduceat(timeline.end[merge], first), row[first],
-                       timeline.colour[leader], timeline.item[leader],
-                       np.where(bars > 1, -1, timeline.launch[leader]), counts,
-                       np.add.reduceat(duration, first), bars))
+        parts.append(
+            (
+                np.minimum.reduceat(timeline.start[merge], first),
+                np.maximum.reduceat(timeline.end[merge], first),
+                row[first],
+                timeline.colour[leader],
+                timeline.item[leader],
+                np.where(bars > 1, -1, timeline.launch[leader]),
+                counts,
+                np.add.reduceat(duration, first),
+                bars,
+            )
+        )
     start, end, rows, colour, item, launch, count, busy, bars = (
-        np.concatenate(column) for column in zip(*parts, strict=True))
-    return TimelineView(start, end, rows, colour, item, launch, count, busy, bars,
-                        window=(low, high))
+        np.concatenate(column) for column in zip(*parts, strict=True)
+    )
+    return TimelineView(
+        start, end, rows, colour, item, launch, count, busy, bars, window=(low, high)
+    )
 
 
 def row_labels(rows: tuple[str, ...]) -> list[str]:
@@ -208,8 +262,8 @@ def row_labels(rows: tuple[str, ...]) -> list[str]:
     the English ``Scope N`` / ``Operators`` of scope mode; operator types stay as they are)."""
     out = []
     for row in rows:
-        if row.startswith("Scope ") and row[len("Scope "):].isdigit():
-            out.append(_("Scope {level}").format(level=row[len("Scope "):]))
+        if row.startswith("Scope ") and row[len("Scope ") :].isdigit():
+            out.append(_("Scope {level}").format(level=row[len("Scope ") :]))
         elif row == "Operators":
             out.append(_("Operators"))
         else:
@@ -217,53 +271,86 @@ def row_labels(rows: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _hover(timeline: Timeline, view: TimelineView, launches: Launches,
-           types: tuple[str, ...]) -> list[str]:
+def _hover(
+    timeline: Timeline, view: TimelineView, launches: Launches, types: tuple[str, ...]
+) -> list[str]:
     texts = []
     # Looked up once per figure, not per bar (thousands of bars).
-    words = {"start": _("start"), "step": _("step"), "launches": _("{count} launch(es)"),
-             "scopes": _("{count} scopes"), "zoom": _("(zoom in to see each)"),
-             "busy": _("busy {busy} ms of {total} ms"), "longest": _("longest:")}
+    words = {
+        "start": _("start"),
+        "step": _("step"),
+        "launches": _("{count} launch(es)"),
+        "scopes": _("{count} scopes"),
+        "zoom": _("(zoom in to see each)"),
+        "busy": _("busy {busy} ms of {total} ms"),
+        "longest": _("longest:"),
+    }
     for i in range(len(view)):
         item = timeline.items[int(view.item[i])]
         duration = view.end[i] - view.start[i]
         count = int(view.count[i])
         launch = int(view.launch[i])
         if launch >= 0 and view.bars[i] == 1:
-            texts.append(f"<b>{item.rsplit('/', 1)[-1]}</b> ({types[int(view.colour[i])]})<br>"
-                         f"{item}<br>" + words["start"] + f" {view.start[i] / 1000:.3f} ms · "
-                         f"{duration:.3f} us · " + words["step"]
-                         + f" {int(launches.step[launch])}")
+            texts.append(
+                f"<b>{item.rsplit('/', 1)[-1]}</b> ({types[int(view.colour[i])]})<br>"
+                f"{item}<br>" + words["start"] + f" {view.start[i] / 1000:.3f} ms · "
+                f"{duration:.3f} us · " + words["step"] + f" {int(launches.step[launch])}"
+            )
         elif int(view.colour[i]) >= len(types) and view.bars[i] == 1:  # a scope bar
-            texts.append(f"<b>{item}</b><br>" + words["start"]
-                         + f" {view.start[i] / 1000:.3f} ms · {duration / 1000:.3f} ms · "
-                         + words["launches"].format(count=count))
+            texts.append(
+                f"<b>{item}</b><br>"
+                + words["start"]
+                + f" {view.start[i] / 1000:.3f} ms · {duration / 1000:.3f} ms · "
+                + words["launches"].format(count=count)
+            )
         elif int(view.colour[i]) >= len(types):  # several scope bars
-            texts.append("<b>" + words["scopes"].format(count=int(view.bars[i])) + "</b> "
-                         + words["zoom"] + f"<br>{duration / 1000:.3f} ms · "
-                         + words["launches"].format(count=count) + "<br>"
-                         + words["longest"] + f" {item}")
+            texts.append(
+                "<b>"
+                + words["scopes"].format(count=int(view.bars[i]))
+                + "</b> "
+                + words["zoom"]
+                + f"<br>{duration / 1000:.3f} ms · "
+                + words["launches"].format(count=count)
+                + "<br>"
+                + words["longest"]
+                + f" {item}"
+            )
         else:
-            texts.append("<b>" + words["launches"].format(count=count) + "</b> "
-                         + words["zoom"] + "<br>" + words["busy"].format(
-                             busy=f"{view.busy[i] / 1000:.3f}",
-                             total=f"{duration / 1000:.3f}")
-                         + "<br>" + words["longest"] + f" {item}")
+            texts.append(
+                "<b>"
+                + words["launches"].format(count=count)
+                + "</b> "
+                + words["zoom"]
+                + "<br>"
+                + words["busy"].format(
+                    busy=f"{view.busy[i] / 1000:.3f}", total=f"{duration / 1000:.3f}"
+                )
+                + "<br>"
+                + words["longest"]
+                + f" {item}"
+            )
     return texts
 
 
-def _segments(start_ms: np.ndarray, end_ms: np.ndarray, row: np.ndarray
-              ) -> tuple[list[float | None], list[float | None]]:
+def _segments(
+    start_ms: np.ndarray, end_ms: np.ndarray, row: np.ndarray
+) -> tuple[list[float | None], list[float | None]]:
     """x and y of line segments separated by gaps (None), for one WebGL trace."""
     x = np.column_stack([start_ms, end_ms, np.full(len(start_ms), np.nan)]).reshape(-1)
     y = np.column_stack([row, row, np.full(len(row), np.nan)]).reshape(-1)
-    return ([None if v != v else v for v in np.round(x, 4).tolist()],
-            [None if v != v else v for v in y.tolist()])
+    return (
+        [None if v != v else v for v in np.round(x, 4).tolist()],
+        [None if v != v else v for v in y.tolist()],
+    )
 
 
-def timeline_figure(timeline: Timeline, view: TimelineView, launches: Launches,
-                    step_starts: np.ndarray | None = None, height: int | None = None
-                    ) -> dict[str, Any]:
+def timeline_figure(
+    timeline: Timeline,
+    view: TimelineView,
+    launches: Launches,
+    step_starts: np.ndarray | None = None,
+    height: int | None = None,
+) -> dict[str, Any]:
     """Bars as thick WebGL line segments (one trace per colour), hover points at their middles,
     x in ms since the first launch, the window as the x range; ``step_starts`` (us) drawn as
     dotted lines. A plain figure dict: Plotly's figure objects validate every value, which
@@ -277,35 +364,75 @@ def timeline_figure(timeline: Timeline, view: TimelineView, launches: Launches,
         mask = view.colour == colour
         x, y = _segments(view.start[mask] / 1000, ends[mask] / 1000, view.row[mask])
         is_scope = colour >= len(types)
-        traces.append({
-            "type": "scattergl", "mode": "lines", "x": x, "y": y, "hoverinfo": "skip",
-            "name": "scope" if is_scope else types[colour], "connectgaps": False,
-            "line": {"width": 12 if rows < 12 else max(4, 240 // rows),
-                     "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)]}})
-    traces.append({
-        "type": "scattergl", "mode": "markers", "name": "launches", "showlegend": False,
-        "x": np.round((view.start + ends) / 2000, 4).tolist(), "y": view.row.tolist(),
-        "marker": {"size": 10, "opacity": 0}, "hoverinfo": "text",
-        "hovertext": _hover(timeline, view, launches, types)})
+        traces.append(
+            {
+                "type": "scattergl",
+                "mode": "lines",
+                "x": x,
+                "y": y,
+                "hoverinfo": "skip",
+                "name": "scope" if is_scope else types[colour],
+                "connectgaps": False,
+                "line": {
+                    "width": 12 if rows < 12 else max(4, 240 // rows),
+                    "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)],
+                },
+            }
+        )
+    traces.append(
+        {
+            "type": "scattergl",
+            "mode": "markers",
+            "name": "launches",
+            "showlegend": False,
+            "x": np.round((view.start + ends) / 2000, 4).tolist(),
+            "y": view.row.tolist(),
+            "marker": {"size": 10, "opacity": 0},
+            "hoverinfo": "text",
+            "hovertext": _hover(timeline, view, launches, types),
+        }
+    )
     shapes = []
     if step_starts is not None:
         visible = step_starts[(step_starts >= view.window[0]) & (step_starts <= view.window[1])]
-        shapes = [{"type": "line", "xref": "x", "yref": "paper", "x0": s / 1000, "x1": s / 1000,
-                   "y0": 0, "y1": 1, "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1}}
-                  for s in visible[:200].tolist()]
+        shapes = [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": s / 1000,
+                "x1": s / 1000,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1},
+            }
+            for s in visible[:200].tolist()
+        ]
     layout = {
         "height": height or max(260, 60 + 34 * rows),
         "margin": {"l": 8, "r": 8, "t": 8, "b": 40},
-        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)",
-        "font": {"color": TEXT_COLOUR, "size": 11}, "hovermode": "closest", "dragmode": "zoom",
-        "uirevision": "timeline", "shapes": shapes,
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {"color": TEXT_COLOUR, "size": 11},
+        "hovermode": "closest",
+        "dragmode": "zoom",
+        "uirevision": "timeline",
+        "shapes": shapes,
         "legend": {"orientation": "h", "y": -0.12, "font": {"size": 10}},
         "showlegend": len(types) <= 30,
-        "xaxis": {"title": {"text": _("time since the first launch (ms)")},
-                  "range": [view.window[0] / 1000, view.window[1] / 1000],
-                  "gridcolor": GRID_COLOUR, "zeroline": False},
-        "yaxis": {"tickvals": list(range(rows)), "ticktext": row_labels(timeline.rows),
-                  "range": [rows - 0.5, -0.5], "fixedrange": True, "gridcolor": GRID_COLOUR,
-                  "automargin": True},
+        "xaxis": {
+            "title": {"text": _("time since the first launch (ms)")},
+            "range": [view.window[0] / 1000, view.window[1] / 1000],
+            "gridcolor": GRID_COLOUR,
+            "zeroline": False,
+        },
+        "yaxis": {
+            "tickvals": list(range(rows)),
+            "ticktext": row_labels(timeline.rows),
+            "range": [rows - 0.5, -0.5],
+            "fixedrange": True,
+            "gridcolor": GRID_COLOUR,
+            "automargin": True,
+        },
     }
     return {"data": traces, "layout": layout}

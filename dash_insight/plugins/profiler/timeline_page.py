@@ -83,38 +83,76 @@ def _params(params: dict[str, str]) -> tuple[str, int | None]:
 
 def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
     rows, step = _params(params)
-    return html.Div([
-        components.head(app, params, PATH),
-        html.Div(id="prof-timeline-problems"),
-        html.Div(className="di-panel di-prof-section", children=[
-            html.Div(className="di-toolbar", children=[
-                # The options (with each step's length) come with the chart; the URL's step
-                # must be one of them from the start, or the dropdown would drop it.
-                html.Label([_("Step") + " ", dcc.Dropdown(
-                    id="prof-step", value=step or 0, clearable=False, searchable=False,
-                    style={"width": "230px"},
-                    options=[{"label": _("All steps"), "value": 0}] + (
-                        [{"label": _("Step {step}").format(step=step), "value": step}]
-                        if step else []))],
-                    className="di-inline"),
-                dcc.RadioItems(id="prof-rows", value=rows, inline=True,
-                               className="di-inline-options", options=[
-                                   {"label": _("rows by scope depth"), "value": ROWS_SCOPE},
-                                   {"label": _("rows by operator type"), "value": "type"}]),
-                html.Button(_("Reset zoom"), id="prof-reset", className="di-button secondary"),
-                html.Div(className="di-spacer"),
-                html.Span(id="prof-timeline-info", className="di-muted"),
-            ]),
-            dcc.Graph(id="prof-timeline", config=graph_config(scrollZoom=True),
-                      style={"minHeight": "300px"}),
-            # The zoomed window and the URL search it was asked for (a new step forgets it).
-            dcc.Store(id="prof-timeline-window"),
-        ]),
-    ])
+    return html.Div(
+        [
+            components.head(app, params, PATH),
+            html.Div(id="prof-timeline-problems"),
+            html.Div(
+                className="di-panel di-prof-section",
+                children=[
+                    html.Div(
+                        className="di-toolbar",
+                        children=[
+                            # The options (with each step's length) come with the chart; the URL's
+                            # step
+                            # must be one of them from the start, or the dropdown would drop it.
+                            html.Label(
+                                [
+                                    _("Step") + " ",
+                                    dcc.Dropdown(
+                                        id="prof-step",
+                                        value=step or 0,
+                                        clearable=False,
+                                        searchable=False,
+                                        style={"width": "230px"},
+                                        options=[{"label": _("All steps"), "value": 0}]
+                                        + (
+                                            [
+                                                {
+                                                    "label": _("Step {step}").format(step=step),
+                                                    "value": step,
+                                                }
+                                            ]
+                                            if step
+                                            else []
+                                        ),
+                                    ),
+                                ],
+                                className="di-inline",
+                            ),
+                            dcc.RadioItems(
+                                id="prof-rows",
+                                value=rows,
+                                inline=True,
+                                className="di-inline-options",
+                                options=[
+                                    {"label": _("rows by scope depth"), "value": ROWS_SCOPE},
+                                    {"label": _("rows by operator type"), "value": "type"},
+                                ],
+                            ),
+                            html.Button(
+                                _("Reset zoom"), id="prof-reset", className="di-button secondary"
+                            ),
+                            html.Div(className="di-spacer"),
+                            html.Span(id="prof-timeline-info", className="di-muted"),
+                        ],
+                    ),
+                    dcc.Graph(
+                        id="prof-timeline",
+                        config=graph_config(scrollZoom=True),
+                        style={"minHeight": "300px"},
+                    ),
+                    # The zoomed window and the URL search it was asked for (a new step forgets it).
+                    dcc.Store(id="prof-timeline-window"),
+                ],
+            ),
+        ]
+    )
 
 
-def _timeline(service: ProfilerService, params: dict[str, str], rows: str
-              ) -> tuple[Timeline, Launches, Any]:
+def _timeline(
+    service: ProfilerService, params: dict[str, str], rows: str
+) -> tuple[Timeline, Launches, Any]:
     loaded = components.load(service, params)
     profile = loaded.profile
 
@@ -127,9 +165,13 @@ def _timeline(service: ProfilerService, params: dict[str, str], rows: str
 
 
 def register(app: dash.Dash, service: ProfilerService) -> None:
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input("prof-step", "value"), Input("prof-rows", "value"),
-                  State("url", "search"), prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("prof-step", "value"),
+        Input("prof-rows", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def controls_to_url(step: int | None, rows: str | None, search: str | None) -> Any:
         if len(ctx.triggered) > 1:
             return dash.no_update  # controls just inserted, not used
@@ -137,13 +179,14 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         params["step"] = str(step) if step else ""
         params["rows"] = rows if rows and rows != ROWS_SCOPE else ""
         new_search = make_search(params)
-        return dash.no_update if parse_search(new_search) == parse_search(search) \
-            else new_search
+        return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
 
     @app.callback(
         Output("prof-timeline-window", "data"),
-        Input("prof-timeline", "relayoutData"), Input("prof-reset", "n_clicks"),
-        State("url", "search"), prevent_initial_call=True,
+        Input("prof-timeline", "relayoutData"),
+        Input("prof-reset", "n_clicks"),
+        State("url", "search"),
+        prevent_initial_call=True,
     )
     def zoom(relayout: dict | None, _reset: Any, search: str | None) -> Any:
         if ctx.triggered_id == "prof-reset":
@@ -154,13 +197,18 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         return {"search": search, "window": None if asked == "reset" else list(asked)}
 
     @app.callback(
-        Output("prof-timeline", "figure"), Output("prof-timeline-info", "children"),
-        Output("prof-step", "options"), Output("prof-timeline-problems", "children"),
-        Input("url", "search"), Input("prof-timeline-window", "data"),
-        Input("refresh-now", "n_clicks"), State("url", "pathname"),
+        Output("prof-timeline", "figure"),
+        Output("prof-timeline-info", "children"),
+        Output("prof-step", "options"),
+        Output("prof-timeline-problems", "children"),
+        Input("url", "search"),
+        Input("prof-timeline-window", "data"),
+        Input("refresh-now", "n_clicks"),
+        State("url", "pathname"),
     )
-    def render(search: str | None, zoomed: dict | None, _refresh: Any,
-               pathname: str | None) -> tuple[Any, ...]:
+    def render(
+        search: str | None, zoomed: dict | None, _refresh: Any, pathname: str | None
+    ) -> tuple[Any, ...]:
         if not components.is_page(app, pathname, PATH):
             return (dash.no_update,) * 4
         params = parse_search(search)
@@ -168,36 +216,57 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         try:
             timeline, launches, problems = _timeline(service, params, rows)
         except ProfileUnavailable as error:
-            return ({"data": [], "layout": {"height": 60}}, "",
-                    [{"label": _("All steps"), "value": 0}],
-                    components.unavailable(app, error))
+            return (
+                {"data": [], "layout": {"height": 60}},
+                "",
+                [{"label": _("All steps"), "value": 0}],
+                components.unavailable(app, error),
+            )
         window = step_window(launches, step)
         # The zoom belongs to the view it was made on (another step or row mode forgets it),
         # however the URL happens to be spelled.
-        if (zoomed and zoomed.get("window")
-                and parse_search(zoomed.get("search")) == parse_search(search)):
+        if (
+            zoomed
+            and zoomed.get("window")
+            and parse_search(zoomed.get("search")) == parse_search(search)
+        ):
             window = (float(zoomed["window"][0]), float(zoomed["window"][1]))
         view = window_view(timeline, *window)
         figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
         types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
         shown = int(view.count[view.colour < types].sum())
-        info = (f"{format_number(window[0] / 1000, 3)} – {format_number(window[1] / 1000, 3)} ms"
-                + " · " + _("{launches} launches in {bars} bars").format(
-                    launches=format_number(shown), bars=format_number(len(view)))
-                + (" " + _("({count} merged: zoom in for each launch)").format(
-                    count=format_number(view.merged)) if view.merged else ""))
+        info = (
+            f"{format_number(window[0] / 1000, 3)} – {format_number(window[1] / 1000, 3)} ms"
+            + " · "
+            + _("{launches} launches in {bars} bars").format(
+                launches=format_number(shown), bars=format_number(len(view))
+            )
+            + (
+                " "
+                + _("({count} merged: zoom in for each launch)").format(
+                    count=format_number(view.merged)
+                )
+                if view.merged
+                else ""
+            )
+        )
         return figure, info, _step_options(launches), problems
 
 
 def _step_options(launches: Launches) -> list[dict[str, Any]]:
     options: list[dict[str, Any]] = [
-        {"label": _("All steps ({count})").format(count=launches.steps), "value": 0}]
+        {"label": _("All steps ({count})").format(count=launches.steps), "value": 0}
+    ]
     if not launches.steps:
         return options
     bounds = np.append(launches.step_starts_us, launches.end_us)
     bounds[0] = 0.0
     for step in range(1, launches.steps + 1):
         span = (bounds[step] - bounds[step - 1]) / 1000
-        options.append({"label": _("Step {step}").format(step=step)
-                        + f" ({format_number(span, 1)} ms)", "value": step})
+        options.append(
+            {
+                "label": _("Step {step}").format(step=step) + f" ({format_number(span, 1)} ms)",
+                "value": step,
+            }
+        )
     return options

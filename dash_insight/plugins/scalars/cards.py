@@ -22,11 +22,14 @@ PREVIEW_POINTS = 300
 def no_scalars() -> list[Any]:
     """The card of a job without scalars: how to record them."""
     return interpolate(
-        _("No scalar yet. SummaryCollector records {loss}; add your own with {add_value} or "
-          "{writer}."),
-        loss=html.Code("loss"), add_value=html.Code("SummaryRecord.add_value('scalar', 'acc', "
-                                                    "value)"),
-        writer=html.Code("dash_insight.SummaryWriter.add_scalar"))
+        _(
+            "No scalar yet. SummaryCollector records {loss}; add your own with {add_value} or "
+            "{writer}."
+        ),
+        loss=html.Code("loss"),
+        add_value=html.Code("SummaryRecord.add_value('scalar', 'acc', value)"),
+        writer=html.Code("dash_insight.SummaryWriter.add_scalar"),
+    )
 
 
 def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
@@ -42,16 +45,26 @@ def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
         series = provider.read_scalar_window(train_id, tag, max_points=PREVIEW_POINTS).series
         values = np.where(np.isfinite(series.value), series.value, np.nan)
         drawn.append(values)
-        figure.add_trace(go.Scatter(x=series.step, y=values, name=tag, mode="lines",
-                                    yaxis="y2" if i else "y"))
+        figure.add_trace(
+            go.Scatter(x=series.step, y=values, name=tag, mode="lines", yaxis="y2" if i else "y")
+        )
     left, right = nice_y_axes(drawn[0], drawn[1] if len(drawn) > 1 else None)
     figure.update_layout(yaxis=left)
     if len(tags) > 1:
         # automargin: the right tick labels get the room they need instead of being cut.
-        figure.update_layout(yaxis2={"overlaying": "y", "side": "right", "showgrid": False,
-                                     "automargin": True, **right})
+        figure.update_layout(
+            yaxis2={
+                "overlaying": "y",
+                "side": "right",
+                "showgrid": False,
+                "automargin": True,
+                **right,
+            }
+        )
     figure.update_layout(showlegend=True, legend={"orientation": "h", "y": -0.2})
-    return (dcc.Graph(figure=figure, config={"displayModeBar": False, "staticPlot": True},
-                      id="preview-scalar"),
-            ngettext("{count} scalar tag", "{count} scalar tags", len(tags)).format(
-                count=len(tags)))
+    return (
+        dcc.Graph(
+            figure=figure, config={"displayModeBar": False, "staticPlot": True}, id="preview-scalar"
+        ),
+        ngettext("{count} scalar tag", "{count} scalar tags", len(tags)).format(count=len(tags)),
+    )

@@ -58,12 +58,17 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
     """Ids of the shared chart components of one page. They are pattern ids keyed by page, so
     the renderer reads whichever page is shown (``ALL``) and one page's callbacks never fire on
     another page that has the same kind of component."""
-    return {name: {"type": f"chart-{name}", "page": page}
-            for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box", "xtag")}
+    return {
+        name: {"type": f"chart-{name}", "page": page}
+        for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box", "xtag")
+    }
 
 
-AXES = (("step", lazy_gettext("Step")), ("relative", lazy_gettext("Relative time (s)")),
-        ("absolute", lazy_gettext("Absolute time")))
+AXES = (
+    ("step", lazy_gettext("Step")),
+    ("relative", lazy_gettext("Relative time (s)")),
+    ("absolute", lazy_gettext("Absolute time")),
+)
 #: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
@@ -104,18 +109,24 @@ def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict
     ``nonfinite`` as [index, "nan" | "inf" | "-inf"] so the chart can mark them."""
     values = np.asarray(value, dtype=np.float64)
     finite = np.isfinite(values)
-    nonfinite = [[int(i), "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")]
-                 for i, v in zip(np.flatnonzero(~finite).tolist(), values[~finite].tolist(),
-                                 strict=True)]
+    nonfinite = [
+        [int(i), "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")]
+        for i, v in zip(np.flatnonzero(~finite).tolist(), values[~finite].tolist(), strict=True)
+    ]
     y = np.where(finite, values, 0.0).tolist()
     for index, _kind in nonfinite:
         y[index] = None
-    return {"step": np.asarray(step).tolist(), "wall": np.asarray(wall).tolist(), "y": y,
-            "nonfinite": nonfinite}
+    return {
+        "step": np.asarray(step).tolist(),
+        "wall": np.asarray(wall).tolist(),
+        "y": y,
+        "nonfinite": nonfinite,
+    }
 
 
-def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec],
-               x_tag: str = "") -> dict[str, Any]:
+def chart_plan(
+    provider: DataProvider, charts: Sequence[ChartSpec], x_tag: str = ""
+) -> dict[str, Any]:
     """What the browser needs to ask for and draw ``charts``, without their points: each
     chart's series (job, tag, name, axis, colour) with the number of points and the last step
     they have now, and a ``stamp`` that changes when any of that changes (new data: the chart
@@ -139,11 +150,27 @@ def chart_plan(provider: DataProvider, charts: Sequence[ChartSpec],
             best = best_of_extremes(*provider.scalar_extremes(spec.train_id, spec.tag))
             if x_tag:
                 _place_best(provider, spec.train_id, x_tag, best)
-            series.append({"name": spec.name, "train_id": spec.train_id, "tag": spec.tag,
-                           "right": spec.right_axis, "colour": spec.colour, "total": total,
-                           "last": last, "best": best, "direction": best_direction(spec.tag)})
-        entry = {"id": chart.chart_id, "title": chart.title, "series": series,
-                 "problems": problems, "legend": chart.legend, "x_tag": x_tag}
+            series.append(
+                {
+                    "name": spec.name,
+                    "train_id": spec.train_id,
+                    "tag": spec.tag,
+                    "right": spec.right_axis,
+                    "colour": spec.colour,
+                    "total": total,
+                    "last": last,
+                    "best": best,
+                    "direction": best_direction(spec.tag),
+                }
+            )
+        entry = {
+            "id": chart.chart_id,
+            "title": chart.title,
+            "series": series,
+            "problems": problems,
+            "legend": chart.legend,
+            "x_tag": x_tag,
+        }
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
@@ -157,40 +184,52 @@ def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[s
     directions: tuple[Direction, ...] = ("min", "max")
     for direction in directions:
         point = best_point(step, value, direction)
-        out[direction] = None if point is None else _best_marker(
-            point.step, float(wall[point.position]), point.value)
+        out[direction] = (
+            None
+            if point is None
+            else _best_marker(point.step, float(wall[point.position]), point.value)
+        )
     return out
 
 
 def best_of_extremes(lowest: Extreme | None, highest: Extreme | None) -> dict[str, Any]:
     """:func:`best_points` from a tag's lowest and highest point as the provider gives them
     (:meth:`~.DataProvider.scalar_extremes`: the same points, without reading the series)."""
-    return {direction: None if point is None else _best_marker(point.step, point.wall_time,
-                                                               point.value)
-            for direction, point in (("min", lowest), ("max", highest))}
+    return {
+        direction: None if point is None else _best_marker(point.step, point.wall_time, point.value)
+        for direction, point in (("min", lowest), ("max", highest))
+    }
 
 
 def _best_marker(step: int, wall: float, value: float) -> dict[str, Any]:
     """One best point as the chart's marker draws it, with its label."""
-    return {"step": step, "wall": wall, "value": value,
-            "label": _("best {value} @ step {step}").format(
-                value=best_text(BestPoint(0, step, value)), step=format_number(step))}
+    return {
+        "step": step,
+        "wall": wall,
+        "value": value,
+        "label": _("best {value} @ step {step}").format(
+            value=best_text(BestPoint(0, step, value)), step=format_number(step)
+        ),
+    }
 
 
-def _place_best(provider: DataProvider, train_id: str, x_tag: str,
-                best: dict[str, Any]) -> None:
+def _place_best(provider: DataProvider, train_id: str, x_tag: str, best: dict[str, Any]) -> None:
     """Add to each best point its place on the ``x_tag`` axis (``x``; None when the job has
     no finite value of that tag at the point's step)."""
     for point in best.values():
         if point is None:
             continue
         try:  # the x tag's points at that one step: one chunk of an ordered tag
-            x_series = provider.read_scalar_window(train_id, x_tag, point["step"],
-                                                   point["step"]).series
+            x_series = provider.read_scalar_window(
+                train_id, x_tag, point["step"], point["step"]
+            ).series
         except DataError:
             x_series = None
-        x = (np.nan if x_series is None else
-             values_at_steps(np.array([point["step"]]), x_series.step, x_series.value)[0])
+        x = (
+            np.nan
+            if x_series is None
+            else values_at_steps(np.array([point["step"]]), x_series.step, x_series.value)[0]
+        )
         point["x"] = None if np.isnan(x) else float(x)
 
 
@@ -199,31 +238,72 @@ def _stamp(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def controls(page: str, axis: str, smoothing: float, tags: Sequence[str] = (),
-             x_tag: str = "") -> html.Div:
+def controls(
+    page: str, axis: str, smoothing: float, tags: Sequence[str] = (), x_tag: str = ""
+) -> html.Div:
     """Horizontal axis radio, the tag whose values can be the x axis instead (one of
     ``tags``), and smoothing slider + number box (0-0.99, step 0.01)."""
     ids = chart_ids(page)
-    return html.Div(className="di-toolbar di-scalar-controls", children=[
-        html.Span(_("Horizontal axis"), className="di-muted"),
-        dcc.RadioItems(id=ids["axis"], value=axis, inline=True, className="di-axis",
-                       options=[{"label": str(label), "value": value} for value, label in AXES]),
-        html.Div(dcc.Dropdown(id=ids["xtag"], options=list(tags), value=x_tag or None,
-                              className="di-compose di-xtag",
-                              placeholder=_("or the values of a tag")),
-                 title=_("Each point is placed at this tag's value at the same step "
-                         "(epoch, tokens seen); steps it lacks are not drawn")),
-        html.Span(_("Smoothing"), className="di-muted"),
-        html.Div(dcc.Slider(id=ids["smoothing"], min=0, max=0.99, step=0.01, value=smoothing,
-                            marks=None, updatemode="mouseup",
-                            tooltip={"always_visible": False}), className="di-slider"),
-        dcc.Input(id=ids["smoothing-box"], type="number", min=0, max=0.99, step=0.01,
-                  value=smoothing, debounce=True, className="di-number di-smoothing-box"),
-    ])
+    return html.Div(
+        className="di-toolbar di-scalar-controls",
+        children=[
+            html.Span(_("Horizontal axis"), className="di-muted"),
+            dcc.RadioItems(
+                id=ids["axis"],
+                value=axis,
+                inline=True,
+                className="di-axis",
+                options=[{"label": str(label), "value": value} for value, label in AXES],
+            ),
+            html.Div(
+                dcc.Dropdown(
+                    id=ids["xtag"],
+                    options=list(tags),
+                    value=x_tag or None,
+                    className="di-compose di-xtag",
+                    placeholder=_("or the values of a tag"),
+                ),
+                title=_(
+                    "Each point is placed at this tag's value at the same step "
+                    "(epoch, tokens seen); steps it lacks are not drawn"
+                ),
+            ),
+            html.Span(_("Smoothing"), className="di-muted"),
+            html.Div(
+                dcc.Slider(
+                    id=ids["smoothing"],
+                    min=0,
+                    max=0.99,
+                    step=0.01,
+                    value=smoothing,
+                    marks=None,
+                    updatemode="mouseup",
+                    tooltip={"always_visible": False},
+                ),
+                className="di-slider",
+            ),
+            dcc.Input(
+                id=ids["smoothing-box"],
+                type="number",
+                min=0,
+                max=0.99,
+                step=0.01,
+                value=smoothing,
+                debounce=True,
+                className="di-number di-smoothing-box",
+            ),
+        ],
+    )
 
 
-def chart_card(chart: ChartSpec, with_thresholds: bool, threshold: str = "",
-               flipped: bool = False, log_x: bool = False, preview: Any = None) -> html.Div:
+def chart_card(
+    chart: ChartSpec,
+    with_thresholds: bool,
+    threshold: str = "",
+    flipped: bool = False,
+    log_x: bool = False,
+    preview: Any = None,
+) -> html.Div:
     """A card: toolbar (best value, log x, log, back, reset, full screen), the graph slot,
     threshold row (its current threshold: ``threshold``), title. ``flipped`` / ``log_x``: the
     URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts at one click).
@@ -235,21 +315,45 @@ def chart_card(chart: ChartSpec, with_thresholds: bool, threshold: str = "",
     tools = [
         # Its label follows the clicks in the browser (scalarCharts.bestLabel); ``value`` is the
         # direction guessed from the tag, an odd number of clicks flips it.
-        html.Button(best_label(shown), id={"type": "chart-best", "chart": key}, value=best,
-                    className="di-chip", n_clicks=1 if flipped else 0,
-                    title=_("The best value of each line is marked: its lowest or highest "
-                            "(click to flip)")),
-        html.Button("log x", id={"type": "chart-xlog", "chart": key}, className="di-chip",
-                    n_clicks=1 if log_x else 0,
-                    title=_("Logarithmic x axis (steps or times at or below 0 are not drawn)")),
-        html.Button("log", id={"type": "chart-log", "chart": key}, className="di-chip",
-                    title=_("Logarithmic y axis (non-positive values become gaps)")),
-        html.Button("↶", id={"type": "chart-back", "chart": key}, className="di-chip",
-                    title=_("Back one zoom step")),
-        html.Button("⟲", id={"type": "chart-reset", "chart": key}, className="di-chip",
-                    title=_("Reset the zoom")),
-        html.Button("⤢", id={"type": "chart-full", "chart": key}, className="di-chip",
-                    title=_("Full screen (again to leave)")),
+        html.Button(
+            best_label(shown),
+            id={"type": "chart-best", "chart": key},
+            value=best,
+            className="di-chip",
+            n_clicks=1 if flipped else 0,
+            title=_("The best value of each line is marked: its lowest or highest (click to flip)"),
+        ),
+        html.Button(
+            "log x",
+            id={"type": "chart-xlog", "chart": key},
+            className="di-chip",
+            n_clicks=1 if log_x else 0,
+            title=_("Logarithmic x axis (steps or times at or below 0 are not drawn)"),
+        ),
+        html.Button(
+            "log",
+            id={"type": "chart-log", "chart": key},
+            className="di-chip",
+            title=_("Logarithmic y axis (non-positive values become gaps)"),
+        ),
+        html.Button(
+            "↶",
+            id={"type": "chart-back", "chart": key},
+            className="di-chip",
+            title=_("Back one zoom step"),
+        ),
+        html.Button(
+            "⟲",
+            id={"type": "chart-reset", "chart": key},
+            className="di-chip",
+            title=_("Reset the zoom"),
+        ),
+        html.Button(
+            "⤢",
+            id={"type": "chart-full", "chart": key},
+            className="di-chip",
+            title=_("Full screen (again to leave)"),
+        ),
     ]
     children: list[Any] = [
         html.Div(className="di-chart-tools", children=tools),
@@ -261,8 +365,11 @@ def chart_card(chart: ChartSpec, with_thresholds: bool, threshold: str = "",
     if with_thresholds:
         children.append(threshold_row(key, chart.title, threshold))
     children.append(html.Div(chart.title, className="di-chart-title", title=chart.title))
-    return html.Div(className="di-panel di-chart-card", id={"type": "chart-card", "chart": key},
-                    children=children)
+    return html.Div(
+        className="di-panel di-chart-card",
+        id={"type": "chart-card", "chart": key},
+        children=children,
+    )
 
 
 def best_label(direction: str) -> str:
@@ -272,49 +379,90 @@ def best_label(direction: str) -> str:
 
 
 def threshold_row(key: str, title: str, current: str) -> html.Div:
-    """"Current threshold" text with delete, and the button that opens the page's one
+    """ "Current threshold" text with delete, and the button that opens the page's one
     threshold form (:func:`threshold_form`) for this chart (``title``: the form's heading). A
     form per chart (two dropdowns, two inputs, radios, a checklist) made a 20-chart page mount
     ~140 more components before its first chart could be drawn."""
-    return html.Div(className="di-threshold", children=[
-        html.Span(current, id={"type": "th-current", "chart": key}, className="di-muted"),
-        html.Button("×", id={"type": "th-delete", "chart": key}, className="di-link-button",
-                    title=_("Delete the threshold")),
-        html.Button("▸ " + _("Set threshold"), id={"type": "th-open", "chart": key},
-                    value=title, className="di-link-button di-th-open"),
-    ])
+    return html.Div(
+        className="di-threshold",
+        children=[
+            html.Span(current, id={"type": "th-current", "chart": key}, className="di-muted"),
+            html.Button(
+                "×",
+                id={"type": "th-delete", "chart": key},
+                className="di-link-button",
+                title=_("Delete the threshold"),
+            ),
+            html.Button(
+                "▸ " + _("Set threshold"),
+                id={"type": "th-open", "chart": key},
+                value=title,
+                className="di-link-button di-th-open",
+            ),
+        ],
+    )
 
 
 def threshold_form() -> html.Div:
     """The page's threshold form, shown for the chart whose "Set threshold" was clicked (its
     id in the ``th-target`` store, its title on top): up to two conditions (greater / less
     than a value) combined by and / or, optionally applied to every selected tag."""
+
     def condition(n: int) -> list[Any]:
         return [
-            dcc.Dropdown(id=f"th-op-{n}", clearable=n == 2,
-                         options=[{"label": _("greater than"), "value": ">"},
-                                  {"label": _("less than"), "value": "<"}],
-                         value=">" if n == 1 else None, className="di-th-op"),
-            dcc.Input(id=f"th-value-{n}", type="number", className="di-number",
-                      placeholder=_("value")),
+            dcc.Dropdown(
+                id=f"th-op-{n}",
+                clearable=n == 2,
+                options=[
+                    {"label": _("greater than"), "value": ">"},
+                    {"label": _("less than"), "value": "<"},
+                ],
+                value=">" if n == 1 else None,
+                className="di-th-op",
+            ),
+            dcc.Input(
+                id=f"th-value-{n}", type="number", className="di-number", placeholder=_("value")
+            ),
         ]
 
-    return html.Div(id="th-form", className="di-panel di-th-form", hidden=True, children=[
-        html.Div(id="th-form-title", className="di-th-title"),
-        html.Div([*condition(1),
-                  dcc.RadioItems(id="th-combine", value="and", inline=True,
-                                 options=[{"label": _("and"), "value": "and"},
-                                          {"label": _("or"), "value": "or"}]),
-                  *condition(2)], className="di-th-conditions"),
-        dcc.Checklist(id="th-all", options=[{"label": " " + _("apply to all selected tags"),
-                                             "value": "all"}], value=[]),
-        html.Div(className="di-toolbar", children=[
-            html.Button(_("Apply"), id="th-apply", className="di-button"),
-            html.Button(_("Cancel"), id="th-cancel", className="di-button secondary"),
-        ]),
-        dcc.Store(id="th-target"),
-        dcc.Store(id="th-delete-request"),
-    ])
+    return html.Div(
+        id="th-form",
+        className="di-panel di-th-form",
+        hidden=True,
+        children=[
+            html.Div(id="th-form-title", className="di-th-title"),
+            html.Div(
+                [
+                    *condition(1),
+                    dcc.RadioItems(
+                        id="th-combine",
+                        value="and",
+                        inline=True,
+                        options=[
+                            {"label": _("and"), "value": "and"},
+                            {"label": _("or"), "value": "or"},
+                        ],
+                    ),
+                    *condition(2),
+                ],
+                className="di-th-conditions",
+            ),
+            dcc.Checklist(
+                id="th-all",
+                options=[{"label": " " + _("apply to all selected tags"), "value": "all"}],
+                value=[],
+            ),
+            html.Div(
+                className="di-toolbar",
+                children=[
+                    html.Button(_("Apply"), id="th-apply", className="di-button"),
+                    html.Button(_("Cancel"), id="th-cancel", className="di-button secondary"),
+                ],
+            ),
+            dcc.Store(id="th-target"),
+            dcc.Store(id="th-delete-request"),
+        ],
+    )
 
 
 def threshold_text(threshold: dict[str, Any] | None) -> str:
@@ -331,8 +479,10 @@ def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[Componen
     one, when the layout has it) and the thresholds remembered in the browser ({chart id:
     threshold})."""
     ids = chart_ids(page)
-    stores: list[Component] = [dcc.Store(id=ids["data"], data=plan),
-                               dcc.Store(id=ids["thresholds"], storage_type="local", data={})]
+    stores: list[Component] = [
+        dcc.Store(id=ids["data"], data=plan),
+        dcc.Store(id=ids["thresholds"], storage_type="local", data={}),
+    ]
     if plan is not None:
         try:
             # Also in the HTML: the browser fetches the first screen's points as soon as their
@@ -345,14 +495,18 @@ def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[Componen
     return stores
 
 
-def chart_flags_search(search: str | None, best_ids: Sequence[dict], best_clicks: Sequence[Any],
-                       xlog_ids: Sequence[dict], xlog_clicks: Sequence[Any]) -> str:
+def chart_flags_search(
+    search: str | None,
+    best_ids: Sequence[dict],
+    best_clicks: Sequence[Any],
+    xlog_ids: Sequence[dict],
+    xlog_clicks: Sequence[Any],
+) -> str:
     """The URL after a chart's best-value or log x button was clicked: :data:`BEST_FLIP` and
     :data:`LOG_X` list the charts of the page whose button has an odd number of clicks, and
     keep the charts of other pages of the grid as they were; every other parameter is kept."""
     params: dict[str, Any] = parse_search(search)
-    for field, ids, clicks in ((BEST_FLIP, best_ids, best_clicks),
-                               (LOG_X, xlog_ids, xlog_clicks)):
+    for field, ids, clicks in ((BEST_FLIP, best_ids, best_clicks), (LOG_X, xlog_ids, xlog_clicks)):
         on_page = {str(i["chart"]): (c or 0) % 2 == 1 for i, c in zip(ids, clicks, strict=True)}
         listed = decode_tags(params.get(field.name)) or []
         kept = [c for c in listed if c not in on_page] + [c for c, on in on_page.items() if on]
@@ -390,16 +544,19 @@ def register_chart_callbacks(app: Any) -> None:
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),  # min / max flipped
         Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
     )
+
     @app.callback(
         Output("url", "search", allow_duplicate=True),
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
         Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
         State({"type": "chart-best", "chart": ALL}, "id"),
         State({"type": "chart-xlog", "chart": ALL}, "id"),
-        State("url", "search"), prevent_initial_call=True,
+        State("url", "search"),
+        prevent_initial_call=True,
     )
-    def flags_to_url(best_clicks: list, xlog_clicks: list, best_ids: list, xlog_ids: list,
-                     search: str | None) -> Any:
+    def flags_to_url(
+        best_clicks: list, xlog_clicks: list, best_ids: list, xlog_ids: list, search: str | None
+    ) -> Any:
         """A flipped best value or a log x axis is kept in the URL (:data:`BEST_FLIP`,
         :data:`LOG_X`), on either chart page."""
         new = chart_flags_search(search, best_ids, best_clicks, xlog_ids, xlog_clicks)

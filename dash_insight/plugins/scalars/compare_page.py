@@ -79,8 +79,19 @@ DEFAULT_JOBS = 5
 WARN_JOBS = 20
 #: ``jobs`` absent = the :data:`DEFAULT_JOBS` newest; ``tags`` absent = all of theirs;
 #: ``hidden`` = the runs whose eye is closed (absent = none).
-STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
-                 Int("page", 1, 1, MAX_PAGE), Tags("hidden"), X_TAG, BEST_FLIP, LOG_X)
+STATE = UrlState(
+    Tags("jobs"),
+    Text("job_filter"),
+    Tags("tags"),
+    Text("filter"),
+    AXIS,
+    SMOOTHING,
+    Int("page", 1, 1, MAX_PAGE),
+    Tags("hidden"),
+    X_TAG,
+    BEST_FLIP,
+    LOG_X,
+)
 
 
 def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
@@ -98,8 +109,9 @@ def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
     return list(seen)
 
 
-def page_state(params: dict[str, str], jobs: list[str],
-               tags_of: dict[str, list[str]]) -> dict[str, Any]:
+def page_state(
+    params: dict[str, str], jobs: list[str], tags_of: dict[str, list[str]]
+) -> dict[str, Any]:
     """:data:`STATE` of the URL with ``jobs`` and ``tags`` resolved (the selected jobs in
     ``jobs`` order, the selected tags among ``all_tags``, the union of theirs), whether the URL
     named them (``explicit_jobs``, ``explicit_tags``), and what is drawn: ``shown_jobs`` and
@@ -113,16 +125,23 @@ def page_state(params: dict[str, str], jobs: list[str],
     tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
     closed = set(state["hidden"] or ())
     hidden = [j for j in jobs if j in closed]
-    shown_jobs = [j for j in visible_tags(jobs, selected_jobs, state["job_filter"])
-                  if j not in closed]
+    shown_jobs = [
+        j for j in visible_tags(jobs, selected_jobs, state["job_filter"]) if j not in closed
+    ]
     drawn_tags = set(union_tags(shown_jobs, tags_of))
     if state["x_tag"] not in all_tags:
         state["x_tag"] = ""  # no selected job has it: the step or time axis
-    return {**state, "jobs": selected_jobs, "all_tags": all_tags, "tags": tags,
-            "explicit_jobs": chosen is not None, "explicit_tags": chosen_tags is not None,
-            "hidden": hidden, "shown_jobs": shown_jobs,
-            "shown_tags": [t for t in visible_tags(all_tags, tags, state["filter"])
-                           if t in drawn_tags]}
+    return {
+        **state,
+        "jobs": selected_jobs,
+        "all_tags": all_tags,
+        "tags": tags,
+        "explicit_jobs": chosen is not None,
+        "explicit_tags": chosen_tags is not None,
+        "hidden": hidden,
+        "shown_jobs": shown_jobs,
+        "shown_tags": [t for t in visible_tags(all_tags, tags, state["filter"]) if t in drawn_tags],
+    }
 
 
 def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
@@ -139,43 +158,64 @@ def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
     if not isinstance(value, dict) or value.get("run") not in jobs:
         return None
     raw = STATE.parse(parse_search(search))
-    hidden = toggle_hidden([j for j in raw["hidden"] or [] if j in jobs], str(value["run"]),
-                           bool(value.get("hidden")))
+    hidden = toggle_hidden(
+        [j for j in raw["hidden"] or [] if j in jobs], str(value["run"]), bool(value.get("hidden"))
+    )
     return STATE.search({**raw, "hidden": hidden or None})
 
 
-def controls_search(state: dict[str, Any], jobs: list[str], tags_of: dict[str, list[str]],
-                    trigger: Any, checked_jobs: list[str] | None, job_pattern: str | None,
-                    checked_tags: list[str] | None, tag_pattern: str | None, axis: str | None,
-                    smoothing: float | None, x_tag: str | None = None) -> str:
+def controls_search(
+    state: dict[str, Any],
+    jobs: list[str],
+    tags_of: dict[str, list[str]],
+    trigger: Any,
+    checked_jobs: list[str] | None,
+    job_pattern: str | None,
+    checked_tags: list[str] | None,
+    tag_pattern: str | None,
+    axis: str | None,
+    smoothing: float | None,
+    x_tag: str | None = None,
+) -> str:
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
     changed the default selection, ``tags`` when not every tag of the selected jobs."""
     matching_jobs, _unused = filter_tags(jobs, job_pattern or "")
-    selected_jobs = pick(jobs, state["jobs"], checked_jobs, matching_jobs,
-                         picker_action(trigger, "compare-jobs"))
+    selected_jobs = pick(
+        jobs, state["jobs"], checked_jobs, matching_jobs, picker_action(trigger, "compare-jobs")
+    )
     all_tags = union_tags(selected_jobs, tags_of)
     matching_tags, _unused = filter_tags(all_tags, tag_pattern or "")
     tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
-    tags = pick(all_tags, tags, checked_tags, matching_tags,
-                picker_action(trigger, "compare-tags"))
+    tags = pick(all_tags, tags, checked_tags, matching_tags, picker_action(trigger, "compare-tags"))
     page = state["page"]
     if trigger == "compare-prev":
         page = max(1, page - 1)
     elif trigger == "compare-next":
         page += 1
-    elif (selected_jobs != state["jobs"] or tags != state["tags"]
-          or (job_pattern or "") != state["job_filter"] or (tag_pattern or "") != state["filter"]):
+    elif (
+        selected_jobs != state["jobs"]
+        or tags != state["tags"]
+        or (job_pattern or "") != state["job_filter"]
+        or (tag_pattern or "") != state["filter"]
+    ):
         page = 1  # what is drawn changed: back to its first page
     explicit = selected_jobs != jobs[:DEFAULT_JOBS] or state["explicit_jobs"]
-    return STATE.search({
-        "jobs": selected_jobs if explicit else None, "job_filter": job_pattern or "",
-        "tags": None if tags == all_tags else tags, "filter": tag_pattern or "",
-        "axis": AXIS.from_control(axis), "smoothing": SMOOTHING.from_control(smoothing),
-        "page": page, "hidden": state["hidden"] or None,
-        "x_tag": x_tag if x_tag in all_tags else "",
-        "best_flip": state["best_flip"], "log_x": state["log_x"],
-    })
+    return STATE.search(
+        {
+            "jobs": selected_jobs if explicit else None,
+            "job_filter": job_pattern or "",
+            "tags": None if tags == all_tags else tags,
+            "filter": tag_pattern or "",
+            "axis": AXIS.from_control(axis),
+            "smoothing": SMOOTHING.from_control(smoothing),
+            "page": page,
+            "hidden": state["hidden"] or None,
+            "x_tag": x_tag if x_tag in all_tags else "",
+            "best_flip": state["best_flip"],
+            "log_x": state["log_x"],
+        }
+    )
 
 
 def crowd_warning(jobs: int, shown: int) -> str:
@@ -183,27 +223,33 @@ def crowd_warning(jobs: int, shown: int) -> str:
     if not jobs:
         return _("No job with scalar data yet.")
     if shown > WARN_JOBS:
-        return "⚠ " + _("{shown} jobs drawn: charts with more than {most} lines are hard to "
-                        "read").format(shown=shown, most=WARN_JOBS)
+        return "⚠ " + _(
+            "{shown} jobs drawn: charts with more than {most} lines are hard to read"
+        ).format(shown=shown, most=WARN_JOBS)
     return ""
 
 
-def chart_specs(state: dict[str, Any], tags_of: dict[str, list[str]],
-                colours: Mapping[str, str] | None = None) -> tuple[list[ChartSpec], int]:
+def chart_specs(
+    state: dict[str, Any], tags_of: dict[str, list[str]], colours: Mapping[str, str] | None = None
+) -> tuple[list[ChartSpec], int]:
     """The charts of the current page: one per tag shown, one line per shown job that has the
     tag, in the job's colour (``colours``: train_id -> colour, the same on every chart); the
     legend always names the jobs (also a chart of one job)."""
     on_page, _unused, pages = page_of(state["shown_tags"], state["page"], CHARTS_PER_PAGE)
     charts = []
     for tag in on_page:
-        series = tuple(SeriesSpec(job, tag, job, colour=(colours or {}).get(job))
-                       for job in state["shown_jobs"] if tag in tags_of.get(job, []))
+        series = tuple(
+            SeriesSpec(job, tag, job, colour=(colours or {}).get(job))
+            for job in state["shown_jobs"]
+            if tag in tags_of.get(job, [])
+        )
         charts.append(ChartSpec(f"compare|{tag}", tag, series, legend=True))
     return charts, pages
 
 
-def downloads(provider: DataProvider, state: dict[str, Any], tags_of: dict[str, list[str]]
-              ) -> list[Found]:
+def downloads(
+    provider: DataProvider, state: dict[str, Any], tags_of: dict[str, list[str]]
+) -> list[Found]:
     """What "Download" saves: for each tag the page shows (every page of the grid), the raw
     points of each drawn run that has it (hidden runs and runs the job filter hides left out),
     in chart order then run order; a series that cannot be read any more is left out."""
@@ -223,55 +269,109 @@ def download_file(found: list[Found], fmt: str) -> dict[str, Any]:
     """The ``dcc.Download`` data of the points ``found`` as ``csv`` or ``json``
     (:mod:`~dash_insight.plugins.scalars.export`, the REST download's format)."""
     if fmt == "json":
-        return {"content": b"".join(json_pieces(found)).decode(),
-                "filename": "scalars_comparison.json", "type": "application/json"}
-    return {"content": "".join(csv_rows(found)), "filename": "scalars_comparison.csv",
-            "type": "text/csv"}
+        return {
+            "content": b"".join(json_pieces(found)).decode(),
+            "filename": "scalars_comparison.json",
+            "type": "application/json",
+        }
+    return {
+        "content": "".join(csv_rows(found)),
+        "filename": "scalars_comparison.csv",
+        "type": "text/csv",
+    }
 
 
 def colour_row() -> html.Div:
     """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default."""
-    return html.Div(className="di-toolbar di-run-colours", children=[
-        html.Span(_("Run colour"), className="di-control-label"),
-        dcc.Dropdown(id="compare-colour-run", placeholder=_("run"), className="di-compose",
-                     clearable=False),
-        *(html.Button(id={"type": "run-swatch", "colour": colour}, className="di-swatch",
-                      style={"background": colour},
-                      title=_("Draw the run in {colour}").format(colour=colour))
-          for colour in PALETTE),
-        html.Button(_("Default"), id="compare-colour-reset", className="di-chip",
-                    title=_("Back to the run's own colour")),
-    ])
+    return html.Div(
+        className="di-toolbar di-run-colours",
+        children=[
+            html.Span(_("Run colour"), className="di-control-label"),
+            dcc.Dropdown(
+                id="compare-colour-run",
+                placeholder=_("run"),
+                className="di-compose",
+                clearable=False,
+            ),
+            *(
+                html.Button(
+                    id={"type": "run-swatch", "colour": colour},
+                    className="di-swatch",
+                    style={"background": colour},
+                    title=_("Draw the run in {colour}").format(colour=colour),
+                )
+                for colour in PALETTE
+            ),
+            html.Button(
+                _("Default"),
+                id="compare-colour-reset",
+                className="di-chip",
+                title=_("Back to the run's own colour"),
+            ),
+        ],
+    )
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, tags_of = scalar_jobs(service.provider)
     state = page_state(params, jobs, tags_of)
-    return html.Div([
-        *compare_head(
-            app, PATH, params, _("Scalar Comparison"),
-            _("scalars of several training jobs in one chart per tag"),
-            html.Button(_("Download CSV"), id="compare-download-csv",
-                        className="di-button secondary",
-                        title=_("The raw points of the charts shown, without hidden runs")),
-            html.Button(_("Download JSON"), id="compare-download-json",
-                        className="di-button secondary",
-                        title=_("The raw points of the charts shown, without hidden runs")),
-            dcc.Download(id="compare-download")),
-        html.Div(className="di-panel", children=[
-            picker("compare-jobs", _("Job Selection"), jobs, state["jobs"], state["job_filter"],
-                   noun="job", extra=[html.Span(id="compare-warning", className="di-warning")],
-                   hidden=state["hidden"]),
-            picker("compare-tags", _("Tag Selection"), state["all_tags"], state["tags"],
-                   state["filter"]),
-            controls("compare", state["axis"], state["smoothing"], state["all_tags"],
-                     state["x_tag"]),
-            colour_row(),
-        ]),
-        *chart_stores("compare"),
-        html.Div(id="compare-grid", className="di-chart-grid"),
-        pager("compare"),
-    ])
+    return html.Div(
+        [
+            *compare_head(
+                app,
+                PATH,
+                params,
+                _("Scalar Comparison"),
+                _("scalars of several training jobs in one chart per tag"),
+                html.Button(
+                    _("Download CSV"),
+                    id="compare-download-csv",
+                    className="di-button secondary",
+                    title=_("The raw points of the charts shown, without hidden runs"),
+                ),
+                html.Button(
+                    _("Download JSON"),
+                    id="compare-download-json",
+                    className="di-button secondary",
+                    title=_("The raw points of the charts shown, without hidden runs"),
+                ),
+                dcc.Download(id="compare-download"),
+            ),
+            html.Div(
+                className="di-panel",
+                children=[
+                    picker(
+                        "compare-jobs",
+                        _("Job Selection"),
+                        jobs,
+                        state["jobs"],
+                        state["job_filter"],
+                        noun="job",
+                        extra=[html.Span(id="compare-warning", className="di-warning")],
+                        hidden=state["hidden"],
+                    ),
+                    picker(
+                        "compare-tags",
+                        _("Tag Selection"),
+                        state["all_tags"],
+                        state["tags"],
+                        state["filter"],
+                    ),
+                    controls(
+                        "compare",
+                        state["axis"],
+                        state["smoothing"],
+                        state["all_tags"],
+                        state["x_tag"],
+                    ),
+                    colour_row(),
+                ],
+            ),
+            *chart_stores("compare"),
+            html.Div(id="compare-grid", className="di-chart-grid"),
+            pager("compare"),
+        ]
+    )
 
 
 def register(app: dash.Dash, service: DataService) -> None:
@@ -284,8 +384,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     def colours_of(shown: list[str]) -> dict[str, str]:
         """The shown jobs' default colours: by place among every job, not only scalar ones,
         so that a run has the same colour on the loss landscape comparison."""
-        return run_colours(shown,
-                           [job.train_id for job in provider.list_jobs()])
+        return run_colours(shown, [job.train_id for job in provider.list_jobs()])
 
     def picked_jobs(search: str | None) -> tuple[list[str], list[str], str]:
         state, jobs, _unused = current(search)
@@ -304,33 +403,71 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        *picker_inputs("compare-jobs"), *picker_inputs("compare-tags"),
-        Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
-        Input("compare-prev", "n_clicks"), Input("compare-next", "n_clicks"),
+        *picker_inputs("compare-jobs"),
+        *picker_inputs("compare-tags"),
+        Input(IDS["axis"], "value"),
+        Input(IDS["smoothing"], "value"),
+        Input("compare-prev", "n_clicks"),
+        Input("compare-next", "n_clicks"),
         Input(IDS["xtag"], "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(job_rows: Any, _a: Any, _b: Any, job_pattern: str | None,
-                        tag_rows: Any, _c: Any, _d: Any,
-                        tag_pattern: str | None, axis: str, smoothing: float | None, _prev: Any,
-                        _next: Any, x_tag: str | None, search: str | None) -> Any:
+    def controls_to_url(
+        job_rows: Any,
+        _a: Any,
+        _b: Any,
+        job_pattern: str | None,
+        tag_rows: Any,
+        _c: Any,
+        _d: Any,
+        tag_pattern: str | None,
+        axis: str,
+        smoothing: float | None,
+        _prev: Any,
+        _next: Any,
+        x_tag: str | None,
+        search: str | None,
+    ) -> Any:
         trigger = ctx.triggered_id
         if picker_button_drawn():
             return dash.no_update
         state, jobs, tags_of = current(search)
-        if (echoed(trigger, "compare-jobs", checked_names(job_rows), jobs, state["jobs"],
-                   state["job_filter"])
-                or echoed(trigger, "compare-tags", checked_names(tag_rows), state["all_tags"],
-                          state["tags"], state["filter"])):
+        if echoed(
+            trigger,
+            "compare-jobs",
+            checked_names(job_rows),
+            jobs,
+            state["jobs"],
+            state["job_filter"],
+        ) or echoed(
+            trigger,
+            "compare-tags",
+            checked_names(tag_rows),
+            state["all_tags"],
+            state["tags"],
+            state["filter"],
+        ):
             return dash.no_update
-        new = controls_search(state, jobs, tags_of, trigger, checked_names(job_rows), job_pattern,
-                              checked_names(tag_rows), tag_pattern, axis, smoothing, x_tag)
+        new = controls_search(
+            state,
+            jobs,
+            tags_of,
+            trigger,
+            checked_names(job_rows),
+            job_pattern,
+            checked_names(tag_rows),
+            tag_pattern,
+            axis,
+            smoothing,
+            x_tag,
+        )
         return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("compare-jobs", "cellRendererData"), State("url", "search"),
+        Input("compare-jobs", "cellRendererData"),
+        State("url", "search"),
         prevent_initial_call=True,
     )
     def eye_clicked(report: Any, search: str | None) -> Any:
@@ -341,7 +478,8 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     @app.callback(
         Output("compare-download", "data"),
-        Input("compare-download-csv", "n_clicks"), Input("compare-download-json", "n_clicks"),
+        Input("compare-download-csv", "n_clicks"),
+        Input("compare-download-json", "n_clicks"),
         State("url", "search"),
         prevent_initial_call=True,
     )
@@ -354,7 +492,8 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     @app.callback(
         Output("compare-warning", "children"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
     )
     def warning(search: str | None, _ticks: Any, _clicks: Any) -> str:
@@ -362,19 +501,26 @@ def register(app: dash.Dash, service: DataService) -> None:
         return crowd_warning(len(jobs), len(state["shown_jobs"]))
 
     @app.callback(
-        Output("compare-grid", "children"), Output("compare-total", "children"),
-        Output("compare-page", "children"), Output(IDS["data"], "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Output("compare-grid", "children"),
+        Output("compare-total", "children"),
+        Output("compare-page", "children"),
+        Output(IDS["data"], "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": dash.ALL}, "id"), State(IDS["data"], "data"),
+        State({"type": "graph-slot", "chart": dash.ALL}, "id"),
+        State(IDS["data"], "data"),
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
-             drawn: dict | None) -> tuple:
+    def grid(
+        search: str | None, _ticks: Any, _clicks: Any, shown: list[dict], drawn: dict | None
+    ) -> tuple:
         state, _unused, tags_of = current(search)
         charts, pages = chart_specs(state, tags_of, colours_of(state["shown_jobs"]))
         total = _("{shown} of {count} tags, {jobs} jobs").format(
-            shown=len(state["shown_tags"]), count=len(state["all_tags"]),
-            jobs=len(state["shown_jobs"]))
+            shown=len(state["shown_tags"]),
+            count=len(state["all_tags"]),
+            jobs=len(state["shown_jobs"]),
+        )
         if state["hidden"]:
             total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
         page = f"{min(state['page'], pages)} / {pages}"
@@ -384,35 +530,58 @@ def register(app: dash.Dash, service: DataService) -> None:
         if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
             return dash.no_update, total, page, payload
         if not charts:
-            return (html.Div(_("Select jobs and tags above."), className="di-panel di-empty"),
-                    total, page, payload)
+            return (
+                html.Div(_("Select jobs and tags above."), className="di-panel di-empty"),
+                total,
+                page,
+                payload,
+            )
         flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
-        return ([chart_card(chart, with_thresholds=False, flipped=chart.chart_id in flipped,
-                            log_x=chart.chart_id in log_x) for chart in charts],
-                total, page, payload)
+        return (
+            [
+                chart_card(
+                    chart,
+                    with_thresholds=False,
+                    flipped=chart.chart_id in flipped,
+                    log_x=chart.chart_id in log_x,
+                )
+                for chart in charts
+            ],
+            total,
+            page,
+            payload,
+        )
 
     @app.callback(
-        Output("compare-colour-run", "options"), Output("compare-colour-run", "value"),
-        Input("url", "search"), Input(STORE_ID, "data"), State("compare-colour-run", "value"),
+        Output("compare-colour-run", "options"),
+        Output("compare-colour-run", "value"),
+        Input("url", "search"),
+        Input(STORE_ID, "data"),
+        State("compare-colour-run", "value"),
     )
     def colour_choices(search: str | None, _overrides: Any, chosen: str | None) -> tuple:
         """The runs drawn, each with a swatch of its colour; the first chosen at first."""
         state, _jobs, _tags = current(search)
         drawn = state["shown_jobs"]
-        options = [{"label": html.Span([run_dot(job, colour), job], className="di-run-option"),
-                    "value": job, "search": job}
-                   for job, colour in colours_of(drawn).items()]
+        options = [
+            {
+                "label": html.Span([run_dot(job, colour), job], className="di-run-option"),
+                "value": job,
+                "search": job,
+            }
+            for job, colour in colours_of(drawn).items()
+        ]
         return options, chosen if chosen in drawn else (drawn[0] if drawn else None)
 
     @app.callback(
         Output(STORE_ID, "data"),
         Input({"type": "run-swatch", "colour": dash.ALL}, "n_clicks"),
         Input("compare-colour-reset", "n_clicks"),
-        State("compare-colour-run", "value"), State(STORE_ID, "data"),
+        State("compare-colour-run", "value"),
+        State(STORE_ID, "data"),
         prevent_initial_call=True,
     )
-    def pick_colour(_swatches: list, _reset: Any, run: str | None, overrides: dict | None
-                    ) -> Any:
+    def pick_colour(_swatches: list, _reset: Any, run: str | None, overrides: dict | None) -> Any:
         trigger = ctx.triggered_id
         if drawn_not_clicked() or not run:
             return dash.no_update

@@ -42,10 +42,14 @@ def csv_series(train_id: str, tag: str, series: ScalarSeries) -> str:
     stored float32; ``nan``, ``inf``, ``-inf``). The job and tag cells are written once and the
     numbers formatted row by row, which is what :class:`csv.writer` writes for these cells."""
     prefix = csv_cells([csv_text(train_id), csv_text(tag), ""])  # "<job>,<tag>,"
-    return "".join([f"{prefix}{step},{wall_time!r},{value!r}\n"
-                    for step, wall_time, value in zip(series.step.tolist(),
-                                                      series.wall_time.tolist(),
-                                                      series.value.tolist(), strict=True)])
+    return "".join(
+        [
+            f"{prefix}{step},{wall_time!r},{value!r}\n"
+            for step, wall_time, value in zip(
+                series.step.tolist(), series.wall_time.tolist(), series.value.tolist(), strict=True
+            )
+        ]
+    )
 
 
 def csv_rows(found: Sequence[Found]) -> Iterator[str]:
@@ -57,12 +61,16 @@ def csv_rows(found: Sequence[Found]) -> Iterator[str]:
 
 def json_columns(series: ScalarSeries) -> list[tuple[str, np.ndarray]]:
     """The point keys of a JSON download, in its order (step, wall_time, value)."""
-    return [("step", series.step), ("wall_time", series.wall_time),
-            ("value", series.value.astype(np.float64))]
+    return [
+        ("step", series.step),
+        ("wall_time", series.wall_time),
+        ("value", series.value.astype(np.float64)),
+    ]
 
 
-def json_entry(train_id: str, tag: str, points: Iterable[bytes],
-               in_range: int | None = None) -> Iterator[bytes]:
+def json_entry(
+    train_id: str, tag: str, points: Iterable[bytes], in_range: int | None = None
+) -> Iterator[bytes]:
     """One entry of a JSON download around its encoded ``points`` (a JSON array in pieces);
     ``in_range`` adds ``"points_in_range"`` (the REST download of a step range)."""
     yield b'{"train_id":%b,"tag":%b,"values":' % (orjson.dumps(train_id), orjson.dumps(tag))
@@ -79,14 +87,14 @@ def json_points(series: ScalarSeries) -> Iterator[bytes]:
     yield b"]"
 
 
-def json_pieces(found: Sequence[Found], in_range: Sequence[int] | None = None
-                ) -> Iterator[bytes]:
+def json_pieces(found: Sequence[Found], in_range: Sequence[int] | None = None) -> Iterator[bytes]:
     """The JSON document in pieces; ``in_range`` (one count per series) adds each entry's
     ``"points_in_range"`` (the REST download of a step range)."""
     yield b"["
     for i, (train_id, tag, series) in enumerate(found):
         if i:
             yield b","
-        yield from json_entry(train_id, tag, json_points(series),
-                              None if in_range is None else in_range[i])
+        yield from json_entry(
+            train_id, tag, json_points(series), None if in_range is None else in_range[i]
+        )
     yield b"]"

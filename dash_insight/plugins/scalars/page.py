@@ -87,8 +87,18 @@ PREVIEW_POINTS = 400
 CARD_HEIGHT = "327px"
 COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the composed tags
 #: ``tags`` absent = every tag; ``compose`` = the tags drawn together (two or more).
-STATE = UrlState(Text("train_id"), Tags("tags"), Text("filter"), AXIS, SMOOTHING,
-                 Int("page", 1, 1, MAX_PAGE), Tags("compose"), X_TAG, BEST_FLIP, LOG_X)
+STATE = UrlState(
+    Text("train_id"),
+    Tags("tags"),
+    Text("filter"),
+    AXIS,
+    SMOOTHING,
+    Int("page", 1, 1, MAX_PAGE),
+    Tags("compose"),
+    X_TAG,
+    BEST_FLIP,
+    LOG_X,
+)
 
 
 def chart_id(train_id: str, tag: str) -> str:
@@ -107,8 +117,12 @@ def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
         compose = composition(compose, all_tags)
     if state["x_tag"] not in all_tags:
         state["x_tag"] = ""  # a tag the job does not have: the step or time axis
-    return {**state, "selected": selected, "compose": compose,
-            "shown": visible_tags(all_tags, selected, state["filter"])}
+    return {
+        **state,
+        "selected": selected,
+        "compose": compose,
+        "shown": visible_tags(all_tags, selected, state["filter"]),
+    }
 
 
 def composition(tags: list[str] | None, all_tags: list[str]) -> list[str] | None:
@@ -120,13 +134,22 @@ def composition(tags: list[str] | None, all_tags: list[str]) -> list[str] | None
 
 def state_search(state: dict[str, Any], all_tags: list[str]) -> str:
     """The URL query of a page state (every tag selected: no ``tags``)."""
-    return STATE.search({**state, "tags": None if state["selected"] == all_tags
-                         else state["selected"]})
+    return STATE.search(
+        {**state, "tags": None if state["selected"] == all_tags else state["selected"]}
+    )
 
 
-def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: list[str] | None,
-               pattern: str | None, axis: str | None, smoothing: float | None,
-               compose: list[str] | None, x_tag: str | None = None) -> dict[str, Any]:
+def next_state(
+    state: dict[str, Any],
+    tags: list[str],
+    trigger: Any,
+    checked: list[str] | None,
+    pattern: str | None,
+    axis: str | None,
+    smoothing: float | None,
+    compose: list[str] | None,
+    x_tag: str | None = None,
+) -> dict[str, Any]:
     """The page state after the control ``trigger`` changed (the other arguments are the
     controls' values; ``checked`` = the names ticked in the picker's list). Tags hidden by the
     filter keep their selection; a change of the tags or the filter goes back to page 1;
@@ -158,13 +181,17 @@ def next_state(state: dict[str, Any], tags: list[str], trigger: Any, checked: li
     return state
 
 
-def threshold_of(ops: list[str | None], values: list[float | None],
-                 combine: str | None) -> dict[str, Any] | None:
+def threshold_of(
+    ops: list[str | None], values: list[float | None], combine: str | None
+) -> dict[str, Any] | None:
     """The threshold the form sets: its conditions (``ops[i]`` ">" or "<" with ``values[i]``)
     that have both an operator and a value, combined by ``combine`` ("and" when unset); None
     when no condition is complete (MindInsight's threshold dialog: one or two conditions)."""
-    conditions = [[op, float(value)] for op, value in zip(ops, values, strict=True)
-                  if op in (">", "<") and value is not None]
+    conditions = [
+        [op, float(value)]
+        for op, value in zip(ops, values, strict=True)
+        if op in (">", "<") and value is not None
+    ]
     if not conditions:
         return None
     return {"conditions": conditions, "combine": combine or "and"}
@@ -173,17 +200,26 @@ def threshold_of(ops: list[str | None], values: list[float | None],
 def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
     """Charts of the current page (the composed chart first) and the number of pages."""
     on_page, _unused, pages = page_of(state["shown"], state["page"], CHARTS_PER_PAGE)
-    charts = [ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
-              for tag in on_page]
+    charts = [
+        ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
+        for tag in on_page
+    ]
     if state["compose"]:
         composed = state["compose"]
         # Two tags: the second on a right-hand axis (their scales often differ, e.g. loss and
         # accuracy); more: one shared axis, as MindInsight draws its composition.
         right = len(composed) == 2
-        charts.insert(0, ChartSpec(
-            COMPOSE_PREFIX + "\x1f".join([train_id, *composed]), "  +  ".join(composed),
-            tuple(SeriesSpec(train_id, tag, tag, right_axis=right and i == 1)
-                  for i, tag in enumerate(composed))))
+        charts.insert(
+            0,
+            ChartSpec(
+                COMPOSE_PREFIX + "\x1f".join([train_id, *composed]),
+                "  +  ".join(composed),
+                tuple(
+                    SeriesSpec(train_id, tag, tag, right_axis=right and i == 1)
+                    for i, tag in enumerate(composed)
+                ),
+            ),
+        )
     return charts, pages
 
 
@@ -199,40 +235,58 @@ class GridContent:
     chart_ids: list[str]
 
 
-def grid_content(provider: DataProvider, train_id: str, state: dict[str, Any],
-                 tags: list[str], thresholds: dict | None,
-                 previews: bool = False) -> GridContent:
+def grid_content(
+    provider: DataProvider,
+    train_id: str,
+    state: dict[str, Any],
+    tags: list[str],
+    thresholds: dict | None,
+    previews: bool = False,
+) -> GridContent:
     """The grid of the page's layout and of its callback (``thresholds``: the browser's,
     {chart id: threshold}; None when not known yet, as when the layout is built).
     ``previews``: the cards of the first row hold their chart drawn on the server (the page's
     first paint, :func:`first_paint`)."""
     charts, pages = chart_specs(train_id, state)
     total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
-        shown=len(state["shown"]), count=len(tags))
+        shown=len(state["shown"]), count=len(tags)
+    )
     page = f"{min(state['page'], pages)} / {pages}"
     plan = chart_plan(provider, charts, state["x_tag"])
     ids = [chart.chart_id for chart in charts]
     if not charts:
-        message = (_("No scalar in this job yet.") if not tags else
-                   _("No tag selected: pick tags above, or clear the filter."))
-        return GridContent(html.Div(message, className="di-panel di-empty"), total, page, plan,
-                           ids)
+        message = (
+            _("No scalar in this job yet.")
+            if not tags
+            else _("No tag selected: pick tags above, or clear the filter.")
+        )
+        return GridContent(html.Div(message, className="di-panel di-empty"), total, page, plan, ids)
     flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
     plans = {entry["id"]: entry for entry in plan["charts"]}
-    cards = [chart_card(chart, with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX),
-                        threshold=threshold_text((thresholds or {}).get(chart.chart_id)),
-                        flipped=chart.chart_id in flipped, log_x=chart.chart_id in log_x,
-                        preview=chart_preview(provider, plans[chart.chart_id], state)
-                        if previews and i < FIRST_CARDS else None)
-             for i, chart in enumerate(charts)]
+    cards = [
+        chart_card(
+            chart,
+            with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX),
+            threshold=threshold_text((thresholds or {}).get(chart.chart_id)),
+            flipped=chart.chart_id in flipped,
+            log_x=chart.chart_id in log_x,
+            preview=chart_preview(provider, plans[chart.chart_id], state)
+            if previews and i < FIRST_CARDS
+            else None,
+        )
+        for i, chart in enumerate(charts)
+    ]
     if previews:
         # A first paint shows a screen or two: the cards below would only cost the browser
         # style and layout work before Dash starts (the page's own cards follow them).
-        cards = cards[:2 * CARD_ROW]
+        cards = cards[: 2 * CARD_ROW]
     else:
-        cards = [card if i < FIRST_CARDS else deferred_children(card, CARD_HEIGHT, CARD_ROW,
-                                                                keep=_is_title)
-                 for i, card in enumerate(cards)]
+        cards = [
+            card
+            if i < FIRST_CARDS
+            else deferred_children(card, CARD_HEIGHT, CARD_ROW, keep=_is_title)
+            for i, card in enumerate(cards)
+        ]
     return GridContent(cards, total, page, plan, ids)
 
 
@@ -253,19 +307,26 @@ def export_links(app: dash.Dash, train_id: str, state: dict[str, Any]) -> tuple[
     return link("csv"), link("json")
 
 
-def chart_preview(provider: DataProvider, plan: dict[str, Any],
-                  state: dict[str, Any]) -> Raw | None:
+def chart_preview(
+    provider: DataProvider, plan: dict[str, Any], state: dict[str, Any]
+) -> Raw | None:
     """A chart of the page drawn on the server (:mod:`.preview`) from its ``plan`` entry
     (:func:`~.charts.chart_plan`), at :data:`PREVIEW_POINTS`; None for what it does not draw
     (a composition, an absolute time or tag's axis, a log x axis) or cannot read."""
     series = plan["series"]
-    if len(series) != 1 or plan["problems"] or state["axis"] not in ("step", "relative") \
-            or state["x_tag"] or plan["id"] in set(state["log_x"] or ()):
+    if (
+        len(series) != 1
+        or plan["problems"]
+        or state["axis"] not in ("step", "relative")
+        or state["x_tag"]
+        or plan["id"] in set(state["log_x"] or ())
+    ):
         return None
     spec = series[0]
     try:
-        window = provider.read_scalar_window(spec["train_id"], spec["tag"], None, None,
-                                             PREVIEW_POINTS)
+        window = provider.read_scalar_window(
+            spec["train_id"], spec["tag"], None, None, PREVIEW_POINTS
+        )
     except DataError:
         return None
     points = window.series
@@ -278,18 +339,23 @@ def chart_preview(provider: DataProvider, plan: dict[str, Any],
     if plan["id"] in set(state["best_flip"] or ()):
         direction = "min" if direction == "max" else "max"
     best = (spec["best"] or {}).get(direction)
-    best_at = None if best is None else (
-        (best["wall"] - start if relative else best["step"]), best["value"])
+    best_at = (
+        None
+        if best is None
+        else ((best["wall"] - start if relative else best["step"]), best["value"])
+    )
     note = ""
     if len(points) < spec["total"]:
-        note = _("{shown} of {total} points drawn").format(shown=len(points),
-                                                            total=spec["total"])
+        note = _("{shown} of {total} points drawn").format(shown=len(points), total=spec["total"])
         if state["smoothing"] > 0:
             note += _(" (smoothed as drawn)")
     markup = preview_html(
         [PreviewLine(x, points.value.astype(np.float64), spec["colour"] or PALETTE[0], best_at)],
-        state["smoothing"], _("relative time (s)") if relative else _("step"), note,
-        dark=request_theme() == "dark")
+        state["smoothing"],
+        _("relative time (s)") if relative else _("step"),
+        note,
+        dark=request_theme() == "dark",
+    )
     return Raw(markup) if markup else None
 
 
@@ -299,46 +365,85 @@ def first_paint(app: dash.Dash, service: DataService, params: dict[str, str]) ->
     return layout(app, service, params, previews=True)
 
 
-def layout(app: dash.Dash, service: DataService, params: dict[str, str],
-           previews: bool = False) -> html.Div:
+def layout(
+    app: dash.Dash, service: DataService, params: dict[str, str], previews: bool = False
+) -> html.Div:
     train_id = params.get("train_id", "")
     try:
         all_tags = service.provider.list_tags(train_id, "scalar")
     except DataError as error:
-        return html.Div(className="di-panel di-empty", children=[
-            html.P(str(error)), dcc.Link(_("Back to the summary list"),
-                                         href=app.get_relative_path("/"))])
+        return html.Div(
+            className="di-panel di-empty",
+            children=[
+                html.P(str(error)),
+                dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
+            ],
+        )
     state = page_state(params, all_tags)
     content = grid_content(service.provider, train_id, state, all_tags, None, previews)
     csv_link, json_link = export_links(app, train_id, state)
-    return html.Div([
-        job_page_head(
-            app, _("Scalars"), train_id,
-            html.A(_("Download CSV"), id="scalar-download-csv", href=csv_link,
-                   className="di-button secondary"),
-            html.A(_("Download JSON"), id="scalar-download-json", href=json_link,
-                   className="di-button secondary")),
-        job_notice(service.provider.job(train_id), "scalar-job-notice"),
-        html.Div(className="di-panel", children=[
-            picker("scalar-tags", _("Tag Selection"), all_tags, state["selected"],
-                   state["filter"]),
-            controls("scalars", state["axis"], state["smoothing"], all_tags, state["x_tag"]),
-            html.Div(className="di-toolbar", children=[
-                html.Span(_("Compose tags"), className="di-muted"),
-                dcc.Dropdown(id="compose-tags", options=all_tags, multi=True,
-                             className="di-compose", value=state["compose"] or [],
-                             placeholder=_("two or more tags")),
-                html.Button(_("Compose"), id="compose-apply", className="di-button"),
-                html.Button(_("Remove composition"), id="compose-remove",
-                            className="di-button secondary",
-                            style={} if state["compose"] else {"display": "none"}),
-            ]),
-        ]),
-        *chart_stores("scalars", content.plan),
-        threshold_form(),
-        html.Div(content.cards, id="scalar-grid", className="di-chart-grid"),
-        pager("scalar", texts=(content.total, content.page)),
-    ])
+    return html.Div(
+        [
+            job_page_head(
+                app,
+                _("Scalars"),
+                train_id,
+                html.A(
+                    _("Download CSV"),
+                    id="scalar-download-csv",
+                    href=csv_link,
+                    className="di-button secondary",
+                ),
+                html.A(
+                    _("Download JSON"),
+                    id="scalar-download-json",
+                    href=json_link,
+                    className="di-button secondary",
+                ),
+            ),
+            job_notice(service.provider.job(train_id), "scalar-job-notice"),
+            html.Div(
+                className="di-panel",
+                children=[
+                    picker(
+                        "scalar-tags",
+                        _("Tag Selection"),
+                        all_tags,
+                        state["selected"],
+                        state["filter"],
+                    ),
+                    controls(
+                        "scalars", state["axis"], state["smoothing"], all_tags, state["x_tag"]
+                    ),
+                    html.Div(
+                        className="di-toolbar",
+                        children=[
+                            html.Span(_("Compose tags"), className="di-muted"),
+                            dcc.Dropdown(
+                                id="compose-tags",
+                                options=all_tags,
+                                multi=True,
+                                className="di-compose",
+                                value=state["compose"] or [],
+                                placeholder=_("two or more tags"),
+                            ),
+                            html.Button(_("Compose"), id="compose-apply", className="di-button"),
+                            html.Button(
+                                _("Remove composition"),
+                                id="compose-remove",
+                                className="di-button secondary",
+                                style={} if state["compose"] else {"display": "none"},
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+            *chart_stores("scalars", content.plan),
+            threshold_form(),
+            html.Div(content.cards, id="scalar-grid", className="di-chart-grid"),
+            pager("scalar", texts=(content.total, content.page)),
+        ]
+    )
 
 
 def register(app: dash.Dash, service: DataService) -> None:
@@ -362,18 +467,32 @@ def register(app: dash.Dash, service: DataService) -> None:
     @app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs("scalar-tags"),
-        Input(IDS["axis"], "value"), Input(IDS["smoothing"], "value"),
-        Input("scalar-prev", "n_clicks"), Input("scalar-next", "n_clicks"),
-        Input("compose-apply", "n_clicks"), Input("compose-remove", "n_clicks"),
+        Input(IDS["axis"], "value"),
+        Input(IDS["smoothing"], "value"),
+        Input("scalar-prev", "n_clicks"),
+        Input("scalar-next", "n_clicks"),
+        Input("compose-apply", "n_clicks"),
+        Input("compose-remove", "n_clicks"),
         Input(IDS["xtag"], "value"),
         State("compose-tags", "value"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
-                        axis: str, smoothing: float | None, _prev: Any, _next: Any,
-                        _compose: Any, _remove: Any, x_tag: str | None,
-                        composed: list[str] | None, search: str | None) -> Any:
+    def controls_to_url(
+        rows: Any,
+        _all: Any,
+        _none: Any,
+        pattern: str | None,
+        axis: str,
+        smoothing: float | None,
+        _prev: Any,
+        _next: Any,
+        _compose: Any,
+        _remove: Any,
+        x_tag: str | None,
+        composed: list[str] | None,
+        search: str | None,
+    ) -> Any:
         if len(ctx.triggered) > 1 or picker_button_drawn():
             # Dash calls this once when the page's controls appear (the tag list filled from
             # the URL), with every input in ctx.triggered: triggered_id is then just the first,
@@ -381,40 +500,69 @@ def register(app: dash.Dash, service: DataService) -> None:
             # changes one input; here nothing changed, the URL holds the state already.
             return dash.no_update
         _unused, state, tags = current(search)
-        if echoed(ctx.triggered_id, "scalar-tags", checked_names(rows), tags, state["selected"],
-                  state["filter"]):
+        if echoed(
+            ctx.triggered_id,
+            "scalar-tags",
+            checked_names(rows),
+            tags,
+            state["selected"],
+            state["filter"],
+        ):
             return dash.no_update
-        state = next_state(state, tags, ctx.triggered_id, checked_names(rows), pattern, axis,
-                           smoothing, composed, x_tag)
+        state = next_state(
+            state,
+            tags,
+            ctx.triggered_id,
+            checked_names(rows),
+            pattern,
+            axis,
+            smoothing,
+            composed,
+            x_tag,
+        )
         new = state_search(state, tags)
         return dash.no_update if same_search(new, search) else new
 
     @app.callback(
         Output("compose-remove", "style"),
-        Output("scalar-download-csv", "href"), Output("scalar-download-json", "href"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Output("scalar-download-csv", "href"),
+        Output("scalar-download-json", "href"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         prevent_initial_call=True,  # the layout has them
     )
     def downloads(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
         """The export links name the tags drawn."""
         train_id, state, _unused = current(search)
-        return ({} if state["compose"] else {"display": "none"},
-                *export_links(app, train_id, state))
+        return (
+            {} if state["compose"] else {"display": "none"},
+            *export_links(app, train_id, state),
+        )
 
     @app.callback(
-        Output("scalar-grid", "children"), Output("scalar-total", "children"),
-        Output("scalar-page", "children"), Output(IDS["data"], "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
+        Output("scalar-grid", "children"),
+        Output("scalar-total", "children"),
+        Output("scalar-page", "children"),
+        Output(IDS["data"], "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         # The cards, filled or not yet (deferred_children: their graph slots come later).
-        State({"type": "chart-card", "chart": ALL}, "id"), State(IDS["data"], "data"),
+        State({"type": "chart-card", "chart": ALL}, "id"),
+        State(IDS["data"], "data"),
         State(IDS["thresholds"], "data"),
         # The page's layout holds the first grid and plan: no round trip before the charts.
         prevent_initial_call=True,
     )
-    def grid(search: str | None, _ticks: Any, _clicks: Any, shown: list[dict],
-             drawn: dict | None, thresholds: dict | None) -> tuple:
+    def grid(
+        search: str | None,
+        _ticks: Any,
+        _clicks: Any,
+        shown: list[dict],
+        drawn: dict | None,
+        thresholds: dict | None,
+    ) -> tuple:
         """Card frames and their plan in one answer, without points: the browser fetches each
         chart's points when it comes on screen and draws it as they arrive."""
         train_id, state, tags = current(search)
@@ -429,10 +577,12 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     app.clientside_callback(
         ClientsideFunction(namespace="scalarThresholds", function_name="form"),
-        Output("th-target", "data"), Output("th-form", "hidden"),
+        Output("th-target", "data"),
+        Output("th-form", "hidden"),
         Output("th-form-title", "children"),
         Input({"type": "th-open", "chart": ALL}, "n_clicks"),
-        Input("th-apply", "n_clicks"), Input("th-cancel", "n_clicks"),
+        Input("th-apply", "n_clicks"),
+        Input("th-cancel", "n_clicks"),
         State({"type": "th-open", "chart": ALL}, "id"),
         State({"type": "th-open", "chart": ALL}, "value"),
         prevent_initial_call=True,
@@ -446,18 +596,32 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     @app.callback(
         Output(IDS["thresholds"], "data"),
-        Input("th-apply", "n_clicks"), Input("th-delete-request", "data"),
-        State("th-op-1", "value"), State("th-value-1", "value"),
-        State("th-op-2", "value"), State("th-value-2", "value"),
-        State("th-combine", "value"), State("th-all", "value"),
-        State("th-target", "data"), State(IDS["thresholds"], "data"),
+        Input("th-apply", "n_clicks"),
+        Input("th-delete-request", "data"),
+        State("th-op-1", "value"),
+        State("th-value-1", "value"),
+        State("th-op-2", "value"),
+        State("th-value-2", "value"),
+        State("th-combine", "value"),
+        State("th-all", "value"),
+        State("th-target", "data"),
+        State(IDS["thresholds"], "data"),
         State("url", "search"),
         prevent_initial_call=True,
     )
-    def thresholds(applied: Any, delete: dict | None, op1: str | None, value1: float | None,
-                   op2: str | None, value2: float | None, combine: str | None,
-                   to_all: list | None, target: str | None, stored: dict | None,
-                   search: str | None) -> Any:
+    def thresholds(
+        applied: Any,
+        delete: dict | None,
+        op1: str | None,
+        value1: float | None,
+        op2: str | None,
+        value2: float | None,
+        combine: str | None,
+        to_all: list | None,
+        target: str | None,
+        stored: dict | None,
+        search: str | None,
+    ) -> Any:
         """Apply the form to its chart (or to every selected tag), or drop a chart's
         threshold; the browser keeps them ({chart id: threshold})."""
         stored = dict(stored or {})

@@ -11,8 +11,10 @@ PLUGIN: Plugin[DataService] = Plugin(
     name="scalars",
     service=data_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register, page.first_paint),
-           Page(compare_page.PATH, compare_page.layout, compare_page.register)),
+    pages=(
+        Page(page.PATH, page.layout, page.register, page.first_paint),
+        Page(compare_page.PATH, compare_page.layout, compare_page.register),
+    ),
     cards=(Card("card-scalar", lazy_gettext("Scalars"), page.PATH, cards.scalar_card),),
     nav=(NavLink(lazy_gettext("Comparison"), compare_page.PATH, rank=20),),
     compare_tabs=(NavLink(lazy_gettext("Scalar Comparison"), compare_page.PATH, rank=10),),

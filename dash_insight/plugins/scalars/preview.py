@@ -110,22 +110,28 @@ def y_label_chars(axis: AxisRange) -> int:
     return max(len(tick_text(t, axis.step, top)) for t in ticks)
 
 
-def preview_html(lines: Sequence[PreviewLine], smoothing: float, x_title: str,
-                 note: str = "", dark: bool = False) -> str:
+def preview_html(
+    lines: Sequence[PreviewLine], smoothing: float, x_title: str, note: str = "", dark: bool = False
+) -> str:
     """The chart as HTML: a ``div.di-chart-preview`` of :data:`HEIGHT_PX` holding the plot
     area (grid lines and lines in one SVG), the tick labels, the x axis title, the best
     points' stars and ``note`` (top right); "" when no line has a finite point."""
     finite = [line.y[np.isfinite(line.y)] for line in lines]
     if not lines or not any(len(f) for f in finite):
         return ""
-    y_range = nice_range(min(float(f.min()) for f in finite if len(f)),
-                         max(float(f.max()) for f in finite if len(f)))
-    x_range = x_axis(min(float(line.x[0]) for line in lines if len(line.x)),
-                     max(float(line.x[-1]) for line in lines if len(line.x)))
+    y_range = nice_range(
+        min(float(f.min()) for f in finite if len(f)), max(float(f.max()) for f in finite if len(f))
+    )
+    x_range = x_axis(
+        min(float(line.x[0]) for line in lines if len(line.x)),
+        max(float(line.x[-1]) for line in lines if len(line.x)),
+    )
     text, grid = TEXT_COLOUR[dark], GRID_COLOUR[dark]
     left = 14 + math.ceil(6.5 * y_label_chars(y_range))
-    svg = [f'<svg width="100%" height="100%" viewBox="0 0 {UNITS} {UNITS}" '
-           'preserveAspectRatio="none" style="position:absolute;inset:0;overflow:visible">']
+    svg = [
+        f'<svg width="100%" height="100%" viewBox="0 0 {UNITS} {UNITS}" '
+        'preserveAspectRatio="none" style="position:absolute;inset:0;overflow:visible">'
+    ]
     labels: list[str] = []
     for axis, across in ((y_range, False), (x_range, True)):
         grid_lines, tick_labels = _axis_marks(axis, across, grid)
@@ -134,25 +140,32 @@ def preview_html(lines: Sequence[PreviewLine], smoothing: float, x_title: str,
     for line in lines:
         drawn = smooth_ema(line.y, smoothing)
         if smoothing > 0:
-            svg.append(_stroke(line_path(line.x, line.y, x_range, y_range), line.colour, 1,
-                               0.25))
+            svg.append(_stroke(line_path(line.x, line.y, x_range, y_range), line.colour, 1, 0.25))
         svg.append(_stroke(line_path(line.x, drawn, x_range, y_range), line.colour, 1.8, 1))
         if line.best is not None and all(math.isfinite(v) for v in line.best):
             bx = float(_place(np.array([line.best[0]]), x_range, False)[0])
             by = float(_place(np.array([line.best[1]]), y_range, True)[0])
-            labels.append(f'<span style="position:absolute;left:{bx / 10:.2f}%;'
-                          f'top:{by / 10:.2f}%;transform:translate(-50%,-50%);'
-                          f'font-size:14px;color:{line.colour}">\u2605</span>')
+            labels.append(
+                f'<span style="position:absolute;left:{bx / 10:.2f}%;'
+                f"top:{by / 10:.2f}%;transform:translate(-50%,-50%);"
+                f'font-size:14px;color:{line.colour}">\u2605</span>'
+            )
     svg.append("</svg>")
-    labels.append('<span style="position:absolute;top:calc(100% + 19px);left:50%;'
-                  f'transform:translateX(-50%);font-size:10px">{html.escape(x_title)}</span>')
+    labels.append(
+        '<span style="position:absolute;top:calc(100% + 19px);left:50%;'
+        f'transform:translateX(-50%);font-size:10px">{html.escape(x_title)}</span>'
+    )
     if note:
-        labels.append('<span style="position:absolute;right:0;bottom:calc(100% + 6px);'
-                      f'font-size:10px;white-space:nowrap">{html.escape(note)}</span>')
-    return (f'<div class="di-chart-preview" style="position:relative;height:{HEIGHT_PX}px;'
-            f'font:11px {html.escape(FONT)};color:{text}">'
-            f'<div style="position:absolute;left:{left}px;right:{RIGHT_PX}px;top:{TOP_PX}px;'
-            f'bottom:{BOTTOM_PX}px">{"".join(svg)}{"".join(labels)}</div></div>')
+        labels.append(
+            '<span style="position:absolute;right:0;bottom:calc(100% + 6px);'
+            f'font-size:10px;white-space:nowrap">{html.escape(note)}</span>'
+        )
+    return (
+        f'<div class="di-chart-preview" style="position:relative;height:{HEIGHT_PX}px;'
+        f'font:11px {html.escape(FONT)};color:{text}">'
+        f'<div style="position:absolute;left:{left}px;right:{RIGHT_PX}px;top:{TOP_PX}px;'
+        f'bottom:{BOTTOM_PX}px">{"".join(svg)}{"".join(labels)}</div></div>'
+    )
 
 
 def _axis_marks(axis: AxisRange, across: bool, grid: str) -> tuple[list[str], list[str]]:
@@ -165,19 +178,29 @@ def _axis_marks(axis: AxisRange, across: bool, grid: str) -> tuple[list[str], li
         at = float(_place(np.array([tick]), axis, not across)[0])
         text = tick_text(tick, axis.step, top)
         if across:
-            lines.append(f'<path d="M{at:.1f} 0V{UNITS}" stroke="{grid}" '
-                         'vector-effect="non-scaling-stroke"/>')
-            labels.append('<span style="position:absolute;top:calc(100% + 4px);'
-                          f'left:{at / 10:.2f}%;transform:translateX(-50%)">{text}</span>')
+            lines.append(
+                f'<path d="M{at:.1f} 0V{UNITS}" stroke="{grid}" '
+                'vector-effect="non-scaling-stroke"/>'
+            )
+            labels.append(
+                '<span style="position:absolute;top:calc(100% + 4px);'
+                f'left:{at / 10:.2f}%;transform:translateX(-50%)">{text}</span>'
+            )
         else:
-            lines.append(f'<path d="M0 {at:.1f}H{UNITS}" stroke="{grid}" '
-                         'vector-effect="non-scaling-stroke"/>')
-            labels.append('<span style="position:absolute;right:calc(100% + 6px);'
-                          f'top:{at / 10:.2f}%;transform:translateY(-50%)">{text}</span>')
+            lines.append(
+                f'<path d="M0 {at:.1f}H{UNITS}" stroke="{grid}" '
+                'vector-effect="non-scaling-stroke"/>'
+            )
+            labels.append(
+                '<span style="position:absolute;right:calc(100% + 6px);'
+                f'top:{at / 10:.2f}%;transform:translateY(-50%)">{text}</span>'
+            )
     return lines, labels
 
 
 def _stroke(path: str, colour: str, width: float, opacity: float) -> str:
-    return (f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}" '
-            f'stroke-opacity="{opacity}" stroke-linejoin="round" '
-            'vector-effect="non-scaling-stroke"/>')
+    return (
+        f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}" '
+        f'stroke-opacity="{opacity}" stroke-linejoin="round" '
+        'vector-effect="non-scaling-stroke"/>'
+    )

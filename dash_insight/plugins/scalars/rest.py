@@ -57,8 +57,10 @@ ANSWER_CACHE_SHARE = 8
 
 
 def routes(service: DataService) -> list[Route]:
-    views = _ScalarViews(service.provider, AnswerCache(
-        service.provider, service.settings.cache_bytes // ANSWER_CACHE_SHARE))
+    views = _ScalarViews(
+        service.provider,
+        AnswerCache(service.provider, service.settings.cache_bytes // ANSWER_CACHE_SHARE),
+    )
     return [
         Route("datavisual/scalar/metadata", views.scalar_metadata),
         Route("datavisual/scalars", views.scalars),
@@ -92,15 +94,19 @@ def step_range() -> StepRange:
     max_points = optional_int("max_points", MIN_POINTS)
     if start is not None and end is not None and start > end:
         raise errors.param_value_error(
-            f"start_step ({start}) must not be greater than end_step ({end}).")
+            f"start_step ({start}) must not be greater than end_step ({end})."
+        )
     return StepRange(start, end, max_points)
 
 
 def _metadata_columns(series: ScalarSeries) -> list[tuple[str, np.ndarray]]:
     """MindInsight's point keys and order; values as float64 of the stored float32 (its
     ``float(np.float32)``), NaN/±inf as null."""
-    return [("wall_time", series.wall_time), ("step", series.step),
-            ("value", series.value.astype(np.float64))]
+    return [
+        ("wall_time", series.wall_time),
+        ("step", series.step),
+        ("value", series.value.astype(np.float64)),
+    ]
 
 
 def metadata_points(series: ScalarSeries) -> Iterator[bytes]:
@@ -114,9 +120,11 @@ def csv_chunks(train_id: str, tag: str, series: ScalarSeries) -> Iterator[bytes]
     """The CSV rows of a series in chunks of :data:`STREAM_POINTS` rows."""
     size = http.STREAM_POINTS
     for start in range(0, len(series), size):
-        part = ScalarSeries(step=series.step[start:start + size],
-                            wall_time=series.wall_time[start:start + size],
-                            value=series.value[start:start + size])
+        part = ScalarSeries(
+            step=series.step[start : start + size],
+            wall_time=series.wall_time[start : start + size],
+            value=series.value[start : start + size],
+        )
         yield csv_series(train_id, tag, part).encode()
 
 
@@ -159,8 +167,15 @@ class AnswerCache:
         self.provider = provider
         self.lru = ByteLRU(max_bytes)
 
-    def part(self, shape: str, train_id: str, tag: str, raw_tag: str, wanted: StepRange,
-             read: Callable[[], ScalarWindow]) -> Part:
+    def part(
+        self,
+        shape: str,
+        train_id: str,
+        tag: str,
+        raw_tag: str,
+        wanted: StepRange,
+        read: Callable[[], ScalarWindow],
+    ) -> Part:
         """The window ``read()`` returns, encoded in ``shape``, from the cache when the job has
         not changed since it was kept."""
         key = (shape, train_id, tag, raw_tag, wanted, self.provider.version_key(train_id))
@@ -169,8 +184,11 @@ class AnswerCache:
             found = read()
             if len(found.series) > http.STREAM_POINTS:
                 return found
-            return Encoded(b"".join(ENCODINGS[shape](train_id, tag, found.series)),
-                           len(found.series), found.points_in_range)
+            return Encoded(
+                b"".join(ENCODINGS[shape](train_id, tag, found.series)),
+                len(found.series),
+                found.points_in_range,
+            )
 
         return self.lru.get_or_compute(key, encode, keep=lambda part: isinstance(part, Encoded))
 
@@ -198,8 +216,11 @@ def missing_suffix_hint(requested: Sequence[str], stored: set[str]) -> str | Non
     bare = [tag for tag in requested if stored_tag(tag, Plugin.SCALAR) is None and tag in stored]
     if not bare:
         return None
-    return ("scalar tags carry a '/scalar' suffix in the REST API: "
-            + ", ".join(f"tag={tag}/{Plugin.SCALAR}" for tag in bare) + " was probably meant")
+    return (
+        "scalar tags carry a '/scalar' suffix in the REST API: "
+        + ", ".join(f"tag={tag}/{Plugin.SCALAR}" for tag in bare)
+        + " was probably meant"
+    )
 
 
 class _ScalarViews:
@@ -208,13 +229,14 @@ class _ScalarViews:
         self.answers = answers
 
     def _window(self, train_id: str, raw_tag: str, wanted: StepRange) -> ScalarWindow:
-        return self.provider.read_scalar_window(train_id, raw_tag, wanted.start_step,
-                                                wanted.end_step, wanted.max_points)
+        return self.provider.read_scalar_window(
+            train_id, raw_tag, wanted.start_step, wanted.end_step, wanted.max_points
+        )
 
-    def _part(self, shape: str, train_id: str, tag: str, raw_tag: str,
-              wanted: StepRange) -> Part:
-        return self.answers.part(shape, train_id, tag, raw_tag, wanted,
-                                 lambda: self._window(train_id, raw_tag, wanted))
+    def _part(self, shape: str, train_id: str, tag: str, raw_tag: str, wanted: StepRange) -> Part:
+        return self.answers.part(
+            shape, train_id, tag, raw_tag, wanted, lambda: self._window(train_id, raw_tag, wanted)
+        )
 
     def scalar_metadata(self) -> Response:
         """``GET /datavisual/scalar/metadata?train_id=&tag=[&start_step=&end_step=&max_points=]``
@@ -262,8 +284,9 @@ class _ScalarViews:
                 if raw is None or raw not in known:
                     continue
                 try:
-                    found.append((train_id, tag, self._part("metadata", train_id, tag, raw,
-                                                            wanted)))
+                    found.append(
+                        (train_id, tag, self._part("metadata", train_id, tag, raw, wanted))
+                    )
                 except (TagNotFound, JobNotFound):
                     continue
 
@@ -271,7 +294,9 @@ class _ScalarViews:
             yield b'{"scalars":['
             for i, (train_id, tag, window) in enumerate(found):
                 yield (b"," if i else b"") + b'{"train_id":%b,"tag":%b,"values":' % (
-                    orjson.dumps(train_id), orjson.dumps(tag))
+                    orjson.dumps(train_id),
+                    orjson.dumps(tag),
+                )
                 yield from _window_pieces(train_id, tag, window, wanted)
                 yield b"}"
             yield b"]"
@@ -303,12 +328,21 @@ class _ScalarViews:
             if x_tag is not None:
                 raw_x = x_tag if x_tag in known else stored_tag(x_tag, Plugin.SCALAR)
                 # Both tags within the window only (every point of it: the unplaced count).
-                x_series = (self.provider.read_scalar_window(
-                    train_id, raw_x, wanted.start_step, wanted.end_step).series
-                    if raw_x is not None and raw_x in known else None)
-                x = x_columns(found, self.provider.read_scalar_window(
-                    train_id, raw, wanted.start_step, wanted.end_step).series, wanted,
-                    x_series)
+                x_series = (
+                    self.provider.read_scalar_window(
+                        train_id, raw_x, wanted.start_step, wanted.end_step
+                    ).series
+                    if raw_x is not None and raw_x in known
+                    else None
+                )
+                x = x_columns(
+                    found,
+                    self.provider.read_scalar_window(
+                        train_id, raw, wanted.start_step, wanted.end_step
+                    ).series,
+                    wanted,
+                    x_series,
+                )
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
         return Response(chart_columns(found, x), mimetype="application/json")
@@ -332,7 +366,8 @@ class _ScalarViews:
         fmt = request.args.get("format", "csv").lower()
         if fmt not in ("csv", "json"):
             raise errors.param_value_error(
-                f"format must be 'csv' or 'json', got {request.args.get('format')!r}.")
+                f"format must be 'csv' or 'json', got {request.args.get('format')!r}."
+            )
         for tag in tags:
             check_tag(tag)
         wanted = step_range()
@@ -349,18 +384,24 @@ class _ScalarViews:
         missing = [tag for tag in tags if tag not in seen_tags]
         if missing:
             raise errors.scalar_not_exist(
-                f"none of the requested train jobs has the scalar tag(s) {missing}.")
+                f"none of the requested train jobs has the scalar tag(s) {missing}."
+            )
         filename = _export_filename(train_ids, tags, fmt)
         headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
         points = sum(part_points(part) for _, _, part in found)
         if fmt == "json":
+
             def entries() -> Iterator[bytes]:
                 yield b"["
                 for i, (train_id, tag, part) in enumerate(found):
                     if i:
                         yield b","
-                    yield from json_entry(train_id, tag, part_pieces(fmt, train_id, tag, part),
-                                          part.points_in_range if wanted.given else None)
+                    yield from json_entry(
+                        train_id,
+                        tag,
+                        part_pieces(fmt, train_id, tag, part),
+                        part.points_in_range if wanted.given else None,
+                    )
                 yield b"]"
 
             response = json_bytes_response(entries(), points)
@@ -376,8 +417,9 @@ class _ScalarViews:
         return Response(body, mimetype="text/csv", headers=headers)
 
 
-def x_columns(found: ScalarWindow, full: ScalarSeries, wanted: StepRange,
-              x_series: ScalarSeries | None) -> dict[str, object]:
+def x_columns(
+    found: ScalarWindow, full: ScalarSeries, wanted: StepRange, x_series: ScalarSeries | None
+) -> dict[str, object]:
     """``{"x": [...], "x_unplaced": n}`` of a window drawn against another tag: the x tag's
     value at each point's step (null where it has none: :func:`~.x_tag.values_at_steps`) and
     how many points of the whole range (``full`` within ``wanted``'s steps, not only those
@@ -390,8 +432,10 @@ def x_columns(found: ScalarWindow, full: ScalarSeries, wanted: StepRange,
     if x_series is None:
         return {"x": [None] * len(found.series), "x_unplaced": len(steps)}
     x = values_at_steps(found.series.step, x_series.step, x_series.value)
-    return {"x": [None if np.isnan(v) else v for v in x.tolist()],
-            "x_unplaced": unplaced(steps, x_series.step, x_series.value)}
+    return {
+        "x": [None if np.isnan(v) else v for v in x.tolist()],
+        "x_unplaced": unplaced(steps, x_series.step, x_series.value),
+    }
 
 
 def chart_columns(found: ScalarWindow, x: dict[str, object] | None = None) -> bytes:
@@ -405,11 +449,18 @@ def chart_columns(found: ScalarWindow, x: dict[str, object] | None = None) -> by
     value = series.value.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(value))
     kinds = ["nan" if np.isnan(v) else ("inf" if v > 0 else "-inf") for v in value[bad]]
-    return orjson.dumps({"step": series.step, "wall": series.wall_time, "y": value,
-                         "nonfinite": [[int(i), kind] for i, kind in zip(bad.tolist(), kinds,
-                                                                          strict=True)],
-                         "shown": len(series), "total": found.points_in_range, **(x or {})},
-                        option=orjson.OPT_SERIALIZE_NUMPY)
+    return orjson.dumps(
+        {
+            "step": series.step,
+            "wall": series.wall_time,
+            "y": value,
+            "nonfinite": [[int(i), kind] for i, kind in zip(bad.tolist(), kinds, strict=True)],
+            "shown": len(series),
+            "total": found.points_in_range,
+            **(x or {}),
+        },
+        option=orjson.OPT_SERIALIZE_NUMPY,
+    )
 
 
 def _filename_part(text: str) -> str:

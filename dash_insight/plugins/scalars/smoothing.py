@@ -35,8 +35,9 @@ def smooth_ema(values: np.ndarray, weight: float) -> np.ndarray:
 THRESHOLD_OPERATORS = {">": np.greater, "<": np.less}
 
 
-def threshold_mask(values: np.ndarray, conditions: list[tuple[str, float]],
-                   combine: str = "and") -> np.ndarray:
+def threshold_mask(
+    values: np.ndarray, conditions: list[tuple[str, float]], combine: str = "and"
+) -> np.ndarray:
     """Which points a MindInsight-style threshold highlights: each condition is
     (``">"`` or ``"<"``, value); ``combine`` ``"and"`` needs all of them, ``"or"`` any.
     Non-finite points never match; no condition matches nothing."""

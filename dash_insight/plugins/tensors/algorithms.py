@@ -119,12 +119,12 @@ def parse_dims(spec: str, shape: tuple[int, ...]) -> tuple[int | slice, ...]:
         raise DimsError(f"Invalid dims: expected a string such as '[0, :, :]', got {spec!r}.")
     text = spec.strip()
     if not text:
-        raise DimsError("Invalid dims: the string is empty. Give one item per dimension, "
-                        "e.g. '[0, :, :]'.")
+        raise DimsError(
+            "Invalid dims: the string is empty. Give one item per dimension, e.g. '[0, :, :]'."
+        )
     if not (text.startswith("[") and text.endswith("]")) or len(text) < 2:
         raise DimsError(
-            f"Invalid dims {spec!r}: it must start with '[' and end with ']', "
-            "e.g. '[0, :, :]'."
+            f"Invalid dims {spec!r}: it must start with '[' and end with ']', e.g. '[0, :, :]'."
         )
     inner = text[1:-1].strip()
     items = inner.split(",") if inner else []
@@ -364,4 +364,3 @@ def encode_for_json(array: np.ndarray) -> Any:
     encoded[np.isposinf(values)] = "INF"
     encoded[np.isneginf(values)] = "-INF"
     return encoded.tolist()
-

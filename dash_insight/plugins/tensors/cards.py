@@ -19,10 +19,13 @@ from dash_insight.web.plugin import CardRequest
 def no_tensors() -> list[Any]:
     """The card of a job without tensors: how to record them."""
     return interpolate(
-        _("No tensor yet. In the training script, add {summary} or {add_value} to save tensor "
-          "data."),
+        _(
+            "No tensor yet. In the training script, add {summary} or {add_value} to save tensor "
+            "data."
+        ),
         summary=html.Code("ops.TensorSummary"),
-        add_value=html.Code("add_value('tensor', name, tensor)"))
+        add_value=html.Code("add_value('tensor', name, tensor)"),
+    )
 
 
 def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]:
@@ -42,24 +45,37 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
     except DataError as error:
         return html.Div(str(error), className="di-empty"), tag
     if corner.dtype.kind in "OUS":  # text (TensorBoard): the strings, uncoloured
-        table = html.Table(className="di-heat", children=[html.Tbody([
-            html.Tr([html.Td(str(v)) for v in row]) for row in corner.tolist()])])
+        table = html.Table(
+            className="di-heat",
+            children=[
+                html.Tbody([html.Tr([html.Td(str(v)) for v in row]) for row in corner.tolist()])
+            ],
+        )
         return table, f"{tag} · " + _("step {step} · shape {dims} · text").format(
-            step=step, dims=dims)
+            step=step, dims=dims
+        )
     finite = corner[np.isfinite(corner)] if corner.dtype.kind == "f" else corner.astype(float)
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
 
     def cell(value: Any) -> html.Td:
-        share = 0.5 if high == low or not np.isfinite(float(value)) else (
-            (float(value) - low) / (high - low))
+        share = (
+            0.5
+            if high == low or not np.isfinite(float(value))
+            else ((float(value) - low) / (high - low))
+        )
         colour = f"rgba(0, 165, 167, {0.1 + 0.5 * share:.2f})"
         # Five decimals of the exact value, as MindInsight's card and the tensor page's table
         # (a float16 1.0048828125 is 1.00488).
         text = str(value) if corner.dtype.kind in "biu" else f"{float(value):.5f}"
         return html.Td(text, style={"background": colour})
 
-    table = html.Table(className="di-heat", children=[
-        html.Tbody([html.Tr([cell(v) for v in row]) for row in corner.tolist()])])
-    return (html.Div([table], style={"display": "flex", "justifyContent": "center"}),
-            f"{tag} · " + _("step {step} · shape {dims}").format(step=step, dims=dims)
-            + f" · {meta.get('data_type', '')}")
+    table = html.Table(
+        className="di-heat",
+        children=[html.Tbody([html.Tr([cell(v) for v in row]) for row in corner.tolist()])],
+    )
+    return (
+        html.Div([table], style={"display": "flex", "justifyContent": "center"}),
+        f"{tag} · "
+        + _("step {step} · shape {dims}").format(step=step, dims=dims)
+        + f" · {meta.get('data_type', '')}",
+    )

@@ -80,36 +80,52 @@ MAX_DECIMALS = 10
 
 #: The statistics panel's labels (:func:`statistics_items` names them in English).
 STATISTIC_LABELS = {
-    "max": lazy_gettext("max"), "min": lazy_gettext("min"), "mean": lazy_gettext("mean"),
-    "count": lazy_gettext("count"), "type": lazy_gettext("type"), "true": lazy_gettext("true"),
-    "false": lazy_gettext("false"), "negative": lazy_gettext("negative"),
-    "zero": lazy_gettext("zero"), "positive": lazy_gettext("positive"),
+    "max": lazy_gettext("max"),
+    "min": lazy_gettext("min"),
+    "mean": lazy_gettext("mean"),
+    "count": lazy_gettext("count"),
+    "type": lazy_gettext("type"),
+    "true": lazy_gettext("true"),
+    "false": lazy_gettext("false"),
+    "negative": lazy_gettext("negative"),
+    "zero": lazy_gettext("zero"),
+    "positive": lazy_gettext("positive"),
 }
 
 
 def empty() -> list[Any]:
     """What a job without tensors shows: how to record them."""
     return interpolate(
-        _("This job has no tensor yet. In the training script, add {summary} in the network "
-          "or {add_value} to save tensor data (each value costs 4 bytes per step: keep tensors "
-          "small)."),
+        _(
+            "This job has no tensor yet. In the training script, add {summary} in the network "
+            "or {add_value} to save tensor data (each value costs 4 bytes per step: keep tensors "
+            "small)."
+        ),
         summary=html.Code("ops.TensorSummary()('name', x)"),
-        add_value=html.Code("SummaryRecord.add_value('tensor', name, tensor)"))
+        add_value=html.Code("SummaryRecord.add_value('tensor', name, tensor)"),
+    )
+
 
 #: ``view`` table / histogram; ``hview`` and ``axis`` of the histogram view; ``fmt`` and ``dec``
 #: of the table (applied in the browser); per tag, the step (``steps``) and the dims applied
 #: (``dims``) when not the defaults.
 STATE = per_tag_page.page_state(
-    Choice("view", "table", ("table", "histogram")), Choice("hview", "top", VIEWS),
-    Choice("axis", "step", AXES), Choice("fmt", "value", ("value", "sci")),
-    Int("dec", DEFAULT_DECIMALS, 0, MAX_DECIMALS), TagMap("steps"), TagMap("dims"))
+    Choice("view", "table", ("table", "histogram")),
+    Choice("hview", "top", VIEWS),
+    Choice("axis", "step", AXES),
+    Choice("fmt", "value", ("value", "sci")),
+    Int("dec", DEFAULT_DECIMALS, 0, MAX_DECIMALS),
+    TagMap("steps"),
+    TagMap("dims"),
+)
 
 
 # --- rendering -----------------------------------------------------------------------------------
 
 
-def table_view(queries: TensorQueries, train_id: str, tag: str, step: int, dims: str,
-               fmt: str, dec: int) -> tuple[Any, Any, str | None]:
+def table_view(
+    queries: TensorQueries, train_id: str, tag: str, step: int, dims: str, fmt: str, dec: int
+) -> tuple[Any, Any, str | None]:
     """(table or message, statistics, dims error) of one step with ``dims`` applied."""
     try:
         value = queries.tensor(train_id, tag, step)
@@ -118,17 +134,28 @@ def table_view(queries: TensorQueries, train_id: str, tag: str, step: int, dims:
         return html.Div(str(error), className="di-vt-message di-error-text"), None, None
     array = value.array
     kind = value_kind(array.dtype)
-    panel = html.Div(className="di-vt-stats", children=[
-        html.Span([f"{STATISTIC_LABELS.get(label, label)} ", html.B(text)])
-        for label, text in statistics_items(stats, kind)])
+    panel = html.Div(
+        className="di-vt-stats",
+        children=[
+            html.Span([f"{STATISTIC_LABELS.get(label, label)} ", html.B(text)])
+            for label, text in statistics_items(stats, kind)
+        ],
+    )
     shape = tuple(array.shape)
     try:
         count = selected_count(shape, dims)
     except DimsError as error:
         return dash.no_update, panel, str(error)
     if count > MAX_RESPONSE_VALUES:
-        return (html.Div(too_large_message(dims, count), className="di-vt-message di-warning",
-                         id={"type": "tensor-limit", "tag": tag}), panel, None)
+        return (
+            html.Div(
+                too_large_message(dims, count),
+                className="di-vt-message di-warning",
+                id={"type": "tensor-limit", "tag": tag},
+            ),
+            panel,
+            None,
+        )
     try:
         values = tensor_algorithms.slice_tensor(array, dims)
     except ResponseTooLargeError as error:  # counted above; kept for safety
@@ -140,20 +167,34 @@ def table_view(queries: TensorQueries, train_id: str, tag: str, step: int, dims:
     if kind == "s":  # text (TensorBoard's text summaries): wide, wrapped cells
         column_options = {"width": 480, "wrapText": True, "autoHeight": True}
     grid = dag.AgGrid(
-        id={"type": "tensor-grid", "tag": tag}, rowData=row_data, columnDefs=column_defs,
-        defaultColDef={**column_options, "sortable": False, "resizable": True,
-                       "suppressMovable": True, "cellDataType": False,
-                       "valueFormatter": VALUE_FORMATTER, "cellStyle": CELL_STYLE},
-        dashGridOptions={"context": grid_context(kind, fmt, dec, colour_scale(values)),
-                         "suppressCellFocus": False, "animateRows": False,
-                         "headerHeight": 28, "rowHeight": 26,
-                         "localeText": grid_locale_text(_("The slice has no values."))},
-        style={"height": "100%", "width": "100%"})
+        id={"type": "tensor-grid", "tag": tag},
+        rowData=row_data,
+        columnDefs=column_defs,
+        defaultColDef={
+            **column_options,
+            "sortable": False,
+            "resizable": True,
+            "suppressMovable": True,
+            "cellDataType": False,
+            "valueFormatter": VALUE_FORMATTER,
+            "cellStyle": CELL_STYLE,
+        },
+        dashGridOptions={
+            "context": grid_context(kind, fmt, dec, colour_scale(values)),
+            "suppressCellFocus": False,
+            "animateRows": False,
+            "headerHeight": 28,
+            "rowHeight": 26,
+            "localeText": grid_locale_text(_("The slice has no values.")),
+        },
+        style={"height": "100%", "width": "100%"},
+    )
     return html.Div(grid, className="di-vt-table"), panel, None
 
 
-def table_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any]
-               ) -> html.Section:
+def table_card(
+    queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any]
+) -> html.Section:
     """A table card: shape and type, dimension boxes, the table (filled by a callback),
     statistics, step slider."""
     steps = queries.provider.value_steps(train_id, Plugin.TENSOR, tag)
@@ -171,83 +212,158 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str,
     for axis, item in enumerate(dims_items(dims, len(shape))):
         if axis:
             boxes.append(html.Span(",", className="di-muted"))
-        boxes.append(html.Span(dcc.Input(
-            id={"type": "tensor-dim", "tag": tag, "axis": axis}, value=item, type="text",
-            debounce=False, n_submit=0),
-            title=_("dimension {number} of size {size}: an index (0, -1) or a slice (:, 2:5)"
-                    ).format(number=axis + 1, size=shape[axis])))
-    data = {"tag": tag, "steps": step_list, "walls": steps.wall_time.tolist(),
-            "default": default}
-    return html.Section(className="di-panel di-card di-vp-card di-vt-card",
-                        id={"type": "tensor-card", "tag": tag}, children=[
-        html.Div(className="di-card-head", children=[
-            html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Button(_("Full screen"), id={"type": "tensor-full", "tag": tag},
-                        title=_("Full screen"), className="di-link-button di-vp-full"),
-        ]),
-        html.Div(className="di-card-body", children=[
-            dcc.Store(id={"type": "tensor-data", **key}, data=data),
-            dcc.Store(id={"type": "tensor-applied", **key}, data=dims),
-            html.Div(className="di-vt-meta", children=[
-                html.Span([_("Shape: "), html.B(f"[{', '.join(str(d) for d in shape)}]")]),
-                html.Span([_("Data type: "), html.B(meta.get("data_type", "?"))]),
-                html.Span(id={"type": "tensor-step", **key}),
-            ]),
-            html.Div(className="di-vt-controls", children=[
-                html.Div(className="di-vt-dims", children=[
-                    html.Span(_("Dimension selection"), className="di-control-label",
-                              title=_("One box per dimension: an index, or a slice start:stop "
-                                      "(':' = all). At most two slices; at most 100,000 "
-                                      "values.")),
-                    html.Span("[", className="di-muted"), *boxes,
-                    html.Span("]", className="di-muted"),
-                    html.Button("✓", id={"type": "tensor-apply", **key},
-                                className="di-button secondary", title=_("Apply (or Enter)")),
-                    html.Button(_("Default"), id={"type": "tensor-reset", **key},
-                                className="di-link-button",
-                                title=_("Back to the default selection {dims}").format(
-                                    dims=default)),
-                ]),
-                html.Div(id={"type": "tensor-dims-error", **key}, className="di-error-text"),
-            ]),
-            dcc.Loading(html.Div(id={"type": "tensor-view", **key}), type="dot",
-                        delay_show=300),
-            html.Div(id={"type": "tensor-stats", **key}),
-            html.Div(dcc.Slider(id={"type": "tensor-slider", **key}, min=0,
-                                max=max(1, len(step_list) - 1), step=1, value=position,
-                                marks=None, allow_direct_input=False,
-                                disabled=len(step_list) < 2),
-                     className="di-vi-slider", title=_("Step")),
-        ]),
-    ])
+        boxes.append(
+            html.Span(
+                dcc.Input(
+                    id={"type": "tensor-dim", "tag": tag, "axis": axis},
+                    value=item,
+                    type="text",
+                    debounce=False,
+                    n_submit=0,
+                ),
+                title=_(
+                    "dimension {number} of size {size}: an index (0, -1) or a slice (:, 2:5)"
+                ).format(number=axis + 1, size=shape[axis]),
+            )
+        )
+    data = {"tag": tag, "steps": step_list, "walls": steps.wall_time.tolist(), "default": default}
+    return html.Section(
+        className="di-panel di-card di-vp-card di-vt-card",
+        id={"type": "tensor-card", "tag": tag},
+        children=[
+            html.Div(
+                className="di-card-head",
+                children=[
+                    html.Span(tag, title=tag, className="di-vp-tag"),
+                    html.Button(
+                        _("Full screen"),
+                        id={"type": "tensor-full", "tag": tag},
+                        title=_("Full screen"),
+                        className="di-link-button di-vp-full",
+                    ),
+                ],
+            ),
+            html.Div(
+                className="di-card-body",
+                children=[
+                    dcc.Store(id={"type": "tensor-data", **key}, data=data),
+                    dcc.Store(id={"type": "tensor-applied", **key}, data=dims),
+                    html.Div(
+                        className="di-vt-meta",
+                        children=[
+                            html.Span(
+                                [_("Shape: "), html.B(f"[{', '.join(str(d) for d in shape)}]")]
+                            ),
+                            html.Span([_("Data type: "), html.B(meta.get("data_type", "?"))]),
+                            html.Span(id={"type": "tensor-step", **key}),
+                        ],
+                    ),
+                    html.Div(
+                        className="di-vt-controls",
+                        children=[
+                            html.Div(
+                                className="di-vt-dims",
+                                children=[
+                                    html.Span(
+                                        _("Dimension selection"),
+                                        className="di-control-label",
+                                        title=_(
+                                            "One box per dimension: an index, or a slice "
+                                            "start:stop "
+                                            "(':' = all). At most two slices; at most 100,000 "
+                                            "values."
+                                        ),
+                                    ),
+                                    html.Span("[", className="di-muted"),
+                                    *boxes,
+                                    html.Span("]", className="di-muted"),
+                                    html.Button(
+                                        "✓",
+                                        id={"type": "tensor-apply", **key},
+                                        className="di-button secondary",
+                                        title=_("Apply (or Enter)"),
+                                    ),
+                                    html.Button(
+                                        _("Default"),
+                                        id={"type": "tensor-reset", **key},
+                                        className="di-link-button",
+                                        title=_("Back to the default selection {dims}").format(
+                                            dims=default
+                                        ),
+                                    ),
+                                ],
+                            ),
+                            html.Div(
+                                id={"type": "tensor-dims-error", **key}, className="di-error-text"
+                            ),
+                        ],
+                    ),
+                    dcc.Loading(
+                        html.Div(id={"type": "tensor-view", **key}), type="dot", delay_show=300
+                    ),
+                    html.Div(id={"type": "tensor-stats", **key}),
+                    html.Div(
+                        dcc.Slider(
+                            id={"type": "tensor-slider", **key},
+                            min=0,
+                            max=max(1, len(step_list) - 1),
+                            step=1,
+                            value=position,
+                            marks=None,
+                            allow_direct_input=False,
+                            disabled=len(step_list) < 2,
+                        ),
+                        className="di-vi-slider",
+                        title=_("Step"),
+                    ),
+                ],
+            ),
+        ],
+    )
 
 
-def histogram_card(queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any],
-                   theme: str | None = None) -> html.Section:
+def histogram_card(
+    queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any], theme: str | None = None
+) -> html.Section:
     """A histogram card: the tensor's steps in the Top or Front view."""
     foot: list[Any] = []
     try:
         total = len(queries.provider.value_steps(train_id, Plugin.TENSOR, tag))
         series = series_from_tensor_histograms(
-            queries.histograms(train_id, tag, max_steps=MAX_STEPS), total)
+            queries.histograms(train_id, tag, max_steps=MAX_STEPS), total
+        )
         body: Any = dcc.Graph(
-            figure=histogram_figure(series, state["hview"], state["axis"], height=None,
-                                    theme=theme),
-            config=GRAPH_CONFIG, className="di-vp-graph", responsive=True,
-            id={"type": "tensor-graph", "tag": tag})
+            figure=histogram_figure(
+                series, state["hview"], state["axis"], height=None, theme=theme
+            ),
+            config=GRAPH_CONFIG,
+            className="di-vp-graph",
+            responsive=True,
+            id={"type": "tensor-graph", "tag": tag},
+        )
         foot.append(shown_text(series))
     except DataError as error:
         body = html.Div(str(error), className="di-vt-message di-error-text")
-    return html.Section(className="di-panel di-card di-vp-card",
-                        id={"type": "tensor-card", "tag": tag}, children=[
-        html.Div(className="di-card-head", children=[
-            html.Span(tag, title=tag, className="di-vp-tag"),
-            html.Button(_("Full screen"), id={"type": "tensor-full", "tag": tag},
-                        title=_("Full screen"), className="di-link-button di-vp-full"),
-        ]),
-        html.Div(body, className="di-card-body"),
-        html.Div(foot, className="di-card-foot"),
-    ])
+    return html.Section(
+        className="di-panel di-card di-vp-card",
+        id={"type": "tensor-card", "tag": tag},
+        children=[
+            html.Div(
+                className="di-card-head",
+                children=[
+                    html.Span(tag, title=tag, className="di-vp-tag"),
+                    html.Button(
+                        _("Full screen"),
+                        id={"type": "tensor-full", "tag": tag},
+                        title=_("Full screen"),
+                        className="di-link-button di-vp-full",
+                    ),
+                ],
+            ),
+            html.Div(body, className="di-card-body"),
+            html.Div(foot, className="di-card-foot"),
+        ],
+    )
 
 
 def controls(state: dict[str, Any]) -> list[html.Div]:
@@ -255,41 +371,77 @@ def controls(state: dict[str, Any]) -> list[html.Div]:
     vertical axis of the histograms. Controls of the other view are hidden."""
     table = state["view"] == "table"
     hidden = {"display": "none"}
-    return [html.Div(className="di-vp-row", children=[
-        html.Span(_("View"), className="di-control-label"),
-        segmented("tensor-view-mode", [("table", _("Table")), ("histogram", _("Histogram"))],
-                  state["view"]),
-        html.Span(id="tensor-table-controls", className="di-vp-group",
-                  style={} if table else hidden, children=[
-            html.Span(_("Type"), className="di-control-label"),
-            segmented("tensor-fmt", [("value", _("Value")), ("sci", _("Scientific notation"))],
-                      state["fmt"]),
-            html.Span(_("Decimal places"), className="di-control-label"),
-            dcc.Dropdown(id="tensor-dec", value=state["dec"], clearable=False,
-                         searchable=False, style={"width": "80px"},
-                         options=list(range(MAX_DECIMALS + 1))),
-        ]),
-        html.Span(id="tensor-histogram-controls", className="di-vp-group",
-                  style=hidden if table else {}, children=[
-            html.Span(_("Angle of view"), className="di-control-label"),
-            segmented("tensor-hview", [("front", _("Front")), ("top", _("Top"))],
-                      state["hview"]),
-            html.Span(id="tensor-axis-group", className="di-vp-group",
-                      style=hidden if state["hview"] == "front" else {}, children=[
-                html.Span(_("Vertical axis"), className="di-control-label"),
-                segmented("tensor-axis", [("step", _("Step")),
-                                          ("relative", _("Relative time (s)")),
-                                          ("absolute", _("Absolute time"))], state["axis"]),
-            ]),
-        ]),
-    ])]
+    return [
+        html.Div(
+            className="di-vp-row",
+            children=[
+                html.Span(_("View"), className="di-control-label"),
+                segmented(
+                    "tensor-view-mode",
+                    [("table", _("Table")), ("histogram", _("Histogram"))],
+                    state["view"],
+                ),
+                html.Span(
+                    id="tensor-table-controls",
+                    className="di-vp-group",
+                    style={} if table else hidden,
+                    children=[
+                        html.Span(_("Type"), className="di-control-label"),
+                        segmented(
+                            "tensor-fmt",
+                            [("value", _("Value")), ("sci", _("Scientific notation"))],
+                            state["fmt"],
+                        ),
+                        html.Span(_("Decimal places"), className="di-control-label"),
+                        dcc.Dropdown(
+                            id="tensor-dec",
+                            value=state["dec"],
+                            clearable=False,
+                            searchable=False,
+                            style={"width": "80px"},
+                            options=list(range(MAX_DECIMALS + 1)),
+                        ),
+                    ],
+                ),
+                html.Span(
+                    id="tensor-histogram-controls",
+                    className="di-vp-group",
+                    style=hidden if table else {},
+                    children=[
+                        html.Span(_("Angle of view"), className="di-control-label"),
+                        segmented(
+                            "tensor-hview",
+                            [("front", _("Front")), ("top", _("Top"))],
+                            state["hview"],
+                        ),
+                        html.Span(
+                            id="tensor-axis-group",
+                            className="di-vp-group",
+                            style=hidden if state["hview"] == "front" else {},
+                            children=[
+                                html.Span(_("Vertical axis"), className="di-control-label"),
+                                segmented(
+                                    "tensor-axis",
+                                    [
+                                        ("step", _("Step")),
+                                        ("relative", _("Relative time (s)")),
+                                        ("absolute", _("Absolute time")),
+                                    ],
+                                    state["axis"],
+                                ),
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        )
+    ]
 
 
 def tensor_card(context: CardContext[TensorQueries], tag: str) -> html.Section:
     """The card of the page's view: histograms or a table."""
     if context.state["view"] == "histogram":
-        return histogram_card(context.service, context.train_id, tag, context.state,
-                              context.theme)
+        return histogram_card(context.service, context.train_id, tag, context.state, context.theme)
     return table_card(context.service, context.train_id, tag, context.state)
 
 
@@ -299,12 +451,26 @@ def histogram_view(state: Any) -> bool:
 
 
 PAGE: PerTagPage[TensorQueries] = PerTagPage(
-    prefix=PREFIX, plugin=Plugin.TENSOR, noun="tensor", title=lazy_gettext("Tensors"),
-    kind=lazy_gettext("tensor"), empty=empty,
-    state=STATE, page_size=PAGE_SIZE, card=tensor_card, controls=controls,
-    control_fields=(("tensor-view-mode", "view"), ("tensor-hview", "hview"),
-                    ("tensor-axis", "axis"), ("tensor-fmt", "fmt"), ("tensor-dec", "dec")),
-    card_fields=("view", "hview", "axis"), themed=histogram_view, grid_class="di-vt-grid",
+    prefix=PREFIX,
+    plugin=Plugin.TENSOR,
+    noun="tensor",
+    title=lazy_gettext("Tensors"),
+    kind=lazy_gettext("tensor"),
+    empty=empty,
+    state=STATE,
+    page_size=PAGE_SIZE,
+    card=tensor_card,
+    controls=controls,
+    control_fields=(
+        ("tensor-view-mode", "view"),
+        ("tensor-hview", "hview"),
+        ("tensor-axis", "axis"),
+        ("tensor-fmt", "fmt"),
+        ("tensor-dec", "dec"),
+    ),
+    card_fields=("view", "hview", "axis"),
+    themed=histogram_view,
+    grid_class="di-vt-grid",
 )
 
 
@@ -312,9 +478,15 @@ def layout(app: dash.Dash, service: TensorQueries, params: dict[str, str]) -> ht
     return per_tag_page.layout(PAGE, app, service, params)
 
 
-def step_view(queries: TensorQueries, search: str | None, trigger: Any, position: int | None,
-              items: list[str | None], applied: str | None, data: dict[str, Any]
-              ) -> tuple[Any, Any, str, Any, str]:
+def step_view(
+    queries: TensorQueries,
+    search: str | None,
+    trigger: Any,
+    position: int | None,
+    items: list[str | None],
+    applied: str | None,
+    data: dict[str, Any],
+) -> tuple[Any, Any, str, Any, str]:
     """What a table card shows after its slider, ✓ / Enter or Default: (table or message,
     statistics, step label, dims applied (``no_update`` when the typed dims are wrong), dims
     error). ``data`` is the card's store (tag, steps, wall times, default dims)."""
@@ -328,16 +500,21 @@ def step_view(queries: TensorQueries, search: str | None, trigger: Any, position
         dims = dims_from_items(items)
     elif kind == "tensor-reset":
         dims = data["default"]
-    view, panel, error = table_view(queries, state["train_id"], data["tag"], step, dims,
-                                    state["fmt"], state["dec"])
+    view, panel, error = table_view(
+        queries, state["train_id"], data["tag"], step, dims, state["fmt"], state["dec"]
+    )
     label = _("Step: {step}").format(step=step) + f" · {format_wall_time(data['walls'][index])}"
     if error:
         return view, panel, label, dash.no_update, error
     return view, panel, label, dims, ""
 
 
-def card_state_search(search: str | None, applied: list[str | None],
-                      positions: list[int | None], data: list[dict[str, Any]]) -> str | None:
+def card_state_search(
+    search: str | None,
+    applied: list[str | None],
+    positions: list[int | None],
+    data: list[dict[str, Any]],
+) -> str | None:
     """The URL with the cards' steps and dims (None: unchanged): a tag's step is written when
     not its last one, its dims when not its default; tags not on the page keep theirs."""
     state = STATE.parse_search(search)
@@ -366,9 +543,11 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
 
     app.clientside_callback(
         ClientsideFunction(namespace="tensorsPage", function_name="controlsStyle"),
-        Output("tensor-table-controls", "style"), Output("tensor-histogram-controls", "style"),
+        Output("tensor-table-controls", "style"),
+        Output("tensor-histogram-controls", "style"),
         Output("tensor-axis-group", "style"),
-        Input("tensor-view-mode", "value"), Input("tensor-hview", "value"),
+        Input("tensor-view-mode", "value"),
+        Input("tensor-hview", "value"),
         prevent_initial_call=True,
     )
 
@@ -376,7 +555,8 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
     app.clientside_callback(
         ClientsideFunction(namespace="tensorsPage", function_name="format"),
         Output({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
-        Input("tensor-fmt", "value"), Input("tensor-dec", "value"),
+        Input("tensor-fmt", "value"),
+        Input("tensor-dec", "value"),
         State({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
         State({"type": "tensor-grid", "tag": ALL}, "id"),
         prevent_initial_call=True,
@@ -407,19 +587,28 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         State({"type": "tensor-data", "tag": MATCH}, "data"),
         State("url", "search"),
     )
-    def show_step(position: int | None, _apply: int | None, _reset: int | None,
-                  _submits: list[int | None], items: list[str | None], applied: str | None,
-                  data: dict, search: str | None) -> tuple:
+    def show_step(
+        position: int | None,
+        _apply: int | None,
+        _reset: int | None,
+        _submits: list[int | None],
+        items: list[str | None],
+        applied: str | None,
+        data: dict,
+        search: str | None,
+    ) -> tuple:
         return step_view(service, search, ctx.triggered_id, position, items, applied, data)
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
         Input({"type": "tensor-applied", "tag": ALL}, "data"),
         Input({"type": "tensor-slider", "tag": ALL}, "value"),
-        State({"type": "tensor-data", "tag": ALL}, "data"), State("url", "search"),
+        State({"type": "tensor-data", "tag": ALL}, "data"),
+        State("url", "search"),
         prevent_initial_call=True,
     )
-    def card_state_to_url(applied: list[str | None], positions: list[int | None],
-                          data: list[dict], search: str | None) -> Any:
+    def card_state_to_url(
+        applied: list[str | None], positions: list[int | None], data: list[dict], search: str | None
+    ) -> Any:
         new = card_state_search(search, applied, positions, data)
         return dash.no_update if new is None else new

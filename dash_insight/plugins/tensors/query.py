@@ -25,8 +25,7 @@ class NotNumeric(DataError):
 class TensorQueries:
     """The tensors plugin's service: the provider plus a cache of statistics per job version."""
 
-    def __init__(self, provider: DataProvider,
-                 cache_bytes: int = STATISTICS_CACHE_BYTES) -> None:
+    def __init__(self, provider: DataProvider, cache_bytes: int = STATISTICS_CACHE_BYTES) -> None:
         self.provider = provider
         self._statistics = ByteLRU(cache_bytes)
 
@@ -40,12 +39,14 @@ class TensorQueries:
             try:
                 count = algorithms.value_count(meta["dims"])
             except ValueError as error:
-                raise ValueUnreadable(f"cannot read tensor {tag!r} at step {step}: {error}"
-                                      ) from None
+                raise ValueUnreadable(
+                    f"cannot read tensor {tag!r} at step {step}: {error}"
+                ) from None
             if count > algorithms.MAX_TENSOR_VALUES:
                 raise TensorTooLarge(
                     f"tensor {tag!r} at step {step} has {count:,} values; at most "
-                    f"{algorithms.MAX_TENSOR_VALUES:,} can be shown")
+                    f"{algorithms.MAX_TENSOR_VALUES:,} can be shown"
+                )
         value: TensorValue = self.provider.read_value(train_id, Plugin.TENSOR, tag, step)
         return value
 
@@ -60,8 +61,9 @@ class TensorQueries:
                 return algorithms.text_statistics(array)
             return algorithms.statistics(array)
 
-        stats: dict[str, Any] = self._statistics.get_or_compute((train_id, tag, step, version),
-                                                                compute)
+        stats: dict[str, Any] = self._statistics.get_or_compute(
+            (train_id, tag, step, version), compute
+        )
         return stats
 
     def slice(self, train_id: str, tag: str, step: int, dims: str) -> np.ndarray:
@@ -69,8 +71,9 @@ class TensorQueries:
         message for the user) for a bad string or more than 100,000 values."""
         return algorithms.slice_tensor(self.tensor(train_id, tag, step).array, dims)
 
-    def histograms(self, train_id: str, tag: str,
-                   max_steps: int | None = None) -> list[tuple[int, float, np.ndarray]]:
+    def histograms(
+        self, train_id: str, tag: str, max_steps: int | None = None
+    ) -> list[tuple[int, float, np.ndarray]]:
         """(step, wall time, buckets) per step, on one grid shared by the tag's steps. A step
         whose value cannot be read (damaged, negative dims) is left out, so the others are
         still shown; a step too large to load fails the tag, as in MindInsight (50545016);
@@ -86,5 +89,7 @@ class TensorQueries:
                 raise NotNumeric(f"tensor {tag!r} holds text: it has no histogram")
             readable.append((position, algorithms.tensor_original_histogram(array)))
         unified = histogram_bins.unify([original for _, original in readable])
-        return [(int(steps.step[p]), float(steps.wall_time[p]), b)
-                for (p, _), b in zip(readable, unified, strict=True)]
+        return [
+            (int(steps.step[p]), float(steps.wall_time[p]), b)
+            for (p, _), b in zip(readable, unified, strict=True)
+        ]

@@ -70,8 +70,9 @@ def step_unreadable(reason: str) -> errors.ApiError:
     """One step whose tensor cannot be read (damaged record, negative dims): MindInsight's
     ``StepTensorDataNotInCache`` (50545014, the code of a step whose data it does not hold),
     saying why, instead of a 500 for a file's content. The tag's other steps are unaffected."""
-    return errors.ApiError(errors.STEP_TENSOR_DATA_NOT_IN_CACHE,
-                           f"Tensor data not in cache. Detail: {reason}.")
+    return errors.ApiError(
+        errors.STEP_TENSOR_DATA_NOT_IN_CACHE, f"Tensor data not in cache. Detail: {reason}."
+    )
 
 
 def selected_size(dims: str, shape: tuple[int, ...]) -> int:
@@ -101,8 +102,9 @@ class _TensorViews:
         for train_id in train_ids:
             resolve_job(self.queries.provider, train_id)
             for tag in tags:
-                raw, steps = value_steps_or(self.queries.provider, train_id, Plugin.TENSOR,
-                                            tag, errors.tensor_not_exist)
+                raw, steps = value_steps_or(
+                    self.queries.provider, train_id, Plugin.TENSOR, tag, errors.tensor_not_exist
+                )
                 if detail == "data":
                     values = self._tensor_data(train_id, raw, steps)
                 elif detail == "histogram":
@@ -112,8 +114,9 @@ class _TensorViews:
                 result.append({"train_id": train_id, "tag": tag, "values": values})
         return json_response({"tensors": result})
 
-    def _tensor_value(self, train_id: str, raw: str, steps: ValueSteps,
-                      position: int) -> dict[str, Any]:
+    def _tensor_value(
+        self, train_id: str, raw: str, steps: ValueSteps, position: int
+    ) -> dict[str, Any]:
         """``{"dims", "data_type"}`` of one step, from the index (the tensor is not decoded)."""
         meta = steps.meta[position] if position < len(steps.meta) else None
         if meta is None:
@@ -121,25 +124,29 @@ class _TensorViews:
             meta = {"dims": list(tensor.dims), "data_type": tensor.data_type}
         return {"dims": [int(d) for d in meta["dims"]], "data_type": meta["data_type"]}
 
-    def _tensor_summaries(self, train_id: str, raw: str, steps: ValueSteps,
-                          with_stats: bool) -> list[dict[str, Any]]:
+    def _tensor_summaries(
+        self, train_id: str, raw: str, steps: ValueSteps, with_stats: bool
+    ) -> list[dict[str, Any]]:
         values = []
         for position, (step, wall_time) in enumerate(
-                zip(steps.step.tolist(), steps.wall_time.tolist(), strict=True)):
+            zip(steps.step.tolist(), steps.wall_time.tolist(), strict=True)
+        ):
             value = self._tensor_value(train_id, raw, steps, position)
             if with_stats:
                 try:
                     stats = self.queries.statistics(train_id, raw, step)
-                    value["statistics"] = (None if stats.get("is_text")
-                                           else statistics_answer(stats, stats))
+                    value["statistics"] = (
+                        None if stats.get("is_text") else statistics_answer(stats, stats)
+                    )
                 except (TensorTooLarge, ValueUnreadable):
                     # MindInsight's null for a step it dropped; the other steps keep theirs
                     value["statistics"] = None
             values.append({"wall_time": wall_time, "step": step, "value": value})
         return values
 
-    def _tensor_histograms(self, train_id: str, raw: str,
-                           steps: ValueSteps) -> list[dict[str, Any]]:
+    def _tensor_histograms(
+        self, train_id: str, raw: str, steps: ValueSteps
+    ) -> list[dict[str, Any]]:
         try:
             histograms = self.queries.histograms(train_id, raw)
         except TensorTooLarge as error:

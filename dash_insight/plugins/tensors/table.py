@@ -70,9 +70,14 @@ def json_values(array: np.ndarray) -> list[Any]:
         return flat.tolist()
     finite = np.isfinite(flat)
     if flat.dtype == np.float32:
-        values: list[Any] = [float(text) for text in flat.astype(str)] if finite.all() else [
-            float(text) if ok else None for text, ok in zip(flat.astype(str), finite,
-                                                            strict=True)]
+        values: list[Any] = (
+            [float(text) for text in flat.astype(str)]
+            if finite.all()
+            else [
+                float(text) if ok else None
+                for text, ok in zip(flat.astype(str), finite, strict=True)
+            ]
+        )
     else:
         values = flat.tolist()
     if not finite.all():
@@ -102,8 +107,9 @@ def colour_scale(values: np.ndarray) -> float:
     return float(np.abs(flat.astype(np.float64)).max())
 
 
-def table_data(values: np.ndarray, index: tuple[int | slice, ...], shape: tuple[int, ...]
-               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def table_data(
+    values: np.ndarray, index: tuple[int | slice, ...], shape: tuple[int, ...]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """AG Grid ``rowData`` and ``columnDefs`` of a slice: a 2-D slice as rows x columns, 1-D as
     one column, 0-D as one cell; row and column headers are the tensor's own indices."""
     sliced = [(axis, item) for axis, item in enumerate(index) if isinstance(item, slice)]
@@ -121,14 +127,25 @@ def table_data(values: np.ndarray, index: tuple[int | slice, ...], shape: tuple[
     flat = json_values(grid)
     width = len(columns)
     keys = [f"c{j}" for j in range(width)]
-    row_data = [dict(zip(keys, flat[i * width:(i + 1) * width], strict=True), row=r)
-                for i, r in enumerate(rows)]
-    column_defs: list[dict[str, Any]] = [{
-        "field": "row", "headerName": "", "pinned": "left", "width": 64,
-        "valueFormatter": ROW_INDEX,
-        "cellStyle": None, "cellClass": "di-vt-index"}]
-    column_defs += [{"field": key, "headerName": "value" if c < 0 else str(c)}
-                    for key, c in zip(keys, columns, strict=True)]
+    row_data = [
+        dict(zip(keys, flat[i * width : (i + 1) * width], strict=True), row=r)
+        for i, r in enumerate(rows)
+    ]
+    column_defs: list[dict[str, Any]] = [
+        {
+            "field": "row",
+            "headerName": "",
+            "pinned": "left",
+            "width": 64,
+            "valueFormatter": ROW_INDEX,
+            "cellStyle": None,
+            "cellClass": "di-vt-index",
+        }
+    ]
+    column_defs += [
+        {"field": key, "headerName": "value" if c < 0 else str(c)}
+        for key, c in zip(keys, columns, strict=True)
+    ]
     return row_data, column_defs
 
 
@@ -138,10 +155,10 @@ def grid_context(kind: str, fmt: str, dec: int, scale: float) -> dict[str, Any]:
 
 def too_large_message(dims: str, count: int) -> str:
     """MindInsight's limit message, with the size asked for (in the current language)."""
-    return _("The requested data exceeds the upper limit {limit}: the dims {dims} select "
-             "{count} values. Shard or query other dimensions, e.g. '0:100' instead of ':'."
-             ).format(limit=format_number(MAX_RESPONSE_VALUES), dims=dims,
-                      count=format_number(count))
+    return _(
+        "The requested data exceeds the upper limit {limit}: the dims {dims} select "
+        "{count} values. Shard or query other dimensions, e.g. '0:100' instead of ':'."
+    ).format(limit=format_number(MAX_RESPONSE_VALUES), dims=dims, count=format_number(count))
 
 
 def format_statistic(value: float, kind: str = "f") -> str:
@@ -162,16 +179,24 @@ def statistics_items(stats: dict[str, Any], kind: str) -> list[tuple[str, str]]:
     and sign counts, named for what they count); a tensor of strings has its count only."""
     if stats.get("is_text"):
         return [("count", f"{stats['count']:,}"), ("type", "text")]
-    items = [("max", format_statistic(stats["max"], kind)),
-             ("min", format_statistic(stats["min"], kind)),
-             ("mean", format_statistic(stats["avg"])), ("count", f"{stats['count']:,}")]
+    items = [
+        ("max", format_statistic(stats["max"], kind)),
+        ("min", format_statistic(stats["min"], kind)),
+        ("mean", format_statistic(stats["avg"])),
+        ("count", f"{stats['count']:,}"),
+    ]
     if stats.get("is_bool"):
         items += [("true", f"{stats['true_count']:,}"), ("false", f"{stats['false_count']:,}")]
     else:
-        items += [("negative", f"{stats['neg_zero_count']:,}"),
-                  ("zero", f"{stats['zero_count']:,}"),
-                  ("positive", f"{stats['pos_zero_count']:,}")]
+        items += [
+            ("negative", f"{stats['neg_zero_count']:,}"),
+            ("zero", f"{stats['zero_count']:,}"),
+            ("positive", f"{stats['pos_zero_count']:,}"),
+        ]
     if kind == "f":
-        items += [("NaN", f"{stats['nan_count']:,}"), ("+Inf", f"{stats['pos_inf_count']:,}"),
-                  ("-Inf", f"{stats['neg_inf_count']:,}")]
+        items += [
+            ("NaN", f"{stats['nan_count']:,}"),
+            ("+Inf", f"{stats['pos_inf_count']:,}"),
+            ("-Inf", f"{stats['neg_inf_count']:,}"),
+        ]
     return items

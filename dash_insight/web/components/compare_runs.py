@@ -52,8 +52,9 @@ from dash_insight.web.url_state import (
 #: Runs chosen when the URL names none (the scalar comparison's default too).
 DEFAULT_RUNS = 5
 #: ``step`` absent = the last step.
-STATE = UrlState(Tags("jobs"), Text("job_filter"), Tags("hidden"), Text("tag"),
-                 Int("step", -1, -1, 2**62))
+STATE = UrlState(
+    Tags("jobs"), Text("job_filter"), Tags("hidden"), Text("tag"), Int("step", -1, -1, 2**62)
+)
 
 
 def jobs_with(provider: DataProvider, plugin: Plugin) -> tuple[list[str], dict[str, list[str]]]:
@@ -136,7 +137,8 @@ def step_note(wanted: int, shown: int | None, first: int | None) -> str:
         return _("no readable step")
     if shown is None:
         return _("nothing at or before step {step} (first: step {first})").format(
-            step=wanted, first=first)
+            step=wanted, first=first
+        )
     if shown == wanted:
         return _("step {step}").format(step=shown)
     return _("step {step} (the last at or before {wanted})").format(step=shown, wanted=wanted)
@@ -164,8 +166,9 @@ def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
         return None
     params = parse_search(search)
     raw = STATE.parse(params)
-    hidden = toggle_hidden([j for j in raw["hidden"] or [] if j in jobs], str(value["run"]),
-                           bool(value.get("hidden")))
+    hidden = toggle_hidden(
+        [j for j in raw["hidden"] or [] if j in jobs], str(value["run"]), bool(value.get("hidden"))
+    )
     return with_state(params, {**raw, "hidden": hidden or None})
 
 
@@ -176,8 +179,14 @@ def with_state(params: dict[str, str], state: dict[str, Any]) -> str:
     return make_search({**parse_search(STATE.search(state)), **extra})
 
 
-def picker_search(search: str | None, jobs: list[str], trigger: Any,
-                  checked: list[str] | None, pattern: str | None, list_id: str) -> str:
+def picker_search(
+    search: str | None,
+    jobs: list[str],
+    trigger: Any,
+    checked: list[str] | None,
+    pattern: str | None,
+    list_id: str,
+) -> str:
     """The URL after the job picker ``list_id`` changed (``trigger``: its component); ``jobs``
     is written once the selection differs from the default."""
     params = parse_search(search)
@@ -186,18 +195,27 @@ def picker_search(search: str | None, jobs: list[str], trigger: Any,
     matching, _unused = filter_tags(jobs, pattern or "")
     selected = pick(jobs, runs.selected, checked, matching, picker_action(trigger, list_id))
     explicit = runs.explicit or selected != jobs[:DEFAULT_RUNS]
-    return with_state(params, {**raw, "jobs": selected if explicit else None,
-                          "job_filter": pattern or ""})
+    return with_state(
+        params, {**raw, "jobs": selected if explicit else None, "job_filter": pattern or ""}
+    )
 
 
 def run_picker(list_id: str, runs: RunSelection) -> html.Div:
     """The job list of the tab, with an eye per run (as on the scalar comparison)."""
-    return picker(list_id, _("Job Selection"), runs.jobs, runs.selected, runs.pattern,
-                  noun="job", hidden=runs.hidden)
+    return picker(
+        list_id,
+        _("Job Selection"),
+        runs.jobs,
+        runs.selected,
+        runs.pattern,
+        noun="job",
+        hidden=runs.hidden,
+    )
 
 
 def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list[str]]) -> None:
     """The job list follows the URL, and its ticks, filter and eyes write the URL."""
+
     def current(search: str | None) -> RunSelection:
         return run_selection(parse_search(search), jobs_of())
 
@@ -205,13 +223,19 @@ def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list
         runs = current(search)
         return runs.jobs, runs.selected, runs.pattern
 
-    register_picker(app, list_id, picked, noun="job",
-                    read_hidden=lambda search: current(search).hidden)
+    register_picker(
+        app, list_id, picked, noun="job", read_hidden=lambda search: current(search).hidden
+    )
 
-    @app.callback(Output("url", "search", allow_duplicate=True), *picker_inputs(list_id),
-                  State("url", "search"), prevent_initial_call=True)
-    def picker_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None,
-                      search: str | None) -> Any:
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        *picker_inputs(list_id),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def picker_to_url(
+        rows: Any, _all: Any, _none: Any, pattern: str | None, search: str | None
+    ) -> Any:
         trigger = ctx.triggered_id
         if picker_button_drawn():
             return dash.no_update
@@ -221,9 +245,12 @@ def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list
         new = picker_search(search, runs.jobs, trigger, checked_names(rows), pattern, list_id)
         return dash.no_update if same_search(new, search) else new
 
-    @app.callback(Output("url", "search", allow_duplicate=True),
-                  Input(list_id, "cellRendererData"), State("url", "search"),
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input(list_id, "cellRendererData"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
     def eye_clicked(report: Any, search: str | None) -> Any:
         new = eye_search(search, jobs_of(), report)
         return dash.no_update if new is None or same_search(new, search) else new
@@ -235,12 +262,17 @@ def slider_props(steps: list[int], step: int | None) -> dict[str, Any]:
     if not steps:
         return {"max": 0, "value": 0, "marks": None, "disabled": True}
     last = len(steps) - 1
-    return {"max": max(1, last), "value": steps.index(step) if step in steps else last,
-            "marks": {0: str(steps[0]), last: str(steps[-1])}, "disabled": last < 1}
+    return {
+        "max": max(1, last),
+        "value": steps.index(step) if step in steps else last,
+        "marks": {0: str(steps[0]), last: str(steps[-1])},
+        "disabled": last < 1,
+    }
 
 
-def tag_step_search(search: str | None, tag: str | None, position: int | None,
-                    shown: Mapping[str, Any] | None) -> str | None:
+def tag_step_search(
+    search: str | None, tag: str | None, position: int | None, shown: Mapping[str, Any] | None
+) -> str | None:
     """The URL after the tag list or the step slider changed. ``shown``: what the page drew
     (``tag``, ``tags`` offered, the slider's ``steps``). A new tag keeps the step; the slider's
     position becomes its step. Defaults are left out (the first tag, the last step); None
@@ -262,13 +294,18 @@ def tab_body_inputs(prefix: str) -> list[Any]:
     """The inputs of a tag-and-step tab's body callback (``body(search, ticks, clicks,
     overrides, shown)``): the URL, the auto refresh, Refresh, the user's run colours, and the
     :func:`tab_answer_key` of what ``<prefix>`` shows."""
-    return [Input("url", "search"), Input("refresh-interval", "n_intervals"),
-            Input("refresh-now", "n_clicks"), Input(RUN_COLOURS_STORE, "data"),
-            State(f"{prefix}-shown", "data")]
+    return [
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        Input(RUN_COLOURS_STORE, "data"),
+        State(f"{prefix}-shown", "data"),
+    ]
 
 
-def tab_answer_key(provider: DataProvider, search: str | None, overrides: Any,
-                   shown: str | None) -> str:
+def tab_answer_key(
+    provider: DataProvider, search: str | None, overrides: Any, shown: str | None
+) -> str:
     """The key of a tab's answer for its URL and run colours (written to ``<prefix>-shown``
     with it); PreventUpdate when it is the key of what the tab shows (a refresh with nothing
     new: the body is not drawn again)."""
@@ -281,30 +318,43 @@ def tab_answer_key(provider: DataProvider, search: str | None, overrides: Any,
 def register_tag_step(app: dash.Dash, prefix: str) -> None:
     """``<prefix>-tag`` and ``<prefix>-step`` write the URL (:func:`tag_step_search`);
     ``<prefix>-steps`` is the store of what the page drew."""
+
     @app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input(f"{prefix}-tag", "value"), Input(f"{prefix}-step", "value"),
-        State(f"{prefix}-steps", "data"), State("url", "search"), prevent_initial_call=True,
+        Input(f"{prefix}-tag", "value"),
+        Input(f"{prefix}-step", "value"),
+        State(f"{prefix}-steps", "data"),
+        State("url", "search"),
+        prevent_initial_call=True,
     )
-    def controls_to_url(tag: str | None, position: int | None, shown: dict | None,
-                        search: str | None) -> Any:
+    def controls_to_url(
+        tag: str | None, position: int | None, shown: dict | None, search: str | None
+    ) -> Any:
         new = tag_step_search(search, tag, position, shown)
         return dash.no_update if new is None or same_search(new, search) else new
 
 
 def tag_step_controls(prefix: str, placeholder: str) -> html.Div:
     """The tag list (it searches as one types) and the step slider with the step's label."""
-    return html.Div(className="di-toolbar", children=[
-        html.Span(_("Tag"), className="di-control-label"),
-        dcc.Dropdown(id=f"{prefix}-tag", clearable=False, className="di-compose",
-                     placeholder=placeholder),
-        html.Span(_("Step"), className="di-control-label"),
-        html.Div(dcc.Slider(id=f"{prefix}-step", min=0, max=1, step=1, value=0,
-                            updatemode="mouseup"), className="di-slider di-cmp-step"),
-        html.Span(id=f"{prefix}-step-label", className="di-muted"),
-        dcc.Store(id=f"{prefix}-steps"),
-        dcc.Store(id=f"{prefix}-shown"),  # the answer_key of what the tab shows
-    ])
+    return html.Div(
+        className="di-toolbar",
+        children=[
+            html.Span(_("Tag"), className="di-control-label"),
+            dcc.Dropdown(
+                id=f"{prefix}-tag", clearable=False, className="di-compose", placeholder=placeholder
+            ),
+            html.Span(_("Step"), className="di-control-label"),
+            html.Div(
+                dcc.Slider(
+                    id=f"{prefix}-step", min=0, max=1, step=1, value=0, updatemode="mouseup"
+                ),
+                className="di-slider di-cmp-step",
+            ),
+            html.Span(id=f"{prefix}-step-label", className="di-muted"),
+            dcc.Store(id=f"{prefix}-steps"),
+            dcc.Store(id=f"{prefix}-shown"),  # the answer_key of what the tab shows
+        ],
+    )
 
 
 @dataclass(frozen=True)
@@ -328,8 +378,12 @@ class TagView:
         return {"tag": self.tag, "tags": self.tags, "steps": self.steps}
 
 
-def tag_view(params: dict[str, str], jobs: list[str], tags_of: Mapping[str, Sequence[str]],
-             steps_of: Callable[[str, str], list[int]]) -> TagView:
+def tag_view(
+    params: dict[str, str],
+    jobs: list[str],
+    tags_of: Mapping[str, Sequence[str]],
+    steps_of: Callable[[str, str], list[int]],
+) -> TagView:
     """The :class:`TagView` of the URL ``params``: ``jobs`` offered, ``tags_of`` each job's
     tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending."""
     runs = run_selection(params, jobs)
@@ -339,5 +393,13 @@ def tag_view(params: dict[str, str], jobs: list[str], tags_of: Mapping[str, Sequ
     having = [j for j in runs.shown if tag is not None and tag in tags_of.get(j, ())]
     steps = {j: steps_of(j, tag) for j in having} if tag is not None else {}
     union = union_steps(steps.values())
-    return TagView(runs, tags, tag, having, [j for j in runs.shown if j not in having], steps,
-                   union, chosen_step(state["step"], union))
+    return TagView(
+        runs,
+        tags,
+        tag,
+        having,
+        [j for j in runs.shown if j not in having],
+        steps,
+        union,
+        chosen_step(state["step"], union),
+    )

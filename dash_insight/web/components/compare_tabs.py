@@ -51,7 +51,8 @@ def install(app: dash.Dash, tabs: Sequence[NavLink]) -> None:
             const query = kept.toString() ? "?" + kept.toString() : "";
             return {json.dumps(paths)}.map(path => path + query);
         }}""",
-        *[Output(tab_id(tab.path), "href") for tab in tabs], Input("url", "search"),
+        *[Output(tab_id(tab.path), "href") for tab in tabs],
+        Input("url", "search"),
     )
 
 
@@ -59,31 +60,49 @@ def installed(app: dash.Dash) -> tuple[NavLink, ...]:
     return tuple(getattr(app, ATTRIBUTE, ()))
 
 
-def tab_strip(app: dash.Dash, active_path: str, params: Mapping[str, str] | None = None
-              ) -> html.Nav | None:
+def tab_strip(
+    app: dash.Dash, active_path: str, params: Mapping[str, str] | None = None
+) -> html.Nav | None:
     """Links to every comparison page, ``active_path``'s marked, carrying the :data:`SHARED`
     parameters of ``params`` (the page's URL); None with fewer than two."""
     tabs = installed(app)
     if len(tabs) < 2:
         return None
     search = shared_search(params or {})
-    return html.Nav(className="di-compare-tabs", id="compare-tabs", children=[
-        dcc.Link(str(tab.label), href=app.get_relative_path(tab.path) + search,
-                 id=tab_id(tab.path),
-                 className="di-compare-tab active" if tab.path == active_path
-                 else "di-compare-tab")
-        for tab in tabs
-    ])
+    return html.Nav(
+        className="di-compare-tabs",
+        id="compare-tabs",
+        children=[
+            dcc.Link(
+                str(tab.label),
+                href=app.get_relative_path(tab.path) + search,
+                id=tab_id(tab.path),
+                className="di-compare-tab active" if tab.path == active_path else "di-compare-tab",
+            )
+            for tab in tabs
+        ],
+    )
 
 
-def compare_head(app: dash.Dash, active_path: str, params: Mapping[str, str], title: str,
-                 subtitle: str, *actions: Any) -> list[Any]:
+def compare_head(
+    app: dash.Dash,
+    active_path: str,
+    params: Mapping[str, str],
+    title: str,
+    subtitle: str,
+    *actions: Any,
+) -> list[Any]:
     """The top of a comparison page: its :func:`tab_strip`, then its title, subtitle and
     ``actions`` (buttons at the right)."""
     extra = [html.Div(className="di-spacer"), *actions] if actions else []
-    return [tab_strip(app, active_path, params),
-            html.Div(className="di-page-head", children=[
+    return [
+        tab_strip(app, active_path, params),
+        html.Div(
+            className="di-page-head",
+            children=[
                 html.H1(title, className="di-title"),
                 html.Span(subtitle, className="di-subtitle"),
                 *extra,
-            ])]
+            ],
+        ),
+    ]

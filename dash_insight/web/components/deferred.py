@@ -32,8 +32,9 @@ LONGEST_WAIT_MS = 2500
 CLASS_NAME = "di-deferred"
 
 
-def deferred(component: Component, holder_id: str, later: Sequence[str] = (),
-             **holder: Any) -> html.Div:
+def deferred(
+    component: Component, holder_id: str, later: Sequence[str] = (), **holder: Any
+) -> html.Div:
     """A ``html.Div`` (``id=holder_id``, ``holder`` props such as ``className`` and ``style``)
     that gets ``component`` as its child once the page's first screen of charts is drawn.
     ``later``: props of ``component`` (an AG Grid's ``rowData`` and ``selectedRows``) it is
@@ -44,8 +45,11 @@ def deferred(component: Component, holder_id: str, later: Sequence[str] = (),
     class_name = " ".join(filter(None, [CLASS_NAME, holder.pop("className", "")]))
     spec = json.loads(json.dumps(component, cls=PlotlyJSONEncoder))
     held = {name: spec["props"].pop(name) for name in later if name in spec["props"]}
-    props: dict[str, Any] = {**holder, "data-component": json.dumps(spec),
-                             "data-wait-ms": str(LONGEST_WAIT_MS)}
+    props: dict[str, Any] = {
+        **holder,
+        "data-component": json.dumps(spec),
+        "data-wait-ms": str(LONGEST_WAIT_MS),
+    }
     if held:
         props["data-later"] = json.dumps(held)
     div = html.Div(id=holder_id, className=class_name, **props)
@@ -53,8 +57,9 @@ def deferred(component: Component, holder_id: str, later: Sequence[str] = (),
     return div
 
 
-def deferred_children(card: html.Div, min_height: str, batch: int,
-                      keep: Callable[[Any], bool] | None = None) -> html.Div:
+def deferred_children(
+    card: html.Div, min_height: str, batch: int, keep: Callable[[Any], bool] | None = None
+) -> html.Div:
     """``card`` (a ``html.Div`` with an id) without its children, which ``assets/deferred.js``
     gives it at once when it is on (or next to) the screen, else once the charts on screen are
     drawn (or after :data:`LONGEST_WAIT_MS`), ``batch`` such cards per main-thread task, the
@@ -72,8 +77,10 @@ def deferred_children(card: html.Div, min_height: str, batch: int,
     attributes: dict[str, Any] = {
         "data-component": json.dumps(children, cls=PlotlyJSONEncoder),
         "data-style": json.dumps(own_style),  # the card's own style, back when it fills
-        "data-wait-ms": str(LONGEST_WAIT_MS), "data-on-screen": "now",
-        "data-batch": str(batch)}
+        "data-wait-ms": str(LONGEST_WAIT_MS),
+        "data-on-screen": "now",
+        "data-batch": str(batch),
+    }
     style = {**own_style, "minHeight": min_height}
     div = html.Div(kept, className=class_name, style=style, **props, **attributes)
     later = [child for child in listed if not any(child is k for k in kept)]

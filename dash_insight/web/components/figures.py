@@ -21,24 +21,29 @@ def graph_config(**extra: Any) -> dcc.Graph.Config:
     the pointer is over the chart, never its logo. Where the toolbar sits (out of the way of
     our own buttons, notes, top ticks and peaks) is in ``assets/dash-insight.css``
     (``.modebar-container``); ``assets/scalar-charts.js`` gives its charts the same."""
-    config: dict[str, Any] = {"displaylogo": False, "displayModeBar": "hover",
-                              "responsive": True}
+    config: dict[str, Any] = {"displaylogo": False, "displayModeBar": "hover", "responsive": True}
     config.update(extra)
     return config  # type: ignore[return-value]
 
 
 #: ``dcc.Graph`` config of the chart cards: no Plotly logo nor selection tools.
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
-    modeBarButtonsToRemove=["lasso2d", "select2d", "autoScale2d"])
+    modeBarButtonsToRemove=["lasso2d", "select2d", "autoScale2d"]
+)
 
 
 def small_layout(height: int | None = 240, **extra: Any) -> go.Layout:
     """A compact transparent layout for cards and grids."""
     axis = {"gridcolor": GRID_COLOUR, "zerolinecolor": GRID_COLOUR, "automargin": True}
     return go.Layout(
-        height=height, margin={"l": 8, "r": 8, "t": 8, "b": 8},
-        paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
-        font={"color": TEXT_COLOUR, "size": 11}, xaxis=axis, yaxis=axis, showlegend=False,
+        height=height,
+        margin={"l": 8, "r": 8, "t": 8, "b": 8},
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="rgba(0,0,0,0)",
+        font={"color": TEXT_COLOUR, "size": 11},
+        xaxis=axis,
+        yaxis=axis,
+        showlegend=False,
         **extra,
     )
 
@@ -50,8 +55,13 @@ def _finite_extent(values: Any) -> tuple[float, float] | None:
 
 
 def _pinned(axis: AxisRange) -> dict[str, Any]:
-    return {"range": [axis.low, axis.high], "tickmode": "linear", "tick0": axis.low,
-            "dtick": axis.step, "autorange": False}
+    return {
+        "range": [axis.low, axis.high],
+        "tickmode": "linear",
+        "tick0": axis.low,
+        "dtick": axis.step,
+        "autorange": False,
+    }
 
 
 def nice_y_axes(left: Any, right: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -64,8 +74,10 @@ def nice_y_axes(left: Any, right: Any = None) -> tuple[dict[str, Any], dict[str,
     if left_extent and right_extent:
         left_axis, right_axis = aligned_ranges(left_extent, right_extent)
         return _pinned(left_axis), _pinned(right_axis)
-    return ({} if left_extent is None else _pinned(nice_range(*left_extent)),
-            {} if right_extent is None else _pinned(nice_range(*right_extent)))
+    return (
+        {} if left_extent is None else _pinned(nice_range(*left_extent)),
+        {} if right_extent is None else _pinned(nice_range(*right_extent)),
+    )
 
 
 def step_colours(count: int) -> list[str]:
@@ -73,8 +85,9 @@ def step_colours(count: int) -> list[str]:
     if count <= 1:
         return ["rgb(0, 120, 122)"]
     shades = np.linspace(0.25, 1.0, count)
-    return [f"rgb({int(190 - 190 * s)}, {int(230 - 110 * s)}, {int(232 - 110 * s)})"
-            for s in shades]
+    return [
+        f"rgb({int(190 - 190 * s)}, {int(230 - 110 * s)}, {int(232 - 110 * s)})" for s in shades
+    ]
 
 
 def histogram_ridge_figure(steps: Sequence[Any], height: int = 320) -> dict[str, Any]:

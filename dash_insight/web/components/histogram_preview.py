@@ -100,10 +100,10 @@ def count_text(value: float, axis: AxisRange) -> str:
     exponent = math.floor(math.log10(top) + 0.01) if top > 0 else 0
     shift = 3 * round((exponent - 1) / 3) if exponent > 3 else 0
     suffix = {0: "", 3: "k", 6: "M", 9: "G", 12: "T"}.get(shift, f"e{shift}")
-    step = axis.step / 10 ** shift
+    step = axis.step / 10**shift
     decimals = max(0, -math.floor(math.log10(step) + 1e-9))
-    text = f"{value / 10 ** shift:.{decimals}f}"
-    return ("0" if float(text) == 0 else text.replace("-", MINUS) + suffix)
+    text = f"{value / 10**shift:.{decimals}f}"
+    return "0" if float(text) == 0 else text.replace("-", MINUS) + suffix
 
 
 def _place(values: np.ndarray, low: float, high: float, flip: bool) -> np.ndarray:
@@ -112,8 +112,7 @@ def _place(values: np.ndarray, low: float, high: float, flip: bool) -> np.ndarra
     return UNITS - units if flip else units
 
 
-def _path(x: np.ndarray, y: np.ndarray, x_range: Sequence[float],
-          y_range: Sequence[float]) -> str:
+def _path(x: np.ndarray, y: np.ndarray, x_range: Sequence[float], y_range: Sequence[float]) -> str:
     """SVG path data through the points, in whole units (a unit is under half a pixel of a
     card's plot)."""
     px = np.rint(_place(x, x_range[0], x_range[1], False)).astype(np.int64)
@@ -131,43 +130,54 @@ def _x_extent(series: HistogramSeries, x_range: list[float] | None) -> tuple[flo
     return middle - 1, middle + 1
 
 
-def _x_labels(low: float, high: float, plot_px: float, zeroline: bool) -> tuple[list[str],
-                                                                                   list[str]]:
+def _x_labels(
+    low: float, high: float, plot_px: float, zeroline: bool
+) -> tuple[list[str], list[str]]:
     """The x tick labels (HTML) and, with ``zeroline``, the zero line (SVG) of an x axis."""
     step = plotly_step(high - low, plot_px, X_PX_PER_TICK)
     labels, lines = [], []
     for tick in inside_ticks(AxisRange(low, high, step)):
         at = float(_place(np.array([tick]), low, high, False)[0])
-        labels.append(f'<span style="position:absolute;top:calc(100% + 3px);'
-                      f'left:{at / 10:.2f}%;transform:translateX(-50%)">{g3_text(tick)}</span>')
+        labels.append(
+            f'<span style="position:absolute;top:calc(100% + 3px);'
+            f'left:{at / 10:.2f}%;transform:translateX(-50%)">{g3_text(tick)}</span>'
+        )
         if zeroline and tick == 0:
-            lines.append(f'<path d="M{at:.0f} 0V{UNITS}" stroke="{GRID_COLOUR}" '
-                         'vector-effect="non-scaling-stroke"/>')
+            lines.append(
+                f'<path d="M{at:.0f} 0V{UNITS}" stroke="{GRID_COLOUR}" '
+                'vector-effect="non-scaling-stroke"/>'
+            )
     return labels, lines
 
 
 def _right_label(at_units: float, text: str) -> str:
-    return (f'<span style="position:absolute;left:calc(100% + 3px);top:{at_units / 10:.2f}%;'
-            f'transform:translateY(-50%);white-space:nowrap">{html.escape(text)}</span>')
+    return (
+        f'<span style="position:absolute;left:calc(100% + 3px);top:{at_units / 10:.2f}%;'
+        f'transform:translateY(-50%);white-space:nowrap">{html.escape(text)}</span>'
+    )
 
 
 def _chart(margin: dict[str, int], svg: list[str], labels: list[str]) -> str:
-    return (f'<div class="di-hist-preview" style="position:relative;height:100%;'
-            f'min-height:{GRAPH_HEIGHT_PX}px;font:11px {html.escape(FONT)};'
-            f'color:{TEXT_COLOUR};line-height:1">'
-            f'<div style="position:absolute;left:{margin["l"]}px;right:{margin["r"]}px;'
-            f'top:{margin["t"]}px;bottom:{margin["b"]}px">'
-            f'<svg width="100%" height="100%" viewBox="0 0 {UNITS} {UNITS}" '
-            'preserveAspectRatio="none" style="position:absolute;inset:0;overflow:visible">'
-            f'{"".join(svg)}</svg>{"".join(labels)}</div></div>')
+    return (
+        f'<div class="di-hist-preview" style="position:relative;height:100%;'
+        f"min-height:{GRAPH_HEIGHT_PX}px;font:11px {html.escape(FONT)};"
+        f'color:{TEXT_COLOUR};line-height:1">'
+        f'<div style="position:absolute;left:{margin["l"]}px;right:{margin["r"]}px;'
+        f'top:{margin["t"]}px;bottom:{margin["b"]}px">'
+        f'<svg width="100%" height="100%" viewBox="0 0 {UNITS} {UNITS}" '
+        'preserveAspectRatio="none" style="position:absolute;inset:0;overflow:visible">'
+        f"{''.join(svg)}</svg>{''.join(labels)}</div></div>"
+    )
 
 
 def _no_data() -> str:
     """What an empty figure shows: "no data" in the middle, no axes."""
-    return (f'<div class="di-hist-preview" style="position:relative;height:100%;'
-            f'min-height:{GRAPH_HEIGHT_PX}px;display:flex;align-items:center;'
-            f'justify-content:center;font:11px {html.escape(FONT)};color:{TEXT_COLOUR}">'
-            f'{html.escape(_("no data"))}</div>')
+    return (
+        f'<div class="di-hist-preview" style="position:relative;height:100%;'
+        f"min-height:{GRAPH_HEIGHT_PX}px;display:flex;align-items:center;"
+        f'justify-content:center;font:11px {html.escape(FONT)};color:{TEXT_COLOUR}">'
+        f"{html.escape(_('no data'))}</div>"
+    )
 
 
 def top_html(series: HistogramSeries, axis: str = "step", theme: str | None = None) -> str:
@@ -185,15 +195,17 @@ def top_html(series: HistogramSeries, axis: str = "step", theme: str | None = No
         if not len(buckets):
             continue
         x, y = view.band(i, buckets)
-        svg.append(f'<path d="{_path(x, y, (low, high), view.y_range)}" '
-                   f'fill="{band_fill(view.colours[i], theme)}" stroke="{view.colours[i]}" '
-                   'stroke-width="1" stroke-linejoin="round" '
-                   'vector-effect="non-scaling-stroke"/>')
-    labels, _lines = _x_labels(low, high, GRAPH_WIDTH_PX - view.margin["l"] - view.margin["r"],
-                               zeroline=False)
+        svg.append(
+            f'<path d="{_path(x, y, (low, high), view.y_range)}" '
+            f'fill="{band_fill(view.colours[i], theme)}" stroke="{view.colours[i]}" '
+            'stroke-width="1" stroke-linejoin="round" '
+            'vector-effect="non-scaling-stroke"/>'
+        )
+    labels, _lines = _x_labels(
+        low, high, GRAPH_WIDTH_PX - view.margin["l"] - view.margin["r"], zeroline=False
+    )
     for value, text in zip(view.tick_values, view.tick_text, strict=True):
-        labels.append(_right_label(float(_place(np.array([value]), y_low, y_high, True)[0]),
-                                   text))
+        labels.append(_right_label(float(_place(np.array([value]), y_low, y_high, True)[0]), text))
     return _chart(view.margin, svg, labels)
 
 
@@ -213,29 +225,37 @@ def front_html(series: HistogramSeries) -> str:
     labels: list[str] = []
     for tick in inside_ticks(counts):
         at = float(_place(np.array([tick]), 0.0, top, True)[0])
-        svg.append(f'<path d="M0 {at:.0f}H{UNITS}" stroke="{GRID_COLOUR}" '
-                   'vector-effect="non-scaling-stroke"/>')
+        svg.append(
+            f'<path d="M0 {at:.0f}H{UNITS}" stroke="{GRID_COLOUR}" '
+            'vector-effect="non-scaling-stroke"/>'
+        )
         labels.append(_right_label(at, count_text(tick, counts)))
-    x_labels, zero = _x_labels(low, high, GRAPH_WIDTH_PX - view.margin["l"] - view.margin["r"],
-                               zeroline=True)
+    x_labels, zero = _x_labels(
+        low, high, GRAPH_WIDTH_PX - view.margin["l"] - view.margin["r"], zeroline=True
+    )
     svg.extend(zero)
     labels.extend(x_labels)
     for i, buckets in enumerate(series.buckets):
         if not len(buckets):
             continue
         x, y = front_line(buckets)
-        svg.append(f'<path d="{_path(x, y, (low, high), (0.0, top))}" fill="none" '
-                   f'stroke="{view.colours[i]}" stroke-width="{FRONT_LINE_WIDTH}" '
-                   'stroke-linejoin="round" vector-effect="non-scaling-stroke"/>')
+        svg.append(
+            f'<path d="{_path(x, y, (low, high), (0.0, top))}" fill="none" '
+            f'stroke="{view.colours[i]}" stroke-width="{FRONT_LINE_WIDTH}" '
+            'stroke-linejoin="round" vector-effect="non-scaling-stroke"/>'
+        )
     title_at = view.margin["r"] - 21  # its centre where Plotly puts it
-    labels.append(f'<span style="position:absolute;left:calc(100% + {title_at}px);top:50%;'
-                  'transform:translate(-50%,-50%) rotate(-90deg);font-size:13px;'
-                  f'white-space:nowrap">{html.escape(_("count"))}</span>')
+    labels.append(
+        f'<span style="position:absolute;left:calc(100% + {title_at}px);top:50%;'
+        "transform:translate(-50%,-50%) rotate(-90deg);font-size:13px;"
+        f'white-space:nowrap">{html.escape(_("count"))}</span>'
+    )
     return _chart(view.margin, svg, labels)
 
 
-def preview_html(series: HistogramSeries, view: str = "top", axis: str = "step",
-                 theme: str | None = None) -> str:
+def preview_html(
+    series: HistogramSeries, view: str = "top", axis: str = "step", theme: str | None = None
+) -> str:
     """:func:`front_html` for ``view == "front"``, else :func:`top_html` on ``axis``, as
     :func:`~.histogram_views.histogram_figure` chooses its figure."""
     if view == "front":

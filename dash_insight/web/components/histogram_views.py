@@ -34,8 +34,11 @@ Figure = dict[str, Any]
 
 VIEWS = ("top", "front")
 AXES = ("step", "relative", "absolute")
-AXIS_TITLES = {"step": lazy_gettext("Step"), "relative": lazy_gettext("Relative time (s)"),
-               "absolute": lazy_gettext("Absolute time")}
+AXIS_TITLES = {
+    "step": lazy_gettext("Step"),
+    "relative": lazy_gettext("Relative time (s)"),
+    "absolute": lazy_gettext("Absolute time"),
+}
 #: Height of the tallest band in the Top view, as a share of the offset span (0..1).
 RIDGE_HEIGHT = 0.45
 #: Most step labels on the Top view's right axis.
@@ -72,13 +75,13 @@ class HistogramSeries:
     @property
     def non_finite(self) -> dict[str, int]:
         """Largest per-step NaN / +Inf / -Inf counts (0 when unknown)."""
-        return {name: max(values, default=0) if values else 0
-                for name, values in (("NaN", self.nan), ("+Inf", self.pos_inf),
-                                     ("-Inf", self.neg_inf))}
+        return {
+            name: max(values, default=0) if values else 0
+            for name, values in (("NaN", self.nan), ("+Inf", self.pos_inf), ("-Inf", self.neg_inf))
+        }
 
 
-def series_from_histograms(items: Sequence[Any], total_steps: int | None = None
-                           ) -> HistogramSeries:
+def series_from_histograms(items: Sequence[Any], total_steps: int | None = None) -> HistogramSeries:
     """From :class:`~dash_insight.core.provider.HistogramStep` items (``.step``, ``.wall_time``,
     ``.buckets``, ``.value`` with ``nan_count`` / ``pos_inf_count`` / ``neg_inf_count``)."""
     values = [getattr(item, "value", None) for item in items]
@@ -87,8 +90,7 @@ def series_from_histograms(items: Sequence[Any], total_steps: int | None = None
     return HistogramSeries(
         steps=tuple(int(item.step) for item in items),
         wall_times=tuple(float(item.wall_time) for item in items),
-        buckets=tuple(np.asarray(item.buckets, dtype=np.float64).reshape(-1, 3)
-                      for item in items),
+        buckets=tuple(np.asarray(item.buckets, dtype=np.float64).reshape(-1, 3) for item in items),
         nan=tuple(int(v.nan_count) for v in counted) if known else None,
         pos_inf=tuple(int(v.pos_inf_count) for v in counted) if known else None,
         neg_inf=tuple(int(v.neg_inf_count) for v in counted) if known else None,
@@ -96,8 +98,9 @@ def series_from_histograms(items: Sequence[Any], total_steps: int | None = None
     )
 
 
-def series_from_tensor_histograms(items: Sequence[tuple[int, float, np.ndarray]],
-                                  total_steps: int | None = None) -> HistogramSeries:
+def series_from_tensor_histograms(
+    items: Sequence[tuple[int, float, np.ndarray]], total_steps: int | None = None
+) -> HistogramSeries:
     """From :meth:`DataProvider.tensor_histograms` ``(step, wall_time, buckets)`` tuples."""
     return HistogramSeries(
         steps=tuple(int(s) for s, _, _ in items),
@@ -177,18 +180,32 @@ def _hover_data(series: HistogramSeries, index: int, buckets: np.ndarray) -> Hov
 def _non_finite_text(series: HistogramSeries, index: int) -> str:
     if series.nan is None:
         return ""
-    parts = [f"{name} {values[index]}" for name, values in
-             (("NaN", series.nan), ("+Inf", series.pos_inf), ("-Inf", series.neg_inf))
-             if values and values[index]]
+    parts = [
+        f"{name} {values[index]}"
+        for name, values in (
+            ("NaN", series.nan),
+            ("+Inf", series.pos_inf),
+            ("-Inf", series.neg_inf),
+        )
+        if values and values[index]
+    ]
     return "<br>" + " · ".join(parts) if parts else ""
 
 
 def hover_template() -> str:
     """The hover text of a histogram point (rows of :func:`_hover_data`), in the current
     language."""
-    return (_("center") + " %{x:.6~g}<br>" + _("count") + " %{customdata[0]}<br>"
-            + _("step") + " %{customdata[1]}<br>" + _("relative") + " %{customdata[2]}s"
-            + "<br>%{text}<extra></extra>")
+    return (
+        _("center")
+        + " %{x:.6~g}<br>"
+        + _("count")
+        + " %{customdata[0]}<br>"
+        + _("step")
+        + " %{customdata[1]}<br>"
+        + _("relative")
+        + " %{customdata[2]}s"
+        + "<br>%{text}<extra></extra>"
+    )
 
 
 #: Pixels per character of an 11 px tick label, rounded up (Plotly's default font).
@@ -204,8 +221,12 @@ def label_margin(right_labels: int, right_title: bool = False) -> dict[str, int]
     count axis: Front) half its top label; ``automargin`` stays on
     for labels longer than these estimates (the right margin also takes the overhang of the last
     x label)."""
-    return {"l": 20, "r": 14 + LABEL_CHAR_PX * right_labels + (24 if right_title else 0),
-            "t": 18 if right_title else 8, "b": 28}
+    return {
+        "l": 20,
+        "r": 14 + LABEL_CHAR_PX * right_labels + (24 if right_title else 0),
+        "t": 18 if right_title else 8,
+        "b": 28,
+    }
 
 
 def _x_range(series: HistogramSeries) -> list[float] | None:
@@ -220,7 +241,7 @@ def _rgb(colour: str) -> tuple[int, int, int]:
     """``"rgb(1, 2, 3)"`` or ``"#010203"`` -> (1, 2, 3)."""
     if colour.startswith("#"):
         return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
-    red, green, blue = (int(float(v)) for v in colour[colour.index("(") + 1:-1].split(",")[:3])
+    red, green, blue = (int(float(v)) for v in colour[colour.index("(") + 1 : -1].split(",")[:3])
     return red, green, blue
 
 
@@ -232,15 +253,15 @@ def band_fill(colour: str, theme: str | None, share: float = 0.28) -> str:
     if background is None:
         return f"rgba({red}, {green}, {blue}, {share})"
     base = _rgb(background)
-    mixed = [round(c * share + b * (1 - share)) for c, b in zip((red, green, blue), base,
-                                                                  strict=True)]
+    mixed = [
+        round(c * share + b * (1 - share)) for c, b in zip((red, green, blue), base, strict=True)
+    ]
     return f"rgb({mixed[0]}, {mixed[1]}, {mixed[2]})"
 
 
 def _empty_figure(layout: go.Layout, message: str) -> Figure:
     figure = go.Figure(layout=layout)
-    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper",
-                          yref="paper")
+    figure.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
     figure.update_xaxes(visible=False)
     figure.update_yaxes(visible=False)
     return figure.to_plotly_json()
@@ -252,8 +273,9 @@ def _merged(base: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in updates.items():
         old = out.get(key)
-        out[key] = (_merged(old, value) if isinstance(old, dict) and isinstance(value, dict)
-                    else value)
+        out[key] = (
+            _merged(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        )
     return out
 
 
@@ -264,9 +286,10 @@ def _figure(traces: list[dict[str, Any]], layout: go.Layout, **updates: Any) -> 
     converted array by array to be sent: 0.2 s a chart of 50 steps on this machine).
     ``tests/test_histogram_views.py`` checks that the same figures pass validation
     (``go.Figure(figure)``)."""
-    return {"data": traces,
-            "layout": {"template": _default_template(), **_merged(layout.to_plotly_json(),
-                                                                  updates)}}
+    return {
+        "data": traces,
+        "layout": {"template": _default_template(), **_merged(layout.to_plotly_json(), updates)},
+    }
 
 
 @functools.cache
@@ -275,22 +298,28 @@ def _default_template() -> dict[str, Any]:
     return go.Figure().to_plotly_json()["layout"]["template"]
 
 
-def _hover_trace(steps: list[tuple[np.ndarray, np.ndarray, HoverValues, str]],
-                 template: str) -> dict[str, Any]:
+def _hover_trace(
+    steps: list[tuple[np.ndarray, np.ndarray, HoverValues, str]], template: str
+) -> dict[str, Any]:
     """One invisible trace (``mode: none``, nothing drawn) that tells the bucket under the
     pointer for every band of the Top view: ``steps`` = (centres, heights, hover values of
     :func:`_hover_data`, step colour) per band. A marker trace per band drew an invisible SVG
     point per bucket, 1,200 elements a chart of 40 steps, and took most of the time a chart
     took to draw (issue 17 item 8); the hover label keeps the colour of its band."""
     return {
-        "type": "scatter", "mode": "none", "hoveron": "points", "showlegend": False,
+        "type": "scatter",
+        "mode": "none",
+        "hoveron": "points",
+        "showlegend": False,
         "x": np.concatenate([centres for centres, _, _, _ in steps]),
         "y": np.concatenate([heights for _, heights, _, _ in steps]),
         "customdata": np.concatenate([rows for _, _, (rows, _), _ in steps]),
         "text": [line for _, _, (_, texts), _ in steps for line in texts],
-        "hoverlabel": {"bgcolor": [colour for centres, _, _, colour in steps
-                                   for _ in range(len(centres))]},
-        "hovertemplate": template, "name": "",
+        "hoverlabel": {
+            "bgcolor": [colour for centres, _, _, colour in steps for _ in range(len(centres))]
+        },
+        "hovertemplate": template,
+        "name": "",
     }
 
 
@@ -318,8 +347,10 @@ class TopView:
         right edge (``buckets`` non-empty)."""
         base = self.bases[index]
         left, right = float(buckets[0, 0]), float(buckets[-1, 0] + buckets[-1, 1])
-        return (np.concatenate([[left], _centres(buckets), [right]]),
-                np.concatenate([[base], base + np.floor(buckets[:, 2]) * self.scale, [base]]))
+        return (
+            np.concatenate([[left], _centres(buckets), [right]]),
+            np.concatenate([[base], base + np.floor(buckets[:, 2]) * self.scale, [base]]),
+        )
 
 
 def top_view(series: HistogramSeries, axis: str = "step") -> TopView:
@@ -332,15 +363,26 @@ def top_view(series: HistogramSeries, axis: str = "step") -> TopView:
     ridge = RIDGE_HEIGHT if len(series) > 1 else 1.0
     ticks = _tick_positions(len(series))
     ticktext = [axis_label(float(values[i]), axis) for i in ticks]
-    return TopView(values=values, bases=bases, scale=ridge / (peak or 1.0),
-                   colours=step_colours(len(series)),
-                   tick_values=[float(bases[i]) for i in ticks], tick_text=ticktext,
-                   x_range=_x_range(series), y_range=[-0.04, 1.0 + ridge * 1.05],
-                   margin=label_margin(max(len(t) for t in ticktext)))
+    return TopView(
+        values=values,
+        bases=bases,
+        scale=ridge / (peak or 1.0),
+        colours=step_colours(len(series)),
+        tick_values=[float(bases[i]) for i in ticks],
+        tick_text=ticktext,
+        x_range=_x_range(series),
+        y_range=[-0.04, 1.0 + ridge * 1.05],
+        margin=label_margin(max(len(t) for t in ticktext)),
+    )
 
 
-def top_figure(series: HistogramSeries, axis: str = "step", height: int | None = 320,
-               hover: bool = True, theme: str | None = None) -> Figure:
+def top_figure(
+    series: HistogramSeries,
+    axis: str = "step",
+    height: int | None = 320,
+    hover: bool = True,
+    theme: str | None = None,
+) -> Figure:
     """Top view: one band per step (a path shape: :func:`band_shape`), earlier steps behind
     and above, later in front and lower; band spacing follows ``axis`` ("step", "relative",
     "absolute"); the tallest bucket of the tag rises :data:`RIDGE_HEIGHT` of the span above its
@@ -363,13 +405,25 @@ def top_figure(series: HistogramSeries, axis: str = "step", height: int | None =
         if hover:
             hovers.append((x[1:-1], y[1:-1], _hover_data(series, i, buckets), colours[i]))
     return _figure(
-        [_hover_trace(hovers, template)] if hovers else [], layout,
-        hovermode="closest", margin=view.margin, shapes=bands,
-        xaxis={"range": view.x_range, "showgrid": False, "zeroline": False,
-               "tickformat": X_TICK_FORMAT},
-        yaxis={"tickvals": view.tick_values, "ticktext": view.tick_text,
-               "side": "right", "showgrid": False, "zeroline": False,
-               "range": view.y_range},
+        [_hover_trace(hovers, template)] if hovers else [],
+        layout,
+        hovermode="closest",
+        margin=view.margin,
+        shapes=bands,
+        xaxis={
+            "range": view.x_range,
+            "showgrid": False,
+            "zeroline": False,
+            "tickformat": X_TICK_FORMAT,
+        },
+        yaxis={
+            "tickvals": view.tick_values,
+            "ticktext": view.tick_text,
+            "side": "right",
+            "showgrid": False,
+            "zeroline": False,
+            "range": view.y_range,
+        },
         meta={"view": "top", "axis": axis},
     )
 
@@ -379,8 +433,14 @@ def band_shape(x: np.ndarray, y: np.ndarray, colour: str, fill: str) -> dict[str
     closed, its stroke not along the base line, as a ``fill: toself`` trace drew it).
     Shapes, not a trace per band: Plotly drew a chart of 50 bands in half the time."""
     points = " L".join(f"{a:.7g},{b:.7g}" for a, b in zip(x.tolist(), y.tolist(), strict=True))
-    return {"type": "path", "path": "M" + points, "xref": "x", "yref": "y",
-            "fillcolor": fill, "line": {"color": colour, "width": 1}}
+    return {
+        "type": "path",
+        "path": "M" + points,
+        "xref": "x",
+        "yref": "y",
+        "fillcolor": fill,
+        "line": {"color": colour, "width": 1},
+    }
 
 
 @dataclass(frozen=True)
@@ -403,8 +463,12 @@ def front_line(buckets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def front_view(series: HistogramSeries) -> FrontView:
     """The Front view's geometry of ``series`` (at least one step), see :class:`FrontView`."""
     peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
-    return FrontView(colours=step_colours(len(series)), peak=peak, x_range=_x_range(series),
-                     margin=label_margin(count_label_chars(peak), right_title=True))
+    return FrontView(
+        colours=step_colours(len(series)),
+        peak=peak,
+        x_range=_x_range(series),
+        margin=label_margin(count_label_chars(peak), right_title=True),
+    )
 
 
 def front_figure(series: HistogramSeries, height: int | None = 320) -> Figure:
@@ -421,14 +485,25 @@ def front_figure(series: HistogramSeries, height: int | None = 320) -> Figure:
             continue
         x, y = front_line(buckets)
         rows, texts = _hover_data(series, i, buckets)
-        traces.append({
-            "type": "scatter", "x": x, "y": y,
-            "mode": "lines", "line": {"color": view.colours[i], "width": FRONT_LINE_WIDTH},
-            "customdata": rows, "text": texts, "hovertemplate": template,
-            "name": f"step {series.steps[i]}", "showlegend": False})
+        traces.append(
+            {
+                "type": "scatter",
+                "x": x,
+                "y": y,
+                "mode": "lines",
+                "line": {"color": view.colours[i], "width": FRONT_LINE_WIDTH},
+                "customdata": rows,
+                "text": texts,
+                "hovertemplate": template,
+                "name": f"step {series.steps[i]}",
+                "showlegend": False,
+            }
+        )
     return _figure(
-        traces, layout,
-        hovermode="closest", margin=view.margin,
+        traces,
+        layout,
+        hovermode="closest",
+        margin=view.margin,
         xaxis={"range": view.x_range, "showgrid": False, "tickformat": X_TICK_FORMAT},
         yaxis={"side": "right", "rangemode": "tozero", "title": {"text": _("count")}},
         meta={"view": "front"},
@@ -441,8 +516,13 @@ def count_label_chars(peak: float) -> int:
     return min(4, max(3, len(str(int(peak)))))
 
 
-def histogram_figure(series: HistogramSeries, view: str = "top", axis: str = "step",
-                     height: int | None = 320, theme: str | None = None) -> Figure:
+def histogram_figure(
+    series: HistogramSeries,
+    view: str = "top",
+    axis: str = "step",
+    height: int | None = 320,
+    theme: str | None = None,
+) -> Figure:
     """``front_figure`` for ``view == "front"``, else ``top_figure`` on ``axis``."""
     if view == "front":
         return front_figure(series, height)
@@ -454,7 +534,8 @@ def shown_text(series: HistogramSeries) -> str:
     total = series.total_steps if series.total_steps is not None else len(series)
     if total > len(series):
         return _("{shown} of {total} steps shown (evenly spread, last kept)").format(
-            shown=len(series), total=total)
+            shown=len(series), total=total
+        )
     return ngettext("{count} step", "{count} steps", total).format(count=total)
 
 

@@ -27,17 +27,28 @@ def job_notice(job: JobSummary, element_id: str | None = None) -> Any:
     if job.reasons:
         listed = [html.Li(reason) for reason in job.reasons[:MAX_LISTED]]
         if len(job.reasons) > MAX_LISTED:
-            listed.append(html.Li(_("... and {count} more").format(
-                count=len(job.reasons) - MAX_LISTED)))
-        return html.Details(className="di-panel di-warning di-job-notice", **identity,
-                            children=[
-            html.Summary("⚠ " + ngettext(
-                "This job has {count} problem; everything readable is shown.",
-                "This job has {count} problems; everything readable is shown.",
-                len(job.reasons)).format(count=len(job.reasons))),
-            html.Ul(listed)])
+            listed.append(
+                html.Li(_("... and {count} more").format(count=len(job.reasons) - MAX_LISTED))
+            )
+        return html.Details(
+            className="di-panel di-warning di-job-notice",
+            **identity,
+            children=[
+                html.Summary(
+                    "⚠ "
+                    + ngettext(
+                        "This job has {count} problem; everything readable is shown.",
+                        "This job has {count} problems; everything readable is shown.",
+                        len(job.reasons),
+                    ).format(count=len(job.reasons))
+                ),
+                html.Ul(listed),
+            ],
+        )
     if job.hints:
-        return html.Div(className="di-panel di-note di-job-notice", **identity, children=[
-            html.Span("ⓘ ", className="di-muted"),
-            html.Span(" ".join(job.hints))])
+        return html.Div(
+            className="di-panel di-note di-job-notice",
+            **identity,
+            children=[html.Span("ⓘ ", className="di-muted"), html.Span(" ".join(job.hints))],
+        )
     return None

@@ -26,17 +26,30 @@ FIGURE = "lazy-graph-figure"
 SLOT = "lazy-graph-slot"
 
 
-def lazy_graph(key: str, graph_id: dict[str, str] | str, figure: Any,
-               config: Mapping[str, Any], class_name: str, preview: Any = None) -> html.Div:
+def lazy_graph(
+    key: str,
+    graph_id: dict[str, str] | str,
+    figure: Any,
+    config: Mapping[str, Any],
+    class_name: str,
+    preview: Any = None,
+) -> html.Div:
     """The place of ``dcc.Graph(id=graph_id, figure=figure, config=config,
     className=class_name, responsive=True)``, drawn when on screen. ``key`` names it among the
     lazy graphs of the app (a page prefix and the tag); the slot takes the graph's class name
     too, so it holds the graph's height before it is drawn. ``preview``: what the slot holds
     until then (a page's first paint: the chart drawn on the server)."""
-    return html.Div(className="di-lazy-graph", children=[
-        dcc.Store(id=lazy_figure_id(key), data=lazy_figure(graph_id, figure, config, class_name)),
-        html.Div(preview, id={"type": SLOT, "key": key}, className=f"di-lazy-slot {class_name}"),
-    ])
+    return html.Div(
+        className="di-lazy-graph",
+        children=[
+            dcc.Store(
+                id=lazy_figure_id(key), data=lazy_figure(graph_id, figure, config, class_name)
+            ),
+            html.Div(
+                preview, id={"type": SLOT, "key": key}, className=f"di-lazy-slot {class_name}"
+            ),
+        ],
+    )
 
 
 def lazy_figure_id(key: str) -> dict[str, str]:
@@ -45,8 +58,13 @@ def lazy_figure_id(key: str) -> dict[str, str]:
     return {"type": FIGURE, "key": key}
 
 
-def lazy_figure(graph_id: dict[str, str] | str, figure: Any, config: Mapping[str, Any],
-                class_name: str, style: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+def lazy_figure(
+    graph_id: dict[str, str] | str,
+    figure: Any,
+    config: Mapping[str, Any],
+    class_name: str,
+    style: Mapping[str, Any] | None = None,
+) -> dict[str, Any] | None:
     """What a lazy graph's store holds: the figure and the graph's properties (``style``: the
     graph's own, e.g. a height that depends on the figure: the graph is responsive, so its
     size is its box's, not the figure's); None (the slot stays empty) while there is no
@@ -66,10 +84,13 @@ def figure_json(figure: Any) -> str:
     Python first (0.2 s of the parameter distribution page's answer on this machine), and
     the renderer compared the figures' objects on every update (a string compares at once)."""
     if isinstance(figure, dict):
-        data = [{key: _typed_array(value) for key, value in trace.items()}
-                for trace in figure.get("data", [])]
-        return orjson.dumps({**figure, "data": data}, default=_json_default,
-                            option=orjson.OPT_SERIALIZE_NUMPY).decode()
+        data = [
+            {key: _typed_array(value) for key, value in trace.items()}
+            for trace in figure.get("data", [])
+        ]
+        return orjson.dumps(
+            {**figure, "data": data}, default=_json_default, option=orjson.OPT_SERIALIZE_NUMPY
+        ).decode()
     return str(to_json_plotly(figure))
 
 
@@ -89,8 +110,10 @@ def _typed_array(value: Any) -> Any:
     else:
         array = array.astype(array.dtype.newbyteorder("<"))
     array = np.ascontiguousarray(array)
-    spec = {"dtype": array.dtype.str.lstrip("<|"),
-            "bdata": base64.b64encode(array.tobytes()).decode()}
+    spec = {
+        "dtype": array.dtype.str.lstrip("<|"),
+        "bdata": base64.b64encode(array.tobytes()).decode(),
+    }
     return spec if array.ndim == 1 else {**spec, "shape": ",".join(map(str, array.shape))}
 
 

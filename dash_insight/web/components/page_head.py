@@ -19,12 +19,18 @@ BACK_CLASS = "di-close"
 
 def job_page_head(app: dash.Dash, title: str, train_id: str, *actions: Any) -> html.Div:
     """``title``, ``Summary path: <train_id>``, ``actions`` (buttons, selectors) and the ×."""
-    return html.Div(className="di-page-head", children=[
-        html.H1(title, className="di-title"),
-        html.Span(_("Summary path: {path}").format(path=train_id), className="di-subtitle"),
-        html.Div(className="di-spacer"),
-        *actions,
-        dcc.Link("×", href=app.get_relative_path("/dashboard") + make_search(
-            {"train_id": train_id}), className=BACK_CLASS,
-            title=_("Back to the training dashboard")),
-    ])
+    return html.Div(
+        className="di-page-head",
+        children=[
+            html.H1(title, className="di-title"),
+            html.Span(_("Summary path: {path}").format(path=train_id), className="di-subtitle"),
+            html.Div(className="di-spacer"),
+            *actions,
+            dcc.Link(
+                "×",
+                href=app.get_relative_path("/dashboard") + make_search({"train_id": train_id}),
+                className=BACK_CLASS,
+                title=_("Back to the training dashboard"),
+            ),
+        ],
+    )

@@ -23,8 +23,20 @@ import dash
 from dash import ALL, Input, Output, State, html
 
 #: The runs' colours, in the order runs get them (also the swatches offered to pick from).
-PALETTE = ("#00a5a7", "#e8684a", "#5b8ff9", "#f6bd16", "#9270ca", "#269a99", "#ff99c3",
-           "#6dc8ec", "#5d7092", "#ff9d4d", "#1e9493", "#bd7a5d")
+PALETTE = (
+    "#00a5a7",
+    "#e8684a",
+    "#5b8ff9",
+    "#f6bd16",
+    "#9270ca",
+    "#269a99",
+    "#ff99c3",
+    "#6dc8ec",
+    "#5d7092",
+    "#ff9d4d",
+    "#1e9493",
+    "#bd7a5d",
+)
 #: The browser store holding the user's colours ({train_id: "#rrggbb"}), in the shell.
 STORE_ID = "run-colours"
 
@@ -36,8 +48,9 @@ def valid_colour(value: Any) -> bool:
     return isinstance(value, str) and _HEX.fullmatch(value) is not None
 
 
-def run_colour(train_id: str, train_ids: Iterable[str],
-               overrides: Mapping[str, Any] | None = None) -> str:
+def run_colour(
+    train_id: str, train_ids: Iterable[str], overrides: Mapping[str, Any] | None = None
+) -> str:
     """The colour of run ``train_id``: ``overrides[train_id]`` when it is a valid ``#rrggbb``
     colour, else ``PALETTE[i % len(PALETTE)]`` where ``i`` is the run's position among
     ``train_ids`` sorted (every job, whatever a chart shows). A run missing from
@@ -53,19 +66,24 @@ def run_colour(train_id: str, train_ids: Iterable[str],
     return PALETTE[position % len(PALETTE)]
 
 
-def run_colours(shown: Iterable[str], train_ids: Iterable[str],
-                overrides: Mapping[str, Any] | None = None) -> dict[str, str]:
+def run_colours(
+    shown: Iterable[str], train_ids: Iterable[str], overrides: Mapping[str, Any] | None = None
+) -> dict[str, str]:
     """:func:`run_colour` of each run in ``shown`` (one sort for all of them)."""
     ordered = sorted(set(train_ids))
     return {train_id: run_colour(train_id, ordered, overrides) for train_id in shown}
 
 
-def set_colour(overrides: Mapping[str, Any] | None, train_id: str | None,
-               colour: str | None) -> dict[str, str]:
+def set_colour(
+    overrides: Mapping[str, Any] | None, train_id: str | None, colour: str | None
+) -> dict[str, str]:
     """The user's colours after picking ``colour`` for ``train_id`` (None or an invalid
     colour: back to the default colour); entries that are not valid colours are dropped."""
-    out = {k: str(v).lower() for k, v in (overrides or {}).items()
-           if isinstance(k, str) and valid_colour(v)}
+    out = {
+        k: str(v).lower()
+        for k, v in (overrides or {}).items()
+        if isinstance(k, str) and valid_colour(v)
+    }
     if train_id:
         if valid_colour(colour):
             out[train_id] = str(colour).lower()
@@ -77,8 +95,12 @@ def set_colour(overrides: Mapping[str, Any] | None, train_id: str | None,
 def run_dot(train_id: str, colour: str, **attributes: Any) -> html.Span:
     """A round swatch in run ``train_id``'s colour (``colour`` = its default; the user's colour
     replaces it in the browser)."""
-    return html.Span(id={"type": "run-dot", "run": train_id, "colour": colour},
-                     className="di-run-dot", style={"background": colour}, **attributes)
+    return html.Span(
+        id={"type": "run-dot", "run": train_id, "colour": colour},
+        className="di-run-dot",
+        style={"background": colour},
+        **attributes,
+    )
 
 
 def register_run_dots(app: dash.Dash) -> None:
@@ -89,5 +111,6 @@ def register_run_dots(app: dash.Dash) -> None:
             return ids.map(id => ({background: chosen[id.run] || id.colour}));
         }""",
         Output({"type": "run-dot", "run": ALL, "colour": ALL}, "style"),
-        Input(STORE_ID, "data"), State({"type": "run-dot", "run": ALL, "colour": ALL}, "id"),
+        Input(STORE_ID, "data"),
+        State({"type": "run-dot", "run": ALL, "colour": ALL}, "id"),
     )

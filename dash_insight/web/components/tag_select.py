@@ -66,8 +66,9 @@ def visible_tags(tags: Sequence[str], selected: Iterable[str] | None, pattern: s
     return [tag for tag in matching if tag in chosen]
 
 
-def selection(wanted: Sequence[str] | None, tags: Sequence[str]
-              ) -> tuple[list[str] | None, list[str]]:
+def selection(
+    wanted: Sequence[str] | None, tags: Sequence[str]
+) -> tuple[list[str] | None, list[str]]:
     """``(selected, unknown)`` from the tags a URL names (None = all): the checked tags the job
     has (None = all) and the named tags the job does not have (for a message)."""
     if wanted is None:
@@ -76,24 +77,34 @@ def selection(wanted: Sequence[str] | None, tags: Sequence[str]
     return [t for t in wanted if t in known], [t for t in wanted if t not in known]
 
 
-def selection_from_params(params: Mapping[str, str], tags: Sequence[str], key: str = "tags"
-                          ) -> tuple[list[str] | None, list[str]]:
+def selection_from_params(
+    params: Mapping[str, str], tags: Sequence[str], key: str = "tags"
+) -> tuple[list[str] | None, list[str]]:
     """:func:`selection` of the tags named by the URL parameter ``key``."""
     return selection(decode_tags(params.get(key)), tags)
 
 
-def selection_state(tags: Sequence[str], selected: Sequence[str] | None, pattern: str
-                    ) -> dict[str, Any]:
+def selection_state(
+    tags: Sequence[str], selected: Sequence[str] | None, pattern: str
+) -> dict[str, Any]:
     """The ``tags`` / ``filter`` fields of a page state for what the row shows: ``tags`` None
     when every tag is checked (the URL then leaves it out), else the checked ones in ``tags``
     order; ``filter`` the pattern."""
-    chosen = None if selected is None or set(tags) <= set(selected) else [
-        t for t in tags if t in set(selected)]
+    chosen = (
+        None
+        if selected is None or set(tags) <= set(selected)
+        else [t for t in tags if t in set(selected)]
+    )
     return {"tags": chosen, "filter": pattern or ""}
 
 
-def pick(names: Sequence[str], chosen: Sequence[str], checked: Sequence[str] | None,
-         visible: Sequence[str], action: str | None) -> list[str]:
+def pick(
+    names: Sequence[str],
+    chosen: Sequence[str],
+    checked: Sequence[str] | None,
+    visible: Sequence[str],
+    action: str | None,
+) -> list[str]:
     """The selection of a :func:`button_select` row after ``action``: ``"all"`` adds every
     visible name, ``"none"`` removes them, ``"list"`` takes the checklist's ``checked`` value for
     the visible names; names hidden by the filter keep their state, and any other action keeps
@@ -118,7 +129,7 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[list[Any], int,
     pages = max(1, -(-len(items) // max(1, size)))
     page = max(1, min(page, pages))
     start = (page - 1) * size
-    return list(items[start:start + size]), page, pages
+    return list(items[start : start + size]), page, pages
 
 
 def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
@@ -129,14 +140,20 @@ def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
         return max(1, page - 1), True
     if trigger == f"{prefix}-next":
         return page + 1, True
-    if trigger in (f"{prefix}-tags", f"{prefix}-tags-ticks", f"{prefix}-tags-all",
-                   f"{prefix}-tags-none", f"{prefix}-tags-filter"):
+    if trigger in (
+        f"{prefix}-tags",
+        f"{prefix}-tags-ticks",
+        f"{prefix}-tags-all",
+        f"{prefix}-tags-none",
+        f"{prefix}-tags-filter",
+    ):
         return 1, False
     return page, False
 
 
-def tags_on_page(wanted: Sequence[str] | None, tags: Sequence[str], pattern: str, page: int,
-                 page_size: int) -> tuple[list[str], int, int, list[str], str]:
+def tags_on_page(
+    wanted: Sequence[str] | None, tags: Sequence[str], pattern: str, page: int, page_size: int
+) -> tuple[list[str], int, int, list[str], str]:
     """What a per-tag page shows: (tags on the current page, that page, the number of pages,
     tags ``wanted`` by the URL (None = all) that the job does not have, the "Total N tags"
     text). Tags shown are the checked ones that match ``pattern``."""
@@ -144,34 +161,59 @@ def tags_on_page(wanted: Sequence[str] | None, tags: Sequence[str], pattern: str
     visible = visible_tags(tags, selected, pattern)
     on_page, page, pages = page_of(visible, page, page_size)
     total = ngettext("Total {count} tag", "Total {count} tags", len(visible)).format(
-        count=len(visible))
+        count=len(visible)
+    )
     return on_page, page, pages, unknown, total
 
 
-def pager(prefix: str, total: int | None = None, page: int = 1, pages: int = 1,
-          noun: str = "tag", texts: tuple[str, str] = ("", ""),
-          disabled: tuple[bool, bool] = (False, False)) -> html.Div:
-    """"Total N" and ‹ page / pages › buttons (``{prefix}-total``, ``{prefix}-prev``,
+def pager(
+    prefix: str,
+    total: int | None = None,
+    page: int = 1,
+    pages: int = 1,
+    noun: str = "tag",
+    texts: tuple[str, str] = ("", ""),
+    disabled: tuple[bool, bool] = (False, False),
+) -> html.Div:
+    """ "Total N" and ‹ page / pages › buttons (``{prefix}-total``, ``{prefix}-prev``,
     ``{prefix}-page``, ``{prefix}-next``). ``total`` None: the texts are ``texts`` (total,
     page; empty by default) and the buttons' ``disabled`` those given (enabled by default), for
     a page whose callbacks keep them."""
     if total is None:
-        return html.Div(className="di-pager", children=[
-            html.Span(texts[0], id=f"{prefix}-total"),
-            html.Button("‹", id=f"{prefix}-prev", className="di-icon-button",
-                        disabled=disabled[0]),
-            html.Span(texts[1], id=f"{prefix}-page"),
-            html.Button("›", id=f"{prefix}-next", className="di-icon-button",
-                        disabled=disabled[1]),
-        ])
-    return html.Div(className="di-pager", children=[
-        html.Span(noun_texts(noun, total)["total"], id=f"{prefix}-total"),
-        html.Button("‹", id=f"{prefix}-prev", className="di-icon-button", disabled=page <= 1,
-                    title=_("Previous page")),
-        html.Span(f"{page} / {pages}", id=f"{prefix}-page"),
-        html.Button("›", id=f"{prefix}-next", className="di-icon-button",
-                    disabled=page >= pages, title=_("Next page")),
-    ])
+        return html.Div(
+            className="di-pager",
+            children=[
+                html.Span(texts[0], id=f"{prefix}-total"),
+                html.Button(
+                    "‹", id=f"{prefix}-prev", className="di-icon-button", disabled=disabled[0]
+                ),
+                html.Span(texts[1], id=f"{prefix}-page"),
+                html.Button(
+                    "›", id=f"{prefix}-next", className="di-icon-button", disabled=disabled[1]
+                ),
+            ],
+        )
+    return html.Div(
+        className="di-pager",
+        children=[
+            html.Span(noun_texts(noun, total)["total"], id=f"{prefix}-total"),
+            html.Button(
+                "‹",
+                id=f"{prefix}-prev",
+                className="di-icon-button",
+                disabled=page <= 1,
+                title=_("Previous page"),
+            ),
+            html.Span(f"{page} / {pages}", id=f"{prefix}-page"),
+            html.Button(
+                "›",
+                id=f"{prefix}-next",
+                className="di-icon-button",
+                disabled=page >= pages,
+                title=_("Next page"),
+            ),
+        ],
+    )
 
 
 # --- component -----------------------------------------------------------------------------------
@@ -190,9 +232,10 @@ def picker_height(rows: int) -> int:
     return HEADER_PX + ROW_PX * max(2, min(rows, VISIBLE_ROWS)) + 2
 
 
-def count_text(names: Sequence[str], selected: Sequence[str], pattern: str,
-               noun: str = "tag") -> str:
-    """"3 of 400 tags selected, 10 match": how many are ticked and, with a filter, how many
+def count_text(
+    names: Sequence[str], selected: Sequence[str], pattern: str, noun: str = "tag"
+) -> str:
+    """ "3 of 400 tags selected, 10 match": how many are ticked and, with a filter, how many
     the filter shows."""
     chosen = set(selected)
     ticked = sum(1 for name in names if name in chosen)
@@ -210,10 +253,10 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
     English sentence cannot be translated). ``count`` chooses the plural forms."""
     if noun == "job":
         return {
-            "total": ngettext("Total {count} job", "Total {count} jobs", count).format(
-                count=count),
-            "selected": ngettext("{ticked} of {count} job selected",
-                                 "{ticked} of {count} jobs selected", count),
+            "total": ngettext("Total {count} job", "Total {count} jobs", count).format(count=count),
+            "selected": ngettext(
+                "{ticked} of {count} job selected", "{ticked} of {count} jobs selected", count
+            ),
             "all": _("Select every job the filter shows"),
             "none": _("Unselect every job the filter shows"),
             "filter": _("Filter jobs (regular expression)"),
@@ -233,8 +276,9 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
         }
     return {
         "total": ngettext("Total {count} tag", "Total {count} tags", count).format(count=count),
-        "selected": ngettext("{ticked} of {count} tag selected",
-                             "{ticked} of {count} tags selected", count),
+        "selected": ngettext(
+            "{ticked} of {count} tag selected", "{ticked} of {count} tags selected", count
+        ),
         "all": _("Select every tag the filter shows"),
         "none": _("Unselect every tag the filter shows"),
         "filter": _("Filter tags (regular expression)"),
@@ -264,8 +308,13 @@ class PickerView(NamedTuple):
         return [{"name": name, "hidden": name in closed} for name in self.rows]
 
 
-def picker_view(names: Sequence[str], selected: Sequence[str] | None, pattern: str,
-                noun: str = "tag", hidden: Sequence[str] | None = None) -> PickerView:
+def picker_view(
+    names: Sequence[str],
+    selected: Sequence[str] | None,
+    pattern: str,
+    noun: str = "tag",
+    hidden: Sequence[str] | None = None,
+) -> PickerView:
     """The :class:`PickerView` of ``names`` with ``selected`` ticked (None = all) and the
     filter ``pattern`` (an invalid expression shows every name and says why); ``hidden``:
     the names whose eye is closed, for a picker with the eye column (None: without)."""
@@ -277,17 +326,25 @@ def picker_view(names: Sequence[str], selected: Sequence[str] | None, pattern: s
     if hidden is not None:
         hidden = [name for name in names if name in set(hidden)]
         key.append(_digest(hidden))
-    return PickerView(rows, ticked, count_text(names, chosen, pattern, noun), error or "", key,
-                      hidden)
+    return PickerView(
+        rows, ticked, count_text(names, chosen, pattern, noun), error or "", key, hidden
+    )
 
 
 def _digest(names: Sequence[str]) -> str:
     return hashlib.sha1("\x1f".join(names).encode()).hexdigest()[:16]
 
 
-def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[str] | None,
-           pattern: str = "", noun: str = "tag", extra: Sequence[Any] = (),
-           hidden: Sequence[str] | None = None) -> html.Div:
+def picker(
+    list_id: str,
+    label: str,
+    names: Sequence[str],
+    selected: Sequence[str] | None,
+    pattern: str = "",
+    noun: str = "tag",
+    extra: Sequence[Any] = (),
+    hidden: Sequence[str] | None = None,
+) -> html.Div:
     """The name picker of every page that selects tags or jobs: ``label``, All / None buttons
     (``{list_id}-all`` ticks every name the filter shows, ``{list_id}-none`` unticks them), the
     regular-expression filter ``{list_id}-filter``, the count ``{list_id}-count``, the filter's
@@ -301,63 +358,105 @@ def picker(list_id: str, label: str, names: Sequence[str], selected: Sequence[st
     row; the eyes of ``hidden`` are closed."""
     view = picker_view(names, selected, pattern, noun, hidden)
     texts = noun_texts(noun)
-    columns: list[dict[str, Any]] = [{"field": "name", "headerName": texts["header"], "flex": 1,
-                                      "tooltipField": "name", "sortable": False}]
+    columns: list[dict[str, Any]] = [
+        {
+            "field": "name",
+            "headerName": texts["header"],
+            "flex": 1,
+            "tooltipField": "name",
+            "sortable": False,
+        }
+    ]
     if hidden is not None:
-        columns.insert(0, {"field": "hidden", "headerName": "", "width": 40,
-                           "sortable": False, "resizable": False, "cellRenderer": "PickerEye",
-                           "cellRendererParams": {"show": _("Show everywhere on this page"),
-                                                  "hide": _("Hide everywhere on this page "
-                                                            "(stays selected)")},
-                           "cellClass": "di-eye-cell",
-                           # Enter / Space on the eye's cell toggle the eye (the renderer's
-                           # keydown), not the row's tick.
-                           "suppressKeyboardEvent": {
-                               "function": "params.event.key === 'Enter' || "
-                                           "params.event.key === ' '"}})
-    return html.Div(className="di-picker", id=f"{list_id}-picker", children=[
-        html.Div(className="di-toolbar di-picker-tools", children=[
-            html.Span(label, className="di-control-label"),
-            html.Button(_("All"), id=f"{list_id}-all", className="di-chip",
-                        title=texts["all"]),
-            html.Button(_("None"), id=f"{list_id}-none", className="di-chip",
-                        title=texts["none"]),
-            dcc.Input(id=f"{list_id}-filter", value=pattern, type="text", debounce=0.3,
-                      placeholder=texts["filter"],
-                      className="di-input di-tag-filter"),
-            html.Span(view.summary, id=f"{list_id}-count", className="di-muted"),
-            html.Span(view.error, id=f"{list_id}-error", className="di-error-text"),
-            *extra,
-        ]),
-        dcc.Store(id=f"{list_id}-key", data=view.key),
-        # What register_picker last sent to the list: the grid, or its holder's spec before
-        # the grid is mounted.
-        dcc.Store(id=f"{list_id}-sent"),
-        # The grid's ticks, for the page's callbacks: in the page before the grid is.
-        dcc.Store(id=f"{list_id}-ticks"),
-        # Mounted after the charts on screen: a grid mounted with the layout delays them; its
-        # rows and ticks come in a task after its set-up (as the callback below sets them).
-        deferred(
-            dag.AgGrid(
-                id=list_id, className="di-picker-grid",
-                rowData=view.row_data(),
-                columnDefs=columns,
-                getRowId="params.data.name",
-                selectedRows={"ids": view.ticked},
-                dashGridOptions={
-                    "rowSelection": {"mode": "multiRow", "checkboxes": True, "headerCheckbox": True,
-                                     "selectAll": "filtered", "enableClickSelection": True,
-                                     "enableSelectionWithoutKeys": True},
-                    "rowHeight": ROW_PX, "headerHeight": HEADER_PX, "animateRows": False,
-                    "suppressFieldDotNotation": True, "tooltipShowDelay": 500,
-                    "localeText": grid_locale_text(texts["no_match"]),
+        columns.insert(
+            0,
+            {
+                "field": "hidden",
+                "headerName": "",
+                "width": 40,
+                "sortable": False,
+                "resizable": False,
+                "cellRenderer": "PickerEye",
+                "cellRendererParams": {
+                    "show": _("Show everywhere on this page"),
+                    "hide": _("Hide everywhere on this page (stays selected)"),
                 },
-                style={"height": f"{picker_height(len(view.rows))}px"},
+                "cellClass": "di-eye-cell",
+                # Enter / Space on the eye's cell toggle the eye (the renderer's
+                # keydown), not the row's tick.
+                "suppressKeyboardEvent": {
+                    "function": "params.event.key === 'Enter' || params.event.key === ' '"
+                },
+            },
+        )
+    return html.Div(
+        className="di-picker",
+        id=f"{list_id}-picker",
+        children=[
+            html.Div(
+                className="di-toolbar di-picker-tools",
+                children=[
+                    html.Span(label, className="di-control-label"),
+                    html.Button(
+                        _("All"), id=f"{list_id}-all", className="di-chip", title=texts["all"]
+                    ),
+                    html.Button(
+                        _("None"), id=f"{list_id}-none", className="di-chip", title=texts["none"]
+                    ),
+                    dcc.Input(
+                        id=f"{list_id}-filter",
+                        value=pattern,
+                        type="text",
+                        debounce=0.3,
+                        placeholder=texts["filter"],
+                        className="di-input di-tag-filter",
+                    ),
+                    html.Span(view.summary, id=f"{list_id}-count", className="di-muted"),
+                    html.Span(view.error, id=f"{list_id}-error", className="di-error-text"),
+                    *extra,
+                ],
             ),
-            f"{list_id}-holder", later=("rowData", "selectedRows"), className="di-picker-list",
-            style={"minHeight": f"{picker_height(len(view.rows))}px"},
-        ),
-    ])
+            dcc.Store(id=f"{list_id}-key", data=view.key),
+            # What register_picker last sent to the list: the grid, or its holder's spec before
+            # the grid is mounted.
+            dcc.Store(id=f"{list_id}-sent"),
+            # The grid's ticks, for the page's callbacks: in the page before the grid is.
+            dcc.Store(id=f"{list_id}-ticks"),
+            # Mounted after the charts on screen: a grid mounted with the layout delays them; its
+            # rows and ticks come in a task after its set-up (as the callback below sets them).
+            deferred(
+                dag.AgGrid(
+                    id=list_id,
+                    className="di-picker-grid",
+                    rowData=view.row_data(),
+                    columnDefs=columns,
+                    getRowId="params.data.name",
+                    selectedRows={"ids": view.ticked},
+                    dashGridOptions={
+                        "rowSelection": {
+                            "mode": "multiRow",
+                            "checkboxes": True,
+                            "headerCheckbox": True,
+                            "selectAll": "filtered",
+                            "enableClickSelection": True,
+                            "enableSelectionWithoutKeys": True,
+                        },
+                        "rowHeight": ROW_PX,
+                        "headerHeight": HEADER_PX,
+                        "animateRows": False,
+                        "suppressFieldDotNotation": True,
+                        "tooltipShowDelay": 500,
+                        "localeText": grid_locale_text(texts["no_match"]),
+                    },
+                    style={"height": f"{picker_height(len(view.rows))}px"},
+                ),
+                f"{list_id}-holder",
+                later=("rowData", "selectedRows"),
+                className="di-picker-list",
+                style={"minHeight": f"{picker_height(len(view.rows))}px"},
+            ),
+        ],
+    )
 
 
 def checked_names(rows: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) -> list[str]:
@@ -374,12 +473,22 @@ def picker_action(trigger: Any, list_id: str) -> str | None:
     """The :func:`pick` action of the picker ``list_id`` that ``trigger`` (a component id)
     belongs to: ``"all"``, ``"none"``, ``"list"`` (the list or ``{list_id}-ticks``, its
     ticks as :func:`picker_inputs` gives them), or None for another component."""
-    return {f"{list_id}-all": "all", f"{list_id}-none": "none", list_id: "list",
-            f"{list_id}-ticks": "list"}.get(trigger if isinstance(trigger, str) else "")
+    return {
+        f"{list_id}-all": "all",
+        f"{list_id}-none": "none",
+        list_id: "list",
+        f"{list_id}-ticks": "list",
+    }.get(trigger if isinstance(trigger, str) else "")
 
 
-def echoed(trigger: Any, list_id: str, checked: Sequence[str], names: Sequence[str],
-           selected: Sequence[str] | None, pattern: str) -> bool:
+def echoed(
+    trigger: Any,
+    list_id: str,
+    checked: Sequence[str],
+    names: Sequence[str],
+    selected: Sequence[str] | None,
+    pattern: str,
+) -> bool:
     """True when the list ``list_id`` reports (``trigger``) exactly the ticks the URL gives it
     (``names``, ``selected``, ``pattern``): the grid echoing what the server set, not a user's
     click. A page's "controls -> URL" callback then changes nothing, so that a link keeps what
@@ -398,8 +507,12 @@ def picker_inputs(list_id: str) -> list[Input]:
     # callback with it among its inputs fails in the browser ("nonexistent object") when
     # All, None or the filter fire it, and the click is lost. allow_optional on it instead
     # makes Dash run (and fail) such a callback on a page without the picker at all.
-    return [Input(f"{list_id}-ticks", "data"), Input(f"{list_id}-all", "n_clicks"),
-            Input(f"{list_id}-none", "n_clicks"), Input(f"{list_id}-filter", "value")]
+    return [
+        Input(f"{list_id}-ticks", "data"),
+        Input(f"{list_id}-all", "n_clicks"),
+        Input(f"{list_id}-none", "n_clicks"),
+        Input(f"{list_id}-filter", "value"),
+    ]
 
 
 def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
@@ -415,13 +528,16 @@ def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
     if view.hidden is not None:
         eyes_changed = not rows_changed and shown[2:3] != view.key[2:3]
         eyes = ({"update": view.row_data()} if eyes_changed else dash.no_update,)
-    return (view.row_data() if rows_changed else dash.no_update,
-            {"ids": view.ticked} if ticks_changed else dash.no_update,
-            view.summary, view.error,
-            {"height": f"{picker_height(len(view.rows))}px"} if rows_changed else dash.no_update,
-            view.key if view.key != shown else dash.no_update,
-            {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update,
-            *eyes)
+    return (
+        view.row_data() if rows_changed else dash.no_update,
+        {"ids": view.ticked} if ticks_changed else dash.no_update,
+        view.summary,
+        view.error,
+        {"height": f"{picker_height(len(view.rows))}px"} if rows_changed else dash.no_update,
+        view.key if view.key != shown else dash.no_update,
+        {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update,
+        *eyes,
+    )
 
 
 #: The grid's props of :func:`picker_update`'s outputs, by their place in it.
@@ -432,15 +548,21 @@ def sent_to_grid(update: Sequence[Any], key: Sequence[str]) -> Any:
     """What :func:`register_picker` sends to the list for ``update`` (the outputs of
     :func:`picker_update`): the grid's props that changed, and ``key`` (what the list then
     shows, so that no two updates are alike); ``dash.no_update`` when none changed."""
-    changed = {prop: update[place] for place, prop in GRID_OUTPUTS.items()
-               if place < len(update) and update[place] is not dash.no_update}
+    changed = {
+        prop: update[place]
+        for place, prop in GRID_OUTPUTS.items()
+        if place < len(update) and update[place] is not dash.no_update
+    }
     return {**changed, "key": list(key)} if changed else dash.no_update
 
 
-def register_picker(app: dash.Dash, list_id: str,
-                    read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]],
-                    noun: str = "tag",
-                    read_hidden: Callable[[str | None], Sequence[str]] | None = None) -> None:
+def register_picker(
+    app: dash.Dash,
+    list_id: str,
+    read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]],
+    noun: str = "tag",
+    read_hidden: Callable[[str | None], Sequence[str]] | None = None,
+) -> None:
     """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected
     ones (None = all) and the filter; on every URL change, refresh and click of "Refresh" the
     list is set to them, sending rows and ticks only when they changed. ``read_hidden``: the
@@ -454,14 +576,17 @@ def register_picker(app: dash.Dash, list_id: str,
     eyes = [Output(list_id, "rowTransaction")] if read_hidden is not None else []
 
     @app.callback(
-        Output(f"{list_id}-count", "children"), Output(f"{list_id}-error", "children"),
-        Output(f"{list_id}-key", "data"), Output(f"{list_id}-sent", "data"),
-        Input("url", "search"), Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"), State(f"{list_id}-key", "data"),
+        Output(f"{list_id}-count", "children"),
+        Output(f"{list_id}-error", "children"),
+        Output(f"{list_id}-key", "data"),
+        Output(f"{list_id}-sent", "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        State(f"{list_id}-key", "data"),
         prevent_initial_call=True,
     )
-    def follow_url(search: str | None, _ticks: Any, _clicks: Any, shown: list[str] | None
-                   ) -> tuple:
+    def follow_url(search: str | None, _ticks: Any, _clicks: Any, shown: list[str] | None) -> tuple:
         names, selected, pattern = read(search)
         hidden = None if read_hidden is None else read_hidden(search)
         view = picker_view(names, selected, pattern, noun, hidden)
@@ -472,14 +597,19 @@ def register_picker(app: dash.Dash, list_id: str,
     # callback with some of its outputs missing fails instead).
     app.clientside_callback(
         ClientsideFunction("pickers", "toGrid"),
-        Output(list_id, "rowData"), Output(list_id, "selectedRows"), Output(list_id, "style"),
-        Output(list_id, "scrollTo"), *eyes,
-        Input(f"{list_id}-sent", "data"), prevent_initial_call=True,
+        Output(list_id, "rowData"),
+        Output(list_id, "selectedRows"),
+        Output(list_id, "style"),
+        Output(list_id, "scrollTo"),
+        *eyes,
+        Input(f"{list_id}-sent", "data"),
+        prevent_initial_call=True,
     )
     # The grid's ticks, when it reports them, for the page's callbacks (picker_inputs).
     app.clientside_callback(
         ClientsideFunction("pickers", "ticks"),
-        Output(f"{list_id}-ticks", "data"), Input(list_id, "selectedRows"),
+        Output(f"{list_id}-ticks", "data"),
+        Input(list_id, "selectedRows"),
         prevent_initial_call=True,
     )
     # The holder drops its spec once its grid has everything (assets/deferred.js): then this
@@ -487,9 +617,12 @@ def register_picker(app: dash.Dash, list_id: str,
     holder = f"{list_id}-holder"
     app.clientside_callback(
         ClientsideFunction("pickers", "toHolder"),
-        Output(holder, "data-component"), Output(holder, "data-later"),
-        Input(f"{list_id}-sent", "data"), State(holder, "data-component"),
-        State(holder, "data-later"), prevent_initial_call=True,
+        Output(holder, "data-component"),
+        Output(holder, "data-later"),
+        Input(f"{list_id}-sent", "data"),
+        State(holder, "data-component"),
+        State(holder, "data-later"),
+        prevent_initial_call=True,
     )
 
 
@@ -497,5 +630,3 @@ def user_change() -> bool:
     """True inside a callback fired by one changed input (a user action), False when Dash
     fired it for newly rendered components (all its inputs reported at once)."""
     return len(ctx.triggered) == 1 and ctx.triggered_id is not None
-
-

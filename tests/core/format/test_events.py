@@ -31,22 +31,29 @@ DT = anf_ir_pb2.DataType
         ("DT_BOOL", [0.0, 1.0, 1.0, 0.0], np.array([False, True, True, False])),
         ("DT_INT8", [-128.0, 127.0, 0.0, 5.0], np.array([-128, 127, 0, 5], np.int8)),
         ("DT_INT16", [-300.0, 300.0, 0.0, 1.0], np.array([-300, 300, 0, 1], np.int16)),
-        ("DT_INT32", [-2**24, 2**24, 7.0, -7.0], np.array([-2**24, 2**24, 7, -7], np.int32)),
+        ("DT_INT32", [-(2**24), 2**24, 7.0, -7.0], np.array([-(2**24), 2**24, 7, -7], np.int32)),
         ("DT_INT64", [1.0, 2.0, 3.0, 4.0], np.array([1, 2, 3, 4], np.int64)),
         ("DT_UINT8", [0.0, 255.0, 1.0, 2.0], np.array([0, 255, 1, 2], np.uint8)),
         ("DT_UINT16", [0.0, 65535.0, 1.0, 2.0], np.array([0, 65535, 1, 2], np.uint16)),
         ("DT_UINT32", [0.0, 1.0, 2.0, 3.0], np.array([0, 1, 2, 3], np.uint32)),
         ("DT_UINT64", [0.0, 1.0, 2.0, 3.0], np.array([0, 1, 2, 3], np.uint64)),
         ("DT_FLOAT16", [0.5, -1.5, 65504.0, 0.0], np.array([0.5, -1.5, 65504, 0], np.float16)),
-        ("DT_FLOAT32", [0.1, np.nan, np.inf, -np.inf],
-         np.array([0.1, np.nan, np.inf, -np.inf], np.float32)),
-        ("DT_FLOAT64", [0.1, 0.2, 0.3, 0.4], np.array([0.1, 0.2, 0.3, 0.4], np.float32)
-         .astype(np.float64)),
+        (
+            "DT_FLOAT32",
+            [0.1, np.nan, np.inf, -np.inf],
+            np.array([0.1, np.nan, np.inf, -np.inf], np.float32),
+        ),
+        (
+            "DT_FLOAT64",
+            [0.1, 0.2, 0.3, 0.4],
+            np.array([0.1, 0.2, 0.3, 0.4], np.float32).astype(np.float64),
+        ),
         ("DT_BFLOAT16", [1.0, 2.0, 3.0, 4.0], np.array([1, 2, 3, 4], np.float32)),
     ],
 )
-def test_tensor_cast_back_to_its_dtype(data_type: str, values: list[float],
-                                       expected: np.ndarray) -> None:
+def test_tensor_cast_back_to_its_dtype(
+    data_type: str, values: list[float], expected: np.ndarray
+) -> None:
     proto = anf_ir_pb2.TensorProto(dims=[2, 2], data_type=DT.Value(data_type), float_data=values)
     array = tensor_to_numpy(proto)
     assert array.shape == (2, 2)
@@ -55,8 +62,12 @@ def test_tensor_cast_back_to_its_dtype(data_type: str, values: list[float],
 
 
 def test_every_numeric_datatype_has_a_dtype() -> None:
-    numeric = [name for name in DT.DESCRIPTOR.values_by_name if name.rstrip("0123456789").endswith(
-        ("BOOL", "INT", "UINT", "FLOAT", "COMPLEX")) and not name.startswith("DT_BASE")]
+    numeric = [
+        name
+        for name in DT.DESCRIPTOR.values_by_name
+        if name.rstrip("0123456789").endswith(("BOOL", "INT", "UINT", "FLOAT", "COMPLEX"))
+        and not name.startswith("DT_BASE")
+    ]
     for name in numeric:
         assert DT.Value(name) in NUMPY_DTYPES, name
 
@@ -69,11 +80,13 @@ def test_tensor_errors_and_other_fields() -> None:
     scalar = tensor_to_numpy(anf_ir_pb2.TensorProto(dims=[], data_type=11, float_data=[2.5]))
     assert scalar.shape == () and scalar == 2.5
     raw = np.arange(6, dtype="<i4")
-    from_raw = tensor_to_numpy(anf_ir_pb2.TensorProto(dims=[2, 3], data_type=4,
-                                                      raw_data=raw.tobytes()))
+    from_raw = tensor_to_numpy(
+        anf_ir_pb2.TensorProto(dims=[2, 3], data_type=4, raw_data=raw.tobytes())
+    )
     np.testing.assert_array_equal(from_raw, raw.reshape(2, 3))
-    doubles = tensor_to_numpy(anf_ir_pb2.TensorProto(dims=[2], data_type=12,
-                                                     double_data=[0.1, 0.2]))
+    doubles = tensor_to_numpy(
+        anf_ir_pb2.TensorProto(dims=[2], data_type=12, double_data=[0.1, 0.2])
+    )
     assert doubles.tolist() == [0.1, 0.2]
     assert data_type_name(11) == "DT_FLOAT32" and data_type_name(99) == "DT_UNKNOWN_99"
 
@@ -153,16 +166,27 @@ def test_corpus_tensor_dtypes(corpus: Path) -> None:
 @pytest.mark.parametrize("path", corpus_files("**/*_lineage"), ids=lambda p: p.parent.name)
 def test_corpus_lineage_decodes(path: Path) -> None:
     kinds = [decode_lineage_event(r.payload).kind for r in RecordReader(path).read()]
-    assert kinds and set(kinds) <= {"train_lineage", "evaluation_lineage", "dataset_graph",
-                                    "user_defined_info"}
+    assert kinds and set(kinds) <= {
+        "train_lineage",
+        "evaluation_lineage",
+        "dataset_graph",
+        "user_defined_info",
+    }
 
 
 def test_corpus_lineage_contents(corpus: Path) -> None:
-    records = [decode_lineage_event(r.payload) for path in sorted((corpus / "lenet_sc")
-               .glob("*_lineage")) for r in RecordReader(path).read()]
+    records = [
+        decode_lineage_event(r.payload)
+        for path in sorted((corpus / "lenet_sc").glob("*_lineage"))
+        for r in RecordReader(path).read()
+    ]
     by_kind = {r.kind: r.data for r in records}
-    assert by_kind["user_defined_info"] == {"experiment": "lenet_sc", "dropout": 0.0, "seed": 1,
-                                            "notes": "baseline, collect_freq=1"}
+    assert by_kind["user_defined_info"] == {
+        "experiment": "lenet_sc",
+        "dropout": 0.0,
+        "seed": 1,
+        "notes": "baseline, collect_freq=1",
+    }
     train = by_kind["train_lineage"]
     assert train["hyper_parameters"]["optimizer"] == "Momentum"
     assert train["model"]["size"] == 494183

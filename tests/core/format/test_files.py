@@ -45,12 +45,16 @@ def test_timestamp_and_order() -> None:
     assert file_timestamp("events.out.events.summary.1795324654.0.vm_MS") == 1795324654
     assert file_timestamp("model.pb") is None
     names = ["a.summary.20_MS", "b.summary.3_MS", "a.summary.3_MS"]
-    assert sorted(names, key=summary_sort_key) == ["a.summary.3_MS", "b.summary.3_MS",
-                                                   "a.summary.20_MS"]
+    assert sorted(names, key=summary_sort_key) == [
+        "a.summary.3_MS",
+        "b.summary.3_MS",
+        "a.summary.20_MS",
+    ]
 
 
 def test_summary_file_name() -> None:
-    assert (summary_file_name(1795324654, 0, "vm")
-            == "events.out.events.summary.1795324654.0.vm_MS")
-    assert (summary_file_name(5, 3, "host", prefix="p", suffix="_lineage")
-            == "p.out.events.summary.5.3.host_lineage")
+    assert summary_file_name(1795324654, 0, "vm") == "events.out.events.summary.1795324654.0.vm_MS"
+    assert (
+        summary_file_name(5, 3, "host", prefix="p", suffix="_lineage")
+        == "p.out.events.summary.5.3.host_lineage"
+    )

@@ -82,8 +82,9 @@ def read_file(path: Path, **kwargs: int | None) -> tuple[list[tuple[int, bytes]]
     return read_all(reader, **kwargs), reader
 
 
-@pytest.fixture(params=[None, 13, 64, 1000], ids=["chunk-default", "chunk-13", "chunk-64",
-                                                   "chunk-1000"])
+@pytest.fixture(
+    params=[None, 13, 64, 1000], ids=["chunk-default", "chunk-13", "chunk-64", "chunk-1000"]
+)
 def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
     """Run a test with the default and with tiny read chunks (chunk boundaries everywhere)."""
     if request.param is not None:
@@ -253,8 +254,9 @@ def test_max_bytes_returns_a_record_after_a_damaged_one(tmp_path: Path, max_byte
 # --------------------------------------------------------------------------- 2. incremental
 
 
-def _grow(path: Path, data: bytes, cuts: list[int], resume: bool,
-          max_bytes: int | None = None) -> tuple[list[tuple[int, bytes]], RecordReader]:
+def _grow(
+    path: Path, data: bytes, cuts: list[int], resume: bool, max_bytes: int | None = None
+) -> tuple[list[tuple[int, bytes]], RecordReader]:
     """Append ``data`` to ``path`` in pieces ending at ``cuts`` (then the end), reading after
     every append: with the same reader, or (``resume``) with a fresh reader built from the
     previous one's offset and lost_at. Returns all yielded records and the last reader."""
@@ -309,8 +311,9 @@ def test_grow_in_two_pieces_at_every_split_point(tmp_path: Path, split: int) -> 
 @pytest.mark.parametrize("max_bytes", [None, 1, 30])
 @given(cuts=st.lists(st.integers(0, len(DATA)), max_size=30))
 @HYPOTHESIS
-def test_grow_at_random_split_points(tmp_path: Path, cuts: list[int], resume: bool,
-                                     max_bytes: int | None) -> None:
+def test_grow_at_random_split_points(
+    tmp_path: Path, cuts: list[int], resume: bool, max_bytes: int | None
+) -> None:
     seen, reader = _grow(tmp_path / "f", DATA, cuts, resume, max_bytes)
     assert seen == RECORDS
     assert reader.offset == len(DATA)
@@ -318,8 +321,9 @@ def test_grow_at_random_split_points(tmp_path: Path, cuts: list[int], resume: bo
 
 @pytest.mark.parametrize("resume", [False, True], ids=["same-reader", "fresh-reader"])
 @pytest.mark.parametrize("garbage_size", [1, 5, 11, 12, 13, 100])
-def test_grow_after_garbage_prefix(tmp_path: Path, chunk: int, resume: bool,
-                                   garbage_size: int) -> None:
+def test_grow_after_garbage_prefix(
+    tmp_path: Path, chunk: int, resume: bool, garbage_size: int
+) -> None:
     """Framing lost at the start of a growing file: the scan goes on as the file grows."""
     rng = random.Random(garbage_size)
     garbage = bytes(rng.getrandbits(8) for _ in range(garbage_size))
@@ -367,8 +371,9 @@ def test_truncated_at_every_offset(tmp_path: Path, cut: int) -> None:
     assert reader.result.bytes_consumed == reader.offset
 
 
-def test_truncated_at_every_offset_with_small_chunks(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_truncated_at_every_offset_with_small_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(framing, "CHUNK_BYTES", 7)
     path = tmp_path / "f"
     for cut in range(len(DATA) + 1):
@@ -383,9 +388,9 @@ def test_truncated_at_every_offset_with_small_chunks(tmp_path: Path,
 # --------------------------------------------------------------------------- 4. corruption
 
 
-def _check_damaged(path: Path, original: list[tuple[int, bytes]],
-                   touched: set[int] | None = None) -> tuple[list[tuple[int, bytes]],
-                                                             RecordReader]:
+def _check_damaged(
+    path: Path, original: list[tuple[int, bytes]], touched: set[int] | None = None
+) -> tuple[list[tuple[int, bytes]], RecordReader]:
     """Read a damaged file: every yielded record is an original one, and every original record
     not listed in ``touched`` (record indexes) is yielded. Reads to the end with max_bytes=None."""
     records, reader = read_file(path)
@@ -398,8 +403,11 @@ def _check_damaged(path: Path, original: list[tuple[int, bytes]],
 
 
 def _touched(positions: list[int], records: list[tuple[int, bytes]]) -> set[int]:
-    return {i for i, (start, end) in enumerate(spans(records))
-            if any(start <= p < end for p in positions)}
+    return {
+        i
+        for i, (start, end) in enumerate(spans(records))
+        if any(start <= p < end for p in positions)
+    }
 
 
 @pytest.mark.parametrize("mask", [0xFF, 0x01, 0x80])
@@ -419,8 +427,9 @@ def test_every_byte_flipped(tmp_path: Path, mask: int) -> None:
         assert reader.result.tail is None
 
 
-def test_every_byte_flipped_with_small_chunks(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_byte_flipped_with_small_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(framing, "CHUNK_BYTES", 16)
     path = tmp_path / "f"
     for position in range(len(DATA)):
@@ -476,8 +485,9 @@ def test_random_corruption_inside_one_region(tmp_path: Path, data: st.DataObject
 @given(data=st.data())
 @HYPOTHESIS
 def test_random_corruption_at_several_places(tmp_path: Path, data: st.DataObject) -> None:
-    positions = data.draw(st.lists(st.integers(0, len(DATA) - 1), min_size=1, max_size=6),
-                          label="positions")
+    positions = data.draw(
+        st.lists(st.integers(0, len(DATA) - 1), min_size=1, max_size=6), label="positions"
+    )
     corrupted = bytearray(DATA)
     for position in positions:
         corrupted[position] ^= data.draw(st.integers(1, 255), label="mask")
@@ -494,8 +504,9 @@ def test_random_corruption_at_several_places(tmp_path: Path, data: st.DataObject
     max_bytes=st.sampled_from([None, 1, 100]),
 )
 @HYPOTHESIS
-def test_random_garbage_inserted_between_records(tmp_path: Path, where: int, garbage: bytes,
-                                                 max_bytes: int | None) -> None:
+def test_random_garbage_inserted_between_records(
+    tmp_path: Path, where: int, garbage: bytes, max_bytes: int | None
+) -> None:
     at = spans(RECORDS)[where][0] if where < len(RECORDS) else len(DATA)
     corrupted = DATA[:at] + garbage + DATA[at:]
     expected = [(o if o < at else o + len(garbage), p) for o, p in RECORDS]
@@ -519,8 +530,9 @@ def test_random_garbage_inserted_between_records(tmp_path: Path, where: int, gar
 
 
 @given(
-    garbage=st.lists(st.binary(min_size=1, max_size=40), min_size=len(RECORDS) + 1,
-                     max_size=len(RECORDS) + 1),
+    garbage=st.lists(
+        st.binary(min_size=1, max_size=40), min_size=len(RECORDS) + 1, max_size=len(RECORDS) + 1
+    ),
 )
 @HYPOTHESIS
 def test_random_garbage_everywhere(tmp_path: Path, garbage: list[bytes]) -> None:
@@ -598,8 +610,7 @@ def test_garbage_followed_by_valid_records(tmp_path: Path, chunk: int, kind: str
     assert reader.offset == len(garbage + DATA + garbage + DATA)
 
 
-def test_zero_filled_gap_of_several_chunks(tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_zero_filled_gap_of_several_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A preallocated zero region of several chunks (crash before flush) then valid records."""
     monkeypatch.setattr(framing, "CHUNK_BYTES", 1 << 16)
     path = tmp_path / "f"
@@ -613,8 +624,9 @@ def test_zero_filled_gap_of_several_chunks(tmp_path: Path,
 # --------------------------------------------------------------------------- 6. oversized
 
 
-def test_oversized_record_is_reported_once_and_skipped(tmp_path: Path, chunk: int,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_oversized_record_is_reported_once_and_skipped(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(framing, "MAX_PAYLOAD_BYTES", 100)
     big = bytes(range(200))
     data, expected = build([b"first", big, b"after", b"x" * 100])
@@ -629,8 +641,9 @@ def test_oversized_record_is_reported_once_and_skipped(tmp_path: Path, chunk: in
     assert reader.lost_at is None
 
 
-def test_oversized_record_growing(tmp_path: Path, chunk: int,
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_oversized_record_growing(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """While the oversized record is incomplete it is a tail, not damage; once it is complete it
     is reported exactly once however the file grows."""
     monkeypatch.setattr(framing, "MAX_PAYLOAD_BYTES", 100)
@@ -675,14 +688,16 @@ def test_huge_length_with_valid_crc_is_a_tail(tmp_path: Path) -> None:
     records, reader = read_file(path)
     assert records == RECORDS
     assert reader.result.damage == []
-    assert reader.result.tail == Tail(len(DATA), HEADER_BYTES + 3,
-                                      framing.MAX_PAYLOAD_BYTES + 1 + FRAME_OVERHEAD)
+    assert reader.result.tail == Tail(
+        len(DATA), HEADER_BYTES + 3, framing.MAX_PAYLOAD_BYTES + 1 + FRAME_OVERHEAD
+    )
     assert reader.offset == len(DATA)
 
 
 @pytest.mark.parametrize("limit", [100, 300, 1 << 16, 1 << 24])
-def test_resync_up_to_the_payload_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                        limit: int) -> None:
+def test_resync_up_to_the_payload_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
     """After lost framing the scan finds records of every accepted length, up to exactly
     MAX_PAYLOAD_BYTES, whatever its value."""
     monkeypatch.setattr(framing, "MAX_PAYLOAD_BYTES", limit)
@@ -779,8 +794,9 @@ def _header(length: int) -> bytes:
 
 
 @pytest.mark.parametrize("length", [10_000, 1 << 31], ids=["plausible", "over-limit"])
-def test_length_past_the_end_with_records_after_it_is_damage(tmp_path: Path, chunk: int,
-                                                            length: int) -> None:
+def test_length_past_the_end_with_records_after_it_is_damage(
+    tmp_path: Path, chunk: int, length: int
+) -> None:
     """A header whose (CRC-valid) length runs past the end of the file, followed by complete
     intact records: no writer leaves that, so it is damage now and the records after it are
     read."""
@@ -835,7 +851,8 @@ def test_replaced_file_is_not_read_at_the_old_offset(tmp_path: Path) -> None:
 
 
 def test_a_reader_starting_with_framing_lost_finds_a_record_past_megabytes_of_garbage(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """A load worker's piece starts mid-file with framing lost: the first record is found
     however far it is (the search goes window by window), and its offset is reported."""
     garbage = bytes(random.Random(3).getrandbits(8) for _ in range(1000)) * 3_000  # 3 MB
@@ -847,8 +864,9 @@ def test_a_reader_starting_with_framing_lost_finds_a_record_past_megabytes_of_ga
     assert reader.result.first_offset == len(garbage) and reader.result.damage == []
 
 
-def test_a_bounded_read_reads_little_past_its_bytes(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bounded_read_reads_little_past_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A load worker's 16 MB piece used to read a second 16 MB chunk for its last record."""
     payloads = [bytes([n % 251]) * 1000 for n in range(3000)]  # 3 MB of records of 1,016 bytes
     data, records = build(payloads)
@@ -865,8 +883,10 @@ def test_a_bounded_read_reads_little_past_its_bytes(tmp_path: Path,
             chunk = read(size)
             read_sizes.append(len(chunk))
             return chunk
+
         handle.read = counted
         return handle
+
     monkeypatch.setattr(framing, "open_regular", counting_open)
     reader = RecordReader(path)
     got = list(reader.read(100_000))

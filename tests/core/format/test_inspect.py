@@ -17,13 +17,19 @@ from dash_insight.core.format.inspect import inspect_path
 from tests.conftest import CORPUS
 
 _JOB = re.compile(r"^## `(?P<job>[^`]+)/`")
-_FILE = re.compile(r"^`(?P<name>[^`]+)` \((?P<kind>summary|lineage) file\)"
-                   r"(?:: (?P<records>\d+) records)?")
+_FILE = re.compile(
+    r"^`(?P<name>[^`]+)` \((?P<kind>summary|lineage) file\)"
+    r"(?:: (?P<records>\d+) records)?"
+)
 _PLUGIN = re.compile(r"^  - \*\*(?P<plugin>\w+)\*\*: ")
-_TAG = re.compile(r"^    - `(?P<tag>[^`]+)`: steps (?P<first>-?\d+)\.\.(?P<last>-?\d+), "
-                  r"(?P<n>\d+) values(?: \((?P<values>\d+) values on (?P<steps>\d+) distinct)?")
-_LINEAGE_ITEM = re.compile(r"^  - (?P<kind>dataset_graph|user_defined_info|train_lineage|"
-                           r"evaluation_lineage)\b")
+_TAG = re.compile(
+    r"^    - `(?P<tag>[^`]+)`: steps (?P<first>-?\d+)\.\.(?P<last>-?\d+), "
+    r"(?P<n>\d+) values(?: \((?P<values>\d+) values on (?P<steps>\d+) distinct)?"
+)
+_LINEAGE_ITEM = re.compile(
+    r"^  - (?P<kind>dataset_graph|user_defined_info|train_lineage|"
+    r"evaluation_lineage)\b"
+)
 
 
 def parse_manifest(text: str) -> dict[str, dict[str, Any]]:
@@ -46,8 +52,9 @@ def parse_manifest(text: str) -> dict[str, dict[str, Any]]:
             plugin = match["plugin"]
             if plugin == "graph":
                 name = next(n for n, f in files.items() if f is current).split("/")[-1]
-                current["tags"]["graph"] = {name: {"values": 1, "steps": 1, "first_step": 0,
-                                                   "last_step": 0}}
+                current["tags"]["graph"] = {
+                    name: {"values": 1, "steps": 1, "first_step": 0, "last_step": 0}
+                }
             else:
                 current["tags"][plugin] = {}
         elif (match := _TAG.match(line)) and plugin:
@@ -60,8 +67,12 @@ def parse_manifest(text: str) -> dict[str, dict[str, Any]]:
             }
         elif (match := _LINEAGE_ITEM.match(line)) and current["kind"] == "lineage":
             current["records"] += 1
-            current["tags"]["lineage"][match["kind"]] = {"values": 1, "steps": 1,
-                                                         "first_step": 0, "last_step": 0}
+            current["tags"]["lineage"][match["kind"]] = {
+                "values": 1,
+                "steps": 1,
+                "first_step": 0,
+                "last_step": 0,
+            }
     return files
 
 
@@ -92,16 +103,22 @@ def test_inspect_file_agrees_with_manifest(corpus: Path, name: str) -> None:
 def test_inspect_job_directory_merges_files(corpus: Path) -> None:
     report = inspect_path(corpus / "multi_file")
     assert [Path(f["path"]).name for f in report["files"]] == sorted(
-        p.name for p in (corpus / "multi_file").iterdir())
-    assert report["tags"]["scalar"]["loss"] == {"values": 360, "steps": 300, "first_step": 1,
-                                                "last_step": 300}
+        p.name for p in (corpus / "multi_file").iterdir()
+    )
+    assert report["tags"]["scalar"]["loss"] == {
+        "values": 360,
+        "steps": 300,
+        "first_step": 1,
+        "last_step": 300,
+    }
     lenet = inspect_path(corpus / "lenet_sc")
     assert set(lenet["tags"]) == {"graph", "histogram", "image", "lineage", "scalar"}
     assert lenet["tags"]["lineage"]["evaluation_lineage"]["values"] == 1
 
 
-def test_cli_json_and_exit_status(corpus: Path, tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_json_and_exit_status(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["inspect", str(corpus / "ops_all"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(report) == {"files", "tags"}
@@ -109,8 +126,11 @@ def test_cli_json_and_exit_status(corpus: Path, tmp_path: Path,
     assert report["tags"]["tensor"]["tensor/big_1m_f32"]["values"] == 1
 
     damaged = tmp_path / "events.out.events.summary.1.0.h_MS"
-    data = bytearray((corpus / "multi_file" / sorted(
-        p.name for p in (corpus / "multi_file").iterdir())[0]).read_bytes())
+    data = bytearray(
+        (
+            corpus / "multi_file" / sorted(p.name for p in (corpus / "multi_file").iterdir())[0]
+        ).read_bytes()
+    )
     data[200] ^= 0xFF
     damaged.write_bytes(bytes(data))
     assert main(["inspect", str(damaged)]) == 1
@@ -129,8 +149,9 @@ def test_cli_json_and_exit_status(corpus: Path, tmp_path: Path,
     ],
     ids=["empty", "zeros", "garbage", "truncated"],
 )
-def test_bad_files_get_a_clear_reason(tmp_path: Path, content: bytes, status: str,
-                                      reason: str) -> None:
+def test_bad_files_get_a_clear_reason(
+    tmp_path: Path, content: bytes, status: str, reason: str
+) -> None:
     path = tmp_path / "events.out.events.summary.1.0.h_MS"
     path.write_bytes(content)
     [entry] = inspect_path(path)["files"]
@@ -139,7 +160,17 @@ def test_bad_files_get_a_clear_reason(tmp_path: Path, content: bytes, status: st
 
 
 def test_console_script_runs(corpus: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "dash_insight.cli", "inspect",
-                           str(corpus / "nested" / "grp" / "job_a"), "--json"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dash_insight.cli",
+            "inspect",
+            str(corpus / "nested" / "grp" / "job_a"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(done.stdout)["tags"]["scalar"]["loss"]["values"] == 200

@@ -18,10 +18,12 @@ def test_corpus_job_reports_both_layouts(profiler_corpus: Path) -> None:
     assert report["files"] == [] and report["tags"] == {}
     classic, native = report["profiler"]
     assert (classic["layout"], classic["profiler_type"], classic["devices"]) == (
-        "mindinsight", "cpu", ["0"])
+        "mindinsight",
+        "cpu",
+        ["0"],
+    )
     assert native["layout"] == "mindspore"
-    kinds = {Path(f["path"]).name: (f["rows"], f["launches"], f["status"])
-             for f in native["files"]}
+    kinds = {Path(f["path"]).name: (f["rows"], f["launches"], f["status"]) for f in native["files"]}
     assert kinds == {
         "cpu_op_type_info_0.csv": (13, None, "ok"),
         "cpu_op_detail_info_0.csv": (43, None, "ok"),
@@ -34,11 +36,15 @@ def test_corpus_job_reports_both_layouts(profiler_corpus: Path) -> None:
     assert "cpu_op_execute_timestamp_0.txt: 43 operators, 860 launches, ok" in text
     # A job with summaries keeps its summary report and key set, plus the profiler entry.
     assert set(inspect_path(profiler_corpus / "lenet_summary_prof")) == {
-        "files", "tags", "profiler"}
+        "files",
+        "tags",
+        "profiler",
+    }
 
 
-def test_truncated_and_damaged_files(profiler_corpus: Path, tmp_path: Path,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_truncated_and_damaged_files(
+    profiler_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "profiler"
     shutil.copytree(profiler_corpus / "lenet_prof" / "profiler", folder)
     types = folder / "cpu_op_type_info_0.csv"

@@ -70,18 +70,21 @@ def test_corpus_landscapes_read_as_float64(landscape_file: Path) -> None:
 
 
 def test_landscape_array_takes_float_data_whatever_the_dtype() -> None:
-    tensor = anf_ir_pb2.TensorProto(dims=[2], data_type=DataType.Value("DT_INT64"),
-                                    float_data=[0.5, -1.25])
+    tensor = anf_ir_pb2.TensorProto(
+        dims=[2], data_type=DataType.Value("DT_INT64"), float_data=[0.5, -1.25]
+    )
     # A tensor tag is cast back to its dtype when every value fits it exactly; these do not,
     # so they stay floats as MindInsight shows them (item 14 of the faults issue).
     assert tensor_to_numpy(tensor).tolist() == [0.5, -1.25]
-    whole = anf_ir_pb2.TensorProto(dims=[2], data_type=DataType.Value("DT_INT64"),
-                                   float_data=[0.0, -1.0])
+    whole = anf_ir_pb2.TensorProto(
+        dims=[2], data_type=DataType.Value("DT_INT64"), float_data=[0.0, -1.0]
+    )
     assert tensor_to_numpy(whole).dtype == np.int64
     assert landscape_array(whole).dtype == np.float64  # a landscape is never cast
     assert landscape_array(tensor).tolist() == [0.5, -1.25]
-    doubles = anf_ir_pb2.TensorProto(dims=[1], data_type=DataType.Value("DT_FLOAT64"),
-                                     double_data=[0.1])
+    doubles = anf_ir_pb2.TensorProto(
+        dims=[1], data_type=DataType.Value("DT_FLOAT64"), double_data=[0.1]
+    )
     assert landscape_array(doubles).tolist() == [0.1]
     with pytest.raises(DecodeError, match="dims"):
         landscape_array(anf_ir_pb2.TensorProto(dims=[3], float_data=[1.0]))
@@ -103,11 +106,16 @@ def test_add_landscape_writes_mindspores_bytes(landscape_file: Path, tmp_path: P
             intervals = list(landscape.loss_path.intervals)
             meta = landscape.metadata
             writer.add_landscape(
-                value.tag, *_original_arrays(landscape.landscape), intervals=intervals,
+                value.tag,
+                *_original_arrays(landscape.landscape),
+                intervals=intervals,
                 path=_original_arrays(landscape.loss_path.points) if intervals else None,
                 convergence_point=_original_arrays(landscape.convergence_point),
-                decomposition=meta.decomposition, unit=meta.unit,
-                step_per_epoch=meta.step_per_epoch, step=event.step)
+                decomposition=meta.decomposition,
+                unit=meta.unit,
+                step_per_epoch=meta.step_per_epoch,
+                step=event.step,
+            )
     written = _records(Path(writer.summary_path))
     assert summary_pb2.Event.FromString(written[0]).version == "MindSpore.Event:1"
     originals_bytes = [p for p in _records(landscape_file)][1:]
@@ -125,8 +133,9 @@ def test_add_landscape_checks_shapes(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="intervals and path"):
             writer.add_landscape("t", x, y, np.zeros((2, 3)), intervals=[1, 2, 3])
         with pytest.raises(ValueError, match="one value per interval"):
-            writer.add_landscape("t", x, y, np.zeros((2, 3)), intervals=[1, 2, 3],
-                                 path=([0, 1], [0, 1], [0, 1]))
+            writer.add_landscape(
+                "t", x, y, np.zeros((2, 3)), intervals=[1, 2, 3], path=([0, 1], [0, 1], [0, 1])
+            )
         with pytest.raises(ValueError, match="non-empty"):
             writer.add_landscape("", x, y, np.zeros((2, 3)))
 
@@ -134,24 +143,39 @@ def test_add_landscape_checks_shapes(tmp_path: Path) -> None:
 def test_add_landscape_after_scalars_keeps_the_step_order(tmp_path: Path) -> None:
     with SummaryWriter(tmp_path) as writer:
         writer.add_scalar("loss", 1.0, step=3)
-        writer.add_landscape("landscape_[1, 3]", [0.0, 1.0], [0.0], [[2.0, 3.0]],
-                             intervals=[1, 2, 3], path=([0, 0, 0], [0, 0, 0], [1, 1, 1]),
-                             convergence_point=(0, 0, 2.0), unit="epoch", step_per_epoch=4)
+        writer.add_landscape(
+            "landscape_[1, 3]",
+            [0.0, 1.0],
+            [0.0],
+            [[2.0, 3.0]],
+            intervals=[1, 2, 3],
+            path=([0, 0, 0], [0, 0, 0], [1, 1, 1]),
+            convergence_point=(0, 0, 2.0),
+            unit="epoch",
+            step_per_epoch=4,
+        )
     events = [decode_event(p) for p in _records(Path(writer.summary_path))][1:]
     assert [(e.step, [v.plugin for v in e.values]) for e in events] == [
-        (3, ["scalar"]), (0, ["loss_landscape"])]
+        (3, ["scalar"]),
+        (0, ["loss_landscape"]),
+    ]
     value = events[1].values[0].value
     assert value.landscape["z"].tolist() == [[2.0, 3.0]]
     assert value.metadata == {"decomposition": "PCA", "unit": "epoch", "step_per_epoch": 4}
 
 
-def test_inspect_lists_grid_and_interval(landscape_file: Path, capsys: pytest.CaptureFixture
-                                         ) -> None:
+def test_inspect_lists_grid_and_interval(
+    landscape_file: Path, capsys: pytest.CaptureFixture
+) -> None:
     report = inspect_path(LANDSCAPE_JOB)
     facts = report["tags"]["loss_landscape"]
     assert facts["landscape_[2, 16]"]["landscape"] == {
-        "grid": [12, 12], "interval": [2, 16], "points": 8, "decomposition": "PCA",
-        "unit": "step"}
+        "grid": [12, 12],
+        "interval": [2, 16],
+        "points": 8,
+        "decomposition": "PCA",
+        "unit": "step",
+    }
     assert facts["landscape_[32]"]["landscape"]["interval"] == []
     assert landscape_text(facts["landscape_[32]"]["landscape"]) == "12x12 Random, final"
     assert main(["inspect", str(LANDSCAPE_JOB)]) == 0
@@ -166,8 +190,15 @@ def test_inspect_lists_grid_and_interval(landscape_file: Path, capsys: pytest.Ca
 def test_inspect_epoch_landscape_written_by_us(tmp_path: Path) -> None:
     with SummaryWriter(tmp_path) as writer:
         grid = np.linspace(-1, 1, 10)
-        writer.add_landscape("landscape_[3, 5]", grid, grid[:4], np.ones((4, 10)),
-                             intervals=[3, 4, 5], path=([0, 0, 0], [0, 0, 0], [1, 1, 1]),
-                             unit="epoch", step_per_epoch=4)
+        writer.add_landscape(
+            "landscape_[3, 5]",
+            grid,
+            grid[:4],
+            np.ones((4, 10)),
+            intervals=[3, 4, 5],
+            path=([0, 0, 0], [0, 0, 0], [1, 1, 1]),
+            unit="epoch",
+            step_per_epoch=4,
+        )
     facts = inspect_path(tmp_path)["tags"]["loss_landscape"]["landscape_[3, 5]"]["landscape"]
     assert landscape_text(facts) == "10x4 PCA, epoch 3..5 (3 points)"

@@ -50,8 +50,7 @@ def test_corpus_files_parse_completely(profiler_corpus: Path, job: str) -> None:
     assert framework.inputs[0] == "input_1:[1]; input_2:[1]; input_3:NoShape"
     assert framework.inputs[1] == "input_1:[32, 1, 32, 32]; input_2:[6, 1, 5, 5]"
 
-    table, problems = prof.parse_timestamps(
-        (folder / "cpu_op_execute_timestamp_0.txt").read_text())
+    table, problems = prof.parse_timestamps((folder / "cpu_op_execute_timestamp_0.txt").read_text())
     assert problems == [] and len(table.names) == 43 and len(table) == 43 * steps
     assert set(table.names) == {d.full_name for d in details.rows}
     # Launch durations add up to the detail table's totals (ms -> us).
@@ -68,15 +67,29 @@ def test_corpus_files_parse_completely(profiler_corpus: Path, job: str) -> None:
 def test_trace_view_equals_timestamp_file(profiler_corpus: Path, job: str) -> None:
     native = _native(profiler_corpus / job)
     trace, problems = prof.parse_trace_view(
-        (native / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+        (native / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text()
+    )
     stamps, _ = prof.parse_timestamps(
-        (native / "FRAMEWORK" / "cpu_op_execute_timestamp_0.txt").read_text())
+        (native / "FRAMEWORK" / "cpu_op_execute_timestamp_0.txt").read_text()
+    )
     assert problems == [] and len(trace) == len(stamps)
     # Same launches: names, start (MindSpore rounds the trace's us, so within 1 us), duration.
-    ours = sorted(zip([trace.names[i] for i in trace.op], trace.start_ns.tolist(),
-                      trace.duration_us.tolist(), strict=True))
-    theirs = sorted(zip([stamps.names[i] for i in stamps.op], stamps.start_ns.tolist(),
-                        stamps.duration_us.tolist(), strict=True))
+    ours = sorted(
+        zip(
+            [trace.names[i] for i in trace.op],
+            trace.start_ns.tolist(),
+            trace.duration_us.tolist(),
+            strict=True,
+        )
+    )
+    theirs = sorted(
+        zip(
+            [stamps.names[i] for i in stamps.op],
+            stamps.start_ns.tolist(),
+            stamps.duration_us.tolist(),
+            strict=True,
+        )
+    )
     assert [n for n, *_ in ours] == [n for n, *_ in theirs]
     assert np.abs(np.array([s for _, s, _ in ours]) - [s for _, s, _ in theirs]).max() <= 1000
     assert [d for *_, d in ours] == pytest.approx([d for *_, d in theirs], abs=1e-3)
@@ -92,8 +105,12 @@ def test_both_layouts_recognised(profiler_corpus: Path) -> None:
     assert native.data_dir == str(_native(job) / "FRAMEWORK")
     assert native.trace_view == str(_native(job) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
     assert native.devices == ("0",) and native.profiler_type == "cpu"
-    assert set(native.files["0"]) == {prof.OP_TYPE_PREFIX, prof.OP_DETAIL_PREFIX,
-                                      prof.FRAMEWORK_PREFIX, prof.TIMESTAMP_PREFIX}
+    assert set(native.files["0"]) == {
+        prof.OP_TYPE_PREFIX,
+        prof.OP_DETAIL_PREFIX,
+        prof.FRAMEWORK_PREFIX,
+        prof.TIMESTAMP_PREFIX,
+    }
     assert prof.primary_profiler_dir(found) is classic
     assert prof.primary_profiler_dir([native]) is native
     assert prof.primary_profiler_dir([]) is None
@@ -151,13 +168,11 @@ def test_malformed_and_truncated_csv_keep_readable_rows(profiler_corpus: Path) -
     parsed = prof.parse_op_type_csv(broken, "cpu_op_type_info_0.csv")
     assert len(parsed.rows) == 13
     assert [str(p) for p in parsed.problems] == [
-        "cpu_op_type_info_0.csv line 4: not a number: invalid literal for int() with base 10: "
-        "'x'",
+        "cpu_op_type_info_0.csv line 4: not a number: invalid literal for int() with base 10: 'x'",
         "cpu_op_type_info_0.csv line 16: 4 of 6 columns (truncated file?)",
     ]
-    detail = (profiler_corpus / "lenet_prof" / "profiler" / "cpu_op_detail_info_0.csv"
-              ).read_text()
-    cut = detail[:len(detail) // 2]
+    detail = (profiler_corpus / "lenet_prof" / "profiler" / "cpu_op_detail_info_0.csv").read_text()
+    cut = detail[: len(detail) // 2]
     parsed = prof.parse_op_detail_csv(cut, "d.csv")
     assert 0 < len(parsed.rows) < 43
     assert len(parsed.problems) <= 1
@@ -168,9 +183,10 @@ def test_malformed_and_truncated_csv_keep_readable_rows(profiler_corpus: Path) -
 
 
 def test_malformed_text_files(profiler_corpus: Path) -> None:
-    stamps = (profiler_corpus / "lenet_prof" / "profiler" / "cpu_op_execute_timestamp_0.txt"
-              ).read_text()
-    cut = stamps[:len(stamps) // 3]  # ends inside a launch of some operator
+    stamps = (
+        profiler_corpus / "lenet_prof" / "profiler" / "cpu_op_execute_timestamp_0.txt"
+    ).read_text()
+    cut = stamps[: len(stamps) // 3]  # ends inside a launch of some operator
     table, problems = prof.parse_timestamps(cut, "t.txt")
     assert len(table.names) >= 1 and len(table) > 0
     assert problems and problems[-1].line == len(cut.splitlines())
@@ -191,7 +207,7 @@ def test_truncated_trace_view_keeps_complete_events(profiler_corpus: Path) -> No
     path = _native(profiler_corpus / "lenet_prof") / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     text = path.read_text()
     full, _ = prof.parse_trace_view(text)
-    cut, problems = prof.parse_trace_view(text[:len(text) // 2])
+    cut, problems = prof.parse_trace_view(text[: len(text) // 2])
     assert 0 < len(cut) < len(full)
     assert "invalid JSON" in problems[0].reason and "complete event" in problems[0].reason
     none, problems = prof.parse_trace_view('{"traceEvents": 3}')
@@ -217,14 +233,12 @@ def test_writer_round_trip(tmp_path: Path, layout: str) -> None:
     details = prof.parse_op_detail_csv(prof.read_text(found.file("0", prof.OP_DETAIL_PREFIX)))
     assert types.problems == details.problems == []
     assert len(details.rows) == 30 and sum(t.occurrences for t in types.rows) == 150
-    table, problems = prof.parse_timestamps(
-        prof.read_text(found.file("0", prof.TIMESTAMP_PREFIX)))
+    table, problems = prof.parse_timestamps(prof.read_text(found.file("0", prof.TIMESTAMP_PREFIX)))
     assert problems == [] and len(table) == 150
     assert sorted(table.start_ns.tolist()) == sorted(launches.start_ns.reshape(-1).tolist())
     if layout == prof.LAYOUT_MINDSPORE:
         trace, problems = prof.parse_trace_view(prof.read_text(found.trace_view))
-        assert problems == [] and sorted(trace.start_ns.tolist()) == sorted(
-            table.start_ns.tolist())
+        assert problems == [] and sorted(trace.start_ns.tolist()) == sorted(table.start_ns.tolist())
     else:
         info = json.loads(Path(found.file("0", prof.INFO_PREFIX)).read_text())
         assert info["context_mode"] == "graph"

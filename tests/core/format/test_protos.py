@@ -16,13 +16,16 @@ from dash_insight.core.format.protos import anf_ir_pb2, lineage_pb2, summary_pb2
 from tests.conftest import REPO
 
 SPEC = REPO.parent / "shared" / "spec" / "proto-fields.md"
-_MODULES = {"summary.proto": summary_pb2, "lineage.proto": lineage_pb2,
-            "anf_ir.proto": anf_ir_pb2}
+_MODULES = {"summary.proto": summary_pb2, "lineage.proto": lineage_pb2, "anf_ir.proto": anf_ir_pb2}
 _SCALAR_TYPES = {
-    FieldDescriptor.TYPE_DOUBLE: "double", FieldDescriptor.TYPE_FLOAT: "float",
-    FieldDescriptor.TYPE_INT64: "int64", FieldDescriptor.TYPE_UINT64: "uint64",
-    FieldDescriptor.TYPE_INT32: "int32", FieldDescriptor.TYPE_BOOL: "bool",
-    FieldDescriptor.TYPE_STRING: "string", FieldDescriptor.TYPE_BYTES: "bytes",
+    FieldDescriptor.TYPE_DOUBLE: "double",
+    FieldDescriptor.TYPE_FLOAT: "float",
+    FieldDescriptor.TYPE_INT64: "int64",
+    FieldDescriptor.TYPE_UINT64: "uint64",
+    FieldDescriptor.TYPE_INT32: "int32",
+    FieldDescriptor.TYPE_BOOL: "bool",
+    FieldDescriptor.TYPE_STRING: "string",
+    FieldDescriptor.TYPE_BYTES: "bytes",
 }
 
 
@@ -35,10 +38,12 @@ def _spec_tables() -> list[tuple[str, str, str, int, str, str, str]]:
             proto_file = match[1]
         elif match := re.match(r"^#### message `([\w.]+)`", line):
             message = match[1]
-        elif message and (match := re.match(
-                r"^\| (\w+) \| (\d+) \| (\w+) \| (.+?) \| (.*?) \|$", line)):
-            rows.append((proto_file, message, match[1], int(match[2]), match[3], match[4],
-                         match[5]))
+        elif message and (
+            match := re.match(r"^\| (\w+) \| (\d+) \| (\w+) \| (.+?) \| (.*?) \|$", line)
+        ):
+            rows.append(
+                (proto_file, message, match[1], int(match[2]), match[3], match[4], match[5])
+            )
         elif line.startswith("#### enum"):
             message = None
     return rows
@@ -78,8 +83,9 @@ def test_field_matches_mindspore(row: tuple[str, str, str, int, str, str, str]) 
     proto_file, message, name, number, label, type_name, note = row
     field = _message(_MODULES[proto_file], message).fields_by_name[name]
     assert field.number == number
-    expected_label = "repeated" if field.is_repeated else (
-        "required" if field.is_required else "optional")
+    expected_label = (
+        "repeated" if field.is_repeated else ("required" if field.is_required else "optional")
+    )
     assert expected_label == label
     assert _type_name(field) == type_name
     if note.startswith("oneof"):
@@ -103,8 +109,11 @@ def test_upb_backend_is_used() -> None:
 def test_generated_modules_are_up_to_date() -> None:
     # proto/generate.py needs protoc from the dev extra; everything else here does not.
     pytest.importorskip("grpc_tools", reason="grpcio-tools (the dev extra) is not installed")
-    done = subprocess.run([sys.executable, str(REPO / "proto" / "generate.py"), "--check"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "proto" / "generate.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

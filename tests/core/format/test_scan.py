@@ -52,8 +52,10 @@ def _random_file(path: Path, seed: int, records: int = 300) -> list[bytes]:
         wall = 1.7e9 + n * 0.5
         kind = rng.random()
         tags = rng.choice(layouts)
-        values = [_scalar(t, rng.choice(SPECIAL) if rng.random() < 0.1 else rng.uniform(-9, 9))
-                  for t in tags]
+        values = [
+            _scalar(t, rng.choice(SPECIAL) if rng.random() < 0.1 else rng.uniform(-9, 9))
+            for t in tags
+        ]
         if kind < 0.15:  # scalars then histograms: a template matches the prefix
             values += [_histogram(f"h{i}", rng) for i in range(rng.randint(1, 3))]
         elif kind < 0.25:  # histograms first: no prefix match
@@ -76,8 +78,7 @@ def _reference(payloads: list[bytes]) -> tuple[dict[str, list], dict[tuple[str, 
         event = decode_event(payload)
         for index, value in enumerate(event.values):
             if value.plugin == "scalar":
-                scalars.setdefault(value.tag, []).append((event.step, event.wall_time,
-                                                          value.value))
+                scalars.setdefault(value.tag, []).append((event.step, event.wall_time, value.value))
             else:
                 blobs.setdefault((value.plugin, value.tag), []).append((event.step, index))
     return scalars, blobs
@@ -94,8 +95,9 @@ def _scan_all(path: Path, batch_bytes: int | None) -> list[ScanResult]:
 
 
 def _same_float(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) ==
-                                                 math.copysign(1, b))
+    return (math.isnan(a) and math.isnan(b)) or (
+        a == b and math.copysign(1, a) == math.copysign(1, b)
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -109,8 +111,14 @@ def test_scan_equals_protobuf_decode(tmp_path: Path, seed: int, batch_bytes: int
     got: dict[str, list] = {}
     for result in results:
         for tag, columns in result.scalars.items():
-            got.setdefault(tag, []).extend(zip(columns.step.tolist(), columns.wall_time.tolist(),
-                                               columns.value.tolist(), strict=True))
+            got.setdefault(tag, []).extend(
+                zip(
+                    columns.step.tolist(),
+                    columns.wall_time.tolist(),
+                    columns.value.tolist(),
+                    strict=True,
+                )
+            )
     assert got.keys() == expected_scalars.keys()
     for tag, points in expected_scalars.items():
         assert len(got[tag]) == len(points), tag
@@ -121,10 +129,10 @@ def test_scan_equals_protobuf_decode(tmp_path: Path, seed: int, batch_bytes: int
     got_blobs: dict[tuple[str, str], list] = {}
     for result in results:
         for key, columns in result.blobs.items():
-            got_blobs.setdefault(key, []).extend(zip(columns.step.tolist(),
-                                                     columns.index.tolist(), strict=True))
-            for offset, index in zip(columns.offset.tolist(), columns.index.tolist(),
-                                     strict=True):
+            got_blobs.setdefault(key, []).extend(
+                zip(columns.step.tolist(), columns.index.tolist(), strict=True)
+            )
+            for offset, index in zip(columns.offset.tolist(), columns.index.tolist(), strict=True):
                 value = decode_value_at(read_record_at(path, offset), index)
                 assert (value.plugin, value.tag) == key
     assert got_blobs == expected_blobs
@@ -139,8 +147,10 @@ def test_template_fast_path_is_used_and_exact(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     table = rng.standard_normal((400, 50)).astype(np.float32)
     table[5, 3] = np.nan
-    payloads = [_event(step, [_scalar(t, float(v)) for t, v in zip(tags, row, strict=True)],
-                       1e9 + step) for step, row in enumerate(table)]
+    payloads = [
+        _event(step, [_scalar(t, float(v)) for t, v in zip(tags, row, strict=True)], 1e9 + step)
+        for step, row in enumerate(table)
+    ]
     path.write_bytes(b"".join(frame_record(p) for p in payloads))
     scanner = EventScanner()
     result = scanner.scan(RecordReader(path).read())
@@ -166,12 +176,14 @@ def test_corpus_scan_equals_protobuf_decode(path: Path) -> None:
     result = EventScanner().scan(RecordReader(path).read())
     assert not result.errors
     assert {t: len(c) for t, c in result.scalars.items()} == {
-        t: len(p) for t, p in expected_scalars.items()}
+        t: len(p) for t, p in expected_scalars.items()
+    }
     for tag, points in expected_scalars.items():
         values = np.array([p[2] for p in points], dtype=np.float32)
         np.testing.assert_array_equal(result.scalars[tag].value, values)
     assert {k: len(c) for k, c in result.blobs.items()} == {
-        k: len(p) for k, p in expected_blobs.items()}
+        k: len(p) for k, p in expected_blobs.items()
+    }
 
 
 def test_a_long_run_of_one_tag_records_is_held_packed(tmp_path: Path) -> None:
@@ -186,8 +198,7 @@ def test_a_long_run_of_one_tag_records_is_held_packed(tmp_path: Path) -> None:
     with path.open("wb") as handle:
         for step, value in enumerate(values.tolist()):
             extra = [_histogram("w", rng)] if step % 1000 == 999 else []
-            handle.write(frame_record(_event(step, [_scalar("loss", value), *extra],
-                                             1e9 + step)))
+            handle.write(frame_record(_event(step, [_scalar("loss", value), *extra], 1e9 + step)))
     scanner = EventScanner()
     listed: list[int] = []
 

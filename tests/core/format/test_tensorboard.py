@@ -50,22 +50,26 @@ RNG_SEED = 7
 
 # --- the vendored protos ------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("ours", "theirs"), [
-    (tb_event_pb2.Event, tbx_event_pb2.Event),
-    (tb_event_pb2.SessionLog, tbx_event_pb2.SessionLog),
-    (tb_summary_pb2.Summary, tbx_summary_pb2.Summary),
-    (tb_summary_pb2.Summary.Value, tbx_summary_pb2.Summary.Value),
-    (tb_summary_pb2.Summary.Image, tbx_summary_pb2.Summary.Image),
-    (tb_summary_pb2.HistogramProto, tbx_summary_pb2.HistogramProto),
-    (tb_summary_pb2.SummaryMetadata, tbx_summary_pb2.SummaryMetadata),
-    (tb_summary_pb2.SummaryMetadata.PluginData, tbx_summary_pb2.SummaryMetadata.PluginData),
-    (tb_tensor_pb2.TensorProto, tbx_tensor_pb2.TensorProto),
-    (tb_hparams_plugin_data_pb2.HParamsPluginData, tbx_hparams_pb2.HParamsPluginData),
-    (tb_hparams_plugin_data_pb2.SessionStartInfo, tbx_hparams_pb2.SessionStartInfo),
-    (tb_hparams_api_pb2.Experiment, tbx_api_pb2.Experiment),
-    (tb_hparams_api_pb2.MetricInfo, tbx_api_pb2.MetricInfo),
-    (tb_hparams_api_pb2.MetricName, tbx_api_pb2.MetricName),
-])
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        (tb_event_pb2.Event, tbx_event_pb2.Event),
+        (tb_event_pb2.SessionLog, tbx_event_pb2.SessionLog),
+        (tb_summary_pb2.Summary, tbx_summary_pb2.Summary),
+        (tb_summary_pb2.Summary.Value, tbx_summary_pb2.Summary.Value),
+        (tb_summary_pb2.Summary.Image, tbx_summary_pb2.Summary.Image),
+        (tb_summary_pb2.HistogramProto, tbx_summary_pb2.HistogramProto),
+        (tb_summary_pb2.SummaryMetadata, tbx_summary_pb2.SummaryMetadata),
+        (tb_summary_pb2.SummaryMetadata.PluginData, tbx_summary_pb2.SummaryMetadata.PluginData),
+        (tb_tensor_pb2.TensorProto, tbx_tensor_pb2.TensorProto),
+        (tb_hparams_plugin_data_pb2.HParamsPluginData, tbx_hparams_pb2.HParamsPluginData),
+        (tb_hparams_plugin_data_pb2.SessionStartInfo, tbx_hparams_pb2.SessionStartInfo),
+        (tb_hparams_api_pb2.Experiment, tbx_api_pb2.Experiment),
+        (tb_hparams_api_pb2.MetricInfo, tbx_api_pb2.MetricInfo),
+        (tb_hparams_api_pb2.MetricName, tbx_api_pb2.MetricName),
+    ],
+)
 def test_vendored_protos_are_wire_compatible_with_tensorboardx(ours: Any, theirs: Any) -> None:
     """Every field tensorboardX writes has the same number, type and label in ours."""
     mine: Descriptor = ours.DESCRIPTOR
@@ -73,7 +77,10 @@ def test_vendored_protos_are_wire_compatible_with_tensorboardx(ours: Any, theirs
         assert field.name in mine.fields_by_name, f"{mine.full_name} lacks {field.name}"
         other = mine.fields_by_name[field.name]
         assert (other.number, other.type, other.is_repeated) == (
-            field.number, field.type, field.is_repeated), f"{mine.full_name}.{field.name}"
+            field.number,
+            field.type,
+            field.is_repeated,
+        ), f"{mine.full_name}.{field.name}"
 
 
 def test_tensorboard_file_names() -> None:
@@ -86,6 +93,7 @@ def test_tensorboard_file_names() -> None:
 
 
 # --- files written by tensorboardX --------------------------------------------------------------
+
 
 def _written(base: Path) -> dict[str, Any]:
     """A tensorboardX job ``./tbx`` (and its hparams session ``./tbx/hp``); returns what was
@@ -111,13 +119,22 @@ def _written(base: Path) -> dict[str, Any]:
             writer.add_text("notes", text, step)
         writer.add_hparams(hparams, metrics, name="hp")
         tensorflow_bins = writer.default_bins  # what bins="tensorflow" stands for
-    return {"tensorflow": tensorflow_bins, "losses": losses, "weights": weights, "auto": auto,
-            "images": images, "texts": texts, "hparams": hparams, "metrics": metrics}
+    return {
+        "tensorflow": tensorflow_bins,
+        "losses": losses,
+        "weights": weights,
+        "auto": auto,
+        "images": images,
+        "texts": texts,
+        "hparams": hparams,
+        "metrics": metrics,
+    }
 
 
 @pytest.fixture(scope="module")
-def tbx_job(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DataProvider,
-                                                                         dict[str, Any]]]:
+def tbx_job(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[DataProvider, dict[str, Any]]]:
     base = tmp_path_factory.mktemp("tbx")
     written = _written(base)
     service = loaded_service(base, tmp_path_factory.mktemp("ws"))
@@ -145,10 +162,12 @@ def test_every_scalar_reads_back(tbx_job: tuple[DataProvider, dict]) -> None:
     assert series.value.tolist() == np.float32(written["losses"]).tolist()
 
 
-@pytest.mark.parametrize(("tag", "key", "bins"), [("fc/weight", "weights", "tensorflow"),
-                                                  ("fc/bias", "auto", "auto")])
-def test_every_histogram_reads_back(tbx_job: tuple[DataProvider, dict], tag: str, key: str,
-                                    bins: str) -> None:
+@pytest.mark.parametrize(
+    ("tag", "key", "bins"), [("fc/weight", "weights", "tensorflow"), ("fc/bias", "auto", "auto")]
+)
+def test_every_histogram_reads_back(
+    tbx_job: tuple[DataProvider, dict], tag: str, key: str, bins: str
+) -> None:
     """Each step equals the HistogramProto tensorboardX wrote: its counts, its bucket limits
     as right edges (the last one is ``max``), its num, min, max and sum."""
     provider, written = tbx_job
@@ -196,14 +215,16 @@ def test_hparams_are_a_lineage_row(tbx_job: tuple[DataProvider, dict]) -> None:
 
 # --- TensorFlow 2's tensor forms, written with the vendored protos ------------------------------
 
+
 def _tensor(dtype: str, shape: list[int], **values: Any) -> tb_tensor_pb2.TensorProto:
     tensor = tb_tensor_pb2.TensorProto(dtype=tb_types_pb2.DataType.Value(dtype), **values)
     tensor.tensor_shape.dim.extend(tb_tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in shape)
     return tensor
 
 
-def _value(tag: str, tensor: tb_tensor_pb2.TensorProto, plugin: str = "",
-           content: bytes = b"") -> tb_summary_pb2.Summary.Value:
+def _value(
+    tag: str, tensor: tb_tensor_pb2.TensorProto, plugin: str = "", content: bytes = b""
+) -> tb_summary_pb2.Summary.Value:
     value = tb_summary_pb2.Summary.Value(tag=tag, tensor=tensor)
     if plugin:
         value.metadata.plugin_data.plugin_name = plugin
@@ -236,8 +257,9 @@ def _jpeg(pixels: np.ndarray) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def tf2_job(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DataProvider,
-                                                                         dict[str, Any]]]:
+def tf2_job(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[DataProvider, dict[str, Any]]]:
     """A job in TF 2's forms: metadata on a tag's first value only, as TF writes it."""
     base = tmp_path_factory.mktemp("tf2")
     rng = np.random.default_rng(1)
@@ -249,28 +271,60 @@ def tf2_job(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[DataProv
         hparams = tb_hparams_plugin_data_pb2.HParamsPluginData(version=0)
         hparams.session_start_info.hparams["units"].number_value = 128
         hparams.session_start_info.hparams["act"].string_value = "relu"
-        events.append(_summary(
-            step,
-            _value("loss", _tensor("DT_FLOAT", [], float_val=[0.5 / (step + 1)]),
-                   "scalars" if first else ""),
-            _value("lr", _tensor("DT_DOUBLE", [], double_val=[1e-3 * (step + 1)])),
-            _value("dist", _tensor("DT_DOUBLE", [2, 3], tensor_content=rows.tobytes()),
-                   "histograms" if first else ""),
-            _value("pics", _tensor("DT_STRING", [4], string_val=[
-                b"5", b"4", _png(pixels[0]), _png(pixels[1])]), "images" if first else ""),
-            _value("note", _tensor("DT_STRING", [2], string_val=[b"a", f"b{step}".encode()]),
-                   "text" if first else ""),
-            _value("counts", _tensor("DT_INT32", [2, 2], int_val=[step, 1, 2, 3])),
-            _value("filled", _tensor("DT_FLOAT", [3], float_val=[7.0])),  # version-0 fill
-            _value("half", _tensor("DT_HALF", [2], half_val=np.array(
-                [1.5, -2.0], np.float16).view(np.uint16).tolist())),
-        ))
+        events.append(
+            _summary(
+                step,
+                _value(
+                    "loss",
+                    _tensor("DT_FLOAT", [], float_val=[0.5 / (step + 1)]),
+                    "scalars" if first else "",
+                ),
+                _value("lr", _tensor("DT_DOUBLE", [], double_val=[1e-3 * (step + 1)])),
+                _value(
+                    "dist",
+                    _tensor("DT_DOUBLE", [2, 3], tensor_content=rows.tobytes()),
+                    "histograms" if first else "",
+                ),
+                _value(
+                    "pics",
+                    _tensor(
+                        "DT_STRING", [4], string_val=[b"5", b"4", _png(pixels[0]), _png(pixels[1])]
+                    ),
+                    "images" if first else "",
+                ),
+                _value(
+                    "note",
+                    _tensor("DT_STRING", [2], string_val=[b"a", f"b{step}".encode()]),
+                    "text" if first else "",
+                ),
+                _value("counts", _tensor("DT_INT32", [2, 2], int_val=[step, 1, 2, 3])),
+                _value("filled", _tensor("DT_FLOAT", [3], float_val=[7.0])),  # version-0 fill
+                _value(
+                    "half",
+                    _tensor(
+                        "DT_HALF",
+                        [2],
+                        half_val=np.array([1.5, -2.0], np.float16).view(np.uint16).tolist(),
+                    ),
+                ),
+            )
+        )
         if first:
             jpeg = tb_summary_pb2.Summary.Value(tag="photo")
             jpeg.image.height, jpeg.image.width = 4, 5
             jpeg.image.encoded_image_string = _jpeg(pixels[0])
-            events.append(_summary(0, jpeg, _value("_hparams_/session_start_info", _tensor(
-                "DT_STRING", []), "hparams", hparams.SerializeToString())))
+            events.append(
+                _summary(
+                    0,
+                    jpeg,
+                    _value(
+                        "_hparams_/session_start_info",
+                        _tensor("DT_STRING", []),
+                        "hparams",
+                        hparams.SerializeToString(),
+                    ),
+                )
+            )
     _event_file(base / "tf2" / "events.out.tfevents.1700000000.host.1.v2", events)
     service = loaded_service(base, tmp_path_factory.mktemp("ws"))
     yield service.provider, {"jpeg": _jpeg(pixels[0]), "pixels": pixels}
@@ -281,10 +335,14 @@ def test_tensor_scalars(tf2_job: tuple[DataProvider, dict]) -> None:
     provider, _ = tf2_job
     job = provider.job("./tf2")
     assert job.is_intact, job.reasons
-    assert provider.read_scalars("./tf2", "loss").value.tolist() == np.float32(
-        [0.5, 0.25, 0.5 / 3]).tolist()
-    assert provider.read_scalars("./tf2", "lr").value.tolist() == np.float32(
-        [1e-3, 2e-3, 3e-3]).tolist()
+    assert (
+        provider.read_scalars("./tf2", "loss").value.tolist()
+        == np.float32([0.5, 0.25, 0.5 / 3]).tolist()
+    )
+    assert (
+        provider.read_scalars("./tf2", "lr").value.tolist()
+        == np.float32([1e-3, 2e-3, 3e-3]).tolist()
+    )
 
 
 def test_histogram_tensors(tf2_job: tuple[DataProvider, dict]) -> None:
@@ -328,10 +386,13 @@ def test_malformed_values_are_reported_not_raised() -> None:
 
 # --- damage ---------------------------------------------------------------------------------------
 
+
 def _scalar_file(path: Path, steps: int) -> list[int]:
     """A scalar-per-record file; returns each record's offset."""
-    events = [_summary(step, tb_summary_pb2.Summary.Value(tag="x", simple_value=float(step)))
-              for step in range(steps)]
+    events = [
+        _summary(step, tb_summary_pb2.Summary.Value(tag="x", simple_value=float(step)))
+        for step in range(steps)
+    ]
     _event_file(path, events)
     offsets, position, data = [], 0, path.read_bytes()
     while position < len(data):
@@ -376,6 +437,7 @@ def test_crc_damage_and_truncation(tmp_path: Path) -> None:
 
 # --- MindSpore and TensorBoard side by side -------------------------------------------------------
 
+
 def test_mixed_base_directory(tmp_path: Path) -> None:
     """MindSpore and TensorBoard jobs under one base; a job holding both kinds of file merges
     them by their name timestamps (a later file's repeated steps win)."""
@@ -385,9 +447,13 @@ def test_mixed_base_directory(tmp_path: Path) -> None:
     with MindSporeWriter(str(tmp_path / "both"), timestamp=1700000000) as writer:
         for step in range(1, 6):
             writer.add_scalar("loss", 10.0, step)
-    _event_file(tmp_path / "both" / "events.out.tfevents.1700000100.host", [
-        _summary(step, tb_summary_pb2.Summary.Value(tag="loss", simple_value=20.0))
-        for step in (4, 5, 6)])
+    _event_file(
+        tmp_path / "both" / "events.out.tfevents.1700000100.host",
+        [
+            _summary(step, tb_summary_pb2.Summary.Value(tag="loss", simple_value=20.0))
+            for step in (4, 5, 6)
+        ],
+    )
     with tensorboardX.SummaryWriter(str(tmp_path / "tb")) as writer:
         for step in range(1, 6):
             writer.add_scalar("loss", 2.0 / step, step)

@@ -115,7 +115,7 @@ def tile(images: np.ndarray) -> np.ndarray:
     canvas = np.zeros((height, width, 3))
     for i in range(n):
         y, x = divmod(i, 8)
-        canvas[y * h:(y + 1) * h, x * w:(x + 1) * w] = images[i].transpose(1, 2, 0)
+        canvas[y * h : (y + 1) * h, x * w : (x + 1) * w] = images[i].transpose(1, 2, 0)
     return canvas
 
 
@@ -145,7 +145,7 @@ def untile(canvas: np.ndarray, n: int, channels: int, h: int, w: int) -> np.ndar
     out = np.zeros((n, channels, h, w), np.uint8)
     for i in range(n):
         y, x = divmod(i, 8)
-        block = canvas[y * h:(y + 1) * h, x * w:(x + 1) * w]
+        block = canvas[y * h : (y + 1) * h, x * w : (x + 1) * w]
         if channels == 1:
             assert np.array_equal(block[..., 0], block[..., 1])
             assert np.array_equal(block[..., 0], block[..., 2])
@@ -193,8 +193,24 @@ def log_dir(tmp_path: Path) -> Path:
 
 # --- round trip: scalars --------------------------------------------------------------------------
 
-SCALARS = [0.1, -2.5, 1 / 3, 1e-8, 3.0e38, 0.0, -0.0, 7, np.int64(-12), np.float64(2.0 ** -30),
-           np.float16(0.333), np.float32(1e-45), True, float("inf"), float("-inf"), float("nan")]
+SCALARS = [
+    0.1,
+    -2.5,
+    1 / 3,
+    1e-8,
+    3.0e38,
+    0.0,
+    -0.0,
+    7,
+    np.int64(-12),
+    np.float64(2.0**-30),
+    np.float16(0.333),
+    np.float32(1e-45),
+    True,
+    float("inf"),
+    float("-inf"),
+    float("nan"),
+]
 
 
 @pytest.mark.parametrize("value", SCALARS, ids=repr)
@@ -281,8 +297,7 @@ def test_histogram_round_trip(log_dir: Path, name: str) -> None:
     (event,) = [e for e in raw_events(writer.summary_path) if e.WhichOneof("what") == "summary"]
     proto = event.summary.value[0].histogram
     # MindSpore sets the counts even when 0 (proto2 presence: they are in the bytes)
-    assert all(proto.HasField(f) for f in ("count", "nan_count", "pos_inf_count",
-                                           "neg_inf_count"))
+    assert all(proto.HasField(f) for f in ("count", "nan_count", "pos_inf_count", "neg_inf_count"))
     assert all(proto.HasField(f) == bool(finite.size) for f in ("min", "max", "sum"))
     assert back.count == flat.size
     assert back.nan_count == np.count_nonzero(np.isnan(flat))
@@ -308,8 +323,10 @@ def test_histogram_round_trip(log_dir: Path, name: str) -> None:
     assert back.buckets[:, 2].sum() == finite.size
 
 
-@pytest.mark.parametrize(("count", "bins"), [(0, 1), (1, 2), (5, 2), (6, 3), (10, 3), (11, 2),
-                                             (99, 10), (880, 89), (881, 90), (10**6, 90)])
+@pytest.mark.parametrize(
+    ("count", "bins"),
+    [(0, 1), (1, 2), (5, 2), (6, 3), (10, 3), (11, 2), (99, 10), (880, 89), (881, 90), (10**6, 90)],
+)
 def test_calc_histogram_bins(count: int, bins: int) -> None:
     assert calc_histogram_bins(count) == bins
 
@@ -332,8 +349,7 @@ def test_image_float_in_unit_range_is_scaled_by_255(log_dir: Path) -> None:
 
 
 @pytest.mark.parametrize(("low", "high"), [(-4.0, 4.0), (0.0, 1000.0), (-1e-3, 0.5), (2.0, 3.0)])
-def test_image_out_of_unit_range_is_mapped_linearly(log_dir: Path, low: float,
-                                                    high: float) -> None:
+def test_image_out_of_unit_range_is_mapped_linearly(log_dir: Path, low: float, high: float) -> None:
     """Not all in [0, 1]: ``(x - min) * 255 / (max - min + 1)``; ``ops_all``'s
     ``images/out_of_range`` (values 0..226, about equally often) is such a mapping of a range
     of about 8."""
@@ -364,13 +380,16 @@ def test_image_non_finite_values_become_black(log_dir: Path) -> None:
     np.testing.assert_array_equal(decode_png(back.encoded), 0)
 
 
-@pytest.mark.parametrize(("shape", "dataformats"), [
-    ((5, 1, 7, 9), "NCHW"),
-    ((5, 3, 7, 9), "NCHW"),
-    ((5, 7, 9, 3), "NHWC"),
-    ((11, 7, 9, 1), "NHWC"),
-    ((2, 3, 7, 9), "nchw"),
-])
+@pytest.mark.parametrize(
+    ("shape", "dataformats"),
+    [
+        ((5, 1, 7, 9), "NCHW"),
+        ((5, 3, 7, 9), "NCHW"),
+        ((5, 7, 9, 3), "NHWC"),
+        ((11, 7, 9, 1), "NHWC"),
+        ((2, 3, 7, 9), "nchw"),
+    ],
+)
 def test_image_uint8_round_trip(log_dir: Path, shape: tuple[int, ...], dataformats: str) -> None:
     """uint8 0..254 (with a 0 and a 254) maps to itself: 255 / (254 - 0 + 1) == 1."""
     rng = np.random.default_rng(2)
@@ -403,8 +422,18 @@ def test_image_uint8_is_mapped_as_mindspore(log_dir: Path, low: int, high: int) 
         assert set(np.unique(pixels)) == {0, 255}
 
 
-@pytest.mark.parametrize("shape", [(3, 10, 12), (2, 2, 10, 12), (1, 4, 5, 5), (1, 1, 2, 3, 4),
-                                   (0, 3, 4, 4), (2, 1, 0, 4), (2, 3, 4, 0)])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (3, 10, 12),
+        (2, 2, 10, 12),
+        (1, 4, 5, 5),
+        (1, 1, 2, 3, 4),
+        (0, 3, 4, 4),
+        (2, 1, 0, 4),
+        (2, 3, 4, 0),
+    ],
+)
 def test_image_bad_shape_raises(log_dir: Path, shape: tuple[int, ...]) -> None:
     with SummaryWriter(log_dir) as writer, pytest.raises(ValueError, match="images must"):
         writer.add_image("img", np.zeros(shape, np.uint8), step=1)
@@ -412,8 +441,20 @@ def test_image_bad_shape_raises(log_dir: Path, shape: tuple[int, ...]) -> None:
 
 # --- round trip: tensors --------------------------------------------------------------------------
 
-TENSOR_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                 np.uint64, np.float16, np.float32, np.float64]
+TENSOR_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+]
 
 
 @pytest.mark.parametrize("dtype", TENSOR_DTYPES, ids=lambda d: np.dtype(d).name)
@@ -432,16 +473,21 @@ def test_tensor_round_trip_keeps_dtype(log_dir: Path, dtype: type) -> None:
     assert isinstance(back, TensorValue)
     assert back.array.dtype == np.dtype(dtype)
     assert back.dims == (2, 3, 4)
-    assert back.data_type == data_type_name(
-        writer_module.DATATYPE_OF_NUMPY[np.dtype(dtype)])
+    assert back.data_type == data_type_name(writer_module.DATATYPE_OF_NUMPY[np.dtype(dtype)])
     np.testing.assert_array_equal(back.array.astype(np.float32), values.astype(np.float32))
     if dtype is not np.float64:  # every other dtype fits float32 exactly here
         np.testing.assert_array_equal(back.array, values)
 
 
-@pytest.mark.parametrize("values", [np.float32(2.5), np.zeros((0, 4), np.int32),
-                                    np.array([np.nan, np.inf, -np.inf, -0.0], np.float32)],
-                         ids=["0d", "empty", "non_finite"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.float32(2.5),
+        np.zeros((0, 4), np.int32),
+        np.array([np.nan, np.inf, -np.inf, -0.0], np.float32),
+    ],
+    ids=["0d", "empty", "non_finite"],
+)
 def test_tensor_edge_shapes_and_values(log_dir: Path, values: np.ndarray) -> None:
     with SummaryWriter(log_dir) as writer:
         writer.add_tensor("t", values, step=1)
@@ -500,26 +546,33 @@ PIPELINE: dict[str, Any] = {
     "num_parallel_workers": 2,
     "drop_remainder": True,
     "batch_size": 32,
-    "children": [{
-        "op_type": "Map",
-        "input_columns": ["image"],
-        "output_columns": ["image", None],
-        "operations": [
-            {"tensor_op_name": "Resize", "tensor_op_params": {"size": [32, 32]}},
-            {"tensor_op_name": "Normalize", "mean": [0.5, 0.25], "std": [0.5, 1]},
-            {"tensor_op_name": "Crop", "size": [24, 24], "padding": None},
-        ],
-        "children": [{
-            "op_type": "MnistDataset",
-            "dataset_dir": "/data/mnist",
-            "num_samples": None,
-            "shuffle": False,
-            "ratio": 0.75,
-            "sampler": {"sampler_name": "RandomSampler", "num_samples": 100,
-                        "replacement": False},
-            "children": [],
-        }],
-    }],
+    "children": [
+        {
+            "op_type": "Map",
+            "input_columns": ["image"],
+            "output_columns": ["image", None],
+            "operations": [
+                {"tensor_op_name": "Resize", "tensor_op_params": {"size": [32, 32]}},
+                {"tensor_op_name": "Normalize", "mean": [0.5, 0.25], "std": [0.5, 1]},
+                {"tensor_op_name": "Crop", "size": [24, 24], "padding": None},
+            ],
+            "children": [
+                {
+                    "op_type": "MnistDataset",
+                    "dataset_dir": "/data/mnist",
+                    "num_samples": None,
+                    "shuffle": False,
+                    "ratio": 0.75,
+                    "sampler": {
+                        "sampler_name": "RandomSampler",
+                        "num_samples": 100,
+                        "replacement": False,
+                    },
+                    "children": [],
+                }
+            ],
+        }
+    ],
 }
 
 PIPELINE_DECODED: dict[str, Any] = {
@@ -527,61 +580,98 @@ PIPELINE_DECODED: dict[str, Any] = {
     "num_parallel_workers": 2,
     "drop_remainder": True,
     "batch_size": 32,
-    "children": [{
-        "op_type": "Map",
-        "input_columns": ['"image"'],
-        "output_columns": ['"image"', None],
-        "operations": [
-            {"tensor_op_name": "Resize", "tensor_op_params": '{"size": [32, 32]}'},
-            {"tensor_op_name": "Normalize", "weights": [0.5, 0.25, 0.5, 1.0]},
-            {"tensor_op_name": "Crop", "size": [24, 24], "padding": None},
-        ],
-        "children": [{
-            "op_type": "MnistDataset",
-            "dataset_dir": "/data/mnist",
-            "num_samples": None,
-            "shuffle": False,
-            "ratio": 0.75,
-            "sampler": {"sampler_name": "RandomSampler", "num_samples": 100,
-                        "replacement": False},
-            "children": [],
-        }],
-    }],
+    "children": [
+        {
+            "op_type": "Map",
+            "input_columns": ['"image"'],
+            "output_columns": ['"image"', None],
+            "operations": [
+                {"tensor_op_name": "Resize", "tensor_op_params": '{"size": [32, 32]}'},
+                {"tensor_op_name": "Normalize", "weights": [0.5, 0.25, 0.5, 1.0]},
+                {"tensor_op_name": "Crop", "size": [24, 24], "padding": None},
+            ],
+            "children": [
+                {
+                    "op_type": "MnistDataset",
+                    "dataset_dir": "/data/mnist",
+                    "num_samples": None,
+                    "shuffle": False,
+                    "ratio": 0.75,
+                    "sampler": {
+                        "sampler_name": "RandomSampler",
+                        "num_samples": 100,
+                        "replacement": False,
+                    },
+                    "children": [],
+                }
+            ],
+        }
+    ],
 }
 
 
 def test_lineage_round_trip_all_four_kinds(log_dir: Path) -> None:
     with SummaryWriter(log_dir) as writer:
         writer.add_dataset_graph(PIPELINE)
-        writer.add_custom_lineage({"experiment": "sweep", "seed": 5, "dropout": 0.25,
-                                   "flag": True, "notes": "a, b"})
+        writer.add_custom_lineage(
+            {"experiment": "sweep", "seed": 5, "dropout": 0.25, "flag": True, "notes": "a, b"}
+        )
         writer.add_train_lineage(
-            optimizer="Momentum", learning_rate=0.05, loss_function="SoftmaxCrossEntropy",
-            epoch=3, parallel_mode="stand_alone", device_num=1, batch_size=32,
-            train_dataset_path="/data/mnist", train_dataset_size=512, network="LeNet5",
-            loss=1.25, model_path="/ckpt/lenet-3_16.ckpt", model_size=494183)
-        writer.add_eval_lineage({"Accuracy": 0.6953125, "Loss": 1.2452679872512817},
-                                valid_dataset_path="/data/mnist", valid_dataset_size=128)
+            optimizer="Momentum",
+            learning_rate=0.05,
+            loss_function="SoftmaxCrossEntropy",
+            epoch=3,
+            parallel_mode="stand_alone",
+            device_num=1,
+            batch_size=32,
+            train_dataset_path="/data/mnist",
+            train_dataset_size=512,
+            network="LeNet5",
+            loss=1.25,
+            model_path="/ckpt/lenet-3_16.ckpt",
+            model_size=494183,
+        )
+        writer.add_eval_lineage(
+            {"Accuracy": 0.6953125, "Loss": 1.2452679872512817},
+            valid_dataset_path="/data/mnist",
+            valid_dataset_size=128,
+        )
         writer.flush()
     assert not Path(writer.summary_path).exists()
     records = lineage_records(writer.lineage_path)
-    assert [r.kind for r in records] == ["dataset_graph", "user_defined_info", "train_lineage",
-                                         "evaluation_lineage"]
+    assert [r.kind for r in records] == [
+        "dataset_graph",
+        "user_defined_info",
+        "train_lineage",
+        "evaluation_lineage",
+    ]
     dataset, custom, train, evaluation = (r.data for r in records)
     assert dataset == PIPELINE_DECODED
-    assert custom == {"experiment": "sweep", "seed": 5, "dropout": 0.25, "flag": "True",
-                      "notes": "a, b"}
+    assert custom == {
+        "experiment": "sweep",
+        "seed": 5,
+        "dropout": 0.25,
+        "flag": "True",
+        "notes": "a, b",
+    }
     assert train == {
-        "hyper_parameters": {"optimizer": "Momentum", "learning_rate": float(np.float32(0.05)),
-                             "loss_function": "SoftmaxCrossEntropy", "epoch": 3,
-                             "parallel_mode": "stand_alone", "device_num": 1, "batch_size": 32},
+        "hyper_parameters": {
+            "optimizer": "Momentum",
+            "learning_rate": float(np.float32(0.05)),
+            "loss_function": "SoftmaxCrossEntropy",
+            "epoch": 3,
+            "parallel_mode": "stand_alone",
+            "device_num": 1,
+            "batch_size": 32,
+        },
         "train_dataset": {"train_dataset_path": "/data/mnist", "train_dataset_size": 512},
         "algorithm": {"network": "LeNet5", "loss": 1.25},
         "model": {"path": '{"ckpt": "/ckpt/lenet-3_16.ckpt"}', "size": 494183},
     }
-    assert evaluation == {"metric": {"Accuracy": 0.6953125, "Loss": 1.2452679872512817},
-                          "valid_dataset": {"valid_dataset_path": "/data/mnist",
-                                            "valid_dataset_size": 128}}
+    assert evaluation == {
+        "metric": {"Accuracy": 0.6953125, "Loss": 1.2452679872512817},
+        "valid_dataset": {"valid_dataset_path": "/data/mnist", "valid_dataset_size": 128},
+    }
     raw = [lineage_pb2.LineageEvent.FromString(p) for p in payloads(writer.lineage_path)]
     assert not any(event.HasField("step") for event in raw)
     assert all(event.wall_time > 0 for event in raw)
@@ -597,8 +687,12 @@ def test_lineage_through_add_value_dicts_and_messages(log_dir: Path) -> None:
         writer.record(1)  # lineage is written on record()
         writer.flush()
         assert [r.kind for r in lineage_records(writer.lineage_path)] == [
-            "train_lineage", "evaluation_lineage", "dataset_graph", "user_defined_info",
-            "train_lineage"]
+            "train_lineage",
+            "evaluation_lineage",
+            "dataset_graph",
+            "user_defined_info",
+            "train_lineage",
+        ]
     records = lineage_records(writer.lineage_path)
     assert records[0].data == {"hyper_parameters": {"epoch": 2}, "algorithm": {"network": "Net"}}
     assert records[1].data == {"metric": {"acc": 0.5}}
@@ -624,8 +718,12 @@ def test_add_value_and_record_put_all_values_in_one_event(log_dir: Path) -> None
     found = data_events(writer.summary_path)
     assert [e.step for e in found] == [3, 4]
     assert [(v.tag, v.plugin) for v in found[0].values] == [
-        ("loss", "scalar"), ("acc", "scalar"), ("w", "histogram"), ("t", "tensor"),
-        ("img", "image")]
+        ("loss", "scalar"),
+        ("acc", "scalar"),
+        ("w", "histogram"),
+        ("t", "tensor"),
+        ("img", "image"),
+    ]
     assert [(v.tag, v.value) for v in found[1].values] == [("loss", 0.25)]
     raw = raw_events(writer.summary_path)
     assert all(e.HasField("step") for e in raw if e.WhichOneof("what") == "summary")
@@ -646,8 +744,14 @@ def test_values_of_one_event_are_grouped_by_plugin_as_mindspore(log_dir: Path) -
         writer.record(2)
     (event,) = data_events(writer.summary_path)
     assert [v.tag for v in event.values] == [
-        "input_data/auto", "op/input_image", "loss/auto", "op/activation_max",
-        "conv.weight/auto", "op/conv_activation", "op/logits"]
+        "input_data/auto",
+        "op/input_image",
+        "loss/auto",
+        "op/activation_max",
+        "conv.weight/auto",
+        "op/conv_activation",
+        "op/logits",
+    ]
 
 
 def test_tensorboard_style_writes_one_event_per_step(log_dir: Path) -> None:
@@ -757,8 +861,9 @@ def test_nothing_recorded_creates_no_file(log_dir: Path) -> None:
     assert files_in(log_dir) == []
 
 
-@pytest.mark.parametrize(("prefix", "device_id", "host"),
-                         [("events", 0, "vm"), ("run-a", 3, "node-1.example")])
+@pytest.mark.parametrize(
+    ("prefix", "device_id", "host"), [("events", 0, "vm"), ("run-a", 3, "node-1.example")]
+)
 def test_file_names(log_dir: Path, prefix: str, device_id: int, host: str) -> None:
     before = int(time.time())
     with SummaryWriter(log_dir, file_prefix=prefix, device_id=device_id, host=host) as writer:
@@ -767,7 +872,8 @@ def test_file_names(log_dir: Path, prefix: str, device_id: int, host: str) -> No
     after = int(time.time())
     pattern = re.compile(
         rf"^{re.escape(prefix)}\.out\.events\.summary\.(\d+)\.{device_id}\.{re.escape(host)}"
-        r"(_MS|_lineage)$")
+        r"(_MS|_lineage)$"
+    )
     names = files_in(log_dir)
     assert len(names) == 2
     matches = [pattern.match(name) for name in names]
@@ -810,8 +916,9 @@ def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> float:
     return now
 
 
-def test_two_writers_in_the_same_second_one_after_the_other(log_dir: Path,
-                                                            frozen_clock: float) -> None:
+def test_two_writers_in_the_same_second_one_after_the_other(
+    log_dir: Path, frozen_clock: float
+) -> None:
     with SummaryWriter(log_dir, host="vm") as first:
         first.add_scalar("run", 1.0, step=1)
         first.add_custom_lineage({"run": 1})
@@ -864,15 +971,15 @@ def test_array_like_inputs(log_dir: Path) -> None:
         np.testing.assert_array_equal(values[f"{kind}/h"].buckets, reference.buckets)
         assert values[f"{kind}/t"].array.dtype == np.float32
         np.testing.assert_array_equal(values[f"{kind}/t"].array, weights)
-        np.testing.assert_array_equal(decode_png(values[f"{kind}/i"].encoded),
-                                      expected_pixels(image))
+        np.testing.assert_array_equal(
+            decode_png(values[f"{kind}/i"].encoded), expected_pixels(image)
+        )
 
 
 def test_fake_torch_tensor_needs_detach_and_cpu() -> None:
     with pytest.raises(RuntimeError):
         np.asarray(FakeTorchTensor([1.0]))
-    np.testing.assert_array_equal(writer_module.to_numpy(FakeTorchTensor([1.0, 2.0])),
-                                  [1.0, 2.0])
+    np.testing.assert_array_equal(writer_module.to_numpy(FakeTorchTensor([1.0, 2.0])), [1.0, 2.0])
 
 
 def test_closed_writer_raises(log_dir: Path) -> None:
@@ -952,8 +1059,9 @@ def _histogram_dtype(path: Path, tag: str) -> type:
     return np.float32
 
 
-@pytest.mark.parametrize("path", corpus_files("**/*_MS"),
-                         ids=lambda p: f"{p.parent.name}/{p.name.split('.')[4]}")
+@pytest.mark.parametrize(
+    "path", corpus_files("**/*_MS"), ids=lambda p: f"{p.parent.name}/{p.name.split('.')[4]}"
+)
 def test_histogram_edges_follow_mindspores_rule(corpus: Path, path: Path) -> None:
     checked = 0
     for event in corpus_events(path):
@@ -981,8 +1089,7 @@ def test_histogram_edges_follow_mindspores_rule(corpus: Path, path: Path) -> Non
 
 
 @pytest.mark.parametrize("tag", ["hist/constant", "hist/single_value", "hist/all_nan"])
-def test_reconstructed_histograms_equal_mindspores(corpus: Path, log_dir: Path,
-                                                   tag: str) -> None:
+def test_reconstructed_histograms_equal_mindspores(corpus: Path, log_dir: Path, tag: str) -> None:
     found = corpus_values(corpus, "ops_all", tag)
     assert len(found) == 51
     with SummaryWriter(log_dir) as writer:
@@ -995,7 +1102,8 @@ def test_reconstructed_histograms_equal_mindspores(corpus: Path, log_dir: Path,
             ours = histogram_proto(array)
             assert ours == h, f"step {step}"
             assert ours.SerializeToString(deterministic=True) == h.SerializeToString(
-                deterministic=True)
+                deterministic=True
+            )
             writer.add_histogram(tag, array, step)
     for event, (step, value) in zip(written_events(writer), found, strict=True):
         assert event.step == step
@@ -1012,10 +1120,21 @@ CORPUS_IMAGES = [  # tag, N, C, H, W of what ops_all passed to add_value; whethe
 ]
 
 
-@pytest.mark.parametrize(("tag", "n", "channels", "h", "w", "uint8_unchanged"), CORPUS_IMAGES,
-                         ids=[t[0] for t in CORPUS_IMAGES])
-def test_images_equal_mindspores(corpus: Path, log_dir: Path, tag: str, n: int, channels: int,
-                                 h: int, w: int, uint8_unchanged: bool) -> None:
+@pytest.mark.parametrize(
+    ("tag", "n", "channels", "h", "w", "uint8_unchanged"),
+    CORPUS_IMAGES,
+    ids=[t[0] for t in CORPUS_IMAGES],
+)
+def test_images_equal_mindspores(
+    corpus: Path,
+    log_dir: Path,
+    tag: str,
+    n: int,
+    channels: int,
+    h: int,
+    w: int,
+    uint8_unchanged: bool,
+) -> None:
     """Each corpus canvas cut back into its N images: written as floats in [0, 1] (pixel / 255)
     they give MindSpore's canvas exactly; written as uint8 NCHW they give a canvas of the same
     size, mapped as MindSpore maps uint8 (unchanged for a 0..254 canvas)."""
@@ -1041,7 +1160,10 @@ def test_images_equal_mindspores(corpus: Path, log_dir: Path, tag: str, n: int, 
         assert event.step == step
         for ours in (as_float, as_uint8):
             assert (ours.image.height, ours.image.width, ours.image.colorspace) == (
-                value.image.height, value.image.width, value.image.colorspace)
+                value.image.height,
+                value.image.width,
+                value.image.colorspace,
+            )
         np.testing.assert_array_equal(decode_png(as_float.image.encoded_image), pixels)
         uint8_pixels = decode_png(as_uint8.image.encoded_image)
         np.testing.assert_array_equal(uint8_pixels, expected_pixels(batch))
@@ -1068,8 +1190,11 @@ def _corpus_tensor_values(corpus: Path) -> list[tuple[str, int, summary_pb2.Summ
     for job in ("ops_all", "ops_in_net"):
         for path in sorted((corpus / job).glob("*_MS")):
             for event in corpus_events(path):
-                out.extend((job, event.step, value) for value in event.summary.value
-                           if value.WhichOneof("value") == "tensor")
+                out.extend(
+                    (job, event.step, value)
+                    for value in event.summary.value
+                    if value.WhichOneof("value") == "tensor"
+                )
     return out
 
 
@@ -1077,7 +1202,12 @@ def test_tensors_equal_mindspores(corpus: Path, log_dir: Path) -> None:
     found = _corpus_tensor_values(corpus)
     assert len(found) == 6 * 6 + 1 + 17 * 2
     assert {data_type_name(v.tensor.data_type) for _, _, v in found} == {
-        "DT_FLOAT32", "DT_FLOAT16", "DT_INT32", "DT_BOOL", "DT_FLOAT64"}
+        "DT_FLOAT32",
+        "DT_FLOAT16",
+        "DT_INT32",
+        "DT_BOOL",
+        "DT_FLOAT64",
+    }
     with SummaryWriter(log_dir) as writer:
         for _, step, value in found:
             writer.add_tensor(value.tag, tensor_to_numpy(value.tensor), step)
@@ -1089,8 +1219,10 @@ def test_tensors_equal_mindspores(corpus: Path, log_dir: Path) -> None:
         assert list(mine.tensor.dims) == list(theirs.tensor.dims), where
         assert mine.tensor.data_type == theirs.tensor.data_type, where
         assert len(mine.tensor.float_data) == len(theirs.tensor.float_data), where
-        assert np.array(mine.tensor.float_data, np.float32).tobytes() == np.array(
-            theirs.tensor.float_data, np.float32).tobytes(), where
+        assert (
+            np.array(mine.tensor.float_data, np.float32).tobytes()
+            == np.array(theirs.tensor.float_data, np.float32).tobytes()
+        ), where
         assert mine.tensor.SerializeToString() == theirs.tensor.SerializeToString(), where
 
 
@@ -1133,13 +1265,15 @@ def _lineage_id(item: tuple[Path, lineage_pb2.LineageEvent]) -> str:
 
 
 @pytest.mark.parametrize("item", _corpus_lineage("user_defined_info"), ids=_lineage_id)
-def test_user_defined_info_equals_mindspores(corpus: Path, log_dir: Path,
-                                             item: tuple[Path, lineage_pb2.LineageEvent]) -> None:
+def test_user_defined_info_equals_mindspores(
+    corpus: Path, log_dir: Path, item: tuple[Path, lineage_pb2.LineageEvent]
+) -> None:
     theirs = item[1].user_defined_info
     data = user_defined_to_dict(theirs)
     ours = user_defined_info(data)
     assert ours.SerializeToString(deterministic=True) == theirs.SerializeToString(
-        deterministic=True)
+        deterministic=True
+    )
     with SummaryWriter(log_dir) as writer:
         writer.add_custom_lineage(data)
     (payload,) = payloads(writer.lineage_path)
@@ -1148,13 +1282,21 @@ def test_user_defined_info_equals_mindspores(corpus: Path, log_dir: Path,
 
 
 def test_lenet_sc_user_defined_info(corpus: Path) -> None:
-    (theirs,) = [e.user_defined_info for p, e in _corpus_lineage("user_defined_info")
-                 if p.parent.name == "lenet_sc"]
-    data = {"experiment": "lenet_sc", "dropout": 0.0, "seed": 1,
-            "notes": "baseline, collect_freq=1"}
+    (theirs,) = [
+        e.user_defined_info
+        for p, e in _corpus_lineage("user_defined_info")
+        if p.parent.name == "lenet_sc"
+    ]
+    data = {
+        "experiment": "lenet_sc",
+        "dropout": 0.0,
+        "seed": 1,
+        "notes": "baseline, collect_freq=1",
+    }
     assert user_defined_to_dict(theirs) == data
     assert user_defined_info(data).SerializeToString(deterministic=True) == (
-        theirs.SerializeToString(deterministic=True))
+        theirs.SerializeToString(deterministic=True)
+    )
 
 
 def _train_lineage_arguments(message: lineage_pb2.TrainLineage) -> dict[str, Any]:
@@ -1169,8 +1311,9 @@ def _train_lineage_arguments(message: lineage_pb2.TrainLineage) -> dict[str, Any
 
 
 @pytest.mark.parametrize("item", _corpus_lineage("train_lineage"), ids=_lineage_id)
-def test_train_lineage_equals_mindspores(corpus: Path,
-                                         item: tuple[Path, lineage_pb2.LineageEvent]) -> None:
+def test_train_lineage_equals_mindspores(
+    corpus: Path, item: tuple[Path, lineage_pb2.LineageEvent]
+) -> None:
     theirs = item[1].train_lineage
     ours = train_lineage(**_train_lineage_arguments(theirs))
     assert ours == theirs
@@ -1178,8 +1321,9 @@ def test_train_lineage_equals_mindspores(corpus: Path,
 
 
 def test_lenet_sc_train_lineage(corpus: Path, log_dir: Path) -> None:
-    (theirs,) = [e.train_lineage for p, e in _corpus_lineage("train_lineage")
-                 if p.parent.name == "lenet_sc"]
+    (theirs,) = [
+        e.train_lineage for p, e in _corpus_lineage("train_lineage") if p.parent.name == "lenet_sc"
+    ]
     decoded = _train_lineage_arguments(theirs)
     assert decoded["model_path"] == "/data/summaries/lenet_sc/ckpt/lenet-3_16.ckpt"
     assert decoded["model_size"] == 494183
@@ -1191,8 +1335,9 @@ def test_lenet_sc_train_lineage(corpus: Path, log_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("item", _corpus_lineage("evaluation_lineage"), ids=_lineage_id)
-def test_eval_lineage_equals_mindspores(corpus: Path,
-                                        item: tuple[Path, lineage_pb2.LineageEvent]) -> None:
+def test_eval_lineage_equals_mindspores(
+    corpus: Path, item: tuple[Path, lineage_pb2.LineageEvent]
+) -> None:
     theirs = item[1].evaluation_lineage
     metric = json.loads(theirs.metric) if theirs.HasField("metric") else None
     dataset = theirs.valid_dataset
@@ -1233,9 +1378,11 @@ def _serialize_form(graph: lineage_pb2.DatasetGraph) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("item", _corpus_lineage("dataset_graph"), ids=_lineage_id)
-def test_dataset_graph_equals_mindspores(corpus: Path,
-                                         item: tuple[Path, lineage_pb2.LineageEvent]) -> None:
+def test_dataset_graph_equals_mindspores(
+    corpus: Path, item: tuple[Path, lineage_pb2.LineageEvent]
+) -> None:
     theirs = item[1].dataset_graph
     ours = dataset_graph(_serialize_form(theirs))
     assert ours.SerializeToString(deterministic=True) == theirs.SerializeToString(
-        deterministic=True)
+        deterministic=True
+    )

@@ -45,20 +45,24 @@ def test_a_tag_is_ordered_only_when_every_step_follows_the_previous_one() -> Non
     assert is_ordered([])
 
 
-@pytest.mark.parametrize(("start", "end", "expected"), [
-    (None, None, (0, 3)),
-    (12, 15, (1, 2)),  # inside one chunk
-    (5, 25, (0, 3)),  # across every chunk, cutting the first and the last
-    (10, 19, (1, 2)),  # exactly one chunk
-    (-50, -1, (0, 0)),  # before all data
-    (40, 90, (3, 3)),  # after all data
-    (20, 24, (2, 2)),  # in a gap between two chunks
-    (None, 12, (0, 2)),
-    (15, None, (1, 3)),
-    (9, 10, (0, 2)),  # the last step of one chunk and the first of the next
-])
-def test_overlapping_finds_the_chunks_of_a_window(start: int | None, end: int | None,
-                                                  expected: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [
+        (None, None, (0, 3)),
+        (12, 15, (1, 2)),  # inside one chunk
+        (5, 25, (0, 3)),  # across every chunk, cutting the first and the last
+        (10, 19, (1, 2)),  # exactly one chunk
+        (-50, -1, (0, 0)),  # before all data
+        (40, 90, (3, 3)),  # after all data
+        (20, 24, (2, 2)),  # in a gap between two chunks
+        (None, 12, (0, 2)),
+        (15, None, (1, 3)),
+        (9, 10, (0, 2)),  # the last step of one chunk and the first of the next
+    ],
+)
+def test_overlapping_finds_the_chunks_of_a_window(
+    start: int | None, end: int | None, expected: tuple[int, int]
+) -> None:
     first = np.array([0, 10, 25])
     last = np.array([9, 19, 30])
     assert overlapping(first, last, start, end) == expected
@@ -71,7 +75,12 @@ def test_a_summary_keeps_block_extremes_ends_and_every_nonfinite_value() -> None
     # block 2 (8-9, partial): min 4 @8, max 6 @9; the ends 0 and 9
     assert kept.tolist() == [0, 1, 2, 4, 5, 8, 9]
     assert summary_positions(np.array([3, 3, 1, 5, 2, 2, 2, 2], np.float32), 2).tolist() == [
-        0, 2, 3, 4, 7]  # ties: the first; the last point is kept as an end
+        0,
+        2,
+        3,
+        4,
+        7,
+    ]  # ties: the first; the last point is kept as an end
     with_nonfinite = value.copy()
     with_nonfinite[[3, 6]] = [np.nan, np.inf]
     kept = summary_positions(with_nonfinite, 2)
@@ -95,7 +104,7 @@ def test_a_summary_is_the_rule_block_by_block(n: int) -> None:
         size = 1 << level
         expected = {0, n - 1} | set(np.flatnonzero(~np.isfinite(value)).tolist())
         for start in range(0, n, size):
-            block = value[start:start + size].astype(np.float64)
+            block = value[start : start + size].astype(np.float64)
             finite = np.flatnonzero(np.isfinite(block))
             if not len(finite):
                 expected.add(start)
@@ -117,7 +126,7 @@ def test_summarise_keeps_the_stored_values_and_is_small() -> None:
         assert np.array_equal(summary.wall_time, summary.step * 0.5)
         # every block's extremes are there
         blocks = len(step) // (1 << level)
-        whole = value[:blocks << level].reshape(blocks, 1 << level)
+        whole = value[: blocks << level].reshape(blocks, 1 << level)
         assert set(whole.max(axis=1).tolist()) <= set(summary.value.tolist())
         assert set(whole.min(axis=1).tolist()) <= set(summary.value.tolist())
 
@@ -149,23 +158,30 @@ def test_ordered_extremes_take_the_earliest_chunk_on_a_tie() -> None:
     def ref(lowest: Extreme | None, highest: Extreme | None) -> ChunkRef:
         return ChunkRef(0, 1, 0, 0, True, lowest, highest)
 
-    refs = [ref(None, None), ref(Extreme(5, 0.0, 1.0), Extreme(6, 0.0, 3.0)),
-            ref(Extreme(9, 0.0, 1.0), Extreme(8, 0.0, 4.0)),
-            ref(Extreme(12, 0.0, 0.5), Extreme(11, 0.0, 4.0))]
+    refs = [
+        ref(None, None),
+        ref(Extreme(5, 0.0, 1.0), Extreme(6, 0.0, 3.0)),
+        ref(Extreme(9, 0.0, 1.0), Extreme(8, 0.0, 4.0)),
+        ref(Extreme(12, 0.0, 0.5), Extreme(11, 0.0, 4.0)),
+    ]
     assert ordered_extremes(refs) == (Extreme(12, 0.0, 0.5), Extreme(8, 0.0, 4.0))
     assert ordered_extremes(refs[:3]) == (Extreme(5, 0.0, 1.0), Extreme(8, 0.0, 4.0))
     assert ordered_extremes(refs[:1]) == (None, None)
 
 
-@pytest.mark.parametrize("column", [
-    np.arange(1, 70_000, dtype=np.int64),
-    np.arange(10, -5000, -3, dtype=np.int64),
-    np.full(9, 64, np.int64),
-    np.zeros(5, np.int32),
-    np.array([0, 2**63 - 1, -2], np.int64),  # differences that wrap: rebuilt wrapping alike
-])
+@pytest.mark.parametrize(
+    "column",
+    [
+        np.arange(1, 70_000, dtype=np.int64),
+        np.arange(10, -5000, -3, dtype=np.int64),
+        np.full(9, 64, np.int64),
+        np.zeros(5, np.int32),
+        np.array([0, 2**63 - 1, -2], np.int64),  # differences that wrap: rebuilt wrapping alike
+    ],
+)
 def test_an_arithmetic_progression_pickles_small_and_comes_back_bit_exact(
-        column: np.ndarray) -> None:
+    column: np.ndarray,
+) -> None:
     packed = compact(column)
     assert isinstance(packed, Progression)
     data = pickle.dumps(packed, pickle.HIGHEST_PROTOCOL)
@@ -175,10 +191,16 @@ def test_an_arithmetic_progression_pickles_small_and_comes_back_bit_exact(
     np.testing.assert_array_equal(back, column)
 
 
-@pytest.mark.parametrize("column", [
-    np.array([1, 2, 4], np.int64), np.array([1, 2], np.int64), np.zeros(0, np.int64),
-    np.arange(5, dtype=np.float64), np.arange(6, dtype=np.int64).reshape(2, 3),
-    np.arange(4, dtype=np.uint64),
-])
+@pytest.mark.parametrize(
+    "column",
+    [
+        np.array([1, 2, 4], np.int64),
+        np.array([1, 2], np.int64),
+        np.zeros(0, np.int64),
+        np.arange(5, dtype=np.float64),
+        np.arange(6, dtype=np.int64).reshape(2, 3),
+        np.arange(4, dtype=np.uint64),
+    ],
+)
 def test_other_columns_are_pickled_as_they_are(column: np.ndarray) -> None:
     assert compact(column) is column

@@ -11,8 +11,14 @@ from dash_insight.core.format.files import FileKind
 from dash_insight.core.store.discovery import discover_jobs, resolve_train_id, train_id_of
 
 CORPUS_JOBS = {
-    "./lenet_adam_lr0.001_bs32", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
-    "./lenet_lr0.1_bs16", "./lenet_sc", "./multi_file", "./nested/grp/job_a", "./ops_all",
+    "./lenet_adam_lr0.001_bs32",
+    "./lenet_lr0.01_bs32",
+    "./lenet_lr0.05_bs64",
+    "./lenet_lr0.1_bs16",
+    "./lenet_sc",
+    "./multi_file",
+    "./nested/grp/job_a",
+    "./ops_all",
     "./ops_in_net",
 }
 
@@ -55,10 +61,21 @@ def test_train_id_resolution(tmp_path: Path) -> None:
     (tmp_path / "run").mkdir()
     (tmp_path / "evil").symlink_to(tmp_path.parent)
     assert resolve_train_id(str(tmp_path), "./") == os.path.realpath(tmp_path)
-    assert resolve_train_id(str(tmp_path), "./run") == os.path.join(os.path.realpath(tmp_path),
-                                                                    "run")
-    for bad in ["run", "./../x", "./run/../..", "/etc", "./evil", "./evil/x", "./a//b", "./.",
-                "", "./run\x00"]:
+    assert resolve_train_id(str(tmp_path), "./run") == os.path.join(
+        os.path.realpath(tmp_path), "run"
+    )
+    for bad in [
+        "run",
+        "./../x",
+        "./run/../..",
+        "/etc",
+        "./evil",
+        "./evil/x",
+        "./a//b",
+        "./.",
+        "",
+        "./run\x00",
+    ]:
         with pytest.raises(ValueError):
             resolve_train_id(str(tmp_path), bad)
     assert train_id_of(str(tmp_path), str(tmp_path)) == "./"
@@ -87,6 +104,7 @@ def test_entries_that_are_not_regular_files_are_named(tmp_path: Path) -> None:
     assert set(jobs) == {"./job", "./fifo_only"}
     assert [f.name for f in jobs["./job"].files] == ["events.out.events.summary.1.0.h_MS"]
     assert jobs["./job"].errors == (
-        "events.out.events.summary.2.0.h_MS: a FIFO, not a regular file: skipped",)
+        "events.out.events.summary.2.0.h_MS: a FIFO, not a regular file: skipped",
+    )
     assert jobs["./fifo_only"].files == () and len(jobs["./fifo_only"].errors) == 1
     assert all(job.listed for job in jobs.values())

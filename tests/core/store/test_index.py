@@ -40,8 +40,10 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenS
         else:
             from dash_insight.core.store.redis_index import RedisIndexStore
 
-            store = RedisIndexStore(request.getfixturevalue("redis_url"),
-                                    str(tmp_path / "key-space" / base_dir.strip("/")))
+            store = RedisIndexStore(
+                request.getfixturevalue("redis_url"),
+                str(tmp_path / "key-space" / base_dir.strip("/")),
+            )
         opened.append(store)
         return store
 
@@ -64,8 +66,9 @@ def _entries(store: IndexApi) -> Iterator[tuple[str, Any]]:
                 yield key.decode(), pickle.loads(raw)
 
 
-def test_corpus_entries_are_typed_and_pickle_plain_strings(corpus: Path,
-                                                           open_store: OpenStore) -> None:
+def test_corpus_entries_are_typed_and_pickle_plain_strings(
+    corpus: Path, open_store: OpenStore
+) -> None:
     store = open_store(str(corpus))
     Loader(str(corpus), store, reload_interval=0).load_round()
     kinds: set[type] = set()
@@ -105,9 +108,17 @@ def test_chunks_merge_and_keep_their_layout(open_store: OpenStore) -> None:
     assert columns.step.tolist() == list(range(100))
     assert columns.value.dtype == np.float32
 
-    blobs = [BlobColumns(np.array([s], np.int64), np.array([0.5]), np.array([8 * s], np.int64),
-                         np.array([4], np.int64), np.array([0], np.int32), [{"n": s}])
-             for s in range(3)]
+    blobs = [
+        BlobColumns(
+            np.array([s], np.int64),
+            np.array([0.5]),
+            np.array([8 * s], np.int64),
+            np.array([4], np.int64),
+            np.array([0], np.int32),
+            [{"n": s}],
+        )
+        for s in range(3)
+    ]
     for chunk in blobs:
         store.append_chunk(state, file_state, "image", "i", chunk)
     [(_, merged)] = store.read_columns(state, "image", "i", BlobColumns)
@@ -123,14 +134,24 @@ def _stored(store: IndexApi, state: JobState, file_state: FileState) -> list[Any
     for (plugin, tag), refs in file_state.chunks.items():
         for ref in refs:
             layout: type = ScalarColumns if plugin == "scalar" else BlobColumns
-            columns = store.read_chunk(state.train_id, plugin, tag, file_state.name, ref.serial,
-                                       layout)
-            summaries = [store.read_summary(state.train_id, plugin, tag, file_state.name,
-                                            ref.serial, level) for level in SUMMARY_LEVELS
-                         if ref.ascending and ref.entries and plugin == "scalar"]
-            out.append((plugin, tag, ref._replace(serial=0), type(columns),
-                        [c.tobytes() if isinstance(c, np.ndarray) else c for c in columns],
-                        [[c.tobytes() for c in summary] for summary in summaries]))
+            columns = store.read_chunk(
+                state.train_id, plugin, tag, file_state.name, ref.serial, layout
+            )
+            summaries = [
+                store.read_summary(state.train_id, plugin, tag, file_state.name, ref.serial, level)
+                for level in SUMMARY_LEVELS
+                if ref.ascending and ref.entries and plugin == "scalar"
+            ]
+            out.append(
+                (
+                    plugin,
+                    tag,
+                    ref._replace(serial=0),
+                    type(columns),
+                    [c.tobytes() if isinstance(c, np.ndarray) else c for c in columns],
+                    [[c.tobytes() for c in summary] for summary in summaries],
+                )
+            )
     return out
 
 
@@ -142,9 +163,14 @@ def test_prepared_chunks_are_stored_as_append_chunk_stores_them(open_store: Open
     long = _scalars(range(MAX_CHUNK_ENTRIES + 500))
     long.value[7] = np.nan
     unordered = ScalarColumns(np.array([5, 3, 9], np.int64), np.zeros(3), np.ones(3, np.float32))
-    blob = BlobColumns(np.array([1, 2], np.int64), np.array([0.5, 1.5]),
-                       np.array([0, 64], np.int64), np.array([64, 64], np.int64),
-                       np.array([0, 1], np.int32), [{"height": 2, "width": 3}, None])
+    blob = BlobColumns(
+        np.array([1, 2], np.int64),
+        np.array([0.5, 1.5]),
+        np.array([0, 64], np.int64),
+        np.array([64, 64], np.int64),
+        np.array([0, 1], np.int32),
+        [{"height": 2, "width": 3}, None],
+    )
     tags = [("scalar", "long", long), ("scalar", "unordered", unordered), ("image", "i", blob)]
     direct, prepared = JobState("./j"), JobState("./j")
     for state, name in ((direct, "direct"), (prepared, "prepared")):
@@ -155,15 +181,19 @@ def test_prepared_chunks_are_stored_as_append_chunk_stores_them(open_store: Open
                 for plugin, tag, columns in tags:
                     store.append_chunk(state, state.files["f"], plugin, tag, columns, False)
             else:
-                store.append_prepared(state, state.files["f"], [
-                    (plugin, tag, prepare_chunks(columns)) for plugin, tag, columns in tags])
+                store.append_prepared(
+                    state,
+                    state.files["f"],
+                    [(plugin, tag, prepare_chunks(columns)) for plugin, tag, columns in tags],
+                )
     assert len(prepared.files["f"].chunks[("scalar", "long")]) == 2
     # Steps 0, 1, 2, ... are pickled as a progression: wall time and value, 12 bytes a point.
     assert len(prepare_chunks(_scalars(range(1000)))[0].columns) < 12 * 1000 + 400
     serials = [ref.serial for refs in prepared.files["f"].chunks.values() for ref in refs]
     assert len(set(serials)) == len(serials) == 4
     assert _stored(store, prepared, prepared.files["f"]) == _stored(
-        open_store("/direct"), direct, direct.files["f"])
+        open_store("/direct"), direct, direct.files["f"]
+    )
     if isinstance(store, IndexStore):
         entries = 4 + 2 * len(SUMMARY_LEVELS)  # 4 chunks, the summaries of the 2 ascending
         assert len(store._cache) == entries + 2  # + the format and the chunk serial counter
@@ -212,7 +242,8 @@ def test_a_transaction_writes_all_or_nothing_and_checks_versions(open_store: Ope
 
 
 def test_every_thread_reads_the_index_with_a_small_page_cache_and_no_memory_map(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Each thread has its own SQLite connection: with diskcache's 32 MB page cache and 64 MB
     memory map each, the web server's threads held hundreds of MB of chunk pages after a few
     step-window reads."""
@@ -223,8 +254,9 @@ def test_every_thread_reads_the_index_with_a_small_page_cache_and_no_memory_map(
 
     def pragmas() -> None:
         sql = store._cache._sql  # the calling thread's connection
-        found.append((sql("PRAGMA cache_size").fetchone()[0],
-                      sql("PRAGMA mmap_size").fetchone()[0]))
+        found.append(
+            (sql("PRAGMA cache_size").fetchone()[0], sql("PRAGMA mmap_size").fetchone()[0])
+        )
 
     reader = threading.Thread(target=pragmas)
     reader.start()
@@ -235,7 +267,8 @@ def test_every_thread_reads_the_index_with_a_small_page_cache_and_no_memory_map(
 
 
 def test_a_large_write_ahead_log_is_truncated_after_a_transaction(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Readers polling the index keep SQLite's passive checkpoints from starting the log over;
     past the threshold, the loader's transaction checkpoints and truncates it."""
     from dash_insight.core.store import index

@@ -47,19 +47,24 @@ def write_job(base: Path, name: str, files: int = 1, steps: int = STEPS) -> None
                 writer.add_value("scalar", "loss", float(rng.random()))
                 writer.add_value("scalar", "acc", float(step % 7))
                 if step % 10 == 0:
-                    writer.add_value("histogram", "w", rng.standard_normal(50).astype(
-                        np.float32))
+                    writer.add_value("histogram", "w", rng.standard_normal(50).astype(np.float32))
                 writer.record(step)
             if part == 0:
-                writer.add_train_lineage(optimizer="SGD", learning_rate=0.1, epoch=3,
-                                         loss=0.5)
+                writer.add_train_lineage(optimizer="SGD", learning_rate=0.1, epoch=3, loss=0.5)
             writer.flush()
 
 
 def load(base: Path, workspace: Path, workers: int, **options: Any) -> tuple[Loader, IndexStore]:
     store = IndexStore(str(workspace / "index"))
-    loader = Loader(str(base), store, reload_interval=0, slice_bytes=SLICE_BYTES,
-                    load_workers=workers, pool_min_bytes=0, **options)
+    loader = Loader(
+        str(base),
+        store,
+        reload_interval=0,
+        slice_bytes=SLICE_BYTES,
+        load_workers=workers,
+        pool_min_bytes=0,
+        **options,
+    )
     loader.load_round()
     return loader, store
 
@@ -81,19 +86,24 @@ def answers(provider: DataProvider, store: IndexStore) -> dict[str, Any]:
         state = store.load_job(train_id)
         assert state is not None
         entry: dict[str, Any] = {
-            "status": job.status, "reasons": sorted(job.reasons), "tags": {},
+            "status": job.status,
+            "reasons": sorted(job.reasons),
+            "tags": {},
             "bytes": (job.bytes_read, job.bytes_on_disk),
-            "lineage": [(r.file, r.offset, r.kind, repr(r.data))
-                        for r in provider.lineage_records(train_id)],
+            "lineage": [
+                (r.file, r.offset, r.kind, repr(r.data)) for r in provider.lineage_records(train_id)
+            ],
             "graphs": provider.graph_tags(train_id),
         }
         for plugin in (Plugin.SCALAR.value, Plugin.HISTOGRAM.value):
             for tag in provider.list_tags(train_id, plugin):
                 if plugin == Plugin.SCALAR.value:
                     series = provider.read_scalars(train_id, tag)
-                    entry["tags"][(plugin, tag)] = (series.step.tolist(),
-                                                    series.wall_time.tolist(),
-                                                    series.value.tobytes())
+                    entry["tags"][(plugin, tag)] = (
+                        series.step.tolist(),
+                        series.wall_time.tolist(),
+                        series.value.tobytes(),
+                    )
                     layout: type = ScalarColumns
                 else:
                     steps = provider.value_steps(train_id, plugin, tag)
@@ -104,16 +114,26 @@ def answers(provider: DataProvider, store: IndexStore) -> dict[str, Any]:
                     # bytes, not lists: NaN values (the corpus has some) compare equal so
                     entry.setdefault("columns", {})[(file_state.name, plugin, tag)] = [
                         (c.dtype.str, c.tobytes()) if isinstance(c, np.ndarray) else c
-                        for c in columns]
-        entry["files"] = {name: (f.offset, f.records, f.caught_up, f.read_size, f.lost_at,
-                                 [(d.offset, d.reason) for d in f.damage])
-                          for name, f in state.files.items()}
+                        for c in columns
+                    ]
+        entry["files"] = {
+            name: (
+                f.offset,
+                f.records,
+                f.caught_up,
+                f.read_size,
+                f.lost_at,
+                [(d.offset, d.reason) for d in f.damage],
+            )
+            for name, f in state.files.items()
+        }
         out[train_id] = entry
     return out
 
 
-def loaded_answers(base: Path, workspace: Path, workers: int, **options: Any
-                   ) -> tuple[Loader, dict[str, Any]]:
+def loaded_answers(
+    base: Path, workspace: Path, workers: int, **options: Any
+) -> tuple[Loader, dict[str, Any]]:
     loader, store = load(base, workspace, workers, **options)
     try:
         return loader, answers(DataProvider(str(base), store), store)
@@ -139,12 +159,13 @@ def test_the_real_corpus_gives_the_same_index_with_workers(corpus: Path, tmp_pat
     assert one == two
 
 
-def test_a_damaged_file_read_by_a_worker_keeps_every_readable_point(base: Path,
-                                                                    tmp_path: Path) -> None:
+def test_a_damaged_file_read_by_a_worker_keeps_every_readable_point(
+    base: Path, tmp_path: Path
+) -> None:
     summary = next(p for p in (base / "single").iterdir() if p.name.endswith("_MS"))
     data = bytearray(summary.read_bytes())
     middle = len(data) // 2
-    data[middle:middle + 40] = b"\xff" * 40  # a damaged record (or two) in the middle
+    data[middle : middle + 40] = b"\xff" * 40  # a damaged record (or two) in the middle
     summary.write_bytes(bytes(data))
     _, one = loaded_answers(base, tmp_path / "one", workers=1)
     pooled, three = loaded_answers(base, tmp_path / "three", workers=3)
@@ -156,16 +177,20 @@ def test_a_damaged_file_read_by_a_worker_keeps_every_readable_point(base: Path,
     assert steps[0] == 1 and steps[-1] == STEPS and STEPS - 5 <= len(steps) < STEPS
 
 
-@pytest.mark.parametrize(("target", "reason"), [
-    ("crash_on_victim", "the load worker stopped while reading this file (exit code 9)"),
-    ("raise_on_victim", "ValueError('a reader bug')"),
-])
-def test_a_worker_failing_on_a_file_costs_that_file_only(base: Path, tmp_path: Path,
-                                                         target: str, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("crash_on_victim", "the load worker stopped while reading this file (exit code 9)"),
+        ("raise_on_victim", "ValueError('a reader bug')"),
+    ],
+)
+def test_a_worker_failing_on_a_file_costs_that_file_only(
+    base: Path, tmp_path: Path, target: str, reason: str
+) -> None:
     write_job(base, VICTIM)
     loader, result = loaded_answers(
-        base, tmp_path / "ws", workers=2,
-        pool_target=f"tests.core.store.failing_slices:{target}")
+        base, tmp_path / "ws", workers=2, pool_target=f"tests.core.store.failing_slices:{target}"
+    )
     assert loader.pool_passes > 0
     victim = result[f"./{VICTIM}"]
     # The first slice (read before the failure) stays visible; the rest is reported.
@@ -180,17 +205,30 @@ def test_a_worker_failing_on_a_file_costs_that_file_only(base: Path, tmp_path: P
 
 def summary_tasks(base: Path) -> Iterator[SliceTask]:
     for path in sorted(base.rglob("*_MS")):
-        yield SliceTask(path=str(path), tensorboard=False, offset=0, lost_at=None, inode=None,
-                        max_payload=1 << 20, slice_bytes=1 << 30)
+        yield SliceTask(
+            path=str(path),
+            tensorboard=False,
+            offset=0,
+            lost_at=None,
+            inode=None,
+            max_payload=1 << 20,
+            slice_bytes=1 << 30,
+        )
 
 
-def test_the_pool_answers_in_order_and_replaces_a_dead_worker(base: Path, tmp_path: Path
-                                                              ) -> None:
+def test_the_pool_answers_in_order_and_replaces_a_dead_worker(base: Path, tmp_path: Path) -> None:
     victim = tmp_path / VICTIM
     write_job(victim, "job")
     tasks = list(summary_tasks(base))
-    crashing = SliceTask(path=str(next(victim.rglob("*_MS"))), tensorboard=False, offset=1,
-                         lost_at=None, inode=None, max_payload=1 << 20, slice_bytes=1 << 30)
+    crashing = SliceTask(
+        path=str(next(victim.rglob("*_MS"))),
+        tensorboard=False,
+        offset=1,
+        lost_at=None,
+        inode=None,
+        max_payload=1 << 20,
+        slice_bytes=1 << 30,
+    )
     with LoadPool(2, "tests.core.store.failing_slices:crash_on_victim") as pool:
         got = list(pool.ordered([tasks[0], crashing, *tasks[1:]]))
         assert pool.crashes == 1
@@ -216,8 +254,9 @@ def test_workers_run_in_sessions_of_their_own_and_end_with_the_pool(base: Path) 
     assert all(p.poll() is not None for p in processes)
     for result in got:
         assert result.prepared and not result.scan.scalars
-        assert all(isinstance(chunk.columns, bytes) for _, _, chunks in result.prepared
-                   for chunk in chunks)
+        assert all(
+            isinstance(chunk.columns, bytes) for _, _, chunks in result.prepared for chunk in chunks
+        )
 
 
 def test_a_pool_with_nothing_worth_it_reads_in_process(base: Path, tmp_path: Path) -> None:
@@ -235,9 +274,16 @@ def test_a_pool_with_nothing_worth_it_reads_in_process(base: Path, tmp_path: Pat
 
 
 def _task(path: str, **fields: Any) -> SliceTask:
-    values: dict[str, Any] = {"tensorboard": False, "offset": 100, "lost_at": None,
-                              "inode": 7, "max_payload": 1 << 20, "slice_bytes": 1000,
-                              "prepare": True, **fields}
+    values: dict[str, Any] = {
+        "tensorboard": False,
+        "offset": 100,
+        "lost_at": None,
+        "inode": 7,
+        "max_payload": 1 << 20,
+        "slice_bytes": 1000,
+        "prepare": True,
+        **fields,
+    }
     return SliceTask(path=path, **values)
 
 
@@ -245,15 +291,23 @@ def test_following_slices_cut_a_slice_into_pieces_with_framing_lost_where_they_s
     task = _task("/logs/run/x.summary.1_MS", scanner=EventScanner())
     pieces = following_slices(task, size=3_500, piece_bytes=250)
     assert [(p.offset, p.lost_at, p.slice_bytes) for p in pieces] == [
-        (100, None, 250), (350, 350, 250), (600, 600, 250), (850, 850, 250)]
+        (100, None, 250),
+        (350, 350, 250),
+        (600, 600, 250),
+        (850, 850, 250),
+    ]
     assert pieces[0].scanner is task.scanner and all(p.scanner is None for p in pieces[1:])
     assert [p.offset for p in following_slices(task, size=500, piece_bytes=250)] == [100, 350]
     assert following_slices(task, size=3_500, piece_bytes=1000) == [task]
     assert following_slices(task, size=300, piece_bytes=250) == [task]  # one piece: the slice
     # Only a local MindSpore file read for the first time from a record boundary is cut.
-    for other in (_task("/x", tensorboard=True), _task("/x", prepare=False),
-                  _task("/x", lost_at=90), _task("/x", prefix_digest=b"d"),
-                  _task("https://host/logs/x.summary.1_MS")):
+    for other in (
+        _task("/x", tensorboard=True),
+        _task("/x", prepare=False),
+        _task("/x", lost_at=90),
+        _task("/x", prefix_digest=b"d"),
+        _task("https://host/logs/x.summary.1_MS"),
+    ):
         assert following_slices(other, size=10_000, piece_bytes=250) == [other]
 
 
@@ -268,14 +322,15 @@ def test_one_large_file_is_read_by_every_worker_into_the_same_index(tmp_path: Pa
 
 
 @pytest.mark.parametrize("where", [0.3, 0.5, 0.7])
-def test_damage_read_by_pieces_is_found_as_one_worker_finds_it(tmp_path: Path,
-                                                               where: float) -> None:
+def test_damage_read_by_pieces_is_found_as_one_worker_finds_it(
+    tmp_path: Path, where: float
+) -> None:
     base = tmp_path / "logs"
     write_job(base, "one_file", steps=3 * STEPS)
     summary = next(p for p in (base / "one_file").iterdir() if p.name.endswith("_MS"))
     data = bytearray(summary.read_bytes())
     start = int(len(data) * where)
-    data[start:start + 1500] = b"\xfe" * 1500  # longer than two pieces
+    data[start : start + 1500] = b"\xfe" * 1500  # longer than two pieces
     summary.write_bytes(bytes(data))
     _, one = loaded_answers(base, tmp_path / "one", workers=1)
     pooled, three = loaded_answers(base, tmp_path / "three", workers=3)
@@ -284,14 +339,17 @@ def test_damage_read_by_pieces_is_found_as_one_worker_finds_it(tmp_path: Path,
     assert any("@" in reason for reason in three["./one_file"]["reasons"])
 
 
-def test_a_piece_that_does_not_continue_its_file_is_dropped_and_read_again(
-        tmp_path: Path) -> None:
+def test_a_piece_that_does_not_continue_its_file_is_dropped_and_read_again(tmp_path: Path) -> None:
     """Pieces that fail (as one starting inside a damaged record would not begin where the
     piece before ended) are dropped without a trace: the file is read on from its offset."""
     base = tmp_path / "logs"
     write_job(base, "one_file", steps=3 * STEPS)
     _, one = loaded_answers(base, tmp_path / "one", workers=1)
-    pooled, two = loaded_answers(base, tmp_path / "two", workers=2,
-                                 pool_target="tests.core.store.failing_slices:raise_on_pieces")
+    pooled, two = loaded_answers(
+        base,
+        tmp_path / "two",
+        workers=2,
+        pool_target="tests.core.store.failing_slices:raise_on_pieces",
+    )
     assert pooled.pool_passes > 0 and pooled.pieces_dropped > 0
     assert one == two and two["./one_file"]["reasons"] == []

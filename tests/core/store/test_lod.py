@@ -27,11 +27,13 @@ def _series(step: np.ndarray, value: np.ndarray) -> ScalarSeries:
     return ScalarSeries(step, step.astype(np.float64) + 1e9, np.asarray(value, np.float32))
 
 
-def _reference(step: list[int], value: list[float], start: int | None, end: int | None,
-               max_points: int) -> list[int]:
+def _reference(
+    step: list[int], value: list[float], start: int | None, end: int | None, max_points: int
+) -> list[int]:
     """The module's rule written as a plain loop."""
-    inside = [i for i, s in enumerate(step)
-              if (start is None or s >= start) and (end is None or s <= end)]
+    inside = [
+        i for i, s in enumerate(step) if (start is None or s >= start) and (end is None or s <= end)
+    ]
     if start is not None and end is not None and start > end:
         inside = []
     if len(inside) <= max_points:
@@ -45,8 +47,10 @@ def _reference(step: list[int], value: list[float], start: int | None, end: int 
         if not math.isfinite(value[i]):
             kept.add(i)
             continue
-        c = min(columns - 1, max(0, math.floor((step[i] - first) * (columns / max(
-            1.0, last - first + 1.0)))))
+        c = min(
+            columns - 1,
+            max(0, math.floor((step[i] - first) * (columns / max(1.0, last - first + 1.0)))),
+        )
         lo, hi = best.get(c, (i, i))
         best[c] = (i if value[i] < value[lo] else lo, i if value[i] > value[hi] else hi)
     for lo, hi in best.values():
@@ -54,21 +58,27 @@ def _reference(step: list[int], value: list[float], start: int | None, end: int 
     return sorted(kept)
 
 
-finite_or_not = st.one_of(st.floats(-1e3, 1e3, width=32),
-                          st.sampled_from([math.nan, math.inf, -math.inf]))
+finite_or_not = st.one_of(
+    st.floats(-1e3, 1e3, width=32), st.sampled_from([math.nan, math.inf, -math.inf])
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 400), finite_or_not), max_size=120),
-       st.one_of(st.none(), st.integers(-10, 410)), st.one_of(st.none(), st.integers(-10, 410)),
-       st.integers(4, 40))
-def test_window_matches_the_rule(points: list[tuple[int, float]], start: int | None,
-                                 end: int | None, max_points: int) -> None:
+@given(
+    st.lists(st.tuples(st.integers(0, 400), finite_or_not), max_size=120),
+    st.one_of(st.none(), st.integers(-10, 410)),
+    st.one_of(st.none(), st.integers(-10, 410)),
+    st.integers(4, 40),
+)
+def test_window_matches_the_rule(
+    points: list[tuple[int, float]], start: int | None, end: int | None, max_points: int
+) -> None:
     by_step = dict(points)  # one point per step, as after merging
     step = sorted(by_step)
     value = [float(np.float32(by_step[s])) for s in step]
-    got = window_indices(np.array(step, np.int64), np.array(value, np.float32), start, end,
-                         max_points)
+    got = window_indices(
+        np.array(step, np.int64), np.array(value, np.float32), start, end, max_points
+    )
     assert got.tolist() == _reference(step, value, start, end, max_points)
 
 
@@ -161,8 +171,10 @@ def test_pyramid_draws_the_same_envelope_as_a_scan() -> None:
     columns = column_count(max_points)
     column_of = (exact.step * columns) // (int(step[-1]) + 1)
     fast_column = (fast.step * columns) // (int(step[-1]) + 1)
-    agree = sum(exact.value[column_of == c].max() == fast.value[fast_column == c].max()
-                for c in range(columns))
+    agree = sum(
+        exact.value[column_of == c].max() == fast.value[fast_column == c].max()
+        for c in range(columns)
+    )
     assert agree >= 0.9 * columns  # only edge-straddling blocks may differ
     # The level chosen keeps >= BLOCKS_PER_COLUMN blocks in each column.
     per_column = n // columns
@@ -178,7 +190,7 @@ def test_pyramid_levels_hold_block_extremes() -> None:
         size = 1 << (MIN_LEVEL + i)
         assert len(minima) == len(value) // size
         for block, (low, high) in enumerate(zip(minima, maxima, strict=True)):
-            part = value[block * size:(block + 1) * size]
+            part = value[block * size : (block + 1) * size]
             if np.isfinite(part).any():
                 assert value[low] == np.nanmin(part) and value[high] == np.nanmax(part)
             else:

@@ -18,7 +18,10 @@ def test_corpus_profiled_jobs(profiler_corpus: Path) -> None:
     only = jobs["./lenet_prof"]
     assert only.files == () and len(only.profilers) == 2  # MindInsight's copy + MindSpore's
     assert (only.profiler_dir, only.profiler_type, only.profiler_graph_mode) == (
-        "./profiler", "cpu", "static")
+        "./profiler",
+        "cpu",
+        "static",
+    )
     assert only.update_time == max(p.update_time for p in only.profilers)
     both = jobs["./lenet_summary_prof"]
     assert len(both.files) == 2 and both.profiler_dir == "./profiler"
@@ -26,10 +29,20 @@ def test_corpus_profiled_jobs(profiler_corpus: Path) -> None:
 
 def test_layouts_and_profiler_only_jobs(tmp_path: Path) -> None:
     ops = synthetic_ops(5)
-    write_cpu_profile(str(tmp_path / "native"), ops, 2, layout="mindspore",
-                      name="host_9_20260101000000000_ascend_ms")
-    write_cpu_profile(str(tmp_path / "native"), ops, 2, layout="mindspore",
-                      name="host_3_20260102000000000_ascend_ms")  # newer stamp, smaller pid
+    write_cpu_profile(
+        str(tmp_path / "native"),
+        ops,
+        2,
+        layout="mindspore",
+        name="host_9_20260101000000000_ascend_ms",
+    )
+    write_cpu_profile(
+        str(tmp_path / "native"),
+        ops,
+        2,
+        layout="mindspore",
+        name="host_3_20260102000000000_ascend_ms",
+    )  # newer stamp, smaller pid
     write_cpu_profile(str(tmp_path / "classic"), ops, 2)
     (tmp_path / "raw" / "profiler_raw").mkdir(parents=True)  # no profiler_info: not profiler
     (tmp_path / "raw" / "profiler_raw" / "cpu_op_type_info_0.csv").write_text("op_type\n")
@@ -42,7 +55,9 @@ def test_layouts_and_profiler_only_jobs(tmp_path: Path) -> None:
     assert jobs["./classic"].profiler_dir == "./profiler"
     # The job must be within max_depth; its profiler directory is one level below it.
     assert {j.train_id for j in discover_jobs(str(tmp_path), max_depth=1)} == {
-        "./native", "./classic"}
+        "./native",
+        "./classic",
+    }
 
 
 def test_profiler_fields_reach_job_summary(tmp_path: Path) -> None:
@@ -54,11 +69,17 @@ def test_profiler_fields_reach_job_summary(tmp_path: Path) -> None:
     try:
         jobs = {job.train_id: job for job in service.provider.list_jobs()}
         prof_only, plain = jobs["./prof_only"], jobs["./plain"]
-        assert (prof_only.profiler_dir, prof_only.profiler_type,
-                prof_only.profiler_graph_mode) == ("./profiler", "cpu", "static")
+        assert (prof_only.profiler_dir, prof_only.profiler_type, prof_only.profiler_graph_mode) == (
+            "./profiler",
+            "cpu",
+            "static",
+        )
         assert prof_only.status == "loaded" and prof_only.summary_files == 0
         assert (plain.profiler_dir, plain.profiler_type, plain.profiler_graph_mode) == (
-            None, "", "")
+            None,
+            "",
+            "",
+        )
         # A dynamic-shape file appears: the next round reports it.
         (base / "prof_only" / "profiler" / "dynamic_shape_info_0.json").write_text("{}")
         os.utime(base / "prof_only" / "profiler" / "dynamic_shape_info_0.json", (1, 1))

@@ -36,8 +36,9 @@ def root() -> Iterator[str]:
             MEMORY.rm(folder, recursive=True)
 
 
-def summary_bytes(tmp_path: Path, values: list[float], *, start: int = 1,
-                  image: bool = False) -> bytes:
+def summary_bytes(
+    tmp_path: Path, values: list[float], *, start: int = 1, image: bool = False
+) -> bytes:
     """A summary file holding ``loss`` = ``values`` at steps ``start``, ``start + 1``, ..."""
     folder = tmp_path / uuid.uuid4().hex
     with SummaryWriter(folder, timestamp=1700000000, host="host") as writer:
@@ -54,10 +55,16 @@ def _open(base: str, workspace: Path) -> tuple[Loader, DataProvider]:
 
 
 def test_discovery_lists_the_store_and_keeps_to_the_prefix(root: str) -> None:
-    for key in (f"{root}/{SUMMARY}", f"{root}/a/{SUMMARY}", f"{root}/a/b/x.summary.5_lineage",
-                f"{root}/a/notes.txt", f"{root}/c/model.pb",
-                # a sibling prefix sharing the name's start, and keys a train_id cannot name
-                f"{root}-other/{SUMMARY}", f"{root}/d/../{SUMMARY}"):
+    for key in (
+        f"{root}/{SUMMARY}",
+        f"{root}/a/{SUMMARY}",
+        f"{root}/a/b/x.summary.5_lineage",
+        f"{root}/a/notes.txt",
+        f"{root}/c/model.pb",
+        # a sibling prefix sharing the name's start, and keys a train_id cannot name
+        f"{root}-other/{SUMMARY}",
+        f"{root}/d/../{SUMMARY}",
+    ):
         MEMORY.pipe(key, b"")
     base = "memory://" + root.lstrip("/")
     jobs = {job.train_id: job for job in discover_jobs(base)}
@@ -74,9 +81,9 @@ def test_discovery_lists_the_store_and_keeps_to_the_prefix(root: str) -> None:
             resolve_train_id(base, bad)
 
 
-def test_incremental_append_reads_from_the_saved_offset(root: str, tmp_path: Path,
-                                                        caplog: pytest.LogCaptureFixture
-                                                        ) -> None:
+def test_incremental_append_reads_from_the_saved_offset(
+    root: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """A longer copy of the object (an object store's append) is read on from the offset: the
     first steps are not read twice, nothing is re-read from the start."""
     full = summary_bytes(tmp_path, [float(i) for i in range(200)])
@@ -102,13 +109,15 @@ def test_incremental_append_reads_from_the_saved_offset(root: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("change", ["longer", "same_size", "shorter"])
-def test_a_replaced_object_is_read_again_from_its_start(root: str, tmp_path: Path,
-                                                        caplog: pytest.LogCaptureFixture,
-                                                        change: str) -> None:
+def test_a_replaced_object_is_read_again_from_its_start(
+    root: str, tmp_path: Path, caplog: pytest.LogCaptureFixture, change: str
+) -> None:
     before = summary_bytes(tmp_path, [1.0] * 50)
-    after = {"longer": summary_bytes(tmp_path, [2.0] * 80, start=1),
-             "same_size": summary_bytes(tmp_path, [3.0] * 50, start=1),
-             "shorter": summary_bytes(tmp_path, [4.0] * 20, start=1)}[change]
+    after = {
+        "longer": summary_bytes(tmp_path, [2.0] * 80, start=1),
+        "same_size": summary_bytes(tmp_path, [3.0] * 50, start=1),
+        "shorter": summary_bytes(tmp_path, [4.0] * 20, start=1),
+    }[change]
     key = f"{root}/run/{SUMMARY}"
     MEMORY.pipe(key, before)
     loader, provider = _open("memory://" + root.lstrip("/"), tmp_path / "ws")
@@ -128,7 +137,7 @@ def test_a_replaced_object_is_read_again_from_its_start(root: str, tmp_path: Pat
 def test_damaged_object_keeps_what_is_readable(root: str, tmp_path: Path) -> None:
     data = bytearray(summary_bytes(tmp_path, [float(i) for i in range(100)]))
     middle = len(data) // 2
-    data[middle: middle + 8] = b"\xff" * 8
+    data[middle : middle + 8] = b"\xff" * 8
     MEMORY.pipe(f"{root}/run/{SUMMARY}", bytes(data))
     loader, provider = _open("memory://" + root.lstrip("/"), tmp_path / "ws")
     loader.load_round()

@@ -27,8 +27,9 @@ class _MindInsightReservoir:
     def add(self, step: int, rank: int, item: int) -> None:
         if self.samples and step <= self.samples[-1][0]:
             before = len(self.samples)
-            self.samples = [x for x in self.samples
-                            if x[0] < step or (x[0] > step and x[1] >= rank)]
+            self.samples = [
+                x for x in self.samples if x[0] < step or (x[0] > step and x[1] >= rank)
+            ]
             self.counter = round(self.counter * len(self.samples) / before)
         sample = (step, rank, item)
         if len(self.samples) < self.size or self.size == 0:
@@ -51,8 +52,10 @@ class _MindInsightReservoir:
 
 
 @settings(max_examples=200, deadline=None)
-@given(size=st.integers(0, 12),
-       points=st.lists(st.tuples(st.integers(0, 80), st.integers(0, 2)), max_size=150))
+@given(
+    size=st.integers(0, 12),
+    points=st.lists(st.tuples(st.integers(0, 80), st.integers(0, 2)), max_size=150),
+)
 def test_same_samples_as_mindinsight(size: int, points: list[tuple[int, int]]) -> None:
     points = sorted(points, key=lambda p: p[1])
     ours = Reservoir(size)
@@ -73,7 +76,10 @@ def test_bounded_sorted_deterministic_and_keeps_newest() -> None:
 
 def test_parse_samples_per_plugin() -> None:
     assert parse_samples_per_plugin("scalar=1000, image=10,histogram=all") == {
-        "scalar": 1000, "image": 10, "histogram": 0}
+        "scalar": 1000,
+        "image": 10,
+        "histogram": 0,
+    }
     assert parse_samples_per_plugin("mindinsight") == MINDINSIGHT_SAMPLES
     assert format_samples_per_plugin({"scalar": 5, "image": 0}) == "scalar=5,image=all"
     for bad in ("scalar", "audio=3", "scalar=0", "scalar=-1", "scalar=x"):

@@ -38,22 +38,28 @@ def test_merge_matches_mindinsight_loop(points: list[tuple[int, int]]) -> None:
     points = sorted(points, key=lambda p: p[1])  # files arrive in timestamp order
     steps = np.array([p[0] for p in points], dtype=np.int64)
     ranks = np.array([p[1] for p in points], dtype=np.int64)
-    series = merge_points(steps, np.arange(len(points), dtype=np.float64),
-                          np.arange(len(points), dtype=np.float32), ranks)
+    series = merge_points(
+        steps,
+        np.arange(len(points), dtype=np.float64),
+        np.arange(len(points), dtype=np.float32),
+        ranks,
+    )
     expected = _reference_merge(points)
     assert series.step.tolist() == sorted(expected)
     assert series.value.tolist() == [expected[s] for s in sorted(expected)]
 
 
 def test_duplicate_step_keeps_the_last_value() -> None:
-    series = merge_points(np.array([1, 2, 2, 3]), np.zeros(4), np.array([1, 2, 5, 3.0]),
-                          np.zeros(4, np.int64))
+    series = merge_points(
+        np.array([1, 2, 2, 3]), np.zeros(4), np.array([1, 2, 5, 3.0]), np.zeros(4, np.int64)
+    )
     assert series.step.tolist() == [1, 2, 3] and series.value.tolist() == [1, 5, 3]
 
 
 def test_late_records_of_the_same_file_are_kept() -> None:
-    series = merge_points(np.array([1, 5, 3]), np.zeros(3), np.array([1, 5, 3.0]),
-                          np.zeros(3, np.int64))
+    series = merge_points(
+        np.array([1, 5, 3]), np.zeros(3), np.array([1, 5, 3.0]), np.zeros(3, np.int64)
+    )
     assert series.step.tolist() == [1, 3, 5]
 
 
@@ -69,8 +75,7 @@ def test_corpus_multi_file_restart(corpus: Path) -> None:
         columns["wall"].append(session.wall_time)
         columns["value"].append(session.value)
         columns["rank"].append(np.full(len(session), rank))
-    series = merge_points(*(np.concatenate(columns[k]) for k in ("step", "wall", "value",
-                                                                 "rank")))
+    series = merge_points(*(np.concatenate(columns[k]) for k in ("step", "wall", "value", "rank")))
     assert series.step.tolist() == list(range(1, 301))
     expected = [1] * 120 + [2] * 60 + [3] * 120
     assert series.value.tolist() == expected

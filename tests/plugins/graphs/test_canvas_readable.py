@@ -14,8 +14,11 @@ from tests.conftest import console_errors
 LENET = "./lenet_sc"
 
 _CY = "const cy = document.getElementById(arguments[0])._cyreg.cy;"
-_EDGE_LABELS = _CY + """
+_EDGE_LABELS = (
+    _CY
+    + """
 return cy.edges().map(e => [e.source().id(), e.target().id(), e.data('label')]);"""
+)
 _READY = """const e = document.getElementById(arguments[0]);
 return !!(e && e._cyreg && e._cyreg.cy && e._cyreg.cy.nodes().length);"""
 
@@ -26,9 +29,13 @@ def _ready(dash_duo: Any, element_id: str) -> bool:
 
 def _fill(dash_duo: Any) -> float:
     """How much of the canvas the drawn graph fills (the larger of width and height share)."""
-    return dash_duo.driver.execute_script(_CY + """
+    return dash_duo.driver.execute_script(
+        _CY
+        + """
         const box = cy.elements().renderedBoundingBox();
-        return Math.max(box.w / cy.width(), box.h / cy.height());""", "graph-cy")
+        return Math.max(box.w / cy.width(), box.h / cy.height());""",
+        "graph-cy",
+    )
 
 
 def _crosses(start: tuple[float, float], end: tuple[float, float], box: dict) -> bool:
@@ -37,8 +44,12 @@ def _crosses(start: tuple[float, float], end: tuple[float, float], box: dict) ->
     x1, y1, x2, y2 = box["x1"] + 2, box["y1"] + 2, box["x2"] - 2, box["y2"] - 2
     (sx, sy), (ex, ey) = start, end
     low, high = 0.0, 1.0
-    for p, q in ((-(ex - sx), sx - x1), (ex - sx, x2 - sx), (-(ey - sy), sy - y1),
-                 (ey - sy, y2 - sy)):
+    for p, q in (
+        (-(ex - sx), sx - x1),
+        (ex - sx, x2 - sx),
+        (-(ey - sy), sy - y1),
+        (ey - sy, y2 - sy),
+    ):
         if p == 0:
             if q < 0:
                 return False
@@ -60,20 +71,24 @@ def test_segment_points_reproduce_the_bends() -> None:
     assert segment_points((0.0, 0.0), (1.0, 1.0), []) is None
 
 
-def test_graph_opens_fitted_routed_themed_and_counts_like_the_card(dash_duo: Any,
-                                                                   corpus_app: Any) -> None:
+def test_graph_opens_fitted_routed_themed_and_counts_like_the_card(
+    dash_duo: Any, corpus_app: Any
+) -> None:
     dash_duo.start_server(corpus_app)
     dash_duo.driver.set_window_size(1600, 1000)
 
     # The dashboard card and the page label the same edge alike.
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/dashboard?train_id={LENET}")
     until(lambda: _ready(dash_duo, "preview-graph"), 30)
-    card = {(s, t): label for s, t, label in
-            dash_duo.driver.execute_script(_EDGE_LABELS, "preview-graph")}
+    card = {
+        (s, t): label
+        for s, t, label in dash_duo.driver.execute_script(_EDGE_LABELS, "preview-graph")
+    }
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
     until(lambda: _ready(dash_duo, "graph-cy"), 30)
-    page = {(s, t): label for s, t, label in
-            dash_duo.driver.execute_script(_EDGE_LABELS, "graph-cy")}
+    page = {
+        (s, t): label for s, t, label in dash_duo.driver.execute_script(_EDGE_LABELS, "graph-cy")
+    }
     assert card == page and any("tensors" in label for label in page.values())
 
     # Two scope boxes fill the canvas (zoomed in up to 2.5x) instead of sitting small in its
@@ -83,11 +98,22 @@ def test_graph_opens_fitted_routed_themed_and_counts_like_the_card(dash_duo: Any
     # Scopes open: every edge between two nodes of one scope that crosses layers goes through
     # the room kept for it, never through another node. (An edge from inside an open scope
     # to outside it is routed between the blocks, not yet inside its own block.)
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}"
-                               "&expanded=Default,Default/network-WithLossCell")
-    until(lambda: _ready(dash_duo, "graph-cy") and dash_duo.driver.execute_script(
-        _CY + "return cy.getElementById('Default/UpdateState-op0').length;", "graph-cy"), 30)
-    drawn = dash_duo.driver.execute_script(_CY + """
+    dash_duo.wait_for_page(
+        url=f"{dash_duo.server_url}/graph?train_id={LENET}"
+        "&expanded=Default,Default/network-WithLossCell"
+    )
+    until(
+        lambda: (
+            _ready(dash_duo, "graph-cy")
+            and dash_duo.driver.execute_script(
+                _CY + "return cy.getElementById('Default/UpdateState-op0').length;", "graph-cy"
+            )
+        ),
+        30,
+    )
+    drawn = dash_duo.driver.execute_script(
+        _CY
+        + """
         const leaves = cy.nodes().filter(n => !n.isParent()).map(n => ({id: n.id(),
             ancestors: n.ancestors().map(a => a.id()), box: n.boundingBox(
                 {includeLabels: false, includeOverlays: false})}));
@@ -95,29 +121,48 @@ def test_graph_opens_fitted_routed_themed_and_counts_like_the_card(dash_duo: Any
         const edges = cy.edges('.routed').filter(e => parent(e.source()) === parent(e.target()))
           .map(e => ({source: e.source().id(), target: e.target().id(),
             points: [e.sourceEndpoint(), ...e.segmentPoints(), e.targetEndpoint()]}));
-        return {leaves, edges};""", "graph-cy")
+        return {leaves, edges};""",
+        "graph-cy",
+    )
     assert len(drawn["edges"]) >= 2
     for edge in drawn["edges"]:
         points = [(p["x"], p["y"]) for p in edge["points"]]
         for leaf in drawn["leaves"]:
             if leaf["id"] in (edge["source"], edge["target"]):
                 continue
-            assert not any(_crosses(a, b, leaf["box"]) for a, b in pairwise(points)), \
-                (edge["source"], edge["target"], leaf["id"])
+            assert not any(_crosses(a, b, leaf["box"]) for a, b in pairwise(points)), (
+                edge["source"],
+                edge["target"],
+                leaf["id"],
+            )
 
     # Dark theme: the canvas takes the panel's colour, edge labels sit on it.
     dash_duo.driver.execute_script("document.querySelector('#theme-toggle').click();")
-    until(lambda: dash_duo.driver.execute_script(
-        "return document.documentElement.dataset.theme;") == "dark", 10)
-    colours = ("const wrap = document.querySelector(arguments[0]);"
-               "const panel = document.querySelector('.di-panel');"
-               "return [getComputedStyle(wrap).backgroundColor,"
-               " getComputedStyle(panel).backgroundColor];")
+    until(
+        lambda: (
+            dash_duo.driver.execute_script("return document.documentElement.dataset.theme;")
+            == "dark"
+        ),
+        10,
+    )
+    colours = (
+        "const wrap = document.querySelector(arguments[0]);"
+        "const panel = document.querySelector('.di-panel');"
+        "return [getComputedStyle(wrap).backgroundColor,"
+        " getComputedStyle(panel).backgroundColor];"
+    )
     canvas, panel = dash_duo.driver.execute_script(colours, "#graph-canvas-wrap")
     assert canvas == panel == "rgb(32, 35, 42)"
-    until(lambda: _ready(dash_duo, "graph-cy") and dash_duo.driver.execute_script(
-        _CY + "return cy.edges()[0].style('text-background-color');", "graph-cy")
-          == "rgb(32,35,42)", 10)
+    until(
+        lambda: (
+            _ready(dash_duo, "graph-cy")
+            and dash_duo.driver.execute_script(
+                _CY + "return cy.edges()[0].style('text-background-color');", "graph-cy"
+            )
+            == "rgb(32,35,42)"
+        ),
+        10,
+    )
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/data-graph?train_id={LENET}")
     until(lambda: _ready(dash_duo, "data-graph-cy"), 30)
     canvas, panel = dash_duo.driver.execute_script(colours, "#data-graph-canvas-wrap")

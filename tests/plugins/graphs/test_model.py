@@ -36,8 +36,9 @@ ORACLE_PATH = CORPUS.parent / "oracle" / "mindinsight-2.3.1-corpus.json.gz"
 # -- building small graphs ---------------------------------------------------------------------
 
 
-def tensor(type_proto: anf_ir_pb2.TypeProto, dims: Iterable[int],
-           elem: int = anf_ir_pb2.DT_FLOAT32) -> None:
+def tensor(
+    type_proto: anf_ir_pb2.TypeProto, dims: Iterable[int], elem: int = anf_ir_pb2.DT_FLOAT32
+) -> None:
     type_proto.data_type = anf_ir_pb2.DT_TENSOR
     type_proto.tensor_type.elem_type = elem
     for size in dims:
@@ -50,17 +51,27 @@ class G:
     def __init__(self) -> None:
         self.proto = anf_ir_pb2.GraphProto()
 
-    def op(self, node_id: str, op_type: str, scope: str, inputs: Iterable[str] = (),
-           dims: Iterable[int] = (2, 3), full_name: str | None = None,
-           **fields: Any) -> anf_ir_pb2.NodeProto:
+    def op(
+        self,
+        node_id: str,
+        op_type: str,
+        scope: str,
+        inputs: Iterable[str] = (),
+        dims: Iterable[int] = (2, 3),
+        full_name: str | None = None,
+        **fields: Any,
+    ) -> anf_ir_pb2.NodeProto:
         node = self.proto.node.add(name=node_id, op_type=op_type, scope=scope, **fields)
         if full_name is not None:
             node.full_name = full_name
         for name in inputs:
             control = name.startswith("^")
-            node.input.add(name=name.lstrip("^"),
-                           type=anf_ir_pb2.InputProto.CONTROL_EDGE if control else
-                           anf_ir_pb2.InputProto.DATA_EDGE)
+            node.input.add(
+                name=name.lstrip("^"),
+                type=anf_ir_pb2.InputProto.CONTROL_EDGE
+                if control
+                else anf_ir_pb2.InputProto.DATA_EDGE,
+            )
         tensor(node.output_type, dims)
         return node
 
@@ -96,7 +107,10 @@ def test_name_scopes_from_slash_prefixes() -> None:
     assert (scope.type, scope.scope, scope.subnode_count) == ("name_scope", "Default/net", 1)
     assert model.node("Default").subnode_count == 1
     assert model.ancestors("Default/net/conv1/Conv2D-op1") == [
-        "Default", "Default/net", "Default/net/conv1"]
+        "Default",
+        "Default/net",
+        "Default/net/conv1",
+    ]
     # an operator without full name is "<scope>/<type>-op<id>"; with one, its full name
     g = G()
     g.op("Default/x/Conv2D-op7", "Conv2D", "Default/x")
@@ -113,9 +127,12 @@ def test_edges_carry_source_shape_and_type_and_scopes_inherit_crossing_edges() -
     g.op("3", "Add", "B", ["2", "^1"])
     model = g.build()
     add = model.node("B/Add-op3")
-    assert add.inputs["A/ReLU-op2"] == {"shape": [[2, 3]], "edge_type": "data",
-                                        "independent_layout": False,
-                                        "data_type": "DT_TENSOR[DT_FLOAT32]"}
+    assert add.inputs["A/ReLU-op2"] == {
+        "shape": [[2, 3]],
+        "edge_type": "data",
+        "independent_layout": False,
+        "data_type": "DT_TENSOR[DT_FLOAT32]",
+    }
     assert add.inputs["A/Conv2D-op1"]["edge_type"] == "control"
     assert add.inputs["A/Conv2D-op1"]["shape"] == [[1, 2]]
     assert set(model.node("A/Conv2D-op1").outputs) == {"A/ReLU-op2", "B/Add-op3"}
@@ -180,7 +197,8 @@ def test_parameter_and_constant_copies_per_consumer_scope() -> None:
     assert "B/w" in model.node("B/MatMul-op2").inputs
     const = model.node("A/cst1")
     assert const.type == "Const" and const.attributes() == {
-        "cst1": "dtype: DT_FLOAT32\nfloat_val: 2.0\n"}
+        "cst1": "dtype: DT_FLOAT32\nfloat_val: 2.0\n"
+    }
     assert model.node("B/MatMul-op2").inputs["B/cst1"]["data_type"] == ""  # as MindInsight
     # scopes do not inherit constant edges; a parameter's copy lives inside the scope
     assert set(model.node("B").inputs) == {"A/MatMul-op1"}
@@ -242,15 +260,22 @@ def test_data_types_mindinsight_could_not_read() -> None:
     assert TypeNames(extended=True).text(type_proto) == "DT_SLICE"
     assert TypeNames(extended=True).shape(type_proto) == [[]]
     assert TypeNames().name(anf_ir_pb2.DT_ANY) == "DT_ANYTHING"
-    value = anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_TUPLE, values=[
-        anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_SLICE),
-        anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_ANY, int_val=3)])
+    value = anf_ir_pb2.ValueProto(
+        dtype=anf_ir_pb2.DT_TUPLE,
+        values=[
+            anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_SLICE),
+            anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_ANY, int_val=3),
+        ],
+    )
     assert str(ValueText(value)) == (
-        "dtype: DT_TUPLE\nvalues {\n}\nvalues {\n  dtype: DT_ANYTHING\n  int_val: 3\n}\n")
+        "dtype: DT_TUPLE\nvalues {\n}\nvalues {\n  dtype: DT_ANYTHING\n  int_val: 3\n}\n"
+    )
     assert "DT_SLICE" in str(ValueText(value, extended=True))
     # floats as MindInsight's pure-Python protobuf printed them
-    assert str(ValueText(anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_FLOAT32, float_val=1))) == \
-        "dtype: DT_FLOAT32\nfloat_val: 1.0\n"
+    assert (
+        str(ValueText(anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_FLOAT32, float_val=1)))
+        == "dtype: DT_FLOAT32\nfloat_val: 1.0\n"
+    )
 
 
 def test_large_attributes_summary_operators_and_invalid_names() -> None:
@@ -263,8 +288,9 @@ def test_large_attributes_summary_operators_and_invalid_names() -> None:
     small.value.dtype = anf_ir_pb2.DT_INT64
     small.value.int_val = 7
     g.op("2", "ScalarSummary", "S", ["1"], full_name="S/loss[:Scalar]")
-    g.proto.const_vals.add(key="cst9").value.CopyFrom(anf_ir_pb2.ValueProto(
-        dtype=anf_ir_pb2.DT_STRING, str_val="y" * 2000))
+    g.proto.const_vals.add(key="cst9").value.CopyFrom(
+        anf_ir_pb2.ValueProto(dtype=anf_ir_pb2.DT_STRING, str_val="y" * 2000)
+    )
     g.op("3", "Add", "S", ["cst9"])
     model = g.build()
     assert model.node("S/Const2-op1").attributes() == {"small": "dtype: DT_INT64\nint_val: 7\n"}
@@ -294,10 +320,20 @@ def test_readable_mode_drops_gradients_optimizer_and_splices_plumbing() -> None:
     g.op("3", "MakeTuple", "Default", ["2"], full_name="Default/MakeTuple-op0")
     g.op("4", "TupleGetItem", "Default", ["3"], full_name="Default/TupleGetItem-op0")
     g.op("5", "ReLU", "Default/net", ["4"], full_name="Default/net/ReLU-op0")
-    g.op("6", "Conv2DBackpropInput", "Gradients/Default", ["5"],
-         full_name="Gradients/Default/Conv2DBackpropInput-op0")
-    g.op("7", "ApplyMomentum", "Default/optimizer-Momentum", ["6"],
-         full_name="Default/optimizer-Momentum/ApplyMomentum-op0")
+    g.op(
+        "6",
+        "Conv2DBackpropInput",
+        "Gradients/Default",
+        ["5"],
+        full_name="Gradients/Default/Conv2DBackpropInput-op0",
+    )
+    g.op(
+        "7",
+        "ApplyMomentum",
+        "Default/optimizer-Momentum",
+        ["6"],
+        full_name="Default/optimizer-Momentum/ApplyMomentum-op0",
+    )
     g.op("8", "Cast", "Default", ["2"], full_name="Default/Cast-op9", instance_name="optim")
     g.op("9", "Lonely", "Default", [], full_name="Default/Lonely-op0")
     normal, readable = g.build("normal"), g.build("optimize")
@@ -338,14 +374,34 @@ def test_search_single_node_and_leaves() -> None:
     assert [n.name for n in model.search("fc")] == ["Default/fc"]
     tree = model.search_tree(model.search("conv"))
     # MindInsight's quirk: the scope listed after its matching child replaces it, empty
-    assert tree == [{"name": "Default", "type": "name_scope", "is_dynamic_shape_node": False,
-                     "nodes": [
-                         {"name": "Default/conv1", "type": "name_scope",
-                          "is_dynamic_shape_node": False, "nodes": []},
-                         {"name": "Default/fc", "type": "name_scope",
-                          "is_dynamic_shape_node": False, "nodes": [
-                              {"name": "Default/fc/Conv2D-op3", "type": "Conv2D",
-                               "is_dynamic_shape_node": False, "nodes": []}]}]}]
+    assert tree == [
+        {
+            "name": "Default",
+            "type": "name_scope",
+            "is_dynamic_shape_node": False,
+            "nodes": [
+                {
+                    "name": "Default/conv1",
+                    "type": "name_scope",
+                    "is_dynamic_shape_node": False,
+                    "nodes": [],
+                },
+                {
+                    "name": "Default/fc",
+                    "type": "name_scope",
+                    "is_dynamic_shape_node": False,
+                    "nodes": [
+                        {
+                            "name": "Default/fc/Conv2D-op3",
+                            "type": "Conv2D",
+                            "is_dynamic_shape_node": False,
+                            "nodes": [],
+                        }
+                    ],
+                },
+            ],
+        }
+    ]
     single = model.single_node("Default/fc/Conv2D-op3")
     assert [n["name"] for n in single["nodes"]] == ["Default"]
     assert single["children"]["scope_name"] == "Default"
@@ -353,9 +409,11 @@ def test_search_single_node_and_leaves() -> None:
     assert single["children"]["children"]["children"] == {}
     with pytest.raises(KeyError):
         model.single_node("nope")
-    assert [n.name for n in model.leaves()] == ["Default/conv1/Conv2D-op1",
-                                                "Default/conv1/ReLU-op2",
-                                                "Default/fc/Conv2D-op3"]
+    assert [n.name for n in model.leaves()] == [
+        "Default/conv1/Conv2D-op1",
+        "Default/conv1/ReLU-op2",
+        "Default/fc/Conv2D-op3",
+    ]
     assert [n.name for n in model.leaves("Default/fc")] == ["Default/fc/Conv2D-op3"]
 
 
@@ -370,8 +428,11 @@ def corpus_provider(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> D
 
 
 def _corpus_graphs(provider: DataProvider) -> list[tuple[str, str]]:
-    return [(job.train_id, tag) for job in provider.list_jobs()
-            for tag in provider.graph_tags(job.train_id)]
+    return [
+        (job.train_id, tag)
+        for job in provider.list_jobs()
+        for tag in provider.graph_tags(job.train_id)
+    ]
 
 
 def test_corpus_graph_invariants(corpus_provider: DataProvider) -> None:
@@ -396,14 +457,21 @@ def test_corpus_graph_invariants(corpus_provider: DataProvider) -> None:
                     assert len(real) >= (10 if mode == "optimize" else 5)
                 if node.type == "name_scope":  # inherited edges = crossing edges below it
                     prefix = node.name + "/"
-                    crossing = {other for leaf in model.leaves(node.name)
-                                for other in leaf.inputs if not other.startswith(prefix)
-                                and model.node(other).type != "Const"}
+                    crossing = {
+                        other
+                        for leaf in model.leaves(node.name)
+                        for other in leaf.inputs
+                        if not other.startswith(prefix) and model.node(other).type != "Const"
+                    }
                     assert crossing <= set(node.inputs), node.name
             if mode == "optimize":
                 assert model.child_names("") == ["Default"]
-                assert not any(n.type in SPLICED_TYPES or n.name.startswith("Gradients")
-                               or "optimizer" in n.name for n in model.nodes.values())
+                assert not any(
+                    n.type in SPLICED_TYPES
+                    or n.name.startswith("Gradients")
+                    or "optimizer" in n.name
+                    for n in model.nodes.values()
+                )
 
 
 @pytest.mark.skipif(not ORACLE_PATH.is_file(), reason="oracle not found")
@@ -418,8 +486,9 @@ def test_corpus_models_equal_mindinsight(corpus_provider: DataProvider) -> None:
             for tag, answer in tags.items():
                 if tag == "__no_tag__":
                     continue
-                model = GraphModel.build(corpus_provider.read_graph(
-                    train_id, tag.removesuffix(" (optimized)")), mode)
+                model = GraphModel.build(
+                    corpus_provider.read_graph(train_id, tag.removesuffix(" (optimized)")), mode
+                )
                 for scope, response in answer["nodes"].items():
                     ours = json.loads(json.dumps(model.list_nodes(scope)))
                     expected = {n["name"]: n for n in response["nodes"]}
@@ -435,18 +504,27 @@ def _overlaps(positions: dict, sizes: dict) -> list[tuple[str, str]]:
     items = list(positions)
     bad = []
     for i, a in enumerate(items):
-        for b in items[i + 1:]:
+        for b in items[i + 1 :]:
             (ax, ay), (bx, by) = positions[a], positions[b]
-            if abs(ax - bx) * 2 < sizes[a][0] + sizes[b][0] and \
-                    abs(ay - by) * 2 < sizes[a][1] + sizes[b][1]:
+            if (
+                abs(ax - bx) * 2 < sizes[a][0] + sizes[b][0]
+                and abs(ay - by) * 2 < sizes[a][1] + sizes[b][1]
+            ):
                 bad.append((a, b))
     return bad
 
 
 def test_layered_layout_top_down_without_overlaps() -> None:
     nodes = ["in", "a", "b", "c", "out", "param"]
-    edges = [("in", "a"), ("in", "b"), ("a", "c"), ("b", "c"), ("c", "out"), ("param", "c"),
-             ("out", "in")]  # a cycle
+    edges = [
+        ("in", "a"),
+        ("in", "b"),
+        ("a", "c"),
+        ("b", "c"),
+        ("c", "out"),
+        ("param", "c"),
+        ("out", "in"),
+    ]  # a cycle
     sizes = {n: (60 + 10 * i, 30) for i, n in enumerate(nodes)}
     result = layered_layout(nodes, sizes, edges)
     layers = result.layers
@@ -455,8 +533,9 @@ def test_layered_layout_top_down_without_overlaps() -> None:
     assert not _overlaps(result.positions, sizes)
     ys = {n: y for n, (_, y) in result.positions.items()}
     assert ys["in"] < ys["a"] < ys["c"] < ys["out"]
-    assert all(0 <= x <= result.width and 0 <= y <= result.height
-               for x, y in result.positions.values())
+    assert all(
+        0 <= x <= result.width and 0 <= y <= result.height for x, y in result.positions.values()
+    )
     flipped = layered_layout(nodes, sizes, edges, horizontal=True)
     xs = {n: x for n, (x, _) in flipped.positions.items()}
     assert xs["in"] < xs["a"] < xs["c"] < xs["out"]
@@ -487,7 +566,8 @@ def test_view_draws_open_levels_inside_their_scopes() -> None:
     closed = build_view(model)
     assert [n.name for n in closed.nodes] == ["A", "C"]
     assert [(e.source, e.target, e.count, e.label) for e in closed.edges] == [
-        ("A", "C", 2, "2 tensors")]
+        ("A", "C", 2, "2 tensors")
+    ]
     view = build_view(model, ["A/B"])  # its ancestor opens too
     assert view.expanded == ["A", "A/B"]
     drawn = {n.name: n for n in view.nodes}
@@ -502,10 +582,10 @@ def test_view_draws_open_levels_inside_their_scopes() -> None:
             assert abs(node.x - parent.x) + node.width / 2 <= parent.width / 2 + 1
             assert abs(node.y - parent.y) + node.height / 2 <= parent.height / 2 + 1
     leaves = [n for n in view.nodes if not n.expanded]
-    assert not _overlaps({n.name: (n.x, n.y) for n in leaves},
-                         {n.name: (n.width, n.height) for n in leaves})
-    assert edge_label([{"shape": [[], []], "data_type": "DT_TUPLE['a', 'b']"}]) == \
-        "tuple(2 items)"
+    assert not _overlaps(
+        {n.name: (n.x, n.y) for n in leaves}, {n.name: (n.width, n.height) for n in leaves}
+    )
+    assert edge_label([{"shape": [[], []], "data_type": "DT_TUPLE['a', 'b']"}]) == "tuple(2 items)"
 
 
 def test_view_refuses_to_draw_too_many_nodes() -> None:
@@ -559,39 +639,77 @@ def test_cache_is_keyed_by_job_version_and_bounded() -> None:
 
 # -- dataset pipeline ---------------------------------------------------------------------------
 
-PIPELINE = {"op_type": "Batch", "num_parallel_workers": 2, "drop_remainder": True,
-            "batch_size": 32, "children": [
-                {"op_type": "Shuffle", "buffer_size": 64, "children": [
-                    {"op_type": "Map", "output_columns": ['"image"'], "input_columns": ['"image"'],
-                     "operations": [{"tensor_op_params": None, "tensor_op_name": "HwcToChw"}],
-                     "num_parallel_workers": 2, "children": [
-                         {"op_type": "MnistDataset", "dataset_dir": "/d",
-                          "sampler": {"sampler_name": "RandomSampler", "num_samples": 8},
-                          "children": []}]}]}]}
+PIPELINE = {
+    "op_type": "Batch",
+    "num_parallel_workers": 2,
+    "drop_remainder": True,
+    "batch_size": 32,
+    "children": [
+        {
+            "op_type": "Shuffle",
+            "buffer_size": 64,
+            "children": [
+                {
+                    "op_type": "Map",
+                    "output_columns": ['"image"'],
+                    "input_columns": ['"image"'],
+                    "operations": [{"tensor_op_params": None, "tensor_op_name": "HwcToChw"}],
+                    "num_parallel_workers": 2,
+                    "children": [
+                        {
+                            "op_type": "MnistDataset",
+                            "dataset_dir": "/d",
+                            "sampler": {"sampler_name": "RandomSampler", "num_samples": 8},
+                            "children": [],
+                        }
+                    ],
+                }
+            ],
+        }
+    ],
+}
 
 
 def test_dataset_graph_key_order_and_decoding() -> None:
     ordered = mindinsight_order(PIPELINE)
-    assert list(ordered) == ["op_type", "drop_remainder", "batch_size", "num_parallel_workers",
-                             "children"]
+    assert list(ordered) == [
+        "op_type",
+        "drop_remainder",
+        "batch_size",
+        "num_parallel_workers",
+        "children",
+    ]
     map_node = ordered["children"][0]["children"][0]
-    assert list(map_node) == ["op_type", "num_parallel_workers", "input_columns",
-                              "output_columns", "operations", "children"]
+    assert list(map_node) == [
+        "op_type",
+        "num_parallel_workers",
+        "input_columns",
+        "output_columns",
+        "operations",
+        "children",
+    ]
     assert list(map_node["operations"][0]) == ["tensor_op_name", "tensor_op_params"]
     assert list(map_node["children"][0]) == ["dataset_dir", "op_type", "sampler", "children"]
     assert ordered == PIPELINE  # same content
     assert decode_value(['"image"', "plain", None, 3]) == ["image", "plain", None, 3]
     assert display_text(['"label"']) == '["label"]' and display_text(None) == "None"
-    assert kind_of("BatchDataset", True) == "batch" and kind_of("GeneratorDataset", False) == \
-        "create" and kind_of("Zip", True) == "other"
+    assert (
+        kind_of("BatchDataset", True) == "batch"
+        and kind_of("GeneratorDataset", False) == "create"
+        and kind_of("Zip", True) == "other"
+    )
 
 
 def test_dataset_pipeline_nodes_edges_and_layout() -> None:
     graph = pipeline(PIPELINE)
     kinds = {n.id: (n.label, n.kind) for n in graph.nodes}
-    assert kinds == {"0": ("Batch", "batch"), "0.0": ("Shuffle", "shuffle"),
-                     "0.0.0": ("Map", "map"), "0.0.0.op0": ("HwcToChw", "operator"),
-                     "0.0.0.0": ("MnistDataset", "create")}
+    assert kinds == {
+        "0": ("Batch", "batch"),
+        "0.0": ("Shuffle", "shuffle"),
+        "0.0.0": ("Map", "map"),
+        "0.0.0.op0": ("HwcToChw", "operator"),
+        "0.0.0.0": ("MnistDataset", "create"),
+    }
     assert graph.edges == [("0.0", "0"), ("0.0.0", "0.0"), ("0.0.0.0", "0.0.0")]
     by_id = graph.by_id
     # left to right from the source; the operator inside its Map box

@@ -28,9 +28,15 @@ CONV = f"{BACKBONE}/conv1-Conv2d/Conv2D-op0"
 
 def _small_model() -> GraphModel:
     graph = anf_ir_pb2.GraphProto()
-    for index, (scope, op_type, inputs) in enumerate([
-            ("A/B", "Conv2D", ["w"]), ("A/B", "ReLU", ["1"]), ("A", "Add", ["2"]),
-            ("C", "Mul", ["3"])], start=1):
+    for index, (scope, op_type, inputs) in enumerate(
+        [
+            ("A/B", "Conv2D", ["w"]),
+            ("A/B", "ReLU", ["1"]),
+            ("A", "Add", ["2"]),
+            ("C", "Mul", ["3"]),
+        ],
+        start=1,
+    ):
         node = graph.node.add(name=str(index), op_type=op_type, scope=scope)
         for name in inputs:
             node.input.add(name=name)
@@ -45,10 +51,15 @@ def _small_model() -> GraphModel:
 
 
 def test_parse_state_reads_and_repairs_the_url() -> None:
-    state = graph_page.parse_state({"train_id": "./j", "expanded": "A,A/B,", "node": "A/B",
-                                    "mode": "optimize"})
+    state = graph_page.parse_state(
+        {"train_id": "./j", "expanded": "A,A/B,", "node": "A/B", "mode": "optimize"}
+    )
     assert (state.train_id, state.mode, state.expanded, state.node) == (
-        "./j", "optimize", ["A", "A/B"], "A/B")
+        "./j",
+        "optimize",
+        ["A", "A/B"],
+        "A/B",
+    )
     assert not state.problems
     bad = graph_page.parse_state({"train_id": "./j", "mode": "fancy"})
     assert bad.mode == "normal" and "Unknown mode" in bad.problems[0]
@@ -80,8 +91,9 @@ def test_search_results_and_node_panel() -> None:
     tree = str(graph_page.scope_tree(model, view, "A/Add-op3"))
     assert "graph-tree-toggle" in tree and "selected" in tree
     panel = str(graph_page.node_info(model, "A/B/ReLU-op2", []))
-    assert "Inputs (1)" in panel and "A/B/Conv2D-op1" in panel and "DT_TENSOR[DT_FLOAT32] 4" \
-        in panel
+    assert (
+        "Inputs (1)" in panel and "A/B/Conv2D-op1" in panel and "DT_TENSOR[DT_FLOAT32] 4" in panel
+    )
     scope_panel = str(graph_page.node_info(model, "A", ["A"]))
     assert "Subnodes" in scope_panel and "Collapse" in scope_panel
     assert "No node" in str(graph_page.node_info(model, "missing", []))
@@ -95,8 +107,9 @@ def test_controls_offer_a_file_selector_only_for_several_graphs() -> None:
     assert several[1].value == "b.pb" and len(several[1].options) == 2
 
 
-def _render(params: dict[str, str], shown: dict | None, version: int = 1,
-            model: GraphModel | None = None) -> tuple[Any, ...]:
+def _render(
+    params: dict[str, str], shown: dict | None, version: int = 1, model: GraphModel | None = None
+) -> tuple[Any, ...]:
     state = graph_page.parse_state({"train_id": "./j", **params})
     loaded = graph_page.LoadedGraph(model or _small_model(), "g.pb", ["g.pb"], None)
     return graph_page.render_page(state, loaded, version, shown)
@@ -110,8 +123,19 @@ def _unchanged(outputs: tuple[Any, ...]) -> list[int]:
 def test_render_page_sends_only_what_changed() -> None:
     model = _small_model()
     first = _render({}, None, model=model)
-    (elements, overview, _style, _tree, _info, _controls, notices, shown, focus, canvas,
-     _overview_style) = first
+    (
+        elements,
+        overview,
+        _style,
+        _tree,
+        _info,
+        _controls,
+        notices,
+        shown,
+        focus,
+        canvas,
+        _overview_style,
+    ) = first
     assert {e["data"]["id"] for e in elements if "source" not in e["data"]} == {"A", "C"}
     assert overview == elements and notices == [] and canvas == "gp-canvas-wrap"
     assert focus == {"fit": True, "node": None, "n": 1}  # a new graph is shown whole
@@ -151,8 +175,7 @@ def test_focus_request() -> None:
     key = ["./j", "g.pb", "normal", view.expanded, 1]
     assert graph_page.focus_request({}, key, view, None) == {"fit": True, "node": None, "n": 1}
     shown = {"view": ["./j", "g.pb", "normal", ["A"], 1], "node": None, "n": 4}
-    assert graph_page.focus_request(shown, key, view, None) == {"fit": False, "node": "A/B",
-                                                                "n": 5}
+    assert graph_page.focus_request(shown, key, view, None) == {"fit": False, "node": "A/B", "n": 5}
     # the selection wins over the scope just opened; a node not drawn is not a target
     assert graph_page.focus_request(shown, key, view, "A/B/ReLU-op2")["node"] == "A/B/ReLU-op2"
     assert graph_page.focus_request(shown, key, view, "C/Mul-op4")["node"] == "A/B"
@@ -168,17 +191,20 @@ def test_address_changes() -> None:
     assert graph_page.select_search(state, "C") == "?train_id=.%2Fj&expanded=A&node=C"
     assert graph_page.select_search(state, "A") is None
     assert graph_page.select_search(state, None) is None
-    assert graph_page.toggle_search(model, state, "A/B") == \
-        "?train_id=.%2Fj&expanded=A%2CA%2FB&node=A%2FB"
+    assert (
+        graph_page.toggle_search(model, state, "A/B")
+        == "?train_id=.%2Fj&expanded=A%2CA%2FB&node=A%2FB"
+    )
     assert graph_page.toggle_search(model, state, "A") == "?train_id=.%2Fj&node=A"
     assert graph_page.toggle_search(model, state, "A/Add-op3") is None  # a leaf
     assert graph_page.toggle_search(None, state, "A") is None  # no graph
-    assert graph_page.locate_search(model, state, "A/B/ReLU-op2") == \
-        "?train_id=.%2Fj&expanded=A%2CA%2FB&node=A%2FB%2FReLU-op2"
+    assert (
+        graph_page.locate_search(model, state, "A/B/ReLU-op2")
+        == "?train_id=.%2Fj&expanded=A%2CA%2FB&node=A%2FB%2FReLU-op2"
+    )
     assert graph_page.locate_search(model, state, "A") is None  # shown and selected
     assert graph_page.locate_search(model, state, "nope") is None
-    assert graph_page.mode_search(state, True) == \
-        "?train_id=.%2Fj&mode=optimize&expanded=A&node=A"
+    assert graph_page.mode_search(state, True) == "?train_id=.%2Fj&mode=optimize&expanded=A&node=A"
     assert graph_page.mode_search(state, False) is None
     assert graph_page.tag_search(state, "b.pb", "a.pb") == "?train_id=.%2Fj&tag=b.pb"
     assert graph_page.tag_search(state, "a.pb", "a.pb") is None
@@ -189,19 +215,37 @@ def test_canvas_buttons_carry_their_image_request() -> None:
     buttons = graph_view.canvas_buttons("graph", "computational-graph", {"scale": 2}, "Save")
     assert [b.id for b in buttons] == ["graph-fullscreen", "graph-download", "graph-png-request"]
     assert buttons[1].title == "Save"
-    assert buttons[2].data == {"type": "png", "action": "download",
-                               "filename": "computational-graph", "options": {"scale": 2}}
+    assert buttons[2].data == {
+        "type": "png",
+        "action": "download",
+        "filename": "computational-graph",
+        "options": {"scale": 2},
+    }
 
 
 def test_data_graph_parameters_are_decoded() -> None:
-    rows = dict(data_page.parameter_rows({
-        "input_columns": ['"label"'], "num_parallel_workers": 2, "tensor_op_params": None,
-        "sampler": {"sampler_name": "RandomSampler", "num_samples": 100}}))
+    rows = dict(
+        data_page.parameter_rows(
+            {
+                "input_columns": ['"label"'],
+                "num_parallel_workers": 2,
+                "tensor_op_params": None,
+                "sampler": {"sampler_name": "RandomSampler", "num_samples": 100},
+            }
+        )
+    )
     assert rows["input_columns"] == '["label"]'
     assert rows["num_parallel_workers"] == "2" and rows["tensor_op_params"] == "None"
     assert '"sampler_name": "RandomSampler"' in rows["sampler"]
-    graph = pipeline({"op_type": "Batch", "batch_size": 2, "children": [
-        {"op_type": "Map", "operations": [{"tensor_op_name": "TypeCast"}], "children": []}]})
+    graph = pipeline(
+        {
+            "op_type": "Batch",
+            "batch_size": 2,
+            "children": [
+                {"op_type": "Map", "operations": [{"tensor_op_name": "TypeCast"}], "children": []}
+            ],
+        }
+    )
     assert "TypeCast" in str(data_page.node_panel(graph, "0.0.op0"))
     assert "No node" in str(data_page.node_panel(graph, "9"))
 
@@ -211,15 +255,20 @@ def test_data_graph_parameters_are_decoded() -> None:
 
 def _cy_ids(dash_duo: Any, element_id: str = "graph-cy") -> list[str]:
     """Ids of the nodes cytoscape draws (read in one script: no stale elements)."""
-    return dash_duo.driver.execute_script(
-        f"const el = document.getElementById('{element_id}');"
-        "const cy = el && el._cyreg ? el._cyreg.cy : null;"
-        "return cy ? cy.nodes().map(n => n.id()) : [];") or []
+    return (
+        dash_duo.driver.execute_script(
+            f"const el = document.getElementById('{element_id}');"
+            "const cy = el && el._cyreg ? el._cyreg.cy : null;"
+            "return cy ? cy.nodes().map(n => n.id()) : [];"
+        )
+        or []
+    )
 
 
 def _text(dash_duo: Any, selector: str) -> str:
     return dash_duo.driver.execute_script(
-        f"const el = document.querySelector({selector!r}); return el ? el.innerText : '';")
+        f"const el = document.querySelector({selector!r}); return el ? el.innerText : '';"
+    )
 
 
 def _wait(condition: Any, timeout: float = 15, message: str = "") -> None:
@@ -235,17 +284,28 @@ def _check_canvas_tools(dash_duo: Any, prefix: str, png_options: dict[str, Any])
         "cy.png = options => { window._diPng.push(options); return png(options); };"
         "const wrap = document.getElementById(arguments[0] + '-canvas-wrap');"
         "wrap.requestFullscreen = () => { window._diFull = wrap.id; return Promise.resolve(); };"
-        "cy.zoom(cy.maxZoom()); window._diZoom = cy.zoom();", prefix)
+        "cy.zoom(cy.maxZoom()); window._diZoom = cy.zoom();",
+        prefix,
+    )
     dash_duo.find_element(f"#{prefix}-fit").click()
     zoom = f"return document.getElementById('{prefix}-cy')._cyreg.cy.zoom();"
-    _wait(lambda: dash_duo.driver.execute_script(zoom) < dash_duo.driver.execute_script(
-        "return window._diZoom;"), message="Fit zooms out to the whole graph")
+    _wait(
+        lambda: (
+            dash_duo.driver.execute_script(zoom)
+            < dash_duo.driver.execute_script("return window._diZoom;")
+        ),
+        message="Fit zooms out to the whole graph",
+    )
     dash_duo.find_element(f"#{prefix}-fullscreen").click()
-    _wait(lambda: dash_duo.driver.execute_script("return window._diFull;")
-          == f"{prefix}-canvas-wrap", message="full screen asked for the graph's frame")
+    _wait(
+        lambda: dash_duo.driver.execute_script("return window._diFull;") == f"{prefix}-canvas-wrap",
+        message="full screen asked for the graph's frame",
+    )
     dash_duo.find_element(f"#{prefix}-download").click()
-    _wait(lambda: dash_duo.driver.execute_script("return window._diPng.length;") > 0,
-          message="Download PNG draws the image")
+    _wait(
+        lambda: dash_duo.driver.execute_script("return window._diPng.length;") > 0,
+        message="Download PNG draws the image",
+    )
     options = dash_duo.driver.execute_script("return window._diPng[0];")
     assert {k: options.get(k) for k in png_options} == png_options
 
@@ -263,12 +323,15 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
     # ... and its network cell with a double click on the graph.
     dash_duo.driver.execute_script(
         "document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0])"
-        ".emit('dbltap');", NET)
+        ".emit('dbltap');",
+        NET,
+    )
     _wait(lambda: BACKBONE in _cy_ids(dash_duo), message="double click opened the cell")
     # A single click selects: the information panel shows the scope.
     dash_duo.driver.execute_script(
-        "document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0])"
-        ".emit('tap');", BACKBONE)
+        "document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0]).emit('tap');",
+        BACKBONE,
+    )
     _wait(lambda: BACKBONE in _text(dash_duo, "#graph-info-name"), message="selected scope")
     assert "Subnodes" in _text(dash_duo, "#graph-info")
 
@@ -282,36 +345,47 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
     info = _text(dash_duo, "#graph-info")
     assert "Conv2D" in info and "Inputs (2)" in info and "Outputs" in info
     assert "DT_TENSOR[DT_FLOAT32] 32×1×32×32" in info
-    assert "node=" in dash_duo.driver.current_url and "conv1-Conv2d" in \
-        dash_duo.driver.current_url
+    assert "node=" in dash_duo.driver.current_url and "conv1-Conv2d" in dash_duo.driver.current_url
     # An input of the node jumps to that node.
     dash_duo.find_element('#graph-info-inputs button[title*="Load-op0"]').click()
-    _wait(lambda: _text(dash_duo, "#graph-info-name").endswith("Load[5]_0/Load-op0"),
-          message="jump to an input")
-    _wait(lambda: any(n.endswith("Load-op0") for n in _cy_ids(dash_duo)),
-          message="its aggregation scope opened")
+    _wait(
+        lambda: _text(dash_duo, "#graph-info-name").endswith("Load[5]_0/Load-op0"),
+        message="jump to an input",
+    )
+    _wait(
+        lambda: any(n.endswith("Load-op0") for n in _cy_ids(dash_duo)),
+        message="its aggregation scope opened",
+    )
 
     # Readable mode: gradients and optimizer are gone from the top level.
     dash_duo.driver.execute_script("window.scrollTo(0, 0);")
     dash_duo.find_element("#graph-mode input").click()
     _wait(lambda: "mode=optimize" in dash_duo.driver.current_url, message="mode in URL")
-    _wait(lambda: "Gradients" not in _cy_ids(dash_duo) and "Default" in _cy_ids(dash_duo),
-          message="readable graph drawn")
+    _wait(
+        lambda: "Gradients" not in _cy_ids(dash_duo) and "Default" in _cy_ids(dash_duo),
+        message="readable graph drawn",
+    )
     assert not any("optimizer" in name for name in _cy_ids(dash_duo))
     # the overview draws the same view, with the visible area marked
-    _wait(lambda: len(_cy_ids(dash_duo, "graph-overview")) == len(_cy_ids(dash_duo)),
-          message="overview")
-    assert dash_duo.driver.execute_script(
-        "return document.getElementById('graph-overview-box').style.display") == "block"
+    _wait(
+        lambda: len(_cy_ids(dash_duo, "graph-overview")) == len(_cy_ids(dash_duo)),
+        message="overview",
+    )
+    assert (
+        dash_duo.driver.execute_script(
+            "return document.getElementById('graph-overview-box').style.display"
+        )
+        == "block"
+    )
     # a click on the overview moves the main view there
     pan = dash_duo.driver.execute_script(
         "const cy = document.getElementById('graph-cy')._cyreg.cy;"
         "const ov = document.getElementById('graph-overview')._cyreg.cy;"
         "const before = cy.pan(); const box = ov.elements().boundingBox();"
         "ov.emit({type: 'tap', position: {x: box.x1, y: box.y1}});"
-        "return before;")
-    ov_tap = ("const cy = document.getElementById('graph-cy')._cyreg.cy;"
-              "return cy.pan();")
+        "return before;"
+    )
+    ov_tap = "const cy = document.getElementById('graph-cy')._cyreg.cy;return cy.pan();"
     _wait(lambda: dash_duo.driver.execute_script(ov_tap) != pan, message="overview pans")
     _check_canvas_tools(dash_duo, "graph", graph_page.PNG_OPTIONS)
     assert console_errors(dash_duo) == []
@@ -325,7 +399,8 @@ def test_graph_page_bad_addresses(dash_duo: Any, corpus_app: Any) -> None:
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id=./nope")
     dash_duo.wait_for_contains_text("#graph-notice", "nope")
     dash_duo.wait_for_page(
-        url=f"{dash_duo.server_url}/graph?train_id={LENET}&mode=x&node=ghost&tag=zz")
+        url=f"{dash_duo.server_url}/graph?train_id={LENET}&mode=x&node=ghost&tag=zz"
+    )
     dash_duo.wait_for_contains_text("#graph-notice", "no graph 'zz'")
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}&mode=x&node=ghost")
     dash_duo.wait_for_contains_text("#graph-notice", "No node 'ghost'")
@@ -341,19 +416,22 @@ def test_data_graph_page(dash_duo: Any, corpus_app: Any) -> None:
     _wait(lambda: len(_cy_ids(dash_duo, "data-graph-cy")) == 10, message="pipeline drawn")
     labels = dash_duo.driver.execute_script(
         "return document.getElementById('data-graph-cy')._cyreg.cy.nodes()"
-        ".map(n => n.data('label'));")
+        ".map(n => n.data('label'));"
+    )
     assert {"GeneratorDataset", "Map", "TypeCast", "Resize", "Shuffle", "Batch"} <= set(labels)
     # Click TypeCast (inside the first Map): its parameters.
     dash_duo.driver.execute_script(
         "const cy = document.getElementById('data-graph-cy')._cyreg.cy;"
-        "cy.nodes().filter(n => n.data('label') === 'TypeCast').emit('tap');")
+        "cy.nodes().filter(n => n.data('label') === 'TypeCast').emit('tap');"
+    )
     _wait(lambda: "tensor_op_name" in _text(dash_duo, "#data-graph-info"), message="operator")
     info = _text(dash_duo, "#data-graph-info")
     assert "TypeCast" in info and '{"data_type": "int32"}' in info
     # The Map around it: columns decoded from MindSpore's JSON strings.
     dash_duo.driver.execute_script(
         "const cy = document.getElementById('data-graph-cy')._cyreg.cy;"
-        "cy.getElementById('0.0.0.0').emit('tap');")
+        "cy.getElementById('0.0.0.0').emit('tap');"
+    )
     _wait(lambda: "input_columns" in _text(dash_duo, "#data-graph-info"), message="map node")
     assert '["label"]' in _text(dash_duo, "#data-graph-info")
     assert "node=0.0.0.0" in dash_duo.driver.current_url

@@ -89,15 +89,18 @@ def same_text(expected: Any, actual: Any) -> bool:
 # -- MindInsight's answers ---------------------------------------------------------------------
 
 
-def test_graph_nodes_of_every_scope_match_oracle(oracle: dict[str, Any],
-                                                 client: FlaskClient) -> None:
+def test_graph_nodes_of_every_scope_match_oracle(
+    oracle: dict[str, Any], client: FlaskClient
+) -> None:
     checked = 0
     for train_id, job in oracle["jobs"].items():
         for mode, tags in job["graphs"].items():
             for tag, answer in tags.items():
                 if tag == "__no_tag__":  # a job without graph: GraphNotExist, both modes
-                    assert get(client, "/datavisual/graphs/nodes", train_id=train_id,
-                               mode=mode) == answer
+                    assert (
+                        get(client, "/datavisual/graphs/nodes", train_id=train_id, mode=mode)
+                        == answer
+                    )
                     continue
                 assert not answer["capped"]
                 for scope, expected in answer["nodes"].items():
@@ -110,20 +113,33 @@ def test_graph_nodes_of_every_scope_match_oracle(oracle: dict[str, Any],
     assert checked == 270
 
 
-def test_search_and_single_node_match_oracle(oracle: dict[str, Any],
-                                             client: FlaskClient) -> None:
+def test_search_and_single_node_match_oracle(oracle: dict[str, Any], client: FlaskClient) -> None:
     graphs = 0
     for train_id, job in oracle["jobs"].items():
         for mode, tags in job["graphs"].items():
             for tag, answer in tags.items():
                 if tag == "__no_tag__":
                     continue
-                search = get(client, "/datavisual/graphs/nodes/names", train_id=train_id,
-                             tag=tag, mode=mode, search="conv", offset=0, limit=1000)
+                search = get(
+                    client,
+                    "/datavisual/graphs/nodes/names",
+                    train_id=train_id,
+                    tag=tag,
+                    mode=mode,
+                    search="conv",
+                    offset=0,
+                    limit=1000,
+                )
                 assert same_text(answer["search_conv"], search), (train_id, mode)
                 single = answer["single_node"]
-                ours = get(client, "/datavisual/graphs/single-node", train_id=train_id, tag=tag,
-                           mode=mode, name=single["name"])
+                ours = get(
+                    client,
+                    "/datavisual/graphs/single-node",
+                    train_id=train_id,
+                    tag=tag,
+                    mode=mode,
+                    name=single["name"],
+                )
                 assert same_text(single["response"], ours), (train_id, mode)
                 graphs += 1
     assert graphs == 12
@@ -139,8 +155,9 @@ def test_dataset_graph_matches_oracle(oracle: dict[str, Any], client: FlaskClien
 
 
 @pytest.mark.slow
-def test_mi_dump_and_compare_dumps_graphs(oracle: dict[str, Any], app: Flask,
-                                          tmp_path: Path) -> None:
+def test_mi_dump_and_compare_dumps_graphs(
+    oracle: dict[str, Any], app: Flask, tmp_path: Path
+) -> None:
     """``mi_dump.py`` against a real server, ``compare_dumps.py`` (graphs, dataset_graph)."""
     compared = dump_and_compare(app, tmp_path, "graphs,dataset_graph")
     assert compared.returncode == 0, compared.stdout
@@ -152,35 +169,44 @@ def test_mi_dump_and_compare_dumps_graphs(oracle: dict[str, Any], app: Flask,
 
 def test_defaults_paging_and_all_nodes(client: FlaskClient) -> None:
     default = get(client, "/datavisual/graphs/nodes", train_id=LENET)
-    assert same_text(default, get(client, "/datavisual/graphs/nodes", train_id=LENET,
-                                  tag=LENET_TAG, mode="normal"))
+    assert same_text(
+        default,
+        get(client, "/datavisual/graphs/nodes", train_id=LENET, tag=LENET_TAG, mode="normal"),
+    )
     readable = get(client, "/datavisual/graphs/nodes", train_id=LENET, mode="optimize")
     assert [n["name"] for n in readable["nodes"]] == ["Default"]
     # paging of the name search: offset is a page index
-    everything = get(client, "/datavisual/graphs/nodes/names", train_id=LENET, search="op",
-                     limit=1000)
+    everything = get(
+        client, "/datavisual/graphs/nodes/names", train_id=LENET, search="op", limit=1000
+    )
     first = get(client, "/datavisual/graphs/nodes/names", train_id=LENET, search="op", limit=2)
-    second = get(client, "/datavisual/graphs/nodes/names", train_id=LENET, search="op", limit=2,
-                 offset=1)
+    second = get(
+        client, "/datavisual/graphs/nodes/names", train_id=LENET, search="op", limit=2, offset=1
+    )
 
     def leaves(tree: list[dict]) -> list[str]:
         return [n["name"] for n in tree if not n["nodes"]] + [
-            name for n in tree for name in leaves(n["nodes"])]
+            name for n in tree for name in leaves(n["nodes"])
+        ]
 
     assert len(leaves(first["nodes"])) == 2 and leaves(first["nodes"]) != leaves(second["nodes"])
     assert len(leaves(everything["nodes"])) >= 40
     assert get(client, "/datavisual/graphs/nodes/names", train_id=LENET) == {"nodes": []}
-    assert get(client, "/datavisual/graphs/nodes/names", train_id=LENET, search="/") == \
-        {"nodes": []}
+    assert get(client, "/datavisual/graphs/nodes/names", train_id=LENET, search="/") == {
+        "nodes": []
+    }
     # every leaf below a scope, depth first
     scope = "Default/network-WithLossCell/_backbone-LeNet5/conv1-Conv2d"
     detail = get(client, "/datavisual/graphs/nodes/all", train_id=LENET, name=scope)
     assert [n["name"] for n in detail["all_nodes_detail"]] == [
-        f"{scope}/Conv2D-op0", f"{scope}/inputs0"]
+        f"{scope}/Conv2D-op0",
+        f"{scope}/inputs0",
+    ]
     everything = get(client, "/datavisual/graphs/nodes/all", train_id=LENET)
     assert len(everything["all_nodes_detail"]) > 100
-    assert all(n["type"] not in ("name_scope", "aggregation_scope")
-               for n in everything["all_nodes_detail"])
+    assert all(
+        n["type"] not in ("name_scope", "aggregation_scope") for n in everything["all_nodes_detail"]
+    )
 
 
 def test_errors(client: FlaskClient) -> None:
@@ -190,10 +216,8 @@ def test_errors(client: FlaskClient) -> None:
     assert fails(client, nodes, train_id="./multi_file") == (400, "5054500C")
     assert fails(client, nodes, train_id=LENET, tag="other") == (400, "5054500C")
     # optimized tags are only valid in optimize mode, and the other way round
-    assert fails(client, nodes, train_id=LENET, tag=LENET_TAG + " (optimized)") == \
-        (400, "5054500C")
-    assert fails(client, nodes, train_id=LENET, tag=LENET_TAG, mode="optimize") == \
-        (400, "5054500C")
+    assert fails(client, nodes, train_id=LENET, tag=LENET_TAG + " (optimized)") == (400, "5054500C")
+    assert fails(client, nodes, train_id=LENET, tag=LENET_TAG, mode="optimize") == (400, "5054500C")
     assert fails(client, nodes, train_id=LENET, mode="fancy") == (400, "50540002")
     assert fails(client, nodes, train_id=LENET, name="Default/nothing") == (400, "50545009")
     assert fails(client, nodes, train_id=LENET, tag="x\x00") == (400, "50545011")
@@ -206,8 +230,10 @@ def test_errors(client: FlaskClient) -> None:
     single = "/datavisual/graphs/single-node"
     assert fails(client, single, train_id=LENET) == (400, "50540003")
     assert fails(client, single, train_id=LENET, name="nope") == (400, "50545009")
-    assert fails(client, "/datavisual/graphs/nodes/all", train_id=LENET, name="nope") == \
-        (400, "50545009")
+    assert fails(client, "/datavisual/graphs/nodes/all", train_id=LENET, name="nope") == (
+        400,
+        "50545009",
+    )
     assert fails(client, "/datasets/dataset_graph") == (400, "50540003")
     assert fails(client, "/datasets/dataset_graph", train_id="./nope") == (400, "50545005")
     response = client.post(PREFIX + nodes, query_string={"train_id": LENET})
@@ -221,8 +247,12 @@ def _graph(name: str, full_names: list[str]) -> anf_ir_pb2.GraphProto:
     graph = anf_ir_pb2.GraphProto(name=name)
     previous = None
     for index, full_name in enumerate(full_names, start=1):
-        node = graph.node.add(name=str(index), op_type=full_name.rsplit("/", 1)[-1].split("-")[0],
-                              scope=full_name.rsplit("/", 1)[0], full_name=full_name)
+        node = graph.node.add(
+            name=str(index),
+            op_type=full_name.rsplit("/", 1)[-1].split("-")[0],
+            scope=full_name.rsplit("/", 1)[0],
+            full_name=full_name,
+        )
         if previous:
             node.input.add(name=previous)
         node.output_type.data_type = anf_ir_pb2.DT_TENSOR
@@ -256,17 +286,29 @@ def test_pb_files_broken_and_empty_graphs(tmp_path: Path) -> None:
     # no tag: MindInsight's first one, the save_graphs dump
     top = get(client, "/datavisual/graphs/nodes", train_id="./job")
     assert [n["name"] for n in top["nodes"]] == ["Default"]
-    assert get(client, "/datavisual/graphs/nodes", train_id="./job", tag="b_graph.pb",
-               name="Default")["nodes"][0]["name"] == "Default/ReLU-op1"
+    assert (
+        get(client, "/datavisual/graphs/nodes", train_id="./job", tag="b_graph.pb", name="Default")[
+            "nodes"
+        ][0]["name"]
+        == "Default/ReLU-op1"
+    )
     summary_tag = next(t for t in tags if t.endswith(".pb") is False)
-    assert get(client, "/datavisual/graphs/nodes", train_id="./job", tag=summary_tag)[
-        "nodes"][0]["name"] == "Gradients"
+    assert (
+        get(client, "/datavisual/graphs/nodes", train_id="./job", tag=summary_tag)["nodes"][0][
+            "name"
+        ]
+        == "Gradients"
+    )
     # readable mode of the all-gradient graph is empty: no graph there
-    status, code = fails(client, "/datavisual/graphs/nodes", train_id="./job",
-                         tag=summary_tag + " (optimized)", mode="optimize")
+    status, code = fails(
+        client,
+        "/datavisual/graphs/nodes",
+        train_id="./job",
+        tag=summary_tag + " (optimized)",
+        mode="optimize",
+    )
     assert (status, code) == (400, "5054500C")
     # MindInsight refuses "<", ">" and '"' in names: the graph does not exist, with the reason
-    response = client.get(f"{PREFIX}/datavisual/graphs/nodes",
-                          query_string={"train_id": "./bad"})
+    response = client.get(f"{PREFIX}/datavisual/graphs/nodes", query_string={"train_id": "./bad"})
     body = response.get_json()
     assert body["error_code"] == "5054500C" and "invalid characters" in body["error_msg"]

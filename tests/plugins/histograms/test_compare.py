@@ -38,16 +38,21 @@ def hist_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
 
 def _drawn(dash_duo) -> list[dict] | None:
     """The overlay's curves: run, step, colour, legend name."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const p = document.querySelector('#hcmp-graph .js-plotly-plot');
         if (!p || !p.data) return null;
         return p.data.map(t => ({run: t.meta.run, step: t.meta.step, colour: t.line.color,
-                                 name: t.name}));""")
+                                 name: t.name}));""",
+    )
 
 
 def _notes(dash_duo) -> dict[str, str]:
-    return {li.find_element("css selector", "b").text: li.text
-            for li in dash_duo.find_elements("#hcmp-notes li.di-cmp-note")}
+    return {
+        li.find_element("css selector", "b").text: li.text
+        for li in dash_duo.find_elements("#hcmp-notes li.di-cmp-note")
+    }
 
 
 def test_histograms_of_several_runs_overlaid(dash_duo, hist_app) -> None:
@@ -60,7 +65,8 @@ def test_histograms_of_several_runs_overlaid(dash_duo, hist_app) -> None:
     until(lambda: sorted(d["run"] for d in _drawn(dash_duo) or []) == ["./h0", "./h1"], 30)
     drawn = {d["run"]: d for d in _drawn(dash_duo)}
     assert {run: d["colour"] for run, d in drawn.items()} == {
-        run: run_colour(run, every) for run in ("./h0", "./h1")}
+        run: run_colour(run, every) for run in ("./h0", "./h1")
+    }
     assert (drawn["./h0"]["step"], drawn["./h1"]["step"]) == (20, 15)
     until(lambda: set(_notes(dash_duo)) == {"./h0", "./h1"}, 10)
     notes = _notes(dash_duo)
@@ -68,8 +74,11 @@ def test_histograms_of_several_runs_overlaid(dash_duo, hist_app) -> None:
     assert notes["./h1"].endswith("step 15 (the last at or before 20)")
     assert dash_duo.find_element("#hcmp-missing").text == "No w in: ./h2"
     assert dash_duo.find_element("#hcmp-step-label").text == "step 20"
-    assert dash_duo.find_element("#compare-tab-compare-histograms").get_attribute(
-        "class").endswith("active")
+    assert (
+        dash_duo.find_element("#compare-tab-compare-histograms")
+        .get_attribute("class")
+        .endswith("active")
+    )
 
     # Hide ./h1 by its eye: it is not drawn; the URL keeps it.
     wait_idle(dash_duo)
@@ -83,8 +92,9 @@ def test_histograms_of_several_runs_overlaid(dash_duo, hist_app) -> None:
         href = dash_duo.find_element(f"#compare-tab-{tab}").get_attribute("href")
         return parse_qs(urlparse(href).query)
 
-    until(lambda: carried("compare-images") == {"jobs": [encode_tags(RUNS)],
-                                                "hidden": ["./h1"]}, 10)
+    until(
+        lambda: carried("compare-images") == {"jobs": [encode_tags(RUNS)], "hidden": ["./h1"]}, 10
+    )
     assert carried("compare") == carried("compare-images")
 
 

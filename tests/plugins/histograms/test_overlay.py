@@ -30,12 +30,16 @@ def test_outline_of_the_bars() -> None:
 
 def test_overlay_figure_one_outline_per_run_in_its_colour() -> None:
     buckets = np.array([[0.0, 1.0, 2.0]])
-    entries = [RunHistogram("./a", 20, 0, buckets), RunHistogram("./b", None, 30),
-               RunHistogram("./c", 15, 0, buckets)]
+    entries = [
+        RunHistogram("./a", 20, 0, buckets),
+        RunHistogram("./b", None, 30),
+        RunHistogram("./c", 15, 0, buckets),
+    ]
     figure = overlay_figure("w", entries, {"./a": "#00a5a7", "./c": "#e8684a"})
     assert [(t.name, t.line.color, t.meta) for t in figure.data] == [
         ("./a · step 20", "#00a5a7", {"run": "./a", "step": 20}),
-        ("./c · step 15", "#e8684a", {"run": "./c", "step": 15})]
+        ("./c · step 15", "#e8684a", {"run": "./c", "step": 15}),
+    ]
     assert figure.layout.showlegend and figure.layout.xaxis.title.text == "w"
 
 
@@ -46,8 +50,9 @@ def service(tmp_path: Path):
         with SummaryWriter(tmp_path / run, host="t", timestamp=1_700_000_000) as writer:
             for step in steps:
                 writer.add_histogram("w", rng.normal(centre, 1.0, 400), step)
-    data = DataService(Settings(summary_base_dir=str(tmp_path), workspace=str(tmp_path / "ws"),
-                                reload_interval=0))
+    data = DataService(
+        Settings(summary_base_dir=str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     data.start()
     assert data.loader.wait_rounds(1, timeout=60)
     yield data

@@ -34,10 +34,18 @@ from tests.pages import (
 
 
 def test_histogram_page_state_and_search() -> None:
-    state = histograms.STATE.parse({"view": "sideways", "axis": "relative", "raw": "1",
-                                    "page": "x"})
-    assert state == {"train_id": "", "tags": None, "view": "top", "axis": "relative",
-                     "raw": True, "page": 1, "filter": ""}
+    state = histograms.STATE.parse(
+        {"view": "sideways", "axis": "relative", "raw": "1", "page": "x"}
+    )
+    assert state == {
+        "train_id": "",
+        "tags": None,
+        "view": "top",
+        "axis": "relative",
+        "raw": True,
+        "page": 1,
+        "filter": "",
+    }
     search = histograms.STATE.search({**state, "train_id": "./job"})
     assert parse_qs(search[1:]) == {"train_id": ["./job"], "axis": ["relative"], "raw": ["1"]}
 
@@ -54,8 +62,14 @@ def test_controls_follow_the_state() -> None:
 def test_page_controls_go_to_the_url() -> None:
     """The page's controls through the skeleton: view, axis and raw buckets in the URL."""
     new = per_tag_page.controls_search(
-        histograms.PAGE, "?train_id=./ops_all", "hist-axis", ["a"], ["a"], "",
-        {"view": "top", "axis": "absolute", "raw": ["1"]})
+        histograms.PAGE,
+        "?train_id=./ops_all",
+        "hist-axis",
+        ["a"],
+        ["a"],
+        "",
+        {"view": "top", "axis": "absolute", "raw": ["1"]},
+    )
     assert parse_qs(new[1:]) == {"train_id": ["./ops_all"], "axis": ["absolute"], "raw": ["1"]}
 
 
@@ -64,8 +78,12 @@ def test_histogram_cards_report_non_finite_values(service: DataService) -> None:
     card = histograms.histogram_card(service.provider, "./ops_all", "hist/with_nan_inf", state)
     assert "NaN 7, +Inf 3, -Inf 2" in text(card)
     assert "51 steps" in text(card)
-    raw = histograms.histogram_card(service.provider, "./ops_all", "hist/normal_1d",
-                                    histograms.STATE.parse({"raw": "1", "view": "front"}))
+    raw = histograms.histogram_card(
+        service.provider,
+        "./ops_all",
+        "hist/normal_1d",
+        histograms.STATE.parse({"raw": "1", "view": "front"}),
+    )
     assert "raw buckets" in text(raw)
     assert per_tag_page.unknown_message(["nope"], "./ops_all", "histogram") is not None
 
@@ -81,8 +99,9 @@ def _lazy_graph(card: Any) -> tuple[dict[str, Any], Any]:
 
 def test_page_card_uses_the_context(service: DataService) -> None:
     state = histograms.STATE.parse({"view": "front"})
-    card = histograms.PAGE.card(CardContext(dash.Dash(__name__), service, "./ops_all", state,
-                                            "dark"), "hist/normal_1d")
+    card = histograms.PAGE.card(
+        CardContext(dash.Dash(__name__), service, "./ops_all", state, "dark"), "hist/normal_1d"
+    )
     graph, figure = _lazy_graph(card)
     assert graph["id"] == {"type": "hist-graph", "tag": "hist/normal_1d"}
     assert figure.layout.meta == {"view": "front"}
@@ -98,8 +117,7 @@ def test_many_histogram_steps_are_thinned_and_counted(tmp_path: Path) -> None:
             writer.add_histogram("w", rng.standard_normal(200), step)
     data = loaded_service(base, tmp_path / "ws")
     try:
-        card = histograms.histogram_card(data.provider, "./long", "w",
-                                         histograms.STATE.defaults())
+        card = histograms.histogram_card(data.provider, "./long", "w", histograms.STATE.defaults())
         assert "100 of 150 steps shown" in text(card)
         _, figure = _lazy_graph(card)
         assert len(figure.layout.shapes) == histograms.MAX_STEPS  # a band per step shown
@@ -124,9 +142,10 @@ return label ? label.textContent : '';
 def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> None:
     dash_duo.driver.set_window_size(1600, 1400)  # the three charts on screen: all drawn
     dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_page(dash_duo.server_url
-                           + "/histograms?train_id=./ops_all&tags=hist/normal_1d,hist/all_nan,"
-                             "hist/with_nan_inf,no/such_tag")
+    dash_duo.wait_for_page(
+        dash_duo.server_url + "/histograms?train_id=./ops_all&tags=hist/normal_1d,hist/all_nan,"
+        "hist/with_nan_inf,no/such_tag"
+    )
     until(lambda: len(run_js(dash_duo, HIST_META)) == 3, 15)
     assert "no/such_tag" in dash_duo.find_element("#histogram-unknown-tags").text
     until(lambda: set(run_js(dash_duo, HIST_META)) == {'{"view":"top","axis":"step"}'}, 10)
@@ -144,8 +163,13 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     label = run_js(dash_duo, HOVER, "hist/with_nan_inf", 0, 0)
     assert all(word in label for word in ("center", "count", "step", "relative", "NaN"))
     assert url_params(dash_duo)["view"] == "front"
-    until(lambda: run_js(dash_duo, "return document.querySelector('#hist-axis-group')"
-                                   ".style.display") == "none", 10)
+    until(
+        lambda: (
+            run_js(dash_duo, "return document.querySelector('#hist-axis-group').style.display")
+            == "none"
+        ),
+        10,
+    )
 
     click_option(dash_duo, "#hist-view", "Top")
     click_option(dash_duo, "#hist-axis", "Relative time (s)")
@@ -158,12 +182,16 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
 
     # Full screen per chart, in the browser.
     dash_duo.find_element("#hist-cards .di-vp-full").click()
-    until(lambda: run_js(dash_duo, "return document.querySelectorAll('.di-full-screen').length")
-          == 1, 10)
+    until(
+        lambda: run_js(dash_duo, "return document.querySelectorAll('.di-full-screen').length") == 1,
+        10,
+    )
     assert dash_duo.find_element(".di-full-screen .di-vp-full").text == "✕ Exit full screen"
     dash_duo.find_element(".di-full-screen .di-vp-full").click()
-    until(lambda: run_js(dash_duo, "return document.querySelectorAll('.di-full-screen').length")
-          == 0, 10)
+    until(
+        lambda: run_js(dash_duo, "return document.querySelectorAll('.di-full-screen').length") == 0,
+        10,
+    )
 
     # The regex filter hides tags.
     search = dash_duo.find_element("#hist-tags-filter")
@@ -200,7 +228,10 @@ def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
         # Counts the charts plotted (Plotly.react: how dcc.Graph draws and redraws), from
         # when plotly.js sets window.Plotly (the page's first paint holds the scripts until
         # after it: not necessarily before the window's load event).
-        dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        dash_duo.driver.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument",
+            {
+                "source": """
             window.__plots = 0;
             let plotly;
             Object.defineProperty(window, 'Plotly', {configurable: true, get: () => plotly,
@@ -211,12 +242,16 @@ def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
                   window.__plots += 1;
                   return react.apply(this, arguments);
                 };
-              }});"""})
+              }});"""
+            },
+        )
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./wide")
         until(lambda: len(run_js(dash_duo, CARDS)) == histograms.PAGE_SIZE)
-        until(lambda: any(c["onScreen"] for c in run_js(dash_duo, CARDS)),
-              msg="no card on screen: the window is too small for this test")
+        until(
+            lambda: any(c["onScreen"] for c in run_js(dash_duo, CARDS)),
+            msg="no card on screen: the window is too small for this test",
+        )
         until(lambda: all(c["drawn"] for c in run_js(dash_duo, CARDS) if c["onScreen"]))
         cards = run_js(dash_duo, CARDS)
         assert not cards[-1]["onScreen"] and not cards[-1]["drawn"]
@@ -225,19 +260,22 @@ def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
         run_js(dash_duo, "window.scrollTo(0, document.body.scrollHeight);")
         until(lambda: run_js(dash_duo, CARDS)[-1]["drawn"])
         assert run_js(dash_duo, "return window.__plots;") == sum(
-            c["drawn"] for c in run_js(dash_duo, CARDS))  # none drawn twice
+            c["drawn"] for c in run_js(dash_duo, CARDS)
+        )  # none drawn twice
         assert console_errors(dash_duo) == []
     finally:
         app.data_service.close()
 
 
 #: The page's first paint, followed (tests/pages.py first_paint_probe).
-PAINT_PROBE = first_paint_probe(".di-vp-card", ".di-hist-preview path[fill]", ".di-vp-tag",
-                                ".di-lazy-slot .js-plotly-plot")
+PAINT_PROBE = first_paint_probe(
+    ".di-vp-card", ".di-hist-preview path[fill]", ".di-vp-tag", ".di-lazy-slot .js-plotly-plot"
+)
 
 
-def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
-                                                                       tmp_path: Path) -> None:
+def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(
+    dash_duo, tmp_path: Path
+) -> None:
     """Issue 18 item 5 on the parameter distribution page: its answer paints the first row of
     charts (bands drawn by the server) before Dash starts; the copy lies over the page until
     the page's own charts on screen are drawn, so no frame shows an empty chart; the page's
@@ -253,8 +291,9 @@ def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     try:
         dash_duo.driver.set_window_size(1600, 1000)  # the first row on screen
-        dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                        {"source": PAINT_PROBE})
+        dash_duo.driver.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": PAINT_PROBE}
+        )
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./six")
         paint = first_paint_handed_over(dash_duo)

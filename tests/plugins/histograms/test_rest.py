@@ -17,8 +17,9 @@ from tests.rest_fixtures import (
 
 
 @pytest.mark.parametrize("train_id", ORACLE_JOBS)
-def test_histograms_match_oracle(oracle: dict[str, Any], client: FlaskClient,
-                                 mi_client: FlaskClient, train_id: str) -> None:
+def test_histograms_match_oracle(
+    oracle: dict[str, Any], client: FlaskClient, mi_client: FlaskClient, train_id: str
+) -> None:
     for tag, answer in oracle["jobs"][train_id]["histograms"].items():
         params = {"train_id": train_id, "tag": tag}
         assert_same(answer, get(mi_client, "/histograms", **params), f"{train_id}[{tag}]")

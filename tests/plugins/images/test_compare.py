@@ -37,7 +37,9 @@ def image_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
 
 def _columns(dash_duo) -> dict[str, dict] | None:
     """Each run column: its head's colour, its image (run, tag, step, loaded) and its note."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const out = {};
         document.querySelectorAll('#icmp-columns .di-icmp-col').forEach(col => {
             const img = col.querySelector('img');
@@ -47,11 +49,12 @@ def _columns(dash_duo) -> dict[str, dict] | None:
                          loaded: img ? img.complete && img.naturalWidth > 0 : false,
                          note: col.querySelector('.di-icmp-note').textContent};
         });
-        return out;""")
+        return out;""",
+    )
 
 
 def _rgb(colour: str) -> str:
-    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgb({red}, {green}, {blue})"
 
 
@@ -76,13 +79,26 @@ def test_images_of_several_runs_side_by_side(dash_duo, image_app) -> None:
     # Brightness as on the images page: every image's filter, and the URL.
     wait_idle(dash_duo)
     dash_duo.driver.get(dash_duo.server_url + "/compare/images" + search + "&step=3&b=80")
-    until(lambda: "brightness(1.6)" in run_js(
-        dash_duo, "const i = document.querySelector('#icmp-columns img');"
-                  "return i ? getComputedStyle(i).filter : '';"), 30)
+    until(
+        lambda: (
+            "brightness(1.6)"
+            in run_js(
+                dash_duo,
+                "const i = document.querySelector('#icmp-columns img');"
+                "return i ? getComputedStyle(i).filter : '';",
+            )
+        ),
+        30,
+    )
 
     # The slider's first step: ./i1 has nothing yet and says so.
     wait_idle(dash_duo)
     dash_duo.driver.get(dash_duo.server_url + "/compare/images" + search + "&step=1")
-    until(lambda: (_columns(dash_duo) or {}).get("./i1", {}).get("note")
-          == "nothing at or before step 1 (first: step 2)", 30)
+    until(
+        lambda: (
+            (_columns(dash_duo) or {}).get("./i1", {}).get("note")
+            == "nothing at or before step 1 (first: step 2)"
+        ),
+        30,
+    )
     assert _columns(dash_duo)["./i0"]["note"] == "step 1"

@@ -30,8 +30,11 @@ def test_image_helpers() -> None:
 def test_state_style_and_controls() -> None:
     state = images.STATE.parse({"b": "75", "c": "-1", "steps": "a=3,b\\,c=4"})
     assert (state["b"], state["c"], state["steps"]) == (75, 0, {"a": "3", "b,c": "4"})
-    assert parse_qs(images.STATE.search(state)[1:]) == {"b": ["75"], "c": ["0"],
-                                                        "steps": ["a=3,b\\,c=4"]}
+    assert parse_qs(images.STATE.search(state)[1:]) == {
+        "b": ["75"],
+        "c": ["0"],
+        "steps": ["a=3,b\\,c=4"],
+    }
     assert images.root_style(state) == {"--di-image-filter": "brightness(1.5) contrast(0)"}
     [row] = images.controls(state)
     assert find(row, "img-brightness").value == 75
@@ -59,24 +62,29 @@ def test_image_card_starts_at_the_step_of_the_link(service: DataService) -> None
     assert text(missing) == "no/such no image tag 'no/such' in ./ops_all"
 
 
-IMG = ("return Array.from(document.querySelectorAll('.di-vi-img')).map(i => [i.src, "
-       "getComputedStyle(i).filter])")
+IMG = (
+    "return Array.from(document.querySelectorAll('.di-vi-img')).map(i => [i.src, "
+    "getComputedStyle(i).filter])"
+)
 
 
 def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/images?train_id=./ops_all&c=60")
     until(lambda: len(run_js(dash_duo, IMG)) == 6, 15)
-    first = '.di-vi-card:first-child'
+    first = ".di-vi-card:first-child"
     dash_duo.wait_for_text_to_equal(f"{first} .di-vi-meta span", "Step: 500")
     assert run_js(dash_duo, IMG)[0][1] == "brightness(1) contrast(1.2)"
-    until(lambda: run_js(dash_duo, "return document.querySelector('.di-vi-img').naturalWidth")
-          == 256, 10)
+    until(
+        lambda: run_js(dash_duo, "return document.querySelector('.di-vi-img').naturalWidth") == 256,
+        10,
+    )
 
     # The browser's encodeMap writes what the server's encode_map reads.
     pairs = [["a,b", "x=y"], ["back\\slash", "1"], ["images/rgb_8x32x32", 400]]
-    assert run_js(dash_duo, "return window.dash_clientside.perTagPage.encodeMap(arguments[0]);",
-                  pairs) == encode_map({k: v for k, v in pairs})
+    assert run_js(
+        dash_duo, "return window.dash_clientside.perTagPage.encodeMap(arguments[0]);", pairs
+    ) == encode_map({k: v for k, v in pairs})
 
     # Step slider: every recorded step, the image loaded for the chosen one only.
     press(dash_duo, f"{first} .di-vi-slider [role=slider]", Keys.ARROW_LEFT, 2)
@@ -87,23 +95,27 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
 
     assert console_errors(dash_duo) == []
     # Brightness and contrast work in the browser alone: take the network away first.
-    dash_duo.driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
-                                           upload_throughput=0)
+    dash_duo.driver.set_network_conditions(
+        offline=True, latency=0, download_throughput=0, upload_throughput=0
+    )
     try:
-        assert dash_duo.driver.execute_async_script(
-            "const done = arguments[0]; fetch('/_dash-layout', {cache: 'no-store'})"
-            ".then(() => done('online'), () => done('offline'));") == "offline"
+        assert (
+            dash_duo.driver.execute_async_script(
+                "const done = arguments[0]; fetch('/_dash-layout', {cache: 'no-store'})"
+                ".then(() => done('online'), () => done('offline'));"
+            )
+            == "offline"
+        )
         press(dash_duo, "#img-brightness [role=slider]", Keys.ARROW_RIGHT, 5)
-        until(lambda: {f for _, f in run_js(dash_duo, IMG)}
-              == {"brightness(1.1) contrast(1.2)"}, 10)
+        until(
+            lambda: {f for _, f in run_js(dash_duo, IMG)} == {"brightness(1.1) contrast(1.2)"}, 10
+        )
         assert dash_duo.find_element("#img-brightness-reset").is_enabled()
         dash_duo.find_element("#img-contrast-reset").click()
-        until(lambda: {f for _, f in run_js(dash_duo, IMG)}
-              == {"brightness(1.1) contrast(1)"}, 10)
+        until(lambda: {f for _, f in run_js(dash_duo, IMG)} == {"brightness(1.1) contrast(1)"}, 10)
         assert not dash_duo.find_element("#img-contrast-reset").is_enabled()
         dash_duo.find_element("#img-brightness-reset").click()
-        until(lambda: {f for _, f in run_js(dash_duo, IMG)} == {"brightness(1) contrast(1)"},
-              10)
+        until(lambda: {f for _, f in run_js(dash_duo, IMG)} == {"brightness(1) contrast(1)"}, 10)
         until(lambda: "b" not in url_params(dash_duo) and "c" not in url_params(dash_duo), 10)
     finally:
         dash_duo.driver.delete_network_conditions()
@@ -112,8 +124,12 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     dash_duo.find_element(f"{first} .di-vi-frame").click()
     dash_duo.wait_for_contains_text("#img-modal-caption", "step 400 · 256×32 px")
     dash_duo.find_element("#img-modal").click()
-    until(lambda: run_js(dash_duo, "return document.querySelector('#img-modal').style.display")
-          == "none", 10)
+    until(
+        lambda: (
+            run_js(dash_duo, "return document.querySelector('#img-modal').style.display") == "none"
+        ),
+        10,
+    )
 
     # A reload keeps the chosen step (URL state).
     dash_duo.driver.refresh()

@@ -18,22 +18,27 @@ from tests.rest_fixtures import (
 )
 
 
-def image_bodies(client: FlaskClient, train_id: str, tag: str, steps: list[int]
-                 ) -> dict[str, Any]:
+def image_bodies(client: FlaskClient, train_id: str, tag: str, steps: list[int]) -> dict[str, Any]:
     """mi_dump.py's ``bodies``: sha256/size/content type per step (and -1)."""
     bodies = {}
     for step in [*steps, -1]:
-        response = client.get(f"{PREFIX}/image/single-image",
-                              query_string={"train_id": train_id, "tag": tag, "step": step})
+        response = client.get(
+            f"{PREFIX}/image/single-image",
+            query_string={"train_id": train_id, "tag": tag, "step": step},
+        )
         assert response.status_code == 200, response.get_json()
-        bodies[str(step)] = {"sha256": hashlib.sha256(response.data).hexdigest(),
-                             "size": len(response.data), "content_type": response.content_type}
+        bodies[str(step)] = {
+            "sha256": hashlib.sha256(response.data).hexdigest(),
+            "size": len(response.data),
+            "content_type": response.content_type,
+        }
     return bodies
 
 
 @pytest.mark.parametrize("train_id", ORACLE_JOBS)
-def test_images_match_oracle(oracle: dict[str, Any], client: FlaskClient,
-                             mi_client: FlaskClient, train_id: str) -> None:
+def test_images_match_oracle(
+    oracle: dict[str, Any], client: FlaskClient, mi_client: FlaskClient, train_id: str
+) -> None:
     for tag, answer in oracle["jobs"][train_id]["images"].items():
         params = {"train_id": train_id, "tag": tag}
         expected_meta = answer["metadata"]["metadatas"]

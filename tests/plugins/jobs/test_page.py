@@ -23,7 +23,8 @@ def _rows(dash_duo) -> list[str]:
     """Summary paths shown, read in one go (the table may re-render meanwhile)."""
     return dash_duo.driver.execute_script(
         "return Array.from(document.querySelectorAll('#job-table tbody tr td:nth-child(2)'))"
-        ".map(cell => cell.textContent);")
+        ".map(cell => cell.textContent);"
+    )
 
 
 def _wait_rows(dash_duo, expected: set[str], timeout: float = PATIENCE) -> None:
@@ -56,8 +57,9 @@ def test_summary_list_filter_sort_and_details(dash_duo, corpus_app) -> None:
     dash_duo.find_element("#job-filter-regex input").click()
     _wait_rows(dash_duo, CORPUS_JOBS)
     dash_duo.find_element('button[id*="\\"column\\":\\"path\\""]').click()
-    dash_duo.wait_for_text_to_equal("#job-table tbody tr td:nth-child(2)",
-                                    "./lenet_adam_lr0.001_bs32")
+    dash_duo.wait_for_text_to_equal(
+        "#job-table tbody tr td:nth-child(2)", "./lenet_adam_lr0.001_bs32"
+    )
     assert "sort=path" in dash_duo.driver.current_url
 
     # Parameter details of a job with lineage.
@@ -88,11 +90,14 @@ def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Pa
         _wait_rows(dash_duo, {"./first"})
         # The timer's [disabled, ms]: the box's bounds (MindInsight's 3..300 s); the current
         # interval (here 7 s) when the box is empty.
-        auto = ("return window.dash_clientside.shell.autoRefresh(arguments[0], arguments[1], "
-                "Number(arguments[2].min), Number(arguments[2].max), 7000);")
-        assert [dash_duo.driver.execute_script(auto, *case, refresh) for case in (
-            (["on"], 3), (["on"], 1), ([], 500), (["on"], None), (["on"], 12.7))] == [
-            [False, 3000], [False, 3000], [True, 300000], [False, 7000], [False, 12000]]
+        auto = (
+            "return window.dash_clientside.shell.autoRefresh(arguments[0], arguments[1], "
+            "Number(arguments[2].min), Number(arguments[2].max), 7000);"
+        )
+        assert [
+            dash_duo.driver.execute_script(auto, *case, refresh)
+            for case in ((["on"], 3), (["on"], 1), ([], 500), (["on"], None), (["on"], 12.7))
+        ] == [[False, 3000], [False, 3000], [True, 300000], [False, 7000], [False, 12000]]
         with SummaryWriter(base / "second", host="t") as writer:
             writer.add_scalar("loss", 1.0, 1)
         _wait_rows(dash_duo, {"./first", "./second"}, timeout=15)
@@ -101,8 +106,7 @@ def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Pa
         app.data_service.close()
 
 
-def test_details_stay_open_while_the_list_refreshes(dash_duo, corpus: Path,
-                                                     tmp_path: Path) -> None:
+def test_details_stay_open_while_the_list_refreshes(dash_duo, corpus: Path, tmp_path: Path) -> None:
     """A refresh with nothing new leaves the table as drawn; one with a new job draws the rows
     anew, and the open details window stays (it closed at the next auto refresh, 10 s)."""
     base = tmp_path / "logs"
@@ -128,8 +132,7 @@ def test_details_stay_open_while_the_list_refreshes(dash_duo, corpus: Path,
 
         with SummaryWriter(base / "second", host="t") as writer:
             writer.add_scalar("loss", 1.0, 1)
-        until(lambda: (refresh(), set(_rows(dash_duo)) == {"./lenet_sc", "./second"})[1],
-              poll=0.5)
+        until(lambda: (refresh(), set(_rows(dash_duo)) == {"./lenet_sc", "./second"})[1], poll=0.5)
         wait_idle(dash_duo)
         assert not dash_duo.find_elements('#job-table tbody tr[data-mark="first"]')
         assert "Momentum" in dash_duo.find_element("#param-details-modal").text
@@ -158,4 +161,13 @@ def test_goto_page_box(dash_duo, tmp_path: Path) -> None:
 
 def test_goto_page_reads_whole_numbers_only() -> None:
     assert [goto_page(v) for v in (2, "3", 4.0, None, "", "x", 0, -1, 2.5)] == [
-        2, 3, 4, None, None, None, None, None, None]
+        2,
+        3,
+        4,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]

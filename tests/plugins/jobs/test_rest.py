@@ -24,8 +24,9 @@ from tests.rest_fixtures import (
 
 
 @pytest.mark.parametrize("train_id", ORACLE_JOBS)
-def test_plugins_and_single_job_match_oracle(oracle: dict[str, Any], client: FlaskClient,
-                                             train_id: str) -> None:
+def test_plugins_and_single_job_match_oracle(
+    oracle: dict[str, Any], client: FlaskClient, train_id: str
+) -> None:
     expected = json.loads(json.dumps(oracle["jobs"][train_id]["plugins"]))
     for (job, plugin), extra in EXTRA_TAGS.items():
         if job == train_id:
@@ -41,11 +42,13 @@ def test_plugins_and_single_job_match_oracle(oracle: dict[str, Any], client: Fla
 # -- train jobs ------------------------------------------------------------------------------------
 
 
-def test_train_jobs_match_oracle_and_list_nested(oracle: dict[str, Any],
-                                                 client: FlaskClient) -> None:
+def test_train_jobs_match_oracle_and_list_nested(
+    oracle: dict[str, Any], client: FlaskClient
+) -> None:
     ours = get(client, "/train-jobs", offset=0, limit=999)
-    assert list(ours) == list(oracle["train_jobs"]) == ["name", "total", "train_jobs",
-                                                          "load_status"]
+    assert (
+        list(ours) == list(oracle["train_jobs"]) == ["name", "total", "train_jobs", "load_status"]
+    )
     assert ours["name"] == oracle["train_jobs"]["name"] == "corpus"
     assert ours["load_status"] == "loaded"
     by_id = {job["train_id"]: job for job in ours["train_jobs"]}
@@ -60,10 +63,12 @@ def test_train_jobs_match_oracle_and_list_nested(oracle: dict[str, Any],
         for field in ("create_time", "update_time"):
             assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", job[field])
     nested = by_id["./nested/grp/job_a"]
-    assert nested["plugins"]["scalar"] == ["accuracy/scalar", "learning_rate/scalar",
-                                          "loss/scalar"]
+    assert nested["plugins"]["scalar"] == ["accuracy/scalar", "learning_rate/scalar", "loss/scalar"]
     assert (nested["summary_files"], nested["cache_status"], nested["is_integrity"]) == (
-        1, "CACHED", True)
+        1,
+        "CACHED",
+        True,
+    )
     loss = get(client, "/scalar/metadata", train_id="./nested/grp/job_a", tag="loss/scalar")
     assert len(loss["metadatas"]) == 200
 
@@ -86,20 +91,31 @@ def test_train_jobs_paging(client: FlaskClient, corpus_provider: DataProvider) -
 
 
 def test_train_job_caches(client: FlaskClient) -> None:
-    response = client.post(f"{PREFIX}/train-job-caches",
-                           json={"train_ids": ["./lenet_sc", "./nope", "./nested/grp/job_a"]})
-    assert response.get_json() == {"cache_result": [
-        {"train_id": "./lenet_sc", "cache_status": "CACHED"},
-        {"train_id": "./nested/grp/job_a", "cache_status": "CACHED"}]}
+    response = client.post(
+        f"{PREFIX}/train-job-caches",
+        json={"train_ids": ["./lenet_sc", "./nope", "./nested/grp/job_a"]},
+    )
+    assert response.get_json() == {
+        "cache_result": [
+            {"train_id": "./lenet_sc", "cache_status": "CACHED"},
+            {"train_id": "./nested/grp/job_a", "cache_status": "CACHED"},
+        ]
+    }
     post = client.post
     assert error_of(post(f"{PREFIX}/train-job-caches", json={"train_ids": "./lenet_sc"})) == (
-        400, "50540001")
+        400,
+        "50540001",
+    )
     assert error_of(post(f"{PREFIX}/train-job-caches", json={"train_ids": [1]})) == (
-        400, "50540001")
+        400,
+        "50540001",
+    )
     assert error_of(post(f"{PREFIX}/train-job-caches", json={})) == (400, "50540003")
     assert error_of(post(f"{PREFIX}/train-job-caches", data="x")) == (400, "50540003")
     assert error_of(post(f"{PREFIX}/train-job-caches", json={"train_ids": ["/etc"]})) == (
-        400, "50540002")
+        400,
+        "50540002",
+    )
     response = client.get(f"{PREFIX}/train-job-caches")
     assert error_of(response) == (405, "50545002")
     assert response.headers["Allow"] == "OPTIONS, POST"

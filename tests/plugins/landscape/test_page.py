@@ -46,8 +46,16 @@ GRAPH_DATA = "return document.querySelector('#{} .js-plotly-plot').data"
 
 def test_style_from_url_repairs_bad_values() -> None:
     assert style_from({}) == DEFAULT_STYLE
-    style = style_from({"scale": "Viridis", "levels": "500", "path_width": "x", "opacity": "0",
-                        "path_colour": "#FF0000", "log": "1"})
+    style = style_from(
+        {
+            "scale": "Viridis",
+            "levels": "500",
+            "path_width": "x",
+            "opacity": "0",
+            "path_colour": "#FF0000",
+            "log": "1",
+        }
+    )
     assert style == Style("viridis", 30, "#ff0000", 5, 0.1, True)
     assert style_from({"scale": "nope", "path_colour": "pink"}) == DEFAULT_STYLE
     assert style_params(DEFAULT_STYLE) == dict.fromkeys(style_params(DEFAULT_STYLE))
@@ -68,7 +76,7 @@ def test_colour_values_and_levels() -> None:
 
 def _grid(n: int = 5) -> tuple[Grid, LossPath]:
     x, y = np.linspace(-1, 1, n), np.linspace(-2, 2, n + 1)
-    z = 2 + np.add.outer(y ** 2, x ** 2)
+    z = 2 + np.add.outer(y**2, x**2)
     path = LossPath(np.array([-1.0, 0.0]), np.array([-2.0, 0.0]), np.array([7.0, 2.0]), (3, 4))
     return Grid(x, y, z), path
 
@@ -83,26 +91,30 @@ def test_figures_draw_the_path_on_every_view() -> None:
     assert surface.layout.updatemenus[0].buttons[0].label == "▶ Play the path"
     lines = landscape_figure(cells, path, "contour", DEFAULT_STYLE)
     assert lines.data[0].contours.coloring == "lines" and lines.data[0].z.shape == (6, 5)
-    filled = landscape_figure(cells, None, "filled", Style(log_colour=True),
-                              convergence=[0.0, 0.0, 2.0])
+    filled = landscape_figure(
+        cells, None, "filled", Style(log_colour=True), convergence=[0.0, 0.0, 2.0]
+    )
     assert filled.data[0].contours.coloring == "fill" and filled.data[0].text.shape == (6, 5)
     assert filled.data[1].name == "Model Convergence Point" and not filled.frames
-    both = overlay_figure([("a", cells, [0, 0, 2]), ("b", cells, [0, 0, 2])], "contour",
-                          DEFAULT_STYLE)
+    both = overlay_figure(
+        [("a", cells, [0, 0, 2]), ("b", cells, [0, 0, 2])], "contour", DEFAULT_STYLE
+    )
     assert [t.type for t in both.data] == ["contour", "scatter"] * 2
     assert both.layout.coloraxis.cmin == cells.z.min() and both.data[2].xaxis == "x2"
 
 
 def test_chooser_and_info_rows(tmp_path: Path) -> None:
     write_epoch_job(tmp_path / "e")
-    app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0,
-                     start_loader=False)
+    app = create_app(
+        str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0, start_loader=False
+    )
     app.data_service.loader.load_round()
     service = LandscapeService(app.data_service.provider)
     landscapes = service.landscapes("./e")
     assert page.chooser_options(landscapes) == [
         {"label": "1-3", "value": interval_id([1, 2, 3])},
-        {"label": "3-5", "value": interval_id([3, 4, 5])}]
+        {"label": "3-5", "value": interval_id([3, 4, 5])},
+    ]
     assert page.chosen_ref(landscapes, "final").intervals == (1, 2, 3)  # no final: the first
     choice = page.resolve(service, "./e", {"interval": interval_id([3, 4, 5]), "view": "x"})
     assert choice.ref.intervals == (3, 4, 5) and choice.view == "3d"
@@ -111,8 +123,9 @@ def test_chooser_and_info_rows(tmp_path: Path) -> None:
     shapes = rendered.steps.layout.shapes
     assert (shapes[0].x0, shapes[0].x1) == (12, 20)  # epochs 3-5, 4 steps per epoch
     assert rendered.unit == "Unit: epoch"
-    rows = dict(page.info_rows({"decomposition": "PCA", "unit": "epoch", "step_per_epoch": 4},
-                               "10x10x10"))
+    rows = dict(
+        page.info_rows({"decomposition": "PCA", "unit": "epoch", "step_per_epoch": 4}, "10x10x10")
+    )
     assert rows["Network"] == "--" and rows["Step/Epoch"] == "4/1"
     final = compare_page.job_final(service, "./e")
     assert final.cells is None and final.problem == str(compare_page.NOT_EXIST_TEXT)
@@ -141,7 +154,8 @@ def _data(dash_duo: Any, graph_id: str) -> list[dict]:
     return dash_duo.driver.execute_script(
         f"const gd = document.querySelector('#{graph_id} .js-plotly-plot');"
         "return gd && gd.data ? gd.data.map(t => ({type: t.type, colorscale: t.colorscale, "
-        "coloring: t.contours ? t.contours.coloring : null, name: t.name})) : null;")
+        "coloring: t.contours ? t.contours.coloring : null, name: t.name})) : null;"
+    )
 
 
 def _params(dash_duo: Any) -> dict[str, str]:
@@ -166,8 +180,9 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/dashboard?train_id={STEP_JOB}")
     dash_duo.wait_for_element("#card-landscape #landscape-card-graph .js-plotly-plot", timeout=30)
     assert "2-16" in dash_duo.find_element("#card-landscape").text
-    until(lambda: _trace_types(dash_duo, "landscape-card-graph")[:2] == ["surface",
-                                                                        "scatter3d"], 30)
+    until(
+        lambda: _trace_types(dash_duo, "landscape-card-graph")[:2] == ["surface", "scatter3d"], 30
+    )
     dash_duo.find_element("#card-landscape .di-card-head a").click()
     until(lambda: urlparse(dash_duo.driver.current_url).path == page.PATH, 30)
     until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
@@ -175,16 +190,17 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
     dash_duo.wait_for_contains_text("#ls-info", "Learning Rate: 5.000000e-02", timeout=30)
     dash_duo.wait_for_contains_text("#ls-info", "Sampling Point resolution: 12x12x12", timeout=30)
     dash_duo.wait_for_contains_text("#ls-unit", "Unit: step", timeout=30)
-    shaded = ("return document.querySelector('#ls-steps .js-plotly-plot').layout.shapes"
-              ".map(s => [s.x0, s.x1])")
+    shaded = (
+        "return document.querySelector('#ls-steps .js-plotly-plot').layout.shapes"
+        ".map(s => [s.x0, s.x1])"
+    )
     until(lambda: dash_duo.driver.execute_script(shaded) == [[2, 16]], 30)
 
     # the three views
     for label, coloring in (("Isoline Map", "lines"), ("Topographic Map", "fill")):
         view = "contour" if coloring == "lines" else "filled"
         dash_duo.find_element(f"#ls-view input[value='{view}']").click()
-        until(lambda c=coloring: (_data(dash_duo, "ls-graph") or [{}])[0].get("coloring") == c,
-              15)
+        until(lambda c=coloring: (_data(dash_duo, "ls-graph") or [{}])[0].get("coloring") == c, 15)
         assert label in dash_duo.find_element("#ls-view").text
     assert _params(dash_duo)["view"] == "filled"
     assert _trace_types(dash_duo, "ls-graph")[1:] == ["scatter"] * 3  # path, ends, marker
@@ -207,8 +223,8 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
 
     # play the path: plotly's animation moves the marker to the end point
     dash_duo.driver.execute_script(  # below the sticky top bar, then a real click
-        "document.querySelector('#ls-graph .updatemenu-button')"
-        ".scrollIntoView({block: 'center'})")
+        "document.querySelector('#ls-graph .updatemenu-button').scrollIntoView({block: 'center'})"
+    )
     dash_duo.find_element("#ls-graph .updatemenu-button").click()
     full = "const d = document.querySelector('#ls-graph .js-plotly-plot')._fullData;"
     end = dash_duo.driver.execute_script(full + "const x = d[1].x; return x[x.length - 1];")
@@ -218,14 +234,17 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
     until(lambda: dash_duo.driver.execute_script(marker) == end, 30)
 
     # reset view: a turned camera goes back to the starting one
-    camera = ("return document.querySelector('#ls-graph .js-plotly-plot')"
-              "._fullLayout.scene.camera.eye.x")
+    camera = (
+        "return document.querySelector('#ls-graph .js-plotly-plot')._fullLayout.scene.camera.eye.x"
+    )
     dash_duo.driver.execute_script(
         "Plotly.relayout(document.querySelector('#ls-graph .js-plotly-plot'),"
-        " {'scene.camera.eye': {x: 0.2, y: 0.2, z: 2.5}})")
+        " {'scene.camera.eye': {x: 0.2, y: 0.2, z: 2.5}})"
+    )
     until(lambda: dash_duo.driver.execute_script(camera) == 0.2, 15)
     dash_duo.driver.execute_script(
-        "document.getElementById('ls-reset-view').scrollIntoView({block: 'center'})")
+        "document.getElementById('ls-reset-view').scrollIntoView({block: 'center'})"
+    )
     dash_duo.find_element("#ls-reset-view").click()
     until(lambda: dash_duo.driver.execute_script(camera) == 1.5, 15)
     assert console_errors(dash_duo) == []
@@ -236,8 +255,10 @@ def test_epoch_job_and_jobs_without_landscapes(dash_duo: Any, landscape_app: Any
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={EPOCH_JOB}")
     until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
     dash_duo.wait_for_contains_text("#ls-unit", "Unit: epoch", timeout=30)
-    shaded = ("return document.querySelector('#ls-steps .js-plotly-plot').layout.shapes"
-              ".map(s => [s.x0, s.x1])")
+    shaded = (
+        "return document.querySelector('#ls-steps .js-plotly-plot').layout.shapes"
+        ".map(s => [s.x0, s.x1])"
+    )
     until(lambda: dash_duo.driver.execute_script(shaded) == [[4, 12]], 30)  # epochs 1-3
     dash_duo.select_dcc_dropdown("#ls-interval", value="3-5")
     until(lambda: dash_duo.driver.execute_script(shaded) == [[12, 20]], 30)
@@ -253,7 +274,7 @@ def test_epoch_job_and_jobs_without_landscapes(dash_duo: Any, landscape_app: Any
 
 def _rgb(colour: str) -> str:
     """``#rrggbb`` as the browser writes a style's colour."""
-    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgb({red}, {green}, {blue})"
 
 
@@ -266,8 +287,10 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     active = dash_duo.find_element("#compare-tabs .active")
     assert active.text == "Loss Graph Comparison"
     # Read in one script: the tiles are drawn again as the page settles (a stale element).
-    tiles = ("const out = {}; document.querySelectorAll('#lc-tiles .di-lc-card').forEach(c => {"
-             " out[c.querySelector('.di-card-head').textContent] = c.innerText; }); return out;")
+    tiles = (
+        "const out = {}; document.querySelectorAll('#lc-tiles .di-lc-card').forEach(c => {"
+        " out[c.querySelector('.di-card-head').textContent] = c.innerText; }); return out;"
+    )
     until(lambda: set(dash_duo.driver.execute_script(tiles)) == {STEP_JOB, EPOCH_JOB}, 30)
     cards = dash_duo.driver.execute_script(tiles)
     assert "Network: LeNet5" in cards[STEP_JOB]
@@ -282,15 +305,24 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
         return out;""")
     assert dots == {job: _rgb(run_colour(job, all_ids)) for job in (STEP_JOB, EPOCH_JOB)}
     dash_duo.driver.execute_script(
-        "localStorage.setItem('run-colours', JSON.stringify(arguments[0]));",
-        {STEP_JOB: "#123456"})
+        "localStorage.setItem('run-colours', JSON.stringify(arguments[0]));", {STEP_JOB: "#123456"}
+    )
     dash_duo.driver.refresh()
-    until(lambda: dash_duo.driver.execute_script(
-        "const dot = document.querySelector('#lc-tiles .di-run-dot[id*=\"' + arguments[0]"
-        " + '\"]'); return dot && dot.style.background;", STEP_JOB) == _rgb("#123456"), 30)
+    until(
+        lambda: (
+            dash_duo.driver.execute_script(
+                "const dot = document.querySelector('#lc-tiles .di-run-dot[id*=\"' + arguments[0]"
+                " + '\"]'); return dot && dot.style.background;",
+                STEP_JOB,
+            )
+            == _rgb("#123456")
+        ),
+        30,
+    )
     # The job picker's filter decides the tiles.
-    heads = ("return [...document.querySelectorAll('#lc-tiles .di-card-head')]"
-             ".map(h => h.textContent);")
+    heads = (
+        "return [...document.querySelectorAll('#lc-tiles .di-card-head')].map(h => h.textContent);"
+    )
     search = dash_duo.find_element("#lc-jobs-filter")
     search.send_keys("epoch\ue007")
     until(lambda: dash_duo.driver.execute_script(heads) == [EPOCH_JOB], 30)
@@ -309,15 +341,15 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["contour", "scatter"], 30)
     assert _params(dash_duo)["mode"] == "overlay"
     disabled = dash_duo.driver.execute_script(
-        "return [...document.querySelectorAll('#lc-overlay input')].map(i => i.disabled)")
+        "return [...document.querySelectorAll('#lc-overlay input')].map(i => i.disabled)"
+    )
     assert sorted(disabled) == [False, True]  # lenet_epoch has no final landscape
     dash_duo.find_element("#lc-view input[value='3d']").click()
     until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["surface", "scatter3d"], 30)
     assert console_errors(dash_duo) == []
 
 
-def test_compare_overlay_of_two_jobs(dash_duo: Any, landscape_app: Any,
-                                     tmp_path: Path) -> None:
+def test_compare_overlay_of_two_jobs(dash_duo: Any, landscape_app: Any, tmp_path: Path) -> None:
     """Two jobs with final landscapes share one colour range in one scene."""
     base = Path(landscape_app.data_service.summary_base_dir)
     target = base / "lenet_copy"
@@ -329,16 +361,15 @@ def test_compare_overlay_of_two_jobs(dash_duo: Any, landscape_app: Any,
     until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["surface", "scatter3d"] * 2, 30)
     ranges = dash_duo.driver.execute_script(
         GRAPH_DATA.format("lc-overlay-graph") + ".filter(t => t.type === 'surface')"
-        ".map(t => [t.cmin, t.cmax])")
+        ".map(t => [t.cmin, t.cmax])"
+    )
     assert ranges[0] == ranges[1] and ranges[0][0] < ranges[0][1]
     dash_duo.find_element("#lc-view input[value='filled']").click()
     until(lambda: _trace_types(dash_duo, "lc-overlay-graph") == ["contour", "scatter"] * 2, 30)
     assert console_errors(dash_duo) == []
 
 
-
-def test_compare_refresh_draws_again_only_what_changed(dash_duo: Any,
-                                                       landscape_app: Any) -> None:
+def test_compare_refresh_draws_again_only_what_changed(dash_duo: Any, landscape_app: Any) -> None:
     """A refresh with nothing new leaves the tiles as drawn (each tick of the auto refresh drew
     every 3D scene again: a loaded browser never became idle); new data draws them again."""
     tile = "#lc-tiles .js-plotly-plot"

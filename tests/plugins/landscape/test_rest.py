@@ -90,9 +90,21 @@ def dumps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     thread.start()
     out = tmp_path_factory.mktemp("ours")
     try:
-        subprocess.run([sys.executable, str(TOOLS / "mi_landscape_dump.py"), "--url",
-                        f"http://127.0.0.1:{server.server_port}", "--out", str(out),
-                        "--scrub", str(base)], check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            [
+                sys.executable,
+                str(TOOLS / "mi_landscape_dump.py"),
+                "--url",
+                f"http://127.0.0.1:{server.server_port}",
+                "--out",
+                str(out),
+                "--scrub",
+                str(base),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
     finally:
         server.shutdown()
         thread.join(10)
@@ -119,8 +131,13 @@ def test_answers_equal_mindinsights(dumps: tuple[Path, Path], name: str) -> None
         _check(theirs["answers"][key], ours["answers"][key], key, ids_theirs, ids_ours)
 
 
-def _check(theirs: dict[str, Any], ours: dict[str, Any], key: str,
-           ids_theirs: dict[str, list[int]], ids_ours: dict[str, list[int]]) -> None:
+def _check(
+    theirs: dict[str, Any],
+    ours: dict[str, Any],
+    key: str,
+    ids_theirs: dict[str, list[int]],
+    ids_ours: dict[str, list[int]],
+) -> None:
     theirs, ours = _normalise(theirs, ids_theirs), _normalise(ours, ids_ours)
     out: list[str] = []
     _same(theirs, ours, key, out)
@@ -132,14 +149,22 @@ def test_interval_ids_are_deterministic(dumps: tuple[Path, Path]) -> None:
     _, ours_dir = dumps
     answers = _answers(ours_dir, "lenet_step.json")["answers"]
     listed = answers["intervals"]["json"]["intervals"]
-    assert [i["id"] for i in listed] == [interval_id(range(2, 17, 2)),
-                                         interval_id(range(18, 33, 2))]
-    code = ("from dash_insight.plugins.landscape.query import interval_id; "
-            "print(interval_id([2, 4, 6, 8, 10, 12, 14, 16]))")
+    assert [i["id"] for i in listed] == [
+        interval_id(range(2, 17, 2)),
+        interval_id(range(18, 33, 2)),
+    ]
+    code = (
+        "from dash_insight.plugins.landscape.query import interval_id; "
+        "print(interval_id([2, 4, 6, 8, 10, 12, 14, 16]))"
+    )
     for seed in ("1", "2"):
-        printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                 check=True, env={"PYTHONHASHSEED": seed,
-                                                  "PYTHONPATH": str(Path(__file__).parents[3])})
+        printed = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PYTHONPATH": str(Path(__file__).parents[3])},
+        )
         assert printed.stdout.strip() == listed[0]["id"]
 
 
@@ -165,26 +190,47 @@ def write_epoch_job(directory: Path, size: int = 10) -> None:
         for step in range(1, 21):
             writer.add_scalar("loss/auto", 2.3 - step * 0.01, step=step)
         for first in (1, 3):
-            z = (2.0 + first + np.add.outer(y ** 2, x ** 2)).astype(np.float64)
-            path = (np.array([-0.4, -0.2, 0.0], np.float32), np.array([0.1, 0.05, 0.0], np.float32),
-                    np.array([2.2, 2.1, 2.0], np.float64) + first)
-            writer.add_landscape(f"landscape_[{first}, {first + 2}]", x, y, z,
-                                 intervals=[first, first + 1, first + 2], path=path,
-                                 convergence_point=(np.array([0], np.int64),
-                                                    np.array([0], np.int64), z[0, 0]),
-                                 unit="epoch", step_per_epoch=4)
+            z = (2.0 + first + np.add.outer(y**2, x**2)).astype(np.float64)
+            path = (
+                np.array([-0.4, -0.2, 0.0], np.float32),
+                np.array([0.1, 0.05, 0.0], np.float32),
+                np.array([2.2, 2.1, 2.0], np.float64) + first,
+            )
+            writer.add_landscape(
+                f"landscape_[{first}, {first + 2}]",
+                x,
+                y,
+                z,
+                intervals=[first, first + 1, first + 2],
+                path=path,
+                convergence_point=(np.array([0], np.int64), np.array([0], np.int64), z[0, 0]),
+                unit="epoch",
+                step_per_epoch=4,
+            )
 
 
 def test_epoch_job_with_overlapping_intervals(epoch_client) -> None:
     listed = epoch_client.get(f"{API}/intervals?train_id=./lenet_epoch").json["intervals"]
     assert [i["value"] for i in listed] == [[1, 3], [3, 5]]
-    second = epoch_client.get(f"{API}/landscapes", query_string={
-        "train_id": "./lenet_epoch", "type": "interval", "interval_id": listed[1]["id"]}).json
+    second = epoch_client.get(
+        f"{API}/landscapes",
+        query_string={
+            "train_id": "./lenet_epoch",
+            "type": "interval",
+            "interval_id": listed[1]["id"],
+        },
+    ).json
     [entry] = second["landscapes"]
     assert entry["path"]["intervals"] == [3, 4, 5]
-    assert entry["metadata"] == {"decomposition": "PCA", "unit": "epoch", "step_per_epoch": 4,
-                                 "network": None, "learning_rate": None, "optimizer": None,
-                                 "metric": {}}
+    assert entry["metadata"] == {
+        "decomposition": "PCA",
+        "unit": "epoch",
+        "step_per_epoch": 4,
+        "network": None,
+        "learning_rate": None,
+        "optimizer": None,
+        "metric": {},
+    }
     assert entry["convergence_point"][:2] == [0.0, 0.0]
     assert len(entry["points"]["z"]) == 10 and len(entry["points"]["z"][0]) == 10
     final = epoch_client.get(f"{API}/landscapes?train_id=./lenet_epoch&type=final").json

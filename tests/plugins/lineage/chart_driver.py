@@ -28,14 +28,16 @@ def axis_titles(dash_duo: Any) -> list[str]:
     """The axis titles as drawn, left to right (without their hover text)."""
     return dash_duo.driver.execute_script(
         "return Array.from(document.querySelectorAll('#lineage-chart .di-pc-axis .axis-title'))"
-        ".map(t => t.firstChild.nodeValue);")
+        ".map(t => t.firstChild.nodeValue);"
+    )
 
 
 def tick_texts(dash_duo: Any) -> list[list[str]]:
     """Each axis' tick labels, bottom to top."""
     return dash_duo.driver.execute_script(
         "return Array.from(document.querySelectorAll('#lineage-chart .di-pc-axis')).map(a =>"
-        " Array.from(a.querySelectorAll('.tick text')).map(t => t.firstChild.nodeValue));")
+        " Array.from(a.querySelectorAll('.tick text')).map(t => t.firstChild.nodeValue));"
+    )
 
 
 def axis_box(dash_duo: Any, axis_id: str) -> dict[str, Any]:
@@ -46,16 +48,17 @@ def brushes(dash_duo: Any, axis_id: str) -> list[tuple[float, float]]:
     """The brushes drawn on an axis as fractions of its height (foot 0, top 1), low first."""
     box = axis_box(dash_duo, axis_id)
     height = box["bottom"] - box["top"]
-    return [((box["bottom"] - bottom) / height, (box["bottom"] - top) / height)
-            for top, bottom in box["brushes"]]
+    return [
+        ((box["bottom"] - bottom) / height, (box["bottom"] - top) / height)
+        for top, bottom in box["brushes"]
+    ]
 
 
 def _y(box: dict[str, Any], fraction: float) -> int:
     return round(box["bottom"] - fraction * (box["bottom"] - box["top"]))
 
 
-def drag_axis(dash_duo: Any, axis_id: str, start: float, end: float,
-              shift: bool = False) -> None:
+def drag_axis(dash_duo: Any, axis_id: str, start: float, end: float, shift: bool = False) -> None:
     """Press on an axis at fraction ``start`` of its height, drag to ``end``, release (with
     Shift held: one more range)."""
     box = axis_box(dash_duo, axis_id)
@@ -100,7 +103,11 @@ def hover_line(dash_duo: Any, job: str) -> str:
     actions = ActionBuilder(dash_duo.driver)
     actions.pointer_action.move_to_location(*point)
     actions.perform()
-    return until(lambda: dash_duo.driver.execute_script(
-        "const t = document.querySelector('#lineage-chart .di-pc-tooltip');"
-        "return t && !t.hidden && t.dataset.job === arguments[0] ? t.innerText : null;", job),
-        10)
+    return until(
+        lambda: dash_duo.driver.execute_script(
+            "const t = document.querySelector('#lineage-chart .di-pc-tooltip');"
+            "return t && !t.hidden && t.dataset.job === arguments[0] ? t.innerText : null;",
+            job,
+        ),
+        10,
+    )

@@ -13,9 +13,11 @@ METRIC = views.Column("metric/acc", "[M]acc", "number", "metric")
 
 
 def _rows() -> list[dict]:
-    return [{"train_id": "./a", "x": 1.0, "n": "b", "metric/acc": 0.5},
-            {"train_id": "./b", "x": None, "n": None, "metric/acc": None},
-            {"train_id": "./c", "x": 5, "n": "a", "metric/acc": 0.9}]
+    return [
+        {"train_id": "./a", "x": 1.0, "n": "b", "metric/acc": 0.5},
+        {"train_id": "./b", "x": None, "n": None, "metric/acc": None},
+        {"train_id": "./c", "x": 5, "n": "a", "metric/acc": 0.9},
+    ]
 
 
 def test_nice_ticks_steps_of_1_2_2_5_5() -> None:
@@ -46,11 +48,14 @@ def test_axis_ticks_numbers_rounded_categories_shortened() -> None:
     ticks = views.axis_ticks(axis)
     assert [t[1] for t in ticks] == ["0", "0.0005", "0.001"]
     assert all(0 <= t[0] <= 1 for t in ticks)
-    category = views.axis_for(CATEGORY, [{"n": "SoftmaxCrossEntropyWithLogits"}, {"n": None},
-                                         {"n": "MSE"}])
+    category = views.axis_for(
+        CATEGORY, [{"n": "SoftmaxCrossEntropyWithLogits"}, {"n": None}, {"n": "MSE"}]
+    )
     ticks = views.axis_ticks(category)  # no tick for "n/a"
-    assert [t[1:] for t in ticks] == [["MSE", "MSE"],
-                                      ["SoftmaxCr…", "SoftmaxCrossEntropyWithLogits"]]
+    assert [t[1:] for t in ticks] == [
+        ["MSE", "MSE"],
+        ["SoftmaxCr…", "SoftmaxCrossEntropyWithLogits"],
+    ]
     assert [t[0] for t in ticks] == [0.5, 1.0]
 
 
@@ -58,8 +63,9 @@ def test_brushes_and_filters_convert_both_ways() -> None:
     axis = views.axis_for(NUMBER, _rows())
     fractions = views.brush_fractions(axis, [[2.0, 4.0]])
     assert fractions is not None
-    assert views.filter_from_fractions(axis, fractions) == [[pytest.approx(2.0),
-                                                             pytest.approx(4.0)]]
+    assert views.filter_from_fractions(axis, fractions) == [
+        [pytest.approx(2.0), pytest.approx(4.0)]
+    ]
     assert views.filter_from_fractions(axis, [[0.9, 0.4]])[0][0] < 5  # drag upwards or down
     # A brush reaching the "n/a" position keeps the jobs without a value: low None.
     assert views.filter_from_fractions(axis, [[0.0, 0.5]])[0][0] is None
@@ -76,15 +82,24 @@ def test_brushes_and_filters_convert_both_ways() -> None:
 
 
 def test_brush_events_from_the_browser() -> None:
-    assert views.brush_from_event({"axis": 2, "id": "x", "ranges": [[0.1, 0.4]]}) == \
-        (2, "x", [[0.1, 0.4]])
+    assert views.brush_from_event({"axis": 2, "id": "x", "ranges": [[0.1, 0.4]]}) == (
+        2,
+        "x",
+        [[0.1, 0.4]],
+    )
     assert views.brush_from_event({"axis": 0, "id": "x", "ranges": None}) == (0, "x", None)
     assert views.brush_from_event({"axis": 0, "id": "x", "ranges": []}) == (0, "x", None)
-    for bad in (None, [], {"axis": "0", "id": "x"}, {"axis": True, "id": "x"},
-                {"axis": -1, "id": "x"}, {"axis": 0, "id": 3},
-                {"axis": 0, "id": "x", "ranges": [[0.1]]},
-                {"axis": 0, "id": "x", "ranges": [["a", 1]]},
-                {"axis": 0, "id": "x", "ranges": "0.1,0.2"}):
+    for bad in (
+        None,
+        [],
+        {"axis": "0", "id": "x"},
+        {"axis": True, "id": "x"},
+        {"axis": -1, "id": "x"},
+        {"axis": 0, "id": 3},
+        {"axis": 0, "id": "x", "ranges": [[0.1]]},
+        {"axis": 0, "id": "x", "ranges": [["a", 1]]},
+        {"axis": 0, "id": "x", "ranges": "0.1,0.2"},
+    ):
         assert views.brush_from_event(bad) is None, bad
 
 
@@ -115,8 +130,9 @@ def test_value_text_is_whole() -> None:
 
 def test_parallel_chart_spec() -> None:
     rows = _rows()
-    spec, axes = views.parallel_chart(rows, [NUMBER, CATEGORY], METRIC, {"x": [[2.0, 6.0]]},
-                                      passing=[False, False, True])
+    spec, axes = views.parallel_chart(
+        rows, [NUMBER, CATEGORY], METRIC, {"x": [[2.0, 6.0]]}, passing=[False, False, True]
+    )
     assert [a.id for a in axes] == ["x", "n"] and spec["message"] is None
     assert [a["title"] for a in spec["axes"]] == ["x", "network"]
     # The foot of x is its "n/a" position, 1 - 0.12 * (5 - 1) = 0.52.
@@ -129,8 +145,12 @@ def test_parallel_chart_spec() -> None:
     assert spec["lines"][0]["hover"] == ["./a", "x: 1.0", "network: b"]
     assert spec["colourbar"]["fullTitle"] == "[M]acc" and "Drag" in spec["brushHint"]
     assert spec["margin"]["r"] > views.chart_margins([NUMBER], False)["r"]
-    long = views.Column("user_defined/a_very_long_name_of_a_value", "[U]a_very_long_name_of_a"
-                        "_value", "number", "user")
+    long = views.Column(
+        "user_defined/a_very_long_name_of_a_value",
+        "[U]a_very_long_name_of_a_value",
+        "number",
+        "user",
+    )
     assert views.chart_margins([long], True)["t"] > views.chart_margins([NUMBER], True)["t"]
     spec, _ = views.parallel_chart(rows, [long], None, {})
     assert spec["axes"][0]["title"] == "[U]a_very_long_name_o…"

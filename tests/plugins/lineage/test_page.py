@@ -30,18 +30,26 @@ from tests.plugins.lineage import chart_driver as chart
 
 @pytest.fixture(scope="module")
 def entries(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
-    service = DataService(Settings(corpus, workspace=tmp_path_factory.mktemp("ws"),
-                                   reload_interval=0))
+    service = DataService(
+        Settings(corpus, workspace=tmp_path_factory.mktemp("ws"), reload_interval=0)
+    )
     service.loader.load_round()
     yield LineageService.from_data(service).lineages()
     service.close()
 
 
 def test_state_round_trip_and_bad_parameters() -> None:
-    state = views.PageState(tab="dataset", columns=["a,b", "metric/Accuracy"], color="loss",
-                            sort=("user_defined/x:y", "desc"),
-                            filters={"epoch": [[1, None]], "network": ["LeNet5"]},
-                            show=["./a"], hide=["./b"], objective="loss", param="epoch")
+    state = views.PageState(
+        tab="dataset",
+        columns=["a,b", "metric/Accuracy"],
+        color="loss",
+        sort=("user_defined/x:y", "desc"),
+        filters={"epoch": [[1, None]], "network": ["LeNet5"]},
+        show=["./a"],
+        hide=["./b"],
+        objective="loss",
+        param="epoch",
+    )
     search = views.state_search(state)
     parsed, problems = views.parse_state(parse_search(search))
     assert parsed == state and problems == []
@@ -85,8 +93,10 @@ def test_filters_and_brush_ranges() -> None:
     assert views.filter_from_ranges(axis, [[2, 6]]) == [[2.0, 6.0]]
     assert views.filter_from_ranges(axis, [[axis.missing - 0.1, 1.5]]) == [[None, 1.5]]
     kinds = {"x": "number"}
-    assert [r["train_id"] for r in rows if views.row_passes(r, {"x": [[None, 1.5]]}, kinds)] \
-        == ["a", "b"]
+    assert [r["train_id"] for r in rows if views.row_passes(r, {"x": [[None, 1.5]]}, kinds)] == [
+        "a",
+        "b",
+    ]
     assert views.constraint_ranges(axis, [[2.0, 6.0]]) == [[2.0, 6.0]]
     category = views.Column("n", "n", "category", "field")
     rows = [{"n": "b"}, {"n": None}, {"n": "a"}, {"n": "c"}]
@@ -99,19 +109,32 @@ def test_filters_and_brush_ranges() -> None:
 
 
 def test_grid_helpers() -> None:
-    rows = views.grid_row_data([{"train_id": "./a_[b]", "epoch": 3}],
-                               [views.Column("epoch", "epoch", "number", "field")],
-                               {"./a_[b]": {"remark": "r", "tag": 2}},
-                               lambda train_id: f"/dashboard?train_id={train_id}")
+    rows = views.grid_row_data(
+        [{"train_id": "./a_[b]", "epoch": 3}],
+        [views.Column("epoch", "epoch", "number", "field")],
+        {"./a_[b]": {"remark": "r", "tag": 2}},
+        lambda train_id: f"/dashboard?train_id={train_id}",
+    )
     # The link's target; its text is the train_id (LineageLink, no markdown to escape).
-    assert rows == [{"train_id": "./a_[b]", "summary_dir": "/dashboard?train_id=./a_[b]",
-                     "remark": "r", "tag": 2, "epoch": 3}]
-    state = [{"colId": "epoch", "sort": "desc", "sortIndex": 1},
-             {"colId": "loss", "sort": "asc", "sortIndex": 0}, {"colId": "x", "sort": None}]
+    assert rows == [
+        {
+            "train_id": "./a_[b]",
+            "summary_dir": "/dashboard?train_id=./a_[b]",
+            "remark": "r",
+            "tag": 2,
+            "epoch": 3,
+        }
+    ]
+    state = [
+        {"colId": "epoch", "sort": "desc", "sortIndex": 1},
+        {"colId": "loss", "sort": "asc", "sortIndex": 0},
+        {"colId": "x", "sort": None},
+    ]
     assert views.sort_from_column_state(state) == ("loss", "asc")
     assert views.sort_from_column_state([]) is None
-    defs = views.grid_column_defs([views.Column("epoch", "epoch", "number", "field")],
-                                  ("epoch", "desc"))
+    defs = views.grid_column_defs(
+        [views.Column("epoch", "epoch", "number", "field")], ("epoch", "desc")
+    )
     assert [d["colId"] for d in defs] == ["summary_dir", "epoch", "remark", "tag"]
     assert defs[1]["sort"] == "desc" and defs[2]["editable"] and defs[3]["editable"]
 
@@ -121,9 +144,14 @@ def test_parallel_chart(entries) -> None:
     state = views.PageState(filters={"batch_size": [[30, 70]]})
     columns = views.chosen_columns(data, state)
     shown = {r["train_id"] for r in views.table_rows(data, state)}
-    spec, axes = views.parallel_chart(data.rows, columns, views.colour_column(data, state),
-                                      state.filters, data.labels,
-                                      [r["train_id"] in shown for r in data.rows])
+    spec, axes = views.parallel_chart(
+        data.rows,
+        columns,
+        views.colour_column(data, state),
+        state.filters,
+        data.labels,
+        [r["train_id"] in shown for r in data.rows],
+    )
     assert len(spec["axes"]) == len(columns) == len(axes)
     batch = next(a for a in spec["axes"] if a["title"] == "batch_size")
     assert batch["brushes"] == [[(30 - 16) / (64 - 16), 1.0]]  # 30..70 on an axis of 16..64
@@ -151,6 +179,7 @@ def _wait_table(dash_duo, expected: list[str] | set[str], timeout: float = 20) -
     def matches() -> bool:
         shown = _table(dash_duo)
         return (set(shown) == expected) if isinstance(expected, set) else shown == expected
+
     try:
         until(matches, timeout)
     except testing_errors.TestingTimeoutError:
@@ -163,15 +192,25 @@ def _app(corpus: Path, workspace: Path):
     return app
 
 
-LINEAGE_JOBS = {"./lenet_sc", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
-                "./lenet_lr0.1_bs16", "./lenet_adam_lr0.001_bs32", "./ops_in_net"}
+LINEAGE_JOBS = {
+    "./lenet_sc",
+    "./lenet_lr0.01_bs32",
+    "./lenet_lr0.05_bs64",
+    "./lenet_lr0.1_bs16",
+    "./lenet_adam_lr0.001_bs32",
+    "./ops_in_net",
+}
 
 
 def _click(dash_duo, selector: str) -> None:
     """Click an element that may be re-rendered at any moment (no stale references)."""
-    until(lambda: dash_duo.driver.execute_script(
-        "const e = document.querySelector(arguments[0]); if (e) { e.click(); } return !!e;",
-        selector), 10)
+    until(
+        lambda: dash_duo.driver.execute_script(
+            "const e = document.querySelector(arguments[0]); if (e) { e.click(); } return !!e;",
+            selector,
+        ),
+        10,
+    )
 
 
 def _search(dash_duo) -> dict[str, str]:
@@ -190,53 +229,106 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
             const a = document.querySelector('#lineage-grid .ag-row[row-id="./lenet_sc"] '
                                               + '[col-id="summary_dir"] .agGrid-Markdown a');
             return [a.textContent, a.getAttribute('href'), a.target];""") == [
-            "./lenet_sc", "/dashboard?train_id=.%2Flenet_sc", "_self"]
+            "./lenet_sc",
+            "/dashboard?train_id=.%2Flenet_sc",
+            "_self",
+        ]
         dash_duo.wait_for_element("#lineage-chart .di-pc-axis")
         # The overview's charts (lazy graphs, drawn one per task), as high as their figures.
-        until(lambda: dash_duo.driver.execute_script("""
+        until(
+            lambda: (
+                dash_duo.driver.execute_script("""
             return ['distribution', 'importance', 'scatter'].map(name => {
                 const plot = document.querySelector(`#lineage-${name} .js-plotly-plot`);
                 return plot && plot._fullLayout ? plot._fullLayout.height : 0; });""")
-              == [200, 46 * 6 + 60, 240])  # 6 hyper-parameters in the importance chart
+                == [200, 46 * 6 + 60, 240]
+            )
+        )  # 6 hyper-parameters in the importance chart
         # Drag on the batch_size axis (16..64) from 30 to above its top.
         chart.drag_axis(dash_duo, "batch_size", (30 - 16) / 48, 1.1)
-        _wait_table(dash_duo, {"./lenet_sc", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64",
-                               "./lenet_adam_lr0.001_bs32"})
+        _wait_table(
+            dash_duo,
+            {
+                "./lenet_sc",
+                "./lenet_lr0.01_bs32",
+                "./lenet_lr0.05_bs64",
+                "./lenet_adam_lr0.001_bs32",
+            },
+        )
         ((low, high),) = json.loads(_search(dash_duo)["filters"])["batch_size"]
         assert 29 < low < 31 and high == 64.0  # within a pixel of 30; the top is 64
         # The server's chart: the brush drawn, the lines outside it dimmed.
         until(lambda: len(dash_duo.find_elements("#lineage-chart .di-pc-line.is-dimmed")) == 2)
         ((foot, top),) = chart.brushes(dash_duo, "batch_size")
         assert abs(foot - (30 - 16) / 48) < 0.01 and top == pytest.approx(1.0, abs=0.01)
-        until(lambda: "4 of 6" in dash_duo.driver.execute_script(
-            "return document.querySelector('#lineage-count').textContent"), 10)
+        until(
+            lambda: (
+                "4 of 6"
+                in dash_duo.driver.execute_script(
+                    "return document.querySelector('#lineage-count').textContent"
+                )
+            ),
+            10,
+        )
 
         # Sort by [M]Accuracy: click its header (ascending, then descending).
         header = '#lineage-grid .ag-header-cell[col-id="metric/Accuracy"] .ag-header-cell-label'
         _click(dash_duo, header)
         until(lambda: _search(dash_duo).get("sort") == "metric/Accuracy:asc", 10)
-        _wait_table(dash_duo, ["./lenet_adam_lr0.001_bs32", "./lenet_lr0.01_bs32",
-                               "./lenet_lr0.05_bs64", "./lenet_sc"])
+        _wait_table(
+            dash_duo,
+            [
+                "./lenet_adam_lr0.001_bs32",
+                "./lenet_lr0.01_bs32",
+                "./lenet_lr0.05_bs64",
+                "./lenet_sc",
+            ],
+        )
         _click(dash_duo, header)
         until(lambda: _search(dash_duo).get("sort") == "metric/Accuracy:desc", 10)
-        _wait_table(dash_duo, ["./lenet_sc", "./lenet_lr0.05_bs64", "./lenet_lr0.01_bs32",
-                               "./lenet_adam_lr0.001_bs32"])
+        _wait_table(
+            dash_duo,
+            [
+                "./lenet_sc",
+                "./lenet_lr0.05_bs64",
+                "./lenet_lr0.01_bs32",
+                "./lenet_adam_lr0.001_bs32",
+            ],
+        )
 
         # A click on the brushed axis clears the brush: every job again; the sort stays.
         chart.click_axis(dash_duo, "batch_size", 0.5)
         # The last two tie; the corpus jobs share one mtime second, so MindInsight's base order
         # (whole-second update time, then path) puts ./lenet_adam... before ./ops_in_net.
-        _wait_table(dash_duo, ["./lenet_sc", "./lenet_lr0.1_bs16", "./lenet_lr0.05_bs64",
-                               "./lenet_lr0.01_bs32", "./lenet_adam_lr0.001_bs32",
-                               "./ops_in_net"])
+        _wait_table(
+            dash_duo,
+            [
+                "./lenet_sc",
+                "./lenet_lr0.1_bs16",
+                "./lenet_lr0.05_bs64",
+                "./lenet_lr0.01_bs32",
+                "./lenet_adam_lr0.001_bs32",
+                "./ops_in_net",
+            ],
+        )
         assert "filters" not in _search(dash_duo)
 
         # Tick two rows, hide them, then show everything again.
         for train_id in ("./ops_in_net", "./lenet_sc"):
-            _click(dash_duo, f'#lineage-grid .ag-pinned-left-cols-container '
-                             f'.ag-row[row-id="{train_id}"] input[type="checkbox"]')
-        until(lambda: dash_duo.driver.execute_script(
-            "return dash_ag_grid.getApi('lineage-grid').getSelectedRows().length") == 2, 10)
+            _click(
+                dash_duo,
+                f"#lineage-grid .ag-pinned-left-cols-container "
+                f'.ag-row[row-id="{train_id}"] input[type="checkbox"]',
+            )
+        until(
+            lambda: (
+                dash_duo.driver.execute_script(
+                    "return dash_ag_grid.getApi('lineage-grid').getSelectedRows().length"
+                )
+                == 2
+            ),
+            10,
+        )
         _click(dash_duo, "#lineage-hide-selected")
         _wait_table(dash_duo, LINEAGE_JOBS - {"./ops_in_net", "./lenet_sc"})
         until(lambda: len(dash_duo.find_elements("#lineage-chart .di-pc-lines path")) == 4)
@@ -259,8 +351,9 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
         _wait_table(dash_duo, LINEAGE_JOBS)
 
         # Sort by summary path: by the job id (lineageCompareTrainIds), not by the link.
-        _click(dash_duo, '#lineage-grid .ag-header-cell[col-id="summary_dir"] '
-                         '.ag-header-cell-label')
+        _click(
+            dash_duo, '#lineage-grid .ag-header-cell[col-id="summary_dir"] .ag-header-cell-label'
+        )
         until(lambda: _search(dash_duo).get("sort") == "summary_dir:asc", 10)
         _wait_table(dash_duo, sorted(LINEAGE_JOBS))
 
@@ -274,38 +367,43 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
             };""")
         _click(dash_duo, "#lineage-export")
         until(lambda: dash_duo.driver.execute_script("return window._diCsv;"), 10)
-        lines = dash_duo.driver.execute_script("return window._diCsv;").lstrip("\ufeff") \
-            .splitlines()
+        lines = (
+            dash_duo.driver.execute_script("return window._diCsv;").lstrip("\ufeff").splitlines()
+        )
         assert lines[0].startswith('"Summary path"')
         assert [line.split(",")[0] for line in lines[1:]] == [
-            f'"{train_id}"' for train_id in sorted(LINEAGE_JOBS)]
+            f'"{train_id}"' for train_id in sorted(LINEAGE_JOBS)
+        ]
         # "Save chart": the SVG as drawn, with the theme's colours written in.
         dash_duo.driver.execute_script("window._diCsv = null;")
         _click(dash_duo, "#lineage-save-chart")
         until(lambda: dash_duo.driver.execute_script("return window._diCsv;"), 10)
         saved = dash_duo.driver.execute_script("return window._diCsv;")
-        assert saved.startswith('<?xml') and "<svg" in saved and ">batch_size<" in saved
+        assert saved.startswith("<?xml") and "<svg" in saved and ">batch_size<" in saved
         assert 'class="axis-title"' in saved and "fill:rgb(31, 35, 41)" in saved  # --text
         assert "di-pc-brush-area" not in saved
         # The tag column's formatter (lineageTagStars): 0 is no tag.
         assert dash_duo.driver.execute_script(
             "const f = window.dashAgGridFunctions.lineageTagStars;"
-            "return [f({value: 3}), f({value: 0})];") == ["★ 3", ""]
+            "return [f({value: 3}), f({value: 0})];"
+        ) == ["★ 3", ""]
         assert not console_errors(dash_duo)
     finally:
         app.data_service.close()
 
 
 @pytest.mark.browser
-def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
-                                                      tmp_path: Path) -> None:
+def test_remark_survives_restart_and_data_lineage_tab(
+    dash_duo, corpus: Path, tmp_path: Path
+) -> None:
     workspace = tmp_path / "ws"
     app = _app(corpus, workspace)
     try:
         dash_duo.start_server(app)
         dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
         _wait_table(dash_duo, LINEAGE_JOBS)
-        cell = ('#lineage-grid .ag-row[row-id="./lenet_sc"] [col-id="remark"]')
+        cell = '#lineage-grid .ag-row[row-id="./lenet_sc"] [col-id="remark"]'
+
         def start_editing() -> bool:
             try:
                 ActionChains(dash_duo.driver).double_click(dash_duo.find_element(cell)).perform()
@@ -326,25 +424,38 @@ def test_remark_survives_restart_and_data_lineage_tab(dash_duo, corpus: Path,
     try:
         dash_duo.start_server(restarted)
         dash_duo.wait_for_page(dash_duo.server_url + "/lineage")
-        until(lambda: dash_duo.driver.execute_script(
-            "const c = document.querySelector('#lineage-grid .ag-row[row-id=\"./lenet_sc\"] "
-            "[col-id=\"remark\"]'); return c && c.textContent;") == "best run", 20)
+        until(
+            lambda: (
+                dash_duo.driver.execute_script(
+                    'const c = document.querySelector(\'#lineage-grid .ag-row[row-id="./lenet_sc"] '
+                    '[col-id="remark"]\'); return c && c.textContent;'
+                )
+                == "best run"
+            ),
+            20,
+        )
 
         # The data lineage tab: pipeline stages as axes and columns.
         _click(dash_duo, "#lineage-tab-dataset")
         until(lambda: _search(dash_duo).get("tab") == "dataset", 10)
-        until(lambda: dash_duo.driver.execute_script(
-            "return Array.from(document.querySelectorAll('#lineage-grid .ag-header-cell-text'))"
-            ".map(h => h.textContent).filter(t => t);")[:4] == ["Summary path", "MnistDataset",
-                                                 "GeneratorDataset", "Map 1 [TypeCast]"], 20)
+        until(
+            lambda: (
+                dash_duo.driver.execute_script(
+                    "return Array.from(document.querySelectorAll('#lineage-grid "
+                    ".ag-header-cell-text'))"
+                    ".map(h => h.textContent).filter(t => t);"
+                )[:4]
+                == ["Summary path", "MnistDataset", "GeneratorDataset", "Map 1 [TypeCast]"]
+            ),
+            20,
+        )
         until(lambda: chart.axis_titles(dash_duo)[:1] == ["MnistDataset"])
         labels = chart.axis_titles(dash_duo)
         assert labels[:2] == ["MnistDataset", "GeneratorDataset"]  # titles up to 22 characters
         assert any(label.startswith("Batch 1 · ") for label in labels)
         # A stage's hover is its short label (the parameters that differ), not its JSON.
         assert "Batch 1: batch_size=32" in chart.hover_line(dash_duo, "./lenet_sc").splitlines()
-        assert dash_duo.find_element("#lineage-overview").value_of_css_property(
-            "display") == "none"
+        assert dash_duo.find_element("#lineage-overview").value_of_css_property("display") == "none"
         _wait_table(dash_duo, LINEAGE_JOBS)
         wait_idle(dash_duo)
         assert not console_errors(dash_duo)

@@ -83,16 +83,27 @@ def test_input_shapes(service: ProfilerService) -> None:
     assert problems == [] and len(shapes) == 43
     # the two Conv2D-op0 (conv1, conv2) get their own shapes: aligned by launch order
     assert shapes["Default/network-WithLossCell/_backbone-LeNet5/conv1-Conv2d/Conv2D-op0"] == (
-        "input_1:[32, 1, 32, 32]; input_2:[6, 1, 5, 5]")
+        "input_1:[32, 1, 32, 32]; input_2:[6, 1, 5, 5]"
+    )
     assert shapes["Default/network-WithLossCell/_backbone-LeNet5/conv2-Conv2d/Conv2D-op0"] == (
-        "input_1:[32, 6, 14, 14]; input_2:[16, 6, 5, 5]")
+        "input_1:[32, 6, 14, 14]; input_2:[16, 6, 5, 5]"
+    )
     # not aligned: only names that end one full name are matched; varying shapes are counted
     from dash_insight.core.format.profiler import LaunchTable
-    table = LaunchTable(("a/X-op0", "b/X-op0", "c/Y-op1"), np.array([0, 1, 2, 2]),
-                        np.array([1, 2, 3, 4]), np.ones(4))
+
+    table = LaunchTable(
+        ("a/X-op0", "b/X-op0", "c/Y-op1"),
+        np.array([0, 1, 2, 2]),
+        np.array([1, 2, 3, 4]),
+        np.ones(4),
+    )
     launches = sorted_launches(table, "t")
-    framework = FrameworkTable(["X", "Y", "Y", "Y"], ["X-op0", "Y-op1", "Y-op1", "Y-op1"],
-                               ["1"] * 4, ["in:[1]", "in:[2]", "in:[2]", "in:[3]"])
+    framework = FrameworkTable(
+        ["X", "Y", "Y", "Y"],
+        ["X-op0", "Y-op1", "Y-op1", "Y-op1"],
+        ["1"] * 4,
+        ["in:[1]", "in:[2]", "in:[2]", "in:[3]"],
+    )
     assert input_shapes(framework, launches) == {"c/Y-op1": "in:[2] (+1 other shape)"}
 
 
@@ -117,11 +128,13 @@ def test_cache_follows_file_identity(tmp_path: Path) -> None:
 
 def test_locate_rules(service: ProfilerService, profiler_corpus: Path) -> None:
     found = service.locate("./lenet_prof", "./profiler")
-    assert found.path == os.path.join(os.path.realpath(profiler_corpus), "lenet_prof",
-                                      "profiler")
+    assert found.path == os.path.join(os.path.realpath(profiler_corpus), "lenet_prof", "profiler")
     assert service.locate("lenet_prof", "profiler/").path == found.path
-    for train_id, profile in (("./lenet_prof", "../lenet_summary_prof/profiler"),
-                              ("./../x", "profiler"), ("./lenet_prof", "/etc")):
+    for train_id, profile in (
+        ("./lenet_prof", "../lenet_summary_prof/profiler"),
+        ("./../x", "profiler"),
+        ("./lenet_prof", "/etc"),
+    ):
         with pytest.raises(LocateError) as caught:
             service.locate(train_id, profile)
         assert caught.value.kind == "invalid"
@@ -139,8 +152,15 @@ def test_timeline_bars(service: ProfilerService) -> None:
     launches = profile.launches
     type_of = {d.full_name: d.op_type for d in profile.details}
     scope = build_timeline(launches, type_of, ROWS_SCOPE)
-    assert scope.rows == ("Scope 0", "Scope 1", "Scope 2", "Scope 3", "Scope 4", "Scope 5",
-                          "Operators")
+    assert scope.rows == (
+        "Scope 0",
+        "Scope 1",
+        "Scope 2",
+        "Scope 3",
+        "Scope 4",
+        "Scope 5",
+        "Operators",
+    )
     ops = scope.row == len(scope.rows) - 1
     assert ops.sum() == len(launches)
     top = [scope.items[i] for i in scope.item[scope.row == 0]]
@@ -165,22 +185,25 @@ def test_relayout_windows() -> None:
     assert timeline_page.relayout_window({"autosize": True}) is None
     assert timeline_page.relayout_window({"xaxis.autorange": True}) == "reset"
     assert timeline_page.relayout_window({"xaxis.range[0]": 2, "xaxis.range[1]": 1}) == (
-        1000.0, 2000.0)
+        1000.0,
+        2000.0,
+    )
     assert timeline_page.relayout_window({"xaxis.range": [0.5, 1.5]}) == (500.0, 1500.0)
     assert timeline_page.relayout_window({"xaxis.range": ["a", 1]}) is None
 
 
 def test_chart_slices() -> None:
-    stats = [OpTypeStat(f"T{i:02d}", 10 * (i + 1), 1, float(i + 1), (i + 1) / (10 * (i + 1)),
-                        0.0) for i in range(26)]
+    stats = [
+        OpTypeStat(f"T{i:02d}", 10 * (i + 1), 1, float(i + 1), (i + 1) / (10 * (i + 1)), 0.0)
+        for i in range(26)
+    ]
     items = charts.slices(stats, charts.MEASURE_TOTAL)
     assert len(items) == 20 and items[-1].label == "Other" and items[-1].types == 7
     assert items[0].label == "T25" and items[-1].value == pytest.approx(sum(range(1, 8)) * 1000)
     assert sum(item.share for item in items) == pytest.approx(1.0)
     average = charts.slices(stats, charts.MEASURE_AVERAGE)
     other = average[-1]  # the rest's total time over its launches, not a sum of averages
-    assert other.value == pytest.approx(sum(range(1, 8)) * 1000 / sum(
-        10 * i for i in range(1, 8)))
+    assert other.value == pytest.approx(sum(range(1, 8)) * 1000 / sum(10 * i for i in range(1, 8)))
     assert len(charts.slices(stats[:20], charts.MEASURE_TOTAL)) == 20  # 20 types: no Other
     with pytest.raises(ValueError):
         charts.slices(stats, "median")
@@ -204,15 +227,25 @@ def test_operator_page_rows(service: ProfilerService) -> None:
 
 
 def test_operator_state_round_trip() -> None:
-    state = operator_page.OperatorState(chart="bar", measure="avg", view="all",
-                                        type_search="conv", type_sort="avg_time",
-                                        type_descending=False, open=("Conv2D", "MatMul"),
-                                        search="grad", sort="max", descending=False, page=3,
-                                        size=50)
+    state = operator_page.OperatorState(
+        chart="bar",
+        measure="avg",
+        view="all",
+        type_search="conv",
+        type_sort="avg_time",
+        type_descending=False,
+        open=("Conv2D", "MatMul"),
+        search="grad",
+        sort="max",
+        descending=False,
+        page=3,
+        size=50,
+    )
     params = {k: str(v) for k, v in operator_page.state_params(state).items() if v}
     assert operator_page.parse_state(params) == state
     assert operator_page.state_params(operator_page.OperatorState()) == dict.fromkeys(
-        operator_page.state_params(state))
+        operator_page.state_params(state)
+    )
     bad = operator_page.parse_state({"chart": "x", "size": "7", "sort": "nope", "page": "-2"})
     assert bad == operator_page.OperatorState()
 
@@ -222,9 +255,10 @@ def test_two_hundred_thousand_launches(tmp_path: Path) -> None:
     page's rows and the timeline built, every view bounded; a zoom shows single launches."""
     ops = synthetic_ops(1000)
     rng = np.random.default_rng(1)
-    starts = (1_795_399_200_000_000_000 + np.arange(200 * 1000, dtype=np.int64) * 20_000)
-    launches = SyntheticLaunches(starts.reshape(200, 1000).T,
-                                 np.round(rng.uniform(1, 15, (1000, 200)), 3))
+    starts = 1_795_399_200_000_000_000 + np.arange(200 * 1000, dtype=np.int64) * 20_000
+    launches = SyntheticLaunches(
+        starts.reshape(200, 1000).T, np.round(rng.uniform(1, 15, (1000, 200)), 3)
+    )
     write_cpu_profile(str(tmp_path / "base" / "big"), ops, 200, launches=launches)
     data = loaded_service(tmp_path / "base", tmp_path / "ws")
     service = ProfilerService.from_data(data)
@@ -235,8 +269,7 @@ def test_two_hundred_thousand_launches(tmp_path: Path) -> None:
     assert len(profile.details) == 1000 and profile.problems == ()
     state = operator_page.parse_state({"view": "all"})
     inputs, _ = service.inputs(loaded.found, loaded.device)
-    assert len(operator_page.all_table_rows(operator_page.op_rows(profile, inputs), state)) \
-        == 1000
+    assert len(operator_page.all_table_rows(operator_page.op_rows(profile, inputs), state)) == 1000
     bars, launched, _ = timeline_page._timeline(service, params, ROWS_SCOPE)
     whole = window_view(bars, *timeline_page.step_window(launched, None))
     assert len(whole) <= MAX_BARS + 2 * len(bars.rows) and whole.merged
@@ -267,8 +300,7 @@ def test_type_view_reads_no_launch_file(tmp_path: Path) -> None:
     app = dash.Dash(__name__)
     page = str(operator_page.layout(app, service, {"train_id": "./job"}))
     assert "prof-type-table-body" in page and "'type': 'pie'" in page and built == []
-    bar, _title, legend = operator_page.chart_view(service,
-                                                   "?train_id=./job&chart=bar&measure=avg")
+    bar, _title, legend = operator_page.chart_view(service, "?train_id=./job&chart=bar&measure=avg")
     assert bar["data"][0]["type"] == "bar" and legend is None and built == []
     opened = str(operator_page.table_view(app, service, "?train_id=./job&open=MatMul", {})[0])
     assert "prof-drill" in opened and "MatMul: " in opened and built == ["0"]
@@ -314,8 +346,9 @@ def test_several_devices_and_a_damaged_profile(tmp_path: Path) -> None:
     assert found.devices == ("0", "1") and device == "0"
     selector = components.device_selector(found, device)
     assert "prof-device" in str(selector) and "'1'" in str(selector)
-    assert components.load(service, {"train_id": "./job", "device": "1"}).profile.launches \
-        .steps == 6
+    assert (
+        components.load(service, {"train_id": "./job", "device": "1"}).profile.launches.steps == 6
+    )
     folder = job / "profiler"
     types = folder / "cpu_op_type_info_0.csv"
     types.write_text(types.read_text()[:-9])
@@ -327,15 +360,24 @@ def test_several_devices_and_a_damaged_profile(tmp_path: Path) -> None:
     built = dashboard_page.build_cards(app, service, {"train_id": "./job"})
     text = str(built)
     assert "problems reading the profiler files" in text
-    for card in ("prof-card-ranking", "prof-card-steps", "prof-card-timeline",
-                 "prof-card-operators", "prof-card-profile"):
+    for card in (
+        "prof-card-ranking",
+        "prof-card-steps",
+        "prof-card-timeline",
+        "prof-card-operators",
+        "prof-card-profile",
+    ):
         assert card in text
     # The type table CSV: its six columns with units, one line per readable type.
-    csv = operator_page.csv_text(operator_page.TYPE_COLUMNS, operator_page.type_table_rows(
-        loaded.profile, operator_page.OperatorState()))
-    assert csv.splitlines()[0] == ("op_type,type_occurrences (times),execution_frequency (times),"
-                                   "total_compute_time (us),avg_time (us/time),"
-                                   "total_time_proportion (%)")
+    csv = operator_page.csv_text(
+        operator_page.TYPE_COLUMNS,
+        operator_page.type_table_rows(loaded.profile, operator_page.OperatorState()),
+    )
+    assert csv.splitlines()[0] == (
+        "op_type,type_occurrences (times),execution_frequency (times),"
+        "total_compute_time (us),avg_time (us/time),"
+        "total_time_proportion (%)"
+    )
     assert len(csv.splitlines()) == 1 + len(loaded.profile.types)
     data.close()
 

@@ -20,8 +20,9 @@ CONV_TYPES = ["Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput"]
 
 @pytest.fixture(scope="module")
 def app(profiler_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    app = create_app(str(profiler_corpus), workspace=str(tmp_path_factory.mktemp("ws")),
-                     reload_interval=0)
+    app = create_app(
+        str(profiler_corpus), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()
@@ -84,8 +85,9 @@ def test_summary_list_to_operator_page(dash_duo: Any, app: Any) -> None:
     _click(dash_duo, '#prof-measure input[value="avg"]')
     dash_duo.wait_for_contains_text("#prof-chart-title", "not a time share")
     until(lambda: _chart(dash_duo, "#prof-op-chart")["labels"][0] == "Conv2DBackpropInput", 15)
-    assert "chart=bar" in dash_duo.driver.current_url and "measure=avg" in \
-        dash_duo.driver.current_url
+    assert (
+        "chart=bar" in dash_duo.driver.current_url and "measure=avg" in dash_duo.driver.current_url
+    )
 
     # Type table: sorted by total time; click op_type twice: descending then ascending names.
     table = "prof-type-table-body"
@@ -182,9 +184,17 @@ def test_timeline_steps_and_zoom(dash_duo: Any, app: Any) -> None:
     dash_duo.wait_for_contains_text("#prof-timeline-info", "43 launches")
     _click(dash_duo, '#prof-rows input[value="type"]')
     until(lambda: "rows=type" in dash_duo.driver.current_url, 15)
-    until(lambda: len(dash_duo.driver.execute_script("""
+    until(
+        lambda: (
+            len(
+                dash_duo.driver.execute_script("""
         return document.querySelector('#prof-timeline .js-plotly-plot').layout.yaxis.ticktext;
-        """)) == 13, 15)
+        """)
+            )
+            == 13
+        ),
+        15,
+    )
     _click(dash_duo, "#prof-reset")
     dash_duo.wait_for_contains_text("#prof-timeline-info", "464.073 – 498.235 ms")
     assert console_errors(dash_duo) == []

@@ -27,11 +27,30 @@ def test_format_number() -> None:
 def test_row_conversion_units() -> None:
     stat = OpTypeStat("BiasAdd", 60, 3, 1.91252, 0.0318754, 0.00142966)
     assert query.type_row(stat) == ["BiasAdd", 60, 3, 1912.52, 31.875, 0.142966]
-    detail = OpDetailStat("Host", "Conv2D", "Conv2D-op0", "Default/c/Conv2D-op0", 20, 180.112,
-                          9.00561, 0.134638, "Default", "6883")
+    detail = OpDetailStat(
+        "Host",
+        "Conv2D",
+        "Conv2D-op0",
+        "Default/c/Conv2D-op0",
+        20,
+        180.112,
+        9.00561,
+        0.134638,
+        "Default",
+        "6883",
+    )
     # The proportion stays a fraction: MindInsight did not multiply it by 100.
-    assert query.detail_row(detail) == ["Host", "Conv2D", "Conv2D-op0", "Default/c/Conv2D-op0",
-                                        20, 180112.0, 9005.61, 0.134638, "Default"]
+    assert query.detail_row(detail) == [
+        "Host",
+        "Conv2D",
+        "Conv2D-op0",
+        "Default/c/Conv2D-op0",
+        20,
+        180112.0,
+        9005.61,
+        0.134638,
+        "Default",
+    ]
 
 
 def _error(condition: Any) -> tuple[str, str]:
@@ -47,22 +66,33 @@ def test_validation_order_and_messages() -> None:
     code, message = _error({})
     assert code == "50546183" and message.startswith(
         "The op_type in search_condition error, The op_type must in ['aicpu_type','aicpu_detail',"
-        " 'aicore_type'")
-    assert _error({"op_type": "cpu_op_type", "group_condition": {"limit": 0},
-                   "sort_condition": 1})[0] == "50546184"  # group before sort
+        " 'aicore_type'"
+    )
+    assert (
+        _error({"op_type": "cpu_op_type", "group_condition": {"limit": 0}, "sort_condition": 1})[0]
+        == "50546184"
+    )  # group before sort
     assert _error({"op_type": "cpu_op_type", "sort_condition": {"name": None}})[1].endswith(
-        "Wrong sorted name type.")
+        "Wrong sorted name type."
+    )
     assert _error({"op_type": "cpu_op_info", "sort_condition": {"name": "avg_time"}})[1].endswith(
         "The sorted_name must be in ['op_side', 'op_type', 'op_name', 'full_op_name', "
-        "'op_occurrences', 'op_total_time', 'op_avg_time', 'total_time_proportion', 'subgraph']")
+        "'op_occurrences', 'op_total_time', 'op_avg_time', 'total_time_proportion', 'subgraph']"
+    )
     assert _error({"op_type": "cpu_op_type", "filter_condition": {"op_name": []}})[1].endswith(
-        "The filter condition value must be dict.")
+        "The filter condition value must be dict."
+    )
     assert _error({"op_type": "cpu_op_type", "group_condition": {"offset": False}})[1].endswith(
-        "The offset must be int.")
+        "The offset must be int."
+    )
     # accepted: an empty sort type, filters on columns MindInsight does not validate
-    query.validate_condition({"op_type": "cpu_op_type", "sort_condition": {"type": ""},
-                              "filter_condition": {"kernel_type": {"in": ["Conv2D"]},
-                                                   "op_type": {"step": ["1"]}}})
+    query.validate_condition(
+        {
+            "op_type": "cpu_op_type",
+            "sort_condition": {"type": ""},
+            "filter_condition": {"kernel_type": {"in": ["Conv2D"]}, "op_type": {"step": ["1"]}},
+        }
+    )
     with pytest.raises(ApiError) as caught:
         query.device_number("abc")
     assert caught.value.error_code == "50540001"
@@ -107,9 +137,15 @@ def test_page_rules() -> None:
 
 
 def test_search_counts_before_paging() -> None:
-    answer = query.search(ROWS, COLUMNS, {"filter_condition": {"kind": {"in": ["X", "Y"]}},
-                                          "sort_condition": {"name": "name"},
-                                          "group_condition": {"limit": 1, "offset": 1}})
+    answer = query.search(
+        ROWS,
+        COLUMNS,
+        {
+            "filter_condition": {"kind": {"in": ["X", "Y"]}},
+            "sort_condition": {"name": "name"},
+            "group_condition": {"limit": 1, "offset": 1},
+        },
+    )
     assert answer == {"col_name": list(COLUMNS), "object": [["b", "X", 2.0]], "size": 3}
     # An empty sort or group condition does nothing (MindInsight: "if sort_condition:").
     answer = query.search(ROWS, COLUMNS, {"sort_condition": {}, "group_condition": {}})

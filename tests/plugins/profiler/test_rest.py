@@ -36,8 +36,11 @@ def _oracle(job: str) -> dict[str, Any]:
 
 
 def _requests(job: str) -> list[tuple[str, dict[str, Any]]]:
-    return [(name, answer) for name, answer in _oracle(job)["answers"].items()
-            if answer.get("path", "").endswith(("/profile/devices", "/profile/ops/search"))]
+    return [
+        (name, answer)
+        for name, answer in _oracle(job)["answers"].items()
+        if answer.get("path", "").endswith(("/profile/devices", "/profile/ops/search"))
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -54,23 +57,28 @@ def client(service: DataService) -> FlaskClient:
     return app.test_client()
 
 
-def ask(client: FlaskClient, answer: dict[str, Any], base: str,
-        **params: str) -> tuple[int, Any]:
+def ask(client: FlaskClient, answer: dict[str, Any], base: str, **params: str) -> tuple[int, Any]:
     """Replay a dumped request; (status, JSON with the base directory scrubbed)."""
-    options: dict[str, Any] = {"method": answer["method"],
-                               "query_string": {**answer["params"], **params}}
+    options: dict[str, Any] = {
+        "method": answer["method"],
+        "query_string": {**answer["params"], **params},
+    }
     if "raw_body" in answer:
         options["data"] = answer["raw_body"]
     elif "body" in answer:
         options["data"] = json.dumps(answer["body"])
     response = client.open(answer["path"], **options)
-    return response.status_code, json.loads(response.get_data(as_text=True).replace(
-        os.path.realpath(base), SCRUBBED).replace(base, SCRUBBED))
+    return response.status_code, json.loads(
+        response.get_data(as_text=True)
+        .replace(os.path.realpath(base), SCRUBBED)
+        .replace(base, SCRUBBED)
+    )
 
 
 @pytest.mark.parametrize("job", JOBS)
-def test_every_answer_equals_mindinsight(client: FlaskClient, profiler_corpus: Path,
-                                         job: str) -> None:
+def test_every_answer_equals_mindinsight(
+    client: FlaskClient, profiler_corpus: Path, job: str
+) -> None:
     requests = _requests(job)
     if not requests:
         pytest.skip("profiler oracle not found")
@@ -101,8 +109,9 @@ def test_drill_down_by_type(client: FlaskClient, profiler_corpus: Path, job: str
 
 
 @pytest.mark.parametrize("job", JOBS)
-def test_mindspore_layout_answers_the_same_tables(client: FlaskClient, profiler_corpus: Path,
-                                                  job: str) -> None:
+def test_mindspore_layout_answers_the_same_tables(
+    client: FlaskClient, profiler_corpus: Path, job: str
+) -> None:
     native = next((profiler_corpus / job).glob("*_ascend_ms")).name
     checked = 0
     for name, answer in _requests(job):
@@ -112,8 +121,12 @@ def test_mindspore_layout_answers_the_same_tables(client: FlaskClient, profiler_
         assert (status, body) == (answer["status"], answer["json"]), name
         checked += 1
     assert checked > 80
-    status, body = ask(client, {"method": "GET", "path": DEVICES, "params": {
-        "train_id": f"./{job}"}}, str(profiler_corpus), profile=f"./{native}")
+    status, body = ask(
+        client,
+        {"method": "GET", "path": DEVICES, "params": {"train_id": f"./{job}"}},
+        str(profiler_corpus),
+        profile=f"./{native}",
+    )
     assert (status, body) == (200, {"device_list": ["0"], "profiler_mode": "graph"})
 
 
@@ -131,18 +144,26 @@ def test_paths_stay_inside_the_base_directory(tmp_path: Path) -> None:
     body = json.dumps({"op_type": "cpu_op_type"})
 
     def search(train_id: str, profile: str) -> tuple[int, Any]:
-        response = client.post(SEARCH, query_string={"train_id": train_id, "profile": profile},
-                               data=body)
+        response = client.post(
+            SEARCH, query_string={"train_id": train_id, "profile": profile}, data=body
+        )
         return response.status_code, response.get_json()
 
     status, answer = search("./job", "./profiler")
     assert status == 200 and answer["size"] == 4
     assert search("job", "profiler")[1] == answer  # MindInsight accepts ids without "./"
-    invalid = (400, {"error_code": "50540002",
-                     "error_msg": "Invalid parameter value. Invalid profiler dir"})
-    for train_id, profile in [("./job", "profiler_link"), ("./linked_job", "profiler"),
-                              ("./job", str(outside / "profiler")), ("./job", "../../x"),
-                              ("./job/..", "job/profiler"), ("./job", "pro\x00filer")]:
+    invalid = (
+        400,
+        {"error_code": "50540002", "error_msg": "Invalid parameter value. Invalid profiler dir"},
+    )
+    for train_id, profile in [
+        ("./job", "profiler_link"),
+        ("./linked_job", "profiler"),
+        ("./job", str(outside / "profiler")),
+        ("./job", "../../x"),
+        ("./job/..", "job/profiler"),
+        ("./job", "pro\x00filer"),
+    ]:
         assert search(train_id, profile) == invalid, (train_id, profile)
     status, answer = search("./nope", "profiler")
     assert (status, answer["error_code"]) == (400, "50545005")
@@ -156,16 +177,18 @@ def test_filters_mindinsight_crashed_on(client: FlaskClient) -> None:
     params = {"train_id": "./lenet_prof", "profile": "profiler"}
 
     def search(condition: dict[str, Any]) -> tuple[int, Any]:
-        response = client.post(SEARCH, query_string=params,
-                               data=json.dumps({"op_type": "cpu_op_info", **condition}))
+        response = client.post(
+            SEARCH, query_string=params, data=json.dumps({"op_type": "cpu_op_info", **condition})
+        )
         return response.status_code, response.get_json()
 
     status, body = search({"filter_condition": {"subgraph": "Default"}})
     assert (status, body["error_code"]) == (400, "50546186")
     status, body = search({"filter_condition": {"subgraph": {"partial_match_str_in": [1]}}})
     assert (status, body["error_code"]) == (400, "50546186")
-    status, body = search({"filter_condition": {"op_occurrences": {
-        "partial_match_str_in": ["20"]}}})
+    status, body = search(
+        {"filter_condition": {"op_occurrences": {"partial_match_str_in": ["20"]}}}
+    )
     assert status == 200 and body["size"] == 43
     status, body = search({"filter_condition": {"op_occurrences": {"in": [20]}}})
     assert status == 200 and body["size"] == 43
@@ -173,8 +196,7 @@ def test_filters_mindinsight_crashed_on(client: FlaskClient) -> None:
     assert status == 200 and body == {"col_name": [], "object": [], "size": 0}
 
 
-def test_dump_script_over_http(service: DataService, profiler_corpus: Path,
-                               tmp_path: Path) -> None:
+def test_dump_script_over_http(service: DataService, profiler_corpus: Path, tmp_path: Path) -> None:
     """``mi_profiler_dump.py`` against a real server gives MindInsight's files back."""
     if not (TOOLS / "mi_profiler_dump.py").is_file() or not _requests("lenet_prof"):
         pytest.skip("dump script or oracle not found")
@@ -186,10 +208,21 @@ def test_dump_script_over_http(service: DataService, profiler_corpus: Path,
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        subprocess.run([sys.executable, str(TOOLS / "mi_profiler_dump.py"), "--url",
-                        f"http://127.0.0.1:{server.server_port}", "--out", str(tmp_path),
-                        "--scrub", os.path.realpath(profiler_corpus)],
-                       check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            [
+                sys.executable,
+                str(TOOLS / "mi_profiler_dump.py"),
+                "--url",
+                f"http://127.0.0.1:{server.server_port}",
+                "--out",
+                str(tmp_path),
+                "--scrub",
+                os.path.realpath(profiler_corpus),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
     finally:
         server.shutdown()
         thread.join(10)
@@ -207,11 +240,16 @@ def test_train_jobs_report_profiler_dirs(client: FlaskClient) -> None:
     if not oracle.is_file():
         pytest.skip("profiler oracle not found")
     expected = json.loads(oracle.read_text())["json"]["train_jobs"]
-    ours = client.get("/v1/mindinsight/datavisual/train-jobs",
-                      query_string={"offset": 0, "limit": 999}).get_json()["train_jobs"]
+    ours = client.get(
+        "/v1/mindinsight/datavisual/train-jobs", query_string={"offset": 0, "limit": 999}
+    ).get_json()["train_jobs"]
     volatile = {"create_time", "update_time", "cache_status"}
-    for theirs, mine in zip(sorted(expected, key=lambda j: j["train_id"]),
-                            sorted(ours, key=lambda j: j["train_id"]), strict=True):
+    for theirs, mine in zip(
+        sorted(expected, key=lambda j: j["train_id"]),
+        sorted(ours, key=lambda j: j["train_id"]),
+        strict=True,
+    ):
         assert list(mine) == list(theirs)  # key order, graph_mode last
         assert {k: v for k, v in mine.items() if k not in volatile} == {
-            k: v for k, v in theirs.items() if k not in volatile}
+            k: v for k, v in theirs.items() if k not in volatile
+        }

@@ -51,8 +51,9 @@ class GrowingJob:
         self.base = tmp_path / "logs"
         self.writer = SummaryWriter(str(self.base / "run"), host="test")
         self.step = 0
-        self.service = DataService(Settings(str(self.base), workspace=str(tmp_path / "ws"),
-                                            reload_interval=0))
+        self.service = DataService(
+            Settings(str(self.base), workspace=str(tmp_path / "ws"), reload_interval=0)
+        )
 
     def write(self, values: list[float]) -> None:
         for value in values:
@@ -76,20 +77,26 @@ def job(tmp_path: Path) -> Iterator[GrowingJob]:
 
 def _answer_cache(client_app: Any) -> rest.AnswerCache:
     """The cache of the app's scalar routes (the views object behind ``scalar/metadata``)."""
-    view = next(view for endpoint, view in client_app.view_functions.items()
-                if endpoint.endswith(".scalar_metadata"))
+    view = next(
+        view
+        for endpoint, view in client_app.view_functions.items()
+        if endpoint.endswith(".scalar_metadata")
+    )
     return view.__self__.answers  # type: ignore[no-any-return]
 
 
 def _metadata(client: FlaskClient, **params: Any) -> bytes:
-    response = client.get(f"{PREFIX}/scalar/metadata",
-                          query_string={"train_id": "./run", "tag": "loss/scalar", **params})
+    response = client.get(
+        f"{PREFIX}/scalar/metadata",
+        query_string={"train_id": "./run", "tag": "loss/scalar", **params},
+    )
     assert response.status_code == 200, response.get_data()
     return response.get_data()
 
 
 def test_a_repeated_request_is_answered_from_the_kept_bytes(
-        job: GrowingJob, monkeypatch: pytest.MonkeyPatch) -> None:
+    job: GrowingJob, monkeypatch: pytest.MonkeyPatch
+) -> None:
     job.write(VALUES * 5)
     app = rest_app(job.service)
     client = app.test_client()
@@ -100,23 +107,29 @@ def test_a_repeated_request_is_answered_from_the_kept_bytes(
     assert again == first and reads.calls == 1  # nothing read, nothing encoded
     assert len(_answer_cache(app).lru) == 1
     # The scalars endpoint shares the metadata encoding of the same window.
-    scalars = client.get(f"{PREFIX}/scalars", query_string={"train_id": "./run",
-                                                            "tag": "loss/scalar"}).get_json()
+    scalars = client.get(
+        f"{PREFIX}/scalars", query_string={"train_id": "./run", "tag": "loss/scalar"}
+    ).get_json()
     assert reads.calls == 1
-    assert scalars["scalars"][0]["values"] == client.get(
-        f"{PREFIX}/scalar/metadata", query_string={"train_id": "./run",
-                                                   "tag": "loss/scalar"}).get_json()["metadatas"]
+    assert (
+        scalars["scalars"][0]["values"]
+        == client.get(
+            f"{PREFIX}/scalar/metadata", query_string={"train_id": "./run", "tag": "loss/scalar"}
+        ).get_json()["metadatas"]
+    )
 
 
 def test_a_grown_series_is_encoded_again(job: GrowingJob) -> None:
     job.write(VALUES)
     client = rest_app(job.service).test_client()
-    before = client.get(f"{PREFIX}/scalar/metadata",
-                        query_string={"train_id": "./run", "tag": "loss/scalar"}).get_json()
+    before = client.get(
+        f"{PREFIX}/scalar/metadata", query_string={"train_id": "./run", "tag": "loss/scalar"}
+    ).get_json()
     assert [p["step"] for p in before["metadatas"]] == list(range(1, len(VALUES) + 1))
     job.write([7.5, 8.5])
-    after = client.get(f"{PREFIX}/scalar/metadata",
-                       query_string={"train_id": "./run", "tag": "loss/scalar"}).get_json()
+    after = client.get(
+        f"{PREFIX}/scalar/metadata", query_string={"train_id": "./run", "tag": "loss/scalar"}
+    ).get_json()
     assert [p["step"] for p in after["metadatas"]] == list(range(1, len(VALUES) + 3))
     assert [p["value"] for p in after["metadatas"][-2:]] == [7.5, 8.5]
     csv_text = client.get(EXPORT, query_string={"train_id": "./run", "tag": "loss"}).get_data()
@@ -127,14 +140,24 @@ def test_every_parameter_is_part_of_the_key(job: GrowingJob) -> None:
     job.write([float(v) for v in range(200)])
     client = rest_app(job.service).test_client()
     fresh = rest_app(job.service).test_client()  # another app: its own, empty cache
-    asked = [{}, {"max_points": 10}, {"max_points": 20}, {"start_step": 50},
-             {"start_step": 50, "end_step": 60}, {"end_step": 60}, {"max_points": 10}]
+    asked = [
+        {},
+        {"max_points": 10},
+        {"max_points": 20},
+        {"start_step": 50},
+        {"start_step": 50, "end_step": 60},
+        {"end_step": 60},
+        {"max_points": 10},
+    ]
     for params in asked:
         assert _metadata(client, **params) == _metadata(fresh, **params), params
         fresh = rest_app(job.service).test_client()
-    shapes = {fmt: client.get(EXPORT, query_string={"train_id": "./run", "tag": "loss",
-                                                    "format": fmt}).get_data()
-              for fmt in ("csv", "json")}
+    shapes = {
+        fmt: client.get(
+            EXPORT, query_string={"train_id": "./run", "tag": "loss", "format": fmt}
+        ).get_data()
+        for fmt in ("csv", "json")
+    }
     assert shapes["csv"].startswith(b"train_id,tag,step,wall_time,value\n")
     assert shapes["json"].startswith(b'[{"train_id":"./run","tag":"loss","values":[{"step":1,')
     # The tag as named is part of the key: the answer names it as asked.
@@ -166,8 +189,9 @@ def test_a_streamed_window_is_not_kept(job: GrowingJob, monkeypatch: pytest.Monk
     whole = _metadata(client)
     _answer_cache(app).lru.clear()
     monkeypatch.setattr(http, "STREAM_POINTS", 100)
-    streamed = client.get(f"{PREFIX}/scalar/metadata",
-                          query_string={"train_id": "./run", "tag": "loss/scalar"})
+    streamed = client.get(
+        f"{PREFIX}/scalar/metadata", query_string={"train_id": "./run", "tag": "loss/scalar"}
+    )
     assert "Content-Length" not in streamed.headers and streamed.get_data() == whole
     assert len(_answer_cache(app).lru) == 0
     rows = client.get(EXPORT, query_string={"train_id": "./run", "tag": "loss"})
@@ -180,21 +204,29 @@ def _csv_writer_rows(train_id: str, tag: str, series: ScalarSeries) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["train_id", "tag", "step", "wall_time", "value"])
-    prefix = [("'" + text) if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
-              for text in (train_id, tag)]
-    writer.writerows((*prefix, step, repr(wall), repr(float(value)))
-                     for step, wall, value in zip(series.step.tolist(), series.wall_time.tolist(),
-                                                  series.value.tolist(), strict=True))
+    prefix = [
+        ("'" + text) if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
+        for text in (train_id, tag)
+    ]
+    writer.writerows(
+        (*prefix, step, repr(wall), repr(float(value)))
+        for step, wall, value in zip(
+            series.step.tolist(), series.wall_time.tolist(), series.value.tolist(), strict=True
+        )
+    )
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("names", [("./run", "loss"), ("./a,b", 'say "hi"'),
-                                   ("=cmd", "-tag\nline")])
+@pytest.mark.parametrize(
+    "names", [("./run", "loss"), ("./a,b", 'say "hi"'), ("=cmd", "-tag\nline")]
+)
 def test_csv_rows_are_those_of_csv_writer(names: tuple[str, str]) -> None:
     values = np.array(VALUES * 3 + [1e-5, 123456.789, -0.0, 1e16], np.float32)
-    series = ScalarSeries(step=np.arange(1, len(values) + 1, dtype=np.int64),
-                          wall_time=1.7e9 + np.arange(len(values)) * 0.123,
-                          value=values)
+    series = ScalarSeries(
+        step=np.arange(1, len(values) + 1, dtype=np.int64),
+        wall_time=1.7e9 + np.arange(len(values)) * 0.123,
+        value=values,
+    )
     assert "".join(csv_rows([(*names, series)])) == _csv_writer_rows(*names, series)
 
 
@@ -204,6 +236,7 @@ def test_csv_rows_of_the_corpus_are_those_of_csv_writer(corpus_provider: DataPro
         for tag in job.tags.get("scalar", []):
             series = corpus_provider.read_scalars(job.train_id, tag)
             assert "".join(csv_rows([(job.train_id, tag, series)])) == _csv_writer_rows(
-                job.train_id, tag, series), (job.train_id, tag)
+                job.train_id, tag, series
+            ), (job.train_id, tag)
             checked += 1
     assert checked > 0

@@ -13,13 +13,26 @@ from dash_insight.plugins.scalars.best import BestPoint, best_direction, best_po
 from dash_insight.plugins.scalars.charts import best_points
 
 
-@pytest.mark.parametrize(("tag", "direction"), [
-    ("loss", "min"), ("loss/auto", "min"), ("train/Loss", "min"), ("val_error", "min"),
-    ("lr", "min"), ("learning_rate", "min"), ("Accuracy", "max"), ("eval/top1_acc", "max"),
-    ("precision", "max"), ("val/Recall", "max"), ("f1_score", "max"), ("AUC", "max"),
-    ("acc_loss", "min"),  # a loss of something: lower is better
-    ("grad_norm", "min"), ("tag_001", "min"),
-])
+@pytest.mark.parametrize(
+    ("tag", "direction"),
+    [
+        ("loss", "min"),
+        ("loss/auto", "min"),
+        ("train/Loss", "min"),
+        ("val_error", "min"),
+        ("lr", "min"),
+        ("learning_rate", "min"),
+        ("Accuracy", "max"),
+        ("eval/top1_acc", "max"),
+        ("precision", "max"),
+        ("val/Recall", "max"),
+        ("f1_score", "max"),
+        ("AUC", "max"),
+        ("acc_loss", "min"),  # a loss of something: lower is better
+        ("grad_norm", "min"),
+        ("tag_001", "min"),
+    ],
+)
 def test_direction_guessed_from_the_tag(tag: str, direction: str) -> None:
     assert best_direction(tag) == direction
 
@@ -49,4 +62,3 @@ def test_best_points_label_of_the_plan() -> None:
     assert math.isclose(best["max"]["value"], 0.9, rel_tol=1e-6)
     assert best_points(step, wall, np.full(3, np.nan)) == {"min": None, "max": None}
     assert best_text(BestPoint(0, 1, 123456.0)) == "1.235e+05"
-

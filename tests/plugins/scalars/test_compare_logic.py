@@ -34,8 +34,9 @@ def test_hidden_runs_leave_the_charts_and_stay_selected() -> None:
     charts, _pages = compare.chart_specs(state, TAGS_OF)
     assert [[s.train_id for s in chart.series] for chart in charts] == [["./a", "./c"]]
     # A control keeps the hidden runs in the URL.
-    search = compare.controls_search(state, JOBS, TAGS_OF, "compare-next", None, "", None, "",
-                                     "step", 0.0)
+    search = compare.controls_search(
+        state, JOBS, TAGS_OF, "compare-next", None, "", None, "", "step", 0.0
+    )
     assert compare.STATE.parse_search(search)["hidden"] == ["./b"]
 
 
@@ -43,7 +44,9 @@ def test_eye_click_toggles_the_url() -> None:
     search = "?axis=relative&page=2"
     closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
     assert compare.STATE.parse_search(closed) == {
-        **compare.STATE.parse_search(search), "hidden": ["./c"]}
+        **compare.STATE.parse_search(search),
+        "hidden": ["./c"],
+    }
     both = compare.eye_search(closed, JOBS, {"value": {"run": "./a", "hidden": True}})
     assert compare.STATE.parse_search(both)["hidden"] == ["./c", "./a"]
     opened = compare.eye_search(both, JOBS, {"value": {"run": "./c", "hidden": False}})
@@ -80,14 +83,22 @@ def test_download_of_the_drawn_runs(tmp_path: Path) -> None:
     service = loaded_service(tmp_path / "logs", tmp_path / "ws")
     try:
         jobs, tags_of = compare.scalar_jobs(service.provider)
-        state = compare.page_state({"jobs": encode_tags(["./a", "./b", "./c"]),
-                                    "hidden": encode_tags(["./c"]), "smoothing": "0.9"},
-                                   jobs, tags_of)
+        state = compare.page_state(
+            {
+                "jobs": encode_tags(["./a", "./b", "./c"]),
+                "hidden": encode_tags(["./c"]),
+                "smoothing": "0.9",
+            },
+            jobs,
+            tags_of,
+        )
         found = compare.downloads(service.provider, state, tags_of)
         # Chart after chart, the runs in the page's order (newest first), ./c hidden.
         drawn = [j for j in jobs if j != "./c"]
         assert [(job, tag) for job, tag, _ in found] == [
-            *((job, "loss") for job in drawn), ("./b", "=acc")]
+            *((job, "loss") for job in drawn),
+            ("./b", "=acc"),
+        ]
         text = compare.download_file(found, "csv")
         assert text["filename"] == "scalars_comparison.csv"
         rows = list(csv.reader(io.StringIO(text["content"])))
@@ -114,29 +125,35 @@ def test_chart_points_against_a_tag(tmp_path: Path) -> None:
             writer.add_scalar("loss", 1.0 / step, step)
             if step % 3:
                 writer.add_scalar("epoch", step / 2, step)
-    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0,
-                     start_loader=False)
+    app = create_app(
+        str(base), workspace=str(tmp_path / "ws"), reload_interval=0, start_loader=False
+    )
     app.data_service.loader.load_round()
     client = app.server.test_client()
     url = "/v1/dash-insight/chart/scalar"
     try:
         plain = client.get(url, query_string={"train_id": "./j", "tag": "loss"}).get_json()
         assert "x" not in plain and plain["step"] == [1, 2, 3, 4, 5, 6]
-        against = client.get(url, query_string={"train_id": "./j", "tag": "loss",
-                                                "x_tag": "epoch"}).get_json()
+        against = client.get(
+            url, query_string={"train_id": "./j", "tag": "loss", "x_tag": "epoch"}
+        ).get_json()
         assert against["x"] == [0.5, 1.0, None, 2.0, 2.5, None]
         assert against["x_unplaced"] == 2
         assert {k: v for k, v in against.items() if not k.startswith("x")} == plain
-        ranged = client.get(url, query_string={"train_id": "./j", "tag": "loss",
-                                               "x_tag": "epoch", "start_step": 4}).get_json()
+        ranged = client.get(
+            url, query_string={"train_id": "./j", "tag": "loss", "x_tag": "epoch", "start_step": 4}
+        ).get_json()
         assert ranged["x"] == [2.0, 2.5, None] and ranged["x_unplaced"] == 1
-        missing = client.get(url, query_string={"train_id": "./j", "tag": "loss",
-                                                "x_tag": "nope"}).get_json()
+        missing = client.get(
+            url, query_string={"train_id": "./j", "tag": "loss", "x_tag": "nope"}
+        ).get_json()
         assert missing["x"] == [None] * 6 and missing["x_unplaced"] == 6
         # The plan places the best points on that axis (loss is lowest at step 6: no epoch).
-        plan = chart_plan(app.data_service.provider,
-                          [ChartSpec("c", "loss", (SeriesSpec("./j", "loss", "loss"),))],
-                          "epoch")
+        plan = chart_plan(
+            app.data_service.provider,
+            [ChartSpec("c", "loss", (SeriesSpec("./j", "loss", "loss"),))],
+            "epoch",
+        )
         [series] = plan["charts"][0]["series"]
         assert plan["charts"][0]["x_tag"] == "epoch"
         assert series["best"]["min"]["x"] is None and series["best"]["max"]["x"] == 0.5
@@ -151,7 +168,12 @@ def test_chart_flags_in_the_url() -> None:
     xlog = [{"type": "chart-xlog", "chart": "c|loss"}, {"type": "chart-xlog", "chart": "c|acc"}]
     search = "?jobs=a&best_flip=c%7Cother"
     new = chart_flags_search(search, ids, [1, 2], xlog, [None, 3])
-    assert parse_search(new) == {"jobs": "a", "best_flip": encode_tags(["c|other", "c|loss"]),
-                                 "log_x": "c|acc"}
+    assert parse_search(new) == {
+        "jobs": "a",
+        "best_flip": encode_tags(["c|other", "c|loss"]),
+        "log_x": "c|acc",
+    }
     assert parse_search(chart_flags_search(new, ids, [0, 0], xlog, [0, 0])) == {
-        "jobs": "a", "best_flip": "c|other"}
+        "jobs": "a",
+        "best_flip": "c|other",
+    }

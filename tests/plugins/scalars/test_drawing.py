@@ -51,8 +51,9 @@ def wide_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with SummaryWriter(base / "many", host="test", timestamp=1_700_000_000) as writer:
         for step in range(1, STEPS + 1):
             for i in range(TAGS):
-                writer.add_scalar(f"tag_{i:02d}", float(i + np.sin(step / 100)
-                                                        + rng.random() * 0.1), step)
+                writer.add_scalar(
+                    f"tag_{i:02d}", float(i + np.sin(step / 100) + rng.random() * 0.1), step
+                )
     return base
 
 
@@ -72,8 +73,7 @@ WINDOW = (1280, 1100)
 
 def _open(dash_duo, app, path: str) -> None:
     dash_duo.driver.set_window_size(*WINDOW)
-    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                    {"source": RECORDER})
+    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDER})
     dash_duo.start_server(app)
     dash_duo.wait_for_page(dash_duo.server_url + path)
 
@@ -81,7 +81,9 @@ def _open(dash_duo, app, path: str) -> None:
 def _cards(dash_duo) -> list[dict]:
     """Each chart card: its title, whether it is on screen, whether its chart is drawn, the
     points of its first line and the pixel width of its plot area."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         return Array.from(document.querySelectorAll('.di-chart-card')).map(card => {
             const rect = card.getBoundingClientRect();
             const plot = card.querySelector('.js-plotly-plot');
@@ -90,30 +92,40 @@ def _cards(dash_duo) -> list[dict]:
                     onScreen: rect.bottom > 0 && rect.top < window.innerHeight,
                     drawn, points: drawn ? plot.data[0].x.length : 0,
                     width: drawn ? plot._fullLayout._size.w : 0};
-        });""")
+        });""",
+    )
 
 
 def _point_fetches(dash_duo) -> list[str]:
-    return [r for r in run_js(dash_duo, "return window.__requests;")
-            if "/v1/dash-insight/chart/scalar" in r]
+    return [
+        r
+        for r in run_js(dash_duo, "return window.__requests;")
+        if "/v1/dash-insight/chart/scalar" in r
+    ]
 
 
 def _settled(dash_duo) -> bool:
     """No callback pending and no chart's points on their way."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const state = window.store && window.store.getState();
         if (!state) return false;
         const callbacks = state.callbacks || {};
         return ['requested', 'prioritized', 'blocked', 'executing', 'watched', 'executed']
-            .every(name => !(callbacks[name] || []).length);""")
+            .every(name => !(callbacks[name] || []).length);""",
+    )
 
 
 def _on_screen_drawn(dash_duo) -> list[dict]:
     """The cards, once some are on screen (the picker's list filled: the grid's place is
     settled) and every one of those is drawn."""
     until(lambda: len(dash_duo.find_elements("#scalar-tags .ag-row")) > 0, 60)
-    until(lambda: any(c["onScreen"] for c in _cards(dash_duo)), 60,
-          msg="no chart card on screen: the window is too small for this test")
+    until(
+        lambda: any(c["onScreen"] for c in _cards(dash_duo)),
+        60,
+        msg="no chart card on screen: the window is too small for this test",
+    )
     until(lambda: all(c["drawn"] for c in _cards(dash_duo) if c["onScreen"]), 60)
     return _cards(dash_duo)
 
@@ -143,10 +155,13 @@ def test_answers_are_compressed(dash_duo, wide_app) -> None:
     each chart and the page's callback answers travel in fewer bytes than they decode to."""
     _open(dash_duo, wide_app, "/scalars?train_id=.%2Fmany")
     assert any(c["drawn"] for c in _on_screen_drawn(dash_duo))
-    sizes = run_js(dash_duo, """
+    sizes = run_js(
+        dash_duo,
+        """
         return performance.getEntriesByType('resource')
             .filter(e => e.name.includes('/chart/scalar') || e.name.includes('_dash-layout'))
-            .map(e => [e.name, e.encodedBodySize, e.decodedBodySize]);""")
+            .map(e => [e.name, e.encodedBodySize, e.decodedBodySize]);""",
+    )
     assert any("/chart/scalar" in name for name, _, _ in sizes)
     for name, encoded, decoded in sizes:
         assert 0 < encoded < decoded / 2, name
@@ -162,8 +177,11 @@ def _grid_builds(dash_duo, path: str) -> tuple[list[str], list[str]]:
     # drawn and nothing is pending.
     _on_screen_drawn(dash_duo)
     until(lambda: _settled(dash_duo), 60)
-    builds = [r.split(" <- ")[1] for r in run_js(dash_duo, "return window.__requests;")
-              if "scalar-grid.children" in r and "refresh-interval" not in r]
+    builds = [
+        r.split(" <- ")[1]
+        for r in run_js(dash_duo, "return window.__requests;")
+        if "scalar-grid.children" in r and "refresh-interval" not in r
+    ]
     return builds, _point_fetches(dash_duo)
 
 
@@ -180,17 +198,18 @@ def test_an_unencoded_train_id_builds_the_page_once(dash_duo, wide_app) -> None:
 
 
 #: The page's first paint, followed (tests/pages.py first_paint_probe).
-PAINT_PROBE = first_paint_probe(".di-chart-card", ".di-chart-preview path[stroke-width]",
-                                ".di-chart-title", ".js-plotly-plot")
+PAINT_PROBE = first_paint_probe(
+    ".di-chart-card", ".di-chart-preview path[stroke-width]", ".di-chart-title", ".js-plotly-plot"
+)
 
 
-def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo,
-                                                                       wide_app) -> None:
+def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(dash_duo, wide_app) -> None:
     """Issue 18 item 5: the page's answer paints its first row of charts (drawn by the server)
     before Dash starts; the copy lies over the page until the page's own charts on screen are
     drawn, so no frame shows an empty chart; the copy is invisible to the page's scripts."""
-    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                    {"source": PAINT_PROBE})
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": PAINT_PROBE}
+    )
     _open(dash_duo, wide_app, "/scalars?train_id=.%2Fmany")
     paint = first_paint_handed_over(dash_duo)
     assert paint["previewFrames"] >= 1

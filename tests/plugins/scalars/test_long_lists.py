@@ -36,14 +36,19 @@ def long_app(long_base: Path, tmp_path: Path) -> Iterator:
 
 
 def _text(dash_duo, selector: str) -> str:
-    return run_js(dash_duo, "const e = document.querySelector(arguments[0]);"
-                            "return e ? e.textContent : null;", selector)
+    return run_js(
+        dash_duo,
+        "const e = document.querySelector(arguments[0]);return e ? e.textContent : null;",
+        selector,
+    )
 
 
 def _picker(dash_duo, list_id: str) -> dict:
     """What a picker's list shows: its height, the names of the rows in the page (the grid
     draws only those near the view) and of the ticked ones."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const grid = document.getElementById(arguments[0]);
         if (!grid) return null;
         const rows = Array.from(grid.querySelectorAll('.ag-center-cols-container .ag-row'));
@@ -52,13 +57,18 @@ def _picker(dash_duo, list_id: str) -> dict:
                 rows: rows.sort((a, b) => a.getAttribute('row-index') - b.getAttribute('row-index'))
                           .map(name),
                 ticked: rows.filter(r => r.classList.contains('ag-row-selected')).map(name)};
-    """, list_id)
+    """,
+        list_id,
+    )
 
 
 def _titles(dash_duo) -> list[str]:
     """The charts of the grid (each is drawn when it comes on screen)."""
-    return run_js(dash_duo, "return Array.from(document.querySelectorAll('.di-chart-card'))"
-                            ".map(c => c.querySelector('.di-chart-title').textContent);")
+    return run_js(
+        dash_duo,
+        "return Array.from(document.querySelectorAll('.di-chart-card'))"
+        ".map(c => c.querySelector('.di-chart-title').textContent);",
+    )
 
 
 def _type(dash_duo, selector: str, text: str) -> None:
@@ -80,8 +90,13 @@ def test_400_tags_picker_filter_and_keyboard(dash_duo, long_app) -> None:
     until(lambda: _text(dash_duo, "#scalar-total") == "400 of 400 tags", 30)
     assert _text(dash_duo, "#scalar-page") == "1 / 17"
     # The list is drawn: a real height, its first rows, all ticked, few rows in the page.
-    until(lambda: (_picker(dash_duo, "scalar-tags") or {}).get("rows", [])[:3]
-          == ["tag_000", "tag_001", "tag_002"], 20)
+    until(
+        lambda: (
+            (_picker(dash_duo, "scalar-tags") or {}).get("rows", [])[:3]
+            == ["tag_000", "tag_001", "tag_002"]
+        ),
+        20,
+    )
     shown = _picker(dash_duo, "scalar-tags")
     assert shown["height"] > 150 and len(shown["rows"]) < 60 and shown["ticked"] == shown["rows"]
     assert _text(dash_duo, "#scalar-tags-count") == "400 of 400 tags selected"
@@ -90,8 +105,12 @@ def test_400_tags_picker_filter_and_keyboard(dash_duo, long_app) -> None:
     _type(dash_duo, "#scalar-tags-filter", "3[0-9]$")
     until(lambda: _text(dash_duo, "#scalar-total") == "40 of 400 tags", 20)
     assert _text(dash_duo, "#scalar-page") == "1 / 2"
-    until(lambda: len(_titles(dash_duo)) == 24 and all(re.search("3[0-9]$", t)
-                                                       for t in _titles(dash_duo)), 30)
+    until(
+        lambda: (
+            len(_titles(dash_duo)) == 24 and all(re.search("3[0-9]$", t) for t in _titles(dash_duo))
+        ),
+        30,
+    )
     until(lambda: _picker(dash_duo, "scalar-tags")["rows"][:2] == ["tag_030", "tag_031"], 20)
     assert _text(dash_duo, "#scalar-tags-count") == "400 of 400 tags selected, 40 match"
     assert url_params(dash_duo)["filter"] == "3[0-9]$"
@@ -128,8 +147,7 @@ def test_1200_jobs_picker_and_tag_filter_on_the_comparison(dash_duo, long_app) -
 
     # Filter the jobs, select all that match: ten lines per chart.
     _type(dash_duo, "#compare-jobs-filter", r"run_000[0-9]$")
-    until(lambda: _text(dash_duo, "#compare-jobs-count") == "2 of 1201 jobs selected, 10 match",
-          20)
+    until(lambda: _text(dash_duo, "#compare-jobs-count") == "2 of 1201 jobs selected, 10 match", 20)
     _click(dash_duo, "#compare-jobs-all")
     until(lambda: _text(dash_duo, "#compare-total") == "2 of 2 tags, 10 jobs", 30)
     until(lambda: len(_picker(dash_duo, "compare-jobs")["ticked"]) == 10, 20)
@@ -143,14 +161,20 @@ def test_1200_jobs_picker_and_tag_filter_on_the_comparison(dash_duo, long_app) -
 
 def _show(dash_duo, title: str) -> None:
     """Scroll the chart ``title`` to the middle of the screen (charts are drawn when on it)."""
-    run_js(dash_duo, "Array.from(document.querySelectorAll('.di-chart-card')).find(c =>"
-                     " c.querySelector('.di-chart-title').textContent === arguments[0])"
-                     ".scrollIntoView({block: 'center'});", title)
+    run_js(
+        dash_duo,
+        "Array.from(document.querySelectorAll('.di-chart-card')).find(c =>"
+        " c.querySelector('.di-chart-title').textContent === arguments[0])"
+        ".scrollIntoView({block: 'center'});",
+        title,
+    )
 
 
 def _lines(dash_duo) -> dict[str, dict[str, str]]:
     """{chart title: {run: line colour}} of the drawn comparison charts (smoothed lines)."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const out = {};
         document.querySelectorAll('.di-chart-card').forEach(card => {
             const plot = card.querySelector('.js-plotly-plot');
@@ -160,13 +184,16 @@ def _lines(dash_duo) -> dict[str, dict[str, str]]:
                 .forEach(t => { lines[t.name] = t.line.color; });
             out[card.querySelector('.di-chart-title').textContent] = lines;
         });
-        return out;""")
+        return out;""",
+    )
 
 
 def _boxes_overlap(dash_duo, title: str) -> dict:
     """The legend's and the x axis title's boxes in the chart ``title``, and whether they
     overlap."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const card = Array.from(document.querySelectorAll('.di-chart-card'))
             .find(c => c.querySelector('.di-chart-title').textContent === arguments[0]);
         const legend = card.querySelector('.legend'), xtitle = card.querySelector('.g-xtitle');
@@ -174,7 +201,9 @@ def _boxes_overlap(dash_duo, title: str) -> dict:
         const a = legend.getBoundingClientRect(), b = xtitle.getBoundingClientRect();
         return {legend: true, xtitle: true,
                 overlap: a.left < b.right && b.left < a.right && a.top < b.bottom
-                         && b.top < a.bottom};""", title)
+                         && b.top < a.bottom};""",
+        title,
+    )
 
 
 def test_one_colour_per_run_legend_and_picked_colour(dash_duo, long_app) -> None:
@@ -196,6 +225,7 @@ def test_one_colour_per_run_legend_and_picked_colour(dash_duo, long_app) -> None
         assert boxes["legend"] and not boxes["overlap"], (title, boxes)
     # The colour is the run's by the rule of run_colours (imported here: new in issue 17).
     from dash_insight.web.components.run_colours import PALETTE, run_colour
+
     all_ids = [job.train_id for job in long_app.data_service.provider.list_jobs()]
     expected = {run: run_colour(run, all_ids) for run in runs}
     assert lines["tag_001"] == expected
@@ -216,6 +246,5 @@ def test_one_colour_per_run_legend_and_picked_colour(dash_duo, long_app) -> None
     run_js(dash_duo, "window.scrollTo(0, 0);")
     dash_duo.select_dcc_dropdown("#compare-colour-run", value="./run_0001")
     _click(dash_duo, "#compare-colour-reset")
-    until(lambda: _lines(dash_duo).get("tag_000") == {"./run_0001": expected["./run_0001"]},
-          20)
+    until(lambda: _lines(dash_duo).get("tag_000") == {"./run_0001": expected["./run_0001"]}, 20)
     assert console_errors(dash_duo) == []

@@ -34,8 +34,7 @@ from tests.pages import MARGINS_ADDED, run_js
 def test_smoothing_matches_tensorboard() -> None:
     # Hand-computed with TensorBoard's resmoothDataset (debiased EMA).
     np.testing.assert_allclose(smooth_ema(np.array([0.0, 1.0]), 0.6), [0.0, 0.625])
-    np.testing.assert_allclose(smooth_ema(np.array([1.0, 2.0, 3.0]), 0.5),
-                               [1.0, 5 / 3, 17 / 7])
+    np.testing.assert_allclose(smooth_ema(np.array([1.0, 2.0, 3.0]), 0.5), [1.0, 5 / 3, 17 / 7])
     assert smooth_ema(np.array([2.0, 4.0]), 0.0).tolist() == [2.0, 4.0]
     assert smooth_ema(np.array([3.0, 3.0, 3.0]), 0.9).tolist() == [3.0, 3.0, 3.0]  # constant
     assert smooth_ema(np.array([5.0]), 0.9).tolist() == [5.0]
@@ -48,12 +47,24 @@ def test_threshold_logic() -> None:
     values = np.array([1.0, 5.0, 3.0, np.nan, -2.0])
     assert threshold_mask(values, [(">", 2)]).tolist() == [False, True, True, False, False]
     assert threshold_mask(values, [(">", 2), ("<", 4)], "and").tolist() == [
-        False, False, True, False, False]
+        False,
+        False,
+        True,
+        False,
+        False,
+    ]
     assert threshold_mask(values, [(">", 4), ("<", 0)], "or").tolist() == [
-        False, True, False, False, True]
+        False,
+        True,
+        False,
+        False,
+        True,
+    ]
     assert not threshold_mask(values, []).any()
-    assert threshold_text({"conditions": [[">", 1], ["<", 3.5]], "combine": "or"}) == \
-        "Current threshold: > 1 or < 3.5"
+    assert (
+        threshold_text({"conditions": [[">", 1], ["<", 3.5]], "combine": "or"})
+        == "Current threshold: > 1 or < 3.5"
+    )
     assert threshold_text(None) == "Current threshold: -"
 
 
@@ -61,18 +72,27 @@ def test_filter_and_page_state() -> None:
     names = ["loss", "train/acc", "eval/acc"]
     assert filter_tags(names, "ACC$")[0] == ["train/acc", "eval/acc"]
     assert filter_tags(names, "(")[1].startswith("invalid regular expression")
-    state = scalars.page_state({"tags": encode_tags(["eval/acc", "gone"]), "smoothing": "7",
-                                "axis": "weird", "compose": encode_tags(["loss", "x"])}, names)
+    state = scalars.page_state(
+        {
+            "tags": encode_tags(["eval/acc", "gone"]),
+            "smoothing": "7",
+            "axis": "weird",
+            "compose": encode_tags(["loss", "x"]),
+        },
+        names,
+    )
     assert state["selected"] == ["eval/acc"]
     assert (state["smoothing"], state["axis"], state["compose"]) == (0.99, "step", None)
     assert scalars.page_state({"tags": ","}, names)["selected"] == []
     assert scalars.page_state({}, names)["selected"] == names
-    charts, pages = scalars.chart_specs("./j", {**state, "shown": [f"t{i}" for i in range(30)],
-                                                "compose": ["t1", "t2"]})
+    charts, pages = scalars.chart_specs(
+        "./j", {**state, "shown": [f"t{i}" for i in range(30)], "compose": ["t1", "t2"]}
+    )
     assert pages == 2 and len(charts) == 25 and len(charts[0].series) == 2
     # The filter decides the charts: ticked AND matching.
-    filtered = scalars.page_state({"tags": encode_tags(["loss", "eval/acc"]),
-                                   "filter": "acc$"}, names)
+    filtered = scalars.page_state(
+        {"tags": encode_tags(["loss", "eval/acc"]), "filter": "acc$"}, names
+    )
     assert filtered["selected"] == ["loss", "eval/acc"] and filtered["shown"] == ["eval/acc"]
     assert [c.title for c in scalars.chart_specs("./j", filtered)[0]] == ["eval/acc"]
     jobs = ["./a", "./b", "./c", "./d", "./e", "./f"]
@@ -92,59 +112,77 @@ def test_scalar_controls_to_state_and_url() -> None:
     tags = ["loss", "train/acc", "eval/acc", "lr"]
     state = scalars.page_state({"train_id": "./j", "filter": "acc$", "page": "2"}, tags)
     # "None" unselects what the filter shows; the others stay; the URL names the rest.
-    after = scalars.next_state(state, tags, "scalar-tags-none", tags, "acc$", "step", 0, (None,
-                                                                                          None))
+    after = scalars.next_state(
+        state, tags, "scalar-tags-none", tags, "acc$", "step", 0, (None, None)
+    )
     assert after["selected"] == ["loss", "lr"] and state["selected"] == tags  # a new dict
     # what is drawn changed: back to page 1
     assert scalars.state_search(after, tags) == "?train_id=.%2Fj&tags=loss%2Clr&filter=acc%24"
-    assert scalars.next_state(state, tags, "scalar-tags-filter", None, "^l", "step", 0,
-                              None)["page"] == 1
-    after = scalars.next_state(after, tags, "scalar-tags-all", None, "acc$", "step", 0,
-                               None)
+    assert (
+        scalars.next_state(state, tags, "scalar-tags-filter", None, "^l", "step", 0, None)["page"]
+        == 1
+    )
+    after = scalars.next_state(after, tags, "scalar-tags-all", None, "acc$", "step", 0, None)
     assert after["selected"] == tags and "tags=" not in scalars.state_search(after, tags)
     # Unticking one shown tag keeps the hidden ones.
-    after = scalars.next_state(state, tags, "scalar-tags", ["eval/acc"], "acc$", "step", 0,
-                               None)
+    after = scalars.next_state(state, tags, "scalar-tags", ["eval/acc"], "acc$", "step", 0, None)
     assert after["selected"] == ["loss", "eval/acc", "lr"]
-    after = scalars.next_state(state, tags, scalars.IDS["smoothing"], None, "", "step", 0.6,
-                               None)
+    after = scalars.next_state(state, tags, scalars.IDS["smoothing"], None, "", "step", 0.6, None)
     assert after["smoothing"] == 0.6 and "smoothing=0.6" in scalars.state_search(after, tags)
-    after = scalars.next_state(state, tags, scalars.IDS["axis"], None, "", "absolute", 0,
-                               None)
+    after = scalars.next_state(state, tags, scalars.IDS["axis"], None, "", "absolute", 0, None)
     assert after["axis"] == "absolute"
-    assert scalars.next_state(state, tags, "scalar-prev", None, "", "step", 0,
-                              None)["page"] == 1
-    assert scalars.next_state(state, tags, "scalar-next", None, "", "step", 0,
-                              None)["page"] == 3
-    composed = scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
-                                  ["loss", "lr"])
+    assert scalars.next_state(state, tags, "scalar-prev", None, "", "step", 0, None)["page"] == 1
+    assert scalars.next_state(state, tags, "scalar-next", None, "", "step", 0, None)["page"] == 3
+    composed = scalars.next_state(state, tags, "compose-apply", None, "", "step", 0, ["loss", "lr"])
     assert composed["compose"] == ["loss", "lr"]
     assert scalars.page_state(parse_search(scalars.state_search(composed, tags)), tags)[
-        "compose"] == ["loss", "lr"]
-    assert scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
-                              ["loss", "loss"])["compose"] is None  # two different tags
-    assert scalars.next_state(composed, tags, "compose-remove", None, "", "step", 0,
-                              ["loss", "lr"])["compose"] is None
+        "compose"
+    ] == ["loss", "lr"]
+    assert (
+        scalars.next_state(state, tags, "compose-apply", None, "", "step", 0, ["loss", "loss"])[
+            "compose"
+        ]
+        is None
+    )  # two different tags
+    assert (
+        scalars.next_state(composed, tags, "compose-remove", None, "", "step", 0, ["loss", "lr"])[
+            "compose"
+        ]
+        is None
+    )
     # Every chosen tag is composed, as MindInsight composes all the selected tags.
-    three = scalars.next_state(state, tags, "compose-apply", None, "", "step", 0,
-                               ["lr", "loss", "eval/acc", "gone"])
+    three = scalars.next_state(
+        state, tags, "compose-apply", None, "", "step", 0, ["lr", "loss", "eval/acc", "gone"]
+    )
     assert three["compose"] == ["lr", "loss", "eval/acc"]
-    assert scalars.page_state(parse_search(scalars.state_search(three, tags)), tags)[
-        "compose"] == ["lr", "loss", "eval/acc"]
+    assert scalars.page_state(parse_search(scalars.state_search(three, tags)), tags)["compose"] == [
+        "lr",
+        "loss",
+        "eval/acc",
+    ]
     chart = scalars.chart_specs("./j", {**three, "shown": []})[0][0]
     assert chart.title == "lr  +  loss  +  eval/acc"
     assert [(s.tag, s.right_axis) for s in chart.series] == [
-        ("lr", False), ("loss", False), ("eval/acc", False)]
+        ("lr", False),
+        ("loss", False),
+        ("eval/acc", False),
+    ]
 
 
 def test_threshold_of_the_form() -> None:
-    assert scalars.threshold_of([">", "<"], [1, 3.5], "or") \
-        == {"conditions": [[">", 1.0], ["<", 3.5]], "combine": "or"}
+    assert scalars.threshold_of([">", "<"], [1, 3.5], "or") == {
+        "conditions": [[">", 1.0], ["<", 3.5]],
+        "combine": "or",
+    }
     # A condition without operator or value is left out; "and" when no combination is set.
-    assert scalars.threshold_of([">", None], [9, None], None) \
-        == {"conditions": [[">", 9.0]], "combine": "and"}
-    assert scalars.threshold_of([None, "<"], [2, 0], "and") \
-        == {"conditions": [["<", 0.0]], "combine": "and"}
+    assert scalars.threshold_of([">", None], [9, None], None) == {
+        "conditions": [[">", 9.0]],
+        "combine": "and",
+    }
+    assert scalars.threshold_of([None, "<"], [2, 0], "and") == {
+        "conditions": [["<", 0.0]],
+        "combine": "and",
+    }
     assert scalars.threshold_of([">", "<"], [None, None], "and") is None
 
 
@@ -153,42 +191,77 @@ def test_compare_controls_to_url() -> None:
     tags_of = {j: ["loss"] + (["acc"] if j == "./b" else []) for j in jobs}
     state = compare.page_state({}, jobs, tags_of)
 
-    def search(trigger: object, checked_jobs: list[str] | None = None, job_pattern: str = "",
-               checked_tags: list[str] | None = None, axis: str = "step",
-               smoothing: float = 0.0, start: dict | None = None) -> str:
-        return compare.controls_search(start or state, jobs, tags_of, trigger, checked_jobs,
-                                       job_pattern, checked_tags, "", axis, smoothing)
+    def search(
+        trigger: object,
+        checked_jobs: list[str] | None = None,
+        job_pattern: str = "",
+        checked_tags: list[str] | None = None,
+        axis: str = "step",
+        smoothing: float = 0.0,
+        start: dict | None = None,
+    ) -> str:
+        return compare.controls_search(
+            start or state,
+            jobs,
+            tags_of,
+            trigger,
+            checked_jobs,
+            job_pattern,
+            checked_tags,
+            "",
+            axis,
+            smoothing,
+        )
 
     assert search("compare-next") == "?page=2"  # the default jobs stay implicit
-    assert search("compare-jobs-filter", job_pattern="a", start={**state, "page": 3}) == \
-        "?job_filter=a"  # a new filter: back to page 1
+    assert (
+        search("compare-jobs-filter", job_pattern="a", start={**state, "page": 3})
+        == "?job_filter=a"
+    )  # a new filter: back to page 1
     added = search("compare-jobs", checked_jobs=[*jobs[:5], "./f"])
     assert compare.STATE.parse_search(added)["jobs"] == jobs
     none = compare.STATE.parse_search(search("compare-jobs-none", job_pattern="[ab]"))
     assert none["jobs"] == ["./c", "./d", "./e"]
     only_acc = search("compare-tags", checked_tags=["acc"])
     assert compare.STATE.parse_search(only_acc)["tags"] == ["acc"]
-    assert search({"type": "chart-axis", "page": "compare"}, axis="relative",
-                  smoothing=0.5) == "?axis=relative&smoothing=0.5"
+    assert (
+        search({"type": "chart-axis", "page": "compare"}, axis="relative", smoothing=0.5)
+        == "?axis=relative&smoothing=0.5"
+    )
     explicit = compare.page_state({"jobs": encode_tags(jobs[:5])}, jobs, tags_of)
-    assert compare.STATE.parse_search(search("compare-next", start=explicit))["jobs"] == \
-        jobs[:5]  # once named, the jobs stay in the link
+    assert (
+        compare.STATE.parse_search(search("compare-next", start=explicit))["jobs"] == jobs[:5]
+    )  # once named, the jobs stay in the link
 
 
-def test_plan_names_the_series_without_points_and_reports_problems(corpus: Path,
-                                                                   tmp_path: Path) -> None:
-    app = create_app(str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0,
-                     start_loader=False)
+def test_plan_names_the_series_without_points_and_reports_problems(
+    corpus: Path, tmp_path: Path
+) -> None:
+    app = create_app(
+        str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0, start_loader=False
+    )
     app.data_service.loader.load_round()
-    specs = [ChartSpec("a", "loss", (SeriesSpec("./ops_all", "loss", "loss"),
-                                     SeriesSpec("./ops_all", "nope", "nope")))]
+    specs = [
+        ChartSpec(
+            "a",
+            "loss",
+            (SeriesSpec("./ops_all", "loss", "loss"), SeriesSpec("./ops_all", "nope", "nope")),
+        )
+    ]
     plan = chart_plan(app.data_service.provider, specs)
     [chart] = plan["charts"]
     series = dict(chart["series"][0])
     assert len(chart["series"]) == 1
     best, direction = series.pop("best"), series.pop("direction")
-    assert series == {"name": "loss", "train_id": "./ops_all", "tag": "loss", "right": False,
-                      "colour": None, "total": 500, "last": 500}  # no points: fetched later
+    assert series == {
+        "name": "loss",
+        "train_id": "./ops_all",
+        "tag": "loss",
+        "right": False,
+        "colour": None,
+        "total": 500,
+        "last": 500,
+    }  # no points: fetched later
     # Only the best points of the raw series travel with the plan (a loss: its lowest).
     full = app.data_service.provider.read_scalars("./ops_all", "loss")
     finite = full.value[np.isfinite(full.value)]
@@ -196,8 +269,9 @@ def test_plan_names_the_series_without_points_and_reports_problems(corpus: Path,
     assert best["max"]["value"] == float(finite.max())
     assert "nope" in chart["problems"][0]
     assert chart_plan(app.data_service.provider, specs) == plan  # same data, same stamps
-    other = chart_plan(app.data_service.provider, [
-        ChartSpec("a", "loss", (SeriesSpec("./ops_all", "lr", "lr"),))])
+    other = chart_plan(
+        app.data_service.provider, [ChartSpec("a", "loss", (SeriesSpec("./ops_all", "lr", "lr"),))]
+    )
     assert other["stamp"] != plan["stamp"] and other["charts"][0]["stamp"] != chart["stamp"]
     app.data_service.close()
 
@@ -228,7 +302,9 @@ def _figures(dash_duo) -> dict[str, dict]:
 NTH_CARD = "const card = document.querySelectorAll(arguments[0])[arguments[1]];\n"
 
 #: What a card that is not drawn holds, for a timeout's message.
-CARD_STATE = NTH_CARD + """
+CARD_STATE = (
+    NTH_CARD
+    + """
 if (!card) return 'gone';
 const slot = card.querySelector('.di-graph-slot');
 return {id: card.id, className: card.className, data: Object.assign({}, card.dataset),
@@ -237,6 +313,7 @@ return {id: card.id, className: card.className, data: Object.assign({}, card.dat
         rect: card.getBoundingClientRect().toJSON(), scrollY: window.scrollY,
         html: card.outerHTML.slice(0, 1500)};
 """
+)
 
 
 def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
@@ -246,14 +323,23 @@ def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
     until(lambda: len(dash_duo.find_elements(cards)) == count, timeout)
     for index in range(count):
         dash_duo.driver.execute_script(
-            NTH_CARD + "if (card) card.scrollIntoView({block: 'center'});", cards, index)
+            NTH_CARD + "if (card) card.scrollIntoView({block: 'center'});", cards, index
+        )
         try:
-            until(lambda index=index: dash_duo.driver.execute_script(
-                NTH_CARD + "const plot = card && card.querySelector('.js-plotly-plot');"
-                "return Boolean(plot && plot.data);", cards, index), timeout)
+            until(
+                lambda index=index: dash_duo.driver.execute_script(
+                    NTH_CARD + "const plot = card && card.querySelector('.js-plotly-plot');"
+                    "return Boolean(plot && plot.data);",
+                    cards,
+                    index,
+                ),
+                timeout,
+            )
         except TestingTimeoutError as error:
-            raise AssertionError(f"card {index} of {count} never drawn: "
-                                 + str(run_js(dash_duo, CARD_STATE, cards, index))) from error
+            raise AssertionError(
+                f"card {index} of {count} never drawn: "
+                + str(run_js(dash_duo, CARD_STATE, cards, index))
+            ) from error
     dash_duo.driver.execute_script("window.scrollTo(0, 0);")
     until(lambda: len(_figures(dash_duo)) == count, timeout)
     return _figures(dash_duo)
@@ -261,18 +347,24 @@ def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
 
 def _show_chart(dash_duo, title: str) -> None:
     """Scroll the chart ``title`` to the middle of the screen."""
-    dash_duo.driver.execute_script("""
+    dash_duo.driver.execute_script(
+        """
         Array.from(document.querySelectorAll('.di-chart-card')).find(c =>
             c.querySelector('.di-chart-title').textContent === arguments[0])
-          .scrollIntoView({block: 'center'});""", title)
+          .scrollIntoView({block: 'center'});""",
+        title,
+    )
 
 
 def _plot_width(dash_duo, title: str) -> int:
     """The pixel width of the plot area of the chart ``title``."""
-    return dash_duo.driver.execute_script("""
+    return dash_duo.driver.execute_script(
+        """
         const card = Array.from(document.querySelectorAll('.di-chart-card')).find(c =>
             c.querySelector('.di-chart-title').textContent === arguments[0]);
-        return card.querySelector('.js-plotly-plot')._fullLayout._size.w;""", title)
+        return card.querySelector('.js-plotly-plot')._fullLayout._size.w;""",
+        title,
+    )
 
 
 def _open(dash_duo, app, path: str) -> None:
@@ -290,7 +382,8 @@ def _open(dash_duo, app, path: str) -> None:
 
 def _zoom_history(dash_duo, chart: str) -> list:
     """The ``chart-zoom`` store of ``chart``, read from Dash's own state (it has no DOM)."""
-    return dash_duo.driver.execute_script("""
+    return dash_duo.driver.execute_script(
+        """
         const state = window.store.getState();
         for (const entry of (state.paths.objs || {})["chart,type"] || []) {
             if (entry.values[0] !== arguments[0] || entry.values[1] !== "chart-zoom") continue;
@@ -298,7 +391,9 @@ def _zoom_history(dash_duo, chart: str) -> list:
             for (const key of entry.path) node = node[key];
             return node.props.data || [];
         }
-        return null;""", chart)
+        return null;""",
+        chart,
+    )
 
 
 def _click(dash_duo, selector: str) -> None:
@@ -349,8 +444,7 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
 
     # Relative time axis.
     _click(dash_duo, '.di-axis input[value="relative"]')
-    until(lambda: _figures(dash_duo)["loss"]["layout"]["xaxis"]["text"] == "relative time (s)",
-          10)
+    until(lambda: _figures(dash_duo)["loss"]["layout"]["xaxis"]["text"] == "relative time (s)", 10)
     # The chart follows the radio in the browser; the URL comes with the server's answer.
     until(lambda: "axis=relative" in dash_duo.driver.current_url, 10)
 
@@ -358,10 +452,12 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     dash_duo.driver.execute_script("window._diRequests = [];")
     _set_input(dash_duo, ".di-smoothing-box input", "0.6")
     expected = smooth_ema(np.asarray(drawn, np.float64), 0.6)
-    until(lambda: np.allclose(_figures(dash_duo)["loss"]["data"][1]["y"], expected, rtol=1e-5),
-          10)
-    sent = [json.loads(body) for body in dash_duo.driver.execute_script(
-        "return window._diRequests;") if body.startswith("{")]
+    until(lambda: np.allclose(_figures(dash_duo)["loss"]["data"][1]["y"], expected, rtol=1e-5), 10)
+    sent = [
+        json.loads(body)
+        for body in dash_duo.driver.execute_script("return window._diRequests;")
+        if body.startswith("{")
+    ]
     outputs = json.dumps([request.get("outputs") for request in sent])
     assert sent and '"property": "figure"' not in outputs  # the server never drew a chart
     until(lambda: "smoothing=0.6" in dash_duo.driver.current_url, 10)
@@ -387,13 +483,16 @@ def test_js_twins_equal_python(dash_duo, corpus_app) -> None:
     for weight in (0.0, 0.3, 0.9, 0.99):
         js = dash_duo.driver.execute_script(
             "return window.dash_clientside.scalarCharts.smooth(arguments[0], arguments[1]);",
-            [None if math.isnan(v) else v for v in values], weight)
+            [None if math.isnan(v) else v for v in values],
+            weight,
+        )
         py = smooth_ema(values, weight)
         np.testing.assert_allclose([np.nan if v is None else v for v in js], py, rtol=1e-12)
     js_mask = dash_duo.driver.execute_script(
         "return window.dash_clientside.scalarCharts.thresholdMask(arguments[0], arguments[1]);",
         [None if math.isnan(v) else v for v in values],
-        {"conditions": [[">", -0.5], ["<", 0.5]], "combine": "and"})
+        {"conditions": [[">", -0.5], ["<", 0.5]], "combine": "and"},
+    )
     assert js_mask == threshold_mask(values, [(">", -0.5), ("<", 0.5)], "and").tolist()
 
 
@@ -409,25 +508,46 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
     assert any("non-positive" in note for note in notes)
 
     # Box zoom twice, back one step, reset.
-    plot = f'{card}.di-chart-card .js-plotly-plot'
-    ranges = dash_duo.driver.execute_script("""
+    plot = f"{card}.di-chart-card .js-plotly-plot"
+    ranges = dash_duo.driver.execute_script(
+        """
         const div = document.querySelector(arguments[0]);
-        return [div.layout.xaxis.range.slice()];""", plot)
+        return [div.layout.xaxis.range.slice()];""",
+        plot,
+    )
     for depth, (lo, hi) in enumerate(((100, 400), (200, 300)), start=1):
         dash_duo.driver.execute_script(
             "Plotly.relayout(document.querySelector(arguments[0]),"
-            " {'xaxis.range[0]': arguments[1], 'xaxis.range[1]': arguments[2]});", plot, lo, hi)
+            " {'xaxis.range[0]': arguments[1], 'xaxis.range[1]': arguments[2]});",
+            plot,
+            lo,
+            hi,
+        )
         # the next zoom only once this one is in the chart's zoom history
-        until(lambda depth=depth: len(_zoom_history(dash_duo, "./ops_all|train/grad_norm"))
-              == depth, 10)
+        until(
+            lambda depth=depth: len(_zoom_history(dash_duo, "./ops_all|train/grad_norm")) == depth,
+            10,
+        )
     _click(dash_duo, f'{card} button[id*="chart-back"]')
-    until(lambda: dash_duo.driver.execute_script(
-        "return document.querySelector(arguments[0]).layout.xaxis.range;", plot) == [100, 400],
-          10)
+    until(
+        lambda: (
+            dash_duo.driver.execute_script(
+                "return document.querySelector(arguments[0]).layout.xaxis.range;", plot
+            )
+            == [100, 400]
+        ),
+        10,
+    )
     _click(dash_duo, f'{card} button[id*="chart-reset"]')
-    until(lambda: dash_duo.driver.execute_script(
-        "return document.querySelector(arguments[0]).layout.xaxis.range;", plot) == ranges[0],
-          10)
+    until(
+        lambda: (
+            dash_duo.driver.execute_script(
+                "return document.querySelector(arguments[0]).layout.xaxis.range;", plot
+            )
+            == ranges[0]
+        ),
+        10,
+    )
 
     # Threshold on "loss": > 1 highlights exactly the points above 1; remembered; deleted.
     loss_card = '[id*="\\"chart\\":\\"./ops_all|loss\\""]'
@@ -477,7 +597,6 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     assert console_errors(dash_duo) == []
 
 
-
 def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> None:
     """A spike at one step of 120,000: each box zoom asks the server for the visible range at
     the chart's width, and the last one draws every raw point of its range, exactly."""
@@ -485,8 +604,9 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
 
     spike = 73_141
     steps = np.arange(1, 120_001)
-    values = (np.sin(steps / 5000) + np.random.default_rng(1).random(len(steps)) * 0.2
-              ).astype(np.float32)
+    values = (np.sin(steps / 5000) + np.random.default_rng(1).random(len(steps)) * 0.2).astype(
+        np.float32
+    )
     values[spike - 1] = 3.25  # 1.2 above anything else
     values[spike + 30 - 1] = np.nan
     with SummaryWriter(tmp_path / "logs" / "long", host="test") as writer:
@@ -505,12 +625,16 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
             data = _figures(dash_duo)["loss"]
             return data["data"][0]["x"], data["data"][0]["y"], data["layout"]["annotations"]
 
-        for depth, (lo, hi) in enumerate(((60_000, 90_000), (72_000, 75_000),
-                                          (73_050, 73_250)), start=1):
+        for depth, (lo, hi) in enumerate(
+            ((60_000, 90_000), (72_000, 75_000), (73_050, 73_250)), start=1
+        ):
             dash_duo.driver.execute_script(
                 "Plotly.relayout(document.querySelector(arguments[0]),"
                 " {'xaxis.range[0]': arguments[1], 'xaxis.range[1]': arguments[2]});",
-                plot, lo, hi)
+                plot,
+                lo,
+                hi,
+            )
             until(lambda lo=lo: drawn()[0] and drawn()[0][0] >= lo, 15)  # the range's points
             x, y, notes = drawn()
             assert spike in x and y[x.index(spike)] == 3.25  # the spike, at every zoom
@@ -518,8 +642,10 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
             until(lambda depth=depth: len(_zoom_history(dash_duo, "./long|loss")) == depth, 10)
         x, y, notes = drawn()
         assert x == list(range(73_050, 73_251))  # every step of the range
-        assert y == [None if math.isnan(v) else v
-                     for v in values[73_050 - 1:73_251 - 1].astype(np.float64).tolist()]
+        assert y == [
+            None if math.isnan(v) else v
+            for v in values[73_050 - 1 : 73_251 - 1].astype(np.float64).tolist()
+        ]
         assert "raw: all 201 points of the range" in notes
         _click(dash_duo, 'button[id*="chart-reset"]')  # back to the whole series
         until(lambda: len(drawn()[0]) <= width + 1 and drawn()[0][-1] == 120_000, 10)

@@ -22,14 +22,25 @@ from dash_insight.plugins.scalars.preview import (
 from dash_insight.plugins.scalars.smoothing import smooth_ema
 
 
-@pytest.mark.parametrize(("value", "step", "top", "text"), [
-    (0, 5000, 20000, "0"), (5000, 5000, 20000, "5k"), (20000, 5000, 20000, "20k"),
-    (500000, 500000, 2500000, "0.5M"), (2.5e9, 5e8, 2.5e9, "2.5G"),
-    (-0.5, 0.5, 1.5, "\u22120.5"), (1.0, 0.5, 1.5, "1"), (0.25, 0.25, 1, "0.25"),
-    (0.0001, 0.0001, 0.0005, "0.0001"), (-0.0, 1, 1, "0"), (700, 100, 900, "700"),
-])
-def test_tick_labels_read_as_plotly_writes_them(value: float, step: float, top: float,
-                                                text: str) -> None:
+@pytest.mark.parametrize(
+    ("value", "step", "top", "text"),
+    [
+        (0, 5000, 20000, "0"),
+        (5000, 5000, 20000, "5k"),
+        (20000, 5000, 20000, "20k"),
+        (500000, 500000, 2500000, "0.5M"),
+        (2.5e9, 5e8, 2.5e9, "2.5G"),
+        (-0.5, 0.5, 1.5, "\u22120.5"),
+        (1.0, 0.5, 1.5, "1"),
+        (0.25, 0.25, 1, "0.25"),
+        (0.0001, 0.0001, 0.0005, "0.0001"),
+        (-0.0, 1, 1, "0"),
+        (700, 100, 900, "700"),
+    ],
+)
+def test_tick_labels_read_as_plotly_writes_them(
+    value: float, step: float, top: float, text: str
+) -> None:
     assert tick_text(value, step, top) == text
 
 
@@ -58,12 +69,18 @@ def _numbers(path: str) -> list[tuple[float, float]]:
 def test_a_chart_draws_grid_ticks_line_note_and_star() -> None:
     x = np.arange(1, 101, dtype=float)
     y = 1 / x
-    chart = preview_html([PreviewLine(x, y, "#00a5a7", best=(100.0, 0.01))], 0.0, "step",
-                         note="100 of 5000 points drawn")
-    assert chart.startswith(f'<div class="di-chart-preview" style="position:relative;'
-                            f'height:{HEIGHT_PX}px;')
-    lines = re.findall(r'<path d="([^"]+)" fill="none" stroke="#00a5a7" stroke-width="([\d.]+)"',
-                       chart)
+    chart = preview_html(
+        [PreviewLine(x, y, "#00a5a7", best=(100.0, 0.01))],
+        0.0,
+        "step",
+        note="100 of 5000 points drawn",
+    )
+    assert chart.startswith(
+        f'<div class="di-chart-preview" style="position:relative;height:{HEIGHT_PX}px;'
+    )
+    lines = re.findall(
+        r'<path d="([^"]+)" fill="none" stroke="#00a5a7" stroke-width="([\d.]+)"', chart
+    )
     assert [width for _, width in lines] == ["1.8"]  # unsmoothed: one line
     points = _numbers(lines[0][0])
     assert len(points) == 100
@@ -73,8 +90,11 @@ def test_a_chart_draws_grid_ticks_line_note_and_star() -> None:
     assert labels[:5] == ["0", "0.2", "0.4", "0.6", "0.8"]  # y: nice range 0..1
     assert "step" in labels and "100 of 5000 points drawn" in labels
     assert "\u2605" in labels  # the best point's star
-    star = re.search(r'left:([\d.]+)%;top:([\d.]+)%;transform:translate\(-50%,-50%\);'
-                     r'font-size:14px;color:#00a5a7">\u2605', chart)
+    star = re.search(
+        r"left:([\d.]+)%;top:([\d.]+)%;transform:translate\(-50%,-50%\);"
+        r'font-size:14px;color:#00a5a7">\u2605',
+        chart,
+    )
     assert star and float(star.group(1)) == 100.0 and float(star.group(2)) == pytest.approx(99.0)
 
 
@@ -83,19 +103,27 @@ def test_a_smoothed_chart_draws_the_faded_raw_line_under_the_smoothed_one() -> N
     x = np.arange(200, dtype=float)
     y = rng.random(200)
     chart = preview_html([PreviewLine(x, y, "#e8684a")], 0.9, "step")
-    strokes = re.findall(r'<path d="([^"]+)" fill="none" stroke="#e8684a" '
-                         r'stroke-width="([\d.]+)" stroke-opacity="([\d.]+)"', chart)
+    strokes = re.findall(
+        r'<path d="([^"]+)" fill="none" stroke="#e8684a" '
+        r'stroke-width="([\d.]+)" stroke-opacity="([\d.]+)"',
+        chart,
+    )
     assert [(w, o) for _, w, o in strokes] == [("1", "0.25"), ("1.8", "1")]
     drawn = _numbers(strokes[1][0])
     expected = smooth_ema(y, 0.9)
     low, high = 0.0, 1.0  # the nice range of values in [0, 1)
-    assert [round(UNITS - (v - low) / (high - low) * UNITS, 1) for v in expected[:5]] == \
-        [py for _, py in drawn[:5]]
+    assert [round(UNITS - (v - low) / (high - low) * UNITS, 1) for v in expected[:5]] == [
+        py for _, py in drawn[:5]
+    ]
 
 
 def test_nothing_is_drawn_without_a_finite_point() -> None:
-    assert preview_html([PreviewLine(np.array([1.0, 2.0]), np.array([np.nan, np.inf]),
-                                     "#000")], 0, "step") == ""
+    assert (
+        preview_html(
+            [PreviewLine(np.array([1.0, 2.0]), np.array([np.nan, np.inf]), "#000")], 0, "step"
+        )
+        == ""
+    )
     assert preview_html([], 0, "step") == ""
 
 

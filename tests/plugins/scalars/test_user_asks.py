@@ -46,8 +46,7 @@ def asks_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     also ``epoch`` (step / 8) at the even steps only."""
     base = tmp_path_factory.mktemp("asks")
     for run in range(3):
-        with SummaryWriter(base / f"r{run}", host="test",
-                           timestamp=1_700_000_000 + run) as writer:
+        with SummaryWriter(base / f"r{run}", host="test", timestamp=1_700_000_000 + run) as writer:
             for step in STEPS:
                 writer.add_scalar("loss", _loss(run, step), step)
                 if run == 0:
@@ -68,7 +67,9 @@ def _plot(dash_duo, chart: str) -> dict | None:
     """The drawn chart: its best-value stars (drawn over the graph: x, y, hover text, colour,
     shown), its lines (names, colours), the legend's texts, its x axis type and its
     annotations' texts."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const card = document.querySelector(arguments[0]);
         const p = card && card.querySelector('.js-plotly-plot');
         if (!p || !p.data || !p._fullLayout) return null;
@@ -81,15 +82,23 @@ def _plot(dash_duo, chart: str) -> dict | None:
                 traces: p.data.length, xtype: p._fullLayout.xaxis.type,
                 xtitle: p._fullLayout.xaxis.title.text, x: smoothed.map(t => t.x),
                 legend: Array.from(card.querySelectorAll('.legendtext')).map(e => e.textContent),
-                notes: (p.layout.annotations || []).map(a => a.text)};""", _card(chart))
+                notes: (p.layout.annotations || []).map(a => a.text)};""",
+        _card(chart),
+    )
 
 
 def _show(dash_duo, chart: str) -> None:
     """Scroll the chart to the middle of the screen (charts are drawn when on it), once its
     card is there."""
-    until(lambda: run_js(dash_duo, "const c = document.querySelector(arguments[0]);"
-                                   "if (c) c.scrollIntoView({block: 'center'}); return !!c;",
-                         _card(chart)), 30)
+    until(
+        lambda: run_js(
+            dash_duo,
+            "const c = document.querySelector(arguments[0]);"
+            "if (c) c.scrollIntoView({block: 'center'}); return !!c;",
+            _card(chart),
+        ),
+        30,
+    )
 
 
 def _click(dash_duo, selector: str) -> None:
@@ -101,8 +110,11 @@ def _click(dash_duo, selector: str) -> None:
 def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> None:
     dash_duo.start_server(asks_app)
     # Smoothing 0.9: the best is still the raw series' (the smoothed line never reaches it).
-    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./r0&smoothing=0.9&tags="
-                           + quote(encode_tags(["loss", "acc"])))
+    dash_duo.wait_for_page(
+        dash_duo.server_url
+        + "/scalars?train_id=./r0&smoothing=0.9&tags="
+        + quote(encode_tags(["loss", "acc"]))
+    )
     loss, acc = "./r0|loss", "./r0|acc"
     for chart in (acc, loss):
         _show(dash_duo, chart)
@@ -122,8 +134,12 @@ def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> 
     _click(dash_duo, f'{_card(loss)} button[id*="chart-best"]')
     until(lambda: _plot(dash_duo, loss)["best"][0]["x"] == 40, 20)
     assert _plot(dash_duo, loss)["best"][0]["text"] == "loss: best 2.4 @ step 40"
-    until(lambda: dash_duo.find_element(
-        f'{_card(loss)} button[id*="chart-best"]').text == "best: max", 10)
+    until(
+        lambda: (
+            dash_duo.find_element(f'{_card(loss)} button[id*="chart-best"]').text == "best: max"
+        ),
+        10,
+    )
     assert _plot(dash_duo, acc)["best"][0]["x"] == 20
     # The flip is in the URL: a reload keeps it.
     until(lambda: url_params(dash_duo).get("best_flip") == "./r0|loss", 10)
@@ -135,8 +151,9 @@ def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> 
 
     # The comparison page: a star per run, in the run's colour, the legend naming the runs.
     wait_idle(dash_duo)
-    dash_duo.wait_for_page(dash_duo.server_url + "/compare?jobs="
-                           + quote(encode_tags(["./r0", "./r1"])))
+    dash_duo.wait_for_page(
+        dash_duo.server_url + "/compare?jobs=" + quote(encode_tags(["./r0", "./r1"]))
+    )
     until(lambda: _runs_drawn(dash_duo) == ["./r0", "./r1"], 30)
     until(lambda: len(_plot(dash_duo, "compare|loss")["best"]) == 2, 30)
     shown = _plot(dash_duo, "compare|loss")
@@ -180,18 +197,23 @@ def test_log_x_axis_with_steps_at_zero(dash_duo, asks_app) -> None:
 
 def _eye(dash_duo, run: str) -> dict | None:
     """The eye of ``run`` in the comparison's job list: closed or not, and the row ticked."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const eye = document.querySelector('#compare-jobs .di-eye[data-run="' + arguments[0]
                                            + '"]');
         if (!eye) return null;
         return {closed: eye.classList.contains('di-eye-closed'),
-                ticked: eye.closest('.ag-row').classList.contains('ag-row-selected')};""", run)
+                ticked: eye.closest('.ag-row').classList.contains('ag-row-selected')};""",
+        run,
+    )
 
 
 def _runs_drawn(dash_duo) -> list[str] | None:
     """The runs of the loss chart (scrolled to: charts are drawn when on screen)."""
-    if not run_js(dash_duo, "return !!document.querySelector(arguments[0]);",
-                  _card("compare|loss")):
+    if not run_js(
+        dash_duo, "return !!document.querySelector(arguments[0]);", _card("compare|loss")
+    ):
         return None
     _show(dash_duo, "compare|loss")
     plot = _plot(dash_duo, "compare|loss")
@@ -226,8 +248,11 @@ def test_hide_a_run_everywhere_and_download_what_is_shown(dash_duo, asks_app) ->
     until(lambda: saved.exists() and saved.stat().st_size > 0, 20)
     rows = list(csv.reader(io.StringIO(saved.read_text())))
     assert rows[0] == ["train_id", "tag", "step", "wall_time", "value"]
-    assert {(row[0], row[1]) for row in rows[1:]} == {("./r0", "loss"), ("./r0", "acc"),
-                                                      ("./r2", "loss")}
+    assert {(row[0], row[1]) for row in rows[1:]} == {
+        ("./r0", "loss"),
+        ("./r0", "acc"),
+        ("./r2", "loss"),
+    }
     assert len(rows) == 1 + 3 * len(STEPS)
     r2 = {int(row[2]): row[4] for row in rows[1:] if row[0] == "./r2"}
     assert r2[12] == "nan" and float(r2[30]) == 2.125 and float(r2[1]) == pytest.approx(4.01)
@@ -236,17 +261,27 @@ def test_hide_a_run_everywhere_and_download_what_is_shown(dash_duo, asks_app) ->
     until(lambda: saved_json.exists() and saved_json.stat().st_size > 0, 20)
     document = json.loads(saved_json.read_text())
     assert sorted((entry["train_id"], entry["tag"]) for entry in document) == [
-        ("./r0", "acc"), ("./r0", "loss"), ("./r2", "loss")]
+        ("./r0", "acc"),
+        ("./r0", "loss"),
+        ("./r2", "loss"),
+    ]
 
     # Open the eye again from the keyboard (its cell focused, as the arrow keys reach it, then
     # Enter): the run is back, without a trace of it in the URL, and the row stays ticked.
     eye = dash_duo.find_element('#compare-jobs .di-eye[data-run="./r1"]')
     assert (eye.tag_name, eye.get_attribute("aria-pressed")) == ("button", "true")
-    run_js(dash_duo, """
+    run_js(
+        dash_duo,
+        """
         const api = dash_ag_grid.getApi('compare-jobs');
-        api.setFocusedCell(api.getRowNode('./r1').rowIndex, 'hidden');""")
-    until(lambda: run_js(dash_duo, "return document.activeElement.getAttribute('col-id');")
-          == "hidden", 10)
+        api.setFocusedCell(api.getRowNode('./r1').rowIndex, 'hidden');""",
+    )
+    until(
+        lambda: (
+            run_js(dash_duo, "return document.activeElement.getAttribute('col-id');") == "hidden"
+        ),
+        10,
+    )
     dash_duo.driver.switch_to.active_element.send_keys(Keys.ENTER)
     until(lambda: _runs_drawn(dash_duo) == runs, 20)
     until(lambda: "hidden" not in url_params(dash_duo), 10)
@@ -273,13 +308,15 @@ def test_a_tag_as_the_x_axis(dash_duo, asks_app) -> None:
     # The comparison: the runs without epoch draw nothing on it, and the chart says so.
     wait_idle(dash_duo)
     runs = ["./r0", "./r1", "./r2"]
-    dash_duo.wait_for_page(dash_duo.server_url + "/compare?x_tag=epoch&jobs="
-                           + quote(encode_tags(runs)))
+    dash_duo.wait_for_page(
+        dash_duo.server_url + "/compare?x_tag=epoch&jobs=" + quote(encode_tags(runs))
+    )
     until(lambda: _runs_drawn(dash_duo) == runs, 30)
     until(lambda: _plot(dash_duo, "compare|loss")["xtitle"] == "epoch", 20)
     notes = _plot(dash_duo, "compare|loss")["notes"]
-    assert f"{2 * len(STEPS) + 20} point(s) without a value of epoch at their step not drawn" \
-        in notes
+    assert (
+        f"{2 * len(STEPS) + 20} point(s) without a value of epoch at their step not drawn" in notes
+    )
     # Without x_tag: the step axis again.
     wait_idle(dash_duo)
     dash_duo.driver.get(dash_duo.server_url + f"/compare?jobs={quote(encode_tags(runs))}")

@@ -150,8 +150,14 @@ def test_default_dims(shape: tuple[int, ...], expected: str) -> None:
 
 @pytest.mark.parametrize(
     ("shape", "expected"),
-    [((1000, 1000), "[0:100,:]"), ((5, 2000), "[:,0:1000]"), ((3, 500, 5000), "[0,0:100,0:1000]"),
-     ((10, 200_000), "[:,0:1000]"), ((500, 200_000), "[0:100,0:1000]"), ((20, 30), "[:,:]")],
+    [
+        ((1000, 1000), "[0:100,:]"),
+        ((5, 2000), "[:,0:1000]"),
+        ((3, 500, 5000), "[0,0:100,0:1000]"),
+        ((10, 200_000), "[:,0:1000]"),
+        ((500, 200_000), "[0:100,0:1000]"),
+        ((20, 30), "[:,:]"),
+    ],
 )
 def test_default_dims_within_answer_limit(shape: tuple[int, ...], expected: str) -> None:
     spec = default_dims(shape, max_values=MAX_RESPONSE_VALUES)
@@ -220,8 +226,15 @@ def test_statistics_types() -> None:
     stats = statistics(np.array([[1, -2], [0, 4]], dtype=np.int64))
     for key in ("max", "min", "avg"):
         assert type(stats[key]) is float
-    for key in ("count", "nan_count", "pos_inf_count", "neg_inf_count", "neg_zero_count",
-                "pos_zero_count", "zero_count"):
+    for key in (
+        "count",
+        "nan_count",
+        "pos_inf_count",
+        "neg_inf_count",
+        "neg_zero_count",
+        "pos_zero_count",
+        "zero_count",
+    ):
         assert type(stats[key]) is int
     assert (stats["max"], stats["min"], stats["avg"]) == (4.0, -2.0, 0.75)
     assert (stats["neg_zero_count"], stats["pos_zero_count"], stats["zero_count"]) == (1, 2, 1)
@@ -252,8 +265,12 @@ def test_statistics_bool() -> None:
 
 @pytest.mark.parametrize(
     "array",
-    [np.array([np.nan, np.nan], dtype=np.float32), np.array([np.inf, -np.inf, np.nan]),
-     np.zeros((0, 3), dtype=np.float32), np.zeros(0, dtype=np.int32)],
+    [
+        np.array([np.nan, np.nan], dtype=np.float32),
+        np.array([np.inf, -np.inf, np.nan]),
+        np.zeros((0, 3), dtype=np.float32),
+        np.zeros(0, dtype=np.int32),
+    ],
 )
 def test_statistics_no_valid_value(array: np.ndarray) -> None:
     stats = statistics(array)
@@ -431,8 +448,11 @@ def test_matches_mindinsight_oracle_exactly(corpus: Path) -> None:
             pool = tensors[tag.removesuffix("/tensor")]
             served = answer["histogram"]["tensors"][0]["values"]
             arrays = [
-                next(t.array for wall, step, t in pool
-                     if step == s["step"] and abs(wall - s["wall_time"]) < 1e-6)
+                next(
+                    t.array
+                    for wall, step, t in pool
+                    if step == s["step"] and abs(wall - s["wall_time"]) < 1e-6
+                )
                 for s in served
             ]
             unified = unify([tensor_original_histogram(array) for array in arrays])
@@ -441,8 +461,15 @@ def test_matches_mindinsight_oracle_exactly(corpus: Path) -> None:
                 expected = np.array(value["histogram_buckets"], dtype=np.float64).reshape(-1, 3)
                 np.testing.assert_array_equal(buckets, expected, err_msg=f"{job} {tag}")
                 ours = statistics(array)
-                for key in ("max", "min", "avg", "count", "nan_count", "neg_inf_count",
-                            "pos_inf_count"):
+                for key in (
+                    "max",
+                    "min",
+                    "avg",
+                    "count",
+                    "nan_count",
+                    "neg_inf_count",
+                    "pos_inf_count",
+                ):
                     assert ours[key] == value["statistics"][key], (job, tag, key)
                 for key in ("zero_count", "neg_zero_count", "pos_zero_count"):
                     assert ours[key] == value["statistics"][f"overall_{key}"], (job, tag, key)
@@ -460,6 +487,8 @@ def test_matches_mindinsight_oracle_exactly(corpus: Path) -> None:
             data = slice_tensor(array, query["dims"])
             # MindInsight sends every value as a float; we keep ints and bools.
             as_mindinsight = data.astype(np.float64) if data.dtype.kind in "biu" else data
-            assert encode_for_json(as_mindinsight) == response["tensors"][0]["values"][0][
-                "value"]["data"], (job, tag)
+            assert (
+                encode_for_json(as_mindinsight)
+                == response["tensors"][0]["values"][0]["value"]["data"]
+            ), (job, tag)
     assert compared > 50

@@ -26,14 +26,22 @@ from tests.pages import HIST_META, click_option, find, press, run_js, text, url_
 
 
 def test_tensor_page_state_round_trips_card_state() -> None:
-    params = {"view": "histogram", "hview": "front", "fmt": "sci", "dec": "12",
-              "steps": "tensor/a=100", "dims": encode_map({"tensor/a": "[0,:]"})}
+    params = {
+        "view": "histogram",
+        "hview": "front",
+        "fmt": "sci",
+        "dec": "12",
+        "steps": "tensor/a=100",
+        "dims": encode_map({"tensor/a": "[0,:]"}),
+    }
     state = tensors.STATE.parse(params)
     assert state["dec"] == 10 and state["fmt"] == "sci" and state["view"] == "histogram"
     assert state["dims"] == {"tensor/a": "[0,:]"}
     search = tensors.STATE.search({**state, "train_id": "./ops_all"})
     assert tensors.STATE.parse({k: v[0] for k, v in parse_qs(search[1:]).items()}) == {
-        **state, "train_id": "./ops_all"}
+        **state,
+        "train_id": "./ops_all",
+    }
 
 
 def test_controls_show_the_view_s_controls_only() -> None:
@@ -46,20 +54,24 @@ def test_controls_show_the_view_s_controls_only() -> None:
     assert find(row, "tensor-histogram-controls").style == {}
     assert find(row, "tensor-axis-group").style == {"display": "none"}  # Top view only
     assert tensors.histogram_view({"view": "histogram"}) and not tensors.histogram_view(
-        {"view": "table"})
+        {"view": "table"}
+    )
 
 
 def test_card_state_search() -> None:
-    data = [{"tag": "a", "steps": [1, 2, 3], "default": "[:]"},
-            {"tag": "b,c", "steps": [5], "default": "[0,:]"}]
+    data = [
+        {"tag": "a", "steps": [1, 2, 3], "default": "[:]"},
+        {"tag": "b,c", "steps": [5], "default": "[0,:]"},
+    ]
     search = "?train_id=.%2Fj&steps=gone%3D7&fmt=sci"
     new = tensors.card_state_search(search, ["[0:2]", "[0,:]"], [1, None], data)
     state = tensors.STATE.parse_search(new)
     assert state["steps"] == {"gone": "7", "a": "2"}  # other pages' tags keep theirs
     assert state["dims"] == {"a": "[0:2]"} and state["fmt"] == "sci"
     # Back to the last step and the default dims: the tag leaves the URL.
-    assert tensors.STATE.parse_search(tensors.card_state_search(
-        new, ["[:]", None], [2, 0], data))["steps"] == {"gone": "7"}
+    assert tensors.STATE.parse_search(tensors.card_state_search(new, ["[:]", None], [2, 0], data))[
+        "steps"
+    ] == {"gone": "7"}
     assert tensors.card_state_search(search, ["[:]", "[0,:]"], [None, 0], data) is None
 
 
@@ -68,63 +80,86 @@ def test_card_state_search() -> None:
 
 def test_tensor_table_view_on_the_corpus(service: DataService) -> None:
     provider = TensorQueries(service.provider)
-    grid, stats, error = tensors.table_view(provider, "./ops_all", "tensor/big_1m_f32", 100,
-                                            "[:,:]", "value", 5)
+    grid, stats, error = tensors.table_view(
+        provider, "./ops_all", "tensor/big_1m_f32", 100, "[:,:]", "value", 5
+    )
     assert error is None and "exceeds the upper limit 100,000" in text(grid)
     assert "count 1,000,000" in text(stats)
-    grid, _, error = tensors.table_view(provider, "./ops_all", "tensor/big_1m_f32", 100,
-                                        start_dims((1000, 1000)), "value", 5)
+    grid, _, error = tensors.table_view(
+        provider, "./ops_all", "tensor/big_1m_f32", 100, start_dims((1000, 1000)), "value", 5
+    )
     table = grid.children
     assert error is None and len(table.rowData) == 100 and len(table.columnDefs) == 1001
-    _, _, error = tensors.table_view(provider, "./ops_all", "tensor/rank2_f32", 500,
-                                     "[0,:,:]", "value", 5)
+    _, _, error = tensors.table_view(
+        provider, "./ops_all", "tensor/rank2_f32", 500, "[0,:,:]", "value", 5
+    )
     assert error and "2 dimension(s)" in error
-    grid, stats, _ = tensors.table_view(provider, "./ops_all", "tensor/bool_mask", 500,
-                                        "[:,:]", "value", 5)
+    grid, stats, _ = tensors.table_view(
+        provider, "./ops_all", "tensor/bool_mask", 500, "[:,:]", "value", 5
+    )
     assert grid.children.dashGridOptions["context"]["kind"] == "b"
-    assert {type(v) for row in grid.children.rowData for k, v in row.items() if k != "row"} \
-        == {bool}
+    assert {type(v) for row in grid.children.rowData for k, v in row.items() if k != "row"} == {
+        bool
+    }
     assert "true" in text(stats) and "false" in text(stats)
-    grid, _, _ = tensors.table_view(provider, "./ops_all", "tensor/rank4_i32", 500,
-                                    "[0,0,:,:]", "value", 5)
+    grid, _, _ = tensors.table_view(
+        provider, "./ops_all", "tensor/rank4_i32", 500, "[0,0,:,:]", "value", 5
+    )
     assert grid.children.dashGridOptions["context"]["kind"] == "i"
     assert isinstance(grid.children.rowData[0]["c1"], int)
 
 
 def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService) -> None:
     queries = TensorQueries(service.provider)
-    card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32",
-                              tensors.STATE.defaults())
+    card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32", tensors.STATE.defaults())
     key = {"tag": "tensor/rank2_f32"}
     data = find(card, {"type": "tensor-data", **key}).data
     default = data["default"]
     search = "?train_id=.%2Fops_all&dec=2"
     view, stats, label, applied, error = tensors.step_view(
-        queries, search, {"type": "tensor-slider", **key}, 0, [":", ":"], None, data)
+        queries, search, {"type": "tensor-slider", **key}, 0, [":", ":"], None, data
+    )
     assert label.startswith(f"Step: {data['steps'][0]} · ") and applied == default
     assert error == "" and view.children.dashGridOptions["context"]["dec"] == 2
     assert "count 600" in text(stats)
     view, _, _, applied, error = tensors.step_view(
-        queries, search, {"type": "tensor-apply", **key}, None, ["0:5", ":"], default, data)
+        queries, search, {"type": "tensor-apply", **key}, None, ["0:5", ":"], default, data
+    )
     assert applied == "[0:5,:]" and len(view.children.rowData) == 5 and error == ""
     view, _, _, applied, error = tensors.step_view(
-        queries, search, {"type": "tensor-dim", "axis": 1, **key}, None, ["0:5", "x"],
-        "[0:5,:]", data)
+        queries,
+        search,
+        {"type": "tensor-dim", "axis": 1, **key},
+        None,
+        ["0:5", "x"],
+        "[0:5,:]",
+        data,
+    )
     assert view is dash.no_update and applied is dash.no_update
     assert "is not an integer" in error
     _, _, _, applied, _ = tensors.step_view(
-        queries, search, {"type": "tensor-reset", **key}, None, ["0:5", ":"], "[0:5,:]", data)
+        queries, search, {"type": "tensor-reset", **key}, None, ["0:5", ":"], "[0:5,:]", data
+    )
     assert applied == default
 
 
 def test_page_card_follows_the_view(service: DataService) -> None:
     queries = TensorQueries(service.provider)
     app = dash.Dash(__name__)
-    table = tensors.PAGE.card(CardContext(app, queries, "./ops_all", tensors.STATE.defaults()),
-                              "tensor/rank1_f32")
+    table = tensors.PAGE.card(
+        CardContext(app, queries, "./ops_all", tensors.STATE.defaults()), "tensor/rank1_f32"
+    )
     assert "di-vt-card" in table.className
-    chart = tensors.PAGE.card(CardContext(app, queries, "./ops_all", tensors.STATE.parse(
-        {"view": "histogram", "hview": "front"}), "dark"), "tensor/rank1_f32")
+    chart = tensors.PAGE.card(
+        CardContext(
+            app,
+            queries,
+            "./ops_all",
+            tensors.STATE.parse({"view": "histogram", "hview": "front"}),
+            "dark",
+        ),
+        "tensor/rank1_f32",
+    )
     figure = find(chart, {"type": "tensor-graph", "tag": "tensor/rank1_f32"}).figure
     assert figure["layout"]["meta"] == {"view": "front"}
 
@@ -136,8 +171,11 @@ def test_large_tensors_open(tmp_path: Path) -> None:
     base = tmp_path / "logs"
     rng = np.random.default_rng(0)
     with SummaryWriter(base / "big", host="t") as writer:
-        writer.add_tensor("ten_million", rng.standard_normal(10_000_000, dtype=np.float32)
-                          .reshape(1000, 10_000), step=1)
+        writer.add_tensor(
+            "ten_million",
+            rng.standard_normal(10_000_000, dtype=np.float32).reshape(1000, 10_000),
+            step=1,
+        )
         writer.add_tensor("too_big", np.zeros((1000, 10_001), np.float32), step=1)
     data = loaded_service(base, tmp_path / "ws")
     try:
@@ -145,18 +183,18 @@ def test_large_tensors_open(tmp_path: Path) -> None:
         card = tensors.table_card(provider, "./big", "ten_million", tensors.STATE.defaults())
         applied = card.children[1].children[1].data
         assert applied == "[0:100,0:1000]"
-        grid, stats, error = tensors.table_view(provider, "./big", "ten_million", 1, applied,
-                                                "value", 5)
+        grid, stats, error = tensors.table_view(
+            provider, "./big", "ten_million", 1, applied, "value", 5
+        )
         assert error is None and len(grid.children.rowData) == 100
         assert "count 10,000,000" in text(stats)
-        chart = tensors.histogram_card(provider, "./big", "ten_million",
-                                       tensors.STATE.parse({"view": "histogram"}), "light")
+        chart = tensors.histogram_card(
+            provider, "./big", "ten_million", tensors.STATE.parse({"view": "histogram"}), "light"
+        )
         assert "1 step" in text(chart)
-        grid, _, _ = tensors.table_view(provider, "./big", "too_big", 1, "[0:10,0:10]",
-                                        "value", 5)
+        grid, _, _ = tensors.table_view(provider, "./big", "too_big", 1, "[0:10,0:10]", "value", 5)
         assert "10,001,000 values" in text(grid)
-        chart = tensors.histogram_card(provider, "./big", "too_big",
-                                       tensors.STATE.defaults(), None)
+        chart = tensors.histogram_card(provider, "./big", "too_big", tensors.STATE.defaults(), None)
         assert "10,001,000 values" in text(chart)
     finally:
         data.close()
@@ -170,13 +208,19 @@ def _card(tag: str) -> str:
 
 
 def _cells(dash_duo, tag: str) -> list[str]:
-    return run_js(dash_duo, f"return Array.from(document.querySelectorAll('{_card(tag)} "
-                         ".ag-center-cols-container .ag-cell')).map(c => c.textContent)")
+    return run_js(
+        dash_duo,
+        f"return Array.from(document.querySelectorAll('{_card(tag)} "
+        ".ag-center-cols-container .ag-cell')).map(c => c.textContent)",
+    )
 
 
 def _rows(dash_duo, tag: str) -> int:
-    return run_js(dash_duo, f"return document.querySelectorAll('{_card(tag)} "
-                         ".ag-center-cols-container .ag-row').length")
+    return run_js(
+        dash_duo,
+        f"return document.querySelectorAll('{_card(tag)} "
+        ".ag-center-cols-container .ag-row').length",
+    )
 
 
 def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app) -> None:
@@ -232,8 +276,7 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     dash_duo.find_element(f'{card} button[id*="tensor-reset"]').click()
     until(lambda: _rows(dash_duo, "tensor/rank2_f32") == 20, 10)
     assert dash_duo.find_element(f'{card} [id*="tensor-dims-error"]').text == ""
-    assert dash_duo.find_element(f'{card} input[id*="\\"axis\\":1"]').get_attribute(
-        "value") == ":"
+    assert dash_duo.find_element(f'{card} input[id*="\\"axis\\":1"]').get_attribute("value") == ":"
 
     # Histogram view with the Top / Front views.
     click_option(dash_duo, "#tensor-view-mode", "Histogram")
@@ -259,14 +302,16 @@ def test_text_tensor_table_statistics_and_no_histogram(text_job: Path) -> None:
     data = loaded_service(text_job / "base", text_job / "ws")
     try:
         queries = TensorQueries(data.provider)
-        grid, stats, error = tensors.table_view(queries, "./tb", "notes/text_summary", 1,
-                                                "[:]", "value", 5)
+        grid, stats, error = tensors.table_view(
+            queries, "./tb", "notes/text_summary", 1, "[:]", "value", 5
+        )
         assert error is None
         assert grid.children.rowData == [{"c0": "first line\nsecond **line**", "row": 0}]
         assert grid.children.dashGridOptions["context"]["kind"] == "s"
         assert "count" in str(stats) and "text" in str(stats) and "mean" not in str(stats)
-        card = tensors.histogram_card(queries, "./tb", "notes/text_summary",
-                                      tensors.STATE.parse({}))
+        card = tensors.histogram_card(
+            queries, "./tb", "notes/text_summary", tensors.STATE.parse({})
+        )
         assert "holds text: it has no histogram" in str(card)
     finally:
         data.close()
@@ -281,8 +326,9 @@ def test_text_tensor_in_the_browser(dash_duo, text_job: Path) -> None:
         dash_duo.start_server(app)
         dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./tb")
         until(lambda: _cells(dash_duo, "notes/text_summary") == ["later"], 20)
-        assert "DT_STRING" in dash_duo.find_element(
-            f'{_card("notes/text_summary")} .di-vt-meta').text
+        assert (
+            "DT_STRING" in dash_duo.find_element(f"{_card('notes/text_summary')} .di-vt-meta").text
+        )
         assert console_errors(dash_duo) == []
     finally:
         app.data_service.close()

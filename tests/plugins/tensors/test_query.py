@@ -31,8 +31,11 @@ def test_large_tensors(tmp_path: Path) -> None:
     base = tmp_path / "logs"
     rng = np.random.default_rng(0)
     with SummaryWriter(base / "big", host="t") as writer:
-        writer.add_tensor("ten_million", rng.standard_normal(10_000_000, dtype=np.float32)
-                          .reshape(1000, 10_000), step=1)
+        writer.add_tensor(
+            "ten_million",
+            rng.standard_normal(10_000_000, dtype=np.float32).reshape(1000, 10_000),
+            step=1,
+        )
         writer.add_tensor("too_big", np.zeros((3000, 4000), np.float32), step=1)
     service = loaded_service(base, tmp_path / "ws")
     try:

@@ -34,8 +34,13 @@ def default_dims(dims: list[int]) -> str:
 
 @pytest.mark.parametrize("sampled", [False, True], ids=["every-step", "mindinsight-sampling"])
 @pytest.mark.parametrize("train_id", ORACLE_JOBS)
-def test_tensors_match_oracle(oracle: dict[str, Any], client: FlaskClient,
-                              mi_client: FlaskClient, train_id: str, sampled: bool) -> None:
+def test_tensors_match_oracle(
+    oracle: dict[str, Any],
+    client: FlaskClient,
+    mi_client: FlaskClient,
+    train_id: str,
+    sampled: bool,
+) -> None:
     # At most 6 steps per tensor tag in the corpus: nothing sampled away.
     api = mi_client if sampled else client
     for tag, answer in oracle["jobs"][train_id]["tensors"].items():
@@ -58,14 +63,17 @@ def test_bad_steps_and_dims(client: FlaskClient) -> None:
     tensor = {"train_id": "./ops_all", "tag": "tensor/rank4_i32/tensor", "detail": "data"}
     assert fails(client, "/tensors", step="x", dims="[0,0,:,:]", **tensor) == (400, "50540001")
     assert fails(client, "/tensors", step=7, dims="[0,0,:,:]", **tensor) == (400, "50545014")
-    body = client.get(f"{PREFIX}/tensors",
-                      query_string={"step": 7, "dims": "[0,0,:,:]", **tensor}).get_json()
-    assert body["error_msg"] == ("Tensor data not in cache. Detail: this step: 7 data may has "
-                                 "been dropped.")
+    body = client.get(
+        f"{PREFIX}/tensors", query_string={"step": 7, "dims": "[0,0,:,:]", **tensor}
+    ).get_json()
+    assert body["error_msg"] == (
+        "Tensor data not in cache. Detail: this step: 7 data may has been dropped."
+    )
     for dims in ["[0,:,:,:]", "[0,:]", "0,0,:,:", "[0,0,a,:]", "[5,0,:,:]", "[0,0,::0,:]"]:
         assert fails(client, "/tensors", step=100, dims=dims, **tensor) == (400, "50540002"), dims
-    assert fails(client, "/tensors", detail="everything", train_id="./ops_all",
-                 tag="tensor/f64/tensor") == (400, "50540002")
+    assert fails(
+        client, "/tensors", detail="everything", train_id="./ops_all", tag="tensor/f64/tensor"
+    ) == (400, "50540002")
     big = {"train_id": "./ops_all", "tag": "tensor/big_1m_f32/tensor", "detail": "data"}
     assert fails(client, "/tensors", step=100, dims="[:,0:101]", **big) == (400, "50545013")
     ok = get(client, "/tensors", step=100, dims="[0:100,:]", **big)
@@ -73,11 +81,25 @@ def test_bad_steps_and_dims(client: FlaskClient) -> None:
     assert np.shape(value["data"]) == (100, 1000) and value["statistics"]["count"] == 100_000
     assert value["statistics"]["overall_count"] == 1_000_000
     # rank 1 (the tag MindInsight never listed), -1 = last step, ints and bools sent as floats
-    rank1 = get(client, "/tensors", train_id="./ops_all", tag="tensor/rank1_f32/tensor",
-                detail="data", step=-1, dims="[0:3]")["tensors"][0]["values"][0]
+    rank1 = get(
+        client,
+        "/tensors",
+        train_id="./ops_all",
+        tag="tensor/rank1_f32/tensor",
+        detail="data",
+        step=-1,
+        dims="[0:3]",
+    )["tensors"][0]["values"][0]
     assert rank1["step"] == 500 and len(rank1["value"]["data"]) == 3
-    bools = get(client, "/tensors", train_id="./ops_all", tag="tensor/bool_mask/tensor",
-                detail="data", step=1, dims="[0,:]")["tensors"][0]["values"][0]["value"]
+    bools = get(
+        client,
+        "/tensors",
+        train_id="./ops_all",
+        tag="tensor/bool_mask/tensor",
+        detail="data",
+        step=1,
+        dims="[0,:]",
+    )["tensors"][0]["values"][0]["value"]
     assert {type(v) for v in bools["data"]} == {float}
 
 
@@ -100,16 +122,29 @@ def test_symlinks_too_large_tensors_and_nan_data(odd_base: FlaskClient) -> None:
     assert [j["train_id"] for j in get(odd_base, "/train-jobs")["train_jobs"]] == ["./run"]
     assert fails(odd_base, "/plugins", train_id="./link") == (400, "50540002")
     assert fails(odd_base, "/scalar/metadata", train_id="./link", tag="loss/scalar") == (
-        400, "50540002")
+        400,
+        "50540002",
+    )
     huge = {"train_id": "./run", "tag": "huge/tensor"}
     assert get(odd_base, "/tensors", **huge)["tensors"][0]["values"][0]["value"] == {
-        "dims": [3000, 4000], "data_type": "DT_FLOAT32"}
+        "dims": [3000, 4000],
+        "data_type": "DT_FLOAT32",
+    }
     stats = get(odd_base, "/tensors", detail="stats", **huge)["tensors"][0]["values"][0]
     assert stats["value"]["statistics"] is None
     assert fails(odd_base, "/tensors", detail="histogram", **huge) == (400, "50545016")
     assert fails(odd_base, "/tensors", detail="data", step=1, dims="[0,0:10]", **huge) == (
-        400, "50545016")
-    nan = get(odd_base, "/tensors", detail="data", step=1, dims="[:,:]", train_id="./run",
-              tag="nan/tensor")["tensors"][0]["values"][0]["value"]
+        400,
+        "50545016",
+    )
+    nan = get(
+        odd_base,
+        "/tensors",
+        detail="data",
+        step=1,
+        dims="[:,:]",
+        train_id="./run",
+        tag="nan/tensor",
+    )["tensors"][0]["values"][0]["value"]
     assert nan["data"] == [[1.0, "NAN"], ["INF", "-INF"]]
     assert (nan["statistics"]["nan_count"], nan["statistics"]["avg"]) == (1, 1.0)

@@ -27,7 +27,11 @@ def test_json_values_keep_types_and_mark_non_finite() -> None:
     assert table.json_values(np.array([True, False])) == [True, False]
     assert table.json_values(np.array([[1, -2]], np.int32)) == [1, -2]
     assert table.json_values(np.array([0.1, np.nan, np.inf, -np.inf], np.float32)) == [
-        0.1, "NAN", "INF", "-INF"]
+        0.1,
+        "NAN",
+        "INF",
+        "-INF",
+    ]
     assert table.json_values(np.array([0.1], np.float64)) == [0.1]
     # float16 exactly, as MindInsight: 5 decimals then show 1.00488, not 1.00500.
     assert table.json_values(np.array([1.0048828, np.nan], np.float16)) == [1.0048828125, "NAN"]
@@ -53,9 +57,19 @@ def test_table_data_shapes_and_headers() -> None:
 
 
 def test_statistics_items_and_limit_message() -> None:
-    stats = {"max": 3.0, "min": -1.0, "avg": 0.5, "count": 10, "nan_count": 1,
-             "pos_inf_count": 0, "neg_inf_count": 2, "neg_zero_count": 3, "zero_count": 1,
-             "pos_zero_count": 3, "is_bool": False}
+    stats = {
+        "max": 3.0,
+        "min": -1.0,
+        "avg": 0.5,
+        "count": 10,
+        "nan_count": 1,
+        "pos_inf_count": 0,
+        "neg_inf_count": 2,
+        "neg_zero_count": 3,
+        "zero_count": 1,
+        "pos_zero_count": 3,
+        "is_bool": False,
+    }
     items = dict(table.statistics_items(stats, "f"))
     assert items["NaN"] == "1" and items["-Inf"] == "2" and items["negative"] == "3"
     assert "NaN" not in dict(table.statistics_items(stats, "i"))
@@ -63,7 +77,11 @@ def test_statistics_items_and_limit_message() -> None:
     big = {**stats, "max": 29750.0, "min": -1234567.0, "avg": 0.012380138, "count": 59500}
     items = dict(table.statistics_items(big, "f"))
     assert (items["max"], items["min"], items["mean"], items["count"]) == (
-        "29,750", "-1.23457e+06", "0.0123801", "59,500")
+        "29,750",
+        "-1.23457e+06",
+        "0.0123801",
+        "59,500",
+    )
     assert dict(table.statistics_items({**big, "max": 12345678}, "i"))["max"] == "12,345,678"
     assert table.format_statistic(float("nan")) == "nan"
     message = table.too_large_message("[:,:]", 1_000_000)

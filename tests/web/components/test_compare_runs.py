@@ -54,8 +54,11 @@ def test_run_selection_default_filter_and_hidden() -> None:
     runs = run_selection({}, JOBS)
     assert runs.selected == JOBS[:DEFAULT_RUNS] and runs.shown == JOBS[:DEFAULT_RUNS]
     assert not runs.explicit and runs.hidden == []
-    params = {"jobs": encode_tags(["./j6", "./j1", "./gone"]), "hidden": "./j1",
-              "job_filter": "j[16]"}
+    params = {
+        "jobs": encode_tags(["./j6", "./j1", "./gone"]),
+        "hidden": "./j1",
+        "job_filter": "j[16]",
+    }
     runs = run_selection(params, JOBS)
     assert runs.selected == ["./j1", "./j6"]  # in the jobs' order, unknown names dropped
     assert runs.hidden == ["./j1"] and runs.shown == ["./j6"] and runs.explicit
@@ -74,21 +77,25 @@ def test_eye_and_picker_keep_the_tab_parameters() -> None:
     search = "?tag=w&step=20&b=80"
     new = eye_search(search, JOBS, {"value": {"run": "./j2", "hidden": True}})
     assert parse_search(new) == {"tag": "w", "step": "20", "b": "80", "hidden": "./j2"}
-    assert eye_search(new, JOBS, {"value": {"run": "./j2", "hidden": False}}) == \
-        "?tag=w&step=20&b=80"
+    assert (
+        eye_search(new, JOBS, {"value": {"run": "./j2", "hidden": False}}) == "?tag=w&step=20&b=80"
+    )
     assert eye_search(search, JOBS, {"value": {"run": "./nope", "hidden": True}}) is None
     assert eye_search(search, JOBS, None) is None
     # Unticking a run writes ``jobs`` (no longer the default selection), the rest stays.
     new = picker_search(search, JOBS, "tab-jobs", JOBS[:2], "", "tab-jobs")
-    assert parse_search(new) == {"jobs": encode_tags(JOBS[:2]), "tag": "w", "step": "20",
-                                 "b": "80"}
+    assert parse_search(new) == {"jobs": encode_tags(JOBS[:2]), "tag": "w", "step": "20", "b": "80"}
 
 
 def test_slider_props() -> None:
     assert slider_props([], None)["disabled"]
     props = slider_props([0, 10, 15, 20], 15)
     assert (props["max"], props["value"], props["marks"], props["disabled"]) == (
-        3, 2, {0: "0", 3: "20"}, False)
+        3,
+        2,
+        {0: "0", 3: "20"},
+        False,
+    )
     assert slider_props([7], 7)["disabled"]
 
 
@@ -106,8 +113,12 @@ def test_tag_step_search() -> None:
 def test_tag_view() -> None:
     tags_of = {"./j0": ["w"], "./j1": ["w", "b"], "./j2": ["b"]}
     steps = {("./j0", "w"): [0, 10], ("./j1", "w"): [5], ("./j1", "b"): [1]}
-    view = tag_view({"jobs": encode_tags(["./j0", "./j1", "./j2"]), "step": "7"}, JOBS, tags_of,
-                    lambda run, tag: steps.get((run, tag), []))
+    view = tag_view(
+        {"jobs": encode_tags(["./j0", "./j1", "./j2"]), "step": "7"},
+        JOBS,
+        tags_of,
+        lambda run, tag: steps.get((run, tag), []),
+    )
     assert (view.tag, view.having, view.missing) == ("w", ["./j0", "./j1"], ["./j2"])
     assert (view.steps, view.step) == ([0, 5, 10], 5)
     assert view.store() == {"tag": "w", "tags": ["w", "b"], "steps": [0, 5, 10]}

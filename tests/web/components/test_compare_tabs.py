@@ -19,16 +19,20 @@ from dash_insight.web.plugin import NavLink
 def test_tabs_from_the_plugins_in_rank_order(tmp_path: Path) -> None:
     app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
     assert [(str(t.label), t.path) for t in installed(app)] == [
-        ("Scalar Comparison", "/compare"), ("Loss Graph Comparison", "/compare/landscape"),
+        ("Scalar Comparison", "/compare"),
+        ("Loss Graph Comparison", "/compare/landscape"),
         ("Histogram Comparison", "/compare/histograms"),
-        ("Image Comparison", "/compare/images")]
+        ("Image Comparison", "/compare/images"),
+    ]
     strip = tab_strip(app, "/compare/landscape")
     assert strip is not None
     links = {link.id: link.className for link in strip.children}
-    assert links == {"compare-tab-compare": "di-compare-tab",
-                     "compare-tab-compare-landscape": "di-compare-tab active",
-                     "compare-tab-compare-histograms": "di-compare-tab",
-                     "compare-tab-compare-images": "di-compare-tab"}
+    assert links == {
+        "compare-tab-compare": "di-compare-tab",
+        "compare-tab-compare-landscape": "di-compare-tab active",
+        "compare-tab-compare-histograms": "di-compare-tab",
+        "compare-tab-compare-images": "di-compare-tab",
+    }
     app.data_service.close()
 
 
@@ -41,11 +45,13 @@ def test_one_tab_or_none_draws_nothing() -> None:
 
 def test_tabs_carry_the_runs_chosen(tmp_path: Path) -> None:
     app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
-    strip = tab_strip(app, "/compare", {"jobs": "./a,./b", "hidden": "./b", "tags": "loss",
-                                        "smoothing": "0.5"})
+    strip = tab_strip(
+        app, "/compare", {"jobs": "./a,./b", "hidden": "./b", "tags": "loss", "smoothing": "0.5"}
+    )
     assert strip is not None
     hrefs = {link.id: link.href for link in strip.children}
-    assert hrefs["compare-tab-compare-images"] == \
-        "/compare/images?jobs=.%2Fa%2C.%2Fb&hidden=.%2Fb"  # the runs only, not the tags
+    assert (
+        hrefs["compare-tab-compare-images"] == "/compare/images?jobs=.%2Fa%2C.%2Fb&hidden=.%2Fb"
+    )  # the runs only, not the tags
     assert shared_search({}) == ""
     app.data_service.close()

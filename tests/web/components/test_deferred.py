@@ -15,14 +15,20 @@ from tests.pages import find
 
 
 def test_the_holder_carries_its_component_as_json() -> None:
-    holder = deferred(html.Span("late", id="inner", title="x"), "holder",
-                      className="di-picker-list", style={"minHeight": "90px"})
+    holder = deferred(
+        html.Span("late", id="inner", title="x"),
+        "holder",
+        className="di-picker-list",
+        style={"minHeight": "90px"},
+    )
     props = holder.to_plotly_json()["props"]
     assert props["id"] == "holder" and props["className"] == "di-deferred di-picker-list"
     assert props["style"] == {"minHeight": "90px"} and props["children"] is None
     assert json.loads(props["data-component"]) == {
-        "type": "Span", "namespace": "dash_html_components",
-        "props": {"children": "late", "id": "inner", "title": "x"}}
+        "type": "Span",
+        "namespace": "dash_html_components",
+        "props": {"children": "late", "id": "inner", "title": "x"},
+    }
     assert props["data-wait-ms"] == str(LONGEST_WAIT_MS)
     assert find(holder, "inner").children == "late"  # Python readers still find it
 
@@ -30,16 +36,23 @@ def test_the_holder_carries_its_component_as_json() -> None:
 def test_props_held_back_until_the_component_is_set_up() -> None:
     holder = deferred(html.Div(id="grid", title="t", lang="en"), "holder", later=("title",))
     props = holder.to_plotly_json()["props"]
-    assert json.loads(props["data-component"])["props"] == {"id": "grid", "lang": "en",
-                                                            "children": None}
+    assert json.loads(props["data-component"])["props"] == {
+        "id": "grid",
+        "lang": "en",
+        "children": None,
+    }
     assert json.loads(props["data-later"]) == {"title": "t"}
     assert find(holder, "grid").title == "t"  # Python readers see the whole component
 
 
 def test_a_card_holds_its_children_back_but_its_title() -> None:
     title = html.Div("loss", className="title")
-    card = html.Div([html.Button("log", id="b"), title], id={"type": "card", "n": "1"},
-                    className="card", style={"order": 2})
+    card = html.Div(
+        [html.Button("log", id="b"), title],
+        id={"type": "card", "n": "1"},
+        className="card",
+        style={"order": 2},
+    )
     holder = deferred_children(card, "300px", 3, keep=lambda c: c is title)
     props = holder.to_plotly_json()["props"]
     assert props["id"] == {"type": "card", "n": "1"}
@@ -66,8 +79,9 @@ window.__firstSeen = {};
 
 @pytest.mark.browser
 def test_the_tag_grid_comes_after_the_first_chart(dash_duo, corpus_app) -> None:
-    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                    {"source": ORDER_PROBE})
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": ORDER_PROBE}
+    )
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./lenet_sc")
     until(lambda: len(dash_duo.driver.execute_script("return window.__firstSeen")) == 2, 20)

@@ -36,12 +36,17 @@ def test_every_grid_has_its_words_in_chinese(corpus_provider: DataProvider) -> N
     tag = "tensor/rank2_f32"
     with use_locale("zh_CN"):
         words = grid_locale_text("-")
-        table, _, _ = tensors.table_view(TensorQueries(corpus_provider), "./ops_all", tag, 500,
-                                         "[0,:]", "value", 5)
-        grids: list[Any] = [find(picker("tags", "标签", ["a", "b"], None), "tags"),
-                            find(table, {"type": "tensor-grid", "tag": tag}), lineage_grid()]
+        table, _, _ = tensors.table_view(
+            TensorQueries(corpus_provider), "./ops_all", tag, 500, "[0,:]", "value", 5
+        )
+        grids: list[Any] = [
+            find(picker("tags", "标签", ["a", "b"], None), "tags"),
+            find(table, {"type": "tensor-grid", "tag": tag}),
+            lineage_grid(),
+        ]
     assert all(isinstance(grid, dag.AgGrid) for grid in grids)
     for grid in grids:
-        assert {key: _words(grid).get(key) for key in words if key != "noRowsToShow"} \
-            == {key: word for key, word in words.items() if key != "noRowsToShow"}, grid.id
+        assert {key: _words(grid).get(key) for key in words if key != "noRowsToShow"} == {
+            key: word for key, word in words.items() if key != "noRowsToShow"
+        }, grid.id
         assert _words(grid)["noRowsToShow"] not in {"No Rows To Show", ""}

@@ -18,21 +18,32 @@ from dash_insight.web.components.figures import GRID_COLOUR
 UNITS = hp.UNITS
 
 
-def _series(counts: list[list[float]], left: float = -1.0, width: float = 0.5,
-            steps: list[int] | None = None) -> hv.HistogramSeries:
+def _series(
+    counts: list[list[float]],
+    left: float = -1.0,
+    width: float = 0.5,
+    steps: list[int] | None = None,
+) -> hv.HistogramSeries:
     """Steps on one grid of ``width``-wide buckets from ``left``."""
-    buckets = tuple(np.column_stack([left + width * np.arange(len(row)),
-                                     np.full(len(row), width), np.asarray(row, float)])
-                    for row in counts)
-    return hv.HistogramSeries(steps=tuple(steps or range(1, len(counts) + 1)),
-                              wall_times=tuple(100.0 + i for i in range(len(counts))),
-                              buckets=buckets)
+    buckets = tuple(
+        np.column_stack(
+            [left + width * np.arange(len(row)), np.full(len(row), width), np.asarray(row, float)]
+        )
+        for row in counts
+    )
+    return hv.HistogramSeries(
+        steps=tuple(steps or range(1, len(counts) + 1)),
+        wall_times=tuple(100.0 + i for i in range(len(counts))),
+        buckets=buckets,
+    )
 
 
 def _paths(markup: str) -> list[dict[str, str]]:
     """Every SVG path's attributes."""
-    return [dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
-            for tag in re.findall(r"<path ([^>]*)/>", markup)]
+    return [
+        dict(re.findall(r'([\w-]+)="([^"]*)"', tag))
+        for tag in re.findall(r"<path ([^>]*)/>", markup)
+    ]
 
 
 def _labels(markup: str) -> list[str]:
@@ -55,18 +66,27 @@ def test_plotly_chooses_steps_of_1_2_and_5() -> None:
 
 def test_x_ticks_are_written_as_tickformat_3g() -> None:
     assert [hp.g3_text(v) for v in (0.0, -5.0, 0.002, 0.1234, 12.345, 20.0, -60.0)] == [
-        "0", "\u22125", "0.002", "0.123", "12.3", "20", "\u221260"]
+        "0",
+        "\u22125",
+        "0.002",
+        "0.123",
+        "12.3",
+        "20",
+        "\u221260",
+    ]
     assert hp.g3_text(1500.0) == "1.5e+3" and hp.g3_text(999.5) == "1e+3"
     assert hp.g3_text(1e-7) == "1e\u22127" and hp.g3_text(1e-5) == "0.00001"
 
 
 def test_count_ticks_are_written_as_plotly_writes_them() -> None:
-    assert [hp.count_text(v, AxisRange(0, 402, 100)) for v in (0, 100, 400)] == \
-        ["0", "100", "400"]
+    assert [hp.count_text(v, AxisRange(0, 402, 100)) for v in (0, 100, 400)] == ["0", "100", "400"]
     assert hp.count_text(0.5, AxisRange(0, 3, 0.5)) == "0.5"
     assert hp.count_text(1500, AxisRange(0, 1900, 500)) == "1500"  # under 10,000: plain
-    assert [hp.count_text(v, AxisRange(0, 12600, 2000)) for v in (0, 2000, 12000)] == \
-        ["0", "2k", "12k"]
+    assert [hp.count_text(v, AxisRange(0, 12600, 2000)) for v in (0, 2000, 12000)] == [
+        "0",
+        "2k",
+        "12k",
+    ]
     assert hp.count_text(1.5e6, AxisRange(0, 2.1e6, 5e5)) == "1.5M"
     assert hp.inside_ticks(AxisRange(-8.37, 7.32, 5)) == [-5.0, 0.0, 5.0]
 
@@ -84,9 +104,13 @@ def test_top_view_draws_the_figures_bands_in_their_colours() -> None:
     for path, band in zip(paths, figure.layout.shapes, strict=True):
         assert path["fill"] == band.fillcolor and path["stroke"] == band.line.color
         points = [point.split(",") for point in band.path.lstrip("M").split(" L")]
-        expected = [(round((float(x) - x_range[0]) / (x_range[1] - x_range[0]) * UNITS),
-                     round(UNITS - (float(y) - y_range[0]) / (y_range[1] - y_range[0]) * UNITS))
-                    for x, y in points]
+        expected = [
+            (
+                round((float(x) - x_range[0]) / (x_range[1] - x_range[0]) * UNITS),
+                round(UNITS - (float(y) - y_range[0]) / (y_range[1] - y_range[0]) * UNITS),
+            )
+            for x, y in points
+        ]
         assert _points(path["d"]) == expected
         assert "Z" not in path["d"]  # the outline does not run along the base line
     # The earliest band's base line at the top (offset 1), the last one's at the bottom (0).
@@ -95,11 +119,14 @@ def test_top_view_draws_the_figures_bands_in_their_colours() -> None:
     labels = _labels(markup)
     assert [t for t in labels if t in ("10", "20", "40")] == list(figure.layout.yaxis.ticktext)
     # x from -1 to 0.5 on a 424 px axis: ticks every 0.5 (Plotly: 6.3 ticks, 1, 2, 5 x 10^k)
-    assert [t for t in labels if t not in ("10", "20", "40")] == ["\u22121", "\u22120.5", "0",
-                                                                  "0.5"]
+    assert [t for t in labels if t not in ("10", "20", "40")] == [
+        "\u22121",
+        "\u22120.5",
+        "0",
+        "0.5",
+    ]
     margin = figure.layout.margin
-    assert (f"left:{margin.l}px;right:{margin.r}px;top:{margin.t}px;bottom:{margin.b}px"
-            in markup)
+    assert f"left:{margin.l}px;right:{margin.r}px;top:{margin.t}px;bottom:{margin.b}px" in markup
     assert 'preserveAspectRatio="none"' in markup
     assert markup.count('vector-effect="non-scaling-stroke"') == 3
 
@@ -147,7 +174,8 @@ def test_an_empty_series_says_no_data(view: str) -> None:
 
 
 def test_steps_without_buckets_are_left_out() -> None:
-    series = hv.HistogramSeries(steps=(1, 2), wall_times=(0.0, 1.0),
-                                buckets=(np.zeros((0, 3)), np.array([[0.0, 1.0, 3.0]])))
+    series = hv.HistogramSeries(
+        steps=(1, 2), wall_times=(0.0, 1.0), buckets=(np.zeros((0, 3)), np.array([[0.0, 1.0, 3.0]]))
+    )
     assert len(_paths(hp.top_html(series))) == 1
     assert len([p for p in _paths(hp.front_html(series)) if p.get("fill") == "none"]) == 1

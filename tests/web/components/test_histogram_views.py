@@ -25,20 +25,35 @@ def _outline(path: str) -> tuple[list[float], list[float]]:
 
 
 def _value(nan: int = 0, pos: int = 0, neg: int = 0) -> HistogramValue:
-    return HistogramValue(buckets=np.zeros((0, 3)), nan_count=nan, pos_inf_count=pos,
-                          neg_inf_count=neg, max=0.0, min=0.0, sum=0.0, count=0)
+    return HistogramValue(
+        buckets=np.zeros((0, 3)),
+        nan_count=nan,
+        pos_inf_count=pos,
+        neg_inf_count=neg,
+        max=0.0,
+        min=0.0,
+        sum=0.0,
+        count=0,
+    )
 
 
-def _steps(counts: list[list[float]], walls: list[float] | None = None,
-           steps: list[int] | None = None) -> list[SimpleNamespace]:
+def _steps(
+    counts: list[list[float]], walls: list[float] | None = None, steps: list[int] | None = None
+) -> list[SimpleNamespace]:
     """HistogramStep-like items on a grid of unit-wide buckets starting at 0."""
     out = []
     for i, row in enumerate(counts):
-        buckets = np.column_stack([np.arange(len(row), dtype=float), np.ones(len(row)),
-                                   np.asarray(row, dtype=float)])
-        out.append(SimpleNamespace(step=(steps or list(range(1, len(counts) + 1)))[i],
-                                   wall_time=(walls or [100.0 + i for i in range(len(counts))])[i],
-                                   buckets=buckets, value=_value(nan=i)))
+        buckets = np.column_stack(
+            [np.arange(len(row), dtype=float), np.ones(len(row)), np.asarray(row, dtype=float)]
+        )
+        out.append(
+            SimpleNamespace(
+                step=(steps or list(range(1, len(counts) + 1)))[i],
+                wall_time=(walls or [100.0 + i for i in range(len(counts))])[i],
+                buckets=buckets,
+                value=_value(nan=i),
+            )
+        )
     return out
 
 
@@ -69,8 +84,9 @@ def test_offsets_follow_the_axis_quantity() -> None:
 
 
 def test_axis_values_and_labels() -> None:
-    series = hv.series_from_histograms(_steps([[1], [1], [1]], walls=[50.0, 52.5, 60.0],
-                                              steps=[10, 20, 40]))
+    series = hv.series_from_histograms(
+        _steps([[1], [1], [1]], walls=[50.0, 52.5, 60.0], steps=[10, 20, 40])
+    )
     assert hv.axis_values(series, "step").tolist() == [10, 20, 40]
     assert hv.axis_values(series, "relative").tolist() == [0.0, 2.5, 10.0]
     assert hv.axis_values(series, "absolute").tolist() == [50.0, 52.5, 60.0]
@@ -122,19 +138,21 @@ def test_margins_hold_the_labels() -> None:
     Plotly's automargin does not draw the chart a second time."""
     short = hv.series_from_histograms(_steps([[1], [2]], steps=[1, 2]))
     long = hv.series_from_histograms(_steps([[1], [2]], steps=[1, 1234567]))
-    right = {name: hv.top_figure(series)["layout"]["margin"]["r"]
-             for name, series in (("long", long), ("short", short))}
+    right = {
+        name: hv.top_figure(series)["layout"]["margin"]["r"]
+        for name, series in (("long", long), ("short", short))
+    }
     assert right["long"] - right["short"] == 6 * hv.LABEL_CHAR_PX
-    assert (hv.front_figure(short)["layout"]["margin"]["r"]
-            == hv.label_margin(3, right_title=True)["r"])
+    assert (
+        hv.front_figure(short)["layout"]["margin"]["r"] == hv.label_margin(3, right_title=True)["r"]
+    )
     assert [hv.count_label_chars(peak) for peak in (0, 8, 150, 15000, 2e6)] == [3, 3, 3, 4, 4]
 
 
 def test_top_figure_relative_axis_spacing_and_ticks() -> None:
     series = hv.series_from_histograms(_steps([[1], [1], [1]], walls=[0.0, 1.0, 10.0]))
     figure = go.Figure(hv.top_figure(series, "relative"))
-    assert [round(_outline(band.path)[1][0], 3) for band in figure.layout.shapes] == [
-        1.0, 0.9, 0.0]
+    assert [round(_outline(band.path)[1][0], 3) for band in figure.layout.shapes] == [1.0, 0.9, 0.0]
     assert list(figure.layout.yaxis.ticktext) == ["0s", "1s", "10s"]
     assert figure.layout.meta == {"view": "top", "axis": "relative"}
     assert go.Figure(hv.top_figure(series, "bogus")).layout.meta["axis"] == "step"
@@ -160,11 +178,20 @@ def test_front_figure_overlays_lines_with_count_axis() -> None:
 
 
 def test_raw_buckets_of_different_widths_are_drawn() -> None:
-    items = [SimpleNamespace(step=1, wall_time=1.0, value=_value(),
-                             buckets=np.array([[0.0, 1.0, 3.0], [1.0, 1.0, 1.0]])),
-             SimpleNamespace(step=2, wall_time=2.0, value=_value(),
-                             buckets=np.array([[-1.0, 0.5, 2.0], [-0.5, 0.5, 2.0],
-                                               [0.0, 0.5, 1.0]]))]
+    items = [
+        SimpleNamespace(
+            step=1,
+            wall_time=1.0,
+            value=_value(),
+            buckets=np.array([[0.0, 1.0, 3.0], [1.0, 1.0, 1.0]]),
+        ),
+        SimpleNamespace(
+            step=2,
+            wall_time=2.0,
+            value=_value(),
+            buckets=np.array([[-1.0, 0.5, 2.0], [-0.5, 0.5, 2.0], [0.0, 0.5, 1.0]]),
+        ),
+    ]
     series = hv.series_from_histograms(items)
     figure = go.Figure(hv.front_figure(series))
     assert len(figure.data[0].x) == 2 and len(figure.data[1].x) == 3
@@ -175,8 +202,9 @@ def test_empty_series_and_empty_steps() -> None:
     empty = hv.HistogramSeries(steps=(), wall_times=(), buckets=())
     for figure in (go.Figure(hv.top_figure(empty)), go.Figure(hv.front_figure(empty))):
         assert figure.layout.annotations[0].text == "no data"
-    series = hv.series_from_histograms([SimpleNamespace(step=1, wall_time=0.0, value=_value(20),
-                                                        buckets=np.zeros((0, 3)))])
+    series = hv.series_from_histograms(
+        [SimpleNamespace(step=1, wall_time=0.0, value=_value(20), buckets=np.zeros((0, 3)))]
+    )
     assert go.Figure(hv.top_figure(series)).data == ()
     assert series.non_finite["NaN"] == 20
 
@@ -203,14 +231,16 @@ def test_figures_from_the_corpus(corpus: Path, tmp_path: Path) -> None:
         provider = service.provider
         steps = histograms(provider, "./ops_all", "hist/with_nan_inf", max_steps=20)
         series = hv.series_from_histograms(
-            steps, len(provider.value_steps("./ops_all", "histogram", "hist/with_nan_inf")))
+            steps, len(provider.value_steps("./ops_all", "histogram", "hist/with_nan_inf"))
+        )
         assert len(series) == 20 and series.total_steps == 51
         assert series.non_finite == {"NaN": 7, "+Inf": 3, "-Inf": 2}
         assert {len(b) for b in series.buckets} == {30}  # one shared grid, at most 30 bins
         figure = go.Figure(hv.top_figure(series))
         assert len(figure.layout.shapes) == 20 and len(figure.data) == 1  # bands, hover
         tensor = hv.series_from_tensor_histograms(
-            TensorQueries(provider).histograms("./ops_in_net", "op/logits"))
+            TensorQueries(provider).histograms("./ops_in_net", "op/logits")
+        )
         assert len(go.Figure(hv.front_figure(tensor)).data) == len(tensor) == 17
     finally:
         service.close()
@@ -231,12 +261,17 @@ def test_layout_updates_merge_as_update_layout_does() -> None:
     from dash_insight.web.components.figures import small_layout
 
     layout = small_layout(height=200)
-    updates = {"hovermode": "closest", "margin": {"l": 3, "r": 40},
-               "xaxis": {"range": [0, 1], "title": {"text": "x"}},
-               "yaxis": {"side": "right", "ticktext": ["a"], "tickvals": [0.5]},
-               "meta": {"view": "top"}}
+    updates = {
+        "hovermode": "closest",
+        "margin": {"l": 3, "r": 40},
+        "xaxis": {"range": [0, 1], "title": {"text": "x"}},
+        "yaxis": {"side": "right", "ticktext": ["a"], "tickvals": [0.5]},
+        "meta": {"view": "top"},
+    }
     expected = go.Figure(layout=layout)
     expected.update_layout(**updates)
     assert hv._figure([], layout, **updates)["layout"] == expected.to_dict()["layout"]
     assert hv._merged({"a": {"b": 1, "c": 2}, "d": 1}, {"a": {"c": 3}, "d": {"e": 1}}) == {
-        "a": {"b": 1, "c": 3}, "d": {"e": 1}}
+        "a": {"b": 1, "c": 3},
+        "d": {"e": 1},
+    }

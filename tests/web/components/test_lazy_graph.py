@@ -13,18 +13,27 @@ from dash_insight.web.components.lazy_graph import figure_json, lazy_figure
 
 def _decoded(spec: dict) -> np.ndarray:
     array = np.frombuffer(base64.b64decode(spec["bdata"]), dtype="<" + spec["dtype"])
-    return array.reshape([int(n) for n in spec["shape"].split(",")]) if "shape" in spec \
-        else array
+    return array.reshape([int(n) for n in spec["shape"].split(",")]) if "shape" in spec else array
 
 
 def test_numeric_arrays_go_as_plotly_typed_arrays() -> None:
-    figure = {"data": [{"type": "scatter", "x": np.array([0.5, 1.5, np.nan]),
-                        "y": np.arange(3, dtype=np.int64), "big": np.array([2**40, 1]),
-                        "small": np.array([1, 2], dtype=np.uint8),
-                        "customdata": np.array([[1.0, 2.0], [3.0, 4.0]]),
-                        "text": ["a", "b"], "names": np.array(["p", "q"]),
-                        "empty": np.zeros(0), "width": np.float32(1.5)}],
-              "layout": {"meta": {"view": "top"}, "height": np.int64(300)}}
+    figure = {
+        "data": [
+            {
+                "type": "scatter",
+                "x": np.array([0.5, 1.5, np.nan]),
+                "y": np.arange(3, dtype=np.int64),
+                "big": np.array([2**40, 1]),
+                "small": np.array([1, 2], dtype=np.uint8),
+                "customdata": np.array([[1.0, 2.0], [3.0, 4.0]]),
+                "text": ["a", "b"],
+                "names": np.array(["p", "q"]),
+                "empty": np.zeros(0),
+                "width": np.float32(1.5),
+            }
+        ],
+        "layout": {"meta": {"view": "top"}, "height": np.int64(300)},
+    }
     trace = json.loads(figure_json(figure))["data"][0]
     assert trace["x"]["dtype"] == "f8"
     np.testing.assert_array_equal(_decoded(trace["x"]), [0.5, 1.5, np.nan])
@@ -47,4 +56,6 @@ def test_a_plotly_figure_is_encoded_as_plotly_does_and_none_stays_empty() -> Non
     assert go.Figure(decoded).data[0].y == (3, 4)
     assert lazy_figure("g", None, {}, "c") is None
     assert json.loads(lazy_figure("g", {"data": [], "layout": {}}, {}, "c")["figure"]) == {
-        "data": [], "layout": {}}
+        "data": [],
+        "layout": {},
+    }

@@ -27,14 +27,14 @@ def test_the_users_colour_wins_when_valid() -> None:
     assert rc.run_colour("./a", jobs, {"./a": "#ABCDEF"}) == "#abcdef"
     assert rc.run_colour("./a", jobs, {"./a": "red"}) == rc.PALETTE[0]  # not #rrggbb
     assert rc.run_colour("./a", jobs, {"./a": None}) == rc.PALETTE[0]
-    assert rc.valid_colour("#00a5a7") and not rc.valid_colour("#00a5a") \
-        and not rc.valid_colour(3)
+    assert rc.valid_colour("#00a5a7") and not rc.valid_colour("#00a5a") and not rc.valid_colour(3)
 
 
 def test_set_colour() -> None:
     assert rc.set_colour(None, "./a", "#123456") == {"./a": "#123456"}
-    assert rc.set_colour({"./a": "#123456", "./b": "#FFFFFF"}, "./a", None) == \
-        {"./b": "#ffffff"}  # back to the default
+    assert rc.set_colour({"./a": "#123456", "./b": "#FFFFFF"}, "./a", None) == {
+        "./b": "#ffffff"
+    }  # back to the default
     assert rc.set_colour({"./a": "bad", 3: "#123456"}, None, None) == {}  # junk dropped
     assert rc.set_colour({}, "./a", "javascript:") == {}
 

@@ -23,8 +23,7 @@ def test_filter_and_visible_tags() -> None:
     matching, error = ts.filter_tags(tags, "([")
     assert matching == tags and error and error.startswith("invalid regular expression")
     assert ts.visible_tags(tags, None, "bias") == ["fc1.bias"]
-    assert ts.visible_tags(tags, ["fc1.bias", "conv1.weight"], "") == ["conv1.weight",
-                                                                        "fc1.bias"]
+    assert ts.visible_tags(tags, ["fc1.bias", "conv1.weight"], "") == ["conv1.weight", "fc1.bias"]
     assert ts.visible_tags(tags, [], "") == []
 
 
@@ -55,8 +54,13 @@ def test_page_after_and_tags_on_page() -> None:
     assert ts.page_after("p-view", "p", 4) == (4, False)
     tags = [f"t{i}" for i in range(5)]
     assert ts.tags_on_page(None, tags, "", 2, 2) == (["t2", "t3"], 2, 3, [], "Total 5 tags")
-    assert ts.tags_on_page(["t4", "gone"], tags, "", 9, 2) == (["t4"], 1, 1, ["gone"],
-                                                               "Total 1 tag")
+    assert ts.tags_on_page(["t4", "gone"], tags, "", 9, 2) == (
+        ["t4"],
+        1,
+        1,
+        ["gone"],
+        "Total 1 tag",
+    )
     assert ts.tags_on_page(None, tags, "[34]", 1, 2)[0] == ["t3", "t4"]
 
 
@@ -102,8 +106,9 @@ def test_picker_view_counts_and_sends_only_changes() -> None:
     assert same[0] is dash.no_update and same[1] is dash.no_update and same[5] is dash.no_update
     assert same[2] == view.summary  # the count is always written (cheap)
     assert first[6] == {"rowIndex": 0, "rowPosition": "top"} and update[6] is dash.no_update
-    assert ts.picker_height(0) == ts.picker_height(2) < ts.picker_height(8) == \
-        ts.picker_height(10_000)
+    assert (
+        ts.picker_height(0) == ts.picker_height(2) < ts.picker_height(8) == ts.picker_height(10_000)
+    )
 
 
 def test_what_is_sent_to_the_list() -> None:
@@ -113,13 +118,18 @@ def test_what_is_sent_to_the_list() -> None:
     names = [f"t{i}" for i in range(40)]
     view = ts.picker_view(names, None, "3$")
     first = ts.sent_to_grid(ts.picker_update(view, None), view.key)
-    assert first == {"rowData": [{"name": n} for n in view.rows],
-                     "selectedRows": {"ids": view.rows},
-                     "style": {"height": f"{ts.picker_height(4)}px"},
-                     "scrollTo": {"rowIndex": 0, "rowPosition": "top"}, "key": view.key}
+    assert first == {
+        "rowData": [{"name": n} for n in view.rows],
+        "selectedRows": {"ids": view.rows},
+        "style": {"height": f"{ts.picker_height(4)}px"},
+        "scrollTo": {"rowIndex": 0, "rowPosition": "top"},
+        "key": view.key,
+    }
     ticks = ts.picker_view(names, ["t13"], "3$")
     assert ts.sent_to_grid(ts.picker_update(ticks, view.key), ticks.key) == {
-        "selectedRows": {"ids": ["t13"]}, "key": ticks.key}
+        "selectedRows": {"ids": ["t13"]},
+        "key": ticks.key,
+    }
     assert ts.sent_to_grid(ts.picker_update(view, view.key), view.key) is dash.no_update
     # With eyes: only the eyes changed, a row transaction.
     eyes = ts.picker_view(names, None, "3$", hidden=[])
@@ -142,9 +152,14 @@ def test_picker_component() -> None:
     assert getattr(find(row, "p-tags-sent"), "data", None) is None  # nothing sent yet
     assert find(row, "p-tags-holder") is not None  # where the grid's spec waits
     assert [i.component_id for i in ts.picker_inputs("p-tags")] == [
-        "p-tags-ticks", "p-tags-all", "p-tags-none", "p-tags-filter"]
-    assert ts.picker_action("p-tags-ticks", "p-tags") == ts.picker_action("p-tags", "p-tags") \
-        == "list"
+        "p-tags-ticks",
+        "p-tags-all",
+        "p-tags-none",
+        "p-tags-filter",
+    ]
+    assert (
+        ts.picker_action("p-tags-ticks", "p-tags") == ts.picker_action("p-tags", "p-tags") == "list"
+    )
     assert ts.page_after("p-tags-ticks", "p", 3) == (1, False)
     jobs = ts.picker("x-jobs", "Job Selection", ["j"], None, noun="job")
     assert find(jobs, "x-jobs").columnDefs[0]["headerName"] == "Jobs"
@@ -156,18 +171,21 @@ def test_pager_component() -> None:
     assert text(paged) == "Total 13 tags ‹ 2 / 2 ›"
     assert find(paged, "p-next").disabled and not find(paged, "p-prev").disabled
     filled_later = ts.pager("q")
-    assert text(filled_later) == "‹ ›" and not getattr(find(filled_later, "q-next"),
-                                                       "disabled", False)
+    assert text(filled_later) == "‹ ›" and not getattr(
+        find(filled_later, "q-next"), "disabled", False
+    )
 
 
 def test_the_pickers_browser_functions_exist() -> None:
     """Every ClientsideFunction register_picker names is defined in ``assets/pickers.js`` (a
     typo would only show as a console error)."""
     app = dash.Dash(__name__, suppress_callback_exceptions=True)
-    ts.register_picker(app, "p-tags", lambda search: ([], None, ""),
-                       read_hidden=lambda search: [])
-    named = {(c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
-             for c in app._callback_list if c.get("clientside_function")}
+    ts.register_picker(app, "p-tags", lambda search: ([], None, ""), read_hidden=lambda search: [])
+    named = {
+        (c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
+        for c in app._callback_list
+        if c.get("clientside_function")
+    }
     assert named == {("pickers", "toGrid"), ("pickers", "toHolder"), ("pickers", "ticks")}
     script = (Path(assets_folder()) / "pickers.js").read_text()
     for _namespace, name in named:
@@ -177,7 +195,9 @@ def test_the_pickers_browser_functions_exist() -> None:
 def _picker_rows(dash_duo, list_id: str) -> dict:
     """The rows of a picker's list in the page (the grid draws only those near the view) and
     the ticked ones among them."""
-    return run_js(dash_duo, """
+    return run_js(
+        dash_duo,
+        """
         const rows = Array.from(document.querySelectorAll(
             '#' + arguments[0] + ' .ag-center-cols-container .ag-row'));
         rows.sort((a, b) => a.getAttribute('row-index') - b.getAttribute('row-index'));
@@ -186,7 +206,9 @@ def _picker_rows(dash_duo, list_id: str) -> dict:
         const name = r => cell(r).textContent;
         return {rows: named.map(name),
                 ticked: named.filter(r => r.classList.contains('ag-row-selected')).map(name)};
-    """, list_id)
+    """,
+        list_id,
+    )
 
 
 #: The number of chart cards of the parameter distribution page (their charts are drawn when
@@ -222,12 +244,14 @@ def _ten_thousand_app() -> dash.Dash:
     state = UrlState(Tags("tags"), Text("filter"))
     # The picker's scripts; its grid arrives after the layout (web/components/deferred.py).
     app = dash.Dash(__name__, assets_folder=assets_folder(), suppress_callback_exceptions=True)
-    app.layout = html.Div([
-        dcc.Location(id="url", refresh=False, pathname="/", search=""),
-        dcc.Interval(id="refresh-interval", disabled=True),
-        html.Button(id="refresh-now"),
-        ts.picker("p-tags", "Names", names, [], "", noun="name"),
-    ])
+    app.layout = html.Div(
+        [
+            dcc.Location(id="url", refresh=False, pathname="/", search=""),
+            dcc.Interval(id="refresh-interval", disabled=True),
+            html.Button(id="refresh-now"),
+            ts.picker("p-tags", "Names", names, [], "", noun="name"),
+        ]
+    )
 
     def read(search: str | None) -> tuple[list[str], list[str], str]:
         parsed = state.parse_search(search)
@@ -235,16 +259,26 @@ def _ten_thousand_app() -> dash.Dash:
 
     ts.register_picker(app, "p-tags", read, noun="name")
 
-    @app.callback(Output("url", "search"), *ts.picker_inputs("p-tags"), State("url", "search"),
-                  prevent_initial_call=True)
-    def to_url(rows: object, _all: object, _none: object, pattern: str | None,
-               search: str | None) -> object:
+    @app.callback(
+        Output("url", "search"),
+        *ts.picker_inputs("p-tags"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def to_url(
+        rows: object, _all: object, _none: object, pattern: str | None, search: str | None
+    ) -> object:
         if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
             return dash.no_update
         _, selected, _ = read(search)
         matching, _ = ts.filter_tags(names, pattern or "")
-        chosen = ts.pick(names, selected, ts.checked_names(rows), matching,
-                         ts.picker_action(ctx.triggered_id, "p-tags"))
+        chosen = ts.pick(
+            names,
+            selected,
+            ts.checked_names(rows),
+            matching,
+            ts.picker_action(ctx.triggered_id, "p-tags"),
+        )
         new = state.search({"tags": chosen or [], "filter": pattern or ""})
         return dash.no_update if new == (search or "") else new
 
@@ -254,22 +288,35 @@ def _ten_thousand_app() -> dash.Dash:
 def test_a_picker_of_10000_names(dash_duo) -> None:
     """Scrolls to its end, filters, selects all matching, takes the keyboard."""
     dash_duo.start_server(_ten_thousand_app())
-    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][:2] == ["name00000", "name00001"],
-          20)
+    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][:2] == ["name00000", "name00001"], 20)
     assert len(_picker_rows(dash_duo, "p-tags")["rows"]) < 60  # virtualised
     run_js(dash_duo, "dash_ag_grid.getApi('p-tags').ensureIndexVisible(9999, 'bottom');")
     until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][-1:] == ["name09999"], 10)
 
     search = dash_duo.find_element("#p-tags-filter")
     search.send_keys("^name099\ue007")
-    until(lambda: dash_duo.find_element("#p-tags-count").text
-          == "0 of 10000 names selected, 100 match", 10)
+    until(
+        lambda: (
+            dash_duo.find_element("#p-tags-count").text == "0 of 10000 names selected, 100 match"
+        ),
+        10,
+    )
     until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][:1] == ["name09900"], 10)
     dash_duo.find_element("#p-tags-all").click()
-    until(lambda: dash_duo.find_element("#p-tags-count").text
-          == "100 of 10000 names selected, 100 match", 10)
-    until(lambda: len(_picker_rows(dash_duo, "p-tags")["ticked"]) ==
-          len(_picker_rows(dash_duo, "p-tags")["rows"]) > 5, 10)
+    until(
+        lambda: (
+            dash_duo.find_element("#p-tags-count").text == "100 of 10000 names selected, 100 match"
+        ),
+        10,
+    )
+    until(
+        lambda: (
+            len(_picker_rows(dash_duo, "p-tags")["ticked"])
+            == len(_picker_rows(dash_duo, "p-tags")["rows"])
+            > 5
+        ),
+        10,
+    )
 
     dash_duo.find_element('#p-tags .ag-row[row-index="0"] [col-id="name"]').click()
     until(lambda: dash_duo.find_element("#p-tags-count").text.startswith("99 of"), 10)

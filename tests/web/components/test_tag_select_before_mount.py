@@ -57,15 +57,17 @@ def _held_app(names: list[str]) -> dash.Dash:
     row = ts.picker("p-tags", "Names", names, None, "", noun="name", hidden=[])
     # The grid waits for the chart card only: the product's longest wait is out of the way.
     setattr(find(row, "p-tags-holder"), "data-wait-ms", str(3_600_000))
-    app.layout = html.Div([
-        dcc.Location(id="url", refresh=False, pathname="/", search=""),
-        dcc.Interval(id="refresh-interval", disabled=True),
-        html.Button("Refresh", id="refresh-now"),
-        dcc.Input(id="go-search", value=""),
-        html.Button("Go", id="go"),
-        html.Div(id="fake-card", className="di-chart-card", style={"height": "60px"}),
-        row,
-    ])
+    app.layout = html.Div(
+        [
+            dcc.Location(id="url", refresh=False, pathname="/", search=""),
+            dcc.Interval(id="refresh-interval", disabled=True),
+            html.Button("Refresh", id="refresh-now"),
+            dcc.Input(id="go-search", value=""),
+            html.Button("Go", id="go"),
+            html.Div(id="fake-card", className="di-chart-card", style={"height": "60px"}),
+            row,
+        ]
+    )
 
     def read(search: str | None) -> tuple[list[str], list[str] | None, str]:
         parsed = STATE.parse_search(search)
@@ -76,27 +78,42 @@ def _held_app(names: list[str]) -> dash.Dash:
 
     ts.register_picker(app, "p-tags", read, noun="name", read_hidden=read_hidden)
 
-    @app.callback(Output("url", "search", allow_duplicate=True), Input("go", "n_clicks"),
-                  State("go-search", "value"), prevent_initial_call=True)
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("go", "n_clicks"),
+        State("go-search", "value"),
+        prevent_initial_call=True,
+    )
     def go(_clicks: Any, search: str) -> str:
         return search
 
-    @app.callback(Output("url", "search"), *ts.picker_inputs("p-tags"), State("url", "search"),
-                  prevent_initial_call=True)
-    def to_url(rows: object, _all: object, _none: object, pattern: str | None,
-               search: str | None) -> object:
+    @app.callback(
+        Output("url", "search"),
+        *ts.picker_inputs("p-tags"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def to_url(
+        rows: object, _all: object, _none: object, pattern: str | None, search: str | None
+    ) -> object:
         if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
             return dash.no_update
         shown, selected, old_pattern = read(search)
-        if ts.echoed(ctx.triggered_id, "p-tags", ts.checked_names(rows), shown, selected,
-                     old_pattern):
+        if ts.echoed(
+            ctx.triggered_id, "p-tags", ts.checked_names(rows), shown, selected, old_pattern
+        ):
             return dash.no_update
         matching, _ = ts.filter_tags(names, pattern or "")
-        chosen = ts.pick(names, list(names) if selected is None else selected,
-                         ts.checked_names(rows), matching,
-                         ts.picker_action(ctx.triggered_id, "p-tags"))
-        new = STATE.search({**STATE.parse_search(search),
-                            **ts.selection_state(names, chosen, pattern or "")})
+        chosen = ts.pick(
+            names,
+            list(names) if selected is None else selected,
+            ts.checked_names(rows),
+            matching,
+            ts.picker_action(ctx.triggered_id, "p-tags"),
+        )
+        new = STATE.search(
+            {**STATE.parse_search(search), **ts.selection_state(names, chosen, pattern or "")}
+        )
         return dash.no_update if new == (search or "") else new
 
     return app
@@ -110,13 +127,20 @@ def _go(dash_duo: Any, search: str) -> None:
     until(lambda: field.get_attribute("value") == search, msg=f"could not type {search}")
     wait_idle(dash_duo)
     dash_duo.find_element("#go").click()
-    until(lambda: dash_duo.driver.execute_script("return location.search") == search,
-          msg=f"the URL did not become {search}")
+    until(
+        lambda: dash_duo.driver.execute_script("return location.search") == search,
+        msg=f"the URL did not become {search}",
+    )
 
 
 def _count(dash_duo: Any) -> str:
-    return str(run_js(dash_duo, "const count = document.getElementById('p-tags-count');"
-                                "return count && count.textContent;"))
+    return str(
+        run_js(
+            dash_duo,
+            "const count = document.getElementById('p-tags-count');"
+            "return count && count.textContent;",
+        )
+    )
 
 
 def _wait_for_count(dash_duo: Any, text: str) -> None:
@@ -125,13 +149,20 @@ def _wait_for_count(dash_duo: Any, text: str) -> None:
     try:
         until(lambda: _count(dash_duo) == text)
     except TestingTimeoutError:
-        raise AssertionError(f"the count says {_count(dash_duo)!r}, not {text!r}; browser "
-                             f"errors: {console_errors(dash_duo)}") from None
+        raise AssertionError(
+            f"the count says {_count(dash_duo)!r}, not {text!r}; browser "
+            f"errors: {console_errors(dash_duo)}"
+        ) from None
 
 
 def _not_mounted(dash_duo: Any) -> bool:
-    return bool(run_js(dash_duo, "return !document.getElementById('p-tags') && "
-                                 "!!document.getElementById('p-tags-holder')"))
+    return bool(
+        run_js(
+            dash_duo,
+            "return !document.getElementById('p-tags') && "
+            "!!document.getElementById('p-tags-holder')",
+        )
+    )
 
 
 def _mount_and_read(dash_duo: Any) -> dict[str, Any]:
@@ -142,8 +173,15 @@ def _mount_and_read(dash_duo: Any) -> dict[str, Any]:
     until(lambda: (run_js(dash_duo, GRID_MODEL, "p-tags") or {}).get("rows"))
     wait_idle(dash_duo)
     # Once the grid has everything, its holder no longer carries its spec.
-    until(lambda: run_js(dash_duo, "return document.getElementById('p-tags-holder')"
-                                   ".getAttribute('data-later')") is None)
+    until(
+        lambda: (
+            run_js(
+                dash_duo,
+                "return document.getElementById('p-tags-holder').getAttribute('data-later')",
+            )
+            is None
+        )
+    )
     return dict(run_js(dash_duo, GRID_MODEL, "p-tags"))
 
 
@@ -159,8 +197,13 @@ def test_a_url_change_before_the_grid_is_mounted(dash_duo: Any, way: str) -> Non
     _wait_for_count(dash_duo, "30 of 30 names selected")
     wait_idle(dash_duo)
     assert _not_mounted(dash_duo)
-    wanted = "?" + "&".join([f"tags={encode_tags(['name01', 'name11', 'name02'])}",
-                             "filter=1%24", f"hidden={encode_tags(['name11'])}"])
+    wanted = "?" + "&".join(
+        [
+            f"tags={encode_tags(['name01', 'name11', 'name02'])}",
+            "filter=1%24",
+            f"hidden={encode_tags(['name11'])}",
+        ]
+    )
     _go(dash_duo, wanted)
     if way == "back":
         _go(dash_duo, "?filter=2")
@@ -170,8 +213,11 @@ def test_a_url_change_before_the_grid_is_mounted(dash_duo: Any, way: str) -> Non
     _wait_for_count(dash_duo, "3 of 30 names selected, 3 match")
 
     grid = _mount_and_read(dash_duo)
-    assert grid == {"rows": ["name01", "name11", "name21"], "ticked": ["name01", "name11"],
-                    "hidden": ["name11"]}
+    assert grid == {
+        "rows": ["name01", "name11", "name21"],
+        "ticked": ["name01", "name11"],
+        "hidden": ["name11"],
+    }
     assert dash_duo.driver.execute_script("return location.search") == wanted
     assert console_errors(dash_duo) == []
 
