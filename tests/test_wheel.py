@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from tests.ports import free_port
+from tests.test_demo import DEMO_JOBS, LANDSCAPE, PROFILED
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,8 +41,6 @@ pytestmark = [pytest.mark.wheel, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH_VENV = Path(os.environ.get("DASH_INSIGHT_WHEEL_VENV", ROOT / ".venv-wheel"))
 STAMP = SCRATCH_VENV / ".requirements.sha256"
-#: The bundled demo's jobs (dash_insight/demo), as train-jobs names them.
-DEMO_JOBS = {"./lenet_sc", "./multi_file", "./nested/grp/job_a", "./ops_in_net"}
 #: The repository's stylesheets and scripts, which the installed app must serve byte for byte.
 ASSET_FILES = sorted(p for p in (ROOT / "assets").iterdir() if p.suffix in (".css", ".js"))
 PAGES = (
@@ -52,6 +51,8 @@ PAGES = (
     "/images?train_id=./lenet_sc",
     "/graph?train_id=./lenet_sc",
     "/lineage",
+    f"/profiler?train_id={PROFILED}",
+    f"/loss-landscape?train_id={LANDSCAPE}",
 )
 
 
@@ -252,7 +253,8 @@ def test_installed_package_is_the_wheel(installed: Path, tmp_path: Path) -> None
 
 
 def test_demo_serves_pages_assets_and_rest(demo_server: str) -> None:
-    api = demo_server + "v1/mindinsight/datavisual/"
+    mindinsight = demo_server + "v1/mindinsight/"
+    api = mindinsight + "datavisual/"
     deadline = time.monotonic() + 120
     jobs: dict[str, Any] = {}
     while time.monotonic() < deadline:
@@ -264,6 +266,12 @@ def test_demo_serves_pages_assets_and_rest(demo_server: str) -> None:
     metadata = "scalar/metadata?train_id=./lenet_sc&tag=loss%2Fauto%2Fscalar"
     scalars = json.loads(_get(api + metadata)[1])
     assert len(scalars["metadatas"]) == 48, scalars
+    # the profiler and the loss landscape have data in the demo too
+    devices = f"profile/devices?profile=./profiler&train_id={PROFILED}"
+    listed = json.loads(_get(mindinsight + devices)[1])
+    assert listed["device_list"] == ["0"], listed
+    final = f"landscape/landscapes?train_id={LANDSCAPE}&type=final"
+    assert len(json.loads(_get(api + final)[1])["landscapes"]) == 1
 
     for page in PAGES:
         status, html = _get(demo_server + page.lstrip("/"))
