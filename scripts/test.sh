@@ -30,7 +30,9 @@ if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh family)" ]; then
         || { $SUDO apt-get update -qq \
              && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 fi
-echo "checks: ruff (lint and format), lint-imports, mypy, then pytest"
+echo "checks: uv.lock matches pyproject.toml, ruff (lint and format), lint-imports, mypy, then pytest"
+[ "$DEPS" = newest ] || "$UV" lock --check --quiet \
+    || { echo "uv.lock does not match pyproject.toml: run ./scripts/lock.sh" >&2; exit 1; }
 ruff check dash_insight tests bench proto scripts app.py
 ruff format --check dash_insight tests bench proto scripts app.py
 lint-imports --no-cache
