@@ -17,8 +17,9 @@ case "$DEPS" in
     newest) VENV="${DASH_INSIGHT_VENV:-$ROOT/.venv-newest}" ;;
     *) echo "setup: DASH_INSIGHT_DEPS is '$DEPS'; use locked or newest" >&2; exit 2 ;;
 esac
+read -r -a EXTRA_NAMES <<< "${DASH_INSIGHT_EXTRAS:-}"
 EXTRAS=()
-for extra in ${DASH_INSIGHT_EXTRAS:-}; do EXTRAS+=(--extra "$extra"); done
+for extra in "${EXTRA_NAMES[@]}"; do EXTRAS+=(--extra "$extra"); done
 # uv: $UV if set, else the pinned release installed once into .tools (a 20 MB wheel from PyPI).
 if [ -z "${UV:-}" ]; then
     UV="$ROOT/.tools/uv-$UV_VERSION/bin/uv"
@@ -36,7 +37,7 @@ if [ "$DEPS" = locked ]; then
     [ ${#EXTRAS[@]} -gt 0 ] || SYNC+=(--inexact)
     if ! "$UV" "${SYNC[@]}" --check --quiet >/dev/null 2>&1; then
         echo "setup: installing dash-insight and the versions of uv.lock into $VENV" \
-             "(Dash, Plotly, NumPy, pandas${DASH_INSIGHT_EXTRAS:+; extras: $DASH_INSIGHT_EXTRAS})"
+             "(Dash, Plotly, NumPy, pandas${EXTRA_NAMES[*]:+; extras: ${EXTRA_NAMES[*]}})"
         "$UV" "${SYNC[@]}"
         echo "setup: done"
     fi
@@ -45,7 +46,7 @@ else
          "(not the lock)"
     [ -x "$VENV/bin/python" ] || "$UV" venv --quiet "$VENV"
     SPEC="$ROOT"
-    [ -z "${DASH_INSIGHT_EXTRAS:-}" ] || SPEC="$ROOT[$(echo "$DASH_INSIGHT_EXTRAS" | tr ' ' ',')]"
+    [ ${#EXTRA_NAMES[@]} -eq 0 ] || SPEC="$ROOT[$(IFS=,; echo "${EXTRA_NAMES[*]}")]"
     "$UV" pip install --python "$VENV/bin/python" --upgrade -e "$SPEC"
     echo "setup: done; what differs from uv.lock:"
     "$UV" pip list --python "$VENV/bin/python" --format freeze \
