@@ -54,9 +54,16 @@ from dash_insight.core.settings import (
     ENV_PREFIX,
     Settings,
     SettingsError,
+    SuggestingParser,
     bind_problem,
     parse_size,
     source_table,
+)
+from dash_insight.core.startup import (
+    empty_base_warning,
+    environment_problem,
+    index_problem,
+    workspace_problem,
 )
 from dash_insight.core.vocabulary import Plugin
 
@@ -92,12 +99,23 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
+def _warn_if_empty(settings: Settings, base: str) -> None:
+    """Say once, on stderr, that the base directory holds nothing to show yet (no mistake:
+    the server starts and shows the jobs as they appear)."""
+    warning = empty_base_warning(base, settings.max_depth)
+    if warning is not None:
+        print(f"dash-insight: {warning}", file=sys.stderr)
+
+
 def _start(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_args(args)
         base = settings.checked_base_dir()
     except SettingsError as error:
         return _fail(str(error), 2)
+    problem = workspace_problem(settings.workspace)
+    if problem is not None:
+        return _fail(problem)
     log_path, pid_path = _paths(settings.workspace, settings.port)
     if os.path.exists(pid_path):
         with open(pid_path) as handle:
@@ -110,7 +128,7 @@ def _start(args: argparse.Namespace) -> int:
                 ).format(pid=old, port=settings.port)
             )
         os.remove(pid_path)
-    problem = bind_problem(settings.host, settings.port)
+    problem = bind_problem(settings.host, settings.port) or index_problem(settings.index)
     if problem is not None:
         return _fail(problem)
     if not settings.is_local:
@@ -122,9 +140,16 @@ def _start(args: argparse.Namespace) -> int:
             ).format(host=settings.host),
             file=sys.stderr,
         )
-    make_private_dirs(os.path.dirname(log_path))
-    create_private_file(log_path)  # the server's output may quote values of the logs
-    make_private_dirs(os.path.dirname(pid_path))
+    try:
+        make_private_dirs(os.path.dirname(log_path))
+        create_private_file(log_path)  # the server's output may quote values of the logs
+        make_private_dirs(os.path.dirname(pid_path))
+    except OSError as error:  # e.g. a file named log or pid in the workspace
+        return _fail(
+            _("cannot write {path} ({reason}); choose another workspace with --workspace").format(
+                path=error.filename or log_path, reason=error.strerror or error
+            )
+        )
     command = [
         sys.executable,
         "-m",
@@ -172,6 +197,8 @@ def _start(args: argparse.Namespace) -> int:
                 seconds=f"{START_TIMEOUT:.0f}", log=log_path
             )
         )
+    # Said once it runs: a server that cannot start says only why.
+    _warn_if_empty(settings, base)
     print(
         _("dash-insight is running at {url} (serving {base}; pid {pid}; log {log})").format(
             url=url, base=base, pid=process.pid, log=log_path
@@ -279,7 +306,7 @@ def _status(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_args(args)
-        settings.checked_base_dir()
+        base = settings.checked_base_dir()
     except SettingsError as error:
         return _fail(str(error), 2)
     if not settings.index:
@@ -295,6 +322,10 @@ def _worker(args: argparse.Namespace) -> int:
             f"worker: {error}; " + _("install the fleet extra: pip install 'dash-insight[fleet]'"),
             2,
         )
+    problem = environment_problem(settings)
+    if problem is not None:
+        return _fail("worker: " + problem)
+    _warn_if_empty(settings, base)
     return run_worker(
         settings,
         concurrency=args.concurrency or settings.load_workers,
@@ -467,11 +498,13 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    # Subcommands are parsers of the same class: each refuses an unknown option with its own
+    # usage and the closest option it has.
+    parser = SuggestingParser(
         prog="dash-insight",
         description=_("Training visualization for MindSpore summary logs."),
     )
-    parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
+    _add_version(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     start = commands.add_parser(
@@ -480,8 +513,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=_(
             "Start dash-insight in the background and print its URL. The log and pid "
             "files go to <workspace>/log and <workspace>/pid. Settings: command line > "
-            "DASH_INSIGHT_* environment > --config file > defaults ('dash-insight "
-            "config show')."
+            "DASH_INSIGHT_* environment > MindInsight's MINDINSIGHT_* environment > "
+            "--config file > defaults ('dash-insight config show')."
         ),
     )
     Settings.add_arguments(start)
@@ -608,8 +641,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=_("print the effective settings and where each came from"),
         description=_(
             "Print the settings 'start' would use with the same options, and where "
-            "each value came from: command line, DASH_INSIGHT_* environment, config "
-            "file or default."
+            "each value came from: command line, DASH_INSIGHT_* or MINDINSIGHT_* "
+            "environment, config file or default."
         ),
     )
     Settings.add_arguments(show)
@@ -668,7 +701,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _export_options(parse_summary)
     parse_summary.set_defaults(handler=_parse_summary)
+    # `dash-insight start --version` as well as `dash-insight --version`.
+    for command in (*commands.choices.values(), *config_commands.choices.values()):
+        _add_version(command)
     return parser
+
+
+def _add_version(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
 
 
 def cli_locale(argv: Sequence[str], environ: Mapping[str, str]) -> str:

@@ -26,15 +26,18 @@ from dash_insight.web.lean_import import import_dash_without_notebook_support
 
 import_dash_without_notebook_support()  # before anything imports Dash
 
+from dash_insight import __version__  # noqa: E402
 from dash_insight.core.memory import return_large_buffers  # noqa: E402
 from dash_insight.core.runtime import announce, retire  # noqa: E402
 from dash_insight.core.service import DataService  # noqa: E402
 from dash_insight.core.settings import (  # noqa: E402
     Settings,
     SettingsError,
+    SuggestingParser,
     bind_failure,
     bind_problem,
 )
+from dash_insight.core.startup import empty_base_warning, environment_problem  # noqa: E402
 from dash_insight.core.store.loader import LOADER_THREAD  # noqa: E402
 from dash_insight.web.application import create_app  # noqa: E402
 
@@ -54,9 +57,10 @@ def _launcher() -> str:
 def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.server") -> int:
     """Serve in the foreground until SIGTERM or Ctrl-C; ``prog`` names the program in
     ``--help`` and usage errors (``app.py`` passes its own name)."""
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog=prog, description="Serve dash-insight in the foreground (Ctrl-C stops it)."
     )
+    parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
     Settings.add_arguments(parser)
     parser.add_argument("--launcher", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -68,7 +72,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
         base = settings.checked_base_dir()
     except SettingsError as error:
         parser.exit(2, f"dash-insight: {error}\n")
-    problem = bind_problem(settings.host, settings.port)
+    problem = bind_problem(settings.host, settings.port) or environment_problem(settings)
     if problem is not None:
         parser.exit(1, f"dash-insight: {problem}\n")
     if not settings.is_local:
@@ -103,6 +107,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
         )
         retire(record, settings.workspace)
         stop_now(app.data_service, code=1)
+    # Said once it listens: a server that cannot start says only why.
+    warning = empty_base_warning(base, settings.max_depth)
+    if warning is not None:
+        print(f"dash-insight: {warning}", file=sys.stderr, flush=True)
     logging.info("serving %s at %s (workspace %s)", base, record.url, settings.workspace)
     # The one line a user of app.py / demo.sh looks for: the port actually listened on.
     print(f"dash-insight is running at {record.url} (Ctrl-C stops it)", flush=True)

@@ -20,19 +20,22 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def differences(locked: dict[str, str], installed: dict[str, str]) -> list[str]:
-    """One line per installed package whose version is not the locked one."""
+def differences(locked: dict[str, set[str]], installed: dict[str, str]) -> list[str]:
+    """One line per installed package whose version is none of the locked ones (a universal
+    lock may hold several versions of a package, one per range of Python versions)."""
     return [
-        f"  {name}: {locked.get(name, 'not locked')} -> {version}"
+        f"  {name}: {' / '.join(sorted(locked.get(name, ()))) or 'not locked'} -> {version}"
         for name, version in sorted(installed.items())
-        if locked.get(name) != version
+        if version not in locked.get(name, ())
     ]
 
 
 def main(lock_path: str) -> int:
     with open(lock_path, "rb") as handle:
         lock = tomllib.load(handle)
-    locked = {canonical(p["name"]): p.get("version", "") for p in lock.get("package", [])}
+    locked: dict[str, set[str]] = {}
+    for package in lock.get("package", []):
+        locked.setdefault(canonical(package["name"]), set()).add(package.get("version", ""))
     installed = {}
     for line in sys.stdin:
         if "==" in line:

@@ -4,6 +4,7 @@ use it are marked ``fleet`` and skip, saying why, when the binary is not install
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import tempfile
@@ -17,6 +18,26 @@ from tests.ports import free_port
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """``redis://127.0.0.1:<port>/0`` of a redis-server this fixture started (and stops)."""
+    with _redis_server() as url:
+        yield url
+
+
+#: The password of :func:`redis_password_url`'s server.
+REDIS_PASSWORD = "s3cret-of-the-test"
+
+
+@pytest.fixture(scope="session")
+def redis_password_url() -> Iterator[str]:
+    """``redis://:<REDIS_PASSWORD>@127.0.0.1:<port>/0`` of a redis-server that requires that
+    password (``--requirepass``)."""
+    with _redis_server("--requirepass", REDIS_PASSWORD) as url:
+        yield url.replace("redis://", f"redis://:{REDIS_PASSWORD}@", 1)
+
+
+@contextlib.contextmanager
+def _redis_server(*options: str) -> Iterator[str]:
+    """A redis-server on a free port with ``options``, its files in a temp dir: yields its URL
+    (without a password) once it answers; skips the test when redis-server is not installed."""
     binary = shutil.which("redis-server", path="/usr/bin:/usr/sbin:/usr/local/bin") or shutil.which(
         "redis-server"
     )
@@ -46,12 +67,14 @@ def redis_url() -> Iterator[str]:
             "no",
             "--loglevel",
             "warning",
+            *options,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
+    password = options[options.index("--requirepass") + 1] if "--requirepass" in options else None
+    client = redis.Redis.from_url(url, password=password)
     try:
         from dash.testing.wait import until
 

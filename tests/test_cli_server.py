@@ -18,6 +18,7 @@ from typing import TypeVar
 import pytest
 
 from tests.ports import free_port
+from tests.redis_server import REDIS_PASSWORD
 
 CLI = [sys.executable, "-m", "dash_insight.cli"]
 REPO = Path(__file__).resolve().parent.parent
@@ -300,6 +301,17 @@ def test_the_tests_get_exactly_the_lock_with_their_extras(tmp_path: Path) -> Non
     )
 
 
+def test_newest_mode_installs_unlocked_releases_with_the_extras(tmp_path: Path) -> None:
+    environment = {**_fake_setup(tmp_path, installed=True), "DASH_INSIGHT_DEPS": "newest"}
+    done = _bootstrap(environment, extras="test dev ")
+    assert done.returncode == 0, done.stderr
+    assert "with the newest releases of its packages" in done.stdout
+    assert f"pip install --python {tmp_path}/venv/bin/python --upgrade -e {REPO}[test,dev]" in (
+        (tmp_path / "uv.log").read_text().splitlines()
+    )
+    assert done.stdout.endswith("what differs from uv.lock:\n  nothing: the lock is the newest\n")
+
+
 def test_bootstrap_refuses_an_unknown_dependency_mode(tmp_path: Path) -> None:
     done = _bootstrap({**_fake_setup(tmp_path, installed=True), "DASH_INSIGHT_DEPS": "latest"})
     assert done.returncode == 2
@@ -543,3 +555,165 @@ def test_config_show_names_every_source_and_refuses_bad_files(tmp_path: Path) ->
         assert refused.stderr.strip().splitlines() == [
             f"dash-insight: {config}: port: port must be an integer in 1..65535, not '80800'"
         ]
+
+
+# -- one line for every start-up mistake (exit status 2: usage, 1: environment) ----------------
+
+
+def _one_line(result: subprocess.CompletedProcess[str], code: int) -> str:
+    """The only line ``result`` printed on stderr, after checking its exit status."""
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def _app_py(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "app.py", *args], capture_output=True, text=True, cwd=REPO, timeout=90
+    )
+
+
+def test_an_unusable_workspace_is_one_line(tmp_path: Path) -> None:
+    a_file = tmp_path / "afile"
+    a_file.write_text("")
+    is_a_file = f"the workspace {a_file} is not a folder; choose another one with --workspace"
+    common = ("--workspace", str(a_file), "--port", str(free_port()), str(tmp_path))
+    assert _one_line(_run("start", *common), 1) == f"dash-insight: {is_a_file}"
+    assert _one_line(_app_py(*common), 1) == f"dash-insight: {is_a_file}"
+    below = _run("start", "--workspace", str(a_file / "ws"), str(tmp_path))
+    assert _one_line(below, 1) == (
+        f"dash-insight: cannot use the workspace {a_file / 'ws'}: {a_file} is not a folder; "
+        "choose another one with --workspace"
+    )
+    pytest.importorskip("celery", reason="the worker needs the [fleet] extra")
+    worker = _run("worker", "--index", "redis://127.0.0.1:1/0", *common[:2], str(tmp_path))
+    assert _one_line(worker, 1) == f"dash-insight: worker: {is_a_file}"
+
+
+def test_an_unreachable_redis_index_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("celery", reason="the index and the worker need the [fleet] extra")
+    port = free_port()  # nothing listens there
+    index = f"redis://:hunter2@127.0.0.1:{port}/0"
+    unreachable = (
+        f"cannot reach the Redis index at redis://:***@127.0.0.1:{port}/0 (Error 111 "
+        f"connecting to 127.0.0.1:{port}. Connection refused); start Redis there or correct "
+        "--index or DASH_INSIGHT_INDEX"
+    )
+    common = ("--index", index, "--workspace", str(tmp_path / "ws"), str(tmp_path))
+    started = _run("start", "--port", str(free_port()), *common)
+    assert _one_line(started, 1) == f"dash-insight: {unreachable}"
+    assert _one_line(_run("worker", *common), 1) == f"dash-insight: worker: {unreachable}"
+
+
+@pytest.mark.fleet
+def test_a_wrong_redis_password_is_one_line(redis_password_url: str, tmp_path: Path) -> None:
+    wrong = redis_password_url.replace(REDIS_PASSWORD, "not-the-password")
+    refused = (
+        f"the Redis index at redis://:***@{wrong.split('@', 1)[1]} refused the password "
+        "(AuthenticationError); check the password in --index or DASH_INSIGHT_INDEX"
+    )
+    common = ("--index", wrong, "--workspace", str(tmp_path / "ws"), str(tmp_path))
+    started = _run("start", "--port", str(free_port()), *common)
+    assert _one_line(started, 1) == f"dash-insight: {refused}"
+    assert _one_line(_run("worker", *common), 1) == f"dash-insight: worker: {refused}"
+    assert "not-the-password" not in started.stderr
+
+
+def test_tensorboard_spellings_of_the_base_dir(tmp_path: Path) -> None:
+    def shown(*args: str) -> dict[str, str]:
+        done = _run("config", "show", "--json", *args)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["settings"]["summary_base_dir"]
+
+    assert shown("--logdir", str(tmp_path)) == {
+        "value": str(tmp_path.resolve()),
+        "source": "command line (--summary-base-dir)",
+    }
+    assert shown(str(tmp_path)) == {
+        "value": str(tmp_path.resolve()),
+        "source": "command line (DIR)",
+    }
+    twice = _run("start", str(tmp_path), "--summary-base-dir", str(tmp_path / "other"))
+    assert _one_line(twice, 2) == (
+        f"dash-insight: the summary base directory is given twice, as {tmp_path} and as "
+        f"--summary-base-dir {tmp_path / 'other'}; give only one"
+    )
+
+
+def test_an_unknown_option_gets_the_subcommands_usage_and_a_close_match() -> None:
+    typo = _run("start", "--summary-base-dri", "runs")
+    assert typo.returncode == 2 and "Traceback" not in typo.stderr
+    assert typo.stderr.startswith("usage: dash-insight start [-h]")
+    assert typo.stderr.splitlines()[-1] == (
+        "dash-insight start: error: unrecognized arguments: --summary-base-dri; "
+        "did you mean --summary-base-dir?"
+    )
+    stop = _run("stop", "--prot", "8080")
+    assert stop.returncode == 2 and stop.stderr.startswith("usage: dash-insight stop [-h]")
+    assert stop.stderr.endswith("did you mean --port?\n")
+    app = _app_py("--summary-base-dri", "runs")
+    assert app.returncode == 2 and app.stderr.startswith("usage: app.py [-h]")
+    assert app.stderr.endswith("did you mean --summary-base-dir?\n")
+
+
+def test_version_after_a_subcommand() -> None:
+    expected = _run("--version").stdout
+    assert expected.startswith("dash-insight ")
+    for args in (["start", "--version"], ["worker", "--version"], ["config", "show", "--version"]):
+        done = _run(*args)
+        assert done.returncode == 0 and done.stdout == expected, args
+    app = _app_py("--version")
+    assert app.returncode == 0 and app.stdout == expected
+
+
+def test_an_empty_base_directory_starts_with_a_warning(tmp_path: Path) -> None:
+    base = tmp_path / "runs"
+    base.mkdir()
+    (base / "notes.txt").write_text("no summary here")
+    port, workspace = free_port(), str(tmp_path / "ws")
+    started = _run("start", str(base), "--port", str(port), "--workspace", workspace)
+    try:
+        assert _one_line(started, 0) == (
+            f"dash-insight: warning: no summary files under {base} yet (looked for "
+            "*.summary.*, *.summary.*_lineage, events.out.tfevents.*, *.pb); write them with "
+            "MindSpore's SummaryCollector, or with dash_insight.SummaryWriter without MindSpore"
+        )
+        assert f"http://127.0.0.1:{port}/" in started.stdout and f"serving {base}" in started.stdout
+    finally:
+        assert _run("stop", "--port", str(port), "--workspace", workspace).returncode == 0
+
+
+def test_mindinsight_variables_are_settings_below_dash_insights(tmp_path: Path) -> None:
+    environ = {
+        **os.environ,
+        "MINDINSIGHT_PORT": "9001",
+        "MINDINSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
+        "MINDINSIGHT_RELOAD_INTERVAL": "5",
+        "DASH_INSIGHT_RELOAD_INTERVAL": "7",
+        "MINDINSIGHT_ENABLE_DEBUGGER": "True",
+    }
+    done = subprocess.run(
+        [*CLI, "config", "show"], capture_output=True, text=True, timeout=60, env=environ
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()}
+    assert rows["port"].split() == ["port", "9001", "environment", "(MINDINSIGHT_PORT)"]
+    assert rows["summary_base_dir"].endswith("environment (MINDINSIGHT_SUMMARY_BASE_DIR)")
+    assert rows["reload_interval"].split()[1:] == [
+        "7",
+        "environment",
+        "(DASH_INSIGHT_RELOAD_INTERVAL)",
+    ]
+    assert "ignored (not dash-insight settings): MINDINSIGHT_ENABLE_DEBUGGER" in done.stdout
+    wrong = subprocess.run(
+        [*CLI, "config", "show"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**environ, "MINDINSIGHT_PORT": "x"},
+    )
+    assert _one_line(wrong, 2) == (
+        "dash-insight: MINDINSIGHT_PORT: port must be an integer in 1..65535, not 'x'"
+    )

@@ -14,8 +14,10 @@ def test_lists_versions_that_differ_from_the_lock(tmp_path: Path) -> None:
     lock.write_text(
         'version = 1\n[[package]]\nname = "Babel"\nversion = "2.18.0"\n'
         '[[package]]\nname = "dash"\nversion = "4.4.1"\n'
+        '[[package]]\nname = "numpy"\nversion = "2.5.5"\n'
+        '[[package]]\nname = "numpy"\nversion = "2.4.6"\n'  # a fork for older Pythons
     )
-    installed = "babel==2.19.0\ndash==4.4.1\nnew_pkg==1.0\n-e file:///x\n"
+    installed = "babel==2.19.0\ndash==4.4.1\nnumpy==2.4.6\nnew_pkg==1.0\n-e file:///x\n"
     done = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "lock_diff.py"), str(lock)],
         input=installed,

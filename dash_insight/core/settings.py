@@ -5,8 +5,10 @@
 (:meth:`Settings.from_env`) and ``create_app`` (keyword arguments) all build a :class:`Settings`,
 so a value refused by one is refused by all, with the same message.
 
-Sources, strongest first: the command line (``--port``), the environment
-(``DASH_INSIGHT_PORT``), a config file (``--config`` or ``DASH_INSIGHT_CONFIG``), the defaults.
+Sources, strongest first: the command line (``--port``; the summary base directory also as
+``--logdir`` or a positional ``DIR``, TensorBoard's spellings), the environment
+(``DASH_INSIGHT_PORT``, then MindInsight's ``MINDINSIGHT_PORT``), a config file (``--config``,
+``DASH_INSIGHT_CONFIG`` or ``MINDINSIGHT_CONFIG``), the defaults.
 A config file is TOML (``port = 8080``, the names of the table below in lower case) or, as
 ``mindinsight start --config`` took it, a Python file ``file:/path/config.py`` or module
 ``python:package.module`` whose upper-case names are the settings (``PORT``, ``WORKSPACE``,
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import errno
 import importlib
 import os
@@ -29,7 +32,7 @@ import re
 import runpy
 import socket
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +72,13 @@ MAX_LOAD_WORKERS = 64
 ENV_PREFIX = "DASH_INSIGHT_"
 #: Names the config file (``--config`` takes precedence).
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
+#: MindInsight's environment variables, ``MINDINSIGHT_<NAME>`` (its ``conf/__init__.py``): read
+#: below ``DASH_INSIGHT_*``, so that a MindInsight user's environment keeps working.
+MINDINSIGHT_ENV_PREFIX = "MINDINSIGHT_"
+#: Where MindInsight reads its config file from (``file:/path/config.py``, ``python:module``).
+MINDINSIGHT_CONFIG_ENV = MINDINSIGHT_ENV_PREFIX + "CONFIG"
+#: The command line's positional summary base directory (``dash-insight start runs``).
+BASE_DIR_ARGUMENT = "base_dir_argument"
 
 #: Where a value came from when no source gave it.
 DEFAULT_SOURCE = "default"
@@ -275,6 +285,7 @@ class Option:
     help: str
     metavar: str | None = None
     is_path: bool = False  # a relative value in a config file is relative to the file's folder
+    aliases: tuple[str, ...] = ()  # other spellings on the command line (``--logdir``)
 
     @property
     def flag(self) -> str:
@@ -300,6 +311,7 @@ OPTIONS: tuple[Option, ...] = (
         ),
         "DIR",
         is_path=True,
+        aliases=("--logdir",),  # TensorBoard's name, everyone's habit
     ),
     Option("port", parse_port, N_("port to listen on (default {port})"), "PORT"),
     Option("host", parse_host, N_("address to bind (default {host}: this machine only)"), "HOST"),
@@ -431,6 +443,14 @@ OPTIONS_BY_NAME = {option.name: option for option in OPTIONS}
 MINDINSIGHT_NAMES: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "URL_PATH_PREFIX": ("url_base_pathname", parse_url_path_prefix),
 }
+#: The ``MINDINSIGHT_*`` variables read, with their setting and parser: the names of
+#: MindInsight's ``conf/defaults.py`` that dash-insight has. MindInsight reads no other (its
+#: ``HOST`` is a constant, so ``MINDINSIGHT_HOST`` binds nothing here either); any other
+#: ``MINDINSIGHT_*`` variable (``MINDINSIGHT_ENABLE_DEBUGGER``) is listed as ignored.
+MINDINSIGHT_ENV: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    MINDINSIGHT_ENV_PREFIX + name.upper(): (name, OPTIONS_BY_NAME[name].parse)
+    for name in ("summary_base_dir", "workspace", "port", "reload_interval")
+} | {MINDINSIGHT_ENV_PREFIX + key: value for key, value in MINDINSIGHT_NAMES.items()}
 
 
 # -- config files ------------------------------------------------------------------------------
@@ -561,7 +581,8 @@ class Settings:
     """Everything a dash-insight server needs to know; validated when built.
 
     ``sources`` says where each value came from (a name missing there is a default); ``config``
-    is the config file that was read, ``ignored`` its upper-case names that are not settings.
+    is the config file that was read, ``ignored`` its upper-case names that are not settings
+    and the ``MINDINSIGHT_*`` variables that are not either.
     """
 
     summary_base_dir: str = "."
@@ -698,27 +719,40 @@ class Settings:
     ) -> Settings:
         """Settings from, strongest first, ``given`` (name -> (source, parsed value): the
         command line), the ``DASH_INSIGHT_*`` variables of ``environ`` (default
-        ``os.environ``), the config file ``config`` (default: ``$DASH_INSIGHT_CONFIG``) and the
-        defaults."""
+        ``os.environ``), MindInsight's ``MINDINSIGHT_*`` ones, the config file ``config``
+        (default: ``$DASH_INSIGHT_CONFIG``, else ``$MINDINSIGHT_CONFIG``) and the defaults."""
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         sources: dict[str, str] = {}
-        config = config or environ.get(CONFIG_ENV) or None
+        config = config or environ.get(CONFIG_ENV) or environ.get(MINDINSIGHT_CONFIG_ENV) or None
         ignored: tuple[str, ...] = ()
         if config:
             found = read_config(config)
             ignored = found.ignored
             for name, (key, value) in found.values.items():
                 values[name], sources[name] = value, found.source(key)
-        for option in OPTIONS:
-            text = environ.get(option.env)
+        variables = [
+            *((variable, *MINDINSIGHT_ENV[variable]) for variable in MINDINSIGHT_ENV),
+            *((option.env, option.name, option.parse) for option in OPTIONS),
+        ]
+        for variable, name, parse in variables:  # weaker first: DASH_INSIGHT_* wins
+            text = environ.get(variable)
             if text is None or text == "":
                 continue
             try:
-                values[option.name] = option.parse(text)
+                values[name] = parse(text)
             except SettingsError as error:
-                raise SettingsError(f"{option.env}: {error}") from None
-            sources[option.name] = f"environment ({option.env})"
+                raise SettingsError(f"{variable}: {error}") from None
+            sources[name] = f"environment ({variable})"
+        ignored += tuple(
+            sorted(
+                variable
+                for variable in environ
+                if variable.startswith(MINDINSIGHT_ENV_PREFIX)
+                and variable not in MINDINSIGHT_ENV
+                and variable != MINDINSIGHT_CONFIG_ENV
+            )
+        )
         for name, (source, value) in (given or {}).items():
             values[name], sources[name] = value, source
         return cls(**values, config=config, sources=sources, ignored=ignored)
@@ -727,17 +761,25 @@ class Settings:
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         """Options of ``dash-insight start`` / ``config show`` and ``python -m
-        dash_insight.server``. An option not given is left out of the namespace, so the
-        environment and the config file can give it."""
+        dash_insight.server``, and the summary base directory as a positional ``DIR``. An
+        option not given is left out of the namespace, so the environment and the config file
+        can give it."""
+        parser.add_argument(
+            BASE_DIR_ARGUMENT,
+            nargs="?",
+            default=argparse.SUPPRESS,
+            metavar="DIR",
+            help=i18n.gettext("the summary base directory, as --summary-base-dir (or --logdir)"),
+        )
         parser.add_argument(
             "--config",
             default=argparse.SUPPRESS,
             metavar="CONFIG",
             help=i18n.gettext(
                 "settings file: a TOML file, file:/path/config.py or "
-                "python:package.module (default: ${variable}); the command "
-                "line and DASH_INSIGHT_* variables override it"
-            ).format(variable=CONFIG_ENV),
+                "python:package.module (default: ${variable}, else ${mindinsight}); the "
+                "command line and DASH_INSIGHT_* (then MINDINSIGHT_*) variables override it"
+            ).format(variable=CONFIG_ENV, mindinsight=MINDINSIGHT_CONFIG_ENV),
         )
         parser.add_argument(
             "--demo",
@@ -748,6 +790,7 @@ class Settings:
         for option in OPTIONS:
             parser.add_argument(
                 option.flag,
+                *option.aliases,
                 type=_argument(option.parse),
                 default=argparse.SUPPRESS,
                 metavar=option.metavar,
@@ -759,12 +802,23 @@ class Settings:
         cls, args: argparse.Namespace, environ: Mapping[str, str] | None = None
     ) -> Settings:
         """Settings from options added by :meth:`add_arguments` over the environment and the
-        config file (``--demo`` serves the demo)."""
+        config file (``--demo`` serves the demo). A positional ``DIR`` that is not the
+        ``--summary-base-dir`` also given is a SettingsError."""
         given = {
             option.name: (f"command line ({option.flag})", vars(args)[option.name])
             for option in OPTIONS
             if option.name in vars(args)
         }
+        positional = vars(args).get(BASE_DIR_ARGUMENT)
+        if positional is not None:
+            flag = given.get("summary_base_dir")
+            if flag is None:
+                given["summary_base_dir"] = ("command line (DIR)", positional)
+            elif not _same_place(flag[1], positional):
+                raise SettingsError(
+                    f"the summary base directory is given twice, as {positional} and as "
+                    f"--summary-base-dir {flag[1]}; give only one"
+                )
         if getattr(args, "demo", False):
             given["summary_base_dir"] = ("command line (--demo)", DEMO_DIR)
         return cls.resolve(given=given, environ=environ, config=getattr(args, "config", None))
@@ -813,6 +867,46 @@ def source_table(settings: Settings) -> str:
     if settings.ignored:
         lines.append("ignored (not dash-insight settings): " + ", ".join(settings.ignored))
     return "\n".join(lines)
+
+
+def _same_place(first: str, second: str) -> bool:
+    """Two spellings of one folder (``runs`` and ``./runs/``) or of one URL."""
+    if is_url(first) or is_url(second):
+        return normalise_url(first) == normalise_url(second)
+    return os.path.realpath(os.path.expanduser(first)) == os.path.realpath(
+        os.path.expanduser(second)
+    )
+
+
+class SuggestingParser(argparse.ArgumentParser):
+    """An ArgumentParser whose (sub)command refuses an unknown option itself, with its own usage
+    and the closest option it has (``did you mean --summary-base-dir?``). argparse's own
+    refusal of an option given to a subcommand showed the top-level usage and no hint."""
+
+    def parse_known_args(  # type: ignore[override]  # one signature for typeshed's overloads
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        # argparse's subparsers action calls this for the subcommand: refusing the leftovers
+        # here makes the subcommand answer, not the top-level parser.
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(unrecognized(extras, self._option_string_actions))
+        return parsed, extras
+
+
+def unrecognized(extras: Sequence[str], options: Iterable[str]) -> str:
+    """argparse's "unrecognized arguments" message for ``extras``, with the option of
+    ``options`` closest to the first unknown option that has a close one."""
+    arguments = " ".join(extras)
+    known = [option for option in options if option.startswith("--")]
+    for extra in extras:
+        if extra.startswith("-"):
+            close = difflib.get_close_matches(extra.split("=", 1)[0], known, n=1)
+            if close:
+                return i18n.gettext(
+                    "unrecognized arguments: {arguments}; did you mean {option}?"
+                ).format(arguments=arguments, option=close[0])
+    return i18n.gettext("unrecognized arguments: {arguments}").format(arguments=arguments)
 
 
 def _argument(parse: Callable[[Any], Any]) -> Callable[[str], Any]:

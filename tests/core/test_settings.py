@@ -11,15 +11,18 @@ from pathlib import Path
 import pytest
 
 from dash_insight.core.settings import (
+    DEFAULT_PORT,
     DEFAULT_RELOAD_INTERVAL,
     DEMO_DIR,
     MAX_LOAD_WORKERS,
     Settings,
     SettingsError,
+    SuggestingParser,
     default_load_workers,
     parse_size,
     parse_url_path_prefix,
     source_table,
+    unrecognized,
 )
 
 
@@ -435,3 +438,120 @@ def test_url_path_prefix_is_mindinsights_spelling() -> None:
     for bad in ("a/./b", "..", "a b", "a//b"):
         with pytest.raises(SettingsError):
             parse_url_path_prefix(bad)
+
+
+# -- MindInsight's environment, TensorBoard's spellings, unknown options ------------------------
+
+
+def test_mindinsight_variables_are_read_with_their_source(tmp_path: Path) -> None:
+    settings = Settings.resolve(
+        environ={
+            "MINDINSIGHT_SUMMARY_BASE_DIR": str(tmp_path),
+            "MINDINSIGHT_PORT": "9001",
+            "MINDINSIGHT_WORKSPACE": str(tmp_path / "ws"),
+            "MINDINSIGHT_RELOAD_INTERVAL": "5",
+            "MINDINSIGHT_URL_PATH_PREFIX": "insight/v2",
+            # MindInsight reads neither: HOST is one of its constants, the debugger is not here.
+            "MINDINSIGHT_HOST": "0.0.0.0",
+            "MINDINSIGHT_ENABLE_DEBUGGER": "True",
+        }
+    )
+    assert settings.base_dir == os.path.realpath(tmp_path)
+    assert (settings.port, settings.reload_interval) == (9001, 5.0)
+    assert settings.workspace == str(tmp_path / "ws")
+    assert settings.url_base_pathname == "/insight/v2/"
+    assert settings.host == "127.0.0.1" and settings.source("host") == "default"
+    assert settings.source("port") == "environment (MINDINSIGHT_PORT)"
+    assert settings.source("url_base_pathname") == "environment (MINDINSIGHT_URL_PATH_PREFIX)"
+    assert settings.ignored == ("MINDINSIGHT_ENABLE_DEBUGGER", "MINDINSIGHT_HOST")
+    table = source_table(settings)
+    assert "environment (MINDINSIGHT_SUMMARY_BASE_DIR)" in table
+    assert "ignored (not dash-insight settings): MINDINSIGHT_ENABLE_DEBUGGER" in table
+    # The wsgi entry point takes MindInsight's base directory too.
+    assert Settings.from_env({"MINDINSIGHT_SUMMARY_BASE_DIR": str(tmp_path)}).base_dir == (
+        os.path.realpath(tmp_path)
+    )
+
+
+def test_mindinsight_variables_rank_below_dash_insight_ones_and_above_the_config(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "insight.toml"
+    config.write_text("port = 8001\nreload_interval = 1.5\n")
+    environ = {"MINDINSIGHT_PORT": "8002", "MINDINSIGHT_RELOAD_INTERVAL": "2"}
+    settings = Settings.resolve(
+        environ={**environ, "DASH_INSIGHT_RELOAD_INTERVAL": "7"}, config=str(config)
+    )
+    assert settings.port == 8002 and settings.source("port") == "environment (MINDINSIGHT_PORT)"
+    assert settings.reload_interval == 7.0
+    assert settings.source("reload_interval") == "environment (DASH_INSIGHT_RELOAD_INTERVAL)"
+    given = {"port": ("command line (--port)", 8003)}
+    assert Settings.resolve(given=given, environ=environ).port == 8003
+    assert Settings.resolve(environ={}, config=str(config)).port == 8001
+
+
+def test_a_wrong_mindinsight_value_names_the_variable() -> None:
+    with pytest.raises(SettingsError, match=r"^MINDINSIGHT_PORT: port must be an integer"):
+        Settings.resolve(environ={"MINDINSIGHT_PORT": "http"})
+
+
+def test_mindinsight_config_is_read_after_dash_insights(tmp_path: Path) -> None:
+    mindinsight = tmp_path / "mi_config.py"
+    mindinsight.write_text("PORT = 8555\n")
+    ours = tmp_path / "insight.toml"
+    ours.write_text("port = 8556\n")
+    found = Settings.resolve(environ={"MINDINSIGHT_CONFIG": f"file:{mindinsight}"})
+    assert found.port == 8555 and found.source("port") == f"config {mindinsight} (PORT)"
+    assert found.ignored == ()
+    both = {"MINDINSIGHT_CONFIG": f"file:{mindinsight}", "DASH_INSIGHT_CONFIG": str(ours)}
+    assert Settings.resolve(environ=both).port == 8556
+
+
+def _parse_in(environ: dict[str, str], *argv: str) -> Settings:
+    parser = argparse.ArgumentParser()
+    Settings.add_arguments(parser)
+    return Settings.from_args(parser.parse_args(list(argv)), environ=environ)
+
+
+def test_logdir_and_a_positional_dir_are_the_summary_base_dir(tmp_path: Path) -> None:
+    logdir = _parse_in({}, "--logdir", str(tmp_path))
+    assert logdir.base_dir == os.path.realpath(tmp_path)
+    assert logdir.source("summary_base_dir") == "command line (--summary-base-dir)"
+    positional = _parse_in({}, str(tmp_path), "--port", "8124")
+    assert positional.base_dir == os.path.realpath(tmp_path) and positional.port == 8124
+    assert positional.source("summary_base_dir") == "command line (DIR)"
+    # The command line beats the environment either way.
+    beaten = _parse_in({"DASH_INSIGHT_SUMMARY_BASE_DIR": "/elsewhere"}, str(tmp_path))
+    assert beaten.base_dir == os.path.realpath(tmp_path)
+    # Both spellings of one folder are no conflict; two folders are.
+    same = _parse_in({}, str(tmp_path), "--summary-base-dir", f"{tmp_path}/./")
+    assert same.source("summary_base_dir") == "command line (--summary-base-dir)"
+    with pytest.raises(SettingsError) as caught:
+        _parse_in({}, str(tmp_path), "--logdir", str(tmp_path / "other"))
+    assert str(caught.value) == (
+        f"the summary base directory is given twice, as {tmp_path} and as "
+        f"--summary-base-dir {tmp_path / 'other'}; give only one"
+    )
+    assert Settings.from_args(argparse.Namespace(), environ={}).port == DEFAULT_PORT
+
+
+def test_an_unknown_option_is_refused_with_the_closest_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = SuggestingParser(prog="dash-insight start")
+    Settings.add_arguments(parser)
+    with pytest.raises(SystemExit) as stopped:
+        parser.parse_args(["--summary-base-dri", "runs"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: dash-insight start ")
+    assert err.endswith(
+        "dash-insight start: error: unrecognized arguments: --summary-base-dri; "
+        "did you mean --summary-base-dir?\n"
+    )
+    options = ["-h", "--port", "--summary-base-dir", "--logdir"]
+    assert unrecognized(["--prot=1"], options) == (
+        "unrecognized arguments: --prot=1; did you mean --port?"
+    )
+    assert unrecognized(["x", "--logdri", "y"], options).endswith("did you mean --logdir?")
+    assert unrecognized(["--zzzzzz"], options) == "unrecognized arguments: --zzzzzz"

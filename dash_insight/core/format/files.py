@@ -34,6 +34,9 @@ TFEVENTS_RE = re.compile(r"tfevents\.(\d+)")
 _MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
 LINEAGE_SUFFIX = "_lineage"
 EXPLAIN_SUFFIX = "_explain"
+#: The names :func:`classify` recognises, as the glob patterns a message shows them with (the
+#: expressions above are the rule; tests check that each pattern's names are classified).
+NAME_PATTERNS = ("*.summary.*", "*.summary.*" + LINEAGE_SUFFIX, "events.out.tfevents.*", "*.pb")
 
 
 class FileKind(enum.Enum):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mode
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from dash_insight.core.format.files import (
@@ -141,8 +142,27 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
     ``listed=False`` and the reason in ``errors``; one that vanished while listing is skipped."""
     if is_url(base):
         return _discover_remote_jobs(base, max_depth)
-    base = os.path.abspath(base)
-    jobs: list[JobInfo] = []
+    jobs = [job for job in _walk(os.path.abspath(base), max_depth) if job is not None]
+    jobs.sort(key=lambda job: (-job.update_time, job.train_id))
+    return jobs
+
+
+def holds_no_job(base: str, max_depth: int | None = None, max_directories: int = 2000) -> bool:
+    """True when the local directory ``base`` certainly holds no job (nothing
+    :func:`discover_jobs` would list): every directory down to ``max_depth`` was looked at.
+    False at the first job found, for a URL, and when there are more than ``max_directories``
+    directories to look at (a start-up warning must not walk a whole home folder)."""
+    if is_url(base):
+        return False
+    for looked_at, job in enumerate(_walk(os.path.abspath(base), max_depth), 1):
+        if job is not None or looked_at > max_directories:
+            return False
+    return True
+
+
+def _walk(base: str, max_depth: int | None) -> Iterator[JobInfo | None]:
+    """One item per directory listed under the absolute ``base`` (depth first): its job, or
+    None when it holds none (lazy, so that :func:`holds_no_job` can stop early)."""
     pending: list[tuple[str, int]] = [(base, 0)]
     while pending:
         directory, depth = pending.pop()
@@ -187,23 +207,23 @@ def discover_jobs(base: str, max_depth: int | None = None) -> list[JobInfo]:
                         errors.append(f"{entry.name}: {error.strerror or error}")
         except OSError as error:
             if error.errno not in (errno.ENOENT, errno.ENOTDIR):  # not just gone meanwhile
-                jobs.append(
-                    JobInfo(
-                        train_id_of(base, directory),
-                        directory,
-                        (),
-                        0.0,
-                        0.0,
-                        (CANNOT_LIST_DIRECTORY.format(error=error.strerror or error),),
-                        listed=False,
-                    )
+                yield JobInfo(
+                    train_id_of(base, directory),
+                    directory,
+                    (),
+                    0.0,
+                    0.0,
+                    (CANNOT_LIST_DIRECTORY.format(error=error.strerror or error),),
+                    listed=False,
                 )
+            else:
+                yield None
             continue
         if files or profilers or errors:
             profilers.sort(key=lambda p: p.path)
-            jobs.append(_job(base, directory, files, errors, profilers))
-    jobs.sort(key=lambda job: (-job.update_time, job.train_id))
-    return jobs
+            yield _job(base, directory, files, errors, profilers)
+        else:
+            yield None
 
 
 def discover_job(base: str, train_id: str) -> JobInfo | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dash_insight.core.format.files import (
+    NAME_PATTERNS,
     FileKind,
     classify,
     file_timestamp,
@@ -39,6 +40,12 @@ from dash_insight.core.format.files import (
 )
 def test_classify(name: str, kind: FileKind | None) -> None:
     assert classify(name) is kind
+
+
+def test_the_patterns_messages_show_are_names_classify_recognises() -> None:
+    # What the start-up warning says it looked for: each pattern's names are ours.
+    kinds = [classify(pattern.replace("*", "1795324654")) for pattern in NAME_PATTERNS]
+    assert kinds == [FileKind.SUMMARY, FileKind.LINEAGE, FileKind.TENSORBOARD, FileKind.GRAPH]
 
 
 def test_timestamp_and_order() -> None:

@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from dash_insight.core.format.files import FileKind
-from dash_insight.core.store.discovery import discover_jobs, resolve_train_id, train_id_of
+from dash_insight.core.store.discovery import (
+    discover_jobs,
+    holds_no_job,
+    resolve_train_id,
+    train_id_of,
+)
 
 CORPUS_JOBS = {
     "./lenet_adam_lr0.001_bs32",
@@ -55,6 +60,23 @@ def test_depth_limit_order_and_symlinks(tmp_path: Path) -> None:
     assert [f.name for f in jobs[3].files] == ["events.out.events.summary.101.0.h_MS"]
     assert [j.train_id for j in discover_jobs(str(tmp_path), max_depth=1)] == ["./z", "./a", "./"]
     assert [j.train_id for j in discover_jobs(str(tmp_path), max_depth=0)] == ["./"]
+
+
+def test_holds_no_job_is_sure_or_says_false(tmp_path: Path) -> None:
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    (tmp_path / "notes.txt").write_text("not a summary")
+    (deep / "model.ckpt").write_bytes(b"")
+    assert holds_no_job(str(tmp_path))
+    (deep / "events.out.events.summary.5.0.h_MS").write_bytes(b"")
+    assert not holds_no_job(str(tmp_path))
+    # Only what discovery would list: below max_depth it is not looked for.
+    assert holds_no_job(str(tmp_path), max_depth=1)
+    # Past its budget of directories it does not know, so it does not claim "empty".
+    (deep / "events.out.events.summary.5.0.h_MS").unlink()
+    assert holds_no_job(str(tmp_path), max_directories=3)
+    assert not holds_no_job(str(tmp_path), max_directories=2)
+    assert not holds_no_job("s3://bucket/prefix")
 
 
 def test_train_id_resolution(tmp_path: Path) -> None:
