@@ -13,6 +13,7 @@ import dash
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
+from dash_insight.core.format.files import NAME_PATTERNS
 from dash_insight.core.i18n import (
     TABLE_DATETIME,
     format_datetime,
@@ -85,6 +86,21 @@ def sort_jobs(jobs: Sequence[JobSummary], column: str, descending: bool) -> list
         "update": lambda j: (j.update_time, j.train_id),
     }.get(column, lambda j: (j.update_time, j.train_id))
     return sorted(jobs, key=key, reverse=descending)
+
+
+def empty_list_message(ready: bool, query: str) -> str:
+    """The summary list's line when it shows no job: still looking, nothing matches the filter,
+    or nothing found, with the file names looked for and how to write such files."""
+    if not ready:
+        return _("Looking for training jobs…")
+    if query:
+        return _("No training job matches.")
+    return _(
+        "No training job found yet: files named {patterns} are looked for in "
+        "every folder under the summary base directory. MindSpore's "
+        "SummaryCollector writes them, or dash_insight.SummaryWriter without "
+        "MindSpore."
+    ).format(patterns=", ".join(NAME_PATTERNS))
 
 
 def _state(params: dict[str, str]) -> dict[str, Any]:
@@ -403,15 +419,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             for i, job in enumerate(jobs[start : start + state["size"]])
         ]
         if not rows:
-            if not provider.ready:
-                message = _("Looking for training jobs…")
-            elif state["q"]:
-                message = _("No training job matches.")
-            else:
-                message = _(
-                    "No training job found yet: summary files are looked for in every "
-                    "folder under the summary base directory."
-                )
+            message = empty_list_message(provider.ready, state["q"])
             rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
         table = html.Table(
             className="di-table", children=[html.Thead(_header(state)), html.Tbody(rows)]

@@ -10,7 +10,8 @@ from dash.testing import errors as testing_errors
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
-from dash_insight.plugins.jobs.page import goto_page
+from dash_insight.core.i18n import ENGLISH, use_locale
+from dash_insight.plugins.jobs.page import empty_list_message, goto_page
 from dash_insight.web.application import create_app
 from tests.browser import PATIENCE, until, wait_idle
 from tests.conftest import console_errors, loaded_app
@@ -78,12 +79,25 @@ def test_url_state_is_restored(dash_duo, corpus_app) -> None:
     assert dash_duo.find_element("#job-filter").get_attribute("value") == "multi"
 
 
+def test_empty_list_says_what_it_looks_for() -> None:
+    with use_locale(ENGLISH):
+        found_nothing = empty_list_message(ready=True, query="")
+        assert empty_list_message(ready=False, query="") == "Looking for training jobs…"
+        assert empty_list_message(ready=True, query="lenet") == "No training job matches."
+    for pattern in ("*.summary.*", "*.summary.*_lineage", "events.out.tfevents.*"):
+        assert pattern in found_nothing
+    assert "dash_insight.SummaryWriter" in found_nothing
+
+
 def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Path) -> None:
     base = tmp_path / "logs"
-    shutil.copytree(corpus / "multi_file", base / "first")
+    base.mkdir()
     app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
     try:
         dash_duo.start_server(app)
+        # An empty base directory: the list names the files it looks for.
+        dash_duo.wait_for_contains_text("#job-table .di-empty", "events.out.tfevents.*")
+        shutil.copytree(corpus / "multi_file", base / "first")
         refresh = dash_duo.find_element("#refresh-seconds")
         refresh.send_keys(Keys.CONTROL, "a")
         refresh.send_keys("3", Keys.ENTER)
