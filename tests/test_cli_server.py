@@ -267,7 +267,9 @@ def _fake_setup(tmp_path: Path, installed: bool) -> dict[str, str]:
     uv.chmod(0o755)
     if installed:
         mark.touch()
-    return {**os.environ, "DASH_INSIGHT_VENV": str(venv), "UV": str(uv)}
+    # Not the settings of the run that runs this test (.ci/newest sets DASH_INSIGHT_DEPS).
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DASH_INSIGHT_")}
+    return {**clean, "DASH_INSIGHT_VENV": str(venv), "UV": str(uv)}
 
 
 def _bootstrap(environment: dict[str, str], extras: str = "") -> subprocess.CompletedProcess[str]:
