@@ -3,8 +3,6 @@
    thresholdMask() are smooth_ema / threshold_mask in dash_insight/plugins/scalars/smoothing.py
    (tested equal). */
 (function () {
-  const COLOURS = ["#00a5a7", "#e8684a", "#5b8ff9", "#f6bd16", "#9270ca", "#269a99",
-                   "#ff99c3", "#6dc8ec", "#5d7092", "#ff9d4d", "#1e9493", "#bd7a5d"];
   const THRESHOLD_COLOUR = "#d14343";
 
   /* TensorBoard's debiased EMA (resmoothDataset); constant series and non-finite points pass. */
@@ -194,10 +192,12 @@
   }
 
   /* A line's colour: its run's (the user's pick, else the server's run colour, the same on
-     every chart: dash_insight/web/components/run_colours.py), or by its place in the chart. */
-  function seriesColour(series, index, runColours) {
+     every chart: dash_insight/web/components/run_colours.py), or the palette colour of its
+     place in the chart, which the plan carries (place_colour: the palette lives only in
+     run_colours.py). */
+  function seriesColour(series, runColours) {
     if (series.colour) return (runColours || {})[series.train_id] || series.colour;
-    return COLOURS[index % COLOURS.length];
+    return series.place_colour;
   }
 
   /* The best point a series marks (the server's, from the raw series: best_points in
@@ -300,7 +300,7 @@
     let droppedX = 0, unplaced = 0;
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
-      const colour = seriesColour(series, index, runColours);
+      const colour = seriesColour(series, runColours);
       const yaxis = series.right ? "y2" : "y";
       let x = byTag ? (series.x || series.step.map(() => null)) : xValues(series, axis);
       if (byTag) unplaced += series.x_unplaced || 0;

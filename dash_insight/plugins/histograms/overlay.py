@@ -24,6 +24,7 @@ from dash_insight.core.vocabulary import Plugin
 from dash_insight.web.components.compare_runs import step_at_or_below
 from dash_insight.web.components.figures import small_layout
 from dash_insight.web.components.histogram_views import band_fill
+from dash_insight.web.components.run_colours import run_colour
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,8 @@ def overlay_figure(
         if entry.buckets is None:
             continue
         xs, ys = outline(entry.buckets)
-        colour = colours.get(entry.train_id, "#5b8ff9")
+        # A run without a colour in ``colours``: the rule's for a run it does not place.
+        colour = colours.get(entry.train_id) or run_colour(entry.train_id, ())
         name = _("{run} · step {step}").format(run=entry.train_id, step=entry.step)
         traces.append(
             go.Scatter(

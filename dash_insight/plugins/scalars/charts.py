@@ -40,7 +40,7 @@ from dash_insight.plugins.scalars.best import (
     best_text,
 )
 from dash_insight.plugins.scalars.x_tag import values_at_steps
-from dash_insight.web.components.run_colours import STORE_ID
+from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,
     Float,
@@ -84,7 +84,8 @@ LOG_X = Tags("log_x")
 class SeriesSpec:
     """One line of a chart: ``name`` in the legend and hover. ``colour`` = its run's colour
     (:func:`~dash_insight.web.components.run_colours.run_colour`; the user's pick replaces it
-    in the browser); None = a colour by its position in the chart (the tags of one job)."""
+    in the browser); None = the palette colour of its position in the chart (the tags of one
+    job: the plan's ``place_colour``)."""
 
     train_id: str
     tag: str
@@ -128,15 +129,18 @@ def chart_plan(
     provider: DataProvider, charts: Sequence[ChartSpec], x_tag: str = ""
 ) -> dict[str, Any]:
     """What the browser needs to ask for and draw ``charts``, without their points: each
-    chart's series (job, tag, name, axis, colour) with the number of points and the last step
-    they have now, and a ``stamp`` that changes when any of that changes (new data: the chart
-    asks for its points again). The browser fetches a chart's points when the chart comes on
-    screen, at its pixel width (``export/scalars``' sibling ``chart/scalar``); a missing job or
-    tag becomes a message on its chart instead of an error. ``x_tag``: the tag whose values are
-    the x axis (each chart's ``x_tag``; the best points then say where they sit on it, ``x``)."""
+    chart's series (job, tag, name, axis, colour, and ``place_colour``: the colour of a series
+    without a run colour, :data:`~dash_insight.web.components.run_colours.PALETTE` by its place
+    among the chart's series, so that the browser holds no copy of the palette) with the number
+    of points and the last step they have now, and a ``stamp`` that changes when any of that
+    changes (new data: the chart asks for its points again). The browser fetches a chart's
+    points when the chart comes on screen, at its pixel width (``export/scalars``' sibling
+    ``chart/scalar``); a missing job or tag becomes a message on its chart instead of an error.
+    ``x_tag``: the tag whose values are the x axis (each chart's ``x_tag``; the best points then
+    say where they sit on it, ``x``)."""
     out = []
     for chart in charts:
-        series = []
+        series: list[dict[str, Any]] = []
         problems = []
         for spec in chart.series:
             try:
@@ -157,6 +161,8 @@ def chart_plan(
                     "tag": spec.tag,
                     "right": spec.right_axis,
                     "colour": spec.colour,
+                    # The place among the series drawn (those with a problem are not).
+                    "place_colour": PALETTE[len(series) % len(PALETTE)],
                     "total": total,
                     "last": last,
                     "best": best,

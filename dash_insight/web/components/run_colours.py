@@ -22,20 +22,31 @@ from typing import Any
 import dash
 from dash import ALL, Input, Output, State, html
 
-#: The runs' colours, in the order runs get them (also the swatches offered to pick from).
+#: The runs' colours, in the order runs get them (also the swatches offered to pick from); the
+#: only copy (the browser gets a chart's colours from the server). Chosen (issue 35) by a search
+#: over sRGB, first colour kept, so that, checked by tests/web/components/test_run_colours.py:
+#:
+#: * any two of the 12 differ by CIEDE2000 >= 20, the first 4 by >= 37, the first 6 by >= 27
+#:   (the first runs compared get the colours furthest apart);
+#: * with protanopia, deuteranopia or tritanopia (Machado et al. 2009, severity 1) the first 2
+#:   stay >= 35 apart, the first 4 >= 13.5, the first 8 >= 11.5 and all 12 >= 6.5 (twelve
+#:   colours cannot all stay far apart for a dichromat within the lightness band below);
+#: * every colour has a WCAG contrast >= 3:1 (non-text contrast) with the charts' background of
+#:   both themes (``--panel``: #ffffff and #20232a), which leaves the band of L* ~46 to ~62;
+#: * every colour is >= 20 (CIEDE2000) from the red drawn over a line past a threshold.
 PALETTE = (
-    "#00a5a7",
-    "#e8684a",
-    "#5b8ff9",
-    "#f6bd16",
-    "#9270ca",
-    "#269a99",
-    "#ff99c3",
-    "#6dc8ec",
-    "#5d7092",
-    "#ff9d4d",
-    "#1e9493",
-    "#bd7a5d",
+    "#00a5a7",  # teal
+    "#986000",  # ochre brown
+    "#2860f0",  # blue
+    "#ff50a0",  # pink
+    "#786870",  # warm grey
+    "#70a028",  # leaf green
+    "#a09070",  # khaki
+    "#407850",  # dark green
+    "#0098f8",  # sky blue
+    "#f86800",  # orange
+    "#9888c8",  # lavender
+    "#a840b0",  # purple
 )
 #: The browser store holding the user's colours ({train_id: "#rrggbb"}), in the shell.
 STORE_ID = "run-colours"

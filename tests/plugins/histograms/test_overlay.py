@@ -18,6 +18,7 @@ from dash_insight.plugins.histograms.overlay import (
     overlay_figure,
     run_steps,
 )
+from dash_insight.web.components.run_colours import PALETTE, run_colour
 
 
 def test_outline_of_the_bars() -> None:
@@ -41,6 +42,9 @@ def test_overlay_figure_one_outline_per_run_in_its_colour() -> None:
         ("./c · step 15", "#e8684a", {"run": "./c", "step": 15}),
     ]
     assert figure.layout.showlegend and figure.layout.xaxis.title.text == "w"
+    # A run the map lacks: the palette colour the rule gives a run it does not place.
+    [line] = overlay_figure("w", [RunHistogram("./z", 1, 0, buckets)], {}).data
+    assert line.line.color == run_colour("./z", ()) in PALETTE
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from dash_insight.plugins.scalars.charts import (
 )
 from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
 from dash_insight.web.application import create_app
+from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.browser import until
@@ -259,6 +260,7 @@ def test_plan_names_the_series_without_points_and_reports_problems(
         "tag": "loss",
         "right": False,
         "colour": None,
+        "place_colour": PALETTE[0],  # no run colour: the palette's, by its place in the chart
         "total": 500,
         "last": 500,
     }  # no points: fetched later
@@ -273,6 +275,10 @@ def test_plan_names_the_series_without_points_and_reports_problems(
         app.data_service.provider, [ChartSpec("a", "loss", (SeriesSpec("./ops_all", "lr", "lr"),))]
     )
     assert other["stamp"] != plan["stamp"] and other["charts"][0]["stamp"] != chart["stamp"]
+    # The browser takes the palette from the plan (it has no copy): one colour per place.
+    tags = [SeriesSpec("./ops_all", tag, tag) for tag in ("loss", "lr", "nope", "loss")]
+    three = chart_plan(app.data_service.provider, [ChartSpec("b", "3", tuple(tags))])["charts"][0]
+    assert [s["place_colour"] for s in three["series"]] == list(PALETTE[:3])
     app.data_service.close()
 
 

@@ -18,6 +18,7 @@ from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.web.application import create_app
+from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
@@ -128,6 +129,9 @@ def test_best_value_marked_on_the_raw_series_and_flipped(dash_duo, asks_app) -> 
     assert best["text"] == "acc: best 0.875 @ step 20"
     # The star is not drawn by Plotly: the chart's traces are the raw and smoothed lines.
     assert _plot(dash_duo, acc)["traces"] == 2
+    # A job's own chart: its line and star in the palette's first colour, which the plan
+    # carries (place_colour: the browser has no copy of the palette).
+    assert _plot(dash_duo, acc)["colours"] == [PALETTE[0]] and best["colour"] == PALETTE[0]
     assert dash_duo.find_element(f'{_card(acc)} button[id*="chart-best"]').text == "best: max"
 
     # Flip the loss chart: its highest is marked, the accuracy chart is left alone.
