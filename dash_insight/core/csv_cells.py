@@ -15,3 +15,14 @@ def csv_cells(cells: Sequence[str]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\r\n").writerow(cells)
     return buffer.getvalue()[:-2]
+
+
+#: A spreadsheet evaluates a cell starting with one of these as a formula (``=HYPERLINK(...)``).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text: str) -> str:
+    """``text`` for a CSV text cell that a spreadsheet shows as text, never runs: a leading
+    ``'`` before a formula start (OWASP's CSV injection advice). Numbers are not text cells.
+    Both CSV writers use it: the REST download and ``dash-insight export``."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text

@@ -41,7 +41,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from dash_insight.core.csv_cells import csv_cells
+from dash_insight.core.csv_cells import csv_cells, csv_text
 from dash_insight.core.format.events import (
     DecodeError,
     HistogramValue,
@@ -534,12 +534,13 @@ class _TensorWriter(_NpzTagWriter):
 
 def write_scalars_csv(path: str, merged: Sequence[tuple[str, ScalarSeries]]) -> None:
     """``step,wall_time,tag,value`` rows, tag by tag; floats as ``repr`` gives them (shortest
-    round trip: the REST API's numbers; ``nan``/``inf``/``-inf`` for the non-finite)."""
+    round trip: the REST API's numbers; ``nan``/``inf``/``-inf`` for the non-finite); a tag
+    starting like a formula prefixed with ``'`` (:func:`csv_text`, as the REST download)."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write("step,wall_time,tag,value\n")
         walls: dict[float, str] = {}  # the tags of a record share its wall time: repr once
         for tag, series in merged:
-            name = csv_cells([tag])
+            name = csv_cells([csv_text(tag)])
             for wall in np.unique(series.wall_time).tolist():
                 if wall not in walls:
                     walls[wall] = repr(wall)

@@ -55,7 +55,7 @@ from dash_insight.core.store.index import (
     ScalarColumns,
     tag_chunks,
 )
-from dash_insight.core.store.index_api import IndexApi
+from dash_insight.core.store.index_api import DamagedEntry, IndexApi
 from dash_insight.core.store.lod import (
     BLOCKS_PER_COLUMN,
     ExtremaPyramid,
@@ -153,6 +153,12 @@ class ValueSteps:
     def __len__(self) -> int:
         return len(self.step)
 
+    @classmethod
+    def empty(cls) -> ValueSteps:
+        """No step (yet): a tag of a job whose new bytes are still being read."""
+        none = np.zeros(0, np.int64)
+        return cls(none, np.zeros(0, np.float64), (), none, none, none)
+
     def position(self, step: int) -> int:
         """Position of ``step`` (``-1`` = the last one); StepNotFound when absent."""
         if len(self.step) and step == -1:
@@ -231,12 +237,25 @@ class DataProvider:
         self._reading = ByteBudget(max_record_bytes)
         self._states: dict[str, JobState] = {}
         self._generation = -1
+        self._damage: str | None = None  # the damaged coordination entry last warned of
         self._epoch = store.epoch
         self._lock = threading.Lock()
 
     # -- jobs --
     def _refresh(self) -> None:
-        """Reload the job states that changed since the last query (cheap when none did)."""
+        """Reload the job states that changed since the last query (cheap when none did). A
+        damaged ``versions`` or ``generation`` entry keeps the states held (one warning until
+        the loader rewrites it)."""
+        try:
+            self._reload_changed()
+        except DamagedEntry as error:
+            if self._damage != str(error):
+                log.warning("%s; showing the jobs as last read until the loader rewrites it", error)
+            self._damage = str(error)
+        else:
+            self._damage = None
+
+    def _reload_changed(self) -> None:
         generation = self.store.generation()
         if generation == self._generation and self.store.epoch == self._epoch:
             return

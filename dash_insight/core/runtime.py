@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import logging
 import os
 import re
 import time
@@ -33,6 +34,8 @@ from dash_insight.core.private_files import make_private_dirs
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.index import IndexStore, index_directory
+
+LOG = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # imported where processes are looked at: a starting server does not need it
     import psutil
@@ -94,14 +97,30 @@ def announce(settings: Settings, launcher: str) -> ServerRecord:
         launcher=launcher,
         started=time.time(),
     )
-    path = record_path(settings.workspace, record.pid)
-    make_private_dirs(os.path.dirname(path))  # the workspace is 0700 when we create it
-    partial = f"{path}.partial"
-    with open(partial, "w") as handle:
-        json.dump(asdict(record), handle)
-    os.replace(partial, path)
-    atexit.register(retire, record, settings.workspace)
+    if write_record(record_path(settings.workspace, record.pid), record):
+        atexit.register(retire, record, settings.workspace)
     return record
+
+
+def write_record(path: str, record: ServerRecord) -> bool:
+    """Write ``record`` to ``path`` (atomically); False with one warning when the workspace
+    refuses it (read-only, full, ``pid`` a file): the server still serves, only ``status`` and
+    ``stop`` cannot find it."""
+    try:
+        make_private_dirs(os.path.dirname(path))  # the workspace is 0700 when we create it
+        partial = f"{path}.partial"
+        with open(partial, "w") as handle:
+            json.dump(asdict(record), handle)
+        os.replace(partial, path)
+    except OSError as error:
+        LOG.warning(
+            "cannot record this server in %s (%s): `dash-insight status` and `stop` "
+            "will not list it",
+            path,
+            error.strerror or error,
+        )
+        return False
+    return True
 
 
 def retire(record: ServerRecord, workspace: str) -> None:

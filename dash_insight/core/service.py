@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import os
+import time
 
 from dash_insight.core.format.remote import is_url
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
+from dash_insight.core.store.health import (
+    CAUGHT_UP,
+    LOADING,
+    STALLED,
+    LoaderFailure,
+    LoaderHealth,
+    failure_reason,
+    one_line,
+)
 from dash_insight.core.store.index_api import is_redis_url, open_index
 from dash_insight.core.store.loader import Loader
+from dash_insight.core.store.state import STATUS_LOADED
 
 
 class DataService:
@@ -53,6 +64,22 @@ class DataService:
     def name(self) -> str:
         """What MindInsight shows as "Current folder": the base directory's name."""
         return os.path.basename(self.summary_base_dir.rstrip("/")) or self.summary_base_dir
+
+    def loader_health(self) -> LoaderHealth:
+        """Stalled (with why) while this process's loader fails its rounds or the index
+        cannot be read; caught up when every job's bytes on disk are read; loading before."""
+        failure = self.loader.failure
+        if failure is not None:
+            return LoaderHealth(STALLED, failure)
+        try:
+            jobs = self.provider.list_jobs()
+            ready = self.provider.ready
+        except Exception as error:  # the store itself: say so instead of failing the page
+            return LoaderHealth(
+                STALLED, LoaderFailure(failure_reason(error), one_line(error), time.time())
+            )
+        caught_up = ready and all(job.status == STATUS_LOADED for job in jobs)
+        return LoaderHealth(CAUGHT_UP if caught_up else LOADING)
 
     def start(self) -> None:
         if not self.fleet:

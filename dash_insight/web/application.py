@@ -219,9 +219,9 @@ def create_app(
     )
     pages = features.pages()
     router = shell.PageRouter(app, pages)
-    app.layout = shell.shell_layout(app, features.nav(), router)
+    app.layout = shell.shell_layout(app, features.nav(), router, data.loader_health)
     compare_tabs.install(app, features.compare_tabs())
-    shell.register_shell(app, router)
+    shell.register_shell(app, router, data.loader_health)
     first_paint.install(app, features.nav(), router.first_paint, shell.top_bar)
     for page, service in pages:
         page.register(app, service)

@@ -167,3 +167,21 @@ def graph_not_exist(detail: str | None = None) -> ApiError:
     return ApiError(
         _DATAVISUAL | 0x0C, "Graph is not exist." + (f" Detail: {detail}" if detail else "")
     )
+
+
+def value_unreadable(reason: str) -> ApiError:
+    """A step whose value cannot be read now (damaged record, its file gone or cut since it
+    was indexed): MindInsight's ``StepTensorDataNotInCache`` (50545014, the code of a step
+    whose data it does not hold), saying why, instead of a 500 for a file's content. The
+    tag's other steps are unaffected."""
+    return ApiError(STEP_TENSOR_DATA_NOT_IN_CACHE, f"Step data cannot be read. Detail: {reason}.")
+
+
+#: Seconds a client waits before asking again for a job being read again from its logs.
+REBUILD_RETRY_AFTER = 2
+
+
+def index_rebuilding(detail: str) -> ApiError:
+    """Part of a job's index is missing and the loader is reading it again: HTTP 503 (with
+    ``Retry-After``), temporary, not a server fault."""
+    return ApiError(UNKNOWN_ERROR, detail, 503)

@@ -28,12 +28,13 @@ from typing import Any
 
 import numpy as np
 import orjson
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, after_this_request, request
 from werkzeug.exceptions import HTTPException
 
 from dash_insight.core.provider import (
     DataError,
     DataProvider,
+    IndexEntryMissing,
     JobNotFound,
     JobSummary,
     TagNotFound,
@@ -42,6 +43,7 @@ from dash_insight.core.provider import (
     ValueUnreadable,
 )
 from dash_insight.core.store.discovery import resolve_train_id
+from dash_insight.core.store.state import STATUS_LOADING, STATUS_PENDING
 from dash_insight.core.vocabulary import stored_tag
 from dash_insight.web import errors
 from dash_insight.web.access_log import REQUEST_ID_HEADER, request_id
@@ -180,8 +182,12 @@ def _data_error_response(error: DataError) -> Response:
         return _api_error_response(errors.train_job_not_exist(str(error)))
     if isinstance(error, TensorTooLarge):
         return _api_error_response(errors.tensor_too_large(str(error)))
+    if isinstance(error, IndexEntryMissing):
+        response = _api_error_response(errors.index_rebuilding(str(error)))
+        response.headers["Retry-After"] = str(errors.REBUILD_RETRY_AFTER)
+        return response
     if isinstance(error, ValueUnreadable):
-        return _api_error_response(errors.unknown_error(str(error)))
+        return _api_error_response(errors.value_unreadable(str(error)))
     return _api_error_response(errors.param_value_error(str(error)))
 
 
@@ -443,9 +449,34 @@ def value_steps_or(
     tag: str,
     not_found: Callable[[str], ApiError],
 ) -> tuple[str, ValueSteps]:
-    """(stored tag, steps) of MindInsight's tag of ``plugin``; ``not_found`` error if absent."""
+    """(stored tag, steps) of MindInsight's tag of ``plugin``; ``not_found`` error if absent,
+    unless the job is still being read (:func:`tag_may_be_pending`): then no step yet."""
     raw = stored_tag_or(tag, plugin, not_found)
     try:
         return raw, provider.value_steps(train_id, plugin, raw)
     except TagNotFound:
+        if tag_may_be_pending(provider, train_id):
+            return raw, ValueSteps.empty()
         raise not_found(TAG_NOT_FOUND_DETAIL) from None
+
+
+#: The header naming the load status of a job whose answer may still be incomplete.
+LOAD_STATUS_HEADER = "X-Dash-Insight-Load-Status"
+
+
+def tag_may_be_pending(provider: DataProvider, train_id: str) -> bool:
+    """True when the job has bytes on disk not read yet (a live run whose first steps of a tag
+    are still on their way into the index): an unknown tag then answers empty with the
+    job's status in :data:`LOAD_STATUS_HEADER`, not "tag not found" (MindInsight's answer
+    shape is kept)."""
+    job = known_job(provider, train_id)
+    if job is None or job.status not in (STATUS_PENDING, STATUS_LOADING):
+        return False
+    status = job.status
+
+    @after_this_request
+    def name_status(response: Response) -> Response:
+        response.headers[LOAD_STATUS_HEADER] = status
+        return response
+
+    return True

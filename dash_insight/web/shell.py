@@ -3,6 +3,7 @@ colours."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,6 +13,14 @@ import flask
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.store.health import (
+    DISK_FULL,
+    PERMISSION,
+    STALLED,
+    STORE_UNREACHABLE,
+    LoaderFailure,
+    LoaderHealth,
+)
 from dash_insight.web import i18n, not_found
 from dash_insight.web.components import run_colours
 from dash_insight.web.plugin import NavLink, Page
@@ -97,8 +106,44 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
     )
 
 
+#: What the pages know of the loader (``DataService.loader_health``).
+HealthSource = Callable[[], LoaderHealth]
+
+
+def stalled_text(failure: LoaderFailure) -> str:
+    """The banner's sentence for why loading stopped, in the request's language."""
+    if failure.reason == DISK_FULL:
+        why = _("the disk holding the workspace is full")
+    elif failure.reason == PERMISSION:
+        why = _("permission was refused")
+    elif failure.reason == STORE_UNREACHABLE:
+        why = _("the index store cannot be reached")
+    else:
+        why = _("a loading round failed")
+    return _(
+        "Loading has stopped: {why}. What you see may be out of date; it is tried again "
+        "every round."
+    ).format(why=why)
+
+
+def loader_banner(health: LoaderHealth) -> list[Any]:
+    """The banner's children: empty unless loading has stalled, then why and the error."""
+    if health.state != STALLED or health.failure is None:
+        return []
+    return [
+        html.Span(stalled_text(health.failure)),
+        html.Code(health.failure.detail, className="di-loader-detail"),
+    ]
+
+
+def refresh_banner(_n_intervals: int | None, health: HealthSource) -> tuple[list[Any], bool]:
+    """The banner at every auto refresh: (children, hidden)."""
+    children = loader_banner(health())
+    return children, not children
+
+
 def shell_layout(
-    app: dash.Dash, nav: Sequence[NavLink], router: PageRouter
+    app: dash.Dash, nav: Sequence[NavLink], router: PageRouter, health: HealthSource
 ) -> Callable[[], html.Div]:
     """The frame, with the page of the URL being opened already inside it.
 
@@ -124,12 +169,24 @@ def shell_layout(
                 dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
                 dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
                 top_bar(app, nav),
+                _banner_element(health),
                 i18n.client_texts_element(),
                 html.Main(page, id="page", className="di-page"),
             ]
         )
 
     return layout
+
+
+def _banner_element(health: HealthSource) -> html.Div:
+    children = loader_banner(health())
+    return html.Div(
+        children,
+        id="loader-banner",
+        role="status",
+        className="di-loader-banner",
+        hidden=not children,
+    )
 
 
 class PageRouter:
@@ -186,10 +243,16 @@ class PageRouter:
         return url.path, "?" + url.query if url.query else ""
 
 
-def register_shell(app: dash.Dash, router: PageRouter) -> None:
+def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> None:
     """Routing: the URL decides the page (``router``); a page is rebuilt only when its path or
     train_id changes, so controls that write other URL parameters keep their state and
-    focus."""
+    focus. The loader banner follows the auto refresh."""
+    app.callback(
+        Output("loader-banner", "children"),
+        Output("loader-banner", "hidden"),
+        Input("refresh-interval", "n_intervals"),
+        prevent_initial_call=True,
+    )(functools.partial(refresh_banner, health=health))
 
     # One callback (not a route store feeding a render callback): a page costs one round trip.
     # Not called on load: the layout holds the page of the ``Referer`` (or, without one, the

@@ -227,8 +227,14 @@ def test_missing_index_rows_make_the_loader_read_the_job_again(
             "DELETE FROM Cache WHERE key LIKE ?", ("chunk\x1f./job0\x1fscalar%",)
         ).rowcount
     assert deleted
-    status, body = _metadata(server, "./job0")
-    assert status == 500 and "being read again from the logs" in body["error_msg"], body
+    answer = server.request(
+        "GET",
+        "/v1/mindinsight/datavisual/scalar/metadata?train_id=./job0&tag=loss/scalar",
+        headers=LOCAL,
+    )
+    body = json.loads(answer.body)
+    assert answer.status == 503 and "being read again from the logs" in body["error_msg"], body
+    assert {k.lower(): v for k, v in answer.headers.items()}["retry-after"] == "2"
     answers: list[tuple[int, dict]] = []
 
     def served() -> bool:
@@ -236,6 +242,7 @@ def test_missing_index_rows_make_the_loader_read_the_job_again(
         return answers[-1][0] == 200
 
     _wait(served, "job0 read again")
+    assert {status for status, _ in answers} <= {200, 503}, answers
     assert [p["step"] for p in answers[-1][1]["metadatas"]] == list(range(1, 201))
     assert all(body.get("error_msg") != "System error." for _, body in answers), answers
     status, body = _metadata(server, "./job1")  # the other job was not touched

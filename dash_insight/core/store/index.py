@@ -85,7 +85,12 @@ from dash_insight.core.store.chunks import (
     compact,
     summaries,
 )
-from dash_insight.core.store.index_api import IndexConflict
+from dash_insight.core.store.index_api import (
+    DamagedEntry,
+    IndexConflict,
+    stored_generation,
+    stored_versions,
+)
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -445,7 +450,7 @@ class IndexStore:
         """Bumped with every change; follows the index to its new database when another
         process rebuilt it."""
         self._follow()
-        return int(self._cache.get("generation", 0))
+        return stored_generation(self._cache.get("generation", 0))
 
     def bump_generation(self) -> int:
         """Publish the job versions this loader changed and tell readers to reload; inside the
@@ -453,6 +458,10 @@ class IndexStore:
         generation together."""
         with self._cache.transact():
             self.publish_versions()
+            try:
+                stored_generation(self._cache.get("generation", 0))
+            except DamagedEntry:  # rewritten with a value no reader holds
+                self._cache.set("generation", time.time_ns())
             return int(self._cache.incr("generation", default=0))
 
     @contextlib.contextmanager
@@ -557,7 +566,10 @@ class IndexStore:
         if not self._versions:
             return
         with self._cache.transact():
-            versions = self.job_versions()
+            try:
+                versions = self.job_versions()
+            except DamagedEntry:  # the loader saved every job of this round: they are all here
+                versions = {}
             for train_id, version in self._versions.items():
                 if version is None:
                     versions.pop(train_id, None)
@@ -568,7 +580,7 @@ class IndexStore:
 
     def job_versions(self) -> dict[str, int]:
         """{train_id: version} of every stored job: readers reload only the jobs that changed."""
-        return dict(self._cache.get("versions", {}))
+        return stored_versions(self._cache.get("versions", {}))
 
     def job_version(self, train_id: str) -> int | None:
         return self.job_versions().get(train_id)

@@ -25,6 +25,28 @@ class IndexConflict(Exception):
     writer reads the job again and starts over."""
 
 
+class DamagedEntry(ValueError):
+    """A coordination entry of the index (``versions``, ``generation``) holds what its writer
+    never stores: readers keep what they hold, the loader rewrites it."""
+
+
+def stored_versions(value: object) -> dict[str, int]:
+    """``versions`` as stored: {train id: int version}; :class:`DamagedEntry` otherwise."""
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+        for k, v in value.items()
+    ):
+        raise DamagedEntry("the index entry 'versions' is damaged")
+    return dict(value)
+
+
+def stored_generation(value: object) -> int:
+    """``generation`` as stored: an int; :class:`DamagedEntry` otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise DamagedEntry("the index entry 'generation' is damaged")
+
+
 class IndexApi(Protocol):
     """Typed access to the index of one summary base directory (see :mod:`.index` for the
     entries). Writers group their writes in :meth:`transaction`; readers need no lock."""

@@ -71,8 +71,9 @@ from dash_insight.core.format.tensorboard import (
     TensorBoardScanner,
 )
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
+from dash_insight.core.store.health import FAILED, LoaderFailure, failure_reason, one_line
 from dash_insight.core.store.index import BlobColumns, ScalarColumns, is_damage
-from dash_insight.core.store.index_api import IndexApi
+from dash_insight.core.store.index_api import DamagedEntry, IndexApi
 from dash_insight.core.store.load_pool import (
     READ_SLICE,
     LoadPool,
@@ -186,6 +187,8 @@ class Loader:
         self._thread: threading.Thread | None = None
         self.rounds = 0
         self.round_done = threading.Condition()
+        #: Why rounds fail (None while they succeed): shown by the API and the pages.
+        self.failure: LoaderFailure | None = None
 
     # -- thread --
     def start(self) -> None:
@@ -212,14 +215,33 @@ class Loader:
                 with self.store.loader_lock() as owner:
                     if owner:  # another process may be the loader of this index
                         self._load_round_or_rebuild()
-            except Exception:  # the loop must survive anything a file can do to it
-                log.exception("loading round failed")
+                        self._round_succeeded()
+            except Exception as error:  # the loop must survive anything a file can do to it
+                self._round_failed(error)
             with self.round_done:
                 self.rounds += 1
                 self.round_done.notify_all()
             if self.reload_interval <= 0:
                 return
             self._stop.wait(self.reload_interval)
+
+    def _round_failed(self, error: Exception) -> None:
+        """Record why the round failed; one log line when the reason changes (a traceback only
+        for a failure nobody can name: a bug to report), none while it repeats."""
+        reason, detail = failure_reason(error), one_line(error)
+        if self.failure is not None and self.failure.reason == reason:
+            self.failure = LoaderFailure(reason, detail, self.failure.since)
+            return
+        self.failure = LoaderFailure(reason, detail, time.time())
+        if reason == FAILED:
+            log.exception("loading stopped: the round failed (%s); trying again", detail)
+        else:
+            log.warning("loading stopped (%s): %s; trying again every round", reason, detail)
+
+    def _round_succeeded(self) -> None:
+        if self.failure is not None:
+            log.warning("loading resumed after %s", self.failure.reason)
+        self.failure = None
 
     def _load_round_or_rebuild(self) -> None:
         """:meth:`load_round`; when SQLite finds the index damaged, replace it with an empty one
@@ -242,10 +264,10 @@ class Loader:
         # inside it): readers never see a listed job without its state.
         with self.store.transaction():
             changed = self.publish_listing(found)
-            versions = self.store.job_versions()
+            versions, damaged = self._coordination()
             for job in jobs:
                 state, reconciled = self._reconciled_state(job, versions)
-                if reconciled:
+                if reconciled or damaged:  # a damaged `versions` is rewritten from every job
                     self.store.save_job(state)
                     changed = True
                 states[job.train_id] = state
@@ -301,6 +323,20 @@ class Loader:
                 log.warning("the index of %s is damaged: reading it again", train_id)
             self._scanners = {k: v for k, v in self._scanners.items() if k[0] != train_id}
         return changed
+
+    def _coordination(self) -> tuple[dict[str, int], bool]:
+        """The stored job versions, and True when ``versions`` or ``generation`` was damaged
+        (logged once per round; the round then saves every job and bumps the generation, which
+        rewrites both)."""
+        try:
+            self.store.generation()
+            return self.store.job_versions(), False
+        except DamagedEntry as error:
+            log.warning("%s: rewriting it from the jobs' states", error)
+        try:
+            return self.store.job_versions(), True
+        except DamagedEntry:
+            return {}, True
 
     def _reconciled_state(self, job: JobInfo, versions: dict[str, int]) -> tuple[JobState, bool]:
         """The job's stored state (a new one when none is), matched with its files on disk;

@@ -64,7 +64,7 @@ from dash_insight.core.store.index import (
     merge_newest_chunks,
     split_columns,
 )
-from dash_insight.core.store.index_api import IndexConflict
+from dash_insight.core.store.index_api import DamagedEntry, IndexConflict
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -271,8 +271,11 @@ class RedisIndexStore:
     # -- coordination --
     def generation(self) -> int:
         generation, epoch = self.client.mget([self._k("generation"), self._k("epoch")])
-        self._epoch = int(epoch or 0)
-        return int(generation or 0)
+        try:
+            self._epoch = int(epoch or 0)
+            return int(generation or 0)
+        except ValueError:
+            raise DamagedEntry("the index entry 'generation' is damaged") from None
 
     def bump_generation(self) -> int:
         """INCR ``generation`` with the transaction's other writes; returns the generation it
@@ -340,10 +343,13 @@ class RedisIndexStore:
         self._write(write, key, value)
 
     def job_versions(self) -> dict[str, int]:
-        return {
-            name.decode(): int(version)
-            for name, version in self.client.hgetall(self._k("versions")).items()
-        }
+        try:
+            return {
+                name.decode(): int(version)
+                for name, version in self.client.hgetall(self._k("versions")).items()
+            }
+        except (ValueError, UnicodeDecodeError):
+            raise DamagedEntry("the index entry 'versions' is damaged") from None
 
     def job_version(self, train_id: str) -> int | None:
         """One HGET: a load task must not read every job's version."""

@@ -20,6 +20,7 @@ from dash_insight.web.http import (
     required_args,
     resolve_job,
     stored_tag_or,
+    tag_may_be_pending,
 )
 from dash_insight.web.plugin import Route
 
@@ -42,7 +43,9 @@ class _HistogramViews:
         try:
             steps = histograms(self.provider, train_id, raw, rebin=True)
         except TagNotFound:
-            raise errors.histogram_not_exist(TAG_NOT_FOUND_DETAIL) from None
+            if not tag_may_be_pending(self.provider, train_id):
+                raise errors.histogram_not_exist(TAG_NOT_FOUND_DETAIL) from None
+            steps = []
         return json_response(
             {
                 "train_id": train_id,

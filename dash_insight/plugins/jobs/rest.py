@@ -12,12 +12,14 @@ file).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, request
 
 from dash_insight.core.provider import DataProvider, JobSummary
 from dash_insight.core.service import DataService
+from dash_insight.core.store.health import LoaderHealth
 from dash_insight.core.vocabulary import (
     MINDINSIGHT_PLUGINS,
     OPTIMIZED_GRAPH,
@@ -38,7 +40,7 @@ from dash_insight.web.http import (
     str_to_bool,
     to_int,
 )
-from dash_insight.web.plugin import Route
+from dash_insight.web.plugin import DASH_INSIGHT_API, Route
 
 #: ``limit`` of ``/train-jobs`` (``SummaryWatcher.MAX_SUMMARY_DIR_COUNT``).
 MAX_TRAIN_JOBS_LIMIT = 999
@@ -51,19 +53,33 @@ def cache_status(job: JobSummary) -> str:
 
 
 def routes(service: DataService) -> list[Route]:
-    views = _JobViews(service.provider, service.name)
+    views = _JobViews(service.provider, service.name, service.loader_health)
     return [
         Route("datavisual/train-jobs", views.train_jobs),
         Route("datavisual/train-job-caches", views.train_job_caches, ("POST",)),
         Route("datavisual/plugins", views.plugins),
         Route("datavisual/single-job", views.single_job),
+        Route("loader", views.loader, api=DASH_INSIGHT_API),
     ]
 
 
+#: The most ids one ``train-job-caches`` request may name (MindInsight lists at most 999 jobs).
+MAX_CACHE_IDS = 1000
+
+
 class _JobViews:
-    def __init__(self, provider: DataProvider, base_name: str) -> None:
+    def __init__(
+        self, provider: DataProvider, base_name: str, health: Callable[[], LoaderHealth]
+    ) -> None:
         self.provider = provider
         self.base_name = base_name
+        self.health = health
+
+    def loader(self) -> Response:
+        """``GET /v1/dash-insight/loader`` -> ``{"state": "loading" | "caught_up" | "stalled",
+        "reason", "detail", "since"}`` (dash-insight's addition: MindInsight's ``load_status``
+        cannot say that loading stopped, nor why)."""
+        return json_response(self.health().to_dict())
 
     def _plugins(self, job: JobSummary) -> dict[str, list[str]]:
         """``{plugin: sorted MindInsight tags}`` for the 7 plugins (``get_plugins``): graph tags
@@ -144,8 +160,9 @@ class _JobViews:
     def train_job_caches(self) -> Response:
         """``POST /datavisual/train-job-caches {"train_ids": [...]}`` -> each known job's
         ``cache_status`` (unknown ids skipped). Every job is always readable here, so this only
-        reports; MindInsight's ``cache_train_jobs``. A body over 1 MiB is refused (413): the
-        ids are looked up in one listing, so a large one costs no more than the listing."""
+        reports; MindInsight's ``cache_train_jobs``. A body over 1 MiB is refused (413), and
+        more than :data:`MAX_CACHE_IDS` ids (400): an id not in the listing is resolved on the
+        file system (``./a/../job`` names ``./job``), so the work grows with the ids."""
         try:
             data = json_body() if request.is_json else None
         except JsonBodyError:
@@ -157,6 +174,10 @@ class _JobViews:
             raise errors.param_type_error("train_ids", str(list))
         if not all(isinstance(train_id, str) for train_id in train_ids):
             raise errors.param_type_error("train_id", str(str))
+        if len(train_ids) > MAX_CACHE_IDS:
+            raise errors.param_value_error(
+                f"train_ids names {len(train_ids):,} jobs; at most {MAX_CACHE_IDS:,} at once."
+            )
         listed = {job.train_id: job for job in self.provider.list_jobs()}
         result = []
         for train_id in train_ids:

@@ -27,6 +27,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from dash_insight.core.private_files import create_private_file, make_private_dirs
 from dash_insight.core.store.index import index_directory
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,9 @@ class RemarkStore:
     # -- writing --
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        # private like the rest of the workspace: remarks name jobs (0700 folders, 0600 files)
+        make_private_dirs(os.path.dirname(self.path))
+        create_private_file(self.path + ".lock")
         with self._lock, open(self.path + ".lock", "a+") as lock_file:
             fcntl.flock(lock_file, fcntl.LOCK_EX)
             try:

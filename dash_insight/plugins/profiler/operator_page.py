@@ -27,6 +27,7 @@ from typing import Any
 import dash
 from dash import ALL, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.csv_cells import csv_text as text_cell
 from dash_insight.core.i18n import format_number, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import charts, components, query
@@ -225,13 +226,21 @@ def drill_down_rows(rows: list[list[Any]], op_type: str, page: int) -> tuple[lis
 
 
 def csv_text(columns: tuple[tuple[str, str], ...], rows: list[list[Any]]) -> str:
-    """The table as CSV: headers with units, values as shown."""
+    """The table as CSV: headers with units, values as shown; text cells starting like a
+    formula prefixed with ``'`` (:func:`~dash_insight.core.csv_cells.csv_text`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([title for _, title in columns])
     for row in rows:
-        writer.writerow(["" if value is None else value for value in row])
+        writer.writerow([_csv_cell(value) for value in row])
     return out.getvalue()
+
+
+def _csv_cell(value: Any) -> Any:
+    """A cell of the CSV download: None empty, text neutralised, numbers as they are."""
+    if value is None:
+        return ""
+    return text_cell(value) if isinstance(value, str) else value
 
 
 # -- layout ----------------------------------------------------------------------------------

@@ -14,21 +14,12 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 import orjson
 
-from dash_insight.core.csv_cells import csv_cells
+from dash_insight.core.csv_cells import csv_cells, csv_text
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.web.http import point_object_pieces
 
-#: A spreadsheet evaluates a cell starting with one of these as a formula (``=HYPERLINK(...)``).
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
 #: One series of a download: (train_id, tag as named, its points).
 Found = tuple[str, str, ScalarSeries]
-
-
-def csv_text(text: str) -> str:
-    """``text`` for a CSV text cell that a spreadsheet shows as text, never runs: a leading
-    ``'`` before a formula start (OWASP's CSV injection advice). Numbers are not text cells."""
-    return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
 
 #: The first line of every CSV download.

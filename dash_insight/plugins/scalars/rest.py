@@ -45,6 +45,7 @@ from dash_insight.web.http import (
     required_args,
     resolve_job,
     stored_tag_or,
+    tag_may_be_pending,
 )
 from dash_insight.web.plugin import DASH_INSIGHT_API, Route
 
@@ -96,7 +97,17 @@ def step_range() -> StepRange:
         raise errors.param_value_error(
             f"start_step ({start}) must not be greater than end_step ({end})."
         )
-    return StepRange(start, end, max_points)
+    return StepRange(step_bound(start), step_bound(end), step_bound(max_points))
+
+
+#: Steps are stored as int64: a bound beyond them selects what the nearest int64 selects.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def step_bound(value: int | None) -> int | None:
+    """``value`` clamped to int64 (None kept): ``start_step=-2**70`` means "from the first
+    step", as ``-2**63`` does, instead of overflowing numpy's search."""
+    return None if value is None else min(max(value, INT64_MIN), INT64_MAX)
 
 
 def _metadata_columns(series: ScalarSeries) -> list[tuple[str, np.ndarray]]:
@@ -253,7 +264,9 @@ class _ScalarViews:
         try:
             found = self._part("metadata", train_id, tag, raw, wanted)
         except TagNotFound:
-            raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
+            if not tag_may_be_pending(self.provider, train_id):
+                raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
+            return http.json_response({"metadatas": []})
 
         def pieces() -> Iterator[bytes]:
             yield b'{"metadatas":'

@@ -329,9 +329,8 @@ def histogram_card(
     foot: list[Any] = []
     try:
         total = len(queries.provider.value_steps(train_id, Plugin.TENSOR, tag))
-        series = series_from_tensor_histograms(
-            queries.histograms(train_id, tag, max_steps=MAX_STEPS), total
-        )
+        found = queries.histograms(train_id, tag, max_steps=MAX_STEPS)
+        series = series_from_tensor_histograms(found.rows, total)
         body: Any = dcc.Graph(
             figure=histogram_figure(
                 series, state["hview"], state["axis"], height=None, theme=theme
@@ -342,6 +341,10 @@ def histogram_card(
             id={"type": "tensor-graph", "tag": tag},
         )
         foot.append(shown_text(series))
+        foot.extend(
+            html.Div(large.message, className="di-vt-message di-error-text")
+            for large in found.too_large
+        )
     except DataError as error:
         body = html.Div(str(error), className="di-vt-message di-error-text")
     return html.Section(

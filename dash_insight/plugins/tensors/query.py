@@ -3,6 +3,7 @@ histograms, for the REST API, the page and the dashboard card."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -71,25 +72,48 @@ class TensorQueries:
         message for the user) for a bad string or more than 100,000 values."""
         return algorithms.slice_tensor(self.tensor(train_id, tag, step).array, dims)
 
-    def histograms(
-        self, train_id: str, tag: str, max_steps: int | None = None
-    ) -> list[tuple[int, float, np.ndarray]]:
+    def histograms(self, train_id: str, tag: str, max_steps: int | None = None) -> TensorHistograms:
         """(step, wall time, buckets) per step, on one grid shared by the tag's steps. A step
-        whose value cannot be read (damaged, negative dims) is left out, so the others are
-        still shown; a step too large to load fails the tag, as in MindInsight (50545016);
-        NotNumeric for a tensor of strings."""
+        whose value cannot be read (damaged, negative dims) is left out, and a step over
+        :data:`~.algorithms.MAX_TENSOR_VALUES` is named in ``too_large`` (MindInsight fails the
+        whole tag with 50545016; here the other steps are still shown); NotNumeric for a
+        tensor of strings."""
         steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
         readable: list[tuple[int, histogram_bins.OriginalHistogram]] = []
+        too_large: list[TooLargeStep] = []
         for position in histogram_bins.spread(len(steps), max_steps):
+            step = int(steps.step[position])
             try:
-                array = self.tensor(train_id, tag, int(steps.step[position])).array
+                array = self.tensor(train_id, tag, step).array
             except ValueUnreadable:
+                continue
+            except TensorTooLarge as error:
+                too_large.append(TooLargeStep(step, float(steps.wall_time[position]), str(error)))
                 continue
             if algorithms.is_text(array):
                 raise NotNumeric(f"tensor {tag!r} holds text: it has no histogram")
             readable.append((position, algorithms.tensor_original_histogram(array)))
         unified = histogram_bins.unify([original for _, original in readable])
-        return [
+        rows = [
             (int(steps.step[p]), float(steps.wall_time[p]), b)
             for (p, _), b in zip(readable, unified, strict=True)
         ]
+        return TensorHistograms(rows, tuple(too_large))
+
+
+@dataclass(frozen=True)
+class TooLargeStep:
+    """A step whose tensor is over the size limit: its histogram is not computed."""
+
+    step: int
+    wall_time: float
+    message: str
+
+
+@dataclass(frozen=True)
+class TensorHistograms:
+    """What :meth:`TensorQueries.histograms` found: ``rows`` of (step, wall time, buckets) on
+    one grid, and the steps left out for their size."""
+
+    rows: list[tuple[int, float, np.ndarray]]
+    too_large: tuple[TooLargeStep, ...] = ()

@@ -66,15 +66,6 @@ def statistics_answer(stats: Mapping[str, Any], overall: Mapping[str, Any]) -> d
     }
 
 
-def step_unreadable(reason: str) -> errors.ApiError:
-    """One step whose tensor cannot be read (damaged record, negative dims): MindInsight's
-    ``StepTensorDataNotInCache`` (50545014, the code of a step whose data it does not hold),
-    saying why, instead of a 500 for a file's content. The tag's other steps are unaffected."""
-    return errors.ApiError(
-        errors.STEP_TENSOR_DATA_NOT_IN_CACHE, f"Tensor data not in cache. Detail: {reason}."
-    )
-
-
 def selected_size(dims: str, shape: tuple[int, ...]) -> int:
     """How many values ``dims`` selects from a tensor of ``shape`` (no data touched)."""
     index = algorithms.parse_dims(dims, shape)
@@ -149,18 +140,22 @@ class _TensorViews:
     ) -> list[dict[str, Any]]:
         try:
             histograms = self.queries.histograms(train_id, raw)
-        except TensorTooLarge as error:
-            raise errors.tensor_too_large(str(error)) from None
         except NotNumeric as error:
             raise errors.param_value_error(str(error)) from None
         positions = {step: position for position, step in enumerate(steps.step.tolist())}
         values = []
-        for step, wall_time, buckets in histograms:
+        for step, wall_time, buckets in histograms.rows:
             value = self._tensor_value(train_id, raw, steps, positions[step])
             stats = self.queries.statistics(train_id, raw, step)
             value["histogram_buckets"] = bucket_rows(buckets)
             value["statistics"] = statistics_answer(stats, stats)
             values.append({"wall_time": wall_time, "step": step, "value": value})
+        for large in histograms.too_large:
+            # the step stays listed, empty, with why: one oversized step no longer fails the tag
+            value = self._tensor_value(train_id, raw, steps, positions[large.step])
+            value.update(histogram_buckets=[], statistics=None, error=large.message)
+            values.append({"wall_time": large.wall_time, "step": large.step, "value": value})
+        values.sort(key=lambda entry: positions[entry["step"]])
         return values
 
     def _tensor_data(self, train_id: str, raw: str, steps: ValueSteps) -> list[dict[str, Any]]:
@@ -175,7 +170,7 @@ class _TensorViews:
         except TensorTooLarge as error:
             raise errors.tensor_too_large(str(error)) from None
         except ValueUnreadable as error:
-            raise step_unreadable(str(error)) from None
+            raise errors.value_unreadable(str(error)) from None
         except algorithms.ResponseTooLargeError:
             value = self._tensor_value(train_id, raw, steps, position)
             size = selected_size(dims, tuple(value["dims"]))

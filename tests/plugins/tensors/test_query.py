@@ -24,7 +24,7 @@ def test_corpus_tensors(corpus_provider: DataProvider) -> None:
     assert sliced.shape == (4, 5) and sliced.dtype == np.int32
     with pytest.raises(DimsError):
         TensorQueries(corpus_provider).slice("./ops_all", "tensor/big_1m_f32", 100, "[:,:]")
-    assert len(TensorQueries(corpus_provider).histograms("./ops_all", "tensor/rank2_f32")) == 6
+    assert len(TensorQueries(corpus_provider).histograms("./ops_all", "tensor/rank2_f32").rows) == 6
 
 
 def test_large_tensors(tmp_path: Path) -> None:

@@ -239,7 +239,7 @@ def test_figures_from_the_corpus(corpus: Path, tmp_path: Path) -> None:
         figure = go.Figure(hv.top_figure(series))
         assert len(figure.layout.shapes) == 20 and len(figure.data) == 1  # bands, hover
         tensor = hv.series_from_tensor_histograms(
-            TensorQueries(provider).histograms("./ops_in_net", "op/logits")
+            TensorQueries(provider).histograms("./ops_in_net", "op/logits").rows
         )
         assert len(go.Figure(hv.front_figure(tensor)).data) == len(tensor) == 17
     finally:
