@@ -128,6 +128,9 @@ class JobSummary:
     #: What may be damage but is too recent to tell (an incomplete last record): shown as a
     #: hint, not counted against :attr:`is_intact`.
     hints: tuple[str, ...] = ()
+    #: Files that could not be opened or read at the last try (``"<file>: <reason>"``, the
+    #: reason untranslated), tried again every round.
+    unreadable: tuple[str, ...] = ()
 
     @property
     def is_intact(self) -> bool:
@@ -350,6 +353,9 @@ class DataProvider:
             profiler_dir=state.profiler_dir,
             profiler_type=state.profiler_type,
             profiler_graph_mode=state.profiler_graph_mode,
+            unreadable=tuple(
+                f"{f.name}: {f.unreadable}" for f in state.files.values() if f.unreadable
+            ),
         )
 
     @property

@@ -16,6 +16,7 @@ from dash_insight.core.store.health import (
     LoaderHealth,
     failure_reason,
     one_line,
+    unreadable_failure,
 )
 from dash_insight.core.store.index_api import is_redis_url, open_index
 from dash_insight.core.store.loader import Loader
@@ -66,8 +67,9 @@ class DataService:
         return os.path.basename(self.summary_base_dir.rstrip("/")) or self.summary_base_dir
 
     def loader_health(self) -> LoaderHealth:
-        """Stalled (with why) while this process's loader fails its rounds or the index
-        cannot be read; caught up when every job's bytes on disk are read; loading before."""
+        """Stalled (with why) while this process's loader fails its rounds, the index cannot be
+        read or a job's file cannot be (permissions, I/O errors); caught up when every job's
+        bytes on disk are read; loading before."""
         failure = self.loader.failure
         if failure is not None:
             return LoaderHealth(STALLED, failure)
@@ -78,6 +80,11 @@ class DataService:
             return LoaderHealth(
                 STALLED, LoaderFailure(failure_reason(error), one_line(error), time.time())
             )
+        unreadable = unreadable_failure(
+            [f"{job.train_id}/{file}" for job in jobs for file in job.unreadable]
+        )
+        if unreadable is not None:
+            return LoaderHealth(STALLED, unreadable)
         caught_up = ready and all(job.status == STATUS_LOADED for job in jobs)
         return LoaderHealth(CAUGHT_UP if caught_up else LOADING)
 

@@ -42,7 +42,7 @@ from dash_insight.core.provider import (
     ValueSteps,
     ValueUnreadable,
 )
-from dash_insight.core.store.discovery import resolve_train_id
+from dash_insight.core.store.discovery import discover_job, resolve_train_id, train_id_parts
 from dash_insight.core.store.state import STATUS_LOADING, STATUS_PENDING
 from dash_insight.core.vocabulary import stored_tag
 from dash_insight.web import errors
@@ -412,13 +412,29 @@ def resolve_job(provider: DataProvider, train_id: str) -> JobSummary:
     try:
         resolve_train_id(provider.base_dir, train_id)
     except ValueError as error:
-        raise errors.param_value_error(
-            f"{error}. A train_id is './' or './<directory>[/<directory>...]' relative to the "
-            "summary base directory, without '.', '..', empty parts or symbolic links."
-        ) from None
+        raise _malformed_train_id(error) from None
     raise errors.train_job_not_exist(
         f"Can not find the train job {train_id!r} in the summary base directory."
     )
+
+
+def _malformed_train_id(error: ValueError) -> ApiError:
+    return errors.param_value_error(
+        f"{error}. A train_id is './' or './<directory>[/<directory>...]' relative to the "
+        "summary base directory, without '.', '..', empty parts or symbolic links."
+    )
+
+
+def check_train_id(train_id: str) -> None:
+    """The checks of :func:`resolve_job` that need no I/O (50545011 for a NUL byte,
+    ParamValueError for a malformed id): for ids looked up in a listing, where an unknown one
+    is skipped without touching the index or the file system."""
+    if "\x00" in train_id:
+        raise errors.null_byte("train job id contains null byte.")
+    try:
+        train_id_parts(train_id)
+    except ValueError as error:
+        raise _malformed_train_id(error) from None
 
 
 def known_job(provider: DataProvider, train_id: str) -> JobSummary | None:
@@ -460,6 +476,13 @@ def value_steps_or(
         raise not_found(TAG_NOT_FOUND_DETAIL) from None
 
 
+def unread_on_disk(provider: DataProvider, job: JobSummary) -> bool:
+    """True when the job's files on disk now hold other bytes than the index last saw: a live
+    run wrote records since the loader's last round (one listing of the job's directory)."""
+    found = discover_job(provider.base_dir, job.train_id)
+    return found is not None and sum(f.size for f in found.files) != job.bytes_on_disk
+
+
 #: The header naming the load status of a job whose answer may still be incomplete.
 LOAD_STATUS_HEADER = "X-Dash-Insight-Load-Status"
 
@@ -470,9 +493,13 @@ def tag_may_be_pending(provider: DataProvider, train_id: str) -> bool:
     job's status in :data:`LOAD_STATUS_HEADER`, not "tag not found" (MindInsight's answer
     shape is kept)."""
     job = known_job(provider, train_id)
-    if job is None or job.status not in (STATUS_PENDING, STATUS_LOADING):
+    if job is None:
         return False
     status = job.status
+    if status not in (STATUS_PENDING, STATUS_LOADING):
+        if not unread_on_disk(provider, job):
+            return False
+        status = STATUS_LOADING  # written since the loader's last round, which reads it next
 
     @after_this_request
     def name_status(response: Response) -> Response:

@@ -3,7 +3,6 @@ colours."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -246,13 +245,19 @@ class PageRouter:
 def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> None:
     """Routing: the URL decides the page (``router``); a page is rebuilt only when its path or
     train_id changes, so controls that write other URL parameters keep their state and
-    focus. The loader banner follows the auto refresh."""
-    app.callback(
+    focus. The loader banner follows the auto refresh, the Refresh button and the moves to
+    another page (with auto refresh off, it would otherwise stay as the first page drew it)."""
+
+    @app.callback(
         Output("loader-banner", "children"),
         Output("loader-banner", "hidden"),
         Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        Input("url", "pathname"),
         prevent_initial_call=True,
-    )(functools.partial(refresh_banner, health=health))
+    )
+    def banner(n_intervals: int | None, _clicks: int | None, _path: str | None) -> Any:
+        return refresh_banner(n_intervals, health)
 
     # One callback (not a route store feeding a render callback): a page costs one round trip.
     # Not called on load: the layout holds the page of the ``Referer`` (or, without one, the

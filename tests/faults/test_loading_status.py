@@ -1,6 +1,7 @@
 """Issue #42 item 10: a loader that stops is never silent. Its state (loading, caught up,
 stalled with why) is in ``/v1/dash-insight/loader`` and in a banner on every page; a failing
-round is logged once per change of reason."""
+round is logged once per change of reason. Item 9: a tag of a job with bytes not read yet (mid
+round, or written since the last round) answers empty with the load status, not "unknown"."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from typing import Any
 
 import pytest
 
+from dash_insight import SummaryWriter
+from dash_insight.core.format import framing
 from dash_insight.core.store import health
 from dash_insight.core.store.health import LoaderFailure, LoaderHealth, failure_reason
-from dash_insight.web import shell
+from dash_insight.web import http, shell
 from dash_insight.web.application import create_app
-from tests.browser import until
+from tests.browser import until, wait_idle
 from tests.faults.conftest import write_job
 from tests.pages import text
 
@@ -106,3 +109,127 @@ def test_the_stalled_banner_is_shown_in_the_page(
     until(lambda: dash_duo.find_element("#loader-banner").is_displayed(), 10)
     banner = dash_duo.find_element("#loader-banner").text
     assert "Loading has stopped" in banner and "disk holding the workspace is full" in banner
+
+
+METADATA = "/v1/mindinsight/datavisual/scalar/metadata?train_id=./job&tag=acc/scalar"
+
+
+def _append_acc(job: Path, step: int = 6) -> None:
+    """A live run writes a tag the index has not seen: a later file of ``job``."""
+    with SummaryWriter(str(job), timestamp=2_000_000_000) as writer:
+        writer.add_scalar("acc", 0.5, step)
+
+
+def test_a_tag_written_since_the_last_round_is_empty_not_unknown(app: Any, tmp_path: Path) -> None:
+    """Item 9: the tag's first step is on disk but the loader's next round has not run yet:
+    empty with the job's load status, then its point once the round has read it."""
+    client = app.server.test_client()
+    assert client.get(METADATA).status_code == 400  # no such tag anywhere: still unknown
+    _append_acc(tmp_path / "logs" / "job")
+    answer = client.get(METADATA)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert answer.get_json() == {"metadatas": []}
+    assert answer.headers[http.LOAD_STATUS_HEADER] == "loading"
+    app.data_service.loader.load_round()
+    answer = client.get(METADATA)
+    assert [m["step"] for m in answer.get_json()["metadatas"]] == [6]
+    assert http.LOAD_STATUS_HEADER not in answer.headers
+
+
+def test_a_tag_asked_for_while_the_loader_is_mid_round_is_empty(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 9: asked while the round has listed the new bytes but not read them yet."""
+    loader = app.data_service.loader
+    client = app.server.test_client()
+    answers: list[Any] = []
+    read_slices = loader._read_slices
+
+    def asking_first(*args: Any, **kwargs: Any) -> Any:
+        answers.append(client.get(METADATA))
+        return read_slices(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "_read_slices", asking_first)
+    _append_acc(tmp_path / "logs" / "job")
+    loader.load_round()
+    assert answers and answers[0].status_code == 200, answers[0].get_data(as_text=True)
+    assert answers[0].get_json() == {"metadatas": []}
+    assert answers[0].headers[http.LOAD_STATUS_HEADER] == "loading"
+
+
+def test_a_file_the_loader_may_not_read_stalls_it_with_the_reason(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 10: permission denied reading a summary file: the loader goes on with the other
+    files, and the API says loading of that file stopped, why, and which file; a ``chmod``
+    (here: the refusal lifted) clears it at the next round."""
+    client = app.server.test_client()
+    job2 = write_job(tmp_path / "logs", "job2", steps=3)
+    real_open = framing.open_regular
+
+    def refusing(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path).startswith(str(job2)):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(framing, "open_regular", refusing)
+    app.data_service.loader._run()
+    stalled = client.get(LOADER).get_json()
+    assert stalled["state"] == "stalled" and stalled["reason"] == "permission", stalled
+    assert "./job2/" in stalled["detail"] and "Permission denied" in stalled["detail"]
+    children, hidden = shell.refresh_banner(1, app.data_service.loader_health)
+    assert not hidden and "permission was refused" in text(children)
+    monkeypatch.undo()
+    app.data_service.loader._run()
+    assert client.get(LOADER).get_json()["state"] == "caught_up"
+
+
+def test_the_loader_state_while_a_round_has_bytes_left_is_loading(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 10: new bytes listed by a round but not read yet: ``loading``, no banner; caught
+    up once read."""
+    loader = app.data_service.loader
+    client = app.server.test_client()
+    seen: list[tuple[Any, Any]] = []
+    read_slices = loader._read_slices
+
+    def asking_first(*args: Any, **kwargs: Any) -> Any:
+        seen.append(
+            (client.get(LOADER).get_json(), shell.refresh_banner(1, app.data_service.loader_health))
+        )
+        return read_slices(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "_read_slices", asking_first)
+    _append_acc(tmp_path / "logs" / "job")
+    loader._run()
+    state, banner = seen[0]
+    assert state["state"] == "loading" and state["reason"] is None
+    assert banner == ([], True)
+    assert client.get(LOADER).get_json()["state"] == "caught_up"
+
+
+def test_the_banner_follows_refresh_and_navigation_without_auto_refresh(
+    dash_duo: Any, app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Build item 4: with auto refresh off, the top bar's Refresh and moving to another page
+    bring the banner up to date (it followed only the auto refresh)."""
+    loader = app.data_service.loader
+    dash_duo.start_server(app)
+    try:
+        dash_duo.wait_for_element("#job-table")
+        dash_duo.find_element("#auto-refresh input").click()
+        until(lambda: not dash_duo.find_element("#auto-refresh input").is_selected())
+        wait_idle(dash_duo)
+        write_job(tmp_path / "logs", "job2", steps=3)
+        monkeypatch.setattr(loader.store, "save_job", _disk_full)
+        loader._run()
+        dash_duo.find_element("#refresh-now").click()
+        until(lambda: dash_duo.find_element("#loader-banner").is_displayed())
+        assert "disk holding the workspace is full" in dash_duo.find_element("#loader-banner").text
+        monkeypatch.undo()
+        loader._run()
+        dash_duo.find_element("#nav-lineage").click()
+        until(lambda: not dash_duo.find_element("#loader-banner").is_displayed())
+    finally:  # the choice is kept in the browser's storage: leave auto refresh on for others
+        dash_duo.driver.execute_script("window.localStorage.clear()")

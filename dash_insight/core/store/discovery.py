@@ -298,9 +298,10 @@ def _discover_remote_jobs(base: str, max_depth: int | None) -> list[JobInfo]:
     return jobs
 
 
-def resolve_train_id(base: str, train_id: str) -> str:
-    """The directory of ``train_id`` inside ``base``; ValueError when the id is malformed or
-    would resolve outside the base directory (``..``, absolute paths, symlinks)."""
+def train_id_parts(train_id: str) -> list[str]:
+    """The directory names of ``train_id`` below the base directory (``[]`` for ``./``), read
+    from the id alone (no I/O); ValueError when the id is malformed (NUL byte, not ``./...``,
+    empty, ``.`` or ``..`` parts)."""
     if not isinstance(train_id, str) or "\x00" in train_id:
         raise ValueError("train_id must be a string without NUL bytes")
     if train_id in ("./", "."):
@@ -312,6 +313,13 @@ def resolve_train_id(base: str, train_id: str) -> str:
     parts = relative.split("/") if relative else []
     if any(part in ("", ".", "..") for part in parts):
         raise ValueError(f"train_id {train_id!r} is not a normalised relative path")
+    return parts
+
+
+def resolve_train_id(base: str, train_id: str) -> str:
+    """The directory of ``train_id`` inside ``base``; ValueError when the id is malformed
+    (:func:`train_id_parts`) or would resolve outside the base directory (symlinks)."""
+    parts = train_id_parts(train_id)
     if is_url(base):  # no links on a store; the parts checked above stay below the prefix
         return url_join(base, *parts)
     base_real = os.path.realpath(base)

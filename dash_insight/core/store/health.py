@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 LOADING = "loading"
@@ -29,7 +30,7 @@ class LoaderFailure:
 
     reason: str
     detail: str
-    since: float
+    since: float | None  # None: not known (a file found unreadable, by any process)
 
 
 @dataclass(frozen=True)
@@ -76,3 +77,20 @@ def one_line(error: BaseException) -> str:
     """``error`` as ``Type: message`` on one line (at most 300 characters)."""
     text = " ".join(f"{type(error).__name__}: {error}".split())
     return text if len(text) <= 300 else text[:299] + "…"
+
+
+#: What :class:`OSError`'s text says for a permission refused (EACCES, EPERM).
+_REFUSED = ("permission denied", "operation not permitted")
+
+
+def unreadable_failure(files: Sequence[str]) -> LoaderFailure | None:
+    """Why loading of some files stopped (``files``: ``"./job/<file>: <reason>"`` of each file
+    the loader cannot open or read, tried again every round), None when there is none:
+    :data:`PERMISSION` when the first file's reason is a refused permission, else
+    :data:`FAILED`; the detail names the first file and how many more there are."""
+    if not files:
+        return None
+    first = files[0]
+    reason = PERMISSION if any(word in first.lower() for word in _REFUSED) else FAILED
+    more = f" (and {len(files) - 1} more files)" if len(files) > 1 else ""
+    return LoaderFailure(reason, first + more, None)

@@ -31,6 +31,7 @@ from dash_insight.core.vocabulary import (
 from dash_insight.web import errors
 from dash_insight.web.http import (
     JsonBodyError,
+    check_train_id,
     json_body,
     json_response,
     known_job,
@@ -161,8 +162,8 @@ class _JobViews:
         """``POST /datavisual/train-job-caches {"train_ids": [...]}`` -> each known job's
         ``cache_status`` (unknown ids skipped). Every job is always readable here, so this only
         reports; MindInsight's ``cache_train_jobs``. A body over 1 MiB is refused (413), and
-        more than :data:`MAX_CACHE_IDS` ids (400): an id not in the listing is resolved on the
-        file system (``./a/../job`` names ``./job``), so the work grows with the ids."""
+        more than :data:`MAX_CACHE_IDS` ids (400); the index is read once, and an id not in
+        the listing costs a set lookup and a syntax check (a malformed one answers 400)."""
         try:
             data = json_body() if request.is_json else None
         except JsonBodyError:
@@ -181,8 +182,9 @@ class _JobViews:
         listed = {job.train_id: job for job in self.provider.list_jobs()}
         result = []
         for train_id in train_ids:
-            job = listed.get(train_id) or known_job(self.provider, train_id)
+            job = listed.get(train_id)  # every job is listed: the others are unknown
             if job is None:
+                check_train_id(train_id)  # a malformed id is still refused, with no I/O
                 continue
             result.append({"train_id": train_id, "cache_status": cache_status(job)})
         return json_response({"cache_result": result})

@@ -119,3 +119,36 @@ def test_train_job_caches(client: FlaskClient) -> None:
     response = client.get(f"{PREFIX}/train-job-caches")
     assert error_of(response) == (405, "50545002")
     assert response.headers["Allow"] == "OPTIONS, POST"
+
+
+def test_train_job_caches_costs_nothing_per_unknown_id(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#42 item 8: an id that names no job is dropped by a set lookup: the index is read once
+    per request (not once per id) and no id touches the file system, even at the cap."""
+    from dash_insight.plugins.jobs.rest import MAX_CACHE_IDS
+    from dash_insight.web import http
+
+    calls = {"refresh": 0, "resolve": 0}
+    refresh, resolve = DataProvider._refresh, http.resolve_train_id
+
+    def counting_refresh(provider: DataProvider) -> None:
+        calls["refresh"] += 1
+        refresh(provider)
+
+    def counting_resolve(base: str, train_id: str) -> str:
+        calls["resolve"] += 1
+        return resolve(base, train_id)
+
+    monkeypatch.setattr(DataProvider, "_refresh", counting_refresh)
+    monkeypatch.setattr(http, "resolve_train_id", counting_resolve)
+    ids = ["./lenet_sc", *(f"./gone/j{i}" for i in range(MAX_CACHE_IDS - 1))]
+    response = client.post(f"{PREFIX}/train-job-caches", json={"train_ids": ids})
+    assert response.get_json() == {
+        "cache_result": [{"train_id": "./lenet_sc", "cache_status": "CACHED"}]
+    }
+    assert calls == {"refresh": 1, "resolve": 0}
+    for bad in ("/etc", "./a/../b", "./x\x00"):  # malformed ids are still refused, without I/O
+        response = client.post(f"{PREFIX}/train-job-caches", json={"train_ids": ["./gone", bad]})
+        assert response.status_code == 400, bad
+    assert calls["resolve"] == 0
