@@ -19,6 +19,7 @@ from dash._validate import validate_output_spec
 from dash.exceptions import CallbackException
 
 from dash_insight.web.http import JsonBodyError, parse_json_text
+from dash_insight.web.limits import MAX_URL_CHARS, URL_PROPERTIES
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,14 @@ UPDATE_COMPONENT = "_dash-update-component"
 #: Component trees passed as State nest deeply (3 levels per component); the JSON parser
 #: itself gives up near 1000.
 MAX_CALLBACK_BODY_DEPTH = 500
+
+
+#: What the renderer sends for these properties (None: not set yet; URL parts are checked by
+#: :func:`_check_url_value`). ``value`` and ``data`` are whatever a component or store holds:
+#: each callback checks its own.
+_COUNT_PROPERTIES = ("n_clicks", "n_intervals", "n_submit", "n_blur", "n_dblclicks")
+_OBJECT_PROPERTIES = ("tapNodeData", "relayoutData", "cellRendererData", "clickData")
+_LIST_PROPERTIES = ("selectedRows", "columnState", "options")
 
 
 class CallbackBodyError(ValueError):
@@ -44,6 +53,46 @@ def _check_dependency(item: Any, where: str) -> None:
             raise CallbackBodyError(f"{where} needs a 'property'")
 
 
+def _check_url_value(item: Any, where: str) -> None:
+    """A ``dcc.Location`` property (:data:`~dash_insight.web.limits.URL_PROPERTIES`) passed as
+    input or state: a string of at most :data:`~dash_insight.web.limits.MAX_URL_CHARS`, or
+    nothing. Pages parse it before anything else, so junk here is refused before any work."""
+    if isinstance(item, list) or item.get("property") not in URL_PROPERTIES:
+        return
+    value = item.get("value")
+    if value is not None and not isinstance(value, str):
+        raise CallbackBodyError(f"{where}: a URL's {item['property']} must be a string")
+    if value is not None and len(value) > MAX_URL_CHARS:
+        raise CallbackBodyError(
+            f"{where}: a URL's {item['property']} of {len(value):,} characters is longer "
+            f"than the {MAX_URL_CHARS:,} a page reads"
+        )
+
+
+def _check_wildcard_shape(item: Any, spec: dict[str, Any], where: str) -> None:
+    """An input or state whose id has an ``ALL`` / ``ALLSMALLER`` wildcard is a list of entries
+    (one per matching component), any other a single entry, as the renderer sends them."""
+    raw = spec.get("id")
+    many = isinstance(raw, str) and ('["ALL"]' in raw or '["ALLSMALLER"]' in raw)
+    if many != isinstance(item, list):
+        raise CallbackBodyError(f"{where} must be {'a list' if many else 'one entry'}")
+
+
+def _check_value(entry: dict[str, Any], where: str) -> None:
+    """The ``value`` of an input or state has the type the renderer sends for its property:
+    click and interval counts integers, event data objects, row lists lists."""
+    value, prop = entry.get("value"), entry["property"]
+    if value is None:
+        return
+    if prop in _COUNT_PROPERTIES:
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**53:
+            raise CallbackBodyError(f"{where}: '{prop}' must be a count")
+    elif prop in _OBJECT_PROPERTIES and not isinstance(value, dict):
+        raise CallbackBodyError(f"{where}: '{prop}' must be an object")
+    elif prop in _LIST_PROPERTIES and not isinstance(value, list):
+        raise CallbackBodyError(f"{where}: '{prop}' must be a list")
+
+
 def check_callback_body(body: Any, callback_map: dict[str, Any]) -> None:
     """CallbackBodyError unless ``body`` is what Dash's renderer sends for one of the callbacks
     in ``callback_map``: its ``output`` key, one entry per input and state, one per output."""
@@ -59,6 +108,10 @@ def check_callback_body(body: Any, callback_map: dict[str, Any]) -> None:
             raise CallbackBodyError(f"'{key}' must list {len(callback[key])} entries")
         for position, item in enumerate(items):
             _check_dependency(item, f"{key}[{position}]")
+            for entry in item if isinstance(item, list) else [item]:
+                _check_value(entry, f"{key}[{position}]")
+            _check_wildcard_shape(item, callback[key][position], f"{key}[{position}]")
+            _check_url_value(item, f"{key}[{position}]")
     if not callback.get("no_output"):
         outputs = body.get("outputs")
         declared = callback["output"]

@@ -25,13 +25,20 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from dash_insight.web.limits import MAX_URL_CHARS, MAX_URL_LIST_ITEMS
+
 #: Largest page number a URL may ask for (a pager clamps it to the pages there are).
 MAX_PAGE = 10**6
 
 
-def parse_search(search: str | None) -> dict[str, str]:
-    """``?a=1&b=x`` -> {"a": "1", "b": "x"} (the last value wins for repeated keys)."""
-    return dict(parse_qsl((search or "").lstrip("?"), keep_blank_values=False))
+def parse_search(search: object) -> dict[str, str]:
+    """``?a=1&b=x`` -> {"a": "1", "b": "x"} (the last value wins for repeated keys). Anything
+    but a string (a hostile callback body) reads as no parameter; a search longer than
+    :data:`~dash_insight.web.limits.MAX_URL_CHARS` (refused earlier by ``dash_requests``) is
+    read only that far."""
+    if not isinstance(search, str):
+        return {}
+    return dict(parse_qsl(search[:MAX_URL_CHARS].lstrip("?"), keep_blank_values=False))
 
 
 def same_search(new: str, current: str | None) -> bool:
@@ -41,7 +48,7 @@ def same_search(new: str, current: str | None) -> bool:
     callback of the page again for nothing (the whole grid was drawn twice)."""
 
     def pairs(search: str | None) -> list[tuple[str, str]]:
-        return sorted(parse_qsl((search or "").lstrip("?"), keep_blank_values=False))
+        return sorted(parse_search(search).items())
 
     return pairs(new) == pairs(current)
 
@@ -117,10 +124,11 @@ def encode_tags(tags: Sequence[str]) -> str:
 
 
 def decode_tags(text: str | None) -> list[str] | None:
-    """Inverse of :func:`encode_tags`; None (no parameter) means "all tags"."""
+    """Inverse of :func:`encode_tags`; None (no parameter) means "all tags". At most
+    :data:`~dash_insight.web.limits.MAX_URL_LIST_ITEMS` names are kept."""
     if text is None:
         return None
-    return [tag for tag in _split(text, ",") if tag]
+    return [tag for tag in _split(text[:MAX_URL_CHARS], ",") if tag][:MAX_URL_LIST_ITEMS]
 
 
 def encode_map(values: Mapping[str, object]) -> str:

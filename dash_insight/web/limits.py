@@ -1,0 +1,21 @@
+"""The bounds of the work one callback request may ask for, in one place (``docs/limits.md``
+tabulates them with the REST API's, and ``tests/faults/test_limits_table.py`` checks the table
+against the app).
+
+Imports nothing, so that :mod:`dash_insight.web.url_state` (pure) can use it. The body limits
+live beside the code reading them: ``body_limit.MAX_REQUEST_BYTES`` (every request, 413) and
+``http.MAX_JSON_BODY`` (a REST route's JSON body, 400).
+"""
+
+from __future__ import annotations
+
+#: The longest URL query string (``search``), ``href``, ``pathname`` or ``hash`` a callback
+#: accepts (400 beyond): a page's state is a few hundred characters, a comparison of many jobs
+#: a few KB.
+MAX_URL_CHARS = 16 << 10
+#: The most names (jobs, tags) one URL list parameter keeps; further names are dropped before
+#: any work.
+MAX_URL_LIST_ITEMS = 256
+#: The URL properties of ``dcc.Location`` a callback may take: a string or nothing, never
+#: another JSON type.
+URL_PROPERTIES = frozenset({"search", "href", "pathname", "hash"})
