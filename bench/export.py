@@ -28,7 +28,7 @@ import numpy as np
 # bench/load.py builds (and caches) the 500 MB job; a script's folder is not a package.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import load
-from machine import machine  # bench/, beside this script
+from machine import machine, recorded  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.export import export_summaries, find_jobs, summary_bytes
@@ -193,4 +193,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

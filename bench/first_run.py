@@ -26,7 +26,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from machine import free_port, machine  # bench/, beside this script
+from machine import free_port, machine, recorded  # bench/, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_TARGET_S = 90.0
@@ -138,4 +138,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(recorded(main, __file__))

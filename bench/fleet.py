@@ -37,7 +37,7 @@ import urllib.request
 from pathlib import Path
 
 from load import DATA_DIR, small_jobs, tree_bytes  # bench/, beside this script
-from machine import free_port, machine
+from machine import free_port, machine, recorded
 
 from dash_insight.core.store.redis_index import RedisIndexStore
 from dash_insight.core.store.state import STATUS_LOADED
@@ -277,4 +277,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

@@ -32,7 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from machine import machine  # bench/, beside this script
+from machine import machine, recorded  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.protos import anf_ir_pb2
@@ -208,4 +208,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

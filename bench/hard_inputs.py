@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from machine import machine, timed  # bench/, beside this script
+from machine import machine, recorded, timed  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import RecordReader
@@ -140,4 +140,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    recorded(main, __file__)

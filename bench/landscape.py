@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 import plotly.io
-from machine import machine, timed  # bench/, beside this script
+from machine import machine, recorded, timed  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.provider import DataProvider
@@ -177,4 +177,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from machine import machine  # bench/, beside this script
+from machine import machine, recorded  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import RecordReader
@@ -1023,4 +1023,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

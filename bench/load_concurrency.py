@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import psutil
-from machine import free_port, machine  # bench/, beside this script
+from machine import free_port, machine, recorded  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 
@@ -340,4 +340,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

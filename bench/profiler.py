@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 import waitress
 from browser_tools import browser, free_port  # bench/, beside this script
-from machine import machine
+from machine import machine, recorded
 from selenium import webdriver
 
 from dash_insight.core.format.profiler import LAYOUT_MINDSPORE
@@ -311,4 +311,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

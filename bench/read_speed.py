@@ -22,7 +22,7 @@ import sys
 import time
 
 import numpy as np
-from machine import machine  # bench/, beside this script
+from machine import machine, recorded  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import CHUNK_BYTES, RecordReader
@@ -117,4 +117,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from urllib.parse import urlencode
 
 import numpy as np
-from machine import free_port, machine  # bench/, beside this script
+from machine import free_port, machine, recorded  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 
@@ -282,4 +282,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    recorded(main, __file__)

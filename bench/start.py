@@ -35,7 +35,7 @@ import time
 import urllib.error
 import urllib.request
 
-from machine import free_port, machine  # bench/, beside this script
+from machine import free_port, machine, recorded  # bench/, beside this script
 
 import dash_insight
 from dash_insight.core.settings import DEMO_DIR
@@ -187,4 +187,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

@@ -57,7 +57,7 @@ from browser_tools import (
     profile_report,
 )
 from graph import make_graph  # bench/, beside this script
-from machine import machine
+from machine import machine, recorded
 from selenium.common.exceptions import TimeoutException
 
 from dash_insight import SummaryWriter
@@ -318,4 +318,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

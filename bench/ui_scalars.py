@@ -50,7 +50,7 @@ from browser_tools import (  # bench/, beside this script
     longest_task_ms,
     wait_for,
 )
-from machine import machine
+from machine import machine, recorded
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
@@ -440,4 +440,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(recorded(main, __file__))

@@ -28,6 +28,7 @@ import numpy as np
 # bench/rest.py serves a base directory and reads its access log; a script's folder is not a
 # package.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from machine import recorded  # bench/, beside this script
 from rest import Server, machine, serving
 
 from dash_insight import SummaryWriter
@@ -215,4 +216,4 @@ def run(server: Server, steps_total: int, width: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    recorded(main, __file__)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Set up (first run only: the lock's versions with the test extra, scripts/bootstrap.sh) and run
-# the whole test suite: ruff, the import-linter contracts of
-# pyproject.toml, mypy on the package, then pytest (browser tests drive headless Chromium,
-# installed from Debian's packages when missing; tests/test_wheel.py builds the sdist and wheel,
-# installs the wheel into the scratch venv .venv-wheel and serves the demo from it; the notebook
-# test runs a notebook in an IPython kernel; the fleet tests, marked fleet, start a redis-server
-# from Debian's package and Celery workers). Extra arguments go to pytest.
+# the whole test suite: ruff, the import-linter contracts of pyproject.toml, mypy on the package,
+# the documentation site (mkdocs.yml, built --strict into site/), then pytest (browser tests drive
+# headless Chromium, installed from Debian's packages when missing; tests/test_wheel.py builds the
+# sdist and wheel, installs the wheel into the scratch venv .venv-wheel and serves the demo from
+# it; the notebook test runs a notebook in an IPython kernel; the fleet tests, marked fleet, start
+# a redis-server from Debian's package and Celery workers). Extra arguments go to pytest.
 # DASH_INSIGHT_DEPS=newest runs it all on the newest releases instead of the lock (.ci/newest).
 DASH_INSIGHT_EXTRAS="test dev ${DASH_INSIGHT_EXTRAS:-}"
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
@@ -30,11 +30,14 @@ if command -v fc-list >/dev/null && [ -z "$(fc-list :lang=zh family)" ]; then
         || { $SUDO apt-get update -qq \
              && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 fi
-echo "checks: uv.lock matches pyproject.toml, ruff (lint and format), lint-imports, mypy, then pytest"
+echo "checks: uv.lock matches pyproject.toml, ruff (lint and format), lint-imports, mypy, the docs" \
+     "site (mkdocs build --strict), then pytest"
 [ "$DEPS" = newest ] || "$UV" lock --check --quiet \
     || { echo "uv.lock does not match pyproject.toml: run ./scripts/lock.sh" >&2; exit 1; }
 ruff check dash_insight tests bench proto scripts app.py
 ruff format --check dash_insight tests bench proto scripts app.py
 lint-imports --no-cache
 mypy
+# (not --quiet: it hides the warnings that --strict counts, and the build passes)
+NO_MKDOCS_2_WARNING=1 mkdocs build --strict --site-dir "$ROOT/site" 2>&1 | { grep -v '^INFO' || true; }
 python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=40 "$@"
