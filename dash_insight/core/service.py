@@ -14,13 +14,18 @@ from dash_insight.core.store.health import (
     STALLED,
     LoaderFailure,
     LoaderHealth,
+    SharedFailure,
     failure_reason,
     one_line,
     unreadable_failure,
 )
+from dash_insight.core.store.index import index_directory
 from dash_insight.core.store.index_api import is_redis_url, open_index
 from dash_insight.core.store.loader import Loader
 from dash_insight.core.store.state import STATUS_LOADED
+
+#: The suffix of the shared loader failure record (:class:`~.store.health.SharedFailure`).
+FAILURE = ".loader.failure"
 
 
 class DataService:
@@ -45,6 +50,7 @@ class DataService:
         #: True when the index is in Redis, loaded by fleet workers, not by this process.
         self.fleet = is_redis_url(settings.index)
         self.store = open_index(settings.index, self.workspace, self.summary_base_dir)
+        self.shared_failure = self._shared_failure()
         self.loader = Loader(
             self.summary_base_dir,
             self.store,
@@ -52,6 +58,7 @@ class DataService:
             reload_interval=settings.reload_interval,
             max_record_bytes=settings.max_record_bytes,
             load_workers=settings.load_workers,
+            shared_failure=self.shared_failure,
         )
         self.provider = DataProvider(
             self.summary_base_dir,
@@ -60,6 +67,16 @@ class DataService:
             cache_bytes=settings.cache_bytes,
             max_record_bytes=settings.max_record_bytes,
         )
+
+    def _shared_failure(self) -> SharedFailure | None:
+        """Where the worker process holding the loader lock says why its rounds fail, for the
+        other processes (beside the index in the workspace); None in fleet mode (no loader
+        here)."""
+        if self.fleet:
+            return None
+        shared = SharedFailure(index_directory(self.workspace, self.summary_base_dir) + FAILURE)
+        shared.reserve()
+        return shared
 
     @property
     def name(self) -> str:
@@ -71,6 +88,8 @@ class DataService:
         read or a job's file cannot be (permissions, I/O errors); caught up when every job's
         bytes on disk are read; loading before."""
         failure = self.loader.failure
+        if failure is None and self.shared_failure is not None:
+            failure = self.shared_failure.read()  # the process holding the loader lock
         if failure is not None:
             return LoaderHealth(STALLED, failure)
         try:

@@ -233,3 +233,81 @@ def test_the_banner_follows_refresh_and_navigation_without_auto_refresh(
         until(lambda: not dash_duo.find_element("#loader-banner").is_displayed())
     finally:  # the choice is kept in the browser's storage: leave auto refresh on for others
         dash_duo.driver.execute_script("window.localStorage.clear()")
+
+
+def test_a_full_disk_while_a_file_is_read_stalls_the_loader_and_loses_nothing(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 10: ENOSPC writing a file's chunks into the workspace index is the workspace's
+    failure, not the file's: the round stops and says disk full (it recorded the file as
+    damaged, read to its end and caught up, and never read its steps again), and once there
+    is room the next round reads every step."""
+    loader, provider = app.data_service.loader, app.data_service.provider
+    client = app.server.test_client()
+    write_job(tmp_path / "logs", "job2", steps=3)
+    monkeypatch.setattr(loader.store, "append_chunk", _disk_full)
+    monkeypatch.setattr(loader.store, "append_prepared", _disk_full)
+    loader._run()
+    stalled = client.get(LOADER).get_json()
+    assert stalled["state"] == "stalled" and stalled["reason"] == "disk_full", stalled
+    monkeypatch.undo()
+    loader._run()
+    assert client.get(LOADER).get_json()["state"] == "caught_up"
+    job = provider.job("./job2")
+    assert job.is_intact, job.reasons
+    assert provider.read_scalars("./job2", "loss").step.tolist() == [1, 2, 3]
+
+
+def test_every_worker_process_says_the_loader_stalled(
+    app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 10: several web workers share one index and only the one holding the loader lock
+    reads; when its rounds fail on a full disk, the others say so too (they said caught up or
+    loading: most requests reached a process whose own loader had nothing to report)."""
+    other = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    try:
+        assert other.data_service.loader.wait_rounds(1)
+        client = other.server.test_client()
+        loader = app.data_service.loader
+        write_job(tmp_path / "logs", "job2", steps=3)
+        monkeypatch.setattr(loader.store, "save_job", _disk_full)
+        loader._run()  # the process holding the lock fails its round
+        assert other.data_service.loader.failure is None  # this one's loader did not fail
+        stalled = client.get(LOADER).get_json()
+        assert stalled["state"] == "stalled" and stalled["reason"] == "disk_full", stalled
+        assert "No space left on device" in stalled["detail"]
+        children, hidden = shell.refresh_banner(1, other.data_service.loader_health)
+        assert not hidden and "disk holding the workspace is full" in text(children)
+        monkeypatch.undo()
+        loader._run()
+        assert client.get(LOADER).get_json()["state"] == "caught_up"
+    finally:
+        other.data_service.close()
+
+
+@pytest.mark.parametrize(
+    ("error", "halts"),
+    [
+        (OSError(errno.ENOSPC, "No space left on device"), True),
+        (OSError(errno.EROFS, "Read-only file system"), True),
+        (sqlite3.OperationalError("database or disk is full"), True),
+        (ConnectionResetError("reset"), True),
+        (PermissionError(errno.EACCES, "Permission denied"), False),
+        (ValueError("a reader bug"), False),
+    ],
+)
+def test_what_halts_a_round_instead_of_damaging_a_file(error: BaseException, halts: bool) -> None:
+    assert health.halts_the_round(error) is halts
+
+
+def test_a_failure_record_left_by_a_process_that_is_gone_is_ignored(tmp_path: Path) -> None:
+    shared = health.SharedFailure(str(tmp_path / "record"))
+    shared.reserve()
+    assert (tmp_path / "record").stat().st_size == health.RECORD_BYTES and shared.read() is None
+    failure = LoaderFailure(health.DISK_FULL, "OSError: [Errno 28] No space left", 1.5)
+    shared.publish(failure)
+    assert shared.read() == failure
+    (tmp_path / "record").write_bytes(health.record_bytes(failure, 2**22 + 7))  # no such pid
+    assert shared.read() is None
+    shared.publish(None)
+    assert shared.read() is None and health.parse_record(b"{not json") is None

@@ -71,7 +71,14 @@ from dash_insight.core.format.tensorboard import (
     TensorBoardScanner,
 )
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
-from dash_insight.core.store.health import FAILED, LoaderFailure, failure_reason, one_line
+from dash_insight.core.store.health import (
+    FAILED,
+    LoaderFailure,
+    SharedFailure,
+    failure_reason,
+    halts_the_round,
+    one_line,
+)
 from dash_insight.core.store.index import BlobColumns, ScalarColumns, is_damage
 from dash_insight.core.store.index_api import DamagedEntry, IndexApi
 from dash_insight.core.store.load_pool import (
@@ -161,6 +168,7 @@ class Loader:
         load_workers: int = 1,
         pool_min_bytes: int = POOL_MIN_BYTES,
         pool_target: str = READ_SLICE,
+        shared_failure: SharedFailure | None = None,
     ) -> None:
         self.base_dir = base_dir if is_url(base_dir) else os.path.abspath(base_dir)
         self.store = store
@@ -189,6 +197,8 @@ class Loader:
         self.round_done = threading.Condition()
         #: Why rounds fail (None while they succeed): shown by the API and the pages.
         self.failure: LoaderFailure | None = None
+        #: Where the other processes serving the index read :attr:`failure`.
+        self.shared_failure = shared_failure
 
     # -- thread --
     def start(self) -> None:
@@ -231,8 +241,10 @@ class Loader:
         reason, detail = failure_reason(error), one_line(error)
         if self.failure is not None and self.failure.reason == reason:
             self.failure = LoaderFailure(reason, detail, self.failure.since)
+            self._publish_failure()
             return
         self.failure = LoaderFailure(reason, detail, time.time())
+        self._publish_failure()
         if reason == FAILED:
             log.exception("loading stopped: the round failed (%s); trying again", detail)
         else:
@@ -242,6 +254,12 @@ class Loader:
         if self.failure is not None:
             log.warning("loading resumed after %s", self.failure.reason)
         self.failure = None
+        self._publish_failure()
+
+    def _publish_failure(self) -> None:
+        """Tell the other processes serving the index what :attr:`failure` is now."""
+        if self.shared_failure is not None:
+            self.shared_failure.publish(self.failure)
 
     def _load_round_or_rebuild(self) -> None:
         """:meth:`load_round`; when SQLite finds the index damaged, replace it with an empty one
@@ -522,7 +540,9 @@ class Loader:
         """Read one slice of each of ``files`` (summary files: their next item of ``slices``,
         or their next ``counts[(train_id, name)]`` items, the pieces of the file's slice); an
         unexpected failure on one file is recorded as damage of that file (not retried until
-        the file changes) instead of stopping every job. True while more is left to read."""
+        the file changes) instead of stopping every job; a failure of the index or the
+        workspace (:func:`~.health.halts_the_round`) stops the round. True while more is left
+        to read."""
         for file_state in files:
             summary = FileKind(file_state.kind) in EVENT_KINDS
             for piece in range(counts.get((state.train_id, file_state.name), 1)):
@@ -535,7 +555,7 @@ class Loader:
                         raise outcome
                     self._read_file(job, state, file_state, outcome)
                 except Exception as error:  # a reader bug or an OS surprise: go on
-                    if is_damage(error):
+                    if is_damage(error) or halts_the_round(error):
                         raise  # the index's fault, not the file's: see _load_round_or_rebuild
                     log.error(
                         "indexing %s/%s failed: %r",
