@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Rebuilds assets/plotly-dash-insight.min.js: plotly.js with only the trace types dash-insight
-# draws (2.2 MB instead of the full 4.8 MB bundle Dash would load, so every page with a chart
+# draws (2.4 MB instead of the full 4.8 MB bundle Dash would load, so every page with a chart
 # starts faster; bench/profiler.py measures it). The version follows the plotly Python package,
 # so figures are built and drawn by the same plotly.js. Needs node + npm (the npm registry).
+#
+# The bundle is plotly.js's "strict" flavour (its lib/index-strict.js, which its
+# tasks/partial_bundle.mjs cuts down with `strict: true`): a trace with a src/traces/<type>/strict.js
+# (scattergl: regl's shaders precompiled) is taken from there, so the bundle never builds code
+# with `new Function` and runs under the pages' Content-Security-Policy without 'unsafe-eval'
+# (dash_insight/web/application.py, tests/web/test_csp.py).
 #
 #   ./scripts/build_plotly_bundle.sh          # after upgrading plotly, or to add a trace type
 #
@@ -35,7 +41,13 @@ npm install --silent --no-save --ignore-scripts --no-audit --no-fund $PLUGINS
   echo "'use strict';"
   echo "var Plotly = require('./core');"
   echo "Plotly.register(["
-  for trace in "${TRACES[@]}"; do echo "    require('./$trace'),"; done
+  for trace in "${TRACES[@]}"; do
+    if [[ -f "src/traces/$trace/strict.js" ]]; then
+      echo "    require('../src/traces/$trace/strict'),"
+    else
+      echo "    require('./$trace'),"
+    fi
+  done
   echo "]);"
   echo "module.exports = Plotly;"
 } > lib/index-dash-insight.js
@@ -57,7 +69,8 @@ JS
 node build-dash-insight.js "$WORK/bundle.js"
 {
   echo "/* plotly.js v$VERSION (MIT, Copyright Plotly, Inc.), partial bundle built by"
-  echo "   scripts/build_plotly_bundle.sh; traces: scatter heatmap ${TRACES[*]} */"
+  echo "   scripts/build_plotly_bundle.sh (strict: no function constructors);"
+  echo "   traces: scatter heatmap ${TRACES[*]} */"
   cat "$WORK/bundle.js"
 } > "$OUT"
 echo "wrote $OUT ($(du -k "$OUT" | cut -f1) KB)"

@@ -7,9 +7,10 @@ This is the only module that imports every plugin. Adding a kind of data is one 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,24 +93,40 @@ def assets_folder(package_dir: str = _PACKAGE_DIR) -> str:
 SAME_ORIGIN = ("'self'",)
 
 
-def security_headers(frame_ancestors: Sequence[str] = SAME_ORIGIN) -> dict[str, str]:
+def security_headers(
+    frame_ancestors: Sequence[str] = SAME_ORIGIN, script_sources: Sequence[str] = ()
+) -> dict[str, str]:
     """The headers of every page answer. ``frame_ancestors``: the CSP sources allowed to frame
     the pages (a notebook's output cell frames them from the notebook server's origin);
-    ``X-Frame-Options``, which can name no other origin, is sent only for same-origin framing."""
+    ``X-Frame-Options``, which can name no other origin, is sent only for same-origin framing.
+    ``script_sources``: the hashes (``'sha256-...'``) of the inline scripts the pages hold
+    (:func:`page_script_sources`); scripts run only from the app's origin or by such a hash,
+    and none may turn a string into code (no ``'unsafe-inline'``, no ``'unsafe-eval'``:
+    plotly.js is its strict build, clientside callbacks are functions in ``assets/``)."""
+    scripts = " ".join(("'self'", *script_sources))
     headers = {
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "same-origin",
-        # Dash renders inline bootstrap scripts and plotly.js evaluates generated code.
         "Content-Security-Policy": (
-            "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
+            f"default-src 'self'; script-src {scripts}; "
+            # Inline styles stay allowed: plotly.js, cytoscape.js and AG Grid add <style>
+            # elements at run time and the first paint's static HTML carries style
+            # attributes; a style runs no code.
             "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
-            "font-src 'self' data:; connect-src 'self'; "
+            "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
             f"frame-ancestors {' '.join(frame_ancestors)}"
         ),
     }
     if tuple(frame_ancestors) == SAME_ORIGIN:
         headers = {"X-Frame-Options": "SAMEORIGIN", **headers}
     return headers
+
+
+def page_script_sources(app: dash.Dash, first_paint_sources: Sequence[str]) -> list[str]:
+    """The ``script-src`` hashes of every inline script ``app``'s pages hold: Dash's renderer
+    start and any clientside callback given as a string (``app.csp_hashes()``, as Dash
+    documents), and the first paint's scripts (``first_paint_sources``)."""
+    return sorted({*app.csp_hashes(), *first_paint_sources})
 
 
 SECURITY_HEADERS = security_headers()
@@ -213,6 +230,8 @@ def create_app(
         server=host,
         **prefixes,
         assets_folder=assets_folder(),
+        # assets/inline/: scripts the pages hold inline (first_paint), not Dash's script tags
+        assets_path_ignore=[f"^{first_paint.INLINE_FOLDER}$"],
         title=title,
         update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL
@@ -222,13 +241,17 @@ def create_app(
     app.layout = shell.shell_layout(app, features.nav(), router, data.loader_health)
     compare_tabs.install(app, features.compare_tabs())
     shell.register_shell(app, router, data.loader_health)
-    first_paint.install(app, features.nav(), router.first_paint, shell.top_bar)
+    painted = first_paint.install(app, features.nav(), router.first_paint, shell.top_bar)
     for page, service in pages:
         page.register(app, service)
     app.server.register_blueprint(
         api_blueprint(features.routes()), url_prefix=prefix.rstrip("/") or None
     )
-    _add_security_headers(app.server, prefix, security_headers(frame_ancestors))
+    _add_security_headers(
+        app.server,
+        prefix,
+        lambda: security_headers(frame_ancestors, page_script_sources(app, painted)),
+    )
     asset_cache.install(app.server, prefix + app.config.assets_url_path.strip("/") + "/")
     host_check.install(app.server, settings, prefix)
     web_i18n.install(app, settings)
@@ -262,13 +285,18 @@ def register_rest_api(
     return blueprint
 
 
-def _add_security_headers(server: flask.Flask, prefix: str, added: Mapping[str, str]) -> None:
-    """Headers on every response under our prefix (not on the host app's other routes)."""
+def _add_security_headers(
+    server: flask.Flask, prefix: str, added: Callable[[], Mapping[str, str]]
+) -> None:
+    """Headers on every response under our prefix (not on the host app's other routes).
+    ``added()`` gives them; it is called once, at the first such response, when every callback
+    (and so every inline script whose hash the CSP names) is registered."""
+    once = functools.cache(added)
 
     @server.after_request
     def headers(response: Any) -> Any:
         if flask.request.path.startswith(prefix):
-            for name, value in added.items():
+            for name, value in once().items():
                 response.headers.setdefault(name, value)
         return response
 

@@ -15,6 +15,8 @@ rendered here as static HTML (:func:`static_html`) in the answer to its URL:
 - ``assets/first-paint.js`` removes the copy once Dash's page shows as much (the charts on its
   first screen drawn), or :data:`LONGEST_SHOWN_MS` after Dash's layout came into the page.
 
+The two scripts this puts inline (the loader and the copy's styles) are ``assets/inline/``'s;
+their sha256 is in the pages' Content-Security-Policy (:func:`install` returns them).
 Pages without a ``first_paint`` are answered as Dash answers them. The ``<html>`` element of
 every page carries the theme of the browser's cookie (:mod:`dash_insight.web.theme`), so a dark
 page is dark from its first paint.
@@ -22,11 +24,15 @@ page is dark from its first paint.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import dash
@@ -337,89 +343,65 @@ def static_html(component: Component | Raw | Any) -> str:
     )
 
 
-#: Starts the scripts held in ``<template id=SCRIPTS_ID>`` (see :func:`_held_scripts`): the
-#: external ones one after the other (each appended once the one before has run, so that each
-#: runs in a task of its own: appended together, cached scripts ran in one task of up to half a
-#: second), then the inline ones in order.
-LOADER = (
-    """<script>(function () {
-  var started = false;
-  function start() {
-    if (started) return;
-    started = true;
-    var held = document.getElementById("""
-    + json.dumps(SCRIPTS_ID)
-    + """).content.querySelectorAll("script");
-    var external = [], inline = [];
-    held.forEach(function (old) {
-      var script = document.createElement("script");
-      Array.prototype.forEach.call(old.attributes, function (a) {
-        script.setAttribute(a.name, a.value);
-      });
-      if (old.getAttribute("src")) external.push(script);
-      else {
-        script.textContent = old.textContent;
-        inline.push(script);
-      }
-    });
-    function next() {
-      var script = external.shift();
-      if (!script) {
-        inline.forEach(function (s) { document.body.appendChild(s); });
-        return;
-      }
-      script.async = false;
-      script.addEventListener("load", next);
-      script.addEventListener("error", next);
-      document.body.appendChild(script);
-    }
-    next();
-  }
-  // After the next paint; a hidden tab runs no animation frame, hence the timer too.
-  window.requestAnimationFrame(function () { setTimeout(start, 0); });
-  setTimeout(start, 300);
-})();</script>"""
-)
-
-#: Gives the copy's shadow root the page's stylesheets (loaded: they block this script) as
-#: constructed sheets, so the copy is styled in the first paint. (``<link>`` elements in the
-#: shadow root load asynchronously: the copy's text was painted up to 250 ms after its frame.)
-ADOPT_STYLES = (
-    """<script>(function () {
-  var copy = document.getElementById("""
-    + json.dumps(OVERLAY_ID)
-    + """);
-  if (!copy || !copy.shadowRoot) return;
-  try {
-    copy.shadowRoot.adoptedStyleSheets = Array.prototype.map.call(document.styleSheets,
-      function (sheet) {
-        var adopted = new CSSStyleSheet();
-        adopted.replaceSync(Array.prototype.map.call(sheet.cssRules, function (rule) {
-          return rule.cssText;
-        }).join("\\n"));
-        return adopted;
-      });
-  } catch (error) { console.warn("dash-insight: first paint without styles", error); }
-})();</script>"""
-)
+#: Where the scripts the first paint puts inline in a page live: ``assets/inline/``, which Dash
+#: does not put in the pages' own script tags (``assets_path_ignore`` in
+#: :func:`dash_insight.web.application.create_app`).
+INLINE_FOLDER = "inline"
+#: Starts the scripts held in ``<template id=SCRIPTS_ID>`` (see :func:`_held_scripts`).
+LOADER_FILE = "first-paint-loader.js"
+#: Gives the copy's shadow root (``div#OVERLAY_ID``) the page's stylesheets.
+ADOPT_STYLES_FILE = "first-paint-styles.js"
 
 
-def _held_scripts(scripts: str, renderer: str) -> str | None:
-    """Dash's script tags in a ``<template>`` and the :data:`LOADER` that starts them after the
-    first paint: the external ones in order, then the inline ones (clientside functions, then
-    the renderer's start). None
-    when a tag is neither a plain external nor a plain inline script (left as Dash wrote
-    it)."""
+@dataclass(frozen=True)
+class InlineScripts:
+    """The text of the first paint's inline scripts, as the pages hold them."""
+
+    loader: str
+    adopt_styles: str
+
+    def csp_sources(self) -> tuple[str, ...]:
+        """The ``script-src`` sources that allow them (their sha256)."""
+        return (csp_hash(self.loader), csp_hash(self.adopt_styles))
+
+
+def csp_hash(source: str) -> str:
+    """The CSP hash source (``'sha256-...'``) allowing an inline script whose text is
+    ``source``."""
+    digest = hashlib.sha256(source.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def read_inline_scripts(assets_folder: str) -> InlineScripts | None:
+    """The first paint's inline scripts from ``<assets_folder>/inline/``; None (and a warning:
+    pages are then served as Dash serves them) when they cannot be read."""
+    folder = Path(assets_folder) / INLINE_FOLDER
+    try:
+        return InlineScripts(
+            loader=(folder / LOADER_FILE).read_text(encoding="utf-8"),
+            adopt_styles=(folder / ADOPT_STYLES_FILE).read_text(encoding="utf-8"),
+        )
+    except OSError as error:
+        LOG.warning("pages are served without their first paint: %s", error)
+        return None
+
+
+def _held_scripts(scripts: str, renderer: str, loader: str) -> str | None:
+    """Dash's script tags in a ``<template>`` and the ``loader`` (:data:`LOADER_FILE`) that
+    starts them after the first paint: the external ones in order, then the inline ones
+    (clientside functions, then the renderer's start). None when a tag is neither a plain
+    external nor a plain inline script (left as Dash wrote it)."""
     tags = re.findall(r"<script\b[^>]*>.*?</script>", scripts, flags=re.S)
     plain = r'<script src="[^"]+"></script>|<script>(?:(?!</script>).)*</script>'
     if not tags or any(not re.fullmatch(plain, t, flags=re.S) for t in tags):
         return None
-    return f'<template id="{SCRIPTS_ID}">{scripts}{renderer}</template>{LOADER}'
+    return f'<template id="{SCRIPTS_ID}">{scripts}{renderer}</template><script>{loader}</script>'
 
 
-def _overlay(body: str, scripts: Sequence[str]) -> str:
-    """The copy over the page, in a declarative shadow root given the page's stylesheets, and
-    a preload of each of Dash's ``scripts`` (fetched while the copy is painted)."""
+def _overlay(body: str, scripts: Sequence[str], adopt_styles: str) -> str:
+    """The copy over the page, in a declarative shadow root given the page's stylesheets
+    (``adopt_styles``, :data:`ADOPT_STYLES_FILE`), and a preload of each of Dash's
+    ``scripts`` (fetched while the copy is painted)."""
     preloads = "".join(
         f'<link rel="preload" as="script" href="{html.escape(src)}">' for src in scripts
     )
@@ -430,7 +412,7 @@ def _overlay(body: str, scripts: Sequence[str]) -> str:
         # contain: the page mounting below does not lay the copy out again
         'pointer-events:none;contain:layout paint style">'
         '<template shadowrootmode="open"><div class="di-first-paint-body">'
-        f"{body}</div></template></div>{ADOPT_STYLES}"
+        f"{body}</div></template></div><script>{adopt_styles}</script>"
     )
 
 
@@ -439,19 +421,19 @@ def install(
     nav: Sequence[NavLink],
     first_paint: Callable[[str, str], Any | None],
     top_bar: Callable[[dash.Dash, Sequence[NavLink]], Component],
-) -> None:
+) -> tuple[str, ...]:
     """Answer each page URL with its first screen painted (see the module's docstring):
     ``first_paint(pathname, search)`` gives the page's static tree, or None for a page that
-    has none; ``top_bar`` draws the frame's top bar."""
+    has none; ``top_bar`` draws the frame's top bar. Returns the ``script-src`` sources that
+    allow the inline scripts this adds to the pages (:meth:`InlineScripts.csp_sources`)."""
     interpolate: Callable[..., str] = app.interpolate_index
+    inline = read_inline_scripts(app.config.assets_folder)
 
     def interpolate_index(**kwargs: Any) -> str:
-        held = _held_scripts(kwargs.get("scripts", ""), kwargs.get("renderer", ""))
-        painted = None if held is None else _first_screen(first_paint, app, nav, top_bar)
-        if painted is not None:
-            sources = re.findall(r'<script src="([^"]+)"></script>', kwargs.get("scripts", ""))
-            kwargs["app_entry"] = _overlay(painted, sources) + kwargs.get("app_entry", "")
-            kwargs["scripts"], kwargs["renderer"] = held, ""
+        if inline is not None:
+            kwargs = _with_first_screen(
+                kwargs, inline, lambda: _first_screen(first_paint, app, nav, top_bar)
+            )
         page = interpolate(**kwargs)
         if theme.request_theme() != theme.DEFAULT_THEME:
             page = re.sub(
@@ -460,6 +442,22 @@ def install(
         return page
 
     app.interpolate_index = interpolate_index  # type: ignore[method-assign,assignment]
+    return () if inline is None else inline.csp_sources()
+
+
+def _with_first_screen(
+    parts: dict[str, Any], inline: InlineScripts, draw: Callable[[], str | None]
+) -> dict[str, Any]:
+    """Dash's parts of a page (``interpolate_index``'s keywords) with the first screen
+    ``draw()`` paints over it and Dash's scripts held until after that paint; ``parts`` as
+    they are when the scripts cannot be held or the page has no first screen."""
+    held = _held_scripts(parts.get("scripts", ""), parts.get("renderer", ""), inline.loader)
+    painted = None if held is None else draw()
+    if painted is None:
+        return parts
+    sources = re.findall(r'<script src="([^"]+)"></script>', parts.get("scripts", ""))
+    entry = _overlay(painted, sources, inline.adopt_styles) + parts.get("app_entry", "")
+    return {**parts, "app_entry": entry, "scripts": held, "renderer": ""}
 
 
 def _first_screen(

@@ -17,7 +17,7 @@ from dash import dcc, html
 
 from dash_insight import SummaryWriter
 from dash_insight.web import first_paint
-from dash_insight.web.application import create_app
+from dash_insight.web.application import assets_folder, create_app
 from dash_insight.web.components.histogram_views import band_fill, step_colours
 from dash_insight.web.first_paint import Raw, css_text, static_html
 
@@ -131,9 +131,15 @@ def _dash_scripts() -> tuple[str, str]:
         return app._generate_scripts_html(), app._generate_renderer()
 
 
+def _inline_scripts() -> first_paint.InlineScripts:
+    inline = first_paint.read_inline_scripts(assets_folder())
+    assert inline is not None
+    return inline
+
+
 def test_the_scripts_are_held_and_started_in_order_after_the_first_paint() -> None:
     scripts, renderer = _dash_scripts()
-    held = first_paint._held_scripts(scripts, renderer)
+    held = first_paint._held_scripts(scripts, renderer, _inline_scripts().loader)
     assert held is not None
     template = re.match(r'<template id="di-dash-scripts">(.*)</template><script>', held, re.S)
     assert template and template.group(1) == scripts + renderer  # every tag, in Dash's order
@@ -145,7 +151,35 @@ def test_the_scripts_are_held_and_started_in_order_after_the_first_paint() -> No
 def test_scripts_it_does_not_know_are_left_as_dash_wrote_them() -> None:
     scripts, renderer = _dash_scripts()
     odd = scripts + '<script type="module" src="/x.js"></script>'
-    assert first_paint._held_scripts(odd, renderer) is None
+    assert first_paint._held_scripts(odd, renderer, _inline_scripts().loader) is None
+
+
+def test_the_inline_scripts_name_the_elements_of_the_page() -> None:
+    """assets/inline/ holds the first paint's inline scripts; they find the template and the
+    copy by the ids this module writes."""
+    inline = _inline_scripts()
+    assert f'getElementById("{first_paint.SCRIPTS_ID}")' in inline.loader
+    assert f'getElementById("{first_paint.OVERLAY_ID}")' in inline.adopt_styles
+    assert "</script" not in inline.loader + inline.adopt_styles
+    assert inline.csp_sources() == (
+        first_paint.csp_hash(inline.loader),
+        first_paint.csp_hash(inline.adopt_styles),
+    )
+
+
+def test_a_page_without_its_inline_scripts_is_served_as_dash_serves_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger=first_paint.LOG.name):
+        assert first_paint.read_inline_scripts(str(tmp_path)) is None
+    assert "without their first paint" in caplog.text
+
+
+def test_csp_hash_is_the_base64_sha256_of_the_text() -> None:
+    # echo -n "alert(1)" | openssl dgst -sha256 -binary | base64
+    assert first_paint.csp_hash("alert(1)") == (
+        "'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='"
+    )
 
 
 # The app's answers --------------------------------------------------------------------------

@@ -10,12 +10,11 @@ chosen, the job filter, the hidden runs), so the runs chosen on one tab are thos
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash
-from dash import Input, Output, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.web.plugin import NavLink
 from dash_insight.web.url_state import make_search
@@ -41,18 +40,11 @@ def install(app: dash.Dash, tabs: Sequence[NavLink]) -> None:
     setattr(app, ATTRIBUTE, tuple(tabs))
     if len(tabs) < 2:
         return
-    paths = [app.get_relative_path(tab.path) for tab in tabs]
     app.clientside_callback(
-        f"""function (search) {{
-            const now = new URLSearchParams(search || ""), kept = new URLSearchParams();
-            {json.dumps(SHARED)}.forEach(name => {{
-                if (now.get(name)) kept.set(name, now.get(name));
-            }});
-            const query = kept.toString() ? "?" + kept.toString() : "";
-            return {json.dumps(paths)}.map(path => path + query);
-        }}""",
+        ClientsideFunction("compareTabs", "keepShared"),  # assets/compare-tabs.js
         *[Output(tab_id(tab.path), "href") for tab in tabs],
         Input("url", "search"),
+        *[State(tab_id(tab.path), "href") for tab in tabs],
     )
 
 

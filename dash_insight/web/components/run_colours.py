@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import dash
-from dash import ALL, Input, Output, State, html
+from dash import ALL, ClientsideFunction, Input, Output, State, html
 
 #: The runs' colours, in the order runs get them (also the swatches offered to pick from); the
 #: only copy (the browser gets a chart's colours from the server). Chosen (issue 35) by a search
@@ -117,10 +117,7 @@ def run_dot(train_id: str, colour: str, **attributes: Any) -> html.Span:
 def register_run_dots(app: dash.Dash) -> None:
     """Every :func:`run_dot` on the page follows the user's colours (in the browser)."""
     app.clientside_callback(
-        """function (overrides, ids) {
-            const chosen = overrides || {};
-            return ids.map(id => ({background: chosen[id.run] || id.colour}));
-        }""",
+        ClientsideFunction("runColours", "dotStyles"),  # assets/run-colours.js
         Output({"type": "run-dot", "run": ALL, "colour": ALL}, "style"),
         Input(STORE_ID, "data"),
         State({"type": "run-dot", "run": ALL, "colour": ALL}, "id"),

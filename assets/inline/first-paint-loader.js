@@ -1,0 +1,40 @@
+/* Starts Dash's scripts held in the template element #di-dash-scripts
+   (dash_insight/web/first_paint.py inlines this file after it; its sha256 is in the pages'
+   Content-Security-Policy): the external ones one after the other (each appended once the one
+   before has run, so that each runs in a task of its own), then the inline ones in order
+   (allowed by their hashes). */
+(function () {
+  var started = false;
+  function start() {
+    if (started) return;
+    started = true;
+    var held = document.getElementById("di-dash-scripts").content.querySelectorAll("script");
+    var external = [], inline = [];
+    held.forEach(function (old) {
+      var script = document.createElement("script");
+      Array.prototype.forEach.call(old.attributes, function (a) {
+        script.setAttribute(a.name, a.value);
+      });
+      if (old.getAttribute("src")) external.push(script);
+      else {
+        script.textContent = old.textContent;
+        inline.push(script);
+      }
+    });
+    function next() {
+      var script = external.shift();
+      if (!script) {
+        inline.forEach(function (s) { document.body.appendChild(s); });
+        return;
+      }
+      script.async = false;
+      script.addEventListener("load", next);
+      script.addEventListener("error", next);
+      document.body.appendChild(script);
+    }
+    next();
+  }
+  // After the next paint; a hidden tab runs no animation frame, hence the timer too.
+  window.requestAnimationFrame(function () { setTimeout(start, 0); });
+  setTimeout(start, 300);
+})();
