@@ -54,7 +54,7 @@
     // pattern-matching holder (a chart card) is its JSON.
     let id = holder.id;
     if (id.startsWith("{")) {
-      try { id = JSON.parse(id); } catch (error) { /* a plain id after all */ }
+      try { id = JSON.parse(id); } catch { /* a plain id after all */ }
     }
     window.dash_clientside.set_props(id, {children: spec, style});
     if (holder.dataset.later) setLater(holder, id, spec);

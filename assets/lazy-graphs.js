@@ -13,7 +13,7 @@
   function keyOf(slot) {
     try {
       return JSON.parse(slot.id).key;
-    } catch (error) {
+    } catch {
       return undefined;
     }
   }

@@ -65,7 +65,7 @@
     try {
       Plotly.newPlot(div, data, Object.assign({margin: {l: 30, r: 10, t: 10, b: 30}}, layout),
                      config).then(done, done);
-    } catch (error) {
+    } catch {
       Plotly.purge(div);
       div.remove();
     }
@@ -82,7 +82,7 @@
     try {
       base = JSON.parse(document.getElementById("_dash-config").textContent)
         .url_base_pathname || "/";
-    } catch (error) { /* the default base */ }
+    } catch { /* the default base */ }
     const path = window.location.pathname;
     const page = (path.startsWith(base) ? path.slice(base.length) : path).replace(/^\/+|\/+$/g, "");
     return !["", "images", "compare/images", "graph", "data-graph", "lineage"].includes(page);

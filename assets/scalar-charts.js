@@ -458,7 +458,7 @@
       firstPlans = {element, byId: {}};
       try {
         (JSON.parse(element.dataset.plan).charts || []).forEach(c => { firstPlans.byId[c.id] = c; });
-      } catch (error) { /* render brings the plan */ }
+      } catch { /* render brings the plan */ }
     }
     return firstPlans.byId[chartId];
   }
@@ -473,7 +473,7 @@
     const config = document.getElementById("_dash-config");
     try {
       return JSON.parse(config.textContent).requests_pathname_prefix || "/";
-    } catch (error) {
+    } catch {
       return "/";
     }
   }
@@ -511,7 +511,7 @@
                                    {credentials: "same-origin"});
       if (!response.ok) {
         let message = `HTTP ${response.status}`;
-        try { message = (await response.json()).error_msg || message; } catch (error) { /* */ }
+        try { message = (await response.json()).error_msg || message; } catch { /* */ }
         throw new Error(`${spec.name}: ${message}`);
       }
       return response.json();
@@ -650,7 +650,7 @@
   function chartOfSlot(slot) {
     try {
       return JSON.parse(slot.id).chart;
-    } catch (error) {
+    } catch {
       return undefined;
     }
   }
@@ -732,7 +732,7 @@
     try {
       series = await fetchSeries(data.series, {start_step: start, end_step: end,
                                                max_points: pointBudget(chartId)});
-    } catch (error) {
+    } catch {
       series = null;
     }
     if (!refined[chartId] || refined[chartId].pending !== token || loaded[chartId] !== data) {

@@ -11,7 +11,7 @@
     const first = triggered[0];
     if (!first || !first.value) { return null; }
     const id = first.prop_id.slice(0, first.prop_id.lastIndexOf("."));
-    try { return JSON.parse(id); } catch (error) { return id; }
+    try { return JSON.parse(id); } catch { return id; }
   }
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {

@@ -11,7 +11,7 @@
       const element = document.getElementById("di-client-texts");
       try {
         texts = element ? JSON.parse(element.dataset.texts || "{}") : {};
-      } catch (error) {
+      } catch {
         texts = {};
       }
     }
@@ -64,7 +64,7 @@
       /* The language switch (dash_insight/web/i18n.py): remember the clicked locale in the
          di_language cookie (read by the server before every request) and reload the same URL,
          which the server now renders in that language. */
-      setLanguage(clicks, ids) {
+      setLanguage() {
         const triggered = window.dash_clientside.callback_context.triggered;
         if (!triggered.length || !triggered[0].value) {
           return window.dash_clientside.no_update;

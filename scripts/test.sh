@@ -38,6 +38,16 @@ ruff check dash_insight tests bench proto scripts app.py
 ruff format --check dash_insight tests bench proto scripts app.py
 lint-imports --no-cache
 mypy
+# ESLint (scripts/eslint: the lock's eslint, installed into scripts/eslint/node_modules once) on
+# assets/, the vendored plotly.js bundle excepted.
+if command -v npm >/dev/null; then
+    ESLINT_DIR="$ROOT/scripts/eslint"
+    [ "$ESLINT_DIR/node_modules/.package-lock.json" -nt "$ESLINT_DIR/package-lock.json" ] \
+        || npm ci --prefix "$ESLINT_DIR" --no-audit --no-fund --loglevel=error >/dev/null
+    npm run --prefix "$ESLINT_DIR" --silent lint
+else
+    echo "eslint: skipped (node and npm are not installed)"
+fi
 # (not --quiet: it hides the warnings that --strict counts, and the build passes)
 NO_MKDOCS_2_WARNING=1 mkdocs build --strict --site-dir "$ROOT/site" 2>&1 | { grep -v '^INFO' || true; }
 python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=40 "$@"
