@@ -18,8 +18,6 @@ import flask
 from dash._validate import validate_output_spec
 from dash.exceptions import CallbackException
 
-from dash_insight.core.provider import DataError, JobNotFound, StepNotFound, TagNotFound
-from dash_insight.web.callback_types import wrong_type
 from dash_insight.web.http import JsonBodyError, parse_json_text
 from dash_insight.web.limits import MAX_URL_CHARS, URL_PROPERTIES
 
@@ -64,8 +62,6 @@ def _check_url_value(item: Any, where: str) -> None:
     value = item.get("value")
     if value is not None and not isinstance(value, str):
         raise CallbackBodyError(f"{where}: a URL's {item['property']} must be a string")
-    if item["property"] == "pathname" and value is not None and not value.startswith("/"):
-        raise CallbackBodyError(f"{where}: a URL's pathname starts with '/'")
     if value is not None and len(value) > MAX_URL_CHARS:
         raise CallbackBodyError(
             f"{where}: a URL's {item['property']} of {len(value):,} characters is longer "
@@ -133,38 +129,11 @@ def check_callback_body(body: Any, callback_map: dict[str, Any]) -> None:
     changed = body.get("changedPropIds", [])
     if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
         raise CallbackBodyError("'changedPropIds' must be a list of strings")
-    _check_annotated_types(body, callback)
-
-
-def _check_annotated_types(body: dict[str, Any], callback: dict[str, Any]) -> None:
-    """Each input and state value of a JSON type the callback's parameter allows
-    (:mod:`~dash_insight.web.callback_types`: ``str | None`` takes no list, ``dict`` no
-    number)."""
-    items = [*body.get("inputs", []), *body.get("state", [])]
-    values = [
-        [entry.get("value") for entry in item] if isinstance(item, list) else item.get("value")
-        for item in items
-    ]
-    position = wrong_type(callback["callback"], values)
-    if position is not None:
-        item = items[position]
-        name = "a wildcard input" if isinstance(item, list) else item.get("property")
-        raise CallbackBodyError(f"value {position} ({name}) is not of the type the callback takes")
 
 
 def install(app: dash.Dash, prefix: str) -> None:
-    """Check every POST to ``<prefix>_dash-update-component`` before Dash sees it; a callback
-    asking for a job, tag or step that is not there (a URL naming ``./nope``) answers 400."""
+    """Check every POST to ``<prefix>_dash-update-component`` before Dash sees it."""
     path = prefix + UPDATE_COMPONENT
-
-    @app.server.errorhandler(JobNotFound)
-    @app.server.errorhandler(TagNotFound)
-    @app.server.errorhandler(StepNotFound)
-    def not_there(error: DataError) -> flask.Response:
-        log.info("callback request for what is not there: %s", error)
-        return flask.Response(
-            flask.json.dumps({"message": str(error)}), status=400, mimetype="application/json"
-        )
 
     @app.server.before_request
     def check_callback_request() -> flask.Response | None:
