@@ -6,9 +6,11 @@
 (function () {
   var started = false;
   function start() {
-    if (started) return;
+    var template = document.getElementById("di-dash-scripts");
+    // No template: this page was not made by first_paint (an app that loads assets/ whole).
+    if (started || !template) return;
     started = true;
-    var held = document.getElementById("di-dash-scripts").content.querySelectorAll("script");
+    var held = template.content.querySelectorAll("script");
     var external = [], inline = [];
     held.forEach(function (old) {
       var script = document.createElement("script");

@@ -89,6 +89,16 @@ def assets_folder(package_dir: str = _PACKAGE_DIR) -> str:
     return packaged
 
 
+def dash_assets() -> dict[str, Any]:
+    """The ``dash.Dash`` keyword arguments for the product's assets: the folder
+    (:func:`assets_folder`) without ``assets/inline/``, whose scripts the pages hold inline
+    (:mod:`dash_insight.web.first_paint`) and which must never run as Dash's script tags."""
+    return {
+        "assets_folder": assets_folder(),
+        "assets_path_ignore": [f"^{first_paint.INLINE_FOLDER}$"],
+    }
+
+
 #: Who may show the pages in a frame by default: pages of the same origin only.
 SAME_ORIGIN = ("'self'",)
 
@@ -229,9 +239,7 @@ def create_app(
         __name__,
         server=host,
         **prefixes,
-        assets_folder=assets_folder(),
-        # assets/inline/: scripts the pages hold inline (first_paint), not Dash's script tags
-        assets_path_ignore=[f"^{first_paint.INLINE_FOLDER}$"],
+        **dash_assets(),
         title=title,
         update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL

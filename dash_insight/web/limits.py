@@ -10,12 +10,13 @@ live beside the code reading them: ``body_limit.MAX_REQUEST_BYTES`` (every reque
 from __future__ import annotations
 
 #: The longest URL query string (``search``), ``href``, ``pathname`` or ``hash`` a callback
-#: accepts (400 beyond): a page's state is a few hundred characters, a comparison of many jobs
-#: a few KB.
-MAX_URL_CHARS = 16 << 10
+#: accepts (400 beyond): a page's state is a few hundred characters, but a picker lists every
+#: ticked name once one is unticked (9,999 names of a 10,000-name picker: about 100 KB).
+MAX_URL_CHARS = 256 << 10
 #: The most names (jobs, tags) one URL list parameter keeps; further names are dropped before
-#: any work.
-MAX_URL_LIST_ITEMS = 256
+#: any work. As many as the longest picker the pages are tested with (10,000 names), so that
+#: unticking one name of a long list never drops others.
+MAX_URL_LIST_ITEMS = 10_000
 #: The URL properties of ``dcc.Location`` a callback may take: a string or nothing, never
 #: another JSON type.
 URL_PROPERTIES = frozenset({"search", "href", "pathname", "hash"})

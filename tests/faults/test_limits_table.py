@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -18,7 +19,7 @@ from dash_insight.web.application import create_app
 from dash_insight.web.body_limit import MAX_REQUEST_BYTES
 from dash_insight.web.http import MAX_JSON_BODY
 from dash_insight.web.limits import MAX_URL_CHARS, MAX_URL_LIST_ITEMS
-from dash_insight.web.url_state import decode_tags
+from dash_insight.web.url_state import decode_tags, encode_tags, parse_search
 from tests.conftest import CORPUS, REPO
 
 TABLE = REPO / "docs" / "limits.md"
@@ -105,6 +106,14 @@ def test_a_url_of_another_type_is_refused(app: Any, junk: Any) -> None:
     answer = _post_search(app, junk)
     assert answer.status_code == 400
     assert "must be a string" in answer.get_json()["message"]
+
+
+def test_unticking_one_name_of_a_10000_name_picker_keeps_the_others() -> None:
+    """The picker then lists the 9,999 others: the URL holds them all and every one is read."""
+    names = [f"name{i:05d}" for i in range(1, 10_000)]
+    search = "?tags=" + quote(encode_tags(names))
+    assert len(search) < MAX_URL_CHARS
+    assert decode_tags(parse_search(search)["tags"]) == names
 
 
 def test_a_url_list_keeps_its_bound() -> None:

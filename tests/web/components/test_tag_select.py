@@ -9,7 +9,7 @@ from pathlib import Path
 import dash
 from dash import Output, State, ctx, dcc, html
 
-from dash_insight.web.application import assets_folder
+from dash_insight.web.application import assets_folder, dash_assets
 from dash_insight.web.components import tag_select as ts
 from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
 from tests.browser import until
@@ -243,7 +243,7 @@ def _ten_thousand_app() -> dash.Dash:
     names = [f"name{i:05d}" for i in range(10_000)]
     state = UrlState(Tags("tags"), Text("filter"))
     # The picker's scripts; its grid arrives after the layout (web/components/deferred.py).
-    app = dash.Dash(__name__, assets_folder=assets_folder(), suppress_callback_exceptions=True)
+    app = dash.Dash(__name__, **dash_assets(), suppress_callback_exceptions=True)
     app.layout = html.Div(
         [
             dcc.Location(id="url", refresh=False, pathname="/", search=""),

@@ -16,7 +16,7 @@ import pytest
 from dash import Input, Output, State, ctx, dcc, html
 from dash.testing.errors import TestingTimeoutError
 
-from dash_insight.web.application import assets_folder
+from dash_insight.web.application import dash_assets
 from dash_insight.web.components import tag_select as ts
 from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
 from tests.browser import until, wait_idle
@@ -53,7 +53,7 @@ def _held_app(names: list[str]) -> dash.Dash:
     ``filter``, ``hidden`` in the URL; absent ``tags``: all), a button ``#go`` that rewrites
     ``url.search`` to its ``data-search``, and a chart card on screen never drawn by itself.
     ``names``: the picker's names, read again on every refresh (a test may add to it)."""
-    app = dash.Dash(__name__, assets_folder=assets_folder(), suppress_callback_exceptions=True)
+    app = dash.Dash(__name__, **dash_assets(), suppress_callback_exceptions=True)
     row = ts.picker("p-tags", "Names", names, None, "", noun="name", hidden=[])
     # The grid waits for the chart card only: the product's longest wait is out of the way.
     setattr(find(row, "p-tags-holder"), "data-wait-ms", str(3_600_000))
