@@ -1,12 +1,13 @@
-"""Screenshots of the main pages for the README's "Pages" section, in both themes.
+"""Screenshots of every page of the user guide (``docs/pages/``), in both themes.
 
-Serves ``--corpus`` (default ``../shared/corpus``, the real MindSpore jobs) in-process, opens each
+Serves the real MindSpore jobs of ``--shared`` (default ``../shared``: ``corpus/``, and
+``corpus-landscape/`` and ``corpus-profiler/`` for those pages) in-process, opens each
 page in headless Chromium at ``--width`` x ``--height`` pixels, waits until the page is drawn
 (its content is there, every Plotly chart has rendered, Dash has no callback pending), then
 saves the page (down to ``--max-height``) as ``<page>-light.png`` and ``<page>-dark.png`` under
 ``--out`` (default ``docs/img``).
 
-    .venv/bin/python scripts/screenshots.py [--corpus ../shared/corpus] [--out docs/img]
+    .venv/bin/python scripts/screenshots.py [--shared ../shared] [--out docs/img] [--only NAME ...]
 
 Needs Debian's chromium + chromium-driver (``./scripts/test.sh`` installs them).
 """
@@ -19,6 +20,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote
 
 import waitress
@@ -29,24 +32,36 @@ from dash_insight.web.url_state import encode_tags
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-#: name, path and query, the element that says the page's content is there, and the elements
-#: clicked in turn once it is drawn (the graph: its first scope opened, as a user would).
-PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+LENET = quote("./lenet_adam_lr0.001_bs32")
+
+#: name, corpus (a folder of ``--shared``), path and query, the element that says the page's
+#: content is there, and the elements clicked in turn once it is drawn (the graph: its first
+#: scope opened, as a user would). One per page of the user guide (``docs/pages/``).
+PAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
+    ("summary-list", "corpus", "/", "#job-table tbody tr", ()),
+    ("dashboard", "corpus", f"/dashboard?train_id={LENET}", "#preview-scalar .main-svg", ()),
+    ("scalars", "corpus", f"/scalars?train_id={LENET}", ".di-chart-card .js-plotly-plot", ()),
     (
-        "scalars",
-        "/scalars?train_id=" + quote("./lenet_adam_lr0.001_bs32"),
-        ".di-chart-card .js-plotly-plot",
+        "parameter-distribution",
+        "corpus",
+        f"/histograms?train_id={LENET}",
+        ".di-vp-card .js-plotly-plot",
         (),
     ),
-    ("lineage", "/lineage", ".di-lineage-grid .ag-row", ()),
+    ("images", "corpus", f"/images?train_id={LENET}", ".di-vi-meta span", ()),
     (
-        "graph",
-        "/graph?train_id=" + quote("./lenet_adam_lr0.001_bs32"),
-        "#graph-cy canvas",
-        (".gp-tree-toggle",),
+        "tensors",
+        "corpus",
+        "/tensors?train_id=" + quote("./ops_all"),
+        ".di-vt-card .di-card-body",
+        (),
     ),
+    ("graph", "corpus", f"/graph?train_id={LENET}", "#graph-cy canvas", (".gp-tree-toggle",)),
+    ("data-graph", "corpus", f"/data-graph?train_id={LENET}", "#data-graph-cy canvas", ()),
+    ("lineage", "corpus", "/lineage", ".di-lineage-grid .ag-row", ()),
     (
         "comparison",
+        "corpus",
         "/compare?jobs="
         + quote(
             encode_tags(
@@ -59,6 +74,20 @@ PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
             )
         ),
         ".di-chart-card .js-plotly-plot",
+        (),
+    ),
+    (
+        "landscape",
+        "corpus-landscape",
+        "/loss-landscape?train_id=" + quote("./lenet_step"),
+        "#ls-graph .js-plotly-plot",
+        (),
+    ),
+    (
+        "profiler",
+        "corpus-profiler",
+        "/profiler?train_id=" + quote("./lenet_prof"),
+        "#prof-card-ranking",
         (),
     ),
 )
@@ -124,49 +153,71 @@ def set_theme(driver: webdriver.Chrome, theme: str) -> None:
     raise RuntimeError(f"could not switch to the {theme} theme")
 
 
+def serve(corpus: str, workspace: str) -> tuple[str, Callable[[], None]]:
+    """``corpus`` served in-process once read: its address and how to stop it."""
+    app = create_app(corpus, workspace=workspace, reload_interval=0)
+    app.data_service.loader.wait_rounds(1)
+    server = waitress.create_server(app.server, host="127.0.0.1", port=0, threads=8)
+    threading.Thread(target=server.run, daemon=True).start()
+
+    def stop() -> None:
+        server.close()
+        app.data_service.close()
+
+    return f"http://127.0.0.1:{server.effective_port}", stop
+
+
+def shoot(driver: webdriver.Chrome, url: str, page: tuple[str, ...], args: Any) -> None:
+    """``<page>-light.png`` and ``<page>-dark.png`` of the page at ``url``, each down to
+    ``--max-height``."""
+    name, selector, clicks = page[0], page[3], page[4]
+    for theme in ("light", "dark"):
+        driver.get(url)
+        wait_drawn(driver, selector)
+        for click in clicks:
+            driver.find_element("css selector", click).click()
+            wait_drawn(driver, selector)
+        set_theme(driver, theme)
+        wait_drawn(driver, selector)
+        # The whole page down to --max-height: the charts below the pickers too.
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(args.width, min(max(height, args.height) + 150, args.max_height))
+        wait_drawn(driver, selector)
+        target = os.path.join(args.out, f"{name}-{theme}.png")
+        driver.save_screenshot(target)
+        driver.set_window_size(args.width, args.height)
+        print(f"wrote {os.path.relpath(target, ROOT)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus"))
+    parser.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "img"))
+    parser.add_argument("--only", nargs="*", help="these pages only (names as in PAGES)")
     parser.add_argument("--width", type=int, default=1600)
     parser.add_argument("--height", type=int, default=1000)
     parser.add_argument("--max-height", type=int, default=1700, help="a longer page is cut here")
     args = parser.parse_args()
-    corpus = os.path.normpath(args.corpus)
-    if not os.path.isdir(corpus):
-        print(f"no corpus at {corpus}", file=sys.stderr)
+    pages = [page for page in PAGES if not args.only or page[0] in args.only]
+    corpora = {page[1]: os.path.normpath(os.path.join(args.shared, page[1])) for page in pages}
+    missing = [folder for folder in corpora.values() if not os.path.isdir(folder)]
+    if missing:
+        print(f"no corpus at {', '.join(missing)}", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    with tempfile.TemporaryDirectory() as workspace:
-        app = create_app(corpus, workspace=workspace, reload_interval=0)
-        app.data_service.loader.wait_rounds(1)
-        server = waitress.create_server(app.server, host="127.0.0.1", port=0, threads=8)
-        port = server.effective_port
-        threading.Thread(target=server.run, daemon=True).start()
-        driver = browser(args.width, args.height)
-        try:
-            for theme in ("light", "dark"):
-                for name, path, selector, clicks in PAGES:
-                    driver.get(f"http://127.0.0.1:{port}{path}")
-                    wait_drawn(driver, selector)
-                    for click in clicks:
-                        driver.find_element("css selector", click).click()
-                        wait_drawn(driver, selector)
-                    set_theme(driver, theme)
-                    wait_drawn(driver, selector)
-                    # The whole page down to --max-height: the charts below the pickers too.
-                    height = driver.execute_script("return document.documentElement.scrollHeight")
-                    driver.set_window_size(
-                        args.width, min(max(height, args.height) + 150, args.max_height)
-                    )
-                    wait_drawn(driver, selector)
-                    target = os.path.join(args.out, f"{name}-{theme}.png")
-                    driver.save_screenshot(target)
-                    driver.set_window_size(args.width, args.height)
-                    print(f"wrote {os.path.relpath(target, ROOT)}")
-        finally:
-            driver.quit()
-            server.close()
+    driver = browser(args.width, args.height)
+    try:
+        for corpus, folder in corpora.items():
+            with tempfile.TemporaryDirectory() as workspace:
+                address, stop = serve(folder, workspace)
+                try:
+                    for page in pages:
+                        if page[1] == corpus:
+                            shoot(driver, address + page[2], page, args)
+                finally:
+                    stop()
+    finally:
+        driver.quit()
     return 0
 
 

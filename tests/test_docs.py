@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +102,16 @@ def test_mkdocs_builds_strict(tmp_path: Path) -> None:
         assert (site / "zh" / page).is_file(), f"zh/{page}"
     chinese = (site / "zh" / "quickstart" / "index.html").read_text(encoding="utf-8")
     assert "快速上手" in chinese
+
+
+def test_every_page_of_the_guide_shows_its_screenshots() -> None:
+    """Each ``docs/pages/`` page (English and Chinese) shows light and dark screenshots that
+    ``scripts/screenshots.py`` takes, and every screenshot it takes is in ``docs/img/``."""
+    screenshots = _load(ROOT / "scripts" / "screenshots.py", "screenshots")
+    taken = {f"{page[0]}-{theme}.png" for page in screenshots.PAGES for theme in ("light", "dark")}
+    assert sorted(taken - {p.name for p in (ROOT / "docs" / "img").glob("*.png")}) == []
+    for page in sorted((ROOT / "docs" / "pages").glob("*.md")):
+        shown = set(
+            re.findall(r"\]\(\.\./img/([\w-]+\.png)#only-(?:light|dark)\)", page.read_text())
+        )
+        assert len(shown) >= 2 and shown <= taken, f"{page.name} shows {sorted(shown)}"
