@@ -5,7 +5,9 @@ an input without ``"id"``, a string where a list belongs, a body nested too deep
 parser or one with fewer inputs than the callback takes all end in an HTML 500 with a traceback
 in the log. The browser never sends such bodies, so a body that does not have the shape the
 renderer sends, for a callback of this app with its number of inputs, states and outputs, is
-answered ``400 {"message": ...}`` here and logged as one line.
+answered ``400 {"message": ...}`` here and logged as one line. A body of the right shape whose
+callback then fails on a value of a type it does not take, or on a job, tag or step that is not
+there, is answered the same way (:func:`install`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ import dash
 import flask
 from dash._validate import validate_output_spec
 from dash.exceptions import CallbackException
+from werkzeug.exceptions import HTTPException
 
+from dash_insight.core.provider import JobNotFound, StepNotFound, TagNotFound
+from dash_insight.web.callback_types import wrong_type
 from dash_insight.web.http import JsonBodyError, parse_json_text
 from dash_insight.web.limits import MAX_URL_CHARS, URL_PROPERTIES
 
@@ -62,6 +67,8 @@ def _check_url_value(item: Any, where: str) -> None:
     value = item.get("value")
     if value is not None and not isinstance(value, str):
         raise CallbackBodyError(f"{where}: a URL's {item['property']} must be a string")
+    if item["property"] == "pathname" and value is not None and not value.startswith("/"):
+        raise CallbackBodyError(f"{where}: a URL's pathname starts with '/'")
     if value is not None and len(value) > MAX_URL_CHARS:
         raise CallbackBodyError(
             f"{where}: a URL's {item['property']} of {len(value):,} characters is longer "
@@ -131,9 +138,62 @@ def check_callback_body(body: Any, callback_map: dict[str, Any]) -> None:
         raise CallbackBodyError("'changedPropIds' must be a list of strings")
 
 
+def misfit_value(body: Any, callback_map: dict[str, Any]) -> str | None:
+    """What, in a (checked) callback ``body``, is of a JSON type its callback's parameter does
+    not take (:mod:`~dash_insight.web.callback_types`: ``str | None`` takes no list, ``dict``
+    no number), e.g. ``"value 2 (data)"``; None when every value fits.
+
+    Asked only once the callback has failed: a body the browser sends always runs, even when an
+    annotation is narrower than what the browser sends."""
+    output = body.get("output") if isinstance(body, dict) else None
+    callback = callback_map.get(output) if isinstance(output, str) else None
+    if callback is None:
+        return None
+    items = [*body.get("inputs", []), *body.get("state", [])]
+    values = [
+        [entry.get("value") for entry in item] if isinstance(item, list) else item.get("value")
+        for item in items
+    ]
+    position = wrong_type(callback["callback"], values)
+    if position is None:
+        return None
+    item = items[position]
+    name = "a wildcard input" if isinstance(item, list) else item.get("property")
+    return f"value {position} ({name})"
+
+
+def _bad_request(message: str) -> flask.Response:
+    return flask.Response(
+        flask.json.dumps({"message": message}), status=400, mimetype="application/json"
+    )
+
+
 def install(app: dash.Dash, prefix: str) -> None:
-    """Check every POST to ``<prefix>_dash-update-component`` before Dash sees it."""
+    """Check every POST to ``<prefix>_dash-update-component`` before Dash sees it. A callback
+    that fails answers 400 (one log line) when the request asked for a job, tag or step that is
+    not there (a URL naming ``./nope``) or held a value of a type the callback does not take
+    (:func:`misfit_value`); any other failure is the server's (500 and its traceback)."""
     path = prefix + UPDATE_COMPONENT
+
+    @app.server.errorhandler(Exception)
+    def callback_failed(error: Exception) -> Any:
+        if isinstance(error, HTTPException):
+            return error  # Flask's own answer, as without this handler
+        if flask.request.path != path:
+            raise error
+        if isinstance(error, JobNotFound | TagNotFound | StepNotFound):
+            log.info("callback request for what is not there: %s", error)
+            return _bad_request(str(error))
+        misfit = misfit_value(flask.request.get_json(silent=True), app.callback_map)
+        if misfit is None:
+            raise error
+        log.warning(
+            "refused a callback request from %s: %s is not of the type the callback takes (%s)",
+            flask.request.remote_addr,
+            misfit,
+            type(error).__name__,
+        )
+        return _bad_request(f"Bad callback request: {misfit} is not of the type it takes")
 
     @app.server.before_request
     def check_callback_request() -> flask.Response | None:
@@ -146,9 +206,5 @@ def install(app: dash.Dash, prefix: str) -> None:
             log.warning(
                 "refused a malformed callback request from %s: %s", flask.request.remote_addr, error
             )
-            return flask.Response(
-                flask.json.dumps({"message": f"Bad callback request: {error}"}),
-                status=400,
-                mimetype="application/json",
-            )
+            return _bad_request(f"Bad callback request: {error}")
         return None

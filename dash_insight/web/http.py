@@ -273,7 +273,9 @@ class JsonBodyError(ValueError):
     """A request body that is not JSON, too deeply nested or not text."""
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+# Unrolled ("[^"\\]*" runs, then escapes): `(?:[^"\\]|\\.)*` kept a backtracking frame per
+# character, 1.7 GB for a 14 MB string in a callback body.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _JSON_BRACKET = re.compile(r"[\[\]{}]")
 
 

@@ -174,7 +174,7 @@ def register(app: dash.Dash, service: GraphService) -> None:
         State("data-graph-shown", "data"),
     )
     def render(
-        search: str | None, _ticks: Any, _clicks: Any, theme: str | None, shown: dict | None
+        search: str | None, _ticks: Any, _clicks: Any, theme: str | None, shown: list[Any] | None
     ) -> Any:
         params = parse_search(search)
         train_id, node_id = params.get("train_id", ""), params.get("node") or None

@@ -14,6 +14,7 @@ Everything but :func:`run_picker` and :func:`register_run_picker` is pure.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -276,16 +277,20 @@ def tag_step_search(
     """The URL after the tag list or the step slider changed. ``shown``: what the page drew
     (``tag``, ``tags`` offered, the slider's ``steps``). A new tag keeps the step; the slider's
     position becomes its step. Defaults are left out (the first tag, the last step); None
-    when nothing is drawn yet."""
-    if not shown or tag is None:
+    when nothing is drawn yet, or when the inputs are not what the page sends."""
+    if not isinstance(shown, dict) or not isinstance(tag, str):
         return None
     params = parse_search(search)
     state = STATE.parse(params)
-    union = list(shown.get("steps") or [])
-    first = (shown.get("tags") or [None])[0]
+    union = [step for step in shown.get("steps") or [] if isinstance(step, int)]
+    tags = shown.get("tags") if isinstance(shown.get("tags"), list) else None
+    first = (tags or [None])[0]
     step = state["step"]
     if tag == shown.get("tag") and union:
-        index = min(max(int(position or 0), 0), len(union) - 1)
+        moved = (
+            int(position) if isinstance(position, int | float) and math.isfinite(position) else 0
+        )
+        index = min(max(moved, 0), len(union) - 1)
         step = union[index] if index < len(union) - 1 else -1
     return with_state(params, {**state, "tag": "" if tag == first else tag, "step": step})
 
