@@ -241,6 +241,7 @@ class DataProvider:
         self._states: dict[str, JobState] = {}
         self._generation = -1
         self._damage: str | None = None  # the damaged coordination entry last warned of
+        self._warned: dict[tuple[str, str], int] = {}  # (job, what) -> its version warned at
         self._epoch = store.epoch
         self._lock = threading.Lock()
 
@@ -323,12 +324,30 @@ class DataProvider:
                 return compute(current)
             except MissingChunk as error:
                 missing = error
-        log.warning("%s; asking the loader to read %s again", missing.args[0], train_id)
+        self._warn_once(
+            train_id, "index", f"{missing.args[0]}; asking the loader to read {train_id} again"
+        )
         self.store.request_rebuild(train_id)
         raise IndexEntryMissing(
             f"the index of {train_id} is damaged; it is being read again "
             f"from the logs, try again in a few seconds"
         ) from None
+
+    def _warn_once(self, train_id: str, what: str, message: str) -> None:
+        """Log ``message`` once per ``what`` (the index, a file) of the job's current state:
+        damage every request meets until the loader reads the job again is one line."""
+        state = self._states.get(train_id)
+        version = -1 if state is None else state.version
+        with self._lock:
+            if self._warned.get((train_id, what)) == version:
+                return
+            self._warned[(train_id, what)] = version
+        log.warning("%s", message)
+
+    def _unreadable(self, train_id: str, name: str, message: str) -> ValueUnreadable:
+        """:class:`ValueUnreadable` saying ``message``, logged once per file ``name``."""
+        self._warn_once(train_id, name, f"{train_id}: {message} (said once for {name})")
+        return ValueUnreadable(message)
 
     def _summary(self, state: JobState, create_time: float, update_time: float) -> JobSummary:
         kinds = [f.kind for f in state.files.values()]
@@ -680,8 +699,10 @@ class DataProvider:
                 path, int(steps.offset[position]), self.max_record_bytes, self._ranges
             )
         except (OSError, ValueError) as error:
-            raise ValueUnreadable(
-                f"cannot read {plugin} {tag!r} at step {step}: {_reason(error, path, name)}"
+            raise self._unreadable(
+                train_id,
+                name,
+                f"cannot read {plugin} {tag!r} at step {step}: {_reason(error, path, name)}",
             ) from None
 
     def read_value(self, train_id: str, plugin: str, tag: str, step: int) -> Any:
@@ -707,11 +728,13 @@ class DataProvider:
                         else decode_value_at(payload, index)
                     )
             except (OSError, ValueError) as error:
-                raise ValueUnreadable(
-                    f"cannot read {plugin} {tag!r} at step {step}: {_reason(error, path, name)}"
+                raise self._unreadable(
+                    train_id,
+                    name,
+                    f"cannot read {plugin} {tag!r} at step {step}: {_reason(error, path, name)}",
                 ) from None
             if value.tag != tag:
-                raise ValueUnreadable(f"{name} changed since it was indexed")
+                raise self._unreadable(train_id, name, f"{name} changed since it was indexed")
             return value.value
 
         # An image tensor's samples share (record, value): the tag tells them apart.

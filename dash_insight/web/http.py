@@ -509,3 +509,17 @@ def tag_may_be_pending(provider: DataProvider, train_id: str) -> bool:
         return response
 
     return True
+
+
+#: The load status of an answer that leaves out series whose index entries are being read
+#: again from the logs (:class:`~dash_insight.core.provider.IndexEntryMissing`).
+STATUS_REBUILDING = "rebuilding"
+
+
+def name_load_status(status: str) -> None:
+    """Answer the current request with ``status`` in :data:`LOAD_STATUS_HEADER`."""
+
+    @after_this_request
+    def name_status(response: Response) -> Response:
+        response.headers[LOAD_STATUS_HEADER] = status
+        return response

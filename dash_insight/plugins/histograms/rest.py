@@ -6,12 +6,14 @@ the server was started with ``--samples-per-plugin``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response
 
 from dash_insight.core.provider import DataProvider, TagNotFound
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
-from dash_insight.plugins.histograms.query import histograms
+from dash_insight.plugins.histograms.query import HistogramSteps, read_histograms
 from dash_insight.web import errors
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
@@ -36,23 +38,29 @@ class _HistogramViews:
     def histograms(self) -> Response:
         """``GET /datavisual/histograms?train_id=&tag=`` -> ``{"train_id", "tag", "histograms":
         [{wall_time, step, buckets: [[left, width, count]]}]}``, every step re-binned onto the
-        tag's shared grid (``HistogramProcessor.get_histograms``, spec §4.2)."""
+        tag's shared grid (``HistogramProcessor.get_histograms``, spec §4.2). Steps whose value
+        cannot be read now (their file cut since it was indexed) are left out and named in
+        ``"unreadable": [{step, wall_time, error}]``, a key only such an answer has."""
         train_id, tag = required_args("train_id", "tag")
         resolve_job(self.provider, train_id)
         raw = stored_tag_or(tag, Plugin.HISTOGRAM, errors.histogram_not_exist)
         try:
-            steps = histograms(self.provider, train_id, raw, rebin=True)
+            found = read_histograms(self.provider, train_id, raw, rebin=True)
         except TagNotFound:
             if not tag_may_be_pending(self.provider, train_id):
                 raise errors.histogram_not_exist(TAG_NOT_FOUND_DETAIL) from None
-            steps = []
-        return json_response(
-            {
-                "train_id": train_id,
-                "tag": tag,
-                "histograms": [
-                    {"wall_time": h.wall_time, "step": h.step, "buckets": bucket_rows(h.buckets)}
-                    for h in steps
-                ],
-            }
-        )
+            found = HistogramSteps([], [])
+        answer: dict[str, Any] = {
+            "train_id": train_id,
+            "tag": tag,
+            "histograms": [
+                {"wall_time": h.wall_time, "step": h.step, "buckets": bucket_rows(h.buckets)}
+                for h in found.rows
+            ],
+        }
+        if found.unreadable:
+            answer["unreadable"] = [
+                {"step": u.step, "wall_time": u.wall_time, "error": u.message}
+                for u in found.unreadable
+            ]
+        return json_response(answer)

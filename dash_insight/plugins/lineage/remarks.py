@@ -27,7 +27,12 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from dash_insight.core.private_files import create_private_file, make_private_dirs
+from dash_insight.core.private_files import (
+    PRIVATE_DIRECTORY,
+    create_private_file,
+    make_private_dirs,
+    restrict,
+)
 from dash_insight.core.store.index import index_directory
 
 log = logging.getLogger(__name__)
@@ -85,6 +90,14 @@ class RemarkStore:
         self._lock = threading.Lock()
         self._cache_key: tuple[int, int, int] | None = None
         self._cache: dict[str, dict[str, Any]] = {}
+        self._narrow()
+
+    def _narrow(self) -> None:
+        """Make the folder 0700 and the file and its lock 0600 when an earlier version left
+        them as the umask made them (0755, 0644): remarks name jobs."""
+        restrict(os.path.dirname(self.path), PRIVATE_DIRECTORY)
+        for path in (self.path, self.path + ".lock"):
+            restrict(path)
 
     # -- reading --
     def _file_key(self) -> tuple[int, int, int] | None:
@@ -138,6 +151,7 @@ class RemarkStore:
         # private like the rest of the workspace: remarks name jobs (0700 folders, 0600 files)
         make_private_dirs(os.path.dirname(self.path))
         create_private_file(self.path + ".lock")
+        self._narrow()
         with self._lock, open(self.path + ".lock", "a+") as lock_file:
             fcntl.flock(lock_file, fcntl.LOCK_EX)
             try:

@@ -25,7 +25,7 @@ import numpy as np
 import orjson
 from flask import Response, request
 
-from dash_insight.core.provider import DataProvider, JobNotFound, TagNotFound
+from dash_insight.core.provider import DataProvider, IndexEntryMissing, JobNotFound, TagNotFound
 from dash_insight.core.service import DataService
 from dash_insight.core.store.lod import ScalarWindow
 from dash_insight.core.store.lru import ByteLRU
@@ -279,29 +279,18 @@ class _ScalarViews:
         """``GET /datavisual/scalars?train_id=..&train_id=..&tag=..&tag=..`` -> ``{"scalars":
         [{train_id, tag, values}]}`` for every (job, tag) pair that exists, jobs first; unknown
         jobs and missing tags are skipped (``ScalarsProcessor.get_scalars``). Range parameters
-        apply to every pair (each entry then has ``"points_in_range"``)."""
+        apply to every pair (each entry then has ``"points_in_range"``). A pair whose index
+        entries are being read again from the logs is left out too, the answer saying
+        ``rebuilding`` in ``X-Dash-Insight-Load-Status`` (503 when no pair is readable)."""
         tags = request.args.getlist("tag")
         for tag in tags:
             check_tag(tag)
         wanted = step_range()
-        found: list[tuple[str, str, Part]] = []
-        stored: set[str] = set()
-        for train_id in request.args.getlist("train_id"):
-            job = known_job(self.provider, train_id)
-            if job is None:
-                continue
-            known = set(job.tags.get(Plugin.SCALAR, []))
-            stored |= known
-            for tag in tags:
-                raw = stored_tag(tag, Plugin.SCALAR)
-                if raw is None or raw not in known:
-                    continue
-                try:
-                    found.append(
-                        (train_id, tag, self._part("metadata", train_id, tag, raw, wanted))
-                    )
-                except (TagNotFound, JobNotFound):
-                    continue
+        found, stored, rebuilding = self._pairs(tags, wanted)
+        if rebuilding is not None:
+            if not found:
+                raise rebuilding  # 503 with Retry-After: nothing asked for is readable now
+            http.name_load_status(http.STATUS_REBUILDING)
 
         def pieces() -> Iterator[bytes]:
             yield b'{"scalars":['
@@ -321,6 +310,36 @@ class _ScalarViews:
         if hint is not None:
             log.info("scalars: %s", hint)
         return json_bytes_response(pieces(), sum(part_points(w) for _, _, w in found))
+
+    def _pairs(
+        self, tags: Sequence[str], wanted: StepRange
+    ) -> tuple[list[tuple[str, str, Part]], set[str], IndexEntryMissing | None]:
+        """(job, tag, part) of every requested pair that exists, the tags the requested jobs
+        store, and the error of the first pair whose index entries are being read again from
+        the logs: such a pair is left out, the others are answered (one series' damage used to
+        fail the whole answer)."""
+        rebuilding: IndexEntryMissing | None = None
+        found: list[tuple[str, str, Part]] = []
+        stored: set[str] = set()
+        for train_id in request.args.getlist("train_id"):
+            job = known_job(self.provider, train_id)
+            if job is None:
+                continue
+            known = set(job.tags.get(Plugin.SCALAR, []))
+            stored |= known
+            for tag in tags:
+                raw = stored_tag(tag, Plugin.SCALAR)
+                if raw is None or raw not in known:
+                    continue
+                try:
+                    found.append(
+                        (train_id, tag, self._part("metadata", train_id, tag, raw, wanted))
+                    )
+                except (TagNotFound, JobNotFound):
+                    continue
+                except IndexEntryMissing as error:
+                    rebuilding = rebuilding or error
+        return found, stored, rebuilding
 
     def chart_scalar(self) -> Response:
         """``GET /v1/dash-insight/chart/scalar?train_id=&tag=[&start_step=&end_step=]
