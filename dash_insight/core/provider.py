@@ -34,6 +34,7 @@ from dash_insight.core.format.framing import (
     record_length_at,
 )
 from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.core.format.reasons import NO_TRAINING_JOB
 from dash_insight.core.format.remote import RangeCache, is_url
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
@@ -297,7 +298,7 @@ class DataProvider:
         self._refresh()
         state = self._states.get(train_id)
         if state is None:
-            raise JobNotFound(f"no training job {train_id!r} in the summary base directory")
+            raise JobNotFound(NO_TRAINING_JOB.format(train_id=train_id))
         return state
 
     def _with_chunks(self, train_id: str, compute: Callable[[JobState], T]) -> T:
@@ -315,7 +316,7 @@ class DataProvider:
             missing = error
         current = self._load_state(train_id, None)
         if current is None:
-            raise JobNotFound(f"no training job {train_id!r} in the summary base directory")
+            raise JobNotFound(NO_TRAINING_JOB.format(train_id=train_id))
         if current.version != state.version:
             with self._lock:
                 if self._states.get(train_id) is state:

@@ -13,6 +13,7 @@ from typing import Any
 import dash
 from dash import Input, Output, State, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.components.job_notice import job_notice
@@ -67,7 +68,10 @@ def build_cards(request: CardRequest, cards: Sequence[BoundCard]) -> list[Any]:
         try:
             body, foot = card.build(request, service)
         except DataError as error:  # e.g. a file changed under us: say so, keep the rest
-            body, foot = html.Div(str(error), className="di-empty di-error-text"), None
+            body, foot = (
+                html.Div(localize_reason(str(error)), className="di-empty di-error-text"),
+                None,
+            )
         built.append(
             card_frame(request.app, card, request.job.train_id, body, foot, foot is not None)
         )
@@ -129,7 +133,7 @@ def _register(app: dash.Dash, provider: DataProvider, cards: Sequence[BoundCard]
             return html.Div(
                 className="di-panel di-empty",
                 children=[
-                    html.P(str(error)),
+                    html.P(localize_reason(str(error))),
                     dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
                 ],
             ), None

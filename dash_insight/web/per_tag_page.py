@@ -30,6 +30,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 import dash
 from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import LazyString, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
@@ -211,7 +212,7 @@ def plugin_tags(
     try:
         tags = provider.job(train_id).tags[plugin]
     except DataError as error:
-        return [], html.Div([title, job_error(app, str(error))])
+        return [], html.Div([title, job_error(app, localize_reason(str(error)))])
     if not tags:
         return [], html.Div([title, html.Div(empty, className="di-panel di-empty", id=empty_id)])
     return tags, None
@@ -332,7 +333,7 @@ def _card(page: PerTagPage[S], context: CardContext[S], tag: str) -> Any:
     try:
         return page.card(context, tag)
     except DataError as error:
-        return html.Section(str(error), className="di-panel di-empty")
+        return html.Section(localize_reason(str(error)), className="di-panel di-empty")
 
 
 def cards_update(
@@ -354,7 +355,13 @@ def cards_update(
         job = service.provider.job(train_id)
     except DataError as error:
         return CardsUpdate(
-            html.Div(str(error), className="di-empty"), None, "", "", True, True, None
+            html.Div(localize_reason(str(error)), className="di-empty"),
+            None,
+            "",
+            "",
+            True,
+            True,
+            None,
         )
     tags = job.tags[page.plugin]
     on_page, number, pages, unknown, total = tags_on_page(

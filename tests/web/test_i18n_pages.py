@@ -32,11 +32,11 @@ JOBS = {
 }
 
 #: Data of the jobs that happens to spell an English message: MindSpore's top scope
-#: ``Default`` (graph), the landscape's unit ``step``, the profiler's directory ``profiler`` and
-#: its context mode ``graph``.
+#: ``Default`` (graph), the lineage's hyper-parameter ``epoch`` (MindInsight's column name), the
+#: profiler's directory ``profiler`` and its context mode ``graph``.
 DATA_WORDS = {
     "/graph": {"Default"},
-    "/loss-landscape": {"step"},
+    "/lineage": {"epoch"},
     "/profiler": {"profiler", "graph"},
 }
 
@@ -59,6 +59,9 @@ PAGES = [
     ("/profiler?train_id=./lenet_prof", "#prof-card-ranking .js-plotly-plot"),
     ("/profiler/operator?train_id=./lenet_prof", "#prof-table table"),
     ("/profiler/timeline?train_id=./lenet_prof", "#prof-timeline .js-plotly-plot"),
+    # A link to a job that is not there names it in Chinese too.
+    ("/scalars?train_id=./nope", ".di-panel.di-empty p"),
+    ("/profiler?train_id=./nope", "#prof-unavailable p"),
 ]
 
 #: The visible text nodes of the page, and the placeholders and tooltips of what is visible.

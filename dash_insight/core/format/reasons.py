@@ -1,4 +1,5 @@
-"""Why a record or file could not be used: the reasons the index keeps, and their translation.
+"""Why a record, file or job could not be used: the reasons the index keeps and the provider's
+errors a page shows, and their translation.
 
 The index stores each reason once, in English (it is shared by processes that answer in both
 languages, and the REST answers and logs stay English as MindInsight's did). Each reason is one
@@ -32,6 +33,7 @@ CANNOT_LIST_DIRECTORY = N_("cannot list this directory: {error}")
 CANNOT_LIST_SHOWING_OLD = N_("cannot list {directory}: {error}; showing what was read before")
 NOT_A_REGULAR_FILE = N_("{name}: {kind}, not a regular file: skipped")
 VALUE_HOLDS_NO_DATA = N_("value {tag} holds no data")
+NO_TRAINING_JOB = N_("no training job {train_id!r} in the summary base directory")
 
 #: Every template a stored reason is made from, the longest first (the most specific match).
 TEMPLATES: tuple[str, ...] = tuple(
@@ -47,6 +49,7 @@ TEMPLATES: tuple[str, ...] = tuple(
             CANNOT_LIST_SHOWING_OLD,
             NOT_A_REGULAR_FILE,
             VALUE_HOLDS_NO_DATA,
+            NO_TRAINING_JOB,
         ),
         key=len,
         reverse=True,

@@ -15,6 +15,7 @@ import dash
 import dash_cytoscape as cyto
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate
 from dash_insight.core.provider import DataError
@@ -186,7 +187,7 @@ def register(app: dash.Dash, service: GraphService) -> None:
                 [],
                 data_stylesheet(None, theme),
                 None,
-                html.Div(str(error), className="di-empty gp-message"),
+                html.Div(localize_reason(str(error)), className="di-empty gp-message"),
                 None,
                 None,
             )

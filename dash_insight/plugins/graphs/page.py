@@ -21,6 +21,7 @@ import dash
 import dash_cytoscape as cyto
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import DataError, DataProvider
@@ -168,7 +169,7 @@ def load_model(service: GraphService, state: GraphState) -> LoadedGraph:
     try:
         tag, tags = resolve_tag(service.provider, state)
     except DataError as error:
-        return LoadedGraph(None, "", [], str(error))
+        return LoadedGraph(None, "", [], localize_reason(str(error)))
     if not tags:
         return LoadedGraph(
             None,

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
 from dash_insight.plugins.graphs.layout import layered_layout
 from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import AGGREGATION_SCOPE, CONST, NAME_SCOPE, PARAMETER, Node
@@ -117,12 +118,17 @@ def normalise_expanded(model: GraphModel, requested: Iterable[str]) -> list[str]
     return [name for name in model.nodes if name in wanted]
 
 
+def tensor_count(count: int) -> str:
+    """How many tensors a bundle of edges carries (``12 tensors``), in the page's language."""
+    return ngettext("{n} tensor", "{n} tensors", count).format(n=count)
+
+
 def edge_label(attrs: list[dict]) -> str:
     """MindInsight's edge text: the data type and shape of a single tensor
     (``DT_TENSOR[DT_FLOAT32] 32×10``), ``tuple(3 items)``, or how many tensors a bundle
-    carries (``12 tensors``)."""
+    carries (:func:`tensor_count`)."""
     if len(attrs) != 1:
-        return f"{len(attrs)} tensors"
+        return tensor_count(len(attrs))
     attr = attrs[0]
     data_type = attr.get("data_type") or ""
     shapes = [dims for dims in attr.get("shape") or [] if dims]
@@ -203,7 +209,7 @@ class _ViewBuilder:
             seen_in = producers.get(pair, {})
             values = list(seen_in.values()) or list(seen_out.values())
             count = max(len(seen_out), len(seen_in))
-            label = edge_label(values[:1]) if count == 1 else f"{count} tensors"
+            label = edge_label(values[:1]) if count == 1 else tensor_count(count)
             control = all(v.get("edge_type") == "control" for v in values)
             edges.append(ViewEdge(pair[0], pair[1], count, label, control))
         return edges

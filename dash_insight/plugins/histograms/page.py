@@ -16,6 +16,7 @@ from typing import Any
 import dash
 from dash import ClientsideFunction, Input, Output, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
@@ -163,7 +164,7 @@ def histogram_card(
         if state["raw"]:
             foot.append(" · " + _("raw buckets"))
     except DataError as error:
-        body = html.Div(str(error), className="di-empty di-error-text")
+        body = html.Div(localize_reason(str(error)), className="di-empty di-error-text")
     return _card_frame(tag, body, foot)
 
 

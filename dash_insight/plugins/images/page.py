@@ -21,6 +21,7 @@ from typing import Any
 import dash
 from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext, ngettext
 from dash_insight.core.provider import DataError, DataProvider
@@ -85,7 +86,9 @@ def image_card(
             className="di-panel di-card",
             children=[
                 html.Div(tag, className="di-card-head"),
-                html.Div(str(error), className="di-card-body di-empty di-error-text"),
+                html.Div(
+                    localize_reason(str(error)), className="di-card-body di-empty di-error-text"
+                ),
             ],
         )
     step_list = [int(s) for s in steps.step.tolist()]

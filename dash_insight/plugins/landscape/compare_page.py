@@ -25,6 +25,7 @@ import dash
 from dash import Input, Output, State, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError
@@ -131,7 +132,9 @@ def job_final(service: LandscapeService, train_id: str) -> JobFinal:
         value = service.value(train_id, ref)
         return JobFinal(train_id, grid(value), convergence_point(value), metadata)
     except (DataError, LandscapeError) as error:
-        return JobFinal(train_id, None, [0, 0, 0], lineage_metadata(None), str(error))
+        return JobFinal(
+            train_id, None, [0, 0, 0], lineage_metadata(None), localize_reason(str(error))
+        )
 
 
 def overlay_choice(state: dict[str, Any], finals: list[JobFinal]) -> list[str]:

@@ -25,6 +25,7 @@ import dash
 import plotly.graph_objects as go
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError
@@ -180,6 +181,12 @@ def _empty_figure(message: str, height: int) -> go.Figure:
     return figure
 
 
+def unit_text(unit: str) -> str:
+    """The landscape's unit (MindSpore writes ``step`` or ``epoch``) in the page's language;
+    another unit as written."""
+    return {"step": _("step"), "epoch": _("epoch")}.get(unit, unit)
+
+
 def info_rows(metadata: dict[str, Any], cells_text: str) -> list[tuple[str, str]]:
     """MindInsight's "Basic Training Information" (label, text); ``--`` when unknown."""
 
@@ -193,7 +200,7 @@ def info_rows(metadata: dict[str, Any], cells_text: str) -> list[tuple[str, str]
         (_("Learning Rate"), text(metadata.get("learning_rate"))),
         (_("Dimension Reduction Mode"), text(metadata.get("decomposition"))),
         (_("Sampling Point resolution"), cells_text),
-        (_("Unit"), text(metadata.get("unit"))),
+        (_("Unit"), text(unit_text(metadata.get("unit") or ""))),
         (_("Step/Epoch"), f"{per_epoch}/1" if per_epoch else "--"),
     ]
 
@@ -221,7 +228,7 @@ def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered
                 shaded = step_range(choice.ref.value, meta["unit"], meta["step_per_epoch"])
         except (DataError, LandscapeError) as error:
             notices.append(f"{choice.ref.tag}: {error}")
-            figure = _empty_figure(str(error), 600)
+            figure = _empty_figure(localize_reason(str(error)), 600)
     problems = service.landscapes(train_id).problems
     notices.extend(_("Left out: {problem}").format(problem=problem) for problem in problems)
     if choice.loss_tag is None:
@@ -231,7 +238,7 @@ def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered
             series = service.provider.read_scalars(train_id, choice.loss_tag, STEP_POINTS)
             steps = step_figure(series.step.tolist(), series.value.tolist(), shaded)
         except DataError as error:
-            steps = _empty_figure(str(error), 240)
+            steps = _empty_figure(localize_reason(str(error)), 240)
     info = [
         html.Div(
             [html.Span(f"{label}: ", className="di-muted"), html.Span(text)],
@@ -246,7 +253,7 @@ def render(service: LandscapeService, train_id: str, choice: Choice) -> Rendered
         else None
     )
     return Rendered(
-        figure, steps, _("Unit: {unit}").format(unit=unit) if unit else "", info, notice
+        figure, steps, _("Unit: {unit}").format(unit=unit_text(unit)) if unit else "", info, notice
     )
 
 
@@ -327,7 +334,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
         choice = resolve(service, train_id, params)
         tags = service.provider.job(train_id).tags.get("scalar", [])
     except DataError as error:
-        return html.Div([title, job_error(app, str(error))])
+        return html.Div([title, job_error(app, localize_reason(str(error)))])
     if not landscapes.refs:
         problems = [html.P(p, className="di-error-text") for p in landscapes.problems]
         return html.Div(

@@ -11,6 +11,7 @@ import dash
 from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.format.profiler import Problem, ProfilerDir
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext, ngettext
 from dash_insight.plugins.profiler.model import OpTables, Profile
@@ -162,7 +163,7 @@ def unavailable(app: dash.Dash, error: Exception) -> html.Div:
         className="di-panel di-empty",
         id="prof-unavailable",
         children=[
-            html.P(str(error)),
+            html.P(localize_reason(str(error))),
             dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
         ],
     )

@@ -330,14 +330,14 @@ def chart_card(
             title=_("The best value of each line is marked: its lowest or highest (click to flip)"),
         ),
         html.Button(
-            "log x",
+            _("log x"),
             id={"type": "chart-xlog", "chart": key},
             className="di-chip",
             n_clicks=1 if log_x else 0,
             title=_("Logarithmic x axis (steps or times at or below 0 are not drawn)"),
         ),
         html.Button(
-            "log",
+            _("log"),
             id={"type": "chart-log", "chart": key},
             className="di-chip",
             title=_("Logarithmic y axis (non-positive values become gaps)"),

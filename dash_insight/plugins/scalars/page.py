@@ -17,6 +17,7 @@ import dash
 import numpy as np
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import DataError, DataProvider
@@ -375,7 +376,7 @@ def layout(
         return html.Div(
             className="di-panel di-empty",
             children=[
-                html.P(str(error)),
+                html.P(localize_reason(str(error))),
                 dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
             ],
         )

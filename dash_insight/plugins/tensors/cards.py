@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from dash import html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate
 from dash_insight.core.provider import DataError
@@ -43,7 +44,7 @@ def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]
     try:
         corner = np.atleast_2d(queries.slice(train_id, tag, step, f"[{index}]"))
     except DataError as error:
-        return html.Div(str(error), className="di-empty"), tag
+        return html.Div(localize_reason(str(error)), className="di-empty"), tag
     if corner.dtype.kind in "OUS":  # text (TensorBoard): the strings, uncoloured
         table = html.Table(
             className="di-heat",

@@ -29,6 +29,7 @@ import dash
 import dash_ag_grid as dag
 from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError
@@ -131,7 +132,11 @@ def table_view(
         value = queries.tensor(train_id, tag, step)
         stats = queries.statistics(train_id, tag, step)
     except DataError as error:
-        return html.Div(str(error), className="di-vt-message di-error-text"), None, None
+        return (
+            html.Div(localize_reason(str(error)), className="di-vt-message di-error-text"),
+            None,
+            None,
+        )
     array = value.array
     kind = value_kind(array.dtype)
     panel = html.Div(
@@ -145,7 +150,7 @@ def table_view(
     try:
         count = selected_count(shape, dims)
     except DimsError as error:
-        return dash.no_update, panel, str(error)
+        return dash.no_update, panel, localize_reason(str(error))
     if count > MAX_RESPONSE_VALUES:
         return (
             html.Div(
@@ -159,9 +164,13 @@ def table_view(
     try:
         values = tensor_algorithms.slice_tensor(array, dims)
     except ResponseTooLargeError as error:  # counted above; kept for safety
-        return html.Div(str(error), className="di-vt-message di-warning"), panel, None
+        return (
+            html.Div(localize_reason(str(error)), className="di-vt-message di-warning"),
+            panel,
+            None,
+        )
     except DimsError as error:
-        return dash.no_update, panel, str(error)
+        return dash.no_update, panel, localize_reason(str(error))
     row_data, column_defs = table_data(values, parse_dims(dims, shape), shape)
     column_options: dict[str, Any] = {"width": 104}
     if kind == "s":  # text (TensorBoard's text summaries): wide, wrapped cells
@@ -346,7 +355,7 @@ def histogram_card(
             for large in found.too_large
         )
     except DataError as error:
-        body = html.Div(str(error), className="di-vt-message di-error-text")
+        body = html.Div(localize_reason(str(error)), className="di-vt-message di-error-text")
     return html.Section(
         className="di-panel di-card di-vp-card",
         id={"type": "tensor-card", "tag": tag},

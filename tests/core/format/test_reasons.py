@@ -22,6 +22,7 @@ def test_every_template_is_recognised_and_translated() -> None:
         reasons.CANNOT_LIST_SHOWING_OLD: {"directory": "/logs/run 1", "error": "Stale handle"},
         reasons.NOT_A_REGULAR_FILE: {"name": "x.summary.1_MS", "kind": "a FIFO"},
         reasons.VALUE_HOLDS_NO_DATA: {"tag": "'loss'"},
+        reasons.NO_TRAINING_JOB: {"train_id": "./run 1"},
     }
     assert set(samples) == set(reasons.TEMPLATES)
     for template, values in samples.items():
@@ -57,3 +58,12 @@ def test_a_damaged_job_reads_its_reasons_in_the_request_language() -> None:
     assert all(zh != en for zh, en in zip(chinese, english, strict=True))
     assert chinese[0].startswith("a.summary.1_MS @ 40: ") and "CRC" in chinese[0]
     assert "5,000,000" in chinese[1] and "b.summary.2_MS" in chinese[2]
+
+
+def test_an_unknown_job_is_named_in_the_request_language() -> None:
+    """The provider's JobNotFound text stays English (the REST answers keep it); the pages show
+    it in the request's language."""
+    text = reasons.NO_TRAINING_JOB.format(train_id="./nope")
+    assert text == "no training job './nope' in the summary base directory"
+    with i18n.use_locale(i18n.CHINESE):
+        assert reasons.localize_reason(text) == "summary 根目录下没有训练作业 './nope'"

@@ -718,3 +718,14 @@ def test_dataset_pipeline_nodes_edges_and_layout() -> None:
     assert abs(by_id["0.0.0.op0"].x - by_id["0.0.0"].x) < 1
     assert "children" not in by_id["0"].parameters
     assert pipeline(None).nodes == [] and pipeline({}).nodes == []
+
+
+def test_a_bundle_of_tensors_is_counted_in_the_page_language() -> None:
+    from dash_insight.core import i18n
+    from dash_insight.plugins.graphs.view import tensor_count
+
+    assert tensor_count(12) == "12 tensors" and tensor_count(1) == "1 tensor"
+    assert edge_label([{}, {}]) == "2 tensors"
+    with i18n.use_locale(i18n.CHINESE):
+        assert tensor_count(12) == "12 个张量"
+        assert edge_label([{}, {}, {}]) == "3 个张量"

@@ -385,3 +385,13 @@ def test_compare_refresh_draws_again_only_what_changed(dash_duo: Any, landscape_
     refresh(dash_duo)
     until(lambda: draws(dash_duo, tile) != 0, 30)
     assert console_errors(dash_duo) == []
+
+
+def test_the_unit_is_in_the_page_language() -> None:
+    from dash_insight.core import i18n
+
+    assert page.unit_text("step") == "step" and page.unit_text("epoch") == "epoch"
+    with i18n.use_locale(i18n.CHINESE):
+        assert (page.unit_text("step"), page.unit_text("epoch")) == ("步骤", "轮次")
+        assert page.unit_text("sample") == "sample"  # another unit: as written
+        assert ("单位", "步骤") in page.info_rows({"unit": "step"}, "12x12")
