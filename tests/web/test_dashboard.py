@@ -12,8 +12,21 @@ from tests.conftest import console_errors, loaded_app
 
 pytestmark = pytest.mark.browser
 
+#: True when every arrow of the dataset card has an operation box right of it on its line.
+ARROWS_BESIDE_THEIR_OPERATION = """
+const arrows = Array.from(document.querySelectorAll('#preview-dataset .di-arrow'));
+return arrows.length > 0 && arrows.every(arrow => {
+  const a = arrow.getBoundingClientRect();
+  const box = arrow.nextElementSibling;
+  if (!box || !box.classList.contains('di-op')) return false;
+  const b = box.getBoundingClientRect();
+  return b.left >= a.right && b.top < a.bottom && b.bottom > a.top;
+});
+"""
+
 
 def test_dashboard_cards(dash_duo, corpus_app) -> None:
+    dash_duo.driver.set_window_size(1600, 1000)  # three cards a row: the pipeline wraps
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_element("#job-table tbody tr")
     dash_duo.find_element('a[href*="train_id=.%2Flenet_sc"]').click()
@@ -41,6 +54,16 @@ def test_dashboard_cards(dash_duo, corpus_app) -> None:
         ),
         10,
     )
+    # A wrapped pipeline never ends a line with an arrow: each arrow is on the line of the
+    # operation it points to (issue 38 item 9).
+    assert dash_duo.driver.execute_script(ARROWS_BESIDE_THEIR_OPERATION)
+    # The image fills its card's width (as wide as the card body, its height kept at 230 px).
+    image, body = dash_duo.driver.execute_script(
+        "const img = document.querySelector('#preview-image');"
+        "return [img.getBoundingClientRect().width,"
+        " img.parentElement.getBoundingClientRect().width];"
+    )
+    assert image >= 0.9 * body, (image, body)
     # The graph card shows the top-level scopes.
     dash_duo.wait_for_element("#preview-graph canvas")
     # Back button returns to the list.

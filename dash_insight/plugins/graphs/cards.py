@@ -141,18 +141,21 @@ def pipeline_steps(graph: dict[str, Any] | None) -> list[tuple[str, list[str]]]:
 
 
 def dataset_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
-    """The dataset pipeline from source to last operation."""
+    """The dataset pipeline from source to last operation. Each arrow is kept with the
+    operation it points to, so a line that wraps never ends with an arrow."""
     chain = pipeline_steps(service.provider.dataset_graph(request.job.train_id))
     if not chain:
         return no_data(no_pipeline()), None
     items: list[Any] = []
     for i, (op_type, operations) in enumerate(chain):
-        if i:
-            items.append(html.Span("→", className="di-arrow"))
-        items.append(
-            html.Div(
-                [op_type, html.Small(", ".join(operations))] if operations else op_type,
-                className="di-op",
-            )
+        box = html.Div(
+            [op_type, html.Small(", ".join(operations))] if operations else op_type,
+            className="di-op",
         )
-    return html.Div(items, className="di-pipeline", id="preview-dataset"), f"{len(chain)} ops"
+        items.append(
+            html.Span([html.Span("→", className="di-arrow"), box], className="di-pipeline-step")
+            if i
+            else box
+        )
+    count = ngettext("{count} op", "{count} ops", len(chain)).format(count=len(chain))
+    return html.Div(items, className="di-pipeline", id="preview-dataset"), count
