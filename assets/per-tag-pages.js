@@ -13,6 +13,13 @@
   /* The tensor table's default decimals (tensors/page.py DEFAULT_DECIMALS). */
   const DECIMALS = 5;
 
+  /* Esc closes the image's actual-size window, as a click on it does (imagesPage.actualSize
+     hides it on the modal's n_clicks). */
+  document.addEventListener("keydown", event => {
+    const modal = document.getElementById("img-modal");
+    if (event.key === "Escape" && modal && modal.style.display !== "none") modal.click();
+  });
+
   /* setParams(search, {name: value or null}) -> the new query string ('' when empty). */
   function setParams(search, updates) {
     const params = new URLSearchParams(search || "");

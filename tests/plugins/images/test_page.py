@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 import dash
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.service import DataService
@@ -124,6 +125,21 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     dash_duo.find_element(f"{first} .di-vi-frame").click()
     dash_duo.wait_for_contains_text("#img-modal-caption", "step 400 · 256×32 px")
     dash_duo.find_element("#img-modal").click()
+    until(
+        lambda: (
+            run_js(dash_duo, "return document.querySelector('#img-modal').style.display") == "none"
+        ),
+        10,
+    )
+    # Opened again, Esc closes it too (issue 38 item 9).
+    dash_duo.find_element(f"{first} .di-vi-frame").click()
+    until(
+        lambda: (
+            run_js(dash_duo, "return document.querySelector('#img-modal').style.display") != "none"
+        ),
+        10,
+    )
+    ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
     until(
         lambda: (
             run_js(dash_duo, "return document.querySelector('#img-modal').style.display") == "none"
