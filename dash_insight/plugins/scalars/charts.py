@@ -305,16 +305,16 @@ def controls(
 def chart_card(
     chart: ChartSpec,
     with_thresholds: bool,
-    threshold: str = "",
+    threshold: dict[str, Any] | None = None,
     flipped: bool = False,
     log_x: bool = False,
     preview: Any = None,
 ) -> html.Div:
     """A card: toolbar (best value, log x, log, back, reset, full screen), the graph slot,
-    threshold row (its current threshold: ``threshold``), title. ``flipped`` / ``log_x``: the
-    URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts at one click).
-    ``preview``: what the graph slot holds until the browser draws the chart (the page's
-    first paint: a chart drawn on the server)."""
+    threshold row (``threshold``: its current threshold, as stored), title. ``flipped`` /
+    ``log_x``: the URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts
+    at one click). ``preview``: what the graph slot holds until the browser draws the chart
+    (the page's first paint: a chart drawn on the server)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
     shown: Direction = ("min" if best == "max" else "max") if flipped else best
@@ -384,20 +384,26 @@ def best_label(direction: str) -> str:
     return _("best: max") if direction == "max" else _("best: min")
 
 
-def threshold_row(key: str, title: str, current: str) -> html.Div:
-    """ "Current threshold" text with delete, and the button that opens the page's one
-    threshold form (:func:`threshold_form`) for this chart (``title``: the form's heading). A
-    form per chart (two dropdowns, two inputs, radios, a checklist) made a 20-chart page mount
-    ~140 more components before its first chart could be drawn."""
+def threshold_row(key: str, title: str, threshold: dict[str, Any] | None) -> html.Div:
+    """ "Current threshold" text with delete (shown only when a threshold is set), and the
+    button that opens the page's one threshold form (:func:`threshold_form`) for this chart
+    (``title``: the form's heading). A form per chart (two dropdowns, two inputs, radios, a
+    checklist) made a 20-chart page mount ~140 more components before its first chart could be
+    drawn."""
     return html.Div(
         className="di-threshold",
         children=[
-            html.Span(current, id={"type": "th-current", "chart": key}, className="di-muted"),
+            html.Span(
+                threshold_text(threshold),
+                id={"type": "th-current", "chart": key},
+                className="di-muted",
+            ),
             html.Button(
                 "×",
                 id={"type": "th-delete", "chart": key},
                 className="di-link-button",
                 title=_("Delete the threshold"),
+                style=delete_style(threshold),
             ),
             html.Button(
                 "▸ " + _("Set threshold"),
@@ -469,6 +475,11 @@ def threshold_form() -> html.Div:
             dcc.Store(id="th-delete-request"),
         ],
     )
+
+
+def delete_style(threshold: dict[str, Any] | None) -> dict[str, str] | None:
+    """The style of a chart's threshold delete button: hidden while no threshold is set."""
+    return None if threshold and threshold.get("conditions") else {"display": "none"}
 
 
 def threshold_text(threshold: dict[str, Any] | None) -> str:

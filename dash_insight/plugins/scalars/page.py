@@ -35,6 +35,7 @@ from dash_insight.plugins.scalars.charts import (
     chart_plan,
     chart_stores,
     controls,
+    delete_style,
     register_chart_callbacks,
     threshold_form,
     threshold_text,
@@ -268,7 +269,7 @@ def grid_content(
         chart_card(
             chart,
             with_thresholds=not chart.chart_id.startswith(COMPOSE_PREFIX),
-            threshold=threshold_text((thresholds or {}).get(chart.chart_id)),
+            threshold=(thresholds or {}).get(chart.chart_id),
             flipped=chart.chart_id in flipped,
             log_x=chart.chart_id in log_x,
             preview=chart_preview(provider, plans[chart.chart_id], state)
@@ -643,11 +644,13 @@ def register(app: dash.Dash, service: DataService) -> None:
 
     @app.callback(
         Output({"type": "th-current", "chart": ALL}, "children"),
+        Output({"type": "th-delete", "chart": ALL}, "style"),
         Input(IDS["thresholds"], "data"),
         State({"type": "th-current", "chart": ALL}, "id"),
         prevent_initial_call=True,
     )
-    def threshold_labels(stored: dict | None, ids: list[dict]) -> list[str]:
-        return [threshold_text((stored or {}).get(i["chart"])) for i in ids]
+    def threshold_labels(stored: dict | None, ids: list[dict]) -> tuple[list[str], list[Any]]:
+        chosen = [(stored or {}).get(i["chart"]) for i in ids]
+        return [threshold_text(t) for t in chosen], [delete_style(t) for t in chosen]
 
     register_chart_callbacks(app)

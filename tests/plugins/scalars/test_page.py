@@ -18,6 +18,7 @@ from dash_insight.plugins.scalars.charts import (
     ChartSpec,
     SeriesSpec,
     chart_plan,
+    delete_style,
     threshold_text,
 )
 from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
@@ -67,6 +68,9 @@ def test_threshold_logic() -> None:
         == "Current threshold: > 1 or < 3.5"
     )
     assert threshold_text(None) == "Current threshold: -"
+    # The delete button only where a threshold is set.
+    assert delete_style(None) == delete_style({"conditions": []}) == {"display": "none"}
+    assert delete_style({"conditions": [[">", 1]], "combine": "and"}) is None
 
 
 def test_filter_and_page_state() -> None:
@@ -557,6 +561,8 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
 
     # Threshold on "loss": > 1 highlights exactly the points above 1; remembered; deleted.
     loss_card = '[id*="\\"chart\\":\\"./ops_all|loss\\""]'
+    delete = f'{loss_card} button[id*="th-delete"]'
+    assert not dash_duo.find_element(delete).is_displayed()  # no threshold, nothing to delete
     _click(dash_duo, f'{loss_card} button[id*="th-open"]')
     dash_duo.wait_for_contains_text("#th-form-title", "loss")
     _set_input(dash_duo, "#th-value-1", "1")
@@ -569,8 +575,10 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
     assert [y is not None for y in trace["y"]] == [v > 1 for v in smoothed]
     dash_duo.driver.refresh()
     dash_duo.wait_for_contains_text(f'{loss_card} [id*="th-current"]', "> 1", timeout=15)
-    _click(dash_duo, f'{loss_card} button[id*="th-delete"]')
+    assert dash_duo.find_element(delete).is_displayed()
+    _click(dash_duo, delete)
     dash_duo.wait_for_contains_text(f'{loss_card} [id*="th-current"]', "-")
+    until(lambda: not dash_duo.find_element(delete).is_displayed(), 10)
 
     # Compose two tags in one chart with two y axes.
     dash_duo.driver.execute_script("window.scrollTo(0, 0);")
