@@ -51,6 +51,16 @@ PATH_COLOURS = {
 MARKER_COLOUR = "#ff8c00"  # MindInsight's orange checkpoint dots
 CONVERGENCE_COLOUR = "#000000"
 TEXT_COLOUR = "#8a9099"
+#: The 3D scene's grid without walls: Plotly's walls are an opaque light grey in either theme
+#: (WebGL draws them without their alpha), the grid lines in the text grey read on both.
+SCENE_AXIS = {
+    "showbackground": False,
+    "gridcolor": "rgba(138,144,153,0.45)",
+    "zerolinecolor": "rgba(138,144,153,0.7)",
+}
+#: "Play the path" is a button one presses: the page's accent, white text (Plotly's default
+#: grey on grey looked disabled).
+PLAY_BUTTON = {"bgcolor": "#00a5a7", "bordercolor": "#00a5a7", "font": {"color": "#ffffff"}}
 DEFAULT_CAMERA = {"eye": {"x": 1.5, "y": -1.5, "z": 1.0}}
 MAX_LEVELS = 30
 
@@ -248,6 +258,7 @@ def _animation(figure: go.Figure, path: LossPath, view: str) -> None:
                 "xanchor": "left",
                 "yanchor": "bottom",
                 "pad": {"l": 4, "b": 4},
+                **PLAY_BUTTON,
                 "buttons": [
                     {
                         "label": "▶ " + _("Play the path"),
@@ -379,7 +390,11 @@ def _layout(figure: go.Figure, view: str, height: int, small: bool) -> None:
         hoverlabel={"namelength": -1},
     )
     if view == VIEW_3D:
-        axis = {"showticklabels": not small, "title": {"text": ""} if small else None}
+        axis = {
+            "showticklabels": not small,
+            "title": {"text": ""} if small else None,
+            **SCENE_AXIS,
+        }
         figure.update_layout(
             scene={
                 "xaxis": {"title": {"text": "X"}, **axis},

@@ -89,6 +89,12 @@ def test_figures_draw_the_path_on_every_view() -> None:
     assert list(surface.data[2].text) == ["Start", "End"]
     assert len(surface.frames) == 2 and surface.frames[1].traces == (3,)
     assert surface.layout.updatemenus[0].buttons[0].label == "▶ Play the path"
+    # Readable in both themes (issue 38 item 9): no walls (Plotly's are an opaque light grey);
+    # "Play the path" in the accent colour, white text (it looked disabled).
+    for axis in ("xaxis", "yaxis", "zaxis"):
+        assert surface.layout.scene[axis].showbackground is False
+    play = surface.layout.updatemenus[0]
+    assert play.bgcolor == "#00a5a7" and play.font.color == "#ffffff"
     lines = landscape_figure(cells, path, "contour", DEFAULT_STYLE)
     assert lines.data[0].contours.coloring == "lines" and lines.data[0].z.shape == (6, 5)
     filled = landscape_figure(
