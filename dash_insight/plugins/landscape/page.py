@@ -1,7 +1,8 @@
 """Loss Function Multidimensional Analysis (MindInsight's ``loss-analysis`` page) for one job.
 
-URL: ``/loss-landscape?train_id=./job&interval=<id>|final&view=contour|filled|3d&loss=<tag>
-&scale=jet&levels=10&path_colour=%23000000&path_width=5&opacity=0.7&log=1`` (defaults left out).
+URL: ``/loss-landscape?train_id=./job&interval=<first>-<last>|final&view=contour|filled|3d
+&loss=<tag>&scale=jet&levels=10&path_colour=%23000000&path_width=5&opacity=0.7&log=1``
+(defaults left out).
 
 Left: the chosen landscape as contour lines, filled contours or a 3D surface (default: 3D, as
 MindInsight) with the training path, Start and End, a hover with x, y and loss, "Play the path",
@@ -116,31 +117,43 @@ class Choice:
     loss_tag: str | None
 
 
-def chooser_options(landscapes: JobLandscapes) -> list[dict[str, str]]:
-    """The "Range" options: every interval (``2-16``) in MindInsight's order, then the final
-    landscape."""
-    seen: set[str] = set()
-    options = []
+def interval_keys(landscapes: JobLandscapes) -> dict[str, str]:
+    """The URL's name of each interval (by its id): its steps as the chooser shows them
+    (``2-16``); ``2-16~<id>`` for a second interval of the same first and last step."""
+    keys: dict[str, str] = {}
     for ref in sorted(landscapes.intervals, key=lambda r: r.value[0]):
-        if ref.interval_id not in seen:
-            seen.add(ref.interval_id)
-            options.append({"label": ref.label, "value": ref.interval_id})
+        if ref.interval_id not in keys:
+            taken = ref.label in keys.values()
+            keys[ref.interval_id] = f"{ref.label}~{ref.interval_id}" if taken else ref.label
+    return keys
+
+
+def chooser_options(landscapes: JobLandscapes) -> list[dict[str, str]]:
+    """The "Range" options: every interval (``2-16``, its value the URL's name of it,
+    :func:`interval_keys`) in MindInsight's order, then the final landscape."""
+    options = [
+        {"label": key.split("~")[0], "value": key} for key in interval_keys(landscapes).values()
+    ]
     if landscapes.finals:
         options.append({"label": _("final"), "value": FINAL})
     return options
 
 
 def chosen_ref(landscapes: JobLandscapes, wanted: str | None) -> LandscapeRef | None:
-    """The landscape named by ``interval`` (an interval id or ``final``); the first option when
-    absent or unknown (MindInsight selects the first interval)."""
-    options = chooser_options(landscapes)
-    ids = [o["value"] for o in options]
+    """The landscape named by ``interval`` (its steps ``2-16``, ``final``, or an interval id as
+    earlier versions wrote it); the first option when absent or unknown (MindInsight selects
+    the first interval)."""
+    keys = interval_keys(landscapes)
+    by_key = {key: interval for interval, key in keys.items()}
+    ids = [o["value"] for o in chooser_options(landscapes)]
+    if wanted in keys:  # an id from an earlier link
+        wanted = keys[wanted]
     key = wanted if wanted in ids else (ids[0] if ids else None)
     if key is None:
         return None
     if key == FINAL:
         return landscapes.finals[0]
-    return next(r for r in landscapes.refs if not r.final and r.interval_id == key)
+    return next(r for r in landscapes.refs if not r.final and r.interval_id == by_key[key])
 
 
 def resolve(service: LandscapeService, train_id: str, params: dict[str, str]) -> Choice:
@@ -349,7 +362,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
     chosen = (
         FINAL
         if choice.ref is not None and choice.ref.final
-        else (choice.ref.interval_id if choice.ref is not None else None)
+        else (interval_keys(landscapes)[choice.ref.interval_id] if choice.ref is not None else None)
     )
     return html.Div(
         id="ls-root",

@@ -117,12 +117,14 @@ def test_chooser_and_info_rows(tmp_path: Path) -> None:
     app.data_service.loader.load_round()
     service = LandscapeService(app.data_service.provider)
     landscapes = service.landscapes("./e")
+    # The URL names an interval by its steps (issue 38 item 9: it was an opaque hash).
     assert page.chooser_options(landscapes) == [
-        {"label": "1-3", "value": interval_id([1, 2, 3])},
-        {"label": "3-5", "value": interval_id([3, 4, 5])},
+        {"label": "1-3", "value": "1-3"},
+        {"label": "3-5", "value": "3-5"},
     ]
     assert page.chosen_ref(landscapes, "final").intervals == (1, 2, 3)  # no final: the first
-    choice = page.resolve(service, "./e", {"interval": interval_id([3, 4, 5]), "view": "x"})
+    assert page.chosen_ref(landscapes, interval_id([3, 4, 5])).intervals == (3, 4, 5)  # old link
+    choice = page.resolve(service, "./e", {"interval": "3-5", "view": "x"})
     assert choice.ref.intervals == (3, 4, 5) and choice.view == "3d"
     assert choice.loss_tag == "loss/auto"
     rendered = page.render(service, "./e", choice)
@@ -216,7 +218,7 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
 
     # the second interval: the URL names it, the chart shades it
     dash_duo.select_dcc_dropdown("#ls-interval", value="18-32")
-    until(lambda: _params(dash_duo).get("interval") == interval_id(range(18, 33, 2)), 30)
+    until(lambda: _params(dash_duo).get("interval") == "18-32", 30)
     until(lambda: dash_duo.driver.execute_script(shaded) == [[18, 32]], 30)
 
     # the colour scale
@@ -401,3 +403,29 @@ def test_the_unit_is_in_the_page_language() -> None:
         assert (page.unit_text("step"), page.unit_text("epoch")) == ("步骤", "轮次")
         assert page.unit_text("sample") == "sample"  # another unit: as written
         assert ("单位", "步骤") in page.info_rows({"unit": "step"}, "12x12")
+
+
+def test_intervals_are_named_by_their_steps_in_the_url() -> None:
+    from dash_insight.plugins.landscape.query import LandscapeRef
+    from dash_insight.plugins.landscape.service import JobLandscapes
+
+    same_ends = (LandscapeRef("l", 1, (2, 4, 16)), LandscapeRef("l", 2, (2, 16)))
+    landscapes = JobLandscapes(
+        (*same_ends, LandscapeRef("l", 3, (18, 32)), LandscapeRef("l", 4, ()))
+    )
+    second = f"2-16~{interval_id([2, 16])}"  # a second interval of the same ends stays apart
+    assert page.interval_keys(landscapes) == {
+        interval_id([2, 4, 16]): "2-16",
+        interval_id([2, 16]): second,
+        interval_id([18, 32]): "18-32",
+    }
+    assert [o["label"] for o in page.chooser_options(landscapes)] == [
+        "2-16",
+        "2-16",
+        "18-32",
+        "final",
+    ]
+    assert page.chosen_ref(landscapes, "2-16").intervals == (2, 4, 16)
+    assert page.chosen_ref(landscapes, second).intervals == (2, 16)
+    assert page.chosen_ref(landscapes, "final").final
+    assert page.chosen_ref(landscapes, "99-100").intervals == (2, 4, 16)  # unknown: the first
