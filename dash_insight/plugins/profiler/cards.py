@@ -61,9 +61,15 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
                 [
                     html.Td(rank, className="di-prof-rank"),
                     html.Td(stat.op_type),
-                    html.Td(_("{count} times").format(count=format_number(stat.occurrences))),
                     html.Td(
-                        _("{value} us/time").format(value=format_number(stat.avg_ms * 1000, 2))
+                        _("{count} times").format(
+                            count=components.format_measure(stat.occurrences, "times")
+                        )
+                    ),
+                    html.Td(
+                        _("{value} us/time").format(
+                            value=components.format_measure(stat.avg_ms * 1000, "us/time")
+                        )
                     ),
                     html.Td(
                         html.Div(
@@ -214,7 +220,11 @@ def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> 
             [
                 html.Td(d.op_name, title=d.full_name),
                 html.Td(short_scope(d.full_name), className="di-prof-scope", title=d.full_name),
-                html.Td(_("{value} us/time").format(value=format_number(d.avg_ms * 1000, 1))),
+                html.Td(
+                    _("{value} us/time").format(
+                        value=components.format_measure(d.avg_ms * 1000, "us/time")
+                    )
+                ),
                 html.Td(f"{d.total_ms / total:.1%}"),
             ]
         )

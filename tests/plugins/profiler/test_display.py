@@ -1,0 +1,28 @@
+"""Pure display helpers of the profiler pages (#38 item 7): one number format per unit,
+operator names shortened at separators, the dashboard timeline's rows."""
+
+from __future__ import annotations
+
+from dash_insight.plugins.profiler import components, operator_page
+
+
+def test_one_number_format_per_unit() -> None:
+    assert components.format_measure(5076.1912, "us/time") == "5,076.19"
+    assert components.format_measure(0.771879, "us") == "0.77"
+    assert components.format_measure(32.874, "us") == "32.87"
+    assert components.format_measure(304571, "times") == "304,571"
+    assert components.format_measure(18.3, "%") == "18.30"
+    assert components.unit_of("op_total_time (us)") == "us"
+    assert components.unit_of("avg_time (us/time)") == "us/time"
+    assert components.unit_of("input shapes") is None
+
+
+def test_table_cells_use_the_column_format() -> None:
+    cell = operator_page._cell
+    assert cell("op_total_time", 304571) == "304,571.00"
+    assert cell("op_total_time", 0.771879) == "0.77"
+    assert cell("op_avg_time", 5076.1912) == "5,076.19"
+    assert cell("op_occurrences", 304571) == "304,571"
+    assert cell("total_time_proportion", 18.3) == "18.30"
+    assert cell("min", None) == "–"
+    assert cell("op_name", "Conv2D-op0") == "Conv2D-op0"
