@@ -26,3 +26,31 @@ def test_table_cells_use_the_column_format() -> None:
     assert cell("total_time_proportion", 18.3) == "18.30"
     assert cell("min", None) == "–"
     assert cell("op_name", "Conv2D-op0") == "Conv2D-op0"
+
+
+def test_scopes_wrap_only_after_separators() -> None:
+    from dash_insight.plugins.profiler.cards import separator_parts
+
+    assert separator_parts("…/conv1-Conv2d/Grad_Conv2D") == ["…/", "conv1-Conv2d/", "Grad_Conv2D"]
+    assert separator_parts("a/b/") == ["a/", "b/"]
+    assert separator_parts("Conv2D") == ["Conv2D"]
+
+
+def test_top_rows_keep_the_first_rows_and_their_bars() -> None:
+    import numpy as np
+
+    from dash_insight.plugins.profiler.timeline import Timeline, TimelineView, top_rows
+
+    n = 5
+    rows = np.arange(n)
+    model = Timeline(
+        "type", tuple("abcde"), tuple("abcde"), rows, rows * 1.0, rows + 0.5, rows,
+        rows, tuple("abcde"), rows, np.ones(n),
+    )  # fmt: skip
+    view = TimelineView(
+        rows * 1.0, rows + 0.5, rows, rows, rows, rows, np.ones(n), np.ones(n), np.ones(n), (0, 5)
+    )
+    shown, kept = top_rows(model, view, 3)
+    assert shown.rows == ("a", "b", "c") and kept.row.tolist() == [0, 1, 2]
+    assert kept.busy.tolist() == [1, 1, 1] and kept.window == (0, 5)
+    assert top_rows(model, view, 8) == (model, view)
