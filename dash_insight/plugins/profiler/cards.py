@@ -21,6 +21,9 @@ from dash_insight.plugins.profiler.model import Launches, Profile
 from dash_insight.web.components.figures import GRID_COLOUR, small_layout
 
 RANKED_TYPES = 5
+#: Rows (operator types with the most time) of the dashboard's timeline preview: each row
+#: keeps room for a legible label.
+TIMELINE_ROWS = 8
 
 
 def card(
@@ -61,9 +64,15 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
                 [
                     html.Td(rank, className="di-prof-rank"),
                     html.Td(stat.op_type),
-                    html.Td(_("{count} times").format(count=format_number(stat.occurrences))),
                     html.Td(
-                        _("{value} us/time").format(value=format_number(stat.avg_ms * 1000, 2))
+                        _("{count} times").format(
+                            count=components.format_measure(stat.occurrences, "times")
+                        )
+                    ),
+                    html.Td(
+                        _("{value} us/time").format(
+                            value=components.format_measure(stat.avg_ms * 1000, "us/time")
+                        )
                     ),
                     html.Td(
                         html.Div(
@@ -175,7 +184,9 @@ def timeline_card(
     ends = np.append(launches.step_starts_us[1:], launches.end_us)
     low = 0.0 if step == 1 else float(launches.step_starts_us[step - 1])
     view = timeline.window_view(model, low, float(ends[step - 1]), max_bars=1500)
-    figure = timeline.timeline_figure(model, view, launches, height=230)
+    shown, view = timeline.top_rows(model, view, TIMELINE_ROWS)
+    figure = timeline.timeline_figure(shown, view, launches, height=60 + 24 * len(shown.rows))
+    figure["layout"]["yaxis"]["tickfont"] = {"size": 11}
     figure["layout"].update(showlegend=False, dragmode=False)
     figure["layout"]["xaxis"]["fixedrange"] = True
     return card(
@@ -183,12 +194,22 @@ def timeline_card(
         _("Timeline"),
         dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-timeline-preview"),
         (_("Open") + " ›", components.href(app, components.TIMELINE_PATH, params, step=step)),
-        _("step {step} of {steps} · {launches} launches in the run · from {source}").format(
-            step=step,
-            steps=launches.steps,
-            launches=format_number(len(launches)),
-            source=launches.source,
-        ),
+        [
+            html.Div(
+                _("the {shown} operator types with the most time, and {more} more").format(
+                    shown=len(shown.rows), more=len(model.rows) - len(shown.rows)
+                ),
+                id="prof-timeline-more",
+            )
+            if len(model.rows) > len(shown.rows)
+            else None,
+            _("step {step} of {steps} · {launches} launches in the run · from {source}").format(
+                step=step,
+                steps=launches.steps,
+                launches=format_number(len(launches)),
+                source=launches.source,
+            ),
+        ],
     )
 
 
@@ -197,6 +218,23 @@ def short_scope(full_name: str, parts: int = 2) -> str:
     scopes = full_name.split("/")[:-1]
     shown = "/".join(scopes[-parts:])
     return shown if len(scopes) <= parts else "…/" + shown
+
+
+def separator_parts(text: str) -> list[str]:
+    """``text`` cut after each ``/`` (each part keeps its separator): the places a long
+    scope may wrap, never inside a name."""
+    parts = text.split("/")
+    return [part + "/" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def wrapping_scope(text: str) -> list[Any]:
+    """``text`` as unbreakable parts with a line-break opportunity after each ``/``."""
+    children: list[Any] = []
+    for part in separator_parts(text):
+        if children:
+            children.append(html.Wbr())
+        children.append(html.Span(part, className="di-nowrap"))
+    return children
 
 
 def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.Section:
@@ -212,9 +250,19 @@ def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> 
     rows = [
         html.Tr(
             [
-                html.Td(d.op_name, title=d.full_name),
-                html.Td(short_scope(d.full_name), className="di-prof-scope", title=d.full_name),
-                html.Td(_("{value} us/time").format(value=format_number(d.avg_ms * 1000, 1))),
+                html.Td(
+                    html.Div(d.op_name, className="di-prof-op-name", title=d.full_name),
+                ),
+                html.Td(
+                    wrapping_scope(short_scope(d.full_name)),
+                    className="di-prof-scope",
+                    title=d.full_name,
+                ),
+                html.Td(
+                    _("{value} us/time").format(
+                        value=components.format_measure(d.avg_ms * 1000, "us/time")
+                    )
+                ),
                 html.Td(f"{d.total_ms / total:.1%}"),
             ]
         )

@@ -12,8 +12,8 @@ from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.format.profiler import Problem, ProfilerDir
 from dash_insight.core.format.reasons import localize_reason
+from dash_insight.core.i18n import format_number, lazy_gettext, ngettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import lazy_gettext, ngettext
 from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.page_head import job_page_head
@@ -167,6 +167,25 @@ def unavailable(app: dash.Dash, error: Exception) -> html.Div:
             dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
         ],
     )
+
+
+#: Fraction digits of a measure by its unit: one number format per unit on every profiler
+#: page (the dashboard cards and the operator tables), with thousands separators.
+UNIT_DECIMALS: dict[str, int] = {"times": 0, "us": 2, "us/time": 2, "ms": 2, "%": 2}
+
+
+def unit_of(label: str) -> str | None:
+    """The unit of a column label (``op_total_time (us)`` -> ``us``), None for none."""
+    if label.endswith(")") and " (" in label:
+        unit = label.rsplit(" (", 1)[1][:-1]
+        return unit if unit in UNIT_DECIMALS else None
+    return None
+
+
+def format_measure(value: float | int, unit: str) -> str:
+    """``value`` as shown for its ``unit`` (a key of :data:`UNIT_DECIMALS`): the locale's
+    grouping and a fixed number of decimals (``5,076.19`` us/time, ``304,571`` times)."""
+    return format_number(value, UNIT_DECIMALS[unit])
 
 
 def element_id(prefix: str, *parts: str) -> str:

@@ -246,11 +246,25 @@ def _csv_cell(value: Any) -> Any:
 # -- layout ----------------------------------------------------------------------------------
 
 
-def _cell(_column: str, value: Any) -> Any:
+#: The unit of each numeric column (its label's parenthesised part): one format per column.
+COLUMN_UNITS: dict[str, str] = {
+    column: unit
+    for column, label in (*TYPE_COLUMNS, *OP_COLUMNS)
+    if (unit := components.unit_of(label)) is not None
+}
+
+
+def _cell(column: str, value: Any) -> Any:
+    """A table cell as shown (the CSV keeps the raw numbers)."""
     if value is None:
         return "–"
-    if isinstance(value, float):
-        return f"{value:g}" if abs(value) < 1e6 else f"{value:.1f}"
+    if isinstance(value, bool):
+        return value
+    unit = COLUMN_UNITS.get(column)
+    if isinstance(value, int | float) and math.isfinite(value):
+        if unit is not None:
+            return components.format_measure(value, unit)
+        return f"{value:g}" if isinstance(value, float) else value
     return value
 
 

@@ -15,7 +15,7 @@ launches stay drawable and zooming in (a narrower window) shows every launch aga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -257,6 +257,17 @@ def window_view(
     )
 
 
+def top_rows(timeline: Timeline, view: TimelineView, count: int) -> tuple[Timeline, TimelineView]:
+    """The first ``count`` rows of ``timeline`` (in type mode: the types with the most time)
+    and the bars of ``view`` on them; the other rows' bars are left out."""
+    if len(timeline.rows) <= count:
+        return timeline, view
+    keep = view.row < count
+    shown = replace(timeline, rows=timeline.rows[:count])
+    fields = ("start", "end", "row", "colour", "item", "launch", "count", "busy", "bars")
+    return shown, replace(view, **{name: getattr(view, name)[keep] for name in fields})
+
+
 def row_labels(rows: tuple[str, ...]) -> list[str]:
     """The rows' names in the current language (the timeline, cached by the service, keeps
     the English ``Scope N`` / ``Operators`` of scope mode; operator types stay as they are)."""
@@ -418,7 +429,16 @@ def timeline_figure(
         "dragmode": "zoom",
         "uirevision": "timeline",
         "shapes": shapes,
-        "legend": {"orientation": "h", "y": -0.12, "font": {"size": 10}},
+        # Above the plot (Plotly grows the top margin to fit it): under the x axis it was
+        # drawn over the axis title.
+        "legend": {
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.02,
+            "yanchor": "bottom",
+            "font": {"size": 10},
+        },
         "showlegend": len(types) <= 30,
         "xaxis": {
             "title": {"text": _("time since the first launch (ms)")},

@@ -71,6 +71,12 @@ def relayout_window(relayout: dict[str, Any] | None) -> tuple[float, float] | st
     return (min(low, high), max(low, high))
 
 
+def chart_style(rows: int) -> dict[str, str]:
+    """The timeline chart's box: the height left in the window below the page head and the
+    toolbar (no empty half page under a short chart), at least room for every row."""
+    return {"height": "calc(100vh - 230px)", "minHeight": f"{max(300, 90 + 34 * rows)}px"}
+
+
 def _params(params: dict[str, str]) -> tuple[str, int | None]:
     rows = params.get("rows") or ROWS_SCOPE
     rows = rows if rows in ROW_MODES else ROWS_SCOPE
@@ -140,7 +146,7 @@ def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) ->
                     dcc.Graph(
                         id="prof-timeline",
                         config=graph_config(scrollZoom=True),
-                        style={"minHeight": "300px"},
+                        style=chart_style(0),
                     ),
                     # The zoomed window and the URL search it was asked for (a new step forgets it).
                     dcc.Store(id="prof-timeline-window"),
@@ -201,6 +207,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         Output("prof-timeline-info", "children"),
         Output("prof-step", "options"),
         Output("prof-timeline-problems", "children"),
+        Output("prof-timeline", "style"),
         Input("url", "search"),
         Input("prof-timeline-window", "data"),
         Input("refresh-now", "n_clicks"),
@@ -210,7 +217,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         search: str | None, zoomed: dict | None, _refresh: Any, pathname: str | None
     ) -> tuple[Any, ...]:
         if not components.is_page(app, pathname, PATH):
-            return (dash.no_update,) * 4
+            return (dash.no_update,) * 5
         params = parse_search(search)
         rows, step = _params(params)
         try:
@@ -221,6 +228,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
                 "",
                 [{"label": _("All steps"), "value": 0}],
                 components.unavailable(app, error),
+                chart_style(0),
             )
         window = step_window(launches, step)
         # The zoom belongs to the view it was made on (another step or row mode forgets it),
@@ -233,6 +241,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
             window = (float(zoomed["window"][0]), float(zoomed["window"][1]))
         view = window_view(timeline, *window)
         figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
+        del figure["layout"]["height"]  # the chart fills its box (chart_style)
         types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
         shown = int(view.count[view.colour < types].sum())
         info = (
@@ -250,7 +259,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
                 else ""
             )
         )
-        return figure, info, _step_options(launches), problems
+        return figure, info, _step_options(launches), problems, chart_style(len(timeline.rows))
 
 
 def _step_options(launches: Launches) -> list[dict[str, Any]]:
