@@ -109,7 +109,15 @@ def lineage_grid() -> dag.AgGrid:
         columnDefs=[],
         className="di-lineage-grid",
         getRowId="lineageTrainId(params)",  # assets/dashAgGridFunctions-lineage.js
-        defaultColDef={"sortable": True, "resizable": True, "minWidth": 110, "flex": 1},
+        # Headers wrap onto more lines rather than being cut ("[M]Accu…"), #38 item 8.1.
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "minWidth": 110,
+            "flex": 1,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+        },
         dashGridOptions={
             "rowSelection": {"mode": "multiRow", "enableClickSelection": False},
             "suppressFieldDotNotation": True,

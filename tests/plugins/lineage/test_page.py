@@ -478,3 +478,39 @@ def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
     assert message == "Parameter importance needs at least 3 jobs; the table shows 1."
     figure = views.importance_figure(rows, message=message)
     assert not figure.data and figure.layout.annotations[0].text == message
+
+
+_TRUNCATED_HEADERS = """
+    return [...document.querySelectorAll('#lineage-grid .ag-header-cell[col-id]')]
+        .filter(c => c.offsetParent !== null)
+        .map(c => [c.getAttribute('col-id'), c.querySelector('.ag-header-cell-text')])
+        .filter(([, t]) => t && (t.scrollWidth > t.clientWidth + 1
+                                 || t.scrollHeight > t.clientHeight + 1))
+        .map(([id, t]) => id + ': ' + t.textContent);"""
+
+
+@pytest.mark.browser
+def test_headers_show_whole_names_at_1280(dash_duo, corpus: Path, tmp_path: Path) -> None:
+    """#38 item 8.1: at 1280×800 no column header is cut ("[M]Accu…"), sorted or not."""
+    app = _app(corpus, tmp_path / "ws")
+    try:
+        dash_duo.start_server(app)
+        dash_duo.driver.set_window_size(1280, 800)
+        dash_duo.wait_for_page(dash_duo.server_url + "/lineage?sort=metric%2FAccuracy%3Aasc")
+        _wait_table(dash_duo, LINEAGE_JOBS)
+        until(
+            lambda: dash_duo.driver.execute_script(
+                "return !!document.querySelector('#lineage-grid "
+                '.ag-header-cell[col-id="metric/Accuracy"] '
+                ".ag-sort-ascending-icon:not(.ag-hidden)')"
+            ),
+            10,
+        )
+        try:
+            until(lambda: dash_duo.driver.execute_script(_TRUNCATED_HEADERS) == [], 10)
+        except testing_errors.TestingTimeoutError:
+            raise AssertionError(
+                f"cut headers: {dash_duo.driver.execute_script(_TRUNCATED_HEADERS)}"
+            ) from None
+    finally:
+        app.data_service.close()
