@@ -217,7 +217,8 @@ def test_the_banner_follows_refresh_and_navigation_without_auto_refresh(
     loader = app.data_service.loader
     dash_duo.start_server(app)
     try:
-        dash_duo.wait_for_element("#job-table")
+        # One job: "/" lands on its training dashboard (issue 38 item 10).
+        dash_duo.wait_for_element("#dashboard-cards")
         dash_duo.find_element("#auto-refresh input").click()
         until(lambda: not dash_duo.find_element("#auto-refresh input").is_selected())
         wait_idle(dash_duo)

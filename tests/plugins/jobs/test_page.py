@@ -127,7 +127,10 @@ def test_details_stay_open_while_the_list_refreshes(dash_duo, corpus: Path, tmp_
     shutil.copytree(corpus / "lenet_sc", base / "lenet_sc")
     app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
     try:
+        # One job: "/" lands on its dashboard (issue 38 item 10); "Summary List" opens the list.
         dash_duo.start_server(app)
+        dash_duo.wait_for_element("#dashboard-cards")
+        dash_duo.find_element("#nav-home").click()
         _wait_rows(dash_duo, {"./lenet_sc"})
         wait_idle(dash_duo)
         mark = "document.querySelector('#job-table tbody tr').dataset.mark = 'first'"
