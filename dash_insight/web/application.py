@@ -23,6 +23,7 @@ from dash_insight.core.settings import DEFAULT_RELOAD_INTERVAL, DEFAULT_WORKSPAC
 from dash_insight.plugins.graphs.plugin import PLUGIN as GRAPHS
 from dash_insight.plugins.histograms.plugin import PLUGIN as HISTOGRAMS
 from dash_insight.plugins.images.plugin import PLUGIN as IMAGES
+from dash_insight.plugins.jobs import landing as jobs_landing
 from dash_insight.plugins.jobs.plugin import PLUGIN as JOBS
 from dash_insight.plugins.landscape.plugin import PLUGIN as LANDSCAPE
 from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
@@ -262,6 +263,7 @@ def create_app(
     )
     asset_cache.install(app.server, prefix + app.config.assets_url_path.strip("/") + "/")
     host_check.install(app.server, settings, prefix)
+    jobs_landing.install(app, data.provider)  # after the host check
     web_i18n.install(app, settings)
     body_limit.install(app.server, prefix)  # before any hook that reads a body
     dash_requests.install(app, prefix)

@@ -105,7 +105,8 @@ def test_the_stalled_banner_is_shown_in_the_page(
     monkeypatch.setattr(loader.store, "save_job", _disk_full)
     loader._run()
     dash_duo.start_server(app)
-    dash_duo.wait_for_element("#job-table")
+    # job2 was not saved: one job, and "/" lands on its dashboard (issue 38 item 10).
+    dash_duo.wait_for_element("#dashboard-cards")
     until(lambda: dash_duo.find_element("#loader-banner").is_displayed(), 10)
     banner = dash_duo.find_element("#loader-banner").text
     assert "Loading has stopped" in banner and "disk holding the workspace is full" in banner
@@ -217,7 +218,8 @@ def test_the_banner_follows_refresh_and_navigation_without_auto_refresh(
     loader = app.data_service.loader
     dash_duo.start_server(app)
     try:
-        dash_duo.wait_for_element("#job-table")
+        # One job: "/" lands on its training dashboard (issue 38 item 10).
+        dash_duo.wait_for_element("#dashboard-cards")
         dash_duo.find_element("#auto-refresh input").click()
         until(lambda: not dash_duo.find_element("#auto-refresh input").is_selected())
         wait_idle(dash_duo)

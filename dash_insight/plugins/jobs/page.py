@@ -242,13 +242,19 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                         className="di-subtitle",
                     ),
                     html.Div(className="di-spacer"),
+                    # Links that look like buttons: one Tab stop each (a button inside a link
+                    # was two).
                     dcc.Link(
-                        html.Button(_("Lineage Analysis"), className="di-button secondary"),
+                        _("Lineage Analysis"),
                         href=app.get_relative_path("/lineage"),
+                        id="open-lineage",
+                        className="di-button secondary",
                     ),
                     dcc.Link(
-                        html.Button(_("Comparison Analysis"), className="di-button secondary"),
+                        _("Comparison Analysis"),
                         href=app.get_relative_path("/compare"),
+                        id="open-compare",
+                        className="di-button secondary",
                     ),
                 ],
             ),
@@ -283,6 +289,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                                 id="job-page-size",
                                 value=state["size"],
                                 clearable=False,
+                                searchable=False,  # four sizes: nothing to search
                                 options=[
                                     {"label": _("{count} / page").format(count=n), "value": n}
                                     for n in PAGE_SIZES
@@ -333,6 +340,18 @@ def goto_page(value: Any) -> int | None:
     return min(int(number), 10**6)
 
 
+def page_count(total: int, size: int) -> int:
+    """How many pages ``total`` jobs fill at ``size`` a page (at least 1: an empty list is one
+    empty page)."""
+    return max(1, -(-total // max(1, size)))
+
+
+def clamp_page(page: int, total: int, size: int) -> int:
+    """``page`` within the pages ``total`` jobs fill at ``size`` a page: the page the table
+    shows, so the URL names that one ("Go to 9" of 2 pages is page 2)."""
+    return min(max(1, page), page_count(total, size))
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
 
@@ -381,6 +400,9 @@ def register(app: dash.Dash, service: DataService) -> None:
             if wanted is None:
                 return dash.no_update
             state["page"] = wanted
+        if trigger in ("job-next", "job-goto"):  # past the last page: the last one
+            jobs, _error = filter_jobs(provider.list_jobs(), state["q"], state["regex"])
+            state["page"] = clamp_page(state["page"], len(jobs), state["size"])
         new_search = make_search(
             {
                 "q": state["q"],
@@ -411,8 +433,8 @@ def register(app: dash.Dash, service: DataService) -> None:
         state = _state(parse_search(search))
         jobs, error = filter_jobs(provider.list_jobs(), state["q"], state["regex"])
         jobs = sort_jobs(jobs, state["sort"], state["order"] == "desc")
-        pages = max(1, -(-len(jobs) // state["size"]))
-        page = min(state["page"], pages)
+        pages = page_count(len(jobs), state["size"])
+        page = clamp_page(state["page"], len(jobs), state["size"])
         start = (page - 1) * state["size"]
         rows = [
             _row(app, start + i + 1, job)

@@ -11,7 +11,7 @@ from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
 from dash_insight.core.i18n import ENGLISH, use_locale
-from dash_insight.plugins.jobs.page import empty_list_message, goto_page
+from dash_insight.plugins.jobs.page import clamp_page, empty_list_message, goto_page, page_count
 from dash_insight.web.application import create_app
 from tests.browser import PATIENCE, until, wait_idle
 from tests.conftest import console_errors, loaded_app
@@ -127,7 +127,10 @@ def test_details_stay_open_while_the_list_refreshes(dash_duo, corpus: Path, tmp_
     shutil.copytree(corpus / "lenet_sc", base / "lenet_sc")
     app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
     try:
+        # One job: "/" lands on its dashboard (issue 38 item 10); "Summary List" opens the list.
         dash_duo.start_server(app)
+        dash_duo.wait_for_element("#dashboard-cards")
+        dash_duo.find_element("#nav-home").click()
         _wait_rows(dash_duo, {"./lenet_sc"})
         wait_idle(dash_duo)
         mark = "document.querySelector('#job-table tbody tr').dataset.mark = 'first'"
@@ -185,3 +188,80 @@ def test_goto_page_reads_whole_numbers_only() -> None:
         None,
         None,
     ]
+
+
+def _twelve_jobs(base: Path) -> None:
+    for number in range(12):
+        with SummaryWriter(str(base / f"job{number:02d}")) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+            writer.record(1)
+
+
+def test_goto_past_the_last_page_writes_the_last_page(dash_duo, tmp_path: Path) -> None:
+    """ "Go to 9" on a 2-page list shows page 2 and the URL says page 2 (issue 38 item 9)."""
+    _twelve_jobs(tmp_path / "logs")
+    with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(dash_duo.server_url + "/?sort=path&order=asc&size=10")
+        dash_duo.wait_for_text_to_equal("#job-page", "1 / 2")
+        dash_duo.find_element("#job-goto").send_keys("9", Keys.ENTER)
+        dash_duo.wait_for_text_to_equal("#job-page", "2 / 2")
+        until(lambda: "page=2" in dash_duo.driver.current_url)
+        _wait_rows(dash_duo, {"./job10", "./job11"})
+        assert "page=9" not in dash_duo.driver.current_url
+        # "Next" on the last page stays there.
+        dash_duo.find_element("#job-next").click()
+        wait_idle(dash_duo)
+        assert "page=3" not in dash_duo.driver.current_url
+        assert dash_duo.find_element("#job-page").text == "2 / 2"
+        assert console_errors(dash_duo) == []
+
+
+def test_clamp_page_to_the_pages_there_are() -> None:
+    assert [page_count(t, 10) for t in (0, 1, 10, 11, 20, 21)] == [1, 1, 1, 2, 2, 3]
+    assert page_count(5, 0) == 5
+    assert [clamp_page(p, 12, 10) for p in (0, 1, 2, 3, 9, 10**6)] == [1, 1, 2, 2, 2, 2]
+    assert clamp_page(4, 0, 20) == 1
+
+
+def test_page_size_menu_has_no_search_box(dash_duo, corpus_app) -> None:
+    """The page-size menu is a plain choice of four sizes: no text box to search them."""
+    dash_duo.start_server(corpus_app)
+    _wait_rows(dash_duo, CORPUS_JOBS)
+    dash_duo.find_element("#job-page-size").click()
+    dash_duo.wait_for_contains_text(".dash-dropdown-content", "50 / page")
+    assert not dash_duo.find_elements(".dash-dropdown-content input[type=search]")
+    assert not dash_duo.find_elements(".dash-dropdown-search")
+    options = dash_duo.find_elements(".dash-dropdown-content .dash-dropdown-option")
+    next(o for o in options if o.text == "10 / page").click()
+    until(lambda: "size=10" in dash_duo.driver.current_url)
+    dash_duo.wait_for_text_to_equal("#job-page", "1 / 1")
+    assert console_errors(dash_duo) == []
+
+
+def test_analysis_links_are_one_tab_stop_each(dash_duo, corpus_app) -> None:
+    """ "Lineage Analysis" and "Comparison Analysis" are one focusable element each (a button
+    inside a link took two Tab presses), drawn as the secondary buttons they were."""
+    dash_duo.start_server(corpus_app)
+    _wait_rows(dash_duo, CORPUS_JOBS)
+    head = ".di-page-head"
+    focusable = dash_duo.driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0] + ' a, ' + arguments[0] +"
+        " ' button')).map(e => e.textContent);",
+        head,
+    )
+    assert focusable == ["Lineage Analysis", "Comparison Analysis"]
+    first = dash_duo.driver.execute_script(
+        "const a = document.querySelector(arguments[0] + ' a'); a.focus(); return a;", head
+    )
+    first.send_keys(Keys.TAB)
+    active = dash_duo.driver.switch_to.active_element
+    assert active.text == "Comparison Analysis"
+    look = (
+        "const s = getComputedStyle(arguments[0]);"
+        "return [s.borderTopStyle, s.borderTopWidth, s.paddingLeft, s.textDecorationLine];"
+    )
+    assert dash_duo.driver.execute_script(look, active) == ["solid", "1px", "14px", "none"]
+    active.send_keys(Keys.ENTER)
+    until(lambda: dash_duo.driver.current_url.endswith("/compare"))
+    assert console_errors(dash_duo) == []

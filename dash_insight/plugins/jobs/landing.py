@@ -1,0 +1,56 @@
+"""Landing where the charts are (issue 38 item 10): with exactly one training job, opening the
+bare home URL answers with a redirect to that job's training dashboard, as TensorBoard opens
+on its charts.
+
+Only a full load of the bare home URL (no query) is redirected, on the server (302): the
+"Summary List" link and the brand move inside the app without asking the server for a page,
+so they still show the list, and the redirect leaves no entry of its own in the browser's
+history (Back from the dashboard never comes back to it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import dash
+import flask
+from werkzeug.wrappers import Response
+
+from dash_insight.core.provider import DataProvider, JobSummary
+from dash_insight.web.url_state import make_search
+
+DASHBOARD_PATH = "/dashboard"
+
+
+def landing_job(jobs: Sequence[JobSummary]) -> str | None:
+    """The train_id the home page lands on: that of the only job when there is exactly one and
+    it has a training dashboard (a summary or graph file); None otherwise (the list)."""
+    if len(jobs) != 1:
+        return None
+    job = jobs[0]
+    return job.train_id if job.summary_files or job.graph_files else None
+
+
+def landing_url(app: dash.Dash, train_id: str) -> str:
+    """The URL (below the app's prefix as the browser sees it) of a job's dashboard."""
+    return app.get_relative_path(DASHBOARD_PATH) + make_search({"train_id": train_id})
+
+
+def install(app: dash.Dash, provider: DataProvider) -> None:
+    """Redirect a GET of the bare home URL to the only job's dashboard (see the module).
+    Installed after the host check, so a refused host learns no job name."""
+    home = app.config.routes_pathname_prefix
+
+    @app.server.before_request
+    def land_on_charts() -> Response | None:
+        request = flask.request
+        if request.method != "GET" or request.path != home or request.query_string:
+            return None
+        if not provider.ready:
+            return None  # still looking: the list says so
+        train_id = landing_job(provider.list_jobs())
+        if train_id is None:
+            return None
+        answer = flask.redirect(landing_url(app, train_id), code=302)
+        answer.headers["Cache-Control"] = "no-store"  # the number of jobs changes
+        return answer
