@@ -113,3 +113,20 @@ def test_a_refresh_with_nothing_new_keeps_the_overlay_as_drawn(dash_duo, hist_ap
     assert hist_app.data_service.loader.load_round()
     refresh(dash_duo)
     until(lambda: draws(dash_duo, graph) != 0, 30)
+
+
+def test_the_runs_are_named_once_below_the_chart(dash_duo, hist_app) -> None:
+    """#38 item 9: the chart's Plotly legend repeated the notes below it (run, colour, step);
+    the notes alone name each run now."""
+    dash_duo.start_server(hist_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare/histograms?tag=w&step=20")
+    until(lambda: len(_drawn(dash_duo) or []) == 2, 30)
+    until(lambda: set(_notes(dash_duo)) == {"./h0", "./h1"}, 10)
+    legend = run_js(
+        dash_duo,
+        "return Array.from(document.querySelectorAll('#hcmp-graph .legendtext'))"
+        ".map(t => t.textContent);",
+    )
+    assert legend == []
+    named = [" ".join(li.text.split()) for li in dash_duo.find_elements("#hcmp-notes li")]
+    assert sorted(named) == ["./h0 step 20", "./h1 step 15 (the last at or before 20)"]
