@@ -98,11 +98,24 @@ def union_names(lists: Iterable[Sequence[str]]) -> list[str]:
     return list(seen)
 
 
-def chosen_tag(wanted: str, tags: Sequence[str]) -> str | None:
-    """The tag shown: ``wanted`` when a run drawn has it, else the first tag (None: none)."""
+def chosen_tag(wanted: str, tags: Sequence[str], default: str | None = None) -> str | None:
+    """The tag shown: ``wanted`` when a run drawn has it, else ``default`` (when given), else
+    the first tag (None: none)."""
     if wanted in tags:
         return wanted
+    if default is not None:
+        return default
     return tags[0] if tags else None
+
+
+def most_shared_tag(
+    tags: Sequence[str], tags_of: Mapping[str, Sequence[str]], runs: Sequence[str]
+) -> str | None:
+    """The tag of ``tags`` that most of ``runs`` have (``tags_of``: each run's tags); a tie goes
+    to the first of them in ``tags`` order (None: no tags). The image comparison's default tag
+    (#38 item 9)."""
+    counts = {tag: sum(tag in tags_of.get(run, ()) for run in runs) for tag in tags}
+    return max(tags, key=lambda tag: counts[tag]) if tags else None
 
 
 def union_steps(step_lists: Iterable[Iterable[int]]) -> list[int]:
@@ -274,15 +287,15 @@ def tag_step_search(
     search: str | None, tag: str | None, position: int | None, shown: Mapping[str, Any] | None
 ) -> str | None:
     """The URL after the tag list or the step slider changed. ``shown``: what the page drew
-    (``tag``, ``tags`` offered, the slider's ``steps``). A new tag keeps the step; the slider's
-    position becomes its step. Defaults are left out (the first tag, the last step); None
-    when nothing is drawn yet."""
+    (``tag``, ``tags`` offered, the ``default`` tag, the slider's ``steps``). A new tag keeps
+    the step; the slider's position becomes its step. Defaults are left out (the default tag,
+    else the first; the last step); None when nothing is drawn yet."""
     if not shown or tag is None:
         return None
     params = parse_search(search)
     state = STATE.parse(params)
     union = list(shown.get("steps") or [])
-    first = (shown.get("tags") or [None])[0]
+    first = shown.get("default") or (shown.get("tags") or [None])[0]
     step = state["step"]
     if tag == shown.get("tag") and union:
         index = min(max(int(position or 0), 0), len(union) - 1)
@@ -372,10 +385,11 @@ class TagView:
     steps_of: dict[str, list[int]]
     steps: list[int]
     step: int | None
+    default: str | None = None
 
     def store(self) -> dict[str, Any]:
         """What :func:`tag_step_search` needs to know of the page drawn."""
-        return {"tag": self.tag, "tags": self.tags, "steps": self.steps}
+        return {"tag": self.tag, "tags": self.tags, "default": self.default, "steps": self.steps}
 
 
 def tag_view(
@@ -383,13 +397,17 @@ def tag_view(
     jobs: list[str],
     tags_of: Mapping[str, Sequence[str]],
     steps_of: Callable[[str, str], list[int]],
+    shared_default: bool = False,
 ) -> TagView:
     """The :class:`TagView` of the URL ``params``: ``jobs`` offered, ``tags_of`` each job's
-    tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending."""
+    tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending. Without a tag in the URL
+    the first tag is shown, or with ``shared_default`` the one most runs drawn have
+    (:func:`most_shared_tag`)."""
     runs = run_selection(params, jobs)
     state = STATE.parse(params)
     tags = union_names(tags_of.get(j, ()) for j in runs.shown)
-    tag = chosen_tag(state["tag"], tags)
+    default = most_shared_tag(tags, tags_of, runs.shown) if shared_default else None
+    tag = chosen_tag(state["tag"], tags, default)
     having = [j for j in runs.shown if tag is not None and tag in tags_of.get(j, ())]
     steps = {j: steps_of(j, tag) for j in having} if tag is not None else {}
     union = union_steps(steps.values())
@@ -402,4 +420,5 @@ def tag_view(
         steps,
         union,
         chosen_step(state["step"], union),
+        default,
     )
