@@ -303,6 +303,53 @@ def tag_step_search(
     return with_state(params, {**state, "tag": "" if tag == first else tag, "step": step})
 
 
+def nearest_step(steps: Sequence[int], wanted: int) -> int | None:
+    """The recorded step of ``steps`` (ascending) nearest ``wanted``: the step typed in the
+    step box when it is one, else the closer of its neighbours (a tie goes to the earlier),
+    the first or last step past either end; None without steps."""
+    if not steps:
+        return None
+    position = bisect.bisect_left(steps, wanted)
+    if position == len(steps):
+        return int(steps[-1])
+    if steps[position] == wanted or position == 0:
+        return int(steps[position])
+    before, after = steps[position - 1], steps[position]
+    return int(before if wanted - before <= after - wanted else after)
+
+
+def typed_step(typed: Any) -> int | None:
+    """The step a user typed in the step box (a number, or its text), rounded; None for an
+    empty box or anything else."""
+    if isinstance(typed, bool) or typed is None:
+        return None
+    try:
+        number = float(typed)
+    except (TypeError, ValueError):
+        return None
+    return round(number) if number == number and abs(number) < 2**62 else None
+
+
+def step_box_search(
+    search: str | None, typed: Any, shown: Mapping[str, Any] | None
+) -> tuple[str | None, int | None]:
+    """After Enter (or leaving) in the step box: the URL at the recorded step nearest the step
+    typed (:func:`nearest_step`; the last step is left out, as the slider does), and that step,
+    which the box then shows. An empty or unreadable box shows the step drawn again (URL None:
+    unchanged); (None, None) when nothing is drawn."""
+    steps = list((shown or {}).get("steps") or [])
+    wanted = typed_step(typed)
+    if not steps:
+        return None, None
+    if wanted is None:
+        return None, (shown or {}).get("step")
+    step = nearest_step(steps, wanted)
+    params = parse_search(search)
+    state = STATE.parse(params)
+    new = with_state(params, {**state, "step": -1 if step == steps[-1] else step})
+    return new, step
+
+
 def tab_body_inputs(prefix: str) -> list[Any]:
     """The inputs of a tag-and-step tab's body callback (``body(search, ticks, clicks,
     overrides, shown)``): the URL, the auto refresh, Refresh, the user's run colours, and the
@@ -328,9 +375,39 @@ def tab_answer_key(
     return key
 
 
+def step_box_to_url(
+    _submits: Any, _blurs: Any, typed: Any, shown: dict | None, search: str | None
+) -> tuple[Any, Any]:
+    """Enter or leaving the step box: the URL at the nearest recorded step and the box showing
+    it (:func:`step_box_search`)."""
+    new, step = step_box_search(search, typed, shown)
+    url = dash.no_update if new is None or same_search(new, search) else new
+    return url, step if step is not None else dash.no_update
+
+
+def step_box_value(shown: dict | None) -> int | None:
+    """The step box shows the step drawn (the real training step, not the slider's position)."""
+    return (shown or {}).get("step")
+
+
 def register_tag_step(app: dash.Dash, prefix: str) -> None:
     """``<prefix>-tag`` and ``<prefix>-step`` write the URL (:func:`tag_step_search`);
     ``<prefix>-steps`` is the store of what the page drew."""
+
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Output(f"{prefix}-step-box", "value", allow_duplicate=True),
+        Input(f"{prefix}-step-box", "n_submit"),
+        Input(f"{prefix}-step-box", "n_blur"),
+        State(f"{prefix}-step-box", "value"),
+        State(f"{prefix}-steps", "data"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(step_box_to_url)
+    app.callback(
+        Output(f"{prefix}-step-box", "value"),
+        Input(f"{prefix}-steps", "data"),
+    )(step_box_value)
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -359,9 +436,22 @@ def tag_step_controls(prefix: str, placeholder: str) -> html.Div:
             html.Span(_("Step"), className="di-control-label"),
             html.Div(
                 dcc.Slider(
-                    id=f"{prefix}-step", min=0, max=1, step=1, value=0, updatemode="mouseup"
+                    id=f"{prefix}-step",
+                    min=0,
+                    max=1,
+                    step=1,
+                    value=0,
+                    updatemode="mouseup",
+                    allow_direct_input=False,  # its box holds the position: ours the step
                 ),
                 className="di-slider di-cmp-step",
+            ),
+            dcc.Input(
+                id=f"{prefix}-step-box",
+                type="number",
+                n_submit=0,
+                n_blur=0,
+                className="di-cmp-step-box",
             ),
             html.Span(id=f"{prefix}-step-label", className="di-muted"),
             dcc.Store(id=f"{prefix}-steps"),
@@ -389,7 +479,13 @@ class TagView:
 
     def store(self) -> dict[str, Any]:
         """What :func:`tag_step_search` needs to know of the page drawn."""
-        return {"tag": self.tag, "tags": self.tags, "default": self.default, "steps": self.steps}
+        return {
+            "tag": self.tag,
+            "tags": self.tags,
+            "default": self.default,
+            "steps": self.steps,
+            "step": self.step,
+        }
 
 
 def tag_view(
