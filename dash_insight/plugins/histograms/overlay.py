@@ -99,7 +99,8 @@ def overlay_figure(
     tag: str, entries: Sequence[RunHistogram], colours: Mapping[str, str], height: int = 380
 ) -> go.Figure:
     """One outline per run with a histogram (:func:`outline`), in its run colour with a light
-    fill, named ``<run> · step <n>`` in the legend and hover; ``meta`` = {run, step}."""
+    fill, named ``<run> · step <n>`` in its hover; ``meta`` = {run, step}. No Plotly legend:
+    the tab's notes below the chart name each run once, with its colour and step (#38 item 9)."""
     traces = []
     for entry in entries:
         if entry.buckets is None:
@@ -123,10 +124,9 @@ def overlay_figure(
         )
     figure = go.Figure(data=traces, layout=small_layout(height))
     figure.update_layout(
-        showlegend=True,
+        showlegend=False,
         hovermode="closest",
         uirevision=tag,
-        legend={"orientation": "h", "x": 0, "y": -0.15, "yanchor": "top"},
     )
     figure.update_xaxes(title={"text": tag})
     figure.update_yaxes(title={"text": _("count")}, rangemode="tozero")

@@ -3,7 +3,8 @@ comparison dashboard).
 
 URL: ``/compare/images?jobs=[...]&job_filter=re&hidden=[...]&tag=input&step=40&b=50&c=50``:
 the job selection and hidden runs of the scalar comparison
-(:mod:`~dash_insight.web.components.compare_runs`), the tag (any tag a run drawn has), the
+(:mod:`~dash_insight.web.components.compare_runs`), the tag (any tag a run drawn has; absent:
+the one most of them have, a tie going to the first), the
 step (a slider over every step any of them has; each run shows its last step at or below it
 and says which) and the images page's brightness and contrast (``b``, ``c``). One column per
 run, its name in its run colour on top; the browser loads each image by its key
@@ -199,7 +200,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         key = tab_answer_key(provider, search, overrides, shown)
         jobs, tags_of = jobs_with(provider, Plugin.IMAGE)
         view = tag_view(
-            parse_search(search), jobs, tags_of, lambda run, tag: run_steps(provider, run, tag)
+            parse_search(search),
+            jobs,
+            tags_of,
+            lambda run, tag: run_steps(provider, run, tag),
+            shared_default=True,  # the tag most runs have (#38 item 9)
         )
         tag, step, steps_of = view.tag, view.step, view.steps_of
         slider = slider_props(view.steps, step)

@@ -99,11 +99,24 @@ def union_names(lists: Iterable[Sequence[str]]) -> list[str]:
     return list(seen)
 
 
-def chosen_tag(wanted: str, tags: Sequence[str]) -> str | None:
-    """The tag shown: ``wanted`` when a run drawn has it, else the first tag (None: none)."""
+def chosen_tag(wanted: str, tags: Sequence[str], default: str | None = None) -> str | None:
+    """The tag shown: ``wanted`` when a run drawn has it, else ``default`` (when given), else
+    the first tag (None: none)."""
     if wanted in tags:
         return wanted
+    if default is not None:
+        return default
     return tags[0] if tags else None
+
+
+def most_shared_tag(
+    tags: Sequence[str], tags_of: Mapping[str, Sequence[str]], runs: Sequence[str]
+) -> str | None:
+    """The tag of ``tags`` that most of ``runs`` have (``tags_of``: each run's tags); a tie goes
+    to the first of them in ``tags`` order (None: no tags). The image comparison's default tag
+    (#38 item 9)."""
+    counts = {tag: sum(tag in tags_of.get(run, ()) for run in runs) for tag in tags}
+    return max(tags, key=lambda tag: counts[tag]) if tags else None
 
 
 def union_steps(step_lists: Iterable[Iterable[int]]) -> list[int]:
@@ -275,16 +288,18 @@ def tag_step_search(
     search: str | None, tag: str | None, position: int | None, shown: Mapping[str, Any] | None
 ) -> str | None:
     """The URL after the tag list or the step slider changed. ``shown``: what the page drew
-    (``tag``, ``tags`` offered, the slider's ``steps``). A new tag keeps the step; the slider's
-    position becomes its step. Defaults are left out (the first tag, the last step); None
-    when nothing is drawn yet, or when the inputs are not what the page sends."""
+    (``tag``, ``tags`` offered, the ``default`` tag, the slider's ``steps``). A new tag keeps
+    the step; the slider's position becomes its step. Defaults are left out (the default tag,
+    else the first; the last step); None when nothing is drawn yet, or when the inputs are not
+    what the page sends."""
     if not isinstance(shown, dict) or not isinstance(tag, str):
         return None
     params = parse_search(search)
     state = STATE.parse(params)
     union = [step for step in shown.get("steps") or [] if isinstance(step, int)]
     tags = shown.get("tags") if isinstance(shown.get("tags"), list) else None
-    first = (tags or [None])[0]
+    default = shown.get("default") if isinstance(shown.get("default"), str) else None
+    first = default or (tags or [None])[0]
     step = state["step"]
     if tag == shown.get("tag") and union:
         moved = (
@@ -293,6 +308,53 @@ def tag_step_search(
         index = min(max(moved, 0), len(union) - 1)
         step = union[index] if index < len(union) - 1 else -1
     return with_state(params, {**state, "tag": "" if tag == first else tag, "step": step})
+
+
+def nearest_step(steps: Sequence[int], wanted: int) -> int | None:
+    """The recorded step of ``steps`` (ascending) nearest ``wanted``: the step typed in the
+    step box when it is one, else the closer of its neighbours (a tie goes to the earlier),
+    the first or last step past either end; None without steps."""
+    if not steps:
+        return None
+    position = bisect.bisect_left(steps, wanted)
+    if position == len(steps):
+        return int(steps[-1])
+    if steps[position] == wanted or position == 0:
+        return int(steps[position])
+    before, after = steps[position - 1], steps[position]
+    return int(before if wanted - before <= after - wanted else after)
+
+
+def typed_step(typed: Any) -> int | None:
+    """The step a user typed in the step box (a number, or its text), rounded; None for an
+    empty box or anything else."""
+    if isinstance(typed, bool) or typed is None:
+        return None
+    try:
+        number = float(typed)
+    except (TypeError, ValueError):
+        return None
+    return round(number) if number == number and abs(number) < 2**62 else None
+
+
+def step_box_search(
+    search: str | None, typed: Any, shown: Mapping[str, Any] | None
+) -> tuple[str | None, int | None]:
+    """After Enter (or leaving) in the step box: the URL at the recorded step nearest the step
+    typed (:func:`nearest_step`; the last step is left out, as the slider does), and that step,
+    which the box then shows. An empty or unreadable box shows the step drawn again (URL None:
+    unchanged); (None, None) when nothing is drawn."""
+    steps = list((shown or {}).get("steps") or [])
+    wanted = typed_step(typed)
+    if not steps:
+        return None, None
+    if wanted is None:
+        return None, (shown or {}).get("step")
+    step = nearest_step(steps, wanted)
+    params = parse_search(search)
+    state = STATE.parse(params)
+    new = with_state(params, {**state, "step": -1 if step == steps[-1] else step})
+    return new, step
 
 
 def tab_body_inputs(prefix: str) -> list[Any]:
@@ -320,9 +382,39 @@ def tab_answer_key(
     return key
 
 
+def step_box_to_url(
+    _submits: Any, _blurs: Any, typed: Any, shown: dict | None, search: str | None
+) -> tuple[Any, Any]:
+    """Enter or leaving the step box: the URL at the nearest recorded step and the box showing
+    it (:func:`step_box_search`)."""
+    new, step = step_box_search(search, typed, shown)
+    url = dash.no_update if new is None or same_search(new, search) else new
+    return url, step if step is not None else dash.no_update
+
+
+def step_box_value(shown: dict | None) -> int | None:
+    """The step box shows the step drawn (the real training step, not the slider's position)."""
+    return (shown or {}).get("step")
+
+
 def register_tag_step(app: dash.Dash, prefix: str) -> None:
     """``<prefix>-tag`` and ``<prefix>-step`` write the URL (:func:`tag_step_search`);
     ``<prefix>-steps`` is the store of what the page drew."""
+
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Output(f"{prefix}-step-box", "value", allow_duplicate=True),
+        Input(f"{prefix}-step-box", "n_submit"),
+        Input(f"{prefix}-step-box", "n_blur"),
+        State(f"{prefix}-step-box", "value"),
+        State(f"{prefix}-steps", "data"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(step_box_to_url)
+    app.callback(
+        Output(f"{prefix}-step-box", "value"),
+        Input(f"{prefix}-steps", "data"),
+    )(step_box_value)
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -351,9 +443,22 @@ def tag_step_controls(prefix: str, placeholder: str) -> html.Div:
             html.Span(_("Step"), className="di-control-label"),
             html.Div(
                 dcc.Slider(
-                    id=f"{prefix}-step", min=0, max=1, step=1, value=0, updatemode="mouseup"
+                    id=f"{prefix}-step",
+                    min=0,
+                    max=1,
+                    step=1,
+                    value=0,
+                    updatemode="mouseup",
+                    allow_direct_input=False,  # its box holds the position: ours the step
                 ),
                 className="di-slider di-cmp-step",
+            ),
+            dcc.Input(
+                id=f"{prefix}-step-box",
+                type="number",
+                n_submit=0,
+                n_blur=0,
+                className="di-cmp-step-box",
             ),
             html.Span(id=f"{prefix}-step-label", className="di-muted"),
             dcc.Store(id=f"{prefix}-steps"),
@@ -377,10 +482,17 @@ class TagView:
     steps_of: dict[str, list[int]]
     steps: list[int]
     step: int | None
+    default: str | None = None
 
     def store(self) -> dict[str, Any]:
         """What :func:`tag_step_search` needs to know of the page drawn."""
-        return {"tag": self.tag, "tags": self.tags, "steps": self.steps}
+        return {
+            "tag": self.tag,
+            "tags": self.tags,
+            "default": self.default,
+            "steps": self.steps,
+            "step": self.step,
+        }
 
 
 def tag_view(
@@ -388,13 +500,17 @@ def tag_view(
     jobs: list[str],
     tags_of: Mapping[str, Sequence[str]],
     steps_of: Callable[[str, str], list[int]],
+    shared_default: bool = False,
 ) -> TagView:
     """The :class:`TagView` of the URL ``params``: ``jobs`` offered, ``tags_of`` each job's
-    tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending."""
+    tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending. Without a tag in the URL
+    the first tag is shown, or with ``shared_default`` the one most runs drawn have
+    (:func:`most_shared_tag`)."""
     runs = run_selection(params, jobs)
     state = STATE.parse(params)
     tags = union_names(tags_of.get(j, ()) for j in runs.shown)
-    tag = chosen_tag(state["tag"], tags)
+    default = most_shared_tag(tags, tags_of, runs.shown) if shared_default else None
+    tag = chosen_tag(state["tag"], tags, default)
     having = [j for j in runs.shown if tag is not None and tag in tags_of.get(j, ())]
     steps = {j: steps_of(j, tag) for j in having} if tag is not None else {}
     union = union_steps(steps.values())
@@ -407,4 +523,5 @@ def tag_view(
         steps,
         union,
         chosen_step(state["step"], union),
+        default,
     )

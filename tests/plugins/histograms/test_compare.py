@@ -8,9 +8,11 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 import pytest
+from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.web.application import create_app
+from dash_insight.web.components.compare_runs import nearest_step, step_box_search, typed_step
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
@@ -113,3 +115,73 @@ def test_a_refresh_with_nothing_new_keeps_the_overlay_as_drawn(dash_duo, hist_ap
     assert hist_app.data_service.loader.load_round()
     refresh(dash_duo)
     until(lambda: draws(dash_duo, graph) != 0, 30)
+
+
+def test_the_runs_are_named_once_below_the_chart(dash_duo, hist_app) -> None:
+    """#38 item 9: the chart's Plotly legend repeated the notes below it (run, colour, step);
+    the notes alone name each run now."""
+    dash_duo.start_server(hist_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare/histograms?tag=w&step=20")
+    until(lambda: len(_drawn(dash_duo) or []) == 2, 30)
+    until(lambda: set(_notes(dash_duo)) == {"./h0", "./h1"}, 10)
+    legend = run_js(
+        dash_duo,
+        "return Array.from(document.querySelectorAll('#hcmp-graph .legendtext'))"
+        ".map(t => t.textContent);",
+    )
+    assert legend == []
+    named = [" ".join(li.text.split()) for li in dash_duo.find_elements("#hcmp-notes li")]
+    assert sorted(named) == ["./h0 step 20", "./h1 step 15 (the last at or before 20)"]
+
+
+def test_nearest_step_and_the_step_box() -> None:
+    steps = [0, 10, 15, 20, 30]
+    assert [nearest_step(steps, w) for w in (10, 11, 12, 13, 17, 25, -5, 99)] == [
+        10, 10, 10, 15, 15, 20, 0, 30,
+    ]  # fmt: skip
+    assert nearest_step([], 3) is None
+    assert [typed_step(t) for t in (16, "16", 16.4, "", None, "x", True)] == [
+        16, 16, 16, None, None, None, None,
+    ]  # fmt: skip
+    shown = {"steps": steps, "step": 20}
+    assert step_box_search("?tag=w&step=20", 16, shown) == ("?tag=w&step=15", 15)
+    assert step_box_search("?tag=w&step=20", 28, shown) == ("?tag=w", 30)  # the last: default
+    assert step_box_search("?tag=w&step=20", "", shown) == (None, 20)
+    assert step_box_search("?tag=w", 5, None) == (None, None)
+
+
+def _type_step(dash_duo, prefix: str, typed: str) -> None:
+    """Type ``typed`` in the step box over what it holds, and press Enter."""
+    box = dash_duo.find_element(f"#{prefix}-step-box")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(typed, Keys.ENTER)
+
+
+def test_the_step_box_shows_and_takes_the_step(dash_duo, hist_app) -> None:
+    """#38 item 1: the box beside the slider showed its 0-based position (3 beside "step 20")
+    and Enter did nothing; it shows the step, and Enter selects the recorded step nearest the
+    one typed."""
+    dash_duo.start_server(hist_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare/histograms?tag=w&step=20")
+    label = "#hcmp-step-label"
+    box = "#hcmp-step-box"
+    dash_duo.wait_for_element(box)
+    until(lambda: dash_duo.find_element(label).text == "step 20", 30)
+    until(lambda: dash_duo.find_element(box).get_attribute("value") == "20", 10)
+    wait_idle(dash_duo)
+    _type_step(dash_duo, "hcmp", "16")  # not recorded: 15 is nearest
+    until(lambda: dash_duo.find_element(label).text == "step 15", 30)
+    until(lambda: dash_duo.find_element(box).get_attribute("value") == "15", 10)
+    assert url_params(dash_duo)["step"] == "15"
+    until(lambda: {d["step"] for d in _drawn(dash_duo) or []} == {10, 15}, 20)
+    wait_idle(dash_duo)
+    _type_step(dash_duo, "hcmp", "10")  # recorded: that very step
+    until(lambda: dash_duo.find_element(label).text == "step 10", 30)
+    until(lambda: dash_duo.find_element(box).get_attribute("value") == "10", 10)
+    wait_idle(dash_duo)
+    _type_step(dash_duo, "hcmp", "19")  # not recorded: 20 is nearest
+    until(lambda: dash_duo.find_element(label).text == "step 20", 30)
+    wait_idle(dash_duo)
+    _type_step(dash_duo, "hcmp", "21")  # nearest is 20, the step shown: the box snaps back
+    until(lambda: dash_duo.find_element(box).get_attribute("value") == "20", 20)
+    assert dash_duo.find_element(label).text == "step 20"

@@ -41,7 +41,7 @@ def test_overlay_figure_one_outline_per_run_in_its_colour() -> None:
         ("./a · step 20", "#00a5a7", {"run": "./a", "step": 20}),
         ("./c · step 15", "#e8684a", {"run": "./c", "step": 15}),
     ]
-    assert figure.layout.showlegend and figure.layout.xaxis.title.text == "w"
+    assert figure.layout.showlegend is False and figure.layout.xaxis.title.text == "w"
     # A run the map lacks: the palette colour the rule gives a run it does not place.
     [line] = overlay_figure("w", [RunHistogram("./z", 1, 0, buckets)], {}).data
     assert line.line.color == run_colour("./z", ()) in PALETTE

@@ -11,6 +11,7 @@ import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.web.application import create_app
+from dash_insight.web.components.compare_runs import most_shared_tag
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
@@ -102,3 +103,36 @@ def test_images_of_several_runs_side_by_side(dash_duo, image_app) -> None:
         30,
     )
     assert _columns(dash_duo)["./i0"]["note"] == "step 1"
+
+
+def test_most_shared_tag_counts_the_runs_and_ties_go_to_the_first() -> None:
+    tags_of = {"a": ["x", "y"], "b": ["y", "z"], "c": ["z", "y"], "d": ["x"]}
+    assert most_shared_tag(["x", "y", "z"], tags_of, ["a", "b", "c"]) == "y"
+    assert most_shared_tag(["x", "y", "z"], tags_of, ["a", "d"]) == "x"
+    # A tie between x and y (two runs each): the first in the order given.
+    assert most_shared_tag(["y", "x", "z"], tags_of, ["a", "b", "d"]) == "y"
+    assert most_shared_tag(["x", "y", "z"], tags_of, ["a", "b", "d"]) == "x"
+    assert most_shared_tag([], tags_of, ["a"]) is None
+
+
+def test_the_default_tag_is_the_one_most_runs_have(dash_duo, tmp_path_factory) -> None:
+    """#38 item 9: without a tag in the URL the tab showed the first tag of the first run (one
+    only that run has); it shows the tag every run has."""
+    base = tmp_path_factory.mktemp("icmp-shared")
+    for run in ("s0", "s1", "s2"):
+        with SummaryWriter(base / run, host="test", timestamp=1_700_000_000) as writer:
+            pixels = np.full((1, 3, 8, 8), 90, dtype=np.uint8)
+            writer.add_image(f"a_{run}", pixels, 1)  # a tag of one run, first of its tags
+            writer.add_image("shared", pixels, 1)
+    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    assert app.data_service.loader.wait_rounds(1, timeout=120)
+    try:
+        dash_duo.start_server(app)
+        dash_duo.wait_for_page(dash_duo.server_url + "/compare/images")
+        until(lambda: len(_columns(dash_duo) or {}) == 3, 30)
+        for column in _columns(dash_duo).values():
+            assert parse_qs(urlparse(column["src"]).query)["tag"] == ["shared/image"]
+        assert dash_duo.find_element("#icmp-missing").text == ""
+    finally:
+        wait_idle(dash_duo)
+        app.data_service.close()

@@ -121,6 +121,12 @@ def test_tag_view() -> None:
     )
     assert (view.tag, view.having, view.missing) == ("w", ["./j0", "./j1"], ["./j2"])
     assert (view.steps, view.step) == ([0, 5, 10], 5)
-    assert view.store() == {"tag": "w", "tags": ["w", "b"], "steps": [0, 5, 10]}
+    assert view.store() == {
+        "tag": "w",
+        "tags": ["w", "b"],
+        "default": None,
+        "steps": [0, 5, 10],
+        "step": 5,
+    }
     empty = tag_view({"jobs": ","}, JOBS, tags_of, lambda run, tag: [])
     assert (empty.tag, empty.step, empty.having) == (None, None, [])
