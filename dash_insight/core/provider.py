@@ -102,6 +102,17 @@ class IndexEntryMissing(ValueUnreadable):
     asked to read the job again from its logs."""
 
 
+@dataclass(frozen=True)
+class LeftOutStep:
+    """A step of a tag left out of an answer that serves the others: its value could not be
+    read (:class:`ValueUnreadable`) or is too large to compute (:class:`TensorTooLarge`);
+    ``message`` says which."""
+
+    step: int
+    wall_time: float
+    message: str
+
+
 class TensorTooLarge(DataError):
     pass
 

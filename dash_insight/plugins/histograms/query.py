@@ -8,7 +8,12 @@ import numpy as np
 
 from dash_insight.core import histogram_bins
 from dash_insight.core.format.events import HistogramValue
-from dash_insight.core.provider import DataProvider, IndexEntryMissing, ValueUnreadable
+from dash_insight.core.provider import (
+    DataProvider,
+    IndexEntryMissing,
+    LeftOutStep,
+    ValueUnreadable,
+)
 from dash_insight.core.vocabulary import Plugin
 
 
@@ -21,20 +26,11 @@ class HistogramStep:
 
 
 @dataclass(frozen=True)
-class UnreadableStep:
-    """A step whose value cannot be read now (its file cut or gone since it was indexed)."""
-
-    step: int
-    wall_time: float
-    message: str
-
-
-@dataclass(frozen=True)
 class HistogramSteps:
     """What :func:`read_histograms` found: the readable steps and those it left out."""
 
     rows: list[HistogramStep]
-    unreadable: list[UnreadableStep]
+    unreadable: list[LeftOutStep]
 
 
 def histograms(
@@ -64,7 +60,7 @@ def read_histograms(
     always: the whole tag is being read again)."""
     steps = provider.value_steps(train_id, Plugin.HISTOGRAM, tag)
     readable: list[tuple[int, HistogramValue]] = []
-    unreadable: list[UnreadableStep] = []
+    unreadable: list[LeftOutStep] = []
     first_error: ValueUnreadable | None = None
     for p in histogram_bins.spread(len(steps), max_steps):
         step = int(steps.step[p])
@@ -74,7 +70,7 @@ def read_histograms(
             raise
         except ValueUnreadable as error:
             first_error = first_error or error
-            unreadable.append(UnreadableStep(step, float(steps.wall_time[p]), str(error)))
+            unreadable.append(LeftOutStep(step, float(steps.wall_time[p]), str(error)))
     if first_error is not None and not readable:
         raise first_error
     values = [value for _, value in readable]

@@ -10,7 +10,13 @@ import numpy as np
 
 from dash_insight.core import histogram_bins
 from dash_insight.core.format.events import TensorValue
-from dash_insight.core.provider import DataError, DataProvider, TensorTooLarge, ValueUnreadable
+from dash_insight.core.provider import (
+    DataError,
+    DataProvider,
+    LeftOutStep,
+    TensorTooLarge,
+    ValueUnreadable,
+)
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.vocabulary import Plugin
 from dash_insight.plugins.tensors import algorithms
@@ -80,7 +86,7 @@ class TensorQueries:
         tensor of strings."""
         steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
         readable: list[tuple[int, histogram_bins.OriginalHistogram]] = []
-        too_large: list[TooLargeStep] = []
+        too_large: list[LeftOutStep] = []
         for position in histogram_bins.spread(len(steps), max_steps):
             step = int(steps.step[position])
             try:
@@ -88,7 +94,7 @@ class TensorQueries:
             except ValueUnreadable:
                 continue
             except TensorTooLarge as error:
-                too_large.append(TooLargeStep(step, float(steps.wall_time[position]), str(error)))
+                too_large.append(LeftOutStep(step, float(steps.wall_time[position]), str(error)))
                 continue
             if algorithms.is_text(array):
                 raise NotNumeric(f"tensor {tag!r} holds text: it has no histogram")
@@ -102,18 +108,9 @@ class TensorQueries:
 
 
 @dataclass(frozen=True)
-class TooLargeStep:
-    """A step whose tensor is over the size limit: its histogram is not computed."""
-
-    step: int
-    wall_time: float
-    message: str
-
-
-@dataclass(frozen=True)
 class TensorHistograms:
     """What :meth:`TensorQueries.histograms` found: ``rows`` of (step, wall time, buckets) on
     one grid, and the steps left out for their size."""
 
     rows: list[tuple[int, float, np.ndarray]]
-    too_large: tuple[TooLargeStep, ...] = ()
+    too_large: tuple[LeftOutStep, ...] = ()

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dash_insight.web.application import create_app
 from tests.browser import until
 from tests.conftest import console_errors
 
@@ -21,13 +19,8 @@ GROUPED = re.compile(r"^\d{1,3}(,\d{3})*$")
 
 
 @pytest.fixture(scope="module")
-def app(profiler_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    app = create_app(
-        str(profiler_corpus), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0
-    )
-    assert app.data_service.loader.wait_rounds(1)
-    yield app
-    app.data_service.close()
+def app(profiler_app: Any) -> Any:
+    return profiler_app
 
 
 def _open(dash_duo: Any, app: Any, path: str) -> None:

@@ -5,12 +5,10 @@ sort, search, drill-down into one type, the all-operators table's paging), then 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dash_insight.web.application import create_app
 from tests.browser import until
 from tests.conftest import console_errors
 
@@ -19,13 +17,8 @@ CONV_TYPES = ["Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput"]
 
 
 @pytest.fixture(scope="module")
-def app(profiler_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    app = create_app(
-        str(profiler_corpus), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0
-    )
-    assert app.data_service.loader.wait_rounds(1)
-    yield app
-    app.data_service.close()
+def app(profiler_app: Any) -> Any:
+    return profiler_app
 
 
 def _click(dash_duo: Any, selector: str) -> None:
