@@ -305,9 +305,13 @@ def tag_step_search(
         moved = (
             int(position) if isinstance(position, int | float) and math.isfinite(position) else 0
         )
-        index = min(max(moved, 0), len(union) - 1)
-        step = union[index] if index < len(union) - 1 else -1
+        step = url_step(union[min(max(moved, 0), len(union) - 1)], union)
     return with_state(params, {**state, "tag": "" if tag == first else tag, "step": step})
+
+
+def url_step(step: int, steps: Sequence[int]) -> int:
+    """``step`` as the URL keeps it: -1 (left out) for the last of ``steps``, the default."""
+    return -1 if step == steps[-1] else step
 
 
 def nearest_step(steps: Sequence[int], wanted: int) -> int | None:
@@ -351,9 +355,10 @@ def step_box_search(
     if wanted is None:
         return None, (shown or {}).get("step")
     step = nearest_step(steps, wanted)
+    assert step is not None  # steps is not empty
     params = parse_search(search)
     state = STATE.parse(params)
-    new = with_state(params, {**state, "step": -1 if step == steps[-1] else step})
+    new = with_state(params, {**state, "step": url_step(step, steps)})
     return new, step
 
 
