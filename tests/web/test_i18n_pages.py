@@ -5,6 +5,10 @@ job and a profiled job in one base directory) and no visible text may be an Engl
 the catalog whose Chinese differs from it. What is allowed to stay English is what the catalog
 itself keeps (op names such as ``Map``, ``Batch``; ``Step/Epoch``) and what is not interface
 text: tag names, job folders, numbers, units, brand names.
+
+The Latin-word test is stricter, for text that never went through the catalog (a column key, a
+placeholder): every Latin word on a Chinese page must be a word of the jobs' data or one of
+:data:`KEPT_TERMS`.
 """
 
 from __future__ import annotations
@@ -40,6 +44,25 @@ DATA_WORDS = {
     "/profiler": {"profiler", "graph"},
 }
 
+#: Latin words a Chinese page may show besides the jobs' data: the product's name and the
+#: language option; file formats, units and acronyms; MindSpore API names quoted in hints; the
+#: words MindInsight's own Chinese pages keep in Latin letters ("无summary日志", "device数目",
+#: "动态shape节点", "Step/Epoch") and MindSpore's dataset op kinds (the data-graph legend's
+#: "Repeat"); statistics named after people; Plotly's colour scale "Jet";
+#: tensor values and dtypes (``NaN``, ``DT_FLOAT32``: the file stores the dtype as a number).
+KEPT_TERMS = frozenset(
+    {
+        *("dash", "insight", "English"),
+        *("CSV", "JSON", "PNG", "SVG", "PCA", "CPU", "CRC", "MB", "ms", "us", "pb"),
+        *("MindInsight", "MindSpore", "SummaryCollector", "SummaryWriter", "SummaryLandscape"),
+        *("summary", "lineage", "profiler", "device", "shape", "map", "Step", "Epoch", "epoch"),
+        *("Repeat", "token", "Pearson", "Spearman", "Jet", "NaN", "Inf", "DT", "FLOAT"),
+    }
+)
+
+#: A Latin word: two letters or more (a single letter is a variable, "r" of Pearson's r).
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
 #: Every page, with what shows it has drawn its data.
 PAGES = [
     ("/", "#job-table tbody tr td a"),
@@ -64,7 +87,8 @@ PAGES = [
     ("/profiler?train_id=./nope", "#prof-unavailable p"),
 ]
 
-#: The visible text nodes of the page, and the placeholders and tooltips of what is visible.
+#: The visible text nodes of the page (code quoted in a hint is not text to translate), and
+#: the placeholders and tooltips of what is visible.
 VISIBLE_TEXTS = """
 const texts = [];
 const visible = el => el && el.getClientRects().length > 0
@@ -73,7 +97,7 @@ const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
 for (let node = walker.nextNode(); node; node = walker.nextNode()) {
   const text = node.textContent.trim();
   if (text && visible(node.parentElement)
-      && !node.parentElement.closest('script, style, #di-client-texts')) texts.push(text);
+      && !node.parentElement.closest('script, style, code, #di-client-texts')) texts.push(text);
 }
 document.querySelectorAll('[placeholder], [title]').forEach(el => {
   if (!visible(el)) return;
@@ -130,6 +154,57 @@ def untranslated(
     return found
 
 
+def data_words(folder: Path) -> set[str]:
+    """The Latin words of the jobs' data under ``folder``: folder and file names and the
+    strings inside the files. A CSV's header row is the file's schema, not data, and is left
+    out (the profiler's ``type_occurrences`` must be translated as a column name)."""
+    words: set[str] = set()
+    for path in [folder, *folder.rglob("*")]:
+        words.update(LATIN_WORD.findall(path.name))
+        if path.is_file():
+            content = path.read_bytes()
+            if path.suffix == ".csv":
+                content = content.partition(b"\n")[2]
+            words.update(word.decode() for word in re.findall(rb"[A-Za-z]{2,}", content))
+    return words
+
+
+def latin_words_outside_data(texts: list[str], data: set[str]) -> dict[str, list[str]]:
+    """Each text with its Latin words that are neither data nor :data:`KEPT_TERMS`. A word cut
+    short ("MnistData…") and a JSON text (a dataset op's parameters, shown as MindInsight
+    shows them) are data."""
+    found: dict[str, list[str]] = {}
+    for text in texts:
+        if text.startswith("{") and text.endswith(("}", "…")):
+            continue
+        words = [
+            match.group()
+            for match in LATIN_WORD.finditer(text)
+            if not text.startswith("…", match.end())
+            and match.group() not in data
+            and match.group() not in KEPT_TERMS
+        ]
+        if words:
+            found[text] = words
+    return found
+
+
+def test_latin_words_outside_data_are_found() -> None:
+    data = {"loss", "MnistDataset", "lenet", "sc"}
+    texts = [
+        "训练日志路径：./lenet_sc",
+        "loss · 最优 1.2 ms",
+        "MnistData…",
+        '{"op_type":"Map","operations":[]}',
+        "type_occurrences (times)",
+        "page",
+    ]
+    assert latin_words_outside_data(texts, data) == {
+        "type_occurrences (times)": ["type", "occurrences", "times"],
+        "page": ["page"],
+    }
+
+
 def test_the_check_finds_english() -> None:
     messages = english_messages()
     found = untranslated(
@@ -152,8 +227,9 @@ def test_the_check_finds_english() -> None:
 
 
 @pytest.fixture(scope="module")
-def all_pages_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """One app over corpus jobs, a loss-landscape job and a profiled job."""
+def all_pages_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A base directory of corpus jobs, a loss-landscape job, a profiled job and a damaged
+    job."""
     base = tmp_path_factory.mktemp("i18n") / "base"
     for corpus, jobs in JOBS.items():
         if not corpus.is_dir():
@@ -166,7 +242,15 @@ def all_pages_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
     data = bytearray(summary.read_bytes())
     data[len(data) // 2] ^= 0xFF
     summary.write_bytes(bytes(data))
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    return base
+
+
+@pytest.fixture(scope="module")
+def all_pages_app(all_pages_base: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One app over :func:`all_pages_base`."""
+    app = create_app(
+        str(all_pages_base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()
@@ -193,11 +277,15 @@ def _wait_drawn(dash_duo: Any, selector: str) -> None:
     )
 
 
-def test_every_page_in_chinese_shows_no_english_message(dash_duo: Any, all_pages_app: Any) -> None:
+def test_every_page_in_chinese_shows_no_english_message(
+    dash_duo: Any, all_pages_app: Any, all_pages_base: Path
+) -> None:
     dash_duo.start_server(all_pages_app)
     _accept_language(dash_duo, "zh-CN,zh;q=0.9")
     messages = english_messages()
+    vocabulary = data_words(all_pages_base) | {"nope"}  # the unknown job the test links to
     found: dict[str, dict[str, str]] = {}
+    latin: dict[str, dict[str, list[str]]] = {}
     for path, ready in PAGES:
         dash_duo.wait_for_page(dash_duo.server_url + path)
         _wait_drawn(dash_duo, ready)
@@ -212,8 +300,14 @@ def test_every_page_in_chinese_shows_no_english_message(dash_duo: Any, all_pages
         english = untranslated(texts, messages)
         if english:
             found[path] = english
+        outside = latin_words_outside_data(texts, vocabulary)
+        if outside:
+            latin[path] = outside
     assert not found, "English messages on Chinese pages: " + "; ".join(
         f"{path}: {texts}" for path, texts in found.items()
+    )
+    assert not latin, "Latin words outside data on Chinese pages: " + "; ".join(
+        f"{path}: {texts}" for path, texts in latin.items()
     )
 
 

@@ -314,7 +314,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                                         step=1,
                                         debounce=True,
                                         className="di-goto",
-                                        placeholder="page",
+                                        placeholder=_("page"),
                                     ),
                                 ]
                             ),

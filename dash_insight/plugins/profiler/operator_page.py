@@ -28,7 +28,7 @@ import dash
 from dash import ALL, Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.csv_cells import csv_text as text_cell
-from dash_insight.core.i18n import format_number, ngettext
+from dash_insight.core.i18n import N_, format_number, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import charts, components, query
 from dash_insight.plugins.profiler.model import OpTables, Profile
@@ -42,33 +42,40 @@ PAGE_SIZES = (10, 20, 50)
 SUB_PAGE_SIZE = 10
 
 TYPE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("op_type", "op_type"),
-    ("type_occurrences", "type_occurrences (times)"),
-    ("execution_frequency", "execution_frequency (times)"),
-    ("total_compute_time", "total_compute_time (us)"),
-    ("avg_time", "avg_time (us/time)"),
-    ("total_time_proportion", "total_time_proportion (%)"),
+    ("op_type", N_("op_type")),
+    ("type_occurrences", N_("type_occurrences (times)")),
+    ("execution_frequency", N_("execution_frequency (times)")),
+    ("total_compute_time", N_("total_compute_time (us)")),
+    ("avg_time", N_("avg_time (us/time)")),
+    ("total_time_proportion", N_("total_time_proportion (%)")),
 )
 OP_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("op_side", "op_side"),
-    ("op_type", "op_type"),
-    ("op_name", "op_name"),
-    ("full_op_name", "full_op_name"),
-    ("op_occurrences", "op_occurrences (times)"),
-    ("op_total_time", "op_total_time (us)"),
-    ("op_avg_time", "op_avg_time (us/time)"),
-    ("total_time_proportion", "total_time_proportion (%)"),
-    ("subgraph", "subgraph"),
-    ("input_shapes", "input shapes"),
-    ("min", "min (us)"),
-    ("median", "median (us)"),
-    ("p95", "p95 (us)"),
-    ("max", "max (us)"),
+    ("op_side", N_("op_side")),
+    ("op_type", N_("op_type")),
+    ("op_name", N_("op_name")),
+    ("full_op_name", N_("full_op_name")),
+    ("op_occurrences", N_("op_occurrences (times)")),
+    ("op_total_time", N_("op_total_time (us)")),
+    ("op_avg_time", N_("op_avg_time (us/time)")),
+    ("total_time_proportion", N_("total_time_proportion (%)")),
+    ("subgraph", N_("subgraph")),
+    ("input_shapes", N_("input shapes")),
+    ("min", N_("min (us)")),
+    ("median", N_("median (us)")),
+    ("p95", N_("p95 (us)")),
+    ("max", N_("max (us)")),
 )
 OP_KEYS = tuple(column for column, _ in OP_COLUMNS)
 TYPE_KEYS = tuple(column for column, _ in TYPE_COLUMNS)
 #: The drill-down sub-table leaves out what every row of it shares.
 SUB_COLUMNS = tuple(c for c in OP_COLUMNS if c[0] not in ("op_side", "op_type", "subgraph"))
+
+
+def titled(columns: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``columns`` with their titles in the current language. The titles are MindInsight's
+    column names (``type_occurrences (times)``); the CSV download keeps them as they are, for
+    scripts that read it."""
+    return tuple((column, _(title)) for column, title in columns)
 
 
 @dataclass(frozen=True)
@@ -501,7 +508,7 @@ def table_view(
         return link(replace(state, sort=column, descending=descending, page=1))
 
     table = components.sortable_table(
-        OP_COLUMNS,
+        titled(OP_COLUMNS),
         rows[start : start + state.size],
         "all",
         state.sort,
@@ -711,7 +718,7 @@ def _type_table(
         return link(replace(state, type_sort=column, type_descending=descending))
 
     return components.sortable_table(
-        TYPE_COLUMNS,
+        titled(TYPE_COLUMNS),
         rows,
         "type",
         state.type_sort,
@@ -731,7 +738,12 @@ def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
         rows, size = drill_down_rows(operators, op_type, page)
     keep = [OP_KEYS.index(column) for column, _ in SUB_COLUMNS]
     table = components.sortable_table(
-        SUB_COLUMNS, [[row[i] for i in keep] for row in rows], f"sub-{op_type}", None, True, _cell
+        titled(SUB_COLUMNS),
+        [[row[i] for i in keep] for row in rows],
+        f"sub-{op_type}",
+        None,
+        True,
+        _cell,
     )
     return html.Div(
         className="di-prof-drill",

@@ -382,7 +382,7 @@ def timeline_figure(
                 "x": x,
                 "y": y,
                 "hoverinfo": "skip",
-                "name": "scope" if is_scope else types[colour],
+                "name": _("scope") if is_scope else types[colour],
                 "connectgaps": False,
                 "line": {
                     "width": 12 if rows < 12 else max(4, 240 // rows),
