@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from dash.testing.errors import TestingTimeoutError
+from selenium.webdriver.common.keys import Keys
 
 from tests.browser import until, wait_idle
 
@@ -83,6 +84,14 @@ def press(dash_duo, selector: str, key: str, times: int = 1) -> None:
     element = dash_duo.find_element(selector)
     for _ in range(times):
         element.send_keys(key)
+
+
+def type_into(dash_duo, selector: str, typed: str) -> None:
+    """Type ``typed`` in a text box over what it holds, and press Enter (a comparison's step
+    box)."""
+    box = dash_duo.find_element(selector)
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(typed, Keys.ENTER)
 
 
 def first_paint_probe(card: str, preview: str, title: str, plot: str) -> str:

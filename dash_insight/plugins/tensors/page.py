@@ -124,6 +124,17 @@ STATE = per_tag_page.page_state(
 # --- rendering -----------------------------------------------------------------------------------
 
 
+def statistics_panel(stats: dict[str, Any], kind: str, fmt: str, dec: int) -> html.Div:
+    """The statistics under a table, in the table's format and decimals."""
+    return html.Div(
+        className="di-vt-stats",
+        children=[
+            html.Span([f"{STATISTIC_LABELS.get(label, label)} ", html.B(text)])
+            for label, text in statistics_items(stats, kind, fmt, dec)
+        ],
+    )
+
+
 def table_view(
     queries: TensorQueries, train_id: str, tag: str, step: int, dims: str, fmt: str, dec: int
 ) -> tuple[Any, Any, str | None]:
@@ -139,13 +150,7 @@ def table_view(
         )
     array = value.array
     kind = value_kind(array.dtype)
-    panel = html.Div(
-        className="di-vt-stats",
-        children=[
-            html.Span([f"{STATISTIC_LABELS.get(label, label)} ", html.B(text)])
-            for label, text in statistics_items(stats, kind)
-        ],
-    )
+    panel = statistics_panel(stats, kind, fmt, dec)
     shape = tuple(array.shape)
     try:
         count = selected_count(shape, dims)
@@ -521,6 +526,35 @@ def step_view(
     return view, panel, label, dims, ""
 
 
+def restyled_statistics(
+    queries: TensorQueries,
+    search: str | None,
+    fmt: str | None,
+    dec: int | None,
+    positions: list[int | None],
+    data: list[dict[str, Any]],
+) -> list[Any]:
+    """Every table card's statistics in the format and decimals just chosen (the table
+    formats its cells again in the browser; the statistics are cached per step, so this is a
+    look-up per card). A card whose tensor cannot be read keeps its message."""
+    train_id = STATE.parse_search(search)["train_id"]
+    fmt = "sci" if fmt == "sci" else "value"
+    if not isinstance(dec, int) or not 0 <= dec <= MAX_DECIMALS:
+        dec = DEFAULT_DECIMALS
+    panels: list[Any] = []
+    for position, item in zip(positions, data, strict=True):
+        steps = item["steps"]
+        step = steps[max(0, min(len(steps) - 1, int(position or 0)))]
+        try:
+            array = queries.tensor(train_id, item["tag"], step).array
+            stats = queries.statistics(train_id, item["tag"], step)
+        except DataError:
+            panels.append(dash.no_update)
+            continue
+        panels.append(statistics_panel(stats, value_kind(array.dtype), fmt, dec))
+    return panels
+
+
 def card_state_search(
     search: str | None,
     applied: list[str | None],
@@ -573,6 +607,24 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         State({"type": "tensor-grid", "tag": ALL}, "id"),
         prevent_initial_call=True,
     )
+
+    @app.callback(
+        Output({"type": "tensor-stats", "tag": ALL}, "children", allow_duplicate=True),
+        Input("tensor-fmt", "value"),
+        Input("tensor-dec", "value"),
+        State({"type": "tensor-slider", "tag": ALL}, "value"),
+        State({"type": "tensor-data", "tag": ALL}, "data"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def restyle_statistics(
+        fmt: str | None,
+        dec: int | None,
+        positions: list[int | None],
+        data: list[dict[str, Any]],
+        search: str | None,
+    ) -> list[Any]:
+        return restyled_statistics(service, search, fmt, dec, positions, data)
 
     @app.callback(
         Output({"type": "tensor-dim", "tag": MATCH, "axis": ALL}, "value"),

@@ -8,6 +8,7 @@ functions understand (bools, ints, floats, and MindInsight's "NAN" / "INF" / "-I
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -161,28 +162,32 @@ def too_large_message(dims: str, count: int) -> str:
     ).format(limit=format_number(MAX_RESPONSE_VALUES), dims=dims, count=format_number(count))
 
 
-def format_statistic(value: float, kind: str = "f") -> str:
-    """A statistic in one style with the counts beside it: six significant digits (``%.6g``,
-    MindInsight's panel rounds as much), digits grouped by thousands whenever the number is
-    written without exponent or decimals (29750.0 -> "29,750", like the count "59,500");
-    integer tensors' extremes exactly (``12,345,678``)."""
+def format_statistic(value: float, kind: str = "f", fmt: str = "value", dec: int = 5) -> str:
+    """A statistic in the style of the table's cells (``dagfuncs.tensorValue``), so that the
+    panel and the table read alike: an integer tensor's extremes exactly, every other value
+    with ``dec`` decimals, fixed or, with ``fmt`` "sci", scientific as JavaScript's
+    ``toExponential`` writes it (``3.45726e+0``). Fixed values group thousands like the
+    counts beside them (``29,750.00000`` beside ``59,500``); NaN and infinities by name."""
     if kind != "f" and float(value).is_integer():
         return f"{int(value):,}"
-    text = f"{value:.6g}"
-    if any(mark in text for mark in ".einfa"):  # decimals, exponent, inf, nan
-        return text
-    return f"{int(text):,}"
+    if fmt == "sci" and math.isfinite(value):
+        mantissa, exponent = f"{value:.{dec}e}".split("e")
+        return f"{mantissa}e{exponent[0]}{int(exponent[1:])}"
+    return f"{value:,.{dec}f}"
 
 
-def statistics_items(stats: dict[str, Any], kind: str) -> list[tuple[str, str]]:
+def statistics_items(
+    stats: dict[str, Any], kind: str, fmt: str = "value", dec: int = 5
+) -> list[tuple[str, str]]:
     """(label, text) pairs of the statistics panel (MindInsight's max/min/mean/count/NaN/±Inf
-    and sign counts, named for what they count); a tensor of strings has its count only."""
+    and sign counts, named for what they count), values in the table's format ``fmt`` with
+    ``dec`` decimals (:func:`format_statistic`); a tensor of strings has its count only."""
     if stats.get("is_text"):
         return [("count", f"{stats['count']:,}"), ("type", "text")]
     items = [
-        ("max", format_statistic(stats["max"], kind)),
-        ("min", format_statistic(stats["min"], kind)),
-        ("mean", format_statistic(stats["avg"])),
+        ("max", format_statistic(stats["max"], kind, fmt, dec)),
+        ("min", format_statistic(stats["min"], kind, fmt, dec)),
+        ("mean", format_statistic(stats["avg"], "f", fmt, dec)),
         ("count", f"{stats['count']:,}"),
     ]
     if stats.get("is_bool"):

@@ -157,6 +157,13 @@ def _right_label(at_units: float, text: str) -> str:
     )
 
 
+def _left_label(at_units: float, text: str) -> str:
+    return (
+        f'<span style="position:absolute;right:calc(100% + 5px);top:{at_units / 10:.2f}%;'
+        f'transform:translateY(-50%);white-space:nowrap">{html.escape(text)}</span>'
+    )
+
+
 def _chart(margin: dict[str, int], svg: list[str], labels: list[str]) -> str:
     return (
         f'<div class="di-hist-preview" style="position:relative;height:100%;'
@@ -184,7 +191,7 @@ def top_html(series: HistogramSeries, axis: str = "step", theme: str | None = No
     """The Top view of ``series`` (:func:`~.histogram_views.top_figure`): a filled band per
     step, the earliest first (behind), each an open path (the fill closes it along its base
     line, as Plotly's ``fill: toself``; the outline does not run along it), step labels on the
-    right, x ticks below."""
+    right, the count scale on the left, x ticks below."""
     if not len(series):
         return _no_data()
     view = top_view(series, axis)
@@ -206,6 +213,8 @@ def top_html(series: HistogramSeries, axis: str = "step", theme: str | None = No
     )
     for value, text in zip(view.tick_values, view.tick_text, strict=True):
         labels.append(_right_label(float(_place(np.array([value]), y_low, y_high, True)[0]), text))
+    for value, text in zip(view.count_values, view.count_text, strict=True):
+        labels.append(_left_label(float(_place(np.array([value]), y_low, y_high, True)[0]), text))
     return _chart(view.margin, svg, labels)
 
 

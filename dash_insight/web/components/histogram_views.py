@@ -43,6 +43,8 @@ AXIS_TITLES = {
 RIDGE_HEIGHT = 0.45
 #: Most step labels on the Top view's right axis.
 MAX_TICKS = 10
+#: Most labels on the Top view's count scale (left, beside the front band).
+MAX_COUNT_TICKS = 4
 #: The card background of each theme (``--panel`` in dash-insight.css): Top-view bands are
 #: filled with an opaque tint of it so a later band hides the ones behind, as in MindInsight.
 PANEL_COLOURS = {"light": "#ffffff", "dark": "#20232a"}
@@ -154,6 +156,58 @@ def _tick_positions(count: int, limit: int = MAX_TICKS) -> list[int]:
     if count <= limit:
         return list(range(count))
     return sorted(set(np.linspace(0, count - 1, limit).round().astype(int).tolist()))
+
+
+def nice_ticks(start: float, end: float, limit: int, integer: bool = False) -> list[float]:
+    """Evenly spaced round values in ``[start, end]``, at most ``limit`` of them: the
+    multiples of d3's ``tickIncrement`` (10^k times 1, 2 or 5: the raw spacing
+    ``(end - start) / limit`` rounded up to 2 from 1.41, to 5 from 3.16, to 10 from 7.07, as
+    TensorBoard's axes choose theirs), taken one size larger while there are more than
+    ``limit``, and at least 1 apart when ``integer`` (steps). Empty when the span is empty
+    or not finite."""
+    span = end - start
+    if not (span > 0 and np.isfinite(span)) or limit < 1:
+        return []
+    raw = span / limit
+    power = 10.0 ** np.floor(np.log10(raw))
+    error = raw / power
+    sizes = [s * power for s in (1, 2, 5, 10, 20, 50)]
+    size = next(
+        s
+        for s, bound in zip(sizes, (2**0.5, 10**0.5, 50**0.5, np.inf), strict=False)
+        if error < bound
+    )
+    for increment in sizes[sizes.index(size) :]:
+        increment = max(1.0, increment) if integer else increment
+        first = np.ceil(start / increment - 1e-9)
+        last = np.floor(end / increment + 1e-9)
+        if last - first + 1 <= limit:
+            break
+    return [float(round(k * increment, 12)) + 0.0 for k in np.arange(first, last + 1)]  # no -0
+
+
+def count_tick_text(value: float) -> str:
+    """A count scale label as Plotly's SI format writes it: ``400``, ``1.5k``, ``2M``."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _step_ticks(values: np.ndarray, bases: np.ndarray, axis: str) -> tuple[list[float], list[str]]:
+    """The right axis of the Top view: base lines and texts of round values of ``axis``
+    (:func:`nice_ticks`: evenly spaced, as the bands are spaced in proportion to their
+    values), or of the steps themselves when the values have no span (one step, or bands
+    evenly spread because every step has the same wall time)."""
+    span = float(values[-1] - values[0]) if len(values) > 1 else 0.0
+    ticks = nice_ticks(float(values[0]), float(values[-1]), MAX_TICKS, axis == "step")
+    if span > 0 and len(ticks) >= 2:
+        return (
+            [1.0 - (t - float(values[0])) / span for t in ticks],
+            [axis_label(t, axis) for t in ticks],
+        )
+    indices = _tick_positions(len(values))
+    return [float(bases[i]) for i in indices], [axis_label(float(values[i]), axis) for i in indices]
 
 
 def _centres(buckets: np.ndarray) -> np.ndarray:
@@ -337,6 +391,8 @@ class TopView:
     colours: list[str]
     tick_values: list[float]
     tick_text: list[str]
+    count_values: list[float]
+    count_text: list[str]
     x_range: list[float] | None
     y_range: list[float]
     margin: dict[str, int]
@@ -361,18 +417,25 @@ def top_view(series: HistogramSeries, axis: str = "step") -> TopView:
     bases = offsets(values)
     peak = max((float(np.floor(b[:, 2]).max()) for b in series.buckets if len(b)), default=0.0)
     ridge = RIDGE_HEIGHT if len(series) > 1 else 1.0
-    ticks = _tick_positions(len(series))
-    ticktext = [axis_label(float(values[i]), axis) for i in ticks]
+    scale = ridge / (peak or 1.0)
+    tick_values, tick_text = _step_ticks(values, bases, axis)
+    counts = nice_ticks(0.0, peak, MAX_COUNT_TICKS, integer=True)
+    count_text = [count_tick_text(c) for c in counts]
+    margin = label_margin(max(len(t) for t in tick_text))
+    if count_text:
+        margin["l"] = max(margin["l"], 14 + LABEL_CHAR_PX * max(len(t) for t in count_text))
     return TopView(
         values=values,
         bases=bases,
-        scale=ridge / (peak or 1.0),
+        scale=scale,
         colours=step_colours(len(series)),
-        tick_values=[float(bases[i]) for i in ticks],
-        tick_text=ticktext,
+        tick_values=tick_values,
+        tick_text=tick_text,
+        count_values=[float(bases[-1]) + c * scale for c in counts],
+        count_text=count_text,
         x_range=_x_range(series),
         y_range=[-0.04, 1.0 + ridge * 1.05],
-        margin=label_margin(max(len(t) for t in ticktext)),
+        margin=margin,
     )
 
 
@@ -404,8 +467,13 @@ def top_figure(
         bands.append(band_shape(x, y, colours[i], band_fill(colours[i], theme)))
         if hover:
             hovers.append((x[1:-1], y[1:-1], _hover_data(series, i, buckets), colours[i]))
+    # Plotly draws the count scale's axis only with a trace on it: an empty one.
+    scale = {"type": "scatter", "x": [], "y": [], "yaxis": "y2", "showlegend": False}
     return _figure(
-        [_hover_trace(hovers, template)] if hovers else [],
+        [
+            *([scale] if view.count_text else []),
+            *([_hover_trace(hovers, template)] if hovers else []),
+        ],
         layout,
         hovermode="closest",
         margin=view.margin,
@@ -420,6 +488,17 @@ def top_figure(
             "tickvals": view.tick_values,
             "ticktext": view.tick_text,
             "side": "right",
+            "showgrid": False,
+            "zeroline": False,
+            "range": view.y_range,
+        },
+        yaxis2={
+            "overlaying": "y",
+            "side": "left",
+            "tickvals": view.count_values,
+            "ticktext": view.count_text,
+            "ticks": "outside",
+            "ticklen": 3,
             "showgrid": False,
             "zeroline": False,
             "range": view.y_range,

@@ -8,7 +8,6 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 import pytest
-from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.web.application import create_app
@@ -16,7 +15,7 @@ from dash_insight.web.components.compare_runs import nearest_step, step_box_sear
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
-from tests.pages import count_draws, draws, refresh, run_js, url_params
+from tests.pages import count_draws, draws, refresh, run_js, type_into, url_params
 
 #: ./h0 has ``w`` at steps 0, 10, 20, 30; ./h1 at 0, 15, 30; ./h2 only ``b``.
 STEPS = {"h0": (0, 10, 20, 30), "h1": (0, 15, 30), "h2": (0, 5)}
@@ -150,13 +149,6 @@ def test_nearest_step_and_the_step_box() -> None:
     assert step_box_search("?tag=w", 5, None) == (None, None)
 
 
-def _type_step(dash_duo, prefix: str, typed: str) -> None:
-    """Type ``typed`` in the step box over what it holds, and press Enter."""
-    box = dash_duo.find_element(f"#{prefix}-step-box")
-    box.send_keys(Keys.CONTROL, "a")
-    box.send_keys(typed, Keys.ENTER)
-
-
 def test_the_step_box_shows_and_takes_the_step(dash_duo, hist_app) -> None:
     """#38 item 1: the box beside the slider showed its 0-based position (3 beside "step 20")
     and Enter did nothing; it shows the step, and Enter selects the recorded step nearest the
@@ -169,19 +161,19 @@ def test_the_step_box_shows_and_takes_the_step(dash_duo, hist_app) -> None:
     until(lambda: dash_duo.find_element(label).text == "step 20", 30)
     until(lambda: dash_duo.find_element(box).get_attribute("value") == "20", 10)
     wait_idle(dash_duo)
-    _type_step(dash_duo, "hcmp", "16")  # not recorded: 15 is nearest
+    type_into(dash_duo, "#hcmp-step-box", "16")  # not recorded: 15 is nearest
     until(lambda: dash_duo.find_element(label).text == "step 15", 30)
     until(lambda: dash_duo.find_element(box).get_attribute("value") == "15", 10)
     assert url_params(dash_duo)["step"] == "15"
     until(lambda: {d["step"] for d in _drawn(dash_duo) or []} == {10, 15}, 20)
     wait_idle(dash_duo)
-    _type_step(dash_duo, "hcmp", "10")  # recorded: that very step
+    type_into(dash_duo, "#hcmp-step-box", "10")  # recorded: that very step
     until(lambda: dash_duo.find_element(label).text == "step 10", 30)
     until(lambda: dash_duo.find_element(box).get_attribute("value") == "10", 10)
     wait_idle(dash_duo)
-    _type_step(dash_duo, "hcmp", "19")  # not recorded: 20 is nearest
+    type_into(dash_duo, "#hcmp-step-box", "19")  # not recorded: 20 is nearest
     until(lambda: dash_duo.find_element(label).text == "step 20", 30)
     wait_idle(dash_duo)
-    _type_step(dash_duo, "hcmp", "21")  # nearest is 20, the step shown: the box snaps back
+    type_into(dash_duo, "#hcmp-step-box", "21")  # nearest is 20, the step shown: the box snaps back
     until(lambda: dash_duo.find_element(box).get_attribute("value") == "20", 20)
     assert dash_duo.find_element(label).text == "step 20"

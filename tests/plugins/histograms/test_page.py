@@ -3,6 +3,7 @@ browser."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from urllib.parse import parse_qs
 import dash
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
@@ -121,7 +123,10 @@ def test_many_histogram_steps_are_thinned_and_counted(tmp_path: Path) -> None:
         assert "100 of 150 steps shown" in text(card)
         _, figure = _lazy_graph(card)
         assert len(figure.layout.shapes) == histograms.MAX_STEPS  # a band per step shown
-        assert list(figure.layout.yaxis.ticktext)[-1] == "150"  # the last step is kept
+        # The last step is kept: the axis spans steps 1..150 (round steps labelled).
+        axis = figure.layout.yaxis
+        assert list(axis.ticktext) == [str(step) for step in range(20, 141, 20)]
+        assert axis.tickvals[-1] == pytest.approx(1 - (140 - 1) / (150 - 1))
     finally:
         data.close()
 
@@ -139,6 +144,21 @@ return label ? label.textContent : '';
 """
 
 
+#: The Top view of a tag's chart: the y centres of its step labels (right), and its count
+#: scale's labels and their right edge beside the plot's left edge.
+TOP_AXES = """
+const card = [...document.querySelectorAll('#hist-cards .di-vp-card')]
+    .find(c => c.textContent.includes(arguments[0]));
+const centre = el => { const r = el.getBoundingClientRect(); return r.top + r.height / 2; };
+const steps = [...card.querySelectorAll('.ytick text')].map(centre);
+const counts = [...card.querySelectorAll('.y2tick text')];
+const plot = card.querySelector('.nsewdrag').getBoundingClientRect();
+return [steps, {labels: counts.map(t => t.textContent),
+                right: Math.max(...counts.map(t => t.getBoundingClientRect().right)),
+                plot_left: plot.left}];
+"""
+
+
 def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> None:
     dash_duo.driver.set_window_size(1600, 1400)  # the three charts on screen: all drawn
     dash_duo.start_server(corpus_app)
@@ -153,6 +173,13 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     # The figures' margins hold the labels: Plotly's automargin added nothing (when it adds,
     # it draws the chart a second time).
     assert run_js(dash_duo, MARGINS_ADDED, "#hist-cards") == [[0, 0, 0, 0]] * 3
+    # The Top view: step labels on the right at even gaps, a count scale on the left of the
+    # plot (from 0 at the front band's base line).
+    steps, counts = run_js(dash_duo, TOP_AXES, "hist/normal_1d")
+    gaps = [b - a for a, b in itertools.pairwise(steps)]
+    assert len(steps) >= 3 and max(gaps) - min(gaps) <= 1.5, steps
+    assert counts["labels"][0] == "0" and len(counts["labels"]) >= 2
+    assert counts["right"] <= counts["plot_left"]
     # The hover label of a bucket: its centre, count, step, times and the step's NaN / Inf.
     label = run_js(dash_duo, HOVER, "hist/with_nan_inf", -1, 0)
     assert all(word in label for word in ("center", "count", "step", "relative", "NaN"))

@@ -15,7 +15,7 @@ from dash_insight.web.components.compare_runs import most_shared_tag
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
-from tests.pages import run_js
+from tests.pages import run_js, type_into, url_params
 
 #: ./i0 has ``input`` at steps 1, 2, 3; ./i1 at 2 only; ./i2 only ``other``.
 STEPS = {"i0": (1, 2, 3), "i1": (2,), "i2": (1,)}
@@ -103,6 +103,24 @@ def test_images_of_several_runs_side_by_side(dash_duo, image_app) -> None:
         30,
     )
     assert _columns(dash_duo)["./i0"]["note"] == "step 1"
+
+
+def test_the_step_box_shows_and_takes_the_step(dash_duo, image_app) -> None:
+    """#38 item 1 on the image comparison: the box beside the slider shows the step itself
+    (not the slider's 0-based position) and Enter selects the recorded step typed."""
+    dash_duo.start_server(image_app)
+    search = f"?jobs={quote(encode_tags(RUNS))}&tag=input&step=3"
+    dash_duo.wait_for_page(dash_duo.server_url + "/compare/images" + search)
+    box, label = "#icmp-step-box", "#icmp-step-label"
+    until(lambda: dash_duo.find_element(box).get_attribute("value") == "3", 30)
+    until(lambda: (_columns(dash_duo) or {}).get("./i0", {}).get("note") == "step 3", 30)
+    wait_idle(dash_duo)
+    type_into(dash_duo, box, "2")
+    until(lambda: (_columns(dash_duo) or {}).get("./i0", {}).get("note") == "step 2", 30)
+    until(lambda: url_params(dash_duo).get("step") == "2", 10)
+    assert "2" in dash_duo.find_element(label).text
+    assert dash_duo.find_element(box).get_attribute("value") == "2"
+    assert _columns(dash_duo)["./i1"]["note"] == "step 2"
 
 
 def test_most_shared_tag_counts_the_runs_and_ties_go_to_the_first() -> None:

@@ -4,6 +4,7 @@ callbacks' work, and the page in the browser."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs
 
 import dash
@@ -143,6 +144,26 @@ def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService)
     assert applied == default
 
 
+def test_statistics_follow_the_chosen_format(service: DataService) -> None:
+    queries = TensorQueries(service.provider)
+    tags = ("tensor/rank2_f32", "tensor/rank4_i32")
+    data = [
+        find(
+            tensors.table_card(queries, "./ops_all", tag, tensors.STATE.defaults()),
+            {"type": "tensor-data", "tag": tag},
+        ).data
+        for tag in tags
+    ]
+    search = "?train_id=.%2Fops_all"
+    floats, integers = tensors.restyled_statistics(queries, search, "sci", 2, [None, None], data)
+    values = {part for part in text(floats).split() if part[-1].isdigit() and "e" in part}
+    assert len(values) == 3 and all(len(v.split("e")[0].split(".")[1]) == 2 for v in values)
+    assert "max 119 min 0 mean 5.95e+1" in text(integers)  # integer extremes exactly
+    # Garbage from a hostile body: the defaults; a step beyond the list: its last step.
+    fixed, _ = tensors.restyled_statistics(queries, search, "x", -4, [99, 0], data)
+    assert all(len(part.split(".")[1]) == 5 for part in text(fixed).split() if "." in part)
+
+
 def test_page_card_follows_the_view(service: DataService) -> None:
     queries = TensorQueries(service.provider)
     app = dash.Dash(__name__)
@@ -237,6 +258,9 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     assert "Shape: [2, 3, 4, 5]" in dash_duo.find_element(_card("tensor/rank4_i32")).text
     assert "DT_INT32" in dash_duo.find_element(_card("tensor/rank4_i32")).text
     assert "count 600" in dash_duo.find_element(_card("tensor/rank2_f32")).text
+    # The statistics read like the cells: 5 decimals each (not 3.45726 beside -3.4382).
+    stats = _statistics(dash_duo, "tensor/rank2_f32")
+    assert all(len(stats[name].split(".")[-1]) == 5 for name in ("max", "min", "mean")), stats
 
     # A slice: rows 0:5 of the 20x30 tensor.
     card = _card("tensor/rank2_f32")
@@ -259,6 +283,7 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     click_option(dash_duo, "#tensor-fmt", "Scientific notation")
     until(lambda: all("e" in c for c in _cells(dash_duo, "tensor/rank2_f32")), 10)
     assert url_params(dash_duo)["fmt"] == "sci"
+    until(lambda: "e" in _statistics(dash_duo, "tensor/rank2_f32")["max"], 10)
 
     # Too many values: the limit message.
     big = _card("tensor/big_1m_f32")
@@ -285,6 +310,14 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     until(lambda: set(run_js(dash_duo, HIST_META)) == {'{"view":"front"}'}, 15)
     assert url_params(dash_duo)["view"] == "histogram" and url_params(dash_duo)["hview"] == "front"
     assert console_errors(dash_duo) == []
+
+
+def _statistics(dash_duo: Any, tag: str) -> dict[str, str]:
+    """The statistics panel of ``tag``'s card: label -> value as shown."""
+    spans = dash_duo.find_elements(f"{_card(tag)} .di-vt-stats span")
+    return {
+        span.text.rsplit(" ", 1)[0]: span.find_element("css selector", "b").text for span in spans
+    }
 
 
 @pytest.fixture

@@ -73,17 +73,22 @@ def test_statistics_items_and_limit_message() -> None:
     items = dict(table.statistics_items(stats, "f"))
     assert items["NaN"] == "1" and items["-Inf"] == "2" and items["negative"] == "3"
     assert "NaN" not in dict(table.statistics_items(stats, "i"))
-    # One thousands style for counts and values (29750 was shown beside the count 59,500).
-    big = {**stats, "max": 29750.0, "min": -1234567.0, "avg": 0.012380138, "count": 59500}
+    # One thousands style for counts and values (29750 was shown beside the count 59,500), and
+    # the table's decimals for every value (3.45726 was shown beside -3.4382).
+    big = {**stats, "max": 29750.0, "min": -3.4382, "avg": 0.012380138, "count": 59500}
     items = dict(table.statistics_items(big, "f"))
     assert (items["max"], items["min"], items["mean"], items["count"]) == (
-        "29,750",
-        "-1.23457e+06",
-        "0.0123801",
+        "29,750.00000",
+        "-3.43820",
+        "0.01238",
         "59,500",
     )
-    assert dict(table.statistics_items({**big, "max": 12345678}, "i"))["max"] == "12,345,678"
+    sci = dict(table.statistics_items(big, "f", "sci", 2))
+    assert (sci["max"], sci["min"], sci["mean"]) == ("2.98e+4", "-3.44e+0", "1.24e-2")
+    integers = dict(table.statistics_items({**big, "max": 12345678, "min": -3, "avg": 2.5}, "i"))
+    assert (integers["max"], integers["min"], integers["mean"]) == ("12,345,678", "-3", "2.50000")
     assert table.format_statistic(float("nan")) == "nan"
+    assert table.format_statistic(float("-inf"), "f", "sci") == "-inf"
     message = table.too_large_message("[:,:]", 1_000_000)
     assert message.startswith("The requested data exceeds the upper limit 100,000")
     assert "1,000,000" in message

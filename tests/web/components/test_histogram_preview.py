@@ -94,7 +94,8 @@ def test_count_ticks_are_written_as_plotly_writes_them() -> None:
 def test_top_view_draws_the_figures_bands_in_their_colours() -> None:
     """One path per band, the earliest first (behind), through the figure's own points
     (top_figure's band shapes) placed on its ranges; filled with band_fill over the theme's card,
-    outlined in the step colour; the step labels on the right, x ticks below."""
+    outlined in the step colour; the step labels on the right, the count scale on the left, x
+    ticks below."""
     series = _series([[1, 4, 2], [2, 8, 1], [0, 3, 3]], steps=[10, 20, 40])
     figure = go.Figure(hv.top_figure(series, hover=False, theme="light"))
     markup = hp.top_html(series, theme="light")
@@ -117,14 +118,10 @@ def test_top_view_draws_the_figures_bands_in_their_colours() -> None:
     assert _points(paths[0]["d"])[0] == (0, round(UNITS * (1 - 1.04 / (y_range[1] + 0.04))))
     assert _points(paths[-1]["d"])[-1] == (UNITS, round(UNITS * (1 - 0.04 / (y_range[1] + 0.04))))
     labels = _labels(markup)
-    assert [t for t in labels if t in ("10", "20", "40")] == list(figure.layout.yaxis.ticktext)
+    steps, counts = list(figure.layout.yaxis.ticktext), list(figure.layout.yaxis2.ticktext)
+    assert steps == ["10", "15", "20", "25", "30", "35", "40"] and counts == ["0", "5"]
     # x from -1 to 0.5 on a 424 px axis: ticks every 0.5 (Plotly: 6.3 ticks, 1, 2, 5 x 10^k)
-    assert [t for t in labels if t not in ("10", "20", "40")] == [
-        "\u22121",
-        "\u22120.5",
-        "0",
-        "0.5",
-    ]
+    assert labels == ["\u22121", "\u22120.5", "0", "0.5", *steps, *counts]
     margin = figure.layout.margin
     assert f"left:{margin.l}px;right:{margin.r}px;top:{margin.t}px;bottom:{margin.b}px" in markup
     assert 'preserveAspectRatio="none"' in markup

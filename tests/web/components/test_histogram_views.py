@@ -101,8 +101,8 @@ def test_top_figure_bands_later_steps_in_front() -> None:
     fills = figure.layout.shapes
     hovers = [t for t in figure.data if t.mode == "none"]
     # One band per step (a path shape); one invisible trace tells the bucket under the
-    # pointer of every band.
-    assert len(fills) == 3 and len(hovers) == 1 and len(figure.data) == 1
+    # pointer of every band; an empty one carries the count scale.
+    assert len(fills) == 3 and len(hovers) == 1 and len(figure.data) == 2
     outlines = [_outline(band.path) for band in fills]
     # Drawn earliest first so later bands cover earlier ones; bases go down with the step.
     bases = [ys[0] for _, ys in outlines]
@@ -153,7 +153,8 @@ def test_top_figure_relative_axis_spacing_and_ticks() -> None:
     series = hv.series_from_histograms(_steps([[1], [1], [1]], walls=[0.0, 1.0, 10.0]))
     figure = go.Figure(hv.top_figure(series, "relative"))
     assert [round(_outline(band.path)[1][0], 3) for band in figure.layout.shapes] == [1.0, 0.9, 0.0]
-    assert list(figure.layout.yaxis.ticktext) == ["0s", "1s", "10s"]
+    assert list(figure.layout.yaxis.ticktext) == ["0s", "2s", "4s", "6s", "8s", "10s"]
+    assert list(figure.layout.yaxis.tickvals) == pytest.approx([1.0, 0.8, 0.6, 0.4, 0.2, 0.0])
     assert figure.layout.meta == {"view": "top", "axis": "relative"}
     assert go.Figure(hv.top_figure(series, "bogus")).layout.meta["axis"] == "step"
 
@@ -161,7 +162,45 @@ def test_top_figure_relative_axis_spacing_and_ticks() -> None:
 def test_top_figure_labels_at_most_max_ticks() -> None:
     series = hv.series_from_histograms(_steps([[i % 3 + 1] for i in range(60)]))
     ticks = list(go.Figure(hv.top_figure(series)).layout.yaxis.ticktext)
-    assert len(ticks) <= hv.MAX_TICKS and ticks[0] == "1" and ticks[-1] == "60"
+    assert ticks == ["10", "20", "30", "40", "50", "60"]
+
+
+def test_top_figure_step_labels_are_evenly_spaced() -> None:
+    """Steps 1, 2, 4, ..., 32 (MindSpore's collect_freq after the first step) were labelled
+    1, 4, 8, 10, 14, ... at uneven gaps; round steps sit at even gaps."""
+    steps = [1, *range(2, 33, 2)]
+    series = hv.series_from_histograms(_steps([[1, 2]] * len(steps), steps=steps))
+    axis = go.Figure(hv.top_figure(series)).layout.yaxis
+    assert list(axis.ticktext) == ["5", "10", "15", "20", "25", "30"]
+    gaps = np.diff(axis.tickvals)
+    assert gaps == pytest.approx([gaps[0]] * len(gaps))
+
+
+def test_nice_ticks() -> None:
+    assert hv.nice_ticks(1, 32, 10, integer=True) == [5, 10, 15, 20, 25, 30]
+    assert hv.nice_ticks(1, 3, 10, integer=True) == [1, 2, 3]  # never between steps
+    assert hv.nice_ticks(0, 0.37, 4) == pytest.approx([0, 0.1, 0.2, 0.3])
+    assert hv.nice_ticks(0, 1234, 3, integer=True) == [0, 500, 1000]
+    assert hv.nice_ticks(-7, 7, 5) == [-5, 0, 5]
+    assert hv.nice_ticks(5, 5, 3) == [] and hv.nice_ticks(0, float("inf"), 3) == []
+    for end in (3, 17, 99, 1e6, 0.003):
+        assert 1 <= len(hv.nice_ticks(0, end, 4)) <= 4
+
+
+def test_top_figure_count_scale_on_the_left() -> None:
+    """The height of a band is a count: a scale on the left from the front band's base line,
+    shared by every band (each rises from its own base line as much)."""
+    series = hv.series_from_histograms(_steps([[100, 400], [1200, 1500]]))
+    figure = go.Figure(hv.top_figure(series))
+    scale = figure.layout.yaxis2
+    assert scale.side == "left" and scale.overlaying == "y"
+    assert list(scale.ticktext) == ["0", "500", "1k", "1.5k"]
+    view = hv.top_view(series)
+    assert list(scale.tickvals) == pytest.approx([c * view.scale for c in (0, 500, 1000, 1500)])
+    assert scale.tickvals[-1] == pytest.approx(hv.RIDGE_HEIGHT)  # the tallest bucket's top
+    assert list(scale.range) == list(figure.layout.yaxis.range)
+    assert figure.layout.margin.l >= 14 + hv.LABEL_CHAR_PX * 4
+    assert hv.count_tick_text(2_000_000) == "2M" and hv.count_tick_text(40) == "40"
 
 
 def test_front_figure_overlays_lines_with_count_axis() -> None:
@@ -219,7 +258,8 @@ def test_dashboard_ridge_figure_still_works() -> None:
     """figures.histogram_ridge_figure keeps its signature for the dashboard card."""
     figure = go.Figure(histogram_ridge_figure(_steps([[1, 2], [2, 1]]), height=240))
     assert figure.layout.height == 240
-    assert len(figure.layout.shapes) == 2 and figure.data == ()  # static: no hover trace
+    assert len(figure.layout.shapes) == 2  # static: no hover trace, the count scale only
+    assert [trace.yaxis for trace in figure.data] == ["y2"]
     assert go.Figure(histogram_ridge_figure([], height=200)).data == ()
 
 
@@ -237,7 +277,7 @@ def test_figures_from_the_corpus(corpus: Path, tmp_path: Path) -> None:
         assert series.non_finite == {"NaN": 7, "+Inf": 3, "-Inf": 2}
         assert {len(b) for b in series.buckets} == {30}  # one shared grid, at most 30 bins
         figure = go.Figure(hv.top_figure(series))
-        assert len(figure.layout.shapes) == 20 and len(figure.data) == 1  # bands, hover
+        assert len(figure.layout.shapes) == 20 and len(figure.data) == 2  # bands; scale, hover
         tensor = hv.series_from_tensor_histograms(
             TensorQueries(provider).histograms("./ops_in_net", "op/logits").rows
         )
