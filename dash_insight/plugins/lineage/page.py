@@ -176,7 +176,8 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                                                 className="di-lineage-columns-body",
                                                 children=[
                                                     html.Div(
-                                                        [
+                                                        className="di-lineage-columns-actions",
+                                                        children=[
                                                             html.Button(
                                                                 _("All"),
                                                                 id="lineage-columns-all",
@@ -187,7 +188,7 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                                                                 id="lineage-columns-none",
                                                                 className="di-link-button",
                                                             ),
-                                                        ]
+                                                        ],
                                                     ),
                                                     dcc.Checklist(
                                                         id="lineage-columns",
