@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
@@ -995,14 +997,49 @@ def importance_message(rows: Sequence[Mapping[str, Any]], jobs: int) -> str | No
     return None
 
 
+#: Columns of a line of a chart's message (:func:`wrap_columns`): at 11 px it fits the
+#: overview's 300 px plots, which cut one long line at both edges (#38 item 8).
+MESSAGE_COLUMNS = 40
+
+
+def _columns(text: str) -> int:
+    """How many columns ``text`` takes: wide (CJK) characters two, the others one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+#: Punctuation that never starts a line (it stays with the character before it).
+_NO_LINE_START = frozenset("、。，；：！？）」』")
+
+
+def wrap_columns(text: str, columns: int = MESSAGE_COLUMNS) -> list[str]:
+    """``text`` in lines of at most ``columns`` columns (:func:`_columns`), broken at spaces
+    and between two wide characters (Chinese has no spaces, its closing punctuation never
+    starts a line); a longer word keeps its line."""
+    tokens = re.findall(r"\s+|[^\s\u2e80-\uffef]+|[\u2e80-\uffef]", text)
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if token.isspace():
+            line += " " if line else ""
+            continue
+        if line and _columns(line + token) > columns and token not in _NO_LINE_START:
+            lines.append(line.rstrip())
+            line = ""
+        line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
 def message_figure(text: str, height: int = 140) -> go.Figure:
-    """A chart area that says ``text`` instead of drawing axes."""
+    """A chart area that says ``text`` instead of drawing axes, in lines that fit the overview's
+    plots (:func:`wrap_columns`)."""
     figure = go.Figure(layout=small_layout(height=height))
     figure.update_layout(
         margin={"l": 8, "r": 8, "t": 8, "b": 8},
         annotations=[
             {
-                "text": text,
+                "text": "<br>".join(wrap_columns(text)),
                 "showarrow": False,
                 "xref": "paper",
                 "yref": "paper",

@@ -114,3 +114,34 @@ def test_columns_menu_has_all_and_none_apart(dash_duo: Any, app: Any, language: 
     until(lambda: not any(dash_duo.driver.execute_script(_CHECKED)), 20)
     dash_duo.find_element("#lineage-columns-all").click()
     until(lambda: all(dash_duo.driver.execute_script(_CHECKED)), 20)
+
+
+# -- the overview's messages -------------------------------------------------------------------
+
+#: The importance chart's message: its text and whether its box lies inside the chart and the
+#: overview panel (nothing cut at either edge).
+_MESSAGE_BOX = """
+const plot = document.querySelector('#lineage-importance .js-plotly-plot');
+const text = plot && plot.querySelector('.annotation-text');
+if (!text || !text.textContent) { return null; }
+const box = text.getBoundingClientRect(), outer = plot.getBoundingClientRect();
+const panel = document.getElementById('lineage-overview').getBoundingClientRect();
+const inside = r => box.left >= r.left - 0.5 && box.right <= r.right + 0.5;
+return {text: [...text.querySelectorAll('.line')].map(l => l.textContent).join('|')
+                || text.textContent,
+        inPlot: inside(outer), inPanel: inside(panel), width: box.width,
+        plotWidth: outer.width};"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_importance_message_is_whole(dash_duo: Any, app: Any, language: str) -> None:
+    """#38 item 8: with one job in the table, "Parameter importance needs at least 3 jobs…" was
+    one line wider than the overview, cut at both edges; it wraps inside the chart."""
+    _open(dash_duo, app, language, "?show=./lenet_sc")
+    _wait_table(dash_duo, {"./lenet_sc"})
+    box = until(lambda: dash_duo.driver.execute_script(_MESSAGE_BOX), 30)
+    expected = "3" in box["text"] and (
+        "needs at least" in box["text"] if language == "en-US" else "至少需要" in box["text"]
+    )
+    assert expected, box
+    assert box["inPlot"] and box["inPanel"], box

@@ -477,7 +477,28 @@ def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
     message = views.importance_message(rows, 1)
     assert message == "Parameter importance needs at least 3 jobs; the table shows 1."
     figure = views.importance_figure(rows, message=message)
-    assert not figure.data and figure.layout.annotations[0].text == message
+    assert not figure.data
+    assert figure.layout.annotations[0].text == "<br>".join(views.wrap_columns(message))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Parameter importance needs at least 3 jobs; the table shows 1.",
+        "No hyper-parameter is known for 3 or more jobs that also have this objective.",
+        "参数重要性至少需要 3 个作业；表格中有 1 个。",
+        "没有哪个超参数在 3 个或更多同样具有该目标的作业中已知。",
+    ],
+)
+def test_messages_wrap_to_the_overview(text: str) -> None:
+    """#38 item 8: a chart's message in lines of at most 40 columns (a Chinese character two),
+    every word kept, no line starting with closing punctuation."""
+    lines = views.wrap_columns(text)
+    assert len(lines) > 1
+    assert all(views._columns(line) <= views.MESSAGE_COLUMNS for line in lines)
+    joiner = " " if text.isascii() else ""
+    assert joiner.join(lines).replace(" ", "") == text.replace(" ", "")
+    assert not any(line[0] in "，。；" for line in lines)
 
 
 _TRUNCATED_HEADERS = """
