@@ -5,7 +5,8 @@
    (headless Chromium, load average 10 on 2 cores).
 
    Spec: {height, margin: {l, r, t, b}, labelAngle, message, brushHint,
-          axes: [{id, title, fullTitle, ticks: [[fraction, text, whole text]], brushes: [[a, b]]}],
+          axes: [{id, title: [line, ...], fullTitle, ticks: [[fraction, text, whole text]],
+                  brushes: [[a, b]]}],
           lines: [{id, colour, selected, points: [fraction per axis],
                    hover: [job, "label: value", ...]}],
           colourbar: {title, fullTitle, stops: [[offset, colour]], ticks: [[fraction, text]],
@@ -23,6 +24,7 @@
   const BRUSH_WIDTH = 24;     // px: the band around an axis that takes a drag
   const CLICK_PX = 3;         // a drag shorter than this is a click
   const MIN_TICK_GAP = 12;    // px between two category tick labels (closer ones are skipped)
+  const TITLE_LINE = 13;      // px from a line of an axis title to the next (views.py's twin)
   let current = null;         // {spec, geometry} of the chart drawn
   let drag = null;            // the brush being dragged
   let observer = null;
@@ -66,8 +68,14 @@
     for (const [a, b] of axis.brushes) {
       out += brushRect(g, a, b);
     }
+    // A long title wraps (views.title_lines): its last line nearest the axis, the others
+    // stacked above it, parallel.
+    const lines = Array.isArray(axis.title) ? axis.title : [axis.title];
+    const tspans = lines.map((line, k) =>
+      `<tspan x="0" dy="${k ? TITLE_LINE : -(lines.length - 1) * TITLE_LINE}">` +
+      `${escape(line)}</tspan>`).join("");
     out += `<text class="axis-title" text-anchor="start" transform="translate(0,` +
-           `${number(g.top - 10)}) rotate(${angle})">${escape(axis.title)}` +
+           `${number(g.top - 10)}) rotate(${angle})">${tspans}` +
            `<title>${escape(axis.fullTitle)}</title></text>`;
     out += `<rect class="di-pc-brush-area" data-axis="${i}" x="${-BRUSH_WIDTH / 2}" ` +
            `y="${number(g.top - 4)}" width="${BRUSH_WIDTH}" ` +

@@ -134,6 +134,8 @@ def lineage_grid() -> dag.AgGrid:
         csvExportParams={
             "fileName": "lineage.csv",
             "processCellCallback": {"function": "lineageCsvCell(params)"},
+            # One header row, the column names, as before the table's groups.
+            "skipColumnGroupHeaders": True,
         },
         style={"height": None},
     )

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dash.testing import errors as testing_errors
 
 from dash_insight.web.application import create_app
 from tests.browser import until
 from tests.pages import accept_language
+from tests.plugins.lineage import chart_driver as chart
+from tests.plugins.lineage.test_chart_readable import _overlapping
 from tests.plugins.lineage.test_page import LINEAGE_JOBS, _wait_table
 
 pytestmark = pytest.mark.browser
@@ -145,3 +148,111 @@ def test_importance_message_is_whole(dash_duo: Any, app: Any, language: str) -> 
     )
     assert expected, box
     assert box["inPlot"] and box["inPanel"], box
+
+
+# -- grouped headers ---------------------------------------------------------------------------
+
+#: Per header group drawn: its text, its box, and the boxes of the column headers under it.
+_GROUPS = """
+const box = e => { const r = e.getBoundingClientRect();
+                   return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+const api = window.dash_ag_grid.getApi('lineage-grid');
+const members = {};
+(api.getColumnDefs() || []).filter(d => d.children)
+  .forEach(d => { members[d.groupId] = d.children.map(c => c.colId); });
+return [...document.querySelectorAll('#lineage-grid .ag-header-group-cell[col-id^="group-"]')]
+  .filter(g => g.offsetParent !== null)
+  .map(g => {
+    const id = g.getAttribute('col-id').replace(/_\\d+$/, '');  // AG Grid adds "_0"
+    const children = (members[id] || []).map(c => document.querySelector(
+      `#lineage-grid .ag-header-cell[col-id="${CSS.escape(c)}"]`)).filter(c => c);
+    return {id, text: g.querySelector('.ag-header-group-text').textContent, box: box(g),
+            children: children.map(c => ({id: c.getAttribute('col-id'), box: box(c)}))};
+  });"""
+
+_GROUP_NAMES = {
+    "en-US": ["Metrics", "Hyper-parameters", "User-defined", "Dataset"],
+    "zh-CN": ["度量指标", "超参数", "自定义数据", "数据集"],
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_table_headers_are_grouped(dash_duo: Any, app: Any, language: str) -> None:
+    """#38 item 8: as MindInsight's table, a header row above the column names names each
+    group (metrics, hyper-parameters, user-defined, dataset) over its columns; sorting and
+    choosing columns still work."""
+    columns = "dataset_mark,user_defined/seed,metric/Accuracy,epoch"
+    _open(dash_duo, app, language, "?columns=" + columns.replace("/", "%2F"))
+    _wait_table(dash_duo, LINEAGE_JOBS)
+
+    def groups() -> list[dict[str, Any]]:
+        drawn = dash_duo.driver.execute_script(_GROUPS)
+        return drawn if len(drawn) == 4 and all(g["children"] for g in drawn) else []
+
+    try:
+        drawn = until(groups, 20)
+    except testing_errors.TestingTimeoutError:
+        raise AssertionError(dash_duo.driver.execute_script(_GROUPS)) from None
+    assert [g["text"] for g in drawn] == _GROUP_NAMES[language]
+    assert {g["id"]: sorted(c["id"] for c in g["children"]) for g in drawn} == {
+        "group-metrics": ["metric/Accuracy"],
+        "group-hyper": ["epoch"],
+        "group-user": ["user_defined/seed"],
+        "group-dataset": ["dataset_mark"],
+    }
+    for group in drawn:  # above its columns, spanning them
+        lefts = [c["box"]["left"] for c in group["children"]]
+        rights = [c["box"]["right"] for c in group["children"]]
+        tops = [c["box"]["top"] for c in group["children"]]
+        assert group["box"]["bottom"] <= min(tops) + 1, group
+        assert abs(group["box"]["left"] - min(lefts)) <= 1, group
+        assert abs(group["box"]["right"] - max(rights)) <= 1, group
+
+    # Sorting a grouped column still reaches the URL.
+    dash_duo.find_element(
+        '#lineage-grid .ag-header-cell[col-id="epoch"] .ag-header-cell-label'
+    ).click()
+    until(lambda: "sort=epoch" in dash_duo.driver.current_url, 20)
+    # Hiding every user-defined column hides its group.
+    dash_duo.driver.execute_script("document.querySelector('.di-lineage-columns').open = true;")
+    dash_duo.find_element('#lineage-columns input[value="user_defined/seed"]').click()
+    until(
+        lambda: (
+            [g["id"] for g in dash_duo.driver.execute_script(_GROUPS)]
+            == ["group-metrics", "group-hyper", "group-dataset"]
+        ),
+        20,
+    )
+
+
+# -- the chart ---------------------------------------------------------------------------------
+
+#: Per axis title: its lines, its hover text (the whole name) and whether its box lies inside
+#: the chart's (nothing cut at an edge).
+_TITLES = """
+const svg = document.querySelector('#lineage-chart svg.di-pc');
+if (!svg) { return []; }
+const outer = svg.getBoundingClientRect();
+return [...svg.querySelectorAll('.di-pc-axis .axis-title')].map(t => {
+  const r = t.getBoundingClientRect();
+  return {lines: [...t.querySelectorAll('tspan')].map(s => s.textContent),
+          whole: t.querySelector('title').textContent,
+          inside: r.left >= outer.left - 0.5 && r.right <= outer.right + 0.5
+                  && r.top >= outer.top - 0.5};
+});"""
+
+
+@pytest.mark.parametrize("width", [1280, 1600])
+def test_data_lineage_axis_titles_are_whole(dash_duo: Any, app: Any, width: int) -> None:
+    """#38 item 8: data lineage's titles are stage names with their parameters, longer than
+    22 characters: they were cut to "Map 2 [Resize, Rescal…". They wrap onto more lines,
+    whole, inside the chart, apart from each other; the hover has the name too."""
+    _open(dash_duo, app, "en-US", "?tab=dataset", width)
+    until(lambda: len(chart.axis_titles(dash_duo)) >= 5, 30)
+    titles = dash_duo.driver.execute_script(_TITLES)
+    assert any(len(t["lines"]) > 1 for t in titles)  # the corpus has a long one
+    for title in titles:
+        assert "…" not in "".join(title["lines"]), title
+        assert "".join(title["lines"]).replace(" ", "") == title["whole"].replace(" ", "")
+        assert title["inside"], title
+    assert _overlapping(dash_duo, "#lineage-chart .axis-title") == []
