@@ -792,6 +792,7 @@ def parallel_chart(
         "axes": [
             {
                 "id": a.id,
+                "kind": a.kind,
                 "title": title_lines(c.label),
                 "fullTitle": c.label,
                 "ticks": axis_ticks(a),

@@ -256,3 +256,39 @@ def test_data_lineage_axis_titles_are_whole(dash_duo: Any, app: Any, width: int)
         assert "".join(title["lines"]).replace(" ", "") == title["whole"].replace(" ", "")
         assert title["inside"], title
     assert _overlapping(dash_duo, "#lineage-chart .axis-title") == []
+
+
+#: Tick labels whose box crosses an axis line (their own or a neighbour's), with the axis.
+_TICKS_ON_AXES = """
+const domains = [...document.querySelectorAll('#lineage-chart .di-pc-axis')].map(a => {
+  const r = a.querySelector('.di-pc-domain').getBoundingClientRect();
+  return {id: a.dataset.id, x: (r.left + r.right) / 2, top: r.top, bottom: r.bottom};
+});
+const out = [];
+document.querySelectorAll('#lineage-chart .di-pc-axis').forEach(a => {
+  a.querySelectorAll('.tick text').forEach(t => {
+    const r = t.getBoundingClientRect();
+    domains.filter(d => r.left < d.x && r.right > d.x && r.bottom > d.top && r.top < d.bottom)
+      .forEach(d => out.push(a.dataset.id + ': ' + t.firstChild.nodeValue + ' on ' + d.id));
+  });
+});
+return out;"""
+
+
+@pytest.mark.parametrize("tab", ["model", "dataset"])
+def test_tick_labels_are_off_the_axis_lines(dash_duo: Any, app: Any, tab: str) -> None:
+    """#38 item 8: at 1280 px a category's label ("Momentum", "batch_siz…") reached across
+    the axis left of it; labels stay between two axes, a category's on a chip over the job
+    lines, the whole value in its hover."""
+    _open(dash_duo, app, "en-US", "" if tab == "model" else "?tab=dataset")
+    until(lambda: len(chart.axis_titles(dash_duo)) >= 5, 30)
+    until(lambda: chart.tick_texts(dash_duo) and all(chart.tick_texts(dash_duo)), 20)
+    assert dash_duo.driver.execute_script(_TICKS_ON_AXES) == []
+    chips = dash_duo.driver.execute_script(
+        "return document.querySelectorAll('#lineage-chart .di-pc-tick-chip').length;"
+    )
+    categories = dash_duo.driver.execute_script(
+        "return document.querySelectorAll("
+        "'#lineage-chart .di-pc-axis[data-kind=category] .tick text').length;"
+    )
+    assert chips == categories > 0
