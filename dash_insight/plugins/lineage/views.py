@@ -1056,7 +1056,7 @@ def importance_message(rows: Sequence[Mapping[str, Any]], jobs: int) -> str | No
 
 #: Columns of a line of a chart's message (:func:`wrap_columns`): at 11 px it fits the
 #: overview's 300 px plots, which cut one long line at both edges (#38 item 8).
-MESSAGE_COLUMNS = 40
+MESSAGE_COLUMNS = 46
 
 
 def _columns(text: str) -> int:
