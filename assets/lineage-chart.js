@@ -5,7 +5,8 @@
    (headless Chromium, load average 10 on 2 cores).
 
    Spec: {height, margin: {l, r, t, b}, labelAngle, message, brushHint,
-          axes: [{id, title, fullTitle, ticks: [[fraction, text, whole text]], brushes: [[a, b]]}],
+          axes: [{id, kind: "number" | "category", title: [line, ...], fullTitle,
+                  ticks: [[fraction, text, whole text]], brushes: [[a, b]]}],
           lines: [{id, colour, selected, points: [fraction per axis],
                    hover: [job, "label: value", ...]}],
           colourbar: {title, fullTitle, stops: [[offset, colour]], ticks: [[fraction, text]],
@@ -23,6 +24,9 @@
   const BRUSH_WIDTH = 24;     // px: the band around an axis that takes a drag
   const CLICK_PX = 3;         // a drag shorter than this is a click
   const MIN_TICK_GAP = 12;    // px between two category tick labels (closer ones are skipped)
+  const TICK_OFFSET = 7;      // px from an axis to the right end of its tick labels
+  const TICK_GAP = 6;         // px kept clear between a tick label and the axis left of it
+  const TITLE_LINE = 13;      // px from a line of an axis title to the next (views.py's twin)
   let current = null;         // {spec, geometry} of the chart drawn
   let drag = null;            // the brush being dragged
   let observer = null;
@@ -51,6 +55,7 @@
   function axisMarkup(axis, i, g, angle, hint) {
     const x = number(g.xs[i]);
     let out = `<g class="di-pc-axis" data-axis="${i}" data-id="${escape(axis.id)}" ` +
+              `data-kind="${escape(axis.kind || "number")}" ` +
               `transform="translate(${x},0)">`;
     out += `<line class="di-pc-domain" x1="0" x2="0" y1="${number(g.top)}" ` +
            `y2="${number(g.bottom)}"></line>`;
@@ -60,19 +65,56 @@
       if (Math.abs(lastY - y) < MIN_TICK_GAP) continue;  // crowded category labels
       lastY = y;
       out += `<g class="tick" transform="translate(0,${number(y)})"><line x1="-4" x2="0">` +
-             `</line><text x="-7" dy="0.32em" text-anchor="end">${escape(text)}` +
+             `</line><text x="${-TICK_OFFSET}" dy="0.32em" text-anchor="end">${escape(text)}` +
              `<title>${escape(whole)}</title></text></g>`;
     }
     for (const [a, b] of axis.brushes) {
       out += brushRect(g, a, b);
     }
+    // A long title wraps (views.title_lines): its last line nearest the axis, the others
+    // stacked above it, parallel.
+    const lines = Array.isArray(axis.title) ? axis.title : [axis.title];
+    const tspans = lines.map((line, k) =>
+      `<tspan x="0" dy="${k ? TITLE_LINE : -(lines.length - 1) * TITLE_LINE}">` +
+      `${escape(line)}</tspan>`).join("");
     out += `<text class="axis-title" text-anchor="start" transform="translate(0,` +
-           `${number(g.top - 10)}) rotate(${angle})">${escape(axis.title)}` +
+           `${number(g.top - 10)}) rotate(${angle})">${tspans}` +
            `<title>${escape(axis.fullTitle)}</title></text>`;
     out += `<rect class="di-pc-brush-area" data-axis="${i}" x="${-BRUSH_WIDTH / 2}" ` +
            `y="${number(g.top - 4)}" width="${BRUSH_WIDTH}" ` +
            `height="${number(g.bottom - g.top + 8)}"><title>${escape(hint || "")}</title></rect>`;
     return out + "</g>";
+  }
+
+  /* Tick labels stay between their axis and the one left of it: a longer one is shortened
+     to fit (ending in "…"; its hover and the table have it whole), so no label lies across a
+     neighbour's axis line. A category's label sits on a chip of the panel's colour, off the
+     job lines that meet at its tick (#38 item 8). */
+  function fitTickLabels(container, g) {
+    container.querySelectorAll(".di-pc-axis").forEach(axis => {
+      const i = Number(axis.dataset.axis);
+      const room = (i ? g.xs[i] - g.xs[i - 1] : g.xs[0]) - TICK_OFFSET - TICK_GAP;
+      const category = axis.dataset.kind === "category";
+      axis.querySelectorAll(".tick text").forEach(text => {
+        const node = text.firstChild;
+        let value = node.nodeValue;
+        while (value.length > 1 && text.getComputedTextLength() > room) {
+          value = value.replace(/…$/, "").slice(0, -1) + "…";
+          node.nodeValue = value;
+        }
+        if (category) {
+          const box = text.getBBox();
+          const chip = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+          chip.setAttribute("class", "di-pc-tick-chip");
+          chip.setAttribute("x", number(box.x - 2));
+          chip.setAttribute("y", number(box.y - 1));
+          chip.setAttribute("width", number(box.width + 4));
+          chip.setAttribute("height", number(box.height + 2));
+          chip.setAttribute("rx", "2");
+          text.parentNode.insertBefore(chip, text);
+        }
+      });
+    });
   }
 
   function brushRect(g, a, b) {
@@ -144,6 +186,7 @@
     if (spec.colourbar) svg += colourBarMarkup(spec.colourbar, g);
     svg += "</svg>";
     container.innerHTML = svg + '<div class="di-pc-tooltip" hidden></div>';
+    fitTickLabels(container, g);
     // The brush bands on top of the hit lines.
     const areas = container.querySelector(".di-pc-areas");
     container.querySelectorAll(".di-pc-axis").forEach(axis => {

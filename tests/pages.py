@@ -195,3 +195,12 @@ def refresh(dash_duo: Any, callbacks: int = 2) -> None:
     dash_duo.find_element("#refresh-now").click()
     until(lambda: dash_duo.driver.execute_script(_POSTS) >= sent + callbacks, 30)
     wait_idle(dash_duo)
+
+
+def accept_language(dash_duo: Any, language: str) -> None:
+    """What the browser sends as ``Accept-Language`` (as ``--lang`` / ``intl.accept_languages``
+    would set it), through the DevTools protocol."""
+    agent = dash_duo.driver.execute_script("return navigator.userAgent")
+    dash_duo.driver.execute_cdp_cmd(
+        "Network.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": language}
+    )

@@ -25,6 +25,7 @@ from dash.testing.wait import until
 from dash_insight.core import i18n
 from dash_insight.web.application import create_app
 from tests.conftest import CORPUS, PROFILER_CORPUS
+from tests.pages import accept_language
 
 pytestmark = pytest.mark.browser
 
@@ -256,15 +257,6 @@ def all_pages_app(all_pages_base: Path, tmp_path_factory: pytest.TempPathFactory
     app.data_service.close()
 
 
-def _accept_language(dash_duo: Any, language: str) -> None:
-    """What the browser sends as ``Accept-Language`` (as ``--lang`` / ``intl.accept_languages``
-    would set it), through the DevTools protocol."""
-    agent = dash_duo.driver.execute_script("return navigator.userAgent")
-    dash_duo.driver.execute_cdp_cmd(
-        "Network.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": language}
-    )
-
-
 def _wait_drawn(dash_duo: Any, selector: str) -> None:
     dash_duo.wait_for_element(selector, timeout=60)
     until(
@@ -281,7 +273,7 @@ def test_every_page_in_chinese_shows_no_english_message(
     dash_duo: Any, all_pages_app: Any, all_pages_base: Path
 ) -> None:
     dash_duo.start_server(all_pages_app)
-    _accept_language(dash_duo, "zh-CN,zh;q=0.9")
+    accept_language(dash_duo, "zh-CN,zh;q=0.9")
     messages = english_messages()
     vocabulary = data_words(all_pages_base) | {"nope"}  # the unknown job the test links to
     found: dict[str, dict[str, str]] = {}
@@ -326,7 +318,7 @@ def _switch(dash_duo: Any, name: str, title: str) -> None:
 
 def test_language_switch_holds_across_reloads(dash_duo: Any, all_pages_app: Any) -> None:
     dash_duo.start_server(all_pages_app)
-    _accept_language(dash_duo, "en-US,en;q=0.9")
+    accept_language(dash_duo, "en-US,en;q=0.9")
     dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./lenet_sc")
     _wait_drawn(dash_duo, "#scalar-grid .js-plotly-plot")
     assert _title(dash_duo) == "Scalars"
@@ -359,20 +351,20 @@ def test_language_switch_holds_across_reloads(dash_duo: Any, all_pages_app: Any)
     dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./lenet_sc")
     until(lambda: _title(dash_duo) == "Scalars", 30)
     # the switch's choice wins over the browser's language
-    _accept_language(dash_duo, "zh-CN")
+    accept_language(dash_duo, "zh-CN")
     dash_duo.driver.refresh()
     until(lambda: _title(dash_duo) == "Scalars", 30)
 
 
-def test_first_visit_follows_accept_language(dash_duo: Any, all_pages_app: Any) -> None:
+def test_first_visit_followsaccept_language(dash_duo: Any, all_pages_app: Any) -> None:
     dash_duo.start_server(all_pages_app)
-    _accept_language(dash_duo, "zh-CN")
+    accept_language(dash_duo, "zh-CN")
     dash_duo.wait_for_page(dash_duo.server_url + "/")
     dash_duo.wait_for_element("#job-table tbody tr td a", timeout=60)
     assert _title(dash_duo) == "训练列表"
     dash_duo.wait_for_text_to_equal(".di-language-option.active", "中文")
     assert dash_duo.driver.execute_script("return document.cookie").find("di_language") < 0
-    _accept_language(dash_duo, "fr-FR,en;q=0.5")
+    accept_language(dash_duo, "fr-FR,en;q=0.5")
     dash_duo.driver.refresh()
     until(lambda: _title(dash_duo) == "Summary List", 30)
 
@@ -411,7 +403,7 @@ def test_cjk_job_folders_and_tags_wrap_in_both_themes(
 ) -> None:
     dash_duo.start_server(cjk_app)
     dash_duo.driver.set_window_size(900, 800)
-    _accept_language(dash_duo, "zh-CN")
+    accept_language(dash_duo, "zh-CN")
     dash_duo.driver.execute_script(f"localStorage.setItem('theme', '\"{theme}\"')")
     # The list itself: with one job a bare / lands on its dashboard (issue 38 item 10).
     dash_duo.wait_for_page(dash_duo.server_url + "/?page=1")

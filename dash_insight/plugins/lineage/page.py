@@ -134,6 +134,8 @@ def lineage_grid() -> dag.AgGrid:
         csvExportParams={
             "fileName": "lineage.csv",
             "processCellCallback": {"function": "lineageCsvCell(params)"},
+            # One header row, the column names, as before the table's groups.
+            "skipColumnGroupHeaders": True,
         },
         style={"height": None},
     )
@@ -176,7 +178,8 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                                                 className="di-lineage-columns-body",
                                                 children=[
                                                     html.Div(
-                                                        [
+                                                        className="di-lineage-columns-actions",
+                                                        children=[
                                                             html.Button(
                                                                 _("All"),
                                                                 id="lineage-columns-all",
@@ -187,7 +190,7 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                                                                 id="lineage-columns-none",
                                                                 className="di-link-button",
                                                             ),
-                                                        ]
+                                                        ],
                                                     ),
                                                     dcc.Checklist(
                                                         id="lineage-columns",

@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
@@ -55,9 +57,12 @@ HIDDEN_BY_DEFAULT = ("train_dataset_path", "test_dataset_path")
 MAX_DEFAULT_PARAMETERS = 10
 #: Characters of a category tick (longer values end in "…"; the table has them whole).
 _TICK_LABEL_LENGTH = 10
-#: Characters of an axis title, drawn at :data:`_LABEL_ANGLE` degrees so neighbours never
-#: overlap (rotated titles are parallel: they stay apart while the axes are > 20 px apart).
+#: Columns of a line of an axis title, drawn at :data:`_LABEL_ANGLE` degrees so neighbours never
+#: overlap (rotated titles are parallel: they stay apart while the axes are > 20 px apart); a
+#: longer title wraps onto more lines (:func:`title_lines`), cut to nothing no more (#38 item 8).
 _AXIS_TITLE_LENGTH = 22
+#: Height of a line of an axis title (px, 11 px font).
+_TITLE_LINE_HEIGHT = 13
 _LABEL_ANGLE = -40
 _LABEL_FONT_SIZE = 11
 _COLOURSCALE = (
@@ -734,11 +739,21 @@ def axis_ticks(axis: Axis) -> list[list[Any]]:
     ]
 
 
+def title_lines(label: str) -> list[str]:
+    """An axis title in lines of at most :data:`_AXIS_TITLE_LENGTH` columns, whole."""
+    return wrap_columns(label, _AXIS_TITLE_LENGTH, hard=True) or [label]
+
+
 def chart_margins(columns: Sequence[Column], coloured: bool) -> dict[str, int]:
     """Room around the axes: above them for the titles rotated :data:`_LABEL_ANGLE` degrees
-    (sin(angle) * characters * 0.62 em), right of them for the colour bar."""
-    longest = max((len(short_label(c.label, _AXIS_TITLE_LENGTH)) for c in columns), default=0)
-    title_room = math.sin(math.radians(-_LABEL_ANGLE)) * longest * _LABEL_FONT_SIZE * 0.62
+    (sin(angle) * characters * 0.62 em of the longest line, and cos(angle) * line height for
+    each line above the first), right of them for the colour bar and the last titles."""
+    wrapped = [title_lines(c.label) for c in columns]
+    longest = max((_columns(line) for lines in wrapped for line in lines), default=0)
+    lines = max((len(lines) for lines in wrapped), default=1)
+    angle = math.radians(-_LABEL_ANGLE)
+    title_room = math.sin(angle) * longest * _LABEL_FONT_SIZE * 0.62
+    title_room += math.cos(angle) * _TITLE_LINE_HEIGHT * (lines - 1)
     return {"l": 70, "r": 110 if coloured else 50, "t": int(title_room) + 28, "b": 24}
 
 
@@ -777,7 +792,8 @@ def parallel_chart(
         "axes": [
             {
                 "id": a.id,
-                "title": short_label(c.label, _AXIS_TITLE_LENGTH),
+                "kind": a.kind,
+                "title": title_lines(c.label),
                 "fullTitle": c.label,
                 "ticks": axis_ticks(a),
                 "brushes": brush_fractions(a, filters.get(c.id)) or [],
@@ -815,10 +831,42 @@ def parallel_chart(
 # -- grid ------------------------------------------------------------------------------------
 
 
+#: The table's header groups (a row above the column names), in their order: the metrics,
+#: the hyper-parameters, the user-defined values, the dataset (its mark, sizes and paths on the
+#: model tab; every column of the data lineage tab).
+COLUMN_GROUPS: dict[str, LazyString] = {
+    "metrics": lazy_gettext("Metrics"),
+    "hyper": lazy_gettext("Hyper-parameters"),
+    "user": lazy_gettext("User-defined"),
+    "dataset": lazy_gettext("Dataset"),
+}
+_DATASET_FIELDS = frozenset(
+    {
+        "dataset_mark",
+        "train_dataset_count",
+        "test_dataset_count",
+        "train_dataset_path",
+        "test_dataset_path",
+    }
+)
+
+
+def column_group(column: Column) -> str:
+    """The header group of a column (a key of :data:`COLUMN_GROUPS`)."""
+    if is_metric(column):
+        return "metrics"
+    if column.group == "user":
+        return "user"
+    if column.group in ("stage", "param") or column.id in _DATASET_FIELDS:
+        return "dataset"
+    return "hyper"
+
+
 def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) -> list[dict]:
     """AG Grid columns: the summary path (a link to the job's dashboard, drawn by
-    ``LineageLink`` of ``assets/dashAgGridComponentFunctions-lineage.js``), the chosen columns,
-    remark and tag (editable, pinned right). Numeric columns filter by number, the others by
+    ``LineageLink`` of ``assets/dashAgGridComponentFunctions-lineage.js``), the chosen columns
+    under their group's header (:func:`column_group`), remark and tag (editable, pinned
+    right). Numeric columns filter by number, the others by
     text. The functions named in ``{"function": ...}`` are in
     ``assets/dashAgGridFunctions-lineage.js``."""
 
@@ -827,9 +875,7 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
             definition["sort"] = sort[1]
         return definition
 
-    # Metrics first (what the jobs are compared by), then the hyper-parameters.
-    columns = [*(c for c in columns if is_metric(c)), *(c for c in columns if not is_metric(c))]
-    defs = [
+    defs: list[dict[str, Any]] = [
         with_sort(
             {
                 "colId": "summary_dir",
@@ -844,6 +890,7 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
             }
         )
     ]
+    groups: dict[str, list[dict[str, Any]]] = {group: [] for group in COLUMN_GROUPS}
     for column in columns:
         definition: dict[str, Any] = {
             "colId": column.id,
@@ -860,7 +907,19 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
             definition["valueFormatter"] = {"function": "lineageNumber(params)"}
         if column.group == "stage":
             definition["minWidth"] = 220
-        defs.append(with_sort(definition))
+        groups[column_group(column)].append(with_sort(definition))
+    # One header above the names per group, MindInsight's table: metrics first (what the jobs
+    # are compared by), then the hyper-parameters, the user-defined values, the dataset.
+    defs += [
+        {
+            "groupId": f"group-{group}",
+            "headerName": str(COLUMN_GROUPS[group]),
+            "headerClass": "di-lineage-group",
+            "children": children,
+        }
+        for group, children in groups.items()
+        if children
+    ]
     defs.append(
         with_sort(
             {
@@ -995,14 +1054,59 @@ def importance_message(rows: Sequence[Mapping[str, Any]], jobs: int) -> str | No
     return None
 
 
+#: Columns of a line of a chart's message (:func:`wrap_columns`): at 11 px it fits the
+#: overview's 300 px plots, which cut one long line at both edges (#38 item 8).
+MESSAGE_COLUMNS = 46
+
+
+def _columns(text: str) -> int:
+    """How many columns ``text`` takes: wide (CJK) characters two, the others one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+#: Where :func:`wrap_columns` cuts a word longer than a line.
+_BREAK_AFTER = "_/.-,"
+#: Punctuation that never starts a line (it stays with the character before it).
+_NO_LINE_START = frozenset("、。，；：！？）」』")
+
+
+def wrap_columns(text: str, columns: int = MESSAGE_COLUMNS, hard: bool = False) -> list[str]:
+    """``text`` in lines of at most ``columns`` columns (:func:`_columns`), broken at spaces
+    and between two wide characters (Chinese has no spaces, its closing punctuation never
+    starts a line); a longer word keeps its line, or with ``hard`` is cut after its last
+    ``_``, ``/``, ``.`` or ``-`` that fits (else at ``columns``)."""
+    tokens = re.findall(r"\s+|[^\s\u2e80-\uffef]+|[\u2e80-\uffef]", text)
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if token.isspace():
+            line += " " if line else ""
+            continue
+        while hard and _columns(token) > columns:  # after its last "_", "/"... if it has one
+            cut = max((token.rfind(ch, 0, columns) for ch in _BREAK_AFTER), default=-1) + 1
+            cut = cut if cut > columns // 2 else columns
+            if line.strip():
+                lines.append(line.rstrip())
+            lines.append(token[:cut])
+            line, token = "", token[cut:]
+        if line and _columns(line + token) > columns and token not in _NO_LINE_START:
+            lines.append(line.rstrip())
+            line = ""
+        line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
 def message_figure(text: str, height: int = 140) -> go.Figure:
-    """A chart area that says ``text`` instead of drawing axes."""
+    """A chart area that says ``text`` instead of drawing axes, in lines that fit the overview's
+    plots (:func:`wrap_columns`)."""
     figure = go.Figure(layout=small_layout(height=height))
     figure.update_layout(
         margin={"l": 8, "r": 8, "t": 8, "b": 8},
         annotations=[
             {
-                "text": text,
+                "text": "<br>".join(wrap_columns(text)),
                 "showarrow": False,
                 "xref": "paper",
                 "yref": "paper",

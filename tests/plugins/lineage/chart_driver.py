@@ -25,10 +25,11 @@ return {x: band.left + band.width / 2, top: domain.top, bottom: domain.bottom,
 
 
 def axis_titles(dash_duo: Any) -> list[str]:
-    """The axis titles as drawn, left to right (without their hover text)."""
+    """The axis titles as drawn, left to right (their lines joined by spaces, without their
+    hover text)."""
     return dash_duo.driver.execute_script(
         "return Array.from(document.querySelectorAll('#lineage-chart .di-pc-axis .axis-title'))"
-        ".map(t => t.firstChild.nodeValue);"
+        ".map(t => Array.from(t.querySelectorAll('tspan')).map(s => s.textContent).join(' '));"
     )
 
 

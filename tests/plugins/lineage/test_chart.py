@@ -134,7 +134,7 @@ def test_parallel_chart_spec() -> None:
         rows, [NUMBER, CATEGORY], METRIC, {"x": [[2.0, 6.0]]}, passing=[False, False, True]
     )
     assert [a.id for a in axes] == ["x", "n"] and spec["message"] is None
-    assert [a["title"] for a in spec["axes"]] == ["x", "network"]
+    assert [a["title"] for a in spec["axes"]] == [["x"], ["network"]]
     # The foot of x is its "n/a" position, 1 - 0.12 * (5 - 1) = 0.52.
     assert spec["axes"][0]["brushes"] == [[pytest.approx((2 - 0.52) / 4.48), 1.0]]
     assert spec["axes"][1]["brushes"] == []
@@ -153,7 +153,7 @@ def test_parallel_chart_spec() -> None:
     )
     assert views.chart_margins([long], True)["t"] > views.chart_margins([NUMBER], True)["t"]
     spec, _ = views.parallel_chart(rows, [long], None, {})
-    assert spec["axes"][0]["title"] == "[U]a_very_long_name_o…"
+    assert spec["axes"][0]["title"] == ["[U]a_very_long_name_", "of_a_value"]  # whole
     assert spec["axes"][0]["fullTitle"] == long.label and spec["colourbar"] is None
     empty, _ = views.parallel_chart([], [NUMBER], None, {})
     assert empty["message"] == "No job to draw" and not empty["lines"] and not empty["axes"]

@@ -135,8 +135,40 @@ def test_grid_helpers() -> None:
     defs = views.grid_column_defs(
         [views.Column("epoch", "epoch", "number", "field")], ("epoch", "desc")
     )
-    assert [d["colId"] for d in defs] == ["summary_dir", "epoch", "remark", "tag"]
-    assert defs[1]["sort"] == "desc" and defs[2]["editable"] and defs[3]["editable"]
+    assert [d.get("colId", d.get("groupId")) for d in defs] == [
+        "summary_dir",
+        "group-hyper",
+        "remark",
+        "tag",
+    ]
+    epoch = defs[1]["children"][0]
+    assert epoch["colId"] == "epoch" and epoch["sort"] == "desc"
+    assert defs[2]["editable"] and defs[3]["editable"]
+
+
+def test_grid_headers_grouped(entries) -> None:
+    """#38 item 8: a header row above the column names, as MindInsight's table: metrics,
+    hyper-parameters, user-defined values, dataset, each over its columns only."""
+    data = views.model_tab(entries)
+    defs = views.grid_column_defs(data.columns, None)
+    groups = {d["groupId"]: d for d in defs if "groupId" in d}
+    assert list(groups) == ["group-metrics", "group-hyper", "group-user", "group-dataset"]
+    assert [groups[g]["headerName"] for g in groups] == [
+        "Metrics",
+        "Hyper-parameters",
+        "User-defined",
+        "Dataset",
+    ]
+    children = {g: [c["colId"] for c in d["children"]] for g, d in groups.items()}
+    assert children["group-metrics"] == ["metric/Accuracy", "metric/Loss", "loss"]
+    assert all(c.startswith("user_defined/") for c in children["group-user"])
+    assert "dataset_mark" in children["group-dataset"] and "epoch" in children["group-hyper"]
+    leaves = [c for d in defs for c in d.get("children", [d])]
+    assert sorted(c["colId"] for c in leaves) == sorted(
+        ["summary_dir", "remark", "tag", *(c.id for c in data.columns)]
+    )
+    dataset = views.grid_column_defs(views.dataset_tab(entries).columns, None)
+    assert [d["groupId"] for d in dataset if "groupId" in d] == ["group-dataset"]
 
 
 def test_parallel_chart(entries) -> None:
@@ -153,7 +185,7 @@ def test_parallel_chart(entries) -> None:
         [r["train_id"] in shown for r in data.rows],
     )
     assert len(spec["axes"]) == len(columns) == len(axes)
-    batch = next(a for a in spec["axes"] if a["title"] == "batch_size")
+    batch = next(a for a in spec["axes"] if a["title"] == ["batch_size"])
     assert batch["brushes"] == [[(30 - 16) / (64 - 16), 1.0]]  # 30..70 on an axis of 16..64
     assert spec["colourbar"]["title"] == "[M]Accuracy"
     assert len(spec["lines"]) == len(data.rows)
@@ -477,7 +509,28 @@ def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
     message = views.importance_message(rows, 1)
     assert message == "Parameter importance needs at least 3 jobs; the table shows 1."
     figure = views.importance_figure(rows, message=message)
-    assert not figure.data and figure.layout.annotations[0].text == message
+    assert not figure.data
+    assert figure.layout.annotations[0].text == "<br>".join(views.wrap_columns(message))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Parameter importance needs at least 3 jobs; the table shows 1.",
+        "No hyper-parameter is known for 3 or more jobs that also have this objective.",
+        "参数重要性至少需要 3 个作业；表格中有 1 个。",
+        "没有哪个超参数在 3 个或更多同样具有该目标的作业中已知。",
+    ],
+)
+def test_messages_wrap_to_the_overview(text: str) -> None:
+    """#38 item 8: a chart's message in lines of at most 46 columns (a Chinese character two),
+    every word kept, no line starting with closing punctuation."""
+    lines = views.wrap_columns(text)
+    assert len(lines) == (1 if views._columns(text) <= views.MESSAGE_COLUMNS else 2)
+    assert all(views._columns(line) <= views.MESSAGE_COLUMNS for line in lines)
+    joiner = " " if text.isascii() else ""
+    assert joiner.join(lines).replace(" ", "") == text.replace(" ", "")
+    assert not any(line[0] in "，。；" for line in lines)
 
 
 _TRUNCATED_HEADERS = """
