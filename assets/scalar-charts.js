@@ -117,16 +117,31 @@
     return low <= high ? [low, high] : null;
   }
 
+  /* A line's y axis: the plan's ``axis`` (a composition's tags grouped by their ranges,
+     axis_groups in dash_insight/core/axis_scale.py): 0 the left axis, 1 the right one, 2 and
+     up an axis of its own, not shown ("y3", ...); else its ``right``. */
+  function yaxisOf(series) {
+    if (series.axis >= 2) return `y${series.axis + 1}`;
+    return series.right ? "y2" : "y";
+  }
+  const layoutAxis = name => `yaxis${name.slice(1)}`;  // "y" -> "yaxis", "y3" -> "yaxis3"
+  const ownAxes = chart => Array.from(new Set(chart.series.map(yaxisOf)))
+    .filter(name => name !== "y" && name !== "y2");
+
   /* The y axes of a chart in linear scale: nice ranges the autorange keeps to (reset and
      double-click return to them), and with a right axis, ticks both sides share. */
   function niceAxes(layout, chart) {
-    const extent = right => finiteExtent([].concat(...chart.series
-      .filter(s => Boolean(s.right) === right).map(s => s.y)));
-    const left = extent(false), right = extent(true);
+    const extent = name => finiteExtent([].concat(...chart.series
+      .filter(s => yaxisOf(s) === name).map(s => s.y)));
+    const left = extent("y"), right = extent("y2");
     const pin = (axis, range, ticks) => {
       axis.autorangeoptions = {minallowed: range.low, maxallowed: range.high};
       if (ticks) Object.assign(axis, {tickmode: "linear", tick0: range.low, dtick: range.step});
     };
+    ownAxes(chart).forEach(name => {  // not shown: the line spans the plot
+      const own = extent(name);
+      if (own) pin(layout[layoutAxis(name)], niceRange(...own), false);
+    });
     if (left && right) {
       const [l, r] = alignedRanges(left, right);
       pin(layout.yaxis, l, true);
@@ -158,8 +173,8 @@
      drawing its first screen). Estimates for 11 px labels, with room for the half of the
      first and last x labels that passes the plot's edges (a date and time: two lines, wider);
      automargin stays on for longer labels, and for a legend taller than one row. */
-  function labelMargin(ranges, hasRight, dateX, legend) {
-    const side = range => 14 + Math.ceil(6.5 * tickChars(range));
+  function labelMargin(ranges, hasRight, dateX, legend, titled) {
+    const side = range => 14 + Math.ceil(6.5 * tickChars(range)) + (titled ? 16 : 0);
     return {l: Math.max(side(ranges.left), dateX ? 60 : 0),
             r: Math.max(hasRight ? side(ranges.right) : 0, dateX ? 40 : 28), t: 22,
             b: 36 + (dateX ? 14 : 0) + (legend ? 22 : 0)};
@@ -223,19 +238,26 @@
      every trace and annotation of a chart) about a tenth slower (bench/ui_scalars.py); here
      a redraw costs one look at the stars' places. figure.layout.meta.stars: [{x, y (data
      values), yaxis, colour, label}]. */
+  const STAR_HALF = 10;  // half the star's box (17 px, .di-best-star) and a pixel
   function placeStars(gd) {
     const full = gd._fullLayout;
     const stars = ((gd.layout || {}).meta || {}).stars || [];
     let layer = gd.querySelector(":scope > .di-best-stars");
     if (!full || !full.xaxis || !full._size) return;
     const size = full._size;
+    // A star on the plot's edge (a best point at the first step, or on the axis' end) is
+    // moved in by its half, so that it covers no tick label and no note; its title gives the
+    // value (issue #38 item 4).
+    const inward = (p, length) => (length > 2 * STAR_HALF
+      ? Math.min(Math.max(p, STAR_HALF), length - STAR_HALF) : length / 2);
     const places = stars.map(star => {
-      const ya = full[star.yaxis === "y2" ? "yaxis2" : "yaxis"];
+      const ya = full[layoutAxis(star.yaxis || "y")];
       if (!ya) return null;
       const px = full.xaxis.l2p(full.xaxis.d2l(star.x)), py = ya.l2p(ya.d2l(star.y));
       const inside = isFinite(px) && isFinite(py) && px >= -1 && px <= size.w + 1 &&
         py >= -1 && py <= size.h + 1;  // zoomed out of view: not shown
-      return inside ? [Math.round(size.l + px), Math.round(size.t + py)] : null;
+      return inside ? [Math.round(size.l + inward(px, size.w)),
+                       Math.round(size.t + inward(py, size.h))] : null;
     });
     const key = JSON.stringify([stars, places]);
     if (layer && layer.dataset.key === key) return;  // a smoothing redraw: nothing moved
@@ -301,7 +323,9 @@
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
       const colour = seriesColour(series, runColours);
-      const yaxis = series.right ? "y2" : "y";
+      const yaxis = yaxisOf(series);
+      // A line on an axis of its own says so in the legend and hover.
+      const name = series.axis >= 2 ? t("{name} (own scale)", {name: series.name}) : series.name;
       let x = byTag ? (series.x || series.step.map(() => null)) : xValues(series, axis);
       if (byTag) unplaced += series.x_unplaced || 0;
       if (logX) {
@@ -315,13 +339,13 @@
       if (logScale) hidden += series.y.filter(v => v !== null && v <= 0).length;
       const smoothed = smooth(raw, smoothing);
       const times = series.wall.map(localIso);
-      const custom = raw.map((v, i) => [series.name, v, series.step[i],
+      const custom = raw.map((v, i) => [name, v, series.step[i],
                                         times[i].replace("T", " ").slice(0, 19)]);
-      traces.push({type: "scatter", mode: "lines", x, y: raw, yaxis, name: series.name,
+      traces.push({type: "scatter", mode: "lines", x, y: raw, yaxis, name,
                    line: {color: colour, width: 1}, opacity: smoothing > 0 ? 0.25 : 1,
                    hoverinfo: "skip", showlegend: false, legendgroup: group,
                    meta: {series: index, role: "raw"}});
-      traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name: series.name,
+      traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name,
                    meta: {series: index, role: "smoothed"}, legendgroup: group,
                    showlegend: showLegend,
                    line: {color: colour, width: 1.8}, customdata: custom,
@@ -360,40 +384,41 @@
           hovertemplate: "%{text}<extra></extra>", name: "non-finite",
         });
       }
-      if (series.shown < series.total || series.range) {
-        // A zoomed view says whether it holds every point of its range; smoothing runs on
-        // what is drawn, which is not the whole series when some points are left out.
-        const note = series.shown < series.total
-          ? t("{shown} of {total} points drawn", {shown: series.shown, total: series.total}) +
-            (smoothing > 0 ? t(" (smoothed as drawn)") : "")
-          : t("raw: all {total} points of the range", {total: series.total});
-        annotations.push({text: note, xref: "paper", yref: "paper", x: 1,
-                          y: 1.07 + 0.06 * index, showarrow: false, font: {size: 10},
-                          xanchor: "right", name: "points-note"});
-      }
     });
-    if (hidden) {
-      annotations.push({text: t("log scale: {count} non-positive value(s) not drawn",
-                                {count: hidden}),
-                        xref: "paper", yref: "paper", x: 0, y: 1.07, showarrow: false,
-                        font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
+    // The notes: one line at each end of the top margin, over the plot area (where the stars
+    // stay) and below the tool row (where Plotly's toolbar shows), whatever the number of
+    // lines (issue #38 item 4): on the right how many points are drawn, on the left in red
+    // what is not drawn. A zoomed view says whether it holds every point of its range;
+    // smoothing runs on what is drawn, which is not the whole series when some points are
+    // left out. The points of every line are counted together.
+    const counts = [], warnings = [];
+    const shown = chart.series.reduce((sum, s) => sum + (s.shown || 0), 0);
+    const total = chart.series.reduce((sum, s) => sum + (s.total || 0), 0);
+    if (chart.series.some(s => s.shown < s.total)) {
+      counts.push(t("{shown} of {total} points drawn", {shown, total}) +
+                  (smoothing > 0 ? t(" (smoothed as drawn)") : ""));
+    } else if (chart.series.some(s => s.range)) {
+      counts.push(t("raw: all {total} points of the range", {total}));
     }
-    if (unplaced) {
-      annotations.push({text: t("{count} point(s) without a value of {tag} at their step not drawn",
-                                {count: unplaced, tag: chart.x_tag}),
-                        xref: "paper", yref: "paper", x: 1, y: 1.07 + 0.06 * chart.series.length,
-                        showarrow: false, name: "x-tag-note", xanchor: "right",
-                        font: {size: 10, color: THRESHOLD_COLOUR}});
+    if (hidden) {
+      warnings.push(t("log scale: {count} non-positive value(s) not drawn", {count: hidden}));
     }
     const xNote = logXAsked && !byTag && axis === "absolute"
       ? t("log x needs the step or relative time axis")
       : (droppedX ? t("log x: {count} point(s) at or below 0 not drawn", {count: droppedX})
                   : "");
-    if (xNote) {
-      annotations.push({text: xNote, xref: "paper", yref: "paper", x: 0,
-                        y: 1.07 + (hidden ? 0.06 : 0), showarrow: false, name: "log-x-note",
-                        font: {size: 10, color: THRESHOLD_COLOUR}, xanchor: "left"});
+    if (xNote) warnings.push(xNote);
+    if (unplaced) {
+      warnings.push(t("{count} point(s) without a value of {tag} at their step not drawn",
+                      {count: unplaced, tag: chart.x_tag}));
     }
+    [[counts, 1, "right", "points-note", {size: 10}],
+     [warnings, 0, "left", "warning-note", {size: 10, color: THRESHOLD_COLOUR}]].forEach(
+      ([texts, x, xanchor, name, font]) => {
+        if (!texts.length) return;
+        annotations.push({text: texts.join(" · "), xref: "paper", yref: "paper", x, y: 1,
+                          yanchor: "bottom", yshift: 1, showarrow: false, font, xanchor, name});
+      });
     (chart.problems || []).forEach((text, i) => annotations.push({
       text, xref: "paper", yref: "paper", x: 0.5, y: 0.5 - 0.1 * i, showarrow: false,
       font: {size: 12, color: THRESHOLD_COLOUR}}));
@@ -419,13 +444,33 @@
       annotations,
       meta: {stars},
     };
-    if (chart.series.some(s => s.right)) {
+    // A composition's tags grouped by range (the plan's ``axis``): each axis says whose it
+    // is, in the colour of its first line (issue #38 item 5).
+    const grouped = chart.series.some(s => s.axis !== undefined);
+    const titleOf = name => {
+      const on = chart.series.filter(s => yaxisOf(s) === name);
+      const words = on.map(s => s.name).join(", ");
+      return {text: words.length > 40 ? words.slice(0, 39) + "…" : words,
+              font: {size: 10, color: on.length === 1 ? seriesColour(on[0], runColours) : text}};
+    };
+    const titled = grouped && chart.series.some(s => yaxisOf(s) === "y2");
+    if (chart.series.some(s => yaxisOf(s) === "y2")) {
       layout.yaxis2 = Object.assign({overlaying: "y", side: "right", showgrid: false,
                                      type: logScale ? "log" : "linear"}, axisStyle);
     }
+    if (titled) {
+      ["yaxis", "yaxis2"].forEach(axisName => {
+        const title = titleOf(axisName === "yaxis" ? "y" : "y2");
+        Object.assign(layout[axisName], {title, tickfont: {color: title.font.color}});
+      });
+    }
+    ownAxes(chart).forEach(name => {
+      layout[layoutAxis(name)] = {overlaying: "y", visible: false, showgrid: false,
+                                  zeroline: false, type: logScale ? "log" : "linear"};
+    });
     const ranges = logScale ? {} : niceAxes(layout, chart);
     layout.margin = labelMargin(ranges, Boolean(layout.yaxis2),
-                                layout.xaxis.type === "date", showLegend);
+                                layout.xaxis.type === "date", showLegend, titled);
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
     const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);

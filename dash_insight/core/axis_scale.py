@@ -11,6 +11,7 @@ compute the same for Plotly; ``assets/scalar-charts.js`` has JavaScript twins of
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: The mantissas of a nice step (x 10^k), as ECharts' ``nice`` uses.
@@ -126,3 +127,50 @@ def aligned_ranges(
             best = (waste, axes[0], axes[1])
     assert best is not None, "choices must not be empty"
     return best[1], best[2]
+
+
+#: Lines share a y axis while each spans at least 1 / this of the axis (issue #38 item 5).
+SHARED_AXIS_RATIO = 10.0
+
+
+def axis_groups(
+    ranges: Sequence[tuple[float, float] | None], ratio: float = SHARED_AXIS_RATIO
+) -> list[int]:
+    """Which y axis each line of a composed chart goes on, so that no line is drawn flat.
+
+    The rule: a line's range is ``(low, high)`` of its finite values (a constant line: the
+    :func:`constant_span` its axis would show around it); a group's range is the union of
+    its lines' ranges. Lines are taken in order; each joins the first group in which every
+    line, itself included, still spans at least ``1 / ratio`` of the group's range, and else
+    starts a new group. So a learning rate of 0..0.1 does not join a loss of 0..2.5 (it would
+    span 4 % of their axis), and an accuracy of 0.1..1 does. A line without a finite value
+    (None) joins group 0.
+
+    Returns each line's group: 0 for the first (the left axis), 1, 2, ... in order of first
+    appearance (the chart draws group 1 on a right-hand axis, the others on axes of their
+    own)."""
+    spans: list[tuple[float, float] | None] = []
+    for bounds in ranges:
+        if bounds is None or not all(math.isfinite(v) for v in bounds):
+            spans.append(None)
+            continue
+        low, high = min(bounds), max(bounds)
+        spans.append(constant_span(low) if high == low else (low, high))
+    members: list[list[tuple[float, float]]] = []
+    out: list[int] = []
+    for span in spans:
+        if span is None:
+            out.append(0)
+            continue
+        for number, group in enumerate(members):
+            candidate = [*group, span]
+            low = min(s[0] for s in candidate)
+            high = max(s[1] for s in candidate)
+            if all((s[1] - s[0]) * ratio >= high - low for s in candidate):
+                group.append(span)
+                out.append(number)
+                break
+        else:
+            members.append([span])
+            out.append(len(members) - 1)
+    return out

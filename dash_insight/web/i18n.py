@@ -106,6 +106,7 @@ def client_texts() -> dict[str, str]:
             "{count} point(s) without a value of {tag} at their step not drawn",
             _("{count} point(s) without a value of {tag} at their step not drawn"),
         ),
+        ("{name} (own scale)", _("{name} (own scale)")),
         # assets/per-tag-pages.js
         ("✕ Exit full screen", _("✕ Exit full screen")),
         ("Full screen", _("Full screen")),

@@ -9,6 +9,7 @@ import pytest
 from dash_insight.core.axis_scale import (
     AxisRange,
     aligned_ranges,
+    axis_groups,
     constant_span,
     nice_range,
     nice_step,
@@ -77,3 +78,30 @@ def test_aligned_ranges_with_a_constant_side() -> None:
     left, right = aligned_ranges((0.05, 0.05), (1.2, 2.3))
     assert left.intervals == right.intervals
     assert left.low < 0.05 < left.high and right.low <= 1.2 and right.high >= 2.3
+
+
+def test_axis_groups_keep_lines_of_a_like_range_together() -> None:
+    # loss 0.1..2.5 and accuracy 0.1..1 share the left axis; lr 0..0.1 spans 4 % of it: right.
+    assert axis_groups([(0.1, 2.5), (0.0, 0.1), (0.1, 1.0)]) == [0, 1, 0]
+    # A third scale (1e30): an axis of its own.
+    assert axis_groups([(0.1, 2.5), (0.0, 0.1), (1e30, 2e30)]) == [0, 1, 2]
+
+
+def test_axis_groups_measure_the_span_on_the_shared_axis() -> None:
+    # Same span, far apart: together each would be a flat line at 0 and at 1000.
+    assert axis_groups([(0.0, 1.0), (1000.0, 1001.0)]) == [0, 1]
+    # Exactly a tenth of the shared axis still shares it; less does not.
+    assert axis_groups([(0.0, 10.0), (0.0, 1.0)]) == [0, 0]
+    assert axis_groups([(0.0, 10.0), (0.0, 0.99)]) == [0, 1]
+    # The ratio is a parameter.
+    assert axis_groups([(0.0, 10.0), (0.0, 0.99)], ratio=20) == [0, 0]
+
+
+def test_axis_groups_of_constant_and_empty_lines() -> None:
+    # A constant 0.05 is measured as its padded 0.045..0.055: not beside a loss of 1.2..2.3.
+    assert axis_groups([(1.2, 2.3), (0.05, 0.05)]) == [0, 1]
+    # Two like constants share an axis; a line without a finite value goes to the first.
+    assert axis_groups([(0.05, 0.05), None, (0.05, 0.05)]) == [0, 0, 0]
+    assert axis_groups([None, (1.0, 2.0), (1e6, 2e6)]) == [0, 0, 1]
+    assert axis_groups([(float("nan"), 1.0), (0.0, 1.0)]) == [0, 0]
+    assert axis_groups([]) == []

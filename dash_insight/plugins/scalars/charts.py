@@ -28,6 +28,7 @@ from dash import ClientsideFunction, Input, Output, State, dcc, html, no_update
 from dash.dependencies import ALL, MATCH
 from dash.development.base_component import Component
 
+from dash_insight.core.axis_scale import axis_groups
 from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
@@ -97,12 +98,15 @@ class SeriesSpec:
 @dataclass(frozen=True)
 class ChartSpec:
     """One chart: its id (stable across refreshes, used for zoom and thresholds); ``legend``:
-    always show the legend (runs compared), else only with two lines or more."""
+    always show the legend (runs compared), else only with two lines or more; ``grouped_axes``:
+    its lines go on y axes by their ranges (:func:`~dash_insight.core.axis_scale.axis_groups`:
+    the tags of a composition), else each on the axis its spec says."""
 
     chart_id: str
     title: str
     series: tuple[SeriesSpec, ...]
     legend: bool = False
+    grouped_axes: bool = False
 
 
 def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:
@@ -169,6 +173,8 @@ def chart_plan(
                     "direction": best_direction(spec.tag),
                 }
             )
+        if chart.grouped_axes:
+            _group_axes(series)
         entry = {
             "id": chart.chart_id,
             "title": chart.title,
@@ -180,6 +186,21 @@ def chart_plan(
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
+
+
+def _group_axes(series: list[dict[str, Any]]) -> None:
+    """Each planned series' y axis by its range (from its lowest and highest point, ``best``):
+    ``axis`` 0 = the left axis, 1 = the right one (``right``), 2 and up = an axis of its own
+    that the browser does not show (the line spans the plot; its hover gives its values)."""
+    ranges = [
+        None
+        if s["best"]["min"] is None or s["best"]["max"] is None
+        else (s["best"]["min"]["value"], s["best"]["max"]["value"])
+        for s in series
+    ]
+    for spec, group in zip(series, axis_groups(ranges), strict=True):
+        spec["axis"] = group
+        spec["right"] = group == 1
 
 
 def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:

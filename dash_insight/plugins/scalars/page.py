@@ -208,18 +208,15 @@ def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], 
     ]
     if state["compose"]:
         composed = state["compose"]
-        # Two tags: the second on a right-hand axis (their scales often differ, e.g. loss and
-        # accuracy); more: one shared axis, as MindInsight draws its composition.
-        right = len(composed) == 2
+        # Tags of like ranges share an axis; one of a range ten times apart gets the right
+        # axis, a third range an axis of its own (charts.chart_plan, axis_scale.axis_groups).
         charts.insert(
             0,
             ChartSpec(
                 COMPOSE_PREFIX + "\x1f".join([train_id, *composed]),
                 "  +  ".join(composed),
-                tuple(
-                    SeriesSpec(train_id, tag, tag, right_axis=right and i == 1)
-                    for i, tag in enumerate(composed)
-                ),
+                tuple(SeriesSpec(train_id, tag, tag) for tag in composed),
+                grouped_axes=True,
             ),
         )
     return charts, pages

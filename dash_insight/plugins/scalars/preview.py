@@ -5,10 +5,11 @@ It draws what ``assets/scalar-charts.js`` ``chartFigure`` draws with Plotly in a
 at any width: the same margins (``labelMargin``), the y axis widened to nice multiples
 (:func:`~dash_insight.core.axis_scale.nice_range`, as ``niceAxes``), the x axis over the data
 exactly, the raw line (faded when smoothed) under the smoothed one (TensorBoard's debiased EMA
-of the points drawn, :func:`~.smoothing.smooth_ema`), the best point's star and the
-"N of M points drawn" note. The lines are one SVG stretched to the plot area (``viewBox``
-0..1000 both ways, strokes not scaled); tick labels are HTML placed in per cent of it, so the
-drawing fits the card's width, which the server does not know.
+of the points drawn, :func:`~.smoothing.smooth_ema`), the best point's star (kept inside the
+plot area, over no tick label) and the "N of M points drawn" note. The lines are one SVG
+stretched to the plot area (``viewBox`` 0..1000 both ways, strokes not scaled); tick labels are
+HTML placed in per cent of it, so the drawing fits the card's width, which the server does not
+know.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ TOP_PX, BOTTOM_PX, RIGHT_PX = 22, 36, 28
 UNITS = 1000
 #: Ticks the x axis aims at (Plotly's automatic ticks on a ~400 px axis).
 X_TICKS = 4
+#: Pixels a best point's star keeps from the plot area's edges (``placeStars``' STAR_HALF).
+STAR_INSET = 10
 FONT = '"Open Sans", verdana, arial, sans-serif'
 #: The browser figure's text and grid colours (``chartFigure``), light and dark.
 TEXT_COLOUR = {False: "#5f6670", True: "#c9ced6"}
@@ -145,9 +148,11 @@ def preview_html(
         if line.best is not None and all(math.isfinite(v) for v in line.best):
             bx = float(_place(np.array([line.best[0]]), x_range, False)[0])
             by = float(_place(np.array([line.best[1]]), y_range, True)[0])
+            # Moved in from the plot's edges by STAR_INSET, as placeStars does in the browser:
+            # a star on an axis covers no tick label.
             labels.append(
-                f'<span style="position:absolute;left:{bx / 10:.2f}%;'
-                f"top:{by / 10:.2f}%;transform:translate(-50%,-50%);"
+                f'<span style="position:absolute;left:{_inset(bx)};top:{_inset(by)};'
+                "transform:translate(-50%,-50%);"
                 f'font-size:14px;color:{line.colour}">\u2605</span>'
             )
     svg.append("</svg>")
@@ -166,6 +171,12 @@ def preview_html(
         f'<div style="position:absolute;left:{left}px;right:{RIGHT_PX}px;top:{TOP_PX}px;'
         f'bottom:{BOTTOM_PX}px">{"".join(svg)}{"".join(labels)}</div></div>'
     )
+
+
+def _inset(units: float) -> str:
+    """A star's place (0..UNITS across the plot area) as CSS, kept :data:`STAR_INSET` pixels
+    inside the plot area's edges."""
+    return f"clamp({STAR_INSET}px,{units / 10:.2f}%,calc(100% - {STAR_INSET}px))"
 
 
 def _axis_marks(axis: AxisRange, across: bool, grid: str) -> tuple[list[str], list[str]]:

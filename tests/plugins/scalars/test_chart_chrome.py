@@ -5,14 +5,18 @@ threshold that leaves the x range alone; the JavaScript twins of core/axis_scale
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
+import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 
+from dash_insight import SummaryWriter
 from dash_insight.core.axis_scale import aligned_ranges, nice_range
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until
-from tests.conftest import console_errors
+from tests.conftest import console_errors, loaded_app
 
 
 def _open(dash_duo, app, path: str) -> None:
@@ -203,3 +207,228 @@ def test_axis_js_twins_equal_python(dash_duo, corpus_app) -> None:
                 rtol=1e-12,
                 atol=0,
             )
+
+
+# Issue #38 items 4 and 5 at a laptop's window: the best-value stars cover no tick label and
+# no note, a chart has one note clear of Plotly's toolbar, composed tags of different ranges
+# get axes of their own.
+LAPTOP = (1280, 800)
+#: A chart's drawn words: tick labels of every axis, axis titles, the notes.
+LABELS = (".xtick text", ".ytick text", ".y2tick text", ".g-ytitle", ".g-y2title", ".annotation")
+
+#: The rectangles of a chart's stars (shown ones) and of its drawn words (LABELS).
+STARS_AND_LABELS = """
+const card = document.querySelector(arguments[0]);
+const plot = card && card.querySelector('.js-plotly-plot');
+if (!plot || !plot._fullLayout) return null;
+const box = e => { const r = e.getBoundingClientRect();
+                   return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                           text: e.textContent}; };
+const stars = Array.from(plot.querySelectorAll('.di-best-star')).filter(e => !e.hidden).map(box);
+const labels = Array.from(plot.querySelectorAll(arguments[1].join(',')))
+  .filter(e => e.getBoundingClientRect().width > 0).map(box);
+return {stars, labels};"""
+
+
+def _stars_and_labels(dash_duo, card: str, stars: int) -> dict:
+    """Once ``stars`` stars are placed on the chart (scrolled to): their rects and the labels'."""
+    found: dict = {}
+
+    def placed() -> bool:
+        dash_duo.driver.execute_script(
+            "const c = document.querySelector(arguments[0]);"
+            "if (c) c.scrollIntoView({block: 'center'});",
+            card,
+        )
+        found.update(dash_duo.driver.execute_script(STARS_AND_LABELS, card, LABELS) or {})
+        return len(found.get("stars", [])) == stars and bool(found.get("labels"))
+
+    until(placed, 30)
+    return found
+
+
+def _covered(found: dict) -> list[tuple[str, str]]:
+    return [
+        ("★", label["text"])
+        for star in found["stars"]
+        for label in found["labels"]
+        if _overlap(star, label)
+    ]
+
+
+def test_best_stars_on_an_axis_cover_no_tick_label(dash_duo, corpus_app) -> None:
+    """A constant learning rate's best point is its first step, on the y axis ("0.05" read
+    "0.0★"); on the comparison page four of them sit on the y axis by the tick labels."""
+    dash_duo.driver.set_window_size(*LAPTOP)
+    _open(dash_duo, corpus_app, "/scalars?train_id=./lenet_sc")
+    found = _stars_and_labels(dash_duo, _card("./lenet_sc", "learning_rate"), 1)
+    assert any(label["text"] == "0.05" for label in found["labels"])
+    assert _covered(found) == []
+
+    jobs = ["./lenet_adam_lr0.001_bs32", "./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64"]
+    jobs.append("./lenet_lr0.1_bs16")
+    dash_duo.driver.get(f"{dash_duo.server_url}/compare?jobs={encode_tags(jobs)}")
+    found = _stars_and_labels(dash_duo, '.di-chart-card[id*="compare|learning_rate"]', 4)
+    assert len([label for label in found["labels"] if "." in label["text"]]) >= 2
+    assert _covered(found) == []
+    # Each star still says its value.
+    titles = dash_duo.driver.execute_script(
+        "return Array.from(document.querySelectorAll("
+        "'.di-chart-card[id*=\"compare|learning_rate\"] .di-best-star')).map(e => e.title);"
+    )
+    assert any("0.1" in title for title in titles)
+    assert console_errors(dash_duo) == []
+
+
+#: Steps of the written job: more than a chart at LAPTOP has pixels, so each says "N of 3000
+#: points drawn".
+STEPS = 3000
+
+
+@pytest.fixture(scope="module")
+def long_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Job ``./long``: loss falling from 2.5, accuracy rising to its best at the last step (the
+    top right corner, under the note), lr decaying from 0.1 to 0 (25 times below the loss)."""
+    base = tmp_path_factory.mktemp("notes")
+    rng = np.random.default_rng(3)
+    with SummaryWriter(base / "long", host="test", timestamp=1_700_000_000) as writer:
+        for step in range(1, STEPS + 1):
+            writer.add_scalar("loss", float(2.5 * np.exp(-step / 800) + 0.02 * rng.random()), step)
+            writer.add_scalar("accuracy", float(1 - 0.9 * np.exp(-step / 600)), step)
+            writer.add_scalar("lr", float(0.05 * (1 + np.cos(np.pi * step / STEPS))), step)
+    return base
+
+
+@pytest.fixture
+def long_app(long_base: Path, tmp_path: Path) -> Iterator:
+    with loaded_app(long_base, tmp_path / "ws") as app:
+        yield app
+
+
+def _accept_language(dash_duo, language: str) -> None:
+    """The browser's ``Accept-Language`` (the page's language), through DevTools."""
+    agent = dash_duo.driver.execute_script("return navigator.userAgent")
+    dash_duo.driver.execute_cdp_cmd(
+        "Network.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": language}
+    )
+
+
+def _notes(dash_duo, card: str) -> list[str]:
+    return dash_duo.driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0] + ' .annotation'))"
+        ".map(e => e.textContent);",
+        card,
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "drawn"),
+    [("en-US,en;q=0.9", "of 9000 points drawn"), ("zh-CN,zh;q=0.9", "已绘制 9000 个点中的")],
+)
+def test_one_note_clear_of_the_stars_and_the_toolbar(
+    dash_duo, long_app, language: str, drawn: str
+) -> None:
+    dash_duo.driver.set_window_size(*LAPTOP)
+    _accept_language(dash_duo, language)
+    _open(dash_duo, long_app, "/scalars?train_id=./long")
+    # The accuracy's best point is its last one, in the corner under the note ("398★of 500").
+    accuracy = _card("./long", "accuracy")
+    found = _stars_and_labels(dash_duo, accuracy, 1)
+    assert len(_notes(dash_duo, accuracy)) == 1
+    assert _covered(found) == []
+
+    # Three tags composed: one note for them all, clear of the stars, the chart's buttons and
+    # Plotly's toolbar.
+    tags = ["loss", "accuracy", "lr"]
+    dash_duo.driver.get(
+        f"{dash_duo.server_url}/scalars?train_id=./long&compose={encode_tags(tags)}"
+    )
+    composed = '.di-chart-card[id*="compose"]'
+    found = _stars_and_labels(dash_duo, composed, 3)
+    notes = _notes(dash_duo, composed)
+    assert len(notes) == 1 and drawn in notes[0], notes
+    assert _covered(found) == []
+    ActionChains(dash_duo.driver).move_to_element(
+        dash_duo.find_element(f"{composed} .nsewdrag")
+    ).perform()
+    until(lambda: _modebar_opacity(dash_duo, composed) == "1", 10)
+    note = _rect(dash_duo, f"{composed} .annotation")[0]
+    busy = _rect(dash_duo, f"{composed} .modebar") + _rect(dash_duo, f"{composed} .di-chart-tools")
+    assert not [r for r in busy if _overlap(note, r)]
+    assert _rect(dash_duo, composed)[0]["top"] <= note["top"]  # inside its card
+    assert console_errors(dash_duo) == []
+
+
+#: Each smoothed line of a chart: its name, y axis and the share of the plot's height its
+#: values span as drawn (Plotly's own axis mapping); the y axes' titles.
+LINES = """
+const plot = document.querySelector(arguments[0] + ' .js-plotly-plot');
+if (!plot || !plot._fullLayout || !plot.data) return null;
+const full = plot._fullLayout;
+const lines = plot.data.filter(t => (t.meta || {}).role === 'smoothed').map(t => {
+  const axis = full['yaxis' + (t.yaxis || 'y').slice(1)];
+  const ys = t.y.filter(v => v !== null && isFinite(v));
+  const px = [Math.min(...ys), Math.max(...ys)].map(v => axis.l2p(axis.d2l(v)));
+  return {name: t.name, yaxis: t.yaxis || 'y', extent: Math.abs(px[1] - px[0]) / full._size.h};
+});
+const title = a => (full[a] && full[a].title && full[a].title.text) || '';
+return {lines, left: title('yaxis'), right: title('yaxis2'),
+        legend: Array.from(plot.querySelectorAll('.legendtext')).map(e => e.textContent)};"""
+
+
+def _lines(dash_duo, card: str, count: int) -> dict:
+    found: dict = {}
+
+    def drawn() -> bool:
+        found.update(dash_duo.driver.execute_script(LINES, card) or {})
+        return len(found.get("lines", [])) == count
+
+    until(drawn, 30)
+    return found
+
+
+def test_composed_tags_of_ranges_apart_get_axes_of_their_own(dash_duo, long_app) -> None:
+    """loss (0..2.5) and accuracy (0.1..1) on the left axis, lr (0..0.1) on the right one,
+    titled with its tag: every line spans a good part of the plot (lr was a flat line)."""
+    dash_duo.driver.set_window_size(*LAPTOP)
+    tags = ["loss", "accuracy", "lr"]
+    _open(dash_duo, long_app, f"/scalars?train_id=./long&compose={encode_tags(tags)}")
+    found = _lines(dash_duo, '.di-chart-card[id*="compose"]', 3)
+    axes = {line["name"]: line["yaxis"] for line in found["lines"]}
+    assert axes == {"loss": "y", "accuracy": "y", "lr": "y2"}
+    extent = {line["name"]: line["extent"] for line in found["lines"]}
+    assert extent["lr"] > 0.6 and min(extent.values()) > 0.25, extent  # accuracy: 0.9 of 2.5
+    assert (found["left"], found["right"]) == ("loss, accuracy", "lr")
+    assert console_errors(dash_duo) == []
+
+
+@pytest.mark.parametrize(
+    ("language", "own_scale"),
+    [
+        ("en-US,en;q=0.9", "metrics/huge (own scale)"),
+        ("zh-CN,zh;q=0.9", "metrics/huge（独立刻度）"),
+    ],
+)
+def test_a_third_range_gets_its_own_scale(
+    dash_duo, corpus_app, language: str, own_scale: str
+) -> None:
+    """Real data (ops_all): a fourth tag of values near 1e30 is drawn across the plot on an
+    axis of its own, which its legend entry names; its hover keeps its values."""
+    dash_duo.driver.set_window_size(*LAPTOP)
+    _accept_language(dash_duo, language)
+    tags = ["loss", "lr", "accuracy", "metrics/huge"]
+    _open(dash_duo, corpus_app, f"/scalars?train_id=./ops_all&compose={encode_tags(tags)}")
+    card = '.di-chart-card[id*="compose"]'
+    found = _lines(dash_duo, card, 4)
+    assert [line["yaxis"] for line in found["lines"]] == ["y", "y2", "y", "y3"]
+    assert min(line["extent"] for line in found["lines"]) > 0.25, found["lines"]
+    assert own_scale in found["legend"]
+    hover = dash_duo.driver.execute_script(
+        "const p = document.querySelector(arguments[0] + ' .js-plotly-plot');"
+        "const t = p.data.find(t => t.yaxis === 'y3' && t.meta.role === 'smoothed');"
+        "return [t.y[0], t.customdata[0][1]];",
+        card,
+    )
+    assert hover[0] == hover[1] and hover[0] > 1e29  # the real values
+    assert _covered(_stars_and_labels(dash_duo, card, 4)) == []
+    assert console_errors(dash_duo) == []

@@ -172,6 +172,29 @@ def test_scalar_controls_to_state_and_url() -> None:
         ("loss", False),
         ("eval/acc", False),
     ]
+    assert chart.grouped_axes  # the plan puts them on axes by their ranges
+
+
+def test_composed_tags_go_on_axes_by_their_ranges(corpus_provider) -> None:
+    """Issue #38 item 5: loss (0..2.5) and accuracy (0..1) share the left axis, lr (0..0.1)
+    gets the right one, metrics/huge (1e30) an axis of its own; a chart of runs is left as
+    its specs say."""
+    tags = ["loss", "lr", "accuracy", "metrics/huge"]
+    chart = scalars.chart_specs("./ops_all", {**_composed_state(tags), "shown": []})[0][0]
+    plan = chart_plan(corpus_provider, [chart])["charts"][0]
+    assert [(s["tag"], s["axis"], s["right"]) for s in plan["series"]] == [
+        ("loss", 0, False),
+        ("lr", 1, True),
+        ("accuracy", 0, False),
+        ("metrics/huge", 2, False),
+    ]
+    runs = ChartSpec("c", "lr", tuple(SeriesSpec(j, "lr", j) for j in ("./ops_all", "./ops_all")))
+    assert all("axis" not in s for s in chart_plan(corpus_provider, [runs])["charts"][0]["series"])
+
+
+def _composed_state(tags: list[str]) -> dict:
+    state = scalars.page_state(parse_search(""), tags)
+    return {**state, "compose": tags}
 
 
 def test_threshold_of_the_form() -> None:
@@ -582,15 +605,15 @@ def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
 
     # Compose two tags in one chart with two y axes.
     dash_duo.driver.execute_script("window.scrollTo(0, 0);")
-    for tag in ("loss", "accuracy"):
+    for tag in ("loss", "lr"):  # ranges 25 times apart (issue #38 item 5)
         dash_duo.select_dcc_dropdown("#compose-tags", value=tag)
         # A multi-select stays open after a pick: close it, so the next click opens it.
         ActionChains(dash_duo.driver).send_keys(Keys.ESCAPE).perform()
         dash_duo.wait_for_no_elements(".dash-dropdown-options")
-    dash_duo.wait_for_contains_text("#compose-tags", "accuracy")
+    dash_duo.wait_for_contains_text("#compose-tags", "lr")
     _click(dash_duo, "#compose-apply")
-    until(lambda: "loss  +  accuracy" in _figures(dash_duo), 10)
-    composed = _figures(dash_duo)["loss  +  accuracy"]
+    until(lambda: "loss  +  lr" in _figures(dash_duo), 10)
+    composed = _figures(dash_duo)["loss  +  lr"]
     assert composed["layout"]["y2"] and {t["yaxis"] for t in composed["data"]} == {"y", "y2"}
     assert "compose=" in dash_duo.driver.current_url
     assert console_errors(dash_duo) == []

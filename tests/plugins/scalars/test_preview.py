@@ -90,8 +90,11 @@ def test_a_chart_draws_grid_ticks_line_note_and_star() -> None:
     assert labels[:5] == ["0", "0.2", "0.4", "0.6", "0.8"]  # y: nice range 0..1
     assert "step" in labels and "100 of 5000 points drawn" in labels
     assert "\u2605" in labels  # the best point's star
+    # The star at its point, moved in from the plot's edges (here the right one) so that it
+    # covers no tick label (issue #38 item 4).
     star = re.search(
-        r"left:([\d.]+)%;top:([\d.]+)%;transform:translate\(-50%,-50%\);"
+        r"left:clamp\(10px,([\d.]+)%,calc\(100% - 10px\)\);"
+        r"top:clamp\(10px,([\d.]+)%,calc\(100% - 10px\)\);transform:translate\(-50%,-50%\);"
         r'font-size:14px;color:#00a5a7">\u2605',
         chart,
     )
