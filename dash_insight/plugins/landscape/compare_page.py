@@ -79,6 +79,10 @@ MODES = {"tile": lazy_gettext("Tile"), "overlay": lazy_gettext("Overlay")}
 DEFAULT_MODE = "tile"
 DEFAULT_JOBS = 12
 MAX_OVERLAY = 2
+#: The height of a tile's chart box (px): the chart fills it, so the 3D scene, its ticks and
+#: colour bar stay inside the card, and the training information below it (a responsive
+#: ``dcc.Graph`` is 100% of its parent: a grid row's whole height, or nearly nothing).
+TILE_HEIGHT = 340
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
     toImageButtonOptions={"format": "png", "filename": "loss-comparison"}
 )
@@ -177,15 +181,29 @@ def run_head(train_id: str, colour: str) -> html.Div:
 
 
 def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> html.Section:
+    box = {"height": f"{TILE_HEIGHT}px"}
     if final.cells is None:
-        body: Any = html.Div(final.problem or str(NOT_EXIST_TEXT), className="di-empty di-lc-none")
+        body: Any = html.Div(
+            final.problem or str(NOT_EXIST_TEXT), className="di-empty di-lc-none", style=box
+        )
     else:
-        body = dcc.Graph(
-            id={"type": "lc-tile-graph", "index": index},
-            config=GRAPH_CONFIG,
-            figure=landscape_figure(
-                final.cells, None, view, style, convergence=final.point, height=330, animate=False
+        body = html.Div(
+            dcc.Graph(
+                id={"type": "lc-tile-graph", "index": index},
+                config=GRAPH_CONFIG,
+                style={"height": "100%"},
+                figure=landscape_figure(
+                    final.cells,
+                    None,
+                    view,
+                    style,
+                    convergence=final.point,
+                    height=TILE_HEIGHT,
+                    animate=False,
+                ),
             ),
+            className="di-lc-plot",
+            style=box,
         )
     return html.Section(
         className="di-panel di-lc-card",

@@ -31,7 +31,7 @@ from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.application import create_app
 from dash_insight.web.components.run_colours import run_colour
-from tests.browser import until
+from tests.browser import until, wait_idle
 from tests.conftest import CORPUS, console_errors
 from tests.pages import count_draws, draws, refresh
 from tests.plugins.landscape.test_rest import write_epoch_job
@@ -429,3 +429,70 @@ def test_intervals_are_named_by_their_steps_in_the_url() -> None:
     assert page.chosen_ref(landscapes, second).intervals == (2, 16)
     assert page.chosen_ref(landscapes, "final").final
     assert page.chosen_ref(landscapes, "99-100").intervals == (2, 4, 16)  # unknown: the first
+
+
+# --- the comparison page at a laptop's window (issue 38: "Finish every page") -----------------
+
+#: Every part of each tile drawn outside its card (1 px of rounding allowed): the chart box,
+#: the 3D scene's WebGL canvas, the SVG ticks and colour bar, the training information.
+TILE_PARTS_OUTSIDE = """
+const inside = (part, card) => part.left >= card.left - 1 && part.right <= card.right + 1
+    && part.top >= card.top - 1 && part.bottom <= card.bottom + 1;
+const out = {};
+document.querySelectorAll('#lc-tiles .di-lc-card').forEach(card => {
+  const box = card.getBoundingClientRect();
+  const parts = card.querySelectorAll('.di-lc-plot, .di-lc-none, canvas, .xtick text,'
+      + ' .ytick text, .colorbar, .di-lc-info, .di-lc-info *');
+  out[card.querySelector('.di-card-head').textContent] = [...parts]
+      .filter(part => part.getClientRects().length
+          && !inside(part.getBoundingClientRect(), box))
+      .map(part => part.className.baseVal !== undefined
+          ? part.className.baseVal || part.tagName : part.className || part.tagName);
+});
+return out;
+"""
+
+
+def _open_compare(dash_duo: Any, landscape_app: Any, query: str = "") -> None:
+    dash_duo.start_server(landscape_app)
+    dash_duo.driver.set_window_size(1280, 800)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{compare_page.PATH}{query}")
+
+
+def _tiles_drawn(dash_duo: Any, kind: str) -> bool:
+    """Every tile with a landscape has drawn a chart of ``kind`` (surface or contour)."""
+    return bool(
+        dash_duo.driver.execute_script(
+            "const cards = [...document.querySelectorAll('#lc-tiles .di-lc-card')];"
+            "return cards.length > 0 && cards.every(c => c.querySelector('.di-lc-none')"
+            " || (c.querySelector('.js-plotly-plot') || {}).data"
+            " && c.querySelector('.js-plotly-plot').data[0].type === arguments[0]"
+            " && c.querySelector('.js-plotly-plot')._fullLayout);",
+            kind,
+        )
+    )
+
+
+def test_compare_tiles_draw_everything_inside_their_cards(
+    dash_duo: Any, landscape_app: Any
+) -> None:
+    """At 1280 x 800 the 3D scene, its ticks and colour bar and the training information of
+    every tile stay inside the tile's card, in the 3D view and in contour lines (issue 38: the
+    scenes were clipped by their cards, z ticks read ".25", and two of three tiles drew their
+    training information below the card)."""
+    _open_compare(dash_duo, landscape_app)
+    for view, kind in (("3d", "surface"), ("contour", "contour")):
+        if view != "3d":
+            dash_duo.find_element(f"#lc-view input[value='{view}']").click()
+        until(lambda k=kind: _tiles_drawn(dash_duo, k), 30)
+        wait_idle(dash_duo)
+        outside = dash_duo.driver.execute_script(TILE_PARTS_OUTSIDE)
+        assert {STEP_JOB, EPOCH_JOB} <= set(outside)
+        assert {job: parts for job, parts in outside.items() if parts} == {}, view
+        # The chart has the box's whole height (it had what the grid row left it).
+        heights = dash_duo.driver.execute_script(
+            "return [...document.querySelectorAll('#lc-tiles .di-lc-card .js-plotly-plot')]"
+            ".map(p => Math.round(p.getBoundingClientRect().height))"
+        )
+        assert heights and set(heights) == {compare_page.TILE_HEIGHT}, view
+    assert console_errors(dash_duo) == []
