@@ -26,8 +26,8 @@ from dash import Input, Output, State, ctx, dcc, html
 from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.reasons import localize_reason
+from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError
 from dash_insight.plugins.landscape.figures import (
     COLOUR_SCALES,
@@ -83,6 +83,8 @@ MAX_OVERLAY = 2
 #: colour bar stay inside the card, and the training information below it (a responsive
 #: ``dcc.Graph`` is 100% of its parent: a grid row's whole height, or nearly nothing).
 TILE_HEIGHT = 340
+#: Significant digits of a card's metric or loss (as the landscape's hover: ``.6g``).
+METRIC_DIGITS = 6
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
     toImageButtonOptions={"format": "png", "filename": "loss-comparison"}
 )
@@ -149,14 +151,23 @@ def overlay_choice(state: dict[str, Any], finals: list[JobFinal]) -> list[str]:
     return [j for j in wanted if j in usable][:MAX_OVERLAY]
 
 
+def metric_text(value: Any) -> str:
+    """A metric or loss as the card shows it: a number to :data:`METRIC_DIGITS` significant
+    digits in the page's language (``2.2388088703155518`` -> ``2.23881``; the landscape's
+    hover rounds as much), ``--`` when unknown, anything else as recorded."""
+    if value is None or value == "":
+        return "--"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return format_number(value, significant=METRIC_DIGITS)
+    return str(value)
+
+
 def _info(final: JobFinal) -> html.Div:
     def text(value: Any) -> str:
         return "--" if value in (None, "") or final.cells is None else str(value)
 
     meta = final.metadata
-    name, metric = (
-        evaluation_metric(meta, final.point) if final.cells is not None else ("loss", "--")
-    )
+    name, metric = evaluation_metric(meta, final.point) if final.cells is not None else (None, None)
     return html.Div(
         className="di-lc-info",
         children=[
@@ -170,7 +181,12 @@ def _info(final: JobFinal) -> html.Div:
                 ],
             ),
             html.Div(_("Evaluation Metrics"), className="di-muted"),
-            html.Div(f"{name}: {metric}", className="di-lc-metric"),
+            html.Div(
+                _("{metric}: {value}").format(
+                    metric=_("loss value") if name is None else name, value=metric_text(metric)
+                ),
+                className="di-lc-metric",
+            ),
         ],
     )
 

@@ -149,8 +149,12 @@ def contour_levels(values: np.ndarray, levels: int) -> dict[str, float] | None:
 def _path_traces(path: LossPath, view: str, style: Style) -> list[Any]:
     """The path (line + checkpoint dots), its Start and End, and the animated marker (last)."""
     hover = (
-        _("step/epoch") + " %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>loss %{customdata:.6g}"
-        "<extra>" + _("path") + "</extra>"
+        _("step/epoch")
+        + " %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>"
+        + _("loss value")
+        + " %{customdata:.6g}<extra>"
+        + _("path")
+        + "</extra>"
     )
     start_end = [_("Start"), _("End")]
     steps = [str(v) for v in path.intervals]
@@ -305,9 +309,11 @@ def surface_trace(
     *,
     show_scale: bool = True,
     colour_range: tuple[float, float] | None = None,
-    name: str = "loss",
+    name: str | None = None,
     colour_axis: str | None = None,
 ) -> go.Surface:
+    """The loss surface; ``name`` (default: "loss value" in the page's language) ends its hover."""
+    name = name or _("loss value")
     values, title = colour_values(cells.z, style.log_colour)
     extra: dict[str, Any] = {}
     if colour_axis:
@@ -327,7 +333,9 @@ def surface_trace(
         surfacecolor=values,
         name=name,
         opacity=style.opacity,
-        hovertemplate=f"x %{{x:.6g}}<br>y %{{y:.6g}}<br>loss %{{z:.6g}}<extra>{name}</extra>",
+        hovertemplate="x %{x:.6g}<br>y %{y:.6g}<br>"
+        + _("loss value")
+        + f" %{{z:.6g}}<extra>{name}</extra>",
         **extra,
     )
 
@@ -338,12 +346,13 @@ def contour_trace(
     style: Style,
     *,
     colour_range: tuple[float, float] | None = None,
-    name: str = "loss",
+    name: str | None = None,
     colour_axis: str | None = None,
     show_scale: bool = True,
 ) -> go.Contour:
     """Contour lines (``contour``) or filled bands (``filled``) of the loss; the levels split
     ``colour_range`` (default: this grid's range) evenly."""
+    name = name or _("loss value")
     values, title = colour_values(cells.z, style.log_colour)
     span = np.asarray(colour_range) if colour_range is not None else values
     contours: dict[str, Any] = {"coloring": "lines" if view == VIEW_CONTOUR else "fill"}
@@ -353,9 +362,9 @@ def contour_trace(
     extra: dict[str, Any] = {}
     if style.log_colour:  # hover shows the loss, not its logarithm
         extra["text"] = np.vectorize(lambda v: f"{v:.6g}")(cells.z)
-        hover = "x %{x:.6g}<br>y %{y:.6g}<br>loss %{text}"
+        hover = "x %{x:.6g}<br>y %{y:.6g}<br>" + _("loss value") + " %{text}"
     else:
-        hover = "x %{x:.6g}<br>y %{y:.6g}<br>loss %{z:.6g}"
+        hover = "x %{x:.6g}<br>y %{y:.6g}<br>" + _("loss value") + " %{z:.6g}"
     if colour_axis:
         extra["coloraxis"] = colour_axis
     else:
@@ -390,16 +399,16 @@ def _layout(figure: go.Figure, view: str, height: int, small: bool) -> None:
         hoverlabel={"namelength": -1},
     )
     if view == VIEW_3D:
-        axis = {
-            "showticklabels": not small,
-            "title": {"text": ""} if small else None,
-            **SCENE_AXIS,
-        }
+        axis = {"showticklabels": not small, **SCENE_AXIS}
+
+        def title(text: str) -> dict[str, Any]:
+            return {"title": {"text": "" if small else text}}
+
         figure.update_layout(
             scene={
-                "xaxis": {"title": {"text": "X"}, **axis},
-                "yaxis": {"title": {"text": "Y"}, **axis},
-                "zaxis": {"title": {"text": "loss"}, **axis},
+                "xaxis": {**title("x"), **axis},
+                "yaxis": {**title("y"), **axis},
+                "zaxis": {**title(_("loss value")), **axis},
                 "camera": DEFAULT_CAMERA,
                 "aspectmode": "cube",
             }
@@ -512,7 +521,7 @@ def step_figure(
             mode="lines",
             name="loss",
             line={"color": "#4a6fd1", "width": 1.5},
-            hovertemplate=_("step") + " %{x}<br>loss %{y:.6g}<extra></extra>",
+            hovertemplate=_("step") + " %{x}<br>" + _("loss value") + " %{y:.6g}<extra></extra>",
         )
     )
     if shaded is not None:

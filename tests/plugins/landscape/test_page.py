@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
+from dash_insight.core import i18n
 from dash_insight.plugins.landscape import compare_page, page
 from dash_insight.plugins.landscape.figures import (
     DEFAULT_STYLE,
@@ -35,6 +36,7 @@ from tests.browser import until, wait_idle
 from tests.conftest import CORPUS, console_errors
 from tests.pages import count_draws, draws, refresh
 from tests.plugins.landscape.test_rest import write_epoch_job
+from tests.web.test_i18n_pages import VISIBLE_TEXTS, english_messages, untranslated
 
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
 STEP_JOB, EPOCH_JOB = "./lenet_step", "./lenet_epoch"
@@ -302,8 +304,9 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     until(lambda: set(dash_duo.driver.execute_script(tiles)) == {STEP_JOB, EPOCH_JOB}, 30)
     cards = dash_duo.driver.execute_script(tiles)
     assert "Network: LeNet5" in cards[STEP_JOB]
-    assert "loss: 2.2388088703155518" in cards[STEP_JOB]
-    assert str(compare_page.NOT_EXIST_TEXT) in cards[EPOCH_JOB] and "loss: --" in cards[EPOCH_JOB]
+    assert "loss value: 2.23881" in cards[STEP_JOB]
+    assert str(compare_page.NOT_EXIST_TEXT) in cards[EPOCH_JOB]
+    assert "loss value: --" in cards[EPOCH_JOB]
     # Each job's name in its run colour: the rule of the scalar comparison, then the user's.
     all_ids = [job.train_id for job in landscape_app.data_service.provider.list_jobs()]
     dots = dash_duo.driver.execute_script("""
@@ -396,8 +399,6 @@ def test_compare_refresh_draws_again_only_what_changed(dash_duo: Any, landscape_
 
 
 def test_the_unit_is_in_the_page_language() -> None:
-    from dash_insight.core import i18n
-
     assert page.unit_text("step") == "step" and page.unit_text("epoch") == "epoch"
     with i18n.use_locale(i18n.CHINESE):
         assert (page.unit_text("step"), page.unit_text("epoch")) == ("步骤", "轮次")
@@ -495,4 +496,50 @@ def test_compare_tiles_draw_everything_inside_their_cards(
             ".map(p => Math.round(p.getBoundingClientRect().height))"
         )
         assert heights and set(heights) == {compare_page.TILE_HEIGHT}, view
+    assert console_errors(dash_duo) == []
+
+
+def test_metric_text_in_the_page_language() -> None:
+    assert compare_page.metric_text(2.2388088703155518) == "2.23881"
+    assert compare_page.metric_text(None) == compare_page.metric_text("") == "--"
+    assert compare_page.metric_text("n/a") == "n/a" and compare_page.metric_text(1) == "1"
+    with i18n.use_locale(i18n.CHINESE):
+        assert compare_page.metric_text(1234.56789) == "1,234.57"
+
+
+def _card_texts(dash_duo: Any) -> dict[str, str]:
+    return dash_duo.driver.execute_script(
+        "const out = {}; document.querySelectorAll('#lc-tiles .di-lc-card').forEach(c => {"
+        " out[c.querySelector('.di-card-head').textContent] = c.innerText; }); return out;"
+    )
+
+
+def _use_language(dash_duo: Any, language: str) -> None:
+    """The language switch's cookie (``di_language``), then the page again."""
+    dash_duo.driver.add_cookie({"name": i18n.COOKIE_NAME, "value": language})
+    dash_duo.driver.refresh()
+
+
+def test_compare_loss_is_rounded_and_every_text_translated(
+    dash_duo: Any, landscape_app: Any
+) -> None:
+    """The card's loss is written as the app writes numbers (issue 38: "loss:
+    2.2388088703155518"), and in Chinese no English message is left on Tile or Overlay."""
+    _open_compare(dash_duo, landscape_app)
+    until(lambda: STEP_JOB in _card_texts(dash_duo), 30)
+    until(lambda: "loss value: 2.23881" in _card_texts(dash_duo)[STEP_JOB], 30)
+    assert "2.2388088703155518" not in _card_texts(dash_duo)[STEP_JOB]
+    messages = english_messages()
+    _use_language(dash_duo, "zh_CN")
+    for query, drawn in (
+        ("", "#lc-tiles .js-plotly-plot .main-svg"),
+        ("?mode=overlay", "#lc-overlay-graph .main-svg"),
+    ):
+        dash_duo.wait_for_page(url=f"{dash_duo.server_url}{compare_page.PATH}{query}")
+        dash_duo.wait_for_element(drawn, timeout=60)
+        wait_idle(dash_duo)
+        if not query:
+            until(lambda: "损失值：2.23881" in _card_texts(dash_duo).get(STEP_JOB, ""), 30)
+        texts = dash_duo.driver.execute_script(VISIBLE_TEXTS)
+        assert untranslated(texts, messages) == {}, query
     assert console_errors(dash_duo) == []
