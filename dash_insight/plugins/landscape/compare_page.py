@@ -12,8 +12,10 @@ Each job's name carries its run colour (a dot), the colour of its lines on the s
 * Tile: one card per job with its final landscape, the convergence point marked, and below it
   Network, Optimizer, Learning Rate and the first evaluation metric (else ``loss`` = the
   convergence point's loss). A job without a final landscape says so, with ``--`` everywhere.
-* Overlay: at most two jobs (MindInsight's limit) in one figure with one shared colour range:
-  both surfaces in one 3D scene, or both contour maps side by side.
+* Overlay: at most two jobs (MindInsight's limit) in one figure over one shared loss range:
+  both surfaces in one 3D scene, each shaded in its run colour (the colour scale chosen applies
+  to the tiles and the contour maps), or both contour maps side by side titled in their run
+  colours; each convergence point in its run colour, the legend naming each run once.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from typing import Any
 
 import dash
 from dash import Input, Output, State, ctx, dcc, html
-from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import format_number, lazy_gettext
@@ -49,8 +50,8 @@ from dash_insight.plugins.landscape.query import (
     lineage_metadata,
 )
 from dash_insight.plugins.landscape.service import LandscapeService
-from dash_insight.web.answer_key import answer_key
 from dash_insight.web.clicks import picker_button_drawn
+from dash_insight.web.components.compare_runs import tab_answer_key, tab_body_inputs
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.run_colours import run_colours, run_dot
@@ -385,19 +386,21 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         Output("lc-overlay-row", "style"),
         Output("lc-overlay-shown", "data"),
         Output("lc-shown", "data"),
-        Input("url", "search"),
-        Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"),
-        State("lc-shown", "data"),
+        *tab_body_inputs("lc"),
     )
-    def body(search: str | None, _ticks: Any, _clicks: Any, shown: str | None) -> Any:
-        key = answer_key(service.provider, search or "")
-        if key == shown:
-            raise PreventUpdate  # a refresh with nothing new
+    def body(
+        search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
+    ) -> Any:
+        # PreventUpdate on a refresh with nothing new (the same URL, data and run colours)
+        key = tab_answer_key(service.provider, search, overrides, shown)
         state = page_state(parse_search(search), landscape_jobs(service))
         style = Style(colour_scale=state["scale"])
         finals = [job_final(service, train_id) for train_id in state["jobs"]]
-        colours = run_colours(state["jobs"], [job.train_id for job in service.provider.list_jobs()])
+        colours = run_colours(
+            state["jobs"],
+            [job.train_id for job in service.provider.list_jobs()],
+            overrides if isinstance(overrides, dict) else None,
+        )
         overlay = overlay_choice(state, finals)
         options = [
             {"label": f" {f.train_id}", "value": f.train_id, "disabled": f.cells is None}
@@ -430,6 +433,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                 [(f.train_id, f.cells, f.point) for f in chosen if f.cells is not None],
                 state["view"],
                 style,
+                colours,
             )
             content = html.Section(
                 className="di-panel",
@@ -437,7 +441,10 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                     dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
                     html.Div(
                         [
-                            html.Div([run_head(f.train_id, colours[f.train_id]), _info(f)])
+                            html.Div(
+                                [run_head(f.train_id, colours[f.train_id]), _info(f)],
+                                className="di-lc-run",
+                            )
                             for f in chosen
                         ],
                         className="di-lc-grid",

@@ -543,3 +543,58 @@ def test_compare_loss_is_rounded_and_every_text_translated(
         texts = dash_duo.driver.execute_script(VISIBLE_TEXTS)
         assert untranslated(texts, messages) == {}, query
     assert console_errors(dash_duo) == []
+
+
+#: The overlay's legend (text, colour of its mark) and, per trace, its type, name, colour scale
+#: (surfaces) or marker colour (points), from the figure Plotly drew.
+OVERLAY_DRAWN = """
+const gd = document.querySelector('#lc-overlay-graph .js-plotly-plot');
+if (!gd || !gd._fullData || !gd._fullLayout) return null;
+const legend = [...gd.querySelectorAll('.legend .traces')].map(item => [
+  item.querySelector('.legendtext').textContent,
+  (item.querySelector('.legendpoints path') || {style: {}}).style.fill]);
+const traces = gd._fullData.map(t => ({type: t.type, name: t.name,
+  scale: t.colorscale ? t.colorscale.map(s => s[1]) : null,
+  marker: t.marker ? t.marker.color : null}));
+const titles = (gd._fullLayout.annotations || []).map(a => [a.text, a.font.color]);
+return {legend: legend, traces: traces, titles: titles};
+"""
+
+
+def test_compare_overlay_names_and_colours_each_run(dash_duo: Any, landscape_app: Any) -> None:
+    """Overlay tells the runs apart (issue 38: the legend said "Model Convergence Point" twice
+    with no run names, and both surfaces shared one colour scale): the legend names each run
+    once with a mark in its run colour, each surface is shaded in its run colour (the scales
+    differ), and side by side each contour map is titled in its run colour."""
+    base = Path(landscape_app.data_service.summary_base_dir)
+    if not (base / "lenet_copy").exists():
+        shutil.copytree(base / "lenet_step", base / "lenet_copy")
+        landscape_app.data_service.loader.load_round()
+    runs = ["./lenet_copy", STEP_JOB]
+    all_ids = [job.train_id for job in landscape_app.data_service.provider.list_jobs()]
+    colours = {run: run_colour(run, all_ids) for run in runs}
+    assert len(set(colours.values())) == 2
+    _open_compare(dash_duo, landscape_app, "?mode=overlay&overlay=" + ",".join(runs))
+    drawn = until(lambda: dash_duo.driver.execute_script(OVERLAY_DRAWN), 30)
+    until(lambda: len(dash_duo.driver.execute_script(OVERLAY_DRAWN)["legend"]) == 2, 30)
+    drawn = dash_duo.driver.execute_script(OVERLAY_DRAWN)
+    assert sorted(text for text, _fill in drawn["legend"]) == sorted(runs)
+    assert {text: fill for text, fill in drawn["legend"]} == {
+        r: _rgb(c) for r, c in colours.items()
+    }
+    surfaces = [t for t in drawn["traces"] if t["type"] == "surface"]
+    assert sorted(t["name"] for t in surfaces) == sorted(runs)
+    assert surfaces[0]["scale"] != surfaces[1]["scale"]
+    assert {t["name"]: t["scale"][1] for t in surfaces} == colours  # the run colour halfway
+    points = [t for t in drawn["traces"] if t["type"] == "scatter3d"]
+    assert {t["name"]: t["marker"] for t in points} == colours
+
+    dash_duo.find_element("#lc-view input[value='contour']").click()
+    until(lambda: (dash_duo.driver.execute_script(OVERLAY_DRAWN) or {}).get("titles"), 30)
+    until(lambda: len(dash_duo.driver.execute_script(OVERLAY_DRAWN)["legend"]) == 2, 30)
+    drawn = dash_duo.driver.execute_script(OVERLAY_DRAWN)
+    assert sorted(text for text, _fill in drawn["legend"]) == sorted(runs)
+    assert dict(drawn["titles"]) == colours
+    points = [t for t in drawn["traces"] if t["type"] == "scatter"]
+    assert {t["name"]: t["marker"] for t in points} == colours
+    assert console_errors(dash_duo) == []
