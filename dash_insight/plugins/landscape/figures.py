@@ -341,8 +341,10 @@ def surface_trace(
     name: str | None = None,
     colour_axis: str | None = None,
 ) -> go.Surface:
-    """The loss surface; ``name`` (default: "loss value" in the page's language) ends its hover."""
-    name = name or _("loss value")
+    """The loss surface; ``name`` (a run's, on the overlay) ends its hover; without one the
+    trace is "loss value" in the page's language and the hover has no name box (it said
+    "loss value" twice)."""
+    label, name = name or "", name or _("loss value")
     values, title = colour_values(cells.z, style.log_colour)
     extra: dict[str, Any] = {}
     if colour_axis:
@@ -364,7 +366,7 @@ def surface_trace(
         opacity=style.opacity,
         hovertemplate="x %{x:.6g}<br>y %{y:.6g}<br>"
         + _("loss value")
-        + f" %{{z:.6g}}<extra>{name}</extra>",
+        + f" %{{z:.6g}}<extra>{label}</extra>",
         **extra,
     )
 
@@ -381,7 +383,7 @@ def contour_trace(
 ) -> go.Contour:
     """Contour lines (``contour``) or filled bands (``filled``) of the loss; the levels split
     ``colour_range`` (default: this grid's range) evenly."""
-    name = name or _("loss value")
+    label, name = name or "", name or _("loss value")
     values, title = colour_values(cells.z, style.log_colour)
     span = np.asarray(colour_range) if colour_range is not None else values
     contours: dict[str, Any] = {"coloring": "lines" if view == VIEW_CONTOUR else "fill"}
@@ -410,7 +412,7 @@ def contour_trace(
         autocontour=not levels,
         line={"width": 2 if view == VIEW_CONTOUR else 0.5},
         name=name,
-        hovertemplate=hover + f"<extra>{name}</extra>",
+        hovertemplate=hover + f"<extra>{label}</extra>",
         **extra,
     )
 

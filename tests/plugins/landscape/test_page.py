@@ -104,6 +104,9 @@ def test_figures_draw_the_path_on_every_view() -> None:
     )
     assert filled.data[0].contours.coloring == "fill" and filled.data[0].text.shape == (6, 5)
     assert filled.data[1].name == "Model Convergence Point" and not filled.frames
+    # the hover names the loss once: no name box without a run's name
+    assert surface.data[0].hovertemplate.endswith("<extra></extra>")
+    assert filled.data[0].hovertemplate.endswith("<extra></extra>")
     both = overlay_figure(
         [("a", cells, [0, 0, 2]), ("b", cells, [0, 0, 2])], "contour", DEFAULT_STYLE
     )
