@@ -20,6 +20,7 @@ import contextlib
 import datetime as dt
 import functools
 import gettext as _gettext
+import math
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -235,12 +236,24 @@ def babel_locale(locale: str | None = None) -> Locale:
     return Locale.parse(locale or current_locale())
 
 
-def format_number(value: float | int, decimals: int | None = None) -> str:
+def format_number(
+    value: float | int, decimals: int | None = None, *, significant: int | None = None
+) -> str:
     """``value`` with the current locale's grouping and decimal signs (Babel's
     ``format_decimal``): ``1,234,567`` in both languages, ``0.5`` ... ``decimals`` fixes the
-    number of fraction digits; None keeps Babel's default (up to three)."""
+    number of fraction digits; None keeps Babel's default (up to three). ``significant``
+    rounds to that many significant digits instead, trailing zeros dropped (a loss:
+    ``2.2388088703155518`` -> ``2.23881``, ``1234.56789`` -> ``1,234.57``); a value
+    that would need more than 15 digits, or is not finite, is written in exponent form."""
     from babel.numbers import format_decimal
 
+    if significant is not None and value != 0:
+        if not math.isfinite(value) or not 1e-6 <= abs(value) < 1e15:
+            return f"{value:.{significant}g}"
+        rounded = float(f"{value:.{significant}g}")
+        fraction = max(0, significant - 1 - math.floor(math.log10(abs(rounded))))
+        pattern = "#,##0" + ("." + "#" * fraction if fraction else "")
+        return format_decimal(rounded, format=pattern, locale=babel_locale())
     if decimals is None:
         return format_decimal(value, locale=babel_locale())
     pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")

@@ -153,6 +153,19 @@ def test_number_formats_per_locale() -> None:
     with i18n.use_locale("zh_CN"):
         assert i18n.format_number(1234567) == "1,234,567"
         assert i18n.format_number(1234.5678, 1) == "1,234.6"
+        assert i18n.format_number(2.2388088703155518, significant=6) == "2.23881"
+
+
+def test_significant_digits() -> None:
+    assert i18n.format_number(2.2388088703155518, significant=6) == "2.23881"
+    assert i18n.format_number(0.000123456789, significant=6) == "0.000123457"
+    assert i18n.format_number(2.5, significant=6) == "2.5"
+    assert i18n.format_number(12, significant=6) == "12"
+    assert i18n.format_number(-1234567.89, significant=6) == "-1,234,570"
+    assert i18n.format_number(0.999999999, significant=6) == "1"
+    assert i18n.format_number(0.0, significant=6) == "0"
+    assert i18n.format_number(1e-9, significant=6) == "1e-09"
+    assert i18n.format_number(float("nan"), significant=6) == "nan"
 
 
 def test_date_formats_per_locale() -> None:

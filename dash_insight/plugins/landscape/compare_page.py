@@ -12,8 +12,10 @@ Each job's name carries its run colour (a dot), the colour of its lines on the s
 * Tile: one card per job with its final landscape, the convergence point marked, and below it
   Network, Optimizer, Learning Rate and the first evaluation metric (else ``loss`` = the
   convergence point's loss). A job without a final landscape says so, with ``--`` everywhere.
-* Overlay: at most two jobs (MindInsight's limit) in one figure with one shared colour range:
-  both surfaces in one 3D scene, or both contour maps side by side.
+* Overlay: at most two jobs (MindInsight's limit) in one figure over one shared loss range:
+  both surfaces in one 3D scene, each shaded in its run colour (the colour scale chosen applies
+  to the tiles and the contour maps), or both contour maps side by side titled in their run
+  colours; each convergence point in its run colour, the legend naming each run once.
 """
 
 from __future__ import annotations
@@ -23,11 +25,10 @@ from typing import Any
 
 import dash
 from dash import Input, Output, State, ctx, dcc, html
-from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.reasons import localize_reason
+from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError
 from dash_insight.plugins.landscape.figures import (
     COLOUR_SCALES,
@@ -49,8 +50,8 @@ from dash_insight.plugins.landscape.query import (
     lineage_metadata,
 )
 from dash_insight.plugins.landscape.service import LandscapeService
-from dash_insight.web.answer_key import answer_key
 from dash_insight.web.clicks import picker_button_drawn
+from dash_insight.web.components.compare_runs import tab_answer_key, tab_body_inputs
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.run_colours import run_colours, run_dot
@@ -79,6 +80,12 @@ MODES = {"tile": lazy_gettext("Tile"), "overlay": lazy_gettext("Overlay")}
 DEFAULT_MODE = "tile"
 DEFAULT_JOBS = 12
 MAX_OVERLAY = 2
+#: The height of a tile's chart box (px): the chart fills it, so the 3D scene, its ticks and
+#: colour bar stay inside the card, and the training information below it (a responsive
+#: ``dcc.Graph`` is 100% of its parent: a grid row's whole height, or nearly nothing).
+TILE_HEIGHT = 340
+#: Significant digits of a card's metric or loss (as the landscape's hover: ``.6g``).
+METRIC_DIGITS = 6
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
     toImageButtonOptions={"format": "png", "filename": "loss-comparison"}
 )
@@ -145,14 +152,23 @@ def overlay_choice(state: dict[str, Any], finals: list[JobFinal]) -> list[str]:
     return [j for j in wanted if j in usable][:MAX_OVERLAY]
 
 
+def metric_text(value: Any) -> str:
+    """A metric or loss as the card shows it: a number to :data:`METRIC_DIGITS` significant
+    digits in the page's language (``2.2388088703155518`` -> ``2.23881``; the landscape's
+    hover rounds as much), ``--`` when unknown, anything else as recorded."""
+    if value is None or value == "":
+        return "--"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return format_number(value, significant=METRIC_DIGITS)
+    return str(value)
+
+
 def _info(final: JobFinal) -> html.Div:
     def text(value: Any) -> str:
         return "--" if value in (None, "") or final.cells is None else str(value)
 
     meta = final.metadata
-    name, metric = (
-        evaluation_metric(meta, final.point) if final.cells is not None else ("loss", "--")
-    )
+    name, metric = evaluation_metric(meta, final.point) if final.cells is not None else (None, None)
     return html.Div(
         className="di-lc-info",
         children=[
@@ -166,7 +182,12 @@ def _info(final: JobFinal) -> html.Div:
                 ],
             ),
             html.Div(_("Evaluation Metrics"), className="di-muted"),
-            html.Div(f"{name}: {metric}", className="di-lc-metric"),
+            html.Div(
+                _("{metric}: {value}").format(
+                    metric=_("loss value") if name is None else name, value=metric_text(metric)
+                ),
+                className="di-lc-metric",
+            ),
         ],
     )
 
@@ -177,15 +198,29 @@ def run_head(train_id: str, colour: str) -> html.Div:
 
 
 def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> html.Section:
+    box = {"height": f"{TILE_HEIGHT}px"}
     if final.cells is None:
-        body: Any = html.Div(final.problem or str(NOT_EXIST_TEXT), className="di-empty di-lc-none")
+        body: Any = html.Div(
+            final.problem or str(NOT_EXIST_TEXT), className="di-empty di-lc-none", style=box
+        )
     else:
-        body = dcc.Graph(
-            id={"type": "lc-tile-graph", "index": index},
-            config=GRAPH_CONFIG,
-            figure=landscape_figure(
-                final.cells, None, view, style, convergence=final.point, height=330, animate=False
+        body = html.Div(
+            dcc.Graph(
+                id={"type": "lc-tile-graph", "index": index},
+                config=GRAPH_CONFIG,
+                style={"height": "100%"},
+                figure=landscape_figure(
+                    final.cells,
+                    None,
+                    view,
+                    style,
+                    convergence=final.point,
+                    height=TILE_HEIGHT,
+                    animate=False,
+                ),
             ),
+            className="di-lc-plot",
+            style=box,
         )
     return html.Section(
         className="di-panel di-lc-card",
@@ -351,19 +386,21 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         Output("lc-overlay-row", "style"),
         Output("lc-overlay-shown", "data"),
         Output("lc-shown", "data"),
-        Input("url", "search"),
-        Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"),
-        State("lc-shown", "data"),
+        *tab_body_inputs("lc"),
     )
-    def body(search: str | None, _ticks: Any, _clicks: Any, shown: str | None) -> Any:
-        key = answer_key(service.provider, search or "")
-        if key == shown:
-            raise PreventUpdate  # a refresh with nothing new
+    def body(
+        search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
+    ) -> Any:
+        # PreventUpdate on a refresh with nothing new (the same URL, data and run colours)
+        key = tab_answer_key(service.provider, search, overrides, shown)
         state = page_state(parse_search(search), landscape_jobs(service))
         style = Style(colour_scale=state["scale"])
         finals = [job_final(service, train_id) for train_id in state["jobs"]]
-        colours = run_colours(state["jobs"], [job.train_id for job in service.provider.list_jobs()])
+        colours = run_colours(
+            state["jobs"],
+            [job.train_id for job in service.provider.list_jobs()],
+            overrides if isinstance(overrides, dict) else None,
+        )
         overlay = overlay_choice(state, finals)
         options = [
             {"label": f" {f.train_id}", "value": f.train_id, "disabled": f.cells is None}
@@ -396,6 +433,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                 [(f.train_id, f.cells, f.point) for f in chosen if f.cells is not None],
                 state["view"],
                 style,
+                colours,
             )
             content = html.Section(
                 className="di-panel",
@@ -403,7 +441,10 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                     dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
                     html.Div(
                         [
-                            html.Div([run_head(f.train_id, colours[f.train_id]), _info(f)])
+                            html.Div(
+                                [run_head(f.train_id, colours[f.train_id]), _info(f)],
+                                className="di-lc-run",
+                            )
                             for f in chosen
                         ],
                         className="di-lc-grid",

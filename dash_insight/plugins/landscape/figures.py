@@ -8,7 +8,7 @@ animation of a marker walking the path (plotly frames). Hover shows x, y and the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -149,8 +149,12 @@ def contour_levels(values: np.ndarray, levels: int) -> dict[str, float] | None:
 def _path_traces(path: LossPath, view: str, style: Style) -> list[Any]:
     """The path (line + checkpoint dots), its Start and End, and the animated marker (last)."""
     hover = (
-        _("step/epoch") + " %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>loss %{customdata:.6g}"
-        "<extra>" + _("path") + "</extra>"
+        _("step/epoch")
+        + " %{text}<br>x %{x:.6g}<br>y %{y:.6g}<br>"
+        + _("loss value")
+        + " %{customdata:.6g}<extra>"
+        + _("path")
+        + "</extra>"
     )
     start_end = [_("Start"), _("End")]
     steps = [str(v) for v in path.intervals]
@@ -279,24 +283,53 @@ def _animation(figure: go.Figure, path: LossPath, view: str) -> None:
     )
 
 
-def _convergence_trace(point: Sequence[float], view: str) -> Any:
+def _convergence_trace(
+    point: Sequence[float], view: str, run: str | None = None, colour: str | None = None
+) -> Any:
+    """The convergence point: black, or on the overlay in ``run``'s colour with a dark rim,
+    named by the run in the legend (one entry per run; it hides the run's surface too)."""
     name = _("Model Convergence Point")
-    common = {
+    common: dict[str, Any] = {
         "mode": "markers",
         "name": name,
         "hovertemplate": name + "<br>x %{x:.6g}<br>y %{y:.6g}<extra></extra>",
     }
+    fill = CONVERGENCE_COLOUR
+    if run is not None:
+        fill = colour or CONVERGENCE_COLOUR
+        common.update(
+            name=run,
+            legendgroup=run,
+            showlegend=True,
+            hovertemplate=name + f"<br>x %{{x:.6g}}<br>y %{{y:.6g}}<extra>{run}</extra>",
+        )
     if view == VIEW_3D:
         return go.Scatter3d(
             x=[point[0]],
             y=[point[1]],
             z=[point[2]],
-            marker={"size": 6, "color": CONVERGENCE_COLOUR},
+            marker={"size": 6, "color": fill, "line": {"width": 1, "color": CONVERGENCE_COLOUR}},
             **common,
         )
     return go.Scatter(
-        x=[point[0]], y=[point[1]], marker={"size": 11, "color": CONVERGENCE_COLOUR}, **common
+        x=[point[0]],
+        y=[point[1]],
+        marker={"size": 11, "color": fill, "line": {"width": 1.5, "color": CONVERGENCE_COLOUR}},
+        **common,
     )
+
+
+def run_shades(colour: str) -> list[list[Any]]:
+    """A surface's colour scale in one run's colour (``#rrggbb``): darker at the lowest loss,
+    the run's colour halfway, paler at the highest, so that two surfaces in one scene are told
+    apart by their colours and each still shows where its loss is low."""
+    red, green, blue = plotly.colors.hex_to_rgb(colour)
+
+    def towards(target: int, share: float) -> str:
+        mixed = (round(c + (target - c) * share) for c in (red, green, blue))
+        return "rgb({}, {}, {})".format(*mixed)
+
+    return [[0.0, towards(0, 0.45)], [0.5, colour], [1.0, towards(255, 0.7)]]
 
 
 def surface_trace(
@@ -305,9 +338,13 @@ def surface_trace(
     *,
     show_scale: bool = True,
     colour_range: tuple[float, float] | None = None,
-    name: str = "loss",
+    name: str | None = None,
     colour_axis: str | None = None,
 ) -> go.Surface:
+    """The loss surface; ``name`` (a run's, on the overlay) ends its hover; without one the
+    trace is "loss value" in the page's language and the hover has no name box (it said
+    "loss value" twice)."""
+    label, name = name or "", name or _("loss value")
     values, title = colour_values(cells.z, style.log_colour)
     extra: dict[str, Any] = {}
     if colour_axis:
@@ -327,7 +364,9 @@ def surface_trace(
         surfacecolor=values,
         name=name,
         opacity=style.opacity,
-        hovertemplate=f"x %{{x:.6g}}<br>y %{{y:.6g}}<br>loss %{{z:.6g}}<extra>{name}</extra>",
+        hovertemplate="x %{x:.6g}<br>y %{y:.6g}<br>"
+        + _("loss value")
+        + f" %{{z:.6g}}<extra>{label}</extra>",
         **extra,
     )
 
@@ -338,12 +377,13 @@ def contour_trace(
     style: Style,
     *,
     colour_range: tuple[float, float] | None = None,
-    name: str = "loss",
+    name: str | None = None,
     colour_axis: str | None = None,
     show_scale: bool = True,
 ) -> go.Contour:
     """Contour lines (``contour``) or filled bands (``filled``) of the loss; the levels split
     ``colour_range`` (default: this grid's range) evenly."""
+    label, name = name or "", name or _("loss value")
     values, title = colour_values(cells.z, style.log_colour)
     span = np.asarray(colour_range) if colour_range is not None else values
     contours: dict[str, Any] = {"coloring": "lines" if view == VIEW_CONTOUR else "fill"}
@@ -353,9 +393,9 @@ def contour_trace(
     extra: dict[str, Any] = {}
     if style.log_colour:  # hover shows the loss, not its logarithm
         extra["text"] = np.vectorize(lambda v: f"{v:.6g}")(cells.z)
-        hover = "x %{x:.6g}<br>y %{y:.6g}<br>loss %{text}"
+        hover = "x %{x:.6g}<br>y %{y:.6g}<br>" + _("loss value") + " %{text}"
     else:
-        hover = "x %{x:.6g}<br>y %{y:.6g}<br>loss %{z:.6g}"
+        hover = "x %{x:.6g}<br>y %{y:.6g}<br>" + _("loss value") + " %{z:.6g}"
     if colour_axis:
         extra["coloraxis"] = colour_axis
     else:
@@ -372,7 +412,7 @@ def contour_trace(
         autocontour=not levels,
         line={"width": 2 if view == VIEW_CONTOUR else 0.5},
         name=name,
-        hovertemplate=hover + f"<extra>{name}</extra>",
+        hovertemplate=hover + f"<extra>{label}</extra>",
         **extra,
     )
 
@@ -390,26 +430,33 @@ def _layout(figure: go.Figure, view: str, height: int, small: bool) -> None:
         hoverlabel={"namelength": -1},
     )
     if view == VIEW_3D:
-        axis = {
-            "showticklabels": not small,
-            "title": {"text": ""} if small else None,
-            **SCENE_AXIS,
-        }
+        axis = {"showticklabels": not small, **SCENE_AXIS}
+
+        def title(text: str) -> dict[str, Any]:
+            return {"title": {"text": "" if small else text}}
+
         figure.update_layout(
             scene={
-                "xaxis": {"title": {"text": "X"}, **axis},
-                "yaxis": {"title": {"text": "Y"}, **axis},
-                "zaxis": {"title": {"text": "loss"}, **axis},
+                "xaxis": {**title("x"), **axis},
+                "yaxis": {**title("y"), **axis},
+                "zaxis": {**title(_("loss value")), **axis},
                 "camera": DEFAULT_CAMERA,
                 "aspectmode": "cube",
             }
         )
     else:
+        # no zero lines: Plotly's are white, a glaring cross on the dark theme
         figure.update_xaxes(
-            title_text=None if small else "x", showgrid=False, showticklabels=not small
+            title_text=None if small else "x",
+            showgrid=False,
+            zeroline=False,
+            showticklabels=not small,
         )
         figure.update_yaxes(
-            title_text=None if small else "y", showgrid=False, showticklabels=not small
+            title_text=None if small else "y",
+            showgrid=False,
+            zeroline=False,
+            showticklabels=not small,
         )
 
 
@@ -446,28 +493,37 @@ def landscape_figure(
 
 
 def overlay_figure(
-    grids: Sequence[tuple[str, Grid, Sequence[float]]], view: str, style: Style, height: int = 620
+    grids: Sequence[tuple[str, Grid, Sequence[float]]],
+    view: str,
+    style: Style,
+    colours: Mapping[str, str] | None = None,
+    height: int = 620,
 ) -> go.Figure:
-    """Two (or more) landscapes with one shared colour range: surfaces in one 3D scene, or
-    contour maps side by side; each with its convergence point."""
+    """Two (or more) landscapes over one shared loss range: surfaces in one 3D scene, each in
+    its run's colour (:func:`run_shades`: one colour scale for both made them one blur), or
+    contour maps side by side in the chosen colour scale, each titled in its run's colour.
+    Each convergence point is in its run's colour and names the run in the legend, once."""
+    colours = colours or {}
     ranges = [colour_values(cells.z, style.log_colour)[0] for _, cells, _ in grids]
     finite = np.concatenate([r[np.isfinite(r)].ravel() for r in ranges]) if ranges else np.empty(0)
     shared = (float(np.min(finite)), float(np.max(finite))) if len(finite) else None
+    legend = {"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom", "font": {"size": 13}}
     if view == VIEW_3D:
         figure = go.Figure()
-        for k, (name, cells, point) in enumerate(grids):
-            figure.add_trace(
-                surface_trace(
-                    cells,
-                    replace(style, opacity=min(style.opacity, 0.8)),
-                    show_scale=k == 0,
-                    colour_range=shared,
-                    name=name,
-                )
+        for name, cells, point in grids:
+            colour = colours.get(name, CONVERGENCE_COLOUR)
+            surface = surface_trace(
+                cells,
+                replace(style, opacity=min(style.opacity, 0.85)),
+                show_scale=False,
+                colour_range=shared,
+                name=name,
             )
-            figure.add_trace(_convergence_trace(point, view))
+            surface.update(colorscale=run_shades(colour), legendgroup=name)
+            figure.add_trace(surface)
+            figure.add_trace(_convergence_trace(point, view, name, colour))
         _layout(figure, view, height, small=False)
-        figure.update_layout(showlegend=True, legend={"x": 0, "y": 1})
+        figure.update_layout(showlegend=True, legend=legend, margin={"t": 40})
         return figure
     # imported when drawn: it costs start-up time
     make_subplots = import_module("plotly.subplots").make_subplots
@@ -477,6 +533,8 @@ def overlay_figure(
         subplot_titles=[name for name, _, _ in grids],
         horizontal_spacing=0.06,
     )
+    for annotation, (name, _cells, _point) in zip(figure.layout.annotations, grids, strict=False):
+        annotation.font = {"color": colours.get(name, TEXT_COLOUR), "size": 14}
     title = colour_values(grids[0][1].z, style.log_colour)[1] if grids else _("loss value")
     for k, (name, cells, point) in enumerate(grids):
         figure.add_trace(
@@ -486,7 +544,7 @@ def overlay_figure(
             row=1,
             col=k + 1,
         )
-        figure.add_trace(_convergence_trace(point, view), row=1, col=k + 1)
+        figure.add_trace(_convergence_trace(point, view, name, colours.get(name)), row=1, col=k + 1)
     axis: dict[str, Any] = {
         "colorscale": style.colour_scale,
         "colorbar": {"title": {"text": title}},
@@ -495,6 +553,11 @@ def overlay_figure(
         axis.update(cmin=shared[0], cmax=shared[1])
     figure.update_layout(coloraxis=axis)
     _layout(figure, view, height, small=False)
+    figure.update_layout(
+        showlegend=True,
+        legend={**legend, "y": -0.06, "yanchor": "top"},
+        margin={"t": 36, "b": 40},
+    )
     return figure
 
 
@@ -512,7 +575,7 @@ def step_figure(
             mode="lines",
             name="loss",
             line={"color": "#4a6fd1", "width": 1.5},
-            hovertemplate=_("step") + " %{x}<br>loss %{y:.6g}<extra></extra>",
+            hovertemplate=_("step") + " %{x}<br>" + _("loss value") + " %{y:.6g}<extra></extra>",
         )
     )
     if shaded is not None:

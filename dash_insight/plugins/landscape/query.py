@@ -250,14 +250,18 @@ def resolution(cells: Grid) -> str:
     return f"{len(cells.x)}x{len(cells.y)}x{len(cells.z)}"
 
 
-def evaluation_metric(metadata: Mapping[str, Any], point: Sequence[float | int]) -> tuple[str, str]:
-    """The comparison card's "Evaluation Metrics": the first metric of the lineage, else
-    ``loss`` = the convergence point's loss (MindInsight: ``loss:2.2388088703155518``)."""
+def evaluation_metric(
+    metadata: Mapping[str, Any], point: Sequence[float | int]
+) -> tuple[str | None, Any]:
+    """The comparison card's "Evaluation Metrics": the first metric of the lineage (name,
+    value), else ``(None, loss)``: the convergence point's loss (MindInsight:
+    ``loss:2.2388088703155518``), ``None`` without a convergence point. Values as recorded;
+    the page writes them in its language."""
     metric = metadata.get("metric") or {}
     if metric:
         name = next(iter(metric))
-        return str(name), str(metric[name])
-    return "loss", repr(float(point[2])) if len(point) == 3 else "--"
+        return str(name), metric[name]
+    return None, float(point[2]) if len(point) == 3 else None
 
 
 def default_loss_tag(tags: Sequence[str]) -> str | None:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
+from dash_insight.core import i18n
 from dash_insight.plugins.landscape import compare_page, page
 from dash_insight.plugins.landscape.figures import (
     DEFAULT_STYLE,
@@ -31,10 +32,11 @@ from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.application import create_app
 from dash_insight.web.components.run_colours import run_colour
-from tests.browser import until
+from tests.browser import until, wait_idle
 from tests.conftest import CORPUS, console_errors
 from tests.pages import count_draws, draws, refresh
 from tests.plugins.landscape.test_rest import write_epoch_job
+from tests.web.test_i18n_pages import VISIBLE_TEXTS, english_messages, untranslated
 
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
 STEP_JOB, EPOCH_JOB = "./lenet_step", "./lenet_epoch"
@@ -102,6 +104,9 @@ def test_figures_draw_the_path_on_every_view() -> None:
     )
     assert filled.data[0].contours.coloring == "fill" and filled.data[0].text.shape == (6, 5)
     assert filled.data[1].name == "Model Convergence Point" and not filled.frames
+    # the hover names the loss once: no name box without a run's name
+    assert surface.data[0].hovertemplate.endswith("<extra></extra>")
+    assert filled.data[0].hovertemplate.endswith("<extra></extra>")
     both = overlay_figure(
         [("a", cells, [0, 0, 2]), ("b", cells, [0, 0, 2])], "contour", DEFAULT_STYLE
     )
@@ -302,8 +307,9 @@ def test_compare_tile_and_overlay(dash_duo: Any, landscape_app: Any) -> None:
     until(lambda: set(dash_duo.driver.execute_script(tiles)) == {STEP_JOB, EPOCH_JOB}, 30)
     cards = dash_duo.driver.execute_script(tiles)
     assert "Network: LeNet5" in cards[STEP_JOB]
-    assert "loss: 2.2388088703155518" in cards[STEP_JOB]
-    assert str(compare_page.NOT_EXIST_TEXT) in cards[EPOCH_JOB] and "loss: --" in cards[EPOCH_JOB]
+    assert "loss value: 2.23881" in cards[STEP_JOB]
+    assert str(compare_page.NOT_EXIST_TEXT) in cards[EPOCH_JOB]
+    assert "loss value: --" in cards[EPOCH_JOB]
     # Each job's name in its run colour: the rule of the scalar comparison, then the user's.
     all_ids = [job.train_id for job in landscape_app.data_service.provider.list_jobs()]
     dots = dash_duo.driver.execute_script("""
@@ -396,8 +402,6 @@ def test_compare_refresh_draws_again_only_what_changed(dash_duo: Any, landscape_
 
 
 def test_the_unit_is_in_the_page_language() -> None:
-    from dash_insight.core import i18n
-
     assert page.unit_text("step") == "step" and page.unit_text("epoch") == "epoch"
     with i18n.use_locale(i18n.CHINESE):
         assert (page.unit_text("step"), page.unit_text("epoch")) == ("步骤", "轮次")
@@ -429,3 +433,171 @@ def test_intervals_are_named_by_their_steps_in_the_url() -> None:
     assert page.chosen_ref(landscapes, second).intervals == (2, 16)
     assert page.chosen_ref(landscapes, "final").final
     assert page.chosen_ref(landscapes, "99-100").intervals == (2, 4, 16)  # unknown: the first
+
+
+# --- the comparison page at a laptop's window (issue 38: "Finish every page") -----------------
+
+#: Every part of each tile drawn outside its card (1 px of rounding allowed): the chart box,
+#: the 3D scene's WebGL canvas, the SVG ticks and colour bar, the training information.
+TILE_PARTS_OUTSIDE = """
+const inside = (part, card) => part.left >= card.left - 1 && part.right <= card.right + 1
+    && part.top >= card.top - 1 && part.bottom <= card.bottom + 1;
+const out = {};
+document.querySelectorAll('#lc-tiles .di-lc-card').forEach(card => {
+  const box = card.getBoundingClientRect();
+  const parts = card.querySelectorAll('.di-lc-plot, .di-lc-none, canvas, .xtick text,'
+      + ' .ytick text, .colorbar, .di-lc-info, .di-lc-info *');
+  out[card.querySelector('.di-card-head').textContent] = [...parts]
+      .filter(part => part.getClientRects().length
+          && !inside(part.getBoundingClientRect(), box))
+      .map(part => part.className.baseVal !== undefined
+          ? part.className.baseVal || part.tagName : part.className || part.tagName);
+});
+return out;
+"""
+
+
+def _open_compare(dash_duo: Any, landscape_app: Any, query: str = "") -> None:
+    dash_duo.start_server(landscape_app)
+    dash_duo.driver.set_window_size(1280, 800)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{compare_page.PATH}{query}")
+
+
+def _tiles_drawn(dash_duo: Any, kind: str) -> bool:
+    """Every tile with a landscape has drawn a chart of ``kind`` (surface or contour)."""
+    return bool(
+        dash_duo.driver.execute_script(
+            "const cards = [...document.querySelectorAll('#lc-tiles .di-lc-card')];"
+            "return cards.length > 0 && cards.every(c => c.querySelector('.di-lc-none')"
+            " || (c.querySelector('.js-plotly-plot') || {}).data"
+            " && c.querySelector('.js-plotly-plot').data[0].type === arguments[0]"
+            " && c.querySelector('.js-plotly-plot')._fullLayout);",
+            kind,
+        )
+    )
+
+
+def test_compare_tiles_draw_everything_inside_their_cards(
+    dash_duo: Any, landscape_app: Any
+) -> None:
+    """At 1280 x 800 the 3D scene, its ticks and colour bar and the training information of
+    every tile stay inside the tile's card, in the 3D view and in contour lines (issue 38: the
+    scenes were clipped by their cards, z ticks read ".25", and two of three tiles drew their
+    training information below the card)."""
+    _open_compare(dash_duo, landscape_app)
+    for view, kind in (("3d", "surface"), ("contour", "contour")):
+        if view != "3d":
+            dash_duo.find_element(f"#lc-view input[value='{view}']").click()
+        until(lambda k=kind: _tiles_drawn(dash_duo, k), 30)
+        wait_idle(dash_duo)
+        outside = dash_duo.driver.execute_script(TILE_PARTS_OUTSIDE)
+        assert {STEP_JOB, EPOCH_JOB} <= set(outside)
+        assert {job: parts for job, parts in outside.items() if parts} == {}, view
+        # The chart has the box's whole height (it had what the grid row left it).
+        heights = dash_duo.driver.execute_script(
+            "return [...document.querySelectorAll('#lc-tiles .di-lc-card .js-plotly-plot')]"
+            ".map(p => Math.round(p.getBoundingClientRect().height))"
+        )
+        assert heights and set(heights) == {compare_page.TILE_HEIGHT}, view
+    assert console_errors(dash_duo) == []
+
+
+def test_metric_text_in_the_page_language() -> None:
+    assert compare_page.metric_text(2.2388088703155518) == "2.23881"
+    assert compare_page.metric_text(None) == compare_page.metric_text("") == "--"
+    assert compare_page.metric_text("n/a") == "n/a" and compare_page.metric_text(1) == "1"
+    with i18n.use_locale(i18n.CHINESE):
+        assert compare_page.metric_text(1234.56789) == "1,234.57"
+
+
+def _card_texts(dash_duo: Any) -> dict[str, str]:
+    return dash_duo.driver.execute_script(
+        "const out = {}; document.querySelectorAll('#lc-tiles .di-lc-card').forEach(c => {"
+        " out[c.querySelector('.di-card-head').textContent] = c.innerText; }); return out;"
+    )
+
+
+def _use_language(dash_duo: Any, language: str) -> None:
+    """The language switch's cookie (``di_language``), then the page again."""
+    dash_duo.driver.add_cookie({"name": i18n.COOKIE_NAME, "value": language})
+    dash_duo.driver.refresh()
+
+
+def test_compare_loss_is_rounded_and_every_text_translated(
+    dash_duo: Any, landscape_app: Any
+) -> None:
+    """The card's loss is written as the app writes numbers (issue 38: "loss:
+    2.2388088703155518"), and in Chinese no English message is left on Tile or Overlay."""
+    _open_compare(dash_duo, landscape_app)
+    until(lambda: STEP_JOB in _card_texts(dash_duo), 30)
+    until(lambda: "loss value: 2.23881" in _card_texts(dash_duo)[STEP_JOB], 30)
+    assert "2.2388088703155518" not in _card_texts(dash_duo)[STEP_JOB]
+    messages = english_messages()
+    _use_language(dash_duo, "zh_CN")
+    for query, drawn in (
+        ("", "#lc-tiles .js-plotly-plot .main-svg"),
+        ("?mode=overlay", "#lc-overlay-graph .main-svg"),
+    ):
+        dash_duo.wait_for_page(url=f"{dash_duo.server_url}{compare_page.PATH}{query}")
+        dash_duo.wait_for_element(drawn, timeout=60)
+        wait_idle(dash_duo)
+        if not query:
+            until(lambda: "损失值：2.23881" in _card_texts(dash_duo).get(STEP_JOB, ""), 30)
+        texts = dash_duo.driver.execute_script(VISIBLE_TEXTS)
+        assert untranslated(texts, messages) == {}, query
+    assert console_errors(dash_duo) == []
+
+
+#: The overlay's legend (text, colour of its mark) and, per trace, its type, name, colour scale
+#: (surfaces) or marker colour (points), from the figure Plotly drew.
+OVERLAY_DRAWN = """
+const gd = document.querySelector('#lc-overlay-graph .js-plotly-plot');
+if (!gd || !gd._fullData || !gd._fullLayout) return null;
+const legend = [...gd.querySelectorAll('.legend .traces')].map(item => [
+  item.querySelector('.legendtext').textContent,
+  (item.querySelector('.legendpoints path') || {style: {}}).style.fill]);
+const traces = gd._fullData.map(t => ({type: t.type, name: t.name,
+  scale: t.colorscale ? t.colorscale.map(s => s[1]) : null,
+  marker: t.marker ? t.marker.color : null}));
+const titles = (gd._fullLayout.annotations || []).map(a => [a.text, a.font.color]);
+return {legend: legend, traces: traces, titles: titles};
+"""
+
+
+def test_compare_overlay_names_and_colours_each_run(dash_duo: Any, landscape_app: Any) -> None:
+    """Overlay tells the runs apart (issue 38: the legend said "Model Convergence Point" twice
+    with no run names, and both surfaces shared one colour scale): the legend names each run
+    once with a mark in its run colour, each surface is shaded in its run colour (the scales
+    differ), and side by side each contour map is titled in its run colour."""
+    base = Path(landscape_app.data_service.summary_base_dir)
+    if not (base / "lenet_copy").exists():
+        shutil.copytree(base / "lenet_step", base / "lenet_copy")
+        landscape_app.data_service.loader.load_round()
+    runs = ["./lenet_copy", STEP_JOB]
+    all_ids = [job.train_id for job in landscape_app.data_service.provider.list_jobs()]
+    colours = {run: run_colour(run, all_ids) for run in runs}
+    assert len(set(colours.values())) == 2
+    _open_compare(dash_duo, landscape_app, "?mode=overlay&overlay=" + ",".join(runs))
+    drawn = until(lambda: dash_duo.driver.execute_script(OVERLAY_DRAWN), 30)
+    until(lambda: len(dash_duo.driver.execute_script(OVERLAY_DRAWN)["legend"]) == 2, 30)
+    drawn = dash_duo.driver.execute_script(OVERLAY_DRAWN)
+    assert sorted(text for text, _fill in drawn["legend"]) == sorted(runs)
+    assert {text: fill for text, fill in drawn["legend"]} == {
+        r: _rgb(c) for r, c in colours.items()
+    }
+    surfaces = [t for t in drawn["traces"] if t["type"] == "surface"]
+    assert sorted(t["name"] for t in surfaces) == sorted(runs)
+    assert surfaces[0]["scale"] != surfaces[1]["scale"]
+    assert {t["name"]: t["scale"][1] for t in surfaces} == colours  # the run colour halfway
+    points = [t for t in drawn["traces"] if t["type"] == "scatter3d"]
+    assert {t["name"]: t["marker"] for t in points} == colours
+
+    dash_duo.find_element("#lc-view input[value='contour']").click()
+    until(lambda: (dash_duo.driver.execute_script(OVERLAY_DRAWN) or {}).get("titles"), 30)
+    until(lambda: len(dash_duo.driver.execute_script(OVERLAY_DRAWN)["legend"]) == 2, 30)
+    drawn = dash_duo.driver.execute_script(OVERLAY_DRAWN)
+    assert sorted(text for text, _fill in drawn["legend"]) == sorted(runs)
+    assert dict(drawn["titles"]) == colours
+    points = [t for t in drawn["traces"] if t["type"] == "scatter"]
+    assert {t["name"]: t["marker"] for t in points} == colours
+    assert console_errors(dash_duo) == []

@@ -151,10 +151,11 @@ def test_lineage_metadata_and_metric() -> None:
         "metric": {},
     }
     assert evaluation_metric({"metric": {}}, [0.1, 0.1, 2.2388088703155518]) == (
-        "loss",
-        "2.2388088703155518",
+        None,
+        2.2388088703155518,
     )
+    assert evaluation_metric({}, []) == (None, None)
     assert evaluation_metric({"metric": {"accuracy": 0.9, "loss": 1}}, [0, 0, 0]) == (
         "accuracy",
-        "0.9",
+        0.9,
     )
