@@ -128,6 +128,8 @@ def english_messages() -> list[tuple[str, re.Pattern[str] | None]]:
                 continue  # kept as it is in Chinese (op names, units)
             if "{" in english:
                 parts = re.split(r"\{[^{}]*\}", english)
+                if not re.search("[A-Za-z]", "".join(parts)):
+                    continue  # punctuation around placeholders ("{metric}: {value}")
                 pattern = "(.+?)".join(re.escape(part) for part in parts)
                 out.append((english, re.compile(pattern)))
             else:
