@@ -338,38 +338,52 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                 dcc.Download(id="compare-download"),
             ),
             html.Div(
-                className="di-panel",
+                className="di-compare-body",
                 children=[
-                    picker(
-                        "compare-jobs",
-                        _("Job Selection"),
-                        jobs,
-                        state["jobs"],
-                        state["job_filter"],
-                        noun="job",
-                        extra=[html.Span(id="compare-warning", className="di-warning")],
-                        hidden=state["hidden"],
+                    html.Aside(
+                        className="di-panel di-compare-side",
+                        id="compare-side",
+                        children=[
+                            picker(
+                                "compare-jobs",
+                                _("Job Selection"),
+                                jobs,
+                                state["jobs"],
+                                state["job_filter"],
+                                noun="job",
+                                extra=[html.Span(id="compare-warning", className="di-warning")],
+                                hidden=state["hidden"],
+                            ),
+                            picker(
+                                "compare-tags",
+                                _("Tag Selection"),
+                                state["all_tags"],
+                                state["tags"],
+                                state["filter"],
+                            ),
+                            colour_row(),
+                        ],
                     ),
-                    picker(
-                        "compare-tags",
-                        _("Tag Selection"),
-                        state["all_tags"],
-                        state["tags"],
-                        state["filter"],
+                    html.Div(
+                        className="di-compare-main",
+                        children=[
+                            html.Div(
+                                className="di-panel",
+                                children=controls(
+                                    "compare",
+                                    state["axis"],
+                                    state["smoothing"],
+                                    state["all_tags"],
+                                    state["x_tag"],
+                                ),
+                            ),
+                            *chart_stores("compare"),
+                            html.Div(id="compare-grid", className="di-chart-grid"),
+                            pager("compare"),
+                        ],
                     ),
-                    controls(
-                        "compare",
-                        state["axis"],
-                        state["smoothing"],
-                        state["all_tags"],
-                        state["x_tag"],
-                    ),
-                    colour_row(),
                 ],
             ),
-            *chart_stores("compare"),
-            html.Div(id="compare-grid", className="di-chart-grid"),
-            pager("compare"),
         ]
     )
 
@@ -531,7 +545,9 @@ def register(app: dash.Dash, service: DataService) -> None:
             return dash.no_update, total, page, payload
         if not charts:
             return (
-                html.Div(_("Select jobs and tags above."), className="di-panel di-empty"),
+                html.Div(
+                    _("Select jobs and tags in the selection panel."), className="di-panel di-empty"
+                ),
                 total,
                 page,
                 payload,
