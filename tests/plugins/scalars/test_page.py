@@ -705,3 +705,51 @@ def test_compare_first_row_of_charts_on_the_first_screen(
         grid = dash_duo.find_element("#compare-grid").rect
         assert side["x"] + side["width"] <= grid["x"] and side["y"] < found["window"]
     assert console_errors(dash_duo) == []
+
+
+def test_compare_job_list_eyes_have_the_lines_colours(dash_duo, corpus_app) -> None:
+    """#38 item 2: each run's eye in the job list has the colour of its lines, so that the
+    side panel's list is the charts' legend (TensorBoard's runs list); a colour the user
+    picks for a run repaints its eye too."""
+    dash_duo.driver.set_window_size(1600, 1000)
+    _open(dash_duo, corpus_app, "/compare")
+    until(lambda: run_js(dash_duo, EYE_AND_LINE_COLOURS), 60)
+    pairs = run_js(dash_duo, EYE_AND_LINE_COLOURS)
+    assert all(eye == line for eye, line in pairs.values()), pairs
+    assert len({line for _eye, line in pairs.values()}) == len(pairs) >= 2
+    run = dash_duo.find_element("#compare-colour-run").text  # the first run drawn
+    pink = "rgb(255, 80, 160)"  # PALETTE[3]
+    assert pairs[run][0] != pink
+    _click(dash_duo, f'button[id*="{PALETTE[3]}"]')
+    eye = f'#compare-jobs .di-eye[data-run="{run}"]'
+    until(
+        lambda: (
+            run_js(
+                dash_duo, "return getComputedStyle(arguments[0]).color;", dash_duo.find_element(eye)
+            )
+            == pink
+        ),
+        30,
+    )
+    assert console_errors(dash_duo) == []
+
+
+#: {run: [its eye's colour, its line's colour]} for the runs of the charts drawn, both as the
+#: browser computes them (rgb(...)); null until a chart and the list are drawn.
+EYE_AND_LINE_COLOURS = """
+const plots = Array.from(document.querySelectorAll('#compare-grid .js-plotly-plot'))
+    .filter(plot => plot.data);
+if (!plots.length) return null;
+const computed = colour => { const probe = document.createElement('span');
+    probe.style.color = colour; document.body.appendChild(probe);
+    const value = getComputedStyle(probe).color; probe.remove(); return value; };
+const out = {};
+for (const trace of plots.flatMap(plot => plot.data)) {
+    const role = (trace.meta || {}).role;  // the run's lines, not the best-value stars
+    if (!trace.line || !trace.line.color || !['raw', 'smoothed'].includes(role)) continue;
+    const eye = document.querySelector(`#compare-jobs .di-eye[data-run="${trace.name}"]`);
+    if (!eye) return null;
+    out[trace.name] = [getComputedStyle(eye).color, computed(trace.line.color)];
+}
+return Object.keys(out).length ? out : null;
+"""
