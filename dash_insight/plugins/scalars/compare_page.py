@@ -281,6 +281,16 @@ def download_file(found: list[Found], fmt: str) -> dict[str, Any]:
     }
 
 
+def eye_colours(
+    provider: DataProvider, jobs: list[str], overrides: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """The colour of each of ``jobs``: the colour of its lines (by its place among every job,
+    not only scalar ones, so that a run has the same colour on the loss landscape comparison;
+    ``overrides``: the user's colours), also that of its eye in the job list, which is thus
+    the charts' legend, as TensorBoard's runs list."""
+    return run_colours(jobs, [job.train_id for job in provider.list_jobs()], overrides)
+
+
 def colour_row() -> html.Div:
     """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default."""
     return html.Div(
@@ -338,38 +348,53 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                 dcc.Download(id="compare-download"),
             ),
             html.Div(
-                className="di-panel",
+                className="di-compare-body",
                 children=[
-                    picker(
-                        "compare-jobs",
-                        _("Job Selection"),
-                        jobs,
-                        state["jobs"],
-                        state["job_filter"],
-                        noun="job",
-                        extra=[html.Span(id="compare-warning", className="di-warning")],
-                        hidden=state["hidden"],
+                    html.Aside(
+                        className="di-panel di-compare-side",
+                        id="compare-side",
+                        children=[
+                            picker(
+                                "compare-jobs",
+                                _("Job Selection"),
+                                jobs,
+                                state["jobs"],
+                                state["job_filter"],
+                                noun="job",
+                                extra=[html.Span(id="compare-warning", className="di-warning")],
+                                hidden=state["hidden"],
+                                colours=eye_colours(service.provider, jobs),
+                            ),
+                            picker(
+                                "compare-tags",
+                                _("Tag Selection"),
+                                state["all_tags"],
+                                state["tags"],
+                                state["filter"],
+                            ),
+                            colour_row(),
+                        ],
                     ),
-                    picker(
-                        "compare-tags",
-                        _("Tag Selection"),
-                        state["all_tags"],
-                        state["tags"],
-                        state["filter"],
+                    html.Div(
+                        className="di-compare-main",
+                        children=[
+                            html.Div(
+                                className="di-panel",
+                                children=controls(
+                                    "compare",
+                                    state["axis"],
+                                    state["smoothing"],
+                                    state["all_tags"],
+                                    state["x_tag"],
+                                ),
+                            ),
+                            *chart_stores("compare"),
+                            html.Div(id="compare-grid", className="di-chart-grid"),
+                            pager("compare"),
+                        ],
                     ),
-                    controls(
-                        "compare",
-                        state["axis"],
-                        state["smoothing"],
-                        state["all_tags"],
-                        state["x_tag"],
-                    ),
-                    colour_row(),
                 ],
             ),
-            *chart_stores("compare"),
-            html.Div(id="compare-grid", className="di-chart-grid"),
-            pager("compare"),
         ]
     )
 
@@ -384,7 +409,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     def colours_of(shown: list[str]) -> dict[str, str]:
         """The shown jobs' default colours: by place among every job, not only scalar ones,
         so that a run has the same colour on the loss landscape comparison."""
-        return run_colours(shown, [job.train_id for job in provider.list_jobs()])
+        return eye_colours(provider, shown)
 
     def picked_jobs(search: str | None) -> tuple[list[str], list[str], str]:
         state, jobs, _unused = current(search)
@@ -398,7 +423,18 @@ def register(app: dash.Dash, service: DataService) -> None:
         state, _jobs, _tags = current(search)
         return state["hidden"]
 
-    register_picker(app, "compare-jobs", picked_jobs, noun="job", read_hidden=hidden_jobs)
+    def job_colours(_search: str | None, overrides: Any) -> dict[str, str]:
+        jobs, _tags = scalar_jobs(provider)
+        return eye_colours(provider, jobs, overrides if isinstance(overrides, Mapping) else None)
+
+    register_picker(
+        app,
+        "compare-jobs",
+        picked_jobs,
+        noun="job",
+        read_hidden=hidden_jobs,
+        read_colours=job_colours,
+    )
     register_picker(app, "compare-tags", picked_tags)
 
     @app.callback(
@@ -531,7 +567,9 @@ def register(app: dash.Dash, service: DataService) -> None:
             return dash.no_update, total, page, payload
         if not charts:
             return (
-                html.Div(_("Select jobs and tags above."), className="di-panel di-empty"),
+                html.Div(
+                    _("Select jobs and tags in the selection panel."), className="di-panel di-empty"
+                ),
                 total,
                 page,
                 payload,

@@ -39,6 +39,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.web.components.deferred import deferred
 from dash_insight.web.components.grid_text import grid_locale_text
+from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
 from dash_insight.web.url_state import decode_tags
 
 # --- selection -----------------------------------------------------------------------------------
@@ -290,8 +291,9 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
 class PickerView(NamedTuple):
     """What a picker shows for a selection: the matching names (the list's rows, in order),
     the ticked ones among them, the "n of m selected" summary, the filter's error, a key of
-    the rows, ticks and hidden names (to send only what changed), and the names whose eye is
-    closed (None: a picker without the eye column)."""
+    the rows, ticks and hidden names (to send only what changed), the names whose eye is
+    closed (None: a picker without the eye column), and the colour of each name's open eye
+    (a run's colour, as TensorBoard colours its runs list; None: the accent colour)."""
 
     rows: list[str]
     ticked: list[str]
@@ -299,13 +301,23 @@ class PickerView(NamedTuple):
     error: str
     key: list[str]
     hidden: list[str] | None = None
+    colours: Mapping[str, str] | None = None
 
     def row_data(self) -> list[dict[str, Any]]:
-        """The grid's rows: the name, and whether it is hidden when the list has eyes."""
+        """The grid's rows: the name, and whether it is hidden when the list has eyes (and
+        the eye's colour, when the names have colours)."""
         if self.hidden is None:
             return [{"name": name} for name in self.rows]
         closed = set(self.hidden)
-        return [{"name": name, "hidden": name in closed} for name in self.rows]
+        colours = self.colours or {}
+        return [
+            {"name": name, "hidden": name in closed, **_colour_of(colours, name)}
+            for name in self.rows
+        ]
+
+
+def _colour_of(colours: Mapping[str, str], name: str) -> dict[str, str]:
+    return {"colour": colours[name]} if name in colours else {}
 
 
 def picker_view(
@@ -314,10 +326,12 @@ def picker_view(
     pattern: str,
     noun: str = "tag",
     hidden: Sequence[str] | None = None,
+    colours: Mapping[str, str] | None = None,
 ) -> PickerView:
     """The :class:`PickerView` of ``names`` with ``selected`` ticked (None = all) and the
     filter ``pattern`` (an invalid expression shows every name and says why); ``hidden``:
-    the names whose eye is closed, for a picker with the eye column (None: without)."""
+    the names whose eye is closed, for a picker with the eye column (None: without);
+    ``colours``: the colours of their eyes (name -> ``#rrggbb``)."""
     chosen = list(names) if selected is None else list(selected)
     rows, error = filter_tags(names, pattern)
     shown = set(chosen)
@@ -325,9 +339,10 @@ def picker_view(
     key = [_digest(rows), _digest(ticked)]
     if hidden is not None:
         hidden = [name for name in names if name in set(hidden)]
-        key.append(_digest(hidden))
+        painted = [f"{name}={(colours or {}).get(name, '')}" for name in rows]
+        key.append(_digest([*hidden, "\x1e", *painted]))
     return PickerView(
-        rows, ticked, count_text(names, chosen, pattern, noun), error or "", key, hidden
+        rows, ticked, count_text(names, chosen, pattern, noun), error or "", key, hidden, colours
     )
 
 
@@ -344,6 +359,7 @@ def picker(
     noun: str = "tag",
     extra: Sequence[Any] = (),
     hidden: Sequence[str] | None = None,
+    colours: Mapping[str, str] | None = None,
 ) -> html.Div:
     """The name picker of every page that selects tags or jobs: ``label``, All / None buttons
     (``{list_id}-all`` ticks every name the filter shows, ``{list_id}-none`` unticks them), the
@@ -355,8 +371,9 @@ def picker(
     None) adds an eye per row before the name
     (``assets/dashAgGridComponentFunctions-pickers.js``): a click on it reports
     ``{"run": name, "hidden": bool}`` in the list's ``cellRendererData`` without ticking the
-    row; the eyes of ``hidden`` are closed."""
-    view = picker_view(names, selected, pattern, noun, hidden)
+    row; the eyes of ``hidden`` are closed, the open ones drawn in the name's ``colours``
+    (name -> colour; the accent colour for a name without one)."""
+    view = picker_view(names, selected, pattern, noun, hidden, colours)
     texts = noun_texts(noun)
     columns: list[dict[str, Any]] = [
         {
@@ -376,6 +393,13 @@ def picker(
                 "width": 40,
                 "sortable": False,
                 "resizable": False,
+                # The cell's value changes with the eye's colour too: the grid draws a cell
+                # again only when its value changed (a row update of the colour alone would
+                # leave the eye as it was).
+                "valueGetter": {
+                    "function": "(params.data.hidden ? 'hidden' : 'shown') + "
+                    "(params.data.colour || '')"
+                },
                 "cellRenderer": "PickerEye",
                 "cellRendererParams": {
                     "show": _("Show everywhere on this page"),
@@ -562,11 +586,14 @@ def register_picker(
     read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]],
     noun: str = "tag",
     read_hidden: Callable[[str | None], Sequence[str]] | None = None,
+    read_colours: Callable[[str | None, Any], Mapping[str, str]] | None = None,
 ) -> None:
     """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected
     ones (None = all) and the filter; on every URL change, refresh and click of "Refresh" the
     list is set to them, sending rows and ticks only when they changed. ``read_hidden``: the
-    hidden names of a picker with eyes (see :func:`picker`).
+    hidden names of a picker with eyes (see :func:`picker`); ``read_colours(search,
+    overrides)`` the colours of their eyes (``overrides``: the user's run colours, the
+    :data:`~dash_insight.web.components.run_colours.STORE_ID` store, whose changes it follows).
 
     The grid is mounted after the charts on screen (:func:`~dash_insight.web.components.
     deferred.deferred`), so the server's answer goes to ``{list_id}-sent``, which is in the
@@ -574,6 +601,7 @@ def register_picker(
     once it is mounted, and to the spec in its holder before: the grid, when it comes, shows
     the URL of that moment, not the first one (issue 17)."""
     eyes = [Output(list_id, "rowTransaction")] if read_hidden is not None else []
+    painted = [Input(RUN_COLOURS_STORE, "data")] if read_colours is not None else []
 
     @app.callback(
         Output(f"{list_id}-count", "children"),
@@ -583,13 +611,16 @@ def register_picker(
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
+        *painted,
         State(f"{list_id}-key", "data"),
         prevent_initial_call=True,
     )
-    def follow_url(search: str | None, _ticks: Any, _clicks: Any, shown: list[str] | None) -> tuple:
+    def follow_url(search: str | None, _ticks: Any, _clicks: Any, *rest: Any) -> tuple:
+        shown: list[str] | None = rest[-1]  # after the user's colours, when they are an input
         names, selected, pattern = read(search)
         hidden = None if read_hidden is None else read_hidden(search)
-        view = picker_view(names, selected, pattern, noun, hidden)
+        colours = None if read_colours is None else read_colours(search, rest[0])
+        view = picker_view(names, selected, pattern, noun, hidden, colours)
         update = picker_update(view, shown)
         return update[2], update[3], update[5], sent_to_grid(update, view.key)
 

@@ -69,6 +69,49 @@ def test_picker_eyes_update_rows_in_place() -> None:
     assert len(picker_update(picker_view(JOBS, JOBS, ""), None)) == 7  # no eyes: as before
 
 
+def test_the_job_list_eyes_take_the_runs_colours() -> None:
+    """#38 item 2: the eye of each run in the job list is drawn in the run's colour (the
+    list is the charts' legend, as TensorBoard's runs list); a new user colour is sent as a
+    row transaction (the list keeps its scroll position and ticks), a list without colours
+    is as before."""
+    plain = picker_view(JOBS, JOBS, "", "job", hidden=["./b"])
+    assert plain.row_data()[0] == {"name": "./a", "hidden": False}
+    colours = {"./a": "#00a5a7", "./b": "#986000", "./c": "#2860f0"}
+    painted = picker_view(JOBS, JOBS, "", "job", hidden=["./b"], colours=colours)
+    assert painted.row_data() == [
+        {"name": "./a", "hidden": False, "colour": "#00a5a7"},
+        {"name": "./b", "hidden": True, "colour": "#986000"},
+        {"name": "./c", "hidden": False, "colour": "#2860f0"},
+    ]
+    assert painted.key[:2] == plain.key[:2]
+    repainted = picker_view(
+        JOBS, JOBS, "", "job", hidden=["./b"], colours={**colours, "./c": "#ff50a0"}
+    )
+    outputs = picker_update(repainted, painted.key)
+    assert outputs[0] is outputs[1] is outputs[-2]  # no new rows, ticks or scroll: no_update
+    assert outputs[-1] == {"update": repainted.row_data()}
+    assert picker_update(painted, painted.key)[-1] is outputs[0]  # the same: nothing sent
+
+
+def test_eye_colours_are_the_lines_colours(tmp_path: Path) -> None:
+    """The eyes and the charts' lines get one colour per run from one rule
+    (:func:`compare.eye_colours`), the user's colour first."""
+    base = tmp_path / "logs"
+    _write(base)
+    service = loaded_service(base, tmp_path / "ws")
+    try:
+        jobs, tags_of = compare.scalar_jobs(service.provider)
+        colours = compare.eye_colours(service.provider, jobs)
+        state = compare.page_state({}, jobs, tags_of)
+        charts, _pages = compare.chart_specs(state, tags_of, colours)
+        assert {s.train_id: s.colour for c in charts for s in c.series} == colours
+        assert len(set(colours.values())) == len(jobs) == 3
+        chosen = compare.eye_colours(service.provider, jobs, {"./a": "#123456", "./b": "bad"})
+        assert chosen == {**colours, "./a": "#123456"}
+    finally:
+        service.close()
+
+
 def _write(base: Path) -> None:
     for i, name in enumerate(("a", "b", "c")):
         with SummaryWriter(base / name, host="test", timestamp=1_700_000_000 + i) as writer:

@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
+import pytest
 from dash.testing.errors import TestingTimeoutError
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -687,3 +688,91 @@ def test_zooming_in_ends_on_the_exact_raw_points(dash_duo, tmp_path: Path) -> No
         _click(dash_duo, 'button[id*="chart-reset"]')  # back to the whole series
         until(lambda: len(drawn()[0]) <= width + 1 and drawn()[0][-1] == 120_000, 10)
         assert console_errors(dash_duo) == []
+
+
+#: The first chart card's graph and every card of its row (same top), once the first is drawn:
+#: bottoms of their graphs, the window's height, the number of job rows listed.
+FIRST_ROW = """
+const cards = Array.from(document.querySelectorAll('#compare-grid .di-chart-card'));
+const plot = cards.length && cards[0].querySelector('.js-plotly-plot');
+if (!plot || !plot.data) return null;
+const top = cards[0].getBoundingClientRect().top;
+const row = cards.filter(card => Math.abs(card.getBoundingClientRect().top - top) < 1);
+return {bottoms: row.map(card => card.querySelector('.di-graph-slot')
+                                      .getBoundingClientRect().bottom),
+        plot: plot.getBoundingClientRect().bottom, window: window.innerHeight,
+        scrolled: window.scrollY, jobs: document.querySelectorAll('#compare-jobs .ag-row').length};
+"""
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_compare_first_row_of_charts_on_the_first_screen(
+    dash_duo, corpus_app, language: str
+) -> None:
+    """#38 item 2: with the job and tag selection in a side panel, a whole row of charts
+    (at least one) is on the first screen at 1280×800 and 1600×1000, with the job list
+    beside it."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.driver.add_cookie({"name": "di_language", "value": language})
+    for width, height in ((1280, 800), (1600, 1000)):
+        dash_duo.driver.set_window_size(width, height)
+        dash_duo.wait_for_page(dash_duo.server_url + "/compare")
+        until(lambda: (run_js(dash_duo, FIRST_ROW) or {}).get("jobs"), 60)
+        found = run_js(dash_duo, FIRST_ROW)
+        assert found["scrolled"] == 0
+        assert found["plot"] <= found["window"], (width, found)
+        assert all(bottom <= found["window"] for bottom in found["bottoms"]), (width, found)
+        assert len(found["bottoms"]) >= 2, (width, found)  # a row: more than one chart
+        # The side panel lists the jobs beside the charts.
+        side = dash_duo.find_element("#compare-side").rect
+        grid = dash_duo.find_element("#compare-grid").rect
+        assert side["x"] + side["width"] <= grid["x"] and side["y"] < found["window"]
+    assert console_errors(dash_duo) == []
+
+
+def test_compare_job_list_eyes_have_the_lines_colours(dash_duo, corpus_app) -> None:
+    """#38 item 2: each run's eye in the job list has the colour of its lines, so that the
+    side panel's list is the charts' legend (TensorBoard's runs list); a colour the user
+    picks for a run repaints its eye too."""
+    dash_duo.driver.set_window_size(1600, 1000)
+    _open(dash_duo, corpus_app, "/compare")
+    until(lambda: run_js(dash_duo, EYE_AND_LINE_COLOURS), 60)
+    pairs = run_js(dash_duo, EYE_AND_LINE_COLOURS)
+    assert all(eye == line for eye, line in pairs.values()), pairs
+    assert len({line for _eye, line in pairs.values()}) == len(pairs) >= 2
+    run = dash_duo.find_element("#compare-colour-run").text  # the first run drawn
+    pink = "rgb(255, 80, 160)"  # PALETTE[3]
+    assert pairs[run][0] != pink
+    _click(dash_duo, f'button[id*="{PALETTE[3]}"]')
+    eye = f'#compare-jobs .di-eye[data-run="{run}"]'
+    until(
+        lambda: (
+            run_js(
+                dash_duo, "return getComputedStyle(arguments[0]).color;", dash_duo.find_element(eye)
+            )
+            == pink
+        ),
+        30,
+    )
+    assert console_errors(dash_duo) == []
+
+
+#: {run: [its eye's colour, its line's colour]} for the runs of the charts drawn, both as the
+#: browser computes them (rgb(...)); null until a chart and the list are drawn.
+EYE_AND_LINE_COLOURS = """
+const plots = Array.from(document.querySelectorAll('#compare-grid .js-plotly-plot'))
+    .filter(plot => plot.data);
+if (!plots.length) return null;
+const computed = colour => { const probe = document.createElement('span');
+    probe.style.color = colour; document.body.appendChild(probe);
+    const value = getComputedStyle(probe).color; probe.remove(); return value; };
+const out = {};
+for (const trace of plots.flatMap(plot => plot.data)) {
+    const role = (trace.meta || {}).role;  // the run's lines, not the best-value stars
+    if (!trace.line || !trace.line.color || !['raw', 'smoothed'].includes(role)) continue;
+    const eye = document.querySelector(`#compare-jobs .di-eye[data-run="${trace.name}"]`);
+    if (!eye) return null;
+    out[trace.name] = [getComputedStyle(eye).color, computed(trace.line.color)];
+}
+return Object.keys(out).length ? out : null;
+"""
