@@ -1,11 +1,13 @@
-"""Screenshots of every page of the user guide (``docs/pages/``), in both themes.
+"""Screenshots of every page of the user guide (``docs/pages/``), in both themes and both
+languages.
 
 Serves the real MindSpore jobs of ``--shared`` (default ``../shared``: ``corpus/``, and
 ``corpus-landscape/`` and ``corpus-profiler/`` for those pages) in-process, opens each
 page in headless Chromium at ``--width`` x ``--height`` pixels, waits until the page is drawn
 (its content is there, every Plotly chart has rendered, Dash has no callback pending), then
-saves the page (down to ``--max-height``) as ``<page>-light.png`` and ``<page>-dark.png`` under
-``--out`` (default ``docs/img``).
+saves the page (down to ``--max-height``) as ``<page>-light.png`` and ``<page>-dark.png``, and
+in Chinese as ``<page>-zh-light.png`` and ``<page>-zh-dark.png`` (the Chinese guide shows
+those), under ``--out`` (default ``docs/img``).
 
     .venv/bin/python scripts/screenshots.py [--shared ../shared] [--out docs/img] [--only NAME ...]
 
@@ -27,6 +29,7 @@ from urllib.parse import quote
 import waitress
 from selenium import webdriver
 
+from dash_insight.core import i18n
 from dash_insight.web.application import create_app
 from dash_insight.web.url_state import encode_tags
 
@@ -91,6 +94,16 @@ PAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
         (),
     ),
 )
+
+#: The languages shot: the locale the language cookie asks for, and its part of the file name.
+LANGUAGES = ((i18n.ENGLISH, ""), (i18n.CHINESE, "-zh"))
+THEMES = ("light", "dark")
+
+
+def file_names(page: str) -> list[str]:
+    """The screenshots of ``page``: each language in each theme."""
+    return [f"{page}{part}-{theme}.png" for _, part in LANGUAGES for theme in THEMES]
+
 
 #: True when the page is drawn: its content selector matches, every Plotly chart has a layout,
 #: and Dash has no callback requested, waiting or running.
@@ -167,11 +180,18 @@ def serve(corpus: str, workspace: str) -> tuple[str, Callable[[], None]]:
     return f"http://127.0.0.1:{server.effective_port}", stop
 
 
+def set_language(driver: webdriver.Chrome, url: str, locale: str) -> None:
+    """The language cookie the top bar's switch sets, for the server of ``url``."""
+    driver.get(url)
+    driver.add_cookie({"name": i18n.COOKIE_NAME, "value": locale, "path": "/"})
+
+
 def shoot(driver: webdriver.Chrome, url: str, page: tuple[str, ...], args: Any) -> None:
-    """``<page>-light.png`` and ``<page>-dark.png`` of the page at ``url``, each down to
+    """The page at ``url`` in each language and theme (:func:`file_names`), each down to
     ``--max-height``."""
     name, selector, clicks = page[0], page[3], page[4]
-    for theme in ("light", "dark"):
+    for (locale, part), theme in ((language, theme) for language in LANGUAGES for theme in THEMES):
+        set_language(driver, url, locale)
         driver.get(url)
         wait_drawn(driver, selector)
         for click in clicks:
@@ -183,7 +203,7 @@ def shoot(driver: webdriver.Chrome, url: str, page: tuple[str, ...], args: Any) 
         height = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(args.width, min(max(height, args.height) + 150, args.max_height))
         wait_drawn(driver, selector)
-        target = os.path.join(args.out, f"{name}-{theme}.png")
+        target = os.path.join(args.out, f"{name}{part}-{theme}.png")
         driver.save_screenshot(target)
         driver.set_window_size(args.width, args.height)
         print(f"wrote {os.path.relpath(target, ROOT)}")

@@ -105,13 +105,16 @@ def test_mkdocs_builds_strict(tmp_path: Path) -> None:
 
 
 def test_every_page_of_the_guide_shows_its_screenshots() -> None:
-    """Each ``docs/pages/`` page (English and Chinese) shows light and dark screenshots that
-    ``scripts/screenshots.py`` takes, and every screenshot it takes is in ``docs/img/``."""
+    """Each ``docs/pages/`` page shows light and dark screenshots that ``scripts/screenshots.py``
+    takes, in its own language (a Chinese page the Chinese ones), and every screenshot it takes
+    is in ``docs/img/``."""
     screenshots = _load(ROOT / "scripts" / "screenshots.py", "screenshots")
-    taken = {f"{page[0]}-{theme}.png" for page in screenshots.PAGES for theme in ("light", "dark")}
+    taken = {name for page in screenshots.PAGES for name in screenshots.file_names(page[0])}
     assert sorted(taken - {p.name for p in (ROOT / "docs" / "img").glob("*.png")}) == []
     for page in sorted((ROOT / "docs" / "pages").glob("*.md")):
         shown = set(
             re.findall(r"\]\(\.\./img/([\w-]+\.png)#only-(?:light|dark)\)", page.read_text())
         )
+        chinese = page.name.endswith(".zh.md")
         assert len(shown) >= 2 and shown <= taken, f"{page.name} shows {sorted(shown)}"
+        assert all(("-zh-" in name) == chinese for name in shown), page.name
