@@ -549,13 +549,15 @@ def main() -> int:
                     stop()
     print(
         f"median of {args.repeat} alternating pairs, fresh Chromium each "
-        f"(MindInsight {MI_VERSION} | dash-insight; target: dash-insight <= {TARGET}x "
-        f"MindInsight's time and CPU)"
+        f"(MI = MindInsight {MI_VERSION}, ours = dash-insight; target: ours <= {TARGET}x "
+        f"MI's time and CPU)"
     )
     print(
         f"{'page':24s}  {'time to drawn':>19s}  {'browser CPU':>19s}  {'JS heap':>19s}  "
         f"{'bytes received':>19s}  {'time':>6s} {'CPU':>6s}  {'bytes':>6s}"
     )
+    pair = f"{'MI':>9s} {'ours':>9s}"
+    print(f"{'':24s}  {pair}  {pair}  {pair}  {pair}  {'ours / MI':>20s}")
     for page in pages:
         if page.name in results:
             print(summarize(page.name, results[page.name]))
