@@ -11,7 +11,7 @@
     try {
       const chosen = JSON.parse(window.localStorage.getItem("run-colours") || "{}") || {};
       return /^#[0-9a-fA-F]{6}$/.test(chosen[name] || "") ? chosen[name] : colour;
-    } catch (error) {
+    } catch {  // unreadable storage: the server's colour
       return colour;
     }
   }
