@@ -74,4 +74,19 @@
                                      strokeWidth: 2, strokeLinecap: "round"})));
     },
   });
+
+  /* Functions the eye column names with {"function": "name(params)"}
+     (dash_insight/web/components/tag_select.py). */
+  window.dashAgGridFunctions = Object.assign(window.dashAgGridFunctions || {}, {
+    /* The eye cell's value changes with the eye's colour too: the grid draws a cell again only
+       when its value changed (a row update of the colour alone would leave the eye as it was). */
+    pickerEyeValue(params) {
+      return (params.data.hidden ? "hidden" : "shown") + (params.data.colour || "");
+    },
+    /* Enter / Space on the eye's cell toggle the eye (the renderer's keydown), not the row's
+       tick. */
+    pickerEyeKey(params) {
+      return params.event.key === "Enter" || params.event.key === " ";
+    },
+  });
 })();

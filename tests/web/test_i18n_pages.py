@@ -358,7 +358,7 @@ def test_language_switch_holds_across_reloads(dash_duo: Any, all_pages_app: Any)
     until(lambda: _title(dash_duo) == "Scalars", 30)
 
 
-def test_first_visit_followsaccept_language(dash_duo: Any, all_pages_app: Any) -> None:
+def test_first_visit_follows_accept_language(dash_duo: Any, all_pages_app: Any) -> None:
     dash_duo.start_server(all_pages_app)
     accept_language(dash_duo, "zh-CN")
     dash_duo.wait_for_page(dash_duo.server_url + "/")

@@ -393,24 +393,15 @@ def picker(
                 "width": 40,
                 "sortable": False,
                 "resizable": False,
-                # The cell's value changes with the eye's colour too: the grid draws a cell
-                # again only when its value changed (a row update of the colour alone would
-                # leave the eye as it was).
-                "valueGetter": {
-                    "function": "(params.data.hidden ? 'hidden' : 'shown') + "
-                    "(params.data.colour || '')"
-                },
+                # Both functions: assets/dashAgGridComponentFunctions-pickers.js.
+                "valueGetter": {"function": "pickerEyeValue(params)"},
                 "cellRenderer": "PickerEye",
                 "cellRendererParams": {
                     "show": _("Show everywhere on this page"),
                     "hide": _("Hide everywhere on this page (stays selected)"),
                 },
                 "cellClass": "di-eye-cell",
-                # Enter / Space on the eye's cell toggle the eye (the renderer's
-                # keydown), not the row's tick.
-                "suppressKeyboardEvent": {
-                    "function": "params.event.key === 'Enter' || params.event.key === ' '"
-                },
+                "suppressKeyboardEvent": {"function": "pickerEyeKey(params)"},
             },
         )
     return html.Div(
