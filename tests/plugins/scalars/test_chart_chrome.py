@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight import SummaryWriter
@@ -75,6 +76,27 @@ def _modebar_opacity(dash_duo, card: str) -> str:
     )
 
 
+def _hover_until_toolbar_shows(dash_duo, card: str) -> None:
+    """Point at the card's plot until Plotly's toolbar is fully shown.
+
+    The pointer moves again on every poll (to the plot's centre, then a few pixels either side)
+    because a chart that redraws or a card that shifts while the page settles leaves a single
+    hover behind.
+    """
+    polls = iter(range(10**6))
+
+    def shown() -> bool:
+        dx = 5 if next(polls) % 2 else -5
+        try:
+            plot = dash_duo.find_element(f"{card} .nsewdrag")
+            ActionChains(dash_duo.driver).move_to_element(plot).move_by_offset(dx, 0).perform()
+        except StaleElementReferenceException:  # redrawn between finding and pointing
+            return False
+        return _modebar_opacity(dash_duo, card) == "1"
+
+    until(shown, 10, poll=0.5)
+
+
 def test_plotly_toolbar_shows_on_hover_and_covers_nothing_of_ours(dash_duo, corpus_app) -> None:
     # A chart narrower than its 500 steps: it draws one point per pixel column, with a note.
     dash_duo.driver.set_window_size(560, 1000)
@@ -89,10 +111,7 @@ def test_plotly_toolbar_shows_on_hover_and_covers_nothing_of_ours(dash_duo, corp
     assert any("points drawn" in text for text in note)  # the note this test protects
     assert _modebar_opacity(dash_duo, card) == "0"  # hidden until the pointer is over it
 
-    ActionChains(dash_duo.driver).move_to_element(
-        dash_duo.find_element(f"{card} .nsewdrag")
-    ).perform()
-    until(lambda: _modebar_opacity(dash_duo, card) == "1", 10)
+    _hover_until_toolbar_shows(dash_duo, card)
     modebar = _rect(dash_duo, f"{card} .modebar")[0]
     ours = (
         _rect(dash_duo, f"{card} .di-chart-tools button")
@@ -348,10 +367,7 @@ def test_one_note_clear_of_the_stars_and_the_toolbar(
     notes = _notes(dash_duo, composed)
     assert len(notes) == 1 and drawn in notes[0], notes
     assert _covered(found) == []
-    ActionChains(dash_duo.driver).move_to_element(
-        dash_duo.find_element(f"{composed} .nsewdrag")
-    ).perform()
-    until(lambda: _modebar_opacity(dash_duo, composed) == "1", 10)
+    _hover_until_toolbar_shows(dash_duo, composed)
     note = _rect(dash_duo, f"{composed} .annotation")[0]
     busy = _rect(dash_duo, f"{composed} .modebar") + _rect(dash_duo, f"{composed} .di-chart-tools")
     assert not [r for r in busy if _overlap(note, r)]
