@@ -460,7 +460,10 @@ def picker(
                         "headerHeight": HEADER_PX,
                         "animateRows": False,
                         "suppressFieldDotNotation": True,
-                        "tooltipShowDelay": 500,
+                        # The name's tooltip is the browser's own (a title): AG Grid's tooltip
+                        # stayed on screen for its 10 s hide delay when a click redrew the row
+                        # under the pointer.
+                        "enableBrowserTooltips": True,
                         "localeText": grid_locale_text(texts["no_match"]),
                     },
                     style={"height": f"{picker_height(len(view.rows))}px"},
