@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from dash.testing import wait
 from dash.testing.composite import DashComposite
 from dash.testing.errors import TestingTimeoutError
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
 
 from tests.ports import free_port
 
@@ -65,6 +67,29 @@ def until(
     """``condition()`` once it is truthy; TestingTimeoutError after ``timeout`` seconds, never
     less than :data:`PATIENCE` (the callers' own limits were tuned on an idle machine)."""
     return wait.until(condition, max(timeout, PATIENCE), poll, msg)
+
+
+def point_until(
+    dash_duo: Any, selector: str, condition: Callable[[], T], timeout: float = PATIENCE
+) -> T:
+    """``condition()`` once it is truthy, the pointer over ``selector`` all along.
+
+    The pointer moves again on every poll (to the element's centre, then a few pixels either
+    side): an element drawn again under the pointer (a chart redrawn, a grid's rows sent
+    anew, a card moved while the page settles) loses a single hover, and with it the hover's
+    toolbar or tooltip."""
+    polls = iter(range(10**9))
+
+    def pointed() -> T | None:
+        dx = 5 if next(polls) % 2 else -5
+        try:
+            target = dash_duo.find_element(selector)
+            ActionChains(dash_duo.driver).move_to_element(target).move_by_offset(dx, 0).perform()
+        except StaleElementReferenceException:  # drawn again between finding and pointing
+            return None
+        return condition()
+
+    return until(pointed, timeout, poll=0.5)
 
 
 def wait_idle(dash_duo: Any, timeout: float = PATIENCE) -> None:

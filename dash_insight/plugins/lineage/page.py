@@ -16,20 +16,24 @@ URL state: ``?tab=model|dataset&columns=<id>,<id>&color=<metric>&sort=<column>:a
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import dash
 import dash_ag_grid as dag
-from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 from dash.exceptions import PreventUpdate
 
+from dash_insight.core.i18n import N_, ngettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import ngettext
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.web.binding import triggered
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.lazy_graph import (
     lazy_figure,
@@ -141,6 +145,146 @@ def lineage_grid() -> dag.AgGrid:
     )
 
 
+def _columns_menu() -> html.Details:
+    """The Columns menu: All, None and a tick per column of the tab."""
+    actions = html.Div(
+        className="di-lineage-columns-actions",
+        children=[
+            html.Button(_("All"), id="lineage-columns-all", className="di-link-button"),
+            html.Button(_("None"), id="lineage-columns-none", className="di-link-button"),
+        ],
+    )
+    return html.Details(
+        className="di-lineage-columns",
+        children=[
+            html.Summary(id="lineage-columns-summary", children=_("Columns")),
+            html.Div(
+                className="di-lineage-columns-body",
+                children=[
+                    actions,
+                    dcc.Checklist(
+                        id="lineage-columns", options=[], value=[], className="di-lineage-checklist"
+                    ),
+                ],
+            ),
+        ],
+    )
+
+
+def _chart_toolbar() -> html.Div:
+    return html.Div(
+        className="di-toolbar di-lineage-toolbar",
+        children=[
+            _columns_menu(),
+            html.Label(
+                className="di-lineage-colour",
+                children=[
+                    _("Colour by"),
+                    dcc.Dropdown(
+                        id="lineage-color",
+                        clearable=False,
+                        placeholder="—",
+                        style={"width": "200px"},
+                    ),
+                ],
+            ),
+            html.Span(
+                _(
+                    "[U] user-defined · [M] metric · a line at the foot "
+                    "of an "
+                    "axis, below its ticks: the job has no value there"
+                ),
+                className="di-muted",
+            ),
+        ],
+    )
+
+
+#: The table's buttons: (label, id, class, title).
+_TABLE_ACTIONS = (
+    (
+        N_("Show selected"),
+        "lineage-show-selected",
+        "di-button secondary",
+        N_("Keep only the ticked rows"),
+    ),
+    (
+        N_("Hide selected"),
+        "lineage-hide-selected",
+        "di-button secondary",
+        N_("Remove the ticked rows from chart and table"),
+    ),
+    (
+        N_("Show all"),
+        "lineage-show-all",
+        "di-button",
+        N_("Clear brushes, hidden rows and the selection filter"),
+    ),
+    (
+        N_("Export CSV"),
+        "lineage-export",
+        "di-button secondary",
+        N_("Download the table's rows (after filters) as CSV"),
+    ),
+    (
+        N_("Save chart"),
+        "lineage-save-chart",
+        "di-button secondary",
+        N_("Download the chart as it is drawn (SVG)"),
+    ),
+)
+
+
+def _table_actions() -> html.Div:
+    return html.Div(
+        className="di-toolbar di-lineage-actions",
+        children=[
+            *(
+                html.Button(_(label), id=button_id, className=classes, title=_(title))
+                for label, button_id, classes, title in _TABLE_ACTIONS
+            ),
+            html.Span(id="lineage-count", className="di-muted"),
+            html.Span(id="lineage-status", className="di-muted", role="status"),
+        ],
+    )
+
+
+def _main_panel() -> html.Section:
+    return html.Section(
+        className="di-panel di-lineage-main",
+        children=[
+            _chart_toolbar(),
+            # Drawn in SVG by assets/lineage-chart.js from the lineage-chart-spec store
+            # (views.parallel_chart); a drag on an axis writes lineage-brush.
+            html.Div(id="lineage-chart", className="di-lineage-chart"),
+            _table_actions(),
+            lineage_grid(),
+            html.P(
+                _(
+                    "Remarks (≤ 128 characters) and tags (1–10) are saved in the "
+                    "workspace "
+                    "and kept across restarts; double-click a cell to edit it."
+                ),
+                className="di-muted di-lineage-note",
+            ),
+        ],
+    )
+
+
+#: The page's stores: (id, initial data).
+_STORES: tuple[tuple[str, Any], ...] = (
+    ("lineage-axes", None),
+    ("lineage-table", None),
+    ("lineage-chart-spec", None),
+    ("lineage-chart-drawn", None),
+    ("lineage-brush", None),
+    ("lineage-signature", None),
+    ("lineage-saved", 0),
+    ("lineage-auto-colour", None),
+    ("lineage-auto-overview", {}),
+)
+
+
 def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> html.Div:
     return html.Div(
         className="di-lineage",
@@ -158,175 +302,357 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                 ],
             ),
             html.Div(id="lineage-problems", className="di-error-text", role="alert"),
-            html.Div(
-                className="di-lineage-body",
-                children=[
-                    _overview(),
-                    html.Section(
-                        className="di-panel di-lineage-main",
-                        children=[
-                            html.Div(
-                                className="di-toolbar di-lineage-toolbar",
-                                children=[
-                                    html.Details(
-                                        className="di-lineage-columns",
-                                        children=[
-                                            html.Summary(
-                                                id="lineage-columns-summary", children=_("Columns")
-                                            ),
-                                            html.Div(
-                                                className="di-lineage-columns-body",
-                                                children=[
-                                                    html.Div(
-                                                        className="di-lineage-columns-actions",
-                                                        children=[
-                                                            html.Button(
-                                                                _("All"),
-                                                                id="lineage-columns-all",
-                                                                className="di-link-button",
-                                                            ),
-                                                            html.Button(
-                                                                _("None"),
-                                                                id="lineage-columns-none",
-                                                                className="di-link-button",
-                                                            ),
-                                                        ],
-                                                    ),
-                                                    dcc.Checklist(
-                                                        id="lineage-columns",
-                                                        options=[],
-                                                        value=[],
-                                                        className="di-lineage-checklist",
-                                                    ),
-                                                ],
-                                            ),
-                                        ],
-                                    ),
-                                    html.Label(
-                                        className="di-lineage-colour",
-                                        children=[
-                                            _("Colour by"),
-                                            dcc.Dropdown(
-                                                id="lineage-color",
-                                                clearable=False,
-                                                placeholder="—",
-                                                style={"width": "200px"},
-                                            ),
-                                        ],
-                                    ),
-                                    html.Span(
-                                        _(
-                                            "[U] user-defined · [M] metric · a line at the foot "
-                                            "of an "
-                                            "axis, below its ticks: the job has no value there"
-                                        ),
-                                        className="di-muted",
-                                    ),
-                                ],
-                            ),
-                            # Drawn in SVG by assets/lineage-chart.js from the lineage-chart-spec
-                            # store
-                            # (views.parallel_chart); a drag on an axis writes lineage-brush.
-                            html.Div(id="lineage-chart", className="di-lineage-chart"),
-                            html.Div(
-                                className="di-toolbar di-lineage-actions",
-                                children=[
-                                    html.Button(
-                                        _("Show selected"),
-                                        id="lineage-show-selected",
-                                        className="di-button secondary",
-                                        title=_("Keep only the ticked rows"),
-                                    ),
-                                    html.Button(
-                                        _("Hide selected"),
-                                        id="lineage-hide-selected",
-                                        className="di-button secondary",
-                                        title=_("Remove the ticked rows from chart and table"),
-                                    ),
-                                    html.Button(
-                                        _("Show all"),
-                                        id="lineage-show-all",
-                                        className="di-button",
-                                        title=_(
-                                            "Clear brushes, hidden rows and the selection filter"
-                                        ),
-                                    ),
-                                    html.Button(
-                                        _("Export CSV"),
-                                        id="lineage-export",
-                                        className="di-button secondary",
-                                        title=_("Download the table's rows (after filters) as CSV"),
-                                    ),
-                                    html.Button(
-                                        _("Save chart"),
-                                        id="lineage-save-chart",
-                                        className="di-button secondary",
-                                        title=_("Download the chart as it is drawn (SVG)"),
-                                    ),
-                                    html.Span(id="lineage-count", className="di-muted"),
-                                    html.Span(
-                                        id="lineage-status", className="di-muted", role="status"
-                                    ),
-                                ],
-                            ),
-                            lineage_grid(),
-                            html.P(
-                                _(
-                                    "Remarks (≤ 128 characters) and tags (1–10) are saved in the "
-                                    "workspace "
-                                    "and kept across restarts; double-click a cell to edit it."
-                                ),
-                                className="di-muted di-lineage-note",
-                            ),
-                        ],
-                    ),
-                ],
-            ),
-            dcc.Store(id="lineage-axes"),
-            dcc.Store(id="lineage-table"),
-            dcc.Store(id="lineage-chart-spec"),
-            dcc.Store(id="lineage-chart-drawn"),
-            dcc.Store(id="lineage-brush"),
-            dcc.Store(id="lineage-signature"),
-            dcc.Store(id="lineage-saved", data=0),
-            dcc.Store(id="lineage-auto-colour"),
-            dcc.Store(id="lineage-auto-overview", data={}),
+            html.Div(className="di-lineage-body", children=[_overview(), _main_panel()]),
+            *(dcc.Store(id=store_id, data=data) for store_id, data in _STORES),
         ],
     )
 
 
-def _search_with(search: str | None, **changes: Any) -> str:
-    state, _unused = views.parse_state(parse_search(search))
-    for key, value in changes.items():
-        setattr(state, key, value)
-    return views.state_search(state)
+def _state(search: str | None) -> views.PageState:
+    return views.parse_state(parse_search(search))[0]
 
 
-def _changed(search: str | None, new_search: str) -> Any:
+def _changed(search: str | None, state: views.PageState) -> Any:
+    """The URL of ``state``; no update when it says what ``search`` says."""
+    new_search = views.state_search(state)
     return dash.no_update if same_search(new_search, search) else new_search
 
 
-def register(app: dash.Dash, service: LineageService) -> None:
-    provider = service.provider
+def _chart(name: str, figure: Any) -> dict[str, Any] | None:
+    """An overview chart's figure for its lazy graph, as high as the figure says."""
+    height = figure.layout.height
+    return lazy_figure(
+        f"lineage-{name}",
+        figure,
+        _OVERVIEW_CONFIG,
+        f"di-lineage-{name}",
+        {"height": f"{height}px"} if height else None,
+    )
 
-    def dashboard_href(train_id: str) -> str:
-        return app.get_relative_path("/dashboard") + make_search({"train_id": train_id})
 
-    def chart(name: str, figure: Any) -> dict[str, Any] | None:
-        """An overview chart's figure for its lazy graph, as high as the figure says."""
-        height = figure.layout.height
-        return lazy_figure(
-            f"lineage-{name}",
-            figure,
-            _OVERVIEW_CONFIG,
-            f"di-lineage-{name}",
-            {"height": f"{height}px"} if height else None,
+# -- callbacks (plain functions: register() only binds them) -------------------------------------
+
+
+def _problems(
+    service: LineageService,
+    data: views.TabData,
+    state: views.PageState,
+    found: list[str],
+    entries: Sequence[Any],
+) -> str:
+    """The URL's and the logs' problems, in one line."""
+    problems = list(found)
+    unknown = [c for c in (state.columns or ()) if data.column(c) is None]
+    if unknown:
+        problems.append(
+            _("unknown column(s) ignored: {columns}").format(columns=", ".join(unknown))
         )
+    if not entries:
+        problems.append(
+            _(
+                "No training job with lineage yet: lineage comes from the "
+                "*_lineage files SummaryCollector writes next to the summaries."
+            )
+            if service.provider.ready
+            else _("Looking for training jobs…")
+        )
+    return "; ".join(problems)
 
-    def tab_data(tab: str) -> views.TabData:
-        return views.tab_data(tab, service.lineages())
 
-    @app.callback(
+def _count_text(data: views.TabData, shown: int, visible: int) -> str:
+    """ "3 of 5 jobs · 1 hidden"."""
+    count = ngettext("{shown} of {count} job", "{shown} of {count} jobs", len(data.rows)).format(
+        shown=shown, count=len(data.rows)
+    )
+    if visible < len(data.rows):
+        count += " · " + _("{count} hidden").format(count=len(data.rows) - visible)
+    return count
+
+
+def _column_controls(data: views.TabData, columns: list[views.Column]) -> tuple[Any, ...]:
+    """The Columns menu's options, ticks and summary, and the colour menu's options."""
+    options = [{"label": c.label, "value": c.id, "title": c.hint or c.label} for c in data.columns]
+    summary = (
+        _("Columns ({shown} of {count})").format(shown=len(columns), count=len(data.columns)) + " ▾"
+    )
+    colour_options = [{"label": c.label, "value": c.id} for c in data.colour_columns]
+    return options, [c.id for c in columns], summary, colour_options
+
+
+def render(
+    service: LineageService,
+    dashboard_path: str,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    _saved: Any,
+    previous: dict | None,
+) -> tuple:
+    """Chart, table and controls from the URL and the logs; nothing is sent when neither
+    changed since the last answer (auto refresh)."""
+    state, found = views.parse_state(parse_search(search))
+    entries = service.lineages()
+    added = service.remarks.all()
+    previous = previous if isinstance(previous, dict) else {}
+    signature = json.dumps(
+        [search or "", [(e.train_id, e.update_time, id(e.row)) for e in entries], added],
+        default=str,
+    )
+    if signature == previous.get("signature"):
+        raise PreventUpdate
+    data = views.tab_data(state.tab, entries)
+    columns = views.chosen_columns(data, state)
+    colour = views.colour_column(data, state)
+    visible = views.visible_rows(data, state)
+    rows = views.table_rows(data, state)
+    in_table = {r["train_id"] for r in rows}
+    spec, axes = views.parallel_chart(
+        visible,
+        columns,
+        colour,
+        state.filters,
+        data.labels,
+        [r["train_id"] in in_table for r in visible],
+    )
+    is_model = state.tab == "model"
+    # Column definitions are sent only when the columns change: re-sending them would re-apply
+    # the URL's sort over a newer click in the grid (the grid owns its sort and reports it to
+    # the URL; a link's sort applies when the page is built).
+    defs_key = json.dumps([state.tab, [c.id for c in columns]])
+    defs = None if defs_key == previous.get("defs") else views.grid_column_defs(columns, state.sort)
+    # The grid gets them from lineage-table one task later (lineageGrid.table).
+    table = {
+        "rows": views.grid_row_data(
+            rows, columns, added, lambda job: dashboard_path + make_search({"train_id": job})
+        ),
+        "defs": defs,
+    }
+    options, ticked, summary, colour_options = _column_controls(data, columns)
+    return (
+        spec,
+        [a.to_dict() for a in axes],
+        table,
+        options,
+        ticked,
+        summary,
+        colour_options,
+        colour.id if colour else None,
+        _count_text(data, len(rows), len(visible)),
+        _problems(service, data, state, found, entries),
+        None if is_model else {"display": "none"},
+        "active" if is_model else "",
+        "" if is_model else "active",
+        {"signature": signature, "defs": defs_key},
+        colour.id if colour else None,
+    )
+
+
+def _empty_overview(note: str) -> tuple:
+    empty = views.scatter_figure([], [], [], "", "")
+    return (
+        [],
+        None,
+        _chart("distribution", empty),
+        _chart("importance", empty),
+        [],
+        None,
+        _chart("scatter", empty),
+        note,
+        dash.no_update,
+    )
+
+
+def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: Any) -> tuple:
+    """The model tab's overview over the jobs in the table: the objective's distribution, each
+    hyper-parameter's importance and a scatter of one against the objective."""
+    state = _state(search)
+    if state.tab != "model":
+        raise PreventUpdate
+    entries = service.lineages()
+    shown = {r["train_id"] for r in views.table_rows(views.model_tab(entries), state)}
+    objects = [
+        o for o in lineage_data.search_lineages(entries, {})["object"] if o["summary_dir"] in shown
+    ]
+    table = lineage_data.LineageTable.from_objects(objects)
+    targets = table.target_names
+    if not targets:
+        return _empty_overview(_("No metric or loss in the jobs shown.") if entries else "")
+    target = state.objective if state.objective in targets else targets[0]
+    summary = next(
+        t for t in lineage_data.optimizer_targets(objects)["targets"] if t["name"] == target
+    )
+    importance = views.importance_rows(table, target)
+    params = [p["name"] for p in importance]
+    param = state.param if state.param in params else (params[0] if params else None)
+    scatter = views.scatter_figure([], [], [], "", "")
+    if param:
+        scatter = views.scatter_figure(
+            table.train_ids, table.values(param), table.values(target), param, target
+        )
+    message = views.importance_message(importance, len(objects))
+    return (
+        [{"label": t, "value": t} for t in targets],
+        target,
+        _chart("distribution", views.distribution_figure(summary)),
+        _chart("importance", views.importance_figure(importance, message=message)),
+        [{"label": p, "value": p} for p in params],
+        param,
+        _chart("scatter", scatter),
+        ngettext(
+            "Over the {count} job in the table.",
+            "Over the {count} jobs in the table.",
+            len(objects),
+        ).format(count=len(objects)),
+        {"objective": target, "param": param},
+    )
+
+
+def controls_to_url(
+    service: LineageService,
+    trigger: Any,
+    columns: list[str] | None,
+    colour: str | None,
+    objective: str | None,
+    param: str | None,
+    auto_colour: str | None,
+    auto: dict | None,
+    search: str | None,
+) -> Any:
+    """Write a control's change (``trigger`` = its id) into the URL. The page sets the controls
+    itself too (to the URL's values or its defaults); a value equal to what the page chose
+    changes nothing, so defaults stay out of the URL."""
+    state = _state(search)
+    auto = auto if isinstance(auto, dict) else {}
+    if trigger == "lineage-columns" and isinstance(columns, list):
+        data = views.tab_data(state.tab, service.lineages())
+        current = [c.id for c in views.chosen_columns(data, state)]
+        if list(columns) != current:
+            state = replace(state, columns=tuple(map(str, columns[: views.MAX_STATE_ITEMS])))
+    elif trigger == "lineage-color" and colour and colour != auto_colour:
+        state = replace(state, color=colour)
+    elif trigger == "lineage-objective" and objective and objective != auto.get("objective"):
+        state = replace(state, objective=objective)
+    elif trigger == "lineage-param" and param and param != auto.get("param"):
+        state = replace(state, param=param)
+    return _changed(search, state)
+
+
+def all_or_no_columns(trigger: Any, _all: Any, _none: Any, options: list[dict] | None) -> list[str]:
+    """Every column of the menu ticked (All) or none (None)."""
+    if trigger == "lineage-columns-all":
+        return [o["value"] for o in options or [] if isinstance(o, dict) and "value" in o]
+    return []
+
+
+def brush_to_url(brush: Any, axes: list[dict] | None, search: str | None) -> Any:
+    """A brush dragged on an axis (or cleared by a click on it) becomes a URL filter; the
+    table and the chart follow the URL."""
+    event = views.brush_from_event(brush)
+    if event is None or not isinstance(axes, list) or not axes:
+        raise PreventUpdate
+    index, axis_id, fractions = event
+    if index >= len(axes) or not isinstance(axes[index], dict) or axes[index].get("id") != axis_id:
+        raise PreventUpdate  # the chart changed under the drag
+    state = _state(search)
+    filters = dict(state.filters)
+    if fractions is None:
+        filters.pop(axis_id, None)
+    else:
+        filters[axis_id] = views.filter_from_fractions(views.Axis.from_dict(axes[index]), fractions)
+    return _changed(search, replace(state, filters=filters))
+
+
+def sort_to_url(column_state: list[dict] | None, search: str | None) -> Any:
+    """A click on a column's header becomes the URL's sort."""
+    if column_state is None:
+        raise PreventUpdate
+    return _changed(
+        search, replace(_state(search), sort=views.sort_from_column_state(column_state))
+    )
+
+
+def selection_to_url(
+    trigger: Any, _show: Any, _hide: Any, _all: Any, selected: list[dict] | None, search: str | None
+) -> Any:
+    """Show selected, hide selected or show all (``trigger`` = the button's id)."""
+    state = _state(search)
+    ids = [
+        r["train_id"]
+        for r in (selected if isinstance(selected, list) else [])[: views.MAX_STATE_ITEMS]
+        if isinstance(r, dict) and isinstance(r.get("train_id"), str)
+    ]
+    if trigger == "lineage-show-all":
+        return _changed(search, replace(state, show=None, hide=(), filters={}))
+    if not ids:
+        raise PreventUpdate
+    if trigger == "lineage-show-selected":
+        return _changed(search, replace(state, show=tuple(ids), hide=()))
+    if trigger == "lineage-hide-selected":
+        hide = tuple(dict.fromkeys([*state.hide, *ids]))[: views.MAX_STATE_ITEMS]
+        return _changed(search, replace(state, hide=hide))
+    raise PreventUpdate
+
+
+def export(_clicks: Any) -> bool:
+    """The grid's CSV download."""
+    return True
+
+
+def _edit_value(column: str, value: Any) -> Any:
+    """A tag is an integer (-1 when it is not one); a remark a string."""
+    if column == "tag":
+        try:
+            return int(value or 0)
+        except (TypeError, ValueError):
+            return -1
+    return "" if value is None else value
+
+
+def _save_change(service: LineageService, change: Any, listed: set[str]) -> str | None:
+    """Save one edited cell; what the status line says about it (None: not an edit of ours)."""
+    if not isinstance(change, dict):
+        return None
+    column = change.get("colId")
+    data = change.get("data")
+    train_id = data.get("train_id") if isinstance(data, dict) else None
+    if column not in ("remark", "tag") or not isinstance(train_id, str) or not train_id:
+        return None
+    if train_id not in listed:  # as the REST PUT: only jobs with lineage get a remark
+        return _("{job}: no lineage of this train job; nothing saved.").format(job=train_id)
+    # dash-ag-grid sends the new value as "value" (its docs say "newValue").
+    value = _edit_value(column, change.get("value", change.get("newValue")))
+    try:
+        service.remarks.update(train_id, {column: value})
+    except RemarkError as error:
+        return f"{train_id}: {error}"
+    saved = _("Saved the remark of {job}.") if column == "remark" else _("Saved the tag of {job}.")
+    return saved.format(job=train_id)
+
+
+def save_edit(service: LineageService, changes: list[dict] | None, saved: int | None) -> tuple:
+    """Persist edited remarks and tags (the store PUT /lineagemgr/lineages uses); the status
+    line and the count of saves (which redraws the table)."""
+    edits = changes[: views.MAX_STATE_ITEMS] if isinstance(changes, list) else []
+    listed = {entry.train_id for entry in service.lineages()} if edits else set()
+    messages = [m for m in (_save_change(service, c, listed) for c in edits) if m is not None]
+    count = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0
+    return " ".join(messages), count + 1
+
+
+# -- binding --------------------------------------------------------------------------------------
+
+
+def register(app: dash.Dash, service: LineageService) -> None:
+    _bind_drawing(app, service)
+    _bind_url_writers(app, service)
+    register_lazy_graphs(app)
+    _register_clientside(app)
+
+
+def _bind_drawing(app: dash.Dash, service: LineageService) -> None:
+    """The callbacks that draw the page from the URL and the logs, and save edits."""
+    dashboard_path = app.get_relative_path("/dashboard")
+    app.callback(
         Output("lineage-chart-spec", "data"),
         Output("lineage-axes", "data"),
         Output("lineage-table", "data"),
@@ -347,97 +673,8 @@ def register(app: dash.Dash, service: LineageService) -> None:
         Input("refresh-now", "n_clicks"),
         Input("lineage-saved", "data"),
         State("lineage-signature", "data"),
-    )
-    def render(
-        search: str | None, _ticks: Any, _clicks: Any, _saved: Any, previous: dict | None
-    ) -> tuple:
-        """Chart, table and controls from the URL and the logs; nothing is sent when neither
-        changed since the last answer (auto refresh)."""
-        state, problems = views.parse_state(parse_search(search))
-        entries = service.lineages()
-        added = service.remarks.all()
-        previous = previous if isinstance(previous, dict) else {}
-        signature = json.dumps(
-            [search or "", [(e.train_id, e.update_time, id(e.row)) for e in entries], added],
-            default=str,
-        )
-        if signature == previous.get("signature"):
-            raise PreventUpdate
-        data = views.tab_data(state.tab, entries)
-        columns = views.chosen_columns(data, state)
-        colour = views.colour_column(data, state)
-        visible = views.visible_rows(data, state)
-        rows = views.table_rows(data, state)
-        in_table = {r["train_id"] for r in rows}
-        spec, axes = views.parallel_chart(
-            visible,
-            columns,
-            colour,
-            state.filters,
-            data.labels,
-            [r["train_id"] in in_table for r in visible],
-        )
-        unknown = [c for c in (state.columns or []) if data.column(c) is None]
-        if unknown:
-            problems.append(
-                _("unknown column(s) ignored: {columns}").format(columns=", ".join(unknown))
-            )
-        if not entries:
-            problems.append(
-                _(
-                    "No training job with lineage yet: lineage comes from the "
-                    "*_lineage files SummaryCollector writes next to the summaries."
-                )
-                if provider.ready
-                else _("Looking for training jobs…")
-            )
-        count = ngettext(
-            "{shown} of {count} job", "{shown} of {count} jobs", len(data.rows)
-        ).format(shown=len(rows), count=len(data.rows))
-        if len(visible) < len(data.rows):
-            count += " · " + _("{count} hidden").format(count=len(data.rows) - len(visible))
-        options = [
-            {"label": c.label, "value": c.id, "title": c.hint or c.label} for c in data.columns
-        ]
-        summary = (
-            _("Columns ({shown} of {count})").format(shown=len(columns), count=len(data.columns))
-            + " ▾"
-        )
-        colour_options = [{"label": c.label, "value": c.id} for c in data.colour_columns]
-        is_model = state.tab == "model"
-        # Column definitions are sent only when the columns change: re-sending them would
-        # re-apply the URL's sort over a newer click in the grid (the grid owns its sort and
-        # reports it to the URL; a link's sort applies when the page is built).
-        defs_key = json.dumps([state.tab, [c.id for c in columns]])
-        defs = (
-            dash.no_update
-            if defs_key == previous.get("defs")
-            else views.grid_column_defs(columns, state.sort)
-        )
-        # The grid gets them from lineage-table one task later (lineageGrid.table).
-        table = {
-            "rows": views.grid_row_data(rows, columns, added, dashboard_href),
-            "defs": None if defs is dash.no_update else defs,
-        }
-        return (
-            spec,
-            [a.to_dict() for a in axes],
-            table,
-            options,
-            [c.id for c in columns],
-            summary,
-            colour_options,
-            colour.id if colour else None,
-            count,
-            "; ".join(problems),
-            None if is_model else {"display": "none"},
-            "active" if is_model else "",
-            "" if is_model else "active",
-            {"signature": signature, "defs": defs_key},
-            colour.id if colour else None,
-        )
-
-    @app.callback(
+    )(functools.partial(render, service, dashboard_path))
+    app.callback(
         Output("lineage-objective", "options"),
         Output("lineage-objective", "value"),
         Output(lazy_figure_id("lineage-distribution"), "data"),
@@ -450,69 +687,24 @@ def register(app: dash.Dash, service: LineageService) -> None:
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-    )
-    def overview(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
-        state, _unused = views.parse_state(parse_search(search))
-        if state.tab != "model":
-            raise PreventUpdate
-        entries = service.lineages()
-        data = views.model_tab(entries)
-        shown = {r["train_id"] for r in views.table_rows(data, state)}
-        objects = [
-            o
-            for o in lineage_data.search_lineages(entries, {})["object"]
-            if o["summary_dir"] in shown
-        ]
-        table = lineage_data.LineageTable.from_objects(objects)
-        targets = table.target_names
-        empty = views.scatter_figure([], [], [], "", "")
-        if not targets:
-            note = _("No metric or loss in the jobs shown.") if entries else ""
-            return (
-                [],
-                None,
-                chart("distribution", empty),
-                chart("importance", empty),
-                [],
-                None,
-                chart("scatter", empty),
-                note,
-                dash.no_update,
-            )
-        target = state.objective if state.objective in targets else targets[0]
-        result = lineage_data.optimizer_targets(objects)
-        summary = next(t for t in result["targets"] if t["name"] == target)
-        importance = views.importance_rows(table, target)
-        params = [p["name"] for p in importance]
-        param = state.param if state.param in params else (params[0] if params else None)
-        scatter = empty
-        if param:
-            scatter = views.scatter_figure(
-                table.train_ids, table.values(param), table.values(target), param, target
-            )
-        note = ngettext(
-            "Over the {count} job in the table.",
-            "Over the {count} jobs in the table.",
-            len(objects),
-        ).format(count=len(objects))
-        return (
-            [{"label": t, "value": t} for t in targets],
-            target,
-            chart("distribution", views.distribution_figure(summary)),
-            chart(
-                "importance",
-                views.importance_figure(
-                    importance, message=views.importance_message(importance, len(objects))
-                ),
-            ),
-            [{"label": p, "value": p} for p in params],
-            param,
-            chart("scatter", scatter),
-            note,
-            {"objective": target, "param": param},
-        )
+    )(functools.partial(overview, service))
+    app.callback(
+        Output("lineage-grid", "exportDataAsCsv"),
+        Input("lineage-export", "n_clicks"),
+        prevent_initial_call=True,
+    )(export)
+    app.callback(
+        Output("lineage-status", "children"),
+        Output("lineage-saved", "data"),
+        Input("lineage-grid", "cellValueChanged"),
+        State("lineage-saved", "data"),
+        prevent_initial_call=True,
+    )(functools.partial(save_edit, service))
 
-    @app.callback(
+
+def _bind_url_writers(app: dash.Dash, service: LineageService) -> None:
+    """The callbacks that write the user's choices into the URL."""
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("lineage-columns", "value"),
         Input("lineage-color", "value"),
@@ -522,47 +714,39 @@ def register(app: dash.Dash, service: LineageService) -> None:
         State("lineage-auto-overview", "data"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        columns: list[str] | None,
-        colour: str | None,
-        objective: str | None,
-        param: str | None,
-        auto_colour: str | None,
-        auto: dict | None,
-        search: str | None,
-    ) -> Any:
-        """Write a control's change into the URL. The page sets the controls itself too (to
-        the URL's values or its defaults); a value equal to what the page chose changes
-        nothing, so defaults stay out of the URL."""
-        state, _unused = views.parse_state(parse_search(search))
-        auto = auto or {}
-        trigger = ctx.triggered_id
-        if trigger == "lineage-columns" and columns is not None:
-            current = [c.id for c in views.chosen_columns(tab_data(state.tab), state)]
-            if list(columns) != current:
-                state.columns = list(columns)
-        elif trigger == "lineage-color" and colour and colour != auto_colour:
-            state.color = colour
-        elif trigger == "lineage-objective" and objective and objective != auto.get("objective"):
-            state.objective = objective
-        elif trigger == "lineage-param" and param and param != auto.get("param"):
-            state.param = param
-        return _changed(search, views.state_search(state))
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, service)))
+    app.callback(
         Output("lineage-columns", "value", allow_duplicate=True),
         Input("lineage-columns-all", "n_clicks"),
         Input("lineage-columns-none", "n_clicks"),
         State("lineage-columns", "options"),
         prevent_initial_call=True,
-    )
-    def all_or_no_columns(_all: Any, _none: Any, options: list[dict] | None) -> list[str]:
-        if ctx.triggered_id == "lineage-columns-all":
-            return [o["value"] for o in options or []]
-        return []
+    )(triggered(all_or_no_columns))
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("lineage-brush", "data"),
+        State("lineage-axes", "data"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(brush_to_url)
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("lineage-grid", "columnState"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(sort_to_url)
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("lineage-show-selected", "n_clicks"),
+        Input("lineage-hide-selected", "n_clicks"),
+        Input("lineage-show-all", "n_clicks"),
+        State("lineage-grid", "selectedRows"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(triggered(selection_to_url))
 
-    register_lazy_graphs(app)
+
+def _register_clientside(app: dash.Dash) -> None:
     app.clientside_callback(  # assets/lineage-grid.js: rows once the grid is set up
         ClientsideFunction(namespace="lineageGrid", function_name="table"),
         Output("lineage-grid", "rowData"),
@@ -581,127 +765,3 @@ def register(app: dash.Dash, service: LineageService) -> None:
         Input("lineage-save-chart", "n_clicks"),
         prevent_initial_call=True,
     )
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("lineage-brush", "data"),
-        State("lineage-axes", "data"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def brush_to_url(brush: Any, axes: list[dict] | None, search: str | None) -> Any:
-        """A brush dragged on an axis (or cleared by a click on it) becomes a URL filter; the
-        table and the chart follow the URL."""
-        event = views.brush_from_event(brush)
-        if event is None or not axes:
-            raise PreventUpdate
-        index, axis_id, fractions = event
-        if index >= len(axes) or axes[index].get("id") != axis_id:
-            raise PreventUpdate  # the chart changed under the drag
-        state, _unused = views.parse_state(parse_search(search))
-        filters = dict(state.filters)
-        if fractions is None:
-            filters.pop(axis_id, None)
-        else:
-            filters[axis_id] = views.filter_from_fractions(
-                views.Axis.from_dict(axes[index]), fractions
-            )
-        state.filters = filters
-        return _changed(search, views.state_search(state))
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("lineage-grid", "columnState"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def sort_to_url(column_state: list[dict] | None, search: str | None) -> Any:
-        if column_state is None:
-            raise PreventUpdate
-        return _changed(
-            search, _search_with(search, sort=views.sort_from_column_state(column_state))
-        )
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("lineage-show-selected", "n_clicks"),
-        Input("lineage-hide-selected", "n_clicks"),
-        Input("lineage-show-all", "n_clicks"),
-        State("lineage-grid", "selectedRows"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def selection_to_url(
-        _show: Any, _hide: Any, _all: Any, selected: list[dict] | None, search: str | None
-    ) -> Any:
-        state, _unused = views.parse_state(parse_search(search))
-        ids = [r["train_id"] for r in selected or [] if "train_id" in r]
-        trigger = ctx.triggered_id
-        if trigger == "lineage-show-all":
-            state.show, state.hide, state.filters = None, [], {}
-        elif not ids:
-            raise PreventUpdate
-        elif trigger == "lineage-show-selected":
-            state.show, state.hide = ids, []
-        elif trigger == "lineage-hide-selected":
-            state.hide = list(dict.fromkeys([*state.hide, *ids]))
-        return _changed(search, views.state_search(state))
-
-    @app.callback(
-        Output("lineage-grid", "exportDataAsCsv"),
-        Input("lineage-export", "n_clicks"),
-        prevent_initial_call=True,
-    )
-    def export(_clicks: Any) -> bool:
-        return True
-
-    @app.callback(
-        Output("lineage-status", "children"),
-        Output("lineage-saved", "data"),
-        Input("lineage-grid", "cellValueChanged"),
-        State("lineage-saved", "data"),
-        prevent_initial_call=True,
-    )
-    def save_edit(changes: list[dict] | None, saved: int | None) -> tuple[str, int]:
-        """Persist an edited remark or tag (the store PUT /lineagemgr/lineages uses)."""
-        messages = []
-        store = service.remarks
-        listed: set[str] | None = None
-        for change in changes if isinstance(changes, list) else []:
-            if not isinstance(change, dict):
-                continue
-            column = change.get("colId")
-            data = change.get("data")
-            train_id = data.get("train_id") if isinstance(data, dict) else None
-            if column not in ("remark", "tag") or not isinstance(train_id, str) or not train_id:
-                continue
-            if listed is None:  # as the REST PUT: only jobs with lineage get a remark
-                listed = {entry.train_id for entry in service.lineages()}
-            if train_id not in listed:
-                messages.append(
-                    _("{job}: no lineage of this train job; nothing saved.").format(job=train_id)
-                )
-                continue
-            # dash-ag-grid sends the new value as "value" (its docs say "newValue").
-            value = change.get("value", change.get("newValue"))
-            if column == "tag":
-                try:
-                    value = int(value or 0)
-                except (TypeError, ValueError):
-                    value = -1
-            elif value is None:
-                value = ""
-            try:
-                store.update(train_id, {column: value})
-            except RemarkError as error:
-                messages.append(f"{train_id}: {error}")
-            else:
-                messages.append(
-                    (
-                        _("Saved the remark of {job}.")
-                        if column == "remark"
-                        else _("Saved the tag of {job}.")
-                    ).format(job=train_id)
-                )
-        count = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0
-        return " ".join(messages), count + 1

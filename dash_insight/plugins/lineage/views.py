@@ -277,18 +277,24 @@ def tab_data(tab: str, entries: Sequence[lineage_data.LineageEntry]) -> TabData:
 # -- URL state -------------------------------------------------------------------------------
 
 
-@dataclass
+#: Most ids a URL list (columns, show, hide) or filters it keeps: a hostile URL naming a million
+#: jobs costs no more than a long real one.
+MAX_STATE_ITEMS = 10_000
+
+
+@dataclass(frozen=True)
 class PageState:
     """The page's URL state (``?tab=&columns=&color=&sort=&filters=&show=&hide=&objective=
-    &param=``); ``None`` = the default."""
+    &param=``); ``None`` = the default. Built and bounded in one place, :func:`parse_state`;
+    changed with :func:`dataclasses.replace`."""
 
     tab: str = "model"
-    columns: list[str] | None = None
+    columns: tuple[str, ...] | None = None
     color: str | None = None
     sort: tuple[str, str] | None = None
-    filters: dict[str, list[Any]] = field(default_factory=dict)
-    show: list[str] | None = None
-    hide: list[str] = field(default_factory=list)
+    filters: Mapping[str, list[Any]] = field(default_factory=dict)
+    show: tuple[str, ...] | None = None
+    hide: tuple[str, ...] = ()
     objective: str | None = None
     param: str | None = None
 
@@ -298,51 +304,67 @@ def join_ids(ids: Iterable[str]) -> str:
     return ",".join(quote(i, safe=" ./[]_-:·()") for i in ids)
 
 
-def split_ids(text: str | None) -> list[str]:
-    return [unquote(part) for part in text.split(",") if part] if text else []
+def split_ids(text: str | None, limit: int = MAX_STATE_ITEMS) -> tuple[str, ...]:
+    """The ids of :func:`join_ids`, at most ``limit`` of them (the first ones)."""
+    if not text:
+        return ()
+    parts = text.split(",", limit)[:limit]
+    return tuple(unquote(part) for part in parts if part)
 
 
 def _valid_filter(value: Any) -> bool:
-    if not isinstance(value, list):
+    if not isinstance(value, list) or len(value) > MAX_STATE_ITEMS:
         return False
     if value and all(isinstance(r, list) for r in value):  # numeric ranges
         return all(len(r) == 2 and all(b is None or _is_number(b) for b in r) for r in value)
     return all(v is None or isinstance(v, str | int | float) for v in value)
 
 
+def _parse_sort(text: str | None, problems: list[str]) -> tuple[str, str] | None:
+    if not text:
+        return None
+    column, _unused, direction = text.rpartition(":")
+    if column and direction in ("asc", "desc"):
+        return (column, direction)
+    problems.append(_("sort must be <column>:asc or <column>:desc"))
+    return None
+
+
+def _parse_filters(text: str | None, problems: list[str]) -> dict[str, list[Any]]:
+    if not text:
+        return {}
+    try:
+        filters = json.loads(text)
+    except ValueError:
+        filters = None
+    if (
+        isinstance(filters, dict)
+        and len(filters) <= MAX_STATE_ITEMS
+        and all(isinstance(k, str) and _valid_filter(v) for k, v in filters.items())
+    ):
+        return filters
+    problems.append(_("filters must be a JSON object of column -> ranges or values"))
+    return {}
+
+
 def parse_state(params: Mapping[str, str]) -> tuple[PageState, list[str]]:
     """The state from URL parameters and the problems found (ignored parameters)."""
-    problems = []
+    problems: list[str] = []
     tab = params.get("tab", "model")
     if tab not in TABS:
         problems.append(_("unknown tab {tab!r} (model or dataset)").format(tab=tab))
         tab = "model"
-    state = PageState(tab=tab)
-    if "columns" in params:
-        state.columns = split_ids(params["columns"])
-    state.color = params.get("color") or None
-    if params.get("sort"):
-        column, _unused, direction = params["sort"].rpartition(":")
-        if column and direction in ("asc", "desc"):
-            state.sort = (column, direction)
-        else:
-            problems.append(_("sort must be <column>:asc or <column>:desc"))
-    if params.get("filters"):
-        try:
-            filters = json.loads(params["filters"])
-        except ValueError:
-            filters = None
-        if isinstance(filters, dict) and all(
-            isinstance(k, str) and _valid_filter(v) for k, v in filters.items()
-        ):
-            state.filters = filters
-        else:
-            problems.append(_("filters must be a JSON object of column -> ranges or values"))
-    if "show" in params:
-        state.show = split_ids(params["show"])
-    state.hide = split_ids(params.get("hide"))
-    state.objective = params.get("objective") or None
-    state.param = params.get("param") or None
+    state = PageState(
+        tab=tab,
+        columns=split_ids(params["columns"]) if "columns" in params else None,
+        color=params.get("color") or None,
+        sort=_parse_sort(params.get("sort"), problems),
+        filters=_parse_filters(params.get("filters"), problems),
+        show=split_ids(params["show"]) if "show" in params else None,
+        hide=split_ids(params.get("hide")),
+        objective=params.get("objective") or None,
+        param=params.get("param") or None,
+    )
     return state, problems
 
 
@@ -982,7 +1004,9 @@ def grid_row_data(
 
 def sort_from_column_state(state: Sequence[Mapping[str, Any]] | None) -> tuple[str, str] | None:
     """The sorted column of an AG Grid ``columnState`` (the first by sort index)."""
-    sorted_columns = [c for c in state or () if c.get("sort") in ("asc", "desc")]
+    sorted_columns = [
+        c for c in state or () if isinstance(c, Mapping) and c.get("sort") in ("asc", "desc")
+    ]
     if not sorted_columns:
         return None
     first = min(sorted_columns, key=lambda c: c.get("sortIndex") or 0)

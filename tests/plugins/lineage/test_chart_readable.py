@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from selenium.webdriver.common.action_chains import ActionChains
-
 from dash_insight import SummaryWriter
 from dash_insight.plugins.lineage import views
 from dash_insight.web.url_state import parse_search
-from tests.browser import until
+from tests.browser import point_until, until
 from tests.conftest import console_errors, loaded_app
 from tests.plugins.lineage import chart_driver as chart
 
@@ -148,8 +146,9 @@ def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
             '.ag-cell[col-id="metric/Top1Accuracy"]'
         )
         until(lambda: dash_duo.find_element(cell).text == "0.7123", 10)
-        ActionChains(dash_duo.driver).move_to_element(dash_duo.find_element(cell)).perform()
-        until(
+        point_until(
+            dash_duo,
+            cell,
             lambda: (
                 "0.7123456789"
                 in dash_duo.driver.execute_script(

@@ -41,12 +41,12 @@ def entries(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
 def test_state_round_trip_and_bad_parameters() -> None:
     state = views.PageState(
         tab="dataset",
-        columns=["a,b", "metric/Accuracy"],
+        columns=("a,b", "metric/Accuracy"),
         color="loss",
         sort=("user_defined/x:y", "desc"),
         filters={"epoch": [[1, None]], "network": ["LeNet5"]},
-        show=["./a"],
-        hide=["./b"],
+        show=("./a",),
+        hide=("./b",),
         objective="loss",
         param="epoch",
     )

@@ -10,13 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight import SummaryWriter
 from dash_insight.core.axis_scale import aligned_ranges, nice_range
 from dash_insight.web.url_state import encode_tags
-from tests.browser import until
+from tests.browser import point_until, until
 from tests.conftest import console_errors, loaded_app
 
 
@@ -77,24 +75,8 @@ def _modebar_opacity(dash_duo, card: str) -> str:
 
 
 def _hover_until_toolbar_shows(dash_duo, card: str) -> None:
-    """Point at the card's plot until Plotly's toolbar is fully shown.
-
-    The pointer moves again on every poll (to the plot's centre, then a few pixels either side)
-    because a chart that redraws or a card that shifts while the page settles leaves a single
-    hover behind.
-    """
-    polls = iter(range(10**6))
-
-    def shown() -> bool:
-        dx = 5 if next(polls) % 2 else -5
-        try:
-            plot = dash_duo.find_element(f"{card} .nsewdrag")
-            ActionChains(dash_duo.driver).move_to_element(plot).move_by_offset(dx, 0).perform()
-        except StaleElementReferenceException:  # redrawn between finding and pointing
-            return False
-        return _modebar_opacity(dash_duo, card) == "1"
-
-    until(shown, 10, poll=0.5)
+    """Point at the card's plot until Plotly's toolbar is fully shown."""
+    point_until(dash_duo, f"{card} .nsewdrag", lambda: _modebar_opacity(dash_duo, card) == "1", 10)
 
 
 def test_plotly_toolbar_shows_on_hover_and_covers_nothing_of_ours(dash_duo, corpus_app) -> None:
