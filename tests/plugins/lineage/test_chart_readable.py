@@ -90,6 +90,12 @@ def _search(dash_duo) -> dict[str, str]:
     return parse_search(dash_duo.driver.execute_script("return window.location.search"))
 
 
+def _url_ranges(dash_duo, column: str, count: int) -> list[list[float]] | None:
+    """The URL's filter ranges of ``column`` once there are ``count`` of them, else None."""
+    ranges = json.loads(_search(dash_duo).get("filters", "{}")).get(column, [])
+    return ranges if len(ranges) == count else None
+
+
 def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
     _write_jobs(tmp_path / "logs")
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
@@ -183,7 +189,8 @@ def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
         )
         chart.drag_axis(dash_duo, "user_defined/seed", 8.5 / 11, 1.05, shift=True)
         until(lambda: len(chart.brushes(dash_duo, "user_defined/seed")) == 2)
-        ranges = json.loads(_search(dash_duo)["filters"])["user_defined/seed"]
+        # The chart draws the brush at once; the URL follows after a round trip.
+        ranges = until(lambda: _url_ranges(dash_duo, "user_defined/seed", 2))
         assert [[round(low), round(high)] for low, high in ranges] == [[0, 2], [9, 11]]
         until(
             lambda: dash_duo.driver.execute_script(

@@ -72,10 +72,19 @@ def _titles(dash_duo) -> list[str]:
 
 
 def _type(dash_duo, selector: str, text: str) -> None:
-    element = dash_duo.find_element(selector)
-    run_js(dash_duo, "arguments[0].scrollIntoView({block: 'center'});", element)
-    element.send_keys("\ue009a")  # ctrl-a
-    element.send_keys(text + "\ue007")  # enter
+    """Type ``text`` over what the box holds and press Enter, again while the box does not hold
+    it (a redraw of the box on a loaded machine can take what was typed before it)."""
+
+    def typed() -> bool:
+        element = dash_duo.find_element(selector)
+        if element.get_attribute("value") == text:
+            return True
+        run_js(dash_duo, "arguments[0].scrollIntoView({block: 'center'});", element)
+        element.send_keys("\ue009a")  # ctrl-a
+        element.send_keys(text + "\ue007")  # enter
+        return False
+
+    until(typed, poll=2)
 
 
 def _click(dash_duo, selector: str) -> None:
