@@ -14,19 +14,26 @@ from typing import Any
 
 from dash import ctx
 
+from dash_insight.web.clicks import drawn_not_clicked
 
-def triggered(function: Callable[..., Any]) -> Callable[..., Any]:
+
+def triggered(function: Callable[..., Any], *, clicked: bool = False) -> Callable[..., Any]:
     """``function(trigger, *values)`` as a Dash callback of ``*values``: the trigger is the id
-    of the input that changed (Dash's ``ctx.triggered_id``). The callback's signature is the
-    function's without ``trigger`` (what :mod:`~dash_insight.web.callback_types` checks bodies
-    against)."""
+    of the input that changed (Dash's ``ctx.triggered_id``). With ``clicked``,
+    ``function(trigger, clicked, *values)``: whether that input holds a click (Dash fires a
+    button's callback when it is drawn too, with no click: see :mod:`~dash_insight.web.clicks`).
+    The callback's signature is the function's without those (what
+    :mod:`~dash_insight.web.callback_types` checks bodies against)."""
+    leading = 2 if clicked else 1
 
     def callback(*values: Any) -> Any:
+        if clicked:
+            return function(ctx.triggered_id, not drawn_not_clicked(), *values)
         return function(ctx.triggered_id, *values)
 
     signature = inspect.signature(function)
     callback.__dict__["__signature__"] = signature.replace(
-        parameters=list(signature.parameters.values())[1:]
+        parameters=list(signature.parameters.values())[leading:]
     )
     callback.__doc__ = function.__doc__
     return callback

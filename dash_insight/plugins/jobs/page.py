@@ -5,12 +5,14 @@ URL state: ``?q=<filter>&regex=1&sort=update|create|path&order=desc|asc&page=N&s
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import dash
-from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.files import NAME_PATTERNS
@@ -26,8 +28,14 @@ from dash_insight.core.lineage_rows import lineage_row, parameter_details
 from dash_insight.core.provider import DataError, JobSummary
 from dash_insight.core.service import DataService
 from dash_insight.web.answer_key import content_key
-from dash_insight.web.clicks import drawn_not_clicked
-from dash_insight.web.url_state import int_param, make_search, parse_search, same_search
+from dash_insight.web.binding import triggered
+from dash_insight.web.url_state import (
+    MAX_PAGE,
+    int_param,
+    make_search,
+    parse_search,
+    same_search,
+)
 
 PATH = "/"
 PAGE_SIZES = (10, 20, 50, 100)
@@ -103,16 +111,52 @@ def empty_list_message(ready: bool, query: str) -> str:
     ).format(patterns=", ".join(NAME_PATTERNS))
 
 
-def _state(params: dict[str, str]) -> dict[str, Any]:
-    sort = params.get("sort", "update")
-    return {
-        "q": params.get("q", ""),
-        "regex": params.get("regex") == "1",
-        "sort": sort if sort in SORT_COLUMNS else "update",
-        "order": "asc" if params.get("order") == "asc" else "desc",
-        "page": int_param(params, "page", 1, 1, 10**6),
-        "size": int_param(params, "size", 20, 1, 500),
-    }
+#: Longest filter text a URL keeps (job paths are shorter; a regular expression this long is
+#: junk, not a search).
+MAX_FILTER_CHARS = 256
+DEFAULT_SIZE = 20
+
+
+@dataclass(frozen=True)
+class ListState:
+    """The summary list's URL state (``?q=&regex=1&sort=&order=&page=&size=``), built and
+    bounded in one place (:meth:`from_params`); changed with :func:`dataclasses.replace`."""
+
+    q: str = ""
+    regex: bool = False
+    sort: str = "update"
+    order: str = "desc"
+    page: int = 1
+    size: int = DEFAULT_SIZE
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, str]) -> ListState:
+        sort = params.get("sort", "update")
+        return cls(
+            q=params.get("q", "")[:MAX_FILTER_CHARS],
+            regex=params.get("regex") == "1",
+            sort=sort if sort in SORT_COLUMNS else "update",
+            order="asc" if params.get("order") == "asc" else "desc",
+            page=int_param(params, "page", 1, 1, MAX_PAGE),
+            size=int_param(params, "size", DEFAULT_SIZE, 1, 500),
+        )
+
+    def search(self) -> str:
+        """The query string, defaults left out (inverse of :meth:`from_params`)."""
+        return make_search(
+            {
+                "q": self.q,
+                "regex": "1" if self.regex else None,
+                "sort": None if self.sort == "update" else self.sort,
+                "order": None if self.order == "desc" else self.order,
+                "page": None if self.page == 1 else self.page,
+                "size": None if self.size == DEFAULT_SIZE else self.size,
+            }
+        )
+
+
+def _state(search: str | None) -> ListState:
+    return ListState.from_params(parse_search(search))
 
 
 def _data_badges(job: JobSummary) -> list[Any]:
@@ -162,11 +206,11 @@ def _integrity(job: JobSummary) -> Any:
     )
 
 
-def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
+def _row(relative_path: Callable[[str], str], number: int, job: JobSummary) -> html.Tr:
     has_dashboard = job.summary_files or job.graph_files
-    dashboard_href = app.get_relative_path("/dashboard") + make_search({"train_id": job.train_id})
+    dashboard_href = relative_path("/dashboard") + make_search({"train_id": job.train_id})
     # The profiler plugin's performance dashboard (MindInsight's "Profiling" link).
-    profiling_href = app.get_relative_path(PROFILING_PATH) + make_search(
+    profiling_href = relative_path(PROFILING_PATH) + make_search(
         {"train_id": job.train_id, "dir": job.profiler_dir}
     )
     return html.Tr(
@@ -212,12 +256,12 @@ def _row(app: dash.Dash, number: int, job: JobSummary) -> html.Tr:
     )
 
 
-def _header(state: dict[str, Any]) -> html.Tr:
+def _header(state: ListState) -> html.Tr:
     cells = [html.Th(_("No."))]
     for column in ("path", "create", "update"):
         arrow = ""
-        if state["sort"] == column:
-            arrow = " ▼" if state["order"] == "desc" else " ▲"
+        if state.sort == column:
+            arrow = " ▼" if state.order == "desc" else " ▲"
         cells.append(
             html.Th(
                 html.Button(
@@ -229,98 +273,101 @@ def _header(state: dict[str, Any]) -> html.Tr:
     return html.Tr(cells)
 
 
+def _head(app: dash.Dash, service: DataService) -> html.Div:
+    return html.Div(
+        className="di-page-head",
+        children=[
+            html.H1(_("Summary List"), className="di-title"),
+            html.Span(
+                _("Current folder: {folder}").format(folder=service.name),
+                className="di-subtitle",
+            ),
+            html.Div(className="di-spacer"),
+            # Links that look like buttons: one Tab stop each (a button inside a link
+            # was two).
+            dcc.Link(
+                _("Lineage Analysis"),
+                href=app.get_relative_path("/lineage"),
+                id="open-lineage",
+                className="di-button secondary",
+            ),
+            dcc.Link(
+                _("Comparison Analysis"),
+                href=app.get_relative_path("/compare"),
+                id="open-compare",
+                className="di-button secondary",
+            ),
+        ],
+    )
+
+
+def _filter_bar(state: ListState) -> html.Div:
+    return html.Div(
+        className="di-toolbar",
+        children=[
+            dcc.Input(
+                id="job-filter",
+                value=state.q,
+                debounce=0.3,
+                type="text",
+                placeholder=_("Filter summary paths"),
+                className="di-input",
+            ),
+            dcc.Checklist(
+                id="job-filter-regex",
+                options=[{"label": " " + _("regular expression"), "value": "1"}],
+                value=["1"] if state.regex else [],
+            ),
+            html.Span(id="job-filter-error", className="di-error-text"),
+        ],
+    )
+
+
+def _pager(state: ListState) -> html.Div:
+    return html.Div(
+        className="di-pager",
+        children=[
+            html.Span(id="job-total"),
+            dcc.Dropdown(
+                id="job-page-size",
+                value=state.size,
+                clearable=False,
+                searchable=False,  # four sizes: nothing to search
+                options=[
+                    {"label": _("{count} / page").format(count=n), "value": n} for n in PAGE_SIZES
+                ],
+                style={"width": "120px"},
+            ),
+            html.Button("‹", id="job-prev", className="di-icon-button di-page-button"),
+            html.Span(id="job-page"),
+            html.Button("›", id="job-next", className="di-icon-button di-page-button"),
+            # MindInsight's "Go to" box: Enter (or leaving the box) opens that page.
+            html.Label(
+                [
+                    _("Go to") + " ",
+                    dcc.Input(
+                        id="job-goto",
+                        type="number",
+                        min=1,
+                        step=1,
+                        debounce=True,
+                        className="di-goto",
+                        placeholder=_("page"),
+                    ),
+                ]
+            ),
+        ],
+    )
+
+
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    state = _state(params)
+    state = ListState.from_params(params)
     return html.Div(
         [
-            html.Div(
-                className="di-page-head",
-                children=[
-                    html.H1(_("Summary List"), className="di-title"),
-                    html.Span(
-                        _("Current folder: {folder}").format(folder=service.name),
-                        className="di-subtitle",
-                    ),
-                    html.Div(className="di-spacer"),
-                    # Links that look like buttons: one Tab stop each (a button inside a link
-                    # was two).
-                    dcc.Link(
-                        _("Lineage Analysis"),
-                        href=app.get_relative_path("/lineage"),
-                        id="open-lineage",
-                        className="di-button secondary",
-                    ),
-                    dcc.Link(
-                        _("Comparison Analysis"),
-                        href=app.get_relative_path("/compare"),
-                        id="open-compare",
-                        className="di-button secondary",
-                    ),
-                ],
-            ),
+            _head(app, service),
             html.Div(
                 className="di-panel",
-                children=[
-                    html.Div(
-                        className="di-toolbar",
-                        children=[
-                            dcc.Input(
-                                id="job-filter",
-                                value=state["q"],
-                                debounce=0.3,
-                                type="text",
-                                placeholder=_("Filter summary paths"),
-                                className="di-input",
-                            ),
-                            dcc.Checklist(
-                                id="job-filter-regex",
-                                options=[{"label": " " + _("regular expression"), "value": "1"}],
-                                value=["1"] if state["regex"] else [],
-                            ),
-                            html.Span(id="job-filter-error", className="di-error-text"),
-                        ],
-                    ),
-                    html.Div(id="job-table"),
-                    html.Div(
-                        className="di-pager",
-                        children=[
-                            html.Span(id="job-total"),
-                            dcc.Dropdown(
-                                id="job-page-size",
-                                value=state["size"],
-                                clearable=False,
-                                searchable=False,  # four sizes: nothing to search
-                                options=[
-                                    {"label": _("{count} / page").format(count=n), "value": n}
-                                    for n in PAGE_SIZES
-                                ],
-                                style={"width": "120px"},
-                            ),
-                            html.Button(
-                                "‹", id="job-prev", className="di-icon-button di-page-button"
-                            ),
-                            html.Span(id="job-page"),
-                            html.Button(
-                                "›", id="job-next", className="di-icon-button di-page-button"
-                            ),
-                            # MindInsight's "Go to" box: Enter (or leaving the box) opens that page.
-                            html.Label(
-                                [
-                                    _("Go to") + " ",
-                                    dcc.Input(
-                                        id="job-goto",
-                                        type="number",
-                                        min=1,
-                                        step=1,
-                                        debounce=True,
-                                        className="di-goto",
-                                        placeholder=_("page"),
-                                    ),
-                                ]
-                            ),
-                        ],
-                    ),
-                ],
+                children=[_filter_bar(state), html.Div(id="job-table"), _pager(state)],
             ),
             html.Div(id="param-details-modal"),
             dcc.Store(id="job-table-shown"),  # the content_key of what the table shows
@@ -352,10 +399,157 @@ def clamp_page(page: int, total: int, size: int) -> int:
     return min(max(1, page), page_count(total, size))
 
 
-def register(app: dash.Dash, service: DataService) -> None:
-    provider = service.provider
+def _moved(state: ListState, trigger: Any, size: Any, goto: Any) -> ListState | None:
+    """The state after a sort, pager or page-size control changed (None: nothing to do)."""
+    if isinstance(trigger, dict) and trigger.get("type") == "sort":
+        column = str(trigger.get("column"))
+        if column not in SORT_COLUMNS:
+            return None
+        if state.sort == column:
+            return replace(state, order="asc" if state.order == "desc" else "desc")
+        return replace(state, sort=column, order="asc" if column == "path" else "desc")
+    if trigger == "job-prev":
+        return replace(state, page=max(1, state.page - 1))
+    if trigger == "job-next":
+        return replace(state, page=min(MAX_PAGE, state.page + 1))
+    if trigger == "job-page-size":
+        valid = isinstance(size, int) and not isinstance(size, bool) and 1 <= size <= 500
+        return replace(state, size=size if valid else DEFAULT_SIZE, page=1)
+    if trigger == "job-goto":
+        wanted = goto_page(goto)
+        return None if wanted is None else replace(state, page=wanted)
+    return None
 
-    @app.callback(
+
+def controls_to_url(
+    service: DataService,
+    trigger: Any,
+    clicked: bool,
+    text: str | None,
+    regex: list[str] | None,
+    _sorts: list[int | None],
+    _prev: int | None,
+    _next: int | None,
+    size: int | None,
+    goto: Any,
+    search: str | None,
+) -> Any:
+    """The URL after a control of the list changed (``trigger`` = its id): the filter goes back
+    to page 1; "next" and "go to" stop at the last page."""
+    state = _state(search)
+    if isinstance(trigger, dict) and not clicked:
+        return dash.no_update  # sort buttons just rendered, not clicked
+    if trigger in ("job-filter", "job-filter-regex"):
+        query = text[:MAX_FILTER_CHARS] if isinstance(text, str) else ""
+        new: ListState | None = replace(state, q=query, regex=bool(regex), page=1)
+    else:
+        new = _moved(state, trigger, size, goto)
+    if new is None:
+        return dash.no_update
+    if trigger in ("job-next", "job-goto"):  # past the last page: the last one
+        jobs, _error = filter_jobs(service.provider.list_jobs(), new.q, new.regex)
+        new = replace(new, page=clamp_page(new.page, len(jobs), new.size))
+    # Unchanged: write nothing, so a late answer never overwrites a newer URL.
+    return dash.no_update if same_search(new.search(), search) else new.search()
+
+
+def render_table(
+    service: DataService,
+    relative_path: Callable[[str], str],
+    search: str | None,
+    _ticks: int | None,
+    _clicks: int | None,
+    shown: str | None,
+) -> tuple:
+    """The list's page of jobs for the URL, its total, page number and filter error; nothing
+    when an auto refresh finds the same."""
+    provider = service.provider
+    state = _state(search)
+    jobs, error = filter_jobs(provider.list_jobs(), state.q, state.regex)
+    jobs = sort_jobs(jobs, state.sort, state.order == "desc")
+    pages = page_count(len(jobs), state.size)
+    page = clamp_page(state.page, len(jobs), state.size)
+    start = (page - 1) * state.size
+    rows = [
+        _row(relative_path, start + i + 1, job)
+        for i, job in enumerate(jobs[start : start + state.size])
+    ]
+    if not rows:
+        message = empty_list_message(provider.ready, state.q)
+        rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
+    table = html.Table(
+        className="di-table", children=[html.Thead(_header(state)), html.Tbody(rows)]
+    )
+    answer = (
+        table,
+        _("Total {count}").format(count=format_number(len(jobs))),
+        f"{page} / {pages}",
+        error or "",
+    )
+    # An auto refresh with nothing new draws nothing: the rows drawn anew would also reset
+    # every "Parameter Details" button under an open details window.
+    key = content_key(*answer)
+    if key == shown:
+        raise PreventUpdate
+    return (*answer, key)
+
+
+def _details_body(service: DataService, train_id: str) -> Any:
+    try:
+        row = lineage_row(train_id, service.provider.lineage_records(train_id))
+    except DataError as error:
+        return html.P(str(error), className="di-error-text")
+    pairs = parameter_details(row)
+    if not pairs:
+        return html.P(_("This job has no lineage data."), className="di-empty")
+    return html.Table(
+        className="di-table",
+        children=[
+            html.Thead(html.Tr([html.Th(_("Key")), html.Th(_("Value"))])),
+            html.Tbody([html.Tr([html.Td(k), html.Td(v)]) for k, v in pairs]),
+        ],
+    )
+
+
+def details(
+    service: DataService,
+    trigger: Any,
+    clicked: bool,
+    _clicks: list[int | None],
+    _search: str | None,
+) -> Any:
+    """The "Parameter Details" window of the job whose button was clicked (``trigger``)."""
+    if not isinstance(trigger, dict):
+        return None  # another list (filter, sort, page): its details close
+    if not clicked:
+        return dash.no_update  # the rows drawn anew (new data), not a click
+    train_id = trigger.get("train_id")
+    if not isinstance(train_id, str):
+        return dash.no_update
+    head = html.Div(
+        className="di-card-head",
+        children=[
+            html.Span(_("{job} Training Parameter Details").format(job=train_id)),
+            html.Button("×", id="param-details-close", title=_("Close")),
+        ],
+    )
+    return html.Div(
+        className="di-modal-backdrop",
+        id="param-details-backdrop",
+        children=[
+            html.Div(
+                className="di-panel di-modal",
+                children=[
+                    head,
+                    html.Div(_details_body(service, train_id), className="di-card-body"),
+                ],
+            ),
+        ],
+    )
+
+
+def register(app: dash.Dash, service: DataService) -> None:
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("job-filter", "value"),
         Input("job-filter-regex", "value"),
@@ -366,57 +560,8 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("job-goto", "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        text: str | None,
-        regex: list[str] | None,
-        _sorts: list[int | None],
-        _prev: int | None,
-        _next: int | None,
-        size: int | None,
-        goto: Any,
-        search: str | None,
-    ) -> Any:
-        state = _state(parse_search(search))
-        trigger = ctx.triggered_id
-        if isinstance(trigger, dict) and drawn_not_clicked():
-            return dash.no_update  # sort buttons just rendered, not clicked
-        if trigger in ("job-filter", "job-filter-regex"):
-            state.update(q=text or "", regex=bool(regex), page=1)
-        elif isinstance(trigger, dict) and trigger.get("type") == "sort":
-            column = trigger["column"]
-            if state["sort"] == column:
-                state["order"] = "asc" if state["order"] == "desc" else "desc"
-            else:
-                state.update(sort=column, order="asc" if column == "path" else "desc")
-        elif trigger == "job-prev":
-            state["page"] = max(1, state["page"] - 1)
-        elif trigger == "job-next":
-            state["page"] += 1
-        elif trigger == "job-page-size":
-            state.update(size=size or 20, page=1)
-        elif trigger == "job-goto":
-            wanted = goto_page(goto)
-            if wanted is None:
-                return dash.no_update
-            state["page"] = wanted
-        if trigger in ("job-next", "job-goto"):  # past the last page: the last one
-            jobs, _error = filter_jobs(provider.list_jobs(), state["q"], state["regex"])
-            state["page"] = clamp_page(state["page"], len(jobs), state["size"])
-        new_search = make_search(
-            {
-                "q": state["q"],
-                "regex": "1" if state["regex"] else None,
-                "sort": None if state["sort"] == "update" else state["sort"],
-                "order": None if state["order"] == "desc" else state["order"],
-                "page": None if state["page"] == 1 else state["page"],
-                "size": None if state["size"] == 20 else state["size"],
-            }
-        )
-        # Unchanged: write nothing, so a late answer never overwrites a newer URL.
-        return dash.no_update if same_search(new_search, search) else new_search
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, service), clicked=True))
+    app.callback(
         Output("job-table", "children"),
         Output("job-total", "children"),
         Output("job-page", "children"),
@@ -426,91 +571,13 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         State("job-table-shown", "data"),
-    )
-    def render_table(
-        search: str | None, _ticks: int | None, _clicks: int | None, shown: str | None
-    ) -> tuple:
-        state = _state(parse_search(search))
-        jobs, error = filter_jobs(provider.list_jobs(), state["q"], state["regex"])
-        jobs = sort_jobs(jobs, state["sort"], state["order"] == "desc")
-        pages = page_count(len(jobs), state["size"])
-        page = clamp_page(state["page"], len(jobs), state["size"])
-        start = (page - 1) * state["size"]
-        rows = [
-            _row(app, start + i + 1, job)
-            for i, job in enumerate(jobs[start : start + state["size"]])
-        ]
-        if not rows:
-            message = empty_list_message(provider.ready, state["q"])
-            rows = [html.Tr(html.Td(message, colSpan=7, className="di-empty"))]
-        table = html.Table(
-            className="di-table", children=[html.Thead(_header(state)), html.Tbody(rows)]
-        )
-        answer = (
-            table,
-            _("Total {count}").format(count=format_number(len(jobs))),
-            f"{page} / {pages}",
-            error or "",
-        )
-        # An auto refresh with nothing new draws nothing: the rows drawn anew would also reset
-        # every "Parameter Details" button under an open details window.
-        key = content_key(*answer)
-        if key == shown:
-            raise PreventUpdate
-        return (*answer, key)
-
-    @app.callback(
+    )(functools.partial(render_table, service, app.get_relative_path))
+    app.callback(
         Output("param-details-modal", "children"),
         Input({"type": "param-details", "train_id": ALL}, "n_clicks"),
         Input("url", "search"),
         prevent_initial_call=True,
-    )
-    def details(_clicks: list[int | None], _search: str | None) -> Any:
-        trigger = ctx.triggered_id
-        if not isinstance(trigger, dict):
-            return None  # another list (filter, sort, page): its details close
-        if drawn_not_clicked():
-            return dash.no_update  # the rows drawn anew (new data), not a click
-        train_id = trigger["train_id"]
-        try:
-            row = lineage_row(train_id, provider.lineage_records(train_id))
-        except DataError as error:
-            body: Any = html.P(str(error), className="di-error-text")
-        else:
-            pairs = parameter_details(row)
-            body = (
-                html.Table(
-                    className="di-table",
-                    children=[
-                        html.Thead(html.Tr([html.Th(_("Key")), html.Th(_("Value"))])),
-                        html.Tbody([html.Tr([html.Td(k), html.Td(v)]) for k, v in pairs]),
-                    ],
-                )
-                if pairs
-                else html.P(_("This job has no lineage data."), className="di-empty")
-            )
-        return html.Div(
-            className="di-modal-backdrop",
-            id="param-details-backdrop",
-            children=[
-                html.Div(
-                    className="di-panel di-modal",
-                    children=[
-                        html.Div(
-                            className="di-card-head",
-                            children=[
-                                html.Span(
-                                    _("{job} Training Parameter Details").format(job=train_id)
-                                ),
-                                html.Button("×", id="param-details-close", title=_("Close")),
-                            ],
-                        ),
-                        html.Div(body, className="di-card-body"),
-                    ],
-                ),
-            ],
-        )
-
+    )(triggered(functools.partial(details, service), clicked=True))
     app.clientside_callback(
         ClientsideFunction("jobsPage", "closeDetails"),  # assets/jobs-page.js
         Output("param-details-modal", "children", allow_duplicate=True),
