@@ -14,12 +14,13 @@ sit above the graph.
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import dash
 import dash_cytoscape as cyto
-from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
@@ -45,7 +46,7 @@ from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import GraphView, build_view, kind_of
-from dash_insight.web.clicks import drawn_not_clicked
+from dash_insight.web.binding import triggered
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
 
@@ -698,25 +699,110 @@ def _or_no_update(value: Any) -> Any:
     return dash.no_update if value is None else value
 
 
-def _clicked_name() -> str | None:
-    """The ``name`` of the pattern-matching button that fired the callback, when it was a click
-    (n_clicks set) rather than the button being drawn."""
-    if drawn_not_clicked():
+def _clicked_name(trigger: Any, clicked: bool) -> str | None:
+    """The ``name`` of the pattern-matching button that fired the callback (``trigger``), when
+    it was a click rather than the button being drawn."""
+    if not clicked or not isinstance(trigger, dict):
         return None
-    trigger = ctx.triggered_id
-    return trigger.get("name") if isinstance(trigger, dict) else None
+    name = trigger.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _current(search: str | None) -> GraphState:
+    return parse_state(parse_search(search))
+
+
+# -- callbacks (plain functions: register() only binds them) -------------------------------------
+
+
+def render(
+    service: GraphService,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    theme: str | None,
+    shown: dict | None,
+) -> Any:
+    """The graph, overview, tree, node information and controls for the URL."""
+    state = _current(search)
+    loaded = load_model(service, state)
+    version = None
+    if loaded.model is not None:
+        # the job may go away after its model was read: the next tick says so
+        with contextlib.suppress(DataError):
+            version = service.provider.job(state.train_id).version
+    return render_page(state, loaded, version, shown, theme)
+
+
+def select_node(data: dict | None, search: str | None) -> Any:
+    """A tapped node becomes the URL's selection."""
+    node = data.get("id") if isinstance(data, dict) else None
+    return _or_no_update(select_search(_current(search), node))
+
+
+def toggle(
+    service: GraphService,
+    trigger: Any,
+    clicked: bool,
+    dbltap: dict | None,
+    _button: Any,
+    _tree: Any,
+    search: str | None,
+) -> Any:
+    """Open or close a scope: double click, the panel's button or the tree's arrow."""
+    if not clicked:
+        return dash.no_update
+    if trigger == "graph-dbltap":
+        scope = dbltap.get("id") if isinstance(dbltap, dict) else None
+    else:
+        scope = _clicked_name(trigger, clicked)
+    state = _current(search)
+    return _or_no_update(toggle_search(load_model(service, state).model, state, scope))
+
+
+def locate(
+    service: GraphService,
+    trigger: Any,
+    clicked: bool,
+    _located: Any,
+    _tree: Any,
+    search: str | None,
+) -> Any:
+    """A search hit or a tree row: open its scopes and select it."""
+    name = _clicked_name(trigger, clicked)
+    if name is None:
+        return dash.no_update
+    state = _current(search)
+    return _or_no_update(locate_search(load_model(service, state).model, state, name))
+
+
+def search_nodes(service: GraphService, text: str | None, search: str | None) -> Any:
+    """The nodes whose names hold the search text."""
+    model = load_model(service, _current(search)).model
+    return search_results(model, text) if model is not None else None
+
+
+def set_mode(value: list[str] | None, search: str | None) -> Any:
+    """The "readable" (optimized) mode into the URL."""
+    readable = isinstance(value, list) and GraphMode.OPTIMIZE in value
+    return _or_no_update(mode_search(_current(search), readable))
+
+
+def set_tag(service: GraphService, tag: str | None, search: str | None) -> Any:
+    """The graph file chosen into the URL (the one shown by default stays out of it)."""
+    state = _current(search)
+    shown_tag = resolve_tag(service.provider, state)[0] if state.train_id else None
+    return _or_no_update(tag_search(state, tag, shown_tag))
+
+
+def collapse_all(clicks: int | None, search: str | None) -> Any:
+    """Close every scope."""
+    state = _current(search)
+    return state.search(expanded=[]) if clicks and state.expanded else dash.no_update
 
 
 def register(app: dash.Dash, service: GraphService) -> None:
-    provider = service.provider
-
-    def current(search: str | None) -> GraphState:
-        return parse_state(parse_search(search))
-
-    def model_of(state: GraphState) -> GraphModel | None:
-        return load_model(service, state).model
-
-    @app.callback(
+    app.callback(
         Output("graph-cy", "elements"),
         Output("graph-overview", "elements"),
         Output("graph-cy", "stylesheet"),
@@ -733,98 +819,13 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Input("refresh-now", "n_clicks"),
         Input("theme", "data"),
         State("graph-shown", "data"),
-    )
-    def render(
-        search: str | None, _ticks: Any, _clicks: Any, theme: str | None, shown: dict | None
-    ) -> Any:
-        state = current(search)
-        loaded = load_model(service, state)
-        version = None
-        if loaded.model is not None:
-            # the job may go away after its model was read: the next tick says so
-            with contextlib.suppress(DataError):
-                version = provider.job(state.train_id).version
-        return render_page(state, loaded, version, shown, theme)
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("graph-cy", "tapNodeData"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def select_node(data: dict | None, search: str | None) -> Any:
-        return _or_no_update(select_search(current(search), (data or {}).get("id")))
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("graph-dbltap", "data"),
-        Input({"type": "graph-toggle", "name": ALL}, "n_clicks"),
-        Input({"type": "graph-tree-toggle", "name": ALL}, "n_clicks"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def toggle(dbltap: dict | None, _button: Any, _tree: Any, search: str | None) -> Any:
-        """Open or close a scope: double click, the panel's button or the tree's arrow."""
-        if drawn_not_clicked():
-            return dash.no_update
-        scope = (dbltap or {}).get("id") if ctx.triggered_id == "graph-dbltap" else _clicked_name()
-        state = current(search)
-        return _or_no_update(toggle_search(model_of(state), state, scope))
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
-        Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def locate(_located: Any, _tree: Any, search: str | None) -> Any:
-        name = _clicked_name()
-        if name is None:
-            return dash.no_update
-        state = current(search)
-        return _or_no_update(locate_search(model_of(state), state, name))
-
-    @app.callback(
+    )(functools.partial(render, service))
+    _bind_url_writers(app, service)
+    app.callback(
         Output("graph-search-results", "children"),
         Input("graph-search", "value"),
         Input("url", "search"),
-    )
-    def search_nodes(text: str | None, search: str | None) -> Any:
-        model = model_of(current(search))
-        return search_results(model, text) if model is not None else None
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("graph-mode", "value"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def set_mode(value: list[str] | None, search: str | None) -> Any:
-        readable = GraphMode.OPTIMIZE in (value or [])
-        return _or_no_update(mode_search(current(search), readable))
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("graph-tag", "value"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def set_tag(tag: str | None, search: str | None) -> Any:
-        state = current(search)
-        shown_tag = resolve_tag(provider, state)[0] if state.train_id else None
-        return _or_no_update(tag_search(state, tag, shown_tag))
-
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input("graph-collapse-all", "n_clicks"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def collapse_all(clicks: int | None, search: str | None) -> Any:
-        state = current(search)
-        return state.search(expanded=[]) if clicks and state.expanded else dash.no_update
-
+    )(functools.partial(search_nodes, service))
     register_canvas_tools(app, CANVAS)
     # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
     app.clientside_callback(
@@ -836,6 +837,37 @@ def register(app: dash.Dash, service: GraphService) -> None:
         State("graph-overview", "id"),
         State("graph-overview-box", "id"),
         State("graph-dbltap", "id"),
+    )
+
+
+def _bind_url_writers(app: dash.Dash, service: GraphService) -> None:
+    """The callbacks that write a user's choice into the URL."""
+    url = Output("url", "search", allow_duplicate=True)
+    search = State("url", "search")
+    app.callback(url, Input("graph-cy", "tapNodeData"), search, prevent_initial_call=True)(
+        select_node
+    )
+    app.callback(
+        url,
+        Input("graph-dbltap", "data"),
+        Input({"type": "graph-toggle", "name": ALL}, "n_clicks"),
+        Input({"type": "graph-tree-toggle", "name": ALL}, "n_clicks"),
+        search,
+        prevent_initial_call=True,
+    )(triggered(functools.partial(toggle, service), clicked=True))
+    app.callback(
+        url,
+        Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
+        Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
+        search,
+        prevent_initial_call=True,
+    )(triggered(functools.partial(locate, service), clicked=True))
+    app.callback(url, Input("graph-mode", "value"), search, prevent_initial_call=True)(set_mode)
+    app.callback(url, Input("graph-tag", "value"), search, prevent_initial_call=True)(
+        functools.partial(set_tag, service)
+    )
+    app.callback(url, Input("graph-collapse-all", "n_clicks"), search, prevent_initial_call=True)(
+        collapse_all
     )
 
 

@@ -1,0 +1,66 @@
+"""The computational graph page's callbacks called as plain functions (no browser, no Dash) on
+the corpus's LeNet job: the URL each gesture writes, what the page draws, and bodies no page
+sends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import dash
+import pytest
+
+from dash_insight.core.service import DataService
+from dash_insight.core.settings import Settings
+from dash_insight.plugins.graphs import page
+from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.web.url_state import parse_search
+from tests.pages import text
+
+LENET = "./lenet_sc"
+NET = "Default/network-WithLossCell"
+AT_LENET = "?train_id=.%2Flenet_sc"
+
+
+@pytest.fixture(scope="module")
+def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphService]:
+    data = DataService(Settings(corpus, workspace=tmp_path_factory.mktemp("ws"), reload_interval=0))
+    data.loader.load_round()
+    yield GraphService(data.provider)
+    data.close()
+
+
+def test_render_draws_the_graph_and_says_what_is_missing(service: GraphService) -> None:
+    answer = page.render(service, AT_LENET, None, None, "light", None)
+    elements, _overview, _style, tree = answer[:4]
+    assert any(e["data"].get("id") == "Default" for e in elements)
+    assert "Default" in text(tree)
+    missing = page.render(service, "?train_id=./nope", None, None, "light", None)
+    assert "./nope" in text(missing[6])  # the notice names the job
+
+
+def test_gestures_write_the_url(service: GraphService) -> None:
+    opened = page.toggle(service, "graph-dbltap", True, {"id": "Default"}, [], [], AT_LENET)
+    assert parse_search(opened)["expanded"] == "Default"
+    button = {"type": "graph-toggle", "name": "Default"}
+    assert page.toggle(service, button, False, None, [None], [], AT_LENET) is dash.no_update
+    assert page.toggle(service, "graph-dbltap", True, "junk", [], [], AT_LENET) is dash.no_update
+    hit = {"type": "graph-locate", "name": f"{NET}/_backbone-LeNet5"}
+    located = parse_search(page.locate(service, hit, True, [1], [], AT_LENET))
+    assert located["node"] == f"{NET}/_backbone-LeNet5"
+    assert NET in located["expanded"]
+    assert page.locate(service, hit, False, [None], [], AT_LENET) is dash.no_update
+    assert page.locate(service, {"name": 3}, True, [1], [], AT_LENET) is dash.no_update
+    assert parse_search(page.select_node({"id": "Default"}, AT_LENET))["node"] == "Default"
+    assert page.select_node("junk", AT_LENET) is dash.no_update  # type: ignore[arg-type]
+    assert parse_search(page.set_mode(["optimize"], AT_LENET))["mode"] == "optimize"
+    assert page.set_mode("junk", AT_LENET) is dash.no_update  # type: ignore[arg-type]
+    assert page.set_tag(service, None, AT_LENET) is dash.no_update
+    assert page.collapse_all(1, AT_LENET + "&expanded=Default") == AT_LENET
+    assert page.collapse_all(None, AT_LENET + "&expanded=Default") is dash.no_update
+
+
+def test_search_nodes_lists_the_hits(service: GraphService) -> None:
+    found = text(page.search_nodes(service, "conv1", AT_LENET))
+    assert found.startswith("5 nodes") and "conv1.weight" in found
+    assert page.search_nodes(service, "conv1", "?train_id=./nope") is None
