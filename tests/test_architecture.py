@@ -1,5 +1,6 @@
 """The package's layering, as the import-linter contracts in pyproject.toml state it: a web-free
-core, plugins independent of each other, web importing no plugin but in its composition root.
+core, plugins independent of each other, web importing no plugin (the composition root,
+``dash_insight/default.py``, sits above both).
 Runs ``lint-imports`` so that ``pytest`` alone fails on a broken contract."""
 
 from __future__ import annotations
@@ -62,3 +63,29 @@ def test_import_contracts_are_kept() -> None:
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
     assert f"Contracts: {len(_contracts())} kept, 0 broken." in report, report
+
+
+def test_web_may_not_import_plugins_nor_the_composition_root() -> None:
+    (contract,) = [c for c in _contracts() if c.get("source_modules") == ["dash_insight.web"]]
+    assert contract["type"] == "forbidden" and not contract.get("ignore_imports")
+    assert set(contract["forbidden_modules"]) == {"dash_insight.plugins", "dash_insight.default"}
+
+
+def test_the_composition_root_is_a_layer_above_plugins_and_web() -> None:
+    (layers,) = [c["layers"] for c in _contracts() if c["type"] == "layers"]
+    assert layers[1:] == [
+        "dash_insight.default",
+        "dash_insight.plugins",
+        "dash_insight.web",
+        "dash_insight.core",
+    ]
+
+
+def test_no_attributes_hung_on_the_app_with_type_ignore() -> None:
+    hung = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in (ROOT / "dash_insight").rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "app." in line and "type: ignore[attr-defined]" in line
+    ]
+    assert hung == []

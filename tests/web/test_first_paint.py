@@ -16,8 +16,10 @@ import pytest
 from dash import dcc, html
 
 from dash_insight import SummaryWriter
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web import first_paint
-from dash_insight.web.application import assets_folder, create_app
+from dash_insight.web.application import assets_folder
 from dash_insight.web.components.histogram_views import band_fill, step_colours
 from dash_insight.web.first_paint import Raw, css_text, static_html
 
@@ -201,7 +203,13 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         for step in range(1, HIST_STEPS + 1):
             for i in range(HIST_TAGS):
                 writer.add_histogram(f"layer{i}.weight", rng.standard_normal(500) * step, step)
-    built = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    built = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert built.data_service.loader.wait_rounds(1, timeout=120)
     yield built
     built.data_service.close()
@@ -290,9 +298,7 @@ def test_behind_a_proxy_that_strips_a_prefix(tmp_path: Path) -> None:
         writer.add_scalar("loss", 1.0, 1)
         writer.add_scalar("loss", 0.5, 2)
     prefixed = create_app(
-        str(base),
-        workspace=str(tmp_path / "ws"),
-        reload_interval=0,
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0),
         requests_pathname_prefix="/user/a/proxy/8050/",
     )
     try:

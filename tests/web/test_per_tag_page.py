@@ -13,12 +13,12 @@ from dash import html
 from dash_insight.core.provider import DataError
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import Plugin
+from dash_insight.default import DEFAULT_PLUGINS as PLUGINS
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.plugins.images import page as images
 from dash_insight.plugins.tensors import page as tensors
 from dash_insight.plugins.tensors import table
 from dash_insight.web import per_tag_page as ptp
-from dash_insight.web.application import PLUGINS
 from dash_insight.web.url_state import Flag
 from tests.browser import wait_idle
 from tests.conftest import console_errors

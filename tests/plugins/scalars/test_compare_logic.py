@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from dash_insight.core.format.writer import SummaryWriter
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars.charts import (
     ChartSpec,
@@ -17,7 +19,6 @@ from dash_insight.plugins.scalars.charts import (
     chart_flags_search,
     chart_plan,
 )
-from dash_insight.web.application import create_app
 from dash_insight.web.components.tag_select import picker_update, picker_view
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.conftest import loaded_service
@@ -169,7 +170,8 @@ def test_chart_points_against_a_tag(tmp_path: Path) -> None:
             if step % 3:
                 writer.add_scalar("epoch", step / 2, step)
     app = create_app(
-        str(base), workspace=str(tmp_path / "ws"), reload_interval=0, start_loader=False
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0),
+        start_loader=False,
     )
     app.data_service.loader.load_round()
     client = app.server.test_client()
