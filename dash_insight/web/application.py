@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import html
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ from dash_insight.web import (
     first_paint,
     host_check,
     shell,
+    theme,
     warm_up,
 )
 from dash_insight.web import i18n as web_i18n
@@ -169,6 +171,45 @@ class DashInsightApp(dash.Dash):
     warm_up: warm_up.WarmUp
     #: The access log every answer below the prefix is written to.
     access_log: access_log.AccessLog
+    #: Writes each page's index (:mod:`dash_insight.web.first_paint`); None: Dash's own.
+    index_page: first_paint.IndexPage | None = None
+
+    def interpolate_index(
+        self,
+        metas: str = "",
+        title: str = "",
+        css: str = "",
+        config: str = "",
+        scripts: str = "",
+        app_entry: str = "",
+        favicon: str = "",
+        renderer: str = "",
+    ) -> str:
+        """The page Dash answers a page URL with (overridden as Dash documents): written by
+        :attr:`index_page`, its ``<html>`` carrying the request's language and theme."""
+        parts = {
+            "metas": metas,
+            "title": title,
+            "css": css,
+            "config": config,
+            "scripts": scripts,
+            "app_entry": app_entry,
+            "favicon": favicon,
+            "renderer": renderer,
+        }
+        if self.index_page is None:
+            return str(super().interpolate_index(**parts))
+        return self.index_page.render(parts, html_attributes())
+
+
+def html_attributes() -> str:
+    """The attributes of the ``<html>`` element of the page being answered: its language and,
+    when not the default one, the theme of the browser's cookie (so a dark page is dark from
+    its first paint)."""
+    attributes = {"lang": web_i18n.html_lang()}
+    if theme.request_theme() != theme.DEFAULT_THEME:
+        attributes["data-theme"] = theme.request_theme()
+    return "".join(f' {name}="{html.escape(value)}"' for name, value in attributes.items())
 
 
 @dataclass
@@ -244,9 +285,11 @@ def _install_pages(build: Build) -> None:
 
 
 def _install_first_paint(build: Build) -> None:
-    build.first_paint_sources = first_paint.install(
+    page = first_paint.install(
         build.app, build.features.nav(), build.router.first_paint, shell.top_bar
     )
+    build.app.index_page = page
+    build.first_paint_sources = page.csp_sources()
 
 
 def _install_rest(build: Build) -> None:
