@@ -222,3 +222,17 @@ def test_chart_flags_in_the_url() -> None:
         "jobs": "a",
         "best_flip": "c|other",
     }
+
+
+def test_the_eye_click_is_the_comparison_pages_one_definition() -> None:
+    """Issue 36 item 6: the scalars comparison's eye click is compare_runs' own over its
+    STATE (no copy of it), and like the other tabs keeps the parameters STATE does not know."""
+    from dash_insight.web.components import compare_runs
+
+    assert not hasattr(compare, "toggle_hidden")
+    search = "?axis=relative&b=80"
+    closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
+    assert closed == compare_runs.eye_search(
+        search, JOBS, {"value": {"run": "./c", "hidden": True}}, compare.STATE
+    )
+    assert closed is not None and "b=80" in closed
