@@ -140,3 +140,14 @@ def test_the_first_paint_parses_no_html_with_regular_expressions() -> None:
     ]
     assert patterns == []
     assert "app.interpolate_index =" not in source
+
+
+def test_one_class_is_called_plugin() -> None:
+    """The stored kinds are ``core.vocabulary.PluginName``; ``Plugin`` is the plugin contract
+    (``web.plugin.Plugin``) only."""
+    from dash_insight.core import vocabulary
+    from dash_insight.web import plugin
+
+    assert not hasattr(vocabulary, "Plugin")
+    assert vocabulary.PluginName.SCALAR.value == "scalar"
+    assert plugin.Plugin.__module__ == "dash_insight.web.plugin"

@@ -25,7 +25,7 @@ from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.web.answer_key import answer_key
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
@@ -58,7 +58,7 @@ STATE = UrlState(
 )
 
 
-def jobs_with(provider: DataProvider, plugin: Plugin) -> tuple[list[str], dict[str, list[str]]]:
+def jobs_with(provider: DataProvider, plugin: PluginName) -> tuple[list[str], dict[str, list[str]]]:
     """The jobs that have tags of ``plugin`` (newest first, the job list's order) and those
     tags per job: the runs a comparison tab of that kind can draw."""
     jobs = [job for job in provider.list_jobs() if job.tags.get(plugin)]
