@@ -48,10 +48,10 @@ from dash_insight.core.format.profiler_writer import synthetic_ops, write_cpu_pr
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.profiler import components, timeline_page
 from dash_insight.plugins.profiler.service import ProfilerService
 from dash_insight.plugins.profiler.timeline import timeline_figure, window_view
-from dash_insight.web.application import create_app
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 OPERATOR_TARGET_S = 1.0
@@ -212,7 +212,7 @@ def main() -> int:
         print(f"  server: {label}: {seconds:.2f} s")
     types = len({op.op_type for op in synthetic_ops(args.ops)})
     with tempfile.TemporaryDirectory() as workspace:
-        app = create_app(base, workspace=workspace, reload_interval=0)
+        app = create_app(Settings(summary_base_dir=base, workspace=workspace, reload_interval=0))
         app.data_service.loader.wait_rounds(1)
         port = free_port()
         server = waitress.create_server(app.server, host="127.0.0.1", port=port, threads=8)

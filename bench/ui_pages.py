@@ -61,7 +61,8 @@ from machine import machine, recorded
 from selenium.common.exceptions import TimeoutException
 
 from dash_insight import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ui_pages")
 TARGET_S = 2.0
@@ -267,7 +268,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as workspace:
         apps, servers, ports = [], [], {}
         for key, base in (("bench", DATA_DIR), ("corpus", args.corpus)):
-            app = create_app(base, workspace=os.path.join(workspace, key), reload_interval=0)
+            app = create_app(
+                Settings(
+                    summary_base_dir=base, workspace=os.path.join(workspace, key), reload_interval=0
+                )
+            )
             app.data_service.loader.wait_rounds(1, timeout=600)
             ports[key] = free_port()
             server = waitress.create_server(

@@ -54,7 +54,8 @@ from machine import machine, recorded
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 TARGET_S = 2.0
@@ -243,7 +244,7 @@ def measure_dash_insight(
 ) -> tuple[list[PageRun], list[tuple[float, float]]]:
     runs, smoothed = [], []
     with tempfile.TemporaryDirectory() as workspace:
-        app = create_app(base, workspace=workspace, reload_interval=0)
+        app = create_app(Settings(summary_base_dir=base, workspace=workspace, reload_interval=0))
         app.data_service.loader.wait_rounds(1)
         port = free_port()
         server = waitress.create_server(app.server, host="127.0.0.1", port=port, threads=8)

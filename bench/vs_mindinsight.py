@@ -61,7 +61,8 @@ from graph import make_graph  # bench/, beside this script
 from machine import free_port, machine, recorded
 
 from dash_insight import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -396,7 +397,7 @@ def wait_loaded(
 
 
 def serve_ours(base: str, workspace: str) -> tuple[int, Callable[[], None]]:
-    app = create_app(base, workspace=workspace, reload_interval=0)
+    app = create_app(Settings(summary_base_dir=base, workspace=workspace, reload_interval=0))
     app.data_service.loader.wait_rounds(1, timeout=900)
     port = free_port()
     server = waitress.create_server(app.server, host="127.0.0.1", port=port, threads=8)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dash_insight.core.format.writer import SummaryWriter
-    from dash_insight.web.application import create_app
+    from dash_insight.default import create_app
 
 try:
     __version__ = version("dash-insight")
@@ -25,7 +25,7 @@ __all__ = ["SummaryWriter", "__version__", "create_app"]
 
 def __getattr__(name: str) -> Any:
     if name == "create_app":
-        from dash_insight.web.application import create_app
+        from dash_insight.default import create_app
 
         return create_app
     if name == "SummaryWriter":

@@ -65,7 +65,7 @@ from dash_insight.core.startup import (
     index_problem,
     workspace_problem,
 )
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
@@ -386,7 +386,7 @@ def _export_to(args: argparse.Namespace, base: str, out: str) -> int:
 
     try:
         plugins = parse_plugins(args.plugins)
-        if args.format == "parquet" and Plugin.SCALAR in plugins:
+        if args.format == "parquet" and PluginName.SCALAR in plugins:
             require_parquet()
         jobs = find_jobs(base, args.max_depth)
         if (

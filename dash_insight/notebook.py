@@ -39,7 +39,7 @@ import dash
 
 from dash_insight.core.settings import Settings, SettingsError, bind_problem
 from dash_insight.core.store.discovery import discover_jobs, train_id_of
-from dash_insight.web.application import create_app, page_paths
+from dash_insight.default import create_app, page_paths
 from dash_insight.web.url_state import encode_tags, make_search
 
 #: The environment variable naming the proxy path, ``{port}`` standing for the port.
@@ -190,10 +190,7 @@ def _start(settings: Settings) -> NotebookServer:
     prefix = settings.url_base_pathname
     requests_prefix = None if proxy is None else proxy.rstrip("/") + prefix
     app = create_app(
-        settings.base_dir,
-        settings=settings,
-        frame_ancestors=NOTEBOOK_FRAME_ANCESTORS,
-        requests_pathname_prefix=requests_prefix,
+        settings, frame_ancestors=NOTEBOOK_FRAME_ANCESTORS, requests_pathname_prefix=requests_prefix
     )
     # The kernel's own cells may build plotly figures: pandas is imported whole before they run.
     app.warm_up.wait()

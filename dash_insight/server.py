@@ -39,7 +39,7 @@ from dash_insight.core.settings import (  # noqa: E402
 )
 from dash_insight.core.startup import empty_base_warning, environment_problem  # noqa: E402
 from dash_insight.core.store.loader import LOADER_THREAD  # noqa: E402
-from dash_insight.web.application import create_app  # noqa: E402
+from dash_insight.default import create_app  # noqa: E402
 
 #: Bytes of an answer waitress holds in memory before it spills the rest to a temporary file
 #: (its default, 1 MiB, wrote every answer of 20,000 scalar points, 1.4 MB, to disk and read it
@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
         )
     record = announce(settings, args.launcher or _launcher())
     return_large_buffers()  # before the loader and the request threads start
-    app = create_app(base, settings=settings)
+    app = create_app(settings)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         retire(record, settings.workspace)  # os._exit below skips the exit handlers

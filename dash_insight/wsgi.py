@@ -32,7 +32,7 @@ import flask  # noqa: E402
 from dash_insight.core.memory import return_large_buffers  # noqa: E402
 from dash_insight.core.runtime import announce, listening_ports  # noqa: E402
 from dash_insight.core.settings import DEFAULT_SOURCE, Settings  # noqa: E402
-from dash_insight.web.application import create_app  # noqa: E402
+from dash_insight.default import create_app  # noqa: E402
 
 
 def _application() -> flask.Flask:
@@ -43,7 +43,7 @@ def _application() -> flask.Flask:
         settings = settings.replace(source="the socket this worker listens on", port=ports[0])
     announce(settings, "gunicorn" if "gunicorn" in sys.modules else "wsgi")
     return_large_buffers()  # before the loader and the request threads start
-    server: flask.Flask = create_app(settings.summary_base_dir, settings=settings).server
+    server: flask.Flask = create_app(settings).server
     return server
 
 

@@ -310,10 +310,13 @@ def _route_methods(methods: set[str] | None) -> str:
 def rest_reference() -> str:
     """Every route of the composed app's URL map with its methods and what its view says."""
     with tempfile.TemporaryDirectory() as base, tempfile.TemporaryDirectory() as workspace:
-        from dash_insight.web.application import create_app, page_paths
+        from dash_insight.core.settings import Settings
+        from dash_insight.default import create_app, page_paths
 
         app = create_app(
-            base, workspace=workspace, reload_interval=0, start_loader=False, warm_up_pages=False
+            Settings(summary_base_dir=base, workspace=workspace, reload_interval=0),
+            start_loader=False,
+            warm_up_pages=False,
         )
         rules = sorted(app.server.url_map.iter_rules(), key=lambda rule: rule.rule)
         views = app.server.view_functions

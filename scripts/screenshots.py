@@ -30,7 +30,8 @@ import waitress
 from selenium import webdriver
 
 from dash_insight.core import i18n
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.url_state import encode_tags
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -168,7 +169,7 @@ def set_theme(driver: webdriver.Chrome, theme: str) -> None:
 
 def serve(corpus: str, workspace: str) -> tuple[str, Callable[[], None]]:
     """``corpus`` served in-process once read: its address and how to stop it."""
-    app = create_app(corpus, workspace=workspace, reload_interval=0)
+    app = create_app(Settings(summary_base_dir=corpus, workspace=workspace, reload_interval=0))
     app.data_service.loader.wait_rounds(1)
     server = waitress.create_server(app.server, host="127.0.0.1", port=0, threads=8)
     threading.Thread(target=server.run, daemon=True).start()

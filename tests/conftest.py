@@ -17,7 +17,7 @@ import pytest
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
-from dash_insight.web.application import create_app
+from dash_insight.default import create_app
 from tests.browser import PatientDashComposite
 
 # pandas is imported here, whole, before any test: an app's warm-up imports it in a background
@@ -66,7 +66,11 @@ def corpus_files(pattern: str) -> list[Path]:
 @contextmanager
 def loaded_app(base: str | os.PathLike[str], workspace: str | os.PathLike[str]) -> Iterator[Any]:
     """The app over ``base``, its first loader round done (no reloads); closed on exit."""
-    app = create_app(os.fspath(base), workspace=os.fspath(workspace), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=os.fspath(base), workspace=os.fspath(workspace), reload_interval=0
+        )
+    )
     try:
         assert app.data_service.loader.wait_rounds(1)
         yield app

@@ -38,7 +38,7 @@ from flask.testing import FlaskClient
 
 from dash_insight.core.service import DataService
 from dash_insight.core.store.sampling import MINDINSIGHT_SAMPLES
-from dash_insight.web.application import register_rest_api
+from dash_insight.default import register_rest_api
 from tests.conftest import ORACLE_PATH, loaded_service
 
 PREFIX = "/v1/mindinsight/datavisual"

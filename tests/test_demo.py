@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from dash_insight.core.settings import DEMO_DIR
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import DEMO_DIR, Settings
+from dash_insight.default import create_app
 from tests.browser import until
 from tests.conftest import console_errors
 
@@ -31,7 +31,13 @@ DEMO_JOBS = {
 
 @pytest.fixture(scope="module")
 def demo_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    app = create_app(DEMO_DIR, workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=DEMO_DIR,
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()

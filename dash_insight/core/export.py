@@ -57,9 +57,14 @@ from dash_insight.core.format.scan import EventScanner, ScannedBlobs, ScannedSca
 from dash_insight.core.format.tensorboard import TensorBoardScanner, decode_tb_value
 from dash_insight.core.store.discovery import FileInfo, JobInfo, discover_jobs
 from dash_insight.core.store.series import ScalarSeries, merge_indices, merge_points
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
-PLUGINS = (Plugin.SCALAR.value, Plugin.IMAGE.value, Plugin.HISTOGRAM.value, Plugin.TENSOR.value)
+PLUGINS = (
+    PluginName.SCALAR.value,
+    PluginName.IMAGE.value,
+    PluginName.HISTOGRAM.value,
+    PluginName.TENSOR.value,
+)
 FORMATS = ("csv", "json", "parquet")
 PARQUET_HINT = "pip install 'dash-insight[parquet]' (or: pip install pyarrow)"
 _PARQUET_GROUP_ROWS = 1 << 20
@@ -156,7 +161,7 @@ def export_summaries(
     wrong = [p for p in plugins if p not in PLUGINS]
     if wrong:
         raise ExportError(f"cannot export {wrong}: the plugins are {', '.join(PLUGINS)}")
-    parquet = require_parquet() if fmt == "parquet" and Plugin.SCALAR in plugins else None
+    parquet = require_parquet() if fmt == "parquet" and PluginName.SCALAR in plugins else None
     base_dir = os.path.abspath(base_dir)
     jobs = find_jobs(base_dir, max_depth) if jobs is None else jobs
     report = ExportReport(jobs_seen=len(jobs))
@@ -230,7 +235,7 @@ class _JobExport:
         number = len(self.files)
         while True:
             result = scanner.scan(reader.read(CHUNK_BYTES))
-            if Plugin.SCALAR in self.plugins:
+            if PluginName.SCALAR in self.plugins:
                 for tag, scalars in result.scalars.items():
                     self.scalars.setdefault(tag, []).append((rank, scalars))
             for key, blobs in result.blobs.items():
@@ -367,9 +372,9 @@ class _ValueWriter:
         plugin: str, tag: str, target: str, step: np.ndarray, wall: np.ndarray, report: ExportReport
     ) -> _ValueWriter:
         kinds: dict[str, type[_ValueWriter]] = {
-            Plugin.IMAGE.value: _ImageWriter,
-            Plugin.HISTOGRAM.value: _HistogramWriter,
-            Plugin.TENSOR.value: _TensorWriter,
+            PluginName.IMAGE.value: _ImageWriter,
+            PluginName.HISTOGRAM.value: _HistogramWriter,
+            PluginName.TENSOR.value: _TensorWriter,
         }
         if plugin not in kinds:  # loss landscapes are not exported
             return _ValueWriter(tag, target, step, wall, report)

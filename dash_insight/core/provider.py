@@ -71,7 +71,7 @@ from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.sampling import sample_indices
 from dash_insight.core.store.series import EMPTY_SERIES, ScalarSeries, downsample, merge_indices
 from dash_insight.core.store.state import GRAPH_PB, JobState, LineageRecord
-from dash_insight.core.vocabulary import STORED_PLUGINS, Plugin
+from dash_insight.core.vocabulary import STORED_PLUGINS, PluginName
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -199,7 +199,7 @@ class OrderedChunks:
     def of(state: JobState, tag: str) -> OrderedChunks | None:
         """The chunks of ``tag`` in ``state``; None when the tag is not ordered (its points must
         be merged); :class:`TagNotFound` when it has none."""
-        per_file = tag_chunks(state, Plugin.SCALAR.value, tag)
+        per_file = tag_chunks(state, PluginName.SCALAR.value, tag)
         if not per_file:
             raise TagNotFound(f"no scalar tag {tag!r} in {state.train_id}")
         pairs = [(f.name, ref) for f, refs in per_file for ref in refs]
@@ -433,7 +433,7 @@ class DataProvider:
     # -- scalars --
     def _scalar_arrival(self, state: JobState, tag: str) -> tuple[np.ndarray, ...]:
         """(step, wall, value, file rank) of every point of ``tag`` in arrival order."""
-        parts = self.store.read_columns(state, Plugin.SCALAR.value, tag, ScalarColumns)
+        parts = self.store.read_columns(state, PluginName.SCALAR.value, tag, ScalarColumns)
         if not parts:
             raise TagNotFound(f"no scalar tag {tag!r} in {state.train_id}")
         return (
@@ -462,10 +462,10 @@ class DataProvider:
         def compute(state: JobState) -> tuple[ScalarSeries, int]:
             def build() -> ScalarSeries:
                 step, wall, value, rank = self._scalar_arrival(state, tag)
-                chosen = self._selection(Plugin.SCALAR, step, rank)
+                chosen = self._selection(PluginName.SCALAR, step, rank)
                 return ScalarSeries(step[chosen], wall[chosen], value[chosen])
 
-            key = (Plugin.SCALAR.value, train_id, tag, state.version)
+            key = (PluginName.SCALAR.value, train_id, tag, state.version)
             return self._cache.get_or_compute(key, build), state.version
 
         return self._with_chunks(train_id, compute)
@@ -510,7 +510,7 @@ class DataProvider:
     def _ordered_chunks(self, state: JobState, tag: str) -> OrderedChunks | None:
         """The chunks of an ordered scalar tag of ``state`` (cached per job version); None when
         it must be merged whole: not ordered, or sampled (``--samples-per-plugin``)."""
-        if self.samples_per_plugin.get(Plugin.SCALAR):
+        if self.samples_per_plugin.get(PluginName.SCALAR):
             return None
         return self._cache.get_or_compute(
             ("ordered", state.train_id, tag, state.version), lambda: OrderedChunks.of(state, tag)
@@ -614,7 +614,7 @@ class DataProvider:
         hold at most :data:`.index.MAX_CHUNK_ENTRIES` points)."""
         return self.store.read_chunk(
             train_id,
-            Plugin.SCALAR.value,
+            PluginName.SCALAR.value,
             tag,
             chunks.files[position],
             chunks.refs[position].serial,
@@ -630,7 +630,7 @@ class DataProvider:
         return self._cache.get_or_compute(
             ("lod", train_id, tag, name, serial, level),
             lambda: self.store.read_summary(
-                train_id, Plugin.SCALAR.value, tag, name, serial, level
+                train_id, PluginName.SCALAR.value, tag, name, serial, level
             ),
         )
 
@@ -656,7 +656,7 @@ class DataProvider:
         out: dict[tuple[str, str], ScalarSeries] = {}
         for train_id in train_ids:
             try:
-                known = self._state(train_id).tags.get(Plugin.SCALAR, {})
+                known = self._state(train_id).tags.get(PluginName.SCALAR, {})
             except JobNotFound:
                 continue
             for tag in tags:
@@ -755,7 +755,7 @@ class DataProvider:
     # -- graphs and lineage --
     def graph_tags(self, train_id: str) -> list[str]:
         """Graph tags are file names, as in MindInsight."""
-        return list(self._state(train_id).tags.get(Plugin.GRAPH, {}))
+        return list(self._state(train_id).tags.get(PluginName.GRAPH, {}))
 
     def read_graph(self, train_id: str, tag: str) -> anf_ir_pb2.GraphProto:
         """The graph of a summary file (its last graph record) or of a ``.pb`` file."""

@@ -21,7 +21,7 @@ class _Word(str, enum.Enum):
         return format(str(self.value), format_spec)
 
 
-class Plugin(_Word):
+class PluginName(_Word):
     """A kind of value a summary ``Event`` holds (the index stores tags per kind)."""
 
     SCALAR = "scalar"
@@ -33,19 +33,19 @@ class Plugin(_Word):
 
 
 #: Every kind the index keeps tags of, in the order a job summary lists them.
-STORED_PLUGINS: tuple[str, ...] = tuple(p.value for p in Plugin)
+STORED_PLUGINS: tuple[str, ...] = tuple(p.value for p in PluginName)
 
 #: MindInsight's ``PluginNameEnum`` in its order (the order of ``plugins`` in every answer):
 #: the stored kinds plus ``optimized_graph``, the readable-mode view of each graph.
 OPTIMIZED_GRAPH = "optimized_graph"
 MINDINSIGHT_PLUGINS: tuple[str, ...] = (
-    Plugin.IMAGE.value,
-    Plugin.SCALAR.value,
-    Plugin.GRAPH.value,
+    PluginName.IMAGE.value,
+    PluginName.SCALAR.value,
+    PluginName.GRAPH.value,
     OPTIMIZED_GRAPH,
-    Plugin.HISTOGRAM.value,
-    Plugin.TENSOR.value,
-    Plugin.LOSS_LANDSCAPE.value,
+    PluginName.HISTOGRAM.value,
+    PluginName.TENSOR.value,
+    PluginName.LOSS_LANDSCAPE.value,
 )
 
 

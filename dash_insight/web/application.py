@@ -1,17 +1,20 @@
-"""The composition root: ``create_app`` builds dash-insight from the plugins listed here.
+"""Builds the dash-insight app from the plugins it is given (:func:`build_app`).
 
-This is the only module that imports every plugin. Adding a kind of data is one folder under
-``dash_insight/plugins/`` and one line in :data:`PLUGINS`.
+The plugins themselves are listed above this layer, in :mod:`dash_insight.default` (the
+composition root, as TensorBoard's ``default.py``): nothing in ``web`` imports a plugin.
+What the app's server gets (request hooks, middleware, blueprints) is a list of :class:`Step`
+objects, each naming the steps it must come after; :func:`ordered` sorts them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import html
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import dash
@@ -19,17 +22,7 @@ import flask
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from dash_insight.core.service import DataService
-from dash_insight.core.settings import DEFAULT_RELOAD_INTERVAL, DEFAULT_WORKSPACE, Settings
-from dash_insight.plugins.graphs.plugin import PLUGIN as GRAPHS
-from dash_insight.plugins.histograms.plugin import PLUGIN as HISTOGRAMS
-from dash_insight.plugins.images.plugin import PLUGIN as IMAGES
-from dash_insight.plugins.jobs import landing as jobs_landing
-from dash_insight.plugins.jobs.plugin import PLUGIN as JOBS
-from dash_insight.plugins.landscape.plugin import PLUGIN as LANDSCAPE
-from dash_insight.plugins.lineage.plugin import PLUGIN as LINEAGE
-from dash_insight.plugins.profiler.plugin import PLUGIN as PROFILER
-from dash_insight.plugins.scalars.plugin import PLUGIN as SCALARS
-from dash_insight.plugins.tensors.plugin import PLUGIN as TENSORS
+from dash_insight.core.settings import Settings
 from dash_insight.web import (
     access_log,
     asset_cache,
@@ -41,26 +34,14 @@ from dash_insight.web import (
     first_paint,
     host_check,
     shell,
+    theme,
     warm_up,
 )
 from dash_insight.web import i18n as web_i18n
 from dash_insight.web.components import compare_tabs
 from dash_insight.web.http import API_PREFIX, EXPORT_PREFIX, api_blueprint, json_response
 from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
-from dash_insight.web.plugin import NavLink, Page, Plugin, Route
-
-#: Every feature, in the order of the training dashboard's cards.
-PLUGINS: tuple[Plugin[Any], ...] = (
-    JOBS,
-    SCALARS,
-    HISTOGRAMS,
-    TENSORS,
-    GRAPHS,
-    IMAGES,
-    LANDSCAPE,
-    LINEAGE,
-    PROFILER,
-)
+from dash_insight.web.plugin import Install, NavLink, Page, Plugin, Route
 
 LOG = logging.getLogger(__name__)
 
@@ -151,7 +132,7 @@ class Features:
     services: tuple[tuple[Plugin[Any], Any], ...]
 
     @classmethod
-    def build(cls, data: DataService, plugins: Iterable[Plugin[Any]] = PLUGINS) -> Features:
+    def build(cls, data: DataService, plugins: Iterable[Plugin[Any]]) -> Features:
         return cls(data, tuple((plugin, plugin.service(data)) for plugin in plugins))
 
     def routes(self) -> list[Route]:
@@ -171,64 +152,235 @@ class Features:
         tabs = [tab for plugin, _ in self.services for tab in plugin.compare_tabs]
         return sorted(tabs, key=lambda tab: tab.rank)
 
+    def installs(self) -> list[tuple[Install[Any], Any]]:
+        return [(step, service) for plugin, service in self.services for step in plugin.installs]
 
-def page_paths(plugins: Iterable[Plugin[Any]] = PLUGINS) -> list[str]:
+
+def page_paths(plugins: Iterable[Plugin[Any]]) -> list[str]:
     """The path of every page (below the app's prefix): each plugin's pages and the training
     dashboard, as :meth:`Features.pages` registers them."""
     return [page.path for plugin in plugins for page in plugin.pages] + [dashboard.PATH]
 
 
-def create_app(
-    summary_base_dir: str | os.PathLike[str],
-    server: flask.Flask | bool | None = None,
-    url_base_pathname: str = "/",
+class DashInsightApp(dash.Dash):
+    """The Dash app :func:`build_app` returns, with what a caller of the app may need."""
+
+    #: The data service (index, loader, provider) of the app's base directory.
+    data_service: DataService
+    #: The background import of what only the pages need (:mod:`dash_insight.web.warm_up`).
+    warm_up: warm_up.WarmUp
+    #: The access log every answer below the prefix is written to.
+    access_log: access_log.AccessLog
+    #: Writes each page's index (:mod:`dash_insight.web.first_paint`); None: Dash's own.
+    index_page: first_paint.IndexPage | None = None
+
+    def interpolate_index(
+        self,
+        metas: str = "",
+        title: str = "",
+        css: str = "",
+        config: str = "",
+        scripts: str = "",
+        app_entry: str = "",
+        favicon: str = "",
+        renderer: str = "",
+    ) -> str:
+        """The page Dash answers a page URL with (overridden as Dash documents): written by
+        :attr:`index_page`, its ``<html>`` carrying the request's language and theme."""
+        parts = {
+            "metas": metas,
+            "title": title,
+            "css": css,
+            "config": config,
+            "scripts": scripts,
+            "app_entry": app_entry,
+            "favicon": favicon,
+            "renderer": renderer,
+        }
+        if self.index_page is None:
+            return str(super().interpolate_index(**parts))
+        return self.index_page.render(parts, html_attributes())
+
+
+def html_attributes() -> str:
+    """The attributes of the ``<html>`` element of the page being answered: its language and,
+    when not the default one, the theme of the browser's cookie (so a dark page is dark from
+    its first paint)."""
+    attributes = {"lang": web_i18n.html_lang()}
+    if theme.request_theme() != theme.DEFAULT_THEME:
+        attributes["data-theme"] = theme.request_theme()
+    return "".join(f' {name}="{html.escape(value)}"' for name, value in attributes.items())
+
+
+@dataclass
+class Build:
+    """What the installation steps of one app share: the app, its settings, its plugins with
+    their services, and what one step leaves for a later one."""
+
+    app: DashInsightApp
+    settings: Settings
+    features: Features
+    router: shell.PageRouter
+    frame_ancestors: Sequence[str]
+    warm_up_pages: bool
+    #: The ``script-src`` hashes of the first paint's inline scripts (set by "first-paint").
+    first_paint_sources: tuple[str, ...] = ()
+    pages_warm_up: warm_up.WarmUp = field(default_factory=warm_up.WarmUp)
+
+    @property
+    def prefix(self) -> str:
+        return self.settings.url_base_pathname
+
+
+#: A step name that :attr:`Step.after` may give to come after every other step.
+EVERY_OTHER_STEP = "*"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing installed on the app: ``install(build)`` runs after every step named in
+    ``after`` (:data:`EVERY_OTHER_STEP`: after all of them)."""
+
+    name: str
+    install: Callable[[Build], None]
+    after: tuple[str, ...] = ()
+
+
+class StepOrderError(ValueError):
+    """The steps' ``after`` names a step that does not exist, or the steps wait on each other."""
+
+
+def ordered(steps: Sequence[Step]) -> list[Step]:
+    """``steps`` sorted so that each comes after the steps it names (a topological sort);
+    steps without such a constraint between them keep their given order."""
+    names = [step.name for step in steps]
+    if len(set(names)) != len(names):
+        raise StepOrderError(f"two steps share a name: {names}")
+    waits: dict[str, set[str]] = {}
+    for step in steps:
+        if EVERY_OTHER_STEP in step.after:
+            waits[step.name] = set(names) - {step.name}
+            continue
+        unknown = set(step.after) - set(names)
+        if unknown:
+            raise StepOrderError(f"step {step.name!r} comes after unknown {sorted(unknown)}")
+        waits[step.name] = set(step.after)
+    done: list[Step] = []
+    left = list(steps)
+    while left:
+        ready = next((s for s in left if waits[s.name] <= {d.name for d in done}), None)
+        if ready is None:
+            raise StepOrderError(f"steps wait on each other: {[s.name for s in left]}")
+        done.append(ready)
+        left.remove(ready)
+    return done
+
+
+def _install_pages(build: Build) -> None:
+    app, features = build.app, build.features
+    compare_tabs.install(app, features.compare_tabs())
+    shell.register_shell(app, build.router, build.features.data.loader_health)
+    for page, service in build.router.by_path.values():
+        page.register(app, service)
+
+
+def _install_first_paint(build: Build) -> None:
+    page = first_paint.install(
+        build.app, build.features.nav(), build.router.first_paint, shell.top_bar
+    )
+    build.app.index_page = page
+    build.first_paint_sources = page.csp_sources()
+
+
+def _install_rest(build: Build) -> None:
+    build.app.server.register_blueprint(
+        api_blueprint(build.features.routes()), url_prefix=build.prefix.rstrip("/") or None
+    )
+
+
+def _install_security_headers(build: Build) -> None:
+    app = build.app
+    _add_security_headers(
+        app.server,
+        build.prefix,
+        lambda: security_headers(
+            build.frame_ancestors, page_script_sources(app, build.first_paint_sources)
+        ),
+    )
+
+
+def _install_asset_cache(build: Build) -> None:
+    app = build.app
+    asset_cache.install(app.server, build.prefix + app.config.assets_url_path.strip("/") + "/")
+
+
+def _install_warm_up(build: Build) -> None:
+    build.pages_warm_up.install(
+        build.app.server, build.prefix, start_after_first_answer=build.warm_up_pages
+    )
+
+
+def _install_access_log(build: Build) -> None:
+    build.app.access_log = access_log.install(build.app.server, build.settings)
+
+
+#: What every app gets, in the order its independent parts are installed; ``after`` says which
+#: order matters. Flask runs ``before_request`` hooks in the order they were added (a refusal
+#: answered by one stops the rest) and ``after_request`` hooks in the reverse order.
+STEPS: tuple[Step, ...] = (
+    Step("pages", _install_pages),
+    # its inline scripts' hashes go into the security headers
+    Step("first-paint", _install_first_paint),
+    Step("rest", _install_rest),
+    Step("security-headers", _install_security_headers, after=("first-paint",)),
+    Step("asset-cache", _install_asset_cache),
+    # refuses a wrong Host before any other hook answers (a redirect would name a job)
+    Step("host-check", lambda b: host_check.install(b.app.server, b.settings, b.prefix)),
+    Step("i18n", lambda b: web_i18n.install(b.app, b.settings), after=("host-check",)),
+    # before any hook that reads a body
+    Step("body-limit", lambda b: body_limit.install(b.app.server, b.prefix), after=("host-check",)),
+    Step(
+        "dash-requests",
+        lambda b: dash_requests.install(b.app, b.prefix),
+        after=("body-limit", "i18n"),
+    ),
+    Step("warm-up", _install_warm_up, after=("host-check", "dash-requests")),
+    Step("other-methods", lambda b: _answer_other_methods(b.app.server, b.prefix)),
+    Step("compression", lambda b: compression.install(b.app.server, b.prefix)),
+    # the outermost middleware: every answer is logged, refusals included
+    Step("access-log", _install_access_log, after=(EVERY_OTHER_STEP,)),
+)
+
+
+def plugin_steps(features: Features) -> list[Step]:
+    """The plugins' own installation steps (:class:`~dash_insight.web.plugin.Install`), each
+    given its plugin's service."""
+
+    def step(install: Install[Any], service: Any) -> Step:
+        return Step(install.name, lambda b: install.install(b.app, service), install.after)
+
+    return [step(install, service) for install, service in features.installs()]
+
+
+def build_app(
+    settings: Settings,
+    plugins: Sequence[Plugin[Any]],
+    server: flask.Flask | None = None,
     *,
-    workspace: str | os.PathLike[str] | None = None,
-    reload_interval: float = DEFAULT_RELOAD_INTERVAL,
-    max_depth: int | None = None,
-    samples_per_plugin: Mapping[str, int] | None = None,
     start_loader: bool = True,
     warm_up_pages: bool = True,
     title: str = "dash-insight",
-    settings: Settings | None = None,
     requests_pathname_prefix: str | None = None,
     frame_ancestors: Sequence[str] = SAME_ORIGIN,
-) -> dash.Dash:
-    """The dash-insight Dash app for ``summary_base_dir``.
-
-    ``server``: an existing Flask app to mount on (the REST API is mounted under the same
-    ``url_base_pathname``), or None to create one. ``reload_interval`` seconds between
-    reloads (0 = load once); the index lives in ``workspace`` (default ``~/dash-insight``).
-    ``settings`` (from :meth:`Settings.from_args` / :meth:`Settings.from_env`) replaces the
-    keyword arguments. The data service is ``app.data_service``; ``start_loader=False`` leaves
-    loading to the caller (``app.data_service.loader.load_round()``). ``warm_up_pages``: import
-    what only the pages need (pandas) in the background once the first request is answered
-    (:mod:`dash_insight.web.warm_up`); False leaves it to the first layout or callback request.
-    A host process that builds plotly figures in threads of its own calls
-    ``app.warm_up.wait()`` first. Requests below
-    ``url_base_pathname`` get a request id and a line in ``<workspace>/log/access.<port>.log``
-    (``app.access_log``, :mod:`dash_insight.web.access_log`).
-
-    ``requests_pathname_prefix``: the path the browser uses when a proxy that strips a prefix
-    stands in front (JupyterHub's ``/user/<name>/proxy/<port>/``): it must end with
-    ``url_base_pathname``, which stays the path the server sees. ``frame_ancestors``: see
-    :func:`security_headers`.
-    """
-    if settings is None:
-        settings = Settings(
-            summary_base_dir=os.fspath(summary_base_dir),
-            workspace=os.fspath(workspace) if workspace is not None else DEFAULT_WORKSPACE,
-            reload_interval=reload_interval,
-            max_depth=max_depth,
-            samples_per_plugin=dict(samples_per_plugin or {}),
-            url_base_pathname=url_base_pathname,
-        )
+) -> DashInsightApp:
+    """The dash-insight Dash app of ``plugins`` over ``settings``' base directory; see
+    :func:`dash_insight.default.create_app`, which gives it the default plugins."""
     prefix = settings.url_base_pathname
     data = DataService(settings)
-    features = Features.build(data)
+    features = Features.build(data, plugins)
     # Dash takes a Flask app as ``server`` (documented), though its annotation names only bool
     # and callables.
-    host: Any = server if server not in (None, True) else access_log.Server(__name__)
+    host: Any = server if server is not None else access_log.Server(__name__)
     if requests_pathname_prefix is None:
         prefixes: dict[str, Any] = {"url_base_pathname": prefix}
     else:
@@ -236,7 +388,7 @@ def create_app(
             "routes_pathname_prefix": prefix,
             "requests_pathname_prefix": requests_pathname_prefix,
         }
-    app = dash.Dash(
+    app = DashInsightApp(
         __name__,
         server=host,
         **prefixes,
@@ -245,36 +397,13 @@ def create_app(
         update_title="",  # the tab title stays while callbacks run
         suppress_callback_exceptions=True,  # pages are built per URL
     )
-    pages = features.pages()
-    router = shell.PageRouter(app, pages)
+    app.data_service = data
+    router = shell.PageRouter(app, features.pages())
     app.layout = shell.shell_layout(app, features.nav(), router, data.loader_health)
-    compare_tabs.install(app, features.compare_tabs())
-    shell.register_shell(app, router, data.loader_health)
-    painted = first_paint.install(app, features.nav(), router.first_paint, shell.top_bar)
-    for page, service in pages:
-        page.register(app, service)
-    app.server.register_blueprint(
-        api_blueprint(features.routes()), url_prefix=prefix.rstrip("/") or None
-    )
-    _add_security_headers(
-        app.server,
-        prefix,
-        lambda: security_headers(frame_ancestors, page_script_sources(app, painted)),
-    )
-    asset_cache.install(app.server, prefix + app.config.assets_url_path.strip("/") + "/")
-    host_check.install(app.server, settings, prefix)
-    jobs_landing.install(app, data.provider)  # after the host check
-    web_i18n.install(app, settings)
-    body_limit.install(app.server, prefix)  # before any hook that reads a body
-    dash_requests.install(app, prefix)
-    pages_warm_up = warm_up.WarmUp()
-    pages_warm_up.install(app.server, prefix, start_after_first_answer=warm_up_pages)
-    _answer_other_methods(app.server, prefix)
-    compression.install(app.server, prefix)
-    # outermost: every answer is logged, refusals included
-    app.access_log = access_log.install(app.server, settings)  # type: ignore[attr-defined]
-    app.data_service = data  # type: ignore[attr-defined]
-    app.warm_up = pages_warm_up  # type: ignore[attr-defined]
+    build = Build(app, settings, features, router, frame_ancestors, warm_up_pages)
+    for step in ordered([*STEPS, *plugin_steps(features)]):
+        step.install(build)
+    app.warm_up = build.pages_warm_up
     if start_loader:
         data.start()
     return app
@@ -283,9 +412,9 @@ def create_app(
 def register_rest_api(
     server: flask.Flask,
     data: DataService,
+    plugins: Sequence[Plugin[Any]],
     *,
     url_prefix: str = "",
-    plugins: Sequence[Plugin[Any]] = PLUGINS,
 ) -> flask.Blueprint:
     """Mount only the REST API of ``plugins`` over ``data`` on ``server`` below ``url_prefix``
     ("" = at the root: ``/v1/mindinsight/...`` and ``/v1/dash-insight/...``); returns the

@@ -11,15 +11,20 @@ rendered here as static HTML (:func:`static_html`) in the answer to its URL:
   through it to the page below (``pointer-events: none``), whose controls are at the same
   places once Dash has drawn them;
 - Dash's scripts are held in a ``<template>`` and started one frame after the first paint
-  (:func:`_held_scripts`), so the browser paints the copy before it compiles them;
+  (``assets/inline/first-paint-loader.js``), so the browser paints the copy before it compiles
+  them;
 - ``assets/first-paint.js`` removes the copy once Dash's page shows as much (the charts on its
   first screen drawn), or :data:`LONGEST_SHOWN_MS` after Dash's layout came into the page.
 
-The two scripts this puts inline (the loader and the copy's styles) are ``assets/inline/``'s;
-their sha256 is in the pages' Content-Security-Policy (:func:`install` returns them).
-Pages without a ``first_paint`` are answered as Dash answers them. The ``<html>`` element of
-every page carries the theme of the browser's cookie (:mod:`dash_insight.web.theme`), so a dark
-page is dark from its first paint.
+The page's HTML is the templates' (``dash_insight/web/templates/``, :class:`IndexPage`), filled
+through Dash's public hooks only: ``app.index_string`` and an ``interpolate_index`` override
+(:class:`dash_insight.web.application.DashInsightApp`), with the parts Dash documents for it
+(:data:`DASH_PARTS`); ``tests/web/test_first_paint.py`` fails when the installed Dash no longer
+provides them. The two scripts it puts inline (the loader and the copy's styles) are
+``assets/inline/``'s; their sha256 is in the pages' Content-Security-Policy
+(:meth:`IndexPage.csp_sources`). Pages without a ``first_paint`` are answered as Dash answers
+them. The ``<html>`` element of every page carries the language and the theme of the request
+(``{%html_attributes%}``), so a dark page is dark from its first paint.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ import html
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +45,6 @@ import dash
 import flask
 from dash.development.base_component import Component
 
-from dash_insight.web import theme
 from dash_insight.web.plugin import NavLink
 
 LOG = logging.getLogger(__name__)
@@ -48,6 +53,8 @@ LOG = logging.getLogger(__name__)
 #: shows its charts (counted from the layout, not from the answer: on a loaded machine Dash's
 #: start alone took longer, and the copy went while the page's charts were still empty).
 LONGEST_SHOWN_MS = 10000
+#: The ids :data:`FIRST_PAINT_TEMPLATE` gives the copy and the held scripts (the inline
+#: scripts find them by these).
 OVERLAY_ID = "di-first-paint"
 SCRIPTS_ID = "di-dash-scripts"
 
@@ -347,7 +354,7 @@ def static_html(component: Component | Raw | Any) -> str:
 #: does not put in the pages' own script tags (``assets_path_ignore`` in
 #: :func:`dash_insight.web.application.create_app`).
 INLINE_FOLDER = "inline"
-#: Starts the scripts held in ``<template id=SCRIPTS_ID>`` (see :func:`_held_scripts`).
+#: Starts the scripts held in ``<template id=SCRIPTS_ID>`` (:data:`FIRST_PAINT_TEMPLATE`).
 LOADER_FILE = "first-paint-loader.js"
 #: Gives the copy's shadow root (``div#OVERLAY_ID``) the page's stylesheets.
 ADOPT_STYLES_FILE = "first-paint-styles.js"
@@ -386,34 +393,122 @@ def read_inline_scripts(assets_folder: str) -> InlineScripts | None:
         return None
 
 
-def _held_scripts(scripts: str, renderer: str, loader: str) -> str | None:
-    """Dash's script tags in a ``<template>`` and the ``loader`` (:data:`LOADER_FILE`) that
-    starts them after the first paint: the external ones in order, then the inline ones
-    (clientside functions, then the renderer's start). None when a tag is neither a plain
-    external nor a plain inline script (left as Dash wrote it)."""
-    tags = re.findall(r"<script\b[^>]*>.*?</script>", scripts, flags=re.S)
-    plain = r'<script src="[^"]+"></script>|<script>(?:(?!</script>).)*</script>'
-    if not tags or any(not re.fullmatch(plain, t, flags=re.S) for t in tags):
-        return None
-    return f'<template id="{SCRIPTS_ID}">{scripts}{renderer}</template><script>{loader}</script>'
+#: The pages' HTML outside Dash's components (``dash_insight/web/templates/``, read at start).
+TEMPLATES = Path(__file__).with_name("templates")
+#: Every page's index (``app.index_string``): Dash's placeholders and ``{%html_attributes%}``.
+INDEX_TEMPLATE = "index.html"
+#: The index of a page answered with its first screen painted.
+FIRST_PAINT_TEMPLATE = "index-first-paint.html"
+PRELOAD_TEMPLATE = "preload-script.html"
+FIRST_SCREEN_TEMPLATE = "first-screen.html"
+#: The parts of a page Dash gives ``interpolate_index`` (its documented keywords, the
+#: ``{%...%}`` placeholders of ``index_string``).
+DASH_PARTS = ("metas", "title", "css", "config", "scripts", "app_entry", "favicon", "renderer")
+
+_PLACEHOLDER = re.compile(r"\{%([a-z_]+)%\}")
 
 
-def _overlay(body: str, scripts: Sequence[str], adopt_styles: str) -> str:
-    """The copy over the page, in a declarative shadow root given the page's stylesheets
-    (``adopt_styles``, :data:`ADOPT_STYLES_FILE`), and a preload of each of Dash's
-    ``scripts`` (fetched while the copy is painted)."""
-    preloads = "".join(
-        f'<link rel="preload" as="script" href="{html.escape(src)}">' for src in scripts
-    )
-    return (
-        f'{preloads}<div id="{OVERLAY_ID}" aria-hidden="true" '
-        f'data-longest-ms="{LONGEST_SHOWN_MS}" '
-        'style="position:absolute;top:0;left:0;right:0;min-height:100vh;z-index:2000;'
-        # contain: the page mounting below does not lay the copy out again
-        'pointer-events:none;contain:layout paint style">'
-        '<template shadowrootmode="open"><div class="di-first-paint-body">'
-        f"{body}</div></template></div><script>{adopt_styles}</script>"
-    )
+def read_template(name: str) -> str:
+    """A template of :data:`TEMPLATES` (without its final newline)."""
+    return (TEMPLATES / name).read_text(encoding="utf-8").rstrip("\n")
+
+
+def fill(template: str, parts: Mapping[str, str]) -> str:
+    """``template`` with each ``{%name%}`` placeholder (Dash's syntax) replaced by
+    ``parts[name]`` in one pass (a value holding such text is never filled again); a
+    placeholder without a part is left as it is."""
+    return _PLACEHOLDER.sub(lambda found: parts.get(found.group(1), found.group(0)), template)
+
+
+class _ScriptTags(HTMLParser):
+    """The tags of Dash's ``{%scripts%}`` part: plain ``<script src>`` and ``<script>``
+    elements only, else :attr:`plain` is False."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.sources: list[str] = []
+        self.plain = True
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag != "script" or self._inside or (attrs and [name for name, _ in attrs] != ["src"]):
+            self.plain = False
+        elif attrs:
+            self.sources.append(attrs[0][1] or "")
+        self._inside = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag != "script":
+            self.plain = False
+        self._inside = False
+
+    def handle_data(self, data: str) -> None:
+        if not self._inside and data.strip():
+            self.plain = False
+
+
+def external_scripts(scripts: str) -> list[str] | None:
+    """The ``src`` of each external script of Dash's ``{%scripts%}`` part, in order; None
+    when the part is empty or holds anything but plain external and inline scripts (such a
+    page is left as Dash writes it)."""
+    tags = _ScriptTags()
+    tags.feed(scripts)
+    tags.close()
+    return tags.sources if tags.plain and tags.sources else None
+
+
+@dataclass(frozen=True)
+class IndexPage:
+    """Writes every page's index from :data:`TEMPLATES`: with its first screen painted over
+    it when ``first_screen()`` draws one (and the inline scripts could be read), else as
+    Dash writes it (``index_template``, the app's ``index_string``)."""
+
+    index_template: str
+    first_paint_template: str
+    preload_template: str
+    inline: InlineScripts | None
+    first_screen: Callable[[], str | None]
+
+    @classmethod
+    def read(
+        cls, inline: InlineScripts | None, first_screen: Callable[[], str | None]
+    ) -> IndexPage:
+        return cls(
+            read_template(INDEX_TEMPLATE),
+            read_template(FIRST_PAINT_TEMPLATE),
+            read_template(PRELOAD_TEMPLATE),
+            inline,
+            first_screen,
+        )
+
+    def csp_sources(self) -> tuple[str, ...]:
+        """The ``script-src`` sources of the inline scripts the pages hold."""
+        return () if self.inline is None else self.inline.csp_sources()
+
+    def render(self, parts: Mapping[str, str], html_attributes: str) -> str:
+        """The page of Dash's ``parts`` (``interpolate_index``'s keywords); ``html_attributes``
+        go on its ``<html>`` element."""
+        parts = {**parts, "html_attributes": html_attributes}
+        painted = self._painted(parts)
+        return fill(self.index_template, parts) if painted is None else painted
+
+    def _painted(self, parts: dict[str, str]) -> str | None:
+        if self.inline is None:
+            return None
+        sources = external_scripts(parts.get("scripts", ""))
+        screen = None if sources is None else self.first_screen()
+        if sources is None or screen is None:
+            return None
+        preloads = "".join(fill(self.preload_template, {"href": html.escape(s)}) for s in sources)
+        painted = {
+            **parts,
+            "preloads": preloads,
+            "longest_shown_ms": str(LONGEST_SHOWN_MS),
+            "first_screen": screen,
+            "adopt_styles": self.inline.adopt_styles,
+            "loader": self.inline.loader,
+        }
+        return fill(self.first_paint_template, painted)
 
 
 def install(
@@ -421,43 +516,17 @@ def install(
     nav: Sequence[NavLink],
     first_paint: Callable[[str, str], Any | None],
     top_bar: Callable[[dash.Dash, Sequence[NavLink]], Component],
-) -> tuple[str, ...]:
+) -> IndexPage:
     """Answer each page URL with its first screen painted (see the module's docstring):
     ``first_paint(pathname, search)`` gives the page's static tree, or None for a page that
-    has none; ``top_bar`` draws the frame's top bar. Returns the ``script-src`` sources that
-    allow the inline scripts this adds to the pages (:meth:`InlineScripts.csp_sources`)."""
-    interpolate: Callable[..., str] = app.interpolate_index
+    has none; ``top_bar`` draws the frame's top bar. Sets ``app.index_string`` (Dash checks
+    its placeholders) and returns the :class:`IndexPage` whose ``render`` the app's
+    ``interpolate_index`` calls (as Dash documents overriding it)."""
     inline = read_inline_scripts(app.config.assets_folder)
-
-    def interpolate_index(**kwargs: Any) -> str:
-        if inline is not None:
-            kwargs = _with_first_screen(
-                kwargs, inline, lambda: _first_screen(first_paint, app, nav, top_bar)
-            )
-        page = interpolate(**kwargs)
-        if theme.request_theme() != theme.DEFAULT_THEME:
-            page = re.sub(
-                r"<html(?=[\s>])", f'<html data-theme="{theme.request_theme()}"', page, count=1
-            )
-        return page
-
-    app.interpolate_index = interpolate_index  # type: ignore[method-assign,assignment]
-    return () if inline is None else inline.csp_sources()
-
-
-def _with_first_screen(
-    parts: dict[str, Any], inline: InlineScripts, draw: Callable[[], str | None]
-) -> dict[str, Any]:
-    """Dash's parts of a page (``interpolate_index``'s keywords) with the first screen
-    ``draw()`` paints over it and Dash's scripts held until after that paint; ``parts`` as
-    they are when the scripts cannot be held or the page has no first screen."""
-    held = _held_scripts(parts.get("scripts", ""), parts.get("renderer", ""), inline.loader)
-    painted = None if held is None else draw()
-    if painted is None:
-        return parts
-    sources = re.findall(r'<script src="([^"]+)"></script>', parts.get("scripts", ""))
-    entry = _overlay(painted, sources, inline.adopt_styles) + parts.get("app_entry", "")
-    return {**parts, "app_entry": entry, "scripts": held, "renderer": ""}
+    screen = read_template(FIRST_SCREEN_TEMPLATE)
+    page = IndexPage.read(inline, lambda: _first_screen(first_paint, app, nav, top_bar, screen))
+    app.index_string = page.index_template
+    return page
 
 
 def _first_screen(
@@ -465,6 +534,7 @@ def _first_screen(
     app: dash.Dash,
     nav: Iterable[NavLink],
     top_bar: Callable[[dash.Dash, Sequence[NavLink]], Component],
+    screen_template: str,
 ) -> str | None:
     if not flask.has_request_context():
         return None
@@ -479,10 +549,8 @@ def _first_screen(
         tree = first_paint(pathname, search)
         if tree is None:
             return None
-        return (
-            static_html(top_bar(app, list(nav)))
-            + f'<main class="di-page">{static_html(tree)}</main>'
-        )
+        page = fill(screen_template, {"page": static_html(tree)})
+        return static_html(top_bar(app, list(nav))) + page
     except Exception:  # the page then starts as Dash starts it
         LOG.exception(
             "first paint of %s%s failed; the page is served without it", request.path, search

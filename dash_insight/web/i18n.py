@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
-from collections.abc import Callable
 from typing import Any
 
 import dash
@@ -39,8 +37,14 @@ def request_locale(default: str) -> str:
     )
 
 
+def html_lang() -> str:
+    """The ``<html lang>`` of the page being answered (in its request's locale)."""
+    return HTML_LANG.get(i18n.current_locale(), "en")
+
+
 def install(app: dash.Dash, settings: Settings) -> None:
-    """Set the locale for every request of ``app``'s server and the ``lang`` of its pages."""
+    """Set the locale for every request of ``app``'s server (and so the ``lang`` of its pages,
+    :func:`html_lang`)."""
     server = app.server
     default = i18n.normalize_locale(settings.language) or i18n.ENGLISH
 
@@ -57,15 +61,6 @@ def install(app: dash.Dash, settings: Settings) -> None:
             # raising here would cut the answer short.
             with contextlib.suppress(ValueError, RuntimeError):
                 i18n.reset_locale(token)
-
-    interpolate: Callable[..., str] = app.interpolate_index
-
-    def interpolate_index(**kwargs: Any) -> str:
-        page = interpolate(**kwargs)
-        lang = HTML_LANG.get(i18n.current_locale(), "en")
-        return re.sub(r"<html(?=[\s>])", f'<html lang="{lang}"', page, count=1)
-
-    app.interpolate_index = interpolate_index  # type: ignore[method-assign,assignment]
 
 
 #: The id of the element whose ``data-texts`` give the browser scripts their words.

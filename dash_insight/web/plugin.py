@@ -3,8 +3,9 @@
 A plugin is one :class:`Plugin` object, exported as ``PLUGIN`` by its package. It names the
 service it builds from the :class:`~dash_insight.core.service.DataService` (its caches and
 stores: nothing process-wide), its REST routes, its pages, its training-dashboard cards, its
-top-bar links and its tabs of the comparison page. :mod:`dash_insight.web.application` lists the
-plugins and is the only module that imports them all; plugins never import each other.
+top-bar links, its tabs of the comparison page and anything else it installs on the app's server.
+:mod:`dash_insight.default` lists the plugins and is the only module that imports them all;
+plugins never import each other, and ``dash_insight.web`` imports none.
 """
 
 from __future__ import annotations
@@ -83,6 +84,17 @@ class NavLink:
     rank: int
 
 
+@dataclass(frozen=True)
+class Install(Generic[S]):
+    """Something a plugin installs on the app (a request hook, ...): ``install(app, service)``,
+    run after the application's installation steps named in ``after``
+    (:data:`dash_insight.web.application.STEPS`, e.g. ``"host-check"``)."""
+
+    name: str
+    install: Callable[[dash.Dash, S], None]
+    after: tuple[str, ...] = ()
+
+
 def _no_routes(_service: Any) -> Sequence[Route]:
     return ()
 
@@ -100,6 +112,8 @@ class Plugin(Generic[S]):
     nav: Sequence[NavLink] = field(default_factory=tuple)
     #: Tabs of the comparison page (one page per tab, e.g. scalars, loss landscapes), by rank.
     compare_tabs: Sequence[NavLink] = field(default_factory=tuple)
+    #: What the plugin installs on the app besides its routes and pages, in dependency order.
+    installs: Sequence[Install[S]] = ()
 
 
 def data_service(data: DataService) -> DataService:

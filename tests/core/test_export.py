@@ -26,7 +26,8 @@ from dash_insight.core.export import (
     tag_file_name,
 )
 from dash_insight.core.format.inspect import inspect_path
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 API = "/v1/mindinsight/datavisual"
 
@@ -34,7 +35,13 @@ API = "/v1/mindinsight/datavisual"
 @pytest.fixture(scope="module")
 def rest(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     """GET a REST answer of create_app over the corpus (JSON, or bytes for images)."""
-    app = create_app(str(corpus), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(corpus),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     client = app.server.test_client()
 

@@ -22,7 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.conftest import CORPUS
 
 EXAMPLES = int(os.environ.get("DASH_INSIGHT_FUZZ_EXAMPLES", "10"))
@@ -36,7 +37,13 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     base = tmp_path_factory.mktemp("fuzzcb") / "logs"
     for job in ("lenet_sc", "lenet_lr0.01_bs32", "ops_all"):
         shutil.copytree(CORPUS / job, base / job)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app.server.test_client()
     app.data_service.close()

@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dash_insight
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.conftest import CORPUS
 
 SHARED = CORPUS.parent
@@ -220,7 +221,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Corpus]:
         for job in sorted((SHARED / extra).glob("*")):
             if job.is_dir():
                 shutil.copytree(job, base / f"{extra}-{job.name}")
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     client = app.server.test_client()
     jobs = client.get("/v1/mindinsight/datavisual/train-jobs?limit=999").get_json()["train_jobs"]

@@ -21,11 +21,11 @@ from dash_insight import SummaryWriter
 from dash_insight.core.export import export_summaries
 from dash_insight.core.runtime import announce, record_path, retire
 from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.jobs import rest as jobs_rest
 from dash_insight.plugins.lineage.remarks import RemarkStore
 from dash_insight.plugins.tensors import algorithms
 from dash_insight.web import http
-from dash_insight.web.application import create_app
 from tests.conftest import CORPUS
 
 HUGE = [str(2**63), str(-(2**63) - 1), str(2**70), str(-(2**70))]
@@ -41,7 +41,13 @@ TAG = "loss/auto/scalar"  # a scalar tag of lenet_sc
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     base = tmp_path_factory.mktemp("hard") / "logs"
     shutil.copytree(CORPUS / "lenet_sc", base / "lenet_sc")
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app.server.test_client()
     app.data_service.close()
@@ -162,7 +168,13 @@ def test_one_oversized_tensor_step_leaves_the_others_histograms(
             writer.add_tensor("w", np.arange(np.prod(shape), dtype=np.float32).reshape(shape), step)
             writer.record(step)
     monkeypatch.setattr(algorithms, "MAX_TENSOR_VALUES", 10)
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(tmp_path / "logs"),
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+        )
+    )
     try:
         assert app.data_service.loader.wait_rounds(1)
         client = app.server.test_client()
@@ -196,7 +208,13 @@ def live_job(tmp_path: Path) -> Iterator[tuple[Any, Any, Path]]:
             writer.add_histogram("h", rng.normal(size=50).astype(np.float32), step)
             writer.add_image("im", rng.random((1, 3, 8, 8)).astype(np.float32), step)
             writer.record(step)
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(tmp_path / "logs"),
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app, app.server.test_client(), job
     app.data_service.close()

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.lineage.remarks import RemarkStore
 from dash_insight.web import http
-from dash_insight.web.application import create_app
 
 TAGS = ("loss", "acc", "lr")
 SCALARS = "/v1/mindinsight/datavisual/scalars"
@@ -43,7 +44,13 @@ def job_app(tmp_path: Path) -> Iterator[tuple[Any, Any, Path]]:
             if step % 10 == 0:
                 writer.add_image("im", rng.random((1, 3, 8, 8)).astype(np.float32), step)
             writer.record(step)
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(tmp_path / "logs"),
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app, app.server.test_client(), job
     app.data_service.close()

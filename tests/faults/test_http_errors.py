@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 API = "/v1/mindinsight"
 LINEAGES = f"{API}/lineagemgr/lineages"
@@ -38,7 +39,11 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         )
         writer.add_eval_lineage(metric={"accuracy": 0.9})
     application = create_app(
-        str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
     )
     assert application.data_service.loader.wait_rounds(1)
     yield application
@@ -183,7 +188,9 @@ def test_a_vanished_file_is_not_named_by_its_path(app: Any, tmp_path: Path) -> N
         for step in (1, 2):
             writer.add_tensor("weights", np.ones((2, 2), np.float32), step)
             writer.record(step)
-    vanishing = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    vanishing = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     try:
         assert vanishing.data_service.loader.wait_rounds(1)
         for path in (base / "job").iterdir():

@@ -14,8 +14,9 @@ from urllib.parse import quote
 
 import pytest
 
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.jobs.rest import MAX_CACHE_IDS
-from dash_insight.web.application import create_app
 from dash_insight.web.body_limit import MAX_REQUEST_BYTES
 from dash_insight.web.http import MAX_JSON_BODY
 from dash_insight.web.limits import MAX_URL_CHARS, MAX_URL_LIST_ITEMS
@@ -33,7 +34,13 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         pytest.skip(f"corpus not found at {CORPUS}")
     base = tmp_path_factory.mktemp("limits") / "logs"
     shutil.copytree(CORPUS / "lenet_sc", base / "lenet_sc")
-    built = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    built = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert built.data_service.loader.wait_rounds(1)
     yield built
     built.data_service.close()

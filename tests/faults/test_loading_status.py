@@ -16,10 +16,11 @@ import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format import framing
+from dash_insight.core.settings import Settings
 from dash_insight.core.store import health
 from dash_insight.core.store.health import LoaderFailure, LoaderHealth, failure_reason
+from dash_insight.default import create_app
 from dash_insight.web import http, shell
-from dash_insight.web.application import create_app
 from tests.browser import until, wait_idle
 from tests.faults.conftest import write_job
 from tests.pages import text
@@ -47,7 +48,13 @@ def test_failure_reasons(error: BaseException, reason: str) -> None:
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Any]:
     write_job(tmp_path / "logs", "job", steps=5)
-    app = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(tmp_path / "logs"),
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()
@@ -266,7 +273,13 @@ def test_every_worker_process_says_the_loader_stalled(
     """Item 10: several web workers share one index and only the one holding the loader lock
     reads; when its rounds fail on a full disk, the others say so too (they said caught up or
     loading: most requests reached a process whose own loader had nothing to report)."""
-    other = create_app(str(tmp_path / "logs"), workspace=str(tmp_path / "ws"), reload_interval=0)
+    other = create_app(
+        Settings(
+            summary_base_dir=str(tmp_path / "logs"),
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+        )
+    )
     try:
         assert other.data_service.loader.wait_rounds(1)
         client = other.server.test_client()

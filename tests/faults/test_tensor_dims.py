@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.faults.records import append_records, tensor_event
 
 TENSORS = "/v1/mindinsight/datavisual/tensors?train_id=./job"
@@ -40,7 +41,13 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         ],
     )
     append_records(path, [tensor_event("bias", 5, NEGATIVE[5])])
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app.server.test_client()
     app.data_service.close()

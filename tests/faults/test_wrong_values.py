@@ -12,14 +12,17 @@ import numpy as np
 import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 TENSORS = "/v1/mindinsight/datavisual/tensors"
 INTEGER_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
 
 def _serve(base: Path, workspace: Path) -> Any:
-    app = create_app(str(base), workspace=str(workspace), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(workspace), reload_interval=0)
+    )
     assert app.data_service.loader.wait_rounds(1)
     return app
 

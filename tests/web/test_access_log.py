@@ -15,13 +15,13 @@ import pytest
 from dash.testing.wait import until
 
 from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.access_log import (
     SharedRotatingFileHandler,
     access_line,
     access_log_path,
     clf_time,
 )
-from dash_insight.web.application import create_app
 
 #: host ident user [time] "request" status size seconds request-id
 LINE = re.compile(
@@ -33,10 +33,9 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def _app(corpus: Path, tmp_path: Path, port: int = 8123, **settings):
     app = create_app(
-        str(corpus),
-        settings=Settings(
+        Settings(
             str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0, port=port, **settings
-        ),
+        )
     )
     assert app.data_service.loader.wait_rounds(1)
     return app
@@ -206,11 +205,13 @@ def test_an_embedded_app_logs_only_its_own_requests(corpus: Path, tmp_path: Path
     server = flask.Flask("host")
     server.add_url_rule("/health", "health", lambda: "ok")
     app = create_app(
-        str(corpus),
+        Settings(
+            summary_base_dir=str(corpus),
+            url_base_pathname="/insight/",
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+        ),
         server=server,
-        url_base_pathname="/insight/",
-        workspace=str(tmp_path / "ws"),
-        reload_interval=0,
     )
     try:
         client = server.test_client()

@@ -9,7 +9,9 @@ from pathlib import Path
 import flask
 import pytest
 
-from dash_insight.web.application import assets_folder, create_app, security_headers
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
+from dash_insight.web.application import assets_folder, security_headers
 from tests.conftest import console_errors
 
 
@@ -22,11 +24,13 @@ def host_app(corpus: Path, tmp_path: Path):
         return "ok"
 
     app = create_app(
-        str(corpus),
+        Settings(
+            summary_base_dir=str(corpus),
+            url_base_pathname="/insight/",
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+        ),
         server=server,
-        url_base_pathname="/insight/",
-        workspace=str(tmp_path / "ws"),
-        reload_interval=0,
     )
     assert app.data_service.loader.wait_rounds(1)
     yield server, app
@@ -89,8 +93,7 @@ def test_behind_a_prefix_stripping_proxy_and_framed_by_a_notebook(tmp_path: Path
     from dash_insight.core.settings import DEMO_DIR
 
     app = create_app(
-        DEMO_DIR,
-        workspace=str(tmp_path / "ws"),
+        Settings(summary_base_dir=DEMO_DIR, workspace=str(tmp_path / "ws")),
         start_loader=False,
         requests_pathname_prefix="/user/a/proxy/8050/",
         frame_ancestors=("'self'", "http://localhost:*"),

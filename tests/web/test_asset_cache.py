@@ -7,18 +7,21 @@ import re
 
 import pytest
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("base")
     app = create_app(
-        str(base),
-        workspace=str(tmp_path_factory.mktemp("ws")),
-        reload_interval=0,
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+            url_base_pathname="/di/",
+        ),
         start_loader=False,
-        url_base_pathname="/di/",
     )
     yield app.server.test_client()
     app.data_service.close()

@@ -9,7 +9,8 @@ from pathlib import Path
 import brotli
 import pytest
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 
 METADATA = "/v1/mindinsight/datavisual/scalar/metadata?train_id=./ops_all&tag=loss/scalar"
 
@@ -17,9 +18,11 @@ METADATA = "/v1/mindinsight/datavisual/scalar/metadata?train_id=./ops_all&tag=lo
 @pytest.fixture(scope="module")
 def client(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     app = create_app(
-        str(corpus),
-        workspace=str(tmp_path_factory.mktemp("ws")),
-        reload_interval=0,
+        Settings(
+            summary_base_dir=str(corpus),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        ),
         start_loader=False,
     )
     app.data_service.loader.load_round()

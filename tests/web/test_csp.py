@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 from dash.testing import errors
 
-from dash_insight.core.settings import DEMO_DIR
+from dash_insight.core.settings import DEMO_DIR, Settings
+from dash_insight.default import create_app, page_paths
 from dash_insight.notebook import NOTEBOOK_FRAME_ANCESTORS
-from dash_insight.web.application import create_app, page_paths, security_headers
+from dash_insight.web.application import security_headers
 from dash_insight.web.components import compare_tabs
 from dash_insight.web.first_paint import csp_hash
 from tests.browser import until, wait_idle
@@ -116,7 +117,13 @@ def test_script_src_allows_neither_inline_scripts_nor_eval(ancestors: tuple[str,
 
 @pytest.fixture(scope="module")
 def demo_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    app = create_app(DEMO_DIR, workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=DEMO_DIR,
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()
@@ -176,7 +183,13 @@ def all_pages_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
             pytest.skip(f"corpus not found at {corpus}")
         for job in jobs:
             shutil.copytree(corpus / job, base / job)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()

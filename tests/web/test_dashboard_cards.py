@@ -5,7 +5,7 @@ from __future__ import annotations
 import dash
 
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin, mindinsight_order
+from dash_insight.core.vocabulary import PluginName, mindinsight_order
 from dash_insight.plugins.scalars.cards import scalar_card
 from dash_insight.plugins.tensors.cards import tensor_card
 from dash_insight.plugins.tensors.query import TensorQueries
@@ -15,7 +15,7 @@ from tests.pages import text
 
 def test_mindinsight_order_sorts_by_the_suffixed_name() -> None:
     # "a/scalar" sorts after "a/b/scalar" ('s' > 'b'): MindInsight sorts its own names.
-    assert mindinsight_order(["op/x", "loss", "a", "a/b"], Plugin.SCALAR) == [
+    assert mindinsight_order(["op/x", "loss", "a", "a/b"], PluginName.SCALAR) == [
         "a/b",
         "a",
         "loss",
@@ -27,7 +27,7 @@ def test_scalar_card_draws_the_first_two_tags_of_mindinsight(service: DataServic
     """ops_in_net wrote its activation tags before loss; MindInsight's card (spec screenshot
     02b_dashboard_ops_in_net) shows loss/auto and op/activation_max."""
     job = service.provider.job("./ops_in_net")
-    assert job.tags[Plugin.SCALAR][0] != "loss/auto"  # the written order differs
+    assert job.tags[PluginName.SCALAR][0] != "loss/auto"  # the written order differs
     body, foot = scalar_card(CardRequest(dash.Dash(__name__), job), service)
     assert [trace.name for trace in body.figure.data] == ["loss/auto", "op/activation_max"]
     assert foot == "3 scalar tags"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from dash.testing.wait import until
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.conftest import console_errors
 
 
@@ -38,10 +39,12 @@ def _find(node: object, component_id: str) -> dict | None:
 @pytest.fixture(params=["/", "/insight/"])
 def app_client(request, corpus: Path, tmp_path: Path):
     app = create_app(
-        str(corpus),
-        workspace=str(tmp_path / "ws"),
-        reload_interval=0,
-        url_base_pathname=request.param,
+        Settings(
+            summary_base_dir=str(corpus),
+            workspace=str(tmp_path / "ws"),
+            reload_interval=0,
+            url_base_pathname=request.param,
+        )
     )
     assert app.data_service.loader.wait_rounds(1)
     _layout.path = request.param + "_dash-layout"  # type: ignore[attr-defined]

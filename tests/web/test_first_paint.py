@@ -3,6 +3,7 @@ before Dash starts (dash_insight/web/first_paint.py)."""
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 from collections.abc import Iterator
@@ -16,8 +17,10 @@ import pytest
 from dash import dcc, html
 
 from dash_insight import SummaryWriter
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web import first_paint
-from dash_insight.web.application import assets_folder, create_app
+from dash_insight.web.application import assets_folder
 from dash_insight.web.components.histogram_views import band_fill, step_colours
 from dash_insight.web.first_paint import Raw, css_text, static_html
 
@@ -137,21 +140,77 @@ def _inline_scripts() -> first_paint.InlineScripts:
     return inline
 
 
+def _painted_page(scripts: str, renderer: str) -> str | None:
+    page = first_paint.IndexPage.read(_inline_scripts(), lambda: "<p>copy</p>")
+    parts = dict.fromkeys(first_paint.DASH_PARTS, "")
+    return page._painted({**parts, "scripts": scripts, "renderer": renderer})
+
+
 def test_the_scripts_are_held_and_started_in_order_after_the_first_paint() -> None:
     scripts, renderer = _dash_scripts()
-    held = first_paint._held_scripts(scripts, renderer, _inline_scripts().loader)
+    held = _painted_page(scripts, renderer)
     assert held is not None
-    template = re.match(r'<template id="di-dash-scripts">(.*)</template><script>', held, re.S)
+    template = re.search(r'<template id="di-dash-scripts">(.*)</template><script>', held, re.S)
     assert template and template.group(1) == scripts + renderer  # every tag, in Dash's order
     loader = held[template.end() - len("<script>") :]
     assert "requestAnimationFrame" in loader and "script.async = false" in loader
-    assert held.count("<template") == 1
+    assert held.count('<template id="di-dash-scripts">') == 1
+    # each external script preloaded, in Dash's order
+    sources = first_paint.external_scripts(scripts)
+    assert sources and all(f'<link rel="preload" as="script" href="{s}">' in held for s in sources)
 
 
 def test_scripts_it_does_not_know_are_left_as_dash_wrote_them() -> None:
     scripts, renderer = _dash_scripts()
     odd = scripts + '<script type="module" src="/x.js"></script>'
-    assert first_paint._held_scripts(odd, renderer, _inline_scripts().loader) is None
+    assert first_paint.external_scripts(odd) is None
+    assert _painted_page(odd, renderer) is None
+    assert first_paint.external_scripts(scripts + "<div></div>") is None
+    assert first_paint.external_scripts("") is None
+
+
+def test_placeholders_are_filled_in_one_pass() -> None:
+    """A value holding a placeholder's text (a tag named ``{%scripts%}``) is not filled."""
+    assert first_paint.fill("<a>{%x%}</a>{%y%}{%z%}", {"x": "{%y%}", "y": "2"}) == (
+        "<a>{%y%}</a>2{%z%}"
+    )
+
+
+def test_the_installed_dash_gives_what_the_first_paint_needs() -> None:
+    """Fails when the installed Dash no longer provides the public hooks the pages are built
+    through: ``interpolate_index`` with the parts it documents, called by the index;
+    ``index_string`` checked for Dash's placeholders; the ``{%scripts%}`` part made of plain
+    script tags (else every first paint would silently be dropped)."""
+    parameters = list(inspect.signature(dash.Dash.interpolate_index).parameters)
+    assert parameters == ["self", *first_paint.DASH_PARTS]
+    assert isinstance(inspect.getattr_static(dash.Dash, "index_string"), property)
+    app = dash.Dash(__name__)
+    with pytest.raises(dash.exceptions.InvalidIndexException):
+        app.index_string = "<html><body></body></html>"
+    template = first_paint.read_template(first_paint.INDEX_TEMPLATE)
+    app.index_string = template  # Dash accepts the template
+    for name in first_paint.DASH_PARTS:
+        assert "{%" + name + "%}" in template
+        assert "{%" + name + "%}" in first_paint.read_template(first_paint.FIRST_PAINT_TEMPLATE)
+    seen: dict[str, str] = {}
+
+    class Recording(dash.Dash):
+        def interpolate_index(self, **parts: str) -> str:
+            seen.update(parts)
+            return str(super().interpolate_index(**parts))
+
+    recording = Recording(__name__)
+    recording.layout = html.Div()
+    assert recording.server.test_client().get("/").status_code == 200
+    assert set(seen) == set(first_paint.DASH_PARTS)
+    assert first_paint.external_scripts(seen["scripts"])  # plain tags, holdable
+    assert 'id="_dash-renderer"' in seen["renderer"]
+
+
+def test_the_templates_hold_the_ids_the_inline_scripts_look_for() -> None:
+    painted = first_paint.read_template(first_paint.FIRST_PAINT_TEMPLATE)
+    assert f'<div id="{first_paint.OVERLAY_ID}"' in painted
+    assert f'<template id="{first_paint.SCRIPTS_ID}">' in painted
 
 
 def test_the_inline_scripts_name_the_elements_of_the_page() -> None:
@@ -201,7 +260,13 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         for step in range(1, HIST_STEPS + 1):
             for i in range(HIST_TAGS):
                 writer.add_histogram(f"layer{i}.weight", rng.standard_normal(500) * step, step)
-    built = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    built = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert built.data_service.loader.wait_rounds(1, timeout=120)
     yield built
     built.data_service.close()
@@ -290,9 +355,7 @@ def test_behind_a_proxy_that_strips_a_prefix(tmp_path: Path) -> None:
         writer.add_scalar("loss", 1.0, 1)
         writer.add_scalar("loss", 0.5, 2)
     prefixed = create_app(
-        str(base),
-        workspace=str(tmp_path / "ws"),
-        reload_interval=0,
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0),
         requests_pathname_prefix="/user/a/proxy/8050/",
     )
     try:

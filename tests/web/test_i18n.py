@@ -12,7 +12,7 @@ import pytest
 from dash_insight import cli
 from dash_insight.core import i18n
 from dash_insight.core.settings import Settings, SettingsError
-from dash_insight.web.application import create_app
+from dash_insight.default import create_app
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def apps(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
             reload_interval=0,
             language=language,
         )
-        app = create_app(str(corpus), settings=settings, start_loader=False)
+        app = create_app(settings, start_loader=False)
         app.data_service.loader.load_round()
         built[language] = app
     yield built

@@ -23,7 +23,8 @@ from babel.messages.pofile import read_po
 from dash.testing.wait import until
 
 from dash_insight.core import i18n
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.conftest import CORPUS, PROFILER_CORPUS
 from tests.pages import accept_language
 
@@ -252,7 +253,11 @@ def all_pages_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def all_pages_app(all_pages_base: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """One app over :func:`all_pages_base`."""
     app = create_app(
-        str(all_pages_base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0
+        Settings(
+            summary_base_dir=str(all_pages_base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
     )
     assert app.data_service.loader.wait_rounds(1)
     yield app
@@ -393,7 +398,13 @@ def cjk_app(tmp_path_factory: pytest.TempPathFactory) -> Any:
     with SummaryWriter(base / CJK_JOB) as writer:
         for step in range(10):
             writer.add_scalar(CJK_TAG, 1.0 / (step + 1), step=step)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()

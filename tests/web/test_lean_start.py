@@ -35,11 +35,10 @@ CHILD = textwrap.dedent("""
     import json, sys
     import dash_insight.server  # what `dash-insight start` runs
     from dash_insight.core.settings import Settings
-    from dash_insight.web.application import create_app
+    from dash_insight.default import create_app
 
     settings = Settings(summary_base_dir=sys.argv[1], workspace=sys.argv[2])
-    app = create_app(settings.base_dir, settings=settings, start_loader=False,
-                     warm_up_pages=False)
+    app = create_app(settings, start_loader=False, warm_up_pages=False)
     client = app.server.test_client()
     jobs = client.get("/v1/mindinsight/datavisual/train-jobs")
     page = client.get("/")
@@ -96,5 +95,5 @@ def test_the_deferred_modules_are_there_when_needed() -> None:
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert completed.stdout.split() == [
         "dash_insight.core.format.writer",
-        "dash_insight.web.application",
+        "dash_insight.default",
     ]

@@ -12,6 +12,7 @@ import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.service import DataService
+from dash_insight.default import DEFAULT_PLUGINS
 from dash_insight.web.application import Features
 from dash_insight.web.components.page_head import BACK_CLASS
 from tests.conftest import loaded_service
@@ -32,7 +33,7 @@ JOB_PAGES = (
 
 @pytest.fixture(scope="module")
 def features(service: DataService) -> Features:
-    return Features.build(service)
+    return Features.build(service, DEFAULT_PLUGINS)
 
 
 def _walk(component: Any) -> Iterator[Any]:
@@ -81,7 +82,7 @@ def _scalars_page_text(base: Path, workspace: Path, train_id: str) -> str:
     data: DataService = loaded_service(base, workspace)
     try:
         ((page, service),) = [
-            (p, s) for p, s in Features.build(data).pages() if p.path == "/scalars"
+            (p, s) for p, s in Features.build(data, DEFAULT_PLUGINS).pages() if p.path == "/scalars"
         ]
         return text(page.layout(dash.Dash(__name__), service, {"train_id": train_id}))
     finally:

@@ -12,13 +12,13 @@ from dash import html
 
 from dash_insight.core.provider import DataError
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
+from dash_insight.default import DEFAULT_PLUGINS as PLUGINS
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.plugins.images import page as images
 from dash_insight.plugins.tensors import page as tensors
 from dash_insight.plugins.tensors import table
 from dash_insight.web import per_tag_page as ptp
-from dash_insight.web.application import PLUGINS
 from dash_insight.web.url_state import Flag
 from tests.browser import wait_idle
 from tests.conftest import console_errors
@@ -33,7 +33,7 @@ def _card(context: ptp.CardContext[DataService], tag: str) -> html.Section:
 
 PAGE: ptp.PerTagPage[DataService] = ptp.PerTagPage(
     prefix="t",
-    plugin=Plugin.HISTOGRAM,
+    plugin=PluginName.HISTOGRAM,
     noun="histogram",
     title="Test",
     empty=lambda: ["Nothing"],
@@ -80,7 +80,7 @@ def test_layout_of_the_skeleton(service: DataService) -> None:
     assert len(find(page, "t-cards").children) == 1  # hist/int32's card
     assert find(page, "t-page").children == "1 / 1" and find(page, "t-next").disabled
     assert "Summary path: ./ops_all" in text(page)
-    tensor_page = dataclasses.replace(PAGE, plugin=Plugin.TENSOR)
+    tensor_page = dataclasses.replace(PAGE, plugin=PluginName.TENSOR)
     empty = ptp.layout(tensor_page, app, service, {"train_id": "./lenet_sc"})  # no tensor
     assert find(empty, "t-empty").children == ["Nothing"] and find(empty, "t-cards") is None
     missing = ptp.layout(PAGE, app, service, {"train_id": "./nope"})

@@ -15,7 +15,8 @@ from flask.testing import FlaskClient
 
 from dash_insight import SummaryWriter as MindSporeWriter
 from dash_insight.core.format.protos import tb_summary_pb2
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until
 from tests.conftest import console_errors
@@ -69,7 +70,13 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
             for step in STEPS
         ],
     )
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app.server.test_client()
     app.data_service.close()
@@ -155,7 +162,9 @@ def test_simple_value_and_tensor_scalars_share_a_tag(tmp_path: Path) -> None:
             _summary(2, _value("acc", _tensor("DT_FLOAT", [], float_val=[0.75]), "scalars")),
         ],
     )
-    app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     try:
         assert app.data_service.loader.wait_rounds(1)
         answer = _ok(app.server.test_client(), "/scalars", train_id="./run", tag="acc/scalar")
@@ -175,7 +184,9 @@ def test_mixed_base_in_the_browser(dash_duo, tmp_path: Path) -> None:
         for step in range(1, 6):
             tb_writer.add_scalar("loss", 2.0 / step, step)
         tb_writer.add_hparams({"lr": 0.5, "optimizer": "sgd"}, {"accuracy": 0.75}, name="hp")
-    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     try:
         assert app.data_service.loader.wait_rounds(1)
         _open(dash_duo, app, f"/compare?jobs={quote(encode_tags(['./ms', './tb']))}")

@@ -12,9 +12,9 @@ import flask
 import pytest
 from dash.testing.wait import until
 
-from dash_insight.core.settings import DEMO_DIR
+from dash_insight.core.settings import DEMO_DIR, Settings
+from dash_insight.default import create_app
 from dash_insight.web import warm_up
-from dash_insight.web.application import create_app
 from dash_insight.web.warm_up import WarmUp
 
 DEMO_JOBS = "/v1/mindinsight/datavisual/train-jobs"
@@ -44,9 +44,7 @@ def blocked(monkeypatch: pytest.MonkeyPatch) -> BlockedImport:
 
 def _app(tmp_path: Path) -> Any:
     return create_app(
-        DEMO_DIR,
-        workspace=tmp_path / "ws",
-        reload_interval=0,
+        Settings(summary_base_dir=DEMO_DIR, workspace=tmp_path / "ws", reload_interval=0),
         start_loader=False,
         warm_up_pages=False,
     )
@@ -87,7 +85,10 @@ def test_page_code_waits_for_the_import_and_the_rest_does_not(
 def test_the_import_starts_once_the_first_request_is_answered(
     tmp_path: Path, blocked: BlockedImport
 ) -> None:
-    app = create_app(DEMO_DIR, workspace=tmp_path / "ws", reload_interval=0, start_loader=False)
+    app = create_app(
+        Settings(summary_base_dir=DEMO_DIR, workspace=tmp_path / "ws", reload_interval=0),
+        start_loader=False,
+    )
     try:
         assert not blocked.entered.is_set()  # building the app imports nothing
         assert app.server.test_client().get(DEMO_JOBS).status_code == 200

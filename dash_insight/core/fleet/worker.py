@@ -22,7 +22,6 @@ import glob
 import logging
 import os
 import threading
-from typing import Any
 
 import redis
 from celery import Celery
@@ -177,8 +176,3 @@ def run_worker(
             with contextlib.suppress(OSError):
                 os.remove(path)
     return 0
-
-
-def send_discovery(settings: Settings) -> Any:
-    """Queue one discovery now (tests and tools; beat sends them otherwise)."""
-    return create_celery(settings).send_task(DISCOVER, queue=queue_name(settings))

@@ -27,16 +27,16 @@ from google.protobuf.message import DecodeError as _ProtoDecodeError
 from google.protobuf.message import Message
 
 from dash_insight.core.format.protos import anf_ir_pb2, lineage_pb2, summary_pb2
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 #: ``Summary.Value`` oneof field -> the kind of value it holds (plain ``str`` values: they end up
 #: in the index, whose pickles must not reference the enum class).
 VALUE_FIELD_PLUGIN: dict[str, str] = {
-    "scalar_value": Plugin.SCALAR.value,
-    "image": Plugin.IMAGE.value,
-    "histogram": Plugin.HISTOGRAM.value,
-    "tensor": Plugin.TENSOR.value,
-    "loss_landscape": Plugin.LOSS_LANDSCAPE.value,
+    "scalar_value": PluginName.SCALAR.value,
+    "image": PluginName.IMAGE.value,
+    "histogram": PluginName.HISTOGRAM.value,
+    "tensor": PluginName.TENSOR.value,
+    "loss_landscape": PluginName.LOSS_LANDSCAPE.value,
 }
 
 DataType = anf_ir_pb2.DataType

@@ -58,14 +58,14 @@ from dash_insight.core.format.tensorboard import (
     TensorBoardScan,
     TensorBoardScanner,
 )
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 STATUS_OK = "ok"
 STATUS_EMPTY = "empty"
 STATUS_TRUNCATED = "truncated"
 STATUS_DAMAGED = "damaged"
 STATUS_UNREADABLE = "unreadable"
-#: The report's key for lineage records: not a stored :class:`Plugin` (the index keeps lineage
+#: The report's key for lineage records: not a stored :class:`PluginName` (the index keeps lineage
 #: records per job, not tags).
 LINEAGE = "lineage"
 
@@ -148,7 +148,7 @@ def _read_framed(
             result = scanner.scan(reader.read(CHUNK_BYTES))
             errors.extend(result.errors)
             for tag, columns in result.scalars.items():
-                _stats(tags, Plugin.SCALAR.value, tag).add(columns.step)
+                _stats(tags, PluginName.SCALAR.value, tag).add(columns.step)
             for (plugin, tag), blobs in result.blobs.items():
                 _stats(tags, plugin, tag).add(blobs.step, blobs.meta)
             if isinstance(result, TensorBoardScan) and result.hparams:
@@ -156,7 +156,7 @@ def _read_framed(
                     np.zeros(len(result.hparams), np.int64)
                 )
             if result.graphs:
-                _stats(tags, Plugin.GRAPH.value, os.path.basename(path)).add(
+                _stats(tags, PluginName.GRAPH.value, os.path.basename(path)).add(
                     np.array([g.step for g in result.graphs], dtype=np.int64)
                 )
         records += reader.result.records
@@ -230,7 +230,7 @@ def _read_graph_file(path: str, tags: dict[str, dict[str, _TagStats]]) -> dict[s
         _decode_model_proto(data)
     except DecodeError as error:
         return _file_entry(path, FileKind.GRAPH, 0, [Damage(0, str(error))], STATUS_DAMAGED)
-    _stats(tags, Plugin.GRAPH.value, os.path.basename(path)).add(np.zeros(1, np.int64))
+    _stats(tags, PluginName.GRAPH.value, os.path.basename(path)).add(np.zeros(1, np.int64))
     return _file_entry(path, FileKind.GRAPH, 1, [], STATUS_OK)
 
 

@@ -41,7 +41,7 @@ from dash_insight.core.format.events import (
 from dash_insight.core.format.framing import Damage, Record
 from dash_insight.core.format.protos import summary_pb2
 from dash_insight.core.format.reasons import VALUE_HOLDS_NO_DATA
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 _WALL_TIME = struct.Struct("<d")
 _MAX_TEMPLATES = 64  # distinct scalar-only layouts remembered per file
@@ -262,13 +262,13 @@ def _axis_length(point: Any, axis: str) -> int:
 
 def _value_meta(plugin: str, value: Any) -> dict[str, Any] | None:
     """Small facts worth knowing without decoding the value; histograms need none."""
-    if plugin == Plugin.IMAGE:
+    if plugin == PluginName.IMAGE:
         image = value.image
         return {"height": image.height, "width": image.width}
-    if plugin == Plugin.TENSOR:
+    if plugin == PluginName.TENSOR:
         tensor = value.tensor
         return {"dims": list(tensor.dims), "data_type": data_type_name(tensor.data_type)}
-    if plugin == Plugin.LOSS_LANDSCAPE:
+    if plugin == PluginName.LOSS_LANDSCAPE:
         landscape = value.loss_landscape
         intervals = list(landscape.loss_path.intervals)
         grid = landscape.landscape

@@ -61,7 +61,7 @@ from dash_insight.core.format.protos import (
     tb_types_pb2,
 )
 from dash_insight.core.format.scan import ScannedBlobs, ScannedScalars, ScanResult
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 #: TensorBoard's plugin names (``SummaryMetadata.plugin_data.plugin_name``).
 TB_SCALARS = "scalars"
@@ -329,21 +329,21 @@ def decode_tb_value(
     form = (meta or {}).get(META_FORM)
     payload_value: SummaryPayload
     if form == FORM_HISTO and value.HasField("histo"):
-        plugin, payload_value = Plugin.HISTOGRAM.value, histo_value(value.histo)
+        plugin, payload_value = PluginName.HISTOGRAM.value, histo_value(value.histo)
     elif form == FORM_HISTOGRAM_TENSOR and value.HasField("tensor"):
-        plugin, payload_value = Plugin.HISTOGRAM.value, histogram_tensor_value(value.tensor)
+        plugin, payload_value = PluginName.HISTOGRAM.value, histogram_tensor_value(value.tensor)
     elif form == FORM_IMAGE and value.HasField("image"):
         image = value.image
-        plugin = Plugin.IMAGE.value
+        plugin = PluginName.IMAGE.value
         payload_value = ImageValue(
             image.height, image.width, image.colorspace, image.encoded_image_string
         )
     elif form == FORM_IMAGE_TENSOR and value.HasField("tensor"):
         sample = int((meta or {}).get("sample", 0))
-        plugin, payload_value = Plugin.IMAGE.value, _image_tensor_sample(value.tensor, sample)
+        plugin, payload_value = PluginName.IMAGE.value, _image_tensor_sample(value.tensor, sample)
         return SummaryValue(sample_tag(value.tag, sample), plugin, payload_value)
     elif form == FORM_TENSOR and value.HasField("tensor"):
-        plugin, payload_value = Plugin.TENSOR.value, tb_tensor_to_numpy(value.tensor)
+        plugin, payload_value = PluginName.TENSOR.value, tb_tensor_to_numpy(value.tensor)
     else:
         raise DecodeError(f"value #{index} is not a {form or 'known'} value")
     return SummaryValue(value.tag, plugin, payload_value)
@@ -475,11 +475,11 @@ class TensorBoardScanner:
             batch.scalar(tag, step, wall, value.simple_value)
         elif which == "histo":
             batch.blob(
-                Plugin.HISTOGRAM.value, tag, step, wall, record, index, {META_FORM: FORM_HISTO}
+                PluginName.HISTOGRAM.value, tag, step, wall, record, index, {META_FORM: FORM_HISTO}
             )
         elif which == "image":
             batch.blob(
-                Plugin.IMAGE.value,
+                PluginName.IMAGE.value,
                 tag,
                 step,
                 wall,
@@ -515,7 +515,7 @@ class TensorBoardScanner:
         elif plugin_name == TB_HISTOGRAMS:
             histogram_tensor_value(tensor)  # refuse a malformed one now, with its offset
             batch.blob(
-                Plugin.HISTOGRAM.value,
+                PluginName.HISTOGRAM.value,
                 tag,
                 step,
                 wall,
@@ -530,7 +530,7 @@ class TensorBoardScanner:
             width, height = _image_size(values[0], values[1])
             for sample in range(len(values) - 2):
                 batch.blob(
-                    Plugin.IMAGE.value,
+                    PluginName.IMAGE.value,
                     sample_tag(tag, sample),
                     step,
                     wall,
@@ -547,7 +547,7 @@ class TensorBoardScanner:
             dims = list(_shape(tensor))
             name = STRING_DATA_TYPE if tensor.dtype == _DT_STRING else _DTYPES[tensor.dtype][1]
             batch.blob(
-                Plugin.TENSOR.value,
+                PluginName.TENSOR.value,
                 tag,
                 step,
                 wall,

@@ -41,10 +41,10 @@ from dash_insight.core.format.events import DATATYPE_OF_NUMPY
 from dash_insight.core.format.files import LINEAGE_SUFFIX, summary_file_name
 from dash_insight.core.format.framing import frame_record
 from dash_insight.core.format.protos import anf_ir_pb2, lineage_pb2, summary_pb2
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 EVENT_VERSION = "MindSpore.Event:1"
-_DATA_PLUGINS = (Plugin.SCALAR, Plugin.IMAGE, Plugin.HISTOGRAM, Plugin.TENSOR)
+_DATA_PLUGINS = (PluginName.SCALAR, PluginName.IMAGE, PluginName.HISTOGRAM, PluginName.TENSOR)
 _LINEAGE_PLUGINS = ("train_lineage", "eval_lineage", "dataset_graph", "custom_lineage_data")
 _LINEAGE_FIELDS = {
     "train_lineage": "train_lineage",
@@ -512,7 +512,7 @@ class SummaryWriter:
         self._check_open()
         if not isinstance(tag, str) or not tag:
             raise ValueError(f"tag must be a non-empty str, got {tag!r}")
-        if plugin == Plugin.GRAPH:
+        if plugin == PluginName.GRAPH:
             self.add_graph(value)
             return
         if plugin in _LINEAGE_PLUGINS:
@@ -521,18 +521,18 @@ class SummaryWriter:
         if plugin not in _DATA_PLUGINS:
             raise ValueError(
                 f"unknown plugin {plugin!r}; expected one of "
-                f"{', '.join((*_DATA_PLUGINS, Plugin.GRAPH, *_LINEAGE_PLUGINS))}"
+                f"{', '.join((*_DATA_PLUGINS, PluginName.GRAPH, *_LINEAGE_PLUGINS))}"
             )
         array = to_numpy(value)
         proto = summary_pb2.Summary.Value(tag=tag)
-        if plugin == Plugin.SCALAR:
+        if plugin == PluginName.SCALAR:
             number = scalar_value(array, tag)
             if number is None:
                 return
             proto.scalar_value = number
-        elif plugin == Plugin.IMAGE:
+        elif plugin == PluginName.IMAGE:
             fill_image(array, proto.image, dataformats)
-        elif plugin == Plugin.HISTOGRAM:
+        elif plugin == PluginName.HISTOGRAM:
             fill_histogram(array, proto.histogram)
         else:
             proto.tensor.CopyFrom(tensor_proto(array))
@@ -564,22 +564,22 @@ class SummaryWriter:
     def add_scalar(self, tag: str, value: Any, step: int) -> None:
         """Record a scalar (stored as float32) at ``step``."""
         self._at_step(step)
-        self.add_value(Plugin.SCALAR, tag, value)
+        self.add_value(PluginName.SCALAR, tag, value)
 
     def add_image(self, tag: str, images: Any, step: int, dataformats: str = "NCHW") -> None:
         """Record a batch of images (4-D, ``dataformats`` order, 1 or 3 channels) at ``step``."""
         self._at_step(step)
-        self.add_value(Plugin.IMAGE, tag, images, dataformats=dataformats)
+        self.add_value(PluginName.IMAGE, tag, images, dataformats=dataformats)
 
     def add_histogram(self, tag: str, values: Any, step: int) -> None:
         """Record the histogram of ``values`` at ``step``."""
         self._at_step(step)
-        self.add_value(Plugin.HISTOGRAM, tag, values)
+        self.add_value(PluginName.HISTOGRAM, tag, values)
 
     def add_tensor(self, tag: str, values: Any, step: int) -> None:
         """Record a whole tensor at ``step``."""
         self._at_step(step)
-        self.add_value(Plugin.TENSOR, tag, values)
+        self.add_value(PluginName.TENSOR, tag, values)
 
     def add_landscape(
         self,

@@ -97,9 +97,6 @@ class JobInfo:
             return ""
         return "dynamic" if profiler.dynamic_shape else "static"
 
-    def of_kind(self, kind: FileKind) -> list[FileInfo]:
-        return [f for f in self.files if f.kind is kind]
-
 
 def train_id_of(base: str, directory: str) -> str:
     """``./`` for the base directory itself, ``./a/b`` for ``base/a/b``."""

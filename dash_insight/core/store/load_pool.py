@@ -50,7 +50,7 @@ from dash_insight.core.store.index import (
     ScalarColumns,
     prepare_chunks,
 )
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ def prepare_scan(scan: ScanResult) -> PreparedTags:
         scalars = scan.scalars.pop(tag)
         prepared.append(
             (
-                Plugin.SCALAR.value,
+                PluginName.SCALAR.value,
                 tag,
                 prepare_chunks(
                     ScalarColumns(

@@ -100,7 +100,7 @@ from dash_insight.core.store.state import (
     JobState,
     LineageRecord,
 )
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 log = logging.getLogger(__name__)
 #: Name of the background loading thread (the server looks for it when stopping).
@@ -147,7 +147,7 @@ def _rewritten(file_state: FileState, info: FileInfo) -> bool:
 
 def _count(state: JobState, plugin: str, tag: str, name: str, n: int) -> None:
     """Add ``n`` values of ``tag`` read from file ``name``; ``plugin`` must be a plain ``str``
-    (``Plugin.X.value``): it is pickled into the index."""
+    (``PluginName.X.value``): it is pickled into the index."""
     by_file = state.tags.setdefault(plugin, {}).setdefault(tag, {})
     by_file[name] = by_file.get(name, 0) + n
 
@@ -789,8 +789,8 @@ class Loader:
             columns = ScalarColumns(
                 step=scalars.step, wall_time=scalars.wall_time, value=scalars.value
             )
-            self.store.append_chunk(state, file_state, Plugin.SCALAR.value, tag, columns, merge)
-            _count(state, Plugin.SCALAR.value, tag, name, len(scalars))
+            self.store.append_chunk(state, file_state, PluginName.SCALAR.value, tag, columns, merge)
+            _count(state, PluginName.SCALAR.value, tag, name, len(scalars))
         for (plugin, tag), blobs in result.blobs.items():
             references = BlobColumns(
                 step=blobs.step,
@@ -813,7 +813,7 @@ class Loader:
                     step=graph.step,
                 )
             )
-            _count(state, Plugin.GRAPH.value, name, name, 1)
+            _count(state, PluginName.GRAPH.value, name, name, 1)
         file_state.damage.extend(result.errors)
         if isinstance(result, TensorBoardScan):
             state.lineage.extend(
@@ -879,7 +879,7 @@ class Loader:
             return
         self._set_unreadable(state, file_state, None)
         state.graphs = [g for g in state.graphs if g.file != name]
-        state.tags.get(Plugin.GRAPH.value, {}).pop(name, None)
+        state.tags.get(PluginName.GRAPH.value, {}).pop(name, None)
         file_state.damage = []
         try:
             if problem is None:
@@ -900,6 +900,6 @@ class Loader:
                     step=0,
                 )
             )
-            _count(state, Plugin.GRAPH.value, name, name, 1)
+            _count(state, PluginName.GRAPH.value, name, name, 1)
         file_state.offset = file_state.read_size = file_state.size
         file_state.records, file_state.caught_up = 1, True

@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 #: MindInsight's fixed sizes, for reference and for ``--samples-per-plugin mindinsight``.
 MINDINSIGHT_SAMPLES = {
-    Plugin.SCALAR.value: 1000,
-    Plugin.IMAGE.value: 10,
-    Plugin.HISTOGRAM.value: 50,
-    Plugin.TENSOR.value: 20,
+    PluginName.SCALAR.value: 1000,
+    PluginName.IMAGE.value: 10,
+    PluginName.HISTOGRAM.value: 50,
+    PluginName.TENSOR.value: 20,
 }
 #: Plugins a sample size can be given for.
 SAMPLED_PLUGINS = tuple(MINDINSIGHT_SAMPLES)

@@ -10,7 +10,7 @@ from dash import html
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.provider import DataError
-from dash_insight.core.vocabulary import GraphMode, Plugin
+from dash_insight.core.vocabulary import GraphMode, PluginName
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import build_view
@@ -40,7 +40,7 @@ def no_pipeline() -> list[Any]:
 def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
     """The top level of the graph page's view (the same model, layout and edge bundles, so an
     edge says as many tensors here as on the page), each scope with its operator count."""
-    tags = request.job.tags[Plugin.GRAPH]
+    tags = request.job.tags[PluginName.GRAPH]
     if not tags:
         return no_data(no_graph()), None
     try:

@@ -198,16 +198,6 @@ def _clear_foreign_dtypes(message: Message) -> None:
             owner.ClearField(field.name)
 
 
-def shape_of(type_proto: anf_ir_pb2.TypeProto) -> list[list[int]]:
-    """Output shapes as MindInsight reads them (see :meth:`TypeNames.shape`)."""
-    return TypeNames().shape(type_proto)
-
-
-def dtype_of(type_proto: anf_ir_pb2.TypeProto) -> str:
-    """Data type text as MindInsight reads it (see :meth:`TypeNames.text`)."""
-    return TypeNames().text(type_proto)
-
-
 def has_dynamic_shape(attr: EdgeAttr) -> bool:
     """``Node.is_dynamic_shape_by_shape``: an edge whose shape has a -1 or -2 dimension."""
     return any(-1 in dims or -2 in dims for dims in attr.get("shape") or [])

@@ -9,7 +9,7 @@ from dash import dcc, html
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin, mindinsight_order
+from dash_insight.core.vocabulary import PluginName, mindinsight_order
 from dash_insight.plugins.histograms.query import histograms
 from dash_insight.web.components.figures import histogram_ridge_figure
 from dash_insight.web.dashboard import no_data
@@ -34,7 +34,9 @@ def no_histograms() -> list[Any]:
 def histogram_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     """The first histogram tag in the top (ridge) view."""
     provider, train_id = service.provider, request.job.train_id
-    tags = mindinsight_order(request.job.tags[Plugin.HISTOGRAM], Plugin.HISTOGRAM)  # as MindInsight
+    tags = mindinsight_order(
+        request.job.tags[PluginName.HISTOGRAM], PluginName.HISTOGRAM
+    )  # as MindInsight
     if not tags:
         return no_data(no_histograms()), None
     steps = histograms(provider, train_id, tags[0], max_steps=PREVIEW_HISTOGRAM_STEPS)

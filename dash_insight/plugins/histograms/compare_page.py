@@ -19,7 +19,7 @@ from dash import Output, dcc, html
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.histograms.overlay import histograms_at, overlay_figure, run_steps
 from dash_insight.web.components.compare_runs import (
     jobs_with,
@@ -45,7 +45,7 @@ TITLE = lazy_gettext("Histogram Comparison")
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, _tags = jobs_with(service.provider, Plugin.HISTOGRAM)
+    jobs, _tags = jobs_with(service.provider, PluginName.HISTOGRAM)
     runs = run_selection(params, jobs)
     return html.Div(
         [
@@ -77,7 +77,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
 
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-    register_run_picker(app, "hcmp-jobs", lambda: jobs_with(provider, Plugin.HISTOGRAM)[0])
+    register_run_picker(app, "hcmp-jobs", lambda: jobs_with(provider, PluginName.HISTOGRAM)[0])
 
     register_tag_step(app, "hcmp")
 
@@ -100,7 +100,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
     ) -> tuple:
         key = tab_answer_key(provider, search, overrides, shown)
-        jobs, tags_of = jobs_with(provider, Plugin.HISTOGRAM)
+        jobs, tags_of = jobs_with(provider, PluginName.HISTOGRAM)
         view = tag_view(
             parse_search(search), jobs, tags_of, lambda run, tag: run_steps(provider, run, tag)
         )

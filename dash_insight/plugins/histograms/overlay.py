@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from dash_insight.core import histogram_bins
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.web.components.compare_runs import step_at_or_below
 from dash_insight.web.components.figures import small_layout
 from dash_insight.web.components.histogram_views import band_fill
@@ -43,7 +43,9 @@ class RunHistogram:
 def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
     """The steps of ``tag`` in a run, ascending ([] when it cannot be read)."""
     try:
-        return sorted(int(s) for s in provider.value_steps(train_id, Plugin.HISTOGRAM, tag).step)
+        return sorted(
+            int(s) for s in provider.value_steps(train_id, PluginName.HISTOGRAM, tag).step
+        )
     except DataError:
         return []
 
@@ -67,7 +69,7 @@ def histograms_at(
             out.append(RunHistogram(train_id, None, first))
             continue
         try:
-            values.append(provider.read_value(train_id, Plugin.HISTOGRAM, tag, step))
+            values.append(provider.read_value(train_id, PluginName.HISTOGRAM, tag, step))
         except DataError as error:
             out.append(RunHistogram(train_id, step, first, problem=str(error)))
             continue

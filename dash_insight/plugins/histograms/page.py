@@ -21,7 +21,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.histograms.query import histograms
 from dash_insight.web import per_tag_page
 from dash_insight.web.components.figures import GRAPH_CONFIG
@@ -130,7 +130,7 @@ def histogram_card(
         foot.append("\u00a0")  # the footer's line: the card keeps its height
         return _card_frame(tag, body, foot)
     try:
-        total = len(provider.value_steps(train_id, Plugin.HISTOGRAM, tag))
+        total = len(provider.value_steps(train_id, PluginName.HISTOGRAM, tag))
         steps = histograms(provider, train_id, tag, rebin=not state["raw"], max_steps=MAX_STEPS)
         series = series_from_histograms(steps, total)
         # Drawn when it comes on screen: a page of 12 charts of up to 200 traces each kept
@@ -206,7 +206,7 @@ def _card(context: CardContext[DataService], tag: str) -> html.Section:
 
 PAGE: PerTagPage[DataService] = PerTagPage(
     prefix=PREFIX,
-    plugin=Plugin.HISTOGRAM,
+    plugin=PluginName.HISTOGRAM,
     noun="histogram",
     title=lazy_gettext("Parameter Distribution"),
     kind=lazy_gettext("parameter distribution"),

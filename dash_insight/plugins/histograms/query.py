@@ -14,7 +14,7 @@ from dash_insight.core.provider import (
     LeftOutStep,
     ValueUnreadable,
 )
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 
 
 @dataclass(frozen=True)
@@ -58,14 +58,14 @@ def read_histograms(
     written. A step whose value cannot be read is left out and named in ``unreadable``; when
     no step can be read, the first step's ValueUnreadable is raised (and IndexEntryMissing
     always: the whole tag is being read again)."""
-    steps = provider.value_steps(train_id, Plugin.HISTOGRAM, tag)
+    steps = provider.value_steps(train_id, PluginName.HISTOGRAM, tag)
     readable: list[tuple[int, HistogramValue]] = []
     unreadable: list[LeftOutStep] = []
     first_error: ValueUnreadable | None = None
     for p in histogram_bins.spread(len(steps), max_steps):
         step = int(steps.step[p])
         try:
-            readable.append((p, provider.read_value(train_id, Plugin.HISTOGRAM, tag, step)))
+            readable.append((p, provider.read_value(train_id, PluginName.HISTOGRAM, tag, step)))
         except IndexEntryMissing:
             raise
         except ValueUnreadable as error:

@@ -12,7 +12,7 @@ from flask import Response
 
 from dash_insight.core.provider import DataProvider, TagNotFound
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.histograms.query import HistogramSteps, read_histograms
 from dash_insight.web import errors
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
@@ -43,7 +43,7 @@ class _HistogramViews:
         ``"unreadable": [{step, wall_time, error}]``, a key only such an answer has."""
         train_id, tag = required_args("train_id", "tag")
         resolve_job(self.provider, train_id)
-        raw = stored_tag_or(tag, Plugin.HISTOGRAM, errors.histogram_not_exist)
+        raw = stored_tag_or(tag, PluginName.HISTOGRAM, errors.histogram_not_exist)
         try:
             found = read_histograms(self.provider, train_id, raw, rebin=True)
         except TagNotFound:

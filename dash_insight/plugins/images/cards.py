@@ -9,7 +9,7 @@ from dash import html
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin, mindinsight_order, mindinsight_tag
+from dash_insight.core.vocabulary import PluginName, mindinsight_order, mindinsight_tag
 from dash_insight.web.dashboard import no_data, switch_tag_button
 from dash_insight.web.plugin import CardRequest
 from dash_insight.web.url_state import make_search
@@ -33,14 +33,14 @@ def no_images() -> list[Any]:
 def image_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     """The last image of one tag; "Switch tag" turns to the next tag."""
     provider, train_id = service.provider, request.job.train_id
-    tags = mindinsight_order(request.job.tags[Plugin.IMAGE], Plugin.IMAGE)  # as MindInsight
+    tags = mindinsight_order(request.job.tags[PluginName.IMAGE], PluginName.IMAGE)  # as MindInsight
     if not tags:
         return no_data(no_images()), None
     tag = tags[request.turn % len(tags)]
-    steps = provider.value_steps(train_id, Plugin.IMAGE, tag)
+    steps = provider.value_steps(train_id, PluginName.IMAGE, tag)
     step = int(steps.step[-1])
     src = request.app.get_relative_path(SINGLE_IMAGE) + make_search(
-        {"train_id": train_id, "tag": mindinsight_tag(tag, Plugin.IMAGE), "step": step}
+        {"train_id": train_id, "tag": mindinsight_tag(tag, PluginName.IMAGE), "step": step}
     )
     foot: list[Any] = [
         f"{tag} · "

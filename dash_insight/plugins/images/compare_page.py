@@ -23,7 +23,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.images.page import DEFAULT_LEVEL, image_filter
 from dash_insight.web.components.compare_runs import (
     jobs_with,
@@ -51,7 +51,7 @@ TITLE = lazy_gettext("Image Comparison")
 def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
     """The steps of image ``tag`` in a run, ascending ([] when it cannot be read)."""
     try:
-        return sorted(int(s) for s in provider.value_steps(train_id, Plugin.IMAGE, tag).step)
+        return sorted(int(s) for s in provider.value_steps(train_id, PluginName.IMAGE, tag).step)
     except DataError:
         return []
 
@@ -116,7 +116,7 @@ def _level(name: str, label: str, value: int) -> html.Div:
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, _tags = jobs_with(service.provider, Plugin.IMAGE)
+    jobs, _tags = jobs_with(service.provider, PluginName.IMAGE)
     runs = run_selection(params, jobs)
     brightness = int_param(params, "b", DEFAULT_LEVEL, 0, 100)
     contrast = int_param(params, "c", DEFAULT_LEVEL, 0, 100)
@@ -153,7 +153,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
 
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-    register_run_picker(app, "icmp-jobs", lambda: jobs_with(provider, Plugin.IMAGE)[0])
+    register_run_picker(app, "icmp-jobs", lambda: jobs_with(provider, PluginName.IMAGE)[0])
 
     def browser(name: str) -> ClientsideFunction:
         return ClientsideFunction(namespace="imagesPage", function_name=name)
@@ -198,7 +198,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
     ) -> tuple:
         key = tab_answer_key(provider, search, overrides, shown)
-        jobs, tags_of = jobs_with(provider, Plugin.IMAGE)
+        jobs, tags_of = jobs_with(provider, PluginName.IMAGE)
         view = tag_view(
             parse_search(search),
             jobs,

@@ -26,7 +26,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext, ngettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.web import per_tag_page
 from dash_insight.web.per_tag_page import CardContext, PerTagPage
 from dash_insight.web.url_state import Int, TagMap, make_search
@@ -242,7 +242,7 @@ def _card(context: CardContext[DataService], tag: str) -> html.Section:
 
 PAGE: PerTagPage[DataService] = PerTagPage(
     prefix=PREFIX,
-    plugin=Plugin.IMAGE,
+    plugin=PluginName.IMAGE,
     noun="image",
     title=lazy_gettext("Images"),
     kind=lazy_gettext("image"),

@@ -14,7 +14,7 @@ from flask import Response
 from dash_insight.core.provider import DataProvider, StepNotFound
 from dash_insight.core.service import DataService
 from dash_insight.core.store.budget import ByteBudget
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.images.query import image
 from dash_insight.web import errors
 from dash_insight.web.http import json_response, required_args, resolve_job, to_int, value_steps_or
@@ -85,7 +85,7 @@ class _ImageViews:
         train_id, tag = required_args("train_id", "tag")
         resolve_job(self.provider, train_id)
         raw, steps = value_steps_or(
-            self.provider, train_id, Plugin.IMAGE, tag, errors.image_not_exist
+            self.provider, train_id, PluginName.IMAGE, tag, errors.image_not_exist
         )
         result = []
         for position, (step, wall_time) in enumerate(
@@ -112,9 +112,11 @@ class _ImageViews:
         train_id, tag, step_text = required_args("train_id", "tag", "step")
         step = to_int(step_text, "step")
         resolve_job(self.provider, train_id)
-        raw, _ = value_steps_or(self.provider, train_id, Plugin.IMAGE, tag, errors.image_not_exist)
+        raw, _ = value_steps_or(
+            self.provider, train_id, PluginName.IMAGE, tag, errors.image_not_exist
+        )
         try:
-            size = self.provider.value_size(train_id, Plugin.IMAGE, raw, step)
+            size = self.provider.value_size(train_id, PluginName.IMAGE, raw, step)
         except StepNotFound:
             raise errors.image_not_exist(
                 "Can not find the step with given train job id and tag."

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
-from dash_insight.plugins.jobs import page, rest
-from dash_insight.web.plugin import NavLink, Page, Plugin, data_service
+from dash_insight.plugins.jobs import landing, page, rest
+from dash_insight.web.plugin import Install, NavLink, Page, Plugin, data_service
 
 PLUGIN: Plugin[DataService] = Plugin(
     name="jobs",
@@ -13,4 +13,12 @@ PLUGIN: Plugin[DataService] = Plugin(
     routes=rest.routes,
     pages=(Page(page.PATH, page.layout, page.register),),
     nav=(NavLink(lazy_gettext("Summary List"), page.PATH, rank=0),),
+    # after the host check, so a refused host learns no job name
+    installs=(
+        Install(
+            "jobs-landing",
+            lambda app, data: landing.install(app, data.provider),
+            after=("host-check",),
+        ),
+    ),
 )

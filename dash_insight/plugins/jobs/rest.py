@@ -24,7 +24,7 @@ from dash_insight.core.vocabulary import (
     MINDINSIGHT_PLUGINS,
     OPTIMIZED_GRAPH,
     GraphMode,
-    Plugin,
+    PluginName,
     graph_tags_for_mode,
     mindinsight_tag,
 )
@@ -86,10 +86,10 @@ class _JobViews:
         """``{plugin: sorted MindInsight tags}`` for the 7 plugins (``get_plugins``): graph tags
         are file names, optimized ones ``"<file> (optimized)"``,
         ``ms_output_optimize.pb`` first."""
-        graphs = job.tags.get(Plugin.GRAPH, [])
+        graphs = job.tags.get(PluginName.GRAPH, [])
         plugins = {}
         for plugin in MINDINSIGHT_PLUGINS:
-            if plugin == Plugin.GRAPH:
+            if plugin == PluginName.GRAPH:
                 tags = graph_tags_for_mode(graphs, GraphMode.NORMAL)
             elif plugin == OPTIMIZED_GRAPH:
                 tags = graph_tags_for_mode(graphs, GraphMode.OPTIMIZE)

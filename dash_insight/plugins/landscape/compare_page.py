@@ -67,7 +67,10 @@ from dash_insight.web.components.tag_select import (
     visible_tags,
 )
 from dash_insight.web.url_state import (
-    decode_tags,
+    Choice,
+    Tags,
+    Text,
+    UrlState,
     encode_tags,
     make_search,
     parse_search,
@@ -107,24 +110,34 @@ def landscape_jobs(service: LandscapeService) -> list[str]:
     return [job.train_id for job in service.provider.list_jobs() if job.tags.get("loss_landscape")]
 
 
+#: The page's URL state: the ticked jobs (absent: the first :data:`DEFAULT_JOBS`), the job
+#: filter, view, mode, colour scale and the overlay's jobs.
+STATE = UrlState(
+    Tags("jobs"),
+    Text("job_filter"),
+    Choice("view", DEFAULT_VIEW, tuple(VIEWS)),
+    Choice("mode", DEFAULT_MODE, tuple(MODES)),
+    Choice("scale", "jet", COLOUR_SCALES),
+    Tags("overlay"),
+)
+
+
 def page_state(params: dict[str, str], jobs: list[str]) -> dict[str, Any]:
-    """The page's state from the URL: ``selected`` (the ticked jobs), ``jobs`` (those drawn:
-    ticked and matching ``job_filter``), view, mode, colour scale and the overlay's jobs."""
-    chosen = decode_tags(params.get("jobs"))
+    """The page's state from the URL (:data:`STATE`): ``selected`` (the ticked jobs), ``jobs``
+    (those drawn: ticked and matching ``job_filter``), view, mode, colour scale and the
+    overlay's jobs (among those drawn)."""
+    state = STATE.parse(params)
+    chosen, pattern, overlay = state["jobs"], state["job_filter"], state["overlay"]
     selected = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
-    pattern = params.get("job_filter", "")
-    view, mode = params.get("view", DEFAULT_VIEW), params.get("mode", DEFAULT_MODE)
-    scale = params.get("scale", "jet").lower()
-    overlay = decode_tags(params.get("overlay"))
     shown = visible_tags(jobs, selected, pattern)
     return {
         "selected": selected,
         "job_filter": pattern,
         "jobs": shown,
         "explicit_jobs": chosen is not None,
-        "view": view if view in VIEWS else DEFAULT_VIEW,
-        "mode": mode if mode in MODES else DEFAULT_MODE,
-        "scale": scale if scale in COLOUR_SCALES else "jet",
+        "view": state["view"],
+        "mode": state["mode"],
+        "scale": state["scale"],
         "overlay": None if overlay is None else [j for j in overlay if j in shown],
     }
 

@@ -60,7 +60,8 @@ from dash_insight.plugins.landscape.query import (
 from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.per_tag_page import head, job_error
-from dash_insight.web.url_state import make_search, parse_search, same_search
+from dash_insight.web.url_state import Choice as ChoiceField
+from dash_insight.web.url_state import Text, UrlState, make_search, parse_search, same_search
 
 PATH = "/loss-landscape"
 TITLE = lazy_gettext("Loss Function Multidimensional Analysis")
@@ -139,6 +140,17 @@ def chooser_options(landscapes: JobLandscapes) -> list[dict[str, str]]:
     return options
 
 
+#: The page's own URL parameters (the display settings are :func:`style_from`'s): the job, the
+#: view, the landscape (``interval``: its steps ``2-16``, ``final`` or an earlier id) and the
+#: loss tag of the steps chart.
+STATE = UrlState(
+    Text("train_id"),
+    ChoiceField("view", DEFAULT_VIEW, tuple(VIEWS)),
+    Text("interval"),
+    Text("loss"),
+)
+
+
 def chosen_ref(landscapes: JobLandscapes, wanted: str | None) -> LandscapeRef | None:
     """The landscape named by ``interval`` (its steps ``2-16``, ``final``, or an interval id as
     earlier versions wrote it); the first option when absent or unknown (MindInsight selects
@@ -160,11 +172,11 @@ def resolve(service: LandscapeService, train_id: str, params: dict[str, str]) ->
     """The page state of ``params`` for ``train_id`` (raises the provider's DataError)."""
     landscapes = service.landscapes(train_id)
     tags = service.provider.job(train_id).tags.get("scalar", [])
-    loss = params.get("loss")
-    view = params.get("view", DEFAULT_VIEW)
+    state = STATE.parse(params)
+    loss = state["loss"]
     return Choice(
-        ref=chosen_ref(landscapes, params.get("interval")),
-        view=view if view in VIEWS else DEFAULT_VIEW,
+        ref=chosen_ref(landscapes, state["interval"] or None),
+        view=state["view"],
         style=style_from(params),
         loss_tag=loss if loss in tags else default_loss_tag(tags),
     )
@@ -339,7 +351,7 @@ def settings_controls(style: Style) -> list[Any]:
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
-    train_id = params.get("train_id", "")
+    train_id = STATE.parse(params)["train_id"]
     title = head(app, TITLE, train_id)
     title.children.insert(1, html.Span("i", title=str(HINT), className="di-ls-hint"))
     try:
@@ -548,11 +560,12 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
                 if v is not None
             }
         )
-        params.update(style_params(style))
-        params["view"] = None if view in (None, DEFAULT_VIEW) else view  # type: ignore[assignment]
-        params["interval"] = interval  # type: ignore[assignment]
-        params["loss"] = loss  # type: ignore[assignment]
-        new = make_search(params)
+        chosen = STATE.from_controls(
+            STATE.parse(params), {"view": view, "interval": interval, "loss": loss}
+        )
+        written: dict[str, Any] = {**params, **style_params(style)}
+        written.update({name: STATE.field(name).text(chosen[name]) for name in chosen})
+        new = make_search(written)
         return dash.no_update if same_search(new, search) else new
 
     @app.callback(
@@ -592,7 +605,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
     )
     def show(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
         params = parse_search(search)
-        train_id = params.get("train_id", "")
+        train_id = STATE.parse(params)["train_id"]
         try:
             version = service.provider.job(train_id).version
             choice = resolve(service, train_id, params)

@@ -12,7 +12,7 @@ from dash_insight.core.lineage_rows import lineage_row
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.store.lru import ByteLRU
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.landscape.query import (
     LandscapeError,
     LandscapeRef,
@@ -60,9 +60,9 @@ class LandscapeService:
         def build() -> JobLandscapes:
             entries: list[tuple[str, int, list[int]]] = []
             problems: list[str] = []
-            for tag in job.tags.get(Plugin.LOSS_LANDSCAPE, []):
+            for tag in job.tags.get(PluginName.LOSS_LANDSCAPE, []):
                 try:
-                    steps = self.provider.value_steps(train_id, Plugin.LOSS_LANDSCAPE, tag)
+                    steps = self.provider.value_steps(train_id, PluginName.LOSS_LANDSCAPE, tag)
                 except DataError as error:
                     problems.append(str(error))
                     continue
@@ -79,7 +79,7 @@ class LandscapeService:
 
     def value(self, train_id: str, ref: LandscapeRef) -> LossLandscapeValue:
         value: LossLandscapeValue = self.provider.read_value(
-            train_id, Plugin.LOSS_LANDSCAPE, ref.tag, ref.step
+            train_id, PluginName.LOSS_LANDSCAPE, ref.tag, ref.step
         )
         return value
 

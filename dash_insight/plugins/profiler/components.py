@@ -17,7 +17,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.page_head import job_page_head
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import Text, UrlState, make_search, parse_search
 
 DASHBOARD_PATH = "/profiler"
 OPERATOR_PATH = "/profiler/operator"
@@ -27,8 +27,10 @@ TABS = (
     (lazy_gettext("Operators"), OPERATOR_PATH),
     (lazy_gettext("Timeline"), TIMELINE_PATH),
 )
-#: Parameters every profiler page keeps when linking to another one.
-SHARED = ("train_id", "dir", "device")
+#: The URL state every profiler page shares (and keeps when linking to another one): the job,
+#: its profiler directory (optional: the job's own) and the device (optional: the first).
+SHARED_STATE = UrlState(Text("train_id"), Text("dir"), Text("device"))
+SHARED = SHARED_STATE.names
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,11 @@ def locate(service: ProfilerService, params: dict[str, str]) -> tuple[ProfilerDi
     """The profiler directory and device the URL asks for (``train_id``, optional ``dir`` and
     ``device``: the first device by default), without parsing anything; ProfileUnavailable
     with a message for the user."""
-    train_id = params.get("train_id", "")
+    state = SHARED_STATE.parse(params)
+    train_id = state["train_id"]
     if not train_id:
         raise ProfileUnavailable(_("No training job chosen: open Profiling from the summary list."))
-    location = service.job_location(train_id, params.get("dir") or None)
+    location = service.job_location(train_id, state["dir"] or None)
     found = service.directory(location)
     if not found.devices:
         raise ProfileUnavailable(
@@ -55,7 +58,7 @@ def locate(service: ProfilerService, params: dict[str, str]) -> tuple[ProfilerDi
                 "{folder} of {job} holds no CPU profiler file (cpu_op_type_info_<device>.csv ...)."
             ).format(folder=location.profile, job=train_id)
         )
-    device = params.get("device") or found.devices[0]
+    device = state["device"] or found.devices[0]
     if device not in found.devices:
         raise ProfileUnavailable(
             _("No device {device!r} in {folder} (devices: {devices}).").format(
@@ -85,21 +88,20 @@ def is_page(app: dash.Dash, pathname: str | None, *paths: str) -> bool:
 
 def href(app: dash.Dash, path: str, params: dict[str, str], **extra: Any) -> str:
     """A link to another profiler page keeping the job, directory and device."""
-    kept: dict[str, Any] = {key: params.get(key) for key in SHARED}
-    kept.update(extra)
+    kept: dict[str, Any] = {**SHARED_STATE.parse(params), **extra}
     return app.get_relative_path(path) + make_search(kept)
 
 
 def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
     """Title, job, the three tabs and the device selector (filled by :func:`register`)."""
-    train_id = params.get("train_id", "")
+    state = SHARED_STATE.parse(params)
     return html.Div(
         [
             job_page_head(
                 app,
                 _("Profiling - Single-host"),
-                train_id,
-                html.Span(params.get("dir") or "", className="di-subtitle", id="prof-dir"),
+                state["train_id"],
+                html.Span(state["dir"], className="di-subtitle", id="prof-dir"),
                 html.Div(id="prof-device-box", className="di-prof-device"),
             ),
             html.Nav(
@@ -275,7 +277,6 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
     )
     def choose_device(device: str | None, search: str | None) -> Any:
         params = parse_search(search)
-        if not device or params.get("device") == device:
+        if not device or SHARED_STATE.parse(params)["device"] == device:
             return dash.no_update
-        params["device"] = device
-        return make_search(params)
+        return make_search({**params, "device": device})

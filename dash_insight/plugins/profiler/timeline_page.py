@@ -30,7 +30,7 @@ from dash_insight.plugins.profiler.timeline import (
     window_view,
 )
 from dash_insight.web.components.figures import graph_config
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import Choice, Int, UrlState, make_search, parse_search
 
 PATH = components.TIMELINE_PATH
 
@@ -77,14 +77,14 @@ def chart_style(rows: int) -> dict[str, str]:
     return {"height": "calc(100vh - 230px)", "minHeight": f"{max(300, 90 + 34 * rows)}px"}
 
 
+#: The timeline's own URL state (beside :data:`components.SHARED_STATE`): the rows (by scope
+#: or by operator type) and the step shown (0: every step).
+STATE = UrlState(Choice("rows", ROWS_SCOPE, ROW_MODES), Int("step", 0, 0, 2**63 - 1))
+
+
 def _params(params: dict[str, str]) -> tuple[str, int | None]:
-    rows = params.get("rows") or ROWS_SCOPE
-    rows = rows if rows in ROW_MODES else ROWS_SCOPE
-    try:
-        step = int(params["step"]) if params.get("step") else None
-    except ValueError:
-        step = None
-    return rows, step
+    state = STATE.parse(params)
+    return state["rows"], state["step"] or None
 
 
 def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
@@ -182,9 +182,9 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         if len(ctx.triggered) > 1:
             return dash.no_update  # controls just inserted, not used
         params = parse_search(search)
-        params["step"] = str(step) if step else ""
-        params["rows"] = rows if rows and rows != ROWS_SCOPE else ""
-        new_search = make_search(params)
+        chosen = STATE.from_controls(STATE.parse(params), {"step": step, "rows": rows})
+        written = {**params, **{name: STATE.field(name).text(chosen[name]) for name in chosen}}
+        new_search = make_search(written)
         return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
 
     @app.callback(

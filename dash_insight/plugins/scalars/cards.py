@@ -11,7 +11,7 @@ from dash import dcc, html
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.service import DataService
-from dash_insight.core.vocabulary import Plugin, mindinsight_order
+from dash_insight.core.vocabulary import PluginName, mindinsight_order
 from dash_insight.web.components.figures import nice_y_axes, small_layout
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
@@ -35,7 +35,9 @@ def no_scalars() -> list[Any]:
 def scalar_card(request: CardRequest, service: DataService) -> tuple[Any, Any]:
     """The first two scalar tags, the second on a right-hand axis (as MindInsight)."""
     provider, train_id = service.provider, request.job.train_id
-    tags = mindinsight_order(request.job.tags[Plugin.SCALAR], Plugin.SCALAR)  # as MindInsight
+    tags = mindinsight_order(
+        request.job.tags[PluginName.SCALAR], PluginName.SCALAR
+    )  # as MindInsight
     if not tags:
         return no_data(no_scalars()), None
     figure = go.Figure(layout=small_layout(height=240))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -107,26 +106,6 @@ class ChartSpec:
     series: tuple[SeriesSpec, ...]
     legend: bool = False
     grouped_axes: bool = False
-
-
-def encode_series(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:
-    """JSON-ready columns; non-finite values become null in ``y`` and are listed in
-    ``nonfinite`` as [index, "nan" | "inf" | "-inf"] so the chart can mark them."""
-    values = np.asarray(value, dtype=np.float64)
-    finite = np.isfinite(values)
-    nonfinite = [
-        [int(i), "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")]
-        for i, v in zip(np.flatnonzero(~finite).tolist(), values[~finite].tolist(), strict=True)
-    ]
-    y = np.where(finite, values, 0.0).tolist()
-    for index, _kind in nonfinite:
-        y[index] = None
-    return {
-        "step": np.asarray(step).tolist(),
-        "wall": np.asarray(wall).tolist(),
-        "y": y,
-        "nonfinite": nonfinite,
-    }
 
 
 def chart_plan(

@@ -41,6 +41,7 @@ from dash_insight.plugins.scalars.charts import (
 )
 from dash_insight.plugins.scalars.export import Found, csv_rows, json_pieces
 from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
+from dash_insight.web.components import compare_runs
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.run_colours import (
     PALETTE,
@@ -144,24 +145,11 @@ def page_state(
     }
 
 
-def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
-    """The hidden runs after the eye of ``run`` was closed (``hide``) or opened."""
-    kept = [name for name in hidden if name != run]
-    return [*kept, run] if hide else kept
-
-
 def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
-    """The URL after a click on a run's eye (``report``: the job list's ``cellRendererData``,
-    whose ``value`` is ``{"run", "hidden"}``): ``hidden`` with the run added or removed, every
-    other parameter as it was; None for a report that names no known job."""
-    value = report.get("value") if isinstance(report, dict) else None
-    if not isinstance(value, dict) or value.get("run") not in jobs:
-        return None
-    raw = STATE.parse(parse_search(search))
-    hidden = toggle_hidden(
-        [j for j in raw["hidden"] or [] if j in jobs], str(value["run"]), bool(value.get("hidden"))
-    )
-    return STATE.search({**raw, "hidden": hidden or None})
+    """The URL after a click on a run's eye: the comparison pages' own
+    (:func:`~dash_insight.web.components.compare_runs.eye_search`) over this page's
+    :data:`STATE`."""
+    return compare_runs.eye_search(search, jobs, report, STATE)
 
 
 def controls_search(

@@ -30,7 +30,7 @@ from dash_insight.core.service import DataService
 from dash_insight.core.store.lod import ScalarWindow
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.series import ScalarSeries
-from dash_insight.core.vocabulary import Plugin, stored_tag
+from dash_insight.core.vocabulary import PluginName, stored_tag
 from dash_insight.plugins.scalars.export import CSV_HEADER, csv_series, json_entry, json_points
 from dash_insight.plugins.scalars.x_tag import unplaced, values_at_steps
 from dash_insight.web import errors, http
@@ -224,12 +224,14 @@ def missing_suffix_hint(requested: Sequence[str], stored: set[str]) -> str | Non
     scalar tag ``<stored tag>/scalar`` (``loss/scalar``), so ``tag=loss`` matches nothing and
     MindInsight answers an empty list. None when every requested tag has the suffix or no
     stored tag has the requested name."""
-    bare = [tag for tag in requested if stored_tag(tag, Plugin.SCALAR) is None and tag in stored]
+    bare = [
+        tag for tag in requested if stored_tag(tag, PluginName.SCALAR) is None and tag in stored
+    ]
     if not bare:
         return None
     return (
         "scalar tags carry a '/scalar' suffix in the REST API: "
-        + ", ".join(f"tag={tag}/{Plugin.SCALAR}" for tag in bare)
+        + ", ".join(f"tag={tag}/{PluginName.SCALAR}" for tag in bare)
         + " was probably meant"
     )
 
@@ -257,10 +259,10 @@ class _ScalarViews:
         train_id, tag = required_args("train_id", "tag")
         wanted = step_range()
         job = resolve_job(self.provider, train_id)
-        hint = missing_suffix_hint([tag], set(job.tags.get(Plugin.SCALAR, [])))
+        hint = missing_suffix_hint([tag], set(job.tags.get(PluginName.SCALAR, [])))
         if hint is not None:  # MindInsight's error stays the answer; the hint goes to the log
             log.info("scalar/metadata %s: %s", train_id, hint)
-        raw = stored_tag_or(tag, Plugin.SCALAR, errors.scalar_not_exist)
+        raw = stored_tag_or(tag, PluginName.SCALAR, errors.scalar_not_exist)
         try:
             found = self._part("metadata", train_id, tag, raw, wanted)
         except TagNotFound:
@@ -325,10 +327,10 @@ class _ScalarViews:
             job = known_job(self.provider, train_id)
             if job is None:
                 continue
-            known = set(job.tags.get(Plugin.SCALAR, []))
+            known = set(job.tags.get(PluginName.SCALAR, []))
             stored |= known
             for tag in tags:
-                raw = stored_tag(tag, Plugin.SCALAR)
+                raw = stored_tag(tag, PluginName.SCALAR)
                 if raw is None or raw not in known:
                     continue
                 try:
@@ -350,15 +352,15 @@ class _ScalarViews:
         train_id, tag = required_args("train_id", "tag")
         wanted = step_range()
         x_tag = request.args.get("x_tag") or None
-        known = set(resolve_job(self.provider, train_id).tags.get(Plugin.SCALAR, []))
-        raw = tag if tag in known else stored_tag(tag, Plugin.SCALAR)
+        known = set(resolve_job(self.provider, train_id).tags.get(PluginName.SCALAR, []))
+        raw = tag if tag in known else stored_tag(tag, PluginName.SCALAR)
         if raw is None or raw not in known:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL)
         try:
             found = self._window(train_id, raw, wanted)
             x = None
             if x_tag is not None:
-                raw_x = x_tag if x_tag in known else stored_tag(x_tag, Plugin.SCALAR)
+                raw_x = x_tag if x_tag in known else stored_tag(x_tag, PluginName.SCALAR)
                 # Both tags within the window only (every point of it: the unplaced count).
                 x_series = (
                     self.provider.read_scalar_window(
@@ -406,9 +408,9 @@ class _ScalarViews:
         found: list[tuple[str, str, Part]] = []
         seen_tags: set[str] = set()
         for train_id in train_ids:
-            known = set(resolve_job(self.provider, train_id).tags.get(Plugin.SCALAR, []))
+            known = set(resolve_job(self.provider, train_id).tags.get(PluginName.SCALAR, []))
             for tag in tags:
-                raw = tag if tag in known else stored_tag(tag, Plugin.SCALAR)
+                raw = tag if tag in known else stored_tag(tag, PluginName.SCALAR)
                 if raw is None or raw not in known:
                     continue
                 found.append((train_id, tag, self._part(fmt, train_id, tag, raw, wanted)))

@@ -11,7 +11,7 @@ from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate
 from dash_insight.core.provider import DataError
-from dash_insight.core.vocabulary import Plugin, mindinsight_order
+from dash_insight.core.vocabulary import PluginName, mindinsight_order
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
@@ -32,11 +32,13 @@ def no_tensors() -> list[Any]:
 def tensor_card(request: CardRequest, queries: TensorQueries) -> tuple[Any, Any]:
     """A corner (at most 3x3) of the first tensor tag's last step, cells coloured by value."""
     provider, train_id = queries.provider, request.job.train_id
-    tags = mindinsight_order(request.job.tags[Plugin.TENSOR], Plugin.TENSOR)  # as MindInsight
+    tags = mindinsight_order(
+        request.job.tags[PluginName.TENSOR], PluginName.TENSOR
+    )  # as MindInsight
     if not tags:
         return no_data(no_tensors()), None
     tag = tags[0]
-    steps = provider.value_steps(train_id, Plugin.TENSOR, tag)
+    steps = provider.value_steps(train_id, PluginName.TENSOR, tag)
     step = int(steps.step[-1])
     meta = steps.meta[-1] or {}
     dims = list(meta.get("dims", []))

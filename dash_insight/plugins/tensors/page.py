@@ -33,7 +33,7 @@ from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.tensors import algorithms as tensor_algorithms
 from dash_insight.plugins.tensors.algorithms import (
     MAX_RESPONSE_VALUES,
@@ -211,7 +211,7 @@ def table_card(
 ) -> html.Section:
     """A table card: shape and type, dimension boxes, the table (filled by a callback),
     statistics, step slider."""
-    steps = queries.provider.value_steps(train_id, Plugin.TENSOR, tag)
+    steps = queries.provider.value_steps(train_id, PluginName.TENSOR, tag)
     step_list = [int(s) for s in steps.step.tolist()]
     wanted = state["steps"].get(tag)
     position = len(step_list) - 1
@@ -342,7 +342,7 @@ def histogram_card(
     """A histogram card: the tensor's steps in the Top or Front view."""
     foot: list[Any] = []
     try:
-        total = len(queries.provider.value_steps(train_id, Plugin.TENSOR, tag))
+        total = len(queries.provider.value_steps(train_id, PluginName.TENSOR, tag))
         found = queries.histograms(train_id, tag, max_steps=MAX_STEPS)
         series = series_from_tensor_histograms(found.rows, total)
         body: Any = dcc.Graph(
@@ -469,7 +469,7 @@ def histogram_view(state: Any) -> bool:
 
 PAGE: PerTagPage[TensorQueries] = PerTagPage(
     prefix=PREFIX,
-    plugin=Plugin.TENSOR,
+    plugin=PluginName.TENSOR,
     noun="tensor",
     title=lazy_gettext("Tensors"),
     kind=lazy_gettext("tensor"),

@@ -18,7 +18,7 @@ from dash_insight.core.provider import (
     ValueUnreadable,
 )
 from dash_insight.core.store.lru import ByteLRU
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.tensors import algorithms
 
 #: Statistics of this many bytes of tensors are kept (they are small: a dict per step).
@@ -40,7 +40,7 @@ class TensorQueries:
         """A whole tensor; TensorTooLarge above MindInsight's 10,000,000 values and
         ValueUnreadable for negative dims (both checked on the indexed shape, before anything is
         decoded: a header claiming 10**8 x 10**8 values costs nothing)."""
-        steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
+        steps = self.provider.value_steps(train_id, PluginName.TENSOR, tag)
         meta = steps.meta[steps.position(step)] if steps.meta else None
         if meta is not None:
             try:
@@ -54,7 +54,7 @@ class TensorQueries:
                     f"tensor {tag!r} at step {step} has {count:,} values; at most "
                     f"{algorithms.MAX_TENSOR_VALUES:,} can be shown"
                 )
-        value: TensorValue = self.provider.read_value(train_id, Plugin.TENSOR, tag, step)
+        value: TensorValue = self.provider.read_value(train_id, PluginName.TENSOR, tag, step)
         return value
 
     def statistics(self, train_id: str, tag: str, step: int) -> dict[str, Any]:
@@ -84,7 +84,7 @@ class TensorQueries:
         :data:`~.algorithms.MAX_TENSOR_VALUES` is named in ``too_large`` (MindInsight fails the
         whole tag with 50545016; here the other steps are still shown); NotNumeric for a
         tensor of strings."""
-        steps = self.provider.value_steps(train_id, Plugin.TENSOR, tag)
+        steps = self.provider.value_steps(train_id, PluginName.TENSOR, tag)
         readable: list[tuple[int, histogram_bins.OriginalHistogram]] = []
         too_large: list[LeftOutStep] = []
         for position in histogram_bins.spread(len(steps), max_steps):

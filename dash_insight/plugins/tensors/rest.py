@@ -20,7 +20,7 @@ import numpy as np
 from flask import Response, request
 
 from dash_insight.core.provider import StepNotFound, TensorTooLarge, ValueSteps, ValueUnreadable
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.tensors import algorithms
 from dash_insight.plugins.tensors.query import NotNumeric, TensorQueries
 from dash_insight.web import errors
@@ -94,7 +94,7 @@ class _TensorViews:
             resolve_job(self.queries.provider, train_id)
             for tag in tags:
                 raw, steps = value_steps_or(
-                    self.queries.provider, train_id, Plugin.TENSOR, tag, errors.tensor_not_exist
+                    self.queries.provider, train_id, PluginName.TENSOR, tag, errors.tensor_not_exist
                 )
                 if detail == "data":
                     values = self._tensor_data(train_id, raw, steps)

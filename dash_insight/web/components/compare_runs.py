@@ -25,7 +25,7 @@ from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from dash_insight.web.answer_key import answer_key
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
@@ -58,7 +58,7 @@ STATE = UrlState(
 )
 
 
-def jobs_with(provider: DataProvider, plugin: Plugin) -> tuple[list[str], dict[str, list[str]]]:
+def jobs_with(provider: DataProvider, plugin: PluginName) -> tuple[list[str], dict[str, list[str]]]:
     """The jobs that have tags of ``plugin`` (newest first, the job list's order) and those
     tags per job: the runs a comparison tab of that kind can draw."""
     jobs = [job for job in provider.list_jobs() if job.tags.get(plugin)]
@@ -171,26 +171,29 @@ def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
     return [*kept, run] if hide else kept
 
 
-def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
+def eye_search(
+    search: str | None, jobs: list[str], report: Any, state: UrlState = STATE
+) -> str | None:
     """The URL after a click on a run's eye (``report``: the job list's ``cellRendererData``,
     ``{"value": {"run", "hidden"}}``), every other parameter kept; None for a report naming no
-    known job."""
+    known job. ``state``: the page's URL state (its ``hidden`` field the runs whose eye is
+    closed): :data:`STATE`, or the scalars comparison's own."""
     value = report.get("value") if isinstance(report, dict) else None
     if not isinstance(value, dict) or value.get("run") not in jobs:
         return None
     params = parse_search(search)
-    raw = STATE.parse(params)
+    raw = state.parse(params)
     hidden = toggle_hidden(
         [j for j in raw["hidden"] or [] if j in jobs], str(value["run"]), bool(value.get("hidden"))
     )
-    return with_state(params, {**raw, "hidden": hidden or None})
+    return with_state(params, {**raw, "hidden": hidden or None}, state)
 
 
-def with_state(params: dict[str, str], state: dict[str, Any]) -> str:
-    """The query string of ``state`` (:data:`STATE`'s fields) keeping the parameters of
-    ``params`` that :data:`STATE` does not know (a tab's own: brightness, contrast)."""
-    extra = {k: v for k, v in params.items() if k not in STATE.names}
-    return make_search({**parse_search(STATE.search(state)), **extra})
+def with_state(params: dict[str, str], values: dict[str, Any], state: UrlState = STATE) -> str:
+    """The query string of ``values`` (``state``'s fields) keeping the parameters of
+    ``params`` that ``state`` does not know (a tab's own: brightness, contrast)."""
+    extra = {k: v for k, v in params.items() if k not in state.names}
+    return make_search({**parse_search(state.search(values)), **extra})
 
 
 def picker_search(

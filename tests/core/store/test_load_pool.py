@@ -29,7 +29,7 @@ from dash_insight.core.store.load_pool import (
     read_slice,
 )
 from dash_insight.core.store.loader import Loader
-from dash_insight.core.vocabulary import Plugin
+from dash_insight.core.vocabulary import PluginName
 from tests.core.store.failing_slices import VICTIM
 
 #: Small slices: every file of the test jobs is read in several of them.
@@ -95,9 +95,9 @@ def answers(provider: DataProvider, store: IndexStore) -> dict[str, Any]:
             ],
             "graphs": provider.graph_tags(train_id),
         }
-        for plugin in (Plugin.SCALAR.value, Plugin.HISTOGRAM.value):
+        for plugin in (PluginName.SCALAR.value, PluginName.HISTOGRAM.value):
             for tag in provider.list_tags(train_id, plugin):
-                if plugin == Plugin.SCALAR.value:
+                if plugin == PluginName.SCALAR.value:
                     series = provider.read_scalars(train_id, tag)
                     entry["tags"][(plugin, tag)] = (
                         series.step.tolist(),

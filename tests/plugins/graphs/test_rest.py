@@ -27,7 +27,7 @@ from flask.testing import FlaskClient
 from dash_insight import SummaryWriter
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.service import DataService
-from dash_insight.web.application import register_rest_api
+from dash_insight.default import register_rest_api
 from tests.conftest import ORACLE_PATH, dump_and_compare, loaded_service
 
 PREFIX = "/v1/mindinsight"

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.components.compare_runs import nearest_step, step_box_search, typed_step
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
@@ -31,7 +32,13 @@ def hist_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
             for step in steps:
                 values = rng.normal(step / 10, 1.0, 500).astype(np.float32)
                 writer.add_histogram("b" if run == "h2" else "w", values, step)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     yield app
     app.data_service.close()

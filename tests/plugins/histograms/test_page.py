@@ -16,9 +16,10 @@ import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.web import per_tag_page
-from dash_insight.web.application import create_app
 from dash_insight.web.per_tag_page import CardContext
 from tests.browser import until
 from tests.conftest import console_errors, loaded_service
@@ -248,7 +249,9 @@ def test_only_the_charts_on_screen_are_drawn(dash_duo, tmp_path: Path) -> None:
             for i in range(histograms.PAGE_SIZE):
                 writer.add_histogram(f"layer{i:02d}", rng.standard_normal(300), step)
             writer.record(step)
-    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     try:
         dash_duo.driver.set_window_size(1000, 900)
@@ -314,7 +317,9 @@ def test_the_first_screen_is_painted_before_dash_and_handed_over_drawn(
             for i in range(6):
                 writer.add_histogram(f"layer{i:02d}", rng.standard_normal(300) * step, step)
             writer.record(step)
-    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     try:
         dash_duo.driver.set_window_size(1600, 1000)  # the first row on screen

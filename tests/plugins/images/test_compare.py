@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.components.compare_runs import most_shared_tag
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
@@ -30,7 +31,13 @@ def image_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
             for step in steps:
                 pixels = np.full((1, 3, 8, 8), 40 * step, dtype=np.uint8)
                 writer.add_image("other" if run == "i2" else "input", pixels, step)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     yield app
     app.data_service.close()
@@ -142,7 +149,13 @@ def test_the_default_tag_is_the_one_most_runs_have(dash_duo, tmp_path_factory) -
             pixels = np.full((1, 3, 8, 8), 90, dtype=np.uint8)
             writer.add_image(f"a_{run}", pixels, 1)  # a tag of one run, first of its tags
             writer.add_image("shared", pixels, 1)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     try:
         dash_duo.start_server(app)

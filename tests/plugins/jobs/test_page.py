@@ -11,8 +11,9 @@ from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
 from dash_insight.core.i18n import ENGLISH, use_locale
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.jobs.page import clamp_page, empty_list_message, goto_page, page_count
-from dash_insight.web.application import create_app
 from tests.browser import PATIENCE, until, wait_idle
 from tests.conftest import console_errors, loaded_app
 from tests.core.store.test_discovery import CORPUS_JOBS
@@ -92,7 +93,9 @@ def test_empty_list_says_what_it_looks_for() -> None:
 def test_new_job_appears_after_auto_refresh(dash_duo, corpus: Path, tmp_path: Path) -> None:
     base = tmp_path / "logs"
     base.mkdir()
-    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
+    app = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
+    )
     try:
         dash_duo.start_server(app)
         # An empty base directory: the list names the files it looks for.
@@ -125,7 +128,9 @@ def test_details_stay_open_while_the_list_refreshes(dash_duo, corpus: Path, tmp_
     anew, and the open details window stays (it closed at the next auto refresh, 10 s)."""
     base = tmp_path / "logs"
     shutil.copytree(corpus / "lenet_sc", base / "lenet_sc")
-    app = create_app(str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
+    app = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0.5)
+    )
     try:
         # One job: "/" lands on its dashboard (issue 38 item 10); "Summary List" opens the list.
         dash_duo.start_server(app)

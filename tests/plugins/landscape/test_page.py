@@ -18,6 +18,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight import SummaryWriter
 from dash_insight.core import i18n
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.landscape import compare_page, page
 from dash_insight.plugins.landscape.figures import (
     DEFAULT_STYLE,
@@ -31,7 +33,6 @@ from dash_insight.plugins.landscape.figures import (
 )
 from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
-from dash_insight.web.application import create_app
 from dash_insight.web.components.run_colours import run_colour
 from tests.browser import until, wait_idle
 from tests.conftest import CORPUS, console_errors
@@ -118,7 +119,8 @@ def test_figures_draw_the_path_on_every_view() -> None:
 def test_chooser_and_info_rows(tmp_path: Path) -> None:
     write_epoch_job(tmp_path / "e")
     app = create_app(
-        str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0, start_loader=False
+        Settings(summary_base_dir=str(tmp_path), workspace=str(tmp_path / "ws"), reload_interval=0),
+        start_loader=False,
     )
     app.data_service.loader.load_round()
     service = LandscapeService(app.data_service.provider)
@@ -158,7 +160,13 @@ def landscape_app(tmp_path_factory: pytest.TempPathFactory):
     write_epoch_job(base / "lenet_epoch")
     with SummaryWriter(base / "plain") as writer:
         writer.add_scalar("loss", 1.0, step=1)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()

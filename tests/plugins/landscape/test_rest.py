@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.landscape.query import interval_id
-from dash_insight.web.application import create_app
 from tests.conftest import CORPUS, TOOLS
 
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
@@ -83,7 +84,13 @@ def dumps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
     base = tmp_path_factory.mktemp("mi") / "land_base"
     shutil.copytree(LANDSCAPE_CORPUS, base)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     server = make_server("127.0.0.1", 0, app.server, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -176,7 +183,13 @@ def epoch_client(tmp_path_factory: pytest.TempPathFactory):
     write_epoch_job(base / "lenet_epoch")
     with SummaryWriter(base / "plain") as writer:
         writer.add_scalar("loss", 1.0, step=1)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app.server.test_client()
     app.data_service.close()

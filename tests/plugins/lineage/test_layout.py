@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from dash.testing import errors as testing_errors
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.browser import until
 from tests.pages import accept_language
 from tests.plugins.lineage import chart_driver as chart
@@ -26,7 +27,13 @@ LANGUAGES = ("en-US", "zh-CN")
 
 @pytest.fixture(scope="module")
 def app(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    app = create_app(str(corpus), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(corpus),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1)
     yield app
     app.data_service.close()

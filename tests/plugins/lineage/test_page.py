@@ -16,10 +16,10 @@ from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.service import LineageService
-from dash_insight.web.application import create_app
 from dash_insight.web.url_state import parse_search
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
@@ -219,7 +219,9 @@ def _wait_table(dash_duo, expected: list[str] | set[str], timeout: float = 20) -
 
 
 def _app(corpus: Path, workspace: Path):
-    app = create_app(str(corpus), workspace=str(workspace), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(corpus), workspace=str(workspace), reload_interval=0)
+    )
     assert app.data_service.loader.wait_rounds(1)
     return app
 

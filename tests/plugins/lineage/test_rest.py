@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.conftest import ORACLE_PATH
 
 ORACLE = ORACLE_PATH
@@ -44,7 +45,9 @@ def oracle() -> dict[str, Any]:
 
 
 def _client(base: Path, workspace: Path):
-    app = create_app(str(base), workspace=str(workspace), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(base), workspace=str(workspace), reload_interval=0)
+    )
     assert app.data_service.loader.wait_rounds(1)
     return app, app.server.test_client()
 

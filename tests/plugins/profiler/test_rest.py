@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 
 from dash_insight.core.format.profiler_writer import synthetic_ops, write_cpu_profile
 from dash_insight.core.service import DataService
-from dash_insight.web.application import register_rest_api
+from dash_insight.default import register_rest_api
 from tests.conftest import PROFILER_ORACLE, TOOLS, loaded_service
 
 JOBS = ("lenet_prof", "lenet_summary_prof")

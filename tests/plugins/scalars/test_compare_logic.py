@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from dash_insight.core.format.writer import SummaryWriter
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars.charts import (
     ChartSpec,
@@ -17,7 +19,6 @@ from dash_insight.plugins.scalars.charts import (
     chart_flags_search,
     chart_plan,
 )
-from dash_insight.web.application import create_app
 from dash_insight.web.components.tag_select import picker_update, picker_view
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.conftest import loaded_service
@@ -169,7 +170,8 @@ def test_chart_points_against_a_tag(tmp_path: Path) -> None:
             if step % 3:
                 writer.add_scalar("epoch", step / 2, step)
     app = create_app(
-        str(base), workspace=str(tmp_path / "ws"), reload_interval=0, start_loader=False
+        Settings(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), reload_interval=0),
+        start_loader=False,
     )
     app.data_service.loader.load_round()
     client = app.server.test_client()
@@ -220,3 +222,17 @@ def test_chart_flags_in_the_url() -> None:
         "jobs": "a",
         "best_flip": "c|other",
     }
+
+
+def test_the_eye_click_is_the_comparison_pages_one_definition() -> None:
+    """Issue 36 item 6: the scalars comparison's eye click is compare_runs' own over its
+    STATE (no copy of it), and like the other tabs keeps the parameters STATE does not know."""
+    from dash_insight.web.components import compare_runs
+
+    assert not hasattr(compare, "toggle_hidden")
+    search = "?axis=relative&b=80"
+    closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
+    assert closed == compare_runs.eye_search(
+        search, JOBS, {"value": {"run": "./c", "hidden": True}}, compare.STATE
+    )
+    assert closed is not None and "b=80" in closed

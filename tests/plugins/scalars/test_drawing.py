@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from tests.browser import until
 from tests.conftest import console_errors
 from tests.pages import first_paint_handed_over, first_paint_probe, run_js
@@ -59,7 +60,9 @@ def wide_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def wide_app(wide_base: Path, tmp_path: Path) -> Iterator:
-    app = create_app(str(wide_base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(wide_base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     yield app
     app.data_service.close()

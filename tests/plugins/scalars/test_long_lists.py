@@ -11,7 +11,8 @@ from urllib.parse import quote
 
 import pytest
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until
 from tests.conftest import console_errors
@@ -29,7 +30,9 @@ def long_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def long_app(long_base: Path, tmp_path: Path) -> Iterator:
-    app = create_app(str(long_base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(summary_base_dir=str(long_base), workspace=str(tmp_path / "ws"), reload_interval=0)
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     yield app
     app.data_service.close()

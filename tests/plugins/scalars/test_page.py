@@ -13,6 +13,8 @@ from dash.testing.errors import TestingTimeoutError
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
 from dash_insight.plugins.scalars.charts import (
@@ -23,7 +25,6 @@ from dash_insight.plugins.scalars.charts import (
     threshold_text,
 )
 from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
-from dash_insight.web.application import create_app
 from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
@@ -267,7 +268,8 @@ def test_plan_names_the_series_without_points_and_reports_problems(
     corpus: Path, tmp_path: Path
 ) -> None:
     app = create_app(
-        str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0, start_loader=False
+        Settings(summary_base_dir=str(corpus), workspace=str(tmp_path / "ws"), reload_interval=0),
+        start_loader=False,
     )
     app.data_service.loader.load_round()
     specs = [

@@ -17,7 +17,8 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.format.writer import SummaryWriter
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
@@ -54,7 +55,13 @@ def asks_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
                     writer.add_scalar("acc", _acc(step), step)
                 if run == 1 and step % 2 == 0:
                     writer.add_scalar("epoch", step / 8, step)
-    app = create_app(str(base), workspace=str(tmp_path_factory.mktemp("ws")), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(base),
+            workspace=str(tmp_path_factory.mktemp("ws")),
+            reload_interval=0,
+        )
+    )
     assert app.data_service.loader.wait_rounds(1, timeout=120)
     yield app
     app.data_service.close()

@@ -351,9 +351,16 @@ def test_text_tensor_table_statistics_and_no_histogram(text_job: Path) -> None:
 
 
 def test_text_tensor_in_the_browser(dash_duo, text_job: Path) -> None:
-    from dash_insight.web.application import create_app
+    from dash_insight.core.settings import Settings
+    from dash_insight.default import create_app
 
-    app = create_app(str(text_job / "base"), workspace=str(text_job / "ws"), reload_interval=0)
+    app = create_app(
+        Settings(
+            summary_base_dir=str(text_job / "base"),
+            workspace=str(text_job / "ws"),
+            reload_interval=0,
+        )
+    )
     try:
         assert app.data_service.loader.wait_rounds(1)
         dash_duo.start_server(app)

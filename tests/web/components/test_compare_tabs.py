@@ -6,7 +6,8 @@ from pathlib import Path
 
 import dash
 
-from dash_insight.web.application import create_app
+from dash_insight.core.settings import Settings
+from dash_insight.default import create_app
 from dash_insight.web.components.compare_tabs import (
     install,
     installed,
@@ -17,7 +18,9 @@ from dash_insight.web.plugin import NavLink
 
 
 def test_tabs_from_the_plugins_in_rank_order(tmp_path: Path) -> None:
-    app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
+    app = create_app(
+        Settings(summary_base_dir=str(tmp_path), workspace=str(tmp_path / "ws")), start_loader=False
+    )
     assert [(str(t.label), t.path) for t in installed(app)] == [
         ("Scalar Comparison", "/compare"),
         ("Loss Graph Comparison", "/compare/landscape"),
@@ -44,7 +47,9 @@ def test_one_tab_or_none_draws_nothing() -> None:
 
 
 def test_tabs_carry_the_runs_chosen(tmp_path: Path) -> None:
-    app = create_app(str(tmp_path), workspace=str(tmp_path / "ws"), start_loader=False)
+    app = create_app(
+        Settings(summary_base_dir=str(tmp_path), workspace=str(tmp_path / "ws")), start_loader=False
+    )
     strip = tab_strip(
         app, "/compare", {"jobs": "./a,./b", "hidden": "./b", "tags": "loss", "smoothing": "0.5"}
     )
