@@ -8,6 +8,7 @@ values decoded from MindSpore's JSON encoding.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -158,10 +159,74 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
     )
 
 
-def register(app: dash.Dash, service: GraphService) -> None:
-    provider = service.provider
+def _message(text: Any, theme: str | None, signature: list[Any] | None) -> tuple:
+    """The page's answer when there is no pipeline to draw: ``text`` says why."""
+    return (
+        [],
+        data_stylesheet(None, theme),
+        None,
+        html.Div(text, className="di-empty gp-message"),
+        None,
+        signature,
+    )
 
-    @app.callback(
+
+def render(
+    service: GraphService,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    theme: str | None,
+    shown: list[Any] | None,
+) -> Any:
+    """The pipeline, its stylesheet, the chosen node's panel, a notice and the summary line;
+    nothing when the job, the node and the theme are what is shown."""
+    params = parse_search(search)
+    train_id, node_id = params.get("train_id", ""), params.get("node") or None
+    try:
+        version = service.provider.job(train_id).version
+        graph = pipeline(service.provider.dataset_graph(train_id))
+    except DataError as error:
+        return _message(localize_reason(str(error)), theme, None)
+    signature = [train_id, version, node_id, theme]
+    if shown == signature:
+        return (dash.no_update,) * 6
+    if not graph.nodes:
+        return _message(no_pipeline(), theme, signature)
+    same = isinstance(shown, list) and shown[:2] == signature[:2]
+    selected = node_id if node_id in graph.by_id else None
+    notice = (
+        None
+        if selected or not node_id
+        else html.Div(
+            _("No node {name!r} in this pipeline.").format(name=node_id), className="di-warning"
+        )
+    )
+    operations = sum(1 for n in graph.nodes if n.kind == "operator")
+    summary = _("{datasets} dataset operation(s), {maps} map operation(s)").format(
+        datasets=len(graph.nodes) - operations, maps=operations
+    )
+    return (
+        dash.no_update if same else pipeline_elements(graph),
+        data_stylesheet(selected, theme),
+        node_panel(graph, selected),
+        notice,
+        summary,
+        signature,
+    )
+
+
+def select(data: dict | None, search: str | None) -> Any:
+    """A tapped node becomes the URL's ``node``."""
+    params = parse_search(search)
+    node_id = data.get("id") if isinstance(data, dict) else None
+    if not isinstance(node_id, str) or not node_id or node_id == params.get("node"):
+        return dash.no_update
+    return make_search({**params, "node": node_id})
+
+
+def register(app: dash.Dash, service: GraphService) -> None:
+    app.callback(
         Output("data-graph-cy", "elements"),
         Output("data-graph-cy", "stylesheet"),
         Output("data-graph-info", "children"),
@@ -173,71 +238,13 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Input("refresh-now", "n_clicks"),
         Input("theme", "data"),
         State("data-graph-shown", "data"),
-    )
-    def render(
-        search: str | None, _ticks: Any, _clicks: Any, theme: str | None, shown: list[Any] | None
-    ) -> Any:
-        params = parse_search(search)
-        train_id, node_id = params.get("train_id", ""), params.get("node") or None
-        try:
-            version = provider.job(train_id).version
-            graph = pipeline(provider.dataset_graph(train_id))
-        except DataError as error:
-            return (
-                [],
-                data_stylesheet(None, theme),
-                None,
-                html.Div(localize_reason(str(error)), className="di-empty gp-message"),
-                None,
-                None,
-            )
-        signature = [train_id, version, node_id, theme]
-        if shown == signature:
-            return (dash.no_update,) * 6
-        if not graph.nodes:
-            return (
-                [],
-                data_stylesheet(None, theme),
-                None,
-                html.Div(no_pipeline(), className="di-empty gp-message"),
-                None,
-                signature,
-            )
-        same = shown is not None and shown[:2] == signature[:2]
-        selected = node_id if node_id in graph.by_id else None
-        notice = (
-            None
-            if selected or not node_id
-            else html.Div(
-                _("No node {name!r} in this pipeline.").format(name=node_id), className="di-warning"
-            )
-        )
-        operations = sum(1 for n in graph.nodes if n.kind == "operator")
-        summary = _("{datasets} dataset operation(s), {maps} map operation(s)").format(
-            datasets=len(graph.nodes) - operations, maps=operations
-        )
-        return (
-            dash.no_update if same else pipeline_elements(graph),
-            data_stylesheet(selected, theme),
-            node_panel(graph, selected),
-            notice,
-            summary,
-            signature,
-        )
-
-    @app.callback(
+    )(functools.partial(render, service))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("data-graph-cy", "tapNodeData"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def select(data: dict | None, search: str | None) -> Any:
-        params = parse_search(search)
-        node_id = (data or {}).get("id")
-        if not node_id or node_id == params.get("node"):
-            return dash.no_update
-        return make_search({**params, "node": node_id})
-
+    )(select)
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "fitCanvas"),
         Output("data-graph-fit", "title"),

@@ -12,7 +12,7 @@ import pytest
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
-from dash_insight.plugins.graphs import page
+from dash_insight.plugins.graphs import data_graph_page, page
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web.url_state import parse_search
 from tests.pages import text
@@ -64,3 +64,26 @@ def test_search_nodes_lists_the_hits(service: GraphService) -> None:
     found = text(page.search_nodes(service, "conv1", AT_LENET))
     assert found.startswith("5 nodes") and "conv1.weight" in found
     assert page.search_nodes(service, "conv1", "?train_id=./nope") is None
+
+
+def test_data_graph_draws_the_pipeline_and_a_chosen_node(service: GraphService) -> None:
+    elements, _style, panel, notice, summary, shown = data_graph_page.render(
+        service, AT_LENET, None, None, "light", None
+    )
+    assert elements and notice is None
+    assert "dataset operation(s)" in summary
+    assert panel is not None
+    again = data_graph_page.render(service, AT_LENET, None, None, "light", shown)
+    assert again == (dash.no_update,) * 6  # nothing changed: nothing sent
+    ghost = data_graph_page.render(service, AT_LENET + "&node=ghost", None, None, "dark", shown)
+    assert ghost[0] is dash.no_update  # the same pipeline stays drawn
+    assert "ghost" in text(ghost[3])
+    missing = data_graph_page.render(service, "?train_id=./nope", None, None, "light", None)
+    assert missing[0] == [] and "./nope" in text(missing[3])
+
+
+def test_data_graph_tap_writes_the_node() -> None:
+    assert parse_search(data_graph_page.select({"id": "3"}, AT_LENET))["node"] == "3"
+    assert data_graph_page.select({"id": "3"}, AT_LENET + "&node=3") is dash.no_update
+    for junk in (None, "junk", {"id": 7}, {"id": ""}):
+        assert data_graph_page.select(junk, AT_LENET) is dash.no_update  # type: ignore[arg-type]
