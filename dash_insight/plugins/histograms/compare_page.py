@@ -11,6 +11,8 @@ runs are not drawn. See :mod:`~dash_insight.plugins.histograms.overlay`.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash
@@ -75,13 +77,69 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     )
 
 
+def _notes(entries: Sequence[Any], colours: Mapping[str, str], step: int) -> list[html.Li]:
+    """One line per run drawn: its colour, name and the step it shows (or its problem)."""
+    return [
+        html.Li(
+            className="di-cmp-note",
+            id={"type": "hcmp-note", "run": e.train_id},
+            children=[
+                run_dot(e.train_id, colours[e.train_id]),
+                html.B(e.train_id),
+                " ",
+                e.problem or step_note(step, e.step, e.first),
+            ],
+        )
+        for e in entries
+    ]
+
+
+def body(
+    service: DataService,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    overrides: Any,
+    shown: str | None,
+) -> tuple:
+    """The tab for the URL: tag menu, step slider, the overlaid histograms of the runs drawn,
+    a note per run and the runs that lack the tag."""
+    provider = service.provider
+    key = tab_answer_key(provider, search, overrides, shown)
+    jobs, tags_of = jobs_with(provider, PluginName.HISTOGRAM)
+    view = tag_view(
+        parse_search(search), jobs, tags_of, lambda run, tag: run_steps(provider, run, tag)
+    )
+    tag, step = view.tag, view.step
+    slider = slider_props(view.steps, step)
+    controls = (slider["max"], slider["value"], slider["marks"], slider["disabled"])
+    if tag is None or step is None:
+        message = _("No histogram in the jobs drawn: choose jobs above.")
+        return ([], None, *controls, "", view.store(), {}, [html.Li(message)], "", key)
+    colours = run_colours(
+        view.runs.shown,
+        [job.train_id for job in provider.list_jobs()],
+        overrides if isinstance(overrides, dict) else None,
+    )
+    entries = histograms_at(provider, view.having, tag, step, view.steps_of)
+    return (
+        view.tags,
+        tag,
+        *controls,
+        _("step {step}").format(step=step),
+        view.store(),
+        overlay_figure(tag, entries, colours),
+        _notes(entries, colours, step),
+        missing_text(tag, view.missing),
+        key,
+    )
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
     register_run_picker(app, "hcmp-jobs", lambda: jobs_with(provider, PluginName.HISTOGRAM)[0])
-
     register_tag_step(app, "hcmp")
-
-    @app.callback(
+    app.callback(
         Output("hcmp-tag", "options"),
         Output("hcmp-tag", "value"),
         Output("hcmp-step", "max"),
@@ -95,64 +153,4 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("hcmp-missing", "children"),
         Output("hcmp-shown", "data"),
         *tab_body_inputs("hcmp"),
-    )
-    def body(
-        search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
-    ) -> tuple:
-        key = tab_answer_key(provider, search, overrides, shown)
-        jobs, tags_of = jobs_with(provider, PluginName.HISTOGRAM)
-        view = tag_view(
-            parse_search(search), jobs, tags_of, lambda run, tag: run_steps(provider, run, tag)
-        )
-        tag, step, steps_of = view.tag, view.step, view.steps_of
-        slider = slider_props(view.steps, step)
-        store = view.store()
-        if tag is None or step is None:
-            message = _("No histogram in the jobs drawn: choose jobs above.")
-            return (
-                [],
-                None,
-                slider["max"],
-                slider["value"],
-                slider["marks"],
-                slider["disabled"],
-                "",
-                store,
-                {},
-                [html.Li(message)],
-                "",
-                key,
-            )
-        colours = run_colours(
-            view.runs.shown,
-            [job.train_id for job in provider.list_jobs()],
-            overrides if isinstance(overrides, dict) else None,
-        )
-        entries = histograms_at(provider, view.having, tag, step, steps_of)
-        notes = [
-            html.Li(
-                className="di-cmp-note",
-                id={"type": "hcmp-note", "run": e.train_id},
-                children=[
-                    run_dot(e.train_id, colours[e.train_id]),
-                    html.B(e.train_id),
-                    " ",
-                    e.problem or step_note(step, e.step, e.first),
-                ],
-            )
-            for e in entries
-        ]
-        return (
-            view.tags,
-            tag,
-            slider["max"],
-            slider["value"],
-            slider["marks"],
-            slider["disabled"],
-            _("step {step}").format(step=step),
-            store,
-            overlay_figure(tag, entries, colours),
-            notes,
-            missing_text(tag, view.missing),
-            key,
-        )
+    )(functools.partial(body, service))

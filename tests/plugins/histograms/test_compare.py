@@ -8,15 +8,17 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 import pytest
+from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
+from dash_insight.plugins.histograms import compare_page
 from dash_insight.web.components.compare_runs import nearest_step, step_box_search, typed_step
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
-from tests.pages import count_draws, draws, refresh, run_js, type_into, url_params
+from tests.pages import count_draws, draws, refresh, run_js, text, type_into, url_params
 
 #: ./h0 has ``w`` at steps 0, 10, 20, 30; ./h1 at 0, 15, 30; ./h2 only ``b``.
 STEPS = {"h0": (0, 10, 20, 30), "h1": (0, 15, 30), "h2": (0, 5)}
@@ -184,3 +186,21 @@ def test_the_step_box_shows_and_takes_the_step(dash_duo, hist_app) -> None:
     type_into(dash_duo, "#hcmp-step-box", "21")  # nearest is 20, the step shown: the box snaps back
     until(lambda: dash_duo.find_element(box).get_attribute("value") == "20", 20)
     assert dash_duo.find_element(label).text == "step 20"
+
+
+def test_body_is_a_plain_function(hist_app) -> None:
+    """The tab's callback without a browser: the URL's tag and step, a note per run drawn, the
+    run without the tag named, nothing sent again for the same URL; junk colours ignored."""
+    service = hist_app.data_service
+    search = f"?jobs={quote(encode_tags(RUNS))}&tag=w&step=20"
+    answer = compare_page.body(service, search, None, None, "junk", None)
+    options, tag, _max, _value, _marks, disabled, label = answer[:7]
+    figure, notes, missing, key = answer[8:]
+    assert "w" in options and tag == "w" and not disabled and label == "step 20"
+    assert sorted(note.id["run"] for note in notes) == ["./h0", "./h1"]
+    assert "./h2" in text(missing)
+    assert {trace.meta["run"] for trace in figure.data} == {"./h0", "./h1"}
+    with pytest.raises(PreventUpdate):
+        compare_page.body(service, search, None, None, "junk", key)
+    empty = compare_page.body(service, f"?jobs={quote(encode_tags(['./nope']))}", 0, 0, 0, 0)
+    assert empty[1] is None and "No histogram" in text(empty[9])
