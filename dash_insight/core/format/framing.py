@@ -415,18 +415,29 @@ class RecordReader:
                 return True
             if eof:
                 return False
-            rest = bytes(buf[pos:])
+            kept = len(buf) - pos
             block = CHUNK_BYTES
             if max_bytes is not None:  # no more than the call may consume (a load worker's
                 # 16 MB piece read 32 MB and held both): what is left, then small reads
                 left = max_bytes - (base + pos - start_offset)
                 block = min(CHUNK_BYTES, max(left + HEADER_BYTES, MIN_READ_BYTES))
-            want = max(need - len(rest), block)
-            more = handle.read(want)
-            if len(more) < want:
+            want = max(need - kept, block)
+            readinto = getattr(handle, "readinto", None)
+            if readinto is None:  # a remote file
+                more = handle.read(want)
+                got, view = len(more), memoryview(bytes(buf[pos:]) + more)
+            else:  # read after the bytes kept: the file is copied once, not twice
+                # (no larger than what the file holds now: a small file, a small buffer)
+                on_disk = os.fstat(handle.fileno()).st_size - handle.tell()
+                want = min(want, max(need - kept, on_disk, 0))
+                data = np.empty(kept + want, dtype=np.uint8)
+                data[:kept] = np.frombuffer(buf, np.uint8, kept, pos)
+                view = data.data
+                got = readinto(view[kept:])
+            if got < want:
                 eof = True
             base += pos
-            buf = memoryview(rest + more)
+            buf = view[: kept + got].toreadonly()
             pos = 0
             return len(buf) >= need
 

@@ -262,6 +262,8 @@ class _Template(_Columns):
         self.mask = np.full(len(summary), 0xFF, dtype=np.uint8)
         self.mask[positions] = 0
         self.skeleton = summary & self.mask
+        self._skeleton_bytes = self.skeleton.tobytes()
+        self._masked = np.empty_like(self.mask)  # scratch of matches()
         self.float_positions = positions
         self.tags = tags
         # Per (payload length, step varint length): what a whole data Event payload holding
@@ -269,7 +271,9 @@ class _Template(_Columns):
         self.payload_masks: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def matches(self, summary: np.ndarray) -> bool:
-        return bool(np.array_equal(summary & self.mask, self.skeleton))
+        """``summary`` (as long as the template) equals it on every byte but the floats."""
+        np.bitwise_and(summary, self.mask, out=self._masked)
+        return self._masked.tobytes() == self._skeleton_bytes
 
     def add(self, number: int, step: int, wall: float, summary: np.ndarray) -> None:
         self.append(number, step, wall, summary[self.float_positions])
