@@ -351,6 +351,87 @@ def _scalar_layout(summary: memoryview) -> tuple[list[int], list[str]] | None:
     return (offsets, tags) if pos == end and offsets else None
 
 
+#: The key byte of each length-delimited ``Summary.Value`` oneof field (field number << 3 | 2).
+_VALUE_KEYS = {
+    0x22: "image",
+    0x42: "tensor",
+    0x4A: "histogram",
+    0x52: "loss_landscape",
+}
+_SCALAR_KEY = 0x1D  # scalar_value: field 3, fixed32
+_FLOAT = struct.Struct("<f")
+
+#: One ``Summary.Value`` walked by :func:`_walk_values`: tag, plugin, the float of a scalar
+#: (else None), the value parsed when its metadata is needed (else None).
+Walked = tuple[str, str, float | None, Any]
+
+
+def _walk_values(summary: memoryview) -> list[Walked] | None:
+    """The values of ``summary`` (a serialized ``Summary``) without parsing histograms, when
+    every value is laid out as MindSpore writes it: ``0A <len> 0A <taglen> <tag>`` then exactly
+    one field of the ``value`` oneof (a scalar's 4 bytes, or a message whose length ends the
+    value). An image, tensor or loss landscape is parsed (its metadata is indexed); a histogram
+    is not (nothing of it is indexed: it is parsed, and checked, when it is read, like every
+    large value). None for any other layout (a tag that is not UTF-8, a value with unknown
+    fields, no value or a repeated field, a parse error): the caller parses with protobuf."""
+    walked: list[Walked] = []
+    pos, end = 0, len(summary)
+    try:
+        while pos < end:
+            if summary[pos] != 0x0A:
+                return None
+            # The varints inline where they take one or two bytes (most lengths here).
+            value_len = summary[pos + 1]
+            if value_len < 0x80:
+                value_start = pos + 2
+            elif summary[pos + 2] < 0x80:
+                value_len = (value_len & 0x7F) | (summary[pos + 2] << 7)
+                value_start = pos + 3
+            else:
+                value_len, value_start = _varint(summary, pos + 1)
+            value_end = value_start + value_len
+            if value_end > end or summary[value_start] != 0x0A:
+                return None
+            tag_len = summary[value_start + 1]
+            if tag_len < 0x80:
+                tag_start = value_start + 2
+            else:
+                tag_len, tag_start = _varint(summary, value_start + 1)
+            tag_end = tag_start + tag_len
+            if tag_end >= value_end:
+                return None
+            tag = bytes(summary[tag_start:tag_end]).decode("utf-8")
+            key = summary[tag_end]
+            if key == _SCALAR_KEY:
+                if tag_end + 5 != value_end:
+                    return None
+                scalar = _FLOAT.unpack_from(summary, tag_end + 1)[0]
+                walked.append((tag, Plugin.SCALAR.value, scalar, None))
+            else:
+                field_name = _VALUE_KEYS.get(key)
+                if field_name is None:
+                    return None
+                field_len = summary[tag_end + 1]
+                if field_len < 0x80:
+                    field_start = tag_end + 2
+                elif summary[tag_end + 2] < 0x80:
+                    field_len = (field_len & 0x7F) | (summary[tag_end + 2] << 7)
+                    field_start = tag_end + 3
+                else:
+                    field_len, field_start = _varint(summary, tag_end + 1)
+                if field_start + field_len != value_end:
+                    return None
+                plugin = VALUE_FIELD_PLUGIN[field_name]
+                parsed = None
+                if plugin != Plugin.HISTOGRAM:  # metadata to index: parse this value alone
+                    parsed = from_buffer(summary_pb2.Summary.Value, summary[value_start:value_end])
+                walked.append((tag, plugin, None, parsed))
+            pos = value_end
+    except (IndexError, UnicodeDecodeError, ProtoDecodeError, RuntimeError):
+        return None
+    return walked if pos == end else None
+
+
 def _axis_length(point: Any, axis: str) -> int:
     """Number of values of a landscape axis (its dims' product; 0 when absent)."""
     if not point.HasField(axis):
@@ -419,6 +500,30 @@ class _Batch:
             refs[0].append((step, wall, record.offset, len(record.payload), index))
             refs[1].append(_value_meta(key[0], value))
         return all_scalar
+
+    def add_walked(
+        self,
+        walked: list[Walked],
+        number: int,
+        record: Record,
+        step: int,
+        wall: float,
+        first_index: int = 0,
+    ) -> None:
+        """Index the values :func:`_walk_values` found, as :meth:`add_values` would."""
+        for index, (tag, plugin, scalar, parsed) in enumerate(walked, first_index):
+            if scalar is not None:
+                columns = self.scalars.get(tag)
+                if columns is None:
+                    columns = self.scalars[tag] = _Columns(1)
+                columns.append(number, step, wall, scalar)
+                continue
+            key = (plugin, tag)
+            refs = self.blobs.get(key)
+            if refs is None:
+                refs = self.blobs[key] = ([], [])
+            refs[0].append((step, wall, record.offset, len(record.payload), index))
+            refs[1].append(None if parsed is None else _value_meta(plugin, parsed))
 
 
 class EventScanner:
@@ -532,12 +637,17 @@ class EventScanner:
                 and summary[prefix_len] == 0x0A
                 and template.matches(summary[:prefix_len])
             ):
-                try:
-                    rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len :])
-                except (ProtoDecodeError, RuntimeError):
-                    return False
-                template.add(number, step, wall, summary)
-                batch.add_values(rest.value, number, record, step, wall, len(template.tags))
+                walked = _walk_values(payload[start + prefix_len :])
+                if walked is not None:
+                    template.add(number, step, wall, summary)
+                    batch.add_walked(walked, number, record, step, wall, len(template.tags))
+                else:
+                    try:
+                        rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len :])
+                    except (ProtoDecodeError, RuntimeError):
+                        return False
+                    template.add(number, step, wall, summary)
+                    batch.add_values(rest.value, number, record, step, wall, len(template.tags))
                 if self._recent[0] is not template:
                     self._recent.remove(template)
                     self._recent.insert(0, template)

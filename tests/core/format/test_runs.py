@@ -212,3 +212,98 @@ def test_scan_from_equals_scan_on_damaged_and_truncated_files(tmp_path: Path) ->
 def test_corpus_scan_from_equals_scan(path: Path) -> None:
     _assert_same_scan(_scan(path, None, runs=True), _scan(path, None, runs=False))
     _assert_same_scan(_scan(path, 1 << 20, runs=True), _scan(path, 1 << 20, runs=False))
+
+
+def _protobuf_values(summary: bytes) -> list[tuple[str, str, float | None]]:
+    from dash_insight.core.format.events import VALUE_FIELD_PLUGIN
+
+    values = summary_pb2.Summary.FromString(summary).value
+    return [
+        (
+            v.tag,
+            VALUE_FIELD_PLUGIN[v.WhichOneof("value")],
+            v.scalar_value if v.WhichOneof("value") == "scalar_value" else None,
+        )
+        for v in values
+    ]
+
+
+def _walked(summary: bytes) -> list[tuple[str, str, float | None]] | None:
+    from dash_insight.core.format.scan import _walk_values
+
+    walked = _walk_values(memoryview(summary))
+    return None if walked is None else [(tag, plugin, value) for tag, plugin, value, _ in walked]
+
+
+def _same(a: list[tuple[str, str, float | None]], b: list[tuple[str, str, float | None]]) -> bool:
+    return [(t, p, None if v is None else np.float32(v).tobytes()) for t, p, v in a] == [
+        (t, p, None if v is None else np.float32(v).tobytes()) for t, p, v in b
+    ]
+
+
+def _summaries(path: Path) -> list[bytes]:
+    out = []
+    for record in RecordReader(path).read():
+        event = summary_pb2.Event.FromString(bytes(record.payload))
+        if event.WhichOneof("what") == "summary":
+            out.append(event.summary.SerializeToString())
+    return out
+
+
+@pytest.mark.parametrize("path", corpus_files("**/*_MS"), ids=lambda p: p.parent.name)
+def test_walk_values_equals_protobuf_on_the_corpus(path: Path) -> None:
+    """Every Summary of the corpus: the walker reads it (MindSpore's layout) and finds the same
+    tags, kinds and floats as protobuf."""
+    from dash_insight.core.format.scan import _value_meta, _walk_values
+
+    for summary in _summaries(path):
+        walked = _walked(summary)
+        assert walked is not None
+        assert _same(walked, _protobuf_values(summary))
+        values = summary_pb2.Summary.FromString(summary).value
+        for (_, plugin, _, parsed), value in zip(
+            _walk_values(memoryview(summary)) or [], values, strict=True
+        ):
+            assert (parsed is None) == (plugin in ("scalar", "histogram"))
+            if parsed is not None:
+                assert _value_meta(plugin, parsed) == _value_meta(plugin, value)
+
+
+def test_walk_values_on_damaged_and_truncated_summaries() -> None:
+    """Bytes changed or cut: where protobuf parses, the walker finds the same values or gives
+    up (None: protobuf is used); where protobuf fails, the walker gives up too unless a
+    histogram holds the damage (a histogram is parsed, and checked, when it is read)."""
+    rng = random.Random(7)
+    event = summary_pb2.Event()
+    for i in range(3):
+        event.summary.value.add(tag=f"loss/{i}", scalar_value=rng.uniform(-1, 1))
+    histogram = event.summary.value.add(tag="w").histogram
+    for i in range(5):
+        histogram.buckets.add(left=i, width=1.0, count=i)
+    event.summary.value.add(tag="t").tensor.dims.extend([2, 3])
+    image = event.summary.value.add(tag="i").image
+    image.height, image.width, image.colorspace, image.encoded_image = 4, 5, 3, b"png"
+    summary = event.summary.SerializeToString()
+    assert _same(_walked(summary) or [], _protobuf_values(summary))
+    histogram_bytes = event.summary.value[3].SerializeToString()
+    hist_start = summary.index(histogram_bytes)
+    hist_span = range(hist_start, hist_start + len(histogram_bytes))
+    cases = [summary[:cut] for cut in range(len(summary))]
+    for _ in range(400):
+        damaged = bytearray(summary)
+        position = rng.randrange(len(summary))
+        damaged[position] = rng.randrange(256)
+        cases.append(bytes(damaged))
+    for case in cases:
+        walked = _walked(case)
+        try:
+            expected = _protobuf_values(case)
+        except Exception:
+            expected = None
+        if walked is None:
+            continue
+        if expected is not None:
+            assert _same(walked, expected), case
+        else:
+            changed = [i for i in range(min(len(case), len(summary))) if case[i] != summary[i]]
+            assert changed and all(i in hist_span for i in changed), case
