@@ -207,8 +207,10 @@ class RecordRun:
         return Record(self.offset + row * frame, memoryview(self.payloads[row]))
 
 
-#: A run is only worth its numpy calls from this many records on.
+#: Records checked at first in a run (doubled while all of them are intact).
 MIN_RUN_RECORDS = 32
+#: A run is tried once this many records in a row had one header (one size).
+RUN_AFTER_RECORDS = 8
 
 
 @dataclass(frozen=True)
@@ -350,8 +352,9 @@ class RecordReader:
     def read_runs(self, max_bytes: int | None = None) -> Iterator[Record | RecordRun]:
         """:meth:`read`, but consecutive intact records of one frame size come as one
         :class:`RecordRun` (checked together with numpy: identical headers, each payload CRC by
-        :func:`masked_crc32c_rows`) where there are at least :data:`MIN_RUN_RECORDS` of them
-        buffered; the same records, damage and resume point as :meth:`read`."""
+        :func:`masked_crc32c_rows`), as many as are buffered, once :data:`RUN_AFTER_RECORDS`
+        records in a row had one size; the same records, damage and resume point as
+        :meth:`read`."""
         return self._read(max_bytes, runs=True)
 
     def _read(self, max_bytes: int | None, runs: bool) -> Iterator[Record | RecordRun]:
@@ -395,12 +398,12 @@ class RecordReader:
         self, handle: BinaryIO, max_bytes: int | None, runs: bool
     ) -> Iterator[Record | RecordRun]:
         result = self.result
-        # With ``runs``: the header of the last intact record, while the one before it had
-        # the same; a run is tried from there (not again for ``run_pause`` records after a
-        # short one).
+        # With ``runs``: the header of the last intact record once :data:`RUN_AFTER_RECORDS`
+        # records in a row had it; a run is tried from there (a file whose record sizes keep
+        # changing never tries one).
         run_header: bytes | None = None
         last_header = b""
-        run_pause = 0
+        streak = 0
         start_offset = self.offset
         handle.seek(self.offset)
         buf = memoryview(b"")
@@ -458,7 +461,7 @@ class RecordReader:
                         break
                 if self.lost_at is not None:
                     break
-            if run_header is not None and run_pause == 0:
+            if run_header is not None:
                 rows = _run_rows(buf, pos, run_header, base + pos - start_offset, max_bytes)
                 if len(rows):
                     result.records += len(rows)
@@ -467,9 +470,7 @@ class RecordReader:
                     pos += rows.size
                     self.offset = base + pos
                     yield RecordRun(self.offset - rows.size, rows)
-                if len(rows) < MIN_RUN_RECORDS:
-                    run_pause = MIN_RUN_RECORDS
-                run_header = None
+                run_header, streak = None, 0
                 continue
             record_offset = base + pos
             if not fill(HEADER_BYTES):
@@ -522,9 +523,9 @@ class RecordReader:
                 result.first_offset = record_offset
             if runs:
                 header = bytes(buf[pos - frame : pos - frame + HEADER_BYTES])
-                run_header = header if header == last_header else None
+                streak = streak + 1 if header == last_header else 1
                 last_header = header
-                run_pause = max(0, run_pause - 1)
+                run_header = header if streak >= RUN_AFTER_RECORDS else None
             # Advance before yielding: a caller that stops early resumes after this record.
             self.offset = base + pos
             yield Record(record_offset, body)
