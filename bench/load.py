@@ -34,8 +34,16 @@ the figures are parsing + indexing, not disk):
    after one ``load_round`` into a temporary workspace, ``DataProvider.list_jobs()`` (second,
    warm call): target < 1 s each.
 
+4. With ``--long-tag [STEPS]`` instead: the cold load (fresh process, empty index,
+   ``--load-workers``) of one file holding ONE scalar tag of STEPS steps (default 10,000,000;
+   written once into ``~/.cache/dash-insight/load-1x<STEPS>/``) until every point is indexed
+   and queryable: seconds (target <= 60 s) and peak RSS of the process and of it with its load
+   workers (target <= 500 MB); then the whole series is read back in one array and checked
+   (time and peak printed, not a target). A missed target says MISSED.
+
     python bench/load.py [--size-mb 500] [--steps 50000] [--tags 200] [--workspace DIR]
                          [--keep] [--skip-generate-check] [--jobs 4] [--load-workers N]
+    python bench/load.py --long-tag [STEPS] [--load-workers N]
 """
 
 from __future__ import annotations
@@ -83,6 +91,11 @@ TARGET_MBPS = 100.0
 TARGET_RSS_MB = 500.0
 TARGET_WARM_S = 2.0
 TARGET_LIST_S = 1.0
+#: A one-tag file of 10M steps (issue #37 item 3): loaded and every point queryable within.
+TARGET_LONG_TAG_S = 60.0
+LONG_TAG_STEPS = 10_000_000
+#: Where --long-tag writes its file once (outside the checkout: 568 MB).
+CACHE_DIR = os.path.join(os.path.expanduser("~"), ".cache", "dash-insight")
 
 
 @dataclass
@@ -118,7 +131,7 @@ def tree_bytes(path: str) -> int:
 
 
 def mark(ok: bool) -> str:
-    return "OK  " if ok else "MISS"
+    return "OK    " if ok else "MISSED"
 
 
 # --- generation ----------------------------------------------------------------------------------
@@ -330,7 +343,7 @@ def scan_only(path: str, slice_bytes: int = 32 << 20) -> float:
     scanner = EventScanner()
     started = time.perf_counter()
     while True:
-        scanner.scan(reader.read(slice_bytes))
+        scanner.scan_from(reader, slice_bytes)
         if reader.result.bytes_consumed == 0:
             return time.perf_counter() - started
 
@@ -399,6 +412,7 @@ def child_cold(
     changed = loader.load_round()
     loaded = time.perf_counter()
     rss_load = rss_mb()
+    tree_load = tree.peak / 1e6
     provider = DataProvider(base, store)
     train_ids = [job.train_id for job in provider.list_jobs()]
     problems = []
@@ -448,6 +462,7 @@ def child_cold(
         "problems": problems,
         "rss_baseline_mb": baseline,
         "rss_after_load_mb": rss_load,
+        "rss_tree_after_load_mb": tree_load,
         "rss_peak_mb": rss_mb(),
         "rss_tree_peak_mb": tree.stop(),
         "pool_passes": loader.pool_passes,
@@ -566,6 +581,56 @@ def measure_listing(base: str, workspace: str) -> dict[str, Any]:
         "listed": len(listed),
         "loaded_intact": loaded,
     }
+
+
+# --- one tag of 10M steps (--long-tag) ------------------------------------------------------------
+
+
+def report_long_tag(steps: int, workspace: str, load_workers: int) -> bool:
+    """Cold load (a fresh process, an empty index, ``--load-workers`` workers as the server
+    runs) of one summary file holding ONE scalar tag of ``steps`` steps, one record per step
+    (written once with :func:`generate_series_job` into :data:`CACHE_DIR`): seconds until
+    ``load_round`` returns (every point indexed and queryable) and the peak RSS of the process
+    and of the process with its load workers until then; targets 60 s and 500 MB. Then (for the
+    check, not the targets) the whole series is read back in one array and compared."""
+    base = generate_series_job(os.path.join(CACHE_DIR, f"load-1x{steps}"), 1, steps)
+    size = tree_bytes(base) - os.path.getsize(os.path.join(base, MANIFEST))
+    path = os.path.join(base, JOB_NAME)
+    print(
+        f"\none tag x {steps:,} steps: {mb(size):.0f} MB in one file ({path}), "
+        f"{load_workers} load worker(s)"
+    )
+    for name in os.listdir(path):
+        warm_page_cache(os.path.join(path, name))
+    print(f"   before: {machine()}")
+    manifest = {"steps": steps, "tags": 1, "histogram_tags": 0}
+    fresh_index(workspace, base)
+    cold = run_child("cold", base, workspace, manifest, load_workers)
+    fresh_index(workspace, base)
+    seconds = cold["load_round_s"]
+    peak, tree = cold["rss_after_load_mb"], cold["rss_tree_after_load_mb"]
+    print(
+        f"   load (load_round: read, indexed, every point queryable): {seconds:8.1f} s "
+        f"({mb(size) / seconds:.0f} MB/s)   target <= {TARGET_LONG_TAG_S:.0f} s   "
+        f"{mark(seconds <= TARGET_LONG_TAG_S)}"
+    )
+    print(
+        f"   peak RSS while loading: process {peak:.0f} MB, with its load workers {tree:.0f} MB"
+        f"   target <= {TARGET_RSS_MB:.0f} MB {mark(max(peak, tree) <= TARGET_RSS_MB)}"
+    )
+    print(
+        f"     (then read_scalars of the whole series in one array, checked: "
+        f"{cold['query_s']:.1f} s, {cold['points']:,} points; peak RSS of the process "
+        f"{cold['rss_peak_mb']:.0f} MB, with its workers {cold['rss_tree_peak_mb']:.0f} MB)"
+    )
+    print(f"   after: {machine()}")
+    for problem in cold["problems"] + cold["reasons"]:
+        print(f"   PROBLEM: {problem}")
+    return (
+        seconds <= TARGET_LONG_TAG_S
+        and max(peak, tree) <= TARGET_RSS_MB
+        and not cold["problems"] + cold["reasons"]
+    )
 
 
 # --- main ----------------------------------------------------------------------------------------
@@ -977,6 +1042,15 @@ def main() -> int:
     parser.add_argument(
         "--width", type=int, default=1000, help="chart width in points for --series-job"
     )
+    parser.add_argument(
+        "--long-tag",
+        type=int,
+        nargs="?",
+        const=LONG_TAG_STEPS,
+        metavar="STEPS",
+        help="instead: cold load of one file of ONE scalar tag x STEPS steps (default "
+        f"{LONG_TAG_STEPS:,}: 568 MB, written once under {CACHE_DIR}); time and peak RSS",
+    )
     parser.add_argument("--child", choices=("cold", "warm"), help=argparse.SUPPRESS)
     parser.add_argument("--child-base", help=argparse.SUPPRESS)
     parser.add_argument("--child-histogram-tags", type=int, help=argparse.SUPPRESS)
@@ -1001,6 +1075,13 @@ def main() -> int:
         print(json.dumps(child_warm(args.child_base, args.workspace, args.steps)))
         return 0
 
+    if args.long_tag:
+        workspace = args.workspace or tempfile.mkdtemp(prefix="dash-insight-load-")
+        try:
+            return 0 if report_long_tag(args.long_tag, workspace, args.load_workers) else 1
+        finally:
+            if args.workspace is None and not args.keep:
+                shutil.rmtree(workspace, ignore_errors=True)
     if args.series_job:
         base = generate_series_job(args.series_job, args.tags, args.steps)
         return (

@@ -6,9 +6,13 @@ at least ``--size-mb`` MB (default 500). Then times, best of ``--repeat`` runs:
 
 * framing only: ``RecordReader`` (length + payload CRC32C of every record);
 * full scan: framing + ``EventScanner`` (every scalar value into per-tag numpy columns, every
-  histogram indexed by record offset with its metadata).
+  histogram indexed by record offset with its metadata);
+* protobuf's upb parse alone of the same records (each payload already in memory as bytes,
+  ``Event.FromString``; the framing and the copies not timed): the limit of decoding through
+  protobuf.
 
-Target (issue #2): >= 200 MB/s for the full scan on a 2-core machine.
+Targets: >= 200 MB/s for the full scan on a 2-core machine (issue #2), and the full scan at
+>= 0.6x the upb parse alone (issue #37 item 4); a missed target says MISSED.
 
     python bench/read_speed.py [--size-mb 500] [--repeat 3] [--path FILE]
 """
@@ -22,10 +26,12 @@ import sys
 import time
 
 import numpy as np
+from google.protobuf.internal import api_implementation
 from machine import machine, recorded  # bench/, beside this script
 
 from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import CHUNK_BYTES, RecordReader
+from dash_insight.core.format.protos import summary_pb2
 from dash_insight.core.format.scan import EventScanner
 
 SCALAR_TAGS = 200
@@ -80,12 +86,32 @@ def time_scan(path: str) -> tuple[float, int, int]:
     records = points = 0
     started = time.perf_counter()
     while True:
-        result = scanner.scan(reader.read(CHUNK_BYTES))
+        result = scanner.scan_from(reader, CHUNK_BYTES)
         records += result.events
         points += sum(len(c) for c in result.scalars.values())
         if reader.result.bytes_consumed == 0:
             break
     return time.perf_counter() - started, records, points
+
+
+def time_upb_parse(path: str) -> float:
+    """Seconds protobuf (upb) takes to parse every record's payload into an ``Event``, parsing
+    only: each 16 MB of records is framed and copied out first, untimed."""
+    reader = RecordReader(path)
+    seconds = 0.0
+    while True:
+        payloads = [bytes(record.payload) for record in reader.read(CHUNK_BYTES)]
+        parse = summary_pb2.Event.FromString
+        started = time.perf_counter()
+        for payload in payloads:
+            parse(payload)
+        seconds += time.perf_counter() - started
+        if reader.result.bytes_consumed == 0:
+            return seconds
+
+
+TARGET_MBPS = 200.0
+TARGET_UPB_RATIO = 0.6
 
 
 def main() -> int:
@@ -107,13 +133,26 @@ def main() -> int:
     scans = [time_scan(path) for _ in range(args.repeat)]
     scan_time = min(s[0] for s in scans)
     _, records, points = scans[0]
+    upb = min(time_upb_parse(path) for _ in range(args.repeat))
+    ours, limit = size_mb / scan_time, size_mb / upb
     print(f"framing + CRC:                  {size_mb / framing:7.0f} MB/s")
     print(
-        f"framing + CRC + decode/columns: {size_mb / scan_time:7.0f} MB/s, "
+        f"framing + CRC + decode/columns: {ours:7.0f} MB/s, "
         f"{records / scan_time:,.0f} records/s, {points / scan_time:,.0f} scalar points/s "
-        f"({records:,} records, {points:,} scalar points, best of {args.repeat})"
+        f"({records:,} records, {points:,} scalar points, best of {args.repeat})   "
+        f"target >= {TARGET_MBPS:.0f} MB/s {'OK' if ours >= TARGET_MBPS else 'MISSED'}"
     )
-    return 0
+    print(
+        f"upb parse alone ({api_implementation.Type()}): {limit:7.0f} MB/s "
+        f"(Event.FromString of every payload, best of {args.repeat})"
+    )
+    ratio = ours / limit
+    print(
+        f"full scan / upb parse alone:    {ratio:7.2f}x   target >= {TARGET_UPB_RATIO}x "
+        f"{'OK' if ratio >= TARGET_UPB_RATIO else 'MISSED'}"
+    )
+    print(f"machine: {machine()}")
+    return 0 if ours >= TARGET_MBPS and ratio >= TARGET_UPB_RATIO else 1
 
 
 if __name__ == "__main__":

@@ -234,7 +234,7 @@ class _JobExport:
         records, errors, tail = 0, [], None
         number = len(self.files)
         while True:
-            result = scanner.scan(reader.read(CHUNK_BYTES))
+            result = scanner.scan_from(reader, CHUNK_BYTES)
             if PluginName.SCALAR in self.plugins:
                 for tag, scalars in result.scalars.items():
                     self.scalars.setdefault(tag, []).append((rank, scalars))

@@ -42,7 +42,8 @@ import os
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from functools import lru_cache
+from typing import BinaryIO, cast
 
 import google_crc32c
 import numpy as np
@@ -123,6 +124,53 @@ def frame_record(payload: bytes) -> bytes:
 #: The 4 CRC bytes that follow the 8 zero length bytes of an empty record.
 _EMPTY_LENGTH_CRC = _FOOTER.pack(masked_crc32c(bytes(8)))
 
+#: Rows whose CRCs :func:`masked_crc32c_rows` computes at a time (bounds its scratch arrays).
+_CRC_BLOCK_ROWS = 1 << 16
+
+
+@lru_cache(maxsize=4096)
+def _crc_column_table(size: int, column: int) -> np.ndarray:
+    """What byte ``b`` at ``column`` of a ``size``-byte message adds to its CRC-32C (XOR):
+    ``crc(m) = crc(0...0) ^ table[0][m[0]] ^ table[1][m[1]] ^ ...`` (a CRC is affine over
+    GF(2)). Built from the 8 one-bit messages: 256 uint32."""
+    zero = google_crc32c.value(bytes(size))
+    message = bytearray(size)
+    bits = []
+    for bit in range(8):
+        message[column] = 1 << bit
+        bits.append(google_crc32c.value(bytes(message)) ^ zero)
+    table = np.zeros(256, dtype=np.uint32)
+    byte = np.arange(256)
+    for bit, value in enumerate(bits):
+        table[(byte >> bit) & 1 == 1] ^= np.uint32(value)
+    return table
+
+
+def masked_crc32c_rows(rows: np.ndarray) -> np.ndarray:
+    """:func:`masked_crc32c` of each row of ``rows`` (uint8, one message per row, all of one
+    length), vectorised: the first row's CRC, then per column where some row differs from it,
+    the difference looked up in that column's table (:func:`_crc_column_table`). Records of a
+    run differ in a few bytes (step, wall time, floats), so this costs a few lookups per row."""
+    count, size = rows.shape
+    out = np.empty(count, dtype=np.uint32)
+    if count == 0:
+        return out
+    first = np.ascontiguousarray(rows[0])
+    base = np.uint32(google_crc32c.value(first))
+    for start in range(0, count, _CRC_BLOCK_ROWS):
+        block = rows[start : start + _CRC_BLOCK_ROWS]
+        columns = np.flatnonzero((block != first).any(axis=0)).tolist()
+        if len(columns) > len(block) // 8 + 8:  # few records, many bytes changing: one by one
+            out[start : start + len(block)] = [google_crc32c.value(row) for row in block]
+            continue
+        crc = np.full(len(block), base, dtype=np.uint32)
+        for column in columns:
+            table = _crc_column_table(size, column)
+            crc ^= table[block[:, column]] ^ table[first[column]]
+        out[start : start + len(block)] = crc
+    rotated = (out >> np.uint32(15)) | (out << np.uint32(17))
+    return rotated + np.uint32(_MASK_DELTA)  # uint32 arithmetic: mod 2**32
+
 
 @dataclass(frozen=True)
 class Record:
@@ -135,6 +183,34 @@ class Record:
     def frame_bytes(self) -> int:
         """Bytes the record takes on disk, header and footer included."""
         return len(self.payload) + FRAME_OVERHEAD
+
+
+@dataclass(frozen=True)
+class RecordRun:
+    """Consecutive intact records of one frame size (:meth:`RecordReader.read_runs`): ``rows``
+    is a (records, frame bytes) uint8 view of their frames, header and footer included, the
+    first starting at file ``offset``; ``payloads`` their payloads (one per row)."""
+
+    offset: int
+    rows: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def payloads(self) -> np.ndarray:
+        return self.rows[:, HEADER_BYTES:-FOOTER_BYTES]
+
+    def record(self, row: int) -> Record:
+        """Row ``row`` as a :class:`Record`."""
+        frame = self.rows.shape[1]
+        return Record(self.offset + row * frame, memoryview(self.payloads[row]))
+
+
+#: Records checked at first in a run (doubled while all of them are intact).
+MIN_RUN_RECORDS = 32
+#: A run is tried once this many records in a row had one header (one size).
+RUN_AFTER_RECORDS = 8
 
 
 @dataclass(frozen=True)
@@ -271,6 +347,17 @@ class RecordReader:
         ``max_bytes`` bounds the bytes consumed in this call (at least one record is returned
         when one is available), so a loader can interleave many files fairly.
         """
+        return cast(Iterator[Record], self._read(max_bytes, runs=False))
+
+    def read_runs(self, max_bytes: int | None = None) -> Iterator[Record | RecordRun]:
+        """:meth:`read`, but consecutive intact records of one frame size come as one
+        :class:`RecordRun` (checked together with numpy: identical headers, each payload CRC by
+        :func:`masked_crc32c_rows`), as many as are buffered, once :data:`RUN_AFTER_RECORDS`
+        records in a row had one size; the same records, damage and resume point as
+        :meth:`read`."""
+        return self._read(max_bytes, runs=True)
+
+    def _read(self, max_bytes: int | None, runs: bool) -> Iterator[Record | RecordRun]:
         self.result = ReadResult()
         try:
             with open_regular(self.path, block_size=SCAN_BLOCK_BYTES) as handle:
@@ -281,16 +368,18 @@ class RecordReader:
                     self.result.replaced = True
                     return
                 if isinstance(handle, RemoteFile):
-                    yield from self._read_remote(handle, max_bytes)
+                    yield from self._read_remote(handle, max_bytes, runs)
                 else:
-                    yield from self._read_open(handle, max_bytes)
+                    yield from self._read_open(handle, max_bytes, runs)
         except OSError as error:
             self.result.error = Damage(
                 self.offset, CANNOT_READ_FILE.format(error=error.strerror or error)
             )
             self.result.damage.append(self.result.error)
 
-    def _read_remote(self, handle: RemoteFile, max_bytes: int | None) -> Iterator[Record]:
+    def _read_remote(
+        self, handle: RemoteFile, max_bytes: int | None, runs: bool
+    ) -> Iterator[Record | RecordRun]:
         """:meth:`_read_open` on a remote file, checking and then renewing
         :attr:`prefix_digest` (two small ranged reads each)."""
         start = self.offset
@@ -301,12 +390,20 @@ class RecordReader:
         ):
             self.result.replaced = True
             return
-        yield from self._read_open(handle, max_bytes)  # type: ignore[arg-type]
+        yield from self._read_open(handle, max_bytes, runs)  # type: ignore[arg-type]
         if self.offset != start or self.prefix_digest is None:
             self.prefix_digest = prefix_digest(handle, self.offset) if self.offset else None
 
-    def _read_open(self, handle: BinaryIO, max_bytes: int | None) -> Iterator[Record]:
+    def _read_open(
+        self, handle: BinaryIO, max_bytes: int | None, runs: bool
+    ) -> Iterator[Record | RecordRun]:
         result = self.result
+        # With ``runs``: the header of the last intact record once :data:`RUN_AFTER_RECORDS`
+        # records in a row had it; a run is tried from there (a file whose record sizes keep
+        # changing never tries one).
+        run_header: bytes | None = None
+        last_header = b""
+        streak = 0
         start_offset = self.offset
         handle.seek(self.offset)
         buf = memoryview(b"")
@@ -321,18 +418,29 @@ class RecordReader:
                 return True
             if eof:
                 return False
-            rest = bytes(buf[pos:])
+            kept = len(buf) - pos
             block = CHUNK_BYTES
             if max_bytes is not None:  # no more than the call may consume (a load worker's
                 # 16 MB piece read 32 MB and held both): what is left, then small reads
                 left = max_bytes - (base + pos - start_offset)
                 block = min(CHUNK_BYTES, max(left + HEADER_BYTES, MIN_READ_BYTES))
-            want = max(need - len(rest), block)
-            more = handle.read(want)
-            if len(more) < want:
+            want = max(need - kept, block)
+            readinto = getattr(handle, "readinto", None)
+            if readinto is None:  # a remote file
+                more = handle.read(want)
+                got, view = len(more), memoryview(bytes(buf[pos:]) + more)
+            else:  # read after the bytes kept: the file is copied once, not twice
+                # (no larger than what the file holds now: a small file, a small buffer)
+                on_disk = os.fstat(handle.fileno()).st_size - handle.tell()
+                want = min(want, max(need - kept, on_disk, 0))
+                data = np.empty(kept + want, dtype=np.uint8)
+                data[:kept] = np.frombuffer(buf, np.uint8, kept, pos)
+                view = data.data
+                got = readinto(view[kept:])
+            if got < want:
                 eof = True
             base += pos
-            buf = memoryview(rest + more)
+            buf = view[: kept + got].toreadonly()
             pos = 0
             return len(buf) >= need
 
@@ -353,6 +461,17 @@ class RecordReader:
                         break
                 if self.lost_at is not None:
                     break
+            if run_header is not None:
+                rows = _run_rows(buf, pos, run_header, base + pos - start_offset, max_bytes)
+                if len(rows):
+                    result.records += len(rows)
+                    if result.first_offset is None:  # pragma: no cover - a run follows records
+                        result.first_offset = base + pos
+                    pos += rows.size
+                    self.offset = base + pos
+                    yield RecordRun(self.offset - rows.size, rows)
+                run_header, streak = None, 0
+                continue
             record_offset = base + pos
             if not fill(HEADER_BYTES):
                 have = len(buf) - pos
@@ -402,12 +521,49 @@ class RecordReader:
             result.records += 1
             if result.first_offset is None:
                 result.first_offset = record_offset
+            if runs:
+                header = bytes(buf[pos - frame : pos - frame + HEADER_BYTES])
+                streak = streak + 1 if header == last_header else 1
+                last_header = header
+                run_header = header if streak >= RUN_AFTER_RECORDS else None
             # Advance before yielding: a caller that stops early resumes after this record.
             self.offset = base + pos
             yield Record(record_offset, body)
 
         self.offset = base + pos
         result.bytes_consumed = self.offset - start_offset
+
+
+def _run_rows(
+    buf: memoryview, pos: int, header: bytes, consumed: int, max_bytes: int | None
+) -> np.ndarray:
+    """The frames (a (records, frame bytes) view of ``buf``) of the intact records from ``pos``
+    on that have the 12 ``header`` bytes of the record before them (so the same checked
+    length) and a matching payload CRC, as many as are buffered and ``max_bytes`` lets the call
+    consume (``consumed`` so far); checked in blocks that double while every record passes."""
+    (length,) = struct.unpack_from("<Q", header)
+    frame = FRAME_OVERHEAD + length
+    count = (len(buf) - pos) // frame
+    if max_bytes is not None:
+        count = min(count, -(-(max_bytes - consumed) // frame))
+    rows = np.frombuffer(buf, np.uint8, count * frame, pos).reshape(count, frame)
+    expected = np.frombuffer(header, np.uint8)
+    good, block = 0, MIN_RUN_RECORDS
+    while good < count:
+        part = rows[good : good + block]
+        intact = (part[:, :HEADER_BYTES] == expected).all(axis=1)
+        if not intact.all():  # the CRCs of the records before the first other header only
+            part = part[: int(np.argmin(intact))]
+            intact = intact[: len(part)]
+        footer = np.ascontiguousarray(part[:, HEADER_BYTES + length :]).view("<u4").ravel()
+        intact &= masked_crc32c_rows(part[:, HEADER_BYTES : HEADER_BYTES + length]) == footer
+        if not intact.all():
+            return rows[: good + int(np.argmin(intact))]
+        good += len(part)
+        if len(part) < min(block, count - good + len(part)):  # stopped at another header
+            return rows[:good]
+        block *= 2
+    return rows
 
 
 def oversized(length: int, max_payload: int) -> str:

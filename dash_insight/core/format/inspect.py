@@ -145,7 +145,7 @@ def _read_framed(
                     continue
                 _stats(tags, LINEAGE, lineage.kind).add(np.zeros(1, np.int64))
         else:
-            result = scanner.scan(reader.read(CHUNK_BYTES))
+            result = scanner.scan_from(reader, CHUNK_BYTES)
             errors.extend(result.errors)
             for tag, columns in result.scalars.items():
                 _stats(tags, PluginName.SCALAR.value, tag).add(columns.step)

@@ -17,6 +17,16 @@ later record whose Summary has the template's length and equals it on every unma
 byte for byte, the same structure, so its floats are read straight from the template's offsets
 with numpy. Anything else takes the protobuf path. The result is identical either way; the fast
 path just skips building 200 Python objects per record.
+
+Runs. :meth:`EventScanner.scan_from` reads through :meth:`~.framing.RecordReader.read_runs`:
+consecutive records of one size come as a :class:`~.framing.RecordRun` (checked together), and
+the records of a run that equal a template's record on every byte but wall time, step and floats
+are decoded together with numpy (a file of one scalar per step: 10M records in ~20 s, not
+~400 s). Points go into numpy columns that grow by doubling, not per-record Python lists.
+
+Mixed records. The values after a template's scalars (histograms, images...) are walked by hand
+when laid out as MindSpore writes them (:func:`_walk_values`); histograms are then not parsed at
+load (nothing of them is indexed), the rest goes through protobuf.
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from dash_insight.core.format.events import (
     from_buffer,
     parse_event,
 )
-from dash_insight.core.format.framing import Damage, Record
+from dash_insight.core.format.framing import Damage, Record, RecordReader, RecordRun
 from dash_insight.core.format.protos import summary_pb2
 from dash_insight.core.format.reasons import VALUE_HOLDS_NO_DATA
 from dash_insight.core.vocabulary import PluginName
@@ -134,76 +144,174 @@ def _signed64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-#: Records a template gathers in Python lists before packing them into numpy blocks: a Python
-#: int / float and a small array per record cost ~200 bytes where the packed columns cost
-#: 20 + 4 per value, so a 128 MB slice of one-tag records (~3 million of them) held 1.66 GB
-#: of lists (8,192 records of lists are ~2 MB).
+#: Records gathered one at a time in Python lists before they are moved into the numpy
+#: columns: a Python int / float and a small array per record cost ~200 bytes where the columns
+#: cost 20 + 4 per value, so a 128 MB slice of one-tag records (~3 million of them) held
+#: 1.66 GB of lists (8,192 records of lists are ~2 MB).
 _PACK_ROWS = 8192
+#: Rows of a :class:`~.framing.RecordRun` compared with a template at first; doubled while all
+#: of them match.
+_RUN_BLOCK_ROWS = 64
 
 
-class _Template:
+def _grown(array: np.ndarray, size: int) -> np.ndarray:
+    """``array`` with room for at least ``size`` rows (doubling: amortised O(1) a row)."""
+    if len(array) >= size:
+        return array
+    grown = np.empty((max(size, 2 * len(array), 1024), *array.shape[1:]), dtype=array.dtype)
+    grown[: len(array)] = array
+    return grown
+
+
+def _trimmed(array: np.ndarray, size: int) -> np.ndarray:
+    """The first ``size`` rows of ``array``, its spare rows given back (in place when numpy
+    can, else copied when they are many)."""
+    if len(array) == size:
+        return array
+    try:
+        array.resize((size, *array.shape[1:]), refcheck=False)
+        return array
+    except ValueError:  # pragma: no cover - the array does not own its data
+        return array[:size].copy() if len(array) > 2 * size else array[:size]
+
+
+class _Columns:
+    """Scalars of ``width`` tags per record, in numpy columns that grow by doubling: step and
+    wall time per record, a (records, width) float32 matrix, and the records' numbers in the
+    scan (ranges for runs, arrays for records added one at a time). Records added one at a time
+    are gathered in lists first and moved into the columns every :data:`_PACK_ROWS`."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._reset()
+
+    def _reset(self) -> None:
+        width = self.width
+        self.size = 0
+        self.step = np.empty(0, dtype=np.int64)
+        self.wall = np.empty(0, dtype=np.float64)
+        self.value = np.empty((0, width), dtype=np.float32)
+        self.numbers: list[np.ndarray | range] = []
+        # Gathered one at a time: record number, step, wall time, the values (float32 bytes
+        # of a template's record, or one Python float).
+        self.record: list[int] = []
+        self.steps: list[int] = []
+        self.walls: list[float] = []
+        self.rows: list[Any] = []
+
+    def append(self, number: int, step: int, wall: float, row: Any) -> None:
+        self.record.append(number)
+        self.steps.append(step)
+        self.walls.append(wall)
+        self.rows.append(row)
+        if len(self.record) >= _PACK_ROWS:
+            self._pack()
+
+    def extend(self, numbers: range, step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> None:
+        """Add records ``numbers`` (consecutive) at once; ``value`` is (records, width)."""
+        self._pack()
+        self._put(numbers, step, wall, value)
+
+    def _put(
+        self, numbers: np.ndarray | range, step: np.ndarray, wall: np.ndarray, value: np.ndarray
+    ) -> None:
+        size = self.size + len(step)
+        self.step, self.wall, self.value = (
+            _grown(self.step, size),
+            _grown(self.wall, size),
+            _grown(self.value, size),
+        )
+        self.step[self.size : size] = step
+        self.wall[self.size : size] = wall
+        self.value[self.size : size] = value
+        last = self.numbers[-1] if self.numbers else None
+        if isinstance(last, range) and isinstance(numbers, range) and last.stop == numbers.start:
+            self.numbers[-1] = range(last.start, numbers.stop)
+        else:
+            self.numbers.append(numbers)
+        self.size = size
+
+    def _pack(self) -> None:
+        """Move the records gathered in lists into the columns."""
+        if not self.record:
+            return
+        if isinstance(self.rows[0], float):
+            value = np.asarray(self.rows, dtype=np.float32).reshape(-1, self.width)
+        else:
+            value = np.vstack(self.rows).view("<f4")
+        self._put(
+            np.asarray(self.record, dtype=np.int64),
+            np.asarray(self.steps, dtype=np.int64),
+            np.asarray(self.walls, dtype=np.float64),
+            value,
+        )
+        self.record, self.steps, self.walls, self.rows = [], [], [], []
+
+    def take(self) -> tuple[list[np.ndarray | range], np.ndarray, np.ndarray, np.ndarray] | None:
+        """(record numbers, step, wall, value matrix) of every record added, trimmed; empties
+        the columns. None when there were none."""
+        self._pack()
+        if not self.size:
+            return None
+        taken = (
+            self.numbers,
+            _trimmed(self.step, self.size),
+            _trimmed(self.wall, self.size),
+            _trimmed(self.value, self.size),
+        )
+        self._reset()
+        return taken
+
+
+class _Template(_Columns):
     """Byte layout of a scalar-only Summary: everything but the float bytes must match."""
 
-    __slots__ = (
-        "blocks",
-        "float_positions",
-        "mask",
-        "record",
-        "rows",
-        "skeleton",
-        "step",
-        "tags",
-        "wall",
-    )
-
     def __init__(self, summary: np.ndarray, float_offsets: list[int], tags: list[str]):
+        super().__init__(len(tags))
         positions = (np.asarray(float_offsets, dtype=np.intp)[:, None] + np.arange(4)).ravel()
         self.mask = np.full(len(summary), 0xFF, dtype=np.uint8)
         self.mask[positions] = 0
         self.skeleton = summary & self.mask
+        self._skeleton_bytes = self.skeleton.tobytes()
+        self._masked = np.empty_like(self.mask)  # scratch of matches()
         self.float_positions = positions
         self.tags = tags
-        self.record: list[int] = []
-        self.step: list[int] = []
-        self.wall: list[float] = []
-        self.rows: list[np.ndarray] = []
-        # Packed (record number, step, wall, float bytes of each record) of earlier records.
-        self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        # Per (payload length, step varint length): what a whole data Event payload holding
+        # this Summary must equal on every byte but the wall time, step and float bytes.
+        self.payload_masks: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def matches(self, summary: np.ndarray) -> bool:
-        return bool(np.array_equal(summary & self.mask, self.skeleton))
+        """``summary`` (as long as the template) equals it on every byte but the floats."""
+        np.bitwise_and(summary, self.mask, out=self._masked)
+        return self._masked.tobytes() == self._skeleton_bytes
 
     def add(self, number: int, step: int, wall: float, summary: np.ndarray) -> None:
-        self.record.append(number)
-        self.step.append(step)
-        self.wall.append(wall)
-        self.rows.append(summary[self.float_positions])
-        if len(self.record) >= _PACK_ROWS:
-            self._pack()
+        self.append(number, step, wall, summary[self.float_positions])
 
-    def _pack(self) -> None:
-        """Move the records gathered in lists into one numpy block."""
-        if self.record:
-            self.blocks.append(
-                (
-                    np.asarray(self.record, dtype=np.int64),
-                    np.asarray(self.step, dtype=np.int64),
-                    np.asarray(self.wall, dtype=np.float64),
-                    np.vstack(self.rows),
-                )
-            )
-            self.record, self.step, self.wall, self.rows = [], [], [], []
+    def payload_mask(
+        self, payload: np.ndarray, start: int, step_bytes: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(mask, ``payload`` masked) for records laid out like ``payload``: a data Event whose
+        step varint takes ``step_bytes`` and whose Summary, from ``start``, this template
+        matched. A record equal to it on every byte but its wall time, step and floats (and
+        whose step varint has the same length) has the same layout and matches too."""
+        key = (len(payload), step_bytes)
+        found = self.payload_masks.get(key)
+        if found is None:
+            mask = np.full(len(payload), 0xFF, dtype=np.uint8)
+            mask[1:9] = 0  # wall time
+            mask[10 : 10 + step_bytes] = 0
+            mask[start + self.float_positions] = 0
+            found = self.payload_masks[key] = (mask, payload & mask)
+        return found
 
-    def take(self) -> list[tuple[str, tuple[np.ndarray, ...]]]:
-        """Per tag (in value order) the gathered (record number, step, wall, value) columns;
-        empties the template's buffers."""
-        self._pack()
-        if not self.blocks:
+    def take_tags(self) -> list[tuple[str, tuple[Any, ...]]]:
+        """Per tag (in value order) the gathered (record numbers, step, wall, value) columns;
+        empties the template's columns."""
+        taken = self.take()
+        if taken is None:
             return []
-        blocks, self.blocks = self.blocks, []
-        numbers, steps, walls = (np.concatenate([block[i] for block in blocks]) for i in range(3))
-        matrix = np.concatenate([block[3] for block in blocks]).view("<f4")  # (records, tags)
-        del blocks
+        numbers, steps, walls, matrix = taken
         return [
             (tag, (numbers, steps, walls, np.ascontiguousarray(matrix[:, column])))
             for column, tag in enumerate(self.tags)
@@ -253,6 +361,87 @@ def _scalar_layout(summary: memoryview) -> tuple[list[int], list[str]] | None:
     return (offsets, tags) if pos == end and offsets else None
 
 
+#: The key byte of each length-delimited ``Summary.Value`` oneof field (field number << 3 | 2).
+_VALUE_KEYS = {
+    0x22: "image",
+    0x42: "tensor",
+    0x4A: "histogram",
+    0x52: "loss_landscape",
+}
+_SCALAR_KEY = 0x1D  # scalar_value: field 3, fixed32
+_FLOAT = struct.Struct("<f")
+
+#: One ``Summary.Value`` walked by :func:`_walk_values`: tag, plugin, the float of a scalar
+#: (else None), the value parsed when its metadata is needed (else None).
+Walked = tuple[str, str, float | None, Any]
+
+
+def _walk_values(summary: memoryview) -> list[Walked] | None:
+    """The values of ``summary`` (a serialized ``Summary``) without parsing histograms, when
+    every value is laid out as MindSpore writes it: ``0A <len> 0A <taglen> <tag>`` then exactly
+    one field of the ``value`` oneof (a scalar's 4 bytes, or a message whose length ends the
+    value). An image, tensor or loss landscape is parsed (its metadata is indexed); a histogram
+    is not (nothing of it is indexed: it is parsed, and checked, when it is read, like every
+    large value). None for any other layout (a tag that is not UTF-8, a value with unknown
+    fields, no value or a repeated field, a parse error): the caller parses with protobuf."""
+    walked: list[Walked] = []
+    pos, end = 0, len(summary)
+    try:
+        while pos < end:
+            if summary[pos] != 0x0A:
+                return None
+            # The varints inline where they take one or two bytes (most lengths here).
+            value_len = summary[pos + 1]
+            if value_len < 0x80:
+                value_start = pos + 2
+            elif summary[pos + 2] < 0x80:
+                value_len = (value_len & 0x7F) | (summary[pos + 2] << 7)
+                value_start = pos + 3
+            else:
+                value_len, value_start = _varint(summary, pos + 1)
+            value_end = value_start + value_len
+            if value_end > end or summary[value_start] != 0x0A:
+                return None
+            tag_len = summary[value_start + 1]
+            if tag_len < 0x80:
+                tag_start = value_start + 2
+            else:
+                tag_len, tag_start = _varint(summary, value_start + 1)
+            tag_end = tag_start + tag_len
+            if tag_end >= value_end:
+                return None
+            tag = bytes(summary[tag_start:tag_end]).decode("utf-8")
+            key = summary[tag_end]
+            if key == _SCALAR_KEY:
+                if tag_end + 5 != value_end:
+                    return None
+                scalar = _FLOAT.unpack_from(summary, tag_end + 1)[0]
+                walked.append((tag, PluginName.SCALAR.value, scalar, None))
+            else:
+                field_name = _VALUE_KEYS.get(key)
+                if field_name is None:
+                    return None
+                field_len = summary[tag_end + 1]
+                if field_len < 0x80:
+                    field_start = tag_end + 2
+                elif summary[tag_end + 2] < 0x80:
+                    field_len = (field_len & 0x7F) | (summary[tag_end + 2] << 7)
+                    field_start = tag_end + 3
+                else:
+                    field_len, field_start = _varint(summary, tag_end + 1)
+                if field_start + field_len != value_end:
+                    return None
+                plugin = VALUE_FIELD_PLUGIN[field_name]
+                parsed = None
+                if plugin != PluginName.HISTOGRAM:  # metadata to index: parse this value alone
+                    parsed = from_buffer(summary_pb2.Summary.Value, summary[value_start:value_end])
+                walked.append((tag, plugin, None, parsed))
+            pos = value_end
+    except (IndexError, UnicodeDecodeError, ProtoDecodeError, RuntimeError):
+        return None
+    return walked if pos == end else None
+
+
 def _axis_length(point: Any, axis: str) -> int:
     """Number of values of a landscape axis (its dims' product; 0 when absent)."""
     if not point.HasField(axis):
@@ -287,8 +476,8 @@ class _Batch:
 
     def __init__(self) -> None:
         self.result = ScanResult()
-        # Scalars not read by a template, per tag: (record number, step, wall time, value).
-        self.scalars: dict[str, tuple[list[int], list[int], list[float], list[float]]] = {}
+        # Scalars not read by a template, per tag.
+        self.scalars: dict[str, _Columns] = {}
         # Large values per (plugin, tag): (step, wall time, offset, length, index) and metadata.
         self.blobs: dict[
             tuple[str, str],
@@ -305,11 +494,8 @@ class _Batch:
             if which == "scalar_value":
                 columns = self.scalars.get(value.tag)
                 if columns is None:
-                    columns = self.scalars[value.tag] = ([], [], [], [])
-                columns[0].append(number)
-                columns[1].append(step)
-                columns[2].append(wall)
-                columns[3].append(value.scalar_value)
+                    columns = self.scalars[value.tag] = _Columns(1)
+                columns.append(number, step, wall, value.scalar_value)
                 continue
             all_scalar = False
             if which is None:
@@ -325,6 +511,30 @@ class _Batch:
             refs[1].append(_value_meta(key[0], value))
         return all_scalar
 
+    def add_walked(
+        self,
+        walked: list[Walked],
+        number: int,
+        record: Record,
+        step: int,
+        wall: float,
+        first_index: int = 0,
+    ) -> None:
+        """Index the values :func:`_walk_values` found, as :meth:`add_values` would."""
+        for index, (tag, plugin, scalar, parsed) in enumerate(walked, first_index):
+            if scalar is not None:
+                columns = self.scalars.get(tag)
+                if columns is None:
+                    columns = self.scalars[tag] = _Columns(1)
+                columns.append(number, step, wall, scalar)
+                continue
+            key = (plugin, tag)
+            refs = self.blobs.get(key)
+            if refs is None:
+                refs = self.blobs[key] = ([], [])
+            refs[0].append((step, wall, record.offset, len(record.payload), index))
+            refs[1].append(None if parsed is None else _value_meta(plugin, parsed))
+
 
 class EventScanner:
     """Scans the records of one summary file; keep one per file so templates are reused."""
@@ -333,17 +543,89 @@ class EventScanner:
         self._templates: dict[int, list[_Template]] = {}  # by Summary length
         self._recent: list[_Template] = []  # last matched first; tried on mixed records' prefix
         self._template_count = 0
+        # The template that read (or learnt from) the whole Summary of the last record, and
+        # where that Summary starts; None when the last record was anything else.
+        self._matched: tuple[_Template, int] | None = None
 
-    def scan(self, records: Iterable[Record]) -> ScanResult:
-        """Index ``records`` (in file order) into a :class:`ScanResult`."""
+    def scan_from(self, reader: RecordReader, max_bytes: int | None) -> ScanResult:
+        """:meth:`scan` the records ``reader`` reads next (up to ``max_bytes``), runs of
+        records of one size together (:meth:`~.framing.RecordReader.read_runs`)."""
+        return self.scan(reader.read_runs(max_bytes))
+
+    def scan(self, records: Iterable[Record | RecordRun]) -> ScanResult:
+        """Index ``records`` (in file order; :class:`~.framing.RecordRun` s too, from
+        :meth:`~.framing.RecordReader.read_runs`) into a :class:`ScanResult`."""
         batch = _Batch()
-        for number, record in enumerate(records):
-            batch.result.events += 1
-            layout = _data_event_layout(record.payload)
-            if layout is None or not self._scan_with_template(batch, number, record, layout):
-                self._scan_with_protobuf(batch, number, record, layout)
+        number = 0
+        for record in records:
+            if isinstance(record, RecordRun):
+                self._scan_run(batch, number, record)
+                number += len(record)
+            else:
+                self._scan_record(batch, number, record)
+                number += 1
         self._finish(batch)
         return batch.result
+
+    def _scan_record(self, batch: _Batch, number: int, record: Record) -> None:
+        batch.result.events += 1
+        self._matched = None
+        layout = _data_event_layout(record.payload)
+        if layout is None or not self._scan_with_template(batch, number, record, layout):
+            self._scan_with_protobuf(batch, number, record, layout)
+
+    def _scan_run(self, batch: _Batch, number: int, run: RecordRun) -> None:
+        """Scan a run of records of one size: a record at a time until one is read whole by a
+        template, then the records after it that equal it but for wall time, step and floats
+        all at once (in blocks that double while all of them match)."""
+        payloads = run.payloads
+        count = len(payloads)
+        row = 0
+        while row < count:
+            self._scan_record(batch, number + row, run.record(row))
+            row += 1
+            if self._matched is None or row == count:
+                continue
+            template, start = self._matched
+            _, step_end = _varint(memoryview(payloads[row - 1]), 10)
+            step_bytes = step_end - 10
+            if step_bytes >= 10:  # a negative step: left to the record-at-a-time path
+                continue
+            mask, expected = template.payload_mask(payloads[row - 1], start, step_bytes)
+            block = _RUN_BLOCK_ROWS
+            while row < count:
+                part = payloads[row : row + block]
+                same = ((part & mask) == expected).all(axis=1)
+                if step_bytes > 1:
+                    same &= (part[:, 10 : 9 + step_bytes] >= 0x80).all(axis=1)
+                same &= part[:, 9 + step_bytes] < 0x80
+                matching = len(part) if same.all() else int(np.argmin(same))
+                if matching:
+                    self._add_rows(
+                        template,
+                        range(number + row, number + row + matching),
+                        part[:matching],
+                        start,
+                        step_bytes,
+                    )
+                    batch.result.events += matching
+                    row += matching
+                if matching < len(part):
+                    break
+                block *= 2
+
+    @staticmethod
+    def _add_rows(
+        template: _Template, numbers: range, rows: np.ndarray, start: int, step_bytes: int
+    ) -> None:
+        """Add data Event payloads ``rows`` (laid out as :meth:`_Template.payload_mask` says)
+        to ``template``: step varints and wall times decoded and floats read, with numpy."""
+        step = np.zeros(len(rows), dtype=np.uint64)
+        for k in range(step_bytes):
+            step |= (rows[:, 10 + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
+        wall = np.ascontiguousarray(rows[:, 1:9]).view("<f8").ravel()
+        value = np.ascontiguousarray(rows[:, start + template.float_positions]).view("<f4")
+        template.extend(numbers, step.view(np.int64), wall, value)
 
     def _scan_with_template(
         self, batch: _Batch, number: int, record: Record, layout: tuple[int, int, int, float]
@@ -356,6 +638,7 @@ class EventScanner:
         for template in self._templates.get(summary_len, ()):
             if template.matches(summary):
                 template.add(number, step, wall, summary)
+                self._matched = (template, start)
                 return True
         for template in self._recent:
             prefix_len = len(template.skeleton)
@@ -364,12 +647,17 @@ class EventScanner:
                 and summary[prefix_len] == 0x0A
                 and template.matches(summary[:prefix_len])
             ):
-                try:
-                    rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len :])
-                except (ProtoDecodeError, RuntimeError):
-                    return False
-                template.add(number, step, wall, summary)
-                batch.add_values(rest.value, number, record, step, wall, len(template.tags))
+                walked = _walk_values(payload[start + prefix_len :])
+                if walked is not None:
+                    template.add(number, step, wall, summary)
+                    batch.add_walked(walked, number, record, step, wall, len(template.tags))
+                else:
+                    try:
+                        rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len :])
+                    except (ProtoDecodeError, RuntimeError):
+                        return False
+                    template.add(number, step, wall, summary)
+                    batch.add_values(rest.value, number, record, step, wall, len(template.tags))
                 if self._recent[0] is not template:
                     self._recent.remove(template)
                     self._recent.insert(0, template)
@@ -410,40 +698,46 @@ class EventScanner:
         self._templates.setdefault(summary_len, []).append(template)
         self._recent = [template, *self._recent[: _RECENT_TEMPLATES - 1]]
         self._template_count += 1
+        self._matched = (template, start)
 
     def _finish(self, batch: _Batch) -> None:
         result = batch.result
-        # Per tag, chunks of (record number, step, wall, value) from the protobuf path and from
-        # each template; one record's values of a tag all come from one chunk, in order there.
-        chunks: dict[str, list[tuple[np.ndarray, ...]]] = {}
-        for tag, (numbers, steps, walls, values) in batch.scalars.items():
-            chunks.setdefault(tag, []).append(
-                (
-                    np.asarray(numbers, dtype=np.int64),
-                    np.asarray(steps, dtype=np.int64),
-                    np.asarray(walls, dtype=np.float64),
-                    np.asarray(values, dtype=np.float32),
-                )
-            )
+        # Per tag, parts of (record numbers, step, wall, value) from the protobuf path and from
+        # each template; one record's values of a tag all come from one part, in order there.
+        parts_of: dict[str, list[tuple[Any, ...]]] = {}
+        for tag, columns in batch.scalars.items():
+            taken = columns.take()
+            if taken is not None:
+                numbers, steps, walls, values = taken
+                parts_of.setdefault(tag, []).append((numbers, steps, walls, values.ravel()))
         for candidates in self._templates.values():
             for template in candidates:
-                for tag, chunk in template.take():
-                    chunks.setdefault(tag, []).append(chunk)
-        for tag, parts in chunks.items():
-            parts.sort(key=lambda part: int(part[0][0]))
+                for tag, part in template.take_tags():
+                    parts_of.setdefault(tag, []).append(part)
+        for tag, parts in parts_of.items():
+            parts.sort(key=lambda part: int(part[0][0][0]))
             if len(parts) == 1:
                 _, step_column, wall_column, value_column = parts[0]
-            elif all(int(a[0][-1]) < int(b[0][0]) for a, b in itertools.pairwise(parts)):
+            elif all(int(a[0][-1][-1]) < int(b[0][0][0]) for a, b in itertools.pairwise(parts)):
                 # Each part's records follow the previous part's (the record that taught a
                 # template, then the template's): joined as they are, no sort and no gather.
                 step_column, wall_column, value_column = (
                     np.concatenate([p[i] for p in parts]) for i in (1, 2, 3)
                 )
             else:
-                order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
+                order = np.argsort(
+                    np.concatenate([_record_numbers(p[0]) for p in parts]), kind="stable"
+                )
                 step_column = np.concatenate([p[1] for p in parts])[order]
                 wall_column = np.concatenate([p[2] for p in parts])[order]
                 value_column = np.concatenate([p[3] for p in parts])[order]
             result.scalars[tag] = ScannedScalars(step_column, wall_column, value_column)
         for key, (refs, meta) in batch.blobs.items():
             result.blobs[key] = ScannedBlobs.from_refs(refs, meta)
+
+
+def _record_numbers(numbers: list[np.ndarray | range]) -> np.ndarray:
+    """The record numbers of a part, as one int64 array."""
+    return np.concatenate(
+        [np.arange(n.start, n.stop, dtype=np.int64) if isinstance(n, range) else n for n in numbers]
+    )

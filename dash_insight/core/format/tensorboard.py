@@ -51,7 +51,7 @@ from dash_insight.core.format.events import (
     TensorValue,
     from_buffer,
 )
-from dash_insight.core.format.framing import Damage, Record
+from dash_insight.core.format.framing import Damage, Record, RecordReader
 from dash_insight.core.format.protos import (
     tb_event_pb2,
     tb_hparams_api_pb2,
@@ -432,6 +432,10 @@ class TensorBoardScanner:
 
     def __init__(self) -> None:
         self._plugins: dict[str, str] = {}
+
+    def scan_from(self, reader: RecordReader, max_bytes: int | None) -> TensorBoardScan:
+        """:meth:`scan` the records ``reader`` reads next (up to ``max_bytes``)."""
+        return self.scan(reader.read(max_bytes))
 
     def scan(self, records: Iterable[Record]) -> TensorBoardScan:
         """Index ``records`` (in file order)."""

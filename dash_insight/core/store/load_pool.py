@@ -200,7 +200,7 @@ def read_slice(task: SliceTask) -> SliceResult:
     scanner = task.scanner
     if scanner is None:
         scanner = TensorBoardScanner() if task.tensorboard else EventScanner()
-    scan = scanner.scan(reader.read(task.slice_bytes))
+    scan = scanner.scan_from(reader, task.slice_bytes)
     prepared = prepare_scan(scan) if task.prepare else None
     return SliceResult(
         scan=scan,
