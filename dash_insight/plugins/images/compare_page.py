@@ -14,6 +14,8 @@ page does, so only the steps shown are read. Runs without the tag are named belo
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import dash
@@ -56,15 +58,20 @@ def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
         return []
 
 
-def image_source(app: dash.Dash, train_id: str, tag: str, step: int) -> str:
+def image_source(relative_path: Callable[[str], str], train_id: str, tag: str, step: int) -> str:
     """The address of one image (the images page's, MindInsight's ``single-image``)."""
-    return app.get_relative_path("/v1/mindinsight/datavisual/image/single-image") + make_search(
+    return relative_path("/v1/mindinsight/datavisual/image/single-image") + make_search(
         {"train_id": train_id, "tag": f"{tag}/image", "step": step}
     )
 
 
 def run_column(
-    app: dash.Dash, train_id: str, colour: str, tag: str, wanted: int, steps: list[int]
+    relative_path: Callable[[str], str],
+    train_id: str,
+    colour: str,
+    tag: str,
+    wanted: int,
+    steps: list[int],
 ) -> html.Section:
     """One run's column: its name in its colour, its image at its step at or below
     ``wanted`` (or why there is none), and the step note."""
@@ -75,7 +82,9 @@ def run_column(
     else:
         body = html.Div(
             html.Img(
-                src=image_source(app, train_id, tag, step), alt=train_id, className="di-vi-img"
+                src=image_source(relative_path, train_id, tag, step),
+                alt=train_id,
+                className="di-vi-img",
             ),
             className="di-vi-frame",
         )
@@ -151,16 +160,65 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     )
 
 
+def body(
+    service: DataService,
+    relative_path: Callable[[str], str],
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    overrides: Any,
+    shown: str | None,
+) -> tuple:
+    """The tab for the URL: tag menu, step slider, one column per run drawn with its image at
+    the step, and the runs that lack the tag."""
+    provider = service.provider
+    key = tab_answer_key(provider, search, overrides, shown)
+    jobs, tags_of = jobs_with(provider, PluginName.IMAGE)
+    view = tag_view(
+        parse_search(search),
+        jobs,
+        tags_of,
+        lambda run, tag: run_steps(provider, run, tag),
+        shared_default=True,  # the tag most runs have (#38 item 9)
+    )
+    tag, step = view.tag, view.step
+    slider = slider_props(view.steps, step)
+    controls = (slider["max"], slider["value"], slider["marks"], slider["disabled"])
+    if tag is None or step is None:
+        empty = html.Div(
+            _("No image in the jobs drawn: choose jobs above."), className="di-panel di-empty"
+        )
+        return ([], None, *controls, "", view.store(), empty, "", key)
+    colours = run_colours(
+        view.runs.shown,
+        [job.train_id for job in provider.list_jobs()],
+        overrides if isinstance(overrides, dict) else None,
+    )
+    columns = [
+        run_column(relative_path, j, colours[j], tag, step, view.steps_of[j]) for j in view.having
+    ]
+    return (
+        view.tags,
+        tag,
+        *controls,
+        _("step {step}").format(step=step),
+        view.store(),
+        columns,
+        missing_text(tag, view.missing),
+        key,
+    )
+
+
+def _browser(name: str) -> ClientsideFunction:
+    return ClientsideFunction(namespace="imagesPage", function_name=name)
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
     register_run_picker(app, "icmp-jobs", lambda: jobs_with(provider, PluginName.IMAGE)[0])
-
-    def browser(name: str) -> ClientsideFunction:
-        return ClientsideFunction(namespace="imagesPage", function_name=name)
-
     # The images page's brightness / contrast, in the browser (b, c in the URL).
     app.clientside_callback(
-        browser("levels"),
+        _browser("levels"),
         Output("icmp-root", "style"),
         Output("icmp-brightness-reset", "disabled"),
         Output("icmp-contrast-reset", "disabled"),
@@ -172,15 +230,13 @@ def register(app: dash.Dash, service: DataService) -> None:
     )
     for name in ("brightness", "contrast"):
         app.clientside_callback(
-            browser("reset"),
+            _browser("reset"),
             Output(f"icmp-{name}", "value"),
             Input(f"icmp-{name}-reset", "n_clicks"),
             prevent_initial_call=True,
         )
-
     register_tag_step(app, "icmp")
-
-    @app.callback(
+    app.callback(
         Output("icmp-tag", "options"),
         Output("icmp-tag", "value"),
         Output("icmp-step", "max"),
@@ -193,55 +249,4 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output("icmp-missing", "children"),
         Output("icmp-shown", "data"),
         *tab_body_inputs("icmp"),
-    )
-    def body(
-        search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
-    ) -> tuple:
-        key = tab_answer_key(provider, search, overrides, shown)
-        jobs, tags_of = jobs_with(provider, PluginName.IMAGE)
-        view = tag_view(
-            parse_search(search),
-            jobs,
-            tags_of,
-            lambda run, tag: run_steps(provider, run, tag),
-            shared_default=True,  # the tag most runs have (#38 item 9)
-        )
-        tag, step, steps_of = view.tag, view.step, view.steps_of
-        slider = slider_props(view.steps, step)
-        store = view.store()
-        if tag is None or step is None:
-            empty = html.Div(
-                _("No image in the jobs drawn: choose jobs above."), className="di-panel di-empty"
-            )
-            return (
-                [],
-                None,
-                slider["max"],
-                slider["value"],
-                slider["marks"],
-                slider["disabled"],
-                "",
-                store,
-                empty,
-                "",
-                key,
-            )
-        colours = run_colours(
-            view.runs.shown,
-            [job.train_id for job in provider.list_jobs()],
-            overrides if isinstance(overrides, dict) else None,
-        )
-        columns = [run_column(app, j, colours[j], tag, step, steps_of[j]) for j in view.having]
-        return (
-            view.tags,
-            tag,
-            slider["max"],
-            slider["value"],
-            slider["marks"],
-            slider["disabled"],
-            _("step {step}").format(step=step),
-            store,
-            columns,
-            missing_text(tag, view.missing),
-            key,
-        )
+    )(functools.partial(body, service, app.get_relative_path))

@@ -8,15 +8,18 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 import pytest
+from dash import html
+from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
+from dash_insight.plugins.images import compare_page
 from dash_insight.web.components.compare_runs import most_shared_tag
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
-from tests.pages import run_js, type_into, url_params
+from tests.pages import run_js, text, type_into, url_params
 
 #: ./i0 has ``input`` at steps 1, 2, 3; ./i1 at 2 only; ./i2 only ``other``.
 STEPS = {"i0": (1, 2, 3), "i1": (2,), "i2": (1,)}
@@ -167,3 +170,35 @@ def test_the_default_tag_is_the_one_most_runs_have(dash_duo, tmp_path_factory) -
     finally:
         wait_idle(dash_duo)
         app.data_service.close()
+
+
+def test_body_is_a_plain_function(image_app) -> None:
+    """The tab's callback without a browser: one column per run with the tag, its image from
+    the single-image route under the app's prefix, the run without the tag named, nothing sent
+    again for the same URL."""
+    service = image_app.data_service
+    search = f"?jobs={quote(encode_tags(RUNS))}&tag=input&step=2"
+    answer = compare_page.body(service, lambda path: "/p" + path, search, 0, 0, None, None)
+    options, tag, *_slider, label, _store, columns, missing, key = answer
+    assert "input" in options and tag == "input" and label == "step 2"
+    assert sorted(column.id["run"] for column in columns) == ["./i0", "./i1"]
+    sources = [image.src for column in columns for image in _images(column)]
+    assert sources and all(
+        src.startswith("/p/v1/mindinsight/datavisual/image/single-image?") for src in sources
+    )
+    assert "./i2" in text(missing)
+    with pytest.raises(PreventUpdate):
+        compare_page.body(service, str, search, 0, 0, None, key)
+    none = compare_page.body(service, str, f"?jobs={quote(encode_tags(['./nope']))}", 0, 0, 0, 0)
+    assert none[1] is None and "No image" in text(none[8])
+
+
+def _images(component) -> list:
+    """Every html.Img inside a component tree."""
+    if isinstance(component, html.Img):
+        return [component]
+    children = getattr(component, "children", None)
+    if children is None or isinstance(children, str):
+        return []
+    items = children if isinstance(children, list | tuple) else [children]
+    return [image for child in items for image in _images(child)]
