@@ -49,6 +49,7 @@ from dash_insight.core.store.chunks import (
     overlapping,
     summary_level,
 )
+from dash_insight.core.store.codec import UndecodableEntry
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.index import (
     BlobColumns,
@@ -297,6 +298,8 @@ class DataProvider:
         try:
             return self.store.load_job(train_id, repair=False)
         except Exception as error:  # any failure: keep what was shown
+            if isinstance(error, UndecodableEntry):  # planted, damaged or of another version
+                self.store.request_rebuild(train_id)
             log.warning(
                 "cannot read the index entry of %s (%s: %s); showing its last state",
                 train_id,

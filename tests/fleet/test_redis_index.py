@@ -214,3 +214,72 @@ def test_fleet_discovery_drops_gone_jobs_and_reloads_damaged_ones(
     state = store.load_job("./a")
     assert state is not None and state.status == "loaded"
     store.close()
+
+
+class _Exploit:
+    """Unpickled as a call of ``os.system``: creates ``marker``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_pickle_planted_in_redis_is_never_executed(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 2: anyone able to write to Redis SETs a crafted pickle over a job's state,
+    the job list and its chunks, and INCRs ``generation``. Unpickled, it would create
+    ``marker``; the web process and the worker decode it as an undecodable entry instead
+    (treated as missing), the job is read again from its logs and the answer is right."""
+    import pickle
+
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.provider import DataProvider
+    from dash_insight.core.settings import Settings
+
+    marker = tmp_path / "executed"
+    base = tmp_path / "base"
+    with SummaryWriter(base / "j") as writer:
+        for step in range(10):
+            writer.add_scalar("loss", float(step) / 2, step)
+    settings = Settings(summary_base_dir=str(base), index=redis_url)
+    store = redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+
+    def load() -> None:
+        for train_id in fleet.discover() or ():
+            fleet.load(train_id)
+
+    load()
+    web = DataProvider(settings.base_dir, redis_index.RedisIndexStore(redis_url, settings.base_dir))
+    assert web.read_scalars("./j", "loss").step.tolist() == list(range(10))
+
+    planted = pickle.dumps(_Exploit(marker))
+    client = store.client
+    keys = [
+        key for key in client.scan_iter(match=store.prefix + "*") if client.type(key) == b"string"
+    ]
+    entries = [key for key in keys if client.get(key).startswith(b"DIX")]
+    assert any(b"chunk" in key for key in entries) and any(b"job\x1f" in key for key in entries)
+    for key in entries:
+        client.set(key, planted)
+    client.hincrby(store._k("versions"), "./j", 1)
+    client.incr(store._k("generation"))
+
+    # The web process: nothing executed; it answers from what it holds (the job's state as
+    # last read, its series cached) and asks for the job to be read again.
+    assert web.read_scalars("./j", "loss").step.tolist() == list(range(10))
+    assert client.sismember(store._k("rebuild"), "./j")
+    load()  # the worker: the planted entries are missing entries; the job is read again
+    assert web.read_scalars("./j", "loss").value.tolist() == [step / 2 for step in range(10)]
+    assert [job.train_id for job in web.list_jobs()] == ["./j"]
+    fresh = DataProvider(
+        settings.base_dir, redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    )
+    assert fresh.read_scalars("./j", "loss").step.tolist() == list(range(10))
+    assert not marker.exists()
+    assert not client.get(store._k("job", "./j")).startswith(b"\x80")  # rewritten
+    store.close()

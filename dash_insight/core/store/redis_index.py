@@ -3,7 +3,10 @@
 machines (:mod:`dash_insight.core.fleet`).
 
 Keys start with ``dash-insight:<digest of the base directory>:``, so one Redis holds the
-indexes of several base directories. Values are pickles, as in diskcache:
+indexes of several base directories. Values are written by :mod:`.codec`, never pickles (a
+process must not execute what anyone able to write to Redis put there): columns as compressed
+numpy buffers with a JSON header, everything else as tagged JSON. A value that does not decode
+(planted, damaged, of another version) is treated as missing: its job is read again.
 
 * ``job|<train_id>`` -> :class:`~.state.JobState`; ``chunk|...`` -> column chunks, named by a
   serial from ``chunk-serial`` (blocks reserved with INCRBY), never overwritten, and
@@ -38,7 +41,6 @@ import functools
 import hashlib
 import logging
 import os
-import pickle
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -47,6 +49,7 @@ from typing import Any
 import redis
 
 from dash_insight.core.store.chunks import ChunkRef, SummaryPoints
+from dash_insight.core.store.codec import UndecodableEntry, decode
 from dash_insight.core.store.index import (
     _SEP,
     INDEX_FORMAT,
@@ -87,7 +90,7 @@ SERIAL_BLOCK = 256
 
 
 def _dump(value: Any) -> bytes:
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return dump_entry(value)
 
 
 def key_prefix(base_dir: str) -> str:
@@ -289,7 +292,13 @@ class RedisIndexStore:
     # -- jobs --
     def job_list(self) -> list[tuple[str, float, float]]:
         raw = self._get(self._k("jobs"), watch=True)
-        return [] if raw is None else list(pickle.loads(raw))
+        if raw is None:
+            return []
+        try:
+            jobs = decode(raw)
+            return [(str(name), float(created), float(updated)) for name, created, updated in jobs]
+        except (UndecodableEntry, TypeError, ValueError):  # as missing: discovery rewrites it
+            return []
 
     def set_job_list(self, jobs: list[tuple[str, float, float]]) -> None:
         key, value = self._k("jobs"), _dump(jobs)
@@ -304,8 +313,8 @@ class RedisIndexStore:
         if raw is None:
             return None
         try:
-            state = pickle.loads(raw)
-        except Exception:
+            state = decode(raw)
+        except UndecodableEntry:
             if not repair:
                 raise
             self._write(lambda client: client.delete(key), key, None)
@@ -325,8 +334,8 @@ class RedisIndexStore:
             if raw is None:
                 continue
             try:
-                state = pickle.loads(raw)
-            except Exception:  # read again by its load task
+                state = decode(raw)
+            except UndecodableEntry:  # read again by its load task
                 continue
             if isinstance(state, JobState):
                 out[train_id] = state
@@ -419,7 +428,8 @@ class RedisIndexStore:
         file_state: FileState,
         tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]],
     ) -> None:
-        """As :meth:`.index.IndexStore.append_prepared`: the ready pickles are SET as they are."""
+        """As :meth:`.index.IndexStore.append_prepared`: the encoded entries are SET as they
+        are."""
         for plugin, tag, chunks in tags:
             refs = file_state.chunks.setdefault((plugin, tag), [])
             for chunk in chunks:
@@ -469,7 +479,7 @@ class RedisIndexStore:
             self._write(functools.partial(_pexpire, key=key, milliseconds=milliseconds))
 
     def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
-        return _unpickle_chunk(
+        return _decode_chunk(
             self._get(self._k("chunk", train_id, plugin, tag, name, serial)),
             f"{train_id} {plugin} {tag} {name} #{serial}",
         )
@@ -488,7 +498,7 @@ class RedisIndexStore:
         """As :meth:`.index.IndexStore.read_summary`."""
         what = f"{train_id} {plugin} {tag} {name} #{serial} summary {level}"
         return check_summary(
-            _unpickle_chunk(
+            _decode_chunk(
                 self._get(self._k("lod", train_id, plugin, tag, name, serial, level)), what
             ),
             what,
@@ -516,7 +526,7 @@ class RedisIndexStore:
         for file_state in files:
             parts = []
             for ref in file_state.chunks[(plugin, tag)]:
-                part = _unpickle_chunk(
+                part = _decode_chunk(
                     next(values), f"{state.train_id} {plugin} {tag} {file_state.name} #{ref.serial}"
                 )
                 parts.append(check_layout(part, layout, state.train_id, plugin, tag))
@@ -541,13 +551,13 @@ def _pexpire(client: Any, key: str, milliseconds: int) -> None:
     client.pexpire(key, milliseconds)
 
 
-def _unpickle_chunk(raw: bytes | None, what: str) -> Any:
+def _decode_chunk(raw: bytes | None, what: str) -> Any:
     if raw is None:
         raise MissingChunk(f"index entry missing: {what}")
     try:
-        return pickle.loads(raw)
-    except Exception as error:
-        raise MissingChunk(f"index entry unreadable: {what}: {error!r}") from error
+        return decode(raw)
+    except UndecodableEntry as error:
+        raise MissingChunk(f"index entry unreadable: {what}: {error}") from error
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
