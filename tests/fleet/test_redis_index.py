@@ -283,3 +283,65 @@ def test_a_pickle_planted_in_redis_is_never_executed(redis_url: str, tmp_path: P
     assert not marker.exists()
     assert not client.get(store._k("job", "./j")).startswith(b"\x80")  # rewritten
     store.close()
+
+
+def test_processes_started_in_different_directories_share_the_index(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Issue #41 item 1: the key prefix and the Celery queue come from the base directory's
+    canonical name (an object-storage URL as it is, a local path as its real path), never
+    from the working directory. A process publishes a job list; processes started elsewhere,
+    naming the base directory with or without a trailing slash, a relative path or a symlink,
+    read it and agree on the queue."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    repo = str(Path(__file__).resolve().parents[2])
+    code = (
+        "import json, sys\n"
+        "from dash_insight.core.settings import Settings\n"
+        "from dash_insight.core.fleet.worker import queue_name\n"
+        "from dash_insight.core.store.redis_index import RedisIndexStore\n"
+        "url, base, write = sys.argv[1], sys.argv[2], sys.argv[3] == 'write'\n"
+        "settings = Settings(summary_base_dir=base, index=url)\n"
+        "store = RedisIndexStore(url, settings.base_dir)\n"
+        "if write:\n"
+        "    store.set_job_list([('./published-from-' + base, 1.0, 2.0)])\n"
+        "print(json.dumps([store.prefix, queue_name(settings), store.job_list()]))\n"
+    )
+
+    def run(*processes: tuple[Path, str, bool]) -> list[list[object]]:
+        """Run the processes side by side (cwd, base directory, whether to write)."""
+        started = []
+        for cwd, base, write in processes:
+            cwd.mkdir(parents=True, exist_ok=True)
+            started.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", code, redis_url, base, "write" if write else "read"],
+                    cwd=cwd,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    env={**os.environ, "PYTHONPATH": repo},
+                )
+            )
+        out = []
+        for process in started:
+            stdout, stderr = process.communicate(timeout=60)
+            assert process.returncode == 0, stderr
+            out.append(list(json.loads(stdout)))
+        return out
+
+    url = f"s3://fleet-{tmp_path.name}/logs"
+    (tmp_path / "data" / "logs").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "data")
+    first, local = run((tmp_path / "one", url, True), (tmp_path / "data", "logs", True))
+    second, elsewhere = run(
+        (tmp_path / "two" / "deeper", url + "/", False),  # another directory, a trailing slash
+        (tmp_path / "two", str(tmp_path / "link" / "logs"), False),  # through a symlink
+    )
+    assert first == second and second[2] == [[f"./published-from-{url}", 1.0, 2.0]]
+    assert local == elsewhere and local[0] != first[0] and local[1] != first[1]
+    assert elsewhere[2] == [["./published-from-logs", 1.0, 2.0]]

@@ -68,7 +68,7 @@ from typing import Any, NamedTuple, TypeVar
 import diskcache
 import numpy as np
 
-from dash_insight.core.format.remote import is_url, normalise_url
+from dash_insight.core.format.remote import is_url, local_path_of, normalise_url
 from dash_insight.core.private_files import (
     PRIVATE_DIRECTORY,
     create_private_file,
@@ -169,12 +169,23 @@ Columns = ScalarColumns | BlobColumns
 ColumnsT = TypeVar("ColumnsT", ScalarColumns, BlobColumns)
 
 
+def canonical_location(base_dir: str) -> str:
+    """The name every process gives ``base_dir``, wherever it was started: a URL without
+    trailing slashes (``s3://b/p`` and ``s3://b/p/`` are one; never resolved against the
+    working directory), a local path (or ``file://`` URL) as its real path."""
+    if is_url(base_dir):
+        local = local_path_of(base_dir)
+        if local is None:
+            return normalise_url(base_dir)
+        base_dir = local
+    return os.path.realpath(os.path.expanduser(base_dir))
+
+
 def index_directory(workspace: str, base_dir: str) -> str:
     """Where the index of ``base_dir`` lives under ``workspace`` (one per base directory): a
-    digest of its real path, or of its URL without trailing slashes (``s3://b/p`` and
-    ``s3://b/p/`` share one index), so the name is stable and safe on any filesystem."""
-    key = normalise_url(base_dir) if is_url(base_dir) else os.path.realpath(base_dir)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    digest of its :func:`canonical_location`, so the name is stable and safe on any
+    filesystem."""
+    digest = hashlib.sha256(canonical_location(base_dir).encode()).hexdigest()[:16]
     return os.path.join(workspace, "index", digest)
 
 

@@ -43,6 +43,7 @@ import logging
 import os
 import secrets
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -59,6 +60,7 @@ from dash_insight.core.store.index import (
     MissingChunk,
     PreparedChunk,
     _concat,
+    canonical_location,
     check_layout,
     check_summary,
     chunk_entries,
@@ -94,10 +96,21 @@ def _dump(value: Any) -> bytes:
 
 
 def key_prefix(base_dir: str) -> str:
-    """``dash-insight:<16 hex digits>:``: the keys of one base directory (every process must
-    name it by the same path)."""
-    digest = hashlib.sha256(os.path.realpath(base_dir).encode()).hexdigest()[:16]
+    """``dash-insight:<16 hex digits>:``: the keys of one base directory, a digest of its
+    :func:`~.index.canonical_location` (an object-storage URL as it is, a local path as its
+    real path), so processes started in any working directory share them."""
+    digest = hashlib.sha256(canonical_location(base_dir).encode()).hexdigest()[:16]
     return f"dash-insight:{digest}:"
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password (if any) replaced by ``***``: what logs and errors show."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urllib.parse.urlunsplit(parts._replace(netloc=user + netloc))
 
 
 class _Transaction:
@@ -131,6 +144,12 @@ class RedisIndexStore:
         # time); this client answers bytes.
         self.client: Any = redis.Redis.from_url(url)
         self.prefix = key_prefix(base_dir)
+        log.info(
+            "index in Redis %s, keys %s* (base directory %s)",
+            redacted(url),
+            self.prefix,
+            canonical_location(base_dir),
+        )
         self._local = threading.local()
         self._epoch = 0
         self._serial_lock = threading.Lock()
