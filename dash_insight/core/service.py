@@ -12,6 +12,7 @@ from dash_insight.core.store.health import (
     CAUGHT_UP,
     LOADING,
     STALLED,
+    STORE_UNREACHABLE,
     LoaderFailure,
     LoaderHealth,
     SharedFailure,
@@ -99,6 +100,10 @@ class DataService:
             return LoaderHealth(
                 STALLED, LoaderFailure(failure_reason(error), one_line(error), time.time())
             )
+        if self.provider.unreachable is not None:  # answering from what this process holds
+            return LoaderHealth(
+                STALLED, LoaderFailure(STORE_UNREACHABLE, self.provider.unreachable, None)
+            )
         unreadable = unreadable_failure(
             [f"{job.train_id}/{file}" for job in jobs for file in job.unreadable]
         )
@@ -106,6 +111,12 @@ class DataService:
             return LoaderHealth(STALLED, unreadable)
         caught_up = ready and all(job.status == STATUS_LOADED for job in jobs)
         return LoaderHealth(CAUGHT_UP if caught_up else LOADING)
+
+    @property
+    def unreachable_errors(self) -> tuple[type[BaseException], ...]:
+        """What the index store raises while it cannot be reached (none for diskcache)."""
+        errors: tuple[type[BaseException], ...] = getattr(self.store, "unreachable_errors", ())
+        return errors
 
     def start(self) -> None:
         if not self.fleet:

@@ -45,7 +45,13 @@ from dash_insight.web import (
 )
 from dash_insight.web import i18n as web_i18n
 from dash_insight.web.components import compare_tabs
-from dash_insight.web.http import API_PREFIX, EXPORT_PREFIX, api_blueprint, json_response
+from dash_insight.web.http import (
+    API_PREFIX,
+    EXPORT_PREFIX,
+    api_blueprint,
+    json_response,
+    unreachable_response,
+)
 from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
 from dash_insight.web.plugin import NavLink, Page, Plugin, Route
 
@@ -256,6 +262,8 @@ def create_app(
     app.server.register_blueprint(
         api_blueprint(features.routes()), url_prefix=prefix.rstrip("/") or None
     )
+    for error_type in data.unreachable_errors:  # a page's callback during a Redis outage
+        app.server.register_error_handler(error_type, unreachable_response)
     _add_security_headers(
         app.server,
         prefix,

@@ -87,6 +87,9 @@ end
 return 0
 """
 Write = Callable[[Any], Any]  # one buffered command, applied to a pipeline
+#: Seconds to connect to Redis, and to wait for an answer, unless the URL says otherwise.
+CONNECT_TIMEOUT_SECONDS = 3.0
+SOCKET_TIMEOUT_SECONDS = 30.0
 #: Chunk serials reserved at once by a writer.
 SERIAL_BLOCK = 256
 
@@ -138,11 +141,22 @@ class Lease:
 class RedisIndexStore:
     """Typed access to the Redis index of one summary base directory (see the module)."""
 
+    #: What a call raises while Redis cannot be reached (the web layer answers 503).
+    unreachable_errors: tuple[type[BaseException], ...] = (
+        redis.ConnectionError,
+        redis.TimeoutError,
+    )
+
     def __init__(self, url: str, base_dir: str) -> None:
         self.url = url
         # Any: redis-py types every answer as bytes | str (decode_responses is chosen at run
-        # time); this client answers bytes.
-        self.client: Any = redis.Redis.from_url(url)
+        # time); this client answers bytes. Bounded timeouts (the URL's own win): a Redis
+        # behind a dropped network must make a request answer 503 soon, not hang.
+        self.client: Any = redis.Redis.from_url(
+            url,
+            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+            socket_timeout=SOCKET_TIMEOUT_SECONDS,
+        )
         self.prefix = key_prefix(base_dir)
         log.info(
             "index in Redis %s, keys %s* (base directory %s)",
