@@ -40,6 +40,7 @@ from dash_insight.web import (
     errors,
     first_paint,
     host_check,
+    operations,
     shell,
     warm_up,
 )
@@ -264,6 +265,7 @@ def create_app(
     )
     for error_type in data.unreachable_errors:  # a page's callback during a Redis outage
         app.server.register_error_handler(error_type, unreachable_response)
+    app.request_metrics = operations.install(app.server, prefix, data)  # type: ignore[attr-defined]
     _add_security_headers(
         app.server,
         prefix,

@@ -119,6 +119,7 @@ class FleetLoading:
                     self.store.bump_generation()
             jobs = [job for job in found if job.listed]
             states = self.store.load_jobs([job.train_id for job in jobs])
+            self.store.mark_discovered()
             return [
                 job.train_id
                 for job in jobs

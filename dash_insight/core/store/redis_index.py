@@ -43,6 +43,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -318,6 +319,19 @@ class RedisIndexStore:
         will publish unless another writer commits first."""
         self._write(lambda client: client.incr(self._k("generation")))
         return int(self.client.get(self._k("generation")) or 0) + 1
+
+    def mark_discovered(self) -> None:
+        """Record when the last discovery was published (``discovered-at``, epoch seconds):
+        what ``/readyz`` shows as the last discovery's age."""
+        self.client.set(self._k("discovered-at"), repr(time.time()))
+
+    def last_discovery(self) -> float | None:
+        """When the last discovery was published (epoch seconds), None when none was."""
+        value = self.client.get(self._k("discovered-at"))
+        try:
+            return None if value is None else float(value)
+        except ValueError:
+            return None
 
     def publish_versions(self) -> None:
         """Nothing to do: :meth:`save_job` writes the job's version with its state."""
