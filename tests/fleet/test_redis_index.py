@@ -345,3 +345,42 @@ def test_processes_started_in_different_directories_share_the_index(
     assert first == second and second[2] == [[f"./published-from-{url}", 1.0, 2.0]]
     assert local == elsewhere and local[0] != first[0] and local[1] != first[1]
     assert elsewhere[2] == [["./published-from-logs", 1.0, 2.0]]
+
+
+def test_status_shows_a_fleet_web_process_with_its_index(
+    redis_password_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #41 item 7: ``dash-insight status`` said "no index yet" of fleet web processes;
+    their record names the Redis index (password redacted) and the state is read from it."""
+    from dash_insight.core import runtime
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+    from tests.redis_server import REDIS_PASSWORD
+
+    with SummaryWriter(tmp_path / "base" / "j") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(
+        summary_base_dir=str(tmp_path / "base"),
+        index=redis_password_url,
+        workspace=str(tmp_path / "ws"),
+        port=8123,
+    )
+    store = redis_index.RedisIndexStore(redis_password_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+    for train_id in fleet.discover() or ():
+        fleet.load(train_id)
+    store.close()
+    monkeypatch.setattr("setproctitle.setproctitle", lambda title: None)
+    monkeypatch.setenv("DASH_INSIGHT_INDEX", redis_password_url)  # as the server's own
+    record = runtime.announce(settings, "dash-insight start")
+    try:
+        assert REDIS_PASSWORD not in record.index and ":***@" in record.index
+        state = runtime.load_state(record.workspace, record.summary_base_dir, record.index)
+        assert state == f"fleet index {record.index}: loaded: 1 jobs, 0.0 MB"
+        monkeypatch.delenv("DASH_INSIGHT_INDEX")  # without the password: says why, one line
+        state = runtime.load_state(record.workspace, record.summary_base_dir, record.index)
+        assert state.startswith(f"fleet index {record.index}: unreachable (") and "\n" not in state
+        assert REDIS_PASSWORD not in state
+    finally:
+        runtime.retire(record, settings.workspace)

@@ -44,7 +44,6 @@ import os
 import secrets
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -70,7 +69,7 @@ from dash_insight.core.store.index import (
     merge_newest_chunks,
     split_columns,
 )
-from dash_insight.core.store.index_api import DamagedEntry, IndexConflict
+from dash_insight.core.store.index_api import DamagedEntry, IndexConflict, redacted
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -105,16 +104,6 @@ def key_prefix(base_dir: str) -> str:
     real path), so processes started in any working directory share them."""
     digest = hashlib.sha256(canonical_location(base_dir).encode()).hexdigest()[:16]
     return f"dash-insight:{digest}:"
-
-
-def redacted(url: str) -> str:
-    """``url`` with its password (if any) replaced by ``***``: what logs and errors show."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    return urllib.parse.urlunsplit(parts._replace(netloc=user + netloc))
 
 
 class _Transaction:
