@@ -384,3 +384,30 @@ def test_status_shows_a_fleet_web_process_with_its_index(
         assert REDIS_PASSWORD not in state
     finally:
         runtime.retire(record, settings.workspace)
+
+
+def test_one_beat_wins_each_discovery_round(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 3: every worker may run the beat; the first discovery of a round takes
+    its lease and the others return, until the round's lease expires."""
+    import time
+
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+
+    with SummaryWriter(tmp_path / "base" / "j") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(summary_base_dir=str(tmp_path / "base"), index=redis_url)
+    beats = [
+        FleetLoading(settings, redis_index.RedisIndexStore(redis_url, settings.base_dir))
+        for _ in range(2)
+    ]
+    assert beats[0].store.last_discovery() is None
+    assert beats[0].discover(round_seconds=1.0) == ["./j"]
+    assert beats[1].discover(round_seconds=1.0) is None  # this round is taken
+    discovered = beats[1].store.last_discovery()
+    assert discovered is not None and time.time() - discovered < 30
+    time.sleep(1.1)
+    assert beats[1].discover(round_seconds=1.0) == []  # the next round: another beat wins
+    for beat in beats:
+        beat.store.close()

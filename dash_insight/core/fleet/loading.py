@@ -107,9 +107,15 @@ class FleetLoading:
             load_workers=1,
         )
 
-    def discover(self) -> list[str] | None:
+    def discover(self, round_seconds: float | None = None) -> list[str] | None:
         """Publish the job list; the train_ids to load now (each marked queued), or None when
-        another worker is discovering."""
+        another worker is discovering — or, with ``round_seconds`` (what the beat sends: a
+        little less than its interval), when another worker's beat already won this round:
+        every worker may run the beat, the first discovery of a round takes the round's
+        lease (SET NX PX, never released, it expires), the others return. A dead beat's
+        rounds are taken by the next beat after at most ``round_seconds``."""
+        if round_seconds is not None and not self.store.try_mark("discovery-round", round_seconds):
+            return None
         with self.store.lease("discovery", max(self.lease_seconds, 60.0)) as lease:
             if lease is None:
                 return None

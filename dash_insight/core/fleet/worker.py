@@ -5,8 +5,10 @@ tasks, on a queue of the base directory's own (``dash-insight-<digest>``), so wo
 base directories sharing the Redis never take them:
 
 * :data:`DISCOVER`, sent every ``--reload-interval`` seconds by Celery beat (embedded with
-  ``--beat`` in one worker or more: a second beat only sends discoveries that find the
-  ``discovery`` lease taken), sends one :data:`LOAD` task per job whose files changed;
+  ``--beat`` in any number of workers: the first discovery of each round takes that round's
+  lease in Redis and the others return, so killing any worker keeps discovery running; the
+  time of the last discovery is in Redis, shown by ``/readyz`` and ``/metrics``), sends one
+  :data:`LOAD` task per job whose files changed;
 * :data:`LOAD` loads one job under its lease (:class:`.loading.FleetLoading`).
 
 Both are ``acks_late`` (a task whose worker died is delivered again once the broker's
@@ -39,6 +41,9 @@ LOAD = "dash_insight.load_job"
 #: How long the broker waits for the ack of a delivered task before delivering it again (a
 #: worker killed mid-task): longer than any task runs (see ``task_seconds``).
 VISIBILITY_TIMEOUT_SECONDS = 300
+#: The share of the discovery interval a beat's round lease lasts: every worker may run the
+#: beat, the first discovery of each round wins it and the others return (FleetLoading.discover).
+ROUND_SHARE = 0.8
 _RETRIED = (IndexConflict, LeaseLost, redis.ConnectionError, redis.TimeoutError)
 
 
@@ -114,7 +119,7 @@ def create_celery(
     )
     def discover() -> int:
         """Publish the job list and queue the jobs that changed; how many were queued."""
-        train_ids = loading.get().discover()
+        train_ids = loading.get().discover(round_seconds=interval * ROUND_SHARE)
         for train_id in train_ids or ():
             load_job.delay(train_id)
         return len(train_ids or ())
