@@ -25,11 +25,7 @@ from collections.abc import Iterable
 
 import flask
 
-from dash_insight.core.operations import (
-    StoreProbe,
-    discovery_check,
-    index_check,
-)
+from dash_insight.core.operations import discovery_check, index_check
 from dash_insight.core.service import DataService
 from dash_insight.web.http import json_response
 
@@ -104,7 +100,7 @@ def _label(value: str) -> str:
 def install(server: flask.Flask, prefix: str, data: DataService) -> RequestMetrics:
     """Mount the three endpoints below ``prefix`` and time every request under it."""
     metrics = RequestMetrics()
-    probe = StoreProbe(data.summary_base_dir)
+    probe = data.store_probe
     base = prefix.rstrip("/")
 
     @server.before_request

@@ -104,6 +104,9 @@ def create_celery(
         worker_prefetch_multiplier=1,
         broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_SECONDS},
         broker_connection_retry_on_startup=True,
+        # Bounded: a broker gone for good ends the worker with Celery's message (its
+        # supervisor restarts it) instead of retrying forever.
+        broker_connection_max_retries=20,
         beat_schedule={
             "discover": {
                 "task": DISCOVER,
@@ -152,6 +155,9 @@ def run_worker(
     extra: list[str] | None = None,
 ) -> int:
     """Run a Celery worker in this process until it is stopped (Ctrl-C, SIGTERM)."""
+    # The index first: a wrong password or an unreachable Redis is one line and an exit
+    # (IndexUnavailable), not Celery's endless reconnection.
+    RedisIndexStore(settings.index, settings.base_dir).close()
     app = create_celery(
         settings, lease_seconds=lease_seconds, task_seconds=task_seconds, slice_bytes=slice_bytes
     )

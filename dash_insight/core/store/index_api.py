@@ -158,6 +158,12 @@ def is_redis_url(index: str | None) -> bool:
     return bool(index) and str(index).split("://", 1)[0] in ("redis", "rediss", "unix")
 
 
+class IndexUnavailable(RuntimeError):
+    """The index store cannot be opened: a wrong password, or still unreachable after the
+    bounded retries. Its message is one line (the URL's password redacted) meant for the
+    operator."""
+
+
 def redacted(url: str) -> str:
     """``url`` with its password (if any) replaced by ``***``: what logs, errors and
     ``dash-insight status`` show."""

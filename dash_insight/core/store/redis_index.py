@@ -51,6 +51,7 @@ import redis
 
 from dash_insight.core.store.chunks import ChunkRef, SummaryPoints
 from dash_insight.core.store.codec import UndecodableEntry, decode
+from dash_insight.core.store.health import one_line
 from dash_insight.core.store.index import (
     _SEP,
     INDEX_FORMAT,
@@ -69,7 +70,12 @@ from dash_insight.core.store.index import (
     merge_newest_chunks,
     split_columns,
 )
-from dash_insight.core.store.index_api import DamagedEntry, IndexConflict, redacted
+from dash_insight.core.store.index_api import (
+    DamagedEntry,
+    IndexConflict,
+    IndexUnavailable,
+    redacted,
+)
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -90,6 +96,10 @@ Write = Callable[[Any], Any]  # one buffered command, applied to a pipeline
 #: Seconds to connect to Redis, and to wait for an answer, unless the URL says otherwise.
 CONNECT_TIMEOUT_SECONDS = 3.0
 SOCKET_TIMEOUT_SECONDS = 30.0
+#: Tries to open the index while Redis cannot be reached, the first pause (doubled each time,
+#: at most 8 s): about 15 s in all, then one clear error.
+OPEN_ATTEMPTS = 5
+OPEN_PAUSE_SECONDS = 1.0
 #: Chunk serials reserved at once by a writer.
 SERIAL_BLOCK = 256
 
@@ -148,17 +158,52 @@ class RedisIndexStore:
             socket_timeout=SOCKET_TIMEOUT_SECONDS,
         )
         self.prefix = key_prefix(base_dir)
+        self._local = threading.local()
+        self._epoch = 0
+        self._serial_lock = threading.Lock()
+        self._serial_next = self._serial_end = 0  # the reserved block [next, end)
+        self._open_with_retries()
         log.info(
             "index in Redis %s, keys %s* (base directory %s)",
             redacted(url),
             self.prefix,
             canonical_location(base_dir),
         )
-        self._local = threading.local()
-        self._epoch = 0
-        self._serial_lock = threading.Lock()
-        self._serial_next = self._serial_end = 0  # the reserved block [next, end)
-        self._open()
+
+    def _open_with_retries(self) -> None:
+        """:meth:`_open`, tried :data:`OPEN_ATTEMPTS` times with a growing pause while Redis
+        cannot be reached; :class:`IndexUnavailable` with one line when it still cannot be, or
+        at once when Redis refuses the credentials (retrying would not help)."""
+        where = redacted(self.url)
+        for attempt in range(1, OPEN_ATTEMPTS + 1):
+            try:
+                self._open()
+                return
+            except redis.AuthenticationError as error:
+                raise IndexUnavailable(
+                    f"the index {where} refused the credentials: {one_line(error)} (give the "
+                    "password in DASH_INSIGHT_INDEX or a config file, see docs/fleet.md)"
+                ) from None
+            except redis.ResponseError as error:  # NOAUTH, WRONGPASS, NOPERM
+                raise IndexUnavailable(
+                    f"the index {where} refused this client: {one_line(error)}"
+                ) from None
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                if attempt == OPEN_ATTEMPTS:
+                    raise IndexUnavailable(
+                        f"the index {where} cannot be reached after {OPEN_ATTEMPTS} tries: "
+                        f"{one_line(error)}"
+                    ) from None
+                pause = min(OPEN_PAUSE_SECONDS * 2 ** (attempt - 1), 8.0)
+                log.warning(
+                    "the index %s cannot be reached (%s); try %d of %d in %.0f s",
+                    where,
+                    one_line(error),
+                    attempt + 1,
+                    OPEN_ATTEMPTS,
+                    pause,
+                )
+                time.sleep(pause)
 
     def _k(self, *parts: object) -> str:
         return self.prefix + _SEP.join(str(part) for part in parts)
