@@ -319,7 +319,14 @@ def test_processes_started_in_different_directories_share_the_index(
             cwd.mkdir(parents=True, exist_ok=True)
             started.append(
                 subprocess.Popen(
-                    [sys.executable, "-c", code, redis_url, base, "write" if write else "read"],
+                    [
+                        os.path.abspath(sys.executable),
+                        "-c",
+                        code,
+                        redis_url,
+                        base,
+                        "write" if write else "read",
+                    ],
                     cwd=cwd,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
@@ -411,3 +418,31 @@ def test_one_beat_wins_each_discovery_round(redis_url: str, tmp_path: Path) -> N
     assert beats[1].discover(round_seconds=1.0) == []  # the next round: another beat wins
     for beat in beats:
         beat.store.close()
+
+
+def test_discovery_reads_only_the_states_of_changed_jobs(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 6: discovery compares each job's change mark (one HMGET) with its
+    listing, and reads and decodes the states of changed jobs only."""
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+
+    base = tmp_path / "base"
+    for name in ("a", "b", "c"):
+        with SummaryWriter(base / name) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(summary_base_dir=str(base), index=redis_url)
+    store = redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+    for train_id in fleet.discover() or ():
+        fleet.load(train_id)
+    read: list[list[str]] = []
+    load_jobs = store.load_jobs
+    store.load_jobs = lambda ids: read.append(sorted(ids)) or load_jobs(ids)  # type: ignore[method-assign]
+    assert fleet.discover() == [] and read == [[]]  # nothing changed: no state read
+    with SummaryWriter(base / "b") as writer:  # a new file in one job
+        writer.add_scalar("loss", 2.0, 2)
+    assert fleet.discover() == ["./b"] and read[-1] == ["./b"]
+    assert fleet.load("./b").value == "done"
+    assert fleet.discover() == [] and read[-1] == []
+    store.close()

@@ -23,6 +23,7 @@ import time
 
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.discovery import JobInfo, discover_job, discover_jobs
+from dash_insight.core.store.fingerprint import job_fingerprint
 from dash_insight.core.store.loader import Loader
 from dash_insight.core.store.redis_index import RedisIndexStore
 from dash_insight.core.store.state import JobState
@@ -124,11 +125,16 @@ class FleetLoading:
                 if self._discovery.publish_listing(found):
                     self.store.bump_generation()
             jobs = [job for job in found if job.listed]
-            states = self.store.load_jobs([job.train_id for job in jobs])
+            # Incremental: one HMGET of the jobs' change marks; only the jobs whose mark
+            # differs from their listing (new, changed, not read to the end) have their
+            # state read and compared.
+            marks = self.store.fingerprints([job.train_id for job in jobs])
+            changed = [job for job in jobs if marks.get(job.train_id) != job_fingerprint(job)]
+            states = self.store.load_jobs([job.train_id for job in changed])
             self.store.mark_discovered()
             return [
                 job.train_id
-                for job in jobs
+                for job in changed
                 if needs_load(job, states.get(job.train_id))
                 and self.store.try_mark(_queued(job.train_id), QUEUED_SECONDS)
             ]

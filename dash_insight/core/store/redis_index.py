@@ -51,6 +51,7 @@ import redis
 
 from dash_insight.core.store.chunks import ChunkRef, SummaryPoints
 from dash_insight.core.store.codec import UndecodableEntry, decode
+from dash_insight.core.store.fingerprint import state_fingerprint
 from dash_insight.core.store.health import one_line
 from dash_insight.core.store.index import (
     _SEP,
@@ -398,7 +399,13 @@ class RedisIndexStore:
         except UndecodableEntry:
             if not repair:
                 raise
-            self._write(lambda client: client.delete(key), key, None)
+            marks = self._k("fingerprints")
+
+            def forget(client: Any) -> None:
+                client.delete(key)
+                client.hdel(marks, train_id)
+
+            self._write(forget, key, None)
             return None
         if not isinstance(state, JobState):
             if not repair:
@@ -425,12 +432,28 @@ class RedisIndexStore:
     def save_job(self, state: JobState) -> None:
         key, value, version = self._k("job", state.train_id), _dump(state), state.version
         versions, train_id = self._k("versions"), state.train_id
+        marks, mark = self._k("fingerprints"), state_fingerprint(state)
 
         def write(client: Any) -> None:
             client.set(key, value)
             client.hset(versions, train_id, version)
+            if mark is None:
+                client.hdel(marks, train_id)
+            else:
+                client.hset(marks, train_id, mark)
 
         self._write(write, key, value)
+
+    def fingerprints(self, train_ids: list[str]) -> dict[str, str]:
+        """The change marks (:mod:`.fingerprint`) of ``train_ids`` that have one: one HMGET."""
+        if not train_ids:
+            return {}
+        found = self.client.hmget(self._k("fingerprints"), train_ids)
+        return {
+            train_id: mark.decode()
+            for train_id, mark in zip(train_ids, found, strict=True)
+            if mark is not None
+        }
 
     def job_versions(self) -> dict[str, int]:
         try:
@@ -455,9 +478,12 @@ class RedisIndexStore:
             state.train_id,
         )
 
+        marks = self._k("fingerprints")
+
         def write(client: Any) -> None:
             client.delete(key)
             client.hdel(versions, train_id)
+            client.hdel(marks, train_id)
 
         self._write(write, key, None)
 
