@@ -317,6 +317,14 @@ class DataProvider:
                 self._cache.clear()
                 self._states = {}
                 self._epoch = self.store.epoch
+            changed_since = getattr(self.store, "changed_since", None)
+            if changed_since is not None and self._generation >= 0:
+                # Redis: the versions of the jobs changed since this process last looked
+                # (HMGET), not the whole versions hash per generation.
+                changed = changed_since(self._generation)
+                if changed is not None:
+                    self._reload_jobs(changed, generation)
+                    return
             versions = self.store.job_versions()
             states = {}
             for train_id, version in versions.items():
@@ -327,6 +335,25 @@ class DataProvider:
                     states[train_id] = state
             self._states = states
             self._generation = generation
+
+    def _reload_jobs(self, changed: list[str], generation: int) -> None:
+        """Reload ``changed`` jobs only (dropping those that are gone); with the lock held."""
+        versions = self.store.versions_of(changed)  # type: ignore[attr-defined]
+        states = dict(self._states)
+        for train_id in changed:
+            version = versions.get(train_id)
+            if version is None:
+                states.pop(train_id, None)
+                continue
+            state = states.get(train_id)
+            if state is None or state.version != version:
+                state = self._load_state(train_id, state)
+            if state is None:
+                states.pop(train_id, None)
+            else:
+                states[train_id] = state
+        self._states = states
+        self._generation = generation
 
     def _load_state(self, train_id: str, known: JobState | None) -> JobState | None:
         """The job's stored state; when it cannot be read, the one this process ``known``

@@ -269,17 +269,20 @@ def test_a_pickle_planted_in_redis_is_never_executed(redis_url: str, tmp_path: P
     client.hincrby(store._k("versions"), "./j", 1)
     client.incr(store._k("generation"))
 
-    # The web process: nothing executed; it answers from what it holds (the job's state as
-    # last read, its series cached) and asks for the job to be read again.
+    # The web process that held the job: nothing executed; it answers from what it holds
+    # (the job's state as last read, its series cached).
     assert web.read_scalars("./j", "loss").step.tolist() == list(range(10))
-    assert client.sismember(store._k("rebuild"), "./j")
-    load()  # the worker: the planted entries are missing entries; the job is read again
-    assert web.read_scalars("./j", "loss").value.tolist() == [step / 2 for step in range(10)]
-    assert [job.train_id for job in web.list_jobs()] == ["./j"]
+    # A process that starts now: nothing executed; the planted state is a missing entry, and
+    # it asks for the job to be read again.
     fresh = DataProvider(
         settings.base_dir, redis_index.RedisIndexStore(redis_url, settings.base_dir)
     )
-    assert fresh.read_scalars("./j", "loss").step.tolist() == list(range(10))
+    assert fresh.list_jobs() == []
+    assert client.sismember(store._k("rebuild"), "./j")
+    load()  # the worker: the planted entries are missing entries; the job is read again
+    for reader in (web, fresh):
+        assert reader.read_scalars("./j", "loss").value.tolist() == [s / 2 for s in range(10)]
+        assert [job.train_id for job in reader.list_jobs()] == ["./j"]
     assert not marker.exists()
     assert not client.get(store._k("job", "./j")).startswith(b"\x80")  # rewritten
     store.close()
@@ -446,3 +449,35 @@ def test_discovery_reads_only_the_states_of_changed_jobs(redis_url: str, tmp_pat
     assert fleet.load("./b").value == "done"
     assert fleet.discover() == [] and read[-1] == []
     store.close()
+
+
+def test_readers_fetch_only_the_versions_of_changed_jobs(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 6: a generation bump records which jobs it changed; a reader that saw
+    the previous generation fetches those jobs' versions (HMGET), not the whole hash."""
+    from dash_insight.core.provider import DataProvider
+
+    writer = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    with writer.transaction():
+        for name in ("./a", "./b", "./c"):
+            writer.save_job(JobState(name, version=1))
+        writer.set_job_list([(name, 0.0, 0.0) for name in ("./a", "./b", "./c")])
+        writer.bump_generation()
+    reader_store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    whole: list[int] = []
+    job_versions = reader_store.job_versions
+    reader_store.job_versions = lambda: whole.append(1) or job_versions()  # type: ignore[method-assign]
+    reader = DataProvider(str(tmp_path), reader_store)
+    assert [job.version for job in reader.list_jobs()] == [1, 1, 1] and whole == [1]
+    with writer.transaction():
+        writer.save_job(JobState("./b", version=2))
+        writer.delete_job(JobState("./c", version=1))
+        writer.set_job_list([("./a", 0.0, 0.0), ("./b", 0.0, 0.0)])
+        writer.bump_generation()
+    assert reader_store.changed_since(reader.data_version()[1] - 1) == ["./b", "./c"]
+    assert {job.train_id: job.version for job in reader.list_jobs()} == {"./a": 1, "./b": 2}
+    assert whole == [1]  # only the changed jobs' versions were read
+    writer.bump_generation()  # outside a transaction: which jobs changed is not known
+    reader.list_jobs()
+    assert whole == [1, 1]
+    writer.close()
+    reader_store.close()

@@ -93,6 +93,15 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+_BUMP = """
+local generation = redis.call('incr', KEYS[1])
+for i = 1, #ARGV do
+    redis.call('zadd', KEYS[2], generation, ARGV[i])
+end
+return generation
+"""
+#: The member of ``changes`` meaning "the jobs changed are not known: read every version".
+EVERYTHING = "*"
 Write = Callable[[Any], Any]  # one buffered command, applied to a pipeline
 #: Seconds to connect to Redis, and to wait for an answer, unless the URL says otherwise.
 CONNECT_TIMEOUT_SECONDS = 3.0
@@ -124,6 +133,7 @@ class _Transaction:
         self.pipe = pipe
         self.writes: list[Write] = []
         self.values: dict[str, bytes | None] = {}  # None: deleted
+        self.changed: set[str] = set()  # train_ids saved or deleted (see bump_generation)
 
 
 class Lease:
@@ -350,10 +360,43 @@ class RedisIndexStore:
             raise DamagedEntry("the index entry 'generation' is damaged") from None
 
     def bump_generation(self) -> int:
-        """INCR ``generation`` with the transaction's other writes; returns the generation it
-        will publish unless another writer commits first."""
-        self._write(lambda client: client.incr(self._k("generation")))
+        """INCR ``generation`` with the transaction's other writes, and record in ``changes``
+        (a sorted set: train_id -> the generation that last changed it) the jobs the
+        transaction saved or deleted, so readers fetch those versions only
+        (:meth:`changed_since`); ``*`` when they are not known. Returns the generation it will
+        publish unless another writer commits first."""
+        tx = self._tx
+        keys = (self._k("generation"), self._k("changes"))
+
+        def write(client: Any) -> None:  # applied at EXEC: every save of the transaction is in
+            ids = sorted(tx.changed) if tx is not None and tx.changed else [EVERYTHING]
+            client.eval(_BUMP, 2, *keys, *ids)
+
+        self._write(write)
         return int(self.client.get(self._k("generation")) or 0) + 1
+
+    def changed_since(self, generation: int) -> list[str] | None:
+        """The train_ids changed after ``generation`` (one ZRANGEBYSCORE), None when that is
+        not known (a change recorded as ``*``): read every version then."""
+        found = [
+            name.decode()
+            for name in self.client.zrangebyscore(self._k("changes"), f"({generation}", "+inf")
+        ]
+        return None if EVERYTHING in found else found
+
+    def versions_of(self, train_ids: list[str]) -> dict[str, int]:
+        """The published versions of ``train_ids`` that exist (one HMGET)."""
+        if not train_ids:
+            return {}
+        found = self.client.hmget(self._k("versions"), train_ids)
+        try:
+            return {
+                train_id: int(version)
+                for train_id, version in zip(train_ids, found, strict=True)
+                if version is not None
+            }
+        except ValueError:
+            raise DamagedEntry("the index entry 'versions' is damaged") from None
 
     def mark_discovered(self) -> None:
         """Record when the last discovery was published (``discovered-at``, epoch seconds):
@@ -433,6 +476,8 @@ class RedisIndexStore:
         key, value, version = self._k("job", state.train_id), _dump(state), state.version
         versions, train_id = self._k("versions"), state.train_id
         marks, mark = self._k("fingerprints"), state_fingerprint(state)
+        if self._tx is not None:
+            self._tx.changed.add(train_id)
 
         def write(client: Any) -> None:
             client.set(key, value)
@@ -479,6 +524,8 @@ class RedisIndexStore:
         )
 
         marks = self._k("fingerprints")
+        if self._tx is not None:
+            self._tx.changed.add(train_id)
 
         def write(client: Any) -> None:
             client.delete(key)
