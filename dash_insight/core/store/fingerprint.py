@@ -14,7 +14,6 @@ state read and compared.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,10 +27,9 @@ def _digest(
     profiler: tuple[Any, ...],
     files: Iterable[tuple[str, Any, int, float]],
 ) -> str:
-    text = json.dumps(
-        [list(times), list(problems), list(profiler), sorted([list(f) for f in files])],
-        separators=(",", ":"),
-    )
+    # repr of plain tuples of str, int, float and None: exact (floats round-trip) and several
+    # times cheaper than JSON, at 10,000 jobs per discovery round.
+    text = repr((times, tuple(problems), profiler, sorted(files)))
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
@@ -44,7 +42,7 @@ def state_fingerprint(state: JobState) -> str | None:
         (state.create_time, state.update_time),
         state.problems,
         (state.profiler_dir, state.profiler_type, state.profiler_graph_mode),
-        ((f.name, list(f.identity), f.size, f.mtime) for f in state.files.values()),
+        ((f.name, tuple(f.identity), f.size, f.mtime) for f in state.files.values()),
     )
 
 
@@ -55,5 +53,5 @@ def job_fingerprint(job: JobInfo) -> str:
         (job.create_time, job.update_time),
         job.errors,
         (job.profiler_dir, job.profiler_type, job.profiler_graph_mode),
-        ((f.name, list(f.identity), f.size, f.mtime) for f in job.files),
+        ((f.name, tuple(f.identity), f.size, f.mtime) for f in job.files),
     )
