@@ -8,8 +8,9 @@ app's prefix.
   :func:`~dash_insight.core.operations.stale_after`) is reported but does not make a web
   process unready: it still serves what the index holds;
 * ``/metrics``: Prometheus' text format (0.0.4): jobs, each job's bytes not read yet and bytes
-  read, the index reachable, the last discovery's age, request latency per route (a
-  histogram), requests and errors per route and status.
+  read, the index reachable, the last discovery's age, the tasks a fleet's workers finished
+  (by task and outcome: they count them in Redis, so any web process shows them), request
+  latency per route (a histogram), requests and errors per route and status.
 
 ``/healthz`` and ``/readyz`` hold nothing of the logs, so they answer any ``Host`` (probes use
 the pod's address); ``/metrics`` names jobs and is checked like any other path (a scraper
@@ -18,6 +19,7 @@ from another host needs ``--allowed-hosts``).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import defaultdict
@@ -160,6 +162,14 @@ def _service_lines(data: DataService) -> Iterable[str]:
         yield "# HELP dash_insight_discovery_age_seconds Seconds since the last discovery."
         yield "# TYPE dash_insight_discovery_age_seconds gauge"
         yield f"dash_insight_discovery_age_seconds {discovery.age_seconds:.3f}"
+    counts = getattr(data.store, "task_counts", None)
+    if counts is not None and check.ok:
+        yield "# HELP dash_insight_fleet_tasks_total Tasks the fleet's workers finished."
+        yield "# TYPE dash_insight_fleet_tasks_total counter"
+        with contextlib.suppress(Exception):
+            for (task, outcome), count in sorted(counts().items()):
+                labels = f'task="{_label(task)}",outcome="{_label(outcome)}"'
+                yield f"dash_insight_fleet_tasks_total{{{labels}}} {count}"
     try:
         jobs = data.provider.list_jobs()
     except Exception:  # the index is unreachable: said by dash_insight_index_reachable

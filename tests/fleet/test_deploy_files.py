@@ -215,6 +215,15 @@ def test_the_compose_fleet_runs_and_survives_losing_a_worker(compose: LocalCompo
         check[0] = PYTHON
         assert subprocess.run(check, timeout=30).returncode == 0
 
+    # The workers' tasks, counted in Redis, in a web process's metrics.
+    with urllib.request.urlopen(
+        f"http://127.0.0.1:{compose.web_ports[webs[0]]}/metrics", timeout=10
+    ) as response:
+        metrics = response.read().decode()
+    assert 'dash_insight_fleet_tasks_total{task="discover",outcome="done"}' in metrics
+    assert 'dash_insight_fleet_tasks_total{task="load_job",outcome="done"}' in metrics
+    assert 'dash_insight_job_load_lag_bytes{train_id="./first"} 0' in metrics
+
     # The first worker dies with its beat, as a container does: discovery goes on.
     compose.kill(workers[0])
     interval = float(compose.environment(webs[0])["DASH_INSIGHT_RELOAD_INTERVAL"])

@@ -122,7 +122,13 @@ def create_celery(
     )
     def discover() -> int:
         """Publish the job list and queue the jobs that changed; how many were queued."""
-        train_ids = loading.get().discover(round_seconds=interval * ROUND_SHARE)
+        fleet = loading.get()
+        try:
+            train_ids = fleet.discover(round_seconds=interval * ROUND_SHARE)
+        except Exception:
+            fleet.store.count_task("discover", "error")
+            raise
+        fleet.store.count_task("discover", "skipped" if train_ids is None else "done")
         for train_id in train_ids or ():
             load_job.delay(train_id)
         return len(train_ids or ())
@@ -133,7 +139,12 @@ def create_celery(
     def load_job(train_id: str) -> str:
         """Load what is new in one job; queued again when its time ran out."""
         fleet = loading.get()
-        outcome = fleet.load(train_id)
+        try:
+            outcome = fleet.load(train_id)
+        except Exception:
+            fleet.store.count_task("load_job", "error")
+            raise
+        fleet.store.count_task("load_job", outcome.value)
         if outcome is Outcome.MORE:
             fleet.mark_queued(train_id)
             load_job.delay(train_id)

@@ -398,6 +398,21 @@ class RedisIndexStore:
         except ValueError:
             raise DamagedEntry("the index entry 'versions' is damaged") from None
 
+    def count_task(self, task: str, outcome: str) -> None:
+        """Count one finished task of the fleet's workers (``task-counts``: a hash
+        ``<task>|<outcome>`` -> count), shown by every process's ``/metrics``. Never raises:
+        a count must not fail the task."""
+        with contextlib.suppress(redis.RedisError):
+            self.client.hincrby(self._k("task-counts"), f"{task}|{outcome}", 1)
+
+    def task_counts(self) -> dict[tuple[str, str], int]:
+        """{(task, outcome): count} of the fleet's workers since the index was created."""
+        out = {}
+        for field, count in self.client.hgetall(self._k("task-counts")).items():
+            task, _, outcome = field.decode().partition("|")
+            out[(task, outcome)] = int(count)
+        return out
+
     def mark_discovered(self) -> None:
         """Record when the last discovery was published (``discovered-at``, epoch seconds):
         what ``/readyz`` shows as the last discovery's age."""
