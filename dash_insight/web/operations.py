@@ -122,9 +122,12 @@ def install(server: flask.Flask, prefix: str, data: DataService) -> RequestMetri
         return response
 
     def healthz() -> flask.Response:
+        """Liveness: ``{"status": "ok"}`` while the process answers ([Fleet](../fleet.md))."""
         return json_response({"status": "ok"})
 
     def readyz() -> flask.Response:
+        """Readiness: ``{"ready", "checks": {"index", "store", "discovery"}}``, 503 when the
+        index or the summary store cannot be read ([Fleet](../fleet.md))."""
         checks = {
             "index": index_check(data.store),
             "store": probe.check(),
@@ -135,6 +138,8 @@ def install(server: flask.Flask, prefix: str, data: DataService) -> RequestMetri
         return json_response(body, 200 if ready else 503)
 
     def metrics_text() -> flask.Response:
+        """Prometheus' text format: jobs, load lag, tasks, request latency and errors
+        ([Fleet](../fleet.md))."""
         lines = list(_service_lines(data))
         lines += metrics.lines()
         return flask.Response(
