@@ -326,16 +326,21 @@ def _worker(args: argparse.Namespace) -> int:
     if problem is not None:
         return _fail("worker: " + problem)
     _warn_if_empty(settings, base)
-    return run_worker(
-        settings,
-        concurrency=args.concurrency or settings.load_workers,
-        pool=args.pool,
-        beat=args.beat,
-        lease_seconds=args.lease_seconds,
-        task_seconds=args.task_seconds,
-        slice_bytes=args.slice_bytes,
-        loglevel=args.loglevel,
-    )
+    from dash_insight.core.store.index_api import IndexUnavailable
+
+    try:
+        return run_worker(
+            settings,
+            concurrency=args.concurrency or settings.load_workers,
+            pool=args.pool,
+            beat=args.beat,
+            lease_seconds=args.lease_seconds,
+            task_seconds=args.task_seconds,
+            slice_bytes=args.slice_bytes,
+            loglevel=args.loglevel,
+        )
+    except IndexUnavailable as error:
+        return _fail(f"worker: {error}")
 
 
 def _config_show(args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ from dash_insight.core.settings import (  # noqa: E402
     bind_problem,
 )
 from dash_insight.core.startup import empty_base_warning, environment_problem  # noqa: E402
+from dash_insight.core.store.index_api import IndexUnavailable  # noqa: E402
 from dash_insight.core.store.loader import LOADER_THREAD  # noqa: E402
 from dash_insight.default import create_app  # noqa: E402
 
@@ -83,7 +84,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
         )
     record = announce(settings, args.launcher or _launcher())
     return_large_buffers()  # before the loader and the request threads start
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except IndexUnavailable as error:  # a fleet's Redis: one line, not a traceback
+        retire(record, settings.workspace)
+        parser.exit(1, f"dash-insight: {error}\n")
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         retire(record, settings.workspace)  # os._exit below skips the exit handlers

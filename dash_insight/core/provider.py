@@ -49,7 +49,9 @@ from dash_insight.core.store.chunks import (
     overlapping,
     summary_level,
 )
+from dash_insight.core.store.codec import UndecodableEntry
 from dash_insight.core.store.discovery import resolve_train_id
+from dash_insight.core.store.health import STORE_UNREACHABLE, failure_reason, one_line
 from dash_insight.core.store.index import (
     BlobColumns,
     MissingChunk,
@@ -256,20 +258,55 @@ class DataProvider:
         self._warned: dict[tuple[str, str], int] = {}  # (job, what) -> its version warned at
         self._epoch = store.epoch
         self._lock = threading.Lock()
+        self._unreachable: str | None = None  # why the store could not be reached
+        self._jobs: list[tuple[str, float, float]] = []  # the job list as last read
+        self._ready = False
 
     # -- jobs --
     def _refresh(self) -> None:
         """Reload the job states that changed since the last query (cheap when none did). A
         damaged ``versions`` or ``generation`` entry keeps the states held (one warning until
-        the loader rewrites it)."""
+        the loader rewrites it); so does an index store that cannot be reached (a Redis outage:
+        :attr:`unreachable`)."""
         try:
             self._reload_changed()
         except DamagedEntry as error:
             if self._damage != str(error):
                 log.warning("%s; showing the jobs as last read until the loader rewrites it", error)
             self._damage = str(error)
+        except Exception as error:
+            if failure_reason(error) != STORE_UNREACHABLE:
+                raise
+            self._lost_store(error)
         else:
             self._damage = None
+            self._reached_store()
+
+    @property
+    def unreachable(self) -> str | None:
+        """Why the index store could not be reached at the last try (one line), None while it
+        answers: the jobs are then shown as last read (degraded, not down)."""
+        return self._unreachable
+
+    def _lost_store(self, error: BaseException) -> None:
+        """Record that the store cannot be reached: one log line when that starts."""
+        detail = one_line(error)
+        with self._lock:
+            started, self._unreachable = self._unreachable is None, detail
+        if started:
+            log.warning(
+                "the index cannot be reached (%s): answering from what this process holds "
+                "until it can",
+                detail,
+            )
+
+    def _reached_store(self) -> None:
+        if self._unreachable is None:
+            return
+        with self._lock:
+            ended, self._unreachable = self._unreachable is not None, None
+        if ended:
+            log.warning("the index can be reached again")
 
     def _reload_changed(self) -> None:
         generation = self.store.generation()
@@ -280,6 +317,14 @@ class DataProvider:
                 self._cache.clear()
                 self._states = {}
                 self._epoch = self.store.epoch
+            changed_since = getattr(self.store, "changed_since", None)
+            if changed_since is not None and self._generation >= 0:
+                # Redis: the versions of the jobs changed since this process last looked
+                # (HMGET), not the whole versions hash per generation.
+                changed = changed_since(self._generation)
+                if changed is not None:
+                    self._reload_jobs(changed, generation)
+                    return
             versions = self.store.job_versions()
             states = {}
             for train_id, version in versions.items():
@@ -291,12 +336,33 @@ class DataProvider:
             self._states = states
             self._generation = generation
 
+    def _reload_jobs(self, changed: list[str], generation: int) -> None:
+        """Reload ``changed`` jobs only (dropping those that are gone); with the lock held."""
+        versions = self.store.versions_of(changed)  # type: ignore[attr-defined]
+        states = dict(self._states)
+        for train_id in changed:
+            version = versions.get(train_id)
+            if version is None:
+                states.pop(train_id, None)
+                continue
+            state = states.get(train_id)
+            if state is None or state.version != version:
+                state = self._load_state(train_id, state)
+            if state is None:
+                states.pop(train_id, None)
+            else:
+                states[train_id] = state
+        self._states = states
+        self._generation = generation
+
     def _load_state(self, train_id: str, known: JobState | None) -> JobState | None:
         """The job's stored state; when it cannot be read, the one this process ``known``
         (logged: the loader repairs the entry, readers never delete it)."""
         try:
             return self.store.load_job(train_id, repair=False)
         except Exception as error:  # any failure: keep what was shown
+            if isinstance(error, UndecodableEntry):  # planted, damaged or of another version
+                self.store.request_rebuild(train_id)
             log.warning(
                 "cannot read the index entry of %s (%s: %s); showing its last state",
                 train_id,
@@ -392,13 +458,31 @@ class DataProvider:
     @property
     def ready(self) -> bool:
         """False until the loader has discovered the jobs once (the list would be empty)."""
-        return self.store.has_job_list()
+        if self._unreachable is None:
+            try:
+                self._ready = self.store.has_job_list()
+            except Exception as error:
+                if failure_reason(error) != STORE_UNREACHABLE:
+                    raise
+                self._lost_store(error)
+        return self._ready
+
+    def _job_list(self) -> list[tuple[str, float, float]]:
+        """The job list; the one last read while the store cannot be reached."""
+        if self._unreachable is None:
+            try:
+                self._jobs = self.store.job_list()
+            except Exception as error:
+                if failure_reason(error) != STORE_UNREACHABLE:
+                    raise
+                self._lost_store(error)
+        return self._jobs
 
     def list_jobs(self) -> list[JobSummary]:
         """Every discovered job, newest update first."""
         self._refresh()
         out = []
-        for train_id, create_time, update_time in self.store.job_list():
+        for train_id, create_time, update_time in self._job_list():
             state = self._states.get(train_id) or JobState(train_id)
             out.append(self._summary(state, create_time, update_time))
         return out

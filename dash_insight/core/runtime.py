@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING
 from dash_insight.core.private_files import make_private_dirs
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
+from dash_insight.core.store.health import one_line
 from dash_insight.core.store.index import IndexStore, index_directory
+from dash_insight.core.store.index_api import IndexApi, is_redis_url, redacted
 
 LOG = logging.getLogger(__name__)
 
@@ -63,6 +65,7 @@ class ServerRecord:
     url_base_pathname: str
     launcher: str  # "dash-insight start", "app.py", "gunicorn", ...
     started: float
+    index: str = ""  # a fleet's Redis index, its password redacted ("": the workspace's)
 
     @property
     def url(self) -> str:
@@ -96,6 +99,7 @@ def announce(settings: Settings, launcher: str) -> ServerRecord:
         url_base_pathname=settings.url_base_pathname,
         launcher=launcher,
         started=time.time(),
+        index=redacted(settings.index) if is_redis_url(settings.index) else "",
     )
     if write_record(record_path(settings.workspace, record.pid), record):
         atexit.register(retire, record, settings.workspace)
@@ -250,24 +254,51 @@ def _from_title(process: psutil.Process) -> ServerRecord | None:
     )
 
 
-def load_state(workspace: str, base_dir: str) -> str:
-    """How far the servers of ``workspace`` have read ``base_dir``, from their shared index."""
+def load_state(workspace: str, base_dir: str, index: str = "") -> str:
+    """How far the servers of ``workspace`` have read ``base_dir``, from their shared index
+    (``index``: a fleet's Redis index, its password redacted)."""
+    if index:
+        return f"fleet index {index}: " + _fleet_load_state(index, base_dir)
     directory = index_directory(workspace, base_dir)
     if not os.path.isdir(directory):
         return "no index yet"
     try:
-        store = IndexStore(directory, repair=False)  # never delete the index of running servers
+        store: IndexApi = IndexStore(directory, repair=False)  # never delete a running index
     except Exception as error:  # a status line must not fail on a damaged index
         return f"index unreadable ({type(error).__name__})"
+    return _load_state(store, base_dir)
+
+
+def _fleet_load_state(index: str, base_dir: str) -> str:
+    """The load state of a fleet's index: reached with this command's ``DASH_INSIGHT_INDEX``
+    when it names the same Redis (the password is not in the record), else the record's URL."""
+    given = os.environ.get("DASH_INSIGHT_INDEX", "")
+    url = given if given and redacted(given) == index else index
+    try:
+        from dash_insight.core.store.redis_index import RedisIndexStore
+
+        store: IndexApi = RedisIndexStore(url, base_dir)
+    except Exception as error:
+        return f"unreachable ({one_line(error)})"
+    return _load_state(store, base_dir)
+
+
+def _load_state(store: IndexApi, base_dir: str) -> str:
     try:
         provider = DataProvider(base_dir, store)
         if not provider.ready:
-            return "discovering jobs"
+            return (
+                f"unreachable ({provider.unreachable})"
+                if provider.unreachable is not None
+                else "discovering jobs"
+            )
         jobs = provider.list_jobs()
     except Exception as error:  # a status line must not fail on a damaged index
         return f"index unreadable ({type(error).__name__})"
     finally:
         store.close()
+    if provider.unreachable is not None:
+        return f"unreachable ({provider.unreachable})"
     loaded = sum(1 for job in jobs if job.status == "loaded")
     on_disk = sum(job.bytes_on_disk for job in jobs)
     read = sum(job.bytes_read for job in jobs)
@@ -299,17 +330,17 @@ def find_servers(workspaces: Iterable[str] = (), with_load: bool = True) -> list
     for pid, process in titled.items():
         if pid not in records and (found := _from_title(process)) is not None:
             records[pid] = found
-    states: dict[tuple[str, str], str] = {}
+    states: dict[tuple[str, str, str], str] = {}
     now = time.time()
     servers = []
     for record in records.values():
-        key = (record.workspace, record.summary_base_dir)
+        key = (record.workspace, record.summary_base_dir, record.index)
         if key not in states:
             states[key] = (
                 "?"
                 if not with_load
                 else "workspace unknown"
-                if record.workspace == "?"
+                if record.workspace == "?" and not record.index
                 else load_state(*key)
             )
         try:

@@ -6,12 +6,16 @@ import os
 import time
 
 from dash_insight.core.format.remote import is_url
+from dash_insight.core.operations import StoreProbe
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.health import (
     CAUGHT_UP,
+    FAILED,
     LOADING,
+    PERMISSION,
     STALLED,
+    STORE_UNREACHABLE,
     LoaderFailure,
     LoaderHealth,
     SharedFailure,
@@ -51,6 +55,8 @@ class DataService:
         self.fleet = is_redis_url(settings.index)
         self.store = open_index(settings.index, self.workspace, self.summary_base_dir)
         self.shared_failure = self._shared_failure()
+        #: Whether the summary store can be listed (``/readyz``; a fleet's pages' banner).
+        self.store_probe = StoreProbe(self.summary_base_dir)
         self.loader = Loader(
             self.summary_base_dir,
             self.store,
@@ -99,6 +105,15 @@ class DataService:
             return LoaderHealth(
                 STALLED, LoaderFailure(failure_reason(error), one_line(error), time.time())
             )
+        if self.fleet:  # the workers' failures are theirs: say what this process sees
+            listing = self.store_probe.check()
+            if not listing.ok:  # e.g. object-storage keys revoked while running
+                reason = PERMISSION if _refused(listing.detail) else FAILED
+                return LoaderHealth(STALLED, LoaderFailure(reason, listing.detail, None))
+        if self.provider.unreachable is not None:  # answering from what this process holds
+            return LoaderHealth(
+                STALLED, LoaderFailure(STORE_UNREACHABLE, self.provider.unreachable, None)
+            )
         unreadable = unreadable_failure(
             [f"{job.train_id}/{file}" for job in jobs for file in job.unreadable]
         )
@@ -107,6 +122,12 @@ class DataService:
         caught_up = ready and all(job.status == STATUS_LOADED for job in jobs)
         return LoaderHealth(CAUGHT_UP if caught_up else LOADING)
 
+    @property
+    def unreachable_errors(self) -> tuple[type[BaseException], ...]:
+        """What the index store raises while it cannot be reached (none for diskcache)."""
+        errors: tuple[type[BaseException], ...] = getattr(self.store, "unreachable_errors", ())
+        return errors
+
     def start(self) -> None:
         if not self.fleet:
             self.loader.start()
@@ -114,3 +135,13 @@ class DataService:
     def close(self) -> None:
         self.loader.stop()
         self.store.close()
+
+
+def _refused(detail: str) -> bool:
+    """Whether a one-line error says access was refused (a local permission, S3's
+    ``AccessDenied`` / ``InvalidAccessKeyId``, an HTTP 403)."""
+    text = detail.lower()
+    return any(
+        word in text
+        for word in ("permission", "denied", "forbidden", "403", "invalidaccesskeyid", "signature")
+    )

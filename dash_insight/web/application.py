@@ -33,13 +33,20 @@ from dash_insight.web import (
     errors,
     first_paint,
     host_check,
+    operations,
     shell,
     theme,
     warm_up,
 )
 from dash_insight.web import i18n as web_i18n
 from dash_insight.web.components import compare_tabs
-from dash_insight.web.http import API_PREFIX, EXPORT_PREFIX, api_blueprint, json_response
+from dash_insight.web.http import (
+    API_PREFIX,
+    EXPORT_PREFIX,
+    api_blueprint,
+    json_response,
+    unreachable_response,
+)
 from dash_insight.web.http import SECURITY_HEADERS as REST_SECURITY_HEADERS
 from dash_insight.web.plugin import Install, NavLink, Page, Plugin, Route
 
@@ -171,6 +178,8 @@ class DashInsightApp(dash.Dash):
     warm_up: warm_up.WarmUp
     #: The access log every answer below the prefix is written to.
     access_log: access_log.AccessLog
+    #: Requests and their latency per route, for ``/metrics`` (:mod:`dash_insight.web.operations`).
+    request_metrics: operations.RequestMetrics
     #: Writes each page's index (:mod:`dash_insight.web.first_paint`); None: Dash's own.
     index_page: first_paint.IndexPage | None = None
 
@@ -298,6 +307,18 @@ def _install_rest(build: Build) -> None:
     )
 
 
+def _install_unreachable_errors(build: Build) -> None:
+    """A page's callback during a Redis outage: 503 with Retry-After, not a traceback."""
+    for error_type in build.features.data.unreachable_errors:
+        build.app.server.register_error_handler(error_type, unreachable_response)
+
+
+def _install_operations(build: Build) -> None:
+    build.app.request_metrics = operations.install(
+        build.app.server, build.prefix, build.features.data
+    )
+
+
 def _install_security_headers(build: Build) -> None:
     app = build.app
     _add_security_headers(
@@ -332,6 +353,9 @@ STEPS: tuple[Step, ...] = (
     # its inline scripts' hashes go into the security headers
     Step("first-paint", _install_first_paint),
     Step("rest", _install_rest),
+    Step("unreachable-errors", _install_unreachable_errors),
+    # /healthz, /readyz, /metrics; its clock starts before any other hook answers
+    Step("operations", _install_operations),
     Step("security-headers", _install_security_headers, after=("first-paint",)),
     Step("asset-cache", _install_asset_cache),
     # refuses a wrong Host before any other hook answers (a redirect would name a job)

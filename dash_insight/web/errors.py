@@ -181,6 +181,16 @@ def value_unreadable(reason: str) -> ApiError:
 REBUILD_RETRY_AFTER = 2
 
 
+#: Seconds a client is told to wait (``Retry-After``) while the index store cannot be reached.
+UNREACHABLE_RETRY_AFTER = 5
+
+
+def index_unreachable(detail: str) -> ApiError:
+    """The index store (Redis) cannot be reached and this process does not hold the answer:
+    HTTP 503 (with ``Retry-After``), temporary, not a server fault."""
+    return ApiError(UNKNOWN_ERROR, detail, 503)
+
+
 def index_rebuilding(detail: str) -> ApiError:
     """Part of a job's index is missing and the loader is reading it again: HTTP 503 (with
     ``Retry-After``), temporary, not a server fault."""

@@ -75,10 +75,12 @@ def host_allowed(header: str | None, names: Iterable[str]) -> bool:
 def install(server: flask.Flask, settings: Settings, prefix: str) -> None:
     """Refuse requests under ``prefix`` whose ``Host`` is not allowed (403, before any view)."""
     names = allowed_names(settings)
+    # Liveness and readiness hold nothing of the logs: probes use the pod's address.
+    probes = {prefix.rstrip("/") + "/healthz", prefix.rstrip("/") + "/readyz"}
 
     @server.before_request
     def check_host() -> flask.Response | None:
-        if not flask.request.path.startswith(prefix):
+        if not flask.request.path.startswith(prefix) or flask.request.path in probes:
             return None
         header = flask.request.headers.get("Host")
         if host_allowed(header, names):

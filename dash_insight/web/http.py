@@ -43,6 +43,7 @@ from dash_insight.core.provider import (
     ValueUnreadable,
 )
 from dash_insight.core.store.discovery import discover_job, resolve_train_id, train_id_parts
+from dash_insight.core.store.health import STORE_UNREACHABLE, failure_reason, one_line
 from dash_insight.core.store.state import STATUS_LOADING, STATUS_PENDING
 from dash_insight.core.vocabulary import stored_tag
 from dash_insight.web import errors
@@ -200,10 +201,25 @@ def _http_error_response(error: HTTPException) -> Response:
     return _api_error_response(ApiError(errors.UNKNOWN_ERROR, f"{status} {error.name}.", status))
 
 
+def unreachable_response(error: BaseException) -> Response:
+    """503 with ``Retry-After`` for an answer that needs the index store while it cannot be
+    reached (a Redis outage): not logged here, the provider logs once per change."""
+    response = _api_error_response(
+        errors.index_unreachable(
+            f"the index cannot be reached ({one_line(error)}); try again in a few seconds"
+        )
+    )
+    response.headers["Retry-After"] = str(errors.UNREACHABLE_RETRY_AFTER)
+    return response
+
+
 def _unexpected_error_response(error: Exception) -> Response:
     """MindInsight's ``handle_unknown_error``: log it, answer 500 ``System error.``; the answer
     (``request_id`` next to MindInsight's two keys, and the ``X-Request-Id`` header) and the log
-    line carry the request id, so the traceback of what a user saw can be found."""
+    line carry the request id, so the traceback of what a user saw can be found. An index store
+    that cannot be reached is 503 (:func:`unreachable_response`)."""
+    if failure_reason(error) == STORE_UNREACHABLE:
+        return unreachable_response(error)
     rid = request_id(request.environ)
     log.exception("REST API request %s failed (request id %s)", request.path, rid, exc_info=error)
     response = json_response(

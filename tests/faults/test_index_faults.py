@@ -258,7 +258,6 @@ def test_a_damaged_page_is_reported_and_rebuilt(tmp_path: Path) -> None:
     the read that meets it is answered with a clear error, then the loader reads the job again
     (or, when SQLite cannot even delete its rows, rebuilds the whole index) and every step of
     every job is served again."""
-    import numpy as np
 
     base = tmp_path / "logs"
     write_job(base, "job0", steps=2000)
@@ -271,8 +270,13 @@ def test_a_damaged_page_is_reported_and_rebuilt(tmp_path: Path) -> None:
     with sqlite3.connect(database, timeout=60) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in cache.db
         page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-    # Values only job0 has (its steps 1, 2, ... are stored as a progression, not as bytes).
-    at = database.read_bytes().find((1.0 / np.arange(1500, 1510)).astype(np.float32).tobytes())
+        # Bytes only job0's largest scalar chunk has (entries are compressed: found by value).
+        [value] = connection.execute(
+            "SELECT value FROM Cache WHERE key LIKE ? ORDER BY length(value) DESC LIMIT 1",
+            ("chunk\x1f./job0\x1fscalar%",),
+        ).fetchone()
+    middle = len(value) // 2
+    at = database.read_bytes().find(bytes(value)[middle : middle + 64])
     assert at > 0
     with open(database, "r+b") as handle:
         handle.seek(at - at % page_size)

@@ -214,3 +214,270 @@ def test_fleet_discovery_drops_gone_jobs_and_reloads_damaged_ones(
     state = store.load_job("./a")
     assert state is not None and state.status == "loaded"
     store.close()
+
+
+class _Exploit:
+    """Unpickled as a call of ``os.system``: creates ``marker``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_pickle_planted_in_redis_is_never_executed(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 2: anyone able to write to Redis SETs a crafted pickle over a job's state,
+    the job list and its chunks, and INCRs ``generation``. Unpickled, it would create
+    ``marker``; the web process and the worker decode it as an undecodable entry instead
+    (treated as missing), the job is read again from its logs and the answer is right."""
+    import pickle
+
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.provider import DataProvider
+    from dash_insight.core.settings import Settings
+
+    marker = tmp_path / "executed"
+    base = tmp_path / "base"
+    with SummaryWriter(base / "j") as writer:
+        for step in range(10):
+            writer.add_scalar("loss", float(step) / 2, step)
+    settings = Settings(summary_base_dir=str(base), index=redis_url)
+    store = redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+
+    def load() -> None:
+        for train_id in fleet.discover() or ():
+            fleet.load(train_id)
+
+    load()
+    web = DataProvider(settings.base_dir, redis_index.RedisIndexStore(redis_url, settings.base_dir))
+    assert web.read_scalars("./j", "loss").step.tolist() == list(range(10))
+
+    planted = pickle.dumps(_Exploit(marker))
+    client = store.client
+    keys = [
+        key for key in client.scan_iter(match=store.prefix + "*") if client.type(key) == b"string"
+    ]
+    entries = [key for key in keys if client.get(key).startswith(b"DIX")]
+    assert any(b"chunk" in key for key in entries) and any(b"job\x1f" in key for key in entries)
+    for key in entries:
+        client.set(key, planted)
+    client.hincrby(store._k("versions"), "./j", 1)
+    client.incr(store._k("generation"))
+
+    # The web process that held the job: nothing executed; it answers from what it holds
+    # (the job's state as last read, its series cached).
+    assert web.read_scalars("./j", "loss").step.tolist() == list(range(10))
+    # A process that starts now: nothing executed; the planted state is a missing entry, and
+    # it asks for the job to be read again.
+    fresh = DataProvider(
+        settings.base_dir, redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    )
+    assert fresh.list_jobs() == []
+    assert client.sismember(store._k("rebuild"), "./j")
+    load()  # the worker: the planted entries are missing entries; the job is read again
+    for reader in (web, fresh):
+        assert reader.read_scalars("./j", "loss").value.tolist() == [s / 2 for s in range(10)]
+        assert [job.train_id for job in reader.list_jobs()] == ["./j"]
+    assert not marker.exists()
+    assert not client.get(store._k("job", "./j")).startswith(b"\x80")  # rewritten
+    store.close()
+
+
+def test_processes_started_in_different_directories_share_the_index(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Issue #41 item 1: the key prefix and the Celery queue come from the base directory's
+    canonical name (an object-storage URL as it is, a local path as its real path), never
+    from the working directory. A process publishes a job list; processes started elsewhere,
+    naming the base directory with or without a trailing slash, a relative path or a symlink,
+    read it and agree on the queue."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    repo = str(Path(__file__).resolve().parents[2])
+    code = (
+        "import json, sys\n"
+        "from dash_insight.core.settings import Settings\n"
+        "from dash_insight.core.fleet.worker import queue_name\n"
+        "from dash_insight.core.store.redis_index import RedisIndexStore\n"
+        "url, base, write = sys.argv[1], sys.argv[2], sys.argv[3] == 'write'\n"
+        "settings = Settings(summary_base_dir=base, index=url)\n"
+        "store = RedisIndexStore(url, settings.base_dir)\n"
+        "if write:\n"
+        "    store.set_job_list([('./published-from-' + base, 1.0, 2.0)])\n"
+        "print(json.dumps([store.prefix, queue_name(settings), store.job_list()]))\n"
+    )
+
+    def run(*processes: tuple[Path, str, bool]) -> list[list[object]]:
+        """Run the processes side by side (cwd, base directory, whether to write)."""
+        started = []
+        for cwd, base, write in processes:
+            cwd.mkdir(parents=True, exist_ok=True)
+            started.append(
+                subprocess.Popen(
+                    [
+                        os.path.abspath(sys.executable),
+                        "-c",
+                        code,
+                        redis_url,
+                        base,
+                        "write" if write else "read",
+                    ],
+                    cwd=cwd,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    env={**os.environ, "PYTHONPATH": repo},
+                )
+            )
+        out = []
+        for process in started:
+            stdout, stderr = process.communicate(timeout=60)
+            assert process.returncode == 0, stderr
+            out.append(list(json.loads(stdout)))
+        return out
+
+    url = f"s3://fleet-{tmp_path.name}/logs"
+    (tmp_path / "data" / "logs").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "data")
+    first, local = run((tmp_path / "one", url, True), (tmp_path / "data", "logs", True))
+    second, elsewhere = run(
+        (tmp_path / "two" / "deeper", url + "/", False),  # another directory, a trailing slash
+        (tmp_path / "two", str(tmp_path / "link" / "logs"), False),  # through a symlink
+    )
+    assert first == second and second[2] == [[f"./published-from-{url}", 1.0, 2.0]]
+    assert local == elsewhere and local[0] != first[0] and local[1] != first[1]
+    assert elsewhere[2] == [["./published-from-logs", 1.0, 2.0]]
+
+
+def test_status_shows_a_fleet_web_process_with_its_index(
+    redis_password_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #41 item 7: ``dash-insight status`` said "no index yet" of fleet web processes;
+    their record names the Redis index (password redacted) and the state is read from it."""
+    from dash_insight.core import runtime
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+    from tests.redis_server import REDIS_PASSWORD
+
+    with SummaryWriter(tmp_path / "base" / "j") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(
+        summary_base_dir=str(tmp_path / "base"),
+        index=redis_password_url,
+        workspace=str(tmp_path / "ws"),
+        port=8123,
+    )
+    store = redis_index.RedisIndexStore(redis_password_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+    for train_id in fleet.discover() or ():
+        fleet.load(train_id)
+    store.close()
+    monkeypatch.setattr("setproctitle.setproctitle", lambda title: None)
+    monkeypatch.setenv("DASH_INSIGHT_INDEX", redis_password_url)  # as the server's own
+    record = runtime.announce(settings, "dash-insight start")
+    try:
+        assert REDIS_PASSWORD not in record.index and ":***@" in record.index
+        state = runtime.load_state(record.workspace, record.summary_base_dir, record.index)
+        assert state == f"fleet index {record.index}: loaded: 1 jobs, 0.0 MB"
+        monkeypatch.delenv("DASH_INSIGHT_INDEX")  # without the password: says why, one line
+        state = runtime.load_state(record.workspace, record.summary_base_dir, record.index)
+        assert state.startswith(f"fleet index {record.index}: unreachable (") and "\n" not in state
+        assert REDIS_PASSWORD not in state
+    finally:
+        runtime.retire(record, settings.workspace)
+
+
+def test_one_beat_wins_each_discovery_round(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 3: every worker may run the beat; the first discovery of a round takes
+    its lease and the others return, until the round's lease expires."""
+    import time
+
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+
+    with SummaryWriter(tmp_path / "base" / "j") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(summary_base_dir=str(tmp_path / "base"), index=redis_url)
+    beats = [
+        FleetLoading(settings, redis_index.RedisIndexStore(redis_url, settings.base_dir))
+        for _ in range(2)
+    ]
+    assert beats[0].store.last_discovery() is None
+    assert beats[0].discover(round_seconds=1.0) == ["./j"]
+    assert beats[1].discover(round_seconds=1.0) is None  # this round is taken
+    discovered = beats[1].store.last_discovery()
+    assert discovered is not None and time.time() - discovered < 30
+    time.sleep(1.1)
+    assert beats[1].discover(round_seconds=1.0) == []  # the next round: another beat wins
+    for beat in beats:
+        beat.store.close()
+
+
+def test_discovery_reads_only_the_states_of_changed_jobs(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 6: discovery compares each job's change mark (one HMGET) with its
+    listing, and reads and decodes the states of changed jobs only."""
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.settings import Settings
+
+    base = tmp_path / "base"
+    for name in ("a", "b", "c"):
+        with SummaryWriter(base / name) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(summary_base_dir=str(base), index=redis_url)
+    store = redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+    for train_id in fleet.discover() or ():
+        fleet.load(train_id)
+    read: list[list[str]] = []
+    load_jobs = store.load_jobs
+    store.load_jobs = lambda ids: read.append(sorted(ids)) or load_jobs(ids)  # type: ignore[method-assign]
+    assert fleet.discover() == [] and read == [[]]  # nothing changed: no state read
+    with SummaryWriter(base / "b") as writer:  # a new file in one job
+        writer.add_scalar("loss", 2.0, 2)
+    assert fleet.discover() == ["./b"] and read[-1] == ["./b"]
+    assert fleet.load("./b").value == "done"
+    assert fleet.discover() == [] and read[-1] == []
+    store.close()
+
+
+def test_readers_fetch_only_the_versions_of_changed_jobs(redis_url: str, tmp_path: Path) -> None:
+    """Issue #41 item 6: a generation bump records which jobs it changed; a reader that saw
+    the previous generation fetches those jobs' versions (HMGET), not the whole hash."""
+    from dash_insight.core.provider import DataProvider
+
+    writer = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    with writer.transaction():
+        for name in ("./a", "./b", "./c"):
+            writer.save_job(JobState(name, version=1))
+        writer.set_job_list([(name, 0.0, 0.0) for name in ("./a", "./b", "./c")])
+        writer.bump_generation()
+    reader_store = redis_index.RedisIndexStore(redis_url, str(tmp_path))
+    whole: list[int] = []
+    job_versions = reader_store.job_versions
+    reader_store.job_versions = lambda: whole.append(1) or job_versions()  # type: ignore[method-assign]
+    reader = DataProvider(str(tmp_path), reader_store)
+    assert [job.version for job in reader.list_jobs()] == [1, 1, 1] and whole == [1]
+    with writer.transaction():
+        writer.save_job(JobState("./b", version=2))
+        writer.delete_job(JobState("./c", version=1))
+        writer.set_job_list([("./a", 0.0, 0.0), ("./b", 0.0, 0.0)])
+        writer.bump_generation()
+    assert reader_store.changed_since(reader.data_version()[1] - 1) == ["./b", "./c"]
+    assert {job.train_id: job.version for job in reader.list_jobs()} == {"./a": 1, "./b": 2}
+    assert whole == [1]  # only the changed jobs' versions were read
+    writer.bump_generation()  # outside a transaction: which jobs changed is not known
+    reader.list_jobs()
+    assert whole == [1, 1]
+    writer.close()
+    reader_store.close()

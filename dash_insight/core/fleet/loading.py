@@ -23,6 +23,7 @@ import time
 
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.discovery import JobInfo, discover_job, discover_jobs
+from dash_insight.core.store.fingerprint import job_fingerprint
 from dash_insight.core.store.loader import Loader
 from dash_insight.core.store.redis_index import RedisIndexStore
 from dash_insight.core.store.state import JobState
@@ -107,9 +108,15 @@ class FleetLoading:
             load_workers=1,
         )
 
-    def discover(self) -> list[str] | None:
+    def discover(self, round_seconds: float | None = None) -> list[str] | None:
         """Publish the job list; the train_ids to load now (each marked queued), or None when
-        another worker is discovering."""
+        another worker is discovering — or, with ``round_seconds`` (what the beat sends: a
+        little less than its interval), when another worker's beat already won this round:
+        every worker may run the beat, the first discovery of a round takes the round's
+        lease (SET NX PX, never released, it expires), the others return. A dead beat's
+        rounds are taken by the next beat after at most ``round_seconds``."""
+        if round_seconds is not None and not self.store.try_mark("discovery-round", round_seconds):
+            return None
         with self.store.lease("discovery", max(self.lease_seconds, 60.0)) as lease:
             if lease is None:
                 return None
@@ -118,10 +125,16 @@ class FleetLoading:
                 if self._discovery.publish_listing(found):
                     self.store.bump_generation()
             jobs = [job for job in found if job.listed]
-            states = self.store.load_jobs([job.train_id for job in jobs])
+            # Incremental: one HMGET of the jobs' change marks; only the jobs whose mark
+            # differs from their listing (new, changed, not read to the end) have their
+            # state read and compared.
+            marks = self.store.fingerprints([job.train_id for job in jobs])
+            changed = [job for job in jobs if marks.get(job.train_id) != job_fingerprint(job)]
+            states = self.store.load_jobs([job.train_id for job in changed])
+            self.store.mark_discovered()
             return [
                 job.train_id
-                for job in jobs
+                for job in changed
                 if needs_load(job, states.get(job.train_id))
                 and self.store.try_mark(_queued(job.train_id), QUEUED_SECONDS)
             ]

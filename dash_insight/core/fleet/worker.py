@@ -5,8 +5,10 @@ tasks, on a queue of the base directory's own (``dash-insight-<digest>``), so wo
 base directories sharing the Redis never take them:
 
 * :data:`DISCOVER`, sent every ``--reload-interval`` seconds by Celery beat (embedded with
-  ``--beat`` in one worker or more: a second beat only sends discoveries that find the
-  ``discovery`` lease taken), sends one :data:`LOAD` task per job whose files changed;
+  ``--beat`` in any number of workers: the first discovery of each round takes that round's
+  lease in Redis and the others return, so killing any worker keeps discovery running; the
+  time of the last discovery is in Redis, shown by ``/readyz`` and ``/metrics``), sends one
+  :data:`LOAD` task per job whose files changed;
 * :data:`LOAD` loads one job under its lease (:class:`.loading.FleetLoading`).
 
 Both are ``acks_late`` (a task whose worker died is delivered again once the broker's
@@ -38,6 +40,9 @@ LOAD = "dash_insight.load_job"
 #: How long the broker waits for the ack of a delivered task before delivering it again (a
 #: worker killed mid-task): longer than any task runs (see ``task_seconds``).
 VISIBILITY_TIMEOUT_SECONDS = 300
+#: The share of the discovery interval a beat's round lease lasts: every worker may run the
+#: beat, the first discovery of each round wins it and the others return (FleetLoading.discover).
+ROUND_SHARE = 0.8
 _RETRIED = (IndexConflict, LeaseLost, redis.ConnectionError, redis.TimeoutError)
 
 
@@ -98,6 +103,9 @@ def create_celery(
         worker_prefetch_multiplier=1,
         broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_SECONDS},
         broker_connection_retry_on_startup=True,
+        # Bounded: a broker gone for good ends the worker with Celery's message (its
+        # supervisor restarts it) instead of retrying forever.
+        broker_connection_max_retries=20,
         beat_schedule={
             "discover": {
                 "task": DISCOVER,
@@ -113,7 +121,13 @@ def create_celery(
     )
     def discover() -> int:
         """Publish the job list and queue the jobs that changed; how many were queued."""
-        train_ids = loading.get().discover()
+        fleet = loading.get()
+        try:
+            train_ids = fleet.discover(round_seconds=interval * ROUND_SHARE)
+        except Exception:
+            fleet.store.count_task("discover", "error")
+            raise
+        fleet.store.count_task("discover", "skipped" if train_ids is None else "done")
         for train_id in train_ids or ():
             load_job.delay(train_id)
         return len(train_ids or ())
@@ -124,7 +138,12 @@ def create_celery(
     def load_job(train_id: str) -> str:
         """Load what is new in one job; queued again when its time ran out."""
         fleet = loading.get()
-        outcome = fleet.load(train_id)
+        try:
+            outcome = fleet.load(train_id)
+        except Exception:
+            fleet.store.count_task("load_job", "error")
+            raise
+        fleet.store.count_task("load_job", outcome.value)
         if outcome is Outcome.MORE:
             fleet.mark_queued(train_id)
             load_job.delay(train_id)
@@ -146,6 +165,9 @@ def run_worker(
     extra: list[str] | None = None,
 ) -> int:
     """Run a Celery worker in this process until it is stopped (Ctrl-C, SIGTERM)."""
+    # The index first: a wrong password or an unreachable Redis is one line and an exit
+    # (IndexUnavailable), not Celery's endless reconnection.
+    RedisIndexStore(settings.index, settings.base_dir).close()
     app = create_celery(
         settings, lease_seconds=lease_seconds, task_seconds=task_seconds, slice_bytes=slice_bytes
     )

@@ -131,48 +131,6 @@ def overlapping(
     return lo, max(lo, hi)
 
 
-def arithmetic_progression(first: int, stride: int, count: int, dtype: str) -> np.ndarray:
-    """``first, first + stride, ...`` (``count`` values, int64 arithmetic) as ``dtype``: what a
-    :class:`Progression` is unpickled as."""
-    values = np.arange(count, dtype=np.int64) * np.int64(stride) + np.int64(first)
-    return values.astype(np.dtype(dtype), copy=False)
-
-
-class Progression:
-    """An integer column that is an arithmetic progression (the steps of a run that records
-    every step, a histogram's constant record length), pickled as the call of
-    :func:`arithmetic_progression` that rebuilds it: 60 bytes instead of 8 per value. A reader
-    unpickles a plain ``np.ndarray``; only the pickle is smaller (a third of a scalar chunk:
-    step 8 + wall time 8 + value 4 bytes per point), and with it what the index writer
-    writes."""
-
-    __slots__ = ("args",)
-
-    def __init__(self, args: tuple[int, int, int, str]) -> None:
-        self.args = args
-
-    def __reduce__(self) -> tuple[object, tuple[int, int, int, str]]:
-        return arithmetic_progression, self.args
-
-
-def compact(column: np.ndarray) -> np.ndarray | Progression:
-    """``column`` as a :class:`Progression` when it is a 1-D integer arithmetic progression of
-    at least 3 values (equal differences in int64 arithmetic: the rebuilt array is the same
-    bit for bit), else ``column`` itself."""
-    if (
-        column.ndim != 1
-        or column.dtype.kind not in "iu"
-        or len(column) < 3
-        or column.dtype.itemsize > 8
-        or column.dtype == np.uint64
-    ):
-        return column
-    differences = np.diff(column.astype(np.int64, copy=False))
-    if not (differences == differences[0]).all():
-        return column
-    return Progression((int(column[0]), int(differences[0]), len(column), column.dtype.str))
-
-
 class _BlockExtremes:
     """What every level of a chunk's summaries is cut from, computed once per chunk: its values
     as float64 with NaN / ±inf replaced by +inf (for the minimum) and -inf (for the maximum),

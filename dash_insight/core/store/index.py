@@ -58,7 +58,6 @@ import fcntl
 import hashlib
 import logging
 import os
-import pickle
 import shutil
 import sqlite3
 import threading
@@ -69,7 +68,7 @@ from typing import Any, NamedTuple, TypeVar
 import diskcache
 import numpy as np
 
-from dash_insight.core.format.remote import is_url, normalise_url
+from dash_insight.core.format.remote import is_url, local_path_of, normalise_url
 from dash_insight.core.private_files import (
     PRIVATE_DIRECTORY,
     create_private_file,
@@ -82,9 +81,9 @@ from dash_insight.core.store.chunks import (
     SummaryPoints,
     chunk_extremes,
     chunk_ref,
-    compact,
     summaries,
 )
+from dash_insight.core.store.codec import UndecodableEntry, decode, encode
 from dash_insight.core.store.index_api import (
     DamagedEntry,
     IndexConflict,
@@ -103,7 +102,9 @@ log = logging.getLogger(__name__)
 #: 7: integer columns that are arithmetic progressions are pickled as a call of
 #:    chunks.arithmetic_progression (an index of format 6 would be read right, but a format-6
 #:    reader could not unpickle the new chunks).
-INDEX_FORMAT = 7
+#: 8: no pickle: every entry is written by :mod:`.codec` (columns as compressed numpy buffers
+#:    with a JSON header, states as tagged JSON); diskcache's pickle mode reads them with it.
+INDEX_FORMAT = 8
 #: How long a chunk replaced by a merge (or dropped with its file) stays readable for readers
 #: that still hold the job state naming it; a reader that misses one reloads the state.
 RETIRED_CHUNK_SECONDS = 60.0
@@ -163,17 +164,28 @@ class BlobColumns(NamedTuple):
     meta: list[dict[str, Any] | None]
 
 
-#: The columns of one chunk. NamedTuples: pickled as a class reference plus a plain tuple.
+#: The columns of one chunk (stored by :mod:`.codec` as compressed numpy buffers).
 Columns = ScalarColumns | BlobColumns
 ColumnsT = TypeVar("ColumnsT", ScalarColumns, BlobColumns)
 
 
+def canonical_location(base_dir: str) -> str:
+    """The name every process gives ``base_dir``, wherever it was started: a URL without
+    trailing slashes (``s3://b/p`` and ``s3://b/p/`` are one; never resolved against the
+    working directory), a local path (or ``file://`` URL) as its real path."""
+    if is_url(base_dir):
+        local = local_path_of(base_dir)
+        if local is None:
+            return normalise_url(base_dir)
+        base_dir = local
+    return os.path.realpath(os.path.expanduser(base_dir))
+
+
 def index_directory(workspace: str, base_dir: str) -> str:
     """Where the index of ``base_dir`` lives under ``workspace`` (one per base directory): a
-    digest of its real path, or of its URL without trailing slashes (``s3://b/p`` and
-    ``s3://b/p/`` share one index), so the name is stable and safe on any filesystem."""
-    key = normalise_url(base_dir) if is_url(base_dir) else os.path.realpath(base_dir)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    digest of its :func:`canonical_location`, so the name is stable and safe on any
+    filesystem."""
+    digest = hashlib.sha256(canonical_location(base_dir).encode()).hexdigest()[:16]
     return os.path.join(workspace, "index", digest)
 
 
@@ -239,27 +251,41 @@ def chunk_entries(serial: int, columns: Columns) -> tuple[ChunkRef, dict[int, Su
 
 
 def dump_entry(value: Any) -> bytes:
-    """The bytes an index entry is stored as: its pickle (what diskcache writes for an object
-    and what the Redis index stores; both read it with ``pickle.loads``), the integer columns
-    of a chunk that are arithmetic progressions pickled as such (:func:`~.chunks.compact`).
-    """
-    # The columns tuple only carries a Progression on its way into pickle.dumps (typed Any).
-    columns: Any = value
-    if isinstance(value, ScalarColumns):
-        columns = columns._replace(step=compact(value.step))
-    elif isinstance(value, BlobColumns):
-        columns = columns._replace(
-            step=compact(value.step),
-            offset=compact(value.offset),
-            length=compact(value.length),
-            value_index=compact(value.value_index),
-        )
-    return pickle.dumps(columns, protocol=pickle.HIGHEST_PROTOCOL)
+    """The bytes an index entry is stored as (both stores): :func:`.codec.encode`, never a
+    pickle (nothing a store hands back is executed)."""
+    return encode(value)
+
+
+class _CodecDisk(diskcache.Disk):
+    """diskcache's serialisation with :mod:`.codec` in place of pickle: strings, numbers and
+    bytes are stored as diskcache stores them; any other value is encoded, stored under
+    diskcache's pickle mode and decoded by :func:`.codec.decode` when read, so a row that holds
+    a real pickle (written by an older version, or planted) is undecodable, never executed."""
+
+    def store(self, value: Any, read: bool, key: Any = diskcache.core.UNKNOWN) -> Any:
+        if read or type(value) in (str, int, float, bytes):
+            return super().store(value, read, key=key)
+        data = encode(value)
+        if len(data) < self.min_file_size:
+            return 0, diskcache.core.MODE_PICKLE, None, sqlite3.Binary(data)
+        filename, full_path = self.filename(key, data)
+        with open(full_path, "xb") as handle:
+            handle.write(data)
+        return len(data), diskcache.core.MODE_PICKLE, filename, None
+
+    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+        if mode != diskcache.core.MODE_PICKLE:
+            return super().fetch(mode, filename, value, read)
+        if value is None and filename is not None:
+            with open(os.path.join(self._directory, filename), "rb") as handle:
+                return decode(handle.read())
+        return decode(value)
 
 
 class PreparedChunk(NamedTuple):
     """One chunk ready to be stored: everything but its serial computed (by a load worker),
-    its entries already pickled, so that the single writer of the index only inserts bytes."""
+    its entries already encoded (:func:`dump_entry`), so that the single writer of the index
+    only inserts bytes."""
 
     ref: ChunkRef  # serial 0: the writer gives it one
     columns: bytes  # dump_entry of the ScalarColumns / BlobColumns
@@ -268,7 +294,7 @@ class PreparedChunk(NamedTuple):
 
 def prepare_chunks(columns: Columns) -> list[PreparedChunk]:
     """The chunks storing ``columns`` (cut by :func:`split_columns`), each with its
-    :func:`chunk_entries` (step bounds, extremes, summaries) computed and pickled: what
+    :func:`chunk_entries` (step bounds, extremes, summaries) computed and encoded: what
     :meth:`IndexStore.append_chunk` computes in the writer, done where ``columns`` were read."""
     prepared = []
     for piece in split_columns(columns):
@@ -424,6 +450,7 @@ class IndexStore:
         # No eviction: diskcache's default drops entries past 1 GB, which would lose data.
         cache = diskcache.Cache(
             self.directory,
+            disk=_CodecDisk,
             eviction_policy="none",
             size_limit=2**62,
             cull_limit=0,
@@ -530,7 +557,10 @@ class IndexStore:
     # -- jobs --
     def job_list(self) -> list[tuple[str, float, float]]:
         """(train_id, create_time, update_time) of every discovered job, newest first."""
-        return list(self._cache.get("jobs", []))
+        try:
+            return list(self._cache.get("jobs", []))
+        except UndecodableEntry:  # as missing: the next discovery writes it again
+            return []
 
     def set_job_list(self, jobs: list[tuple[str, float, float]]) -> None:
         self._cache.set("jobs", jobs)
@@ -540,7 +570,7 @@ class IndexStore:
         return "jobs" in self._cache
 
     def load_job(self, train_id: str, repair: bool = True) -> JobState | None:
-        """The stored state, or None (also when it cannot be unpickled or read: with
+        """The stored state, or None (also when it cannot be decoded or read: with
         ``repair`` — the loader — it is then deleted, to be rebuilt). Readers pass
         ``repair=False`` and get the error: a reader must never delete what the loader wrote
         (a job would vanish for every process until it is read again from its files)."""
@@ -580,7 +610,10 @@ class IndexStore:
 
     def job_versions(self) -> dict[str, int]:
         """{train_id: version} of every stored job: readers reload only the jobs that changed."""
-        return stored_versions(self._cache.get("versions", {}))
+        try:
+            return stored_versions(self._cache.get("versions", {}))
+        except UndecodableEntry:
+            raise DamagedEntry("the index entry 'versions' is damaged") from None
 
     def job_version(self, train_id: str) -> int | None:
         return self.job_versions().get(train_id)
@@ -599,16 +632,19 @@ class IndexStore:
                 pending = set(self._cache.get("rebuild", ()))
                 if train_id not in pending:
                     self._cache.set("rebuild", pending | {train_id})
-        except (sqlite3.Error, diskcache.Timeout) as error:
+        except (sqlite3.Error, diskcache.Timeout, UndecodableEntry) as error:
             log.warning("could not ask for %s to be indexed again: %s", train_id, error)
 
     def take_rebuild_requests(self) -> set[str]:
         """The train_ids readers asked to be indexed again, removed from the index (the
         loader, inside its transaction)."""
-        pending = set(self._cache.get("rebuild", ()))
+        try:
+            pending = set(self._cache.get("rebuild", ()))
+        except UndecodableEntry:
+            pending = {"\0"}  # deleted below; names no job
         if pending:
             self._cache.delete("rebuild")
-        return pending
+        return pending - {"\0"}
 
     # -- chunks --
     def append_chunk(
@@ -653,7 +689,7 @@ class IndexStore:
         """Store the chunks of a slice of a file read for the first time, prepared by
         :func:`prepare_chunks` (``tags``: plugin, tag and its chunks; no merging), as
         :meth:`append_chunk` with ``merge=False`` would: one serial block reserved and every
-        entry inserted with one ``executemany`` of ready pickles. Call inside
+        entry inserted with one ``executemany`` of ready entries. Call inside
         :meth:`transaction`."""
         total = sum(len(chunks) for _, _, chunks in tags)
         if not total:
@@ -671,14 +707,15 @@ class IndexStore:
                     (_key("lod", *key, level), summary) for level, summary in chunk.summaries
                 )
                 refs.append(ref)
-        self._insert_pickles(rows)
+        self._insert_entries(rows)
 
-    def _insert_pickles(self, rows: list[tuple[str, bytes]]) -> None:
-        """Insert entries under new keys whose values are already pickled, as
-        ``diskcache.Cache.set`` stores a pickled object inside the database (its ``Cache``
-        table: ``raw`` 1 for a string key, ``mode`` 4 (``MODE_PICKLE``), ``size`` 0, no
-        expiry), so ``get`` reads them back as usual; diskcache's triggers keep its count. One
-        ``executemany`` instead of a SELECT and an INSERT per entry through ``set``. A value of
+    def _insert_entries(self, rows: list[tuple[str, bytes]]) -> None:
+        """Insert entries under new keys whose values are already encoded
+        (:func:`dump_entry`), as ``diskcache.Cache.set`` stores an object inside the database
+        through :class:`_CodecDisk` (its ``Cache`` table: ``raw`` 1 for a string key, ``mode``
+        4 (``MODE_PICKLE``, read by :func:`.codec.decode`), ``size`` 0, no expiry), so ``get``
+        reads them back as usual; diskcache's triggers keep its count. One ``executemany``
+        instead of a SELECT and an INSERT per entry through ``set``. A value of
         :data:`_IN_DATABASE_BYTES` or more goes through ``set`` (diskcache writes it to a
         file)."""
         now = time.time()
@@ -695,14 +732,14 @@ class IndexStore:
                 ),
             )
             for key, value in large:
-                self._cache.set(key, pickle.loads(value))
+                self._cache.set(key, decode(value))
 
     def _new_chunk(
         self, train_id: str, plugin: str, tag: str, name: str, columns: Columns
     ) -> ChunkRef:
         serial = int(self._cache.incr("chunk-serial", default=0))
         ref, summaries = chunk_entries(serial, columns)
-        self._insert_pickles(
+        self._insert_entries(
             [(_key("chunk", train_id, plugin, tag, name, serial), dump_entry(columns))]
             + [
                 (_key("lod", train_id, plugin, tag, name, serial, level), dump_entry(summary))
@@ -730,7 +767,7 @@ class IndexStore:
         missing or unreadable."""
         try:
             entry = self._cache.get(key)
-        except Exception as error:  # a damaged page, or a pickle this code cannot read
+        except Exception as error:  # a damaged page, or an entry this code cannot decode
             if isinstance(error, sqlite3.OperationalError):
                 raise
             raise MissingChunk(f"index entry unreadable: {what}: {error!r}") from error

@@ -9,6 +9,7 @@ the settings; the Redis module (and the ``redis`` package) is imported only when
 from __future__ import annotations
 
 import contextlib
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -155,6 +156,23 @@ class IndexApi(Protocol):
 def is_redis_url(index: str | None) -> bool:
     """``--index`` names a Redis server (``redis://``, ``rediss://`` or ``unix://``)."""
     return bool(index) and str(index).split("://", 1)[0] in ("redis", "rediss", "unix")
+
+
+class IndexUnavailable(RuntimeError):
+    """The index store cannot be opened: a wrong password, or still unreachable after the
+    bounded retries. Its message is one line (the URL's password redacted) meant for the
+    operator."""
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password (if any) replaced by ``***``: what logs, errors and
+    ``dash-insight status`` show."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urllib.parse.urlunsplit(parts._replace(netloc=user + netloc))
 
 
 def open_index(

@@ -3,7 +3,10 @@
 machines (:mod:`dash_insight.core.fleet`).
 
 Keys start with ``dash-insight:<digest of the base directory>:``, so one Redis holds the
-indexes of several base directories. Values are pickles, as in diskcache:
+indexes of several base directories. Values are written by :mod:`.codec`, never pickles (a
+process must not execute what anyone able to write to Redis put there): columns as compressed
+numpy buffers with a JSON header, everything else as tagged JSON. A value that does not decode
+(planted, damaged, of another version) is treated as missing: its job is read again.
 
 * ``job|<train_id>`` -> :class:`~.state.JobState`; ``chunk|...`` -> column chunks, named by a
   serial from ``chunk-serial`` (blocks reserved with INCRBY), never overwritten, and
@@ -38,15 +41,18 @@ import functools
 import hashlib
 import logging
 import os
-import pickle
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import redis
 
 from dash_insight.core.store.chunks import ChunkRef, SummaryPoints
+from dash_insight.core.store.codec import UndecodableEntry, decode
+from dash_insight.core.store.fingerprint import state_fingerprint
+from dash_insight.core.store.health import one_line
 from dash_insight.core.store.index import (
     _SEP,
     INDEX_FORMAT,
@@ -56,6 +62,7 @@ from dash_insight.core.store.index import (
     MissingChunk,
     PreparedChunk,
     _concat,
+    canonical_location,
     check_layout,
     check_summary,
     chunk_entries,
@@ -64,7 +71,12 @@ from dash_insight.core.store.index import (
     merge_newest_chunks,
     split_columns,
 )
-from dash_insight.core.store.index_api import DamagedEntry, IndexConflict
+from dash_insight.core.store.index_api import (
+    DamagedEntry,
+    IndexConflict,
+    IndexUnavailable,
+    redacted,
+)
 from dash_insight.core.store.state import FileState, JobState
 
 log = logging.getLogger(__name__)
@@ -81,19 +93,36 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+_BUMP = """
+local generation = redis.call('incr', KEYS[1])
+for i = 1, #ARGV do
+    redis.call('zadd', KEYS[2], generation, ARGV[i])
+end
+return generation
+"""
+#: The member of ``changes`` meaning "the jobs changed are not known: read every version".
+EVERYTHING = "*"
 Write = Callable[[Any], Any]  # one buffered command, applied to a pipeline
+#: Seconds to connect to Redis, and to wait for an answer, unless the URL says otherwise.
+CONNECT_TIMEOUT_SECONDS = 3.0
+SOCKET_TIMEOUT_SECONDS = 30.0
+#: Tries to open the index while Redis cannot be reached, the first pause (doubled each time,
+#: at most 8 s): about 15 s in all, then one clear error.
+OPEN_ATTEMPTS = 5
+OPEN_PAUSE_SECONDS = 1.0
 #: Chunk serials reserved at once by a writer.
 SERIAL_BLOCK = 256
 
 
 def _dump(value: Any) -> bytes:
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return dump_entry(value)
 
 
 def key_prefix(base_dir: str) -> str:
-    """``dash-insight:<16 hex digits>:``: the keys of one base directory (every process must
-    name it by the same path)."""
-    digest = hashlib.sha256(os.path.realpath(base_dir).encode()).hexdigest()[:16]
+    """``dash-insight:<16 hex digits>:``: the keys of one base directory, a digest of its
+    :func:`~.index.canonical_location` (an object-storage URL as it is, a local path as its
+    real path), so processes started in any working directory share them."""
+    digest = hashlib.sha256(canonical_location(base_dir).encode()).hexdigest()[:16]
     return f"dash-insight:{digest}:"
 
 
@@ -104,6 +133,7 @@ class _Transaction:
         self.pipe = pipe
         self.writes: list[Write] = []
         self.values: dict[str, bytes | None] = {}  # None: deleted
+        self.changed: set[str] = set()  # train_ids saved or deleted (see bump_generation)
 
 
 class Lease:
@@ -122,17 +152,69 @@ class Lease:
 class RedisIndexStore:
     """Typed access to the Redis index of one summary base directory (see the module)."""
 
+    #: What a call raises while Redis cannot be reached (the web layer answers 503).
+    unreachable_errors: tuple[type[BaseException], ...] = (
+        redis.ConnectionError,
+        redis.TimeoutError,
+    )
+
     def __init__(self, url: str, base_dir: str) -> None:
         self.url = url
         # Any: redis-py types every answer as bytes | str (decode_responses is chosen at run
-        # time); this client answers bytes.
-        self.client: Any = redis.Redis.from_url(url)
+        # time); this client answers bytes. Bounded timeouts (the URL's own win): a Redis
+        # behind a dropped network must make a request answer 503 soon, not hang.
+        self.client: Any = redis.Redis.from_url(
+            url,
+            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+            socket_timeout=SOCKET_TIMEOUT_SECONDS,
+        )
         self.prefix = key_prefix(base_dir)
         self._local = threading.local()
         self._epoch = 0
         self._serial_lock = threading.Lock()
         self._serial_next = self._serial_end = 0  # the reserved block [next, end)
-        self._open()
+        self._open_with_retries()
+        log.info(
+            "index in Redis %s, keys %s* (base directory %s)",
+            redacted(url),
+            self.prefix,
+            canonical_location(base_dir),
+        )
+
+    def _open_with_retries(self) -> None:
+        """:meth:`_open`, tried :data:`OPEN_ATTEMPTS` times with a growing pause while Redis
+        cannot be reached; :class:`IndexUnavailable` with one line when it still cannot be, or
+        at once when Redis refuses the credentials (retrying would not help)."""
+        where = redacted(self.url)
+        for attempt in range(1, OPEN_ATTEMPTS + 1):
+            try:
+                self._open()
+                return
+            except redis.AuthenticationError as error:
+                raise IndexUnavailable(
+                    f"the index {where} refused the credentials: {one_line(error)} (give the "
+                    "password in DASH_INSIGHT_INDEX or a config file, see docs/fleet.md)"
+                ) from None
+            except redis.ResponseError as error:  # NOAUTH, WRONGPASS, NOPERM
+                raise IndexUnavailable(
+                    f"the index {where} refused this client: {one_line(error)}"
+                ) from None
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                if attempt == OPEN_ATTEMPTS:
+                    raise IndexUnavailable(
+                        f"the index {where} cannot be reached after {OPEN_ATTEMPTS} tries: "
+                        f"{one_line(error)}"
+                    ) from None
+                pause = min(OPEN_PAUSE_SECONDS * 2 ** (attempt - 1), 8.0)
+                log.warning(
+                    "the index %s cannot be reached (%s); try %d of %d in %.0f s",
+                    where,
+                    one_line(error),
+                    attempt + 1,
+                    OPEN_ATTEMPTS,
+                    pause,
+                )
+                time.sleep(pause)
 
     def _k(self, *parts: object) -> str:
         return self.prefix + _SEP.join(str(part) for part in parts)
@@ -278,10 +360,71 @@ class RedisIndexStore:
             raise DamagedEntry("the index entry 'generation' is damaged") from None
 
     def bump_generation(self) -> int:
-        """INCR ``generation`` with the transaction's other writes; returns the generation it
-        will publish unless another writer commits first."""
-        self._write(lambda client: client.incr(self._k("generation")))
+        """INCR ``generation`` with the transaction's other writes, and record in ``changes``
+        (a sorted set: train_id -> the generation that last changed it) the jobs the
+        transaction saved or deleted, so readers fetch those versions only
+        (:meth:`changed_since`); ``*`` when they are not known. Returns the generation it will
+        publish unless another writer commits first."""
+        tx = self._tx
+        keys = (self._k("generation"), self._k("changes"))
+
+        def write(client: Any) -> None:  # applied at EXEC: every save of the transaction is in
+            ids = sorted(tx.changed) if tx is not None and tx.changed else [EVERYTHING]
+            client.eval(_BUMP, 2, *keys, *ids)
+
+        self._write(write)
         return int(self.client.get(self._k("generation")) or 0) + 1
+
+    def changed_since(self, generation: int) -> list[str] | None:
+        """The train_ids changed after ``generation`` (one ZRANGEBYSCORE), None when that is
+        not known (a change recorded as ``*``): read every version then."""
+        found = [
+            name.decode()
+            for name in self.client.zrangebyscore(self._k("changes"), f"({generation}", "+inf")
+        ]
+        return None if EVERYTHING in found else found
+
+    def versions_of(self, train_ids: list[str]) -> dict[str, int]:
+        """The published versions of ``train_ids`` that exist (one HMGET)."""
+        if not train_ids:
+            return {}
+        found = self.client.hmget(self._k("versions"), train_ids)
+        try:
+            return {
+                train_id: int(version)
+                for train_id, version in zip(train_ids, found, strict=True)
+                if version is not None
+            }
+        except ValueError:
+            raise DamagedEntry("the index entry 'versions' is damaged") from None
+
+    def count_task(self, task: str, outcome: str) -> None:
+        """Count one finished task of the fleet's workers (``task-counts``: a hash
+        ``<task>|<outcome>`` -> count), shown by every process's ``/metrics``. Never raises:
+        a count must not fail the task."""
+        with contextlib.suppress(redis.RedisError):
+            self.client.hincrby(self._k("task-counts"), f"{task}|{outcome}", 1)
+
+    def task_counts(self) -> dict[tuple[str, str], int]:
+        """{(task, outcome): count} of the fleet's workers since the index was created."""
+        out = {}
+        for field, count in self.client.hgetall(self._k("task-counts")).items():
+            task, _, outcome = field.decode().partition("|")
+            out[(task, outcome)] = int(count)
+        return out
+
+    def mark_discovered(self) -> None:
+        """Record when the last discovery was published (``discovered-at``, epoch seconds):
+        what ``/readyz`` shows as the last discovery's age."""
+        self.client.set(self._k("discovered-at"), repr(time.time()))
+
+    def last_discovery(self) -> float | None:
+        """When the last discovery was published (epoch seconds), None when none was."""
+        value = self.client.get(self._k("discovered-at"))
+        try:
+            return None if value is None else float(value)
+        except ValueError:
+            return None
 
     def publish_versions(self) -> None:
         """Nothing to do: :meth:`save_job` writes the job's version with its state."""
@@ -289,7 +432,13 @@ class RedisIndexStore:
     # -- jobs --
     def job_list(self) -> list[tuple[str, float, float]]:
         raw = self._get(self._k("jobs"), watch=True)
-        return [] if raw is None else list(pickle.loads(raw))
+        if raw is None:
+            return []
+        try:
+            jobs = decode(raw)
+            return [(str(name), float(created), float(updated)) for name, created, updated in jobs]
+        except (UndecodableEntry, TypeError, ValueError):  # as missing: discovery rewrites it
+            return []
 
     def set_job_list(self, jobs: list[tuple[str, float, float]]) -> None:
         key, value = self._k("jobs"), _dump(jobs)
@@ -304,11 +453,17 @@ class RedisIndexStore:
         if raw is None:
             return None
         try:
-            state = pickle.loads(raw)
-        except Exception:
+            state = decode(raw)
+        except UndecodableEntry:
             if not repair:
                 raise
-            self._write(lambda client: client.delete(key), key, None)
+            marks = self._k("fingerprints")
+
+            def forget(client: Any) -> None:
+                client.delete(key)
+                client.hdel(marks, train_id)
+
+            self._write(forget, key, None)
             return None
         if not isinstance(state, JobState):
             if not repair:
@@ -325,8 +480,8 @@ class RedisIndexStore:
             if raw is None:
                 continue
             try:
-                state = pickle.loads(raw)
-            except Exception:  # read again by its load task
+                state = decode(raw)
+            except UndecodableEntry:  # read again by its load task
                 continue
             if isinstance(state, JobState):
                 out[train_id] = state
@@ -335,12 +490,30 @@ class RedisIndexStore:
     def save_job(self, state: JobState) -> None:
         key, value, version = self._k("job", state.train_id), _dump(state), state.version
         versions, train_id = self._k("versions"), state.train_id
+        marks, mark = self._k("fingerprints"), state_fingerprint(state)
+        if self._tx is not None:
+            self._tx.changed.add(train_id)
 
         def write(client: Any) -> None:
             client.set(key, value)
             client.hset(versions, train_id, version)
+            if mark is None:
+                client.hdel(marks, train_id)
+            else:
+                client.hset(marks, train_id, mark)
 
         self._write(write, key, value)
+
+    def fingerprints(self, train_ids: list[str]) -> dict[str, str]:
+        """The change marks (:mod:`.fingerprint`) of ``train_ids`` that have one: one HMGET."""
+        if not train_ids:
+            return {}
+        found = self.client.hmget(self._k("fingerprints"), train_ids)
+        return {
+            train_id: mark.decode()
+            for train_id, mark in zip(train_ids, found, strict=True)
+            if mark is not None
+        }
 
     def job_versions(self) -> dict[str, int]:
         try:
@@ -365,9 +538,14 @@ class RedisIndexStore:
             state.train_id,
         )
 
+        marks = self._k("fingerprints")
+        if self._tx is not None:
+            self._tx.changed.add(train_id)
+
         def write(client: Any) -> None:
             client.delete(key)
             client.hdel(versions, train_id)
+            client.hdel(marks, train_id)
 
         self._write(write, key, None)
 
@@ -419,7 +597,8 @@ class RedisIndexStore:
         file_state: FileState,
         tags: Sequence[tuple[str, str, Sequence[PreparedChunk]]],
     ) -> None:
-        """As :meth:`.index.IndexStore.append_prepared`: the ready pickles are SET as they are."""
+        """As :meth:`.index.IndexStore.append_prepared`: the encoded entries are SET as they
+        are."""
         for plugin, tag, chunks in tags:
             refs = file_state.chunks.setdefault((plugin, tag), [])
             for chunk in chunks:
@@ -469,7 +648,7 @@ class RedisIndexStore:
             self._write(functools.partial(_pexpire, key=key, milliseconds=milliseconds))
 
     def _chunk(self, train_id: str, plugin: str, tag: str, name: str, serial: int) -> Any:
-        return _unpickle_chunk(
+        return _decode_chunk(
             self._get(self._k("chunk", train_id, plugin, tag, name, serial)),
             f"{train_id} {plugin} {tag} {name} #{serial}",
         )
@@ -488,7 +667,7 @@ class RedisIndexStore:
         """As :meth:`.index.IndexStore.read_summary`."""
         what = f"{train_id} {plugin} {tag} {name} #{serial} summary {level}"
         return check_summary(
-            _unpickle_chunk(
+            _decode_chunk(
                 self._get(self._k("lod", train_id, plugin, tag, name, serial, level)), what
             ),
             what,
@@ -516,7 +695,7 @@ class RedisIndexStore:
         for file_state in files:
             parts = []
             for ref in file_state.chunks[(plugin, tag)]:
-                part = _unpickle_chunk(
+                part = _decode_chunk(
                     next(values), f"{state.train_id} {plugin} {tag} {file_state.name} #{ref.serial}"
                 )
                 parts.append(check_layout(part, layout, state.train_id, plugin, tag))
@@ -541,13 +720,13 @@ def _pexpire(client: Any, key: str, milliseconds: int) -> None:
     client.pexpire(key, milliseconds)
 
 
-def _unpickle_chunk(raw: bytes | None, what: str) -> Any:
+def _decode_chunk(raw: bytes | None, what: str) -> Any:
     if raw is None:
         raise MissingChunk(f"index entry missing: {what}")
     try:
-        return pickle.loads(raw)
-    except Exception as error:
-        raise MissingChunk(f"index entry unreadable: {what}: {error!r}") from error
+        return decode(raw)
+    except UndecodableEntry as error:
+        raise MissingChunk(f"index entry unreadable: {what}: {error}") from error
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

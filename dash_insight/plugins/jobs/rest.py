@@ -64,6 +64,10 @@ def routes(service: DataService) -> list[Route]:
     ]
 
 
+#: ``load_status`` while the index store cannot be reached (dash-insight's addition): the jobs
+#: are listed as this process last read them.
+INDEX_UNREACHABLE = "index_unreachable"
+
 #: The most ids one ``train-job-caches`` request may name (MindInsight lists at most 999 jobs).
 MAX_CACHE_IDS = 1000
 
@@ -141,6 +145,8 @@ class _JobViews:
             and all(job.loaded_once or job.status == "loaded" for job in jobs)
             else "loading"
         )
+        if self.provider.unreachable is not None:  # the jobs as this process last read them
+            load_status = INDEX_UNREACHABLE
         train_id = request.args.get("train_id")
         if train_id is not None:
             job = known_job(self.provider, train_id)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
 
@@ -11,10 +9,8 @@ from dash_insight.core.store.chunks import (
     SUMMARY_LEVELS,
     ChunkRef,
     Extreme,
-    Progression,
     chunk_extremes,
     chunk_ref,
-    compact,
     is_ordered,
     ordered_extremes,
     overlapping,
@@ -167,40 +163,3 @@ def test_ordered_extremes_take_the_earliest_chunk_on_a_tie() -> None:
     assert ordered_extremes(refs) == (Extreme(12, 0.0, 0.5), Extreme(8, 0.0, 4.0))
     assert ordered_extremes(refs[:3]) == (Extreme(5, 0.0, 1.0), Extreme(8, 0.0, 4.0))
     assert ordered_extremes(refs[:1]) == (None, None)
-
-
-@pytest.mark.parametrize(
-    "column",
-    [
-        np.arange(1, 70_000, dtype=np.int64),
-        np.arange(10, -5000, -3, dtype=np.int64),
-        np.full(9, 64, np.int64),
-        np.zeros(5, np.int32),
-        np.array([0, 2**63 - 1, -2], np.int64),  # differences that wrap: rebuilt wrapping alike
-    ],
-)
-def test_an_arithmetic_progression_pickles_small_and_comes_back_bit_exact(
-    column: np.ndarray,
-) -> None:
-    packed = compact(column)
-    assert isinstance(packed, Progression)
-    data = pickle.dumps(packed, pickle.HIGHEST_PROTOCOL)
-    assert len(data) < 120
-    back = pickle.loads(data)
-    assert type(back) is np.ndarray and back.dtype == column.dtype
-    np.testing.assert_array_equal(back, column)
-
-
-@pytest.mark.parametrize(
-    "column",
-    [
-        np.array([1, 2, 4], np.int64),
-        np.array([1, 2], np.int64),
-        np.zeros(0, np.int64),
-        np.arange(5, dtype=np.float64),
-        np.arange(6, dtype=np.int64).reshape(2, 3),
-        np.arange(4, dtype=np.uint64),
-    ],
-)
-def test_other_columns_are_pickled_as_they_are(column: np.ndarray) -> None:
-    assert compact(column) is column

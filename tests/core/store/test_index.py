@@ -1,9 +1,8 @@
-"""The diskcache index: typed entries (NamedTuple chunks, frozen dataclass records) that pickle
-without the enum class, chunk merging, and rebuilding an index of another format."""
+"""The diskcache index: typed entries (NamedTuple chunks, frozen dataclass records) stored
+without pickle, chunk merging, and rebuilding an index of another format."""
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 from dash_insight.core.store.chunks import SUMMARY_LEVELS
+from dash_insight.core.store.codec import decode
 from dash_insight.core.store.index import (
     INDEX_FORMAT,
     MAX_CHUNK_ENTRIES,
@@ -53,7 +53,7 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenS
 
 
 def _entries(store: IndexApi) -> Iterator[tuple[str, Any]]:
-    """Every entry, as another process would unpickle it."""
+    """Every entry, as another process would decode it."""
     if isinstance(store, IndexStore):
         for key in store._cache.iterkeys():
             yield key, store._cache[key]
@@ -62,21 +62,17 @@ def _entries(store: IndexApi) -> Iterator[tuple[str, Any]]:
     for key in client.scan_iter(match=store.prefix + "*"):  # type: ignore[attr-defined]
         if client.type(key) == b"string":
             raw = client.get(key)
-            if raw is not None and raw.startswith(b"\x80"):  # a pickle, not a counter
-                yield key.decode(), pickle.loads(raw)
+            assert raw is not None and not raw.startswith(b"\x80"), key  # never a pickle
+            if raw.startswith(b"DIX"):  # an entry, not a counter
+                yield key.decode(), decode(raw)
 
 
-def test_corpus_entries_are_typed_and_pickle_plain_strings(
-    corpus: Path, open_store: OpenStore
-) -> None:
+def test_corpus_entries_are_typed_and_never_pickles(corpus: Path, open_store: OpenStore) -> None:
     store = open_store(str(corpus))
     Loader(str(corpus), store, reload_interval=0).load_round()
     kinds: set[type] = set()
-    for key, value in _entries(store):
+    for _key, value in _entries(store):
         kinds.add(type(value))
-        # Plugin names are stored as plain str: a pickle naming the enum would break when the
-        # vocabulary changes (and cost a class lookup per entry).
-        assert b"vocabulary" not in pickle.dumps(value, pickle.HIGHEST_PROTOCOL), key
         if isinstance(value, JobState):
             assert all(type(plugin) is str for plugin in value.tags)
             assert all(type(g) is GraphRecord for g in value.graphs)
@@ -187,8 +183,8 @@ def test_prepared_chunks_are_stored_as_append_chunk_stores_them(open_store: Open
                     [(plugin, tag, prepare_chunks(columns)) for plugin, tag, columns in tags],
                 )
     assert len(prepared.files["f"].chunks[("scalar", "long")]) == 2
-    # Steps 0, 1, 2, ... are pickled as a progression: wall time and value, 12 bytes a point.
-    assert len(prepare_chunks(_scalars(range(1000)))[0].columns) < 12 * 1000 + 400
+    # Steps 0, 1, 2, ... delta-encoded, all three columns compressed: a few bytes a point.
+    assert len(prepare_chunks(_scalars(range(1000)))[0].columns) < 6 * 1000
     serials = [ref.serial for refs in prepared.files["f"].chunks.values() for ref in refs]
     assert len(set(serials)) == len(serials) == 4
     assert _stored(store, prepared, prepared.files["f"]) == _stored(
@@ -277,7 +273,7 @@ def test_a_large_write_ahead_log_is_truncated_after_a_transaction(
     wal = tmp_path / "index" / "cache.db-wal"
     reader = index.IndexStore(str(tmp_path / "index"))
     reader.job_list()  # another connection, as a web worker's
-    blob = np.arange(1 << 16, dtype=np.int64)
+    blob = np.arange(1 << 16, dtype=np.int64).tobytes()
     with store.transaction():
         store._cache.set("blob-1", blob)
     assert wal.stat().st_size > (1 << 19)  # under the threshold: left to SQLite
@@ -285,5 +281,5 @@ def test_a_large_write_ahead_log_is_truncated_after_a_transaction(
     with store.transaction():
         store._cache.set("blob-2", blob)
     assert wal.stat().st_size == 0
-    np.testing.assert_array_equal(reader._cache.get("blob-1"), blob)
-    np.testing.assert_array_equal(reader._cache.get("blob-2"), blob)
+    assert reader._cache.get("blob-1") == blob
+    assert reader._cache.get("blob-2") == blob
