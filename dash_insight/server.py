@@ -55,19 +55,11 @@ def _launcher() -> str:
     return "app.py" if script == "app.py" else "python -m dash_insight.server"
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.server") -> int:
-    """Serve in the foreground until SIGTERM or Ctrl-C; ``prog`` names the program in
-    ``--help`` and usage errors (``app.py`` passes its own name)."""
-    parser = SuggestingParser(
-        prog=prog, description="Serve dash-insight in the foreground (Ctrl-C stops it)."
-    )
-    parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
-    Settings.add_arguments(parser)
-    parser.add_argument("--launcher", default=None, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+def _checked_settings(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[Settings, str]:
+    """The settings of the command line and their base directory; a problem that stops the
+    server (bad settings, a port taken, a missing package) ends it with one line."""
     try:
         settings = Settings.from_args(args)
         base = settings.checked_base_dir()
@@ -82,6 +74,23 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.
             "summaries (dash-insight has no login)",
             settings.host,
         )
+    return settings, base
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m dash_insight.server") -> int:
+    """Serve in the foreground until SIGTERM or Ctrl-C; ``prog`` names the program in
+    ``--help`` and usage errors (``app.py`` passes its own name)."""
+    parser = SuggestingParser(
+        prog=prog, description="Serve dash-insight in the foreground (Ctrl-C stops it)."
+    )
+    parser.add_argument("--version", action="version", version=f"dash-insight {__version__}")
+    Settings.add_arguments(parser)
+    parser.add_argument("--launcher", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    settings, base = _checked_settings(parser, args)
     record = announce(settings, args.launcher or _launcher())
     return_large_buffers()  # before the loader and the request threads start
     try:

@@ -203,7 +203,6 @@ KNOWN_LONG_FUNCTIONS = {
     "dash_insight/plugins/tensors/page.py:register": 93,
     "dash_insight/plugins/tensors/page.py:table_card": 128,
     "dash_insight/plugins/tensors/page.py:table_view": 69,
-    "dash_insight/server.py:main": 66,
     "dash_insight/web/components/histogram_views.py:top_figure": 66,
     "dash_insight/web/components/tag_select.py:picker": 125,
     "dash_insight/web/components/tag_select.py:register_picker": 75,

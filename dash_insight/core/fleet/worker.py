@@ -24,6 +24,7 @@ import glob
 import logging
 import os
 import threading
+from typing import Any
 
 import redis
 from celery import Celery
@@ -79,20 +80,10 @@ class _PerProcess:
             return self._loading
 
 
-def create_celery(
-    settings: Settings,
-    *,
-    lease_seconds: float = 30.0,
-    task_seconds: float = 60.0,
-    slice_bytes: int = FLEET_SLICE_BYTES,
-) -> Celery:
-    """The Celery app of ``settings``' base directory and Redis index, with its two tasks."""
-    if not settings.index:
-        raise ValueError("the fleet needs --index redis://host:port/db")
-    app = Celery("dash_insight", broker=settings.index, backend=settings.index)
-    queue = queue_name(settings)
-    interval = settings.reload_interval or 3.0
-    app.conf.update(
+def _celery_config(queue: str, interval: float) -> dict[str, Any]:
+    """The Celery settings of a fleet's app: JSON only (nothing a broker hands back is
+    executed), late acknowledgement, the discovery beat every ``interval`` seconds."""
+    return dict(
         task_default_queue=queue,
         task_serializer="json",
         accept_content=["json"],
@@ -114,6 +105,22 @@ def create_celery(
             }
         },
     )
+
+
+def create_celery(
+    settings: Settings,
+    *,
+    lease_seconds: float = 30.0,
+    task_seconds: float = 60.0,
+    slice_bytes: int = FLEET_SLICE_BYTES,
+) -> Celery:
+    """The Celery app of ``settings``' base directory and Redis index, with its two tasks."""
+    if not settings.index:
+        raise ValueError("the fleet needs --index redis://host:port/db")
+    app = Celery("dash_insight", broker=settings.index, backend=settings.index)
+    queue = queue_name(settings)
+    interval = settings.reload_interval or 3.0
+    app.conf.update(_celery_config(queue, interval))
     loading = _PerProcess(settings, lease_seconds, task_seconds, slice_bytes)
 
     @app.task(
