@@ -29,6 +29,7 @@ from dash_insight.core.provider import DataError, JobSummary
 from dash_insight.core.service import DataService
 from dash_insight.web.answer_key import content_key
 from dash_insight.web.binding import triggered
+from dash_insight.web.components.tag_select import goto_box
 from dash_insight.web.url_state import (
     MAX_PAGE,
     int_param,
@@ -341,21 +342,7 @@ def _pager(state: ListState) -> html.Div:
             html.Button("‹", id="job-prev", className="di-icon-button di-page-button"),
             html.Span(id="job-page"),
             html.Button("›", id="job-next", className="di-icon-button di-page-button"),
-            # MindInsight's "Go to" box: Enter (or leaving the box) opens that page.
-            html.Label(
-                [
-                    _("Go to") + " ",
-                    dcc.Input(
-                        id="job-goto",
-                        type="number",
-                        min=1,
-                        step=1,
-                        debounce=True,
-                        className="di-goto",
-                        placeholder=_("page"),
-                    ),
-                ]
-            ),
+            goto_box("job-goto", placeholder=_("page")),
         ],
     )
 

@@ -35,6 +35,7 @@ from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.clicks import drawn_not_clicked
 from dash_insight.web.components.figures import graph_config
+from dash_insight.web.components.tag_select import goto_box
 from dash_insight.web.url_state import int_param, make_search, parse_search
 
 PATH = components.OPERATOR_PATH
@@ -402,20 +403,7 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                             html.Button(
                                 "›", id="prof-next", className="di-icon-button di-page-button"
                             ),
-                            html.Label(
-                                [
-                                    _("Go to") + " ",
-                                    dcc.Input(
-                                        id="prof-goto",
-                                        type="number",
-                                        min=1,
-                                        step=1,
-                                        debounce=True,
-                                        className="di-number",
-                                    ),
-                                ],
-                                className="di-inline",
-                            ),
+                            goto_box("prof-goto", "di-number", "di-inline"),
                         ],
                     ),
                 ],

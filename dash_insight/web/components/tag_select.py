@@ -167,6 +167,26 @@ def tags_on_page(
     return on_page, page, pages, unknown, total
 
 
+def goto_box(
+    component_id: str,
+    input_class: str = "di-goto",
+    label_class: str | None = None,
+    placeholder: str | None = None,
+) -> html.Label:
+    """MindInsight's "Go to" box of a pager: a page number; Enter (or leaving the box) opens
+    that page."""
+    box = dcc.Input(
+        id=component_id,
+        type="number",
+        min=1,
+        step=1,
+        debounce=True,
+        className=input_class,
+        placeholder=placeholder,
+    )
+    return html.Label([_("Go to") + " ", box], className=label_class)
+
+
 def pager(
     prefix: str,
     total: int | None = None,
