@@ -23,11 +23,12 @@ selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_page`.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import dash
 import dash_ag_grid as dag
-from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
@@ -57,6 +58,7 @@ from dash_insight.plugins.tensors.table import (
     value_kind,
 )
 from dash_insight.web import per_tag_page
+from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import GRAPH_CONFIG
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.histogram_views import (
@@ -497,16 +499,19 @@ def layout(app: dash.Dash, service: TensorQueries, params: dict[str, str]) -> ht
 
 def step_view(
     queries: TensorQueries,
-    search: str | None,
     trigger: Any,
     position: int | None,
+    _apply: int | None,
+    _reset: int | None,
+    _submits: list[int | None],
     items: list[str | None],
     applied: str | None,
     data: dict[str, Any],
+    search: str | None,
 ) -> tuple[Any, Any, str, Any, str]:
-    """What a table card shows after its slider, ✓ / Enter or Default: (table or message,
-    statistics, step label, dims applied (``no_update`` when the typed dims are wrong), dims
-    error). ``data`` is the card's store (tag, steps, wall times, default dims)."""
+    """What a table card shows after its slider, ✓ / Enter or Default (``trigger``): (table or
+    message, statistics, step label, dims applied (``no_update`` when the typed dims are
+    wrong), dims error). ``data`` is the card's store (tag, steps, wall times, default dims)."""
     kind = trigger.get("type") if isinstance(trigger, dict) else None
     state = STATE.parse_search(search)
     steps = data["steps"]
@@ -528,11 +533,11 @@ def step_view(
 
 def restyled_statistics(
     queries: TensorQueries,
-    search: str | None,
     fmt: str | None,
     dec: int | None,
     positions: list[int | None],
     data: list[dict[str, Any]],
+    search: str | None,
 ) -> list[Any]:
     """Every table card's statistics in the format and decimals just chosen (the table
     formats its cells again in the browser; the statistics are cached per step, so this is a
@@ -556,13 +561,14 @@ def restyled_statistics(
 
 
 def card_state_search(
-    search: str | None,
     applied: list[str | None],
     positions: list[int | None],
     data: list[dict[str, Any]],
-) -> str | None:
-    """The URL with the cards' steps and dims (None: unchanged): a tag's step is written when
-    not its last one, its dims when not its default; tags not on the page keep theirs."""
+    search: str | None,
+) -> Any:
+    """The URL with the cards' steps and dims (``no_update``: unchanged): a tag's step is
+    written when not its last one, its dims when not its default; tags not on the page keep
+    theirs."""
     state = STATE.parse_search(search)
     steps, dims = dict(state["steps"]), dict(state["dims"])
     for item, dims_value, position in zip(data, applied, positions, strict=True):
@@ -575,9 +581,14 @@ def card_state_search(
         if dims_value and dims_value != item["default"]:
             dims[tag] = dims_value
     if steps == state["steps"] and dims == state["dims"]:
-        return None
+        return dash.no_update
     new = STATE.search({**state, "steps": steps, "dims": dims})
-    return None if same_search(new, search) else new
+    return dash.no_update if same_search(new, search) else new
+
+
+def default_dims(_clicks: int | None, data: dict[str, Any], values: list[str]) -> list[str]:
+    """Default: the dimension boxes back to the card's default selection."""
+    return dims_items(data["default"], len(values))
 
 
 # --- callbacks -----------------------------------------------------------------------------------
@@ -608,7 +619,7 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         prevent_initial_call=True,
     )
 
-    @app.callback(
+    app.callback(
         Output({"type": "tensor-stats", "tag": ALL}, "children", allow_duplicate=True),
         Input("tensor-fmt", "value"),
         Input("tensor-dec", "value"),
@@ -616,27 +627,15 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         State({"type": "tensor-data", "tag": ALL}, "data"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def restyle_statistics(
-        fmt: str | None,
-        dec: int | None,
-        positions: list[int | None],
-        data: list[dict[str, Any]],
-        search: str | None,
-    ) -> list[Any]:
-        return restyled_statistics(service, search, fmt, dec, positions, data)
-
-    @app.callback(
+    )(functools.partial(restyled_statistics, service))
+    app.callback(
         Output({"type": "tensor-dim", "tag": MATCH, "axis": ALL}, "value"),
         Input({"type": "tensor-reset", "tag": MATCH}, "n_clicks"),
         State({"type": "tensor-data", "tag": MATCH}, "data"),
         State({"type": "tensor-dim", "tag": MATCH, "axis": ALL}, "value"),
         prevent_initial_call=True,
-    )
-    def reset_dims(_clicks: int | None, data: dict, values: list[str]) -> list[str]:
-        return dims_items(data["default"], len(values))
-
-    @app.callback(
+    )(default_dims)
+    app.callback(
         Output({"type": "tensor-view", "tag": MATCH}, "children"),
         Output({"type": "tensor-stats", "tag": MATCH}, "children"),
         Output({"type": "tensor-step", "tag": MATCH}, "children"),
@@ -650,29 +649,12 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         State({"type": "tensor-applied", "tag": MATCH}, "data"),
         State({"type": "tensor-data", "tag": MATCH}, "data"),
         State("url", "search"),
-    )
-    def show_step(
-        position: int | None,
-        _apply: int | None,
-        _reset: int | None,
-        _submits: list[int | None],
-        items: list[str | None],
-        applied: str | None,
-        data: dict,
-        search: str | None,
-    ) -> tuple:
-        return step_view(service, search, ctx.triggered_id, position, items, applied, data)
-
-    @app.callback(
+    )(triggered(functools.partial(step_view, service)))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input({"type": "tensor-applied", "tag": ALL}, "data"),
         Input({"type": "tensor-slider", "tag": ALL}, "value"),
         State({"type": "tensor-data", "tag": ALL}, "data"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def card_state_to_url(
-        applied: list[str | None], positions: list[int | None], data: list[dict], search: str | None
-    ) -> Any:
-        new = card_state_search(search, applied, positions, data)
-        return dash.no_update if new is None else new
+    )(card_state_search)

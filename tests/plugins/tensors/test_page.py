@@ -65,15 +65,15 @@ def test_card_state_search() -> None:
         {"tag": "b,c", "steps": [5], "default": "[0,:]"},
     ]
     search = "?train_id=.%2Fj&steps=gone%3D7&fmt=sci"
-    new = tensors.card_state_search(search, ["[0:2]", "[0,:]"], [1, None], data)
+    new = tensors.card_state_search(["[0:2]", "[0,:]"], [1, None], data, search)
     state = tensors.STATE.parse_search(new)
     assert state["steps"] == {"gone": "7", "a": "2"}  # other pages' tags keep theirs
     assert state["dims"] == {"a": "[0:2]"} and state["fmt"] == "sci"
     # Back to the last step and the default dims: the tag leaves the URL.
-    assert tensors.STATE.parse_search(tensors.card_state_search(new, ["[:]", None], [2, 0], data))[
+    assert tensors.STATE.parse_search(tensors.card_state_search(["[:]", None], [2, 0], data, new))[
         "steps"
     ] == {"gone": "7"}
-    assert tensors.card_state_search(search, ["[:]", "[0,:]"], [None, 0], data) is None
+    assert tensors.card_state_search(["[:]", "[0,:]"], [None, 0], data, search) is dash.no_update
 
 
 # --- on the corpus --------------------------------------------------------------------------------
@@ -110,6 +110,19 @@ def test_tensor_table_view_on_the_corpus(service: DataService) -> None:
     assert isinstance(grid.children.rowData[0]["c1"], int)
 
 
+def _step_view(
+    queries: TensorQueries,
+    trigger: dict[str, Any],
+    position: int | None,
+    items: list[str | None],
+    applied: str | None,
+    data: dict[str, Any],
+    search: str,
+) -> Any:
+    """The card callback as Dash calls it (the click counts are not read)."""
+    return tensors.step_view(queries, trigger, position, 1, 1, [1], items, applied, data, search)
+
+
 def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService) -> None:
     queries = TensorQueries(service.provider)
     card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32", tensors.STATE.defaults())
@@ -117,30 +130,31 @@ def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService)
     data = find(card, {"type": "tensor-data", **key}).data
     default = data["default"]
     search = "?train_id=.%2Fops_all&dec=2"
-    view, stats, label, applied, error = tensors.step_view(
-        queries, search, {"type": "tensor-slider", **key}, 0, [":", ":"], None, data
+    view, stats, label, applied, error = _step_view(
+        queries, {"type": "tensor-slider", **key}, 0, [":", ":"], None, data, search
     )
     assert label.startswith(f"Step: {data['steps'][0]} · ") and applied == default
     assert error == "" and view.children.dashGridOptions["context"]["dec"] == 2
     assert "count 600" in text(stats)
-    view, _, _, applied, error = tensors.step_view(
-        queries, search, {"type": "tensor-apply", **key}, None, ["0:5", ":"], default, data
+    view, _, _, applied, error = _step_view(
+        queries, {"type": "tensor-apply", **key}, None, ["0:5", ":"], default, data, search
     )
     assert applied == "[0:5,:]" and len(view.children.rowData) == 5 and error == ""
-    view, _, _, applied, error = tensors.step_view(
+    view, _, _, applied, error = _step_view(
         queries,
-        search,
         {"type": "tensor-dim", "axis": 1, **key},
         None,
         ["0:5", "x"],
         "[0:5,:]",
         data,
+        search,
     )
     assert view is dash.no_update and applied is dash.no_update
     assert "is not an integer" in error
-    _, _, _, applied, _ = tensors.step_view(
-        queries, search, {"type": "tensor-reset", **key}, None, ["0:5", ":"], "[0:5,:]", data
+    _, _, _, applied, _ = _step_view(
+        queries, {"type": "tensor-reset", **key}, None, ["0:5", ":"], "[0:5,:]", data, search
     )
+    assert tensors.default_dims(1, data, ["0:5", "x"]) == [":", ":"]
     assert applied == default
 
 
@@ -155,12 +169,12 @@ def test_statistics_follow_the_chosen_format(service: DataService) -> None:
         for tag in tags
     ]
     search = "?train_id=.%2Fops_all"
-    floats, integers = tensors.restyled_statistics(queries, search, "sci", 2, [None, None], data)
+    floats, integers = tensors.restyled_statistics(queries, "sci", 2, [None, None], data, search)
     values = {part for part in text(floats).split() if part[-1].isdigit() and "e" in part}
     assert len(values) == 3 and all(len(v.split("e")[0].split(".")[1]) == 2 for v in values)
     assert "max 119 min 0 mean 5.95e+1" in text(integers)  # integer extremes exactly
     # Garbage from a hostile body: the defaults; a step beyond the list: its last step.
-    fixed, _ = tensors.restyled_statistics(queries, search, "x", -4, [99, 0], data)
+    fixed, _ = tensors.restyled_statistics(queries, "x", -4, [99, 0], data, search)
     assert all(len(part.split(".")[1]) == 5 for part in text(fixed).split() if "." in part)
 
 
