@@ -17,19 +17,26 @@ from dash import ctx
 from dash_insight.web.clicks import drawn_not_clicked
 
 
-def triggered(function: Callable[..., Any], *, clicked: bool = False) -> Callable[..., Any]:
+def triggered(
+    function: Callable[..., Any], *, clicked: bool = False, single: bool = False
+) -> Callable[..., Any]:
     """``function(trigger, *values)`` as a Dash callback of ``*values``: the trigger is the id
-    of the input that changed (Dash's ``ctx.triggered_id``). With ``clicked``,
-    ``function(trigger, clicked, *values)``: whether that input holds a click (Dash fires a
-    button's callback when it is drawn too, with no click: see :mod:`~dash_insight.web.clicks`).
-    The callback's signature is the function's without those (what
-    :mod:`~dash_insight.web.callback_types` checks bodies against)."""
+    of the input that changed (Dash's ``ctx.triggered_id``). With ``single``, the trigger is
+    None when Dash fired the callback for several inputs at once: their components were just
+    drawn, no user changed one. With ``clicked``, ``function(trigger, clicked, *values)``:
+    whether that input holds a click (Dash fires a button's callback when it is drawn too,
+    with no click: see :mod:`~dash_insight.web.clicks`). The callback's signature is the
+    function's without those (what :mod:`~dash_insight.web.callback_types` checks bodies
+    against)."""
     leading = 2 if clicked else 1
 
     def callback(*values: Any) -> Any:
+        trigger = ctx.triggered_id
+        if single and len(ctx.triggered) != 1:
+            trigger = None
         if clicked:
-            return function(ctx.triggered_id, not drawn_not_clicked(), *values)
-        return function(ctx.triggered_id, *values)
+            return function(trigger, not drawn_not_clicked(), *values)
+        return function(trigger, *values)
 
     signature = inspect.signature(function)
     callback.__dict__["__signature__"] = signature.replace(

@@ -8,6 +8,8 @@ tag ticked, a run's colour reset).
 
 from __future__ import annotations
 
+from typing import Any
+
 from dash import ctx
 
 
@@ -16,7 +18,11 @@ def drawn_not_clicked() -> bool:
     return not ctx.triggered or not ctx.triggered[0]["value"]
 
 
-def picker_button_drawn() -> bool:
+def picker_button_drawn(trigger: Any = None, clicked: bool | None = None) -> bool:
     """True when a picker's "All" or "None" button (id ``<list>-all`` / ``<list>-none``) fired
-    the running callback by being drawn: a "controls -> URL" callback then changes nothing."""
-    return drawn_not_clicked() and str(ctx.triggered_id).endswith(("-all", "-none"))
+    a callback by being drawn: a "controls -> URL" callback then changes nothing. ``trigger``
+    and ``clicked`` as :func:`~dash_insight.web.binding.triggered` hands them to a plain
+    callback; by default, those of the running callback."""
+    if clicked is None:
+        trigger, clicked = ctx.triggered_id, not drawn_not_clicked()
+    return not clicked and str(trigger).endswith(("-all", "-none"))

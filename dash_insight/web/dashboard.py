@@ -7,6 +7,7 @@ card that fails says why while the others stay.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,8 +110,46 @@ def page(provider: DataProvider, cards: Sequence[BoundCard]) -> Page[Any]:
     return Page(PATH, layout, register)
 
 
+def show_cards(
+    app: dash.Dash,
+    provider: DataProvider,
+    cards: Sequence[BoundCard],
+    search: str | None,
+    _ticks: int | None,
+    _clicks: int | None,
+    turn: int | None,
+    shown: Any,
+) -> tuple[Any, Any]:
+    """The cards of the URL's job and what they show (job, version, tag turn, problems);
+    nothing is sent when that did not change since ``shown``, and a job that cannot be read
+    gives its reason and a way back."""
+    train_id = parse_search(search).get("train_id", "")
+    try:
+        job = provider.job(train_id)
+    except DataError as error:
+        return html.Div(
+            className="di-panel di-empty",
+            children=[
+                html.P(localize_reason(str(error))),
+                dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
+            ],
+        ), None
+    turn = turn if isinstance(turn, int) else 0
+    current = [train_id, job.version, turn, len(job.reasons)]
+    if shown == current:
+        return dash.no_update, dash.no_update  # nothing new: keep the cards as they are
+    return build_cards(CardRequest(app, job, turn), cards), current
+
+
+def switch_tag(clicks: int | None, index: int | None) -> Any:
+    """ "Switch tag": the next turn of the card's tags (a drawn button: none)."""
+    if not clicks:
+        return dash.no_update
+    return (index if isinstance(index, int) else 0) + 1
+
+
 def _register(app: dash.Dash, provider: DataProvider, cards: Sequence[BoundCard]) -> None:
-    @app.callback(
+    app.callback(
         Output("dashboard-cards", "children"),
         Output("dashboard-shown", "data"),
         Input("url", "search"),
@@ -118,35 +157,10 @@ def _register(app: dash.Dash, provider: DataProvider, cards: Sequence[BoundCard]
         Input("refresh-now", "n_clicks"),
         Input("image-tag-index", "data"),
         State("dashboard-shown", "data"),
-    )
-    def show(
-        search: str | None,
-        _ticks: int | None,
-        _clicks: int | None,
-        turn: int | None,
-        shown: list | None,
-    ) -> Any:
-        train_id = parse_search(search).get("train_id", "")
-        try:
-            job = provider.job(train_id)
-        except DataError as error:
-            return html.Div(
-                className="di-panel di-empty",
-                children=[
-                    html.P(localize_reason(str(error))),
-                    dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
-                ],
-            ), None
-        current = [train_id, job.version, turn or 0, len(job.reasons)]
-        if shown == current:
-            return dash.no_update, dash.no_update  # nothing new: keep the cards as they are
-        return build_cards(CardRequest(app, job, turn or 0), cards), current
-
-    @app.callback(
+    )(functools.partial(show_cards, app, provider, cards))
+    app.callback(
         Output("image-tag-index", "data"),
         Input(SWITCH_TAG_ID, "n_clicks"),
         State("image-tag-index", "data"),
         prevent_initial_call=True,
-    )
-    def switch(clicks: int | None, index: int | None) -> Any:
-        return (index or 0) + 1 if clicks else dash.no_update
+    )(switch_tag)

@@ -23,17 +23,19 @@ that tests call without a browser.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import dash
-from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import LazyString, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
+from dash_insight.web.binding import triggered
 from dash_insight.web.components.job_notice import job_notice
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.components.tag_select import (
@@ -50,7 +52,6 @@ from dash_insight.web.components.tag_select import (
     selection,
     selection_state,
     tags_on_page,
-    user_change,
 )
 from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import (
@@ -406,19 +407,64 @@ def cards_update(
 # --- registration ---------------------------------------------------------------------------------
 
 
+def picked(
+    page: PerTagPage[Any], service: Any, search: str | None
+) -> tuple[list[str], list[str] | None, str]:
+    """The tag picker's tags, selected tags (None: all) and filter for the URL ``search``."""
+    state = page.state.parse_search(search)
+    try:
+        tags = service.provider.job(state["train_id"]).tags[page.plugin]
+    except DataError:
+        tags = []
+    return tags, selection(state["tags"], tags)[0], state["filter"]
+
+
+def controls_to_url(
+    page: PerTagPage[Any],
+    service: Any,
+    trigger: Any,
+    rows: Any,
+    _all: Any,
+    _none: Any,
+    pattern: str | None,
+    *rest: Any,
+) -> Any:
+    """The URL the tag picker, the page's controls (``rest``: their values in
+    :attr:`PerTagPage.control_fields` order, then the pager's clicks and the URL) and the
+    pager write; nothing when Dash fired this for controls just drawn (``trigger`` None)."""
+    if trigger is None:
+        return dash.no_update
+    fields = [name for _, name in page.control_fields]
+    values = dict(zip(fields, rest[: len(fields)], strict=True))
+    search = rest[-1]
+    tags = picked(page, service, search)[0]
+    new = controls_search(page, search, trigger, tags, checked_names(rows), pattern, values)
+    return dash.no_update if new is None else new
+
+
+def shown_cards(
+    page: PerTagPage[S],
+    app: dash.Dash,
+    service: S,
+    _query: Any,
+    _ticks: int | None,
+    _clicks: int | None,
+    theme: str | None,
+    search: str | None,
+    shown: Any,
+) -> tuple[Any, ...]:
+    """The cards callback's outputs (:class:`CardsUpdate`) for the URL ``search``; nothing
+    when ``shown`` says the cards on screen are those already."""
+    state = page.state.parse_search(search)
+    update = cards_update(
+        page, app, service, state, theme, shown if isinstance(shown, list) else None
+    )
+    return (dash.no_update,) * len(CardsUpdate._fields) if update is None else tuple(update)
+
+
 def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
     """The skeleton's callbacks of ``page`` (once per app)."""
-
-    def picked(search: str | None) -> tuple[list[str], list[str] | None, str]:
-        state = page.state.parse_search(search)
-        try:
-            tags = service.provider.job(state["train_id"]).tags[page.plugin]
-        except DataError:
-            tags = []
-        return tags, selection(state["tags"], tags)[0], state["filter"]
-
-    register_picker(app, page.id("tags"), picked)
-
+    register_picker(app, page.id("tags"), functools.partial(picked, page, service))
     app.clientside_callback(
         ClientsideFunction(namespace="perTagPage", function_name="query"),
         Output(page.id("query"), "data"),
@@ -426,10 +472,7 @@ def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
         State(page.id("query"), "data"),
         State(page.id("query-keys"), "data"),
     )
-
-    fields = [name for _, name in page.control_fields]
-
-    @app.callback(
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs(page.id("tags")),
         *(Input(control, "value") for control, _ in page.control_fields),
@@ -437,19 +480,8 @@ def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
         Input(page.id("next"), "n_clicks"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(rows: Any, _all: Any, _none: Any, pattern: str | None, *rest: Any) -> Any:
-        if not user_change():
-            return dash.no_update
-        values = dict(zip(fields, rest[: len(fields)], strict=True))
-        search = rest[-1]
-        tags = picked(search)[0]
-        new = controls_search(
-            page, search, ctx.triggered_id, tags, checked_names(rows), pattern, values
-        )
-        return dash.no_update if new is None else new
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, page, service), single=True))
+    app.callback(
         Output(page.id("cards"), "children"),
         Output(page.id("notice"), "children"),
         Output(page.id("total"), "children"),
@@ -463,14 +495,4 @@ def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
         Input("theme", "data"),
         State("url", "search"),
         State(page.id("shown"), "data"),
-    )
-    def cards(
-        _query: list | None,
-        _ticks: int | None,
-        _clicks: int | None,
-        theme: str | None,
-        search: str | None,
-        shown: list | None,
-    ) -> Any:
-        update = cards_update(page, app, service, page.state.parse_search(search), theme, shown)
-        return (dash.no_update,) * len(CardsUpdate._fields) if update is None else tuple(update)
+    )(functools.partial(shown_cards, page, app, service))

@@ -3,6 +3,7 @@ colours."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -135,8 +136,11 @@ def loader_banner(health: LoaderHealth) -> list[Any]:
     ]
 
 
-def refresh_banner(_n_intervals: int | None, health: HealthSource) -> tuple[list[Any], bool]:
-    """The banner at every auto refresh: (children, hidden)."""
+def refresh_banner(
+    health: HealthSource, _n_intervals: Any = None, _clicks: Any = None, _path: Any = None
+) -> tuple[list[Any], bool]:
+    """The banner at every auto refresh, click of Refresh and move to another page:
+    (children, hidden)."""
     children = loader_banner(health())
     return children, not children
 
@@ -218,6 +222,13 @@ class PageRouter:
         page, service = found
         return page.layout(self.app, service, params), route
 
+    def follow(self, pathname: str | None, search: str | None, current: Any) -> tuple[Any, Any]:
+        """The page of the URL and its route; nothing when the route is the one on screen
+        (``current``: controls that write other URL parameters keep their state)."""
+        if current and current == self.route(pathname, search):
+            return dash.no_update, dash.no_update
+        return self.render(pathname, search)
+
     def first_paint(self, pathname: str | None, search: str | None) -> Any | None:
         """The first screen of a URL's page (its ``first_paint``), or None when it has none."""
         page_path, params = self.locate(pathname, search)
@@ -248,32 +259,25 @@ def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> 
     focus. The loader banner follows the auto refresh, the Refresh button and the moves to
     another page (with auto refresh off, it would otherwise stay as the first page drew it)."""
 
-    @app.callback(
+    app.callback(
         Output("loader-banner", "children"),
         Output("loader-banner", "hidden"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         Input("url", "pathname"),
         prevent_initial_call=True,
-    )
-    def banner(n_intervals: int | None, _clicks: int | None, _path: str | None) -> Any:
-        return refresh_banner(n_intervals, health)
-
+    )(functools.partial(refresh_banner, health))
     # One callback (not a route store feeding a render callback): a page costs one round trip.
     # Not called on load: the layout holds the page of the ``Referer`` (or, without one, the
     # location's first pathname fires this callback when it mounts).
-    @app.callback(
+    app.callback(
         Output("page", "children"),
         Output("route", "data"),
         Input("url", "pathname"),
         Input("url", "search"),
         State("route", "data"),
         prevent_initial_call=True,
-    )
-    def route(pathname: str | None, search: str | None, current: dict | None) -> Any:
-        if current and current == router.route(pathname, search):
-            return dash.no_update, dash.no_update
-        return router.render(pathname, search)
+    )(router.follow)
 
     # In the browser: no round trip on every page load for the stored settings.
     app.clientside_callback(

@@ -96,12 +96,12 @@ def test_a_full_disk_stalls_the_loader_visibly_then_it_resumes(
 
 def test_the_banner_names_why_loading_stopped() -> None:
     failure = LoaderFailure(health.DISK_FULL, "OSError: [Errno 28] No space left", 1.0)
-    children, hidden = shell.refresh_banner(3, lambda: LoaderHealth(health.STALLED, failure))
+    children, hidden = shell.refresh_banner(lambda: LoaderHealth(health.STALLED, failure), 3)
     assert not hidden
     assert "the disk holding the workspace is full" in text(children)
     assert "[Errno 28] No space left" in text(children)
     for state in (health.LOADING, health.CAUGHT_UP):
-        assert shell.refresh_banner(4, lambda s=state: LoaderHealth(s)) == ([], True)
+        assert shell.refresh_banner(lambda s=state: LoaderHealth(s), 4) == ([], True)
 
 
 def test_the_stalled_banner_is_shown_in_the_page(
@@ -185,7 +185,7 @@ def test_a_file_the_loader_may_not_read_stalls_it_with_the_reason(
     stalled = client.get(LOADER).get_json()
     assert stalled["state"] == "stalled" and stalled["reason"] == "permission", stalled
     assert "./job2/" in stalled["detail"] and "Permission denied" in stalled["detail"]
-    children, hidden = shell.refresh_banner(1, app.data_service.loader_health)
+    children, hidden = shell.refresh_banner(app.data_service.loader_health, 1)
     assert not hidden and "permission was refused" in text(children)
     monkeypatch.undo()
     app.data_service.loader._run()
@@ -204,7 +204,7 @@ def test_the_loader_state_while_a_round_has_bytes_left_is_loading(
 
     def asking_first(*args: Any, **kwargs: Any) -> Any:
         seen.append(
-            (client.get(LOADER).get_json(), shell.refresh_banner(1, app.data_service.loader_health))
+            (client.get(LOADER).get_json(), shell.refresh_banner(app.data_service.loader_health, 1))
         )
         return read_slices(*args, **kwargs)
 
@@ -291,7 +291,7 @@ def test_every_worker_process_says_the_loader_stalled(
         stalled = client.get(LOADER).get_json()
         assert stalled["state"] == "stalled" and stalled["reason"] == "disk_full", stalled
         assert "No space left on device" in stalled["detail"]
-        children, hidden = shell.refresh_banner(1, other.data_service.loader_health)
+        children, hidden = shell.refresh_banner(other.data_service.loader_health, 1)
         assert not hidden and "disk holding the workspace is full" in text(children)
         monkeypatch.undo()
         loader._run()

@@ -9,7 +9,8 @@ from dash_insight.core.vocabulary import PluginName, mindinsight_order
 from dash_insight.plugins.scalars.cards import scalar_card
 from dash_insight.plugins.tensors.cards import tensor_card
 from dash_insight.plugins.tensors.query import TensorQueries
-from dash_insight.web.plugin import CardRequest
+from dash_insight.web import dashboard
+from dash_insight.web.plugin import Card, CardRequest
 from tests.pages import text
 
 
@@ -40,3 +41,28 @@ def test_tensor_card_shows_five_decimals_as_mindinsight(service: DataService) ->
     body, foot = tensor_card(CardRequest(dash.Dash(__name__), job), TensorQueries(service.provider))
     assert foot.startswith("op/conv_weight · ")
     assert text(body).split()[:3] == ["-0.10534", "-0.19657", "0.10414"]
+
+
+def test_show_cards_sends_only_what_changed(service: DataService) -> None:
+    """The dashboard's callbacks as plain functions: the cards of the URL's job, nothing on a
+    refresh that changes nothing, a readable message for a job that is not there."""
+    app = dash.Dash(__name__)
+    cards = [(scalar_card_of(), service)]
+    search = "?train_id=.%2Fops_in_net"
+    built, shown = dashboard.show_cards(app, service.provider, cards, search, 0, None, 0, None)
+    assert "3 scalar tags" in text(built) and shown[0] == "./ops_in_net"
+    again = dashboard.show_cards(app, service.provider, cards, search, 1, None, 0, shown)
+    assert again == (dash.no_update, dash.no_update)
+    turned = dashboard.show_cards(app, service.provider, cards, search, 1, None, "x", shown)
+    assert turned == (dash.no_update, dash.no_update)  # a hostile turn is turn 0
+    missing, shown = dashboard.show_cards(
+        app, service.provider, cards, "?train_id=./nowhere", 0, None, 0, None
+    )
+    assert "Back to the summary list" in text(missing) and shown is None
+    assert dashboard.switch_tag(None, 3) is dash.no_update  # drawn, not clicked
+    assert dashboard.switch_tag(1, 3) == 4 and dashboard.switch_tag(1, "junk") == 1  # type: ignore[arg-type]
+
+
+def scalar_card_of() -> Card[DataService]:
+    """The scalars plugin's dashboard card."""
+    return Card(card_id="scalar-card", title="Scalars", page="/scalars", build=scalar_card)

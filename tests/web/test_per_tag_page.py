@@ -136,6 +136,25 @@ def test_controls_search() -> None:
     assert ptp.controls_search(PAGE, search, "t-raw", tags, tags, "", {"raw": []}) is None
 
 
+def test_callbacks_as_plain_functions(service: DataService) -> None:
+    """The skeleton's callbacks without Dash: the picker's tags, the URL the controls write
+    (nothing for controls just drawn), the cards and nothing again for the same cards."""
+    search = "?train_id=./ops_all&tags=hist/int32,gone"
+    tags, selected, pattern = ptp.picked(PAGE, service, search)
+    assert "hist/int32" in tags and selected == ["hist/int32"] and pattern == ""
+    assert ptp.picked(PAGE, service, "?train_id=./nope") == ([], None, "")
+    assert ptp.controls_to_url(
+        PAGE, service, None, None, None, None, "", [], None, None, search
+    ) is (dash.no_update)
+    written = ptp.controls_to_url(PAGE, service, "t-raw", None, None, None, "", ["1"], 0, 0, search)
+    assert "raw=1" in written
+    app = dash.Dash(__name__)
+    outputs = ptp.shown_cards(PAGE, app, service, None, 0, None, "light", search, "junk")
+    assert len(outputs) == len(ptp.CardsUpdate._fields) and outputs[2] == "Total 1 tag"
+    again = ptp.shown_cards(PAGE, app, service, None, 1, None, "light", search, outputs[-1])
+    assert again == (dash.no_update,) * len(ptp.CardsUpdate._fields)
+
+
 def test_cards_update(service: DataService) -> None:
     app = dash.Dash(__name__)
     search = "?train_id=./ops_all&tags=hist/int32,hist/all_nan,gone&raw=1"

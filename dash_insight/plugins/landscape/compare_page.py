@@ -20,11 +20,12 @@ Each job's name carries its run colour (a dot), the colour of its lines on the s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, dcc, html
+from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import format_number, lazy_gettext
@@ -50,6 +51,7 @@ from dash_insight.plugins.landscape.query import (
     lineage_metadata,
 )
 from dash_insight.plugins.landscape.service import LandscapeService
+from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.compare_runs import tab_answer_key, tab_body_inputs
 from dash_insight.web.components.compare_tabs import compare_head
@@ -322,14 +324,137 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
     )
 
 
+def picked(service: LandscapeService, search: str | None) -> tuple[list[str], list[str], str]:
+    """The job picker's names, ticked names and filter for the URL ``search``."""
+    state = page_state(parse_search(search), landscape_jobs(service))
+    return landscape_jobs(service), state["selected"], state["job_filter"]
+
+
+def controls_to_url(
+    service: LandscapeService,
+    trigger: Any,
+    clicked: bool,
+    rows: Any,
+    _all: Any,
+    _none: Any,
+    pattern: str | None,
+    view: str,
+    mode: str,
+    scale: str,
+    overlay: list[str] | None,
+    shown: list[str] | None,
+    search: str | None,
+) -> Any:
+    """The URL the job picker, view, mode, colour scale and overlay ticks write
+    (``no_update``: the same page, or the picker echoing the URL)."""
+    if picker_button_drawn(trigger, clicked):
+        return dash.no_update
+    jobs = landscape_jobs(service)
+    params = parse_search(search)
+    state = page_state(params, jobs)
+    checked = checked_names(rows)
+    if echoed(trigger, "lc-jobs", checked, jobs, state["selected"], state["job_filter"]):
+        return dash.no_update
+    matching, _unused = filter_tags(jobs, pattern or "")
+    selected = pick(jobs, state["selected"], checked, matching, picker_action(trigger, "lc-jobs"))
+    explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
+    overlay_value = params.get("overlay")
+    if trigger == "lc-overlay" and (overlay or []) != (shown or []):
+        kept = [j for j in selected if j in (overlay or [])]
+        overlay_value = encode_tags(kept[-MAX_OVERLAY:])
+    new = make_search(
+        {
+            **params,
+            "jobs": encode_tags(selected) if explicit else None,
+            "job_filter": pattern or None,
+            "view": None if view == DEFAULT_VIEW else view,
+            "mode": None if mode == DEFAULT_MODE else mode,
+            "scale": None if scale == "jet" else scale,
+            "overlay": overlay_value,
+        }
+    )
+    return dash.no_update if same_search(new, search) else new
+
+
+def overlay_panel(
+    chosen: list[JobFinal], state: dict[str, Any], colours: dict[str, str]
+) -> html.Section:
+    """The overlay of the ``chosen`` jobs' final landscapes with each job's information."""
+    figure = overlay_figure(
+        [(f.train_id, f.cells, f.point) for f in chosen if f.cells is not None],
+        state["view"],
+        Style(colour_scale=state["scale"]),
+        colours,
+    )
+    return html.Section(
+        className="di-panel",
+        children=[
+            dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
+            html.Div(
+                [
+                    html.Div(
+                        [run_head(f.train_id, colours[f.train_id]), _info(f)],
+                        className="di-lc-run",
+                    )
+                    for f in chosen
+                ],
+                className="di-lc-grid",
+            ),
+        ],
+    )
+
+
+def body(
+    service: LandscapeService,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    overrides: Any,
+    shown: str | None,
+) -> tuple[Any, ...]:
+    """The tiles or the overlay of the chosen jobs, the overlay's choices and the key of
+    what is shown; PreventUpdate on a refresh with nothing new (the same URL, data and run
+    colours)."""
+    key = tab_answer_key(service.provider, search, overrides, shown)
+    state = page_state(parse_search(search), landscape_jobs(service))
+    style = Style(colour_scale=state["scale"])
+    finals = [job_final(service, train_id) for train_id in state["jobs"]]
+    colours = run_colours(
+        state["jobs"],
+        [job.train_id for job in service.provider.list_jobs()],
+        overrides if isinstance(overrides, dict) else None,
+    )
+    overlay = overlay_choice(state, finals)
+    options = [
+        {"label": f" {f.train_id}", "value": f.train_id, "disabled": f.cells is None}
+        for f in finals
+    ]
+    row_style = {} if state["mode"] == "overlay" else {"display": "none"}
+    if not finals:
+        content: Any = html.Div(
+            _("Select training jobs with a loss landscape above."),
+            className="di-panel di-empty",
+        )
+    elif state["mode"] == "tile":
+        content = html.Div(
+            [tile(f, k, state["view"], style, colours[f.train_id]) for k, f in enumerate(finals)],
+            className="di-lc-grid",
+            id="lc-tiles",
+        )
+    elif not overlay:
+        content = html.Div(
+            _("Please select the graph to be compared above."),
+            className="di-panel di-empty",
+            id="lc-overlay-empty",
+        )
+    else:
+        content = overlay_panel([f for f in finals if f.train_id in overlay], state, colours)
+    return content, options, overlay, row_style, overlay, key
+
+
 def register(app: dash.Dash, service: LandscapeService) -> None:
-    def picked(search: str | None) -> tuple[list[str], list[str], str]:
-        state = page_state(parse_search(search), landscape_jobs(service))
-        return landscape_jobs(service), state["selected"], state["job_filter"]
-
-    register_picker(app, "lc-jobs", picked, noun="job")
-
-    @app.callback(
+    register_picker(app, "lc-jobs", functools.partial(picked, service), noun="job")
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs("lc-jobs"),
         Input("lc-view", "value"),
@@ -339,60 +464,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         State("lc-overlay-shown", "data"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        rows: Any,
-        _all: Any,
-        _none: Any,
-        pattern: str | None,
-        view: str,
-        mode: str,
-        scale: str,
-        overlay: list[str] | None,
-        shown: list[str] | None,
-        search: str | None,
-    ) -> Any:
-        if picker_button_drawn():
-            return dash.no_update
-        jobs = landscape_jobs(service)
-        params = parse_search(search)
-        state = page_state(params, jobs)
-        if echoed(
-            ctx.triggered_id,
-            "lc-jobs",
-            checked_names(rows),
-            jobs,
-            state["selected"],
-            state["job_filter"],
-        ):
-            return dash.no_update
-        matching, _unused = filter_tags(jobs, pattern or "")
-        selected = pick(
-            jobs,
-            state["selected"],
-            checked_names(rows),
-            matching,
-            picker_action(ctx.triggered_id, "lc-jobs"),
-        )
-        explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
-        overlay_value = params.get("overlay")
-        if ctx.triggered_id == "lc-overlay" and (overlay or []) != (shown or []):
-            kept = [j for j in selected if j in (overlay or [])]
-            overlay_value = encode_tags(kept[-MAX_OVERLAY:])
-        new = make_search(
-            {
-                **params,
-                "jobs": encode_tags(selected) if explicit else None,
-                "job_filter": pattern or None,
-                "view": None if view == DEFAULT_VIEW else view,
-                "mode": None if mode == DEFAULT_MODE else mode,
-                "scale": None if scale == "jet" else scale,
-                "overlay": overlay_value,
-            }
-        )
-        return dash.no_update if same_search(new, search) else new
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, service), clicked=True))
+    app.callback(
         Output("lc-body", "children"),
         Output("lc-overlay", "options"),
         Output("lc-overlay", "value"),
@@ -400,68 +473,4 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         Output("lc-overlay-shown", "data"),
         Output("lc-shown", "data"),
         *tab_body_inputs("lc"),
-    )
-    def body(
-        search: str | None, _ticks: Any, _clicks: Any, overrides: Any, shown: str | None
-    ) -> Any:
-        # PreventUpdate on a refresh with nothing new (the same URL, data and run colours)
-        key = tab_answer_key(service.provider, search, overrides, shown)
-        state = page_state(parse_search(search), landscape_jobs(service))
-        style = Style(colour_scale=state["scale"])
-        finals = [job_final(service, train_id) for train_id in state["jobs"]]
-        colours = run_colours(
-            state["jobs"],
-            [job.train_id for job in service.provider.list_jobs()],
-            overrides if isinstance(overrides, dict) else None,
-        )
-        overlay = overlay_choice(state, finals)
-        options = [
-            {"label": f" {f.train_id}", "value": f.train_id, "disabled": f.cells is None}
-            for f in finals
-        ]
-        row_style = {} if state["mode"] == "overlay" else {"display": "none"}
-        if not finals:
-            content: Any = html.Div(
-                _("Select training jobs with a loss landscape above."),
-                className="di-panel di-empty",
-            )
-        elif state["mode"] == "tile":
-            content = html.Div(
-                [
-                    tile(f, k, state["view"], style, colours[f.train_id])
-                    for k, f in enumerate(finals)
-                ],
-                className="di-lc-grid",
-                id="lc-tiles",
-            )
-        elif not overlay:
-            content = html.Div(
-                _("Please select the graph to be compared above."),
-                className="di-panel di-empty",
-                id="lc-overlay-empty",
-            )
-        else:
-            chosen = [f for f in finals if f.train_id in overlay]
-            figure = overlay_figure(
-                [(f.train_id, f.cells, f.point) for f in chosen if f.cells is not None],
-                state["view"],
-                style,
-                colours,
-            )
-            content = html.Section(
-                className="di-panel",
-                children=[
-                    dcc.Graph(id="lc-overlay-graph", figure=figure, config=GRAPH_CONFIG),
-                    html.Div(
-                        [
-                            html.Div(
-                                [run_head(f.train_id, colours[f.train_id]), _info(f)],
-                                className="di-lc-run",
-                            )
-                            for f in chosen
-                        ],
-                        className="di-lc-grid",
-                    ),
-                ],
-            )
-        return content, options, overlay, row_style, overlay, key
+    )(functools.partial(body, service))

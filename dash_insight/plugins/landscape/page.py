@@ -19,6 +19,7 @@ plotted ``loss/auto/scalar`` or nothing) and a record that cannot be read is nam
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -518,8 +519,93 @@ def _key(train_id: str, version: int, params: dict[str, str], names: tuple[str, 
     return [train_id, version, *[params.get(n) for n in names]]
 
 
+def controls_to_url(
+    view: str | None,
+    interval: str | None,
+    loss: str | None,
+    scale: str | None,
+    levels: Any,
+    colour: str | None,
+    width: Any,
+    opacity: Any,
+    log: list[str] | None,
+    search: str | None,
+) -> Any:
+    """The URL the view, range, loss tag and display settings write (``no_update``: the same
+    page); settings at their defaults leave the URL."""
+    params = parse_search(search)
+    style = style_from(
+        {
+            k: str(v)
+            for k, v in {
+                "scale": scale,
+                "levels": levels,
+                "path_colour": colour,
+                "path_width": width,
+                "opacity": opacity,
+                "log": "1" if log else None,
+            }.items()
+            if v is not None
+        }
+    )
+    chosen = STATE.from_controls(
+        STATE.parse(params), {"view": view, "interval": interval, "loss": loss}
+    )
+    written: dict[str, Any] = {**params, **style_params(style)}
+    written.update({name: STATE.field(name).text(chosen[name]) for name in chosen})
+    new = make_search(written)
+    return dash.no_update if same_search(new, search) else new
+
+
+def reset_settings(clicks: int | None) -> tuple[Any, ...]:
+    """Reset: the display settings' controls back to their defaults (a drawn button: none)."""
+    if not clicks:
+        return (dash.no_update,) * 6
+    style = DEFAULT_STYLE
+    return (
+        style.colour_scale,
+        style.levels,
+        style.path_colour,
+        style.path_width,
+        style.opacity,
+        [],
+    )
+
+
+def show(
+    service: LandscapeService, search: str | None, _ticks: Any, _clicks: Any, shown: Any
+) -> tuple[Any, ...]:
+    """The landscape, the step chart, the unit, the training information and the notice of
+    the URL's job; a figure whose inputs did not change since ``shown`` is not sent again,
+    and a refresh with nothing new sends nothing."""
+    params = parse_search(search)
+    train_id = STATE.parse(params)["train_id"]
+    try:
+        version = service.provider.job(train_id).version
+        choice = resolve(service, train_id, params)
+    except DataError:
+        return (dash.no_update,) * 6
+    keys = {
+        "figure": _key(train_id, version, params, FIGURE_PARAMS),
+        "steps": _key(train_id, version, params, STEP_PARAMS),
+    }
+    if shown == keys:
+        return (dash.no_update,) * 6
+    rendered = render(service, train_id, choice)
+    same_figure = isinstance(shown, dict) and shown.get("figure") == keys["figure"]
+    same_steps = isinstance(shown, dict) and shown.get("steps") == keys["steps"]
+    return (
+        dash.no_update if same_figure else rendered.figure,
+        dash.no_update if same_steps else rendered.steps,
+        rendered.unit,
+        rendered.info,
+        rendered.notice,
+        keys,
+    )
+
+
 def register(app: dash.Dash, service: LandscapeService) -> None:
-    @app.callback(
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("ls-view", "value"),
         Input("ls-interval", "value"),
@@ -532,43 +618,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         Input("ls-log", "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        view: str | None,
-        interval: str | None,
-        loss: str | None,
-        scale: str | None,
-        levels: Any,
-        colour: str | None,
-        width: Any,
-        opacity: Any,
-        log: list[str] | None,
-        search: str | None,
-    ) -> Any:
-        params = parse_search(search)
-        style = style_from(
-            {
-                k: str(v)
-                for k, v in {
-                    "scale": scale,
-                    "levels": levels,
-                    "path_colour": colour,
-                    "path_width": width,
-                    "opacity": opacity,
-                    "log": "1" if log else None,
-                }.items()
-                if v is not None
-            }
-        )
-        chosen = STATE.from_controls(
-            STATE.parse(params), {"view": view, "interval": interval, "loss": loss}
-        )
-        written: dict[str, Any] = {**params, **style_params(style)}
-        written.update({name: STATE.field(name).text(chosen[name]) for name in chosen})
-        new = make_search(written)
-        return dash.no_update if same_search(new, search) else new
-
-    @app.callback(
+    )(controls_to_url)
+    app.callback(
         Output("ls-scale", "value"),
         Output("ls-levels", "value"),
         Output("ls-path-colour", "value"),
@@ -577,21 +628,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         Output("ls-log", "value"),
         Input("ls-settings-reset", "n_clicks"),
         prevent_initial_call=True,
-    )
-    def reset_settings(clicks: int | None) -> Any:
-        if not clicks:
-            return (dash.no_update,) * 6
-        style = DEFAULT_STYLE
-        return (
-            style.colour_scale,
-            style.levels,
-            style.path_colour,
-            style.path_width,
-            style.opacity,
-            [],
-        )
-
-    @app.callback(
+    )(reset_settings)
+    app.callback(
         Output("ls-graph", "figure"),
         Output("ls-steps", "figure"),
         Output("ls-unit", "children"),
@@ -602,33 +640,7 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         State("ls-shown", "data"),
-    )
-    def show(search: str | None, _ticks: Any, _clicks: Any, shown: dict | None) -> Any:
-        params = parse_search(search)
-        train_id = STATE.parse(params)["train_id"]
-        try:
-            version = service.provider.job(train_id).version
-            choice = resolve(service, train_id, params)
-        except DataError:
-            return (dash.no_update,) * 6
-        keys = {
-            "figure": _key(train_id, version, params, FIGURE_PARAMS),
-            "steps": _key(train_id, version, params, STEP_PARAMS),
-        }
-        if shown == keys:
-            return (dash.no_update,) * 6
-        rendered = render(service, train_id, choice)
-        same_figure = shown is not None and shown.get("figure") == keys["figure"]
-        same_steps = shown is not None and shown.get("steps") == keys["steps"]
-        return (
-            dash.no_update if same_figure else rendered.figure,
-            dash.no_update if same_steps else rendered.steps,
-            rendered.unit,
-            rendered.info,
-            rendered.notice,
-            keys,
-        )
-
+    )(functools.partial(show, service))
     register_view_tools(app, "ls")
 
 

@@ -3,6 +3,7 @@ selector), the problems panel and the sortable table builder."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -250,33 +251,39 @@ def sortable_table(
     )
 
 
+def device_and_tabs(
+    app: dash.Dash, service: ProfilerService, search: str | None, pathname: str | None
+) -> tuple[Any, ...]:
+    """The device selector and the tabs' links for the URL (kept on another page)."""
+    if not is_page(app, pathname, *(path for _, path in TABS)):
+        return (dash.no_update,) * (1 + len(TABS))
+    params = parse_search(search)
+    links = tuple(href(app, path, params) for _, path in TABS)
+    try:
+        return (device_selector(*locate(service, params)), *links)
+    except ProfileUnavailable:
+        return (None, *links)
+
+
+def choose_device(device: str | None, search: str | None) -> Any:
+    """The URL after choosing a device (``no_update``: the one shown, or none)."""
+    params = parse_search(search)
+    if not device or SHARED_STATE.parse(params)["device"] == str(device):
+        return dash.no_update
+    return make_search({**params, "device": str(device)})
+
+
 def register(app: dash.Dash, service: ProfilerService) -> None:
     """The device selector and the tab links, shared by the three pages (registered once)."""
-
-    @app.callback(
+    app.callback(
         Output("prof-device-box", "children"),
         *(Output(f"prof-tab-{path.rsplit('/', 1)[-1]}", "href") for _, path in TABS),
         Input("url", "search"),
         State("url", "pathname"),
-    )
-    def device_and_tabs(search: str | None, pathname: str | None) -> tuple[Any, ...]:
-        if not is_page(app, pathname, *(path for _, path in TABS)):
-            return (dash.no_update,) * (1 + len(TABS))
-        params = parse_search(search)
-        links = tuple(href(app, path, params) for _, path in TABS)
-        try:
-            return (device_selector(*locate(service, params)), *links)
-        except ProfileUnavailable:
-            return (None, *links)
-
-    @app.callback(
+    )(functools.partial(device_and_tabs, app, service))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("prof-device", "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def choose_device(device: str | None, search: str | None) -> Any:
-        params = parse_search(search)
-        if not device or SHARED_STATE.parse(params)["device"] == device:
-            return dash.no_update
-        return make_search({**params, "device": device})
+    )(choose_device)

@@ -7,6 +7,7 @@ directory the job reports (``profiler_dir`` of ``train-jobs``), ``device`` to it
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import dash
@@ -58,19 +59,24 @@ def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]
     return built
 
 
+def show(
+    app: dash.Dash, service: ProfilerService, search: str | None, _clicks: Any, pathname: str | None
+) -> Any:
+    """The profiler dashboard's cards for the URL (kept on another page), or why there are
+    none."""
+    if not components.is_page(app, pathname, PATH):
+        return dash.no_update
+    try:
+        return build_cards(app, service, parse_search(search))
+    except ProfileUnavailable as error:
+        return [html.Div(components.unavailable(app, error), style={"gridColumn": "1 / -1"})]
+
+
 def register(app: dash.Dash, service: ProfilerService) -> None:
     components.register(app, service)
-
-    @app.callback(
+    app.callback(
         Output("prof-cards", "children"),
         Input("url", "search"),
         Input("refresh-now", "n_clicks"),
         State("url", "pathname"),
-    )
-    def show(search: str | None, _clicks: Any, pathname: str | None) -> Any:
-        if not components.is_page(app, pathname, PATH):
-            return dash.no_update
-        try:
-            return build_cards(app, service, parse_search(search))
-        except ProfileUnavailable as error:
-            return [html.Div(components.unavailable(app, error), style={"gridColumn": "1 / -1"})]
+    )(functools.partial(show, app, service))

@@ -18,6 +18,7 @@ a "(%)" head); both tables are sorted by total time at first (MindInsight: avera
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import dash
-from dash import ALL, Input, Output, State, ctx, dcc, html
+from dash import ALL, Input, Output, State, dcc, html
 
 from dash_insight.core.csv_cells import csv_text as text_cell
 from dash_insight.core.i18n import N_, format_number, ngettext
@@ -33,7 +34,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import charts, components, query
 from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
-from dash_insight.web.clicks import drawn_not_clicked
+from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.tag_select import goto_box
 from dash_insight.web.url_state import int_param, make_search, parse_search
@@ -517,13 +518,11 @@ def table_view(
 # -- callbacks -------------------------------------------------------------------------------
 
 
-def _redraw(key: str, drawn: str | None) -> bool:
+def _redraw(key: str, drawn: str | None, trigger: Any, clicked: bool) -> bool:
     """Whether a redraw callback must draw: the URL's view state is not the one drawn, or
-    something else asked for it (a click on Refresh, a drill-down's page); not when Dash fired
-    it only for the URL it was drawn for."""
-    return key != drawn or any(
-        item["prop_id"] != "url.search" and item["value"] for item in ctx.triggered
-    )
+    something else asked for it (``trigger``: a click on Refresh, a drill-down's page); not
+    when Dash fired it only for the URL it was drawn for."""
+    return key != drawn or (trigger != "url" and clicked)
 
 
 def _toggle_sort(current: str, descending: bool, column: str) -> tuple[str, bool]:
@@ -531,8 +530,115 @@ def _toggle_sort(current: str, descending: bool, column: str) -> tuple[str, bool
     return (column, not descending) if column == current else (column, True)
 
 
+def controls_to_url(
+    trigger: Any,
+    chart: str,
+    measure: str,
+    view: str,
+    type_search: str | None,
+    op_search: str | None,
+    _prev: Any,
+    _next: Any,
+    size: int | None,
+    goto: int | None,
+    search: str | None,
+) -> Any:
+    """The URL the chart kind, measure, view, searches and pager write (``no_update``: the
+    same state, whatever the URL's spelling, or controls just drawn: ``trigger`` None)."""
+    state = parse_state(parse_search(search))
+    if trigger == "prof-chart-kind":
+        state = replace(state, chart=chart)
+    elif trigger == "prof-measure":
+        state = replace(state, measure=measure)
+    elif trigger == "prof-view":
+        state = replace(state, view=view)
+    elif trigger == "prof-type-search":
+        state = replace(state, type_search=str(type_search or "").strip())
+    elif trigger == "prof-op-search":
+        state = replace(state, search=str(op_search or "").strip(), page=1)
+    elif trigger == "prof-prev":
+        state = replace(state, page=max(1, state.page - 1))
+    elif trigger == "prof-next":
+        state = replace(state, page=state.page + 1)
+    elif trigger == "prof-size":
+        state = replace(state, size=size if size in PAGE_SIZES else DEFAULT.size, page=1)
+    elif trigger == "prof-goto" and isinstance(goto, int) and goto:
+        state = replace(state, page=max(1, goto))
+    else:
+        return dash.no_update
+    new_search = with_state(search, state)
+    # Unchanged (whatever the URL's spelling): write nothing, or every view re-renders.
+    return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
+
+
+def render_chart(
+    app: dash.Dash,
+    service: ProfilerService,
+    trigger: Any,
+    clicked: bool,
+    search: str | None,
+    _clicks: Any,
+    pathname: str | None,
+    drawn: str | None,
+) -> tuple[Any, ...]:
+    """The chart, its title and legend and the key of what they show; nothing on another
+    page or when the URL's chart state is the one drawn (the layout is drawn filled in)."""
+    key = drawn_keys(search)[0]
+    if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn, trigger, clicked):
+        return (dash.no_update,) * 4
+    return (*chart_view(service, search), key)
+
+
+def render_table(
+    app: dash.Dash,
+    service: ProfilerService,
+    trigger: Any,
+    clicked: bool,
+    search: str | None,
+    _clicks: Any,
+    sub_pages: dict | None,
+    pathname: str | None,
+    drawn: str | None,
+) -> tuple[Any, ...]:
+    """The table, its total, pager and searches' visibility, the problems and the key of
+    what they show; nothing on another page or when the URL's table state is the one drawn."""
+    key = drawn_keys(search)[1]
+    if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn, trigger, clicked):
+        return (dash.no_update,) * 8
+    return (*table_view(app, service, search, sub_pages), key)
+
+
+def sub_page(trigger: Any, clicked: bool, _clicks: list, pages: dict | None) -> Any:
+    """The drill-down page of each operator type after a click on one's ‹ or ›."""
+    if not isinstance(trigger, dict) or not clicked:
+        return dash.no_update
+    pages = dict(pages) if isinstance(pages, dict) else {}
+    pages[trigger["op_type"]] = max(0, pages.get(trigger["op_type"], 0) + trigger["step"])
+    return pages
+
+
+def export(service: ProfilerService, clicks: int | None, search: str | None) -> Any:
+    """Export: the shown table (every page of it) as CSV; nothing for a drawn button."""
+    if not clicks:
+        return dash.no_update
+    params = parse_search(search)
+    state = parse_state(params)
+    job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
+    try:
+        if state.view == "type":
+            tables = components.load_tables(service, params)
+            text = csv_text(TYPE_COLUMNS, type_table_rows(tables, state))
+            return dcc.send_string(text, f"{job}_op_types_device{tables.device}.csv")
+        loaded = components.load(service, params)
+    except ProfileUnavailable:
+        return dash.no_update
+    inputs, _unused = service.inputs(loaded.found, loaded.device)
+    text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
+    return dcc.send_string(text, f"{job}_operators_device{loaded.device}.csv")
+
+
 def register(app: dash.Dash, service: ProfilerService) -> None:
-    @app.callback(
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("prof-chart-kind", "value"),
         Input("prof-measure", "value"),
@@ -545,48 +651,10 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         Input("prof-goto", "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        chart: str,
-        measure: str,
-        view: str,
-        type_search: str | None,
-        op_search: str | None,
-        _prev: Any,
-        _next: Any,
-        size: int | None,
-        goto: int | None,
-        search: str | None,
-    ) -> Any:
-        state = parse_state(parse_search(search))
-        trigger = ctx.triggered_id
-        if len(ctx.triggered) > 1:
-            return dash.no_update  # controls just inserted, not used
-        if trigger == "prof-chart-kind":
-            state = replace(state, chart=chart)
-        elif trigger == "prof-measure":
-            state = replace(state, measure=measure)
-        elif trigger == "prof-view":
-            state = replace(state, view=view)
-        elif trigger == "prof-type-search":
-            state = replace(state, type_search=(type_search or "").strip())
-        elif trigger == "prof-op-search":
-            state = replace(state, search=(op_search or "").strip(), page=1)
-        elif trigger == "prof-prev":
-            state = replace(state, page=max(1, state.page - 1))
-        elif trigger == "prof-next":
-            state = replace(state, page=state.page + 1)
-        elif trigger == "prof-size":
-            state = replace(state, size=size or DEFAULT.size, page=1)
-        elif trigger == "prof-goto" and goto:
-            state = replace(state, page=max(1, int(goto)))
-        new_search = with_state(search, state)
-        # Unchanged (whatever the URL's spelling): write nothing, or every view re-renders.
-        return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
-
+    )(triggered(controls_to_url, single=True))
     # The layout is drawn filled in (no round trip on opening the page); these redraw it when
     # the URL's view state changes, and say what they drew.
-    @app.callback(
+    app.callback(
         Output("prof-op-chart", "figure"),
         Output("prof-chart-title", "children"),
         Output("prof-chart-legend", "children"),
@@ -596,16 +664,8 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         State("url", "pathname"),
         State("prof-chart-drawn", "data"),
         prevent_initial_call=True,
-    )
-    def render_chart(
-        search: str | None, _clicks: Any, pathname: str | None, drawn: str | None
-    ) -> tuple[Any, ...]:
-        key = drawn_keys(search)[0]
-        if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
-            return (dash.no_update,) * 4
-        return (*chart_view(service, search), key)
-
-    @app.callback(
+    )(triggered(functools.partial(render_chart, app, service), clicked=True))
+    app.callback(
         Output("prof-table", "children"),
         Output("prof-total", "children"),
         Output("prof-page", "children"),
@@ -620,56 +680,19 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         State("url", "pathname"),
         State("prof-table-drawn", "data"),
         prevent_initial_call=True,
-    )
-    def render_table(
-        search: str | None,
-        _clicks: Any,
-        sub_pages: dict | None,
-        pathname: str | None,
-        drawn: str | None,
-    ) -> tuple:
-        key = drawn_keys(search)[1]
-        if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn):
-            return (dash.no_update,) * 8
-        return (*table_view(app, service, search, sub_pages), key)
-
-    @app.callback(
+    )(triggered(functools.partial(render_table, app, service), clicked=True))
+    app.callback(
         Output("prof-sub-pages", "data"),
         Input({"type": "prof-sub-page", "op_type": ALL, "step": ALL}, "n_clicks"),
         State("prof-sub-pages", "data"),
         prevent_initial_call=True,
-    )
-    def sub_page(clicks: list, pages: dict | None) -> Any:
-        trigger = ctx.triggered_id
-        if not isinstance(trigger, dict) or drawn_not_clicked():
-            return dash.no_update
-        pages = dict(pages or {})
-        pages[trigger["op_type"]] = max(0, pages.get(trigger["op_type"], 0) + trigger["step"])
-        return pages
-
-    @app.callback(
+    )(triggered(sub_page, clicked=True))
+    app.callback(
         Output("prof-download", "data"),
         Input("prof-export", "n_clicks"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def export(clicks: int | None, search: str | None) -> Any:
-        if not clicks:
-            return dash.no_update
-        params = parse_search(search)
-        state = parse_state(params)
-        job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
-        try:
-            if state.view == "type":
-                tables = components.load_tables(service, params)
-                text = csv_text(TYPE_COLUMNS, type_table_rows(tables, state))
-                return dcc.send_string(text, f"{job}_op_types_device{tables.device}.csv")
-            loaded = components.load(service, params)
-        except ProfileUnavailable:
-            return dash.no_update
-        inputs, _unused = service.inputs(loaded.found, loaded.device)
-        text = csv_text(OP_COLUMNS, all_table_rows(op_rows(loaded.profile, inputs), state))
-        return dcc.send_string(text, f"{job}_operators_device{loaded.device}.csv")
+    )(functools.partial(export, service))
 
 
 def _type_table(

@@ -10,11 +10,12 @@ type, start, duration and step.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import dash
 import numpy as np
-from dash import Input, Output, State, ctx, dcc, html
+from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import format_number
 from dash_insight.core.i18n import gettext as _
@@ -29,6 +30,7 @@ from dash_insight.plugins.profiler.timeline import (
     timeline_figure,
     window_view,
 )
+from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import Choice, Int, UrlState, make_search, parse_search
 
@@ -170,39 +172,101 @@ def _timeline(
     return timeline, profile.launches, components.problems_panel(profile)
 
 
+def controls_to_url(trigger: Any, step: int | None, rows: str | None, search: str | None) -> Any:
+    """The URL the step and row mode write (``no_update``: the same state, or controls just
+    drawn: ``trigger`` None)."""
+    if trigger is None:
+        return dash.no_update
+    params = parse_search(search)
+    chosen = STATE.from_controls(STATE.parse(params), {"step": step, "rows": rows})
+    written = {**params, **{name: STATE.field(name).text(chosen[name]) for name in chosen}}
+    new_search = make_search(written)
+    return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
+
+
+def zoom(trigger: Any, relayout: dict | None, _reset: Any, search: str | None) -> Any:
+    """The time window zoomed to (with the URL it belongs to): Reset forgets it; Plotly's
+    own relayouts that are no zoom (its first "autosize") change nothing."""
+    if trigger == "prof-reset":
+        return {"search": search, "window": None}
+    asked = relayout_window(relayout if isinstance(relayout, dict) else None)
+    if asked is None:
+        return dash.no_update
+    return {"search": search, "window": None if asked == "reset" else list(asked)}
+
+
+def render(
+    app: dash.Dash,
+    service: ProfilerService,
+    search: str | None,
+    zoomed: dict | None,
+    _refresh: Any,
+    pathname: str | None,
+) -> tuple[Any, ...]:
+    """The timeline of the URL's step and row mode in its zoomed window, the window's text,
+    the step choices, the problems and the chart's height; nothing on another page."""
+    if not components.is_page(app, pathname, PATH):
+        return (dash.no_update,) * 5
+    params = parse_search(search)
+    rows, step = _params(params)
+    try:
+        timeline, launches, problems = _timeline(service, params, rows)
+    except ProfileUnavailable as error:
+        return (
+            {"data": [], "layout": {"height": 60}},
+            "",
+            [{"label": _("All steps"), "value": 0}],
+            components.unavailable(app, error),
+            chart_style(0),
+        )
+    window = step_window(launches, step)
+    # The zoom belongs to the view it was made on (another step or row mode forgets it),
+    # however the URL happens to be spelled.
+    if (
+        zoomed
+        and zoomed.get("window")
+        and parse_search(zoomed.get("search")) == parse_search(search)
+    ):
+        window = (float(zoomed["window"][0]), float(zoomed["window"][1]))
+    view = window_view(timeline, *window)
+    figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
+    del figure["layout"]["height"]  # the chart fills its box (chart_style)
+    types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
+    shown = int(view.count[view.colour < types].sum())
+    info = (
+        f"{format_number(window[0] / 1000, 3)} – {format_number(window[1] / 1000, 3)} ms"
+        + " · "
+        + _("{launches} launches in {bars} bars").format(
+            launches=format_number(shown), bars=format_number(len(view))
+        )
+        + (
+            " "
+            + _("({count} merged: zoom in for each launch)").format(
+                count=format_number(view.merged)
+            )
+            if view.merged
+            else ""
+        )
+    )
+    return figure, info, _step_options(launches), problems, chart_style(len(timeline.rows))
+
+
 def register(app: dash.Dash, service: ProfilerService) -> None:
-    @app.callback(
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("prof-step", "value"),
         Input("prof-rows", "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(step: int | None, rows: str | None, search: str | None) -> Any:
-        if len(ctx.triggered) > 1:
-            return dash.no_update  # controls just inserted, not used
-        params = parse_search(search)
-        chosen = STATE.from_controls(STATE.parse(params), {"step": step, "rows": rows})
-        written = {**params, **{name: STATE.field(name).text(chosen[name]) for name in chosen}}
-        new_search = make_search(written)
-        return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
-
-    @app.callback(
+    )(triggered(controls_to_url, single=True))
+    app.callback(
         Output("prof-timeline-window", "data"),
         Input("prof-timeline", "relayoutData"),
         Input("prof-reset", "n_clicks"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def zoom(relayout: dict | None, _reset: Any, search: str | None) -> Any:
-        if ctx.triggered_id == "prof-reset":
-            return {"search": search, "window": None}
-        asked = relayout_window(relayout)
-        if asked is None:  # e.g. Plotly's first "autosize": nothing to redraw
-            return dash.no_update
-        return {"search": search, "window": None if asked == "reset" else list(asked)}
-
-    @app.callback(
+    )(triggered(zoom))
+    app.callback(
         Output("prof-timeline", "figure"),
         Output("prof-timeline-info", "children"),
         Output("prof-step", "options"),
@@ -212,54 +276,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         Input("prof-timeline-window", "data"),
         Input("refresh-now", "n_clicks"),
         State("url", "pathname"),
-    )
-    def render(
-        search: str | None, zoomed: dict | None, _refresh: Any, pathname: str | None
-    ) -> tuple[Any, ...]:
-        if not components.is_page(app, pathname, PATH):
-            return (dash.no_update,) * 5
-        params = parse_search(search)
-        rows, step = _params(params)
-        try:
-            timeline, launches, problems = _timeline(service, params, rows)
-        except ProfileUnavailable as error:
-            return (
-                {"data": [], "layout": {"height": 60}},
-                "",
-                [{"label": _("All steps"), "value": 0}],
-                components.unavailable(app, error),
-                chart_style(0),
-            )
-        window = step_window(launches, step)
-        # The zoom belongs to the view it was made on (another step or row mode forgets it),
-        # however the URL happens to be spelled.
-        if (
-            zoomed
-            and zoomed.get("window")
-            and parse_search(zoomed.get("search")) == parse_search(search)
-        ):
-            window = (float(zoomed["window"][0]), float(zoomed["window"][1]))
-        view = window_view(timeline, *window)
-        figure = timeline_figure(timeline, view, launches, launches.step_starts_us)
-        del figure["layout"]["height"]  # the chart fills its box (chart_style)
-        types = len(timeline.colours) - (1 if timeline.mode == ROWS_SCOPE else 0)
-        shown = int(view.count[view.colour < types].sum())
-        info = (
-            f"{format_number(window[0] / 1000, 3)} – {format_number(window[1] / 1000, 3)} ms"
-            + " · "
-            + _("{launches} launches in {bars} bars").format(
-                launches=format_number(shown), bars=format_number(len(view))
-            )
-            + (
-                " "
-                + _("({count} merged: zoom in for each launch)").format(
-                    count=format_number(view.merged)
-                )
-                if view.merged
-                else ""
-            )
-        )
-        return figure, info, _step_options(launches), problems, chart_style(len(timeline.rows))
+    )(functools.partial(render, app, service))
 
 
 def _step_options(launches: Launches) -> list[dict[str, Any]]:

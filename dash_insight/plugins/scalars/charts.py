@@ -513,22 +513,24 @@ def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[Componen
 
 
 def chart_flags_search(
-    search: str | None,
-    best_ids: Sequence[dict],
     best_clicks: Sequence[Any],
-    xlog_ids: Sequence[dict],
     xlog_clicks: Sequence[Any],
-) -> str:
-    """The URL after a chart's best-value or log x button was clicked: :data:`BEST_FLIP` and
-    :data:`LOG_X` list the charts of the page whose button has an odd number of clicks, and
-    keep the charts of other pages of the grid as they were; every other parameter is kept."""
+    best_ids: Sequence[dict],
+    xlog_ids: Sequence[dict],
+    search: str | None,
+) -> Any:
+    """The URL after a chart's best-value or log x button was clicked (``no_update``: the
+    same): :data:`BEST_FLIP` and :data:`LOG_X` list the charts of the page whose button has
+    an odd number of clicks, and keep the charts of other pages of the grid as they were;
+    every other parameter is kept. A flag is kept on either chart page."""
     params: dict[str, Any] = parse_search(search)
     for field, ids, clicks in ((BEST_FLIP, best_ids, best_clicks), (LOG_X, xlog_ids, xlog_clicks)):
         on_page = {str(i["chart"]): (c or 0) % 2 == 1 for i, c in zip(ids, clicks, strict=True)}
         listed = decode_tags(params.get(field.name)) or []
         kept = [c for c in listed if c not in on_page] + [c for c, on in on_page.items() if on]
         params[field.name] = encode_tags(kept) if kept else None
-    return make_search(params)
+    new = make_search(params)
+    return no_update if same_search(new, search) else new
 
 
 def _all(name: str) -> dict[str, Any]:
@@ -562,7 +564,7 @@ def register_chart_callbacks(app: Any) -> None:
         Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
     )
 
-    @app.callback(
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
         Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
@@ -570,15 +572,7 @@ def register_chart_callbacks(app: Any) -> None:
         State({"type": "chart-xlog", "chart": ALL}, "id"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def flags_to_url(
-        best_clicks: list, xlog_clicks: list, best_ids: list, xlog_ids: list, search: str | None
-    ) -> Any:
-        """A flipped best value or a log x axis is kept in the URL (:data:`BEST_FLIP`,
-        :data:`LOG_X`), on either chart page."""
-        new = chart_flags_search(search, best_ids, best_clicks, xlog_ids, xlog_clicks)
-        return no_update if same_search(new, search) else new
-
+    )(chart_flags_search)
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),
         Output({"type": "chart-best", "chart": MATCH}, "children"),

@@ -18,8 +18,7 @@ picker from the URL (rows and ticks only when they changed), also before its gri
 (the grid comes after the charts on screen: the change then goes into the spec it is mounted
 from). :func:`selection` reads wanted tags back and reports those the job does not have.
 
-:func:`visible_tags` = what to draw; :func:`page_of` / :func:`pager` cut it into pages;
-:func:`user_change` is False when a callback fires because its components were just rendered.
+:func:`visible_tags` = what to draw; :func:`page_of` / :func:`pager` cut it into pages.
 
 Everything except the component builders and :func:`register_picker` is pure.
 """
@@ -29,11 +28,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import dash
 import dash_ag_grid as dag
-from dash import ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
@@ -594,6 +594,32 @@ def sent_to_grid(update: Sequence[Any], key: Sequence[str]) -> Any:
     return {**changed, "key": list(key)} if changed else dash.no_update
 
 
+@dataclass(frozen=True)
+class PickerSource:
+    """Where a picker's names come from (the parameters of :func:`register_picker`)."""
+
+    read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]]
+    noun: str = "tag"
+    read_hidden: Callable[[str | None], Sequence[str]] | None = None
+    read_colours: Callable[[str | None, Any], Mapping[str, str]] | None = None
+
+    def follow_url(
+        self, search: str | None, _ticks: Any, _clicks: Any, *rest: Any
+    ) -> tuple[Any, ...]:
+        """The picker's count, filter error, key and what goes to its grid for the URL
+        ``search`` (``rest``: the user's run colours when the eyes are painted, then the key
+        of what the picker shows)."""
+        shown = rest[-1] if rest and isinstance(rest[-1], list) else None
+        names, selected, pattern = self.read(search)
+        hidden = None if self.read_hidden is None else self.read_hidden(search)
+        colours = None
+        if self.read_colours is not None:
+            colours = self.read_colours(search, rest[0] if len(rest) > 1 else None)
+        view = picker_view(names, selected, pattern, self.noun, hidden, colours)
+        update = picker_update(view, shown)
+        return update[2], update[3], update[5], sent_to_grid(update, view.key)
+
+
 def register_picker(
     app: dash.Dash,
     list_id: str,
@@ -617,7 +643,8 @@ def register_picker(
     eyes = [Output(list_id, "rowTransaction")] if read_hidden is not None else []
     painted = [Input(RUN_COLOURS_STORE, "data")] if read_colours is not None else []
 
-    @app.callback(
+    source = PickerSource(read, noun, read_hidden, read_colours)
+    app.callback(
         Output(f"{list_id}-count", "children"),
         Output(f"{list_id}-error", "children"),
         Output(f"{list_id}-key", "data"),
@@ -628,15 +655,7 @@ def register_picker(
         *painted,
         State(f"{list_id}-key", "data"),
         prevent_initial_call=True,
-    )
-    def follow_url(search: str | None, _ticks: Any, _clicks: Any, *rest: Any) -> tuple:
-        shown: list[str] | None = rest[-1]  # after the user's colours, when they are an input
-        names, selected, pattern = read(search)
-        hidden = None if read_hidden is None else read_hidden(search)
-        colours = None if read_colours is None else read_colours(search, rest[0])
-        view = picker_view(names, selected, pattern, noun, hidden, colours)
-        update = picker_update(view, shown)
-        return update[2], update[3], update[5], sent_to_grid(update, view.key)
+    )(source.follow_url)
 
     # Only the grid's props: Dash skips this callback while the grid is not in the page (a
     # callback with some of its outputs missing fails instead).
@@ -669,9 +688,3 @@ def register_picker(
         State(holder, "data-later"),
         prevent_initial_call=True,
     )
-
-
-def user_change() -> bool:
-    """True inside a callback fired by one changed input (a user action), False when Dash
-    fired it for newly rendered components (all its inputs reported at once)."""
-    return len(ctx.triggered) == 1 and ctx.triggered_id is not None

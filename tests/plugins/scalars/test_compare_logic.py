@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from dash import no_update
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.settings import Settings
@@ -212,16 +213,17 @@ def test_chart_flags_in_the_url() -> None:
     ids = [{"type": "chart-best", "chart": "c|loss"}, {"type": "chart-best", "chart": "c|acc"}]
     xlog = [{"type": "chart-xlog", "chart": "c|loss"}, {"type": "chart-xlog", "chart": "c|acc"}]
     search = "?jobs=a&best_flip=c%7Cother"
-    new = chart_flags_search(search, ids, [1, 2], xlog, [None, 3])
+    new = chart_flags_search([1, 2], [None, 3], ids, xlog, search)
     assert parse_search(new) == {
         "jobs": "a",
         "best_flip": encode_tags(["c|other", "c|loss"]),
         "log_x": "c|acc",
     }
-    assert parse_search(chart_flags_search(new, ids, [0, 0], xlog, [0, 0])) == {
+    assert parse_search(chart_flags_search([0, 0], [0, 0], ids, xlog, new)) == {
         "jobs": "a",
         "best_flip": "c|other",
     }
+    assert chart_flags_search([2, 0], [0, 0], ids, xlog, "?jobs=a") is no_update
 
 
 def test_the_eye_click_is_the_comparison_pages_one_definition() -> None:

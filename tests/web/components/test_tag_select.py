@@ -138,6 +138,26 @@ def test_what_is_sent_to_the_list() -> None:
     assert sent == {"rowTransaction": {"update": closed.row_data()}, "key": closed.key}
 
 
+def test_picker_follows_the_url_as_a_plain_function() -> None:
+    """register_picker's callback without Dash: count, filter error, key and what goes to the
+    grid; nothing sent again for the key on screen; the eyes' colours come from the store."""
+    names = ["a", "b", "c"]
+    source = ts.PickerSource(lambda search: (names, ["b"] if search else None, "("))
+    count, error, key, sent = source.follow_url("", 0, None, None)
+    assert "3" in str(count) and error and sent["selectedRows"] == {"ids": names}
+    assert source.follow_url("", 1, None, key)[3] is dash.no_update
+    assert source.follow_url("?x", 1, None, key)[3]["selectedRows"] == {"ids": ["b"]}
+    assert source.follow_url("", 0, None, "junk")[3]["rowData"]  # a hostile key: all sent
+    painted = ts.PickerSource(
+        lambda _search: (names, None, ""),
+        noun="job",
+        read_hidden=lambda _search: ["c"],
+        read_colours=lambda _search, overrides: dict.fromkeys(names, overrides["a"]),
+    )
+    rows = painted.follow_url("", 0, None, {"a": "#123456"}, None)[3]["rowData"]
+    assert rows[2] == {"name": "c", "hidden": True, "colour": "#123456"}
+
+
 def test_picker_component() -> None:
     row = ts.picker("p-tags", "Tag Selection", ["a", "b,c"], ["a"], "a", extra=["!"])
     grid = find(row, "p-tags")
