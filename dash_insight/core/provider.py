@@ -261,6 +261,8 @@ class DataProvider:
         self._unreachable: str | None = None  # why the store could not be reached
         self._jobs: list[tuple[str, float, float]] = []  # the job list as last read
         self._ready = False
+        #: The index was emptied after this process had read jobs from it (see :attr:`rebuilding`).
+        self._rebuilding = False
 
     # -- jobs --
     def _refresh(self) -> None:
@@ -281,6 +283,16 @@ class DataProvider:
         else:
             self._damage = None
             self._reached_store()
+
+    @property
+    def rebuilding(self) -> bool:
+        """True from when the index was found emptied after this process had read jobs from
+        it (a new epoch) until :meth:`rebuilt` says every job is read again."""
+        return self._rebuilding
+
+    def rebuilt(self) -> None:
+        """Every job is read again after the index was emptied (see :attr:`rebuilding`)."""
+        self._rebuilding = False
 
     @property
     def unreachable(self) -> str | None:
@@ -314,6 +326,9 @@ class DataProvider:
             return
         with self._lock:
             if self.store.epoch != self._epoch:  # the index was rebuilt: versions start again
+                # Emptied after this process had read jobs from it (a Redis restarted without
+                # persistence): the loader reads them all again.
+                self._rebuilding = self._rebuilding or bool(self._states)
                 self._cache.clear()
                 self._states = {}
                 self._epoch = self.store.epoch

@@ -14,6 +14,7 @@ from dash_insight.core.store.health import (
     FAILED,
     LOADING,
     PERMISSION,
+    REBUILDING,
     STALLED,
     STORE_UNREACHABLE,
     LoaderFailure,
@@ -119,7 +120,12 @@ class DataService:
         )
         if unreadable is not None:
             return LoaderHealth(STALLED, unreadable)
-        caught_up = ready and all(job.status == STATUS_LOADED for job in jobs)
+        loaded = sum(job.status == STATUS_LOADED for job in jobs)
+        caught_up = ready and loaded == len(jobs)
+        if self.provider.rebuilding:
+            if not caught_up:
+                return LoaderHealth(REBUILDING, progress=(loaded, len(jobs)))
+            self.provider.rebuilt()
         return LoaderHealth(CAUGHT_UP if caught_up else LOADING)
 
     @property

@@ -12,10 +12,12 @@ import dash
 import flask
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.i18n import format_number
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.store.health import (
     DISK_FULL,
     PERMISSION,
+    REBUILDING,
     STALLED,
     STORE_UNREACHABLE,
     LoaderFailure,
@@ -127,7 +129,19 @@ def stalled_text(failure: LoaderFailure) -> str:
 
 
 def loader_banner(health: LoaderHealth) -> list[Any]:
-    """The banner's children: empty unless loading has stalled, then why and the error."""
+    """The banner's children: empty unless loading has stalled (then why and the error) or
+    the index is being rebuilt (then how far)."""
+    if health.state == REBUILDING and health.progress is not None:
+        read, total = health.progress
+        return [
+            html.Span(
+                _(
+                    "The index was emptied (its store restarted without its data) and is being "
+                    "rebuilt: {read} of {total} jobs read again. Jobs not read yet show what is "
+                    "read so far."
+                ).format(read=format_number(read), total=format_number(total))
+            )
+        ]
     if health.state != STALLED or health.failure is None:
         return []
     return [

@@ -481,3 +481,49 @@ def test_readers_fetch_only_the_versions_of_changed_jobs(redis_url: str, tmp_pat
     assert whole == [1, 1]
     writer.close()
     reader_store.close()
+
+
+def test_an_emptied_index_says_rebuilding_until_every_job_is_read_again(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Issue #41 item 4: after Redis restarts without its data, a web process says
+    "rebuilding: n of m jobs" (loader health, REST and the page banner) until the workers
+    have read every job again, then caught up."""
+    from dash_insight.core.fleet.loading import FleetLoading
+    from dash_insight.core.format.writer import SummaryWriter
+    from dash_insight.core.service import DataService
+    from dash_insight.core.settings import Settings
+    from dash_insight.core.store.health import CAUGHT_UP, REBUILDING
+    from dash_insight.web.shell import loader_banner
+    from tests.pages import text
+
+    base = tmp_path / "base"
+    for name in ("a", "b", "c"):
+        with SummaryWriter(base / name) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+    settings = Settings(summary_base_dir=str(base), index=redis_url, workspace=str(tmp_path / "ws"))
+    store = redis_index.RedisIndexStore(redis_url, settings.base_dir)
+    fleet = FleetLoading(settings, store)
+    for train_id in fleet.discover() or ():
+        fleet.load(train_id)
+    web = DataService(settings)
+    try:
+        assert web.loader_health().state == CAUGHT_UP
+        # Redis restarted without persistence: every key of this index is gone.
+        store.client.delete(*store.client.keys(store._k("*")))
+        assert web.loader_health().state != CAUGHT_UP
+        worker = FleetLoading(settings, redis_index.RedisIndexStore(redis_url, settings.base_dir))
+        queued = worker.discover() or []
+        assert sorted(queued) == ["./a", "./b", "./c"]
+        worker.load(queued[0])
+        health = web.loader_health()
+        assert health.state == REBUILDING and health.progress == (1, 3)
+        assert health.to_dict()["detail"] == "1 of 3 jobs read again"
+        assert "1 of 3 jobs read again" in text(loader_banner(health))
+        for train_id in queued[1:]:
+            worker.load(train_id)
+        assert web.loader_health().state == CAUGHT_UP
+        assert web.loader_health().state == CAUGHT_UP and not web.provider.rebuilding
+    finally:
+        web.close()
+        store.close()

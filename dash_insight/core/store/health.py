@@ -21,6 +21,9 @@ from dash_insight.core.private_files import PRIVATE_FILE
 LOADING = "loading"
 CAUGHT_UP = "caught_up"
 STALLED = "stalled"
+#: The index was emptied (a Redis restarted without persistence, flushed, or a rebuilt local
+#: index) after this process had read it: the jobs are being read again.
+REBUILDING = "rebuilding"
 
 DISK_FULL = "disk_full"
 PERMISSION = "permission"
@@ -40,18 +43,22 @@ class LoaderFailure:
 
 @dataclass(frozen=True)
 class LoaderHealth:
-    """``state``: :data:`LOADING`, :data:`CAUGHT_UP` or :data:`STALLED` (then ``failure``
-    says why)."""
+    """``state``: :data:`LOADING`, :data:`CAUGHT_UP`, :data:`STALLED` (then ``failure``
+    says why) or :data:`REBUILDING` (then ``progress`` = (jobs read again, jobs listed))."""
 
     state: str
     failure: LoaderFailure | None = None
+    progress: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, object]:
         failure = self.failure
+        detail = failure.detail if failure else None
+        if self.progress is not None:
+            detail = "{} of {} jobs read again".format(*self.progress)
         return {
             "state": self.state,
             "reason": failure.reason if failure else None,
-            "detail": failure.detail if failure else None,
+            "detail": detail,
             "since": failure.since if failure else None,
         }
 

@@ -81,9 +81,10 @@ class _JobViews:
         self.health = health
 
     def loader(self) -> Response:
-        """``GET /v1/dash-insight/loader`` -> ``{"state": "loading" | "caught_up" | "stalled",
-        "reason", "detail", "since"}`` (dash-insight's addition: MindInsight's ``load_status``
-        cannot say that loading stopped, nor why)."""
+        """``GET /v1/dash-insight/loader`` -> ``{"state": "loading" | "caught_up" | "stalled" |
+        "rebuilding", "reason", "detail", "since"}`` (dash-insight's addition: MindInsight's
+        ``load_status`` cannot say that loading stopped, nor why, nor that an emptied index is
+        read again)."""
         return json_response(self.health().to_dict())
 
     def _plugins(self, job: JobSummary) -> dict[str, list[str]]:
