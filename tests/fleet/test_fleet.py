@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 from dash.testing.wait import until
 
@@ -119,9 +120,19 @@ class Fleet:
                 except subprocess.TimeoutExpired:
                     os.killpg(process.pid, signal.SIGKILL)
                     process.wait(10)
-            # A worker killed with SIGKILL leaves its beat process behind.
+            # Whatever a failed test left behind.
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+def _session_processes(session: int) -> list[int]:
+    """The live processes (not zombies) of the session ``session``."""
+    found = []
+    for process in psutil.process_iter(["pid", "status"]):
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            if process.info["status"] != psutil.STATUS_ZOMBIE and os.getsid(process.pid) == session:
+                found.append(process.pid)
+    return found
 
 
 @pytest.fixture
@@ -266,6 +277,8 @@ def test_two_workers_and_two_web_processes_serve_every_step_exactly_once(
     victim = pids[holders[-1]]
     victim.send_signal(signal.SIGKILL)
     victim.wait(10)
+    # Its embedded beat (its child, in its session) stops too: no orphaned beat (#41 item 3).
+    until(lambda: not _session_processes(victim.pid), timeout=30, msg="the beat outlived it")
     state = store.load_jobs([big])[big]
     assert any(0 < f.offset < f.size for f in state.files.values()), "killed after the end"
     assert_exactly_once(fleet, written, timeout=180)

@@ -124,3 +124,16 @@ def test_the_single_machine_default_imports_neither_redis_nor_celery(tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_an_orphaned_beat_stops() -> None:
+    """The embedded beat's watcher calls stop once its parent is not the worker any more."""
+    import threading
+
+    worker = pytest.importorskip("dash_insight.core.fleet.worker")
+    stopped = threading.Event()
+    worker.stop_when_orphaned(stopped.set, parent=-1, poll_seconds=0.01)  # already re-parented
+    assert stopped.wait(10)
+    alive = threading.Event()
+    watcher = worker.stop_when_orphaned(alive.set, parent=os.getppid(), poll_seconds=0.01)
+    assert watcher.is_alive() and not alive.is_set()  # the parent is alive: still watching

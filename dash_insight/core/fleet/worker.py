@@ -24,10 +24,12 @@ import glob
 import logging
 import os
 import threading
+import time
 from typing import Any
 
 import redis
 from celery import Celery
+from celery.signals import beat_embedded_init
 
 from dash_insight.core.fleet.loading import FLEET_SLICE_BYTES, FleetLoading, LeaseLost, Outcome
 from dash_insight.core.settings import Settings
@@ -45,6 +47,34 @@ VISIBILITY_TIMEOUT_SECONDS = 300
 #: beat, the first discovery of each round wins it and the others return (FleetLoading.discover).
 ROUND_SHARE = 0.8
 _RETRIED = (IndexConflict, LeaseLost, redis.ConnectionError, redis.TimeoutError)
+#: How often an embedded beat checks that its worker is alive (seconds).
+PARENT_POLL_SECONDS = 1.0
+
+
+def stop_when_orphaned(
+    stop: Any, parent: int, poll_seconds: float = PARENT_POLL_SECONDS
+) -> threading.Thread:
+    """A daemon thread calling ``stop()`` once this process's parent is no longer ``parent``
+    (killed, even with SIGKILL: the process is then re-parented). An embedded beat is its
+    worker's child; without this, a worker killed with SIGKILL leaves its beat running on its
+    own, sending discoveries for a worker that is gone (issue #41 item 3)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_seconds)
+        log.warning("the worker of this beat (pid %d) is gone: the beat stops", parent)
+        stop()
+
+    thread = threading.Thread(target=watch, name="dash-insight-beat-parent", daemon=True)
+    thread.start()
+    return thread
+
+
+def _beat_stops_with_its_worker(sender: Any = None, **_kwargs: Any) -> None:
+    """``beat_embedded_init``: in the embedded beat's process (``sender``: its Service),
+    stop it when the worker that started it is gone."""
+    if sender is not None:
+        stop_when_orphaned(sender.stop, os.getppid())
 
 
 def queue_name(settings: Settings) -> str:
@@ -198,6 +228,7 @@ def run_worker(
         # Beat's schedule (a shelve file) is this worker's own: the schedule is in the code.
         os.makedirs(os.path.dirname(schedule), mode=0o700, exist_ok=True)
         argv += ["--beat", "--schedule", schedule]
+        beat_embedded_init.connect(_beat_stops_with_its_worker, weak=False)
     try:
         app.worker_main(argv + list(extra or ()))
     finally:
