@@ -14,15 +14,19 @@ missing, malformed or out of range becomes the default or the nearest bound) and
 
 Lists of tags and per-tag values travel as one parameter each (:func:`encode_tags`,
 :func:`encode_map`: comma-separated with ``\\`` escapes).
+
+:class:`TypedUrlState` is the same for a page whose state is a frozen dataclass: each attribute
+has its field (whose name is the URL parameter), and mypy checks what callbacks read.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import parse_qsl, urlencode
 
 from dash_insight.web.limits import MAX_URL_CHARS, MAX_URL_LIST_ITEMS
@@ -176,12 +180,14 @@ class Field:
 
 @dataclass(frozen=True)
 class Text(Field):
-    """Free text (a job id, a regular expression); absent = ``default``."""
+    """Free text (a job id, a regular expression), at most ``max_chars`` of it; absent =
+    ``default``."""
 
     default: str = ""
+    max_chars: int = MAX_URL_CHARS
 
     def parse(self, raw: str | None) -> str:
-        return self.default if raw is None else raw
+        return self.default if raw is None else raw[: self.max_chars]
 
     def text(self, value: Any) -> str | None:
         return None if value in (None, "", self.default) else str(value)
@@ -192,12 +198,16 @@ class Text(Field):
 
 @dataclass(frozen=True)
 class Choice(Field):
-    """One of ``choices``; anything else = ``default``."""
+    """One of ``choices``; anything else = ``default``. With ``fold_case``, ``Viridis`` is
+    ``viridis`` (``choices`` are then lower case)."""
 
     default: str = ""
     choices: tuple[str, ...] = ()
+    fold_case: bool = False
 
     def parse(self, raw: str | None) -> str:
+        if raw is not None and self.fold_case:
+            raw = raw.lower()
         return raw if raw in self.choices else self.default
 
     def text(self, value: Any) -> str | None:
@@ -206,18 +216,23 @@ class Choice(Field):
 
 @dataclass(frozen=True)
 class Int(Field):
-    """An integer clamped to ``[low, high]``; not a number = ``default``."""
+    """An integer clamped to ``[low, high]``; not a number, or not one of ``allowed`` when
+    given (a page size), = ``default``."""
 
     default: int = 0
     low: int = 0
     high: int = MAX_PAGE
+    allowed: tuple[int, ...] = ()
 
     def parse(self, raw: str | None) -> int:
         try:
             value = int(raw) if raw is not None else self.default
         except ValueError:
             return self.default
-        return max(self.low, min(self.high, value))
+        return self._valid(max(self.low, min(self.high, value)))
+
+    def _valid(self, value: int) -> int:
+        return value if not self.allowed or value in self.allowed else self.default
 
     def text(self, value: Any) -> str | None:
         return None if value == self.default else str(int(value))
@@ -226,7 +241,7 @@ class Int(Field):
         if value is None:
             return self.default
         try:
-            return max(self.low, min(self.high, int(value)))
+            return self._valid(max(self.low, min(self.high, int(value))))
         except (TypeError, ValueError):
             return self.default
 
@@ -274,6 +289,34 @@ class Flag(Field):
     def from_control(self, value: Any) -> bool:
         """A checklist's value: on when anything is ticked."""
         return bool(value)
+
+
+@dataclass(frozen=True)
+class Descending(Field):
+    """A sort order: descending unless the URL says ``asc`` (absent = descending)."""
+
+    def parse(self, raw: str | None) -> bool:
+        return raw != "asc"
+
+    def text(self, value: Any) -> str | None:
+        return None if value else "asc"
+
+
+@dataclass(frozen=True)
+class Names(Field):
+    """Plain names separated by commas (names without commas: operator types), at most
+    ``limit`` of them; absent = none."""
+
+    limit: int = MAX_URL_LIST_ITEMS
+
+    def parse(self, raw: str | None) -> tuple[str, ...]:
+        if not raw:
+            return ()
+        # The URL is bounded (MAX_URL_CHARS), so is this split.
+        return tuple(name for name in raw.split(",") if name)[: self.limit]
+
+    def text(self, value: Any) -> str | None:
+        return ",".join(value) or None
 
 
 @dataclass(frozen=True)
@@ -349,3 +392,37 @@ class UrlState:
             **state,
             **{name: self._by_name[name].from_control(value) for name, value in values.items()},
         }
+
+
+State = TypeVar("State")
+
+
+class TypedUrlState(Generic[State]):
+    """The URL state of a page as the frozen dataclass ``cls``: ``fields`` gives each of its
+    attributes the :class:`Field` that reads it from (and writes it to) the URL parameter of
+    the field's name, in URL order. ``parse(search(state)) == state`` for every parsed state,
+    as :class:`UrlState`."""
+
+    def __init__(self, cls: type[State], **fields: Field) -> None:
+        attributes = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        if set(fields) != attributes:
+            raise ValueError(f"{cls.__name__} has {sorted(attributes)}, not {sorted(fields)}")
+        self.cls = cls
+        self.fields = fields
+
+    def parse(self, params: Mapping[str, str]) -> State:
+        """The state of URL parameters (anything missing or malformed: the default)."""
+        return self.cls(**{key: f.parse(params.get(f.name)) for key, f in self.fields.items()})
+
+    def parse_search(self, search: str | None) -> State:
+        return self.parse(parse_search(search))
+
+    def from_controls(self, state: State, values: Mapping[str, Any]) -> State:
+        """``state`` with the attributes named in ``values`` set from their controls' values
+        (each bounded as from the URL)."""
+        changed = {key: self.fields[key].from_control(value) for key, value in values.items()}
+        return dataclasses.replace(state, **changed)  # type: ignore[type-var]
+
+    def params(self, state: State) -> dict[str, str | None]:
+        """The URL parameters of ``state``; None for those at their default (left out)."""
+        return {f.name: f.text(getattr(state, key)) for key, f in self.fields.items()}

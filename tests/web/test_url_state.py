@@ -152,3 +152,43 @@ def test_values_from_controls() -> None:
 def test_duplicate_names_are_refused() -> None:
     with pytest.raises(ValueError, match="duplicate"):
         UrlState(Text("a"), Int("a"))
+
+
+def test_typed_state_reads_and_writes_a_dataclass() -> None:
+    """TypedUrlState: each attribute through its field and URL parameter; bounded text,
+    allowed sizes, sort orders and plain name lists; unknown attributes refused."""
+    import dataclasses
+
+    import pytest
+
+    from dash_insight.web.url_state import (
+        Descending,
+        Names,
+        TypedUrlState,
+        make_search,
+        parse_search,
+    )
+
+    @dataclasses.dataclass(frozen=True)
+    class Sorted:
+        query: str = ""
+        descending: bool = True
+        size: int = 10
+        opened: tuple[str, ...] = ()
+
+    state = TypedUrlState(
+        Sorted,
+        query=Text("q", max_chars=5),
+        descending=Descending("order"),
+        size=Int("size", 10, 1, 50, allowed=(10, 20, 50)),
+        opened=Names("open", limit=2),
+    )
+    parsed = state.parse({"q": "x" * 99, "order": "asc", "size": "30", "open": "a,,b,c"})
+    assert parsed == Sorted("xxxxx", False, 10, ("a", "b"))
+    assert state.params(parsed) == {"q": "xxxxx", "order": "asc", "size": None, "open": "a,b"}
+    assert state.parse(parse_search(make_search(state.params(parsed)))) == parsed
+    assert state.params(Sorted()) == dict.fromkeys(("q", "order", "size", "open"))
+    assert state.from_controls(parsed, {"size": 20.0, "descending": None}).size == 20
+    assert state.from_controls(parsed, {"size": "junk"}).size == 10
+    with pytest.raises(ValueError, match="Sorted has"):
+        TypedUrlState(Sorted, query=Text("q"))

@@ -20,6 +20,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.lazy_import import import_module
 from dash_insight.plugins.landscape.query import Grid, LossPath
+from dash_insight.web.url_state import Choice, Flag, Float, Int, TypedUrlState
 
 VIEW_CONTOUR = "contour"
 VIEW_FILLED = "filled"
@@ -81,41 +82,29 @@ class Style:
 DEFAULT_STYLE = Style()
 
 
+#: The display settings in the URL: each attribute of :class:`Style` and its parameter
+#: (anything unknown or out of range: the default; 2-30 levels, width 1-5, opacity 0.1-1).
+STYLE: TypedUrlState[Style] = TypedUrlState(
+    Style,
+    colour_scale=Choice("scale", DEFAULT_STYLE.colour_scale, tuple(COLOUR_SCALES), fold_case=True),
+    levels=Int("levels", DEFAULT_STYLE.levels, 2, MAX_LEVELS),
+    path_colour=Choice(
+        "path_colour", DEFAULT_STYLE.path_colour, tuple(PATH_COLOURS), fold_case=True
+    ),
+    path_width=Int("path_width", DEFAULT_STYLE.path_width, 1, 5),
+    opacity=Float("opacity", DEFAULT_STYLE.opacity, 0.1, 1.0),
+    log_colour=Flag("log"),
+)
+
+
 def style_from(params: dict[str, str]) -> Style:
-    """The display settings named in the URL; anything unknown or out of range falls back to
-    its default (2-30 levels, width 1-5, opacity 0.1-1)."""
-
-    def number(name: str, default: float, low: float, high: float) -> float:
-        try:
-            value = float(params.get(name, default))
-        except ValueError:
-            return default
-        return min(high, max(low, value)) if np.isfinite(value) else default
-
-    scale = params.get("scale", DEFAULT_STYLE.colour_scale).lower()
-    colour = params.get("path_colour", DEFAULT_STYLE.path_colour).lower()
-    return Style(
-        colour_scale=scale if scale in COLOUR_SCALES else DEFAULT_STYLE.colour_scale,
-        levels=int(number("levels", DEFAULT_STYLE.levels, 2, MAX_LEVELS)),
-        path_colour=colour if colour in PATH_COLOURS else DEFAULT_STYLE.path_colour,
-        path_width=int(number("path_width", DEFAULT_STYLE.path_width, 1, 5)),
-        opacity=round(number("opacity", DEFAULT_STYLE.opacity, 0.1, 1.0), 2),
-        log_colour=params.get("log") == "1",
-    )
+    """The display settings named in the URL (:data:`STYLE`)."""
+    return STYLE.parse(params)
 
 
-def style_params(style: Style) -> dict[str, Any]:
+def style_params(style: Style) -> dict[str, str | None]:
     """URL parameters of ``style``: only what differs from the defaults."""
-    return {
-        "scale": style.colour_scale if style.colour_scale != DEFAULT_STYLE.colour_scale else None,
-        "levels": style.levels if style.levels != DEFAULT_STYLE.levels else None,
-        "path_colour": style.path_colour
-        if style.path_colour != DEFAULT_STYLE.path_colour
-        else None,
-        "path_width": style.path_width if style.path_width != DEFAULT_STYLE.path_width else None,
-        "opacity": f"{style.opacity:g}" if style.opacity != DEFAULT_STYLE.opacity else None,
-        "log": "1" if style.log_colour else None,
-    }
+    return STYLE.params(style)
 
 
 def colour_values(z: np.ndarray, log: bool) -> tuple[np.ndarray, str]:

@@ -38,6 +38,7 @@ from dash_insight.plugins.landscape.figures import (
     MAX_LEVELS,
     PATH_COLOURS,
     SCALE_LABELS,
+    STYLE,
     VIEWS,
     Style,
     landscape_figure,
@@ -534,19 +535,16 @@ def controls_to_url(
     """The URL the view, range, loss tag and display settings write (``no_update``: the same
     page); settings at their defaults leave the URL."""
     params = parse_search(search)
-    style = style_from(
+    style = STYLE.from_controls(
+        style_from(params),
         {
-            k: str(v)
-            for k, v in {
-                "scale": scale,
-                "levels": levels,
-                "path_colour": colour,
-                "path_width": width,
-                "opacity": opacity,
-                "log": "1" if log else None,
-            }.items()
-            if v is not None
-        }
+            "colour_scale": scale,
+            "levels": levels,
+            "path_colour": colour,
+            "path_width": width,
+            "opacity": opacity,
+            "log_colour": log,
+        },
     )
     chosen = STATE.from_controls(
         STATE.parse(params), {"view": view, "interval": interval, "loss": loss}

@@ -37,7 +37,17 @@ from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavai
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.tag_select import goto_box
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.url_state import (
+    MAX_PAGE,
+    Choice,
+    Descending,
+    Int,
+    Names,
+    Text,
+    TypedUrlState,
+    make_search,
+    parse_search,
+)
 
 PATH = components.OPERATOR_PATH
 PAGE_SIZES = (10, 20, 50)
@@ -101,46 +111,35 @@ class OperatorState:
 DEFAULT = OperatorState()
 
 
-def _choice(params: dict[str, str], name: str, choices: Sequence[str], default: str) -> str:
-    value = params.get(name)
-    return value if value is not None and value in choices else default
+#: Longest search text kept from a URL (an operator name is far shorter).
+MAX_SEARCH_CHARS = 256
+
+#: The page's URL state: each attribute of :class:`OperatorState` and its URL parameter.
+STATE: TypedUrlState[OperatorState] = TypedUrlState(
+    OperatorState,
+    chart=Choice("chart", DEFAULT.chart, ("pie", "bar")),
+    measure=Choice("measure", DEFAULT.measure, tuple(charts.MEASURES)),
+    view=Choice("view", DEFAULT.view, ("type", "all")),
+    type_search=Text("tq", max_chars=MAX_SEARCH_CHARS),
+    type_sort=Choice("tsort", DEFAULT.type_sort, TYPE_KEYS),
+    type_descending=Descending("torder"),
+    open=Names("open"),
+    search=Text("q", max_chars=MAX_SEARCH_CHARS),
+    sort=Choice("sort", DEFAULT.sort, OP_KEYS),
+    descending=Descending("order"),
+    page=Int("page", 1, 1, MAX_PAGE),
+    size=Int("size", DEFAULT.size, 1, max(PAGE_SIZES), allowed=PAGE_SIZES),
+)
 
 
 def parse_state(params: dict[str, str]) -> OperatorState:
     """The state of ``params``; unknown values fall back to the defaults."""
-    size = int_param(params, "size", DEFAULT.size, 1, 1000)
-    return OperatorState(
-        chart=_choice(params, "chart", ("pie", "bar"), DEFAULT.chart),
-        measure=_choice(params, "measure", charts.MEASURES, DEFAULT.measure),
-        view=_choice(params, "view", ("type", "all"), DEFAULT.view),
-        type_search=params.get("tq", ""),
-        type_sort=_choice(params, "tsort", TYPE_KEYS, DEFAULT.type_sort),
-        type_descending=params.get("torder") != "asc",
-        open=tuple(t for t in params.get("open", "").split(",") if t),
-        search=params.get("q", ""),
-        sort=_choice(params, "sort", OP_KEYS, DEFAULT.sort),
-        descending=params.get("order") != "asc",
-        page=int_param(params, "page", 1, 1, 10**6),
-        size=size if size in PAGE_SIZES else DEFAULT.size,
-    )
+    return STATE.parse(params)
 
 
 def state_params(state: OperatorState) -> dict[str, Any]:
     """URL parameters of ``state`` (defaults left out)."""
-    return {
-        "chart": None if state.chart == DEFAULT.chart else state.chart,
-        "measure": None if state.measure == DEFAULT.measure else state.measure,
-        "view": None if state.view == DEFAULT.view else state.view,
-        "tq": state.type_search or None,
-        "tsort": None if state.type_sort == DEFAULT.type_sort else state.type_sort,
-        "torder": None if state.type_descending else "asc",
-        "open": ",".join(state.open) or None,
-        "q": state.search or None,
-        "sort": None if state.sort == DEFAULT.sort else state.sort,
-        "order": None if state.descending else "asc",
-        "page": None if state.page == 1 else state.page,
-        "size": None if state.size == DEFAULT.size else state.size,
-    }
+    return STATE.params(state)
 
 
 def with_state(search: str | None, state: OperatorState) -> str:

@@ -63,7 +63,7 @@ def test_style_from_url_repairs_bad_values() -> None:
     assert style == Style("viridis", 30, "#ff0000", 5, 0.1, True)
     assert style_from({"scale": "nope", "path_colour": "pink"}) == DEFAULT_STYLE
     assert style_params(DEFAULT_STYLE) == dict.fromkeys(style_params(DEFAULT_STYLE))
-    assert style_params(style)["levels"] == 30 and style_params(style)["log"] == "1"
+    assert style_params(style)["levels"] == "30" and style_params(style)["log"] == "1"
 
 
 def test_colour_values_and_levels() -> None:
