@@ -361,11 +361,12 @@ def timeline_figure(
     launches: Launches,
     step_starts: np.ndarray | None = None,
     height: int | None = None,
+    trace_type: str = "scattergl",
 ) -> dict[str, Any]:
-    """Bars as thick WebGL line segments (one trace per colour), hover points at their middles,
-    x in ms since the first launch, the window as the x range; ``step_starts`` (us) drawn as
-    dotted lines. A plain figure dict: Plotly's figure objects validate every value, which
-    costs seconds for thousands of bars."""
+    """Bars as thick line segments (one trace per colour; WebGL unless ``trace_type`` is
+    ``"scatter"``), hover points at their middles, x in ms since the first launch, the window
+    as the x range; ``step_starts`` (us) drawn as dotted lines. A plain figure dict: Plotly's
+    figure objects validate every value, which costs seconds for thousands of bars."""
     types = tuple(timeline.colours[:-1]) if timeline.mode == ROWS_SCOPE else timeline.colours
     rows = len(timeline.rows)
     width = view.window[1] - view.window[0]
@@ -377,7 +378,7 @@ def timeline_figure(
         is_scope = colour >= len(types)
         traces.append(
             {
-                "type": "scattergl",
+                "type": trace_type,
                 "mode": "lines",
                 "x": x,
                 "y": y,
@@ -387,12 +388,14 @@ def timeline_figure(
                 "line": {
                     "width": 12 if rows < 12 else max(4, 240 // rows),
                     "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)],
+                    # SVG: keep every bar, however short (simplifying drops them)
+                    **({"simplify": False} if trace_type == "scatter" else {}),
                 },
             }
         )
     traces.append(
         {
-            "type": "scattergl",
+            "type": trace_type,
             "mode": "markers",
             "name": "launches",
             "showlegend": False,
