@@ -39,7 +39,8 @@ SCRIPTS: Mapping[str, str] = {
 #: plotly.js without its WebGL traces: loaded when :data:`WEBGL` is not.
 CARTESIAN_SCRIPT = "/assets/plotly-cartesian.min.js"
 
-_SCRIPT = re.compile(r'<script src="([^"]*)"></script>\s*')
+#: The address of a script of Dash's ``{%scripts%}`` part (one element a line).
+_SOURCE = re.compile(r'\ssrc="([^"]*)"')
 
 
 def _wanted(source: str, bundles: frozenset[str]) -> bool:
@@ -50,9 +51,14 @@ def _wanted(source: str, bundles: frozenset[str]) -> bool:
 
 
 def select(scripts: str, bundles: frozenset[str]) -> str:
-    """Dash's ``{%scripts%}`` part without the ``<script src>`` tags of the optional bundles
-    not in ``bundles`` (and without the cartesian plotly.js when :data:`WEBGL` is in)."""
-    return _SCRIPT.sub(lambda tag: tag.group(0) if _wanted(tag.group(1), bundles) else "", scripts)
+    """Dash's ``{%scripts%}`` part (one element a line) without the scripts of the optional
+    bundles not in ``bundles`` (and without the cartesian plotly.js when :data:`WEBGL` is)."""
+    kept = []
+    for line in scripts.split("\n"):
+        source = _SOURCE.search(line)
+        if source is None or _wanted(source.group(1), bundles):
+            kept.append(line)
+    return "\n".join(kept)
 
 
 @dataclass(frozen=True)

@@ -355,6 +355,24 @@ def _segments(
     )
 
 
+def _step_lines(step_starts: np.ndarray, view: TimelineView) -> list[dict[str, Any]]:
+    """The starts of the steps in the window (us; the first 200) as dotted vertical lines."""
+    visible = step_starts[(step_starts >= view.window[0]) & (step_starts <= view.window[1])]
+    return [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": s / 1000,
+            "x1": s / 1000,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1},
+        }
+        for s in visible[:200].tolist()
+    ]
+
+
 def timeline_figure(
     timeline: Timeline,
     view: TimelineView,
@@ -406,22 +424,7 @@ def timeline_figure(
             "hovertext": _hover(timeline, view, launches, types),
         }
     )
-    shapes = []
-    if step_starts is not None:
-        visible = step_starts[(step_starts >= view.window[0]) & (step_starts <= view.window[1])]
-        shapes = [
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "paper",
-                "x0": s / 1000,
-                "x1": s / 1000,
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1},
-            }
-            for s in visible[:200].tolist()
-        ]
+    shapes = [] if step_starts is None else _step_lines(step_starts, view)
     layout = {
         "height": height or max(260, 60 + 34 * rows),
         "margin": {"l": 8, "r": 8, "t": 8, "b": 40},
