@@ -49,8 +49,13 @@
      {displayModeBar: "hover", displaylogo: false}],
   ];
 
+  /* A step is skipped once the page itself draws a chart (the warm-up's own chart is removed
+     after each step): its first chart has then paid the cost, and a warm-up chart drawn after
+     it only delayed the page's last change (the profiler dashboard, whose charts come with its
+     layout: 0.7 s later at load 10 on 2 cores). */
   function warm(step) {
     if (!document.body || step >= STEPS.length) return;
+    if (document.querySelector(".js-plotly-plot")) return;
     const [data, layout, config] = STEPS[step];
     const div = document.createElement("div");
     div.setAttribute("aria-hidden", "true");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Rebuilds assets/plotly-dash-insight.min.js: plotly.js with only the trace types dash-insight
 # draws (2.4 MB instead of the full 4.8 MB bundle Dash would load, so every page with a chart
-# starts faster; bench/profiler.py measures it). The version follows the plotly Python package,
+# starts faster; bench/profiler.py measures it), and assets/plotly-cartesian.min.js, the same
+# without the WebGL traces (scattergl, scatter3d, surface: regl, the 3D scene), which every page
+# that draws none of them loads instead (dash_insight/web/page_bundles.py). The version follows the plotly Python package,
 # so figures are built and drawn by the same plotly.js. Needs node + npm (the npm registry).
 #
 # The bundle is plotly.js's "strict" flavour (its lib/index-strict.js, which its
@@ -19,9 +21,12 @@ cd "$(dirname "$0")/.."
 # tests/web/test_plotly_bundle.py checks the code draws no other type; scatter and heatmap
 # (contour's base) come with them.
 TRACES=(bar pie contour scattergl scatter3d surface)
+#: The traces of the cartesian bundle: the WebGL ones left out.
+CARTESIAN=(bar pie contour)
 PYTHON=${PYTHON:-.venv/bin/python}
 VERSION=$("$PYTHON" -c "from plotly.offline import get_plotlyjs_version as v; print(v())")
 OUT="$PWD/assets/plotly-dash-insight.min.js"
+OUT_CARTESIAN="$PWD/assets/plotly-cartesian.min.js"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 echo "building plotly.js $VERSION with ${TRACES[*]} in $WORK"
@@ -37,20 +42,26 @@ console.log(["esbuild", "esbuild-plugin-environment", "esbuild-plugin-glsl",
              "esbuild-plugin-inline-css", "stream-browserify"].map(n => n + "@" + d[n]).join(" "));')
 # shellcheck disable=SC2086
 npm install --silent --no-save --ignore-scripts --no-audit --no-fund $PLUGINS
-{
-  echo "'use strict';"
-  echo "var Plotly = require('./core');"
-  echo "Plotly.register(["
-  for trace in "${TRACES[@]}"; do
-    if [[ -f "src/traces/$trace/strict.js" ]]; then
-      echo "    require('../src/traces/$trace/strict'),"
-    else
-      echo "    require('./$trace'),"
-    fi
-  done
-  echo "]);"
-  echo "module.exports = Plotly;"
-} > lib/index-dash-insight.js
+entry() {  # entry <file> <trace>...: plotly's core registering the traces given
+  local file=$1
+  shift
+  {
+    echo "'use strict';"
+    echo "var Plotly = require('./core');"
+    echo "Plotly.register(["
+    for trace in "$@"; do
+      if [[ -f "src/traces/$trace/strict.js" ]]; then
+        echo "    require('../src/traces/$trace/strict'),"
+      else
+        echo "    require('./$trace'),"
+      fi
+    done
+    echo "]);"
+    echo "module.exports = Plotly;"
+  } > "lib/$file"
+}
+entry index-dash-insight.js "${TRACES[@]}"
+entry index-cartesian.js "${CARTESIAN[@]}"
 cat > build-dash-insight.js <<'JS'
 // plotly.js's esbuild-config.js, minified, with the entry above.
 const esbuild = require('esbuild');
@@ -58,7 +69,7 @@ const { environmentPlugin } = require('esbuild-plugin-environment');
 const { glsl } = require('esbuild-plugin-glsl');
 const InlineCSSPlugin = require('esbuild-plugin-inline-css');
 esbuild.build({
-    entryPoints: ['./lib/index-dash-insight.js'], outfile: process.argv[2],
+    entryPoints: [process.argv[3]], outfile: process.argv[2],
     format: 'iife', globalName: 'Plotly', bundle: true, minify: true, sourcemap: false,
     plugins: [InlineCSSPlugin(), glsl({ minify: true }), environmentPlugin({ NODE_DEBUG: false })],
     alias: { regl: '@plotly/regl', stream: 'stream-browserify' },
@@ -66,11 +77,17 @@ esbuild.build({
     target: 'es2016', logLevel: 'warning',
 }).catch(() => process.exit(1));
 JS
-node build-dash-insight.js "$WORK/bundle.js"
-{
-  echo "/* plotly.js v$VERSION (MIT, Copyright Plotly, Inc.), partial bundle built by"
-  echo "   scripts/build_plotly_bundle.sh (strict: no function constructors);"
-  echo "   traces: scatter heatmap ${TRACES[*]} */"
-  cat "$WORK/bundle.js"
-} > "$OUT"
-echo "wrote $OUT ($(du -k "$OUT" | cut -f1) KB)"
+write() {  # write <out> <entry> <trace>...
+  local out=$1 entry=$2
+  shift 2
+  node build-dash-insight.js "$WORK/bundle.js" "./lib/$entry"
+  {
+    echo "/* plotly.js v$VERSION (MIT, Copyright Plotly, Inc.), partial bundle built by"
+    echo "   scripts/build_plotly_bundle.sh (strict: no function constructors);"
+    echo "   traces: scatter heatmap $* */"
+    cat "$WORK/bundle.js"
+  } > "$out"
+  echo "wrote $out ($(du -k "$out" | cut -f1) KB)"
+}
+write "$OUT" index-dash-insight.js "${TRACES[@]}"
+write "$OUT_CARTESIAN" index-cartesian.js "${CARTESIAN[@]}"

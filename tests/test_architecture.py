@@ -184,7 +184,7 @@ KNOWN_LONG_FUNCTIONS = {
     "dash_insight/plugins/lineage/views.py:grid_column_defs": 92,
     "dash_insight/plugins/lineage/views.py:parallel_chart": 69,
     "dash_insight/plugins/profiler/operator_page.py:layout": 137,
-    "dash_insight/plugins/profiler/timeline.py:timeline_figure": 101,
+    "dash_insight/plugins/profiler/timeline.py:timeline_figure": 89,
     "dash_insight/plugins/profiler/timeline.py:window_view": 61,
     "dash_insight/plugins/profiler/timeline_page.py:layout": 67,
     "dash_insight/plugins/scalars/charts.py:chart_card": 74,

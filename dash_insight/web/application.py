@@ -34,6 +34,7 @@ from dash_insight.web import (
     first_paint,
     host_check,
     operations,
+    page_bundles,
     shell,
     theme,
     warm_up,
@@ -182,6 +183,8 @@ class DashInsightApp(dash.Dash):
     request_metrics: operations.RequestMetrics
     #: Writes each page's index (:mod:`dash_insight.web.first_paint`); None: Dash's own.
     index_page: first_paint.IndexPage | None = None
+    #: The script bundles each page loads (:mod:`dash_insight.web.page_bundles`); None: all.
+    script_bundles: page_bundles.PageBundles | None = None
 
     def interpolate_index(
         self,
@@ -195,7 +198,13 @@ class DashInsightApp(dash.Dash):
         renderer: str = "",
     ) -> str:
         """The page Dash answers a page URL with (overridden as Dash documents): written by
-        :attr:`index_page`, its ``<html>`` carrying the request's language and theme."""
+        :attr:`index_page`, its ``<html>`` carrying the request's language and theme; only the
+        script bundles the page needs (:attr:`script_bundles`)."""
+        extra: dict[str, str] = {}
+        if self.script_bundles is not None and flask.has_request_context():
+            bundles = self.script_bundles.of(first_paint.request_pathname(self))
+            scripts = page_bundles.select(scripts, bundles)
+            extra["data-page-bundles"] = self.script_bundles.html_attribute(bundles)
         parts = {
             "metas": metas,
             "title": title,
@@ -208,16 +217,17 @@ class DashInsightApp(dash.Dash):
         }
         if self.index_page is None:
             return str(super().interpolate_index(**parts))
-        return self.index_page.render(parts, html_attributes())
+        return self.index_page.render(parts, html_attributes(extra))
 
 
-def html_attributes() -> str:
+def html_attributes(extra: Mapping[str, str] | None = None) -> str:
     """The attributes of the ``<html>`` element of the page being answered: its language and,
     when not the default one, the theme of the browser's cookie (so a dark page is dark from
-    its first paint)."""
+    its first paint); then ``extra``."""
     attributes = {"lang": web_i18n.html_lang()}
     if theme.request_theme() != theme.DEFAULT_THEME:
         attributes["data-theme"] = theme.request_theme()
+    attributes.update(extra or {})
     return "".join(f' {name}="{html.escape(value)}"' for name, value in attributes.items())
 
 
@@ -301,6 +311,15 @@ def _install_first_paint(build: Build) -> None:
     build.first_paint_sources = page.csp_sources()
 
 
+def _install_page_bundles(build: Build) -> None:
+    app, router = build.app, build.router
+    app.script_bundles = page_bundles.PageBundles(
+        {path: page.bundles for path, (page, _service) in router.by_path.items()},
+        lambda pathname: router.locate(pathname, None)[0],
+        app.get_relative_path,
+    )
+
+
 def _install_rest(build: Build) -> None:
     build.app.server.register_blueprint(
         api_blueprint(build.features.routes()), url_prefix=build.prefix.rstrip("/") or None
@@ -352,6 +371,7 @@ STEPS: tuple[Step, ...] = (
     Step("pages", _install_pages),
     # its inline scripts' hashes go into the security headers
     Step("first-paint", _install_first_paint),
+    Step("page-bundles", _install_page_bundles),
     Step("rest", _install_rest),
     Step("unreachable-errors", _install_unreachable_errors),
     # /healthz, /readyz, /metrics; its clock starts before any other hook answers

@@ -529,6 +529,14 @@ def install(
     return page
 
 
+def request_pathname(app: dash.Dash) -> str:
+    """The path of the request being answered as the browser has it (a proxy in front may
+    have stripped a prefix)."""
+    path = flask.request.path
+    routes, requests = app.config.routes_pathname_prefix, app.config.requests_pathname_prefix
+    return requests + path[len(routes) :] if path.startswith(routes) else path
+
+
 def _first_screen(
     first_paint: Callable[[str, str], Any | None],
     app: dash.Dash,
@@ -540,11 +548,7 @@ def _first_screen(
         return None
     request = flask.request
     search = "?" + request.query_string.decode("latin-1") if request.query_string else ""
-    # The URL as the browser has it (a proxy in front may have stripped a prefix).
-    routes, requests = app.config.routes_pathname_prefix, app.config.requests_pathname_prefix
-    pathname = (
-        requests + request.path[len(routes) :] if request.path.startswith(routes) else request.path
-    )
+    pathname = request_pathname(app)
     try:
         tree = first_paint(pathname, search)
         if tree is None:

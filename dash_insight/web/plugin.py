@@ -50,6 +50,9 @@ class Page(Generic[S]):
     #: The page's first screen as a tree to send as static HTML before Dash starts
     #: (:mod:`dash_insight.web.first_paint`), same arguments as ``layout``; None: none.
     first_paint: Callable[[dash.Dash, S, dict[str, str]], Any] | None = None
+    #: The optional script bundles the page draws with (:mod:`dash_insight.web.page_bundles`:
+    #: ``CYTOSCAPE``, ``GRID``, ``WEBGL``); its answer loads no other. None: every bundle.
+    bundles: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import globals from "globals";
 
 export default [
     {
-        // Only the app's own scripts: the vendored plotly.js bundle is built, not written.
-        ignores: ["assets/plotly-dash-insight.min.js"],
+        // Only the app's own scripts: the vendored plotly.js bundles are built, not written.
+        ignores: ["assets/plotly-dash-insight.min.js", "assets/plotly-cartesian.min.js"],
     },
     {
         files: ["assets/**/*.js"],

@@ -324,7 +324,7 @@ def test_a_job_that_does_not_exist_paints_its_message(app: Any) -> None:
 
 def test_the_page_is_dark_from_its_first_paint_with_the_theme_cookie(app: Any) -> None:
     dark = _page(app, "/scalars?train_id=./run", di_theme="dark")
-    assert re.search(r'<html lang="en" data-theme="dark">', dark)
+    assert re.search(r'<html lang="en" data-theme="dark"[ >]', dark)
     assert "#c9ced6" in dark  # the charts' dark text colour
     light = _page(app, "/scalars?train_id=./run")
     assert "data-theme" not in light.split(">", 2)[1]

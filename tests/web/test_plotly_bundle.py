@@ -12,6 +12,8 @@ from plotly.offline import get_plotlyjs_version
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "assets" / "plotly-dash-insight.min.js"
+#: The same without the WebGL traces, for the pages that draw none (web/page_bundles.py).
+CARTESIAN = ROOT / "assets" / "plotly-cartesian.min.js"
 HEADER = re.compile(
     r"plotly\.js v(?P<version>[\d.]+) .*?traces: (?P<traces>[a-z0-9 ]+) \*/", re.DOTALL
 )
@@ -39,22 +41,29 @@ def traces_used(sources: list[Path]) -> set[str]:
     return found
 
 
-def bundle_header() -> re.Match[str]:
-    with BUNDLE.open(encoding="utf-8") as handle:
+def bundle_header(bundle: Path = BUNDLE) -> re.Match[str]:
+    with bundle.open(encoding="utf-8") as handle:
         match = HEADER.search(handle.read(400))
-    assert match, f"{BUNDLE} has no header naming its version and traces"
+    assert match, f"{bundle} has no header naming its version and traces"
     return match
 
 
 def test_the_bundle_is_the_plotly_packages_version() -> None:
-    assert bundle_header()["version"] == get_plotlyjs_version(), (
-        "plotly was upgraded: run ./scripts/build_plotly_bundle.sh"
-    )
+    for bundle in (BUNDLE, CARTESIAN):
+        assert bundle_header(bundle)["version"] == get_plotlyjs_version(), (
+            "plotly was upgraded: run ./scripts/build_plotly_bundle.sh"
+        )
+
+
+def test_the_cartesian_bundle_is_the_bundle_without_webgl_traces() -> None:
+    every = set(bundle_header()["traces"].split())
+    cartesian = set(bundle_header(CARTESIAN)["traces"].split())
+    assert cartesian == every - {"scattergl", "scatter3d", "surface"}
 
 
 def test_the_bundle_has_every_trace_type_the_code_draws() -> None:
     sources = [*(ROOT / "dash_insight").rglob("*.py"), *(ROOT / "assets").glob("*.js")]
-    sources = [path for path in sources if path != BUNDLE]
+    sources = [path for path in sources if path not in (BUNDLE, CARTESIAN)]
     used = traces_used(sources)
     assert {"scatter", "bar", "pie", "surface"} <= used  # the scan finds them
     missing = used - set(bundle_header()["traces"].split())

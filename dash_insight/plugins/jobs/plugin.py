@@ -5,13 +5,14 @@ from __future__ import annotations
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.jobs import landing, page, rest
+from dash_insight.web.page_bundles import GRID
 from dash_insight.web.plugin import Install, NavLink, Page, Plugin, data_service
 
 PLUGIN: Plugin[DataService] = Plugin(
     name="jobs",
     service=data_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register),),
+    pages=(Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID})),),
     nav=(NavLink(lazy_gettext("Summary List"), page.PATH, rank=0),),
     # after the host check, so a refused host learns no job name
     installs=(

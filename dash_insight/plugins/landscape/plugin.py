@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dash_insight.plugins.landscape import cards, compare_page, page, rest
 from dash_insight.plugins.landscape.service import LandscapeService
+from dash_insight.web.page_bundles import GRID, WEBGL
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin
 
 PLUGIN: Plugin[LandscapeService] = Plugin(
@@ -12,8 +13,13 @@ PLUGIN: Plugin[LandscapeService] = Plugin(
     service=LandscapeService.from_data,
     routes=rest.routes,
     pages=(
-        Page(page.PATH, page.layout, page.register),
-        Page(compare_page.PATH, compare_page.layout, compare_page.register),
+        Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID, WEBGL})),
+        Page(
+            compare_page.PATH,
+            compare_page.layout,
+            compare_page.register,
+            bundles=frozenset({GRID, WEBGL}),
+        ),
     ),
     cards=(Card("card-landscape", page.TITLE, page.PATH, cards.landscape_card),),
     compare_tabs=(NavLink(compare_page.TITLE, compare_page.PATH, rank=20),),

@@ -185,7 +185,11 @@ def timeline_card(
     low = 0.0 if step == 1 else float(launches.step_starts_us[step - 1])
     view = timeline.window_view(model, low, float(ends[step - 1]), max_bars=1500)
     shown, view = timeline.top_rows(model, view, TIMELINE_ROWS)
-    figure = timeline.timeline_figure(shown, view, launches, height=60 + 24 * len(shown.rows))
+    # SVG: the dashboard loads plotly.js without its WebGL traces (the preview's few hundred
+    # bars draw faster so than a WebGL context is set up).
+    figure = timeline.timeline_figure(
+        shown, view, launches, height=60 + 24 * len(shown.rows), trace_type="scatter"
+    )
     figure["layout"]["yaxis"]["tickfont"] = {"size": 11}
     figure["layout"].update(showlegend=False, dragmode=False)
     figure["layout"]["xaxis"]["fixedrange"] = True

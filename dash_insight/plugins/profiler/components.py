@@ -93,8 +93,8 @@ def href(app: dash.Dash, path: str, params: dict[str, str], **extra: Any) -> str
     return app.get_relative_path(path) + make_search(kept)
 
 
-def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
-    """Title, job, the three tabs and the device selector (filled by :func:`register`)."""
+def head(app: dash.Dash, service: ProfilerService, params: dict[str, str], active: str) -> html.Div:
+    """Title, job, the three tabs and the device selector (:func:`register` follows the URL)."""
     state = SHARED_STATE.parse(params)
     return html.Div(
         [
@@ -103,7 +103,9 @@ def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
                 _("Profiling - Single-host"),
                 state["train_id"],
                 html.Span(state["dir"], className="di-subtitle", id="prof-dir"),
-                html.Div(id="prof-device-box", className="di-prof-device"),
+                html.Div(
+                    device_box(service, params), id="prof-device-box", className="di-prof-device"
+                ),
             ),
             html.Nav(
                 className="di-prof-tabs",
@@ -119,6 +121,15 @@ def head(app: dash.Dash, params: dict[str, str], active: str) -> html.Div:
             ),
         ]
     )
+
+
+def device_box(service: ProfilerService, params: dict[str, str]) -> Any:
+    """The device selector of the URL's profile (:func:`device_selector`), None when the URL
+    names none."""
+    try:
+        return device_selector(*locate(service, params))
+    except ProfileUnavailable:
+        return None
 
 
 def device_selector(found: ProfilerDir, device: str) -> Any:
@@ -259,10 +270,7 @@ def device_and_tabs(
         return (dash.no_update,) * (1 + len(TABS))
     params = parse_search(search)
     links = tuple(href(app, path, params) for _, path in TABS)
-    try:
-        return (device_selector(*locate(service, params)), *links)
-    except ProfileUnavailable:
-        return (None, *links)
+    return (device_box(service, params), *links)
 
 
 def choose_device(device: str | None, search: str | None) -> Any:
@@ -280,6 +288,7 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         *(Output(f"prof-tab-{path.rsplit('/', 1)[-1]}", "href") for _, path in TABS),
         Input("url", "search"),
         State("url", "pathname"),
+        prevent_initial_call=True,  # the page's layout has them (head)
     )(functools.partial(device_and_tabs, app, service))
     app.callback(
         Output("url", "search", allow_duplicate=True),

@@ -21,12 +21,17 @@ from dash_insight.web.url_state import parse_search
 PATH = components.DASHBOARD_PATH
 
 
-def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
+def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> html.Div:
+    """The head and the cards, drawn with the page (no callback round trip before them)."""
     return html.Div(
         [
-            components.head(app, params, PATH),
+            components.head(app, service, params, PATH),
             dcc.Loading(
-                html.Div(id="prof-cards", className="di-cards"), type="dot", delay_show=400
+                html.Div(
+                    cards_or_message(app, service, params), id="prof-cards", className="di-cards"
+                ),
+                type="dot",
+                delay_show=400,
             ),
         ]
     )
@@ -59,6 +64,14 @@ def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]
     return built
 
 
+def cards_or_message(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> Any:
+    """:func:`build_cards`, or the message saying why the URL's profile cannot be shown."""
+    try:
+        return build_cards(app, service, params)
+    except ProfileUnavailable as error:
+        return [html.Div(components.unavailable(app, error), style={"gridColumn": "1 / -1"})]
+
+
 def show(
     app: dash.Dash, service: ProfilerService, search: str | None, _clicks: Any, pathname: str | None
 ) -> Any:
@@ -66,10 +79,7 @@ def show(
     none."""
     if not components.is_page(app, pathname, PATH):
         return dash.no_update
-    try:
-        return build_cards(app, service, parse_search(search))
-    except ProfileUnavailable as error:
-        return [html.Div(components.unavailable(app, error), style={"gridColumn": "1 / -1"})]
+    return cards_or_message(app, service, parse_search(search))
 
 
 def register(app: dash.Dash, service: ProfilerService) -> None:
@@ -79,4 +89,5 @@ def register(app: dash.Dash, service: ProfilerService) -> None:
         Input("url", "search"),
         Input("refresh-now", "n_clicks"),
         State("url", "pathname"),
+        prevent_initial_call=True,  # the page's layout has them
     )(functools.partial(show, app, service))

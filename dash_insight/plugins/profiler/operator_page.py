@@ -286,7 +286,7 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
     )
     return html.Div(
         [
-            components.head(app, params, PATH),
+            components.head(app, service, params, PATH),
             html.Div(problems, id="prof-problems"),
             html.Div(
                 className="di-panel di-prof-section",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dash_insight.plugins.profiler import dashboard_page, operator_page, rest, timeline_page
 from dash_insight.plugins.profiler.service import ProfilerService
+from dash_insight.web.page_bundles import GRID, WEBGL
 from dash_insight.web.plugin import Page, Plugin
 
 PLUGIN: Plugin[ProfilerService] = Plugin(
@@ -12,8 +13,23 @@ PLUGIN: Plugin[ProfilerService] = Plugin(
     service=ProfilerService.from_data,
     routes=rest.routes,
     pages=(
-        Page(dashboard_page.PATH, dashboard_page.layout, dashboard_page.register),
-        Page(operator_page.PATH, operator_page.layout, operator_page.register),
-        Page(timeline_page.PATH, timeline_page.layout, timeline_page.register),
+        Page(
+            dashboard_page.PATH,
+            dashboard_page.layout,
+            dashboard_page.register,
+            bundles=frozenset(),
+        ),
+        Page(
+            operator_page.PATH,
+            operator_page.layout,
+            operator_page.register,
+            bundles=frozenset({GRID}),
+        ),
+        Page(
+            timeline_page.PATH,
+            timeline_page.layout,
+            timeline_page.register,
+            bundles=frozenset({GRID, WEBGL}),
+        ),
     ),
 )

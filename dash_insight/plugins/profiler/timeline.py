@@ -355,17 +355,36 @@ def _segments(
     )
 
 
+def _step_lines(step_starts: np.ndarray, view: TimelineView) -> list[dict[str, Any]]:
+    """The starts of the steps in the window (us; the first 200) as dotted vertical lines."""
+    visible = step_starts[(step_starts >= view.window[0]) & (step_starts <= view.window[1])]
+    return [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": s / 1000,
+            "x1": s / 1000,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1},
+        }
+        for s in visible[:200].tolist()
+    ]
+
+
 def timeline_figure(
     timeline: Timeline,
     view: TimelineView,
     launches: Launches,
     step_starts: np.ndarray | None = None,
     height: int | None = None,
+    trace_type: str = "scattergl",
 ) -> dict[str, Any]:
-    """Bars as thick WebGL line segments (one trace per colour), hover points at their middles,
-    x in ms since the first launch, the window as the x range; ``step_starts`` (us) drawn as
-    dotted lines. A plain figure dict: Plotly's figure objects validate every value, which
-    costs seconds for thousands of bars."""
+    """Bars as thick line segments (one trace per colour; WebGL unless ``trace_type`` is
+    ``"scatter"``), hover points at their middles, x in ms since the first launch, the window
+    as the x range; ``step_starts`` (us) drawn as dotted lines. A plain figure dict: Plotly's
+    figure objects validate every value, which costs seconds for thousands of bars."""
     types = tuple(timeline.colours[:-1]) if timeline.mode == ROWS_SCOPE else timeline.colours
     rows = len(timeline.rows)
     width = view.window[1] - view.window[0]
@@ -377,7 +396,7 @@ def timeline_figure(
         is_scope = colour >= len(types)
         traces.append(
             {
-                "type": "scattergl",
+                "type": trace_type,
                 "mode": "lines",
                 "x": x,
                 "y": y,
@@ -387,12 +406,14 @@ def timeline_figure(
                 "line": {
                     "width": 12 if rows < 12 else max(4, 240 // rows),
                     "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)],
+                    # SVG: keep every bar, however short (simplifying drops them)
+                    **({"simplify": False} if trace_type == "scatter" else {}),
                 },
             }
         )
     traces.append(
         {
-            "type": "scattergl",
+            "type": trace_type,
             "mode": "markers",
             "name": "launches",
             "showlegend": False,
@@ -403,22 +424,7 @@ def timeline_figure(
             "hovertext": _hover(timeline, view, launches, types),
         }
     )
-    shapes = []
-    if step_starts is not None:
-        visible = step_starts[(step_starts >= view.window[0]) & (step_starts <= view.window[1])]
-        shapes = [
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "paper",
-                "x0": s / 1000,
-                "x1": s / 1000,
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": GRID_COLOUR, "dash": "dot", "width": 1},
-            }
-            for s in visible[:200].tolist()
-        ]
+    shapes = [] if step_starts is None else _step_lines(step_starts, view)
     layout = {
         "height": height or max(260, 60 + 34 * rows),
         "margin": {"l": 8, "r": 8, "t": 8, "b": 40},

@@ -89,11 +89,11 @@ def _params(params: dict[str, str]) -> tuple[str, int | None]:
     return state["rows"], state["step"] or None
 
 
-def layout(app: dash.Dash, _service: ProfilerService, params: dict[str, str]) -> html.Div:
+def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> html.Div:
     rows, step = _params(params)
     return html.Div(
         [
-            components.head(app, params, PATH),
+            components.head(app, service, params, PATH),
             html.Div(id="prof-timeline-problems"),
             html.Div(
                 className="di-panel di-prof-section",

@@ -1,0 +1,42 @@
+/* A page that needs a script bundle this document did not load is opened as a new document
+   (dash_insight/web/page_bundles.py: each page's answer loads only the bundles it draws with).
+   <html data-page-bundles> holds {all, loaded, pages: {pathname: [bundles]}}; a pathname not
+   in pages needs every bundle. dcc.Link and the Location component change the URL with
+   history.pushState, then tell Dash with a "_dashprivate_pushstate" event; the browser's back
+   and forward buttons with "popstate". This script runs before Dash's Location listens, so it
+   can stop the event before Dash draws a page whose components are not there. */
+(function () {
+  const root = document.documentElement;
+  let spec;
+  try {
+    spec = JSON.parse(root.getAttribute("data-page-bundles") || "null");
+  } catch {
+    spec = null;
+  }
+  if (!spec) return;
+  const loaded = new Set(spec.loaded);
+  let leaving = false;
+
+  function needsNewDocument() {
+    const path = window.location.pathname.replace(/\/+$/, "") || "/";
+    const wanted = spec.pages[path] || spec.all;
+    return wanted.some(name => !loaded.has(name));
+  }
+
+  function check(event) {
+    if (!leaving && needsNewDocument()) {
+      leaving = true;
+      window.location.reload();
+    }
+    if (leaving && event) event.stopImmediatePropagation();
+  }
+
+  const pushState = window.history.pushState;
+  window.history.pushState = function () {
+    const answer = pushState.apply(this, arguments);
+    check(null);
+    return answer;
+  };
+  window.addEventListener("_dashprivate_pushstate", check);
+  window.addEventListener("popstate", check);
+})();
