@@ -26,6 +26,7 @@ import plotly.graph_objects as go
 
 from dash_insight.core.i18n import LazyString, lazy_gettext
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.lineage_rows import METRIC_PREFIX, USER_DEFINED_PREFIX, row_columns
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.figures import TEXT_COLOUR, small_layout
@@ -136,16 +137,16 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
     user_keys: dict[str, None] = {}
     for entry, mark in zip(entries, marks, strict=True):
         row: dict[str, Any] = {"train_id": entry.train_id, "dataset_mark": mark}
+        stored = row_columns(entry.row)
         for field_id, _unused in MODEL_FIELDS[1:]:
-            row[field_id] = cell_value(entry.row.get(field_id))
-        size = entry.row.get("model_size")
+            row[field_id] = cell_value(stored.get(field_id))
+        size = stored.get("model_size")
         row["model_size"] = round(size / 1024 / 1024, 2) if _is_number(size) else None
-        for key, value in (entry.row.get("metric") or {}).items():
-            metric_keys[key] = None
-            row[f"metric/{key}"] = cell_value(value)
-        for key, value in (entry.row.get("user_defined") or {}).items():
-            user_keys[key] = None
-            row[f"user_defined/{key}"] = cell_value(value)
+        for column_id, value in stored.items():
+            for prefix, keys in ((METRIC_PREFIX, metric_keys), (USER_DEFINED_PREFIX, user_keys)):
+                if column_id.startswith(prefix):
+                    keys[column_id[len(prefix) :]] = None
+                    row[column_id] = cell_value(value)
         rows.append(row)
 
     def column(column_id: str, label: str | LazyString, group: str) -> Column:
@@ -157,8 +158,8 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
         kind="category",
         hint=_("Jobs with the same mark used the same dataset pipeline"),
     )
-    columns += [column(f"user_defined/{k}", f"[U]{k}", "user") for k in user_keys]
-    columns += [column(f"metric/{k}", f"[M]{k}", "metric") for k in metric_keys]
+    columns += [column(USER_DEFINED_PREFIX + k, f"[U]{k}", "user") for k in user_keys]
+    columns += [column(METRIC_PREFIX + k, f"[M]{k}", "metric") for k in metric_keys]
     columns += [column(f, label, "field") for f, label in MODEL_FIELDS[1:]]
     defaults = default_columns([c for c in columns if c.id not in HIDDEN_BY_DEFAULT], rows)
     colour = [c for c in columns if c.kind == "number" and (c.group == "metric" or c.id == "loss")]

@@ -216,10 +216,12 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     )
     # The label and the class are two outputs of one callback; wait for both to be drawn.
     until(
-        lambda: run_js(
-            dash_duo, "return document.querySelector('.di-full-screen .di-vp-full').textContent"
-        )
-        == "✕ Exit full screen",
+        lambda: (
+            run_js(
+                dash_duo, "return document.querySelector('.di-full-screen .di-vp-full').textContent"
+            )
+            == "✕ Exit full screen"
+        ),
         10,
     )
     dash_duo.find_element(".di-full-screen .di-vp-full").click()
