@@ -131,8 +131,9 @@
   /* The y axes of a chart in linear scale: nice ranges the autorange keeps to (reset and
      double-click return to them), and with a right axis, ticks both sides share. */
   function niceAxes(layout, chart) {
+    // A group's band widens its axis (its low and high, chart/scalar_group).
     const extent = name => finiteExtent([].concat(...chart.series
-      .filter(s => yaxisOf(s) === name).map(s => s.y)));
+      .filter(s => yaxisOf(s) === name).map(s => [].concat(s.y, s.low || [], s.high || []))));
     const left = extent("y"), right = extent("y2");
     const pin = (axis, range, ticks) => {
       axis.autorangeoptions = {minallowed: range.low, maxallowed: range.high};
@@ -192,6 +193,8 @@
   }
 
   function xValues(series, axis) {
+    // A group's points (chart/scalar_group): its runs' mean time since their own start.
+    if (axis === "relative" && series.relative) return series.relative;
     if (axis === "relative") {
       const start = series.wall.length ? series.wall[0] : 0;
       return series.wall.map(w => w - start);
@@ -211,6 +214,8 @@
      place in the chart, which the plan carries (place_colour: the palette lives only in
      run_colours.py). */
   function seriesColour(series, runColours) {
+    // A group's line and its runs' thin lines: the group's colour.
+    if (series.members || series.thin) return series.colour;
     if (series.colour) return (runColours || {})[series.train_id] || series.colour;
     return series.place_colour;
   }
@@ -308,6 +313,44 @@
     return [out, dropped];
   }
 
+  /* "#rrggbb" at ``alpha``: a group's band is its colour, see-through. */
+  function translucent(colour, alpha) {
+    const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
+    if (!hex) return colour;
+    const [r, g, b] = hex.slice(1).map(h => parseInt(h, 16));
+    return `rgba(${r},${g},${b},${alpha})`;
+  }
+
+  /* A group's band (chart/scalar_group: ``low`` and ``high``, null where fewer than two runs
+     have a value) as one see-through shape per run of consecutive steps that have it, never
+     bridging a step without it (nothing invented): a step alone is a thin vertical bar. The
+     band is not smoothed: it shows the runs' spread as recorded. meta.points: its steps. */
+  function bandTraces(series, x, yaxis, colour, group, logScale) {
+    const edge = values => (logScale ? values.map(v => (v !== null && v > 0 ? v : null))
+                                     : values);
+    const low = edge(series.low || []), high = edge(series.high || []);
+    const has = i => x[i] !== null && x[i] !== undefined && low[i] !== null &&
+      low[i] !== undefined && high[i] !== null && high[i] !== undefined;
+    const xs = [], ys = [];
+    let points = 0;
+    for (let i = 0; i < x.length; i++) {
+      if (!has(i)) continue;
+      let j = i;
+      while (j + 1 < x.length && has(j + 1)) j++;
+      for (let k = i; k <= j; k++) { xs.push(x[k]); ys.push(low[k]); }
+      for (let k = j; k >= i; k--) { xs.push(x[k]); ys.push(high[k]); }
+      xs.push(x[i], null);
+      ys.push(low[i], null);
+      points += j - i + 1;
+      i = j;
+    }
+    return [{type: "scatter", mode: "lines", x: xs, y: ys, yaxis, legendgroup: group,
+             showlegend: false, hoverinfo: "skip", fill: "toself",
+             fillcolor: translucent(colour, 0.22), line: {color: translucent(colour, 0.45),
+                                                           width: 1},
+             name: "band", meta: {role: "band", points}}];
+  }
+
   function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours, flipped,
                        logXAsked) {
     const t = window.dashInsightText;
@@ -320,6 +363,7 @@
     const byTag = Boolean(chart.x_tag);
     const logX = Boolean(logXAsked) && (byTag || axis !== "absolute");
     let droppedX = 0, unplaced = 0;
+    let banded = 0, aggregated = 0;  // a group's points with a band, and all of them
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
       const colour = seriesColour(series, runColours);
@@ -340,18 +384,29 @@
       const smoothed = smooth(raw, smoothing);
       const times = series.wall.map(localIso);
       const custom = raw.map((v, i) => [name, v, series.step[i],
-                                        times[i].replace("T", " ").slice(0, 19)]);
+                                        times[i].replace("T", " ").slice(0, 19),
+                                        series.count ? series.count[i] : null]);
+      if (series.members) {
+        bandTraces(series, x, yaxis, colour, group, logScale).forEach(b => traces.push(b));
+        banded += (series.count || []).filter(c => c >= 2).length;
+        aggregated += series.step.length;
+      }
+      const thin = Boolean(series.thin);
       traces.push({type: "scatter", mode: "lines", x, y: raw, yaxis, name,
-                   line: {color: colour, width: 1}, opacity: smoothing > 0 ? 0.25 : 1,
+                   line: {color: colour, width: thin ? 0.6 : 1},
+                   opacity: thin ? 0.2 : (smoothing > 0 ? 0.25 : 1),
                    hoverinfo: "skip", showlegend: false, legendgroup: group,
-                   meta: {series: index, role: "raw"}});
+                   meta: {series: index, role: thin ? "thin-raw" : "raw"}});
+      const groupHover = series.members
+        ? "<br>" + t("runs at this step") + " %{customdata[4]}" : "";
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name,
                    meta: {series: index, role: "smoothed"}, legendgroup: group,
-                   showlegend: showLegend,
-                   line: {color: colour, width: 1.8}, customdata: custom,
+                   showlegend: showLegend && !thin, opacity: thin ? 0.45 : 1,
+                   line: {color: colour, width: thin ? 0.8 : (series.members ? 2.4 : 1.8)},
+                   customdata: custom,
                    hovertemplate: "<b>%{customdata[0]}</b><br>" + t("value") +
                      " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
-                     " %{customdata[2]}<br>%{customdata[3]}<extra></extra>"});
+                     " %{customdata[2]}<br>%{customdata[3]}" + groupHover + "<extra></extra>"});
       if (threshold && threshold.conditions && threshold.conditions.length) {
         const mask = thresholdMask(smoothed, threshold);
         // Matching runs draw as red segments over the line (isolated points as dots).
@@ -399,6 +454,13 @@
                   (smoothing > 0 ? t(" (smoothed as drawn)") : ""));
     } else if (chart.series.some(s => s.range)) {
       counts.push(t("raw: all {total} points of the range", {total}));
+    }
+    if (byTag && chart.series.some(s => s.members)) {
+      warnings.push(t("groups are aligned on steps: not drawn against a tag"));
+    }
+    if (aggregated) {
+      counts.push(t("band: steps with at least 2 runs ({count} of {total})",
+                    {count: banded, total: aggregated}));
     }
     if (hidden) {
       warnings.push(t("log scale: {count} non-positive value(s) not drawn", {count: hidden}));
@@ -550,9 +612,17 @@
   async function fetchSeries(series, params) {
     const prefix = apiPrefix();
     const answers = await Promise.all(series.map(async spec => {
-      const query = new URLSearchParams(Object.assign({train_id: spec.train_id, tag: spec.tag},
-                                                      params));
-      const response = await fetch(`${prefix}v1/dash-insight/chart/scalar?${query}`,
+      // A group's line and band: its runs' aggregate (chart/scalar_group); an x tag does not
+      // place a group (it is aligned on steps).
+      const group = Boolean(spec.members);
+      const own = group ? {tag: spec.tag, centre: spec.centre, band: spec.band}
+                        : {train_id: spec.train_id, tag: spec.tag};
+      const asked = Object.assign({}, params);
+      if (group) delete asked.x_tag;
+      const query = new URLSearchParams(Object.assign(own, asked));
+      if (group) spec.members.forEach(member => query.append("train_id", member));
+      const route = group ? "chart/scalar_group" : "chart/scalar";
+      const response = await fetch(`${prefix}v1/dash-insight/${route}?${query}`,
                                    {credentials: "same-origin"});
       if (!response.ok) {
         let message = `HTTP ${response.status}`;

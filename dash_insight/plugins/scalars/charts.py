@@ -92,6 +92,13 @@ class SeriesSpec:
     name: str
     right_axis: bool = False
     colour: str | None = None
+    #: A group's line and band (:mod:`~dash_insight.plugins.scalars.groups`): its runs (then
+    #: ``train_id`` is the first of them) and its ``centre`` and ``band``; ``thin``: a run of a
+    #: group drawn under it, as a thin line in the group's colour.
+    members: tuple[str, ...] = ()
+    centre: str = "mean"
+    band: str = "std"
+    thin: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,12 +127,15 @@ def chart_plan(
     points when the chart comes on screen, at its pixel width (``export/scalars``' sibling
     ``chart/scalar``); a missing job or tag becomes a message on its chart instead of an error.
     ``x_tag``: the tag whose values are the x axis (each chart's ``x_tag``; the best points then
-    say where they sit on it, ``x``)."""
+    say where they sit on it, ``x``). A group's line: :func:`_group_plan`."""
     out = []
     for chart in charts:
         series: list[dict[str, Any]] = []
         problems = []
         for spec in chart.series:
+            if spec.members:
+                series.append(_group_plan(provider, spec, len(series)))
+                continue
             try:
                 # From the chunk bounds of an ordered tag: a tag of millions of steps is not
                 # read to say how many points it has.
@@ -133,12 +143,12 @@ def chart_plan(
             except DataError as error:
                 problems.append(str(error))
                 continue
-            # From the chunks' extremes of an ordered tag, as the extent: not read whole.
             best = best_of_extremes(*provider.scalar_extremes(spec.train_id, spec.tag))
             if x_tag:
                 _place_best(provider, spec.train_id, x_tag, best)
             series.append(
                 {
+                    **({"thin": True} if spec.thin else {}),
                     "name": spec.name,
                     "train_id": spec.train_id,
                     "tag": spec.tag,
@@ -165,6 +175,33 @@ def chart_plan(
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
+
+
+def _group_plan(provider: DataProvider, spec: SeriesSpec, place: int) -> dict[str, Any]:
+    """A group's line in a chart's plan: its runs, centre and band; its points, the number of
+    its runs' points and their last step (no best point: a group's line is no run's)."""
+    extents = []
+    for train_id in spec.members:
+        try:
+            extents.append(provider.scalar_extent(train_id, spec.tag))
+        except DataError:
+            continue
+    lasts = [last for _total, last in extents if last is not None]
+    return {
+        "name": spec.name,
+        "train_id": spec.train_id,
+        "tag": spec.tag,
+        "members": list(spec.members),
+        "centre": spec.centre,
+        "band": spec.band,
+        "right": spec.right_axis,
+        "colour": spec.colour,
+        "place_colour": PALETTE[place % len(PALETTE)],
+        "total": sum(total for total, _last in extents),
+        "last": max(lasts) if lasts else None,
+        "best": {"min": None, "max": None},
+        "direction": best_direction(spec.tag),
+    }
 
 
 def _group_axes(series: list[dict[str, Any]]) -> None:
