@@ -254,7 +254,6 @@ KNOWN_CALLBACK_CLOSURES = {
     "dash_insight/plugins/profiler/dashboard_page.py": 1,
     "dash_insight/plugins/profiler/operator_page.py": 5,
     "dash_insight/plugins/profiler/timeline_page.py": 3,
-    "dash_insight/plugins/scalars/charts.py": 1,
     "dash_insight/plugins/scalars/compare_page.py": 5,
     "dash_insight/plugins/scalars/page.py": 5,
     "dash_insight/plugins/tensors/page.py": 4,

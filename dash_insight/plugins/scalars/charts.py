@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,9 @@ from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,
+    Flag,
     Float,
+    Int,
     Tags,
     Text,
     decode_tags,
@@ -60,7 +62,17 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
     another page that has the same kind of component."""
     return {
         name: {"type": f"chart-{name}", "page": page}
-        for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box", "xtag")
+        for name in (
+            "data",
+            "thresholds",
+            "axis",
+            "smoothing",
+            "smoothing-box",
+            "xtag",
+            "smoother",
+            "window",
+            "outliers",
+        )
     }
 
 
@@ -72,6 +84,12 @@ AXES = (
 #: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
+#: The smoother: TensorBoard's debiased EMA (weight ``smoothing``), a centred moving average
+#: over ``window`` points, or none (:mod:`~dash_insight.plugins.scalars.smoothing`); and
+#: "ignore outliers": the y range from the 0.1-99.9 % quantiles of the values drawn.
+SMOOTHER = Choice("smoother", "ema", ("ema", "ma", "none"))
+WINDOW = Int("window", 9, 2, 999)
+OUTLIERS = Flag("outliers")
 #: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
 X_TAG = Text("x_tag")
 #: The charts (ids) whose best-value button was flipped (min <-> max), and those with a log x
@@ -281,12 +299,13 @@ def _stamp(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def controls(
-    page: str, axis: str, smoothing: float, tags: Sequence[str] = (), x_tag: str = ""
-) -> html.Div:
+def controls(page: str, state: Mapping[str, Any], tags: Sequence[str] = ()) -> html.Div:
     """Horizontal axis radio, the tag whose values can be the x axis instead (one of
-    ``tags``), and smoothing slider + number box (0-0.99, step 0.01)."""
+    ``tags``), smoothing slider + number box (0-0.99, step 0.01), and the smoother's controls
+    (:func:`smoother_controls`); set from the page's URL ``state`` (:data:`AXIS`,
+    :data:`SMOOTHING`, :data:`X_TAG`, ...)."""
     ids = chart_ids(page)
+    axis, smoothing, x_tag = state["axis"], state["smoothing"], state["x_tag"]
     return html.Div(
         className="di-toolbar di-scalar-controls",
         children=[
@@ -335,8 +354,50 @@ def controls(
                 debounce=True,
                 className="di-number di-smoothing-box",
             ),
+            *smoother_controls(ids, state),
         ],
     )
+
+
+def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[Any]:
+    """The smoother (EMA, moving average, none), the moving average's window, and "ignore
+    outliers" (:data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`; ``state``: the URL's)."""
+    return [
+        dcc.RadioItems(
+            id=ids["smoother"],
+            value=state.get("smoother", SMOOTHER.default),
+            inline=True,
+            className="di-smoother",
+            options=[
+                {"label": _("EMA"), "value": "ema"},
+                {"label": _("moving average"), "value": "ma"},
+                {"label": _("none"), "value": "none"},
+            ],
+        ),
+        html.Div(
+            className="di-window-box",
+            children=[
+                html.Span(_("window"), className="di-muted"),
+                dcc.Input(
+                    id=ids["window"],
+                    type="number",
+                    min=WINDOW.low,
+                    max=WINDOW.high,
+                    step=1,
+                    value=state.get("window", WINDOW.default),
+                    debounce=True,
+                    className="di-number di-window",
+                ),
+            ],
+            title=_("Points in the centred moving average's window"),
+        ),
+        dcc.Checklist(
+            id=ids["outliers"],
+            value=["on"] if state.get("outliers") else [],
+            options=[{"label": " " + _("ignore outliers"), "value": "on"}],
+            className="di-outliers",
+        ),
+    ]
 
 
 def chart_card(
@@ -572,6 +633,49 @@ def _all(name: str) -> dict[str, Any]:
     return {"type": f"chart-{name}", "page": ALL}
 
 
+def flags_to_url(
+    best_clicks: list, xlog_clicks: list, best_ids: list, xlog_ids: list, search: str | None
+) -> Any:
+    """A flipped best value or a log x axis is kept in the URL (:data:`BEST_FLIP`,
+    :data:`LOG_X`), on either chart page."""
+    new = chart_flags_search(search, best_ids, best_clicks, xlog_ids, xlog_clicks)
+    return no_update if same_search(new, search) else new
+
+
+def smoother_to_url(smoothers: list, windows: list, outliers: list, search: str | None) -> Any:
+    """The smoother, its window and "ignore outliers" kept in the URL (:data:`SMOOTHER`,
+    :data:`WINDOW`, :data:`OUTLIERS`), on either chart page (its one control of each: ``ALL``);
+    every other parameter kept."""
+    if not smoothers:
+        return no_update
+    params: dict[str, Any] = parse_search(search)
+    for field, values in ((SMOOTHER, smoothers), (WINDOW, windows), (OUTLIERS, outliers)):
+        params[field.name] = field.text(field.from_control(values[0] if values else None))
+    new = make_search(params)
+    return no_update if same_search(new, search) else new
+
+
+def _bind_url_writers(app: Any) -> None:
+    """The chart controls that the URL keeps: best value, log x, smoother, outliers."""
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
+        Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
+        State({"type": "chart-best", "chart": ALL}, "id"),
+        State({"type": "chart-xlog", "chart": ALL}, "id"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(flags_to_url)
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input(_all("smoother"), "value"),
+        Input(_all("window"), "value"),
+        Input(_all("outliers"), "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(smoother_to_url)
+
+
 def register_chart_callbacks(app: Any) -> None:
     """Browser-side rendering of every chart grid of the app (registered once per app)."""
     if getattr(app, "_dash_insight_charts", False):
@@ -597,24 +701,12 @@ def register_chart_callbacks(app: Any) -> None:
         Input(STORE_ID, "data"),  # and the runs' colours the user picked
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),  # min / max flipped
         Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
+        Input(_all("smoother"), "value"),  # EMA, moving average or none
+        Input(_all("window"), "value"),
+        Input(_all("outliers"), "value"),  # the y range without outliers
     )
 
-    @app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
-        Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
-        State({"type": "chart-best", "chart": ALL}, "id"),
-        State({"type": "chart-xlog", "chart": ALL}, "id"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def flags_to_url(
-        best_clicks: list, xlog_clicks: list, best_ids: list, xlog_ids: list, search: str | None
-    ) -> Any:
-        """A flipped best value or a log x axis is kept in the URL (:data:`BEST_FLIP`,
-        :data:`LOG_X`), on either chart page."""
-        new = chart_flags_search(search, best_ids, best_clicks, xlog_ids, xlog_clicks)
-        return no_update if same_search(new, search) else new
+    _bind_url_writers(app)
 
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),

@@ -36,7 +36,10 @@ from dash_insight.plugins.scalars.charts import (
     AXIS,
     BEST_FLIP,
     LOG_X,
+    OUTLIERS,
+    SMOOTHER,
     SMOOTHING,
+    WINDOW,
     X_TAG,
     ChartSpec,
     SeriesSpec,
@@ -122,6 +125,9 @@ STATE = UrlState(
     X_TAG,
     BEST_FLIP,
     LOG_X,
+    SMOOTHER,
+    WINDOW,
+    OUTLIERS,
     # Groups (:mod:`.groups`): ``group_by=<lineage column>`` or ``re:<regex>`` (checked by
     # page_state: at most MAX_GROUP_BY characters, a regex that compiles), their line and band,
     # and ``runs=1`` to draw each group's runs under it.
@@ -254,7 +260,10 @@ def controls_search(
             "x_tag": x_tag if x_tag in all_tags else "",
             "best_flip": state["best_flip"],
             "log_x": state["log_x"],
-            **{name: state[name] for name in ("group_by", "centre", "band", "runs")},
+            **{
+                name: state[name]
+                for name in ("group_by", "centre", "band", "runs", "smoother", "window", "outliers")
+            },
         }
     )
 
@@ -513,7 +522,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
     return html.Div(
         className="di-toolbar di-compare-groups",
         children=[
-            html.Span(_("Group runs by"), className="di-muted"),
+            html.Span(_("Group runs by"), className="di-control-label"),
             dcc.Dropdown(
                 id="compare-group-by",
                 options=[],
@@ -532,6 +541,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
                     className="di-input di-group-regex",
                 ),
                 title=_("Its first capture group names the group, e.g. lr([0-9.]+)"),
+                className="di-group-regex-box",
             ),
             dcc.RadioItems(
                 id="compare-centre",
@@ -561,12 +571,16 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
     )
 
 
+def side_tools(state: Mapping[str, Any]) -> list[html.Div]:
+    """Below the pickers: the runs' colours, then the groups."""
+    return [colour_row(), group_row(state)]
+
+
 def controls_panel(state: Mapping[str, Any]) -> html.Div:
-    """The charts' controls (:func:`~.charts.controls`) and the groups' (:func:`group_row`)."""
-    axis, smoothing, tags, x_tag = (state[k] for k in ("axis", "smoothing", "all_tags", "x_tag"))
+    """The charts' controls (:func:`~.charts.controls`)."""
     return html.Div(
         className="di-panel",
-        children=[controls("compare", axis, smoothing, tags, x_tag), group_row(state)],
+        children=controls("compare", state, state["all_tags"]),
     )
 
 
@@ -620,7 +634,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                                 state["tags"],
                                 state["filter"],
                             ),
-                            colour_row(),
+                            *side_tools(state),
                         ],
                     ),
                     html.Div(

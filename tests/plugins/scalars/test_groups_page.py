@@ -254,6 +254,8 @@ def test_grouping_by_a_hyper_parameter_draws_a_line_and_band_per_group(
     group_note = dash_duo.find_element("#compare-group-note").text
     assert ("3 groups" if lang == "en" else "3 个组") in group_note
     dash_duo.driver.save_screenshot(f"/tmp/groups-{lang}.png")
+    run_js(dash_duo, "const s = document.getElementById('compare-side'); s.scrollTop = 1e6;")
+    dash_duo.find_element("#compare-side").screenshot(f"/tmp/groups-side-{lang}.png")
     # Show runs: each run as a thin line under its group's.
     dash_duo.find_element("#compare-group-runs input").click()
     until(lambda: "runs=1" in dash_duo.driver.current_url, 20)
