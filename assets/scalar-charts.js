@@ -478,7 +478,7 @@
                      marker: {size: 3, color: THRESHOLD_COLOUR}, hoverinfo: "skip",
                      showlegend: false, connectgaps: false});
       }
-      if (best) {
+      if (best && !thin) {  // a group's thin runs mark no best point
         // The best value of the raw series, whatever the smoothing; a log axis cannot place
         // a value or step at or below 0.
         const bx = bestX(best, series, axis, byTag);
