@@ -11,7 +11,6 @@ scalar parameters of a stage that differ between jobs ("key parameters").
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import re
@@ -30,6 +29,7 @@ from dash_insight.core.lineage_rows import METRIC_PREFIX, USER_DEFINED_PREFIX, r
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.figures import TEXT_COLOUR, small_layout
+from dash_insight.web.components.run_colours import MISSING_COLOUR, VALUE_SCALE, colour_at
 
 TABS = ("model", "dataset")
 MISSING = "n/a"
@@ -66,14 +66,8 @@ _AXIS_TITLE_LENGTH = 22
 _TITLE_LINE_HEIGHT = 13
 _LABEL_ANGLE = -40
 _LABEL_FONT_SIZE = 11
-_COLOURSCALE = (
-    (0.0, "#3b4cc0"),
-    (0.25, "#5d9cd3"),
-    (0.5, "#44b5a7"),
-    (0.75, "#e4b33a"),
-    (1.0, "#d1495b"),
-)
-_MISSING_COLOUR = "#a0a4ab"
+_COLOURSCALE = VALUE_SCALE
+_MISSING_COLOUR = MISSING_COLOUR
 _SINGLE_COLOUR = "#00a5a7"
 
 
@@ -675,24 +669,6 @@ def brush_from_event(data: Any) -> tuple[int, str, list[list[float]] | None] | N
     ):
         return None
     return index, axis_id, [[float(a), float(b)] for a, b in ranges]
-
-
-def _hex_rgb(colour: str) -> tuple[int, int, int]:
-    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
-
-
-def colour_at(fraction: float, scale: Sequence[tuple[float, str]] = _COLOURSCALE) -> str:
-    """The colour of ``fraction`` (clipped to 0..1) on a colour scale: linear interpolation in
-    RGB between the two stops around it, as Plotly's colour scales (``#rrggbb``)."""
-    fraction = min(max(fraction, 0.0), 1.0)
-    for (left, left_colour), (right, right_colour) in itertools.pairwise(scale):
-        if fraction <= right:
-            share = 0.0 if right == left else (fraction - left) / (right - left)
-            a, b = _hex_rgb(left_colour), _hex_rgb(right_colour)
-            return "#" + "".join(
-                f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b, strict=True)
-            )
-    return scale[-1][1]
 
 
 def line_colours(

@@ -68,14 +68,18 @@ from dash_insight.plugins.scalars.groups import (
     aggregate,
     assign_groups,
     parse_group_by,
+    value_label,
 )
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
 from dash_insight.web.components import compare_runs
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.run_colours import (
+    MISSING_COLOUR,
     PALETTE,
     STORE_ID,
+    VALUE_SCALE,
+    colour_at,
     run_colours,
     run_dot,
     set_colour,
@@ -135,7 +139,13 @@ STATE = UrlState(
     Choice("centre", "mean", CENTRES),
     Choice("band", "std", BANDS),
     Flag("runs"),
+    # Runs coloured by a lineage column (not grouped): a scale for numbers, the palette else.
+    Text("colour_by"),
 )
+
+
+#: The fields other controls than their own keep as they are (:func:`controls_search`).
+KEPT_FIELDS = ("group_by", "centre", "band", "runs", "smoother", "window", "outliers", "colour_by")
 
 
 def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
@@ -260,10 +270,7 @@ def controls_search(
             "x_tag": x_tag if x_tag in all_tags else "",
             "best_flip": state["best_flip"],
             "log_x": state["log_x"],
-            **{
-                name: state[name]
-                for name in ("group_by", "centre", "band", "runs", "smoother", "window", "outliers")
-            },
+            **{name: state[name] for name in KEPT_FIELDS},
         }
     )
 
@@ -404,6 +411,80 @@ def group_series(
         if state["runs"]:
             thin.extend(SeriesSpec(job, tag, job, colour=colour, thin=True) for job in runs)
     return (*thin, *lines)
+
+
+def lineage_colours(
+    columns: Mapping[str, Mapping[str, Any]], jobs: Sequence[str], column: str
+) -> tuple[dict[str, str], dict[str, Any] | None]:
+    """Each of ``jobs`` in a colour by its value of the lineage ``column``, and the legend: all
+    values numbers -> a colour scale from the lowest to the highest (``{"low", "high"}``),
+    else one palette colour per value (``{"items": [[value, colour]]}``); grey without a value.
+    No job with a value: no colours, no legend."""
+    values = {job: (columns.get(job) or {}).get(column) for job in jobs}
+    present = {job: v for job, v in values.items() if value_label(v) is not None}
+    if not present:
+        return {}, None
+    numbers = {
+        job: float(v)
+        for job, v in present.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    if len(numbers) == len(present):
+        low, high = min(numbers.values()), max(numbers.values())
+        colours = {
+            job: colour_at((v - low) / (high - low) if high > low else 0.5)
+            for job, v in numbers.items()
+        }
+        legend: dict[str, Any] = {"low": low, "high": high}
+    else:
+        labels = list(dict.fromkeys(str(value_label(v)) for v in present.values()))
+        palette = {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(labels)}
+        colours = {job: palette[str(value_label(v))] for job, v in present.items()}
+        legend = {"items": list(palette.items())}
+    return {job: colours.get(job, MISSING_COLOUR) for job in jobs}, legend
+
+
+def colour_legend(column: str, legend: Mapping[str, Any] | None) -> list[Any]:
+    """The legend of the runs' colours: a colour bar from the lowest to the highest value, or
+    a swatch per value."""
+    if legend is None:
+        return []
+    if "items" in legend:
+        return [
+            html.Span(
+                [html.Span(className="di-run-dot", style={"background": colour}), label],
+                className="di-colour-item",
+            )
+            for label, colour in legend["items"]
+        ]
+    stops = ", ".join(f"{colour} {fraction * 100:g}%" for fraction, colour in VALUE_SCALE)
+    return [
+        html.Span(f"{legend['low']:g}", className="di-muted"),
+        html.Span(
+            className="di-colour-bar",
+            title=column_label(column),
+            style={"background": f"linear-gradient(to right, {stops})"},
+        ),
+        html.Span(f"{legend['high']:g}", className="di-muted"),
+    ]
+
+
+def colour_by_row(state: Mapping[str, Any]) -> html.Div:
+    """Colour the runs by a lineage column (its options and legend: :func:`group_controls`)."""
+    return html.Div(
+        className="di-toolbar di-compare-groups",
+        children=[
+            html.Span(_("Colour runs by"), className="di-control-label"),
+            dcc.Dropdown(
+                id="compare-colour-by",
+                options=[],
+                value=state["colour_by"] or None,
+                placeholder=_("a lineage column"),
+                className="di-compose",
+            ),
+            html.Div(id="compare-colour-legend", className="di-colour-legend"),
+        ],
+    )
 
 
 def group_downloads(
@@ -573,7 +654,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
 
 def side_tools(state: Mapping[str, Any]) -> list[html.Div]:
     """Below the pickers: the runs' colours, then the groups."""
-    return [colour_row(), group_row(state)]
+    return [colour_row(), group_row(state), colour_by_row(state)]
 
 
 def controls_panel(state: Mapping[str, Any]) -> html.Div:
@@ -690,6 +771,11 @@ def grid(
     state, _unused, tags_of = current_state(provider, search)
     groups, _problem = run_groups(provider, state)
     colours = eye_colours(provider, state["shown_jobs"])
+    if state["colour_by"] and groups is None:
+        by_column = lineage_colours(
+            lineage_columns(provider, state["shown_jobs"]), state["shown_jobs"], state["colour_by"]
+        )[0]
+        colours = {job: by_column.get(job, colour) for job, colour in colours.items()}
     charts, pages = chart_specs(state, tags_of, colours, groups)
     total = _("{shown} of {count} tags, {jobs} jobs").format(
         shown=len(state["shown_tags"]),
@@ -722,9 +808,10 @@ def grid(
 
 def group_controls(
     provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any
-) -> tuple[list[dict[str, str]], str | None, str]:
+) -> tuple[list[dict[str, str]], str | None, str, list[dict[str, str]], str | None, list[Any]]:
     """The group-by menu's options and value (the URL's), and the note: how many groups, that
-    bands cover only the steps where two runs or more have values, or what is wrong."""
+    bands cover only the steps where two runs or more have values, or what is wrong; the
+    colour-by menu's options and value, and its legend."""
     state, _jobs, _tags = current_state(provider, search)
     columns = lineage_columns(provider, state["shown_jobs"])
     groups, problem = run_groups(provider, state, columns)
@@ -735,7 +822,16 @@ def group_controls(
             + " · "
             + _("bands cover the steps where at least two runs of a group have values")
         )
-    return group_options(columns, state["group_by"]), state["group_by"] or None, note
+    colour_by = state["colour_by"]
+    legend = lineage_colours(columns, state["shown_jobs"], colour_by)[1] if colour_by else None
+    return (
+        group_options(columns, state["group_by"]),
+        state["group_by"] or None,
+        note,
+        group_options(columns, ""),
+        colour_by or None,
+        colour_legend(colour_by, legend) if groups is None else [],
+    )
 
 
 def group_search(
@@ -746,6 +842,7 @@ def group_search(
     band: str | None,
     runs: list | None,
     search: str | None,
+    colour_by: str | None = None,
 ) -> Any:
     """The URL after a group control changed (``trigger``): the menu's column (or the
     regex it lists), the regex typed (empty: back to the menu's column), the centre, the band,
@@ -758,6 +855,9 @@ def group_search(
     elif trigger == "compare-group-regex":
         group_by = REGEX_PREFIX + pattern if pattern else ""
     values = {
+        "colour_by": (colour_by or "")[:MAX_GROUP_BY]
+        if trigger == "compare-colour-by"
+        else state["colour_by"],
         "group_by": group_by[:MAX_GROUP_BY],
         "centre": centre,
         "band": band,
@@ -794,6 +894,9 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
         Output("compare-group-by", "options"),
         Output("compare-group-by", "value"),
         Output("compare-group-note", "children"),
+        Output("compare-colour-by", "options"),
+        Output("compare-colour-by", "value"),
+        Output("compare-colour-legend", "children"),
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
@@ -806,6 +909,7 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
         Input("compare-band", "value"),
         Input("compare-group-runs", "value"),
         State("url", "search"),
+        Input("compare-colour-by", "value"),
         prevent_initial_call=True,
     )(triggered(group_search))
 

@@ -15,7 +15,7 @@ from dash_insight.core.lineage_rows import lineage_row, row_columns
 from dash_insight.core.provider import DataProvider
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars.groups import GroupBy, aggregate
-from dash_insight.web.components.run_colours import PALETTE
+from dash_insight.web.components.run_colours import MISSING_COLOUR, PALETTE, colour_at
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.browser import until
 from tests.conftest import console_errors
@@ -119,7 +119,7 @@ def test_groups_by_a_hyper_parameter_give_one_line_per_group(corpus_provider) ->
 
 def test_group_options_are_the_lineage_columns(corpus_provider) -> None:
     state = _state(corpus_provider, group_by="re:lenet_(\\w+)")
-    options, value, note = compare.group_controls(
+    options, value, note, colour_options, colour_value, legend = compare.group_controls(
         corpus_provider,
         "?"
         + "&".join(
@@ -131,9 +131,10 @@ def test_group_options_are_the_lineage_columns(corpus_provider) -> None:
     values = [o["value"] for o in options]
     assert {"optimizer", "batch_size", "network"} <= set(values)
     assert values[-1] == "re:lenet_(\\w+)" and value == "re:lenet_(\\w+)"
-    assert note.startswith(
-        "3 groups"
-    )  # sc, lr0 (four runs: \w stops at "."), adam and "at least two runs" in note
+    # sc, lr0 (four runs: \w stops at "."), adam
+    assert note.startswith("3 groups") and "at least two runs" in note
+    # the colour menu lists the columns (not the regex); grouped runs have no colour legend
+    assert colour_options == options[:-1] and colour_value is None and legend == []
     row = row_columns(lineage_row("./lenet_sc", corpus_provider.lineage_records("./lenet_sc")))
     assert row["batch_size"] == 32 and row["optimizer"] == "Momentum"
 
@@ -264,4 +265,53 @@ def test_grouping_by_a_hyper_parameter_draws_a_line_and_band_per_group(
     _set_input(dash_duo, "#compare-group-regex", "lenet_(lr0\\.0)")
     until(lambda: "group_by=re%3Alenet_%28lr0" in dash_duo.driver.current_url, 20)
     until(lambda: len(run_js(dash_duo, GROUP_TRACES)[TAG]["lines"]) == 2, 30)
+    assert console_errors(dash_duo) == []
+
+
+def test_colour_runs_by_a_lineage_column(corpus_provider) -> None:
+    """Issue 40 item 2: numbers on a colour scale with its bar, categories in the palette."""
+    state = _state(corpus_provider, colour_by="batch_size")
+    columns = compare.lineage_columns(corpus_provider, state["shown_jobs"])
+    colours, legend = compare.lineage_colours(columns, LENET, "batch_size")
+    assert legend == {"low": 16, "high": 64}
+    assert colours["./lenet_lr0.1_bs16"] == colour_at(0.0)
+    assert colours["./lenet_lr0.05_bs64"] == colour_at(1.0)
+    assert colours["./lenet_sc"] == colour_at((32 - 16) / 48)
+    by_optimizer, legend = compare.lineage_colours(columns, [*LENET, "./ops_all"], "optimizer")
+    names = ["Momentum", "SGD", "Adam"]
+    assert legend == {"items": [(name, PALETTE[i]) for i, name in enumerate(names)]}
+    assert by_optimizer["./lenet_adam_lr0.001_bs32"] == PALETTE[2]
+    assert by_optimizer["./ops_all"] == MISSING_COLOUR  # no lineage
+    assert compare.lineage_colours(columns, LENET, "user_defined/nothing") == ({}, None)
+    search = compare.group_search(
+        "compare-colour-by", None, "", "mean", "std", [], "?jobs=a", "batch_size"
+    )
+    assert parse_search(search) == {"jobs": "a", "colour_by": "batch_size"}
+
+
+@pytest.mark.browser
+def test_colour_by_draws_the_scale_and_its_bar(dash_duo, corpus_app) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(f"{dash_duo.server_url}/compare?jobs={quote(JOBS)}&colour_by=batch_size")
+    _wait_charts(dash_duo, 2)
+    line_colour = """
+        const plot = Array.from(document.querySelectorAll('#compare-grid .di-chart-card')).find(
+            c => c.querySelector('.di-chart-title').textContent === arguments[0])
+            .querySelector('.js-plotly-plot');
+        const out = {};
+        plot.data.filter(t => (t.meta || {}).role === 'smoothed')
+            .forEach(t => { out[t.name] = t.line.color; });
+        return out;"""
+    until(lambda: run_js(dash_duo, line_colour, TAG).get("./lenet_lr0.05_bs64") == colour_at(1.0))
+    colours = run_js(dash_duo, line_colour, TAG)
+    assert colours["./lenet_lr0.1_bs16"] == colour_at(0.0)
+    assert colours["./lenet_sc"] == colour_at((32 - 16) / 48)
+    until(lambda: dash_duo.find_elements("#compare-colour-legend .di-colour-bar"), 20)
+    assert dash_duo.find_element("#compare-colour-legend").text.split() == ["16", "64"]
+    dash_duo.select_dcc_dropdown("#compare-colour-by", value="optimizer")
+    until(lambda: "colour_by=optimizer" in dash_duo.driver.current_url, 20)
+    until(lambda: len(dash_duo.find_elements("#compare-colour-legend .di-colour-item")) == 3, 20)
+    until(lambda: run_js(dash_duo, line_colour, TAG).get("./lenet_sc") == PALETTE[0], 20)
+    run_js(dash_duo, "const s = document.getElementById('compare-side'); s.scrollTop = 1e6;")
+    dash_duo.find_element("#compare-side").screenshot("/tmp/colour-by-side.png")
     assert console_errors(dash_duo) == []
