@@ -23,6 +23,60 @@
     return out;
   }
 
+  /* A centred moving average over ``window`` points (twin of moving_average in smoothing.py):
+     each finite point becomes the mean of the finite values from (window - 1) / 2 points
+     before it to window / 2 after it (rounded down; fewer at the ends); non-finite points
+     pass. */
+  function movingAverage(values, window) {
+    const size = Math.floor(Number(window) || 0);
+    const out = values.slice();
+    if (size < 2 || values.length < 2) return out;
+    const sums = [0], counts = [0];
+    values.forEach((v, i) => {
+      const ok = v !== null && Number.isFinite(v);
+      sums.push(sums[i] + (ok ? v : 0));
+      counts.push(counts[i] + (ok ? 1 : 0));
+    });
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (v === null || !Number.isFinite(v)) continue;
+      const low = Math.max(i - Math.floor((size - 1) / 2), 0);
+      const high = Math.min(i + Math.floor(size / 2) + 1, values.length);
+      out[i] = (sums[high] - sums[low]) / Math.max(counts[high] - counts[low], 1);
+    }
+    return out;
+  }
+
+  /* The line drawn over a series: the page's smoother ({kind: "ema" | "ma" | "none",
+     window}; EMA with the slider's weight). */
+  function smoothWith(values, weight, smoother) {
+    const kind = (smoother || {}).kind || "ema";
+    if (kind === "none") return values.slice();
+    if (kind === "ma") return movingAverage(values, smoother.window);
+    return smooth(values, weight);
+  }
+
+  /* Whether the smoother changes the lines (the raw ones then fade). */
+  function isSmoothed(weight, smoother) {
+    const kind = (smoother || {}).kind || "ema";
+    if (kind === "none") return false;
+    return kind === "ma" ? (Number(smoother.window) || 0) >= 2 : weight > 0;
+  }
+
+  /* "Ignore outliers" (TensorBoard's): the 0.1 % and 99.9 % quantiles of the finite values,
+     interpolated linearly as numpy's quantile (twin of outlier_range in smoothing.py). */
+  function outlierRange(values) {
+    const sorted = values.filter(v => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
+    if (!sorted.length) return null;
+    const at = q => {
+      const position = q * (sorted.length - 1);
+      const low = Math.floor(position);
+      const high = Math.min(low + 1, sorted.length - 1);
+      return sorted[low] + (sorted[high] - sorted[low]) * (position - low);
+    };
+    return [at(0.001), at(0.999)];
+  }
+
   /* Points matching every (and) / any (or) condition [op, value]; non-finite never match. */
   function thresholdMask(values, threshold) {
     const conditions = (threshold && threshold.conditions) || [];
@@ -130,9 +184,10 @@
 
   /* The y axes of a chart in linear scale: nice ranges the autorange keeps to (reset and
      double-click return to them), and with a right axis, ticks both sides share. */
-  function niceAxes(layout, chart) {
-    const extent = name => finiteExtent([].concat(...chart.series
-      .filter(s => yaxisOf(s) === name).map(s => s.y)));
+  function niceAxes(layout, chart, outliers) {
+    // A group's band widens its axis (its low and high, chart/scalar_group).
+    const extent = name => (outliers ? outlierRange : finiteExtent)([].concat(...chart.series
+      .filter(s => yaxisOf(s) === name).map(s => [].concat(s.y, s.low || [], s.high || []))));
     const left = extent("y"), right = extent("y2");
     const pin = (axis, range, ticks) => {
       axis.autorangeoptions = {minallowed: range.low, maxallowed: range.high};
@@ -192,6 +247,8 @@
   }
 
   function xValues(series, axis) {
+    // A group's points (chart/scalar_group): its runs' mean time since their own start.
+    if (axis === "relative" && series.relative) return series.relative;
     if (axis === "relative") {
       const start = series.wall.length ? series.wall[0] : 0;
       return series.wall.map(w => w - start);
@@ -211,6 +268,8 @@
      place in the chart, which the plan carries (place_colour: the palette lives only in
      run_colours.py). */
   function seriesColour(series, runColours) {
+    // A group's line and its runs' thin lines: the group's colour.
+    if (series.members || series.thin) return series.colour;
     if (series.colour) return (runColours || {})[series.train_id] || series.colour;
     return series.place_colour;
   }
@@ -308,8 +367,50 @@
     return [out, dropped];
   }
 
+  /* "#rrggbb" at ``alpha``: a group's band is its colour, see-through. */
+  function translucent(colour, alpha) {
+    const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
+    if (!hex) return colour;
+    const [r, g, b] = hex.slice(1).map(h => parseInt(h, 16));
+    return `rgba(${r},${g},${b},${alpha})`;
+  }
+
+  /* A group's band (chart/scalar_group: ``low`` and ``high``, null where fewer than two runs
+     have a value) as one see-through shape per run of consecutive steps that have it, never
+     bridging a step without it (nothing invented): a step alone is a thin vertical bar. The
+     band is not smoothed: it shows the runs' spread as recorded. meta.points: its steps. */
+  function bandTraces(series, x, yaxis, colour, group, logScale) {
+    const edge = values => (logScale ? values.map(v => (v !== null && v > 0 ? v : null))
+                                     : values);
+    const low = edge(series.low || []), high = edge(series.high || []);
+    const has = i => x[i] !== null && x[i] !== undefined && low[i] !== null &&
+      low[i] !== undefined && high[i] !== null && high[i] !== undefined;
+    const xs = [], ys = [];
+    let points = 0;
+    for (let i = 0; i < x.length; i++) {
+      if (!has(i)) continue;
+      let j = i;
+      while (j + 1 < x.length && has(j + 1)) j++;
+      for (let k = i; k <= j; k++) { xs.push(x[k]); ys.push(low[k]); }
+      for (let k = j; k >= i; k--) { xs.push(x[k]); ys.push(high[k]); }
+      xs.push(x[i], null);
+      ys.push(low[i], null);
+      points += j - i + 1;
+      i = j;
+    }
+    return [{type: "scatter", mode: "lines", x: xs, y: ys, yaxis, legendgroup: group,
+             showlegend: false, hoverinfo: "skip", fill: "toself",
+             fillcolor: translucent(colour, 0.22), line: {color: translucent(colour, 0.45),
+                                                           width: 1},
+             name: "band", meta: {role: "band", points}}];
+  }
+
   function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours, flipped,
-                       logXAsked) {
+                       logXAsked, view) {
+    const smoother = (view || {}).smoother;
+    const smoothedOn = isSmoothed(smoothing, smoother);
+    // Runs compared: the hover lists every line at the x pointed at, highest value first.
+    const unified = Boolean(chart.legend);
     const t = window.dashInsightText;
     const traces = [];
     const annotations = [];
@@ -320,6 +421,7 @@
     const byTag = Boolean(chart.x_tag);
     const logX = Boolean(logXAsked) && (byTag || axis !== "absolute");
     let droppedX = 0, unplaced = 0;
+    let banded = 0, aggregated = 0;  // a group's points with a band, and all of them
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
       const colour = seriesColour(series, runColours);
@@ -337,21 +439,36 @@
       const group = `series-${index}`;
       const raw = drawnValues(series, logScale);
       if (logScale) hidden += series.y.filter(v => v !== null && v <= 0).length;
-      const smoothed = smooth(raw, smoothing);
+      const smoothed = smoothWith(raw, smoothing, smoother);
       const times = series.wall.map(localIso);
       const custom = raw.map((v, i) => [name, v, series.step[i],
-                                        times[i].replace("T", " ").slice(0, 19)]);
+                                        times[i].replace("T", " ").slice(0, 19),
+                                        series.count ? series.count[i] : null]);
+      if (series.members) {
+        bandTraces(series, x, yaxis, colour, group, logScale).forEach(b => traces.push(b));
+        banded += (series.count || []).filter(c => c >= 2).length;
+        aggregated += series.step.length;
+      }
+      const thin = Boolean(series.thin);
       traces.push({type: "scatter", mode: "lines", x, y: raw, yaxis, name,
-                   line: {color: colour, width: 1}, opacity: smoothing > 0 ? 0.25 : 1,
+                   line: {color: colour, width: thin ? 0.6 : 1},
+                   opacity: thin ? 0.2 : (smoothedOn ? 0.25 : 1),
                    hoverinfo: "skip", showlegend: false, legendgroup: group,
-                   meta: {series: index, role: "raw"}});
+                   meta: {series: index, role: thin ? "thin-raw" : "raw"}});
+      const groupHover = series.members
+        ? "<br>" + t("runs at this step") + " %{customdata[4]}" : "";
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name,
                    meta: {series: index, role: "smoothed"}, legendgroup: group,
-                   showlegend: showLegend,
-                   line: {color: colour, width: 1.8}, customdata: custom,
-                   hovertemplate: "<b>%{customdata[0]}</b><br>" + t("value") +
-                     " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
-                     " %{customdata[2]}<br>%{customdata[3]}<extra></extra>"});
+                   showlegend: showLegend && !thin, opacity: thin ? 0.45 : 1,
+                   line: {color: colour, width: thin ? 0.8 : (series.members ? 2.4 : 1.8)},
+                   customdata: custom,
+                   hovertemplate: unified
+                     ? "%{customdata[0]}: <b>%{y:.6g}</b>" +
+                       (series.members ? " · " + t("runs at this step") + " %{customdata[4]}" : "") +
+                       "<extra></extra>"
+                     : "<b>%{customdata[0]}</b><br>" + t("value") +
+                       " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
+                       " %{customdata[2]}<br>%{customdata[3]}" + groupHover + "<extra></extra>"});
       if (threshold && threshold.conditions && threshold.conditions.length) {
         const mask = thresholdMask(smoothed, threshold);
         // Matching runs draw as red segments over the line (isolated points as dots).
@@ -361,7 +478,7 @@
                      marker: {size: 3, color: THRESHOLD_COLOUR}, hoverinfo: "skip",
                      showlegend: false, connectgaps: false});
       }
-      if (best) {
+      if (best && !thin) {  // a group's thin runs mark no best point
         // The best value of the raw series, whatever the smoothing; a log axis cannot place
         // a value or step at or below 0.
         const bx = bestX(best, series, axis, byTag);
@@ -396,9 +513,16 @@
     const total = chart.series.reduce((sum, s) => sum + (s.total || 0), 0);
     if (chart.series.some(s => s.shown < s.total)) {
       counts.push(t("{shown} of {total} points drawn", {shown, total}) +
-                  (smoothing > 0 ? t(" (smoothed as drawn)") : ""));
+                  (smoothedOn ? t(" (smoothed as drawn)") : ""));
     } else if (chart.series.some(s => s.range)) {
       counts.push(t("raw: all {total} points of the range", {total}));
+    }
+    if (byTag && chart.series.some(s => s.members)) {
+      warnings.push(t("groups are aligned on steps: not drawn against a tag"));
+    }
+    if (aggregated) {
+      counts.push(t("band: steps with at least 2 runs ({count} of {total})",
+                    {count: banded, total: aggregated}));
     }
     if (hidden) {
       warnings.push(t("log scale: {count} non-positive value(s) not drawn", {count: hidden}));
@@ -427,7 +551,8 @@
     const axisStyle = {gridcolor: grid, zerolinecolor: grid, automargin: true};
     const layout = {
       margin: {l: 10, r: 10, t: 22, b: 10}, paper_bgcolor: "rgba(0,0,0,0)",
-      plot_bgcolor: "rgba(0,0,0,0)", font: {color: text, size: 11}, hovermode: "closest",
+      plot_bgcolor: "rgba(0,0,0,0)", font: {color: text, size: 11},
+      hovermode: unified ? "x unified" : "closest", hoversort: "value descending",
       // Below the x axis title, not on it: placed in the figure's coordinates (its bottom
       // edge), which pushes the plot area up by the legend's height.
       showlegend: showLegend,
@@ -468,7 +593,7 @@
       layout[layoutAxis(name)] = {overlaying: "y", visible: false, showgrid: false,
                                   zeroline: false, type: logScale ? "log" : "linear"};
     });
-    const ranges = logScale ? {} : niceAxes(layout, chart);
+    const ranges = logScale ? {} : niceAxes(layout, chart, Boolean((view || {}).outliers));
     layout.margin = labelMargin(ranges, Boolean(layout.yaxis2),
                                 layout.xaxis.type === "date", showLegend, titled);
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
@@ -550,9 +675,17 @@
   async function fetchSeries(series, params) {
     const prefix = apiPrefix();
     const answers = await Promise.all(series.map(async spec => {
-      const query = new URLSearchParams(Object.assign({train_id: spec.train_id, tag: spec.tag},
-                                                      params));
-      const response = await fetch(`${prefix}v1/dash-insight/chart/scalar?${query}`,
+      // A group's line and band: its runs' aggregate (chart/scalar_group); an x tag does not
+      // place a group (it is aligned on steps).
+      const group = Boolean(spec.members);
+      const own = group ? {tag: spec.tag, centre: spec.centre, band: spec.band}
+                        : {train_id: spec.train_id, tag: spec.tag};
+      const asked = Object.assign({}, params);
+      if (group) delete asked.x_tag;
+      const query = new URLSearchParams(Object.assign(own, asked));
+      if (group) spec.members.forEach(member => query.append("train_id", member));
+      const route = group ? "chart/scalar_group" : "chart/scalar";
+      const response = await fetch(`${prefix}v1/dash-insight/${route}?${query}`,
                                    {credentials: "same-origin"});
       if (!response.ok) {
         let message = `HTTP ${response.status}`;
@@ -613,7 +746,8 @@
     return JSON.stringify([data ? data.seq : 0, smoothing, state.axis, state.logOf[chartId],
                            (state.bestFlipOf || {})[chartId], (state.logXOf || {})[chartId],
                            state.thresholds ? state.thresholds[chartId] : null, state.dark,
-                           state.runColours || {},
+                           state.runColours || {}, state.smoother || null,
+                           Boolean(state.outliers),
                            view && data && view.seq === data.seq ? view.token : 0]);
   }
 
@@ -625,7 +759,8 @@
     return chartFigure(chart, smoothing, state.axis || "step", state.logOf[chartId] === 1,
                        state.thresholds ? state.thresholds[chartId] : null, state.dark,
                        state.runColours, (state.bestFlipOf || {})[chartId] === 1,
-                       (state.logXOf || {})[chartId] === 1);
+                       (state.logXOf || {})[chartId] === 1,
+                       {smoother: state.smoother, outliers: state.outliers});
   }
 
   function graphComponent(chartId, figure) {
@@ -723,7 +858,8 @@
                  visible: rect.bottom > 0 && rect.top < window.innerHeight});
     }
     const apply = ({div, chart, log, threshold}) => {
-      const smoothed = chart.series.map(series => smooth(drawnValues(series, log), smoothing));
+      const smoothed = chart.series.map(series => smoothWith(drawnValues(series, log), smoothing,
+                                                             state.smoother));
       const moved = [], ys = [], faded = [];
       div.data.forEach((trace, i) => {
         const meta = trace.meta || {};
@@ -733,7 +869,7 @@
           moved.push(i); ys.push(smoothed[meta.series].map((v, k) => (mask[k] ? v : null)));
         } else if (meta.role === "raw") faded.push(i);
       });
-      const fade = smoothing > 0 ? 0.25 : 1;
+      const fade = isSmoothed(smoothing, state.smoother) ? 0.25 : 1;
       if (faded.length && div.data[faded[0]].opacity !== fade) {
         window.Plotly.restyle(div, {opacity: fade}, faded);
       }
@@ -841,14 +977,15 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     scalarCharts: {
-      smooth, thresholdMask, niceStep, niceRange, alignedRanges,
+      smooth, movingAverage, outlierRange, thresholdMask, niceStep, niceRange, alignedRanges,
 
       /* The plan (which charts, which series), smoothing, axis, log scale, thresholds, theme or
          run colours changed. Charts whose points are loaded are drawn or redrawn (only when
          what they show changed); the others are fetched when they come on screen (the observer)
          and drawn by draw() as soon as their own points arrive. */
       render(plans, draggedAll, releasedAll, boxAll, axes, logClicks, slotIds, graphIds,
-             thresholdsAll, theme, runColours, bestClicks, logXClicks) {
+             thresholdsAll, theme, runColours, bestClicks, logXClicks, smoothersAll, windowsAll,
+             outliersAll) {
         // Page-keyed components (ALL): the page shown has one of each.
         const plan = (plans || [])[0], axis = (axes || [])[0];
         const thresholds = (thresholdsAll || [])[0];
@@ -879,8 +1016,13 @@
           return out;
         };
         const bestFlipOf = oddClicks(11, bestClicks), logXOf = oddClicks(12, logXClicks);
+        const smoother = {kind: (smoothersAll || [])[0] || "ema",
+                          window: Math.min(999, Math.max(2, Math.floor(
+                            Number((windowsAll || [])[0]) || 9)))};
+        const outliers = ((outliersAll || [])[0] || []).length > 0;
         const state = window._diChartState = {byId, logOf, bestFlipOf, logXOf, thresholds, plan,
-                                              axis, dark, smoothing, runColours};
+                                              axis, dark, smoothing, runColours, smoother,
+                                              outliers};
         const drawn = drawnKeys();
         // Charts on screen whose points are missing or older than the plan: fetched now (drawn
         // when they arrive; the loaded ones are drawn by this callback's answer). Slots not yet

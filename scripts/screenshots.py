@@ -81,6 +81,25 @@ PAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
         (),
     ),
     (
+        "comparison-groups",
+        "corpus",
+        "/compare?jobs="
+        + quote(
+            encode_tags(
+                [
+                    "./lenet_sc",
+                    "./lenet_lr0.01_bs32",
+                    "./lenet_lr0.05_bs64",
+                    "./lenet_lr0.1_bs16",
+                    "./lenet_adam_lr0.001_bs32",
+                ]
+            )
+        )
+        + "&group_by=optimizer&band=minmax&runs=1",
+        ".di-chart-card .js-plotly-plot",
+        (),
+    ),
+    (
         "landscape",
         "corpus-landscape",
         "/loss-landscape?train_id=" + quote("./lenet_step"),

@@ -147,6 +147,22 @@ def lineage_row(train_id: str, records: Iterable[LineageRecord]) -> dict[str, An
     return row
 
 
+#: Column ids of a row's metrics and user-defined values: ``metric/<key>``, ``user_defined/<key>``.
+METRIC_PREFIX = "metric/"
+USER_DEFINED_PREFIX = "user_defined/"
+
+
+def row_columns(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A lineage row (:func:`lineage_row`) as columns, by id, values as stored: each flat field
+    (``learning_rate``, ``batch_size``, ``train_dataset_path``, ...), then ``metric/<key>`` and
+    ``user_defined/<key>``. The lineage table's model columns and the scalar comparison's
+    groups are these ids."""
+    columns = {field: row.get(field) for field in (*_TRAIN_FIELDS, *_EVAL_FIELDS)}
+    columns.update({METRIC_PREFIX + k: v for k, v in (row.get("metric") or {}).items()})
+    columns.update({USER_DEFINED_PREFIX + k: v for k, v in (row.get("user_defined") or {}).items()})
+    return columns
+
+
 def tensorboard_lineage(
     records: Iterable[LineageRecord], last_scalar: Callable[[str], float | None]
 ) -> list[LineageRecord]:

@@ -102,6 +102,15 @@ def client_texts() -> dict[str, str]:
             _("{count} point(s) without a value of {tag} at their step not drawn"),
         ),
         ("{name} (own scale)", _("{name} (own scale)")),
+        ("runs at this step", _("runs at this step")),
+        (
+            "band: steps with at least 2 runs ({count} of {total})",
+            _("band: steps with at least 2 runs ({count} of {total})"),
+        ),
+        (
+            "groups are aligned on steps: not drawn against a tag",
+            _("groups are aligned on steps: not drawn against a tag"),
+        ),
         # assets/per-tag-pages.js
         ("✕ Exit full screen", _("✕ Exit full screen")),
         ("Full screen", _("Full screen")),

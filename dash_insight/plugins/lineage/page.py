@@ -41,7 +41,7 @@ from dash_insight.web.components.lazy_graph import (
     lazy_graph,
     register_lazy_graphs,
 )
-from dash_insight.web.url_state import make_search, parse_search, same_search
+from dash_insight.web.url_state import encode_tags, make_search, parse_search, same_search
 
 PATH = "/lineage"
 PAGE_SIZES = [10, 20, 50, 100]
@@ -235,6 +235,32 @@ _TABLE_ACTIONS = (
 )
 
 
+#: The scalar comparison (its URL's ``jobs``: the jobs compared), which "Compare selected" and
+#: "Compare filtered" open.
+COMPARE_PATH = "/compare"
+
+
+def _compare_links() -> list[dcc.Link]:
+    """Open the scalar comparison with the ticked rows' jobs, or with the rows the brushes and
+    filters leave (their hrefs: :func:`compare_links`)."""
+    return [
+        dcc.Link(
+            _("Compare selected"),
+            id="lineage-compare-selected",
+            href=COMPARE_PATH,
+            className="di-button secondary di-disabled",
+            title=_("Compare the curves of the ticked rows' jobs"),
+        ),
+        dcc.Link(
+            _("Compare filtered"),
+            id="lineage-compare-filtered",
+            href=COMPARE_PATH,
+            className="di-button secondary di-disabled",
+            title=_("Compare the curves of the jobs in the table (after brushes and filters)"),
+        ),
+    ]
+
+
 def _table_actions() -> html.Div:
     return html.Div(
         className="di-toolbar di-lineage-actions",
@@ -243,6 +269,7 @@ def _table_actions() -> html.Div:
                 html.Button(_(label), id=button_id, className=classes, title=_(title))
                 for label, button_id, classes, title in _TABLE_ACTIONS
             ),
+            *_compare_links(),
             html.Span(id="lineage-count", className="di-muted"),
             html.Span(id="lineage-status", className="di-muted", role="status"),
         ],
@@ -593,6 +620,38 @@ def selection_to_url(
     raise PreventUpdate
 
 
+def _compare_link(compare_path: str, jobs: Sequence[str]) -> tuple[str, str]:
+    """The href of a compare link for ``jobs`` (the scalar comparison's ``jobs``), and its
+    classes: disabled without a job."""
+    if not jobs:
+        return compare_path, "di-button secondary di-disabled"
+    ids = list(dict.fromkeys(jobs))[: views.MAX_STATE_ITEMS]
+    return compare_path + make_search({"jobs": encode_tags(ids)}), "di-button secondary"
+
+
+def compare_links(
+    service: LineageService,
+    compare_path: str,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    selected: list[dict] | None,
+) -> tuple[str, str, str, str]:
+    """The hrefs and classes of "Compare selected" (the ticked rows' jobs) and "Compare
+    filtered" (the table's rows: what the brushes, filters and hidden rows leave)."""
+    state = _state(search)
+    rows = views.table_rows(views.tab_data(state.tab, service.lineages()), state)
+    ticked = [
+        r["train_id"]
+        for r in (selected if isinstance(selected, list) else [])
+        if isinstance(r, dict) and isinstance(r.get("train_id"), str)
+    ]
+    return (
+        *_compare_link(compare_path, ticked),
+        *_compare_link(compare_path, [r["train_id"] for r in rows]),
+    )
+
+
 def export(_clicks: Any) -> bool:
     """The grid's CSV download."""
     return True
@@ -645,6 +704,7 @@ def save_edit(service: LineageService, changes: list[dict] | None, saved: int | 
 def register(app: dash.Dash, service: LineageService) -> None:
     _bind_drawing(app, service)
     _bind_url_writers(app, service)
+    _bind_compare_links(app, service)
     register_lazy_graphs(app)
     _register_clientside(app)
 
@@ -700,6 +760,20 @@ def _bind_drawing(app: dash.Dash, service: LineageService) -> None:
         State("lineage-saved", "data"),
         prevent_initial_call=True,
     )(functools.partial(save_edit, service))
+
+
+def _bind_compare_links(app: dash.Dash, service: LineageService) -> None:
+    """The links to the scalar comparison of the ticked or the filtered jobs."""
+    app.callback(
+        Output("lineage-compare-selected", "href"),
+        Output("lineage-compare-selected", "className"),
+        Output("lineage-compare-filtered", "href"),
+        Output("lineage-compare-filtered", "className"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        Input("lineage-grid", "selectedRows"),
+    )(functools.partial(compare_links, service, app.get_relative_path(COMPARE_PATH)))
 
 
 def _bind_url_writers(app: dash.Dash, service: LineageService) -> None:

@@ -11,7 +11,6 @@ scalar parameters of a stage that differ between jobs ("key parameters").
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import re
@@ -26,9 +25,11 @@ import plotly.graph_objects as go
 
 from dash_insight.core.i18n import LazyString, lazy_gettext
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.lineage_rows import METRIC_PREFIX, USER_DEFINED_PREFIX, row_columns
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.figures import TEXT_COLOUR, small_layout
+from dash_insight.web.components.run_colours import MISSING_COLOUR, VALUE_SCALE, colour_at
 
 TABS = ("model", "dataset")
 MISSING = "n/a"
@@ -65,14 +66,8 @@ _AXIS_TITLE_LENGTH = 22
 _TITLE_LINE_HEIGHT = 13
 _LABEL_ANGLE = -40
 _LABEL_FONT_SIZE = 11
-_COLOURSCALE = (
-    (0.0, "#3b4cc0"),
-    (0.25, "#5d9cd3"),
-    (0.5, "#44b5a7"),
-    (0.75, "#e4b33a"),
-    (1.0, "#d1495b"),
-)
-_MISSING_COLOUR = "#a0a4ab"
+_COLOURSCALE = VALUE_SCALE
+_MISSING_COLOUR = MISSING_COLOUR
 _SINGLE_COLOUR = "#00a5a7"
 
 
@@ -136,16 +131,16 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
     user_keys: dict[str, None] = {}
     for entry, mark in zip(entries, marks, strict=True):
         row: dict[str, Any] = {"train_id": entry.train_id, "dataset_mark": mark}
+        stored = row_columns(entry.row)
         for field_id, _unused in MODEL_FIELDS[1:]:
-            row[field_id] = cell_value(entry.row.get(field_id))
-        size = entry.row.get("model_size")
+            row[field_id] = cell_value(stored.get(field_id))
+        size = stored.get("model_size")
         row["model_size"] = round(size / 1024 / 1024, 2) if _is_number(size) else None
-        for key, value in (entry.row.get("metric") or {}).items():
-            metric_keys[key] = None
-            row[f"metric/{key}"] = cell_value(value)
-        for key, value in (entry.row.get("user_defined") or {}).items():
-            user_keys[key] = None
-            row[f"user_defined/{key}"] = cell_value(value)
+        for column_id, value in stored.items():
+            for prefix, keys in ((METRIC_PREFIX, metric_keys), (USER_DEFINED_PREFIX, user_keys)):
+                if column_id.startswith(prefix):
+                    keys[column_id[len(prefix) :]] = None
+                    row[column_id] = cell_value(value)
         rows.append(row)
 
     def column(column_id: str, label: str | LazyString, group: str) -> Column:
@@ -157,8 +152,8 @@ def model_tab(entries: Sequence[lineage_data.LineageEntry]) -> TabData:
         kind="category",
         hint=_("Jobs with the same mark used the same dataset pipeline"),
     )
-    columns += [column(f"user_defined/{k}", f"[U]{k}", "user") for k in user_keys]
-    columns += [column(f"metric/{k}", f"[M]{k}", "metric") for k in metric_keys]
+    columns += [column(USER_DEFINED_PREFIX + k, f"[U]{k}", "user") for k in user_keys]
+    columns += [column(METRIC_PREFIX + k, f"[M]{k}", "metric") for k in metric_keys]
     columns += [column(f, label, "field") for f, label in MODEL_FIELDS[1:]]
     defaults = default_columns([c for c in columns if c.id not in HIDDEN_BY_DEFAULT], rows)
     colour = [c for c in columns if c.kind == "number" and (c.group == "metric" or c.id == "loss")]
@@ -674,24 +669,6 @@ def brush_from_event(data: Any) -> tuple[int, str, list[list[float]] | None] | N
     ):
         return None
     return index, axis_id, [[float(a), float(b)] for a, b in ranges]
-
-
-def _hex_rgb(colour: str) -> tuple[int, int, int]:
-    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
-
-
-def colour_at(fraction: float, scale: Sequence[tuple[float, str]] = _COLOURSCALE) -> str:
-    """The colour of ``fraction`` (clipped to 0..1) on a colour scale: linear interpolation in
-    RGB between the two stops around it, as Plotly's colour scales (``#rrggbb``)."""
-    fraction = min(max(fraction, 0.0), 1.0)
-    for (left, left_colour), (right, right_colour) in itertools.pairwise(scale):
-        if fraction <= right:
-            share = 0.0 if right == left else (fraction - left) / (right - left)
-            a, b = _hex_rgb(left_colour), _hex_rgb(right_colour)
-            return "#" + "".join(
-                f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b, strict=True)
-            )
-    return scale[-1][1]
 
 
 def line_colours(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,9 @@ from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,
+    Flag,
     Float,
+    Int,
     Tags,
     Text,
     decode_tags,
@@ -60,7 +62,17 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
     another page that has the same kind of component."""
     return {
         name: {"type": f"chart-{name}", "page": page}
-        for name in ("data", "thresholds", "axis", "smoothing", "smoothing-box", "xtag")
+        for name in (
+            "data",
+            "thresholds",
+            "axis",
+            "smoothing",
+            "smoothing-box",
+            "xtag",
+            "smoother",
+            "window",
+            "outliers",
+        )
     }
 
 
@@ -72,6 +84,12 @@ AXES = (
 #: The URL parameters of the chart controls (:func:`controls`), the same on both chart pages.
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
+#: The smoother: TensorBoard's debiased EMA (weight ``smoothing``), a centred moving average
+#: over ``window`` points, or none (:mod:`~dash_insight.plugins.scalars.smoothing`); and
+#: "ignore outliers": the y range from the 0.1-99.9 % quantiles of the values drawn.
+SMOOTHER = Choice("smoother", "ema", ("ema", "ma", "none"))
+WINDOW = Int("window", 9, 2, 999)
+OUTLIERS = Flag("outliers")
 #: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
 X_TAG = Text("x_tag")
 #: The charts (ids) whose best-value button was flipped (min <-> max), and those with a log x
@@ -92,6 +110,13 @@ class SeriesSpec:
     name: str
     right_axis: bool = False
     colour: str | None = None
+    #: A group's line and band (:mod:`~dash_insight.plugins.scalars.groups`): its runs (then
+    #: ``train_id`` is the first of them) and its ``centre`` and ``band``; ``thin``: a run of a
+    #: group drawn under it, as a thin line in the group's colour.
+    members: tuple[str, ...] = ()
+    centre: str = "mean"
+    band: str = "std"
+    thin: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,12 +145,15 @@ def chart_plan(
     points when the chart comes on screen, at its pixel width (``export/scalars``' sibling
     ``chart/scalar``); a missing job or tag becomes a message on its chart instead of an error.
     ``x_tag``: the tag whose values are the x axis (each chart's ``x_tag``; the best points then
-    say where they sit on it, ``x``)."""
+    say where they sit on it, ``x``). A group's line: :func:`_group_plan`."""
     out = []
     for chart in charts:
         series: list[dict[str, Any]] = []
         problems = []
         for spec in chart.series:
+            if spec.members:
+                series.append(_group_plan(provider, spec, len(series)))
+                continue
             try:
                 # From the chunk bounds of an ordered tag: a tag of millions of steps is not
                 # read to say how many points it has.
@@ -133,12 +161,12 @@ def chart_plan(
             except DataError as error:
                 problems.append(str(error))
                 continue
-            # From the chunks' extremes of an ordered tag, as the extent: not read whole.
             best = best_of_extremes(*provider.scalar_extremes(spec.train_id, spec.tag))
             if x_tag:
                 _place_best(provider, spec.train_id, x_tag, best)
             series.append(
                 {
+                    **({"thin": True} if spec.thin else {}),
                     "name": spec.name,
                     "train_id": spec.train_id,
                     "tag": spec.tag,
@@ -165,6 +193,33 @@ def chart_plan(
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
+
+
+def _group_plan(provider: DataProvider, spec: SeriesSpec, place: int) -> dict[str, Any]:
+    """A group's line in a chart's plan: its runs, centre and band; its points, the number of
+    its runs' points and their last step (no best point: a group's line is no run's)."""
+    extents = []
+    for train_id in spec.members:
+        try:
+            extents.append(provider.scalar_extent(train_id, spec.tag))
+        except DataError:
+            continue
+    lasts = [last for _total, last in extents if last is not None]
+    return {
+        "name": spec.name,
+        "train_id": spec.train_id,
+        "tag": spec.tag,
+        "members": list(spec.members),
+        "centre": spec.centre,
+        "band": spec.band,
+        "right": spec.right_axis,
+        "colour": spec.colour,
+        "place_colour": PALETTE[place % len(PALETTE)],
+        "total": sum(total for total, _last in extents),
+        "last": max(lasts) if lasts else None,
+        "best": {"min": None, "max": None},
+        "direction": best_direction(spec.tag),
+    }
 
 
 def _group_axes(series: list[dict[str, Any]]) -> None:
@@ -244,12 +299,13 @@ def _stamp(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def controls(
-    page: str, axis: str, smoothing: float, tags: Sequence[str] = (), x_tag: str = ""
-) -> html.Div:
+def controls(page: str, state: Mapping[str, Any], tags: Sequence[str] = ()) -> html.Div:
     """Horizontal axis radio, the tag whose values can be the x axis instead (one of
-    ``tags``), and smoothing slider + number box (0-0.99, step 0.01)."""
+    ``tags``), smoothing slider + number box (0-0.99, step 0.01), and the smoother's controls
+    (:func:`smoother_controls`); set from the page's URL ``state`` (:data:`AXIS`,
+    :data:`SMOOTHING`, :data:`X_TAG`, ...)."""
     ids = chart_ids(page)
+    axis, smoothing, x_tag = state["axis"], state["smoothing"], state["x_tag"]
     return html.Div(
         className="di-toolbar di-scalar-controls",
         children=[
@@ -298,8 +354,50 @@ def controls(
                 debounce=True,
                 className="di-number di-smoothing-box",
             ),
+            *smoother_controls(ids, state),
         ],
     )
+
+
+def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[Any]:
+    """The smoother (EMA, moving average, none), the moving average's window, and "ignore
+    outliers" (:data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`; ``state``: the URL's)."""
+    return [
+        dcc.RadioItems(
+            id=ids["smoother"],
+            value=state.get("smoother", SMOOTHER.default),
+            inline=True,
+            className="di-smoother",
+            options=[
+                {"label": _("EMA"), "value": "ema"},
+                {"label": _("moving average"), "value": "ma"},
+                {"label": _("none"), "value": "none"},
+            ],
+        ),
+        html.Div(
+            className="di-window-box",
+            children=[
+                html.Span(_("window"), className="di-muted"),
+                dcc.Input(
+                    id=ids["window"],
+                    type="number",
+                    min=WINDOW.low,
+                    max=WINDOW.high,
+                    step=1,
+                    value=state.get("window", WINDOW.default),
+                    debounce=True,
+                    className="di-number di-window",
+                ),
+            ],
+            title=_("Points in the centred moving average's window"),
+        ),
+        dcc.Checklist(
+            id=ids["outliers"],
+            value=["on"] if state.get("outliers") else [],
+            options=[{"label": " " + _("ignore outliers"), "value": "on"}],
+            className="di-outliers",
+        ),
+    ]
 
 
 def chart_card(
@@ -537,6 +635,40 @@ def _all(name: str) -> dict[str, Any]:
     return {"type": f"chart-{name}", "page": ALL}
 
 
+def smoother_to_url(smoothers: list, windows: list, outliers: list, search: str | None) -> Any:
+    """The smoother, its window and "ignore outliers" kept in the URL (:data:`SMOOTHER`,
+    :data:`WINDOW`, :data:`OUTLIERS`), on either chart page (its one control of each: ``ALL``);
+    every other parameter kept."""
+    if not smoothers:
+        return no_update
+    params: dict[str, Any] = parse_search(search)
+    for field, values in ((SMOOTHER, smoothers), (WINDOW, windows), (OUTLIERS, outliers)):
+        params[field.name] = field.text(field.from_control(values[0] if values else None))
+    new = make_search(params)
+    return no_update if same_search(new, search) else new
+
+
+def _bind_url_writers(app: Any) -> None:
+    """The chart controls that the URL keeps: best value, log x, smoother, outliers."""
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
+        Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
+        State({"type": "chart-best", "chart": ALL}, "id"),
+        State({"type": "chart-xlog", "chart": ALL}, "id"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(chart_flags_search)
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input(_all("smoother"), "value"),
+        Input(_all("window"), "value"),
+        Input(_all("outliers"), "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(smoother_to_url)
+
+
 def register_chart_callbacks(app: Any) -> None:
     """Browser-side rendering of every chart grid of the app (registered once per app)."""
     if getattr(app, "_dash_insight_charts", False):
@@ -562,17 +694,13 @@ def register_chart_callbacks(app: Any) -> None:
         Input(STORE_ID, "data"),  # and the runs' colours the user picked
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),  # min / max flipped
         Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
+        Input(_all("smoother"), "value"),  # EMA, moving average or none
+        Input(_all("window"), "value"),
+        Input(_all("outliers"), "value"),  # the y range without outliers
     )
 
-    app.callback(
-        Output("url", "search", allow_duplicate=True),
-        Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
-        Input({"type": "chart-xlog", "chart": ALL}, "n_clicks"),
-        State({"type": "chart-best", "chart": ALL}, "id"),
-        State({"type": "chart-xlog", "chart": ALL}, "id"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )(chart_flags_search)
+    _bind_url_writers(app)
+
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),
         Output({"type": "chart-best", "chart": MATCH}, "children"),

@@ -15,20 +15,31 @@ Any job can be compared (MindInsight: only the 15 cached ones, 5 at a time); pas
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash
 from dash import Input, Output, State, ctx, dcc, html
 
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.i18n import ngettext
+from dash_insight.core.lineage_rows import (
+    METRIC_PREFIX,
+    USER_DEFINED_PREFIX,
+    lineage_row,
+    row_columns,
+)
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     BEST_FLIP,
     LOG_X,
+    OUTLIERS,
+    SMOOTHER,
     SMOOTHING,
+    WINDOW,
     X_TAG,
     ChartSpec,
     SeriesSpec,
@@ -39,13 +50,36 @@ from dash_insight.plugins.scalars.charts import (
     controls,
     register_chart_callbacks,
 )
-from dash_insight.plugins.scalars.export import Found, csv_rows, json_pieces
+from dash_insight.plugins.scalars.export import (
+    Found,
+    GroupFound,
+    csv_rows,
+    grouped_csv_rows,
+    grouped_json_pieces,
+    json_pieces,
+)
+from dash_insight.plugins.scalars.groups import (
+    BANDS,
+    CENTRES,
+    MAX_GROUP_BY,
+    REGEX_PREFIX,
+    Group,
+    GroupBy,
+    aggregate,
+    assign_groups,
+    parse_group_by,
+    value_label,
+)
+from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
 from dash_insight.web.components import compare_runs
 from dash_insight.web.components.compare_tabs import compare_head
 from dash_insight.web.components.run_colours import (
+    MISSING_COLOUR,
     PALETTE,
     STORE_ID,
+    VALUE_SCALE,
+    colour_at,
     run_colours,
     run_dot,
     set_colour,
@@ -65,10 +99,13 @@ from dash_insight.web.components.tag_select import (
 )
 from dash_insight.web.url_state import (
     MAX_PAGE,
+    Choice,
+    Flag,
     Int,
     Tags,
     Text,
     UrlState,
+    make_search,
     parse_search,
     same_search,
 )
@@ -92,7 +129,23 @@ STATE = UrlState(
     X_TAG,
     BEST_FLIP,
     LOG_X,
+    SMOOTHER,
+    WINDOW,
+    OUTLIERS,
+    # Groups (:mod:`.groups`): ``group_by=<lineage column>`` or ``re:<regex>`` (checked by
+    # page_state: at most MAX_GROUP_BY characters, a regex that compiles), their line and band,
+    # and ``runs=1`` to draw each group's runs under it.
+    Text("group_by"),
+    Choice("centre", "mean", CENTRES),
+    Choice("band", "std", BANDS),
+    Flag("runs"),
+    # Runs coloured by a lineage column (not grouped): a scale for numbers, the palette else.
+    Text("colour_by"),
 )
+
+
+#: The fields other controls than their own keep as they are (:func:`controls_search`).
+KEPT_FIELDS = ("group_by", "centre", "band", "runs", "smoother", "window", "outliers", "colour_by")
 
 
 def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
@@ -132,8 +185,12 @@ def page_state(
     drawn_tags = set(union_tags(shown_jobs, tags_of))
     if state["x_tag"] not in all_tags:
         state["x_tag"] = ""  # no selected job has it: the step or time axis
+    group, group_problem = checked_group_by(state["group_by"])
     return {
         **state,
+        "group_by": group.text if group else "",
+        "group": group,
+        "group_problem": group_problem,
         "jobs": selected_jobs,
         "all_tags": all_tags,
         "tags": tags,
@@ -143,6 +200,17 @@ def page_state(
         "shown_jobs": shown_jobs,
         "shown_tags": [t for t in visible_tags(all_tags, tags, state["filter"]) if t in drawn_tags],
     }
+
+
+def checked_group_by(text: str) -> tuple[GroupBy | None, str]:
+    """The URL's ``group_by`` (:func:`~.groups.parse_group_by`), and what is wrong with it
+    (then no grouping)."""
+    try:
+        return parse_group_by(text), ""
+    except ValueError as error:
+        return None, _("Cannot group by {text}: {error}").format(
+            text=text[:40] + ("…" if len(text) > 40 else ""), error=error
+        )
 
 
 def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
@@ -202,6 +270,7 @@ def controls_search(
             "x_tag": x_tag if x_tag in all_tags else "",
             "best_flip": state["best_flip"],
             "log_x": state["log_x"],
+            **{name: state[name] for name in KEPT_FIELDS},
         }
     )
 
@@ -218,11 +287,15 @@ def crowd_warning(jobs: int, shown: int) -> str:
 
 
 def chart_specs(
-    state: dict[str, Any], tags_of: dict[str, list[str]], colours: Mapping[str, str] | None = None
+    state: dict[str, Any],
+    tags_of: dict[str, list[str]],
+    colours: Mapping[str, str] | None = None,
+    groups: Sequence[Group] | None = None,
 ) -> tuple[list[ChartSpec], int]:
     """The charts of the current page: one per tag shown, one line per shown job that has the
     tag, in the job's colour (``colours``: train_id -> colour, the same on every chart); the
-    legend always names the jobs (also a chart of one job)."""
+    legend always names the jobs (also a chart of one job). With ``groups``: one line and band
+    per group instead (:func:`group_series`)."""
     on_page, _unused, pages = page_of(state["shown_tags"], state["page"], CHARTS_PER_PAGE)
     charts = []
     for tag in on_page:
@@ -231,8 +304,203 @@ def chart_specs(
             for job in state["shown_jobs"]
             if tag in tags_of.get(job, [])
         )
+        if groups is not None:
+            series = group_series(state, groups, tag, tags_of)
         charts.append(ChartSpec(f"compare|{tag}", tag, series, legend=True))
     return charts, pages
+
+
+# -- groups ---------------------------------------------------------------------------------------
+
+
+def lineage_columns(provider: DataProvider, train_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The lineage columns (:func:`~dash_insight.core.lineage_rows.row_columns`) of those of
+    ``train_ids`` that have lineage."""
+    with_lineage = {job.train_id for job in provider.list_jobs() if job.lineage_files}
+    out = {}
+    for train_id in train_ids:
+        if train_id not in with_lineage:
+            continue
+        try:
+            row = lineage_row(train_id, provider.lineage_records(train_id))
+        except DataError:
+            continue
+        if row is not None:
+            out[train_id] = row_columns(row)
+    return out
+
+
+def column_label(column: str) -> str:
+    """A lineage column as the lineage table names it: ``[U]seed``, ``[M]accuracy``, fields
+    by their id."""
+    for prefix, mark in ((USER_DEFINED_PREFIX, "[U]"), (METRIC_PREFIX, "[M]")):
+        if column.startswith(prefix):
+            return mark + column[len(prefix) :]
+    return column
+
+
+def group_options(columns: Mapping[str, Mapping[str, Any]], group_by: str) -> list[dict[str, str]]:
+    """The group-by menu: the lineage columns some of the jobs have a value of (in the order
+    first seen), and the URL's regular expression when it groups by one."""
+    seen: dict[str, None] = {}
+    for values in columns.values():
+        for column, value in values.items():
+            if value is not None:
+                seen.setdefault(column)
+    options = [{"label": column_label(c), "value": c} for c in seen]
+    if group_by.startswith(REGEX_PREFIX) or (group_by and group_by not in seen):
+        options.append({"label": group_by, "value": group_by})
+    return options
+
+
+def run_groups(
+    provider: DataProvider,
+    state: Mapping[str, Any],
+    columns: Mapping[str, Mapping[str, Any]] | None = None,
+) -> tuple[list[Group] | None, str]:
+    """The drawn jobs in the URL's groups (None: not grouped), and a problem to show: the
+    URL's (a regex that does not compile), or a column none of them has. ``columns``: the jobs'
+    lineage columns when already read."""
+    by: GroupBy | None = state["group"]
+    if by is None:
+        return None, state["group_problem"]
+    if columns is None:
+        columns = lineage_columns(provider, state["shown_jobs"]) if by.column else {}
+    problem = ""
+    if by.column and not any(values.get(by.column) is not None for values in columns.values()):
+        problem = _("No job drawn has a value of the lineage column {column}.").format(
+            column=by.column
+        )
+    return assign_groups(state["shown_jobs"], by, columns), problem
+
+
+def group_label(by: GroupBy | None, group: Group) -> str:
+    """A group's name: ``<column>=<value>``, the regex's capture, or "no group"."""
+    if group.name is None:
+        return _("no group")
+    return f"{column_label(by.column)}={group.name}" if by and by.column else group.name
+
+
+def group_series(
+    state: Mapping[str, Any], groups: Sequence[Group], tag: str, tags_of: Mapping[str, list[str]]
+) -> tuple[SeriesSpec, ...]:
+    """A chart's lines when runs are grouped: per group with the tag, its line and band in the
+    group's colour (the palette by the group's place), the legend saying how many runs it
+    holds; with ``runs``, each run first as a thin line in its group's colour."""
+    lines: list[SeriesSpec] = []
+    thin: list[SeriesSpec] = []
+    for index, group in enumerate(groups):
+        runs = tuple(job for job in group.runs if tag in tags_of.get(job, []))
+        if not runs:
+            continue
+        colour = PALETTE[index % len(PALETTE)]
+        name = ngettext("{group} ({count} run)", "{group} ({count} runs)", len(runs)).format(
+            group=group_label(state["group"], group), count=len(runs)
+        )
+        lines.append(
+            SeriesSpec(
+                runs[0],
+                tag,
+                name,
+                colour=colour,
+                members=runs,
+                centre=state["centre"],
+                band=state["band"],
+            )
+        )
+        if state["runs"]:
+            thin.extend(SeriesSpec(job, tag, job, colour=colour, thin=True) for job in runs)
+    return (*thin, *lines)
+
+
+def lineage_colours(
+    columns: Mapping[str, Mapping[str, Any]], jobs: Sequence[str], column: str
+) -> tuple[dict[str, str], dict[str, Any] | None]:
+    """Each of ``jobs`` in a colour by its value of the lineage ``column``, and the legend: all
+    values numbers -> a colour scale from the lowest to the highest (``{"low", "high"}``),
+    else one palette colour per value (``{"items": [[value, colour]]}``); grey without a value.
+    No job with a value: no colours, no legend."""
+    values = {job: (columns.get(job) or {}).get(column) for job in jobs}
+    present = {job: v for job, v in values.items() if value_label(v) is not None}
+    if not present:
+        return {}, None
+    numbers = {
+        job: float(v)
+        for job, v in present.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    if len(numbers) == len(present):
+        low, high = min(numbers.values()), max(numbers.values())
+        colours = {
+            job: colour_at((v - low) / (high - low) if high > low else 0.5)
+            for job, v in numbers.items()
+        }
+        legend: dict[str, Any] = {"low": low, "high": high}
+    else:
+        labels = list(dict.fromkeys(str(value_label(v)) for v in present.values()))
+        palette = {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(labels)}
+        colours = {job: palette[str(value_label(v))] for job, v in present.items()}
+        legend = {"items": list(palette.items())}
+    return {job: colours.get(job, MISSING_COLOUR) for job in jobs}, legend
+
+
+def colour_legend(column: str, legend: Mapping[str, Any] | None) -> list[Any]:
+    """The legend of the runs' colours: a colour bar from the lowest to the highest value, or
+    a swatch per value."""
+    if legend is None:
+        return []
+    if "items" in legend:
+        return [
+            html.Span(
+                [html.Span(className="di-run-dot", style={"background": colour}), label],
+                className="di-colour-item",
+            )
+            for label, colour in legend["items"]
+        ]
+    stops = ", ".join(f"{colour} {fraction * 100:g}%" for fraction, colour in VALUE_SCALE)
+    return [
+        html.Span(f"{legend['low']:g}", className="di-muted"),
+        html.Span(
+            className="di-colour-bar",
+            title=column_label(column),
+            style={"background": f"linear-gradient(to right, {stops})"},
+        ),
+        html.Span(f"{legend['high']:g}", className="di-muted"),
+    ]
+
+
+def colour_by_row(state: Mapping[str, Any]) -> html.Div:
+    """Colour the runs by a lineage column (its options and legend: :func:`group_controls`)."""
+    return html.Div(
+        className="di-toolbar di-compare-groups",
+        children=[
+            html.Span(_("Colour runs by"), className="di-control-label"),
+            dcc.Dropdown(
+                id="compare-colour-by",
+                options=[],
+                value=state["colour_by"] or None,
+                placeholder=_("a lineage column"),
+                className="di-compose",
+            ),
+            html.Div(id="compare-colour-legend", className="di-colour-legend"),
+        ],
+    )
+
+
+def group_downloads(
+    state: Mapping[str, Any], groups: Sequence[Group], found: Sequence[Found]
+) -> list[GroupFound]:
+    """The aggregates of the download: per tag shown, per group, of the raw series ``found``
+    (:func:`downloads`) of its runs."""
+    series = {(job, tag): points for job, tag, points in found}
+    out: list[GroupFound] = []
+    for tag in state["shown_tags"]:
+        for group in groups:
+            runs = tuple(job for job in group.runs if (job, tag) in series)
+            if runs:
+                points = aggregate([series[j, tag] for j in runs], state["centre"], state["band"])
+                out.append((group_label(state["group"], group), tag, points, runs))
+    return out
 
 
 def downloads(
@@ -253,9 +521,24 @@ def downloads(
     return found
 
 
-def download_file(found: list[Found], fmt: str) -> dict[str, Any]:
+def download_file(
+    found: list[Found], fmt: str, groups: Sequence[GroupFound] | None = None
+) -> dict[str, Any]:
     """The ``dcc.Download`` data of the points ``found`` as ``csv`` or ``json``
-    (:mod:`~dash_insight.plugins.scalars.export`, the REST download's format)."""
+    (:mod:`~dash_insight.plugins.scalars.export`, the REST download's format); with ``groups``
+    (runs grouped), the grouped formats: the runs' points and the groups' aggregates."""
+    if groups is not None:
+        if fmt == "json":
+            return {
+                "content": b"".join(grouped_json_pieces(found, groups)).decode(),
+                "filename": "scalars_comparison_groups.json",
+                "type": "application/json",
+            }
+        return {
+            "content": "".join(grouped_csv_rows(found, groups)),
+            "filename": "scalars_comparison_groups.csv",
+            "type": "text/csv",
+        }
     if fmt == "json":
         return {
             "content": b"".join(json_pieces(found)).decode(),
@@ -310,6 +593,78 @@ def colour_row() -> html.Div:
     )
 
 
+def group_row(state: Mapping[str, Any]) -> html.Div:
+    """Group runs by a lineage column or a regular expression on their names; each group's
+    centre (mean or median), band (± std or min–max), and whether its runs are drawn too.
+    The menu's options and the note follow the URL (:func:`group_controls`)."""
+    pattern = (
+        state["group_by"][len(REGEX_PREFIX) :] if state["group_by"].startswith(REGEX_PREFIX) else ""
+    )
+    return html.Div(
+        className="di-toolbar di-compare-groups",
+        children=[
+            html.Span(_("Group runs by"), className="di-control-label"),
+            dcc.Dropdown(
+                id="compare-group-by",
+                options=[],
+                value=state["group_by"] or None,
+                placeholder=_("a lineage column"),
+                className="di-compose di-group-by",
+            ),
+            html.Div(
+                dcc.Input(
+                    id="compare-group-regex",
+                    type="text",
+                    value=pattern,
+                    debounce=True,
+                    maxLength=MAX_GROUP_BY,
+                    placeholder=_("or a regex on run names"),
+                    className="di-input di-group-regex",
+                ),
+                title=_("Its first capture group names the group, e.g. lr([0-9.]+)"),
+                className="di-group-regex-box",
+            ),
+            dcc.RadioItems(
+                id="compare-centre",
+                value=state["centre"],
+                inline=True,
+                options=[
+                    {"label": _("mean"), "value": "mean"},
+                    {"label": _("median"), "value": "median"},
+                ],
+            ),
+            dcc.RadioItems(
+                id="compare-band",
+                value=state["band"],
+                inline=True,
+                options=[
+                    {"label": _("± std"), "value": "std"},
+                    {"label": _("min–max"), "value": "minmax"},
+                ],
+            ),
+            dcc.Checklist(
+                id="compare-group-runs",
+                value=["runs"] if state["runs"] else [],
+                options=[{"label": " " + _("show runs"), "value": "runs"}],
+            ),
+            html.Span(id="compare-group-note", className="di-muted di-group-note"),
+        ],
+    )
+
+
+def side_tools(state: Mapping[str, Any]) -> list[html.Div]:
+    """Below the pickers: the runs' colours, then the groups."""
+    return [colour_row(), group_row(state), colour_by_row(state)]
+
+
+def controls_panel(state: Mapping[str, Any]) -> html.Div:
+    """The charts' controls (:func:`~.charts.controls`)."""
+    return html.Div(
+        className="di-panel",
+        children=controls("compare", state, state["all_tags"]),
+    )
+
+
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, tags_of = scalar_jobs(service.provider)
     state = page_state(params, jobs, tags_of)
@@ -360,22 +715,13 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                                 state["tags"],
                                 state["filter"],
                             ),
-                            colour_row(),
+                            *side_tools(state),
                         ],
                     ),
                     html.Div(
                         className="di-compare-main",
                         children=[
-                            html.Div(
-                                className="di-panel",
-                                children=controls(
-                                    "compare",
-                                    state["axis"],
-                                    state["smoothing"],
-                                    state["all_tags"],
-                                    state["x_tag"],
-                                ),
-                            ),
+                            controls_panel(state),
                             *chart_stores("compare"),
                             html.Div(id="compare-grid", className="di-chart-grid"),
                             pager("compare"),
@@ -387,12 +733,192 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
     )
 
 
+# -- callbacks (plain functions: register() binds them) ---------------------------------------
+
+
+def current_state(
+    provider: DataProvider, search: str | None
+) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
+    """:func:`page_state` of the URL ``search``, the scalar jobs and their tags."""
+    jobs, tags_of = scalar_jobs(provider)
+    return page_state(parse_search(search), jobs, tags_of), jobs, tags_of
+
+
+def download(
+    provider: DataProvider, trigger: Any, clicked: bool, _csv: Any, _json: Any, search: str | None
+) -> Any:
+    """The download of the button clicked (``trigger``): the charts' raw points, and the
+    groups' aggregates when runs are grouped."""
+    if not clicked:
+        return dash.no_update
+    state, _jobs, tags_of = current_state(provider, search)
+    found = downloads(provider, state, tags_of)
+    groups, _problem = run_groups(provider, state)
+    aggregates = None if groups is None else group_downloads(state, groups, found)
+    return download_file(found, "json" if trigger == "compare-download-json" else "csv", aggregates)
+
+
+def grid(
+    provider: DataProvider,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    shown: list[dict],
+    drawn: dict | None,
+) -> tuple:
+    """The chart cards of the page (only when the charts change), the counts, the pager and
+    the charts' plan (:func:`~.charts.chart_plan`; nothing new: no update)."""
+    state, _unused, tags_of = current_state(provider, search)
+    groups, _problem = run_groups(provider, state)
+    colours = eye_colours(provider, state["shown_jobs"])
+    if state["colour_by"] and groups is None:
+        by_column = lineage_colours(
+            lineage_columns(provider, state["shown_jobs"]), state["shown_jobs"], state["colour_by"]
+        )[0]
+        colours = {job: by_column.get(job, colour) for job, colour in colours.items()}
+    charts, pages = chart_specs(state, tags_of, colours, groups)
+    total = _("{shown} of {count} tags, {jobs} jobs").format(
+        shown=len(state["shown_tags"]),
+        count=len(state["all_tags"]),
+        jobs=len(state["shown_jobs"]),
+    )
+    if state["hidden"]:
+        total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
+    page = f"{min(state['page'], pages)} / {pages}"
+    payload: Any = chart_plan(provider, charts, state["x_tag"])
+    if drawn and drawn.get("stamp") == payload["stamp"]:
+        payload = dash.no_update  # nothing new since the charts were planned
+    if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
+        return dash.no_update, total, page, payload
+    if not charts:
+        empty = _("Select jobs and tags in the selection panel.")
+        return html.Div(empty, className="di-panel di-empty"), total, page, payload
+    flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
+    cards = [
+        chart_card(
+            chart,
+            with_thresholds=False,
+            flipped=chart.chart_id in flipped,
+            log_x=chart.chart_id in log_x,
+        )
+        for chart in charts
+    ]
+    return cards, total, page, payload
+
+
+def group_controls(
+    provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any
+) -> tuple[list[dict[str, str]], str | None, str, list[dict[str, str]], str | None, list[Any]]:
+    """The group-by menu's options and value (the URL's), and the note: how many groups, that
+    bands cover only the steps where two runs or more have values, or what is wrong; the
+    colour-by menu's options and value, and its legend."""
+    state, _jobs, _tags = current_state(provider, search)
+    columns = lineage_columns(provider, state["shown_jobs"])
+    groups, problem = run_groups(provider, state, columns)
+    note = problem
+    if groups is not None and not problem:
+        note = (
+            ngettext("{count} group", "{count} groups", len(groups)).format(count=len(groups))
+            + " · "
+            + _("bands cover the steps where at least two runs of a group have values")
+        )
+    colour_by = state["colour_by"]
+    legend = lineage_colours(columns, state["shown_jobs"], colour_by)[1] if colour_by else None
+    return (
+        group_options(columns, state["group_by"]),
+        state["group_by"] or None,
+        note,
+        group_options(columns, ""),
+        colour_by or None,
+        colour_legend(colour_by, legend) if groups is None else [],
+    )
+
+
+def group_search(
+    trigger: Any,
+    column: str | None,
+    pattern: str | None,
+    centre: str | None,
+    band: str | None,
+    runs: list | None,
+    search: str | None,
+    colour_by: str | None = None,
+) -> Any:
+    """The URL after a group control changed (``trigger``): the menu's column (or the
+    regex it lists), the regex typed (empty: back to the menu's column), the centre, the band,
+    whether runs are drawn; every other parameter kept."""
+    params: dict[str, Any] = parse_search(search)
+    state = STATE.parse(params)
+    group_by = state["group_by"]
+    if trigger == "compare-group-by":
+        group_by = column or ""
+    elif trigger == "compare-group-regex":
+        group_by = REGEX_PREFIX + pattern if pattern else ""
+    values = {
+        "colour_by": (colour_by or "")[:MAX_GROUP_BY]
+        if trigger == "compare-colour-by"
+        else state["colour_by"],
+        "group_by": group_by[:MAX_GROUP_BY],
+        "centre": centre,
+        "band": band,
+        "runs": STATE.field("runs").from_control(runs),
+    }
+    for name, value in values.items():
+        params[name] = STATE.field(name).text(value)  # None at the default: left out
+    new = make_search(params)
+    return dash.no_update if same_search(new, search) else new
+
+
+def _bind_groups(app: dash.Dash, service: DataService) -> None:
+    """The callbacks of the grid, the download and the group controls."""
+    provider = service.provider
+    app.callback(
+        Output("compare-grid", "children"),
+        Output("compare-total", "children"),
+        Output("compare-page", "children"),
+        Output(IDS["data"], "data"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+        State({"type": "graph-slot", "chart": dash.ALL}, "id"),
+        State(IDS["data"], "data"),
+    )(functools.partial(grid, provider))
+    app.callback(
+        Output("compare-download", "data"),
+        Input("compare-download-csv", "n_clicks"),
+        Input("compare-download-json", "n_clicks"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(triggered(functools.partial(download, provider), clicked=True))
+    app.callback(
+        Output("compare-group-by", "options"),
+        Output("compare-group-by", "value"),
+        Output("compare-group-note", "children"),
+        Output("compare-colour-by", "options"),
+        Output("compare-colour-by", "value"),
+        Output("compare-colour-legend", "children"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+    )(functools.partial(group_controls, provider))
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("compare-group-by", "value"),
+        Input("compare-group-regex", "value"),
+        Input("compare-centre", "value"),
+        Input("compare-band", "value"),
+        Input("compare-group-runs", "value"),
+        State("url", "search"),
+        Input("compare-colour-by", "value"),
+        prevent_initial_call=True,
+    )(triggered(group_search))
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
 
     def current(search: str | None) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
-        jobs, tags_of = scalar_jobs(provider)
-        return page_state(parse_search(search), jobs, tags_of), jobs, tags_of
+        return current_state(provider, search)
 
     def colours_of(shown: list[str]) -> dict[str, str]:
         """The shown jobs' default colours: by place among every job, not only scalar ones,
@@ -501,20 +1027,6 @@ def register(app: dash.Dash, service: DataService) -> None:
         return dash.no_update if new is None or same_search(new, search) else new
 
     @app.callback(
-        Output("compare-download", "data"),
-        Input("compare-download-csv", "n_clicks"),
-        Input("compare-download-json", "n_clicks"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def download(_csv: Any, _json: Any, search: str | None) -> Any:
-        if drawn_not_clicked():
-            return dash.no_update
-        state, _jobs, tags_of = current(search)
-        fmt = "json" if ctx.triggered_id == "compare-download-json" else "csv"
-        return download_file(downloads(provider, state, tags_of), fmt)
-
-    @app.callback(
         Output("compare-warning", "children"),
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
@@ -523,60 +1035,6 @@ def register(app: dash.Dash, service: DataService) -> None:
     def warning(search: str | None, _ticks: Any, _clicks: Any) -> str:
         state, jobs, _unused = current(search)
         return crowd_warning(len(jobs), len(state["shown_jobs"]))
-
-    @app.callback(
-        Output("compare-grid", "children"),
-        Output("compare-total", "children"),
-        Output("compare-page", "children"),
-        Output(IDS["data"], "data"),
-        Input("url", "search"),
-        Input("refresh-interval", "n_intervals"),
-        Input("refresh-now", "n_clicks"),
-        State({"type": "graph-slot", "chart": dash.ALL}, "id"),
-        State(IDS["data"], "data"),
-    )
-    def grid(
-        search: str | None, _ticks: Any, _clicks: Any, shown: list[dict], drawn: dict | None
-    ) -> tuple:
-        state, _unused, tags_of = current(search)
-        charts, pages = chart_specs(state, tags_of, colours_of(state["shown_jobs"]))
-        total = _("{shown} of {count} tags, {jobs} jobs").format(
-            shown=len(state["shown_tags"]),
-            count=len(state["all_tags"]),
-            jobs=len(state["shown_jobs"]),
-        )
-        if state["hidden"]:
-            total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
-        page = f"{min(state['page'], pages)} / {pages}"
-        payload: Any = chart_plan(provider, charts, state["x_tag"])
-        if drawn and drawn.get("stamp") == payload["stamp"]:
-            payload = dash.no_update  # nothing new since the charts were planned
-        if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
-            return dash.no_update, total, page, payload
-        if not charts:
-            return (
-                html.Div(
-                    _("Select jobs and tags in the selection panel."), className="di-panel di-empty"
-                ),
-                total,
-                page,
-                payload,
-            )
-        flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
-        return (
-            [
-                chart_card(
-                    chart,
-                    with_thresholds=False,
-                    flipped=chart.chart_id in flipped,
-                    log_x=chart.chart_id in log_x,
-                )
-                for chart in charts
-            ],
-            total,
-            page,
-            payload,
-        )
 
     @app.callback(
         Output("compare-colour-run", "options"),
@@ -614,4 +1072,5 @@ def register(app: dash.Dash, service: DataService) -> None:
         colour = trigger.get("colour") if isinstance(trigger, dict) else None
         return set_colour(overrides, run, colour)
 
+    _bind_groups(app, service)
     register_chart_callbacks(app)

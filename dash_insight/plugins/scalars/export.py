@@ -5,6 +5,13 @@ CSV: header ``train_id,tag,step,wall_time,value``, one row per point, series aft
 and ±inf as ``nan`` / ``inf`` / ``-inf``, a job or tag starting like a formula prefixed with
 ``'``. JSON: ``[{"train_id", "tag", "values": [{"step", "wall_time", "value"}]}]``, NaN and ±inf
 as null (MindInsight's ``scalars`` entries with the point keys in that order).
+
+With runs grouped (the comparison page's groups, :mod:`.groups`) the download also holds each
+group's aggregate. CSV: header ``train_id,tag,step,wall_time,value,group,low,high,count``; a
+run's rows name its group (``low,high,count`` empty), then a group's rows have no ``train_id``,
+the centre as ``value``, the band (``nan`` where fewer than two runs have a value) and the
+runs with a value at the step. JSON: ``{"runs": [the entries above], "groups": [{"group",
+"tag", "runs", "values": [{"step", "wall_time", "value", "low", "high", "count"}]}]}``.
 """
 
 from __future__ import annotations
@@ -16,26 +23,30 @@ import orjson
 
 from dash_insight.core.csv_cells import csv_cells, csv_text
 from dash_insight.core.store.series import ScalarSeries
+from dash_insight.plugins.scalars.groups import Aggregate
 from dash_insight.web.http import point_object_pieces
 
 #: One series of a download: (train_id, tag as named, its points).
 Found = tuple[str, str, ScalarSeries]
+#: One group's aggregate of a download: (group name, tag, aggregate, its runs).
+GroupFound = tuple[str, str, Aggregate, tuple[str, ...]]
 
 
 #: The first line of every CSV download.
 CSV_HEADER = "train_id,tag,step,wall_time,value\n"
 
 
-def csv_series(train_id: str, tag: str, series: ScalarSeries) -> str:
+def csv_series(train_id: str, tag: str, series: ScalarSeries, suffix: str = "") -> str:
     """The CSV rows of one series (no header): ``train_id,tag`` as :mod:`csv` writes them
     (:func:`~dash_insight.core.csv_cells.csv_cells`, after :func:`csv_text`), then the step, the
     wall time and the value as Python's ``repr`` writes them (the value as the float64 of the
     stored float32; ``nan``, ``inf``, ``-inf``). The job and tag cells are written once and the
-    numbers formatted row by row, which is what :class:`csv.writer` writes for these cells."""
+    numbers formatted row by row, which is what :class:`csv.writer` writes for these cells.
+    ``suffix``: what ends each row (the grouped download's cells after the value)."""
     prefix = csv_cells([csv_text(train_id), csv_text(tag), ""])  # "<job>,<tag>,"
     return "".join(
         [
-            f"{prefix}{step},{wall_time!r},{value!r}\n"
+            f"{prefix}{step},{wall_time!r},{value!r}{suffix}\n"
             for step, wall_time, value in zip(
                 series.step.tolist(), series.wall_time.tolist(), series.value.tolist(), strict=True
             )
@@ -89,3 +100,56 @@ def json_pieces(found: Sequence[Found], in_range: Sequence[int] | None = None) -
             train_id, tag, json_points(series), None if in_range is None else in_range[i]
         )
     yield b"]"
+
+
+#: The first line of a grouped CSV download.
+GROUP_CSV_HEADER = "train_id,tag,step,wall_time,value,group,low,high,count\n"
+
+
+def grouped_csv_rows(found: Sequence[Found], groups: Sequence[GroupFound]) -> Iterator[str]:
+    """The grouped CSV text (module docstring): the runs' rows, then the groups'."""
+    yield GROUP_CSV_HEADER
+    group_of = {job: name for name, _tag, _found, runs in groups for job in runs}
+    for train_id, tag, series in found:
+        suffix = "," + csv_cells([csv_text(group_of.get(train_id, "")), "", "", ""])
+        yield csv_series(train_id, tag, series, suffix)
+    for name, tag, points, _runs in groups:
+        prefix = csv_cells(["", csv_text(tag), ""])  # ",<tag>,"
+        cell = "," + csv_cells([csv_text(name)]) + ","
+        yield "".join(
+            f"{prefix}{step},{wall!r},{centre!r}{cell}{low!r},{high!r},{count}\n"
+            for step, wall, centre, low, high, count in zip(
+                points.step.tolist(),
+                points.wall.tolist(),
+                points.centre.tolist(),
+                points.low.tolist(),
+                points.high.tolist(),
+                points.count.tolist(),
+                strict=True,
+            )
+        )
+
+
+def grouped_json_pieces(found: Sequence[Found], groups: Sequence[GroupFound]) -> Iterator[bytes]:
+    """The grouped JSON document in pieces (module docstring)."""
+    yield b'{"runs":'
+    yield from json_pieces(found)
+    yield b',"groups":['
+    for i, (name, tag, points, runs) in enumerate(groups):
+        yield b"," if i else b""
+        yield b'{"group":%b,"tag":%b,"runs":%b,"values":[' % (
+            orjson.dumps(name),
+            orjson.dumps(tag),
+            orjson.dumps(list(runs)),
+        )
+        columns = [
+            ("step", points.step),
+            ("wall_time", points.wall),
+            ("value", points.centre),
+            ("low", points.low),
+            ("high", points.high),
+            ("count", points.count),
+        ]
+        yield from point_object_pieces(columns)
+        yield b"]}"
+    yield b"]}"

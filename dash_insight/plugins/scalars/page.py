@@ -26,7 +26,10 @@ from dash_insight.plugins.scalars.charts import (
     AXIS,
     BEST_FLIP,
     LOG_X,
+    OUTLIERS,
+    SMOOTHER,
     SMOOTHING,
+    WINDOW,
     X_TAG,
     ChartSpec,
     SeriesSpec,
@@ -100,6 +103,9 @@ STATE = UrlState(
     X_TAG,
     BEST_FLIP,
     LOG_X,
+    SMOOTHER,
+    WINDOW,
+    OUTLIERS,
 )
 
 
@@ -411,9 +417,7 @@ def layout(
                         state["selected"],
                         state["filter"],
                     ),
-                    controls(
-                        "scalars", state["axis"], state["smoothing"], all_tags, state["x_tag"]
-                    ),
+                    controls("scalars", state, all_tags),
                     html.Div(
                         className="di-toolbar",
                         children=[

@@ -32,6 +32,7 @@ from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.core.vocabulary import PluginName, stored_tag
 from dash_insight.plugins.scalars.export import CSV_HEADER, csv_series, json_entry, json_points
+from dash_insight.plugins.scalars.groups import BANDS, CENTRES, Aggregate, aggregate, drawn_points
 from dash_insight.plugins.scalars.x_tag import unplaced, values_at_steps
 from dash_insight.web import errors, http
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
@@ -47,6 +48,7 @@ from dash_insight.web.http import (
     stored_tag_or,
     tag_may_be_pending,
 )
+from dash_insight.web.limits import MAX_URL_LIST_ITEMS
 from dash_insight.web.plugin import DASH_INSIGHT_API, Route
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,7 @@ def routes(service: DataService) -> list[Route]:
         Route("datavisual/scalars", views.scalars),
         Route("export/scalars", views.export_scalars, api=DASH_INSIGHT_API),
         Route("chart/scalar", views.chart_scalar, api=DASH_INSIGHT_API),
+        Route("chart/scalar_group", views.chart_scalar_group, api=DASH_INSIGHT_API),
     ]
 
 
@@ -381,6 +384,39 @@ class _ScalarViews:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
         return Response(chart_columns(found, x), mimetype="application/json")
 
+    def chart_scalar_group(self) -> Response:
+        """``GET /v1/dash-insight/chart/scalar_group?train_id=..&train_id=..&tag=
+        [&centre=mean|median][&band=std|minmax][&start_step=&end_step=][&max_points=]``: what a
+        group's line and band draw (:func:`group_columns`): the aggregate of the jobs' series of
+        the tag (:func:`~.groups.aggregate`, aligned on steps, the band where two jobs or more
+        have a value), reduced to the chart's width as a line is. Unknown job ->
+        TrainJobNotExist; jobs without the tag are left out (none has it: ScalarNotExist)."""
+        train_ids = request.args.getlist("train_id")[:MAX_URL_LIST_ITEMS]
+        (tag,) = required_args("tag")
+        require(train_id=train_ids)
+        centre = request.args.get("centre", "mean")
+        band = request.args.get("band", "std")
+        if centre not in CENTRES or band not in BANDS:
+            raise errors.param_value_error(
+                f"centre must be one of {list(CENTRES)} and band one of {list(BANDS)}."
+            )
+        wanted = step_range()
+        runs = []
+        for train_id in dict.fromkeys(train_ids):
+            known = set(resolve_job(self.provider, train_id).tags.get(PluginName.SCALAR, []))
+            raw = tag if tag in known else stored_tag(tag, PluginName.SCALAR)
+            if raw is not None and raw in known:
+                try:
+                    runs.append(self.provider.read_scalars(train_id, raw))
+                except TagNotFound:
+                    continue
+        if not runs:
+            raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL)
+        drawn, in_range = drawn_points(
+            aggregate(runs, centre, band), wanted.start_step, wanted.end_step, wanted.max_points
+        )
+        return Response(group_columns(drawn, in_range, len(runs)), mimetype="application/json")
+
     def export_scalars(self) -> Response:
         """``GET /v1/dash-insight/export/scalars?train_id=..[&train_id=..]&tag=..[&tag=..]
         [&format=csv|json]``: every point of every (job, tag) pair that exists, as an attachment.
@@ -492,6 +528,30 @@ def chart_columns(found: ScalarWindow, x: dict[str, object] | None = None) -> by
             "shown": len(series),
             "total": found.points_in_range,
             **(x or {}),
+        },
+        option=orjson.OPT_SERIALIZE_NUMPY,
+    )
+
+
+def group_columns(found: Aggregate, in_range: int, runs: int) -> bytes:
+    """A group's points as :func:`chart_columns` gives a line's (``step``, ``wall``, ``y``: the
+    centre, ``shown``, ``total``, ``nonfinite`` empty: non-finite values are left out of the
+    aggregate), with ``relative`` (the runs' mean time since their start), ``low`` and
+    ``high`` (the band, null where fewer than two runs have a value), ``count`` (runs with a
+    value at the step) and ``runs`` (runs with the tag)."""
+    return orjson.dumps(
+        {
+            "step": found.step,
+            "wall": found.wall,
+            "relative": found.relative,
+            "y": found.centre,
+            "low": found.low,
+            "high": found.high,
+            "count": found.count,
+            "nonfinite": [],
+            "shown": len(found),
+            "total": in_range,
+            "runs": runs,
         },
         option=orjson.OPT_SERIALIZE_NUMPY,
     )

@@ -48,3 +48,39 @@ def threshold_mask(
         masks = [THRESHOLD_OPERATORS[op](values, limit) for op, limit in conditions]
     mask = np.logical_and.reduce(masks) if combine == "and" else np.logical_or.reduce(masks)
     return mask & np.isfinite(values)
+
+
+def moving_average(values: np.ndarray, window: int) -> np.ndarray:
+    """A centred moving average over ``window`` points (TensorBoard users' other smoother): each
+    finite point becomes the mean of the finite values among the ``(window - 1) // 2`` points
+    before it, itself and the ``window // 2`` after it (fewer at the ends). Non-finite values
+    pass through unchanged and are not counted; ``window`` below 2 changes nothing."""
+    values = np.asarray(values, dtype=np.float64)
+    window = int(window)
+    if window < 2 or len(values) < 2:
+        return values.copy()
+    finite = np.isfinite(values)
+    sums = np.concatenate(([0.0], np.cumsum(np.where(finite, values, 0.0))))
+    counts = np.concatenate(([0], np.cumsum(finite)))
+    positions = np.arange(len(values))
+    low = np.maximum(positions - (window - 1) // 2, 0)
+    high = np.minimum(positions + window // 2 + 1, len(values))
+    out = values.copy()
+    taken = counts[high] - counts[low]
+    out[finite] = ((sums[high] - sums[low]) / np.maximum(taken, 1))[finite]
+    return out
+
+
+#: "Ignore outliers": the y range spans these quantiles of the values drawn (TensorBoard's).
+OUTLIER_QUANTILES = (0.001, 0.999)
+
+
+def outlier_range(values: np.ndarray) -> tuple[float, float] | None:
+    """The y range that ignores outliers: the 0.1 % and 99.9 % quantiles of the finite
+    ``values`` (linear interpolation, numpy's default); None without a finite value."""
+    values = np.asarray(values, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return None
+    low, high = np.quantile(finite, OUTLIER_QUANTILES)
+    return float(low), float(high)

@@ -14,9 +14,10 @@ the comparison charts, the loss landscape comparison, and the user's own choice 
 
 from __future__ import annotations
 
+import itertools
 import re
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import dash
@@ -52,6 +53,35 @@ PALETTE = (
 STORE_ID = "run-colours"
 
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+#: A continuous colour scale for a number (a lineage value: the lineage chart's lines, the
+#: comparison's runs coloured by a column), low to high, and the colour of a run without one.
+VALUE_SCALE = (
+    (0.0, "#3b4cc0"),
+    (0.25, "#5d9cd3"),
+    (0.5, "#44b5a7"),
+    (0.75, "#e4b33a"),
+    (1.0, "#d1495b"),
+)
+MISSING_COLOUR = "#a0a4ab"
+
+
+def _hex_rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def colour_at(fraction: float, scale: Sequence[tuple[float, str]] = VALUE_SCALE) -> str:
+    """The colour of ``fraction`` (clipped to 0..1) on a colour scale: linear interpolation in
+    RGB between the two stops around it, as Plotly's colour scales (``#rrggbb``)."""
+    fraction = min(max(fraction, 0.0), 1.0)
+    for (left, left_colour), (right, right_colour) in itertools.pairwise(scale):
+        if fraction <= right:
+            share = 0.0 if right == left else (fraction - left) / (right - left)
+            a, b = _hex_rgb(left_colour), _hex_rgb(right_colour)
+            return "#" + "".join(
+                f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b, strict=True)
+            )
+    return scale[-1][1]
 
 
 def valid_colour(value: Any) -> bool:
