@@ -244,7 +244,6 @@ def test_functions_stay_within_60_lines() -> None:
 KNOWN_CALLBACK_CLOSURES = {
     "dash_insight/plugins/scalars/compare_page.py": 5,
     "dash_insight/plugins/scalars/page.py": 5,
-    "dash_insight/web/components/compare_runs.py": 3,
 }
 
 

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, dcc, html
+from dash import Input, Output, State, dcc, html
 from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.web.answer_key import answer_key
+from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
 from dash_insight.web.components.tag_select import (
@@ -230,47 +231,69 @@ def run_picker(list_id: str, runs: RunSelection) -> html.Div:
     )
 
 
-def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list[str]]) -> None:
-    """The job list follows the URL, and its ticks, filter and eyes write the URL."""
+@dataclass(frozen=True)
+class RunPicker:
+    """The job list ``list_id`` of a comparison tab over the jobs ``jobs_of()`` gives: what
+    it shows for a URL, and the URL its ticks, filter and eyes write."""
 
-    def current(search: str | None) -> RunSelection:
-        return run_selection(parse_search(search), jobs_of())
+    list_id: str
+    jobs_of: Callable[[], list[str]]
 
-    def picked(search: str | None) -> tuple[list[str], list[str], str]:
-        runs = current(search)
+    def current(self, search: str | None) -> RunSelection:
+        return run_selection(parse_search(search), self.jobs_of())
+
+    def picked(self, search: str | None) -> tuple[list[str], list[str], str]:
+        """The picker's jobs, ticked jobs and filter for the URL."""
+        runs = self.current(search)
         return runs.jobs, runs.selected, runs.pattern
 
-    register_picker(
-        app, list_id, picked, noun="job", read_hidden=lambda search: current(search).hidden
-    )
+    def hidden(self, search: str | None) -> list[str]:
+        """The jobs whose eye is closed."""
+        return self.current(search).hidden
 
-    @app.callback(
+    def picker_to_url(
+        self,
+        trigger: Any,
+        clicked: bool,
+        rows: Any,
+        _all: Any,
+        _none: Any,
+        pattern: str | None,
+        search: str | None,
+    ) -> Any:
+        """The URL after a tick, All, None or the filter (``no_update``: a button drawn, the
+        list echoing the URL, or the same page)."""
+        if picker_button_drawn(trigger, clicked):
+            return dash.no_update
+        runs = self.current(search)
+        checked = checked_names(rows)
+        if echoed(trigger, self.list_id, checked, runs.jobs, runs.selected, runs.pattern):
+            return dash.no_update
+        new = picker_search(search, runs.jobs, trigger, checked, pattern, self.list_id)
+        return dash.no_update if same_search(new, search) else new
+
+    def eye_clicked(self, report: Any, search: str | None) -> Any:
+        """The URL after a click on a run's eye (:func:`eye_search`)."""
+        new = eye_search(search, self.jobs_of(), report)
+        return dash.no_update if new is None or same_search(new, search) else new
+
+
+def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list[str]]) -> None:
+    """The job list follows the URL, and its ticks, filter and eyes write the URL."""
+    runs = RunPicker(list_id, jobs_of)
+    register_picker(app, list_id, runs.picked, noun="job", read_hidden=runs.hidden)
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs(list_id),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def picker_to_url(
-        rows: Any, _all: Any, _none: Any, pattern: str | None, search: str | None
-    ) -> Any:
-        trigger = ctx.triggered_id
-        if picker_button_drawn():
-            return dash.no_update
-        runs = current(search)
-        if echoed(trigger, list_id, checked_names(rows), runs.jobs, runs.selected, runs.pattern):
-            return dash.no_update
-        new = picker_search(search, runs.jobs, trigger, checked_names(rows), pattern, list_id)
-        return dash.no_update if same_search(new, search) else new
-
-    @app.callback(
+    )(triggered(runs.picker_to_url, clicked=True))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input(list_id, "cellRendererData"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def eye_clicked(report: Any, search: str | None) -> Any:
-        new = eye_search(search, jobs_of(), report)
-        return dash.no_update if new is None or same_search(new, search) else new
+    )(runs.eye_clicked)
 
 
 def slider_props(steps: list[int], step: int | None) -> dict[str, Any]:
@@ -424,19 +447,22 @@ def register_tag_step(app: dash.Dash, prefix: str) -> None:
         Input(f"{prefix}-steps", "data"),
     )(step_box_value)
 
-    @app.callback(
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input(f"{prefix}-tag", "value"),
         Input(f"{prefix}-step", "value"),
         State(f"{prefix}-steps", "data"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        tag: str | None, position: int | None, shown: dict | None, search: str | None
-    ) -> Any:
-        new = tag_step_search(search, tag, position, shown)
-        return dash.no_update if new is None or same_search(new, search) else new
+    )(tag_step_to_url)
+
+
+def tag_step_to_url(
+    tag: str | None, position: int | None, shown: dict | None, search: str | None
+) -> Any:
+    """The URL the tag list and the step slider write (:func:`tag_step_search`)."""
+    new = tag_step_search(search, tag, position, shown)
+    return dash.no_update if new is None or same_search(new, search) else new
 
 
 def tag_step_controls(prefix: str, placeholder: str) -> html.Div:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dash
+
 from dash_insight.web.components.compare_runs import (
     DEFAULT_RUNS,
+    RunPicker,
     chosen_step,
     chosen_tag,
     eye_search,
@@ -14,6 +17,7 @@ from dash_insight.web.components.compare_runs import (
     step_at_or_below,
     step_note,
     tag_step_search,
+    tag_step_to_url,
     tag_view,
     union_names,
     union_steps,
@@ -108,6 +112,27 @@ def test_tag_step_search() -> None:
     assert tag_step_search("?tag=b&step=15", "w", 0, {**shown, "tag": "b"}) == "?step=15"
     assert tag_step_search("", None, 0, shown) is None
     assert tag_step_search("", "w", 0, None) is None
+
+
+def test_run_picker_callbacks_as_plain_functions() -> None:
+    """The job list's callbacks without Dash: what it shows, the URL its ticks, buttons and
+    eyes write, and nothing for a button drawn or a list echoing the URL."""
+    runs = RunPicker("tab-jobs", lambda: JOBS)
+    names, ticked, pattern = runs.picked("?hidden=.%2Fj1")
+    assert names == JOBS and ticked == JOBS[:DEFAULT_RUNS] and pattern == ""
+    assert runs.hidden("?hidden=.%2Fj1") == ["./j1"]
+    assert runs.picker_to_url("tab-jobs-none", False, None, None, None, "", "") is dash.no_update
+    unticked = runs.picker_to_url("tab-jobs-none", True, None, None, 1, "", "")
+    assert run_selection(parse_search(unticked), JOBS).selected == []
+    echo = [{"name": name} for name in JOBS[:DEFAULT_RUNS]]
+    assert runs.picker_to_url("tab-jobs-ticks", True, echo, None, None, "", "") is dash.no_update
+    eye = {"value": {"run": "./j2", "hidden": True}}
+    assert parse_search(runs.eye_clicked(eye, ""))["hidden"] == "./j2"
+    assert runs.eye_clicked({"value": {"run": "./nope"}}, "") is dash.no_update
+    shown = {"tag": "w", "tags": ["w", "b"], "steps": [0, 10, 15, 20]}
+    assert tag_step_to_url("w", 2, shown, "") == "?step=15"
+    assert tag_step_to_url("w", 3, shown, "") is dash.no_update  # the page shown
+    assert tag_step_to_url(None, 3, "junk", "") is dash.no_update  # type: ignore[arg-type]
 
 
 def test_tag_view() -> None:
