@@ -10,6 +10,9 @@
   }
 
   const MAX_FIT_ZOOM = 2.5;
+  /* An opened scope is shown at least this close: node labels (11 px in the stylesheet) and
+     edge labels (10 px) are then 9 px or more on screen (issue 39). */
+  const READABLE_ZOOM = 0.92;
 
   /* Place the overview's box on the part of the graph the main view shows (hidden when the
      graph is empty or scrolled out of the overview). */
@@ -28,15 +31,33 @@
     box.style.height = (bottom - top) + "px";
   }
 
+  /* The overview draws the main view's elements where ELK placed them on the main canvas
+     (assets/graph-layout.js lays out the main canvas only), fitted. */
+  function copyPositions(cy, overview) {
+    overview.batch(() => overview.nodes().forEach(node => {
+      const twin = cy.getElementById(node.id());
+      if (twin.length && !node.isParent()) node.position(twin.position());
+    }));
+    overview.fit(undefined, 6);
+  }
+
   /* Once per cytoscape instance: the overview box follows the main view, a double tap on a node
      is written to the store `dbltapId` (the server opens or closes the scope), a tap on the
-     overview centres the main view there. */
+     overview centres the main view there; once the main view is laid out, the overview takes
+     its positions and the focus request that waited for it is shown. */
   function wire(cy, overview, redraw, dbltapId) {
     if (!cy._diWired) {
       cy._diWired = true;
       cy.on("viewport resize", redraw);
       cy.on("dbltap", "node", ev => window.dash_clientside.set_props(
         dbltapId, {data: {id: ev.target.id(), t: Date.now()}}));
+      cy.on("dilaidout", () => {
+        const waiting = cy.scratch("_diFocus");
+        cy.scratch("_diFocus", null);
+        if (waiting) applyFocus(cy, waiting, false);
+        copyPositions(cy, overview);
+        redraw();
+      });
     }
     if (!overview._diWired) {
       overview._diWired = true;
@@ -47,6 +68,14 @@
                           y: cy.height() / 2 - pos.y * cy.zoom()}}, {duration: 200});
       });
     }
+  }
+
+  /* True while the main canvas waits for ELK (its elements changed, the layout is not drawn). */
+  function layingOut(cy) {
+    const layout = window.diGraphLayout;
+    return Boolean(cy.scratch("_diLayoutRunning"))
+      || (layout && cy.nodes().length > 0
+          && cy.container().dataset.laidOut !== layout.keyOf(cy));
   }
 
   /* Show what `focus` ({fit, node}) asks for: the whole graph filling the canvas (a small
@@ -64,9 +93,16 @@
       return true;
     }
     if (node.isParent()) {
+      /* the whole scope when it fits at a readable zoom, else its top (centred, or its left
+         part when it is wider than the canvas) at the readable zoom */
       const bounds = node.boundingBox();
-      const zoom = Math.min(1.2, (cy.width() - 60) / bounds.w, (cy.height() - 60) / bounds.h);
-      cy.animate({center: {eles: node}, zoom: Math.max(zoom, 0.1)}, {duration: 250});
+      const fits = Math.min((cy.width() - 60) / bounds.w, (cy.height() - 60) / bounds.h);
+      const zoom = Math.max(READABLE_ZOOM, Math.min(1.2, fits));
+      const x = bounds.w * zoom <= cy.width() - 60
+        ? cy.width() / 2 - (bounds.x1 + bounds.w / 2) * zoom : 30 - bounds.x1 * zoom;
+      const y = bounds.h * zoom <= cy.height() - 60
+        ? cy.height() / 2 - (bounds.y1 + bounds.h / 2) * zoom : 30 - bounds.y1 * zoom;
+      cy.animate({zoom, pan: {x, y}}, {duration: 250});
       return true;
     }
     const box = node.renderedBoundingBox();
@@ -104,8 +140,12 @@
           const redraw = () => drawOverviewBox(cy, overview, box);
           wire(cy, overview, redraw, dbltapId);
           retry(() => {
+            if (!fitClicked && (layingOut(cy) || !cy.nodes().length)) {
+              cy.scratch("_diFocus", focus);  // shown once laid out (wire: dilaidout)
+              return true;
+            }
             if (!applyFocus(cy, focus, fitClicked)) return false;
-            overview.fit(undefined, 6);
+            copyPositions(cy, overview);
             redraw();
             return true;
           }, 30);

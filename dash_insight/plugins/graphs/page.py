@@ -3,7 +3,8 @@
 URL: ``/graph?train_id=./job&tag=<graph file>&mode=normal|optimize&expanded=A,A/B&node=<name>``.
 The top level is drawn first; a scope opens in place on double click (or with the "Expand"
 button of the node information panel, or its arrow in the scope tree) and only the open levels
-are drawn, laid out top-down on the server (:mod:`dash_insight.plugins.graphs.view`). The search box
+are drawn (:mod:`dash_insight.plugins.graphs.view`), laid out top-down by ELK in the browser
+(``assets/graph-layout.js``). The search box
 lists matching nodes; choosing one (or an input/output of the selected node) opens its scopes
 and centres it. "Readable" is MindInsight's optimized graph: gradient and optimizer logic
 removed, Load/TupleGetItem/MakeTuple/UpdateState spliced out. The overview shows the whole
@@ -34,6 +35,7 @@ from dash_insight.core.vocabulary import (
 )
 from dash_insight.plugins.graphs.graph_view import (
     CLIENTSIDE_NAMESPACE,
+    ELK_CLASS,
     GRAPH_LEGEND,
     canvas_buttons,
     graph_elements,
@@ -484,7 +486,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                         maxZoom=4,
                                         boxSelectionEnabled=False,
                                         autoungrabify=True,
-                                        className="gp-cy",
+                                        className=f"gp-cy {ELK_CLASS}",
                                         style={"width": "100%", "height": "100%"},
                                     ),
                                 ],
