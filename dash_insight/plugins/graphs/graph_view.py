@@ -82,6 +82,9 @@ def _quoted(value: str) -> str:
     return json.dumps(value)
 
 
+# The smallest labels (parameters, constants, edges) are 10 px in the model: opening a scope
+# zooms to at least READABLE_ZOOM (0.92, assets/graph-pages.js), so every label is 9 px or more
+# on screen (tests/plugins/graphs/test_layout_quality.py).
 GRAPH_STYLESHEET: list[dict[str, Any]] = [
     {
         "selector": "node",
@@ -120,7 +123,7 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
             "border-color": "#4f9bd9",
             "text-valign": "bottom",
             "text-margin-y": 3,
-            "font-size": 9,
+            "font-size": 10,
         },
     },
     {
@@ -163,7 +166,7 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
             "line-color": "#9aa0a8",
             "target-arrow-color": "#9aa0a8",
             "label": "data(label)",
-            "font-size": 8,
+            "font-size": 10,
             "color": "#6b7280",
             "text-background-color": "#ffffff",
             "text-background-opacity": 0.8,

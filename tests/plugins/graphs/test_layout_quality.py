@@ -1,7 +1,9 @@
 """A computational graph a person can read (issue #39): measured from cytoscape's own geometry in
 the browser. On the corpus's LeNet job trained with Momentum (scopes ``Default``,
 ``network-WithLossCell``, ``optimizer-Momentum``, the backbone), at several open levels, no
-drawn edge passes through the box of a node that is neither its end nor a scope holding one.
+drawn edge passes through the box of a node that is neither its end nor a scope holding one;
+opening a scope shows it with every label in it 9 px or more on screen, the edge labels
+MindInsight's (a tensor's type and shape, a bundle's tensor count) in the page's language.
 """
 
 from __future__ import annotations
@@ -9,7 +11,10 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+import pytest
+
 from tests.browser import until
+from tests.pages import accept_language
 
 LENET = "./lenet_sc"
 NET = "Default/network-WithLossCell"
@@ -140,3 +145,71 @@ def test_no_edge_crosses_an_unrelated_node(dash_duo: Any, corpus_app: Any) -> No
         measured.append((scopes[-1], crossing_edges(geometry), len(geometry["edges"])))
     assert all(edges >= 10 for _scope, _crossing, edges in measured[1:]), measured
     assert [len(crossing) for _scope, crossing, _edges in measured] == [0] * len(LEVELS), measured
+
+
+#: For each label drawn inside the scope ``arguments[1]`` (its own title, its children's and
+#: their edges'), on screen in the canvas: [id, rendered font px, text].
+LABELS_JS = """
+const cy = document.getElementById(arguments[0])._cyreg.cy;
+const scope = cy.getElementById(arguments[1]);
+const inside = scope.union(scope.descendants());
+const shown = inside.union(inside.connectedEdges().filter(
+  e => inside.contains(e.source()) && inside.contains(e.target())));
+const w = cy.width(), h = cy.height();
+return shown.filter(el => el.style('label') && el.style('display') !== 'none').filter(el => {
+  const b = el.renderedBoundingBox({includeLabels: false});
+  return b.x2 > 0 && b.y2 > 0 && b.x1 < w && b.y1 < h;
+}).map(el => [el.id(), parseFloat(el.style('font-size')) * cy.zoom(), el.style('label')]);
+"""
+
+
+#: Clicks the scope tree's arrow of the scope ``arguments[0]``; false while it is not drawn.
+TREE_ARROW_JS = """
+const arrow = Array.from(document.querySelectorAll('.gp-tree-toggle'))
+  .find(b => JSON.parse(b.id).name === arguments[0]);
+if (arrow) arrow.click();
+return Boolean(arrow);
+"""
+
+
+def _open_in_tree(dash_duo: Any, scope: str) -> None:
+    """Open ``scope`` with its arrow in the scope tree, as a person does."""
+    until(lambda: dash_duo.driver.execute_script(TREE_ARROW_JS, scope))
+
+
+@pytest.mark.parametrize(
+    ("language", "bundle"), [("en-US,en;q=0.9", "tensors"), ("zh-CN,zh;q=0.9", "个张量")]
+)
+def test_opening_a_scope_shows_it_with_readable_labels(
+    dash_duo: Any, corpus_app: Any, language: str, bundle: str
+) -> None:
+    dash_duo.start_server(corpus_app)
+    accept_language(dash_duo, language)
+    dash_duo.driver.set_window_size(1280, 800)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    for scopes in LEVELS[:2]:
+        for scope in scopes:
+            if dash_duo.driver.execute_script(
+                "const cy = document.getElementById('graph-cy')._cyreg.cy;"
+                "const n = cy.getElementById(arguments[0]); return n.length && n.isParent();",
+                scope,
+            ):
+                continue
+            _open_in_tree(dash_duo, scope)
+            _drawn(dash_duo, (scope,))
+            # the view moves to the opened scope once it is laid out
+            until(
+                lambda scope=scope: (
+                    len(dash_duo.driver.execute_script(LABELS_JS, "graph-cy", scope)) > 1
+                    and not dash_duo.driver.execute_script(
+                        "return document.getElementById('graph-cy')._cyreg.cy.animated();"
+                    )
+                )
+            )
+            labels = dash_duo.driver.execute_script(LABELS_JS, "graph-cy", scope)
+            small = [(i, round(px, 1)) for i, px, _text in labels if px < 9]
+            assert not small, (scope, small)
+    labels = dash_duo.driver.execute_script(LABELS_JS, "graph-cy", "Default")
+    texts = [text for _id, _px, text in labels]
+    assert any(bundle in text for text in texts), texts
+    assert any("DT_TENSOR[DT_FLOAT32]" in text for text in texts), texts
