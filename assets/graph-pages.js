@@ -80,7 +80,7 @@
 
   /* Show what `focus` ({fit, node}) asks for: the whole graph filling the canvas (a small
      graph no closer than MAX_FIT_ZOOM, where two scope boxes are already large), an
-     opened scope whole, or a node not in view centred. Returns false while the node is not
+     opened scope, or a node outside the middle of the canvas centred. Returns false while the node is not
      drawn yet (elements arrive after the focus request). */
   function applyFocus(cy, focus, fitClicked) {
     if (fitClicked) { cy.fit(undefined, 30); return true; }
@@ -105,10 +105,11 @@
       cy.animate({zoom, pan: {x, y}}, {duration: 250});
       return true;
     }
-    const box = node.renderedBoundingBox();
-    const inside = box.x1 >= 0 && box.y1 >= 0 && box.x2 <= cy.width() && box.y2 <= cy.height()
-      && cy.zoom() >= 0.5;
-    if (!inside) {
+    /* a node already in the middle half of the canvas stays where it is; else it is centred */
+    const at = node.renderedPosition();
+    const central = Math.abs(at.x / cy.width() - 0.5) <= 0.25
+      && Math.abs(at.y / cy.height() - 0.5) <= 0.25 && cy.zoom() >= 0.5;
+    if (!central) {
       cy.animate({center: {eles: node}, zoom: Math.max(cy.zoom(), 0.6)}, {duration: 250});
     }
     return true;

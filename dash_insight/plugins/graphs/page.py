@@ -47,7 +47,7 @@ from dash_insight.plugins.graphs.graph_view import (
 from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.plugins.graphs.view import GraphView, build_view, kind_of
+from dash_insight.plugins.graphs.view import GraphView, base_name, build_view, kind_of
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
@@ -361,8 +361,41 @@ def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html
     return html.Ul(items(None), className="gp-tree")
 
 
+def _shortest_unique(parts: list[str], others: list[list[str]]) -> tuple[int, int]:
+    """(head, tail): the fewest first and last segments of ``parts`` (the last one always, the
+    last ones preferred) that no path of ``others`` begins and ends with too."""
+    for total in range(1, len(parts)):
+        for head in range(total):
+            tail = total - head
+            if not any(
+                other[:head] == parts[:head]
+                and len(other) >= total
+                and other[-tail:] == parts[-tail:]
+                for other in others
+            ):
+                return head, tail
+    return len(parts), 0
+
+
+def distinguishing_parts(scopes: list[str]) -> dict[str, str]:
+    """What tells each scope path from the others: the fewest of its first and last segments
+    that no other scope begins and ends with (its last one always, the last ones preferred),
+    ``…`` for the segments left out; the top level is ``""``."""
+    split = {scope: scope.split("/") if scope else [] for scope in scopes}
+    shown = {}
+    for scope, parts in split.items():
+        head, tail = _shortest_unique(parts, [p for s, p in split.items() if s != scope])
+        if head + tail >= len(parts):
+            shown[scope] = scope
+        else:
+            shown[scope] = "/".join([*parts[:head], "…", *parts[-tail:]])
+    return shown
+
+
 def search_results(model: GraphModel, text: str | None) -> Any:
-    """Nodes whose last name segment contains ``text`` (MindInsight's node search)."""
+    """Nodes whose last name segment contains ``text`` (MindInsight's node search), grouped by
+    scope; each group is named by what tells its scope from the others
+    (:func:`distinguishing_parts`, the whole path in its tooltip)."""
     if not text or not text.strip():
         return None
     matches = model.search(text.strip())
@@ -371,27 +404,47 @@ def search_results(model: GraphModel, text: str | None) -> Any:
             _("No node matches {text!r}.").format(text=text.strip()),
             className="di-muted gp-no-match",
         )
-    items = []
+    groups: dict[str, list[Any]] = {}
     for node in matches[:MAX_SEARCH_RESULTS]:
-        scope, _unused, base = node.name.rpartition("/")
-        items.append(
+        groups.setdefault(node.name.rpartition("/")[0], []).append(node)
+    shown = distinguishing_parts(list(groups))
+    items = []
+    for scope, nodes in groups.items():
+        rows = [
             html.Li(
                 html.Button(
                     [
                         html.Span(className=f"gp-swatch gp-sw-{kind_of(node)}"),
-                        html.B(base),
-                        html.Span(scope, className="gp-result-scope"),
+                        html.B(base_name(node.name)),
                     ],
                     id={"type": "graph-locate", "name": node.name},
                     className="gp-result",
                     title=node.name,
                 )
             )
+            for node in nodes
+        ]
+        items.append(
+            html.Li(
+                [
+                    html.Div(
+                        [
+                            html.Span(shown[scope] or _("top level"), className="gp-group-scope"),
+                            html.Span(str(len(nodes)), className="gp-group-count"),
+                        ],
+                        className="gp-result-group",
+                        title=scope or _("top level"),
+                    ),
+                    html.Ul(rows),
+                ]
+            )
         )
-    more = len(matches) - len(items)
+    more = len(matches) - MAX_SEARCH_RESULTS
     return [
         html.Div(
-            ngettext("{count} node", "{count} nodes", len(matches)).format(count=len(matches)),
+            ngettext("{count} node", "{count} nodes", len(matches)).format(count=len(matches))
+            + " · "
+            + ngettext("{count} scope", "{count} scopes", len(groups)).format(count=len(groups)),
             className="di-muted gp-result-count",
         ),
         html.Ul(items, className="gp-results"),
@@ -497,7 +550,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                         className="gp-side",
                         children=[
                             html.Div(
-                                className="di-panel gp-box",
+                                className="di-panel gp-box gp-search-box",
                                 children=[
                                     dcc.Input(
                                         id="graph-search",
@@ -542,7 +595,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                 ],
                             ),
                             html.Div(
-                                className="di-panel gp-box",
+                                className="di-panel gp-box gp-info-box",
                                 children=[
                                     html.Div(_("Node Information"), className="gp-box-title"),
                                     html.Div(id="graph-info", className="gp-info"),

@@ -1,0 +1,84 @@
+"""Finding a node in a large graph (issue #39 items 3 and 4): search results grouped by scope,
+each group named by what tells its scope from the others; choosing one centres it and shows
+its Node Information without scrolling the page (1280x800 and 1600x1000)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dash_insight.plugins.graphs import page as graph_page
+from tests.browser import until
+from tests.plugins.graphs.test_layout_quality import LENET, _drawn
+from tests.plugins.graphs.test_page import _small_model
+
+
+def test_distinguishing_parts_name_scopes_by_what_differs() -> None:
+    parts = graph_page.distinguishing_parts(
+        [
+            "Default/net/backbone/layer1-0/conv2-Conv2d",
+            "Default/net/backbone/layer2-1/conv2-Conv2d",
+            "Gradients/Default/net/backbone/layer2-1/conv2-Conv2d",
+            "",
+        ]
+    )
+    assert parts == {
+        "Default/net/backbone/layer1-0/conv2-Conv2d": "…/layer1-0/conv2-Conv2d",
+        "Default/net/backbone/layer2-1/conv2-Conv2d": "Default/…/layer2-1/conv2-Conv2d",
+        "Gradients/Default/net/backbone/layer2-1/conv2-Conv2d": "Gradients/…/conv2-Conv2d",
+        "": "",
+    }
+    assert graph_page.distinguishing_parts(["A/B"]) == {"A/B": "…/B"}
+
+
+def test_search_results_are_grouped_by_scope() -> None:
+    found = graph_page.search_results(_small_model(), "-op")
+    count, groups, _more = found
+    assert "4 nodes" in count.children and "3 scopes" in count.children
+    names = [group.children[0].title for group in groups.children]
+    assert names == ["A/B", "A", "C"]
+    assert [len(group.children[1].children) for group in groups.children] == [2, 1, 1]
+
+
+#: The page's scroll offset, and where the Node Information's name is in the window.
+INFO_JS = """
+const name = document.getElementById('graph-info-name');
+const box = name ? name.getBoundingClientRect() : null;
+return {scroll: window.scrollY, text: name ? name.textContent : null,
+        top: box && box.top, bottom: box && box.bottom, height: window.innerHeight};
+"""
+#: Where node ``arguments[0]`` is drawn, as a share of the canvas (0.5, 0.5 is its centre).
+PLACE_JS = """
+const cy = document.getElementById('graph-cy')._cyreg.cy;
+const node = cy.getElementById(arguments[0]);
+if (!node.length || cy.animated()) return null;
+const p = node.renderedPosition();
+return [p.x / cy.width(), p.y / cy.height()];
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
+def test_a_search_hit_is_centred_with_its_information_in_view(
+    dash_duo: Any, corpus_app: Any, size: tuple[int, int]
+) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.driver.set_window_size(*size)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    _drawn(dash_duo, ())
+    dash_duo.find_element("#graph-search").send_keys("conv2")
+    until(lambda: len(dash_duo.find_elements(".gp-result-group")) >= 2)
+    groups = [
+        g.get_attribute("textContent")
+        for g in dash_duo.find_elements(".gp-result-group .gp-group-scope")
+    ]
+    assert len(set(groups)) == len(groups) and all(len(g) < 40 for g in groups), groups
+    hit = dash_duo.find_elements(".gp-result")[-1]
+    name = hit.get_attribute("title")
+    hit.click()
+    until(lambda: dash_duo.driver.execute_script(INFO_JS)["text"] == name)
+    until(lambda: dash_duo.driver.execute_script(PLACE_JS, name) is not None)
+    x, y = dash_duo.driver.execute_script(PLACE_JS, name)
+    assert 0.3 < x < 0.7 and 0.3 < y < 0.7, (x, y)
+    info = dash_duo.driver.execute_script(INFO_JS)
+    assert info["scroll"] == 0 and info["top"] >= 0 and info["bottom"] <= info["height"], info
