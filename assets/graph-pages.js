@@ -123,6 +123,56 @@
     setTimeout(() => attempt(0), delay);
   }
 
+  /* The scope tree by keyboard (issue 39 item 4): on a row's label, ↑/↓ move to the row above
+     or below, → opens a closed scope (or moves into an open one), ← closes an open scope (or
+     moves to the row's scope), Enter locates the node (the label's own click). Opening,
+     closing and locating (by key or click) redraw the tree: the row keeps the focus. */
+  const nameOf = label => { try { return JSON.parse(label.id).name; } catch { return null; } };
+  let keepFocus = null;
+
+  function treeKey(ev) {
+    const label = ev.target.closest ? ev.target.closest(".gp-tree-label") : null;
+    if (!label || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const labels = Array.from(document.querySelectorAll(".gp-tree .gp-tree-label"));
+    const index = labels.indexOf(label);
+    const row = label.parentElement;
+    const toggle = row.querySelector(":scope > .gp-tree-toggle");
+    const open = Boolean(row.querySelector(":scope > ul"));
+    let next = null;
+    const keep = () => { keepFocus = {name: nameOf(label), at: Date.now()}; };
+    if (ev.key === "ArrowDown") next = labels[index + 1];
+    else if (ev.key === "ArrowUp") next = labels[index - 1];
+    else if (ev.key === "ArrowRight" && toggle && !open) { keep(); toggle.click(); }
+    else if (ev.key === "ArrowRight" && open) next = labels[index + 1];
+    else if (ev.key === "ArrowLeft" && toggle && open) { keep(); toggle.click(); }
+    else if (ev.key === "ArrowLeft") {
+      const scope = row.parentElement.closest("li");
+      next = scope ? scope.querySelector(":scope > .gp-tree-label") : null;
+    } else if (ev.key === "Enter") { keep(); return; }
+    else return;
+    ev.preventDefault();
+    if (next) next.focus();
+  }
+
+  /* After the tree is redrawn (the focused label removed: the focus fell to the body), the row
+     that had the focus gets it back, within 10 s of the key. */
+  function refocus() {
+    if (!keepFocus || Date.now() - keepFocus.at > 10000) { keepFocus = null; return; }
+    const active = document.activeElement;
+    if (active && active !== document.body) return;
+    const label = Array.from(document.querySelectorAll(".gp-tree .gp-tree-label"))
+      .find(l => nameOf(l) === keepFocus.name);
+    if (label) { label.focus(); keepFocus = null; }
+  }
+
+  document.addEventListener("keydown", treeKey);
+  document.addEventListener("click", ev => {  // a label clicked keeps the focus too
+    const label = ev.target.closest ? ev.target.closest(".gp-tree-label") : null;
+    if (label) keepFocus = {name: nameOf(label), at: Date.now()};
+  });
+  new MutationObserver(refocus).observe(document.documentElement, {childList: true,
+    subtree: true});
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     graphPages: {
       /* Computational graph viewport: fit / centre on a focus request or the Fit button, keep

@@ -560,7 +560,14 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                         className="di-input gp-search",
                                     ),
                                     html.Div(id="graph-search-results"),
-                                    html.Div(id="graph-tree", className="gp-tree-wrap"),
+                                    html.Div(
+                                        id="graph-tree",
+                                        className="gp-tree-wrap",
+                                        title=_(
+                                            "Keys: ↑ ↓ move, → opens, ← closes, Enter shows "
+                                            "the node"
+                                        ),
+                                    ),
                                 ],
                             ),
                             html.Div(

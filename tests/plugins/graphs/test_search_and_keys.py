@@ -1,12 +1,15 @@
 """Finding a node in a large graph (issue #39 items 3 and 4): search results grouped by scope,
 each group named by what tells its scope from the others; choosing one centres it and shows
-its Node Information without scrolling the page (1280x800 and 1600x1000)."""
+its Node Information without scrolling the page (1280x800 and 1600x1000); the scope tree
+moves with the keyboard."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
 
 from dash_insight.plugins.graphs import page as graph_page
 from tests.browser import until
@@ -82,3 +85,47 @@ def test_a_search_hit_is_centred_with_its_information_in_view(
     assert 0.3 < x < 0.7 and 0.3 < y < 0.7, (x, y)
     info = dash_duo.driver.execute_script(INFO_JS)
     assert info["scroll"] == 0 and info["top"] >= 0 and info["bottom"] <= info["height"], info
+
+
+#: The name of the tree row whose label has the keyboard focus (None when none has).
+FOCUSED_JS = """
+const label = document.activeElement;
+if (!label || !label.classList.contains('gp-tree-label')) return null;
+return JSON.parse(label.id).name;
+"""
+#: Whether scope ``arguments[0]`` is drawn open (its children inside it).
+OPEN_JS = """
+const node = document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0]);
+return Boolean(node.length && node.isParent());
+"""
+
+
+def test_the_scope_tree_by_keyboard(dash_duo: Any, corpus_app: Any) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.driver.set_window_size(1280, 800)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    _drawn(dash_duo, ())
+    until(lambda: dash_duo.find_elements(".gp-tree-label"))
+    dash_duo.find_elements(".gp-tree-label")[0].click()  # Default: selected, focused
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default")
+
+    def press(key: str) -> None:
+        ActionChains(dash_duo.driver).send_keys(key).perform()
+
+    press(Keys.ARROW_RIGHT)  # opens Default, the row keeps the focus
+    until(lambda: dash_duo.driver.execute_script(OPEN_JS, "Default"))
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default")
+    press(Keys.ARROW_RIGHT)  # into it
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default/MakeTuple-op0")
+    press(Keys.ARROW_DOWN)
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default/UpdateState-op0")
+    press(Keys.ARROW_UP)
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default/MakeTuple-op0")
+    press(Keys.ENTER)  # shows the node
+    until(lambda: dash_duo.driver.execute_script(INFO_JS)["text"] == "Default/MakeTuple-op0")
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default/MakeTuple-op0")
+    press(Keys.ARROW_LEFT)  # to its scope
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default")
+    press(Keys.ARROW_LEFT)  # closes it
+    until(lambda: not dash_duo.driver.execute_script(OPEN_JS, "Default"))
+    until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default")
