@@ -165,13 +165,122 @@
     if (label) { label.focus(); keepFocus = null; }
   }
 
+  /* The first-visit guide of the computational graph (page.py guide()): shown until closed
+     once, remembered in localStorage; the toolbar's "?" shows it again. */
+  const GUIDE_SEEN = "dash-insight.graph-guide";
+  function guideSeen() {
+    try { return localStorage.getItem(GUIDE_SEEN) === "seen"; } catch { return false; }
+  }
+  function firstVisitGuide() {
+    const guide = document.getElementById("graph-guide");
+    if (!guide || guide.dataset.checked) return;
+    guide.dataset.checked = "1";
+    if (!guideSeen()) guide.hidden = false;
+  }
+  document.addEventListener("click", ev => {
+    const guide = document.getElementById("graph-guide");
+    if (!guide || !ev.target.closest) return;
+    if (ev.target.closest("#graph-guide-close")) {
+      guide.hidden = true;
+      try { localStorage.setItem(GUIDE_SEEN, "seen"); } catch { /* private mode: shown again */ }
+    } else if (ev.target.closest("#graph-guide-open")) {
+      guide.hidden = !guide.hidden;
+    }
+  });
+
   document.addEventListener("keydown", treeKey);
   document.addEventListener("click", ev => {  // a label clicked keeps the focus too
     const label = ev.target.closest ? ev.target.closest(".gp-tree-label") : null;
     if (label) keepFocus = {name: nameOf(label), at: Date.now()};
   });
-  new MutationObserver(refocus).observe(document.documentElement, {childList: true,
-    subtree: true});
+  new MutationObserver(() => { refocus(); firstVisitGuide(); }).observe(
+    document.documentElement, {childList: true, subtree: true});
+
+  /* -- the drawn graph as SVG (MindInsight downloads its graph as SVG): nodes, their labels,
+     edges along the path cytoscape draws (segments, or a bezier's control points), arrows and
+     edge labels, from cytoscape's own geometry and styles. */
+  const escapeXml = text => String(text).replace(/[<>&"']/g, c =>
+    ({"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;"})[c]);
+  const num = value => Math.round(value * 10) / 10;
+
+  function svgText(x, y, text, style, anchor) {
+    if (!text) return "";
+    return `<text x="${num(x)}" y="${num(y)}" font-size="${parseFloat(style.size)}" `
+      + `font-family="Helvetica, Arial, sans-serif" font-weight="${style.weight}" `
+      + `fill="${style.color}" text-anchor="middle" dominant-baseline="${anchor}">`
+      + `${escapeXml(text)}</text>`;
+  }
+
+  function svgNode(node) {
+    const b = node.boundingBox({includeLabels: false, includeOverlays: false});
+    const shape = node.style("shape");
+    const paint = `fill="${node.style("background-color")}" `
+      + `fill-opacity="${node.style("background-opacity")}" `
+      + `stroke="${node.style("border-color")}" stroke-width="${node.style("border-width")}"`;
+    const body = shape === "ellipse"
+      ? `<ellipse cx="${num((b.x1 + b.x2) / 2)}" cy="${num((b.y1 + b.y2) / 2)}" `
+        + `rx="${num(b.w / 2)}" ry="${num(b.h / 2)}" ${paint}/>`
+      : `<rect x="${num(b.x1)}" y="${num(b.y1)}" width="${num(b.w)}" height="${num(b.h)}" `
+        + `rx="${shape === "round-rectangle" ? 6 : 0}" ${paint}/>`;
+    const style = {size: node.style("font-size"), weight: node.style("font-weight"),
+                   color: node.style("color")};
+    const valign = node.style("text-valign");
+    const y = valign === "top" ? b.y1 - 4 : valign === "bottom" ? b.y2 + 3 : (b.y1 + b.y2) / 2;
+    const anchor = valign === "top" ? "text-after-edge"
+      : valign === "bottom" ? "text-before-edge" : "central";
+    return body + svgText((b.x1 + b.x2) / 2, y, node.style("label"), style, anchor);
+  }
+
+  function svgEdge(edge) {
+    const start = edge.sourceEndpoint(), end = edge.targetEndpoint();
+    const curve = edge.style("curve-style");
+    let path = `M${num(start.x)},${num(start.y)}`;
+    let last = start;
+    if (curve === "segments") {
+      for (const p of edge.segmentPoints() || []) { path += ` L${num(p.x)},${num(p.y)}`; last = p; }
+      path += ` L${num(end.x)},${num(end.y)}`;
+    } else {
+      const controls = (curve.indexOf("bezier") >= 0 && edge.controlPoints()) || [];
+      controls.forEach((c, i) => {
+        const to = i + 1 < controls.length
+          ? {x: (c.x + controls[i + 1].x) / 2, y: (c.y + controls[i + 1].y) / 2} : end;
+        path += ` Q${num(c.x)},${num(c.y)} ${num(to.x)},${num(to.y)}`;
+        last = c;
+      });
+      if (!controls.length) path += ` L${num(end.x)},${num(end.y)}`;
+    }
+    const colour = edge.style("line-color"), width = parseFloat(edge.style("width"));
+    const dash = edge.style("line-style") === "dashed" ? ' stroke-dasharray="6 3"' : "";
+    let out = `<path d="${path}" fill="none" stroke="${colour}" stroke-width="${width}"${dash}/>`;
+    if (edge.style("target-arrow-shape") !== "none") {
+      const dx = end.x - last.x, dy = end.y - last.y, length = Math.hypot(dx, dy) || 1;
+      const ux = dx / length, uy = dy / length, size = 4 + 2 * width;
+      const bx = end.x - ux * size * 1.6, by = end.y - uy * size * 1.6;
+      out += `<polygon points="${num(end.x)},${num(end.y)} ${num(bx - uy * size)},`
+        + `${num(by + ux * size)} ${num(bx + uy * size)},${num(by - ux * size)}" `
+        + `fill="${edge.style("target-arrow-color")}"/>`;
+    }
+    const middle = edge.midpoint();
+    const style = {size: edge.style("font-size"), weight: "normal", color: edge.style("color")};
+    return out + svgText(middle.x, middle.y, edge.style("label"), style, "central");
+  }
+
+  function graphSvg(cy, background) {
+    const b = cy.elements().boundingBox();
+    const pad = 20, x = b.x1 - pad, y = b.y1 - pad, w = b.w + 2 * pad, h = b.h + 2 * pad;
+    const parts = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="${num(x)} ${num(y)} `
+      + `${num(w)} ${num(h)}" width="${num(w)}" height="${num(h)}">`,
+      `<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" `
+      + `fill="${background}"/>`];
+    /* parents first (their boxes under their children), edges over the boxes */
+    const nodes = cy.nodes().sort((a, b2) => a.ancestors().length - b2.ancestors().length);
+    nodes.filter(n => n.isParent()).forEach(n => parts.push(svgNode(n)));
+    cy.edges().forEach(e => parts.push(svgEdge(e)));
+    nodes.filter(n => !n.isParent()).forEach(n => parts.push(svgNode(n)));
+    parts.push("</svg>");
+    return parts.join("\n");
+  }
+  window.diGraphSvg = graphSvg;
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     graphPages: {
@@ -226,6 +335,24 @@
          {type, action, filename, options} the page stored beside the button). */
       downloadPng(clicks, request) {
         return clicks && request ? request : window.dash_clientside.no_update;
+      },
+
+      /* Download the drawn graph as SVG (graphSvg), named as the PNG request says, on the
+         canvas's background colour. */
+      downloadSvg(clicks, request, cyId, wrapId) {
+        const cy = cyOf(cyId);
+        if (!clicks || !cy || !cy.nodes().length) return window.dash_clientside.no_update;
+        const wrap = document.getElementById(wrapId);
+        const background = wrap ? getComputedStyle(wrap).backgroundColor : "#ffffff";
+        const blob = new Blob([graphSvg(cy, background)], {type: "image/svg+xml"});
+        const link = document.createElement("a");
+        link.href = URL.createObjectURL(blob);
+        link.download = ((request && request.filename) || "graph") + ".svg";
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+        return window.dash_clientside.no_update;
       },
     },
   });

@@ -369,9 +369,10 @@ def png_request(filename: str, image_options: dict[str, Any]) -> dict[str, Any]:
 def canvas_buttons(
     prefix: str, filename: str, image_options: dict[str, Any], download_title: str | None = None
 ) -> list[Any]:
-    """The "Full screen" and "Download PNG" buttons of a graph page's toolbar
-    (``{prefix}-fullscreen``, ``{prefix}-download``), with the image request the download sends
-    (store ``{prefix}-png-request``); :func:`register_canvas_tools` makes them work."""
+    """The "Full screen", "Download PNG" and "Download SVG" buttons of a graph page's toolbar
+    (``{prefix}-fullscreen``, ``{prefix}-download``, ``{prefix}-download-svg``), with the image
+    request the PNG download sends (store ``{prefix}-png-request``; the SVG file takes its
+    name); :func:`register_canvas_tools` makes them work."""
     return [
         html.Button(_("Full screen"), id=f"{prefix}-fullscreen", className="di-button secondary"),
         html.Button(
@@ -380,14 +381,29 @@ def canvas_buttons(
             className="di-button secondary",
             title=download_title,
         ),
+        html.Button(
+            _("Download SVG"),
+            id=f"{prefix}-download-svg",
+            className="di-button secondary",
+            title=_("Save the drawn graph as a vector image"),
+        ),
         dcc.Store(id=f"{prefix}-png-request", data=png_request(filename, image_options)),
     ]
 
 
 def register_canvas_tools(app: Any, prefix: str) -> None:
-    """Browser-side "full screen" and "download as PNG" (``assets/graph-pages.js``) of the
+    """Browser-side "full screen" and "download as PNG / SVG" (``assets/graph-pages.js``) of the
     :func:`canvas_buttons` with this ``prefix``: they act on ``{prefix}-canvas-wrap`` and the
     cytoscape ``{prefix}-cy``."""
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "downloadSvg"),
+        Output(f"{prefix}-download-svg", "title"),
+        Input(f"{prefix}-download-svg", "n_clicks"),
+        State(f"{prefix}-png-request", "data"),
+        State(f"{prefix}-cy", "id"),
+        State(f"{prefix}-canvas-wrap", "id"),
+        prevent_initial_call=True,
+    )
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "downloadPng"),
         Output(f"{prefix}-cy", "generateImage"),

@@ -485,6 +485,45 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
 # -- page ----------------------------------------------------------------------------------------
 
 
+def guide() -> html.Div:
+    """The first-visit guide over the graph (MindInsight's user guide): the gestures and what
+    the drawing says. ``assets/graph-pages.js`` shows it until it is closed once (remembered in
+    the browser's localStorage); the toolbar's "?" shows it again."""
+    return html.Div(
+        id="graph-guide",
+        className="di-panel gp-guide",
+        hidden=True,
+        children=[
+            html.Div(_("How to read the graph"), className="gp-box-title"),
+            html.Ul(
+                [
+                    html.Li(
+                        _("Double-click a scope (a box) to open it in place, again to close it.")
+                    ),
+                    html.Li(_("Click a node for its information; its edges turn red.")),
+                    html.Li(
+                        _("Scroll to zoom, drag to move; the overview shows the part in view.")
+                    ),
+                    html.Li(
+                        _(
+                            "Edges say the type and shape of the tensor they carry, or how many "
+                            "tensors they bundle."
+                        )
+                    ),
+                    html.Li(
+                        _(
+                            "Search finds nodes by name, grouped by scope. In the scope tree, "
+                            "↑ ↓ move, → opens, ← closes, Enter shows the node."
+                        )
+                    ),
+                    html.Li(_("The legend on the right names the colours of the node kinds.")),
+                ]
+            ),
+            html.Button(_("Got it"), id="graph-guide-close", className="di-button"),
+        ],
+    )
+
+
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     return html.Div(
@@ -512,6 +551,12 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                         title=_("Close every scope"),
                                     ),
                                     html.Button(
+                                        "?",
+                                        id="graph-guide-open",
+                                        className="di-button secondary",
+                                        title=_("How to read the graph"),
+                                    ),
+                                    html.Button(
                                         _("Fit"),
                                         id="graph-fit",
                                         className="di-button secondary",
@@ -530,6 +575,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                 id="graph-canvas-wrap",
                                 className="gp-canvas-wrap",
                                 children=[
+                                    guide(),
                                     cyto.Cytoscape(
                                         id="graph-cy",
                                         elements=[],

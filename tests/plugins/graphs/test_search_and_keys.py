@@ -129,3 +129,20 @@ def test_the_scope_tree_by_keyboard(dash_duo: Any, corpus_app: Any) -> None:
     press(Keys.ARROW_LEFT)  # closes it
     until(lambda: not dash_duo.driver.execute_script(OPEN_JS, "Default"))
     until(lambda: dash_duo.driver.execute_script(FOCUSED_JS) == "Default")
+
+
+GUIDE_SHOWN_JS = "const g = document.getElementById('graph-guide'); return g && !g.hidden;"
+
+
+def test_a_first_visit_guide_is_shown_until_closed(dash_duo: Any, corpus_app: Any) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    until(lambda: dash_duo.driver.execute_script(GUIDE_SHOWN_JS))
+    assert "Double-click a scope" in dash_duo.find_element("#graph-guide").text
+    dash_duo.find_element("#graph-guide-close").click()
+    until(lambda: not dash_duo.driver.execute_script(GUIDE_SHOWN_JS))
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")  # remembered
+    _drawn(dash_duo, ())
+    assert not dash_duo.driver.execute_script(GUIDE_SHOWN_JS)
+    dash_duo.find_element("#graph-guide-open").click()  # shown again on request
+    until(lambda: dash_duo.driver.execute_script(GUIDE_SHOWN_JS))
