@@ -30,6 +30,10 @@
   /* Room inside an open scope: cytoscape draws its box 18 px around its children (the
      stylesheet's padding) and its title above the box. */
   const SCOPE_PADDING = "[top=46,left=22,bottom=22,right=22]";
+  /* Left to right (the data graph), a box holds operations that no edge links: they are
+     stacked in their order, top to bottom, as MindInsight draws a Map. */
+  const STACKED = {"elk.hierarchyHandling": "SEPARATE_CHILDREN", "elk.algorithm": "layered",
+    "elk.direction": "DOWN", "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES"};
 
   /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`
      ({id, source, target}); `direction` DOWN or RIGHT. */
@@ -39,7 +43,8 @@
     const byId = {};
     for (const node of nodes) {
       byId[node.id] = node.compound
-        ? {id: node.id, children: [], layoutOptions: {"elk.padding": SCOPE_PADDING}}
+        ? {id: node.id, children: [], layoutOptions: Object.assign(
+          {"elk.padding": SCOPE_PADDING}, direction === "RIGHT" ? STACKED : {})}
         : {id: node.id, width: node.w, height: node.h};
     }
     for (const node of nodes) {
