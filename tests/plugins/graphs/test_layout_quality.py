@@ -187,6 +187,7 @@ def test_opening_a_scope_shows_it_with_readable_labels(
     accept_language(dash_duo, language)
     dash_duo.driver.set_window_size(1280, 800)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    _drawn(dash_duo, ())
     for scopes in LEVELS[:2]:
         for scope in scopes:
             if dash_duo.driver.execute_script(
