@@ -524,6 +524,41 @@ def guide() -> html.Div:
     )
 
 
+def toolbar() -> html.Div:
+    """Above the graph: the mode and file controls, then its buttons."""
+    return html.Div(
+        className="di-toolbar gp-toolbar",
+        children=[
+            html.Div(id="graph-controls", className="gp-controls"),
+            html.Div(className="di-spacer"),
+            html.Button(
+                _("Collapse all"),
+                id="graph-collapse-all",
+                className="di-button secondary",
+                title=_("Close every scope"),
+            ),
+            html.Button(
+                "?",
+                id="graph-guide-open",
+                className="di-button secondary",
+                title=_("How to read the graph"),
+            ),
+            html.Button(
+                _("Fit"),
+                id="graph-fit",
+                className="di-button secondary",
+                title=_("Fit the graph to the window"),
+            ),
+            *canvas_buttons(
+                CANVAS,
+                "computational-graph",
+                PNG_OPTIONS,
+                _("Save the whole drawn graph as an image"),
+            ),
+        ],
+    )
+
+
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     return html.Div(
@@ -539,37 +574,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                     html.Section(
                         className="di-panel gp-main",
                         children=[
-                            html.Div(
-                                className="di-toolbar gp-toolbar",
-                                children=[
-                                    html.Div(id="graph-controls", className="gp-controls"),
-                                    html.Div(className="di-spacer"),
-                                    html.Button(
-                                        _("Collapse all"),
-                                        id="graph-collapse-all",
-                                        className="di-button secondary",
-                                        title=_("Close every scope"),
-                                    ),
-                                    html.Button(
-                                        "?",
-                                        id="graph-guide-open",
-                                        className="di-button secondary",
-                                        title=_("How to read the graph"),
-                                    ),
-                                    html.Button(
-                                        _("Fit"),
-                                        id="graph-fit",
-                                        className="di-button secondary",
-                                        title=_("Fit the graph to the window"),
-                                    ),
-                                    *canvas_buttons(
-                                        CANVAS,
-                                        "computational-graph",
-                                        PNG_OPTIONS,
-                                        _("Save the whole drawn graph as an image"),
-                                    ),
-                                ],
-                            ),
+                            toolbar(),
                             html.Div(id="graph-notice", className="gp-notice"),
                             html.Div(
                                 id="graph-canvas-wrap",
