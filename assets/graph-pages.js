@@ -10,6 +10,9 @@
   }
 
   const MAX_FIT_ZOOM = 2.5;
+  /* An opened scope is shown at least this close: node labels (11 px in the stylesheet) and
+     edge labels (10 px) are then 9 px or more on screen (issue 39). */
+  const READABLE_ZOOM = 0.92;
 
   /* Place the overview's box on the part of the graph the main view shows (hidden when the
      graph is empty or scrolled out of the overview). */
@@ -28,15 +31,33 @@
     box.style.height = (bottom - top) + "px";
   }
 
+  /* The overview draws the main view's elements where ELK placed them on the main canvas
+     (assets/graph-layout.js lays out the main canvas only), fitted. */
+  function copyPositions(cy, overview) {
+    overview.batch(() => overview.nodes().forEach(node => {
+      const twin = cy.getElementById(node.id());
+      if (twin.length && !node.isParent()) node.position(twin.position());
+    }));
+    overview.fit(undefined, 6);
+  }
+
   /* Once per cytoscape instance: the overview box follows the main view, a double tap on a node
      is written to the store `dbltapId` (the server opens or closes the scope), a tap on the
-     overview centres the main view there. */
+     overview centres the main view there; once the main view is laid out, the overview takes
+     its positions and the focus request that waited for it is shown. */
   function wire(cy, overview, redraw, dbltapId) {
     if (!cy._diWired) {
       cy._diWired = true;
       cy.on("viewport resize", redraw);
       cy.on("dbltap", "node", ev => window.dash_clientside.set_props(
         dbltapId, {data: {id: ev.target.id(), t: Date.now()}}));
+      cy.on("dilaidout", () => {
+        const waiting = cy.scratch("_diFocus");
+        cy.scratch("_diFocus", null);
+        if (waiting) applyFocus(cy, waiting, false);
+        copyPositions(cy, overview);
+        redraw();
+      });
     }
     if (!overview._diWired) {
       overview._diWired = true;
@@ -49,9 +70,17 @@
     }
   }
 
+  /* True while the main canvas waits for ELK (its elements changed, the layout is not drawn). */
+  function layingOut(cy) {
+    const layout = window.diGraphLayout;
+    return Boolean(cy.scratch("_diLayoutRunning"))
+      || (layout && cy.nodes().length > 0
+          && cy.container().dataset.laidOut !== layout.keyOf(cy));
+  }
+
   /* Show what `focus` ({fit, node}) asks for: the whole graph filling the canvas (a small
      graph no closer than MAX_FIT_ZOOM, where two scope boxes are already large), an
-     opened scope whole, or a node not in view centred. Returns false while the node is not
+     opened scope, or a node outside the middle of the canvas centred. Returns false while the node is not
      drawn yet (elements arrive after the focus request). */
   function applyFocus(cy, focus, fitClicked) {
     if (fitClicked) { cy.fit(undefined, 30); return true; }
@@ -64,15 +93,23 @@
       return true;
     }
     if (node.isParent()) {
+      /* the whole scope when it fits at a readable zoom, else its top (centred, or its left
+         part when it is wider than the canvas) at the readable zoom */
       const bounds = node.boundingBox();
-      const zoom = Math.min(1.2, (cy.width() - 60) / bounds.w, (cy.height() - 60) / bounds.h);
-      cy.animate({center: {eles: node}, zoom: Math.max(zoom, 0.1)}, {duration: 250});
+      const fits = Math.min((cy.width() - 60) / bounds.w, (cy.height() - 60) / bounds.h);
+      const zoom = Math.max(READABLE_ZOOM, Math.min(1.2, fits));
+      const x = bounds.w * zoom <= cy.width() - 60
+        ? cy.width() / 2 - (bounds.x1 + bounds.w / 2) * zoom : 30 - bounds.x1 * zoom;
+      const y = bounds.h * zoom <= cy.height() - 60
+        ? cy.height() / 2 - (bounds.y1 + bounds.h / 2) * zoom : 30 - bounds.y1 * zoom;
+      cy.animate({zoom, pan: {x, y}}, {duration: 250});
       return true;
     }
-    const box = node.renderedBoundingBox();
-    const inside = box.x1 >= 0 && box.y1 >= 0 && box.x2 <= cy.width() && box.y2 <= cy.height()
-      && cy.zoom() >= 0.5;
-    if (!inside) {
+    /* a node already in the middle half of the canvas stays where it is; else it is centred */
+    const at = node.renderedPosition();
+    const central = Math.abs(at.x / cy.width() - 0.5) <= 0.25
+      && Math.abs(at.y / cy.height() - 0.5) <= 0.25 && cy.zoom() >= 0.5;
+    if (!central) {
       cy.animate({center: {eles: node}, zoom: Math.max(cy.zoom(), 0.6)}, {duration: 250});
     }
     return true;
@@ -85,6 +122,165 @@
     };
     setTimeout(() => attempt(0), delay);
   }
+
+  /* The scope tree by keyboard (issue 39 item 4): on a row's label, ↑/↓ move to the row above
+     or below, → opens a closed scope (or moves into an open one), ← closes an open scope (or
+     moves to the row's scope), Enter locates the node (the label's own click). Opening,
+     closing and locating (by key or click) redraw the tree: the row keeps the focus. */
+  const nameOf = label => { try { return JSON.parse(label.id).name; } catch { return null; } };
+  let keepFocus = null;
+
+  function treeKey(ev) {
+    const label = ev.target.closest ? ev.target.closest(".gp-tree-label") : null;
+    if (!label || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const labels = Array.from(document.querySelectorAll(".gp-tree .gp-tree-label"));
+    const index = labels.indexOf(label);
+    const row = label.parentElement;
+    const toggle = row.querySelector(":scope > .gp-tree-toggle");
+    const open = Boolean(row.querySelector(":scope > ul"));
+    let next = null;
+    const keep = () => { keepFocus = {name: nameOf(label), at: Date.now()}; };
+    if (ev.key === "ArrowDown") next = labels[index + 1];
+    else if (ev.key === "ArrowUp") next = labels[index - 1];
+    else if (ev.key === "ArrowRight" && toggle && !open) { keep(); toggle.click(); }
+    else if (ev.key === "ArrowRight" && open) next = labels[index + 1];
+    else if (ev.key === "ArrowLeft" && toggle && open) { keep(); toggle.click(); }
+    else if (ev.key === "ArrowLeft") {
+      const scope = row.parentElement.closest("li");
+      next = scope ? scope.querySelector(":scope > .gp-tree-label") : null;
+    } else if (ev.key === "Enter") { keep(); return; }
+    else return;
+    ev.preventDefault();
+    if (next) next.focus();
+  }
+
+  /* After the tree is redrawn (the focused label removed: the focus fell to the body), the row
+     that had the focus gets it back, within 10 s of the key. */
+  function refocus() {
+    if (!keepFocus || Date.now() - keepFocus.at > 10000) { keepFocus = null; return; }
+    const active = document.activeElement;
+    if (active && active !== document.body) return;
+    const label = Array.from(document.querySelectorAll(".gp-tree .gp-tree-label"))
+      .find(l => nameOf(l) === keepFocus.name);
+    if (label) { label.focus(); keepFocus = null; }
+  }
+
+  /* The first-visit guide of the computational graph (page.py guide()): shown until closed
+     once, remembered in localStorage; the toolbar's "?" shows it again. */
+  const GUIDE_SEEN = "dash-insight.graph-guide";
+  function guideSeen() {
+    try { return localStorage.getItem(GUIDE_SEEN) === "seen"; } catch { return false; }
+  }
+  function firstVisitGuide() {
+    const guide = document.getElementById("graph-guide");
+    if (!guide || guide.dataset.checked) return;
+    guide.dataset.checked = "1";
+    if (!guideSeen()) guide.hidden = false;
+  }
+  document.addEventListener("click", ev => {
+    const guide = document.getElementById("graph-guide");
+    if (!guide || !ev.target.closest) return;
+    if (ev.target.closest("#graph-guide-close")) {
+      guide.hidden = true;
+      try { localStorage.setItem(GUIDE_SEEN, "seen"); } catch { /* private mode: shown again */ }
+    } else if (ev.target.closest("#graph-guide-open")) {
+      guide.hidden = !guide.hidden;
+    }
+  });
+
+  document.addEventListener("keydown", treeKey);
+  document.addEventListener("click", ev => {  // a label clicked keeps the focus too
+    const label = ev.target.closest ? ev.target.closest(".gp-tree-label") : null;
+    if (label) keepFocus = {name: nameOf(label), at: Date.now()};
+  });
+  new MutationObserver(() => { refocus(); firstVisitGuide(); }).observe(
+    document.documentElement, {childList: true, subtree: true});
+
+  /* -- the drawn graph as SVG (MindInsight downloads its graph as SVG): nodes, their labels,
+     edges along the path cytoscape draws (segments, or a bezier's control points), arrows and
+     edge labels, from cytoscape's own geometry and styles. */
+  const escapeXml = text => String(text).replace(/[<>&"']/g, c =>
+    ({"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;"})[c]);
+  const num = value => Math.round(value * 10) / 10;
+
+  function svgText(x, y, text, style, anchor) {
+    if (!text) return "";
+    return `<text x="${num(x)}" y="${num(y)}" font-size="${parseFloat(style.size)}" `
+      + `font-family="Helvetica, Arial, sans-serif" font-weight="${style.weight}" `
+      + `fill="${style.color}" text-anchor="middle" dominant-baseline="${anchor}">`
+      + `${escapeXml(text)}</text>`;
+  }
+
+  function svgNode(node) {
+    const b = node.boundingBox({includeLabels: false, includeOverlays: false});
+    const shape = node.style("shape");
+    const paint = `fill="${node.style("background-color")}" `
+      + `fill-opacity="${node.style("background-opacity")}" `
+      + `stroke="${node.style("border-color")}" stroke-width="${node.style("border-width")}"`;
+    const body = shape === "ellipse"
+      ? `<ellipse cx="${num((b.x1 + b.x2) / 2)}" cy="${num((b.y1 + b.y2) / 2)}" `
+        + `rx="${num(b.w / 2)}" ry="${num(b.h / 2)}" ${paint}/>`
+      : `<rect x="${num(b.x1)}" y="${num(b.y1)}" width="${num(b.w)}" height="${num(b.h)}" `
+        + `rx="${shape === "round-rectangle" ? 6 : 0}" ${paint}/>`;
+    const style = {size: node.style("font-size"), weight: node.style("font-weight"),
+                   color: node.style("color")};
+    const valign = node.style("text-valign");
+    const y = valign === "top" ? b.y1 - 4 : valign === "bottom" ? b.y2 + 3 : (b.y1 + b.y2) / 2;
+    const anchor = valign === "top" ? "text-after-edge"
+      : valign === "bottom" ? "text-before-edge" : "central";
+    return body + svgText((b.x1 + b.x2) / 2, y, node.style("label"), style, anchor);
+  }
+
+  function svgEdge(edge) {
+    const start = edge.sourceEndpoint(), end = edge.targetEndpoint();
+    const curve = edge.style("curve-style");
+    let path = `M${num(start.x)},${num(start.y)}`;
+    let last = start;
+    if (curve === "segments") {
+      for (const p of edge.segmentPoints() || []) { path += ` L${num(p.x)},${num(p.y)}`; last = p; }
+      path += ` L${num(end.x)},${num(end.y)}`;
+    } else {
+      const controls = (curve.indexOf("bezier") >= 0 && edge.controlPoints()) || [];
+      controls.forEach((c, i) => {
+        const to = i + 1 < controls.length
+          ? {x: (c.x + controls[i + 1].x) / 2, y: (c.y + controls[i + 1].y) / 2} : end;
+        path += ` Q${num(c.x)},${num(c.y)} ${num(to.x)},${num(to.y)}`;
+        last = c;
+      });
+      if (!controls.length) path += ` L${num(end.x)},${num(end.y)}`;
+    }
+    const colour = edge.style("line-color"), width = parseFloat(edge.style("width"));
+    const dash = edge.style("line-style") === "dashed" ? ' stroke-dasharray="6 3"' : "";
+    let out = `<path d="${path}" fill="none" stroke="${colour}" stroke-width="${width}"${dash}/>`;
+    if (edge.style("target-arrow-shape") !== "none") {
+      const dx = end.x - last.x, dy = end.y - last.y, length = Math.hypot(dx, dy) || 1;
+      const ux = dx / length, uy = dy / length, size = 4 + 2 * width;
+      const bx = end.x - ux * size * 1.6, by = end.y - uy * size * 1.6;
+      out += `<polygon points="${num(end.x)},${num(end.y)} ${num(bx - uy * size)},`
+        + `${num(by + ux * size)} ${num(bx + uy * size)},${num(by - ux * size)}" `
+        + `fill="${edge.style("target-arrow-color")}"/>`;
+    }
+    const middle = edge.midpoint();
+    const style = {size: edge.style("font-size"), weight: "normal", color: edge.style("color")};
+    return out + svgText(middle.x, middle.y, edge.style("label"), style, "central");
+  }
+
+  function graphSvg(cy, background) {
+    const b = cy.elements().boundingBox();
+    const pad = 20, x = b.x1 - pad, y = b.y1 - pad, w = b.w + 2 * pad, h = b.h + 2 * pad;
+    const parts = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="${num(x)} ${num(y)} `
+      + `${num(w)} ${num(h)}" width="${num(w)}" height="${num(h)}">`,
+      `<rect x="${num(x)}" y="${num(y)}" width="${num(w)}" height="${num(h)}" `
+      + `fill="${background}"/>`];
+    /* parents first (their boxes under their children), edges over the boxes */
+    const nodes = cy.nodes().sort((a, b2) => a.ancestors().length - b2.ancestors().length);
+    nodes.filter(n => n.isParent()).forEach(n => parts.push(svgNode(n)));
+    cy.edges().forEach(e => parts.push(svgEdge(e)));
+    nodes.filter(n => !n.isParent()).forEach(n => parts.push(svgNode(n)));
+    parts.push("</svg>");
+    return parts.join("\n");
+  }
+  window.diGraphSvg = graphSvg;
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     graphPages: {
@@ -104,8 +300,12 @@
           const redraw = () => drawOverviewBox(cy, overview, box);
           wire(cy, overview, redraw, dbltapId);
           retry(() => {
+            if (!fitClicked && (layingOut(cy) || !cy.nodes().length)) {
+              cy.scratch("_diFocus", focus);  // shown once laid out (wire: dilaidout)
+              return true;
+            }
             if (!applyFocus(cy, focus, fitClicked)) return false;
-            overview.fit(undefined, 6);
+            copyPositions(cy, overview);
             redraw();
             return true;
           }, 30);
@@ -135,6 +335,24 @@
          {type, action, filename, options} the page stored beside the button). */
       downloadPng(clicks, request) {
         return clicks && request ? request : window.dash_clientside.no_update;
+      },
+
+      /* Download the drawn graph as SVG (graphSvg), named as the PNG request says, on the
+         canvas's background colour. */
+      downloadSvg(clicks, request, cyId, wrapId) {
+        const cy = cyOf(cyId);
+        if (!clicks || !cy || !cy.nodes().length) return window.dash_clientside.no_update;
+        const wrap = document.getElementById(wrapId);
+        const background = wrap ? getComputedStyle(wrap).backgroundColor : "#ffffff";
+        const blob = new Blob([graphSvg(cy, background)], {type: "image/svg+xml"});
+        const link = document.createElement("a");
+        link.href = URL.createObjectURL(blob);
+        link.download = ((request && request.filename) || "graph") + ".svg";
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+        return window.dash_clientside.no_update;
       },
     },
   });

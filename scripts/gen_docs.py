@@ -388,7 +388,7 @@ def benchmarks_reference(results: str = RESULTS) -> str:
     scripts = sorted(
         path
         for path in glob.glob(os.path.join(BENCH, "*.py"))
-        if os.path.basename(path) not in ("machine.py", "browser_tools.py")
+        if os.path.basename(path) not in ("machine.py", "browser_tools.py", "elk.py")
     )
     lines = [
         "# Benchmark results",

@@ -39,8 +39,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LENET = quote("./lenet_adam_lr0.001_bs32")
 
 #: name, corpus (a folder of ``--shared``), path and query, the element that says the page's
-#: content is there, and the elements clicked in turn once it is drawn (the graph: its first
-#: scope opened, as a user would). One per page of the user guide (``docs/pages/``).
+#: content is there, and the elements clicked in turn once it is drawn, those shown (the graph:
+#: its first-visit guide closed, its first scope opened, as a user would). One per page of the
+#: user guide (``docs/pages/``).
 PAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     ("summary-list", "corpus", "/", "#job-table tbody tr", ()),
     ("dashboard", "corpus", f"/dashboard?train_id={LENET}", "#preview-scalar .main-svg", ()),
@@ -60,7 +61,13 @@ PAGES: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
         ".di-vt-card .di-card-body",
         (),
     ),
-    ("graph", "corpus", f"/graph?train_id={LENET}", "#graph-cy canvas", (".gp-tree-toggle",)),
+    (
+        "graph",
+        "corpus",
+        f"/graph?train_id={LENET}",
+        "#graph-cy[data-laid-out] canvas",
+        ("#graph-guide-close", ".gp-tree-toggle"),
+    ),
     ("data-graph", "corpus", f"/data-graph?train_id={LENET}", "#data-graph-cy canvas", ()),
     ("lineage", "corpus", "/lineage", ".di-lineage-grid .ag-row", ()),
     (
@@ -215,8 +222,10 @@ def shoot(driver: webdriver.Chrome, url: str, page: tuple[str, ...], args: Any) 
         driver.get(url)
         wait_drawn(driver, selector)
         for click in clicks:
-            driver.find_element("css selector", click).click()
-            wait_drawn(driver, selector)
+            element = driver.find_element("css selector", click)
+            if element.is_displayed():  # the graph's first-visit guide: closed once
+                element.click()
+                wait_drawn(driver, selector)
         set_theme(driver, theme)
         wait_drawn(driver, selector)
         # The whole page down to --max-height: the charts below the pickers too.

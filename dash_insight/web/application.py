@@ -79,13 +79,19 @@ def assets_folder(package_dir: str = _PACKAGE_DIR) -> str:
     return packaged
 
 
+#: The folder of ``assets/`` holding third-party scripts loaded on demand (not injected).
+VENDOR_FOLDER = "vendor"
+
+
 def dash_assets() -> dict[str, Any]:
     """The ``dash.Dash`` keyword arguments for the product's assets: the folder
     (:func:`assets_folder`) without ``assets/inline/``, whose scripts the pages hold inline
-    (:mod:`dash_insight.web.first_paint`) and which must never run as Dash's script tags."""
+    (:mod:`dash_insight.web.first_paint`) and which must never run as Dash's script tags, and
+    without ``assets/vendor/``, third-party scripts a page loads when it needs them (ELK, the
+    graph layout: ``assets/graph-layout.js``)."""
     return {
         "assets_folder": assets_folder(),
-        "assets_path_ignore": [f"^{first_paint.INLINE_FOLDER}$"],
+        "assets_path_ignore": [f"^{first_paint.INLINE_FOLDER}$", f"^{VENDOR_FOLDER}$"],
     }
 
 

@@ -11,6 +11,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import GraphMode, PluginName
+from dash_insight.plugins.graphs.graph_view import ELK_CLASS, ELK_FIT
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import build_view
@@ -71,7 +72,6 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
                     "w": max(node.width, 130),
                     "h": max(node.height, 44),
                 },
-                "position": {"x": node.x, "y": node.y},
             }
         )
     elements += [
@@ -118,7 +118,7 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
             maxZoom=1.2,
             userPanningEnabled=False,
             autoungrabify=True,
-            className="di-graph-canvas",
+            className=f"di-graph-canvas {ELK_CLASS} {ELK_FIT}",
             style={"width": "100%", "height": "230px"},
         ),
         f"{tags[-1]} · " + ngettext("{count} node", "{count} nodes", leaves).format(count=leaves),

@@ -24,6 +24,9 @@ from dash_insight.plugins.graphs.dataset import Pipeline, decode_value, display_
 from dash_insight.plugins.graphs.graph_view import (
     CLIENTSIDE_NAMESPACE,
     DATA_LEGEND,
+    ELK_CLASS,
+    ELK_FIT,
+    ELK_RIGHT,
     canvas_buttons,
     data_stylesheet,
     legend,
@@ -130,7 +133,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                         maxZoom=3,
                                         autoungrabify=True,
                                         boxSelectionEnabled=False,
-                                        className="gp-cy",
+                                        className=f"gp-cy {ELK_CLASS} {ELK_RIGHT} {ELK_FIT}",
                                         style={"width": "100%", "height": "100%"},
                                     ),
                                 ],

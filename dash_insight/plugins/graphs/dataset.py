@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dash_insight.plugins.graphs.layout import layered_layout
-
 _STRUCTURE_KEYS = ("operations", "sampler", "children")
 _OPERATION_LIST_KEYS = ("size", "weights")
 
@@ -108,8 +106,6 @@ class PipelineNode:
     kind: str  # create, map, shuffle, batch, repeat, other, operator
     parameters: dict[str, Any]
     parent: str | None = None  # the Map box holding an operator
-    x: float = 0.0
-    y: float = 0.0
     width: float = 0.0
     height: float = 0.0
 
@@ -118,18 +114,16 @@ class PipelineNode:
 class Pipeline:
     nodes: list[PipelineNode]
     edges: list[tuple[str, str]]  # data flow: child dataset -> consumer
-    width: float = 0.0
-    height: float = 0.0
     by_id: dict[str, PipelineNode] = field(default_factory=dict)
 
 
-OP_WIDTH, OP_HEIGHT, OP_GAP, BOX_PADDING, BOX_TITLE = 130.0, 48.0, 18.0, 14.0, 30.0
+OP_WIDTH, OP_HEIGHT = 130.0, 48.0
 
 
 def pipeline(graph: Mapping[str, Any] | None) -> Pipeline:
     """Nodes (ids are tree paths: ``0``, ``0.0``, ``0.0.1``; operators ``<map id>.op<i>``),
-    edges from each child to its parent and a left-to-right layout; a Map is a box with its
-    operators stacked inside, as MindInsight draws it."""
+    edges from each child to its parent, and node sizes (ELK lays them out left to right in the
+    browser); a Map is a box with its operators stacked inside, as MindInsight draws it."""
     if not graph:
         return Pipeline([], [])
     nodes: list[PipelineNode] = []
@@ -161,34 +155,7 @@ def pipeline(graph: Mapping[str, Any] | None) -> Pipeline:
             visit(child, child_id)
 
     visit(graph, "0")
-    by_id = {n.id: n for n in nodes}
-    operators: dict[str, list[PipelineNode]] = {}
     for node in nodes:
-        if node.parent is not None:
-            operators.setdefault(node.parent, []).append(node)
-    sizes = {}
-    for node in nodes:
-        if node.parent is not None:
-            continue
-        inside = operators.get(node.id, [])
-        label_width = len(node.label) * 8.5 + 30
-        if inside:
-            width = max([label_width] + [len(o.label) * 8.5 + 30 for o in inside]) + 2 * BOX_PADDING
-            height = len(inside) * (OP_HEIGHT + OP_GAP) - OP_GAP + 2 * BOX_PADDING + BOX_TITLE
-        else:
-            width, height = max(OP_WIDTH, label_width), OP_HEIGHT + 10
-        node.width, node.height = width, height
-        sizes[node.id] = (width, height)
-    top = [n.id for n in nodes if n.parent is None]
-    layout = layered_layout(top, sizes, edges, horizontal=True, layer_gap=60, node_gap=30)
-    for node_id, (x, y) in layout.positions.items():
-        node = by_id[node_id]
-        node.x, node.y = x, y
-        # the drawn box (without its title above) is centred on the row
-        top_y = y - (node.height - BOX_TITLE) / 2 + BOX_PADDING
-        for index, operator in enumerate(operators.get(node_id, [])):
-            operator.width = node.width - 2 * BOX_PADDING
-            operator.height = OP_HEIGHT
-            operator.x = x
-            operator.y = top_y + index * (OP_HEIGHT + OP_GAP) + OP_HEIGHT / 2
-    return Pipeline(nodes, edges, layout.width, layout.height, by_id)
+        node.width = max(OP_WIDTH, len(node.label) * 8.5 + 30)
+        node.height = OP_HEIGHT if node.parent is not None else OP_HEIGHT + 10
+    return Pipeline(nodes, edges, {n.id: n for n in nodes})

@@ -1,7 +1,9 @@
 """Cytoscape elements and styles for the computational graph and the data graph.
 
-Positions come from the server (:mod:`dash_insight.plugins.graphs.view`,
-:mod:`dash_insight.plugins.graphs.dataset`); the browser only draws (``layout: preset``). Colours
+The server sends the nodes with their sizes (:mod:`dash_insight.plugins.graphs.view`,
+:mod:`dash_insight.plugins.graphs.dataset`) and the edges; ELK's layered layout places them in
+the browser (``assets/graph-layout.js``, on every canvas of class :data:`ELK_CLASS`): open scopes
+hold their contents, edges are routed around the nodes. Colours
 follow MindInsight's legend: name scopes teal boxes, aggregation scopes yellow, operators light
 blue ellipses, constants small dots, parameters grey, dynamic-shape nodes green.
 """
@@ -9,8 +11,6 @@ blue ellipses, constants small dots, parameters grey, dynamic-shape nodes green.
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Sequence
 from typing import Any
 
 from dash import ClientsideFunction, Input, Output, State, dcc, html
@@ -22,6 +22,11 @@ from dash_insight.plugins.graphs.view import GraphView
 
 #: The ``window.dash_clientside`` namespace of ``assets/graph-pages.js`` (both graph pages).
 CLIENTSIDE_NAMESPACE = "graphPages"
+#: The class of a cytoscape canvas that ``assets/graph-layout.js`` lays out (top to bottom);
+#: with :data:`ELK_RIGHT` left to right, with :data:`ELK_FIT` fitted once laid out.
+ELK_CLASS = "di-elk"
+ELK_RIGHT = "di-elk-right"
+ELK_FIT = "di-elk-fit"
 #: Legend entries: (kind, label, CSS class of the swatch).
 GRAPH_LEGEND: tuple[tuple[str, str | LazyString, str], ...] = (
     ("name_scope", lazy_gettext("Name scope"), "gp-sw-scope"),
@@ -39,23 +44,6 @@ DATA_LEGEND: tuple[tuple[str, str | LazyString, str], ...] = (
     ("batch", lazy_gettext("Batch"), "dg-sw-batch"),
     ("repeat", lazy_gettext("Repeat"), "dg-sw-repeat"),
 )
-
-
-def segment_points(
-    source: tuple[float, float], target: tuple[float, float], bends: Sequence[tuple[float, float]]
-) -> tuple[str, str] | None:
-    """Cytoscape's ``segment-weights`` and ``segment-distances`` (space-separated) of an edge
-    drawn through ``bends``, measured from the source and target centres
-    (``edge-distances: node-position``): a point P = S + w (T - S) + d n, n the unit normal
-    (-dy, dx) / |T - S| of the line from S to T. None when S and T coincide."""
-    (sx, sy), (tx, ty) = source, target
-    dx, dy = tx - sx, ty - sy
-    length = math.hypot(dx, dy)
-    if not bends or length == 0:
-        return None
-    weights = [((px - sx) * dx + (py - sy) * dy) / length**2 for px, py in bends]
-    distances = [((px - sx) * -dy + (py - sy) * dx) / length for px, py in bends]
-    return (" ".join(f"{w:.4f}" for w in weights), " ".join(f"{d:.1f}" for d in distances))
 
 
 def graph_elements(view: GraphView) -> list[dict[str, Any]]:
@@ -76,11 +64,7 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
         }
         if node.parent is not None:
             data["parent"] = node.parent
-        element: dict[str, Any] = {"data": data, "classes": " ".join(classes)}
-        if not node.expanded:
-            element["position"] = {"x": round(node.x, 1), "y": round(node.y, 1)}
-        elements.append(element)
-    centres = {node.name: (node.x, node.y) for node in view.nodes}
+        elements.append({"data": data, "classes": " ".join(classes)})
     for edge in view.edges:
         edge_data: dict[str, Any] = {
             "id": f"{edge.source}\u2192{edge.target}",
@@ -89,12 +73,7 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
             "label": edge.label,
             "count": edge.count,
         }
-        edge_classes = "control" if edge.control else "data"
-        segments = segment_points(centres[edge.source], centres[edge.target], edge.bends)
-        if segments:
-            edge_data["weights"], edge_data["distances"] = segments
-            edge_classes += " routed"
-        elements.append({"data": edge_data, "classes": edge_classes})
+        elements.append({"data": edge_data, "classes": "control" if edge.control else "data"})
     return elements
 
 
@@ -103,6 +82,9 @@ def _quoted(value: str) -> str:
     return json.dumps(value)
 
 
+# The smallest labels (parameters, constants, edges) are 10 px in the model: opening a scope
+# zooms to at least READABLE_ZOOM (0.92, assets/graph-pages.js), so every label is 9 px or more
+# on screen (tests/plugins/graphs/test_layout_quality.py).
 GRAPH_STYLESHEET: list[dict[str, Any]] = [
     {
         "selector": "node",
@@ -141,7 +123,7 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
             "border-color": "#4f9bd9",
             "text-valign": "bottom",
             "text-margin-y": 3,
-            "font-size": 9,
+            "font-size": 10,
         },
     },
     {
@@ -184,7 +166,7 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
             "line-color": "#9aa0a8",
             "target-arrow-color": "#9aa0a8",
             "label": "data(label)",
-            "font-size": 8,
+            "font-size": 10,
             "color": "#6b7280",
             "text-background-color": "#ffffff",
             "text-background-opacity": 0.8,
@@ -193,7 +175,7 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
         },
     },
     {"selector": "edge.control", "style": {"line-style": "dashed"}},
-    # Across layers an edge follows the room the layered layout kept for it (between nodes).
+    # An edge follows the route ELK gave it around the nodes (assets/graph-layout.js).
     {
         "selector": "edge.routed",
         "style": {
@@ -201,6 +183,7 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
             "edge-distances": "node-position",
             "segment-weights": "data(weights)",
             "segment-distances": "data(distances)",
+            "text-rotation": "none",
         },
     },
 ]
@@ -307,12 +290,8 @@ def pipeline_elements(pipeline: Pipeline) -> list[dict[str, Any]]:
         }
         if node.parent is not None:
             data["parent"] = node.parent
-        element: dict[str, Any] = {"data": data, "classes": node.kind}
-        if node.id in boxes:
-            element["classes"] += " box"
-        else:
-            element["position"] = {"x": round(node.x, 1), "y": round(node.y, 1)}
-        elements.append(element)
+        classes = node.kind + (" box" if node.id in boxes else "")
+        elements.append({"data": data, "classes": classes})
     for source, target in pipeline.edges:
         elements.append({"data": {"id": f"{source}->{target}", "source": source, "target": target}})
     return elements
@@ -390,9 +369,10 @@ def png_request(filename: str, image_options: dict[str, Any]) -> dict[str, Any]:
 def canvas_buttons(
     prefix: str, filename: str, image_options: dict[str, Any], download_title: str | None = None
 ) -> list[Any]:
-    """The "Full screen" and "Download PNG" buttons of a graph page's toolbar
-    (``{prefix}-fullscreen``, ``{prefix}-download``), with the image request the download sends
-    (store ``{prefix}-png-request``); :func:`register_canvas_tools` makes them work."""
+    """The "Full screen", "Download PNG" and "Download SVG" buttons of a graph page's toolbar
+    (``{prefix}-fullscreen``, ``{prefix}-download``, ``{prefix}-download-svg``), with the image
+    request the PNG download sends (store ``{prefix}-png-request``; the SVG file takes its
+    name); :func:`register_canvas_tools` makes them work."""
     return [
         html.Button(_("Full screen"), id=f"{prefix}-fullscreen", className="di-button secondary"),
         html.Button(
@@ -401,14 +381,29 @@ def canvas_buttons(
             className="di-button secondary",
             title=download_title,
         ),
+        html.Button(
+            _("Download SVG"),
+            id=f"{prefix}-download-svg",
+            className="di-button secondary",
+            title=_("Save the drawn graph as a vector image"),
+        ),
         dcc.Store(id=f"{prefix}-png-request", data=png_request(filename, image_options)),
     ]
 
 
 def register_canvas_tools(app: Any, prefix: str) -> None:
-    """Browser-side "full screen" and "download as PNG" (``assets/graph-pages.js``) of the
+    """Browser-side "full screen" and "download as PNG / SVG" (``assets/graph-pages.js``) of the
     :func:`canvas_buttons` with this ``prefix``: they act on ``{prefix}-canvas-wrap`` and the
     cytoscape ``{prefix}-cy``."""
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "downloadSvg"),
+        Output(f"{prefix}-download-svg", "title"),
+        Input(f"{prefix}-download-svg", "n_clicks"),
+        State(f"{prefix}-png-request", "data"),
+        State(f"{prefix}-cy", "id"),
+        State(f"{prefix}-canvas-wrap", "id"),
+        prevent_initial_call=True,
+    )
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "downloadPng"),
         Output(f"{prefix}-cy", "generateImage"),

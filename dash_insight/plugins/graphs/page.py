@@ -3,7 +3,8 @@
 URL: ``/graph?train_id=./job&tag=<graph file>&mode=normal|optimize&expanded=A,A/B&node=<name>``.
 The top level is drawn first; a scope opens in place on double click (or with the "Expand"
 button of the node information panel, or its arrow in the scope tree) and only the open levels
-are drawn, laid out top-down on the server (:mod:`dash_insight.plugins.graphs.view`). The search box
+are drawn (:mod:`dash_insight.plugins.graphs.view`), laid out top-down by ELK in the browser
+(``assets/graph-layout.js``). The search box
 lists matching nodes; choosing one (or an input/output of the selected node) opens its scopes
 and centres it. "Readable" is MindInsight's optimized graph: gradient and optimizer logic
 removed, Load/TupleGetItem/MakeTuple/UpdateState spliced out. The overview shows the whole
@@ -34,6 +35,7 @@ from dash_insight.core.vocabulary import (
 )
 from dash_insight.plugins.graphs.graph_view import (
     CLIENTSIDE_NAMESPACE,
+    ELK_CLASS,
     GRAPH_LEGEND,
     canvas_buttons,
     graph_elements,
@@ -45,7 +47,7 @@ from dash_insight.plugins.graphs.graph_view import (
 from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.plugins.graphs.view import GraphView, build_view, kind_of
+from dash_insight.plugins.graphs.view import GraphView, base_name, build_view, kind_of
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search
@@ -359,8 +361,41 @@ def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html
     return html.Ul(items(None), className="gp-tree")
 
 
+def _shortest_unique(parts: list[str], others: list[list[str]]) -> tuple[int, int]:
+    """(head, tail): the fewest first and last segments of ``parts`` (the last one always, the
+    last ones preferred) that no path of ``others`` begins and ends with too."""
+    for total in range(1, len(parts)):
+        for head in range(total):
+            tail = total - head
+            if not any(
+                other[:head] == parts[:head]
+                and len(other) >= total
+                and other[-tail:] == parts[-tail:]
+                for other in others
+            ):
+                return head, tail
+    return len(parts), 0
+
+
+def distinguishing_parts(scopes: list[str]) -> dict[str, str]:
+    """What tells each scope path from the others: the fewest of its first and last segments
+    that no other scope begins and ends with (its last one always, the last ones preferred),
+    ``…`` for the segments left out; the top level is ``""``."""
+    split = {scope: scope.split("/") if scope else [] for scope in scopes}
+    shown = {}
+    for scope, parts in split.items():
+        head, tail = _shortest_unique(parts, [p for s, p in split.items() if s != scope])
+        if head + tail >= len(parts):
+            shown[scope] = scope
+        else:
+            shown[scope] = "/".join([*parts[:head], "…", *parts[-tail:]])
+    return shown
+
+
 def search_results(model: GraphModel, text: str | None) -> Any:
-    """Nodes whose last name segment contains ``text`` (MindInsight's node search)."""
+    """Nodes whose last name segment contains ``text`` (MindInsight's node search), grouped by
+    scope; each group is named by what tells its scope from the others
+    (:func:`distinguishing_parts`, the whole path in its tooltip)."""
     if not text or not text.strip():
         return None
     matches = model.search(text.strip())
@@ -369,27 +404,47 @@ def search_results(model: GraphModel, text: str | None) -> Any:
             _("No node matches {text!r}.").format(text=text.strip()),
             className="di-muted gp-no-match",
         )
-    items = []
+    groups: dict[str, list[Any]] = {}
     for node in matches[:MAX_SEARCH_RESULTS]:
-        scope, _unused, base = node.name.rpartition("/")
-        items.append(
+        groups.setdefault(node.name.rpartition("/")[0], []).append(node)
+    shown = distinguishing_parts(list(groups))
+    items = []
+    for scope, nodes in groups.items():
+        rows = [
             html.Li(
                 html.Button(
                     [
                         html.Span(className=f"gp-swatch gp-sw-{kind_of(node)}"),
-                        html.B(base),
-                        html.Span(scope, className="gp-result-scope"),
+                        html.B(base_name(node.name)),
                     ],
                     id={"type": "graph-locate", "name": node.name},
                     className="gp-result",
                     title=node.name,
                 )
             )
+            for node in nodes
+        ]
+        items.append(
+            html.Li(
+                [
+                    html.Div(
+                        [
+                            html.Span(shown[scope] or _("top level"), className="gp-group-scope"),
+                            html.Span(str(len(nodes)), className="gp-group-count"),
+                        ],
+                        className="gp-result-group",
+                        title=scope or _("top level"),
+                    ),
+                    html.Ul(rows),
+                ]
+            )
         )
-    more = len(matches) - len(items)
+    more = len(matches) - MAX_SEARCH_RESULTS
     return [
         html.Div(
-            ngettext("{count} node", "{count} nodes", len(matches)).format(count=len(matches)),
+            ngettext("{count} node", "{count} nodes", len(matches)).format(count=len(matches))
+            + " · "
+            + ngettext("{count} scope", "{count} scopes", len(groups)).format(count=len(groups)),
             className="di-muted gp-result-count",
         ),
         html.Ul(items, className="gp-results"),
@@ -430,6 +485,80 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
 # -- page ----------------------------------------------------------------------------------------
 
 
+def guide() -> html.Div:
+    """The first-visit guide over the graph (MindInsight's user guide): the gestures and what
+    the drawing says. ``assets/graph-pages.js`` shows it until it is closed once (remembered in
+    the browser's localStorage); the toolbar's "?" shows it again."""
+    return html.Div(
+        id="graph-guide",
+        className="di-panel gp-guide",
+        hidden=True,
+        children=[
+            html.Div(_("How to read the graph"), className="gp-box-title"),
+            html.Ul(
+                [
+                    html.Li(
+                        _("Double-click a scope (a box) to open it in place, again to close it.")
+                    ),
+                    html.Li(_("Click a node for its information; its edges turn red.")),
+                    html.Li(
+                        _("Scroll to zoom, drag to move; the overview shows the part in view.")
+                    ),
+                    html.Li(
+                        _(
+                            "Edges say the type and shape of the tensor they carry, or how many "
+                            "tensors they bundle."
+                        )
+                    ),
+                    html.Li(
+                        _(
+                            "Search finds nodes by name, grouped by scope. In the scope tree, "
+                            "↑ ↓ move, → opens, ← closes, Enter shows the node."
+                        )
+                    ),
+                    html.Li(_("The legend on the right names the colours of the node kinds.")),
+                ]
+            ),
+            html.Button(_("Got it"), id="graph-guide-close", className="di-button"),
+        ],
+    )
+
+
+def toolbar() -> html.Div:
+    """Above the graph: the mode and file controls, then its buttons."""
+    return html.Div(
+        className="di-toolbar gp-toolbar",
+        children=[
+            html.Div(id="graph-controls", className="gp-controls"),
+            html.Div(className="di-spacer"),
+            html.Button(
+                _("Collapse all"),
+                id="graph-collapse-all",
+                className="di-button secondary",
+                title=_("Close every scope"),
+            ),
+            html.Button(
+                "?",
+                id="graph-guide-open",
+                className="di-button secondary",
+                title=_("How to read the graph"),
+            ),
+            html.Button(
+                _("Fit"),
+                id="graph-fit",
+                className="di-button secondary",
+                title=_("Fit the graph to the window"),
+            ),
+            *canvas_buttons(
+                CANVAS,
+                "computational-graph",
+                PNG_OPTIONS,
+                _("Save the whole drawn graph as an image"),
+            ),
+        ],
+    )
+
+
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
     train_id = params.get("train_id", "")
     return html.Div(
@@ -445,36 +574,13 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                     html.Section(
                         className="di-panel gp-main",
                         children=[
-                            html.Div(
-                                className="di-toolbar gp-toolbar",
-                                children=[
-                                    html.Div(id="graph-controls", className="gp-controls"),
-                                    html.Div(className="di-spacer"),
-                                    html.Button(
-                                        _("Collapse all"),
-                                        id="graph-collapse-all",
-                                        className="di-button secondary",
-                                        title=_("Close every scope"),
-                                    ),
-                                    html.Button(
-                                        _("Fit"),
-                                        id="graph-fit",
-                                        className="di-button secondary",
-                                        title=_("Fit the graph to the window"),
-                                    ),
-                                    *canvas_buttons(
-                                        CANVAS,
-                                        "computational-graph",
-                                        PNG_OPTIONS,
-                                        _("Save the whole drawn graph as an image"),
-                                    ),
-                                ],
-                            ),
+                            toolbar(),
                             html.Div(id="graph-notice", className="gp-notice"),
                             html.Div(
                                 id="graph-canvas-wrap",
                                 className="gp-canvas-wrap",
                                 children=[
+                                    guide(),
                                     cyto.Cytoscape(
                                         id="graph-cy",
                                         elements=[],
@@ -484,7 +590,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                         maxZoom=4,
                                         boxSelectionEnabled=False,
                                         autoungrabify=True,
-                                        className="gp-cy",
+                                        className=f"gp-cy {ELK_CLASS}",
                                         style={"width": "100%", "height": "100%"},
                                     ),
                                 ],
@@ -495,7 +601,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                         className="gp-side",
                         children=[
                             html.Div(
-                                className="di-panel gp-box",
+                                className="di-panel gp-box gp-search-box",
                                 children=[
                                     dcc.Input(
                                         id="graph-search",
@@ -505,7 +611,14 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                         className="di-input gp-search",
                                     ),
                                     html.Div(id="graph-search-results"),
-                                    html.Div(id="graph-tree", className="gp-tree-wrap"),
+                                    html.Div(
+                                        id="graph-tree",
+                                        className="gp-tree-wrap",
+                                        title=_(
+                                            "Keys: ↑ ↓ move, → opens, ← closes, Enter shows "
+                                            "the node"
+                                        ),
+                                    ),
                                 ],
                             ),
                             html.Div(
@@ -540,7 +653,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
                                 ],
                             ),
                             html.Div(
-                                className="di-panel gp-box",
+                                className="di-panel gp-box gp-info-box",
                                 children=[
                                     html.Div(_("Node Information"), className="gp-box-title"),
                                     html.Div(id="graph-info", className="gp-info"),

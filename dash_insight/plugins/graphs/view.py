@@ -1,6 +1,7 @@
 """What the graph page draws: the top level plus the children of every expanded scope, the
-edges between the drawn nodes (a scope drawn collapsed stands for everything inside it), and
-their positions from :mod:`.layout` (an expanded scope is a box around its laid-out children).
+edges between the drawn nodes (a scope drawn collapsed stands for everything inside it), with
+the size of every closed node. Where they go is ELK's layered layout in the browser
+(``assets/graph-layout.js``): an expanded scope is a compound node around its children.
 
 Pure: no Dash. :func:`build_view` is what the page calls on every expand, collapse or mode
 change; only the drawn levels are visited.
@@ -9,26 +10,23 @@ change; only the drawn levels are visited.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
-from dash_insight.plugins.graphs.layout import layered_layout
 from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.nodes import AGGREGATION_SCOPE, CONST, NAME_SCOPE, PARAMETER, Node
 
 #: More drawn nodes than this make the browser sluggish: further expansions are refused.
 MAX_VISIBLE_NODES = 1500
-#: Geometry (pixels of the model space): padding inside an expanded scope, its title height.
-SCOPE_PADDING = 18.0
-SCOPE_TITLE = 22.0
+#: Width of a label's character (pixels of the model space), for the node sizes.
 CHAR_WIDTH = 6.6
 
 
 @dataclass
 class ViewNode:
-    """One drawn node; ``x, y`` is the centre (absolute), ``parent`` the expanded scope drawn
-    around it (None at the top level)."""
+    """One drawn node; ``parent`` the expanded scope drawn around it (None at the top level);
+    ``width, height`` the size of a closed node (an expanded one takes its children's room)."""
 
     name: str
     label: str
@@ -38,24 +36,19 @@ class ViewNode:
     expanded: bool
     width: float
     height: float
-    x: float = 0.0
-    y: float = 0.0
     subnode_count: int = 0
     dynamic: bool = False
 
 
 @dataclass
 class ViewEdge:
-    """Tensors flowing between two drawn nodes (``count`` underlying edges); ``bends``: the
-    points (absolute) the edge passes through between the layers it crosses, the room the
-    layered layout kept for it (none for an edge to the next layer or between scopes)."""
+    """Tensors flowing between two drawn nodes (``count`` underlying edges)."""
 
     source: str
     target: str
     count: int
     label: str
     control: bool
-    bends: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass
@@ -63,8 +56,6 @@ class GraphView:
     nodes: list[ViewNode]
     edges: list[ViewEdge]
     expanded: list[str]
-    width: float
-    height: float
     notices: list[str] = field(default_factory=list)
 
     def node(self, name: str) -> ViewNode | None:
@@ -240,72 +231,6 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
             subnode_count=node.subnode_count,
             dynamic=node.is_dynamic_shape_node,
         )
-    # lift every edge to each level it crosses, then lay levels out bottom up
-    chain: dict[str, list[str]] = {}
-
-    def path(name: str) -> list[str]:
-        if name not in chain:
-            parent = builder.visible[name]
-            chain[name] = ([*path(parent)] if parent is not None else []) + [name]
-        return chain[name]
-
-    level_edges: dict[str | None, list[tuple[str, str]]] = {}
-    lifted: list[tuple[str | None, tuple[str, str]] | None] = []  # per edge: level and pair
-    for edge in edges:
-        a, b = path(edge.source), path(edge.target)
-        depth = 0
-        while depth < min(len(a), len(b)) and a[depth] == b[depth]:
-            depth += 1
-        if depth < len(a) and depth < len(b):
-            parent = a[depth - 1] if depth else None
-            level_edges.setdefault(parent, []).append((a[depth], b[depth]))
-            lifted.append((parent, (a[depth], b[depth])))
-        else:
-            lifted.append(None)
-
-    relative: dict[str, tuple[float, float]] = {}
-    routes: dict[str | None, dict[tuple[str, str], list[tuple[float, float]]]] = {}
-
-    def place(scope: str | None) -> tuple[float, float]:
-        members = children.get(scope, [])
-        sizes = {}
-        for member in members:
-            if member in builder.expanded and children.get(member):
-                inner_w, inner_h = place(member)
-                label_w = len(base_name(member)) * CHAR_WIDTH + 20
-                nodes[member].width = max(inner_w, label_w) + 2 * SCOPE_PADDING
-                nodes[member].height = inner_h + 2 * SCOPE_PADDING + SCOPE_TITLE
-            sizes[member] = (nodes[member].width, nodes[member].height)
-        result = layered_layout(members, sizes, level_edges.get(scope, []))
-        for member, centre in result.positions.items():
-            relative[member] = centre
-        routes[scope] = result.routes
-        return result.width, result.height
-
-    width, height = place(None)
-    origin: dict[str | None, tuple[float, float]] = {}
-
-    def absolute(scope: str | None, left: float, top: float) -> None:
-        origin[scope] = (left, top)
-        for member in children.get(scope, []):
-            x, y = relative[member]
-            view = nodes[member]
-            view.x, view.y = left + x, top + y
-            if member in builder.expanded:
-                absolute(
-                    member,
-                    view.x - view.width / 2 + SCOPE_PADDING,
-                    view.y - view.height / 2 + SCOPE_PADDING + SCOPE_TITLE,
-                )
-
-    absolute(None, 0.0, 0.0)
-    # An edge follows the route of its ends' blocks in the scope that holds both: between the
-    # nodes of that scope's layers (inside a block it goes straight to the block's border).
-    for index, (edge, level) in enumerate(zip(edges, lifted, strict=True)):
-        points = routes.get(level[0], {}).get(level[1]) if level else None
-        if level and points:
-            left, top = origin[level[0]]
-            edges[index] = replace(edge, bends=tuple((left + x, top + y) for x, y in points))
     ordered = []
 
     def walk(scope: str | None) -> None:
@@ -314,4 +239,4 @@ def build_view(model: GraphModel, expanded: Iterable[str] = ()) -> GraphView:
             walk(member)
 
     walk(None)
-    return GraphView(ordered, edges, opened, width, height, builder.notices)
+    return GraphView(ordered, edges, opened, builder.notices)

@@ -1,13 +1,11 @@
-"""Graph canvases a person can read (issue #17 item 6): the graph opens fitted, edges across
-layers go between nodes (the layered layout's routes), the dashboard card and the page give an
-edge the same tensor count, and both canvases follow the dark theme."""
+"""Graph canvases a person can read (issue #17 item 6): the graph opens fitted, the dashboard
+card and the page give an edge the same tensor count, and both canvases follow the dark theme.
+(Edges routed around nodes: ``test_layout_quality.py``.)"""
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Any
 
-from dash_insight.plugins.graphs.graph_view import segment_points
 from tests.browser import until
 from tests.conftest import console_errors
 
@@ -38,42 +36,7 @@ def _fill(dash_duo: Any) -> float:
     )
 
 
-def _crosses(start: tuple[float, float], end: tuple[float, float], box: dict) -> bool:
-    """Whether the segment start-end passes through the inside of ``box`` (shrunk by 2 px:
-    touching a border is not crossing), by clipping it to the box (Liang-Barsky)."""
-    x1, y1, x2, y2 = box["x1"] + 2, box["y1"] + 2, box["x2"] - 2, box["y2"] - 2
-    (sx, sy), (ex, ey) = start, end
-    low, high = 0.0, 1.0
-    for p, q in (
-        (-(ex - sx), sx - x1),
-        (ex - sx, x2 - sx),
-        (-(ey - sy), sy - y1),
-        (ey - sy, y2 - sy),
-    ):
-        if p == 0:
-            if q < 0:
-                return False
-            continue
-        t = q / p
-        if p < 0:
-            low = max(low, t)
-        else:
-            high = min(high, t)
-        if low > high:
-            return False
-    return True
-
-
-def test_segment_points_reproduce_the_bends() -> None:
-    weights, distances = segment_points((0.0, 0.0), (0.0, 100.0), [(30.0, 50.0)])
-    assert weights == "0.5000" and distances == "-30.0"  # cytoscape's normal is (-dy, dx)
-    assert segment_points((1.0, 1.0), (1.0, 1.0), [(2.0, 2.0)]) is None
-    assert segment_points((0.0, 0.0), (1.0, 1.0), []) is None
-
-
-def test_graph_opens_fitted_routed_themed_and_counts_like_the_card(
-    dash_duo: Any, corpus_app: Any
-) -> None:
+def test_graph_opens_fitted_themed_and_counts_like_the_card(dash_duo: Any, corpus_app: Any) -> None:
     dash_duo.start_server(corpus_app)
     dash_duo.driver.set_window_size(1600, 1000)
 
@@ -94,47 +57,6 @@ def test_graph_opens_fitted_routed_themed_and_counts_like_the_card(
     # Two scope boxes fill the canvas (zoomed in up to 2.5x) instead of sitting small in its
     # middle (a fifth of it, at most 1.2x, before).
     until(lambda: _fill(dash_duo) > 0.4, 15)
-
-    # Scopes open: every edge between two nodes of one scope that crosses layers goes through
-    # the room kept for it, never through another node. (An edge from inside an open scope
-    # to outside it is routed between the blocks, not yet inside its own block.)
-    dash_duo.wait_for_page(
-        url=f"{dash_duo.server_url}/graph?train_id={LENET}"
-        "&expanded=Default,Default/network-WithLossCell"
-    )
-    until(
-        lambda: (
-            _ready(dash_duo, "graph-cy")
-            and dash_duo.driver.execute_script(
-                _CY + "return cy.getElementById('Default/UpdateState-op0').length;", "graph-cy"
-            )
-        ),
-        30,
-    )
-    drawn = dash_duo.driver.execute_script(
-        _CY
-        + """
-        const leaves = cy.nodes().filter(n => !n.isParent()).map(n => ({id: n.id(),
-            ancestors: n.ancestors().map(a => a.id()), box: n.boundingBox(
-                {includeLabels: false, includeOverlays: false})}));
-        const parent = n => (n.parent().length ? n.parent().id() : "");
-        const edges = cy.edges('.routed').filter(e => parent(e.source()) === parent(e.target()))
-          .map(e => ({source: e.source().id(), target: e.target().id(),
-            points: [e.sourceEndpoint(), ...e.segmentPoints(), e.targetEndpoint()]}));
-        return {leaves, edges};""",
-        "graph-cy",
-    )
-    assert len(drawn["edges"]) >= 2
-    for edge in drawn["edges"]:
-        points = [(p["x"], p["y"]) for p in edge["points"]]
-        for leaf in drawn["leaves"]:
-            if leaf["id"] in (edge["source"], edge["target"]):
-                continue
-            assert not any(_crosses(a, b, leaf["box"]) for a, b in pairwise(points)), (
-                edge["source"],
-                edge["target"],
-                leaf["id"],
-            )
 
     # Dark theme: the canvas takes the panel's colour, edge labels sit on it.
     dash_duo.driver.execute_script("document.querySelector('#theme-toggle').click();")

@@ -213,9 +213,14 @@ def test_address_changes() -> None:
 
 def test_canvas_buttons_carry_their_image_request() -> None:
     buttons = graph_view.canvas_buttons("graph", "computational-graph", {"scale": 2}, "Save")
-    assert [b.id for b in buttons] == ["graph-fullscreen", "graph-download", "graph-png-request"]
+    assert [b.id for b in buttons] == [
+        "graph-fullscreen",
+        "graph-download",
+        "graph-download-svg",
+        "graph-png-request",
+    ]
     assert buttons[1].title == "Save"
-    assert buttons[2].data == {
+    assert buttons[3].data == {
         "type": "png",
         "action": "download",
         "filename": "computational-graph",
@@ -308,6 +313,25 @@ def _check_canvas_tools(dash_duo: Any, prefix: str, png_options: dict[str, Any])
     )
     options = dash_duo.driver.execute_script("return window._diPng[0];")
     assert {k: options.get(k) for k in png_options} == png_options
+    # Download SVG: a file of the drawn graph, every node and edge in it
+    dash_duo.driver.execute_script(
+        "window._diSvg = [];"
+        "HTMLAnchorElement.prototype.click = function () {"
+        " window._diSvg.push(this.download); };"
+    )
+    dash_duo.find_element(f"#{prefix}-download-svg").click()
+    _wait(
+        lambda: dash_duo.driver.execute_script("return window._diSvg.length;") > 0,
+        message="Download SVG saves a file",
+    )
+    assert dash_duo.driver.execute_script("return window._diSvg[0];").endswith(".svg")
+    svg, nodes, edges = dash_duo.driver.execute_script(
+        "const cy = document.getElementById(arguments[0] + '-cy')._cyreg.cy;"
+        "return [window.diGraphSvg(cy, '#ffffff'), cy.nodes().length, cy.edges().length];",
+        prefix,
+    )
+    assert svg.startswith("<svg") and svg.count("<path") == edges
+    assert svg.count("<ellipse") + svg.count("<rect") == nodes + 1  # and the background
 
 
 @pytest.mark.browser

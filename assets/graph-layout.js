@@ -1,0 +1,226 @@
+/* dash-insight graph canvases laid out by ELK's layered algorithm (the Eclipse Layout Kernel,
+   elkjs, assets/vendor/; loaded on the first graph and run in a Web Worker so the page stays
+   interactive while it works). The server sends nodes with their sizes (an open scope is a
+   compound node holding its children) and edges, no positions; every cytoscape canvas whose
+   element has the class `di-elk` is laid out here whenever its elements change: open scopes
+   hold their contents, edges are routed orthogonally around the nodes (cytoscape draws them
+   as `segments` through ELK's bend points, class `routed`). `di-elk-right` lays out left to
+   right (the data graph), `di-elk-fit` fits the view once laid out (the dashboard card).
+
+   When a layout is applied the container gets `data-laid-out="<nodes>:<edges>"` and cytoscape
+   emits `dilaidout` (assets/graph-pages.js moves the view then). The pure part (the ELK graph
+   of a canvas's elements, the segments of a route) is shared with bench/elk_layout.js. */
+(function (root) {
+  const ELK_VERSION = "0.12.1";
+  /* Gaps in model pixels (the node sizes come from dash_insight/plugins/graphs/view.py). */
+  const OPTIONS = {
+    "elk.algorithm": "layered",
+    "elk.hierarchyHandling": "INCLUDE_CHILDREN",
+    "elk.edgeRouting": "ORTHOGONAL",
+    "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
+    "elk.spacing.nodeNode": "28",
+    "elk.layered.spacing.nodeNodeBetweenLayers": "44",
+    "elk.spacing.edgeNode": "14",
+    "elk.spacing.edgeEdge": "10",
+    "elk.layered.spacing.edgeNodeBetweenLayers": "16",
+    "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
+    "elk.json.edgeCoords": "ROOT",
+    "elk.json.shapeCoords": "ROOT",
+  };
+  /* Room inside an open scope: cytoscape draws its box 18 px around its children (the
+     stylesheet's padding) and its title above the box. */
+  const SCOPE_PADDING = "[top=46,left=22,bottom=22,right=22]";
+  /* Left to right (the data graph), a box holds operations that no edge links: they are
+     stacked in their order, top to bottom, as MindInsight draws a Map. */
+  const STACKED = {"elk.hierarchyHandling": "SEPARATE_CHILDREN", "elk.algorithm": "layered",
+    "elk.direction": "DOWN", "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES"};
+
+  /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`
+     ({id, source, target}); `direction` DOWN or RIGHT. */
+  function elkGraph(nodes, edges, direction) {
+    const graph = {id: "__root__", layoutOptions: Object.assign({"elk.direction": direction},
+      OPTIONS), children: [], edges: []};
+    const byId = {};
+    for (const node of nodes) {
+      byId[node.id] = node.compound
+        ? {id: node.id, children: [], layoutOptions: Object.assign(
+          {"elk.padding": SCOPE_PADDING}, direction === "RIGHT" ? STACKED : {})}
+        : {id: node.id, width: node.w, height: node.h};
+    }
+    for (const node of nodes) {
+      const parent = node.parent && byId[node.parent];
+      (parent ? parent.children : graph.children).push(byId[node.id]);
+    }
+    for (const edge of edges) {
+      if (byId[edge.source] && byId[edge.target] && edge.source !== edge.target) {
+        graph.edges.push({id: edge.id, sources: [edge.source], targets: [edge.target]});
+      }
+    }
+    return graph;
+  }
+
+  /* `point` moved `by` px toward `toward`. */
+  function nudge(point, toward, by) {
+    const dx = toward.x - point.x, dy = toward.y - point.y, length = Math.hypot(dx, dy);
+    const step = length ? Math.min(by, length / 2) / length : 0;
+    return {x: point.x + dx * step, y: point.y + dy * step};
+  }
+
+  /* Centres of the laid-out leaves and each edge's route, absolute: its start and end points
+     (on its nodes' borders) moved 4 px out along the route, so that cytoscape, which draws no
+     edge whose first segment point is inside its source, starts it there; then its bends. */
+  function placements(result) {
+    const centres = {}, routes = {};
+    (function walk(node) {
+      for (const child of node.children || []) {
+        if (!(child.children && child.children.length)) {
+          centres[child.id] = {x: child.x + child.width / 2, y: child.y + child.height / 2};
+        }
+        walk(child);
+      }
+    })(result);
+    for (const edge of result.edges || []) {
+      const points = [];
+      for (const section of edge.sections || []) {
+        points.push(section.startPoint, ...(section.bendPoints || []), section.endPoint);
+      }
+      if (points.length >= 2) {
+        const last = points.length - 1;
+        points[0] = nudge(points[0], points[1], 4);
+        points[last] = nudge(points[last], points[last - 1], 4);
+      }
+      routes[edge.id] = points;
+    }
+    return {centres, routes};
+  }
+
+  /* Cytoscape's `segment-weights` and `segment-distances` of an edge drawn through `points`,
+     measured from the source and target centres (`edge-distances: node-position`): a point
+     P = S + w (T - S) + d n, n the unit normal (-dy, dx) / |T - S|. Null when S and T
+     coincide or there is no point. */
+  function segments(source, target, points) {
+    const dx = target.x - source.x, dy = target.y - source.y;
+    const length = Math.hypot(dx, dy);
+    if (!points.length || length === 0) return null;
+    const weights = [], distances = [];
+    for (const p of points) {
+      weights.push((((p.x - source.x) * dx + (p.y - source.y) * dy) / (length * length))
+        .toFixed(4));
+      distances.push((((p.x - source.x) * -dy + (p.y - source.y) * dx) / length).toFixed(1));
+    }
+    return {weights: weights.join(" "), distances: distances.join(" ")};
+  }
+
+  // Node (tests/plugins/graphs/test_layout_engine.py) loads this file as a CommonJS module.
+  /* global module:readonly */
+  const shared = {ELK_VERSION, OPTIONS, elkGraph, placements, segments};
+  if (typeof module === "object" && module.exports) {
+    module.exports = shared;
+    return;
+  }
+
+  /* -- in the page ------------------------------------------------------------------------ */
+  const script = document.currentScript
+    || document.querySelector("script[src*='graph-layout.js']");
+  const VENDOR = (script ? script.src.replace(/graph-layout\.js.*$/, "") : "/assets/")
+    + "vendor/";
+  let elk = null;
+
+  /* ELK, its API script loaded on first use (the worker script is fetched by the Worker). */
+  function loadElk() {
+    if (!elk) {
+      elk = new Promise((resolve, reject) => {
+        const tag = document.createElement("script");
+        tag.src = VENDOR + "elk-api-" + ELK_VERSION + ".min.js";
+        tag.onload = () => resolve(new root.ELK({
+          workerUrl: VENDOR + "elk-worker-" + ELK_VERSION + ".min.js"}));
+        tag.onerror = reject;
+        document.head.appendChild(tag);
+      });
+    }
+    return elk;
+  }
+
+  const keyOf = cy => cy.nodes().length + ":" + cy.edges().length;
+
+  function elementsOf(cy) {
+    const nodes = cy.nodes().map(n => ({id: n.id(), parent: n.parent().length ? n.parent().id()
+      : null, w: Number(n.data("w")) || 40, h: Number(n.data("h")) || 30,
+      compound: n.isParent()}));
+    const edges = cy.edges().map(e => ({id: e.id(), source: e.source().id(),
+      target: e.target().id()}));
+    return {nodes, edges};
+  }
+
+  /* Lay `cy` out again (a newer request wins over one still running). */
+  async function layOut(cy, container) {
+    const generation = (cy.scratch("_diLayoutGeneration") || 0) + 1;
+    cy.scratch("_diLayoutGeneration", generation);
+    cy.scratch("_diLayoutRunning", true);
+    const right = container.classList.contains("di-elk-right");
+    const {nodes, edges} = elementsOf(cy);
+    let result;
+    try {
+      result = await (await loadElk()).layout(
+        elkGraph(nodes, edges, right ? "RIGHT" : "DOWN"));
+    } catch (error) {
+      console.warn("graph layout failed", error);
+      result = null;
+    }
+    if (cy.scratch("_diLayoutGeneration") !== generation || cy.destroyed()) return;
+    if (result) {
+      const {centres, routes} = placements(result);
+      cy.batch(() => {
+        cy.nodes().forEach(n => { if (centres[n.id()]) n.position(centres[n.id()]); });
+        cy.edges().forEach(e => {
+          const route = routes[e.id()];
+          const s = route && segments(e.source().position(), e.target().position(), route);
+          if (s) {
+            e.data({weights: s.weights, distances: s.distances});
+            e.addClass("routed");
+          } else {
+            e.removeClass("routed");
+          }
+        });
+      });
+    }
+    cy.scratch("_diLayoutRunning", false);
+    if (container.classList.contains("di-elk-fit")) cy.fit(undefined, 12);
+    container.dataset.laidOut = keyOf(cy);
+    cy.emit("dilaidout");
+  }
+
+  /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
+  function watch(container) {
+    const cy = container._cyreg && container._cyreg.cy;
+    if (!cy || cy._diElk) return Boolean(cy);
+    cy._diElk = true;
+    let queued = false;
+    const schedule = () => {
+      cy.scratch("_diLayoutRunning", true);
+      if (queued) return;
+      queued = true;
+      setTimeout(() => {
+        queued = false;
+        if (cy.nodes().length) layOut(cy, container);
+        else cy.scratch("_diLayoutRunning", false);
+      }, 0);
+    };
+    cy.on("add remove", schedule);
+    if (cy.elements().length) schedule();
+    return true;
+  }
+
+  let pending = false;
+  function scan() {
+    pending = false;
+    document.querySelectorAll(".di-elk").forEach(container => {
+      if (!watch(container)) setTimeout(() => watch(container), 50);
+    });
+  }
+  new MutationObserver(() => {
+    if (!pending) { pending = true; requestAnimationFrame(scan); }
+  }).observe(document.documentElement, {childList: true, subtree: true});
+
+  root.diGraphLayout = Object.assign(shared, {keyOf});
+})(typeof window !== "undefined" ? window : globalThis);

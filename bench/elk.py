@@ -1,0 +1,75 @@
+"""The graph pages' ELK layout (``assets/graph-layout.js``) run in Node.js
+(``bench/elk_layout.js``): what ``bench/graph.py`` and ``bench/hard_inputs.py`` time and the
+layout tests check. Needs ``node`` on the PATH."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+from dataclasses import dataclass
+from typing import Any
+
+from dash_insight.plugins.graphs.graph_view import graph_elements
+from dash_insight.plugins.graphs.view import GraphView
+
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "elk_layout.js")
+
+
+def node_binary() -> str | None:
+    return shutil.which("node")
+
+
+@dataclass
+class Laid:
+    """One laid-out view: the median time, the leaves' centres, every node's box (x, y, w, h,
+    top-left corner) and every edge's route, in model pixels."""
+
+    name: str
+    ms: float
+    centres: dict[str, dict[str, float]]
+    boxes: dict[str, list[float]]
+    routes: dict[str, list[dict[str, float]]]
+
+
+def view_input(name: str, view: GraphView) -> dict[str, Any]:
+    """What the browser gives ELK for ``view``: the page's cytoscape elements
+    (:func:`graph_elements`), an open scope a compound node."""
+    nodes, edges = [], []
+    parents = {n.parent for n in view.nodes if n.parent}
+    for element in graph_elements(view):
+        data = element["data"]
+        if "source" in data:
+            edges.append({"id": data["id"], "source": data["source"], "target": data["target"]})
+        else:
+            nodes.append(
+                {
+                    "id": data["id"],
+                    "parent": data.get("parent"),
+                    "w": data["w"],
+                    "h": data["h"],
+                    "compound": data["id"] in parents,
+                }
+            )
+    return {"name": name, "direction": "DOWN", "nodes": nodes, "edges": edges}
+
+
+def lay_out(views: list[dict[str, Any]], repeat: int = 1) -> tuple[float, list[Laid]]:
+    """(the first layout's ms, JIT warm-up included; each view laid out ``repeat`` times)."""
+    binary = node_binary()
+    if binary is None:
+        raise RuntimeError("node is not on the PATH")
+    answer = subprocess.run(
+        [binary, RUNNER],
+        input=json.dumps({"repeat": repeat, "views": views}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(answer.stdout)
+    return result["first_ms"], [
+        Laid(v["name"], statistics.median(v["ms"]), v["centres"], v["boxes"], v["routes"])
+        for v in result["views"]
+    ]

@@ -1,0 +1,143 @@
+"""The graph pages' layout engine (ELK layered, ``assets/graph-layout.js``) on views the server
+builds, run in Node.js on the vendored ELK (``bench/elk.py``; skipped without ``node``): open
+scopes hold their children, nodes do not overlap, edges run downwards and are routed around
+every node that is not theirs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from itertools import pairwise
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.plugins.graphs.view import build_view
+from tests.conftest import loaded_service
+from tests.plugins.graphs.test_layout_quality import crosses
+from tests.plugins.graphs.test_model import G
+
+BENCH = Path(__file__).resolve().parents[3] / "bench"
+
+
+def _bench_module(name: str) -> ModuleType:
+    """``bench/<name>.py`` (with its siblings importable while it loads)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclass looks its module up
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCH))
+    return module
+
+
+@pytest.fixture(scope="module")
+def elk() -> ModuleType:
+    module = _bench_module("elk")
+    if module.node_binary() is None:
+        pytest.skip("node is not on the PATH")
+    return module
+
+
+def _box(corner: list[float]) -> dict[str, float]:
+    x, y, w, h = corner
+    return {"x1": x, "y1": y, "x2": x + w, "y2": y + h}
+
+
+def test_open_scopes_hold_their_children_and_edges_go_around_nodes(elk: ModuleType) -> None:
+    g = G()
+    g.op("1", "Conv2D", "A/B")
+    g.op("2", "ReLU", "A/B", ["1"])
+    g.op("3", "Add", "A", ["2", "1"])
+    g.op("4", "Mul", "C", ["3", "1"])
+    g.op("5", "Sub", "C", ["4", "2"])
+    g.op("6", "Neg", "D", ["1"])
+    g.op("7", "Exp", "E", ["6", "5", "3"])
+    view = build_view(g.build(), ["A/B", "C"])
+    _first_ms, (laid,) = elk.lay_out([elk.view_input("v", view)])
+    boxes = {name: _box(corner) for name, corner in laid.boxes.items()}
+    parents = {n.name: n.parent for n in view.nodes}
+    assert set(boxes) == set(parents)
+    for name, parent in parents.items():  # inside its open scope
+        if parent:
+            inner, outer = boxes[name], boxes[parent]
+            assert outer["x1"] <= inner["x1"] and inner["x2"] <= outer["x2"]
+            assert outer["y1"] <= inner["y1"] and inner["y2"] <= outer["y2"]
+    leaves = [n.name for n in view.nodes if not n.expanded]
+    for i, a in enumerate(leaves):  # no two leaves overlap
+        for b in leaves[i + 1 :]:
+            one, other = boxes[a], boxes[b]
+            assert (
+                one["x2"] <= other["x1"]
+                or other["x2"] <= one["x1"]
+                or one["y2"] <= other["y1"]
+                or other["y2"] <= one["y1"]
+            ), (a, b)
+
+    def ancestors(name: str | None) -> set[str]:
+        found = set()
+        while name:
+            found.add(name)
+            name = parents[name]
+        return found
+
+    for edge in view.edges:
+        edge_id = f"{edge.source}\u2192{edge.target}"
+        points = [(p["x"], p["y"]) for p in laid.routes[edge_id]]
+        assert len(points) >= 2
+        assert laid.centres[edge.source]["y"] < laid.centres[edge.target]["y"]  # downwards
+        related = ancestors(edge.source) | ancestors(edge.target)
+        for name, box in boxes.items():
+            if name not in related:
+                assert not any(crosses(a, b, box) for a, b in pairwise(points)), (edge_id, name)
+
+
+def test_a_5000_node_graph_lays_out_level_by_level(elk: ModuleType, tmp_path: Path) -> None:
+    """5,000 operators in 200 blocks of 25 (``bench/graph.py``'s ResNet-like generator), written
+    with the project's ``SummaryWriter`` and read back by the loader: each level a person opens
+    (the top, ``Default``, a stage, a block) is laid out, every drawn node placed. How long it
+    takes is ``bench/graph.py``'s figure (1 s per level is its target): this machine is shared,
+    and a time limit here would fail with the load of others, not with the layout."""
+    bench_graph = _bench_module("graph")
+    train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(5000, 200))
+    data = loaded_service(tmp_path / "logs", tmp_path / "ws")
+    try:
+        graphs = GraphService(data.provider)
+        tag = data.provider.graph_tags(train_id)[0]
+        model = graphs.model(train_id, tag, "normal", extended_types=True)
+        levels = [[], ["Default"], ["Default", "Default/stage0"]]
+        levels.append([*levels[-1], "Default/stage0/block0"])
+        views = [build_view(model, expanded) for expanded in levels]
+    finally:
+        data.close()
+    assert len(model) > 5000 and len(views[-1].nodes) > 50
+    _first_ms, laid = elk.lay_out(
+        [elk.view_input(str(i), view) for i, view in enumerate(views)], repeat=1
+    )
+    for view, done in zip(views, laid, strict=True):
+        assert set(done.boxes) == {n.name for n in view.nodes}
+
+
+def test_a_map_stacks_its_operations_in_order_left_to_right(elk: ModuleType) -> None:
+    """The data graph (left to right): a Map's operations top to bottom in their order."""
+    operations = [f"m.op{i}" for i in range(4)]
+    nodes = [
+        {"id": "src", "parent": None, "w": 130, "h": 58, "compound": False},
+        {"id": "m", "parent": None, "w": 130, "h": 58, "compound": True},
+        *({"id": o, "parent": "m", "w": 130, "h": 48, "compound": False} for o in operations),
+        {"id": "batch", "parent": None, "w": 130, "h": 58, "compound": False},
+    ]
+    edges = [
+        {"id": "a", "source": "src", "target": "m"},
+        {"id": "b", "source": "m", "target": "batch"},
+    ]
+    view = {"name": "pipeline", "direction": "RIGHT", "nodes": nodes, "edges": edges}
+    _first_ms, (laid,) = elk.lay_out([view])
+    ys = [laid.centres[o]["y"] for o in operations]
+    assert ys == sorted(ys) and len({laid.centres[o]["x"] for o in operations}) == 1
+    assert laid.centres["src"]["x"] < laid.boxes["m"][0] < laid.centres["batch"]["x"]
