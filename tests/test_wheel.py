@@ -43,6 +43,10 @@ SCRATCH_VENV = Path(os.environ.get("DASH_INSIGHT_WHEEL_VENV", ROOT / ".venv-whee
 STAMP = SCRATCH_VENV / ".requirements.sha256"
 #: The repository's stylesheets and scripts, which the installed app must serve byte for byte.
 ASSET_FILES = sorted(p for p in (ROOT / "assets").iterdir() if p.suffix in (".css", ".js"))
+#: The two plotly.js builds: a page links the one it draws with (web/page_bundles.py).
+PLOTLY_BUILDS = {"plotly-dash-insight.min.js", "plotly-cartesian.min.js"}
+#: Third parties' scripts a page loads when it needs them (ELK), not linked into pages.
+VENDOR_FILES = sorted((ROOT / "assets" / "vendor").glob("*.js"))
 PAGES = (
     "/",
     "/dashboard?train_id=./lenet_sc",
@@ -167,6 +171,9 @@ def test_wheel_and_sdist_hold_every_data_file(built: dict[str, Path]) -> None:
     wheel = set(zipfile.ZipFile(built["wheel"]).namelist())
     for asset in ASSET_FILES:
         assert f"dash_insight/assets/{asset.name}" in wheel
+    assert VENDOR_FILES
+    for asset in VENDOR_FILES:
+        assert f"dash_insight/assets/vendor/{asset.name}" in wheel
     demo = [
         p.relative_to(ROOT).as_posix()
         for p in (ROOT / "dash_insight" / "demo").rglob("*")
@@ -276,10 +283,15 @@ def test_demo_serves_pages_assets_and_rest(demo_server: str) -> None:
     for page in PAGES:
         status, html = _get(demo_server + page.lstrip("/"))
         assert status == 200
-        for asset in ASSET_FILES:  # Dash links every file of the assets folder into each page
-            assert f"/assets/{asset.name}?m=" in html.decode(), (page, asset.name)
+        # Dash links every file of the assets folder into each page, one plotly.js build
+        linked = {a.name for a in ASSET_FILES if f"/assets/{a.name}?m=" in html.decode()}
+        assert {a.name for a in ASSET_FILES} - linked == PLOTLY_BUILDS - linked, page
+        assert len(PLOTLY_BUILDS & linked) == 1, page
     for asset in ASSET_FILES:
         status, body = _get(f"{demo_server}assets/{asset.name}")
+        assert status == 200 and body == asset.read_bytes(), asset.name
+    for asset in VENDOR_FILES:
+        status, body = _get(f"{demo_server}assets/vendor/{asset.name}")
         assert status == 200 and body == asset.read_bytes(), asset.name
 
     assert "Current folder: demo" in _render(demo_server, "/")
