@@ -17,7 +17,7 @@ from dash import Input, Output, State, dcc, html
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
-from dash_insight.web.components.job_notice import job_notice
+from dash_insight.web.components.job_notice import job_error, job_notice
 from dash_insight.web.plugin import Card, CardRequest, Page
 from dash_insight.web.url_state import make_search, parse_search
 
@@ -127,13 +127,7 @@ def show_cards(
     try:
         job = provider.job(train_id)
     except DataError as error:
-        return html.Div(
-            className="di-panel di-empty",
-            children=[
-                html.P(localize_reason(str(error))),
-                dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
-            ],
-        ), None
+        return job_error(app, error), None
     turn = turn if isinstance(turn, int) else 0
     current = [train_id, job.version, turn, len(job.reasons)]
     if shown == current:

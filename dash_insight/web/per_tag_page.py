@@ -36,7 +36,7 @@ from dash_insight.core.i18n import LazyString, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.web.binding import triggered
-from dash_insight.web.components.job_notice import job_notice
+from dash_insight.web.components.job_notice import job_error, job_notice
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.components.tag_select import (
     checked_names,
@@ -165,16 +165,6 @@ def head(app: dash.Dash, title: str | LazyString, train_id: str) -> html.Div:
     return job_page_head(app, str(title), train_id)
 
 
-def job_error(app: dash.Dash, message: str) -> html.Div:
-    return html.Div(
-        className="di-panel di-empty",
-        children=[
-            html.P(message),
-            dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
-        ],
-    )
-
-
 def unknown_message(
     unknown: list[str], train_id: str, noun: str, kind: str | LazyString = ""
 ) -> Any:
@@ -213,7 +203,7 @@ def plugin_tags(
     try:
         tags = provider.job(train_id).tags[plugin]
     except DataError as error:
-        return [], html.Div([title, job_error(app, localize_reason(str(error)))])
+        return [], html.Div([title, job_error(app, error)])
     if not tags:
         return [], html.Div([title, html.Div(empty, className="di-panel di-empty", id=empty_id)])
     return tags, None

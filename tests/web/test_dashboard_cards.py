@@ -66,3 +66,13 @@ def test_show_cards_sends_only_what_changed(service: DataService) -> None:
 def scalar_card_of() -> Card[DataService]:
     """The scalars plugin's dashboard card."""
     return Card(card_id="scalar-card", title="Scalars", page="/scalars", build=scalar_card)
+
+
+def test_a_job_that_cannot_be_read_is_one_panel_on_every_page(service: DataService) -> None:
+    """The scalars page and the dashboard show the same panel for a job not there (one
+    definition: job_notice.job_error)."""
+    from dash_insight.plugins.scalars import page as scalars
+
+    app = dash.Dash(__name__)
+    panel = scalars.layout(app, service, {"train_id": "./nowhere"})
+    assert "Back to the summary list" in text(panel) and "./nowhere" in text(panel)

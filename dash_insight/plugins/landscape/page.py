@@ -61,7 +61,8 @@ from dash_insight.plugins.landscape.query import (
 )
 from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
 from dash_insight.web.components.figures import graph_config
-from dash_insight.web.per_tag_page import head, job_error
+from dash_insight.web.components.job_notice import job_error
+from dash_insight.web.per_tag_page import head
 from dash_insight.web.url_state import Choice as ChoiceField
 from dash_insight.web.url_state import Text, UrlState, make_search, parse_search, same_search
 
@@ -361,7 +362,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
         choice = resolve(service, train_id, params)
         tags = service.provider.job(train_id).tags.get("scalar", [])
     except DataError as error:
-        return html.Div([title, job_error(app, localize_reason(str(error)))])
+        return html.Div([title, job_error(app, error)])
     if not landscapes.refs:
         problems = [html.P(p, className="di-error-text") for p in landscapes.problems]
         return html.Div(

@@ -17,7 +17,6 @@ import dash
 import numpy as np
 from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
 
-from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import DataError, DataProvider
@@ -46,7 +45,7 @@ from dash_insight.plugins.scalars.charts import (
 from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.deferred import deferred_children
-from dash_insight.web.components.job_notice import job_notice
+from dash_insight.web.components.job_notice import job_error, job_notice
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.components.tag_select import (
@@ -377,13 +376,7 @@ def layout(
     try:
         all_tags = service.provider.list_tags(train_id, "scalar")
     except DataError as error:
-        return html.Div(
-            className="di-panel di-empty",
-            children=[
-                html.P(localize_reason(str(error))),
-                dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
-            ],
-        )
+        return job_error(app, error)
     state = page_state(params, all_tags)
     content = grid_content(service.provider, train_id, state, all_tags, None, previews)
     csv_link, json_link = export_links(app, train_id, state)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import html
+import dash
+from dash import dcc, html
 
+from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import JobSummary
@@ -52,3 +54,15 @@ def job_notice(job: JobSummary, element_id: str | None = None) -> Any:
             children=[html.Span("ⓘ ", className="di-muted"), html.Span(" ".join(job.hints))],
         )
     return None
+
+
+def job_error(app: dash.Dash, error: BaseException | str) -> html.Div:
+    """The panel a page shows instead of a job it cannot read (``error``: why, in the
+    request's language), with the way back to the summary list."""
+    return html.Div(
+        className="di-panel di-empty",
+        children=[
+            html.P(localize_reason(str(error))),
+            dcc.Link(_("Back to the summary list"), href=app.get_relative_path("/")),
+        ],
+    )
