@@ -276,6 +276,7 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
             r"another one with --port\n1\n",
             outputs[5][0],
         ), outputs[5][0]
+        assert outputs[7][1], outputs[7][0]  # what the magic printed instead of the page
         hub = _iframe_src(outputs[7][1][0])
         port = hub.split("/")[-2]
         assert hub == f"{HUB_PREFIX}proxy/{port}/"

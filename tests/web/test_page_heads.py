@@ -62,11 +62,19 @@ def test_one_back_to_dashboard_control(features: Features, path: str) -> None:
     assert "‹ Dashboard" not in text(tree)
 
 
-def test_profiler_head_has_the_same_back_control(corpus: Path) -> None:
+def test_profiler_head_has_the_same_back_control(corpus: Path, tmp_path: Path) -> None:
+    from dash_insight.core.service import DataService
+    from dash_insight.core.settings import Settings
     from dash_insight.plugins.profiler import components
+    from dash_insight.plugins.profiler.service import ProfilerService
 
-    head = components.head(dash.Dash(__name__), {"train_id": "./p"}, "/profiler")
-    assert len(_backs(head)) == 1
+    data = DataService(Settings(corpus, workspace=tmp_path / "ws", reload_interval=0))
+    try:
+        service = ProfilerService(data.provider)
+        head = components.head(dash.Dash(__name__), service, {"train_id": "./p"}, "/profiler")
+        assert len(_backs(head)) == 1
+    finally:
+        data.close()
 
 
 def _write_job(folder: Path) -> Path:
