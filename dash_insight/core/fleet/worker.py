@@ -25,6 +25,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -52,7 +53,7 @@ PARENT_POLL_SECONDS = 1.0
 
 
 def stop_when_orphaned(
-    stop: Any, parent: int, poll_seconds: float = PARENT_POLL_SECONDS
+    stop: Callable[[], object], parent: int, poll_seconds: float = PARENT_POLL_SECONDS
 ) -> threading.Thread:
     """A daemon thread calling ``stop()`` once this process's parent is no longer ``parent``
     (killed, even with SIGKILL: the process is then re-parented). An embedded beat is its
