@@ -42,6 +42,32 @@ PROFILER_CORPUS = CORPUS.parent / "corpus-profiler"
 PROFILER_ORACLE = CORPUS.parent / "oracle" / "profiler"
 
 
+def _settings_in_environ() -> dict[str, str]:
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name.startswith(("DASH_INSIGHT_", "MINDINSIGHT_"))
+    }
+
+
+@pytest.fixture(autouse=True)
+def no_settings_leak_into_the_environment() -> Iterator[None]:
+    """A test that leaves ``DASH_INSIGHT_*`` in ``os.environ`` (``runtime.announce`` exports
+    its settings) changes every later test of its worker: a notebook kernel started later took
+    a leaked port (CI). Restored, and the test fails naming what leaked."""
+    before = _settings_in_environ()
+    yield
+    after = _settings_in_environ()
+    if after != before:
+        for name in after.keys() - before.keys():
+            del os.environ[name]
+        os.environ.update(before)
+        leaked = sorted(
+            name for name in after.keys() | before.keys() if after.get(name) != before.get(name)
+        )
+        pytest.fail(f"the test changed os.environ: {', '.join(leaked)}")
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The corpus base directory (CI always has it; a bare clone skips corpus tests)."""

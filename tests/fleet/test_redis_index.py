@@ -3,6 +3,7 @@ and a web process on a Redis index that loads nothing itself."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -382,6 +383,7 @@ def test_status_shows_a_fleet_web_process_with_its_index(
         fleet.load(train_id)
     store.close()
     monkeypatch.setattr("setproctitle.setproctitle", lambda title: None)
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # announce exports its settings
     monkeypatch.setenv("DASH_INSIGHT_INDEX", redis_password_url)  # as the server's own
     record = runtime.announce(settings, "dash-insight start")
     try:
