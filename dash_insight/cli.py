@@ -113,22 +113,8 @@ def _start(args: argparse.Namespace) -> int:
         base = settings.checked_base_dir()
     except SettingsError as error:
         return _fail(str(error), 2)
-    problem = workspace_problem(settings.workspace)
-    if problem is not None:
-        return _fail(problem)
     log_path, pid_path = _paths(settings.workspace, settings.port)
-    if os.path.exists(pid_path):
-        with open(pid_path) as handle:
-            old = int(handle.read().strip() or 0)
-        if old and _alive(old) and is_server_process(old):
-            return _fail(
-                _(
-                    "a dash-insight server (pid {pid}) already runs on port {port}; "
-                    "stop it with: dash-insight stop --port {port}"
-                ).format(pid=old, port=settings.port)
-            )
-        os.remove(pid_path)
-    problem = bind_problem(settings.host, settings.port) or index_problem(settings.index)
+    problem = _start_problem(settings, pid_path)
     if problem is not None:
         return _fail(problem)
     if not settings.is_local:
@@ -150,6 +136,41 @@ def _start(args: argparse.Namespace) -> int:
                 path=error.filename or log_path, reason=error.strerror or error
             )
         )
+    process = _spawn_server(settings, log_path, pid_path)
+    url = _url(settings.host, settings.port) + settings.url_base_pathname.lstrip("/")
+    problem = _wait_until_served(process, url, log_path, pid_path)
+    if problem is not None:
+        return _fail(problem)
+    # Said once it runs: a server that cannot start says only why.
+    _warn_if_empty(settings, base)
+    print(
+        _("dash-insight is running at {url} (serving {base}; pid {pid}; log {log})").format(
+            url=url, base=base, pid=process.pid, log=log_path
+        )
+    )
+    return 0
+
+
+def _start_problem(settings: Settings, pid_path: str) -> str | None:
+    """Why a server of ``settings`` cannot start (an unusable workspace, a server already on
+    the port, a taken port, an unusable index), or None; removes a stale pid file."""
+    problem = workspace_problem(settings.workspace)
+    if problem is not None:
+        return problem
+    if os.path.exists(pid_path):
+        with open(pid_path) as handle:
+            old = int(handle.read().strip() or 0)
+        if old and _alive(old) and is_server_process(old):
+            return _(
+                "a dash-insight server (pid {pid}) already runs on port {port}; "
+                "stop it with: dash-insight stop --port {port}"
+            ).format(pid=old, port=settings.port)
+        os.remove(pid_path)
+    return bind_problem(settings.host, settings.port) or index_problem(settings.index)
+
+
+def _spawn_server(settings: Settings, log_path: str, pid_path: str) -> subprocess.Popen[bytes]:
+    """The server process, in a session of its own, its output appended to ``log_path``."""
     command = [
         sys.executable,
         "-m",
@@ -171,7 +192,14 @@ def _start(args: argparse.Namespace) -> int:
         )
     with open(pid_path, "w") as handle:
         handle.write(str(process.pid))
-    url = _url(settings.host, settings.port) + settings.url_base_pathname.lstrip("/")
+    return process
+
+
+def _wait_until_served(
+    process: subprocess.Popen[bytes], url: str, log_path: str, pid_path: str
+) -> str | None:
+    """None once ``url`` answers its layout, else why not (the server exited: the end of its
+    log; or START_TIMEOUT passed)."""
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -179,7 +207,7 @@ def _start(args: argparse.Namespace) -> int:
                 os.remove(pid_path)
             with open(log_path, errors="replace") as handle:
                 tail = handle.read()[-2000:]
-            return _fail(
+            return (
                 _("the server exited (code {code}); end of {log}:").format(
                     code=process.returncode, log=log_path
                 )
@@ -188,23 +216,12 @@ def _start(args: argparse.Namespace) -> int:
         try:
             with urllib.request.urlopen(url + "_dash-layout", timeout=2) as response:
                 if response.status == 200:
-                    break
+                    return None
         except OSError:
             time.sleep(0.2)
-    else:
-        return _fail(
-            _("the server did not answer within {seconds} s; see {log}").format(
-                seconds=f"{START_TIMEOUT:.0f}", log=log_path
-            )
-        )
-    # Said once it runs: a server that cannot start says only why.
-    _warn_if_empty(settings, base)
-    print(
-        _("dash-insight is running at {url} (serving {base}; pid {pid}; log {log})").format(
-            url=url, base=base, pid=process.pid, log=log_path
-        )
+    return _("the server did not answer within {seconds} s; see {log}").format(
+        seconds=f"{START_TIMEOUT:.0f}", log=log_path
     )
-    return 0
 
 
 def _port_and_workspace(args: argparse.Namespace) -> Settings:
@@ -511,7 +528,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_version(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_start(commands)
+    _add_stop(commands)
+    _add_status(commands)
+    _add_worker(commands)
+    config_commands = _add_config(commands)
+    _add_inspect(commands)
+    _add_export(commands)
+    # `dash-insight start --version` as well as `dash-insight --version`.
+    for command in (*commands.choices.values(), *config_commands.choices.values()):
+        _add_version(command)
+    return parser
 
+
+def _add_start(commands: argparse._SubParsersAction) -> None:
     start = commands.add_parser(
         "start",
         help=_("start the web server in the background"),
@@ -525,6 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
     Settings.add_arguments(start)
     start.set_defaults(handler=_start)
 
+
+def _add_stop(commands: argparse._SubParsersAction) -> None:
     stop = commands.add_parser(
         "stop",
         help=_("stop the server on a port"),
@@ -555,6 +587,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stop.set_defaults(handler=_stop)
 
+
+def _add_status(commands: argparse._SubParsersAction) -> None:
     status = commands.add_parser(
         "status",
         help=_("list the running servers"),
@@ -580,6 +614,8 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     status.set_defaults(handler=_status)
 
+
+def _add_worker(commands: argparse._SubParsersAction) -> None:
     worker = commands.add_parser(
         "worker",
         help=_("load a base directory into a shared Redis index (a Celery worker)"),
@@ -637,6 +673,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--loglevel", default="INFO", help=_("Celery's log level (default INFO)"))
     worker.set_defaults(handler=_worker)
 
+
+def _add_config(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """``config show``; returns the ``config`` subcommands."""
     config = commands.add_parser(
         "config", help=_("show the effective settings"), description=_("Settings commands.")
     )
@@ -653,7 +692,10 @@ def build_parser() -> argparse.ArgumentParser:
     Settings.add_arguments(show)
     show.add_argument("--json", action="store_true", help=_("print them as JSON"))
     show.set_defaults(handler=_config_show)
+    return config_commands
 
+
+def _add_inspect(commands: argparse._SubParsersAction) -> None:
     inspect = commands.add_parser(
         "inspect",
         help=_("show what a summary file or job directory holds, and any damage"),
@@ -668,6 +710,8 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true", help=_("print the report as JSON"))
     inspect.set_defaults(handler=_inspect)
 
+
+def _add_export(commands: argparse._SubParsersAction) -> None:
     export_description = _(
         "Export every job under the summary directory, every tag and every step: scalars as "
         "one table per job (step, wall_time, tag, value; scalars.csv|json|parquet), images as "
@@ -706,10 +750,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _export_options(parse_summary)
     parse_summary.set_defaults(handler=_parse_summary)
-    # `dash-insight start --version` as well as `dash-insight --version`.
-    for command in (*commands.choices.values(), *config_commands.choices.values()):
-        _add_version(command)
-    return parser
 
 
 def _add_version(parser: argparse.ArgumentParser) -> None:
