@@ -288,130 +288,145 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
         [
             components.head(app, service, params, PATH),
             html.Div(problems, id="prof-problems"),
-            html.Div(
-                className="di-panel di-prof-section",
-                children=[
-                    html.Div(
-                        className="di-toolbar",
-                        children=[
-                            html.Span(
-                                title, id="prof-chart-title", className="di-prof-chart-title"
-                            ),
-                            html.Div(className="di-spacer"),
-                            dcc.RadioItems(
-                                id="prof-measure",
-                                value=state.measure,
-                                inline=True,
-                                className="di-inline-options",
-                                options=[
-                                    {"label": _("total time"), "value": charts.MEASURE_TOTAL},
-                                    {
-                                        "label": _("average per launch"),
-                                        "value": charts.MEASURE_AVERAGE,
-                                    },
-                                ],
-                            ),
-                            dcc.RadioItems(
-                                id="prof-chart-kind",
-                                value=state.chart,
-                                inline=True,
-                                className="di-inline-options",
-                                options=[
-                                    {"label": _("Pie"), "value": "pie"},
-                                    {"label": _("Bar"), "value": "bar"},
-                                ],
-                            ),
-                        ],
-                    ),
-                    html.Div(
-                        className="di-prof-chart-row",
-                        children=[
-                            dcc.Graph(
-                                id="prof-op-chart",
-                                figure=figure,
-                                config=graph_config(),
-                                className="di-prof-chart",
-                            ),
-                            html.Div(legend, id="prof-chart-legend"),
-                        ],
-                    ),
-                ],
-            ),
-            html.Div(
-                className="di-panel di-prof-section",
-                children=[
-                    html.Div(
-                        className="di-toolbar",
-                        children=[
-                            dcc.RadioItems(
-                                id="prof-view",
-                                value=state.view,
-                                inline=True,
-                                className="di-inline-options",
-                                options=[
-                                    {"label": _("Type"), "value": "type"},
-                                    {"label": _("All"), "value": "all"},
-                                ],
-                            ),
-                            dcc.Input(
-                                id="prof-type-search",
-                                value=state.type_search,
-                                debounce=0.3,
-                                type="text",
-                                className="di-input",
-                                style=type_search_style,
-                                placeholder=_("Enter operator type (not case sensitive)"),
-                            ),
-                            dcc.Input(
-                                id="prof-op-search",
-                                value=state.search,
-                                debounce=0.3,
-                                type="text",
-                                className="di-input",
-                                style=op_search_style,
-                                placeholder=_("Enter operator name (not case sensitive)"),
-                            ),
-                            html.Div(className="di-spacer"),
-                            html.Button(
-                                _("Export CSV"), id="prof-export", className="di-button secondary"
-                            ),
-                            dcc.Download(id="prof-download"),
-                        ],
-                    ),
-                    html.Div(table, id="prof-table", className="di-prof-scroll"),
-                    html.Div(
-                        id="prof-pager",
-                        className="di-pager",
-                        style=pager_style,
-                        children=[
-                            html.Span(total, id="prof-total"),
-                            dcc.Dropdown(
-                                id="prof-size",
-                                value=state.size,
-                                clearable=False,
-                                searchable=False,
-                                style={"width": "110px"},
-                                options=[
-                                    {"label": _("{count} / page").format(count=n), "value": n}
-                                    for n in PAGE_SIZES
-                                ],
-                            ),
-                            html.Button(
-                                "‹", id="prof-prev", className="di-icon-button di-page-button"
-                            ),
-                            html.Span(page, id="prof-page"),
-                            html.Button(
-                                "›", id="prof-next", className="di-icon-button di-page-button"
-                            ),
-                            goto_box("prof-goto", "di-number", "di-inline"),
-                        ],
-                    ),
-                ],
+            _chart_section(state, figure, title, legend),
+            _table_section(
+                state, table, (total, page, pager_style), type_search_style, op_search_style
             ),
             dcc.Store(id="prof-sub-pages", data={}),
             dcc.Store(id="prof-chart-drawn", data=chart_key),
             dcc.Store(id="prof-table-drawn", data=table_key),
         ]
+    )
+
+
+def _chart_section(state: OperatorState, figure: Any, title: str, legend: Any) -> html.Div:
+    """The type chart's panel: measure and chart kind over the chart and its legend."""
+    return html.Div(
+        className="di-panel di-prof-section",
+        children=[
+            html.Div(
+                className="di-toolbar",
+                children=[
+                    html.Span(title, id="prof-chart-title", className="di-prof-chart-title"),
+                    html.Div(className="di-spacer"),
+                    dcc.RadioItems(
+                        id="prof-measure",
+                        value=state.measure,
+                        inline=True,
+                        className="di-inline-options",
+                        options=[
+                            {"label": _("total time"), "value": charts.MEASURE_TOTAL},
+                            {
+                                "label": _("average per launch"),
+                                "value": charts.MEASURE_AVERAGE,
+                            },
+                        ],
+                    ),
+                    dcc.RadioItems(
+                        id="prof-chart-kind",
+                        value=state.chart,
+                        inline=True,
+                        className="di-inline-options",
+                        options=[
+                            {"label": _("Pie"), "value": "pie"},
+                            {"label": _("Bar"), "value": "bar"},
+                        ],
+                    ),
+                ],
+            ),
+            html.Div(
+                className="di-prof-chart-row",
+                children=[
+                    dcc.Graph(
+                        id="prof-op-chart",
+                        figure=figure,
+                        config=graph_config(),
+                        className="di-prof-chart",
+                    ),
+                    html.Div(legend, id="prof-chart-legend"),
+                ],
+            ),
+        ],
+    )
+
+
+def _table_section(
+    state: OperatorState,
+    table: Any,
+    pager: tuple[Any, Any, dict[str, str]],
+    type_search_style: dict[str, str],
+    op_search_style: dict[str, str],
+) -> html.Div:
+    """The operator table's panel: view, searches and export over the table and its pager."""
+    total, page, pager_style = pager
+    return html.Div(
+        className="di-panel di-prof-section",
+        children=[
+            html.Div(
+                className="di-toolbar",
+                children=[
+                    dcc.RadioItems(
+                        id="prof-view",
+                        value=state.view,
+                        inline=True,
+                        className="di-inline-options",
+                        options=[
+                            {"label": _("Type"), "value": "type"},
+                            {"label": _("All"), "value": "all"},
+                        ],
+                    ),
+                    dcc.Input(
+                        id="prof-type-search",
+                        value=state.type_search,
+                        debounce=0.3,
+                        type="text",
+                        className="di-input",
+                        style=type_search_style,
+                        placeholder=_("Enter operator type (not case sensitive)"),
+                    ),
+                    dcc.Input(
+                        id="prof-op-search",
+                        value=state.search,
+                        debounce=0.3,
+                        type="text",
+                        className="di-input",
+                        style=op_search_style,
+                        placeholder=_("Enter operator name (not case sensitive)"),
+                    ),
+                    html.Div(className="di-spacer"),
+                    html.Button(_("Export CSV"), id="prof-export", className="di-button secondary"),
+                    dcc.Download(id="prof-download"),
+                ],
+            ),
+            html.Div(table, id="prof-table", className="di-prof-scroll"),
+            _pager(state.size, total, page, pager_style),
+        ],
+    )
+
+
+def _pager(size: int, total: Any, page: Any, style: dict[str, str]) -> html.Div:
+    """Total, page size and page buttons under the operator table."""
+    return html.Div(
+        id="prof-pager",
+        className="di-pager",
+        style=style,
+        children=[
+            html.Span(total, id="prof-total"),
+            dcc.Dropdown(
+                id="prof-size",
+                value=size,
+                clearable=False,
+                searchable=False,
+                style={"width": "110px"},
+                options=[
+                    {"label": _("{count} / page").format(count=n), "value": n} for n in PAGE_SIZES
+                ],
+            ),
+            html.Button("‹", id="prof-prev", className="di-icon-button di-page-button"),
+            html.Span(page, id="prof-page"),
+            html.Button("›", id="prof-next", className="di-icon-button di-page-button"),
+            goto_box("prof-goto", "di-number", "di-inline"),
+        ],
     )
 
 

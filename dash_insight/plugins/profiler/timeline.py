@@ -207,7 +207,7 @@ def window_view(
     per_row = np.bincount(rows, minlength=len(timeline.rows))
     crowded = per_row[rows] > share
     keep = inside[~crowded]
-    parts = [
+    parts: list[tuple[np.ndarray, ...]] = [
         (
             timeline.start[keep],
             timeline.end[keep],
@@ -222,38 +222,44 @@ def window_view(
     ]
     merge = inside[crowded]
     if len(merge):
-        width = (high - low) / share
-        bucket = np.floor((np.maximum(timeline.start[merge], low) - low) / width).astype(np.int64)
-        order = np.lexsort((bucket, timeline.row[merge]))
-        merge, bucket = merge[order], bucket[order]
-        row = timeline.row[merge]
-        change = np.r_[True, (row[1:] != row[:-1]) | (bucket[1:] != bucket[:-1])]
-        first = np.flatnonzero(change)
-        duration = timeline.end[merge] - timeline.start[merge]
-        group = np.cumsum(change) - 1
-        # the longest bar of each group gives colour and item
-        longest = np.lexsort((-duration, group))
-        leader = merge[longest[np.r_[True, group[longest][1:] != group[longest][:-1]]]]
-        counts = np.add.reduceat(timeline.count[merge], first)
-        bars = np.diff(np.r_[first, len(merge)])
-        parts.append(
-            (
-                np.minimum.reduceat(timeline.start[merge], first),
-                np.maximum.reduceat(timeline.end[merge], first),
-                row[first],
-                timeline.colour[leader],
-                timeline.item[leader],
-                np.where(bars > 1, -1, timeline.launch[leader]),
-                counts,
-                np.add.reduceat(duration, first),
-                bars,
-            )
-        )
+        parts.append(_merged_bars(timeline, merge, low, (high - low) / share))
     start, end, rows, colour, item, launch, count, busy, bars = (
         np.concatenate(column) for column in zip(*parts, strict=True)
     )
     return TimelineView(
         start, end, rows, colour, item, launch, count, busy, bars, window=(low, high)
+    )
+
+
+def _merged_bars(
+    timeline: Timeline, merge: np.ndarray, low: float, width: float
+) -> tuple[np.ndarray, ...]:
+    """The bars ``merge`` (indices into ``timeline``) merged per row and bucket of ``width``
+    us from ``low``, as :func:`window_view`'s columns: each merged bar spans its bars, takes
+    the colour and item of the longest and counts them all (launch -1 when it stands for
+    several)."""
+    bucket = np.floor((np.maximum(timeline.start[merge], low) - low) / width).astype(np.int64)
+    order = np.lexsort((bucket, timeline.row[merge]))
+    merge, bucket = merge[order], bucket[order]
+    row = timeline.row[merge]
+    change = np.r_[True, (row[1:] != row[:-1]) | (bucket[1:] != bucket[:-1])]
+    first = np.flatnonzero(change)
+    duration = timeline.end[merge] - timeline.start[merge]
+    group = np.cumsum(change) - 1
+    # the longest bar of each group gives colour and item
+    longest = np.lexsort((-duration, group))
+    leader = merge[longest[np.r_[True, group[longest][1:] != group[longest][:-1]]]]
+    bars = np.diff(np.r_[first, len(merge)])
+    return (
+        np.minimum.reduceat(timeline.start[merge], first),
+        np.maximum.reduceat(timeline.end[merge], first),
+        row[first],
+        timeline.colour[leader],
+        timeline.item[leader],
+        np.where(bars > 1, -1, timeline.launch[leader]),
+        np.add.reduceat(timeline.count[merge], first),
+        np.add.reduceat(duration, first),
+        bars,
     )
 
 
@@ -373,22 +379,10 @@ def _step_lines(step_starts: np.ndarray, view: TimelineView) -> list[dict[str, A
     ]
 
 
-def timeline_figure(
-    timeline: Timeline,
-    view: TimelineView,
-    launches: Launches,
-    step_starts: np.ndarray | None = None,
-    height: int | None = None,
-    trace_type: str = "scattergl",
-) -> dict[str, Any]:
-    """Bars as thick line segments (one trace per colour; WebGL unless ``trace_type`` is
-    ``"scatter"``), hover points at their middles, x in ms since the first launch, the window
-    as the x range; ``step_starts`` (us) drawn as dotted lines. A plain figure dict: Plotly's
-    figure objects validate every value, which costs seconds for thousands of bars."""
-    types = tuple(timeline.colours[:-1]) if timeline.mode == ROWS_SCOPE else timeline.colours
-    rows = len(timeline.rows)
-    width = view.window[1] - view.window[0]
-    ends = np.maximum(view.end, view.start + width / 1500)  # a bar is at least ~1 px wide
+def _bar_traces(
+    view: TimelineView, ends: np.ndarray, types: tuple[str, ...], rows: int, trace_type: str
+) -> list[dict[str, Any]]:
+    """One trace of thick line segments per colour of ``view``'s bars."""
     traces: list[dict[str, Any]] = []
     for colour in np.unique(view.colour).tolist():
         mask = view.colour == colour
@@ -411,20 +405,15 @@ def timeline_figure(
                 },
             }
         )
-    traces.append(
-        {
-            "type": trace_type,
-            "mode": "markers",
-            "name": "launches",
-            "showlegend": False,
-            "x": np.round((view.start + ends) / 2000, 4).tolist(),
-            "y": view.row.tolist(),
-            "marker": {"size": 10, "opacity": 0},
-            "hoverinfo": "text",
-            "hovertext": _hover(timeline, view, launches, types),
-        }
-    )
-    shapes = [] if step_starts is None else _step_lines(step_starts, view)
+    return traces
+
+
+def _timeline_layout(
+    timeline: Timeline, view: TimelineView, types: int, height: int | None, shapes: list[Any]
+) -> dict[str, Any]:
+    """The timeline's layout: the window as the x range, one y row per timeline row, the
+    legend above the plot when there are at most 30 ``types``."""
+    rows = len(timeline.rows)
     layout = {
         "height": height or max(260, 60 + 34 * rows),
         "margin": {"l": 8, "r": 8, "t": 8, "b": 40},
@@ -445,7 +434,7 @@ def timeline_figure(
             "yanchor": "bottom",
             "font": {"size": 10},
         },
-        "showlegend": len(types) <= 30,
+        "showlegend": types <= 30,
         "xaxis": {
             "title": {"text": _("time since the first launch (ms)")},
             "range": [view.window[0] / 1000, view.window[1] / 1000],
@@ -461,4 +450,39 @@ def timeline_figure(
             "automargin": True,
         },
     }
+    return layout
+
+
+def timeline_figure(
+    timeline: Timeline,
+    view: TimelineView,
+    launches: Launches,
+    step_starts: np.ndarray | None = None,
+    height: int | None = None,
+    trace_type: str = "scattergl",
+) -> dict[str, Any]:
+    """Bars as thick line segments (one trace per colour; WebGL unless ``trace_type`` is
+    ``"scatter"``), hover points at their middles, x in ms since the first launch, the window
+    as the x range; ``step_starts`` (us) drawn as dotted lines. A plain figure dict: Plotly's
+    figure objects validate every value, which costs seconds for thousands of bars."""
+    types = tuple(timeline.colours[:-1]) if timeline.mode == ROWS_SCOPE else timeline.colours
+    rows = len(timeline.rows)
+    width = view.window[1] - view.window[0]
+    ends = np.maximum(view.end, view.start + width / 1500)  # a bar is at least ~1 px wide
+    traces = _bar_traces(view, ends, types, rows, trace_type)
+    traces.append(
+        {
+            "type": trace_type,
+            "mode": "markers",
+            "name": "launches",
+            "showlegend": False,
+            "x": np.round((view.start + ends) / 2000, 4).tolist(),
+            "y": view.row.tolist(),
+            "marker": {"size": 10, "opacity": 0},
+            "hoverinfo": "text",
+            "hovertext": _hover(timeline, view, launches, types),
+        }
+    )
+    shapes = [] if step_starts is None else _step_lines(step_starts, view)
+    layout = _timeline_layout(timeline, view, len(types), height, shapes)
     return {"data": traces, "layout": layout}

@@ -101,33 +101,7 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                     html.Div(
                         className="di-toolbar",
                         children=[
-                            # The options (with each step's length) come with the chart; the URL's
-                            # step
-                            # must be one of them from the start, or the dropdown would drop it.
-                            html.Label(
-                                [
-                                    _("Step") + " ",
-                                    dcc.Dropdown(
-                                        id="prof-step",
-                                        value=step or 0,
-                                        clearable=False,
-                                        searchable=False,
-                                        style={"width": "230px"},
-                                        options=[{"label": _("All steps"), "value": 0}]
-                                        + (
-                                            [
-                                                {
-                                                    "label": _("Step {step}").format(step=step),
-                                                    "value": step,
-                                                }
-                                            ]
-                                            if step
-                                            else []
-                                        ),
-                                    ),
-                                ],
-                                className="di-inline",
-                            ),
+                            _step_box(step),
                             dcc.RadioItems(
                                 id="prof-rows",
                                 value=rows,
@@ -155,6 +129,28 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                 ],
             ),
         ]
+    )
+
+
+def _step_box(step: int | None) -> html.Label:
+    """The step dropdown. Its options (with each step's length) come with the chart; the URL's
+    step must be one of them from the start, or the dropdown would drop it."""
+    options = [{"label": _("All steps"), "value": 0}]
+    if step:
+        options.append({"label": _("Step {step}").format(step=step), "value": step})
+    return html.Label(
+        [
+            _("Step") + " ",
+            dcc.Dropdown(
+                id="prof-step",
+                value=step or 0,
+                clearable=False,
+                searchable=False,
+                style={"width": "230px"},
+                options=options,
+            ),
+        ],
+        className="di-inline",
     )
 
 
