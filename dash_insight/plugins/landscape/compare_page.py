@@ -267,60 +267,68 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
                         state["job_filter"],
                         noun="job",
                     ),
-                    html.Div(
-                        className="di-toolbar",
-                        children=[
-                            html.Span(_("Visualization"), className="di-muted"),
-                            dcc.RadioItems(
-                                id="lc-view",
-                                value=state["view"],
-                                inline=True,
-                                options=[{"label": f" {v}", "value": k} for k, v in VIEWS.items()],
-                            ),
-                            html.Span(_("Comparison mode"), className="di-muted"),
-                            dcc.RadioItems(
-                                id="lc-mode",
-                                value=state["mode"],
-                                inline=True,
-                                options=[{"label": f" {v}", "value": k} for k, v in MODES.items()],
-                            ),
-                            html.Span(_("Colour"), className="di-muted"),
-                            dcc.Dropdown(
-                                id="lc-scale",
-                                value=state["scale"],
-                                clearable=False,
-                                className="di-lc-scale",
-                                options=[
-                                    {"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
-                                    for s in COLOUR_SCALES
-                                ],
-                            ),
-                            html.Span(
-                                ["●", " " + _("Model Convergence Point")], className="di-lc-legend"
-                            ),
-                        ],
-                    ),
-                    html.Div(
-                        id="lc-overlay-row",
-                        className="di-toolbar",
-                        children=[
-                            html.Span(_("Overlay"), className="di-muted"),
-                            dcc.Checklist(id="lc-overlay", inline=True, options=[], value=[]),
-                            html.Span(
-                                _(
-                                    "A maximum of {count} graphs can be selected for comparison."
-                                ).format(count=MAX_OVERLAY),
-                                className="di-muted",
-                                id="lc-overlay-hint",
-                            ),
-                        ],
-                    ),
+                    _view_toolbar(state),
+                    _overlay_row(),
                 ],
             ),
             dcc.Store(id="lc-overlay-shown"),
             dcc.Store(id="lc-shown"),  # the answer_key of what lc-body shows
             html.Div(id="lc-body"),
         ]
+    )
+
+
+def _view_toolbar(state: dict[str, Any]) -> html.Div:
+    """Visualization, comparison mode and colour scale, with the convergence point's legend."""
+    return html.Div(
+        className="di-toolbar",
+        children=[
+            html.Span(_("Visualization"), className="di-muted"),
+            dcc.RadioItems(
+                id="lc-view",
+                value=state["view"],
+                inline=True,
+                options=[{"label": f" {v}", "value": k} for k, v in VIEWS.items()],
+            ),
+            html.Span(_("Comparison mode"), className="di-muted"),
+            dcc.RadioItems(
+                id="lc-mode",
+                value=state["mode"],
+                inline=True,
+                options=[{"label": f" {v}", "value": k} for k, v in MODES.items()],
+            ),
+            html.Span(_("Colour"), className="di-muted"),
+            dcc.Dropdown(
+                id="lc-scale",
+                value=state["scale"],
+                clearable=False,
+                className="di-lc-scale",
+                options=[
+                    {"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
+                    for s in COLOUR_SCALES
+                ],
+            ),
+            html.Span(["●", " " + _("Model Convergence Point")], className="di-lc-legend"),
+        ],
+    )
+
+
+def _overlay_row() -> html.Div:
+    """The overlay's job boxes (filled with the chosen jobs) and their limit."""
+    return html.Div(
+        id="lc-overlay-row",
+        className="di-toolbar",
+        children=[
+            html.Span(_("Overlay"), className="di-muted"),
+            dcc.Checklist(id="lc-overlay", inline=True, options=[], value=[]),
+            html.Span(
+                _("A maximum of {count} graphs can be selected for comparison.").format(
+                    count=MAX_OVERLAY
+                ),
+                className="di-muted",
+                id="lc-overlay-hint",
+            ),
+        ],
     )
 
 

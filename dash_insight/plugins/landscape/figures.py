@@ -145,44 +145,60 @@ def _path_traces(path: LossPath, view: str, style: Style) -> list[Any]:
         + _("path")
         + "</extra>"
     )
-    start_end = [_("Start"), _("End")]
-    steps = [str(v) for v in path.intervals]
-    ends = [0, len(path.x) - 1]
+    text = ([str(v) for v in path.intervals], [_("Start"), _("End")])
     if view == VIEW_3D:
-        return [
-            go.Scatter3d(
-                x=path.x,
-                y=path.y,
-                z=path.z,
-                mode="lines+markers",
-                name="path",
-                text=steps,
-                customdata=path.z,
-                hovertemplate=hover,
-                line={"color": style.path_colour, "width": style.path_width * 2},
-                marker={"size": 4, "color": style.path_colour},
-            ),
-            go.Scatter3d(
-                x=path.x[ends],
-                y=path.y[ends],
-                z=path.z[ends],
-                mode="markers+text",
-                name="start / end",
-                text=start_end,
-                textposition="top center",
-                hoverinfo="skip",
-                marker={"size": 7, "symbol": ["square", "diamond"], "color": style.path_colour},
-            ),
-            go.Scatter3d(
-                x=path.x[:1],
-                y=path.y[:1],
-                z=path.z[:1],
-                mode="markers",
-                name="position",
-                hoverinfo="skip",
-                marker={"size": 9, "color": MARKER_COLOUR, "line": {"width": 1}},
-            ),
-        ]
+        return _path_traces_3d(path, style, hover, text)
+    return _path_traces_2d(path, style, hover, text)
+
+
+def _path_traces_3d(
+    path: LossPath, style: Style, hover: str, text: tuple[list[str], list[str]]
+) -> list[Any]:
+    """:func:`_path_traces` in the 3D scene."""
+    steps, start_end = text
+    ends = [0, len(path.x) - 1]
+    return [
+        go.Scatter3d(
+            x=path.x,
+            y=path.y,
+            z=path.z,
+            mode="lines+markers",
+            name="path",
+            text=steps,
+            customdata=path.z,
+            hovertemplate=hover,
+            line={"color": style.path_colour, "width": style.path_width * 2},
+            marker={"size": 4, "color": style.path_colour},
+        ),
+        go.Scatter3d(
+            x=path.x[ends],
+            y=path.y[ends],
+            z=path.z[ends],
+            mode="markers+text",
+            name="start / end",
+            text=start_end,
+            textposition="top center",
+            hoverinfo="skip",
+            marker={"size": 7, "symbol": ["square", "diamond"], "color": style.path_colour},
+        ),
+        go.Scatter3d(
+            x=path.x[:1],
+            y=path.y[:1],
+            z=path.z[:1],
+            mode="markers",
+            name="position",
+            hoverinfo="skip",
+            marker={"size": 9, "color": MARKER_COLOUR, "line": {"width": 1}},
+        ),
+    ]
+
+
+def _path_traces_2d(
+    path: LossPath, style: Style, hover: str, text: tuple[list[str], list[str]]
+) -> list[Any]:
+    """:func:`_path_traces` on a contour map."""
+    steps, start_end = text
+    ends = [0, len(path.x) - 1]
     return [
         go.Scatter(
             x=path.x,
@@ -496,24 +512,50 @@ def overlay_figure(
     ranges = [colour_values(cells.z, style.log_colour)[0] for _, cells, _ in grids]
     finite = np.concatenate([r[np.isfinite(r)].ravel() for r in ranges]) if ranges else np.empty(0)
     shared = (float(np.min(finite)), float(np.max(finite))) if len(finite) else None
-    legend = {"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom", "font": {"size": 13}}
     if view == VIEW_3D:
-        figure = go.Figure()
-        for name, cells, point in grids:
-            colour = colours.get(name, CONVERGENCE_COLOUR)
-            surface = surface_trace(
-                cells,
-                replace(style, opacity=min(style.opacity, 0.85)),
-                show_scale=False,
-                colour_range=shared,
-                name=name,
-            )
-            surface.update(colorscale=run_shades(colour), legendgroup=name)
-            figure.add_trace(surface)
-            figure.add_trace(_convergence_trace(point, view, name, colour))
-        _layout(figure, view, height, small=False)
-        figure.update_layout(showlegend=True, legend=legend, margin={"t": 40})
-        return figure
+        return _overlay_3d(grids, style, colours, shared, height)
+    return _overlay_contours(grids, view, style, colours, shared, height)
+
+
+#: The overlay's legend: one entry per run's convergence point, in a row.
+_OVERLAY_LEGEND = {"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom", "font": {"size": 13}}
+
+
+def _overlay_3d(
+    grids: Sequence[tuple[str, Grid, Sequence[float]]],
+    style: Style,
+    colours: Mapping[str, str],
+    shared: tuple[float, float] | None,
+    height: int,
+) -> go.Figure:
+    """:func:`overlay_figure`'s surfaces in one 3D scene."""
+    figure = go.Figure()
+    for name, cells, point in grids:
+        colour = colours.get(name, CONVERGENCE_COLOUR)
+        surface = surface_trace(
+            cells,
+            replace(style, opacity=min(style.opacity, 0.85)),
+            show_scale=False,
+            colour_range=shared,
+            name=name,
+        )
+        surface.update(colorscale=run_shades(colour), legendgroup=name)
+        figure.add_trace(surface)
+        figure.add_trace(_convergence_trace(point, VIEW_3D, name, colour))
+    _layout(figure, VIEW_3D, height, small=False)
+    figure.update_layout(showlegend=True, legend=_OVERLAY_LEGEND, margin={"t": 40})
+    return figure
+
+
+def _overlay_contours(
+    grids: Sequence[tuple[str, Grid, Sequence[float]]],
+    view: str,
+    style: Style,
+    colours: Mapping[str, str],
+    shared: tuple[float, float] | None,
+    height: int,
+) -> go.Figure:
+    """:func:`overlay_figure`'s contour maps side by side, one colour axis."""
     # imported when drawn: it costs start-up time
     make_subplots = import_module("plotly.subplots").make_subplots
     figure = make_subplots(
@@ -544,7 +586,7 @@ def overlay_figure(
     _layout(figure, view, height, small=False)
     figure.update_layout(
         showlegend=True,
-        legend={**legend, "y": -0.06, "yanchor": "top"},
+        legend={**_OVERLAY_LEGEND, "y": -0.06, "yanchor": "top"},
         margin={"t": 36, "b": 40},
     )
     return figure

@@ -387,132 +387,153 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
             html.Div(
                 className="di-ls-layout",
                 children=[
-                    html.Section(
-                        className="di-panel di-ls-main",
-                        children=[
-                            html.Div(
-                                className="di-toolbar",
-                                children=[
-                                    dcc.RadioItems(
-                                        id="ls-view",
-                                        value=choice.view,
-                                        inline=True,
-                                        className="di-ls-tabs",
-                                        options=[
-                                            {"label": str(label), "value": key}
-                                            for key, label in VIEWS.items()
-                                        ],
-                                    ),
-                                    html.Div(className="di-spacer"),
-                                    html.Button(
-                                        _("Reset view"),
-                                        id="ls-reset-view",
-                                        className="di-button secondary",
-                                    ),
-                                    html.Button(
-                                        _("Full screen"),
-                                        id="ls-fullscreen",
-                                        className="di-button secondary",
-                                    ),
-                                    html.Button(
-                                        "PNG",
-                                        id="ls-download",
-                                        className="di-button secondary",
-                                        title=_("Download the view as a PNG image"),
-                                    ),
-                                ],
-                            ),
-                            html.Div(id="ls-notice"),
-                            html.Div(
-                                id="ls-graph-box",
-                                className="di-ls-graph-box",
-                                children=[
-                                    dcc.Graph(
-                                        id="ls-graph",
-                                        config=GRAPH_CONFIG,
-                                        className="di-ls-graph",
-                                        figure=_empty_figure(_("Loading…"), 600),
-                                    ),
-                                ],
-                            ),
-                        ],
-                    ),
+                    _main_section(choice.view),
                     html.Aside(
                         className="di-ls-side",
                         children=[
-                            html.Section(
-                                className="di-panel di-ls-section",
-                                children=[
-                                    html.H3(_("Step Selection")),
-                                    dcc.Graph(
-                                        id="ls-steps",
-                                        config={"displaylogo": False, "displayModeBar": False},
-                                        figure=_empty_figure("", 240),
-                                    ),
-                                    html.Div(id="ls-unit", className="di-muted"),
-                                    _setting(
-                                        _("Range"),
-                                        dcc.Dropdown(
-                                            id="ls-interval",
-                                            options=options,
-                                            value=chosen,
-                                            clearable=False,
-                                        ),
-                                    ),
-                                    _setting(
-                                        _("Loss tag"),
-                                        dcc.Dropdown(
-                                            id="ls-loss-tag",
-                                            options=[{"label": t, "value": t} for t in tags],
-                                            value=choice.loss_tag,
-                                            clearable=False,
-                                            placeholder=_("no scalar tag"),
-                                        ),
-                                    ),
-                                ],
-                            ),
-                            html.Section(
-                                className="di-panel di-ls-section",
-                                children=[
-                                    html.Div(
-                                        className="di-ls-section-head",
-                                        children=[
-                                            html.H3(_("Display Settings")),
-                                            html.Button(
-                                                _("Reset"),
-                                                id="ls-settings-reset",
-                                                className="di-button secondary",
-                                                title=_("Back to the default settings"),
-                                            ),
-                                        ],
-                                    ),
-                                    *settings_controls(choice.style),
-                                ],
-                            ),
-                            html.Section(
-                                className="di-panel di-ls-section",
-                                children=[
-                                    html.H3(
-                                        [
-                                            _("Basic Training Information") + " ",
-                                            html.Span(
-                                                "i",
-                                                className="di-ls-hint",
-                                                title=_(
-                                                    "If part of the basic training information is "
-                                                    "missing, check that the lineage is collected "
-                                                    "(SummaryCollector collects it by default)."
-                                                ),
-                                            ),
-                                        ]
-                                    ),
-                                    html.Div(id="ls-info"),
-                                ],
-                            ),
+                            _steps_section(options, chosen, tags, choice.loss_tag),
+                            _settings_section(choice.style),
+                            _info_section(),
                         ],
                     ),
                 ],
             ),
+        ],
+    )
+
+
+def _main_section(view: str) -> html.Section:
+    """The chosen view's tabs and buttons over the landscape figure."""
+    return html.Section(
+        className="di-panel di-ls-main",
+        children=[
+            html.Div(
+                className="di-toolbar",
+                children=[
+                    dcc.RadioItems(
+                        id="ls-view",
+                        value=view,
+                        inline=True,
+                        className="di-ls-tabs",
+                        options=[
+                            {"label": str(label), "value": key} for key, label in VIEWS.items()
+                        ],
+                    ),
+                    html.Div(className="di-spacer"),
+                    html.Button(
+                        _("Reset view"),
+                        id="ls-reset-view",
+                        className="di-button secondary",
+                    ),
+                    html.Button(
+                        _("Full screen"),
+                        id="ls-fullscreen",
+                        className="di-button secondary",
+                    ),
+                    html.Button(
+                        "PNG",
+                        id="ls-download",
+                        className="di-button secondary",
+                        title=_("Download the view as a PNG image"),
+                    ),
+                ],
+            ),
+            html.Div(id="ls-notice"),
+            html.Div(
+                id="ls-graph-box",
+                className="di-ls-graph-box",
+                children=[
+                    dcc.Graph(
+                        id="ls-graph",
+                        config=GRAPH_CONFIG,
+                        className="di-ls-graph",
+                        figure=_empty_figure(_("Loading…"), 600),
+                    ),
+                ],
+            ),
+        ],
+    )
+
+
+def _steps_section(
+    options: list[dict[str, Any]], chosen: str | None, tags: list[str], loss_tag: str | None
+) -> html.Section:
+    """Step selection: the loss curve with the landscapes' steps, the range and the loss tag."""
+    return html.Section(
+        className="di-panel di-ls-section",
+        children=[
+            html.H3(_("Step Selection")),
+            dcc.Graph(
+                id="ls-steps",
+                config={"displaylogo": False, "displayModeBar": False},
+                figure=_empty_figure("", 240),
+            ),
+            html.Div(id="ls-unit", className="di-muted"),
+            _setting(
+                _("Range"),
+                dcc.Dropdown(
+                    id="ls-interval",
+                    options=options,
+                    value=chosen,
+                    clearable=False,
+                ),
+            ),
+            _setting(
+                _("Loss tag"),
+                dcc.Dropdown(
+                    id="ls-loss-tag",
+                    options=[{"label": t, "value": t} for t in tags],
+                    value=loss_tag,
+                    clearable=False,
+                    placeholder=_("no scalar tag"),
+                ),
+            ),
+        ],
+    )
+
+
+def _settings_section(style: Style) -> html.Section:
+    """The display settings with their reset button."""
+    return html.Section(
+        className="di-panel di-ls-section",
+        children=[
+            html.Div(
+                className="di-ls-section-head",
+                children=[
+                    html.H3(_("Display Settings")),
+                    html.Button(
+                        _("Reset"),
+                        id="ls-settings-reset",
+                        className="di-button secondary",
+                        title=_("Back to the default settings"),
+                    ),
+                ],
+            ),
+            *settings_controls(style),
+        ],
+    )
+
+
+def _info_section() -> html.Section:
+    """The basic training information, filled by a callback."""
+    return html.Section(
+        className="di-panel di-ls-section",
+        children=[
+            html.H3(
+                [
+                    _("Basic Training Information") + " ",
+                    html.Span(
+                        "i",
+                        className="di-ls-hint",
+                        title=_(
+                            "If part of the basic training information is "
+                            "missing, check that the lineage is collected "
+                            "(SummaryCollector collects it by default)."
+                        ),
+                    ),
+                ]
+            ),
+            html.Div(id="ls-info"),
         ],
     )
 
