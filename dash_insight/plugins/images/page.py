@@ -93,25 +93,7 @@ def image_card(
         )
     step_list = [int(s) for s in steps.step.tolist()]
     position = step_position(step_list, wanted)
-    sizes = (
-        [[int(m.get("width", 0)), int(m.get("height", 0))] if m else [0, 0] for m in steps.meta]
-        if steps.meta
-        else [[0, 0]] * len(step_list)
-    )
-    source = (
-        app.get_relative_path("/v1/mindinsight/datavisual/image/single-image")
-        + make_search({"train_id": train_id, "tag": f"{tag}/image"})
-        + "&step="
-    )
-    data = {
-        "tag": tag,
-        "steps": step_list,
-        "walls": steps.wall_time.tolist(),
-        "sizes": sizes,
-        "src": source,
-        "last": len(step_list) - 1,
-    }
-    key = {"tag": tag}
+    data = _card_data(app, train_id, tag, steps)
     return html.Section(
         className="di-panel di-card di-vi-card",
         children=[
@@ -127,46 +109,77 @@ def image_card(
                     ),
                 ],
             ),
+            _card_body(tag, data, position),
+        ],
+    )
+
+
+def _card_data(app: dash.Dash, train_id: str, tag: str, steps: Any) -> dict[str, Any]:
+    """What the card's browser code needs: each step, its wall time and image size, and the
+    image URL without its step."""
+    step_list = [int(s) for s in steps.step.tolist()]
+    sizes = (
+        [[int(m.get("width", 0)), int(m.get("height", 0))] if m else [0, 0] for m in steps.meta]
+        if steps.meta
+        else [[0, 0]] * len(step_list)
+    )
+    source = (
+        app.get_relative_path("/v1/mindinsight/datavisual/image/single-image")
+        + make_search({"train_id": train_id, "tag": f"{tag}/image"})
+        + "&step="
+    )
+    return {
+        "tag": tag,
+        "steps": step_list,
+        "walls": steps.wall_time.tolist(),
+        "sizes": sizes,
+        "src": source,
+        "last": len(step_list) - 1,
+    }
+
+
+def _card_body(tag: str, data: dict[str, Any], position: int) -> html.Div:
+    """The image at ``position``, its step and time, and the step slider."""
+    key = {"tag": tag}
+    step_list, source = data["steps"], data["src"]
+    return html.Div(
+        className="di-card-body",
+        children=[
+            dcc.Store(id={"type": "img-data", **key}, data=data),
             html.Div(
-                className="di-card-body",
+                html.Img(
+                    id={"type": "img-img", **key},
+                    alt=tag,
+                    className="di-vi-img",
+                    src=source + str(step_list[position]),
+                ),
+                className="di-vi-frame",
+                id={"type": "img-frame", **key},
+                title=_("Click to see the actual size"),
+            ),
+            html.Div(
+                className="di-vi-meta",
                 children=[
-                    dcc.Store(id={"type": "img-data", **key}, data=data),
-                    html.Div(
-                        html.Img(
-                            id={"type": "img-img", **key},
-                            alt=tag,
-                            className="di-vi-img",
-                            src=source + str(step_list[position]),
-                        ),
-                        className="di-vi-frame",
-                        id={"type": "img-frame", **key},
-                        title=_("Click to see the actual size"),
+                    html.Span(
+                        _("Step: {step}").format(step=step_list[position]),
+                        id={"type": "img-step", **key},
                     ),
-                    html.Div(
-                        className="di-vi-meta",
-                        children=[
-                            html.Span(
-                                _("Step: {step}").format(step=step_list[position]),
-                                id={"type": "img-step", **key},
-                            ),
-                            html.Span("", id={"type": "img-time", **key}),
-                        ],
-                    ),
-                    html.Div(
-                        dcc.Slider(
-                            id={"type": "img-slider", **key},
-                            min=0,
-                            max=max(1, len(step_list) - 1),
-                            step=1,
-                            value=position,
-                            marks=None,
-                            updatemode="drag",
-                            allow_direct_input=False,
-                            disabled=len(step_list) < 2,
-                        ),
-                        className="di-vi-slider",
-                    ),
+                    html.Span("", id={"type": "img-time", **key}),
                 ],
+            ),
+            html.Div(
+                dcc.Slider(
+                    id={"type": "img-slider", **key},
+                    min=0,
+                    max=max(1, len(step_list) - 1),
+                    step=1,
+                    value=position,
+                    marks=None,
+                    updatemode="drag",
+                    allow_direct_input=False,
+                    disabled=len(step_list) < 2,
+                ),
+                className="di-vi-slider",
             ),
         ],
     )

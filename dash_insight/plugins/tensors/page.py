@@ -178,7 +178,21 @@ def table_view(
         )
     except DimsError as error:
         return dash.no_update, panel, localize_reason(str(error))
-    row_data, column_defs = table_data(values, parse_dims(dims, shape), shape)
+    grid = _grid(tag, values, (parse_dims(dims, shape), shape), kind, (fmt, dec))
+    return html.Div(grid, className="di-vt-table"), panel, None
+
+
+def _grid(
+    tag: str,
+    values: Any,
+    selection: tuple[Any, tuple[int, ...]],
+    kind: str,
+    number_format: tuple[str, int],
+) -> dag.AgGrid:
+    """The AG Grid of a slice's ``values``: ``selection`` is the parsed dims and the tensor's
+    shape (for the row and column labels), ``number_format`` the value format and decimals."""
+    fmt, dec = number_format
+    row_data, column_defs = table_data(values, *selection)
     column_options: dict[str, Any] = {"width": 104}
     if kind == "s":  # text (TensorBoard's text summaries): wide, wrapped cells
         column_options = {"width": 480, "wrapText": True, "autoHeight": True}
@@ -205,7 +219,7 @@ def table_view(
         },
         style={"height": "100%", "width": "100%"},
     )
-    return html.Div(grid, className="di-vt-table"), panel, None
+    return grid
 
 
 def table_card(
@@ -224,41 +238,13 @@ def table_card(
     default = start_dims(shape)
     dims = state["dims"].get(tag, default)
     key = {"tag": tag}
-    boxes: list[Any] = []
-    for axis, item in enumerate(dims_items(dims, len(shape))):
-        if axis:
-            boxes.append(html.Span(",", className="di-muted"))
-        boxes.append(
-            html.Span(
-                dcc.Input(
-                    id={"type": "tensor-dim", "tag": tag, "axis": axis},
-                    value=item,
-                    type="text",
-                    debounce=False,
-                    n_submit=0,
-                ),
-                title=_(
-                    "dimension {number} of size {size}: an index (0, -1) or a slice (:, 2:5)"
-                ).format(number=axis + 1, size=shape[axis]),
-            )
-        )
+    boxes = _dimension_boxes(tag, dims, shape)
     data = {"tag": tag, "steps": step_list, "walls": steps.wall_time.tolist(), "default": default}
     return html.Section(
         className="di-panel di-card di-vp-card di-vt-card",
         id={"type": "tensor-card", "tag": tag},
         children=[
-            html.Div(
-                className="di-card-head",
-                children=[
-                    html.Span(tag, title=tag, className="di-vp-tag"),
-                    html.Button(
-                        _("Full screen"),
-                        id={"type": "tensor-full", "tag": tag},
-                        title=_("Full screen"),
-                        className="di-link-button di-vp-full",
-                    ),
-                ],
-            ),
+            _card_head(tag),
             html.Div(
                 className="di-card-body",
                 children=[
@@ -274,46 +260,7 @@ def table_card(
                             html.Span(id={"type": "tensor-step", **key}),
                         ],
                     ),
-                    html.Div(
-                        className="di-vt-controls",
-                        children=[
-                            html.Div(
-                                className="di-vt-dims",
-                                children=[
-                                    html.Span(
-                                        _("Dimension selection"),
-                                        className="di-control-label",
-                                        title=_(
-                                            "One box per dimension: an index, or a slice "
-                                            "start:stop "
-                                            "(':' = all). At most two slices; at most 100,000 "
-                                            "values."
-                                        ),
-                                    ),
-                                    html.Span("[", className="di-muted"),
-                                    *boxes,
-                                    html.Span("]", className="di-muted"),
-                                    html.Button(
-                                        "✓",
-                                        id={"type": "tensor-apply", **key},
-                                        className="di-button secondary",
-                                        title=_("Apply (or Enter)"),
-                                    ),
-                                    html.Button(
-                                        _("Default"),
-                                        id={"type": "tensor-reset", **key},
-                                        className="di-link-button",
-                                        title=_("Back to the default selection {dims}").format(
-                                            dims=default
-                                        ),
-                                    ),
-                                ],
-                            ),
-                            html.Div(
-                                id={"type": "tensor-dims-error", **key}, className="di-error-text"
-                            ),
-                        ],
-                    ),
+                    _dimension_controls(key, boxes, default),
                     dcc.Loading(
                         html.Div(id={"type": "tensor-view", **key}), type="dot", delay_show=300
                     ),
@@ -333,6 +280,85 @@ def table_card(
                         title=_("Step"),
                     ),
                 ],
+            ),
+        ],
+    )
+
+
+def _dimension_boxes(tag: str, dims: str, shape: tuple[int, ...]) -> list[Any]:
+    """One text box per dimension of ``shape`` (an index or a slice), comma-separated."""
+    boxes: list[Any] = []
+    for axis, item in enumerate(dims_items(dims, len(shape))):
+        if axis:
+            boxes.append(html.Span(",", className="di-muted"))
+        boxes.append(
+            html.Span(
+                dcc.Input(
+                    id={"type": "tensor-dim", "tag": tag, "axis": axis},
+                    value=item,
+                    type="text",
+                    debounce=False,
+                    n_submit=0,
+                ),
+                title=_(
+                    "dimension {number} of size {size}: an index (0, -1) or a slice (:, 2:5)"
+                ).format(number=axis + 1, size=shape[axis]),
+            )
+        )
+    return boxes
+
+
+def _dimension_controls(key: dict[str, str], boxes: list[Any], default: str) -> html.Div:
+    """The dimension boxes between brackets, Apply and Default, and the boxes' error line."""
+    return html.Div(
+        className="di-vt-controls",
+        children=[
+            html.Div(
+                className="di-vt-dims",
+                children=[
+                    html.Span(
+                        _("Dimension selection"),
+                        className="di-control-label",
+                        title=_(
+                            "One box per dimension: an index, or a slice "
+                            "start:stop "
+                            "(':' = all). At most two slices; at most 100,000 "
+                            "values."
+                        ),
+                    ),
+                    html.Span("[", className="di-muted"),
+                    *boxes,
+                    html.Span("]", className="di-muted"),
+                    html.Button(
+                        "✓",
+                        id={"type": "tensor-apply", **key},
+                        className="di-button secondary",
+                        title=_("Apply (or Enter)"),
+                    ),
+                    html.Button(
+                        _("Default"),
+                        id={"type": "tensor-reset", **key},
+                        className="di-link-button",
+                        title=_("Back to the default selection {dims}").format(dims=default),
+                    ),
+                ],
+            ),
+            html.Div(id={"type": "tensor-dims-error", **key}, className="di-error-text"),
+        ],
+    )
+
+
+def _card_head(tag: str) -> html.Div:
+    """The card's tag and its full-screen button."""
+    return html.Div(
+        className="di-card-head",
+        children=[
+            html.Span(tag, title=tag, className="di-vp-tag"),
+            html.Button(
+                _("Full screen"),
+                id={"type": "tensor-full", "tag": tag},
+                title=_("Full screen"),
+                className="di-link-button di-vp-full",
             ),
         ],
     )
@@ -400,61 +426,71 @@ def controls(state: dict[str, Any]) -> list[html.Div]:
                     [("table", _("Table")), ("histogram", _("Histogram"))],
                     state["view"],
                 ),
-                html.Span(
-                    id="tensor-table-controls",
-                    className="di-vp-group",
-                    style={} if table else hidden,
-                    children=[
-                        html.Span(_("Type"), className="di-control-label"),
-                        segmented(
-                            "tensor-fmt",
-                            [("value", _("Value")), ("sci", _("Scientific notation"))],
-                            state["fmt"],
-                        ),
-                        html.Span(_("Decimal places"), className="di-control-label"),
-                        dcc.Dropdown(
-                            id="tensor-dec",
-                            value=state["dec"],
-                            clearable=False,
-                            searchable=False,
-                            style={"width": "80px"},
-                            options=list(range(MAX_DECIMALS + 1)),
-                        ),
-                    ],
-                ),
-                html.Span(
-                    id="tensor-histogram-controls",
-                    className="di-vp-group",
-                    style=hidden if table else {},
-                    children=[
-                        html.Span(_("Angle of view"), className="di-control-label"),
-                        segmented(
-                            "tensor-hview",
-                            [("front", _("Front")), ("top", _("Top"))],
-                            state["hview"],
-                        ),
-                        html.Span(
-                            id="tensor-axis-group",
-                            className="di-vp-group",
-                            style=hidden if state["hview"] == "front" else {},
-                            children=[
-                                html.Span(_("Vertical axis"), className="di-control-label"),
-                                segmented(
-                                    "tensor-axis",
-                                    [
-                                        ("step", _("Step")),
-                                        ("relative", _("Relative time (s)")),
-                                        ("absolute", _("Absolute time")),
-                                    ],
-                                    state["axis"],
-                                ),
-                            ],
-                        ),
-                    ],
-                ),
+                _table_controls(state, {} if table else hidden),
+                _histogram_controls(state, hidden if table else {}),
             ],
         )
     ]
+
+
+def _table_controls(state: dict[str, Any], style: dict[str, str]) -> html.Span:
+    """The table's value format and decimal places."""
+    return html.Span(
+        id="tensor-table-controls",
+        className="di-vp-group",
+        style=style,
+        children=[
+            html.Span(_("Type"), className="di-control-label"),
+            segmented(
+                "tensor-fmt",
+                [("value", _("Value")), ("sci", _("Scientific notation"))],
+                state["fmt"],
+            ),
+            html.Span(_("Decimal places"), className="di-control-label"),
+            dcc.Dropdown(
+                id="tensor-dec",
+                value=state["dec"],
+                clearable=False,
+                searchable=False,
+                style={"width": "80px"},
+                options=list(range(MAX_DECIMALS + 1)),
+            ),
+        ],
+    )
+
+
+def _histogram_controls(state: dict[str, Any], style: dict[str, str]) -> html.Span:
+    """The histograms' angle of view and (front view) vertical axis."""
+    return html.Span(
+        id="tensor-histogram-controls",
+        className="di-vp-group",
+        style=style,
+        children=[
+            html.Span(_("Angle of view"), className="di-control-label"),
+            segmented(
+                "tensor-hview",
+                [("front", _("Front")), ("top", _("Top"))],
+                state["hview"],
+            ),
+            html.Span(
+                id="tensor-axis-group",
+                className="di-vp-group",
+                style={"display": "none"} if state["hview"] == "front" else {},
+                children=[
+                    html.Span(_("Vertical axis"), className="di-control-label"),
+                    segmented(
+                        "tensor-axis",
+                        [
+                            ("step", _("Step")),
+                            ("relative", _("Relative time (s)")),
+                            ("absolute", _("Absolute time")),
+                        ],
+                        state["axis"],
+                    ),
+                ],
+            ),
+        ],
+    )
 
 
 def tensor_card(context: CardContext[TensorQueries], tag: str) -> html.Section:
@@ -598,27 +634,7 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
     per_tag_page.register(PAGE, app, service)
     register_full_screen(app, "tensor-card", "tensor-full")
 
-    app.clientside_callback(
-        ClientsideFunction(namespace="tensorsPage", function_name="controlsStyle"),
-        Output("tensor-table-controls", "style"),
-        Output("tensor-histogram-controls", "style"),
-        Output("tensor-axis-group", "style"),
-        Input("tensor-view-mode", "value"),
-        Input("tensor-hview", "value"),
-        prevent_initial_call=True,
-    )
-
-    # Value format and decimals: every grid formats again in the browser.
-    app.clientside_callback(
-        ClientsideFunction(namespace="tensorsPage", function_name="format"),
-        Output({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
-        Input("tensor-fmt", "value"),
-        Input("tensor-dec", "value"),
-        State({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
-        State({"type": "tensor-grid", "tag": ALL}, "id"),
-        prevent_initial_call=True,
-    )
-
+    _register_clientside(app)
     app.callback(
         Output({"type": "tensor-stats", "tag": ALL}, "children", allow_duplicate=True),
         Input("tensor-fmt", "value"),
@@ -658,3 +674,27 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         State("url", "search"),
         prevent_initial_call=True,
     )(card_state_search)
+
+
+def _register_clientside(app: dash.Dash) -> None:
+    """The browser-side callbacks: which controls show, and the grids' number format."""
+    app.clientside_callback(
+        ClientsideFunction(namespace="tensorsPage", function_name="controlsStyle"),
+        Output("tensor-table-controls", "style"),
+        Output("tensor-histogram-controls", "style"),
+        Output("tensor-axis-group", "style"),
+        Input("tensor-view-mode", "value"),
+        Input("tensor-hview", "value"),
+        prevent_initial_call=True,
+    )
+
+    # Value format and decimals: every grid formats again in the browser.
+    app.clientside_callback(
+        ClientsideFunction(namespace="tensorsPage", function_name="format"),
+        Output({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
+        Input("tensor-fmt", "value"),
+        Input("tensor-dec", "value"),
+        State({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
+        State({"type": "tensor-grid", "tag": ALL}, "id"),
+        prevent_initial_call=True,
+    )
