@@ -184,6 +184,11 @@ class _FileRead:
     entry: dict[str, Any]
 
 
+#: Where a value to export is: file number, record offset, index in the record, position in
+#: its tag's series, plugin, tag, meta (how a TensorBoard value decodes).
+_ValueRef = tuple[int, int, int, int, str, str, dict[str, Any] | None]
+
+
 class _JobExport:
     """Pass 1 reads every summary file of the job once (scalar columns, value references);
     pass 2 merges each tag like the provider and writes it."""
@@ -294,34 +299,7 @@ class _JobExport:
     def _write_values(self) -> None:
         """Merge every tag's references, then read the surviving records in file order, each
         once, and hand each value to its tag's writer."""
-        # file, offset, index, position, plugin, tag, meta (how a TensorBoard value decodes)
-        wanted: list[tuple[int, int, int, int, str, str, dict[str, Any] | None]] = []
-        writers: dict[tuple[str, str], _ValueWriter] = {}
-        for (plugin, tag), parts in self.blobs.items():
-            step = np.concatenate([c.step for _, _, c in parts])
-            rank = np.concatenate([np.full(len(c), r, np.int64) for r, _, c in parts])
-            chosen = merge_indices(step, rank)
-            number = np.concatenate([np.full(len(c), n, np.int64) for _, n, c in parts])[chosen]
-            offset = np.concatenate([c.offset for _, _, c in parts])[chosen]
-            index = np.concatenate([c.index for _, _, c in parts])[chosen]
-            wall = np.concatenate([c.wall_time for _, _, c in parts])[chosen]
-            metas = [m for _, _, c in parts for m in c.meta]
-            writers[(plugin, tag)] = _ValueWriter.create(
-                plugin, tag, self.target, step[chosen], wall, self.report
-            )
-            wanted.extend(
-                zip(
-                    number.tolist(),
-                    offset.tolist(),
-                    index.tolist(),
-                    range(len(chosen)),
-                    [plugin] * len(chosen),
-                    [tag] * len(chosen),
-                    [metas[i] for i in chosen.tolist()],
-                    strict=True,
-                )
-            )
-        wanted.sort(key=lambda item: item[:4])
+        wanted, writers = self._merged_references()
         try:
             record: tuple[int, int] | None = None
             event: Any = None
@@ -352,6 +330,39 @@ class _JobExport:
         finally:
             for writer in writers.values():
                 writer.close()
+
+    def _merged_references(
+        self,
+    ) -> tuple[list[_ValueRef], dict[tuple[str, str], _ValueWriter]]:
+        """Every tag's surviving values, in file order, and each tag's writer."""
+        wanted: list[_ValueRef] = []
+        writers: dict[tuple[str, str], _ValueWriter] = {}
+        for (plugin, tag), parts in self.blobs.items():
+            step = np.concatenate([c.step for _, _, c in parts])
+            rank = np.concatenate([np.full(len(c), r, np.int64) for r, _, c in parts])
+            chosen = merge_indices(step, rank)
+            number = np.concatenate([np.full(len(c), n, np.int64) for _, n, c in parts])[chosen]
+            offset = np.concatenate([c.offset for _, _, c in parts])[chosen]
+            index = np.concatenate([c.index for _, _, c in parts])[chosen]
+            wall = np.concatenate([c.wall_time for _, _, c in parts])[chosen]
+            metas = [m for _, _, c in parts for m in c.meta]
+            writers[(plugin, tag)] = _ValueWriter.create(
+                plugin, tag, self.target, step[chosen], wall, self.report
+            )
+            wanted.extend(
+                zip(
+                    number.tolist(),
+                    offset.tolist(),
+                    index.tolist(),
+                    range(len(chosen)),
+                    [plugin] * len(chosen),
+                    [tag] * len(chosen),
+                    [metas[i] for i in chosen.tolist()],
+                    strict=True,
+                )
+            )
+        wanted.sort(key=lambda item: item[:4])
+        return wanted, writers
 
 
 class _ValueWriter:

@@ -443,24 +443,7 @@ def parse_trace_view(text: str, name: str = TRACE_VIEW) -> tuple[LaunchTable, li
     operator name, ``ts``/``dur`` in us. Other processes (e.g. "Scope Layer") are skipped."""
     problems: list[Problem] = []
     events = _json_events(text, name, problems)
-    cpu_pids = {
-        event.get("pid")
-        for event in events
-        if isinstance(event, dict)
-        and event.get("ph") == "M"
-        and event.get("name") == "process_name"
-        and isinstance(event.get("args"), dict)
-        and event["args"].get("name") == "CPU OP"
-    }
-    skipped_pids = {
-        event.get("pid")
-        for event in events
-        if isinstance(event, dict)
-        and event.get("ph") == "M"
-        and event.get("name") == "process_name"
-        and isinstance(event.get("args"), dict)
-        and event["args"].get("name") != "CPU OP"
-    }
+    cpu_pids, skipped_pids = _cpu_op_pids(events)
     names: list[str] = []
     index: dict[str, int] = {}
     ops: list[int] = []
@@ -498,6 +481,20 @@ def parse_trace_view(text: str, name: str = TRACE_VIEW) -> tuple[LaunchTable, li
         np.array(starts, np.int64),
         np.array(durations, np.float64),
     ), problems
+
+
+def _cpu_op_pids(events: list[Any]) -> tuple[set[Any], set[Any]]:
+    """The pids of the processes named "CPU OP" by metadata events, and of the others."""
+    named = [
+        (event.get("pid"), event["args"].get("name"))
+        for event in events
+        if isinstance(event, dict)
+        and event.get("ph") == "M"
+        and event.get("name") == "process_name"
+        and isinstance(event.get("args"), dict)
+    ]
+    cpu = {pid for pid, process in named if process == "CPU OP"}
+    return cpu, {pid for pid, process in named if process != "CPU OP"}
 
 
 def parse_profiler_info(

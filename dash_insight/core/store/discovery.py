@@ -166,6 +166,7 @@ def _walk(base: str, max_depth: int | None) -> Iterator[JobInfo | None]:
         files: list[FileInfo] = []
         errors: list[str] = []
         profilers: list[ProfilerDir] = []
+        descend = max_depth is None or depth < max_depth
         try:
             with os.scandir(directory) as entries:
                 for entry in entries:
@@ -176,30 +177,10 @@ def _walk(base: str, max_depth: int | None) -> Iterator[JobInfo | None]:
                             profiler = profiler_dir_of(entry)
                             if profiler is not None:
                                 profilers.append(profiler)
-                            if max_depth is None or depth < max_depth:
+                            if descend:
                                 pending.append((entry.path, depth + 1))
                             continue
-                        kind = classify(entry.name)
-                        if kind is None or kind is FileKind.EXPLAIN:
-                            continue
-                        stat = entry.stat(follow_symlinks=False)
-                        if not stat_mode.S_ISREG(stat.st_mode):
-                            errors.append(
-                                NOT_A_REGULAR_FILE.format(
-                                    name=entry.name, kind=file_type_name(stat.st_mode)
-                                )
-                            )
-                            continue
-                        files.append(
-                            FileInfo(
-                                entry.name,
-                                kind,
-                                stat.st_size,
-                                stat.st_mtime,
-                                stat.st_ino,
-                                file_timestamp(entry.name),
-                            )
-                        )
+                        _list_file(entry, files, errors)
                     except OSError as error:  # vanished or unreadable entry
                         errors.append(f"{entry.name}: {error.strerror or error}")
         except OSError as error:
@@ -221,6 +202,28 @@ def _walk(base: str, max_depth: int | None) -> Iterator[JobInfo | None]:
             yield _job(base, directory, files, errors, profilers)
         else:
             yield None
+
+
+def _list_file(entry: os.DirEntry[str], files: list[FileInfo], errors: list[str]) -> None:
+    """Adds the file ``entry`` to ``files`` when it is one the loader reads, or why it cannot
+    be read to ``errors`` (a FIFO or socket named like a summary); OSError when it vanished."""
+    kind = classify(entry.name)
+    if kind is None or kind is FileKind.EXPLAIN:
+        return
+    stat = entry.stat(follow_symlinks=False)
+    if not stat_mode.S_ISREG(stat.st_mode):
+        errors.append(NOT_A_REGULAR_FILE.format(name=entry.name, kind=file_type_name(stat.st_mode)))
+        return
+    files.append(
+        FileInfo(
+            entry.name,
+            kind,
+            stat.st_size,
+            stat.st_mtime,
+            stat.st_ino,
+            file_timestamp(entry.name),
+        )
+    )
 
 
 def discover_job(base: str, train_id: str) -> JobInfo | None:
