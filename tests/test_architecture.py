@@ -178,10 +178,8 @@ KNOWN_LONG_FUNCTIONS = {
     "dash_insight/plugins/scalars/page.py:register": 206,
     "dash_insight/plugins/scalars/rest.py:_ScalarViews.export_scalars": 68,
     "dash_insight/plugins/tensors/page.py:table_card": 61,
-    "dash_insight/web/components/histogram_views.py:top_figure": 66,
     "dash_insight/web/components/tag_select.py:picker": 125,
     "dash_insight/web/components/tag_select.py:register_picker": 68,
-    "dash_insight/web/per_tag_page.py:cards_update": 65,
     "dash_insight/web/shell.py:top_bar": 71,
 }
 

@@ -369,20 +369,7 @@ def cards_update(
     if shown == key:
         return None
     context = CardContext(app, service, train_id, state, theme)
-    if previews is not None:
-        built: Any = [
-            _card(page, replace(context, first_paint=True, preview=i < previews), tag)
-            for i, tag in enumerate(on_page)
-        ]
-    else:
-        built = [_card(page, context, tag) for tag in on_page]
-    if not built:
-        built = html.Div(
-            _("No tag selected: tick tags above, or clear the filter.")
-            if tags
-            else _("No {kind} yet.").format(kind=str(page.kind) or page.noun),
-            className="di-empty",
-        )
+    built = _cards(page, context, on_page, previews, bool(tags))
     return CardsUpdate(
         built,
         unknown_message(unknown, train_id, page.noun, page.kind),
@@ -391,6 +378,32 @@ def cards_update(
         number <= 1,
         number >= pages,
         key,
+    )
+
+
+def _cards(
+    page: PerTagPage[S],
+    context: CardContext[S],
+    on_page: list[str],
+    previews: int | None,
+    has_tags: bool,
+) -> Any:
+    """The cards of ``on_page`` (see :func:`cards_update`'s ``previews``), or what the page
+    says when it has none."""
+    if previews is not None:
+        built: Any = [
+            _card(page, replace(context, first_paint=True, preview=i < previews), tag)
+            for i, tag in enumerate(on_page)
+        ]
+    else:
+        built = [_card(page, context, tag) for tag in on_page]
+    if built:
+        return built
+    return html.Div(
+        _("No tag selected: tick tags above, or clear the filter.")
+        if has_tags
+        else _("No {kind} yet.").format(kind=str(page.kind) or page.noun),
+        className="di-empty",
     )
 
 

@@ -478,13 +478,22 @@ def top_figure(
         hovermode="closest",
         margin=view.margin,
         shapes=bands,
-        xaxis={
+        **_top_axes(view),
+        meta={"view": "top", "axis": axis},
+    )
+
+
+def _top_axes(view: TopView) -> dict[str, Any]:
+    """The top view's axes: x over the buckets, the steps' labels on the right-hand y axis,
+    the count scale on the left-hand one (y2), both over the same range."""
+    return {
+        "xaxis": {
             "range": view.x_range,
             "showgrid": False,
             "zeroline": False,
             "tickformat": X_TICK_FORMAT,
         },
-        yaxis={
+        "yaxis": {
             "tickvals": view.tick_values,
             "ticktext": view.tick_text,
             "side": "right",
@@ -492,7 +501,7 @@ def top_figure(
             "zeroline": False,
             "range": view.y_range,
         },
-        yaxis2={
+        "yaxis2": {
             "overlaying": "y",
             "side": "left",
             "tickvals": view.count_values,
@@ -503,8 +512,7 @@ def top_figure(
             "zeroline": False,
             "range": view.y_range,
         },
-        meta={"view": "top", "axis": axis},
-    )
+    }
 
 
 def band_shape(x: np.ndarray, y: np.ndarray, colour: str, fill: str) -> dict[str, Any]:
