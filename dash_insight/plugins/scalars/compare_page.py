@@ -89,7 +89,7 @@ from dash_insight.plugins.scalars.tag_map import (
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
 from dash_insight.web.components import compare_runs
-from dash_insight.web.components.compare_tabs import compare_head
+from dash_insight.web.components.compare_tabs import compare_head, offered
 from dash_insight.web.components.run_colours import (
     MISSING_COLOUR,
     PALETTE,
@@ -160,6 +160,8 @@ STATE = UrlState(
     Text("colour_by"),
     # Tags across runs (:mod:`.tag_map`): ``tag_map=train/loss=loss,loss/auto=loss``.
     TagMap("tag_map"),
+    # The "show archived" switch of the comparison pages' head (archived runs offered too).
+    Flag("archived"),
 )
 
 
@@ -174,13 +176,21 @@ KEPT_FIELDS = (
     "outliers",
     "colour_by",
     "tag_map",
+    "archived",
 )
 
 
-def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
-    """Jobs with scalar data (newest first) and their scalar tags."""
+def scalar_jobs(
+    provider: DataProvider, params: Mapping[str, str] | None = None
+) -> tuple[list[str], dict[str, list[str]]]:
+    """Jobs with scalar data (newest first) and their scalar tags; with the URL ``params``,
+    those its job picker offers (:func:`~dash_insight.web.components.compare_tabs.offered`:
+    archived runs left out unless shown)."""
     jobs = [job for job in provider.list_jobs() if job.tags.get("scalar")]
-    return [job.train_id for job in jobs], {job.train_id: job.tags["scalar"] for job in jobs}
+    names = [job.train_id for job in jobs]
+    if params is not None:
+        names = offered(provider, names, params)
+    return names, {job.train_id: job.tags["scalar"] for job in jobs}
 
 
 def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
@@ -891,7 +901,7 @@ def controls_panel(state: Mapping[str, Any]) -> html.Div:
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, tags_of = scalar_jobs(service.provider)
+    jobs, tags_of = scalar_jobs(service.provider, params)
     state = page_state(params, jobs, tags_of)
     return html.Div(
         [
@@ -965,8 +975,9 @@ def current_state(
     provider: DataProvider, search: str | None
 ) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
     """:func:`page_state` of the URL ``search``, the scalar jobs and their tags."""
-    jobs, tags_of = scalar_jobs(provider)
-    return page_state(parse_search(search), jobs, tags_of), jobs, tags_of
+    params = parse_search(search)
+    jobs, tags_of = scalar_jobs(provider, params)
+    return page_state(params, jobs, tags_of), jobs, tags_of
 
 
 def download(
