@@ -89,7 +89,7 @@ from dash_insight.plugins.scalars.tag_map import (
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
 from dash_insight.web.components import compare_runs
-from dash_insight.web.components.compare_tabs import compare_head, offered
+from dash_insight.web.components.compare_tabs import compare_head, label_texts, offered
 from dash_insight.web.components.run_colours import (
     MISSING_COLOUR,
     PALETTE,
@@ -203,7 +203,10 @@ def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
 
 
 def page_state(
-    params: dict[str, str], jobs: list[str], tags_of: dict[str, list[str]]
+    params: dict[str, str],
+    jobs: list[str],
+    tags_of: dict[str, list[str]],
+    job_texts: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """:data:`STATE` of the URL with ``jobs`` and ``tags`` resolved (the selected jobs in
     ``jobs`` order, the selected tags among ``all_tags``, the union of theirs), whether the URL
@@ -214,7 +217,8 @@ def page_state(
 
     With a ``tag_map`` (:mod:`.tag_map`) the "tags" of the pickers and charts are chart names
     (``charts_of``: each job's); ``raw_tags`` are the selected jobs' own tags (the x axis
-    offers those)."""
+    offers those). ``job_texts``: what the job filter searches per job (its name and labels,
+    :func:`~dash_insight.web.components.compare_tabs.label_texts`)."""
     state = STATE.parse(params)
     tag_map = clean_tag_map(state["tag_map"])
     raw_tags_of = tags_of
@@ -227,7 +231,9 @@ def page_state(
     closed = set(state["hidden"] or ())
     hidden = [j for j in jobs if j in closed]
     shown_jobs = [
-        j for j in visible_tags(jobs, selected_jobs, state["job_filter"]) if j not in closed
+        j
+        for j in visible_tags(jobs, selected_jobs, state["job_filter"], job_texts)
+        if j not in closed
     ]
     drawn_tags = set(union_tags(shown_jobs, tags_of))
     if state["x_tag"] not in raw_tags:
@@ -243,6 +249,7 @@ def page_state(
         "raw_tags": raw_tags,
         "tag_map": tag_map,
         "charts_of": tags_of,
+        "job_texts": dict(job_texts or {}),
         "tags": tags,
         "explicit_jobs": chosen is not None,
         "explicit_tags": chosen_tags is not None,
@@ -286,7 +293,7 @@ def controls_search(
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
     changed the default selection, ``tags`` when not every tag of the selected jobs."""
-    matching_jobs, _unused = filter_tags(jobs, job_pattern or "")
+    matching_jobs, _unused = filter_tags(jobs, job_pattern or "", state.get("job_texts"))
     selected_jobs = pick(
         jobs, state["jobs"], checked_jobs, matching_jobs, picker_action(trigger, "compare-jobs")
     )
@@ -900,9 +907,25 @@ def controls_panel(state: Mapping[str, Any]) -> html.Div:
     )
 
 
+def job_picker(provider: DataProvider, jobs: list[str], state: Mapping[str, Any]) -> html.Div:
+    """The job list: an eye per run in its colour, its filter searching names and labels."""
+    return picker(
+        "compare-jobs",
+        _("Job Selection"),
+        jobs,
+        state["jobs"],
+        state["job_filter"],
+        noun="job",
+        extra=[html.Span(id="compare-warning", className="di-warning")],
+        hidden=state["hidden"],
+        colours=eye_colours(provider, jobs),
+        filter_texts=state["job_texts"],
+    )
+
+
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, tags_of = scalar_jobs(service.provider, params)
-    state = page_state(params, jobs, tags_of)
+    state = page_state(params, jobs, tags_of, label_texts(service.provider, jobs))
     return html.Div(
         [
             *compare_head(
@@ -932,17 +955,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                         className="di-panel di-compare-side",
                         id="compare-side",
                         children=[
-                            picker(
-                                "compare-jobs",
-                                _("Job Selection"),
-                                jobs,
-                                state["jobs"],
-                                state["job_filter"],
-                                noun="job",
-                                extra=[html.Span(id="compare-warning", className="di-warning")],
-                                hidden=state["hidden"],
-                                colours=eye_colours(service.provider, jobs),
-                            ),
+                            job_picker(service.provider, jobs, state),
                             picker(
                                 "compare-tags",
                                 _("Tag Selection"),
@@ -977,7 +990,7 @@ def current_state(
     """:func:`page_state` of the URL ``search``, the scalar jobs and their tags."""
     params = parse_search(search)
     jobs, tags_of = scalar_jobs(provider, params)
-    return page_state(params, jobs, tags_of), jobs, tags_of
+    return page_state(params, jobs, tags_of, label_texts(provider, jobs)), jobs, tags_of
 
 
 def download(
@@ -1162,9 +1175,9 @@ def register(app: dash.Dash, service: DataService) -> None:
         so that a run has the same colour on the loss landscape comparison."""
         return eye_colours(provider, shown)
 
-    def picked_jobs(search: str | None) -> tuple[list[str], list[str], str]:
+    def picked_jobs(search: str | None) -> tuple[Any, ...]:
         state, jobs, _unused = current(search)
-        return jobs, state["jobs"], state["job_filter"]
+        return jobs, state["jobs"], state["job_filter"], state["job_texts"]
 
     def picked_tags(search: str | None) -> tuple[list[str], list[str], str]:
         state, _jobs, _tags = current(search)

@@ -18,7 +18,7 @@ from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
-from dash_insight.core.run_marks import offered_jobs
+from dash_insight.core.run_marks import filter_text, offered_jobs
 from dash_insight.web.plugin import NavLink
 from dash_insight.web.url_state import make_search, parse_search, same_search
 
@@ -42,6 +42,14 @@ def offered(provider: DataProvider, jobs: Sequence[str], params: Mapping[str, st
     (:mod:`~dash_insight.core.run_marks`) unless the URL's switch shows them."""
     marks = provider.run_marks
     return offered_jobs(jobs, marks.archived() if marks else (), show_archived(params))
+
+
+def label_texts(provider: DataProvider, jobs: Sequence[str]) -> dict[str, str]:
+    """What a job picker's filter searches for each of ``jobs`` that has labels: its name and
+    ``#label`` per label (:func:`~dash_insight.core.run_marks.filter_text`); {} without
+    labels."""
+    labels = provider.run_marks.labels() if provider.run_marks else {}
+    return {job: filter_text(job, labels) for job in jobs if job in labels}
 
 
 def archived_search(value: list | None, search: str | None) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -15,7 +16,9 @@ from dash_insight.plugins.lineage import page, views
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.plugins.scalars import compare_page as scalars
 from dash_insight.web.components.compare_runs import RunPicker, jobs_with
-from dash_insight.web.components.compare_tabs import archived_search
+from dash_insight.web.components.compare_tabs import archived_search, label_texts
+from dash_insight.web.components.tag_select import filter_tags, picker_view
+from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
 from tests.plugins.lineage.test_page import LINEAGE_JOBS, _app, _table, _wait_table
@@ -182,7 +185,25 @@ def test_archive_survives_a_restart(dash_duo, corpus: Path, tmp_path: Path, lang
         dash_duo.find_element("#lineage-show-archived input").click()
         _wait_table(dash_duo, LINEAGE_JOBS)
         assert set(_table(dash_duo)) == LINEAGE_JOBS
+        dash_duo.driver.save_screenshot(f"/tmp/archive-lineage-{lang}.png")
         wait_idle(dash_duo)
         assert not console_errors(dash_duo)
     finally:
         restarted.data_service.close()
+
+
+def test_the_scalar_comparison_job_filter_finds_labels(app: Any) -> None:
+    provider = app.data_service.provider
+    provider.run_marks.update("./lenet_sc", {"labels": ["baseline"]})
+    provider.run_marks.update("./ops_all", {"labels": ["Baseline-2"]})
+    every = f"?jobs={quote(encode_tags(scalars.scalar_jobs(provider)[0]))}"
+    state, jobs, _tags = scalars.current_state(provider, every + "&job_filter=%23baseline")
+    assert state["shown_jobs"] == [j for j in jobs if j in {"./lenet_sc", "./ops_all"}]
+    assert len(state["shown_jobs"]) == 2
+    # A plain word finds a name or a label; the picker's list and count search the same.
+    state, _jobs, _tags = scalars.current_state(provider, every + "&job_filter=lenet_sc")
+    assert state["shown_jobs"] == ["./lenet_sc"]
+    view = picker_view(jobs, None, "#baseline", "job", texts=label_texts(provider, jobs))
+    assert set(view.rows) == {"./lenet_sc", "./ops_all"}
+    assert filter_tags(["./a", "./b"], "#x", {"./b": "./b #x"}) == (["./b"], None)
+    assert filter_tags(["./a", "./b"], "#x") == ([], None)
