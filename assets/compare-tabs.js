@@ -2,7 +2,7 @@
    dash.ClientsideFunction("compareTabs", name). */
 (function () {
   /* compare_tabs.SHARED: the URL parameters a tab link carries to the next tab. */
-  const SHARED = ["jobs", "job_filter", "hidden"];
+  const SHARED = ["jobs", "job_filter", "hidden", "archived"];
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     compareTabs: {
       /* Each tab link (``hrefs``: theirs now) with the SHARED parameters of the URL's

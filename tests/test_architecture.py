@@ -172,7 +172,6 @@ KNOWN_LONG_FUNCTIONS = {
     "dash_insight/plugins/lineage/views.py:parallel_chart": 69,
     "dash_insight/plugins/scalars/charts.py:chart_card": 74,
     "dash_insight/plugins/scalars/charts.py:register_chart_callbacks": 65,
-    "dash_insight/plugins/scalars/compare_page.py:layout": 66,
     "dash_insight/plugins/scalars/compare_page.py:register": 160,
     "dash_insight/plugins/scalars/page.py:layout": 71,
     "dash_insight/plugins/scalars/page.py:register": 206,

@@ -38,6 +38,7 @@ from dash_insight.core.format.reasons import NO_TRAINING_JOB
 from dash_insight.core.format.remote import RangeCache, is_url
 from dash_insight.core.format.tensorboard import LINEAGE_TENSORBOARD_HPARAMS, decode_tb_value
 from dash_insight.core.lineage_rows import tensorboard_lineage
+from dash_insight.core.run_marks import RunMarks
 from dash_insight.core.store.budget import ByteBudget
 from dash_insight.core.store.chunks import (
     ChunkRef,
@@ -239,8 +240,12 @@ class DataProvider:
         cache_bytes: int = 256 << 20,
         max_record_bytes: int = MAX_PAYLOAD_BYTES,
         clock: Callable[[], float] = time.time,
+        run_marks: RunMarks | None = None,
     ) -> None:
         self.base_dir = base_dir if is_url(base_dir) else os.path.abspath(base_dir)
+        #: The runs the user archived or labelled (:mod:`~dash_insight.core.run_marks`, in the
+        #: workspace); None: none (a provider without a workspace).
+        self.run_marks = run_marks
         #: Recently read blocks of remote files (records of one answer share blocks).
         self._ranges = RangeCache() if is_url(base_dir) else None
         self.store = store

@@ -8,6 +8,7 @@ import time
 from dash_insight.core.format.remote import is_url
 from dash_insight.core.operations import StoreProbe
 from dash_insight.core.provider import DataProvider
+from dash_insight.core.run_marks import RunMarks, run_marks_path
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.health import (
     CAUGHT_UP,
@@ -73,6 +74,7 @@ class DataService:
             samples_per_plugin=settings.samples_per_plugin,
             cache_bytes=settings.cache_bytes,
             max_record_bytes=settings.max_record_bytes,
+            run_marks=RunMarks(run_marks_path(self.workspace, self.summary_base_dir)),
         )
 
     def _shared_failure(self) -> SharedFailure | None:

@@ -47,7 +47,7 @@ TITLE = lazy_gettext("Histogram Comparison")
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, _tags = jobs_with(service.provider, PluginName.HISTOGRAM)
+    jobs, _tags = jobs_with(service.provider, PluginName.HISTOGRAM, params)
     runs = run_selection(params, jobs)
     return html.Div(
         [
@@ -106,10 +106,9 @@ def body(
     a note per run and the runs that lack the tag."""
     provider = service.provider
     key = tab_answer_key(provider, search, overrides, shown)
-    jobs, tags_of = jobs_with(provider, PluginName.HISTOGRAM)
-    view = tag_view(
-        parse_search(search), jobs, tags_of, lambda run, tag: run_steps(provider, run, tag)
-    )
+    params = parse_search(search)
+    jobs, tags_of = jobs_with(provider, PluginName.HISTOGRAM, params)
+    view = tag_view(params, jobs, tags_of, lambda run, tag: run_steps(provider, run, tag))
     tag, step = view.tag, view.step
     slider = slider_props(view.steps, step)
     controls = (slider["max"], slider["value"], slider["marks"], slider["disabled"])
@@ -137,7 +136,9 @@ def body(
 
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-    register_run_picker(app, "hcmp-jobs", lambda: jobs_with(provider, PluginName.HISTOGRAM)[0])
+    register_run_picker(
+        app, "hcmp-jobs", lambda params: jobs_with(provider, PluginName.HISTOGRAM, params)[0]
+    )
     register_tag_step(app, "hcmp")
     app.callback(
         Output("hcmp-tag", "options"),

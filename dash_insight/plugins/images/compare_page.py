@@ -125,7 +125,7 @@ def _level(name: str, label: str, value: int) -> html.Div:
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, _tags = jobs_with(service.provider, PluginName.IMAGE)
+    jobs, _tags = jobs_with(service.provider, PluginName.IMAGE, params)
     runs = run_selection(params, jobs)
     brightness = int_param(params, "b", DEFAULT_LEVEL, 0, 100)
     contrast = int_param(params, "c", DEFAULT_LEVEL, 0, 100)
@@ -173,9 +173,10 @@ def body(
     the step, and the runs that lack the tag."""
     provider = service.provider
     key = tab_answer_key(provider, search, overrides, shown)
-    jobs, tags_of = jobs_with(provider, PluginName.IMAGE)
+    params = parse_search(search)
+    jobs, tags_of = jobs_with(provider, PluginName.IMAGE, params)
     view = tag_view(
-        parse_search(search),
+        params,
         jobs,
         tags_of,
         lambda run, tag: run_steps(provider, run, tag),
@@ -215,7 +216,9 @@ def _browser(name: str) -> ClientsideFunction:
 
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-    register_run_picker(app, "icmp-jobs", lambda: jobs_with(provider, PluginName.IMAGE)[0])
+    register_run_picker(
+        app, "icmp-jobs", lambda params: jobs_with(provider, PluginName.IMAGE, params)[0]
+    )
     # The images page's brightness / contrast, in the browser (b, c in the URL).
     app.clientside_callback(
         _browser("levels"),

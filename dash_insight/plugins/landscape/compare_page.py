@@ -21,6 +21,7 @@ Each job's name carries its run colour (a dot), the colour of its lines on the s
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.compare_runs import tab_answer_key, tab_body_inputs
-from dash_insight.web.components.compare_tabs import compare_head
+from dash_insight.web.components.compare_tabs import compare_head, offered
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.components.tag_select import (
@@ -107,9 +108,12 @@ class JobFinal:
     problem: str | None = None
 
 
-def landscape_jobs(service: LandscapeService) -> list[str]:
-    """Jobs with a loss landscape, newest update first."""
-    return [job.train_id for job in service.provider.list_jobs() if job.tags.get("loss_landscape")]
+def landscape_jobs(service: LandscapeService, params: Mapping[str, str]) -> list[str]:
+    """Jobs with a loss landscape, newest update first, that the URL ``params``' job picker
+    offers (archived runs left out unless shown,
+    :func:`~dash_insight.web.components.compare_tabs.offered`)."""
+    jobs = [job.train_id for job in service.provider.list_jobs() if job.tags.get("loss_landscape")]
+    return offered(service.provider, jobs, params)
 
 
 #: The page's URL state: the ticked jobs (absent: the first :data:`DEFAULT_JOBS`), the job
@@ -245,7 +249,7 @@ def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> h
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
-    jobs = landscape_jobs(service)
+    jobs = landscape_jobs(service, params)
     state = page_state(params, jobs)
     return html.Div(
         [
@@ -334,8 +338,10 @@ def _overlay_row() -> html.Div:
 
 def picked(service: LandscapeService, search: str | None) -> tuple[list[str], list[str], str]:
     """The job picker's names, ticked names and filter for the URL ``search``."""
-    state = page_state(parse_search(search), landscape_jobs(service))
-    return landscape_jobs(service), state["selected"], state["job_filter"]
+    params = parse_search(search)
+    jobs = landscape_jobs(service, params)
+    state = page_state(params, jobs)
+    return jobs, state["selected"], state["job_filter"]
 
 
 def controls_to_url(
@@ -357,8 +363,8 @@ def controls_to_url(
     (``no_update``: the same page, or the picker echoing the URL)."""
     if picker_button_drawn(trigger, clicked):
         return dash.no_update
-    jobs = landscape_jobs(service)
     params = parse_search(search)
+    jobs = landscape_jobs(service, params)
     state = page_state(params, jobs)
     checked = checked_names(rows)
     if echoed(trigger, "lc-jobs", checked, jobs, state["selected"], state["job_filter"]):
@@ -424,7 +430,8 @@ def body(
     what is shown; PreventUpdate on a refresh with nothing new (the same URL, data and run
     colours)."""
     key = tab_answer_key(service.provider, search, overrides, shown)
-    state = page_state(parse_search(search), landscape_jobs(service))
+    params = parse_search(search)
+    state = page_state(params, landscape_jobs(service, params))
     style = Style(colour_scale=state["scale"])
     finals = [job_final(service, train_id) for train_id in state["jobs"]]
     colours = run_colours(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +29,7 @@ from dash.exceptions import PreventUpdate
 
 from dash_insight.core.i18n import N_, ngettext
 from dash_insight.core.i18n import gettext as _
+from dash_insight.core.run_marks import RunMarkError, parse_labels
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.remarks import RemarkError
@@ -261,7 +262,32 @@ def _compare_links() -> list[dcc.Link]:
     ]
 
 
-def _table_actions() -> html.Div:
+def _archive_actions(params: Mapping[str, str]) -> list[Any]:
+    """Archive or restore the ticked rows' runs (:func:`archive_selected`), and the switch that
+    keeps archived runs in the table and chart (the URL's ``archived``)."""
+    return [
+        html.Button(
+            _("Archive selected"),
+            id="lineage-archive",
+            className="di-button secondary",
+            title=_("Put the ticked runs away: they leave every job picker"),
+        ),
+        html.Button(
+            _("Restore selected"),
+            id="lineage-unarchive",
+            className="di-button secondary",
+            title=_("Bring the ticked archived runs back"),
+        ),
+        dcc.Checklist(
+            id="lineage-show-archived",
+            value=["archived"] if params.get("archived") == "1" else [],
+            options=[{"label": " " + _("show archived runs"), "value": "archived"}],
+            className="di-archived-switch",
+        ),
+    ]
+
+
+def _table_actions(params: Mapping[str, str]) -> html.Div:
     return html.Div(
         className="di-toolbar di-lineage-actions",
         children=[
@@ -269,6 +295,7 @@ def _table_actions() -> html.Div:
                 html.Button(_(label), id=button_id, className=classes, title=_(title))
                 for label, button_id, classes, title in _TABLE_ACTIONS
             ),
+            *_archive_actions(params),
             *_compare_links(),
             html.Span(id="lineage-count", className="di-muted"),
             html.Span(id="lineage-status", className="di-muted", role="status"),
@@ -276,7 +303,7 @@ def _table_actions() -> html.Div:
     )
 
 
-def _main_panel() -> html.Section:
+def _main_panel(params: Mapping[str, str]) -> html.Section:
     return html.Section(
         className="di-panel di-lineage-main",
         children=[
@@ -284,7 +311,7 @@ def _main_panel() -> html.Section:
             # Drawn in SVG by assets/lineage-chart.js from the lineage-chart-spec store
             # (views.parallel_chart); a drag on an axis writes lineage-brush.
             html.Div(id="lineage-chart", className="di-lineage-chart"),
-            _table_actions(),
+            _table_actions(params),
             lineage_grid(),
             html.P(
                 _(
@@ -329,7 +356,7 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
                 ],
             ),
             html.Div(id="lineage-problems", className="di-error-text", role="alert"),
-            html.Div(className="di-lineage-body", children=[_overview(), _main_panel()]),
+            html.Div(className="di-lineage-body", children=[_overview(), _main_panel(params)]),
             *(dcc.Store(id=store_id, data=data) for store_id, data in _STORES),
         ],
     )
@@ -406,6 +433,26 @@ def _column_controls(data: views.TabData, columns: list[views.Column]) -> tuple[
     return options, [c.id for c in columns], summary, colour_options
 
 
+def shown_entries(
+    service: LineageService, state: views.PageState
+) -> tuple[list[lineage_data.LineageEntry], dict[str, list[str]]]:
+    """The jobs' lineage the page shows (archived runs left out unless its switch shows them,
+    :mod:`~dash_insight.core.run_marks`) and the runs' labels."""
+    marks = service.provider.run_marks
+    archived = marks.archived() if marks and not state.archived else set()
+    entries = [e for e in service.lineages() if e.train_id not in archived]
+    return entries, marks.labels() if marks else {}
+
+
+def _dashboard_link(dashboard_path: str) -> Callable[[str], str]:
+    """A job's dashboard address (the summary path's link)."""
+    return functools.partial(_job_link, dashboard_path)
+
+
+def _job_link(dashboard_path: str, job: str) -> str:
+    return dashboard_path + make_search({"train_id": job})
+
+
 def render(
     service: LineageService,
     dashboard_path: str,
@@ -418,11 +465,11 @@ def render(
     """Chart, table and controls from the URL and the logs; nothing is sent when neither
     changed since the last answer (auto refresh)."""
     state, found = views.parse_state(parse_search(search))
-    entries = service.lineages()
+    entries, labels = shown_entries(service, state)
     added = service.remarks.all()
     previous = previous if isinstance(previous, dict) else {}
     signature = json.dumps(
-        [search or "", [(e.train_id, e.update_time, id(e.row)) for e in entries], added],
+        [search or "", [(e.train_id, e.update_time, id(e.row)) for e in entries], added, labels],
         default=str,
     )
     if signature == previous.get("signature"):
@@ -449,9 +496,7 @@ def render(
     defs = None if defs_key == previous.get("defs") else views.grid_column_defs(columns, state.sort)
     # The grid gets them from lineage-table one task later (lineageGrid.table).
     table = {
-        "rows": views.grid_row_data(
-            rows, columns, added, lambda job: dashboard_path + make_search({"train_id": job})
-        ),
+        "rows": views.grid_row_data(rows, columns, added, _dashboard_link(dashboard_path), labels),
         "defs": defs,
     }
     options, ticked, summary, colour_options = _column_controls(data, columns)
@@ -674,8 +719,10 @@ def _save_change(service: LineageService, change: Any, listed: set[str]) -> str 
     column = change.get("colId")
     data = change.get("data")
     train_id = data.get("train_id") if isinstance(data, dict) else None
-    if column not in ("remark", "tag") or not isinstance(train_id, str) or not train_id:
+    if column not in ("remark", "tag", "labels") or not isinstance(train_id, str) or not train_id:
         return None
+    if column == "labels":
+        return _save_labels(service, train_id, change.get("value", change.get("newValue")))
     if train_id not in listed:  # as the REST PUT: only jobs with lineage get a remark
         return _("{job}: no lineage of this train job; nothing saved.").format(job=train_id)
     # dash-ag-grid sends the new value as "value" (its docs say "newValue").
@@ -686,6 +733,56 @@ def _save_change(service: LineageService, change: Any, listed: set[str]) -> str 
         return f"{train_id}: {error}"
     saved = _("Saved the remark of {job}.") if column == "remark" else _("Saved the tag of {job}.")
     return saved.format(job=train_id)
+
+
+def _save_labels(service: LineageService, train_id: str, value: Any) -> str:
+    """Save a run's labels typed in its cell (comma-separated); what the status line says."""
+    marks = service.provider.run_marks
+    if marks is None or train_id not in [job.train_id for job in service.provider.list_jobs()]:
+        return _("{job}: not a known train job; nothing saved.").format(job=train_id)
+    try:
+        marks.update(train_id, {"labels": parse_labels(value if isinstance(value, str) else "")})
+    except RunMarkError as error:
+        return f"{train_id}: {error}"
+    return _("Saved the labels of {job}.").format(job=train_id)
+
+
+def archive_selected(
+    service: LineageService,
+    trigger: Any,
+    clicked: bool,
+    _a: Any,
+    _b: Any,
+    selected: Any,
+    saved: Any,
+) -> tuple[Any, Any]:
+    """Archive (or restore) the ticked rows' runs; the status line and the count of saves
+    (which redraws the table)."""
+    marks = service.provider.run_marks
+    ids = [
+        r["train_id"]
+        for r in (selected if isinstance(selected, list) else [])[: views.MAX_STATE_ITEMS]
+        if isinstance(r, dict) and isinstance(r.get("train_id"), str)
+    ]
+    if not clicked or marks is None or not ids:
+        raise PreventUpdate
+    archive = trigger == "lineage-archive"
+    known = set([job.train_id for job in service.provider.list_jobs()])
+    done = [job for job in ids if job in known]
+    for job in done:
+        marks.update(job, {"archived": archive})
+    text = (
+        ngettext("Archived {count} run.", "Archived {count} runs.", len(done))
+        if archive
+        else ngettext("Restored {count} run.", "Restored {count} runs.", len(done))
+    )
+    count = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0
+    return text.format(count=len(done)), count + 1
+
+
+def show_archived_to_url(value: Any, search: str | None) -> Any:
+    """The "show archived runs" switch becomes the URL's ``archived``."""
+    return _changed(search, replace(_state(search), archived=bool(value)))
 
 
 def save_edit(service: LineageService, changes: list[dict] | None, saved: int | None) -> tuple:
@@ -705,6 +802,7 @@ def register(app: dash.Dash, service: LineageService) -> None:
     _bind_drawing(app, service)
     _bind_url_writers(app, service)
     _bind_compare_links(app, service)
+    _bind_archive(app, service)
     register_lazy_graphs(app)
     _register_clientside(app)
 
@@ -760,6 +858,25 @@ def _bind_drawing(app: dash.Dash, service: LineageService) -> None:
         State("lineage-saved", "data"),
         prevent_initial_call=True,
     )(functools.partial(save_edit, service))
+
+
+def _bind_archive(app: dash.Dash, service: LineageService) -> None:
+    """Archive and restore the ticked runs; the switch showing archived runs."""
+    app.callback(
+        Output("lineage-status", "children", allow_duplicate=True),
+        Output("lineage-saved", "data", allow_duplicate=True),
+        Input("lineage-archive", "n_clicks"),
+        Input("lineage-unarchive", "n_clicks"),
+        State("lineage-grid", "selectedRows"),
+        State("lineage-saved", "data"),
+        prevent_initial_call=True,
+    )(triggered(functools.partial(archive_selected, service), clicked=True))
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("lineage-show-archived", "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(show_archived_to_url)
 
 
 def _bind_compare_links(app: dash.Dash, service: LineageService) -> None:

@@ -13,6 +13,16 @@ Errors as MindInsight: an unparsable body is ParamValueError ``50540002 Json dat
 failed.``; an invalid condition ``50542218 Search_condition param error: ...``; an invalid tag
 or remark ``50542081 ValueError. ...``; an unknown job ``50545005``.
 
+dash-insight's own, below ``/v1/dash-insight`` (issue 40 item 4; the runs' marks,
+:mod:`dash_insight.core.run_marks`, persisted beside the remarks):
+
+* ``GET lineage/run-marks``: ``{"runs": {train_id: {"archived": bool, "labels": [str]}}}``, the
+  runs archived or labelled;
+* ``PUT lineage/run-marks?train_id=./job`` with ``{"archived"?: bool, "labels"?: [str]}`` (at
+  most 8 labels of 1 to 32 characters, no comma or control character): the run's marks after
+  the change. A missing ``train_id`` is ``50540003``, an unknown job ``50545005``, a body that
+  is not such an object ``50540002`` with what is wrong.
+
 Deliberate differences: tags and remarks are persisted in the workspace
 (:mod:`.remarks`) instead of living in memory until a restart; a boolean tag is refused;
 ``train_id`` may name a job at any depth (``./a/b``), as everywhere in dash-insight;
@@ -25,13 +35,14 @@ from typing import Any
 
 from flask import Response, request
 
+from dash_insight.core.run_marks import RunMarkError, validate_marks
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.remarks import RemarkError, validate_added_info
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web import errors
 from dash_insight.web.errors import ApiError
 from dash_insight.web.http import JsonBodyError, json_body, json_response, require, resolve_job
-from dash_insight.web.plugin import Route
+from dash_insight.web.plugin import DASH_INSIGHT_API, Route
 
 _LINEAGE = 0x50542000
 #: ``LineageErrors`` (module 2): search condition, query failure, parameter type / value.
@@ -93,6 +104,33 @@ def _update(service: LineageService) -> Response:
     return json_response({"status": "success"})
 
 
+def _marks_of(entry: dict[str, Any]) -> dict[str, Any]:
+    return {"archived": entry.get("archived") is True, "labels": list(entry.get("labels") or [])}
+
+
+def _run_marks(service: LineageService) -> Response:
+    """``GET`` / ``PUT lineage/run-marks`` (module docstring)."""
+    marks = service.provider.run_marks
+    if marks is None:
+        raise errors.param_value_error("This server keeps no run marks (no workspace).")
+    if request.method == "GET":
+        return json_response({"runs": {job: _marks_of(e) for job, e in marks.all().items()}})
+    train_id = request.args.get("train_id")
+    require(train_id=train_id)
+    assert train_id is not None
+    try:
+        body = json_body()
+    except JsonBodyError:
+        raise errors.param_value_error("Json data parse failed.") from None
+    try:
+        change = validate_marks(body)
+    except RunMarkError as error:
+        raise errors.param_value_error(str(error)) from None
+    job = resolve_job(service.provider, train_id)
+    entry = marks.update(job.train_id, change)
+    return json_response({"train_id": job.train_id, **_marks_of(entry)})
+
+
 def routes(service: LineageService) -> list[Route]:
     """The lineage and optimizer routes (see the module docstring)."""
 
@@ -105,7 +143,11 @@ def routes(service: LineageService) -> list[Route]:
         result = _search(service, _condition())
         return json_response(lineage_data.optimizer_targets(result["object"]))
 
+    def lineage_run_marks() -> Response:
+        return _run_marks(service)
+
     return [
         Route("lineagemgr/lineages", lineagemgr_lineages, ("POST", "PUT")),
         Route("optimizer/targets/search", optimizer_targets_search, ("POST",)),
+        Route("lineage/run-marks", lineage_run_marks, ("GET", "PUT"), api=DASH_INSIGHT_API),
     ]

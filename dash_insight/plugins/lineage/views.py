@@ -26,6 +26,7 @@ import plotly.graph_objects as go
 from dash_insight.core.i18n import LazyString, lazy_gettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.lineage_rows import METRIC_PREFIX, USER_DEFINED_PREFIX, row_columns
+from dash_insight.core.run_marks import MAX_LABEL_CHARS, MAX_LABELS
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.figures import TEXT_COLOUR, small_layout
@@ -292,6 +293,8 @@ class PageState:
     hide: tuple[str, ...] = ()
     objective: str | None = None
     param: str | None = None
+    #: The "show archived runs" switch: archived runs stay in the table and chart.
+    archived: bool = False
 
 
 def join_ids(ids: Iterable[str]) -> str:
@@ -359,6 +362,7 @@ def parse_state(params: Mapping[str, str]) -> tuple[PageState, list[str]]:
         hide=split_ids(params.get("hide")),
         objective=params.get("objective") or None,
         param=params.get("param") or None,
+        archived=params.get("archived") == "1",
     )
     return state, problems
 
@@ -378,6 +382,7 @@ def state_search(state: PageState) -> str:
             "hide": join_ids(state.hide) if state.hide else None,
             "objective": state.objective,
             "param": state.param,
+            "archived": "1" if state.archived else None,
         }
     )
 
@@ -952,7 +957,24 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
             }
         )
     )
-    return defs
+    return [*defs, with_sort(labels_column_def())]
+
+
+def labels_column_def() -> dict[str, Any]:
+    """The runs' labels (:mod:`~dash_insight.core.run_marks`): comma-separated, editable,
+    filtered as text."""
+    return {
+        "colId": "labels",
+        "field": "labels",
+        "headerName": _("Labels"),
+        "editable": True,
+        "pinned": "right",
+        "minWidth": 120,
+        "filter": "agTextColumnFilter",
+        "cellEditor": "agTextCellEditor",
+        "cellEditorParams": {"maxLength": MAX_LABELS * (MAX_LABEL_CHARS + 2)},
+        "headerTooltip": _("Short labels of the run, separated by commas; saved in the workspace"),
+    }
 
 
 def grid_row_data(
@@ -960,10 +982,11 @@ def grid_row_data(
     columns: Sequence[Column],
     added_info: Mapping[str, Mapping[str, Any]],
     dashboard_href: Any,
+    labels: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Row objects for the grid: ``train_id`` (the row id and the link's text), ``summary_dir``
     (the address of the job's dashboard, the link's target), the chosen columns' values,
-    remark and tag."""
+    remark, tag and the run's ``labels`` (comma-separated)."""
     out = []
     for row in rows:
         train_id = row["train_id"]
@@ -973,6 +996,7 @@ def grid_row_data(
             "summary_dir": dashboard_href(train_id),
             "remark": info.get("remark", ""),
             "tag": info.get("tag", 0),
+            "labels": ", ".join((labels or {}).get(train_id, ())),
         }
         item.update({c.id: row.get(c.id) for c in columns})
         out.append(item)

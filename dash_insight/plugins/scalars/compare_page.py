@@ -3,8 +3,9 @@ same on every chart and page, see :mod:`~dash_insight.web.components.run_colours
 pick it).
 
 URL: ``/compare?jobs=[...]&job_filter=re&tags=[...]&filter=re&axis=step&smoothing=0.6&page=1
-&hidden=[...]&x_tag=epoch``. A hidden run (the eye in the job list) stays selected but leaves
-every chart, the colour choices and the downloads of the page, until its eye is opened again.
+&hidden=[...]&x_tag=epoch&tag_map=train/loss=loss``. A hidden run (the eye in the job list)
+stays selected but leaves every chart, the colour choices and the downloads of the page, until
+its eye is opened again. ``tag_map`` (:mod:`.tag_map`) puts differently named tags on one chart.
 "Download CSV / JSON" saves the raw points (not smoothed) of the charts the selection and the
 filters show, on every page of the grid, without the hidden runs.
 
@@ -16,6 +17,7 @@ Any job can be compared (MindInsight: only the 15 cached ones, 5 at a time); pas
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -70,10 +72,24 @@ from dash_insight.plugins.scalars.groups import (
     parse_group_by,
     value_label,
 )
+from dash_insight.plugins.scalars.tag_map import (
+    MAX_ENTRIES,
+    MAX_NAME_CHARS,
+    chart_of,
+    chart_tags,
+    clean_tag_map,
+    describe,
+    format_lines,
+    merged,
+    originals,
+    parse_lines,
+    series_name,
+    suggest_tag_map,
+)
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
 from dash_insight.web.components import compare_runs
-from dash_insight.web.components.compare_tabs import compare_head
+from dash_insight.web.components.compare_tabs import compare_head, label_texts, offered
 from dash_insight.web.components.run_colours import (
     MISSING_COLOUR,
     PALETTE,
@@ -102,6 +118,7 @@ from dash_insight.web.url_state import (
     Choice,
     Flag,
     Int,
+    TagMap,
     Tags,
     Text,
     UrlState,
@@ -141,17 +158,39 @@ STATE = UrlState(
     Flag("runs"),
     # Runs coloured by a lineage column (not grouped): a scale for numbers, the palette else.
     Text("colour_by"),
+    # Tags across runs (:mod:`.tag_map`): ``tag_map=train/loss=loss,loss/auto=loss``.
+    TagMap("tag_map"),
+    # The "show archived" switch of the comparison pages' head (archived runs offered too).
+    Flag("archived"),
 )
 
 
 #: The fields other controls than their own keep as they are (:func:`controls_search`).
-KEPT_FIELDS = ("group_by", "centre", "band", "runs", "smoother", "window", "outliers", "colour_by")
+KEPT_FIELDS = (
+    "group_by",
+    "centre",
+    "band",
+    "runs",
+    "smoother",
+    "window",
+    "outliers",
+    "colour_by",
+    "tag_map",
+    "archived",
+)
 
 
-def scalar_jobs(provider: DataProvider) -> tuple[list[str], dict[str, list[str]]]:
-    """Jobs with scalar data (newest first) and their scalar tags."""
+def scalar_jobs(
+    provider: DataProvider, params: Mapping[str, str] | None = None
+) -> tuple[list[str], dict[str, list[str]]]:
+    """Jobs with scalar data (newest first) and their scalar tags; with the URL ``params``,
+    those its job picker offers (:func:`~dash_insight.web.components.compare_tabs.offered`:
+    archived runs left out unless shown)."""
     jobs = [job for job in provider.list_jobs() if job.tags.get("scalar")]
-    return [job.train_id for job in jobs], {job.train_id: job.tags["scalar"] for job in jobs}
+    names = [job.train_id for job in jobs]
+    if params is not None:
+        names = offered(provider, names, params)
+    return names, {job.train_id: job.tags["scalar"] for job in jobs}
 
 
 def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
@@ -164,26 +203,40 @@ def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
 
 
 def page_state(
-    params: dict[str, str], jobs: list[str], tags_of: dict[str, list[str]]
+    params: dict[str, str],
+    jobs: list[str],
+    tags_of: dict[str, list[str]],
+    job_texts: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """:data:`STATE` of the URL with ``jobs`` and ``tags`` resolved (the selected jobs in
     ``jobs`` order, the selected tags among ``all_tags``, the union of theirs), whether the URL
     named them (``explicit_jobs``, ``explicit_tags``), and what is drawn: ``shown_jobs`` and
     ``shown_tags``, the selected ones that match their filter (the filters decide the charts
     and their lines, as TensorBoard's run and tag filters), less the ``hidden`` runs (known
-    jobs whose eye is closed, in ``jobs`` order) and the tags only hidden runs have."""
+    jobs whose eye is closed, in ``jobs`` order) and the tags only hidden runs have.
+
+    With a ``tag_map`` (:mod:`.tag_map`) the "tags" of the pickers and charts are chart names
+    (``charts_of``: each job's); ``raw_tags`` are the selected jobs' own tags (the x axis
+    offers those). ``job_texts``: what the job filter searches per job (its name and labels,
+    :func:`~dash_insight.web.components.compare_tabs.label_texts`)."""
     state = STATE.parse(params)
+    tag_map = clean_tag_map(state["tag_map"])
+    raw_tags_of = tags_of
+    tags_of = chart_tags(tags_of, tag_map)
     chosen, chosen_tags = state["jobs"], state["tags"]
     selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
     all_tags = union_tags(selected_jobs, tags_of)
+    raw_tags = union_tags(selected_jobs, raw_tags_of)
     tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
     closed = set(state["hidden"] or ())
     hidden = [j for j in jobs if j in closed]
     shown_jobs = [
-        j for j in visible_tags(jobs, selected_jobs, state["job_filter"]) if j not in closed
+        j
+        for j in visible_tags(jobs, selected_jobs, state["job_filter"], job_texts)
+        if j not in closed
     ]
     drawn_tags = set(union_tags(shown_jobs, tags_of))
-    if state["x_tag"] not in all_tags:
+    if state["x_tag"] not in raw_tags:
         state["x_tag"] = ""  # no selected job has it: the step or time axis
     group, group_problem = checked_group_by(state["group_by"])
     return {
@@ -193,6 +246,10 @@ def page_state(
         "group_problem": group_problem,
         "jobs": selected_jobs,
         "all_tags": all_tags,
+        "raw_tags": raw_tags,
+        "tag_map": tag_map,
+        "charts_of": tags_of,
+        "job_texts": dict(job_texts or {}),
         "tags": tags,
         "explicit_jobs": chosen is not None,
         "explicit_tags": chosen_tags is not None,
@@ -236,11 +293,12 @@ def controls_search(
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
     changed the default selection, ``tags`` when not every tag of the selected jobs."""
-    matching_jobs, _unused = filter_tags(jobs, job_pattern or "")
+    matching_jobs, _unused = filter_tags(jobs, job_pattern or "", state.get("job_texts"))
     selected_jobs = pick(
         jobs, state["jobs"], checked_jobs, matching_jobs, picker_action(trigger, "compare-jobs")
     )
-    all_tags = union_tags(selected_jobs, tags_of)
+    raw_tags = union_tags(selected_jobs, tags_of)
+    all_tags = union_tags(selected_jobs, chart_tags(tags_of, state["tag_map"]))
     matching_tags, _unused = filter_tags(all_tags, tag_pattern or "")
     tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
     tags = pick(all_tags, tags, checked_tags, matching_tags, picker_action(trigger, "compare-tags"))
@@ -267,7 +325,7 @@ def controls_search(
             "smoothing": SMOOTHING.from_control(smoothing),
             "page": page,
             "hidden": state["hidden"] or None,
-            "x_tag": x_tag if x_tag in all_tags else "",
+            "x_tag": x_tag if x_tag in raw_tags else "",
             "best_flip": state["best_flip"],
             "log_x": state["log_x"],
             **{name: state[name] for name in KEPT_FIELDS},
@@ -295,19 +353,36 @@ def chart_specs(
     """The charts of the current page: one per tag shown, one line per shown job that has the
     tag, in the job's colour (``colours``: train_id -> colour, the same on every chart); the
     legend always names the jobs (also a chart of one job). With ``groups``: one line and band
-    per group instead (:func:`group_series`)."""
+    per group instead (:func:`group_series`). With a tag map a chart is a chart name: a line
+    per job and original tag mapped to it, named by both (:func:`~.tag_map.series_name`)."""
     on_page, _unused, pages = page_of(state["shown_tags"], state["page"], CHARTS_PER_PAGE)
     charts = []
     for tag in on_page:
+        mapped = is_mapped(state, tag)
         series = tuple(
-            SeriesSpec(job, tag, job, colour=(colours or {}).get(job))
+            SeriesSpec(
+                job, raw, series_name(job, raw, tag, mapped), colour=(colours or {}).get(job)
+            )
             for job in state["shown_jobs"]
-            if tag in tags_of.get(job, [])
+            for raw in drawn_originals(state, tags_of, job, tag)
         )
         if groups is not None:
             series = group_series(state, groups, tag, tags_of)
         charts.append(ChartSpec(f"compare|{tag}", tag, series, legend=True))
     return charts, pages
+
+
+def drawn_originals(
+    state: Mapping[str, Any], tags_of: Mapping[str, list[str]], job: str, chart: str
+) -> list[str]:
+    """The original tags of ``job`` (``tags_of``: the jobs' own tags) drawn on ``chart``
+    through the URL's tag map (:func:`~.tag_map.originals`)."""
+    return originals(tags_of.get(job, []), chart, state.get("tag_map") or {})
+
+
+def is_mapped(state: Mapping[str, Any], chart: str) -> bool:
+    """Whether the URL's tag map puts some tag on ``chart`` (its lines then name their tags)."""
+    return chart in (state.get("tag_map") or {}).values()
 
 
 # -- groups ---------------------------------------------------------------------------------------
@@ -386,31 +461,48 @@ def group_series(
 ) -> tuple[SeriesSpec, ...]:
     """A chart's lines when runs are grouped: per group with the tag, its line and band in the
     group's colour (the palette by the group's place), the legend saying how many runs it
-    holds; with ``runs``, each run first as a thin line in its group's colour."""
+    holds; with ``runs``, each run first as a thin line in its group's colour. With a tag map,
+    a group's runs are aggregated per original tag (:func:`tag_members`), each line naming it."""
     lines: list[SeriesSpec] = []
     thin: list[SeriesSpec] = []
+    mapped = is_mapped(state, tag)
     for index, group in enumerate(groups):
-        runs = tuple(job for job in group.runs if tag in tags_of.get(job, []))
-        if not runs:
-            continue
         colour = PALETTE[index % len(PALETTE)]
-        name = ngettext("{group} ({count} run)", "{group} ({count} runs)", len(runs)).format(
-            group=group_label(state["group"], group), count=len(runs)
-        )
-        lines.append(
-            SeriesSpec(
-                runs[0],
-                tag,
-                name,
-                colour=colour,
-                members=runs,
-                centre=state["centre"],
-                band=state["band"],
+        for raw, runs in tag_members(state, group.runs, tag, tags_of).items():
+            name = ngettext("{group} ({count} run)", "{group} ({count} runs)", len(runs)).format(
+                group=group_label(state["group"], group), count=len(runs)
             )
-        )
-        if state["runs"]:
-            thin.extend(SeriesSpec(job, tag, job, colour=colour, thin=True) for job in runs)
+            lines.append(
+                SeriesSpec(
+                    runs[0],
+                    raw,
+                    series_name(name, raw, tag, mapped),
+                    colour=colour,
+                    members=runs,
+                    centre=state["centre"],
+                    band=state["band"],
+                )
+            )
+            if state["runs"]:
+                thin.extend(
+                    SeriesSpec(
+                        job, raw, series_name(job, raw, tag, mapped), colour=colour, thin=True
+                    )
+                    for job in runs
+                )
     return (*thin, *lines)
+
+
+def tag_members(
+    state: Mapping[str, Any], runs: Sequence[str], chart: str, tags_of: Mapping[str, list[str]]
+) -> dict[str, tuple[str, ...]]:
+    """The ``runs`` drawn on ``chart`` by original tag (one entry without a tag map), in the
+    order first seen."""
+    out: dict[str, list[str]] = {}
+    for job in runs:
+        for raw in drawn_originals(state, tags_of, job, chart):
+            out.setdefault(raw, []).append(job)
+    return {raw: tuple(jobs) for raw, jobs in out.items()}
 
 
 def lineage_colours(
@@ -491,15 +583,19 @@ def group_downloads(
     state: Mapping[str, Any], groups: Sequence[Group], found: Sequence[Found]
 ) -> list[GroupFound]:
     """The aggregates of the download: per tag shown, per group, of the raw series ``found``
-    (:func:`downloads`) of its runs."""
+    (:func:`downloads`) of its runs; with a tag map, per original tag of the chart (as drawn)."""
     series = {(job, tag): points for job, tag, points in found}
+    raws = list(dict.fromkeys(tag for _job, tag, _points in found))
     out: list[GroupFound] = []
-    for tag in state["shown_tags"]:
+    for chart in state["shown_tags"]:
         for group in groups:
-            runs = tuple(job for job in group.runs if (job, tag) in series)
-            if runs:
-                points = aggregate([series[j, tag] for j in runs], state["centre"], state["band"])
-                out.append((group_label(state["group"], group), tag, points, runs))
+            for tag in (t for t in raws if chart_of(t, state.get("tag_map") or {}) == chart):
+                runs = tuple(job for job in group.runs if (job, tag) in series)
+                if runs:
+                    points = aggregate(
+                        [series[j, tag] for j in runs], state["centre"], state["band"]
+                    )
+                    out.append((group_label(state["group"], group), tag, points, runs))
     return out
 
 
@@ -508,16 +604,16 @@ def downloads(
 ) -> list[Found]:
     """What "Download" saves: for each tag the page shows (every page of the grid), the raw
     points of each drawn run that has it (hidden runs and runs the job filter hides left out),
-    in chart order then run order; a series that cannot be read any more is left out."""
+    in chart order then run order; a series that cannot be read any more is left out. Each
+    series is named by its original tag (a tag map draws it on a chart of another name)."""
     found: list[Found] = []
-    for tag in state["shown_tags"]:
+    for chart in state["shown_tags"]:
         for job in state["shown_jobs"]:
-            if tag not in tags_of.get(job, []):
-                continue
-            try:
-                found.append((job, tag, provider.read_scalars(job, tag)))
-            except DataError:
-                continue
+            for tag in drawn_originals(state, tags_of, job, chart):
+                try:
+                    found.append((job, tag, provider.read_scalars(job, tag)))
+                except DataError:
+                    continue
     return found
 
 
@@ -653,21 +749,183 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
 
 
 def side_tools(state: Mapping[str, Any]) -> list[html.Div]:
-    """Below the pickers: the runs' colours, then the groups."""
-    return [colour_row(), group_row(state), colour_by_row(state)]
+    """Below the pickers: the runs' colours, then the groups, then the tags across runs."""
+    return [colour_row(), group_row(state), colour_by_row(state), tag_map_row(state)]
+
+
+# -- tags across runs (:mod:`.tag_map`) ----------------------------------------------------------
+
+#: The browser's store of the last mapping per base directory (localStorage).
+TAG_MAPS_STORE = "compare-tag-maps"
+
+
+def base_key(service: DataService) -> str:
+    """The key of this base directory's mapping in the browser's store (a digest of its path,
+    so the store does not hold paths)."""
+    return hashlib.sha256(service.summary_base_dir.encode()).hexdigest()[:16]
+
+
+def tag_map_row(state: Mapping[str, Any]) -> html.Div:
+    """The mapping as text (``original → chart`` per line), Apply, the suggested mapping added
+    by one click, Clear; the note says what is suggested (:func:`tag_map_controls`)."""
+    return html.Div(
+        className="di-compare-tag-map",
+        children=[
+            html.Span(_("Tags across runs"), className="di-control-label"),
+            dcc.Textarea(
+                id="compare-tag-map-text",
+                value=format_lines(state["tag_map"]),
+                rows=3,
+                maxLength=MAX_ENTRIES * (2 * MAX_NAME_CHARS + 4),
+                placeholder=_("one per line: train/loss → loss"),
+                className="di-input di-tag-map-text",
+            ),
+            html.Div(
+                className="di-toolbar",
+                children=[
+                    html.Button(_("Apply"), id="compare-tag-map-apply", className="di-chip"),
+                    html.Button(
+                        _("Add suggested"),
+                        id="compare-tag-map-suggest",
+                        className="di-chip",
+                        title=_("Map tags whose last path parts agree onto one chart"),
+                    ),
+                    html.Button(_("Clear"), id="compare-tag-map-clear", className="di-chip"),
+                ],
+            ),
+            html.Span(id="compare-tag-map-note", className="di-muted"),
+            dcc.Store(id=TAG_MAPS_STORE, storage_type="local", data={}),
+        ],
+    )
+
+
+def tag_map_controls(
+    provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any
+) -> tuple[str, str]:
+    """The text box (the URL's mapping) and the note: what the mapping merges, and the tags
+    of the selected jobs :func:`~.tag_map.suggest_tag_map` would merge besides."""
+    state, _jobs, tags_of = current_state(provider, search)
+    tag_map = state["tag_map"]
+    notes = []
+    if tag_map:
+        notes.append(_("Shared charts: {charts}").format(charts="; ".join(describe(tag_map))))
+    extra = {
+        tag: chart
+        for tag, chart in suggest_tag_map({j: tags_of.get(j, []) for j in state["jobs"]}).items()
+        if tag not in tag_map
+    }
+    if extra:
+        notes.append(_("Suggested: {charts}").format(charts="; ".join(describe(extra))))
+    elif tag_map:
+        notes.append(_("Nothing more to suggest."))
+    else:
+        notes.append(
+            _("Nothing to suggest: no tags of the selected jobs share their last path part.")
+        )
+    return format_lines(tag_map), " · ".join(notes)
+
+
+def tag_map_search(
+    provider: DataProvider,
+    key: str,
+    trigger: Any,
+    clicked: bool,
+    _apply: Any,
+    _suggest: Any,
+    _clear: Any,
+    text: str | None,
+    search: str | None,
+    stored: Any,
+) -> tuple[Any, Any]:
+    """The URL and the browser's store after Apply (the text box's mapping), Add suggested
+    (the suggested entries added) or Clear (no mapping; the store keeps the empty one, so that
+    it is not restored). Buttons drawn, not clicked: nothing."""
+    if not clicked:
+        return dash.no_update, dash.no_update
+    state, _jobs, tags_of = current_state(provider, search)
+    if trigger == "compare-tag-map-apply":
+        tag_map = parse_lines(text)
+    elif trigger == "compare-tag-map-suggest":
+        selected = {j: tags_of.get(j, []) for j in state["jobs"]}
+        tag_map = merged(state["tag_map"], suggest_tag_map(selected))
+    else:
+        tag_map = {}
+    params: dict[str, Any] = parse_search(search)
+    params["tag_map"] = STATE.field("tag_map").text(tag_map)
+    params["page"] = None
+    new = make_search(params)
+    kept = dict(stored) if isinstance(stored, Mapping) else {}
+    return (dash.no_update if same_search(new, search) else new), {**kept, key: tag_map}
+
+
+def restore_tag_map(key: str, stored: Any, search: str | None) -> Any:
+    """The URL with the browser's mapping of this base directory when the URL has none (the
+    page opened from the top bar or a bookmark without one)."""
+    params: dict[str, Any] = parse_search(search)
+    saved = clean_tag_map(stored.get(key) if isinstance(stored, Mapping) else None)
+    if "tag_map" in params or not saved:
+        return dash.no_update
+    params["tag_map"] = STATE.field("tag_map").text(saved)
+    return make_search(params)
+
+
+def _bind_tag_map(app: dash.Dash, service: DataService) -> None:
+    """The tag map's text box and note follow the URL; its buttons write the URL and store;
+    the store fills a URL without a mapping."""
+    provider, key = service.provider, base_key(service)
+    app.callback(
+        Output("compare-tag-map-text", "value"),
+        Output("compare-tag-map-note", "children"),
+        Input("url", "search"),
+        Input("refresh-interval", "n_intervals"),
+        Input("refresh-now", "n_clicks"),
+    )(functools.partial(tag_map_controls, provider))
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Output(TAG_MAPS_STORE, "data"),
+        Input("compare-tag-map-apply", "n_clicks"),
+        Input("compare-tag-map-suggest", "n_clicks"),
+        Input("compare-tag-map-clear", "n_clicks"),
+        State("compare-tag-map-text", "value"),
+        State("url", "search"),
+        State(TAG_MAPS_STORE, "data"),
+        prevent_initial_call=True,
+    )(triggered(functools.partial(tag_map_search, provider, key), clicked=True))
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input(TAG_MAPS_STORE, "data"),
+        State("url", "search"),
+        prevent_initial_call="initial_duplicate",
+    )(functools.partial(restore_tag_map, key))
 
 
 def controls_panel(state: Mapping[str, Any]) -> html.Div:
     """The charts' controls (:func:`~.charts.controls`)."""
     return html.Div(
         className="di-panel",
-        children=controls("compare", state, state["all_tags"]),
+        children=controls("compare", state, state["raw_tags"]),
+    )
+
+
+def job_picker(provider: DataProvider, jobs: list[str], state: Mapping[str, Any]) -> html.Div:
+    """The job list: an eye per run in its colour, its filter searching names and labels."""
+    return picker(
+        "compare-jobs",
+        _("Job Selection"),
+        jobs,
+        state["jobs"],
+        state["job_filter"],
+        noun="job",
+        extra=[html.Span(id="compare-warning", className="di-warning")],
+        hidden=state["hidden"],
+        colours=eye_colours(provider, jobs),
+        filter_texts=state["job_texts"],
     )
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    jobs, tags_of = scalar_jobs(service.provider)
-    state = page_state(params, jobs, tags_of)
+    jobs, tags_of = scalar_jobs(service.provider, params)
+    state = page_state(params, jobs, tags_of, label_texts(service.provider, jobs))
     return html.Div(
         [
             *compare_head(
@@ -697,17 +955,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                         className="di-panel di-compare-side",
                         id="compare-side",
                         children=[
-                            picker(
-                                "compare-jobs",
-                                _("Job Selection"),
-                                jobs,
-                                state["jobs"],
-                                state["job_filter"],
-                                noun="job",
-                                extra=[html.Span(id="compare-warning", className="di-warning")],
-                                hidden=state["hidden"],
-                                colours=eye_colours(service.provider, jobs),
-                            ),
+                            job_picker(service.provider, jobs, state),
                             picker(
                                 "compare-tags",
                                 _("Tag Selection"),
@@ -740,8 +988,9 @@ def current_state(
     provider: DataProvider, search: str | None
 ) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
     """:func:`page_state` of the URL ``search``, the scalar jobs and their tags."""
-    jobs, tags_of = scalar_jobs(provider)
-    return page_state(parse_search(search), jobs, tags_of), jobs, tags_of
+    params = parse_search(search)
+    jobs, tags_of = scalar_jobs(provider, params)
+    return page_state(params, jobs, tags_of, label_texts(provider, jobs)), jobs, tags_of
 
 
 def download(
@@ -870,8 +1119,9 @@ def group_search(
 
 
 def _bind_groups(app: dash.Dash, service: DataService) -> None:
-    """The callbacks of the grid, the download and the group controls."""
+    """The callbacks of the grid, the download, the group controls and the tag map."""
     provider = service.provider
+    _bind_tag_map(app, service)
     app.callback(
         Output("compare-grid", "children"),
         Output("compare-total", "children"),
@@ -925,9 +1175,9 @@ def register(app: dash.Dash, service: DataService) -> None:
         so that a run has the same colour on the loss landscape comparison."""
         return eye_colours(provider, shown)
 
-    def picked_jobs(search: str | None) -> tuple[list[str], list[str], str]:
+    def picked_jobs(search: str | None) -> tuple[Any, ...]:
         state, jobs, _unused = current(search)
-        return jobs, state["jobs"], state["job_filter"]
+        return jobs, state["jobs"], state["job_filter"], state["job_texts"]
 
     def picked_tags(search: str | None) -> tuple[list[str], list[str], str]:
         state, _jobs, _tags = current(search)

@@ -29,6 +29,7 @@ from dash_insight.core.vocabulary import PluginName
 from dash_insight.web.answer_key import answer_key
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
+from dash_insight.web.components.compare_tabs import offered
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
 from dash_insight.web.components.tag_select import (
     checked_names,
@@ -59,11 +60,18 @@ STATE = UrlState(
 )
 
 
-def jobs_with(provider: DataProvider, plugin: PluginName) -> tuple[list[str], dict[str, list[str]]]:
+def jobs_with(
+    provider: DataProvider, plugin: PluginName, params: Mapping[str, str] | None = None
+) -> tuple[list[str], dict[str, list[str]]]:
     """The jobs that have tags of ``plugin`` (newest first, the job list's order) and those
-    tags per job: the runs a comparison tab of that kind can draw."""
+    tags per job: the runs a comparison tab of that kind can draw; with the URL ``params``,
+    those its job picker offers (archived runs left out unless shown,
+    :func:`~dash_insight.web.components.compare_tabs.offered`)."""
     jobs = [job for job in provider.list_jobs() if job.tags.get(plugin)]
-    return [job.train_id for job in jobs], {job.train_id: job.tags[plugin] for job in jobs}
+    names = [job.train_id for job in jobs]
+    if params is not None:
+        names = offered(provider, names, params)
+    return names, {job.train_id: job.tags[plugin] for job in jobs}
 
 
 @dataclass(frozen=True)
@@ -233,14 +241,16 @@ def run_picker(list_id: str, runs: RunSelection) -> html.Div:
 
 @dataclass(frozen=True)
 class RunPicker:
-    """The job list ``list_id`` of a comparison tab over the jobs ``jobs_of()`` gives: what
-    it shows for a URL, and the URL its ticks, filter and eyes write."""
+    """The job list ``list_id`` of a comparison tab over the jobs ``jobs_of(params)`` gives
+    for the URL's parameters: what it shows for a URL, and the URL its ticks, filter and eyes
+    write."""
 
     list_id: str
-    jobs_of: Callable[[], list[str]]
+    jobs_of: Callable[[Mapping[str, str]], list[str]]
 
     def current(self, search: str | None) -> RunSelection:
-        return run_selection(parse_search(search), self.jobs_of())
+        params = parse_search(search)
+        return run_selection(params, self.jobs_of(params))
 
     def picked(self, search: str | None) -> tuple[list[str], list[str], str]:
         """The picker's jobs, ticked jobs and filter for the URL."""
@@ -274,11 +284,13 @@ class RunPicker:
 
     def eye_clicked(self, report: Any, search: str | None) -> Any:
         """The URL after a click on a run's eye (:func:`eye_search`)."""
-        new = eye_search(search, self.jobs_of(), report)
+        new = eye_search(search, self.jobs_of(parse_search(search)), report)
         return dash.no_update if new is None or same_search(new, search) else new
 
 
-def register_run_picker(app: dash.Dash, list_id: str, jobs_of: Callable[[], list[str]]) -> None:
+def register_run_picker(
+    app: dash.Dash, list_id: str, jobs_of: Callable[[Mapping[str, str]], list[str]]
+) -> None:
     """The job list follows the URL, and its ticks, filter and eyes write the URL."""
     runs = RunPicker(list_id, jobs_of)
     register_picker(app, list_id, runs.picked, noun="job", read_hidden=runs.hidden)

@@ -16,13 +16,58 @@ from typing import Any
 import dash
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
+from dash_insight.core.i18n import gettext as _
+from dash_insight.core.provider import DataProvider
+from dash_insight.core.run_marks import filter_text, offered_jobs
 from dash_insight.web.plugin import NavLink
-from dash_insight.web.url_state import make_search
+from dash_insight.web.url_state import make_search, parse_search, same_search
 
 #: The app attribute holding the installed tabs (one app, one list: nothing process-wide).
 ATTRIBUTE = "dash_insight_compare_tabs"
+#: The URL parameter of the "show archived" switch (``archived=1``: archived runs are offered).
+ARCHIVED = "archived"
 #: The URL parameters a tab link carries from the page shown to the next tab.
-SHARED = ("jobs", "job_filter", "hidden")
+SHARED = ("jobs", "job_filter", "hidden", ARCHIVED)
+#: The "show archived" switch of every comparison page's head.
+ARCHIVED_SWITCH = "compare-show-archived"
+
+
+def show_archived(params: Mapping[str, str]) -> bool:
+    """Whether the URL's "show archived" switch is on."""
+    return params.get(ARCHIVED) == "1"
+
+
+def offered(provider: DataProvider, jobs: Sequence[str], params: Mapping[str, str]) -> list[str]:
+    """The ``jobs`` a page's job picker offers: without the runs the user archived
+    (:mod:`~dash_insight.core.run_marks`) unless the URL's switch shows them."""
+    marks = provider.run_marks
+    return offered_jobs(jobs, marks.archived() if marks else (), show_archived(params))
+
+
+def label_texts(provider: DataProvider, jobs: Sequence[str]) -> dict[str, str]:
+    """What a job picker's filter searches for each of ``jobs`` that has labels: its name and
+    ``#label`` per label (:func:`~dash_insight.core.run_marks.filter_text`); {} without
+    labels."""
+    labels = provider.run_marks.labels() if provider.run_marks else {}
+    return {job: filter_text(job, labels) for job in jobs if job in labels}
+
+
+def archived_search(value: list | None, search: str | None) -> Any:
+    """The URL after the "show archived" switch changed, every other parameter kept."""
+    params: dict[str, Any] = parse_search(search)
+    params[ARCHIVED] = "1" if value else None
+    new = make_search(params)
+    return dash.no_update if same_search(new, search) else new
+
+
+def archived_switch(params: Mapping[str, str]) -> dcc.Checklist:
+    """The switch offering archived runs in the job pickers too (the URL's ``archived``)."""
+    return dcc.Checklist(
+        id=ARCHIVED_SWITCH,
+        value=[ARCHIVED] if show_archived(params) else [],
+        options=[{"label": " " + _("show archived runs"), "value": ARCHIVED}],
+        className="di-archived-switch",
+    )
 
 
 def tab_id(path: str) -> str:
@@ -38,6 +83,12 @@ def install(app: dash.Dash, tabs: Sequence[NavLink]) -> None:
     """Remember the comparison tabs of ``app`` (sorted by rank by the caller), and keep their
     links' :data:`SHARED` parameters those of the URL (in the browser)."""
     setattr(app, ATTRIBUTE, tuple(tabs))
+    app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input(ARCHIVED_SWITCH, "value"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(archived_search)
     if len(tabs) < 2:
         return
     app.clientside_callback(
@@ -86,7 +137,7 @@ def compare_head(
 ) -> list[Any]:
     """The top of a comparison page: its :func:`tab_strip`, then its title, subtitle and
     ``actions`` (buttons at the right)."""
-    extra = [html.Div(className="di-spacer"), *actions] if actions else []
+    extra = [html.Div(className="di-spacer"), archived_switch(params), *actions]
     return [
         tab_strip(app, active_path, params),
         html.Div(

@@ -45,22 +45,33 @@ from dash_insight.web.url_state import decode_tags
 # --- selection -----------------------------------------------------------------------------------
 
 
-def filter_tags(tags: Sequence[str], pattern: str) -> tuple[list[str], str | None]:
+def filter_tags(
+    tags: Sequence[str], pattern: str, texts: Mapping[str, str] | None = None
+) -> tuple[list[str], str | None]:
     """Tags matching ``pattern`` (a regular expression searched anywhere in the tag, case
     insensitive, as MindInsight's tag filter); an invalid expression keeps every tag and returns
-    the error message."""
+    the error message. ``texts``: what is searched instead of a name (a run's name and its
+    labels, :func:`~dash_insight.core.run_marks.filter_text`)."""
     if not pattern:
         return list(tags), None
     try:
         compiled = re.compile(pattern, re.IGNORECASE)
     except re.error as error:
         return list(tags), f"invalid regular expression: {error}"
+    if texts:
+        return [tag for tag in tags if compiled.search(texts.get(tag, tag))], None
     return [tag for tag in tags if compiled.search(tag)], None
 
 
-def visible_tags(tags: Sequence[str], selected: Iterable[str] | None, pattern: str) -> list[str]:
-    """The tags to draw: checked (None = all) and matching the filter, in ``tags`` order."""
-    matching, _error = filter_tags(tags, pattern)
+def visible_tags(
+    tags: Sequence[str],
+    selected: Iterable[str] | None,
+    pattern: str,
+    texts: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The tags to draw: checked (None = all) and matching the filter (searching ``texts``,
+    :func:`filter_tags`), in ``tags`` order."""
+    matching, _error = filter_tags(tags, pattern, texts)
     if selected is None:
         return matching
     chosen = set(selected)
@@ -254,7 +265,11 @@ def picker_height(rows: int) -> int:
 
 
 def count_text(
-    names: Sequence[str], selected: Sequence[str], pattern: str, noun: str = "tag"
+    names: Sequence[str],
+    selected: Sequence[str],
+    pattern: str,
+    noun: str = "tag",
+    texts: Mapping[str, str] | None = None,
 ) -> str:
     """ "3 of 400 tags selected, 10 match": how many are ticked and, with a filter, how many
     the filter shows."""
@@ -262,7 +277,7 @@ def count_text(
     ticked = sum(1 for name in names if name in chosen)
     text = noun_texts(noun, len(names))["selected"].format(ticked=ticked, count=len(names))
     if pattern:
-        matching, error = filter_tags(names, pattern)
+        matching, error = filter_tags(names, pattern, texts)
         if error is None:
             text += _(", {count} match").format(count=len(matching))
     return text
@@ -347,13 +362,15 @@ def picker_view(
     noun: str = "tag",
     hidden: Sequence[str] | None = None,
     colours: Mapping[str, str] | None = None,
+    texts: Mapping[str, str] | None = None,
 ) -> PickerView:
     """The :class:`PickerView` of ``names`` with ``selected`` ticked (None = all) and the
     filter ``pattern`` (an invalid expression shows every name and says why); ``hidden``:
     the names whose eye is closed, for a picker with the eye column (None: without);
-    ``colours``: the colours of their eyes (name -> ``#rrggbb``)."""
+    ``colours``: the colours of their eyes (name -> ``#rrggbb``); ``texts``: what the filter
+    searches (:func:`filter_tags`)."""
     chosen = list(names) if selected is None else list(selected)
-    rows, error = filter_tags(names, pattern)
+    rows, error = filter_tags(names, pattern, texts)
     shown = set(chosen)
     ticked = [name for name in rows if name in shown]
     key = [_digest(rows), _digest(ticked)]
@@ -362,7 +379,13 @@ def picker_view(
         painted = [f"{name}={(colours or {}).get(name, '')}" for name in rows]
         key.append(_digest([*hidden, "\x1e", *painted]))
     return PickerView(
-        rows, ticked, count_text(names, chosen, pattern, noun), error or "", key, hidden, colours
+        rows,
+        ticked,
+        count_text(names, chosen, pattern, noun, texts),
+        error or "",
+        key,
+        hidden,
+        colours,
     )
 
 
@@ -380,20 +403,20 @@ def picker(
     extra: Sequence[Any] = (),
     hidden: Sequence[str] | None = None,
     colours: Mapping[str, str] | None = None,
+    filter_texts: Mapping[str, str] | None = None,
 ) -> html.Div:
     """The name picker of every page that selects tags or jobs: ``label``, All / None buttons
     (``{list_id}-all`` ticks every name the filter shows, ``{list_id}-none`` unticks them), the
     regular-expression filter ``{list_id}-filter``, the count ``{list_id}-count``, the filter's
-    error ``{list_id}-error``, ``extra``; below, the list ``{list_id}``: a grid with a checkbox
-    per name (``selectedRows``), whose rows are virtualised, so 10,000 names scroll smoothly;
-    keyboard: arrows move, space ticks. ``{list_id}-key`` remembers what the list shows and
-    ``{list_id}-sent`` what it was last sent (see :func:`register_picker`). ``hidden`` (not
-    None) adds an eye per row before the name
-    (``assets/dashAgGridComponentFunctions-pickers.js``): a click on it reports
-    ``{"run": name, "hidden": bool}`` in the list's ``cellRendererData`` without ticking the
-    row; the eyes of ``hidden`` are closed, the open ones drawn in the name's ``colours``
-    (name -> colour; the accent colour for a name without one)."""
-    view = picker_view(names, selected, pattern, noun, hidden, colours)
+    error ``{list_id}-error``, ``extra``; below, the list ``{list_id}``: a grid with a checkbox per
+    name (``selectedRows``), whose rows are virtualised, so 10,000 names scroll smoothly; keyboard:
+    arrows move, space ticks. ``{list_id}-key`` remembers what the list shows and ``{list_id}-sent``
+    what it was last sent (see :func:`register_picker`). ``hidden`` (not None) adds an eye per row
+    before the name (``assets/dashAgGridComponentFunctions-pickers.js``): a click on it reports
+    ``{"run": name, "hidden": bool}`` in the list's ``cellRendererData`` without ticking the row;
+    the eyes of ``hidden`` are closed, the open ones drawn in the name's ``colours`` (name ->
+    colour; the accent colour for a name without one); ``filter_texts``: :func:`filter_tags`."""
+    view = picker_view(names, selected, pattern, noun, hidden, colours, filter_texts)
     texts = noun_texts(noun)
     columns: list[dict[str, Any]] = [
         {
@@ -598,7 +621,7 @@ def sent_to_grid(update: Sequence[Any], key: Sequence[str]) -> Any:
 class PickerSource:
     """Where a picker's names come from (the parameters of :func:`register_picker`)."""
 
-    read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]]
+    read: Callable[[str | None], tuple[Any, ...]]
     noun: str = "tag"
     read_hidden: Callable[[str | None], Sequence[str]] | None = None
     read_colours: Callable[[str | None, Any], Mapping[str, str]] | None = None
@@ -610,12 +633,13 @@ class PickerSource:
         ``search`` (``rest``: the user's run colours when the eyes are painted, then the key
         of what the picker shows)."""
         shown = rest[-1] if rest and isinstance(rest[-1], list) else None
-        names, selected, pattern = self.read(search)
+        names, selected, pattern, *more = self.read(search)
+        texts = more[0] if more else None  # what the filter searches (filter_tags)
         hidden = None if self.read_hidden is None else self.read_hidden(search)
         colours = None
         if self.read_colours is not None:
             colours = self.read_colours(search, rest[0] if len(rest) > 1 else None)
-        view = picker_view(names, selected, pattern, self.noun, hidden, colours)
+        view = picker_view(names, selected, pattern, self.noun, hidden, colours, texts)
         update = picker_update(view, shown)
         return update[2], update[3], update[5], sent_to_grid(update, view.key)
 
@@ -623,23 +647,23 @@ class PickerSource:
 def register_picker(
     app: dash.Dash,
     list_id: str,
-    read: Callable[[str | None], tuple[Sequence[str], Sequence[str] | None, str]],
+    read: Callable[[str | None], tuple[Any, ...]],
     noun: str = "tag",
     read_hidden: Callable[[str | None], Sequence[str]] | None = None,
     read_colours: Callable[[str | None, Any], Mapping[str, str]] | None = None,
 ) -> None:
-    """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected
-    ones (None = all) and the filter; on every URL change, refresh and click of "Refresh" the
-    list is set to them, sending rows and ticks only when they changed. ``read_hidden``: the
-    hidden names of a picker with eyes (see :func:`picker`); ``read_colours(search,
-    overrides)`` the colours of their eyes (``overrides``: the user's run colours, the
-    :data:`~dash_insight.web.components.run_colours.STORE_ID` store, whose changes it follows).
+    """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected ones
+    (None = all), the filter (and maybe :func:`filter_tags`' ``texts``); on every URL change,
+    refresh and "Refresh" the list is set to them, sending rows and ticks only when they changed.
+    ``read_hidden``: the hidden names of a picker with eyes (see :func:`picker`);
+    ``read_colours(search, overrides)`` the colours of their eyes (``overrides``: the user's run
+    colours, the :data:`~dash_insight.web.components.run_colours.STORE_ID` store).
 
     The grid is mounted after the charts on screen (:func:`~dash_insight.web.components.
-    deferred.deferred`), so the server's answer goes to ``{list_id}-sent``, which is in the
-    page from the start, and from there, in the browser (``assets/pickers.js``), to the grid
-    once it is mounted, and to the spec in its holder before: the grid, when it comes, shows
-    the URL of that moment, not the first one (issue 17)."""
+    deferred.deferred`), so the server's answer goes to ``{list_id}-sent``, which is in the page
+    from the start, and from there, in the browser (``assets/pickers.js``), to the grid once it is
+    mounted, and to the spec in its holder before: the grid, when it comes, shows the URL of that
+    moment, not the first one (issue 17)."""
     eyes = [Output(list_id, "rowTransaction")] if read_hidden is not None else []
     painted = [Input(RUN_COLOURS_STORE, "data")] if read_colours is not None else []
 

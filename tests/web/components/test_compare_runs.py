@@ -117,7 +117,7 @@ def test_tag_step_search() -> None:
 def test_run_picker_callbacks_as_plain_functions() -> None:
     """The job list's callbacks without Dash: what it shows, the URL its ticks, buttons and
     eyes write, and nothing for a button drawn or a list echoing the URL."""
-    runs = RunPicker("tab-jobs", lambda: JOBS)
+    runs = RunPicker("tab-jobs", lambda _params: JOBS)
     names, ticked, pattern = runs.picked("?hidden=.%2Fj1")
     assert names == JOBS and ticked == JOBS[:DEFAULT_RUNS] and pattern == ""
     assert runs.hidden("?hidden=.%2Fj1") == ["./j1"]
