@@ -39,6 +39,7 @@ from dash_insight.plugins.scalars.best import (
     best_point,
     best_text,
 )
+from dash_insight.plugins.scalars.pins import pin_button, pins_store, register_pin_callbacks
 from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
@@ -407,12 +408,14 @@ def chart_card(
     flipped: bool = False,
     log_x: bool = False,
     preview: Any = None,
+    pin: str | None = None,
 ) -> html.Div:
     """A card: toolbar (best value, log x, log, back, reset, full screen), the graph slot,
     threshold row (``threshold``: its current threshold, as stored), title. ``flipped`` /
     ``log_x``: the URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts
     at one click). ``preview``: what the graph slot holds until the browser draws the chart
-    (the page's first paint: a chart drawn on the server)."""
+    (the page's first paint: a chart drawn on the server). ``pin``: the name its pin button
+    (beside the title) pins (:mod:`.pins`; None: no pin button)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
     shown: Direction = ("min" if best == "max" else "max") if flipped else best
@@ -465,15 +468,21 @@ def chart_card(
         # graphs first and plotting them again would double the drawing work).
         html.Div(preview, id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
         dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
+        *_card_foot(key, chart.title, threshold if with_thresholds else False, pin),
     ]
-    if with_thresholds:
-        children.append(threshold_row(key, chart.title, threshold))
-    children.append(html.Div(chart.title, className="di-chart-title", title=chart.title))
     return html.Div(
         className="di-panel di-chart-card",
         id={"type": "chart-card", "chart": key},
         children=children,
     )
+
+
+def _card_foot(key: str, title: str, threshold: Any, pin: str | None) -> list[Any]:
+    """Under a card's chart: its threshold row (``threshold`` False: none), its title, and its
+    pin button (``pin`` None: none)."""
+    foot: list[Any] = [] if threshold is False else [threshold_row(key, title, threshold)]
+    foot.append(html.Div(title, className="di-chart-title", title=title))
+    return foot if pin is None else [*foot, pin_button(key, pin)]
 
 
 def best_label(direction: str) -> str:
@@ -589,15 +598,20 @@ def threshold_text(threshold: dict[str, Any] | None) -> str:
     return _("Current threshold: {threshold}").format(threshold=f" {combine} ".join(parts))
 
 
-def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[Component]:
+def chart_stores(
+    page: str, plan: dict[str, Any] | None = None, base_dir: str | None = None
+) -> list[Component]:
     """The stores a chart page includes: the plan (:func:`chart_plan`; ``plan``: the first
-    one, when the layout has it) and the thresholds remembered in the browser ({chart id:
-    threshold})."""
+    one, when the layout has it), the thresholds remembered in the browser ({chart id:
+    threshold}), and with ``base_dir`` (the summary base directory) the pinned charts
+    (:func:`~.pins.pins_store`)."""
     ids = chart_ids(page)
     stores: list[Component] = [
         dcc.Store(id=ids["data"], data=plan),
         dcc.Store(id=ids["thresholds"], storage_type="local", data={}),
     ]
+    if base_dir is not None:
+        stores.append(pins_store(page, base_dir))
     if plan is not None:
         try:
             # Also in the HTML: the browser fetches the first screen's points as soon as their
@@ -649,7 +663,9 @@ def smoother_to_url(smoothers: list, windows: list, outliers: list, search: str 
 
 
 def _bind_url_writers(app: Any) -> None:
-    """The chart controls that the URL keeps: best value, log x, smoother, outliers."""
+    """The chart controls that the URL keeps: best value, log x, smoother, outliers; and the
+    pins, which the browser keeps (:mod:`.pins`)."""
+    register_pin_callbacks(app)
     app.callback(
         Output("url", "search", allow_duplicate=True),
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),

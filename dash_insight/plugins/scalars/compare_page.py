@@ -70,6 +70,7 @@ from dash_insight.plugins.scalars.groups import (
     parse_group_by,
     value_label,
 )
+from dash_insight.plugins.scalars.pins import page_pins, pinned_first
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
 from dash_insight.web.components import compare_runs
@@ -722,7 +723,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                         className="di-compare-main",
                         children=[
                             controls_panel(state),
-                            *chart_stores("compare"),
+                            *chart_stores("compare", base_dir=service.summary_base_dir),
                             html.Div(id="compare-grid", className="di-chart-grid"),
                             pager("compare"),
                         ],
@@ -765,10 +766,13 @@ def grid(
     _clicks: Any,
     shown: list[dict],
     drawn: dict | None,
+    pins: Any = None,
 ) -> tuple:
     """The chart cards of the page (only when the charts change), the counts, the pager and
-    the charts' plan (:func:`~.charts.chart_plan`; nothing new: no update)."""
+    the charts' plan (:func:`~.charts.chart_plan`; nothing new: no update). ``pins``: the
+    page's pins store (the pinned tags first, :mod:`.pins`)."""
     state, _unused, tags_of = current_state(provider, search)
+    state["shown_tags"] = pinned_first(state["shown_tags"], page_pins(pins))
     groups, _problem = run_groups(provider, state)
     colours = eye_colours(provider, state["shown_jobs"])
     if state["colour_by"] and groups is None:
@@ -800,6 +804,7 @@ def grid(
             with_thresholds=False,
             flipped=chart.chart_id in flipped,
             log_x=chart.chart_id in log_x,
+            pin=chart.title,
         )
         for chart in charts
     ]
@@ -882,6 +887,7 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
         Input("refresh-now", "n_clicks"),
         State({"type": "graph-slot", "chart": dash.ALL}, "id"),
         State(IDS["data"], "data"),
+        Input({"type": "chart-pins", "page": "compare", "base": dash.ALL}, "data"),
     )(functools.partial(grid, provider))
     app.callback(
         Output("compare-download", "data"),
