@@ -35,6 +35,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     BEST_FLIP,
+    EPOCH_STEPS,
     LOG_X,
     OUTLIERS,
     SMOOTHER,
@@ -142,6 +143,7 @@ STATE = UrlState(
     Flag("runs"),
     # Runs coloured by a lineage column (not grouped): a scale for numbers, the palette else.
     Text("colour_by"),
+    EPOCH_STEPS,
 )
 
 
@@ -271,6 +273,7 @@ def controls_search(
             "x_tag": x_tag if x_tag in all_tags else "",
             "best_flip": state["best_flip"],
             "log_x": state["log_x"],
+            "epoch_steps": state["epoch_steps"],
             **{name: state[name] for name in KEPT_FIELDS},
         }
     )
@@ -789,7 +792,7 @@ def grid(
     if state["hidden"]:
         total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
     page = f"{min(state['page'], pages)} / {pages}"
-    payload: Any = chart_plan(provider, charts, state["x_tag"])
+    payload: Any = chart_plan(provider, charts, state["x_tag"], state["epoch_steps"])
     if drawn and drawn.get("stamp") == payload["stamp"]:
         payload = dash.no_update  # nothing new since the charts were planned
     if [c.chart_id for c in charts] == [s["chart"] for s in shown]:

@@ -25,6 +25,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     BEST_FLIP,
+    EPOCH_STEPS,
     LOG_X,
     OUTLIERS,
     SMOOTHER,
@@ -109,6 +110,7 @@ STATE = UrlState(
     SMOOTHER,
     WINDOW,
     OUTLIERS,
+    EPOCH_STEPS,
 )
 
 
@@ -260,7 +262,7 @@ def grid_content(
         shown=len(state["shown"]), count=len(tags)
     )
     page = f"{min(state['page'], pages)} / {pages}"
-    plan = chart_plan(provider, charts, state["x_tag"])
+    plan = chart_plan(provider, charts, state["x_tag"], state["epoch_steps"])
     ids = [chart.chart_id for chart in charts]
     if not charts:
         message = (
@@ -364,6 +366,9 @@ def chart_preview(
         _("relative time (s)") if relative else _("step"),
         note,
         dark=request_theme() == "dark",
+        markers=[]
+        if relative
+        else [(m["step"], m["kind"], m["label"]) for m in spec.get("markers", [])],
     )
     return Raw(markup) if markup else None
 
