@@ -405,6 +405,39 @@
              name: "band", meta: {role: "band", points}}];
   }
 
+  /* Issue 40 item 7: the epoch boundaries and restarts of a chart's runs (``chart.markers``,
+     plugins/scalars/marks.py) as thin vertical lines on the step axis, one trace per kind on
+     an axis of their own that spans the plot's height (0..1), their label in the hover. None
+     on a time axis or a tag's values (markers are steps). */
+  const MARKER_AXIS = "y99";
+  function markerTraces(chart, axis, byTag, dark) {
+    if (axis !== "step" || byTag || !(chart.markers || []).length) return [];
+    const kinds = {
+      restart: {colour: dark ? "#f59e0b" : "#c2410c", dash: "dash"},
+      epoch: {colour: dark ? "rgba(220,220,220,0.4)" : "rgba(60,60,60,0.35)", dash: "dot"},
+    };
+    const byKind = {};
+    const seen = new Set();
+    chart.markers.forEach(m => {
+      const key = `${m.kind}|${m.step}`;
+      if (!kinds[m.kind] || seen.has(key)) return;
+      seen.add(key);
+      (byKind[m.kind] = byKind[m.kind] || []).push(m);
+    });
+    return Object.entries(byKind).map(([kind, marks]) => {
+      const x = [], y = [], text = [];
+      marks.forEach(m => {
+        // Points up the whole line, so that the hover finds it anywhere along it.
+        for (let i = 0; i <= 10; i++) { x.push(m.step); y.push(i / 10); text.push(m.label); }
+        x.push(null); y.push(null); text.push("");
+      });
+      return {type: "scatter", mode: "lines", x, y, text, yaxis: MARKER_AXIS,
+              hoverinfo: "text", showlegend: false, name: kind,
+              line: {width: 1, color: kinds[kind].colour, dash: kinds[kind].dash},
+              meta: {role: "marker", kind, steps: marks.map(m => m.step)}};
+    });
+  }
+
   function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours, flipped,
                        logXAsked, view) {
     const smoother = (view || {}).smoother;
@@ -607,6 +640,12 @@
         : [Math.min(...firsts), Math.max(...lasts)];
       if (lo !== hi) layout.xaxis.autorangeoptions = {minallowed: lo, maxallowed: hi};
     }
+    const marks = markerTraces(chart, axis, byTag, dark);
+    if (marks.length) {
+      traces.push(...marks);
+      layout[layoutAxis(MARKER_AXIS)] = {overlaying: "y", visible: false, range: [0, 1],
+                                         fixedrange: true, showgrid: false, zeroline: false};
+    }
     return {data: traces, layout};
   }
 
@@ -737,7 +776,9 @@
     if (!plan || !data) return null;
     const view = refined[chartId];
     const series = view && view.seq === data.seq && view.series ? view.series : data.series;
-    return Object.assign({}, plan, {series, problems: data.problems});
+    // The epoch boundaries and restarts of its runs (the plan's series' ``markers``).
+    const markers = (plan.series || []).flatMap(s => s.markers || []);
+    return Object.assign({}, plan, {series, problems: data.problems, markers});
   }
 
   function drawnKey(state, chartId, smoothing) {

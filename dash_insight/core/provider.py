@@ -638,6 +638,19 @@ class DataProvider:
         series, _ = self._merged_scalars(train_id, tag)
         return len(series), (int(series.step[-1]) if len(series) else None)
 
+    def scalar_file_ranges(self, train_id: str, tag: str) -> list[tuple[int, int]]:
+        """Each summary file's first and last step of a scalar tag, in file order (files
+        without its points left out), from the chunk bounds alone: what tells a restart
+        (:func:`~dash_insight.core.markers.restarts`)."""
+        out = []
+        for _file, refs in tag_chunks(self._state(train_id), PluginName.SCALAR.value, tag):
+            filled = [ref for ref in refs if ref.entries]
+            if filled:
+                out.append(
+                    (min(ref.first_step for ref in filled), max(ref.last_step for ref in filled))
+                )
+        return out
+
     def scalar_extremes(self, train_id: str, tag: str) -> tuple[Extreme | None, Extreme | None]:
         """The lowest and highest finite point of a scalar tag after merging (the earliest step
         on a tie; None when no value is finite): of an ordered tag from its chunks' extremes

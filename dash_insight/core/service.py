@@ -6,6 +6,7 @@ import os
 import time
 
 from dash_insight.core.format.remote import is_url
+from dash_insight.core.named_views import NamedViews
 from dash_insight.core.operations import StoreProbe
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.run_marks import RunMarks, run_marks_path
@@ -53,6 +54,8 @@ class DataService:
                 f"summary base directory not found: {settings.summary_base_dir}"
             )
         self.workspace = settings.workspace
+        #: The views saved under a name (the header's "Views" menu), kept in the workspace.
+        self.named_views = NamedViews(self.workspace, self.summary_base_dir)
         #: True when the index is in Redis, loaded by fleet workers, not by this process.
         self.fleet = is_redis_url(settings.index)
         self.store = open_index(settings.index, self.workspace, self.summary_base_dir)

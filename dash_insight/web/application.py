@@ -33,6 +33,7 @@ from dash_insight.web import (
     errors,
     first_paint,
     host_check,
+    named_views,
     operations,
     page_bundles,
     shell,
@@ -305,6 +306,7 @@ def _install_pages(build: Build) -> None:
     app, features = build.app, build.features
     compare_tabs.install(app, features.compare_tabs())
     shell.register_shell(app, build.router, build.features.data.loader_health)
+    named_views.register(app, build.features.data.named_views)
     for page, service in build.router.by_path.values():
         page.register(app, service)
 
@@ -328,7 +330,10 @@ def _install_page_bundles(build: Build) -> None:
 
 def _install_rest(build: Build) -> None:
     build.app.server.register_blueprint(
-        api_blueprint(build.features.routes()), url_prefix=build.prefix.rstrip("/") or None
+        api_blueprint(
+            [*build.features.routes(), *named_views.routes(build.features.data.named_views)]
+        ),
+        url_prefix=build.prefix.rstrip("/") or None,
     )
 
 

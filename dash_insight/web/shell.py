@@ -23,7 +23,7 @@ from dash_insight.core.store.health import (
     LoaderFailure,
     LoaderHealth,
 )
-from dash_insight.web import i18n, not_found
+from dash_insight.web import i18n, named_views, not_found
 from dash_insight.web.components import run_colours
 from dash_insight.web.plugin import NavLink, Page
 from dash_insight.web.url_state import parse_search
@@ -101,11 +101,16 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
                         className="di-icon-button",
                         title=_("Switch between light and dark theme"),
                     ),
-                    i18n.language_switch(),
+                    *_menus(),
                 ],
             ),
         ],
     )
+
+
+def _menus() -> list[Any]:
+    """The top bar's last tools: the saved views' menu and the language switch."""
+    return [named_views.views_menu(), i18n.language_switch()]
 
 
 #: What the pages know of the loader (``DataService.loader_health``).

@@ -39,6 +39,8 @@ from dash_insight.plugins.scalars.best import (
     best_point,
     best_text,
 )
+from dash_insight.plugins.scalars.marks import series_markers
+from dash_insight.plugins.scalars.pins import pin_button, pins_store, register_pin_callbacks
 from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
@@ -72,6 +74,7 @@ def chart_ids(page: str) -> dict[str, dict[str, str]]:
             "smoother",
             "window",
             "outliers",
+            "epoch-steps",
         )
     }
 
@@ -90,6 +93,9 @@ SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
 SMOOTHER = Choice("smoother", "ema", ("ema", "ma", "none"))
 WINDOW = Int("window", 9, 2, 999)
 OUTLIERS = Flag("outliers")
+#: The steps of an epoch the user gives for the epoch markers (:mod:`.marks`); 0 = as each
+#: job's lineage records them.
+EPOCH_STEPS = Int("epoch_steps", 0, 0, 10**9)
 #: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
 X_TAG = Text("x_tag")
 #: The charts (ids) whose best-value button was flipped (min <-> max), and those with a log x
@@ -134,7 +140,7 @@ class ChartSpec:
 
 
 def chart_plan(
-    provider: DataProvider, charts: Sequence[ChartSpec], x_tag: str = ""
+    provider: DataProvider, charts: Sequence[ChartSpec], x_tag: str = "", epoch_steps: int = 0
 ) -> dict[str, Any]:
     """What the browser needs to ask for and draw ``charts``, without their points: each
     chart's series (job, tag, name, axis, colour, and ``place_colour``: the colour of a series
@@ -155,31 +161,9 @@ def chart_plan(
                 series.append(_group_plan(provider, spec, len(series)))
                 continue
             try:
-                # From the chunk bounds of an ordered tag: a tag of millions of steps is not
-                # read to say how many points it has.
-                total, last = provider.scalar_extent(spec.train_id, spec.tag)
+                series.append(_series_plan(provider, spec, x_tag, len(series), epoch_steps))
             except DataError as error:
                 problems.append(str(error))
-                continue
-            best = best_of_extremes(*provider.scalar_extremes(spec.train_id, spec.tag))
-            if x_tag:
-                _place_best(provider, spec.train_id, x_tag, best)
-            series.append(
-                {
-                    **({"thin": True} if spec.thin else {}),
-                    "name": spec.name,
-                    "train_id": spec.train_id,
-                    "tag": spec.tag,
-                    "right": spec.right_axis,
-                    "colour": spec.colour,
-                    # The place among the series drawn (those with a problem are not).
-                    "place_colour": PALETTE[len(series) % len(PALETTE)],
-                    "total": total,
-                    "last": last,
-                    "best": best,
-                    "direction": best_direction(spec.tag),
-                }
-            )
         if chart.grouped_axes:
             _group_axes(series)
         entry = {
@@ -193,6 +177,36 @@ def chart_plan(
         entry["stamp"] = _stamp(entry)
         out.append(entry)
     return {"charts": out, "stamp": _stamp(out)}
+
+
+def _series_plan(
+    provider: DataProvider, spec: SeriesSpec, x_tag: str, place: int, epoch_steps: int = 0
+) -> dict[str, Any]:
+    """A run's line in a chart's plan (``place``: among the chart's series drawn;
+    ``epoch_steps``: the steps of an epoch the user gave, 0: the lineage's); DataError when its
+    job or tag cannot be read."""
+    # From the chunk bounds of an ordered tag: a tag of millions of steps is not read to say
+    # how many points it has.
+    total, last = provider.scalar_extent(spec.train_id, spec.tag)
+    best = best_of_extremes(*provider.scalar_extremes(spec.train_id, spec.tag))
+    if x_tag:
+        _place_best(provider, spec.train_id, x_tag, best)
+    markers = series_markers(provider, spec.train_id, spec.tag, epoch_steps)
+    return {
+        **({"thin": True} if spec.thin else {}),
+        **({"markers": markers} if markers else {}),
+        "name": spec.name,
+        "train_id": spec.train_id,
+        "tag": spec.tag,
+        "right": spec.right_axis,
+        "colour": spec.colour,
+        # The place among the series drawn (those with a problem are not).
+        "place_colour": PALETTE[place % len(PALETTE)],
+        "total": total,
+        "last": last,
+        "best": best,
+        "direction": best_direction(spec.tag),
+    }
 
 
 def _group_plan(provider: DataProvider, spec: SeriesSpec, place: int) -> dict[str, Any]:
@@ -397,7 +411,34 @@ def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[
             options=[{"label": " " + _("ignore outliers"), "value": "on"}],
             className="di-outliers",
         ),
+        epoch_control(ids, state),
     ]
+
+
+def epoch_control(ids: Mapping[str, Any], state: Mapping[str, Any]) -> html.Div:
+    """The steps of an epoch for the epoch markers (:data:`EPOCH_STEPS`; empty: each job's
+    lineage says)."""
+    return html.Div(
+        className="di-window-box",
+        children=[
+            html.Span(_("steps per epoch"), className="di-muted"),
+            dcc.Input(
+                id=ids["epoch-steps"],
+                type="number",
+                min=0,
+                max=EPOCH_STEPS.high,
+                step=1,
+                value=state.get("epoch_steps") or None,
+                debounce=True,
+                placeholder=_("lineage"),
+                className="di-number di-epoch-steps",
+            ),
+        ],
+        title=_(
+            "Epoch boundaries are marked every this many steps; empty: as each job's lineage "
+            "records them"
+        ),
+    )
 
 
 def chart_card(
@@ -407,12 +448,14 @@ def chart_card(
     flipped: bool = False,
     log_x: bool = False,
     preview: Any = None,
+    pin: str | None = None,
 ) -> html.Div:
     """A card: toolbar (best value, log x, log, back, reset, full screen), the graph slot,
     threshold row (``threshold``: its current threshold, as stored), title. ``flipped`` /
     ``log_x``: the URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts
     at one click). ``preview``: what the graph slot holds until the browser draws the chart
-    (the page's first paint: a chart drawn on the server)."""
+    (the page's first paint: a chart drawn on the server). ``pin``: the name its pin button
+    (beside the title) pins (:mod:`.pins`; None: no pin button)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
     shown: Direction = ("min" if best == "max" else "max") if flipped else best
@@ -465,15 +508,21 @@ def chart_card(
         # graphs first and plotting them again would double the drawing work).
         html.Div(preview, id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
         dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
+        *_card_foot(key, chart.title, threshold if with_thresholds else False, pin),
     ]
-    if with_thresholds:
-        children.append(threshold_row(key, chart.title, threshold))
-    children.append(html.Div(chart.title, className="di-chart-title", title=chart.title))
     return html.Div(
         className="di-panel di-chart-card",
         id={"type": "chart-card", "chart": key},
         children=children,
     )
+
+
+def _card_foot(key: str, title: str, threshold: Any, pin: str | None) -> list[Any]:
+    """Under a card's chart: its threshold row (``threshold`` False: none), its title, and its
+    pin button (``pin`` None: none)."""
+    foot: list[Any] = [] if threshold is False else [threshold_row(key, title, threshold)]
+    foot.append(html.Div(title, className="di-chart-title", title=title))
+    return foot if pin is None else [*foot, pin_button(key, pin)]
 
 
 def best_label(direction: str) -> str:
@@ -589,15 +638,20 @@ def threshold_text(threshold: dict[str, Any] | None) -> str:
     return _("Current threshold: {threshold}").format(threshold=f" {combine} ".join(parts))
 
 
-def chart_stores(page: str, plan: dict[str, Any] | None = None) -> list[Component]:
+def chart_stores(
+    page: str, plan: dict[str, Any] | None = None, base_dir: str | None = None
+) -> list[Component]:
     """The stores a chart page includes: the plan (:func:`chart_plan`; ``plan``: the first
-    one, when the layout has it) and the thresholds remembered in the browser ({chart id:
-    threshold})."""
+    one, when the layout has it), the thresholds remembered in the browser ({chart id:
+    threshold}), and with ``base_dir`` (the summary base directory) the pinned charts
+    (:func:`~.pins.pins_store`)."""
     ids = chart_ids(page)
     stores: list[Component] = [
         dcc.Store(id=ids["data"], data=plan),
         dcc.Store(id=ids["thresholds"], storage_type="local", data={}),
     ]
+    if base_dir is not None:
+        stores.append(pins_store(page, base_dir))
     if plan is not None:
         try:
             # Also in the HTML: the browser fetches the first screen's points as soon as their
@@ -635,21 +689,26 @@ def _all(name: str) -> dict[str, Any]:
     return {"type": f"chart-{name}", "page": ALL}
 
 
-def smoother_to_url(smoothers: list, windows: list, outliers: list, search: str | None) -> Any:
-    """The smoother, its window and "ignore outliers" kept in the URL (:data:`SMOOTHER`,
-    :data:`WINDOW`, :data:`OUTLIERS`), on either chart page (its one control of each: ``ALL``);
-    every other parameter kept."""
+def smoother_to_url(
+    smoothers: list, windows: list, outliers: list, search: str | None, epochs: list | None = None
+) -> Any:
+    """The smoother, its window, "ignore outliers" and the steps of an epoch kept in the URL
+    (:data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`, :data:`EPOCH_STEPS`), on either chart
+    page (its one control of each: ``ALL``); every other parameter kept."""
     if not smoothers:
         return no_update
     params: dict[str, Any] = parse_search(search)
-    for field, values in ((SMOOTHER, smoothers), (WINDOW, windows), (OUTLIERS, outliers)):
+    fields = [(SMOOTHER, smoothers), (WINDOW, windows), (OUTLIERS, outliers)]
+    for field, values in [*fields, (EPOCH_STEPS, epochs or [])]:
         params[field.name] = field.text(field.from_control(values[0] if values else None))
     new = make_search(params)
     return no_update if same_search(new, search) else new
 
 
 def _bind_url_writers(app: Any) -> None:
-    """The chart controls that the URL keeps: best value, log x, smoother, outliers."""
+    """The chart controls that the URL keeps: best value, log x, smoother, outliers; and the
+    pins, which the browser keeps (:mod:`.pins`)."""
+    register_pin_callbacks(app)
     app.callback(
         Output("url", "search", allow_duplicate=True),
         Input({"type": "chart-best", "chart": ALL}, "n_clicks"),
@@ -665,6 +724,7 @@ def _bind_url_writers(app: Any) -> None:
         Input(_all("window"), "value"),
         Input(_all("outliers"), "value"),
         State("url", "search"),
+        Input(_all("epoch-steps"), "value"),
         prevent_initial_call=True,
     )(smoother_to_url)
 

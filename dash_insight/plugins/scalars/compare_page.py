@@ -37,6 +37,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     BEST_FLIP,
+    EPOCH_STEPS,
     LOG_X,
     OUTLIERS,
     SMOOTHER,
@@ -72,6 +73,7 @@ from dash_insight.plugins.scalars.groups import (
     parse_group_by,
     value_label,
 )
+from dash_insight.plugins.scalars.pins import page_pins, pinned_first
 from dash_insight.plugins.scalars.tag_map import (
     MAX_ENTRIES,
     MAX_NAME_CHARS,
@@ -162,6 +164,7 @@ STATE = UrlState(
     TagMap("tag_map"),
     # The "show archived" switch of the comparison pages' head (archived runs offered too).
     Flag("archived"),
+    EPOCH_STEPS,
 )
 
 
@@ -328,6 +331,7 @@ def controls_search(
             "x_tag": x_tag if x_tag in raw_tags else "",
             "best_flip": state["best_flip"],
             "log_x": state["log_x"],
+            "epoch_steps": state["epoch_steps"],
             **{name: state[name] for name in KEPT_FIELDS},
         }
     )
@@ -970,7 +974,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                         className="di-compare-main",
                         children=[
                             controls_panel(state),
-                            *chart_stores("compare"),
+                            *chart_stores("compare", base_dir=service.summary_base_dir),
                             html.Div(id="compare-grid", className="di-chart-grid"),
                             pager("compare"),
                         ],
@@ -1014,10 +1018,13 @@ def grid(
     _clicks: Any,
     shown: list[dict],
     drawn: dict | None,
+    pins: Any = None,
 ) -> tuple:
     """The chart cards of the page (only when the charts change), the counts, the pager and
-    the charts' plan (:func:`~.charts.chart_plan`; nothing new: no update)."""
+    the charts' plan (:func:`~.charts.chart_plan`; nothing new: no update). ``pins``: the
+    page's pins store (the pinned tags first, :mod:`.pins`)."""
     state, _unused, tags_of = current_state(provider, search)
+    state["shown_tags"] = pinned_first(state["shown_tags"], page_pins(pins))
     groups, _problem = run_groups(provider, state)
     colours = eye_colours(provider, state["shown_jobs"])
     if state["colour_by"] and groups is None:
@@ -1034,7 +1041,7 @@ def grid(
     if state["hidden"]:
         total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
     page = f"{min(state['page'], pages)} / {pages}"
-    payload: Any = chart_plan(provider, charts, state["x_tag"])
+    payload: Any = chart_plan(provider, charts, state["x_tag"], state["epoch_steps"])
     if drawn and drawn.get("stamp") == payload["stamp"]:
         payload = dash.no_update  # nothing new since the charts were planned
     if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
@@ -1049,6 +1056,7 @@ def grid(
             with_thresholds=False,
             flipped=chart.chart_id in flipped,
             log_x=chart.chart_id in log_x,
+            pin=chart.title,
         )
         for chart in charts
     ]
@@ -1132,6 +1140,7 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
         Input("refresh-now", "n_clicks"),
         State({"type": "graph-slot", "chart": dash.ALL}, "id"),
         State(IDS["data"], "data"),
+        Input({"type": "chart-pins", "page": "compare", "base": dash.ALL}, "data"),
     )(functools.partial(grid, provider))
     app.callback(
         Output("compare-download", "data"),

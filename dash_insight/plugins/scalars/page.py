@@ -9,6 +9,7 @@ Thresholds are remembered in the browser (localStorage), per job and tag.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -24,6 +25,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
     BEST_FLIP,
+    EPOCH_STEPS,
     LOG_X,
     OUTLIERS,
     SMOOTHER,
@@ -42,6 +44,7 @@ from dash_insight.plugins.scalars.charts import (
     threshold_form,
     threshold_text,
 )
+from dash_insight.plugins.scalars.pins import page_pins, pinned_first
 from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.deferred import deferred_children
@@ -73,6 +76,8 @@ from dash_insight.web.url_state import (
     same_search,
 )
 
+#: The page's pins store (:mod:`.pins`; one per base directory, the app's).
+PINS = {"type": "chart-pins", "page": "scalars", "base": ALL}
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
 PATH = "/scalars"
 CHARTS_PER_PAGE = 24
@@ -105,6 +110,7 @@ STATE = UrlState(
     SMOOTHER,
     WINDOW,
     OUTLIERS,
+    EPOCH_STEPS,
 )
 
 
@@ -256,7 +262,7 @@ def grid_content(
         shown=len(state["shown"]), count=len(tags)
     )
     page = f"{min(state['page'], pages)} / {pages}"
-    plan = chart_plan(provider, charts, state["x_tag"])
+    plan = chart_plan(provider, charts, state["x_tag"], state["epoch_steps"])
     ids = [chart.chart_id for chart in charts]
     if not charts:
         message = (
@@ -277,6 +283,7 @@ def grid_content(
             preview=chart_preview(provider, plans[chart.chart_id], state)
             if previews and i < FIRST_CARDS
             else None,
+            pin=None if chart.chart_id.startswith(COMPOSE_PREFIX) else chart.title,
         )
         for i, chart in enumerate(charts)
     ]
@@ -359,6 +366,9 @@ def chart_preview(
         _("relative time (s)") if relative else _("step"),
         note,
         dark=request_theme() == "dark",
+        markers=[]
+        if relative
+        else [(m["step"], m["kind"], m["label"]) for m in spec.get("markers", [])],
     )
     return Raw(markup) if markup else None
 
@@ -434,7 +444,7 @@ def layout(
                     ),
                 ],
             ),
-            *chart_stores("scalars", content.plan),
+            *chart_stores("scalars", content.plan, service.summary_base_dir),
             threshold_form(),
             html.Div(content.cards, id="scalar-grid", className="di-chart-grid"),
             pager("scalar", texts=(content.total, content.page)),
@@ -442,17 +452,49 @@ def layout(
     )
 
 
+def current_state(
+    provider: DataProvider, search: str | None
+) -> tuple[str, dict[str, Any], list[str]]:
+    """The job, :func:`page_state` and scalar tags of the URL ``search``."""
+    params = parse_search(search)
+    train_id = params.get("train_id", "")
+    try:
+        tags = provider.list_tags(train_id, "scalar")
+    except DataError:
+        tags = []
+    return train_id, page_state(params, tags), tags
+
+
+def grid(
+    provider: DataProvider,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    shown: list[dict],
+    drawn: dict | None,
+    thresholds: dict | None,
+    pins: Any = None,
+) -> tuple:
+    """Card frames and their plan in one answer, without points: the browser fetches each
+    chart's points when it comes on screen and draws it as they arrive. ``pins``: the page's
+    pins store (:mod:`.pins`): the pinned tags first."""
+    train_id, state, tags = current_state(provider, search)
+    state["shown"] = pinned_first(state["shown"], page_pins(pins))
+    content = grid_content(provider, train_id, state, tags, thresholds)
+    payload: Any = content.plan
+    if drawn and drawn.get("stamp") == payload["stamp"]:
+        payload = dash.no_update  # nothing new (a refresh, or the same URL spelt again)
+    if content.chart_ids == [s["chart"] for s in shown]:
+        # same charts: keep them (and zoom)
+        return dash.no_update, content.total, content.page, payload
+    return content.cards, content.total, content.page, payload
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
 
     def current(search: str | None) -> tuple[str, dict[str, Any], list[str]]:
-        params = parse_search(search)
-        train_id = params.get("train_id", "")
-        try:
-            tags = provider.list_tags(train_id, "scalar")
-        except DataError:
-            tags = []
-        return train_id, page_state(params, tags), tags
+        return current_state(provider, search)
 
     def picked(search: str | None) -> tuple[list[str], list[str], str]:
         _unused, state, tags = current(search)
@@ -536,7 +578,7 @@ def register(app: dash.Dash, service: DataService) -> None:
             *export_links(app, train_id, state),
         )
 
-    @app.callback(
+    app.callback(
         Output("scalar-grid", "children"),
         Output("scalar-total", "children"),
         Output("scalar-page", "children"),
@@ -548,28 +590,10 @@ def register(app: dash.Dash, service: DataService) -> None:
         State({"type": "chart-card", "chart": ALL}, "id"),
         State(IDS["data"], "data"),
         State(IDS["thresholds"], "data"),
+        Input(PINS, "data"),  # the pinned tags come first
         # The page's layout holds the first grid and plan: no round trip before the charts.
         prevent_initial_call=True,
-    )
-    def grid(
-        search: str | None,
-        _ticks: Any,
-        _clicks: Any,
-        shown: list[dict],
-        drawn: dict | None,
-        thresholds: dict | None,
-    ) -> tuple:
-        """Card frames and their plan in one answer, without points: the browser fetches each
-        chart's points when it comes on screen and draws it as they arrive."""
-        train_id, state, tags = current(search)
-        content = grid_content(provider, train_id, state, tags, thresholds)
-        payload: Any = content.plan
-        if drawn and drawn.get("stamp") == payload["stamp"]:
-            payload = dash.no_update  # nothing new (a refresh, or the same URL spelt again)
-        if content.chart_ids == [s["chart"] for s in shown]:
-            # same charts: keep them (and zoom)
-            return dash.no_update, content.total, content.page, payload
-        return content.cards, content.total, content.page, payload
+    )(functools.partial(grid, provider))
 
     app.clientside_callback(
         ClientsideFunction(namespace="scalarThresholds", function_name="form"),

@@ -114,11 +114,16 @@ def y_label_chars(axis: AxisRange) -> int:
 
 
 def preview_html(
-    lines: Sequence[PreviewLine], smoothing: float, x_title: str, note: str = "", dark: bool = False
+    lines: Sequence[PreviewLine],
+    smoothing: float,
+    x_title: str,
+    note: str = "",
+    dark: bool = False,
+    markers: Sequence[tuple[float, str, str]] = (),
 ) -> str:
     """The chart as HTML: a ``div.di-chart-preview`` of :data:`HEIGHT_PX` holding the plot
-    area (grid lines and lines in one SVG), the tick labels, the x axis title, the best
-    points' stars and ``note`` (top right); "" when no line has a finite point."""
+    area (grid lines, ``markers`` and lines in one SVG), the tick labels, the x axis title,
+    the best points' stars and ``note`` (top right); "" when no line has a finite point."""
     finite = [line.y[np.isfinite(line.y)] for line in lines]
     if not lines or not any(len(f) for f in finite):
         return ""
@@ -140,6 +145,7 @@ def preview_html(
         grid_lines, tick_labels = _axis_marks(axis, across, grid)
         svg += grid_lines
         labels += tick_labels
+    svg += marker_paths(markers, x_range, dark)
     for line in lines:
         drawn = smooth_ema(line.y, smoothing)
         if smoothing > 0:
@@ -156,21 +162,54 @@ def preview_html(
                 f'font-size:14px;color:{line.colour}">\u2605</span>'
             )
     svg.append("</svg>")
-    labels.append(
-        '<span style="position:absolute;top:calc(100% + 19px);left:50%;'
-        f'transform:translateX(-50%);font-size:10px">{html.escape(x_title)}</span>'
-    )
-    if note:
-        labels.append(
-            '<span style="position:absolute;right:0;bottom:calc(100% + 6px);'
-            f'font-size:10px;white-space:nowrap">{html.escape(note)}</span>'
-        )
+    labels += _titles(x_title, note)
     return (
         f'<div class="di-chart-preview" style="position:relative;height:{HEIGHT_PX}px;'
         f'font:11px {html.escape(FONT)};color:{text}">'
         f'<div style="position:absolute;left:{left}px;right:{RIGHT_PX}px;top:{TOP_PX}px;'
         f'bottom:{BOTTOM_PX}px">{"".join(svg)}{"".join(labels)}</div></div>'
     )
+
+
+def _titles(x_title: str, note: str) -> list[str]:
+    """The x axis title under the plot, and ``note`` over its right end."""
+    out = [
+        '<span style="position:absolute;top:calc(100% + 19px);left:50%;'
+        f'transform:translateX(-50%);font-size:10px">{html.escape(x_title)}</span>'
+    ]
+    if note:
+        out.append(
+            '<span style="position:absolute;right:0;bottom:calc(100% + 6px);'
+            f'font-size:10px;white-space:nowrap">{html.escape(note)}</span>'
+        )
+    return out
+
+
+#: The epoch boundaries' and restarts' colour and dash (light, dark), as the browser draws them
+#: (``markerTraces`` in assets/scalar-charts.js).
+MARKER_STYLE = {
+    "restart": (("#c2410c", "#f59e0b"), "6 4"),
+    "epoch": (("rgba(60,60,60,0.35)", "rgba(220,220,220,0.4)"), "2 3"),
+}
+
+
+def marker_paths(
+    markers: Sequence[tuple[float, str, str]], x_range: AxisRange, dark: bool
+) -> list[str]:
+    """Thin dashed vertical lines at the markers (``(x, kind, label)``: an epoch boundary or a
+    restart, :mod:`.marks`) inside the x axis, their label as the line's tooltip."""
+    out = []
+    for x, kind, label in markers:
+        if kind not in MARKER_STYLE or not x_range.low <= x <= x_range.high:
+            continue
+        colours, dash = MARKER_STYLE[kind]
+        at = float(_place(np.array([x]), x_range, False)[0])
+        out.append(
+            f'<path d="M{at:.1f} 0V{UNITS}" stroke="{colours[dark]}" stroke-width="1" '
+            f'stroke-dasharray="{dash}" vector-effect="non-scaling-stroke" class="di-marker">'
+            f"<title>{html.escape(label)}</title></path>"
+        )
+    return out
 
 
 def _inset(units: float) -> str:

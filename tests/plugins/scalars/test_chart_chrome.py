@@ -38,13 +38,15 @@ def _drawn(dash_duo, card: str) -> bool:
 
 
 def _full_axis(dash_duo, card: str, axis: str) -> dict:
-    """The drawn axis (Plotly's _fullLayout): range, tick values shown, tick step."""
+    """The drawn axis (Plotly's _fullLayout): range, tick values shown, tick step; the
+    traces drawn (without the epoch and restart markers, test_markers.py)."""
     return dash_duo.driver.execute_script(
         """
         const p = document.querySelector(arguments[0] + ' .js-plotly-plot');
         const a = p._fullLayout[arguments[1]];
+        const traces = p.data.filter(t => (t.meta || {}).role !== 'marker').length;
         return {range: a.range.slice(), ticks: (a._vals || []).map(v => v.x),
-                dtick: a.dtick, traces: p.data.length};""",
+                dtick: a.dtick, traces};""",
         card,
         axis,
     )

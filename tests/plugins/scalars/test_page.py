@@ -318,14 +318,14 @@ def test_plan_names_the_series_without_points_and_reports_problems(
 def _figures(dash_duo) -> dict[str, dict]:
     """{chart title: {"data": [...], "layout": {...}}} of the charts drawn, read in one go;
     the lines, thresholds and marks of non-finite values (the best-value stars are left out:
-    test_user_asks.py reads them)."""
+    test_user_asks.py reads them; so are the epoch and restart markers: test_markers.py)."""
     return dash_duo.driver.execute_script("""
         const out = {};
         document.querySelectorAll('.di-chart-card').forEach(card => {
             const plot = card.querySelector('.js-plotly-plot');
             const title = card.querySelector('.di-chart-title').textContent;
             if (plot && plot.data) out[title] = {
-                data: plot.data.filter(t => (t.meta || {}).role !== 'best')
+                data: plot.data.filter(t => !['best', 'marker'].includes((t.meta || {}).role))
                     .map(t => ({name: t.name, y: t.y, x: t.x, yaxis: t.yaxis})),
                 layout: {xaxis: plot.layout.xaxis.title, yaxis: plot.layout.yaxis.type,
                          annotations: (plot.layout.annotations || []).map(a => a.text),
