@@ -35,6 +35,40 @@
   const STACKED = {"elk.hierarchyHandling": "SEPARATE_CHILDREN", "elk.algorithm": "layered",
     "elk.direction": "DOWN", "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES"};
 
+  /* Layered layout costs grow with the layers an edge spans (ELK puts a dummy node in each):
+     a level whose edges would span more than this in all is laid out without its longest
+     edges (drawn straight, not routed), else a random 1,400-node level takes minutes. */
+  const SPAN_BUDGET = 3000;
+  /* ...and with less effort: no model order, one crossing minimisation run. */
+  const CHEAP = {"elk.layered.considerModelOrder.strategy": "NONE",
+    "elk.layered.thoroughness": "1", "elk.omitNodeMicroLayout": "true"};
+
+  /* The ids of the edges left out of the layout: `edges` ({id, source, target}) between
+     `nodes` (in their order), layered by longest path (an edge runs from the node given first
+     to the later one, so cycles need no breaking); the longest ones dropped while the layers
+     they span pass SPAN_BUDGET. */
+  function overBudget(nodes, edges) {
+    const index = new Map(nodes.map((node, i) => [node.id, i]));
+    const forward = edges.filter(e => index.has(e.source) && index.has(e.target)
+      && e.source !== e.target).map(e => {
+      const a = index.get(e.source), b = index.get(e.target);
+      return {id: e.id, from: Math.min(a, b), to: Math.max(a, b)};
+    }).sort((p, q) => p.from - q.from);
+    const layer = new Array(nodes.length).fill(0);
+    for (const edge of forward) layer[edge.to] = Math.max(layer[edge.to], layer[edge.from] + 1);
+    const spans = forward.map(e => ({id: e.id, span: layer[e.to] - layer[e.from] - 1}));
+    let total = spans.reduce((sum, e) => sum + e.span, 0);
+    const dropped = new Set();
+    if (total <= SPAN_BUDGET) return dropped;
+    spans.sort((p, q) => q.span - p.span);
+    for (const edge of spans) {
+      if (total <= SPAN_BUDGET) break;
+      dropped.add(edge.id);
+      total -= edge.span;
+    }
+    return dropped;
+  }
+
   /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`
      ({id, source, target}); `direction` DOWN or RIGHT. */
   function elkGraph(nodes, edges, direction) {
@@ -51,8 +85,11 @@
       const parent = node.parent && byId[node.parent];
       (parent ? parent.children : graph.children).push(byId[node.id]);
     }
+    const dropped = overBudget(nodes, edges);
+    if (dropped.size) Object.assign(graph.layoutOptions, CHEAP);
     for (const edge of edges) {
-      if (byId[edge.source] && byId[edge.target] && edge.source !== edge.target) {
+      if (byId[edge.source] && byId[edge.target] && edge.source !== edge.target
+        && !dropped.has(edge.id)) {
         graph.edges.push({id: edge.id, sources: [edge.source], targets: [edge.target]});
       }
     }
@@ -113,7 +150,7 @@
 
   // Node (tests/plugins/graphs/test_layout_engine.py) loads this file as a CommonJS module.
   /* global module:readonly */
-  const shared = {ELK_VERSION, OPTIONS, elkGraph, placements, segments};
+  const shared = {ELK_VERSION, OPTIONS, SPAN_BUDGET, elkGraph, overBudget, placements, segments};
   if (typeof module === "object" && module.exports) {
     module.exports = shared;
     return;
