@@ -189,6 +189,31 @@
     return {nodes, edges};
   }
 
+  /* The shift that keeps the picture where it was: the scope whose open state changed since
+     the last layout (`before`: each node's centre and whether it was open) keeps its centre
+     (`box` gives a node's laid-out centre); {x: 0, y: 0} when none did. */
+  function anchorShift(cy, before, box) {
+    if (!before) return {x: 0, y: 0};
+    const changed = cy.nodes().filter(n => before[n.id()]
+      && before[n.id()].open !== n.isParent());
+    const anchor = changed.length ? changed[0] : null;
+    const now = anchor && box(anchor.id());
+    if (!now) return {x: 0, y: 0};
+    const then = before[anchor.id()];
+    return {x: then.x - now.x, y: then.y - now.y};
+  }
+
+  /* Every node's centre (an open scope's: its box's) and whether it is open. */
+  function snapshot(cy) {
+    const out = {};
+    cy.nodes().forEach(n => {
+      const box = n.isParent() ? n.boundingBox({includeLabels: false}) : null;
+      out[n.id()] = box ? {x: (box.x1 + box.x2) / 2, y: (box.y1 + box.y2) / 2, open: true}
+        : {x: n.position("x"), y: n.position("y"), open: false};
+    });
+    return out;
+  }
+
   /* Lay `cy` out again (a newer request wins over one still running). */
   async function layOut(cy, container) {
     const generation = (cy.scratch("_diLayoutGeneration") || 0) + 1;
@@ -207,6 +232,18 @@
     if (cy.scratch("_diLayoutGeneration") !== generation || cy.destroyed()) return;
     if (result) {
       const {centres, routes} = placements(result);
+      const boxes = {};
+      (function walk(node) {
+        for (const child of node.children || []) {
+          boxes[child.id] = {x: child.x + child.width / 2, y: child.y + child.height / 2};
+          walk(child);
+        }
+      })(result);
+      const shift = anchorShift(cy, cy.scratch("_diPlaced"), id => boxes[id]);
+      for (const c of Object.values(centres)) { c.x += shift.x; c.y += shift.y; }
+      for (const route of Object.values(routes)) {
+        for (const p of route) { p.x += shift.x; p.y += shift.y; }
+      }
       cy.batch(() => {
         cy.nodes().forEach(n => { if (centres[n.id()]) n.position(centres[n.id()]); });
         cy.edges().forEach(e => {
@@ -221,6 +258,7 @@
         });
       });
     }
+    cy.scratch("_diPlaced", snapshot(cy));
     cy.scratch("_diLayoutRunning", false);
     if (container.classList.contains("di-elk-fit")) cy.fit(undefined, 12);
     container.dataset.laidOut = keyOf(cy);
