@@ -265,11 +265,25 @@
     cy.emit("dilaidout");
   }
 
+  /* dash-cytoscape's own listener that writes the `extent` prop on every viewport change:
+     each write re-renders the component, which compares its 3,000 elements (1,500 nodes) on
+     every frame of a pan or zoom (tasks of 0.1-3.8 s, bench/graph_pan.py). No callback reads
+     a graph canvas's extent. */
+  const EXTENT_SYNC = /^function\s*\(\)\s*\{\s*[\w$]+\([\w$]+\.extent\(\)\)\s*;?\s*\}$/;
+
+  function muteExtentSync(cy) {
+    const emitter = cy.emitter && cy.emitter();
+    for (const listener of [...((emitter && emitter.listeners) || [])]) {
+      if (EXTENT_SYNC.test(String(listener.callback))) cy.off(listener.event, listener.callback);
+    }
+  }
+
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
   function watch(container) {
     const cy = container._cyreg && container._cyreg.cy;
     if (!cy || cy._diElk) return Boolean(cy);
     cy._diElk = true;
+    muteExtentSync(cy);
     let queued = false;
     const schedule = () => {
       cy.scratch("_diLayoutRunning", true);
