@@ -35,6 +35,40 @@
   const STACKED = {"elk.hierarchyHandling": "SEPARATE_CHILDREN", "elk.algorithm": "layered",
     "elk.direction": "DOWN", "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES"};
 
+  /* Layered layout costs grow with the layers an edge spans (ELK puts a dummy node in each):
+     a level whose edges would span more than this in all is laid out without its longest
+     edges (drawn straight, not routed), else a random 1,400-node level takes minutes. */
+  const SPAN_BUDGET = 3000;
+  /* ...and with less effort: no model order, one crossing minimisation run. */
+  const CHEAP = {"elk.layered.considerModelOrder.strategy": "NONE",
+    "elk.layered.thoroughness": "1", "elk.omitNodeMicroLayout": "true"};
+
+  /* The ids of the edges left out of the layout: `edges` ({id, source, target}) between
+     `nodes` (in their order), layered by longest path (an edge runs from the node given first
+     to the later one, so cycles need no breaking); the longest ones dropped while the layers
+     they span pass SPAN_BUDGET. */
+  function overBudget(nodes, edges) {
+    const index = new Map(nodes.map((node, i) => [node.id, i]));
+    const forward = edges.filter(e => index.has(e.source) && index.has(e.target)
+      && e.source !== e.target).map(e => {
+      const a = index.get(e.source), b = index.get(e.target);
+      return {id: e.id, from: Math.min(a, b), to: Math.max(a, b)};
+    }).sort((p, q) => p.from - q.from);
+    const layer = new Array(nodes.length).fill(0);
+    for (const edge of forward) layer[edge.to] = Math.max(layer[edge.to], layer[edge.from] + 1);
+    const spans = forward.map(e => ({id: e.id, span: layer[e.to] - layer[e.from] - 1}));
+    let total = spans.reduce((sum, e) => sum + e.span, 0);
+    const dropped = new Set();
+    if (total <= SPAN_BUDGET) return dropped;
+    spans.sort((p, q) => q.span - p.span);
+    for (const edge of spans) {
+      if (total <= SPAN_BUDGET) break;
+      dropped.add(edge.id);
+      total -= edge.span;
+    }
+    return dropped;
+  }
+
   /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`
      ({id, source, target}); `direction` DOWN or RIGHT. */
   function elkGraph(nodes, edges, direction) {
@@ -51,8 +85,11 @@
       const parent = node.parent && byId[node.parent];
       (parent ? parent.children : graph.children).push(byId[node.id]);
     }
+    const dropped = overBudget(nodes, edges);
+    if (dropped.size) Object.assign(graph.layoutOptions, CHEAP);
     for (const edge of edges) {
-      if (byId[edge.source] && byId[edge.target] && edge.source !== edge.target) {
+      if (byId[edge.source] && byId[edge.target] && edge.source !== edge.target
+        && !dropped.has(edge.id)) {
         graph.edges.push({id: edge.id, sources: [edge.source], targets: [edge.target]});
       }
     }
@@ -113,7 +150,7 @@
 
   // Node (tests/plugins/graphs/test_layout_engine.py) loads this file as a CommonJS module.
   /* global module:readonly */
-  const shared = {ELK_VERSION, OPTIONS, elkGraph, placements, segments};
+  const shared = {ELK_VERSION, OPTIONS, SPAN_BUDGET, elkGraph, overBudget, placements, segments};
   if (typeof module === "object" && module.exports) {
     module.exports = shared;
     return;
@@ -152,6 +189,31 @@
     return {nodes, edges};
   }
 
+  /* The shift that keeps the picture where it was: the scope whose open state changed since
+     the last layout (`before`: each node's centre and whether it was open) keeps its centre
+     (`box` gives a node's laid-out centre); {x: 0, y: 0} when none did. */
+  function anchorShift(cy, before, box) {
+    if (!before) return {x: 0, y: 0};
+    const changed = cy.nodes().filter(n => before[n.id()]
+      && before[n.id()].open !== n.isParent());
+    const anchor = changed.length ? changed[0] : null;
+    const now = anchor && box(anchor.id());
+    if (!now) return {x: 0, y: 0};
+    const then = before[anchor.id()];
+    return {x: then.x - now.x, y: then.y - now.y};
+  }
+
+  /* Every node's centre (an open scope's: its box's) and whether it is open. */
+  function snapshot(cy) {
+    const out = {};
+    cy.nodes().forEach(n => {
+      const box = n.isParent() ? n.boundingBox({includeLabels: false}) : null;
+      out[n.id()] = box ? {x: (box.x1 + box.x2) / 2, y: (box.y1 + box.y2) / 2, open: true}
+        : {x: n.position("x"), y: n.position("y"), open: false};
+    });
+    return out;
+  }
+
   /* Lay `cy` out again (a newer request wins over one still running). */
   async function layOut(cy, container) {
     const generation = (cy.scratch("_diLayoutGeneration") || 0) + 1;
@@ -170,6 +232,18 @@
     if (cy.scratch("_diLayoutGeneration") !== generation || cy.destroyed()) return;
     if (result) {
       const {centres, routes} = placements(result);
+      const boxes = {};
+      (function walk(node) {
+        for (const child of node.children || []) {
+          boxes[child.id] = {x: child.x + child.width / 2, y: child.y + child.height / 2};
+          walk(child);
+        }
+      })(result);
+      const shift = anchorShift(cy, cy.scratch("_diPlaced"), id => boxes[id]);
+      for (const c of Object.values(centres)) { c.x += shift.x; c.y += shift.y; }
+      for (const route of Object.values(routes)) {
+        for (const p of route) { p.x += shift.x; p.y += shift.y; }
+      }
       cy.batch(() => {
         cy.nodes().forEach(n => { if (centres[n.id()]) n.position(centres[n.id()]); });
         cy.edges().forEach(e => {
@@ -184,10 +258,24 @@
         });
       });
     }
+    cy.scratch("_diPlaced", snapshot(cy));
     cy.scratch("_diLayoutRunning", false);
     if (container.classList.contains("di-elk-fit")) cy.fit(undefined, 12);
     container.dataset.laidOut = keyOf(cy);
     cy.emit("dilaidout");
+  }
+
+  /* dash-cytoscape's own listener that writes the `extent` prop on every viewport change:
+     each write re-renders the component, which compares its 3,000 elements (1,500 nodes) on
+     every frame of a pan or zoom (tasks of 0.1-3.8 s, bench/graph_pan.py). No callback reads
+     a graph canvas's extent. */
+  const EXTENT_SYNC = /^function\s*\(\)\s*\{\s*[\w$]+\([\w$]+\.extent\(\)\)\s*;?\s*\}$/;
+
+  function muteExtentSync(cy) {
+    const emitter = cy.emitter && cy.emitter();
+    for (const listener of [...((emitter && emitter.listeners) || [])]) {
+      if (EXTENT_SYNC.test(String(listener.callback))) cy.off(listener.event, listener.callback);
+    }
   }
 
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
@@ -195,6 +283,7 @@
     const cy = container._cyreg && container._cyreg.cy;
     if (!cy || cy._diElk) return Boolean(cy);
     cy._diElk = true;
+    muteExtentSync(cy);
     let queued = false;
     const schedule = () => {
       cy.scratch("_diLayoutRunning", true);

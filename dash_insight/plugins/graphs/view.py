@@ -114,6 +114,11 @@ def tensor_count(count: int) -> str:
     return ngettext("{n} tensor", "{n} tensors", count).format(n=count)
 
 
+def tuple_items(count: int) -> str:
+    """A tuple-typed edge's text (``tuple(3 items)``), in the page's language."""
+    return ngettext("tuple({n} item)", "tuple({n} items)", count).format(n=count)
+
+
 def edge_label(attrs: list[dict]) -> str:
     """MindInsight's edge text: the data type and shape of a single tensor
     (``DT_TENSOR[DT_FLOAT32] 32×10``), ``tuple(3 items)``, or how many tensors a bundle
@@ -124,7 +129,7 @@ def edge_label(attrs: list[dict]) -> str:
     data_type = attr.get("data_type") or ""
     shapes = [dims for dims in attr.get("shape") or [] if dims]
     if data_type.startswith("DT_TUPLE"):
-        return f"tuple({len(attr.get('shape') or [])} items)"
+        return tuple_items(len(attr.get("shape") or []))
     shape = " ".join("×".join(str(d) for d in dims) for dims in shapes)
     return " ".join(part for part in (data_type, shape) if part)
 

@@ -6,6 +6,7 @@ every node that is not theirs."""
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
 from itertools import pairwise
 from pathlib import Path
@@ -141,3 +142,23 @@ def test_a_map_stacks_its_operations_in_order_left_to_right(elk: ModuleType) -> 
     ys = [laid.centres[o]["y"] for o in operations]
     assert ys == sorted(ys) and len({laid.centres[o]["x"] for o in operations}) == 1
     assert laid.centres["src"]["x"] < laid.boxes["m"][0] < laid.centres["batch"]["x"]
+
+
+def test_a_level_of_long_random_edges_is_laid_out_without_its_longest(elk: ModuleType) -> None:
+    """A chain of 400 nodes plus 400 random edges (``bench/hard_inputs.py``'s level, smaller):
+    ELK would put a dummy node on every layer a long edge spans (tens of thousands; the
+    1,400-node level took minutes); the longest edges are left out of the layout (drawn
+    straight), the chain keeps its routes."""
+    rng = random.Random(3)
+    names = [f"n{i}" for i in range(400)]
+    pairs = list(pairwise(names)) + [(rng.choice(names), rng.choice(names)) for _ in range(400)]
+    view = {
+        "name": "level",
+        "nodes": [{"id": n, "parent": None, "w": 80, "h": 30, "compound": False} for n in names],
+        "edges": [{"id": f"e{i}", "source": a, "target": b} for i, (a, b) in enumerate(pairs)],
+    }
+    _first_ms, (laid,) = elk.lay_out([view])
+    assert set(laid.centres) == set(names)
+    routed = {edge for edge, points in laid.routes.items() if len(points) >= 2}
+    assert {f"e{i}" for i in range(399)} <= routed  # the chain
+    assert 0 < len(pairs) - len(routed) < 400

@@ -214,3 +214,34 @@ def test_opening_a_scope_shows_it_with_readable_labels(
     texts = [text for _id, _px, text in labels]
     assert any(bundle in text for text in texts), texts
     assert any("DT_TENSOR[DT_FLOAT32]" in text for text in texts), texts
+
+
+#: [x, y] of the node ``arguments[0]`` in model coordinates: a closed node's position, an open
+#: scope's box centre.
+CENTRE_JS = """
+const n = document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0]);
+if (!n.length) return null;
+if (!n.isParent()) return [n.position('x'), n.position('y')];
+const b = n.boundingBox({includeLabels: false});
+return [(b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2];
+"""
+
+
+def test_opening_a_scope_keeps_it_where_it_was(dash_duo: Any, corpus_app: Any) -> None:
+    """The layout after an open is moved so that the opened scope's centre stays where the
+    closed scope was (ELK lays out from the origin each time): the picture around it does not
+    jump, and its siblings keep their side of it."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.driver.set_window_size(1280, 800)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}&expanded=Default")
+    _drawn(dash_duo, ("Default",))
+    centre = lambda name: dash_duo.driver.execute_script(CENTRE_JS, name)  # noqa: E731
+    before = {name: centre(name) for name in (NET, OPTIMIZER)}
+    _open_in_tree(dash_duo, NET)
+    _drawn(dash_duo, ("Default", NET))
+    after = {name: centre(name) for name in (NET, OPTIMIZER)}
+    moved = abs(after[NET][0] - before[NET][0]) + abs(after[NET][1] - before[NET][1])
+    assert moved < 30, (before, after)
+    side = [(b - a) > 0 for a, b in zip(before[NET], before[OPTIMIZER], strict=True)]
+    now = [(b - a) > 0 for a, b in zip(after[NET], after[OPTIMIZER], strict=True)]
+    assert side[1] == now[1] or side[0] == now[0], (before, after)

@@ -664,3 +664,13 @@ def test_a_bundle_of_tensors_is_counted_in_the_page_language() -> None:
     with i18n.use_locale(i18n.CHINESE):
         assert tensor_count(12) == "12 个张量"
         assert edge_label([{}, {}, {}]) == "3 个张量"
+
+
+def test_a_tuple_edge_is_labelled_in_the_page_language() -> None:
+    from dash_insight.core import i18n
+
+    tuple_edge = [{"shape": [[], [], []], "data_type": "DT_TUPLE['a', 'b', 'c']"}]
+    assert edge_label(tuple_edge) == "tuple(3 items)"
+    assert edge_label([{"shape": [[]], "data_type": "DT_TUPLE['a']"}]) == "tuple(1 item)"
+    with i18n.use_locale(i18n.CHINESE):
+        assert edge_label(tuple_edge) == "元组（3 项）"

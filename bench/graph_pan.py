@@ -1,0 +1,96 @@
+"""Computational graph in the browser: a 5,000-operator graph (``bench/graph.py``'s generator)
+opened with every stage and the blocks of the first three stages open (the page's node limit,
+1,499 nodes, 1,671 edges), in headless Chromium: the seconds until it is laid out and drawn,
+the longest main-thread task meanwhile, then the longest task while the view is zoomed with the
+wheel and dragged (issue #39 item 6: none over 100 ms), and the top of a CPU profile of the
+pan/zoom.
+
+    python bench/graph_pan.py [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+from browser_tools import browser, cpu_profile, install_probe, profile_report, wait_for
+from graph import make_graph, write_job  # bench/, beside this script
+from machine import machine, recorded
+from rest import serving
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+
+STAGES = [f"Default/stage{i}" for i in range(10)]
+EXPANDED = ["Default", *STAGES, *(f"{s}/block{j}" for s in STAGES[:3] for j in range(20))]
+LAID_OUT_JS = """
+const e = document.getElementById('graph-cy');
+const cy = e && e._cyreg && e._cyreg.cy;
+return Boolean(cy && cy.nodes().length > 1000 && !cy.animated()
+  && e.dataset.laidOut === cy.nodes().length + ':' + cy.edges().length);
+"""
+FRAMES_JS = """
+const done = arguments[arguments.length - 1];
+requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(true), 0)));
+"""
+TASKS_SINCE_JS = "return (window.__benchLongTasks || []).filter(t => t[0] >= arguments[0]);"
+
+
+def pan_and_zoom(driver: object) -> None:
+    canvas = driver.find_element("id", "graph-cy")  # type: ignore[attr-defined]
+    for step in range(6):
+        ActionChains(driver).scroll_from_origin(
+            ScrollOrigin.from_element(canvas), 0, -240 if step < 3 else 240
+        ).perform()
+        driver.execute_async_script(FRAMES_JS)  # type: ignore[attr-defined]
+    for dx, dy in ((120, 60), (-200, -40), (80, -120)):
+        ActionChains(driver).move_to_element(canvas).click_and_hold().move_by_offset(
+            dx, dy
+        ).release().perform()
+        driver.execute_async_script(FRAMES_JS)  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", action="store_true", help="print a CPU profile's top")
+    args = parser.parse_args()
+    print(machine())
+    with tempfile.TemporaryDirectory(prefix="dash-insight-graph-pan-") as base:
+        write_job(os.path.join(base, "logs"), make_graph(5000, 200))
+        with serving(os.path.join(base, "logs")) as server:
+            server.wait_loaded()
+            driver = browser()
+            try:
+                driver.set_script_timeout(300)
+                install_probe(driver)
+                started = time.perf_counter()
+                driver.get(
+                    f"http://127.0.0.1:{server.port}/graph?train_id=./job"
+                    f"&expanded={','.join(EXPANDED)}"
+                )
+                wait_for(lambda: driver.execute_script(LAID_OUT_JS), 600, "laid out", 0.5)
+                loaded = time.perf_counter() - started
+                driver.execute_async_script(FRAMES_JS)
+                load_tasks = driver.execute_script(TASKS_SINCE_JS, 0)
+                now = driver.execute_script("return performance.now();")
+                if args.profile:
+                    with cpu_profile(driver) as profile:
+                        pan_and_zoom(driver)
+                else:
+                    pan_and_zoom(driver)
+                tasks = driver.execute_script(TASKS_SINCE_JS, now)
+                longest = max((d for _, d in load_tasks), default=0)
+                print(f"open, lay out and draw: {loaded:.1f} s; longest task {longest:.0f} ms")
+                durations = sorted(round(d) for _, d in tasks)
+                verdict = "OK" if max(durations, default=0) <= 100 else "MISS"
+                print(f"pan/zoom: {len(durations)} long tasks, ms {durations} {verdict} (<= 100)")
+                if args.profile:
+                    print(profile_report(profile.result, driver))
+            finally:
+                driver.quit()
+    print(machine())
+
+
+if __name__ == "__main__":
+    recorded(main, __file__)
