@@ -189,7 +189,9 @@ def test_table_headers_are_grouped(dash_duo: Any, app: Any, language: str) -> No
     group (metrics, hyper-parameters, user-defined, dataset) over its columns; sorting and
     choosing columns still work."""
     columns = "dataset_mark,user_defined/seed,metric/Accuracy,epoch"
-    _open(dash_duo, app, language, "?columns=" + columns.replace("/", "%2F"))
+    # Wide enough for every chosen column beside the job, remark, tag and labels ones: AG Grid
+    # draws only the columns in view.
+    _open(dash_duo, app, language, "?columns=" + columns.replace("/", "%2F"), width=1600)
     _wait_table(dash_duo, LINEAGE_JOBS)
 
     def groups() -> list[dict[str, Any]]:

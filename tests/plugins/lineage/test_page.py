@@ -122,6 +122,7 @@ def test_grid_helpers() -> None:
             "summary_dir": "/dashboard?train_id=./a_[b]",
             "remark": "r",
             "tag": 2,
+            "labels": "",  # the run's labels (#40 item 4), none here
             "epoch": 3,
         }
     ]
@@ -140,10 +141,11 @@ def test_grid_helpers() -> None:
         "group-hyper",
         "remark",
         "tag",
+        "labels",
     ]
     epoch = defs[1]["children"][0]
     assert epoch["colId"] == "epoch" and epoch["sort"] == "desc"
-    assert defs[2]["editable"] and defs[3]["editable"]
+    assert defs[2]["editable"] and defs[3]["editable"] and defs[4]["editable"]
 
 
 def test_grid_headers_grouped(entries) -> None:
@@ -165,7 +167,7 @@ def test_grid_headers_grouped(entries) -> None:
     assert "dataset_mark" in children["group-dataset"] and "epoch" in children["group-hyper"]
     leaves = [c for d in defs for c in d.get("children", [d])]
     assert sorted(c["colId"] for c in leaves) == sorted(
-        ["summary_dir", "remark", "tag", *(c.id for c in data.columns)]
+        ["summary_dir", "remark", "tag", "labels", *(c.id for c in data.columns)]
     )
     dataset = views.grid_column_defs(views.dataset_tab(entries).columns, None)
     assert [d["groupId"] for d in dataset if "groupId" in d] == ["group-dataset"]
