@@ -37,7 +37,7 @@ from dash_insight.web.components.compare_runs import (
     tag_step_controls,
     tag_view,
 )
-from dash_insight.web.components.compare_tabs import compare_head
+from dash_insight.web.components.compare_tabs import compare_head, label_texts
 from dash_insight.web.components.figures import GRAPH_CONFIG
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.url_state import parse_search
@@ -48,7 +48,7 @@ TITLE = lazy_gettext("Histogram Comparison")
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, _tags = jobs_with(service.provider, PluginName.HISTOGRAM, params)
-    runs = run_selection(params, jobs)
+    runs = run_selection(params, jobs, label_texts(service.provider, jobs))
     return html.Div(
         [
             *compare_head(
@@ -108,7 +108,13 @@ def body(
     key = tab_answer_key(provider, search, overrides, shown)
     params = parse_search(search)
     jobs, tags_of = jobs_with(provider, PluginName.HISTOGRAM, params)
-    view = tag_view(params, jobs, tags_of, lambda run, tag: run_steps(provider, run, tag))
+    view = tag_view(
+        params,
+        jobs,
+        tags_of,
+        lambda run, tag: run_steps(provider, run, tag),
+        texts=label_texts(provider, jobs),
+    )
     tag, step = view.tag, view.step
     slider = slider_props(view.steps, step)
     controls = (slider["max"], slider["value"], slider["marks"], slider["disabled"])
@@ -137,7 +143,10 @@ def body(
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
     register_run_picker(
-        app, "hcmp-jobs", lambda params: jobs_with(provider, PluginName.HISTOGRAM, params)[0]
+        app,
+        "hcmp-jobs",
+        lambda params: jobs_with(provider, PluginName.HISTOGRAM, params)[0],
+        lambda jobs: label_texts(provider, jobs),
     )
     register_tag_step(app, "hcmp")
     app.callback(

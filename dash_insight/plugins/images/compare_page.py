@@ -42,7 +42,7 @@ from dash_insight.web.components.compare_runs import (
     tag_step_controls,
     tag_view,
 )
-from dash_insight.web.components.compare_tabs import compare_head
+from dash_insight.web.components.compare_tabs import compare_head, label_texts
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.url_state import int_param, make_search, parse_search
 
@@ -126,7 +126,7 @@ def _level(name: str, label: str, value: int) -> html.Div:
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, _tags = jobs_with(service.provider, PluginName.IMAGE, params)
-    runs = run_selection(params, jobs)
+    runs = run_selection(params, jobs, label_texts(service.provider, jobs))
     brightness = int_param(params, "b", DEFAULT_LEVEL, 0, 100)
     contrast = int_param(params, "c", DEFAULT_LEVEL, 0, 100)
     return html.Div(
@@ -181,6 +181,7 @@ def body(
         tags_of,
         lambda run, tag: run_steps(provider, run, tag),
         shared_default=True,  # the tag most runs have (#38 item 9)
+        texts=label_texts(provider, jobs),
     )
     tag, step = view.tag, view.step
     slider = slider_props(view.steps, step)
@@ -217,7 +218,10 @@ def _browser(name: str) -> ClientsideFunction:
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
     register_run_picker(
-        app, "icmp-jobs", lambda params: jobs_with(provider, PluginName.IMAGE, params)[0]
+        app,
+        "icmp-jobs",
+        lambda params: jobs_with(provider, PluginName.IMAGE, params)[0],
+        lambda jobs: label_texts(provider, jobs),
     )
     # The images page's brightness / contrast, in the browser (b, c in the URL).
     app.clientside_callback(

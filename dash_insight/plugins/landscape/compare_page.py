@@ -55,7 +55,7 @@ from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.compare_runs import tab_answer_key, tab_body_inputs
-from dash_insight.web.components.compare_tabs import compare_head, offered
+from dash_insight.web.components.compare_tabs import compare_head, label_texts, offered
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.components.tag_select import (
@@ -108,6 +108,15 @@ class JobFinal:
     problem: str | None = None
 
 
+def current_state(
+    service: LandscapeService, params: dict[str, str]
+) -> tuple[list[str], dict[str, Any]]:
+    """The jobs the URL ``params``' picker offers (:func:`landscape_jobs`) and the page's
+    state (:func:`page_state`, its filter searching the runs' labels too)."""
+    jobs = landscape_jobs(service, params)
+    return jobs, page_state(params, jobs, label_texts(service.provider, jobs))
+
+
 def landscape_jobs(service: LandscapeService, params: Mapping[str, str]) -> list[str]:
     """Jobs with a loss landscape, newest update first, that the URL ``params``' job picker
     offers (archived runs left out unless shown,
@@ -128,17 +137,21 @@ STATE = UrlState(
 )
 
 
-def page_state(params: dict[str, str], jobs: list[str]) -> dict[str, Any]:
+def page_state(
+    params: dict[str, str], jobs: list[str], texts: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The page's state from the URL (:data:`STATE`): ``selected`` (the ticked jobs), ``jobs``
-    (those drawn: ticked and matching ``job_filter``), view, mode, colour scale and the
-    overlay's jobs (among those drawn)."""
+    (those drawn: ticked and matching ``job_filter``, which searches ``texts`` for a run with
+    labels, :func:`~dash_insight.web.components.compare_tabs.label_texts`), view, mode, colour
+    scale and the overlay's jobs (among those drawn)."""
     state = STATE.parse(params)
     chosen, pattern, overlay = state["jobs"], state["job_filter"], state["overlay"]
     selected = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
-    shown = visible_tags(jobs, selected, pattern)
+    shown = visible_tags(jobs, selected, pattern, texts)
     return {
         "selected": selected,
         "job_filter": pattern,
+        "job_texts": dict(texts or {}),
         "jobs": shown,
         "explicit_jobs": chosen is not None,
         "view": state["view"],
@@ -249,8 +262,7 @@ def tile(final: JobFinal, index: int, view: str, style: Style, colour: str) -> h
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
-    jobs = landscape_jobs(service, params)
-    state = page_state(params, jobs)
+    jobs, state = current_state(service, params)
     return html.Div(
         [
             *compare_head(
@@ -270,6 +282,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
                         state["selected"],
                         state["job_filter"],
                         noun="job",
+                        filter_texts=state["job_texts"],
                     ),
                     _view_toolbar(state),
                     _overlay_row(),
@@ -336,12 +349,14 @@ def _overlay_row() -> html.Div:
     )
 
 
-def picked(service: LandscapeService, search: str | None) -> tuple[list[str], list[str], str]:
-    """The job picker's names, ticked names and filter for the URL ``search``."""
+def picked(
+    service: LandscapeService, search: str | None
+) -> tuple[list[str], list[str], str, dict[str, str]]:
+    """The job picker's names, ticked names, filter and what it searches for the URL
+    ``search``."""
     params = parse_search(search)
-    jobs = landscape_jobs(service, params)
-    state = page_state(params, jobs)
-    return jobs, state["selected"], state["job_filter"]
+    jobs, state = current_state(service, params)
+    return jobs, state["selected"], state["job_filter"], state["job_texts"]
 
 
 def controls_to_url(
@@ -364,12 +379,11 @@ def controls_to_url(
     if picker_button_drawn(trigger, clicked):
         return dash.no_update
     params = parse_search(search)
-    jobs = landscape_jobs(service, params)
-    state = page_state(params, jobs)
+    jobs, state = current_state(service, params)
     checked = checked_names(rows)
     if echoed(trigger, "lc-jobs", checked, jobs, state["selected"], state["job_filter"]):
         return dash.no_update
-    matching, _unused = filter_tags(jobs, pattern or "")
+    matching, _unused = filter_tags(jobs, pattern or "", state["job_texts"])
     selected = pick(jobs, state["selected"], checked, matching, picker_action(trigger, "lc-jobs"))
     explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
     overlay_value = params.get("overlay")
@@ -431,7 +445,7 @@ def body(
     colours)."""
     key = tab_answer_key(service.provider, search, overrides, shown)
     params = parse_search(search)
-    state = page_state(params, landscape_jobs(service, params))
+    _jobs, state = current_state(service, params)
     style = Style(colour_scale=state["scale"])
     finals = [job_final(service, train_id) for train_id in state["jobs"]]
     colours = run_colours(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import dash
@@ -86,17 +86,23 @@ class RunSelection:
     hidden: list[str]
     shown: list[str]
     explicit: bool
+    texts: Mapping[str, str] = field(default_factory=dict)
 
 
-def run_selection(params: dict[str, str], jobs: list[str]) -> RunSelection:
-    """The runs of the URL ``params`` among ``jobs`` (unknown names are dropped)."""
+def run_selection(
+    params: dict[str, str], jobs: list[str], texts: Mapping[str, str] | None = None
+) -> RunSelection:
+    """The runs of the URL ``params`` among ``jobs`` (unknown names are dropped); ``texts``:
+    what the job filter searches for a run with labels (its name and ``#label`` per label,
+    :func:`~dash_insight.web.components.compare_tabs.label_texts`)."""
     state = STATE.parse(params)
     chosen = state["jobs"]
     selected = jobs[:DEFAULT_RUNS] if chosen is None else [j for j in jobs if j in chosen]
     closed = set(state["hidden"] or ())
     hidden = [j for j in jobs if j in closed]
-    shown = [j for j in visible_tags(jobs, selected, state["job_filter"]) if j not in closed]
-    return RunSelection(jobs, selected, state["job_filter"], hidden, shown, chosen is not None)
+    pattern = state["job_filter"]
+    shown = [j for j in visible_tags(jobs, selected, pattern, texts) if j not in closed]
+    return RunSelection(jobs, selected, pattern, hidden, shown, chosen is not None, texts or {})
 
 
 def union_names(lists: Iterable[Sequence[str]]) -> list[str]:
@@ -212,13 +218,15 @@ def picker_search(
     checked: list[str] | None,
     pattern: str | None,
     list_id: str,
+    texts: Mapping[str, str] | None = None,
 ) -> str:
     """The URL after the job picker ``list_id`` changed (``trigger``: its component); ``jobs``
-    is written once the selection differs from the default."""
+    is written once the selection differs from the default. ``texts``: what the filter
+    searches (:func:`run_selection`)."""
     params = parse_search(search)
     raw = STATE.parse(params)
-    runs = run_selection(params, jobs)
-    matching, _unused = filter_tags(jobs, pattern or "")
+    runs = run_selection(params, jobs, texts)
+    matching, _unused = filter_tags(jobs, pattern or "", texts)
     selected = pick(jobs, runs.selected, checked, matching, picker_action(trigger, list_id))
     explicit = runs.explicit or selected != jobs[:DEFAULT_RUNS]
     return with_state(
@@ -236,6 +244,7 @@ def run_picker(list_id: str, runs: RunSelection) -> html.Div:
         runs.pattern,
         noun="job",
         hidden=runs.hidden,
+        filter_texts=runs.texts,
     )
 
 
@@ -243,19 +252,21 @@ def run_picker(list_id: str, runs: RunSelection) -> html.Div:
 class RunPicker:
     """The job list ``list_id`` of a comparison tab over the jobs ``jobs_of(params)`` gives
     for the URL's parameters: what it shows for a URL, and the URL its ticks, filter and eyes
-    write."""
+    write. ``texts_of(jobs)``: what the filter searches for each (:func:`run_selection`)."""
 
     list_id: str
     jobs_of: Callable[[Mapping[str, str]], list[str]]
+    texts_of: Callable[[list[str]], Mapping[str, str]] | None = None
 
     def current(self, search: str | None) -> RunSelection:
         params = parse_search(search)
-        return run_selection(params, self.jobs_of(params))
+        jobs = self.jobs_of(params)
+        return run_selection(params, jobs, self.texts_of(jobs) if self.texts_of else None)
 
-    def picked(self, search: str | None) -> tuple[list[str], list[str], str]:
-        """The picker's jobs, ticked jobs and filter for the URL."""
+    def picked(self, search: str | None) -> tuple[list[str], list[str], str, Mapping[str, str]]:
+        """The picker's jobs, ticked jobs, filter and what the filter searches for the URL."""
         runs = self.current(search)
-        return runs.jobs, runs.selected, runs.pattern
+        return runs.jobs, runs.selected, runs.pattern, runs.texts
 
     def hidden(self, search: str | None) -> list[str]:
         """The jobs whose eye is closed."""
@@ -279,7 +290,7 @@ class RunPicker:
         checked = checked_names(rows)
         if echoed(trigger, self.list_id, checked, runs.jobs, runs.selected, runs.pattern):
             return dash.no_update
-        new = picker_search(search, runs.jobs, trigger, checked, pattern, self.list_id)
+        new = picker_search(search, runs.jobs, trigger, checked, pattern, self.list_id, runs.texts)
         return dash.no_update if same_search(new, search) else new
 
     def eye_clicked(self, report: Any, search: str | None) -> Any:
@@ -289,10 +300,14 @@ class RunPicker:
 
 
 def register_run_picker(
-    app: dash.Dash, list_id: str, jobs_of: Callable[[Mapping[str, str]], list[str]]
+    app: dash.Dash,
+    list_id: str,
+    jobs_of: Callable[[Mapping[str, str]], list[str]],
+    texts_of: Callable[[list[str]], Mapping[str, str]] | None = None,
 ) -> None:
-    """The job list follows the URL, and its ticks, filter and eyes write the URL."""
-    runs = RunPicker(list_id, jobs_of)
+    """The job list follows the URL, and its ticks, filter and eyes write the URL
+    (:class:`RunPicker`)."""
+    runs = RunPicker(list_id, jobs_of, texts_of)
     register_picker(app, list_id, runs.picked, noun="job", read_hidden=runs.hidden)
     app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -547,12 +562,13 @@ def tag_view(
     tags_of: Mapping[str, Sequence[str]],
     steps_of: Callable[[str, str], list[int]],
     shared_default: bool = False,
+    texts: Mapping[str, str] | None = None,
 ) -> TagView:
     """The :class:`TagView` of the URL ``params``: ``jobs`` offered, ``tags_of`` each job's
     tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending. Without a tag in the URL
     the first tag is shown, or with ``shared_default`` the one most runs drawn have
-    (:func:`most_shared_tag`)."""
-    runs = run_selection(params, jobs)
+    (:func:`most_shared_tag`). ``texts``: what the job filter searches (:func:`run_selection`)."""
+    runs = run_selection(params, jobs, texts)
     state = STATE.parse(params)
     tags = union_names(tags_of.get(j, ()) for j in runs.shown)
     default = most_shared_tag(tags, tags_of, runs.shown) if shared_default else None

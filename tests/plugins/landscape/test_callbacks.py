@@ -112,8 +112,9 @@ def _compare(service: LandscapeService, trigger: Any, search: str, **values: Any
 
 
 def test_compare_controls_and_picker(service: LandscapeService) -> None:
-    names, ticked, pattern = compare_page.picked(service, "")
+    names, ticked, pattern, texts = compare_page.picked(service, "")
     assert set(names) == {STEP_JOB, EPOCH_JOB} and ticked == names and pattern == ""
+    assert texts == {}  # no run has labels
     assert _compare(service, "lc-view", "") is dash.no_update  # the defaults
     assert parse_search(_compare(service, "lc-mode", "", mode="overlay")) == {"mode": "overlay"}
     # "None" drawn (not clicked) changes nothing; clicked, it unticks every job.
@@ -126,6 +127,24 @@ def test_compare_controls_and_picker(service: LandscapeService) -> None:
     assert parse_search(_compare(service, "lc-overlay", search, **overlay))["overlay"] == STEP_JOB
     unchanged = {"mode": "overlay", "overlay": [], "shown": []}
     assert _compare(service, "lc-overlay", search, **unchanged) is dash.no_update
+
+
+def test_compare_filter_searches_run_labels(service: LandscapeService) -> None:
+    """The job filter finds a run by its labels (#40 item 4), in the picker, the URL its
+    "All" writes and the runs drawn."""
+    marks = service.provider.run_marks
+    assert marks is not None
+    marks.update(EPOCH_JOB, {"labels": ["sweep-b"]})
+    try:
+        names, _ticked, _pattern, texts = compare_page.picked(service, "?job_filter=sweep")
+        assert texts == {EPOCH_JOB: f"{EPOCH_JOB} #sweep-b"}
+        _jobs, state = compare_page.current_state(service, {"job_filter": "sweep"})
+        assert state["jobs"] == [EPOCH_JOB]
+        # "None" with the filter unticks only the runs it finds.
+        search = _compare(service, "lc-jobs-none", "?job_filter=sweep", pattern="sweep")
+        assert compare_page.page_state(parse_search(search), names)["selected"] == [STEP_JOB]
+    finally:
+        marks.update(EPOCH_JOB, {"labels": []})
 
 
 def test_compare_body_tiles_and_overlay(service: LandscapeService) -> None:

@@ -12,6 +12,8 @@ import pytest
 
 from dash_insight.core.run_marks import RunMarks, run_marks_path
 from dash_insight.core.vocabulary import PluginName
+from dash_insight.plugins.histograms import compare_page as histograms
+from dash_insight.plugins.images import compare_page as images
 from dash_insight.plugins.lineage import page, views
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.plugins.scalars import compare_page as scalars
@@ -100,6 +102,40 @@ def test_archived_runs_leave_every_picker_unless_shown(app: Any) -> None:
     # The switch writes the URL, keeping every other parameter.
     assert archived_search(["archived"], "?jobs=a") == "?jobs=a&archived=1"
     assert archived_search([], "?jobs=a&archived=1") == "?jobs=a"
+
+
+@pytest.mark.parametrize(
+    ("plugin", "module"),
+    [(PluginName.HISTOGRAM, histograms), (PluginName.IMAGE, images)],
+    ids=["histograms", "images"],
+)
+def test_labels_are_searched_by_the_tag_comparisons(app: Any, plugin: PluginName, module) -> None:
+    """The histogram and image comparisons' job filter finds runs by their labels (#40 item
+    4): in the picker, the URL it writes and the runs the body draws."""
+    service = app.data_service
+    provider = service.provider
+    jobs = jobs_with(provider, plugin, {})[0]
+    labelled, other = jobs[0], jobs[1]
+    provider.run_marks.update(labelled, {"labels": ["sweep-b"]})
+    picker = RunPicker(
+        "cmp-jobs",
+        lambda params: jobs_with(provider, plugin, params)[0],
+        lambda names: label_texts(provider, names),
+    )
+    search = "?job_filter=%23sweep&jobs=" + quote(encode_tags([labelled, other]))
+    names, ticked, pattern, texts = picker.picked(search)
+    assert texts[labelled] == f"{labelled} #sweep-b" and pattern == "#sweep"
+    assert picker.current(search).shown == [labelled]
+    assert picker_view(names, ticked, pattern, "job", texts=texts).rows == [labelled]
+    # "None" unticks only the runs the filter finds.
+    after = picker.picker_to_url("cmp-jobs-none", True, None, None, 1, "#sweep", search)
+    assert picker.current(after).selected == [other]
+    # The page drawn: its picker and the runs its body draws.
+    layout = str(module.layout(app, service, {"job_filter": "sweep-b"}))
+    assert labelled in layout
+    extra = (str,) if module is images else ()  # the images' relative path
+    drawn = str(module.body(service, *extra, search, None, None, None, None)[8])
+    assert labelled in drawn and other not in drawn
 
 
 def test_lineage_table_and_its_labels(app: Any) -> None:

@@ -118,8 +118,8 @@ def test_run_picker_callbacks_as_plain_functions() -> None:
     """The job list's callbacks without Dash: what it shows, the URL its ticks, buttons and
     eyes write, and nothing for a button drawn or a list echoing the URL."""
     runs = RunPicker("tab-jobs", lambda _params: JOBS)
-    names, ticked, pattern = runs.picked("?hidden=.%2Fj1")
-    assert names == JOBS and ticked == JOBS[:DEFAULT_RUNS] and pattern == ""
+    names, ticked, pattern, texts = runs.picked("?hidden=.%2Fj1")
+    assert names == JOBS and ticked == JOBS[:DEFAULT_RUNS] and pattern == "" and texts == {}
     assert runs.hidden("?hidden=.%2Fj1") == ["./j1"]
     assert runs.picker_to_url("tab-jobs-none", False, None, None, None, "", "") is dash.no_update
     unticked = runs.picker_to_url("tab-jobs-none", True, None, None, 1, "", "")
