@@ -125,7 +125,7 @@ class ScanResult:
     events: int = 0
 
 
-def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
+def _varint(buf: memoryview | bytes, pos: int) -> tuple[int, int]:
     """Decode a protobuf varint at ``pos``; returns (value, position after it)."""
     result = 0
     shift = 0
@@ -361,13 +361,16 @@ def _scalar_layout(summary: memoryview) -> tuple[list[int], list[str]] | None:
     return (offsets, tags) if pos == end and offsets else None
 
 
-#: The key byte of each length-delimited ``Summary.Value`` oneof field (field number << 3 | 2).
+#: The plugin of each length-delimited ``Summary.Value`` oneof field, by its key byte (field
+#: number << 3 | 2); plain strings, not the enum: compared per value in the scan's hot loop.
 _VALUE_KEYS = {
-    0x22: "image",
-    0x42: "tensor",
-    0x4A: "histogram",
-    0x52: "loss_landscape",
+    0x22: VALUE_FIELD_PLUGIN["image"],
+    0x42: VALUE_FIELD_PLUGIN["tensor"],
+    0x4A: VALUE_FIELD_PLUGIN["histogram"],
+    0x52: VALUE_FIELD_PLUGIN["loss_landscape"],
 }
+_SCALAR = VALUE_FIELD_PLUGIN["scalar_value"]
+_HISTOGRAM = VALUE_FIELD_PLUGIN["histogram"]
 _SCALAR_KEY = 0x1D  # scalar_value: field 3, fixed32
 _FLOAT = struct.Struct("<f")
 
@@ -376,7 +379,7 @@ _FLOAT = struct.Struct("<f")
 Walked = tuple[str, str, float | None, Any]
 
 
-def _walk_values(summary: memoryview) -> list[Walked] | None:
+def _walk_values(summary: memoryview | bytes) -> list[Walked] | None:
     """The values of ``summary`` (a serialized ``Summary``) without parsing histograms, when
     every value is laid out as MindSpore writes it: ``0A <len> 0A <taglen> <tag>`` then exactly
     one field of the ``value`` oneof (a scalar's 4 bytes, or a message whose length ends the
@@ -384,14 +387,14 @@ def _walk_values(summary: memoryview) -> list[Walked] | None:
     is not (nothing of it is indexed: it is parsed, and checked, when it is read, like every
     large value). None for any other layout (a tag that is not UTF-8, a value with unknown
     fields, no value or a repeated field, a parse error): the caller parses with protobuf."""
+    summary = bytes(summary)  # one memcpy; indexing and slicing bytes beat a memoryview's
     walked: list[Walked] = []
     pos, end = 0, len(summary)
     try:
         while pos < end:
             if summary[pos] != 0x0A:
                 return None
-            # The varints inline where they take one or two bytes (most lengths here).
-            value_len = summary[pos + 1]
+            value_len = summary[pos + 1]  # varints inline up to two bytes (most lengths)
             if value_len < 0x80:
                 value_start = pos + 2
             elif summary[pos + 2] < 0x80:
@@ -410,16 +413,15 @@ def _walk_values(summary: memoryview) -> list[Walked] | None:
             tag_end = tag_start + tag_len
             if tag_end >= value_end:
                 return None
-            tag = bytes(summary[tag_start:tag_end]).decode("utf-8")
+            tag = summary[tag_start:tag_end].decode("utf-8")
             key = summary[tag_end]
             if key == _SCALAR_KEY:
                 if tag_end + 5 != value_end:
                     return None
-                scalar = _FLOAT.unpack_from(summary, tag_end + 1)[0]
-                walked.append((tag, PluginName.SCALAR.value, scalar, None))
+                walked.append((tag, _SCALAR, _FLOAT.unpack_from(summary, tag_end + 1)[0], None))
             else:
-                field_name = _VALUE_KEYS.get(key)
-                if field_name is None:
+                plugin = _VALUE_KEYS.get(key)
+                if plugin is None:
                     return None
                 field_len = summary[tag_end + 1]
                 if field_len < 0x80:
@@ -431,9 +433,8 @@ def _walk_values(summary: memoryview) -> list[Walked] | None:
                     field_len, field_start = _varint(summary, tag_end + 1)
                 if field_start + field_len != value_end:
                     return None
-                plugin = VALUE_FIELD_PLUGIN[field_name]
                 parsed = None
-                if plugin != PluginName.HISTOGRAM:  # metadata to index: parse this value alone
+                if plugin != _HISTOGRAM:  # metadata to index: parse this value alone
                     parsed = from_buffer(summary_pb2.Summary.Value, summary[value_start:value_end])
                 walked.append((tag, plugin, None, parsed))
             pos = value_end
@@ -521,18 +522,19 @@ class _Batch:
         first_index: int = 0,
     ) -> None:
         """Index the values :func:`_walk_values` found, as :meth:`add_values` would."""
+        offset, length = record.offset, len(record.payload)
+        scalars, blobs = self.scalars, self.blobs
         for index, (tag, plugin, scalar, parsed) in enumerate(walked, first_index):
             if scalar is not None:
-                columns = self.scalars.get(tag)
+                columns = scalars.get(tag)
                 if columns is None:
-                    columns = self.scalars[tag] = _Columns(1)
+                    columns = scalars[tag] = _Columns(1)
                 columns.append(number, step, wall, scalar)
                 continue
-            key = (plugin, tag)
-            refs = self.blobs.get(key)
+            refs = blobs.get((plugin, tag))
             if refs is None:
-                refs = self.blobs[key] = ([], [])
-            refs[0].append((step, wall, record.offset, len(record.payload), index))
+                refs = blobs[(plugin, tag)] = ([], [])
+            refs[0].append((step, wall, offset, length, index))
             refs[1].append(None if parsed is None else _value_meta(plugin, parsed))
 
 
