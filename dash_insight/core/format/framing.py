@@ -398,140 +398,190 @@ class RecordReader:
         self, handle: BinaryIO, max_bytes: int | None, runs: bool
     ) -> Iterator[Record | RecordRun]:
         result = self.result
+        window = _Window(handle, self.offset, max_bytes)
         # With ``runs``: the header of the last intact record once :data:`RUN_AFTER_RECORDS`
         # records in a row had it; a run is tried from there (a file whose record sizes keep
         # changing never tries one).
         run_header: bytes | None = None
         last_header = b""
         streak = 0
-        start_offset = self.offset
-        handle.seek(self.offset)
-        buf = memoryview(b"")
-        base = self.offset  # file offset of buf[0]
-        pos = 0  # position in buf of the next unread byte
-        eof = False
-
-        def fill(need: int) -> bool:
-            """Make ``need`` bytes available from ``pos``; False at end of file."""
-            nonlocal buf, base, pos, eof
-            if len(buf) - pos >= need:
-                return True
-            if eof:
-                return False
-            kept = len(buf) - pos
-            block = CHUNK_BYTES
-            if max_bytes is not None:  # no more than the call may consume (a load worker's
-                # 16 MB piece read 32 MB and held both): what is left, then small reads
-                left = max_bytes - (base + pos - start_offset)
-                block = min(CHUNK_BYTES, max(left + HEADER_BYTES, MIN_READ_BYTES))
-            want = max(need - kept, block)
-            readinto = getattr(handle, "readinto", None)
-            if readinto is None:  # a remote file
-                more = handle.read(want)
-                got, view = len(more), memoryview(bytes(buf[pos:]) + more)
-            else:  # read after the bytes kept: the file is copied once, not twice
-                # (no larger than what the file holds now: a small file, a small buffer)
-                on_disk = os.fstat(handle.fileno()).st_size - handle.tell()
-                want = min(want, max(need - kept, on_disk, 0))
-                data = np.empty(kept + want, dtype=np.uint8)
-                data[:kept] = np.frombuffer(buf, np.uint8, kept, pos)
-                view = data.data
-                got = readinto(view[kept:])
-            if got < want:
-                eof = True
-            base += pos
-            buf = view[: kept + got].toreadonly()
-            pos = 0
-            return len(buf) >= need
-
-        while max_bytes is None or not result.records or base + pos - start_offset < max_bytes:
-            if self.lost_at is not None:
-                if not fill(HEADER_BYTES):
-                    break
-                # Scan what is buffered, refilling until a header is found or the file ends; a
-                # later call goes on from the last 11 bytes (the file may be growing).
-                while True:
-                    found = _find_header(buf, pos, len(buf), self.max_payload)
-                    if found >= 0:
-                        pos = found
-                        self.lost_at = None
-                        break
-                    pos = max(pos, len(buf) - HEADER_BYTES + 1)
-                    if not fill(HEADER_BYTES):
-                        break
-                if self.lost_at is not None:
-                    break
+        while max_bytes is None or not result.records or window.consumed < max_bytes:
+            if self.lost_at is not None and not self._resync(window):
+                break
             if run_header is not None:
-                rows = _run_rows(buf, pos, run_header, base + pos - start_offset, max_bytes)
-                if len(rows):
-                    result.records += len(rows)
-                    if result.first_offset is None:  # pragma: no cover - a run follows records
-                        result.first_offset = base + pos
-                    pos += rows.size
-                    self.offset = base + pos
-                    yield RecordRun(self.offset - rows.size, rows)
+                run = self._take_run(window, run_header)
+                if run is not None:
+                    yield run
                 run_header, streak = None, 0
                 continue
-            record_offset = base + pos
-            if not fill(HEADER_BYTES):
-                have = len(buf) - pos
-                if have:
-                    result.tail = Tail(record_offset, have, None)
+            record = self._next_record(window)
+            if record is None:
                 break
-            length, length_crc = _HEADER.unpack_from(buf, pos)
-            if masked_crc32c(buf[pos : pos + 8]) != length_crc:
-                result.damage.append(Damage(record_offset, HEADER_CRC))
-                self.lost_at = record_offset
-                pos += 1
+            if record is _DAMAGED:
                 continue
-            frame = FRAME_OVERHEAD + length
-            if length > self.max_payload:
-                skip_to = record_offset + frame
-                size = handle_stat(handle).st_size
-                if size >= skip_to:  # skipped unread: a header claiming 1 GiB costs nothing
-                    result.damage.append(Damage(record_offset, oversized(length, self.max_payload)))
-                    handle.seek(skip_to)
-                    buf, base, pos, eof = memoryview(b""), skip_to, 0, False
-                    continue
-                # What is on disk after the header, as far as a record could reach.
-                fill(min(size - record_offset, FRAME_OVERHEAD + self.max_payload))
-            elif fill(frame):
-                size = -1
-            else:
-                size = base + len(buf)
-            if size >= 0:  # the record runs past the end of the file
-                later = _find_header(buf, pos + 1, len(buf), self.max_payload, complete=True)
-                if later < 0:  # may be a record still being written
-                    result.tail = Tail(record_offset, size - record_offset, frame)
-                    break
-                result.damage.append(
-                    Damage(
-                        record_offset,
-                        RUNS_PAST_END.format(length=length, size=size, later=base + later),
-                    )
-                )
-                pos = later
-                continue
-            body = buf[pos + HEADER_BYTES : pos + HEADER_BYTES + length]
-            (payload_crc,) = _FOOTER.unpack_from(buf, pos + HEADER_BYTES + length)
-            pos += frame
-            if masked_crc32c(body) != payload_crc:
-                result.damage.append(Damage(record_offset, PAYLOAD_CRC))
-                continue
-            result.records += 1
-            if result.first_offset is None:
-                result.first_offset = record_offset
             if runs:
-                header = bytes(buf[pos - frame : pos - frame + HEADER_BYTES])
+                start = window.pos - record.frame_bytes
+                header = bytes(window.buf[start : start + HEADER_BYTES])
                 streak = streak + 1 if header == last_header else 1
                 last_header = header
                 run_header = header if streak >= RUN_AFTER_RECORDS else None
             # Advance before yielding: a caller that stops early resumes after this record.
-            self.offset = base + pos
-            yield Record(record_offset, body)
+            self.offset = window.offset
+            yield record
+        self.offset = window.offset
+        result.bytes_consumed = window.consumed
 
-        self.offset = base + pos
-        result.bytes_consumed = self.offset - start_offset
+    def _resync(self, window: _Window) -> bool:
+        """After framing was lost: scan what is buffered for the next valid header, refilling
+        until one is found (True, reading goes on from it) or the file ends (False; a later
+        call goes on from the last 11 bytes: the file may be growing)."""
+        if not window.fill(HEADER_BYTES):
+            return False
+        while True:
+            found = _find_header(window.buf, window.pos, len(window.buf), self.max_payload)
+            if found >= 0:
+                window.pos = found
+                self.lost_at = None
+                return True
+            window.pos = max(window.pos, len(window.buf) - HEADER_BYTES + 1)
+            if not window.fill(HEADER_BYTES):
+                return False
+
+    def _take_run(self, window: _Window, header: bytes) -> RecordRun | None:
+        """The intact records from the window's position on that have ``header``
+        (:func:`_run_rows`) as one :class:`RecordRun`; None when the next one has not."""
+        rows = _run_rows(window.buf, window.pos, header, window.consumed, window.max_bytes)
+        if not len(rows):
+            return None
+        result = self.result
+        result.records += len(rows)
+        if result.first_offset is None:  # pragma: no cover - a run follows records
+            result.first_offset = window.offset
+        window.pos += rows.size
+        self.offset = window.offset
+        return RecordRun(self.offset - rows.size, rows)
+
+    def _next_record(self, window: _Window) -> Record | None:
+        """The record at the window's position, checked, the window moved past it; None
+        where reading stops (the end of what is written: :attr:`ReadResult.tail` says what
+        is left), :data:`_DAMAGED` for a damaged frame (recorded in :attr:`result`, the
+        window moved to where reading goes on)."""
+        result, record_offset = self.result, window.offset
+        if not window.fill(HEADER_BYTES):
+            have = len(window.buf) - window.pos
+            if have:
+                result.tail = Tail(record_offset, have, None)
+            return None
+        buf, pos = window.buf, window.pos
+        length, length_crc = _HEADER.unpack_from(buf, pos)
+        if masked_crc32c(buf[pos : pos + 8]) != length_crc:
+            result.damage.append(Damage(record_offset, HEADER_CRC))
+            self.lost_at = record_offset
+            window.pos += 1
+            return _DAMAGED
+        frame = FRAME_OVERHEAD + length
+        if length > self.max_payload or not window.fill(frame):
+            return self._past_end(window, length)
+        buf, pos = window.buf, window.pos
+        body = buf[pos + HEADER_BYTES : pos + HEADER_BYTES + length]
+        (payload_crc,) = _FOOTER.unpack_from(buf, pos + HEADER_BYTES + length)
+        window.pos = pos + frame
+        if masked_crc32c(body) != payload_crc:
+            result.damage.append(Damage(record_offset, PAYLOAD_CRC))
+            return _DAMAGED
+        result.records += 1
+        if result.first_offset is None:
+            result.first_offset = record_offset
+        return Record(record_offset, body)
+
+    def _past_end(self, window: _Window, length: int) -> Record | None:
+        """A frame of ``length`` payload bytes at the window's position that is longer than
+        :attr:`max_payload` or not all written: skipped unread when the file holds it
+        (:data:`_DAMAGED`); else, when a complete record follows it, damage up to that one
+        (:data:`_DAMAGED`), or a tail that may still be being written (None)."""
+        result, record_offset = self.result, window.offset
+        frame = FRAME_OVERHEAD + length
+        if length > self.max_payload:
+            size = handle_stat(window.handle).st_size
+            if size >= record_offset + frame:  # a header claiming 1 GiB costs nothing
+                result.damage.append(Damage(record_offset, oversized(length, self.max_payload)))
+                window.skip_to(record_offset + frame)
+                return _DAMAGED
+            # What is on disk after the header, as far as a record could reach.
+            window.fill(min(size - record_offset, FRAME_OVERHEAD + self.max_payload))
+        else:
+            size = window.base + len(window.buf)
+        buf = window.buf
+        later = _find_header(buf, window.pos + 1, len(buf), self.max_payload, complete=True)
+        if later < 0:  # may be a record still being written
+            result.tail = Tail(record_offset, size - record_offset, frame)
+            return None
+        damage = RUNS_PAST_END.format(length=length, size=size, later=window.base + later)
+        result.damage.append(Damage(record_offset, damage))
+        window.pos = later
+        return _DAMAGED
+
+
+#: What :meth:`RecordReader._next_record` gives for a damaged frame (reading goes on).
+_DAMAGED = Record(-1, memoryview(b""))
+
+
+class _Window:
+    """The part of an open file read and not consumed yet: ``buf`` holds the file's bytes
+    from offset ``base`` on, ``pos`` is the next unread byte in it; :meth:`fill` reads more.
+    ``max_bytes``: what the call may consume from ``start`` on (None: no bound)."""
+
+    def __init__(self, handle: BinaryIO, start: int, max_bytes: int | None) -> None:
+        self.handle, self.start, self.max_bytes = handle, start, max_bytes
+        self.skip_to(start)
+
+    @property
+    def offset(self) -> int:
+        """The file offset of the next unread byte."""
+        return self.base + self.pos
+
+    @property
+    def consumed(self) -> int:
+        return self.base + self.pos - self.start
+
+    def skip_to(self, offset: int) -> None:
+        """Drop what is buffered and go on reading at ``offset``."""
+        self.handle.seek(offset)
+        self.buf, self.base, self.pos, self.eof = memoryview(b""), offset, 0, False
+
+    def fill(self, need: int) -> bool:
+        """Make ``need`` bytes available from ``pos``; False at end of file."""
+        buf, pos = self.buf, self.pos
+        if len(buf) - pos >= need:
+            return True
+        if self.eof:
+            return False
+        kept = len(buf) - pos
+        block = CHUNK_BYTES
+        if self.max_bytes is not None:  # no more than the call may consume (a load worker's
+            # 16 MB piece read 32 MB and held both): what is left, then small reads
+            left = self.max_bytes - self.consumed
+            block = min(CHUNK_BYTES, max(left + HEADER_BYTES, MIN_READ_BYTES))
+        want = max(need - kept, block)
+        handle = self.handle
+        readinto = getattr(handle, "readinto", None)
+        if readinto is None:  # a remote file
+            more = handle.read(want)
+            got, view = len(more), memoryview(bytes(buf[pos:]) + more)
+        else:  # read after the bytes kept: the file is copied once, not twice
+            # (no larger than what the file holds now: a small file, a small buffer)
+            on_disk = os.fstat(handle.fileno()).st_size - handle.tell()
+            want = min(want, max(need - kept, on_disk, 0))
+            data = np.empty(kept + want, dtype=np.uint8)
+            data[:kept] = np.frombuffer(buf, np.uint8, kept, pos)
+            view = data.data
+            got = readinto(view[kept:])
+        if got < want:
+            self.eof = True
+        self.base += pos
+        self.buf = view[: kept + got].toreadonly()
+        self.pos = 0
+        return len(self.buf) >= need
 
 
 def _run_rows(

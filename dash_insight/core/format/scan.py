@@ -414,33 +414,45 @@ def _walk_values(summary: memoryview | bytes) -> list[Walked] | None:
             if tag_end >= value_end:
                 return None
             tag = summary[tag_start:tag_end].decode("utf-8")
-            key = summary[tag_end]
-            if key == _SCALAR_KEY:
+            if summary[tag_end] == _SCALAR_KEY:
                 if tag_end + 5 != value_end:
                     return None
                 walked.append((tag, _SCALAR, _FLOAT.unpack_from(summary, tag_end + 1)[0], None))
             else:
-                plugin = _VALUE_KEYS.get(key)
-                if plugin is None:
+                message = _walk_message(summary, tag, tag_end, value_start, value_end)
+                if message is None:
                     return None
-                field_len = summary[tag_end + 1]
-                if field_len < 0x80:
-                    field_start = tag_end + 2
-                elif summary[tag_end + 2] < 0x80:
-                    field_len = (field_len & 0x7F) | (summary[tag_end + 2] << 7)
-                    field_start = tag_end + 3
-                else:
-                    field_len, field_start = _varint(summary, tag_end + 1)
-                if field_start + field_len != value_end:
-                    return None
-                parsed = None
-                if plugin != _HISTOGRAM:  # metadata to index: parse this value alone
-                    parsed = from_buffer(summary_pb2.Summary.Value, summary[value_start:value_end])
-                walked.append((tag, plugin, None, parsed))
+                walked.append(message)
             pos = value_end
     except (IndexError, UnicodeDecodeError, ProtoDecodeError, RuntimeError):
         return None
     return walked if pos == end else None
+
+
+def _walk_message(
+    summary: bytes, tag: str, tag_end: int, value_start: int, value_end: int
+) -> Walked | None:
+    """The value of ``summary[value_start:value_end]`` whose ``tag`` ends at ``tag_end``
+    when it is one message field of the ``value`` oneof that ends the value (an image, tensor
+    or loss landscape parsed for its metadata, a histogram not); None for anything else.
+    Raises what :func:`_walk_values` catches."""
+    plugin = _VALUE_KEYS.get(summary[tag_end])
+    if plugin is None:
+        return None
+    field_len = summary[tag_end + 1]
+    if field_len < 0x80:
+        field_start = tag_end + 2
+    elif summary[tag_end + 2] < 0x80:
+        field_len = (field_len & 0x7F) | (summary[tag_end + 2] << 7)
+        field_start = tag_end + 3
+    else:
+        field_len, field_start = _varint(summary, tag_end + 1)
+    if field_start + field_len != value_end:
+        return None
+    parsed = None
+    if plugin != _HISTOGRAM:  # metadata to index: parse this value alone
+        parsed = from_buffer(summary_pb2.Summary.Value, summary[value_start:value_end])
+    return tag, plugin, None, parsed
 
 
 def _axis_length(point: Any, axis: str) -> int:
