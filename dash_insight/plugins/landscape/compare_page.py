@@ -73,8 +73,7 @@ from dash_insight.web.url_state import (
     Choice,
     Tags,
     Text,
-    UrlState,
-    encode_tags,
+    TypedUrlState,
     make_search,
     parse_search,
     same_search,
@@ -110,7 +109,7 @@ class JobFinal:
 
 def current_state(
     service: LandscapeService, params: dict[str, str]
-) -> tuple[list[str], dict[str, Any]]:
+) -> tuple[list[str], CompareState]:
     """The jobs the URL ``params``' picker offers (:func:`landscape_jobs`) and the page's
     state (:func:`page_state`, its filter searching the runs' labels too)."""
     jobs = landscape_jobs(service, params)
@@ -125,40 +124,71 @@ def landscape_jobs(service: LandscapeService, params: Mapping[str, str]) -> list
     return offered(service.provider, jobs, params)
 
 
-#: The page's URL state: the ticked jobs (absent: the first :data:`DEFAULT_JOBS`), the job
-#: filter, view, mode, colour scale and the overlay's jobs.
-STATE = UrlState(
-    Tags("jobs"),
-    Text("job_filter"),
-    Choice("view", DEFAULT_VIEW, tuple(VIEWS)),
-    Choice("mode", DEFAULT_MODE, tuple(MODES)),
-    Choice("scale", "jet", COLOUR_SCALES),
-    Tags("overlay"),
+@dataclass(frozen=True)
+class CompareUrl:
+    """The page's URL parameters: the ticked jobs (None, absent: the first
+    :data:`DEFAULT_JOBS`), the job filter, view, mode, colour scale and the overlay's jobs
+    (None: the first two with a final landscape)."""
+
+    jobs: list[str] | None = None
+    job_filter: str = ""
+    view: str = DEFAULT_VIEW
+    mode: str = DEFAULT_MODE
+    scale: str = "jet"
+    overlay: list[str] | None = None
+
+
+#: :class:`CompareUrl` in the URL, each attribute under its own name.
+STATE: TypedUrlState[CompareUrl] = TypedUrlState(
+    CompareUrl,
+    jobs=Tags("jobs"),
+    job_filter=Text("job_filter"),
+    view=Choice("view", DEFAULT_VIEW, tuple(VIEWS)),
+    mode=Choice("mode", DEFAULT_MODE, tuple(MODES)),
+    scale=Choice("scale", "jet", COLOUR_SCALES),
+    overlay=Tags("overlay"),
 )
+
+
+@dataclass(frozen=True)
+class CompareState:
+    """What the page shows for its URL among the jobs offered: ``selected`` (the ticked
+    jobs), ``jobs`` (those drawn: ticked and matching ``job_filter``, which searches
+    ``job_texts`` for a run with labels), whether the URL named the jobs, view, mode, colour
+    scale and the overlay's jobs (among those drawn; None: not chosen)."""
+
+    selected: list[str]
+    job_filter: str
+    job_texts: dict[str, str]
+    jobs: list[str]
+    explicit_jobs: bool
+    view: str
+    mode: str
+    scale: str
+    overlay: list[str] | None
 
 
 def page_state(
     params: dict[str, str], jobs: list[str], texts: Mapping[str, str] | None = None
-) -> dict[str, Any]:
-    """The page's state from the URL (:data:`STATE`): ``selected`` (the ticked jobs), ``jobs``
-    (those drawn: ticked and matching ``job_filter``, which searches ``texts`` for a run with
-    labels, :func:`~dash_insight.web.components.compare_tabs.label_texts`), view, mode, colour
-    scale and the overlay's jobs (among those drawn)."""
-    state = STATE.parse(params)
-    chosen, pattern, overlay = state["jobs"], state["job_filter"], state["overlay"]
+) -> CompareState:
+    """The :class:`CompareState` of the URL ``params`` (:data:`STATE`) among ``jobs``
+    (``texts``: :func:`~dash_insight.web.components.compare_tabs.label_texts`)."""
+    url = STATE.parse(params)
+    chosen = url.jobs
     selected = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
-    shown = visible_tags(jobs, selected, pattern, texts)
-    return {
-        "selected": selected,
-        "job_filter": pattern,
-        "job_texts": dict(texts or {}),
-        "jobs": shown,
-        "explicit_jobs": chosen is not None,
-        "view": state["view"],
-        "mode": state["mode"],
-        "scale": state["scale"],
-        "overlay": None if overlay is None else [j for j in overlay if j in shown],
-    }
+    shown = visible_tags(jobs, selected, url.job_filter, texts)
+    overlay = None if url.overlay is None else [j for j in url.overlay if j in shown]
+    return CompareState(
+        selected,
+        url.job_filter,
+        dict(texts or {}),
+        shown,
+        chosen is not None,
+        url.view,
+        url.mode,
+        url.scale,
+        overlay,
+    )
 
 
 def job_final(service: LandscapeService, train_id: str) -> JobFinal:
@@ -176,11 +206,11 @@ def job_final(service: LandscapeService, train_id: str) -> JobFinal:
         )
 
 
-def overlay_choice(state: dict[str, Any], finals: list[JobFinal]) -> list[str]:
+def overlay_choice(state: CompareState, finals: list[JobFinal]) -> list[str]:
     """The jobs drawn together: those named in the URL (at most two), else the first two with
     a final landscape."""
     usable = [f.train_id for f in finals if f.cells is not None]
-    wanted = state["overlay"] if state["overlay"] is not None else usable
+    wanted = state.overlay if state.overlay is not None else usable
     return [j for j in wanted if j in usable][:MAX_OVERLAY]
 
 
@@ -279,10 +309,10 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
                         "lc-jobs",
                         _("Training Selection"),
                         jobs,
-                        state["selected"],
-                        state["job_filter"],
+                        state.selected,
+                        state.job_filter,
                         noun="job",
-                        filter_texts=state["job_texts"],
+                        filter_texts=state.job_texts,
                     ),
                     _view_toolbar(state),
                     _overlay_row(),
@@ -295,7 +325,7 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
     )
 
 
-def _view_toolbar(state: dict[str, Any]) -> html.Div:
+def _view_toolbar(state: CompareState) -> html.Div:
     """Visualization, comparison mode and colour scale, with the convergence point's legend."""
     return html.Div(
         className="di-toolbar",
@@ -303,21 +333,21 @@ def _view_toolbar(state: dict[str, Any]) -> html.Div:
             html.Span(_("Visualization"), className="di-muted"),
             dcc.RadioItems(
                 id="lc-view",
-                value=state["view"],
+                value=state.view,
                 inline=True,
                 options=[{"label": f" {v}", "value": k} for k, v in VIEWS.items()],
             ),
             html.Span(_("Comparison mode"), className="di-muted"),
             dcc.RadioItems(
                 id="lc-mode",
-                value=state["mode"],
+                value=state.mode,
                 inline=True,
                 options=[{"label": f" {v}", "value": k} for k, v in MODES.items()],
             ),
             html.Span(_("Colour"), className="di-muted"),
             dcc.Dropdown(
                 id="lc-scale",
-                value=state["scale"],
+                value=state.scale,
                 clearable=False,
                 className="di-lc-scale",
                 options=[
@@ -356,7 +386,7 @@ def picked(
     ``search``."""
     params = parse_search(search)
     jobs, state = current_state(service, params)
-    return jobs, state["selected"], state["job_filter"], state["job_texts"]
+    return jobs, state.selected, state.job_filter, state.job_texts
 
 
 def controls_to_url(
@@ -381,37 +411,38 @@ def controls_to_url(
     params = parse_search(search)
     jobs, state = current_state(service, params)
     checked = checked_names(rows)
-    if echoed(trigger, "lc-jobs", checked, jobs, state["selected"], state["job_filter"]):
+    if echoed(trigger, "lc-jobs", checked, jobs, state.selected, state.job_filter):
         return dash.no_update
-    matching, _unused = filter_tags(jobs, pattern or "", state["job_texts"])
-    selected = pick(jobs, state["selected"], checked, matching, picker_action(trigger, "lc-jobs"))
-    explicit = state["explicit_jobs"] or selected != jobs[:DEFAULT_JOBS]
-    overlay_value = params.get("overlay")
+    matching, _unused = filter_tags(jobs, pattern or "", state.job_texts)
+    selected = pick(jobs, state.selected, checked, matching, picker_action(trigger, "lc-jobs"))
+    explicit = state.explicit_jobs or selected != jobs[:DEFAULT_JOBS]
+    url = STATE.parse(params)
+    overlay_jobs = url.overlay
     if trigger == "lc-overlay" and (overlay or []) != (shown or []):
-        kept = [j for j in selected if j in (overlay or [])]
-        overlay_value = encode_tags(kept[-MAX_OVERLAY:])
-    new = make_search(
+        overlay_jobs = [j for j in selected if j in (overlay or [])][-MAX_OVERLAY:]
+    chosen = STATE.from_controls(
+        url,
         {
-            **params,
-            "jobs": encode_tags(selected) if explicit else None,
-            "job_filter": pattern or None,
-            "view": None if view == DEFAULT_VIEW else view,
-            "mode": None if mode == DEFAULT_MODE else mode,
-            "scale": None if scale == "jet" else scale,
-            "overlay": overlay_value,
-        }
+            "jobs": selected if explicit else None,
+            "job_filter": pattern,
+            "view": view,
+            "mode": mode,
+            "scale": scale,
+            "overlay": overlay_jobs,
+        },
     )
+    new = make_search({**params, **STATE.params(chosen)})
     return dash.no_update if same_search(new, search) else new
 
 
 def overlay_panel(
-    chosen: list[JobFinal], state: dict[str, Any], colours: dict[str, str]
+    chosen: list[JobFinal], state: CompareState, colours: dict[str, str]
 ) -> html.Section:
     """The overlay of the ``chosen`` jobs' final landscapes with each job's information."""
     figure = overlay_figure(
         [(f.train_id, f.cells, f.point) for f in chosen if f.cells is not None],
-        state["view"],
-        Style(colour_scale=state["scale"]),
+        state.view,
+        Style(colour_scale=state.scale),
         colours,
     )
     return html.Section(
@@ -446,10 +477,10 @@ def body(
     key = tab_answer_key(service.provider, search, overrides, shown)
     params = parse_search(search)
     _jobs, state = current_state(service, params)
-    style = Style(colour_scale=state["scale"])
-    finals = [job_final(service, train_id) for train_id in state["jobs"]]
+    style = Style(colour_scale=state.scale)
+    finals = [job_final(service, train_id) for train_id in state.jobs]
     colours = run_colours(
-        state["jobs"],
+        state.jobs,
         [job.train_id for job in service.provider.list_jobs()],
         overrides if isinstance(overrides, dict) else None,
     )
@@ -458,15 +489,15 @@ def body(
         {"label": f" {f.train_id}", "value": f.train_id, "disabled": f.cells is None}
         for f in finals
     ]
-    row_style = {} if state["mode"] == "overlay" else {"display": "none"}
+    row_style = {} if state.mode == "overlay" else {"display": "none"}
     if not finals:
         content: Any = html.Div(
             _("Select training jobs with a loss landscape above."),
             className="di-panel di-empty",
         )
-    elif state["mode"] == "tile":
+    elif state.mode == "tile":
         content = html.Div(
-            [tile(f, k, state["view"], style, colours[f.train_id]) for k, f in enumerate(finals)],
+            [tile(f, k, state.view, style, colours[f.train_id]) for k, f in enumerate(finals)],
             className="di-lc-grid",
             id="lc-tiles",
         )

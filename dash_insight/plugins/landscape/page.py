@@ -64,7 +64,13 @@ from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.job_notice import job_error
 from dash_insight.web.per_tag_page import head
 from dash_insight.web.url_state import Choice as ChoiceField
-from dash_insight.web.url_state import Text, UrlState, make_search, parse_search, same_search
+from dash_insight.web.url_state import (
+    Text,
+    TypedUrlState,
+    make_search,
+    parse_search,
+    same_search,
+)
 
 PATH = "/loss-landscape"
 TITLE = lazy_gettext("Loss Function Multidimensional Analysis")
@@ -143,14 +149,25 @@ def chooser_options(landscapes: JobLandscapes) -> list[dict[str, str]]:
     return options
 
 
-#: The page's own URL parameters (the display settings are :func:`style_from`'s): the job, the
-#: view, the landscape (``interval``: its steps ``2-16``, ``final`` or an earlier id) and the
-#: loss tag of the steps chart.
-STATE = UrlState(
-    Text("train_id"),
-    ChoiceField("view", DEFAULT_VIEW, tuple(VIEWS)),
-    Text("interval"),
-    Text("loss"),
+@dataclass(frozen=True)
+class PageUrl:
+    """The page's own URL parameters (the display settings are :func:`style_from`'s): the job,
+    the view, the landscape (``interval``: its steps ``2-16``, ``final`` or an earlier id) and
+    the loss tag of the steps chart."""
+
+    train_id: str = ""
+    view: str = DEFAULT_VIEW
+    interval: str = ""
+    loss: str = ""
+
+
+#: :class:`PageUrl` in the URL, each attribute under its own name.
+STATE: TypedUrlState[PageUrl] = TypedUrlState(
+    PageUrl,
+    train_id=Text("train_id"),
+    view=ChoiceField("view", DEFAULT_VIEW, tuple(VIEWS)),
+    interval=Text("interval"),
+    loss=Text("loss"),
 )
 
 
@@ -176,10 +193,10 @@ def resolve(service: LandscapeService, train_id: str, params: dict[str, str]) ->
     landscapes = service.landscapes(train_id)
     tags = service.provider.job(train_id).tags.get("scalar", [])
     state = STATE.parse(params)
-    loss = state["loss"]
+    loss = state.loss
     return Choice(
-        ref=chosen_ref(landscapes, state["interval"] or None),
-        view=state["view"],
+        ref=chosen_ref(landscapes, state.interval or None),
+        view=state.view,
         style=style_from(params),
         loss_tag=loss if loss in tags else default_loss_tag(tags),
     )
@@ -354,7 +371,7 @@ def settings_controls(style: Style) -> list[Any]:
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
-    train_id = STATE.parse(params)["train_id"]
+    train_id = STATE.parse(params).train_id
     title = head(app, TITLE, train_id)
     title.children.insert(1, html.Span("i", title=str(HINT), className="di-ls-hint"))
     try:
@@ -572,7 +589,7 @@ def controls_to_url(
         STATE.parse(params), {"view": view, "interval": interval, "loss": loss}
     )
     written: dict[str, Any] = {**params, **style_params(style)}
-    written.update({name: STATE.field(name).text(chosen[name]) for name in chosen})
+    written.update(STATE.params(chosen))
     new = make_search(written)
     return dash.no_update if same_search(new, search) else new
 
@@ -599,7 +616,7 @@ def show(
     the URL's job; a figure whose inputs did not change since ``shown`` is not sent again,
     and a refresh with nothing new sends nothing."""
     params = parse_search(search)
-    train_id = STATE.parse(params)["train_id"]
+    train_id = STATE.parse(params).train_id
     try:
         version = service.provider.job(train_id).version
         choice = resolve(service, train_id, params)

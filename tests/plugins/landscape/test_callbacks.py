@@ -120,7 +120,7 @@ def test_compare_controls_and_picker(service: LandscapeService) -> None:
     # "None" drawn (not clicked) changes nothing; clicked, it unticks every job.
     assert _compare(service, "lc-jobs-none", "", clicked=False) is dash.no_update
     unticked = parse_search(_compare(service, "lc-jobs-none", ""))
-    assert compare_page.page_state(unticked, names)["selected"] == []
+    assert compare_page.page_state(unticked, names).selected == []
     # Ticking an overlay job writes it; ticks the URL already shows are an echo.
     search = "?mode=overlay"
     overlay = {"mode": "overlay", "overlay": [STEP_JOB]}
@@ -139,10 +139,10 @@ def test_compare_filter_searches_run_labels(service: LandscapeService) -> None:
         names, _ticked, _pattern, texts = compare_page.picked(service, "?job_filter=sweep")
         assert texts == {EPOCH_JOB: f"{EPOCH_JOB} #sweep-b"}
         _jobs, state = compare_page.current_state(service, {"job_filter": "sweep"})
-        assert state["jobs"] == [EPOCH_JOB]
+        assert state.jobs == [EPOCH_JOB]
         # "None" with the filter unticks only the runs it finds.
         search = _compare(service, "lc-jobs-none", "?job_filter=sweep", pattern="sweep")
-        assert compare_page.page_state(parse_search(search), names)["selected"] == [STEP_JOB]
+        assert compare_page.page_state(parse_search(search), names).selected == [STEP_JOB]
     finally:
         marks.update(EPOCH_JOB, {"labels": []})
 
