@@ -18,7 +18,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.model import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.page_head import job_page_head
-from dash_insight.web.url_state import Text, UrlState, make_search, parse_search
+from dash_insight.web.url_state import Text, TypedUrlState, make_search, parse_search
 
 DASHBOARD_PATH = "/profiler"
 OPERATOR_PATH = "/profiler/operator"
@@ -28,10 +28,23 @@ TABS = (
     (lazy_gettext("Operators"), OPERATOR_PATH),
     (lazy_gettext("Timeline"), TIMELINE_PATH),
 )
-#: The URL state every profiler page shares (and keeps when linking to another one): the job,
-#: its profiler directory (optional: the job's own) and the device (optional: the first).
-SHARED_STATE = UrlState(Text("train_id"), Text("dir"), Text("device"))
-SHARED = SHARED_STATE.names
+
+
+@dataclass(frozen=True)
+class SharedUrl:
+    """The URL state every profiler page shares (and keeps when linking to another one): the
+    job, its profiler directory ("": the job's own) and the device ("": the first)."""
+
+    train_id: str = ""
+    dir: str = ""
+    device: str = ""
+
+
+SHARED_STATE: TypedUrlState[SharedUrl] = TypedUrlState(
+    SharedUrl, train_id=Text("train_id"), dir=Text("dir"), device=Text("device")
+)
+#: The URL parameters of :class:`SharedUrl`.
+SHARED = tuple(field.name for field in SHARED_STATE.fields.values())
 
 
 @dataclass(frozen=True)
@@ -48,10 +61,10 @@ def locate(service: ProfilerService, params: dict[str, str]) -> tuple[ProfilerDi
     ``device``: the first device by default), without parsing anything; ProfileUnavailable
     with a message for the user."""
     state = SHARED_STATE.parse(params)
-    train_id = state["train_id"]
+    train_id = state.train_id
     if not train_id:
         raise ProfileUnavailable(_("No training job chosen: open Profiling from the summary list."))
-    location = service.job_location(train_id, state["dir"] or None)
+    location = service.job_location(train_id, state.dir or None)
     found = service.directory(location)
     if not found.devices:
         raise ProfileUnavailable(
@@ -59,7 +72,7 @@ def locate(service: ProfilerService, params: dict[str, str]) -> tuple[ProfilerDi
                 "{folder} of {job} holds no CPU profiler file (cpu_op_type_info_<device>.csv ...)."
             ).format(folder=location.profile, job=train_id)
         )
-    device = state["device"] or found.devices[0]
+    device = state.device or found.devices[0]
     if device not in found.devices:
         raise ProfileUnavailable(
             _("No device {device!r} in {folder} (devices: {devices}).").format(
@@ -89,7 +102,7 @@ def is_page(app: dash.Dash, pathname: str | None, *paths: str) -> bool:
 
 def href(app: dash.Dash, path: str, params: dict[str, str], **extra: Any) -> str:
     """A link to another profiler page keeping the job, directory and device."""
-    kept: dict[str, Any] = {**SHARED_STATE.parse(params), **extra}
+    kept: dict[str, Any] = {**SHARED_STATE.params(SHARED_STATE.parse(params)), **extra}
     return app.get_relative_path(path) + make_search(kept)
 
 
@@ -101,8 +114,8 @@ def head(app: dash.Dash, service: ProfilerService, params: dict[str, str], activ
             job_page_head(
                 app,
                 _("Profiling - Single-host"),
-                state["train_id"],
-                html.Span(state["dir"], className="di-subtitle", id="prof-dir"),
+                state.train_id,
+                html.Span(state.dir, className="di-subtitle", id="prof-dir"),
                 html.Div(
                     device_box(service, params), id="prof-device-box", className="di-prof-device"
                 ),
@@ -276,7 +289,7 @@ def device_and_tabs(
 def choose_device(device: str | None, search: str | None) -> Any:
     """The URL after choosing a device (``no_update``: the one shown, or none)."""
     params = parse_search(search)
-    if not device or SHARED_STATE.parse(params)["device"] == str(device):
+    if not device or SHARED_STATE.parse(params).device == str(device):
         return dash.no_update
     return make_search({**params, "device": str(device)})
 

@@ -11,6 +11,7 @@ type, start, duration and step.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 import dash
@@ -32,7 +33,7 @@ from dash_insight.plugins.profiler.timeline import (
 )
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
-from dash_insight.web.url_state import Choice, Int, UrlState, make_search, parse_search
+from dash_insight.web.url_state import Choice, Int, TypedUrlState, make_search, parse_search
 
 PATH = components.TIMELINE_PATH
 
@@ -79,14 +80,23 @@ def chart_style(rows: int) -> dict[str, str]:
     return {"height": "calc(100vh - 230px)", "minHeight": f"{max(300, 90 + 34 * rows)}px"}
 
 
-#: The timeline's own URL state (beside :data:`components.SHARED_STATE`): the rows (by scope
-#: or by operator type) and the step shown (0: every step).
-STATE = UrlState(Choice("rows", ROWS_SCOPE, ROW_MODES), Int("step", 0, 0, 2**63 - 1))
+@dataclass(frozen=True)
+class TimelineUrl:
+    """The timeline's own URL state (beside :data:`components.SHARED_STATE`): the rows (by
+    scope or by operator type) and the step shown (0: every step)."""
+
+    rows: str = ROWS_SCOPE
+    step: int = 0
+
+
+STATE: TypedUrlState[TimelineUrl] = TypedUrlState(
+    TimelineUrl, rows=Choice("rows", ROWS_SCOPE, ROW_MODES), step=Int("step", 0, 0, 2**63 - 1)
+)
 
 
 def _params(params: dict[str, str]) -> tuple[str, int | None]:
     state = STATE.parse(params)
-    return state["rows"], state["step"] or None
+    return state.rows, state.step or None
 
 
 def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> html.Div:
@@ -175,7 +185,7 @@ def controls_to_url(trigger: Any, step: int | None, rows: str | None, search: st
         return dash.no_update
     params = parse_search(search)
     chosen = STATE.from_controls(STATE.parse(params), {"step": step, "rows": rows})
-    written = {**params, **{name: STATE.field(name).text(chosen[name]) for name in chosen}}
+    written = {**params, **STATE.params(chosen)}
     new_search = make_search(written)
     return dash.no_update if parse_search(new_search) == parse_search(search) else new_search
 
