@@ -140,6 +140,17 @@ def _varint(buf: memoryview | bytes, pos: int) -> tuple[int, int]:
             raise IndexError("varint too long")
 
 
+def _length(buf: bytes, pos: int) -> tuple[int, int]:
+    """:func:`_varint`, inline for one or two bytes (most lengths in a ``Summary``)."""
+    low = buf[pos]
+    if low < 0x80:
+        return low, pos + 1
+    high = buf[pos + 1]
+    if high < 0x80:
+        return (low & 0x7F) | (high << 7), pos + 2
+    return _varint(buf, pos)
+
+
 def _signed64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
@@ -394,14 +405,7 @@ def _walk_values(summary: memoryview | bytes) -> list[Walked] | None:
         while pos < end:
             if summary[pos] != 0x0A:
                 return None
-            value_len = summary[pos + 1]  # varints inline up to two bytes (most lengths)
-            if value_len < 0x80:
-                value_start = pos + 2
-            elif summary[pos + 2] < 0x80:
-                value_len = (value_len & 0x7F) | (summary[pos + 2] << 7)
-                value_start = pos + 3
-            else:
-                value_len, value_start = _varint(summary, pos + 1)
+            value_len, value_start = _length(summary, pos + 1)
             value_end = value_start + value_len
             if value_end > end or summary[value_start] != 0x0A:
                 return None
@@ -439,14 +443,7 @@ def _walk_message(
     plugin = _VALUE_KEYS.get(summary[tag_end])
     if plugin is None:
         return None
-    field_len = summary[tag_end + 1]
-    if field_len < 0x80:
-        field_start = tag_end + 2
-    elif summary[tag_end + 2] < 0x80:
-        field_len = (field_len & 0x7F) | (summary[tag_end + 2] << 7)
-        field_start = tag_end + 3
-    else:
-        field_len, field_start = _varint(summary, tag_end + 1)
+    field_len, field_start = _length(summary, tag_end + 1)
     if field_start + field_len != value_end:
         return None
     parsed = None
