@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, dcc, html
+from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
@@ -89,7 +89,7 @@ from dash_insight.plugins.scalars.tag_map import (
     suggest_tag_map,
 )
 from dash_insight.web.binding import triggered
-from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
+from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components import compare_runs
 from dash_insight.web.components.compare_tabs import compare_head, label_texts, offered
 from dash_insight.web.components.run_colours import (
@@ -1173,44 +1173,135 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
     )(triggered(group_search))
 
 
+def picked_jobs(provider: DataProvider, search: str | None) -> tuple[Any, ...]:
+    """The job picker's names, ticked names, filter and what the filter searches per job."""
+    state, jobs, _unused = current_state(provider, search)
+    return jobs, state["jobs"], state["job_filter"], state["job_texts"]
+
+
+def picked_tags(provider: DataProvider, search: str | None) -> tuple[list[str], list[str], str]:
+    """The tag picker's names, ticked names and filter."""
+    state, _jobs, _tags = current_state(provider, search)
+    return state["all_tags"], state["tags"], state["filter"]
+
+
+def hidden_jobs(provider: DataProvider, search: str | None) -> list[str]:
+    """The runs whose eye is closed."""
+    state, _jobs, _tags = current_state(provider, search)
+    hidden: list[str] = state["hidden"]
+    return hidden
+
+
+def job_colours(provider: DataProvider, _search: str | None, overrides: Any) -> dict[str, str]:
+    """The colours of the job picker's eyes (``overrides``: the user's run colours)."""
+    jobs, _tags = scalar_jobs(provider)
+    return eye_colours(provider, jobs, overrides if isinstance(overrides, Mapping) else None)
+
+
+def controls_to_url(
+    provider: DataProvider,
+    trigger: Any,
+    clicked: bool,
+    job_rows: Any,
+    _a: Any,
+    _b: Any,
+    job_pattern: str | None,
+    tag_rows: Any,
+    _c: Any,
+    _d: Any,
+    tag_pattern: str | None,
+    axis: str,
+    smoothing: float | None,
+    _prev: Any,
+    _next: Any,
+    x_tag: str | None,
+    search: str | None,
+) -> Any:
+    """The URL after a control changed (``trigger``): the pickers, the axis, the smoothing,
+    the pager, the x tag; ``no_update`` when it says the same."""
+    if picker_button_drawn(trigger, clicked):
+        return dash.no_update
+    state, jobs, tags_of = current_state(provider, search)
+    ticked_jobs, ticked_tags = checked_names(job_rows), checked_names(tag_rows)
+    if echoed(
+        trigger, "compare-jobs", ticked_jobs, jobs, state["jobs"], state["job_filter"]
+    ) or echoed(
+        trigger, "compare-tags", ticked_tags, state["all_tags"], state["tags"], state["filter"]
+    ):
+        return dash.no_update
+    new = controls_search(
+        state,
+        jobs,
+        tags_of,
+        trigger,
+        ticked_jobs,
+        job_pattern,
+        ticked_tags,
+        tag_pattern,
+        axis,
+        smoothing,
+        x_tag,
+    )
+    return dash.no_update if same_search(new, search) else new
+
+
+def eye_clicked(provider: DataProvider, report: Any, search: str | None) -> Any:
+    """A run's eye closed or opened: the URL's ``hidden`` says so."""
+    jobs, _tags = scalar_jobs(provider)
+    new = eye_search(search, jobs, report)
+    return dash.no_update if new is None or same_search(new, search) else new
+
+
+def warning(provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any) -> str:
+    """The warning beside the job picker (:func:`crowd_warning`)."""
+    state, jobs, _unused = current_state(provider, search)
+    return crowd_warning(len(jobs), len(state["shown_jobs"]))
+
+
+def colour_choices(
+    provider: DataProvider, search: str | None, _overrides: Any, chosen: str | None
+) -> tuple:
+    """The runs drawn, each with a swatch of its colour; the first chosen at first."""
+    state, _jobs, _tags = current_state(provider, search)
+    drawn = state["shown_jobs"]
+    options = [
+        {
+            "label": html.Span([run_dot(job, colour), job], className="di-run-option"),
+            "value": job,
+            "search": job,
+        }
+        for job, colour in eye_colours(provider, drawn).items()
+    ]
+    return options, chosen if chosen in drawn else (drawn[0] if drawn else None)
+
+
+def pick_colour(
+    trigger: Any,
+    clicked: bool,
+    _swatches: list,
+    _reset: Any,
+    run: str | None,
+    overrides: dict | None,
+) -> Any:
+    """The user's run colours after a swatch (its colour) or "Default" (none) was clicked."""
+    if not clicked or not run:
+        return dash.no_update
+    colour = trigger.get("colour") if isinstance(trigger, dict) else None
+    return set_colour(overrides, run, colour)
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-
-    def current(search: str | None) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
-        return current_state(provider, search)
-
-    def colours_of(shown: list[str]) -> dict[str, str]:
-        """The shown jobs' default colours: by place among every job, not only scalar ones,
-        so that a run has the same colour on the loss landscape comparison."""
-        return eye_colours(provider, shown)
-
-    def picked_jobs(search: str | None) -> tuple[Any, ...]:
-        state, jobs, _unused = current(search)
-        return jobs, state["jobs"], state["job_filter"], state["job_texts"]
-
-    def picked_tags(search: str | None) -> tuple[list[str], list[str], str]:
-        state, _jobs, _tags = current(search)
-        return state["all_tags"], state["tags"], state["filter"]
-
-    def hidden_jobs(search: str | None) -> list[str]:
-        state, _jobs, _tags = current(search)
-        return state["hidden"]
-
-    def job_colours(_search: str | None, overrides: Any) -> dict[str, str]:
-        jobs, _tags = scalar_jobs(provider)
-        return eye_colours(provider, jobs, overrides if isinstance(overrides, Mapping) else None)
-
     register_picker(
         app,
         "compare-jobs",
-        picked_jobs,
+        functools.partial(picked_jobs, provider),
         noun="job",
-        read_hidden=hidden_jobs,
-        read_colours=job_colours,
+        read_hidden=functools.partial(hidden_jobs, provider),
+        read_colours=functools.partial(job_colours, provider),
     )
-    register_picker(app, "compare-tags", picked_tags)
-
-    @app.callback(
+    register_picker(app, "compare-tags", functools.partial(picked_tags, provider))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs("compare-jobs"),
         *picker_inputs("compare-tags"),
@@ -1221,115 +1312,38 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input(IDS["xtag"], "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        job_rows: Any,
-        _a: Any,
-        _b: Any,
-        job_pattern: str | None,
-        tag_rows: Any,
-        _c: Any,
-        _d: Any,
-        tag_pattern: str | None,
-        axis: str,
-        smoothing: float | None,
-        _prev: Any,
-        _next: Any,
-        x_tag: str | None,
-        search: str | None,
-    ) -> Any:
-        trigger = ctx.triggered_id
-        if picker_button_drawn():
-            return dash.no_update
-        state, jobs, tags_of = current(search)
-        if echoed(
-            trigger,
-            "compare-jobs",
-            checked_names(job_rows),
-            jobs,
-            state["jobs"],
-            state["job_filter"],
-        ) or echoed(
-            trigger,
-            "compare-tags",
-            checked_names(tag_rows),
-            state["all_tags"],
-            state["tags"],
-            state["filter"],
-        ):
-            return dash.no_update
-        new = controls_search(
-            state,
-            jobs,
-            tags_of,
-            trigger,
-            checked_names(job_rows),
-            job_pattern,
-            checked_names(tag_rows),
-            tag_pattern,
-            axis,
-            smoothing,
-            x_tag,
-        )
-        return dash.no_update if same_search(new, search) else new
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, provider), clicked=True))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("compare-jobs", "cellRendererData"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def eye_clicked(report: Any, search: str | None) -> Any:
-        """A run's eye closed or opened: the URL's ``hidden`` says so."""
-        jobs, _tags = scalar_jobs(provider)
-        new = eye_search(search, jobs, report)
-        return dash.no_update if new is None or same_search(new, search) else new
-
-    @app.callback(
+    )(functools.partial(eye_clicked, provider))
+    app.callback(
         Output("compare-warning", "children"),
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-    )
-    def warning(search: str | None, _ticks: Any, _clicks: Any) -> str:
-        state, jobs, _unused = current(search)
-        return crowd_warning(len(jobs), len(state["shown_jobs"]))
+    )(functools.partial(warning, provider))
+    _bind_colours(app, provider)
+    _bind_groups(app, service)
+    register_chart_callbacks(app)
 
-    @app.callback(
+
+def _bind_colours(app: dash.Dash, provider: DataProvider) -> None:
+    """The run colour menu follows the runs drawn; its swatches set the user's colours."""
+    app.callback(
         Output("compare-colour-run", "options"),
         Output("compare-colour-run", "value"),
         Input("url", "search"),
         Input(STORE_ID, "data"),
         State("compare-colour-run", "value"),
-    )
-    def colour_choices(search: str | None, _overrides: Any, chosen: str | None) -> tuple:
-        """The runs drawn, each with a swatch of its colour; the first chosen at first."""
-        state, _jobs, _tags = current(search)
-        drawn = state["shown_jobs"]
-        options = [
-            {
-                "label": html.Span([run_dot(job, colour), job], className="di-run-option"),
-                "value": job,
-                "search": job,
-            }
-            for job, colour in colours_of(drawn).items()
-        ]
-        return options, chosen if chosen in drawn else (drawn[0] if drawn else None)
-
-    @app.callback(
+    )(functools.partial(colour_choices, provider))
+    app.callback(
         Output(STORE_ID, "data"),
         Input({"type": "run-swatch", "colour": dash.ALL}, "n_clicks"),
         Input("compare-colour-reset", "n_clicks"),
         State("compare-colour-run", "value"),
         State(STORE_ID, "data"),
         prevent_initial_call=True,
-    )
-    def pick_colour(_swatches: list, _reset: Any, run: str | None, overrides: dict | None) -> Any:
-        trigger = ctx.triggered_id
-        if drawn_not_clicked() or not run:
-            return dash.no_update
-        colour = trigger.get("colour") if isinstance(trigger, dict) else None
-        return set_colour(overrides, run, colour)
-
-    _bind_groups(app, service)
-    register_chart_callbacks(app)
+    )(triggered(pick_colour, clicked=True))

@@ -10,13 +10,14 @@ Thresholds are remembered in the browser (localStorage), per job and tag.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 import dash
 import numpy as np
-from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
@@ -46,6 +47,7 @@ from dash_insight.plugins.scalars.charts import (
 )
 from dash_insight.plugins.scalars.pins import page_pins, pinned_first
 from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
+from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.deferred import deferred_children
 from dash_insight.web.components.job_notice import job_error, job_notice
@@ -307,9 +309,12 @@ def _is_title(component: Any) -> bool:
     return getattr(component, "className", None) == "di-chart-title"
 
 
-def export_links(app: dash.Dash, train_id: str, state: dict[str, Any]) -> tuple[str, str]:
-    """The CSV and JSON export links of the tags drawn."""
-    export = app.get_relative_path("/v1/dash-insight/export/scalars")
+def export_links(
+    relative_path: Callable[[str], str], train_id: str, state: dict[str, Any]
+) -> tuple[str, str]:
+    """The CSV and JSON export links of the tags drawn (``relative_path``: the app's
+    ``get_relative_path``)."""
+    export = relative_path("/v1/dash-insight/export/scalars")
     query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
 
     def link(fmt: str) -> str:
@@ -389,7 +394,7 @@ def layout(
         return job_error(app, error)
     state = page_state(params, all_tags)
     content = grid_content(service.provider, train_id, state, all_tags, None, previews)
-    csv_link, json_link = export_links(app, train_id, state)
+    csv_link, json_link = export_links(app.get_relative_path, train_id, state)
     return html.Div(
         [
             job_page_head(
@@ -490,19 +495,107 @@ def grid(
     return content.cards, content.total, content.page, payload
 
 
+def picked(provider: DataProvider, search: str | None) -> tuple[list[str], list[str], str]:
+    """The tag picker's names, ticked names and filter (``register_picker``'s ``read``)."""
+    _unused, state, tags = current_state(provider, search)
+    return tags, state["selected"], state["filter"]
+
+
+def controls_to_url(
+    provider: DataProvider,
+    trigger: Any,
+    clicked: bool,
+    rows: Any,
+    _all: Any,
+    _none: Any,
+    pattern: str | None,
+    axis: str,
+    smoothing: float | None,
+    _prev: Any,
+    _next: Any,
+    _compose: Any,
+    _remove: Any,
+    x_tag: str | None,
+    composed: list[str] | None,
+    search: str | None,
+) -> Any:
+    """The URL after a control changed (``trigger``, None when several inputs fired at once);
+    ``no_update`` when it says the same."""
+    if trigger is None or picker_button_drawn(trigger, clicked):
+        # Dash calls this once when the page's controls appear (the tag list filled from
+        # the URL), with every input in ctx.triggered: triggered_id is then just the first,
+        # the "All" button, which would replace a linked ``tags=`` by every tag. A click
+        # changes one input; here nothing changed, the URL holds the state already.
+        return dash.no_update
+    _unused, state, tags = current_state(provider, search)
+    checked = checked_names(rows)
+    if echoed(trigger, "scalar-tags", checked, tags, state["selected"], state["filter"]):
+        return dash.no_update
+    state = next_state(state, tags, trigger, checked, pattern, axis, smoothing, composed, x_tag)
+    new = state_search(state, tags)
+    return dash.no_update if same_search(new, search) else new
+
+
+def downloads(
+    provider: DataProvider,
+    relative_path: Callable[[str], str],
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+) -> tuple:
+    """The "Remove composition" button's style and the export links, which name the tags
+    drawn."""
+    train_id, state, _unused = current_state(provider, search)
+    return (
+        {} if state["compose"] else {"display": "none"},
+        *export_links(relative_path, train_id, state),
+    )
+
+
+def thresholds(
+    provider: DataProvider,
+    trigger: Any,
+    applied: Any,
+    delete: dict | None,
+    op1: str | None,
+    value1: float | None,
+    op2: str | None,
+    value2: float | None,
+    combine: str | None,
+    to_all: list | None,
+    target: str | None,
+    stored: dict | None,
+    search: str | None,
+) -> Any:
+    """Apply the form to its chart (or to every selected tag), or drop a chart's
+    threshold; the browser keeps them ({chart id: threshold})."""
+    stored = dict(stored or {})
+    if trigger == "th-delete-request":
+        if not delete:
+            return dash.no_update
+        stored.pop(delete["chart"], None)
+        return stored
+    threshold = threshold_of([op1, op2], [value1, value2], combine)
+    if not applied or not target or threshold is None:
+        return dash.no_update
+    if "all" in (to_all or []):
+        train_id, state, _unused = current_state(provider, search)
+        targets = [chart_id(train_id, tag) for tag in state["shown"]]
+    else:
+        targets = [target]
+    return {**stored, **dict.fromkeys(targets, threshold)}
+
+
+def threshold_labels(stored: dict | None, ids: list[dict]) -> tuple[list[str], list[Any]]:
+    """Each chart's threshold text and the style of its delete button."""
+    chosen = [(stored or {}).get(i["chart"]) for i in ids]
+    return [threshold_text(t) for t in chosen], [delete_style(t) for t in chosen]
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-
-    def current(search: str | None) -> tuple[str, dict[str, Any], list[str]]:
-        return current_state(provider, search)
-
-    def picked(search: str | None) -> tuple[list[str], list[str], str]:
-        _unused, state, tags = current(search)
-        return tags, state["selected"], state["filter"]
-
-    register_picker(app, "scalar-tags", picked)
-
-    @app.callback(
+    register_picker(app, "scalar-tags", functools.partial(picked, provider))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs("scalar-tags"),
         Input(IDS["axis"], "value"),
@@ -515,53 +608,8 @@ def register(app: dash.Dash, service: DataService) -> None:
         State("compose-tags", "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        rows: Any,
-        _all: Any,
-        _none: Any,
-        pattern: str | None,
-        axis: str,
-        smoothing: float | None,
-        _prev: Any,
-        _next: Any,
-        _compose: Any,
-        _remove: Any,
-        x_tag: str | None,
-        composed: list[str] | None,
-        search: str | None,
-    ) -> Any:
-        if len(ctx.triggered) > 1 or picker_button_drawn():
-            # Dash calls this once when the page's controls appear (the tag list filled from
-            # the URL), with every input in ctx.triggered: triggered_id is then just the first,
-            # the "All" button, which would replace a linked ``tags=`` by every tag. A click
-            # changes one input; here nothing changed, the URL holds the state already.
-            return dash.no_update
-        _unused, state, tags = current(search)
-        if echoed(
-            ctx.triggered_id,
-            "scalar-tags",
-            checked_names(rows),
-            tags,
-            state["selected"],
-            state["filter"],
-        ):
-            return dash.no_update
-        state = next_state(
-            state,
-            tags,
-            ctx.triggered_id,
-            checked_names(rows),
-            pattern,
-            axis,
-            smoothing,
-            composed,
-            x_tag,
-        )
-        new = state_search(state, tags)
-        return dash.no_update if same_search(new, search) else new
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, provider), clicked=True, single=True))
+    app.callback(
         Output("compose-remove", "style"),
         Output("scalar-download-csv", "href"),
         Output("scalar-download-json", "href"),
@@ -569,15 +617,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         prevent_initial_call=True,  # the layout has them
-    )
-    def downloads(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
-        """The export links name the tags drawn."""
-        train_id, state, _unused = current(search)
-        return (
-            {} if state["compose"] else {"display": "none"},
-            *export_links(app, train_id, state),
-        )
-
+    )(functools.partial(downloads, provider, app.get_relative_path))
     app.callback(
         Output("scalar-grid", "children"),
         Output("scalar-total", "children"),
@@ -594,7 +634,13 @@ def register(app: dash.Dash, service: DataService) -> None:
         # The page's layout holds the first grid and plan: no round trip before the charts.
         prevent_initial_call=True,
     )(functools.partial(grid, provider))
+    _bind_thresholds(app, provider)
+    register_chart_callbacks(app)
 
+
+def _bind_thresholds(app: dash.Dash, provider: DataProvider) -> None:
+    """The threshold form (opened and closed in the browser), the thresholds it sets and the
+    charts' threshold texts."""
     app.clientside_callback(
         ClientsideFunction(namespace="scalarThresholds", function_name="form"),
         Output("th-target", "data"),
@@ -613,8 +659,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input({"type": "th-delete", "chart": ALL}, "n_clicks"),
         prevent_initial_call=True,
     )
-
-    @app.callback(
+    app.callback(
         Output(IDS["thresholds"], "data"),
         Input("th-apply", "n_clicks"),
         Input("th-delete-request", "data"),
@@ -628,47 +673,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         State(IDS["thresholds"], "data"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def thresholds(
-        applied: Any,
-        delete: dict | None,
-        op1: str | None,
-        value1: float | None,
-        op2: str | None,
-        value2: float | None,
-        combine: str | None,
-        to_all: list | None,
-        target: str | None,
-        stored: dict | None,
-        search: str | None,
-    ) -> Any:
-        """Apply the form to its chart (or to every selected tag), or drop a chart's
-        threshold; the browser keeps them ({chart id: threshold})."""
-        stored = dict(stored or {})
-        if ctx.triggered_id == "th-delete-request":
-            if not delete:
-                return dash.no_update
-            stored.pop(delete["chart"], None)
-            return stored
-        threshold = threshold_of([op1, op2], [value1, value2], combine)
-        if not applied or not target or threshold is None:
-            return dash.no_update
-        if "all" in (to_all or []):
-            train_id, state, _unused = current(search)
-            targets = [chart_id(train_id, tag) for tag in state["shown"]]
-        else:
-            targets = [target]
-        return {**stored, **dict.fromkeys(targets, threshold)}
-
-    @app.callback(
+    )(triggered(functools.partial(thresholds, provider)))
+    app.callback(
         Output({"type": "th-current", "chart": ALL}, "children"),
         Output({"type": "th-delete", "chart": ALL}, "style"),
         Input(IDS["thresholds"], "data"),
         State({"type": "th-current", "chart": ALL}, "id"),
         prevent_initial_call=True,
-    )
-    def threshold_labels(stored: dict | None, ids: list[dict]) -> tuple[list[str], list[Any]]:
-        chosen = [(stored or {}).get(i["chart"]) for i in ids]
-        return [threshold_text(t) for t in chosen], [delete_style(t) for t in chosen]
-
-    register_chart_callbacks(app)
+    )(threshold_labels)
