@@ -458,8 +458,26 @@ def chart_card(
     (beside the title) pins (:mod:`.pins`; None: no pin button)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
+    children: list[Any] = [
+        html.Div(className="di-chart-tools", children=chart_tools(key, best, flipped, log_x)),
+        # The browser puts the dcc.Graph here, created once with its figure (mounting empty
+        # graphs first and plotting them again would double the drawing work).
+        html.Div(preview, id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
+        dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
+        *_card_foot(key, chart.title, threshold if with_thresholds else False, pin),
+    ]
+    return html.Div(
+        className="di-panel di-chart-card",
+        id={"type": "chart-card", "chart": key},
+        children=children,
+    )
+
+
+def chart_tools(key: str, best: Direction, flipped: bool, log_x: bool) -> list[html.Button]:
+    """A card's toolbar: best value (``best``: the direction guessed from the tag, shown
+    flipped when ``flipped``), log x, log y, back, reset, full screen."""
     shown: Direction = ("min" if best == "max" else "max") if flipped else best
-    tools = [
+    return [
         # Its label follows the clicks in the browser (scalarCharts.bestLabel); ``value`` is the
         # direction guessed from the tag, an odd number of clicks flips it.
         html.Button(
@@ -483,38 +501,15 @@ def chart_card(
             className="di-chip",
             title=_("Logarithmic y axis (non-positive values become gaps)"),
         ),
-        html.Button(
-            "↶",
-            id={"type": "chart-back", "chart": key},
-            className="di-chip",
-            title=_("Back one zoom step"),
-        ),
-        html.Button(
-            "⟲",
-            id={"type": "chart-reset", "chart": key},
-            className="di-chip",
-            title=_("Reset the zoom"),
-        ),
-        html.Button(
-            "⤢",
-            id={"type": "chart-full", "chart": key},
-            className="di-chip",
-            title=_("Full screen (again to leave)"),
+        *(
+            html.Button(label, id={"type": kind, "chart": key}, className="di-chip", title=title)
+            for kind, label, title in (
+                ("chart-back", "↶", _("Back one zoom step")),
+                ("chart-reset", "⟲", _("Reset the zoom")),
+                ("chart-full", "⤢", _("Full screen (again to leave)")),
+            )
         ),
     ]
-    children: list[Any] = [
-        html.Div(className="di-chart-tools", children=tools),
-        # The browser puts the dcc.Graph here, created once with its figure (mounting empty
-        # graphs first and plotting them again would double the drawing work).
-        html.Div(preview, id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
-        dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
-        *_card_foot(key, chart.title, threshold if with_thresholds else False, pin),
-    ]
-    return html.Div(
-        className="di-panel di-chart-card",
-        id={"type": "chart-card", "chart": key},
-        children=children,
-    )
 
 
 def _card_foot(key: str, title: str, threshold: Any, pin: str | None) -> list[Any]:
@@ -734,6 +729,14 @@ def register_chart_callbacks(app: Any) -> None:
     if getattr(app, "_dash_insight_charts", False):
         return
     app._dash_insight_charts = True
+    _bind_render(app)
+    _bind_url_writers(app)
+    _bind_card_tools(app)
+
+
+def _bind_render(app: Any) -> None:
+    """Every chart drawn in the browser (``scalarCharts.render``) from the plan and whatever
+    changes how it looks."""
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="render"),
         # Always no_update: graphs are put in their slots by scalarCharts draw, one per task;
@@ -759,8 +762,10 @@ def register_chart_callbacks(app: Any) -> None:
         Input(_all("outliers"), "value"),  # the y range without outliers
     )
 
-    _bind_url_writers(app)
 
+def _bind_card_tools(app: Any) -> None:
+    """The cards' buttons that act in the browser only (best value's label, zoom, full
+    screen) and the smoothing slider kept in step with its number box."""
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),
         Output({"type": "chart-best", "chart": MATCH}, "children"),

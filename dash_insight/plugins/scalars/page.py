@@ -394,26 +394,9 @@ def layout(
         return job_error(app, error)
     state = page_state(params, all_tags)
     content = grid_content(service.provider, train_id, state, all_tags, None, previews)
-    csv_link, json_link = export_links(app.get_relative_path, train_id, state)
     return html.Div(
         [
-            job_page_head(
-                app,
-                _("Scalars"),
-                train_id,
-                html.A(
-                    _("Download CSV"),
-                    id="scalar-download-csv",
-                    href=csv_link,
-                    className="di-button secondary",
-                ),
-                html.A(
-                    _("Download JSON"),
-                    id="scalar-download-json",
-                    href=json_link,
-                    className="di-button secondary",
-                ),
-            ),
+            page_head(app, train_id, state),
             job_notice(service.provider.job(train_id), "scalar-job-notice"),
             html.Div(
                 className="di-panel",
@@ -426,27 +409,7 @@ def layout(
                         state["filter"],
                     ),
                     controls("scalars", state, all_tags),
-                    html.Div(
-                        className="di-toolbar",
-                        children=[
-                            html.Span(_("Compose tags"), className="di-muted"),
-                            dcc.Dropdown(
-                                id="compose-tags",
-                                options=all_tags,
-                                multi=True,
-                                className="di-compose",
-                                value=state["compose"] or [],
-                                placeholder=_("two or more tags"),
-                            ),
-                            html.Button(_("Compose"), id="compose-apply", className="di-button"),
-                            html.Button(
-                                _("Remove composition"),
-                                id="compose-remove",
-                                className="di-button secondary",
-                                style={} if state["compose"] else {"display": "none"},
-                            ),
-                        ],
-                    ),
+                    compose_row(all_tags, state),
                 ],
             ),
             *chart_stores("scalars", content.plan, service.summary_base_dir),
@@ -454,6 +417,54 @@ def layout(
             html.Div(content.cards, id="scalar-grid", className="di-chart-grid"),
             pager("scalar", texts=(content.total, content.page)),
         ]
+    )
+
+
+def page_head(app: dash.Dash, train_id: str, state: dict[str, Any]) -> html.Div:
+    """The page's title, its job and the CSV and JSON downloads of the tags drawn."""
+    csv_link, json_link = export_links(app.get_relative_path, train_id, state)
+    return job_page_head(
+        app,
+        _("Scalars"),
+        train_id,
+        html.A(
+            _("Download CSV"),
+            id="scalar-download-csv",
+            href=csv_link,
+            className="di-button secondary",
+        ),
+        html.A(
+            _("Download JSON"),
+            id="scalar-download-json",
+            href=json_link,
+            className="di-button secondary",
+        ),
+    )
+
+
+def compose_row(all_tags: list[str], state: dict[str, Any]) -> html.Div:
+    """Compose tags into one chart: the tags, "Compose", and "Remove composition" while the
+    URL composes some."""
+    return html.Div(
+        className="di-toolbar",
+        children=[
+            html.Span(_("Compose tags"), className="di-muted"),
+            dcc.Dropdown(
+                id="compose-tags",
+                options=all_tags,
+                multi=True,
+                className="di-compose",
+                value=state["compose"] or [],
+                placeholder=_("two or more tags"),
+            ),
+            html.Button(_("Compose"), id="compose-apply", className="di-button"),
+            html.Button(
+                _("Remove composition"),
+                id="compose-remove",
+                className="di-button secondary",
+                style={} if state["compose"] else {"display": "none"},
+            ),
+        ],
     )
 
 
