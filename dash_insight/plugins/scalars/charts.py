@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html, no_update
@@ -96,8 +96,13 @@ OUTLIERS = Flag("outliers")
 #: The steps of an epoch the user gives for the epoch markers (:mod:`.marks`); 0 = as each
 #: job's lineage records them.
 EPOCH_STEPS = Int("epoch_steps", 0, 0, 10**9)
-#: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
-X_TAG = Text("x_tag")
+#: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``; at
+#: most 1,024 characters.
+X_TAG = Text("x_tag", max_chars=1024)
+#: The longest filter (a regular expression on tags or runs) a URL or a filter box may give:
+#: longer ones are cut (Python's ``re`` recurses past the interpreter's limit on a few hundred
+#: nested groups, and a filter is a few words).
+MAX_FILTER_CHARS = 256
 #: The charts (ids) whose best-value button was flipped (min <-> max), and those with a log x
 #: axis: kept in the URL so that a reload or a shared link shows the same.
 BEST_FLIP = Tags("best_flip")
@@ -313,13 +318,34 @@ def _stamp(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def controls(page: str, state: Mapping[str, Any], tags: Sequence[str] = ()) -> html.Div:
+class ChartSettings(Protocol):
+    """The chart settings of a page's URL state (:data:`AXIS`, :data:`SMOOTHING`,
+    :data:`X_TAG`, :data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`, :data:`EPOCH_STEPS`):
+    what :func:`controls` shows."""
+
+    @property
+    def axis(self) -> str: ...
+    @property
+    def smoothing(self) -> float: ...
+    @property
+    def x_tag(self) -> str: ...
+    @property
+    def smoother(self) -> str: ...
+    @property
+    def window(self) -> int: ...
+    @property
+    def outliers(self) -> bool: ...
+    @property
+    def epoch_steps(self) -> int: ...
+
+
+def controls(page: str, state: ChartSettings, tags: Sequence[str] = ()) -> html.Div:
     """Horizontal axis radio, the tag whose values can be the x axis instead (one of
     ``tags``), smoothing slider + number box (0-0.99, step 0.01), and the smoother's controls
     (:func:`smoother_controls`); set from the page's URL ``state`` (:data:`AXIS`,
     :data:`SMOOTHING`, :data:`X_TAG`, ...)."""
     ids = chart_ids(page)
-    axis, smoothing, x_tag = state["axis"], state["smoothing"], state["x_tag"]
+    axis, smoothing, x_tag = state.axis, state.smoothing, state.x_tag
     return html.Div(
         className="di-toolbar di-scalar-controls",
         children=[
@@ -373,13 +399,13 @@ def controls(page: str, state: Mapping[str, Any], tags: Sequence[str] = ()) -> h
     )
 
 
-def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[Any]:
+def smoother_controls(ids: Mapping[str, Any], state: ChartSettings) -> list[Any]:
     """The smoother (EMA, moving average, none), the moving average's window, and "ignore
     outliers" (:data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`; ``state``: the URL's)."""
     return [
         dcc.RadioItems(
             id=ids["smoother"],
-            value=state.get("smoother", SMOOTHER.default),
+            value=state.smoother,
             inline=True,
             className="di-smoother",
             options=[
@@ -398,7 +424,7 @@ def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[
                     min=WINDOW.low,
                     max=WINDOW.high,
                     step=1,
-                    value=state.get("window", WINDOW.default),
+                    value=state.window,
                     debounce=True,
                     className="di-number di-window",
                 ),
@@ -407,7 +433,7 @@ def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[
         ),
         dcc.Checklist(
             id=ids["outliers"],
-            value=["on"] if state.get("outliers") else [],
+            value=["on"] if state.outliers else [],
             options=[{"label": " " + _("ignore outliers"), "value": "on"}],
             className="di-outliers",
         ),
@@ -415,7 +441,7 @@ def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[
     ]
 
 
-def epoch_control(ids: Mapping[str, Any], state: Mapping[str, Any]) -> html.Div:
+def epoch_control(ids: Mapping[str, Any], state: ChartSettings) -> html.Div:
     """The steps of an epoch for the epoch markers (:data:`EPOCH_STEPS`; empty: each job's
     lineage says)."""
     return html.Div(
@@ -428,7 +454,7 @@ def epoch_control(ids: Mapping[str, Any], state: Mapping[str, Any]) -> html.Div:
                 min=0,
                 max=EPOCH_STEPS.high,
                 step=1,
-                value=state.get("epoch_steps") or None,
+                value=state.epoch_steps or None,
                 debounce=True,
                 placeholder=_("lineage"),
                 className="di-number di-epoch-steps",

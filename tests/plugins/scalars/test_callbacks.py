@@ -196,25 +196,25 @@ def test_compare_controls_write_the_url(provider: DataProvider) -> None:
     assert parse_search(_compare_controls(provider, "compare-next", "")) == {"page": "2"}
     assert _compare_controls(provider, "compare-prev", "") is dash.no_update
     ticked = _compare_controls(provider, "compare-jobs-ticks", "", job_rows={"ids": ["./b"]})
-    assert compare.STATE.parse_search(ticked)["jobs"] == ["./b"]
+    assert compare.STATE.parse_search(ticked).jobs == ["./b"]
     filtered = parse_search(_compare_controls(provider, "compare-tags-filter", "", tag_pattern="l"))
     assert filtered == {"filter": "l"}
     # A picker's button drawn, not clicked; its list echoing the URL: no change.
     assert _compare_controls(provider, "compare-tags-all", "", clicked=False) is dash.no_update
     echo = _compare_controls(provider, "compare-jobs-ticks", "", job_rows={"ids": ["./a"]})
-    assert compare.STATE.parse_search(echo)["jobs"] == ["./a"]
+    assert compare.STATE.parse_search(echo).jobs == ["./a"]
     every = {"ids": ["./a", "./b", "./c"]}
     assert _compare_controls(provider, "compare-jobs-ticks", "", job_rows=every) is dash.no_update
 
 
 def test_eye_warning_and_colours(provider: DataProvider) -> None:
     closed = compare.eye_clicked(provider, {"value": {"run": "./a", "hidden": True}}, "")
-    assert compare.STATE.parse_search(closed)["hidden"] == ["./a"]
+    assert compare.STATE.parse_search(closed).hidden == ["./a"]
     assert compare.eye_clicked(provider, {"value": "junk"}, "") is dash.no_update
     assert compare.warning(provider, "", None, None) == ""
     assert compare.warning(provider, f"?jobs={encode_tags([])}", 0, 0) == ""
     options, chosen = compare.colour_choices(provider, closed, None, None)
-    assert [o["value"] for o in options] == compare.current_state(provider, closed)[0]["shown_jobs"]
+    assert [o["value"] for o in options] == compare.current_state(provider, closed)[0].shown_jobs
     assert chosen == options[0]["value"]
     assert compare.colour_choices(provider, closed, None, "./a")[1] == chosen  # hidden run
     assert compare.colour_choices(provider, "", None, "./a")[1] == "./a"
