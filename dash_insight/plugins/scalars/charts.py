@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html, no_update
@@ -96,8 +96,13 @@ OUTLIERS = Flag("outliers")
 #: The steps of an epoch the user gives for the epoch markers (:mod:`.marks`); 0 = as each
 #: job's lineage records them.
 EPOCH_STEPS = Int("epoch_steps", 0, 0, 10**9)
-#: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``.
-X_TAG = Text("x_tag")
+#: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``; at
+#: most 1,024 characters.
+X_TAG = Text("x_tag", max_chars=1024)
+#: The longest filter (a regular expression on tags or runs) a URL or a filter box may give:
+#: longer ones are cut (Python's ``re`` recurses past the interpreter's limit on a few hundred
+#: nested groups, and a filter is a few words).
+MAX_FILTER_CHARS = 256
 #: The charts (ids) whose best-value button was flipped (min <-> max), and those with a log x
 #: axis: kept in the URL so that a reload or a shared link shows the same.
 BEST_FLIP = Tags("best_flip")
@@ -313,13 +318,34 @@ def _stamp(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def controls(page: str, state: Mapping[str, Any], tags: Sequence[str] = ()) -> html.Div:
+class ChartSettings(Protocol):
+    """The chart settings of a page's URL state (:data:`AXIS`, :data:`SMOOTHING`,
+    :data:`X_TAG`, :data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`, :data:`EPOCH_STEPS`):
+    what :func:`controls` shows."""
+
+    @property
+    def axis(self) -> str: ...
+    @property
+    def smoothing(self) -> float: ...
+    @property
+    def x_tag(self) -> str: ...
+    @property
+    def smoother(self) -> str: ...
+    @property
+    def window(self) -> int: ...
+    @property
+    def outliers(self) -> bool: ...
+    @property
+    def epoch_steps(self) -> int: ...
+
+
+def controls(page: str, state: ChartSettings, tags: Sequence[str] = ()) -> html.Div:
     """Horizontal axis radio, the tag whose values can be the x axis instead (one of
     ``tags``), smoothing slider + number box (0-0.99, step 0.01), and the smoother's controls
     (:func:`smoother_controls`); set from the page's URL ``state`` (:data:`AXIS`,
     :data:`SMOOTHING`, :data:`X_TAG`, ...)."""
     ids = chart_ids(page)
-    axis, smoothing, x_tag = state["axis"], state["smoothing"], state["x_tag"]
+    axis, smoothing, x_tag = state.axis, state.smoothing, state.x_tag
     return html.Div(
         className="di-toolbar di-scalar-controls",
         children=[
@@ -373,13 +399,13 @@ def controls(page: str, state: Mapping[str, Any], tags: Sequence[str] = ()) -> h
     )
 
 
-def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[Any]:
+def smoother_controls(ids: Mapping[str, Any], state: ChartSettings) -> list[Any]:
     """The smoother (EMA, moving average, none), the moving average's window, and "ignore
     outliers" (:data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`; ``state``: the URL's)."""
     return [
         dcc.RadioItems(
             id=ids["smoother"],
-            value=state.get("smoother", SMOOTHER.default),
+            value=state.smoother,
             inline=True,
             className="di-smoother",
             options=[
@@ -398,7 +424,7 @@ def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[
                     min=WINDOW.low,
                     max=WINDOW.high,
                     step=1,
-                    value=state.get("window", WINDOW.default),
+                    value=state.window,
                     debounce=True,
                     className="di-number di-window",
                 ),
@@ -407,7 +433,7 @@ def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[
         ),
         dcc.Checklist(
             id=ids["outliers"],
-            value=["on"] if state.get("outliers") else [],
+            value=["on"] if state.outliers else [],
             options=[{"label": " " + _("ignore outliers"), "value": "on"}],
             className="di-outliers",
         ),
@@ -415,7 +441,7 @@ def smoother_controls(ids: Mapping[str, Any], state: Mapping[str, Any]) -> list[
     ]
 
 
-def epoch_control(ids: Mapping[str, Any], state: Mapping[str, Any]) -> html.Div:
+def epoch_control(ids: Mapping[str, Any], state: ChartSettings) -> html.Div:
     """The steps of an epoch for the epoch markers (:data:`EPOCH_STEPS`; empty: each job's
     lineage says)."""
     return html.Div(
@@ -428,7 +454,7 @@ def epoch_control(ids: Mapping[str, Any], state: Mapping[str, Any]) -> html.Div:
                 min=0,
                 max=EPOCH_STEPS.high,
                 step=1,
-                value=state.get("epoch_steps") or None,
+                value=state.epoch_steps or None,
                 debounce=True,
                 placeholder=_("lineage"),
                 className="di-number di-epoch-steps",
@@ -458,8 +484,26 @@ def chart_card(
     (beside the title) pins (:mod:`.pins`; None: no pin button)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
+    children: list[Any] = [
+        html.Div(className="di-chart-tools", children=chart_tools(key, best, flipped, log_x)),
+        # The browser puts the dcc.Graph here, created once with its figure (mounting empty
+        # graphs first and plotting them again would double the drawing work).
+        html.Div(preview, id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
+        dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
+        *_card_foot(key, chart.title, threshold if with_thresholds else False, pin),
+    ]
+    return html.Div(
+        className="di-panel di-chart-card",
+        id={"type": "chart-card", "chart": key},
+        children=children,
+    )
+
+
+def chart_tools(key: str, best: Direction, flipped: bool, log_x: bool) -> list[html.Button]:
+    """A card's toolbar: best value (``best``: the direction guessed from the tag, shown
+    flipped when ``flipped``), log x, log y, back, reset, full screen."""
     shown: Direction = ("min" if best == "max" else "max") if flipped else best
-    tools = [
+    return [
         # Its label follows the clicks in the browser (scalarCharts.bestLabel); ``value`` is the
         # direction guessed from the tag, an odd number of clicks flips it.
         html.Button(
@@ -483,38 +527,15 @@ def chart_card(
             className="di-chip",
             title=_("Logarithmic y axis (non-positive values become gaps)"),
         ),
-        html.Button(
-            "↶",
-            id={"type": "chart-back", "chart": key},
-            className="di-chip",
-            title=_("Back one zoom step"),
-        ),
-        html.Button(
-            "⟲",
-            id={"type": "chart-reset", "chart": key},
-            className="di-chip",
-            title=_("Reset the zoom"),
-        ),
-        html.Button(
-            "⤢",
-            id={"type": "chart-full", "chart": key},
-            className="di-chip",
-            title=_("Full screen (again to leave)"),
+        *(
+            html.Button(label, id={"type": kind, "chart": key}, className="di-chip", title=title)
+            for kind, label, title in (
+                ("chart-back", "↶", _("Back one zoom step")),
+                ("chart-reset", "⟲", _("Reset the zoom")),
+                ("chart-full", "⤢", _("Full screen (again to leave)")),
+            )
         ),
     ]
-    children: list[Any] = [
-        html.Div(className="di-chart-tools", children=tools),
-        # The browser puts the dcc.Graph here, created once with its figure (mounting empty
-        # graphs first and plotting them again would double the drawing work).
-        html.Div(preview, id={"type": "graph-slot", "chart": key}, className="di-graph-slot"),
-        dcc.Store(id={"type": "chart-zoom", "chart": key}, data=[]),
-        *_card_foot(key, chart.title, threshold if with_thresholds else False, pin),
-    ]
-    return html.Div(
-        className="di-panel di-chart-card",
-        id={"type": "chart-card", "chart": key},
-        children=children,
-    )
 
 
 def _card_foot(key: str, title: str, threshold: Any, pin: str | None) -> list[Any]:
@@ -734,6 +755,14 @@ def register_chart_callbacks(app: Any) -> None:
     if getattr(app, "_dash_insight_charts", False):
         return
     app._dash_insight_charts = True
+    _bind_render(app)
+    _bind_url_writers(app)
+    _bind_card_tools(app)
+
+
+def _bind_render(app: Any) -> None:
+    """Every chart drawn in the browser (``scalarCharts.render``) from the plan and whatever
+    changes how it looks."""
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="render"),
         # Always no_update: graphs are put in their slots by scalarCharts draw, one per task;
@@ -759,8 +788,10 @@ def register_chart_callbacks(app: Any) -> None:
         Input(_all("outliers"), "value"),  # the y range without outliers
     )
 
-    _bind_url_writers(app)
 
+def _bind_card_tools(app: Any) -> None:
+    """The cards' buttons that act in the browser only (best value's label, zoom, full
+    screen) and the smoothing slider kept in step with its number box."""
     app.clientside_callback(
         ClientsideFunction(namespace="scalarCharts", function_name="bestLabel"),
         Output({"type": "chart-best", "chart": MATCH}, "children"),

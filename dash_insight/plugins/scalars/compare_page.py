@@ -16,13 +16,15 @@ Any job can be compared (MindInsight: only the 15 cached ones, 5 at a time); pas
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import dash
-from dash import Input, Output, State, ctx, dcc, html
+from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
@@ -39,6 +41,7 @@ from dash_insight.plugins.scalars.charts import (
     BEST_FLIP,
     EPOCH_STEPS,
     LOG_X,
+    MAX_FILTER_CHARS,
     OUTLIERS,
     SMOOTHER,
     SMOOTHING,
@@ -89,7 +92,7 @@ from dash_insight.plugins.scalars.tag_map import (
     suggest_tag_map,
 )
 from dash_insight.web.binding import triggered
-from dash_insight.web.clicks import drawn_not_clicked, picker_button_drawn
+from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components import compare_runs
 from dash_insight.web.components.compare_tabs import compare_head, label_texts, offered
 from dash_insight.web.components.run_colours import (
@@ -123,6 +126,7 @@ from dash_insight.web.url_state import (
     TagMap,
     Tags,
     Text,
+    TypedUrlState,
     UrlState,
     make_search,
     parse_search,
@@ -134,53 +138,110 @@ PATH = "/compare"
 CHARTS_PER_PAGE = 12
 DEFAULT_JOBS = 5
 WARN_JOBS = 20
-#: ``jobs`` absent = the :data:`DEFAULT_JOBS` newest; ``tags`` absent = all of theirs;
-#: ``hidden`` = the runs whose eye is closed (absent = none).
-STATE = UrlState(
-    Tags("jobs"),
-    Text("job_filter"),
-    Tags("tags"),
-    Text("filter"),
-    AXIS,
-    SMOOTHING,
-    Int("page", 1, 1, MAX_PAGE),
-    Tags("hidden"),
-    X_TAG,
-    BEST_FLIP,
-    LOG_X,
-    SMOOTHER,
-    WINDOW,
-    OUTLIERS,
-    # Groups (:mod:`.groups`): ``group_by=<lineage column>`` or ``re:<regex>`` (checked by
-    # page_state: at most MAX_GROUP_BY characters, a regex that compiles), their line and band,
-    # and ``runs=1`` to draw each group's runs under it.
-    Text("group_by"),
-    Choice("centre", "mean", CENTRES),
-    Choice("band", "std", BANDS),
-    Flag("runs"),
-    # Runs coloured by a lineage column (not grouped): a scale for numbers, the palette else.
-    Text("colour_by"),
-    # Tags across runs (:mod:`.tag_map`): ``tag_map=train/loss=loss,loss/auto=loss``.
-    TagMap("tag_map"),
-    # The "show archived" switch of the comparison pages' head (archived runs offered too).
-    Flag("archived"),
-    EPOCH_STEPS,
-)
+#: The longest group-by and colour-by text a URL may give (longer ones are cut; a group-by
+#: longer than MAX_GROUP_BY is refused by :func:`checked_group_by`).
+MAX_TEXT_CHARS = 4096
 
 
-#: The fields other controls than their own keep as they are (:func:`controls_search`).
-KEPT_FIELDS = (
-    "group_by",
-    "centre",
-    "band",
-    "runs",
-    "smoother",
-    "window",
-    "outliers",
-    "colour_by",
-    "tag_map",
-    "archived",
+@dataclass(frozen=True)
+class CompareUrl:
+    """What the page's URL says (:data:`STATE`): ``jobs`` absent = the :data:`DEFAULT_JOBS`
+    newest; ``tags`` absent = all of theirs; ``hidden`` = the runs whose eye is closed (absent =
+    none); the chart settings of :mod:`.charts`. Groups (:mod:`.groups`): ``group_by=<lineage
+    column>`` or ``re:<regex>`` (checked by :func:`page_state`: at most MAX_GROUP_BY characters,
+    a regex that compiles), their ``centre`` and ``band``, and ``runs`` to draw each group's
+    runs under it. ``colour_by``: runs coloured by a lineage column (not grouped): a scale for
+    numbers, the palette else. ``tag_map``: tags across runs (:mod:`.tag_map`,
+    ``tag_map=train/loss=loss,loss/auto=loss``). ``archived``: the "show archived" switch of the
+    comparison pages' head (archived runs offered too)."""
+
+    jobs: list[str] | None = None
+    job_filter: str = ""
+    tags: list[str] | None = None
+    filter: str = ""
+    axis: str = AXIS.default
+    smoothing: float = SMOOTHING.default
+    page: int = 1
+    hidden: list[str] | None = None
+    x_tag: str = ""
+    best_flip: list[str] | None = None
+    log_x: list[str] | None = None
+    smoother: str = SMOOTHER.default
+    window: int = WINDOW.default
+    outliers: bool = False
+    group_by: str = ""
+    centre: str = "mean"
+    band: str = "std"
+    runs: bool = False
+    colour_by: str = ""
+    tag_map: dict[str, str] = dataclasses.field(default_factory=dict)
+    archived: bool = False
+    epoch_steps: int = EPOCH_STEPS.default
+
+
+#: The page's URL state: each attribute of :class:`CompareUrl` and its URL parameter; lists
+#: hold at most MAX_URL_LIST_ITEMS names (:func:`~dash_insight.web.url_state.decode_tags`).
+STATE: TypedUrlState[CompareUrl] = TypedUrlState(
+    CompareUrl,
+    jobs=Tags("jobs"),
+    job_filter=Text("job_filter", max_chars=MAX_FILTER_CHARS),
+    tags=Tags("tags"),
+    filter=Text("filter", max_chars=MAX_FILTER_CHARS),
+    axis=AXIS,
+    smoothing=SMOOTHING,
+    page=Int("page", 1, 1, MAX_PAGE),
+    hidden=Tags("hidden"),
+    x_tag=X_TAG,
+    best_flip=BEST_FLIP,
+    log_x=LOG_X,
+    smoother=SMOOTHER,
+    window=WINDOW,
+    outliers=OUTLIERS,
+    group_by=Text("group_by", max_chars=MAX_TEXT_CHARS),
+    centre=Choice("centre", "mean", CENTRES),
+    band=Choice("band", "std", BANDS),
+    runs=Flag("runs"),
+    colour_by=Text("colour_by", max_chars=MAX_TEXT_CHARS),
+    tag_map=TagMap("tag_map"),
+    archived=Flag("archived"),
+    epoch_steps=EPOCH_STEPS,
 )
+#: The same fields as URL parameters, for the comparison pages' helpers that rewrite a URL
+#: keeping the parameters they do not know (:func:`eye_search`).
+PARAMS = UrlState(*STATE.fields.values())
+
+
+@dataclass(frozen=True)
+class CompareState:
+    """Everything the page shows (:func:`page_state`). ``url``: the URL's state, its
+    ``tag_map`` cleaned, its ``group_by`` checked ("" unless it groups) and its ``x_tag`` ""
+    unless a tag of a selected job. The selected ``jobs`` (in the jobs' order) and ``tags``
+    (among ``all_tags``, the union of theirs), whether the URL named them (``explicit_jobs``,
+    ``explicit_tags``), and what is drawn: ``shown_jobs`` and ``shown_tags``, the selected
+    ones that match their filter (the filters decide the charts and their lines, as
+    TensorBoard's run and tag filters), less the ``hidden`` runs (known jobs whose eye is
+    closed, in the jobs' order) and the tags only hidden runs have.
+
+    With a tag map (:mod:`.tag_map`) the "tags" of the pickers and charts are chart names
+    (``charts_of``: each job's); ``raw_tags`` are the selected jobs' own tags (the x axis
+    offers those). ``job_texts``: what the job filter searches per job (its name and labels,
+    :func:`~dash_insight.web.components.compare_tabs.label_texts`). ``group``: the URL's
+    grouping, None with ``group_problem`` saying why when it cannot be used."""
+
+    url: CompareUrl
+    jobs: list[str] = dataclasses.field(default_factory=list)
+    tags: list[str] = dataclasses.field(default_factory=list)
+    hidden: list[str] = dataclasses.field(default_factory=list)
+    all_tags: list[str] = dataclasses.field(default_factory=list)
+    raw_tags: list[str] = dataclasses.field(default_factory=list)
+    charts_of: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    job_texts: dict[str, str] = dataclasses.field(default_factory=dict)
+    explicit_jobs: bool = False
+    explicit_tags: bool = False
+    shown_jobs: list[str] = dataclasses.field(default_factory=list)
+    shown_tags: list[str] = dataclasses.field(default_factory=list)
+    group: GroupBy | None = None
+    group_problem: str = ""
 
 
 def scalar_jobs(
@@ -206,60 +267,50 @@ def union_tags(selected: list[str], tags_of: dict[str, list[str]]) -> list[str]:
 
 
 def page_state(
-    params: dict[str, str],
+    params: Mapping[str, str],
     jobs: list[str],
     tags_of: dict[str, list[str]],
     job_texts: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """:data:`STATE` of the URL with ``jobs`` and ``tags`` resolved (the selected jobs in
-    ``jobs`` order, the selected tags among ``all_tags``, the union of theirs), whether the URL
-    named them (``explicit_jobs``, ``explicit_tags``), and what is drawn: ``shown_jobs`` and
-    ``shown_tags``, the selected ones that match their filter (the filters decide the charts
-    and their lines, as TensorBoard's run and tag filters), less the ``hidden`` runs (known
-    jobs whose eye is closed, in ``jobs`` order) and the tags only hidden runs have.
-
-    With a ``tag_map`` (:mod:`.tag_map`) the "tags" of the pickers and charts are chart names
-    (``charts_of``: each job's); ``raw_tags`` are the selected jobs' own tags (the x axis
-    offers those). ``job_texts``: what the job filter searches per job (its name and labels,
-    :func:`~dash_insight.web.components.compare_tabs.label_texts`)."""
-    state = STATE.parse(params)
-    tag_map = clean_tag_map(state["tag_map"])
-    raw_tags_of = tags_of
-    tags_of = chart_tags(tags_of, tag_map)
-    chosen, chosen_tags = state["jobs"], state["tags"]
-    selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in chosen]
-    all_tags = union_tags(selected_jobs, tags_of)
-    raw_tags = union_tags(selected_jobs, raw_tags_of)
-    tags = all_tags if chosen_tags is None else [t for t in all_tags if t in chosen_tags]
-    closed = set(state["hidden"] or ())
-    hidden = [j for j in jobs if j in closed]
+) -> CompareState:
+    """The page's :class:`CompareState` of the URL ``params``: the scalar ``jobs``, their
+    tags (``tags_of``) and what the job filter searches per job (``job_texts``)."""
+    url = STATE.parse(params)
+    tag_map = clean_tag_map(url.tag_map)
+    charts_of = chart_tags(tags_of, tag_map)
+    chosen, chosen_tags = url.jobs, url.tags
+    wanted_jobs, wanted_tags = set(chosen or ()), set(chosen_tags or ())
+    selected_jobs = jobs[:DEFAULT_JOBS] if chosen is None else [j for j in jobs if j in wanted_jobs]
+    all_tags = union_tags(selected_jobs, charts_of)
+    raw_tags = union_tags(selected_jobs, tags_of)
+    tags = all_tags if chosen_tags is None else [t for t in all_tags if t in wanted_tags]
+    closed = set(url.hidden or ())
     shown_jobs = [
-        j
-        for j in visible_tags(jobs, selected_jobs, state["job_filter"], job_texts)
-        if j not in closed
+        j for j in visible_tags(jobs, selected_jobs, url.job_filter, job_texts) if j not in closed
     ]
-    drawn_tags = set(union_tags(shown_jobs, tags_of))
-    if state["x_tag"] not in raw_tags:
-        state["x_tag"] = ""  # no selected job has it: the step or time axis
-    group, group_problem = checked_group_by(state["group_by"])
-    return {
-        **state,
-        "group_by": group.text if group else "",
-        "group": group,
-        "group_problem": group_problem,
-        "jobs": selected_jobs,
-        "all_tags": all_tags,
-        "raw_tags": raw_tags,
-        "tag_map": tag_map,
-        "charts_of": tags_of,
-        "job_texts": dict(job_texts or {}),
-        "tags": tags,
-        "explicit_jobs": chosen is not None,
-        "explicit_tags": chosen_tags is not None,
-        "hidden": hidden,
-        "shown_jobs": shown_jobs,
-        "shown_tags": [t for t in visible_tags(all_tags, tags, state["filter"]) if t in drawn_tags],
-    }
+    drawn_tags = set(union_tags(shown_jobs, charts_of))
+    group, group_problem = checked_group_by(url.group_by)
+    return CompareState(
+        url=dataclasses.replace(
+            url,
+            tag_map=tag_map,
+            group_by=group.text if group else "",
+            # no selected job has it: the step or time axis
+            x_tag=url.x_tag if url.x_tag in raw_tags else "",
+        ),
+        jobs=selected_jobs,
+        tags=tags,
+        hidden=[j for j in jobs if j in closed],
+        all_tags=all_tags,
+        raw_tags=raw_tags,
+        charts_of=charts_of,
+        job_texts=dict(job_texts or {}),
+        explicit_jobs=chosen is not None,
+        explicit_tags=chosen_tags is not None,
+        shown_jobs=shown_jobs,
+        shown_tags=[t for t in visible_tags(all_tags, tags, url.filter) if t in drawn_tags],
+        group=group,
+        group_problem=group_problem,
+    )
 
 
 def checked_group_by(text: str) -> tuple[GroupBy | None, str]:
@@ -276,12 +327,12 @@ def checked_group_by(text: str) -> tuple[GroupBy | None, str]:
 def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
     """The URL after a click on a run's eye: the comparison pages' own
     (:func:`~dash_insight.web.components.compare_runs.eye_search`) over this page's
-    :data:`STATE`."""
-    return compare_runs.eye_search(search, jobs, report, STATE)
+    :data:`PARAMS`."""
+    return compare_runs.eye_search(search, jobs, report, PARAMS)
 
 
 def controls_search(
-    state: dict[str, Any],
+    state: CompareState,
     jobs: list[str],
     tags_of: dict[str, list[str]],
     trigger: Any,
@@ -295,46 +346,43 @@ def controls_search(
 ) -> str:
     """The URL after the control ``trigger`` changed (the other arguments are the controls'
     values). Names hidden by a filter keep their selection; ``jobs`` is written once the user
-    changed the default selection, ``tags`` when not every tag of the selected jobs."""
-    matching_jobs, _unused = filter_tags(jobs, job_pattern or "", state.get("job_texts"))
+    changed the default selection, ``tags`` when not every tag of the selected jobs; what
+    other controls than these set is kept."""
+    matching_jobs, _unused = filter_tags(jobs, job_pattern or "", state.job_texts)
     selected_jobs = pick(
-        jobs, state["jobs"], checked_jobs, matching_jobs, picker_action(trigger, "compare-jobs")
+        jobs, state.jobs, checked_jobs, matching_jobs, picker_action(trigger, "compare-jobs")
     )
     raw_tags = union_tags(selected_jobs, tags_of)
-    all_tags = union_tags(selected_jobs, chart_tags(tags_of, state["tag_map"]))
+    all_tags = union_tags(selected_jobs, chart_tags(tags_of, state.url.tag_map))
     matching_tags, _unused = filter_tags(all_tags, tag_pattern or "")
-    tags = [t for t in all_tags if t in state["tags"] or not state["explicit_tags"]]
+    tags = [t for t in all_tags if t in state.tags or not state.explicit_tags]
     tags = pick(all_tags, tags, checked_tags, matching_tags, picker_action(trigger, "compare-tags"))
-    page = state["page"]
+    page = state.url.page
     if trigger == "compare-prev":
         page = max(1, page - 1)
     elif trigger == "compare-next":
         page += 1
     elif (
-        selected_jobs != state["jobs"]
-        or tags != state["tags"]
-        or (job_pattern or "") != state["job_filter"]
-        or (tag_pattern or "") != state["filter"]
+        selected_jobs != state.jobs
+        or tags != state.tags
+        or (job_pattern or "") != state.url.job_filter
+        or (tag_pattern or "") != state.url.filter
     ):
         page = 1  # what is drawn changed: back to its first page
-    explicit = selected_jobs != jobs[:DEFAULT_JOBS] or state["explicit_jobs"]
-    return STATE.search(
-        {
-            "jobs": selected_jobs if explicit else None,
-            "job_filter": job_pattern or "",
-            "tags": None if tags == all_tags else tags,
-            "filter": tag_pattern or "",
-            "axis": AXIS.from_control(axis),
-            "smoothing": SMOOTHING.from_control(smoothing),
-            "page": page,
-            "hidden": state["hidden"] or None,
-            "x_tag": x_tag if x_tag in raw_tags else "",
-            "best_flip": state["best_flip"],
-            "log_x": state["log_x"],
-            "epoch_steps": state["epoch_steps"],
-            **{name: state[name] for name in KEPT_FIELDS},
-        }
+    explicit = selected_jobs != jobs[:DEFAULT_JOBS] or state.explicit_jobs
+    url = dataclasses.replace(
+        state.url,
+        jobs=selected_jobs if explicit else None,
+        job_filter=job_pattern or "",
+        tags=None if tags == all_tags else tags,
+        filter=tag_pattern or "",
+        axis=AXIS.from_control(axis),
+        smoothing=SMOOTHING.from_control(smoothing),
+        page=page,
+        hidden=state.hidden or None,
+        x_tag=x_tag if x_tag in raw_tags else "",
     )
+    return make_search(STATE.params(url))
 
 
 def crowd_warning(jobs: int, shown: int) -> str:
@@ -349,7 +397,7 @@ def crowd_warning(jobs: int, shown: int) -> str:
 
 
 def chart_specs(
-    state: dict[str, Any],
+    state: CompareState,
     tags_of: dict[str, list[str]],
     colours: Mapping[str, str] | None = None,
     groups: Sequence[Group] | None = None,
@@ -359,7 +407,7 @@ def chart_specs(
     legend always names the jobs (also a chart of one job). With ``groups``: one line and band
     per group instead (:func:`group_series`). With a tag map a chart is a chart name: a line
     per job and original tag mapped to it, named by both (:func:`~.tag_map.series_name`)."""
-    on_page, _unused, pages = page_of(state["shown_tags"], state["page"], CHARTS_PER_PAGE)
+    on_page, _unused, pages = page_of(state.shown_tags, state.url.page, CHARTS_PER_PAGE)
     charts = []
     for tag in on_page:
         mapped = is_mapped(state, tag)
@@ -367,7 +415,7 @@ def chart_specs(
             SeriesSpec(
                 job, raw, series_name(job, raw, tag, mapped), colour=(colours or {}).get(job)
             )
-            for job in state["shown_jobs"]
+            for job in state.shown_jobs
             for raw in drawn_originals(state, tags_of, job, tag)
         )
         if groups is not None:
@@ -377,16 +425,16 @@ def chart_specs(
 
 
 def drawn_originals(
-    state: Mapping[str, Any], tags_of: Mapping[str, list[str]], job: str, chart: str
+    state: CompareState, tags_of: Mapping[str, list[str]], job: str, chart: str
 ) -> list[str]:
     """The original tags of ``job`` (``tags_of``: the jobs' own tags) drawn on ``chart``
     through the URL's tag map (:func:`~.tag_map.originals`)."""
-    return originals(tags_of.get(job, []), chart, state.get("tag_map") or {})
+    return originals(tags_of.get(job, []), chart, state.url.tag_map)
 
 
-def is_mapped(state: Mapping[str, Any], chart: str) -> bool:
+def is_mapped(state: CompareState, chart: str) -> bool:
     """Whether the URL's tag map puts some tag on ``chart`` (its lines then name their tags)."""
-    return chart in (state.get("tag_map") or {}).values()
+    return chart in state.url.tag_map.values()
 
 
 # -- groups ---------------------------------------------------------------------------------------
@@ -434,23 +482,23 @@ def group_options(columns: Mapping[str, Mapping[str, Any]], group_by: str) -> li
 
 def run_groups(
     provider: DataProvider,
-    state: Mapping[str, Any],
+    state: CompareState,
     columns: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[list[Group] | None, str]:
     """The drawn jobs in the URL's groups (None: not grouped), and a problem to show: the
     URL's (a regex that does not compile), or a column none of them has. ``columns``: the jobs'
     lineage columns when already read."""
-    by: GroupBy | None = state["group"]
+    by: GroupBy | None = state.group
     if by is None:
-        return None, state["group_problem"]
+        return None, state.group_problem
     if columns is None:
-        columns = lineage_columns(provider, state["shown_jobs"]) if by.column else {}
+        columns = lineage_columns(provider, state.shown_jobs) if by.column else {}
     problem = ""
     if by.column and not any(values.get(by.column) is not None for values in columns.values()):
         problem = _("No job drawn has a value of the lineage column {column}.").format(
             column=by.column
         )
-    return assign_groups(state["shown_jobs"], by, columns), problem
+    return assign_groups(state.shown_jobs, by, columns), problem
 
 
 def group_label(by: GroupBy | None, group: Group) -> str:
@@ -461,7 +509,7 @@ def group_label(by: GroupBy | None, group: Group) -> str:
 
 
 def group_series(
-    state: Mapping[str, Any], groups: Sequence[Group], tag: str, tags_of: Mapping[str, list[str]]
+    state: CompareState, groups: Sequence[Group], tag: str, tags_of: Mapping[str, list[str]]
 ) -> tuple[SeriesSpec, ...]:
     """A chart's lines when runs are grouped: per group with the tag, its line and band in the
     group's colour (the palette by the group's place), the legend saying how many runs it
@@ -474,7 +522,7 @@ def group_series(
         colour = PALETTE[index % len(PALETTE)]
         for raw, runs in tag_members(state, group.runs, tag, tags_of).items():
             name = ngettext("{group} ({count} run)", "{group} ({count} runs)", len(runs)).format(
-                group=group_label(state["group"], group), count=len(runs)
+                group=group_label(state.group, group), count=len(runs)
             )
             lines.append(
                 SeriesSpec(
@@ -483,11 +531,11 @@ def group_series(
                     series_name(name, raw, tag, mapped),
                     colour=colour,
                     members=runs,
-                    centre=state["centre"],
-                    band=state["band"],
+                    centre=state.url.centre,
+                    band=state.url.band,
                 )
             )
-            if state["runs"]:
+            if state.url.runs:
                 thin.extend(
                     SeriesSpec(
                         job, raw, series_name(job, raw, tag, mapped), colour=colour, thin=True
@@ -498,7 +546,7 @@ def group_series(
 
 
 def tag_members(
-    state: Mapping[str, Any], runs: Sequence[str], chart: str, tags_of: Mapping[str, list[str]]
+    state: CompareState, runs: Sequence[str], chart: str, tags_of: Mapping[str, list[str]]
 ) -> dict[str, tuple[str, ...]]:
     """The ``runs`` drawn on ``chart`` by original tag (one entry without a tag map), in the
     order first seen."""
@@ -565,7 +613,7 @@ def colour_legend(column: str, legend: Mapping[str, Any] | None) -> list[Any]:
     ]
 
 
-def colour_by_row(state: Mapping[str, Any]) -> html.Div:
+def colour_by_row(state: CompareState) -> html.Div:
     """Colour the runs by a lineage column (its options and legend: :func:`group_controls`)."""
     return html.Div(
         className="di-toolbar di-compare-groups",
@@ -574,7 +622,7 @@ def colour_by_row(state: Mapping[str, Any]) -> html.Div:
             dcc.Dropdown(
                 id="compare-colour-by",
                 options=[],
-                value=state["colour_by"] or None,
+                value=state.url.colour_by or None,
                 placeholder=_("a lineage column"),
                 className="di-compose",
             ),
@@ -584,35 +632,35 @@ def colour_by_row(state: Mapping[str, Any]) -> html.Div:
 
 
 def group_downloads(
-    state: Mapping[str, Any], groups: Sequence[Group], found: Sequence[Found]
+    state: CompareState, groups: Sequence[Group], found: Sequence[Found]
 ) -> list[GroupFound]:
     """The aggregates of the download: per tag shown, per group, of the raw series ``found``
     (:func:`downloads`) of its runs; with a tag map, per original tag of the chart (as drawn)."""
     series = {(job, tag): points for job, tag, points in found}
     raws = list(dict.fromkeys(tag for _job, tag, _points in found))
     out: list[GroupFound] = []
-    for chart in state["shown_tags"]:
+    for chart in state.shown_tags:
         for group in groups:
-            for tag in (t for t in raws if chart_of(t, state.get("tag_map") or {}) == chart):
+            for tag in (t for t in raws if chart_of(t, state.url.tag_map) == chart):
                 runs = tuple(job for job in group.runs if (job, tag) in series)
                 if runs:
                     points = aggregate(
-                        [series[j, tag] for j in runs], state["centre"], state["band"]
+                        [series[j, tag] for j in runs], state.url.centre, state.url.band
                     )
-                    out.append((group_label(state["group"], group), tag, points, runs))
+                    out.append((group_label(state.group, group), tag, points, runs))
     return out
 
 
 def downloads(
-    provider: DataProvider, state: dict[str, Any], tags_of: dict[str, list[str]]
+    provider: DataProvider, state: CompareState, tags_of: dict[str, list[str]]
 ) -> list[Found]:
     """What "Download" saves: for each tag the page shows (every page of the grid), the raw
     points of each drawn run that has it (hidden runs and runs the job filter hides left out),
     in chart order then run order; a series that cannot be read any more is left out. Each
     series is named by its original tag (a tag map draws it on a chart of another name)."""
     found: list[Found] = []
-    for chart in state["shown_tags"]:
-        for job in state["shown_jobs"]:
+    for chart in state.shown_tags:
+        for job in state.shown_jobs:
             for tag in drawn_originals(state, tags_of, job, chart):
                 try:
                     found.append((job, tag, provider.read_scalars(job, tag)))
@@ -693,12 +741,14 @@ def colour_row() -> html.Div:
     )
 
 
-def group_row(state: Mapping[str, Any]) -> html.Div:
+def group_row(state: CompareState) -> html.Div:
     """Group runs by a lineage column or a regular expression on their names; each group's
     centre (mean or median), band (± std or min–max), and whether its runs are drawn too.
     The menu's options and the note follow the URL (:func:`group_controls`)."""
     pattern = (
-        state["group_by"][len(REGEX_PREFIX) :] if state["group_by"].startswith(REGEX_PREFIX) else ""
+        state.url.group_by[len(REGEX_PREFIX) :]
+        if state.url.group_by.startswith(REGEX_PREFIX)
+        else ""
     )
     return html.Div(
         className="di-toolbar di-compare-groups",
@@ -707,7 +757,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
             dcc.Dropdown(
                 id="compare-group-by",
                 options=[],
-                value=state["group_by"] or None,
+                value=state.url.group_by or None,
                 placeholder=_("a lineage column"),
                 className="di-compose di-group-by",
             ),
@@ -726,7 +776,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
             ),
             dcc.RadioItems(
                 id="compare-centre",
-                value=state["centre"],
+                value=state.url.centre,
                 inline=True,
                 options=[
                     {"label": _("mean"), "value": "mean"},
@@ -735,7 +785,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
             ),
             dcc.RadioItems(
                 id="compare-band",
-                value=state["band"],
+                value=state.url.band,
                 inline=True,
                 options=[
                     {"label": _("± std"), "value": "std"},
@@ -744,7 +794,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
             ),
             dcc.Checklist(
                 id="compare-group-runs",
-                value=["runs"] if state["runs"] else [],
+                value=["runs"] if state.url.runs else [],
                 options=[{"label": " " + _("show runs"), "value": "runs"}],
             ),
             html.Span(id="compare-group-note", className="di-muted di-group-note"),
@@ -752,7 +802,7 @@ def group_row(state: Mapping[str, Any]) -> html.Div:
     )
 
 
-def side_tools(state: Mapping[str, Any]) -> list[html.Div]:
+def side_tools(state: CompareState) -> list[html.Div]:
     """Below the pickers: the runs' colours, then the groups, then the tags across runs."""
     return [colour_row(), group_row(state), colour_by_row(state), tag_map_row(state)]
 
@@ -769,7 +819,7 @@ def base_key(service: DataService) -> str:
     return hashlib.sha256(service.summary_base_dir.encode()).hexdigest()[:16]
 
 
-def tag_map_row(state: Mapping[str, Any]) -> html.Div:
+def tag_map_row(state: CompareState) -> html.Div:
     """The mapping as text (``original → chart`` per line), Apply, the suggested mapping added
     by one click, Clear; the note says what is suggested (:func:`tag_map_controls`)."""
     return html.Div(
@@ -778,7 +828,7 @@ def tag_map_row(state: Mapping[str, Any]) -> html.Div:
             html.Span(_("Tags across runs"), className="di-control-label"),
             dcc.Textarea(
                 id="compare-tag-map-text",
-                value=format_lines(state["tag_map"]),
+                value=format_lines(state.url.tag_map),
                 rows=3,
                 maxLength=MAX_ENTRIES * (2 * MAX_NAME_CHARS + 4),
                 placeholder=_("one per line: train/loss → loss"),
@@ -809,13 +859,13 @@ def tag_map_controls(
     """The text box (the URL's mapping) and the note: what the mapping merges, and the tags
     of the selected jobs :func:`~.tag_map.suggest_tag_map` would merge besides."""
     state, _jobs, tags_of = current_state(provider, search)
-    tag_map = state["tag_map"]
+    tag_map = state.url.tag_map
     notes = []
     if tag_map:
         notes.append(_("Shared charts: {charts}").format(charts="; ".join(describe(tag_map))))
     extra = {
         tag: chart
-        for tag, chart in suggest_tag_map({j: tags_of.get(j, []) for j in state["jobs"]}).items()
+        for tag, chart in suggest_tag_map({j: tags_of.get(j, []) for j in state.jobs}).items()
         if tag not in tag_map
     }
     if extra:
@@ -850,12 +900,12 @@ def tag_map_search(
     if trigger == "compare-tag-map-apply":
         tag_map = parse_lines(text)
     elif trigger == "compare-tag-map-suggest":
-        selected = {j: tags_of.get(j, []) for j in state["jobs"]}
-        tag_map = merged(state["tag_map"], suggest_tag_map(selected))
+        selected = {j: tags_of.get(j, []) for j in state.jobs}
+        tag_map = merged(state.url.tag_map, suggest_tag_map(selected))
     else:
         tag_map = {}
     params: dict[str, Any] = parse_search(search)
-    params["tag_map"] = STATE.field("tag_map").text(tag_map)
+    params["tag_map"] = STATE.fields["tag_map"].text(tag_map)
     params["page"] = None
     new = make_search(params)
     kept = dict(stored) if isinstance(stored, Mapping) else {}
@@ -869,7 +919,7 @@ def restore_tag_map(key: str, stored: Any, search: str | None) -> Any:
     saved = clean_tag_map(stored.get(key) if isinstance(stored, Mapping) else None)
     if "tag_map" in params or not saved:
         return dash.no_update
-    params["tag_map"] = STATE.field("tag_map").text(saved)
+    params["tag_map"] = STATE.fields["tag_map"].text(saved)
     return make_search(params)
 
 
@@ -903,27 +953,27 @@ def _bind_tag_map(app: dash.Dash, service: DataService) -> None:
     )(functools.partial(restore_tag_map, key))
 
 
-def controls_panel(state: Mapping[str, Any]) -> html.Div:
+def controls_panel(state: CompareState) -> html.Div:
     """The charts' controls (:func:`~.charts.controls`)."""
     return html.Div(
         className="di-panel",
-        children=controls("compare", state, state["raw_tags"]),
+        children=controls("compare", state.url, state.raw_tags),
     )
 
 
-def job_picker(provider: DataProvider, jobs: list[str], state: Mapping[str, Any]) -> html.Div:
+def job_picker(provider: DataProvider, jobs: list[str], state: CompareState) -> html.Div:
     """The job list: an eye per run in its colour, its filter searching names and labels."""
     return picker(
         "compare-jobs",
         _("Job Selection"),
         jobs,
-        state["jobs"],
-        state["job_filter"],
+        state.jobs,
+        state.url.job_filter,
         noun="job",
         extra=[html.Span(id="compare-warning", className="di-warning")],
-        hidden=state["hidden"],
+        hidden=state.hidden,
         colours=eye_colours(provider, jobs),
-        filter_texts=state["job_texts"],
+        filter_texts=state.job_texts,
     )
 
 
@@ -963,9 +1013,9 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                             picker(
                                 "compare-tags",
                                 _("Tag Selection"),
-                                state["all_tags"],
-                                state["tags"],
-                                state["filter"],
+                                state.all_tags,
+                                state.tags,
+                                state.url.filter,
                             ),
                             *side_tools(state),
                         ],
@@ -990,7 +1040,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
 
 def current_state(
     provider: DataProvider, search: str | None
-) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
+) -> tuple[CompareState, list[str], dict[str, list[str]]]:
     """:func:`page_state` of the URL ``search``, the scalar jobs and their tags."""
     params = parse_search(search)
     jobs, tags_of = scalar_jobs(provider, params)
@@ -1024,24 +1074,24 @@ def grid(
     the charts' plan (:func:`~.charts.chart_plan`; nothing new: no update). ``pins``: the
     page's pins store (the pinned tags first, :mod:`.pins`)."""
     state, _unused, tags_of = current_state(provider, search)
-    state["shown_tags"] = pinned_first(state["shown_tags"], page_pins(pins))
+    state = dataclasses.replace(state, shown_tags=pinned_first(state.shown_tags, page_pins(pins)))
     groups, _problem = run_groups(provider, state)
-    colours = eye_colours(provider, state["shown_jobs"])
-    if state["colour_by"] and groups is None:
+    colours = eye_colours(provider, state.shown_jobs)
+    if state.url.colour_by and groups is None:
         by_column = lineage_colours(
-            lineage_columns(provider, state["shown_jobs"]), state["shown_jobs"], state["colour_by"]
+            lineage_columns(provider, state.shown_jobs), state.shown_jobs, state.url.colour_by
         )[0]
         colours = {job: by_column.get(job, colour) for job, colour in colours.items()}
     charts, pages = chart_specs(state, tags_of, colours, groups)
     total = _("{shown} of {count} tags, {jobs} jobs").format(
-        shown=len(state["shown_tags"]),
-        count=len(state["all_tags"]),
-        jobs=len(state["shown_jobs"]),
+        shown=len(state.shown_tags),
+        count=len(state.all_tags),
+        jobs=len(state.shown_jobs),
     )
-    if state["hidden"]:
-        total += _(", {hidden} hidden").format(hidden=len(state["hidden"]))
-    page = f"{min(state['page'], pages)} / {pages}"
-    payload: Any = chart_plan(provider, charts, state["x_tag"], state["epoch_steps"])
+    if state.hidden:
+        total += _(", {hidden} hidden").format(hidden=len(state.hidden))
+    page = f"{min(state.url.page, pages)} / {pages}"
+    payload: Any = chart_plan(provider, charts, state.url.x_tag, state.url.epoch_steps)
     if drawn and drawn.get("stamp") == payload["stamp"]:
         payload = dash.no_update  # nothing new since the charts were planned
     if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
@@ -1049,7 +1099,7 @@ def grid(
     if not charts:
         empty = _("Select jobs and tags in the selection panel.")
         return html.Div(empty, className="di-panel di-empty"), total, page, payload
-    flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
+    flipped, log_x = set(state.url.best_flip or ()), set(state.url.log_x or ())
     cards = [
         chart_card(
             chart,
@@ -1070,7 +1120,7 @@ def group_controls(
     bands cover only the steps where two runs or more have values, or what is wrong; the
     colour-by menu's options and value, and its legend."""
     state, _jobs, _tags = current_state(provider, search)
-    columns = lineage_columns(provider, state["shown_jobs"])
+    columns = lineage_columns(provider, state.shown_jobs)
     groups, problem = run_groups(provider, state, columns)
     note = problem
     if groups is not None and not problem:
@@ -1079,11 +1129,11 @@ def group_controls(
             + " · "
             + _("bands cover the steps where at least two runs of a group have values")
         )
-    colour_by = state["colour_by"]
-    legend = lineage_colours(columns, state["shown_jobs"], colour_by)[1] if colour_by else None
+    colour_by = state.url.colour_by
+    legend = lineage_colours(columns, state.shown_jobs, colour_by)[1] if colour_by else None
     return (
-        group_options(columns, state["group_by"]),
-        state["group_by"] or None,
+        group_options(columns, state.url.group_by),
+        state.url.group_by or None,
         note,
         group_options(columns, ""),
         colour_by or None,
@@ -1105,8 +1155,8 @@ def group_search(
     regex it lists), the regex typed (empty: back to the menu's column), the centre, the band,
     whether runs are drawn; every other parameter kept."""
     params: dict[str, Any] = parse_search(search)
-    state = STATE.parse(params)
-    group_by = state["group_by"]
+    url = STATE.parse(params)
+    group_by = url.group_by
     if trigger == "compare-group-by":
         group_by = column or ""
     elif trigger == "compare-group-regex":
@@ -1114,14 +1164,14 @@ def group_search(
     values = {
         "colour_by": (colour_by or "")[:MAX_GROUP_BY]
         if trigger == "compare-colour-by"
-        else state["colour_by"],
+        else url.colour_by,
         "group_by": group_by[:MAX_GROUP_BY],
         "centre": centre,
         "band": band,
-        "runs": STATE.field("runs").from_control(runs),
+        "runs": STATE.fields["runs"].from_control(runs),
     }
     for name, value in values.items():
-        params[name] = STATE.field(name).text(value)  # None at the default: left out
+        params[name] = STATE.fields[name].text(value)  # None at the default: left out
     new = make_search(params)
     return dash.no_update if same_search(new, search) else new
 
@@ -1173,44 +1223,134 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
     )(triggered(group_search))
 
 
+def picked_jobs(provider: DataProvider, search: str | None) -> tuple[Any, ...]:
+    """The job picker's names, ticked names, filter and what the filter searches per job."""
+    state, jobs, _unused = current_state(provider, search)
+    return jobs, state.jobs, state.url.job_filter, state.job_texts
+
+
+def picked_tags(provider: DataProvider, search: str | None) -> tuple[list[str], list[str], str]:
+    """The tag picker's names, ticked names and filter."""
+    state, _jobs, _tags = current_state(provider, search)
+    return state.all_tags, state.tags, state.url.filter
+
+
+def hidden_jobs(provider: DataProvider, search: str | None) -> list[str]:
+    """The runs whose eye is closed."""
+    state, _jobs, _tags = current_state(provider, search)
+    return state.hidden
+
+
+def job_colours(provider: DataProvider, _search: str | None, overrides: Any) -> dict[str, str]:
+    """The colours of the job picker's eyes (``overrides``: the user's run colours)."""
+    jobs, _tags = scalar_jobs(provider)
+    return eye_colours(provider, jobs, overrides if isinstance(overrides, Mapping) else None)
+
+
+def controls_to_url(
+    provider: DataProvider,
+    trigger: Any,
+    clicked: bool,
+    job_rows: Any,
+    _a: Any,
+    _b: Any,
+    job_pattern: str | None,
+    tag_rows: Any,
+    _c: Any,
+    _d: Any,
+    tag_pattern: str | None,
+    axis: str,
+    smoothing: float | None,
+    _prev: Any,
+    _next: Any,
+    x_tag: str | None,
+    search: str | None,
+) -> Any:
+    """The URL after a control changed (``trigger``): the pickers, the axis, the smoothing,
+    the pager, the x tag; ``no_update`` when it says the same."""
+    if picker_button_drawn(trigger, clicked):
+        return dash.no_update
+    state, jobs, tags_of = current_state(provider, search)
+    ticked_jobs, ticked_tags = checked_names(job_rows), checked_names(tag_rows)
+    job_pattern = None if job_pattern is None else str(job_pattern)[:MAX_FILTER_CHARS]
+    tag_pattern = None if tag_pattern is None else str(tag_pattern)[:MAX_FILTER_CHARS]
+    if echoed(
+        trigger, "compare-jobs", ticked_jobs, jobs, state.jobs, state.url.job_filter
+    ) or echoed(trigger, "compare-tags", ticked_tags, state.all_tags, state.tags, state.url.filter):
+        return dash.no_update
+    new = controls_search(
+        state,
+        jobs,
+        tags_of,
+        trigger,
+        ticked_jobs,
+        job_pattern,
+        ticked_tags,
+        tag_pattern,
+        axis,
+        smoothing,
+        x_tag,
+    )
+    return dash.no_update if same_search(new, search) else new
+
+
+def eye_clicked(provider: DataProvider, report: Any, search: str | None) -> Any:
+    """A run's eye closed or opened: the URL's ``hidden`` says so."""
+    jobs, _tags = scalar_jobs(provider)
+    new = eye_search(search, jobs, report)
+    return dash.no_update if new is None or same_search(new, search) else new
+
+
+def warning(provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any) -> str:
+    """The warning beside the job picker (:func:`crowd_warning`)."""
+    state, jobs, _unused = current_state(provider, search)
+    return crowd_warning(len(jobs), len(state.shown_jobs))
+
+
+def colour_choices(
+    provider: DataProvider, search: str | None, _overrides: Any, chosen: str | None
+) -> tuple:
+    """The runs drawn, each with a swatch of its colour; the first chosen at first."""
+    state, _jobs, _tags = current_state(provider, search)
+    drawn = state.shown_jobs
+    options = [
+        {
+            "label": html.Span([run_dot(job, colour), job], className="di-run-option"),
+            "value": job,
+            "search": job,
+        }
+        for job, colour in eye_colours(provider, drawn).items()
+    ]
+    return options, chosen if chosen in drawn else (drawn[0] if drawn else None)
+
+
+def pick_colour(
+    trigger: Any,
+    clicked: bool,
+    _swatches: list,
+    _reset: Any,
+    run: str | None,
+    overrides: dict | None,
+) -> Any:
+    """The user's run colours after a swatch (its colour) or "Default" (none) was clicked."""
+    if not clicked or not run:
+        return dash.no_update
+    colour = trigger.get("colour") if isinstance(trigger, dict) else None
+    return set_colour(overrides, run, colour)
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-
-    def current(search: str | None) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
-        return current_state(provider, search)
-
-    def colours_of(shown: list[str]) -> dict[str, str]:
-        """The shown jobs' default colours: by place among every job, not only scalar ones,
-        so that a run has the same colour on the loss landscape comparison."""
-        return eye_colours(provider, shown)
-
-    def picked_jobs(search: str | None) -> tuple[Any, ...]:
-        state, jobs, _unused = current(search)
-        return jobs, state["jobs"], state["job_filter"], state["job_texts"]
-
-    def picked_tags(search: str | None) -> tuple[list[str], list[str], str]:
-        state, _jobs, _tags = current(search)
-        return state["all_tags"], state["tags"], state["filter"]
-
-    def hidden_jobs(search: str | None) -> list[str]:
-        state, _jobs, _tags = current(search)
-        return state["hidden"]
-
-    def job_colours(_search: str | None, overrides: Any) -> dict[str, str]:
-        jobs, _tags = scalar_jobs(provider)
-        return eye_colours(provider, jobs, overrides if isinstance(overrides, Mapping) else None)
-
     register_picker(
         app,
         "compare-jobs",
-        picked_jobs,
+        functools.partial(picked_jobs, provider),
         noun="job",
-        read_hidden=hidden_jobs,
-        read_colours=job_colours,
+        read_hidden=functools.partial(hidden_jobs, provider),
+        read_colours=functools.partial(job_colours, provider),
     )
-    register_picker(app, "compare-tags", picked_tags)
-
-    @app.callback(
+    register_picker(app, "compare-tags", functools.partial(picked_tags, provider))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs("compare-jobs"),
         *picker_inputs("compare-tags"),
@@ -1221,115 +1361,38 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input(IDS["xtag"], "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        job_rows: Any,
-        _a: Any,
-        _b: Any,
-        job_pattern: str | None,
-        tag_rows: Any,
-        _c: Any,
-        _d: Any,
-        tag_pattern: str | None,
-        axis: str,
-        smoothing: float | None,
-        _prev: Any,
-        _next: Any,
-        x_tag: str | None,
-        search: str | None,
-    ) -> Any:
-        trigger = ctx.triggered_id
-        if picker_button_drawn():
-            return dash.no_update
-        state, jobs, tags_of = current(search)
-        if echoed(
-            trigger,
-            "compare-jobs",
-            checked_names(job_rows),
-            jobs,
-            state["jobs"],
-            state["job_filter"],
-        ) or echoed(
-            trigger,
-            "compare-tags",
-            checked_names(tag_rows),
-            state["all_tags"],
-            state["tags"],
-            state["filter"],
-        ):
-            return dash.no_update
-        new = controls_search(
-            state,
-            jobs,
-            tags_of,
-            trigger,
-            checked_names(job_rows),
-            job_pattern,
-            checked_names(tag_rows),
-            tag_pattern,
-            axis,
-            smoothing,
-            x_tag,
-        )
-        return dash.no_update if same_search(new, search) else new
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, provider), clicked=True))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         Input("compare-jobs", "cellRendererData"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def eye_clicked(report: Any, search: str | None) -> Any:
-        """A run's eye closed or opened: the URL's ``hidden`` says so."""
-        jobs, _tags = scalar_jobs(provider)
-        new = eye_search(search, jobs, report)
-        return dash.no_update if new is None or same_search(new, search) else new
-
-    @app.callback(
+    )(functools.partial(eye_clicked, provider))
+    app.callback(
         Output("compare-warning", "children"),
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
-    )
-    def warning(search: str | None, _ticks: Any, _clicks: Any) -> str:
-        state, jobs, _unused = current(search)
-        return crowd_warning(len(jobs), len(state["shown_jobs"]))
+    )(functools.partial(warning, provider))
+    _bind_colours(app, provider)
+    _bind_groups(app, service)
+    register_chart_callbacks(app)
 
-    @app.callback(
+
+def _bind_colours(app: dash.Dash, provider: DataProvider) -> None:
+    """The run colour menu follows the runs drawn; its swatches set the user's colours."""
+    app.callback(
         Output("compare-colour-run", "options"),
         Output("compare-colour-run", "value"),
         Input("url", "search"),
         Input(STORE_ID, "data"),
         State("compare-colour-run", "value"),
-    )
-    def colour_choices(search: str | None, _overrides: Any, chosen: str | None) -> tuple:
-        """The runs drawn, each with a swatch of its colour; the first chosen at first."""
-        state, _jobs, _tags = current(search)
-        drawn = state["shown_jobs"]
-        options = [
-            {
-                "label": html.Span([run_dot(job, colour), job], className="di-run-option"),
-                "value": job,
-                "search": job,
-            }
-            for job, colour in colours_of(drawn).items()
-        ]
-        return options, chosen if chosen in drawn else (drawn[0] if drawn else None)
-
-    @app.callback(
+    )(functools.partial(colour_choices, provider))
+    app.callback(
         Output(STORE_ID, "data"),
         Input({"type": "run-swatch", "colour": dash.ALL}, "n_clicks"),
         Input("compare-colour-reset", "n_clicks"),
         State("compare-colour-run", "value"),
         State(STORE_ID, "data"),
         prevent_initial_call=True,
-    )
-    def pick_colour(_swatches: list, _reset: Any, run: str | None, overrides: dict | None) -> Any:
-        trigger = ctx.triggered_id
-        if drawn_not_clicked() or not run:
-            return dash.no_update
-        colour = trigger.get("colour") if isinstance(trigger, dict) else None
-        return set_colour(overrides, run, colour)
-
-    _bind_groups(app, service)
-    register_chart_callbacks(app)
+    )(triggered(pick_colour, clicked=True))

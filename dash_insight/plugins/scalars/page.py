@@ -9,14 +9,16 @@ Thresholds are remembered in the browser (localStorage), per job and tag.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 import dash
 import numpy as np
-from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
@@ -27,6 +29,7 @@ from dash_insight.plugins.scalars.charts import (
     BEST_FLIP,
     EPOCH_STEPS,
     LOG_X,
+    MAX_FILTER_CHARS,
     OUTLIERS,
     SMOOTHER,
     SMOOTHING,
@@ -46,6 +49,7 @@ from dash_insight.plugins.scalars.charts import (
 )
 from dash_insight.plugins.scalars.pins import page_pins, pinned_first
 from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
+from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.deferred import deferred_children
 from dash_insight.web.components.job_notice import job_error, job_notice
@@ -71,7 +75,8 @@ from dash_insight.web.url_state import (
     Int,
     Tags,
     Text,
-    UrlState,
+    TypedUrlState,
+    make_search,
     parse_search,
     same_search,
 )
@@ -95,22 +100,60 @@ PREVIEW_POINTS = 400
 #: so that the cards below keep their places.
 CARD_HEIGHT = "327px"
 COMPOSE_PREFIX = "compose\x1f"  # chart ids: "<train_id>|<tag>", or this + the composed tags
-#: ``tags`` absent = every tag; ``compose`` = the tags drawn together (two or more).
-STATE = UrlState(
-    Text("train_id"),
-    Tags("tags"),
-    Text("filter"),
-    AXIS,
-    SMOOTHING,
-    Int("page", 1, 1, MAX_PAGE),
-    Tags("compose"),
-    X_TAG,
-    BEST_FLIP,
-    LOG_X,
-    SMOOTHER,
-    WINDOW,
-    OUTLIERS,
-    EPOCH_STEPS,
+#: The longest job id a URL may give (longer ones are cut).
+MAX_TEXT_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class ScalarsUrl:
+    """What the page's URL says (:data:`STATE`): ``tags`` None = every tag; ``compose`` = the
+    tags drawn together (two or more); the chart settings of :mod:`.charts`."""
+
+    train_id: str = ""
+    tags: list[str] | None = None
+    filter: str = ""
+    axis: str = AXIS.default
+    smoothing: float = SMOOTHING.default
+    page: int = 1
+    compose: list[str] | None = None
+    x_tag: str = ""
+    best_flip: list[str] | None = None
+    log_x: list[str] | None = None
+    smoother: str = SMOOTHER.default
+    window: int = WINDOW.default
+    outliers: bool = False
+    epoch_steps: int = EPOCH_STEPS.default
+
+
+@dataclass(frozen=True)
+class ScalarsState(ScalarsUrl):
+    """Everything the page shows (:func:`page_state`): the URL's state, with ``compose`` None
+    unless two or more different tags of the job and ``x_tag`` "" unless a tag of the job;
+    ``selected`` (the ticked tags, unknown tags dropped) and ``shown`` (the tags drawn:
+    selected and matching the filter, as TensorBoard's filter decides the charts)."""
+
+    selected: list[str] = dataclasses.field(default_factory=list)
+    shown: list[str] = dataclasses.field(default_factory=list)
+
+
+#: The page's URL state: each attribute of :class:`ScalarsUrl` and its URL parameter; lists
+#: hold at most MAX_URL_LIST_ITEMS names (:func:`~dash_insight.web.url_state.decode_tags`).
+STATE: TypedUrlState[ScalarsUrl] = TypedUrlState(
+    ScalarsUrl,
+    train_id=Text("train_id", max_chars=MAX_TEXT_CHARS),
+    tags=Tags("tags"),
+    filter=Text("filter", max_chars=MAX_FILTER_CHARS),
+    axis=AXIS,
+    smoothing=SMOOTHING,
+    page=Int("page", 1, 1, MAX_PAGE),
+    compose=Tags("compose"),
+    x_tag=X_TAG,
+    best_flip=BEST_FLIP,
+    log_x=LOG_X,
+    smoother=SMOOTHER,
+    window=WINDOW,
+    outliers=OUTLIERS,
+    epoch_steps=EPOCH_STEPS,
 )
 
 
@@ -118,24 +161,20 @@ def chart_id(train_id: str, tag: str) -> str:
     return f"{train_id}|{tag}"
 
 
-def page_state(params: dict[str, str], all_tags: list[str]) -> dict[str, Any]:
-    """Everything the page shows, from the URL: :data:`STATE` plus ``selected`` (the ticked
-    tags: unknown tags dropped), ``shown`` (the tags drawn: selected and matching the filter, as
-    TensorBoard's filter decides the charts), ``compose`` checked (None unless two or more
-    different tags of the job) and ``x_tag`` checked ("" unless a tag of the job)."""
-    state = STATE.parse(params)
-    wanted, compose = state["tags"], state["compose"]
-    selected = all_tags if wanted is None else [t for t in wanted if t in all_tags]
-    if compose is not None:
-        compose = composition(compose, all_tags)
-    if state["x_tag"] not in all_tags:
-        state["x_tag"] = ""  # a tag the job does not have: the step or time axis
-    return {
-        **state,
-        "selected": selected,
-        "compose": compose,
-        "shown": visible_tags(all_tags, selected, state["filter"]),
-    }
+def page_state(params: Mapping[str, str], all_tags: list[str]) -> ScalarsState:
+    """Everything the page shows, from the URL (:class:`ScalarsState`)."""
+    url = STATE.parse(params)
+    known = set(all_tags)
+    selected = all_tags if url.tags is None else [t for t in url.tags if t in known]
+    values = {field.name: getattr(url, field.name) for field in dataclasses.fields(url)}
+    values.update(
+        compose=None if url.compose is None else composition(url.compose, all_tags),
+        # a tag the job does not have: the step or time axis
+        x_tag=url.x_tag if url.x_tag in all_tags else "",
+    )
+    return ScalarsState(
+        **values, selected=selected, shown=visible_tags(all_tags, selected, url.filter)
+    )
 
 
 def composition(tags: list[str] | None, all_tags: list[str]) -> list[str] | None:
@@ -145,15 +184,14 @@ def composition(tags: list[str] | None, all_tags: list[str]) -> list[str] | None
     return chosen if len(chosen) >= 2 else None
 
 
-def state_search(state: dict[str, Any], all_tags: list[str]) -> str:
+def state_search(state: ScalarsState, all_tags: list[str]) -> str:
     """The URL query of a page state (every tag selected: no ``tags``)."""
-    return STATE.search(
-        {**state, "tags": None if state["selected"] == all_tags else state["selected"]}
-    )
+    tags = None if state.selected == all_tags else state.selected
+    return make_search(STATE.params(dataclasses.replace(state, tags=tags)))
 
 
 def next_state(
-    state: dict[str, Any],
+    state: ScalarsState,
     tags: list[str],
     trigger: Any,
     checked: list[str] | None,
@@ -162,35 +200,34 @@ def next_state(
     smoothing: float | None,
     compose: list[str] | None,
     x_tag: str | None = None,
-) -> dict[str, Any]:
+) -> ScalarsState:
     """The page state after the control ``trigger`` changed (the other arguments are the
     controls' values; ``checked`` = the names ticked in the picker's list). Tags hidden by the
     filter keep their selection; a change of the tags or the filter goes back to page 1;
     "Compose" needs two or more different tags (``compose``, the composition control's)."""
-    state = dict(state)
     visible, _unused = filter_tags(tags, pattern or "")
     action = picker_action(trigger, "scalar-tags")
     if action is not None:
-        selected = pick(tags, state["selected"], checked, visible, action)
-        if selected != state["selected"]:
-            state["selected"], state["page"] = selected, 1
+        selected = pick(tags, state.selected, checked, visible, action)
+        if selected != state.selected:
+            return dataclasses.replace(state, selected=selected, page=1)
     elif trigger == "scalar-tags-filter":
-        if (pattern or "") != state["filter"]:
-            state["filter"], state["page"] = pattern or "", 1
+        if (pattern or "") != state.filter:
+            return dataclasses.replace(state, filter=pattern or "", page=1)
     elif trigger == IDS["axis"]:
-        state["axis"] = AXIS.from_control(axis)
+        return dataclasses.replace(state, axis=AXIS.from_control(axis))
     elif trigger == IDS["smoothing"]:
-        state["smoothing"] = SMOOTHING.from_control(smoothing)
+        return dataclasses.replace(state, smoothing=SMOOTHING.from_control(smoothing))
     elif trigger == IDS["xtag"]:
-        state["x_tag"] = x_tag if x_tag in tags else ""
+        return dataclasses.replace(state, x_tag=x_tag if x_tag in tags else "")
     elif trigger == "scalar-prev":
-        state["page"] = max(1, state["page"] - 1)
+        return dataclasses.replace(state, page=max(1, state.page - 1))
     elif trigger == "scalar-next":
-        state["page"] += 1
+        return dataclasses.replace(state, page=state.page + 1)
     elif trigger == "compose-apply" and composition(compose, tags) is not None:
-        state["compose"] = composition(compose, tags)
+        return dataclasses.replace(state, compose=composition(compose, tags))
     elif trigger == "compose-remove":
-        state["compose"] = None
+        return dataclasses.replace(state, compose=None)
     return state
 
 
@@ -210,15 +247,15 @@ def threshold_of(
     return {"conditions": conditions, "combine": combine or "and"}
 
 
-def chart_specs(train_id: str, state: dict[str, Any]) -> tuple[list[ChartSpec], int]:
+def chart_specs(train_id: str, state: ScalarsState) -> tuple[list[ChartSpec], int]:
     """Charts of the current page (the composed chart first) and the number of pages."""
-    on_page, _unused, pages = page_of(state["shown"], state["page"], CHARTS_PER_PAGE)
+    on_page, _unused, pages = page_of(state.shown, state.page, CHARTS_PER_PAGE)
     charts = [
         ChartSpec(chart_id(train_id, tag), tag, (SeriesSpec(train_id, tag, tag),))
         for tag in on_page
     ]
-    if state["compose"]:
-        composed = state["compose"]
+    if state.compose:
+        composed = state.compose
         # Tags of like ranges share an axis; one of a range ten times apart gets the right
         # axis, a third range an axis of its own (charts.chart_plan, axis_scale.axis_groups).
         charts.insert(
@@ -248,7 +285,7 @@ class GridContent:
 def grid_content(
     provider: DataProvider,
     train_id: str,
-    state: dict[str, Any],
+    state: ScalarsState,
     tags: list[str],
     thresholds: dict | None,
     previews: bool = False,
@@ -259,10 +296,10 @@ def grid_content(
     first paint, :func:`first_paint`)."""
     charts, pages = chart_specs(train_id, state)
     total = ngettext("{shown} of {count} tag", "{shown} of {count} tags", len(tags)).format(
-        shown=len(state["shown"]), count=len(tags)
+        shown=len(state.shown), count=len(tags)
     )
-    page = f"{min(state['page'], pages)} / {pages}"
-    plan = chart_plan(provider, charts, state["x_tag"], state["epoch_steps"])
+    page = f"{min(state.page, pages)} / {pages}"
+    plan = chart_plan(provider, charts, state.x_tag, state.epoch_steps)
     ids = [chart.chart_id for chart in charts]
     if not charts:
         message = (
@@ -271,7 +308,7 @@ def grid_content(
             else _("No tag selected: pick tags above, or clear the filter.")
         )
         return GridContent(html.Div(message, className="di-panel di-empty"), total, page, plan, ids)
-    flipped, log_x = set(state["best_flip"] or ()), set(state["log_x"] or ())
+    flipped, log_x = set(state.best_flip or ()), set(state.log_x or ())
     plans = {entry["id"]: entry for entry in plan["charts"]}
     cards = [
         chart_card(
@@ -307,10 +344,13 @@ def _is_title(component: Any) -> bool:
     return getattr(component, "className", None) == "di-chart-title"
 
 
-def export_links(app: dash.Dash, train_id: str, state: dict[str, Any]) -> tuple[str, str]:
-    """The CSV and JSON export links of the tags drawn."""
-    export = app.get_relative_path("/v1/dash-insight/export/scalars")
-    query = [("train_id", train_id)] + [("tag", t) for t in state["shown"]]
+def export_links(
+    relative_path: Callable[[str], str], train_id: str, state: ScalarsState
+) -> tuple[str, str]:
+    """The CSV and JSON export links of the tags drawn (``relative_path``: the app's
+    ``get_relative_path``)."""
+    export = relative_path("/v1/dash-insight/export/scalars")
+    query = [("train_id", train_id)] + [("tag", t) for t in state.shown]
 
     def link(fmt: str) -> str:
         return f"{export}?{urlencode([*query, ('format', fmt)])}"
@@ -318,9 +358,7 @@ def export_links(app: dash.Dash, train_id: str, state: dict[str, Any]) -> tuple[
     return link("csv"), link("json")
 
 
-def chart_preview(
-    provider: DataProvider, plan: dict[str, Any], state: dict[str, Any]
-) -> Raw | None:
+def chart_preview(provider: DataProvider, plan: dict[str, Any], state: ScalarsState) -> Raw | None:
     """A chart of the page drawn on the server (:mod:`.preview`) from its ``plan`` entry
     (:func:`~.charts.chart_plan`), at :data:`PREVIEW_POINTS`; None for what it does not draw
     (a composition, an absolute time or tag's axis, a log x axis) or cannot read."""
@@ -328,9 +366,9 @@ def chart_preview(
     if (
         len(series) != 1
         or plan["problems"]
-        or state["axis"] not in ("step", "relative")
-        or state["x_tag"]
-        or plan["id"] in set(state["log_x"] or ())
+        or state.axis not in ("step", "relative")
+        or state.x_tag
+        or plan["id"] in set(state.log_x or ())
     ):
         return None
     spec = series[0]
@@ -344,10 +382,10 @@ def chart_preview(
     if not len(points):
         return None
     start = float(points.wall_time[0])
-    relative = state["axis"] == "relative"
+    relative = state.axis == "relative"
     x = points.wall_time - start if relative else points.step.astype(np.float64)
     direction = spec["direction"]
-    if plan["id"] in set(state["best_flip"] or ()):
+    if plan["id"] in set(state.best_flip or ()):
         direction = "min" if direction == "max" else "max"
     best = (spec["best"] or {}).get(direction)
     best_at = (
@@ -358,11 +396,11 @@ def chart_preview(
     note = ""
     if len(points) < spec["total"]:
         note = _("{shown} of {total} points drawn").format(shown=len(points), total=spec["total"])
-        if state["smoothing"] > 0:
+        if state.smoothing > 0:
             note += _(" (smoothed as drawn)")
     markup = preview_html(
         [PreviewLine(x, points.value.astype(np.float64), spec["colour"] or PALETTE[0], best_at)],
-        state["smoothing"],
+        state.smoothing,
         _("relative time (s)") if relative else _("step"),
         note,
         dark=request_theme() == "dark",
@@ -389,26 +427,9 @@ def layout(
         return job_error(app, error)
     state = page_state(params, all_tags)
     content = grid_content(service.provider, train_id, state, all_tags, None, previews)
-    csv_link, json_link = export_links(app, train_id, state)
     return html.Div(
         [
-            job_page_head(
-                app,
-                _("Scalars"),
-                train_id,
-                html.A(
-                    _("Download CSV"),
-                    id="scalar-download-csv",
-                    href=csv_link,
-                    className="di-button secondary",
-                ),
-                html.A(
-                    _("Download JSON"),
-                    id="scalar-download-json",
-                    href=json_link,
-                    className="di-button secondary",
-                ),
-            ),
+            page_head(app, train_id, state),
             job_notice(service.provider.job(train_id), "scalar-job-notice"),
             html.Div(
                 className="di-panel",
@@ -417,31 +438,11 @@ def layout(
                         "scalar-tags",
                         _("Tag Selection"),
                         all_tags,
-                        state["selected"],
-                        state["filter"],
+                        state.selected,
+                        state.filter,
                     ),
                     controls("scalars", state, all_tags),
-                    html.Div(
-                        className="di-toolbar",
-                        children=[
-                            html.Span(_("Compose tags"), className="di-muted"),
-                            dcc.Dropdown(
-                                id="compose-tags",
-                                options=all_tags,
-                                multi=True,
-                                className="di-compose",
-                                value=state["compose"] or [],
-                                placeholder=_("two or more tags"),
-                            ),
-                            html.Button(_("Compose"), id="compose-apply", className="di-button"),
-                            html.Button(
-                                _("Remove composition"),
-                                id="compose-remove",
-                                className="di-button secondary",
-                                style={} if state["compose"] else {"display": "none"},
-                            ),
-                        ],
-                    ),
+                    compose_row(all_tags, state),
                 ],
             ),
             *chart_stores("scalars", content.plan, service.summary_base_dir),
@@ -452,9 +453,57 @@ def layout(
     )
 
 
+def page_head(app: dash.Dash, train_id: str, state: ScalarsState) -> html.Div:
+    """The page's title, its job and the CSV and JSON downloads of the tags drawn."""
+    csv_link, json_link = export_links(app.get_relative_path, train_id, state)
+    return job_page_head(
+        app,
+        _("Scalars"),
+        train_id,
+        html.A(
+            _("Download CSV"),
+            id="scalar-download-csv",
+            href=csv_link,
+            className="di-button secondary",
+        ),
+        html.A(
+            _("Download JSON"),
+            id="scalar-download-json",
+            href=json_link,
+            className="di-button secondary",
+        ),
+    )
+
+
+def compose_row(all_tags: list[str], state: ScalarsState) -> html.Div:
+    """Compose tags into one chart: the tags, "Compose", and "Remove composition" while the
+    URL composes some."""
+    return html.Div(
+        className="di-toolbar",
+        children=[
+            html.Span(_("Compose tags"), className="di-muted"),
+            dcc.Dropdown(
+                id="compose-tags",
+                options=all_tags,
+                multi=True,
+                className="di-compose",
+                value=state.compose or [],
+                placeholder=_("two or more tags"),
+            ),
+            html.Button(_("Compose"), id="compose-apply", className="di-button"),
+            html.Button(
+                _("Remove composition"),
+                id="compose-remove",
+                className="di-button secondary",
+                style={} if state.compose else {"display": "none"},
+            ),
+        ],
+    )
+
+
 def current_state(
     provider: DataProvider, search: str | None
-) -> tuple[str, dict[str, Any], list[str]]:
+) -> tuple[str, ScalarsState, list[str]]:
     """The job, :func:`page_state` and scalar tags of the URL ``search``."""
     params = parse_search(search)
     train_id = params.get("train_id", "")
@@ -479,7 +528,7 @@ def grid(
     chart's points when it comes on screen and draws it as they arrive. ``pins``: the page's
     pins store (:mod:`.pins`): the pinned tags first."""
     train_id, state, tags = current_state(provider, search)
-    state["shown"] = pinned_first(state["shown"], page_pins(pins))
+    state = dataclasses.replace(state, shown=pinned_first(state.shown, page_pins(pins)))
     content = grid_content(provider, train_id, state, tags, thresholds)
     payload: Any = content.plan
     if drawn and drawn.get("stamp") == payload["stamp"]:
@@ -490,19 +539,108 @@ def grid(
     return content.cards, content.total, content.page, payload
 
 
+def picked(provider: DataProvider, search: str | None) -> tuple[list[str], list[str], str]:
+    """The tag picker's names, ticked names and filter (``register_picker``'s ``read``)."""
+    _unused, state, tags = current_state(provider, search)
+    return tags, state.selected, state.filter
+
+
+def controls_to_url(
+    provider: DataProvider,
+    trigger: Any,
+    clicked: bool,
+    rows: Any,
+    _all: Any,
+    _none: Any,
+    pattern: str | None,
+    axis: str,
+    smoothing: float | None,
+    _prev: Any,
+    _next: Any,
+    _compose: Any,
+    _remove: Any,
+    x_tag: str | None,
+    composed: list[str] | None,
+    search: str | None,
+) -> Any:
+    """The URL after a control changed (``trigger``, None when several inputs fired at once);
+    ``no_update`` when it says the same."""
+    if trigger is None or picker_button_drawn(trigger, clicked):
+        # Dash calls this once when the page's controls appear (the tag list filled from
+        # the URL), with every input in ctx.triggered: triggered_id is then just the first,
+        # the "All" button, which would replace a linked ``tags=`` by every tag. A click
+        # changes one input; here nothing changed, the URL holds the state already.
+        return dash.no_update
+    _unused, state, tags = current_state(provider, search)
+    checked = checked_names(rows)
+    pattern = None if pattern is None else str(pattern)[:MAX_FILTER_CHARS]
+    if echoed(trigger, "scalar-tags", checked, tags, state.selected, state.filter):
+        return dash.no_update
+    state = next_state(state, tags, trigger, checked, pattern, axis, smoothing, composed, x_tag)
+    new = state_search(state, tags)
+    return dash.no_update if same_search(new, search) else new
+
+
+def downloads(
+    provider: DataProvider,
+    relative_path: Callable[[str], str],
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+) -> tuple:
+    """The "Remove composition" button's style and the export links, which name the tags
+    drawn."""
+    train_id, state, _unused = current_state(provider, search)
+    return (
+        {} if state.compose else {"display": "none"},
+        *export_links(relative_path, train_id, state),
+    )
+
+
+def thresholds(
+    provider: DataProvider,
+    trigger: Any,
+    applied: Any,
+    delete: dict | None,
+    op1: str | None,
+    value1: float | None,
+    op2: str | None,
+    value2: float | None,
+    combine: str | None,
+    to_all: list | None,
+    target: str | None,
+    stored: dict | None,
+    search: str | None,
+) -> Any:
+    """Apply the form to its chart (or to every selected tag), or drop a chart's
+    threshold; the browser keeps them ({chart id: threshold})."""
+    stored = dict(stored or {})
+    if trigger == "th-delete-request":
+        if not delete:
+            return dash.no_update
+        stored.pop(delete["chart"], None)
+        return stored
+    threshold = threshold_of([op1, op2], [value1, value2], combine)
+    if not applied or not target or threshold is None:
+        return dash.no_update
+    if "all" in (to_all or []):
+        train_id, state, _unused = current_state(provider, search)
+        targets = [chart_id(train_id, tag) for tag in state.shown]
+    else:
+        targets = [target]
+    return {**stored, **dict.fromkeys(targets, threshold)}
+
+
+def threshold_labels(stored: dict | None, ids: list[dict]) -> tuple[list[str], list[Any]]:
+    """Each chart's threshold text and the style of its delete button."""
+    chosen = [(stored or {}).get(i["chart"]) for i in ids]
+    return [threshold_text(t) for t in chosen], [delete_style(t) for t in chosen]
+
+
 def register(app: dash.Dash, service: DataService) -> None:
     provider = service.provider
-
-    def current(search: str | None) -> tuple[str, dict[str, Any], list[str]]:
-        return current_state(provider, search)
-
-    def picked(search: str | None) -> tuple[list[str], list[str], str]:
-        _unused, state, tags = current(search)
-        return tags, state["selected"], state["filter"]
-
-    register_picker(app, "scalar-tags", picked)
-
-    @app.callback(
+    register_picker(app, "scalar-tags", functools.partial(picked, provider))
+    app.callback(
         Output("url", "search", allow_duplicate=True),
         *picker_inputs("scalar-tags"),
         Input(IDS["axis"], "value"),
@@ -515,53 +653,8 @@ def register(app: dash.Dash, service: DataService) -> None:
         State("compose-tags", "value"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def controls_to_url(
-        rows: Any,
-        _all: Any,
-        _none: Any,
-        pattern: str | None,
-        axis: str,
-        smoothing: float | None,
-        _prev: Any,
-        _next: Any,
-        _compose: Any,
-        _remove: Any,
-        x_tag: str | None,
-        composed: list[str] | None,
-        search: str | None,
-    ) -> Any:
-        if len(ctx.triggered) > 1 or picker_button_drawn():
-            # Dash calls this once when the page's controls appear (the tag list filled from
-            # the URL), with every input in ctx.triggered: triggered_id is then just the first,
-            # the "All" button, which would replace a linked ``tags=`` by every tag. A click
-            # changes one input; here nothing changed, the URL holds the state already.
-            return dash.no_update
-        _unused, state, tags = current(search)
-        if echoed(
-            ctx.triggered_id,
-            "scalar-tags",
-            checked_names(rows),
-            tags,
-            state["selected"],
-            state["filter"],
-        ):
-            return dash.no_update
-        state = next_state(
-            state,
-            tags,
-            ctx.triggered_id,
-            checked_names(rows),
-            pattern,
-            axis,
-            smoothing,
-            composed,
-            x_tag,
-        )
-        new = state_search(state, tags)
-        return dash.no_update if same_search(new, search) else new
-
-    @app.callback(
+    )(triggered(functools.partial(controls_to_url, provider), clicked=True, single=True))
+    app.callback(
         Output("compose-remove", "style"),
         Output("scalar-download-csv", "href"),
         Output("scalar-download-json", "href"),
@@ -569,15 +662,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         prevent_initial_call=True,  # the layout has them
-    )
-    def downloads(search: str | None, _ticks: Any, _clicks: Any) -> tuple:
-        """The export links name the tags drawn."""
-        train_id, state, _unused = current(search)
-        return (
-            {} if state["compose"] else {"display": "none"},
-            *export_links(app, train_id, state),
-        )
-
+    )(functools.partial(downloads, provider, app.get_relative_path))
     app.callback(
         Output("scalar-grid", "children"),
         Output("scalar-total", "children"),
@@ -594,7 +679,13 @@ def register(app: dash.Dash, service: DataService) -> None:
         # The page's layout holds the first grid and plan: no round trip before the charts.
         prevent_initial_call=True,
     )(functools.partial(grid, provider))
+    _bind_thresholds(app, provider)
+    register_chart_callbacks(app)
 
+
+def _bind_thresholds(app: dash.Dash, provider: DataProvider) -> None:
+    """The threshold form (opened and closed in the browser), the thresholds it sets and the
+    charts' threshold texts."""
     app.clientside_callback(
         ClientsideFunction(namespace="scalarThresholds", function_name="form"),
         Output("th-target", "data"),
@@ -613,8 +704,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input({"type": "th-delete", "chart": ALL}, "n_clicks"),
         prevent_initial_call=True,
     )
-
-    @app.callback(
+    app.callback(
         Output(IDS["thresholds"], "data"),
         Input("th-apply", "n_clicks"),
         Input("th-delete-request", "data"),
@@ -628,47 +718,11 @@ def register(app: dash.Dash, service: DataService) -> None:
         State(IDS["thresholds"], "data"),
         State("url", "search"),
         prevent_initial_call=True,
-    )
-    def thresholds(
-        applied: Any,
-        delete: dict | None,
-        op1: str | None,
-        value1: float | None,
-        op2: str | None,
-        value2: float | None,
-        combine: str | None,
-        to_all: list | None,
-        target: str | None,
-        stored: dict | None,
-        search: str | None,
-    ) -> Any:
-        """Apply the form to its chart (or to every selected tag), or drop a chart's
-        threshold; the browser keeps them ({chart id: threshold})."""
-        stored = dict(stored or {})
-        if ctx.triggered_id == "th-delete-request":
-            if not delete:
-                return dash.no_update
-            stored.pop(delete["chart"], None)
-            return stored
-        threshold = threshold_of([op1, op2], [value1, value2], combine)
-        if not applied or not target or threshold is None:
-            return dash.no_update
-        if "all" in (to_all or []):
-            train_id, state, _unused = current(search)
-            targets = [chart_id(train_id, tag) for tag in state["shown"]]
-        else:
-            targets = [target]
-        return {**stored, **dict.fromkeys(targets, threshold)}
-
-    @app.callback(
+    )(triggered(functools.partial(thresholds, provider)))
+    app.callback(
         Output({"type": "th-current", "chart": ALL}, "children"),
         Output({"type": "th-delete", "chart": ALL}, "style"),
         Input(IDS["thresholds"], "data"),
         State({"type": "th-current", "chart": ALL}, "id"),
         prevent_initial_call=True,
-    )
-    def threshold_labels(stored: dict | None, ids: list[dict]) -> tuple[list[str], list[Any]]:
-        chosen = [(stored or {}).get(i["chart"]) for i in ids]
-        return [threshold_text(t) for t in chosen], [delete_style(t) for t in chosen]
-
-    register_chart_callbacks(app)
+    )(threshold_labels)

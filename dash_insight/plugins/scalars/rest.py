@@ -430,18 +430,26 @@ class _ScalarViews:
         a pair that does not exist is left out. ``start_step``, ``end_step`` and ``max_points``
         export what a chart of that range draws (JSON entries then say ``points_in_range``).
         """
-        train_ids = request.args.getlist("train_id")
-        tags = request.args.getlist("tag")
-        require(train_id=train_ids, tag=tags)
-        fmt = request.args.get("format", "csv").lower()
-        if fmt not in ("csv", "json"):
-            raise errors.param_value_error(
-                f"format must be 'csv' or 'json', got {request.args.get('format')!r}."
-            )
-        for tag in tags:
-            check_tag(tag)
+        train_ids, tags, fmt = _export_args()
         wanted = step_range()
-        found: list[tuple[str, str, Part]] = []
+        found = self._export_parts(train_ids, tags, fmt, wanted)
+        filename = _export_filename(train_ids, tags, fmt)
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        points = sum(part_points(part) for _, _, part in found)
+        if fmt == "json":
+            response = json_bytes_response(_json_export(found, wanted), points)
+            response.headers.update(headers)
+            return response
+        rows = _csv_export(found)
+        body = b"".join(rows) if points <= http.STREAM_POINTS else rows
+        return Response(body, mimetype="text/csv", headers=headers)
+
+    def _export_parts(
+        self, train_ids: list[str], tags: list[str], fmt: str, wanted: StepRange
+    ) -> list[Exported]:
+        """The parts of an export: each (job, tag as asked) pair that exists, jobs then tags.
+        Unknown job -> TrainJobNotExist; a tag no job has -> ScalarNotExist."""
+        found: list[Exported] = []
         seen_tags: set[str] = set()
         for train_id in train_ids:
             known = set(resolve_job(self.provider, train_id).tags.get(PluginName.SCALAR, []))
@@ -456,35 +464,48 @@ class _ScalarViews:
             raise errors.scalar_not_exist(
                 f"none of the requested train jobs has the scalar tag(s) {missing}."
             )
-        filename = _export_filename(train_ids, tags, fmt)
-        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
-        points = sum(part_points(part) for _, _, part in found)
-        if fmt == "json":
+        return found
 
-            def entries() -> Iterator[bytes]:
-                yield b"["
-                for i, (train_id, tag, part) in enumerate(found):
-                    if i:
-                        yield b","
-                    yield from json_entry(
-                        train_id,
-                        tag,
-                        part_pieces(fmt, train_id, tag, part),
-                        part.points_in_range if wanted.given else None,
-                    )
-                yield b"]"
 
-            response = json_bytes_response(entries(), points)
-            response.headers.update(headers)
-            return response
+#: One series of an export: its job, its tag as asked and its points.
+Exported = tuple[str, str, Part]
 
-        def rows() -> Iterator[bytes]:
-            yield CSV_HEADER.encode()
-            for train_id, tag, part in found:
-                yield from part_pieces(fmt, train_id, tag, part)
 
-        body = b"".join(rows()) if points <= http.STREAM_POINTS else rows()
-        return Response(body, mimetype="text/csv", headers=headers)
+def _export_args() -> tuple[list[str], list[str], str]:
+    """The jobs, tags and format (``csv`` or ``json``) of an export request, checked."""
+    train_ids = request.args.getlist("train_id")
+    tags = request.args.getlist("tag")
+    require(train_id=train_ids, tag=tags)
+    fmt = request.args.get("format", "csv").lower()
+    if fmt not in ("csv", "json"):
+        raise errors.param_value_error(
+            f"format must be 'csv' or 'json', got {request.args.get('format')!r}."
+        )
+    for tag in tags:
+        check_tag(tag)
+    return train_ids, tags, fmt
+
+
+def _json_export(found: list[Exported], wanted: StepRange) -> Iterator[bytes]:
+    """A JSON export in pieces: a list of entries (``points_in_range`` for a step range)."""
+    yield b"["
+    for i, (train_id, tag, part) in enumerate(found):
+        if i:
+            yield b","
+        yield from json_entry(
+            train_id,
+            tag,
+            part_pieces("json", train_id, tag, part),
+            part.points_in_range if wanted.given else None,
+        )
+    yield b"]"
+
+
+def _csv_export(found: list[Exported]) -> Iterator[bytes]:
+    """A CSV export in pieces: the header, then each series' rows."""
+    yield CSV_HEADER.encode()
+    for train_id, tag, part in found:
+        yield from part_pieces("csv", train_id, tag, part)
 
 
 def x_columns(

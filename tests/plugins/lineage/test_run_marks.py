@@ -82,7 +82,7 @@ def test_archived_runs_leave_every_picker_unless_shown(app: Any) -> None:
     provider = app.data_service.provider
     provider.run_marks.update("./lenet_sc", {"archived": True})
     state, jobs, _tags = scalars.current_state(provider, "")
-    assert "./lenet_sc" not in jobs and "./lenet_sc" not in state["jobs"]
+    assert "./lenet_sc" not in jobs and "./lenet_sc" not in state.jobs
     state, jobs, _tags = scalars.current_state(provider, "?archived=1")
     assert "./lenet_sc" in jobs
     # The switch is kept by the scalar comparison's own controls.
@@ -234,11 +234,11 @@ def test_the_scalar_comparison_job_filter_finds_labels(app: Any) -> None:
     provider.run_marks.update("./ops_all", {"labels": ["Baseline-2"]})
     every = f"?jobs={quote(encode_tags(scalars.scalar_jobs(provider)[0]))}"
     state, jobs, _tags = scalars.current_state(provider, every + "&job_filter=%23baseline")
-    assert state["shown_jobs"] == [j for j in jobs if j in {"./lenet_sc", "./ops_all"}]
-    assert len(state["shown_jobs"]) == 2
+    assert state.shown_jobs == [j for j in jobs if j in {"./lenet_sc", "./ops_all"}]
+    assert len(state.shown_jobs) == 2
     # A plain word finds a name or a label; the picker's list and count search the same.
     state, _jobs, _tags = scalars.current_state(provider, every + "&job_filter=lenet_sc")
-    assert state["shown_jobs"] == ["./lenet_sc"]
+    assert state.shown_jobs == ["./lenet_sc"]
     view = picker_view(jobs, None, "#baseline", "job", texts=label_texts(provider, jobs))
     assert set(view.rows) == {"./lenet_sc", "./ops_all"}
     assert filter_tags(["./a", "./b"], "#x", {"./b": "./b #x"}) == (["./b"], None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,29 +31,28 @@ TAGS_OF = {"./a": ["loss"], "./b": ["loss", "acc"], "./c": ["loss"]}
 
 def test_hidden_runs_leave_the_charts_and_stay_selected() -> None:
     state = compare.page_state({"hidden": encode_tags(["./b", "./gone"])}, JOBS, TAGS_OF)
-    assert state["jobs"] == JOBS and state["hidden"] == ["./b"]  # unknown names dropped
-    assert state["shown_jobs"] == ["./a", "./c"]
-    assert state["shown_tags"] == ["loss"]  # only the hidden run has "acc"
+    assert state.jobs == JOBS and state.hidden == ["./b"]  # unknown names dropped
+    assert state.shown_jobs == ["./a", "./c"]
+    assert state.shown_tags == ["loss"]  # only the hidden run has "acc"
     charts, _pages = compare.chart_specs(state, TAGS_OF)
     assert [[s.train_id for s in chart.series] for chart in charts] == [["./a", "./c"]]
     # A control keeps the hidden runs in the URL.
     search = compare.controls_search(
         state, JOBS, TAGS_OF, "compare-next", None, "", None, "", "step", 0.0
     )
-    assert compare.STATE.parse_search(search)["hidden"] == ["./b"]
+    assert compare.STATE.parse_search(search).hidden == ["./b"]
 
 
 def test_eye_click_toggles_the_url() -> None:
     search = "?axis=relative&page=2"
     closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
-    assert compare.STATE.parse_search(closed) == {
-        **compare.STATE.parse_search(search),
-        "hidden": ["./c"],
-    }
+    assert compare.STATE.parse_search(closed) == replace(
+        compare.STATE.parse_search(search), hidden=["./c"]
+    )
     both = compare.eye_search(closed, JOBS, {"value": {"run": "./a", "hidden": True}})
-    assert compare.STATE.parse_search(both)["hidden"] == ["./c", "./a"]
+    assert compare.STATE.parse_search(both).hidden == ["./c", "./a"]
     opened = compare.eye_search(both, JOBS, {"value": {"run": "./c", "hidden": False}})
-    assert compare.STATE.parse_search(opened)["hidden"] == ["./a"]
+    assert compare.STATE.parse_search(opened).hidden == ["./a"]
     assert compare.eye_search(opened, JOBS, {"value": {"run": "./a", "hidden": False}}) == search
     # Anything else is ignored.
     for report in (None, {}, {"value": "x"}, {"value": {"run": "./nope", "hidden": True}}):
@@ -228,13 +228,13 @@ def test_chart_flags_in_the_url() -> None:
 
 def test_the_eye_click_is_the_comparison_pages_one_definition() -> None:
     """Issue 36 item 6: the scalars comparison's eye click is compare_runs' own over its
-    STATE (no copy of it), and like the other tabs keeps the parameters STATE does not know."""
+    URL fields (no copy of it), and like the other tabs keeps the parameters they do not know."""
     from dash_insight.web.components import compare_runs
 
     assert not hasattr(compare, "toggle_hidden")
     search = "?axis=relative&b=80"
     closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
     assert closed == compare_runs.eye_search(
-        search, JOBS, {"value": {"run": "./c", "hidden": True}}, compare.STATE
+        search, JOBS, {"value": {"run": "./c", "hidden": True}}, compare.PARAMS
     )
     assert closed is not None and "b=80" in closed

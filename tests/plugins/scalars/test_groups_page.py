@@ -41,13 +41,13 @@ def _state(provider: DataProvider, **params: str) -> dict:
 def test_group_state_is_checked_and_kept() -> None:
     jobs, tags_of = ["./a", "./b"], {"./a": ["loss"], "./b": ["loss"]}
     state = compare.page_state({"group_by": "re:(", "band": "iqr", "centre": "x"}, jobs, tags_of)
-    assert state["group"] is None and state["group_by"] == ""
-    assert "Cannot group by" in state["group_problem"]
-    assert (state["band"], state["centre"], state["runs"]) == ("std", "mean", False)
+    assert state.group is None and state.url.group_by == ""
+    assert "Cannot group by" in state.group_problem
+    assert (state.url.band, state.url.centre, state.url.runs) == ("std", "mean", False)
     grouped = compare.page_state(
         {"group_by": "re:(a|b)", "band": "minmax", "centre": "median", "runs": "1"}, jobs, tags_of
     )
-    assert grouped["group"] == GroupBy(pattern="(a|b)")
+    assert grouped.group == GroupBy(pattern="(a|b)")
     # another control keeps the groups in the URL
     search = compare.controls_search(
         grouped, jobs, tags_of, "compare-next", None, None, None, None, "step", 0.0
@@ -123,7 +123,7 @@ def test_group_options_are_the_lineage_columns(corpus_provider) -> None:
         corpus_provider,
         "?"
         + "&".join(
-            f"{k}={quote(v)}" for k, v in {"jobs": JOBS, "group_by": state["group_by"]}.items()
+            f"{k}={quote(v)}" for k, v in {"jobs": JOBS, "group_by": state.url.group_by}.items()
         ),
         None,
         None,
@@ -271,7 +271,7 @@ def test_grouping_by_a_hyper_parameter_draws_a_line_and_band_per_group(
 def test_colour_runs_by_a_lineage_column(corpus_provider) -> None:
     """Issue 40 item 2: numbers on a colour scale with its bar, categories in the palette."""
     state = _state(corpus_provider, colour_by="batch_size")
-    columns = compare.lineage_columns(corpus_provider, state["shown_jobs"])
+    columns = compare.lineage_columns(corpus_provider, state.shown_jobs)
     colours, legend = compare.lineage_colours(columns, LENET, "batch_size")
     assert legend == {"low": 16, "high": 64}
     assert colours["./lenet_lr0.1_bs16"] == colour_at(0.0)

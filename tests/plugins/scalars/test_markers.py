@@ -106,8 +106,8 @@ def test_steps_per_epoch_given_by_the_user_are_kept_in_the_url() -> None:
     assert parse_search(new) == {"train_id": "./a", "smoothing": "0.5", "epoch_steps": "250"}
     cleared = smoother_to_url(["ema"], [9], [[]], new, [None])
     assert parse_search(cleared) == {"train_id": "./a", "smoothing": "0.5"}
-    assert scalars.page_state(parse_search(new), [])["epoch_steps"] == 250
-    assert scalars.page_state({"epoch_steps": "-3"}, [])["epoch_steps"] == 0
+    assert scalars.page_state(parse_search(new), []).epoch_steps == 250
+    assert scalars.page_state({"epoch_steps": "-3"}, []).epoch_steps == 0
 
 
 def test_the_first_paint_draws_the_markers_too(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -88,31 +89,31 @@ def test_filter_and_page_state() -> None:
         },
         names,
     )
-    assert state["selected"] == ["eval/acc"]
-    assert (state["smoothing"], state["axis"], state["compose"]) == (0.99, "step", None)
-    assert scalars.page_state({"tags": ","}, names)["selected"] == []
-    assert scalars.page_state({}, names)["selected"] == names
+    assert state.selected == ["eval/acc"]
+    assert (state.smoothing, state.axis, state.compose) == (0.99, "step", None)
+    assert scalars.page_state({"tags": ","}, names).selected == []
+    assert scalars.page_state({}, names).selected == names
     charts, pages = scalars.chart_specs(
-        "./j", {**state, "shown": [f"t{i}" for i in range(30)], "compose": ["t1", "t2"]}
+        "./j", replace(state, shown=[f"t{i}" for i in range(30)], compose=["t1", "t2"])
     )
     assert pages == 2 and len(charts) == 25 and len(charts[0].series) == 2
     # The filter decides the charts: ticked AND matching.
     filtered = scalars.page_state(
         {"tags": encode_tags(["loss", "eval/acc"]), "filter": "acc$"}, names
     )
-    assert filtered["selected"] == ["loss", "eval/acc"] and filtered["shown"] == ["eval/acc"]
+    assert filtered.selected == ["loss", "eval/acc"] and filtered.shown == ["eval/acc"]
     assert [c.title for c in scalars.chart_specs("./j", filtered)[0]] == ["eval/acc"]
     jobs = ["./a", "./b", "./c", "./d", "./e", "./f"]
     tags_of = {j: ["loss"] + (["acc"] if j == "./b" else []) for j in jobs}
     default = compare.page_state({}, jobs, tags_of)
-    assert default["jobs"] == jobs[:5] and default["tags"] == ["loss", "acc"]
+    assert default.jobs == jobs[:5] and default.tags == ["loss", "acc"]
     filtered = compare.page_state({"job_filter": "[ab]", "filter": "acc"}, jobs, tags_of)
-    assert filtered["shown_jobs"] == ["./a", "./b"] and filtered["shown_tags"] == ["acc"]
+    assert filtered.shown_jobs == ["./a", "./b"] and filtered.shown_tags == ["acc"]
     charts, _ = compare.chart_specs(filtered, tags_of, {"./a": "#111111", "./b": "#222222"})
     assert [(c.title, c.legend) for c in charts] == [("acc", True)]
     assert [(s.train_id, s.colour) for s in charts[0].series] == [("./b", "#222222")]
     chosen = compare.page_state({"jobs": encode_tags(["./f", "./a"])}, jobs, tags_of)
-    assert chosen["jobs"] == ["./a", "./f"] and chosen["all_tags"] == ["loss"]
+    assert chosen.jobs == ["./a", "./f"] and chosen.all_tags == ["loss"]
 
 
 def test_scalar_controls_to_state_and_url() -> None:
@@ -122,52 +123,52 @@ def test_scalar_controls_to_state_and_url() -> None:
     after = scalars.next_state(
         state, tags, "scalar-tags-none", tags, "acc$", "step", 0, (None, None)
     )
-    assert after["selected"] == ["loss", "lr"] and state["selected"] == tags  # a new dict
+    assert after.selected == ["loss", "lr"] and state.selected == tags  # a new state
     # what is drawn changed: back to page 1
     assert scalars.state_search(after, tags) == "?train_id=.%2Fj&tags=loss%2Clr&filter=acc%24"
     assert (
-        scalars.next_state(state, tags, "scalar-tags-filter", None, "^l", "step", 0, None)["page"]
-        == 1
+        scalars.next_state(state, tags, "scalar-tags-filter", None, "^l", "step", 0, None).page == 1
     )
     after = scalars.next_state(after, tags, "scalar-tags-all", None, "acc$", "step", 0, None)
-    assert after["selected"] == tags and "tags=" not in scalars.state_search(after, tags)
+    assert after.selected == tags and "tags=" not in scalars.state_search(after, tags)
     # Unticking one shown tag keeps the hidden ones.
     after = scalars.next_state(state, tags, "scalar-tags", ["eval/acc"], "acc$", "step", 0, None)
-    assert after["selected"] == ["loss", "eval/acc", "lr"]
+    assert after.selected == ["loss", "eval/acc", "lr"]
     after = scalars.next_state(state, tags, scalars.IDS["smoothing"], None, "", "step", 0.6, None)
-    assert after["smoothing"] == 0.6 and "smoothing=0.6" in scalars.state_search(after, tags)
+    assert after.smoothing == 0.6 and "smoothing=0.6" in scalars.state_search(after, tags)
     after = scalars.next_state(state, tags, scalars.IDS["axis"], None, "", "absolute", 0, None)
-    assert after["axis"] == "absolute"
-    assert scalars.next_state(state, tags, "scalar-prev", None, "", "step", 0, None)["page"] == 1
-    assert scalars.next_state(state, tags, "scalar-next", None, "", "step", 0, None)["page"] == 3
+    assert after.axis == "absolute"
+    assert scalars.next_state(state, tags, "scalar-prev", None, "", "step", 0, None).page == 1
+    assert scalars.next_state(state, tags, "scalar-next", None, "", "step", 0, None).page == 3
     composed = scalars.next_state(state, tags, "compose-apply", None, "", "step", 0, ["loss", "lr"])
-    assert composed["compose"] == ["loss", "lr"]
-    assert scalars.page_state(parse_search(scalars.state_search(composed, tags)), tags)[
-        "compose"
-    ] == ["loss", "lr"]
+    assert composed.compose == ["loss", "lr"]
+    assert scalars.page_state(parse_search(scalars.state_search(composed, tags)), tags).compose == [
+        "loss",
+        "lr",
+    ]
     assert (
-        scalars.next_state(state, tags, "compose-apply", None, "", "step", 0, ["loss", "loss"])[
-            "compose"
-        ]
+        scalars.next_state(
+            state, tags, "compose-apply", None, "", "step", 0, ["loss", "loss"]
+        ).compose
         is None
     )  # two different tags
     assert (
-        scalars.next_state(composed, tags, "compose-remove", None, "", "step", 0, ["loss", "lr"])[
-            "compose"
-        ]
+        scalars.next_state(
+            composed, tags, "compose-remove", None, "", "step", 0, ["loss", "lr"]
+        ).compose
         is None
     )
     # Every chosen tag is composed, as MindInsight composes all the selected tags.
     three = scalars.next_state(
         state, tags, "compose-apply", None, "", "step", 0, ["lr", "loss", "eval/acc", "gone"]
     )
-    assert three["compose"] == ["lr", "loss", "eval/acc"]
-    assert scalars.page_state(parse_search(scalars.state_search(three, tags)), tags)["compose"] == [
+    assert three.compose == ["lr", "loss", "eval/acc"]
+    assert scalars.page_state(parse_search(scalars.state_search(three, tags)), tags).compose == [
         "lr",
         "loss",
         "eval/acc",
     ]
-    chart = scalars.chart_specs("./j", {**three, "shown": []})[0][0]
+    chart = scalars.chart_specs("./j", replace(three, shown=[]))[0][0]
     assert chart.title == "lr  +  loss  +  eval/acc"
     assert [(s.tag, s.right_axis) for s in chart.series] == [
         ("lr", False),
@@ -182,7 +183,7 @@ def test_composed_tags_go_on_axes_by_their_ranges(corpus_provider) -> None:
     gets the right one, metrics/huge (1e30) an axis of its own; a chart of runs is left as
     its specs say."""
     tags = ["loss", "lr", "accuracy", "metrics/huge"]
-    chart = scalars.chart_specs("./ops_all", {**_composed_state(tags), "shown": []})[0][0]
+    chart = scalars.chart_specs("./ops_all", replace(_composed_state(tags), shown=[]))[0][0]
     plan = chart_plan(corpus_provider, [chart])["charts"][0]
     assert [(s["tag"], s["axis"], s["right"]) for s in plan["series"]] == [
         ("loss", 0, False),
@@ -194,9 +195,9 @@ def test_composed_tags_go_on_axes_by_their_ranges(corpus_provider) -> None:
     assert all("axis" not in s for s in chart_plan(corpus_provider, [runs])["charts"][0]["series"])
 
 
-def _composed_state(tags: list[str]) -> dict:
+def _composed_state(tags: list[str]) -> scalars.ScalarsState:
     state = scalars.page_state(parse_search(""), tags)
-    return {**state, "compose": tags}
+    return replace(state, compose=tags)
 
 
 def test_threshold_of_the_form() -> None:
@@ -228,7 +229,7 @@ def test_compare_controls_to_url() -> None:
         checked_tags: list[str] | None = None,
         axis: str = "step",
         smoothing: float = 0.0,
-        start: dict | None = None,
+        start: compare.CompareState | None = None,
     ) -> str:
         return compare.controls_search(
             start or state,
@@ -245,22 +246,26 @@ def test_compare_controls_to_url() -> None:
 
     assert search("compare-next") == "?page=2"  # the default jobs stay implicit
     assert (
-        search("compare-jobs-filter", job_pattern="a", start={**state, "page": 3})
+        search(
+            "compare-jobs-filter",
+            job_pattern="a",
+            start=replace(state, url=replace(state.url, page=3)),
+        )
         == "?job_filter=a"
     )  # a new filter: back to page 1
     added = search("compare-jobs", checked_jobs=[*jobs[:5], "./f"])
-    assert compare.STATE.parse_search(added)["jobs"] == jobs
+    assert compare.STATE.parse_search(added).jobs == jobs
     none = compare.STATE.parse_search(search("compare-jobs-none", job_pattern="[ab]"))
-    assert none["jobs"] == ["./c", "./d", "./e"]
+    assert none.jobs == ["./c", "./d", "./e"]
     only_acc = search("compare-tags", checked_tags=["acc"])
-    assert compare.STATE.parse_search(only_acc)["tags"] == ["acc"]
+    assert compare.STATE.parse_search(only_acc).tags == ["acc"]
     assert (
         search({"type": "chart-axis", "page": "compare"}, axis="relative", smoothing=0.5)
         == "?axis=relative&smoothing=0.5"
     )
     explicit = compare.page_state({"jobs": encode_tags(jobs[:5])}, jobs, tags_of)
     assert (
-        compare.STATE.parse_search(search("compare-next", start=explicit))["jobs"] == jobs[:5]
+        compare.STATE.parse_search(search("compare-next", start=explicit)).jobs == jobs[:5]
     )  # once named, the jobs stay in the link
 
 

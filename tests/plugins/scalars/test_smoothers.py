@@ -66,8 +66,8 @@ def test_smoother_controls_write_the_url_on_both_pages() -> None:
     assert parse_search(smoother_to_url(["none"], [100000], [[]], ""))["window"] == "999"
     for state in (scalars.STATE, compare.STATE):
         parsed = state.parse_search(search)
-        assert (parsed["smoother"], parsed["window"], parsed["outliers"]) == ("ma", 15, True)
-        assert state.parse_search("?smoother=median&window=x")["smoother"] == "ema"
+        assert (parsed.smoother, parsed.window, parsed.outliers) == ("ma", 15, True)
+        assert state.parse_search("?smoother=median&window=x").smoother == "ema"
 
 
 def test_js_twins_equal_python(dash_duo, corpus_app) -> None:

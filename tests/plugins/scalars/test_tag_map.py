@@ -99,9 +99,9 @@ def test_page_state_and_charts_through_the_map() -> None:
     state = compare.page_state(
         {"jobs": encode_tags(jobs), "tag_map": encode_map(MAP)}, jobs, TAGS_OF
     )
-    assert state["tag_map"] == MAP
-    assert state["all_tags"] == ["loss", "train/acc"]
-    assert state["raw_tags"] == ["train/loss", "train/acc", "loss/auto", "loss"]
+    assert state.url.tag_map == MAP
+    assert state.all_tags == ["loss", "train/acc"]
+    assert state.raw_tags == ["train/loss", "train/acc", "loss/auto", "loss"]
     charts, _pages = compare.chart_specs(state, TAGS_OF)
     loss = charts[0]
     assert loss.title == "loss"
@@ -113,13 +113,13 @@ def test_page_state_and_charts_through_the_map() -> None:
     assert [s.name for s in charts[1].series] == ["./tb"]  # an unmapped chart: the job
     # Without the map every tag is its own chart.
     plain = compare.page_state({"jobs": encode_tags(jobs)}, jobs, TAGS_OF)
-    assert plain["all_tags"] == ["train/loss", "train/acc", "loss/auto", "loss"]
+    assert plain.all_tags == ["train/loss", "train/acc", "loss/auto", "loss"]
     # The controls keep the map; an x tag is an original tag.
     search = compare.controls_search(
         state, jobs, TAGS_OF, "compare-next", None, "", None, "", "step", 0.0, "train/acc"
     )
     again = compare.STATE.parse_search(search)
-    assert again["tag_map"] == MAP and again["x_tag"] == "train/acc"
+    assert again.tag_map == MAP and again.x_tag == "train/acc"
 
 
 def test_groups_aggregate_per_original_tag() -> None:
@@ -153,7 +153,7 @@ def test_download_names_each_runs_original_tag(tmp_path: Path) -> None:
             [f"jobs={encode_tags(['./tb', './ms'])}", f"tag_map={encode_map(MAP)}"]
         )
         state, _jobs, tags_of = compare.current_state(provider, search)
-        assert state["shown_tags"] == ["loss"]
+        assert state.shown_tags == ["loss"]
         found = compare.downloads(provider, state, tags_of)
         assert sorted((job, tag) for job, tag, _points in found) == [
             ("./ms", "loss/auto"),
@@ -168,7 +168,7 @@ def test_download_names_each_runs_original_tag(tmp_path: Path) -> None:
         url, stored = compare.tag_map_search(
             provider, "k", "compare-tag-map-suggest", True, 1, None, None, "", plain, {"o": {}}
         )
-        assert compare.STATE.parse_search(url)["tag_map"] == MAP
+        assert compare.STATE.parse_search(url).tag_map == MAP
         assert stored == {"o": {}, "k": MAP}
         url, stored = compare.tag_map_search(
             provider, "k", "compare-tag-map-clear", True, None, None, 1, "", url, stored
@@ -181,7 +181,7 @@ def test_download_names_each_runs_original_tag(tmp_path: Path) -> None:
 def test_restore_from_the_browser_only_without_a_map_in_the_url() -> None:
     stored = {"k": MAP, "other": {"a": "b"}}
     url = compare.restore_tag_map("k", stored, "?jobs=x")
-    assert compare.STATE.parse_search(url)["tag_map"] == MAP
+    assert compare.STATE.parse_search(url).tag_map == MAP
     assert compare.restore_tag_map("k", stored, f"?tag_map={encode_map({'x': 'y'})}") is no_update
     assert compare.restore_tag_map("k", {"k": {}}, "") is no_update
     assert compare.restore_tag_map("k", None, "") is no_update
