@@ -165,21 +165,12 @@ KNOWN_LONG_FUNCTIONS = {
     "dash_insight/plugins/graphs/page.py:layout": 110,
     "dash_insight/plugins/graphs/page.py:node_info": 72,
     "dash_insight/plugins/graphs/page.py:render_page": 74,
-    "dash_insight/plugins/lineage/page.py:render": 64,
-    "dash_insight/plugins/lineage/query.py:search_lineages": 67,
-    "dash_insight/plugins/lineage/query.py:validate_condition": 66,
-    "dash_insight/plugins/lineage/views.py:grid_column_defs": 92,
-    "dash_insight/plugins/lineage/views.py:parallel_chart": 69,
     "dash_insight/plugins/scalars/charts.py:chart_card": 74,
     "dash_insight/plugins/scalars/charts.py:register_chart_callbacks": 65,
     "dash_insight/plugins/scalars/compare_page.py:register": 160,
     "dash_insight/plugins/scalars/page.py:layout": 71,
     "dash_insight/plugins/scalars/page.py:register": 182,
     "dash_insight/plugins/scalars/rest.py:_ScalarViews.export_scalars": 68,
-    "dash_insight/plugins/tensors/page.py:table_card": 61,
-    "dash_insight/web/components/tag_select.py:picker": 125,
-    "dash_insight/web/components/tag_select.py:register_picker": 68,
-    "dash_insight/web/shell.py:top_bar": 71,
 }
 
 
