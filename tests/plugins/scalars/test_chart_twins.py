@@ -17,7 +17,9 @@ The twins (JavaScript, Python):
   ``nice_step``, ``nice_range``, ``aligned_ranges``; ``finiteExtent``:
   ``web.components.figures._finite_extent``;
 - ``tickChars`` / ``labelMargin``: the left margin of the server's first paint
-  (``14 + ceil(6.5 * y_label_chars)``, :mod:`dash_insight.plugins.scalars.preview`).
+  (``14 + ceil(6.5 * y_label_chars)``, :mod:`dash_insight.plugins.scalars.preview`);
+- the ticks: the first paint's labels (``preview.tick_text``) are those Plotly draws on the same
+  nice axis (where it writes plain decimals: :func:`_plain`).
 
 Every case runs in one ``execute_script`` call, so the test costs one page load."""
 
@@ -33,7 +35,7 @@ import numpy as np
 import pytest
 
 from dash_insight.core.axis_scale import AxisRange, aligned_ranges, nice_range, nice_step
-from dash_insight.plugins.scalars.preview import tick_text, y_label_chars
+from dash_insight.plugins.scalars.preview import _inside_ticks, tick_text, y_label_chars
 from dash_insight.plugins.scalars.smoothing import (
     moving_average,
     outlier_range,
@@ -245,12 +247,12 @@ def _bounds(rng: np.random.Generator) -> Iterator[tuple[float, float]]:
 
 def _plain(axis: AxisRange) -> bool:
     """Whether Plotly writes the axis' ticks as plain decimals: its widest end from 10^-3 to
-    below 10^4 (beyond, an SI suffix or a power of ten). The first paint's labels
-    (``preview.tick_text``) differ there, from a step of 1,000 (they write 3000 as "3k") and
-    below a step of 10^-6 (they write 0.0100005 as "0"):
-    :func:`test_first_paint_writes_ticks_as_plotly`."""
+    below 10^4 (beyond, an SI suffix or a power of ten), no decimals from 1,000 (Plotly writes
+    "1,000.05"). The first paint's labels (``preview.tick_text``) differ from Plotly's beyond,
+    from a step of 1,000 (they write 3000 as "3k") and below a step of 10^-6 (0.0100005 as
+    "0"): :func:`test_first_paint_writes_ticks_as_plotly`."""
     widest = max(abs(axis.low), abs(axis.high))
-    return 1e-3 <= widest < 1e4 and 1e-6 <= axis.step < 1000
+    return 1e-3 <= widest < 1e4 and 1e-6 <= axis.step < 1000 and (widest < 1000 or axis.step >= 1)
 
 
 def _axis_cases(rng: np.random.Generator) -> Iterator[tuple[str, list[Any], Check]]:
@@ -333,20 +335,67 @@ def test_every_twin_gives_the_python_answer(dash_duo, empty_app) -> None:
         failures[:200]
     )
     assert len(cases) > 3000
+    # The ticks: the first paint writes Plotly's labels on the axes where it draws them alike.
+    plain = [axis for axis in (nice_range(*b) for b in _bounds(rng)) if _plain(axis)]
+    dash_duo.driver.set_script_timeout(60)
+    drawn = dash_duo.driver.execute_async_script(
+        PLOTLY_TICKS, [[a.low, a.high, a.step] for a in plain]
+    )
+    wrong = [
+        (axis, labels, written)
+        for axis, labels in zip(plain, drawn, strict=True)
+        if labels != (written := _written_ticks(axis))
+    ]
+    assert wrong == [], f"{len(wrong)} of {len(plain)} axes:\n" + "\n".join(
+        f"{axis}: Plotly {labels}, first paint {written}" for axis, labels, written in wrong
+    )
+    assert len(plain) > 50
     assert console_errors(dash_duo) == []
+
+
+#: The y tick labels Plotly draws on each axis of ``arguments[0]`` ((low, high, step): ticks
+#: at the multiples of step, as the chart's nice axes pin them), in a 400 x 260 chart.
+PLOTLY_TICKS = """
+const [axes, done] = arguments;
+const div = document.createElement("div");
+document.body.appendChild(div);
+(async () => {
+  const labels = [];
+  for (const [low, high, step] of axes) {
+    await window.Plotly.newPlot(div, [{x: [0, 1], y: [low, high], type: "scatter"}],
+      {width: 400, height: 260, yaxis: {range: [low, high], tickmode: "linear", tick0: low,
+                                        dtick: step}}, {staticPlot: true});
+    labels.push(Array.from(div.querySelectorAll(".ytick text")).map(t => t.textContent));
+  }
+  window.Plotly.purge(div);
+  div.remove();
+  done(labels);
+})();
+"""
+
+
+def _written_ticks(axis: AxisRange) -> list[str]:
+    """The first paint's labels of ``axis`` (:func:`~dash_insight.plugins.scalars.preview.
+    tick_text` of each tick inside it)."""
+    ticks = _inside_ticks(axis)
+    top = max(map(abs, ticks), default=0.0)
+    return [tick_text(t, axis.step, top) for t in ticks]
 
 
 @pytest.mark.xfail(
     strict=True,
     reason="preview.py (the first paint) writes SI suffixes from a step of 1,000, no decimal "
-    "below a step of 10^-6 and every digit of huge or tiny values, where Plotly writes 3000, "
-    "0.0100005 and powers of ten (issue #36 item 5; plugins/scalars is not this branch's)",
+    "below a step of 10^-6, no thousands separator and every digit of huge or tiny values, "
+    "where Plotly writes 3000, 0.0100005, 1,000.05 and powers of ten (issue #36 item 5; "
+    "plugins/scalars is not this branch's)",
 )
 def test_first_paint_writes_ticks_as_plotly() -> None:
     """Plotly writes a tick as plain digits up to 9999 and with an SI suffix from 10^4, every
-    decimal of a small step; far beyond its prefixes, as a power of ten (a label of about 9
+    decimal of a small step, a thousands separator in a number with decimals (its
+    ``numSeparate``); far beyond its prefixes, as a power of ten (a label of about 9
     characters, ``tickChars``)."""
     assert tick_text(3000, 1000, 3000) == "3000"
     assert tick_text(0.0100005, 5e-7) == "0.0100005"
+    assert tick_text(1000.05, 0.05) == "1,000.05"
     assert y_label_chars(nice_range(0, 1e300)) <= 10
     assert y_label_chars(nice_range(1e-300, 3e-300)) >= 5
