@@ -211,16 +211,19 @@
   }
 
   /* Characters of the longest tick label of a y axis over ``range`` ({low, high, step} of
-     niceRange; undefined: not known, e.g. a log axis): the integer digits of the widest end
-     (Plotly writes 10000 and up as "10k"), the decimals of the step, a minus sign; a power of
-     ten ("1.2×10³⁰") beyond Plotly's SI prefixes. */
+     niceRange; undefined: not known, e.g. a log axis): the integer digits of the wider end
+     with its minus sign (Plotly writes 10000 and up as "10k"), the decimals of the step; a
+     power of ten ("1.2×10³⁰") beyond Plotly's SI prefixes. */
   function tickChars(range) {
     if (!range) return 5;
     const widest = Math.max(Math.abs(range.low), Math.abs(range.high));
     if (widest >= 1e15 || range.step < 1e-6) return 9 + (range.low < 0 ? 1 : 0);
     const decimals = (String(Number(range.step.toPrecision(6))).split(".")[1] || "").length;
-    const whole = widest >= 1e4 ? 4 : String(Math.floor(widest)).length;
-    return Math.min(8, whole + (decimals ? decimals + 1 : 0) + (range.low < 0 ? 1 : 0));
+    // -50..150 is written "−50" .. "150": the minus counts with its own end's digits.
+    const whole = end => (widest >= 1e4 ? 4 : String(Math.floor(Math.abs(end))).length) +
+      (end < 0 ? 1 : 0);
+    return Math.min(8, Math.max(whole(range.low), whole(range.high)) +
+      (decimals ? decimals + 1 : 0));
   }
 
   /* Margins that hold the axes' labels, so that Plotly's automargin has nothing to add: when
@@ -1018,7 +1021,9 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     scalarCharts: {
+      // The maths with Python twins (tests/plugins/scalars/test_chart_twins.py runs them).
       smooth, movingAverage, outlierRange, thresholdMask, niceStep, niceRange, alignedRanges,
+      smoothWith, isSmoothed, drawnValues, finiteExtent, tickChars, labelMargin,
 
       /* The plan (which charts, which series), smoothing, axis, log scale, thresholds, theme or
          run colours changed. Charts whose points are loaded are drawn or redrawn (only when

@@ -16,20 +16,24 @@ rendered here as static HTML (:func:`static_html`) in the answer to its URL:
 - ``assets/first-paint.js`` removes the copy once Dash's page shows as much (the charts on its
   first screen drawn), or :data:`LONGEST_SHOWN_MS` after Dash's layout came into the page.
 
-The page's HTML is the templates' (``dash_insight/web/templates/``, :class:`IndexPage`), filled
-through Dash's public hooks only: ``app.index_string`` and an ``interpolate_index`` override
+The page's HTML is the templates' (``dash_insight/web/templates/``, :class:`IndexPage`; the dcc
+controls of the copy too, :data:`CONTROL_TEMPLATES`), filled through Dash's public hooks only:
+``app.index_string`` and an ``interpolate_index`` override
 (:class:`dash_insight.web.application.DashInsightApp`), with the parts Dash documents for it
-(:data:`DASH_PARTS`); ``tests/web/test_first_paint.py`` fails when the installed Dash no longer
-provides them. The two scripts it puts inline (the loader and the copy's styles) are
-``assets/inline/``'s; their sha256 is in the pages' Content-Security-Policy
-(:meth:`IndexPage.csp_sources`). Pages without a ``first_paint`` are answered as Dash answers
-them. The ``<html>`` element of every page carries the language and the theme of the request
-(``{%html_attributes%}``), so a dark page is dark from its first paint.
+(:data:`DASH_PARTS`); components are read in their public JSON form (``to_plotly_json``).
+``tests/web/test_first_paint.py`` fails when the installed Dash no longer provides them, or no
+longer draws its controls with the classes the templates use. The two scripts it puts inline
+(the loader and the copy's styles) are ``assets/inline/``'s; their sha256 is in the pages'
+Content-Security-Policy (:meth:`IndexPage.csp_sources`). Pages without a ``first_paint`` are
+answered as Dash answers them. The ``<html>`` element of every page carries the language and
+the theme of the request (``{%html_attributes%}``), so a dark page is dark from its first
+paint.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -198,16 +202,16 @@ def _options(component: Component, kind: str) -> str:
     for option in props.get("options") or []:
         if not isinstance(option, dict):
             option = {"label": option, "value": option}
-        checked = " checked" if option.get("value") in chosen else ""
-        selected = " selected" if checked else ""
-        items.append(
-            f'<label class="dash-options-list-option{selected}{inline}">'
-            '<span class="dash-options-list-option-wrapper">'
-            f'<input type="{kind}" class="dash-options-list-option-checkbox '
-            f'{html.escape(props.get("inputClassName") or "")}" tabindex="-1"{checked}></span>'
-            f'<span class="dash-options-list-option-text"><span>'
-            f"{_children(option.get('label'))}</span></span></label>"
-        )
+        checked = option.get("value") in chosen
+        parts = {
+            "selected": " selected" if checked else "",
+            "inline": inline,
+            "kind": kind,
+            "input_class": html.escape(props.get("inputClassName") or ""),
+            "checked": " checked" if checked else "",
+            "label": _children(option.get("label")),
+        }
+        items.append(fill(control_template("option"), parts))
     own = "dash-checklist" if kind == "checkbox" else "dash-radioitems"
     return _element(
         "div",
@@ -233,7 +237,7 @@ def _input(component: Component) -> str:
         "placeholder": props.get("placeholder"),
         "value": None if value is None else _number_text(value),
     }
-    inner = f'<input class="dash-input-element" readonly tabindex="-1"{_attributes(attributes)}>'
+    inner = fill(control_template("input"), {"attributes": _attributes(attributes)})
     return _element(
         "div",
         {"className": props.get("className"), "style": props.get("style")},
@@ -246,24 +250,18 @@ def _dropdown(component: Component) -> str:
     props = component.to_plotly_json()["props"]
     value = props.get("value")
     shown = ", ".join(map(str, value)) if isinstance(value, list) else value
-    text = (
-        f'<span class="dash-dropdown-value">{html.escape(str(shown))}</span>'
-        if shown
-        else '<span class="dash-dropdown-value dash-dropdown-placeholder">'
-        f"{html.escape(str(props.get('placeholder') or ''))}</span>"
-    )
-    button = _element(
-        "button",
-        {
-            "id": props.get("id"),
-            "className": props.get("className"),
-            "style": props.get("style"),
-            "type": "button",
-        },
-        f'<span class="dash-dropdown-grid-container dash-dropdown-trigger">{text}</span>',
-        "dash-dropdown",
-    )
-    return f'<div class="dash-dropdown-wrapper">{button}</div>'
+    button = {
+        "id": props.get("id"),
+        "className": props.get("className"),
+        "style": props.get("style"),
+        "type": "button",
+    }
+    parts = {
+        "attributes": _attributes(button, "dash-dropdown"),
+        "placeholder": "" if shown else " dash-dropdown-placeholder",
+        "text": html.escape(str(shown if shown else props.get("placeholder") or "")),
+    }
+    return fill(control_template("dropdown"), parts)
 
 
 def _slider(component: Component) -> str:
@@ -271,15 +269,7 @@ def _slider(component: Component) -> str:
     low, high = props.get("min") or 0, props.get("max") or 1
     value = props.get("value") or low
     share = 0.0 if high == low else (value - low) / (high - low) * 100
-    return (
-        '<div class="dash-slider-container"><div class="dash-slider-wrapper">'
-        '<span class="dash-slider-root" style="position:relative">'
-        f'<span class="dash-slider-track"><span class="dash-slider-range" '
-        f'style="left:0%;right:{100 - share:.1f}%"></span></span>'
-        f'<span style="position:absolute;left:calc({share:.1f}% + 10px);'
-        'transform:translateX(-50%)"><span class="dash-slider-thumb"></span></span>'
-        "</span></div></div>"
-    )
+    return fill(control_template("slider"), {"share": f"{share:.1f}", "rest": f"{100 - share:.1f}"})
 
 
 def _nothing(_component: Component) -> str:
@@ -337,8 +327,8 @@ def static_html(component: Component | Raw | Any) -> str:
     (its place kept, e.g. a grid's height); :class:`Raw` children as they are."""
     if not isinstance(component, Component):
         return _children(component)
-    namespace, kind = component._namespace, component._type
-    props = component.to_plotly_json()["props"]
+    written = component.to_plotly_json()  # Dash's public form: namespace, type and props
+    namespace, kind, props = written["namespace"], written["type"], written["props"]
     if namespace == "dash_html_components":
         tag = TAGS.get(kind, kind.lower())
         return _element(tag, props, _children(getattr(component, "children", None)))
@@ -411,6 +401,18 @@ _PLACEHOLDER = re.compile(r"\{%([a-z_]+)%\}")
 def read_template(name: str) -> str:
     """A template of :data:`TEMPLATES` (without its final newline)."""
     return (TEMPLATES / name).read_text(encoding="utf-8").rstrip("\n")
+
+
+#: The dcc controls drawn from a template (``control-<name>.html``: the markup Dash 4's
+#: scripts give them, with their classes; tests/web/test_first_paint.py checks that the
+#: installed Dash still uses those classes).
+CONTROL_TEMPLATES = ("option", "input", "dropdown", "slider")
+
+
+@functools.cache
+def control_template(name: str) -> str:
+    """The template of a dcc control (:data:`CONTROL_TEMPLATES`), read once."""
+    return read_template(f"control-{name}.html")
 
 
 def fill(template: str, parts: Mapping[str, str]) -> str:

@@ -36,6 +36,8 @@ CLIENTSIDE_NAMESPACE = "shell"
 
 
 def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
+    """The bar over every page: the brand (a link home), the plugins' ``nav`` links, and the
+    tools (auto refresh, refresh, theme, saved views, language)."""
     return html.Header(
         className="di-topbar",
         children=[
@@ -60,41 +62,7 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
             html.Div(
                 className="di-tools",
                 children=[
-                    dcc.Checklist(
-                        id="auto-refresh",
-                        options=[{"label": " " + _("Auto refresh"), "value": "on"}],
-                        value=["on"],
-                        persistence=True,
-                        persistence_type="local",
-                        inputClassName="di-checkbox",
-                        className="di-inline",
-                    ),
-                    html.Label(
-                        [
-                            _("every"),
-                            dcc.Input(
-                                id="refresh-seconds",
-                                type="number",
-                                value=DEFAULT_REFRESH_SECONDS,
-                                min=MIN_REFRESH_SECONDS,
-                                max=MAX_REFRESH_SECONDS,
-                                step=1,
-                                debounce=True,
-                                persistence=True,
-                                persistence_type="local",
-                            ),
-                            _("s"),
-                        ],
-                        title=_("Auto refresh interval: {low} to {high} seconds").format(
-                            low=MIN_REFRESH_SECONDS, high=MAX_REFRESH_SECONDS
-                        ),
-                    ),
-                    html.Button(
-                        "⟳ " + _("Refresh"),
-                        id="refresh-now",
-                        className="di-icon-button",
-                        title=_("Reload the data now"),
-                    ),
+                    *_refresh_tools(),
                     html.Button(
                         "◐ " + _("Theme"),
                         id="theme-toggle",
@@ -106,6 +74,47 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
             ),
         ],
     )
+
+
+def _refresh_tools() -> list[Any]:
+    """Auto refresh (on or off, and its interval, both kept in the browser) and "Refresh"."""
+    return [
+        dcc.Checklist(
+            id="auto-refresh",
+            options=[{"label": " " + _("Auto refresh"), "value": "on"}],
+            value=["on"],
+            persistence=True,
+            persistence_type="local",
+            inputClassName="di-checkbox",
+            className="di-inline",
+        ),
+        html.Label(
+            [
+                _("every"),
+                dcc.Input(
+                    id="refresh-seconds",
+                    type="number",
+                    value=DEFAULT_REFRESH_SECONDS,
+                    min=MIN_REFRESH_SECONDS,
+                    max=MAX_REFRESH_SECONDS,
+                    step=1,
+                    debounce=True,
+                    persistence=True,
+                    persistence_type="local",
+                ),
+                _("s"),
+            ],
+            title=_("Auto refresh interval: {low} to {high} seconds").format(
+                low=MIN_REFRESH_SECONDS, high=MAX_REFRESH_SECONDS
+            ),
+        ),
+        html.Button(
+            "⟳ " + _("Refresh"),
+            id="refresh-now",
+            className="di-icon-button",
+            title=_("Reload the data now"),
+        ),
+    ]
 
 
 def _menus() -> list[Any]:

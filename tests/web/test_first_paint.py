@@ -3,6 +3,7 @@ before Dash starts (dash_insight/web/first_paint.py)."""
 
 from __future__ import annotations
 
+import importlib.resources
 import inspect
 import logging
 import re
@@ -205,6 +206,26 @@ def test_the_installed_dash_gives_what_the_first_paint_needs() -> None:
     assert set(seen) == set(first_paint.DASH_PARTS)
     assert first_paint.external_scripts(seen["scripts"])  # plain tags, holdable
     assert 'id="_dash-renderer"' in seen["renderer"]
+
+
+def test_the_installed_dash_draws_its_controls_as_the_templates_do() -> None:
+    """Fails when the installed Dash no longer gives a component's namespace and type in its
+    public JSON form, or no longer draws its controls with a class the copy's templates use
+    (``web/templates/control-*.html``: the copy would then look unlike the page it covers)."""
+    written = dcc.Slider(id="s", min=0, max=1).to_plotly_json()
+    assert (written["namespace"], written["type"]) == ("dash_core_components", "Slider")
+    assert html.Div().to_plotly_json()["namespace"] == "dash_html_components"
+    scripts = "".join(
+        entry.read_text(encoding="utf-8")
+        for entry in importlib.resources.files("dash.dcc").iterdir()
+        if entry.name.endswith(".js")
+    )
+    classes: set[str] = set()
+    for name in first_paint.CONTROL_TEMPLATES:
+        for value in re.findall(r'class="([^"{]*)', first_paint.control_template(name)):
+            classes.update(value.split())
+    assert len(classes) >= 15
+    assert sorted(c for c in classes if c not in scripts) == []
 
 
 def test_the_templates_hold_the_ids_the_inline_scripts_look_for() -> None:

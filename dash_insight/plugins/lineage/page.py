@@ -453,6 +453,14 @@ def _job_link(dashboard_path: str, job: str) -> str:
     return dashboard_path + make_search({"train_id": job})
 
 
+def _column_defs(columns: list[views.Column], state: views.PageState, changed: bool) -> Any:
+    """The grid's column definitions, sent only when the columns ``changed``: re-sending them
+    would re-apply the URL's sort over a newer click in the grid (the grid owns its sort and
+    reports it to the URL; a link's sort applies when the page is built). The grid gets them
+    from lineage-table one task later (lineageGrid.table)."""
+    return views.grid_column_defs(columns, state.sort) if changed else None
+
+
 def render(
     service: LineageService,
     dashboard_path: str,
@@ -489,25 +497,16 @@ def render(
         [r["train_id"] in in_table for r in visible],
     )
     is_model = state.tab == "model"
-    # Column definitions are sent only when the columns change: re-sending them would re-apply
-    # the URL's sort over a newer click in the grid (the grid owns its sort and reports it to
-    # the URL; a link's sort applies when the page is built).
     defs_key = json.dumps([state.tab, [c.id for c in columns]])
-    defs = None if defs_key == previous.get("defs") else views.grid_column_defs(columns, state.sort)
-    # The grid gets them from lineage-table one task later (lineageGrid.table).
     table = {
         "rows": views.grid_row_data(rows, columns, added, _dashboard_link(dashboard_path), labels),
-        "defs": defs,
+        "defs": _column_defs(columns, state, defs_key != previous.get("defs")),
     }
-    options, ticked, summary, colour_options = _column_controls(data, columns)
     return (
         spec,
         [a.to_dict() for a in axes],
         table,
-        options,
-        ticked,
-        summary,
-        colour_options,
+        *_column_controls(data, columns),
         colour.id if colour else None,
         _count_text(data, len(rows), len(visible)),
         _problems(service, data, state, found, entries),

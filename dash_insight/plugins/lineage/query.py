@@ -16,7 +16,7 @@ import json
 import math
 import operator
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -311,7 +311,8 @@ _VALIDATOR_ORDER = (
 
 def validate_condition(condition: Any) -> None:
     """Check a search condition as MindInsight 2.3.1 does (``validate_condition``, then the
-    schema's ``pre_load`` and field validators); LineageConditionError with its message."""
+    schema's ``pre_load`` and field validators); LineageConditionError with its message (the
+    first problem found, in MindInsight's order)."""
     if not isinstance(condition, dict):
         raise LineageConditionError("TypeError. Invalid search_condition type, it should be dict.")
     for key in ("limit", "offset"):
@@ -319,6 +320,16 @@ def validate_condition(condition: Any) -> None:
             isinstance(condition[key], bool) or not isinstance(condition[key], int)
         ):
             raise LineageConditionError(f"TypeError. The {key} must be int.")
+    _check_sorting(condition)
+    for attr, sub in condition.items():  # the schema's pre_load
+        if attr not in _PAGING_KEYS:
+            _check_attribute(attr, sub)
+    _check_fields(condition)
+
+
+def _check_sorting(condition: dict[str, Any]) -> None:
+    """``sorted_name``: a field, ``tag``, ``metric/<k>`` or ``user_defined/<k>``;
+    ``sorted_type``: with a ``sorted_name``, ascending or descending."""
     if "sorted_name" in condition:
         name = condition["sorted_name"]
         valid = isinstance(name, str) and (
@@ -341,29 +352,35 @@ def validate_condition(condition: Any) -> None:
             raise LineageConditionError(
                 "ValueError. The sorted_type must be ascending or descending."
             )
-    for attr, sub in condition.items():  # the schema's pre_load
-        if attr in _PAGING_KEYS:
-            continue
-        if attr not in FIELDS and not attr.startswith(("metric/", "user_defined/")):
+
+
+def _check_attribute(attr: str, sub: Any) -> None:
+    """One filter of a condition as the schema's ``pre_load`` checks it: a known attribute, a
+    dict of known operators; a metric's values numbers."""
+    if attr not in FIELDS and not attr.startswith(("metric/", "user_defined/")):
+        raise LineageConditionError("ValueError. The search attribute not supported.")
+    if not isinstance(sub, dict):
+        raise LineageConditionError(
+            f"TypeError. The search_condition element {attr} should be dict."
+        )
+    if not set(sub).issubset(OPERATORS):
+        raise LineageConditionError(
+            "ValueError. The compare condition should be in "
+            "('eq', 'lt', 'gt', 'le', 'ge', 'in', 'not_in')."
+        )
+    if attr.startswith("metric/"):
+        if len(attr) == len("metric/"):
             raise LineageConditionError("ValueError. The search attribute not supported.")
-        if not isinstance(sub, dict):
+        if _number_condition_ok(sub):
             raise LineageConditionError(
-                f"TypeError. The search_condition element {attr} should be dict."
+                f"The parameter {attr} is invalid. It should be a dict and the value should "
+                "be a float or a integer"
             )
-        if not set(sub).issubset(OPERATORS):
-            raise LineageConditionError(
-                "ValueError. The compare condition should be in "
-                "('eq', 'lt', 'gt', 'le', 'ge', 'in', 'not_in')."
-            )
-        if attr.startswith("metric/"):
-            if len(attr) == len("metric/"):
-                raise LineageConditionError("ValueError. The search attribute not supported.")
-            if _number_condition_ok(sub):
-                raise LineageConditionError(
-                    f"The parameter {attr} is invalid. It should be a dict and the value should "
-                    "be a float or a integer"
-                )
-    # Field deserialisation, in the schema's field order: paging ranges, lineage_type's type.
+
+
+def _check_fields(condition: dict[str, Any]) -> None:
+    """Field deserialisation, in the schema's field order: paging ranges, lineage_type's type,
+    then each field's validator."""
     if "limit" in condition and not 0 < condition["limit"] <= 100:
         raise LineageConditionError(_FIELD_MESSAGES["limit"])
     if "offset" in condition and not 0 <= condition["offset"] <= 100000:
@@ -461,10 +478,30 @@ def search_lineages(
     validate_condition(condition)
     added_info = added_info or {}
     marks = dataset_marks([e.row.get("dataset_graph") for e in entries])
-    items = list(zip(entries, marks, strict=True))
+    results = _filtered(list(zip(entries, marks, strict=True)), condition)
+    if "sorted_name" in condition:
+        _sort(results, condition, added_info)
+    page = results
+    if "offset" in condition or "limit" in condition:
+        offset, limit = condition.get("offset", 0), condition.get("limit", 10)
+        page = results[offset * limit : (offset + 1) * limit]
+    types = lineage_types(condition)
+    return {
+        "customized": _customized(entry.row for entry, _ in page),
+        "object": [_lineage_object(entry, mark, types, added_info) for entry, mark in page],
+        "count": len(results),
+    }
+
+
+_Marked = tuple[LineageEntry, str]
+
+
+def _filtered(items: list[_Marked], condition: Mapping[str, Any]) -> list[_Marked]:
+    """The (entry, dataset mark) pairs matching every filter of ``condition`` (its keys but
+    the paging and sorting ones), in order."""
     filters = [(key, sub) for key, sub in condition.items() if key not in _PAGING_KEYS]
 
-    def keep(item: tuple[LineageEntry, str]) -> bool:
+    def keep(item: _Marked) -> bool:
         entry, mark = item
         for key, sub in filters:
             actual = value_by_key(entry.row, mark, key)
@@ -472,44 +509,51 @@ def search_lineages(
                 return False
         return True
 
-    results = [item for item in items if keep(item)]
-    if "sorted_name" in condition:
-        name = condition["sorted_name"]
-        reverse = condition.get("sorted_type") == "descending"
-        if name == "tag":
+    return [item for item in items if keep(item)]
 
-            def key_of(item: tuple[LineageEntry, str]) -> Any:
-                return (added_info.get(item[0].train_id) or {}).get("tag")
-        else:
 
-            def key_of(item: tuple[LineageEntry, str]) -> Any:
-                return value_by_key(item[0].row, item[1], name)
+def _sort(
+    results: list[_Marked],
+    condition: Mapping[str, Any],
+    added_info: Mapping[str, Mapping[str, Any]],
+) -> None:
+    """Sort ``results`` in place, stably, by ``condition["sorted_name"]`` (``tag``: the added
+    tag) in its ``sorted_type`` order, as MindInsight compares values (:func:`_cmp`)."""
+    name = condition["sorted_name"]
+    if name == "tag":
 
-        def compare(a: tuple[LineageEntry, str], b: tuple[LineageEntry, str]) -> int:
-            return _cmp(key_of(a), key_of(b))
+        def key_of(item: _Marked) -> Any:
+            return (added_info.get(item[0].train_id) or {}).get("tag")
+    else:
 
-        results.sort(key=functools.cmp_to_key(compare), reverse=reverse)
-    page = results
-    if "offset" in condition or "limit" in condition:
-        offset, limit = condition.get("offset", 0), condition.get("limit", 10)
-        page = results[offset * limit : (offset + 1) * limit]
-    types = lineage_types(condition)
-    objects = []
-    for entry, mark in page:
-        obj: dict[str, Any] = {}
-        if "model" in types:
-            obj["summary_dir"] = entry.train_id
-            obj["model_lineage"] = model_lineage(entry.row, mark)
-        if "dataset" in types:
-            obj["summary_dir"] = entry.train_id
-            obj["dataset_graph"] = entry.row.get("dataset_graph") or {}
-        obj["added_info"] = dict(added_info.get(entry.train_id) or {})
-        objects.append(obj)
-    return {
-        "customized": _customized(entry.row for entry, _ in page),
-        "object": objects,
-        "count": len(results),
-    }
+        def key_of(item: _Marked) -> Any:
+            return value_by_key(item[0].row, item[1], name)
+
+    def compare(a: _Marked, b: _Marked) -> int:
+        return _cmp(key_of(a), key_of(b))
+
+    results.sort(
+        key=functools.cmp_to_key(compare), reverse=condition.get("sorted_type") == "descending"
+    )
+
+
+def _lineage_object(
+    entry: LineageEntry,
+    mark: str,
+    types: Collection[Any],
+    added_info: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """One job of the answer's ``object`` list: its model lineage and / or dataset graph (as
+    ``types`` asks), and its added tag and remark."""
+    obj: dict[str, Any] = {}
+    if "model" in types:
+        obj["summary_dir"] = entry.train_id
+        obj["model_lineage"] = model_lineage(entry.row, mark)
+    if "dataset" in types:
+        obj["summary_dir"] = entry.train_id
+        obj["dataset_graph"] = entry.row.get("dataset_graph") or {}
+    obj["added_info"] = dict(added_info.get(entry.train_id) or {})
+    return obj
 
 
 # -- optimizer (model-lineage overview) ------------------------------------------------------

@@ -793,43 +793,58 @@ def parallel_chart(
             "Drag along an axis to keep the jobs in a range (Shift: one more range); "
             "click a brushed axis to clear it"
         ),
-        "axes": [
-            {
-                "id": a.id,
-                "kind": a.kind,
-                "title": title_lines(c.label),
-                "fullTitle": c.label,
-                "ticks": axis_ticks(a),
-                "brushes": brush_fractions(a, filters.get(c.id)) or [],
-            }
-            for c, a in zip(columns, axes, strict=True)
-        ]
-        if message is None
-        else [],
+        "axes": [] if message else _chart_axes(columns, axes, filters),
         "lines": []
         if message
         else [
-            {
-                "id": row["train_id"],
-                "colour": line_colour,
-                "selected": bool(keep),
-                "points": [
-                    round(value_fraction(a, row.get(c.id)), 6)
-                    for c, a in zip(columns, axes, strict=True)
-                ],
-                "hover": [
-                    str(row["train_id"]),
-                    *(
-                        f"{c.label}: {hover_value(row.get(c.id), labels.get(c.id))}"
-                        for c in columns
-                    ),
-                ],
-            }
+            _chart_line(row, line_colour, bool(keep), columns, axes, labels)
             for row, line_colour, keep in zip(rows, colours, passing, strict=True)
         ],
         "colourbar": bar if message is None else None,
     }
     return spec, axes
+
+
+def _chart_axes(
+    columns: Sequence[Column], axes: Sequence[Axis], filters: Mapping[str, list[Any]]
+) -> list[dict[str, Any]]:
+    """The chart's axes as ``assets/lineage-chart.js`` draws them: title, ticks and the URL's
+    filters as brushes (fractions of the axis)."""
+    return [
+        {
+            "id": a.id,
+            "kind": a.kind,
+            "title": title_lines(c.label),
+            "fullTitle": c.label,
+            "ticks": axis_ticks(a),
+            "brushes": brush_fractions(a, filters.get(c.id)) or [],
+        }
+        for c, a in zip(columns, axes, strict=True)
+    ]
+
+
+def _chart_line(
+    row: Mapping[str, Any],
+    colour: str,
+    selected: bool,
+    columns: Sequence[Column],
+    axes: Sequence[Axis],
+    labels: Mapping[str, Mapping[str, str]],
+) -> dict[str, Any]:
+    """One job's line: its place on each axis (a fraction of its height) and its hover text
+    (the job, then every value whole)."""
+    return {
+        "id": row["train_id"],
+        "colour": colour,
+        "selected": selected,
+        "points": [
+            round(value_fraction(a, row.get(c.id)), 6) for c, a in zip(columns, axes, strict=True)
+        ],
+        "hover": [
+            str(row["train_id"]),
+            *(f"{c.label}: {hover_value(row.get(c.id), labels.get(c.id))}" for c in columns),
+        ],
+    }
 
 
 # -- grid ------------------------------------------------------------------------------------
@@ -870,51 +885,20 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
     """AG Grid columns: the summary path (a link to the job's dashboard, drawn by
     ``LineageLink`` of ``assets/dashAgGridComponentFunctions-lineage.js``), the chosen columns
     under their group's header (:func:`column_group`), remark and tag (editable, pinned
-    right). Numeric columns filter by number, the others by
-    text. The functions named in ``{"function": ...}`` are in
-    ``assets/dashAgGridFunctions-lineage.js``."""
+    right), the labels. The column ``sort`` names (id, direction) is sorted. The functions
+    named in ``{"function": ...}`` are in ``assets/dashAgGridFunctions-lineage.js``."""
 
     def with_sort(definition: dict[str, Any]) -> dict[str, Any]:
         if sort and sort[0] == definition["colId"]:
             definition["sort"] = sort[1]
         return definition
 
-    defs: list[dict[str, Any]] = [
-        with_sort(
-            {
-                "colId": "summary_dir",
-                "field": "summary_dir",
-                "headerName": _("Summary path"),
-                "cellRenderer": "LineageLink",
-                "pinned": "left",
-                "minWidth": 200,
-                "filter": "agTextColumnFilter",
-                "filterValueGetter": {"function": "lineageTrainId(params)"},
-                "comparator": {"function": "lineageCompareTrainIds"},
-            }
-        )
-    ]
     groups: dict[str, list[dict[str, Any]]] = {group: [] for group in COLUMN_GROUPS}
     for column in columns:
-        definition: dict[str, Any] = {
-            "colId": column.id,
-            "field": column.id,
-            "headerName": column.label,
-            "headerTooltip": column.hint or column.label,
-            "tooltipField": column.id,
-            "filter": "agNumberColumnFilter" if column.kind == "number" else "agTextColumnFilter",
-        }
-        if column.kind == "number":
-            definition["type"] = "numericColumn"
-            # 4 significant digits in the cell (assets/dashAgGridFunctions-lineage.js, the
-            # twin of number_text), the whole value in its tooltip and in the CSV.
-            definition["valueFormatter"] = {"function": "lineageNumber(params)"}
-        if column.group == "stage":
-            definition["minWidth"] = 220
-        groups[column_group(column)].append(with_sort(definition))
+        groups[column_group(column)].append(with_sort(_value_column_def(column)))
     # One header above the names per group, MindInsight's table: metrics first (what the jobs
     # are compared by), then the hyper-parameters, the user-defined values, the dataset.
-    defs += [
+    grouped = [
         {
             "groupId": f"group-{group}",
             "headerName": str(COLUMN_GROUPS[group]),
@@ -924,40 +908,78 @@ def grid_column_defs(columns: Sequence[Column], sort: tuple[str, str] | None) ->
         for group, children in groups.items()
         if children
     ]
-    defs.append(
-        with_sort(
-            {
-                "colId": "remark",
-                "field": "remark",
-                "headerName": _("Remark"),
-                "editable": True,
-                "pinned": "right",
-                "minWidth": 160,
-                "filter": "agTextColumnFilter",
-                "cellEditor": "agTextCellEditor",
-                "cellEditorParams": {"maxLength": MAX_REMARK_LENGTH},
-                "headerTooltip": _("Double-click to edit; saved in the workspace"),
-            }
-        )
-    )
-    defs.append(
-        with_sort(
-            {
-                "colId": "tag",
-                "field": "tag",
-                "headerName": _("Tag"),
-                "editable": True,
-                "pinned": "right",
-                "width": 90,
-                "filter": "agNumberColumnFilter",
-                "cellEditor": "agSelectCellEditor",
-                "cellEditorParams": {"values": list(range(11))},
-                "valueFormatter": {"function": "lineageTagStars(params)"},
-                "headerTooltip": _("Double-click to choose 1..10 (0 = none)"),
-            }
-        )
-    )
-    return [*defs, with_sort(labels_column_def())]
+    edges = (_summary_column_def(), _remark_column_def(), _tag_column_def(), labels_column_def())
+    first, *last = (with_sort(definition) for definition in edges)
+    return [first, *grouped, *last]
+
+
+def _summary_column_def() -> dict[str, Any]:
+    """The summary path: a link to the job's dashboard, pinned left."""
+    return {
+        "colId": "summary_dir",
+        "field": "summary_dir",
+        "headerName": _("Summary path"),
+        "cellRenderer": "LineageLink",
+        "pinned": "left",
+        "minWidth": 200,
+        "filter": "agTextColumnFilter",
+        "filterValueGetter": {"function": "lineageTrainId(params)"},
+        "comparator": {"function": "lineageCompareTrainIds"},
+    }
+
+
+def _value_column_def(column: Column) -> dict[str, Any]:
+    """A chosen column: numbers filtered as numbers and shown to 4 significant digits, the
+    others filtered as text."""
+    definition: dict[str, Any] = {
+        "colId": column.id,
+        "field": column.id,
+        "headerName": column.label,
+        "headerTooltip": column.hint or column.label,
+        "tooltipField": column.id,
+        "filter": "agNumberColumnFilter" if column.kind == "number" else "agTextColumnFilter",
+    }
+    if column.kind == "number":
+        definition["type"] = "numericColumn"
+        # 4 significant digits in the cell (assets/dashAgGridFunctions-lineage.js, the
+        # twin of number_text), the whole value in its tooltip and in the CSV.
+        definition["valueFormatter"] = {"function": "lineageNumber(params)"}
+    if column.group == "stage":
+        definition["minWidth"] = 220
+    return definition
+
+
+def _remark_column_def() -> dict[str, Any]:
+    """The remark: free text edited in the grid, pinned right."""
+    return {
+        "colId": "remark",
+        "field": "remark",
+        "headerName": _("Remark"),
+        "editable": True,
+        "pinned": "right",
+        "minWidth": 160,
+        "filter": "agTextColumnFilter",
+        "cellEditor": "agTextCellEditor",
+        "cellEditorParams": {"maxLength": MAX_REMARK_LENGTH},
+        "headerTooltip": _("Double-click to edit; saved in the workspace"),
+    }
+
+
+def _tag_column_def() -> dict[str, Any]:
+    """The tag: 0..10 stars chosen in the grid, pinned right."""
+    return {
+        "colId": "tag",
+        "field": "tag",
+        "headerName": _("Tag"),
+        "editable": True,
+        "pinned": "right",
+        "width": 90,
+        "filter": "agNumberColumnFilter",
+        "cellEditor": "agSelectCellEditor",
+        "cellEditorParams": {"values": list(range(11))},
+        "valueFormatter": {"function": "lineageTagStars(params)"},
+        "headerTooltip": _("Double-click to choose 1..10 (0 = none)"),
+    }
 
 
 def labels_column_def() -> dict[str, Any]:

@@ -250,38 +250,46 @@ def table_card(
                 children=[
                     dcc.Store(id={"type": "tensor-data", **key}, data=data),
                     dcc.Store(id={"type": "tensor-applied", **key}, data=dims),
-                    html.Div(
-                        className="di-vt-meta",
-                        children=[
-                            html.Span(
-                                [_("Shape: "), html.B(f"[{', '.join(str(d) for d in shape)}]")]
-                            ),
-                            html.Span([_("Data type: "), html.B(meta.get("data_type", "?"))]),
-                            html.Span(id={"type": "tensor-step", **key}),
-                        ],
-                    ),
+                    _card_meta(key, shape, meta.get("data_type", "?")),
                     _dimension_controls(key, boxes, default),
                     dcc.Loading(
                         html.Div(id={"type": "tensor-view", **key}), type="dot", delay_show=300
                     ),
                     html.Div(id={"type": "tensor-stats", **key}),
-                    html.Div(
-                        dcc.Slider(
-                            id={"type": "tensor-slider", **key},
-                            min=0,
-                            max=max(1, len(step_list) - 1),
-                            step=1,
-                            value=position,
-                            marks=None,
-                            allow_direct_input=False,
-                            disabled=len(step_list) < 2,
-                        ),
-                        className="di-vi-slider",
-                        title=_("Step"),
-                    ),
+                    _step_slider(key, len(step_list), position),
                 ],
             ),
         ],
+    )
+
+
+def _card_meta(key: dict[str, str], shape: tuple[int, ...], data_type: str) -> html.Div:
+    """The tensor's shape and type, and the step shown (filled by a callback)."""
+    return html.Div(
+        className="di-vt-meta",
+        children=[
+            html.Span([_("Shape: "), html.B(f"[{', '.join(str(d) for d in shape)}]")]),
+            html.Span([_("Data type: "), html.B(data_type)]),
+            html.Span(id={"type": "tensor-step", **key}),
+        ],
+    )
+
+
+def _step_slider(key: dict[str, str], count: int, position: int) -> html.Div:
+    """The slider over the ``count`` steps of a tag, at ``position`` (disabled with one)."""
+    return html.Div(
+        dcc.Slider(
+            id={"type": "tensor-slider", **key},
+            min=0,
+            max=max(1, count - 1),
+            step=1,
+            value=position,
+            marks=None,
+            allow_direct_input=False,
+            disabled=count < 2,
+        ),
+        className="di-vi-slider",
+        title=_("Step"),
     )
 
 

@@ -418,62 +418,11 @@ def picker(
     colour; the accent colour for a name without one); ``filter_texts``: :func:`filter_tags`."""
     view = picker_view(names, selected, pattern, noun, hidden, colours, filter_texts)
     texts = noun_texts(noun)
-    columns: list[dict[str, Any]] = [
-        {
-            "field": "name",
-            "headerName": texts["header"],
-            "flex": 1,
-            "tooltipField": "name",
-            "sortable": False,
-        }
-    ]
-    if hidden is not None:
-        columns.insert(
-            0,
-            {
-                "field": "hidden",
-                "headerName": "",
-                "width": 40,
-                "sortable": False,
-                "resizable": False,
-                # Both functions: assets/dashAgGridComponentFunctions-pickers.js.
-                "valueGetter": {"function": "pickerEyeValue(params)"},
-                "cellRenderer": "PickerEye",
-                "cellRendererParams": {
-                    "show": _("Show everywhere on this page"),
-                    "hide": _("Hide everywhere on this page (stays selected)"),
-                },
-                "cellClass": "di-eye-cell",
-                "suppressKeyboardEvent": {"function": "pickerEyeKey(params)"},
-            },
-        )
     return html.Div(
         className="di-picker",
         id=f"{list_id}-picker",
         children=[
-            html.Div(
-                className="di-toolbar di-picker-tools",
-                children=[
-                    html.Span(label, className="di-control-label"),
-                    html.Button(
-                        _("All"), id=f"{list_id}-all", className="di-chip", title=texts["all"]
-                    ),
-                    html.Button(
-                        _("None"), id=f"{list_id}-none", className="di-chip", title=texts["none"]
-                    ),
-                    dcc.Input(
-                        id=f"{list_id}-filter",
-                        value=pattern,
-                        type="text",
-                        debounce=0.3,
-                        placeholder=texts["filter"],
-                        className="di-input di-tag-filter",
-                    ),
-                    html.Span(view.summary, id=f"{list_id}-count", className="di-muted"),
-                    html.Span(view.error, id=f"{list_id}-error", className="di-error-text"),
-                    *extra,
-                ],
-            ),
+            _picker_tools(list_id, label, pattern, texts, view, extra),
             dcc.Store(id=f"{list_id}-key", data=view.key),
             # What register_picker last sent to the list: the grid, or its holder's spec before
             # the grid is mounted.
@@ -483,40 +432,107 @@ def picker(
             # Mounted after the charts on screen: a grid mounted with the layout delays them; its
             # rows and ticks come in a task after its set-up (as the callback below sets them).
             deferred(
-                dag.AgGrid(
-                    id=list_id,
-                    className="di-picker-grid",
-                    rowData=view.row_data(),
-                    columnDefs=columns,
-                    getRowId="params.data.name",
-                    selectedRows={"ids": view.ticked},
-                    dashGridOptions={
-                        "rowSelection": {
-                            "mode": "multiRow",
-                            "checkboxes": True,
-                            "headerCheckbox": True,
-                            "selectAll": "filtered",
-                            "enableClickSelection": True,
-                            "enableSelectionWithoutKeys": True,
-                        },
-                        "rowHeight": ROW_PX,
-                        "headerHeight": HEADER_PX,
-                        "animateRows": False,
-                        "suppressFieldDotNotation": True,
-                        # The name's tooltip is the browser's own (a title): AG Grid's tooltip
-                        # stayed on screen for its 10 s hide delay when a click redrew the row
-                        # under the pointer.
-                        "enableBrowserTooltips": True,
-                        "localeText": grid_locale_text(texts["no_match"]),
-                    },
-                    style={"height": f"{picker_height(len(view.rows))}px"},
-                ),
+                _picker_grid(list_id, view, _picker_columns(texts, hidden is not None), texts),
                 f"{list_id}-holder",
                 later=("rowData", "selectedRows"),
                 className="di-picker-list",
                 style={"minHeight": f"{picker_height(len(view.rows))}px"},
             ),
         ],
+    )
+
+
+def _picker_tools(
+    list_id: str,
+    label: str,
+    pattern: str,
+    texts: Mapping[str, str],
+    view: PickerView,
+    extra: Sequence[Any],
+) -> html.Div:
+    """The row above a picker's list: its label, All / None, the filter, the count, the
+    filter's error and ``extra``."""
+    return html.Div(
+        className="di-toolbar di-picker-tools",
+        children=[
+            html.Span(label, className="di-control-label"),
+            html.Button(_("All"), id=f"{list_id}-all", className="di-chip", title=texts["all"]),
+            html.Button(_("None"), id=f"{list_id}-none", className="di-chip", title=texts["none"]),
+            dcc.Input(
+                id=f"{list_id}-filter",
+                value=pattern,
+                type="text",
+                debounce=0.3,
+                placeholder=texts["filter"],
+                className="di-input di-tag-filter",
+            ),
+            html.Span(view.summary, id=f"{list_id}-count", className="di-muted"),
+            html.Span(view.error, id=f"{list_id}-error", className="di-error-text"),
+            *extra,
+        ],
+    )
+
+
+def _picker_columns(texts: Mapping[str, str], eyes: bool) -> list[dict[str, Any]]:
+    """The list's columns: the name, after an eye per row when ``eyes``."""
+    name = {
+        "field": "name",
+        "headerName": texts["header"],
+        "flex": 1,
+        "tooltipField": "name",
+        "sortable": False,
+    }
+    if not eyes:
+        return [name]
+    eye = {
+        "field": "hidden",
+        "headerName": "",
+        "width": 40,
+        "sortable": False,
+        "resizable": False,
+        # Both functions: assets/dashAgGridComponentFunctions-pickers.js.
+        "valueGetter": {"function": "pickerEyeValue(params)"},
+        "cellRenderer": "PickerEye",
+        "cellRendererParams": {
+            "show": _("Show everywhere on this page"),
+            "hide": _("Hide everywhere on this page (stays selected)"),
+        },
+        "cellClass": "di-eye-cell",
+        "suppressKeyboardEvent": {"function": "pickerEyeKey(params)"},
+    }
+    return [eye, name]
+
+
+def _picker_grid(
+    list_id: str, view: PickerView, columns: list[dict[str, Any]], texts: Mapping[str, str]
+) -> dag.AgGrid:
+    """The list: a grid with a checkbox per name, its rows virtualised."""
+    return dag.AgGrid(
+        id=list_id,
+        className="di-picker-grid",
+        rowData=view.row_data(),
+        columnDefs=columns,
+        getRowId="params.data.name",
+        selectedRows={"ids": view.ticked},
+        dashGridOptions={
+            "rowSelection": {
+                "mode": "multiRow",
+                "checkboxes": True,
+                "headerCheckbox": True,
+                "selectAll": "filtered",
+                "enableClickSelection": True,
+                "enableSelectionWithoutKeys": True,
+            },
+            "rowHeight": ROW_PX,
+            "headerHeight": HEADER_PX,
+            "animateRows": False,
+            "suppressFieldDotNotation": True,
+            # The name's tooltip is the browser's own (a title): AG Grid's tooltip stayed on
+            # screen for its 10 s hide delay when a click redrew the row under the pointer.
+            "enableBrowserTooltips": True,
+            "localeText": grid_locale_text(texts["no_match"]),
+        },
+        style={"height": f"{picker_height(len(view.rows))}px"},
     )
 
 
@@ -681,6 +697,12 @@ def register_picker(
         prevent_initial_call=True,
     )(source.follow_url)
 
+    _register_picker_scripts(app, list_id, eyes)
+
+
+def _register_picker_scripts(app: dash.Dash, list_id: str, eyes: list[Output]) -> None:
+    """The browser's side of a picker (``assets/pickers.js``): what the server sent goes to the
+    grid or to its holder; the grid's ticks to ``{list_id}-ticks``."""
     # Only the grid's props: Dash skips this callback while the grid is not in the page (a
     # callback with some of its outputs missing fails instead).
     app.clientside_callback(
