@@ -27,6 +27,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.lineage_rows import lineage_row, parameter_details
 from dash_insight.core.provider import DataError, JobSummary
 from dash_insight.core.service import DataService
+from dash_insight.core.user_regex import compile_user_regex
 from dash_insight.web.answer_key import content_key
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.tag_select import goto_box
@@ -79,7 +80,7 @@ def filter_jobs(
         return list(jobs), None
     if regex:
         try:
-            pattern = re.compile(text, re.IGNORECASE)
+            pattern = compile_user_regex(text, re.IGNORECASE)
         except re.error as error:
             return list(jobs), _("invalid regular expression: {error}").format(error=error)
         return [j for j in jobs if pattern.search(j.train_id)], None

@@ -32,6 +32,7 @@ import numpy as np
 
 from dash_insight.core.store.lod import range_bounds, window_indices
 from dash_insight.core.store.series import ScalarSeries
+from dash_insight.core.user_regex import compile_user_regex
 
 #: ``group_by=re:<regex>``: the prefix of a regular expression on run names.
 REGEX_PREFIX = "re:"
@@ -69,7 +70,7 @@ def parse_group_by(text: str | None) -> GroupBy | None:
         if not pattern:
             return None
         try:
-            re.compile(pattern)
+            compile_user_regex(pattern)
         except re.error as error:
             raise ValueError(str(error)) from None
         return GroupBy(pattern=pattern)

@@ -37,6 +37,7 @@ from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
+from dash_insight.core.user_regex import compile_user_regex
 from dash_insight.web.components.deferred import deferred
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
@@ -55,7 +56,7 @@ def filter_tags(
     if not pattern:
         return list(tags), None
     try:
-        compiled = re.compile(pattern, re.IGNORECASE)
+        compiled = compile_user_regex(pattern, re.IGNORECASE)
     except re.error as error:
         return list(tags), f"invalid regular expression: {error}"
     if texts:
