@@ -1077,11 +1077,7 @@ def grid(
     state = dataclasses.replace(state, shown_tags=pinned_first(state.shown_tags, page_pins(pins)))
     groups, _problem = run_groups(provider, state)
     colours = eye_colours(provider, state.shown_jobs)
-    if state.url.colour_by and groups is None:
-        by_column = lineage_colours(
-            lineage_columns(provider, state.shown_jobs), state.shown_jobs, state.url.colour_by
-        )[0]
-        colours = {job: by_column.get(job, colour) for job, colour in colours.items()}
+    colours.update(column_colours(provider, state, groups))
     charts, pages = chart_specs(state, tags_of, colours, groups)
     total = _("{shown} of {count} tags, {jobs} jobs").format(
         shown=len(state.shown_tags),
@@ -1241,10 +1237,27 @@ def hidden_jobs(provider: DataProvider, search: str | None) -> list[str]:
     return state.hidden
 
 
-def job_colours(provider: DataProvider, _search: str | None, overrides: Any) -> dict[str, str]:
-    """The colours of the job picker's eyes (``overrides``: the user's run colours)."""
+def job_colours(provider: DataProvider, search: str | None, overrides: Any) -> dict[str, str]:
+    """The colours of the job picker's eyes, those of the runs' lines: by the lineage column
+    the URL colours runs by (:func:`column_colours`), else by their place; a colour the user
+    chose (``overrides``) wins over both, as on the charts."""
+    state, _offered, _tags = current_state(provider, search)
     jobs, _tags = scalar_jobs(provider)
-    return eye_colours(provider, jobs, overrides if isinstance(overrides, Mapping) else None)
+    own = overrides if isinstance(overrides, Mapping) else {}
+    colours = eye_colours(provider, jobs, own or None)
+    by_column = column_colours(provider, state, run_groups(provider, state)[0])
+    colours.update({job: colour for job, colour in by_column.items() if job not in own})
+    return colours
+
+
+def column_colours(provider: DataProvider, state: CompareState, groups: Any) -> dict[str, str]:
+    """The colours of the runs drawn by the lineage column the URL colours them by
+    (:func:`lineage_colours`; runs without a value grey); {} without ``colour_by`` or when the
+    runs are grouped (``groups`` not None: each group has its own colour)."""
+    if not state.url.colour_by or groups is not None:
+        return {}
+    columns = lineage_columns(provider, state.shown_jobs)
+    return lineage_colours(columns, state.shown_jobs, state.url.colour_by)[0]
 
 
 def controls_to_url(

@@ -287,6 +287,22 @@ def test_colour_runs_by_a_lineage_column(corpus_provider) -> None:
         "compare-colour-by", None, "", "mean", "std", [], "?jobs=a", "batch_size"
     )
     assert parse_search(search) == {"jobs": "a", "colour_by": "batch_size"}
+    # The job list's eyes take the lines' colours; a colour the user chose wins.
+    url = f"?jobs={quote(JOBS)}&colour_by=batch_size"
+    eyes = compare.job_colours(corpus_provider, url, None)
+    assert eyes["./lenet_lr0.1_bs16"] == colour_at(0.0)
+    assert eyes["./lenet_lr0.05_bs64"] == colour_at(1.0)
+    mine = compare.job_colours(corpus_provider, url, {"./lenet_lr0.1_bs16": PALETTE[5]})
+    assert mine["./lenet_lr0.1_bs16"] == PALETTE[5]
+    # Grouped runs: the eyes keep the runs' own colours.
+    grouped = compare.job_colours(corpus_provider, url + "&group_by=optimizer", None)
+    assert grouped == compare.eye_colours(corpus_provider, list(grouped))
+
+
+def _rgb(colour: str) -> str:
+    """``#rrggbb`` as the browser gives an element's colour back."""
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
 
 
 @pytest.mark.browser
@@ -306,6 +322,12 @@ def test_colour_by_draws_the_scale_and_its_bar(dash_duo, corpus_app) -> None:
     colours = run_js(dash_duo, line_colour, TAG)
     assert colours["./lenet_lr0.1_bs16"] == colour_at(0.0)
     assert colours["./lenet_sc"] == colour_at((32 - 16) / 48)
+    # The job list's eyes are the lines' legend: the same colours.
+    eye = (
+        "return (document.querySelector(`#compare-jobs .di-eye[data-run='${arguments[0]}']`)"
+        " || {style: {}}).style.color;"
+    )
+    until(lambda: run_js(dash_duo, eye, "./lenet_lr0.1_bs16") == _rgb(colour_at(0.0)), 20)
     until(lambda: dash_duo.find_elements("#compare-colour-legend .di-colour-bar"), 20)
     assert dash_duo.find_element("#compare-colour-legend").text.split() == ["16", "64"]
     dash_duo.select_dcc_dropdown("#compare-colour-by", value="optimizer")
