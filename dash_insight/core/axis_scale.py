@@ -174,3 +174,81 @@ def axis_groups(
             members.append([span])
             out.append(len(members) - 1)
     return out
+
+
+#: Plotly's SI prefixes of a tick exponent (``exponent // 3 + 5``): 10^-15 .. 10^12.
+SI_PREFIXES = ("f", "p", "n", "\u03bc", "m", "", "k", "M", "G", "T")
+MINUS = "\u2212"
+
+
+def _js_round(value: float) -> int:
+    """JavaScript's ``Math.round``: halves up."""
+    return math.floor(value + 0.5)
+
+
+def _log10(value: float) -> float:
+    """``Math.log(value) / Math.LN10`` as Plotly computes it (not ``math.log10``: they differ
+    in the last bit at some powers of ten)."""
+    return math.log(value) / math.log(10)
+
+
+def tick_exponent(widest: float) -> int:
+    """Plotly's ``_tickexponent`` (``autoTickRound``, exponent format "B") of an axis whose
+    range reaches ``widest`` (the larger of its ends' magnitudes): 0 from 10^-3 to below 10^4;
+    beyond, the multiple of 3 nearest below (an SI prefix), or the exponent itself past
+    10^14 or below 10^-15 (a power of ten)."""
+    if not widest > 0 or not math.isfinite(widest):
+        return 0
+    range_exp = math.floor(_log10(widest) + 0.01)
+    if abs(range_exp) <= 3:
+        return 0
+    if range_exp > 14 or range_exp < -15:
+        return range_exp
+    return 3 * _js_round((range_exp - 1) / 3)
+
+
+def separate_thousands(text: str) -> str:
+    """Plotly's ``numSeparate`` with separators ``.,``: commas in the integer part when it has
+    more than 4 digits or the number has decimals (``1000.05`` -> ``1,000.05``, ``1000`` as
+    it is)."""
+    whole, dot, decimals = text.partition(".")
+    if dot or len(whole) > 4:
+        digits = whole
+        groups: list[str] = []
+        while len(digits) > 3:
+            digits, last = digits[:-3], digits[-3:]
+            groups.insert(0, last)
+        whole = ",".join([digits, *groups]) if digits else ",".join(groups)
+    return whole + dot + decimals
+
+
+def tick_label(value: float, step: float, widest: float) -> str:
+    """A linear axis' tick label as Plotly writes it (``numFormat``, exponent format "B"): the
+    value rounded to 2 digits past the step's largest, trailing zeros dropped, a real minus
+    sign; scaled by :func:`tick_exponent` of the axis' ``widest`` end with an SI prefix (k, M,
+    B for 10^9, G is never used; m, μ, n, ...) or as ``×10<sup>n</sup>`` beyond them;
+    :func:`separate_thousands`. ``step`` > 0."""
+    round_to = 2 - math.floor(_log10(step) + 0.01)
+    exponent = tick_exponent(widest)
+    negative, magnitude = value < 0, abs(value)
+    if magnitude < 10.0**-round_to / 2:
+        return "0"
+    if exponent:
+        magnitude *= 10.0**-exponent
+        round_to += exponent
+    if round_to == 0:
+        text = str(_js_round(magnitude))
+    elif round_to < 0:
+        unit = 10.0**-round_to
+        text = str(_js_round(magnitude / unit) * int(unit))
+    else:
+        text = f"{magnitude:.{min(20, round_to)}f}"
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+    text = separate_thousands(text)
+    if exponent > 14 or exponent < -15:
+        text += f"\u00d710<sup>{MINUS + str(-exponent) if exponent < 0 else exponent}</sup>"
+    elif exponent == 9:
+        text += "B"
+    elif exponent:
+        text += SI_PREFIXES[exponent // 3 + 5]
+    return MINUS + text if negative else text

@@ -18,10 +18,11 @@ import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
-from dash_insight.core.axis_scale import AxisRange, nice_range, nice_step
+from dash_insight.core.axis_scale import AxisRange, nice_range, nice_step, tick_label
 from dash_insight.plugins.scalars.smoothing import smooth_ema
 
 #: The graph's height and Plotly's margins in the browser's figure (``chartFigure`` /
@@ -51,24 +52,16 @@ class PreviewLine:
     best: tuple[float, float] | None = None
 
 
-def tick_text(value: float, step: float, top: float | None = None) -> str:
-    """A tick label as Plotly writes it: the step's decimals without trailing zeros, a real
-    minus sign and, when the step is 1,000 or more, k / M / G by the axis's largest tick
-    ``top`` (default ``value``): 0, 5k, 10k; 0.5M, 1M, 1.5M."""
-    suffix, scale = "", 1.0
-    widest = abs(top if top is not None else value)
-    if abs(step) >= 1000 and value != 0:
-        for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):  # noqa: B007
-            if widest >= scale:
-                break
-    shown, shown_step = value / scale, step / scale
-    decimals = len(f"{shown_step:.6f}".rstrip("0").split(".")[1])
-    text = f"{shown:.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    if text in ("-0", ""):
-        text = "0"
-    return text.replace("-", "\u2212") + suffix
+def tick_text(value: float, step: float, widest: float | None = None) -> str:
+    """A tick label as Plotly writes it on an axis whose range reaches ``widest`` (default
+    ``value``): :func:`~dash_insight.core.axis_scale.tick_label` (plain digits to 9999, an SI
+    prefix from 10^4, a power of ten past them)."""
+    return tick_label(value, step, abs(value) if widest is None else widest)
+
+
+def widest_end(axis: AxisRange) -> float:
+    """The larger magnitude of the axis' ends: what Plotly scales its tick labels by."""
+    return max(abs(axis.low), abs(axis.high))
 
 
 def x_axis(low: float, high: float, ticks: int = X_TICKS) -> AxisRange:
@@ -82,7 +75,9 @@ def x_axis(low: float, high: float, ticks: int = X_TICKS) -> AxisRange:
 def _inside_ticks(axis: AxisRange) -> list[float]:
     first = math.ceil(axis.low / axis.step - 1e-9)
     last = math.floor(axis.high / axis.step + 1e-9)
-    return [round(i * axis.step, 12) for i in range(first, last + 1)]
+    # Rounded 12 digits below the step: 0.30000000000000004 is 0.3, a tick of 1e-300 stays.
+    digits = 12 - math.floor(math.log10(axis.step))
+    return [round(i * axis.step, digits) for i in range(first, last + 1)]
 
 
 def _place(values: np.ndarray, axis: AxisRange, flip: bool) -> np.ndarray:
@@ -107,10 +102,22 @@ def line_path(x: np.ndarray, y: np.ndarray, x_range: AxisRange, y_range: AxisRan
 
 
 def y_label_chars(axis: AxisRange) -> int:
-    """Characters of the widest y tick label (the browser's ``tickChars``)."""
-    ticks = _inside_ticks(axis) or [axis.low]
-    top = max(abs(t) for t in ticks)
-    return max(len(tick_text(t, axis.step, top)) for t in ticks)
+    """The characters the y axis' widest tick label is given room for: the browser's
+    ``tickChars`` (assets/scalar-charts.js), which estimates them before Plotly writes them;
+    the same rule here, so that the first paint's margin is the browser's. The integer digits
+    of the wider end with its minus sign (4 from 10^4: "10k"), the step's decimals, at most
+    8; 9 for a power of ten (beyond 10^15, or a step below 10^-6), 10 with a minus sign."""
+    widest = widest_end(axis)
+    if widest >= 1e15 or axis.step < 1e-6:
+        return 9 + (1 if axis.low < 0 else 0)
+    step = format(Decimal(repr(float(f"{axis.step:.6g}"))), "f")  # JS String(): no exponent
+    decimals = len(step.partition(".")[2].rstrip("0"))
+
+    def whole(end: float) -> int:
+        digits = 4 if widest >= 1e4 else len(str(math.floor(abs(end))))
+        return digits + (1 if end < 0 else 0)
+
+    return min(8, max(whole(axis.low), whole(axis.high)) + (decimals + 1 if decimals else 0))
 
 
 def preview_html(
@@ -222,11 +229,11 @@ def _axis_marks(axis: AxisRange, across: bool, grid: str) -> tuple[list[str], li
     """The grid lines (SVG) and tick labels (HTML) of an axis: ``across`` the x axis (lines
     up the plot, labels under it), else the y axis (lines across, labels on its left)."""
     ticks = _inside_ticks(axis)
-    top = max(map(abs, ticks), default=0.0)
+    widest = widest_end(axis)
     lines, labels = [], []
     for tick in ticks:
         at = float(_place(np.array([tick]), axis, not across)[0])
-        text = tick_text(tick, axis.step, top)
+        text = tick_text(tick, axis.step, widest)
         if across:
             lines.append(
                 f'<path d="M{at:.1f} 0V{UNITS}" stroke="{grid}" '

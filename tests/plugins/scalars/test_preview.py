@@ -29,11 +29,11 @@ from dash_insight.plugins.scalars.smoothing import smooth_ema
         (5000, 5000, 20000, "5k"),
         (20000, 5000, 20000, "20k"),
         (500000, 500000, 2500000, "0.5M"),
-        (2.5e9, 5e8, 2.5e9, "2.5G"),
+        (2.5e9, 5e8, 2.5e9, "2.5B"),  # Plotly's exponent format "B"
         (-0.5, 0.5, 1.5, "\u22120.5"),
         (1.0, 0.5, 1.5, "1"),
         (0.25, 0.25, 1, "0.25"),
-        (0.0001, 0.0001, 0.0005, "0.0001"),
+        (0.0001, 0.0001, 0.0005, "100\u03bc"),  # SI below 10^-3 too
         (-0.0, 1, 1, "0"),
         (700, 100, 900, "700"),
     ],
@@ -59,7 +59,9 @@ def test_a_line_lifts_its_pen_over_gaps_and_flips_y() -> None:
 
 def test_the_y_label_width_counts_the_widest_tick() -> None:
     assert y_label_chars(AxisRange(-0.5, 1.5, 0.5)) == 4  # "−0.5"
-    assert y_label_chars(AxisRange(0, 20000, 5000)) == 3  # "20k"
+    # "20k": the browser's estimate (tickChars) gives labels from 10^4 four characters.
+    assert y_label_chars(AxisRange(0, 20000, 5000)) == 4
+    assert y_label_chars(AxisRange(0, 1e300, 2e299)) == 9  # a power of ten
 
 
 def _numbers(path: str) -> list[tuple[float, float]]:
