@@ -49,6 +49,7 @@ from dash_insight.plugins.scalars.charts import (
 )
 from dash_insight.plugins.scalars.pins import page_pins, pinned_first
 from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
+from dash_insight.plugins.scalars.smoothing import Smoother
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.deferred import deferred_children
@@ -394,19 +395,21 @@ def chart_preview(provider: DataProvider, plan: dict[str, Any], state: ScalarsSt
         else ((best["wall"] - start if relative else best["step"]), best["value"])
     )
     note = ""
+    smoother = Smoother(state.smoother, state.smoothing, state.window)
     if len(points) < spec["total"]:
         note = _("{shown} of {total} points drawn").format(shown=len(points), total=spec["total"])
-        if state.smoothing > 0:
+        if smoother.changes:
             note += _(" (smoothed as drawn)")
     markup = preview_html(
         [PreviewLine(x, points.value.astype(np.float64), spec["colour"] or PALETTE[0], best_at)],
-        state.smoothing,
+        smoother,
         _("relative time (s)") if relative else _("step"),
         note,
         dark=request_theme() == "dark",
         markers=[]
         if relative
         else [(m["step"], m["kind"], m["label"]) for m in spec.get("markers", [])],
+        outliers=state.outliers,
     )
     return Raw(markup) if markup else None
 

@@ -23,7 +23,7 @@ from decimal import Decimal
 import numpy as np
 
 from dash_insight.core.axis_scale import AxisRange, nice_range, nice_step, tick_label
-from dash_insight.plugins.scalars.smoothing import smooth_ema
+from dash_insight.plugins.scalars.smoothing import Smoother, outlier_range
 
 #: The graph's height and Plotly's margins in the browser's figure (``chartFigure`` /
 #: ``labelMargin``: top 22, bottom 36, right 28, left from the widest y tick label).
@@ -120,23 +120,36 @@ def y_label_chars(axis: AxisRange) -> int:
     return min(8, max(whole(axis.low), whole(axis.high)) + (decimals + 1 if decimals else 0))
 
 
+def _y_axis(lines: Sequence[PreviewLine], outliers: bool) -> AxisRange | None:
+    """The y axis of ``lines``: the nice range of their finite values (with ``outliers``,
+    of their 0.1-99.9 % quantiles, as the browser's niceAxes); None without a finite value."""
+    values = np.concatenate([line.y for line in lines]) if lines else np.empty(0)
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return None
+    extent = outlier_range(finite) if outliers else None
+    return nice_range(*(extent or (float(finite.min()), float(finite.max()))))
+
+
 def preview_html(
     lines: Sequence[PreviewLine],
-    smoothing: float,
+    smoother: Smoother | float,
     x_title: str,
     note: str = "",
     dark: bool = False,
     markers: Sequence[tuple[float, str, str]] = (),
+    outliers: bool = False,
 ) -> str:
     """The chart as HTML: a ``div.di-chart-preview`` of :data:`HEIGHT_PX` holding the plot
     area (grid lines, ``markers`` and lines in one SVG), the tick labels, the x axis title,
-    the best points' stars and ``note`` (top right); "" when no line has a finite point."""
-    finite = [line.y[np.isfinite(line.y)] for line in lines]
-    if not lines or not any(len(f) for f in finite):
+    the best points' stars and ``note`` (top right); "" when no line has a finite point.
+    ``smoother``: the page's (a number: an EMA weight); ``outliers``: the y range ignores
+    them (:func:`~.smoothing.outlier_range`), as the browser's chart does."""
+    if not isinstance(smoother, Smoother):
+        smoother = Smoother(weight=float(smoother))
+    y_range = _y_axis(lines, outliers)
+    if y_range is None:
         return ""
-    y_range = nice_range(
-        min(float(f.min()) for f in finite if len(f)), max(float(f.max()) for f in finite if len(f))
-    )
     x_range = x_axis(
         min(float(line.x[0]) for line in lines if len(line.x)),
         max(float(line.x[-1]) for line in lines if len(line.x)),
@@ -154,8 +167,8 @@ def preview_html(
         labels += tick_labels
     svg += marker_paths(markers, x_range, dark)
     for line in lines:
-        drawn = smooth_ema(line.y, smoothing)
-        if smoothing > 0:
+        drawn = smoother.apply(line.y)
+        if smoother.changes:
             svg.append(_stroke(line_path(line.x, line.y, x_range, y_range), line.colour, 1, 0.25))
         svg.append(_stroke(line_path(line.x, drawn, x_range, y_range), line.colour, 1.8, 1))
         if line.best is not None and all(math.isfinite(v) for v in line.best):

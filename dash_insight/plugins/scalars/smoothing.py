@@ -4,6 +4,8 @@ reference its tests compare against."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
@@ -69,6 +71,31 @@ def moving_average(values: np.ndarray, window: int) -> np.ndarray:
     taken = counts[high] - counts[low]
     out[finite] = ((sums[high] - sums[low]) / np.maximum(taken, 1))[finite]
     return out
+
+
+@dataclass(frozen=True)
+class Smoother:
+    """The page's smoother: ``kind`` ``ema`` (TensorBoard's, by ``weight``), ``ma`` (a centred
+    moving average over ``window`` points) or ``none``."""
+
+    kind: str = "ema"
+    weight: float = 0.0
+    window: int = 9
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """The smoothed line (``smoothWith`` in assets/scalar-charts.js)."""
+        if self.kind == "none":
+            return np.asarray(values, dtype=np.float64).copy()
+        if self.kind == "ma":
+            return moving_average(values, self.window)
+        return smooth_ema(values, self.weight)
+
+    @property
+    def changes(self) -> bool:
+        """Whether it changes the line, so the raw one fades (``isSmoothed``)."""
+        if self.kind == "none":
+            return False
+        return self.window >= 2 if self.kind == "ma" else self.weight > 0
 
 
 #: "Ignore outliers": the y range spans these quantiles of the values drawn (TensorBoard's).

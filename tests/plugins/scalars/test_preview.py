@@ -19,7 +19,7 @@ from dash_insight.plugins.scalars.preview import (
     x_axis,
     y_label_chars,
 )
-from dash_insight.plugins.scalars.smoothing import smooth_ema
+from dash_insight.plugins.scalars.smoothing import Smoother, smooth_ema
 
 
 @pytest.mark.parametrize(
@@ -120,6 +120,32 @@ def test_a_smoothed_chart_draws_the_faded_raw_line_under_the_smoothed_one() -> N
     assert [round(UNITS - (v - low) / (high - low) * UNITS, 1) for v in expected[:5]] == [
         py for _, py in drawn[:5]
     ]
+
+
+def test_the_first_paint_follows_the_pages_smoother_and_outliers() -> None:
+    """The server's chart draws what the browser's will: the moving average or no smoothing
+    the URL asks for, and the y range without outliers ("ignore outliers")."""
+    x = np.arange(200, dtype=float)
+    y = np.sin(x / 10)
+    y[100] = 1000.0  # one spike
+    pattern = (
+        r'<path d="([^"]+)" fill="none" stroke="#e8684a" '
+        r'stroke-width="([\d.]+)" stroke-opacity="([\d.]+)"'
+    )
+
+    def strokes(chart: str) -> list[tuple[str, str, str]]:
+        return re.findall(pattern, chart)
+
+    plain = preview_html([PreviewLine(x, y, "#e8684a")], Smoother("none", 0.9), "step")
+    assert [(w, o) for _, w, o in strokes(plain)] == [("1.8", "1")]  # no faded raw line
+    averaged = preview_html([PreviewLine(x, y, "#e8684a")], Smoother("ma", 0.0, 5), "step")
+    assert [(w, o) for _, w, o in strokes(averaged)] == [("1", "0.25"), ("1.8", "1")]
+    assert len(_numbers(strokes(averaged)[1][0])) == 200
+    long_x = np.arange(5000, dtype=float)  # one spike in 5,000: past the 99.9 % quantile
+    long_y = np.where(long_x == 2500, 1000.0, np.sin(long_x / 10))
+    wide = preview_html([PreviewLine(long_x, long_y, "#e8684a")], 0.0, "step")
+    narrow = preview_html([PreviewLine(long_x, long_y, "#e8684a")], 0.0, "step", outliers=True)
+    assert ">1000<" in wide and ">1000<" not in narrow and ">1<" in narrow
 
 
 def test_nothing_is_drawn_without_a_finite_point() -> None:
