@@ -72,6 +72,11 @@
     return dropped;
   }
 
+  /* ELK makes room for the edge labels of a level of at most this many edges: they double the
+     time of a 1,500-node level (a label is a node more in its layer), whose labels are too
+     small to read until zoomed into anyway. */
+  const LABELLED_EDGES = 400;
+
   /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`
      ({id, source, target}, with `lw` and `lh` the size of its label when it has one: ELK
      keeps room for it beside the edge, clear of nodes and other labels); `direction` DOWN or
@@ -91,12 +96,13 @@
       (parent ? parent.children : graph.children).push(byId[node.id]);
     }
     const dropped = overBudget(nodes, edges);
+    const labelled = edges.length <= LABELLED_EDGES;
     if (dropped.size) Object.assign(graph.layoutOptions, CHEAP);
     for (const edge of edges) {
       if (byId[edge.source] && byId[edge.target] && edge.source !== edge.target
         && !dropped.has(edge.id)) {
         const elkEdge = {id: edge.id, sources: [edge.source], targets: [edge.target]};
-        if (edge.lw) elkEdge.labels = [{id: edge.id + ":label", text: "_", width: edge.lw, height: edge.lh}];
+        if (labelled && edge.lw) elkEdge.labels = [{id: edge.id + ":label", text: "_", width: edge.lw, height: edge.lh}];
         graph.edges.push(elkEdge);
       }
     }
@@ -162,7 +168,7 @@
 
   // Node (tests/plugins/graphs/test_layout_engine.py) loads this file as a CommonJS module.
   /* global module:readonly */
-  const shared = {ELK_VERSION, OPTIONS, SPAN_BUDGET, elkGraph, overBudget, placements, segments};
+  const shared = {ELK_VERSION, OPTIONS, SPAN_BUDGET, LABELLED_EDGES, elkGraph, overBudget, placements, segments};
   if (typeof module === "object" && module.exports) {
     module.exports = shared;
     return;
@@ -333,6 +339,21 @@
     }
   }
 
+  /* A canvas of more elements than this draws a pan or zoom as one picture of the graph moved
+     or scaled (cytoscape's textureOnViewport), labels and edges left out meanwhile: drawing
+     its 3,000 elements (1,500 nodes) again on every frame took tasks of 100-2,000 ms
+     (bench/graph_pan.py). The graph is drawn in full once the gesture ends. */
+  const FAST_VIEWPORT = 600;
+
+  function fastViewport(cy) {
+    const renderer = cy.renderer && cy.renderer();
+    if (!renderer) return;
+    const large = cy.elements().length > FAST_VIEWPORT;
+    renderer.textureOnViewport = large;
+    renderer.hideEdgesOnViewport = large;
+    renderer.hideLabelsOnViewport = large;
+  }
+
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
   function watch(container) {
     const cy = container._cyreg && container._cyreg.cy;
@@ -346,6 +367,7 @@
       queued = true;
       setTimeout(() => {
         queued = false;
+        fastViewport(cy);
         if (cy.nodes().length) layOut(cy, container);
         else cy.scratch("_diLayoutRunning", false);
       }, 0);

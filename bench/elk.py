@@ -25,13 +25,15 @@ def node_binary() -> str | None:
 @dataclass
 class Laid:
     """One laid-out view: the median time, the leaves' centres, every node's box (x, y, w, h,
-    top-left corner) and every edge's route, in model pixels."""
+    top-left corner), every edge's route and the centre of every edge label ELK made room for,
+    in model pixels."""
 
     name: str
     ms: float
     centres: dict[str, dict[str, float]]
     boxes: dict[str, list[float]]
     routes: dict[str, list[dict[str, float]]]
+    labels: dict[str, dict[str, float]]
 
 
 #: Width of an edge label's character in the graph page's 10 px font (model pixels).
@@ -79,6 +81,13 @@ def lay_out(views: list[dict[str, Any]], repeat: int = 1) -> tuple[float, list[L
     )
     result = json.loads(answer.stdout)
     return result["first_ms"], [
-        Laid(v["name"], statistics.median(v["ms"]), v["centres"], v["boxes"], v["routes"])
+        Laid(
+            v["name"],
+            statistics.median(v["ms"]),
+            v["centres"],
+            v["boxes"],
+            v["routes"],
+            v["labels"],
+        )
         for v in result["views"]
     ]

@@ -497,4 +497,8 @@ def test_an_address_opening_every_scope_opens_the_graph(
         closed += "return arguments[0].filter(s => !cy.getElementById(s).isParent());"
         assert dash_duo.driver.execute_script(closed, scopes) == []
         assert dash_duo.driver.current_url == url
+        # 811 nodes: a pan or zoom moves a picture of the graph (assets/graph-layout.js)
+        fast = "const r = document.getElementById('graph-cy')._cyreg.cy.renderer();"
+        fast += "return [r.textureOnViewport, r.hideEdgesOnViewport, r.hideLabelsOnViewport];"
+        assert dash_duo.driver.execute_script(fast) == [True, True, True]
         assert console_errors(dash_duo) == []
