@@ -480,7 +480,7 @@ def test_an_address_opening_every_scope_opens_the_graph(
     origin (the Summary List's address, which the server rendered). The page of the address is
     drawn, with every scope of it open."""
     bench_graph = _bench_module("graph")
-    train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(400, 200))
+    train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(200, 200))
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         model = GraphService(app.data_service.provider).model(
             train_id, app.data_service.provider.graph_tags(train_id)[0]
@@ -497,7 +497,7 @@ def test_an_address_opening_every_scope_opens_the_graph(
         closed += "return arguments[0].filter(s => !cy.getElementById(s).isParent());"
         assert dash_duo.driver.execute_script(closed, scopes) == []
         assert dash_duo.driver.current_url == url
-        # 811 nodes: a pan or zoom moves a picture of the graph (assets/graph-layout.js)
+        # 611 nodes: a pan or zoom moves a picture of the graph (assets/graph-layout.js)
         fast = "const r = document.getElementById('graph-cy')._cyreg.cy.renderer();"
         fast += "return [r.textureOnViewport, r.hideEdgesOnViewport, r.hideLabelsOnViewport];"
         assert dash_duo.driver.execute_script(fast) == [True, True, True]
