@@ -24,6 +24,9 @@
     "elk.spacing.edgeEdge": "10",
     "elk.layered.spacing.edgeNodeBetweenLayers": "16",
     "elk.layered.spacing.edgeEdgeBetweenLayers": "10",
+    "elk.edgeLabels.placement": "CENTER",
+    "elk.spacing.edgeLabel": "3",
+    "elk.spacing.labelNode": "6",
     "elk.json.edgeCoords": "ROOT",
     "elk.json.shapeCoords": "ROOT",
   };
@@ -69,8 +72,15 @@
     return dropped;
   }
 
+  /* ELK makes room for the edge labels of a level of at most this many edges: they double the
+     time of a 1,500-node level (a label is a node more in its layer), whose labels are too
+     small to read until zoomed into anyway. */
+  const LABELLED_EDGES = 400;
+
   /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`
-     ({id, source, target}); `direction` DOWN or RIGHT. */
+     ({id, source, target}, with `lw` and `lh` the size of its label when it has one: ELK
+     keeps room for it beside the edge, clear of nodes and other labels); `direction` DOWN or
+     RIGHT. */
   function elkGraph(nodes, edges, direction) {
     const graph = {id: "__root__", layoutOptions: Object.assign({"elk.direction": direction},
       OPTIONS), children: [], edges: []};
@@ -86,11 +96,14 @@
       (parent ? parent.children : graph.children).push(byId[node.id]);
     }
     const dropped = overBudget(nodes, edges);
+    const labelled = edges.length <= LABELLED_EDGES;
     if (dropped.size) Object.assign(graph.layoutOptions, CHEAP);
     for (const edge of edges) {
       if (byId[edge.source] && byId[edge.target] && edge.source !== edge.target
         && !dropped.has(edge.id)) {
-        graph.edges.push({id: edge.id, sources: [edge.source], targets: [edge.target]});
+        const elkEdge = {id: edge.id, sources: [edge.source], targets: [edge.target]};
+        if (labelled && edge.lw) elkEdge.labels = [{id: edge.id + ":label", text: "_", width: edge.lw, height: edge.lh}];
+        graph.edges.push(elkEdge);
       }
     }
     return graph;
@@ -105,9 +118,10 @@
 
   /* Centres of the laid-out leaves and each edge's route, absolute: its start and end points
      (on its nodes' borders) moved 4 px out along the route, so that cytoscape, which draws no
-     edge whose first segment point is inside its source, starts it there; then its bends. */
+     edge whose first segment point is inside its source, starts it there; then its bends.
+     `labels`: the centre ELK gave each edge's label. */
   function placements(result) {
-    const centres = {}, routes = {};
+    const centres = {}, routes = {}, labels = {};
     (function walk(node) {
       for (const child of node.children || []) {
         if (!(child.children && child.children.length)) {
@@ -127,8 +141,12 @@
         points[last] = nudge(points[last], points[last - 1], 4);
       }
       routes[edge.id] = points;
+      const label = (edge.labels || [])[0];
+      if (label && Number.isFinite(label.x)) {
+        labels[edge.id] = {x: label.x + label.width / 2, y: label.y + label.height / 2};
+      }
     }
-    return {centres, routes};
+    return {centres, routes, labels};
   }
 
   /* Cytoscape's `segment-weights` and `segment-distances` of an edge drawn through `points`,
@@ -150,7 +168,7 @@
 
   // Node (tests/plugins/graphs/test_layout_engine.py) loads this file as a CommonJS module.
   /* global module:readonly */
-  const shared = {ELK_VERSION, OPTIONS, SPAN_BUDGET, elkGraph, overBudget, placements, segments};
+  const shared = {ELK_VERSION, OPTIONS, SPAN_BUDGET, LABELLED_EDGES, elkGraph, overBudget, placements, segments};
   if (typeof module === "object" && module.exports) {
     module.exports = shared;
     return;
@@ -180,12 +198,31 @@
 
   const keyOf = cy => cy.nodes().length + ":" + cy.edges().length;
 
+  /* The size of an edge label on the canvas (the stylesheet's 10 px in cytoscape's font, its
+     background 1 px around it), measured once per text. */
+  const LABEL_FONT = "10px Helvetica Neue, Helvetica, sans-serif";
+  let measure = null;
+  function labelSize(text) {
+    if (!measure) {
+      measure = document.createElement("canvas").getContext("2d");
+      measure.font = LABEL_FONT;
+    }
+    return {w: Math.ceil(measure.measureText(text).width) + 4, h: 14};
+  }
+
   function elementsOf(cy) {
     const nodes = cy.nodes().map(n => ({id: n.id(), parent: n.parent().length ? n.parent().id()
       : null, w: Number(n.data("w")) || 40, h: Number(n.data("h")) || 30,
       compound: n.isParent()}));
-    const edges = cy.edges().map(e => ({id: e.id(), source: e.source().id(),
-      target: e.target().id()}));
+    const edges = cy.edges().map(e => {
+      const edge = {id: e.id(), source: e.source().id(), target: e.target().id()};
+      const text = e.data("label");
+      if (text) {
+        const size = labelSize(String(text));
+        Object.assign(edge, {lw: size.w, lh: size.h});
+      }
+      return edge;
+    });
     return {nodes, edges};
   }
 
@@ -231,7 +268,7 @@
     }
     if (cy.scratch("_diLayoutGeneration") !== generation || cy.destroyed()) return;
     if (result) {
-      const {centres, routes} = placements(result);
+      const {centres, routes, labels} = placements(result);
       const boxes = {};
       (function walk(node) {
         for (const child of node.children || []) {
@@ -244,6 +281,7 @@
       for (const route of Object.values(routes)) {
         for (const p of route) { p.x += shift.x; p.y += shift.y; }
       }
+      for (const c of Object.values(labels)) { c.x += shift.x; c.y += shift.y; }
       cy.batch(() => {
         cy.nodes().forEach(n => { if (centres[n.id()]) n.position(centres[n.id()]); });
         cy.edges().forEach(e => {
@@ -257,12 +295,35 @@
           }
         });
       });
+      placeLabels(cy, labels);
     }
     cy.scratch("_diPlaced", snapshot(cy));
     cy.scratch("_diLayoutRunning", false);
     if (container.classList.contains("di-elk-fit")) cy.fit(undefined, 12);
     container.dataset.laidOut = keyOf(cy);
     cy.emit("dilaidout");
+  }
+
+  /* Each routed edge's label where ELK made room for it: cytoscape draws an edge's label at
+     its midpoint, moved by `text-margin-x/y` (the stylesheet's `edge.placed`). */
+  function placeLabels(cy, labels) {
+    const moves = [];
+    cy.edges().forEach(e => {
+      const at = labels[e.id()];
+      const mid = at && e.hasClass("routed") && e.midpoint();
+      moves.push([e, mid && Number.isFinite(mid.x) ? {lx: at.x - mid.x, ly: at.y - mid.y}
+        : null]);
+    });
+    cy.batch(() => {
+      for (const [e, move] of moves) {
+        if (move) {
+          e.data(move);
+          e.addClass("placed");
+        } else {
+          e.removeClass("placed");
+        }
+      }
+    });
   }
 
   /* dash-cytoscape's own listener that writes the `extent` prop on every viewport change:
@@ -278,6 +339,21 @@
     }
   }
 
+  /* A canvas of more elements than this draws a pan or zoom as one picture of the graph moved
+     or scaled (cytoscape's textureOnViewport), labels and edges left out meanwhile: drawing
+     its 3,000 elements (1,500 nodes) again on every frame took tasks of 100-2,000 ms
+     (bench/graph_pan.py). The graph is drawn in full once the gesture ends. */
+  const FAST_VIEWPORT = 600;
+
+  function fastViewport(cy) {
+    const renderer = cy.renderer && cy.renderer();
+    if (!renderer) return;
+    const large = cy.elements().length > FAST_VIEWPORT;
+    renderer.textureOnViewport = large;
+    renderer.hideEdgesOnViewport = large;
+    renderer.hideLabelsOnViewport = large;
+  }
+
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
   function watch(container) {
     const cy = container._cyreg && container._cyreg.cy;
@@ -291,6 +367,7 @@
       queued = true;
       setTimeout(() => {
         queued = false;
+        fastViewport(cy);
         if (cy.nodes().length) layOut(cy, container);
         else cy.scratch("_diLayoutRunning", false);
       }, 0);

@@ -260,9 +260,12 @@
         + `${num(by + ux * size)} ${num(bx + uy * size)},${num(by - ux * size)}" `
         + `fill="${edge.style("target-arrow-color")}"/>`;
     }
+    /* where the canvas draws the label: the midpoint moved by its margins (ELK's place) */
     const middle = edge.midpoint();
+    const x = middle.x + (parseFloat(edge.style("text-margin-x")) || 0);
+    const y = middle.y + (parseFloat(edge.style("text-margin-y")) || 0);
     const style = {size: edge.style("font-size"), weight: "normal", color: edge.style("color")};
-    return out + svgText(middle.x, middle.y, edge.style("label"), style, "central");
+    return out + svgText(x, y, edge.style("label"), style, "central");
   }
 
   function graphSvg(cy, background) {

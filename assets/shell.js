@@ -61,6 +61,20 @@
         return window.dash_clientside.no_update;
       },
 
+      /* The address the window shows, when the location holds another one: the server renders
+         a full load's page from the Referer of the layout request (web/shell.py shell_layout),
+         and browsers cut a Referer longer than 4,096 characters to the bare origin, the home
+         page's address. Called when the location mounts (it sets `href`, which the layout
+         leaves out) and on every move of the window's address; returns [pathname, search],
+         whose change routes to the page of the address, or no_update when they agree. */
+      followWindowAddress(href, pathname, search) {
+        const here = window.location;
+        if (pathname === here.pathname && (search || "") === here.search) {
+          return [window.dash_clientside.no_update, window.dash_clientside.no_update];
+        }
+        return [here.pathname, here.search];
+      },
+
       /* The language switch (dash_insight/web/i18n.py): remember the clicked locale in the
          di_language cookie (read by the server before every request) and reload the same URL,
          which the server now renders in that language. */

@@ -25,24 +25,35 @@ def node_binary() -> str | None:
 @dataclass
 class Laid:
     """One laid-out view: the median time, the leaves' centres, every node's box (x, y, w, h,
-    top-left corner) and every edge's route, in model pixels."""
+    top-left corner), every edge's route and the centre of every edge label ELK made room for,
+    in model pixels."""
 
     name: str
     ms: float
     centres: dict[str, dict[str, float]]
     boxes: dict[str, list[float]]
     routes: dict[str, list[dict[str, float]]]
+    labels: dict[str, dict[str, float]]
+
+
+#: Width of an edge label's character in the graph page's 10 px font (model pixels).
+LABEL_CHAR_PX = 5.6
 
 
 def view_input(name: str, view: GraphView) -> dict[str, Any]:
     """What the browser gives ELK for ``view``: the page's cytoscape elements
-    (:func:`graph_elements`), an open scope a compound node."""
+    (:func:`graph_elements`), an open scope a compound node, an edge's label with its size
+    (the page measures its text in the canvas's 10 px font: about :data:`LABEL_CHAR_PX` a
+    character)."""
     nodes, edges = [], []
     parents = {n.parent for n in view.nodes if n.parent}
     for element in graph_elements(view):
         data = element["data"]
         if "source" in data:
-            edges.append({"id": data["id"], "source": data["source"], "target": data["target"]})
+            edge = {"id": data["id"], "source": data["source"], "target": data["target"]}
+            if data.get("label"):
+                edge |= {"lw": round(len(data["label"]) * LABEL_CHAR_PX) + 4, "lh": 14}
+            edges.append(edge)
         else:
             nodes.append(
                 {
@@ -70,6 +81,13 @@ def lay_out(views: list[dict[str, Any]], repeat: int = 1) -> tuple[float, list[L
     )
     result = json.loads(answer.stdout)
     return result["first_ms"], [
-        Laid(v["name"], statistics.median(v["ms"]), v["centres"], v["boxes"], v["routes"])
+        Laid(
+            v["name"],
+            statistics.median(v["ms"]),
+            v["centres"],
+            v["boxes"],
+            v["routes"],
+            v["labels"],
+        )
         for v in result["views"]
     ]

@@ -4,7 +4,8 @@
    stdin: {"repeat": n, "views": [{"name", "direction": "DOWN" | "RIGHT",
            "nodes": [{id, parent, w, h, compound}], "edges": [{id, source, target}]}]}
    stdout: {"views": [{"name", "ms": [each run's ms], "centres": {id: {x, y}},
-            "boxes": {id: [x, y, w, h]}, "routes": {edge id: [{x, y}...]}}]}
+            "boxes": {id: [x, y, w, h]}, "routes": {edge id: [{x, y}...]},
+            "labels": {edge id: {x, y}}}]} (the centres of the edge labels)
    The first run of the first view also warms the JIT up (V8 compiles ELK's 1.6 MB once, as
    the browser does on the first graph of a page): its time is reported as "first_ms". */
 const fs = require("fs");
@@ -43,8 +44,8 @@ function boxes(result) {
       if (first === null) first = took;
       ms.push(took);
     }
-    const {centres, routes} = shared.placements(result);
-    views.push({name: view.name, ms, centres, boxes: boxes(result), routes});
+    const {centres, routes, labels} = shared.placements(result);
+    views.push({name: view.name, ms, centres, boxes: boxes(result), routes, labels});
   }
   process.stdout.write(JSON.stringify({first_ms: first, views}));
 })().catch(error => { console.error(error); process.exit(1); });

@@ -22,9 +22,21 @@ page update costs before the browser draws):
 Beside each server time: the layout of that view by the graph pages' engine (ELK layered,
 ``assets/graph-layout.js``, the same options) in Node.js (``bench/elk.py``; the V8 of Chromium
 without its page), and the first layout of the run (JIT warm-up: what the first graph of a page
-costs). Each figure is the median of ``--repeat`` runs (default 5); target: under 1 s each.
+costs). Each figure is the median of ``--repeat`` runs (default 5); target: under 1 s each
+(MISSED beside a figure over it).
 
-    python bench/graph.py [--nodes 1000,5000] [--per-scope 25] [--repeat 5]
+Then the page in a browser, for each size beside MindInsight 2.3.1's graph page on the same job
+(served as ``bench/vs_mindinsight.py`` serves it, from its venv in
+``~/.cache/dash-insight/mindinsight-2.3.1``; when MindInsight is not installed there the bench
+says so and times dash-insight alone): the seconds until the page is drawn (``pagetime.py`` of
+``../shared/tools``, a fresh Chromium per load, ``--page-repeat`` alternating pairs), and for
+the largest size the graph opened with every stage and the first three stages' blocks open
+(the page's node limit): seconds until laid out and drawn, then every long task while it is
+zoomed and dragged (``bench/graph_pan.py``; target: none over 100 ms). ``--no-page`` skips it.
+The core count and load average are printed before each size and at the end.
+
+    python bench/graph.py [--nodes 1000,5000] [--per-scope 25] [--repeat 5] [--page-repeat 1]
+        [--no-page]
 """
 
 from __future__ import annotations
@@ -156,6 +168,7 @@ def view_cost(
 def measure(nodes: int, per_scope: int, repeat: int) -> bool:
     """Print the cases for a graph of ``nodes`` operators; True when all are under target."""
     scopes = max(STAGES, nodes // per_scope)
+    print(f"\nmachine: {machine()}")
     with tempfile.TemporaryDirectory(prefix="dash-insight-graph-") as base:
         graph = make_graph(nodes, scopes)
         train_id = write_job(os.path.join(base, "logs"), graph)
@@ -216,7 +229,7 @@ def measure(nodes: int, per_scope: int, repeat: int) -> bool:
             layout = f"{layout_s * 1000:7.1f} ms" if done is not None else "   no node"
             print(
                 f"{label:<44} {seconds * 1000:7.1f} ms {layout}  {drawn:>6} {edges:>6} "
-                f"{size / 1e3:7.1f} kB  {'OK' if good else 'MISS'} (< {TARGET_S:.0f} s)"
+                f"{size / 1e3:7.1f} kB  {'OK' if good else 'MISSED'} (< {TARGET_S:.0f} s)"
             )
         if first_ms is not None:
             print(f"first layout of the run (JIT warm-up included): {first_ms:.0f} ms")
@@ -228,12 +241,18 @@ def main() -> int:
     parser.add_argument("--nodes", default="1000,5000", help="sizes, comma-separated")
     parser.add_argument("--per-scope", type=int, default=25)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--page-repeat", type=int, default=1, help="page loads per app")
+    parser.add_argument("--no-page", action="store_true", help="no browser, no MindInsight")
     args = parser.parse_args()
-    print(f"machine: {machine()}")
+    sizes = [int(n) for n in args.nodes.split(",")]
     ok = True
-    for nodes in (int(n) for n in args.nodes.split(",")):
+    for nodes in sizes:
         ok &= measure(nodes, args.per_scope, args.repeat)
-    print(f"machine: {machine()}")
+    if not args.no_page:
+        from graph_page import page_times  # bench/, beside this script (imports this one)
+
+        ok &= page_times(sizes, args.per_scope, args.page_repeat)
+    print(f"\nmachine: {machine()}")
     return 0 if ok else 1
 
 

@@ -281,6 +281,23 @@ class PageRouter:
         return url.path, "?" + url.query if url.query else ""
 
 
+def follow_window_address(app: dash.Dash) -> None:
+    """A layout built for another address than the window's is followed by the page of the
+    window's address (``assets/shell.js``, ``followWindowAddress``): the layout of a full load
+    is the page of its request's ``Referer`` (:func:`shell_layout`), and browsers cut a
+    ``Referer`` over 4,096 characters (a graph with a few hundred open scopes) to the origin,
+    the home page's address."""
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "followWindowAddress"),
+        Output("url", "pathname", allow_duplicate=True),
+        Output("url", "search", allow_duplicate=True),
+        Input("url", "href"),
+        State("url", "pathname"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+
+
 def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> None:
     """Routing: the URL decides the page (``router``); a page is rebuilt only when its path or
     train_id changes, so controls that write other URL parameters keep their state and
@@ -307,6 +324,7 @@ def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> 
         prevent_initial_call=True,
     )(router.follow)
 
+    follow_window_address(app)
     # In the browser: no round trip on every page load for the stored settings.
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "autoRefresh"),

@@ -4,6 +4,8 @@ saving the routing callback's round trip; without a usable ``Referer`` routing s
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,41 @@ def _plotly_version() -> str:
     from plotly.offline import get_plotlyjs_version
 
     return str(get_plotlyjs_version())
+
+
+#: Runs ``assets/shell.js`` in Node.js with a window at the address ``argv[2]`` and prints what
+#: its ``followWindowAddress`` answers for the location's pathname and search ``argv[3:5]``.
+FOLLOW_JS = """
+const [file, href, pathname, search] = process.argv.slice(1);
+const noUpdate = {no_update: true};
+global.window = {location: new URL(href), dash_clientside: {no_update: noUpdate}};
+require(file);
+const answer = window.dash_clientside.shell.followWindowAddress(href, pathname, search);
+console.log(JSON.stringify(answer.map(v => (v === noUpdate ? null : v))));
+"""
+
+
+def _follow(href: str, pathname: str, search: str) -> list[str | None]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not on the PATH")
+    shell_js = Path(__file__).parents[2] / "assets" / "shell.js"
+    answer = subprocess.run(
+        [node, "-e", FOLLOW_JS, str(shell_js), href, pathname, search],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return list(json.loads(answer.stdout))
+
+
+def test_a_layout_of_another_address_follows_the_window() -> None:
+    """Browsers cut a ``Referer`` over 4,096 characters to the origin, so the layout of a long
+    address is the home page's, its location at ``/``: once mounted, the location takes the
+    window's address (which routes to its page); a location at the window's address stays."""
+    long_search = "?train_id=.%2Fjob&expanded=" + "%2CDefault%2Fstage0%2Fblock1" * 200
+    href = "http://localhost/graph" + long_search
+    assert _follow(href, "/", "") == ["/graph", long_search]
+    assert _follow(href, "/graph", long_search) == [None, None]
+    assert _follow("http://localhost/", "/", "") == [None, None]
+    assert _follow("http://localhost/insight/", "/insight/", "") == [None, None]

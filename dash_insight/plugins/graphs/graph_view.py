@@ -186,6 +186,11 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
             "text-rotation": "none",
         },
     },
+    # Its label where ELK made room for it, clear of nodes and other labels.
+    {
+        "selector": "edge.placed",
+        "style": {"text-margin-x": "data(lx)", "text-margin-y": "data(ly)"},
+    },
 ]
 
 OVERVIEW_STYLESHEET: list[dict[str, Any]] = [

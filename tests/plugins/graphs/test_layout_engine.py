@@ -17,7 +17,7 @@ import pytest
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import build_view
 from tests.conftest import loaded_service
-from tests.plugins.graphs.test_layout_quality import crosses
+from tests.plugins.graphs.test_layout_quality import _overlap, crosses
 from tests.plugins.graphs.test_model import G
 
 BENCH = Path(__file__).resolve().parents[3] / "bench"
@@ -162,3 +162,37 @@ def test_a_level_of_long_random_edges_is_laid_out_without_its_longest(elk: Modul
     routed = {edge for edge, points in laid.routes.items() if len(points) >= 2}
     assert {f"e{i}" for i in range(399)} <= routed  # the chain
     assert 0 < len(pairs) - len(routed) < 400
+
+
+def test_edge_labels_get_room_up_to_a_budget(elk: ModuleType) -> None:
+    """ELK places each edge label of a level beside its edge, clear of the nodes and of the
+    other labels; a level of more than ``LABELLED_EDGES`` edges is laid out without them (they
+    double its time, and cannot be read until zoomed into)."""
+    names = [f"n{i}" for i in range(12)]
+    nodes = [{"id": n, "parent": None, "w": 80, "h": 30, "compound": False} for n in names]
+    pairs = [(a, b) for a in names[:3] for b in names[3:]]
+    edges = [
+        {"id": f"e{i}", "source": a, "target": b, "lw": 90, "lh": 14}
+        for i, (a, b) in enumerate(pairs)
+    ]
+    _first_ms, (laid,) = elk.lay_out([{"name": "small", "nodes": nodes, "edges": edges}])
+    assert set(laid.labels) == {e["id"] for e in edges}
+    boxes = [
+        {"x1": c["x"] - 45, "y1": c["y"] - 7, "x2": c["x"] + 45, "y2": c["y"] + 7}
+        for c in laid.labels.values()
+    ]
+    nodes_boxes = [_box(laid.boxes[n]) for n in names]
+    assert not [
+        (a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if _overlap(a, b)
+    ] and not [(a, b) for a in boxes for b in nodes_boxes if _overlap(a, b)]
+    many = [f"m{i}" for i in range(502)]  # 501 edges: over assets/graph-layout.js's 400
+    wide = {
+        "name": "wide",
+        "nodes": [{"id": n, "parent": None, "w": 40, "h": 30, "compound": False} for n in many],
+        "edges": [
+            {"id": f"w{i}", "source": a, "target": b, "lw": 40, "lh": 14}
+            for i, (a, b) in enumerate(pairwise(many))
+        ],
+    }
+    _first_ms, (laid,) = elk.lay_out([wide])
+    assert laid.labels == {}

@@ -245,3 +245,72 @@ def test_opening_a_scope_keeps_it_where_it_was(dash_duo: Any, corpus_app: Any) -
     side = [(b - a) > 0 for a, b in zip(before[NET], before[OPTIMIZER], strict=True)]
     now = [(b - a) > 0 for a, b in zip(after[NET], after[OPTIMIZER], strict=True)]
     assert side[1] == now[1] or side[0] == now[0], (before, after)
+
+
+#: Every drawn edge label's box and every leaf node's box (label included), in model
+#: coordinates: {labels: [[edge id, source, target, box]], nodes: [[id, box]]}.
+LABEL_BOXES_JS = """
+const cy = document.getElementById(arguments[0])._cyreg.cy;
+const only = {includeNodes: false, includeEdges: false, includeLabels: true,
+  includeMainLabels: true, includeSourceLabels: false, includeTargetLabels: false,
+  includeOverlays: false, includeUnderlays: false};
+const labels = cy.edges().filter(e => e.style('label') && e.visible()
+  && e.style('text-opacity') !== '0').map(e => [e.id(), e.source().id(), e.target().id(),
+  e.boundingBox(only)]).filter(l => l[3].w > 0 && l[3].h > 0);
+const nodes = cy.nodes().filter(n => !n.isParent()).map(n => [n.id(),
+  n.boundingBox({includeLabels: true, includeOverlays: false})]);
+return {labels, nodes};
+"""
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    """Whether two boxes overlap by more than 1 px each way."""
+    return min(a["x2"], b["x2"]) - max(a["x1"], b["x1"]) > 1 and (
+        min(a["y2"], b["y2"]) - max(a["y1"], b["y1"]) > 1
+    )
+
+
+def label_overlaps(boxes: dict[str, Any]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(label, label) pairs whose boxes overlap, and (label, node) pairs of an edge label over
+    a node box that is not one of the edge's ends."""
+    labels = boxes["labels"]
+    pairs = [
+        (a[0], b[0]) for i, a in enumerate(labels) for b in labels[i + 1 :] if _overlap(a[3], b[3])
+    ]
+    on_nodes = [
+        (label[0], node)
+        for label in labels
+        for node, box in boxes["nodes"]
+        if node not in label[1:3] and _overlap(label[3], box)
+    ]
+    return pairs, on_nodes
+
+
+def test_label_overlaps() -> None:
+    box = {"x1": 0.0, "y1": 0.0, "x2": 10.0, "y2": 10.0}
+    apart = {"x1": 9.5, "y1": 0.0, "x2": 20.0, "y2": 10.0}
+    over = {"x1": 5.0, "y1": 5.0, "x2": 9.0, "y2": 20.0}
+    boxes = {"labels": [["e1", "a", "b", box], ["e2", "a", "c", apart], ["e3", "c", "d", over]]}
+    boxes["nodes"] = [["a", over], ["z", apart]]
+    assert label_overlaps(boxes) == ([("e1", "e3")], [("e2", "z"), ("e3", "a")])
+
+
+def test_edge_labels_overlap_neither_each_other_nor_nodes(dash_duo: Any, corpus_app: Any) -> None:
+    """At each level the layout quality test opens, no drawn edge label covers another or a node
+    that is not one of its edge's ends (measured from cytoscape's label boxes)."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.driver.set_window_size(1600, 1000)
+    measured = []
+    for scopes in LEVELS:
+        dash_duo.wait_for_page(
+            url=f"{dash_duo.server_url}/graph?train_id={LENET}&expanded={','.join(scopes)}"
+        )
+        _drawn(dash_duo, scopes)
+        boxes = dash_duo.driver.execute_script(LABEL_BOXES_JS, "graph-cy")
+        pairs, on_nodes = label_overlaps(boxes)
+        measured.append((scopes[-1], len(boxes["labels"]), pairs, on_nodes))
+    assert all(labels >= 10 for _scope, labels, _pairs, _nodes in measured[1:]), measured
+    # a graph this small is drawn in full while it moves
+    fast = "return document.getElementById('graph-cy')._cyreg.cy.renderer().textureOnViewport;"
+    assert dash_duo.driver.execute_script(fast) is False
+    assert [(len(p), len(n)) for _s, _l, p, n in measured] == [(0, 0)] * len(LEVELS), measured

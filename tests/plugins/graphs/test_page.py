@@ -5,6 +5,7 @@ see its details, readable mode, the data graph and a node's parameters)."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import dash
@@ -16,9 +17,11 @@ from dash_insight.plugins.graphs import graph_view
 from dash_insight.plugins.graphs import page as graph_page
 from dash_insight.plugins.graphs.dataset import pipeline
 from dash_insight.plugins.graphs.model import GraphModel
+from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import build_view
 from tests.browser import until
-from tests.conftest import console_errors
+from tests.conftest import console_errors, loaded_app
+from tests.plugins.graphs.test_layout_engine import _bench_module
 
 LENET = "./lenet_sc"
 NET = "Default/network-WithLossCell"
@@ -466,3 +469,36 @@ def test_data_graph_page(dash_duo: Any, corpus_app: Any) -> None:
     dash_duo.wait_for_contains_text("#data-graph-notice", "No data graph")
     assert console_errors(dash_duo) == []
     time.sleep(0)  # keep the import used when the browser tests are deselected
+
+
+@pytest.mark.browser
+def test_an_address_opening_every_scope_opens_the_graph(
+    dash_duo: Any, corpus_app: Any, tmp_path: Path
+) -> None:
+    """The address of ``bench/graph.py``'s graph with its 211 scopes open is about 6,000
+    characters: longer than the 4,096 of a ``Referer``, which browsers then cut to the bare
+    origin (the Summary List's address, which the server rendered). The page of the address is
+    drawn, with every scope of it open."""
+    bench_graph = _bench_module("graph")
+    train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(200, 200))
+    with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
+        model = GraphService(app.data_service.provider).model(
+            train_id, app.data_service.provider.graph_tags(train_id)[0]
+        )
+        scopes = [name for name in model.nodes if model.child_names(name)]
+        assert len(scopes) == 211
+        dash_duo.start_server(app)
+        url = f"{dash_duo.server_url}/graph"
+        url += graph_page.GraphState(train_id, None, "normal", scopes, None).search()
+        assert len(url) > 4096, len(url)
+        dash_duo.wait_for_page(url=url)
+        _wait(lambda: set(scopes) <= set(_cy_ids(dash_duo)), timeout=60, message="every scope")
+        closed = "const cy = document.getElementById('graph-cy')._cyreg.cy;"
+        closed += "return arguments[0].filter(s => !cy.getElementById(s).isParent());"
+        assert dash_duo.driver.execute_script(closed, scopes) == []
+        assert dash_duo.driver.current_url == url
+        # 611 nodes: a pan or zoom moves a picture of the graph (assets/graph-layout.js)
+        fast = "const r = document.getElementById('graph-cy')._cyreg.cy.renderer();"
+        fast += "return [r.textureOnViewport, r.hideEdgesOnViewport, r.hideLabelsOnViewport];"
+        assert dash_duo.driver.execute_script(fast) == [True, True, True]
+        assert console_errors(dash_duo) == []
