@@ -1,6 +1,6 @@
 """Scalar charts in the browser: Plotly's toolbar out of the way (issue #17 item 4) and nice
 axes (item 5): a constant series on a padded range, nice ticks shared by a right axis, a
-threshold that leaves the x range alone; the JavaScript twins of core/axis_scale.py."""
+threshold that leaves the x range alone (the JavaScript twins: test_chart_twins.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from dash_insight import SummaryWriter
-from dash_insight.core.axis_scale import aligned_ranges, nice_range
 from dash_insight.web.url_state import encode_tags
 from tests.browser import point_until, until
 from tests.conftest import console_errors, loaded_app
@@ -170,46 +169,6 @@ def test_constant_series_threshold_and_right_axis(dash_duo, corpus_app) -> None:
         assert np.allclose(positions, np.linspace(0, 1, len(positions)))
     assert 0.03 < right["range"][0] < 0.05 < right["range"][1] < 0.07
     assert console_errors(dash_duo) == []
-
-
-def test_axis_js_twins_equal_python(dash_duo, corpus_app) -> None:
-    _open(dash_duo, corpus_app, "/scalars?train_id=./lenet_sc")
-    until(
-        lambda: dash_duo.driver.execute_script(
-            "return !!(window.dash_clientside && window.dash_clientside.scalarCharts);"
-        ),
-        10,
-    )
-    rng = np.random.default_rng(7)
-    cases = [(0.05, 0.05), (0.0, 0.0), (1.2, 2.35), (-3.0, 1e6), (1.74, 2.371), (1e-9, 3e-9)]
-    cases += [
-        tuple(sorted(float(v) * 10.0 ** int(rng.integers(-6, 6)) for v in rng.standard_normal(2)))
-        for _ in range(40)
-    ]
-    for low, high in cases:
-        js = dash_duo.driver.execute_script(
-            "return window.dash_clientside.scalarCharts.niceRange(arguments[0], arguments[1]);",
-            low,
-            high,
-        )
-        py = nice_range(low, high)
-        assert np.allclose(
-            [js["low"], js["high"], js["step"]], [py.low, py.high, py.step], rtol=1e-12, atol=0
-        ), (low, high)
-    for (a, b), (c, d) in zip(cases[::2], cases[1::2], strict=True):
-        js = dash_duo.driver.execute_script(
-            "return window.dash_clientside.scalarCharts.alignedRanges(arguments[0], arguments[1]);",
-            [a, b],
-            [c, d],
-        )
-        py = aligned_ranges((a, b), (c, d))
-        for js_axis, py_axis in zip(js, py, strict=True):
-            assert np.allclose(
-                [js_axis["low"], js_axis["high"], js_axis["step"]],
-                [py_axis.low, py_axis.high, py_axis.step],
-                rtol=1e-12,
-                atol=0,
-            )
 
 
 # Issue #38 items 4 and 5 at a laptop's window: the best-value stars cover no tick label and

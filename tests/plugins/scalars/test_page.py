@@ -515,28 +515,6 @@ def test_a_link_with_tags_draws_those_tags(dash_duo, corpus_app) -> None:
     _wait_charts(dash_duo, 10)
 
 
-def test_js_twins_equal_python(dash_duo, corpus_app) -> None:
-    _open(dash_duo, corpus_app, "/scalars?train_id=./multi_file")
-    _wait_charts(dash_duo, 2)
-    rng = np.random.default_rng(1)
-    values = rng.standard_normal(200)
-    values[[5, 17]] = np.nan
-    for weight in (0.0, 0.3, 0.9, 0.99):
-        js = dash_duo.driver.execute_script(
-            "return window.dash_clientside.scalarCharts.smooth(arguments[0], arguments[1]);",
-            [None if math.isnan(v) else v for v in values],
-            weight,
-        )
-        py = smooth_ema(values, weight)
-        np.testing.assert_allclose([np.nan if v is None else v for v in js], py, rtol=1e-12)
-    js_mask = dash_duo.driver.execute_script(
-        "return window.dash_clientside.scalarCharts.thresholdMask(arguments[0], arguments[1]);",
-        [None if math.isnan(v) else v for v in values],
-        {"conditions": [[">", -0.5], ["<", 0.5]], "combine": "and"},
-    )
-    assert js_mask == threshold_mask(values, [(">", -0.5), ("<", 0.5)], "and").tolist()
-
-
 def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
     _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all")
     _wait_charts(dash_duo, 10)

@@ -3,7 +3,6 @@ average or none; "ignore outliers" for the y range; the hover lists runs sorted 
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -68,27 +67,6 @@ def test_smoother_controls_write_the_url_on_both_pages() -> None:
         parsed = state.parse_search(search)
         assert (parsed.smoother, parsed.window, parsed.outliers) == ("ma", 15, True)
         assert state.parse_search("?smoother=median&window=x").smoother == "ema"
-
-
-def test_js_twins_equal_python(dash_duo, corpus_app) -> None:
-    _open(dash_duo, corpus_app, "/scalars?train_id=./multi_file")
-    _wait_charts(dash_duo, 2)
-    values = np.random.default_rng(2).standard_normal(300)
-    values[[3, 4, 100]] = np.nan
-    sent = [None if math.isnan(v) else v for v in values]
-    for window in (2, 5, 10, 301):
-        js = run_js(
-            dash_duo,
-            "return window.dash_clientside.scalarCharts.movingAverage(arguments[0], arguments[1]);",
-            sent,
-            window,
-        )
-        expected = moving_average(values, window)
-        np.testing.assert_allclose([np.nan if v is None else v for v in js], expected, rtol=1e-12)
-    js_range = run_js(
-        dash_duo, "return window.dash_clientside.scalarCharts.outlierRange(arguments[0]);", sent
-    )
-    np.testing.assert_allclose(js_range, outlier_range(values), rtol=1e-12)
 
 
 #: The chart of ``arguments[0]``: its smoothed lines' y, its y axis range as drawn, and its
