@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html, no_update
@@ -45,6 +45,7 @@ from dash_insight.plugins.scalars.x_tag import values_at_steps
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,
+    Field,
     Flag,
     Float,
     Int,
@@ -318,28 +319,39 @@ def _stamp(value: Any) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-class ChartSettings(Protocol):
-    """The chart settings of a page's URL state (:data:`AXIS`, :data:`SMOOTHING`,
-    :data:`X_TAG`, :data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`, :data:`EPOCH_STEPS`):
-    what :func:`controls` shows."""
+@dataclass(frozen=True)
+class ChartUrl:
+    """The chart settings both scalar pages keep in their URL (:data:`CHART_FIELDS`): the x
+    axis, smoothing and smoother, the tag as x axis, the charts whose best point or x axis is
+    flipped to the other direction or to log, "ignore outliers", the steps of an epoch."""
 
-    @property
-    def axis(self) -> str: ...
-    @property
-    def smoothing(self) -> float: ...
-    @property
-    def x_tag(self) -> str: ...
-    @property
-    def smoother(self) -> str: ...
-    @property
-    def window(self) -> int: ...
-    @property
-    def outliers(self) -> bool: ...
-    @property
-    def epoch_steps(self) -> int: ...
+    axis: str = AXIS.default
+    smoothing: float = SMOOTHING.default
+    x_tag: str = ""
+    best_flip: list[str] | None = None
+    log_x: list[str] | None = None
+    smoother: str = SMOOTHER.default
+    window: int = WINDOW.default
+    outliers: bool = False
+    epoch_steps: int = EPOCH_STEPS.default
 
 
-def controls(page: str, state: ChartSettings, tags: Sequence[str] = ()) -> html.Div:
+#: Each attribute of :class:`ChartUrl` and the field reading it from the URL (a page's
+#: :class:`~dash_insight.web.url_state.TypedUrlState` takes them with its own).
+CHART_FIELDS: dict[str, Field] = {
+    "axis": AXIS,
+    "smoothing": SMOOTHING,
+    "x_tag": X_TAG,
+    "best_flip": BEST_FLIP,
+    "log_x": LOG_X,
+    "smoother": SMOOTHER,
+    "window": WINDOW,
+    "outliers": OUTLIERS,
+    "epoch_steps": EPOCH_STEPS,
+}
+
+
+def controls(page: str, state: ChartUrl, tags: Sequence[str] = ()) -> html.Div:
     """Horizontal axis radio, the tag whose values can be the x axis instead (one of
     ``tags``), smoothing slider + number box (0-0.99, step 0.01), and the smoother's controls
     (:func:`smoother_controls`); set from the page's URL ``state`` (:data:`AXIS`,
@@ -399,7 +411,7 @@ def controls(page: str, state: ChartSettings, tags: Sequence[str] = ()) -> html.
     )
 
 
-def smoother_controls(ids: Mapping[str, Any], state: ChartSettings) -> list[Any]:
+def smoother_controls(ids: Mapping[str, Any], state: ChartUrl) -> list[Any]:
     """The smoother (EMA, moving average, none), the moving average's window, and "ignore
     outliers" (:data:`SMOOTHER`, :data:`WINDOW`, :data:`OUTLIERS`; ``state``: the URL's)."""
     return [
@@ -441,7 +453,7 @@ def smoother_controls(ids: Mapping[str, Any], state: ChartSettings) -> list[Any]
     ]
 
 
-def epoch_control(ids: Mapping[str, Any], state: ChartSettings) -> html.Div:
+def epoch_control(ids: Mapping[str, Any], state: ChartUrl) -> html.Div:
     """The steps of an epoch for the epoch markers (:data:`EPOCH_STEPS`; empty: each job's
     lineage says)."""
     return html.Div(

@@ -38,16 +38,11 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
-    BEST_FLIP,
-    EPOCH_STEPS,
-    LOG_X,
+    CHART_FIELDS,
     MAX_FILTER_CHARS,
-    OUTLIERS,
-    SMOOTHER,
     SMOOTHING,
-    WINDOW,
-    X_TAG,
     ChartSpec,
+    ChartUrl,
     SeriesSpec,
     chart_card,
     chart_ids,
@@ -144,31 +139,23 @@ MAX_TEXT_CHARS = 4096
 
 
 @dataclass(frozen=True)
-class CompareUrl:
-    """What the page's URL says (:data:`STATE`): ``jobs`` absent = the :data:`DEFAULT_JOBS`
-    newest; ``tags`` absent = all of theirs; ``hidden`` = the runs whose eye is closed (absent =
-    none); the chart settings of :mod:`.charts`. Groups (:mod:`.groups`): ``group_by=<lineage
-    column>`` or ``re:<regex>`` (checked by :func:`page_state`: at most MAX_GROUP_BY characters,
-    a regex that compiles), their ``centre`` and ``band``, and ``runs`` to draw each group's
-    runs under it. ``colour_by``: runs coloured by a lineage column (not grouped): a scale for
-    numbers, the palette else. ``tag_map``: tags across runs (:mod:`.tag_map`,
-    ``tag_map=train/loss=loss,loss/auto=loss``). ``archived``: the "show archived" switch of the
-    comparison pages' head (archived runs offered too)."""
+class CompareUrl(ChartUrl):
+    """What the page's URL says (:data:`STATE`): ``jobs`` absent = the :data:`DEFAULT_JOBS` newest;
+    ``tags`` absent = all of theirs; ``hidden`` = the runs whose eye is closed (absent = none);
+    the chart settings of :class:`~.charts.ChartUrl`. Groups (:mod:`.groups`):
+    ``group_by=<lineage column>`` or ``re:<regex>`` (checked by :func:`page_state`: at most
+    MAX_GROUP_BY characters, a regex that compiles), their ``centre`` and ``band``, and ``runs``
+    to draw each group's runs under it. ``colour_by``: runs coloured by a lineage column (not
+    grouped): a scale for numbers, the palette else. ``tag_map``: tags across runs
+    (:mod:`.tag_map`, ``tag_map=train/loss=loss,loss/auto=loss``). ``archived``: the "show
+    archived" switch of the comparison pages' head (archived runs offered too)."""
 
     jobs: list[str] | None = None
     job_filter: str = ""
     tags: list[str] | None = None
     filter: str = ""
-    axis: str = AXIS.default
-    smoothing: float = SMOOTHING.default
     page: int = 1
     hidden: list[str] | None = None
-    x_tag: str = ""
-    best_flip: list[str] | None = None
-    log_x: list[str] | None = None
-    smoother: str = SMOOTHER.default
-    window: int = WINDOW.default
-    outliers: bool = False
     group_by: str = ""
     centre: str = "mean"
     band: str = "std"
@@ -176,7 +163,6 @@ class CompareUrl:
     colour_by: str = ""
     tag_map: dict[str, str] = dataclasses.field(default_factory=dict)
     archived: bool = False
-    epoch_steps: int = EPOCH_STEPS.default
 
 
 #: The page's URL state: each attribute of :class:`CompareUrl` and its URL parameter; lists
@@ -187,16 +173,8 @@ STATE: TypedUrlState[CompareUrl] = TypedUrlState(
     job_filter=Text("job_filter", max_chars=MAX_FILTER_CHARS),
     tags=Tags("tags"),
     filter=Text("filter", max_chars=MAX_FILTER_CHARS),
-    axis=AXIS,
-    smoothing=SMOOTHING,
     page=Int("page", 1, 1, MAX_PAGE),
     hidden=Tags("hidden"),
-    x_tag=X_TAG,
-    best_flip=BEST_FLIP,
-    log_x=LOG_X,
-    smoother=SMOOTHER,
-    window=WINDOW,
-    outliers=OUTLIERS,
     group_by=Text("group_by", max_chars=MAX_TEXT_CHARS),
     centre=Choice("centre", "mean", CENTRES),
     band=Choice("band", "std", BANDS),
@@ -204,7 +182,7 @@ STATE: TypedUrlState[CompareUrl] = TypedUrlState(
     colour_by=Text("colour_by", max_chars=MAX_TEXT_CHARS),
     tag_map=TagMap("tag_map"),
     archived=Flag("archived"),
-    epoch_steps=EPOCH_STEPS,
+    **CHART_FIELDS,
 )
 #: The same fields as URL parameters, for the comparison pages' helpers that rewrite a URL
 #: keeping the parameters they do not know (:func:`eye_search`).

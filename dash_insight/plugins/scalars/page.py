@@ -26,16 +26,11 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.charts import (
     AXIS,
-    BEST_FLIP,
-    EPOCH_STEPS,
-    LOG_X,
+    CHART_FIELDS,
     MAX_FILTER_CHARS,
-    OUTLIERS,
-    SMOOTHER,
     SMOOTHING,
-    WINDOW,
-    X_TAG,
     ChartSpec,
+    ChartUrl,
     SeriesSpec,
     chart_card,
     chart_ids,
@@ -106,24 +101,15 @@ MAX_TEXT_CHARS = 4096
 
 
 @dataclass(frozen=True)
-class ScalarsUrl:
+class ScalarsUrl(ChartUrl):
     """What the page's URL says (:data:`STATE`): ``tags`` None = every tag; ``compose`` = the
-    tags drawn together (two or more); the chart settings of :mod:`.charts`."""
+    tags drawn together (two or more); the chart settings of :class:`~.charts.ChartUrl`."""
 
     train_id: str = ""
     tags: list[str] | None = None
     filter: str = ""
-    axis: str = AXIS.default
-    smoothing: float = SMOOTHING.default
     page: int = 1
     compose: list[str] | None = None
-    x_tag: str = ""
-    best_flip: list[str] | None = None
-    log_x: list[str] | None = None
-    smoother: str = SMOOTHER.default
-    window: int = WINDOW.default
-    outliers: bool = False
-    epoch_steps: int = EPOCH_STEPS.default
 
 
 @dataclass(frozen=True)
@@ -144,17 +130,9 @@ STATE: TypedUrlState[ScalarsUrl] = TypedUrlState(
     train_id=Text("train_id", max_chars=MAX_TEXT_CHARS),
     tags=Tags("tags"),
     filter=Text("filter", max_chars=MAX_FILTER_CHARS),
-    axis=AXIS,
-    smoothing=SMOOTHING,
     page=Int("page", 1, 1, MAX_PAGE),
     compose=Tags("compose"),
-    x_tag=X_TAG,
-    best_flip=BEST_FLIP,
-    log_x=LOG_X,
-    smoother=SMOOTHER,
-    window=WINDOW,
-    outliers=OUTLIERS,
-    epoch_steps=EPOCH_STEPS,
+    **CHART_FIELDS,
 )
 
 

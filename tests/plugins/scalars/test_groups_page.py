@@ -252,8 +252,9 @@ def test_grouping_by_a_hyper_parameter_draws_a_line_and_band_per_group(
     assert sorted(traces["bands"].values())[:2] == [0, 0] and max(traces["bands"].values()) > 0
     note = "band: steps with at least 2 runs" if lang == "en" else "色带"
     assert note in traces["notes"]
-    group_note = dash_duo.find_element("#compare-group-note").text
-    assert ("3 groups" if lang == "en" else "3 个组") in group_note
+    # The note is another callback's output: waited for, not read at once.
+    groups = "3 groups" if lang == "en" else "3 个组"
+    until(lambda: groups in dash_duo.find_element("#compare-group-note").text, 20)
     dash_duo.driver.save_screenshot(f"/tmp/groups-{lang}.png")
     run_js(dash_duo, "const s = document.getElementById('compare-side'); s.scrollTop = 1e6;")
     dash_duo.find_element("#compare-side").screenshot(f"/tmp/groups-side-{lang}.png")
