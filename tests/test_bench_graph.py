@@ -4,32 +4,18 @@ does not."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(BENCH))  # its siblings: graph.py, machine.py, vs_mindinsight.py
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # its dataclass looks its module up
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
+from tests.bench_modules import load_bench_module
 
 
 @pytest.fixture(scope="module")
 def page() -> ModuleType:
-    return _load("graph_page")
+    return load_bench_module("graph_page")
 
 
 def test_a_pan_with_a_task_over_100_ms_is_missed(page: ModuleType) -> None:

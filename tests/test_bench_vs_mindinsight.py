@@ -3,30 +3,16 @@ MindInsight, which CI does not)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+from tests.bench_modules import load_bench_module
 
 
 @pytest.fixture(scope="module")
 def vs() -> ModuleType:
-    sys.path.insert(0, str(BENCH))  # its siblings: graph.py, machine.py
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "bench_vs_mindinsight", BENCH / "vs_mindinsight.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # its dataclass looks its module up
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
+    return load_bench_module("vs_mindinsight")
 
 
 def test_median_skips_timed_out_loads(vs: ModuleType) -> None:

@@ -5,9 +5,7 @@ every node that is not theirs."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
@@ -16,30 +14,15 @@ import pytest
 
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import build_view
+from tests.bench_modules import load_bench_module
 from tests.conftest import loaded_service
 from tests.plugins.graphs.test_layout_quality import _overlap, crosses
 from tests.plugins.graphs.test_model import G
 
-BENCH = Path(__file__).resolve().parents[3] / "bench"
-
-
-def _bench_module(name: str) -> ModuleType:
-    """``bench/<name>.py`` (with its siblings importable while it loads)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # its dataclass looks its module up
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCH))
-    return module
-
 
 @pytest.fixture(scope="module")
 def elk() -> ModuleType:
-    module = _bench_module("elk")
+    module = load_bench_module("elk")
     if module.node_binary() is None:
         pytest.skip("node is not on the PATH")
     return module
@@ -104,7 +87,7 @@ def test_a_5000_node_graph_lays_out_level_by_level(elk: ModuleType, tmp_path: Pa
     (the top, ``Default``, a stage, a block) is laid out, every drawn node placed. How long it
     takes is ``bench/graph.py``'s figure (1 s per level is its target): this machine is shared,
     and a time limit here would fail with the load of others, not with the layout."""
-    bench_graph = _bench_module("graph")
+    bench_graph = load_bench_module("graph")
     train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(5000, 200))
     data = loaded_service(tmp_path / "logs", tmp_path / "ws")
     try:
