@@ -19,9 +19,9 @@ from dash_insight.plugins.graphs.dataset import pipeline
 from dash_insight.plugins.graphs.model import GraphModel
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.plugins.graphs.view import build_view
+from tests.bench_modules import load_bench_module
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
-from tests.plugins.graphs.test_layout_engine import _bench_module
 
 LENET = "./lenet_sc"
 NET = "Default/network-WithLossCell"
@@ -479,7 +479,7 @@ def test_an_address_opening_every_scope_opens_the_graph(
     characters: longer than the 4,096 of a ``Referer``, which browsers then cut to the bare
     origin (the Summary List's address, which the server rendered). The page of the address is
     drawn, with every scope of it open."""
-    bench_graph = _bench_module("graph")
+    bench_graph = load_bench_module("graph")
     train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(200, 200))
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         model = GraphService(app.data_service.provider).model(
