@@ -12,8 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from dash_insight.plugins.graphs.graph_view import graph_elements
-from dash_insight.plugins.graphs.view import GraphView
+from dash_insight.plugins.graphs.figures import GraphView
+from dash_insight.plugins.graphs.figures_cytoscape import graph_elements
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "elk_layout.js")
 

@@ -58,9 +58,9 @@ from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.store.index import IndexStore, index_directory
 from dash_insight.core.store.loader import Loader
-from dash_insight.plugins.graphs.graph_view import graph_elements
+from dash_insight.plugins.graphs.figures import build_view
+from dash_insight.plugins.graphs.figures_cytoscape import graph_elements
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.plugins.graphs.view import build_view
 
 TARGET_S = 1.0
 STAGES = 10

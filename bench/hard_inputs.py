@@ -38,8 +38,8 @@ from dash_insight import SummaryWriter
 from dash_insight.core.format.framing import RecordReader
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
-from dash_insight.plugins.tensors.algorithms import statistics
 from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.plugins.tensors.query_tensor import statistics
 
 FILLED_BYTES = 4 << 20
 

@@ -49,9 +49,9 @@ from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
-from dash_insight.plugins.profiler import components, timeline_page
+from dash_insight.plugins.profiler import page_shared, timeline_page
+from dash_insight.plugins.profiler.query_timeline import timeline_figure, window_view
 from dash_insight.plugins.profiler.service import ProfilerService
-from dash_insight.plugins.profiler.timeline import timeline_figure, window_view
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 OPERATOR_TARGET_S = 1.0
@@ -180,10 +180,11 @@ def server_side(base: str) -> list[tuple[str, float]]:
 
         timed(
             "operator tables only (what the operator page opens on)",
-            lambda: components.load_tables(ProfilerService.from_data(data), params),
+            lambda: page_shared.load_tables(ProfilerService.from_data(data), params),
         )
         timed(
-            "parse the profile (CSVs + 200k launch times)", lambda: components.load(service, params)
+            "parse the profile (CSVs + 200k launch times)",
+            lambda: page_shared.load(service, params),
         )
         built = timed(
             "timeline bars (scope rows)", lambda: timeline_page._timeline(service, params, "scope")

@@ -239,7 +239,7 @@ def test_callbacks_are_not_closures() -> None:
 
 
 #: A plugin module's name: its role (docs/architecture.md, "Module names"), a topic of a role
-#: (``query_<topic>``, ``figures_<topic>``, ``page_<topic>``) or another page (``<name>_page``).
+#: (``query_<topic>``, ``figures_<topic>``, ``page_<topic>``...) or another page (``<name>_page``).
 ROLES = ("plugin", "service", "query", "rest", "page", "cards", "figures")
 
 
@@ -247,31 +247,22 @@ def _follows_the_naming(stem: str) -> bool:
     return (
         stem in (*ROLES, "__init__")
         or stem.endswith("_page")
-        or stem.startswith(("query_", "figures_", "page_"))
+        or stem.startswith(tuple(f"{role}_" for role in ROLES))
     )
 
 
-def _listed_as_misnamed() -> set[str]:
-    """``plugin/module.py`` of each module docs/architecture.md lists as not following the
-    naming yet (the table after "Modules that do not follow it yet")."""
-    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    table = text.split("Modules that do not follow it yet", 1)[1].split("\n\n", 2)[1]
-    listed = set()
-    for row in table.splitlines()[2:]:
-        plugin, modules = (cell.strip() for cell in row.strip("|").split("|")[:2])
-        for module in modules.split("`")[1::2]:
-            listed.add(f"{plugin}/{module}")
-    return listed
+def test_naming_rule() -> None:
+    assert all(
+        map(_follows_the_naming, ("query", "query_smoothing", "compare_page", "rest_export"))
+    )
+    assert not any(map(_follows_the_naming, ("model", "views", "algorithms", "charts", "pages")))
 
 
 def test_plugin_modules_are_named_by_their_role() -> None:
-    """New plugin modules follow the naming; the ones that do not yet are listed in
-    docs/architecture.md, and the list shrinks as they are renamed."""
-    misnamed = {
+    """Every plugin module is named by its role (issue 36 item 6, docs/architecture.md)."""
+    misnamed = sorted(
         path.relative_to(ROOT / "dash_insight" / "plugins").as_posix()
         for path in (ROOT / "dash_insight" / "plugins").glob("*/*.py")
         if not _follows_the_naming(path.stem)
-    }
-    listed = _listed_as_misnamed()
-    assert sorted(misnamed - listed) == [], "name it by its role (docs/architecture.md)"
-    assert sorted(listed - misnamed) == [], "renamed: take it off docs/architecture.md's list"
+    )
+    assert misnamed == [], "name it by its role (docs/architecture.md)"

@@ -1,6 +1,6 @@
 """A small JSON file of per-job entries in the workspace, shared by every process serving one
 summary base directory with one workspace: the lineage remarks
-(:mod:`dash_insight.plugins.lineage.remarks`) and the runs' archive state and labels
+(:mod:`dash_insight.plugins.lineage.service_remarks`) and the runs' archive state and labels
 (:mod:`dash_insight.core.run_marks`).
 
 The file holds ``{"version": 1, "jobs": {train_id: {...}}}``. Writes take an exclusive ``fcntl``

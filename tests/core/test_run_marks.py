@@ -24,7 +24,7 @@ from dash_insight.core.run_marks import (
     run_marks_path,
     validate_marks,
 )
-from dash_insight.plugins.lineage.remarks import remarks_path
+from dash_insight.plugins.lineage.service_remarks import remarks_path
 
 
 def test_the_file_sits_beside_the_remarks(tmp_path: Path) -> None:

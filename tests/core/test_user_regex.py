@@ -8,7 +8,7 @@ import re
 import pytest
 
 from dash_insight.core.user_regex import compile_user_regex
-from dash_insight.plugins.scalars.groups import parse_group_by
+from dash_insight.plugins.scalars.query_groups import parse_group_by
 from dash_insight.web.components.tag_select import filter_tags
 
 DEEP = "(" * 5000

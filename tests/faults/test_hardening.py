@@ -23,8 +23,8 @@ from dash_insight.core.runtime import announce, record_path, retire
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
 from dash_insight.plugins.jobs import rest as jobs_rest
-from dash_insight.plugins.lineage.remarks import RemarkStore
-from dash_insight.plugins.tensors import algorithms
+from dash_insight.plugins.lineage.service_remarks import RemarkStore
+from dash_insight.plugins.tensors import query_tensor
 from dash_insight.web import http
 from tests.conftest import CORPUS
 
@@ -167,7 +167,7 @@ def test_one_oversized_tensor_step_leaves_the_others_histograms(
         for step, shape in ((1, (2, 3)), (2, (4, 5)), (3, (2, 3))):
             writer.add_tensor("w", np.arange(np.prod(shape), dtype=np.float32).reshape(shape), step)
             writer.record(step)
-    monkeypatch.setattr(algorithms, "MAX_TENSOR_VALUES", 10)
+    monkeypatch.setattr(query_tensor, "MAX_TENSOR_VALUES", 10)
     app = create_app(
         Settings(
             summary_base_dir=str(tmp_path / "logs"),

@@ -18,7 +18,7 @@ import pytest
 from dash_insight import SummaryWriter
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
-from dash_insight.plugins.lineage.remarks import RemarkStore
+from dash_insight.plugins.lineage.service_remarks import RemarkStore
 from dash_insight.web import http
 
 TAGS = ("loss", "acc", "lr")

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from dash_insight.plugins.landscape import page as landscape
 from dash_insight.plugins.landscape.figures import DEFAULT_VIEW, VIEW_CONTOUR
-from dash_insight.plugins.profiler import components, timeline_page
-from dash_insight.plugins.profiler.timeline import ROWS_SCOPE, ROWS_TYPE
+from dash_insight.plugins.profiler import page_shared, timeline_page
+from dash_insight.plugins.profiler.query_timeline import ROWS_SCOPE, ROWS_TYPE
 from dash_insight.web.url_state import TypedUrlState, parse_search
 
 
@@ -24,10 +24,10 @@ def test_the_landscape_page_state_is_a_url_state() -> None:
 
 
 def test_the_profiler_pages_share_one_url_state() -> None:
-    assert isinstance(components.SHARED_STATE, TypedUrlState)
-    assert components.SHARED == ("train_id", "dir", "device")
-    shared = components.SHARED_STATE.parse_search("?train_id=./a&q=x")
-    assert shared == components.SharedUrl("./a", "", "")
+    assert isinstance(page_shared.SHARED_STATE, TypedUrlState)
+    assert page_shared.SHARED == ("train_id", "dir", "device")
+    shared = page_shared.SHARED_STATE.parse_search("?train_id=./a&q=x")
+    assert shared == page_shared.SharedUrl("./a", "", "")
 
 
 def test_the_timeline_state_drops_what_it_does_not_know() -> None:

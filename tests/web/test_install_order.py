@@ -80,7 +80,7 @@ def test_request_hooks_run_in_the_declared_order(tmp_path: Path) -> None:
         assert isinstance(app, DashInsightApp)
         modules = [f.__module__ for f in app.server.before_request_funcs[None]]
         assert modules.index("dash_insight.web.host_check") < modules.index(
-            "dash_insight.plugins.jobs.landing"
+            "dash_insight.plugins.jobs.landing_page"
         )
         assert modules.index("dash_insight.web.body_limit") < modules.index(
             "dash_insight.web.dash_requests"

@@ -65,13 +65,13 @@ def test_one_back_to_dashboard_control(features: Features, path: str) -> None:
 def test_profiler_head_has_the_same_back_control(corpus: Path, tmp_path: Path) -> None:
     from dash_insight.core.service import DataService
     from dash_insight.core.settings import Settings
-    from dash_insight.plugins.profiler import components
+    from dash_insight.plugins.profiler import page_shared
     from dash_insight.plugins.profiler.service import ProfilerService
 
     data = DataService(Settings(corpus, workspace=tmp_path / "ws", reload_interval=0))
     try:
         service = ProfilerService(data.provider)
-        head = components.head(dash.Dash(__name__), service, {"train_id": "./p"}, "/profiler")
+        head = page_shared.head(dash.Dash(__name__), service, {"train_id": "./p"}, "/profiler")
         assert len(_backs(head)) == 1
     finally:
         data.close()

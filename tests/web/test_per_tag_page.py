@@ -17,7 +17,7 @@ from dash_insight.default import DEFAULT_PLUGINS as PLUGINS
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.plugins.images import page as images
 from dash_insight.plugins.tensors import page as tensors
-from dash_insight.plugins.tensors import table
+from dash_insight.plugins.tensors import query_table
 from dash_insight.web import per_tag_page as ptp
 from dash_insight.web.url_state import Flag
 from tests.browser import wait_idle
@@ -252,6 +252,6 @@ def test_browser_functions_exist(corpus_app) -> None:
     assert {ns for ns, _ in ours} == {"perTagPage", "histogramsPage", "imagesPage", "tensorsPage"}
     for namespace, name in ours:
         assert re.search(rf"\b{name}: function", pages_js), (namespace, name)
-    for function in (table.VALUE_FORMATTER, table.CELL_STYLE, table.ROW_INDEX):
+    for function in (query_table.VALUE_FORMATTER, query_table.CELL_STYLE, query_table.ROW_INDEX):
         name = function["function"].split("(")[0]
         assert f"dagfuncs.{name} = function (params)" in grid_js

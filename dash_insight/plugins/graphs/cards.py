@@ -11,10 +11,10 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import GraphMode, PluginName
-from dash_insight.plugins.graphs.graph_view import ELK_CLASS, ELK_FIT
-from dash_insight.plugins.graphs.nodes import GraphBuildError
+from dash_insight.plugins.graphs.figures import build_view
+from dash_insight.plugins.graphs.figures_cytoscape import ELK_CLASS, ELK_FIT
+from dash_insight.plugins.graphs.query_nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.plugins.graphs.view import build_view
 from dash_insight.web.dashboard import no_data
 from dash_insight.web.plugin import CardRequest
 

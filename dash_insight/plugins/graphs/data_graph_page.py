@@ -2,8 +2,8 @@
 from the source dataset to the last operation; a Map is a box around its operations.
 
 URL: ``/data-graph?train_id=./job&node=<id>`` (ids are tree paths, see
-:func:`dash_insight.plugins.graphs.dataset.pipeline`). Clicking a node shows its parameters, list
-values decoded from MindSpore's JSON encoding.
+:func:`dash_insight.plugins.graphs.query_dataset.pipeline`). Clicking a node shows its
+parameters, list values decoded from MindSpore's JSON encoding.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate
 from dash_insight.core.provider import DataError
-from dash_insight.plugins.graphs.dataset import Pipeline, decode_value, display_text, pipeline
-from dash_insight.plugins.graphs.graph_view import (
+from dash_insight.plugins.graphs.figures_cytoscape import (
     CLIENTSIDE_NAMESPACE,
     DATA_LEGEND,
     ELK_CLASS,
@@ -33,6 +32,7 @@ from dash_insight.plugins.graphs.graph_view import (
     pipeline_elements,
     register_canvas_tools,
 )
+from dash_insight.plugins.graphs.query_dataset import Pipeline, decode_value, display_text, pipeline
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search

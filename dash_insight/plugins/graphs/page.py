@@ -3,7 +3,7 @@
 URL: ``/graph?train_id=./job&tag=<graph file>&mode=normal|optimize&expanded=A,A/B&node=<name>``.
 The top level is drawn first; a scope opens in place on double click (or with the "Expand"
 button of the node information panel, or its arrow in the scope tree) and only the open levels
-are drawn (:mod:`dash_insight.plugins.graphs.view`), laid out top-down by ELK in the browser
+are drawn (:mod:`dash_insight.plugins.graphs.figures`), laid out top-down by ELK in the browser
 (``assets/graph-layout.js``). The search box
 lists matching nodes; choosing one (or an input/output of the selected node) opens its scopes
 and centres it. "Readable" is MindInsight's optimized graph: gradient and optimizer logic
@@ -33,7 +33,8 @@ from dash_insight.core.vocabulary import (
     GraphMode,
     ordered_graph_tags,
 )
-from dash_insight.plugins.graphs.graph_view import (
+from dash_insight.plugins.graphs.figures import GraphView, base_name, build_view, kind_of
+from dash_insight.plugins.graphs.figures_cytoscape import (
     CLIENTSIDE_NAMESPACE,
     ELK_CLASS,
     GRAPH_LEGEND,
@@ -44,10 +45,9 @@ from dash_insight.plugins.graphs.graph_view import (
     overview_stylesheet,
     register_canvas_tools,
 )
-from dash_insight.plugins.graphs.model import GraphModel
-from dash_insight.plugins.graphs.nodes import GraphBuildError
+from dash_insight.plugins.graphs.query_graph import GraphModel
+from dash_insight.plugins.graphs.query_nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.plugins.graphs.view import GraphView, base_name, build_view, kind_of
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import make_search, parse_search

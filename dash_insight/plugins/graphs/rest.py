@@ -34,9 +34,9 @@ from dash_insight.core.vocabulary import (
     graph_file_of_tag,
     graph_tags_for_mode,
 )
-from dash_insight.plugins.graphs.dataset import mindinsight_order
-from dash_insight.plugins.graphs.model import GraphModel
-from dash_insight.plugins.graphs.nodes import GraphBuildError
+from dash_insight.plugins.graphs.query_dataset import mindinsight_order
+from dash_insight.plugins.graphs.query_graph import GraphModel
+from dash_insight.plugins.graphs.query_nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web import errors
 from dash_insight.web.http import json_response, required_args, resolve_job, to_int

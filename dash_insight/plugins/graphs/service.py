@@ -16,8 +16,8 @@ from typing import Protocol
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.vocabulary import GRAPH_MODES, GraphMode
-from dash_insight.plugins.graphs.builder import build_nodes
-from dash_insight.plugins.graphs.model import GraphModel
+from dash_insight.plugins.graphs.query_builder import build_nodes
+from dash_insight.plugins.graphs.query_graph import GraphModel
 
 #: How many built graphs one process keeps, and how many nodes in all (a node with its edges
 #: is about 1-2 kB: a 5,000-node graph is a few MB, MindInsight's 100,000-node limit ~150 MB).
@@ -56,7 +56,7 @@ class GraphCache:
     ) -> GraphModel:
         """The graph ``tag`` of ``train_id`` built in ``mode`` ("normal" or "optimize");
         raises the provider's errors (unknown job or tag, unreadable record) and
-        :class:`~.nodes.GraphBuildError`."""
+        :class:`~.query_nodes.GraphBuildError`."""
         if mode not in GRAPH_MODES:
             raise ValueError(f"mode must be one of {GRAPH_MODES}, got {mode!r}")
         version = getattr(provider.job(train_id), "version", None)

@@ -6,7 +6,7 @@ the job selection and hidden runs of the scalar comparison
 (:mod:`~dash_insight.web.components.compare_runs`), the tag (any tag a run drawn has; the
 list searches) and the step (a slider over every step any of them has; each run shows its last
 step at or below it and says which). Runs without the tag are named below the chart; hidden
-runs are not drawn. See :mod:`~dash_insight.plugins.histograms.overlay`.
+runs are not drawn. See :mod:`~dash_insight.plugins.histograms.figures_overlay`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
-from dash_insight.plugins.histograms.overlay import histograms_at, overlay_figure, run_steps
+from dash_insight.plugins.histograms.figures_overlay import histograms_at, overlay_figure, run_steps
 from dash_insight.web.components.compare_runs import (
     jobs_with,
     missing_text,

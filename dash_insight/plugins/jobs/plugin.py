@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
-from dash_insight.plugins.jobs import landing, page, rest
+from dash_insight.plugins.jobs import landing_page, page, rest
 from dash_insight.web.page_bundles import GRID
 from dash_insight.web.plugin import Install, NavLink, Page, Plugin, data_service
 
@@ -18,7 +18,7 @@ PLUGIN: Plugin[DataService] = Plugin(
     installs=(
         Install(
             "jobs-landing",
-            lambda app, data: landing.install(app, data.provider),
+            lambda app, data: landing_page.install(app, data.provider),
             after=("host-check",),
         ),
     ),

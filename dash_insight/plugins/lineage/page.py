@@ -30,10 +30,10 @@ from dash.exceptions import PreventUpdate
 from dash_insight.core.i18n import N_, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.run_marks import RunMarkError, parse_labels
+from dash_insight.plugins.lineage import figures
 from dash_insight.plugins.lineage import query as lineage_data
-from dash_insight.plugins.lineage import views
-from dash_insight.plugins.lineage.remarks import RemarkError
 from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.plugins.lineage.service_remarks import RemarkError
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.lazy_graph import (
@@ -309,7 +309,7 @@ def _main_panel(params: Mapping[str, str]) -> html.Section:
         children=[
             _chart_toolbar(),
             # Drawn in SVG by assets/lineage-chart.js from the lineage-chart-spec store
-            # (views.parallel_chart); a drag on an axis writes lineage-brush.
+            # (figures.parallel_chart); a drag on an axis writes lineage-brush.
             html.Div(id="lineage-chart", className="di-lineage-chart"),
             _table_actions(params),
             lineage_grid(),
@@ -362,13 +362,13 @@ def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> h
     )
 
 
-def _state(search: str | None) -> views.PageState:
-    return views.parse_state(parse_search(search))[0]
+def _state(search: str | None) -> figures.PageState:
+    return figures.parse_state(parse_search(search))[0]
 
 
-def _changed(search: str | None, state: views.PageState) -> Any:
+def _changed(search: str | None, state: figures.PageState) -> Any:
     """The URL of ``state``; no update when it says what ``search`` says."""
-    new_search = views.state_search(state)
+    new_search = figures.state_search(state)
     return dash.no_update if same_search(new_search, search) else new_search
 
 
@@ -389,8 +389,8 @@ def _chart(name: str, figure: Any) -> dict[str, Any] | None:
 
 def _problems(
     service: LineageService,
-    data: views.TabData,
-    state: views.PageState,
+    data: figures.TabData,
+    state: figures.PageState,
     found: list[str],
     entries: Sequence[Any],
 ) -> str:
@@ -413,7 +413,7 @@ def _problems(
     return "; ".join(problems)
 
 
-def _count_text(data: views.TabData, shown: int, visible: int) -> str:
+def _count_text(data: figures.TabData, shown: int, visible: int) -> str:
     """ "3 of 5 jobs · 1 hidden"."""
     count = ngettext("{shown} of {count} job", "{shown} of {count} jobs", len(data.rows)).format(
         shown=shown, count=len(data.rows)
@@ -423,7 +423,7 @@ def _count_text(data: views.TabData, shown: int, visible: int) -> str:
     return count
 
 
-def _column_controls(data: views.TabData, columns: list[views.Column]) -> tuple[Any, ...]:
+def _column_controls(data: figures.TabData, columns: list[figures.Column]) -> tuple[Any, ...]:
     """The Columns menu's options, ticks and summary, and the colour menu's options."""
     options = [{"label": c.label, "value": c.id, "title": c.hint or c.label} for c in data.columns]
     summary = (
@@ -434,7 +434,7 @@ def _column_controls(data: views.TabData, columns: list[views.Column]) -> tuple[
 
 
 def shown_entries(
-    service: LineageService, state: views.PageState
+    service: LineageService, state: figures.PageState
 ) -> tuple[list[lineage_data.LineageEntry], dict[str, list[str]]]:
     """The jobs' lineage the page shows (archived runs left out unless its switch shows them,
     :mod:`~dash_insight.core.run_marks`) and the runs' labels."""
@@ -453,12 +453,12 @@ def _job_link(dashboard_path: str, job: str) -> str:
     return dashboard_path + make_search({"train_id": job})
 
 
-def _column_defs(columns: list[views.Column], state: views.PageState, changed: bool) -> Any:
+def _column_defs(columns: list[figures.Column], state: figures.PageState, changed: bool) -> Any:
     """The grid's column definitions, sent only when the columns ``changed``: re-sending them
     would re-apply the URL's sort over a newer click in the grid (the grid owns its sort and
     reports it to the URL; a link's sort applies when the page is built). The grid gets them
     from lineage-table one task later (lineageGrid.table)."""
-    return views.grid_column_defs(columns, state.sort) if changed else None
+    return figures.grid_column_defs(columns, state.sort) if changed else None
 
 
 def render(
@@ -472,7 +472,7 @@ def render(
 ) -> tuple:
     """Chart, table and controls from the URL and the logs; nothing is sent when neither
     changed since the last answer (auto refresh)."""
-    state, found = views.parse_state(parse_search(search))
+    state, found = figures.parse_state(parse_search(search))
     entries, labels = shown_entries(service, state)
     added = service.remarks.all()
     previous = previous if isinstance(previous, dict) else {}
@@ -482,13 +482,13 @@ def render(
     )
     if signature == previous.get("signature"):
         raise PreventUpdate
-    data = views.tab_data(state.tab, entries)
-    columns = views.chosen_columns(data, state)
-    colour = views.colour_column(data, state)
-    visible = views.visible_rows(data, state)
-    rows = views.table_rows(data, state)
+    data = figures.tab_data(state.tab, entries)
+    columns = figures.chosen_columns(data, state)
+    colour = figures.colour_column(data, state)
+    visible = figures.visible_rows(data, state)
+    rows = figures.table_rows(data, state)
     in_table = {r["train_id"] for r in rows}
-    spec, axes = views.parallel_chart(
+    spec, axes = figures.parallel_chart(
         visible,
         columns,
         colour,
@@ -499,7 +499,9 @@ def render(
     is_model = state.tab == "model"
     defs_key = json.dumps([state.tab, [c.id for c in columns]])
     table = {
-        "rows": views.grid_row_data(rows, columns, added, _dashboard_link(dashboard_path), labels),
+        "rows": figures.grid_row_data(
+            rows, columns, added, _dashboard_link(dashboard_path), labels
+        ),
         "defs": _column_defs(columns, state, defs_key != previous.get("defs")),
     }
     return (
@@ -519,7 +521,7 @@ def render(
 
 
 def _empty_overview(note: str) -> tuple:
-    empty = views.scatter_figure([], [], [], "", "")
+    empty = figures.scatter_figure([], [], [], "", "")
     return (
         [],
         None,
@@ -540,7 +542,7 @@ def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: 
     if state.tab != "model":
         raise PreventUpdate
     entries = service.lineages()
-    shown = {r["train_id"] for r in views.table_rows(views.model_tab(entries), state)}
+    shown = {r["train_id"] for r in figures.table_rows(figures.model_tab(entries), state)}
     objects = [
         o for o in lineage_data.search_lineages(entries, {})["object"] if o["summary_dir"] in shown
     ]
@@ -552,20 +554,20 @@ def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: 
     summary = next(
         t for t in lineage_data.optimizer_targets(objects)["targets"] if t["name"] == target
     )
-    importance = views.importance_rows(table, target)
+    importance = figures.importance_rows(table, target)
     params = [p["name"] for p in importance]
     param = state.param if state.param in params else (params[0] if params else None)
-    scatter = views.scatter_figure([], [], [], "", "")
+    scatter = figures.scatter_figure([], [], [], "", "")
     if param:
-        scatter = views.scatter_figure(
+        scatter = figures.scatter_figure(
             table.train_ids, table.values(param), table.values(target), param, target
         )
-    message = views.importance_message(importance, len(objects))
+    message = figures.importance_message(importance, len(objects))
     return (
         [{"label": t, "value": t} for t in targets],
         target,
-        _chart("distribution", views.distribution_figure(summary)),
-        _chart("importance", views.importance_figure(importance, message=message)),
+        _chart("distribution", figures.distribution_figure(summary)),
+        _chart("importance", figures.importance_figure(importance, message=message)),
         [{"label": p, "value": p} for p in params],
         param,
         _chart("scatter", scatter),
@@ -595,10 +597,10 @@ def controls_to_url(
     state = _state(search)
     auto = auto if isinstance(auto, dict) else {}
     if trigger == "lineage-columns" and isinstance(columns, list):
-        data = views.tab_data(state.tab, service.lineages())
-        current = [c.id for c in views.chosen_columns(data, state)]
+        data = figures.tab_data(state.tab, service.lineages())
+        current = [c.id for c in figures.chosen_columns(data, state)]
         if list(columns) != current:
-            state = replace(state, columns=tuple(map(str, columns[: views.MAX_STATE_ITEMS])))
+            state = replace(state, columns=tuple(map(str, columns[: figures.MAX_STATE_ITEMS])))
     elif trigger == "lineage-color" and colour and colour != auto_colour:
         state = replace(state, color=colour)
     elif trigger == "lineage-objective" and objective and objective != auto.get("objective"):
@@ -618,7 +620,7 @@ def all_or_no_columns(trigger: Any, _all: Any, _none: Any, options: list[dict] |
 def brush_to_url(brush: Any, axes: list[dict] | None, search: str | None) -> Any:
     """A brush dragged on an axis (or cleared by a click on it) becomes a URL filter; the
     table and the chart follow the URL."""
-    event = views.brush_from_event(brush)
+    event = figures.brush_from_event(brush)
     if event is None or not isinstance(axes, list) or not axes:
         raise PreventUpdate
     index, axis_id, fractions = event
@@ -629,7 +631,9 @@ def brush_to_url(brush: Any, axes: list[dict] | None, search: str | None) -> Any
     if fractions is None:
         filters.pop(axis_id, None)
     else:
-        filters[axis_id] = views.filter_from_fractions(views.Axis.from_dict(axes[index]), fractions)
+        filters[axis_id] = figures.filter_from_fractions(
+            figures.Axis.from_dict(axes[index]), fractions
+        )
     return _changed(search, replace(state, filters=filters))
 
 
@@ -638,7 +642,7 @@ def sort_to_url(column_state: list[dict] | None, search: str | None) -> Any:
     if column_state is None:
         raise PreventUpdate
     return _changed(
-        search, replace(_state(search), sort=views.sort_from_column_state(column_state))
+        search, replace(_state(search), sort=figures.sort_from_column_state(column_state))
     )
 
 
@@ -649,7 +653,7 @@ def selection_to_url(
     state = _state(search)
     ids = [
         r["train_id"]
-        for r in (selected if isinstance(selected, list) else [])[: views.MAX_STATE_ITEMS]
+        for r in (selected if isinstance(selected, list) else [])[: figures.MAX_STATE_ITEMS]
         if isinstance(r, dict) and isinstance(r.get("train_id"), str)
     ]
     if trigger == "lineage-show-all":
@@ -659,7 +663,7 @@ def selection_to_url(
     if trigger == "lineage-show-selected":
         return _changed(search, replace(state, show=tuple(ids), hide=()))
     if trigger == "lineage-hide-selected":
-        hide = tuple(dict.fromkeys([*state.hide, *ids]))[: views.MAX_STATE_ITEMS]
+        hide = tuple(dict.fromkeys([*state.hide, *ids]))[: figures.MAX_STATE_ITEMS]
         return _changed(search, replace(state, hide=hide))
     raise PreventUpdate
 
@@ -669,7 +673,7 @@ def _compare_link(compare_path: str, jobs: Sequence[str]) -> tuple[str, str]:
     classes: disabled without a job."""
     if not jobs:
         return compare_path, "di-button secondary di-disabled"
-    ids = list(dict.fromkeys(jobs))[: views.MAX_STATE_ITEMS]
+    ids = list(dict.fromkeys(jobs))[: figures.MAX_STATE_ITEMS]
     return compare_path + make_search({"jobs": encode_tags(ids)}), "di-button secondary"
 
 
@@ -684,7 +688,7 @@ def compare_links(
     """The hrefs and classes of "Compare selected" (the ticked rows' jobs) and "Compare
     filtered" (the table's rows: what the brushes, filters and hidden rows leave)."""
     state = _state(search)
-    rows = views.table_rows(views.tab_data(state.tab, service.lineages()), state)
+    rows = figures.table_rows(figures.tab_data(state.tab, service.lineages()), state)
     ticked = [
         r["train_id"]
         for r in (selected if isinstance(selected, list) else [])
@@ -760,7 +764,7 @@ def archive_selected(
     marks = service.provider.run_marks
     ids = [
         r["train_id"]
-        for r in (selected if isinstance(selected, list) else [])[: views.MAX_STATE_ITEMS]
+        for r in (selected if isinstance(selected, list) else [])[: figures.MAX_STATE_ITEMS]
         if isinstance(r, dict) and isinstance(r.get("train_id"), str)
     ]
     if not clicked or marks is None or not ids:
@@ -787,7 +791,7 @@ def show_archived_to_url(value: Any, search: str | None) -> Any:
 def save_edit(service: LineageService, changes: list[dict] | None, saved: int | None) -> tuple:
     """Persist edited remarks and tags (the store PUT /lineagemgr/lineages uses); the status
     line and the count of saves (which redraws the table)."""
-    edits = changes[: views.MAX_STATE_ITEMS] if isinstance(changes, list) else []
+    edits = changes[: figures.MAX_STATE_ITEMS] if isinstance(changes, list) else []
     listed = {entry.train_id for entry in service.lineages()} if edits else set()
     messages = [m for m in (_save_change(service, c, listed) for c in edits) if m is not None]
     count = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0

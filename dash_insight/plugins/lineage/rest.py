@@ -37,8 +37,8 @@ from flask import Response, request
 
 from dash_insight.core.run_marks import RunMarkError, validate_marks
 from dash_insight.plugins.lineage import query as lineage_data
-from dash_insight.plugins.lineage.remarks import RemarkError, validate_added_info
 from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.plugins.lineage.service_remarks import RemarkError, validate_added_info
 from dash_insight.web import errors
 from dash_insight.web.errors import ApiError
 from dash_insight.web.http import JsonBodyError, json_body, json_response, require, resolve_job

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.plugins.lineage.query import LineageEntry, RowCache, job_lineages
-from dash_insight.plugins.lineage.remarks import RemarkStore, remarks_path
+from dash_insight.plugins.lineage.service_remarks import RemarkStore, remarks_path
 
 
 class LineageService:

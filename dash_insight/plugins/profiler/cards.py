@@ -16,8 +16,8 @@ from dash import dcc, html
 
 from dash_insight.core.i18n import format_number, ngettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.profiler import charts, components, timeline
-from dash_insight.plugins.profiler.model import Launches, Profile
+from dash_insight.plugins.profiler import figures, page_shared, query_timeline
+from dash_insight.plugins.profiler.query_profile import Launches, Profile
 from dash_insight.web.components.figures import GRID_COLOUR, small_layout
 
 RANKED_TYPES = 5
@@ -53,7 +53,7 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
             _("Operator Time Consumption Ranking"),
             html.Div(_("No cpu_op_type_info file for this device."), className="di-empty"),
         )
-    items = charts.slices(profile.types, charts.MEASURE_TOTAL, top=RANKED_TYPES)
+    items = figures.slices(profile.types, figures.MEASURE_TOTAL, top=RANKED_TYPES)
     ranked = sorted(profile.types, key=lambda s: (-s.total_ms, s.op_type))[:RANKED_TYPES]
     total = profile.total_ms or 1.0
     rows = []
@@ -66,12 +66,12 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
                     html.Td(stat.op_type),
                     html.Td(
                         _("{count} times").format(
-                            count=components.format_measure(stat.occurrences, "times")
+                            count=page_shared.format_measure(stat.occurrences, "times")
                         )
                     ),
                     html.Td(
                         _("{value} us/time").format(
-                            value=components.format_measure(stat.avg_ms * 1000, "us/time")
+                            value=page_shared.format_measure(stat.avg_ms * 1000, "us/time")
                         )
                     ),
                     html.Td(
@@ -86,7 +86,7 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
                 ]
             )
         )
-    figure = charts.type_figure(items, charts.MEASURE_TOTAL, "pie", height=190, legend=False)
+    figure = figures.type_figure(items, figures.MEASURE_TOTAL, "pie", height=190, legend=False)
     body = [
         dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-ranking-pie"),
         html.Table(html.Tbody(rows), className="di-prof-ranking"),
@@ -95,7 +95,7 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
         "prof-card-ranking",
         _("Operator Time Consumption Ranking"),
         body,
-        (_("Details") + " ›", components.href(app, components.OPERATOR_PATH, params)),
+        (_("Details") + " ›", page_shared.href(app, page_shared.OPERATOR_PATH, params)),
         _("by total time · {types} operator types · {total} ms in all").format(
             types=len(profile.types), total=format_number(profile.total_ms, 1)
         ),
@@ -161,13 +161,16 @@ def step_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.
         "prof-card-steps",
         _("Step Time"),
         dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-steps"),
-        (_("Timeline") + " ›", components.href(app, components.TIMELINE_PATH, params)),
+        (_("Timeline") + " ›", page_shared.href(app, page_shared.TIMELINE_PATH, params)),
         foot,
     )
 
 
 def timeline_card(
-    app: dash.Dash, params: dict[str, str], profile: Profile, bars: Callable[[], timeline.Timeline]
+    app: dash.Dash,
+    params: dict[str, str],
+    profile: Profile,
+    bars: Callable[[], query_timeline.Timeline],
 ) -> html.Section:
     """The operator launches of a typical step (the median-length one after the first)."""
     launches = profile.launches
@@ -183,11 +186,11 @@ def timeline_card(
     model = bars()
     ends = np.append(launches.step_starts_us[1:], launches.end_us)
     low = 0.0 if step == 1 else float(launches.step_starts_us[step - 1])
-    view = timeline.window_view(model, low, float(ends[step - 1]), max_bars=1500)
-    shown, view = timeline.top_rows(model, view, TIMELINE_ROWS)
+    view = query_timeline.window_view(model, low, float(ends[step - 1]), max_bars=1500)
+    shown, view = query_timeline.top_rows(model, view, TIMELINE_ROWS)
     # SVG: the dashboard loads plotly.js without its WebGL traces (the preview's few hundred
     # bars draw faster so than a WebGL context is set up).
-    figure = timeline.timeline_figure(
+    figure = query_timeline.timeline_figure(
         shown, view, launches, height=60 + 24 * len(shown.rows), trace_type="scatter"
     )
     figure["layout"]["yaxis"]["tickfont"] = {"size": 11}
@@ -197,7 +200,7 @@ def timeline_card(
         "prof-card-timeline",
         _("Timeline"),
         dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-timeline-preview"),
-        (_("Open") + " ›", components.href(app, components.TIMELINE_PATH, params, step=step)),
+        (_("Open") + " ›", page_shared.href(app, page_shared.TIMELINE_PATH, params, step=step)),
         [
             html.Div(
                 _("the {shown} operator types with the most time, and {more} more").format(
@@ -264,7 +267,7 @@ def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> 
                 ),
                 html.Td(
                     _("{value} us/time").format(
-                        value=components.format_measure(d.avg_ms * 1000, "us/time")
+                        value=page_shared.format_measure(d.avg_ms * 1000, "us/time")
                     )
                 ),
                 html.Td(f"{d.total_ms / total:.1%}"),
@@ -278,13 +281,13 @@ def operators_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> 
         html.Table(html.Tbody(rows), className="di-prof-ranking"),
         (
             _("All operators") + " ›",
-            components.href(app, components.OPERATOR_PATH, params, view="all"),
+            page_shared.href(app, page_shared.OPERATOR_PATH, params, view="all"),
         ),
         _("by total time · {count} operators").format(count=len(profile.details)),
     )
 
 
-def profile_card(loaded: components.Loaded) -> html.Section:
+def profile_card(loaded: page_shared.Loaded) -> html.Section:
     """What was profiled and where it was read from."""
     profile, found = loaded.profile, loaded.found
     info = profile.info

@@ -13,19 +13,19 @@ from typing import Any
 import dash
 from dash import Input, Output, State, dcc, html
 
-from dash_insight.plugins.profiler import cards, components
+from dash_insight.plugins.profiler import cards, page_shared
+from dash_insight.plugins.profiler.query_timeline import ROWS_TYPE, build_timeline
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
-from dash_insight.plugins.profiler.timeline import ROWS_TYPE, build_timeline
 from dash_insight.web.url_state import parse_search
 
-PATH = components.DASHBOARD_PATH
+PATH = page_shared.DASHBOARD_PATH
 
 
 def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> html.Div:
     """The head and the cards, drawn with the page (no callback round trip before them)."""
     return html.Div(
         [
-            components.head(app, service, params, PATH),
+            page_shared.head(app, service, params, PATH),
             dcc.Loading(
                 html.Div(
                     cards_or_message(app, service, params), id="prof-cards", className="di-cards"
@@ -39,7 +39,7 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
 
 def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> list[Any]:
     """Every card of the dashboard, plus the problems panel when a file was not read whole."""
-    loaded = components.load(service, params)
+    loaded = page_shared.load(service, params)
     profile = loaded.profile
 
     def bars() -> Any:
@@ -58,7 +58,7 @@ def build_cards(app: dash.Dash, service: ProfilerService, params: dict[str, str]
         cards.operators_card(app, params, profile),
         cards.profile_card(loaded),
     ]
-    problems = components.problems_panel(profile)
+    problems = page_shared.problems_panel(profile)
     if problems is not None:
         built.insert(0, html.Div(problems, style={"gridColumn": "1 / -1"}))
     return built
@@ -69,7 +69,7 @@ def cards_or_message(app: dash.Dash, service: ProfilerService, params: dict[str,
     try:
         return build_cards(app, service, params)
     except ProfileUnavailable as error:
-        return [html.Div(components.unavailable(app, error), style={"gridColumn": "1 / -1"})]
+        return [html.Div(page_shared.unavailable(app, error), style={"gridColumn": "1 / -1"})]
 
 
 def show(
@@ -77,13 +77,13 @@ def show(
 ) -> Any:
     """The profiler dashboard's cards for the URL (kept on another page), or why there are
     none."""
-    if not components.is_page(app, pathname, PATH):
+    if not page_shared.is_page(app, pathname, PATH):
         return dash.no_update
     return cards_or_message(app, service, parse_search(search))
 
 
 def register(app: dash.Dash, service: ProfilerService) -> None:
-    components.register(app, service)
+    page_shared.register(app, service)
     app.callback(
         Output("prof-cards", "children"),
         Input("url", "search"),

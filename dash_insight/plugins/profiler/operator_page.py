@@ -31,8 +31,8 @@ from dash import ALL, Input, Output, State, dcc, html
 from dash_insight.core.csv_cells import csv_text as text_cell
 from dash_insight.core.i18n import N_, format_number, ngettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.profiler import charts, components, query
-from dash_insight.plugins.profiler.model import OpTables, Profile
+from dash_insight.plugins.profiler import figures, page_shared, query
+from dash_insight.plugins.profiler.query_profile import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
@@ -49,7 +49,7 @@ from dash_insight.web.url_state import (
     parse_search,
 )
 
-PATH = components.OPERATOR_PATH
+PATH = page_shared.OPERATOR_PATH
 PAGE_SIZES = (10, 20, 50)
 SUB_PAGE_SIZE = 10
 
@@ -95,7 +95,7 @@ class OperatorState:
     """The view state of the page (all of it in the URL)."""
 
     chart: str = "pie"
-    measure: str = charts.MEASURE_TOTAL
+    measure: str = figures.MEASURE_TOTAL
     view: str = "type"
     type_search: str = ""
     type_sort: str = "total_compute_time"
@@ -118,7 +118,7 @@ MAX_SEARCH_CHARS = 256
 STATE: TypedUrlState[OperatorState] = TypedUrlState(
     OperatorState,
     chart=Choice("chart", DEFAULT.chart, ("pie", "bar")),
-    measure=Choice("measure", DEFAULT.measure, tuple(charts.MEASURES)),
+    measure=Choice("measure", DEFAULT.measure, tuple(figures.MEASURES)),
     view=Choice("view", DEFAULT.view, ("type", "all")),
     type_search=Text("tq", max_chars=MAX_SEARCH_CHARS),
     type_sort=Choice("tsort", DEFAULT.type_sort, TYPE_KEYS),
@@ -143,12 +143,14 @@ def state_params(state: OperatorState) -> dict[str, Any]:
 
 
 def with_state(search: str | None, state: OperatorState) -> str:
-    params = {key: value for key, value in parse_search(search).items() if key in components.SHARED}
+    params = {
+        key: value for key, value in parse_search(search).items() if key in page_shared.SHARED
+    }
     return make_search({**params, **state_params(state)})
 
 
 #: What the chart shows depends on these URL parameters only (the table on all of them).
-CHART_PARAMS = (*components.SHARED, "chart", "measure")
+CHART_PARAMS = (*page_shared.SHARED, "chart", "measure")
 
 
 def drawn_keys(search: str | None) -> tuple[str, str]:
@@ -258,7 +260,7 @@ def _csv_cell(value: Any) -> Any:
 COLUMN_UNITS: dict[str, str] = {
     column: unit
     for column, label in (*TYPE_COLUMNS, *OP_COLUMNS)
-    if (unit := components.unit_of(label)) is not None
+    if (unit := page_shared.unit_of(label)) is not None
 }
 
 
@@ -271,7 +273,7 @@ def _cell(column: str, value: Any) -> Any:
     unit = COLUMN_UNITS.get(column)
     if isinstance(value, int | float) and math.isfinite(value):
         if unit is not None:
-            return components.format_measure(value, unit)
+            return page_shared.format_measure(value, unit)
         return f"{value:g}" if isinstance(value, float) else value
     return value
 
@@ -286,7 +288,7 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
     )
     return html.Div(
         [
-            components.head(app, service, params, PATH),
+            page_shared.head(app, service, params, PATH),
             html.Div(problems, id="prof-problems"),
             _chart_section(state, figure, title, legend),
             _table_section(
@@ -315,10 +317,10 @@ def _chart_section(state: OperatorState, figure: Any, title: str, legend: Any) -
                         inline=True,
                         className="di-inline-options",
                         options=[
-                            {"label": _("total time"), "value": charts.MEASURE_TOTAL},
+                            {"label": _("total time"), "value": figures.MEASURE_TOTAL},
                             {
                                 "label": _("average per launch"),
-                                "value": charts.MEASURE_AVERAGE,
+                                "value": figures.MEASURE_AVERAGE,
                             },
                         ],
                     ),
@@ -436,20 +438,20 @@ def chart_view(service: ProfilerService, search: str | None) -> tuple[Any, str, 
     params = parse_search(search)
     state = parse_state(params)
     try:
-        profile = components.load_tables(service, params)
+        profile = page_shared.load_tables(service, params)
     except ProfileUnavailable:
         return {"data": [], "layout": {"height": 60}}, "", None
-    items = charts.slices(profile.types, state.measure)
-    title = str(charts.MEASURE_TITLES[state.measure])
-    if len(profile.types) > charts.TOP_TYPES + 1:
+    items = figures.slices(profile.types, state.measure)
+    title = str(figures.MEASURE_TITLES[state.measure])
+    if len(profile.types) > figures.TOP_TYPES + 1:
         title += " · " + _("top {top} of {count} types + Other").format(
-            top=charts.TOP_TYPES, count=len(profile.types)
+            top=figures.TOP_TYPES, count=len(profile.types)
         )
-    figure = charts.type_figure(items, state.measure, state.chart, legend=False)
+    figure = figures.type_figure(items, state.measure, state.chart, legend=False)
     return figure, title, chart_legend(items, state.chart)
 
 
-def chart_legend(items: Sequence[charts.Slice], kind: str) -> Any:
+def chart_legend(items: Sequence[figures.Slice], kind: str) -> Any:
     """The pie's legend in HTML beside the chart, one entry per slice in the slice's colour:
     the browser lays it out at once where Plotly measures every entry of an SVG legend (40 %
     of drawing the pie)."""
@@ -459,11 +461,11 @@ def chart_legend(items: Sequence[charts.Slice], kind: str) -> Any:
         className="di-prof-legend",
         children=[
             html.Li(
-                charts.legend_text(item),
-                title=f"{charts.shown_label(item)}: {item.share:.2%}",
+                figures.legend_text(item),
+                title=f"{figures.shown_label(item)}: {item.share:.2%}",
                 style={"borderLeftColor": colour},
             )
-            for item, colour in zip(items, charts.colours(len(items)), strict=True)
+            for item, colour in zip(items, figures.colours(len(items)), strict=True)
         ],
     )
 
@@ -486,18 +488,18 @@ def table_view(
         # Nothing shown needs the launches (the distribution): the tables alone, so the page
         # opens without parsing the launch file (most of a large profile's parse).
         try:
-            tables = components.load_tables(service, params)
+            tables = page_shared.load_tables(service, params)
         except ProfileUnavailable as error:
-            return (components.unavailable(app, error), "", "", hidden, *searches, None)
+            return (page_shared.unavailable(app, error), "", "", hidden, *searches, None)
         table = _type_table(tables, [], state, {}, link)
-        return table, "", "", hidden, *searches, components.problems_panel(tables)
+        return table, "", "", hidden, *searches, page_shared.problems_panel(tables)
     try:
-        loaded = components.load(service, params)
+        loaded = page_shared.load(service, params)
     except ProfileUnavailable as error:
-        return (components.unavailable(app, error), "", "", hidden, *searches, None)
+        return (page_shared.unavailable(app, error), "", "", hidden, *searches, None)
     profile = loaded.profile
     inputs, more = service.inputs(loaded.found, loaded.device)
-    problems = components.problems_panel(profile, more)
+    problems = page_shared.problems_panel(profile, more)
     if state.view == "type":
         table = _type_table(profile, op_rows(profile, inputs), state, sub_pages or {}, link)
         return table, "", "", hidden, *searches, problems
@@ -510,7 +512,7 @@ def table_view(
         column, descending = _toggle_sort(state.sort, state.descending, column)
         return link(replace(state, sort=column, descending=descending, page=1))
 
-    table = components.sortable_table(
+    table = page_shared.sortable_table(
         titled(OP_COLUMNS),
         rows[start : start + state.size],
         "all",
@@ -598,7 +600,7 @@ def render_chart(
     """The chart, its title and legend and the key of what they show; nothing on another
     page or when the URL's chart state is the one drawn (the layout is drawn filled in)."""
     key = drawn_keys(search)[0]
-    if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn, trigger, clicked):
+    if not page_shared.is_page(app, pathname, PATH) or not _redraw(key, drawn, trigger, clicked):
         return (dash.no_update,) * 4
     return (*chart_view(service, search), key)
 
@@ -617,7 +619,7 @@ def render_table(
     """The table, its total, pager and searches' visibility, the problems and the key of
     what they show; nothing on another page or when the URL's table state is the one drawn."""
     key = drawn_keys(search)[1]
-    if not components.is_page(app, pathname, PATH) or not _redraw(key, drawn, trigger, clicked):
+    if not page_shared.is_page(app, pathname, PATH) or not _redraw(key, drawn, trigger, clicked):
         return (dash.no_update,) * 8
     return (*table_view(app, service, search, sub_pages), key)
 
@@ -640,10 +642,10 @@ def export(service: ProfilerService, clicks: int | None, search: str | None) -> 
     job = params.get("train_id", "job").strip("./").replace("/", "_") or "job"
     try:
         if state.view == "type":
-            tables = components.load_tables(service, params)
+            tables = page_shared.load_tables(service, params)
             text = csv_text(TYPE_COLUMNS, type_table_rows(tables, state))
             return dcc.send_string(text, f"{job}_op_types_device{tables.device}.csv")
-        loaded = components.load(service, params)
+        loaded = page_shared.load(service, params)
     except ProfileUnavailable:
         return dash.no_update
     inputs, _unused = service.inputs(loaded.found, loaded.device)
@@ -731,7 +733,7 @@ def _type_table(
                 "▾" if is_open else "▸",
                 className="di-prof-expand",
                 href=link(replace(state, open=opened)),
-                id=components.element_id("prof-expand", op_type),
+                id=page_shared.element_id("prof-expand", op_type),
                 title=_("operators of type {type}").format(type=op_type),
             )
         )
@@ -742,7 +744,7 @@ def _type_table(
         column, descending = _toggle_sort(state.type_sort, state.type_descending, column)
         return link(replace(state, type_sort=column, type_descending=descending))
 
-    return components.sortable_table(
+    return page_shared.sortable_table(
         titled(TYPE_COLUMNS),
         rows,
         "type",
@@ -762,7 +764,7 @@ def _drill_down(operators: list[list[Any]], op_type: str, page: int) -> Any:
     if not rows and size:
         rows, size = drill_down_rows(operators, op_type, page)
     keep = [OP_KEYS.index(column) for column, _ in SUB_COLUMNS]
-    table = components.sortable_table(
+    table = page_shared.sortable_table(
         titled(SUB_COLUMNS),
         [[row[i] for i in keep] for row in rows],
         f"sub-{op_type}",

@@ -39,7 +39,7 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.store.discovery import resolve_train_id
 from dash_insight.core.store.lru import ByteLRU
-from dash_insight.plugins.profiler.model import (
+from dash_insight.plugins.profiler.query_profile import (
     OpTables,
     Profile,
     build_profile,

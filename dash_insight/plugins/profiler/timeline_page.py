@@ -20,10 +20,9 @@ from dash import Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import format_number
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.profiler import components
-from dash_insight.plugins.profiler.model import Launches, Profile
-from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
-from dash_insight.plugins.profiler.timeline import (
+from dash_insight.plugins.profiler import page_shared
+from dash_insight.plugins.profiler.query_profile import Launches, Profile
+from dash_insight.plugins.profiler.query_timeline import (
     ROW_MODES,
     ROWS_SCOPE,
     Timeline,
@@ -31,11 +30,12 @@ from dash_insight.plugins.profiler.timeline import (
     timeline_figure,
     window_view,
 )
+from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.url_state import Choice, Int, TypedUrlState, make_search, parse_search
 
-PATH = components.TIMELINE_PATH
+PATH = page_shared.TIMELINE_PATH
 
 
 def step_window(launches: Launches, step: int | None) -> tuple[float, float]:
@@ -82,7 +82,7 @@ def chart_style(rows: int) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class TimelineUrl:
-    """The timeline's own URL state (beside :data:`components.SHARED_STATE`): the rows (by
+    """The timeline's own URL state (beside :data:`page_shared.SHARED_STATE`): the rows (by
     scope or by operator type) and the step shown (0: every step)."""
 
     rows: str = ROWS_SCOPE
@@ -103,7 +103,7 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
     rows, step = _params(params)
     return html.Div(
         [
-            components.head(app, service, params, PATH),
+            page_shared.head(app, service, params, PATH),
             html.Div(id="prof-timeline-problems"),
             html.Div(
                 className="di-panel di-prof-section",
@@ -167,7 +167,7 @@ def _step_box(step: int | None) -> html.Label:
 def _timeline(
     service: ProfilerService, params: dict[str, str], rows: str
 ) -> tuple[Timeline, Launches, Any]:
-    loaded = components.load(service, params)
+    loaded = page_shared.load(service, params)
     profile = loaded.profile
 
     def build(profile: Profile) -> Timeline:
@@ -175,7 +175,7 @@ def _timeline(
         return build_timeline(profile.launches, type_of, rows)
 
     timeline = service.derived(loaded.found, loaded.device, f"timeline-{rows}", build)
-    return timeline, profile.launches, components.problems_panel(profile)
+    return timeline, profile.launches, page_shared.problems_panel(profile)
 
 
 def controls_to_url(trigger: Any, step: int | None, rows: str | None, search: str | None) -> Any:
@@ -211,7 +211,7 @@ def render(
 ) -> tuple[Any, ...]:
     """The timeline of the URL's step and row mode in its zoomed window, the window's text,
     the step choices, the problems and the chart's height; nothing on another page."""
-    if not components.is_page(app, pathname, PATH):
+    if not page_shared.is_page(app, pathname, PATH):
         return (dash.no_update,) * 5
     params = parse_search(search)
     rows, step = _params(params)
@@ -222,7 +222,7 @@ def render(
             {"data": [], "layout": {"height": 60}},
             "",
             [{"label": _("All steps"), "value": 0}],
-            components.unavailable(app, error),
+            page_shared.unavailable(app, error),
             chart_style(0),
         )
     window = step_window(launches, step)

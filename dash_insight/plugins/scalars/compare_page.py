@@ -36,7 +36,7 @@ from dash_insight.core.lineage_rows import (
 )
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
-from dash_insight.plugins.scalars.charts import (
+from dash_insight.plugins.scalars.page_charts import (
     AXIS,
     CHART_FIELDS,
     MAX_FILTER_CHARS,
@@ -51,15 +51,8 @@ from dash_insight.plugins.scalars.charts import (
     controls,
     register_chart_callbacks,
 )
-from dash_insight.plugins.scalars.export import (
-    Found,
-    GroupFound,
-    csv_rows,
-    grouped_csv_rows,
-    grouped_json_pieces,
-    json_pieces,
-)
-from dash_insight.plugins.scalars.groups import (
+from dash_insight.plugins.scalars.page_pins import page_pins, pinned_first
+from dash_insight.plugins.scalars.query_groups import (
     BANDS,
     CENTRES,
     MAX_GROUP_BY,
@@ -71,8 +64,7 @@ from dash_insight.plugins.scalars.groups import (
     parse_group_by,
     value_label,
 )
-from dash_insight.plugins.scalars.pins import page_pins, pinned_first
-from dash_insight.plugins.scalars.tag_map import (
+from dash_insight.plugins.scalars.query_tag_map import (
     MAX_ENTRIES,
     MAX_NAME_CHARS,
     chart_of,
@@ -85,6 +77,14 @@ from dash_insight.plugins.scalars.tag_map import (
     parse_lines,
     series_name,
     suggest_tag_map,
+)
+from dash_insight.plugins.scalars.rest_export import (
+    Found,
+    GroupFound,
+    csv_rows,
+    grouped_csv_rows,
+    grouped_json_pieces,
+    json_pieces,
 )
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
@@ -142,7 +142,7 @@ MAX_TEXT_CHARS = 4096
 class CompareUrl(ChartUrl):
     """What the page's URL says (:data:`STATE`): ``jobs`` absent = the :data:`DEFAULT_JOBS` newest;
     ``tags`` absent = all of theirs; ``hidden`` = the runs whose eye is closed (absent = none);
-    the chart settings of :class:`~.charts.ChartUrl`. Groups (:mod:`.groups`):
+    the chart settings of :class:`~.page_charts.ChartUrl`. Groups (:mod:`.groups`):
     ``group_by=<lineage column>`` or ``re:<regex>`` (checked by :func:`page_state`: at most
     MAX_GROUP_BY characters, a regex that compiles), their ``centre`` and ``band``, and ``runs``
     to draw each group's runs under it. ``colour_by``: runs coloured by a lineage column (not
@@ -292,7 +292,7 @@ def page_state(
 
 
 def checked_group_by(text: str) -> tuple[GroupBy | None, str]:
-    """The URL's ``group_by`` (:func:`~.groups.parse_group_by`), and what is wrong with it
+    """The URL's ``group_by`` (:func:`~.query_groups.parse_group_by`), and what is wrong with it
     (then no grouping)."""
     try:
         return parse_group_by(text), ""
@@ -384,7 +384,7 @@ def chart_specs(
     tag, in the job's colour (``colours``: train_id -> colour, the same on every chart); the
     legend always names the jobs (also a chart of one job). With ``groups``: one line and band
     per group instead (:func:`group_series`). With a tag map a chart is a chart name: a line
-    per job and original tag mapped to it, named by both (:func:`~.tag_map.series_name`)."""
+    per job and original tag mapped to it, named by both (:func:`~.query_tag_map.series_name`)."""
     on_page, _unused, pages = page_of(state.shown_tags, state.url.page, CHARTS_PER_PAGE)
     charts = []
     for tag in on_page:
@@ -406,7 +406,7 @@ def drawn_originals(
     state: CompareState, tags_of: Mapping[str, list[str]], job: str, chart: str
 ) -> list[str]:
     """The original tags of ``job`` (``tags_of``: the jobs' own tags) drawn on ``chart``
-    through the URL's tag map (:func:`~.tag_map.originals`)."""
+    through the URL's tag map (:func:`~.query_tag_map.originals`)."""
     return originals(tags_of.get(job, []), chart, state.url.tag_map)
 
 
@@ -651,7 +651,7 @@ def download_file(
     found: list[Found], fmt: str, groups: Sequence[GroupFound] | None = None
 ) -> dict[str, Any]:
     """The ``dcc.Download`` data of the points ``found`` as ``csv`` or ``json``
-    (:mod:`~dash_insight.plugins.scalars.export`, the REST download's format); with ``groups``
+    (:mod:`~dash_insight.plugins.scalars.rest_export`, the REST download's format); with ``groups``
     (runs grouped), the grouped formats: the runs' points and the groups' aggregates."""
     if groups is not None:
         if fmt == "json":
@@ -835,7 +835,7 @@ def tag_map_controls(
     provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any
 ) -> tuple[str, str]:
     """The text box (the URL's mapping) and the note: what the mapping merges, and the tags
-    of the selected jobs :func:`~.tag_map.suggest_tag_map` would merge besides."""
+    of the selected jobs :func:`~.query_tag_map.suggest_tag_map` would merge besides."""
     state, _jobs, tags_of = current_state(provider, search)
     tag_map = state.url.tag_map
     notes = []
@@ -932,7 +932,7 @@ def _bind_tag_map(app: dash.Dash, service: DataService) -> None:
 
 
 def controls_panel(state: CompareState) -> html.Div:
-    """The charts' controls (:func:`~.charts.controls`)."""
+    """The charts' controls (:func:`~.page_charts.controls`)."""
     return html.Div(
         className="di-panel",
         children=controls("compare", state.url, state.raw_tags),
@@ -1049,7 +1049,7 @@ def grid(
     pins: Any = None,
 ) -> tuple:
     """The chart cards of the page (only when the charts change), the counts, the pager and
-    the charts' plan (:func:`~.charts.chart_plan`; nothing new: no update). ``pins``: the
+    the charts' plan (:func:`~.page_charts.chart_plan`; nothing new: no update). ``pins``: the
     page's pins store (the pinned tags first, :mod:`.pins`)."""
     state, _unused, tags_of = current_state(provider, search)
     state = dataclasses.replace(state, shown_tags=pinned_first(state.shown_tags, page_pins(pins)))

@@ -24,7 +24,8 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
-from dash_insight.plugins.scalars.charts import (
+from dash_insight.plugins.scalars.figures_preview import PreviewLine, preview_html
+from dash_insight.plugins.scalars.page_charts import (
     AXIS,
     CHART_FIELDS,
     MAX_FILTER_CHARS,
@@ -42,9 +43,8 @@ from dash_insight.plugins.scalars.charts import (
     threshold_form,
     threshold_text,
 )
-from dash_insight.plugins.scalars.pins import page_pins, pinned_first
-from dash_insight.plugins.scalars.preview import PreviewLine, preview_html
-from dash_insight.plugins.scalars.smoothing import Smoother
+from dash_insight.plugins.scalars.page_pins import page_pins, pinned_first
+from dash_insight.plugins.scalars.query_smoothing import Smoother
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.deferred import deferred_children
@@ -103,7 +103,7 @@ MAX_TEXT_CHARS = 4096
 @dataclass(frozen=True)
 class ScalarsUrl(ChartUrl):
     """What the page's URL says (:data:`STATE`): ``tags`` None = every tag; ``compose`` = the
-    tags drawn together (two or more); the chart settings of :class:`~.charts.ChartUrl`."""
+    tags drawn together (two or more); the chart settings of :class:`~.page_charts.ChartUrl`."""
 
     train_id: str = ""
     tags: list[str] | None = None
@@ -339,7 +339,7 @@ def export_links(
 
 def chart_preview(provider: DataProvider, plan: dict[str, Any], state: ScalarsState) -> Raw | None:
     """A chart of the page drawn on the server (:mod:`.preview`) from its ``plan`` entry
-    (:func:`~.charts.chart_plan`), at :data:`PREVIEW_POINTS`; None for what it does not draw
+    (:func:`~.page_charts.chart_plan`), at :data:`PREVIEW_POINTS`; None for what it does not draw
     (a composition, an absolute time or tag's axis, a log x axis) or cannot read."""
     series = plan["series"]
     if (

@@ -31,9 +31,15 @@ from dash_insight.core.store.lod import ScalarWindow
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.core.vocabulary import PluginName, stored_tag
-from dash_insight.plugins.scalars.export import CSV_HEADER, csv_series, json_entry, json_points
-from dash_insight.plugins.scalars.groups import BANDS, CENTRES, Aggregate, aggregate, drawn_points
-from dash_insight.plugins.scalars.x_tag import unplaced, values_at_steps
+from dash_insight.plugins.scalars.query_groups import (
+    BANDS,
+    CENTRES,
+    Aggregate,
+    aggregate,
+    drawn_points,
+)
+from dash_insight.plugins.scalars.query_x_tag import unplaced, values_at_steps
+from dash_insight.plugins.scalars.rest_export import CSV_HEADER, csv_series, json_entry, json_points
 from dash_insight.web import errors, http
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
 from dash_insight.web.http import (
@@ -388,7 +394,7 @@ class _ScalarViews:
         """``GET /v1/dash-insight/chart/scalar_group?train_id=..&train_id=..&tag=
         [&centre=mean|median][&band=std|minmax][&start_step=&end_step=][&max_points=]``: what a
         group's line and band draw (:func:`group_columns`): the aggregate of the jobs' series of
-        the tag (:func:`~.groups.aggregate`, aligned on steps, the band where two jobs or more
+        the tag (:func:`~.query_groups.aggregate`, aligned on steps, the band where two jobs or more
         have a value), reduced to the chart's width as a line is. Unknown job ->
         TrainJobNotExist; jobs without the tag are left out (none has it: ScalarNotExist)."""
         train_ids = request.args.getlist("train_id")[:MAX_URL_LIST_ITEMS]
@@ -512,7 +518,7 @@ def x_columns(
     found: ScalarWindow, full: ScalarSeries, wanted: StepRange, x_series: ScalarSeries | None
 ) -> dict[str, object]:
     """``{"x": [...], "x_unplaced": n}`` of a window drawn against another tag: the x tag's
-    value at each point's step (null where it has none: :func:`~.x_tag.values_at_steps`) and
+    value at each point's step (null where it has none: :func:`~.query_x_tag.values_at_steps`) and
     how many points of the whole range (``full`` within ``wanted``'s steps, not only those
     drawn) cannot be placed. ``x_series`` None (the job lacks the tag): none can."""
     steps = full.step

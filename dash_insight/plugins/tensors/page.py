@@ -16,9 +16,9 @@ Histogram: the Top / Front views of the parameter distribution page over the ten
 Every step is kept (MindInsight: 20 sampled).
 
 The table is a dash-ag-grid grid (row and column virtualisation: only the visible cells exist in
-the page), its data built by :mod:`dash_insight.plugins.tensors.table`; value format and decimals
-change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). The page's frame (tag
-selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_page`.
+the page), its data built by :mod:`dash_insight.plugins.tensors.query_table`; value format and
+decimals change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). The page's
+frame (tag selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_page`.
 """
 
 from __future__ import annotations
@@ -35,15 +35,9 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import PluginName
-from dash_insight.plugins.tensors import algorithms as tensor_algorithms
-from dash_insight.plugins.tensors.algorithms import (
-    MAX_RESPONSE_VALUES,
-    DimsError,
-    ResponseTooLargeError,
-    parse_dims,
-)
+from dash_insight.plugins.tensors import query_tensor
 from dash_insight.plugins.tensors.query import TensorQueries
-from dash_insight.plugins.tensors.table import (
+from dash_insight.plugins.tensors.query_table import (
     CELL_STYLE,
     VALUE_FORMATTER,
     colour_scale,
@@ -56,6 +50,12 @@ from dash_insight.plugins.tensors.table import (
     table_data,
     too_large_message,
     value_kind,
+)
+from dash_insight.plugins.tensors.query_tensor import (
+    MAX_RESPONSE_VALUES,
+    DimsError,
+    ResponseTooLargeError,
+    parse_dims,
 )
 from dash_insight.web import per_tag_page
 from dash_insight.web.binding import triggered
@@ -169,7 +169,7 @@ def table_view(
             None,
         )
     try:
-        values = tensor_algorithms.slice_tensor(array, dims)
+        values = query_tensor.slice_tensor(array, dims)
     except ResponseTooLargeError as error:  # counted above; kept for safety
         return (
             html.Div(localize_reason(str(error)), className="di-vt-message di-warning"),

@@ -19,7 +19,7 @@ from dash_insight.core.provider import (
 )
 from dash_insight.core.store.lru import ByteLRU
 from dash_insight.core.vocabulary import PluginName
-from dash_insight.plugins.tensors import algorithms
+from dash_insight.plugins.tensors import query_tensor
 
 #: Statistics of this many bytes of tensors are kept (they are small: a dict per step).
 STATISTICS_CACHE_BYTES = 8 << 20
@@ -44,29 +44,29 @@ class TensorQueries:
         meta = steps.meta[steps.position(step)] if steps.meta else None
         if meta is not None:
             try:
-                count = algorithms.value_count(meta["dims"])
+                count = query_tensor.value_count(meta["dims"])
             except ValueError as error:
                 raise ValueUnreadable(
                     f"cannot read tensor {tag!r} at step {step}: {error}"
                 ) from None
-            if count > algorithms.MAX_TENSOR_VALUES:
+            if count > query_tensor.MAX_TENSOR_VALUES:
                 raise TensorTooLarge(
                     f"tensor {tag!r} at step {step} has {count:,} values; at most "
-                    f"{algorithms.MAX_TENSOR_VALUES:,} can be shown"
+                    f"{query_tensor.MAX_TENSOR_VALUES:,} can be shown"
                 )
         value: TensorValue = self.provider.read_value(train_id, PluginName.TENSOR, tag, step)
         return value
 
     def statistics(self, train_id: str, tag: str, step: int) -> dict[str, Any]:
-        """:func:`~.algorithms.statistics` of the whole tensor at ``step``
-        (:func:`~.algorithms.text_statistics` for a tensor of strings)."""
+        """:func:`~.query_tensor.statistics` of the whole tensor at ``step``
+        (:func:`~.query_tensor.text_statistics` for a tensor of strings)."""
         version = self.provider.job(train_id).version
 
         def compute() -> dict[str, Any]:
             array = self.tensor(train_id, tag, step).array
-            if algorithms.is_text(array):
-                return algorithms.text_statistics(array)
-            return algorithms.statistics(array)
+            if query_tensor.is_text(array):
+                return query_tensor.text_statistics(array)
+            return query_tensor.statistics(array)
 
         stats: dict[str, Any] = self._statistics.get_or_compute(
             (train_id, tag, step, version), compute
@@ -76,12 +76,12 @@ class TensorQueries:
     def slice(self, train_id: str, tag: str, step: int, dims: str) -> np.ndarray:
         """Values selected by MindInsight's dims grammar (``[0,:,2:5]``); DimsError (with a
         message for the user) for a bad string or more than 100,000 values."""
-        return algorithms.slice_tensor(self.tensor(train_id, tag, step).array, dims)
+        return query_tensor.slice_tensor(self.tensor(train_id, tag, step).array, dims)
 
     def histograms(self, train_id: str, tag: str, max_steps: int | None = None) -> TensorHistograms:
         """(step, wall time, buckets) per step, on one grid shared by the tag's steps. A step
         whose value cannot be read (damaged, negative dims) is left out, and a step over
-        :data:`~.algorithms.MAX_TENSOR_VALUES` is named in ``too_large`` (MindInsight fails the
+        :data:`~.query_tensor.MAX_TENSOR_VALUES` is named in ``too_large`` (MindInsight fails the
         whole tag with 50545016; here the other steps are still shown); NotNumeric for a
         tensor of strings."""
         steps = self.provider.value_steps(train_id, PluginName.TENSOR, tag)
@@ -96,9 +96,9 @@ class TensorQueries:
             except TensorTooLarge as error:
                 too_large.append(LeftOutStep(step, float(steps.wall_time[position]), str(error)))
                 continue
-            if algorithms.is_text(array):
+            if query_tensor.is_text(array):
                 raise NotNumeric(f"tensor {tag!r} holds text: it has no histogram")
-            readable.append((position, algorithms.tensor_original_histogram(array)))
+            readable.append((position, query_tensor.tensor_original_histogram(array)))
         unified = histogram_bins.unify([original for _, original in readable])
         rows = [
             (int(steps.step[p]), float(steps.wall_time[p]), b)

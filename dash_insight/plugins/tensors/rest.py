@@ -21,7 +21,7 @@ from flask import Response, request
 
 from dash_insight.core.provider import StepNotFound, TensorTooLarge, ValueSteps, ValueUnreadable
 from dash_insight.core.vocabulary import PluginName
-from dash_insight.plugins.tensors import algorithms
+from dash_insight.plugins.tensors import query_tensor
 from dash_insight.plugins.tensors.query import NotNumeric, TensorQueries
 from dash_insight.web import errors
 from dash_insight.web.http import (
@@ -68,7 +68,7 @@ def statistics_answer(stats: Mapping[str, Any], overall: Mapping[str, Any]) -> d
 
 def selected_size(dims: str, shape: tuple[int, ...]) -> int:
     """How many values ``dims`` selects from a tensor of ``shape`` (no data touched)."""
-    index = algorithms.parse_dims(dims, shape)
+    index = query_tensor.parse_dims(dims, shape)
     return int(np.broadcast_to(np.empty((), np.int8), shape)[index].size)
 
 
@@ -171,19 +171,19 @@ class _TensorViews:
             raise errors.tensor_too_large(str(error)) from None
         except ValueUnreadable as error:
             raise errors.value_unreadable(str(error)) from None
-        except algorithms.ResponseTooLargeError:
+        except query_tensor.ResponseTooLargeError:
             value = self._tensor_value(train_id, raw, steps, position)
             size = selected_size(dims, tuple(value["dims"]))
-            raise errors.response_too_large(size, algorithms.MAX_RESPONSE_VALUES) from None
-        except algorithms.DimsError as error:
+            raise errors.response_too_large(size, query_tensor.MAX_RESPONSE_VALUES) from None
+        except query_tensor.DimsError as error:
             raise errors.param_value_error(str(error)) from None
         value = self._tensor_value(train_id, raw, steps, position)
         overall = self.queries.statistics(train_id, raw, step)
-        if algorithms.is_text(sliced):
+        if query_tensor.is_text(sliced):
             value["data"] = np.asarray(sliced, dtype=object).tolist()
             value["statistics"] = None
         else:
             # MindInsight's tensors were float32 arrays: every value is sent as a float.
-            value["data"] = algorithms.encode_for_json(sliced.astype(np.float64, copy=False))
-            value["statistics"] = statistics_answer(algorithms.statistics(sliced), overall)
+            value["data"] = query_tensor.encode_for_json(sliced.astype(np.float64, copy=False))
+            value["statistics"] = statistics_answer(query_tensor.statistics(sliced), overall)
         return [{"wall_time": float(steps.wall_time[position]), "step": step, "value": value}]

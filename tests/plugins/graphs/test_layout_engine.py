@@ -12,8 +12,8 @@ from types import ModuleType
 
 import pytest
 
+from dash_insight.plugins.graphs.figures import build_view
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.plugins.graphs.view import build_view
 from tests.bench_modules import load_bench_module
 from tests.conftest import loaded_service
 from tests.plugins.graphs.test_layout_quality import _overlap, crosses

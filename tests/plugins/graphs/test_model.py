@@ -16,18 +16,23 @@ from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.store.index import IndexStore, index_directory
 from dash_insight.core.store.loader import Loader
-from dash_insight.plugins.graphs.builder import SUMMARY_PLUGINS
-from dash_insight.plugins.graphs.dataset import (
+from dash_insight.plugins.graphs.figures import MAX_VISIBLE_NODES, build_view, edge_label
+from dash_insight.plugins.graphs.query_builder import SUMMARY_PLUGINS
+from dash_insight.plugins.graphs.query_dataset import (
     decode_value,
     display_text,
     kind_of,
     mindinsight_order,
     pipeline,
 )
-from dash_insight.plugins.graphs.model import GraphModel
-from dash_insight.plugins.graphs.nodes import SPLICED_TYPES, GraphBuildError, TypeNames, ValueText
+from dash_insight.plugins.graphs.query_graph import GraphModel
+from dash_insight.plugins.graphs.query_nodes import (
+    SPLICED_TYPES,
+    GraphBuildError,
+    TypeNames,
+    ValueText,
+)
 from dash_insight.plugins.graphs.service import GraphCache
-from dash_insight.plugins.graphs.view import MAX_VISIBLE_NODES, build_view, edge_label
 from tests.conftest import CORPUS
 
 ORACLE_PATH = CORPUS.parent / "oracle" / "mindinsight-2.3.1-corpus.json.gz"
@@ -657,7 +662,7 @@ def test_dataset_pipeline_nodes_edges_and_sizes() -> None:
 
 def test_a_bundle_of_tensors_is_counted_in_the_page_language() -> None:
     from dash_insight.core import i18n
-    from dash_insight.plugins.graphs.view import tensor_count
+    from dash_insight.plugins.graphs.figures import tensor_count
 
     assert tensor_count(12) == "12 tensors" and tensor_count(1) == "1 tensor"
     assert edge_label([{}, {}]) == "2 tensors"

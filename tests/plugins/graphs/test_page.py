@@ -13,12 +13,12 @@ import pytest
 
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.plugins.graphs import data_graph_page as data_page
-from dash_insight.plugins.graphs import graph_view
+from dash_insight.plugins.graphs import figures_cytoscape
 from dash_insight.plugins.graphs import page as graph_page
-from dash_insight.plugins.graphs.dataset import pipeline
-from dash_insight.plugins.graphs.model import GraphModel
+from dash_insight.plugins.graphs.figures import build_view
+from dash_insight.plugins.graphs.query_dataset import pipeline
+from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.plugins.graphs.view import build_view
 from tests.bench_modules import load_bench_module
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
@@ -215,7 +215,7 @@ def test_address_changes() -> None:
 
 
 def test_canvas_buttons_carry_their_image_request() -> None:
-    buttons = graph_view.canvas_buttons("graph", "computational-graph", {"scale": 2}, "Save")
+    buttons = figures_cytoscape.canvas_buttons("graph", "computational-graph", {"scale": 2}, "Save")
     assert [b.id for b in buttons] == [
         "graph-fullscreen",
         "graph-download",

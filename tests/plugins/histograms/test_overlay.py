@@ -11,7 +11,7 @@ import pytest
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
-from dash_insight.plugins.histograms.overlay import (
+from dash_insight.plugins.histograms.figures_overlay import (
     RunHistogram,
     histograms_at,
     outline,

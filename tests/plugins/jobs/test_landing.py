@@ -10,7 +10,7 @@ import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.provider import JobSummary
-from dash_insight.plugins.jobs.landing import landing_job
+from dash_insight.plugins.jobs.landing_page import landing_job
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
 from tests.plugins.jobs.test_page import _wait_rows

@@ -14,7 +14,7 @@ from dash.exceptions import PreventUpdate
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
-from dash_insight.plugins.lineage import page, views
+from dash_insight.plugins.lineage import figures, page
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.binding import triggered
 from dash_insight.web.url_state import parse_search
@@ -69,8 +69,8 @@ def test_render_draws_the_model_tab_and_links_each_job(service: LineageService) 
 
 
 def test_render_hides_rows_and_names_unknown_columns(service: LineageService) -> None:
-    search = views.state_search(
-        views.PageState(tab="dataset", columns=("nope",), hide=("./lenet_sc",))
+    search = figures.state_search(
+        figures.PageState(tab="dataset", columns=("nope",), hide=("./lenet_sc",))
     )
     shown = _render(service, search)
     assert "./lenet_sc" not in {row["train_id"] for row in shown["table"]["rows"]}
@@ -106,10 +106,10 @@ def test_controls_write_only_what_the_user_chose(service: LineageService) -> Non
     assert url("lineage-objective", objective="loss") is dash.no_update
     assert parse_search(url("lineage-param", param="batch_size")) == {"param": "batch_size"}
     chosen = parse_search(url("lineage-columns", columns=["epoch", "loss"]))
-    assert views.split_ids(chosen["columns"]) == ("epoch", "loss")
+    assert figures.split_ids(chosen["columns"]) == ("epoch", "loss")
     # A hostile body: a million columns keeps the first MAX_STATE_ITEMS.
     many = url("lineage-columns", columns=[f"c{i}" for i in range(10**6)])
-    assert len(views.split_ids(parse_search(many)["columns"])) == views.MAX_STATE_ITEMS
+    assert len(figures.split_ids(parse_search(many)["columns"])) == figures.MAX_STATE_ITEMS
 
 
 def test_all_or_no_columns() -> None:
@@ -145,14 +145,14 @@ def test_sort_and_selection_to_url() -> None:
     show = page.selection_to_url("lineage-show-selected", 1, None, None, rows, "?hide=./c")
     assert parse_search(show) == {"show": "./a,./b"}
     hide = page.selection_to_url("lineage-hide-selected", None, 1, None, rows, "?hide=./c")
-    assert views.split_ids(parse_search(hide)["hide"]) == ("./c", "./a", "./b")
+    assert figures.split_ids(parse_search(hide)["hide"]) == ("./c", "./a", "./b")
     assert page.selection_to_url("lineage-show-all", None, None, 1, [], show) == ""
     for selected in ([], "junk", None):
         with pytest.raises(PreventUpdate):
             page.selection_to_url("lineage-hide-selected", None, 1, None, selected, "")
     many = [{"train_id": f"./j{i}"} for i in range(10**5)]
     hidden = page.selection_to_url("lineage-hide-selected", None, 1, None, many, "")
-    assert len(views.split_ids(parse_search(hidden)["hide"])) == views.MAX_STATE_ITEMS
+    assert len(figures.split_ids(parse_search(hidden)["hide"])) == figures.MAX_STATE_ITEMS
 
 
 def test_save_edit_saves_remarks_and_tags_of_jobs_with_lineage(service: LineageService) -> None:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from dash_insight import SummaryWriter
-from dash_insight.plugins.lineage import views
+from dash_insight.plugins.lineage import figures
 from dash_insight.web.url_state import parse_search
 from tests.browser import point_until, until
 from tests.conftest import console_errors, loaded_app
@@ -168,8 +168,8 @@ def test_lineage_chart_is_readable(dash_duo, tmp_path: Path) -> None:
             "return [0.0009765625, 123456, 0.05, 2.5e-7, -1234.56, 0, null]"
             ".map(v => f({value: v}));"
         ) == [
-            views.number_text(0.0009765625),
-            views.number_text(123456),
+            figures.number_text(0.0009765625),
+            figures.number_text(123456),
             "0.05",
             "2.5e-07",
             "-1235",

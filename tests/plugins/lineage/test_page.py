@@ -17,8 +17,8 @@ from selenium.webdriver.common.keys import Keys
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
+from dash_insight.plugins.lineage import figures
 from dash_insight.plugins.lineage import query as lineage_data
-from dash_insight.plugins.lineage import views
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.url_state import parse_search
 from tests.browser import until, wait_idle
@@ -39,7 +39,7 @@ def entries(corpus: Path, tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_state_round_trip_and_bad_parameters() -> None:
-    state = views.PageState(
+    state = figures.PageState(
         tab="dataset",
         columns=("a,b", "metric/Accuracy"),
         color="loss",
@@ -50,18 +50,18 @@ def test_state_round_trip_and_bad_parameters() -> None:
         objective="loss",
         param="epoch",
     )
-    search = views.state_search(state)
-    parsed, problems = views.parse_state(parse_search(search))
+    search = figures.state_search(state)
+    parsed, problems = figures.parse_state(parse_search(search))
     assert parsed == state and problems == []
-    assert views.state_search(views.PageState()) == ""
-    parsed, problems = views.parse_state({"tab": "x", "sort": "epoch", "filters": "{nope"})
-    assert parsed == views.PageState() and len(problems) == 3
-    parsed, _ = views.parse_state({"filters": json.dumps({"epoch": [[1, "x"]]})})
+    assert figures.state_search(figures.PageState()) == ""
+    parsed, problems = figures.parse_state({"tab": "x", "sort": "epoch", "filters": "{nope"})
+    assert parsed == figures.PageState() and len(problems) == 3
+    parsed, _ = figures.parse_state({"filters": json.dumps({"epoch": [[1, "x"]]})})
     assert parsed.filters == {}
 
 
 def test_model_tab_columns_and_rows(entries) -> None:
-    data = views.model_tab(entries)
+    data = figures.model_tab(entries)
     ids = [c.id for c in data.columns]
     assert ids[0] == "dataset_mark" and "metric/Accuracy" in ids and "user_defined/seed" in ids
     kinds = {c.id: c.kind for c in data.columns}
@@ -74,7 +74,7 @@ def test_model_tab_columns_and_rows(entries) -> None:
 
 
 def test_dataset_tab_stages_and_key_parameters(entries) -> None:
-    data = views.dataset_tab(entries)
+    data = figures.dataset_tab(entries)
     ids = [c.id for c in data.columns]
     assert ids[:2] == ["MnistDataset", "GeneratorDataset"]
     assert "Batch 1 · batch_size" in ids and "Map 1" in ids
@@ -86,32 +86,32 @@ def test_dataset_tab_stages_and_key_parameters(entries) -> None:
 
 
 def test_filters_and_brush_ranges() -> None:
-    column = views.Column("x", "x", "number", "field")
+    column = figures.Column("x", "x", "number", "field")
     rows = [{"train_id": "a", "x": 1.0}, {"train_id": "b", "x": None}, {"train_id": "c", "x": 5}]
-    axis = views.axis_for(column, rows)
+    axis = figures.axis_for(column, rows)
     assert axis.missing is not None and axis.missing < axis.low == 1.0
-    assert views.filter_from_ranges(axis, [[2, 6]]) == [[2.0, 6.0]]
-    assert views.filter_from_ranges(axis, [[axis.missing - 0.1, 1.5]]) == [[None, 1.5]]
+    assert figures.filter_from_ranges(axis, [[2, 6]]) == [[2.0, 6.0]]
+    assert figures.filter_from_ranges(axis, [[axis.missing - 0.1, 1.5]]) == [[None, 1.5]]
     kinds = {"x": "number"}
-    assert [r["train_id"] for r in rows if views.row_passes(r, {"x": [[None, 1.5]]}, kinds)] == [
+    assert [r["train_id"] for r in rows if figures.row_passes(r, {"x": [[None, 1.5]]}, kinds)] == [
         "a",
         "b",
     ]
-    assert views.constraint_ranges(axis, [[2.0, 6.0]]) == [[2.0, 6.0]]
-    category = views.Column("n", "n", "category", "field")
+    assert figures.constraint_ranges(axis, [[2.0, 6.0]]) == [[2.0, 6.0]]
+    category = figures.Column("n", "n", "category", "field")
     rows = [{"n": "b"}, {"n": None}, {"n": "a"}, {"n": "c"}]
-    axis = views.axis_for(category, rows)
+    axis = figures.axis_for(category, rows)
     assert axis.categories == ("n/a", "a", "b", "c")
-    assert views.filter_from_ranges(axis, [[0.6, 2.2]]) == ["a", "b"]
-    assert views.constraint_ranges(axis, ["a", "b", "n/a"]) == [[-0.5, 2.5]]
-    assert views.row_passes({"n": None}, {"n": ["n/a"]}, {"n": "category"})
-    assert views.row_passes({"n": "z"}, {"other": ["q"]}, {"n": "category"})  # unknown column
+    assert figures.filter_from_ranges(axis, [[0.6, 2.2]]) == ["a", "b"]
+    assert figures.constraint_ranges(axis, ["a", "b", "n/a"]) == [[-0.5, 2.5]]
+    assert figures.row_passes({"n": None}, {"n": ["n/a"]}, {"n": "category"})
+    assert figures.row_passes({"n": "z"}, {"other": ["q"]}, {"n": "category"})  # unknown column
 
 
 def test_grid_helpers() -> None:
-    rows = views.grid_row_data(
+    rows = figures.grid_row_data(
         [{"train_id": "./a_[b]", "epoch": 3}],
-        [views.Column("epoch", "epoch", "number", "field")],
+        [figures.Column("epoch", "epoch", "number", "field")],
         {"./a_[b]": {"remark": "r", "tag": 2}},
         lambda train_id: f"/dashboard?train_id={train_id}",
     )
@@ -131,10 +131,10 @@ def test_grid_helpers() -> None:
         {"colId": "loss", "sort": "asc", "sortIndex": 0},
         {"colId": "x", "sort": None},
     ]
-    assert views.sort_from_column_state(state) == ("loss", "asc")
-    assert views.sort_from_column_state([]) is None
-    defs = views.grid_column_defs(
-        [views.Column("epoch", "epoch", "number", "field")], ("epoch", "desc")
+    assert figures.sort_from_column_state(state) == ("loss", "asc")
+    assert figures.sort_from_column_state([]) is None
+    defs = figures.grid_column_defs(
+        [figures.Column("epoch", "epoch", "number", "field")], ("epoch", "desc")
     )
     assert [d.get("colId", d.get("groupId")) for d in defs] == [
         "summary_dir",
@@ -151,8 +151,8 @@ def test_grid_helpers() -> None:
 def test_grid_headers_grouped(entries) -> None:
     """#38 item 8: a header row above the column names, as MindInsight's table: metrics,
     hyper-parameters, user-defined values, dataset, each over its columns only."""
-    data = views.model_tab(entries)
-    defs = views.grid_column_defs(data.columns, None)
+    data = figures.model_tab(entries)
+    defs = figures.grid_column_defs(data.columns, None)
     groups = {d["groupId"]: d for d in defs if "groupId" in d}
     assert list(groups) == ["group-metrics", "group-hyper", "group-user", "group-dataset"]
     assert [groups[g]["headerName"] for g in groups] == [
@@ -169,19 +169,19 @@ def test_grid_headers_grouped(entries) -> None:
     assert sorted(c["colId"] for c in leaves) == sorted(
         ["summary_dir", "remark", "tag", "labels", *(c.id for c in data.columns)]
     )
-    dataset = views.grid_column_defs(views.dataset_tab(entries).columns, None)
+    dataset = figures.grid_column_defs(figures.dataset_tab(entries).columns, None)
     assert [d["groupId"] for d in dataset if "groupId" in d] == ["group-dataset"]
 
 
 def test_parallel_chart(entries) -> None:
-    data = views.model_tab(entries)
-    state = views.PageState(filters={"batch_size": [[30, 70]]})
-    columns = views.chosen_columns(data, state)
-    shown = {r["train_id"] for r in views.table_rows(data, state)}
-    spec, axes = views.parallel_chart(
+    data = figures.model_tab(entries)
+    state = figures.PageState(filters={"batch_size": [[30, 70]]})
+    columns = figures.chosen_columns(data, state)
+    shown = {r["train_id"] for r in figures.table_rows(data, state)}
+    spec, axes = figures.parallel_chart(
         data.rows,
         columns,
-        views.colour_column(data, state),
+        figures.colour_column(data, state),
         state.filters,
         data.labels,
         [r["train_id"] in shown for r in data.rows],
@@ -193,7 +193,7 @@ def test_parallel_chart(entries) -> None:
     assert len(spec["lines"]) == len(data.rows)
     assert {line["id"] for line in spec["lines"] if line["selected"]} == shown
     assert len(shown) == 4
-    empty, _ = views.parallel_chart([], columns, None, {})
+    empty, _ = figures.parallel_chart([], columns, None, {})
     assert not empty["lines"] and empty["message"]
 
 
@@ -506,15 +506,15 @@ def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
     every = lineage_data.LineageTable.from_objects(objects)
     one = lineage_data.LineageTable.from_objects(objects[:1])
     target = next(t for t in one.target_names if t in every.target_names)
-    rows = views.importance_rows(every, target)
-    assert views.importance_message(rows, len(objects)) is None
-    assert len(views.importance_figure(rows).data) == 2
-    rows = views.importance_rows(one, target)
-    message = views.importance_message(rows, 1)
+    rows = figures.importance_rows(every, target)
+    assert figures.importance_message(rows, len(objects)) is None
+    assert len(figures.importance_figure(rows).data) == 2
+    rows = figures.importance_rows(one, target)
+    message = figures.importance_message(rows, 1)
     assert message == "Parameter importance needs at least 3 jobs; the table shows 1."
-    figure = views.importance_figure(rows, message=message)
+    figure = figures.importance_figure(rows, message=message)
     assert not figure.data
-    assert figure.layout.annotations[0].text == "<br>".join(views.wrap_columns(message))
+    assert figure.layout.annotations[0].text == "<br>".join(figures.wrap_columns(message))
 
 
 @pytest.mark.parametrize(
@@ -529,9 +529,9 @@ def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
 def test_messages_wrap_to_the_overview(text: str) -> None:
     """#38 item 8: a chart's message in lines of at most 46 columns (a Chinese character two),
     every word kept, no line starting with closing punctuation."""
-    lines = views.wrap_columns(text)
-    assert len(lines) == (1 if views._columns(text) <= views.MESSAGE_COLUMNS else 2)
-    assert all(views._columns(line) <= views.MESSAGE_COLUMNS for line in lines)
+    lines = figures.wrap_columns(text)
+    assert len(lines) == (1 if figures._columns(text) <= figures.MESSAGE_COLUMNS else 2)
+    assert all(figures._columns(line) <= figures.MESSAGE_COLUMNS for line in lines)
     joiner = " " if text.isascii() else ""
     assert joiner.join(lines).replace(" ", "") == text.replace(" ", "")
     assert not any(line[0] in "，。；" for line in lines)

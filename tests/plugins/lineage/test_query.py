@@ -19,8 +19,8 @@ from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.plugins.lineage import query as L
-from dash_insight.plugins.lineage.remarks import RemarkError, RemarkStore, remarks_path
 from dash_insight.plugins.lineage.service import LineageService
+from dash_insight.plugins.lineage.service_remarks import RemarkError, RemarkStore, remarks_path
 
 # -- rows from the corpus --------------------------------------------------------------------
 
@@ -469,7 +469,7 @@ def test_remarks_store_lives_in_the_workspace(corpus_service: DataService) -> No
 
 
 def test_damaged_remarks_file_is_kept_aside(tmp_path: Path) -> None:
-    from dash_insight.plugins.lineage.remarks import RemarkStore
+    from dash_insight.plugins.lineage.service_remarks import RemarkStore
 
     path = tmp_path / "added_info.json"
     path.write_text("{not json")

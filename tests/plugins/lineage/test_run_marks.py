@@ -14,7 +14,7 @@ from dash_insight.core.run_marks import RunMarks, run_marks_path
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.histograms import compare_page as histograms
 from dash_insight.plugins.images import compare_page as images
-from dash_insight.plugins.lineage import page, views
+from dash_insight.plugins.lineage import figures, page
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.plugins.scalars import compare_page as scalars
 from dash_insight.web.components.compare_runs import RunPicker, jobs_with
@@ -141,8 +141,8 @@ def test_labels_are_searched_by_the_tag_comparisons(app: Any, plugin: PluginName
 def test_lineage_table_and_its_labels(app: Any) -> None:
     service = app.data_service
     lineage = LineageService.from_data(service)
-    assert views.parse_state({"archived": "1"})[0].archived
-    assert "archived=1" in views.state_search(views.PageState(archived=True))
+    assert figures.parse_state({"archived": "1"})[0].archived
+    assert "archived=1" in figures.state_search(figures.PageState(archived=True))
     # A labels cell edited in the table is saved (and refused with a reason when too long).
     change = {"colId": "labels", "data": {"train_id": "./lenet_sc"}, "value": "base, lr sweep"}
     status, _count = page.save_edit(lineage, [change], 0)
@@ -150,7 +150,7 @@ def test_lineage_table_and_its_labels(app: Any) -> None:
     assert service.provider.run_marks.labels() == {"./lenet_sc": ["base", "lr sweep"]}
     status, _count = page.save_edit(lineage, [{**change, "value": "x" * 40}], 0)
     assert "at most 32 characters" in status
-    rows = views.grid_row_data([{"train_id": "./lenet_sc"}], [], {}, str, {"./lenet_sc": ["a"]})
+    rows = figures.grid_row_data([{"train_id": "./lenet_sc"}], [], {}, str, {"./lenet_sc": ["a"]})
     assert rows[0]["labels"] == "a"
     # Archive the ticked rows, then restore them.
     ticked = [{"train_id": "./lenet_sc"}, {"train_id": "./nope"}, "junk"]

@@ -13,7 +13,7 @@ import pytest
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
-from dash_insight.plugins.profiler import components, dashboard_page, operator_page, timeline_page
+from dash_insight.plugins.profiler import dashboard_page, operator_page, page_shared, timeline_page
 from dash_insight.plugins.profiler.service import ProfilerService
 from dash_insight.web.url_state import parse_search
 from tests.pages import text
@@ -128,8 +128,8 @@ def test_dashboard_and_device_selector(service: ProfilerService) -> None:
     assert dashboard_page.show(APP, service, LENET, None, "/x") is dash.no_update
     nowhere = dashboard_page.show(APP, service, "?train_id=./nowhere", None, dashboard_page.PATH)
     assert len(nowhere) == 1
-    _selector, *links = components.device_and_tabs(APP, service, LENET, dashboard_page.PATH)
-    assert all(LENET[1:] in link for link in links) and len(links) == len(components.TABS)
-    assert components.choose_device("0", LENET + "&device=0") is dash.no_update  # shown
-    assert parse_search(components.choose_device("1", LENET))["device"] == "1"
-    assert components.choose_device(None, LENET) is dash.no_update
+    _selector, *links = page_shared.device_and_tabs(APP, service, LENET, dashboard_page.PATH)
+    assert all(LENET[1:] in link for link in links) and len(links) == len(page_shared.TABS)
+    assert page_shared.choose_device("0", LENET + "&device=0") is dash.no_update  # shown
+    assert parse_search(page_shared.choose_device("1", LENET))["device"] == "1"
+    assert page_shared.choose_device(None, LENET) is dash.no_update

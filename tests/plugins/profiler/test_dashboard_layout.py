@@ -14,7 +14,7 @@ import plotly.utils
 import pytest
 
 from dash_insight.core.service import DataService
-from dash_insight.plugins.profiler import components, dashboard_page
+from dash_insight.plugins.profiler import dashboard_page, page_shared
 from dash_insight.plugins.profiler.service import ProfilerService
 from tests.conftest import console_errors, loaded_service
 
@@ -47,7 +47,7 @@ def test_a_missing_job_says_so_in_the_layout(service: ProfilerService) -> None:
     app = dash.Dash(__name__)
     page = _json(dashboard_page.layout(app, service, {"train_id": "./nope"}))
     assert "prof-card-ranking" not in page
-    assert components.device_box(service, {"train_id": "./nope"}) is None
+    assert page_shared.device_box(service, {"train_id": "./nope"}) is None
 
 
 #: Holds the page's idle callbacks until ``__releaseIdle()`` (so that the warm-up of

@@ -3,18 +3,18 @@ operator names shortened at separators, the dashboard timeline's rows."""
 
 from __future__ import annotations
 
-from dash_insight.plugins.profiler import components, operator_page
+from dash_insight.plugins.profiler import operator_page, page_shared
 
 
 def test_one_number_format_per_unit() -> None:
-    assert components.format_measure(5076.1912, "us/time") == "5,076.19"
-    assert components.format_measure(0.771879, "us") == "0.77"
-    assert components.format_measure(32.874, "us") == "32.87"
-    assert components.format_measure(304571, "times") == "304,571"
-    assert components.format_measure(18.3, "%") == "18.30"
-    assert components.unit_of("op_total_time (us)") == "us"
-    assert components.unit_of("avg_time (us/time)") == "us/time"
-    assert components.unit_of("input shapes") is None
+    assert page_shared.format_measure(5076.1912, "us/time") == "5,076.19"
+    assert page_shared.format_measure(0.771879, "us") == "0.77"
+    assert page_shared.format_measure(32.874, "us") == "32.87"
+    assert page_shared.format_measure(304571, "times") == "304,571"
+    assert page_shared.format_measure(18.3, "%") == "18.30"
+    assert page_shared.unit_of("op_total_time (us)") == "us"
+    assert page_shared.unit_of("avg_time (us/time)") == "us/time"
+    assert page_shared.unit_of("input shapes") is None
 
 
 def test_table_cells_use_the_column_format() -> None:
@@ -39,7 +39,7 @@ def test_scopes_wrap_only_after_separators() -> None:
 def test_top_rows_keep_the_first_rows_and_their_bars() -> None:
     import numpy as np
 
-    from dash_insight.plugins.profiler.timeline import Timeline, TimelineView, top_rows
+    from dash_insight.plugins.profiler.query_timeline import Timeline, TimelineView, top_rows
 
     n = 5
     rows = np.arange(n)

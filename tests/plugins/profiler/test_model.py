@@ -19,10 +19,9 @@ from dash_insight.core.format.profiler_writer import (
     write_cpu_profile,
 )
 from dash_insight.core.service import DataService
-from dash_insight.plugins.profiler import charts, components, operator_page, timeline_page
-from dash_insight.plugins.profiler.model import assign_steps, input_shapes, sorted_launches
-from dash_insight.plugins.profiler.service import LocateError, ProfilerService
-from dash_insight.plugins.profiler.timeline import (
+from dash_insight.plugins.profiler import figures, operator_page, page_shared, timeline_page
+from dash_insight.plugins.profiler.query_profile import assign_steps, input_shapes, sorted_launches
+from dash_insight.plugins.profiler.query_timeline import (
     MAX_BARS,
     ROWS_SCOPE,
     ROWS_TYPE,
@@ -30,6 +29,7 @@ from dash_insight.plugins.profiler.timeline import (
     timeline_figure,
     window_view,
 )
+from dash_insight.plugins.profiler.service import LocateError, ProfilerService
 from tests.conftest import loaded_service
 
 
@@ -47,7 +47,7 @@ def service(data: DataService) -> ProfilerService:
 
 def test_steps_of_the_corpus(service: ProfilerService) -> None:
     for train_id, steps in (("./lenet_prof", 20), ("./lenet_summary_prof", 16)):
-        launches = components.load(service, {"train_id": train_id}).profile.launches
+        launches = page_shared.load(service, {"train_id": train_id}).profile.launches
         assert launches.steps == steps
         # every operator exactly once per step (AssignAdd closes the steps after the first)
         assert np.bincount(launches.step)[1:].tolist() == [43] * steps
@@ -66,7 +66,7 @@ def test_steps_with_repeated_operators() -> None:
 
 
 def test_distribution_matches_numpy(service: ProfilerService) -> None:
-    profile = components.load(service, {"train_id": "./lenet_prof"}).profile
+    profile = page_shared.load(service, {"train_id": "./lenet_prof"}).profile
     launches, spread = profile.launches, profile.distribution
     for column, detail in enumerate(profile.details[:10]):
         times = launches.duration_us[np.array(launches.names)[launches.op] == detail.full_name]
@@ -78,7 +78,7 @@ def test_distribution_matches_numpy(service: ProfilerService) -> None:
 
 
 def test_input_shapes(service: ProfilerService) -> None:
-    loaded = components.load(service, {"train_id": "./lenet_prof"})
+    loaded = page_shared.load(service, {"train_id": "./lenet_prof"})
     shapes, problems = service.inputs(loaded.found, loaded.device)
     assert problems == [] and len(shapes) == 43
     # the two Conv2D-op0 (conv1, conv2) get their own shapes: aligned by launch order
@@ -113,15 +113,15 @@ def test_cache_follows_file_identity(tmp_path: Path) -> None:
     data = loaded_service(tmp_path / "base", tmp_path / "ws")
     service = ProfilerService.from_data(data)
     params = {"train_id": "./job"}
-    first = components.load(service, params).profile
+    first = page_shared.load(service, params).profile
     parses = service.parses
-    assert components.load(service, params).profile is first and service.parses == parses
+    assert page_shared.load(service, params).profile is first and service.parses == parses
     # rewritten with more steps: parsed again
     write_cpu_profile(str(tmp_path / "base" / "job"), ops, 5)
     stamp = time.time() + 5
     for name in os.listdir(tmp_path / "base" / "job" / "profiler"):
         os.utime(tmp_path / "base" / "job" / "profiler" / name, (stamp, stamp))
-    again = components.load(service, params).profile
+    again = page_shared.load(service, params).profile
     assert again is not first and again.launches.steps == 5
     data.close()
 
@@ -141,14 +141,14 @@ def test_locate_rules(service: ProfilerService, profiler_corpus: Path) -> None:
     with pytest.raises(LocateError) as caught:
         service.locate("./nope", "profiler")
     assert caught.value.kind == "no_job"
-    with pytest.raises(components.ProfileUnavailable, match="no training job"):
-        components.load(service, {"train_id": "./nope"})
-    with pytest.raises(components.ProfileUnavailable, match="No device '7'"):
-        components.load(service, {"train_id": "./lenet_prof", "device": "7"})
+    with pytest.raises(page_shared.ProfileUnavailable, match="no training job"):
+        page_shared.load(service, {"train_id": "./nope"})
+    with pytest.raises(page_shared.ProfileUnavailable, match="No device '7'"):
+        page_shared.load(service, {"train_id": "./lenet_prof", "device": "7"})
 
 
 def test_timeline_bars(service: ProfilerService) -> None:
-    profile = components.load(service, {"train_id": "./lenet_prof"}).profile
+    profile = page_shared.load(service, {"train_id": "./lenet_prof"}).profile
     launches = profile.launches
     type_of = {d.full_name: d.op_type for d in profile.details}
     scope = build_timeline(launches, type_of, ROWS_SCOPE)
@@ -197,20 +197,20 @@ def test_chart_slices() -> None:
         OpTypeStat(f"T{i:02d}", 10 * (i + 1), 1, float(i + 1), (i + 1) / (10 * (i + 1)), 0.0)
         for i in range(26)
     ]
-    items = charts.slices(stats, charts.MEASURE_TOTAL)
+    items = figures.slices(stats, figures.MEASURE_TOTAL)
     assert len(items) == 20 and items[-1].label == "Other" and items[-1].types == 7
     assert items[0].label == "T25" and items[-1].value == pytest.approx(sum(range(1, 8)) * 1000)
     assert sum(item.share for item in items) == pytest.approx(1.0)
-    average = charts.slices(stats, charts.MEASURE_AVERAGE)
+    average = figures.slices(stats, figures.MEASURE_AVERAGE)
     other = average[-1]  # the rest's total time over its launches, not a sum of averages
     assert other.value == pytest.approx(sum(range(1, 8)) * 1000 / sum(10 * i for i in range(1, 8)))
-    assert len(charts.slices(stats[:20], charts.MEASURE_TOTAL)) == 20  # 20 types: no Other
+    assert len(figures.slices(stats[:20], figures.MEASURE_TOTAL)) == 20  # 20 types: no Other
     with pytest.raises(ValueError):
-        charts.slices(stats, "median")
+        figures.slices(stats, "median")
 
 
 def test_operator_page_rows(service: ProfilerService) -> None:
-    loaded = components.load(service, {"train_id": "./lenet_prof"})
+    loaded = page_shared.load(service, {"train_id": "./lenet_prof"})
     inputs, _ = service.inputs(loaded.found, loaded.device)
     rows = operator_page.op_rows(loaded.profile, inputs)
     first = next(r for r in rows if r[2] == "Conv2DBackpropInput-op0")
@@ -263,7 +263,7 @@ def test_two_hundred_thousand_launches(tmp_path: Path) -> None:
     data = loaded_service(tmp_path / "base", tmp_path / "ws")
     service = ProfilerService.from_data(data)
     params = {"train_id": "./big"}
-    loaded = components.load(service, params)
+    loaded = page_shared.load(service, params)
     profile = loaded.profile
     assert len(profile.launches) == 200_000 and profile.launches.steps == 200
     assert len(profile.details) == 1000 and profile.problems == ()
@@ -342,19 +342,19 @@ def test_several_devices_and_a_damaged_profile(tmp_path: Path) -> None:
     write_cpu_profile(str(job), ops, 6, device="1", seed=2)
     data = loaded_service(tmp_path / "base", tmp_path / "ws")
     service = ProfilerService.from_data(data)
-    found, device = components.locate(service, {"train_id": "./job"})
+    found, device = page_shared.locate(service, {"train_id": "./job"})
     assert found.devices == ("0", "1") and device == "0"
-    selector = components.device_selector(found, device)
+    selector = page_shared.device_selector(found, device)
     assert "prof-device" in str(selector) and "'1'" in str(selector)
     assert (
-        components.load(service, {"train_id": "./job", "device": "1"}).profile.launches.steps == 6
+        page_shared.load(service, {"train_id": "./job", "device": "1"}).profile.launches.steps == 6
     )
     folder = job / "profiler"
     types = folder / "cpu_op_type_info_0.csv"
     types.write_text(types.read_text()[:-9])
     stamps = folder / "cpu_op_execute_timestamp_0.txt"
     stamps.write_text(stamps.read_text()[:-30])
-    loaded = components.load(service, {"train_id": "./job"})
+    loaded = page_shared.load(service, {"train_id": "./job"})
     assert {p.file for p in loaded.profile.problems} == {types.name, stamps.name}
     app = dash.Dash(__name__)
     built = dashboard_page.build_cards(app, service, {"train_id": "./job"})
@@ -394,7 +394,7 @@ def test_mindspore_layout_launches_from_the_trace(profiler_corpus: Path, tmp_pat
     data = loaded_service(tmp_path / "base", tmp_path / "ws")
     service = ProfilerService.from_data(data)
     assert data.provider.job("./job").profiler_dir == f"./{native.name}"
-    profile = components.load(service, {"train_id": "./job"}).profile
+    profile = page_shared.load(service, {"train_id": "./job"}).profile
     assert profile.launches.source == "trace_view.json" and len(profile.launches) == 860
     assert profile.launches.steps == 20 and len(profile.types) == 13
     assert np.bincount(profile.launches.step)[1:].tolist() == [43] * 20

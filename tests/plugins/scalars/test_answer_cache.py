@@ -20,7 +20,7 @@ from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.core.store.series import ScalarSeries
 from dash_insight.plugins.scalars import rest
-from dash_insight.plugins.scalars.export import csv_rows
+from dash_insight.plugins.scalars.rest_export import csv_rows
 from dash_insight.web import http
 from tests.rest_fixtures import rest_app
 

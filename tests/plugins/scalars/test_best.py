@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from dash_insight.core.i18n import use_locale
-from dash_insight.plugins.scalars.best import BestPoint, best_direction, best_point, best_text
-from dash_insight.plugins.scalars.charts import best_points
+from dash_insight.plugins.scalars.page_charts import best_points
+from dash_insight.plugins.scalars.query_best import BestPoint, best_direction, best_point, best_text
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ and tiny values, offsets far larger than the spread, values at or below 0 on a l
 
 The twins (JavaScript, Python):
 
-- ``smooth``: :func:`~dash_insight.plugins.scalars.smoothing.smooth_ema` (TensorBoard's
+- ``smooth``: :func:`~dash_insight.plugins.scalars.query_smoothing.smooth_ema` (TensorBoard's
   debiased EMA); ``movingAverage``: ``moving_average``; ``smoothWith``: the page's smoother
   (``ema`` / ``ma`` / ``none``) dispatched to them; ``isSmoothed``: ``smoothing > 0`` (the first
   paint fades its raw line and notes "smoothed as drawn" by it);
@@ -17,7 +17,7 @@ The twins (JavaScript, Python):
   ``nice_step``, ``nice_range``, ``aligned_ranges``; ``finiteExtent``:
   ``web.components.figures._finite_extent``;
 - ``tickChars`` / ``labelMargin``: the left margin of the server's first paint
-  (``14 + ceil(6.5 * y_label_chars)``, :mod:`dash_insight.plugins.scalars.preview`);
+  (``14 + ceil(6.5 * y_label_chars)``, :mod:`dash_insight.plugins.scalars.figures_preview`);
 - the ticks: the first paint's labels (``preview.tick_text``, ``axis_scale.tick_label``) are
   those Plotly draws on the same nice axis, on every axis (SI prefixes, powers of ten).
 
@@ -36,13 +36,13 @@ import numpy as np
 import pytest
 
 from dash_insight.core.axis_scale import AxisRange, aligned_ranges, nice_range, nice_step
-from dash_insight.plugins.scalars.preview import (
+from dash_insight.plugins.scalars.figures_preview import (
     _inside_ticks,
     tick_text,
     widest_end,
     y_label_chars,
 )
-from dash_insight.plugins.scalars.smoothing import (
+from dash_insight.plugins.scalars.query_smoothing import (
     moving_average,
     outlier_range,
     smooth_ema,
@@ -383,7 +383,7 @@ document.body.appendChild(div);
 
 
 def _written_ticks(axis: AxisRange) -> list[str]:
-    """The first paint's labels of ``axis`` (:func:`~dash_insight.plugins.scalars.preview.
+    """The first paint's labels of ``axis`` (:func:`~dash_insight.plugins.scalars.figures_preview.
     tick_text` of each tick inside it)."""
     ticks = _inside_ticks(axis)
     return [re.sub("</?sup>", "", tick_text(t, axis.step, widest_end(axis))) for t in ticks]

@@ -15,7 +15,7 @@ from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
 from dash_insight.plugins.scalars import compare_page as compare
-from dash_insight.plugins.scalars.charts import (
+from dash_insight.plugins.scalars.page_charts import (
     ChartSpec,
     SeriesSpec,
     chart_flags_search,

@@ -1,4 +1,4 @@
-"""Groups of runs and their aggregates (dash_insight/plugins/scalars/groups.py), checked
+"""Groups of runs and their aggregates (dash_insight/plugins/scalars/query_groups.py), checked
 against numpy computed by hand on the aligned values."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from dash_insight.core.lineage_rows import row_columns
 from dash_insight.core.store.series import ScalarSeries
-from dash_insight.plugins.scalars.groups import (
+from dash_insight.plugins.scalars.query_groups import (
     Group,
     GroupBy,
     aggregate,

@@ -14,7 +14,7 @@ import pytest
 from dash_insight.core.lineage_rows import lineage_row, row_columns
 from dash_insight.core.provider import DataProvider
 from dash_insight.plugins.scalars import compare_page as compare
-from dash_insight.plugins.scalars.groups import GroupBy, aggregate
+from dash_insight.plugins.scalars.query_groups import GroupBy, aggregate
 from dash_insight.web.components.run_colours import MISSING_COLOUR, PALETTE, colour_at
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.browser import until

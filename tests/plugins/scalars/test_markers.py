@@ -9,8 +9,8 @@ import pytest
 from dash_insight.core.i18n import use_locale
 from dash_insight.core.markers import Restart, epoch_boundaries, restarts, steps_per_epoch
 from dash_insight.plugins.scalars import page as scalars
-from dash_insight.plugins.scalars.charts import chart_plan, smoother_to_url
-from dash_insight.plugins.scalars.marks import series_markers
+from dash_insight.plugins.scalars.page_charts import chart_plan, smoother_to_url
+from dash_insight.plugins.scalars.query_marks import series_markers
 from dash_insight.web.url_state import parse_search
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app, loaded_service
@@ -111,8 +111,8 @@ def test_steps_per_epoch_given_by_the_user_are_kept_in_the_url() -> None:
 
 
 def test_the_first_paint_draws_the_markers_too(tmp_path: Path) -> None:
-    """The chart drawn on the server before the browser's (plugins/scalars/preview.py) has the
-    restart line the browser draws, on the step axis only."""
+    """The chart drawn on the server before the browser's (plugins/scalars/figures_preview.py)
+    has the restart line the browser draws, on the step axis only."""
     _write_restarted_job(tmp_path / "logs")
     service = loaded_service(tmp_path / "logs", tmp_path / "ws")
     try:

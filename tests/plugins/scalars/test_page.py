@@ -18,14 +18,14 @@ from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
-from dash_insight.plugins.scalars.charts import (
+from dash_insight.plugins.scalars.page_charts import (
     ChartSpec,
     SeriesSpec,
     chart_plan,
     delete_style,
     threshold_text,
 )
-from dash_insight.plugins.scalars.smoothing import smooth_ema, threshold_mask
+from dash_insight.plugins.scalars.query_smoothing import smooth_ema, threshold_mask
 from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dash_insight.core.i18n import use_locale
-from dash_insight.plugins.scalars import pins
+from dash_insight.plugins.scalars import page_pins
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
 from tests.pages import run_js
@@ -18,43 +18,45 @@ TAGS = ("alpha", "beta", "gamma", "delta")
 
 def test_pinned_first_keeps_the_pin_order_then_the_others() -> None:
     names = ["a", "b", "c", "d"]
-    assert pins.pinned_first(names, []) == names
-    assert pins.pinned_first(names, ["c", "a"]) == ["c", "a", "b", "d"]
+    assert page_pins.pinned_first(names, []) == names
+    assert page_pins.pinned_first(names, ["c", "a"]) == ["c", "a", "b", "d"]
     # Pins of tags not shown are ignored; a pin listed twice counts once.
-    assert pins.pinned_first(names, ["x", "d", "d"]) == ["d", "a", "b", "c"]
-    assert pins.pinned_first([], ["a"]) == []
+    assert page_pins.pinned_first(names, ["x", "d", "d"]) == ["d", "a", "b", "c"]
+    assert page_pins.pinned_first([], ["a"]) == []
 
 
 def test_toggle_and_what_the_browser_may_hold() -> None:
-    assert pins.toggled([], "a") == ["a"]
-    assert pins.toggled(["a", "b"], "a") == ["b"]
-    assert pins.toggled(["a"], "b") == ["a", "b"]
-    full = [f"t{i}" for i in range(pins.MAX_PINS)]
-    assert pins.toggled(full, "new")[-1] == "new" and len(pins.toggled(full, "new")) == len(full)
-    assert pins.checked_pins(None) == pins.checked_pins({"a": 1}) == []
-    assert pins.checked_pins(["a", 3, None, "a", "b", "x" * 2000]) == ["a", "b"]
-    assert pins.page_pins([["a"]]) == ["a"] and pins.page_pins("junk") == []
+    assert page_pins.toggled([], "a") == ["a"]
+    assert page_pins.toggled(["a", "b"], "a") == ["b"]
+    assert page_pins.toggled(["a"], "b") == ["a", "b"]
+    full = [f"t{i}" for i in range(page_pins.MAX_PINS)]
+    assert page_pins.toggled(full, "new")[-1] == "new" and len(
+        page_pins.toggled(full, "new")
+    ) == len(full)
+    assert page_pins.checked_pins(None) == page_pins.checked_pins({"a": 1}) == []
+    assert page_pins.checked_pins(["a", 3, None, "a", "b", "x" * 2000]) == ["a", "b"]
+    assert page_pins.page_pins([["a"]]) == ["a"] and page_pins.page_pins("junk") == []
 
 
 def test_pins_are_kept_per_page_and_base_directory() -> None:
-    one, other = pins.pins_id("scalars", "/data/a"), pins.pins_id("scalars", "/data/b")
+    one, other = page_pins.pins_id("scalars", "/data/a"), page_pins.pins_id("scalars", "/data/b")
     assert one != other and one["page"] == "scalars"
-    assert pins.pins_id("compare", "/data/a") != one
-    assert pins.pins_store("scalars", "/data/a").storage_type == "local"
+    assert page_pins.pins_id("compare", "/data/a") != one
+    assert page_pins.pins_store("scalars", "/data/a").storage_type == "local"
 
 
 def test_pin_looks_and_tooltips_in_both_languages() -> None:
-    labels, classes, titles = pins.pin_looks([["b"]], [{}, {}], ["a", "b"])
+    labels, classes, titles = page_pins.pin_looks([["b"]], [{}, {}], ["a", "b"])
     assert labels == ["pin", "pinned"]
-    assert classes == [pins.PIN_CLASS, pins.PINNED_CLASS]
+    assert classes == [page_pins.PIN_CLASS, page_pins.PINNED_CLASS]
     assert titles == [
         "Pin this chart to the top of the page",
         "Unpin this chart (pinned charts come first)",
     ]
     with use_locale("zh_CN"):
-        assert pins.pin_title(False) == "将此图表固定到页面顶部"
-        assert pins.pin_title(True) == "取消固定此图表（固定的图表排在最前）"
-        assert (pins.pin_label(False), pins.pin_label(True)) == ("固定", "已固定")
+        assert page_pins.pin_title(False) == "将此图表固定到页面顶部"
+        assert page_pins.pin_title(True) == "取消固定此图表（固定的图表排在最前）"
+        assert (page_pins.pin_label(False), page_pins.pin_label(True)) == ("固定", "已固定")
 
 
 def _write_job(base: Path) -> None:

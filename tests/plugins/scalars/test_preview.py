@@ -1,5 +1,5 @@
 """A scalar chart drawn on the server for the scalars page's first paint
-(dash_insight/plugins/scalars/preview.py): ticks, lines with gaps, smoothing, best star."""
+(dash_insight/plugins/scalars/figures_preview.py): ticks, lines with gaps, smoothing, best star."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dash_insight.core.axis_scale import AxisRange
-from dash_insight.plugins.scalars.preview import (
+from dash_insight.plugins.scalars.figures_preview import (
     HEIGHT_PX,
     UNITS,
     PreviewLine,
@@ -19,7 +19,7 @@ from dash_insight.plugins.scalars.preview import (
     x_axis,
     y_label_chars,
 )
-from dash_insight.plugins.scalars.smoothing import Smoother, smooth_ema
+from dash_insight.plugins.scalars.query_smoothing import Smoother, smooth_ema
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ import pytest
 
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
-from dash_insight.plugins.scalars.charts import smoother_to_url
-from dash_insight.plugins.scalars.smoothing import moving_average, outlier_range
+from dash_insight.plugins.scalars.page_charts import smoother_to_url
+from dash_insight.plugins.scalars.query_smoothing import moving_average, outlier_range
 from dash_insight.web.url_state import parse_search
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app

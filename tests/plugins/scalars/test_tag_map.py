@@ -12,7 +12,7 @@ from dash import no_update
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.plugins.scalars import compare_page as compare
-from dash_insight.plugins.scalars.tag_map import (
+from dash_insight.plugins.scalars.query_tag_map import (
     MAX_ENTRIES,
     MAX_NAME_CHARS,
     chart_tags,

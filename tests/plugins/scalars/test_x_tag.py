@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dash_insight.plugins.scalars.x_tag import unplaced, values_at_steps
+from dash_insight.plugins.scalars.query_x_tag import unplaced, values_at_steps
 
 
 def test_x_tag_values_at_the_same_steps() -> None:

@@ -13,7 +13,7 @@ import pytest
 from dash_insight.core.format.events import TensorValue, decode_event
 from dash_insight.core.format.framing import RecordReader
 from dash_insight.core.histogram_bins import unify
-from dash_insight.plugins.tensors.algorithms import (
+from dash_insight.plugins.tensors.query_tensor import (
     MAX_RESPONSE_VALUES,
     DimsError,
     ResponseTooLargeError,

@@ -16,7 +16,7 @@ from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import page as tensors
 from dash_insight.plugins.tensors.query import TensorQueries
-from dash_insight.plugins.tensors.table import start_dims
+from dash_insight.plugins.tensors.query_table import start_dims
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until

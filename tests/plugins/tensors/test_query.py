@@ -10,8 +10,8 @@ import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.provider import DataProvider, TensorTooLarge
-from dash_insight.plugins.tensors.algorithms import DimsError
 from dash_insight.plugins.tensors.query import TensorQueries
+from dash_insight.plugins.tensors.query_tensor import DimsError
 from tests.conftest import loaded_service
 
 

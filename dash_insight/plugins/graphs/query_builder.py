@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from dash_insight.core.format.protos import anf_ir_pb2
-from dash_insight.plugins.graphs.nodes import (
+from dash_insight.plugins.graphs.query_nodes import (
     AGGREGATION_SCOPE,
     CONST,
     CONTROL_EDGE,

@@ -132,7 +132,7 @@ def pin_title(pinned: bool) -> str:
 
 def register_pin_callbacks(app: Any) -> None:
     """The pin buttons of every chart grid of the app (bound once, by
-    :func:`~.charts.register_chart_callbacks`)."""
+    :func:`~.page_charts.register_chart_callbacks`)."""
     pins = {"type": PINS_TYPE, "page": ALL, "base": ALL}
     pin = {"type": PIN_TYPE, "chart": ALL}
     app.callback(

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.profiler.model import Launches
+from dash_insight.plugins.profiler.query_profile import Launches
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
 
 ROWS_SCOPE = "scope"

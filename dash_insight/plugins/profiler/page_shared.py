@@ -15,7 +15,7 @@ from dash_insight.core.format.profiler import Problem, ProfilerDir
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import format_number, lazy_gettext, ngettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.profiler.model import OpTables, Profile
+from dash_insight.plugins.profiler.query_profile import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import Text, TypedUrlState, make_search, parse_search

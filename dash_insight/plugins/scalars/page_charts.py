@@ -32,16 +32,16 @@ from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.store.chunks import Extreme
-from dash_insight.plugins.scalars.best import (
+from dash_insight.plugins.scalars.page_pins import pin_button, pins_store, register_pin_callbacks
+from dash_insight.plugins.scalars.query_best import (
     BestPoint,
     Direction,
     best_direction,
     best_point,
     best_text,
 )
-from dash_insight.plugins.scalars.marks import series_markers
-from dash_insight.plugins.scalars.pins import pin_button, pins_store, register_pin_callbacks
-from dash_insight.plugins.scalars.x_tag import values_at_steps
+from dash_insight.plugins.scalars.query_marks import series_markers
+from dash_insight.plugins.scalars.query_x_tag import values_at_steps
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,
@@ -89,7 +89,7 @@ AXES = (
 AXIS = Choice("axis", "step", tuple(value for value, _ in AXES))
 SMOOTHING = Float("smoothing", 0.0, 0.0, 0.99)
 #: The smoother: TensorBoard's debiased EMA (weight ``smoothing``), a centred moving average
-#: over ``window`` points, or none (:mod:`~dash_insight.plugins.scalars.smoothing`); and
+#: over ``window`` points, or none (:mod:`~dash_insight.plugins.scalars.query_smoothing`); and
 #: "ignore outliers": the y range from the 0.1-99.9 % quantiles of the values drawn.
 SMOOTHER = Choice("smoother", "ema", ("ema", "ma", "none"))
 WINDOW = Int("window", 9, 2, 999)
@@ -122,7 +122,7 @@ class SeriesSpec:
     name: str
     right_axis: bool = False
     colour: str | None = None
-    #: A group's line and band (:mod:`~dash_insight.plugins.scalars.groups`): its runs (then
+    #: A group's line and band (:mod:`~dash_insight.plugins.scalars.query_groups`): its runs (then
     #: ``train_id`` is the first of them) and its ``centre`` and ``band``; ``thin``: a run of a
     #: group drawn under it, as a thin line in the group's colour.
     members: tuple[str, ...] = ()
@@ -260,7 +260,7 @@ def _group_axes(series: list[dict[str, Any]]) -> None:
 def best_points(step: np.ndarray, wall: np.ndarray, value: np.ndarray) -> dict[str, Any]:
     """The lowest and highest point of a raw series for its chart's marker, each as
     ``{"step", "wall", "value", "label"}`` (the label: "best 0.1234 @ step 5,300", in the reader's
-    language), or None for a series without a finite value (:func:`~.best.best_point`)."""
+    language), or None for a series without a finite value (:func:`~.query_best.best_point`)."""
     out: dict[str, Any] = {}
     directions: tuple[Direction, ...] = ("min", "max")
     for direction in directions:
@@ -677,7 +677,7 @@ def chart_stores(
     """The stores a chart page includes: the plan (:func:`chart_plan`; ``plan``: the first
     one, when the layout has it), the thresholds remembered in the browser ({chart id:
     threshold}), and with ``base_dir`` (the summary base directory) the pinned charts
-    (:func:`~.pins.pins_store`)."""
+    (:func:`~.page_pins.pins_store`)."""
     ids = chart_ids(page)
     stores: list[Component] = [
         dcc.Store(id=ids["data"], data=plan),

@@ -28,7 +28,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.lineage_rows import METRIC_PREFIX, USER_DEFINED_PREFIX, row_columns
 from dash_insight.core.run_marks import MAX_LABEL_CHARS, MAX_LABELS
 from dash_insight.plugins.lineage import query as lineage_data
-from dash_insight.plugins.lineage.remarks import MAX_REMARK_LENGTH
+from dash_insight.plugins.lineage.service_remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.figures import TEXT_COLOUR, small_layout
 from dash_insight.web.components.run_colours import MISSING_COLOUR, VALUE_SCALE, colour_at
 

@@ -5,7 +5,7 @@ It draws what ``assets/scalar-charts.js`` ``chartFigure`` draws with Plotly in a
 at any width: the same margins (``labelMargin``), the y axis widened to nice multiples
 (:func:`~dash_insight.core.axis_scale.nice_range`, as ``niceAxes``), the x axis over the data
 exactly, the raw line (faded when smoothed) under the smoothed one (TensorBoard's debiased EMA
-of the points drawn, :func:`~.smoothing.smooth_ema`), the best point's star (kept inside the
+of the points drawn, :func:`~.query_smoothing.smooth_ema`), the best point's star (kept inside the
 plot area, over no tick label) and the "N of M points drawn" note. The lines are one SVG
 stretched to the plot area (``viewBox`` 0..1000 both ways, strokes not scaled); tick labels are
 HTML placed in per cent of it, so the drawing fits the card's width, which the server does not
@@ -23,7 +23,7 @@ from decimal import Decimal
 import numpy as np
 
 from dash_insight.core.axis_scale import AxisRange, nice_range, nice_step, tick_label
-from dash_insight.plugins.scalars.smoothing import Smoother, outlier_range
+from dash_insight.plugins.scalars.query_smoothing import Smoother, outlier_range
 
 #: The graph's height and Plotly's margins in the browser's figure (``chartFigure`` /
 #: ``labelMargin``: top 22, bottom 36, right 28, left from the widest y tick label).
@@ -144,7 +144,7 @@ def preview_html(
     area (grid lines, ``markers`` and lines in one SVG), the tick labels, the x axis title,
     the best points' stars and ``note`` (top right); "" when no line has a finite point.
     ``smoother``: the page's (a number: an EMA weight); ``outliers``: the y range ignores
-    them (:func:`~.smoothing.outlier_range`), as the browser's chart does."""
+    them (:func:`~.query_smoothing.outlier_range`), as the browser's chart does."""
     if not isinstance(smoother, Smoother):
         smoother = Smoother(weight=float(smoother))
     y_range = _y_axis(lines, outliers)

@@ -16,7 +16,7 @@ from typing import Any
 from dash_insight.core.format.profiler import OpTypeStat
 from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.profiler.timeline import PALETTE
+from dash_insight.plugins.profiler.query_timeline import PALETTE
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
 
 MEASURE_TOTAL = "total"

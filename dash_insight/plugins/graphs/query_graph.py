@@ -8,8 +8,8 @@ from typing import Any
 
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.core.vocabulary import GRAPH_MODES, GraphMode
-from dash_insight.plugins.graphs.builder import build_nodes
-from dash_insight.plugins.graphs.nodes import SCOPE_TYPES, Node
+from dash_insight.plugins.graphs.query_builder import build_nodes
+from dash_insight.plugins.graphs.query_nodes import SCOPE_TYPES, Node
 
 
 class GraphModel:

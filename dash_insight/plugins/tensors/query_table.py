@@ -15,7 +15,7 @@ import numpy as np
 
 from dash_insight.core.i18n import format_number
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.tensors.algorithms import MAX_RESPONSE_VALUES, default_dims, parse_dims
+from dash_insight.plugins.tensors.query_tensor import MAX_RESPONSE_VALUES, default_dims, parse_dims
 
 #: The grid's cells: functions of ``assets/dashAgGridFunctions-tensors.js`` (they read the
 #: tensor's kind, the format, the decimals and the colour scale from the grid's context).

@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
-from dash_insight.plugins.graphs.model import GraphModel
-from dash_insight.plugins.graphs.nodes import AGGREGATION_SCOPE, CONST, NAME_SCOPE, PARAMETER, Node
+from dash_insight.plugins.graphs.query_graph import GraphModel
+from dash_insight.plugins.graphs.query_nodes import (
+    AGGREGATION_SCOPE,
+    CONST,
+    NAME_SCOPE,
+    PARAMETER,
+    Node,
+)
 
 #: More drawn nodes than this make the browser sluggish: further expansions are refused.
 MAX_VISIBLE_NODES = 1500

@@ -1,7 +1,7 @@
 """Cytoscape elements and styles for the computational graph and the data graph.
 
-The server sends the nodes with their sizes (:mod:`dash_insight.plugins.graphs.view`,
-:mod:`dash_insight.plugins.graphs.dataset`) and the edges; ELK's layered layout places them in
+The server sends the nodes with their sizes (:mod:`dash_insight.plugins.graphs.figures`,
+:mod:`dash_insight.plugins.graphs.query_dataset`) and the edges; ELK's layered layout places them in
 the browser (``assets/graph-layout.js``, on every canvas of class :data:`ELK_CLASS`): open scopes
 hold their contents, edges are routed around the nodes. Colours
 follow MindInsight's legend: name scopes teal boxes, aggregation scopes yellow, operators light
@@ -17,8 +17,8 @@ from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import LazyString, lazy_gettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.plugins.graphs.dataset import Pipeline
-from dash_insight.plugins.graphs.view import GraphView
+from dash_insight.plugins.graphs.figures import GraphView
+from dash_insight.plugins.graphs.query_dataset import Pipeline
 
 #: The ``window.dash_clientside`` namespace of ``assets/graph-pages.js`` (both graph pages).
 CLIENTSIDE_NAMESPACE = "graphPages"

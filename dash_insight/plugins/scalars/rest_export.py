@@ -23,7 +23,7 @@ import orjson
 
 from dash_insight.core.csv_cells import csv_cells, csv_text
 from dash_insight.core.store.series import ScalarSeries
-from dash_insight.plugins.scalars.groups import Aggregate
+from dash_insight.plugins.scalars.query_groups import Aggregate
 from dash_insight.web.http import point_object_pieces
 
 #: One series of a download: (train_id, tag as named, its points).
