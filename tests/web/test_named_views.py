@@ -168,28 +168,24 @@ def _open_view(dash_duo, name: str) -> None:
     link.click()
 
 
-@pytest.mark.parametrize("lang", ["en", "zh_CN"])
-def test_a_saved_view_reopens_the_same_url_also_after_a_restart(
-    dash_duo, tmp_path: Path, lang: str
-) -> None:
+def test_a_saved_view_reopens_the_same_url_also_after_a_restart(dash_duo, tmp_path: Path) -> None:
     _write_job(tmp_path / "logs")
     path = "/scalars?train_id=./run&smoothing=0.5&axis=relative&tags=" + quote(
         encode_tags(["loss"])
     )
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
         dash_duo.start_server(app)
-        dash_duo.driver.add_cookie({"name": "di_language", "value": lang})
+        dash_duo.driver.add_cookie({"name": "di_language", "value": "zh_CN"})
         dash_duo.wait_for_page(dash_duo.server_url + path)
         wait_idle(dash_duo)
         saved_url = dash_duo.driver.current_url
         assert "smoothing=0.5" in saved_url
         summary = dash_duo.find_element("#views-menu summary").text
-        assert summary == ("Views" if lang == "en" else "视图")
+        assert summary == "视图"
         _save_view(dash_duo, "relative loss")
-        done = "Saved as relative loss." if lang == "en" else "已保存为 relative loss。"
+        done = "已保存为 relative loss。"
         until(lambda: dash_duo.find_element("#views-message").text == done)
         until(lambda: len(dash_duo.find_elements("#views-list .di-view-link")) == 1)
-        dash_duo.driver.save_screenshot(f"/tmp/views-menu-{lang}.png")
         wait_idle(dash_duo)
         dash_duo.wait_for_page(dash_duo.server_url + "/compare")
         _open_view(dash_duo, "relative loss")
