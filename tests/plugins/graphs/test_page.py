@@ -508,7 +508,7 @@ def test_the_card_draws_each_scope_with_its_operator_count() -> None:
     model = _small_model()
     elements = cards.card_elements(model, build_view(model))
     labels = {e["data"]["id"]: e["data"]["label"] for e in elements if "id" in e["data"]}
-    assert labels == {"A": "A\n3 nodes", "C": "C\n1 node"}
+    assert labels == {"A": "A\n4 nodes", "C": "C\n1 node"}  # A/B/w, a parameter, too
     boxes = [e["data"] for e in elements if "id" in e["data"]]
     assert all(box["w"] >= 130 and box["h"] >= 44 for box in boxes)
     assert [e["data"]["source"] for e in elements if "source" in e["data"]] == ["A"]
