@@ -11,8 +11,9 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import interpolate, ngettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import GraphMode, PluginName
-from dash_insight.plugins.graphs.figures import build_view
+from dash_insight.plugins.graphs.figures import GraphView, build_view
 from dash_insight.plugins.graphs.figures_cytoscape import ELK_CLASS, ELK_FIT
+from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.query_nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web.dashboard import no_data
@@ -40,7 +41,8 @@ def no_pipeline() -> list[Any]:
 
 def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
     """The top level of the graph page's view (the same model, layout and edge bundles, so an
-    edge says as many tensors here as on the page), each scope with its operator count."""
+    edge says as many tensors here as on the page), each scope with its operator count; the
+    footer names the graph file and its operator count."""
     tags = request.job.tags[PluginName.GRAPH]
     if not tags:
         return no_data(no_graph()), None
@@ -50,78 +52,83 @@ def graph_card(request: CardRequest, service: GraphService) -> tuple[Any, Any]:
         return no_data(
             [_("The graph {tag!r} cannot be shown: {error}").format(tag=tags[-1], error=error)]
         ), None
-    view = build_view(model)
+    leaves = sum(1 for _leaf in model.leaves())
+    return (
+        card_canvas(card_elements(model, build_view(model))),
+        f"{tags[-1]} · " + ngettext("{count} node", "{count} nodes", leaves).format(count=leaves),
+    )
+
+
+def _node_label(label: str, operators: int) -> str:
+    """A node's label, with its operator count on a second line when it has operators."""
+    if not operators:
+        return label
+    return f"{label}\n" + ngettext("{count} node", "{count} nodes", operators).format(
+        count=operators
+    )
+
+
+def card_elements(model: GraphModel, view: GraphView) -> list[dict[str, Any]]:
+    """The cytoscape elements of ``view``: its nodes (a scope labelled with how many
+    operators it holds, each at least 130 x 44) and its edges with their labels."""
     elements: list[dict[str, Any]] = []
     for node in view.nodes:
         operators = (
             sum(1 for _leaf in model.leaves(node.name)) if node.kind.endswith("scope") else 0
         )
-        label = (
-            (
-                f"{node.label}\n"
-                + ngettext("{count} node", "{count} nodes", operators).format(count=operators)
-            )
-            if operators
-            else node.label
-        )
-        elements.append(
-            {
-                "data": {
-                    "id": node.name,
-                    "label": label,
-                    "w": max(node.width, 130),
-                    "h": max(node.height, 44),
-                },
-            }
-        )
+        data = {
+            "id": node.name,
+            "label": _node_label(node.label, operators),
+            "w": max(node.width, 130),
+            "h": max(node.height, 44),
+        }
+        elements.append({"data": data})
     elements += [
         {"data": {"source": e.source, "target": e.target, "label": e.label}} for e in view.edges
     ]
-    stylesheet = [
-        {
-            "selector": "node",
-            "style": {
-                "label": "data(label)",
-                "text-wrap": "wrap",
-                "text-valign": "center",
-                "shape": "round-rectangle",
-                "width": "data(w)",
-                "height": "data(h)",
-                "font-size": 11,
-                "background-color": "#d7eef2",
-                "border-width": 1,
-                "border-color": "#00a5a7",
-            },
-        },
-        {
-            "selector": "edge",
-            "style": {
-                "label": "data(label)",
-                "font-size": 9,
-                "curve-style": "bezier",
-                "target-arrow-shape": "triangle",
-                "line-color": "#9aa0a8",
-                "target-arrow-color": "#9aa0a8",
-                "text-background-color": "#ffffff",
-                "text-background-opacity": 0.7,
-            },
-        },
-    ]
-    leaves = sum(1 for _leaf in model.leaves())
-    return (
-        cyto.Cytoscape(
-            id="preview-graph",
-            elements=elements,
-            layout={"name": "preset", "fit": True, "padding": 12},
-            stylesheet=stylesheet,
-            userZoomingEnabled=False,
-            maxZoom=1.2,
-            userPanningEnabled=False,
-            autoungrabify=True,
-            className=f"di-graph-canvas {ELK_CLASS} {ELK_FIT}",
-            style={"width": "100%", "height": "230px"},
-        ),
-        f"{tags[-1]} · " + ngettext("{count} node", "{count} nodes", leaves).format(count=leaves),
+    return elements
+
+
+def card_stylesheet() -> list[dict[str, Any]]:
+    """The card's cytoscape style: rounded boxes of the nodes' sizes, labelled edges."""
+    node_style = {
+        "label": "data(label)",
+        "text-wrap": "wrap",
+        "text-valign": "center",
+        "shape": "round-rectangle",
+        "width": "data(w)",
+        "height": "data(h)",
+        "font-size": 11,
+        "background-color": "#d7eef2",
+        "border-width": 1,
+        "border-color": "#00a5a7",
+    }
+    edge_style = {
+        "label": "data(label)",
+        "font-size": 9,
+        "curve-style": "bezier",
+        "target-arrow-shape": "triangle",
+        "line-color": "#9aa0a8",
+        "target-arrow-color": "#9aa0a8",
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 0.7,
+    }
+    return [{"selector": "node", "style": node_style}, {"selector": "edge", "style": edge_style}]
+
+
+def card_canvas(elements: list[dict[str, Any]]) -> cyto.Cytoscape:
+    """The card's canvas: fitted, laid out by ELK in the browser, not zoomed nor panned."""
+    return cyto.Cytoscape(
+        id="preview-graph",
+        elements=elements,
+        layout={"name": "preset", "fit": True, "padding": 12},
+        stylesheet=card_stylesheet(),
+        userZoomingEnabled=False,
+        maxZoom=1.2,
+        userPanningEnabled=False,
+        autoungrabify=True,
+        className=f"di-graph-canvas {ELK_CLASS} {ELK_FIT}",
+        style={"width": "100%", "height": "230px"},
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import dash
@@ -35,13 +36,33 @@ from dash_insight.plugins.graphs.figures_cytoscape import (
 from dash_insight.plugins.graphs.query_dataset import Pipeline, decode_value, display_text, pipeline
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web.components.page_head import job_page_head
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import Text, TypedUrlState, make_search, parse_search
 
 PATH = "/data-graph"
 #: Prefix of the canvas ids (``data-graph-cy``, ``data-graph-canvas-wrap``, its buttons).
 CANVAS = "data-graph"
 #: cytoscape ``png()`` options of "Download PNG": the whole pipeline, white, twice the pixels.
 PNG_OPTIONS = {"full": True, "bg": "#ffffff", "scale": 2}
+
+
+#: The longest job id or node id read from the URL (longer ones are cut).
+MAX_NAME_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class DataGraphUrl:
+    """The page's URL state (:data:`STATE`): the job and the chosen node ("": none)."""
+
+    train_id: str = ""
+    node: str = ""
+
+
+#: :class:`DataGraphUrl` in the URL (``?train_id=&node=``), each text bounded.
+STATE: TypedUrlState[DataGraphUrl] = TypedUrlState(
+    DataGraphUrl,
+    train_id=Text("train_id", max_chars=MAX_NAME_CHARS),
+    node=Text("node", max_chars=MAX_NAME_CHARS),
+)
 
 
 def no_pipeline() -> list[Any]:
@@ -94,69 +115,70 @@ def node_panel(graph: Pipeline, node_id: str | None) -> Any:
 
 
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
-    train_id = params.get("train_id", "")
+    """The page's frame: the job's head, the canvas with its toolbar, node information and
+    legend beside it; the render callback fills them from the URL."""
+    train_id = STATE.parse(params).train_id
     return html.Div(
         className="gp-page",
         children=[
             job_page_head(app, _("Data Graph"), train_id),
             dcc.Store(id="data-graph-shown"),
+            html.Div(className="gp-layout", children=[main_panel(), side_panel()]),
+        ],
+    )
+
+
+def main_panel() -> html.Section:
+    """The summary line and canvas buttons, the notices and the pipeline's canvas."""
+    return html.Section(
+        className="di-panel gp-main",
+        children=[
             html.Div(
-                className="gp-layout",
+                className="di-toolbar gp-toolbar",
                 children=[
-                    html.Section(
-                        className="di-panel gp-main",
-                        children=[
-                            html.Div(
-                                className="di-toolbar gp-toolbar",
-                                children=[
-                                    html.Span(id="data-graph-summary", className="di-muted"),
-                                    html.Div(className="di-spacer"),
-                                    html.Button(
-                                        _("Fit"),
-                                        id="data-graph-fit",
-                                        className="di-button secondary",
-                                    ),
-                                    *canvas_buttons(CANVAS, "data-graph", PNG_OPTIONS),
-                                ],
-                            ),
-                            html.Div(id="data-graph-notice", className="gp-notice"),
-                            html.Div(
-                                id="data-graph-canvas-wrap",
-                                className="dg-canvas-wrap",
-                                children=[
-                                    cyto.Cytoscape(
-                                        id="data-graph-cy",
-                                        elements=[],
-                                        layout={"name": "preset", "fit": True, "padding": 30},
-                                        stylesheet=data_stylesheet(None),
-                                        minZoom=0.1,
-                                        maxZoom=3,
-                                        autoungrabify=True,
-                                        boxSelectionEnabled=False,
-                                        className=f"gp-cy {ELK_CLASS} {ELK_RIGHT} {ELK_FIT}",
-                                        style={"width": "100%", "height": "100%"},
-                                    ),
-                                ],
-                            ),
-                        ],
-                    ),
-                    html.Aside(
-                        className="gp-side",
-                        children=[
-                            html.Div(
-                                className="di-panel gp-box",
-                                children=[
-                                    html.Div(_("Node Information"), className="gp-box-title"),
-                                    html.Div(id="data-graph-info", className="gp-info dg-info"),
-                                ],
-                            ),
-                            html.Div(
-                                className="di-panel gp-box",
-                                children=legend(DATA_LEGEND, "data-graph-legend"),
-                            ),
-                        ],
+                    html.Span(id="data-graph-summary", className="di-muted"),
+                    html.Div(className="di-spacer"),
+                    html.Button(_("Fit"), id="data-graph-fit", className="di-button secondary"),
+                    *canvas_buttons(CANVAS, "data-graph", PNG_OPTIONS),
+                ],
+            ),
+            html.Div(id="data-graph-notice", className="gp-notice"),
+            html.Div(
+                id="data-graph-canvas-wrap",
+                className="dg-canvas-wrap",
+                children=[
+                    cyto.Cytoscape(
+                        id="data-graph-cy",
+                        elements=[],
+                        layout={"name": "preset", "fit": True, "padding": 30},
+                        stylesheet=data_stylesheet(None),
+                        minZoom=0.1,
+                        maxZoom=3,
+                        autoungrabify=True,
+                        boxSelectionEnabled=False,
+                        className=f"gp-cy {ELK_CLASS} {ELK_RIGHT} {ELK_FIT}",
+                        style={"width": "100%", "height": "100%"},
                     ),
                 ],
+            ),
+        ],
+    )
+
+
+def side_panel() -> html.Aside:
+    """Beside the canvas: the chosen node's parameters and the legend."""
+    return html.Aside(
+        className="gp-side",
+        children=[
+            html.Div(
+                className="di-panel gp-box",
+                children=[
+                    html.Div(_("Node Information"), className="gp-box-title"),
+                    html.Div(id="data-graph-info", className="gp-info dg-info"),
+                ],
+            ),
+            html.Div(
+                className="di-panel gp-box", children=legend(DATA_LEGEND, "data-graph-legend")
             ),
         ],
     )
@@ -184,8 +206,8 @@ def render(
 ) -> Any:
     """The pipeline, its stylesheet, the chosen node's panel, a notice and the summary line;
     nothing when the job, the node and the theme are what is shown."""
-    params = parse_search(search)
-    train_id, node_id = params.get("train_id", ""), params.get("node") or None
+    url = STATE.parse_search(search)
+    train_id, node_id = url.train_id, url.node or None
     try:
         version = service.provider.job(train_id).version
         graph = pipeline(service.provider.dataset_graph(train_id))
@@ -220,12 +242,17 @@ def render(
 
 
 def select(data: dict | None, search: str | None) -> Any:
-    """A tapped node becomes the URL's ``node``."""
+    """A tapped node becomes the URL's ``node`` (bounded as read from the URL); the URL's
+    other parameters stay as they are."""
     params = parse_search(search)
+    url = STATE.parse(params)
     node_id = data.get("id") if isinstance(data, dict) else None
-    if not isinstance(node_id, str) or not node_id or node_id == params.get("node"):
+    if not isinstance(node_id, str) or not node_id:
         return dash.no_update
-    return make_search({**params, "node": node_id})
+    chosen = STATE.from_controls(url, {"node": node_id[:MAX_NAME_CHARS]})
+    if chosen == url:
+        return dash.no_update
+    return make_search({**params, **STATE.params(chosen)})
 
 
 def register(app: dash.Dash, service: GraphService) -> None:

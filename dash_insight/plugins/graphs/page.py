@@ -15,8 +15,10 @@ sit above the graph.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import dash
@@ -46,11 +48,11 @@ from dash_insight.plugins.graphs.figures_cytoscape import (
     register_canvas_tools,
 )
 from dash_insight.plugins.graphs.query_graph import GraphModel
-from dash_insight.plugins.graphs.query_nodes import GraphBuildError
+from dash_insight.plugins.graphs.query_nodes import GraphBuildError, Node
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.page_head import job_page_head
-from dash_insight.web.url_state import make_search, parse_search
+from dash_insight.web.url_state import Names, Text, TypedUrlState, make_search, parse_search
 
 PATH = "/graph"
 #: Prefix of the canvas ids (``graph-cy``, ``graph-canvas-wrap``, its buttons).
@@ -67,51 +69,85 @@ MAX_EDGES_LISTED = 200
 MAX_TREE_ITEMS = 2000
 
 
-@dataclass
+#: The longest job id, graph file name or node name read from the URL (longer ones are cut).
+MAX_NAME_CHARS = 4096
+#: The longest mode read from the URL (a mode it does not know is quoted in a notice).
+MAX_MODE_CHARS = 64
+
+
+@dataclass(frozen=True)
+class GraphUrl:
+    """What the URL says (:data:`URL_STATE`), each value bounded and not yet checked against
+    the graph modes (:func:`parse_state` does, and reports): ``""`` is no tag, no node;
+    ``expanded`` keeps one scope more than :data:`MAX_EXPANDED_PARAM`, so that
+    :func:`parse_state` tells a list that was cut."""
+
+    train_id: str = ""
+    tag: str = ""
+    mode: str = GraphMode.NORMAL.value
+    expanded: tuple[str, ...] = ()
+    node: str = ""
+
+
+#: :class:`GraphUrl` in the URL, each attribute under its own name, in the order the page has
+#: always written them (``?train_id&tag&mode&expanded&node``, normal mode left out).
+URL_STATE: TypedUrlState[GraphUrl] = TypedUrlState(
+    GraphUrl,
+    train_id=Text("train_id", max_chars=MAX_NAME_CHARS),
+    tag=Text("tag", max_chars=MAX_NAME_CHARS),
+    mode=Text("mode", GraphMode.NORMAL.value, max_chars=MAX_MODE_CHARS),
+    expanded=Names("expanded", limit=MAX_EXPANDED_PARAM + 1),
+    node=Text("node", max_chars=MAX_NAME_CHARS),
+)
+
+
+@dataclass(frozen=True)
 class GraphState:
-    """The page state the URL holds, with what was wrong in it."""
+    """The page state (:func:`parse_state`): the URL's, repaired, with what was wrong in it.
+    ``tag`` None: the job's first graph file; ``node`` None: no selection."""
 
     train_id: str
     tag: str | None
     mode: str
     expanded: list[str]
     node: str | None
-    problems: list[str] = field(default_factory=list)
+    problems: tuple[str, ...] = ()
+
+    def url(self) -> GraphUrl:
+        return GraphUrl(
+            self.train_id, self.tag or "", self.mode, tuple(self.expanded), self.node or ""
+        )
 
     def search(self, **changes: Any) -> str:
-        values = {
-            "train_id": self.train_id,
-            "tag": self.tag,
-            "mode": self.mode,
-            "expanded": ",".join(self.expanded),
-            "node": self.node,
-        }
-        values.update(changes)
-        if isinstance(values["expanded"], list):
-            values["expanded"] = ",".join(values["expanded"])
-        if values["mode"] == GraphMode.NORMAL:
-            values["mode"] = None
-        return make_search(values)
+        """The query string of this state with ``changes`` (attribute -> value: a list of
+        scopes for ``expanded``, None for no tag or node); defaults and empty values left
+        out."""
+        return make_search(URL_STATE.params(dataclasses.replace(self, **changes).url()))
 
 
-def parse_state(params: dict[str, str]) -> GraphState:
-    """The state of ``?train_id&tag&mode&expanded&node``: an unknown mode falls back to
-    ``normal`` (reported); a tag ending in `` (optimized)`` (MindInsight's optimized tag) means
-    that file in readable mode."""
+def _mode_problem(mode: str) -> str:
+    return _(
+        "Unknown mode {mode!r} in the address: showing the normal graph "
+        "(mode is 'normal' or 'optimize')."
+    ).format(mode=mode)
+
+
+def parse_state(params: Mapping[str, str]) -> GraphState:
+    """The state of ``?train_id&tag&mode&expanded&node`` (:data:`URL_STATE`, every value
+    bounded): an unknown mode falls back to ``normal`` (reported); a tag ending in
+    `` (optimized)`` (MindInsight's optimized tag) means that file in readable mode; at most
+    :data:`MAX_EXPANDED_PARAM` open scopes (more: reported and cut), each at most
+    :data:`MAX_NAME_CHARS` long."""
+    url = URL_STATE.parse(params)
     problems = []
-    mode = params.get("mode", GraphMode.NORMAL.value)
+    mode = url.mode
     if mode not in GRAPH_MODES:
-        problems.append(
-            _(
-                "Unknown mode {mode!r} in the address: showing the normal graph "
-                "(mode is 'normal' or 'optimize')."
-            ).format(mode=mode)
-        )
+        problems.append(_mode_problem(mode))
         mode = GraphMode.NORMAL.value
-    tag = params.get("tag") or None
+    tag = url.tag or None
     if tag and tag.endswith(OPTIMIZED_SUFFIX):
         tag, mode = tag[: -len(OPTIMIZED_SUFFIX)], GraphMode.OPTIMIZE.value
-    expanded = [s for s in (params.get("expanded") or "").split(",") if s]
+    expanded = [scope[:MAX_NAME_CHARS] for scope in url.expanded]
     if len(expanded) > MAX_EXPANDED_PARAM:
         problems.append(
             _("Only the first {count} open scopes of the address are used.").format(
@@ -119,9 +155,7 @@ def parse_state(params: dict[str, str]) -> GraphState:
             )
         )
         expanded = expanded[:MAX_EXPANDED_PARAM]
-    return GraphState(
-        params.get("train_id", ""), tag, mode, expanded, params.get("node") or None, problems
-    )
+    return GraphState(url.train_id, tag, mode, expanded, url.node or None, tuple(problems))
 
 
 def toggle_scope(model: GraphModel, expanded: list[str], scope: str) -> list[str]:
@@ -258,7 +292,8 @@ def _edge_list(title: str, edges: dict[str, dict[str, Any]], element_id: str) ->
 
 
 def node_info(model: GraphModel, name: str | None, expanded: list[str]) -> Any:
-    """The "Node Information" panel of ``name``."""
+    """The "Node Information" panel of ``name``: its table, the scope's open/close button,
+    its attributes, its inputs and outputs."""
     if not name:
         return html.Div(
             _("Click a node to see its details; double-click a scope to open it."),
@@ -269,6 +304,20 @@ def node_info(model: GraphModel, name: str | None, expanded: list[str]) -> Any:
         return html.Div(
             _("No node {name!r} in this graph.").format(name=name), className="di-error-text"
         )
+    children: list[Any] = [_info_table(_info_rows(node))]
+    if node.is_scope:
+        children.append(_scope_button(name, name in expanded))
+    attributes = node.attributes()
+    if attributes:
+        children.append(_attribute_details(attributes))
+    children.append(_edge_list(_("Inputs"), node.inputs, "graph-info-inputs"))
+    children.append(_edge_list(_("Outputs"), node.outputs, "graph-info-outputs"))
+    return children
+
+
+def _info_rows(node: Node) -> list[tuple[str, Any]]:
+    """(label, value) of the panel's table: name and type, then what the node has of full
+    name, subnode count, output type and shape, dynamic shape."""
     rows: list[tuple[str, Any]] = [
         (_("Name"), html.Span(node.name, id="graph-info-name", className="gp-info-name")),
         (_("Type"), node.type),
@@ -278,57 +327,44 @@ def node_info(model: GraphModel, name: str | None, expanded: list[str]) -> Any:
     if node.is_scope:
         rows.append((_("Subnodes"), str(node.subnode_count)))
     if node.output_data_type:
-        rows.append(
-            (
-                _("Output"),
-                _shape_text({"shape": node.output_shape, "data_type": node.output_data_type}),
-            )
-        )
+        output = {"shape": node.output_shape, "data_type": node.output_data_type}
+        rows.append((_("Output"), _shape_text(output)))
     if node.is_dynamic_shape_node:
         rows.append((_("Shape"), _("dynamic")))
-    children: list[Any] = [
-        html.Table(
-            className="gp-info-table",
-            children=[
-                html.Tbody([html.Tr([html.Th(label), html.Td(value)]) for label, value in rows])
-            ],
-        )
+    return rows
+
+
+def _info_table(rows: list[tuple[str, Any]]) -> html.Table:
+    return html.Table(
+        className="gp-info-table",
+        children=[html.Tbody([html.Tr([html.Th(label), html.Td(value)]) for label, value in rows])],
+    )
+
+
+def _scope_button(name: str, is_open: bool) -> html.Button:
+    """The panel's button opening or closing scope ``name``."""
+    return html.Button(
+        "− " + _("Collapse") if is_open else "+ " + _("Expand"),
+        id={"type": "graph-toggle", "name": name},
+        className="di-button secondary gp-toggle-button",
+        title=_("Open or close this scope in the graph"),
+    )
+
+
+def _attribute_details(attributes: dict[str, str]) -> html.Details:
+    """A node's attributes, folded when there are more than six."""
+    rows = [
+        html.Tr([html.Th(key), html.Td(html.Pre(value.strip()))])
+        for key, value in attributes.items()
     ]
-    if node.is_scope:
-        label = "− " + _("Collapse") if name in expanded else "+ " + _("Expand")
-        children.append(
-            html.Button(
-                label,
-                id={"type": "graph-toggle", "name": name},
-                className="di-button secondary gp-toggle-button",
-                title=_("Open or close this scope in the graph"),
-            )
-        )
-    attributes = node.attributes()
-    if attributes:
-        children.append(
-            html.Details(
-                open=len(attributes) <= 6,
-                className="gp-attrs",
-                children=[
-                    html.Summary(_("Attributes ({count})").format(count=len(attributes))),
-                    html.Table(
-                        className="gp-info-table",
-                        children=[
-                            html.Tbody(
-                                [
-                                    html.Tr([html.Th(key), html.Td(html.Pre(value.strip()))])
-                                    for key, value in attributes.items()
-                                ]
-                            )
-                        ],
-                    ),
-                ],
-            )
-        )
-    children.append(_edge_list(_("Inputs"), node.inputs, "graph-info-inputs"))
-    children.append(_edge_list(_("Outputs"), node.outputs, "graph-info-outputs"))
-    return children
+    return html.Details(
+        open=len(attributes) <= 6,
+        className="gp-attrs",
+        children=[
+            html.Summary(_("Attributes ({count})").format(count=len(attributes))),
+            html.Table(className="gp-info-table", children=[html.Tbody(rows)]),
+        ],
+    )
 
 
 def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html.Ul:
@@ -560,7 +596,10 @@ def toolbar() -> html.Div:
 
 
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
-    train_id = params.get("train_id", "")
+    """The page's frame: the job's head, the canvas with its toolbar, and the side column
+    (search and scope tree, overview, node information, legend); the render callback fills
+    them from the URL."""
+    train_id = URL_STATE.parse(params).train_id
     return html.Div(
         className="gp-page",
         children=[
@@ -568,107 +607,125 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
             dcc.Store(id="graph-shown"),
             dcc.Store(id="graph-focus"),
             dcc.Store(id="graph-dbltap"),
+            html.Div(className="gp-layout", children=[main_panel(), side_panel()]),
+        ],
+    )
+
+
+def main_panel() -> html.Section:
+    """The toolbar, the notices and the canvas (with the guide over it)."""
+    return html.Section(
+        className="di-panel gp-main",
+        children=[
+            toolbar(),
+            html.Div(id="graph-notice", className="gp-notice"),
             html.Div(
-                className="gp-layout",
+                id="graph-canvas-wrap",
+                className="gp-canvas-wrap",
                 children=[
-                    html.Section(
-                        className="di-panel gp-main",
-                        children=[
-                            toolbar(),
-                            html.Div(id="graph-notice", className="gp-notice"),
-                            html.Div(
-                                id="graph-canvas-wrap",
-                                className="gp-canvas-wrap",
-                                children=[
-                                    guide(),
-                                    cyto.Cytoscape(
-                                        id="graph-cy",
-                                        elements=[],
-                                        layout={"name": "preset", "fit": False},
-                                        stylesheet=graph_stylesheet(None),
-                                        minZoom=0.05,
-                                        maxZoom=4,
-                                        boxSelectionEnabled=False,
-                                        autoungrabify=True,
-                                        className=f"gp-cy {ELK_CLASS}",
-                                        style={"width": "100%", "height": "100%"},
-                                    ),
-                                ],
-                            ),
-                        ],
-                    ),
-                    html.Aside(
-                        className="gp-side",
-                        children=[
-                            html.Div(
-                                className="di-panel gp-box gp-search-box",
-                                children=[
-                                    dcc.Input(
-                                        id="graph-search",
-                                        type="search",
-                                        debounce=0.3,
-                                        placeholder=_("Search node name"),
-                                        className="di-input gp-search",
-                                    ),
-                                    html.Div(id="graph-search-results"),
-                                    html.Div(
-                                        id="graph-tree",
-                                        className="gp-tree-wrap",
-                                        title=_(
-                                            "Keys: ↑ ↓ move, → opens, ← closes, Enter shows "
-                                            "the node"
-                                        ),
-                                    ),
-                                ],
-                            ),
-                            html.Div(
-                                className="di-panel gp-box",
-                                children=[
-                                    html.Div(_("Overview"), className="gp-box-title"),
-                                    html.Div(
-                                        id="graph-overview-wrap",
-                                        className="gp-overview",
-                                        children=[
-                                            cyto.Cytoscape(
-                                                id="graph-overview",
-                                                elements=[],
-                                                layout={
-                                                    "name": "preset",
-                                                    "fit": True,
-                                                    "padding": 6,
-                                                },
-                                                stylesheet=overview_stylesheet(),
-                                                userZoomingEnabled=False,
-                                                userPanningEnabled=False,
-                                                boxSelectionEnabled=False,
-                                                autoungrabify=True,
-                                                autounselectify=True,
-                                                style={"width": "100%", "height": "100%"},
-                                            ),
-                                            html.Div(
-                                                id="graph-overview-box", className="gp-overview-box"
-                                            ),
-                                        ],
-                                    ),
-                                ],
-                            ),
-                            html.Div(
-                                className="di-panel gp-box gp-info-box",
-                                children=[
-                                    html.Div(_("Node Information"), className="gp-box-title"),
-                                    html.Div(id="graph-info", className="gp-info"),
-                                ],
-                            ),
-                            html.Div(
-                                className="di-panel gp-box",
-                                children=legend(GRAPH_LEGEND, "graph-legend"),
-                            ),
-                        ],
+                    guide(),
+                    cyto.Cytoscape(
+                        id="graph-cy",
+                        elements=[],
+                        layout={"name": "preset", "fit": False},
+                        stylesheet=graph_stylesheet(None),
+                        minZoom=0.05,
+                        maxZoom=4,
+                        boxSelectionEnabled=False,
+                        autoungrabify=True,
+                        className=f"gp-cy {ELK_CLASS}",
+                        style={"width": "100%", "height": "100%"},
                     ),
                 ],
             ),
         ],
     )
+
+
+def side_panel() -> html.Aside:
+    """The column beside the graph: search and scope tree, overview, node information,
+    legend."""
+    return html.Aside(
+        className="gp-side",
+        children=[
+            search_box(),
+            overview_box(),
+            html.Div(
+                className="di-panel gp-box gp-info-box",
+                children=[
+                    html.Div(_("Node Information"), className="gp-box-title"),
+                    html.Div(id="graph-info", className="gp-info"),
+                ],
+            ),
+            html.Div(className="di-panel gp-box", children=legend(GRAPH_LEGEND, "graph-legend")),
+        ],
+    )
+
+
+def search_box() -> html.Div:
+    """The node search, its results and the scope tree."""
+    return html.Div(
+        className="di-panel gp-box gp-search-box",
+        children=[
+            dcc.Input(
+                id="graph-search",
+                type="search",
+                debounce=0.3,
+                placeholder=_("Search node name"),
+                className="di-input gp-search",
+            ),
+            html.Div(id="graph-search-results"),
+            html.Div(
+                id="graph-tree",
+                className="gp-tree-wrap",
+                title=_("Keys: ↑ ↓ move, → opens, ← closes, Enter shows the node"),
+            ),
+        ],
+    )
+
+
+def overview_box() -> html.Div:
+    """The whole view in small, with the visible area marked (``graph-overview-box``)."""
+    return html.Div(
+        className="di-panel gp-box",
+        children=[
+            html.Div(_("Overview"), className="gp-box-title"),
+            html.Div(
+                id="graph-overview-wrap",
+                className="gp-overview",
+                children=[
+                    cyto.Cytoscape(
+                        id="graph-overview",
+                        elements=[],
+                        layout={"name": "preset", "fit": True, "padding": 6},
+                        stylesheet=overview_stylesheet(),
+                        userZoomingEnabled=False,
+                        userPanningEnabled=False,
+                        boxSelectionEnabled=False,
+                        autoungrabify=True,
+                        autounselectify=True,
+                        style={"width": "100%", "height": "100%"},
+                    ),
+                    html.Div(id="graph-overview-box", className="gp-overview-box"),
+                ],
+            ),
+        ],
+    )
+
+
+#: How many outputs the render callback has (:func:`render_page`).
+RENDER_OUTPUTS = 11
+
+
+class Drawn(NamedTuple):
+    """What the browser has (the ``graph-shown`` store) and what the controls now are: the
+    key of the controls (file, mode, files) and their components, ``dash.no_update`` when the
+    key is the one drawn."""
+
+    shown: dict[str, Any]
+    controls_key: list[Any]
+    controls: Any
+    theme: str | None
 
 
 def render_page(
@@ -687,63 +744,82 @@ def render_page(
     ``dash.no_update``, so a refresh tick with nothing new costs nothing and the viewport stays
     where the user put it. ``theme`` (the shell's store) styles the canvas."""
     shown = shown or {}
-    model, tag, tags, message = loaded
-    controls_key: list[Any] = [tag, state.mode, tags]
+    controls_key: list[Any] = [loaded.tag, state.mode, loaded.tags]
     new_controls = (
-        dash.no_update if shown.get("controls") == controls_key else controls(tag, tags, state.mode)
+        dash.no_update
+        if shown.get("controls") == controls_key
+        else controls(loaded.tag, loaded.tags, state.mode)
     )
-    problems = list(state.problems)
-    if model is None:
-        signature: list[Any] = [None, message, controls_key, problems, theme]
-        if shown.get("signature") == signature:
-            return (dash.no_update,) * 11
-        notices = [html.Div(p, className="di-warning") for p in problems]
-        notices.append(html.Div(message, className="di-empty gp-message"))
-        return (
-            [],
-            [],
-            graph_stylesheet(None, theme=theme),
-            None,
-            None,
-            new_controls,
-            notices,
-            {"controls": controls_key, "signature": signature},
-            None,
-            "gp-canvas-wrap gp-hidden",
-            overview_stylesheet(theme),
-        )
+    drawn = Drawn(shown, controls_key, new_controls, theme)
+    if loaded.model is None:
+        return message_outputs(list(state.problems), loaded.message, drawn)
+    return graph_outputs(state, loaded.model, loaded.tag, version, drawn)
+
+
+def _notices(problems: list[str]) -> list[Any]:
+    return [html.Div(problem, className="di-warning") for problem in problems]
+
+
+def message_outputs(problems: list[str], message: str | None, drawn: Drawn) -> tuple[Any, ...]:
+    """The render outputs without a graph: the canvas hidden, ``problems`` and ``message``
+    (why there is no graph) said; nothing when the browser already says so."""
+    signature: list[Any] = [None, message, drawn.controls_key, problems, drawn.theme]
+    if drawn.shown.get("signature") == signature:
+        return (dash.no_update,) * RENDER_OUTPUTS
+    notices = _notices(problems)
+    notices.append(html.Div(message, className="di-empty gp-message"))
+    return (
+        [],
+        [],
+        graph_stylesheet(None, theme=drawn.theme),
+        None,
+        None,
+        drawn.controls,
+        notices,
+        {"controls": drawn.controls_key, "signature": signature},
+        None,
+        "gp-canvas-wrap gp-hidden",
+        overview_stylesheet(drawn.theme),
+    )
+
+
+def graph_outputs(
+    state: GraphState, model: GraphModel, tag: str, version: int | None, drawn: Drawn
+) -> tuple[Any, ...]:
+    """The render outputs of ``model``'s view with the state's scopes open: elements only when
+    the view changed (job, file, mode, open scopes, data version), a focus request only when
+    the view or the selection did, nothing at all when the browser shows just that."""
     view = build_view(model, state.expanded)
-    problems += view.notices
+    problems = [*state.problems, *view.notices]
     selected = state.node if state.node in model.nodes else None
     if state.node and selected is None:
         problems.append(_("No node {name!r} in this graph.").format(name=state.node))
     view_key: list[Any] = [state.train_id, tag, state.mode, view.expanded, version]
-    signature = [view_key, selected, controls_key, problems, theme]
+    signature = [view_key, selected, drawn.controls_key, problems, drawn.theme]
+    shown = drawn.shown
     if shown.get("signature") == signature:
-        return (dash.no_update,) * 11
-    same_view = shown.get("view") == view_key
-    elements = dash.no_update if same_view else graph_elements(view)
+        return (dash.no_update,) * RENDER_OUTPUTS
+    elements = dash.no_update if shown.get("view") == view_key else graph_elements(view)
     focus = focus_request(shown, view_key, view, selected)
     new_shown = {
         "view": view_key,
         "node": selected,
-        "controls": controls_key,
+        "controls": drawn.controls_key,
         "signature": signature,
         "n": (shown.get("n") or 0) + 1,
     }
-    notices = [html.Div(p, className="di-warning") for p in problems]
     return (
         elements,
         elements,
-        graph_stylesheet(selected, theme=theme),
+        graph_stylesheet(selected, theme=drawn.theme),
         scope_tree(model, view, selected),
         node_info(model, selected, view.expanded),
-        new_controls,
-        notices,
+        drawn.controls,
+        _notices(problems),
         new_shown,
-        dash.no_update if focus is None else focus,
+        _or_no_update(focus),
         "gp-canvas-wrap",
-        overview_stylesheet(theme),
+        overview_stylesheet(drawn.theme),
     )
 
 

@@ -11,15 +11,33 @@ history (Back from the dashboard never comes back to it).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import dash
 import flask
 from werkzeug.wrappers import Response
 
 from dash_insight.core.provider import DataProvider, JobSummary
-from dash_insight.web.url_state import make_search
+from dash_insight.web.url_state import Text, TypedUrlState, make_search
 
 DASHBOARD_PATH = "/dashboard"
+#: The longest job id read from a landing URL: a job id is a folder's path, at most PATH_MAX
+#: (4096 on Linux).
+MAX_TRAIN_ID_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class LandingUrl:
+    """The URL state the landing writes: the job of the training dashboard it opens. (What it
+    reads of the home URL is only whether it has a query at all: any query is the list's.)"""
+
+    train_id: str = ""
+
+
+#: :class:`LandingUrl` in the URL: ``?train_id=<job>``.
+STATE: TypedUrlState[LandingUrl] = TypedUrlState(
+    LandingUrl, train_id=Text("train_id", max_chars=MAX_TRAIN_ID_CHARS)
+)
 
 
 def landing_job(jobs: Sequence[JobSummary]) -> str | None:
@@ -33,7 +51,7 @@ def landing_job(jobs: Sequence[JobSummary]) -> str | None:
 
 def landing_url(app: dash.Dash, train_id: str) -> str:
     """The URL (below the app's prefix as the browser sees it) of a job's dashboard."""
-    return app.get_relative_path(DASHBOARD_PATH) + make_search({"train_id": train_id})
+    return app.get_relative_path(DASHBOARD_PATH) + make_search(STATE.params(LandingUrl(train_id)))
 
 
 def install(app: dash.Dash, provider: DataProvider) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,9 +33,12 @@ from dash_insight.web.binding import triggered
 from dash_insight.web.components.tag_select import goto_box
 from dash_insight.web.url_state import (
     MAX_PAGE,
-    int_param,
+    Choice,
+    Flag,
+    Int,
+    Text,
+    TypedUrlState,
     make_search,
-    parse_search,
     same_search,
 )
 
@@ -119,10 +122,14 @@ MAX_FILTER_CHARS = 256
 DEFAULT_SIZE = 20
 
 
+#: The largest page size a URL may ask for (the control offers PAGE_SIZES).
+MAX_SIZE = 500
+
+
 @dataclass(frozen=True)
 class ListState:
-    """The summary list's URL state (``?q=&regex=1&sort=&order=&page=&size=``), built and
-    bounded in one place (:meth:`from_params`); changed with :func:`dataclasses.replace`."""
+    """The summary list's URL state (``?q=&regex=1&sort=&order=&page=&size=``), read and
+    bounded in one place (:data:`STATE`); changed with :func:`dataclasses.replace`."""
 
     q: str = ""
     regex: bool = False
@@ -131,34 +138,27 @@ class ListState:
     page: int = 1
     size: int = DEFAULT_SIZE
 
-    @classmethod
-    def from_params(cls, params: Mapping[str, str]) -> ListState:
-        sort = params.get("sort", "update")
-        return cls(
-            q=params.get("q", "")[:MAX_FILTER_CHARS],
-            regex=params.get("regex") == "1",
-            sort=sort if sort in SORT_COLUMNS else "update",
-            order="asc" if params.get("order") == "asc" else "desc",
-            page=int_param(params, "page", 1, 1, MAX_PAGE),
-            size=int_param(params, "size", DEFAULT_SIZE, 1, 500),
-        )
-
     def search(self) -> str:
-        """The query string, defaults left out (inverse of :meth:`from_params`)."""
-        return make_search(
-            {
-                "q": self.q,
-                "regex": "1" if self.regex else None,
-                "sort": None if self.sort == "update" else self.sort,
-                "order": None if self.order == "desc" else self.order,
-                "page": None if self.page == 1 else self.page,
-                "size": None if self.size == DEFAULT_SIZE else self.size,
-            }
-        )
+        """The query string, defaults left out (``STATE.parse_search`` reads it back)."""
+        return make_search(STATE.params(self))
+
+
+#: :class:`ListState` in the URL, each attribute under its own name: a filter of at most
+#: MAX_FILTER_CHARS, a known sort column, ``asc`` or ``desc``, a page in [1, MAX_PAGE], a page
+#: size in [1, MAX_SIZE]; anything else reads as the default.
+STATE: TypedUrlState[ListState] = TypedUrlState(
+    ListState,
+    q=Text("q", max_chars=MAX_FILTER_CHARS),
+    regex=Flag("regex"),
+    sort=Choice("sort", "update", tuple(SORT_COLUMNS)),
+    order=Choice("order", "desc", ("desc", "asc")),
+    page=Int("page", 1, 1, MAX_PAGE),
+    size=Int("size", DEFAULT_SIZE, 1, MAX_SIZE),
+)
 
 
 def _state(search: str | None) -> ListState:
-    return ListState.from_params(parse_search(search))
+    return STATE.parse_search(search)
 
 
 def _data_badges(job: JobSummary) -> list[Any]:
@@ -349,7 +349,7 @@ def _pager(state: ListState) -> html.Div:
 
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
-    state = ListState.from_params(params)
+    state = STATE.parse(params)
     return html.Div(
         [
             _head(app, service),
@@ -401,7 +401,7 @@ def _moved(state: ListState, trigger: Any, size: Any, goto: Any) -> ListState | 
     if trigger == "job-next":
         return replace(state, page=min(MAX_PAGE, state.page + 1))
     if trigger == "job-page-size":
-        valid = isinstance(size, int) and not isinstance(size, bool) and 1 <= size <= 500
+        valid = isinstance(size, int) and not isinstance(size, bool) and 1 <= size <= MAX_SIZE
         return replace(state, size=size if valid else DEFAULT_SIZE, page=1)
     if trigger == "job-goto":
         wanted = goto_page(goto)

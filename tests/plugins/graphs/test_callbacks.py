@@ -87,3 +87,31 @@ def test_data_graph_tap_writes_the_node() -> None:
     assert data_graph_page.select({"id": "3"}, AT_LENET + "&node=3") is dash.no_update
     for junk in (None, "junk", {"id": 7}, {"id": ""}):
         assert data_graph_page.select(junk, AT_LENET) is dash.no_update  # type: ignore[arg-type]
+
+
+def test_a_megabyte_url_is_read_bounded(service: GraphService) -> None:
+    """A search longer than a callback takes (cut at MAX_URL_CHARS): 30,000 scopes and a
+    megabyte mode draw the job's graph with the first 500 scopes and two short notices."""
+    scopes = [f"s{i}" for i in range(30_000)]
+    search = "?train_id=.%2Flenet_sc&expanded=" + ",".join(scopes) + "&mode="
+    search += "m" * (1 << 20)
+    answer = page.render(service, search, None, None, "light", None)
+    assert any(e["data"].get("id") == "Default" for e in answer[0])
+    notices = text(answer[6])
+    assert "Unknown mode" in notices and "first 500 open scopes" in notices
+    assert len(notices) < 2_000
+    opened = parse_search(
+        page.toggle(service, "graph-dbltap", True, {"id": "Default"}, [], [], search)
+    )
+    assert opened["expanded"].split(",") == [*scopes[:500], "Default"]
+    assert opened["node"] == "Default" and "mode" not in opened  # the mode repaired
+    assert page.search_nodes(service, "x" * (1 << 20), search) is not None  # says: no match
+    elements, *_rest = data_graph_page.render(service, search, None, None, "light", None)
+    assert elements
+
+
+def test_switching_the_graph_file_starts_from_its_top_level(service: GraphService) -> None:
+    opened = AT_LENET + "&expanded=Default&node=Default"
+    assert page.set_tag(service, "other.pb", opened) == AT_LENET + "&tag=other.pb"
+    shown = page.resolve_tag(service.provider, page.parse_state(parse_search(AT_LENET)))[0]
+    assert page.set_tag(service, shown, opened) is dash.no_update  # the file shown

@@ -12,8 +12,8 @@ import dash
 import pytest
 
 from dash_insight.core.format.protos import anf_ir_pb2
+from dash_insight.plugins.graphs import cards, figures_cytoscape
 from dash_insight.plugins.graphs import data_graph_page as data_page
-from dash_insight.plugins.graphs import figures_cytoscape
 from dash_insight.plugins.graphs import page as graph_page
 from dash_insight.plugins.graphs.figures import build_view
 from dash_insight.plugins.graphs.query_dataset import pipeline
@@ -502,3 +502,14 @@ def test_an_address_opening_every_scope_opens_the_graph(
         fast += "return [r.textureOnViewport, r.hideEdgesOnViewport, r.hideLabelsOnViewport];"
         assert dash_duo.driver.execute_script(fast) == [True, True, True]
         assert console_errors(dash_duo) == []
+
+
+def test_the_card_draws_each_scope_with_its_operator_count() -> None:
+    model = _small_model()
+    elements = cards.card_elements(model, build_view(model))
+    labels = {e["data"]["id"]: e["data"]["label"] for e in elements if "id" in e["data"]}
+    assert labels == {"A": "A\n4 nodes", "C": "C\n1 node"}  # A/B/w, a parameter, too
+    boxes = [e["data"] for e in elements if "id" in e["data"]]
+    assert all(box["w"] >= 130 and box["h"] >= 44 for box in boxes)
+    assert [e["data"]["source"] for e in elements if "source" in e["data"]] == ["A"]
+    assert [rule["selector"] for rule in cards.card_stylesheet()] == ["node", "edge"]

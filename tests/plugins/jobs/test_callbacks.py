@@ -3,6 +3,7 @@ control writes, the table each URL draws, the details window, and bodies no page
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,9 @@ from dash.exceptions import PreventUpdate
 
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
-from dash_insight.plugins.jobs import page
+from dash_insight.plugins.jobs import landing_page, page
 from dash_insight.plugins.jobs.page import MAX_FILTER_CHARS, ListState
-from dash_insight.web.url_state import parse_search
+from dash_insight.web.url_state import MAX_PAGE, TypedUrlState, make_search, parse_search
 from tests.pages import text as component_text
 
 
@@ -55,13 +56,40 @@ def _cells(component: Any) -> list[str]:
 
 
 def test_state_round_trip_and_bounds() -> None:
+    assert isinstance(page.STATE, TypedUrlState)
     state = ListState(q="lenet", regex=True, sort="path", order="asc", page=3, size=50)
-    assert ListState.from_params(parse_search(state.search())) == state
-    assert ListState().search() == ""
-    hostile = ListState.from_params(
-        {"q": "x" * 10**6, "sort": "evil", "page": "-4", "size": "9000"}
+    # the parameters the list has always written, in the same order
+    assert state.search() == "?q=lenet&regex=1&sort=path&order=asc&page=3&size=50"
+    assert page.STATE.parse(parse_search(state.search())) == state
+    assert ListState().search() == "" and page.STATE.parse({}) == ListState()
+    hostile = page.STATE.parse(
+        {"q": "x" * (1 << 20), "sort": "evil", "order": "up", "page": "-4", "size": "9000"}
     )
-    assert hostile == ListState(q="x" * MAX_FILTER_CHARS, size=500)
+    assert hostile == ListState(q="x" * MAX_FILTER_CHARS, size=page.MAX_SIZE)
+    assert page.STATE.parse({"page": "1e9", "size": "0", "regex": "yes"}) == ListState(size=1)
+    assert page.STATE.parse({"page": str(10**30)}).page == MAX_PAGE
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.page = 2  # type: ignore[misc]
+
+
+def test_the_landing_url_is_a_typed_state() -> None:
+    assert isinstance(landing_page.STATE, TypedUrlState)
+    written = landing_page.STATE.params(landing_page.LandingUrl("./a b"))
+    assert make_search(written) == "?train_id=.%2Fa+b"
+    assert landing_page.STATE.parse_search(make_search(written)) == landing_page.LandingUrl("./a b")
+    long = landing_page.STATE.parse({"train_id": "x" * (1 << 20)})
+    assert len(long.train_id) == landing_page.MAX_TRAIN_ID_CHARS
+
+
+def test_megabyte_controls_and_urls_are_bounded(service: DataService) -> None:
+    written = parse_search(_url(service, "job-filter", text="x" * (1 << 20)))
+    assert written == {"q": "x" * MAX_FILTER_CHARS}
+    search = "?q=" + "y" * (1 << 20) + "&page=" + "9" * 1000
+    table, total, pages, error, _key = page.render_table(
+        service, lambda path: path, search, None, None, None
+    )
+    assert (total, pages, error) == ("Total 0", "1 / 1", "")
+    assert "No training job matches." in component_text(table)
 
 
 def test_controls_write_the_url(service: DataService) -> None:
