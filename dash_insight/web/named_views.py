@@ -13,12 +13,12 @@ from typing import Any
 
 import dash
 import flask
-from dash import ALL, Input, Output, State, ctx, dcc, html
+from dash import ALL, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.named_views import MAX_NAME_CHARS, MAX_VIEWS, NamedViews, ViewError
 from dash_insight.web import errors
-from dash_insight.web.clicks import drawn_not_clicked
+from dash_insight.web.binding import triggered
 from dash_insight.web.http import JsonBodyError, json_body, json_response
 from dash_insight.web.plugin import DASH_INSIGHT_API, Route
 
@@ -73,6 +73,8 @@ def app_href(app: dash.Dash, url: str) -> str:
 def save_or_delete(
     views: NamedViews,
     app: dash.Dash,
+    trigger: Any,
+    clicked: bool,
     _saves: Any,
     _submits: Any,
     _deletes: list[Any],
@@ -83,8 +85,7 @@ def save_or_delete(
     """A click of "Save view" (or Enter in the name): the page's URL saved under the name; a
     view's ×: that view deleted. The menu's message, and a stamp telling the list to read the
     views again."""
-    trigger = ctx.triggered_id
-    if drawn_not_clicked():
+    if not clicked:
         return dash.no_update, dash.no_update
     try:
         if isinstance(trigger, dict) and trigger.get("type") == DELETE_TYPE:
@@ -145,7 +146,7 @@ def register(app: dash.Dash, views: NamedViews) -> None:
         State("url", "pathname"),
         State("url", "search"),
         prevent_initial_call=True,
-    )(functools.partial(save_or_delete, views, app))
+    )(triggered(functools.partial(save_or_delete, views, app), clicked=True))
     app.callback(
         Output("views-list", "children"),
         Input("views-menu", "open"),

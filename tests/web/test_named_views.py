@@ -3,13 +3,16 @@ listed / saved / deleted over REST."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import dash
 import pytest
+from dash import no_update
 
 from dash_insight.core.i18n import use_locale
 from dash_insight.core.named_views import (
@@ -25,6 +28,24 @@ from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
 
 API = "/v1/dash-insight/views"
+
+
+def test_save_and_delete_as_functions(tmp_path: Path) -> None:
+    """The menu's callback: a click saves the page's URL under the name, a view's × deletes it,
+    a button drawn (no click) changes nothing, and a bad name gets the menu's message."""
+    views, app = NamedViews(tmp_path / "ws", "/data/a"), dash.Dash(__name__)
+    save = functools.partial(named_views.save_or_delete, views, app)
+    message, stamp = save("views-save", True, 1, None, [], "loss", "/scalars", "?train_id=./a")
+    assert message == "Saved as loss." and isinstance(stamp, float)
+    assert [(v.name, v.url) for v in views.saved()] == [("loss", "/scalars?train_id=./a")]
+    assert save("views-save", False, None, None, [], "x", "/", "") == (no_update, no_update)
+    message, stamp = save("views-save", True, 2, None, [], "", "/", "")
+    assert message.startswith("A view needs a name of 1 to") and stamp is no_update
+    deleted = {"type": named_views.DELETE_TYPE, "name": "loss"}
+    assert save(deleted, True, None, None, [1], None, "/", "")[0] == "View deleted."
+    assert views.saved() == []
+    message, _stamp = save(deleted, True, None, None, [1], None, "/", "")
+    assert message == "That view was deleted already."
 
 
 def test_views_are_saved_in_the_workspace_per_base_directory(tmp_path: Path) -> None:

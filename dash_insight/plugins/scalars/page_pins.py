@@ -14,10 +14,10 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, dcc, html, no_update
 
 from dash_insight.core.i18n import gettext as _
-from dash_insight.web.clicks import drawn_not_clicked
+from dash_insight.web.binding import triggered
 
 #: The most pins a page keeps (the oldest go first past it) and the longest name pinned.
 MAX_PINS = 200
@@ -89,12 +89,18 @@ def toggled(pins: Sequence[str], name: str) -> list[str]:
     return [*pins, name][-MAX_PINS:]
 
 
-def pin_clicked(_clicks: list[Any], values: list[Any], ids: list[Any], stores: list[Any]) -> Any:
-    """A chart's pin button was clicked: its page's pins with its tag toggled (``stores``: the
-    page's pins stores, one; a button drawn, not clicked: no update)."""
-    trigger = ctx.triggered_id
+def pin_clicked(
+    trigger: Any,
+    clicked: bool,
+    _clicks: list[Any],
+    values: list[Any],
+    ids: list[Any],
+    stores: list[Any],
+) -> Any:
+    """A chart's pin button (``trigger``, its id) was clicked: its page's pins with its tag
+    toggled (``stores``: the page's pins stores, one; a button drawn, not clicked: no update)."""
     unchanged = [no_update] * len(stores if isinstance(stores, list) else [])
-    if drawn_not_clicked() or not isinstance(trigger, dict) or not unchanged:
+    if not clicked or not isinstance(trigger, dict) or not unchanged:
         return unchanged
     names = {
         str(i.get("chart")): value
@@ -142,7 +148,7 @@ def register_pin_callbacks(app: Any) -> None:
         State(pin, "id"),
         State(pins, "data"),
         prevent_initial_call=True,
-    )(pin_clicked)
+    )(triggered(pin_clicked, clicked=True))
     app.callback(
         Output(pin, "children"),
         Output(pin, "className"),

@@ -155,6 +155,14 @@ def test_sort_and_selection_to_url() -> None:
     assert len(figures.split_ids(parse_search(hidden)["hide"])) == figures.MAX_STATE_ITEMS
 
 
+def test_show_archived_switch_to_url() -> None:
+    shown = page.show_archived_to_url(["on"], "?hide=./c")
+    assert parse_search(shown) == {"hide": "./c", "archived": "1"}
+    assert page.show_archived_to_url([], shown) == "?hide=.%2Fc"
+    assert page.show_archived_to_url(True, shown) is dash.no_update  # says the same
+    assert page.show_archived_to_url(None, "?hide=./c") is dash.no_update
+
+
 def test_save_edit_saves_remarks_and_tags_of_jobs_with_lineage(service: LineageService) -> None:
     changes = [
         {"colId": "remark", "data": {"train_id": "./lenet_sc"}, "value": "best so far"},

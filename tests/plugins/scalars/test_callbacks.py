@@ -113,6 +113,62 @@ def test_scalar_downloads_name_the_tags_drawn(provider: DataProvider) -> None:
     assert scalars.downloads(provider, str, composed, None, None)[0] == {}
 
 
+def _card_titles(cards: Any) -> list[str]:
+    """The chart titles of a grid's cards, in order (each card's pin names its chart)."""
+    return [
+        node.value
+        for card in cards
+        for node in _walk(card)
+        if isinstance(getattr(node, "id", None), dict) and node.id.get("type") == "chart-pin"
+    ]
+
+
+def _walk(component: Any) -> Iterator[Any]:
+    yield component
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, list) else [children]:
+        if child is not None and not isinstance(child, str | int | float):
+            yield from _walk(child)
+
+
+def test_scalar_grid_plans_the_charts_pinned_first(provider: DataProvider) -> None:
+    search = "?train_id=./b"
+    cards, total, page, plan = scalars.grid(provider, search, None, None, [], None, None)
+    assert _card_titles(cards) == TAGS and total == "3 of 3 tags" and page == "1 / 1"
+    assert [chart["id"] for chart in plan["charts"]] == [c.id["chart"] for c in cards]
+    pinned = scalars.grid(provider, search, None, None, [], None, None, [["lr"]])
+    assert _card_titles(pinned[0]) == ["lr", "loss", "acc"]
+    # The same charts already drawn, the same plan: only the counts are answered.
+    shown = [{"chart": chart["id"]} for chart in plan["charts"]]
+    again = scalars.grid(provider, search, None, None, shown, plan, None)
+    assert again == (dash.no_update, total, page, dash.no_update)
+    # Charts were drawn, the URL now names a job without scalars: the message replaces them.
+    empty = scalars.grid(provider, "?train_id=./nope", None, None, shown, None, None)
+    assert "No scalar in this job yet." in str(empty[0]) and empty[1] == "0 of 0 tags"
+
+
+def test_compare_grid_and_download(provider: DataProvider) -> None:
+    search = f"?jobs={encode_tags(['./a', './b'])}"
+    cards, total, page, plan = compare.grid(provider, search, None, None, [], None)
+    assert _card_titles(cards) == TAGS and total == "3 of 3 tags, 2 jobs" and page == "1 / 1"
+    assert len(plan["charts"]) == 3
+    assert _card_titles(compare.grid(provider, search, None, None, [], None, [["acc"]])[0])[0] == (
+        "acc"
+    )
+    drawn = [{"chart": chart["id"]} for chart in plan["charts"]]
+    none = compare.grid(provider, f"?jobs={encode_tags([])}", None, None, drawn, None)
+    assert "Select jobs and tags" in str(none[0])
+    csv = compare.download(provider, "compare-download-csv", True, 1, None, search)
+    assert csv["filename"] == "scalars_comparison.csv"
+    rows = csv["content"].splitlines()
+    assert len(rows) == 1 + 3 * 2 + 3 + 3  # header; loss of ./a and ./b, acc and lr of ./b
+    as_json = compare.download(provider, "compare-download-json", True, None, 1, search)
+    assert as_json["filename"] == "scalars_comparison.json" and as_json["content"].startswith("[")
+    assert compare.download(provider, "compare-download-csv", False, None, None, search) is (
+        dash.no_update
+    )
+
+
 def _thresholds(provider: DataProvider, trigger: str, **values: Any) -> Any:
     args: dict[str, Any] = {
         "applied": 1,

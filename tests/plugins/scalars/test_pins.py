@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dash import no_update
+
 from dash_insight.core.i18n import use_locale
 from dash_insight.plugins.scalars import page_pins
 from tests.browser import until, wait_idle
@@ -41,6 +43,21 @@ def test_pins_are_kept_per_page_and_base_directory() -> None:
     assert one != other and one["page"] == "scalars"
     assert page_pins.pins_id("compare", "/data/a") != one
     assert page_pins.pins_store("scalars", "/data/a").storage_type == "local"
+
+
+def test_a_pin_click_toggles_its_chart_and_a_drawn_button_changes_nothing() -> None:
+    ids = [{"type": page_pins.PIN_TYPE, "chart": "c0"}, {"type": page_pins.PIN_TYPE, "chart": "c1"}]
+    values, stores = ["loss", "acc"], [["acc"]]
+    assert page_pins.pin_clicked(ids[0], True, [1, None], values, ids, stores) == [["acc", "loss"]]
+    assert page_pins.pin_clicked(ids[1], True, [None, 1], values, ids, stores) == [[]]
+    unchanged = [no_update]
+    assert page_pins.pin_clicked(ids[0], False, [None, None], values, ids, stores) == unchanged
+    # Junk the browser could send: no trigger, an unknown chart, an oversized name, no store.
+    assert page_pins.pin_clicked(None, True, [1], values, ids, stores) == unchanged
+    assert page_pins.pin_clicked({"chart": "c9"}, True, [1], values, ids, stores) == unchanged
+    huge = ["x" * (page_pins.MAX_PIN_CHARS + 1), "acc"]
+    assert page_pins.pin_clicked(ids[0], True, [1], huge, ids, stores) == unchanged
+    assert page_pins.pin_clicked(ids[0], True, [1], values, ids, "junk") == []
 
 
 def test_pin_looks_and_tooltips_in_both_languages() -> None:
