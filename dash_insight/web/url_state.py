@@ -142,14 +142,18 @@ def encode_map(values: Mapping[str, object]) -> str:
 
 
 def decode_map(text: str | None) -> dict[str, str]:
-    """Inverse of :func:`encode_map`; malformed items are skipped."""
+    """Inverse of :func:`encode_map`; malformed items are skipped. At most
+    :data:`~dash_insight.web.limits.MAX_URL_LIST_ITEMS` items of the first
+    :data:`~dash_insight.web.limits.MAX_URL_CHARS` characters are kept."""
     out: dict[str, str] = {}
     if not text:
         return out
-    for item in _split_raw(text, ","):
+    for item in _split_raw(text[:MAX_URL_CHARS], ","):
         pair = _split_raw(item, "=")
         if len(pair) == 2 and pair[0]:
             out[_unescape(pair[0])] = _unescape(pair[1])
+            if len(out) == MAX_URL_LIST_ITEMS:
+                break
     return out
 
 
@@ -193,7 +197,7 @@ class Text(Field):
         return None if value in (None, "", self.default) else str(value)
 
     def from_control(self, value: Any) -> str:
-        return self.default if value is None else str(value)
+        return self.default if value is None else str(value)[: self.max_chars]
 
 
 @dataclass(frozen=True)
@@ -426,3 +430,11 @@ class TypedUrlState(Generic[State]):
     def params(self, state: State) -> dict[str, str | None]:
         """The URL parameters of ``state``; None for those at their default (left out)."""
         return {f.name: f.text(getattr(state, key)) for key, f in self.fields.items()}
+
+    def search(self, state: State, keep: Mapping[str, str] | None = None) -> str:
+        """The query string of ``state`` (``"?a=1"``, ``""`` when all is default), in field
+        order, then the parameters of ``keep`` that no field reads (a URL's other parameters,
+        e.g. a comparison tab's own when a shared helper rewrites its URL)."""
+        names = {f.name for f in self.fields.values()}
+        others = {k: v for k, v in (keep or {}).items() if k not in names}
+        return make_search({**self.params(state), **others})
