@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import dash
@@ -357,7 +357,7 @@ def slider_props(steps: list[int], step: int | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class DrawnTab:
-    """What a tab drew, as its ``<prefix>-steps`` store keeps it (:meth:`TagView.store`): the
+    """What a tab drew, as its ``<prefix>-steps`` store keeps it (:meth:`data`): the
     ``tag`` shown, the ``tags`` offered, the ``default`` tag, the slider's ``steps``
     (ascending) and the ``step`` drawn."""
 
@@ -367,11 +367,15 @@ class DrawnTab:
     steps: list[int]
     step: int | None
 
+    def data(self) -> dict[str, Any]:
+        """The store's JSON value (:meth:`read` reads it back)."""
+        return asdict(self)
+
     @staticmethod
     def read(shown: object) -> DrawnTab | None:
         """The store a callback was given: None when it holds no object (nothing drawn yet);
-        CallbackValueError (400) when its values are not of the types :meth:`TagView.store`
-        writes (a value it lacks: none)."""
+        CallbackValueError (400) when its values are not of the types :meth:`data` writes (a
+        value it lacks: none)."""
         if not isinstance(shown, dict):
             return None
         tag, default, step = (shown.get(key) for key in ("tag", "default", "step"))
@@ -599,14 +603,8 @@ class TagView:
     default: str | None = None
 
     def store(self) -> dict[str, Any]:
-        """What :func:`tag_step_search` needs to know of the page drawn."""
-        return {
-            "tag": self.tag,
-            "tags": self.tags,
-            "default": self.default,
-            "steps": self.steps,
-            "step": self.step,
-        }
+        """What :func:`tag_step_search` needs to know of the page drawn (:class:`DrawnTab`)."""
+        return DrawnTab(self.tag, self.tags, self.default, self.steps, self.step).data()
 
 
 def tag_view(
