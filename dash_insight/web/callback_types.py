@@ -30,6 +30,12 @@ _SIMPLE: dict[str, tuple[type, ...]] = {
 }
 
 
+class CallbackValueError(ValueError):
+    """A callback's value that the page never sends: a store not of the shape the page wrote
+    in it, lists of one component's values not as long as another's, more cards than a page
+    has. A callback raises it before any work; ``dash_requests`` answers 400 with its text."""
+
+
 def _split_union(annotation: str) -> list[str]:
     """``"list[str] | dict | None"`` -> ``["list[str]", "dict", "None"]`` (``|`` inside
     brackets kept)."""

@@ -6,8 +6,9 @@ parser or one with fewer inputs than the callback takes all end in an HTML 500 w
 in the log. The browser never sends such bodies, so a body that does not have the shape the
 renderer sends, for a callback of this app with its number of inputs, states and outputs, is
 answered ``400 {"message": ...}`` here and logged as one line. A body of the right shape whose
-callback then fails on a value of a type it does not take, or on a job, tag or step that is not
-there, is answered the same way (:func:`install`).
+callback then fails on a value of a type it does not take, on a job, tag or step that is not
+there, or on a value it refuses (:class:`~dash_insight.web.callback_types.CallbackValueError`:
+a store not of the shape the page wrote) is answered the same way (:func:`install`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dash.exceptions import CallbackException
 from werkzeug.exceptions import HTTPException
 
 from dash_insight.core.provider import JobNotFound, StepNotFound, TagNotFound
-from dash_insight.web.callback_types import wrong_type
+from dash_insight.web.callback_types import CallbackValueError, wrong_type
 from dash_insight.web.http import JsonBodyError, parse_json_text
 from dash_insight.web.limits import MAX_URL_CHARS, URL_PROPERTIES
 
@@ -171,8 +172,9 @@ def _bad_request(message: str) -> flask.Response:
 def install(app: dash.Dash, prefix: str) -> None:
     """Check every POST to ``<prefix>_dash-update-component`` before Dash sees it. A callback
     that fails answers 400 (one log line) when the request asked for a job, tag or step that is
-    not there (a URL naming ``./nope``) or held a value of a type the callback does not take
-    (:func:`misfit_value`); any other failure is the server's (500 and its traceback)."""
+    not there (a URL naming ``./nope``), held a value the callback refused
+    (:class:`~dash_insight.web.callback_types.CallbackValueError`) or one of a type it does not
+    take (:func:`misfit_value`); any other failure is the server's (500 and its traceback)."""
     path = prefix + UPDATE_COMPONENT
 
     @app.server.errorhandler(Exception)
@@ -184,6 +186,9 @@ def install(app: dash.Dash, prefix: str) -> None:
         if isinstance(error, JobNotFound | TagNotFound | StepNotFound):
             log.info("callback request for what is not there: %s", error)
             return _bad_request(str(error))
+        if isinstance(error, CallbackValueError):
+            log.warning("refused a callback request from %s: %s", flask.request.remote_addr, error)
+            return _bad_request(f"Bad callback request: {error}")
         misfit = misfit_value(flask.request.get_json(silent=True), app.callback_map)
         if misfit is None:
             raise error

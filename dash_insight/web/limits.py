@@ -20,3 +20,10 @@ MAX_URL_LIST_ITEMS = 10_000
 #: The URL properties of ``dcc.Location`` a callback may take: a string or nothing, never
 #: another JSON type.
 URL_PROPERTIES = frozenset({"search", "href", "pathname", "hash"})
+#: The longest filter (a regular expression on tags or runs) a URL or a filter box may give:
+#: longer ones are cut (Python's ``re`` recurses past the interpreter's limit on a few hundred
+#: nested groups, and a filter is a few words).
+MAX_FILTER_CHARS = 256
+#: The longest job id or tag name a URL parameter of one name keeps (longer ones are cut: no
+#: job or tag has one that long).
+MAX_NAME_CHARS = 4096

@@ -2,8 +2,9 @@
 per tag of a job, a page of cards at a time, everything in the URL.
 
 A page module declares one :class:`PerTagPage` (its id prefix, the plugin whose tags it shows,
-its URL state, its card builder and its controls) and keeps only what is its own; this module
-builds the rest:
+its URL state: a frozen dataclass extending :class:`PerTagUrl`, read and written by
+:func:`page_state`; its card builder and its controls) and keeps only what is its own; this
+module builds the rest:
 
 * :func:`layout`: the head (title, summary path, × back to the job's dashboard), or the
   message for an unknown job or a job without such data; the controls panel (MindInsight's Tag
@@ -50,9 +51,10 @@ from dash_insight.web.components.tag_select import (
     picker_inputs,
     register_picker,
     selection,
-    selection_state,
     tags_on_page,
+    ticked_tags,
 )
+from dash_insight.web.limits import MAX_FILTER_CHARS, MAX_NAME_CHARS
 from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import (
     MAX_PAGE,
@@ -60,7 +62,7 @@ from dash_insight.web.url_state import (
     Int,
     Tags,
     Text,
-    UrlState,
+    TypedUrlState,
     same_search,
 )
 
@@ -73,22 +75,49 @@ class ReadsData(Protocol):
 
 S = TypeVar("S", bound=ReadsData)
 
+
+@dataclass(frozen=True)
+class PerTagUrl:
+    """What the URL of every per-tag page says: the job, the tags ticked (None: every tag;
+    at most :data:`~dash_insight.web.limits.MAX_URL_LIST_ITEMS` names), the tag filter and
+    the page of cards. A page's own state extends it (:func:`page_state`)."""
+
+    train_id: str = ""
+    tags: list[str] | None = None
+    filter: str = ""
+    page: int = 1
+
+
+U = TypeVar("U", bound=PerTagUrl)
+
 #: The URL parameters of every per-tag page: which job, which tags, which page of cards.
 COMMON_PARAMETERS = ("train_id", "tags", "filter", "page")
+#: The unknown tags of a link the notice names (then "…" and their count).
+UNKNOWN_NAMED = 5
+#: The tag filter, from the URL or the filter box: at most MAX_FILTER_CHARS characters.
+FILTER = Text("filter", max_chars=MAX_FILTER_CHARS)
 
 
-def page_state(*fields: Field) -> UrlState:
-    """The URL state of a per-tag page: job, tags and tag filter, the page's own ``fields``,
-    the page number (in this order in the URL)."""
-    return UrlState(
-        Text("train_id"), Tags("tags"), Text("filter"), *fields, Int("page", 1, 1, MAX_PAGE)
+def page_state(cls: type[U], **fields: Field) -> TypedUrlState[U]:
+    """The URL state of a per-tag page, the frozen dataclass ``cls``: job, tags and tag
+    filter, the page's own ``fields`` (each attribute of ``cls`` beyond :class:`PerTagUrl`'s),
+    the page number, in this order in the URL. A job id is cut at
+    :data:`~dash_insight.web.limits.MAX_NAME_CHARS` characters, the filter at
+    :data:`~dash_insight.web.limits.MAX_FILTER_CHARS`."""
+    return TypedUrlState(
+        cls,
+        train_id=Text("train_id", max_chars=MAX_NAME_CHARS),
+        tags=Tags("tags"),
+        filter=FILTER,
+        **fields,
+        page=Int("page", 1, 1, MAX_PAGE),
     )
 
 
 @dataclass(frozen=True)
-class CardContext(Generic[S]):
+class CardContext(Generic[S, U]):
     """What a page's card builder gets besides the tag: the app (for links), the plugin's
-    service, the job, the page state (:meth:`UrlState.parse`) and the theme (for figures).
+    service, the job, the page's URL state and the theme (for figures).
     ``first_paint``: the card is for the page's first paint (static HTML sent before Dash
     starts, :mod:`dash_insight.web.first_paint`: nothing in it reaches Dash, so no figure need
     be built); ``preview``: it is on the first screen, its chart drawn on the server."""
@@ -96,34 +125,35 @@ class CardContext(Generic[S]):
     app: dash.Dash
     service: S
     train_id: str
-    state: dict[str, Any]
+    state: U
     theme: str | None = None
     first_paint: bool = False
     preview: bool = False
 
 
-def never(_state: Mapping[str, Any]) -> bool:
+def never(_state: PerTagUrl) -> bool:
     """For :attr:`PerTagPage.themed`: the cards look the same in both themes."""
     return False
 
 
-def always(_state: Mapping[str, Any]) -> bool:
+def always(_state: PerTagUrl) -> bool:
     """For :attr:`PerTagPage.themed`: the cards are drawn for the theme (figures)."""
     return True
 
 
 @dataclass(frozen=True)
-class PerTagPage(Generic[S]):
-    """One per-tag page.
+class PerTagPage(Generic[S, U]):
+    """One per-tag page, of the plugin service ``S`` and the URL state ``U``.
 
     ``card(context, tag)`` builds a tag's card (a :class:`DataError` it raises becomes a card
     saying so). ``controls(state)`` gives the page's rows below the tag selection;
     ``control_fields`` maps the ids of the controls whose ``value`` goes to the URL to their
-    state field (:meth:`Field.from_control` converts). ``card_fields`` are the state fields the
-    cards are built from besides the job, tags and page: a change of another field (applied in
-    the browser) does not rebuild them; ``themed(state)`` says whether they follow the theme.
-    ``root_style(state)`` styles the page's root; ``extra(state)`` adds components after the
-    pager."""
+    state attribute (its :meth:`Field.from_control` converts). ``card_fields`` are the state
+    attributes the cards are built from besides the job, tags and page: a change of another
+    (applied in the browser) does not rebuild them; ``themed(state)`` says whether they follow
+    the theme. ``root_style(state)`` styles the page's root; ``extra(state)`` adds components
+    after the pager. Both field lists must name attributes of ``state`` (checked when the page
+    is declared)."""
 
     prefix: str
     plugin: str
@@ -132,20 +162,26 @@ class PerTagPage(Generic[S]):
     title: str | LazyString
     #: What an empty job shows (how to record such data): built per request, in its language.
     empty: Callable[[], Sequence[Any]]
-    state: UrlState
+    state: TypedUrlState[U]
     page_size: int
-    card: Callable[[CardContext[S], str], Any]
-    controls: Callable[[dict[str, Any]], list[Any]]
+    card: Callable[[CardContext[S, U], str], Any]
+    controls: Callable[[U], list[Any]]
     control_fields: tuple[tuple[str, str], ...] = ()
     card_fields: tuple[str, ...] = ()
-    themed: Callable[[Mapping[str, Any]], bool] = never
+    themed: Callable[[U], bool] = never
     grid_class: str = "di-vp-grid"
     loading: bool = False
     #: What the cards show, for "No ... yet." and the unknown-tags notice ("image", in the
     #: current language); default: "data".
     kind: str | LazyString = ""
-    root_style: Callable[[dict[str, Any]], dict[str, str]] | None = None
-    extra: Callable[[dict[str, Any]], list[Any]] | None = None
+    root_style: Callable[[U], dict[str, str]] | None = None
+    extra: Callable[[U], list[Any]] | None = None
+
+    def __post_init__(self) -> None:
+        named = [*self.card_fields, *(name for _control, name in self.control_fields)]
+        unknown = [name for name in named if name not in self.state.fields]
+        if unknown:
+            raise ValueError(f"{self.prefix}: {unknown} are not fields of its state")
 
     def id(self, name: str) -> str:
         """``{prefix}-{name}``: the id of one of the skeleton's components."""
@@ -154,7 +190,12 @@ class PerTagPage(Generic[S]):
     @property
     def query_keys(self) -> list[str]:
         """The URL parameters the cards are built from."""
-        return [*COMMON_PARAMETERS, *self.card_fields]
+        return [self.state.fields[name].name for name in (*COMMON_PARAMETERS, *self.card_fields)]
+
+    def card_key(self, state: U) -> list[Any]:
+        """The values of :attr:`card_fields` in ``state``: with the job, its tags on the page
+        and the theme, what the cards show (:func:`cards_update`)."""
+        return [getattr(state, name) for name in self.card_fields]
 
 
 # --- page pieces ----------------------------------------------------------------------------------
@@ -172,7 +213,8 @@ def unknown_message(
     page shows, in the current language)."""
     if not unknown:
         return None
-    names = ", ".join(repr(t) for t in unknown[:5]) + (" …" if len(unknown) > 5 else "")
+    names = ", ".join(repr(t) for t in unknown[:UNKNOWN_NAMED])
+    names += " …" if len(unknown) > UNKNOWN_NAMED else ""
     text = ngettext(
         "{count} tag in the link is not a {kind} tag of {job}: {names}. It may have been "
         "renamed, or belong to another job; the other tags are shown.",
@@ -221,7 +263,7 @@ def segmented(component_id: str, options: Sequence[tuple[str, str]], value: str)
 
 
 def layout(
-    page: PerTagPage[S],
+    page: PerTagPage[S, U],
     app: dash.Dash,
     service: S,
     params: Mapping[str, str],
@@ -230,14 +272,14 @@ def layout(
     """The page for URL parameters ``params``; with ``previews``, its first paint (see
     :func:`cards_update`)."""
     state = page.state.parse(params)
-    train_id = state["train_id"]
+    train_id = state.train_id
     title = head(app, page.title, train_id)
     tags, message = plugin_tags(
         app, service.provider, train_id, page.plugin, title, list(page.empty()), page.id("empty")
     )
     if message is not None:
         return message
-    selected, _unknown = selection(state["tags"], tags)
+    selected, _unknown = selection(state.tags, tags)
     # The cards come with the layout (in the theme of the browser's cookie): the cards
     # callback then finds them shown (the same key) and answers nothing new.
     first = cards_update(page, app, service, state, request_theme(), None, previews)
@@ -256,7 +298,7 @@ def layout(
             html.Div(
                 className="di-panel di-vp-controls",
                 children=[
-                    picker(page.id("tags"), _("Tag Selection"), tags, selected, state["filter"]),
+                    picker(page.id("tags"), _("Tag Selection"), tags, selected, state.filter),
                     *page.controls(state),
                 ],
             ),
@@ -275,7 +317,7 @@ def layout(
 
 
 def controls_search(
-    page: PerTagPage[Any],
+    page: PerTagPage[Any, U],
     search: str | None,
     trigger: Any,
     tags: Sequence[str],
@@ -285,17 +327,20 @@ def controls_search(
 ) -> str | None:
     """The URL after a change of the controls (None: unchanged). ``trigger`` is the id of the
     control that changed: the pager turns the page (and applies nothing else), a change of the
-    tag picker (``checked`` = the tags ticked in its list, All, None, the filter) goes back to
-    page 1 (tags hidden by the filter keep their selection); ``control_values`` are the page's
-    controls' values by state field."""
+    tag picker (``checked`` = the tags ticked in its list, All, None, the filter: at most
+    :data:`~dash_insight.web.limits.MAX_FILTER_CHARS` of it) goes back to page 1 (tags hidden
+    by the filter keep their selection); ``control_values`` are the page's controls' values by
+    state attribute."""
     state = page.state.parse_search(search)
-    selected, _unknown = selection(state["tags"], tags)
-    if echoed(trigger, page.id("tags"), checked or [], tags, selected, state["filter"]):
+    selected, _unknown = selection(state.tags, tags)
+    if echoed(trigger, page.id("tags"), checked or [], tags, selected, state.filter):
         return None
-    state["page"], paged = page_after(trigger, page.prefix, state["page"])
+    number, paged = page_after(trigger, page.prefix, state.page)
+    state = replace(state, page=number)
     if not paged:
         state = page.state.from_controls(state, control_values)
-    matching, _error = filter_tags(tags, pattern or "")
+    typed = FILTER.from_control(pattern)
+    matching, _error = filter_tags(tags, typed)
     chosen = pick(
         tags,
         list(tags) if selected is None else selected,
@@ -303,7 +348,7 @@ def controls_search(
         matching,
         picker_action(trigger, page.id("tags")),
     )
-    state.update(selection_state(tags, chosen, pattern or ""))
+    state = replace(state, tags=ticked_tags(tags, chosen), filter=typed)
     new = page.state.search(state)
     return None if same_search(new, search) else new
 
@@ -320,7 +365,7 @@ class CardsUpdate(NamedTuple):
     key: list[Any] | None
 
 
-def _card(page: PerTagPage[S], context: CardContext[S], tag: str) -> Any:
+def _card(page: PerTagPage[S, U], context: CardContext[S, U], tag: str) -> Any:
     try:
         return page.card(context, tag)
     except DataError as error:
@@ -328,20 +373,19 @@ def _card(page: PerTagPage[S], context: CardContext[S], tag: str) -> Any:
 
 
 def cards_update(
-    page: PerTagPage[S],
+    page: PerTagPage[S, U],
     app: dash.Dash,
     service: S,
-    state: dict[str, Any],
+    state: U,
     theme: str | None,
     shown: list[Any] | None,
     previews: int | None = None,
 ) -> CardsUpdate | None:
-    """The cards of the page of tags the URL's ``state`` (:meth:`UrlState.parse`) asks for, or
-    None when ``shown`` (the key of the cards on screen) says they show the same already.
-    ``previews``: the cards are for the page's first paint, the first ``previews`` of them (the
-    first screen's) with their charts drawn on the server (:attr:`CardContext.first_paint`,
-    :attr:`CardContext.preview`)."""
-    train_id = state["train_id"]
+    """The cards of the page of tags the URL's ``state`` asks for, or None when ``shown`` (the
+    key of the cards on screen) says they show the same already. ``previews``: the cards are
+    for the page's first paint, the first ``previews`` of them (the first screen's) with their
+    charts drawn on the server (:attr:`CardContext.first_paint`, :attr:`CardContext.preview`)."""
+    train_id = state.train_id
     try:
         job = service.provider.job(train_id)
     except DataError as error:
@@ -356,14 +400,15 @@ def cards_update(
         )
     tags = job.tags[page.plugin]
     on_page, number, pages, unknown, total = tags_on_page(
-        state["tags"], tags, state["filter"], state["page"], page.page_size
+        state.tags, tags, state.filter, state.page, page.page_size
     )
     key = [
         train_id,
         job.version,
         on_page,
-        unknown,
-        *(state[f] for f in page.card_fields),
+        # what the notice of unknown tags says (not the URL's up to 10,000 names again)
+        [len(unknown), *unknown[:UNKNOWN_NAMED]],
+        *page.card_key(state),
         theme if page.themed(state) else None,
     ]
     if shown == key:
@@ -382,8 +427,8 @@ def cards_update(
 
 
 def _cards(
-    page: PerTagPage[S],
-    context: CardContext[S],
+    page: PerTagPage[S, U],
+    context: CardContext[S, U],
     on_page: list[str],
     previews: int | None,
     has_tags: bool,
@@ -411,19 +456,19 @@ def _cards(
 
 
 def picked(
-    page: PerTagPage[Any], service: Any, search: str | None
+    page: PerTagPage[Any, Any], service: Any, search: str | None
 ) -> tuple[list[str], list[str] | None, str]:
     """The tag picker's tags, selected tags (None: all) and filter for the URL ``search``."""
     state = page.state.parse_search(search)
     try:
-        tags = service.provider.job(state["train_id"]).tags[page.plugin]
+        tags = service.provider.job(state.train_id).tags[page.plugin]
     except DataError:
         tags = []
-    return tags, selection(state["tags"], tags)[0], state["filter"]
+    return tags, selection(state.tags, tags)[0], state.filter
 
 
 def controls_to_url(
-    page: PerTagPage[Any],
+    page: PerTagPage[Any, Any],
     service: Any,
     trigger: Any,
     rows: Any,
@@ -446,7 +491,7 @@ def controls_to_url(
 
 
 def shown_cards(
-    page: PerTagPage[S],
+    page: PerTagPage[S, Any],
     app: dash.Dash,
     service: S,
     _query: Any,
@@ -465,7 +510,7 @@ def shown_cards(
     return (dash.no_update,) * len(CardsUpdate._fields) if update is None else tuple(update)
 
 
-def register(page: PerTagPage[S], app: dash.Dash, service: S) -> None:
+def register(page: PerTagPage[S, Any], app: dash.Dash, service: S) -> None:
     """The skeleton's callbacks of ``page`` (once per app)."""
     register_picker(app, page.id("tags"), functools.partial(picked, page, service))
     app.clientside_callback(

@@ -1,22 +1,28 @@
 """Query-string state: every page, job, tag and view setting that matters lives in the URL.
 
-A page declares its state once as a :class:`UrlState` of typed fields (name, default, bounds or
-choices); :meth:`UrlState.parse` reads the URL parameters into a dict of typed values (anything
-missing, malformed or out of range becomes the default or the nearest bound) and
-:meth:`UrlState.search` writes a state back as a query string with the defaults left out, so
-``parse(search(state)) == state`` for every parsed state and links stay short::
+A page declares its state once: a frozen dataclass, and a :class:`TypedUrlState` giving each
+attribute its :class:`Field` (URL parameter name, default, bounds or choices).
+:meth:`TypedUrlState.parse` reads the URL parameters into the dataclass (anything missing,
+malformed or out of range becomes the default or the nearest bound; every list and text
+bounded) and :meth:`TypedUrlState.search` writes a state back as a query string with the
+defaults left out, so ``parse(search(state)) == state`` for every parsed state, links stay
+short and mypy checks what callbacks read::
 
-    STATE = UrlState(Text("train_id"), Choice("view", "top", ("top", "front")),
-                     Int("page", 1, 1, MAX_PAGE))
+    @dataclass(frozen=True)
+    class PageUrl:
+        train_id: str = ""
+        view: str = "top"
+        page: int = 1
+
+    STATE = TypedUrlState(PageUrl, train_id=Text("train_id"),
+                          view=Choice("view", "top", ("top", "front")),
+                          page=Int("page", 1, 1, MAX_PAGE))
     state = STATE.parse(parse_search("?train_id=./a&view=side&page=0"))
-    # {"train_id": "./a", "view": "top", "page": 1}
-    STATE.search({**state, "view": "front"})  # "?train_id=.%2Fa&view=front"
+    # PageUrl(train_id="./a", view="top", page=1)
+    STATE.search(replace(state, view="front"))  # "?train_id=.%2Fa&view=front"
 
 Lists of tags and per-tag values travel as one parameter each (:func:`encode_tags`,
 :func:`encode_map`: comma-separated with ``\\`` escapes).
-
-:class:`TypedUrlState` is the same for a page whose state is a frozen dataclass: each attribute
-has its field (whose name is the URL parameter), and mypy checks what callbacks read.
 """
 
 from __future__ import annotations
@@ -142,14 +148,18 @@ def encode_map(values: Mapping[str, object]) -> str:
 
 
 def decode_map(text: str | None) -> dict[str, str]:
-    """Inverse of :func:`encode_map`; malformed items are skipped."""
+    """Inverse of :func:`encode_map`; malformed items are skipped. At most
+    :data:`~dash_insight.web.limits.MAX_URL_LIST_ITEMS` items of the first
+    :data:`~dash_insight.web.limits.MAX_URL_CHARS` characters are kept."""
     out: dict[str, str] = {}
     if not text:
         return out
-    for item in _split_raw(text, ","):
+    for item in _split_raw(text[:MAX_URL_CHARS], ","):
         pair = _split_raw(item, "=")
         if len(pair) == 2 and pair[0]:
             out[_unescape(pair[0])] = _unescape(pair[1])
+            if len(out) == MAX_URL_LIST_ITEMS:
+                break
     return out
 
 
@@ -158,7 +168,7 @@ def decode_map(text: str | None) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Field:
-    """One URL parameter of a page: ``name`` in the URL and in the state dict.
+    """One URL parameter of a page: ``name`` in the URL.
 
     Subclasses say how a URL text becomes a value (:meth:`parse`: never raises, bad text gives
     the default), how a value becomes URL text (:meth:`text`: None = leave the parameter out,
@@ -193,7 +203,7 @@ class Text(Field):
         return None if value in (None, "", self.default) else str(value)
 
     def from_control(self, value: Any) -> str:
-        return self.default if value is None else str(value)
+        return self.default if value is None else str(value)[: self.max_chars]
 
 
 @dataclass(frozen=True)
@@ -347,66 +357,22 @@ class TagMap(Field):
         return {str(k): str(v) for k, v in (value or {}).items()}
 
 
-class UrlState:
-    """The URL state of one page: its fields in the order they are written to the URL."""
-
-    def __init__(self, *fields: Field) -> None:
-        names = [f.name for f in fields]
-        if len(set(names)) != len(names):
-            raise ValueError(f"duplicate URL parameters in {names}")
-        self.fields: tuple[Field, ...] = fields
-        self._by_name = {f.name: f for f in fields}
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(self._by_name)
-
-    def field(self, name: str) -> Field:
-        return self._by_name[name]
-
-    def parse(self, params: Mapping[str, str]) -> dict[str, Any]:
-        """Every field's value from URL parameters (other parameters are ignored)."""
-        return {f.name: f.parse(params.get(f.name)) for f in self.fields}
-
-    def parse_search(self, search: str | None) -> dict[str, Any]:
-        """:meth:`parse` of a query string (``?a=1&b=2``)."""
-        return self.parse(parse_search(search))
-
-    def defaults(self) -> dict[str, Any]:
-        return self.parse({})
-
-    def search(self, state: Mapping[str, Any]) -> str:
-        """The query string of ``state`` (``"?a=1"``, ``""`` when all is default); fields
-        missing from ``state`` and values at their default are left out."""
-        params = {}
-        for f in self.fields:
-            if f.name in state:
-                text = f.text(state[f.name])
-                if text not in (None, ""):
-                    params[f.name] = text
-        return "?" + urlencode(params) if params else ""
-
-    def from_controls(self, state: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-        """``state`` with the fields named in ``values`` set from their controls' values."""
-        return {
-            **state,
-            **{name: self._by_name[name].from_control(value) for name, value in values.items()},
-        }
-
-
 State = TypeVar("State")
 
 
 class TypedUrlState(Generic[State]):
     """The URL state of a page as the frozen dataclass ``cls``: ``fields`` gives each of its
     attributes the :class:`Field` that reads it from (and writes it to) the URL parameter of
-    the field's name, in URL order. ``parse(search(state)) == state`` for every parsed state,
-    as :class:`UrlState`."""
+    the field's name, in URL order (one parameter per attribute). ``parse(search(state)) ==
+    state`` for every parsed state."""
 
     def __init__(self, cls: type[State], **fields: Field) -> None:
         attributes = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         if set(fields) != attributes:
             raise ValueError(f"{cls.__name__} has {sorted(attributes)}, not {sorted(fields)}")
+        names = [f.name for f in fields.values()]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate URL parameters in {names}")
         self.cls = cls
         self.fields = fields
 
@@ -426,3 +392,11 @@ class TypedUrlState(Generic[State]):
     def params(self, state: State) -> dict[str, str | None]:
         """The URL parameters of ``state``; None for those at their default (left out)."""
         return {f.name: f.text(getattr(state, key)) for key, f in self.fields.items()}
+
+    def search(self, state: State, keep: Mapping[str, str] | None = None) -> str:
+        """The query string of ``state`` (``"?a=1"``, ``""`` when all is default), in field
+        order, then the parameters of ``keep`` that no field reads (a URL's other parameters,
+        e.g. a comparison tab's own when a shared helper rewrites its URL)."""
+        names = {f.name for f in self.fields.values()}
+        others = {k: v for k, v in (keep or {}).items() if k not in names}
+        return make_search({**self.params(state), **others})

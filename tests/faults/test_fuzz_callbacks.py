@@ -201,3 +201,44 @@ def test_a_million_jobs_in_a_url_answers_small(
     finally:
         tracemalloc.stop()
     assert worst < 200 << 20, worst
+
+
+def _store_body(callback: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """A body for ``callback`` with ``values`` by property (``data`` of an ``ALL`` store: the
+    list itself), None elsewhere."""
+    body = _body(lambda _strategy: None, callback)
+    for entry in body["inputs"] + body["state"]:
+        if entry["property"] in values:
+            entry["value"] = values[entry["property"]]
+    for key, specs in (("inputs", callback["inputs"]), ("state", callback["state"])):
+        for position, spec in enumerate(specs):
+            if '["ALL"]' in spec["id"]:  # the renderer sends a list of entries
+                entry = body[key][position]
+                body[key][position] = [{**entry, "value": item} for item in entry["value"] or []]
+    return body
+
+
+def test_a_store_not_of_the_pages_shape_answers_400(
+    client: Any, callbacks: list[dict[str, Any]]
+) -> None:
+    """#36 item 1: a tensor card's store without its steps, a page of 100,000 cards, a tab's
+    store of steps that are not integers: 400 JSON before any work, not a 500."""
+    by_output = {c["output"]: c for c in callbacks}
+    view = next(o for o in by_output if '"type":"tensor-view"' in o)
+    stats = next(o for o in by_output if o.startswith('{"tag":["ALL"],"type":"tensor-stats"}'))
+    tab = next(o for o in by_output if o.startswith("..url.search@") and "hcmp-step-box" in o)
+    search = "?train_id=./ops_all"
+    bodies = {
+        "names its tag": _store_body(by_output[view], {"data": {"tag": "t"}, "search": search}),
+        "at most 6 cards": _store_body(
+            by_output[stats],
+            {"data": [{"tag": "t"}] * 100_000, "value": [0] * 100_000, "search": search},
+        ),
+        "steps as integers": _store_body(
+            by_output[tab], {"data": {"steps": ["a", 1]}, "value": 3, "search": ""}
+        ),
+    }
+    for message, body in bodies.items():
+        answer = client.post(UPDATE, json=body)
+        assert answer.status_code == 400, (body["output"], answer.get_data()[:200])
+        assert message in answer.get_json()["message"]

@@ -25,22 +25,27 @@ from tests.conftest import console_errors
 from tests.pages import find, text
 
 
-def _card(context: ptp.CardContext[DataService], tag: str) -> html.Section:
+@dataclasses.dataclass(frozen=True)
+class RawUrl(ptp.PerTagUrl):
+    raw: bool = False
+
+
+def _card(context: ptp.CardContext[DataService, RawUrl], tag: str) -> html.Section:
     if tag == "hist/all_nan":
         raise DataError("cannot draw this one")
-    return html.Section(f"{tag} for {context.train_id}, raw {context.state['raw']}")
+    return html.Section(f"{tag} for {context.train_id}, raw {context.state.raw}")
 
 
-PAGE: ptp.PerTagPage[DataService] = ptp.PerTagPage(
+PAGE: ptp.PerTagPage[DataService, RawUrl] = ptp.PerTagPage(
     prefix="t",
     plugin=PluginName.HISTOGRAM,
     noun="histogram",
     title="Test",
     empty=lambda: ["Nothing"],
-    state=ptp.page_state(Flag("raw")),
+    state=ptp.page_state(RawUrl, raw=Flag("raw")),
     page_size=4,
     card=_card,
-    controls=lambda state: [html.Div("raw" if state["raw"] else "cooked", id="t-raw")],
+    controls=lambda state: [html.Div("raw" if state.raw else "cooked", id="t-raw")],
     control_fields=(("t-raw", "raw"),),
     card_fields=("raw",),
 )
@@ -184,7 +189,7 @@ def test_a_first_paint_draws_its_first_cards_on_the_server(service: DataService)
     app = dash.Dash(__name__)
     seen: list[tuple[str, bool, bool]] = []
 
-    def card(context: ptp.CardContext[DataService], tag: str) -> html.Section:
+    def card(context: ptp.CardContext[DataService, RawUrl], tag: str) -> html.Section:
         seen.append((tag, context.first_paint, context.preview))
         return html.Section(tag)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 import pytest
@@ -16,19 +17,36 @@ from dash_insight.web.url_state import (
     TagMap,
     Tags,
     Text,
-    UrlState,
+    TypedUrlState,
 )
 
-STATE = UrlState(
-    Text("train_id"),
-    Tags("tags"),
-    Text("filter"),
-    Choice("view", "top", ("top", "front")),
-    Flag("raw"),
-    Int("dec", 5, 0, 10),
-    Float("smoothing", 0.0, 0.0, 0.99),
-    TagMap("steps"),
-    Int("page", 1, 1, MAX_PAGE),
+
+@dataclass(frozen=True)
+class Sample:
+    """A page state of every kind of field, as a per-tag page's."""
+
+    train_id: str = ""
+    tags: list[str] | None = None
+    filter: str = ""
+    view: str = "top"
+    raw: bool = False
+    dec: int = 5
+    smoothing: float = 0.0
+    steps: dict[str, str] = field(default_factory=dict)
+    page: int = 1
+
+
+STATE = TypedUrlState(
+    Sample,
+    train_id=Text("train_id"),
+    tags=Tags("tags"),
+    filter=Text("filter"),
+    view=Choice("view", "top", ("top", "front")),
+    raw=Flag("raw"),
+    dec=Int("dec", 5, 0, 10),
+    smoothing=Float("smoothing", 0.0, 0.0, 0.99),
+    steps=TagMap("steps"),
+    page=Int("page", 1, 1, MAX_PAGE),
 )
 
 
@@ -52,21 +70,11 @@ def test_search_helpers() -> None:
 
 
 def test_defaults_and_an_empty_search() -> None:
-    defaults = STATE.defaults()
-    assert defaults == {
-        "train_id": "",
-        "tags": None,
-        "filter": "",
-        "view": "top",
-        "raw": False,
-        "dec": 5,
-        "smoothing": 0.0,
-        "steps": {},
-        "page": 1,
-    }
-    assert STATE.search(defaults) == ""
-    assert STATE.parse_search("") == defaults
-    assert STATE.names[0] == "train_id" and STATE.field("dec").name == "dec"
+    assert STATE.parse({}) == Sample()
+    assert STATE.search(Sample()) == ""
+    assert STATE.parse_search("") == Sample()
+    names = [f.name for f in STATE.fields.values()]
+    assert names[0] == "train_id" and names[-1] == "page"  # the URL's order
 
 
 def test_bad_values_become_defaults_or_bounds() -> None:
@@ -80,78 +88,64 @@ def test_bad_values_become_defaults_or_bounds() -> None:
             "steps": "broken",
         }
     )
-    assert (state["view"], state["raw"], state["dec"]) == ("top", False, 10)
-    assert (state["smoothing"], state["page"], state["steps"]) == (0.0, 1, {})
-    assert STATE.parse({"dec": "x", "smoothing": "7", "page": "-3"})["dec"] == 5
-    assert STATE.parse({"smoothing": "7"})["smoothing"] == 0.99
-    assert STATE.parse({"smoothing": "inf"})["smoothing"] == 0.0
-    assert STATE.parse({"smoothing": "-1"})["smoothing"] == 0.0
+    assert (state.view, state.raw, state.dec) == ("top", False, 10)
+    assert (state.smoothing, state.page, state.steps) == (0.0, 1, {})
+    assert STATE.parse({"dec": "x", "smoothing": "7", "page": "-3"}).dec == 5
+    assert STATE.parse({"smoothing": "7"}).smoothing == 0.99
+    assert STATE.parse({"smoothing": "inf"}).smoothing == 0.0
+    assert STATE.parse({"smoothing": "-1"}).smoothing == 0.0
 
 
 @pytest.mark.parametrize(
     "state",
     [
-        {
-            "train_id": "./group/run 1",
-            "tags": ["a,b", "c\\d"],
-            "filter": "^conv.*[0-9]",
-            "view": "front",
-            "raw": True,
-            "dec": 0,
-            "smoothing": 0.6,
-            "steps": {"x=y": "12"},
-            "page": 7,
-        },
-        {
-            "train_id": "./a",
-            "tags": [],
-            "filter": "",
-            "view": "top",
-            "raw": False,
-            "dec": 10,
-            "smoothing": 0.99,
-            "steps": {},
-            "page": 1,
-        },
+        Sample(
+            train_id="./group/run 1",
+            tags=["a,b", "c\\d"],
+            filter="^conv.*[0-9]",
+            view="front",
+            raw=True,
+            dec=0,
+            smoothing=0.6,
+            steps={"x=y": "12"},
+            page=7,
+        ),
+        Sample(train_id="./a", tags=[], dec=10, smoothing=0.99),
     ],
 )
-def test_parse_of_search_round_trips(state: dict) -> None:
+def test_parse_of_search_round_trips(state: Sample) -> None:
     assert STATE.parse_search(STATE.search(state)) == state
 
 
 def test_search_leaves_defaults_out_and_keeps_field_order() -> None:
-    search = STATE.search(
-        {
-            **STATE.defaults(),
-            "train_id": "./a",
-            "view": "front",
-            "page": 2,
-            "tags": ["b"],
-            "other": "ignored",
-        }
-    )
+    search = STATE.search(Sample(train_id="./a", view="front", page=2, tags=["b"]))
     assert search == "?train_id=.%2Fa&tags=b&view=front&page=2"
-    assert parse_qs(STATE.search({"tags": []})[1:]) == {"tags": [","]}  # none, not all
-    assert STATE.search({"view": "nonsense", "smoothing": 0.25}) == "?smoothing=0.25"
+    assert parse_qs(STATE.search(Sample(tags=[]))[1:]) == {"tags": [","]}  # none, not all
+    assert STATE.search(Sample(view="nonsense", smoothing=0.25)) == "?smoothing=0.25"
+    # The URL's other parameters, kept after the state's when given.
+    kept = STATE.search(Sample(page=2), {"other": "x", "page": "9"})
+    assert kept == "?page=2&other=x"
 
 
 def test_values_from_controls() -> None:
     state = STATE.from_controls(
-        STATE.defaults(),
+        Sample(),
         {"view": "front", "raw": ["1"], "dec": 12, "smoothing": None, "filter": None},
     )
-    assert (state["view"], state["raw"], state["dec"]) == ("front", True, 10)
-    assert (state["smoothing"], state["filter"]) == (0.0, "")
-    assert STATE.from_controls(state, {"raw": [], "view": None, "dec": "x"})["raw"] is False
-    assert STATE.from_controls(state, {"view": None})["view"] == "top"
-    assert STATE.from_controls(state, {"dec": None})["dec"] == 5
-    assert STATE.from_controls(state, {"smoothing": 2})["smoothing"] == 0.99
-    assert STATE.from_controls(state, {"tags": ("a", "b")})["tags"] == ["a", "b"]
+    assert (state.view, state.raw, state.dec) == ("front", True, 10)
+    assert (state.smoothing, state.filter) == (0.0, "")
+    assert STATE.from_controls(state, {"raw": [], "view": None, "dec": "x"}).raw is False
+    assert STATE.from_controls(state, {"view": None}).view == "top"
+    assert STATE.from_controls(state, {"dec": None}).dec == 5
+    assert STATE.from_controls(state, {"smoothing": 2}).smoothing == 0.99
+    assert STATE.from_controls(state, {"tags": ("a", "b")}).tags == ["a", "b"]
+    bounded = TypedUrlState(Sample, **{**STATE.fields, "filter": Text("filter", max_chars=3)})
+    assert bounded.from_controls(state, {"filter": "abcdef"}).filter == "abc"  # the box too
 
 
-def test_duplicate_names_are_refused() -> None:
+def test_two_attributes_on_one_parameter_are_refused() -> None:
     with pytest.raises(ValueError, match="duplicate"):
-        UrlState(Text("a"), Int("a"))
+        TypedUrlState(Sample, **{**STATE.fields, "filter": Text("train_id")})
 
 
 def test_typed_state_reads_and_writes_a_dataclass() -> None:

@@ -24,6 +24,7 @@ from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.histograms.figures_overlay import histograms_at, overlay_figure, run_steps
 from dash_insight.web.components.compare_runs import (
+    STATE,
     jobs_with,
     missing_text,
     register_run_picker,
@@ -48,7 +49,7 @@ TITLE = lazy_gettext("Histogram Comparison")
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, _tags = jobs_with(service.provider, PluginName.HISTOGRAM, params)
-    runs = run_selection(params, jobs, label_texts(service.provider, jobs))
+    runs = run_selection(STATE.parse(params), jobs, label_texts(service.provider, jobs))
     return html.Div(
         [
             *compare_head(
@@ -109,7 +110,7 @@ def body(
     params = parse_search(search)
     jobs, tags_of = jobs_with(provider, PluginName.HISTOGRAM, params)
     view = tag_view(
-        params,
+        STATE.parse(params),
         jobs,
         tags_of,
         lambda run, tag: run_steps(provider, run, tag),

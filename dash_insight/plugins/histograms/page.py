@@ -11,6 +11,7 @@ charts draw at most :data:`MAX_STEPS` of them, evenly spread, and say so.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import dash
@@ -36,7 +37,7 @@ from dash_insight.web.components.histogram_views import (
 )
 from dash_insight.web.components.lazy_graph import lazy_graph, register_lazy_graphs
 from dash_insight.web.first_paint import Raw
-from dash_insight.web.per_tag_page import CardContext, PerTagPage, always, segmented
+from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl, always, segmented
 from dash_insight.web.url_state import Choice, Flag
 
 PATH = "/histograms"
@@ -64,20 +65,33 @@ def empty() -> list[Any]:
     )
 
 
-#: ``view`` (Top / Front), ``axis`` of the Top view, ``raw`` buckets.
+@dataclass(frozen=True)
+class HistogramsUrl(PerTagUrl):
+    """What the page's URL says (:data:`STATE`): the job, tags, filter and page of every
+    per-tag page, the ``view`` (Top / Front), the ``axis`` of the Top view, ``raw`` buckets."""
+
+    view: str = "top"
+    axis: str = "step"
+    raw: bool = False
+
+
+#: The page's URL state: each attribute of :class:`HistogramsUrl` and its URL parameter.
 STATE = per_tag_page.page_state(
-    Choice("view", "top", VIEWS), Choice("axis", "step", AXES), Flag("raw")
+    HistogramsUrl,
+    view=Choice("view", "top", VIEWS),
+    axis=Choice("axis", "step", AXES),
+    raw=Flag("raw"),
 )
 
 
-def controls(state: dict[str, Any]) -> list[html.Div]:
+def controls(state: HistogramsUrl) -> list[html.Div]:
     """Angle of view, vertical axis (Top view only), raw buckets."""
     return [
         html.Div(
             className="di-vp-row",
             children=[
                 html.Span(_("Angle of view"), className="di-control-label"),
-                segmented("hist-view", [("front", _("Front")), ("top", _("Top"))], state["view"]),
+                segmented("hist-view", [("front", _("Front")), ("top", _("Top"))], state.view),
                 html.Span(
                     id="hist-axis-group",
                     className="di-vp-group",
@@ -90,14 +104,14 @@ def controls(state: dict[str, Any]) -> list[html.Div]:
                                 ("relative", _("Relative time (s)")),
                                 ("absolute", _("Absolute time")),
                             ],
-                            state["axis"],
+                            state.axis,
                         ),
                     ],
-                    style={"display": "none"} if state["view"] == "front" else {},
+                    style={"display": "none"} if state.view == "front" else {},
                 ),
                 dcc.Checklist(
                     id="hist-raw",
-                    value=["1"] if state["raw"] else [],
+                    value=["1"] if state.raw else [],
                     options=[
                         {"label": " " + _("Raw buckets (as written, not re-binned)"), "value": "1"}
                     ],
@@ -112,7 +126,7 @@ def histogram_card(
     provider: DataProvider,
     train_id: str,
     tag: str,
-    state: dict[str, Any],
+    state: HistogramsUrl,
     theme: str | None = None,
     first_paint: bool = False,
     preview: bool = False,
@@ -131,16 +145,16 @@ def histogram_card(
         return _card_frame(tag, body, foot)
     try:
         total = len(provider.value_steps(train_id, PluginName.HISTOGRAM, tag))
-        steps = histograms(provider, train_id, tag, rebin=not state["raw"], max_steps=MAX_STEPS)
+        steps = histograms(provider, train_id, tag, rebin=not state.raw, max_steps=MAX_STEPS)
         series = series_from_histograms(steps, total)
         # Drawn when it comes on screen: a page of 12 charts of up to 200 traces each kept
         # the browser busy for seconds drawing charts below the screen.
         figure = (
             None
             if first_paint
-            else histogram_figure(series, state["view"], state["axis"], height=None, theme=theme)
+            else histogram_figure(series, state.view, state.axis, height=None, theme=theme)
         )
-        drawn = Raw(preview_html(series, state["view"], state["axis"], theme)) if preview else None
+        drawn = Raw(preview_html(series, state.view, state.axis, theme)) if preview else None
         body = lazy_graph(
             f"{PREFIX}|{tag}",
             {"type": "hist-graph", "tag": tag},
@@ -161,7 +175,7 @@ def histogram_card(
                     className="di-warning",
                 )
             )
-        if state["raw"]:
+        if state.raw:
             foot.append(" · " + _("raw buckets"))
     except DataError as error:
         body = html.Div(localize_reason(str(error)), className="di-empty di-error-text")
@@ -192,7 +206,7 @@ def _card_frame(tag: str, body: Any, foot: list[Any]) -> html.Section:
     )
 
 
-def _card(context: CardContext[DataService], tag: str) -> html.Section:
+def _card(context: CardContext[DataService, HistogramsUrl], tag: str) -> html.Section:
     return histogram_card(
         context.service.provider,
         context.train_id,
@@ -204,7 +218,7 @@ def _card(context: CardContext[DataService], tag: str) -> html.Section:
     )
 
 
-PAGE: PerTagPage[DataService] = PerTagPage(
+PAGE: PerTagPage[DataService, HistogramsUrl] = PerTagPage(
     prefix=PREFIX,
     plugin=PluginName.HISTOGRAM,
     noun="histogram",

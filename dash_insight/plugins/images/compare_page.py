@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import dash
@@ -26,8 +27,14 @@ from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
-from dash_insight.plugins.images.page import DEFAULT_LEVEL, image_filter
+from dash_insight.plugins.images.page import (
+    BRIGHTNESS,
+    CONTRAST,
+    DEFAULT_LEVEL,
+    image_filter,
+)
 from dash_insight.web.components.compare_runs import (
+    STATE,
     jobs_with,
     missing_text,
     register_run_picker,
@@ -44,10 +51,23 @@ from dash_insight.web.components.compare_runs import (
 )
 from dash_insight.web.components.compare_tabs import compare_head, label_texts
 from dash_insight.web.components.run_colours import run_colours, run_dot
-from dash_insight.web.url_state import int_param, make_search, parse_search
+from dash_insight.web.url_state import TypedUrlState, make_search, parse_search
 
 PATH = "/compare/images"
 TITLE = lazy_gettext("Image Comparison")
+
+
+@dataclass(frozen=True)
+class LevelsUrl:
+    """The tab's own URL parameters (:data:`LEVELS`; the runs, tag and step are
+    :class:`~dash_insight.web.components.compare_runs.RunsUrl`): the images page's brightness
+    ``b`` and contrast ``c`` (0-100), applied in the browser."""
+
+    b: int = DEFAULT_LEVEL
+    c: int = DEFAULT_LEVEL
+
+
+LEVELS: TypedUrlState[LevelsUrl] = TypedUrlState(LevelsUrl, b=BRIGHTNESS, c=CONTRAST)
 
 
 def run_steps(provider: DataProvider, train_id: str, tag: str) -> list[int]:
@@ -126,12 +146,11 @@ def _level(name: str, label: str, value: int) -> html.Div:
 
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, _tags = jobs_with(service.provider, PluginName.IMAGE, params)
-    runs = run_selection(params, jobs, label_texts(service.provider, jobs))
-    brightness = int_param(params, "b", DEFAULT_LEVEL, 0, 100)
-    contrast = int_param(params, "c", DEFAULT_LEVEL, 0, 100)
+    runs = run_selection(STATE.parse(params), jobs, label_texts(service.provider, jobs))
+    levels = LEVELS.parse(params)
     return html.Div(
         id="icmp-root",
-        style={"--di-image-filter": image_filter(brightness, contrast)},
+        style={"--di-image-filter": image_filter(levels.b, levels.c)},
         children=[
             *compare_head(
                 app,
@@ -148,8 +167,8 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
                     html.Div(
                         className="di-vp-row",
                         children=[
-                            _level("brightness", _("Brightness"), brightness),
-                            _level("contrast", _("Contrast"), contrast),
+                            _level("brightness", _("Brightness"), levels.b),
+                            _level("contrast", _("Contrast"), levels.c),
                         ],
                     ),
                 ],
@@ -176,7 +195,7 @@ def body(
     params = parse_search(search)
     jobs, tags_of = jobs_with(provider, PluginName.IMAGE, params)
     view = tag_view(
-        params,
+        STATE.parse(params),
         jobs,
         tags_of,
         lambda run, tag: run_steps(provider, run, tag),

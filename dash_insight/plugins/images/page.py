@@ -16,6 +16,7 @@ the tags or the page change (:mod:`dash_insight.web.per_tag_page`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import dash
@@ -28,7 +29,7 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.web import per_tag_page
-from dash_insight.web.per_tag_page import CardContext, PerTagPage
+from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl
 from dash_insight.web.url_state import Int, TagMap, make_search
 
 PATH = "/images"
@@ -52,11 +53,23 @@ def empty() -> list[Any]:
     )
 
 
-#: ``b`` / ``c`` brightness and contrast (0-100), ``steps`` the step shown per tag (absent: the
-#: last); all three change in the browser only.
-STATE = per_tag_page.page_state(
-    Int("b", DEFAULT_LEVEL, 0, 100), Int("c", DEFAULT_LEVEL, 0, 100), TagMap("steps")
-)
+@dataclass(frozen=True)
+class ImagesUrl(PerTagUrl):
+    """What the page's URL says (:data:`STATE`): the job, tags, filter and page of every
+    per-tag page, ``b`` / ``c`` brightness and contrast (0-100), ``steps`` the step shown per
+    tag (absent: the last; at most MAX_URL_LIST_ITEMS tags); all three change in the browser
+    only."""
+
+    b: int = DEFAULT_LEVEL
+    c: int = DEFAULT_LEVEL
+    steps: dict[str, str] = field(default_factory=dict)
+
+
+#: Brightness and contrast in the URL (the image comparison's too).
+BRIGHTNESS = Int("b", DEFAULT_LEVEL, 0, 100)
+CONTRAST = Int("c", DEFAULT_LEVEL, 0, 100)
+#: The page's URL state: each attribute of :class:`ImagesUrl` and its URL parameter.
+STATE = per_tag_page.page_state(ImagesUrl, b=BRIGHTNESS, c=CONTRAST, steps=TagMap("steps"))
 
 
 def image_filter(brightness: float, contrast: float) -> str:
@@ -203,25 +216,25 @@ def _level_slider(name: str, label: str, value: int) -> html.Div:
     )
 
 
-def root_style(state: dict[str, Any]) -> dict[str, str]:
+def root_style(state: ImagesUrl) -> dict[str, str]:
     """The CSS variable every image's filter reads."""
-    return {"--di-image-filter": image_filter(state["b"], state["c"])}
+    return {"--di-image-filter": image_filter(state.b, state.c)}
 
 
-def controls(state: dict[str, Any]) -> list[html.Div]:
+def controls(state: ImagesUrl) -> list[html.Div]:
     """Brightness and contrast sliders with their Reset buttons."""
     return [
         html.Div(
             className="di-vp-row",
             children=[
-                _level_slider("brightness", _("Brightness"), state["b"]),
-                _level_slider("contrast", _("Contrast"), state["c"]),
+                _level_slider("brightness", _("Brightness"), state.b),
+                _level_slider("contrast", _("Contrast"), state.c),
             ],
         )
     ]
 
 
-def modal(_state: dict[str, Any]) -> list[html.Div]:
+def modal(_state: ImagesUrl) -> list[html.Div]:
     """The actual-size view of a clicked image (hidden until then)."""
     return [
         html.Div(
@@ -243,17 +256,17 @@ def modal(_state: dict[str, Any]) -> list[html.Div]:
     ]
 
 
-def _card(context: CardContext[DataService], tag: str) -> html.Section:
+def _card(context: CardContext[DataService, ImagesUrl], tag: str) -> html.Section:
     return image_card(
         context.app,
         context.service.provider,
         context.train_id,
         tag,
-        context.state["steps"].get(tag),
+        context.state.steps.get(tag),
     )
 
 
-PAGE: PerTagPage[DataService] = PerTagPage(
+PAGE: PerTagPage[DataService, ImagesUrl] = PerTagPage(
     prefix=PREFIX,
     plugin=PluginName.IMAGE,
     noun="image",

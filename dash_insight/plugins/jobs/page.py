@@ -31,6 +31,7 @@ from dash_insight.core.user_regex import compile_user_regex
 from dash_insight.web.answer_key import content_key
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.tag_select import goto_box
+from dash_insight.web.limits import MAX_FILTER_CHARS
 from dash_insight.web.url_state import (
     MAX_PAGE,
     Choice,
@@ -116,9 +117,6 @@ def empty_list_message(ready: bool, query: str) -> str:
     ).format(patterns=", ".join(NAME_PATTERNS))
 
 
-#: Longest filter text a URL keeps (job paths are shorter; a regular expression this long is
-#: junk, not a search).
-MAX_FILTER_CHARS = 256
 DEFAULT_SIZE = 20
 
 

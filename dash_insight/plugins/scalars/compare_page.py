@@ -39,7 +39,6 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.scalars.page_charts import (
     AXIS,
     CHART_FIELDS,
-    MAX_FILTER_CHARS,
     SMOOTHING,
     ChartSpec,
     ChartUrl,
@@ -113,6 +112,7 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
+from dash_insight.web.limits import MAX_FILTER_CHARS
 from dash_insight.web.url_state import (
     MAX_PAGE,
     Choice,
@@ -122,7 +122,6 @@ from dash_insight.web.url_state import (
     Tags,
     Text,
     TypedUrlState,
-    UrlState,
     make_search,
     parse_search,
     same_search,
@@ -174,7 +173,7 @@ STATE: TypedUrlState[CompareUrl] = TypedUrlState(
     tags=Tags("tags"),
     filter=Text("filter", max_chars=MAX_FILTER_CHARS),
     page=Int("page", 1, 1, MAX_PAGE),
-    hidden=Tags("hidden"),
+    hidden=compare_runs.HIDDEN,
     group_by=Text("group_by", max_chars=MAX_TEXT_CHARS),
     centre=Choice("centre", "mean", CENTRES),
     band=Choice("band", "std", BANDS),
@@ -184,9 +183,6 @@ STATE: TypedUrlState[CompareUrl] = TypedUrlState(
     archived=Flag("archived"),
     **CHART_FIELDS,
 )
-#: The same fields as URL parameters, for the comparison pages' helpers that rewrite a URL
-#: keeping the parameters they do not know (:func:`eye_search`).
-PARAMS = UrlState(*STATE.fields.values())
 
 
 @dataclass(frozen=True)
@@ -300,13 +296,6 @@ def checked_group_by(text: str) -> tuple[GroupBy | None, str]:
         return None, _("Cannot group by {text}: {error}").format(
             text=text[:40] + ("…" if len(text) > 40 else ""), error=error
         )
-
-
-def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
-    """The URL after a click on a run's eye: the comparison pages' own
-    (:func:`~dash_insight.web.components.compare_runs.eye_search`) over this page's
-    :data:`PARAMS`."""
-    return compare_runs.eye_search(search, jobs, report, PARAMS)
 
 
 def controls_search(
@@ -1288,7 +1277,7 @@ def controls_to_url(
 def eye_clicked(provider: DataProvider, report: Any, search: str | None) -> Any:
     """A run's eye closed or opened: the URL's ``hidden`` says so."""
     jobs, _tags = scalar_jobs(provider)
-    new = eye_search(search, jobs, report)
+    new = compare_runs.eye_search(search, jobs, report)
     return dash.no_update if new is None or same_search(new, search) else new
 
 

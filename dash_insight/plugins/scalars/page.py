@@ -28,7 +28,6 @@ from dash_insight.plugins.scalars.figures_preview import PreviewLine, preview_ht
 from dash_insight.plugins.scalars.page_charts import (
     AXIS,
     CHART_FIELDS,
-    MAX_FILTER_CHARS,
     SMOOTHING,
     ChartSpec,
     ChartUrl,
@@ -65,6 +64,7 @@ from dash_insight.web.components.tag_select import (
     visible_tags,
 )
 from dash_insight.web.first_paint import Raw
+from dash_insight.web.limits import MAX_FILTER_CHARS
 from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import (
     MAX_PAGE,

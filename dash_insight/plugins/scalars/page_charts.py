@@ -100,10 +100,6 @@ EPOCH_STEPS = Int("epoch_steps", 0, 0, 10**9)
 #: A scalar tag whose values are the x axis (``epoch``, ``tokens_seen``); "" = ``axis``; at
 #: most 1,024 characters.
 X_TAG = Text("x_tag", max_chars=1024)
-#: The longest filter (a regular expression on tags or runs) a URL or a filter box may give:
-#: longer ones are cut (Python's ``re`` recurses past the interpreter's limit on a few hundred
-#: nested groups, and a filter is a few words).
-MAX_FILTER_CHARS = 256
 #: The charts (ids) whose best-value button was flipped (min <-> max), and those with a log x
 #: axis: kept in the URL so that a reload or a shared link shows the same.
 BEST_FLIP = Tags("best_flip")

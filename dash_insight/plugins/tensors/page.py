@@ -24,6 +24,8 @@ frame (tag selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_pag
 from __future__ import annotations
 
 import functools
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import dash
@@ -59,6 +61,7 @@ from dash_insight.plugins.tensors.query_tensor import (
 )
 from dash_insight.web import per_tag_page
 from dash_insight.web.binding import triggered
+from dash_insight.web.callback_types import CallbackValueError
 from dash_insight.web.components.figures import GRAPH_CONFIG
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.histogram_views import (
@@ -70,7 +73,7 @@ from dash_insight.web.components.histogram_views import (
     series_from_tensor_histograms,
     shown_text,
 )
-from dash_insight.web.per_tag_page import CardContext, PerTagPage, segmented
+from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl, segmented
 from dash_insight.web.url_state import Choice, Int, TagMap, same_search
 
 PATH = "/tensors"
@@ -109,18 +112,94 @@ def empty() -> list[Any]:
     )
 
 
-#: ``view`` table / histogram; ``hview`` and ``axis`` of the histogram view; ``fmt`` and ``dec``
-#: of the table (applied in the browser); per tag, the step (``steps``) and the dims applied
-#: (``dims``) when not the defaults.
+@dataclass(frozen=True)
+class TensorsUrl(PerTagUrl):
+    """What the page's URL says (:data:`STATE`): the job, tags, filter and page of every
+    per-tag page, the ``view`` (table / histogram); ``hview`` and ``axis`` of the histogram
+    view; ``fmt`` and ``dec`` of the table (applied in the browser); per tag, the step
+    (``steps``) and the dims applied (``dims``) when not the defaults (at most
+    MAX_URL_LIST_ITEMS tags each)."""
+
+    view: str = "table"
+    hview: str = "top"
+    axis: str = "step"
+    fmt: str = "value"
+    dec: int = DEFAULT_DECIMALS
+    steps: dict[str, str] = field(default_factory=dict)
+    dims: dict[str, str] = field(default_factory=dict)
+
+
+#: The page's URL state: each attribute of :class:`TensorsUrl` and its URL parameter.
 STATE = per_tag_page.page_state(
-    Choice("view", "table", ("table", "histogram")),
-    Choice("hview", "top", VIEWS),
-    Choice("axis", "step", AXES),
-    Choice("fmt", "value", ("value", "sci")),
-    Int("dec", DEFAULT_DECIMALS, 0, MAX_DECIMALS),
-    TagMap("steps"),
-    TagMap("dims"),
+    TensorsUrl,
+    view=Choice("view", "table", ("table", "histogram")),
+    hview=Choice("hview", "top", VIEWS),
+    axis=Choice("axis", "step", AXES),
+    fmt=Choice("fmt", "value", ("value", "sci")),
+    dec=Int("dec", DEFAULT_DECIMALS, 0, MAX_DECIMALS),
+    steps=TagMap("steps"),
+    dims=TagMap("dims"),
 )
+
+
+@dataclass(frozen=True)
+class TableStore:
+    """What a table card keeps for its callbacks (its ``tensor-data`` store): the tag, its
+    steps (ascending) and their wall times, and the card's default dims."""
+
+    tag: str
+    steps: list[int]
+    walls: list[float]
+    default: str
+
+    def data(self) -> dict[str, Any]:
+        """The store's JSON value (:meth:`read` reads it back)."""
+        return {"tag": self.tag, "steps": self.steps, "walls": self.walls, "default": self.default}
+
+    @staticmethod
+    def read(data: object) -> TableStore:
+        """The store a callback was given; CallbackValueError (400) unless it is what
+        :meth:`data` wrote: a tag, one step or more (integers), a wall time (a number) per
+        step, the default dims (text)."""
+        if not isinstance(data, dict):
+            raise CallbackValueError("a tensor card's store must be an object")
+        tag, steps, walls, default = (data.get(k) for k in ("tag", "steps", "walls", "default"))
+        if not isinstance(tag, str) or not isinstance(default, str):
+            raise CallbackValueError("a tensor card's store names its tag and default dims")
+        if not isinstance(steps, list) or not isinstance(walls, list) or not steps:
+            raise CallbackValueError("a tensor card's store lists its steps and wall times")
+        if len(walls) != len(steps) or not all(_is_int(s) for s in steps):
+            raise CallbackValueError("a tensor card's steps are integers, one wall time each")
+        if not all(_is_number(w) for w in walls):
+            raise CallbackValueError("a tensor card's wall times are numbers")
+        return TableStore(tag, steps, walls, default)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def slider_index(position: object, count: int, default: int) -> int:
+    """The index of the step a card's slider is at among ``count`` steps: ``position``
+    clamped to them; ``default`` for none, or for anything but a finite number."""
+    if isinstance(position, bool) or not isinstance(position, int | float):
+        return default
+    return max(0, min(count - 1, int(position))) if math.isfinite(position) else default
+
+
+def table_stores(data: object, *lists: object) -> list[TableStore]:
+    """The table cards' stores of an ``ALL`` callback (:meth:`TableStore.read`), at most a
+    page of them, with ``lists`` (the cards' other values) as long; CallbackValueError (400)
+    else."""
+    if not isinstance(data, list) or len(data) > PAGE_SIZE:
+        raise CallbackValueError(f"a tensors page has at most {PAGE_SIZE} cards")
+    if any(not isinstance(values, list) or len(values) != len(data) for values in lists):
+        raise CallbackValueError("the tensor cards' values must be one per card")
+    return [TableStore.read(item) for item in data]
 
 
 # --- rendering -----------------------------------------------------------------------------------
@@ -222,24 +301,22 @@ def _grid(
     return grid
 
 
-def table_card(
-    queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any]
-) -> html.Section:
+def table_card(queries: TensorQueries, train_id: str, tag: str, state: TensorsUrl) -> html.Section:
     """A table card: shape and type, dimension boxes, the table (filled by a callback),
     statistics, step slider."""
     steps = queries.provider.value_steps(train_id, PluginName.TENSOR, tag)
     step_list = [int(s) for s in steps.step.tolist()]
-    wanted = state["steps"].get(tag)
+    wanted = state.steps.get(tag)
     position = len(step_list) - 1
     if wanted is not None and wanted.lstrip("-").isdigit() and int(wanted) in step_list:
         position = step_list.index(int(wanted))
     meta = (steps.meta[position] if steps.meta else None) or {}
     shape = tuple(int(d) for d in meta.get("dims", []))
     default = start_dims(shape)
-    dims = state["dims"].get(tag, default)
+    dims = state.dims.get(tag, default)
     key = {"tag": tag}
     boxes = _dimension_boxes(tag, dims, shape)
-    data = {"tag": tag, "steps": step_list, "walls": steps.wall_time.tolist(), "default": default}
+    data = TableStore(tag, step_list, steps.wall_time.tolist(), default).data()
     return html.Section(
         className="di-panel di-card di-vp-card di-vt-card",
         id={"type": "tensor-card", "tag": tag},
@@ -373,7 +450,7 @@ def _card_head(tag: str) -> html.Div:
 
 
 def histogram_card(
-    queries: TensorQueries, train_id: str, tag: str, state: dict[str, Any], theme: str | None = None
+    queries: TensorQueries, train_id: str, tag: str, state: TensorsUrl, theme: str | None = None
 ) -> html.Section:
     """A histogram card: the tensor's steps in the Top or Front view."""
     foot: list[Any] = []
@@ -382,9 +459,7 @@ def histogram_card(
         found = queries.histograms(train_id, tag, max_steps=MAX_STEPS)
         series = series_from_tensor_histograms(found.rows, total)
         body: Any = dcc.Graph(
-            figure=histogram_figure(
-                series, state["hview"], state["axis"], height=None, theme=theme
-            ),
+            figure=histogram_figure(series, state.hview, state.axis, height=None, theme=theme),
             config=GRAPH_CONFIG,
             className="di-vp-graph",
             responsive=True,
@@ -419,10 +494,10 @@ def histogram_card(
     )
 
 
-def controls(state: dict[str, Any]) -> list[html.Div]:
+def controls(state: TensorsUrl) -> list[html.Div]:
     """View (table / histogram); value format and decimals of the table; angle of view and
     vertical axis of the histograms. Controls of the other view are hidden."""
-    table = state["view"] == "table"
+    table = state.view == "table"
     hidden = {"display": "none"}
     return [
         html.Div(
@@ -432,7 +507,7 @@ def controls(state: dict[str, Any]) -> list[html.Div]:
                 segmented(
                     "tensor-view-mode",
                     [("table", _("Table")), ("histogram", _("Histogram"))],
-                    state["view"],
+                    state.view,
                 ),
                 _table_controls(state, {} if table else hidden),
                 _histogram_controls(state, hidden if table else {}),
@@ -441,7 +516,7 @@ def controls(state: dict[str, Any]) -> list[html.Div]:
     ]
 
 
-def _table_controls(state: dict[str, Any], style: dict[str, str]) -> html.Span:
+def _table_controls(state: TensorsUrl, style: dict[str, str]) -> html.Span:
     """The table's value format and decimal places."""
     return html.Span(
         id="tensor-table-controls",
@@ -452,12 +527,12 @@ def _table_controls(state: dict[str, Any], style: dict[str, str]) -> html.Span:
             segmented(
                 "tensor-fmt",
                 [("value", _("Value")), ("sci", _("Scientific notation"))],
-                state["fmt"],
+                state.fmt,
             ),
             html.Span(_("Decimal places"), className="di-control-label"),
             dcc.Dropdown(
                 id="tensor-dec",
-                value=state["dec"],
+                value=state.dec,
                 clearable=False,
                 searchable=False,
                 style={"width": "80px"},
@@ -467,7 +542,7 @@ def _table_controls(state: dict[str, Any], style: dict[str, str]) -> html.Span:
     )
 
 
-def _histogram_controls(state: dict[str, Any], style: dict[str, str]) -> html.Span:
+def _histogram_controls(state: TensorsUrl, style: dict[str, str]) -> html.Span:
     """The histograms' angle of view and (front view) vertical axis."""
     return html.Span(
         id="tensor-histogram-controls",
@@ -478,12 +553,12 @@ def _histogram_controls(state: dict[str, Any], style: dict[str, str]) -> html.Sp
             segmented(
                 "tensor-hview",
                 [("front", _("Front")), ("top", _("Top"))],
-                state["hview"],
+                state.hview,
             ),
             html.Span(
                 id="tensor-axis-group",
                 className="di-vp-group",
-                style={"display": "none"} if state["hview"] == "front" else {},
+                style={"display": "none"} if state.hview == "front" else {},
                 children=[
                     html.Span(_("Vertical axis"), className="di-control-label"),
                     segmented(
@@ -493,7 +568,7 @@ def _histogram_controls(state: dict[str, Any], style: dict[str, str]) -> html.Sp
                             ("relative", _("Relative time (s)")),
                             ("absolute", _("Absolute time")),
                         ],
-                        state["axis"],
+                        state.axis,
                     ),
                 ],
             ),
@@ -501,19 +576,19 @@ def _histogram_controls(state: dict[str, Any], style: dict[str, str]) -> html.Sp
     )
 
 
-def tensor_card(context: CardContext[TensorQueries], tag: str) -> html.Section:
+def tensor_card(context: CardContext[TensorQueries, TensorsUrl], tag: str) -> html.Section:
     """The card of the page's view: histograms or a table."""
-    if context.state["view"] == "histogram":
+    if context.state.view == "histogram":
         return histogram_card(context.service, context.train_id, tag, context.state, context.theme)
     return table_card(context.service, context.train_id, tag, context.state)
 
 
-def histogram_view(state: Any) -> bool:
+def histogram_view(state: TensorsUrl) -> bool:
     """Histogram cards follow the theme; tables do not."""
-    return bool(state["view"] == "histogram")
+    return state.view == "histogram"
 
 
-PAGE: PerTagPage[TensorQueries] = PerTagPage(
+PAGE: PerTagPage[TensorQueries, TensorsUrl] = PerTagPage(
     prefix=PREFIX,
     plugin=PluginName.TENSOR,
     noun="tensor",
@@ -555,21 +630,21 @@ def step_view(
 ) -> tuple[Any, Any, str, Any, str]:
     """What a table card shows after its slider, ✓ / Enter or Default (``trigger``): (table or
     message, statistics, step label, dims applied (``no_update`` when the typed dims are
-    wrong), dims error). ``data`` is the card's store (tag, steps, wall times, default dims)."""
+    wrong), dims error). ``data`` is the card's store (:class:`TableStore`)."""
     kind = trigger.get("type") if isinstance(trigger, dict) else None
     state = STATE.parse_search(search)
-    steps = data["steps"]
-    index = max(0, min(len(steps) - 1, int(position or 0)))
-    step = steps[index]
-    dims = applied or data["default"]
+    card = TableStore.read(data)
+    index = slider_index(position, len(card.steps), 0)
+    step = card.steps[index]
+    dims = applied or card.default
     if kind in ("tensor-apply", "tensor-dim"):
         dims = dims_from_items(items)
     elif kind == "tensor-reset":
-        dims = data["default"]
+        dims = card.default
     view, panel, error = table_view(
-        queries, state["train_id"], data["tag"], step, dims, state["fmt"], state["dec"]
+        queries, state.train_id, card.tag, step, dims, state.fmt, state.dec
     )
-    label = _("Step: {step}").format(step=step) + f" · {format_wall_time(data['walls'][index])}"
+    label = _("Step: {step}").format(step=step) + f" · {format_wall_time(card.walls[index])}"
     if error:
         return view, panel, label, dash.no_update, error
     return view, panel, label, dims, ""
@@ -586,17 +661,16 @@ def restyled_statistics(
     """Every table card's statistics in the format and decimals just chosen (the table
     formats its cells again in the browser; the statistics are cached per step, so this is a
     look-up per card). A card whose tensor cannot be read keeps its message."""
-    train_id = STATE.parse_search(search)["train_id"]
+    train_id = STATE.parse_search(search).train_id
     fmt = "sci" if fmt == "sci" else "value"
     if not isinstance(dec, int) or not 0 <= dec <= MAX_DECIMALS:
         dec = DEFAULT_DECIMALS
     panels: list[Any] = []
-    for position, item in zip(positions, data, strict=True):
-        steps = item["steps"]
-        step = steps[max(0, min(len(steps) - 1, int(position or 0)))]
+    for position, card in zip(positions, table_stores(data, positions), strict=True):
+        step = card.steps[slider_index(position, len(card.steps), 0)]
         try:
-            array = queries.tensor(train_id, item["tag"], step).array
-            stats = queries.statistics(train_id, item["tag"], step)
+            array = queries.tensor(train_id, card.tag, step).array
+            stats = queries.statistics(train_id, card.tag, step)
         except DataError:
             panels.append(dash.no_update)
             continue
@@ -614,25 +688,27 @@ def card_state_search(
     written when not its last one, its dims when not its default; tags not on the page keep
     theirs."""
     state = STATE.parse_search(search)
-    steps, dims = dict(state["steps"]), dict(state["dims"])
-    for item, dims_value, position in zip(data, applied, positions, strict=True):
-        tag = item["tag"]
-        index = len(item["steps"]) - 1 if position is None else int(position)
-        steps.pop(tag, None)
-        dims.pop(tag, None)
-        if index != len(item["steps"]) - 1:
-            steps[tag] = str(item["steps"][index])
-        if dims_value and dims_value != item["default"]:
-            dims[tag] = dims_value
-    if steps == state["steps"] and dims == state["dims"]:
+    steps, dims = dict(state.steps), dict(state.dims)
+    for card, dims_value, position in zip(
+        table_stores(data, applied, positions), applied, positions, strict=True
+    ):
+        last = len(card.steps) - 1
+        index = slider_index(position, len(card.steps), last)
+        steps.pop(card.tag, None)
+        dims.pop(card.tag, None)
+        if index != last:
+            steps[card.tag] = str(card.steps[index])
+        if isinstance(dims_value, str) and dims_value and dims_value != card.default:
+            dims[card.tag] = dims_value
+    if steps == state.steps and dims == state.dims:
         return dash.no_update
-    new = STATE.search({**state, "steps": steps, "dims": dims})
+    new = STATE.search(replace(state, steps=steps, dims=dims))
     return dash.no_update if same_search(new, search) else new
 
 
 def default_dims(_clicks: int | None, data: dict[str, Any], values: list[str]) -> list[str]:
     """Default: the dimension boxes back to the card's default selection."""
-    return dims_items(data["default"], len(values))
+    return dims_items(TableStore.read(data).default, len(values))
 
 
 # --- callbacks -----------------------------------------------------------------------------------

@@ -4,9 +4,10 @@ images tabs): which jobs are chosen, which are hidden, the tag and the step.
 The same URL parameters as the scalar comparison: ``jobs`` (absent = the :data:`DEFAULT_RUNS`
 newest jobs that have the kind of data), ``job_filter`` and ``hidden`` (the runs whose eye is
 closed: still chosen, not drawn), plus ``tag`` (absent = the first tag of the runs drawn) and
-``step`` (absent = the last step any run drawn has). Each run shows its own step at or below
-the chosen one (:func:`step_at_or_below`), as TensorBoard's step slider does when runs were
-recorded at different steps.
+``step`` (absent = the last step any run drawn has): :class:`RunsUrl`, read and written by
+:data:`STATE`. Each run shows its own step at or below the chosen one
+(:func:`step_at_or_below`), as TensorBoard's step slider does when runs were recorded at
+different steps.
 
 Everything but :func:`run_picker` and :func:`register_run_picker` is pure.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import dash
@@ -28,6 +29,7 @@ from dash_insight.core.provider import DataProvider
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.web.answer_key import answer_key
 from dash_insight.web.binding import triggered
+from dash_insight.web.callback_types import CallbackValueError
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.compare_tabs import offered
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
@@ -42,11 +44,12 @@ from dash_insight.web.components.tag_select import (
     register_picker,
     visible_tags,
 )
+from dash_insight.web.limits import MAX_FILTER_CHARS, MAX_NAME_CHARS
 from dash_insight.web.url_state import (
     Int,
     Tags,
     Text,
-    UrlState,
+    TypedUrlState,
     make_search,
     parse_search,
     same_search,
@@ -54,9 +57,32 @@ from dash_insight.web.url_state import (
 
 #: Runs chosen when the URL names none (the scalar comparison's default too).
 DEFAULT_RUNS = 5
-#: ``step`` absent = the last step.
-STATE = UrlState(
-    Tags("jobs"), Text("job_filter"), Tags("hidden"), Text("tag"), Int("step", -1, -1, 2**62)
+
+
+@dataclass(frozen=True)
+class RunsUrl:
+    """What a tag-and-step tab's URL says (:data:`STATE`): the ``jobs`` chosen (None: the
+    default runs) and their filter, the ``hidden`` runs (at most MAX_URL_LIST_ITEMS names
+    each), the ``tag`` ("" = the default tag) and the ``step`` (-1 = the last)."""
+
+    jobs: list[str] | None = None
+    job_filter: str = ""
+    hidden: list[str] | None = None
+    tag: str = ""
+    step: int = -1
+
+
+#: The runs closed by their eye: the URL parameter every comparison page shares.
+HIDDEN = Tags("hidden")
+#: The URL state of the tabs: each attribute of :class:`RunsUrl` and its URL parameter. A
+#: tab's own parameters (the images tab's brightness) are kept when these are written.
+STATE: TypedUrlState[RunsUrl] = TypedUrlState(
+    RunsUrl,
+    jobs=Tags("jobs"),
+    job_filter=Text("job_filter", max_chars=MAX_FILTER_CHARS),
+    hidden=HIDDEN,
+    tag=Text("tag", max_chars=MAX_NAME_CHARS),
+    step=Int("step", -1, -1, 2**62),
 )
 
 
@@ -90,17 +116,17 @@ class RunSelection:
 
 
 def run_selection(
-    params: dict[str, str], jobs: list[str], texts: Mapping[str, str] | None = None
+    url: RunsUrl, jobs: list[str], texts: Mapping[str, str] | None = None
 ) -> RunSelection:
-    """The runs of the URL ``params`` among ``jobs`` (unknown names are dropped); ``texts``:
-    what the job filter searches for a run with labels (its name and ``#label`` per label,
+    """The runs of the URL state ``url`` among ``jobs`` (unknown names are dropped, through
+    sets: work linear in the URL's lists); ``texts``: what the job filter searches for a run
+    with labels (its name and ``#label`` per label,
     :func:`~dash_insight.web.components.compare_tabs.label_texts`)."""
-    state = STATE.parse(params)
-    chosen = state["jobs"]
+    chosen = None if url.jobs is None else set(url.jobs)
     selected = jobs[:DEFAULT_RUNS] if chosen is None else [j for j in jobs if j in chosen]
-    closed = set(state["hidden"] or ())
+    closed = set(url.hidden or ())
     hidden = [j for j in jobs if j in closed]
-    pattern = state["job_filter"]
+    pattern = url.job_filter
     shown = [j for j in visible_tags(jobs, selected, pattern, texts) if j not in closed]
     return RunSelection(jobs, selected, pattern, hidden, shown, chosen is not None, texts or {})
 
@@ -186,29 +212,20 @@ def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
     return [*kept, run] if hide else kept
 
 
-def eye_search(
-    search: str | None, jobs: list[str], report: Any, state: UrlState = STATE
-) -> str | None:
+def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
     """The URL after a click on a run's eye (``report``: the job list's ``cellRendererData``,
-    ``{"value": {"run", "hidden"}}``), every other parameter kept; None for a report naming no
-    known job. ``state``: the page's URL state (its ``hidden`` field the runs whose eye is
-    closed): :data:`STATE`, or the scalars comparison's own."""
+    ``{"value": {"run", "hidden"}}``) on any comparison page: its :data:`HIDDEN` runs (known
+    ones only) with the run added or taken out, every other parameter kept as it was; None for
+    a report naming no known job."""
     value = report.get("value") if isinstance(report, dict) else None
-    if not isinstance(value, dict) or value.get("run") not in jobs:
+    run = value.get("run") if isinstance(value, dict) else None
+    known = set(jobs)
+    if not isinstance(value, dict) or not isinstance(run, str) or run not in known:
         return None
-    params = parse_search(search)
-    raw = state.parse(params)
-    hidden = toggle_hidden(
-        [j for j in raw["hidden"] or [] if j in jobs], str(value["run"]), bool(value.get("hidden"))
-    )
-    return with_state(params, {**raw, "hidden": hidden or None}, state)
-
-
-def with_state(params: dict[str, str], values: dict[str, Any], state: UrlState = STATE) -> str:
-    """The query string of ``values`` (``state``'s fields) keeping the parameters of
-    ``params`` that ``state`` does not know (a tab's own: brightness, contrast)."""
-    extra = {k: v for k, v in params.items() if k not in state.names}
-    return make_search({**parse_search(state.search(values)), **extra})
+    params: dict[str, str | None] = {**parse_search(search)}
+    closed = [j for j in HIDDEN.parse(params.get(HIDDEN.name)) or [] if j in known]
+    params[HIDDEN.name] = HIDDEN.text(toggle_hidden(closed, run, bool(value.get("hidden"))) or None)
+    return make_search(params)
 
 
 def picker_search(
@@ -222,16 +239,16 @@ def picker_search(
 ) -> str:
     """The URL after the job picker ``list_id`` changed (``trigger``: its component); ``jobs``
     is written once the selection differs from the default. ``texts``: what the filter
-    searches (:func:`run_selection`)."""
+    searches (:func:`run_selection`); the filter is cut at
+    :data:`~dash_insight.web.limits.MAX_FILTER_CHARS` characters."""
     params = parse_search(search)
-    raw = STATE.parse(params)
-    runs = run_selection(params, jobs, texts)
-    matching, _unused = filter_tags(jobs, pattern or "", texts)
+    url = STATE.parse(params)
+    runs = run_selection(url, jobs, texts)
+    typed = STATE.fields["job_filter"].from_control(pattern)
+    matching, _unused = filter_tags(jobs, typed, texts)
     selected = pick(jobs, runs.selected, checked, matching, picker_action(trigger, list_id))
     explicit = runs.explicit or selected != jobs[:DEFAULT_RUNS]
-    return with_state(
-        params, {**raw, "jobs": selected if explicit else None, "job_filter": pattern or ""}
-    )
+    return STATE.search(replace(url, jobs=selected if explicit else None, job_filter=typed), params)
 
 
 def run_picker(list_id: str, runs: RunSelection) -> html.Div:
@@ -261,7 +278,8 @@ class RunPicker:
     def current(self, search: str | None) -> RunSelection:
         params = parse_search(search)
         jobs = self.jobs_of(params)
-        return run_selection(params, jobs, self.texts_of(jobs) if self.texts_of else None)
+        texts = self.texts_of(jobs) if self.texts_of else None
+        return run_selection(STATE.parse(params), jobs, texts)
 
     def picked(self, search: str | None) -> tuple[list[str], list[str], str, Mapping[str, str]]:
         """The picker's jobs, ticked jobs, filter and what the filter searches for the URL."""
@@ -337,29 +355,67 @@ def slider_props(steps: list[int], step: int | None) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class DrawnTab:
+    """What a tab drew, as its ``<prefix>-steps`` store keeps it (:meth:`data`): the
+    ``tag`` shown, the ``tags`` offered, the ``default`` tag, the slider's ``steps``
+    (ascending) and the ``step`` drawn."""
+
+    tag: str | None
+    tags: list[str]
+    default: str | None
+    steps: list[int]
+    step: int | None
+
+    def data(self) -> dict[str, Any]:
+        """The store's JSON value (:meth:`read` reads it back)."""
+        return asdict(self)
+
+    @staticmethod
+    def read(shown: object) -> DrawnTab | None:
+        """The store a callback was given: None when it holds no object (nothing drawn yet);
+        CallbackValueError (400) when its values are not of the types :meth:`data` writes (a
+        value it lacks: none)."""
+        if not isinstance(shown, dict):
+            return None
+        tag, default, step = (shown.get(key) for key in ("tag", "default", "step"))
+        tags, steps = (shown.get(key, []) for key in ("tags", "steps"))
+        if not all(isinstance(name, str | None) for name in (tag, default)):
+            raise CallbackValueError("a tab's store names its tags by text")
+        if not isinstance(tags, list) or not all(isinstance(name, str) for name in tags):
+            raise CallbackValueError("a tab's store lists its tags by text")
+        if not isinstance(steps, list) or not all(_is_int(number) for number in steps):
+            raise CallbackValueError("a tab's store lists its steps as integers")
+        if step is not None and not _is_int(step):
+            raise CallbackValueError("a tab's store has its step as an integer")
+        return DrawnTab(tag, tags, default, steps, step)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def tag_step_search(
     search: str | None, tag: str | None, position: int | None, shown: Mapping[str, Any] | None
 ) -> str | None:
     """The URL after the tag list or the step slider changed. ``shown``: what the page drew
-    (``tag``, ``tags`` offered, the ``default`` tag, the slider's ``steps``). A new tag keeps
-    the step; the slider's position becomes its step. Defaults are left out (the default tag,
-    else the first; the last step); None when nothing is drawn yet, or when the inputs are not
-    what the page sends."""
-    if not isinstance(shown, dict) or not isinstance(tag, str):
+    (:class:`DrawnTab`). A new tag keeps the step; the slider's position becomes its step.
+    Defaults are left out (the default tag, else the first; the last step); None when nothing
+    is drawn yet, or when the tag is not text."""
+    drawn = DrawnTab.read(shown)
+    if drawn is None or not isinstance(tag, str):
         return None
     params = parse_search(search)
-    state = STATE.parse(params)
-    union = [step for step in shown.get("steps") or [] if isinstance(step, int)]
-    tags = shown.get("tags") if isinstance(shown.get("tags"), list) else None
-    default = shown.get("default") if isinstance(shown.get("default"), str) else None
-    first = default or (tags or [None])[0]
-    step = state["step"]
-    if tag == shown.get("tag") and union:
+    url = STATE.parse(params)
+    union = drawn.steps
+    first = drawn.default or (drawn.tags[0] if drawn.tags else None)
+    step = url.step
+    if tag == drawn.tag and union:
         moved = (
             int(position) if isinstance(position, int | float) and math.isfinite(position) else 0
         )
         step = url_step(union[min(max(moved, 0), len(union) - 1)], union)
-    return with_state(params, {**state, "tag": "" if tag == first else tag, "step": step})
+    return STATE.search(replace(url, tag="" if tag == first else tag, step=step), params)
 
 
 def url_step(step: int, steps: Sequence[int]) -> int:
@@ -401,17 +457,17 @@ def step_box_search(
     typed (:func:`nearest_step`; the last step is left out, as the slider does), and that step,
     which the box then shows. An empty or unreadable box shows the step drawn again (URL None:
     unchanged); (None, None) when nothing is drawn."""
-    steps = list((shown or {}).get("steps") or [])
+    drawn = DrawnTab.read(shown)
+    steps = drawn.steps if drawn is not None else []
     wanted = typed_step(typed)
-    if not steps:
+    if drawn is None or not steps:
         return None, None
     if wanted is None:
-        return None, (shown or {}).get("step")
+        return None, drawn.step
     step = nearest_step(steps, wanted)
     assert step is not None  # steps is not empty
     params = parse_search(search)
-    state = STATE.parse(params)
-    new = with_state(params, {**state, "step": url_step(step, steps)})
+    new = STATE.search(replace(STATE.parse(params), step=url_step(step, steps)), params)
     return new, step
 
 
@@ -452,7 +508,8 @@ def step_box_to_url(
 
 def step_box_value(shown: dict | None) -> int | None:
     """The step box shows the step drawn (the real training step, not the slider's position)."""
-    return (shown or {}).get("step")
+    drawn = DrawnTab.read(shown)
+    return None if drawn is None else drawn.step
 
 
 def register_tag_step(app: dash.Dash, prefix: str) -> None:
@@ -546,33 +603,26 @@ class TagView:
     default: str | None = None
 
     def store(self) -> dict[str, Any]:
-        """What :func:`tag_step_search` needs to know of the page drawn."""
-        return {
-            "tag": self.tag,
-            "tags": self.tags,
-            "default": self.default,
-            "steps": self.steps,
-            "step": self.step,
-        }
+        """What :func:`tag_step_search` needs to know of the page drawn (:class:`DrawnTab`)."""
+        return DrawnTab(self.tag, self.tags, self.default, self.steps, self.step).data()
 
 
 def tag_view(
-    params: dict[str, str],
+    url: RunsUrl,
     jobs: list[str],
     tags_of: Mapping[str, Sequence[str]],
     steps_of: Callable[[str, str], list[int]],
     shared_default: bool = False,
     texts: Mapping[str, str] | None = None,
 ) -> TagView:
-    """The :class:`TagView` of the URL ``params``: ``jobs`` offered, ``tags_of`` each job's
+    """The :class:`TagView` of the URL state ``url``: ``jobs`` offered, ``tags_of`` each job's
     tags, ``steps_of(run, tag)`` a run's steps of a tag, ascending. Without a tag in the URL
     the first tag is shown, or with ``shared_default`` the one most runs drawn have
     (:func:`most_shared_tag`). ``texts``: what the job filter searches (:func:`run_selection`)."""
-    runs = run_selection(params, jobs, texts)
-    state = STATE.parse(params)
+    runs = run_selection(url, jobs, texts)
     tags = union_names(tags_of.get(j, ()) for j in runs.shown)
     default = most_shared_tag(tags, tags_of, runs.shown) if shared_default else None
-    tag = chosen_tag(state["tag"], tags, default)
+    tag = chosen_tag(url.tag, tags, default)
     having = [j for j in runs.shown if tag is not None and tag in tags_of.get(j, ())]
     steps = {j: steps_of(j, tag) for j in having} if tag is not None else {}
     union = union_steps(steps.values())
@@ -584,6 +634,6 @@ def tag_view(
         [j for j in runs.shown if j not in having],
         steps,
         union,
-        chosen_step(state["step"], union),
+        chosen_step(url.step, union),
         default,
     )

@@ -41,7 +41,6 @@ from dash_insight.core.user_regex import compile_user_regex
 from dash_insight.web.components.deferred import deferred
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
-from dash_insight.web.url_state import decode_tags
 
 # --- selection -----------------------------------------------------------------------------------
 
@@ -90,25 +89,13 @@ def selection(
     return [t for t in wanted if t in known], [t for t in wanted if t not in known]
 
 
-def selection_from_params(
-    params: Mapping[str, str], tags: Sequence[str], key: str = "tags"
-) -> tuple[list[str] | None, list[str]]:
-    """:func:`selection` of the tags named by the URL parameter ``key``."""
-    return selection(decode_tags(params.get(key)), tags)
-
-
-def selection_state(
-    tags: Sequence[str], selected: Sequence[str] | None, pattern: str
-) -> dict[str, Any]:
-    """The ``tags`` / ``filter`` fields of a page state for what the row shows: ``tags`` None
-    when every tag is checked (the URL then leaves it out), else the checked ones in ``tags``
-    order; ``filter`` the pattern."""
-    chosen = (
-        None
-        if selected is None or set(tags) <= set(selected)
-        else [t for t in tags if t in set(selected)]
-    )
-    return {"tags": chosen, "filter": pattern or ""}
+def ticked_tags(tags: Sequence[str], selected: Sequence[str] | None) -> list[str] | None:
+    """The ``tags`` a page's URL state keeps for what the row shows checked: None when every
+    tag is (the URL then leaves it out), else the checked ones in ``tags`` order."""
+    chosen = None if selected is None else set(selected)
+    if chosen is None or set(tags) <= chosen:
+        return None
+    return [t for t in tags if t in chosen]
 
 
 def pick(

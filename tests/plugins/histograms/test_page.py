@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -40,16 +41,8 @@ def test_histogram_page_state_and_search() -> None:
     state = histograms.STATE.parse(
         {"view": "sideways", "axis": "relative", "raw": "1", "page": "x"}
     )
-    assert state == {
-        "train_id": "",
-        "tags": None,
-        "view": "top",
-        "axis": "relative",
-        "raw": True,
-        "page": 1,
-        "filter": "",
-    }
-    search = histograms.STATE.search({**state, "train_id": "./job"})
+    assert state == histograms.HistogramsUrl(axis="relative", raw=True)
+    search = histograms.STATE.search(replace(state, train_id="./job"))
     assert parse_qs(search[1:]) == {"train_id": ["./job"], "axis": ["relative"], "raw": ["1"]}
 
 
@@ -57,7 +50,7 @@ def test_controls_follow_the_state() -> None:
     [row] = histograms.controls(histograms.STATE.parse({"view": "front", "raw": "1"}))
     assert find(row, "hist-view").value == "front" and find(row, "hist-raw").value == ["1"]
     assert find(row, "hist-axis-group").style == {"display": "none"}  # Top view only
-    [row] = histograms.controls(histograms.STATE.defaults())
+    [row] = histograms.controls(histograms.HistogramsUrl())
     assert find(row, "hist-axis").value == "step" and find(row, "hist-axis-group").style == {}
     assert find(row, "hist-raw").value == []
 
@@ -77,7 +70,7 @@ def test_page_controls_go_to_the_url() -> None:
 
 
 def test_histogram_cards_report_non_finite_values(service: DataService) -> None:
-    state = histograms.STATE.defaults()
+    state = histograms.HistogramsUrl()
     card = histograms.histogram_card(service.provider, "./ops_all", "hist/with_nan_inf", state)
     assert "NaN 7, +Inf 3, -Inf 2" in text(card)
     assert "51 steps" in text(card)
@@ -120,7 +113,7 @@ def test_many_histogram_steps_are_thinned_and_counted(tmp_path: Path) -> None:
             writer.add_histogram("w", rng.standard_normal(200), step)
     data = loaded_service(base, tmp_path / "ws")
     try:
-        card = histograms.histogram_card(data.provider, "./long", "w", histograms.STATE.defaults())
+        card = histograms.histogram_card(data.provider, "./long", "w", histograms.HistogramsUrl())
         assert "100 of 150 steps shown" in text(card)
         _, figure = _lazy_graph(card)
         assert len(figure.layout.shapes) == histograms.MAX_STEPS  # a band per step shown

@@ -25,12 +25,12 @@ def test_image_helpers() -> None:
     assert images.step_position([1, 50, 100], "51") == 2
     assert images.step_position([1, 50, 100], "x") == 2
     assert images.step_position([1, 50, 100], None) == 2
-    assert images.STATE.parse({"b": "300", "c": "-1"})["b"] == 100
+    assert images.STATE.parse({"b": "300", "c": "-1"}).b == 100
 
 
 def test_state_style_and_controls() -> None:
     state = images.STATE.parse({"b": "75", "c": "-1", "steps": "a=3,b\\,c=4"})
-    assert (state["b"], state["c"], state["steps"]) == (75, 0, {"a": "3", "b,c": "4"})
+    assert (state.b, state.c, state.steps) == (75, 0, {"a": "3", "b,c": "4"})
     assert parse_qs(images.STATE.search(state)[1:]) == {
         "b": ["75"],
         "c": ["0"],
@@ -40,7 +40,7 @@ def test_state_style_and_controls() -> None:
     [row] = images.controls(state)
     assert find(row, "img-brightness").value == 75
     assert not find(row, "img-brightness-reset").disabled  # not at the default
-    [row] = images.controls(images.STATE.defaults())
+    [row] = images.controls(images.ImagesUrl())
     assert find(row, "img-contrast-reset").disabled
     [modal] = images.modal(state)
     assert modal.id == "img-modal" and modal.style == {"display": "none"}

@@ -21,6 +21,8 @@ from dash_insight.plugins.scalars.page_charts import (
     chart_flags_search,
     chart_plan,
 )
+from dash_insight.web.components import compare_runs
+from dash_insight.web.components.compare_runs import eye_search
 from dash_insight.web.components.tag_select import picker_update, picker_view
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.conftest import loaded_service
@@ -45,18 +47,18 @@ def test_hidden_runs_leave_the_charts_and_stay_selected() -> None:
 
 def test_eye_click_toggles_the_url() -> None:
     search = "?page=2&axis=relative"  # in STATE's order: the page's own, then the charts'
-    closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
+    closed = eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
     assert compare.STATE.parse_search(closed) == replace(
         compare.STATE.parse_search(search), hidden=["./c"]
     )
-    both = compare.eye_search(closed, JOBS, {"value": {"run": "./a", "hidden": True}})
+    both = eye_search(closed, JOBS, {"value": {"run": "./a", "hidden": True}})
     assert compare.STATE.parse_search(both).hidden == ["./c", "./a"]
-    opened = compare.eye_search(both, JOBS, {"value": {"run": "./c", "hidden": False}})
+    opened = eye_search(both, JOBS, {"value": {"run": "./c", "hidden": False}})
     assert compare.STATE.parse_search(opened).hidden == ["./a"]
-    assert compare.eye_search(opened, JOBS, {"value": {"run": "./a", "hidden": False}}) == search
+    assert eye_search(opened, JOBS, {"value": {"run": "./a", "hidden": False}}) == search
     # Anything else is ignored.
     for report in (None, {}, {"value": "x"}, {"value": {"run": "./nope", "hidden": True}}):
-        assert compare.eye_search(search, JOBS, report) is None
+        assert eye_search(search, JOBS, report) is None
 
 
 def test_picker_eyes_update_rows_in_place() -> None:
@@ -227,14 +229,12 @@ def test_chart_flags_in_the_url() -> None:
 
 
 def test_the_eye_click_is_the_comparison_pages_one_definition() -> None:
-    """Issue 36 item 6: the scalars comparison's eye click is compare_runs' own over its
-    URL fields (no copy of it), and like the other tabs keeps the parameters they do not know."""
-    from dash_insight.web.components import compare_runs
-
-    assert not hasattr(compare, "toggle_hidden")
+    """Issue 36 item 6: the scalars comparison's eye click is compare_runs' own (no copy of
+    it) over the one ``hidden`` field every comparison page reads, and like the other tabs
+    keeps the parameters it does not know."""
+    assert not hasattr(compare, "toggle_hidden") and not hasattr(compare, "eye_search")
+    assert compare.STATE.fields["hidden"] is compare_runs.HIDDEN
     search = "?axis=relative&b=80"
-    closed = compare.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
-    assert closed == compare_runs.eye_search(
-        search, JOBS, {"value": {"run": "./c", "hidden": True}}, compare.PARAMS
-    )
+    closed = compare_runs.eye_search(search, JOBS, {"value": {"run": "./c", "hidden": True}})
     assert closed is not None and "b=80" in closed
+    assert compare.STATE.parse_search(closed).hidden == ["./c"]

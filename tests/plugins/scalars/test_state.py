@@ -11,8 +11,7 @@ import pytest
 
 from dash_insight.plugins.scalars import compare_page as compare
 from dash_insight.plugins.scalars import page as scalars
-from dash_insight.plugins.scalars.page_charts import MAX_FILTER_CHARS
-from dash_insight.web.limits import MAX_URL_LIST_ITEMS
+from dash_insight.web.limits import MAX_FILTER_CHARS, MAX_URL_LIST_ITEMS
 from dash_insight.web.url_state import (
     TypedUrlState,
     encode_map,

@@ -3,6 +3,7 @@ callbacks' work, and the page in the browser."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -36,17 +37,16 @@ def test_tensor_page_state_round_trips_card_state() -> None:
         "dims": encode_map({"tensor/a": "[0,:]"}),
     }
     state = tensors.STATE.parse(params)
-    assert state["dec"] == 10 and state["fmt"] == "sci" and state["view"] == "histogram"
-    assert state["dims"] == {"tensor/a": "[0,:]"}
-    search = tensors.STATE.search({**state, "train_id": "./ops_all"})
-    assert tensors.STATE.parse({k: v[0] for k, v in parse_qs(search[1:]).items()}) == {
-        **state,
-        "train_id": "./ops_all",
-    }
+    assert state.dec == 10 and state.fmt == "sci" and state.view == "histogram"
+    assert state.dims == {"tensor/a": "[0,:]"}
+    search = tensors.STATE.search(replace(state, train_id="./ops_all"))
+    assert tensors.STATE.parse({k: v[0] for k, v in parse_qs(search[1:]).items()}) == replace(
+        state, train_id="./ops_all"
+    )
 
 
 def test_controls_show_the_view_s_controls_only() -> None:
-    [row] = tensors.controls(tensors.STATE.defaults())
+    [row] = tensors.controls(tensors.TensorsUrl())
     assert find(row, "tensor-table-controls").style == {}
     assert find(row, "tensor-histogram-controls").style == {"display": "none"}
     assert find(row, "tensor-dec").value == tensors.DEFAULT_DECIMALS
@@ -54,25 +54,23 @@ def test_controls_show_the_view_s_controls_only() -> None:
     assert find(row, "tensor-table-controls").style == {"display": "none"}
     assert find(row, "tensor-histogram-controls").style == {}
     assert find(row, "tensor-axis-group").style == {"display": "none"}  # Top view only
-    assert tensors.histogram_view({"view": "histogram"}) and not tensors.histogram_view(
-        {"view": "table"}
-    )
+    assert tensors.histogram_view(tensors.TensorsUrl(view="histogram"))
+    assert not tensors.histogram_view(tensors.TensorsUrl())
 
 
 def test_card_state_search() -> None:
     data = [
-        {"tag": "a", "steps": [1, 2, 3], "default": "[:]"},
-        {"tag": "b,c", "steps": [5], "default": "[0,:]"},
+        {"tag": "a", "steps": [1, 2, 3], "walls": [1.0, 2.0, 3.0], "default": "[:]"},
+        {"tag": "b,c", "steps": [5], "walls": [5.0], "default": "[0,:]"},
     ]
     search = "?train_id=.%2Fj&steps=gone%3D7&fmt=sci"
     new = tensors.card_state_search(["[0:2]", "[0,:]"], [1, None], data, search)
     state = tensors.STATE.parse_search(new)
-    assert state["steps"] == {"gone": "7", "a": "2"}  # other pages' tags keep theirs
-    assert state["dims"] == {"a": "[0:2]"} and state["fmt"] == "sci"
+    assert state.steps == {"gone": "7", "a": "2"}  # other pages' tags keep theirs
+    assert state.dims == {"a": "[0:2]"} and state.fmt == "sci"
     # Back to the last step and the default dims: the tag leaves the URL.
-    assert tensors.STATE.parse_search(tensors.card_state_search(["[:]", None], [2, 0], data, new))[
-        "steps"
-    ] == {"gone": "7"}
+    back = tensors.card_state_search(["[:]", None], [2, 0], data, new)
+    assert tensors.STATE.parse_search(back).steps == {"gone": "7"}
     assert tensors.card_state_search(["[:]", "[0,:]"], [None, 0], data, search) is dash.no_update
 
 
@@ -125,7 +123,7 @@ def _step_view(
 
 def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService) -> None:
     queries = TensorQueries(service.provider)
-    card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32", tensors.STATE.defaults())
+    card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32", tensors.TensorsUrl())
     key = {"tag": "tensor/rank2_f32"}
     data = find(card, {"type": "tensor-data", **key}).data
     default = data["default"]
@@ -163,7 +161,7 @@ def test_statistics_follow_the_chosen_format(service: DataService) -> None:
     tags = ("tensor/rank2_f32", "tensor/rank4_i32")
     data = [
         find(
-            tensors.table_card(queries, "./ops_all", tag, tensors.STATE.defaults()),
+            tensors.table_card(queries, "./ops_all", tag, tensors.TensorsUrl()),
             {"type": "tensor-data", "tag": tag},
         ).data
         for tag in tags
@@ -182,7 +180,7 @@ def test_page_card_follows_the_view(service: DataService) -> None:
     queries = TensorQueries(service.provider)
     app = dash.Dash(__name__)
     table = tensors.PAGE.card(
-        CardContext(app, queries, "./ops_all", tensors.STATE.defaults()), "tensor/rank1_f32"
+        CardContext(app, queries, "./ops_all", tensors.TensorsUrl()), "tensor/rank1_f32"
     )
     assert "di-vt-card" in table.className
     chart = tensors.PAGE.card(
@@ -215,7 +213,7 @@ def test_large_tensors_open(tmp_path: Path) -> None:
     data = loaded_service(base, tmp_path / "ws")
     try:
         provider = TensorQueries(data.provider)
-        card = tensors.table_card(provider, "./big", "ten_million", tensors.STATE.defaults())
+        card = tensors.table_card(provider, "./big", "ten_million", tensors.TensorsUrl())
         applied = card.children[1].children[1].data
         assert applied == "[0:100,0:1000]"
         grid, stats, error = tensors.table_view(
@@ -229,7 +227,7 @@ def test_large_tensors_open(tmp_path: Path) -> None:
         assert "1 step" in text(chart)
         grid, _, _ = tensors.table_view(provider, "./big", "too_big", 1, "[0:10,0:10]", "value", 5)
         assert "10,001,000 values" in text(grid)
-        chart = tensors.histogram_card(provider, "./big", "too_big", tensors.STATE.defaults(), None)
+        chart = tensors.histogram_card(provider, "./big", "too_big", tensors.TensorsUrl(), None)
         assert "10,001,000 values" in text(chart)
     finally:
         data.close()

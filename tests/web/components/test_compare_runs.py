@@ -6,6 +6,7 @@ import dash
 
 from dash_insight.web.components.compare_runs import (
     DEFAULT_RUNS,
+    STATE,
     RunPicker,
     chosen_step,
     chosen_tag,
@@ -55,7 +56,7 @@ def test_step_note() -> None:
 
 
 def test_run_selection_default_filter_and_hidden() -> None:
-    runs = run_selection({}, JOBS)
+    runs = run_selection(STATE.parse({}), JOBS)
     assert runs.selected == JOBS[:DEFAULT_RUNS] and runs.shown == JOBS[:DEFAULT_RUNS]
     assert not runs.explicit and runs.hidden == []
     params = {
@@ -63,7 +64,7 @@ def test_run_selection_default_filter_and_hidden() -> None:
         "hidden": "./j1",
         "job_filter": "j[16]",
     }
-    runs = run_selection(params, JOBS)
+    runs = run_selection(STATE.parse(params), JOBS)
     assert runs.selected == ["./j1", "./j6"]  # in the jobs' order, unknown names dropped
     assert runs.hidden == ["./j1"] and runs.shown == ["./j6"] and runs.explicit
 
@@ -123,7 +124,7 @@ def test_run_picker_callbacks_as_plain_functions() -> None:
     assert runs.hidden("?hidden=.%2Fj1") == ["./j1"]
     assert runs.picker_to_url("tab-jobs-none", False, None, None, None, "", "") is dash.no_update
     unticked = runs.picker_to_url("tab-jobs-none", True, None, None, 1, "", "")
-    assert run_selection(parse_search(unticked), JOBS).selected == []
+    assert run_selection(STATE.parse_search(unticked), JOBS).selected == []
     echo = [{"name": name} for name in JOBS[:DEFAULT_RUNS]]
     assert runs.picker_to_url("tab-jobs-ticks", True, echo, None, None, "", "") is dash.no_update
     eye = {"value": {"run": "./j2", "hidden": True}}
@@ -139,7 +140,7 @@ def test_tag_view() -> None:
     tags_of = {"./j0": ["w"], "./j1": ["w", "b"], "./j2": ["b"]}
     steps = {("./j0", "w"): [0, 10], ("./j1", "w"): [5], ("./j1", "b"): [1]}
     view = tag_view(
-        {"jobs": encode_tags(["./j0", "./j1", "./j2"]), "step": "7"},
+        STATE.parse({"jobs": encode_tags(["./j0", "./j1", "./j2"]), "step": "7"}),
         JOBS,
         tags_of,
         lambda run, tag: steps.get((run, tag), []),
@@ -153,5 +154,5 @@ def test_tag_view() -> None:
         "steps": [0, 5, 10],
         "step": 5,
     }
-    empty = tag_view({"jobs": ","}, JOBS, tags_of, lambda run, tag: [])
+    empty = tag_view(STATE.parse({"jobs": ","}), JOBS, tags_of, lambda run, tag: [])
     assert (empty.tag, empty.step, empty.having) == (None, None, [])

@@ -4,6 +4,7 @@ picker, and pickers in the browser (a page's tags; 10,000 names)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import dash
@@ -11,7 +12,7 @@ from dash import Output, State, ctx, dcc, html
 
 from dash_insight.web.application import assets_folder, dash_assets
 from dash_insight.web.components import tag_select as ts
-from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
+from dash_insight.web.url_state import Tags, Text, TypedUrlState, encode_tags
 from tests.browser import until
 from tests.conftest import console_errors
 from tests.pages import find, run_js, text, url_params
@@ -27,17 +28,26 @@ def test_filter_and_visible_tags() -> None:
     assert ts.visible_tags(tags, [], "") == []
 
 
-def test_selection_from_params_reports_unknown_tags() -> None:
+def test_selection_reports_unknown_tags() -> None:
     tags = ["a", "b"]
-    assert ts.selection_from_params({}, tags) == (None, [])
-    assert ts.selection_from_params({"tags": "b,zz"}, tags) == (["b"], ["zz"])
     assert ts.selection(["b", "zz"], tags) == (["b"], ["zz"])
     assert ts.selection(None, tags) == (None, [])
-    assert ts.selection_state(tags, ["a", "b"], "") == {"tags": None, "filter": ""}
-    assert ts.selection_state(tags, ["b"], "x") == {"tags": ["b"], "filter": "x"}
-    assert ts.selection_state(tags, [], "") == {"tags": [], "filter": ""}
-    assert encode_tags(ts.selection_state(tags, [], "")["tags"]) == ","  # none, not all
-    assert ts.selection_state(tags, None, "") == {"tags": None, "filter": ""}
+    assert ts.ticked_tags(tags, ["b", "a"]) is None  # every tag: the URL leaves it out
+    assert ts.ticked_tags(tags, ["b", "zz"]) == ["b"]
+    assert ts.ticked_tags(tags, []) == []
+    assert encode_tags(ts.ticked_tags(tags, []) or []) == ","  # none, not all
+    assert ts.ticked_tags(tags, None) is None
+
+
+@dataclass(frozen=True)
+class PickedUrl:
+    """The URL state of the test pages with a picker: its ticked names and its filter."""
+
+    tags: list[str] | None = None
+    filter: str = ""
+
+
+PICKED = TypedUrlState(PickedUrl, tags=Tags("tags"), filter=Text("filter"))
 
 
 def test_paging() -> None:
@@ -261,7 +271,6 @@ def _ten_thousand_app() -> dash.Dash:
     """A page with nothing but a picker of 10,000 names and its URL state (``tags``,
     ``filter``), wired as the real pages wire it."""
     names = [f"name{i:05d}" for i in range(10_000)]
-    state = UrlState(Tags("tags"), Text("filter"))
     # The picker's scripts; its grid arrives after the layout (web/components/deferred.py).
     app = dash.Dash(__name__, **dash_assets(), suppress_callback_exceptions=True)
     app.layout = html.Div(
@@ -274,8 +283,8 @@ def _ten_thousand_app() -> dash.Dash:
     )
 
     def read(search: str | None) -> tuple[list[str], list[str], str]:
-        parsed = state.parse_search(search)
-        return names, [] if parsed["tags"] is None else parsed["tags"], parsed["filter"]
+        parsed = PICKED.parse_search(search)
+        return names, [] if parsed.tags is None else parsed.tags, parsed.filter
 
     ts.register_picker(app, "p-tags", read, noun="name")
 
@@ -299,7 +308,7 @@ def _ten_thousand_app() -> dash.Dash:
             matching,
             ts.picker_action(ctx.triggered_id, "p-tags"),
         )
-        new = state.search({"tags": chosen or [], "filter": pattern or ""})
+        new = PICKED.search(PickedUrl(chosen or [], pattern or ""))
         return dash.no_update if new == (search or "") else new
 
     return app

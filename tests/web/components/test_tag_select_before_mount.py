@@ -9,6 +9,7 @@ is "drawn" only when the test says so (``assets/deferred.js`` waits for it), and
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any
 
 import dash
@@ -18,7 +19,7 @@ from dash.testing.errors import TestingTimeoutError
 
 from dash_insight.web.application import dash_assets
 from dash_insight.web.components import tag_select as ts
-from dash_insight.web.url_state import Tags, Text, UrlState, encode_tags
+from dash_insight.web.url_state import Tags, Text, TypedUrlState, encode_tags
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
 from tests.pages import find, run_js, url_params
@@ -45,7 +46,17 @@ plot._fullLayout = {};
 document.getElementById('fake-card').appendChild(plot);
 """
 
-STATE = UrlState(Tags("tags"), Text("filter"), Tags("hidden"))
+
+@dataclass(frozen=True)
+class HeldUrl:
+    """The test page's URL state: the picker's ticked names, its filter, its closed eyes."""
+
+    tags: list[str] | None = None
+    filter: str = ""
+    hidden: list[str] | None = None
+
+
+STATE = TypedUrlState(HeldUrl, tags=Tags("tags"), filter=Text("filter"), hidden=Tags("hidden"))
 
 
 def _held_app(names: list[str]) -> dash.Dash:
@@ -71,10 +82,10 @@ def _held_app(names: list[str]) -> dash.Dash:
 
     def read(search: str | None) -> tuple[list[str], list[str] | None, str]:
         parsed = STATE.parse_search(search)
-        return list(names), parsed["tags"], parsed["filter"]
+        return list(names), parsed.tags, parsed.filter
 
     def read_hidden(search: str | None) -> list[str]:
-        return STATE.parse_search(search)["hidden"] or []
+        return STATE.parse_search(search).hidden or []
 
     ts.register_picker(app, "p-tags", read, noun="name", read_hidden=read_hidden)
 
@@ -112,7 +123,11 @@ def _held_app(names: list[str]) -> dash.Dash:
             ts.picker_action(ctx.triggered_id, "p-tags"),
         )
         new = STATE.search(
-            {**STATE.parse_search(search), **ts.selection_state(names, chosen, pattern or "")}
+            replace(
+                STATE.parse_search(search),
+                tags=ts.ticked_tags(names, chosen),
+                filter=pattern or "",
+            )
         )
         return dash.no_update if new == (search or "") else new
 
