@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -230,6 +231,50 @@ def test_callbacks_are_not_closures() -> None:
         if found.get(module, 0) < count
     }
     assert fewer == {}, "fewer closures now: lower KNOWN_CALLBACK_CLOSURES"
+
+
+def _bound_function(expression: ast.expr) -> str | None:
+    """The function a callback binding names: ``f``, ``module.f``, ``partial(f, ...)`` or
+    ``triggered(f, ...)`` (any nesting of the two); None for anything else."""
+    if isinstance(expression, ast.Call) and expression.args:
+        if ast.unparse(expression.func).split(".")[-1] in ("partial", "triggered"):
+            return _bound_function(expression.args[0])
+        return None
+    if isinstance(expression, ast.Name | ast.Attribute):
+        return ast.unparse(expression).split(".")[-1]
+    return None
+
+
+def _bound_callbacks() -> set[tuple[str, str]]:
+    """(module stem, function name) of every function bound by ``app.callback(...)(...)``."""
+    bound = set()
+    for path in (ROOT / "dash_insight").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Call)
+                and isinstance(node.func.func, ast.Attribute)
+                and node.func.func.attr == "callback"
+            ):
+                for argument in node.args:
+                    name = _bound_function(argument)
+                    assert name is not None, f"{path}: bind a named function, not {argument}"
+                    bound.add((path.stem, name))
+    return bound
+
+
+def test_every_callback_is_called_by_a_unit_test() -> None:
+    """Issue 36: each callback a ``register()`` binds is named in a test module that imports
+    its module, as the unit tests that call callbacks as plain functions do."""
+    tests = [p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py")]
+    bound = _bound_callbacks()
+    assert len(bound) > 50  # the walk finds the bindings
+    untested = sorted(
+        f"{module}.{name}"
+        for module, name in bound
+        if not any(re.search(rf"\b{name}\b", text) and module in text for text in tests)
+    )
+    assert untested == [], "call these callbacks in a unit test"
 
 
 #: A plugin module's name: its role (docs/architecture.md, "Module names"), a topic of a role

@@ -8,13 +8,19 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 import pytest
+from dash import no_update
 from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
 from dash_insight.plugins.histograms import compare_page
-from dash_insight.web.components.compare_runs import nearest_step, step_box_search, typed_step
+from dash_insight.web.components.compare_runs import (
+    nearest_step,
+    step_box_search,
+    step_box_to_url,
+    typed_step,
+)
 from dash_insight.web.components.run_colours import run_colour
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
@@ -156,6 +162,11 @@ def test_nearest_step_and_the_step_box() -> None:
     assert step_box_search("?tag=w&step=20", 28, shown) == ("?tag=w", 30)  # the last: default
     assert step_box_search("?tag=w&step=20", "", shown) == (None, 20)
     assert step_box_search("?tag=w", 5, None) == (None, None)
+    # The callback (Enter or leaving the box): the URL and the box, no update where unchanged.
+    assert step_box_to_url(1, None, 16, shown, "?tag=w&step=20") == ("?tag=w&step=15", 15)
+    assert step_box_to_url(None, 1, "", shown, "?tag=w&step=20") == (no_update, 20)
+    assert step_box_to_url(1, None, 20, shown, "?tag=w&step=20") == (no_update, 20)
+    assert step_box_to_url(1, None, 5, None, "?tag=w") == (no_update, no_update)
 
 
 def test_the_step_box_shows_and_takes_the_step(dash_duo, hist_app) -> None:
