@@ -1,4 +1,4 @@
-/* AG Grid cell component of the lineage table (dash_insight/plugins/lineage/views.py), added to
+/* AG Grid cell component of the lineage table (dash_insight/plugins/lineage/figures.py), added to
    window.dashAgGridComponentFunctions (shared by every grid of the app) whichever assets file
    created it. */
 window.dashAgGridComponentFunctions = Object.assign(window.dashAgGridComponentFunctions || {}, {

@@ -1,4 +1,4 @@
-/* AG Grid functions of the lineage table (dash_insight/plugins/lineage/page.py and views.py).
+/* AG Grid functions of the lineage table (dash_insight/plugins/lineage/page.py and figures.py).
    dash-ag-grid evaluates a {"function": "name(params)"} document with every member of
    window.dashAgGridFunctions in scope (a comparator document names the function itself), so
    these are added to that shared object, whichever assets file created it first. Names start
@@ -16,7 +16,7 @@ window.dashAgGridFunctions = Object.assign(window.dashAgGridFunctions || {}, {
   },
 
   /* A number to 4 significant digits, as Python's f"{value:.4g}" (number_text in
-     dash_insight/plugins/lineage/views.py): 0.0009766, 1.235e+05; the tooltip has it whole. */
+     dash_insight/plugins/lineage/figures.py): 0.0009766, 1.235e+05; the tooltip has it whole. */
   lineageNumber(params) {
     const value = params.value;
     if (value === null || value === undefined) return "";

@@ -26,7 +26,7 @@
   const MIN_TICK_GAP = 12;    // px between two category tick labels (closer ones are skipped)
   const TICK_OFFSET = 7;      // px from an axis to the right end of its tick labels
   const TICK_GAP = 6;         // px kept clear between a tick label and the axis left of it
-  const TITLE_LINE = 13;      // px from a line of an axis title to the next (views.py's twin)
+  const TITLE_LINE = 13;      // px from a line of an axis title to the next (figures.py's twin)
   let current = null;         // {spec, geometry} of the chart drawn
   let drag = null;            // the brush being dragged
   let observer = null;

@@ -1,7 +1,7 @@
 /* dash-insight scalar charts, drawn in the browser: smoothing, axes, log scale, thresholds,
    zoom history and full screen never wait for the server. The Python twins of smooth() and
-   thresholdMask() are smooth_ema / threshold_mask in dash_insight/plugins/scalars/smoothing.py
-   (tested equal). */
+   thresholdMask() are smooth_ema / threshold_mask in
+   dash_insight/plugins/scalars/query_smoothing.py (tested equal). */
 (function () {
   const THRESHOLD_COLOUR = "#d14343";
 
@@ -23,7 +23,7 @@
     return out;
   }
 
-  /* A centred moving average over ``window`` points (twin of moving_average in smoothing.py):
+  /* A centred moving average over ``window`` points (twin of moving_average in query_smoothing.py):
      each finite point becomes the mean of the finite values from (window - 1) / 2 points
      before it to window / 2 after it (rounded down; fewer at the ends); non-finite points
      pass. */
@@ -64,7 +64,7 @@
   }
 
   /* "Ignore outliers" (TensorBoard's): the 0.1 % and 99.9 % quantiles of the finite values,
-     interpolated linearly as numpy's quantile (twin of outlier_range in smoothing.py). */
+     interpolated linearly as numpy's quantile (twin of outlier_range in query_smoothing.py). */
   function outlierRange(values) {
     const sorted = values.filter(v => v !== null && Number.isFinite(v)).sort((a, b) => a - b);
     if (!sorted.length) return null;
@@ -278,7 +278,7 @@
   }
 
   /* The best point a series marks (the server's, from the raw series: best_points in
-     dash_insight/plugins/scalars/charts.py): its own direction (guessed from its tag), the
+     dash_insight/plugins/scalars/page_charts.py): its own direction (guessed from its tag), the
      other one when the chart's button was flipped. */
   function bestOf(series, flipped) {
     const best = series.best || {};
@@ -409,7 +409,7 @@
   }
 
   /* Issue 40 item 7: the epoch boundaries and restarts of a chart's runs (``chart.markers``,
-     plugins/scalars/marks.py) as thin vertical lines on the step axis, one trace per kind on
+     plugins/scalars/query_marks.py) as thin vertical lines on the step axis, one trace per kind on
      an axis of their own that spans the plot's height (0..1), their label in the hover. None
      on a time axis or a tag's values (markers are steps). */
   const MARKER_AXIS = "y99";
