@@ -32,9 +32,18 @@
 
       /* The grid's ticked rows, as it reports them, for the page's callbacks (they listen to
          {list_id}-ticks, which is in the page before the grid is); nothing before it has
-         any (a grid just mounted, its rows not given yet). */
-      ticks(rows) {
-        return rows === null || rows === undefined ? noUpdate() : rows;
+         any (a grid just mounted, its rows not given yet). `mounted`: the names the grid was
+         mounted with ({list_id}-mounted-ticks), until its first report: when that report
+         ticks the same names, it only echoes the URL and stays here (the page's callbacks
+         would call the server to find that out). Either way the first report clears it.
+         `rows`: row objects, or {ids: [...]} as the server sets them. */
+      ticks(rows, mounted) {
+        if (rows === null || rows === undefined) return [noUpdate(), noUpdate()];
+        if (!Array.isArray(mounted)) return [rows, noUpdate()];
+        const listed = Array.isArray(rows) ? rows.map(row => row && row.name) : rows.ids;
+        const names = new Set(Array.isArray(listed) ? listed : [null]);
+        const echoed = names.size === mounted.length && mounted.every(name => names.has(name));
+        return [echoed ? noUpdate() : rows, null];
       },
 
       /* [data-component, data-later] of the holder with `sent` folded in, while it still

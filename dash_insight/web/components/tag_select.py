@@ -417,6 +417,9 @@ def picker(
             dcc.Store(id=f"{list_id}-sent"),
             # The grid's ticks, for the page's callbacks: in the page before the grid is.
             dcc.Store(id=f"{list_id}-ticks"),
+            # The ticks the grid is mounted with: its first report of them only echoes the URL,
+            # so it is not passed on (a round trip to the server for nothing, late in the load).
+            dcc.Store(id=f"{list_id}-mounted-ticks", data=_mounted_ticks(view)),
             # Mounted after the charts on screen: a grid mounted with the layout delays them; its
             # rows and ticks come in a task after its set-up (as the callback below sets them).
             deferred(
@@ -428,6 +431,17 @@ def picker(
             ),
         ],
     )
+
+
+#: The most ticked names :func:`_mounted_ticks` copies into the page (beyond: the first report
+#: goes to the server, which finds it echoes the URL).
+MAX_MOUNTED_TICKS = 2_000
+
+
+def _mounted_ticks(view: PickerView) -> list[str] | None:
+    """The names the list is mounted with ticked, when there are at most
+    :data:`MAX_MOUNTED_TICKS` of them (``pickers.ticks`` in ``assets/pickers.js``)."""
+    return list(view.ticked) if len(view.ticked) <= MAX_MOUNTED_TICKS else None
 
 
 def _picker_tools(
@@ -703,11 +717,14 @@ def _register_picker_scripts(app: dash.Dash, list_id: str, eyes: list[Output]) -
         Input(f"{list_id}-sent", "data"),
         prevent_initial_call=True,
     )
-    # The grid's ticks, when it reports them, for the page's callbacks (picker_inputs).
+    # The grid's ticks, when it reports them, for the page's callbacks (picker_inputs); not
+    # its first report when that is the ticks it was mounted with.
     app.clientside_callback(
         ClientsideFunction("pickers", "ticks"),
         Output(f"{list_id}-ticks", "data"),
+        Output(f"{list_id}-mounted-ticks", "data"),
         Input(list_id, "selectedRows"),
+        State(f"{list_id}-mounted-ticks", "data"),
         prevent_initial_call=True,
     )
     # The holder drops its spec once its grid has everything (assets/deferred.js): then this

@@ -59,11 +59,13 @@ class HeldUrl:
 STATE = TypedUrlState(HeldUrl, tags=Tags("tags"), filter=Text("filter"), hidden=Tags("hidden"))
 
 
-def _held_app(names: list[str]) -> dash.Dash:
+def _held_app(names: list[str], ticks_calls: list[Any] | None = None) -> dash.Dash:
     """A page with a picker (eyes included) wired as the real pages wire it (``tags``,
     ``filter``, ``hidden`` in the URL; absent ``tags``: all), a button ``#go`` that rewrites
     ``url.search`` to its ``data-search``, and a chart card on screen never drawn by itself.
-    ``names``: the picker's names, read again on every refresh (a test may add to it)."""
+    ``names``: the picker's names, read again on every refresh (a test may add to it);
+    ``ticks_calls``: gets the ticks of each call of the page's callback the list's ticks
+    fired."""
     app = dash.Dash(__name__, **dash_assets(), suppress_callback_exceptions=True)
     row = ts.picker("p-tags", "Names", names, None, "", noun="name", hidden=[])
     # The grid waits for the chart card only: the product's longest wait is out of the way.
@@ -109,6 +111,8 @@ def _held_app(names: list[str]) -> dash.Dash:
     ) -> object:
         if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
             return dash.no_update
+        if ticks_calls is not None and ctx.triggered_id == "p-tags-ticks":
+            ticks_calls.append(ts.checked_names(rows))
         shown, selected, old_pattern = read(search)
         if ts.echoed(
             ctx.triggered_id, "p-tags", ts.checked_names(rows), shown, selected, old_pattern
@@ -315,4 +319,23 @@ def test_url_changes_after_the_grid_is_mounted(dash_duo: Any) -> None:
     _wait_for_count(dash_duo, "1 of 30 names selected, 3 match")
     wait_idle(dash_duo)
     assert dash_duo.driver.execute_script("return location.search") == "?filter=1%24&tags=name21"
+    assert console_errors(dash_duo) == []
+
+
+def test_mounting_the_grid_calls_the_server_for_nothing(dash_duo: Any) -> None:
+    """The grid's first report of the ticks it was mounted with only echoes the URL: it stays
+    in the browser (pickers.ticks), where it was a round trip late in every page's load. A
+    click that follows still reaches the page's callback."""
+    calls: list[Any] = []
+    dash_duo.start_server(_held_app(list(NAMES), calls))
+    _wait_for_count(dash_duo, "30 of 30 names selected")
+    grid = _mount_and_read(dash_duo)
+    assert grid["ticked"] == NAMES and calls == []
+    run_js(
+        dash_duo, "window.dash_ag_grid.getApi('p-tags').getRowNode('name05').setSelected(false);"
+    )
+    until(lambda: "tags=" in dash_duo.driver.execute_script("return location.search"))
+    _wait_for_count(dash_duo, "29 of 30 names selected")
+    # The click (and the grid's report of the ticks the URL then sends it, an echo as before).
+    assert calls and all(ticks == [n for n in NAMES if n != "name05"] for ticks in calls)
     assert console_errors(dash_duo) == []
