@@ -26,7 +26,9 @@ are decoded together with numpy (a file of one scalar per step: 10M records in ~
 
 Mixed records. The values after a template's scalars (histograms, images...) are walked by hand
 when laid out as MindSpore writes them (:func:`_walk_values`); histograms are then not parsed at
-load (nothing of them is indexed), the rest goes through protobuf.
+load (nothing of them is indexed), the rest goes through protobuf. Values of the size of those
+walked in the record before are first compared with that walk's layout (:class:`_WalkLayout`:
+the bytes the walk read, with numpy): a record holding the same bytes there has the same values.
 """
 
 from __future__ import annotations
@@ -452,6 +454,53 @@ def _walk_message(
     return tag, plugin, None, parsed
 
 
+#: Walk layouts (:class:`_WalkLayout`) remembered per file.
+_MAX_WALK_LAYOUTS = 64
+
+
+class _WalkLayout:
+    """Where :func:`_walk_values` read a ``size``-byte Summary: every value's header (its key
+    and length, its tag's, the oneof field's key and, for a message, its length; the byte
+    ``positions``) and what those bytes held (``expected``). The walk reads nothing else, so
+    another Summary of that size holding the same bytes there walks the same way, to the same
+    values but for the scalars' floats (``floats``: each scalar's place in the walk and the
+    offset of its 4 bytes). Learnt from walks that parsed no value (a histogram or a scalar
+    each): an image's, tensor's or landscape's metadata is parsed from its bytes."""
+
+    def __init__(self, summary: bytes, walked: list[Walked]) -> None:
+        ranges: list[np.ndarray] = []
+        self.floats: list[tuple[int, int]] = []
+        pos = 0
+        for index in range(len(walked)):
+            value_len, value_start = _length(summary, pos + 1)
+            tag_len, tag_start = _varint(summary, value_start + 1)
+            tag_end = tag_start + tag_len
+            if summary[tag_end] == _SCALAR_KEY:
+                header_end = tag_end + 1
+                self.floats.append((index, header_end))
+            else:
+                header_end = _length(summary, tag_end + 1)[1]
+            ranges.append(np.arange(pos, header_end))
+            pos = value_start + value_len
+        self.size = len(summary)
+        self.positions = np.concatenate(ranges)
+        self.expected = np.frombuffer(summary, np.uint8)[self.positions].tobytes()
+        self.walked = walked
+
+    def walk(self, summary: memoryview, array: np.ndarray) -> list[Walked] | None:
+        """What :func:`_walk_values` gives for ``summary`` (``array``: its bytes as a numpy
+        array) when it holds this layout's header bytes, else None."""
+        if len(array) != self.size or array[self.positions].tobytes() != self.expected:
+            return None
+        if not self.floats:
+            return self.walked
+        walked = list(self.walked)
+        for index, offset in self.floats:
+            tag = walked[index][0]
+            walked[index] = (tag, _SCALAR, _FLOAT.unpack_from(summary, offset)[0], None)
+        return walked
+
+
 def _axis_length(point: Any, axis: str) -> int:
     """Number of values of a landscape axis (its dims' product; 0 when absent)."""
     if not point.HasField(axis):
@@ -557,6 +606,12 @@ class EventScanner:
         # The template that read (or learnt from) the whole Summary of the last record, and
         # where that Summary starts; None when the last record was anything else.
         self._matched: tuple[_Template, int] | None = None
+        # Layouts of the values after a template's scalars, by size; the size of the values
+        # walked last, -1 after a layout read them (a layout is learnt from the second of two
+        # walks of one size in a row, so values of one size but two layouts in turn are
+        # walked, not learnt each time).
+        self._walk_layouts: dict[int, _WalkLayout] = {}
+        self._walked_size = -1
 
     def scan_from(self, reader: RecordReader, max_bytes: int | None) -> ScanResult:
         """:meth:`scan` the records ``reader`` reads next (up to ``max_bytes``), runs of
@@ -658,7 +713,7 @@ class EventScanner:
                 and summary[prefix_len] == 0x0A
                 and template.matches(summary[:prefix_len])
             ):
-                walked = _walk_values(payload[start + prefix_len :])
+                walked = self._walk(payload[start + prefix_len :], summary[prefix_len:])
                 if walked is not None:
                     template.add(number, step, wall, summary)
                     batch.add_walked(walked, number, record, step, wall, len(template.tags))
@@ -674,6 +729,29 @@ class EventScanner:
                     self._recent.insert(0, template)
                 return True
         return False
+
+    def _walk(self, values: memoryview, array: np.ndarray) -> list[Walked] | None:
+        """:func:`_walk_values` of the serialized values ``values`` (``array``: the same bytes
+        in numpy), through a :class:`_WalkLayout` of their size when one fits (a few numpy
+        operations, not a Python loop over the values), else walked; learns the layout of the
+        second of two walks of one size in a row."""
+        size = len(values)
+        layout = self._walk_layouts.get(size)
+        if layout is not None:
+            walked = layout.walk(values, array)
+            if walked is not None:
+                self._walked_size = -1
+                return walked
+        walked = _walk_values(values)
+        if (
+            walked is not None
+            and size == self._walked_size
+            and len(self._walk_layouts) < _MAX_WALK_LAYOUTS
+            and all(parsed is None for _, _, _, parsed in walked)
+        ):
+            self._walk_layouts[size] = _WalkLayout(bytes(values), walked)
+        self._walked_size = size
+        return walked
 
     def _scan_with_protobuf(
         self, batch: _Batch, number: int, record: Record, layout: tuple[int, int, int, float] | None
