@@ -542,6 +542,9 @@ class _Batch:
             tuple[str, str],
             tuple[list[tuple[int, float, int, int, int]], list[dict[str, Any] | None]],
         ] = {}
+        # Records whose values after a template's scalars a walk layout read, per (layout, index
+        # of its first value): (step, wall time, offset, length) once for all their large values.
+        self.laid_out: dict[tuple[_WalkLayout, int], list[tuple[int, float, int, int]]] = {}
 
     def add_values(
         self, values: Any, number: int, record: Record, step: int, wall: float, first_index: int = 0
@@ -594,6 +597,70 @@ class _Batch:
                 refs = blobs[(plugin, tag)] = ([], [])
             refs[0].append((step, wall, offset, length, index))
             refs[1].append(None if parsed is None else _value_meta(plugin, parsed))
+
+    def add_laid_out(
+        self,
+        layout: _WalkLayout,
+        walked: list[Walked],
+        number: int,
+        record: Record,
+        step: int,
+        wall: float,
+        first_index: int,
+    ) -> None:
+        """Index the values ``walked`` that ``layout`` read, as :meth:`add_walked` would: the
+        record once for all its large values (:meth:`EventScanner._finish` expands them), its
+        scalars one by one."""
+        rows = self.laid_out.get((layout, first_index))
+        if rows is None:
+            rows = self.laid_out[(layout, first_index)] = []
+            for tag, plugin, _, _ in walked:  # keys first seen here: kept in file order
+                if plugin != _SCALAR:
+                    self.blobs.setdefault((plugin, tag), ([], []))
+        rows.append((step, wall, record.offset, len(record.payload)))
+        for index, _ in layout.floats:
+            tag, _, scalar, _ = walked[index]
+            columns = self.scalars.get(tag)
+            if columns is None:
+                columns = self.scalars[tag] = _Columns(1)
+            columns.append(number, step, wall, scalar)
+
+    def finish_blobs(self) -> None:
+        """Every large value's reference into :attr:`result`, per (plugin, tag) in file order
+        (by record offset, then value index, where records read by a layout and others hold
+        one tag)."""
+        parts: dict[tuple[str, str], list[ScannedBlobs]] = {
+            key: [ScannedBlobs.from_refs(refs, meta)] if refs else []
+            for key, (refs, meta) in self.blobs.items()
+        }
+        for (layout, first_index), rows in self.laid_out.items():
+            steps, walls, offsets, lengths = zip(*rows, strict=True)
+            step, wall = np.asarray(steps, np.int64), np.asarray(walls, np.float64)
+            offset, length = np.asarray(offsets, np.int64), np.asarray(lengths, np.int64)
+            for index, (tag, plugin, _, _) in enumerate(layout.walked, first_index):
+                if plugin != _SCALAR:
+                    indexes = np.full(len(rows), index, dtype=np.int32)
+                    blobs = ScannedBlobs(step, wall, offset, length, indexes, [None] * len(rows))
+                    parts[(plugin, tag)].append(blobs)
+        for key, pieces in parts.items():
+            self.result.blobs[key] = pieces[0] if len(pieces) == 1 else _merged(pieces)
+
+
+def _merged(pieces: list[ScannedBlobs]) -> ScannedBlobs:
+    """The references of ``pieces`` (of one tag) together, in file order: by record offset,
+    then value index."""
+    offset = np.concatenate([p.offset for p in pieces])
+    index = np.concatenate([p.index for p in pieces])
+    order = np.lexsort((index, offset))
+    meta = [m for p in pieces for m in p.meta]
+    return ScannedBlobs(
+        step=np.concatenate([p.step for p in pieces])[order],
+        wall_time=np.concatenate([p.wall_time for p in pieces])[order],
+        offset=offset[order],
+        length=np.concatenate([p.length for p in pieces])[order],
+        index=index[order],
+        meta=[meta[i] for i in order.tolist()],
+    )
 
 
 class EventScanner:
@@ -713,10 +780,17 @@ class EventScanner:
                 and summary[prefix_len] == 0x0A
                 and template.matches(summary[:prefix_len])
             ):
-                walked = self._walk(payload[start + prefix_len :], summary[prefix_len:])
-                if walked is not None:
+                found = self._walk(payload[start + prefix_len :], summary[prefix_len:])
+                first_index = len(template.tags)
+                if found is not None:
+                    walked, walk_layout = found
                     template.add(number, step, wall, summary)
-                    batch.add_walked(walked, number, record, step, wall, len(template.tags))
+                    if walk_layout is None:
+                        batch.add_walked(walked, number, record, step, wall, first_index)
+                    else:
+                        batch.add_laid_out(
+                            walk_layout, walked, number, record, step, wall, first_index
+                        )
                 else:
                     try:
                         rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len :])
@@ -730,18 +804,21 @@ class EventScanner:
                 return True
         return False
 
-    def _walk(self, values: memoryview, array: np.ndarray) -> list[Walked] | None:
+    def _walk(
+        self, values: memoryview, array: np.ndarray
+    ) -> tuple[list[Walked], _WalkLayout | None] | None:
         """:func:`_walk_values` of the serialized values ``values`` (``array``: the same bytes
         in numpy), through a :class:`_WalkLayout` of their size when one fits (a few numpy
         operations, not a Python loop over the values), else walked; learns the layout of the
-        second of two walks of one size in a row."""
+        second of two walks of one size in a row. Gives the values and the layout that read
+        them (None: walked); None when the values are not walkable."""
         size = len(values)
         layout = self._walk_layouts.get(size)
         if layout is not None:
             walked = layout.walk(values, array)
             if walked is not None:
                 self._walked_size = -1
-                return walked
+                return walked, layout
         walked = _walk_values(values)
         if (
             walked is not None
@@ -751,7 +828,7 @@ class EventScanner:
         ):
             self._walk_layouts[size] = _WalkLayout(bytes(values), walked)
         self._walked_size = size
-        return walked
+        return None if walked is None else (walked, None)
 
     def _scan_with_protobuf(
         self, batch: _Batch, number: int, record: Record, layout: tuple[int, int, int, float] | None
@@ -821,8 +898,7 @@ class EventScanner:
                 wall_column = np.concatenate([p[2] for p in parts])[order]
                 value_column = np.concatenate([p[3] for p in parts])[order]
             result.scalars[tag] = ScannedScalars(step_column, wall_column, value_column)
-        for key, (refs, meta) in batch.blobs.items():
-            result.blobs[key] = ScannedBlobs.from_refs(refs, meta)
+        batch.finish_blobs()
 
 
 def _record_numbers(numbers: list[np.ndarray | range]) -> np.ndarray:
