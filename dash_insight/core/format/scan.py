@@ -250,8 +250,8 @@ class _Columns:
             return
         if isinstance(self.rows[0], float):
             value = np.asarray(self.rows, dtype=np.float32).reshape(-1, self.width)
-        else:
-            value = np.vstack(self.rows).view("<f4")
+        else:  # concatenate, not vstack: vstack makes each row 2-D in a Python loop first
+            value = np.concatenate(self.rows).view("<f4").reshape(-1, self.width)
         self._put(
             np.asarray(self.record, dtype=np.int64),
             np.asarray(self.steps, dtype=np.int64),
@@ -325,9 +325,11 @@ class _Template(_Columns):
         if taken is None:
             return []
         numbers, steps, walls, matrix = taken
+        # One transposed copy: each tag's values are a contiguous row of it (a strided
+        # column copied per tag cost twice as much).
+        by_tag = np.ascontiguousarray(matrix.T)
         return [
-            (tag, (numbers, steps, walls, np.ascontiguousarray(matrix[:, column])))
-            for column, tag in enumerate(self.tags)
+            (tag, (numbers, steps, walls, by_tag[column])) for column, tag in enumerate(self.tags)
         ]
 
 
