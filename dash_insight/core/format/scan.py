@@ -456,8 +456,10 @@ def _walk_message(
     return tag, plugin, None, parsed
 
 
-#: Walk layouts (:class:`_WalkLayout`) remembered per file.
-_MAX_WALK_LAYOUTS = 64
+#: Walk layouts (:class:`_WalkLayout`) remembered per file, and the most values one may hold
+#: (its positions take ~8 bytes per header byte: at most ~1 MB each).
+_MAX_WALK_LAYOUTS = 16
+_MAX_WALK_LAYOUT_VALUES = 4096
 
 
 class _WalkLayout:
@@ -826,6 +828,7 @@ class EventScanner:
             walked is not None
             and size == self._walked_size
             and len(self._walk_layouts) < _MAX_WALK_LAYOUTS
+            and len(walked) <= _MAX_WALK_LAYOUT_VALUES
             and all(parsed is None for _, _, _, parsed in walked)
         ):
             self._walk_layouts[size] = _WalkLayout(bytes(values), walked)
