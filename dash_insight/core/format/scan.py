@@ -387,6 +387,7 @@ _VALUE_KEYS = {
 _SCALAR = VALUE_FIELD_PLUGIN["scalar_value"]
 _HISTOGRAM = VALUE_FIELD_PLUGIN["histogram"]
 _SCALAR_KEY = 0x1D  # scalar_value: field 3, fixed32
+_HISTOGRAM_KEY = 0x4A  # histogram: field 9, length-delimited
 _FLOAT = struct.Struct("<f")
 
 #: One ``Summary.Value`` walked by :func:`_walk_values`: tag, plugin, the float of a scalar
@@ -409,7 +410,11 @@ def _walk_values(summary: memoryview | bytes) -> list[Walked] | None:
         while pos < end:
             if summary[pos] != 0x0A:
                 return None
-            value_len, value_start = _length(summary, pos + 1)
+            value_len = summary[pos + 1]  # _length inline (a call costs what the rest does)
+            if value_len < 0x80:
+                value_start = pos + 2
+            else:
+                value_len, value_start = _length(summary, pos + 1)
             value_end = value_start + value_len
             if value_end > end or summary[value_start] != 0x0A:
                 return None
@@ -422,10 +427,16 @@ def _walk_values(summary: memoryview | bytes) -> list[Walked] | None:
             if tag_end >= value_end:
                 return None
             tag = summary[tag_start:tag_end].decode("utf-8")
-            if summary[tag_end] == _SCALAR_KEY:
+            key = summary[tag_end]
+            if key == _SCALAR_KEY:
                 if tag_end + 5 != value_end:
                     return None
                 walked.append((tag, _SCALAR, _FLOAT.unpack_from(summary, tag_end + 1)[0], None))
+            elif key == _HISTOGRAM_KEY:  # _walk_message's histogram case, inline
+                field_len, field_start = _length(summary, tag_end + 1)
+                if field_start + field_len != value_end:
+                    return None
+                walked.append((tag, _HISTOGRAM, None, None))
             else:
                 message = _walk_message(summary, tag, tag_end, value_start, value_end)
                 if message is None:
