@@ -124,6 +124,19 @@ def frame_record(payload: bytes) -> bytes:
 #: The 4 CRC bytes that follow the 8 zero length bytes of an empty record.
 _EMPTY_LENGTH_CRC = _FOOTER.pack(masked_crc32c(bytes(8)))
 
+
+@lru_cache(maxsize=1024)
+def _length_crc(length: int) -> int:
+    """The masked CRC-32C of the 8 bytes of ``length`` (uint64 LE): what a header holding that
+    length must carry. Cached: most files hold records of few lengths."""
+    return masked_crc32c(struct.pack("<Q", length))
+
+
+def _intact_header(length: int) -> bytes:
+    """The 12 header bytes of an intact record of ``length`` payload bytes."""
+    return _HEADER.pack(length, _length_crc(length))
+
+
 #: Rows whose CRCs :func:`masked_crc32c_rows` computes at a time (bounds its scratch arrays).
 _CRC_BLOCK_ROWS = 1 << 16
 
@@ -399,20 +412,22 @@ class RecordReader:
     ) -> Iterator[Record | RecordRun]:
         result = self.result
         window = _Window(handle, self.offset, max_bytes)
-        # With ``runs``: the header of the last intact record once :data:`RUN_AFTER_RECORDS`
-        # records in a row had it; a run is tried from there (a file whose record sizes keep
-        # changing never tries one).
-        run_header: bytes | None = None
-        last_header = b""
-        streak = 0
-        while max_bytes is None or not result.records or window.consumed < max_bytes:
+        # ``bound``: the window offset (base + pos) where the call has consumed ``max_bytes``.
+        bound = None if max_bytes is None else window.start + max_bytes
+        # With ``runs``: the payload length of the last intact record once
+        # :data:`RUN_AFTER_RECORDS` records in a row had it (intact records of one length have
+        # one header); a run is tried from there (a file whose record sizes keep changing never
+        # tries one).
+        run_length: int | None = None
+        last_length, streak = -1, 0
+        while bound is None or not result.records or window.base + window.pos < bound:
             if self.lost_at is not None and not self._resync(window):
                 break
-            if run_header is not None:
-                run = self._take_run(window, run_header)
+            if run_length is not None:
+                run = self._take_run(window, _intact_header(run_length))
                 if run is not None:
                     yield run
-                run_header, streak = None, 0
+                run_length, streak = None, 0
                 continue
             record = self._next_record(window)
             if record is None:
@@ -420,13 +435,12 @@ class RecordReader:
             if record is _DAMAGED:
                 continue
             if runs:
-                start = window.pos - record.frame_bytes
-                header = bytes(window.buf[start : start + HEADER_BYTES])
-                streak = streak + 1 if header == last_header else 1
-                last_header = header
-                run_header = header if streak >= RUN_AFTER_RECORDS else None
+                length = len(record.payload)
+                streak = streak + 1 if length == last_length else 1
+                last_length = length
+                run_length = length if streak >= RUN_AFTER_RECORDS else None
             # Advance before yielding: a caller that stops early resumes after this record.
-            self.offset = window.offset
+            self.offset = window.base + window.pos
             yield record
         self.offset = window.offset
         result.bytes_consumed = window.consumed
@@ -466,33 +480,44 @@ class RecordReader:
         where reading stops (the end of what is written: :attr:`ReadResult.tail` says what
         is left), :data:`_DAMAGED` for a damaged frame (recorded in :attr:`result`, the
         window moved to where reading goes on)."""
-        result, record_offset = self.result, window.offset
-        if not window.fill(HEADER_BYTES):
-            have = len(window.buf) - window.pos
-            if have:
-                result.tail = Tail(record_offset, have, None)
-            return None
-        buf, pos = window.buf, window.pos
+        # Once per record: the window's attributes are read into locals, and the fill calls
+        # are made only when the buffer runs short (a method call costs what the rest does).
+        result, buf, pos = self.result, window.buf, window.pos
+        record_offset = window.base + pos
+        if len(buf) - pos < HEADER_BYTES:
+            if not window.fill(HEADER_BYTES):
+                have = len(window.buf) - window.pos
+                if have:
+                    result.tail = Tail(record_offset, have, None)
+                return None
+            buf, pos = window.buf, window.pos
         length, length_crc = _HEADER.unpack_from(buf, pos)
-        if masked_crc32c(buf[pos : pos + 8]) != length_crc:
+        if _length_crc(length) != length_crc:
             result.damage.append(Damage(record_offset, HEADER_CRC))
             self.lost_at = record_offset
             window.pos += 1
             return _DAMAGED
         frame = FRAME_OVERHEAD + length
-        if length > self.max_payload or not window.fill(frame):
+        if length > self.max_payload:
             return self._past_end(window, length)
-        buf, pos = window.buf, window.pos
-        body = buf[pos + HEADER_BYTES : pos + HEADER_BYTES + length]
-        (payload_crc,) = _FOOTER.unpack_from(buf, pos + HEADER_BYTES + length)
-        window.pos = pos + frame
-        if masked_crc32c(body) != payload_crc:
+        if len(buf) - pos < frame:
+            if not window.fill(frame):
+                return self._past_end(window, length)
+            buf, pos = window.buf, window.pos
+        start = pos + HEADER_BYTES
+        end = start + length
+        (payload_crc,) = _FOOTER.unpack_from(buf, end)
+        window.pos = end + FOOTER_BYTES
+        # google_crc32c takes the window's numpy array, not its memoryview: a slice of it is
+        # a view, where np.frombuffer of a memoryview slice costs twice the CRC of 4 KB.
+        crc = google_crc32c.value(window.array[start:end])
+        if ((((crc >> 15) | (crc << 17)) & _U32) + _MASK_DELTA) & _U32 != payload_crc:
             result.damage.append(Damage(record_offset, PAYLOAD_CRC))
             return _DAMAGED
         result.records += 1
         if result.first_offset is None:
             result.first_offset = record_offset
-        return Record(record_offset, body)
+        return Record(record_offset, buf[start:end])
 
     def _past_end(self, window: _Window, length: int) -> Record | None:
         """A frame of ``length`` payload bytes at the window's position that is longer than
@@ -528,7 +553,8 @@ _DAMAGED = Record(-1, memoryview(b""))
 
 class _Window:
     """The part of an open file read and not consumed yet: ``buf`` holds the file's bytes
-    from offset ``base`` on, ``pos`` is the next unread byte in it; :meth:`fill` reads more.
+    from offset ``base`` on (``array``: the same bytes as a numpy array), ``pos`` is the next
+    unread byte in it; :meth:`fill` reads more.
     ``max_bytes``: what the call may consume from ``start`` on (None: no bound)."""
 
     def __init__(self, handle: BinaryIO, start: int, max_bytes: int | None) -> None:
@@ -548,6 +574,7 @@ class _Window:
         """Drop what is buffered and go on reading at ``offset``."""
         self.handle.seek(offset)
         self.buf, self.base, self.pos, self.eof = memoryview(b""), offset, 0, False
+        self.array = np.frombuffer(self.buf, np.uint8)
 
     def fill(self, need: int) -> bool:
         """Make ``need`` bytes available from ``pos``; False at end of file."""
@@ -580,6 +607,7 @@ class _Window:
             self.eof = True
         self.base += pos
         self.buf = view[: kept + got].toreadonly()
+        self.array = np.frombuffer(self.buf, np.uint8)  # the same bytes, for google_crc32c
         self.pos = 0
         return len(self.buf) >= need
 

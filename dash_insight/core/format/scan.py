@@ -26,7 +26,9 @@ are decoded together with numpy (a file of one scalar per step: 10M records in ~
 
 Mixed records. The values after a template's scalars (histograms, images...) are walked by hand
 when laid out as MindSpore writes them (:func:`_walk_values`); histograms are then not parsed at
-load (nothing of them is indexed), the rest goes through protobuf.
+load (nothing of them is indexed), the rest goes through protobuf. Values of the size of those
+walked in the record before are first compared with that walk's layout (:class:`_WalkLayout`:
+the bytes the walk read, with numpy): a record holding the same bytes there has the same values.
 """
 
 from __future__ import annotations
@@ -248,8 +250,8 @@ class _Columns:
             return
         if isinstance(self.rows[0], float):
             value = np.asarray(self.rows, dtype=np.float32).reshape(-1, self.width)
-        else:
-            value = np.vstack(self.rows).view("<f4")
+        else:  # concatenate, not vstack: vstack makes each row 2-D in a Python loop first
+            value = np.concatenate(self.rows).view("<f4").reshape(-1, self.width)
         self._put(
             np.asarray(self.record, dtype=np.int64),
             np.asarray(self.steps, dtype=np.int64),
@@ -323,9 +325,11 @@ class _Template(_Columns):
         if taken is None:
             return []
         numbers, steps, walls, matrix = taken
+        # One transposed copy: each tag's values are a contiguous row of it (a strided
+        # column copied per tag cost twice as much).
+        by_tag = np.ascontiguousarray(matrix.T)
         return [
-            (tag, (numbers, steps, walls, np.ascontiguousarray(matrix[:, column])))
-            for column, tag in enumerate(self.tags)
+            (tag, (numbers, steps, walls, by_tag[column])) for column, tag in enumerate(self.tags)
         ]
 
 
@@ -383,6 +387,7 @@ _VALUE_KEYS = {
 _SCALAR = VALUE_FIELD_PLUGIN["scalar_value"]
 _HISTOGRAM = VALUE_FIELD_PLUGIN["histogram"]
 _SCALAR_KEY = 0x1D  # scalar_value: field 3, fixed32
+_HISTOGRAM_KEY = 0x4A  # histogram: field 9, length-delimited
 _FLOAT = struct.Struct("<f")
 
 #: One ``Summary.Value`` walked by :func:`_walk_values`: tag, plugin, the float of a scalar
@@ -405,7 +410,11 @@ def _walk_values(summary: memoryview | bytes) -> list[Walked] | None:
         while pos < end:
             if summary[pos] != 0x0A:
                 return None
-            value_len, value_start = _length(summary, pos + 1)
+            value_len = summary[pos + 1]  # _length inline (a call costs what the rest does)
+            if value_len < 0x80:
+                value_start = pos + 2
+            else:
+                value_len, value_start = _length(summary, pos + 1)
             value_end = value_start + value_len
             if value_end > end or summary[value_start] != 0x0A:
                 return None
@@ -418,10 +427,16 @@ def _walk_values(summary: memoryview | bytes) -> list[Walked] | None:
             if tag_end >= value_end:
                 return None
             tag = summary[tag_start:tag_end].decode("utf-8")
-            if summary[tag_end] == _SCALAR_KEY:
+            key = summary[tag_end]
+            if key == _SCALAR_KEY:
                 if tag_end + 5 != value_end:
                     return None
                 walked.append((tag, _SCALAR, _FLOAT.unpack_from(summary, tag_end + 1)[0], None))
+            elif key == _HISTOGRAM_KEY:  # _walk_message's histogram case, inline
+                field_len, field_start = _length(summary, tag_end + 1)
+                if field_start + field_len != value_end:
+                    return None
+                walked.append((tag, _HISTOGRAM, None, None))
             else:
                 message = _walk_message(summary, tag, tag_end, value_start, value_end)
                 if message is None:
@@ -450,6 +465,55 @@ def _walk_message(
     if plugin != _HISTOGRAM:  # metadata to index: parse this value alone
         parsed = from_buffer(summary_pb2.Summary.Value, summary[value_start:value_end])
     return tag, plugin, None, parsed
+
+
+#: Walk layouts (:class:`_WalkLayout`) remembered per file, and the most values one may hold
+#: (its positions take ~8 bytes per header byte: at most ~1 MB each).
+_MAX_WALK_LAYOUTS = 16
+_MAX_WALK_LAYOUT_VALUES = 4096
+
+
+class _WalkLayout:
+    """Where :func:`_walk_values` read a ``size``-byte Summary: every value's header (its key
+    and length, its tag's, the oneof field's key and, for a message, its length; the byte
+    ``positions``) and what those bytes held (``expected``). The walk reads nothing else, so
+    another Summary of that size holding the same bytes there walks the same way, to the same
+    values but for the scalars' floats (``floats``: each scalar's place in the walk and the
+    offset of its 4 bytes). Learnt from walks that parsed no value (a histogram or a scalar
+    each): an image's, tensor's or landscape's metadata is parsed from its bytes."""
+
+    def __init__(self, summary: bytes, walked: list[Walked]) -> None:
+        ranges: list[np.ndarray] = []
+        self.floats: list[tuple[int, int]] = []
+        pos = 0
+        for index in range(len(walked)):
+            value_len, value_start = _length(summary, pos + 1)
+            tag_len, tag_start = _varint(summary, value_start + 1)
+            tag_end = tag_start + tag_len
+            if summary[tag_end] == _SCALAR_KEY:
+                header_end = tag_end + 1
+                self.floats.append((index, header_end))
+            else:
+                header_end = _length(summary, tag_end + 1)[1]
+            ranges.append(np.arange(pos, header_end))
+            pos = value_start + value_len
+        self.size = len(summary)
+        self.positions = np.concatenate(ranges)
+        self.expected = np.frombuffer(summary, np.uint8)[self.positions].tobytes()
+        self.walked = walked
+
+    def walk(self, summary: memoryview, array: np.ndarray) -> list[Walked] | None:
+        """What :func:`_walk_values` gives for ``summary`` (``array``: its bytes as a numpy
+        array) when it holds this layout's header bytes, else None."""
+        if len(array) != self.size or array[self.positions].tobytes() != self.expected:
+            return None
+        if not self.floats:
+            return self.walked
+        walked = list(self.walked)
+        for index, offset in self.floats:
+            tag = walked[index][0]
+            walked[index] = (tag, _SCALAR, _FLOAT.unpack_from(summary, offset)[0], None)
+        return walked
 
 
 def _axis_length(point: Any, axis: str) -> int:
@@ -493,6 +557,9 @@ class _Batch:
             tuple[str, str],
             tuple[list[tuple[int, float, int, int, int]], list[dict[str, Any] | None]],
         ] = {}
+        # Records whose values after a template's scalars a walk layout read, per (layout, index
+        # of its first value): (step, wall time, offset, length) once for all their large values.
+        self.laid_out: dict[tuple[_WalkLayout, int], list[tuple[int, float, int, int]]] = {}
 
     def add_values(
         self, values: Any, number: int, record: Record, step: int, wall: float, first_index: int = 0
@@ -546,6 +613,70 @@ class _Batch:
             refs[0].append((step, wall, offset, length, index))
             refs[1].append(None if parsed is None else _value_meta(plugin, parsed))
 
+    def add_laid_out(
+        self,
+        layout: _WalkLayout,
+        walked: list[Walked],
+        number: int,
+        record: Record,
+        step: int,
+        wall: float,
+        first_index: int,
+    ) -> None:
+        """Index the values ``walked`` that ``layout`` read, as :meth:`add_walked` would: the
+        record once for all its large values (:meth:`EventScanner._finish` expands them), its
+        scalars one by one."""
+        rows = self.laid_out.get((layout, first_index))
+        if rows is None:
+            rows = self.laid_out[(layout, first_index)] = []
+            for tag, plugin, _, _ in walked:  # keys first seen here: kept in file order
+                if plugin != _SCALAR:
+                    self.blobs.setdefault((plugin, tag), ([], []))
+        rows.append((step, wall, record.offset, len(record.payload)))
+        for index, _ in layout.floats:
+            tag, _, scalar, _ = walked[index]
+            columns = self.scalars.get(tag)
+            if columns is None:
+                columns = self.scalars[tag] = _Columns(1)
+            columns.append(number, step, wall, scalar)
+
+    def finish_blobs(self) -> None:
+        """Every large value's reference into :attr:`result`, per (plugin, tag) in file order
+        (by record offset, then value index, where records read by a layout and others hold
+        one tag)."""
+        parts: dict[tuple[str, str], list[ScannedBlobs]] = {
+            key: [ScannedBlobs.from_refs(refs, meta)] if refs else []
+            for key, (refs, meta) in self.blobs.items()
+        }
+        for (layout, first_index), rows in self.laid_out.items():
+            steps, walls, offsets, lengths = zip(*rows, strict=True)
+            step, wall = np.asarray(steps, np.int64), np.asarray(walls, np.float64)
+            offset, length = np.asarray(offsets, np.int64), np.asarray(lengths, np.int64)
+            for index, (tag, plugin, _, _) in enumerate(layout.walked, first_index):
+                if plugin != _SCALAR:
+                    indexes = np.full(len(rows), index, dtype=np.int32)
+                    blobs = ScannedBlobs(step, wall, offset, length, indexes, [None] * len(rows))
+                    parts[(plugin, tag)].append(blobs)
+        for key, pieces in parts.items():
+            self.result.blobs[key] = pieces[0] if len(pieces) == 1 else _merged(pieces)
+
+
+def _merged(pieces: list[ScannedBlobs]) -> ScannedBlobs:
+    """The references of ``pieces`` (of one tag) together, in file order: by record offset,
+    then value index."""
+    offset = np.concatenate([p.offset for p in pieces])
+    index = np.concatenate([p.index for p in pieces])
+    order = np.lexsort((index, offset))
+    meta = [m for p in pieces for m in p.meta]
+    return ScannedBlobs(
+        step=np.concatenate([p.step for p in pieces])[order],
+        wall_time=np.concatenate([p.wall_time for p in pieces])[order],
+        offset=offset[order],
+        length=np.concatenate([p.length for p in pieces])[order],
+        index=index[order],
+        meta=[meta[i] for i in order.tolist()],
+    )
+
 
 class EventScanner:
     """Scans the records of one summary file; keep one per file so templates are reused."""
@@ -557,6 +688,12 @@ class EventScanner:
         # The template that read (or learnt from) the whole Summary of the last record, and
         # where that Summary starts; None when the last record was anything else.
         self._matched: tuple[_Template, int] | None = None
+        # Layouts of the values after a template's scalars, by size; the size of the values
+        # walked last, -1 after a layout read them (a layout is learnt from the second of two
+        # walks of one size in a row, so values of one size but two layouts in turn are
+        # walked, not learnt each time).
+        self._walk_layouts: dict[int, _WalkLayout] = {}
+        self._walked_size = -1
 
     def scan_from(self, reader: RecordReader, max_bytes: int | None) -> ScanResult:
         """:meth:`scan` the records ``reader`` reads next (up to ``max_bytes``), runs of
@@ -658,10 +795,17 @@ class EventScanner:
                 and summary[prefix_len] == 0x0A
                 and template.matches(summary[:prefix_len])
             ):
-                walked = _walk_values(payload[start + prefix_len :])
-                if walked is not None:
+                found = self._walk(payload[start + prefix_len :], summary[prefix_len:])
+                first_index = len(template.tags)
+                if found is not None:
+                    walked, walk_layout = found
                     template.add(number, step, wall, summary)
-                    batch.add_walked(walked, number, record, step, wall, len(template.tags))
+                    if walk_layout is None:
+                        batch.add_walked(walked, number, record, step, wall, first_index)
+                    else:
+                        batch.add_laid_out(
+                            walk_layout, walked, number, record, step, wall, first_index
+                        )
                 else:
                     try:
                         rest = from_buffer(summary_pb2.Summary, payload[start + prefix_len :])
@@ -674,6 +818,33 @@ class EventScanner:
                     self._recent.insert(0, template)
                 return True
         return False
+
+    def _walk(
+        self, values: memoryview, array: np.ndarray
+    ) -> tuple[list[Walked], _WalkLayout | None] | None:
+        """:func:`_walk_values` of the serialized values ``values`` (``array``: the same bytes
+        in numpy), through a :class:`_WalkLayout` of their size when one fits (a few numpy
+        operations, not a Python loop over the values), else walked; learns the layout of the
+        second of two walks of one size in a row. Gives the values and the layout that read
+        them (None: walked); None when the values are not walkable."""
+        size = len(values)
+        layout = self._walk_layouts.get(size)
+        if layout is not None:
+            walked = layout.walk(values, array)
+            if walked is not None:
+                self._walked_size = -1
+                return walked, layout
+        walked = _walk_values(values)
+        if (
+            walked is not None
+            and size == self._walked_size
+            and len(self._walk_layouts) < _MAX_WALK_LAYOUTS
+            and len(walked) <= _MAX_WALK_LAYOUT_VALUES
+            and all(parsed is None for _, _, _, parsed in walked)
+        ):
+            self._walk_layouts[size] = _WalkLayout(bytes(values), walked)
+        self._walked_size = size
+        return None if walked is None else (walked, None)
 
     def _scan_with_protobuf(
         self, batch: _Batch, number: int, record: Record, layout: tuple[int, int, int, float] | None
@@ -743,8 +914,7 @@ class EventScanner:
                 wall_column = np.concatenate([p[2] for p in parts])[order]
                 value_column = np.concatenate([p[3] for p in parts])[order]
             result.scalars[tag] = ScannedScalars(step_column, wall_column, value_column)
-        for key, (refs, meta) in batch.blobs.items():
-            result.blobs[key] = ScannedBlobs.from_refs(refs, meta)
+        batch.finish_blobs()
 
 
 def _record_numbers(numbers: list[np.ndarray | range]) -> np.ndarray:

@@ -307,3 +307,27 @@ def test_walk_values_on_damaged_and_truncated_summaries() -> None:
         else:
             changed = [i for i in range(min(len(case), len(summary))) if case[i] != summary[i]]
             assert changed and all(i in hist_span for i in changed), case
+
+
+@pytest.mark.parametrize("kind", ["histogram", "image", "tensor"])
+def test_walk_values_gives_up_when_more_follows_a_message_in_its_value(kind: str) -> None:
+    """A value whose message field does not end it (a scalar_value field follows: protobuf
+    keeps the last field of the oneof, a scalar): the walker gives up (protobuf is used) or
+    finds what protobuf finds, never the message."""
+    import struct
+
+    value = summary_pb2.Summary.Value(tag="w")
+    if kind == "histogram":
+        value.histogram.count = 3
+    elif kind == "image":
+        value.image.height, value.image.width, value.image.colorspace = 1, 1, 3
+        value.image.encoded_image = b"png"
+    else:
+        value.tensor.dims.extend([2])
+    inner = value.SerializeToString() + b"\x1d" + struct.pack("<f", 1.5)
+    loss = summary_pb2.Summary.Value(tag="loss", scalar_value=2.0).SerializeToString()
+    summary = b"\x0a" + bytes([len(loss)]) + loss + b"\x0a" + bytes([len(inner)]) + inner
+    expected = _protobuf_values(summary)
+    assert expected[1] == ("w", "scalar", 1.5)
+    walked = _walked(summary)
+    assert walked is None or _same(walked, expected)

@@ -100,14 +100,11 @@ def _same_float(a: float, b: float) -> bool:
     )
 
 
-@pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("batch_bytes", [None, 2000])
-def test_scan_equals_protobuf_decode(tmp_path: Path, seed: int, batch_bytes: int | None) -> None:
-    path = tmp_path / "events.summary.1_MS"
-    payloads = _random_file(path, seed)
+def _assert_equals_reference(path: Path, payloads: list[bytes], results: list[ScanResult]) -> None:
+    """``results`` (the scans of ``path``, whose records are ``payloads``) hold every scalar
+    point (bit-exact) and every large value (step, index; decoded from its record: its plugin
+    and tag) a plain protobuf decode finds, in file order, and nothing else."""
     expected_scalars, expected_blobs = _reference(payloads)
-    results = _scan_all(path, batch_bytes)
-
     got: dict[str, list] = {}
     for result in results:
         for tag, columns in result.scalars.items():
@@ -137,7 +134,92 @@ def test_scan_equals_protobuf_decode(tmp_path: Path, seed: int, batch_bytes: int
                 assert (value.plugin, value.tag) == key
     assert got_blobs == expected_blobs
     assert sum(r.events for r in results) == len(payloads)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("batch_bytes", [None, 2000])
+def test_scan_equals_protobuf_decode(tmp_path: Path, seed: int, batch_bytes: int | None) -> None:
+    path = tmp_path / "events.summary.1_MS"
+    payloads = _random_file(path, seed)
+    results = _scan_all(path, batch_bytes)
+    _assert_equals_reference(path, payloads, results)
     assert [v for r in results for v in r.versions] == ["MindSpore.Event:1"]
+
+
+def _sized_image(tag: str, size: int) -> summary_pb2.Summary.Value:
+    """An image value whose serialized bytes are ``size`` long (its encoded bytes padded)."""
+    value = summary_pb2.Summary.Value(tag=tag)
+    value.image.height, value.image.width, value.image.colorspace = 2, 3, 3
+    value.image.encoded_image = b""
+    value.image.encoded_image = b"p" * (size - value.ByteSize())
+    while value.ByteSize() > size:  # the padding's length took another varint byte
+        value.image.encoded_image = value.image.encoded_image[:-1]
+    return value
+
+
+def _walk_layout_file(path: Path, seed: int) -> list[bytes]:
+    """Records of two scalars (a template), then a histogram, a scalar and a histogram of
+    fixed sizes (a walk layout is learnt), and lookalikes of the same Summary size that differ
+    from it only in the bytes a walk reads: the histograms' tags swapped, the scalar's tag
+    changed, the histograms' lengths moved by a bucket (other length bytes), a histogram
+    replaced by an image of its size (other key: parsed for its metadata), a scalar and a
+    histogram in the other order."""
+    rng = random.Random(seed)
+
+    def histogram(tag: str, buckets: int) -> summary_pb2.Summary.Value:
+        value = summary_pb2.Summary.Value(tag=tag)
+        for i in range(buckets):
+            value.histogram.buckets.add(left=i, width=1.0, count=5)
+        return value
+
+    def scalar(tag: str) -> summary_pb2.Summary.Value:
+        return _scalar(tag, rng.choice(SPECIAL) if rng.random() < 0.2 else rng.uniform(-9, 9))
+
+    usual = [histogram("h0", 3), scalar("s1"), histogram("h1", 3)]
+    lookalikes = [
+        [histogram("h1", 3), scalar("s1"), histogram("h0", 3)],
+        [histogram("h0", 3), scalar("s2"), histogram("h1", 3)],
+        [histogram("h0", 4), scalar("s1"), histogram("h1", 2)],
+        [_sized_image("h0", usual[0].ByteSize()), scalar("s1"), histogram("h1", 3)],
+        [scalar("s1"), histogram("h0", 3), histogram("h1", 3)],
+    ]
+    payloads = [summary_pb2.Event(wall_time=1.0, version="MindSpore.Event:1").SerializeToString()]
+    for step in range(400):
+        if rng.random() < 0.25:
+            suffix = rng.choice(lookalikes)
+        else:
+            suffix = [histogram("h0", 3), scalar("s1"), histogram("h1", 3)]
+        prefix = [scalar("loss"), scalar("lr")]
+        payloads.append(_event(step, [*prefix, *suffix], 1.7e9 + step))
+        if step % 3 == 0:
+            payloads.append(_event(step, [scalar("loss"), scalar("lr")], 1.7e9 + step))
+    assert len({len(p) for p in payloads[1:]}) <= 4  # lookalikes: one Summary size
+    path.write_bytes(b"".join(frame_record(p) for p in payloads))
+    return payloads
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("batch_bytes", [None, 3000])
+def test_walk_layouts_equal_protobuf_decode(
+    tmp_path: Path, seed: int, batch_bytes: int | None
+) -> None:
+    """The values after a template's scalars read through a learnt walk layout (a record that
+    holds the same bytes where the walk reads) or walked (one that does not): the same points
+    and references as protobuf's, bit-exact, in file order."""
+    path = tmp_path / "events.summary.1_MS"
+    payloads = _walk_layout_file(path, seed)
+    reader, scanner = RecordReader(path), EventScanner()
+    results = []
+    while True:
+        results.append(scanner.scan_from(reader, batch_bytes))
+        if reader.result.bytes_consumed == 0 or batch_bytes is None:
+            break
+    _assert_equals_reference(path, payloads, results)
+    assert len(scanner._walk_layouts) == 1
+    images = [r.blobs[("image", "h0")].meta for r in results if ("image", "h0") in r.blobs]
+    assert [m for ms in images for m in ms] and all(
+        m == {"height": 2, "width": 3} for ms in images for m in ms
+    )
 
 
 def test_template_fast_path_is_used_and_exact(tmp_path: Path) -> None:
