@@ -351,9 +351,16 @@
 
   function mutePropWrites(cy) {
     const emitter = cy.emitter && cy.emitter();
-    for (const listener of [...((emitter && emitter.listeners) || [])]) {
+    const listeners = [...((emitter && emitter.listeners) || [])];
+    /* ...and the one that writes every element back into `elements` (positions included)
+       after each change of them (dash-cytoscape listens to `dragfree add remove` for it): a
+       second round of the server's 700 kB answer through Dash's store and React, 3,000
+       elements compared again (seconds per scope opened in the 1,500-node view). Nothing
+       drags a node here (autoungrabify), and `elements` is no callback's input. */
+    const writeBack = new Set(listeners.filter(l => l.event === "dragfree").map(l => l.callback));
+    for (const listener of listeners) {
       const code = String(listener.callback);
-      if (PROP_WRITES.some(pattern => pattern.test(code))) {
+      if (writeBack.has(listener.callback) || PROP_WRITES.some(pattern => pattern.test(code))) {
         cy.off(listener.event, listener.callback);
       }
     }
@@ -387,12 +394,25 @@
     nodes.forEach(n => Object.defineProperty(n._private, "backgrounding", NOT_BACKGROUNDING));
   }
 
+  /* A drag of the canvas ends with the browser's click on it, which Dash's html components
+     around it each turn into an `n_clicks` prop write (a render of the page's layout at the
+     end of every pan); a click after the pointer moved more than a few pixels stays in the
+     canvas (cytoscape tells its taps from drags by itself, from the pointer's moves). */
+  function keepDragClicks(container) {
+    let down = null;
+    container.addEventListener("pointerdown", ev => { down = [ev.clientX, ev.clientY]; }, true);
+    container.addEventListener("click", ev => {
+      if (down && Math.hypot(ev.clientX - down[0], ev.clientY - down[1]) > 4) ev.stopPropagation();
+    });
+  }
+
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
   function watch(container) {
     const cy = container._cyreg && container._cyreg.cy;
     if (!cy || cy._diElk) return Boolean(cy);
     cy._diElk = true;
     mutePropWrites(cy);
+    keepDragClicks(container);
     let queued = false;
     const schedule = () => {
       cy.scratch("_diLayoutRunning", true);

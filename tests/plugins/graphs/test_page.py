@@ -10,6 +10,7 @@ from typing import Any
 
 import dash
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.plugins.graphs import data_graph_page as data_page
@@ -501,7 +502,8 @@ def test_an_address_opening_every_scope_opens_the_graph(
     characters: longer than the 4,096 of a ``Referer``, which browsers then cut to the bare
     origin (the Summary List's address, which the server rendered). The page of the address is
     drawn, with every scope of it open; zooming and panning its 611 nodes restyles none of them
-    (cytoscape's background flag, ``assets/graph-layout.js``) and writes no prop to Dash."""
+    (cytoscape's background flag, ``assets/graph-layout.js``) and writes no prop to Dash (nor
+    does the click that ends a drag)."""
     bench_graph = load_bench_module("graph")
     train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(200, 200))
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
@@ -528,4 +530,14 @@ def test_an_address_opening_every_scope_opens_the_graph(
         _wait(lambda: dash_duo.driver.execute_script(_LAID_OUT), timeout=60, message="laid out")
         restyled, writers = dash_duo.driver.execute_async_script(_ZOOM_AND_COUNT)
         assert restyled == 0 and writers == 0, (restyled, writers)
+        # the click ending a drag stays in the canvas (no n_clicks write around it), a click not
+        count = "window.__clicks = 0; document.addEventListener('click', () => window.__clicks++);"
+        dash_duo.driver.execute_script(count)
+        canvas = dash_duo.find_element("#graph-cy")
+        ActionChains(dash_duo.driver).move_to_element(canvas).click_and_hold().move_by_offset(
+            90, 40
+        ).release().perform()
+        assert dash_duo.driver.execute_script("return window.__clicks;") == 0
+        ActionChains(dash_duo.driver).move_to_element(canvas).click().perform()
+        _wait(lambda: dash_duo.driver.execute_script("return window.__clicks;") == 1)
         assert console_errors(dash_duo) == []
