@@ -76,7 +76,8 @@
 
   /* ELK makes room for the edge labels of a level of at most this many edges: they double the
      time of a 1,500-node level (a label is a node more in its layer), whose labels are too
-     small to read until zoomed into anyway. */
+     small to read until zoomed into anyway. Top to bottom, a level is one scope's own edges
+     (assets/graph-scopes.js), so a large view opened scope by scope has its labels placed. */
   const LABELLED_EDGES = 400;
 
   /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`

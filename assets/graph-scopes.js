@@ -19,10 +19,13 @@
 (function (root) {
   const ROOT = "__root__";
   const SEP = "\u0001";
-  /* Scopes remembered (the oldest forgotten first): a few thousand keep every level of a
-     5,000-node graph a person opens in a session. */
-  const CACHE_SIZE = 4000;
+  /* Pictures remembered, counted in the boxes and edge pieces they hold (the oldest forgotten
+     first): a picture holds its scope's whole contents, and the canvas's a whole view (3,000
+     items for the 1,500-node view); 150,000 keep dozens of views of a 5,000-node graph and
+     every scope in them, some tens of MB. */
+  const CACHE_ITEMS = 150000;
   const CACHE = new Map();
+  let cachedItems = 0;
   const stats = {hits: 0, misses: 0, elkCalls: 0};
 
   /* The digest of `text` (53-bit cyrb53): equal contents, equal keys. */
@@ -136,11 +139,11 @@
       "elk.hierarchyHandling": "SEPARATE_CHILDREN", "elk.portConstraints": "FIXED_SIDE"});
     delete options["elk.json.edgeCoords"];
     delete options["elk.json.shapeCoords"];
-    const hits = new Set();
+    const hits = new Map();  // scope -> its cached picture (held: the cache may forget it)
     function build(id) {
-      const cached = id !== ROOT && CACHE.get(scopeKeys.get(id));
+      const cached = id !== ROOT && recall(scopeKeys.get(id));
       if (cached) {
-        hits.add(id);
+        hits.set(id, cached);
         return {id, width: cached.w, height: cached.h,
           layoutOptions: {"elk.portConstraints": "FIXED_POS"},
           ports: cached.ports.map(p => ({id: p.id, width: 1, height: 1, x: p.x, y: p.y,
@@ -190,7 +193,7 @@
       const w = child.width, h = child.height, x = child.x || 0, y = child.y || 0;
       out.boxes[child.id] = {x: x + w / 2, y: y + h / 2, w, h};
       if (hits.has(child.id)) {
-        paste(CACHE.get(scopeKeys.get(child.id)), x, y, out);
+        paste(hits.get(child.id), x, y, out);
       } else if (child.children && child.children.length) {
         paste(picture(child, scopeKeys, hits), x, y, out);
       } else {
@@ -212,10 +215,30 @@
     return out;
   }
 
+  /* The picture kept under `key` (now the most recently used), or undefined. */
+  function recall(key) {
+    const picture = CACHE.get(key);
+    if (picture) { CACHE.delete(key); CACHE.set(key, picture); }
+    return picture;
+  }
+
+  function forget(key) {
+    const old = CACHE.get(key);
+    if (old) { cachedItems -= old.items; CACHE.delete(key); }
+  }
+
   function remember(key, value) {
-    CACHE.delete(key);
+    forget(key);
+    value.items = Object.keys(value.boxes).length + Object.keys(value.pieces).length;
     CACHE.set(key, value);
-    while (CACHE.size > CACHE_SIZE) CACHE.delete(CACHE.keys().next().value);
+    cachedItems += value.items;
+    while (cachedItems > CACHE_ITEMS && CACHE.size > 1) forget(CACHE.keys().next().value);
+  }
+
+  /* Everything forgotten (bench/elk_layout.js: each run from an empty cache). */
+  function clear() {
+    CACHE.clear();
+    cachedItems = 0;
   }
 
   /* Each edge's route through its pieces (a point shared by two pieces once), its ends moved
@@ -250,7 +273,7 @@
     const shape = tree(nodes);
     const cuts = cut(edges, shape);
     const scopeKeys = keys(shape, cuts, direction);
-    let drawn = CACHE.get(scopeKeys.get(ROOT));
+    let drawn = recall(scopeKeys.get(ROOT));
     let laidOut = [];
     if (drawn) {
       stats.hits += 1;
@@ -273,7 +296,7 @@
     return {centres, boxes, routes: edgeRoutes, labels, laidOut};
   }
 
-  const api = {layOutScopes, digest, cut, tree, ROOT, CACHE, stats};
+  const api = {layOutScopes, digest, cut, tree, clear, ROOT, CACHE, stats};
   /* global module:readonly */
   if (typeof module === "object" && module.exports) module.exports = api;
   else root.diGraphScopes = api;

@@ -64,7 +64,7 @@ async function layOut(elk, view) {
     const ms = [];
     let placed = null;
     for (let run = 0; run < Math.max(1, input.repeat || 1); run++) {
-      scopes.CACHE.clear();
+      scopes.clear();
       for (const before of history(input.views, view)) await layOut(elk, before);
       const calls = scopes.stats.elkCalls;
       const start = process.hrtime.bigint();
