@@ -6,6 +6,8 @@
    hold their contents, edges are routed orthogonally around the nodes (cytoscape draws them
    as `segments` through ELK's bend points, class `routed`). `di-elk-right` lays out left to
    right (the data graph), `di-elk-fit` fits the view once laid out (the dashboard card).
+   Top to bottom, each open scope is laid out on its own and kept (assets/graph-scopes.js):
+   opening a scope lays out that scope and its ancestors only.
 
    When a layout is applied the container gets `data-laid-out="<nodes>:<edges>"` and cytoscape
    emits `dilaidout` (assets/graph-pages.js moves the view then). The pure part (the ELK graph
@@ -74,7 +76,8 @@
 
   /* ELK makes room for the edge labels of a level of at most this many edges: they double the
      time of a 1,500-node level (a label is a node more in its layer), whose labels are too
-     small to read until zoomed into anyway. */
+     small to read until zoomed into anyway. Top to bottom, a level is one scope's own edges
+     (assets/graph-scopes.js), so a large view opened scope by scope has its labels placed. */
   const LABELLED_EDGES = 400;
 
   /* ELK's graph of `nodes` ({id, parent, w, h, compound}, parents before children) and `edges`
@@ -168,7 +171,8 @@
 
   // Node (tests/plugins/graphs/test_layout_engine.py) loads this file as a CommonJS module.
   /* global module:readonly */
-  const shared = {ELK_VERSION, OPTIONS, SPAN_BUDGET, LABELLED_EDGES, elkGraph, overBudget, placements, segments};
+  const shared = {ELK_VERSION, OPTIONS, SCOPE_PADDING, CHEAP, SPAN_BUDGET, LABELLED_EDGES, elkGraph,
+    overBudget, nudge, placements, segments};
   if (typeof module === "object" && module.exports) {
     module.exports = shared;
     return;
@@ -251,6 +255,25 @@
     return out;
   }
 
+  /* Where ELK puts `nodes` and `edges`: {centres (leaves), routes, labels, boxes (every
+     node's centre)}. Top to bottom (the computational graph) scope by scope with the scopes'
+     cache (assets/graph-scopes.js); left to right (the data graph, a few dozen nodes) in one
+     piece. */
+  async function place(engine, nodes, edges, right) {
+    if (!right && root.diGraphScopes) {
+      return root.diGraphScopes.layOutScopes(engine, nodes, edges, "DOWN", shared);
+    }
+    const result = await engine.layout(elkGraph(nodes, edges, right ? "RIGHT" : "DOWN"));
+    const boxes = {};
+    (function walk(node) {
+      for (const child of node.children || []) {
+        boxes[child.id] = {x: child.x + child.width / 2, y: child.y + child.height / 2};
+        walk(child);
+      }
+    })(result);
+    return Object.assign(placements(result), {boxes});
+  }
+
   /* Lay `cy` out again (a newer request wins over one still running). */
   async function layOut(cy, container) {
     const generation = (cy.scratch("_diLayoutGeneration") || 0) + 1;
@@ -258,28 +281,20 @@
     cy.scratch("_diLayoutRunning", true);
     const right = container.classList.contains("di-elk-right");
     const {nodes, edges} = elementsOf(cy);
-    let result;
+    let placed;
     try {
-      result = await (await loadElk()).layout(
-        elkGraph(nodes, edges, right ? "RIGHT" : "DOWN"));
+      placed = await place(await loadElk(), nodes, edges, right);
     } catch (error) {
       console.warn("graph layout failed", error);
-      result = null;
+      placed = null;
     }
     if (cy.scratch("_diLayoutGeneration") !== generation || cy.destroyed()) return;
-    if (result) {
-      const {centres, routes, labels} = placements(result);
-      const boxes = {};
-      (function walk(node) {
-        for (const child of node.children || []) {
-          boxes[child.id] = {x: child.x + child.width / 2, y: child.y + child.height / 2};
-          walk(child);
-        }
-      })(result);
+    if (placed) {
+      const {centres, routes, labels, boxes} = placed;
       const shift = anchorShift(cy, cy.scratch("_diPlaced"), id => boxes[id]);
       for (const c of Object.values(centres)) { c.x += shift.x; c.y += shift.y; }
-      for (const route of Object.values(routes)) {
-        for (const p of route) { p.x += shift.x; p.y += shift.y; }
+      for (const id of Object.keys(routes)) {
+        routes[id] = routes[id].map(p => ({x: p.x + shift.x, y: p.y + shift.y}));
       }
       for (const c of Object.values(labels)) { c.x += shift.x; c.y += shift.y; }
       cy.batch(() => {
@@ -326,16 +341,29 @@
     });
   }
 
-  /* dash-cytoscape's own listener that writes the `extent` prop on every viewport change:
-     each write re-renders the component, which compares its 3,000 elements (1,500 nodes) on
-     every frame of a pan or zoom (tasks of 0.1-3.8 s, bench/graph_pan.py). No callback reads
-     a graph canvas's extent. */
-  const EXTENT_SYNC = /^function\s*\(\)\s*\{\s*[\w$]+\([\w$]+\.extent\(\)\)\s*;?\s*\}$/;
+  /* dash-cytoscape's own listeners that write a prop on every viewport change (`extent`) and
+     on every node or edge the pointer passes over while the graph is dragged or zoomed
+     (`mouseoverNodeData`, `mouseoverEdgeData`; `mouseout` clears them): each write re-renders
+     the component, which compares its 3,000 elements (1,500 nodes): tasks of 0.1-3.8 s on
+     every frame of a pan or zoom (bench/graph_pan.py). No callback reads these props of a
+     graph canvas. */
+  const PROP_WRITES = [/^function\s*\(\)\s*\{\s*[\w$]+\([\w$]+\.extent\(\)\)\s*;?\s*\}$/,
+    /setProps\(\{\s*mouseover(Node|Edge)Data\s*:/];
 
-  function muteExtentSync(cy) {
+  function mutePropWrites(cy) {
     const emitter = cy.emitter && cy.emitter();
-    for (const listener of [...((emitter && emitter.listeners) || [])]) {
-      if (EXTENT_SYNC.test(String(listener.callback))) cy.off(listener.event, listener.callback);
+    const listeners = [...((emitter && emitter.listeners) || [])];
+    /* ...and the one that writes every element back into `elements` (positions included)
+       after each change of them (dash-cytoscape listens to `dragfree add remove` for it): a
+       second round of the server's 700 kB answer through Dash's store and React, 3,000
+       elements compared again (seconds per scope opened in the 1,500-node view). Nothing
+       drags a node here (autoungrabify), and `elements` is no callback's input. */
+    const writeBack = new Set(listeners.filter(l => l.event === "dragfree").map(l => l.callback));
+    for (const listener of listeners) {
+      const code = String(listener.callback);
+      if (writeBack.has(listener.callback) || PROP_WRITES.some(pattern => pattern.test(code))) {
+        cy.off(listener.event, listener.callback);
+      }
     }
   }
 
@@ -354,12 +382,38 @@
     renderer.hideLabelsOnViewport = large;
   }
 
+  /* Cytoscape (3.x in dash-cytoscape 1.0.2) draws a node's background images in two passes
+     and sets its `backgrounding` flag in each: without images the first pass sets it false and
+     the second true (an image-less 'none' counts as one image "inside" the node), and every
+     change restyles the node with its descendants and ancestors (compound graphs). Drawing
+     the 1,500-node view restyled the whole graph several times per frame of a pan or zoom
+     (27,000 style applications, tasks of 200-750 ms; bench/graph_pan.py). The graph pages
+     draw no background image, so a node is never waiting for one: the flag stays false. */
+  const NOT_BACKGROUNDING = {configurable: true, get: () => false, set: () => {}};
+
+  function steadyBackgrounding(nodes) {
+    nodes.forEach(n => Object.defineProperty(n._private, "backgrounding", NOT_BACKGROUNDING));
+  }
+
+  /* A drag of the canvas ends with the browser's click on it, which Dash's html components
+     around it each turn into an `n_clicks` prop write (a render of the page's layout at the
+     end of every pan); a click after the pointer moved more than a few pixels stays in the
+     canvas (cytoscape tells its taps from drags by itself, from the pointer's moves). */
+  function keepDragClicks(container) {
+    let down = null;
+    container.addEventListener("pointerdown", ev => { down = [ev.clientX, ev.clientY]; }, true);
+    container.addEventListener("click", ev => {
+      if (down && Math.hypot(ev.clientX - down[0], ev.clientY - down[1]) > 4) ev.stopPropagation();
+    });
+  }
+
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
   function watch(container) {
     const cy = container._cyreg && container._cyreg.cy;
     if (!cy || cy._diElk) return Boolean(cy);
     cy._diElk = true;
-    muteExtentSync(cy);
+    mutePropWrites(cy);
+    keepDragClicks(container);
     let queued = false;
     const schedule = () => {
       cy.scratch("_diLayoutRunning", true);
@@ -373,6 +427,8 @@
       }, 0);
     };
     cy.on("add remove", schedule);
+    cy.on("add", "node", ev => steadyBackgrounding(ev.target));
+    steadyBackgrounding(cy.nodes());
     if (cy.elements().length) schedule();
     return true;
   }

@@ -26,7 +26,8 @@ def node_binary() -> str | None:
 class Laid:
     """One laid-out view: the median time, the leaves' centres, every node's box (x, y, w, h,
     top-left corner), every edge's route and the centre of every edge label ELK made room for,
-    in model pixels."""
+    in model pixels; the scopes ELK laid out (``__root__``: the top level; the others came
+    from the scopes' cache) and the ELK calls it took (0: the whole view was cached)."""
 
     name: str
     ms: float
@@ -34,17 +35,21 @@ class Laid:
     boxes: dict[str, list[float]]
     routes: dict[str, list[dict[str, float]]]
     labels: dict[str, dict[str, float]]
+    laid_out: list[str]
+    elk_calls: int
 
 
 #: Width of an edge label's character in the graph page's 10 px font (model pixels).
 LABEL_CHAR_PX = 5.6
 
 
-def view_input(name: str, view: GraphView) -> dict[str, Any]:
+def view_input(name: str, view: GraphView, after: int | None = None) -> dict[str, Any]:
     """What the browser gives ELK for ``view``: the page's cytoscape elements
     (:func:`graph_elements`), an open scope a compound node, an edge's label with its size
     (the page measures its text in the canvas's 10 px font: about :data:`LABEL_CHAR_PX` a
-    character)."""
+    character). ``after``: the index of the view laid out before it (and that view's ``after``
+    before it...: their scopes cached, as on the page when this view is a scope more or less
+    open than that one), else a first layout."""
     nodes, edges = [], []
     parents = {n.parent for n in view.nodes if n.parent}
     for element in graph_elements(view):
@@ -64,7 +69,8 @@ def view_input(name: str, view: GraphView) -> dict[str, Any]:
                     "compound": data["id"] in parents,
                 }
             )
-    return {"name": name, "direction": "DOWN", "nodes": nodes, "edges": edges}
+    laid = {"name": name, "direction": "DOWN", "nodes": nodes, "edges": edges}
+    return laid if after is None else laid | {"after": after}
 
 
 def lay_out(views: list[dict[str, Any]], repeat: int = 1) -> tuple[float, list[Laid]]:
@@ -88,6 +94,8 @@ def lay_out(views: list[dict[str, Any]], repeat: int = 1) -> tuple[float, list[L
             v["boxes"],
             v["routes"],
             v["labels"],
+            v["laidOut"],
+            v.get("elkCalls", 1),
         )
         for v in result["views"]
     ]

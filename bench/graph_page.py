@@ -1,7 +1,8 @@
 """The graph page in a browser for ``bench/graph.py``: dash-insight's graph page beside
 MindInsight 2.3.1's on the same generated job (time until drawn), and the largest graph zoomed
-and dragged (long tasks). Served as ``bench/vs_mindinsight.py`` serves both apps; MindInsight
-only when its venv is there (``python bench/vs_mindinsight.py`` installs it)."""
+and dragged (long tasks), then a block of it closed and opened again (seconds until drawn).
+Served as ``bench/vs_mindinsight.py`` serves both apps; MindInsight only when its venv is there
+(``python bench/vs_mindinsight.py`` installs it)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import tempfile
 from collections.abc import Iterator
 
 from graph import STAGES, make_graph, write_job  # bench/, beside this script
-from graph_pan import EXPANDED, LONG_TASK_MS, measure_pan
+from graph_pan import EXPANDED, LONG_TASK_MS, TARGET_LEVEL_S, measure_pan, toggles_line
 from machine import machine
 from vs_mindinsight import (
     MI_VENV,
@@ -111,4 +112,6 @@ def _pan_row(port: int) -> bool:
         f"{len(result.pan_tasks_ms)} long tasks, ms {result.pan_tasks_ms}, "
         f"{result.verdict} (none over {LONG_TASK_MS} ms)"
     )
-    return result.verdict == "OK"
+    print(toggles_line(result))
+    toggled = all(seconds <= TARGET_LEVEL_S for seconds, _ in result.toggles)
+    return result.verdict == "OK" and toggled

@@ -9,6 +9,7 @@ import random
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -179,3 +180,61 @@ def test_edge_labels_get_room_up_to_a_budget(elk: ModuleType) -> None:
     }
     _first_ms, (laid,) = elk.lay_out([wide])
     assert laid.labels == {}
+
+
+def _near(point: dict[str, float], box: dict[str, float], by: float = 6) -> bool:
+    return (
+        box["x1"] - by <= point["x"] <= box["x2"] + by
+        and box["y1"] - by <= point["y"] <= box["y2"] + by
+    )
+
+
+def test_opening_a_scope_lays_out_that_scope_and_its_ancestors_only(
+    elk: ModuleType, tmp_path: Path
+) -> None:
+    """The graph page lays out each open scope on its own and keeps it (the scopes' cache,
+    ``assets/graph-scopes.js``): opening a block in a view of two open stages lays out the
+    block, its stage, ``Default`` and the top level, and every other scope keeps its picture
+    (the other stage's block, relative to its box, where it was); closing it again lays out
+    nothing (the whole view was cached) and puts every node back where it was. Each edge still
+    runs from its source's box to its target's, through the ports on the borders it crosses."""
+    bench_graph = load_bench_module("graph")
+    train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(500, 20))
+    data = loaded_service(tmp_path / "logs", tmp_path / "ws")
+    try:
+        graphs = GraphService(data.provider)
+        model = graphs.model(train_id, data.provider.graph_tags(train_id)[0], "normal")
+        two = ["Default", "Default/stage0", "Default/stage1", "Default/stage0/block0"]
+        views = [build_view(model, two), build_view(model, [*two, "Default/stage1/block0"])]
+    finally:
+        data.close()
+    inputs = [
+        elk.view_input("two stages", views[0]),
+        elk.view_input("a block opened", views[1], after=0),
+        elk.view_input("closed again", views[0], after=1),
+    ]
+    _first_ms, (before, opened, closed) = elk.lay_out(inputs)
+    assert set(opened.laid_out) == {
+        "Default/stage1/block0",
+        "Default/stage1",
+        "Default",
+        "__root__",
+    }
+    assert opened.elk_calls == 1 and closed.elk_calls == 0 and closed.laid_out == []
+    kept = "Default/stage0/block0"
+
+    def inside(laid: Any, name: str) -> dict[str, tuple[float, float]]:
+        x, y = laid.boxes[kept][:2]
+        return {
+            n: (round(c["x"] - x, 3), round(c["y"] - y, 3))
+            for n, c in laid.centres.items()
+            if n.startswith(name)
+        }
+
+    assert inside(before, kept) == inside(opened, kept) and len(inside(before, kept)) > 20
+    assert closed.centres == before.centres and closed.routes == before.routes
+    for laid, view in ((before, views[0]), (opened, views[1])):
+        boxes = {name: _box(corner) for name, corner in laid.boxes.items()}
+        for edge in view.edges:
+            route = laid.routes[f"{edge.source}\u2192{edge.target}"]
+            assert _near(route[0], boxes[edge.source]) and _near(route[-1], boxes[edge.target])

@@ -10,6 +10,7 @@ from typing import Any
 
 import dash
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.plugins.graphs import cards, figures_cytoscape
@@ -471,6 +472,28 @@ def test_data_graph_page(dash_duo: Any, corpus_app: Any) -> None:
     time.sleep(0)  # keep the import used when the browser tests are deselected
 
 
+_LAID_OUT = """const e = document.getElementById('graph-cy'), cy = e._cyreg.cy;
+return e.dataset.laidOut === cy.nodes().length + ':' + cy.edges().length;"""
+#: Style applications while the graph is zoomed and panned over six frames, and dash-cytoscape's
+#: listeners still writing a prop on pointer moves (mouseover) or viewport changes (extent).
+_ZOOM_AND_COUNT = r"""
+const done = arguments[arguments.length - 1];
+const cy = document.getElementById('graph-cy')._cyreg.cy, style = cy.style();
+const apply = style.apply;
+let applied = 0;
+style.apply = function (eles) { applied += eles.length || 1; return apply.apply(this, arguments); };
+const writers = cy.emitter().listeners.filter(l => /mouseover(Node|Edge)Data|\.extent\(\)/
+  .test(String(l.callback))).length;
+let frame = 0;
+(function step() {
+  if (frame++ === 6) { style.apply = apply; done([applied, writers]); return; }
+  cy.zoom({level: cy.zoom() * (frame <= 3 ? 1.25 : 0.8), renderedPosition: {x: 300, y: 200}});
+  cy.panBy({x: 20, y: -10});
+  requestAnimationFrame(() => requestAnimationFrame(step));
+})();
+"""
+
+
 @pytest.mark.browser
 def test_an_address_opening_every_scope_opens_the_graph(
     dash_duo: Any, corpus_app: Any, tmp_path: Path
@@ -478,7 +501,9 @@ def test_an_address_opening_every_scope_opens_the_graph(
     """The address of ``bench/graph.py``'s graph with its 211 scopes open is about 6,000
     characters: longer than the 4,096 of a ``Referer``, which browsers then cut to the bare
     origin (the Summary List's address, which the server rendered). The page of the address is
-    drawn, with every scope of it open."""
+    drawn, with every scope of it open; zooming and panning its 611 nodes restyles none of them
+    (cytoscape's background flag, ``assets/graph-layout.js``) and writes no prop to Dash (nor
+    does the click that ends a drag)."""
     bench_graph = load_bench_module("graph")
     train_id = bench_graph.write_job(str(tmp_path / "logs"), bench_graph.make_graph(200, 200))
     with loaded_app(tmp_path / "logs", tmp_path / "ws") as app:
@@ -501,6 +526,20 @@ def test_an_address_opening_every_scope_opens_the_graph(
         fast = "const r = document.getElementById('graph-cy')._cyreg.cy.renderer();"
         fast += "return [r.textureOnViewport, r.hideEdgesOnViewport, r.hideLabelsOnViewport];"
         assert dash_duo.driver.execute_script(fast) == [True, True, True]
+        # zoomed and panned, nothing is restyled and no prop is written back to Dash
+        _wait(lambda: dash_duo.driver.execute_script(_LAID_OUT), timeout=60, message="laid out")
+        restyled, writers = dash_duo.driver.execute_async_script(_ZOOM_AND_COUNT)
+        assert restyled == 0 and writers == 0, (restyled, writers)
+        # the click ending a drag stays in the canvas (no n_clicks write around it), a click not
+        count = "window.__clicks = 0; document.addEventListener('click', () => window.__clicks++);"
+        dash_duo.driver.execute_script(count)
+        canvas = dash_duo.find_element("#graph-cy")
+        ActionChains(dash_duo.driver).move_to_element(canvas).click_and_hold().move_by_offset(
+            90, 40
+        ).release().perform()
+        assert dash_duo.driver.execute_script("return window.__clicks;") == 0
+        ActionChains(dash_duo.driver).move_to_element(canvas).click().perform()
+        _wait(lambda: dash_duo.driver.execute_script("return window.__clicks;") == 1)
         assert console_errors(dash_duo) == []
 
 
