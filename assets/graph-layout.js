@@ -14,7 +14,7 @@
    of a canvas's elements, the segments of a route) is shared with bench/elk_layout.js. */
 (function (root) {
   const ELK_VERSION = "0.12.1";
-  /* Gaps in model pixels (the node sizes come from dash_insight/plugins/graphs/view.py). */
+  /* Gaps in model pixels (the node sizes come from dash_insight/plugins/graphs/figures.py). */
   const OPTIONS = {
     "elk.algorithm": "layered",
     "elk.hierarchyHandling": "INCLUDE_CHILDREN",

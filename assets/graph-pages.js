@@ -1,7 +1,7 @@
 /* dash-insight graph pages (computational graph /graph and data graph /data-graph): the
    viewport work cytoscape does in the browser. Called from dash_insight/plugins/graphs/page.py,
-   data_graph_page.py and graph_view.py with dash.ClientsideFunction("graphPages", name); element
-   ids come in as arguments (States of the elements themselves), so nothing here knows a layout. */
+   data_graph_page.py and figures_cytoscape.py with dash.ClientsideFunction("graphPages", name);
+   element ids come in as arguments (States of the elements themselves), so nothing here knows a layout. */
 (function () {
   /* The cytoscape instance dash-cytoscape keeps on its element, or null before it is drawn. */
   function cyOf(id) {
