@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -57,6 +58,19 @@ def find(component: Any, component_id: Any) -> Any:
     # A holder of web/components/deferred.py: its component arrives later in the browser.
     children = [getattr(component, "children", None), getattr(component, "deferred_child", None)]
     return find(children, component_id)
+
+
+def walk(component: Any) -> Iterator[Any]:
+    """Every component of a Dash component tree, depth first (a deferred holder's component,
+    which arrives later in the browser, not included)."""
+    if isinstance(component, list | tuple):
+        for child in component:
+            yield from walk(child)
+        return
+    if component is None or isinstance(component, str | int | float | bool):
+        return
+    yield component
+    yield from walk(getattr(component, "children", None))
 
 
 def url_params(dash_duo) -> dict[str, str]:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from dash_insight.default import DEFAULT_PLUGINS
 from dash_insight.web.application import Features
 from dash_insight.web.components.page_head import BACK_CLASS
 from tests.conftest import loaded_service
-from tests.pages import text
+from tests.pages import text, walk
 
 #: The pages that show one job (the profiler's needs profiler data, which ./lenet_sc lacks;
 #: tests/plugins/profiler checks its head).
@@ -36,19 +35,8 @@ def features(service: DataService) -> Features:
     return Features.build(service, DEFAULT_PLUGINS)
 
 
-def _walk(component: Any) -> Iterator[Any]:
-    if isinstance(component, list | tuple):
-        for child in component:
-            yield from _walk(child)
-        return
-    if component is None or isinstance(component, str | int | float | bool):
-        return
-    yield component
-    yield from _walk(getattr(component, "children", None))
-
-
 def _backs(tree: Any) -> list[Any]:
-    return [c for c in _walk(tree) if BACK_CLASS in (getattr(c, "className", "") or "").split()]
+    return [c for c in walk(tree) if BACK_CLASS in (getattr(c, "className", "") or "").split()]
 
 
 @pytest.mark.parametrize("path", JOB_PAGES)

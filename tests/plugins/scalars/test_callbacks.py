@@ -17,6 +17,7 @@ from dash_insight.plugins.scalars import page as scalars
 from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.conftest import loaded_service
+from tests.pages import walk
 
 TAGS = ["loss", "acc", "lr"]  # as written
 
@@ -118,17 +119,9 @@ def _card_titles(cards: Any) -> list[str]:
     return [
         node.value
         for card in cards
-        for node in _walk(card)
+        for node in walk(card)
         if isinstance(getattr(node, "id", None), dict) and node.id.get("type") == "chart-pin"
     ]
-
-
-def _walk(component: Any) -> Iterator[Any]:
-    yield component
-    children = getattr(component, "children", None)
-    for child in children if isinstance(children, list) else [children]:
-        if child is not None and not isinstance(child, str | int | float):
-            yield from _walk(child)
 
 
 def test_scalar_grid_plans_the_charts_pinned_first(provider: DataProvider) -> None:
