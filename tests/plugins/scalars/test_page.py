@@ -357,7 +357,7 @@ return {id: card.id, className: card.className, data: Object.assign({}, card.dat
 )
 
 
-def _wait_charts(dash_duo, count: int, timeout: float = 15) -> dict[str, dict]:
+def _wait_charts(dash_duo, count: int, timeout: float = 30) -> dict[str, dict]:
     """The figures once ``count`` chart cards are there and drawn: charts are drawn when they
     come on screen, so each card is scrolled into view in turn (then back to the top)."""
     cards = ".di-chart-card"
