@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
-from dash.testing.errors import TestingTimeoutError
+from dash.testing.errors import TestingTimeoutError as WaitTimedOut
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
@@ -376,7 +376,7 @@ def _wait_charts(dash_duo, count: int, timeout: float = 30) -> dict[str, dict]:
                 ),
                 timeout,
             )
-        except TestingTimeoutError as error:
+        except WaitTimedOut as error:
             raise AssertionError(
                 f"card {index} of {count} never drawn: "
                 + str(run_js(dash_duo, CARD_STATE, cards, index))

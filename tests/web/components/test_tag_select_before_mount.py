@@ -15,7 +15,7 @@ from typing import Any
 import dash
 import pytest
 from dash import Input, Output, State, ctx, dcc, html
-from dash.testing.errors import TestingTimeoutError
+from dash.testing.errors import TestingTimeoutError as WaitTimedOut
 
 from dash_insight.web.application import dash_assets
 from dash_insight.web.components import tag_select as ts
@@ -167,7 +167,7 @@ def _wait_for_count(dash_duo: Any, text: str) -> None:
     what it says and the browser's errors."""
     try:
         until(lambda: _count(dash_duo) == text)
-    except TestingTimeoutError:
+    except WaitTimedOut:
         raise AssertionError(
             f"the count says {_count(dash_duo)!r}, not {text!r}; browser "
             f"errors: {console_errors(dash_duo)}"
