@@ -108,8 +108,12 @@ def client_texts() -> dict[str, str]:
             _("band: steps with at least 2 runs ({count} of {total})"),
         ),
         (
-            "groups are aligned on steps: not drawn against a tag",
-            _("groups are aligned on steps: not drawn against a tag"),
+            "{count} group point(s) at the mean {tag} of runs that differ there",
+            _("{count} group point(s) at the mean {tag} of runs that differ there"),
+        ),
+        (
+            "groups: {count} run point(s) without a value of {tag} at their step left out",
+            _("groups: {count} run point(s) without a value of {tag} at their step left out"),
         ),
         # assets/per-tag-pages.js
         ("✕ Exit full screen", _("✕ Exit full screen")),
