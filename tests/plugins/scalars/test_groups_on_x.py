@@ -26,6 +26,7 @@ from dash_insight.web.url_state import encode_tags
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
 from tests.pages import run_js
+from tests.plugins.scalars.test_page import _set_input
 
 STEPS = range(0, 21)
 RUNS = ["./s1_a", "./s2_a", "./s1_b"]
@@ -218,4 +219,15 @@ def test_a_group_is_drawn_at_its_runs_mean_x(dash_duo, x_app) -> None:
         in (plot["notes"])
     )
     assert "10 group point(s) at the mean tokens of runs that differ there" in plot["notes"]
+
+    # A smoothing typed in: the band moves with its line (redrawn in place, in the browser).
+    _set_input(dash_duo, ".di-smoothing-box input", "0.9")
+    heavier = smooth_ema(centre, 0.9) - 0.5
+
+    def band_low() -> list[float]:
+        plot = run_js(dash_duo, GROUP_PLOT, "loss")
+        [band] = [band for band in plot["bands"] if band["points"] == len(EVEN)]
+        return _band_edges(band)[0]
+
+    until(lambda: np.allclose(band_low(), heavier, rtol=1e-12), 20)
     assert console_errors(dash_duo) == []
