@@ -122,6 +122,14 @@ def test_download_on_an_x_tag_carries_the_charts_x(x_app) -> None:
     assert [p["x"] for p in entry["values"]] == [10.0 * s for s in STEPS]
     run = next(e for e in document["runs"] if e["train_id"] == "./s2_a" and e["tag"] == "loss")
     assert [p["x"] for p in run["values"][:3]] == [0.0, None, 24.0]
+    # The download callback, as a plain function, gives the same file.
+    search = "?" + "&".join(
+        f"{k}={quote(v)}"
+        for k, v in {"jobs": encode_tags(RUNS), "group_by": GROUP_BY, "x_tag": "tokens"}.items()
+    )
+    provider = x_app.data_service.provider
+    clicked = compare.download(provider, "compare-download-csv", True, 1, None, search)
+    assert clicked["content"] == text and clicked["filename"] == "scalars_comparison_groups.csv"
     # Without an x tag: the files as before (no x column).
     _state, found, plain, no_x = _found(x_app)
     assert no_x is None and plain[0][2].x is None
