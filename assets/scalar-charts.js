@@ -468,6 +468,8 @@
     });
   }
 
+  const NOTE_LINE = 14;  // px: a line of the notes (10 px text and its box) above the plot
+
   function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours, flipped,
                        logXAsked, view) {
     const smoother = (view || {}).smoother;
@@ -484,10 +486,9 @@
     const byTag = Boolean(chart.x_tag);
     const logX = Boolean(logXAsked) && (byTag || axis !== "absolute");
     let droppedX = 0, unplaced = 0;
-    // On a tag, a group's runs' points without a value of it are left out of its aggregate,
-    // and a group's point sits at the mean of its runs' values (chart/scalar_group's x_unplaced
-    // and x_differs).
-    let leftOut = 0, differs = 0;
+    // On a tag, a group's runs' points without a value of it are left out of its aggregate
+    // (chart/scalar_group's x_unplaced).
+    let leftOut = 0;
     let banded = 0, aggregated = 0;  // a group's points with a band, and all of them
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
@@ -496,10 +497,8 @@
       // A line on an axis of its own says so in the legend and hover.
       const name = series.axis >= 2 ? t("{name} (own scale)", {name: series.name}) : series.name;
       let x = byTag ? (series.x || series.step.map(() => null)) : xValues(series, axis);
-      if (byTag && series.members) {
-        leftOut += series.x_unplaced || 0;
-        differs += series.x_differs || 0;
-      } else if (byTag) unplaced += series.x_unplaced || 0;
+      if (byTag && series.members) leftOut += series.x_unplaced || 0;
+      else if (byTag) unplaced += series.x_unplaced || 0;
       if (logX) {
         const [kept, dropped] = logXValues(x);
         x = kept;
@@ -511,9 +510,15 @@
       if (logScale) hidden += series.y.filter(v => v !== null && v <= 0).length;
       const smoothed = smoothWith(raw, smoothing, smoother);
       const times = series.wall.map(localIso);
+      // A group's point on a tag whose runs' values of it differ sits at their mean
+      // (chart/scalar_group's x_spread): its hover says so.
+      const spread = byTag && series.members ? (series.x_spread || []) : [];
+      const differs = t("{tag} differs between the runs here: drawn at their mean",
+                        {tag: chart.x_tag});
       const custom = raw.map((v, i) => [name, v, series.step[i],
                                         times[i].replace("T", " ").slice(0, 19),
-                                        series.count ? series.count[i] : null]);
+                                        series.count ? series.count[i] : null,
+                                        spread[i] > 0 ? "<br>" + differs : ""]);
       if (series.members) {
         traces.push(bandTrace(series, index, x, yaxis, colour, logScale, smoothing, smoother));
         banded += (series.count || []).filter(c => c >= 2).length;
@@ -526,7 +531,7 @@
                    hoverinfo: "skip", showlegend: false, legendgroup: group,
                    meta: {series: index, role: thin ? "thin-raw" : "raw"}});
       const groupHover = series.members
-        ? "<br>" + t("runs at this step") + " %{customdata[4]}" : "";
+        ? "<br>" + t("runs at this step") + " %{customdata[4]}%{customdata[5]}" : "";
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name,
                    meta: {series: index, role: "smoothed"}, legendgroup: group,
                    showlegend: showLegend && !thin, opacity: thin ? 0.45 : 1,
@@ -534,7 +539,8 @@
                    customdata: custom,
                    hovertemplate: unified
                      ? "%{customdata[0]}: <b>%{y:.6g}</b>" +
-                       (series.members ? " · " + t("runs at this step") + " %{customdata[4]}" : "") +
+                       (series.members ? " · " + t("runs at this step") +
+                                         " %{customdata[4]}%{customdata[5]}" : "") +
                        "<extra></extra>"
                      : "<b>%{customdata[0]}</b><br>" + t("value") +
                        " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
@@ -587,10 +593,6 @@
     } else if (chart.series.some(s => s.range)) {
       counts.push(t("raw: all {total} points of the range", {total}));
     }
-    if (differs) {
-      counts.push(t("{count} group point(s) at the mean {tag} of runs that differ there",
-                    {count: differs, tag: chart.x_tag}));
-    }
     if (aggregated) {
       counts.push(t("band: steps with at least 2 runs ({count} of {total})",
                     {count: banded, total: aggregated}));
@@ -608,15 +610,19 @@
                       {count: unplaced, tag: chart.x_tag}));
     }
     if (leftOut) {
-      warnings.push(t("groups: {count} run point(s) without a value of {tag} at their step " +
-                      "left out", {count: leftOut, tag: chart.x_tag}));
+      warnings.push(t("groups: {count} point(s) without {tag} left out",
+                      {count: leftOut, tag: chart.x_tag}));
     }
-    [[counts, 1, "right", "points-note", {size: 10}],
-     [warnings, 0, "left", "warning-note", {size: 10, color: THRESHOLD_COLOUR}]].forEach(
-      ([texts, x, xanchor, name, font]) => {
+    // Both notes: the warnings a line above the counts (the top margin grows by a line, see
+    // below), so that the two never overlap on a narrow chart.
+    const twoLines = counts.length > 0 && warnings.length > 0;
+    [[counts, 1, "right", "points-note", {size: 10}, 1],
+     [warnings, 0, "left", "warning-note", {size: 10, color: THRESHOLD_COLOUR},
+      twoLines ? 1 + NOTE_LINE : 1]].forEach(
+      ([texts, x, xanchor, name, font, yshift]) => {
         if (!texts.length) return;
         annotations.push({text: texts.join(" · "), xref: "paper", yref: "paper", x, y: 1,
-                          yanchor: "bottom", yshift: 1, showarrow: false, font, xanchor, name});
+                          yanchor: "bottom", yshift, showarrow: false, font, xanchor, name});
       });
     (chart.problems || []).forEach((text, i) => annotations.push({
       text, xref: "paper", yref: "paper", x: 0.5, y: 0.5 - 0.1 * i, showarrow: false,
@@ -671,6 +677,7 @@
     const ranges = logScale ? {} : niceAxes(layout, chart, Boolean((view || {}).outliers));
     layout.margin = labelMargin(ranges, Boolean(layout.yaxis2),
                                 layout.xaxis.type === "date", showLegend, titled);
+    if (twoLines) layout.margin.t += NOTE_LINE;
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
     const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);

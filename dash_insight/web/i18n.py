@@ -108,12 +108,12 @@ def client_texts() -> dict[str, str]:
             _("band: steps with at least 2 runs ({count} of {total})"),
         ),
         (
-            "{count} group point(s) at the mean {tag} of runs that differ there",
-            _("{count} group point(s) at the mean {tag} of runs that differ there"),
+            "{tag} differs between the runs here: drawn at their mean",
+            _("{tag} differs between the runs here: drawn at their mean"),
         ),
         (
-            "groups: {count} run point(s) without a value of {tag} at their step left out",
-            _("groups: {count} run point(s) without a value of {tag} at their step left out"),
+            "groups: {count} point(s) without {tag} left out",
+            _("groups: {count} point(s) without {tag} left out"),
         ),
         # assets/per-tag-pages.js
         ("✕ Exit full screen", _("✕ Exit full screen")),

@@ -587,13 +587,19 @@ def group_columns(found: Aggregate, in_range: int, runs: int, x_differs: int = 0
     aggregate), with ``relative`` (the runs' mean time since their start), ``low`` and
     ``high`` (the band, null where fewer than two runs have a value), ``count`` (runs with a
     value at the step) and ``runs`` (runs with the tag). On an x tag (``found.x``), as a line's
-    (:func:`x_columns`): ``x`` (the mean x value of the runs counted at the step),
-    ``x_unplaced`` (the runs' points left out for want of an x value) and ``x_differs`` (points
-    of the range whose runs' x values differ: drawn at their mean)."""
+    (:func:`x_columns`): ``x`` (the mean x value of the runs counted at the step), ``x_spread``
+    (their maximum less their minimum: 0 where they agree), ``x_unplaced`` (the runs' points
+    left out for want of an x value) and ``x_differs`` (points of the range whose runs' x
+    values differ: drawn at their mean)."""
     on_x = (
         {}
         if found.x is None
-        else {"x": found.x, "x_unplaced": found.unplaced, "x_differs": x_differs}
+        else {
+            "x": found.x,
+            "x_spread": found.x_spread,
+            "x_unplaced": found.unplaced,
+            "x_differs": x_differs,
+        }
     )
     return orjson.dumps(
         {

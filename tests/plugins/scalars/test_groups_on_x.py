@@ -79,6 +79,7 @@ def test_group_route_places_a_group_on_an_x_tag(x_app) -> None:
         a["y"], [np.mean([_loss(r, s) for r in both["train_id"]]) for s in EVEN]
     )
     assert a["x_unplaced"] == 2 * 10 and a["x_differs"] == 10  # odd steps; all but step 0
+    assert a["x_spread"] == [2.0 * s for s in EVEN]
     b = client.get(
         url, query_string={"train_id": "./s1_b", "tag": "loss", "x_tag": "tokens"}
     ).get_json()
@@ -181,10 +182,17 @@ if (!plot || !plot.data || !plot._fullLayout) return null;
 const lines = {}, bands = [];
 plot.data.forEach(t => {
     const role = (t.meta || {}).role;
-    if (role === 'smoothed') lines[t.name] = {x: t.x, y: t.y};
+    if (role === 'smoothed') {
+        lines[t.name] = {x: t.x, y: t.y, hover: t.customdata.map(c => c[5])};
+    }
     if (role === 'band') bands.push({x: t.x, y: t.y, series: t.meta.series, points: t.meta.points});
 });
-return {lines, bands, xtitle: plot._fullLayout.xaxis.title.text,
+// The notes' boxes on the screen: [left, right, top, bottom] of each.
+const boxes = Array.from(plot.querySelectorAll('.annotation')).map(a => {
+    const r = a.getBoundingClientRect();
+    return [r.left, r.right, r.top, r.bottom];
+});
+return {lines, bands, boxes, xtitle: plot._fullLayout.xaxis.title.text,
         names: plot.data.map(t => t.name),
         notes: (plot.layout.annotations || []).map(a => a.text).join(' | ')};
 """
@@ -199,13 +207,15 @@ def _band_edges(band: dict) -> tuple[list[float], list[float]]:
 
 @pytest.mark.browser
 def test_a_group_is_drawn_at_its_runs_mean_x(dash_duo, x_app) -> None:
+    dash_duo.driver.set_window_size(1280, 900)  # two charts a row
     dash_duo.start_server(x_app)
-    search = f"jobs={quote(encode_tags(RUNS))}&group_by={quote(GROUP_BY)}&x_tag=tokens"
+    # With the runs as thin lines (each at its own tokens).
+    search = f"jobs={quote(encode_tags(RUNS))}&group_by={quote(GROUP_BY)}&x_tag=tokens&runs=1"
     dash_duo.wait_for_page(f"{dash_duo.server_url}/compare?{search}&smoothing=0.6")
 
     def drawn() -> dict | None:
         plot = run_js(dash_duo, GROUP_PLOT, "loss")
-        return plot if plot and len(plot["lines"]) == 2 and plot["xtitle"] == "tokens" else None
+        return plot if plot and len(plot["lines"]) == 5 and plot["xtitle"] == "tokens" else None
 
     plot = until(drawn, 60)
     a, b = (plot["lines"][name] for name in ("a (2 runs)", "b (1 run)"))
@@ -221,12 +231,17 @@ def test_a_group_is_drawn_at_its_runs_mean_x(dash_duo, x_app) -> None:
     centre = np.array([np.mean([_loss(r, s) for r in RUNS[:2]]) for s in EVEN])
     np.testing.assert_allclose(a["y"], smooth_ema(centre, 0.6), rtol=1e-12)
     assert not np.allclose(low, centre - 0.5)
-    # Said on the chart: the runs' points left out, the group points at a mean of differing x.
-    assert (
-        "groups: 20 run point(s) without a value of tokens at their step left out"
-        in (plot["notes"])
-    )
-    assert "10 group point(s) at the mean tokens of runs that differ there" in plot["notes"]
+    # Said on the chart: the runs' points left out; a group point at the mean of differing x
+    # values says so in its hover (group a's runs differ at every even step but 0).
+    assert "groups: 20 point(s) without tokens left out" in plot["notes"]
+    assert "20 point(s) without a value of tokens at their step not drawn" in plot["notes"]
+    assert plot["lines"]["./s2_a"]["x"][:3] == [0.0, None, 24.0]  # a thin run at its own x
+    differs = "<br>tokens differs between the runs here: drawn at their mean"
+    assert a["hover"] == [""] + [differs] * (len(EVEN) - 1) and set(b["hover"]) == {""}
+    # The warning and the band's note, both above the plot, do not overlap.
+    assert len(plot["boxes"]) == 2
+    (l1, r1, t1, b1), (l2, r2, t2, b2) = plot["boxes"]
+    assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, plot["boxes"]
 
     # A smoothing typed in: the band moves with its line (redrawn in place, in the browser).
     _set_input(dash_duo, ".di-smoothing-box input", "0.9")
