@@ -1,6 +1,6 @@
 /* dash-insight scalar charts, drawn in the browser: smoothing, axes, log scale, thresholds,
-   zoom history and full screen never wait for the server. The Python twins of smooth() and
-   thresholdMask() are smooth_ema / threshold_mask in
+   zoom history and full screen never wait for the server. The Python twins of smooth(),
+   smoothBand() and thresholdMask() are smooth_ema / smooth_band / threshold_mask in
    dash_insight/plugins/scalars/query_smoothing.py (tested equal). */
 (function () {
   const THRESHOLD_COLOUR = "#d14343";
@@ -61,6 +61,22 @@
     const kind = (smoother || {}).kind || "ema";
     if (kind === "none") return false;
     return kind === "ma" ? (Number(smoother.window) || 0) >= 2 : weight > 0;
+  }
+
+  /* A group's band smoothed as its line is (twin of smooth_band in query_smoothing.py): each
+     edge's distance from the centre is smoothed by the line's smoother and taken from (low) or
+     added to (high) the smoothed centre. The smoothers are linear, so where the band has a
+     value at every point of the line this is each edge smoothed on its own; where it has fewer
+     (steps with a single run) the line still never leaves its band. A point without an edge
+     stays without (null). Answers [low, high]. */
+  function smoothBand(centre, low, high, weight, smoother) {
+    const ok = v => v !== null && v !== undefined && Number.isFinite(v);
+    const line = smoothWith(centre, weight, smoother);
+    return [[low, 1], [high, -1]].map(([edge, sign]) => {
+      const distance = smoothWith(centre.map((c, i) => (ok(c) && ok(edge[i])
+        ? sign * (c - edge[i]) : null)), weight, smoother);
+      return distance.map((d, i) => (ok(d) ? line[i] - sign * d : null));
+    });
   }
 
   /* "Ignore outliers" (TensorBoard's): the 0.1 % and 99.9 % quantiles of the finite values,
@@ -379,13 +395,18 @@
   }
 
   /* A group's band (chart/scalar_group: ``low`` and ``high``, null where fewer than two runs
-     have a value) as one see-through shape per run of consecutive steps that have it, never
-     bridging a step without it (nothing invented): a step alone is a thin vertical bar. The
-     band is not smoothed: it shows the runs' spread as recorded. meta.points: its steps. */
-  function bandTraces(series, x, yaxis, colour, group, logScale) {
-    const edge = values => (logScale ? values.map(v => (v !== null && v > 0 ? v : null))
-                                     : values);
-    const low = edge(series.low || []), high = edge(series.high || []);
+     have a value) as one see-through shape per run of consecutive points that have it, never
+     bridging a point without it (nothing invented): a point alone is a thin vertical bar. Its
+     edges are smoothed as the line is (smoothBand), so that a smoothed line does not wander in
+     a band of raw noise; on a log axis the edges at or below 0 are gaps. meta.points: its
+     points; meta.x: the x of each point of the series (restyleInPlace draws it again from
+     them). */
+  function bandShape(series, x, logScale, smoothing, smoother) {
+    const positive = values => (logScale ? values.map(v => (v !== null && v > 0 ? v : null))
+                                         : values);
+    const [low, high] = smoothBand(drawnValues(series, logScale), positive(series.low || []),
+                                   positive(series.high || []), smoothing, smoother)
+      .map(positive);
     const has = i => x[i] !== null && x[i] !== undefined && low[i] !== null &&
       low[i] !== undefined && high[i] !== null && high[i] !== undefined;
     const xs = [], ys = [];
@@ -401,11 +422,17 @@
       points += j - i + 1;
       i = j;
     }
-    return [{type: "scatter", mode: "lines", x: xs, y: ys, yaxis, legendgroup: group,
-             showlegend: false, hoverinfo: "skip", fill: "toself",
-             fillcolor: translucent(colour, 0.22), line: {color: translucent(colour, 0.45),
-                                                           width: 1},
-             name: "band", meta: {role: "band", points}}];
+    return {x: xs, y: ys, points};
+  }
+
+  function bandTrace(series, index, x, yaxis, colour, logScale, smoothing, smoother) {
+    const shape = bandShape(series, x, logScale, smoothing, smoother);
+    return {type: "scatter", mode: "lines", x: shape.x, y: shape.y, yaxis,
+            legendgroup: `series-${index}`,
+            showlegend: false, hoverinfo: "skip", fill: "toself",
+            fillcolor: translucent(colour, 0.22), line: {color: translucent(colour, 0.45),
+                                                          width: 1},
+            name: "band", meta: {role: "band", series: index, points: shape.points, x}};
   }
 
   /* Issue 40 item 7: the epoch boundaries and restarts of a chart's runs (``chart.markers``,
@@ -441,6 +468,8 @@
     });
   }
 
+  const NOTE_LINE = 14;  // px: a line of the notes (10 px text and its box) above the plot
+
   function chartFigure(chart, smoothing, axis, logScale, threshold, dark, runColours, flipped,
                        logXAsked, view) {
     const smoother = (view || {}).smoother;
@@ -457,6 +486,9 @@
     const byTag = Boolean(chart.x_tag);
     const logX = Boolean(logXAsked) && (byTag || axis !== "absolute");
     let droppedX = 0, unplaced = 0;
+    // On a tag, a group's runs' points without a value of it are left out of its aggregate
+    // (chart/scalar_group's x_unplaced).
+    let leftOut = 0;
     let banded = 0, aggregated = 0;  // a group's points with a band, and all of them
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
     chart.series.forEach((series, index) => {
@@ -465,7 +497,8 @@
       // A line on an axis of its own says so in the legend and hover.
       const name = series.axis >= 2 ? t("{name} (own scale)", {name: series.name}) : series.name;
       let x = byTag ? (series.x || series.step.map(() => null)) : xValues(series, axis);
-      if (byTag) unplaced += series.x_unplaced || 0;
+      if (byTag && series.members) leftOut += series.x_unplaced || 0;
+      else if (byTag) unplaced += series.x_unplaced || 0;
       if (logX) {
         const [kept, dropped] = logXValues(x);
         x = kept;
@@ -477,11 +510,17 @@
       if (logScale) hidden += series.y.filter(v => v !== null && v <= 0).length;
       const smoothed = smoothWith(raw, smoothing, smoother);
       const times = series.wall.map(localIso);
+      // A group's point on a tag whose runs' values of it differ sits at their mean
+      // (chart/scalar_group's x_spread): its hover says so.
+      const spread = byTag && series.members ? (series.x_spread || []) : [];
+      const differs = t("{tag} differs between the runs here: drawn at their mean",
+                        {tag: chart.x_tag});
       const custom = raw.map((v, i) => [name, v, series.step[i],
                                         times[i].replace("T", " ").slice(0, 19),
-                                        series.count ? series.count[i] : null]);
+                                        series.count ? series.count[i] : null,
+                                        spread[i] > 0 ? "<br>" + differs : ""]);
       if (series.members) {
-        bandTraces(series, x, yaxis, colour, group, logScale).forEach(b => traces.push(b));
+        traces.push(bandTrace(series, index, x, yaxis, colour, logScale, smoothing, smoother));
         banded += (series.count || []).filter(c => c >= 2).length;
         aggregated += series.step.length;
       }
@@ -492,7 +531,7 @@
                    hoverinfo: "skip", showlegend: false, legendgroup: group,
                    meta: {series: index, role: thin ? "thin-raw" : "raw"}});
       const groupHover = series.members
-        ? "<br>" + t("runs at this step") + " %{customdata[4]}" : "";
+        ? "<br>" + t("runs at this step") + " %{customdata[4]}%{customdata[5]}" : "";
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name,
                    meta: {series: index, role: "smoothed"}, legendgroup: group,
                    showlegend: showLegend && !thin, opacity: thin ? 0.45 : 1,
@@ -500,7 +539,8 @@
                    customdata: custom,
                    hovertemplate: unified
                      ? "%{customdata[0]}: <b>%{y:.6g}</b>" +
-                       (series.members ? " · " + t("runs at this step") + " %{customdata[4]}" : "") +
+                       (series.members ? " · " + t("runs at this step") +
+                                         " %{customdata[4]}%{customdata[5]}" : "") +
                        "<extra></extra>"
                      : "<b>%{customdata[0]}</b><br>" + t("value") +
                        " %{customdata[1]:.6g}<br>" + t("smoothed") + " %{y:.6g}<br>" + t("step") +
@@ -553,9 +593,6 @@
     } else if (chart.series.some(s => s.range)) {
       counts.push(t("raw: all {total} points of the range", {total}));
     }
-    if (byTag && chart.series.some(s => s.members)) {
-      warnings.push(t("groups are aligned on steps: not drawn against a tag"));
-    }
     if (aggregated) {
       counts.push(t("band: steps with at least 2 runs ({count} of {total})",
                     {count: banded, total: aggregated}));
@@ -572,12 +609,20 @@
       warnings.push(t("{count} point(s) without a value of {tag} at their step not drawn",
                       {count: unplaced, tag: chart.x_tag}));
     }
-    [[counts, 1, "right", "points-note", {size: 10}],
-     [warnings, 0, "left", "warning-note", {size: 10, color: THRESHOLD_COLOUR}]].forEach(
-      ([texts, x, xanchor, name, font]) => {
+    if (leftOut) {
+      warnings.push(t("groups: {count} point(s) without {tag} left out",
+                      {count: leftOut, tag: chart.x_tag}));
+    }
+    // Both notes: the warnings a line above the counts (the top margin grows by a line, see
+    // below), so that the two never overlap on a narrow chart.
+    const twoLines = counts.length > 0 && warnings.length > 0;
+    [[counts, 1, "right", "points-note", {size: 10}, 1],
+     [warnings, 0, "left", "warning-note", {size: 10, color: THRESHOLD_COLOUR},
+      twoLines ? 1 + NOTE_LINE : 1]].forEach(
+      ([texts, x, xanchor, name, font, yshift]) => {
         if (!texts.length) return;
         annotations.push({text: texts.join(" · "), xref: "paper", yref: "paper", x, y: 1,
-                          yanchor: "bottom", yshift: 1, showarrow: false, font, xanchor, name});
+                          yanchor: "bottom", yshift, showarrow: false, font, xanchor, name});
       });
     (chart.problems || []).forEach((text, i) => annotations.push({
       text, xref: "paper", yref: "paper", x: 0.5, y: 0.5 - 0.1 * i, showarrow: false,
@@ -632,6 +677,7 @@
     const ranges = logScale ? {} : niceAxes(layout, chart, Boolean((view || {}).outliers));
     layout.margin = labelMargin(ranges, Boolean(layout.yaxis2),
                                 layout.xaxis.type === "date", showLegend, titled);
+    if (twoLines) layout.margin.t += NOTE_LINE;
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
     const xs = chart.series.map(series => xValues(series, axis)).filter(x => x.length);
@@ -717,14 +763,13 @@
   async function fetchSeries(series, params) {
     const prefix = apiPrefix();
     const answers = await Promise.all(series.map(async spec => {
-      // A group's line and band: its runs' aggregate (chart/scalar_group); an x tag does not
-      // place a group (it is aligned on steps).
+      // A group's line and band: its runs' aggregate (chart/scalar_group), placed on an x tag
+      // as its runs' lines are (each run's points at its own values of the tag, the group's
+      // at their mean).
       const group = Boolean(spec.members);
       const own = group ? {tag: spec.tag, centre: spec.centre, band: spec.band}
                         : {train_id: spec.train_id, tag: spec.tag};
-      const asked = Object.assign({}, params);
-      if (group) delete asked.x_tag;
-      const query = new URLSearchParams(Object.assign(own, asked));
+      const query = new URLSearchParams(Object.assign(own, params));
       if (group) spec.members.forEach(member => query.append("train_id", member));
       const route = group ? "chart/scalar_group" : "chart/scalar";
       const response = await fetch(`${prefix}v1/dash-insight/${route}?${query}`,
@@ -904,10 +949,15 @@
     const apply = ({div, chart, log, threshold}) => {
       const smoothed = chart.series.map(series => smoothWith(drawnValues(series, log), smoothing,
                                                              state.smoother));
-      const moved = [], ys = [], faded = [];
+      const moved = [], ys = [], faded = [], bands = [], bandXs = [], bandYs = [];
       div.data.forEach((trace, i) => {
         const meta = trace.meta || {};
         if (meta.role === "smoothed") { moved.push(i); ys.push(smoothed[meta.series]); }
+        else if (meta.role === "band") {  // its edges are smoothed as the line is
+          const shape = bandShape(chart.series[meta.series], meta.x, log, smoothing,
+                                  state.smoother);
+          bands.push(i); bandXs.push(shape.x); bandYs.push(shape.y);
+        }
         else if (meta.role === "threshold") {
           const mask = thresholdMask(smoothed[meta.series], threshold);
           moved.push(i); ys.push(smoothed[meta.series].map((v, k) => (mask[k] ? v : null)));
@@ -918,6 +968,7 @@
         window.Plotly.restyle(div, {opacity: fade}, faded);
       }
       if (moved.length) window.Plotly.restyle(div, {y: ys}, moved);
+      if (bands.length) window.Plotly.restyle(div, {x: bandXs, y: bandYs}, bands);
     };
     work.filter(w => w.visible).forEach(apply);
     const later = work.filter(w => !w.visible);
@@ -1022,8 +1073,8 @@
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     scalarCharts: {
       // The maths with Python twins (tests/plugins/scalars/test_chart_twins.py runs them).
-      smooth, movingAverage, outlierRange, thresholdMask, niceStep, niceRange, alignedRanges,
-      smoothWith, isSmoothed, drawnValues, finiteExtent, tickChars, labelMargin,
+      smooth, movingAverage, smoothBand, outlierRange, thresholdMask, niceStep, niceRange,
+      alignedRanges, smoothWith, isSmoothed, drawnValues, finiteExtent, tickChars, labelMargin,
 
       /* The plan (which charts, which series), smoothing, axis, log scale, thresholds, theme or
          run colours changed. Charts whose points are loaded are drawn or redrawn (only when

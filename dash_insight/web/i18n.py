@@ -108,8 +108,12 @@ def client_texts() -> dict[str, str]:
             _("band: steps with at least 2 runs ({count} of {total})"),
         ),
         (
-            "groups are aligned on steps: not drawn against a tag",
-            _("groups are aligned on steps: not drawn against a tag"),
+            "{tag} differs between the runs here: drawn at their mean",
+            _("{tag} differs between the runs here: drawn at their mean"),
+        ),
+        (
+            "groups: {count} point(s) without {tag} left out",
+            _("groups: {count} point(s) without {tag} left out"),
         ),
         # assets/per-tag-pages.js
         ("✕ Exit full screen", _("✕ Exit full screen")),

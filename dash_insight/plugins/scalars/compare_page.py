@@ -36,6 +36,7 @@ from dash_insight.core.lineage_rows import (
 )
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
+from dash_insight.core.store.series import ScalarSeries
 from dash_insight.plugins.scalars.page_charts import (
     AXIS,
     CHART_FIELDS,
@@ -77,9 +78,11 @@ from dash_insight.plugins.scalars.query_tag_map import (
     series_name,
     suggest_tag_map,
 )
+from dash_insight.plugins.scalars.query_x_tag import x_of
 from dash_insight.plugins.scalars.rest_export import (
     Found,
     GroupFound,
+    XValues,
     csv_rows,
     grouped_csv_rows,
     grouped_json_pieces,
@@ -599,10 +602,15 @@ def colour_by_row(state: CompareState) -> html.Div:
 
 
 def group_downloads(
-    state: CompareState, groups: Sequence[Group], found: Sequence[Found]
+    state: CompareState,
+    groups: Sequence[Group],
+    found: Sequence[Found],
+    xs: XValues | None = None,
 ) -> list[GroupFound]:
     """The aggregates of the download: per tag shown, per group, of the raw series ``found``
-    (:func:`downloads`) of its runs; with a tag map, per original tag of the chart (as drawn)."""
+    (:func:`downloads`) of its runs; with a tag map, per original tag of the chart (as drawn).
+    ``xs`` (on the URL's x tag, :func:`x_values`): each run's points placed on it, as the
+    chart places them (:func:`~.query_groups.aggregate`)."""
     series = {(job, tag): points for job, tag, points in found}
     raws = list(dict.fromkeys(tag for _job, tag, _points in found))
     out: list[GroupFound] = []
@@ -612,9 +620,30 @@ def group_downloads(
                 runs = tuple(job for job in group.runs if (job, tag) in series)
                 if runs:
                     points = aggregate(
-                        [series[j, tag] for j in runs], state.url.centre, state.url.band
+                        [series[j, tag] for j in runs],
+                        state.url.centre,
+                        state.url.band,
+                        None if xs is None else [xs[j, tag] for j in runs],
                     )
                     out.append((group_label(state.group, group), tag, points, runs))
+    return out
+
+
+def x_values(provider: DataProvider, state: CompareState, found: Sequence[Found]) -> XValues | None:
+    """On the URL's x tag (None without one): the value the tag of each series' job has at
+    each of its steps (:func:`~.query_x_tag.values_at_steps`: NaN where it has none; all NaN
+    for a job without the tag), by (job, tag)."""
+    if not state.url.x_tag:
+        return None
+    read: dict[str, ScalarSeries | None] = {}
+    out: XValues = {}
+    for job, tag, points in found:
+        if job not in read:
+            try:
+                read[job] = provider.read_scalars(job, state.url.x_tag)
+            except DataError:
+                read[job] = None
+        out[job, tag] = x_of(points.step, read[job])
     return out
 
 
@@ -637,20 +666,25 @@ def downloads(
 
 
 def download_file(
-    found: list[Found], fmt: str, groups: Sequence[GroupFound] | None = None
+    found: list[Found],
+    fmt: str,
+    groups: Sequence[GroupFound] | None = None,
+    xs: XValues | None = None,
+    x_tag: str = "",
 ) -> dict[str, Any]:
     """The ``dcc.Download`` data of the points ``found`` as ``csv`` or ``json``
     (:mod:`~dash_insight.plugins.scalars.rest_export`, the REST download's format); with ``groups``
-    (runs grouped), the grouped formats: the runs' points and the groups' aggregates."""
+    (runs grouped), the grouped formats: the runs' points and the groups' aggregates, with
+    each point's x on the x tag ``x_tag`` (``xs``: :func:`x_values`)."""
     if groups is not None:
         if fmt == "json":
             return {
-                "content": b"".join(grouped_json_pieces(found, groups)).decode(),
+                "content": b"".join(grouped_json_pieces(found, groups, xs, x_tag)).decode(),
                 "filename": "scalars_comparison_groups.json",
                 "type": "application/json",
             }
         return {
-            "content": "".join(grouped_csv_rows(found, groups)),
+            "content": "".join(grouped_csv_rows(found, groups, xs)),
             "filename": "scalars_comparison_groups.csv",
             "type": "text/csv",
         }
@@ -1018,14 +1052,23 @@ def download(
     provider: DataProvider, trigger: Any, clicked: bool, _csv: Any, _json: Any, search: str | None
 ) -> Any:
     """The download of the button clicked (``trigger``): the charts' raw points, and the
-    groups' aggregates when runs are grouped."""
+    groups' aggregates when runs are grouped (on the URL's x tag, with the x of each point:
+    :func:`x_values`)."""
     if not clicked:
         return dash.no_update
     state, _jobs, tags_of = current_state(provider, search)
     found = downloads(provider, state, tags_of)
     groups, _problem = run_groups(provider, state)
-    aggregates = None if groups is None else group_downloads(state, groups, found)
-    return download_file(found, "json" if trigger == "compare-download-json" else "csv", aggregates)
+    if groups is None:
+        return download_file(found, "json" if trigger == "compare-download-json" else "csv")
+    xs = x_values(provider, state, found)
+    return download_file(
+        found,
+        "json" if trigger == "compare-download-json" else "csv",
+        group_downloads(state, groups, found, xs),
+        xs,
+        state.url.x_tag,
+    )
 
 
 def grid(

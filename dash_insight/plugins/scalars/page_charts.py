@@ -40,7 +40,7 @@ from dash_insight.plugins.scalars.query_best import (
     best_point,
     best_text,
 )
-from dash_insight.plugins.scalars.query_marks import series_markers
+from dash_insight.plugins.scalars.query_marks import group_markers, series_markers
 from dash_insight.plugins.scalars.query_x_tag import values_at_steps
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
@@ -160,7 +160,7 @@ def chart_plan(
         problems = []
         for spec in chart.series:
             if spec.members:
-                series.append(_group_plan(provider, spec, len(series)))
+                series.append(_group_plan(provider, spec, len(series), epoch_steps))
                 continue
             try:
                 series.append(_series_plan(provider, spec, x_tag, len(series), epoch_steps))
@@ -211,9 +211,12 @@ def _series_plan(
     }
 
 
-def _group_plan(provider: DataProvider, spec: SeriesSpec, place: int) -> dict[str, Any]:
+def _group_plan(
+    provider: DataProvider, spec: SeriesSpec, place: int, epoch_steps: int = 0
+) -> dict[str, Any]:
     """A group's line in a chart's plan: its runs, centre and band; its points, the number of
-    its runs' points and their last step (no best point: a group's line is no run's)."""
+    its runs' points and their last step (no best point: a group's line is no run's); its
+    runs' epoch boundaries and restarts (:func:`~.query_marks.group_markers`)."""
     extents = []
     for train_id in spec.members:
         try:
@@ -221,7 +224,9 @@ def _group_plan(provider: DataProvider, spec: SeriesSpec, place: int) -> dict[st
         except DataError:
             continue
     lasts = [last for _total, last in extents if last is not None]
+    markers = group_markers(provider, spec.members, spec.tag, epoch_steps)
     return {
+        **({"markers": markers} if markers else {}),
         "name": spec.name,
         "train_id": spec.train_id,
         "tag": spec.tag,

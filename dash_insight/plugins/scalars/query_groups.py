@@ -17,10 +17,19 @@ centre, or their minimum and maximum; the band exists only where at least two ru
 (NaN elsewhere, :data:`MIN_BAND_RUNS`). Each point's time is the mean of the runs' wall times
 at that step (``wall``), and the mean of their times since their own first point
 (``relative``). Non-finite values (NaN, ±inf) are left out of every statistic.
+
+**On an x tag** (the page's "any scalar as the x axis": ``x_tag=epoch``), each run's points are
+placed as its own line's are, at the value its x tag has at the point's step
+(:func:`~.query_x_tag.values_at_steps`); a run's point without such a value cannot be placed: it
+is left out of the aggregate, as its line leaves it out, and counted (``unplaced``). The groups
+stay aligned on steps: a point's ``x`` is the mean of the x values of the runs counted at its
+step (exactly their value when they agree, as runs of one schedule do), ``x_spread`` how far
+apart they are (their maximum less their minimum; 0 where they agree).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -134,20 +143,37 @@ class Aggregate:
     low: np.ndarray  # float64, NaN where fewer than MIN_BAND_RUNS runs have a value
     high: np.ndarray
     count: np.ndarray  # int64: runs with a value at the step
+    #: On an x tag (None on the step and time axes): the mean x value of the runs counted at
+    #: the step, and their spread (maximum less minimum).
+    x: np.ndarray | None = None
+    x_spread: np.ndarray | None = None
+    #: On an x tag: the runs' points with a finite value left out for want of an x value.
+    unplaced: int = 0
 
     def __len__(self) -> int:
         return len(self.step)
 
     def take(self, positions: np.ndarray) -> Aggregate:
         """The points at ``positions``."""
-        return Aggregate(
-            *(np.asarray(getattr(self, name))[positions] for name in _COLUMNS),
+        return dataclasses.replace(
+            self,
+            **{name: np.asarray(getattr(self, name))[positions] for name in _COLUMNS},
+            x=None if self.x is None else self.x[positions],
+            x_spread=None if self.x_spread is None else self.x_spread[positions],
         )
 
     @property
     def band_points(self) -> int:
         """Points where the band is drawn."""
         return int(np.count_nonzero(self.count >= MIN_BAND_RUNS))
+
+    def x_differs(self, start_step: int | None = None, end_step: int | None = None) -> int:
+        """Points of steps ``[start_step, end_step]`` whose runs' x values differ (0 off an x
+        tag)."""
+        if self.x_spread is None:
+            return 0
+        low, high = range_bounds(self.step, start_step, end_step)
+        return int(np.count_nonzero(self.x_spread[low:high] > 0))
 
 
 _COLUMNS = ("step", "wall", "relative", "centre", "low", "high", "count")
@@ -159,30 +185,71 @@ def _segments(step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(new), np.cumsum(new) - 1
 
 
-def aggregate(runs: Sequence[ScalarSeries], centre: str = "mean", band: str = "std") -> Aggregate:
+@dataclass(frozen=True)
+class _Aligned:
+    """The counted points of all runs, by step then by value: step, value, wall, relative and
+    x (None off an x tag), and the points left out for want of an x value."""
+
+    step: np.ndarray
+    value: np.ndarray
+    wall: np.ndarray
+    relative: np.ndarray
+    x: np.ndarray | None
+    unplaced: int
+
+
+def _aligned(runs: Sequence[ScalarSeries], x: Sequence[np.ndarray] | None) -> _Aligned:
+    """Every run's points with a finite value (and, given ``x``, a finite x value), in one
+    array ordered by step, then by value within a step (the median's order)."""
+    columns: list[list[np.ndarray]] = [[], [], [], [], []]
+    unplaced = 0
+    for index, run in enumerate(runs):
+        run_value = np.asarray(run.value, np.float64)
+        run_wall = np.asarray(run.wall_time, np.float64)
+        keep = np.isfinite(run_value)
+        run_x = np.zeros(len(run_value)) if x is None else np.asarray(x[index], np.float64)
+        if x is not None:
+            unplaced += int(np.count_nonzero(keep & ~np.isfinite(run_x)))
+            keep &= np.isfinite(run_x)
+        start = run_wall[0] if len(run_wall) else 0.0
+        parts = (np.asarray(run.step, np.int64), run_value, run_wall, run_wall - start, run_x)
+        for column, part in zip(columns, parts, strict=True):
+            column.append(part[keep])
+    step, value, wall, relative, run_xs = (
+        np.concatenate(c) if c else np.zeros(0, np.int64 if i == 0 else np.float64)
+        for i, c in enumerate(columns)
+    )
+    order = np.lexsort((value, step))
+    return _Aligned(
+        step[order],
+        value[order],
+        wall[order],
+        relative[order],
+        None if x is None else run_xs[order],
+        unplaced,
+    )
+
+
+def aggregate(
+    runs: Sequence[ScalarSeries],
+    centre: str = "mean",
+    band: str = "std",
+    x: Sequence[np.ndarray] | None = None,
+) -> Aggregate:
     """The centre (``mean`` or ``median``) and band (``std`` or ``minmax``) of ``runs`` at each
-    step where one has a finite value (module docstring)."""
+    step where one has a finite value (module docstring). ``x``: per run, the x tag's value at
+    each of its points (NaN where it has none): the runs' points are then placed on that axis
+    (module docstring, "On an x tag")."""
     if centre not in CENTRES or band not in BANDS:
         raise ValueError(f"centre must be one of {CENTRES}, band one of {BANDS}")
-    steps, walls, relatives, values = [], [], [], []
-    for run in runs:
-        value = np.asarray(run.value, np.float64)
-        finite = np.isfinite(value)
-        wall = np.asarray(run.wall_time, np.float64)
-        steps.append(np.asarray(run.step, np.int64)[finite])
-        walls.append(wall[finite])
-        relatives.append(wall[finite] - (wall[0] if len(wall) else 0.0))
-        values.append(value[finite])
-    step = np.concatenate(steps) if steps else np.zeros(0, np.int64)
-    # By step, then by value within a step (the median's order).
-    value = np.concatenate(values) if values else np.zeros(0)
-    order = np.lexsort((value, step))
-    step, value = step[order], value[order]
-    wall = (np.concatenate(walls) if walls else np.zeros(0))[order]
-    relative = (np.concatenate(relatives) if relatives else np.zeros(0))[order]
+    if x is not None and len(x) != len(runs):
+        raise ValueError("x needs one array per run")
+    points = _aligned(runs, x)
+    step, value = points.step, points.value
     if not len(step):
         none, empty = np.zeros(0, np.int64), np.zeros(0)
-        return Aggregate(none, empty, empty, empty, empty, empty, none)
+        no_x = None if x is None else empty
+        return Aggregate(none, empty, empty, empty, empty, empty, none, no_x, no_x, points.unplaced)
     starts, segment = _segments(step)
     count = np.diff(np.append(starts, len(step)))
     mean = np.add.reduceat(value, starts) / count
@@ -194,15 +261,31 @@ def aggregate(runs: Sequence[ScalarSeries], centre: str = "mean", band: str = "s
     else:  # sorted by value within a step: its first and last
         low, high = value[starts], value[starts + count - 1]
     thin = count < MIN_BAND_RUNS
+    x_mean, x_spread = (None, None) if points.x is None else _x_at_steps(points.x, starts, count)
     return Aggregate(
         step[starts],
-        np.add.reduceat(wall, starts) / count,
-        np.add.reduceat(relative, starts) / count,
+        np.add.reduceat(points.wall, starts) / count,
+        np.add.reduceat(points.relative, starts) / count,
         centre_values,
         np.where(thin, np.nan, low),
         np.where(thin, np.nan, high),
         count.astype(np.int64),
+        x_mean,
+        x_spread,
+        points.unplaced,
     )
+
+
+def _x_at_steps(
+    x: np.ndarray, starts: np.ndarray, count: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and the spread (maximum less minimum) of the x values of each step's segment.
+    The mean is taken as the minimum plus the mean distance from it, so that runs agreeing on
+    their x give exactly that value (a plain sum of three 0.1 over 3 is 0.10000000000000002)."""
+    segment = np.repeat(np.arange(len(starts)), count)
+    lowest = np.minimum.reduceat(x, starts)
+    highest = np.maximum.reduceat(x, starts)
+    return lowest + np.add.reduceat(x - lowest[segment], starts) / count, highest - lowest
 
 
 def drawn_points(

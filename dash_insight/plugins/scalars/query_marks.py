@@ -4,6 +4,7 @@ with a hover, on the step axis) and the first paint's preview too."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from dash_insight.core.i18n import format_number
@@ -57,4 +58,23 @@ def series_markers(
             }
             for step, epoch in epoch_boundaries(per_epoch, first, last)
         )
+    return out
+
+
+def group_markers(
+    provider: DataProvider, members: Sequence[str], tag: str, epoch_steps: int = 0
+) -> list[dict[str, Any]]:
+    """The markers of a group's line (its runs aggregated): each run's
+    (:func:`series_markers`), a restart's label naming its run, a marker several runs share
+    (the same epoch boundary) once."""
+    seen: set[tuple[str, int, str]] = set()
+    out: list[dict[str, Any]] = []
+    for train_id in members:
+        for marker in series_markers(provider, train_id, tag, epoch_steps):
+            if marker["kind"] == "restart":
+                marker = {**marker, "label": f"{train_id}: {marker['label']}"}
+            key = (marker["kind"], marker["step"], marker["label"])
+            if key not in seen:
+                seen.add(key)
+                out.append(marker)
     return out

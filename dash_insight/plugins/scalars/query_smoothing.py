@@ -98,6 +98,27 @@ class Smoother:
         return self.window >= 2 if self.kind == "ma" else self.weight > 0
 
 
+def smooth_band(
+    centre: np.ndarray, low: np.ndarray, high: np.ndarray, smoother: Smoother
+) -> tuple[np.ndarray, np.ndarray]:
+    """A group's band smoothed as its line is (``smoothBand`` in assets/scalar-charts.js): the
+    distance of each edge from the centre (``centre - low``, ``high - centre``) is smoothed by
+    ``smoother`` and taken from, and added to, the smoothed centre. The smoothers are linear,
+    so where the band has a value at every point of the line this is each edge smoothed on its
+    own; where it has fewer (steps with a single run, NaN edges) the line still never leaves
+    its band. A point without an edge (or without a centre) stays without (NaN)."""
+    centre = np.asarray(centre, dtype=np.float64)
+    line = smoother.apply(centre)
+    edges = []
+    for edge, sign in ((low, 1.0), (high, -1.0)):
+        edge = np.asarray(edge, dtype=np.float64)
+        both = np.isfinite(centre) & np.isfinite(edge)
+        with np.errstate(invalid="ignore", over="ignore"):
+            distance = smoother.apply(np.where(both, sign * (centre - edge), np.nan))
+            edges.append(np.where(np.isfinite(distance), line - sign * distance, np.nan))
+    return edges[0], edges[1]
+
+
 #: "Ignore outliers": the y range spans these quantiles of the values drawn (TensorBoard's).
 OUTLIER_QUANTILES = (0.001, 0.999)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dash_insight.core.store.series import ScalarSeries
+
 
 def values_at_steps(steps: np.ndarray, x_step: np.ndarray, x_value: np.ndarray) -> np.ndarray:
     """The x tag's value at each of ``steps`` (``x_step`` sorted and unique, as a stored series
@@ -28,3 +30,11 @@ def unplaced(steps: np.ndarray, x_step: np.ndarray, x_value: np.ndarray) -> int:
     """How many of ``steps`` have no finite x value (:func:`values_at_steps`): the points a
     chart on this x axis leaves out, and its note counts."""
     return int(np.isnan(values_at_steps(steps, x_step, x_value)).sum())
+
+
+def x_of(steps: np.ndarray, x_series: ScalarSeries | None) -> np.ndarray:
+    """:func:`values_at_steps` of a job's x tag (``x_series``; None: the job lacks the tag,
+    so no point can be placed: all NaN)."""
+    if x_series is None:
+        return np.full(len(steps), np.nan)
+    return values_at_steps(steps, x_series.step, x_series.value)

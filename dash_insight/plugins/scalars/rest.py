@@ -38,7 +38,7 @@ from dash_insight.plugins.scalars.query_groups import (
     aggregate,
     drawn_points,
 )
-from dash_insight.plugins.scalars.query_x_tag import unplaced, values_at_steps
+from dash_insight.plugins.scalars.query_x_tag import unplaced, values_at_steps, x_of
 from dash_insight.plugins.scalars.rest_export import CSV_HEADER, csv_series, json_entry, json_points
 from dash_insight.web import errors, http
 from dash_insight.web.errors import TAG_NOT_FOUND_DETAIL
@@ -392,11 +392,15 @@ class _ScalarViews:
 
     def chart_scalar_group(self) -> Response:
         """``GET /v1/dash-insight/chart/scalar_group?train_id=..&train_id=..&tag=
-        [&centre=mean|median][&band=std|minmax][&start_step=&end_step=][&max_points=]``: what a
-        group's line and band draw (:func:`group_columns`): the aggregate of the jobs' series of
-        the tag (:func:`~.query_groups.aggregate`, aligned on steps, the band where two jobs or more
-        have a value), reduced to the chart's width as a line is. Unknown job ->
-        TrainJobNotExist; jobs without the tag are left out (none has it: ScalarNotExist)."""
+        [&centre=mean|median][&band=std|minmax][&start_step=&end_step=][&max_points=][&x_tag=]``:
+        what a group's line and band draw (:func:`group_columns`): the aggregate of the jobs'
+        series of the tag (:func:`~.query_groups.aggregate`, aligned on steps, the band where two
+        jobs or more have a value), reduced to the chart's width as a line is. ``x_tag``: another
+        scalar tag of the jobs to place the points by, as ``chart/scalar`` places a line's: each
+        job's point counts where its job has a value of that tag at its step, and the group's
+        point sits at the mean of those values (a job without the tag places none). Unknown
+        job -> TrainJobNotExist; jobs without the tag are left out (none has it:
+        ScalarNotExist)."""
         train_ids = request.args.getlist("train_id")[:MAX_URL_LIST_ITEMS]
         (tag,) = required_args("tag")
         require(train_id=train_ids)
@@ -406,22 +410,39 @@ class _ScalarViews:
             raise errors.param_value_error(
                 f"centre must be one of {list(CENTRES)} and band one of {list(BANDS)}."
             )
+        x_tag = request.args.get("x_tag") or None
         wanted = step_range()
-        runs = []
+        runs: list[ScalarSeries] = []
+        xs: list[np.ndarray] = []
         for train_id in dict.fromkeys(train_ids):
             known = set(resolve_job(self.provider, train_id).tags.get(PluginName.SCALAR, []))
             raw = tag if tag in known else stored_tag(tag, PluginName.SCALAR)
             if raw is not None and raw in known:
                 try:
-                    runs.append(self.provider.read_scalars(train_id, raw))
+                    run = self.provider.read_scalars(train_id, raw)
+                    if x_tag is not None:
+                        xs.append(self._x_values(train_id, known, x_tag, run.step))
+                    runs.append(run)
                 except TagNotFound:
                     continue
         if not runs:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL)
-        drawn, in_range = drawn_points(
-            aggregate(runs, centre, band), wanted.start_step, wanted.end_step, wanted.max_points
+        found = aggregate(runs, centre, band, xs if x_tag is not None else None)
+        drawn, in_range = drawn_points(found, wanted.start_step, wanted.end_step, wanted.max_points)
+        x_differs = found.x_differs(wanted.start_step, wanted.end_step)
+        return Response(
+            group_columns(drawn, in_range, len(runs), x_differs), mimetype="application/json"
         )
-        return Response(group_columns(drawn, in_range, len(runs)), mimetype="application/json")
+
+    def _x_values(
+        self, train_id: str, known: set[str], x_tag: str, steps: np.ndarray
+    ) -> np.ndarray:
+        """The value the job's ``x_tag`` has at each of ``steps`` (NaN where it has none; all
+        NaN when the job lacks the tag: :func:`~.query_x_tag.values_at_steps`)."""
+        raw_x = x_tag if x_tag in known else stored_tag(x_tag, PluginName.SCALAR)
+        if raw_x is None or raw_x not in known:
+            return x_of(steps, None)
+        return x_of(steps, self.provider.read_scalars(train_id, raw_x))
 
     def export_scalars(self) -> Response:
         """``GET /v1/dash-insight/export/scalars?train_id=..[&train_id=..]&tag=..[&tag=..]
@@ -560,12 +581,26 @@ def chart_columns(found: ScalarWindow, x: dict[str, object] | None = None) -> by
     )
 
 
-def group_columns(found: Aggregate, in_range: int, runs: int) -> bytes:
+def group_columns(found: Aggregate, in_range: int, runs: int, x_differs: int = 0) -> bytes:
     """A group's points as :func:`chart_columns` gives a line's (``step``, ``wall``, ``y``: the
     centre, ``shown``, ``total``, ``nonfinite`` empty: non-finite values are left out of the
     aggregate), with ``relative`` (the runs' mean time since their start), ``low`` and
     ``high`` (the band, null where fewer than two runs have a value), ``count`` (runs with a
-    value at the step) and ``runs`` (runs with the tag)."""
+    value at the step) and ``runs`` (runs with the tag). On an x tag (``found.x``), as a line's
+    (:func:`x_columns`): ``x`` (the mean x value of the runs counted at the step), ``x_spread``
+    (their maximum less their minimum: 0 where they agree), ``x_unplaced`` (the runs' points
+    left out for want of an x value) and ``x_differs`` (points of the range whose runs' x
+    values differ: drawn at their mean)."""
+    on_x = (
+        {}
+        if found.x is None
+        else {
+            "x": found.x,
+            "x_spread": found.x_spread,
+            "x_unplaced": found.unplaced,
+            "x_differs": x_differs,
+        }
+    )
     return orjson.dumps(
         {
             "step": found.step,
@@ -579,6 +614,7 @@ def group_columns(found: Aggregate, in_range: int, runs: int) -> bytes:
             "shown": len(found),
             "total": in_range,
             "runs": runs,
+            **on_x,
         },
         option=orjson.OPT_SERIALIZE_NUMPY,
     )

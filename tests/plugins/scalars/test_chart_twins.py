@@ -7,7 +7,8 @@ The twins (JavaScript, Python):
 
 - ``smooth``: :func:`~dash_insight.plugins.scalars.query_smoothing.smooth_ema` (TensorBoard's
   debiased EMA); ``movingAverage``: ``moving_average``; ``smoothWith``: the page's smoother
-  (``ema`` / ``ma`` / ``none``) dispatched to them; ``isSmoothed``: ``smoothing > 0`` (the first
+  (``ema`` / ``ma`` / ``none``) dispatched to them; ``smoothBand``: ``smooth_band`` (a group's
+  band smoothed as its line); ``isSmoothed``: ``smoothing > 0`` (the first
   paint fades its raw line and notes "smoothed as drawn" by it);
 - ``outlierRange``: ``outlier_range`` ("ignore outliers"); ``thresholdMask``:
   ``threshold_mask``;
@@ -43,8 +44,10 @@ from dash_insight.plugins.scalars.figures_preview import (
     y_label_chars,
 )
 from dash_insight.plugins.scalars.query_smoothing import (
+    Smoother,
     moving_average,
     outlier_range,
+    smooth_band,
     smooth_ema,
     threshold_mask,
 )
@@ -190,6 +193,8 @@ def _equal(expected: Any) -> Check:
 
 
 def _smoothing_cases(rng: np.random.Generator) -> Iterator[tuple[str, list[Any], Check]]:
+    # The bands draw from their own generator: the other cases stay those they were.
+    band_rng = np.random.default_rng(40)
     for values, as_null in _series(rng):
         sent = _sent(values, as_null)
 
@@ -221,8 +226,42 @@ def _smoothing_cases(rng: np.random.Generator) -> Iterator[tuple[str, list[Any],
                 threshold = {"conditions": [list(c) for c in conditions], "combine": combine}
                 mask = threshold_mask(values, conditions, combine).tolist()
                 yield "thresholdMask", [sent, threshold], _equal(mask)
+        yield from _band_cases(band_rng, values, as_null)
     for weight in (0.0, 0.5, 0.99):
         yield "isSmoothed", [weight, {"kind": "ema"}], _equal(weight > 0)
+
+
+def _band_cases(
+    rng: np.random.Generator, centre: np.ndarray, as_null: bool
+) -> Iterator[tuple[str, list[Any], Check]]:
+    """A group's band around ``centre``: edges at random distances (within the centre's own
+    scale), missing at random points (steps with one run), smoothed by each smoother."""
+    scale = np.abs(np.where(np.isfinite(centre), centre, 1.0)) + 1e-300
+    low = centre - scale * rng.random(len(centre))
+    high = centre + scale * rng.random(len(centre))
+    missing = rng.random(len(centre)) < float(rng.choice([0.0, 0.2, 0.6]))
+    low[missing] = high[missing] = np.nan
+    weight, window = float(rng.random()), int(rng.integers(2, 30))
+    for smoother, sent_smoother in (
+        (Smoother("ema", weight), {"kind": "ema"}),
+        (Smoother("ma", weight, window), {"kind": "ma", "window": window}),
+        (Smoother("none", weight), {"kind": "none"}),
+    ):
+        expected = smooth_band(centre, low, high, smoother)
+        sent = [_sent(v, as_null) for v in (centre, low, high)]
+        # null or NaN, a point without an edge comes back null
+        yield "smoothBand", [*sent, weight, sent_smoother], _edges(expected)
+
+
+def _edges(expected: tuple[np.ndarray, np.ndarray]) -> Check:
+    """A check of a band's [low, high] edges (NaN where it has none)."""
+
+    def check(got: Any) -> None:
+        assert len(got) == 2
+        for edge, want in zip(got, expected, strict=True):
+            _close(want)(edge)
+
+    return check
 
 
 def _bounds(rng: np.random.Generator) -> Iterator[tuple[float, float]]:

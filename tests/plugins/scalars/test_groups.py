@@ -153,3 +153,40 @@ def test_groups_by_regex_first_capture_group() -> None:
     assert group_of("lr0.1_seed1", GroupBy(pattern=r"seed\d"), None) == "seed1"
     # an optional group that did not take part: no group
     assert group_of("baseline", GroupBy(pattern=r"base(x)?"), None) is None
+
+
+def test_on_an_x_tag_each_run_places_its_own_points() -> None:
+    """Issue 40 item 1 on the chosen x axis: a run's point counts where its run has an x value
+    at its step; the group's x is the mean of the counted runs' x values there, exactly their
+    value when they agree."""
+    first = series([1, 2, 3, 4], [1.0, 2.0, 3.0, 4.0])
+    second = series([1, 2, 3, 4], [3.0, 4.0, 5.0, 8.0])
+    third = series([2, 4], [6.0, 0.5])
+    x = [
+        np.array([0.1, 0.2, np.nan, 0.4]),  # no x at step 3: its 3.0 is left out
+        np.array([0.1, 0.3, np.nan, 0.4]),  # differs from the first at step 2
+        np.array([np.nan, np.nan]),  # no x at all: the run counts nowhere
+    ]
+    found = aggregate([first, second, third], "mean", "minmax", x)
+    assert found.step.tolist() == [1, 2, 4]  # step 3: no run could place its point
+    assert found.count.tolist() == [2, 2, 2]
+    np.testing.assert_allclose(found.centre, [np.mean([1, 3]), np.mean([2, 4]), np.mean([4, 8])])
+    np.testing.assert_allclose(found.low, [1.0, 2.0, 4.0])
+    np.testing.assert_allclose(found.high, [3.0, 4.0, 8.0])
+    assert found.x is not None and found.x_spread is not None
+    assert found.x.tolist() == [0.1, np.mean([0.2, 0.3]), 0.4]  # 0.1 and 0.4 exactly
+    np.testing.assert_allclose(found.x_spread, [0.0, 0.1, 0.0], atol=1e-15)
+    assert found.unplaced == 2 + 2  # step 3 of the first two runs, both points of the third
+    assert found.x_differs() == 1 and found.x_differs(3, 4) == 0
+    # three runs agreeing on a value a plain mean would miss (0.1 + 0.1 + 0.1 != 0.3)
+    same = aggregate([A, B, C], x=[np.array([0.1, 0.7, 1.3])] * 3)
+    assert same.x is not None and same.x.tolist() == [0.1, 0.7, 1.3]
+    np.testing.assert_allclose(same.centre, MATRIX.mean(axis=0))
+    # drawn points keep their x; off an x tag there is none
+    drawn, _in_range = drawn_points(found, 2, 4, None)
+    assert drawn.x is not None and drawn.x.tolist() == found.x[1:].tolist()
+    assert aggregate([A]).x is None and aggregate([A]).x_differs() == 0
+    empty = aggregate([third], x=[x[2]])
+    assert len(empty) == 0 and empty.unplaced == 2 and empty.x is not None
+    with pytest.raises(ValueError):
+        aggregate([A, B], x=[np.zeros(3)])

@@ -7,8 +7,13 @@ from pathlib import Path
 from dash_insight.core.i18n import use_locale
 from dash_insight.core.markers import Restart, epoch_boundaries, restarts, steps_per_epoch
 from dash_insight.plugins.scalars import page as scalars
-from dash_insight.plugins.scalars.page_charts import chart_plan, smoother_to_url
-from dash_insight.plugins.scalars.query_marks import series_markers
+from dash_insight.plugins.scalars.page_charts import (
+    ChartSpec,
+    SeriesSpec,
+    chart_plan,
+    smoother_to_url,
+)
+from dash_insight.plugins.scalars.query_marks import group_markers, series_markers
 from dash_insight.web.url_state import parse_search
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app, loaded_service
@@ -165,3 +170,22 @@ def test_a_restart_is_marked_on_the_chart(dash_duo, tmp_path: Path) -> None:
         dash_duo.wait_for_page(f"{dash_duo.server_url}/scalars?train_id=./resumed&axis=relative")
         until(lambda: run_js(dash_duo, MARKERS) == {})
         assert console_errors(dash_duo) == []
+
+
+def test_a_group_line_carries_its_runs_markers(corpus_provider, tmp_path: Path) -> None:
+    """A grouped chart marks its runs' epoch boundaries (an epoch they share once) and
+    restarts (named by their run), as their own lines would."""
+    lenet = ["./lenet_sc", "./lenet_lr0.01_bs32"]
+    markers = group_markers(corpus_provider, lenet, "loss/auto")
+    own = [series_markers(corpus_provider, job, "loss/auto") for job in lenet]
+    assert own[0] and markers == list({(m["kind"], m["step"]): m for m in own[0] + own[1]}.values())
+    spec = SeriesSpec(lenet[0], "loss/auto", "group", members=tuple(lenet))
+    [plan] = chart_plan(corpus_provider, [ChartSpec("c", "loss/auto", (spec,))])["charts"]
+    assert plan["series"][0]["markers"] == markers
+    _write_restarted_job(tmp_path / "logs")
+    service = loaded_service(tmp_path / "logs", tmp_path / "ws")
+    try:
+        [restart] = group_markers(service.provider, ["./resumed", "./none"], "loss")
+        assert restart["label"] == "./resumed: restart: resumed at step 21 after step 30"
+    finally:
+        service.close()
