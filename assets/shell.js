@@ -36,7 +36,9 @@
         // Also for the server: pages built with their layout follow it (web/theme.py).
         document.cookie = "di_theme=" + next + "; path=/; max-age=" + 365 * 24 * 3600 +
           "; SameSite=Lax";
-        return next;
+        // The same theme again (the call at load) changes nothing: the callbacks that read
+        // the theme (the per-tag pages' cards) would ask the server for nothing.
+        return next === theme ? window.dash_clientside.no_update : next;
       },
 
       /* The auto-refresh timer: [disabled, interval in ms] from the "Auto refresh" box and the
