@@ -359,7 +359,12 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
 
 def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_app) -> None:
     """The first screen's tables come with the page (no callback asks for them); a table
-    below it is mounted when its card comes on screen, in the value format chosen before."""
+    below it is mounted when its card comes on screen, in the value format chosen before.
+    The table view draws no chart: Plotly's warm-up chart (assets/plotly-setup.js) is not
+    drawn either."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _WARM_UP_PROBE}
+    )
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./ops_all")
     first, last = "tensor/rank1_f32", "tensor/f64"
@@ -376,8 +381,24 @@ def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_a
     _scroll_to(dash_duo, last)
     until(lambda: _cells(dash_duo, last), 20)
     assert all("e" in c for c in _cells(dash_duo, last))
+    assert run_js(dash_duo, "return window.__warmUpCharts") == 0
     assert console_errors(dash_duo) == []
 
+
+#: Counts the off-screen warm-up charts of assets/plotly-setup.js appended to the page.
+_WARM_UP_PROBE = """
+window.__warmUpCharts = 0;
+new MutationObserver(records => {
+  for (const record of records) {
+    for (const node of record.addedNodes) {
+      if (node.tagName === "DIV" && node.getAttribute("aria-hidden") === "true" &&
+          node.style.left === "-10000px") {
+        window.__warmUpCharts += 1;
+      }
+    }
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
 
 #: How many tensor grids the page holds.
 GRIDS = "return document.querySelectorAll('[id*=\"tensor-grid\"]').length"
