@@ -178,13 +178,13 @@
   }
 
   /* The view of ``tag`` into its slot, unless the slot shows it already or left the screen
-     while it waited its turn (false: nothing mounted). */
+     while it waited its turn (false: nothing mounted). A slot React kept while the cards
+     were rebuilt around it (the same tag where it was) lost its table: mounted again. */
   function mountView(tag) {
     const text = views[tag];
     const slot = viewSlot(tag);
-    if (!text || !slot || shownIn.get(slot) === text || !viewSlots().inView.has(tag)) {
-      return false;
-    }
+    const shown = slot && slot.childElementCount > 0 && shownIn.get(slot) === text;
+    if (!text || !slot || shown || !viewSlots().inView.has(tag)) return false;
     shownIn.set(slot, text);
     window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: viewComponent(text)});
     return true;

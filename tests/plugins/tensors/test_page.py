@@ -23,7 +23,16 @@ from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until
 from tests.conftest import console_errors, loaded_service
-from tests.pages import HIST_META, click_option, find, press, run_js, text, url_params
+from tests.pages import (
+    HIST_META,
+    click_option,
+    find,
+    press,
+    run_js,
+    text,
+    type_into,
+    url_params,
+)
 
 # --- URL state and controls ---------------------------------------------------------------------
 
@@ -381,6 +390,11 @@ def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_a
     _scroll_to(dash_duo, last)
     until(lambda: _cells(dash_duo, last), 20)
     assert all("e" in c for c in _cells(dash_duo, last))
+    # Cards rebuilt (the tag filter) show their tables again.
+    run_js(dash_duo, "window.scrollTo(0, 0);")
+    type_into(dash_duo, "#tensor-tags-filter", "rank")
+    until(lambda: not dash_duo.find_elements(_card(last)), 10)
+    until(lambda: _cells(dash_duo, first), 10)
     assert run_js(dash_duo, "return window.__warmUpCharts") == 0
     assert console_errors(dash_duo) == []
 
