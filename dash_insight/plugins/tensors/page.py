@@ -17,7 +17,10 @@ Every step is kept (MindInsight: 20 sampled).
 
 The table is a dash-ag-grid grid (row and column virtualisation: only the visible cells exist in
 the page), its data built by :mod:`dash_insight.plugins.tensors.query_table`; value format and
-decimals change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). The page's
+decimals change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). A card comes
+with its first table, held in a store and mounted when the card comes on screen
+(:func:`stored_view`): the page asks the server nothing at load, and grids below the first
+screen cost nothing until scrolled to. The page's
 frame (tag selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_page`.
 """
 
