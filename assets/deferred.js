@@ -1,7 +1,8 @@
 /* Components mounted after the charts on the first screen are drawn
    (dash_insight/web/components/deferred.py): a holder <div class="di-deferred"
    data-component="{type, namespace, props}"> gets its component as children through
-   dash_clientside.set_props once every chart card on screen holds a drawn Plotly chart, or
+   dash_clientside.set_props once every chart card on screen holds a drawn Plotly chart (a
+   tensor table card: its table), or
    after data-wait-ms, or at once on a page without chart cards; a holder that is not a chart
    card also waits while a chart is being drawn (graph-slots.js busy, at most twice
    data-wait-ms), and charts wait two frames after a mount (hold). The charts come first: a picker
@@ -29,6 +30,10 @@
     return cards.every(card => {
       const r = card.getBoundingClientRect();
       if (r.bottom <= 0 || r.top >= window.innerHeight) return true;  // off screen
+      // A tensor table card draws no chart: drawn once its table (or message) is in its slot
+      // (assets/per-tag-pages.js tensorsPage.views).
+      const table = card.querySelector(".di-vt-slot");
+      if (table) return table.childElementCount > 0 || !table.style.minHeight;
       const plot = card.querySelector(".js-plotly-plot");
       return Boolean(plot && plot._fullLayout);
     });

@@ -145,7 +145,80 @@
     },
   };
 
+  /* The tensor tables (tensors/page.py stored_view): each card sends its table (or message)
+     as JSON text in a store beside an empty slot (tensor-view); a slot gets it when it comes
+     within a few rows of the screen, one slot per task (assets/graph-slots.js, as the charts
+     of assets/lazy-graphs.js), and again when its card's store changes while it is shown. A
+     page of six grids mounted at once was the longest freeze of the tensors page. A grid
+     mounted after the value format or decimals changed gets them (tensorsPage.format). */
+  const VIEW_SLOT = "tensor-view";
+  const views = {};  // tag -> the JSON text of its card's view
+  const shownIn = new WeakMap();  // slot element -> the JSON text it shows
+  let chosenFormat = null;  // {fmt, dec} once changed on the page
+
+  const viewSlot = tag => document.getElementById(JSON.stringify({tag, type: VIEW_SLOT}));
+
+  function viewTag(slot) {
+    try {
+      return JSON.parse(slot.id).tag;
+    } catch {
+      return undefined;
+    }
+  }
+
+  function viewComponent(text) {
+    const view = JSON.parse(text);
+    const grid = view && view.props && view.props.children;
+    if (chosenFormat && grid && grid.namespace === "dash_ag_grid") {
+      const options = grid.props.dashGridOptions || {};
+      grid.props.dashGridOptions = Object.assign({}, options, {
+        context: Object.assign({}, options.context, chosenFormat)});
+    }
+    return view;
+  }
+
+  /* The view of ``tag`` into its slot, unless the slot shows it already or left the screen
+     while it waited its turn (false: nothing mounted). A slot React kept while the cards
+     were rebuilt around it (the same tag where it was) lost its table: mounted again. */
+  function mountView(tag) {
+    const text = views[tag];
+    const slot = viewSlot(tag);
+    const shown = slot && slot.childElementCount > 0 && shownIn.get(slot) === text;
+    if (!text || !slot || shown || !viewSlots().inView.has(tag)) return false;
+    shownIn.set(slot, text);
+    window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: viewComponent(text)});
+    return true;
+  }
+
+  let slotWatch = null;
+  let mountPaced = null;
+  function viewSlots() {
+    if (!slotWatch) {
+      const slots = window.dashInsightSlots;
+      mountPaced = slots.paced(mountView, tag => slots.pageTop(viewSlot(tag)));
+      slotWatch = slots.watch({selector: ".di-vt-slot", keyOf: viewTag,
+                               enter: tag => mountPaced(tag)});
+    }
+    return slotWatch;
+  }
+
   const tensorsPage = {
+    /* The cards' views (tensors/page.py stored_view; new cards, or a new step or slice of a
+       card): those on screen are mounted one after the other from now on, the others when
+       they come on screen. */
+    views: function (texts, ids) {
+      const watch = viewSlots();
+      const tags = new Set();
+      (ids || []).forEach((id, i) => {
+        if (texts[i]) views[id.tag] = texts[i];
+        tags.add(id.tag);
+      });
+      Object.keys(views).forEach(tag => { if (!tags.has(tag)) delete views[tag]; });
+      watch.rescan();
+      (ids || []).forEach(id => { if (watch.inView.has(id.tag)) mountPaced(id.tag); });
+      return (clientside().callback_context.outputs_list || []).map(() => noUpdate());
+    },
+
     /* Table controls in the table view, view controls in the histogram view, the vertical
        axis in the Top view only. */
     controlsStyle: function (view, hview) {
@@ -156,6 +229,7 @@
     /* Value format and decimals: every grid formats again in the browser (the formatters of
        dashAgGridFunctions-tensors.js read them from the grid's context). */
     format: function (fmt, dec, options, ids) {
+      chosenFormat = {fmt: fmt || "value", dec: dec === null ? DECIMALS : dec};
       return options.map((opts, k) => {
         const context = Object.assign({}, (opts || {}).context,
                                       {fmt: fmt || "value", dec: dec === null ? DECIMALS : dec});

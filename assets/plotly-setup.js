@@ -80,8 +80,9 @@
     ? window.requestIdleCallback(callback, {timeout: 1000}) : setTimeout(callback, 0));
 
   /* Pages that draw no Plotly chart on their first screen (the summary list, images, the two
-     graphs, lineage: its chart is SVG) are not warmed up: there it is only work in the way of
-     the page's own (the graph page's longest task grew). */
+     graphs, lineage: its chart is SVG; tensors but in its histogram view) are not warmed up:
+     there it is only work in the way of the page's own (the graph page's longest task grew;
+     the tensors page's tables waited for it). */
   function drawsCharts() {
     let base = "/";
     try {
@@ -90,6 +91,9 @@
     } catch { /* the default base */ }
     const path = window.location.pathname;
     const page = (path.startsWith(base) ? path.slice(base.length) : path).replace(/^\/+|\/+$/g, "");
+    if (page === "tensors") {
+      return new URLSearchParams(window.location.search).get("view") === "histogram";
+    }
     return !["", "images", "compare/images", "graph", "data-graph", "lineage"].includes(page);
   }
 

@@ -33,10 +33,16 @@
           next = next === "dark" ? "light" : "dark";
         }
         document.documentElement.dataset.theme = next;
+        // The theme the server built this page's layout in (web/theme.py request_theme).
+        const cookie = (document.cookie.match(/(?:^|;\s*)di_theme=([^;]*)/) || [])[1];
+        const built = cookie === "light" || cookie === "dark" ? cookie : "light";
         // Also for the server: pages built with their layout follow it (web/theme.py).
         document.cookie = "di_theme=" + next + "; path=/; max-age=" + 365 * 24 * 3600 +
           "; SameSite=Lax";
-        return next;
+        // The same theme again, the one the layout was built in (the call at load), changes
+        // nothing: the callbacks that read the theme (the per-tag pages' cards) would ask the
+        // server for nothing. Another (a cookie of another port's server) redraws them.
+        return next === theme && next === built ? window.dash_clientside.no_update : next;
       },
 
       /* The auto-refresh timer: [disabled, interval in ms] from the "Auto refresh" box and the

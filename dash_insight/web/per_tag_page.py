@@ -303,7 +303,10 @@ def layout(
                 ],
             ),
             dcc.Store(id=page.id("query-keys"), data=page.query_keys),
-            dcc.Store(id=page.id("query")),
+            # The query the browser reads from the URL at load (perTagPage.query): that it
+            # finds it written already is what keeps the cards callback from asking the
+            # server for the cards the layout brings.
+            dcc.Store(id=page.id("query"), data=url_query(page.query_keys, params)),
             dcc.Store(id=page.id("shown"), data=first.key),
             html.Div(first.notice, id=page.id("notice")),
             cards,
@@ -311,6 +314,13 @@ def layout(
             *(page.extra(state) if page.extra is not None else []),
         ],
     )
+
+
+def url_query(keys: Sequence[str], params: Mapping[str, str]) -> list[str | None]:
+    """The value of each URL parameter of ``keys`` (None when absent), as
+    ``perTagPage.query`` in ``assets/per-tag-pages.js`` reads them from the URL: a URL on
+    which the two differ (a blank or repeated parameter) costs one cards callback at load."""
+    return [params.get(key) for key in keys]
 
 
 # --- callbacks' work ------------------------------------------------------------------------------
@@ -543,4 +553,6 @@ def register(page: PerTagPage[S, Any], app: dash.Dash, service: S) -> None:
         Input("theme", "data"),
         State("url", "search"),
         State(page.id("shown"), "data"),
+        # Not at load: the layout brings the cards and the query they were built for.
+        prevent_initial_call=True,
     )(functools.partial(shown_cards, page, app, service))

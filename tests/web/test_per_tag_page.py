@@ -73,6 +73,9 @@ def test_layout_of_the_skeleton(service: DataService) -> None:
     assert find(page, "t-root") is not None and find(page, "t-raw").children == "raw"
     assert find(page, "t-tags").selectedRows == {"ids": ["hist/int32"]}
     assert find(page, "t-query-keys").data == ["train_id", "tags", "filter", "page", "raw"]
+    # The query the browser reads from the URL at load is there already (perTagPage.query
+    # finds nothing new: the cards callback is not asked for the cards the layout brings).
+    assert find(page, "t-query").data == ["./ops_all", "hist/int32,gone", None, None, "1"]
     for name in ("query", "shown", "notice", "cards", "prev", "next", "total"):
         assert find(page, f"t-{name}") is not None, name
     # The cards come with the layout, with the key the cards callback compares: no rebuild.

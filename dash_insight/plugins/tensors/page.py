@@ -17,7 +17,10 @@ Every step is kept (MindInsight: 20 sampled).
 
 The table is a dash-ag-grid grid (row and column virtualisation: only the visible cells exist in
 the page), its data built by :mod:`dash_insight.plugins.tensors.query_table`; value format and
-decimals change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). The page's
+decimals change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). A card comes
+with its first table, held in a store and mounted when the card comes on screen
+(:func:`stored_view`): the page asks the server nothing at load, and grids below the first
+screen cost nothing until scrolled to. The page's
 frame (tag selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_page`.
 """
 
@@ -31,6 +34,7 @@ from typing import Any
 import dash
 import dash_ag_grid as dag
 from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, dcc, html
+from plotly.io.json import to_json_plotly
 
 from dash_insight.core.format.reasons import localize_reason
 from dash_insight.core.i18n import gettext as _
@@ -83,6 +87,8 @@ PAGE_SIZE = 6
 MAX_STEPS = 100
 DEFAULT_DECIMALS = 5
 MAX_DECIMALS = 10
+#: The pattern-id type of a table card's view store (:func:`stored_view`).
+VIEW_STORE = "tensor-table"
 
 #: The statistics panel's labels (:func:`statistics_items` names them in English).
 STATISTIC_LABELS = {
@@ -302,8 +308,9 @@ def _grid(
 
 
 def table_card(queries: TensorQueries, train_id: str, tag: str, state: TensorsUrl) -> html.Section:
-    """A table card: shape and type, dimension boxes, the table (filled by a callback),
-    statistics, step slider."""
+    """A table card: shape and type, the step shown, dimension boxes, the table (held in the
+    card's view store, mounted when on screen: :func:`stored_view`), statistics, step
+    slider."""
     steps = queries.provider.value_steps(train_id, PluginName.TENSOR, tag)
     step_list = [int(s) for s in steps.step.tolist()]
     wanted = state.steps.get(tag)
@@ -316,7 +323,11 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: TensorsUr
     dims = state.dims.get(tag, default)
     key = {"tag": tag}
     boxes = _dimension_boxes(tag, dims, shape)
-    data = TableStore(tag, step_list, steps.wall_time.tolist(), default).data()
+    walls = steps.wall_time.tolist()
+    data = TableStore(tag, step_list, walls, default).data()
+    view, panel, error = table_view(
+        queries, train_id, tag, step_list[position], dims, state.fmt, state.dec
+    )
     return html.Section(
         className="di-panel di-card di-vp-card di-vt-card",
         id={"type": "tensor-card", "tag": tag},
@@ -327,12 +338,22 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: TensorsUr
                 children=[
                     dcc.Store(id={"type": "tensor-data", **key}, data=data),
                     dcc.Store(id={"type": "tensor-applied", **key}, data=dims),
-                    _card_meta(key, shape, meta.get("data_type", "?")),
-                    _dimension_controls(key, boxes, default),
-                    dcc.Loading(
-                        html.Div(id={"type": "tensor-view", **key}), type="dot", delay_show=300
+                    _card_meta(
+                        key,
+                        shape,
+                        meta.get("data_type", "?"),
+                        step_label(step_list, walls, position),
                     ),
-                    html.Div(id={"type": "tensor-stats", **key}),
+                    _dimension_controls(key, boxes, default, error or ""),
+                    dcc.Loading(
+                        [
+                            dcc.Store(id={"type": VIEW_STORE, **key}, data=stored_view(view)),
+                            _view_slot(key, view is not dash.no_update),
+                        ],
+                        type="dot",
+                        delay_show=300,
+                    ),
+                    html.Div(panel, id={"type": "tensor-stats", **key}),
                     _step_slider(key, len(step_list), position),
                 ],
             ),
@@ -340,16 +361,42 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: TensorsUr
     )
 
 
-def _card_meta(key: dict[str, str], shape: tuple[int, ...], data_type: str) -> html.Div:
-    """The tensor's shape and type, and the step shown (filled by a callback)."""
+def _card_meta(key: dict[str, str], shape: tuple[int, ...], data_type: str, step: str) -> html.Div:
+    """The tensor's shape and type, and the ``step`` shown (:func:`step_label`)."""
     return html.Div(
         className="di-vt-meta",
         children=[
             html.Span([_("Shape: "), html.B(f"[{', '.join(str(d) for d in shape)}]")]),
             html.Span([_("Data type: "), html.B(data_type)]),
-            html.Span(id={"type": "tensor-step", **key}),
+            html.Span(step, id={"type": "tensor-step", **key}),
         ],
     )
+
+
+def _view_slot(key: dict[str, str], held: bool) -> html.Div:
+    """The slot a card's table (or message) is mounted into; until then it keeps the
+    table's height when the card ``held`` one (a dims error of the URL shows none)."""
+    return html.Div(
+        id={"type": "tensor-view", **key},
+        className="di-vt-slot",
+        style={"minHeight": "300px"} if held else None,
+    )
+
+
+def step_label(steps: list[int], walls: list[float], index: int) -> str:
+    """ "Step: 500 · 2026-11-22 05:19:56": the step at ``index`` and its wall time."""
+    return _("Step: {step}").format(step=steps[index]) + f" · {format_wall_time(walls[index])}"
+
+
+def stored_view(view: Any) -> str | None:
+    """What a card's view store holds: its table (or message) as JSON text, mounted into the
+    card's slot by ``tensorsPage.views`` (``assets/per-tag-pages.js``) when the slot is on
+    screen (a grid mounted off screen cost the first screen its time: a page of six grids
+    took React 0.6 s to commit); None (the slot stays as it is) for ``no_update``. Text, not
+    an object: Dash neither walks nor compares the rows of a table not shown."""
+    if view is dash.no_update:
+        return None
+    return str(to_json_plotly(view))
 
 
 def _step_slider(key: dict[str, str], count: int, position: int) -> html.Div:
@@ -393,8 +440,11 @@ def _dimension_boxes(tag: str, dims: str, shape: tuple[int, ...]) -> list[Any]:
     return boxes
 
 
-def _dimension_controls(key: dict[str, str], boxes: list[Any], default: str) -> html.Div:
-    """The dimension boxes between brackets, Apply and Default, and the boxes' error line."""
+def _dimension_controls(
+    key: dict[str, str], boxes: list[Any], default: str, error: str
+) -> html.Div:
+    """The dimension boxes between brackets, Apply and Default, and the boxes' ``error``
+    line."""
     return html.Div(
         className="di-vt-controls",
         children=[
@@ -428,7 +478,7 @@ def _dimension_controls(key: dict[str, str], boxes: list[Any], default: str) -> 
                     ),
                 ],
             ),
-            html.Div(id={"type": "tensor-dims-error", **key}, className="di-error-text"),
+            html.Div(error, id={"type": "tensor-dims-error", **key}, className="di-error-text"),
         ],
     )
 
@@ -644,10 +694,31 @@ def step_view(
     view, panel, error = table_view(
         queries, state.train_id, card.tag, step, dims, state.fmt, state.dec
     )
-    label = _("Step: {step}").format(step=step) + f" · {format_wall_time(card.walls[index])}"
+    label = step_label(card.steps, card.walls, index)
     if error:
         return view, panel, label, dash.no_update, error
     return view, panel, label, dims, ""
+
+
+def card_view(
+    queries: TensorQueries,
+    trigger: Any,
+    position: int | None,
+    apply: int | None,
+    reset: int | None,
+    submits: list[int | None],
+    items: list[str | None],
+    applied: str | None,
+    data: dict[str, Any],
+    search: str | None,
+) -> tuple[Any, Any, str, Any, str]:
+    """:func:`step_view` with its table (or message) as the card's view store holds it
+    (:func:`stored_view`; ``no_update`` when the typed dims are wrong)."""
+    view, panel, label, dims, error = step_view(
+        queries, trigger, position, apply, reset, submits, items, applied, data, search
+    )
+    stored = dash.no_update if view is dash.no_update else stored_view(view)
+    return stored, panel, label, dims, error
 
 
 def restyled_statistics(
@@ -736,7 +807,7 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         prevent_initial_call=True,
     )(default_dims)
     app.callback(
-        Output({"type": "tensor-view", "tag": MATCH}, "children"),
+        Output({"type": VIEW_STORE, "tag": MATCH}, "data"),
         Output({"type": "tensor-stats", "tag": MATCH}, "children"),
         Output({"type": "tensor-step", "tag": MATCH}, "children"),
         Output({"type": "tensor-applied", "tag": MATCH}, "data"),
@@ -749,7 +820,9 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         State({"type": "tensor-applied", "tag": MATCH}, "data"),
         State({"type": "tensor-data", "tag": MATCH}, "data"),
         State("url", "search"),
-    )(triggered(functools.partial(step_view, service)))
+        # Not at load: the cards come with their first view.
+        prevent_initial_call=True,
+    )(triggered(functools.partial(card_view, service)))
     app.callback(
         Output("url", "search", allow_duplicate=True),
         Input({"type": "tensor-applied", "tag": ALL}, "data"),
@@ -770,6 +843,15 @@ def _register_clientside(app: dash.Dash) -> None:
         Input("tensor-view-mode", "value"),
         Input("tensor-hview", "value"),
         prevent_initial_call=True,
+    )
+
+    # The cards' tables into their slots: those on screen at once, the others when they
+    # come on screen.
+    app.clientside_callback(
+        ClientsideFunction(namespace="tensorsPage", function_name="views"),
+        Output({"type": "tensor-view", "tag": ALL}, "children"),
+        Input({"type": VIEW_STORE, "tag": ALL}, "data"),
+        State({"type": VIEW_STORE, "tag": ALL}, "id"),
     )
 
     # Value format and decimals: every grid formats again in the browser.

@@ -3,6 +3,7 @@ callbacks' work, and the page in the browser."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,16 @@ from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until
 from tests.conftest import console_errors, loaded_service
-from tests.pages import HIST_META, click_option, find, press, run_js, text, url_params
+from tests.pages import (
+    HIST_META,
+    click_option,
+    find,
+    press,
+    run_js,
+    text,
+    type_into,
+    url_params,
+)
 
 # --- URL state and controls ---------------------------------------------------------------------
 
@@ -156,6 +166,31 @@ def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService)
     assert applied == default
 
 
+def test_card_view_stores_the_table_as_json_text(service: DataService) -> None:
+    """The card callback sends its table as the card's view store holds it (JSON text the
+    browser mounts when the card is on screen); nothing when the typed dims are wrong."""
+    queries = TensorQueries(service.provider)
+    key = {"tag": "tensor/rank2_f32"}
+    card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32", tensors.TensorsUrl())
+    data = find(card, {"type": "tensor-data", **key}).data
+    # The card comes with its first table: no callback at load.
+    first = json.loads(find(card, {"type": tensors.VIEW_STORE, **key}).data)
+    assert first["props"]["className"] == "di-vt-table"
+    assert len(first["props"]["children"]["props"]["rowData"]) == 20
+    assert "Step: 500 · " in text(card) and "count 600" in text(card)
+    args = ({"type": "tensor-apply", **key}, None, 1, 1, [1])
+    stored, stats, _, applied, error = tensors.card_view(
+        queries, *args, ["0:5", ":"], None, data, "?train_id=.%2Fops_all&dec=2"
+    )
+    grid = json.loads(stored)["props"]["children"]["props"]
+    assert applied == "[0:5,:]" and error == "" and len(grid["rowData"]) == 5
+    assert grid["dashGridOptions"]["context"]["dec"] == 2 and "count 600" in text(stats)
+    stored, _, _, applied, error = tensors.card_view(
+        queries, *args, ["0:5", "x"], "[0:5,:]", data, "?train_id=.%2Fops_all"
+    )
+    assert stored is dash.no_update and applied is dash.no_update and "is not an integer" in error
+
+
 def test_statistics_follow_the_chosen_format(service: DataService) -> None:
     queries = TensorQueries(service.provider)
     tags = ("tensor/rank2_f32", "tensor/rank4_i32")
@@ -256,11 +291,18 @@ def _rows(dash_duo, tag: str) -> int:
     )
 
 
+def _scroll_to(dash_duo, tag: str) -> None:
+    """The card of ``tag`` scrolled to the middle of the window (its table is mounted then)."""
+    card = dash_duo.find_element(_card(tag))
+    run_js(dash_duo, "arguments[0].scrollIntoView({block: 'center'});", card)
+
+
 def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app) -> None:
     dash_duo.start_server(corpus_app)
     tags = "tensor/rank2_f32,tensor/bool_mask,tensor/rank4_i32,tensor/big_1m_f32"
     dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./ops_all&tags={tags}")
     for tag in tags.split(","):
+        _scroll_to(dash_duo, tag)
         until(lambda tag=tag: _cells(dash_duo, tag), 20)
     # Bool and integer tensors keep their types.
     assert set(_cells(dash_duo, "tensor/bool_mask")) <= {"true", "false"}
@@ -294,7 +336,7 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     # Scientific notation with 2 decimals, in the browser.
     click_option(dash_duo, "#tensor-fmt", "Scientific notation")
     until(lambda: all("e" in c for c in _cells(dash_duo, "tensor/rank2_f32")), 10)
-    assert url_params(dash_duo)["fmt"] == "sci"
+    until(lambda: url_params(dash_duo).get("fmt") == "sci", 10)  # a server round trip
     until(lambda: "e" in _statistics(dash_duo, "tensor/rank2_f32")["max"], 10)
 
     # Too many values: the limit message.
@@ -322,6 +364,58 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     until(lambda: set(run_js(dash_duo, HIST_META)) == {'{"view":"front"}'}, 15)
     assert url_params(dash_duo)["view"] == "histogram" and url_params(dash_duo)["hview"] == "front"
     assert console_errors(dash_duo) == []
+
+
+def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_app) -> None:
+    """The first screen's tables come with the page (no callback asks for them); a table
+    below it is mounted when its card comes on screen, in the value format chosen before.
+    The table view draws no chart: Plotly's warm-up chart (assets/plotly-setup.js) is not
+    drawn either."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _WARM_UP_PROBE}
+    )
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./ops_all")
+    first, last = "tensor/rank1_f32", "tensor/f64"
+    until(lambda: _cells(dash_duo, first), 20)
+    until(lambda: run_js(dash_duo, GRIDS) >= 2, 10)  # the first screen's
+    assert run_js(
+        dash_duo, f"return document.querySelector('{_card(last)}').getBoundingClientRect().top"
+    ) > run_js(dash_duo, "return window.innerHeight")
+    assert "Step: 500" in dash_duo.find_element(f"{_card(last)} .di-vt-meta").text
+    assert "count" in dash_duo.find_element(f"{_card(last)} .di-vt-stats").text
+    assert not _cells(dash_duo, last) and run_js(dash_duo, GRIDS) < 6
+    click_option(dash_duo, "#tensor-fmt", "Scientific notation")
+    until(lambda: all("e" in c for c in _cells(dash_duo, first)), 10)
+    _scroll_to(dash_duo, last)
+    until(lambda: _cells(dash_duo, last), 20)
+    assert all("e" in c for c in _cells(dash_duo, last))
+    # Cards rebuilt (the tag filter) show their tables again.
+    run_js(dash_duo, "window.scrollTo(0, 0);")
+    type_into(dash_duo, "#tensor-tags-filter", "rank")
+    until(lambda: not dash_duo.find_elements(_card(last)), 10)
+    until(lambda: _cells(dash_duo, first), 10)
+    assert run_js(dash_duo, "return window.__warmUpCharts") == 0
+    assert console_errors(dash_duo) == []
+
+
+#: Counts the off-screen warm-up charts of assets/plotly-setup.js appended to the page.
+_WARM_UP_PROBE = """
+window.__warmUpCharts = 0;
+new MutationObserver(records => {
+  for (const record of records) {
+    for (const node of record.addedNodes) {
+      if (node.tagName === "DIV" && node.getAttribute("aria-hidden") === "true" &&
+          node.style.left === "-10000px") {
+        window.__warmUpCharts += 1;
+      }
+    }
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+#: How many tensor grids the page holds.
+GRIDS = "return document.querySelectorAll('[id*=\"tensor-grid\"]').length"
 
 
 def _statistics(dash_duo: Any, tag: str) -> dict[str, str]:
