@@ -224,7 +224,7 @@ def test_a_store_not_of_the_pages_shape_answers_400(
     """#36 item 1: a tensor card's store without its steps, a page of 100,000 cards, a tab's
     store of steps that are not integers: 400 JSON before any work, not a 500."""
     by_output = {c["output"]: c for c in callbacks}
-    view = next(o for o in by_output if '"type":"tensor-view"' in o)
+    view = next(o for o in by_output if '"type":"tensor-table"' in o)
     stats = next(o for o in by_output if o.startswith('{"tag":["ALL"],"type":"tensor-stats"}'))
     tab = next(o for o in by_output if o.startswith("..url.search@") and "hcmp-step-box" in o)
     search = "?train_id=./ops_all"
