@@ -214,11 +214,25 @@
     return {w: Math.ceil(measure.measureText(text).width) + 4, h: 14};
   }
 
+  /* `collection`'s elements in the order of the server's list (the page keeps it in the
+     scratch `_diOrder` while it patches the canvas, assets/graph-pages.js applyPatch: an added
+     element is last in cytoscape's own order), as an array; cytoscape's order without it. */
+  function inOrder(cy, collection) {
+    const order = cy.scratch("_diOrder");
+    const items = collection.toArray();
+    if (!order) return items;
+    const rank = new Map(order.map((id, i) => [id, i]));
+    const at = ele => (rank.has(ele.id()) ? rank.get(ele.id()) : order.length);
+    return items.sort((a, b) => at(a) - at(b));
+  }
+
+  /* The canvas's nodes and edges for ELK, in the server's order (ELK keeps the model order:
+     the same elements in another order are laid out otherwise). */
   function elementsOf(cy) {
-    const nodes = cy.nodes().map(n => ({id: n.id(), parent: n.parent().length ? n.parent().id()
+    const nodes = inOrder(cy, cy.nodes()).map(n => ({id: n.id(), parent: n.parent().length ? n.parent().id()
       : null, w: Number(n.data("w")) || 40, h: Number(n.data("h")) || 30,
       compound: n.isParent()}));
-    const edges = cy.edges().map(e => {
+    const edges = inOrder(cy, cy.edges()).map(e => {
       const edge = {id: e.id(), source: e.source().id(), target: e.target().id()};
       const text = e.data("label");
       if (text) {
@@ -235,7 +249,7 @@
      (`box` gives a node's laid-out centre); {x: 0, y: 0} when none did. */
   function anchorShift(cy, before, box) {
     if (!before) return {x: 0, y: 0};
-    const changed = cy.nodes().filter(n => before[n.id()]
+    const changed = inOrder(cy, cy.nodes()).filter(n => before[n.id()]
       && before[n.id()].open !== n.isParent());
     const anchor = changed.length ? changed[0] : null;
     const now = anchor && box(anchor.id());

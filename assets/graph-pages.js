@@ -51,13 +51,18 @@
       cy.on("viewport resize", redraw);
       cy.on("dbltap", "node", ev => window.dash_clientside.set_props(
         dbltapId, {data: {id: ev.target.id(), t: Date.now()}}));
-      cy.on("dilaidout", () => {
+      const showWaiting = () => {
         const waiting = cy.scratch("_diFocus");
-        cy.scratch("_diFocus", null);
-        if (waiting) applyFocus(cy, waiting, false);
+        if (waiting && !behind(cy, waiting)) {
+          cy.scratch("_diFocus", null);
+          applyFocus(cy, waiting, false);
+        }
         copyPositions(cy, overview);
         redraw();
-      });
+      };
+      cy.on("dilaidout", showWaiting);
+      /* a patch that added or removed nothing is not laid out again */
+      cy.on("dipatched", () => { if (!layingOut(cy)) showWaiting(); });
     }
     if (!overview._diWired) {
       overview._diWired = true;
@@ -114,6 +119,77 @@
     }
     return true;
   }
+
+  /* Classes the layout gives an edge (assets/graph-layout.js), kept when the server changes
+     the edge's own. */
+  const LAYOUT_CLASSES = ["routed", "placed"];
+
+  /* `patch` (figures_cytoscape.py element_patch: what changed since the view drawn as its
+     `base`) applied to cytoscape `cy` in one batch: the elements kept stay where they are
+     (positions, routes), the removed ones go, the added ones come in with the server's data,
+     the updated ones take their new data and classes. With `ordered`, the server's order of
+     the elements is kept in the scratch `_diOrder` (graph-layout.js lays them out in it).
+     Returns how many elements were written. */
+  function patchCanvas(cy, patch, ordered) {
+    const add = patch.add || [];
+    cy.batch(() => {
+      if (patch.reset) {
+        cy.elements().remove();
+      } else {
+        const gone = cy.collection();
+        for (const id of patch.remove) gone.merge(cy.getElementById(id));
+        cy.remove(gone);
+        for (const element of patch.update) {
+          const ele = cy.getElementById(element.data.id);
+          if (!ele.length) continue;
+          const kept = LAYOUT_CLASSES.filter(c => ele.hasClass(c));
+          ele.data(element.data);
+          ele.classes([element.classes || "", ...kept].join(" "));
+        }
+      }
+      if (add.length) cy.add(add);
+    });
+    if (ordered) {
+      let order = add.map(e => e.data.id);
+      if (!patch.reset) {
+        const removed = new Set(patch.remove);
+        order = (cy.scratch("_diOrder") || []).filter(id => !removed.has(id));
+        patch.at.forEach((index, i) => order.splice(index, 0, add[i].data.id));
+      }
+      cy.scratch("_diOrder", order);
+    }
+    return add.length + (patch.update || []).length;
+  }
+
+  /* The patches not applied yet, oldest first (the canvases may not be drawn yet). */
+  const patches = [];
+
+  /* Apply the waiting patches to the main canvas and the overview; false while either is not
+     drawn. A patch from another view than the one drawn (two answers crossed) clears what
+     the page thinks is shown and asks for a refresh: the server then sends everything. */
+  function drainPatches(cyId, overviewId, shownId) {
+    const cy = cyOf(cyId), overview = cyOf(overviewId);
+    if (!cy || !overview) return false;
+    while (patches.length) {
+      const patch = patches.shift();
+      if (!patch.reset && (cy.scratch("_diSerial") || 0) !== patch.base) {
+        patches.length = 0;
+        window.dash_clientside.set_props(shownId, {data: null});
+        window.dash_clientside.set_props("refresh-now", {n_clicks: Date.now()});
+        return true;
+      }
+      const written = patchCanvas(cy, patch, true);
+      patchCanvas(overview, patch, false);
+      cy.scratch("_diSerial", patch.n);
+      Object.assign(cy.container().dataset, {drawn: patch.n, written});
+      cy.emit("dipatched");
+    }
+    return true;
+  }
+
+  /* True while the focus request waits for the patch of its view (page.py graph_outputs). */
+  const behind = (cy, focus) => Boolean(focus && focus.drawn
+    && (cy.scratch("_diSerial") || 0) < focus.drawn);
 
   /* Retry `step` every 50 ms until it returns true (at most 40 times: 2 s). */
   function retry(step, delay) {
@@ -303,7 +379,7 @@
           const redraw = () => drawOverviewBox(cy, overview, box);
           wire(cy, overview, redraw, dbltapId);
           retry(() => {
-            if (!fitClicked && (layingOut(cy) || !cy.nodes().length)) {
+            if (!fitClicked && (layingOut(cy) || !cy.nodes().length || behind(cy, focus))) {
               cy.scratch("_diFocus", focus);  // shown once laid out (wire: dilaidout)
               return true;
             }
@@ -314,6 +390,15 @@
           }, 30);
           return true;
         }, 0);
+        return window.dash_clientside.no_update;
+      },
+
+      /* The render callback's `patch` (page.py) applied to the main canvas (`cyId`) and the
+         overview (`overviewId`); `shownId`: the store of what the page shows. */
+      applyPatch(patch, cyId, overviewId, shownId) {
+        if (!patch) return window.dash_clientside.no_update;
+        patches.push(patch);
+        retry(() => drainPatches(cyId, overviewId, shownId), 0);
         return window.dash_clientside.no_update;
       },
 

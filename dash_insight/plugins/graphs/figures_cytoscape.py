@@ -77,6 +77,63 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
     return elements
 
 
+def _element_id(element: dict[str, Any]) -> str:
+    return str(element["data"]["id"])
+
+
+def element_patch(
+    before: list[dict[str, Any]] | None, after: list[dict[str, Any]], base: int, serial: int
+) -> dict[str, Any]:
+    """What turns the canvas drawing ``before`` (the elements of the view drawn as ``base``)
+    into ``after`` (``serial``), for ``assets/graph-scopes.js`` applyPatch: ``remove`` the ids
+    no longer drawn (and a node whose parent changed), ``add`` the new elements with ``at``,
+    each one's index in ``after``, ``update`` the kept elements whose data or classes changed.
+    ``before`` None (nothing drawn, or another graph) is a ``reset``: everything in ``add``.
+
+    The browser keeps each element's place in the list (the order ELK takes them in): the
+    elements kept are in the same order in ``before`` and ``after`` (:func:`graph_elements`
+    visits nodes depth first and bundles edges by their drawn ends, both in the model's
+    order), so the kept ones with each added one put at its index are ``after``."""
+    if before is None:
+        return {"reset": True, "n": serial, "base": base, "add": after}
+    old = {_element_id(e): e for e in before}
+    new_ids = set()
+    added, at, updated = [], [], []
+    for index, element in enumerate(after):
+        key = _element_id(element)
+        new_ids.add(key)
+        previous = old.get(key)
+        if previous is None or previous["data"].get("parent") != element["data"].get("parent"):
+            added.append(element)
+            at.append(index)
+        elif previous != element:
+            updated.append(element)
+    moved = {_element_id(e) for e in added} & old.keys()
+    removed = [key for key in old if key not in new_ids or key in moved]
+    return {
+        "reset": False,
+        "n": serial,
+        "base": base,
+        "remove": removed,
+        "add": added,
+        "at": at,
+        "update": updated,
+    }
+
+
+def apply_patch(before: list[dict[str, Any]], patch: dict[str, Any]) -> list[dict[str, Any]]:
+    """The elements ``patch`` (:func:`element_patch`) makes of ``before``, in their order: the
+    Python twin of what the browser does (tests check it gives the full list)."""
+    if patch["reset"]:
+        return list(patch["add"])
+    removed = set(patch["remove"])
+    updates = {_element_id(e): e for e in patch["update"]}
+    kept = [updates.get(_element_id(e), e) for e in before if _element_id(e) not in removed]
+    for index, element in zip(patch["at"], patch["add"], strict=True):
+        kept.insert(index, element)
+    return kept
+
+
 def _quoted(value: str) -> str:
     """A cytoscape selector string literal."""
     return json.dumps(value)

@@ -41,6 +41,7 @@ from dash_insight.plugins.graphs.figures_cytoscape import (
     ELK_CLASS,
     GRAPH_LEGEND,
     canvas_buttons,
+    element_patch,
     graph_elements,
     graph_stylesheet,
     legend,
@@ -607,6 +608,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
             dcc.Store(id="graph-shown"),
             dcc.Store(id="graph-focus"),
             dcc.Store(id="graph-dbltap"),
+            dcc.Store(id="graph-patch"),
             html.Div(className="gp-layout", children=[main_panel(), side_panel()]),
         ],
     )
@@ -714,7 +716,7 @@ def overview_box() -> html.Div:
 
 
 #: How many outputs the render callback has (:func:`render_page`).
-RENDER_OUTPUTS = 11
+RENDER_OUTPUTS = 10
 
 
 class Drawn(NamedTuple):
@@ -735,7 +737,7 @@ def render_page(
     shown: dict[str, Any] | None,
     theme: str | None = None,
 ) -> tuple[Any, ...]:
-    """The 11 outputs of the page's render callback (elements, overview elements, stylesheet,
+    """The 10 outputs of the page's render callback (what changed in the elements, stylesheet,
     scope tree, node panel, controls, notices, what is shown, focus request, canvas class,
     overview stylesheet) for
     ``state`` and its ``loaded`` graph (``version``: the job's, so new data redraws).
@@ -768,15 +770,15 @@ def message_outputs(problems: list[str], message: str | None, drawn: Drawn) -> t
         return (dash.no_update,) * RENDER_OUTPUTS
     notices = _notices(problems)
     notices.append(html.Div(message, className="di-empty gp-message"))
+    serial = (drawn.shown.get("drawn") or 0) + 1
     return (
-        [],
-        [],
+        element_patch(None, [], drawn.shown.get("drawn") or 0, serial),
         graph_stylesheet(None, theme=drawn.theme),
         None,
         None,
         drawn.controls,
         notices,
-        {"controls": drawn.controls_key, "signature": signature},
+        {"controls": drawn.controls_key, "signature": signature, "drawn": serial},
         None,
         "gp-canvas-wrap gp-hidden",
         overview_stylesheet(drawn.theme),
@@ -799,18 +801,25 @@ def graph_outputs(
     shown = drawn.shown
     if shown.get("signature") == signature:
         return (dash.no_update,) * RENDER_OUTPUTS
-    elements = dash.no_update if shown.get("view") == view_key else graph_elements(view)
+    patch: Any = dash.no_update
+    drawn_serial = shown.get("drawn") or 0
+    if shown.get("view") != view_key:
+        before = previous_elements(model, shown.get("view"), view_key)
+        patch = element_patch(before, graph_elements(view), drawn_serial, drawn_serial + 1)
+        drawn_serial += 1
     focus = focus_request(shown, view_key, view, selected)
+    if focus is not None:
+        focus["drawn"] = drawn_serial  # shown once the browser draws that patch
     new_shown = {
         "view": view_key,
         "node": selected,
         "controls": drawn.controls_key,
         "signature": signature,
         "n": (shown.get("n") or 0) + 1,
+        "drawn": drawn_serial,
     }
     return (
-        elements,
-        elements,
+        patch,
         graph_stylesheet(selected, theme=drawn.theme),
         scope_tree(model, view, selected),
         node_info(model, selected, view.expanded),
@@ -821,6 +830,20 @@ def graph_outputs(
         "gp-canvas-wrap",
         overview_stylesheet(drawn.theme),
     )
+
+
+def previous_elements(
+    model: GraphModel, drawn: list[Any] | None, view_key: list[Any]
+) -> list[dict[str, Any]] | None:
+    """The elements the browser draws (the view of ``drawn``, the ``graph-shown`` store's view
+    key), when it is a view of this model (same job, file, mode and data version as
+    ``view_key``): the new view is sent as what changed since (:func:`element_patch`). None
+    otherwise: everything is sent."""
+    if not drawn or len(drawn) != len(view_key):
+        return None
+    if drawn[:3] != view_key[:3] or drawn[4] != view_key[4]:
+        return None
+    return graph_elements(build_view(model, drawn[3] or []))
 
 
 def focus_request(
@@ -992,8 +1015,7 @@ def collapse_all(clicks: int | None, search: str | None) -> Any:
 
 def register(app: dash.Dash, service: GraphService) -> None:
     app.callback(
-        Output("graph-cy", "elements"),
-        Output("graph-overview", "elements"),
+        Output("graph-patch", "data"),
         Output("graph-cy", "stylesheet"),
         Output("graph-tree", "children"),
         Output("graph-info", "children"),
@@ -1016,6 +1038,16 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Input("url", "search"),
     )(functools.partial(search_nodes, service))
     register_canvas_tools(app, CANVAS)
+    # The elements: what changed applied to the canvas and the overview in the browser.
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyPatch"),
+        Output("graph-overview-wrap", "title"),
+        Input("graph-patch", "data"),
+        State("graph-cy", "id"),
+        State("graph-overview", "id"),
+        State("graph-shown", "id"),
+        prevent_initial_call=True,
+    )
     # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "followFocus"),

@@ -32,11 +32,11 @@ def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 def test_render_draws_the_graph_and_says_what_is_missing(service: GraphService) -> None:
     answer = page.render(service, AT_LENET, None, None, "light", None)
-    elements, _overview, _style, tree = answer[:4]
-    assert any(e["data"].get("id") == "Default" for e in elements)
+    patch, _style, tree = answer[:3]
+    assert patch["reset"] and any(e["data"].get("id") == "Default" for e in patch["add"])
     assert "Default" in text(tree)
     missing = page.render(service, "?train_id=./nope", None, None, "light", None)
-    assert "./nope" in text(missing[6])  # the notice names the job
+    assert "./nope" in text(missing[5])  # the notice names the job
 
 
 def test_gestures_write_the_url(service: GraphService) -> None:
@@ -96,8 +96,8 @@ def test_a_megabyte_url_is_read_bounded(service: GraphService) -> None:
     search = "?train_id=.%2Flenet_sc&expanded=" + ",".join(scopes) + "&mode="
     search += "m" * (1 << 20)
     answer = page.render(service, search, None, None, "light", None)
-    assert any(e["data"].get("id") == "Default" for e in answer[0])
-    notices = text(answer[6])
+    assert any(e["data"].get("id") == "Default" for e in answer[0]["add"])
+    notices = text(answer[5])
     assert "Unknown mode" in notices and "first 500 open scopes" in notices
     assert len(notices) < 2_000
     opened = parse_search(
