@@ -311,15 +311,23 @@
         routes[id] = routes[id].map(p => ({x: p.x + shift.x, y: p.y + shift.y}));
       }
       for (const c of Object.values(labels)) { c.x += shift.x; c.y += shift.y; }
+      /* Only what changed is written: each write restyles the element with its compound
+         relatives (seconds for the 1,500-node view when a scope opens or closes, most of it
+         in place already). */
       cy.batch(() => {
-        cy.nodes().forEach(n => { if (centres[n.id()]) n.position(centres[n.id()]); });
+        cy.nodes().forEach(n => {
+          const to = centres[n.id()];
+          if (to && !samePlace(n.position(), to)) n.position(to);
+        });
         cy.edges().forEach(e => {
           const route = routes[e.id()];
           const s = route && segments(e.source().position(), e.target().position(), route);
           if (s) {
-            e.data({weights: s.weights, distances: s.distances});
-            e.addClass("routed");
-          } else {
+            if (e.data("weights") !== s.weights || e.data("distances") !== s.distances) {
+              e.data({weights: s.weights, distances: s.distances});
+            }
+            if (!e.hasClass("routed")) e.addClass("routed");
+          } else if (e.hasClass("routed")) {
             e.removeClass("routed");
           }
         });
@@ -332,6 +340,9 @@
     container.dataset.laidOut = keyOf(cy);
     cy.emit("dilaidout");
   }
+
+  /* Whether two points are the same (but for floating-point noise). */
+  const samePlace = (a, b) => Math.abs(a.x - b.x) < 1e-6 && Math.abs(a.y - b.y) < 1e-6;
 
   /* Each routed edge's label where ELK made room for it: cytoscape draws an edge's label at
      its midpoint, moved by `text-margin-x/y` (the stylesheet's `edge.placed`). */
@@ -346,9 +357,11 @@
     cy.batch(() => {
       for (const [e, move] of moves) {
         if (move) {
-          e.data(move);
-          e.addClass("placed");
-        } else {
+          if (!samePlace({x: e.data("lx"), y: e.data("ly")}, {x: move.lx, y: move.ly})) {
+            e.data(move);
+          }
+          if (!e.hasClass("placed")) e.addClass("placed");
+        } else if (e.hasClass("placed")) {
           e.removeClass("placed");
         }
       }
@@ -421,6 +434,32 @@
     });
   }
 
+  /* While the canvas is dragged (pressed and moved more than a few pixels), cytoscape still
+     looks for the element under the pointer on every move (for its hover events), through all
+     3,000 elements of the 1,500-node view: 30-130 ms a move (bench/graph_pan.py). A drag pans,
+     nothing is hovered meanwhile: the search finds nothing until the button is released (and
+     cytoscape has handled the release). A press and a tap still find their element (the
+     search runs before the pointer moves). */
+  function quietDrags(cy, container) {
+    const renderer = cy.renderer && cy.renderer();
+    if (!renderer || !renderer.findNearestElements) return;
+    const find = renderer.findNearestElements.bind(renderer);
+    let down = null, dragging = false;
+    container.addEventListener("pointerdown", ev => {
+      down = [ev.clientX, ev.clientY];
+      dragging = false;
+    }, true);
+    container.addEventListener("pointermove", ev => {
+      if (down && Math.hypot(ev.clientX - down[0], ev.clientY - down[1]) > 4) dragging = true;
+    }, true);
+    /* after cytoscape's own mouseup (a drag ends on no element) */
+    window.addEventListener("pointerup", () => {
+      down = null;
+      setTimeout(() => { dragging = false; }, 0);
+    }, true);
+    renderer.findNearestElements = (...args) => (dragging ? [] : find(...args));
+  }
+
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
   function watch(container) {
     const cy = container._cyreg && container._cyreg.cy;
@@ -428,6 +467,7 @@
     cy._diElk = true;
     mutePropWrites(cy);
     keepDragClicks(container);
+    quietDrags(cy, container);
     let queued = false;
     const schedule = () => {
       cy.scratch("_diLayoutRunning", true);
@@ -458,5 +498,5 @@
     if (!pending) { pending = true; requestAnimationFrame(scan); }
   }).observe(document.documentElement, {childList: true, subtree: true});
 
-  root.diGraphLayout = Object.assign(shared, {keyOf});
+  root.diGraphLayout = Object.assign(shared, {keyOf, inOrder});
 })(typeof window !== "undefined" ? window : globalThis);

@@ -36,7 +36,9 @@
   function copyPositions(cy, overview) {
     overview.batch(() => overview.nodes().forEach(node => {
       const twin = cy.getElementById(node.id());
-      if (twin.length && !node.isParent()) node.position(twin.position());
+      if (!twin.length || node.isParent()) return;
+      const at = twin.position(), was = node.position();
+      if (at.x !== was.x || at.y !== was.y) node.position(at);  // each write restyles
     }));
     overview.fit(undefined, 6);
   }
@@ -183,8 +185,25 @@
       cy.scratch("_diSerial", patch.n);
       Object.assign(cy.container().dataset, {drawn: patch.n, written});
       cy.emit("dipatched");
+      markSelection(cy);
+      drawTree(cy);
     }
     return true;
+  }
+
+  /* The URL's selected node and its edges get the class `di-selected` (figures_cytoscape.py
+     SELECTION_RULES: MindInsight's red outline), the node selected before loses it. */
+  function markSelection(cy) {
+    const name = new URLSearchParams(window.location.search).get("node");
+    const node = name ? cy.getElementById(name) : cy.collection();
+    const now = node.length ? node.union(node.connectedEdges()) : cy.collection();
+    const before = cy.$(".di-selected");
+    const gone = before.difference(now), come = now.difference(before);
+    if (!gone.length && !come.length) return;
+    cy.batch(() => {
+      gone.removeClass("di-selected");
+      come.addClass("di-selected");
+    });
   }
 
   /* True while the focus request waits for the patch of its view (page.py graph_outputs). */
@@ -198,6 +217,83 @@
     };
     setTimeout(() => attempt(0), delay);
   }
+
+  /* The scope tree (#graph-tree): the open part of the scope hierarchy as the canvas draws
+     it, in the server's order, drawn here from the canvas's elements (1,500 rows as Dash
+     components took seconds to compare and render on every open or close): a row per node,
+     an arrow on a scope (▾ open, ▸ closed; a click opens or closes it, as a double tap does),
+     its swatch and name (a click shows and selects it: the store graph-tree-pick), the URL's
+     selected node marked. The ids are the JSON of {name, type} (graph-tree-toggle,
+     graph-tree-node), as Dash writes pattern ids. At most TREE_ROWS rows. */
+  const TREE_ROWS = 2000;
+  const rowId = (name, type) => "{\"name\":" + JSON.stringify(name) + ",\"type\":\"" + type + "\"}";
+
+  function treeButton(className, id, title) {
+    const button = document.createElement("button");
+    button.className = className;
+    button.id = id;
+    button.title = title;
+    return button;
+  }
+
+  function treeRow(node, selected, words) {
+    const name = node.id(), open = node.hasClass("expanded");
+    const row = document.createElement("li");
+    if (node.data("sub")) {
+      const toggle = treeButton("gp-tree-toggle", rowId(name, "graph-tree-toggle"),
+        open ? words.close : words.open);
+      toggle.textContent = open ? "▾" : "▸";
+      row.appendChild(toggle);
+    } else {
+      const spacer = document.createElement("span");
+      spacer.className = "gp-tree-spacer";
+      row.appendChild(spacer);
+    }
+    const label = treeButton("gp-tree-label" + (name === selected ? " selected" : ""),
+      rowId(name, "graph-tree-node"), name);
+    const swatch = document.createElement("span");
+    swatch.className = "gp-swatch gp-sw-" + node.data("kind");
+    label.append(swatch, String(node.data("label")));
+    row.appendChild(label);
+    return row;
+  }
+
+  function drawTree(cy) {
+    const wrap = document.getElementById("graph-tree");
+    if (!wrap || !window.diGraphLayout) return;
+    const selected = new URLSearchParams(window.location.search).get("node");
+    const words = {open: wrap.dataset.open || "Open", close: wrap.dataset.close || "Close"};
+    const nodes = window.diGraphLayout.inOrder(cy, cy.nodes()).slice(0, TREE_ROWS);
+    const lists = new Map(), top = document.createElement("ul");
+    top.className = "gp-tree";
+    for (const node of nodes) {
+      const parent = node.parent().length ? node.parent().id() : null;
+      const list = parent === null ? top : lists.get(parent);
+      if (!list) continue;
+      const row = treeRow(node, selected, words);
+      list.appendChild(row);
+      if (node.hasClass("expanded") && node.children().length) {
+        const inner = document.createElement("ul");
+        row.appendChild(inner);
+        lists.set(node.id(), inner);
+      }
+    }
+    /* the row that had the keyboard focus keeps it (the tree is drawn again after a patch
+       and after a selection: the key that opened a scope is followed by two redraws) */
+    const active = document.activeElement;
+    const focused = active && wrap.contains(active) ? active.id : null;
+    wrap.replaceChildren(...(nodes.length ? [top] : []));
+    const again = focused && document.getElementById(focused);
+    if (again) again.focus();
+  }
+
+  document.addEventListener("click", ev => {
+    const button = ev.target.closest ? ev.target.closest("#graph-tree button") : null;
+    const name = button ? nameOf(button) : null;
+    if (!name) return;
+    const store = button.classList.contains("gp-tree-toggle") ? "graph-dbltap" : "graph-tree-pick";
+    window.dash_clientside.set_props(store, {data: {id: name, t: Date.now()}});
+  });
 
   /* The scope tree by keyboard (issue 39 item 4): on a row's label, ↑/↓ move to the row above
      or below, → opens a closed scope (or moves into an open one), ← closes an open scope (or
@@ -378,6 +474,8 @@
           const box = document.getElementById(boxId);
           const redraw = () => drawOverviewBox(cy, overview, box);
           wire(cy, overview, redraw, dbltapId);
+          markSelection(cy);  // the selection may have changed
+          drawTree(cy);
           retry(() => {
             if (!fitClicked && (layingOut(cy) || !cy.nodes().length || behind(cy, focus))) {
               cy.scratch("_diFocus", focus);  // shown once laid out (wire: dilaidout)

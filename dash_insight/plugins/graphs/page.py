@@ -67,7 +67,6 @@ MAX_EXPANDED_PARAM = 500
 MAX_SEARCH_RESULTS = 200
 #: Inputs/outputs listed in the node information panel.
 MAX_EDGES_LISTED = 200
-MAX_TREE_ITEMS = 2000
 
 
 #: The longest job id, graph file name or node name read from the URL (longer ones are cut).
@@ -368,36 +367,6 @@ def _attribute_details(attributes: dict[str, str]) -> html.Details:
     )
 
 
-def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html.Ul:
-    """The open part of the scope hierarchy, as the graph shows it."""
-    by_parent: dict[str | None, list[Any]] = {}
-    for node in view.nodes[:MAX_TREE_ITEMS]:
-        by_parent.setdefault(node.parent, []).append(node)
-
-    def items(parent: str | None) -> list[html.Li]:
-        result = []
-        for node in by_parent.get(parent, []):
-            toggle: Any = html.Span(className="gp-tree-spacer")
-            if node.subnode_count:
-                toggle = html.Button(
-                    "▾" if node.expanded else "▸",
-                    id={"type": "graph-tree-toggle", "name": node.name},
-                    className="gp-tree-toggle",
-                    title=_("Close") if node.expanded else _("Open"),
-                )
-            label = html.Button(
-                [html.Span(className=f"gp-swatch gp-sw-{node.kind}"), node.label],
-                id={"type": "graph-tree-node", "name": node.name},
-                className="gp-tree-label" + (" selected" if node.name == selected else ""),
-                title=node.name,
-            )
-            inner = items(node.name) if node.expanded else []
-            result.append(html.Li([toggle, label] + ([html.Ul(inner)] if inner else [])))
-        return result
-
-    return html.Ul(items(None), className="gp-tree")
-
-
 def _shortest_unique(parts: list[str], others: list[list[str]]) -> tuple[int, int]:
     """(head, tail): the fewest first and last segments of ``parts`` (the last one always, the
     last ones preferred) that no path of ``others`` begins and ends with too."""
@@ -609,6 +578,7 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
             dcc.Store(id="graph-focus"),
             dcc.Store(id="graph-dbltap"),
             dcc.Store(id="graph-patch"),
+            dcc.Store(id="graph-tree-pick"),
             html.Div(className="gp-layout", children=[main_panel(), side_panel()]),
         ],
     )
@@ -630,7 +600,7 @@ def main_panel() -> html.Section:
                         id="graph-cy",
                         elements=[],
                         layout={"name": "preset", "fit": False},
-                        stylesheet=graph_stylesheet(None),
+                        stylesheet=graph_stylesheet(),
                         minZoom=0.05,
                         maxZoom=4,
                         boxSelectionEnabled=False,
@@ -664,6 +634,12 @@ def side_panel() -> html.Aside:
     )
 
 
+def tree_words() -> dict[str, Any]:
+    """The words of the scope tree's arrows, as attributes of its element: the tree is drawn
+    in the browser from the canvas (``assets/graph-pages.js`` drawTree)."""
+    return {"data-open": _("Open"), "data-close": _("Close")}
+
+
 def search_box() -> html.Div:
     """The node search, its results and the scope tree."""
     return html.Div(
@@ -681,6 +657,7 @@ def search_box() -> html.Div:
                 id="graph-tree",
                 className="gp-tree-wrap",
                 title=_("Keys: ↑ ↓ move, → opens, ← closes, Enter shows the node"),
+                **tree_words(),
             ),
         ],
     )
@@ -716,7 +693,7 @@ def overview_box() -> html.Div:
 
 
 #: How many outputs the render callback has (:func:`render_page`).
-RENDER_OUTPUTS = 10
+RENDER_OUTPUTS = 9
 
 
 class Drawn(NamedTuple):
@@ -737,8 +714,8 @@ def render_page(
     shown: dict[str, Any] | None,
     theme: str | None = None,
 ) -> tuple[Any, ...]:
-    """The 10 outputs of the page's render callback (what changed in the elements, stylesheet,
-    scope tree, node panel, controls, notices, what is shown, focus request, canvas class,
+    """The 9 outputs of the page's render callback (what changed in the elements, stylesheet,
+    node panel, controls, notices, what is shown, focus request, canvas class,
     overview stylesheet) for
     ``state`` and its ``loaded`` graph (``version``: the job's, so new data redraws).
 
@@ -773,12 +750,16 @@ def message_outputs(problems: list[str], message: str | None, drawn: Drawn) -> t
     serial = (drawn.shown.get("drawn") or 0) + 1
     return (
         element_patch(None, [], drawn.shown.get("drawn") or 0, serial),
-        graph_stylesheet(None, theme=drawn.theme),
-        None,
+        graph_stylesheet(drawn.theme),
         None,
         drawn.controls,
         notices,
-        {"controls": drawn.controls_key, "signature": signature, "drawn": serial},
+        {
+            "controls": drawn.controls_key,
+            "signature": signature,
+            "drawn": serial,
+            "theme": drawn.theme,
+        },
         None,
         "gp-canvas-wrap gp-hidden",
         overview_stylesheet(drawn.theme),
@@ -817,18 +798,21 @@ def graph_outputs(
         "signature": signature,
         "n": (shown.get("n") or 0) + 1,
         "drawn": drawn_serial,
+        "theme": drawn.theme,
     }
+    # A new stylesheet restyles every element of its canvas: sent only for another theme (the
+    # layout's are the light theme's); the selection is marked in the browser.
+    same_style = (shown.get("theme") == "dark") == (drawn.theme == "dark")
     return (
         patch,
-        graph_stylesheet(selected, theme=drawn.theme),
-        scope_tree(model, view, selected),
+        dash.no_update if same_style else graph_stylesheet(drawn.theme),
         node_info(model, selected, view.expanded),
         drawn.controls,
         _notices(problems),
         new_shown,
         _or_no_update(focus),
         "gp-canvas-wrap",
-        overview_stylesheet(drawn.theme),
+        dash.no_update if same_style else overview_stylesheet(drawn.theme),
     )
 
 
@@ -958,10 +942,10 @@ def toggle(
     clicked: bool,
     dbltap: dict | None,
     _button: Any,
-    _tree: Any,
     search: str | None,
 ) -> Any:
-    """Open or close a scope: double click, the panel's button or the tree's arrow."""
+    """Open or close a scope: double click or the tree's arrow (both write ``graph-dbltap``),
+    or the panel's button."""
     if not clicked:
         return dash.no_update
     if trigger == "graph-dbltap":
@@ -977,11 +961,15 @@ def locate(
     trigger: Any,
     clicked: bool,
     _located: Any,
-    _tree: Any,
+    picked: dict | None,
     search: str | None,
 ) -> Any:
-    """A search hit or a tree row: open its scopes and select it."""
-    name = _clicked_name(trigger, clicked)
+    """A search hit or a tree row (``graph-tree-pick``, written by the tree's script): open
+    its scopes and select it."""
+    if trigger == "graph-tree-pick":
+        name = picked.get("id") if isinstance(picked, dict) and clicked else None
+    else:
+        name = _clicked_name(trigger, clicked)
     if name is None:
         return dash.no_update
     state = _current(search)
@@ -1017,7 +1005,6 @@ def register(app: dash.Dash, service: GraphService) -> None:
     app.callback(
         Output("graph-patch", "data"),
         Output("graph-cy", "stylesheet"),
-        Output("graph-tree", "children"),
         Output("graph-info", "children"),
         Output("graph-controls", "children"),
         Output("graph-notice", "children"),
@@ -1072,14 +1059,13 @@ def _bind_url_writers(app: dash.Dash, service: GraphService) -> None:
         url,
         Input("graph-dbltap", "data"),
         Input({"type": "graph-toggle", "name": ALL}, "n_clicks"),
-        Input({"type": "graph-tree-toggle", "name": ALL}, "n_clicks"),
         search,
         prevent_initial_call=True,
     )(triggered(functools.partial(toggle, service), clicked=True))
     app.callback(
         url,
         Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
-        Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
+        Input("graph-tree-pick", "data"),
         search,
         prevent_initial_call=True,
     )(triggered(functools.partial(locate, service), clicked=True))

@@ -366,8 +366,8 @@ def test_an_open_or_close_draws_what_the_full_render_draws(dash_duo: Any, corpus
         )
         _drawn(dash_duo, scopes)
         patched[scopes] = dash_duo.driver.execute_script(DRAWING_JS)
-    for scopes, drawing in patched.items():
-        dash_duo.wait_for_page(url=page + ",".join(scopes))
+    for scopes, drawing in patched.items():  # the scope toggled is selected
+        dash_duo.wait_for_page(url=page + ",".join(scopes) + "&node=" + BACKBONE)
         _drawn(dash_duo, scopes)
         full = dash_duo.driver.execute_script(DRAWING_JS)
         assert (drawing["nodes"], drawing["edges"]) == (full["nodes"], full["edges"])

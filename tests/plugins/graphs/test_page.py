@@ -19,7 +19,12 @@ from dash_insight.plugins.graphs import cards, figures_cytoscape
 from dash_insight.plugins.graphs import data_graph_page as data_page
 from dash_insight.plugins.graphs import page as graph_page
 from dash_insight.plugins.graphs.figures import build_view
-from dash_insight.plugins.graphs.figures_cytoscape import apply_patch, graph_elements
+from dash_insight.plugins.graphs.figures_cytoscape import (
+    DARK_CANVAS_RULES,
+    SELECTION_RULES,
+    apply_patch,
+    graph_elements,
+)
 from dash_insight.plugins.graphs.query_dataset import pipeline
 from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.service import GraphService
@@ -94,9 +99,6 @@ def test_search_results_and_node_panel() -> None:
     assert "No node matches" in str(graph_page.search_results(model, "zzz"))
     found = str(graph_page.search_results(model, "relu"))
     assert "A/B/ReLU-op2" in found and "1 node" in found
-    view = build_view(model, ["A"])
-    tree = str(graph_page.scope_tree(model, view, "A/Add-op3"))
-    assert "graph-tree-toggle" in tree and "selected" in tree
     panel = str(graph_page.node_info(model, "A/B/ReLU-op2", []))
     assert (
         "Inputs (1)" in panel and "A/B/Conv2D-op1" in panel and "DT_TENSOR[DT_FLOAT32] 4" in panel
@@ -132,41 +134,49 @@ def test_render_page_sends_only_what_changed() -> None:
     first = _render({}, None, model=model)
     (
         patch,
-        _style,
-        _tree,
+        style,
         _info,
         _controls,
         notices,
         shown,
         focus,
         canvas,
-        _overview_style,
+        overview_style,
     ) = first
     assert patch["reset"] and patch["n"] == 1
     assert {e["data"]["id"] for e in patch["add"] if "source" not in e["data"]} == {"A", "C"}
     assert notices == [] and canvas == "gp-canvas-wrap"
+    assert style is overview_style is dash.no_update  # the layout's, light
     assert focus == {"fit": True, "node": None, "n": 1, "drawn": 1}  # a new graph is shown whole
     # A refresh tick with nothing new changes nothing (the viewport stays put).
-    assert _unchanged(_render({}, shown, model=model)) == list(range(10))
+    assert _unchanged(_render({}, shown, model=model)) == list(range(9))
     # Opening a scope sends what changed and looks at the scope just opened once it is drawn.
     opened = _render({"expanded": "A"}, shown, model=model)
     assert not opened[0]["reset"] and (opened[0]["base"], opened[0]["n"]) == (1, 2)
     added = {e["data"]["id"] for e in opened[0]["add"]}
     assert "A/B" in added and "A" not in added and "C" not in added
     assert [e["data"]["id"] for e in opened[0]["update"]] == ["A"]  # now drawn open
-    assert opened[7] == {"fit": False, "node": "A", "n": 2, "drawn": 2}
-    assert _unchanged(opened) == [4]  # only the controls (same file, same mode) stay
-    # Selecting a drawn node keeps the elements, outlines it and centres it.
-    selected = _render({"expanded": "A", "node": "A/Add-op3"}, opened[6], model=model)
-    assert _unchanged(selected) == [0, 4]
-    assert any("A/Add-op3" in rule["selector"] for rule in selected[1])
-    assert selected[7]["node"] == "A/Add-op3" and not selected[7]["fit"]
+    assert opened[6] == {"fit": False, "node": "A", "n": 2, "drawn": 2}
+    # the controls (same file, same mode) and the styles (same selection, same theme) stay
+    assert _unchanged(opened) == [1, 3, 8]
+    # Selecting a drawn node keeps the elements and the styles (the browser outlines it, the
+    # stylesheet's SELECTION_RULES) and centres it.
+    selected = _render({"expanded": "A", "node": "A/Add-op3"}, opened[5], model=model)
+    assert _unchanged(selected) == [0, 1, 3, 8]
+    assert selected[6]["node"] == "A/Add-op3" and not selected[6]["fit"]
+    # The dark theme restyles both canvases, once.
+    state = graph_page.parse_state({"train_id": "./j", "expanded": "A", "node": "A/Add-op3"})
+    loaded = graph_page.LoadedGraph(model, "g.pb", ["g.pb"], None)
+    dark = graph_page.render_page(state, loaded, 1, selected[5], "dark")
+    assert {"selector": "edge", "style": DARK_CANVAS_RULES[0]["style"]} in dark[1]
+    assert dark[1][-2:] == SELECTION_RULES and dark[8] is not dash.no_update
+    assert _unchanged(graph_page.render_page(state, loaded, 1, dark[5], "dark")) == list(range(9))
     # New data in the job redraws the same view, everything sent again.
-    newer = _render({"expanded": "A", "node": "A/Add-op3"}, selected[6], version=2, model=model)
+    newer = _render({"expanded": "A", "node": "A/Add-op3"}, selected[5], version=2, model=model)
     assert newer[0]["reset"] and newer[0]["n"] == 3
     # An unknown node is reported; the graph stays drawn.
     ghost = _render({"node": "ghost"}, shown, model=model)
-    assert "No node 'ghost'" in str(ghost[5]) and ghost[0] is dash.no_update
+    assert "No node 'ghost'" in str(ghost[4]) and ghost[0] is dash.no_update
 
 
 def _patched_views(model: GraphModel, views: list[list[str]]) -> Iterator[tuple[Any, ...]]:
@@ -176,7 +186,7 @@ def _patched_views(model: GraphModel, views: list[list[str]]) -> Iterator[tuple[
     drawn: list[dict[str, Any]] = []
     for expanded in views:
         outputs = _render({"expanded": ",".join(expanded)}, shown, model=model)
-        patch, shown = outputs[0], outputs[6]
+        patch, shown = outputs[0], outputs[5]
         drawn = apply_patch(drawn, patch)
         yield patch, drawn, graph_elements(build_view(model, expanded))
 
@@ -205,10 +215,10 @@ def test_render_page_without_a_graph_says_why() -> None:
     loaded = graph_page.LoadedGraph(None, "", [], "This job has no computational graph.")
     outputs = graph_page.render_page(state, loaded, None, None)
     assert outputs[0]["reset"] and outputs[0]["add"] == []
-    assert outputs[8] == "gp-canvas-wrap gp-hidden"
-    text = str(outputs[5])
+    assert outputs[7] == "gp-canvas-wrap gp-hidden"
+    text = str(outputs[4])
     assert "no computational graph" in text and "Unknown mode" in text
-    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[6])) == list(range(10))
+    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[5])) == list(range(9))
 
 
 def test_focus_request() -> None:
