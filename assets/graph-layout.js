@@ -315,10 +315,12 @@
          relatives (seconds for the 1,500-node view when a scope opens or closes, most of it
          in place already). */
       cy.batch(() => {
-        cy.nodes().forEach(n => {
+        /* in one call: one position event and one bounds update for all of them */
+        const moved = cy.nodes().filter(n => {
           const to = centres[n.id()];
-          if (to && !samePlace(n.position(), to)) n.position(to);
+          return Boolean(to) && !samePlace(n.position(), to);
         });
+        if (moved.length) moved.positions(n => centres[n.id()]);
         cy.edges().forEach(e => {
           const route = routes[e.id()];
           const s = route && segments(e.source().position(), e.target().position(), route);

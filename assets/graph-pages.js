@@ -34,12 +34,16 @@
   /* The overview draws the main view's elements where ELK placed them on the main canvas
      (assets/graph-layout.js lays out the main canvas only), fitted. */
   function copyPositions(cy, overview) {
-    overview.batch(() => overview.nodes().forEach(node => {
+    /* only the nodes that moved, in one call (each position event restyles) */
+    const moved = overview.nodes().filter(node => {
       const twin = cy.getElementById(node.id());
-      if (!twin.length || node.isParent()) return;
+      if (!twin.length || node.isParent()) return false;
       const at = twin.position(), was = node.position();
-      if (at.x !== was.x || at.y !== was.y) node.position(at);  // each write restyles
-    }));
+      return at.x !== was.x || at.y !== was.y;
+    });
+    if (moved.length) {
+      overview.batch(() => moved.positions(node => cy.getElementById(node.id()).position()));
+    }
     overview.fit(undefined, 6);
   }
 
