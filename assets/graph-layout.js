@@ -214,11 +214,25 @@
     return {w: Math.ceil(measure.measureText(text).width) + 4, h: 14};
   }
 
+  /* `collection`'s elements in the order of the server's list (the page keeps it in the
+     scratch `_diOrder` while it patches the canvas, assets/graph-pages.js applyPatch: an added
+     element is last in cytoscape's own order), as an array; cytoscape's order without it. */
+  function inOrder(cy, collection) {
+    const order = cy.scratch("_diOrder");
+    const items = collection.toArray();
+    if (!order) return items;
+    const rank = new Map(order.map((id, i) => [id, i]));
+    const at = ele => (rank.has(ele.id()) ? rank.get(ele.id()) : order.length);
+    return items.sort((a, b) => at(a) - at(b));
+  }
+
+  /* The canvas's nodes and edges for ELK, in the server's order (ELK keeps the model order:
+     the same elements in another order are laid out otherwise). */
   function elementsOf(cy) {
-    const nodes = cy.nodes().map(n => ({id: n.id(), parent: n.parent().length ? n.parent().id()
+    const nodes = inOrder(cy, cy.nodes()).map(n => ({id: n.id(), parent: n.parent().length ? n.parent().id()
       : null, w: Number(n.data("w")) || 40, h: Number(n.data("h")) || 30,
       compound: n.isParent()}));
-    const edges = cy.edges().map(e => {
+    const edges = inOrder(cy, cy.edges()).map(e => {
       const edge = {id: e.id(), source: e.source().id(), target: e.target().id()};
       const text = e.data("label");
       if (text) {
@@ -235,7 +249,7 @@
      (`box` gives a node's laid-out centre); {x: 0, y: 0} when none did. */
   function anchorShift(cy, before, box) {
     if (!before) return {x: 0, y: 0};
-    const changed = cy.nodes().filter(n => before[n.id()]
+    const changed = inOrder(cy, cy.nodes()).filter(n => before[n.id()]
       && before[n.id()].open !== n.isParent());
     const anchor = changed.length ? changed[0] : null;
     const now = anchor && box(anchor.id());
@@ -297,15 +311,25 @@
         routes[id] = routes[id].map(p => ({x: p.x + shift.x, y: p.y + shift.y}));
       }
       for (const c of Object.values(labels)) { c.x += shift.x; c.y += shift.y; }
+      /* Only what changed is written: each write restyles the element with its compound
+         relatives (seconds for the 1,500-node view when a scope opens or closes, most of it
+         in place already). */
       cy.batch(() => {
-        cy.nodes().forEach(n => { if (centres[n.id()]) n.position(centres[n.id()]); });
+        /* in one call: one position event and one bounds update for all of them */
+        const moved = cy.nodes().filter(n => {
+          const to = centres[n.id()];
+          return Boolean(to) && !samePlace(n.position(), to);
+        });
+        if (moved.length) moved.positions(n => centres[n.id()]);
         cy.edges().forEach(e => {
           const route = routes[e.id()];
           const s = route && segments(e.source().position(), e.target().position(), route);
           if (s) {
-            e.data({weights: s.weights, distances: s.distances});
-            e.addClass("routed");
-          } else {
+            if (e.data("weights") !== s.weights || e.data("distances") !== s.distances) {
+              e.data({weights: s.weights, distances: s.distances});
+            }
+            if (!e.hasClass("routed")) e.addClass("routed");
+          } else if (e.hasClass("routed")) {
             e.removeClass("routed");
           }
         });
@@ -318,6 +342,9 @@
     container.dataset.laidOut = keyOf(cy);
     cy.emit("dilaidout");
   }
+
+  /* Whether two points are the same (but for floating-point noise). */
+  const samePlace = (a, b) => Math.abs(a.x - b.x) < 1e-6 && Math.abs(a.y - b.y) < 1e-6;
 
   /* Each routed edge's label where ELK made room for it: cytoscape draws an edge's label at
      its midpoint, moved by `text-margin-x/y` (the stylesheet's `edge.placed`). */
@@ -332,9 +359,11 @@
     cy.batch(() => {
       for (const [e, move] of moves) {
         if (move) {
-          e.data(move);
-          e.addClass("placed");
-        } else {
+          if (!samePlace({x: e.data("lx"), y: e.data("ly")}, {x: move.lx, y: move.ly})) {
+            e.data(move);
+          }
+          if (!e.hasClass("placed")) e.addClass("placed");
+        } else if (e.hasClass("placed")) {
           e.removeClass("placed");
         }
       }
@@ -407,6 +436,32 @@
     });
   }
 
+  /* While the canvas is dragged (pressed and moved more than a few pixels), cytoscape still
+     looks for the element under the pointer on every move (for its hover events), through all
+     3,000 elements of the 1,500-node view: 30-130 ms a move (bench/graph_pan.py). A drag pans,
+     nothing is hovered meanwhile: the search finds nothing until the button is released (and
+     cytoscape has handled the release). A press and a tap still find their element (the
+     search runs before the pointer moves). */
+  function quietDrags(cy, container) {
+    const renderer = cy.renderer && cy.renderer();
+    if (!renderer || !renderer.findNearestElements) return;
+    const find = renderer.findNearestElements.bind(renderer);
+    let down = null, dragging = false;
+    container.addEventListener("pointerdown", ev => {
+      down = [ev.clientX, ev.clientY];
+      dragging = false;
+    }, true);
+    container.addEventListener("pointermove", ev => {
+      if (down && Math.hypot(ev.clientX - down[0], ev.clientY - down[1]) > 4) dragging = true;
+    }, true);
+    /* after cytoscape's own mouseup (a drag ends on no element) */
+    window.addEventListener("pointerup", () => {
+      down = null;
+      setTimeout(() => { dragging = false; }, 0);
+    }, true);
+    renderer.findNearestElements = (...args) => (dragging ? [] : find(...args));
+  }
+
   /* Once per canvas: lay it out now and after every change of its elements (once per batch). */
   function watch(container) {
     const cy = container._cyreg && container._cyreg.cy;
@@ -414,6 +469,7 @@
     cy._diElk = true;
     mutePropWrites(cy);
     keepDragClicks(container);
+    quietDrags(cy, container);
     let queued = false;
     const schedule = () => {
       cy.scratch("_diLayoutRunning", true);
@@ -444,5 +500,5 @@
     if (!pending) { pending = true; requestAnimationFrame(scan); }
   }).observe(document.documentElement, {childList: true, subtree: true});
 
-  root.diGraphLayout = Object.assign(shared, {keyOf});
+  root.diGraphLayout = Object.assign(shared, {keyOf, inOrder});
 })(typeof window !== "undefined" ? window : globalThis);

@@ -34,10 +34,16 @@
   /* The overview draws the main view's elements where ELK placed them on the main canvas
      (assets/graph-layout.js lays out the main canvas only), fitted. */
   function copyPositions(cy, overview) {
-    overview.batch(() => overview.nodes().forEach(node => {
+    /* only the nodes that moved, in one call (each position event restyles) */
+    const moved = overview.nodes().filter(node => {
       const twin = cy.getElementById(node.id());
-      if (twin.length && !node.isParent()) node.position(twin.position());
-    }));
+      if (!twin.length || node.isParent()) return false;
+      const at = twin.position(), was = node.position();
+      return at.x !== was.x || at.y !== was.y;
+    });
+    if (moved.length) {
+      overview.batch(() => moved.positions(node => cy.getElementById(node.id()).position()));
+    }
     overview.fit(undefined, 6);
   }
 
@@ -51,13 +57,18 @@
       cy.on("viewport resize", redraw);
       cy.on("dbltap", "node", ev => window.dash_clientside.set_props(
         dbltapId, {data: {id: ev.target.id(), t: Date.now()}}));
-      cy.on("dilaidout", () => {
+      const showWaiting = () => {
         const waiting = cy.scratch("_diFocus");
-        cy.scratch("_diFocus", null);
-        if (waiting) applyFocus(cy, waiting, false);
+        if (waiting && !behind(cy, waiting)) {
+          cy.scratch("_diFocus", null);
+          applyFocus(cy, waiting, false);
+        }
         copyPositions(cy, overview);
         redraw();
-      });
+      };
+      cy.on("dilaidout", showWaiting);
+      /* a patch that added or removed nothing is not laid out again */
+      cy.on("dipatched", () => { if (!layingOut(cy)) showWaiting(); });
     }
     if (!overview._diWired) {
       overview._diWired = true;
@@ -115,6 +126,94 @@
     return true;
   }
 
+  /* Classes the layout gives an edge (assets/graph-layout.js), kept when the server changes
+     the edge's own. */
+  const LAYOUT_CLASSES = ["routed", "placed"];
+
+  /* `patch` (figures_cytoscape.py element_patch: what changed since the view drawn as its
+     `base`) applied to cytoscape `cy` in one batch: the elements kept stay where they are
+     (positions, routes), the removed ones go, the added ones come in with the server's data,
+     the updated ones take their new data and classes. With `ordered`, the server's order of
+     the elements is kept in the scratch `_diOrder` (graph-layout.js lays them out in it).
+     Returns how many elements were written. */
+  function patchCanvas(cy, patch, ordered) {
+    const add = patch.add || [];
+    cy.batch(() => {
+      if (patch.reset) {
+        cy.elements().remove();
+      } else {
+        const gone = cy.collection();
+        for (const id of patch.remove) gone.merge(cy.getElementById(id));
+        cy.remove(gone);
+        for (const element of patch.update) {
+          const ele = cy.getElementById(element.data.id);
+          if (!ele.length) continue;
+          const kept = LAYOUT_CLASSES.filter(c => ele.hasClass(c));
+          ele.data(element.data);
+          ele.classes([element.classes || "", ...kept].join(" "));
+        }
+      }
+      if (add.length) cy.add(add);
+    });
+    if (ordered) {
+      let order = add.map(e => e.data.id);
+      if (!patch.reset) {
+        const removed = new Set(patch.remove);
+        order = (cy.scratch("_diOrder") || []).filter(id => !removed.has(id));
+        patch.at.forEach((index, i) => order.splice(index, 0, add[i].data.id));
+      }
+      cy.scratch("_diOrder", order);
+    }
+    return add.length + (patch.update || []).length;
+  }
+
+  /* The patches not applied yet, oldest first (the canvases may not be drawn yet). */
+  const patches = [];
+
+  /* Apply the waiting patches to the main canvas and the overview; false while either is not
+     drawn. A patch from another view than the one drawn (two answers crossed) clears what
+     the page thinks is shown and asks for a refresh: the server then sends everything. */
+  function drainPatches(cyId, overviewId, shownId) {
+    const cy = cyOf(cyId), overview = cyOf(overviewId);
+    if (!cy || !overview) return false;
+    while (patches.length) {
+      const patch = patches.shift();
+      if (!patch.reset && (cy.scratch("_diSerial") || 0) !== patch.base) {
+        patches.length = 0;
+        window.dash_clientside.set_props(shownId, {data: null});
+        window.dash_clientside.set_props("refresh-now", {n_clicks: Date.now()});
+        return true;
+      }
+      const written = patchCanvas(cy, patch, true);
+      patchCanvas(overview, patch, false);
+      cy.scratch("_diSerial", patch.n);
+      Object.assign(cy.container().dataset, {drawn: patch.n, written});
+      cy.emit("dipatched");
+      markSelection(cy);
+      drawTree(cy);
+    }
+    return true;
+  }
+
+  /* The URL's selected node and its edges get the class `di-selected` (figures_cytoscape.py
+     SELECTION_RULES: MindInsight's red outline), the node selected before loses it. */
+  function markSelection(cy) {
+    const name = new URLSearchParams(window.location.search).get("node");
+    const node = name ? cy.getElementById(name) : cy.collection();
+    const now = node.length ? node.union(node.connectedEdges()) : cy.collection();
+    const before = cy.$(".di-selected");
+    const gone = before.difference(now), come = now.difference(before);
+    if (!gone.length && !come.length) return;
+    cy.batch(() => {
+      gone.removeClass("di-selected");
+      come.addClass("di-selected");
+    });
+  }
+
+  /* True while the focus request waits for the patch of its view (page.py graph_outputs). */
+  const behind = (cy, focus) => Boolean(focus && focus.drawn
+    && (cy.scratch("_diSerial") || 0) < focus.drawn);
+
   /* Retry `step` every 50 ms until it returns true (at most 40 times: 2 s). */
   function retry(step, delay) {
     const attempt = tries => {
@@ -122,6 +221,83 @@
     };
     setTimeout(() => attempt(0), delay);
   }
+
+  /* The scope tree (#graph-tree): the open part of the scope hierarchy as the canvas draws
+     it, in the server's order, drawn here from the canvas's elements (1,500 rows as Dash
+     components took seconds to compare and render on every open or close): a row per node,
+     an arrow on a scope (▾ open, ▸ closed; a click opens or closes it, as a double tap does),
+     its swatch and name (a click shows and selects it: the store graph-tree-pick), the URL's
+     selected node marked. The ids are the JSON of {name, type} (graph-tree-toggle,
+     graph-tree-node), as Dash writes pattern ids. At most TREE_ROWS rows. */
+  const TREE_ROWS = 2000;
+  const rowId = (name, type) => "{\"name\":" + JSON.stringify(name) + ",\"type\":\"" + type + "\"}";
+
+  function treeButton(className, id, title) {
+    const button = document.createElement("button");
+    button.className = className;
+    button.id = id;
+    button.title = title;
+    return button;
+  }
+
+  function treeRow(node, selected, words) {
+    const name = node.id(), open = node.hasClass("expanded");
+    const row = document.createElement("li");
+    if (node.data("sub")) {
+      const toggle = treeButton("gp-tree-toggle", rowId(name, "graph-tree-toggle"),
+        open ? words.close : words.open);
+      toggle.textContent = open ? "▾" : "▸";
+      row.appendChild(toggle);
+    } else {
+      const spacer = document.createElement("span");
+      spacer.className = "gp-tree-spacer";
+      row.appendChild(spacer);
+    }
+    const label = treeButton("gp-tree-label" + (name === selected ? " selected" : ""),
+      rowId(name, "graph-tree-node"), name);
+    const swatch = document.createElement("span");
+    swatch.className = "gp-swatch gp-sw-" + node.data("kind");
+    label.append(swatch, String(node.data("label")));
+    row.appendChild(label);
+    return row;
+  }
+
+  function drawTree(cy) {
+    const wrap = document.getElementById("graph-tree");
+    if (!wrap || !window.diGraphLayout) return;
+    const selected = new URLSearchParams(window.location.search).get("node");
+    const words = {open: wrap.dataset.open || "Open", close: wrap.dataset.close || "Close"};
+    const nodes = window.diGraphLayout.inOrder(cy, cy.nodes()).slice(0, TREE_ROWS);
+    const lists = new Map(), top = document.createElement("ul");
+    top.className = "gp-tree";
+    for (const node of nodes) {
+      const parent = node.parent().length ? node.parent().id() : null;
+      const list = parent === null ? top : lists.get(parent);
+      if (!list) continue;
+      const row = treeRow(node, selected, words);
+      list.appendChild(row);
+      if (node.hasClass("expanded") && node.children().length) {
+        const inner = document.createElement("ul");
+        row.appendChild(inner);
+        lists.set(node.id(), inner);
+      }
+    }
+    /* the row that had the keyboard focus keeps it (the tree is drawn again after a patch
+       and after a selection: the key that opened a scope is followed by two redraws) */
+    const active = document.activeElement;
+    const focused = active && wrap.contains(active) ? active.id : null;
+    wrap.replaceChildren(...(nodes.length ? [top] : []));
+    const again = focused && document.getElementById(focused);
+    if (again) again.focus();
+  }
+
+  document.addEventListener("click", ev => {
+    const button = ev.target.closest ? ev.target.closest("#graph-tree button") : null;
+    const name = button ? nameOf(button) : null;
+    if (!name) return;
+    const store = button.classList.contains("gp-tree-toggle") ? "graph-dbltap" : "graph-tree-pick";
+    window.dash_clientside.set_props(store, {data: {id: name, t: Date.now()}});
+  });
 
   /* The scope tree by keyboard (issue 39 item 4): on a row's label, ↑/↓ move to the row above
      or below, → opens a closed scope (or moves into an open one), ← closes an open scope (or
@@ -302,8 +478,10 @@
           const box = document.getElementById(boxId);
           const redraw = () => drawOverviewBox(cy, overview, box);
           wire(cy, overview, redraw, dbltapId);
+          markSelection(cy);  // the selection may have changed
+          drawTree(cy);
           retry(() => {
-            if (!fitClicked && (layingOut(cy) || !cy.nodes().length)) {
+            if (!fitClicked && (layingOut(cy) || !cy.nodes().length || behind(cy, focus))) {
               cy.scratch("_diFocus", focus);  // shown once laid out (wire: dilaidout)
               return true;
             }
@@ -314,6 +492,15 @@
           }, 30);
           return true;
         }, 0);
+        return window.dash_clientside.no_update;
+      },
+
+      /* The render callback's `patch` (page.py) applied to the main canvas (`cyId`) and the
+         overview (`overviewId`); `shownId`: the store of what the page shows. */
+      applyPatch(patch, cyId, overviewId, shownId) {
+        if (!patch) return window.dash_clientside.no_update;
+        patches.push(patch);
+        retry(() => drainPatches(cyId, overviewId, shownId), 0);
         return window.dash_clientside.no_update;
       },
 

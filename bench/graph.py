@@ -14,9 +14,10 @@ page update costs before the browser draws):
    layered layout of the top level + the cytoscape elements (JSON-encoded) - the model cache
    and the provider cache start empty;
 2. expand ``Default`` (10 stages), then a stage (20 blocks), then a block (25 operators): layout
-   and elements of the new view (the model is cached), each laid out after the one before
-   (the page's scopes' cache, ``assets/graph-scopes.js``, holds its scopes: ELK lays out the
-   opened scope and its ancestors);
+   of the new view and what the page sends of it (the model is cached): what changed since
+   the view before (``answer``, JSON; every element when there is none before), each laid out
+   after the one before (the page's scopes' cache, ``assets/graph-scopes.js``, holds its
+   scopes: ELK lays out the opened scope and its ancestors);
 3. every stage open at once (200 blocks drawn), and the largest view the page draws at once
    (an address with every block open): every block open until :data:`MAX_VISIBLE_NODES`
    nodes are drawn, every scope laid out; then that view but its last block, and the last
@@ -67,7 +68,7 @@ from dash_insight.core.provider import DataProvider
 from dash_insight.core.store.index import IndexStore, index_directory
 from dash_insight.core.store.loader import Loader
 from dash_insight.plugins.graphs.figures import build_view
-from dash_insight.plugins.graphs.figures_cytoscape import graph_elements
+from dash_insight.plugins.graphs.figures_cytoscape import element_patch, graph_elements
 from dash_insight.plugins.graphs.service import GraphService
 
 TARGET_S = 1.0
@@ -164,12 +165,21 @@ def timed(
 
 
 def view_cost(
-    graphs: GraphService, train_id: str, tag: str, mode: str, expanded: list[str]
+    graphs: GraphService,
+    train_id: str,
+    tag: str,
+    mode: str,
+    expanded: list[str],
+    before: list[str] | None,
 ) -> tuple[int, int, int]:
-    """Model (cached or built) + view + elements JSON: (drawn nodes, edges, JSON bytes)."""
+    """Model (cached or built) + view + what the page sends for it, JSON-encoded: every element,
+    or what changed since the view of the open scopes ``before`` (the page's
+    ``element_patch``, that view built again as the page does): (drawn nodes, edges, JSON
+    bytes)."""
     model = graphs.model(train_id, tag, mode, extended_types=True)
     view = build_view(model, expanded)
-    payload = json.dumps(graph_elements(view))
+    drawn = None if before is None else graph_elements(build_view(model, before))
+    payload = json.dumps(element_patch(drawn, graph_elements(view), 1, 2))
     return len(view.nodes), len(view.edges), len(payload)
 
 
@@ -243,13 +253,15 @@ def measure(nodes: int, per_scope: int, repeat: int) -> bool:
         ]
         ok = True
         views = []
-        print(f"\n{'case':<44} {'server':>9} {'layout':>9}  {'nodes':>6} {'edges':>6} {'JSON':>9}")
+        heads = f"{'server':>9} {'layout':>9}  {'nodes':>6} {'edges':>6} {'answer':>9}"
+        print(f"\n{'case':<44} {heads}")
         rows = []
         for label, mode, expanded, reset, after in cases:
             graphs.model(train_id, tag, mode, extended_types=True)  # warm for views
+            before = cases[after][2] if after is not None else None
             seconds, (drawn, edges, size) = timed(
-                lambda mode=mode, expanded=expanded: view_cost(
-                    graphs, train_id, tag, mode, expanded
+                lambda mode=mode, expanded=expanded, before=before: view_cost(
+                    graphs, train_id, tag, mode, expanded, before
                 ),
                 repeat,
                 reset,

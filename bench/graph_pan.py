@@ -4,7 +4,8 @@ opened with every stage and the blocks of the first three stages open (the page'
 the longest main-thread task meanwhile, then (once the page is idle) the longest task while the
 view is zoomed with the wheel and dragged (issue #39 item 6: none over 100 ms), and the top of
 a CPU profile of the pan/zoom; then a block closed and opened again by a double tap (the
-server's new view, the layout from the scopes' cache, cytoscape's drawing; target 1 s each).
+server's new view, the layout from the scopes' cache, cytoscape's drawing; target 1 s each),
+with ``--profile`` the top of a CPU profile of the close too.
 
     python bench/graph_pan.py [--profile]
 """
@@ -146,9 +147,14 @@ def measure_pan(port: int, expanded: list[str], profile: bool = False) -> PanRes
             pan_and_zoom(driver)
         tasks = driver.execute_script(TASKS_SINCE_JS, now)
         toggles = []
-        for _ in range(2 if TOGGLED in expanded else 0):
+        for turn in range(2 if TOGGLED in expanded else 0):
             settle(driver)
-            toggles.append(toggle_scope(driver, TOGGLED))
+            if profile and turn == 0:
+                with cpu_profile(driver) as recorder:
+                    toggles.append(toggle_scope(driver, TOGGLED))
+                report += f"\n  {TOGGLED} closed:\n" + profile_report(recorder.result, driver)
+            else:
+                toggles.append(toggle_scope(driver, TOGGLED))
     finally:
         driver.quit()
     longest = max((d for _, d in load_tasks), default=0)

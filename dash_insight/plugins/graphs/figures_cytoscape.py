@@ -47,7 +47,8 @@ DATA_LEGEND: tuple[tuple[str, str | LazyString, str], ...] = (
 
 
 def graph_elements(view: GraphView) -> list[dict[str, Any]]:
-    """Nodes (parents before children) and edges of a view, for ``cyto.Cytoscape``."""
+    """Nodes (parents before children; a scope with its subnode count, ``sub``) and edges of a
+    view, for ``cyto.Cytoscape``."""
     elements: list[dict[str, Any]] = []
     for node in view.nodes:
         classes = [node.kind]
@@ -64,6 +65,8 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
         }
         if node.parent is not None:
             data["parent"] = node.parent
+        if node.subnode_count:
+            data["sub"] = node.subnode_count  # the scope tree offers to open it
         elements.append({"data": data, "classes": " ".join(classes)})
     for edge in view.edges:
         edge_data: dict[str, Any] = {
@@ -75,6 +78,63 @@ def graph_elements(view: GraphView) -> list[dict[str, Any]]:
         }
         elements.append({"data": edge_data, "classes": "control" if edge.control else "data"})
     return elements
+
+
+def _element_id(element: dict[str, Any]) -> str:
+    return str(element["data"]["id"])
+
+
+def element_patch(
+    before: list[dict[str, Any]] | None, after: list[dict[str, Any]], base: int, serial: int
+) -> dict[str, Any]:
+    """What turns the canvas drawing ``before`` (the elements of the view drawn as ``base``)
+    into ``after`` (``serial``), for ``assets/graph-scopes.js`` applyPatch: ``remove`` the ids
+    no longer drawn (and a node whose parent changed), ``add`` the new elements with ``at``,
+    each one's index in ``after``, ``update`` the kept elements whose data or classes changed.
+    ``before`` None (nothing drawn, or another graph) is a ``reset``: everything in ``add``.
+
+    The browser keeps each element's place in the list (the order ELK takes them in): the
+    elements kept are in the same order in ``before`` and ``after`` (:func:`graph_elements`
+    visits nodes depth first and bundles edges by their drawn ends, both in the model's
+    order), so the kept ones with each added one put at its index are ``after``."""
+    if before is None:
+        return {"reset": True, "n": serial, "base": base, "add": after}
+    old = {_element_id(e): e for e in before}
+    new_ids = set()
+    added, at, updated = [], [], []
+    for index, element in enumerate(after):
+        key = _element_id(element)
+        new_ids.add(key)
+        previous = old.get(key)
+        if previous is None or previous["data"].get("parent") != element["data"].get("parent"):
+            added.append(element)
+            at.append(index)
+        elif previous != element:
+            updated.append(element)
+    moved = {_element_id(e) for e in added} & old.keys()
+    removed = [key for key in old if key not in new_ids or key in moved]
+    return {
+        "reset": False,
+        "n": serial,
+        "base": base,
+        "remove": removed,
+        "add": added,
+        "at": at,
+        "update": updated,
+    }
+
+
+def apply_patch(before: list[dict[str, Any]], patch: dict[str, Any]) -> list[dict[str, Any]]:
+    """The elements ``patch`` (:func:`element_patch`) makes of ``before``, in their order: the
+    Python twin of what the browser does (tests check it gives the full list)."""
+    if patch["reset"]:
+        return list(patch["add"])
+    removed = set(patch["remove"])
+    updates = {_element_id(e): e for e in patch["update"]}
+    kept = [updates.get(_element_id(e), e) for e in before if _element_id(e) not in removed]
+    for index, element in zip(patch["at"], patch["add"], strict=True):
+        kept.insert(index, element)
+    return kept
 
 
 def _quoted(value: str) -> str:
@@ -226,27 +286,22 @@ def overview_stylesheet(theme: str | None = None) -> list[dict[str, Any]]:
     return themed(OVERVIEW_STYLESHEET, theme)
 
 
-def graph_stylesheet(
-    selected: str | None, neighbours: list[str] | None = None, theme: str | None = None
-) -> list[dict[str, Any]]:
-    """The base styles (:func:`themed`) plus a red outline on the selected node (MindInsight's
-    highlight) and its edges drawn in the accent colour."""
-    rules = themed(GRAPH_STYLESHEET, theme)
-    if selected:
-        quoted = _quoted(selected)
-        rules.append(
-            {
-                "selector": f"node[id = {quoted}]",
-                "style": {"border-color": "#e02020", "border-width": 3},
-            }
-        )
-        rules.append(
-            {
-                "selector": f"edge[source = {quoted}], edge[target = {quoted}]",
-                "style": {"line-color": "#e02020", "target-arrow-color": "#e02020", "width": 2},
-            }
-        )
-    return rules
+#: The selected node (MindInsight's highlight: a red outline) and its edges (drawn in the
+#: accent colour): classes ``assets/graph-pages.js`` markSelection gives them from the URL's
+#: node, so that a selection restyles those elements only (a new stylesheet restyles all of
+#: them: seconds in the 1,500-node view).
+SELECTION_RULES: list[dict[str, Any]] = [
+    {"selector": "node.di-selected", "style": {"border-color": "#e02020", "border-width": 3}},
+    {
+        "selector": "edge.di-selected",
+        "style": {"line-color": "#e02020", "target-arrow-color": "#e02020", "width": 2},
+    },
+]
+
+
+def graph_stylesheet(theme: str | None = None) -> list[dict[str, Any]]:
+    """The base styles (:func:`themed`), then the selection's (:data:`SELECTION_RULES`)."""
+    return [*themed(GRAPH_STYLESHEET, theme), *SELECTION_RULES]
 
 
 def _data_kind(kind: str) -> dict[str, Any]:

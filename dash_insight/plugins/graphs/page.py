@@ -41,6 +41,7 @@ from dash_insight.plugins.graphs.figures_cytoscape import (
     ELK_CLASS,
     GRAPH_LEGEND,
     canvas_buttons,
+    element_patch,
     graph_elements,
     graph_stylesheet,
     legend,
@@ -66,7 +67,6 @@ MAX_EXPANDED_PARAM = 500
 MAX_SEARCH_RESULTS = 200
 #: Inputs/outputs listed in the node information panel.
 MAX_EDGES_LISTED = 200
-MAX_TREE_ITEMS = 2000
 
 
 #: The longest job id, graph file name or node name read from the URL (longer ones are cut).
@@ -367,36 +367,6 @@ def _attribute_details(attributes: dict[str, str]) -> html.Details:
     )
 
 
-def scope_tree(model: GraphModel, view: GraphView, selected: str | None) -> html.Ul:
-    """The open part of the scope hierarchy, as the graph shows it."""
-    by_parent: dict[str | None, list[Any]] = {}
-    for node in view.nodes[:MAX_TREE_ITEMS]:
-        by_parent.setdefault(node.parent, []).append(node)
-
-    def items(parent: str | None) -> list[html.Li]:
-        result = []
-        for node in by_parent.get(parent, []):
-            toggle: Any = html.Span(className="gp-tree-spacer")
-            if node.subnode_count:
-                toggle = html.Button(
-                    "▾" if node.expanded else "▸",
-                    id={"type": "graph-tree-toggle", "name": node.name},
-                    className="gp-tree-toggle",
-                    title=_("Close") if node.expanded else _("Open"),
-                )
-            label = html.Button(
-                [html.Span(className=f"gp-swatch gp-sw-{node.kind}"), node.label],
-                id={"type": "graph-tree-node", "name": node.name},
-                className="gp-tree-label" + (" selected" if node.name == selected else ""),
-                title=node.name,
-            )
-            inner = items(node.name) if node.expanded else []
-            result.append(html.Li([toggle, label] + ([html.Ul(inner)] if inner else [])))
-        return result
-
-    return html.Ul(items(None), className="gp-tree")
-
-
 def _shortest_unique(parts: list[str], others: list[list[str]]) -> tuple[int, int]:
     """(head, tail): the fewest first and last segments of ``parts`` (the last one always, the
     last ones preferred) that no path of ``others`` begins and ends with too."""
@@ -607,6 +577,8 @@ def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> htm
             dcc.Store(id="graph-shown"),
             dcc.Store(id="graph-focus"),
             dcc.Store(id="graph-dbltap"),
+            dcc.Store(id="graph-patch"),
+            dcc.Store(id="graph-tree-pick"),
             html.Div(className="gp-layout", children=[main_panel(), side_panel()]),
         ],
     )
@@ -628,7 +600,7 @@ def main_panel() -> html.Section:
                         id="graph-cy",
                         elements=[],
                         layout={"name": "preset", "fit": False},
-                        stylesheet=graph_stylesheet(None),
+                        stylesheet=graph_stylesheet(),
                         minZoom=0.05,
                         maxZoom=4,
                         boxSelectionEnabled=False,
@@ -662,6 +634,12 @@ def side_panel() -> html.Aside:
     )
 
 
+def tree_words() -> dict[str, Any]:
+    """The words of the scope tree's arrows, as attributes of its element: the tree is drawn
+    in the browser from the canvas (``assets/graph-pages.js`` drawTree)."""
+    return {"data-open": _("Open"), "data-close": _("Close")}
+
+
 def search_box() -> html.Div:
     """The node search, its results and the scope tree."""
     return html.Div(
@@ -679,6 +657,7 @@ def search_box() -> html.Div:
                 id="graph-tree",
                 className="gp-tree-wrap",
                 title=_("Keys: ↑ ↓ move, → opens, ← closes, Enter shows the node"),
+                **tree_words(),
             ),
         ],
     )
@@ -714,7 +693,7 @@ def overview_box() -> html.Div:
 
 
 #: How many outputs the render callback has (:func:`render_page`).
-RENDER_OUTPUTS = 11
+RENDER_OUTPUTS = 9
 
 
 class Drawn(NamedTuple):
@@ -735,8 +714,8 @@ def render_page(
     shown: dict[str, Any] | None,
     theme: str | None = None,
 ) -> tuple[Any, ...]:
-    """The 11 outputs of the page's render callback (elements, overview elements, stylesheet,
-    scope tree, node panel, controls, notices, what is shown, focus request, canvas class,
+    """The 9 outputs of the page's render callback (what changed in the elements, stylesheet,
+    node panel, controls, notices, what is shown, focus request, canvas class,
     overview stylesheet) for
     ``state`` and its ``loaded`` graph (``version``: the job's, so new data redraws).
 
@@ -768,15 +747,19 @@ def message_outputs(problems: list[str], message: str | None, drawn: Drawn) -> t
         return (dash.no_update,) * RENDER_OUTPUTS
     notices = _notices(problems)
     notices.append(html.Div(message, className="di-empty gp-message"))
+    serial = (drawn.shown.get("drawn") or 0) + 1
     return (
-        [],
-        [],
-        graph_stylesheet(None, theme=drawn.theme),
-        None,
+        element_patch(None, [], drawn.shown.get("drawn") or 0, serial),
+        graph_stylesheet(drawn.theme),
         None,
         drawn.controls,
         notices,
-        {"controls": drawn.controls_key, "signature": signature},
+        {
+            "controls": drawn.controls_key,
+            "signature": signature,
+            "drawn": serial,
+            "theme": drawn.theme,
+        },
         None,
         "gp-canvas-wrap gp-hidden",
         overview_stylesheet(drawn.theme),
@@ -799,28 +782,52 @@ def graph_outputs(
     shown = drawn.shown
     if shown.get("signature") == signature:
         return (dash.no_update,) * RENDER_OUTPUTS
-    elements = dash.no_update if shown.get("view") == view_key else graph_elements(view)
+    patch: Any = dash.no_update
+    drawn_serial = shown.get("drawn") or 0
+    if shown.get("view") != view_key:
+        before = previous_elements(model, shown.get("view"), view_key)
+        patch = element_patch(before, graph_elements(view), drawn_serial, drawn_serial + 1)
+        drawn_serial += 1
     focus = focus_request(shown, view_key, view, selected)
+    if focus is not None:
+        focus["drawn"] = drawn_serial  # shown once the browser draws that patch
     new_shown = {
         "view": view_key,
         "node": selected,
         "controls": drawn.controls_key,
         "signature": signature,
         "n": (shown.get("n") or 0) + 1,
+        "drawn": drawn_serial,
+        "theme": drawn.theme,
     }
+    # A new stylesheet restyles every element of its canvas: sent only for another theme (the
+    # layout's are the light theme's); the selection is marked in the browser.
+    same_style = (shown.get("theme") == "dark") == (drawn.theme == "dark")
     return (
-        elements,
-        elements,
-        graph_stylesheet(selected, theme=drawn.theme),
-        scope_tree(model, view, selected),
+        patch,
+        dash.no_update if same_style else graph_stylesheet(drawn.theme),
         node_info(model, selected, view.expanded),
         drawn.controls,
         _notices(problems),
         new_shown,
         _or_no_update(focus),
         "gp-canvas-wrap",
-        overview_stylesheet(drawn.theme),
+        dash.no_update if same_style else overview_stylesheet(drawn.theme),
     )
+
+
+def previous_elements(
+    model: GraphModel, drawn: list[Any] | None, view_key: list[Any]
+) -> list[dict[str, Any]] | None:
+    """The elements the browser draws (the view of ``drawn``, the ``graph-shown`` store's view
+    key), when it is a view of this model (same job, file, mode and data version as
+    ``view_key``): the new view is sent as what changed since (:func:`element_patch`). None
+    otherwise: everything is sent."""
+    if not drawn or len(drawn) != len(view_key):
+        return None
+    if drawn[:3] != view_key[:3] or drawn[4] != view_key[4]:
+        return None
+    return graph_elements(build_view(model, drawn[3] or []))
 
 
 def focus_request(
@@ -935,10 +942,10 @@ def toggle(
     clicked: bool,
     dbltap: dict | None,
     _button: Any,
-    _tree: Any,
     search: str | None,
 ) -> Any:
-    """Open or close a scope: double click, the panel's button or the tree's arrow."""
+    """Open or close a scope: double click or the tree's arrow (both write ``graph-dbltap``),
+    or the panel's button."""
     if not clicked:
         return dash.no_update
     if trigger == "graph-dbltap":
@@ -954,11 +961,15 @@ def locate(
     trigger: Any,
     clicked: bool,
     _located: Any,
-    _tree: Any,
+    picked: dict | None,
     search: str | None,
 ) -> Any:
-    """A search hit or a tree row: open its scopes and select it."""
-    name = _clicked_name(trigger, clicked)
+    """A search hit or a tree row (``graph-tree-pick``, written by the tree's script): open
+    its scopes and select it."""
+    if trigger == "graph-tree-pick":
+        name = picked.get("id") if isinstance(picked, dict) and clicked else None
+    else:
+        name = _clicked_name(trigger, clicked)
     if name is None:
         return dash.no_update
     state = _current(search)
@@ -992,10 +1003,8 @@ def collapse_all(clicks: int | None, search: str | None) -> Any:
 
 def register(app: dash.Dash, service: GraphService) -> None:
     app.callback(
-        Output("graph-cy", "elements"),
-        Output("graph-overview", "elements"),
+        Output("graph-patch", "data"),
         Output("graph-cy", "stylesheet"),
-        Output("graph-tree", "children"),
         Output("graph-info", "children"),
         Output("graph-controls", "children"),
         Output("graph-notice", "children"),
@@ -1016,6 +1025,16 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Input("url", "search"),
     )(functools.partial(search_nodes, service))
     register_canvas_tools(app, CANVAS)
+    # The elements: what changed applied to the canvas and the overview in the browser.
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyPatch"),
+        Output("graph-overview-wrap", "title"),
+        Input("graph-patch", "data"),
+        State("graph-cy", "id"),
+        State("graph-overview", "id"),
+        State("graph-shown", "id"),
+        prevent_initial_call=True,
+    )
     # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "followFocus"),
@@ -1040,14 +1059,13 @@ def _bind_url_writers(app: dash.Dash, service: GraphService) -> None:
         url,
         Input("graph-dbltap", "data"),
         Input({"type": "graph-toggle", "name": ALL}, "n_clicks"),
-        Input({"type": "graph-tree-toggle", "name": ALL}, "n_clicks"),
         search,
         prevent_initial_call=True,
     )(triggered(functools.partial(toggle, service), clicked=True))
     app.callback(
         url,
         Input({"type": "graph-locate", "name": ALL}, "n_clicks"),
-        Input({"type": "graph-tree-node", "name": ALL}, "n_clicks"),
+        Input("graph-tree-pick", "data"),
         search,
         prevent_initial_call=True,
     )(triggered(functools.partial(locate, service), clicked=True))

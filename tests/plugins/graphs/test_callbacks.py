@@ -32,25 +32,28 @@ def service(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 def test_render_draws_the_graph_and_says_what_is_missing(service: GraphService) -> None:
     answer = page.render(service, AT_LENET, None, None, "light", None)
-    elements, _overview, _style, tree = answer[:4]
-    assert any(e["data"].get("id") == "Default" for e in elements)
-    assert "Default" in text(tree)
+    patch = answer[0]
+    assert patch["reset"] and any(e["data"].get("id") == "Default" for e in patch["add"])
     missing = page.render(service, "?train_id=./nope", None, None, "light", None)
-    assert "./nope" in text(missing[6])  # the notice names the job
+    assert "./nope" in text(missing[4])  # the notice names the job
 
 
 def test_gestures_write_the_url(service: GraphService) -> None:
-    opened = page.toggle(service, "graph-dbltap", True, {"id": "Default"}, [], [], AT_LENET)
+    opened = page.toggle(service, "graph-dbltap", True, {"id": "Default"}, [], AT_LENET)
     assert parse_search(opened)["expanded"] == "Default"
     button = {"type": "graph-toggle", "name": "Default"}
-    assert page.toggle(service, button, False, None, [None], [], AT_LENET) is dash.no_update
-    assert page.toggle(service, "graph-dbltap", True, "junk", [], [], AT_LENET) is dash.no_update
+    assert page.toggle(service, button, False, None, [None], AT_LENET) is dash.no_update
+    assert page.toggle(service, "graph-dbltap", True, "junk", [], AT_LENET) is dash.no_update
     hit = {"type": "graph-locate", "name": f"{NET}/_backbone-LeNet5"}
-    located = parse_search(page.locate(service, hit, True, [1], [], AT_LENET))
+    located = parse_search(page.locate(service, hit, True, [1], None, AT_LENET))
     assert located["node"] == f"{NET}/_backbone-LeNet5"
     assert NET in located["expanded"]
-    assert page.locate(service, hit, False, [None], [], AT_LENET) is dash.no_update
-    assert page.locate(service, {"name": 3}, True, [1], [], AT_LENET) is dash.no_update
+    assert page.locate(service, hit, False, [None], None, AT_LENET) is dash.no_update
+    assert page.locate(service, {"name": 3}, True, [1], None, AT_LENET) is dash.no_update
+    # a row of the scope tree (its script writes graph-tree-pick)
+    row = {"id": f"{NET}/_backbone-LeNet5", "t": 1}
+    picked = parse_search(page.locate(service, "graph-tree-pick", True, [], row, AT_LENET))
+    assert picked["node"] == row["id"] and NET in picked["expanded"]
     assert parse_search(page.select_node({"id": "Default"}, AT_LENET))["node"] == "Default"
     assert page.select_node("junk", AT_LENET) is dash.no_update  # type: ignore[arg-type]
     assert parse_search(page.set_mode(["optimize"], AT_LENET))["mode"] == "optimize"
@@ -96,13 +99,11 @@ def test_a_megabyte_url_is_read_bounded(service: GraphService) -> None:
     search = "?train_id=.%2Flenet_sc&expanded=" + ",".join(scopes) + "&mode="
     search += "m" * (1 << 20)
     answer = page.render(service, search, None, None, "light", None)
-    assert any(e["data"].get("id") == "Default" for e in answer[0])
-    notices = text(answer[6])
+    assert any(e["data"].get("id") == "Default" for e in answer[0]["add"])
+    notices = text(answer[4])
     assert "Unknown mode" in notices and "first 500 open scopes" in notices
     assert len(notices) < 2_000
-    opened = parse_search(
-        page.toggle(service, "graph-dbltap", True, {"id": "Default"}, [], [], search)
-    )
+    opened = parse_search(page.toggle(service, "graph-dbltap", True, {"id": "Default"}, [], search))
     assert opened["expanded"].split(",") == [*scopes[:500], "Default"]
     assert opened["node"] == "Default" and "mode" not in opened  # the mode repaired
     assert page.search_nodes(service, "x" * (1 << 20), search) is not None  # says: no match

@@ -314,3 +314,62 @@ def test_edge_labels_overlap_neither_each_other_nor_nodes(dash_duo: Any, corpus_
     fast = "return document.getElementById('graph-cy')._cyreg.cy.renderer().textureOnViewport;"
     assert dash_duo.driver.execute_script(fast) is False
     assert [(len(p), len(n)) for _s, _l, p, n in measured] == [(0, 0)] * len(LEVELS), measured
+
+
+#: What the canvas draws, in model coordinates from the leaves' top-left centre (an open moves
+#: the picture so that the opened scope stays put: the same drawing, elsewhere), to 0.01 px
+#: (what is left of that move's fraction of a pixel): each node's data, classes and centre
+#: (a leaf's: an open scope's box is around its children, and a pixel wider around the
+#: selected one, whose border is thicker),
+#: each edge's data (its route and label place) and classes, and how many elements the last
+#: patch wrote (assets/graph-pages.js applyPatch).
+DRAWING_JS = """
+const e = document.getElementById('graph-cy'), cy = e._cyreg.cy;
+const leaves = cy.nodes().filter(n => !n.isParent());
+const box = {x1: Math.min(...leaves.map(n => n.position('x'))),
+  y1: Math.min(...leaves.map(n => n.position('y')))};
+const near = v => (typeof v === 'number' ? Math.round(v * 100) / 100 : v);
+const data = ele => Object.fromEntries(Object.entries(ele.data()).map(([k, v]) => [k, near(v)]));
+const nodes = cy.nodes().map(n => [n.id(), data(n), n.classes().sort().join(' '),
+  ...(n.isParent() ? [] : [near(n.position('x') - box.x1), near(n.position('y') - box.y1)])]);
+const edges = cy.edges().map(ed => [ed.id(), data(ed), ed.classes().sort().join(' ')]);
+nodes.sort((a, b) => a[0] < b[0] ? -1 : 1);
+edges.sort((a, b) => a[0] < b[0] ? -1 : 1);
+return {nodes, edges, written: Number(e.dataset.written)};
+"""
+
+
+IS_OPEN_JS = """
+const node = document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0]);
+return node.length > 0 && node.isParent();
+"""
+
+
+def test_an_open_or_close_draws_what_the_full_render_draws(dash_duo: Any, corpus_app: Any) -> None:
+    """Opening or closing a scope sends what changed (the new level's elements), not the view,
+    and the canvas then draws what the page draws when opened at that address: the same
+    elements, data, classes and places."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.driver.set_window_size(1280, 800)
+    page = f"{dash_duo.server_url}/graph?train_id={LENET}&expanded="
+    levels = ("Default", NET, OPTIMIZER)
+    dash_duo.wait_for_page(url=page + ",".join(levels))
+    _drawn(dash_duo, levels)
+    patched = {}
+    for scopes in ((*levels, BACKBONE), levels):
+        _open_in_tree(dash_duo, BACKBONE)  # the arrow opens it, then closes it
+        until(
+            lambda s=scopes: (
+                dash_duo.driver.execute_script(IS_OPEN_JS, BACKBONE) == (BACKBONE in s)
+            ),
+            60,
+        )
+        _drawn(dash_duo, scopes)
+        patched[scopes] = dash_duo.driver.execute_script(DRAWING_JS)
+    for scopes, drawing in patched.items():  # the scope toggled is selected
+        dash_duo.wait_for_page(url=page + ",".join(scopes) + "&node=" + BACKBONE)
+        _drawn(dash_duo, scopes)
+        full = dash_duo.driver.execute_script(DRAWING_JS)
+        assert (drawing["nodes"], drawing["edges"]) == (full["nodes"], full["edges"])
+        assert full["written"] == len(full["nodes"]) + len(full["edges"])  # all, once
+        assert 0 < drawing["written"] < full["written"]  # what changed, not the view

@@ -4,7 +4,9 @@ see its details, readable mode, the data graph and a node's parameters)."""
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,12 @@ from dash_insight.plugins.graphs import cards, figures_cytoscape
 from dash_insight.plugins.graphs import data_graph_page as data_page
 from dash_insight.plugins.graphs import page as graph_page
 from dash_insight.plugins.graphs.figures import build_view
+from dash_insight.plugins.graphs.figures_cytoscape import (
+    DARK_CANVAS_RULES,
+    SELECTION_RULES,
+    apply_patch,
+    graph_elements,
+)
 from dash_insight.plugins.graphs.query_dataset import pipeline
 from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.service import GraphService
@@ -91,9 +99,6 @@ def test_search_results_and_node_panel() -> None:
     assert "No node matches" in str(graph_page.search_results(model, "zzz"))
     found = str(graph_page.search_results(model, "relu"))
     assert "A/B/ReLU-op2" in found and "1 node" in found
-    view = build_view(model, ["A"])
-    tree = str(graph_page.scope_tree(model, view, "A/Add-op3"))
-    assert "graph-tree-toggle" in tree and "selected" in tree
     panel = str(graph_page.node_info(model, "A/B/ReLU-op2", []))
     assert (
         "Inputs (1)" in panel and "A/B/Conv2D-op1" in panel and "DT_TENSOR[DT_FLOAT32] 4" in panel
@@ -128,49 +133,92 @@ def test_render_page_sends_only_what_changed() -> None:
     model = _small_model()
     first = _render({}, None, model=model)
     (
-        elements,
-        overview,
-        _style,
-        _tree,
+        patch,
+        style,
         _info,
         _controls,
         notices,
         shown,
         focus,
         canvas,
-        _overview_style,
+        overview_style,
     ) = first
-    assert {e["data"]["id"] for e in elements if "source" not in e["data"]} == {"A", "C"}
-    assert overview == elements and notices == [] and canvas == "gp-canvas-wrap"
-    assert focus == {"fit": True, "node": None, "n": 1}  # a new graph is shown whole
+    assert patch["reset"] and patch["n"] == 1
+    assert {e["data"]["id"] for e in patch["add"] if "source" not in e["data"]} == {"A", "C"}
+    assert notices == [] and canvas == "gp-canvas-wrap"
+    assert style is overview_style is dash.no_update  # the layout's, light
+    assert focus == {"fit": True, "node": None, "n": 1, "drawn": 1}  # a new graph is shown whole
     # A refresh tick with nothing new changes nothing (the viewport stays put).
-    assert _unchanged(_render({}, shown, model=model)) == list(range(11))
-    # Opening a scope redraws and looks at the scope just opened.
+    assert _unchanged(_render({}, shown, model=model)) == list(range(9))
+    # Opening a scope sends what changed and looks at the scope just opened once it is drawn.
     opened = _render({"expanded": "A"}, shown, model=model)
-    assert "A/B" in {e["data"]["id"] for e in opened[0]}
-    assert opened[8] == {"fit": False, "node": "A", "n": 2}
-    assert _unchanged(opened) == [5]  # only the controls (same file, same mode) stay
-    # Selecting a drawn node keeps the elements, outlines it and centres it.
-    selected = _render({"expanded": "A", "node": "A/Add-op3"}, opened[7], model=model)
-    assert _unchanged(selected) == [0, 1, 5]
-    assert any("A/Add-op3" in rule["selector"] for rule in selected[2])
-    assert selected[8]["node"] == "A/Add-op3" and not selected[8]["fit"]
-    # New data in the job redraws the same view.
-    newer = _render({"expanded": "A", "node": "A/Add-op3"}, selected[7], version=2, model=model)
-    assert newer[0] is not dash.no_update
+    assert not opened[0]["reset"] and (opened[0]["base"], opened[0]["n"]) == (1, 2)
+    added = {e["data"]["id"] for e in opened[0]["add"]}
+    assert "A/B" in added and "A" not in added and "C" not in added
+    assert [e["data"]["id"] for e in opened[0]["update"]] == ["A"]  # now drawn open
+    assert opened[6] == {"fit": False, "node": "A", "n": 2, "drawn": 2}
+    # the controls (same file, same mode) and the styles (same selection, same theme) stay
+    assert _unchanged(opened) == [1, 3, 8]
+    # Selecting a drawn node keeps the elements and the styles (the browser outlines it, the
+    # stylesheet's SELECTION_RULES) and centres it.
+    selected = _render({"expanded": "A", "node": "A/Add-op3"}, opened[5], model=model)
+    assert _unchanged(selected) == [0, 1, 3, 8]
+    assert selected[6]["node"] == "A/Add-op3" and not selected[6]["fit"]
+    # The dark theme restyles both canvases, once.
+    state = graph_page.parse_state({"train_id": "./j", "expanded": "A", "node": "A/Add-op3"})
+    loaded = graph_page.LoadedGraph(model, "g.pb", ["g.pb"], None)
+    dark = graph_page.render_page(state, loaded, 1, selected[5], "dark")
+    assert {"selector": "edge", "style": DARK_CANVAS_RULES[0]["style"]} in dark[1]
+    assert dark[1][-2:] == SELECTION_RULES and dark[8] is not dash.no_update
+    assert _unchanged(graph_page.render_page(state, loaded, 1, dark[5], "dark")) == list(range(9))
+    # New data in the job redraws the same view, everything sent again.
+    newer = _render({"expanded": "A", "node": "A/Add-op3"}, selected[5], version=2, model=model)
+    assert newer[0]["reset"] and newer[0]["n"] == 3
     # An unknown node is reported; the graph stays drawn.
     ghost = _render({"node": "ghost"}, shown, model=model)
-    assert "No node 'ghost'" in str(ghost[6]) and ghost[0] is dash.no_update
+    assert "No node 'ghost'" in str(ghost[4]) and ghost[0] is dash.no_update
+
+
+def _patched_views(model: GraphModel, views: list[list[str]]) -> Iterator[tuple[Any, ...]]:
+    """(patch, elements drawn after it, the full render's elements) of each view of ``views``
+    shown one after the other, as the page's render callback sends them."""
+    shown: dict | None = None
+    drawn: list[dict[str, Any]] = []
+    for expanded in views:
+        outputs = _render({"expanded": ",".join(expanded)}, shown, model=model)
+        patch, shown = outputs[0], outputs[5]
+        drawn = apply_patch(drawn, patch)
+        yield patch, drawn, graph_elements(build_view(model, expanded))
+
+
+def test_opening_and_closing_sends_what_changed_and_draws_the_full_render() -> None:
+    # the 5,000-operator graph of bench/graph.py (10 stages of 20 blocks of 25 operators)
+    model = GraphModel.build(load_bench_module("graph").make_graph(5000, 200))
+    stages = [f"Default/stage{i}" for i in range(10)]
+    blocks = [f"{s}/block{j}" for s in stages[:3] for j in range(20)]
+    # the page's largest view (blocks past its node limit stay closed), its last block closed
+    largest = build_view(model, ["Default", *stages, *blocks]).expanded
+    views = [largest, largest[:-1], largest, ["Default", stages[0]], largest, []]
+    answers = []
+    for patch, drawn, full in _patched_views(model, views):
+        assert drawn == full  # same elements, same order (ELK lays them out in it)
+        answers.append((patch, len(json.dumps(patch)), len(json.dumps(full))))
+    assert answers[0][0]["reset"] and len(answers[0][0]["add"]) > 3000  # the first: everything
+    # a block closed, then opened again, in the 1,500-node view: its 25 operators' worth
+    for patch, size, everything in answers[1:3]:
+        assert not patch["reset"] and size < everything / 20
+        assert len(patch["add"]) + len(patch["remove"]) + len(patch["update"]) < 100
 
 
 def test_render_page_without_a_graph_says_why() -> None:
     state = graph_page.parse_state({"train_id": "./j", "mode": "fancy"})
     loaded = graph_page.LoadedGraph(None, "", [], "This job has no computational graph.")
     outputs = graph_page.render_page(state, loaded, None, None)
-    assert outputs[0] == [] and outputs[9] == "gp-canvas-wrap gp-hidden"
-    text = str(outputs[6])
+    assert outputs[0]["reset"] and outputs[0]["add"] == []
+    assert outputs[7] == "gp-canvas-wrap gp-hidden"
+    text = str(outputs[4])
     assert "no computational graph" in text and "Unknown mode" in text
-    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[7])) == list(range(11))
+    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[5])) == list(range(9))
 
 
 def test_focus_request() -> None:
