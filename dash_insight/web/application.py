@@ -208,10 +208,11 @@ class DashInsightApp(dash.Dash):
         :attr:`index_page`, its ``<html>`` carrying the request's language and theme; only the
         script bundles the page needs (:attr:`script_bundles`)."""
         extra: dict[str, str] = {}
+        bundles = page_bundles.ALL
         if self.script_bundles is not None and flask.has_request_context():
             bundles = self.script_bundles.of(first_paint.request_pathname(self))
-            scripts = page_bundles.select(scripts, bundles)
             extra["data-page-bundles"] = self.script_bundles.html_attribute(bundles)
+        scripts = page_bundles.select(scripts, bundles)
         parts = {
             "metas": metas,
             "title": title,
@@ -450,6 +451,9 @@ def build_app(
         **dash_assets(),
         title=title,
         update_title="",  # the tab title stays while callbacks run
+        # the lazily loaded chunks of the component libraries written as scripts too, for
+        # page_bundles.select to keep those a page's first screen draws
+        eager_loading=True,
         suppress_callback_exceptions=True,  # pages are built per URL
     )
     app.data_service = data

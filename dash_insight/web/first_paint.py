@@ -25,9 +25,11 @@ controls of the copy too, :data:`CONTROL_TEMPLATES`), filled through Dash's publ
 longer draws its controls with the classes the templates use. The two scripts it puts inline
 (the loader and the copy's styles) are ``assets/inline/``'s; their sha256 is in the pages'
 Content-Security-Policy (:meth:`IndexPage.csp_sources`). Pages without a ``first_paint`` are
-answered as Dash answers them. The ``<html>`` element of every page carries the language and
-the theme of the request (``{%html_attributes%}``), so a dark page is dark from its first
-paint.
+answered as Dash answers them. Every page's head preloads the layout and the callbacks'
+dependencies (:data:`RENDERER_REQUESTS`): Dash's renderer asks for them only once all its
+scripts have run, and its ``fetch`` gets the preload's answer, computed meanwhile. The
+``<html>`` element of every page carries the language and the theme of the request
+(``{%html_attributes%}``), so a dark page is dark from its first paint.
 """
 
 from __future__ import annotations
@@ -390,6 +392,12 @@ INDEX_TEMPLATE = "index.html"
 #: The index of a page answered with its first screen painted.
 FIRST_PAINT_TEMPLATE = "index-first-paint.html"
 PRELOAD_TEMPLATE = "preload-script.html"
+#: A preload of a request of Dash's renderer (``{%request_preloads%}`` of both indexes).
+REQUEST_PRELOAD_TEMPLATE = "preload-request.html"
+#: The requests Dash's renderer starts with once its scripts have run (below the app's
+#: ``requests_pathname_prefix``): preloaded from the page's head, they are answered while the
+#: scripts load instead of after (the layout is the page's own, its answer 0.1-0.3 s).
+RENDERER_REQUESTS = ("_dash-layout", "_dash-dependencies")
 FIRST_SCREEN_TEMPLATE = "first-screen.html"
 #: The parts of a page Dash gives ``interpolate_index`` (its documented keywords, the
 #: ``{%...%}`` placeholders of ``index_string``).
@@ -470,17 +478,29 @@ class IndexPage:
     preload_template: str
     inline: InlineScripts | None
     first_screen: Callable[[], str | None]
+    #: The preloads of :data:`RENDERER_REQUESTS` (``{%request_preloads%}``).
+    request_preloads: str = ""
 
     @classmethod
     def read(
-        cls, inline: InlineScripts | None, first_screen: Callable[[], str | None]
+        cls,
+        inline: InlineScripts | None,
+        first_screen: Callable[[], str | None],
+        requests_prefix: str = "/",
     ) -> IndexPage:
+        """The templates of :data:`TEMPLATES`; ``requests_prefix``: the app's
+        ``requests_pathname_prefix``, below which Dash's renderer makes its requests."""
+        preload = read_template(REQUEST_PRELOAD_TEMPLATE)
         return cls(
             read_template(INDEX_TEMPLATE),
             read_template(FIRST_PAINT_TEMPLATE),
             read_template(PRELOAD_TEMPLATE),
             inline,
             first_screen,
+            "".join(
+                fill(preload, {"href": html.escape(requests_prefix + path)})
+                for path in RENDERER_REQUESTS
+            ),
         )
 
     def csp_sources(self) -> tuple[str, ...]:
@@ -490,7 +510,11 @@ class IndexPage:
     def render(self, parts: Mapping[str, str], html_attributes: str) -> str:
         """The page of Dash's ``parts`` (``interpolate_index``'s keywords); ``html_attributes``
         go on its ``<html>`` element."""
-        parts = {**parts, "html_attributes": html_attributes}
+        parts = {
+            **parts,
+            "html_attributes": html_attributes,
+            "request_preloads": self.request_preloads,
+        }
         painted = self._painted(parts)
         return fill(self.index_template, parts) if painted is None else painted
 
@@ -526,7 +550,11 @@ def install(
     ``interpolate_index`` calls (as Dash documents overriding it)."""
     inline = read_inline_scripts(app.config.assets_folder)
     screen = read_template(FIRST_SCREEN_TEMPLATE)
-    page = IndexPage.read(inline, lambda: _first_screen(first_paint, app, nav, top_bar, screen))
+    page = IndexPage.read(
+        inline,
+        lambda: _first_screen(first_paint, app, nav, top_bar, screen),
+        app.config.requests_pathname_prefix,
+    )
     app.index_string = page.index_template
     return page
 

@@ -106,8 +106,10 @@ def view_problem(error: ViewError) -> str:
     ).format(most=MAX_NAME_CHARS, views=MAX_VIEWS)
 
 
-def view_rows(views: NamedViews, app: dash.Dash, _open: Any, _changed: Any) -> list[Any]:
-    """The saved views: each a link that opens it, "Copy link" and ×."""
+def view_rows(views: NamedViews, app: dash.Dash, _clicks: Any, _changed: Any) -> list[Any]:
+    """The saved views: each a link that opens it, "Copy link" and ×. Read when the menu is
+    clicked (opened) and after a save or a delete, not with every page: nothing shows them
+    before, and a callback at page load is a round trip of every page's start."""
     saved = views.saved()
     if not saved:
         return [html.Span(_("No saved view yet."), className="di-muted")]
@@ -149,8 +151,9 @@ def register(app: dash.Dash, views: NamedViews) -> None:
     )(triggered(functools.partial(save_or_delete, views, app), clicked=True))
     app.callback(
         Output("views-list", "children"),
-        Input("views-menu", "open"),
+        Input("views-menu", "n_clicks"),
         Input("views-changed", "data"),
+        prevent_initial_call=True,
     )(functools.partial(view_rows, views, app))
 
 

@@ -1,12 +1,28 @@
-"""Each page loads only the script bundles it draws with (issue 37 item 2).
+"""Each page loads only the scripts it draws with (issue 37 item 2).
 
 Dash writes every component library and every script of ``assets/`` into every page: a page
 of line charts parsed and ran the graph pages' Cytoscape (0.5 MB), the tables' AG Grid
 (1.3 MB) and plotly.js's WebGL traces (regl and the 3D scene, half of its 2.4 MB) before it
 drew anything. A :class:`~dash_insight.web.plugin.Page` names the optional bundles it uses
-(``Page.bundles``); its answer leaves the others out, and plotly.js is the cartesian build
-(``assets/plotly-cartesian.min.js``) unless the page names :data:`WEBGL`. A page that names
-none (``None``), the training dashboard and a path no page has get every bundle.
+(``Page.bundles``); its answer leaves the others out. plotly.js is loaded only by a page that
+names :data:`PLOTLY` (the cartesian build, ``assets/plotly-cartesian.min.js``) or
+:data:`WEBGL` (the build with the WebGL traces). A page that names none (``None``), the
+training dashboard and a path no page has get every bundle.
+
+What every page leaves out or gets besides (:func:`select`; the app is built with Dash's
+``eager_loading``, so Dash writes the lazily loaded chunks of its component libraries too):
+
+- Dash's Babel polyfill (core-js for browsers of 2015; 100 kB whose evaluation was the first
+  page's longest script, 0.1-0.2 s at load 10): the scripts it served for today's browsers
+  need only its ``regeneratorRuntime``, which ``assets/regenerator-runtime-*.js`` defines;
+- dash_table's bundle (no page draws a DataTable) and the plotly package's full plotly.js
+  (Dash's default for ``dcc.Graph``; the pages load one of the builds above before any graph);
+- the chunks of dcc components no first screen draws (date pickers, markdown, upload...) and
+  AG Grid's enterprise chunk: loaded by their library on demand, as Dash does without eager
+  loading;
+- the chunks a first screen does draw (dcc's graph with plotly.js, its dropdown and slider,
+  AG Grid's community grid with AG Grid) come as scripts of the page, fetched with the others,
+  instead of being asked for once React mounts the component (a round trip before it drew).
 
 Pages change without a new document (``dcc.Link``): ``assets/page-bundles.js`` reads the
 bundles each page needs and those the document has from the ``<html>`` element's
@@ -25,38 +41,62 @@ from dataclasses import dataclass
 CYTOSCAPE = "cytoscape"
 #: AG Grid (``dash_ag_grid``): the name pickers and the tables.
 GRID = "grid"
+#: plotly.js without its WebGL traces (``assets/plotly-cartesian.min.js``).
+PLOTLY = "plotly"
 #: plotly.js with its WebGL traces (scattergl, scatter3d, surface) instead of the cartesian build.
 WEBGL = "webgl"
 #: Every optional bundle.
-ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, WEBGL})
+ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL})
 
-#: The scripts of each optional bundle: a part of their URL's path.
-SCRIPTS: Mapping[str, str] = {
-    CYTOSCAPE: "/_dash-component-suites/dash_cytoscape/",
-    GRID: "/_dash-component-suites/dash_ag_grid/",
-    WEBGL: "/assets/plotly-dash-insight.min.js",
+_SUITES = "/_dash-component-suites/"
+#: The scripts of each optional bundle: a part of their URL's path (dcc's graph chunk draws
+#: with either plotly.js build, so it names both).
+SCRIPTS: Mapping[str, tuple[str, ...]] = {
+    CYTOSCAPE: (f"{_SUITES}dash_cytoscape/",),
+    GRID: (f"{_SUITES}dash_ag_grid/",),
+    PLOTLY: ("/assets/plotly-cartesian.min.js", f"{_SUITES}dash/dcc/async-graph."),
+    WEBGL: ("/assets/plotly-dash-insight.min.js", f"{_SUITES}dash/dcc/async-graph."),
 }
-#: plotly.js without its WebGL traces: loaded when :data:`WEBGL` is not.
+#: The cartesian plotly.js, left out when the full build (:data:`WEBGL`) is loaded.
 CARTESIAN_SCRIPT = "/assets/plotly-cartesian.min.js"
+#: Scripts no page loads (parts of their URL's path): see the module's docstring.
+NEVER: tuple[str, ...] = (
+    f"{_SUITES}dash/deps/polyfill@",
+    f"{_SUITES}dash/dash_table/",
+    f"{_SUITES}plotly/",
+    f"{_SUITES}dash_ag_grid/async-enterprise.",
+)
+#: dcc's lazily loaded chunks (``async-<name>.js``) that pages get as scripts: the graph with
+#: plotly.js (:data:`SCRIPTS`), the dropdown and the slider on every page (most first screens
+#: draw one; 22 kB compressed for both). Any other is left to dcc to load on demand.
+DCC_CHUNK = re.compile(re.escape(f"{_SUITES}dash/dcc/async-") + r"([a-z]+)\.")
+DCC_EAGER_CHUNKS = frozenset({"graph", "dropdown", "slider"})
 
 #: The address of a script of Dash's ``{%scripts%}`` part (one element a line).
 _SOURCE = re.compile(r'\ssrc="([^"]*)"')
 
 
-def _wanted(source: str, bundles: frozenset[str]) -> bool:
+def wanted(source: str, bundles: frozenset[str]) -> bool:
+    """Whether a page of ``bundles`` loads the script at ``source`` (a URL)."""
     path = source.split("?", 1)[0]
-    if path.endswith(CARTESIAN_SCRIPT):
-        return WEBGL not in bundles
-    return all(name in bundles or part not in path for name, part in SCRIPTS.items())
+    if any(part in path for part in NEVER):
+        return False
+    if path.endswith(CARTESIAN_SCRIPT) and WEBGL in bundles:
+        return False
+    chunk = DCC_CHUNK.search(path)
+    if chunk is not None and chunk.group(1) not in DCC_EAGER_CHUNKS:
+        return False
+    owners = [name for name, parts in SCRIPTS.items() if any(part in path for part in parts)]
+    return not owners or any(name in bundles for name in owners)
 
 
 def select(scripts: str, bundles: frozenset[str]) -> str:
-    """Dash's ``{%scripts%}`` part (one element a line) without the scripts of the optional
-    bundles not in ``bundles`` (and without the cartesian plotly.js when :data:`WEBGL` is)."""
+    """Dash's ``{%scripts%}`` part (one element a line) without the scripts a page of
+    ``bundles`` does not load (:func:`wanted`)."""
     kept = []
     for line in scripts.split("\n"):
         source = _SOURCE.search(line)
-        if source is None or _wanted(source.group(1), bundles):
+        if source is None or wanted(source.group(1), bundles):
             kept.append(line)
     return "\n".join(kept)
 
@@ -78,7 +118,11 @@ class PageBundles:
 
     def html_attribute(self, loaded: Iterable[str]) -> str:
         """``data-page-bundles``: the bundles of every page that does not need them all, by
-        pathname, and those of this document (``loaded``), as JSON."""
+        pathname, and those of this document (``loaded``, :data:`PLOTLY` counted with
+        :data:`WEBGL`: the full plotly.js draws what the cartesian one does), as JSON."""
+        has = set(loaded)
+        if WEBGL in has:
+            has.add(PLOTLY)
         pages = {
             self.relative(path).rstrip("/") or "/": sorted(bundles)
             for path, bundles in self.by_path.items()
@@ -86,5 +130,5 @@ class PageBundles:
         }
         every = sorted(ALL)
         return json.dumps(
-            {"all": every, "loaded": sorted(loaded), "pages": pages}, separators=(",", ":")
+            {"all": every, "loaded": sorted(has), "pages": pages}, separators=(",", ":")
         )

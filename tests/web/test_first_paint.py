@@ -324,7 +324,11 @@ def test_the_scalars_page_answer_holds_its_first_screen_and_holds_the_scripts(ap
     shown = [int(n) for n in re.findall(r"(\d+) of 2000 points drawn", painted)]
     assert len(shown) == 2 and all(300 < n <= 400 for n in shown)
     # Dash's scripts wait in a template; Dash's own checks of the index pass (it answered).
-    assert re.search(r'<template id="di-dash-scripts"><script src="[^"]*polyfill', page)
+    assert re.search(r'<template id="di-dash-scripts"><script src="[^"]*react@', page)
+    # The renderer's first requests are asked for from the head, before any script ran.
+    head = page[: page.index("</head>")]
+    for request in ("_dash-layout", "_dash-dependencies"):
+        assert f'<link rel="preload" as="fetch" crossorigin="anonymous" href="/{request}">' in head
     assert page.index('id="di-first-paint"') < page.index('id="react-entry-point"')
 
 
@@ -420,7 +424,11 @@ def test_the_distribution_page_answer_holds_its_first_row_drawn(app: Any) -> Non
     for tag in range(HIST_TAGS):
         assert f'title="layer{tag}.weight"' in painted
     assert "lazy-graph-figure" not in painted and '"figure"' not in painted
-    assert re.search(r'<template id="di-dash-scripts"><script src="[^"]*polyfill', page)
+    assert re.search(r'<template id="di-dash-scripts"><script src="[^"]*react@', page)
+    # The renderer's first requests are asked for from the head, before any script ran.
+    head = page[: page.index("</head>")]
+    for request in ("_dash-layout", "_dash-dependencies"):
+        assert f'<link rel="preload" as="fetch" crossorigin="anonymous" href="/{request}">' in head
 
 
 def test_the_distribution_page_paints_its_view_and_theme(app: Any) -> None:

@@ -13,56 +13,100 @@ from typing import Any
 import pytest
 
 from dash_insight.web import page_bundles
-from dash_insight.web.page_bundles import ALL, GRID, WEBGL, PageBundles
-from tests.browser import until
+from dash_insight.web.page_bundles import ALL, GRID, PLOTLY, WEBGL, PageBundles
+from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
 
 SCRIPTS = "\n".join(
     f'<script src="{src}"></script>'
     for src in (
+        "/_dash-component-suites/dash/deps/polyfill@7.v4_4_1m1.12.1.min.js",
         "/_dash-component-suites/dash/deps/react@18.v4_4_1m1.3.1.min.js",
         "/_dash-component-suites/dash_cytoscape/dash_cytoscape.v1_0_2m1.min.js",
         "/_dash-component-suites/dash_ag_grid/dash_ag_grid.v35_3_0m1.min.js",
+        "/_dash-component-suites/dash_ag_grid/async-community.v35_3_0m1.js",
+        "/_dash-component-suites/dash_ag_grid/async-enterprise.v35_3_0m1.js",
         "/assets/pickers.js?m=1",
         "/assets/plotly-cartesian.min.js?m=1",
         "/assets/plotly-dash-insight.min.js?m=1",
         "/assets/plotly-setup.js?m=1",
+        "/_dash-component-suites/dash/dcc/async-datepicker.v4_4_1m1.js",
+        "/_dash-component-suites/dash/dcc/async-dropdown.v4_4_1m1.js",
+        "/_dash-component-suites/dash/dcc/async-graph.v4_4_1m1.js",
+        "/_dash-component-suites/dash/dcc/async-mathjax.v4_4_1m1.js",
+        "/_dash-component-suites/dash/dcc/async-slider.v4_4_1m1.js",
+        "/_dash-component-suites/dash/dcc/dash_core_components.v4_4_1m1.js",
+        "/_dash-component-suites/dash/dash_table/bundle.v7_4_1m1.js",
+        "/_dash-component-suites/plotly/package_data/plotly.v7_1_0m1.min.js",
     )
 )
+#: What every page loads, whatever its bundles.
+EVERY_PAGE = [
+    "react@18.v4_4_1m1.3.1.min.js",
+    "pickers.js",
+    "plotly-setup.js",
+    "async-dropdown.v4_4_1m1.js",
+    "async-slider.v4_4_1m1.js",
+    "dash_core_components.v4_4_1m1.js",
+]
 
 
 def _sources(scripts: str) -> list[str]:
     return [line.split('"')[1].rsplit("/", 1)[-1].split("?")[0] for line in scripts.split("\n")]
 
 
-def test_a_page_gets_the_bundles_it_names_and_one_plotly() -> None:
-    assert _sources(page_bundles.select(SCRIPTS, frozenset())) == [
-        "react@18.v4_4_1m1.3.1.min.js",
-        "pickers.js",
+def test_a_page_gets_the_bundles_it_names_and_at_most_one_plotly() -> None:
+    assert _sources(page_bundles.select(SCRIPTS, frozenset())) == EVERY_PAGE
+    assert _sources(page_bundles.select(SCRIPTS, frozenset({PLOTLY}))) == [
+        *EVERY_PAGE[:2],
         "plotly-cartesian.min.js",
-        "plotly-setup.js",
+        *EVERY_PAGE[2:4],
+        "async-graph.v4_4_1m1.js",
+        *EVERY_PAGE[4:],
     ]
     assert _sources(page_bundles.select(SCRIPTS, frozenset({GRID, WEBGL}))) == [
-        "react@18.v4_4_1m1.3.1.min.js",
+        EVERY_PAGE[0],
         "dash_ag_grid.v35_3_0m1.min.js",
-        "pickers.js",
+        "async-community.v35_3_0m1.js",
+        EVERY_PAGE[1],
         "plotly-dash-insight.min.js",
-        "plotly-setup.js",
+        *EVERY_PAGE[2:4],
+        "async-graph.v4_4_1m1.js",
+        *EVERY_PAGE[4:],
     ]
     every = _sources(page_bundles.select(SCRIPTS, ALL))
     assert "dash_cytoscape.v1_0_2m1.min.js" in every and "plotly-cartesian.min.js" not in every
 
 
+def test_no_page_loads_the_polyfill_dash_table_plotlys_default_or_unused_chunks() -> None:
+    every = _sources(page_bundles.select(SCRIPTS, ALL))
+    for left_out in (
+        "polyfill@7.v4_4_1m1.12.1.min.js",
+        "bundle.v7_4_1m1.js",
+        "plotly.v7_1_0m1.min.js",
+        "async-enterprise.v35_3_0m1.js",
+        "async-datepicker.v4_4_1m1.js",
+        "async-mathjax.v4_4_1m1.js",
+    ):
+        assert left_out not in every
+
+
 def test_an_unknown_or_undeclared_page_gets_every_bundle() -> None:
     bundles = PageBundles(
-        {"/scalars": frozenset({GRID}), "/graph": None},
+        {"/scalars": frozenset({GRID}), "/graph": None, "/landscape": frozenset({WEBGL})},
         lambda pathname: "/" + pathname.strip("/").removeprefix("app/"),
         lambda path: "/app" + path,
     )
     assert bundles.of("/app/scalars") == {GRID}
     assert bundles.of("/app/graph") == bundles.of("/app/nowhere") == ALL
     spec = json.loads(bundles.html_attribute({GRID}))
-    assert spec == {"all": sorted(ALL), "loaded": [GRID], "pages": {"/app/scalars": [GRID]}}
+    assert spec == {
+        "all": sorted(ALL),
+        "loaded": [GRID],
+        "pages": {"/app/scalars": [GRID], "/app/landscape": [WEBGL]},
+    }
+    # plotly.js with the WebGL traces draws what the cartesian build does
+    assert json.loads(bundles.html_attribute({WEBGL}))["loaded"] == [PLOTLY, WEBGL]
 
 
 def _script_names(dash_duo: Any) -> list[str]:
@@ -138,4 +182,62 @@ def test_the_profiler_dashboard_loads_no_grid_and_the_timeline_gets_webgl(
     until(lambda: dash_duo.driver.execute_script("return window.__sameDocument === undefined"), 30)
     until(lambda: "plotly-dash-insight.min.js" in _script_names(dash_duo), 30)
     assert dash_duo.driver.execute_script("return window.Plotly !== undefined")
+    assert console_errors(dash_duo) == []
+
+
+#: Every resource the page asked for so far (the document's own requests: scripts, preloads,
+#: the renderer's fetches), by URL path.
+RESOURCES = "return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname);"
+
+
+@pytest.mark.browser
+def test_a_page_without_plotly_charts_loads_no_plotly_js(dash_duo: Any, corpus_app: Any) -> None:
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/images?train_id=./lenet_sc")
+    until(
+        lambda: dash_duo.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#img-cards img'))"
+            ".some(img => img.complete && img.naturalWidth > 0);"
+        ),
+        30,
+    )
+    wait_idle(dash_duo)
+    assert dash_duo.driver.execute_script("return window.Plotly === undefined")
+    requested = dash_duo.driver.execute_script(RESOURCES)
+    assert not [path for path in requested if "plotly" in path and "setup" not in path]
+    assert not [path for path in requested if "/async-graph" in path]
+    # The scalars page draws with plotly.js: a new document, which has it.
+    dash_duo.driver.execute_script("window.__sameDocument = true;")
+    _move(dash_duo, "/scalars?train_id=./lenet_sc")
+    until(
+        lambda: dash_duo.driver.execute_script(
+            "return window.__sameDocument === undefined && window.Plotly !== undefined"
+        ),
+        30,
+    )
+    dash_duo.wait_for_element("#scalar-grid .js-plotly-plot .main-svg", timeout=30)
+    assert "plotly-cartesian.min.js" in _script_names(dash_duo)
+    assert console_errors(dash_duo) == []
+
+
+@pytest.mark.browser
+def test_the_renderers_requests_are_preloaded_and_its_chunks_come_with_the_page(
+    dash_duo: Any, profiler_app: Any
+) -> None:
+    """The layout and the dependencies are asked for once, by the page's preloads (Dash's
+    renderer takes their answers), and the dcc chunks the page draws (graph, dropdown) are
+    scripts of the page, not requests after React mounted them; Dash's Babel polyfill is not
+    loaded and its regeneratorRuntime still defined."""
+    dash_duo.start_server(profiler_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/profiler?train_id=./lenet_summary_prof")
+    dash_duo.wait_for_element("#prof-timeline-preview .main-svg", timeout=30)
+    dash_duo.wait_for_element("#prof-card-ranking .js-plotly-plot .main-svg", timeout=30)
+    wait_idle(dash_duo)
+    requested = dash_duo.driver.execute_script(RESOURCES)
+    assert requested.count("/_dash-layout") == 1, requested
+    assert requested.count("/_dash-dependencies") == 1, requested
+    chunks = [path for path in requested if "/dcc/async-" in path]
+    assert chunks and all(".v" in path.rsplit("/", 1)[-1] for path in chunks), chunks
+    assert not [path for path in requested if "polyfill" in path or "dash_table" in path]
+    assert dash_duo.driver.execute_script("return typeof window.regeneratorRuntime.wrap")
     assert console_errors(dash_duo) == []

@@ -44,6 +44,20 @@ def card(
     )
 
 
+def _graph(figure: Any, graph_id: str) -> dcc.Graph:
+    """A card's chart, its box as tall as the figure before Plotly draws it: the page has its
+    final height (and its scrollbar) from the start, so no chart is drawn at the width of a
+    page without a scrollbar and drawn again once the others made the page taller."""
+    layout = figure["layout"] if isinstance(figure, dict) else figure.layout
+    height = layout["height"]
+    return dcc.Graph(
+        figure=figure,
+        config={"displayModeBar": False},
+        id=graph_id,
+        style={"height": f"{height}px"},
+    )
+
+
 def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.Section:
     """Top operator types by total time: a pie (top 5 + Other) and per type its launches and
     time per launch, with a bar of its time share."""
@@ -88,7 +102,7 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
         )
     figure = figures.type_figure(items, figures.MEASURE_TOTAL, "pie", height=190, legend=False)
     body = [
-        dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-ranking-pie"),
+        _graph(figure, "prof-ranking-pie"),
         html.Table(html.Tbody(rows), className="di-prof-ranking"),
     ]
     return card(
@@ -160,7 +174,7 @@ def step_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.
     return card(
         "prof-card-steps",
         _("Step Time"),
-        dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-steps"),
+        _graph(figure, "prof-steps"),
         (_("Timeline") + " ›", page_shared.href(app, page_shared.TIMELINE_PATH, params)),
         foot,
     )
@@ -199,7 +213,7 @@ def timeline_card(
     return card(
         "prof-card-timeline",
         _("Timeline"),
-        dcc.Graph(figure=figure, config={"displayModeBar": False}, id="prof-timeline-preview"),
+        _graph(figure, "prof-timeline-preview"),
         (_("Open") + " ›", page_shared.href(app, page_shared.TIMELINE_PATH, params, step=step)),
         [
             html.Div(

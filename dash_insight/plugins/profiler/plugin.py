@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dash_insight.plugins.profiler import dashboard_page, operator_page, rest, timeline_page
 from dash_insight.plugins.profiler.service import ProfilerService
-from dash_insight.web.page_bundles import GRID, WEBGL
+from dash_insight.web.page_bundles import GRID, PLOTLY, WEBGL
 from dash_insight.web.plugin import Page, Plugin
 
 PLUGIN: Plugin[ProfilerService] = Plugin(
@@ -17,13 +17,13 @@ PLUGIN: Plugin[ProfilerService] = Plugin(
             dashboard_page.PATH,
             dashboard_page.layout,
             dashboard_page.register,
-            bundles=frozenset(),
+            bundles=frozenset({PLOTLY}),
         ),
         Page(
             operator_page.PATH,
             operator_page.layout,
             operator_page.register,
-            bundles=frozenset({GRID}),
+            bundles=frozenset({GRID, PLOTLY}),
         ),
         Page(
             timeline_page.PATH,

@@ -6,7 +6,7 @@ from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import cards, page, rest
 from dash_insight.plugins.tensors.query import TensorQueries
-from dash_insight.web.page_bundles import GRID
+from dash_insight.web.page_bundles import GRID, PLOTLY
 from dash_insight.web.plugin import Card, Page, Plugin
 
 
@@ -18,6 +18,6 @@ PLUGIN: Plugin[TensorQueries] = Plugin(
     name="tensors",
     service=_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID})),),
+    pages=(Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID, PLOTLY})),),
     cards=(Card("card-tensor", lazy_gettext("Tensors"), page.PATH, cards.tensor_card),),
 )
