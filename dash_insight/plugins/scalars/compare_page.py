@@ -812,10 +812,12 @@ def group_row(
     )
 
 
-def side_tools(state: CompareState, looks: GroupLooks | None = None) -> list[html.Div]:
+def side_tools(
+    state: CompareState, looks: GroupLooks | None = None, tag_note: str = ""
+) -> list[html.Div]:
     """Below the pickers: the runs' colours, then the groups, then the tags across runs
     (``looks``: the group and colour-by menus' options, note and legend,
-    :func:`group_looks`)."""
+    :func:`group_looks`; ``tag_note``: the tag map's note, :func:`tag_map_looks`)."""
     if looks is None:
         return [colour_row(), group_row(state), colour_by_row(state), tag_map_row(state)]
     options, _value, note, colour_options, _colour, legend = looks
@@ -823,7 +825,7 @@ def side_tools(state: CompareState, looks: GroupLooks | None = None) -> list[htm
         colour_row(),
         group_row(state, options, note),
         colour_by_row(state, colour_options, legend),
-        tag_map_row(state),
+        tag_map_row(state, tag_note),
     ]
 
 
@@ -839,7 +841,7 @@ def base_key(service: DataService) -> str:
     return hashlib.sha256(service.summary_base_dir.encode()).hexdigest()[:16]
 
 
-def tag_map_row(state: CompareState) -> html.Div:
+def tag_map_row(state: CompareState, note: str = "") -> html.Div:
     """The mapping as text (``original → chart`` per line), Apply, the suggested mapping added
     by one click, Clear; the note says what is suggested (:func:`tag_map_controls`)."""
     return html.Div(
@@ -867,7 +869,7 @@ def tag_map_row(state: CompareState) -> html.Div:
                     html.Button(_("Clear"), id="compare-tag-map-clear", className="di-chip"),
                 ],
             ),
-            html.Span(id="compare-tag-map-note", className="di-muted"),
+            html.Span(note, id="compare-tag-map-note", className="di-muted"),
             dcc.Store(id=TAG_MAPS_STORE, storage_type="local", data={}),
         ],
     )
@@ -876,9 +878,14 @@ def tag_map_row(state: CompareState) -> html.Div:
 def tag_map_controls(
     provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any
 ) -> tuple[str, str]:
+    """:func:`tag_map_looks` of the URL ``search``."""
+    state, _jobs, tags_of = current_state(provider, search)
+    return tag_map_looks(state, tags_of)
+
+
+def tag_map_looks(state: CompareState, tags_of: Mapping[str, list[str]]) -> tuple[str, str]:
     """The text box (the URL's mapping) and the note: what the mapping merges, and the tags
     of the selected jobs :func:`~.query_tag_map.suggest_tag_map` would merge besides."""
-    state, _jobs, tags_of = current_state(provider, search)
     tag_map = state.url.tag_map
     notes = []
     if tag_map:
@@ -953,6 +960,7 @@ def _bind_tag_map(app: dash.Dash, service: DataService) -> None:
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(tag_map_controls, provider))
     app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -1003,7 +1011,9 @@ def job_picker(provider: DataProvider, jobs: list[str], state: CompareState) -> 
     )
 
 
-def side_panel(provider: DataProvider, jobs: list[str], state: CompareState) -> html.Aside:
+def side_panel(
+    provider: DataProvider, jobs: list[str], state: CompareState, tags_of: dict[str, list[str]]
+) -> html.Aside:
     """The side panel: the job and tag pickers, then :func:`side_tools`."""
     return html.Aside(
         className="di-panel di-compare-side",
@@ -1017,7 +1027,7 @@ def side_panel(provider: DataProvider, jobs: list[str], state: CompareState) -> 
                 state.tags,
                 state.url.filter,
             ),
-            *side_tools(state, group_looks(provider, state)),
+            *side_tools(state, group_looks(provider, state), tag_map_looks(state, tags_of)[1]),
         ],
     )
 
@@ -1053,7 +1063,7 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.Div(
                 className="di-compare-body",
                 children=[
-                    side_panel(service.provider, jobs, state),
+                    side_panel(service.provider, jobs, state, tags_of),
                     html.Div(
                         className="di-compare-main",
                         children=[
