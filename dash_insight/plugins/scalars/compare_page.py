@@ -720,14 +720,17 @@ def eye_colours(
     return run_colours(jobs, [job.train_id for job in provider.list_jobs()], overrides)
 
 
-def colour_row() -> html.Div:
-    """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default."""
+def colour_row(choices: tuple[list[dict[str, Any]], str | None] = ([], None)) -> html.Div:
+    """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default
+    (``choices``: the menu's options and value, :func:`run_choices`)."""
     return html.Div(
         className="di-toolbar di-run-colours",
         children=[
             html.Span(_("Run colour"), className="di-control-label"),
             dcc.Dropdown(
                 id="compare-colour-run",
+                options=choices[0],
+                value=choices[1],
                 placeholder=_("run"),
                 className="di-compose",
                 clearable=False,
@@ -813,16 +816,20 @@ def group_row(
 
 
 def side_tools(
-    state: CompareState, looks: GroupLooks | None = None, tag_note: str = ""
+    state: CompareState,
+    looks: GroupLooks | None = None,
+    tag_note: str = "",
+    choices: tuple[list[dict[str, Any]], str | None] = ([], None),
 ) -> list[html.Div]:
     """Below the pickers: the runs' colours, then the groups, then the tags across runs
     (``looks``: the group and colour-by menus' options, note and legend,
-    :func:`group_looks`; ``tag_note``: the tag map's note, :func:`tag_map_looks`)."""
+    :func:`group_looks`; ``tag_note``: the tag map's note, :func:`tag_map_looks`;
+    ``choices``: the run colour menu's, :func:`run_choices`)."""
     if looks is None:
         return [colour_row(), group_row(state), colour_by_row(state), tag_map_row(state)]
     options, _value, note, colour_options, _colour, legend = looks
     return [
-        colour_row(),
+        colour_row(choices),
         group_row(state, options, note),
         colour_by_row(state, colour_options, legend),
         tag_map_row(state, tag_note),
@@ -1027,7 +1034,12 @@ def side_panel(
                 state.tags,
                 state.url.filter,
             ),
-            *side_tools(state, group_looks(provider, state), tag_map_looks(state, tags_of)[1]),
+            *side_tools(
+                state,
+                group_looks(provider, state),
+                tag_map_looks(state, tags_of)[1],
+                run_choices(provider, state, None),
+            ),
         ],
     )
 
@@ -1405,8 +1417,14 @@ def warning(provider: DataProvider, search: str | None, _ticks: Any, _clicks: An
 def colour_choices(
     provider: DataProvider, search: str | None, _overrides: Any, chosen: str | None
 ) -> tuple:
+    """:func:`run_choices` of the URL ``search``."""
+    return run_choices(provider, current_state(provider, search)[0], chosen)
+
+
+def run_choices(
+    provider: DataProvider, state: CompareState, chosen: str | None
+) -> tuple[list[dict[str, Any]], str | None]:
     """The runs drawn, each with a swatch of its colour; the first chosen at first."""
-    state, _jobs, _tags = current_state(provider, search)
     drawn = state.shown_jobs
     options = [
         {
@@ -1483,6 +1501,7 @@ def _bind_colours(app: dash.Dash, provider: DataProvider) -> None:
         Input("url", "search"),
         Input(STORE_ID, "data"),
         State("compare-colour-run", "value"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(colour_choices, provider))
     app.callback(
         Output(STORE_ID, "data"),

@@ -637,10 +637,10 @@ window.fetch = function (url, options) {
 
 def test_compare_layout_has_its_grid_counts_warning_and_menus(dash_duo, corpus_app) -> None:
     """#37 item 2: the comparison's layout holds its chart cards (and their plan), the counts,
-    the crowd warning, the group and colour-by menus and the tag map's note, so opening it
-    sends no callback for them (each was a round trip before the charts' points were asked
-    for, and the menus' values, set by an answer, ran the group controls' callback once
-    more); the charts drawn are the same."""
+    the crowd warning, the run colour, group and colour-by menus and the tag map's note, so
+    opening it sends no callback for them (each was a round trip before the charts' points
+    were asked for, and the menus' values, set by an answer, ran the group controls' callback
+    once more); the charts drawn are the same."""
     dash_duo.driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument", {"source": CALLBACK_RECORDER}
     )
@@ -660,6 +660,7 @@ def test_compare_layout_has_its_grid_counts_warning_and_menus(dash_duo, corpus_a
         "compare-warning.children",
         "compare-group-by.options",
         "compare-tag-map-note.children",
+        "compare-colour-run.options",
         '"chart-pins"}.data',
     ):
         assert not any(output in request.split(" <- ")[0] for request in sent), (output, sent)
