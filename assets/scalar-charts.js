@@ -866,7 +866,9 @@
      figure), or its graph a new figure when what it shows changed (false: nothing to draw). */
   function draw(chartId) {
     const state = pageState();
-    if (!state || !loaded[chartId]) return false;
+    // Not in the plan: a card on its way out (the grid's callback replaces the layout's cards
+    // when the URL changes at load, e.g. a tag map restored); a graph without a figure throws.
+    if (!state || !loaded[chartId] || !state.byId[chartId]) return false;
     const key = drawnKey(state, chartId, state.smoothing);
     const drawn = drawnKeys();
     const setProps = window.dash_clientside.set_props;

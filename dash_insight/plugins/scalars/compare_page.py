@@ -583,20 +583,29 @@ def colour_legend(column: str, legend: Mapping[str, Any] | None) -> list[Any]:
     ]
 
 
-def colour_by_row(state: CompareState) -> html.Div:
-    """Colour the runs by a lineage column (its options and legend: :func:`group_controls`)."""
+#: The group-by and colour-by menus' looks: options, value, note; options, value, legend.
+GroupLooks = tuple[
+    list[dict[str, str]], str | None, str, list[dict[str, str]], str | None, list[Any]
+]
+
+
+def colour_by_row(
+    state: CompareState, options: Sequence[Mapping[str, str]] = (), legend: Sequence[Any] = ()
+) -> html.Div:
+    """Colour the runs by a lineage column (its options and legend: :func:`group_looks`; the
+    layout's, then :func:`group_controls`)."""
     return html.Div(
         className="di-toolbar di-compare-groups",
         children=[
             html.Span(_("Colour runs by"), className="di-control-label"),
             dcc.Dropdown(
                 id="compare-colour-by",
-                options=[],
+                options=list(options),
                 value=state.url.colour_by or None,
                 placeholder=_("a lineage column"),
                 className="di-compose",
             ),
-            html.Div(id="compare-colour-legend", className="di-colour-legend"),
+            html.Div(list(legend), id="compare-colour-legend", className="di-colour-legend"),
         ],
     )
 
@@ -711,14 +720,17 @@ def eye_colours(
     return run_colours(jobs, [job.train_id for job in provider.list_jobs()], overrides)
 
 
-def colour_row() -> html.Div:
-    """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default."""
+def colour_row(choices: tuple[list[dict[str, Any]], str | None] = ([], None)) -> html.Div:
+    """Pick a run's colour: the run (one of those drawn), a palette swatch, or its default
+    (``choices``: the menu's options and value, :func:`run_choices`)."""
     return html.Div(
         className="di-toolbar di-run-colours",
         children=[
             html.Span(_("Run colour"), className="di-control-label"),
             dcc.Dropdown(
                 id="compare-colour-run",
+                options=choices[0],
+                value=choices[1],
                 placeholder=_("run"),
                 className="di-compose",
                 clearable=False,
@@ -742,22 +754,22 @@ def colour_row() -> html.Div:
     )
 
 
-def group_row(state: CompareState) -> html.Div:
+def group_row(
+    state: CompareState, options: Sequence[Mapping[str, str]] = (), note: str = ""
+) -> html.Div:
     """Group runs by a lineage column or a regular expression on their names; each group's
     centre (mean or median), band (± std or min–max), and whether its runs are drawn too.
-    The menu's options and the note follow the URL (:func:`group_controls`)."""
-    pattern = (
-        state.url.group_by[len(REGEX_PREFIX) :]
-        if state.url.group_by.startswith(REGEX_PREFIX)
-        else ""
-    )
+    The menu's options and the note follow the URL (:func:`group_looks`: the layout's, then
+    :func:`group_controls`)."""
+    by = state.url.group_by
+    pattern = by[len(REGEX_PREFIX) :] if by.startswith(REGEX_PREFIX) else ""
     return html.Div(
         className="di-toolbar di-compare-groups",
         children=[
             html.Span(_("Group runs by"), className="di-control-label"),
             dcc.Dropdown(
                 id="compare-group-by",
-                options=[],
+                options=list(options),
                 value=state.url.group_by or None,
                 placeholder=_("a lineage column"),
                 className="di-compose di-group-by",
@@ -798,14 +810,30 @@ def group_row(state: CompareState) -> html.Div:
                 value=["runs"] if state.url.runs else [],
                 options=[{"label": " " + _("show runs"), "value": "runs"}],
             ),
-            html.Span(id="compare-group-note", className="di-muted di-group-note"),
+            html.Span(note, id="compare-group-note", className="di-muted di-group-note"),
         ],
     )
 
 
-def side_tools(state: CompareState) -> list[html.Div]:
-    """Below the pickers: the runs' colours, then the groups, then the tags across runs."""
-    return [colour_row(), group_row(state), colour_by_row(state), tag_map_row(state)]
+def side_tools(
+    state: CompareState,
+    looks: GroupLooks | None = None,
+    tag_note: str = "",
+    choices: tuple[list[dict[str, Any]], str | None] = ([], None),
+) -> list[html.Div]:
+    """Below the pickers: the runs' colours, then the groups, then the tags across runs
+    (``looks``: the group and colour-by menus' options, note and legend,
+    :func:`group_looks`; ``tag_note``: the tag map's note, :func:`tag_map_looks`;
+    ``choices``: the run colour menu's, :func:`run_choices`)."""
+    if looks is None:
+        return [colour_row(), group_row(state), colour_by_row(state), tag_map_row(state)]
+    options, _value, note, colour_options, _colour, legend = looks
+    return [
+        colour_row(choices),
+        group_row(state, options, note),
+        colour_by_row(state, colour_options, legend),
+        tag_map_row(state, tag_note),
+    ]
 
 
 # -- tags across runs (:mod:`.tag_map`) ----------------------------------------------------------
@@ -820,7 +848,7 @@ def base_key(service: DataService) -> str:
     return hashlib.sha256(service.summary_base_dir.encode()).hexdigest()[:16]
 
 
-def tag_map_row(state: CompareState) -> html.Div:
+def tag_map_row(state: CompareState, note: str = "") -> html.Div:
     """The mapping as text (``original → chart`` per line), Apply, the suggested mapping added
     by one click, Clear; the note says what is suggested (:func:`tag_map_controls`)."""
     return html.Div(
@@ -848,7 +876,7 @@ def tag_map_row(state: CompareState) -> html.Div:
                     html.Button(_("Clear"), id="compare-tag-map-clear", className="di-chip"),
                 ],
             ),
-            html.Span(id="compare-tag-map-note", className="di-muted"),
+            html.Span(note, id="compare-tag-map-note", className="di-muted"),
             dcc.Store(id=TAG_MAPS_STORE, storage_type="local", data={}),
         ],
     )
@@ -857,9 +885,14 @@ def tag_map_row(state: CompareState) -> html.Div:
 def tag_map_controls(
     provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any
 ) -> tuple[str, str]:
+    """:func:`tag_map_looks` of the URL ``search``."""
+    state, _jobs, tags_of = current_state(provider, search)
+    return tag_map_looks(state, tags_of)
+
+
+def tag_map_looks(state: CompareState, tags_of: Mapping[str, list[str]]) -> tuple[str, str]:
     """The text box (the URL's mapping) and the note: what the mapping merges, and the tags
     of the selected jobs :func:`~.query_tag_map.suggest_tag_map` would merge besides."""
-    state, _jobs, tags_of = current_state(provider, search)
     tag_map = state.url.tag_map
     notes = []
     if tag_map:
@@ -934,6 +967,7 @@ def _bind_tag_map(app: dash.Dash, service: DataService) -> None:
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(tag_map_controls, provider))
     app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -971,16 +1005,51 @@ def job_picker(provider: DataProvider, jobs: list[str], state: CompareState) -> 
         state.jobs,
         state.url.job_filter,
         noun="job",
-        extra=[html.Span(id="compare-warning", className="di-warning")],
+        extra=[
+            html.Span(
+                crowd_warning(len(jobs), len(state.shown_jobs)),
+                id="compare-warning",
+                className="di-warning",
+            )
+        ],
         hidden=state.hidden,
         colours=eye_colours(provider, jobs),
         filter_texts=state.job_texts,
     )
 
 
+def side_panel(
+    provider: DataProvider, jobs: list[str], state: CompareState, tags_of: dict[str, list[str]]
+) -> html.Aside:
+    """The side panel: the job and tag pickers, then :func:`side_tools`."""
+    return html.Aside(
+        className="di-panel di-compare-side",
+        id="compare-side",
+        children=[
+            job_picker(provider, jobs, state),
+            picker(
+                "compare-tags",
+                _("Tag Selection"),
+                state.all_tags,
+                state.tags,
+                state.url.filter,
+            ),
+            *side_tools(
+                state,
+                group_looks(provider, state),
+                tag_map_looks(state, tags_of)[1],
+                run_choices(provider, state, None),
+            ),
+        ],
+    )
+
+
 def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html.Div:
     jobs, tags_of = scalar_jobs(service.provider, params)
     state = page_state(params, jobs, tags_of, label_texts(service.provider, jobs))
+    # The first grid is the layout's: no callback round trip before the charts are planned
+    # (the grid callback answers only what changes after; the plan is in the HTML too).
+    content = grid_content(service.provider, state, tags_of)
     return html.Div(
         [
             *compare_head(
@@ -1006,28 +1075,14 @@ def layout(app: dash.Dash, service: DataService, params: dict[str, str]) -> html
             html.Div(
                 className="di-compare-body",
                 children=[
-                    html.Aside(
-                        className="di-panel di-compare-side",
-                        id="compare-side",
-                        children=[
-                            job_picker(service.provider, jobs, state),
-                            picker(
-                                "compare-tags",
-                                _("Tag Selection"),
-                                state.all_tags,
-                                state.tags,
-                                state.url.filter,
-                            ),
-                            *side_tools(state),
-                        ],
-                    ),
+                    side_panel(service.provider, jobs, state, tags_of),
                     html.Div(
                         className="di-compare-main",
                         children=[
                             controls_panel(state),
-                            *chart_stores("compare", base_dir=service.summary_base_dir),
-                            html.Div(id="compare-grid", className="di-chart-grid"),
-                            pager("compare"),
+                            *chart_stores("compare", content.plan, service.summary_base_dir),
+                            html.Div(content.cards, id="compare-grid", className="di-chart-grid"),
+                            pager("compare", texts=(content.total, content.page)),
                         ],
                     ),
                 ],
@@ -1071,19 +1126,23 @@ def download(
     )
 
 
-def grid(
-    provider: DataProvider,
-    search: str | None,
-    _ticks: Any,
-    _clicks: Any,
-    shown: list[dict],
-    drawn: dict | None,
-    pins: Any = None,
-) -> tuple:
-    """The chart cards of the page (only when the charts change), the counts, the pager and
-    the charts' plan (:func:`~.page_charts.chart_plan`; nothing new: no update). ``pins``: the
-    page's pins store (the pinned tags first, :mod:`.pins`)."""
-    state, _unused, tags_of = current_state(provider, search)
+@dataclasses.dataclass(frozen=True)
+class GridContent:
+    """What the grid shows: its cards (or the empty note), the counts, the pager's text, the
+    charts' plan and the ids of the charts."""
+
+    cards: Any
+    total: str
+    page: str
+    plan: dict[str, Any]
+    ids: list[str]
+
+
+def grid_content(
+    provider: DataProvider, state: CompareState, tags_of: dict[str, list[str]], pins: Any = None
+) -> GridContent:
+    """The grid of the page's layout and of its callback (``pins``: the page's pins store, the
+    pinned tags first, :mod:`.page_pins`; the layout has none)."""
     state = dataclasses.replace(state, shown_tags=pinned_first(state.shown_tags, page_pins(pins)))
     groups, _problem = run_groups(provider, state)
     colours = eye_colours(provider, state.shown_jobs)
@@ -1097,14 +1156,11 @@ def grid(
     if state.hidden:
         total += _(", {hidden} hidden").format(hidden=len(state.hidden))
     page = f"{min(state.url.page, pages)} / {pages}"
-    payload: Any = chart_plan(provider, charts, state.url.x_tag, state.url.epoch_steps)
-    if drawn and drawn.get("stamp") == payload["stamp"]:
-        payload = dash.no_update  # nothing new since the charts were planned
-    if [c.chart_id for c in charts] == [s["chart"] for s in shown]:
-        return dash.no_update, total, page, payload
+    plan = chart_plan(provider, charts, state.url.x_tag, state.url.epoch_steps)
+    ids = [c.chart_id for c in charts]
     if not charts:
         empty = _("Select jobs and tags in the selection panel.")
-        return html.Div(empty, className="di-panel di-empty"), total, page, payload
+        return GridContent(html.Div(empty, className="di-panel di-empty"), total, page, plan, ids)
     flipped, log_x = set(state.url.best_flip or ()), set(state.url.log_x or ())
     cards = [
         chart_card(
@@ -1116,16 +1172,42 @@ def grid(
         )
         for chart in charts
     ]
-    return cards, total, page, payload
+    return GridContent(cards, total, page, plan, ids)
+
+
+def grid(
+    provider: DataProvider,
+    search: str | None,
+    _ticks: Any,
+    _clicks: Any,
+    shown: list[dict],
+    drawn: dict | None,
+    pins: Any = None,
+) -> tuple:
+    """The chart cards of the page (only when the charts change), the counts, the pager and
+    the charts' plan (:func:`~.page_charts.chart_plan`; nothing new: no update). ``pins``: the
+    page's pins store (the pinned tags first, :mod:`.page_pins`)."""
+    state, _unused, tags_of = current_state(provider, search)
+    content = grid_content(provider, state, tags_of, pins)
+    payload: Any = content.plan
+    if drawn and drawn.get("stamp") == payload["stamp"]:
+        payload = dash.no_update  # nothing new since the charts were planned
+    if content.ids == [s["chart"] for s in shown]:
+        return dash.no_update, content.total, content.page, payload
+    return content.cards, content.total, content.page, payload
 
 
 def group_controls(
     provider: DataProvider, search: str | None, _ticks: Any, _clicks: Any
-) -> tuple[list[dict[str, str]], str | None, str, list[dict[str, str]], str | None, list[Any]]:
+) -> GroupLooks:
+    """:func:`group_looks` of the URL ``search``."""
+    return group_looks(provider, current_state(provider, search)[0])
+
+
+def group_looks(provider: DataProvider, state: CompareState) -> GroupLooks:
     """The group-by menu's options and value (the URL's), and the note: how many groups, that
     bands cover only the steps where two runs or more have values, or what is wrong; the
     colour-by menu's options and value, and its legend."""
-    state, _jobs, _tags = current_state(provider, search)
     columns = lineage_columns(provider, state.shown_jobs)
     groups, problem = run_groups(provider, state, columns)
     note = problem
@@ -1197,6 +1279,7 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
         State({"type": "graph-slot", "chart": dash.ALL}, "id"),
         State(IDS["data"], "data"),
         Input({"type": "chart-pins", "page": "compare", "base": dash.ALL}, "data"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(grid, provider))
     app.callback(
         Output("compare-download", "data"),
@@ -1215,6 +1298,7 @@ def _bind_groups(app: dash.Dash, service: DataService) -> None:
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(group_controls, provider))
     app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -1333,8 +1417,14 @@ def warning(provider: DataProvider, search: str | None, _ticks: Any, _clicks: An
 def colour_choices(
     provider: DataProvider, search: str | None, _overrides: Any, chosen: str | None
 ) -> tuple:
+    """:func:`run_choices` of the URL ``search``."""
+    return run_choices(provider, current_state(provider, search)[0], chosen)
+
+
+def run_choices(
+    provider: DataProvider, state: CompareState, chosen: str | None
+) -> tuple[list[dict[str, Any]], str | None]:
     """The runs drawn, each with a swatch of its colour; the first chosen at first."""
-    state, _jobs, _tags = current_state(provider, search)
     drawn = state.shown_jobs
     options = [
         {
@@ -1396,6 +1486,7 @@ def register(app: dash.Dash, service: DataService) -> None:
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
+        prevent_initial_call=True,  # the layout has it
     )(functools.partial(warning, provider))
     _bind_colours(app, provider)
     _bind_groups(app, service)
@@ -1410,6 +1501,7 @@ def _bind_colours(app: dash.Dash, provider: DataProvider) -> None:
         Input("url", "search"),
         Input(STORE_ID, "data"),
         State("compare-colour-run", "value"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(colour_choices, provider))
     app.callback(
         Output(STORE_ID, "data"),

@@ -29,7 +29,7 @@ from dash_insight.plugins.scalars.query_smoothing import smooth_ema, threshold_m
 from dash_insight.web.components.run_colours import PALETTE
 from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
-from tests.browser import until
+from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
 from tests.pages import MARGINS_ADDED, run_js
 
@@ -617,6 +617,56 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     until(lambda: len({t["name"] for t in _figures(dash_duo)["loss/auto"]["data"]}) == 3, 10)
     _click(dash_duo, '.di-axis input[value="absolute"]')
     until(lambda: _figures(dash_duo)["loss/auto"]["layout"]["xaxis"]["text"] == "time", 10)
+    assert console_errors(dash_duo) == []
+
+
+#: Every callback the page sends (its outputs, then the inputs that changed), recorded before
+#: the page's scripts run.
+CALLBACK_RECORDER = """
+window.__callbacks = [];
+const originalFetch = window.fetch;
+window.fetch = function (url, options) {
+  if (String(url).includes('_dash-update-component')) {
+    const request = JSON.parse(String(options.body));
+    window.__callbacks.push(request.output + ' <- ' + (request.changedPropIds || []).join(' '));
+  }
+  return originalFetch.apply(this, arguments);
+};
+"""
+
+
+def test_compare_layout_has_its_grid_counts_warning_and_menus(dash_duo, corpus_app) -> None:
+    """#37 item 2: the comparison's layout holds its chart cards (and their plan), the counts,
+    the crowd warning, the run colour, group and colour-by menus and the tag map's note, so
+    opening it sends no callback for them (each was a round trip before the charts' points
+    were asked for, and the menus' values, set by an answer, ran the group controls' callback
+    once more); the charts drawn are the same."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": CALLBACK_RECORDER}
+    )
+    jobs = encode_tags(["./lenet_sc", "./lenet_lr0.01_bs32"])
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(dash_duo.server_url + f"/compare?jobs={quote(jobs)}")
+    figures = _wait_charts(dash_duo, 2)
+    assert {t["name"] for t in figures["loss/auto"]["data"]} == {
+        "./lenet_sc",
+        "./lenet_lr0.01_bs32",
+    }
+    wait_idle(dash_duo)
+    sent = run_js(dash_duo, "return window.__callbacks;")
+    assert sent  # the recorder saw the page's other callbacks
+    for output in (
+        "compare-grid.children",
+        "compare-warning.children",
+        "compare-group-by.options",
+        "compare-tag-map-note.children",
+        "compare-colour-run.options",
+        '"chart-pins"}.data',
+    ):
+        assert not any(output in request.split(" <- ")[0] for request in sent), (output, sent)
+    assert not any("compare-group-by.value" in request.split(" <- ")[1] for request in sent)
+    assert dash_duo.find_element("#compare-total").text == "2 of 2 tags, 2 jobs"
+    assert dash_duo.find_element("#compare-page").text == "1 / 1"
     assert console_errors(dash_duo) == []
 
 
