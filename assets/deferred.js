@@ -16,7 +16,8 @@
 
    A callback may change a holder's data-component / data-later until its component has them
    all (a picker following the URL before its grid is mounted: assets/pickers.js), so each is
-   read when it is applied; a holder with data-later drops both once applied (its callbacks
+   read when it is applied; a holder drops both once its component has them all, at the mount
+   or, with data-later, once those are applied (its callbacks
    then know that the component itself is there to update, and the page does not keep a
    10,000-row spec twice). */
 (function () {
@@ -61,8 +62,14 @@
     if (id.startsWith("{")) {
       try { id = JSON.parse(id); } catch { /* a plain id after all */ }
     }
-    window.dash_clientside.set_props(id, {children: spec, style});
-    if (holder.dataset.later) setLater(holder, id, spec);
+    if (holder.dataset.later) {
+      window.dash_clientside.set_props(id, {children: spec, style});
+      setLater(holder, id, spec);
+    } else {
+      // The component has all its props: the holder drops its spec (a picker's rows are not
+      // kept twice; pickers.toHolder then leaves it alone).
+      window.dash_clientside.set_props(id, {children: spec, style, "data-component": null});
+    }
   }
 
   /* Props held back (deferred(..., later=...)) are given once the component is set up (an AG

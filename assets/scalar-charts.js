@@ -1210,6 +1210,20 @@
         return window.dashInsightText(`best: ${direction}`);
       },
 
+      /* Whether the pin buttons must change their look (dash_insight/plugins/scalars/
+         page_pins.py register_pin_callbacks): [a count one higher] for the page's pin-looks
+         store when a button's class (di-pinned) disagrees with the page's pins, else nothing.
+         At load, with nothing pinned, the buttons as the layout drew them are right, and the
+         server is not asked. `stores`: the page's pins stores (one), `values` the buttons'
+         tags, `classes` their classes, `due` the pin-looks stores' counts. */
+      pinLooksDue(stores, _ids, values, classes, due) {
+        const noUpdate = window.dash_clientside.no_update;
+        const pins = new Set(Array.isArray(stores) && Array.isArray(stores[0]) ? stores[0] : []);
+        const wrong = (values || []).some((value, i) => pins.has(value) !==
+          String((classes || [])[i] || "").split(" ").includes("di-pinned"));
+        return (due || []).map(count => (wrong ? (Number(count) || 0) + 1 : noUpdate));
+      },
+
       fullScreen(clicks, className) {
         const classes = (className || "").split(" ").filter(Boolean);
         const full = classes.includes("di-full");

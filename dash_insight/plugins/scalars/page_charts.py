@@ -32,7 +32,12 @@ from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.store.chunks import Extreme
-from dash_insight.plugins.scalars.page_pins import pin_button, pins_store, register_pin_callbacks
+from dash_insight.plugins.scalars.page_pins import (
+    pin_button,
+    pin_looks_store,
+    pins_store,
+    register_pin_callbacks,
+)
 from dash_insight.plugins.scalars.query_best import (
     BestPoint,
     Direction,
@@ -678,14 +683,15 @@ def chart_stores(
     """The stores a chart page includes: the plan (:func:`chart_plan`; ``plan``: the first
     one, when the layout has it), the thresholds remembered in the browser ({chart id:
     threshold}), and with ``base_dir`` (the summary base directory) the pinned charts
-    (:func:`~.page_pins.pins_store`)."""
+    (:func:`~.page_pins.pins_store`) and the count that asks for the pin buttons' looks
+    (:func:`~.page_pins.pin_looks_store`)."""
     ids = chart_ids(page)
     stores: list[Component] = [
         dcc.Store(id=ids["data"], data=plan),
         dcc.Store(id=ids["thresholds"], storage_type="local", data={}),
     ]
     if base_dir is not None:
-        stores.append(pins_store(page, base_dir))
+        stores += [pins_store(page, base_dir), pin_looks_store(page)]
     if plan is not None:
         try:
             # Also in the HTML: the browser fetches the first screen's points as soon as their

@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from dash import ALL, Input, Output, State, dcc, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_update
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.web.binding import triggered
@@ -24,6 +24,7 @@ MAX_PINS = 200
 MAX_PIN_CHARS = 1000
 PINS_TYPE = "chart-pins"
 PIN_TYPE = "chart-pin"
+PIN_LOOKS_TYPE = "chart-pin-looks"
 PIN_CLASS = "di-chip di-pin"
 PINNED_CLASS = "di-chip di-pin di-pinned"
 
@@ -42,6 +43,12 @@ def pins_store(page: str, base_dir: str) -> dcc.Store:
     """The page's pins, kept in the browser's local storage (a list of tags, first pinned
     first)."""
     return dcc.Store(id=pins_id(page, base_dir), storage_type="local", data=[])
+
+
+def pin_looks_store(page: str) -> dcc.Store:
+    """A count raised by the browser (``scalarCharts.pinLooksDue``) when the pin buttons'
+    looks disagree with the page's pins: the server then writes them (:func:`pin_looks`)."""
+    return dcc.Store(id={"type": PIN_LOOKS_TYPE, "page": page}, data=0)
 
 
 def pin_button(chart_id: str, name: str) -> html.Button:
@@ -113,7 +120,9 @@ def pin_clicked(
     return [toggled(page_pins(stores), name), *unchanged[1:]]
 
 
-def pin_looks(stores: list[Any], _ids: list[Any], values: list[Any]) -> tuple[list, list, list]:
+def pin_looks(
+    _due: Any, stores: list[Any], _ids: list[Any], values: list[Any]
+) -> tuple[list, list, list]:
     """Each pin button's label, class and tooltip: pinned (highlighted, "Unpin") or not."""
     pins = set(page_pins(stores))
     on = [value in pins for value in values]
@@ -149,11 +158,26 @@ def register_pin_callbacks(app: Any) -> None:
         State(pins, "data"),
         prevent_initial_call=True,
     )(triggered(pin_clicked, clicked=True))
+    # The browser says when the buttons' looks are wrong (a pin added or restored, buttons
+    # drawn with pins stored): at load, with nothing pinned, the layout's buttons are right and
+    # the server is not asked (issue 37 item 2).
+    looks = {"type": PIN_LOOKS_TYPE, "page": ALL}
+    app.clientside_callback(
+        ClientsideFunction("scalarCharts", "pinLooksDue"),
+        Output(looks, "data"),
+        Input(pins, "data"),
+        Input(pin, "id"),
+        State(pin, "value"),
+        State(pin, "className"),
+        State(looks, "data"),
+    )
     app.callback(
         Output(pin, "children"),
         Output(pin, "className"),
         Output(pin, "title"),
-        Input(pins, "data"),
-        Input(pin, "id"),
+        Input(looks, "data"),
+        State(pins, "data"),
+        State(pin, "id"),
         State(pin, "value"),
+        prevent_initial_call=True,
     )(pin_looks)

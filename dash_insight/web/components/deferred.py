@@ -7,8 +7,8 @@ mounts it (``dash_clientside.set_props``) once every chart card on screen is dra
 :data:`LONGEST_WAIT_MS`, or at once on a page without charts. Callbacks of the mounted component
 work as for any component a callback adds. Until it has all its props, a callback may rewrite
 the holder's ``data-component`` / ``data-later`` (the picker following the URL does, see
-``tag_select.register_picker``): they are read when applied, and a holder with ``later`` props
-drops both once its component has them.
+``tag_select.register_picker``): they are read when applied, and the holder drops both once
+its component has them (at the mount, or once the ``later`` props are given).
 
 :func:`deferred_children` does the same for the children of a chart card below the first
 screen: the card's frame is in the page at once (its place, its id), its toolbar, graph slot and

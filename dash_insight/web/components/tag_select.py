@@ -420,12 +420,12 @@ def picker(
             # The ticks the grid is mounted with: its first report of them only echoes the URL,
             # so it is not passed on (a round trip to the server for nothing, late in the load).
             dcc.Store(id=f"{list_id}-mounted-ticks", data=_mounted_ticks(view)),
-            # Mounted after the charts on screen: a grid mounted with the layout delays them; its
-            # rows and ticks come in a task after its set-up (as the callback below sets them).
+            # Mounted after the charts on screen: a grid mounted with the layout delays them.
+            # With its rows and ticks: given in a task after its set-up, the grid laid out and
+            # drew its rows twice (no rows, then rows and a scrollbar), the page's last changes.
             deferred(
                 _picker_grid(list_id, view, _picker_columns(texts, hidden is not None), texts),
                 f"{list_id}-holder",
-                later=("rowData", "selectedRows"),
                 className="di-picker-list",
                 style={"minHeight": f"{picker_height(len(view.rows))}px"},
             ),

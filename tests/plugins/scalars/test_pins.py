@@ -61,7 +61,7 @@ def test_a_pin_click_toggles_its_chart_and_a_drawn_button_changes_nothing() -> N
 
 
 def test_pin_looks_and_tooltips_in_both_languages() -> None:
-    labels, classes, titles = page_pins.pin_looks([["b"]], [{}, {}], ["a", "b"])
+    labels, classes, titles = page_pins.pin_looks(1, [["b"]], [{}, {}], ["a", "b"])
     assert labels == ["pin", "pinned"]
     assert classes == [page_pins.PIN_CLASS, page_pins.PINNED_CLASS]
     assert titles == [
