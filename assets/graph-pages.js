@@ -48,14 +48,16 @@
     }, 0));
   }
 
-  /* After a change of the main view's styles (the theme's stylesheet; `style` events come per
-     element, so once they stop) the overview takes its colours; not while it is laid out (the
-     overview is drawn when it is). */
+  /* After a new stylesheet on the main view (the theme's: cytoscape then has another style
+     object and restyles every element) the overview takes its colours; not while it is laid
+     out (the overview is drawn when it is). Other restyles (a press, a selection, a patch)
+     leave the overview as it is. */
   function onStyles(cy, overview, redraw) {
-    let timer = null;
+    let sheet = cy.style();
     cy.on("style", () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => { if (!layingOut(cy)) drawOverview(cy, overview, redraw); }, 100);
+      if (cy.style() === sheet) return;
+      sheet = cy.style();
+      if (!layingOut(cy)) drawOverview(cy, overview, redraw);
     });
   }
 
