@@ -169,10 +169,26 @@
     return {weights: weights.join(" "), distances: distances.join(" ")};
   }
 
+  /* Where cytoscape puts the middle of an edge drawn through `s` (segments) from the centre
+     `source` to the centre `target` (its `midpoint()`, where it draws the label): its middle
+     segment point, or halfway between the two middle ones; computed here from the same
+     numbers, without asking cytoscape (which projects the edge's whole drawing for it). */
+  function segmentsMidpoint(source, target, s) {
+    const weights = s.weights.split(" ").map(Number);
+    const distances = s.distances.split(" ").map(Number);
+    const dx = target.x - source.x, dy = target.y - source.y, length = Math.hypot(dx, dy);
+    const point = i => ({x: source.x + dx * weights[i] - dy / length * distances[i],
+                         y: source.y + dy * weights[i] + dx / length * distances[i]});
+    const n = Math.min(weights.length, distances.length);
+    if (n % 2 === 1) return point((n - 1) / 2);
+    const a = point(n / 2 - 1), b = point(n / 2);
+    return {x: (a.x + b.x) / 2, y: (a.y + b.y) / 2};
+  }
+
   // Node (tests/plugins/graphs/test_layout_engine.py) loads this file as a CommonJS module.
   /* global module:readonly */
   const shared = {ELK_VERSION, OPTIONS, SCOPE_PADDING, CHEAP, SPAN_BUDGET, LABELLED_EDGES, elkGraph,
-    overBudget, nudge, placements, segments};
+    overBudget, nudge, placements, segments, segmentsMidpoint};
   if (typeof module === "object" && module.exports) {
     module.exports = shared;
     return;
@@ -202,6 +218,12 @@
 
   const keyOf = cy => cy.nodes().length + ":" + cy.edges().length;
 
+  /* What the graph scripts keep about a canvas (the server's order, the layout running, the
+     last layout's places, ...), on the cytoscape instance. Not in `cy.scratch`: each write of
+     the core's scratch restyles every element (cytoscape 3.28 updates the mappers of the whole
+     graph on it), seconds per write in the 1,500-node view, and a patch made dozens of them. */
+  const stateOf = cy => cy._diState || (cy._diState = {});
+
   /* The size of an edge label on the canvas (the stylesheet's 10 px in cytoscape's font, its
      background 1 px around it), measured once per text. */
   const LABEL_FONT = "10px Helvetica Neue, Helvetica, sans-serif";
@@ -215,10 +237,10 @@
   }
 
   /* `collection`'s elements in the order of the server's list (the page keeps it in the
-     scratch `_diOrder` while it patches the canvas, assets/graph-pages.js applyPatch: an added
+     state `order` (stateOf) while it patches the canvas, assets/graph-pages.js applyPatch: an added
      element is last in cytoscape's own order), as an array; cytoscape's order without it. */
   function inOrder(cy, collection) {
-    const order = cy.scratch("_diOrder");
+    const order = stateOf(cy).order;
     const items = collection.toArray();
     if (!order) return items;
     const rank = new Map(order.map((id, i) => [id, i]));
@@ -258,11 +280,13 @@
     return {x: then.x - now.x, y: then.y - now.y};
   }
 
-  /* Every node's centre (an open scope's: its box's) and whether it is open. */
+  /* Every node's centre (an open scope's: its box's) and whether it is open. `useCache`
+     said: a box asked for without it is recomputed with every box inside it, cytoscape's
+     caches ignored (the whole graph again for each open scope of the 1,500-node view). */
   function snapshot(cy) {
     const out = {};
     cy.nodes().forEach(n => {
-      const box = n.isParent() ? n.boundingBox({includeLabels: false}) : null;
+      const box = n.isParent() ? n.boundingBox({includeLabels: false, useCache: true}) : null;
       out[n.id()] = box ? {x: (box.x1 + box.x2) / 2, y: (box.y1 + box.y2) / 2, open: true}
         : {x: n.position("x"), y: n.position("y"), open: false};
     });
@@ -290,9 +314,9 @@
 
   /* Lay `cy` out again (a newer request wins over one still running). */
   async function layOut(cy, container) {
-    const generation = (cy.scratch("_diLayoutGeneration") || 0) + 1;
-    cy.scratch("_diLayoutGeneration", generation);
-    cy.scratch("_diLayoutRunning", true);
+    const generation = (stateOf(cy).layoutGeneration || 0) + 1;
+    stateOf(cy).layoutGeneration = generation;
+    stateOf(cy).layoutRunning = true;
     const right = container.classList.contains("di-elk-right");
     const {nodes, edges} = elementsOf(cy);
     let placed;
@@ -302,72 +326,64 @@
       console.warn("graph layout failed", error);
       placed = null;
     }
-    if (cy.scratch("_diLayoutGeneration") !== generation || cy.destroyed()) return;
-    if (placed) {
-      const {centres, routes, labels, boxes} = placed;
-      const shift = anchorShift(cy, cy.scratch("_diPlaced"), id => boxes[id]);
-      for (const c of Object.values(centres)) { c.x += shift.x; c.y += shift.y; }
-      for (const id of Object.keys(routes)) {
-        routes[id] = routes[id].map(p => ({x: p.x + shift.x, y: p.y + shift.y}));
-      }
-      for (const c of Object.values(labels)) { c.x += shift.x; c.y += shift.y; }
-      /* Only what changed is written: each write restyles the element with its compound
-         relatives (seconds for the 1,500-node view when a scope opens or closes, most of it
-         in place already). */
-      cy.batch(() => {
-        /* in one call: one position event and one bounds update for all of them */
-        const moved = cy.nodes().filter(n => {
-          const to = centres[n.id()];
-          return Boolean(to) && !samePlace(n.position(), to);
-        });
-        if (moved.length) moved.positions(n => centres[n.id()]);
-        cy.edges().forEach(e => {
-          const route = routes[e.id()];
-          const s = route && segments(e.source().position(), e.target().position(), route);
-          if (s) {
-            if (e.data("weights") !== s.weights || e.data("distances") !== s.distances) {
-              e.data({weights: s.weights, distances: s.distances});
-            }
-            if (!e.hasClass("routed")) e.addClass("routed");
-          } else if (e.hasClass("routed")) {
-            e.removeClass("routed");
-          }
-        });
-      });
-      placeLabels(cy, labels);
-    }
-    cy.scratch("_diPlaced", snapshot(cy));
-    cy.scratch("_diLayoutRunning", false);
+    if (stateOf(cy).layoutGeneration !== generation || cy.destroyed()) return;
+    if (placed) writePlaces(cy, placed);
+    stateOf(cy).placed = snapshot(cy);
+    stateOf(cy).layoutRunning = false;
     if (container.classList.contains("di-elk-fit")) cy.fit(undefined, 12);
     container.dataset.laidOut = keyOf(cy);
     cy.emit("dilaidout");
   }
 
+  /* ELK's places (place) written to `cy`, shifted so that the scope opened or closed stays
+     where it was (anchorShift), in one batch: the nodes that moved, in one call (one position
+     event and one bounds update for all of them), each edge's route (class `routed`) and
+     its label's place (class `placed`). Only what changed is written: each write restyles
+     the element with its compound relatives (seconds for the 1,500-node view when a scope
+     opens or closes, most of it in place already). */
+  function writePlaces(cy, placed) {
+    const {centres, routes, labels, boxes} = placed;
+    const shift = anchorShift(cy, stateOf(cy).placed, id => boxes[id]);
+    const shifted = p => ({x: p.x + shift.x, y: p.y + shift.y});
+    cy.batch(() => {
+      const moved = cy.nodes().filter(n => {
+        const to = centres[n.id()];
+        return Boolean(to) && !samePlace(n.position(), shifted(to));
+      });
+      if (moved.length) moved.positions(n => shifted(centres[n.id()]));
+      cy.edges().forEach(e => {
+        const route = routes[e.id()];
+        const source = e.source().position(), target = e.target().position();
+        const s = route && segments(source, target, route.map(shifted));
+        if (s) {
+          if (e.data("weights") !== s.weights || e.data("distances") !== s.distances) {
+            e.data({weights: s.weights, distances: s.distances});
+          }
+          if (!e.hasClass("routed")) e.addClass("routed");
+        } else if (e.hasClass("routed")) {
+          e.removeClass("routed");
+        }
+        const at = s && labels[e.id()];
+        placeLabel(e, at ? shifted(at) : null, at ? segmentsMidpoint(source, target, s) : null);
+      });
+    });
+  }
+
   /* Whether two points are the same (but for floating-point noise). */
   const samePlace = (a, b) => Math.abs(a.x - b.x) < 1e-6 && Math.abs(a.y - b.y) < 1e-6;
 
-  /* Each routed edge's label where ELK made room for it: cytoscape draws an edge's label at
-     its midpoint, moved by `text-margin-x/y` (the stylesheet's `edge.placed`). */
-  function placeLabels(cy, labels) {
-    const moves = [];
-    cy.edges().forEach(e => {
-      const at = labels[e.id()];
-      const mid = at && e.hasClass("routed") && e.midpoint();
-      moves.push([e, mid && Number.isFinite(mid.x) ? {lx: at.x - mid.x, ly: at.y - mid.y}
-        : null]);
-    });
-    cy.batch(() => {
-      for (const [e, move] of moves) {
-        if (move) {
-          if (!samePlace({x: e.data("lx"), y: e.data("ly")}, {x: move.lx, y: move.ly})) {
-            e.data(move);
-          }
-          if (!e.hasClass("placed")) e.addClass("placed");
-        } else if (e.hasClass("placed")) {
-          e.removeClass("placed");
-        }
+  /* A routed edge's label where ELK made room for it (`at`): cytoscape draws an edge's label
+     at its midpoint (`mid`), moved by `text-margin-x/y` (the stylesheet's `edge.placed`). */
+  function placeLabel(e, at, mid) {
+    if (at && mid && Number.isFinite(mid.x)) {
+      const move = {lx: at.x - mid.x, ly: at.y - mid.y};
+      if (!samePlace({x: e.data("lx"), y: e.data("ly")}, {x: move.lx, y: move.ly})) {
+        e.data(move);
       }
-    });
+      if (!e.hasClass("placed")) e.addClass("placed");
+    } else if (e.hasClass("placed")) {
+      e.removeClass("placed");
+    }
   }
 
   /* dash-cytoscape's own listeners that write a prop on every viewport change (`extent`) and
@@ -472,14 +488,14 @@
     quietDrags(cy, container);
     let queued = false;
     const schedule = () => {
-      cy.scratch("_diLayoutRunning", true);
+      stateOf(cy).layoutRunning = true;
       if (queued) return;
       queued = true;
       setTimeout(() => {
         queued = false;
         fastViewport(cy);
         if (cy.nodes().length) layOut(cy, container);
-        else cy.scratch("_diLayoutRunning", false);
+        else stateOf(cy).layoutRunning = false;
       }, 0);
     };
     cy.on("add remove", schedule);
@@ -500,5 +516,5 @@
     if (!pending) { pending = true; requestAnimationFrame(scan); }
   }).observe(document.documentElement, {childList: true, subtree: true});
 
-  root.diGraphLayout = Object.assign(shared, {keyOf, inOrder});
+  root.diGraphLayout = Object.assign(shared, {keyOf, inOrder, stateOf});
 })(typeof window !== "undefined" ? window : globalThis);

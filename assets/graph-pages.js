@@ -9,21 +9,25 @@
     return element && element._cyreg ? element._cyreg.cy : null;
   }
 
+  /* What the graph scripts keep about a canvas (assets/graph-layout.js stateOf). */
+  const stateOf = cy => window.diGraphLayout.stateOf(cy);
+
   const MAX_FIT_ZOOM = 2.5;
   /* An opened scope is shown at least this close: node labels (11 px in the stylesheet) and
      edge labels (10 px) are then 9 px or more on screen (issue 39). */
   const READABLE_ZOOM = 0.92;
 
   /* Place the overview's box on the part of the graph the main view shows (hidden when the
-     graph is empty or scrolled out of the overview). */
+     overview shows nothing or the view is out of it). */
   function drawOverviewBox(cy, overview, box) {
     if (!box) return;
-    if (!overview.elements().length) { box.style.display = "none"; return; }
-    const extent = cy.extent(), zoom = overview.zoom(), pan = overview.pan();
+    const view = window.diGraphOverview.view(overview);
+    if (!view) { box.style.display = "none"; return; }
+    const extent = cy.extent(), zoom = view.zoom, pan = view.pan;
     const left = Math.max(0, extent.x1 * zoom + pan.x);
     const top = Math.max(0, extent.y1 * zoom + pan.y);
-    const right = Math.min(overview.width(), extent.x2 * zoom + pan.x);
-    const bottom = Math.min(overview.height(), extent.y2 * zoom + pan.y);
+    const right = Math.min(view.width, extent.x2 * zoom + pan.x);
+    const bottom = Math.min(view.height, extent.y2 * zoom + pan.y);
     box.style.display = right > left && bottom > top ? "block" : "none";
     box.style.left = left + "px";
     box.style.top = top + "px";
@@ -31,26 +35,36 @@
     box.style.height = (bottom - top) + "px";
   }
 
-  /* The overview draws the main view's elements where ELK placed them on the main canvas
-     (assets/graph-layout.js lays out the main canvas only), fitted. */
-  function copyPositions(cy, overview) {
-    /* only the nodes that moved, in one call (each position event restyles) */
-    const moved = overview.nodes().filter(node => {
-      const twin = cy.getElementById(node.id());
-      if (!twin.length || node.isParent()) return false;
-      const at = twin.position(), was = node.position();
-      return at.x !== was.x || at.y !== was.y;
+  /* The overview (a <canvas>, assets/graph-overview.js) drawn again from the main view, then
+     its box; in a task of its own after the main view's next frame (which measures the
+     elements that changed: the overview then finds them measured), once for several calls. */
+  function drawOverview(cy, overview, redraw) {
+    if (overview._diPending) return;
+    overview._diPending = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      overview._diPending = false;
+      window.diGraphOverview.draw(cy, overview);
+      redraw();
+    }, 0));
+  }
+
+  /* After a new stylesheet on the main view (the theme's: cytoscape then has another style
+     object and restyles every element) the overview takes its colours; not while it is laid
+     out (the overview is drawn when it is). Other restyles (a press, a selection, a patch)
+     leave the overview as it is. */
+  function onStyles(cy, overview, redraw) {
+    let sheet = cy.style();
+    cy.on("style", () => {
+      if (cy.style() === sheet) return;
+      sheet = cy.style();
+      if (!layingOut(cy)) drawOverview(cy, overview, redraw);
     });
-    if (moved.length) {
-      overview.batch(() => moved.positions(node => cy.getElementById(node.id()).position()));
-    }
-    overview.fit(undefined, 6);
   }
 
   /* Once per cytoscape instance: the overview box follows the main view, a double tap on a node
-     is written to the store `dbltapId` (the server opens or closes the scope), a tap on the
-     overview centres the main view there; once the main view is laid out, the overview takes
-     its positions and the focus request that waited for it is shown. */
+     is written to the store `dbltapId` (the server opens or closes the scope), a click on the
+     overview centres the main view there; once the main view is laid out, the overview is
+     drawn from it and the focus request that waited for it is shown. */
   function wire(cy, overview, redraw, dbltapId) {
     if (!cy._diWired) {
       cy._diWired = true;
@@ -58,33 +72,39 @@
       cy.on("dbltap", "node", ev => window.dash_clientside.set_props(
         dbltapId, {data: {id: ev.target.id(), t: Date.now()}}));
       const showWaiting = () => {
-        const waiting = cy.scratch("_diFocus");
+        const waiting = stateOf(cy).focus;
         if (waiting && !behind(cy, waiting)) {
-          cy.scratch("_diFocus", null);
+          stateOf(cy).focus = null;
           applyFocus(cy, waiting, false);
         }
-        copyPositions(cy, overview);
         redraw();
+        drawOverview(cy, overview, redraw);
       };
       cy.on("dilaidout", showWaiting);
       /* a patch that added or removed nothing is not laid out again */
       cy.on("dipatched", () => { if (!layingOut(cy)) showWaiting(); });
+      onStyles(cy, overview, redraw);
     }
     if (!overview._diWired) {
       overview._diWired = true;
-      overview.on("layoutstop viewport resize", redraw);
-      overview.on("tap", ev => {
-        const pos = ev.position;
-        cy.animate({pan: {x: cy.width() / 2 - pos.x * cy.zoom(),
-                          y: cy.height() / 2 - pos.y * cy.zoom()}}, {duration: 200});
+      overview.addEventListener("click", ev => {
+        const view = window.diGraphOverview.view(overview);
+        if (!view) return;
+        const x = (ev.offsetX - view.pan.x) / view.zoom, y = (ev.offsetY - view.pan.y) / view.zoom;
+        cy.animate({pan: {x: cy.width() / 2 - x * cy.zoom(),
+                          y: cy.height() / 2 - y * cy.zoom()}}, {duration: 200});
       });
+      /* a new size (the window, full screen) draws it again, fitted */
+      new ResizeObserver(() => {
+        if (overview.clientWidth && !layingOut(cy)) drawOverview(cy, overview, redraw);
+      }).observe(overview);
     }
   }
 
   /* True while the main canvas waits for ELK (its elements changed, the layout is not drawn). */
   function layingOut(cy) {
     const layout = window.diGraphLayout;
-    return Boolean(cy.scratch("_diLayoutRunning"))
+    return Boolean(stateOf(cy).layoutRunning)
       || (layout && cy.nodes().length > 0
           && cy.container().dataset.laidOut !== layout.keyOf(cy));
   }
@@ -133,10 +153,10 @@
   /* `patch` (figures_cytoscape.py element_patch: what changed since the view drawn as its
      `base`) applied to cytoscape `cy` in one batch: the elements kept stay where they are
      (positions, routes), the removed ones go, the added ones come in with the server's data,
-     the updated ones take their new data and classes. With `ordered`, the server's order of
-     the elements is kept in the scratch `_diOrder` (graph-layout.js lays them out in it).
-     Returns how many elements were written. */
-  function patchCanvas(cy, patch, ordered) {
+     the updated ones take their new data and classes. The server's order of the elements is
+     kept in the canvas's state `order` (graph-layout.js lays them out in it). Returns how
+     many elements were written. */
+  function patchCanvas(cy, patch) {
     const add = patch.add || [];
     cy.batch(() => {
       if (patch.reset) {
@@ -155,38 +175,35 @@
       }
       if (add.length) cy.add(add);
     });
-    if (ordered) {
-      let order = add.map(e => e.data.id);
-      if (!patch.reset) {
-        const removed = new Set(patch.remove);
-        order = (cy.scratch("_diOrder") || []).filter(id => !removed.has(id));
-        patch.at.forEach((index, i) => order.splice(index, 0, add[i].data.id));
-      }
-      cy.scratch("_diOrder", order);
+    let order = add.map(e => e.data.id);
+    if (!patch.reset) {
+      const removed = new Set(patch.remove);
+      order = (stateOf(cy).order || []).filter(id => !removed.has(id));
+      patch.at.forEach((index, i) => order.splice(index, 0, add[i].data.id));
     }
+    stateOf(cy).order = order;
     return add.length + (patch.update || []).length;
   }
 
   /* The patches not applied yet, oldest first (the canvases may not be drawn yet). */
   const patches = [];
 
-  /* Apply the waiting patches to the main canvas and the overview; false while either is not
-     drawn. A patch from another view than the one drawn (two answers crossed) clears what
+  /* Apply the waiting patches to the main canvas (the overview is drawn from it once it is
+     laid out); false while it is not drawn. A patch from another view than the one drawn (two answers crossed) clears what
      the page thinks is shown and asks for a refresh: the server then sends everything. */
-  function drainPatches(cyId, overviewId, shownId) {
-    const cy = cyOf(cyId), overview = cyOf(overviewId);
-    if (!cy || !overview) return false;
+  function drainPatches(cyId, shownId) {
+    const cy = cyOf(cyId);
+    if (!cy) return false;
     while (patches.length) {
       const patch = patches.shift();
-      if (!patch.reset && (cy.scratch("_diSerial") || 0) !== patch.base) {
+      if (!patch.reset && (stateOf(cy).serial || 0) !== patch.base) {
         patches.length = 0;
         window.dash_clientside.set_props(shownId, {data: null});
         window.dash_clientside.set_props("refresh-now", {n_clicks: Date.now()});
         return true;
       }
-      const written = patchCanvas(cy, patch, true);
-      patchCanvas(overview, patch, false);
-      cy.scratch("_diSerial", patch.n);
+      const written = patchCanvas(cy, patch);
+      stateOf(cy).serial = patch.n;
       Object.assign(cy.container().dataset, {drawn: patch.n, written});
       cy.emit("dipatched");
       markSelection(cy);
@@ -212,7 +229,7 @@
 
   /* True while the focus request waits for the patch of its view (page.py graph_outputs). */
   const behind = (cy, focus) => Boolean(focus && focus.drawn
-    && (cy.scratch("_diSerial") || 0) < focus.drawn);
+    && (stateOf(cy).serial || 0) < focus.drawn);
 
   /* Retry `step` every 50 ms until it returns true (at most 40 times: 2 s). */
   function retry(step, delay) {
@@ -388,7 +405,8 @@
   }
 
   function svgNode(node) {
-    const b = node.boundingBox({includeLabels: false, includeOverlays: false});
+    const b = node.boundingBox({includeLabels: false, includeOverlays: false,
+      useCache: true});  // (snapshot in graph-layout.js says why)
     const shape = node.style("shape");
     const paint = `fill="${node.style("background-color")}" `
       + `fill-opacity="${node.style("background-opacity")}" `
@@ -445,7 +463,7 @@
   }
 
   function graphSvg(cy, background) {
-    const b = cy.elements().boundingBox();
+    const b = cy.elements().boundingBox({useCache: true});
     const pad = 20, x = b.x1 - pad, y = b.y1 - pad, w = b.w + 2 * pad, h = b.h + 2 * pad;
     const parts = [`<svg xmlns="http://www.w3.org/2000/svg" viewBox="${num(x)} ${num(y)} `
       + `${num(w)} ${num(h)}" width="${num(w)}" height="${num(h)}">`,
@@ -464,16 +482,16 @@
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     graphPages: {
       /* Computational graph viewport: fit / centre on a focus request or the Fit button, keep
-         the overview fitted with its box drawn. Inputs: the graph-focus store and the Fit
-         button; the ids of the main and overview cytoscapes, the box and the double-tap store
-         come as States. */
+         the overview drawn with its box. Inputs: the graph-focus store and the Fit button; the
+         ids of the main cytoscape, the overview's canvas, its box and the double-tap store come
+         as States. */
       followFocus(focus, fitClicks, cyId, overviewId, boxId, dbltapId) {
         const triggered = window.dash_clientside.callback_context.triggered[0] || {};
         const fitClicked = Boolean(fitClicks) && (triggered.prop_id || "").endsWith(".n_clicks");
         let cy = null, overview = null;
         retry(() => {
           cy = cyOf(cyId);
-          overview = cyOf(overviewId);
+          overview = document.getElementById(overviewId);
           if (!cy || !overview) return false;
           const box = document.getElementById(boxId);
           const redraw = () => drawOverviewBox(cy, overview, box);
@@ -482,12 +500,15 @@
           drawTree(cy);
           retry(() => {
             if (!fitClicked && (layingOut(cy) || !cy.nodes().length || behind(cy, focus))) {
-              cy.scratch("_diFocus", focus);  // shown once laid out (wire: dilaidout)
+              stateOf(cy).focus = focus;  // shown once laid out (wire: dilaidout)
               return true;
             }
             if (!applyFocus(cy, focus, fitClicked)) return false;
-            copyPositions(cy, overview);
-            redraw();
+            if (overview.dataset.drawn !== window.diGraphLayout.keyOf(cy)) {
+              drawOverview(cy, overview, redraw);
+            } else {
+              redraw();
+            }
             return true;
           }, 30);
           return true;
@@ -495,12 +516,12 @@
         return window.dash_clientside.no_update;
       },
 
-      /* The render callback's `patch` (page.py) applied to the main canvas (`cyId`) and the
-         overview (`overviewId`); `shownId`: the store of what the page shows. */
-      applyPatch(patch, cyId, overviewId, shownId) {
+      /* The render callback's `patch` (page.py) applied to the main canvas (`cyId`);
+         `shownId`: the store of what the page shows. */
+      applyPatch(patch, cyId, shownId) {
         if (!patch) return window.dash_clientside.no_update;
         patches.push(patch);
-        retry(() => drainPatches(cyId, overviewId, shownId), 0);
+        retry(() => drainPatches(cyId, shownId), 0);
         return window.dash_clientside.no_update;
       },
 

@@ -69,7 +69,7 @@ return document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0]
 LAID_OUT_AGAIN_JS = """
 const e = document.getElementById('graph-cy'), cy = e._cyreg.cy;
 return cy.getElementById(arguments[0]).isParent() === arguments[1] && !cy.animated()
-  && !cy.scratch('_diLayoutRunning')
+  && !(cy._diState || {}).layoutRunning
   && e.dataset.laidOut === cy.nodes().length + ':' + cy.edges().length;
 """
 

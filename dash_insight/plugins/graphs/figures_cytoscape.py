@@ -253,11 +253,6 @@ GRAPH_STYLESHEET: list[dict[str, Any]] = [
     },
 ]
 
-OVERVIEW_STYLESHEET: list[dict[str, Any]] = [
-    {**rule, "style": {**rule["style"], "label": ""}} for rule in GRAPH_STYLESHEET
-] + [{"selector": "edge", "style": {"width": 0.6, "target-arrow-shape": "none", "label": ""}}]
-
-
 #: What the dark theme changes on a canvas (the page's ``theme`` store): the canvas itself
 #: takes the panel's colour (assets/graph-pages.css); texts drawn on it (scope titles,
 #: constants' names, edge labels) get light colours and edges a lighter grey. Node fills and
@@ -280,10 +275,6 @@ DARK_CANVAS_RULES: list[dict[str, Any]] = [
 def themed(rules: list[dict[str, Any]], theme: str | None) -> list[dict[str, Any]]:
     """``rules`` with :data:`DARK_CANVAS_RULES` after them in the dark theme."""
     return [*rules, *DARK_CANVAS_RULES] if theme == "dark" else list(rules)
-
-
-def overview_stylesheet(theme: str | None = None) -> list[dict[str, Any]]:
-    return themed(OVERVIEW_STYLESHEET, theme)
 
 
 #: The selected node (MindInsight's highlight: a red outline) and its edges (drawn in the

@@ -45,7 +45,6 @@ from dash_insight.plugins.graphs.figures_cytoscape import (
     graph_elements,
     graph_stylesheet,
     legend,
-    overview_stylesheet,
     register_canvas_tools,
 )
 from dash_insight.plugins.graphs.query_graph import GraphModel
@@ -600,6 +599,10 @@ def main_panel() -> html.Section:
                         id="graph-cy",
                         elements=[],
                         layout={"name": "preset", "fit": False},
+                        # ELK places the elements (assets/graph-layout.js): dash-cytoscape's
+                        # own layout run after each change wrote every node's position again,
+                        # which re-measured the whole graph (the 1,500-node view).
+                        autoRefreshLayout=False,
                         stylesheet=graph_stylesheet(),
                         minZoom=0.05,
                         maxZoom=4,
@@ -664,7 +667,8 @@ def search_box() -> html.Div:
 
 
 def overview_box() -> html.Div:
-    """The whole view in small, with the visible area marked (``graph-overview-box``)."""
+    """The whole view in small, with the visible area marked (``graph-overview-box``): a
+    picture of the canvas that ``assets/graph-pages.js`` draws from its elements."""
     return html.Div(
         className="di-panel gp-box",
         children=[
@@ -673,18 +677,7 @@ def overview_box() -> html.Div:
                 id="graph-overview-wrap",
                 className="gp-overview",
                 children=[
-                    cyto.Cytoscape(
-                        id="graph-overview",
-                        elements=[],
-                        layout={"name": "preset", "fit": True, "padding": 6},
-                        stylesheet=overview_stylesheet(),
-                        userZoomingEnabled=False,
-                        userPanningEnabled=False,
-                        boxSelectionEnabled=False,
-                        autoungrabify=True,
-                        autounselectify=True,
-                        style={"width": "100%", "height": "100%"},
-                    ),
+                    html.Canvas(id="graph-overview", className="gp-overview-picture"),
                     html.Div(id="graph-overview-box", className="gp-overview-box"),
                 ],
             ),
@@ -693,7 +686,7 @@ def overview_box() -> html.Div:
 
 
 #: How many outputs the render callback has (:func:`render_page`).
-RENDER_OUTPUTS = 9
+RENDER_OUTPUTS = 8
 
 
 class Drawn(NamedTuple):
@@ -714,10 +707,9 @@ def render_page(
     shown: dict[str, Any] | None,
     theme: str | None = None,
 ) -> tuple[Any, ...]:
-    """The 9 outputs of the page's render callback (what changed in the elements, stylesheet,
-    node panel, controls, notices, what is shown, focus request, canvas class,
-    overview stylesheet) for
-    ``state`` and its ``loaded`` graph (``version``: the job's, so new data redraws).
+    """The 8 outputs of the page's render callback (what changed in the elements, stylesheet,
+    node panel, controls, notices, what is shown, focus request, canvas class) for ``state``
+    and its ``loaded`` graph (``version``: the job's, so new data redraws).
 
     ``shown`` is what the browser has (the ``graph-shown`` store): what did not change is
     ``dash.no_update``, so a refresh tick with nothing new costs nothing and the viewport stays
@@ -762,7 +754,6 @@ def message_outputs(problems: list[str], message: str | None, drawn: Drawn) -> t
         },
         None,
         "gp-canvas-wrap gp-hidden",
-        overview_stylesheet(drawn.theme),
     )
 
 
@@ -812,7 +803,6 @@ def graph_outputs(
         new_shown,
         _or_no_update(focus),
         "gp-canvas-wrap",
-        dash.no_update if same_style else overview_stylesheet(drawn.theme),
     )
 
 
@@ -1011,7 +1001,6 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Output("graph-shown", "data"),
         Output("graph-focus", "data"),
         Output("graph-canvas-wrap", "className"),
-        Output("graph-overview", "stylesheet"),
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
@@ -1025,13 +1014,13 @@ def register(app: dash.Dash, service: GraphService) -> None:
         Input("url", "search"),
     )(functools.partial(search_nodes, service))
     register_canvas_tools(app, CANVAS)
-    # The elements: what changed applied to the canvas and the overview in the browser.
+    # The elements: what changed applied to the canvas in the browser (the overview is drawn
+    # from it).
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyPatch"),
         Output("graph-overview-wrap", "title"),
         Input("graph-patch", "data"),
         State("graph-cy", "id"),
-        State("graph-overview", "id"),
         State("graph-shown", "id"),
         prevent_initial_call=True,
     )

@@ -263,6 +263,23 @@ return {labels, nodes};
 """
 
 
+#: How many drawn edges have a placed label, and how far (model px, the larger of x and y) the
+#: midpoint assets/graph-layout.js computes for placing it (segmentsMidpoint) is at worst from
+#: the midpoint cytoscape draws the label at.
+MIDPOINTS_JS = """
+const cy = document.getElementById(arguments[0])._cyreg.cy;
+let worst = 0, placed = 0;
+cy.edges('.placed').forEach(e => {
+  const mine = window.diGraphLayout.segmentsMidpoint(e.source().position(),
+    e.target().position(), {weights: e.data('weights'), distances: e.data('distances')});
+  const drawn = e.midpoint();
+  worst = Math.max(worst, Math.abs(mine.x - drawn.x), Math.abs(mine.y - drawn.y));
+  placed++;
+});
+return [placed, worst];
+"""
+
+
 def _overlap(a: dict, b: dict) -> bool:
     """Whether two boxes overlap by more than 1 px each way."""
     return min(a["x2"], b["x2"]) - max(a["x1"], b["x1"]) > 1 and (
@@ -297,7 +314,8 @@ def test_label_overlaps() -> None:
 
 def test_edge_labels_overlap_neither_each_other_nor_nodes(dash_duo: Any, corpus_app: Any) -> None:
     """At each level the layout quality test opens, no drawn edge label covers another or a node
-    that is not one of its edge's ends (measured from cytoscape's label boxes)."""
+    that is not one of its edge's ends (measured from cytoscape's label boxes), and each label
+    is placed from the midpoint cytoscape draws it at."""
     dash_duo.start_server(corpus_app)
     dash_duo.driver.set_window_size(1600, 1000)
     measured = []
@@ -309,6 +327,8 @@ def test_edge_labels_overlap_neither_each_other_nor_nodes(dash_duo: Any, corpus_
         boxes = dash_duo.driver.execute_script(LABEL_BOXES_JS, "graph-cy")
         pairs, on_nodes = label_overlaps(boxes)
         measured.append((scopes[-1], len(boxes["labels"]), pairs, on_nodes))
+        placed, worst = dash_duo.driver.execute_script(MIDPOINTS_JS, "graph-cy")
+        assert worst < 0.01, (scopes, placed, worst)  # each label where ELK made room for it
     assert all(labels >= 10 for _scope, labels, _pairs, _nodes in measured[1:]), measured
     # a graph this small is drawn in full while it moves
     fast = "return document.getElementById('graph-cy')._cyreg.cy.renderer().textureOnViewport;"

@@ -141,15 +141,14 @@ def test_render_page_sends_only_what_changed() -> None:
         shown,
         focus,
         canvas,
-        overview_style,
     ) = first
     assert patch["reset"] and patch["n"] == 1
     assert {e["data"]["id"] for e in patch["add"] if "source" not in e["data"]} == {"A", "C"}
     assert notices == [] and canvas == "gp-canvas-wrap"
-    assert style is overview_style is dash.no_update  # the layout's, light
+    assert style is dash.no_update  # the layout's, light
     assert focus == {"fit": True, "node": None, "n": 1, "drawn": 1}  # a new graph is shown whole
     # A refresh tick with nothing new changes nothing (the viewport stays put).
-    assert _unchanged(_render({}, shown, model=model)) == list(range(9))
+    assert _unchanged(_render({}, shown, model=model)) == list(range(graph_page.RENDER_OUTPUTS))
     # Opening a scope sends what changed and looks at the scope just opened once it is drawn.
     opened = _render({"expanded": "A"}, shown, model=model)
     assert not opened[0]["reset"] and (opened[0]["base"], opened[0]["n"]) == (1, 2)
@@ -158,19 +157,20 @@ def test_render_page_sends_only_what_changed() -> None:
     assert [e["data"]["id"] for e in opened[0]["update"]] == ["A"]  # now drawn open
     assert opened[6] == {"fit": False, "node": "A", "n": 2, "drawn": 2}
     # the controls (same file, same mode) and the styles (same selection, same theme) stay
-    assert _unchanged(opened) == [1, 3, 8]
+    assert _unchanged(opened) == [1, 3]
     # Selecting a drawn node keeps the elements and the styles (the browser outlines it, the
     # stylesheet's SELECTION_RULES) and centres it.
     selected = _render({"expanded": "A", "node": "A/Add-op3"}, opened[5], model=model)
-    assert _unchanged(selected) == [0, 1, 3, 8]
+    assert _unchanged(selected) == [0, 1, 3]
     assert selected[6]["node"] == "A/Add-op3" and not selected[6]["fit"]
-    # The dark theme restyles both canvases, once.
+    # The dark theme restyles the canvas, once (the overview is drawn from it).
     state = graph_page.parse_state({"train_id": "./j", "expanded": "A", "node": "A/Add-op3"})
     loaded = graph_page.LoadedGraph(model, "g.pb", ["g.pb"], None)
     dark = graph_page.render_page(state, loaded, 1, selected[5], "dark")
     assert {"selector": "edge", "style": DARK_CANVAS_RULES[0]["style"]} in dark[1]
-    assert dark[1][-2:] == SELECTION_RULES and dark[8] is not dash.no_update
-    assert _unchanged(graph_page.render_page(state, loaded, 1, dark[5], "dark")) == list(range(9))
+    assert dark[1][-2:] == SELECTION_RULES
+    again = graph_page.render_page(state, loaded, 1, dark[5], "dark")
+    assert _unchanged(again) == list(range(graph_page.RENDER_OUTPUTS))
     # New data in the job redraws the same view, everything sent again.
     newer = _render({"expanded": "A", "node": "A/Add-op3"}, selected[5], version=2, model=model)
     assert newer[0]["reset"] and newer[0]["n"] == 3
@@ -218,7 +218,8 @@ def test_render_page_without_a_graph_says_why() -> None:
     assert outputs[7] == "gp-canvas-wrap gp-hidden"
     text = str(outputs[4])
     assert "no computational graph" in text and "Unknown mode" in text
-    assert _unchanged(graph_page.render_page(state, loaded, None, outputs[5])) == list(range(9))
+    again = graph_page.render_page(state, loaded, None, outputs[5])
+    assert _unchanged(again) == list(range(graph_page.RENDER_OUTPUTS))
 
 
 def test_focus_request() -> None:
@@ -308,6 +309,16 @@ def test_data_graph_parameters_are_decoded() -> None:
 
 
 # -- browser -----------------------------------------------------------------------------------
+
+
+#: How many pixels of the overview's picture are painted.
+OVERVIEW_INKED = """
+const canvas = document.getElementById('graph-overview');
+const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+let inked = 0;
+for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) inked++;
+return inked;
+"""
 
 
 def _cy_ids(dash_duo: Any, element_id: str = "graph-cy") -> list[str]:
@@ -442,11 +453,16 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
         message="readable graph drawn",
     )
     assert not any("optimizer" in name for name in _cy_ids(dash_duo))
-    # the overview draws the same view, with the visible area marked
+    # the overview draws the same view (a picture of the canvas), with the visible area marked
+    key = "const cy = document.getElementById('graph-cy')._cyreg.cy;"
     _wait(
-        lambda: len(_cy_ids(dash_duo, "graph-overview")) == len(_cy_ids(dash_duo)),
+        lambda: dash_duo.driver.execute_script(
+            key + "return document.getElementById('graph-overview').dataset.drawn"
+            " === cy.nodes().length + ':' + cy.edges().length;"
+        ),
         message="overview",
     )
+    assert dash_duo.driver.execute_script(OVERVIEW_INKED) > 100  # pixels drawn
     assert (
         dash_duo.driver.execute_script(
             "return document.getElementById('graph-overview-box').style.display"
@@ -454,15 +470,12 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
         == "block"
     )
     # a click on the overview moves the main view there
-    pan = dash_duo.driver.execute_script(
-        "const cy = document.getElementById('graph-cy')._cyreg.cy;"
-        "const ov = document.getElementById('graph-overview')._cyreg.cy;"
-        "const before = cy.pan(); const box = ov.elements().boundingBox();"
-        "ov.emit({type: 'tap', position: {x: box.x1, y: box.y1}});"
-        "return before;"
-    )
-    ov_tap = "const cy = document.getElementById('graph-cy')._cyreg.cy;return cy.pan();"
-    _wait(lambda: dash_duo.driver.execute_script(ov_tap) != pan, message="overview pans")
+    pan = dash_duo.driver.execute_script(key + "return cy.pan();")
+    overview = dash_duo.find_element("#graph-overview")
+    ActionChains(dash_duo.driver).move_to_element(overview).move_by_offset(
+        -overview.size["width"] // 2 + 8, -overview.size["height"] // 2 + 8
+    ).click().perform()
+    _wait(lambda: dash_duo.driver.execute_script(key + "return cy.pan();") != pan, message="pans")
     _check_canvas_tools(dash_duo, "graph", graph_page.PNG_OPTIONS)
     assert console_errors(dash_duo) == []
 
