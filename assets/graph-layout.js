@@ -195,10 +195,10 @@
   }
 
   /* -- in the page ------------------------------------------------------------------------ */
-  const script = document.currentScript
-    || document.querySelector("script[src*='graph-layout.js']");
-  const VENDOR = (script ? script.src.replace(/graph-layout\.js.*$/, "") : "/assets/")
-    + "vendor/";
+  // vendor/ beside the script that holds this file (itself, or the page's bundle of the
+  // assets: dash_insight/web/asset_bundles.py serves it from the same folder)
+  const script = document.currentScript;
+  const VENDOR = script ? new URL("vendor/", script.src).href : "/assets/vendor/";
   let elk = null;
 
   /* ELK, its API script loaded on first use (the worker script is fetched by the Worker). */

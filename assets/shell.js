@@ -32,13 +32,20 @@
         if (triggered.length && triggered[0].prop_id === "theme-toggle.n_clicks") {
           next = next === "dark" ? "light" : "dark";
         }
-        document.documentElement.dataset.theme = next;
+        // Written only when it changes: the server wrote the cookie's theme on <html> (no
+        // attribute: light), and a write of the same value is still a change of the page.
+        const root = document.documentElement;
+        if ((root.dataset.theme || "light") !== next) {
+          root.dataset.theme = next;
+        }
         // The theme the server built this page's layout in (web/theme.py request_theme).
         const cookie = (document.cookie.match(/(?:^|;\s*)di_theme=([^;]*)/) || [])[1];
         const built = cookie === "light" || cookie === "dark" ? cookie : "light";
         // Also for the server: pages built with their layout follow it (web/theme.py).
-        document.cookie = "di_theme=" + next + "; path=/; max-age=" + 365 * 24 * 3600 +
-          "; SameSite=Lax";
+        if (cookie !== next) {
+          document.cookie = "di_theme=" + next + "; path=/; max-age=" + 365 * 24 * 3600 +
+            "; SameSite=Lax";
+        }
         // The same theme again, the one the layout was built in (the call at load), changes
         // nothing: the callbacks that read the theme (the per-tag pages' cards) would ask the
         // server for nothing. Another (a cookie of another port's server) redraws them.

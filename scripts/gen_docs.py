@@ -297,6 +297,8 @@ FRAMEWORK_ROUTES = {
     "/_dash-component-suites/<string:package_name>/<path:fingerprinted_path>": "Dash: the "
     "scripts of Dash's components.",
     "/assets/<path:filename>": "The stylesheets and scripts of `assets/`.",
+    "/assets/di-bundle-<name>": "The small files of `assets/` joined, named by their "
+    "sha256 (kept a year, immutable).",
     "/static/<path:filename>": "Flask's static folder.",
 }
 AUTOMATIC_METHODS = {"HEAD", "OPTIONS"}

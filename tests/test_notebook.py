@@ -291,6 +291,6 @@ def test_notebook_shows_the_app(tmp_path: Path, dash_br: Any, hub_proxy: HubProx
             + "</body></html>"
         )
         dash_br.driver.get(f"http://localhost:{hub_proxy.server_address[1]}/")
-        _wait_for_frame(dash_br, 0, "multi_file", f"{first}assets/dash-insight.css")
-        _wait_for_frame(dash_br, 1, "1 of 2 tags", f"{first}assets/dash-insight.css")
-        _wait_for_frame(dash_br, 2, "lenet_sc", f"{hub}assets/dash-insight.css")
+        _wait_for_frame(dash_br, 0, "multi_file", f"{first}assets/di-bundle-")
+        _wait_for_frame(dash_br, 1, "1 of 2 tags", f"{first}assets/di-bundle-")
+        _wait_for_frame(dash_br, 2, "lenet_sc", f"{hub}assets/di-bundle-")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -285,9 +286,16 @@ def test_demo_serves_pages_assets_and_rest(demo_server: str) -> None:
     for page in PAGES:
         status, html = _get(demo_server + page.lstrip("/"))
         assert status == 200
-        # Dash links every file of the assets folder into each page, one plotly.js build
-        # (none on a page without Plotly charts)
-        linked = {a.name for a in ASSET_FILES if f"/assets/{a.name}?m=" in html.decode()}
+        # Every file of the assets folder comes into each page, in a bundle served from the
+        # wheel (web/asset_bundles.py) or linked, one plotly.js build (none on a page without
+        # Plotly charts)
+        text = html.decode()
+        linked = {a.name for a in ASSET_FILES if f"/assets/{a.name}?m=" in text}
+        bundled = b"".join(
+            _get(f"{demo_server}assets/{name}")[1]
+            for name in re.findall(r'/assets/(di-bundle-[0-9a-f]+\.(?:js|css))"', text)
+        )
+        linked |= {a.name for a in ASSET_FILES if a.read_bytes().rstrip(b"\n") in bundled}
         assert {a.name for a in ASSET_FILES} - linked == PLOTLY_BUILDS - linked, page
         assert len(PLOTLY_BUILDS & linked) == (page not in WITHOUT_PLOTLY), page
     for asset in ASSET_FILES:

@@ -25,6 +25,7 @@ from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.web import (
     access_log,
+    asset_bundles,
     asset_cache,
     body_limit,
     compression,
@@ -192,6 +193,9 @@ class DashInsightApp(dash.Dash):
     index_page: first_paint.IndexPage | None = None
     #: The script bundles each page loads (:mod:`dash_insight.web.page_bundles`); None: all.
     script_bundles: page_bundles.PageBundles | None = None
+    #: The assets' files joined in content-named bundles (:mod:`dash_insight.web.asset_bundles`);
+    #: None: each file linked as Dash links it.
+    asset_bundles: asset_bundles.AssetBundles | None = None
 
     def interpolate_index(
         self,
@@ -206,13 +210,17 @@ class DashInsightApp(dash.Dash):
     ) -> str:
         """The page Dash answers a page URL with (overridden as Dash documents): written by
         :attr:`index_page`, its ``<html>`` carrying the request's language and theme; only the
-        script bundles the page needs (:attr:`script_bundles`)."""
+        script bundles the page needs (:attr:`script_bundles`); the assets in their bundles
+        (:attr:`asset_bundles`) unless Dash's hot reload is on (it reloads each file)."""
         extra: dict[str, str] = {}
         bundles = page_bundles.ALL
         if self.script_bundles is not None and flask.has_request_context():
             bundles = self.script_bundles.of(first_paint.request_pathname(self))
             extra["data-page-bundles"] = self.script_bundles.html_attribute(bundles)
         scripts = page_bundles.select(scripts, bundles)
+        if self.asset_bundles is not None and not self._dev_tools.get("hot_reload"):
+            scripts = self.asset_bundles.rewrite(scripts, "js")
+            css = self.asset_bundles.rewrite(css, "css")
         parts = {
             "metas": metas,
             "title": title,
@@ -329,6 +337,22 @@ def _install_page_bundles(build: Build) -> None:
     )
 
 
+def _install_asset_bundles(build: Build) -> None:
+    app = build.app
+    bundles = asset_bundles.AssetBundles(
+        app.config.assets_folder,
+        lambda url: not page_bundles.wanted(url, frozenset()),
+        app.get_asset_url,
+    )
+    app.asset_bundles = bundles
+    rule = f"{app.config.routes_pathname_prefix}{app.config.assets_url_path.strip('/')}/"
+    app.server.add_url_rule(
+        f"{rule}{asset_bundles.NAME_PREFIX}<name>",
+        endpoint=f"dash_insight_asset_bundles{rule}",
+        view_func=lambda name: bundles.answer(asset_bundles.NAME_PREFIX + name),
+    )
+
+
 def _install_rest(build: Build) -> None:
     build.app.server.register_blueprint(
         api_blueprint(
@@ -384,6 +408,7 @@ STEPS: tuple[Step, ...] = (
     # its inline scripts' hashes go into the security headers
     Step("first-paint", _install_first_paint),
     Step("page-bundles", _install_page_bundles),
+    Step("asset-bundles", _install_asset_bundles),
     Step("rest", _install_rest),
     Step("unreachable-errors", _install_unreachable_errors),
     # /healthz, /readyz, /metrics; its clock starts before any other hook answers

@@ -5,8 +5,10 @@ file gets a new URL. Flask serves them without a lifetime, so on every full page
 browser revalidates each one (16 requests answered 304) and runs none of the page's scripts
 until the last answer is in: on a busy server that is a few hundred milliseconds of every
 page's load. An asset requested with its fingerprint is therefore answered with a year's
-lifetime (as Dash answers its fingerprinted component bundles); one requested without it keeps
-Flask's revalidation.
+lifetime (as Dash answers its fingerprinted component bundles), immutable (a reload asks no
+question either); one requested without it keeps Flask's revalidation. The pages link the
+files left out of :mod:`~dash_insight.web.asset_bundles`' bundles with their content's
+fingerprint in place of Dash's modification time, so a URL never names other bytes.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ def is_fingerprinted_asset(request: flask.Request, assets_path: str) -> bool:
 
 
 def install(server: flask.Flask, assets_path: str) -> None:
-    """Fingerprinted answers below ``assets_path`` (``<prefix>assets/``) are kept a year."""
+    """Fingerprinted answers below ``assets_path`` (``<prefix>assets/``) are kept a year,
+    immutable."""
 
     @server.after_request
     def cache_fingerprinted(response: flask.Response) -> flask.Response:
@@ -39,4 +42,5 @@ def install(server: flask.Flask, assets_path: str) -> None:
             response.cache_control.no_cache = None  # Flask's default for files: revalidate
             response.cache_control.public = True
             response.cache_control.max_age = MAX_AGE_SECONDS
+            response.cache_control.immutable = True
         return response

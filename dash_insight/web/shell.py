@@ -35,9 +35,22 @@ MIN_REFRESH_SECONDS, MAX_REFRESH_SECONDS = 3, 300
 CLIENTSIDE_NAMESPACE = "shell"
 
 
-def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
-    """The bar over every page: the brand (a link home), the plugins' ``nav`` links, and the
-    tools (auto refresh, refresh, theme, saved views, language)."""
+def nav_link_active(target: str, pathname: str | None) -> bool:
+    """Whether the menu link to ``target`` (a pathname) is the page at ``pathname``'s: the
+    home link (``target`` ending in "/") on the home page only, any other on its path and
+    below it (as ``markActiveNav`` in ``assets/shell.js``)."""
+    if pathname is None:
+        return False
+    if target.endswith("/"):
+        return pathname == target
+    return pathname.startswith(target)
+
+
+def top_bar(app: dash.Dash, nav: Sequence[NavLink], pathname: str | None = None) -> html.Header:
+    """The bar over every page: the brand (a link home), the plugins' ``nav`` links (the one
+    of the page at ``pathname`` with the class "active", so that no callback changes the menu
+    once the page is drawn), and the tools (auto refresh, refresh, theme, saved views,
+    language)."""
     return html.Header(
         className="di-topbar",
         children=[
@@ -54,6 +67,11 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink]) -> html.Header:
                         str(link.label),
                         href=app.get_relative_path(link.path),
                         id=f"nav-{link.path.strip('/') or 'home'}",
+                        className=(
+                            "active"
+                            if nav_link_active(app.get_relative_path(link.path), pathname)
+                            else None
+                        ),
                     )
                     for link in nav
                 ],
@@ -199,7 +217,7 @@ def shell_layout(
                 dcc.Store(id="theme", storage_type="local", data="light"),
                 dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
                 dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
-                top_bar(app, nav),
+                top_bar(app, nav, referred[0] if referred else None),
                 _banner_element(health),
                 i18n.client_texts_element(),
                 html.Main(page, id="page", className="di-page"),
@@ -345,9 +363,13 @@ def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> 
     )
     run_colours.register_run_dots(app)
     i18n.register(app)
+    # Not at load: the layout marks the page's link (top_bar). A layout built without the
+    # page's address gets it when the location mounts, a change that calls this anyway. (A
+    # call at load marked the menu "loading" and back, the page's last changes.)
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "markActiveNav"),
         Output("nav", "title"),
         Input("url", "pathname"),
         State("nav", "id"),
+        prevent_initial_call=True,
     )

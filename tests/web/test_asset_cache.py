@@ -1,5 +1,6 @@
-"""Assets linked with Dash's fingerprint are kept by the browser a year (no revalidation on
-every page load); without it they are revalidated as Flask does."""
+"""Assets linked with a fingerprint (their content's, or a bundle's content-named file:
+web/asset_bundles.py) are kept by the browser a year (no revalidation on every page load);
+without it they are revalidated as Flask does."""
 
 from __future__ import annotations
 
@@ -29,13 +30,14 @@ def client(tmp_path_factory: pytest.TempPathFactory):
 
 def test_linked_assets_are_kept_a_year(client) -> None:
     page = client.get("/di/").get_data(as_text=True)
-    linked = re.findall(r'"(/di/assets/[^"]+\?m=[^"]+)"', page)
+    linked = re.findall(r'"(/di/assets/[^"]+\?m=[^"]+|/di/assets/di-bundle-[^"]+)"', page)
     assert any(url.split("?")[0].endswith(".js") for url in linked)
     assert any(url.split("?")[0].endswith(".css") for url in linked)
     for url in linked:
         answer = client.get(url)
         assert answer.status_code == 200
         assert answer.cache_control.max_age == 31_536_000 and answer.cache_control.public
+        assert answer.cache_control.immutable
         assert not answer.cache_control.no_cache
         again = client.get(url, headers={"If-None-Match": answer.headers["ETag"]})
         assert again.status_code == 304 and again.cache_control.max_age == 31_536_000

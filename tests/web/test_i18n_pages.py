@@ -423,7 +423,11 @@ def test_cjk_job_folders_and_tags_wrap_in_both_themes(
     dash_duo.wait_for_element("#job-table tbody tr td a", timeout=60)
     until(
         lambda: (
-            dash_duo.driver.execute_script("return document.documentElement.dataset.theme") == theme
+            # no attribute is the light theme (the server writes none for it)
+            dash_duo.driver.execute_script(
+                "return document.documentElement.dataset.theme || 'light'"
+            )
+            == theme
         ),
         10,
     )
