@@ -13,6 +13,14 @@ JS heap, the bytes the browser received (counted by a relay in front of each ser
 ratios dash-insight / MindInsight, with OK when dash-insight's time and CPU are both at most
 0.7x MindInsight's, MISSED otherwise; the core count and load average before and after.
 
+The same run first times Dash's floor, ``--repeat`` loads of a bare Dash page
+(``bench/dash_floor.py``: the installed dash, one ``html.Div`` holding a ``html.Span``, no
+callbacks, served by waitress and compressed like dash-insight; what any Dash page costs before
+it draws anything), printed as the row
+"floor: bare Dash page". Each page's row gives its targets (0.7x MindInsight's time / CPU, in
+seconds) and a MISSED row whose time or CPU target lies below the floor's says so: no Dash page
+can meet it.
+
 Pages and jobs (``bench/data/vs_mindinsight``, kept between runs; the real corpus jobs copied from
 ``--shared``):
 
@@ -70,6 +78,9 @@ DATA_DIR = os.path.join(HERE, "data", "vs_mindinsight")
 MI_VENV = os.path.join(os.path.expanduser("~"), ".cache", "dash-insight", "mindinsight-2.3.1")
 MI_VERSION = "2.3.1"
 TARGET = 0.7
+#: pagetime.py's figures summarized per app and page (medians of the loads).
+KEYS = ("visual_complete_s", "browser_tree_cpu_s", "js_heap_mb", "bytes")
+FLOOR = "floor: bare Dash page"
 SCALAR_TAGS = 20
 HISTOGRAM_STEPS = 50
 COMPARE_JOBS = 4
@@ -158,6 +169,31 @@ def verdict(time_ratio: float | None, cpu_ratio: float | None, target: float = T
     """``OK`` when both ratios are known and at most ``target``, else ``MISSED``."""
     ok = all(r is not None and r <= target for r in (time_ratio, cpu_ratio))
     return "OK" if ok else "MISSED"
+
+
+def medians(runs: list[dict]) -> dict[str, float | None]:
+    """The median of each of :data:`KEYS` over pagetime.py's results ``runs``."""
+    return {key: median([run.get(key) for run in runs]) for key in KEYS}
+
+
+def targets(mi: dict[str, float | None], target: float = TARGET) -> tuple[float | None, ...]:
+    """dash-insight's targets in seconds, ``(time, CPU)``: ``target`` x MindInsight's medians
+    ``mi`` (``None`` where MindInsight's is missing)."""
+    return tuple(
+        None if mi[key] is None else target * mi[key]  # type: ignore[operator]
+        for key in ("visual_complete_s", "browser_tree_cpu_s")
+    )
+
+
+def below_floor(goals: tuple[float | None, ...], floor: dict[str, float | None]) -> list[str]:
+    """The names ("time", "CPU") of the targets ``goals`` (:func:`targets`) below the bare
+    Dash page's medians ``floor``: targets no Dash page can meet."""
+    keys = ("visual_complete_s", "browser_tree_cpu_s")
+    return [
+        name
+        for name, goal, key in zip(("time", "CPU"), goals, keys, strict=True)
+        if goal is not None and floor[key] is not None and goal < floor[key]  # type: ignore[operator]
+    ]
 
 
 def fmt(value: float | None, unit: str = "", digits: int = 2) -> str:
@@ -410,6 +446,42 @@ def serve_ours(base: str, workspace: str) -> tuple[int, Callable[[], None]]:
     return port, stop
 
 
+def serve_floor(timeout: float = 60) -> tuple[int, Callable[[], None]]:
+    """The bare Dash page of ``bench/dash_floor.py`` served on a free port by a process of its
+    own (whose Dash imports no component package beyond dash's), once it answers."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, os.path.join(HERE, "dash_floor.py"), "--port", str(port)]
+    )
+
+    def stop() -> None:
+        server.terminate()
+        server.wait(timeout=30)
+
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5):
+                return port, stop
+        except OSError:
+            time.sleep(0.2)
+    stop()
+    raise TimeoutError(f"the bare Dash page did not answer within {timeout:.0f} s")
+
+
+def time_floor(script: str, repeat: int) -> list[dict]:
+    """``repeat`` loads of the bare Dash page (:func:`serve_floor`), each in a fresh
+    Chromium, through a relay counting its bytes."""
+    port, stop = serve_floor()
+    relay = Relay(port)
+    try:
+        url = f"http://127.0.0.1:{relay.port}/"
+        return [pagetime(script, url, relay, FLOOR, None, 0) for _ in range(repeat)]
+    finally:
+        relay.close()
+        stop()
+
+
 # ----------------------------------------------------------------------------- timing
 
 
@@ -433,32 +505,65 @@ def pagetime(
     return result
 
 
-def summarize(name: str, runs: dict[str, list[dict]]) -> str:
-    def med(app: str, key: str) -> float | None:
-        return median([run.get(key) for run in runs[app]])
+#: How each of :data:`KEYS` is shown in the table.
+SHOW: dict[str, Callable[[float | None], str]] = {
+    "visual_complete_s": lambda v: fmt(v, " s"),
+    "browser_tree_cpu_s": lambda v: fmt(v, " s"),
+    "js_heap_mb": lambda v: fmt(v, " MB", 1),
+    "bytes": fmt_bytes,
+}
 
-    cells = {}
-    for app in ("mi", "ours"):
-        cells[app] = {
-            key: med(app, key)
-            for key in ("visual_complete_s", "browser_tree_cpu_s", "js_heap_mb", "bytes")
-        }
+
+def fmt_targets(goals: tuple[float | None, ...]) -> str:
+    """``0.89/1.55 s``: the time and CPU targets in seconds."""
+    return f"{fmt(goals[0])}/{fmt(goals[1])} s"
+
+
+def summarize(name: str, runs: dict[str, list[dict]], floor: dict[str, float | None]) -> str:
+    """A page's row: each app's medians of :data:`KEYS`, the ratios ours / MI of time, CPU and
+    bytes, the targets (:func:`targets`) and the verdict, which says when a target lies below
+    Dash's ``floor`` (the bare page's medians) and how many loads timed out."""
+    cells = {app: medians(runs[app]) for app in ("mi", "ours")}
     timeouts = sum(1 for app in runs for run in runs[app] if run.get("visual_complete_s") is None)
     t_ratio = ratio(cells["ours"]["visual_complete_s"], cells["mi"]["visual_complete_s"])
     c_ratio = ratio(cells["ours"]["browser_tree_cpu_s"], cells["mi"]["browser_tree_cpu_s"])
+    b_ratio = ratio(cells["ours"]["bytes"], cells["mi"]["bytes"])
     row = [f"{name:24s}"]
-    for key, show in (
-        ("visual_complete_s", lambda v: fmt(v, " s")),
-        ("browser_tree_cpu_s", lambda v: fmt(v, " s")),
-        ("js_heap_mb", lambda v: fmt(v, " MB", 1)),
-        ("bytes", fmt_bytes),
-    ):
+    for key, show in SHOW.items():
         row.append(f"{show(cells['mi'][key]):>9s} {show(cells['ours'][key]):>9s}")
     row.append(f"{fmt_ratio(t_ratio):>6s} {fmt_ratio(c_ratio):>6s}")
-    b_ratio = ratio(cells["ours"]["bytes"], cells["mi"]["bytes"])
     row.append(f"{fmt_ratio(b_ratio):>6s}")
-    row.append(verdict(t_ratio, c_ratio) + (f" ({timeouts} timed out)" if timeouts else ""))
+    goals = targets(cells["mi"])
+    row.append(f"{fmt_targets(goals):>13s}")
+    below = below_floor(goals, floor)
+    note = f" ({' and '.join(below)} target below Dash's floor)" if below else ""
+    row.append(verdict(t_ratio, c_ratio) + note + (f" ({timeouts} timed out)" if timeouts else ""))
     return "  ".join(row)
+
+
+def floor_row(floor: dict[str, float | None]) -> str:
+    """The bare Dash page's row: its medians in the "ours" columns."""
+    row = [f"{FLOOR:24s}"]
+    for key, show in SHOW.items():
+        row.append(f"{'-':>9s} {show(floor[key]):>9s}")
+    return "  ".join(row)
+
+
+def print_table(
+    pages: list[Page], results: dict[str, dict[str, list[dict]]], floor_runs: list[dict]
+) -> None:
+    """The header, the floor's row and each page's row (:func:`summarize`)."""
+    floor = medians(floor_runs)
+    print(
+        f"{'page':24s}  {'time to drawn':>19s}  {'browser CPU':>19s}  {'JS heap':>19s}  "
+        f"{'bytes received':>19s}  {'time':>6s} {'CPU':>6s}  {'bytes':>6s}  {'target':>13s}"
+    )
+    pair = f"{'MI':>9s} {'ours':>9s}"
+    print(f"{'':24s}  {pair}  {pair}  {pair}  {pair}  {'ours / MI':>20s}  {'time/CPU':>13s}")
+    print(floor_row(floor))
+    for page in pages:
+        if page.name in results:
+            print(summarize(page.name, results[page.name], floor))
 
 
 def default_shared() -> str:
@@ -498,6 +603,7 @@ def main() -> int:
     if args.shots:
         os.makedirs(args.shots, exist_ok=True)
     print(f"machine: {machine()}")
+    floor_runs = time_floor(script, args.repeat)
     results: dict[str, dict[str, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as workspace:
         for key in sorted({page.base for page in pages}):
@@ -551,17 +657,9 @@ def main() -> int:
     print(
         f"median of {args.repeat} alternating pairs, fresh Chromium each "
         f"(MI = MindInsight {MI_VERSION}, ours = dash-insight; target: ours <= {TARGET}x "
-        f"MI's time and CPU)"
+        f"MI's time and CPU; {FLOOR}: {args.repeat} loads of one html.Div, no callbacks)"
     )
-    print(
-        f"{'page':24s}  {'time to drawn':>19s}  {'browser CPU':>19s}  {'JS heap':>19s}  "
-        f"{'bytes received':>19s}  {'time':>6s} {'CPU':>6s}  {'bytes':>6s}"
-    )
-    pair = f"{'MI':>9s} {'ours':>9s}"
-    print(f"{'':24s}  {pair}  {pair}  {pair}  {pair}  {'ours / MI':>20s}")
-    for page in pages:
-        if page.name in results:
-            print(summarize(page.name, results[page.name]))
+    print_table(pages, results, floor_runs)
     print(f"machine: {machine()}")
     return 0
 

@@ -3,6 +3,9 @@ MindInsight, which CI does not)."""
 
 from __future__ import annotations
 
+import json
+import re
+import urllib.request
 from types import ModuleType
 
 import pytest
@@ -42,3 +45,65 @@ def test_every_page_has_both_routes(vs: ModuleType) -> None:
     for page in vs.PAGES:
         assert page.base in ("main", "compare")
         assert page.mindinsight.startswith("/") and page.ours.startswith("/")
+
+
+def test_medians_of_each_figure(vs: ModuleType) -> None:
+    runs = [
+        {"visual_complete_s": 1.0, "browser_tree_cpu_s": 2.0, "js_heap_mb": 10.0, "bytes": 5},
+        {"visual_complete_s": None, "browser_tree_cpu_s": 4.0, "js_heap_mb": 20.0, "bytes": 7},
+        {"visual_complete_s": 3.0, "browser_tree_cpu_s": 3.0, "js_heap_mb": 30.0, "bytes": 6},
+    ]
+    assert vs.medians(runs) == {
+        "visual_complete_s": 2.0,
+        "browser_tree_cpu_s": 3.0,
+        "js_heap_mb": 20.0,
+        "bytes": 6,
+    }
+
+
+def test_targets_are_0_7_of_mindinsight_and_compared_with_the_floor(vs: ModuleType) -> None:
+    mi = {"visual_complete_s": 1.0, "browser_tree_cpu_s": 2.0, "js_heap_mb": 9.0, "bytes": 9}
+    goals = vs.targets(mi)
+    assert goals == pytest.approx((0.7, 1.4))
+    assert vs.targets({**mi, "visual_complete_s": None})[0] is None
+    floor = {"visual_complete_s": 0.4, "browser_tree_cpu_s": 0.9, "js_heap_mb": 5.0, "bytes": 1}
+    assert vs.below_floor(goals, floor) == []
+    assert vs.below_floor(goals, {**floor, "visual_complete_s": 0.8}) == ["time"]
+    assert vs.below_floor(goals, {**floor, "browser_tree_cpu_s": 1.5}) == ["CPU"]
+    assert vs.below_floor((None, None), floor) == []  # MindInsight's page timed out
+    assert vs.below_floor(goals, {**floor, "visual_complete_s": None}) == []
+
+
+def _run(drawn: float, cpu: float) -> dict:
+    return {"visual_complete_s": drawn, "browser_tree_cpu_s": cpu, "js_heap_mb": 9.0, "bytes": 1e6}
+
+
+def test_rows_give_the_targets_and_mark_those_below_the_floor(vs: ModuleType) -> None:
+    runs = {"mi": [_run(0.5, 1.2)], "ours": [_run(0.5, 1.0)]}
+    floor = vs.medians([_run(0.4, 0.9)])
+    row = vs.summarize("images", runs, floor)
+    assert "0.35/0.84 s" in row  # 0.7 x 0.5 s and 0.7 x 1.2 s
+    assert row.endswith("MISSED (time and CPU target below Dash's floor)")
+    row = vs.summarize("images", runs, vs.medians([_run(0.3, 0.9)]))
+    assert row.endswith("MISSED (CPU target below Dash's floor)")
+    fast = {"mi": [_run(2.0, 3.0)], "ours": [_run(1.0, 2.0)]}
+    assert vs.summarize("scalars", fast, floor).endswith("OK")
+    floor_row = vs.floor_row(floor)
+    assert floor_row.startswith("floor: bare Dash page") and "0.40 s" in floor_row
+
+
+def test_the_floor_page_is_bare(vs: ModuleType) -> None:
+    """Dash's floor page loads dash's own bundles only (not dash-insight's component
+    packages) and has no callbacks."""
+    port, stop = vs.serve_floor()
+    try:
+        root = f"http://127.0.0.1:{port}"
+        with urllib.request.urlopen(root + "/", timeout=10) as answer:
+            page = answer.read().decode()
+        scripts = re.findall(r'<script src="([^"]+)"', page)
+        assert any("dash_renderer" in src for src in scripts)
+        assert not [src for src in scripts if "cytoscape" in src or "ag_grid" in src]
+        with urllib.request.urlopen(root + "/_dash-dependencies", timeout=10) as answer:
+            assert json.loads(answer.read()) == []
+    finally:
+        stop()
