@@ -12,14 +12,12 @@
    deferred_children) is mounted at once when it is on or next to the screen, else as the
    others. Holders are mounted in page order (the highest first), one per animation frame, or
    up to data-batch of them (cards): React mounting a screenful of cards in one task froze the
-   page. data-later: props the component gets once it is set up (setLater).
+   page.
 
-   A callback may change a holder's data-component / data-later until its component has them
-   all (a picker following the URL before its grid is mounted: assets/pickers.js), so each is
-   read when it is applied; a holder drops both once its component has them all, at the mount
-   or, with data-later, once those are applied (its callbacks
-   then know that the component itself is there to update, and the page does not keep a
-   10,000-row spec twice). */
+   A callback may change a holder's data-component until its component is mounted (a picker
+   following the URL before its grid is mounted: assets/pickers.js), so it is read at the
+   mount; the holder drops it then (its callbacks then know that the component itself is there
+   to update, and the page does not keep a 10,000-row spec twice). */
 (function () {
   const MARGIN_PX = 150;  // "next to the screen", as assets/graph-slots.js
   const mounted = new WeakSet();
@@ -62,43 +60,9 @@
     if (id.startsWith("{")) {
       try { id = JSON.parse(id); } catch { /* a plain id after all */ }
     }
-    if (holder.dataset.later) {
-      window.dash_clientside.set_props(id, {children: spec, style});
-      setLater(holder, id, spec);
-    } else {
-      // The component has all its props: the holder drops its spec (a picker's rows are not
-      // kept twice; pickers.toHolder then leaves it alone).
-      window.dash_clientside.set_props(id, {children: spec, style, "data-component": null});
-    }
-  }
-
-  /* Props held back (deferred(..., later=...)) are given once the component is set up (an AG
-     Grid: its API is ready), in a task of their own: the holder gets the component again, with
-     them (the same component, updated). Not set_props on the component itself: Dash then
-     forgets the component's own id (its paths are computed from its children), and callbacks
-     writing to it fail. The spec and the held props are those of the holder now (a callback
-     may have changed them since the mount), and the holder drops them. */
-  async function setLater(holder, holderId, mountedSpec) {
-    const id = mountedSpec.props.id;
-    if (mountedSpec.namespace === "dash_ag_grid" && window.dash_ag_grid &&
-        window.dash_ag_grid.getApiAsync) {
-      await window.dash_ag_grid.getApiAsync(id);
-    } else {
-      await new Promise(resolve => window.requestAnimationFrame(resolve));
-    }
-    await new Promise(resolve => setTimeout(resolve, 0));
-    if (!holder.isConnected) return;
-    let spec = null, props = null;
-    try {
-      spec = JSON.parse(holder.dataset.component);
-      props = JSON.parse(holder.dataset.later);
-    } catch (error) {
-      console.error("dash-insight: a deferred component could not be read", error);
-      return;
-    }
-    window.dash_clientside.set_props(holderId, {
-      children: Object.assign({}, spec, {props: Object.assign({}, spec.props, props)}),
-      "data-component": null, "data-later": null});
+    // The holder drops its spec (a picker's rows are not kept twice; pickers.toHolder then
+    // leaves it alone).
+    window.dash_clientside.set_props(id, {children: spec, style, "data-component": null});
   }
 
   function check() {

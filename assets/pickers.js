@@ -4,7 +4,7 @@
    the list wherever it is.
 
    The list's grid is mounted after the charts on screen (assets/deferred.js): until then it
-   is only a spec in its holder's data-component / data-later. pickers.toGrid writes to the
+   is only a spec in its holder's data-component. pickers.toGrid writes to the
    grid itself (its outputs are all the grid's, so Dash skips it while the grid is not in the
    page, without the "nonexistent object" error of a callback missing one of its outputs);
    pickers.toHolder folds the same change into the holder's spec, so that the grid, whenever
@@ -46,43 +46,30 @@
         return [echoed ? noUpdate() : rows, null];
       },
 
-      /* [data-component, data-later] of the holder with `sent` folded in, while it still
-         holds its grid's spec (deferred.js drops it once the grid has all its props). Props
-         held back (data-later: rows, ticks) change there, the others (style) in the spec; a
-         row transaction updates the held rows; scrollTo is left out (a grid mounted later
-         opens at its first row). */
-      toHolder(sent, component, later) {
-        if (!sent || !component) return [noUpdate(), noUpdate()];
-        let spec, held;
+      /* The holder's data-component with `sent` folded in, while it still holds its grid's
+         spec (deferred.js drops it at the mount): a row transaction updates the spec's rows;
+         scrollTo is left out (a grid mounted later opens at its first row). */
+      toHolder(sent, component) {
+        if (!sent || !component) return noUpdate();
+        let spec;
         try {
           spec = JSON.parse(component);
-          held = later ? JSON.parse(later) : {};
         } catch (error) {
           console.error("dash-insight: a picker's held grid could not be read", error);
-          return [noUpdate(), noUpdate()];
+          return noUpdate();
         }
-        let specChanged = false, heldChanged = false;
+        let changed = false;
         Object.keys(sent).forEach(name => {
           const value = sent[name];
           if (name === "key" || name === "scrollTo") return;
           if (name === "rowTransaction") {
-            if (Object.prototype.hasOwnProperty.call(held, "rowData")) {
-              held.rowData = updateRows(held.rowData, value && value.update);
-              heldChanged = true;
-            } else {
-              spec.props.rowData = updateRows(spec.props.rowData, value && value.update);
-              specChanged = true;
-            }
-          } else if (Object.prototype.hasOwnProperty.call(held, name)) {
-            held[name] = value;
-            heldChanged = true;
+            spec.props.rowData = updateRows(spec.props.rowData, value && value.update);
           } else {
             spec.props[name] = value;
-            specChanged = true;
           }
+          changed = true;
         });
-        return [specChanged ? JSON.stringify(spec) : noUpdate(),
-                heldChanged ? JSON.stringify(held) : noUpdate()];
+        return changed ? JSON.stringify(spec) : noUpdate();
       },
     },
   });

@@ -5,10 +5,9 @@ the page's layout costs the first chart a few hundred milliseconds of the browse
 (issue 17 item 8). :func:`deferred` ships it inside its holder as JSON; ``assets/deferred.js``
 mounts it (``dash_clientside.set_props``) once every chart card on screen is drawn, or after
 :data:`LONGEST_WAIT_MS`, or at once on a page without charts. Callbacks of the mounted component
-work as for any component a callback adds. Until it has all its props, a callback may rewrite
-the holder's ``data-component`` / ``data-later`` (the picker following the URL does, see
-``tag_select.register_picker``): they are read when applied, and the holder drops both once
-its component has them (at the mount, or once the ``later`` props are given).
+work as for any component a callback adds. Until the mount a callback may rewrite the holder's
+``data-component`` (the picker following the URL does, see ``tag_select.register_picker``): it
+is read when applied, and the holder drops it at the mount.
 
 :func:`deferred_children` does the same for the children of a chart card below the first
 screen: the card's frame is in the page at once (its place, its id), its toolbar, graph slot and
@@ -20,7 +19,7 @@ freeze of the scalars page.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from dash import html
@@ -32,26 +31,17 @@ LONGEST_WAIT_MS = 2500
 CLASS_NAME = "di-deferred"
 
 
-def deferred(
-    component: Component, holder_id: str, later: Sequence[str] = (), **holder: Any
-) -> html.Div:
+def deferred(component: Component, holder_id: str, **holder: Any) -> html.Div:
     """A ``html.Div`` (``id=holder_id``, ``holder`` props such as ``className`` and ``style``)
     that gets ``component`` as its child once the page's first screen of charts is drawn.
-    ``later``: props of ``component`` (an AG Grid's ``rowData`` and ``selectedRows``) it is
-    mounted without and gets in a task of their own once it is set up, as a callback would
-    set them (a grid set up with its rows froze the page longer).
 
     The holder's ``deferred_child`` attribute keeps ``component`` for Python readers (tests)."""
     class_name = " ".join(filter(None, [CLASS_NAME, holder.pop("className", "")]))
-    spec = json.loads(json.dumps(component, cls=PlotlyJSONEncoder))
-    held = {name: spec["props"].pop(name) for name in later if name in spec["props"]}
     props: dict[str, Any] = {
         **holder,
-        "data-component": json.dumps(spec),
+        "data-component": json.dumps(component, cls=PlotlyJSONEncoder),
         "data-wait-ms": str(LONGEST_WAIT_MS),
     }
-    if held:
-        props["data-later"] = json.dumps(held)
     div = html.Div(id=holder_id, className=class_name, **props)
     setattr(div, "deferred_child", component)  # noqa: B010 (not a Dash prop: never sent)
     return div

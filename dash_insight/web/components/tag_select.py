@@ -733,9 +733,7 @@ def _register_picker_scripts(app: dash.Dash, list_id: str, eyes: list[Output]) -
     app.clientside_callback(
         ClientsideFunction("pickers", "toHolder"),
         Output(holder, "data-component"),
-        Output(holder, "data-later"),
         Input(f"{list_id}-sent", "data"),
         State(holder, "data-component"),
-        State(holder, "data-later"),
         prevent_initial_call=True,
     )

@@ -33,18 +33,6 @@ def test_the_holder_carries_its_component_as_json() -> None:
     assert find(holder, "inner").children == "late"  # Python readers still find it
 
 
-def test_props_held_back_until_the_component_is_set_up() -> None:
-    holder = deferred(html.Div(id="grid", title="t", lang="en"), "holder", later=("title",))
-    props = holder.to_plotly_json()["props"]
-    assert json.loads(props["data-component"])["props"] == {
-        "id": "grid",
-        "lang": "en",
-        "children": None,
-    }
-    assert json.loads(props["data-later"]) == {"title": "t"}
-    assert find(holder, "grid").title == "t"  # Python readers see the whole component
-
-
 def test_a_card_holds_its_children_back_but_its_title() -> None:
     title = html.Div("loss", className="title")
     card = html.Div(

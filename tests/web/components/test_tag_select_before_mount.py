@@ -196,7 +196,7 @@ def _mount_and_read(dash_duo: Any) -> dict[str, Any]:
         lambda: (
             run_js(
                 dash_duo,
-                "return document.getElementById('p-tags-holder').getAttribute('data-later')",
+                "return document.getElementById('p-tags-holder').getAttribute('data-component')",
             )
             is None
         )
