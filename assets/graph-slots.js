@@ -1,12 +1,15 @@
 /* Chart slots drawn when they come on screen, shared by assets/lazy-graphs.js (parameter
-   distribution, tensors) and assets/scalar-charts.js (scalars, comparison); loaded before
-   them (assets are injected in alphabetical order).
+   distribution, lineage), assets/per-tag-pages.js (the tensor tables) and
+   assets/scalar-charts.js (scalars, comparison); loaded before them (assets are injected in
+   alphabetical order).
 
    window.dashInsightSlots.watch({selector, keyOf, enter, changed}) observes every element
    matching ``selector`` whenever it enters the document (with the page's first layout or with
    a callback's answer): ``enter(key)`` when it comes within a few rows of the screen;
    ``inView`` holds the keys on (or next to) the screen; ``rescan()`` looks for new slots now;
    ``changed()`` (optional) after each batch of HTML elements added or removed.
+   window.dashInsightSlots.idField(name) is a ``keyOf``: the ``name`` field of a slot's JSON id
+   (its pattern-matching id, e.g. {"type": "lazy-graph-slot", "key": ...}).
 
    window.dashInsightSlots.busy() says whether a chart is queued or being drawn; hold() keeps
    the next one back for two frames (a heavy mount elsewhere renders in a task of its own).
@@ -20,6 +23,18 @@
    (issue 17 item 8: the parameter distribution froze for 4.8 s drawing its first screen). */
 (function () {
   const MARGIN_PX = 150;  // "on screen": within this distance of the window
+
+  /* A keyOf for watch(): the ``name`` field of a slot's JSON id; undefined (the slot is not
+     watched) when its id is not JSON. */
+  function idField(name) {
+    return slot => {
+      try {
+        return JSON.parse(slot.id)[name];
+      } catch {
+        return undefined;
+      }
+    };
+  }
 
   function watch({selector, keyOf, enter, changed}) {
     const inView = new Set();
@@ -169,5 +184,5 @@
       ? element.getBoundingClientRect().top + window.scrollY : Infinity;
   }
 
-  window.dashInsightSlots = {watch, paced, pageTop, busy, hold};
+  window.dashInsightSlots = {watch, idField, paced, pageTop, busy, hold};
 })();

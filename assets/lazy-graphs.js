@@ -10,14 +10,6 @@
 
   const slotOf = key => document.getElementById(JSON.stringify({key, type: SLOT}));
 
-  function keyOf(slot) {
-    try {
-      return JSON.parse(slot.id).key;
-    } catch {
-      return undefined;
-    }
-  }
-
   /* The figure comes as JSON text (lazy_graph.py figure_json), parsed when drawn. */
   function component(data) {
     const figure = typeof data.figure === "string" ? JSON.parse(data.figure) : data.figure;
@@ -45,7 +37,8 @@
 
   const draw = window.dashInsightSlots.paced(
     mount, key => window.dashInsightSlots.pageTop(slotOf(key)), isDrawn);
-  const slots = window.dashInsightSlots.watch({selector: ".di-lazy-slot", keyOf, enter: draw});
+  const slots = window.dashInsightSlots.watch({
+    selector: ".di-lazy-slot", keyOf: window.dashInsightSlots.idField("key"), enter: draw});
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lazyGraphs: {

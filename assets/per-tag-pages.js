@@ -158,14 +158,6 @@
 
   const viewSlot = tag => document.getElementById(JSON.stringify({tag, type: VIEW_SLOT}));
 
-  function viewTag(slot) {
-    try {
-      return JSON.parse(slot.id).tag;
-    } catch {
-      return undefined;
-    }
-  }
-
   function viewComponent(text) {
     const view = JSON.parse(text);
     const grid = view && view.props && view.props.children;
@@ -196,7 +188,7 @@
     if (!slotWatch) {
       const slots = window.dashInsightSlots;
       mountPaced = slots.paced(mountView, tag => slots.pageTop(viewSlot(tag)));
-      slotWatch = slots.watch({selector: ".di-vt-slot", keyOf: viewTag,
+      slotWatch = slots.watch({selector: ".di-vt-slot", keyOf: slots.idField("tag"),
                                enter: tag => mountPaced(tag)});
     }
     return slotWatch;

@@ -917,17 +917,10 @@
      the page's first layout, with a callback's answer (a new tag selection, a page of the
      pager, navigation) or before or after the plan that names its chart (render). A chart on
      screen before its plan is known stays in ``inView`` and is fetched when render brings the
-     plan. */
-  function chartOfSlot(slot) {
-    try {
-      return JSON.parse(slot.id).chart;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /* The best-value stars are hooked to each chart's graph once Dash has put it in its slot. */
-  const slots = window.dashInsightSlots.watch({selector: ".di-graph-slot", keyOf: chartOfSlot,
+     plan. The best-value stars are hooked to each chart's graph once Dash has put it in its
+     slot. */
+  const slots = window.dashInsightSlots.watch({selector: ".di-graph-slot",
+                                               keyOf: window.dashInsightSlots.idField("chart"),
                                                enter: chartId => ensure(chartId),
                                                changed: hookStars});
   const inView = slots.inView;  // charts whose slot is on (or next to) the screen
