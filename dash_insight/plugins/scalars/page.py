@@ -77,7 +77,7 @@ from dash_insight.web.url_state import (
     same_search,
 )
 
-#: The page's pins store (:mod:`.pins`; one per base directory, the app's).
+#: The page's pins store (:mod:`.page_pins`; one per base directory, the app's).
 PINS = {"type": "chart-pins", "page": "scalars", "base": ALL}
 IDS = chart_ids("scalars")  # this page's axis, smoothing, data and thresholds components
 PATH = "/scalars"
@@ -507,7 +507,7 @@ def grid(
 ) -> tuple:
     """Card frames and their plan in one answer, without points: the browser fetches each
     chart's points when it comes on screen and draws it as they arrive. ``pins``: the page's
-    pins store (:mod:`.pins`): the pinned tags first."""
+    pins store (:mod:`.page_pins`): the pinned tags first."""
     train_id, state, tags = current_state(provider, search)
     state = dataclasses.replace(state, shown=pinned_first(state.shown, page_pins(pins)))
     content = grid_content(provider, train_id, state, tags, thresholds)

@@ -499,7 +499,7 @@ def chart_card(
     ``log_x``: the URL's :data:`BEST_FLIP` / :data:`LOG_X` name the chart (its button starts
     at one click). ``preview``: what the graph slot holds until the browser draws the chart
     (the page's first paint: a chart drawn on the server). ``pin``: the name its pin button
-    (beside the title) pins (:mod:`.pins`; None: no pin button)."""
+    (beside the title) pins (:mod:`.page_pins`; None: no pin button)."""
     key = chart.chart_id
     best = best_direction(chart.series[0].tag) if chart.series else "min"
     children: list[Any] = [
@@ -747,7 +747,7 @@ def smoother_to_url(
 
 def _bind_url_writers(app: Any) -> None:
     """The chart controls that the URL keeps: best value, log x, smoother, outliers; and the
-    pins, which the browser keeps (:mod:`.pins`)."""
+    pins, which the browser keeps (:mod:`.page_pins`)."""
     register_pin_callbacks(app)
     app.callback(
         Output("url", "search", allow_duplicate=True),
