@@ -91,7 +91,12 @@ from dash_insight.plugins.scalars.rest_export import (
 from dash_insight.web.binding import triggered
 from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components import compare_runs
-from dash_insight.web.components.compare_tabs import compare_head, label_texts, offered
+from dash_insight.web.components.compare_tabs import (
+    ARCHIVED_FLAG,
+    compare_head,
+    label_texts,
+    offered,
+)
 from dash_insight.web.components.run_colours import (
     MISSING_COLOUR,
     PALETTE,
@@ -183,7 +188,7 @@ STATE: TypedUrlState[CompareUrl] = TypedUrlState(
     runs=Flag("runs"),
     colour_by=Text("colour_by", max_chars=MAX_TEXT_CHARS),
     tag_map=TagMap("tag_map"),
-    archived=Flag("archived"),
+    archived=ARCHIVED_FLAG,
     **CHART_FIELDS,
 )
 

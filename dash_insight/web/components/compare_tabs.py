@@ -11,6 +11,7 @@ chosen, the job filter, the hidden runs), so the runs chosen on one tab are thos
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import dash
@@ -20,7 +21,7 @@ from dash_insight.core.i18n import gettext as _
 from dash_insight.core.provider import DataProvider
 from dash_insight.core.run_marks import filter_text, offered_jobs
 from dash_insight.web.plugin import NavLink
-from dash_insight.web.url_state import make_search, parse_search, same_search
+from dash_insight.web.url_state import Flag, TypedUrlState, make_search, parse_search, same_search
 
 #: The app attribute holding the installed tabs (one app, one list: nothing process-wide).
 ATTRIBUTE = "dash_insight_compare_tabs"
@@ -32,9 +33,24 @@ SHARED = ("jobs", "job_filter", "hidden", ARCHIVED)
 ARCHIVED_SWITCH = "compare-show-archived"
 
 
+@dataclass(frozen=True)
+class SwitchUrl:
+    """What a comparison page's URL says of its head's switch (:data:`STATE`): ``archived``,
+    whether archived runs are offered too."""
+
+    archived: bool = False
+
+
+#: The "show archived" switch's URL parameter (``archived=1``), as every comparison page
+#: reads it (the scalar comparison's own state names this field too).
+ARCHIVED_FLAG = Flag(ARCHIVED)
+#: The URL state of the comparison pages' head.
+STATE: TypedUrlState[SwitchUrl] = TypedUrlState(SwitchUrl, archived=ARCHIVED_FLAG)
+
+
 def show_archived(params: Mapping[str, str]) -> bool:
-    """Whether the URL's "show archived" switch is on."""
-    return params.get(ARCHIVED) == "1"
+    """Whether the URL's "show archived" switch is on (:data:`STATE`)."""
+    return STATE.parse(params).archived
 
 
 def offered(provider: DataProvider, jobs: Sequence[str], params: Mapping[str, str]) -> list[str]:
@@ -55,7 +71,7 @@ def label_texts(provider: DataProvider, jobs: Sequence[str]) -> dict[str, str]:
 def archived_search(value: list | None, search: str | None) -> Any:
     """The URL after the "show archived" switch changed, every other parameter kept."""
     params: dict[str, Any] = parse_search(search)
-    params[ARCHIVED] = "1" if value else None
+    params[ARCHIVED] = ARCHIVED_FLAG.text(ARCHIVED_FLAG.from_control(value))
     new = make_search(params)
     return dash.no_update if same_search(new, search) else new
 

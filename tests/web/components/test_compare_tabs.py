@@ -8,12 +8,17 @@ import dash
 
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
+from dash_insight.plugins.scalars import compare_page
 from dash_insight.web.components.compare_tabs import (
+    ARCHIVED_FLAG,
+    archived_search,
     install,
     installed,
     shared_search,
+    show_archived,
     tab_strip,
 )
+from dash_insight.web.components.compare_tabs import STATE as compare_tabs_state
 from dash_insight.web.plugin import NavLink
 
 
@@ -60,3 +65,17 @@ def test_tabs_carry_the_runs_chosen(tmp_path: Path) -> None:
     )  # the runs only, not the tags
     assert shared_search({}) == ""
     app.data_service.close()
+
+
+def test_the_archived_switch_is_read_as_the_scalar_comparison_reads_it() -> None:
+    """Every comparison page reads ``archived`` through the head's typed URL state, the field
+    the scalar comparison's own state holds too: both say the same for any value."""
+    assert compare_page.STATE.fields["archived"] is ARCHIVED_FLAG
+    for params in ({}, {"archived": "1"}, {"archived": "0"}, {"archived": "true"}, {"a": "1"}):
+        assert show_archived(params) == compare_page.STATE.parse(params).archived
+    assert show_archived({"archived": "1"}) and not show_archived({"archived": "yes"})
+    assert compare_tabs_state.parse_search("?jobs=a&archived=1").archived
+    # The switch writes the parameter back as the typed state does.
+    assert archived_search(["archived"], "?jobs=a") == "?jobs=a&archived=1"
+    assert archived_search([], "?archived=1&jobs=a") == "?jobs=a"
+    assert archived_search([], "?jobs=a") is dash.no_update
