@@ -13,7 +13,8 @@ PLUGIN: Plugin[LandscapeService] = Plugin(
     service=LandscapeService.from_data,
     routes=rest.routes,
     pages=(
-        Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID, WEBGL})),
+        # the analysis page draws no grid (its comparison tab's job picker is one)
+        Page(page.PATH, page.layout, page.register, bundles=frozenset({WEBGL})),
         Page(
             compare_page.PATH,
             compare_page.layout,
