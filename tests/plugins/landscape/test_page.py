@@ -287,7 +287,8 @@ new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").fo
 
 def test_the_page_draws_each_chart_once(dash_duo: Any, landscape_app: Any) -> None:
     """The landscape and the steps chart come with the layout: each is drawn once, as itself
-    (a callback at load sent them after a "Loading…" placeholder had been drawn in each)."""
+    (a callback at load sent them after a "Loading…" placeholder had been drawn in each). The
+    page's plotly.js build (contours and the 3D scene only) draws the other views too."""
     dash_duo.driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
     )
@@ -301,6 +302,11 @@ def test_the_page_draws_each_chart_once(dash_duo: Any, landscape_app: Any) -> No
         "ls-steps": 1,
     }
     assert "Unit: step" in dash_duo.find_element("#ls-unit").text
+    scripts = "return Array.from(document.scripts).map(s => s.src).join(' ')"
+    assert "plotly-gl3d.min.js" in dash_duo.driver.execute_script(scripts)
+    dash_duo.find_element("#ls-view input[value='filled']").click()
+    dash_duo.wait_for_element("#ls-graph .contourlayer path", timeout=30)
+    assert _trace_types(dash_duo, "ls-graph") == ["contour", "scatter", "scatter", "scatter"]
     assert console_errors(dash_duo) == []
 
 
