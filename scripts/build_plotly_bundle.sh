@@ -3,7 +3,9 @@
 # draws (2.4 MB instead of the full 4.8 MB bundle Dash would load, so every page with a chart
 # starts faster; bench/profiler.py measures it), and assets/plotly-cartesian.min.js, the same
 # without the WebGL traces (scattergl, scatter3d, surface: regl, the 3D scene), which every page
-# that draws none of them loads instead (dash_insight/web/page_bundles.py). The version follows the plotly Python package,
+# that draws none of them loads instead, and assets/plotly-gl3d.min.js, the loss landscape pages'
+# (contours and the 3D scene, without bar, pie and scattergl's regl: 1.8 MB)
+# (dash_insight/web/page_bundles.py). The version follows the plotly Python package,
 # so figures are built and drawn by the same plotly.js. Needs node + npm (the npm registry).
 #
 # The bundle is plotly.js's "strict" flavour (its lib/index-strict.js, which its
@@ -23,10 +25,13 @@ cd "$(dirname "$0")/.."
 TRACES=(bar pie contour scattergl scatter3d surface)
 #: The traces of the cartesian bundle: the WebGL ones left out.
 CARTESIAN=(bar pie contour)
+#: The traces of the loss landscape pages' bundle: contours and the 3D scene.
+GL3D=(contour scatter3d surface)
 PYTHON=${PYTHON:-.venv/bin/python}
 VERSION=$("$PYTHON" -c "from plotly.offline import get_plotlyjs_version as v; print(v())")
 OUT="$PWD/assets/plotly-dash-insight.min.js"
 OUT_CARTESIAN="$PWD/assets/plotly-cartesian.min.js"
+OUT_GL3D="$PWD/assets/plotly-gl3d.min.js"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 echo "building plotly.js $VERSION with ${TRACES[*]} in $WORK"
@@ -62,6 +67,7 @@ entry() {  # entry <file> <trace>...: plotly's core registering the traces given
 }
 entry index-dash-insight.js "${TRACES[@]}"
 entry index-cartesian.js "${CARTESIAN[@]}"
+entry index-gl3d.js "${GL3D[@]}"
 cat > build-dash-insight.js <<'JS'
 // plotly.js's esbuild-config.js, minified, with the entry above.
 const esbuild = require('esbuild');
@@ -91,3 +97,4 @@ write() {  # write <out> <entry> <trace>...
 }
 write "$OUT" index-dash-insight.js "${TRACES[@]}"
 write "$OUT_CARTESIAN" index-cartesian.js "${CARTESIAN[@]}"
+write "$OUT_GL3D" index-gl3d.js "${GL3D[@]}"

@@ -44,8 +44,8 @@ SCRATCH_VENV = Path(os.environ.get("DASH_INSIGHT_WHEEL_VENV", ROOT / ".venv-whee
 STAMP = SCRATCH_VENV / ".requirements.sha256"
 #: The repository's stylesheets and scripts, which the installed app must serve byte for byte.
 ASSET_FILES = sorted(p for p in (ROOT / "assets").iterdir() if p.suffix in (".css", ".js"))
-#: The two plotly.js builds: a page links the one it draws with (web/page_bundles.py).
-PLOTLY_BUILDS = {"plotly-dash-insight.min.js", "plotly-cartesian.min.js"}
+#: The plotly.js builds: a page links the one it draws with (web/page_bundles.py).
+PLOTLY_BUILDS = {"plotly-dash-insight.min.js", "plotly-cartesian.min.js", "plotly-gl3d.min.js"}
 #: The pages of PAGES that draw no Plotly chart: they link neither build.
 WITHOUT_PLOTLY = ("/", "/images?train_id=./lenet_sc")
 #: Third parties' scripts a page loads when it needs them (ELK), not linked into pages.

@@ -5,9 +5,11 @@ of line charts parsed and ran the graph pages' Cytoscape (0.5 MB), the tables' A
 (1.3 MB) and plotly.js's WebGL traces (regl and the 3D scene, half of its 2.4 MB) before it
 drew anything. A :class:`~dash_insight.web.plugin.Page` names the optional bundles it uses
 (``Page.bundles``); its answer leaves the others out. plotly.js is loaded only by a page that
-names :data:`PLOTLY` (the cartesian build, ``assets/plotly-cartesian.min.js``) or
-:data:`WEBGL` (the build with the WebGL traces). A page that names none (``None``), the
-training dashboard and a path no page has get every bundle.
+names :data:`PLOTLY` (the cartesian build, ``assets/plotly-cartesian.min.js``),
+:data:`WEBGL` (the build with the WebGL traces) or :data:`GL3D` (the loss landscape page's
+build: contours and the 3D scene, 1.8 MB, without the bar, pie and scattergl traces). One
+build at most: the full build draws what either other one does. A page that names none
+(``None``), the training dashboard and a path no page has get every bundle.
 
 What every page leaves out or gets besides (:func:`select`; the app is built with Dash's
 ``eager_loading``, so Dash writes the lazily loaded chunks of its component libraries too):
@@ -45,8 +47,10 @@ GRID = "grid"
 PLOTLY = "plotly"
 #: plotly.js with its WebGL traces (scattergl, scatter3d, surface) instead of the cartesian build.
 WEBGL = "webgl"
+#: plotly.js with contours and the 3D scene only (``assets/plotly-gl3d.min.js``).
+GL3D = "gl3d"
 #: Every optional bundle.
-ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL})
+ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL, GL3D})
 
 _SUITES = "/_dash-component-suites/"
 #: The scripts of each optional bundle: a part of their URL's path (dcc's graph chunk draws
@@ -56,9 +60,10 @@ SCRIPTS: Mapping[str, tuple[str, ...]] = {
     GRID: (f"{_SUITES}dash_ag_grid/",),
     PLOTLY: ("/assets/plotly-cartesian.min.js", f"{_SUITES}dash/dcc/async-graph."),
     WEBGL: ("/assets/plotly-dash-insight.min.js", f"{_SUITES}dash/dcc/async-graph."),
+    GL3D: ("/assets/plotly-gl3d.min.js", f"{_SUITES}dash/dcc/async-graph."),
 }
-#: The cartesian plotly.js, left out when the full build (:data:`WEBGL`) is loaded.
-CARTESIAN_SCRIPT = "/assets/plotly-cartesian.min.js"
+#: The smaller plotly.js builds, left out when the full build (:data:`WEBGL`) is loaded.
+PART_SCRIPTS = ("/assets/plotly-cartesian.min.js", "/assets/plotly-gl3d.min.js")
 #: Scripts no page loads (parts of their URL's path): see the module's docstring.
 NEVER: tuple[str, ...] = (
     f"{_SUITES}dash/deps/polyfill@",
@@ -81,7 +86,7 @@ def wanted(source: str, bundles: frozenset[str]) -> bool:
     path = source.split("?", 1)[0]
     if any(part in path for part in NEVER):
         return False
-    if path.endswith(CARTESIAN_SCRIPT) and WEBGL in bundles:
+    if path.endswith(PART_SCRIPTS) and WEBGL in bundles:
         return False
     chunk = DCC_CHUNK.search(path)
     if chunk is not None and chunk.group(1) not in DCC_EAGER_CHUNKS:
@@ -118,11 +123,11 @@ class PageBundles:
 
     def html_attribute(self, loaded: Iterable[str]) -> str:
         """``data-page-bundles``: the bundles of every page that does not need them all, by
-        pathname, and those of this document (``loaded``, :data:`PLOTLY` counted with
-        :data:`WEBGL`: the full plotly.js draws what the cartesian one does), as JSON."""
+        pathname, and those of this document (``loaded``, :data:`PLOTLY` and :data:`GL3D`
+        counted with :data:`WEBGL`: the full plotly.js draws what the others do), as JSON."""
         has = set(loaded)
         if WEBGL in has:
-            has.add(PLOTLY)
+            has.update((PLOTLY, GL3D))
         pages = {
             self.relative(path).rstrip("/") or "/": sorted(bundles)
             for path, bundles in self.by_path.items()

@@ -51,8 +51,8 @@ class Page(Generic[S]):
     #: (:mod:`dash_insight.web.first_paint`), same arguments as ``layout``; None: none.
     first_paint: Callable[[dash.Dash, S, dict[str, str]], Any] | None = None
     #: The optional script bundles the page draws with (:mod:`dash_insight.web.page_bundles`:
-    #: ``CYTOSCAPE``, ``GRID``, ``PLOTLY``, ``WEBGL``); its answer loads no other (no plotly.js
-    #: without ``PLOTLY`` or ``WEBGL``). None: every bundle.
+    #: ``CYTOSCAPE``, ``GRID``, ``PLOTLY``, ``WEBGL``, ``GL3D``); its answer loads no other (no
+    #: plotly.js without ``PLOTLY``, ``WEBGL`` or ``GL3D``). None: every bundle.
     bundles: frozenset[str] | None = None
 
 

@@ -49,9 +49,13 @@ def test_a_page_links_its_assets_as_bundles_joined_in_dashs_order() -> None:
     bundles = _bundles(ASSETS)
     scripts = bundles.rewrite(_dash_part(ASSETS, "js"), "js")
     linked = re.findall(r'src="/assets/([^"?]+)', scripts)
-    assert len(linked) == 4, scripts  # the files before plotly.js, its builds, those after
-    assert linked[1:3] == ["plotly-cartesian.min.js", "plotly-dash-insight.min.js"]
-    assert linked[3].startswith("di-bundle-")
+    assert len(linked) == 5, scripts  # the files before plotly.js, its builds, those after
+    assert linked[1:4] == [
+        "plotly-cartesian.min.js",
+        "plotly-dash-insight.min.js",
+        "plotly-gl3d.min.js",
+    ]
+    assert linked[4].startswith("di-bundle-")
     first = bundles.by_name[linked[0]]
     assert first.files[0] == sorted(p.name for p in ASSETS.glob("*.js"))[0]
     assert first.body.startswith((ASSETS / first.files[0]).read_bytes().rstrip(b"\n"))

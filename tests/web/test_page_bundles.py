@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from dash_insight.web import page_bundles
-from dash_insight.web.page_bundles import ALL, GRID, PLOTLY, WEBGL, PageBundles
+from dash_insight.web.page_bundles import ALL, GL3D, GRID, PLOTLY, WEBGL, PageBundles
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
 
@@ -29,6 +29,7 @@ SCRIPTS = "\n".join(
         "/assets/pickers.js?m=1",
         "/assets/plotly-cartesian.min.js?m=1",
         "/assets/plotly-dash-insight.min.js?m=1",
+        "/assets/plotly-gl3d.min.js?m=1",
         "/assets/plotly-setup.js?m=1",
         "/_dash-component-suites/dash/dcc/async-datepicker.v4_4_1m1.js",
         "/_dash-component-suites/dash/dcc/async-dropdown.v4_4_1m1.js",
@@ -74,8 +75,16 @@ def test_a_page_gets_the_bundles_it_names_and_at_most_one_plotly() -> None:
         "async-graph.v4_4_1m1.js",
         *EVERY_PAGE[4:],
     ]
+    assert _sources(page_bundles.select(SCRIPTS, frozenset({GL3D}))) == [
+        *EVERY_PAGE[:2],
+        "plotly-gl3d.min.js",
+        *EVERY_PAGE[2:4],
+        "async-graph.v4_4_1m1.js",
+        *EVERY_PAGE[4:],
+    ]
     every = _sources(page_bundles.select(SCRIPTS, ALL))
-    assert "dash_cytoscape.v1_0_2m1.min.js" in every and "plotly-cartesian.min.js" not in every
+    assert "dash_cytoscape.v1_0_2m1.min.js" in every and "plotly-dash-insight.min.js" in every
+    assert "plotly-cartesian.min.js" not in every and "plotly-gl3d.min.js" not in every
 
 
 def test_no_page_loads_the_polyfill_dash_table_plotlys_default_or_unused_chunks() -> None:
@@ -105,8 +114,9 @@ def test_an_unknown_or_undeclared_page_gets_every_bundle() -> None:
         "loaded": [GRID],
         "pages": {"/app/scalars": [GRID], "/app/landscape": [WEBGL]},
     }
-    # plotly.js with the WebGL traces draws what the cartesian build does
-    assert json.loads(bundles.html_attribute({WEBGL}))["loaded"] == [PLOTLY, WEBGL]
+    # plotly.js with the WebGL traces draws what the cartesian and the gl3d builds do
+    assert json.loads(bundles.html_attribute({WEBGL}))["loaded"] == [GL3D, PLOTLY, WEBGL]
+    assert json.loads(bundles.html_attribute({GL3D}))["loaded"] == [GL3D]
 
 
 def _script_names(dash_duo: Any) -> list[str]:

@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "assets" / "plotly-dash-insight.min.js"
 #: The same without the WebGL traces, for the pages that draw none (web/page_bundles.py).
 CARTESIAN = ROOT / "assets" / "plotly-cartesian.min.js"
+#: Contours and the 3D scene only, for the loss landscape page.
+GL3D = ROOT / "assets" / "plotly-gl3d.min.js"
 HEADER = re.compile(
     r"plotly\.js v(?P<version>[\d.]+) .*?traces: (?P<traces>[a-z0-9 ]+) \*/", re.DOTALL
 )
@@ -49,7 +51,7 @@ def bundle_header(bundle: Path = BUNDLE) -> re.Match[str]:
 
 
 def test_the_bundle_is_the_plotly_packages_version() -> None:
-    for bundle in (BUNDLE, CARTESIAN):
+    for bundle in (BUNDLE, CARTESIAN, GL3D):
         assert bundle_header(bundle)["version"] == get_plotlyjs_version(), (
             "plotly was upgraded: run ./scripts/build_plotly_bundle.sh"
         )
@@ -61,9 +63,16 @@ def test_the_cartesian_bundle_is_the_bundle_without_webgl_traces() -> None:
     assert cartesian == every - {"scattergl", "scatter3d", "surface"}
 
 
+def test_the_gl3d_bundle_draws_every_trace_of_the_landscape_page() -> None:
+    landscape = ROOT / "dash_insight" / "plugins" / "landscape"
+    used = traces_used([landscape / "page.py", landscape / "figures.py"])
+    assert {"surface", "scatter3d", "contour", "scatter"} <= used
+    assert used <= set(bundle_header(GL3D)["traces"].split())
+
+
 def test_the_bundle_has_every_trace_type_the_code_draws() -> None:
     sources = [*(ROOT / "dash_insight").rglob("*.py"), *(ROOT / "assets").glob("*.js")]
-    sources = [path for path in sources if path not in (BUNDLE, CARTESIAN)]
+    sources = [path for path in sources if path not in (BUNDLE, CARTESIAN, GL3D)]
     used = traces_used(sources)
     assert {"scatter", "bar", "pie", "surface"} <= used  # the scan finds them
     missing = used - set(bundle_header()["traces"].split())

@@ -371,15 +371,18 @@ def settings_controls(style: Style) -> list[Any]:
 
 
 def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) -> html.Div:
+    """The page of the URL ``params``, drawn: its figures and texts come in the layout
+    (:func:`render`), and :func:`show` answers only the URL's and the data's changes."""
     train_id = STATE.parse(params).train_id
     title = head(app, TITLE, train_id)
     title.children.insert(1, html.Span("i", title=str(HINT), className="di-ls-hint"))
     try:
         landscapes = service.landscapes(train_id)
         choice = resolve(service, train_id, params)
-        tags = service.provider.job(train_id).tags.get("scalar", [])
+        job = service.provider.job(train_id)
     except DataError as error:
         return html.Div([title, job_error(app, error)])
+    tags = job.tags.get("scalar", [])
     if not landscapes.refs:
         problems = [html.P(p, className="di-error-text") for p in landscapes.problems]
         return html.Div(
@@ -396,21 +399,27 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
         if choice.ref is not None and choice.ref.final
         else (interval_keys(landscapes)[choice.ref.interval_id] if choice.ref is not None else None)
     )
+    # The figures come with the layout: a callback asking for them at load cost a round trip,
+    # and each chart was drawn twice (a placeholder, then itself).
+    try:
+        rendered = render(service, train_id, choice)
+    except DataError as error:
+        return html.Div([title, job_error(app, error)])
     return html.Div(
         id="ls-root",
         children=[
             title,
-            dcc.Store(id="ls-shown"),
+            dcc.Store(id="ls-shown", data=shown_keys(train_id, job.version, params)),
             html.Div(
                 className="di-ls-layout",
                 children=[
-                    _main_section(choice.view),
+                    _main_section(choice.view, rendered),
                     html.Aside(
                         className="di-ls-side",
                         children=[
-                            _steps_section(options, chosen, tags, choice.loss_tag),
+                            _steps_section(options, chosen, tags, choice.loss_tag, rendered),
                             _settings_section(choice.style),
-                            _info_section(),
+                            _info_section(rendered.info),
                         ],
                     ),
                 ],
@@ -419,8 +428,16 @@ def layout(app: dash.Dash, service: LandscapeService, params: dict[str, str]) ->
     )
 
 
-def _main_section(view: str) -> html.Section:
-    """The chosen view's tabs and buttons over the landscape figure."""
+def box_style(figure: go.Figure) -> dict[str, str]:
+    """A chart's box as tall as its figure before Plotly draws it: the page has its final
+    height (and its scrollbar) from the start, so the landscape is not drawn at the width of
+    a page without a scrollbar and drawn again (dcc.Graph's resize) once the side panel's
+    chart made the page taller."""
+    return {"height": f"{figure.layout.height}px"}
+
+
+def _main_section(view: str, rendered: Rendered) -> html.Section:
+    """The chosen view's tabs and buttons over the landscape figure and its notice."""
     return html.Section(
         className="di-panel di-ls-main",
         children=[
@@ -455,7 +472,7 @@ def _main_section(view: str) -> html.Section:
                     ),
                 ],
             ),
-            html.Div(id="ls-notice"),
+            html.Div(rendered.notice, id="ls-notice"),
             html.Div(
                 id="ls-graph-box",
                 className="di-ls-graph-box",
@@ -464,7 +481,8 @@ def _main_section(view: str) -> html.Section:
                         id="ls-graph",
                         config=GRAPH_CONFIG,
                         className="di-ls-graph",
-                        figure=_empty_figure(_("Loading…"), 600),
+                        figure=rendered.figure,
+                        style=box_style(rendered.figure),
                     ),
                 ],
             ),
@@ -473,9 +491,14 @@ def _main_section(view: str) -> html.Section:
 
 
 def _steps_section(
-    options: list[dict[str, Any]], chosen: str | None, tags: list[str], loss_tag: str | None
+    options: list[dict[str, Any]],
+    chosen: str | None,
+    tags: list[str],
+    loss_tag: str | None,
+    rendered: Rendered,
 ) -> html.Section:
-    """Step selection: the loss curve with the landscapes' steps, the range and the loss tag."""
+    """Step selection: the loss curve with the landscapes' steps, its unit, the range and the
+    loss tag."""
     return html.Section(
         className="di-panel di-ls-section",
         children=[
@@ -483,9 +506,10 @@ def _steps_section(
             dcc.Graph(
                 id="ls-steps",
                 config={"displaylogo": False, "displayModeBar": False},
-                figure=_empty_figure("", 240),
+                figure=rendered.steps,
+                style=box_style(rendered.steps),
             ),
-            html.Div(id="ls-unit", className="di-muted"),
+            html.Div(rendered.unit, id="ls-unit", className="di-muted"),
             _setting(
                 _("Range"),
                 dcc.Dropdown(
@@ -531,8 +555,8 @@ def _settings_section(style: Style) -> html.Section:
     )
 
 
-def _info_section() -> html.Section:
-    """The basic training information, filled by a callback."""
+def _info_section(info: list[Any]) -> html.Section:
+    """The basic training information (``info``: :attr:`Rendered.info`)."""
     return html.Section(
         className="di-panel di-ls-section",
         children=[
@@ -550,13 +574,23 @@ def _info_section() -> html.Section:
                     ),
                 ]
             ),
-            html.Div(id="ls-info"),
+            html.Div(info, id="ls-info"),
         ],
     )
 
 
 def _key(train_id: str, version: int, params: dict[str, str], names: tuple[str, ...]) -> list:
     return [train_id, version, *[params.get(n) for n in names]]
+
+
+def shown_keys(train_id: str, version: int, params: dict[str, str]) -> dict[str, list]:
+    """What the page's figures were drawn from (``ls-shown``): the job, its data version and
+    the URL parameters of the landscape (:data:`FIGURE_PARAMS`) and of the steps chart
+    (:data:`STEP_PARAMS`)."""
+    return {
+        "figure": _key(train_id, version, params, FIGURE_PARAMS),
+        "steps": _key(train_id, version, params, STEP_PARAMS),
+    }
 
 
 def controls_to_url(
@@ -622,10 +656,7 @@ def show(
         choice = resolve(service, train_id, params)
     except DataError:
         return (dash.no_update,) * 6
-    keys = {
-        "figure": _key(train_id, version, params, FIGURE_PARAMS),
-        "steps": _key(train_id, version, params, STEP_PARAMS),
-    }
+    keys = shown_keys(train_id, version, params)
     if shown == keys:
         return (dash.no_update,) * 6
     rendered = render(service, train_id, choice)
@@ -677,6 +708,8 @@ def register(app: dash.Dash, service: LandscapeService) -> None:
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         State("ls-shown", "data"),
+        # not at load: the layout holds what it shows (layout's ``rendered``)
+        prevent_initial_call=True,
     )(functools.partial(show, service))
     register_view_tools(app, "ls")
 

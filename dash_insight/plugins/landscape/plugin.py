@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dash_insight.plugins.landscape import cards, compare_page, page, rest
 from dash_insight.plugins.landscape.service import LandscapeService
-from dash_insight.web.page_bundles import GRID, WEBGL
+from dash_insight.web.page_bundles import GL3D, GRID, WEBGL
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin
 
 PLUGIN: Plugin[LandscapeService] = Plugin(
@@ -13,7 +13,9 @@ PLUGIN: Plugin[LandscapeService] = Plugin(
     service=LandscapeService.from_data,
     routes=rest.routes,
     pages=(
-        Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID, WEBGL})),
+        # the analysis page draws no grid (its comparison tab's job picker is one), and only
+        # contours and the 3D scene
+        Page(page.PATH, page.layout, page.register, bundles=frozenset({GL3D})),
         Page(
             compare_page.PATH,
             compare_page.layout,

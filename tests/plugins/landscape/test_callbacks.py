@@ -19,7 +19,7 @@ from dash_insight.plugins.landscape.figures import DEFAULT_STYLE
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.url_state import parse_search
 from tests.conftest import CORPUS
-from tests.pages import text
+from tests.pages import text, walk
 from tests.plugins.landscape.test_rest import write_epoch_job
 
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
@@ -92,6 +92,24 @@ def test_show_sends_a_figure_only_when_its_inputs_change(service: LandscapeServi
     assert figure is not dash.no_update and steps is dash.no_update
     assert page.show(service, "?train_id=./missing", 0, None, None) == (dash.no_update,) * 6
     assert page.show(service, search, 0, None, ["junk"])[0] is not dash.no_update
+
+
+def test_the_layout_comes_drawn_and_show_adds_nothing_at_load(service: LandscapeService) -> None:
+    """The layout holds the figures, texts and keys ``show`` would send for its URL: nothing
+    is asked at load (``show`` is not called then, and would send nothing)."""
+    search = f"?train_id={STEP_JOB}&view=contour"
+    drawn = {
+        c.id: c
+        for c in walk(page.layout(dash.Dash(__name__), service, parse_search(search)))
+        if isinstance(getattr(c, "id", None), str)
+    }
+    figure, steps, unit, info, _notice, shown = page.show(service, search, 0, None, None)
+    assert drawn["ls-shown"].data == shown
+    assert page.show(service, search, 0, None, drawn["ls-shown"].data) == (dash.no_update,) * 6
+    assert drawn["ls-graph"].figure == figure and figure.data[0].type == "contour"
+    assert drawn["ls-steps"].figure == steps and drawn["ls-unit"].children == unit
+    assert text(drawn["ls-info"].children) == text(info) and "LeNet5" in text(info)
+    assert drawn["ls-notice"].children is None
 
 
 def _compare(service: LandscapeService, trigger: Any, search: str, **values: Any) -> Any:

@@ -272,6 +272,44 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
     assert console_errors(dash_duo) == []
 
 
+#: Counts each landscape page chart's draws (plotly_afterplot) from its first.
+_DRAWS_PROBE = """
+window.__draws = {};
+new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").forEach(gd => {
+  if (gd.__drawsCounted || !gd.on) return;
+  gd.__drawsCounted = true;
+  const id = gd.parentNode.id || gd.id;
+  gd.on("plotly_afterplot", () => { window.__draws[id] = (window.__draws[id] || 0) + 1; });
+})).observe(document, {subtree: true, childList: true, attributes: true,
+                       attributeFilter: ["class"]});
+"""
+
+
+def test_the_page_draws_each_chart_once(dash_duo: Any, landscape_app: Any) -> None:
+    """The landscape and the steps chart come with the layout: each is drawn once, as itself
+    (a callback at load sent them after a "Loading…" placeholder had been drawn in each). The
+    page's plotly.js build (contours and the 3D scene only) draws the other views too."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
+    )
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={STEP_JOB}")
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    dash_duo.wait_for_element("#ls-steps .main-svg", timeout=30)
+    wait_idle(dash_duo)
+    assert dash_duo.driver.execute_script("return window.__draws;") == {
+        "ls-graph": 1,
+        "ls-steps": 1,
+    }
+    assert "Unit: step" in dash_duo.find_element("#ls-unit").text
+    scripts = "return Array.from(document.scripts).map(s => s.src).join(' ')"
+    assert "plotly-gl3d.min.js" in dash_duo.driver.execute_script(scripts)
+    dash_duo.find_element("#ls-view input[value='filled']").click()
+    dash_duo.wait_for_element("#ls-graph .contourlayer path", timeout=30)
+    assert _trace_types(dash_duo, "ls-graph") == ["contour", "scatter", "scatter", "scatter"]
+    assert console_errors(dash_duo) == []
+
+
 def test_epoch_job_and_jobs_without_landscapes(dash_duo: Any, landscape_app: Any) -> None:
     dash_duo.start_server(landscape_app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={EPOCH_JOB}")
