@@ -1,9 +1,9 @@
 """Every page that draws Plotly charts links a plotly.js build (``Page.bundles``,
-dash_insight/web/page_bundles.py): without :data:`PLOTLY` or :data:`WEBGL` dcc's graph loads
-the plotly package's whole plotly.js (1.44 MB) by itself, and nothing on the page looks wrong
-(the lineage page did so for a session). A page whose charts hold WebGL traces needs
-:data:`WEBGL`, the build that has them: known here when a figure of its layout holds one or
-its callbacks' own modules name one. Figures a callback builds with a helper of another module
+dash_insight/web/page_bundles.py) that has its trace types: without one dcc's graph loads the
+plotly package's whole plotly.js (1.44 MB) by itself, and nothing on the page looks wrong (the
+lineage page did so for a session). Each build's header lists its trace types; a page's WebGL
+types are known here when a figure of its layout holds one or its callbacks' own modules name
+one. Figures a callback builds with a helper of another module
 are not (the loss landscape's surface, the timeline's scattergl): the helpers name those types
 for other pages too (the dashboard's timeline card draws SVG with the timeline's helper), and
 only running the callbacks would tell.
@@ -38,10 +38,12 @@ from dash_insight.default import DEFAULT_PLUGINS
 from dash_insight.web import binding
 from dash_insight.web.application import Features
 from dash_insight.web.components.lazy_graph import FIGURE
-from dash_insight.web.page_bundles import PLOTLY, WEBGL
+from dash_insight.web.page_bundles import GL3D, PLOTLY, WEBGL
 from dash_insight.web.plugin import Page
 from tests.conftest import CORPUS, PROFILER_CORPUS, loaded_app
+from tests.web.test_plotly_bundle import BUNDLE as FULL_BUILD
 from tests.web.test_plotly_bundle import CARTESIAN, bundle_header
+from tests.web.test_plotly_bundle import GL3D as GL3D_BUILD
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
@@ -60,11 +62,12 @@ def webgl_traces() -> frozenset[str]:
     return frozenset(every - set(bundle_header(CARTESIAN)["traces"].split()))
 
 
-def names_webgl_trace(source: str) -> bool:
-    """Whether Python ``source`` names a WebGL trace type: ``go.Surface(`` or ``"surface"``."""
+def named_webgl_traces(source: str) -> set[str]:
+    """The WebGL trace types Python ``source`` names: ``go.Surface(`` or ``"surface"``."""
     names = "|".join(sorted(webgl_traces()))
     pattern = rf"""\bgo\.({names})\(|["']({names})["']"""
-    return re.search(pattern, source, flags=re.IGNORECASE) is not None
+    found = re.finditer(pattern, source, flags=re.IGNORECASE)
+    return {(match[1] or match[2]).lower() for match in found}
 
 
 def components(node: Any) -> Iterator[Component]:
@@ -186,22 +189,27 @@ def callback_sources(page: Page[Any], service: Any) -> CallbackSources:
 
 
 def plotly_needs(graphs: Iterable[set[str]], sources: CallbackSources) -> frozenset[str]:
-    """The plotly.js bundles a page needs: {PLOTLY} when it draws a graph (in its layout, in
-    the modules its callbacks run or in its clientside scripts), {PLOTLY, WEBGL} when a graph
-    of its layout holds a WebGL trace or its callbacks' own modules name one (a helper module
-    they import may name one for another page), none otherwise."""
+    """The trace types a page needs from plotly.js: ``scatter`` (every build's core) when it
+    draws a graph (in its layout, in the modules its callbacks run or in its clientside
+    scripts), plus the WebGL trace types a graph of its layout holds or its callbacks' own
+    modules name (a helper module they import may name one for another page)."""
     graphs = list(graphs)
-    webgl = any(types & webgl_traces() for types in graphs)
-    webgl = webgl or any(map(names_webgl_trace, sources.own))
+    webgl = set().union(*graphs) & webgl_traces() if graphs else set()
+    webgl |= {name for source in sources.own for name in named_webgl_traces(source)}
     draws = bool(graphs) or any(PYTHON_GRAPH.search(source) for source in sources.reached)
     draws = draws or any(SCRIPT_GRAPH.search(script) for script in sources.scripts)
-    return frozenset({PLOTLY, WEBGL} if webgl else {PLOTLY} if draws else ())
+    return frozenset(webgl | {"scatter"}) if webgl or draws else frozenset()
+
+
+#: Each plotly.js build's file (its header lists its trace types).
+BUILDS = {PLOTLY: CARTESIAN, WEBGL: FULL_BUILD, GL3D: GL3D_BUILD}
 
 
 def missing(bundles: frozenset[str], needs: frozenset[str]) -> set[str]:
-    """What of ``needs`` a page of ``bundles`` lacks (the WebGL build draws what the cartesian
-    one does)."""
-    has = set(bundles) | ({PLOTLY} if WEBGL in bundles else set())
+    """The trace types of ``needs`` no plotly.js build of ``bundles`` has."""
+    has: set[str] = set()
+    for bundle in bundles & BUILDS.keys():
+        has |= set(bundle_header(BUILDS[bundle])["traces"].split())
     return set(needs) - has
 
 
@@ -257,15 +265,18 @@ def _sources(own: str = "", reached: str = "", script: str = "") -> CallbackSour
 
 def test_the_needs_of_graphs_modules_and_scripts() -> None:
     assert plotly_needs([], _sources()) == frozenset()
-    assert plotly_needs([{"scatter"}], _sources()) == {PLOTLY}
-    assert plotly_needs([{"surface", "contour"}], _sources()) == {PLOTLY, WEBGL}
-    assert plotly_needs([], _sources("body = dcc.Graph(figure=figure)")) == {PLOTLY}
-    assert plotly_needs([], _sources(reached="return lazy_graph(key, ...)")) == {PLOTLY}
+    assert plotly_needs([{"scatter"}], _sources()) == {"scatter"}
+    assert plotly_needs([{"surface", "contour"}], _sources()) == {"scatter", "surface"}
+    assert plotly_needs([], _sources("body = dcc.Graph(figure=figure)")) == {"scatter"}
+    assert plotly_needs([], _sources(reached="return lazy_graph(key, ...)")) == {"scatter"}
     gl = 'def bars(trace_type: str = "scattergl")'
-    assert plotly_needs([], _sources(gl)) == {PLOTLY, WEBGL}
+    assert plotly_needs([], _sources(gl)) == {"scatter", "scattergl"}
     assert plotly_needs([], _sources(reached=gl)) == frozenset()
-    assert plotly_needs([], _sources(script='return {type: "Graph", props};')) == {PLOTLY}
-    assert plotly_needs([], _sources(script="window.Plotly.react(div, data);")) == {PLOTLY}
+    assert plotly_needs([], _sources(script='return {type: "Graph", props};')) == {"scatter"}
+    assert plotly_needs([], _sources(script="window.Plotly.react(div, data);")) == {"scatter"}
     assert plotly_needs([], _sources("html.Img(src=url)", script="const Graph = 1;")) == set()
-    assert missing(frozenset({WEBGL}), frozenset({PLOTLY})) == set()
-    assert missing(frozenset({PLOTLY}), frozenset({PLOTLY, WEBGL})) == {WEBGL}
+    assert missing(frozenset({WEBGL}), frozenset({"scatter"})) == set()
+    assert missing(frozenset({PLOTLY}), frozenset({"scatter", "scattergl"})) == {"scattergl"}
+    assert missing(frozenset({GL3D}), frozenset({"scatter", "surface"})) == set()
+    assert missing(frozenset({GL3D}), frozenset({"scattergl"})) == {"scattergl"}
+    assert missing(frozenset(), frozenset({"scatter"})) == {"scatter"}
