@@ -4,7 +4,13 @@
    in pages needs every bundle. dcc.Link and the Location component change the URL with
    history.pushState, then tell Dash with a "_dashprivate_pushstate" event; the browser's back
    and forward buttons with "popstate". This script runs before Dash's Location listens, so it
-   can stop the event before Dash draws a page whose components are not there. */
+   can stop the event before Dash draws a page whose components are not there.
+
+   A document without plotly.js (the tensors page's table view) that draws a Plotly chart later
+   (its histogram view) has dcc's graph load plotly.js then, from window._dashPlotlyJSURL: Dash's
+   renderer sets it to the plotly package's full build; here it is the cartesian build the
+   pages link (spec.plotly), the build every chart page draws with, and the renderer's value is
+   ignored. */
 (function () {
   const root = document.documentElement;
   let spec;
@@ -16,6 +22,14 @@
   if (!spec) return;
   const loaded = new Set(spec.loaded);
   let leaving = false;
+
+  if (spec.plotly && !loaded.has("plotly")) {
+    Object.defineProperty(window, "_dashPlotlyJSURL", {
+      configurable: true,
+      get: () => spec.plotly,
+      set: () => {},  // Dash's renderer writes the full build's URL
+    });
+  }
 
   function needsNewDocument() {
     const path = window.location.pathname.replace(/\/+$/, "") || "/";

@@ -14,27 +14,32 @@
    which relays the chart out ({autosize: true}: every trace's defaults computed again, 60 to
    120 ms for a parameter distribution chart) even when its box has the size it was just drawn
    at. Such a call now answers at once; a box whose size differs from the drawn chart's by more
-   than Plotly's own 1 px tolerance (plotAutoSize) is resized as before. */
-(function () {
-  const Plotly = window.Plotly;
-  if (!Plotly || !Plotly.Plots) return;
+   than Plotly's own 1 px tolerance (plotAutoSize) is resized as before.
 
-  const resize = Plotly.Plots.resize;
-  Plotly.Plots.resize = function (gd) {
-    const div = typeof gd === "string" ? document.getElementById(gd) : gd;
-    const full = div && div._fullLayout;
-    const layout = div && div.layout;
-    if (full && layout && !(layout.width && layout.height) && full.autosize !== false &&
-        !div._redrawTimer) {
-      const style = window.getComputedStyle(div);
-      const width = parseFloat(style.width), height = parseFloat(style.height);
-      if (style.display !== "none" && Math.abs(full.width - width) <= 1 &&
-          Math.abs(full.height - height) <= 1) {
-        return Promise.resolve(div);  // the chart already has its box's size
+   A page whose first screen draws no Plotly chart may load no plotly.js (the tensors page's
+   table view; dash_insight/web/page_bundles.py): dcc's graph loads it when a chart comes
+   (assets/page-bundles.js), and the resize above is set up as soon as plotly.js defines
+   window.Plotly. */
+(function () {
+  /* Plotly.Plots.resize answers at once for a chart that has its box's size (see above). */
+  function patchResize(Plotly) {
+    const resize = Plotly.Plots.resize;
+    Plotly.Plots.resize = function (gd) {
+      const div = typeof gd === "string" ? document.getElementById(gd) : gd;
+      const full = div && div._fullLayout;
+      const layout = div && div.layout;
+      if (full && layout && !(layout.width && layout.height) && full.autosize !== false &&
+          !div._redrawTimer) {
+        const style = window.getComputedStyle(div);
+        const width = parseFloat(style.width), height = parseFloat(style.height);
+        if (style.display !== "none" && Math.abs(full.width - width) <= 1 &&
+            Math.abs(full.height - height) <= 1) {
+          return Promise.resolve(div);  // the chart already has its box's size
+        }
       }
-    }
-    return resize.apply(this, arguments);
-  };
+      return resize.apply(this, arguments);
+    };
+  }
 
   /* The warm-up in three steps of growing figures, each in an idle moment of its own: an
      empty chart (axes, styles), a line, then a band with an axis title and the mode bar; each
@@ -97,5 +102,21 @@
     return !["", "images", "compare/images", "graph", "data-graph", "lineage"].includes(page);
   }
 
-  if (drawsCharts()) idle(() => warm(0));
+  const Plotly = window.Plotly;
+  if (Plotly && Plotly.Plots) {
+    patchResize(Plotly);
+    if (drawsCharts()) idle(() => warm(0));
+  } else if (!("Plotly" in window)) {
+    // plotly.js, loaded later, ends with `window.Plotly = ...` (its UMD wrapper).
+    Object.defineProperty(window, "Plotly", {
+      configurable: true,
+      enumerable: true,
+      get: () => undefined,
+      set(value) {
+        Object.defineProperty(window, "Plotly", {
+          value, configurable: true, enumerable: true, writable: true});
+        if (value && value.Plots) patchResize(value);
+      },
+    });
+  }
 })();

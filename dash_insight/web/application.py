@@ -214,13 +214,16 @@ class DashInsightApp(dash.Dash):
         (:attr:`asset_bundles`) unless Dash's hot reload is on (it reloads each file)."""
         extra: dict[str, str] = {}
         bundles = page_bundles.ALL
-        if self.script_bundles is not None and flask.has_request_context():
-            bundles = self.script_bundles.of(first_paint.request_pathname(self))
-            extra["data-page-bundles"] = self.script_bundles.html_attribute(bundles)
-        scripts = page_bundles.select(scripts, bundles)
         if self.asset_bundles is not None and not self._dev_tools.get("hot_reload"):
+            # Before the selection: each run of assets it rewrites is kept or left whole.
             scripts = self.asset_bundles.rewrite(scripts, "js")
             css = self.asset_bundles.rewrite(css, "css")
+        if self.script_bundles is not None and flask.has_request_context():
+            query = flask.request.args.to_dict(flat=True)
+            bundles = self.script_bundles.of(first_paint.request_pathname(self), query)
+            plotly = page_bundles.script_source(scripts, page_bundles.CARTESIAN_SCRIPT)
+            extra["data-page-bundles"] = self.script_bundles.html_attribute(bundles, plotly)
+        scripts = page_bundles.select(scripts, bundles)
         parts = {
             "metas": metas,
             "title": title,
@@ -334,6 +337,11 @@ def _install_page_bundles(build: Build) -> None:
         {path: page.bundles for path, (page, _service) in router.by_path.items()},
         lambda pathname: router.locate(pathname, None)[0],
         app.get_relative_path,
+        {
+            path: page.query_bundles
+            for path, (page, _service) in router.by_path.items()
+            if page.query_bundles is not None
+        },
     )
 
 

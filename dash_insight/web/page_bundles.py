@@ -30,14 +30,24 @@ Pages change without a new document (``dcc.Link``): ``assets/page-bundles.js`` r
 bundles each page needs and those the document has from the ``<html>`` element's
 ``data-page-bundles`` (:func:`html_attribute`), and loads a page that needs one the document
 lacks as a new document instead.
+
+A page whose first screen draws Plotly charts only for some URLs (the tensors page: its
+histogram view; the table view is the default) names :data:`PLOTLY` in ``Page.query_bundles``
+for those URLs, not in ``Page.bundles``: its other answers leave plotly.js out (1.3 MB whose
+evaluation was a tenth of the tensors page's main-thread work). A chart drawn later in such a
+document (the view switched to histograms) has dcc's graph load plotly.js on demand, as it does
+when ``window.Plotly`` is missing: ``data-page-bundles`` names the cartesian build's URL as the
+pages link it (``plotly``), and ``assets/page-bundles.js`` points dcc's graph to it instead of
+the plotly package's full build (``window._dashPlotlyJSURL``, which Dash's renderer sets).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: Cytoscape (``dash_cytoscape``): the computational and data graphs.
 CYTOSCAPE = "cytoscape"
@@ -106,25 +116,49 @@ def select(scripts: str, bundles: frozenset[str]) -> str:
     return "\n".join(kept)
 
 
+def script_source(scripts: str, part: str) -> str | None:
+    """The address of the first script of Dash's ``{%scripts%}`` part whose URL's path holds
+    ``part`` (as the page links it, with its query), None when none does."""
+    for line in scripts.split("\n"):
+        source = _SOURCE.search(line)
+        if source is not None and part in source.group(1).split("?", 1)[0]:
+            return html.unescape(source.group(1))
+    return None
+
+
+#: The bundles a page's first screen needs for some of its URLs: the query's arguments
+#: (first values) -> bundles besides the page's own.
+QueryBundles = Callable[[Mapping[str, str]], frozenset[str]]
+
+
 @dataclass(frozen=True)
 class PageBundles:
     """The optional bundles of each page: ``by_path`` maps a page's path (below the app's
     prefix) to its bundles, None for every bundle; ``locate(pathname)`` gives the path of a
-    URL's pathname; ``relative(path)`` the pathname of a page's path."""
+    URL's pathname; ``relative(path)`` the pathname of a page's path; ``by_query``: a page's
+    bundles for the query of its URL besides those (``Page.query_bundles``)."""
 
     by_path: Mapping[str, frozenset[str] | None]
     locate: Callable[[str], str]
     relative: Callable[[str], str]
+    by_query: Mapping[str, QueryBundles] = field(default_factory=dict)
 
-    def of(self, pathname: str) -> frozenset[str]:
-        """The bundles the page at ``pathname`` needs (every one for an unknown path)."""
-        bundles = self.by_path.get(self.locate(pathname))
-        return ALL if bundles is None else bundles
+    def of(self, pathname: str, query: Mapping[str, str] | None = None) -> frozenset[str]:
+        """The bundles the page at ``pathname`` needs (every one for an unknown path), with
+        those its ``by_query`` gives for the URL's ``query``."""
+        path = self.locate(pathname)
+        bundles = self.by_path.get(path)
+        if bundles is None:
+            return ALL
+        more = self.by_query.get(path)
+        return bundles | more(query or {}) if more is not None else bundles
 
-    def html_attribute(self, loaded: Iterable[str]) -> str:
+    def html_attribute(self, loaded: Iterable[str], plotly: str | None = None) -> str:
         """``data-page-bundles``: the bundles of every page that does not need them all, by
         pathname, and those of this document (``loaded``, :data:`PLOTLY` and :data:`GL3D`
-        counted with :data:`WEBGL`: the full plotly.js draws what the others do), as JSON."""
+        counted with :data:`WEBGL`: the full plotly.js draws what the others do), as JSON; with
+        ``plotly``, the URL of the cartesian plotly.js as the pages link it, for a chart drawn
+        in a document without it (see the module's docstring)."""
         has = set(loaded)
         if WEBGL in has:
             has.update((PLOTLY, GL3D))
@@ -133,7 +167,7 @@ class PageBundles:
             for path, bundles in self.by_path.items()
             if bundles is not None and bundles != ALL
         }
-        every = sorted(ALL)
-        return json.dumps(
-            {"all": every, "loaded": sorted(has), "pages": pages}, separators=(",", ":")
-        )
+        spec: dict[str, object] = {"all": sorted(ALL), "loaded": sorted(has), "pages": pages}
+        if plotly is not None:
+            spec["plotly"] = plotly
+        return json.dumps(spec, separators=(",", ":"))

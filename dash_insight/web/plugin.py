@@ -10,7 +10,7 @@ plugins never import each other, and ``dash_insight.web`` imports none.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -54,6 +54,9 @@ class Page(Generic[S]):
     #: ``CYTOSCAPE``, ``GRID``, ``PLOTLY``, ``WEBGL``, ``GL3D``); its answer loads no other (no
     #: plotly.js without ``PLOTLY``, ``WEBGL`` or ``GL3D``). None: every bundle.
     bundles: frozenset[str] | None = None
+    #: The bundles its first screen needs besides ``bundles`` for the arguments of its URL's
+    #: query (first values): a view drawn with plotly.js that is not the page's default.
+    query_bundles: Callable[[Mapping[str, str]], frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,32 @@ def test_an_unknown_or_undeclared_page_gets_every_bundle() -> None:
     # plotly.js with the WebGL traces draws what the cartesian and the gl3d builds do
     assert json.loads(bundles.html_attribute({WEBGL}))["loaded"] == [GL3D, PLOTLY, WEBGL]
     assert json.loads(bundles.html_attribute({GL3D}))["loaded"] == [GL3D]
+    # the cartesian build's URL, for a chart drawn later in a document without it
+    assert json.loads(bundles.html_attribute({GRID}, "/c.js?m=1"))["plotly"] == "/c.js?m=1"
+
+
+def test_a_page_gets_more_bundles_for_the_query_that_asks_for_them() -> None:
+    def histograms(query: Any) -> frozenset[str]:
+        return frozenset({PLOTLY}) if query.get("view") == "histogram" else frozenset()
+
+    bundles = PageBundles(
+        {"/tensors": frozenset({GRID}), "/images": frozenset({GRID})},
+        lambda pathname: pathname,
+        lambda path: path,
+        {"/tensors": histograms},
+    )
+    assert bundles.of("/tensors") == bundles.of("/tensors", {"view": "table"}) == {GRID}
+    assert bundles.of("/tensors", {"view": "histogram"}) == {GRID, PLOTLY}
+    assert bundles.of("/images", {"view": "histogram"}) == {GRID}
+    # the page's data-page-bundles names what its every URL needs
+    assert json.loads(bundles.html_attribute({GRID}))["pages"]["/tensors"] == [GRID]
+
+
+def test_the_cartesian_builds_url_is_read_from_the_scripts() -> None:
+    assert page_bundles.script_source(SCRIPTS, page_bundles.CARTESIAN_SCRIPT) == (
+        "/assets/plotly-cartesian.min.js?m=1"
+    )
+    assert page_bundles.script_source(SCRIPTS, "/nowhere.js") is None
 
 
 def _script_names(dash_duo: Any) -> list[str]:
@@ -228,6 +254,40 @@ def test_a_page_without_plotly_charts_loads_no_plotly_js(dash_duo: Any, corpus_a
     dash_duo.wait_for_element("#scalar-grid .js-plotly-plot .main-svg", timeout=30)
     assert "plotly-cartesian.min.js" in _script_names(dash_duo)
     assert console_errors(dash_duo) == []
+
+
+@pytest.mark.browser
+def test_the_tensor_tables_load_no_plotly_js_and_the_histograms_load_the_cartesian_build(
+    dash_duo: Any, corpus_app: Any
+) -> None:
+    """The tensors page's table view (its default) draws no Plotly chart: its answer links no
+    plotly.js. Its histogram view, chosen in the same document, is drawn with the cartesian
+    build the pages link (dcc's graph loads it then, not the plotly package's full build), its
+    resize set up as on a page that linked it; a URL of the histogram view links it."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/tensors?train_id=./ops_all")
+    dash_duo.wait_for_element(".di-vt-slot .ag-row", timeout=30)
+    wait_idle(dash_duo)
+    assert dash_duo.driver.execute_script("return window.Plotly === undefined")
+    assert not [
+        name for name in _script_names(dash_duo) if "plotly" in name and "setup" not in name
+    ]
+    dash_duo.driver.execute_script("window.__sameDocument = true;")
+    dash_duo.driver.execute_script(
+        "Array.from(document.querySelectorAll('#tensor-view-mode label'))"
+        ".find(label => label.querySelector('input[value=histogram]')).click();"
+    )
+    dash_duo.wait_for_element(".di-vp-card .js-plotly-plot .main-svg", timeout=30)
+    assert dash_duo.driver.execute_script("return window.__sameDocument === true")
+    plotly = [name for name in _script_names(dash_duo) if "plotly" in name]
+    assert plotly == ["plotly-cartesian.min.js"], plotly
+    assert dash_duo.driver.execute_script(
+        "return window.Plotly.Plots.resize.toString().includes('already has its box')"
+    )
+    assert console_errors(dash_duo) == []
+    dash_duo.wait_for_page(dash_duo.server_url + "/tensors?train_id=./ops_all&view=histogram")
+    dash_duo.wait_for_element(".di-vp-card .js-plotly-plot .main-svg", timeout=30)
+    assert "plotly-cartesian.min.js" in _script_names(dash_duo)
 
 
 @pytest.mark.browser

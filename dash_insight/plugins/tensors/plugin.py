@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import cards, page, rest
@@ -14,10 +16,24 @@ def _service(data: DataService) -> TensorQueries:
     return TensorQueries(data.provider)
 
 
+def _query_bundles(query: Mapping[str, str]) -> frozenset[str]:
+    """plotly.js for the histogram view (``view=histogram``); the table view, the default,
+    draws its tables with AG Grid only (a histogram view chosen later loads plotly.js then)."""
+    return frozenset({PLOTLY}) if query.get("view") == "histogram" else frozenset()
+
+
 PLUGIN: Plugin[TensorQueries] = Plugin(
     name="tensors",
     service=_service,
     routes=rest.routes,
-    pages=(Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID, PLOTLY})),),
+    pages=(
+        Page(
+            page.PATH,
+            page.layout,
+            page.register,
+            bundles=frozenset({GRID}),
+            query_bundles=_query_bundles,
+        ),
+    ),
     cards=(Card("card-tensor", lazy_gettext("Tensors"), page.PATH, cards.tensor_card),),
 )
