@@ -194,6 +194,11 @@ def test_wheel_and_sdist_hold_every_data_file(built: dict[str, Path]) -> None:
     assert set(demo) <= names and "pyproject.toml" in names
 
 
+def _linking(name: str) -> str:
+    """A pattern of a ``<script src>`` or ``<link href>`` linking the asset ``name``."""
+    return rf'(?:src|href)="[^"]*/assets/{re.escape(name)}\?m='
+
+
 def _get(url: str) -> tuple[int, bytes]:
     with urllib.request.urlopen(url, timeout=30) as response:
         return response.status, response.read()
@@ -290,7 +295,8 @@ def test_demo_serves_pages_assets_and_rest(demo_server: str) -> None:
         # wheel (web/asset_bundles.py) or linked, one plotly.js build (none on a page without
         # Plotly charts)
         text = html.decode()
-        linked = {a.name for a in ASSET_FILES if f"/assets/{a.name}?m=" in text}
+        # (a script or stylesheet's address; data-page-bundles names the cartesian build too)
+        linked = {a.name for a in ASSET_FILES if re.search(_linking(a.name), text)}
         bundled = b"".join(
             _get(f"{demo_server}assets/{name}")[1]
             for name in re.findall(r'/assets/(di-bundle-[0-9a-f]+\.(?:js|css))"', text)
