@@ -498,6 +498,9 @@
     const cy = container._cyreg && container._cyreg.cy;
     if (!cy || cy._diElk) return Boolean(cy);
     cy._diElk = true;
+    /* ELK's scripts fetched and its worker started now, while the page asks the server for
+       the elements (the first layout waited for them after the answer) */
+    loadElk();
     mutePropWrites(cy);
     keepDragClicks(container);
     quietDrags(cy, container);
