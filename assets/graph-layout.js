@@ -351,16 +351,27 @@
   }
 
   /* ELK's places (place) written to `cy`, shifted so that the scope opened or closed stays
-     where it was (anchorShift), in one batch: the nodes that moved, in one call (one position
+     where it was on screen (anchorShift; the picture and the view moved together by
+     commonMove's shift), in one batch: the nodes that moved, in one call (one position
      event and one bounds update for all of them), each edge's route (class `routed`) and
      its label's place (class `placed`). Only what changed is written: each write restyles
      the element with its compound relatives (seconds for the 1,500-node view when a scope
      opens or closes, most of it in place already). */
   function writePlaces(cy, placed) {
     const {centres, routes, labels, boxes} = placed;
-    const shift = anchorShift(cy, keptPlaces(cy), id => boxes[id]);
+    const before = keptPlaces(cy);
+    const anchor = anchorShift(cy, before, id => boxes[id]);
+    const keep = cy.animated() ? null : commonMove(cy, before, centres, anchor);
+    const shift = keep ? {x: anchor.x + keep.x, y: anchor.y + keep.y} : anchor;
     const shifted = p => ({x: p.x + shift.x, y: p.y + shift.y});
     cy.batch(() => {
+      if (keep) {
+        /* the view moved with the picture: every element is drawn where the anchored
+           layout draws it */
+        const pan = cy.pan(), zoom = cy.zoom(), offset = stateOf(cy).offset || {x: 0, y: 0};
+        cy.pan({x: pan.x - keep.x * zoom, y: pan.y - keep.y * zoom});
+        stateOf(cy).offset = {x: offset.x + keep.x, y: offset.y + keep.y};
+      }
       const moved = cy.nodes().filter(n => {
         const to = centres[n.id()];
         return Boolean(to) && !samePlace(n.position(), shifted(to));
@@ -382,6 +393,30 @@
         placeLabel(e, at ? shifted(at) : null, at ? segmentsMidpoint(source, target, s) : null);
       });
     });
+  }
+
+  /* The move that leaves most nodes where they are: the anchored layout (`anchor`, see
+     anchorShift) moves the whole picture when a scope opens or closes (most of the 1,500-node
+     view, one or two moves shared by all but the toggled scope's surroundings), and cytoscape
+     measures each moved node and its edges again before drawing (0.3-0.8 s). Written moved
+     by the most common one (rounded to 0.01 px) and drawn with the view moved the other way,
+     the picture on screen is the same and only the other nodes move. Null when no two nodes
+     that were placed before (`before`, the snapshot) share a move. */
+  function commonMove(cy, before, centres, anchor) {
+    if (!before) return null;
+    const counts = new Map();
+    let best = null, bestKey = "0,0", most = 1;
+    cy.nodes().forEach(n => {
+      const to = centres[n.id()], then = before[n.id()];
+      if (!to || !then || then.open) return;
+      const at = n.position();
+      const move = {x: at.x - to.x - anchor.x, y: at.y - to.y - anchor.y};
+      const key = Math.round(move.x * 100) + "," + Math.round(move.y * 100);
+      const count = (counts.get(key) || 0) + 1;
+      counts.set(key, count);
+      if (count > most) { most = count; best = move; bestKey = key; }
+    });
+    return bestKey === "0,0" ? null : best;
   }
 
   /* Whether two points are the same (but for floating-point noise). */
