@@ -293,6 +293,19 @@
     return out;
   }
 
+  /* The snapshot of the places the last layout wrote: taken once that layout is drawn (the
+     boxes are then in cytoscape's caches: taken at once, it measured every open scope again
+     before the first frame, 100-170 ms in the 1,500-node view), or on first need before
+     (graph-pages.js takes it before a patch changes the elements). */
+  function keptPlaces(cy) {
+    const state = stateOf(cy);
+    if (state.placesPending && !cy.destroyed()) {
+      state.placesPending = false;
+      state.placed = snapshot(cy);
+    }
+    return state.placed;
+  }
+
   /* Where ELK puts `nodes` and `edges`: {centres (leaves), routes, labels, boxes (every
      node's centre)}. Top to bottom (the computational graph) scope by scope with the scopes'
      cache (assets/graph-scopes.js); left to right (the data graph, a few dozen nodes) in one
@@ -328,7 +341,9 @@
     }
     if (stateOf(cy).layoutGeneration !== generation || cy.destroyed()) return;
     if (placed) writePlaces(cy, placed);
-    stateOf(cy).placed = snapshot(cy);
+    stateOf(cy).placed = null;
+    stateOf(cy).placesPending = true;
+    requestAnimationFrame(() => setTimeout(() => keptPlaces(cy), 0));
     stateOf(cy).layoutRunning = false;
     if (container.classList.contains("di-elk-fit")) cy.fit(undefined, 12);
     container.dataset.laidOut = keyOf(cy);
@@ -336,16 +351,27 @@
   }
 
   /* ELK's places (place) written to `cy`, shifted so that the scope opened or closed stays
-     where it was (anchorShift), in one batch: the nodes that moved, in one call (one position
+     where it was on screen (anchorShift; the picture and the view moved together by
+     commonMove's shift), in one batch: the nodes that moved, in one call (one position
      event and one bounds update for all of them), each edge's route (class `routed`) and
      its label's place (class `placed`). Only what changed is written: each write restyles
      the element with its compound relatives (seconds for the 1,500-node view when a scope
      opens or closes, most of it in place already). */
   function writePlaces(cy, placed) {
     const {centres, routes, labels, boxes} = placed;
-    const shift = anchorShift(cy, stateOf(cy).placed, id => boxes[id]);
+    const before = keptPlaces(cy);
+    const anchor = anchorShift(cy, before, id => boxes[id]);
+    const keep = cy.animated() ? null : commonMove(cy, before, centres, anchor);
+    const shift = keep ? {x: anchor.x + keep.x, y: anchor.y + keep.y} : anchor;
     const shifted = p => ({x: p.x + shift.x, y: p.y + shift.y});
     cy.batch(() => {
+      if (keep) {
+        /* the view moved with the picture: every element is drawn where the anchored
+           layout draws it */
+        const pan = cy.pan(), zoom = cy.zoom(), offset = stateOf(cy).offset || {x: 0, y: 0};
+        cy.pan({x: pan.x - keep.x * zoom, y: pan.y - keep.y * zoom});
+        stateOf(cy).offset = {x: offset.x + keep.x, y: offset.y + keep.y};
+      }
       const moved = cy.nodes().filter(n => {
         const to = centres[n.id()];
         return Boolean(to) && !samePlace(n.position(), shifted(to));
@@ -367,6 +393,30 @@
         placeLabel(e, at ? shifted(at) : null, at ? segmentsMidpoint(source, target, s) : null);
       });
     });
+  }
+
+  /* The move that leaves most nodes where they are: the anchored layout (`anchor`, see
+     anchorShift) moves the whole picture when a scope opens or closes (most of the 1,500-node
+     view, one or two moves shared by all but the toggled scope's surroundings), and cytoscape
+     measures each moved node and its edges again before drawing (0.3-0.8 s). Written moved
+     by the most common one (rounded to 0.01 px) and drawn with the view moved the other way,
+     the picture on screen is the same and only the other nodes move. Null when no two nodes
+     that were placed before (`before`, the snapshot) share a move. */
+  function commonMove(cy, before, centres, anchor) {
+    if (!before) return null;
+    const counts = new Map();
+    let best = null, bestKey = "0,0", most = 1;
+    cy.nodes().forEach(n => {
+      const to = centres[n.id()], then = before[n.id()];
+      if (!to || !then || then.open) return;
+      const at = n.position();
+      const move = {x: at.x - to.x - anchor.x, y: at.y - to.y - anchor.y};
+      const key = Math.round(move.x * 100) + "," + Math.round(move.y * 100);
+      const count = (counts.get(key) || 0) + 1;
+      counts.set(key, count);
+      if (count > most) { most = count; best = move; bestKey = key; }
+    });
+    return bestKey === "0,0" ? null : best;
   }
 
   /* Whether two points are the same (but for floating-point noise). */
@@ -483,6 +533,9 @@
     const cy = container._cyreg && container._cyreg.cy;
     if (!cy || cy._diElk) return Boolean(cy);
     cy._diElk = true;
+    /* ELK's scripts fetched and its worker started now, while the page asks the server for
+       the elements (the first layout waited for them after the answer) */
+    loadElk();
     mutePropWrites(cy);
     keepDragClicks(container);
     quietDrags(cy, container);
@@ -491,12 +544,16 @@
       stateOf(cy).layoutRunning = true;
       if (queued) return;
       queued = true;
-      setTimeout(() => {
+      /* in a microtask, not a task of its own: the browser drew a frame between a patch and
+         its layout (the elements changed, not placed yet: every moved element measured
+         and drawn once more, 0.4-1 s in the 1,500-node view); a layout from the scopes'
+         cache is then written before the next frame */
+      queueMicrotask(() => {
         queued = false;
         fastViewport(cy);
         if (cy.nodes().length) layOut(cy, container);
         else stateOf(cy).layoutRunning = false;
-      }, 0);
+      });
     };
     cy.on("add remove", schedule);
     cy.on("add", "node", ev => steadyBackgrounding(ev.target));
@@ -516,5 +573,5 @@
     if (!pending) { pending = true; requestAnimationFrame(scan); }
   }).observe(document.documentElement, {childList: true, subtree: true});
 
-  root.diGraphLayout = Object.assign(shared, {keyOf, inOrder, stateOf});
+  root.diGraphLayout = Object.assign(shared, {keyOf, inOrder, stateOf, keptPlaces});
 })(typeof window !== "undefined" ? window : globalThis);

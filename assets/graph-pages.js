@@ -202,12 +202,13 @@
         window.dash_clientside.set_props("refresh-now", {n_clicks: Date.now()});
         return true;
       }
+      window.diGraphLayout.keptPlaces(cy);  // the places before the patch (anchorShift)
       const written = patchCanvas(cy, patch);
       stateOf(cy).serial = patch.n;
       Object.assign(cy.container().dataset, {drawn: patch.n, written});
       cy.emit("dipatched");
       markSelection(cy);
-      drawTree(cy);
+      drawTreeSoon(cy);
     }
     return true;
   }
@@ -306,6 +307,18 @@
     wrap.replaceChildren(...(nodes.length ? [top] : []));
     const again = focused && document.getElementById(focused);
     if (again) again.focus();
+  }
+
+  /* The tree drawn again once the canvas's next frame is drawn (a patch's layout runs before
+     that frame: the tree's 1,500 rows waited for it), once for several patches. */
+  let treePending = false;
+  function drawTreeSoon(cy) {
+    if (treePending) return;
+    treePending = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      treePending = false;
+      drawTree(cy);
+    }, 0));
   }
 
   document.addEventListener("click", ev => {

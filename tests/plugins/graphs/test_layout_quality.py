@@ -218,12 +218,16 @@ def test_opening_a_scope_shows_it_with_readable_labels(
 
 #: [x, y] of the node ``arguments[0]`` in model coordinates: a closed node's position, an open
 #: scope's box centre.
+#: A node's centre (an open scope's: its box's) in the layout's frame: its model coordinates
+#: less the shift the page gave the picture and the view together (assets/graph-layout.js
+#: commonMove: the same place on screen).
 CENTRE_JS = """
-const n = document.getElementById('graph-cy')._cyreg.cy.getElementById(arguments[0]);
+const cy = document.getElementById('graph-cy')._cyreg.cy, n = cy.getElementById(arguments[0]);
 if (!n.length) return null;
-if (!n.isParent()) return [n.position('x'), n.position('y')];
+const offset = window.diGraphLayout.stateOf(cy).offset || {x: 0, y: 0};
+if (!n.isParent()) return [n.position('x') - offset.x, n.position('y') - offset.y];
 const b = n.boundingBox({includeLabels: false});
-return [(b.x1 + b.x2) / 2, (b.y1 + b.y2) / 2];
+return [(b.x1 + b.x2) / 2 - offset.x, (b.y1 + b.y2) / 2 - offset.y];
 """
 
 
