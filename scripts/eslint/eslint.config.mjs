@@ -9,8 +9,7 @@ export default [
         // Only the app's own scripts: the plotly.js bundles are built, the vendor folder's
         // scripts (ELK) and regenerator's runtime are third parties'.
         ignores: [
-            "assets/plotly-dash-insight.min.js",
-            "assets/plotly-cartesian.min.js",
+            "assets/plotly-*.min.js",
             "assets/regenerator-runtime-*.js",
             "assets/vendor/**",
         ],
