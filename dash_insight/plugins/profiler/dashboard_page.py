@@ -32,6 +32,10 @@ def layout(app: dash.Dash, service: ProfilerService, params: dict[str, str]) -> 
                 ),
                 type="dot",
                 delay_show=400,
+                # The cards come with the layout: shown at once, not hidden under a spinner
+                # until a timer after the first render (its removal re-rendered the cards and
+                # resized the drawn charts, the page's last changes).
+                show_initially=False,
             ),
         ]
     )

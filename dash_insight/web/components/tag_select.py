@@ -528,6 +528,9 @@ def _picker_grid(
             "rowHeight": ROW_PX,
             "headerHeight": HEADER_PX,
             "animateRows": False,
+            # Its columns are laid out once at load (the name's flex width): no animation
+            # class set and taken off a tenth of a second after the page is drawn.
+            "suppressColumnMoveAnimation": True,
             "suppressFieldDotNotation": True,
             # The name's tooltip is the browser's own (a title): AG Grid's tooltip stayed on
             # screen for its 10 s hide delay when a click redrew the row under the pointer.
