@@ -60,6 +60,28 @@ return out;
 """
 
 
+#: How often each Plotly chart of ``#page`` was drawn (Plotly's ``plotly_afterplot``), by its
+#: graph's id, in ``window.__draws``: install it before the page's scripts with
+#: :func:`count_chart_draws`.
+_DRAWS_PROBE = """
+window.__draws = {};
+new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").forEach(gd => {
+  if (gd.__drawsCounted || !gd.on) return;
+  gd.__drawsCounted = true;
+  const id = gd.parentNode.id || gd.id;
+  gd.on("plotly_afterplot", () => { window.__draws[id] = (window.__draws[id] || 0) + 1; });
+})).observe(document, {subtree: true, childList: true, attributes: true,
+                       attributeFilter: ["class"]});
+"""
+
+
+def count_chart_draws(dash_duo: Any) -> None:
+    """Count every chart's draws in ``window.__draws`` from the next page load on."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
+    )
+
+
 def until(
     condition: Callable[[], T],
     timeout: float = PATIENCE,

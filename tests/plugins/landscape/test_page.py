@@ -34,7 +34,7 @@ from dash_insight.plugins.landscape.figures import (
 from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.components.run_colours import run_colour
-from tests.browser import until, wait_idle
+from tests.browser import count_chart_draws, until, wait_idle
 from tests.conftest import CORPUS, console_errors
 from tests.pages import count_draws, draws, refresh, url_params
 from tests.plugins.landscape.test_rest import write_epoch_job
@@ -272,26 +272,11 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
     assert console_errors(dash_duo) == []
 
 
-#: Counts each landscape page chart's draws (plotly_afterplot) from its first.
-_DRAWS_PROBE = """
-window.__draws = {};
-new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").forEach(gd => {
-  if (gd.__drawsCounted || !gd.on) return;
-  gd.__drawsCounted = true;
-  const id = gd.parentNode.id || gd.id;
-  gd.on("plotly_afterplot", () => { window.__draws[id] = (window.__draws[id] || 0) + 1; });
-})).observe(document, {subtree: true, childList: true, attributes: true,
-                       attributeFilter: ["class"]});
-"""
-
-
 def test_the_page_draws_each_chart_once(dash_duo: Any, landscape_app: Any) -> None:
     """The landscape and the steps chart come with the layout: each is drawn once, as itself
     (a callback at load sent them after a "Loading…" placeholder had been drawn in each). The
     page's plotly.js build (contours and the 3D scene only) draws the other views too."""
-    dash_duo.driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
-    )
+    count_chart_draws(dash_duo)
     dash_duo.start_server(landscape_app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={STEP_JOB}")
     until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)

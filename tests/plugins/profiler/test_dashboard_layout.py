@@ -16,7 +16,7 @@ import pytest
 from dash_insight.core.service import DataService
 from dash_insight.plugins.profiler import dashboard_page, page_shared
 from dash_insight.plugins.profiler.service import ProfilerService
-from tests.browser import wait_idle
+from tests.browser import count_chart_draws, wait_idle
 from tests.conftest import console_errors, loaded_service
 
 
@@ -98,28 +98,12 @@ def test_no_warm_up_chart_once_the_dashboard_drew_its_own(dash_duo: Any, profile
     assert console_errors(dash_duo) == []
 
 
-#: Installed before the page's scripts: how often each chart of the page was drawn (Plotly's
-#: ``plotly_afterplot``), by its graph's id.
-_DRAWS_PROBE = """
-window.__draws = {};
-new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").forEach(gd => {
-  if (gd.__drawsCounted || !gd.on) return;
-  gd.__drawsCounted = true;
-  const id = gd.parentNode.id || gd.id;
-  gd.on("plotly_afterplot", () => { window.__draws[id] = (window.__draws[id] || 0) + 1; });
-})).observe(document, {subtree: true, childList: true, attributes: true,
-                       attributeFilter: ["class"]});
-"""
-
-
 @pytest.mark.browser
 def test_each_chart_is_drawn_once(dash_duo: Any, profiler_app: Any) -> None:
     """The charts' boxes are as tall as their figures before Plotly draws: the page has its
     final height and scrollbar from the start, so the first chart is not drawn 5 px wider
     (before the scrollbar came) and drawn again (the pie was, 0.1-0.2 s after the others)."""
-    dash_duo.driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
-    )
+    count_chart_draws(dash_duo)
     # a window in which the cards overflow the page (as in bench/vs_mindinsight.py); the
     # browser is handed to the next test, so its size is given back
     size = dash_duo.driver.get_window_size()
