@@ -111,19 +111,20 @@ def type_into(dash_duo, selector: str, typed: str) -> None:
 def first_paint_probe(card: str, preview: str, title: str, plot: str) -> str:
     """A script for ``Page.addScriptToEvaluateOnNewDocument`` that follows a page's first
     paint (``dash_insight/web/first_paint.py``) once per animation frame from the page's first
-    one, in ``window.__paint``: ``previewFrames``, the frames the copy showed with a chart
-    drawn (an element matching ``preview`` in its shadow root); ``titles``, the ``title`` of
-    each ``card`` of the copy holding a preview; ``removed``, at the frame the copy was gone,
-    the titles of the page's own cards on screen (``onScreen``) and how many of those held a
-    drawn Plotly chart (``drawn``; ``plot`` selects it in a card); ``errors``, what the probe
-    itself met."""
+    one, in ``window.__paint``: ``previewFrames``, the frames the copy showed (not hidden)
+    with a chart drawn (an element matching ``preview`` in its shadow root); ``titles``, the
+    ``title`` of each ``card`` of the copy holding a preview; ``removed``, at the frame the
+    copy was gone, the titles of the page's own cards on screen (``onScreen``) and how many of
+    those held a drawn Plotly chart (``drawn``; ``plot`` selects it in a card); ``errors``,
+    what the probe itself met."""
     return """
 window.__paint = {previewFrames: 0, titles: [], removed: null, errors: []};
 (function tick() {
  try {
   const paint = window.__paint;
   const overlay = document.getElementById('di-first-paint');
-  const copy = overlay && overlay.shadowRoot;
+  // The copy as shown: it comes hidden until styled (assets/inline/first-paint-styles.js).
+  const copy = overlay && !overlay.hidden && overlay.shadowRoot;
   const titleOf = card => (card.querySelector(%(title)s) || {}).textContent || '';
   if (copy && copy.querySelector(%(preview)s)) {
     paint.previewFrames += 1;

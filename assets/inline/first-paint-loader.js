@@ -5,11 +5,14 @@
    (allowed by their hashes). */
 (function () {
   var started = false;
+  var frame = 0;
   function start() {
     var template = document.getElementById("di-dash-scripts");
     // No template: this page was not made by first_paint (an app that loads assets/ whole).
     if (started || !template) return;
     started = true;
+    // A frame still asked for would draw the page once more before the first script runs.
+    if (frame) window.cancelAnimationFrame(frame);
     var held = template.content.querySelectorAll("script");
     var external = [], inline = [];
     held.forEach(function (old) {
@@ -36,7 +39,18 @@
     }
     next();
   }
-  // After the next paint; a hidden tab runs no animation frame, hence the timer too.
-  window.requestAnimationFrame(function () { setTimeout(start, 0); });
+  // After the copy's first paint: now when it was drawn before the parser got here, else when
+  // first-paint-styles.js says it was (or after the next paint without it); a hidden tab runs
+  // no animation frame, hence the timer too.
+  var copy = document.getElementById("di-first-paint");
+  if (copy && copy.hasAttribute("data-painted")) {
+    start();
+    return;
+  }
+  if (copy) copy.addEventListener("di-painted", start);
+  frame = window.requestAnimationFrame(function () {
+    frame = 0;
+    setTimeout(start, 0);
+  });
   setTimeout(start, 300);
 })();

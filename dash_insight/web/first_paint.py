@@ -10,9 +10,13 @@ rendered here as static HTML (:func:`static_html`) in the answer to its URL:
   script or test selecting the page's elements finds this copy (its ids included); clicks go
   through it to the page below (``pointer-events: none``), whose controls are at the same
   places once Dash has drawn them;
-- Dash's scripts are held in a ``<template>`` and started one frame after the first paint
-  (``assets/inline/first-paint-loader.js``), so the browser paints the copy before it compiles
-  them;
+- the copy comes ``hidden`` and is shown by the script that gives its shadow root the page's
+  stylesheets (``assets/inline/first-paint-styles.js``), so that it is laid out once, styled
+  (a frame drawn before that script ran laid the unstyled copy out in full, and its cards
+  were laid out once more for ``content-visibility``, ``assets/first-paint.css``);
+- Dash's scripts are held in a ``<template>`` and started once the frame that drew the copy is
+  done (``assets/inline/first-paint-loader.js``, told by the styles' script), so the browser
+  paints the copy before it compiles them;
 - ``assets/first-paint.js`` removes the copy once Dash's page shows as much (the charts on its
   first screen drawn), or :data:`LONGEST_SHOWN_MS` after Dash's layout came into the page.
 

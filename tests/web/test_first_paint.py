@@ -247,6 +247,23 @@ def test_the_inline_scripts_name_the_elements_of_the_page() -> None:
     )
 
 
+def test_the_copy_is_hidden_until_styled_and_tells_the_loader_when_drawn() -> None:
+    """The copy comes hidden (a frame drawn before its stylesheets were adopted laid it out
+    unstyled); the styles' script shows it and, after the frame that draws it, sends the event
+    the loader starts Dash's scripts on."""
+    painted = first_paint.read_template(first_paint.FIRST_PAINT_TEMPLATE)
+    host = re.search(rf'<div id="{first_paint.OVERLAY_ID}"[^>]*>', painted)
+    assert host and " hidden " in host.group(0)
+    inline = _inline_scripts()
+    shown = inline.adopt_styles.index("copy.hidden = false")
+    assert inline.adopt_styles.index("adoptedStyleSheets") < shown
+    sent = inline.adopt_styles.index('new Event("di-painted")')
+    assert inline.adopt_styles.index("requestAnimationFrame") < sent
+    assert 'addEventListener("di-painted", start)' in inline.loader
+    assert 'hasAttribute("data-painted")' in inline.loader
+    assert 'setAttribute("data-painted", "")' in inline.adopt_styles
+
+
 def test_a_page_without_its_inline_scripts_is_served_as_dash_serves_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -313,7 +330,7 @@ def test_the_scalars_page_answer_holds_its_first_screen_and_holds_the_scripts(ap
     assert overlay, "no first paint"
     painted = overlay.group(1)
     # Styled by the page's stylesheets, adopted by its shadow root before the first paint.
-    assert "adoptedStyleSheets" in page[overlay.end() : overlay.end() + 600]
+    assert "adoptedStyleSheets" in page[overlay.end() : overlay.end() + 800]
     # Dash's scripts are fetched while the copy is painted.
     assert re.search(r'<link rel="preload" as="script" href="[^"]*dash_renderer', page)
     assert 'class="di-topbar"' in painted and "Scalars" in painted
