@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
@@ -80,6 +81,25 @@ def count_chart_draws(dash_duo: Any) -> None:
     dash_duo.driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
     )
+
+
+#: Whether the element ``__ID__`` was ever inside a hidden container (``dcc.Loading`` with its
+#: spinner shown hides its children), in ``window.__everHidden``: see :func:`watch_hidden`.
+_HIDDEN_PROBE = """
+window.__everHidden = false;
+new MutationObserver(() => {
+  for (let el = document.getElementById(__ID__); el; el = el.parentElement) {
+    if (el.style && el.style.visibility === "hidden") window.__everHidden = true;
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true});
+"""
+
+
+def watch_hidden(dash_duo: Any, element_id: str) -> None:
+    """From the next page load on, note in ``window.__everHidden`` whether the element
+    ``element_id`` was ever inside a container hidden by its ``visibility`` style."""
+    source = _HIDDEN_PROBE.replace("__ID__", json.dumps(element_id))
+    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
 
 
 def until(

@@ -286,7 +286,9 @@ def layout(
     assert first is not None  # nothing is shown yet
     cards: Any = html.Div(first.cards, id=page.id("cards"), className=page.grid_class)
     if page.loading:
-        cards = dcc.Loading(cards, type="dot", delay_show=400)
+        # shown at once, not hidden under the spinner until a timer after the first render
+        # (its removal re-rendered the cards and resized their drawn charts)
+        cards = dcc.Loading(cards, type="dot", delay_show=400, show_initially=False)
     root: dict[str, Any] = {"id": page.id("root")}
     if page.root_style is not None:
         root["style"] = page.root_style(state)

@@ -22,7 +22,7 @@ from dash_insight.default import create_app
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.web import per_tag_page
 from dash_insight.web.per_tag_page import CardContext
-from tests.browser import until
+from tests.browser import until, wait_idle, watch_hidden
 from tests.conftest import console_errors, loaded_service
 from tests.pages import (
     HIST_META,
@@ -151,6 +151,19 @@ return [steps, {labels: counts.map(t => t.textContent),
                 right: Math.max(...counts.map(t => t.getBoundingClientRect().right)),
                 plot_left: plot.left}];
 """
+
+
+def test_the_cards_are_shown_at_once(dash_duo: Any, corpus_app: Any) -> None:
+    """The cards come with the layout: never hidden under the loading spinner (dcc.Loading
+    shows one at first unless show_initially=False; taking it off re-rendered the cards and
+    resized their drawn charts, as on the profiler's dashboard)."""
+    watch_hidden(dash_duo, "hist-cards")
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./ops_all")
+    dash_duo.wait_for_element("#hist-cards .js-plotly-plot", timeout=30)
+    wait_idle(dash_duo)
+    assert dash_duo.driver.execute_script("return window.__everHidden;") is False
+    assert console_errors(dash_duo) == []
 
 
 def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> None:

@@ -16,7 +16,7 @@ import pytest
 from dash_insight.core.service import DataService
 from dash_insight.plugins.profiler import dashboard_page, page_shared
 from dash_insight.plugins.profiler.service import ProfilerService
-from tests.browser import count_chart_draws, wait_idle
+from tests.browser import count_chart_draws, wait_idle, watch_hidden
 from tests.conftest import console_errors, loaded_service
 
 
@@ -122,29 +122,15 @@ def test_each_chart_is_drawn_once(dash_duo: Any, profiler_app: Any) -> None:
     assert console_errors(dash_duo) == []
 
 
-#: Installed before the page's scripts: whether the profiler's cards were ever in a hidden
-#: container (dcc.Loading's spinner over them).
-_HIDDEN_PROBE = """
-window.__cardsHidden = false;
-new MutationObserver(() => {
-  for (let el = document.getElementById("prof-cards"); el; el = el.parentElement) {
-    if (el.style && el.style.visibility === "hidden") window.__cardsHidden = true;
-  }
-}).observe(document, {subtree: true, childList: true, attributes: true});
-"""
-
-
 @pytest.mark.browser
 def test_the_cards_are_shown_at_once(dash_duo: Any, profiler_app: Any) -> None:
     """The cards come with the layout: never hidden under the loading spinner (dcc.Loading
     shows one at first unless show_initially=False; taking it off re-rendered the cards and
     resized their charts after they were drawn, the page's last changes)."""
-    dash_duo.driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": _HIDDEN_PROBE}
-    )
+    watch_hidden(dash_duo, "prof-cards")
     dash_duo.start_server(profiler_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/profiler?train_id=./lenet_summary_prof")
     dash_duo.wait_for_element("#prof-timeline-preview .main-svg", timeout=30)
     wait_idle(dash_duo)
-    assert dash_duo.driver.execute_script("return window.__cardsHidden;") is False
+    assert dash_duo.driver.execute_script("return window.__everHidden;") is False
     assert console_errors(dash_duo) == []
