@@ -65,6 +65,8 @@ ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL, GL3D})
 _SUITES = "/_dash-component-suites/"
 #: The cartesian plotly.js, which dcc's graph loads for a chart drawn in a document without one.
 CARTESIAN_SCRIPT = "/assets/plotly-cartesian.min.js"
+#: The loss landscape's plotly.js (:data:`GL3D`).
+GL3D_SCRIPT = "/assets/plotly-gl3d.min.js"
 #: The scripts of each optional bundle: a part of their URL's path (dcc's graph chunk draws
 #: with either plotly.js build, so it names both).
 SCRIPTS: Mapping[str, tuple[str, ...]] = {
@@ -72,10 +74,10 @@ SCRIPTS: Mapping[str, tuple[str, ...]] = {
     GRID: (f"{_SUITES}dash_ag_grid/",),
     PLOTLY: (CARTESIAN_SCRIPT, f"{_SUITES}dash/dcc/async-graph."),
     WEBGL: ("/assets/plotly-dash-insight.min.js", f"{_SUITES}dash/dcc/async-graph."),
-    GL3D: ("/assets/plotly-gl3d.min.js", f"{_SUITES}dash/dcc/async-graph."),
+    GL3D: (GL3D_SCRIPT, f"{_SUITES}dash/dcc/async-graph."),
 }
 #: The smaller plotly.js builds, left out when the full build (:data:`WEBGL`) is loaded.
-PART_SCRIPTS = (CARTESIAN_SCRIPT, "/assets/plotly-gl3d.min.js")
+PART_SCRIPTS = (CARTESIAN_SCRIPT, GL3D_SCRIPT)
 #: Scripts no page loads (parts of their URL's path): see the module's docstring.
 NEVER: tuple[str, ...] = (
     f"{_SUITES}dash/deps/polyfill@",

@@ -38,12 +38,10 @@ from dash_insight.default import DEFAULT_PLUGINS
 from dash_insight.web import binding
 from dash_insight.web.application import Features
 from dash_insight.web.components.lazy_graph import FIGURE
-from dash_insight.web.page_bundles import GL3D, PLOTLY, WEBGL
+from dash_insight.web.page_bundles import GL3D, PLOTLY, SCRIPTS, WEBGL
 from dash_insight.web.plugin import Page
 from tests.conftest import CORPUS, PROFILER_CORPUS, loaded_app
-from tests.web.test_plotly_bundle import BUNDLE as FULL_BUILD
 from tests.web.test_plotly_bundle import CARTESIAN, bundle_header
-from tests.web.test_plotly_bundle import GL3D as GL3D_BUILD
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LANDSCAPE_CORPUS = CORPUS.parent / "corpus-landscape"
@@ -201,15 +199,12 @@ def plotly_needs(graphs: Iterable[set[str]], sources: CallbackSources) -> frozen
     return frozenset(webgl | {"scatter"}) if webgl or draws else frozenset()
 
 
-#: Each plotly.js build's file (its header lists its trace types).
-BUILDS = {PLOTLY: CARTESIAN, WEBGL: FULL_BUILD, GL3D: GL3D_BUILD}
-
-
 def missing(bundles: frozenset[str], needs: frozenset[str]) -> set[str]:
     """The trace types of ``needs`` no plotly.js build of ``bundles`` has."""
     has: set[str] = set()
-    for bundle in bundles & BUILDS.keys():
-        has |= set(bundle_header(BUILDS[bundle])["traces"].split())
+    for bundle in bundles & {PLOTLY, WEBGL, GL3D}:
+        build = ASSETS / Path(SCRIPTS[bundle][0]).name  # the build's file, as the page links it
+        has |= set(bundle_header(build)["traces"].split())
     return set(needs) - has
 
 
