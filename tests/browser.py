@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
@@ -59,47 +58,6 @@ for (const [name, list] of Object.entries(state.callbacks || {})) {
 if (state.isLoading) out.push('isLoading');
 return out;
 """
-
-
-#: How often each Plotly chart of ``#page`` was drawn (Plotly's ``plotly_afterplot``), by its
-#: graph's id, in ``window.__draws``: install it before the page's scripts with
-#: :func:`count_chart_draws`.
-_DRAWS_PROBE = """
-window.__draws = {};
-new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").forEach(gd => {
-  if (gd.__drawsCounted || !gd.on) return;
-  gd.__drawsCounted = true;
-  const id = gd.parentNode.id || gd.id;
-  gd.on("plotly_afterplot", () => { window.__draws[id] = (window.__draws[id] || 0) + 1; });
-})).observe(document, {subtree: true, childList: true, attributes: true,
-                       attributeFilter: ["class"]});
-"""
-
-
-def count_chart_draws(dash_duo: Any) -> None:
-    """Count every chart's draws in ``window.__draws`` from the next page load on."""
-    dash_duo.driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
-    )
-
-
-#: Whether the element ``__ID__`` was ever inside a hidden container (``dcc.Loading`` with its
-#: spinner shown hides its children), in ``window.__everHidden``: see :func:`watch_hidden`.
-_HIDDEN_PROBE = """
-window.__everHidden = false;
-new MutationObserver(() => {
-  for (let el = document.getElementById(__ID__); el; el = el.parentElement) {
-    if (el.style && el.style.visibility === "hidden") window.__everHidden = true;
-  }
-}).observe(document, {subtree: true, childList: true, attributes: true});
-"""
-
-
-def watch_hidden(dash_duo: Any, element_id: str) -> None:
-    """From the next page load on, note in ``window.__everHidden`` whether the element
-    ``element_id`` was ever inside a container hidden by its ``visibility`` style."""
-    source = _HIDDEN_PROBE.replace("__ID__", json.dumps(element_id))
-    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
 
 
 def until(

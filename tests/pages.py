@@ -203,6 +203,61 @@ def draws(dash_duo: Any, selector: str) -> int | None:
     )
 
 
+#: How often each Plotly chart of ``#page`` was drawn (Plotly's ``plotly_afterplot``), by its
+#: graph's id, in ``window.__draws``: install it before the page's scripts with
+#: :func:`count_chart_draws`.
+_DRAWS_PROBE = """
+window.__draws = {};
+new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").forEach(gd => {
+  if (gd.__drawsCounted || !gd.on) return;
+  gd.__drawsCounted = true;
+  const id = gd.parentNode.id || gd.id;
+  gd.on("plotly_afterplot", () => { window.__draws[id] = (window.__draws[id] || 0) + 1; });
+})).observe(document, {subtree: true, childList: true, attributes: true,
+                       attributeFilter: ["class"]});
+"""
+
+
+def count_chart_draws(dash_duo: Any) -> None:
+    """Count every chart's draws in ``window.__draws`` from the next page load on."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
+    )
+
+
+#: Whether the element ``__ID__`` was ever inside a hidden container (``dcc.Loading`` with its
+#: spinner shown hides its children), in ``window.__everHidden``: see :func:`watch_hidden`.
+_HIDDEN_PROBE = """
+window.__everHidden = false;
+new MutationObserver(() => {
+  for (let el = document.getElementById(__ID__); el; el = el.parentElement) {
+    if (el.style && el.style.visibility === "hidden") window.__everHidden = true;
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true});
+"""
+
+
+def watch_hidden(dash_duo: Any, element_id: str) -> None:
+    """From the next page load on, note in ``window.__everHidden`` whether the element
+    ``element_id`` was ever inside a container hidden by its ``visibility`` style."""
+    source = _HIDDEN_PROBE.replace("__ID__", json.dumps(element_id))
+    dash_duo.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+
+
+def assert_cards_shown_at_once(
+    dash_duo: Any, app: Any, url: str, cards_id: str, drawn: str
+) -> None:
+    """The page at ``url`` shows its cards (``cards_id``) at once: never inside a hidden
+    container (dcc.Loading's spinner hides its children unless show_initially=False) up to
+    when ``drawn`` (a selector of a drawn chart) is there and the page idle."""
+    watch_hidden(dash_duo, cards_id)
+    dash_duo.start_server(app)
+    dash_duo.wait_for_page(dash_duo.server_url + url)
+    dash_duo.wait_for_element(drawn, timeout=30)
+    wait_idle(dash_duo)
+    assert dash_duo.driver.execute_script("return window.__everHidden;") is False
+
+
 def refresh(dash_duo: Any, callbacks: int = 2) -> None:
     """Click the top bar's Refresh, wait until at least ``callbacks`` of the callbacks it fires
     have answered and the page is idle."""

@@ -22,11 +22,12 @@ from dash_insight.default import create_app
 from dash_insight.plugins.histograms import page as histograms
 from dash_insight.web import per_tag_page
 from dash_insight.web.per_tag_page import CardContext
-from tests.browser import until, wait_idle, watch_hidden
+from tests.browser import until
 from tests.conftest import console_errors, loaded_service
 from tests.pages import (
     HIST_META,
     MARGINS_ADDED,
+    assert_cards_shown_at_once,
     click_option,
     find,
     first_paint_handed_over,
@@ -154,15 +155,11 @@ return [steps, {labels: counts.map(t => t.textContent),
 
 
 def test_the_cards_are_shown_at_once(dash_duo: Any, corpus_app: Any) -> None:
-    """The cards come with the layout: never hidden under the loading spinner (dcc.Loading
-    shows one at first unless show_initially=False; taking it off re-rendered the cards and
-    resized their drawn charts, as on the profiler's dashboard)."""
-    watch_hidden(dash_duo, "hist-cards")
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/histograms?train_id=./ops_all")
-    dash_duo.wait_for_element("#hist-cards .js-plotly-plot", timeout=30)
-    wait_idle(dash_duo)
-    assert dash_duo.driver.execute_script("return window.__everHidden;") is False
+    """The cards come with the layout: never hidden under the loading spinner (taking it off
+    re-rendered the cards and resized their drawn charts, as on the profiler's dashboard)."""
+    url = "/histograms?train_id=./ops_all"
+    drawn = "#hist-cards .js-plotly-plot"
+    assert_cards_shown_at_once(dash_duo, corpus_app, url, "hist-cards", drawn)
     assert console_errors(dash_duo) == []
 
 

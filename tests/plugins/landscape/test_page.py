@@ -34,9 +34,9 @@ from dash_insight.plugins.landscape.figures import (
 from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.components.run_colours import run_colour
-from tests.browser import count_chart_draws, until, wait_idle
+from tests.browser import until, wait_idle
 from tests.conftest import CORPUS, console_errors
-from tests.pages import count_draws, draws, refresh, url_params
+from tests.pages import count_chart_draws, count_draws, draws, refresh, url_params
 from tests.plugins.landscape.test_rest import write_epoch_job
 from tests.web.test_i18n_pages import VISIBLE_TEXTS, english_messages, untranslated
 

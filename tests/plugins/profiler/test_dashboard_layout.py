@@ -16,8 +16,9 @@ import pytest
 from dash_insight.core.service import DataService
 from dash_insight.plugins.profiler import dashboard_page, page_shared
 from dash_insight.plugins.profiler.service import ProfilerService
-from tests.browser import count_chart_draws, wait_idle, watch_hidden
+from tests.browser import wait_idle
 from tests.conftest import console_errors, loaded_service
+from tests.pages import assert_cards_shown_at_once, count_chart_draws
 
 
 @pytest.fixture(scope="module")
@@ -127,10 +128,7 @@ def test_the_cards_are_shown_at_once(dash_duo: Any, profiler_app: Any) -> None:
     """The cards come with the layout: never hidden under the loading spinner (dcc.Loading
     shows one at first unless show_initially=False; taking it off re-rendered the cards and
     resized their charts after they were drawn, the page's last changes)."""
-    watch_hidden(dash_duo, "prof-cards")
-    dash_duo.start_server(profiler_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/profiler?train_id=./lenet_summary_prof")
-    dash_duo.wait_for_element("#prof-timeline-preview .main-svg", timeout=30)
-    wait_idle(dash_duo)
-    assert dash_duo.driver.execute_script("return window.__everHidden;") is False
+    url = "/profiler?train_id=./lenet_summary_prof"
+    drawn = "#prof-timeline-preview .main-svg"
+    assert_cards_shown_at_once(dash_duo, profiler_app, url, "prof-cards", drawn)
     assert console_errors(dash_duo) == []
