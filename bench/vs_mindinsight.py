@@ -80,6 +80,8 @@ MI_VERSION = "2.3.1"
 TARGET = 0.7
 #: pagetime.py's figures summarized per app and page (medians of the loads).
 KEYS = ("visual_complete_s", "browser_tree_cpu_s", "js_heap_mb", "bytes")
+#: The figures with a target (time, CPU).
+TARGET_KEYS = KEYS[:2]
 FLOOR = "floor: bare Dash page"
 SCALAR_TAGS = 20
 HISTOGRAM_STEPS = 50
@@ -181,17 +183,16 @@ def targets(mi: dict[str, float | None], target: float = TARGET) -> tuple[float 
     ``mi`` (``None`` where MindInsight's is missing)."""
     return tuple(
         None if mi[key] is None else target * mi[key]  # type: ignore[operator]
-        for key in ("visual_complete_s", "browser_tree_cpu_s")
+        for key in TARGET_KEYS
     )
 
 
 def below_floor(goals: tuple[float | None, ...], floor: dict[str, float | None]) -> list[str]:
     """The names ("time", "CPU") of the targets ``goals`` (:func:`targets`) below the bare
     Dash page's medians ``floor``: targets no Dash page can meet."""
-    keys = ("visual_complete_s", "browser_tree_cpu_s")
     return [
         name
-        for name, goal, key in zip(("time", "CPU"), goals, keys, strict=True)
+        for name, goal, key in zip(("time", "CPU"), goals, TARGET_KEYS, strict=True)
         if goal is not None and floor[key] is not None and goal < floor[key]  # type: ignore[operator]
     ]
 
