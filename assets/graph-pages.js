@@ -39,12 +39,20 @@
      its box; in a task of its own after the main view's next frame (which measures the
      elements that changed: the overview then finds them measured), once for several calls. */
   function drawOverview(cy, overview, redraw) {
-    if (overview._diPending) return;
-    overview._diPending = true;
-    requestAnimationFrame(() => setTimeout(() => {
-      overview._diPending = false;
+    afterNextFrame(overview, () => {
       window.diGraphOverview.draw(cy, overview);
       redraw();
+    });
+  }
+
+  /* `run` in a task of its own after the next frame is drawn, once however often it is asked
+     for before (`holder` keeps the request). */
+  function afterNextFrame(holder, run) {
+    if (holder._diPending) return;
+    holder._diPending = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      holder._diPending = false;
+      run();
     }, 0));
   }
 
@@ -311,14 +319,9 @@
 
   /* The tree drawn again once the canvas's next frame is drawn (a patch's layout runs before
      that frame: the tree's 1,500 rows waited for it), once for several patches. */
-  let treePending = false;
+  const treeRequest = {};
   function drawTreeSoon(cy) {
-    if (treePending) return;
-    treePending = true;
-    requestAnimationFrame(() => setTimeout(() => {
-      treePending = false;
-      drawTree(cy);
-    }, 0));
+    afterNextFrame(treeRequest, () => drawTree(cy));
   }
 
   document.addEventListener("click", ev => {
