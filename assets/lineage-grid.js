@@ -3,10 +3,23 @@
    did not change), and lineageGrid.table hands them to the AG Grid once the grid is set up and
    one task later. Set up with its rows, the grid's first mount was the page's longest freeze
    (issue 17 item 8); as two tasks, creating the grid and drawing its rows, each is shorter.
-   Columns and rows change together, so the grid never shows new columns with old rows. */
+   Columns and rows change together, so the grid never shows new columns with old rows.
+
+   The grid reports its column state when it is set up and whenever its columns change, not
+   only on a header click; lineageGrid.sortChange passes it on (to the lineage-sort store, and
+   the server's sort_to_url) only when the sorted columns differ from the grid's first state
+   with these columns, which has the URL's sort: no round trip at load. */
 (function () {
   const GRID = "lineage-grid";
   const nextTask = () => new Promise(resolve => setTimeout(resolve, 0));
+  let sortSeen;  // the sorted columns of the last column state; undefined: new columns
+
+  /* The sorted columns of a column state, in sort order: what a header click changes. */
+  function sortedColumns(columnState) {
+    return JSON.stringify(columnState.filter(column => column.sort)
+      .sort((a, b) => (a.sortIndex || 0) - (b.sortIndex || 0))
+      .map(column => [column.colId, column.sort]));
+  }
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lineageGrid: {
@@ -15,7 +28,16 @@
         if (!table) return [noUpdate, noUpdate];
         await window.dash_ag_grid.getApiAsync(GRID);
         await nextTask();
+        if (table.defs) sortSeen = undefined;
         return [table.rows, table.defs || noUpdate];
+      },
+      sortChange(columnState) {
+        const noUpdate = window.dash_clientside.no_update;
+        if (!Array.isArray(columnState) || !columnState.length) return noUpdate;
+        const sorted = sortedColumns(columnState);
+        const changed = sortSeen !== undefined && sorted !== sortSeen;
+        sortSeen = sorted;
+        return changed ? columnState : noUpdate;
       },
     },
   });

@@ -258,12 +258,17 @@ def assert_cards_shown_at_once(
     assert dash_duo.driver.execute_script("return window.__everHidden;") is False
 
 
+def callbacks_sent(dash_duo: Any) -> int:
+    """How many Dash callbacks the page has sent to the server since it was loaded."""
+    return dash_duo.driver.execute_script(_POSTS)
+
+
 def refresh(dash_duo: Any, callbacks: int = 2) -> None:
     """Click the top bar's Refresh, wait until at least ``callbacks`` of the callbacks it fires
     have answered and the page is idle."""
-    sent = dash_duo.driver.execute_script(_POSTS)
+    sent = callbacks_sent(dash_duo)
     dash_duo.find_element("#refresh-now").click()
-    until(lambda: dash_duo.driver.execute_script(_POSTS) >= sent + callbacks, 30)
+    until(lambda: callbacks_sent(dash_duo) >= sent + callbacks, 30)
     wait_idle(dash_duo)
 
 

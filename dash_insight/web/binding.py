@@ -9,10 +9,12 @@ callback that must know which input fired it takes that id as its first paramete
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dash import ctx
+from dash import Output, ctx, no_update
+from dash.development.base_component import Component
 
 from dash_insight.web.clicks import drawn_not_clicked
 
@@ -44,3 +46,30 @@ def triggered(
     )
     callback.__doc__ = function.__doc__
     return callback
+
+
+def _id_key(component_id: Any) -> str:
+    """A component id as a dictionary key (a pattern-matching id is a dict)."""
+    return (
+        json.dumps(component_id, sort_keys=True)
+        if isinstance(component_id, dict)
+        else str(component_id)
+    )
+
+
+def _components(tree: Component) -> Iterator[Component]:
+    yield tree
+    yield from (item for item in tree._traverse() if isinstance(item, Component))
+
+
+def preset(tree: Component, outputs: Sequence[Output], values: Sequence[Any]) -> Component:
+    """``tree`` with each output's property set to its value: what a callback answers at load,
+    sent with the page's layout instead of a round trip later (bind the callback with
+    ``prevent_initial_call=True``). A value of ``dash.no_update`` leaves the property as it
+    is; an output whose component is not in ``tree`` is a programming error (KeyError)."""
+    ids = ((getattr(component, "id", None), component) for component in _components(tree))
+    by_id = {_id_key(found): component for found, component in ids if found is not None}
+    for output, value in zip(outputs, values, strict=True):
+        if value is not no_update:
+            setattr(by_id[_id_key(output.component_id)], output.component_property, value)
+    return tree

@@ -34,7 +34,7 @@ from dash_insight.plugins.lineage import figures
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.plugins.lineage.service_remarks import RemarkError
-from dash_insight.web.binding import triggered
+from dash_insight.web.binding import preset, triggered
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.lazy_graph import (
     lazy_figure,
@@ -331,7 +331,10 @@ _STORES: tuple[tuple[str, Any], ...] = (
     ("lineage-table", None),
     ("lineage-chart-spec", None),
     ("lineage-chart-drawn", None),
-    ("lineage-brush", None),
+    # Not None: a memory store whose data is None at mount sets it again (dcc.Store's
+    # mount compares its backing store's undefined with null), firing its callbacks.
+    ("lineage-brush", {}),
+    ("lineage-sort", []),
     ("lineage-signature", None),
     ("lineage-saved", 0),
     ("lineage-auto-colour", None),
@@ -340,6 +343,23 @@ _STORES: tuple[tuple[str, Any], ...] = (
 
 
 def layout(app: dash.Dash, service: LineageService, params: dict[str, str]) -> html.Div:
+    """The page, drawn: the chart, the table, the controls and the overview come with it, as
+    the callbacks would answer them for the URL (no round trip before the first screen)."""
+    search = make_search(params)
+    page = _frame(app, params)
+    preset(page, _RENDER_OUTPUTS, render(service, _dashboard_path(app), search, *[None] * 4))
+    if _state(search).tab == "model":
+        preset(page, _OVERVIEW_OUTPUTS, overview(service, search, None, None))
+    compare_path = app.get_relative_path(COMPARE_PATH)
+    preset(page, _COMPARE_OUTPUTS, compare_links(service, compare_path, search, None, None, None))
+    return page
+
+
+def _dashboard_path(app: dash.Dash) -> str:
+    return app.get_relative_path("/dashboard")
+
+
+def _frame(app: dash.Dash, params: dict[str, str]) -> html.Div:
     return html.Div(
         className="di-lineage",
         children=[
@@ -800,6 +820,44 @@ def save_edit(service: LineageService, changes: list[dict] | None, saved: int | 
 
 # -- binding --------------------------------------------------------------------------------------
 
+#: What :func:`render` answers, in its order.
+_RENDER_OUTPUTS = (
+    Output("lineage-chart-spec", "data"),
+    Output("lineage-axes", "data"),
+    Output("lineage-table", "data"),
+    Output("lineage-columns", "options"),
+    Output("lineage-columns", "value"),
+    Output("lineage-columns-summary", "children"),
+    Output("lineage-color", "options"),
+    Output("lineage-color", "value"),
+    Output("lineage-count", "children"),
+    Output("lineage-problems", "children"),
+    Output("lineage-overview", "style"),
+    Output("lineage-tab-model", "className"),
+    Output("lineage-tab-dataset", "className"),
+    Output("lineage-signature", "data"),
+    Output("lineage-auto-colour", "data"),
+)
+#: What :func:`overview` answers, in its order.
+_OVERVIEW_OUTPUTS = (
+    Output("lineage-objective", "options"),
+    Output("lineage-objective", "value"),
+    Output(lazy_figure_id("lineage-distribution"), "data"),
+    Output(lazy_figure_id("lineage-importance"), "data"),
+    Output("lineage-param", "options"),
+    Output("lineage-param", "value"),
+    Output(lazy_figure_id("lineage-scatter"), "data"),
+    Output("lineage-overview-note", "children"),
+    Output("lineage-auto-overview", "data"),
+)
+#: What :func:`compare_links` answers, in its order.
+_COMPARE_OUTPUTS = (
+    Output("lineage-compare-selected", "href"),
+    Output("lineage-compare-selected", "className"),
+    Output("lineage-compare-filtered", "href"),
+    Output("lineage-compare-filtered", "className"),
+)
+
 
 def register(app: dash.Dash, service: LineageService) -> None:
     _bind_drawing(app, service)
@@ -812,42 +870,22 @@ def register(app: dash.Dash, service: LineageService) -> None:
 
 def _bind_drawing(app: dash.Dash, service: LineageService) -> None:
     """The callbacks that draw the page from the URL and the logs, and save edits."""
-    dashboard_path = app.get_relative_path("/dashboard")
+    dashboard_path = _dashboard_path(app)
     app.callback(
-        Output("lineage-chart-spec", "data"),
-        Output("lineage-axes", "data"),
-        Output("lineage-table", "data"),
-        Output("lineage-columns", "options"),
-        Output("lineage-columns", "value"),
-        Output("lineage-columns-summary", "children"),
-        Output("lineage-color", "options"),
-        Output("lineage-color", "value"),
-        Output("lineage-count", "children"),
-        Output("lineage-problems", "children"),
-        Output("lineage-overview", "style"),
-        Output("lineage-tab-model", "className"),
-        Output("lineage-tab-dataset", "className"),
-        Output("lineage-signature", "data"),
-        Output("lineage-auto-colour", "data"),
+        *_RENDER_OUTPUTS,
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         Input("lineage-saved", "data"),
         State("lineage-signature", "data"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(render, service, dashboard_path))
     app.callback(
-        Output("lineage-objective", "options"),
-        Output("lineage-objective", "value"),
-        Output(lazy_figure_id("lineage-distribution"), "data"),
-        Output(lazy_figure_id("lineage-importance"), "data"),
-        Output("lineage-param", "options"),
-        Output("lineage-param", "value"),
-        Output(lazy_figure_id("lineage-scatter"), "data"),
-        Output("lineage-overview-note", "children"),
-        Output("lineage-auto-overview", "data"),
+        *_OVERVIEW_OUTPUTS,
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(overview, service))
     app.callback(
         Output("lineage-grid", "exportDataAsCsv"),
@@ -885,14 +923,12 @@ def _bind_archive(app: dash.Dash, service: LineageService) -> None:
 def _bind_compare_links(app: dash.Dash, service: LineageService) -> None:
     """The links to the scalar comparison of the ticked or the filtered jobs."""
     app.callback(
-        Output("lineage-compare-selected", "href"),
-        Output("lineage-compare-selected", "className"),
-        Output("lineage-compare-filtered", "href"),
-        Output("lineage-compare-filtered", "className"),
+        *_COMPARE_OUTPUTS,
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         Input("lineage-grid", "selectedRows"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(compare_links, service, app.get_relative_path(COMPARE_PATH)))
 
 
@@ -925,7 +961,7 @@ def _bind_url_writers(app: dash.Dash, service: LineageService) -> None:
     )(brush_to_url)
     app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("lineage-grid", "columnState"),
+        Input("lineage-sort", "data"),
         State("url", "search"),
         prevent_initial_call=True,
     )(sort_to_url)
@@ -946,6 +982,11 @@ def _register_clientside(app: dash.Dash) -> None:
         Output("lineage-grid", "rowData"),
         Output("lineage-grid", "columnDefs"),
         Input("lineage-table", "data"),
+    )
+    app.clientside_callback(  # the grid's column state when its sort changed
+        ClientsideFunction(namespace="lineageGrid", function_name="sortChange"),
+        Output("lineage-sort", "data"),
+        Input("lineage-grid", "columnState"),
         prevent_initial_call=True,
     )
     app.clientside_callback(

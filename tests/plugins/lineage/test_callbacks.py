@@ -18,6 +18,7 @@ from dash_insight.plugins.lineage import figures, page
 from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.binding import triggered
 from dash_insight.web.url_state import parse_search
+from tests.pages import walk
 
 DASHBOARD = "/prefix/dashboard"
 #: The outputs of ``render`` by name, in the order it answers them.
@@ -189,3 +190,31 @@ def test_triggered_callbacks_take_the_trigger_from_dash() -> None:
     function's parameters without the trigger."""
     bound = triggered(page.all_or_no_columns)
     assert list(inspect.signature(bound).parameters) == ["_all", "_none", "options"]
+
+
+@pytest.mark.parametrize("search", ["", "?tab=dataset&sort=loss%3Adesc"])
+def test_the_layout_comes_drawn(service: LineageService, search: str) -> None:
+    """The layout holds what ``render``, ``overview`` and ``compare_links`` answer for its URL
+    (bound with prevent_initial_call: no round trip before the first screen); the first
+    refresh with nothing new sends nothing."""
+    drawn = {
+        json.dumps(c.id, sort_keys=True) if isinstance(c.id, dict) else c.id: c
+        for c in walk(page.layout(dash.Dash(__name__), service, parse_search(search)))
+        if getattr(c, "id", None) is not None
+    }
+    answer = page.render(service, "/dashboard", search, None, None, None, None)
+    shown = dict(zip(RENDER_OUTPUTS, answer, strict=True))
+    assert drawn["lineage-chart-spec"].data == shown["spec"]
+    assert drawn["lineage-table"].data == shown["table"] and shown["table"]["rows"]
+    assert drawn["lineage-columns"].value == shown["columns"]
+    assert drawn["lineage-count"].children == shown["count"]
+    with pytest.raises(PreventUpdate):
+        _render(service, search, drawn["lineage-signature"].data)
+    distribution = drawn['{"key": "lineage-distribution", "type": "lazy-graph-figure"}'].data
+    objective = getattr(drawn["lineage-objective"], "value", None)
+    if search:  # the data lineage tab has no overview
+        assert distribution is None and objective is None
+    else:
+        assert distribution == page.overview(service, search, None, None)[2]
+        assert objective == page.overview(service, search, None, None)[1]
+    assert drawn["lineage-compare-filtered"].href.startswith("/compare?jobs=")

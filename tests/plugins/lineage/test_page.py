@@ -23,6 +23,7 @@ from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.url_state import parse_search
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
+from tests.pages import callbacks_sent
 from tests.plugins.lineage import chart_driver as chart
 
 # -- pure builders ---------------------------------------------------------------------------
@@ -280,6 +281,9 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
                 == [200, 46 * 6 + 60, 240]
             )
         )  # 6 hyper-parameters in the importance chart
+        # The page came drawn: no callback at load, not even the grid's or a store's echo.
+        wait_idle(dash_duo)
+        assert callbacks_sent(dash_duo) == 0
         # Drag on the batch_size axis (16..64) from 30 to above its top.
         chart.drag_axis(dash_duo, "batch_size", (30 - 16) / 48, 1.1)
         _wait_table(
