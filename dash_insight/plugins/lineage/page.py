@@ -331,10 +331,8 @@ _STORES: tuple[tuple[str, Any], ...] = (
     ("lineage-table", None),
     ("lineage-chart-spec", None),
     ("lineage-chart-drawn", None),
-    # Not None: a memory store whose data is None at mount sets it again (dcc.Store's
-    # mount compares its backing store's undefined with null), firing its callbacks.
-    ("lineage-brush", {}),
-    ("lineage-sort", []),
+    ("lineage-brush", None),
+    ("lineage-sort", None),
     ("lineage-signature", None),
     ("lineage-saved", 0),
     ("lineage-auto-colour", None),
