@@ -9,8 +9,10 @@ matrix moved (a drag, a zoom, the turntable's 500 ms turn to "up" when the mode 
 starts again on what can change the scene: the scene's own methods (``redraw``, ``update``,
 ``add``, ``remove``, ``setAspectratio``, ``setBounds``, ``setClearColor``: Plotly calls them on
 every plot, relayout, camera reset and resize), a mouse or touch event on the canvas or the
-camera's element (rotation, zoom, pan, hover picking) and the window's ``resize``. What a frame
-draws is unchanged; idle frames did nothing but look.
+camera's element (rotation, zoom, pan, hover picking) and the window's ``resize``. Waking, it
+first brings the camera's clock up to date (``view.idle``, as every frame did): its wheel zoom
+scales with the time since the camera's last frame. What a frame draws is unchanged; idle
+frames did nothing but look.
 
     .venv/bin/python scripts/patch_plotly_bundle.py assets/plotly-gl3d.min.js ...
 
