@@ -6,8 +6,9 @@
 # that draws none of them loads instead, and assets/plotly-gl3d.min.js, the loss landscape pages'
 # (contours and the 3D scene, without bar, pie and scattergl's regl: 1.8 MB)
 # (dash_insight/web/page_bundles.py). The two with the 3D scene are then patched by
-# scripts/patch_plotly_bundle.py (its render loop idles). The version follows the plotly Python package,
-# so figures are built and drawn by the same plotly.js. Needs node + npm (the npm registry).
+# scripts/patch_plotly_bundle.py (its render loop idles, each pair of shaders is read once).
+# The version follows the plotly Python package, so figures are built and drawn by the same
+# plotly.js. Needs node + npm (the npm registry).
 #
 # The bundle is plotly.js's "strict" flavour (its lib/index-strict.js, which its
 # tasks/partial_bundle.mjs cuts down with `strict: true`): a trace with a src/traces/<type>/strict.js
@@ -101,5 +102,6 @@ write() {  # write <out> <entry> <trace>...
 write "$OUT" index-dash-insight.js "${TRACES[@]}"
 write "$OUT_CARTESIAN" index-cartesian.js "${CARTESIAN[@]}"
 write "$OUT_GL3D" index-gl3d.js "${GL3D[@]}"
-# The builds with the 3D scene: its render loop idles while the scene is still.
+# The builds with the 3D scene: its render loop idles while the scene is still, and gl-shader
+# reads each pair of shaders once.
 "$PYTHON" "$PATCH" "$OUT" "$OUT_GL3D"

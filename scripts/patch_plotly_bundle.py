@@ -1,4 +1,5 @@
-"""Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle.
+"""Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle, and link
+fewer WebGL programs (:func:`shader_programs`).
 
 gl-plot3d (plotly.js's 3D scene) runs ``requestAnimationFrame`` forever: every frame it checks
 the canvas's size, ticks the camera, recomputes the scene's bounds and returns when nothing
@@ -16,8 +17,8 @@ frames did nothing but look.
 
     .venv/bin/python scripts/patch_plotly_bundle.py assets/plotly-gl3d.min.js ...
 
-Each file must hold the loop once (or be patched already): a plotly.js upgrade that changes
-the loop fails here, not silently.
+Each file must hold the loop and gl-shader's reflection link once (or be patched already): a
+plotly.js upgrade that changes them fails here, not silently.
 """
 
 from __future__ import annotations
@@ -83,9 +84,55 @@ def idle_loop(bundle: str) -> str:
     return bundle[: found[0].start()] + code + bundle[found[0].end() :]
 
 
+#: gl-shader's ``update``: the program it links only to read the shaders' uniforms and
+#: attributes (then deletes), as minified (the end of an ``if`` condition, then its body).
+REFLECTION = re.compile(
+    r",!(?P<uniforms>[\w$]+)\|\|!(?P<attributes>[\w$]+)\)\{"
+    r"var (?P<probe>[\w$]+)=(?P<gl>[\w$]+)\.createProgram\(\);"
+    r"(?P<link>if\((?P=gl)\.attachShader\((?P=probe),(?P<shader>[\w$]+)\.fragShader\),"
+    r"(?P=gl)\.attachShader\((?P=probe),(?P=shader)\.vertShader\),(?P=gl)\.linkProgram\((?P=probe)\),"
+    r"!(?P=gl)\.getProgramParameter\((?P=probe),(?P=gl)\.LINK_STATUS\)\)\{[^}]*\})"
+    r"(?P=uniforms)=(?P=uniforms)\|\|(?P<reflect>[\w$]+)\.uniforms\((?P=gl),(?P=probe)\),"
+    r"(?P=attributes)=(?P=attributes)\|\|(?P=reflect)\.attributes\((?P=gl),(?P=probe)\),"
+    r"(?P=gl)\.deleteProgram\((?P=probe)\)\}"
+)
+
+#: The same, reading each pair of shaders once per WebGL context (keyed by gl-shader's ids of
+#: the compiled shaders, which its cache never gives again).
+REFLECTED_ONCE = """\
+,!$uniforms||!$attributes){var __diKey=$shader._vref.id+"@"+$shader._fref.id,\
+__diSeen=($gl.__diReflected=$gl.__diReflected||{})[__diKey];\
+if(!__diSeen){var $probe=$gl.createProgram();$link\
+__diSeen=$gl.__diReflected[__diKey]={u:$reflect.uniforms($gl,$probe),\
+a:$reflect.attributes($gl,$probe)},$gl.deleteProgram($probe)}\
+$uniforms=$uniforms||__diSeen.u,$attributes=$attributes||__diSeen.a}"""
+
+
+def _replace_once(bundle: str, pattern: re.Pattern[str], code: str, what: str) -> str:
+    found = list(pattern.finditer(bundle))
+    if len(found) != 1:
+        raise ValueError(f"{what} found {len(found)} times, not once")
+    for name, value in found[0].groupdict().items():
+        code = code.replace("$" + name, value)
+    return bundle[: found[0].start()] + code + bundle[found[0].end() :]
+
+
+def shader_programs(bundle: str) -> str:
+    """``bundle`` with gl-shader linking each pair of shaders once per WebGL context only to
+    read its uniforms and attributes (:data:`REFLECTED_ONCE`): it linked such a throwaway
+    program for every shader object, and the landscape scene's point clouds (start, end,
+    marker) each make the same six. The landscape page linked 64 programs, 46 with this; a
+    link waits for the GPU process (``getProgramParameter``). The programs drawn with are
+    linked as before."""
+    if "__diReflected" in bundle:
+        return bundle
+    return _replace_once(bundle, REFLECTION, REFLECTED_ONCE, "gl-shader's reflection link")
+
+
 def main(paths: list[str]) -> None:
     for path in map(Path, paths):
-        path.write_text(idle_loop(path.read_text(encoding="utf-8")), encoding="utf-8")
+        text = shader_programs(idle_loop(path.read_text(encoding="utf-8")))
+        path.write_text(text, encoding="utf-8")
         print(f"patched {path}")
 
 

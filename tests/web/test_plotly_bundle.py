@@ -114,6 +114,7 @@ def test_the_3d_builds_have_the_idle_scene_loop() -> None:
     for bundle in (BUNDLE, GL3D):
         text = bundle.read_text(encoding="utf-8")
         assert patch.MARK in text and not patch.LOOP.search(text), bundle
+        assert "__diReflected" in text and not patch.REFLECTION.search(text), bundle
     assert patch.MARK not in CARTESIAN.read_text(encoding="utf-8")
 
 
@@ -128,3 +129,23 @@ def test_the_patch_keeps_the_loops_names_and_is_done_once() -> None:
         patch.idle_loop("no loop here")
     with pytest.raises(ValueError, match="found 2 times"):
         patch.idle_loop(LOOP + LOOP)
+
+
+#: gl-shader's reflection link as a build writes it (in its ``update``), names as minified.
+REFLECTION = (
+    "d.fragShader=d._fref.shader,!S||!x){var A=w.createProgram();if(w.attachShader(A,"
+    "d.fragShader),w.attachShader(A,d.vertShader),w.linkProgram(A),!w.getProgramParameter(A,"
+    'w.LINK_STATUS)){var g=w.getProgramInfoLog(A);throw new v(g,"Error linking program:"+g)}'
+    "S=S||c.uniforms(w,A),x=x||c.attributes(w,A),w.deleteProgram(A)}x=x.slice()"
+)
+
+
+def test_the_shaders_of_a_pair_are_read_once_per_context() -> None:
+    patch = patch_script()
+    patched = patch.shader_programs(REFLECTION)
+    assert patched.startswith("d.fragShader=d._fref.shader,!S||!x){var __diKey=")
+    assert patched.endswith("S=S||__diSeen.u,x=x||__diSeen.a}x=x.slice()")
+    assert 'throw new v(g,"Error linking program:"+g)}' in patched and "$" not in patched
+    assert patch.shader_programs(patched) == patched
+    with pytest.raises(ValueError, match="found 0 times"):
+        patch.shader_programs("no shader here")
