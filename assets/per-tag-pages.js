@@ -150,16 +150,36 @@
      within a few rows of the screen, one slot per task (assets/graph-slots.js, as the charts
      of assets/lazy-graphs.js), and again when its card's store changes while it is shown. A
      page of six grids mounted at once was the longest freeze of the tensors page. A grid
-     mounted after the value format or decimals changed gets them (tensorsPage.format). */
+     mounted after the value format or decimals changed gets them (tensorsPage.format).
+     A small slice's table ({plain: ...}) is drawn into the slot by
+     assets/tensor-tables.js, not by Dash: the slot then holds that element beside the
+     components Dash put there (none: a grid or message it held is taken out with set_props). */
   const VIEW_SLOT = "tensor-view";
   const views = {};  // tag -> the JSON text of its card's view
   const shownIn = new WeakMap();  // slot element -> the JSON text it shows
+  const plainIn = new WeakMap();  // slot element -> the plain table drawn in it
   let chosenFormat = null;  // {fmt, dec} once changed on the page
 
   const viewSlot = tag => document.getElementById(JSON.stringify({tag, type: VIEW_SLOT}));
 
-  function viewComponent(text) {
-    const view = JSON.parse(text);
+  function showPlain(slot, tag, plain) {
+    const box = window.dashInsightTensorTable.draw(plain, chosenFormat);
+    const old = plainIn.get(slot);
+    if (Array.from(slot.children).some(child => child !== old)) {
+      window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: null});
+    }
+    if (old && old.parentNode === slot) old.replaceWith(box); else slot.appendChild(box);
+    plainIn.set(slot, box);
+  }
+
+  function showComponent(slot, tag, view) {
+    const old = plainIn.get(slot);
+    if (old) old.remove();
+    plainIn.delete(slot);
+    window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: viewComponent(view)});
+  }
+
+  function viewComponent(view) {
     const grid = view && view.props && view.props.children;
     if (chosenFormat && grid && grid.namespace === "dash_ag_grid") {
       const options = grid.props.dashGridOptions || {};
@@ -178,7 +198,8 @@
     const shown = slot && slot.childElementCount > 0 && shownIn.get(slot) === text;
     if (!text || !slot || shown || !viewSlots().inView.has(tag)) return false;
     shownIn.set(slot, text);
-    window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: viewComponent(text)});
+    const view = JSON.parse(text);
+    if (view && view.plain) showPlain(slot, tag, view.plain); else showComponent(slot, tag, view);
     return true;
   }
 
@@ -218,21 +239,26 @@
       return [histogram ? HIDDEN : {}, histogram ? {} : HIDDEN, hview === "front" ? HIDDEN : {}];
     },
 
-    /* Value format and decimals: every grid formats again in the browser (the formatters of
-       dashAgGridFunctions-tensors.js read them from the grid's context). */
+    /* Value format and decimals: every grid and plain table formats again in the browser
+       (the formatters of dashAgGridFunctions-tensors.js read them from the grid's context).
+       The second output (the slots' className, left as it is) makes Dash call this on a
+       page whose tables are all plain: it calls no callback whose outputs are none. */
     format: function (fmt, dec, options, ids) {
       chosenFormat = {fmt: fmt || "value", dec: dec === null ? DECIMALS : dec};
-      return options.map((opts, k) => {
-        const context = Object.assign({}, (opts || {}).context,
-                                      {fmt: fmt || "value", dec: dec === null ? DECIMALS : dec});
-        const grids = window.dash_ag_grid;
-        const api = grids && grids.getApi ? grids.getApi(ids[k]) : null;
+      document.querySelectorAll(".di-vt-plain").forEach(
+        box => window.dashInsightTensorTable.reformat(box, chosenFormat));
+      const grids = options.map((opts, k) => {
+        const context = Object.assign({}, (opts || {}).context, chosenFormat);
+        const library = window.dash_ag_grid;
+        const api = library && library.getApi ? library.getApi(ids[k]) : null;
         if (api) {
           api.setGridOption("context", context);
           api.refreshCells({force: true});
         }
         return Object.assign({}, opts, {context: context});
       });
+      const slots = (clientside().callback_context.outputs_list || [])[1] || [];
+      return [grids, slots.map(() => noUpdate())];
     },
   };
 

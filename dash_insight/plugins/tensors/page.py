@@ -15,9 +15,14 @@ slider; more than 100,000 selected values -> "The requested data exceeds the upp
 Histogram: the Top / Front views of the parameter distribution page over the tensor's steps.
 Every step is kept (MindInsight: 20 sampled).
 
-The table is a dash-ag-grid grid (row and column virtualisation: only the visible cells exist in
-the page), its data built by :mod:`dash_insight.plugins.tensors.query_table`; value format and
-decimals change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). A card comes
+The table of a small slice (at most ``PLAIN_MAX_VALUES`` values, every slice MindInsight's
+defaults open but a large tensor's) is a plain HTML table drawn in the browser
+(``assets/tensor-tables.js``): an AG Grid cost the page 0.1-0.2 s of main thread to mount, the
+plain table a few milliseconds. A larger slice is a dash-ag-grid grid (row and column
+virtualisation: only the visible cells exist in the page). Both are built by
+:mod:`dash_insight.plugins.tensors.query_table` and formatted by the same functions
+(``assets/dashAgGridFunctions-tensors.js``); value format and decimals change in the browser
+(``tensorsPage`` in ``assets/per-tag-pages.js``). A card comes
 with its first table, held in a store and mounted when the card comes on screen
 (:func:`stored_view`): the page asks the server nothing at load, and grids below the first
 screen cost nothing until scrolled to. The page's
@@ -45,11 +50,13 @@ from dash_insight.plugins.tensors import query_tensor
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.plugins.tensors.query_table import (
     CELL_STYLE,
+    PLAIN_MAX_VALUES,
     VALUE_FORMATTER,
     colour_scale,
     dims_from_items,
     dims_items,
     grid_context,
+    plain_table,
     selected_count,
     start_dims,
     statistics_items,
@@ -225,7 +232,9 @@ def statistics_panel(stats: dict[str, Any], kind: str, fmt: str, dec: int) -> ht
 def table_view(
     queries: TensorQueries, train_id: str, tag: str, step: int, dims: str, fmt: str, dec: int
 ) -> tuple[Any, Any, str | None]:
-    """(table or message, statistics, dims error) of one step with ``dims`` applied."""
+    """(table or message, statistics, dims error) of one step with ``dims`` applied. The
+    table of a small slice is ``{"plain": ...}`` (:func:`plain_table`, drawn by
+    ``assets/tensor-tables.js``), a larger one an AG Grid."""
     try:
         value = queries.tensor(train_id, tag, step)
         stats = queries.statistics(train_id, tag, step)
@@ -263,7 +272,12 @@ def table_view(
         )
     except DimsError as error:
         return dash.no_update, panel, localize_reason(str(error))
-    grid = _grid(tag, values, (parse_dims(dims, shape), shape), kind, (fmt, dec))
+    selection = (parse_dims(dims, shape), shape)
+    if values.size <= PLAIN_MAX_VALUES:
+        context = grid_context(kind, fmt, dec, colour_scale(values))
+        plain = plain_table(values, selection, context, _("The slice has no values."))
+        return {"plain": plain}, panel, None
+    grid = _grid(tag, values, selection, kind, (fmt, dec))
     return html.Div(grid, className="di-vt-table"), panel, None
 
 
@@ -854,10 +868,12 @@ def _register_clientside(app: dash.Dash) -> None:
         State({"type": VIEW_STORE, "tag": ALL}, "id"),
     )
 
-    # Value format and decimals: every grid formats again in the browser.
+    # Value format and decimals: every grid and plain table formats again in the browser (the
+    # slots' className is not changed: it makes Dash call this when no table is a grid).
     app.clientside_callback(
         ClientsideFunction(namespace="tensorsPage", function_name="format"),
         Output({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
+        Output({"type": "tensor-view", "tag": ALL}, "className"),
         Input("tensor-fmt", "value"),
         Input("tensor-dec", "value"),
         State({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
