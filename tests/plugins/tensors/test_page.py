@@ -20,6 +20,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import page as tensors
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.plugins.tensors.query_table import PLAIN_MAX_VALUES, start_dims
+from dash_insight.web import per_tag_page
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until
@@ -183,7 +184,8 @@ def test_card_view_stores_the_table_as_json_text(service: DataService) -> None:
     card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32", tensors.TensorsUrl())
     data = find(card, {"type": "tensor-data", **key}).data
     # The card comes with its first table: no callback at load.
-    first = json.loads(find(card, {"type": tensors.VIEW_STORE, **key}).data)
+    first = json.loads(getattr(find(card, {"type": "tensor-view", **key}), "data-view"))
+    assert getattr(find(card, {"type": tensors.VIEW_STORE, **key}), "data", None) is None
     assert len(first["plain"]["rows"]) == 20 and len(first["plain"]["values"]) == 600
     assert "Step: 500 · " in text(card) and "count 600" in text(card)
     args = ({"type": "tensor-apply", **key}, None, 1, 1, [1])
@@ -199,6 +201,35 @@ def test_card_view_stores_the_table_as_json_text(service: DataService) -> None:
     assert stored is dash.no_update and applied is dash.no_update and "is not an integer" in error
 
 
+def test_cards_below_the_first_screen_wait_until_on_screen(service: DataService) -> None:
+    """The first row of table cards comes whole; the others show their tag and get the rest
+    when they come on screen (assets/deferred.js, data-on-screen="only"). Histogram cards
+    come whole."""
+    queries = TensorQueries(service.provider)
+    app = dash.Dash(__name__)
+    update = per_tag_page.cards_update(
+        tensors.PAGE, app, queries, tensors.STATE.parse({"train_id": "./ops_all"}), None, None
+    )
+    assert update is not None and len(update.cards) == tensors.PAGE_SIZE
+    first, later = update.cards[: tensors.CARD_ROW], update.cards[tensors.CARD_ROW :]
+    slots = [find(card, {"type": "tensor-view", "tag": card.id["tag"]}) for card in first]
+    assert all(getattr(slot, "data-view", None) for slot in slots)
+    for card in later:
+        props = card.to_plotly_json()["props"]
+        assert props["data-on-screen"] == "only" and "di-vt-card" in props["className"]
+        assert text(props["children"]) == f"{card.id['tag']} Full screen"
+    histograms = per_tag_page.cards_update(
+        tensors.PAGE,
+        app,
+        queries,
+        tensors.STATE.parse({"train_id": "./ops_all", "view": "histogram"}),
+        None,
+        None,
+    )
+    assert histograms is not None
+    assert not any("di-deferred" in card.className for card in histograms.cards)
+
+
 def test_statistics_follow_the_chosen_format(service: DataService) -> None:
     queries = TensorQueries(service.provider)
     tags = ("tensor/rank2_f32", "tensor/rank4_i32")
@@ -210,12 +241,14 @@ def test_statistics_follow_the_chosen_format(service: DataService) -> None:
         for tag in tags
     ]
     search = "?train_id=.%2Fops_all"
-    floats, integers = tensors.restyled_statistics(queries, "sci", 2, [None, None], data, search)
+    floats, integers = tensors.restyled_statistics(
+        queries, "sci", 2, None, [None, None], data, search
+    )
     values = {part for part in text(floats).split() if part[-1].isdigit() and "e" in part}
     assert len(values) == 3 and all(len(v.split("e")[0].split(".")[1]) == 2 for v in values)
     assert "max 119 min 0 mean 5.95e+1" in text(integers)  # integer extremes exactly
     # Garbage from a hostile body: the defaults; a step beyond the list: its last step.
-    fixed, _ = tensors.restyled_statistics(queries, "x", -4, [99, 0], data, search)
+    fixed, _ = tensors.restyled_statistics(queries, "x", -4, None, [99, 0], data, search)
     assert all(len(part.split(".")[1]) == 5 for part in text(fixed).split() if "." in part)
 
 
@@ -383,8 +416,9 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
 
 
 def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_app) -> None:
-    """The first screen's tables come with the page (no callback asks for them); a table
-    below it is mounted when its card comes on screen, in the value format chosen before.
+    """The first screen's tables come with the page (no callback asks for them); a card
+    below it shows its tag at once, the rest (controls, table, statistics, slider) when it
+    comes on screen, table and statistics in the value format chosen before.
     The table view draws no chart: Plotly's warm-up chart (assets/plotly-setup.js) is not
     drawn either."""
     dash_duo.driver.execute_cdp_cmd(
@@ -398,14 +432,17 @@ def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_a
     assert run_js(
         dash_duo, f"return document.querySelector('{_card(last)}').getBoundingClientRect().top"
     ) > run_js(dash_duo, "return window.innerHeight")
-    assert "Step: 500" in dash_duo.find_element(f"{_card(last)} .di-vt-meta").text
-    assert "count" in dash_duo.find_element(f"{_card(last)} .di-vt-stats").text
+    assert dash_duo.find_element(f"{_card(last)} .di-vp-tag").text == last
+    assert not dash_duo.find_elements(f"{_card(last)} .di-vt-meta")
     assert not _cells(dash_duo, last) and run_js(dash_duo, TABLES) < 6
     click_option(dash_duo, "#tensor-fmt", "Scientific notation")
     until(lambda: all("e" in c for c in _cells(dash_duo, first)), 10)
+    until(lambda: "e" in _statistics(dash_duo, first)["max"], 10)
     _scroll_to(dash_duo, last)
     until(lambda: _cells(dash_duo, last), 20)
     assert all("e" in c for c in _cells(dash_duo, last))
+    assert "Step: 500" in dash_duo.find_element(f"{_card(last)} .di-vt-meta").text
+    until(lambda: "e" in _statistics(dash_duo, last)["max"], 10)
     # Cards rebuilt (the tag filter) show their tables again.
     run_js(dash_duo, "window.scrollTo(0, 0);")
     type_into(dash_duo, "#tensor-tags-filter", "rank")
