@@ -11,7 +11,7 @@
    A holder with data-on-screen="now" (a chart card whose children were held back:
    deferred_children) is mounted at once when it is on or next to the screen, else as the
    others; one with data-on-screen="only" (a tensor table card below the first screen) when it
-   comes on or next to the screen, and not before (an IntersectionObserver says when: no
+   comes on the screen, and not before (an IntersectionObserver says when: no
    frame is spent looking while it waits). Holders are mounted in page order (the highest first), one per animation frame, or
    up to data-batch of them (cards): React mounting a screenful of cards in one task froze the
    page.
@@ -22,6 +22,9 @@
    to update, and the page does not keep a 10,000-row spec twice). */
 (function () {
   const MARGIN_PX = 150;  // "next to the screen", as assets/graph-slots.js
+  /* A holder mounted on screen only is mounted once on the screen: the second row of tensor
+     cards, 130 px below a 1600x1000 window, is not the first screen's. */
+  const ONLY_MARGIN_PX = 0;
   const mounted = new WeakSet();
   const firstSeen = new WeakMap();
   const watched = new WeakSet();  // holders mounted on screen only, observed
@@ -37,7 +40,7 @@
     if (!nearObserver) {
       nearObserver = new IntersectionObserver(entries => {
         if (entries.some(entry => entry.isIntersecting)) schedule();
-      }, {rootMargin: MARGIN_PX + "px 0px"});
+      }, {rootMargin: ONLY_MARGIN_PX + "px 0px"});
     }
     nearObserver.observe(holder);
   }
@@ -56,9 +59,9 @@
     });
   }
 
-  function nearScreen(holder) {
+  function nearScreen(holder, margin = MARGIN_PX) {
     const r = holder.getBoundingClientRect();
-    return r.bottom > -MARGIN_PX && r.top < window.innerHeight + MARGIN_PX &&
+    return r.bottom > -margin && r.top < window.innerHeight + margin &&
       Boolean(r.width || r.height);
   }
 
@@ -98,7 +101,7 @@
     const due = holders.filter(holder => {
       if (onScreenOnly(holder)) {
         watchNear(holder);
-        return nearScreen(holder);
+        return nearScreen(holder, ONLY_MARGIN_PX);
       }
       if (!firstSeen.has(holder)) firstSeen.set(holder, now);
       if (holder.dataset.onScreen === "now" && nearScreen(holder)) return true;
