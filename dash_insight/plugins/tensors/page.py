@@ -99,10 +99,10 @@ MAX_DECIMALS = 10
 #: The pattern-id type of a table card's view store (:func:`stored_view`).
 VIEW_STORE = "tensor-table"
 #: Table cards in a row of the page's grid (two in a 1600 px window: the first screen's), and
-#: a table card's height (values-pages.css), kept by a card below them until it is filled
-#: (:func:`held_until_on_screen`).
+#: a table card's height inside its border (values-pages.css ``.di-vt-card``), kept by a card
+#: below them until it is filled (:func:`held_until_on_screen`).
 CARD_ROW = 2
-CARD_HEIGHT = "503px"
+CARD_HEIGHT = "501px"
 #: The store whose change asks for every table card's statistics again
 #: (:func:`restyled_statistics`).
 STATS_ASKED = "tensor-stats-asked"
