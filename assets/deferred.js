@@ -10,7 +10,9 @@
 
    A holder with data-on-screen="now" (a chart card whose children were held back:
    deferred_children) is mounted at once when it is on or next to the screen, else as the
-   others. Holders are mounted in page order (the highest first), one per animation frame, or
+   others; one with data-on-screen="only" (a tensor table card below the first screen) when it
+   comes on the screen, and not before (an IntersectionObserver says when: no
+   frame is spent looking while it waits). Holders are mounted in page order (the highest first), one per animation frame, or
    up to data-batch of them (cards): React mounting a screenful of cards in one task froze the
    page.
 
@@ -20,9 +22,28 @@
    to update, and the page does not keep a 10,000-row spec twice). */
 (function () {
   const MARGIN_PX = 150;  // "next to the screen", as assets/graph-slots.js
+  /* A holder mounted on screen only is mounted once on the screen: the second row of tensor
+     cards, 130 px below a 1600x1000 window, is not the first screen's. */
+  const ONLY_MARGIN_PX = 0;
   const mounted = new WeakSet();
   const firstSeen = new WeakMap();
+  const watched = new WeakSet();  // holders mounted on screen only, observed
   let scheduled = false;
+  let nearObserver = null;
+
+  const onScreenOnly = holder => holder.dataset.onScreen === "only";
+
+  /* A holder mounted on screen only is looked at again when it comes near the screen. */
+  function watchNear(holder) {
+    if (watched.has(holder) || !window.IntersectionObserver) return;
+    watched.add(holder);
+    if (!nearObserver) {
+      nearObserver = new IntersectionObserver(entries => {
+        if (entries.some(entry => entry.isIntersecting)) schedule();
+      }, {rootMargin: ONLY_MARGIN_PX + "px 0px"});
+    }
+    nearObserver.observe(holder);
+  }
 
   function chartsOnScreenDrawn() {
     const cards = Array.from(document.querySelectorAll(".di-chart-card, .di-vp-card"));
@@ -38,14 +59,15 @@
     });
   }
 
-  function nearScreen(holder) {
+  function nearScreen(holder, margin = MARGIN_PX) {
     const r = holder.getBoundingClientRect();
-    return r.bottom > -MARGIN_PX && r.top < window.innerHeight + MARGIN_PX &&
+    return r.bottom > -margin && r.top < window.innerHeight + margin &&
       Boolean(r.width || r.height);
   }
 
   function mount(holder) {
     mounted.add(holder);
+    if (nearObserver) nearObserver.unobserve(holder);
     let spec = null, style = {};
     try {
       spec = JSON.parse(holder.dataset.component);
@@ -77,6 +99,10 @@
     let ready = null;  // looked at once per frame, when needed
     const slots = window.dashInsightSlots;
     const due = holders.filter(holder => {
+      if (onScreenOnly(holder)) {
+        watchNear(holder);
+        return nearScreen(holder, ONLY_MARGIN_PX);
+      }
       if (!firstSeen.has(holder)) firstSeen.set(holder, now);
       if (holder.dataset.onScreen === "now" && nearScreen(holder)) return true;
       const waitMs = Number(holder.dataset.waitMs) || 2500;
@@ -96,7 +122,8 @@
       due.filter(holder => (holder.dataset.batch || "") === kind).slice(0, batch)
         .forEach(mount);
     }
-    if (holders.some(holder => !mounted.has(holder))) schedule();
+    if (holders.some(holder => !mounted.has(holder) && !onScreenOnly(holder))) schedule();
+    if (due.some(onScreenOnly)) schedule();  // the next of a screen of them, next frame
   }
 
   function schedule() {

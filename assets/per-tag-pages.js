@@ -145,21 +145,43 @@
     },
   };
 
-  /* The tensor tables (tensors/page.py stored_view): each card sends its table (or message)
-     as JSON text in a store beside an empty slot (tensor-view); a slot gets it when it comes
+  /* The tensor tables (tensors/page.py stored_view): each card comes with its table (or
+     message) as JSON text in its empty slot's data-view (tensor-view), a new one (another
+     step or slice) in the store beside it; a slot gets it when it comes
      within a few rows of the screen, one slot per task (assets/graph-slots.js, as the charts
      of assets/lazy-graphs.js), and again when its card's store changes while it is shown. A
      page of six grids mounted at once was the longest freeze of the tensors page. A grid
-     mounted after the value format or decimals changed gets them (tensorsPage.format). */
+     mounted after the value format or decimals changed gets them (tensorsPage.format).
+     A small slice's table ({plain: ...}) is drawn into the slot by
+     assets/tensor-tables.js, not by Dash: the slot then holds that element beside the
+     components Dash put there (none: a grid or message it held is taken out with set_props). */
   const VIEW_SLOT = "tensor-view";
-  const views = {};  // tag -> the JSON text of its card's view
+  const STATS_ASKED = "tensor-stats-asked";  // tensors/page.py STATS_ASKED
+  const views = {};  // tag -> the JSON text of its card's view, when its store has one
   const shownIn = new WeakMap();  // slot element -> the JSON text it shows
+  const plainIn = new WeakMap();  // slot element -> the plain table drawn in it
   let chosenFormat = null;  // {fmt, dec} once changed on the page
 
   const viewSlot = tag => document.getElementById(JSON.stringify({tag, type: VIEW_SLOT}));
 
-  function viewComponent(text) {
-    const view = JSON.parse(text);
+  function showPlain(slot, tag, plain) {
+    const box = window.dashInsightTensorTable.draw(plain, chosenFormat);
+    const old = plainIn.get(slot);
+    if (Array.from(slot.children).some(child => child !== old)) {
+      window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: null});
+    }
+    if (old && old.parentNode === slot) old.replaceWith(box); else slot.appendChild(box);
+    plainIn.set(slot, box);
+  }
+
+  function showComponent(slot, tag, view) {
+    const old = plainIn.get(slot);
+    if (old) old.remove();
+    plainIn.delete(slot);
+    window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: viewComponent(view)});
+  }
+
+  function viewComponent(view) {
     const grid = view && view.props && view.props.children;
     if (chosenFormat && grid && grid.namespace === "dash_ag_grid") {
       const options = grid.props.dashGridOptions || {};
@@ -173,13 +195,31 @@
      while it waited its turn (false: nothing mounted). A slot React kept while the cards
      were rebuilt around it (the same tag where it was) lost its table: mounted again. */
   function mountView(tag) {
-    const text = views[tag];
     const slot = viewSlot(tag);
+    const text = views[tag] || (slot && slot.dataset.view);
     const shown = slot && slot.childElementCount > 0 && shownIn.get(slot) === text;
     if (!text || !slot || shown || !viewSlots().inView.has(tag)) return false;
+    if (!views[tag] && chosenFormat) askStatistics(slot);
     shownIn.set(slot, text);
-    window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: viewComponent(text)});
+    const view = JSON.parse(text);
+    if (view && view.plain) showPlain(slot, tag, view.plain); else showComponent(slot, tag, view);
     return true;
+  }
+
+  /* A card built before the format was chosen (below the first screen, filled when it came
+     on screen) shows its statistics in the format of its URL: all are asked for again, once
+     for the cards that came in one task. */
+  const asked = new WeakSet();
+  let asking = false;
+  function askStatistics(slot) {
+    if (asked.has(slot)) return;
+    asked.add(slot);
+    if (asking) return;
+    asking = true;
+    setTimeout(() => {
+      asking = false;
+      window.dash_clientside.set_props(STATS_ASKED, {data: Date.now()});
+    }, 0);
   }
 
   let slotWatch = null;
@@ -202,7 +242,7 @@
       const watch = viewSlots();
       const tags = new Set();
       (ids || []).forEach((id, i) => {
-        if (texts[i]) views[id.tag] = texts[i];
+        if (texts[i]) views[id.tag] = texts[i]; else delete views[id.tag];
         tags.add(id.tag);
       });
       Object.keys(views).forEach(tag => { if (!tags.has(tag)) delete views[tag]; });
@@ -218,21 +258,26 @@
       return [histogram ? HIDDEN : {}, histogram ? {} : HIDDEN, hview === "front" ? HIDDEN : {}];
     },
 
-    /* Value format and decimals: every grid formats again in the browser (the formatters of
-       dashAgGridFunctions-tensors.js read them from the grid's context). */
+    /* Value format and decimals: every grid and plain table formats again in the browser
+       (the formatters of dashAgGridFunctions-tensors.js read them from the grid's context).
+       The second output (the slots' className, left as it is) makes Dash call this on a
+       page whose tables are all plain: it calls no callback whose outputs are none. */
     format: function (fmt, dec, options, ids) {
       chosenFormat = {fmt: fmt || "value", dec: dec === null ? DECIMALS : dec};
-      return options.map((opts, k) => {
-        const context = Object.assign({}, (opts || {}).context,
-                                      {fmt: fmt || "value", dec: dec === null ? DECIMALS : dec});
-        const grids = window.dash_ag_grid;
-        const api = grids && grids.getApi ? grids.getApi(ids[k]) : null;
+      document.querySelectorAll(".di-vt-plain").forEach(
+        box => window.dashInsightTensorTable.reformat(box, chosenFormat));
+      const grids = options.map((opts, k) => {
+        const context = Object.assign({}, (opts || {}).context, chosenFormat);
+        const library = window.dash_ag_grid;
+        const api = library && library.getApi ? library.getApi(ids[k]) : null;
         if (api) {
           api.setGridOption("context", context);
           api.refreshCells({force: true});
         }
         return Object.assign({}, opts, {context: context});
       });
+      const slots = (clientside().callback_context.outputs_list || [])[1] || [];
+      return [grids, slots.map(() => noUpdate())];
     },
   };
 

@@ -176,6 +176,10 @@ class PerTagPage(Generic[S, U]):
     kind: str | LazyString = ""
     root_style: Callable[[U], dict[str, str]] | None = None
     extra: Callable[[U], list[Any]] | None = None
+    #: What a card after the first ``first_cards`` (below the first screen) becomes, e.g. a
+    #: card whose children wait until it comes on screen (``deferred_children``); None: as is.
+    below_first_screen: Callable[[Any], Any] | None = None
+    first_cards: int = 0
 
     def __post_init__(self) -> None:
         named = [*self.card_fields, *(name for _control, name in self.control_fields)]
@@ -454,6 +458,9 @@ def _cards(
         ]
     else:
         built = [_card(page, context, tag) for tag in on_page]
+        later = page.below_first_screen
+        if later is not None:
+            built = [card if i < page.first_cards else later(card) for i, card in enumerate(built)]
     if built:
         return built
     return html.Div(

@@ -242,9 +242,9 @@ def test_tensor_card_values_are_read_before_any_work(service: DataService) -> No
     many = [_card()] * 100_000
     started = time.perf_counter()
     with pytest.raises(CallbackValueError, match="at most 6 cards"):
-        tensors.restyled_statistics(queries, "sci", 2, [0] * len(many), many, search)
+        tensors.restyled_statistics(queries, "sci", 2, None, [0] * len(many), many, search)
     with pytest.raises(CallbackValueError, match="one per card"):
-        tensors.restyled_statistics(queries, "sci", 2, [0], [_card(), _card()], search)
+        tensors.restyled_statistics(queries, "sci", 2, None, [0], [_card(), _card()], search)
     with pytest.raises(CallbackValueError):
         tensors.card_state_search(["[:]"] * len(many), [0] * len(many), many, search)
     assert time.perf_counter() - started < 1  # refused before reading a tensor

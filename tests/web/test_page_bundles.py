@@ -266,7 +266,7 @@ def test_the_tensor_tables_load_no_plotly_js_and_the_histograms_load_the_cartesi
     resize set up as on a page that linked it; a URL of the histogram view links it."""
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/tensors?train_id=./ops_all")
-    dash_duo.wait_for_element(".di-vt-slot .ag-row", timeout=30)
+    dash_duo.wait_for_element(".di-vt-slot .di-vt-table", timeout=30)
     wait_idle(dash_duo)
     assert dash_duo.driver.execute_script("return window.Plotly === undefined")
     assert not [

@@ -15,12 +15,18 @@ slider; more than 100,000 selected values -> "The requested data exceeds the upp
 Histogram: the Top / Front views of the parameter distribution page over the tensor's steps.
 Every step is kept (MindInsight: 20 sampled).
 
-The table is a dash-ag-grid grid (row and column virtualisation: only the visible cells exist in
-the page), its data built by :mod:`dash_insight.plugins.tensors.query_table`; value format and
-decimals change in the browser (``tensorsPage`` in ``assets/per-tag-pages.js``). A card comes
-with its first table, held in a store and mounted when the card comes on screen
-(:func:`stored_view`): the page asks the server nothing at load, and grids below the first
-screen cost nothing until scrolled to. The page's
+The table of a small slice (at most ``PLAIN_MAX_VALUES`` values, every slice MindInsight's
+defaults open but a large tensor's) is a plain HTML table drawn in the browser
+(``assets/tensor-tables.js``): an AG Grid cost the page 0.1-0.2 s of main thread to mount, the
+plain table a few milliseconds. A larger slice is a dash-ag-grid grid (row and column
+virtualisation: only the visible cells exist in the page). Both are built by
+:mod:`dash_insight.plugins.tensors.query_table` and formatted by the same functions
+(``assets/dashAgGridFunctions-tensors.js``); value format and decimals change in the browser
+(``tensorsPage`` in ``assets/per-tag-pages.js``). A card comes
+with its first table, held in its slot's ``data-view`` and mounted when the card comes on
+screen (:func:`stored_view`): the page asks the server nothing at load, and tables below the
+first screen cost nothing until scrolled to; the cards below the first screen show their tag
+at once and the rest when they come on screen (:func:`held_until_on_screen`). The page's
 frame (tag selection, pager, URL -> cards) is :mod:`dash_insight.web.per_tag_page`.
 """
 
@@ -45,11 +51,13 @@ from dash_insight.plugins.tensors import query_tensor
 from dash_insight.plugins.tensors.query import TensorQueries
 from dash_insight.plugins.tensors.query_table import (
     CELL_STYLE,
+    PLAIN_MAX_VALUES,
     VALUE_FORMATTER,
     colour_scale,
     dims_from_items,
     dims_items,
     grid_context,
+    plain_table,
     selected_count,
     start_dims,
     statistics_items,
@@ -66,6 +74,7 @@ from dash_insight.plugins.tensors.query_tensor import (
 from dash_insight.web import per_tag_page
 from dash_insight.web.binding import triggered
 from dash_insight.web.callback_types import CallbackValueError
+from dash_insight.web.components.deferred import deferred_children
 from dash_insight.web.components.figures import GRAPH_CONFIG
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.histogram_views import (
@@ -89,6 +98,14 @@ DEFAULT_DECIMALS = 5
 MAX_DECIMALS = 10
 #: The pattern-id type of a table card's view store (:func:`stored_view`).
 VIEW_STORE = "tensor-table"
+#: Table cards in a row of the page's grid (two in a 1600 px window: the first screen's), and
+#: a table card's height inside its border (values-pages.css ``.di-vt-card``), kept by a card
+#: below them until it is filled (:func:`held_until_on_screen`).
+CARD_ROW = 2
+CARD_HEIGHT = "501px"
+#: The store whose change asks for every table card's statistics again
+#: (:func:`restyled_statistics`).
+STATS_ASKED = "tensor-stats-asked"
 
 #: The statistics panel's labels (:func:`statistics_items` names them in English).
 STATISTIC_LABELS = {
@@ -225,7 +242,9 @@ def statistics_panel(stats: dict[str, Any], kind: str, fmt: str, dec: int) -> ht
 def table_view(
     queries: TensorQueries, train_id: str, tag: str, step: int, dims: str, fmt: str, dec: int
 ) -> tuple[Any, Any, str | None]:
-    """(table or message, statistics, dims error) of one step with ``dims`` applied."""
+    """(table or message, statistics, dims error) of one step with ``dims`` applied. The
+    table of a small slice is ``{"plain": ...}`` (:func:`plain_table`, drawn by
+    ``assets/tensor-tables.js``), a larger one an AG Grid."""
     try:
         value = queries.tensor(train_id, tag, step)
         stats = queries.statistics(train_id, tag, step)
@@ -263,7 +282,12 @@ def table_view(
         )
     except DimsError as error:
         return dash.no_update, panel, localize_reason(str(error))
-    grid = _grid(tag, values, (parse_dims(dims, shape), shape), kind, (fmt, dec))
+    selection = (parse_dims(dims, shape), shape)
+    if values.size <= PLAIN_MAX_VALUES:
+        context = grid_context(kind, fmt, dec, colour_scale(values))
+        plain = plain_table(values, selection, context, _("The slice has no values."))
+        return {"plain": plain}, panel, None
+    grid = _grid(tag, values, selection, kind, (fmt, dec))
     return html.Div(grid, className="di-vt-table"), panel, None
 
 
@@ -346,10 +370,7 @@ def table_card(queries: TensorQueries, train_id: str, tag: str, state: TensorsUr
                     ),
                     _dimension_controls(key, boxes, default, error or ""),
                     dcc.Loading(
-                        [
-                            dcc.Store(id={"type": VIEW_STORE, **key}, data=stored_view(view)),
-                            _view_slot(key, view is not dash.no_update),
-                        ],
+                        [dcc.Store(id={"type": VIEW_STORE, **key}), _view_slot(key, view)],
                         type="dot",
                         delay_show=300,
                     ),
@@ -373,13 +394,18 @@ def _card_meta(key: dict[str, str], shape: tuple[int, ...], data_type: str, step
     )
 
 
-def _view_slot(key: dict[str, str], held: bool) -> html.Div:
-    """The slot a card's table (or message) is mounted into; until then it keeps the
-    table's height when the card ``held`` one (a dims error of the URL shows none)."""
+def _view_slot(key: dict[str, str], view: Any) -> html.Div:
+    """The slot a card's table (or message) is mounted into, with the card's first ``view``
+    in its ``data-view`` (:func:`stored_view`: read by ``tensorsPage`` when the slot comes on
+    screen, also in a card filled after the page's layout, which no Dash callback sees); until
+    then it keeps the table's height (a dims error of the URL shows none: no view)."""
+    text = stored_view(view)
+    held: dict[str, Any] = {} if text is None else {"data-view": text}
     return html.Div(
         id={"type": "tensor-view", **key},
         className="di-vt-slot",
-        style={"minHeight": "300px"} if held else None,
+        style=None if text is None else {"minHeight": "300px"},
+        **held,
     )
 
 
@@ -389,8 +415,9 @@ def step_label(steps: list[int], walls: list[float], index: int) -> str:
 
 
 def stored_view(view: Any) -> str | None:
-    """What a card's view store holds: its table (or message) as JSON text, mounted into the
-    card's slot by ``tensorsPage.views`` (``assets/per-tag-pages.js``) when the slot is on
+    """What a card's slot (its first view) and view store (a new step or slice) hold: its
+    table (or message) as JSON text, mounted into the
+    card's slot by ``tensorsPage`` (``assets/per-tag-pages.js``) when the slot is on
     screen (a grid mounted off screen cost the first screen its time: a page of six grids
     took React 0.6 s to commit); None (the slot stays as it is) for ``no_update``. Text, not
     an object: Dash neither walks nor compares the rows of a table not shown."""
@@ -588,6 +615,8 @@ def _table_controls(state: TensorsUrl, style: dict[str, str]) -> html.Span:
                 style={"width": "80px"},
                 options=list(range(MAX_DECIMALS + 1)),
             ),
+            # Set by tensorsPage.views when cards came after the format was chosen.
+            dcc.Store(id=STATS_ASKED),
         ],
     )
 
@@ -638,6 +667,19 @@ def histogram_view(state: TensorsUrl) -> bool:
     return state.view == "histogram"
 
 
+def held_until_on_screen(card: Any) -> Any:
+    """A table card below the first screen: its head (the tag) at once, the rest when the card
+    comes on screen (``deferred_children``): the first screen does not render the controls,
+    statistics and slider of cards it does not show. Other cards as they are."""
+    if "di-vt-card" not in (getattr(card, "className", None) or ""):
+        return card
+    return deferred_children(card, CARD_HEIGHT, CARD_ROW, keep=_is_head, on_screen_only=True)
+
+
+def _is_head(component: Any) -> bool:
+    return getattr(component, "className", None) == "di-card-head"
+
+
 PAGE: PerTagPage[TensorQueries, TensorsUrl] = PerTagPage(
     prefix=PREFIX,
     plugin=PluginName.TENSOR,
@@ -659,6 +701,8 @@ PAGE: PerTagPage[TensorQueries, TensorsUrl] = PerTagPage(
     card_fields=("view", "hview", "axis"),
     themed=histogram_view,
     grid_class="di-vt-grid",
+    below_first_screen=held_until_on_screen,
+    first_cards=CARD_ROW,
 )
 
 
@@ -725,13 +769,17 @@ def restyled_statistics(
     queries: TensorQueries,
     fmt: str | None,
     dec: int | None,
+    _asked: object,
     positions: list[int | None],
     data: list[dict[str, Any]],
     search: str | None,
 ) -> list[Any]:
-    """Every table card's statistics in the format and decimals just chosen (the table
-    formats its cells again in the browser; the statistics are cached per step, so this is a
-    look-up per card). A card whose tensor cannot be read keeps its message."""
+    """Every table card's statistics in the format and decimals just chosen, or when cards
+    built before were mounted after it was (a card below the first screen: its statistics
+    are in the format of the URL it was built for; ``tensorsPage.views`` sets
+    :data:`STATS_ASKED`). The table formats its cells again in the browser; the statistics are
+    cached per step, so this is a look-up per card. A card whose tensor cannot be read keeps
+    its message."""
     train_id = STATE.parse_search(search).train_id
     fmt = "sci" if fmt == "sci" else "value"
     if not isinstance(dec, int) or not 0 <= dec <= MAX_DECIMALS:
@@ -794,6 +842,7 @@ def register(app: dash.Dash, service: TensorQueries) -> None:
         Output({"type": "tensor-stats", "tag": ALL}, "children", allow_duplicate=True),
         Input("tensor-fmt", "value"),
         Input("tensor-dec", "value"),
+        Input(STATS_ASKED, "data"),
         State({"type": "tensor-slider", "tag": ALL}, "value"),
         State({"type": "tensor-data", "tag": ALL}, "data"),
         State("url", "search"),
@@ -854,10 +903,12 @@ def _register_clientside(app: dash.Dash) -> None:
         State({"type": VIEW_STORE, "tag": ALL}, "id"),
     )
 
-    # Value format and decimals: every grid formats again in the browser.
+    # Value format and decimals: every grid and plain table formats again in the browser (the
+    # slots' className is not changed: it makes Dash call this when no table is a grid).
     app.clientside_callback(
         ClientsideFunction(namespace="tensorsPage", function_name="format"),
         Output({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),
+        Output({"type": "tensor-view", "tag": ALL}, "className"),
         Input("tensor-fmt", "value"),
         Input("tensor-dec", "value"),
         State({"type": "tensor-grid", "tag": ALL}, "dashGridOptions"),

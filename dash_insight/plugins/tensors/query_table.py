@@ -1,7 +1,8 @@
 """The tensor table's data (pure): dims boxes, the values of a slice as AG Grid rows and
-columns, the grid's context, the statistics panel and the limit message.
+columns or, for a small slice, as a plain table's, the grid's context, the statistics panel
+and the limit message.
 
-The grid formats and colours cells in the browser with the functions of
+The grid (and the plain table) formats and colours cells in the browser with the functions of
 ``assets/dashAgGridFunctions-tensors.js`` named below; ``json_values`` sends values those
 functions understand (bools, ints, floats, and MindInsight's "NAN" / "INF" / "-INF" strings).
 """
@@ -22,6 +23,10 @@ from dash_insight.plugins.tensors.query_tensor import MAX_RESPONSE_VALUES, defau
 VALUE_FORMATTER = {"function": "tensorValue(params)"}
 CELL_STYLE = {"function": "tensorCellStyle(params)"}
 ROW_INDEX = {"function": "tensorRowIndex(params)"}
+#: The most values of a slice shown in a plain HTML table (:func:`plain_table`: every cell in
+#: the page, drawn in a few milliseconds); a larger slice is an AG Grid, which creates only the
+#: cells on screen but costs the page 0.1-0.2 s of main thread to mount.
+PLAIN_MAX_VALUES = 2_000
 
 
 def start_dims(shape: tuple[int, ...]) -> str:
@@ -108,23 +113,56 @@ def colour_scale(values: np.ndarray) -> float:
     return float(np.abs(flat.astype(np.float64)).max())
 
 
-def table_data(
+def slice_axes(
     values: np.ndarray, index: tuple[int | slice, ...], shape: tuple[int, ...]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """AG Grid ``rowData`` and ``columnDefs`` of a slice: a 2-D slice as rows x columns, 1-D as
-    one column, 0-D as one cell; row and column headers are the tensor's own indices."""
+) -> tuple[list[int], list[int], np.ndarray]:
+    """(row indices, column indices, values as rows x columns) of a slice: a 2-D slice as rows
+    x columns, 1-D as one column, 0-D as one cell; the indices are the tensor's own, -1 where
+    the slice has no such axis (one column "value", one row without an index)."""
     sliced = [(axis, item) for axis, item in enumerate(index) if isinstance(item, slice)]
     if len(sliced) >= 2:
         rows = axis_indices(sliced[0][1], shape[sliced[0][0]])
         columns = axis_indices(sliced[1][1], shape[sliced[1][0]])
-        grid = np.asarray(values).reshape(len(rows), len(columns))
     elif len(sliced) == 1:
-        rows = axis_indices(sliced[0][1], shape[sliced[0][0]])
-        columns = [-1]
-        grid = np.asarray(values).reshape(len(rows), 1)
+        rows, columns = axis_indices(sliced[0][1], shape[sliced[0][0]]), [-1]
     else:
         rows, columns = [-1], [-1]
-        grid = np.asarray(values).reshape(1, 1)
+    return rows, columns, np.asarray(values).reshape(len(rows), len(columns))
+
+
+def column_header(column: int) -> str:
+    """A value column's header: the tensor's index, "value" for a slice of one column."""
+    return "value" if column < 0 else str(column)
+
+
+def plain_table(
+    values: np.ndarray,
+    selection: tuple[tuple[int | slice, ...], tuple[int, ...]],
+    context: dict[str, Any],
+    empty: str,
+) -> dict[str, Any]:
+    """A small slice (at most :data:`PLAIN_MAX_VALUES`) as ``assets/tensor-tables.js`` draws it
+    in a plain HTML table: ``rows`` (row indices, -1: none), ``columns`` (headers),
+    ``values`` (row after row, :func:`json_values`), the grid's ``context``
+    (:func:`grid_context`: the same cell functions format and colour it) and the text shown
+    when the slice has no values (``empty``). ``selection`` is the parsed dims and the
+    tensor's shape."""
+    rows, columns, grid = slice_axes(values, *selection)
+    return {
+        "rows": rows,
+        "columns": [column_header(c) for c in columns],
+        "values": json_values(grid),
+        "context": context,
+        "empty": empty,
+    }
+
+
+def table_data(
+    values: np.ndarray, index: tuple[int | slice, ...], shape: tuple[int, ...]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """AG Grid ``rowData`` and ``columnDefs`` of a slice (:func:`slice_axes`); row and column
+    headers are the tensor's own indices."""
+    rows, columns, grid = slice_axes(values, index, shape)
     flat = json_values(grid)
     width = len(columns)
     keys = [f"c{j}" for j in range(width)]
@@ -144,8 +182,7 @@ def table_data(
         }
     ]
     column_defs += [
-        {"field": key, "headerName": "value" if c < 0 else str(c)}
-        for key, c in zip(keys, columns, strict=True)
+        {"field": key, "headerName": column_header(c)} for key, c in zip(keys, columns, strict=True)
     ]
     return row_data, column_defs
 

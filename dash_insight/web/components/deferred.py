@@ -48,12 +48,18 @@ def deferred(component: Component, holder_id: str, **holder: Any) -> html.Div:
 
 
 def deferred_children(
-    card: html.Div, min_height: str, batch: int, keep: Callable[[Any], bool] | None = None
+    card: html.Div,
+    min_height: str,
+    batch: int,
+    keep: Callable[[Any], bool] | None = None,
+    on_screen_only: bool = False,
 ) -> html.Div:
     """``card`` (a ``html.Div`` with an id) without its children, which ``assets/deferred.js``
     gives it at once when it is on (or next to) the screen, else once the charts on screen are
     drawn (or after :data:`LONGEST_WAIT_MS`), ``batch`` such cards per main-thread task, the
-    highest on the page first. Until then it keeps ``min_height`` (CSS) of space, so that the
+    highest on the page first; with ``on_screen_only``, only when it comes on (or next to) the
+    screen (a card the first screen does not show costs it nothing). Until then it keeps
+    ``min_height`` (CSS) of space, so that the
     page's height and the cards' places do not jump when they fill, and the children for which
     ``keep`` says True (light ones, such as a title: what the card is about is on the page).
 
@@ -68,7 +74,7 @@ def deferred_children(
         "data-component": json.dumps(children, cls=PlotlyJSONEncoder),
         "data-style": json.dumps(own_style),  # the card's own style, back when it fills
         "data-wait-ms": str(LONGEST_WAIT_MS),
-        "data-on-screen": "now",
+        "data-on-screen": "only" if on_screen_only else "now",
         "data-batch": str(batch),
     }
     style = {**own_style, "minHeight": min_height}

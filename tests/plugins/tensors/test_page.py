@@ -12,13 +12,15 @@ from urllib.parse import parse_qs
 import dash
 import numpy as np
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from dash_insight import SummaryWriter
 from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import page as tensors
 from dash_insight.plugins.tensors.query import TensorQueries
-from dash_insight.plugins.tensors.query_table import start_dims
+from dash_insight.plugins.tensors.query_table import PLAIN_MAX_VALUES, start_dims
+from dash_insight.web import per_tag_page
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until
@@ -106,16 +108,24 @@ def test_tensor_table_view_on_the_corpus(service: DataService) -> None:
     grid, stats, _ = tensors.table_view(
         provider, "./ops_all", "tensor/bool_mask", 500, "[:,:]", "value", 5
     )
-    assert grid.children.dashGridOptions["context"]["kind"] == "b"
-    assert {type(v) for row in grid.children.rowData for k, v in row.items() if k != "row"} == {
-        bool
-    }
+    # Small slices are plain tables (query_table.plain_table).
+    assert grid["plain"]["context"]["kind"] == "b"
+    assert {type(v) for v in grid["plain"]["values"]} == {bool}
     assert "true" in text(stats) and "false" in text(stats)
     grid, _, _ = tensors.table_view(
         provider, "./ops_all", "tensor/rank4_i32", 500, "[0,0,:,:]", "value", 5
     )
-    assert grid.children.dashGridOptions["context"]["kind"] == "i"
-    assert isinstance(grid.children.rowData[0]["c1"], int)
+    assert grid["plain"]["context"]["kind"] == "i"
+    assert isinstance(grid["plain"]["values"][1], int)
+    # The largest slice of a plain table, and one value more: a grid.
+    grid, _, _ = tensors.table_view(
+        provider, "./ops_all", "tensor/big_1m_f32", 100, "[0:2,0:1000]", "value", 5
+    )
+    assert len(grid["plain"]["values"]) == PLAIN_MAX_VALUES == 2000
+    grid, _, _ = tensors.table_view(
+        provider, "./ops_all", "tensor/big_1m_f32", 100, "[0:3,0:667]", "value", 5
+    )
+    assert len(grid.children.rowData) == 3 and len(grid.children.columnDefs) == 668
 
 
 def _step_view(
@@ -142,12 +152,12 @@ def test_step_view_applies_typed_dims_and_reports_bad_ones(service: DataService)
         queries, {"type": "tensor-slider", **key}, 0, [":", ":"], None, data, search
     )
     assert label.startswith(f"Step: {data['steps'][0]} · ") and applied == default
-    assert error == "" and view.children.dashGridOptions["context"]["dec"] == 2
+    assert error == "" and view["plain"]["context"]["dec"] == 2
     assert "count 600" in text(stats)
     view, _, _, applied, error = _step_view(
         queries, {"type": "tensor-apply", **key}, None, ["0:5", ":"], default, data, search
     )
-    assert applied == "[0:5,:]" and len(view.children.rowData) == 5 and error == ""
+    assert applied == "[0:5,:]" and len(view["plain"]["rows"]) == 5 and error == ""
     view, _, _, applied, error = _step_view(
         queries,
         {"type": "tensor-dim", "axis": 1, **key},
@@ -174,21 +184,50 @@ def test_card_view_stores_the_table_as_json_text(service: DataService) -> None:
     card = tensors.table_card(queries, "./ops_all", "tensor/rank2_f32", tensors.TensorsUrl())
     data = find(card, {"type": "tensor-data", **key}).data
     # The card comes with its first table: no callback at load.
-    first = json.loads(find(card, {"type": tensors.VIEW_STORE, **key}).data)
-    assert first["props"]["className"] == "di-vt-table"
-    assert len(first["props"]["children"]["props"]["rowData"]) == 20
+    first = json.loads(getattr(find(card, {"type": "tensor-view", **key}), "data-view"))
+    assert getattr(find(card, {"type": tensors.VIEW_STORE, **key}), "data", None) is None
+    assert len(first["plain"]["rows"]) == 20 and len(first["plain"]["values"]) == 600
     assert "Step: 500 · " in text(card) and "count 600" in text(card)
     args = ({"type": "tensor-apply", **key}, None, 1, 1, [1])
     stored, stats, _, applied, error = tensors.card_view(
         queries, *args, ["0:5", ":"], None, data, "?train_id=.%2Fops_all&dec=2"
     )
-    grid = json.loads(stored)["props"]["children"]["props"]
-    assert applied == "[0:5,:]" and error == "" and len(grid["rowData"]) == 5
-    assert grid["dashGridOptions"]["context"]["dec"] == 2 and "count 600" in text(stats)
+    plain = json.loads(stored)["plain"]
+    assert applied == "[0:5,:]" and error == "" and len(plain["rows"]) == 5
+    assert plain["context"]["dec"] == 2 and "count 600" in text(stats)
     stored, _, _, applied, error = tensors.card_view(
         queries, *args, ["0:5", "x"], "[0:5,:]", data, "?train_id=.%2Fops_all"
     )
     assert stored is dash.no_update and applied is dash.no_update and "is not an integer" in error
+
+
+def test_cards_below_the_first_screen_wait_until_on_screen(service: DataService) -> None:
+    """The first row of table cards comes whole; the others show their tag and get the rest
+    when they come on screen (assets/deferred.js, data-on-screen="only"). Histogram cards
+    come whole."""
+    queries = TensorQueries(service.provider)
+    app = dash.Dash(__name__)
+    update = per_tag_page.cards_update(
+        tensors.PAGE, app, queries, tensors.STATE.parse({"train_id": "./ops_all"}), None, None
+    )
+    assert update is not None and len(update.cards) == tensors.PAGE_SIZE
+    first, later = update.cards[: tensors.CARD_ROW], update.cards[tensors.CARD_ROW :]
+    slots = [find(card, {"type": "tensor-view", "tag": card.id["tag"]}) for card in first]
+    assert all(getattr(slot, "data-view", None) for slot in slots)
+    for card in later:
+        props = card.to_plotly_json()["props"]
+        assert props["data-on-screen"] == "only" and "di-vt-card" in props["className"]
+        assert text(props["children"]) == f"{card.id['tag']} Full screen"
+    histograms = per_tag_page.cards_update(
+        tensors.PAGE,
+        app,
+        queries,
+        tensors.STATE.parse({"train_id": "./ops_all", "view": "histogram"}),
+        None,
+        None,
+    )
+    assert histograms is not None
+    assert not any("di-deferred" in card.className for card in histograms.cards)
 
 
 def test_statistics_follow_the_chosen_format(service: DataService) -> None:
@@ -202,12 +241,14 @@ def test_statistics_follow_the_chosen_format(service: DataService) -> None:
         for tag in tags
     ]
     search = "?train_id=.%2Fops_all"
-    floats, integers = tensors.restyled_statistics(queries, "sci", 2, [None, None], data, search)
+    floats, integers = tensors.restyled_statistics(
+        queries, "sci", 2, None, [None, None], data, search
+    )
     values = {part for part in text(floats).split() if part[-1].isdigit() and "e" in part}
     assert len(values) == 3 and all(len(v.split("e")[0].split(".")[1]) == 2 for v in values)
     assert "max 119 min 0 mean 5.95e+1" in text(integers)  # integer extremes exactly
     # Garbage from a hostile body: the defaults; a step beyond the list: its last step.
-    fixed, _ = tensors.restyled_statistics(queries, "x", -4, [99, 0], data, search)
+    fixed, _ = tensors.restyled_statistics(queries, "x", -4, None, [99, 0], data, search)
     assert all(len(part.split(".")[1]) == 5 for part in text(fixed).split() if "." in part)
 
 
@@ -275,19 +316,27 @@ def _card(tag: str) -> str:
     return f'[id*="tensor-card"][id*="{tag}"]'
 
 
+#: A table's value cells and rows: a small slice's plain table (assets/tensor-tables.js) or a
+#: larger slice's grid.
+CELLS = ".di-vt-plain td[tabindex]", ".ag-center-cols-container .ag-cell"
+ROWS = ".di-vt-plain tbody tr", ".ag-center-cols-container .ag-row"
+
+
+def _selector(tag: str, parts: tuple[str, ...]) -> str:
+    return ", ".join(f"{_card(tag)} {part}" for part in parts)
+
+
 def _cells(dash_duo, tag: str) -> list[str]:
     return run_js(
         dash_duo,
-        f"return Array.from(document.querySelectorAll('{_card(tag)} "
-        ".ag-center-cols-container .ag-cell')).map(c => c.textContent)",
+        "return Array.from(document.querySelectorAll(arguments[0])).map(c => c.textContent)",
+        _selector(tag, CELLS),
     )
 
 
 def _rows(dash_duo, tag: str) -> int:
     return run_js(
-        dash_duo,
-        f"return document.querySelectorAll('{_card(tag)} "
-        ".ag-center-cols-container .ag-row').length",
+        dash_duo, "return document.querySelectorAll(arguments[0]).length", _selector(tag, ROWS)
     )
 
 
@@ -367,8 +416,9 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
 
 
 def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_app) -> None:
-    """The first screen's tables come with the page (no callback asks for them); a table
-    below it is mounted when its card comes on screen, in the value format chosen before.
+    """The first screen's tables come with the page (no callback asks for them); a card
+    below it shows its tag at once, the rest (controls, table, statistics, slider) when it
+    comes on screen, table and statistics in the value format chosen before.
     The table view draws no chart: Plotly's warm-up chart (assets/plotly-setup.js) is not
     drawn either."""
     dash_duo.driver.execute_cdp_cmd(
@@ -378,18 +428,21 @@ def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_a
     dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./ops_all")
     first, last = "tensor/rank1_f32", "tensor/f64"
     until(lambda: _cells(dash_duo, first), 20)
-    until(lambda: run_js(dash_duo, GRIDS) >= 2, 10)  # the first screen's
+    until(lambda: run_js(dash_duo, TABLES) >= 2, 10)  # the first screen's
     assert run_js(
         dash_duo, f"return document.querySelector('{_card(last)}').getBoundingClientRect().top"
     ) > run_js(dash_duo, "return window.innerHeight")
-    assert "Step: 500" in dash_duo.find_element(f"{_card(last)} .di-vt-meta").text
-    assert "count" in dash_duo.find_element(f"{_card(last)} .di-vt-stats").text
-    assert not _cells(dash_duo, last) and run_js(dash_duo, GRIDS) < 6
+    assert dash_duo.find_element(f"{_card(last)} .di-vp-tag").text == last
+    assert not dash_duo.find_elements(f"{_card(last)} .di-vt-meta")
+    assert not _cells(dash_duo, last) and run_js(dash_duo, TABLES) < 6
     click_option(dash_duo, "#tensor-fmt", "Scientific notation")
     until(lambda: all("e" in c for c in _cells(dash_duo, first)), 10)
+    until(lambda: "e" in _statistics(dash_duo, first)["max"], 10)
     _scroll_to(dash_duo, last)
     until(lambda: _cells(dash_duo, last), 20)
     assert all("e" in c for c in _cells(dash_duo, last))
+    assert "Step: 500" in dash_duo.find_element(f"{_card(last)} .di-vt-meta").text
+    until(lambda: "e" in _statistics(dash_duo, last)["max"], 10)
     # Cards rebuilt (the tag filter) show their tables again.
     run_js(dash_duo, "window.scrollTo(0, 0);")
     type_into(dash_duo, "#tensor-tags-filter", "rank")
@@ -397,6 +450,60 @@ def test_tables_below_the_first_screen_mount_when_scrolled_to(dash_duo, corpus_a
     until(lambda: _cells(dash_duo, first), 10)
     assert run_js(dash_duo, "return window.__warmUpCharts") == 0
     assert console_errors(dash_duo) == []
+
+
+def test_small_slices_are_plain_tables_that_work_as_the_grid(dash_duo, corpus_app) -> None:
+    """A small slice's table is a plain HTML table, not an AG Grid (whose mount cost the page
+    0.1-0.2 s of main thread): cells formatted and coloured by the grid's functions, the
+    header and the row index pinned, a column resized by dragging its header's edge, the
+    arrow keys moving the focused cell. A slice too large for it is a grid, and back."""
+    dash_duo.start_server(corpus_app)
+    small, big = "tensor/rank2_f32", "tensor/big_1m_f32"
+    dash_duo.wait_for_page(f"{dash_duo.server_url}/tensors?train_id=./ops_all&tags={small},{big}")
+    until(lambda: len(_cells(dash_duo, small)) == 600, 20)
+    card = _card(small)
+    assert not dash_duo.find_elements(f"{card} .ag-root-wrapper")
+    cells = dash_duo.find_elements(f"{card} .di-vt-plain td[tabindex]")
+    assert [cells[0].text, cells[2].text] == ["1.16840", "-1.17539"]
+    assert cells[0].value_of_css_property("background-color").startswith("rgba(0, 165, 167")
+    assert cells[2].value_of_css_property("background-color").startswith("rgba(232, 124, 37")
+    box = dash_duo.find_element(f"{card} .di-vt-plain")
+    run_js(dash_duo, "arguments[0].scrollTo(200, 200);", box)
+    until(lambda: run_js(dash_duo, "return arguments[0].scrollTop;", box) == 200, 5)
+    pinned = run_js(dash_duo, PINNED, box)
+    assert pinned["header"] == pinned["top"] and pinned["index"] == pinned["left"], pinned
+    run_js(dash_duo, "arguments[0].scrollTo(0, 0);", box)
+    handle = dash_duo.find_element(f"{card} .di-vt-plain th:nth-child(2) .di-vt-resize")
+    ActionChains(dash_duo.driver).drag_and_drop_by_offset(handle, 50, 0).perform()
+    until(lambda: round(cells[0].rect["width"]) == 154, 5)
+    cells[0].click()
+    ActionChains(dash_duo.driver).send_keys(Keys.ARROW_RIGHT, Keys.ARROW_DOWN).perform()
+    focused = "return document.activeElement === arguments[0];"
+    until(lambda: run_js(dash_duo, focused, cells[31]), 5)
+    # The large slice's grid; a small slice of it (plain); its default again (a grid).
+    big_card = _card(big)
+    until(lambda: dash_duo.find_elements(f"{big_card} .ag-root-wrapper"), 20)
+    for axis, item in enumerate(["0:1", "0:10"]):
+        box = dash_duo.find_element(f'{big_card} input[id*="\\"axis\\":{axis}"]')
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(item)
+    dash_duo.find_element(f'{big_card} button[id*="tensor-apply"]').click()
+    until(lambda: len(_cells(dash_duo, big)) == 10, 10)
+    until(lambda: not dash_duo.find_elements(f"{big_card} .ag-root-wrapper"), 10)
+    dash_duo.find_element(f'{big_card} button[id*="tensor-reset"]').click()
+    until(lambda: dash_duo.find_elements(f"{big_card} .ag-root-wrapper"), 10)
+    until(lambda: not dash_duo.find_elements(f"{big_card} .di-vt-plain"), 10)
+    assert console_errors(dash_duo) == []
+
+
+#: Where a scrolled plain table's header and row index are, and its box's inner edges.
+PINNED = """
+const box = arguments[0].getBoundingClientRect();
+return {header: arguments[0].querySelector("th").getBoundingClientRect().top,
+        top: box.top + arguments[0].clientTop,
+        index: arguments[0].querySelector("tbody .di-vt-index").getBoundingClientRect().left,
+        left: box.left + arguments[0].clientLeft};
+"""
 
 
 #: Counts the off-screen warm-up charts of assets/plotly-setup.js appended to the page.
@@ -414,8 +521,8 @@ new MutationObserver(records => {
 }).observe(document, {childList: true, subtree: true});
 """
 
-#: How many tensor grids the page holds.
-GRIDS = "return document.querySelectorAll('[id*=\"tensor-grid\"]').length"
+#: How many tensor tables (plain or grids) the page holds.
+TABLES = "return document.querySelectorAll('[id*=\"tensor-view\"] .di-vt-table').length"
 
 
 def _statistics(dash_duo: Any, tag: str) -> dict[str, str]:
@@ -445,8 +552,8 @@ def test_text_tensor_table_statistics_and_no_histogram(text_job: Path) -> None:
             queries, "./tb", "notes/text_summary", 1, "[:]", "value", 5
         )
         assert error is None
-        assert grid.children.rowData == [{"c0": "first line\nsecond **line**", "row": 0}]
-        assert grid.children.dashGridOptions["context"]["kind"] == "s"
+        assert grid["plain"]["values"] == ["first line\nsecond **line**"]
+        assert grid["plain"]["rows"] == [0] and grid["plain"]["context"]["kind"] == "s"
         assert "count" in str(stats) and "text" in str(stats) and "mean" not in str(stats)
         card = tensors.histogram_card(
             queries, "./tb", "notes/text_summary", tensors.STATE.parse({})

@@ -1,5 +1,5 @@
 """The tensor table's data (dash_insight.plugins.tensors.query_table): dims boxes, values for the
-browser, AG Grid rows and columns, statistics and the limit message."""
+browser, AG Grid rows and columns, a small slice's plain table, statistics and the limit message."""
 
 from __future__ import annotations
 
@@ -57,6 +57,31 @@ def test_table_data_shapes_and_headers() -> None:
     index = parse_dims("[0,1,2]", array.shape)
     rows, _ = query_table.table_data(array[index], index, array.shape)
     assert rows == [{"row": -1, "c0": 6}]
+
+
+def test_plain_table_of_a_small_slice() -> None:
+    """A small slice as the plain table draws it: row indices, column headers, the values row
+    after row as the grid gets them, the grid's context and the text of an empty slice."""
+    array = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 5
+    index = parse_dims("[1,:,1:3]", array.shape)
+    context = query_table.grid_context("f", "value", 5, 18.0)
+    plain = query_table.plain_table(array[index], (index, array.shape), context, "none")
+    assert plain == {
+        "rows": [0, 1, 2],
+        "columns": ["1", "2"],
+        "values": [8.0, 9.0, 12.0, 13.0, 16.0, 17.0],
+        "context": context,
+        "empty": "none",
+    }
+    index = parse_dims("[0,1,:]", array.shape)
+    plain = query_table.plain_table(array[index], (index, array.shape), context, "none")
+    assert plain["columns"] == ["value"] and plain["rows"] == [0, 1, 2, 3]
+    index = parse_dims("[0,1,2]", array.shape)
+    plain = query_table.plain_table(array[index], (index, array.shape), context, "none")
+    assert (plain["rows"], plain["columns"], plain["values"]) == ([-1], ["value"], [1.0])
+    index = parse_dims("[0,0:0,:]", array.shape)
+    plain = query_table.plain_table(array[index], (index, array.shape), context, "none")
+    assert plain["rows"] == [] and plain["values"] == [] and len(plain["columns"]) == 4
 
 
 def test_statistics_items_and_limit_message() -> None:

@@ -50,6 +50,8 @@ def test_a_card_holds_its_children_back_but_its_title() -> None:
     assert props["data-on-screen"] == "now" and props["data-batch"] == "3"
     assert [c["props"].get("id") for c in json.loads(props["data-component"])] == ["b", None]
     assert find(holder, "b").children == "log"
+    held = deferred_children(card, "300px", 3, keep=lambda c: c is title, on_screen_only=True)
+    assert held.to_plotly_json()["props"]["data-on-screen"] == "only"
 
 
 # When each thing first appeared, from before the page's scripts run.
