@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from dash import html
 
 from dash_insight.web.components.deferred import LONGEST_WAIT_MS, deferred, deferred_children
-from tests.browser import until
-from tests.conftest import console_errors
 from tests.pages import find
 
 
@@ -50,33 +47,3 @@ def test_a_card_holds_its_children_back_but_its_title() -> None:
     assert props["data-on-screen"] == "now" and props["data-batch"] == "3"
     assert [c["props"].get("id") for c in json.loads(props["data-component"])] == ["b", None]
     assert find(holder, "b").children == "log"
-
-
-# When each thing first appeared, from before the page's scripts run.
-ORDER_PROBE = """
-window.__firstSeen = {};
-(function tick() {
-  const seen = window.__firstSeen;
-  const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
-  if (!seen.chart && plots.some(p => p._fullLayout)) seen.chart = performance.now();
-  if (!seen.grid && document.querySelector('#scalar-tags .ag-row')) seen.grid = performance.now();
-  if (!(seen.chart && seen.grid)) requestAnimationFrame(tick);
-})();
-"""
-
-
-@pytest.mark.browser
-def test_the_tag_grid_comes_after_the_first_chart(dash_duo, corpus_app) -> None:
-    dash_duo.driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": ORDER_PROBE}
-    )
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./lenet_sc")
-    until(lambda: len(dash_duo.driver.execute_script("return window.__firstSeen")) == 2, 20)
-    seen = dash_duo.driver.execute_script("return window.__firstSeen")
-    assert seen["chart"] <= seen["grid"], seen
-    # The mounted grid works: its rows tick and its holder no longer holds a fixed space.
-    assert dash_duo.find_element("#scalar-tags-holder").get_attribute("style") == ""
-    dash_duo.find_element("#scalar-tags-none").click()
-    dash_duo.wait_for_contains_text("#scalar-grid", "No tag selected")
-    assert console_errors(dash_duo) == []
