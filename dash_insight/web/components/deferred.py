@@ -1,13 +1,13 @@
 """Components mounted after the charts on the first screen are drawn.
 
-A heavy control that is not a chart (the virtualised grid of a tag or job picker) mounted with
-the page's layout costs the first chart a few hundred milliseconds of the browser's main thread
-(issue 17 item 8). :func:`deferred` ships it inside its holder as JSON; ``assets/deferred.js``
-mounts it (``dash_clientside.set_props``) once every chart card on screen is drawn, or after
-:data:`LONGEST_WAIT_MS`, or at once on a page without charts. Callbacks of the mounted component
-work as for any component a callback adds. Until the mount a callback may rewrite the holder's
-``data-component`` (the picker following the URL does, see ``tag_select.register_picker``): it
-is read when applied, and the holder drops it at the mount.
+A heavy control that is not a chart (the name pickers' AG Grid was one, issue 17 item 8; they
+are light checklists now) mounted with the page's layout costs the first chart a few hundred
+milliseconds of the browser's main thread. :func:`deferred` ships it inside its holder as JSON;
+``assets/deferred.js`` mounts it (``dash_clientside.set_props``) once every chart card on screen
+is drawn, or after :data:`LONGEST_WAIT_MS`, or at once on a page without charts. Callbacks of the
+mounted component work as for any component a callback adds. Until the mount a callback may
+rewrite the holder's ``data-component``: it is read when applied, and the holder drops it at
+the mount.
 
 :func:`deferred_children` does the same for the children of a chart card below the first
 screen: the card's frame is in the page at once (its place, its id), its toolbar, graph slot and
