@@ -7,27 +7,8 @@ import json
 
 from dash import html
 
-from dash_insight.web.components.deferred import LONGEST_WAIT_MS, deferred, deferred_children
+from dash_insight.web.components.deferred import deferred_children
 from tests.pages import find
-
-
-def test_the_holder_carries_its_component_as_json() -> None:
-    holder = deferred(
-        html.Span("late", id="inner", title="x"),
-        "holder",
-        className="di-picker-list",
-        style={"minHeight": "90px"},
-    )
-    props = holder.to_plotly_json()["props"]
-    assert props["id"] == "holder" and props["className"] == "di-deferred di-picker-list"
-    assert props["style"] == {"minHeight": "90px"} and props["children"] is None
-    assert json.loads(props["data-component"]) == {
-        "type": "Span",
-        "namespace": "dash_html_components",
-        "props": {"children": "late", "id": "inner", "title": "x"},
-    }
-    assert props["data-wait-ms"] == str(LONGEST_WAIT_MS)
-    assert find(holder, "inner").children == "late"  # Python readers still find it
 
 
 def test_a_card_holds_its_children_back_but_its_title() -> None:
