@@ -35,6 +35,14 @@ return {rows: rows.map(name),
 """
 
 
+#: Whether the "no match" line of the list is inside its box (not cut off below it).
+EMPTY_SHOWN = """
+const box = document.getElementById('p-tags-box').getBoundingClientRect();
+const line = document.querySelector('#p-tags-box .di-picker-empty').getBoundingClientRect();
+return line.height > 0 && line.top >= box.top && line.bottom <= box.bottom;
+"""
+
+
 @dataclass(frozen=True)
 class HeldUrl:
     """The test page's URL state: the picker's ticked names, its filter, its closed eyes."""
@@ -258,6 +266,13 @@ def test_the_pickers_own_controls(dash_duo: Any) -> None:
     dash_duo.find_element("#p-tags-none").click()
     _wait_for_count(dash_duo, "20 of 30 names selected, 10 match")
     assert _shown(dash_duo) == {"rows": NAMES[20:], "ticked": [], "hidden": []}
+    assert not dash_duo.find_element("#p-tags-box .di-picker-empty").is_displayed()
+    # A filter nothing matches: the list says so, in its box.
+    filter_box.send_keys("\ue009a")  # ctrl-a
+    filter_box.send_keys("nothing\ue007")
+    _wait_for_count(dash_duo, "20 of 30 names selected, 0 match")
+    until(lambda: dash_duo.find_element("#p-tags-box .di-picker-empty").is_displayed())
+    assert run_js(dash_duo, EMPTY_SHOWN) is True
     assert console_errors(dash_duo) == []
 
 
