@@ -91,7 +91,7 @@ def test_a_reset_with_no_hash_under_its_path_is_not_dispatched(
     assert dash_duo.driver.execute_script(RESET, ["no", "such", "path"]) == 0
     # A path with a hash under it (a prop changed since) is reset as dash-renderer does.
     path = dash_duo.driver.execute_script(
-        "return window.store.getState().paths.strs['img-tags-sent']"
+        "return window.store.getState().paths.strs['route']"
     )
     key = ",".join(map(str, path))
     dash_duo.driver.execute_script(
