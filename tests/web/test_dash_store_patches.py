@@ -1,4 +1,4 @@
-"""``assets/dcc-store.js`` and ``assets/dash-store.js``: the Redux updates of nothing that
+"""``assets/dash-stores.js``: the Redux updates of nothing that
 dcc.Store and dash-renderer make at a page's load are not made (issue 37 item 2), and the
 state they would have left is the same."""
 
@@ -41,7 +41,7 @@ def _store_app(assets: Path) -> dash.Dash:
     """A page of two memory Stores (data None, as a layout sets it, and data 0), each the
     input of a callback that only a change of its data fires (prevent_initial_call), and a
     button that changes one."""
-    shutil.copy(ASSETS / "dcc-store.js", assets / "dcc-store.js")
+    shutil.copy(ASSETS / "dash-stores.js", assets / "dash-stores.js")
     app = dash.Dash(__name__, assets_folder=str(assets))
     app.layout = html.Div(
         [

@@ -1,0 +1,108 @@
+/* Dash's stores without the Redux updates that change nothing (issue 37 item 2): two
+   behaviours of Dash's own scripts, each patched when Dash sets its global (window.store,
+   window.dash_core_components; the assets run before Dash's scripts).
+
+   1. dash-renderer's Redux store: no reset of nothing.
+
+   Each Dash component that mounts as part of a new layout dispatches RESET_COMPONENT_STATE
+   for its path: the store then drops the layout hashes (what callbacks changed) recorded
+   under that path. At a page's load there are none, yet each dispatch makes a new hashes
+   object and every connected component of the page runs its selectors: 448 dispatches for
+   the 187 components of the scalars page, about 450 x 187 selector runs (dash-renderer's
+   notifyNestedSubs was most of its time in a CPU profile). A reset under which no hash is
+   recorded is not dispatched here; the others are, unchanged. The state is the same either
+   way: that reducer only filters the hashes whose key starts with the path.
+   window.dashInsightQuietResets says the filter is on.
+
+   2. dcc.Store in memory: no props set of nothing.
+
+   A memory Store (dcc's default storage) keeps its data in a backing object of its own, new
+   with each Store. At mount dcc.Store reads that empty object back and sets its own props:
+   with data, its modified_timestamp; with data None, its data again (undefined compared with
+   null), which fires every callback listening to it as if its data had changed (the lineage
+   page sent a round trip for its brush store at each load). After each change of its data it
+   sets its modified_timestamp again. Each is a Redux update that every component of the page
+   sees: 17 at the load of the images page. Nothing in dash-insight reads a Store's
+   modified_timestamp, so a memory Store only keeps its backing object in step here. Stores in localStorage or sessionStorage (the theme, the run colours)
+   are left as dcc writes them: they read their storage back at mount.
+   window.dashInsightQuietStores says the Store is patched. */
+(function () {
+  "use strict";
+
+  /* Call `patch` with the global `name` once it is set (at once if it already is). */
+  function whenSet(name, patch) {
+    let value = window[name];
+    if (value) {
+      patch(value);
+      return;
+    }
+    Object.defineProperty(window, name, {
+      configurable: true,
+      enumerable: true,
+      get() { return value; },
+      set(next) {
+        value = next;
+        patch(next);
+      },
+    });
+  }
+
+  const RESET = "RESET_COMPONENT_STATE";
+
+  /* Whether the hashes hold a key under `path` (keys are paths joined by ","). */
+  function hashedUnder(hashes, path) {
+    const prefix = path.join(",");
+    for (const key in hashes) {
+      if (key.startsWith(prefix)) return true;
+    }
+    return false;
+  }
+
+  function quietResets(store) {
+    if (!store || typeof store.dispatch !== "function" || typeof store.getState !== "function") {
+      return;
+    }
+    const dispatch = store.dispatch;
+    store.dispatch = function (action) {
+      const path = action && action.type === RESET && action.payload && action.payload.itempath;
+      if (Array.isArray(path) && !hashedUnder(store.getState().layoutHashes || {}, path)) {
+        return action;
+      }
+      return dispatch.apply(this, arguments);
+    };
+    window.dashInsightQuietResets = true;
+  }
+
+  function inMemory(store) {
+    const storage = store.props.storage_type;
+    return Boolean(store._backstore) && (!storage || storage === "memory");
+  }
+
+  function quietStores(Store) {
+    const proto = Store && Store.prototype;
+    if (!proto || typeof proto.UNSAFE_componentWillMount !== "function" ||
+        typeof proto.componentDidUpdate !== "function") {
+      console.warn("dash-insight: dcc.Store changed; memory stores left as they are");
+      return;
+    }
+    const mount = proto.UNSAFE_componentWillMount;
+    const update = proto.componentDidUpdate;
+    proto.UNSAFE_componentWillMount = function () {
+      if (!inMemory(this)) return mount.apply(this, arguments);
+      const {id, data} = this.props;
+      if (data !== null && data !== undefined) this._backstore.setItem(id, data);
+      return undefined;
+    };
+    proto.componentDidUpdate = function () {
+      const {id, data, clear_data: clear} = this.props;
+      // Cleared or unset data: dcc's own answer (it sets the data).
+      if (!inMemory(this) || clear || data === undefined) return update.apply(this, arguments);
+      this._backstore.setItem(id, data);
+      return undefined;
+    };
+    window.dashInsightQuietStores = true;
+  }
+
+  whenSet("store", quietResets);
+  whenSet("dash_core_components", components => quietStores(components && components.Store));
+})();
