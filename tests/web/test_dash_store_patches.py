@@ -90,9 +90,7 @@ def test_a_reset_with_no_hash_under_its_path_is_not_dispatched(
     assert dash_duo.driver.execute_script("return window.dashInsightQuietResets") is True
     assert dash_duo.driver.execute_script(RESET, ["no", "such", "path"]) == 0
     # A path with a hash under it (a prop changed since) is reset as dash-renderer does.
-    path = dash_duo.driver.execute_script(
-        "return window.store.getState().paths.strs['route']"
-    )
+    path = dash_duo.driver.execute_script("return window.store.getState().paths.strs['route']")
     key = ",".join(map(str, path))
     dash_duo.driver.execute_script(
         "window.store.dispatch({type: 'ON_PROP_CHANGE', payload: "
