@@ -5,8 +5,10 @@
 # without the WebGL traces (scattergl, scatter3d, surface: regl, the 3D scene), which every page
 # that draws none of them loads instead, and assets/plotly-gl3d.min.js, the loss landscape pages'
 # (contours and the 3D scene, without bar, pie and scattergl's regl: 1.8 MB)
-# (dash_insight/web/page_bundles.py). The version follows the plotly Python package,
-# so figures are built and drawn by the same plotly.js. Needs node + npm (the npm registry).
+# (dash_insight/web/page_bundles.py). The two with the 3D scene are then patched by
+# scripts/patch_plotly_bundle.py (its render loop idles, each pair of shaders is read once).
+# The version follows the plotly Python package, so figures are built and drawn by the same
+# plotly.js. Needs node + npm (the npm registry).
 #
 # The bundle is plotly.js's "strict" flavour (its lib/index-strict.js, which its
 # tasks/partial_bundle.mjs cuts down with `strict: true`): a trace with a src/traces/<type>/strict.js
@@ -28,6 +30,8 @@ CARTESIAN=(bar pie contour)
 #: The traces of the loss landscape pages' bundle: contours and the 3D scene.
 GL3D=(contour scatter3d surface)
 PYTHON=${PYTHON:-.venv/bin/python}
+case $PYTHON in */*) PYTHON=$(realpath "$PYTHON") ;; esac  # a path: still found after the cd below
+PATCH="$PWD/scripts/patch_plotly_bundle.py"
 VERSION=$("$PYTHON" -c "from plotly.offline import get_plotlyjs_version as v; print(v())")
 OUT="$PWD/assets/plotly-dash-insight.min.js"
 OUT_CARTESIAN="$PWD/assets/plotly-cartesian.min.js"
@@ -98,3 +102,6 @@ write() {  # write <out> <entry> <trace>...
 write "$OUT" index-dash-insight.js "${TRACES[@]}"
 write "$OUT_CARTESIAN" index-cartesian.js "${CARTESIAN[@]}"
 write "$OUT_GL3D" index-gl3d.js "${GL3D[@]}"
+# The builds with the 3D scene: its render loop idles while the scene is still, and gl-shader
+# reads each pair of shaders once.
+"$PYTHON" "$PATCH" "$OUT" "$OUT_GL3D"

@@ -279,3 +279,57 @@ def accept_language(dash_duo: Any, language: str) -> None:
     dash_duo.driver.execute_cdp_cmd(
         "Network.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": language}
     )
+
+
+#: Animation frames run and canvas draws made by the page, in ``window.__frames``: ``count``
+#: and ``last`` (``performance.now()`` of the latest) of the ``requestAnimationFrame``
+#: callbacks, and ``draws`` (WebGL ``drawArrays`` / ``drawElements`` and 2D ``fill`` /
+#: ``stroke`` / ``drawImage`` calls). Install it before the page's scripts: :func:`watch_frames`.
+_FRAMES_PROBE = """
+window.__frames = {count: 0, last: 0, draws: 0};
+const raf = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = function (callback) {
+  return raf(time => {
+    window.__frames.count += 1;
+    window.__frames.last = performance.now();
+    return callback(time);
+  });
+};
+const countDraws = (proto, names) => {
+  for (const name of proto ? names : []) {
+    const draw = proto[name];
+    proto[name] = function () { window.__frames.draws += 1; return draw.apply(this, arguments); };
+  }
+};
+countDraws(window.WebGLRenderingContext && WebGLRenderingContext.prototype,
+           ["drawArrays", "drawElements"]);
+countDraws(window.CanvasRenderingContext2D && CanvasRenderingContext2D.prototype,
+           ["fill", "stroke", "drawImage"]);
+"""
+
+#: How long a page must ask for no animation frame to count as idle (ms): a render loop that
+#: polls asks for 60 a second.
+FRAMES_QUIET_MS = 1000
+
+
+def watch_frames(dash_duo: Any) -> None:
+    """From the next page load on, count its animation frames and draws (``window.__frames``)."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _FRAMES_PROBE}
+    )
+
+
+def frames(dash_duo: Any) -> dict[str, float]:
+    """``window.__frames`` of :func:`watch_frames`, with ``quiet``: ms since the last frame."""
+    return dash_duo.driver.execute_script(
+        "return Object.assign({quiet: performance.now() - window.__frames.last}, window.__frames);"
+    )
+
+
+def until_no_frames(dash_duo: Any) -> dict[str, float]:
+    """Once the page has asked for no animation frame for :data:`FRAMES_QUIET_MS`: its
+    :func:`frames`. A render loop that never idles fails here."""
+    return until(
+        lambda: (seen := frames(dash_duo))["quiet"] > FRAMES_QUIET_MS and seen,
+        msg="the page kept asking for animation frames",
+    )

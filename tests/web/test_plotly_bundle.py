@@ -3,10 +3,13 @@ the plotly package, with every trace type the code draws."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
+from types import ModuleType
 
 import plotly.graph_objects as go
+import pytest
 from plotly.basedatatypes import BaseTraceType
 from plotly.offline import get_plotlyjs_version
 
@@ -85,3 +88,64 @@ def test_the_scan_finds_both_spellings(tmp_path: Path) -> None:
     script = tmp_path / "chart.js"
     script.write_text("Plotly.react(el, [{type: 'funnel', x}]);\n")
     assert traces_used([source, script]) == {"heatmap", "violin", "funnel"}
+
+
+def patch_script() -> ModuleType:
+    """``scripts/patch_plotly_bundle.py`` as a module."""
+    path = ROOT / "scripts" / "patch_plotly_bundle.py"
+    spec = importlib.util.spec_from_file_location("patch_plotly_bundle", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: gl-plot3d's loop as a build writes it (the end of ``createScene``), names as minified.
+LOOP = (
+    "function se(){ee._stopped||ee.contextLost||(Te(),requestAnimationFrame(se))}"
+    "return ee.enableMouseListeners(),se(),ee.redraw=function(){ee._stopped||(j=!0,Te())},ee}"
+)
+
+
+def test_the_3d_builds_have_the_idle_scene_loop() -> None:
+    """The two builds with the 3D scene are patched (scripts/build_plotly_bundle.sh runs
+    scripts/patch_plotly_bundle.py); the cartesian one has no scene."""
+    patch = patch_script()
+    for bundle in (BUNDLE, GL3D):
+        text = bundle.read_text(encoding="utf-8")
+        assert patch.MARK in text and not patch.LOOP.search(text), bundle
+        assert "__diReflected" in text and not patch.REFLECTION.search(text), bundle
+    assert patch.MARK not in CARTESIAN.read_text(encoding="utf-8")
+
+
+def test_the_patch_keeps_the_loops_names_and_is_done_once() -> None:
+    patch = patch_script()
+    patched = patch.idle_loop("a;" + LOOP + "b")
+    assert patched.startswith("a;function se(){") and patched.endswith(",ee}b")
+    assert "requestAnimationFrame(se)" in patched and "j=!0,Te()" in patched
+    assert "$" not in patched  # every name went in
+    assert patch.idle_loop(patched) == patched
+    with pytest.raises(ValueError, match="found 0 times"):
+        patch.idle_loop("no loop here")
+    with pytest.raises(ValueError, match="found 2 times"):
+        patch.idle_loop(LOOP + LOOP)
+
+
+#: gl-shader's reflection link as a build writes it (in its ``update``), names as minified.
+REFLECTION = (
+    "d.fragShader=d._fref.shader,!S||!x){var A=w.createProgram();if(w.attachShader(A,"
+    "d.fragShader),w.attachShader(A,d.vertShader),w.linkProgram(A),!w.getProgramParameter(A,"
+    'w.LINK_STATUS)){var g=w.getProgramInfoLog(A);throw new v(g,"Error linking program:"+g)}'
+    "S=S||c.uniforms(w,A),x=x||c.attributes(w,A),w.deleteProgram(A)}x=x.slice()"
+)
+
+
+def test_the_shaders_of_a_pair_are_read_once_per_context() -> None:
+    patch = patch_script()
+    patched = patch.shader_programs(REFLECTION)
+    assert patched.startswith("d.fragShader=d._fref.shader,!S||!x){var __diKey=")
+    assert patched.endswith("S=S||__diSeen.u,x=x||__diSeen.a}x=x.slice()")
+    assert 'throw new v(g,"Error linking program:"+g)}' in patched and "$" not in patched
+    assert patch.shader_programs(patched) == patched
+    with pytest.raises(ValueError, match="found 0 times"):
+        patch.shader_programs("no shader here")

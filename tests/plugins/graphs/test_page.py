@@ -13,6 +13,7 @@ from typing import Any
 import dash
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 
 from dash_insight.core.format.protos import anf_ir_pb2
 from dash_insight.plugins.graphs import cards, figures_cytoscape
@@ -31,7 +32,7 @@ from dash_insight.plugins.graphs.service import GraphService
 from tests.bench_modules import load_bench_module
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
-from tests.pages import callbacks_sent, walk
+from tests.pages import callbacks_sent, until_no_frames, walk, watch_frames
 
 LENET = "./lenet_sc"
 NET = "Default/network-WithLossCell"
@@ -504,6 +505,58 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
     ).click().perform()
     _wait(lambda: dash_duo.driver.execute_script(key + "return cy.pan();") != pan, message="pans")
     _check_canvas_tools(dash_duo, "graph", graph_page.PNG_OPTIONS)
+    assert console_errors(dash_duo) == []
+
+
+#: The graph canvas's viewport: [zoom, pan x, pan y].
+VIEWPORT = (
+    "const cy = document.getElementById('graph-cy')._cyreg.cy;"
+    "return [cy.zoom(), cy.pan().x, cy.pan().y];"
+)
+
+
+@pytest.mark.browser
+def test_the_graph_canvas_idles_and_still_pans_zooms_and_animates(
+    dash_duo: Any, corpus_app: Any
+) -> None:
+    """Once drawn, the graph asks for no animation frame (cytoscape's loop asked for 60 a
+    second to find nothing to draw: assets/cytoscape-idle.js); a drag still pans it, the wheel
+    still zooms it and an animation of the view (assets/graph-pages.js moves the view so) still
+    runs to its end, each drawn, and it idles again after each."""
+    watch_frames(dash_duo)
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    _wait(lambda: set(_cy_ids(dash_duo)) == {"Default", "Gradients"}, message="top level")
+    _wait(lambda: dash_duo.driver.execute_script(_LAID_OUT), message="laid out")
+    drawn = until_no_frames(dash_duo)["draws"]
+    assert drawn > 0
+    canvas = dash_duo.find_element("#graph-cy")
+    view = dash_duo.driver.execute_script(VIEWPORT)
+
+    ActionChains(dash_duo.driver).move_to_element(canvas).click_and_hold().move_by_offset(
+        30, 15
+    ).move_by_offset(30, 15).release().perform()
+    _wait(lambda: dash_duo.driver.execute_script(VIEWPORT)[1:] != view[1:], message="panned")
+    panned = until_no_frames(dash_duo)["draws"]
+    assert panned > drawn
+
+    view = dash_duo.driver.execute_script(VIEWPORT)
+    ActionChains(dash_duo.driver).scroll_from_origin(
+        ScrollOrigin.from_element(canvas), 0, -200
+    ).perform()
+    _wait(lambda: dash_duo.driver.execute_script(VIEWPORT)[0] != view[0], message="zoomed")
+    zoomed = until_no_frames(dash_duo)["draws"]
+    assert zoomed > panned
+
+    target = dash_duo.driver.execute_script(
+        "const cy = document.getElementById('graph-cy')._cyreg.cy;"
+        "const zoom = cy.zoom() / 2; cy.animate({zoom}, {duration: 250}); return zoom;"
+    )
+    _wait(
+        lambda: abs(dash_duo.driver.execute_script(VIEWPORT)[0] - target) < 1e-9,
+        message="the animation ran to its end",
+    )
+    assert until_no_frames(dash_duo)["draws"] > zoomed
     assert console_errors(dash_duo) == []
 
 

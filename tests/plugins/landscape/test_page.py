@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 
 from dash_insight import SummaryWriter
 from dash_insight.core import i18n
@@ -34,9 +35,18 @@ from dash_insight.plugins.landscape.figures import (
 from dash_insight.plugins.landscape.query import Grid, LossPath, interval_id
 from dash_insight.plugins.landscape.service import LandscapeService
 from dash_insight.web.components.run_colours import run_colour
-from tests.browser import until, wait_idle
+from tests.browser import point_until, until, wait_idle
 from tests.conftest import CORPUS, console_errors
-from tests.pages import count_chart_draws, count_draws, draws, refresh, url_params
+from tests.pages import (
+    count_chart_draws,
+    count_draws,
+    draws,
+    frames,
+    refresh,
+    until_no_frames,
+    url_params,
+    watch_frames,
+)
 from tests.plugins.landscape.test_rest import write_epoch_job
 from tests.web.test_i18n_pages import VISIBLE_TEXTS, english_messages, untranslated
 
@@ -293,6 +303,98 @@ def test_the_page_draws_each_chart_once(dash_duo: Any, landscape_app: Any) -> No
     dash_duo.wait_for_element("#ls-graph .contourlayer path", timeout=30)
     assert _trace_types(dash_duo, "ls-graph") == ["contour", "scatter", "scatter", "scatter"]
     assert console_errors(dash_duo) == []
+
+
+SCENE_CANVAS = "#ls-graph .gl-container canvas"
+#: The 3D scene's camera as Plotly keeps it (written back after a drag or a wheel turn).
+EYE = "return document.querySelector('#ls-graph .js-plotly-plot')._fullLayout.scene.camera.eye"
+
+
+def test_the_3d_scene_idles_and_still_turns_zooms_and_hovers(
+    dash_duo: Any, landscape_app: Any
+) -> None:
+    """Once drawn, the 3D scene asks for no animation frame (gl-plot3d's loop asked for 60 a
+    second to find nothing changed: scripts/patch_plotly_bundle.py); a drag still turns it,
+    the wheel still zooms, the pointer still shows the hover, each drawn at once, and it idles
+    again after each."""
+    watch_frames(dash_duo)
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={STEP_JOB}")
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    wait_idle(dash_duo)
+    drawn = until_no_frames(dash_duo)["draws"]
+    assert drawn > 0
+    canvas = dash_duo.find_element(SCENE_CANVAS)
+    dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas)
+    eye = dash_duo.driver.execute_script(EYE)
+
+    ActionChains(dash_duo.driver).move_to_element(canvas).click_and_hold().move_by_offset(
+        40, 0
+    ).move_by_offset(40, 10).release().perform()
+    until(lambda: dash_duo.driver.execute_script(EYE) != eye, 15)
+    turned = until_no_frames(dash_duo)["draws"]
+    assert turned > drawn
+
+    eye = dash_duo.driver.execute_script(EYE)
+    ActionChains(dash_duo.driver).scroll_from_origin(
+        ScrollOrigin.from_element(canvas), 0, 300
+    ).perform()
+    until(lambda: dash_duo.driver.execute_script(EYE) != eye, 15)
+    zoomed = until_no_frames(dash_duo)["draws"]
+    assert zoomed > turned
+
+    hover = "return document.querySelectorAll('#ls-graph .hovertext').length"
+    point_until(dash_duo, SCENE_CANVAS, lambda: dash_duo.driver.execute_script(hover) > 0)
+    assert frames(dash_duo)["draws"] > zoomed
+    until_no_frames(dash_duo)
+    assert console_errors(dash_duo) == []
+
+
+#: Every WebGL program the page links only to read its shaders (gl-shader links such a program
+#: with no attribute location bound), as the ids of its two shaders, in ``window.__probeLinks``.
+PROBE_LINKS = """
+window.__probeLinks = [];
+const gl = WebGLRenderingContext.prototype, ids = new WeakMap();
+let shaders = 0;
+const create = gl.createProgram, attach = gl.attachShader, bind = gl.bindAttribLocation;
+const link = gl.linkProgram;
+gl.createProgram = function () {
+  const program = create.apply(this, arguments);
+  if (program) Object.assign(program, {probeShaders: [], probeBound: false});
+  return program;
+};
+gl.attachShader = function (program, shader) {
+  if (!ids.has(shader)) ids.set(shader, ++shaders);
+  program.probeShaders.push(ids.get(shader));
+  return attach.apply(this, arguments);
+};
+gl.bindAttribLocation = function (program) {
+  program.probeBound = true;
+  return bind.apply(this, arguments);
+};
+gl.linkProgram = function (program) {
+  if (!program.probeBound) window.__probeLinks.push(program.probeShaders.join("+"));
+  return link.apply(this, arguments);
+};
+"""
+
+
+def test_the_3d_scene_reads_each_pair_of_shaders_once(dash_duo: Any, landscape_app: Any) -> None:
+    """gl-shader links a throwaway program to read a pair of shaders' uniforms and attributes;
+    the scene's three point clouds made the same pairs, each linked three times (a link waits
+    for the GPU process). Each pair is linked so once (scripts/patch_plotly_bundle.py), the
+    scene drawn as before (the other tests of this page)."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": PROBE_LINKS}
+    )
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={STEP_JOB}")
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    dash_duo.wait_for_element(SCENE_CANVAS, timeout=30)
+    wait_idle(dash_duo)
+    links = dash_duo.driver.execute_script("return window.__probeLinks;")
+    assert len(links) > 6
+    assert len(links) == len(set(links)), sorted(links)
 
 
 def test_epoch_job_and_jobs_without_landscapes(dash_duo: Any, landscape_app: Any) -> None:

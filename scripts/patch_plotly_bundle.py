@@ -1,0 +1,140 @@
+"""Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle, and link
+fewer WebGL programs (:func:`shader_programs`).
+
+gl-plot3d (plotly.js's 3D scene) runs ``requestAnimationFrame`` forever: every frame it checks
+the canvas's size, ticks the camera, recomputes the scene's bounds and returns when nothing
+changed. A landscape page left alone asked for 60 frames a second: 0.2-0.3 s of the browser's
+CPU every 3 s of idle (bench/idle_cpu.py). The patched loop runs while the scene changes and
+:data:`GRACE_MS` after: a frame is busy when it draws (the scene was dirty) or the camera's
+matrix moved (a drag, a zoom, the turntable's 500 ms turn to "up" when the mode is set). It
+starts again on what can change the scene: the scene's own methods (``redraw``, ``update``,
+``add``, ``remove``, ``setAspectratio``, ``setBounds``, ``setClearColor``: Plotly calls them on
+every plot, relayout, camera reset and resize), a mouse or touch event on the canvas or the
+camera's element (rotation, zoom, pan, hover picking) and the window's ``resize``. Waking, it
+first brings the camera's clock up to date (``view.idle``, as every frame did): its wheel zoom
+scales with the time since the camera's last frame. What a frame draws is unchanged; idle
+frames did nothing but look.
+
+    .venv/bin/python scripts/patch_plotly_bundle.py assets/plotly-gl3d.min.js ...
+
+Each file must hold the loop and gl-shader's reflection link once (or be patched already): a
+plotly.js upgrade that changes them fails here, not silently.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+#: How long the loop keeps running after its last busy frame or wake-up (ms).
+GRACE_MS = 500
+
+#: gl-plot3d's loop, its ``redraw`` and the end of ``createScene``, as minified:
+#: ``function se(){ee._stopped||ee.contextLost||(Te(),requestAnimationFrame(se))}
+#: return ee.enableMouseListeners(),se(),ee.redraw=function(){ee._stopped||(j=!0,Te())},ee}``
+LOOP = re.compile(
+    r"function (?P<loop>[\w$]+)\(\)\{(?P<scene>[\w$]+)\._stopped\|\|(?P=scene)\.contextLost\|\|"
+    r"\((?P<frame>[\w$]+)\(\),requestAnimationFrame\((?P=loop)\)\)\}"
+    r"return (?P=scene)\.enableMouseListeners\(\),(?P=loop)\(\),"
+    r"(?P=scene)\.redraw=function\(\)\{(?P=scene)\._stopped\|\|\((?P<dirty>[\w$]+)=!0,"
+    r"(?P=frame)\(\)\)\},(?P=scene)\}"
+)
+
+#: Marks a patched bundle.
+MARK = "__diIdleWake"
+
+#: The loop that idles; ``LOOP``'s names go in for ``$loop``, ``$scene``, ``$frame``, ``$dirty``.
+IDLE_LOOP = """\
+function $loop(){if($scene._stopped||$scene.contextLost){__diLooping=!1;return}\
+var __diWas=$scene.camera.matrix.slice(),__diBusy=$dirty;$frame();var __diM=$scene.camera.matrix;\
+for(var __diI=0;__diI<16&&!__diBusy;++__diI)__diBusy=__diM[__diI]!==__diWas[__diI];\
+var __diNow=performance.now();__diBusy&&(__diUntil=__diNow+$grace);\
+__diNow<__diUntil?requestAnimationFrame($loop):__diLooping=!1}\
+var __diUntil=0,__diLooping=!0;\
+function __diIdleWake(){var __diNow=performance.now(),__diC=$scene.camera;\
+__diUntil=Math.max(__diUntil,__diNow+$grace);\
+__diLooping||$scene._stopped||$scene.contextLost||(__diC&&__diC.view&&\
+__diC.view.idle(__diNow-(__diC.delay||16)),__diLooping=!0,requestAnimationFrame($loop))}\
+return $scene.enableMouseListeners(),$loop(),\
+$scene.redraw=function(){$scene._stopped||($dirty=!0,$frame())},\
+["redraw","update","add","remove","setAspectratio","setBounds","setClearColor"].forEach(\
+function(__diK){var __diF=$scene[__diK];$scene[__diK]=function(){\
+var __diR=__diF.apply(this,arguments);return __diIdleWake(),__diR}}),\
+[$scene.camera&&$scene.camera.element,$scene.canvas].forEach(function(__diEl){__diEl&&\
+["mousedown","mousemove","mouseup","mouseleave","wheel","touchstart","touchmove","touchend"]\
+.forEach(function(__diN){__diEl.addEventListener(__diN,__diIdleWake,{passive:!0,capture:!0})})}),\
+window.addEventListener("resize",__diIdleWake),\
+function(__diD){$scene.dispose=function(){window.removeEventListener("resize",__diIdleWake);\
+return __diD.apply(this,arguments)}}($scene.dispose),$scene}"""
+
+
+def idle_loop(bundle: str) -> str:
+    """``bundle`` with gl-plot3d's loop replaced by :data:`IDLE_LOOP` (unchanged when patched
+    already); ValueError when the loop is not there exactly once."""
+    if MARK in bundle:
+        return bundle
+    found = list(LOOP.finditer(bundle))
+    if len(found) != 1:
+        raise ValueError(f"gl-plot3d's render loop found {len(found)} times, not once")
+    names = found[0].groupdict()
+    code = IDLE_LOOP.replace("$grace", str(GRACE_MS))
+    for name, value in names.items():
+        code = code.replace("$" + name, value)
+    return bundle[: found[0].start()] + code + bundle[found[0].end() :]
+
+
+#: gl-shader's ``update``: the program it links only to read the shaders' uniforms and
+#: attributes (then deletes), as minified (the end of an ``if`` condition, then its body).
+REFLECTION = re.compile(
+    r",!(?P<uniforms>[\w$]+)\|\|!(?P<attributes>[\w$]+)\)\{"
+    r"var (?P<probe>[\w$]+)=(?P<gl>[\w$]+)\.createProgram\(\);"
+    r"(?P<link>if\((?P=gl)\.attachShader\((?P=probe),(?P<shader>[\w$]+)\.fragShader\),"
+    r"(?P=gl)\.attachShader\((?P=probe),(?P=shader)\.vertShader\),(?P=gl)\.linkProgram\((?P=probe)\),"
+    r"!(?P=gl)\.getProgramParameter\((?P=probe),(?P=gl)\.LINK_STATUS\)\)\{[^}]*\})"
+    r"(?P=uniforms)=(?P=uniforms)\|\|(?P<reflect>[\w$]+)\.uniforms\((?P=gl),(?P=probe)\),"
+    r"(?P=attributes)=(?P=attributes)\|\|(?P=reflect)\.attributes\((?P=gl),(?P=probe)\),"
+    r"(?P=gl)\.deleteProgram\((?P=probe)\)\}"
+)
+
+#: The same, reading each pair of shaders once per WebGL context (keyed by gl-shader's ids of
+#: the compiled shaders, which its cache never gives again).
+REFLECTED_ONCE = """\
+,!$uniforms||!$attributes){var __diKey=$shader._vref.id+"@"+$shader._fref.id,\
+__diSeen=($gl.__diReflected=$gl.__diReflected||{})[__diKey];\
+if(!__diSeen){var $probe=$gl.createProgram();$link\
+__diSeen=$gl.__diReflected[__diKey]={u:$reflect.uniforms($gl,$probe),\
+a:$reflect.attributes($gl,$probe)},$gl.deleteProgram($probe)}\
+$uniforms=$uniforms||__diSeen.u,$attributes=$attributes||__diSeen.a}"""
+
+
+def _replace_once(bundle: str, pattern: re.Pattern[str], code: str, what: str) -> str:
+    found = list(pattern.finditer(bundle))
+    if len(found) != 1:
+        raise ValueError(f"{what} found {len(found)} times, not once")
+    for name, value in found[0].groupdict().items():
+        code = code.replace("$" + name, value)
+    return bundle[: found[0].start()] + code + bundle[found[0].end() :]
+
+
+def shader_programs(bundle: str) -> str:
+    """``bundle`` with gl-shader linking each pair of shaders once per WebGL context only to
+    read its uniforms and attributes (:data:`REFLECTED_ONCE`): it linked such a throwaway
+    program for every shader object, and the landscape scene's point clouds (start, end,
+    marker) each make the same six. The landscape page linked 64 programs, 46 with this; a
+    link waits for the GPU process (``getProgramParameter``). The programs drawn with are
+    linked as before."""
+    if "__diReflected" in bundle:
+        return bundle
+    return _replace_once(bundle, REFLECTION, REFLECTED_ONCE, "gl-shader's reflection link")
+
+
+def main(paths: list[str]) -> None:
+    for path in map(Path, paths):
+        text = shader_programs(idle_loop(path.read_text(encoding="utf-8")))
+        path.write_text(text, encoding="utf-8")
+        print(f"patched {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
