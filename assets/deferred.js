@@ -11,10 +11,10 @@
    A holder with data-on-screen="now" (a chart card whose children were held back:
    deferred_children) is mounted at once when it is on or next to the screen, else as the
    others; one with data-on-screen="only" (a tensor table card below the first screen) when it
-   comes on the screen, and not before (an IntersectionObserver says when: no
-   frame is spent looking while it waits). Holders are mounted in page order (the highest first), one per animation frame, or
-   up to data-batch of them (cards): React mounting a screenful of cards in one task froze the
-   page.
+   comes on the screen, and not before (an IntersectionObserver says when: no frame is spent
+   looking while it waits). Holders are mounted in page order (the highest first), one per
+   animation frame, or up to data-batch of them (cards): React mounting a screenful of cards in
+   one task froze the page.
 
    A callback may change a holder's data-component until its component is mounted (a picker
    following the URL before its grid is mounted: assets/pickers.js), so it is read at the

@@ -283,11 +283,11 @@ def table_view(
     except DimsError as error:
         return dash.no_update, panel, localize_reason(str(error))
     selection = (parse_dims(dims, shape), shape)
+    context = grid_context(kind, fmt, dec, colour_scale(values))
     if values.size <= PLAIN_MAX_VALUES:
-        context = grid_context(kind, fmt, dec, colour_scale(values))
         plain = plain_table(values, selection, context, _("The slice has no values."))
         return {"plain": plain}, panel, None
-    grid = _grid(tag, values, selection, kind, (fmt, dec))
+    grid = _grid(tag, values, selection, kind, context)
     return html.Div(grid, className="di-vt-table"), panel, None
 
 
@@ -296,11 +296,11 @@ def _grid(
     values: Any,
     selection: tuple[Any, tuple[int, ...]],
     kind: str,
-    number_format: tuple[str, int],
+    context: dict[str, Any],
 ) -> dag.AgGrid:
     """The AG Grid of a slice's ``values``: ``selection`` is the parsed dims and the tensor's
-    shape (for the row and column labels), ``number_format`` the value format and decimals."""
-    fmt, dec = number_format
+    shape (for the row and column labels), ``context`` the cell functions' (:func:`grid_context`:
+    kind, value format, decimals, colour scale), as a plain table's."""
     row_data, column_defs = table_data(values, *selection)
     column_options: dict[str, Any] = {"width": 104}
     if kind == "s":  # text (TensorBoard's text summaries): wide, wrapped cells
@@ -319,7 +319,7 @@ def _grid(
             "cellStyle": CELL_STYLE,
         },
         dashGridOptions={
-            "context": grid_context(kind, fmt, dec, colour_scale(values)),
+            "context": context,
             "suppressCellFocus": False,
             "animateRows": False,
             "headerHeight": 28,
