@@ -16,17 +16,25 @@
     return box.querySelector(`label[data-option-index="${index}"]`);
   }
 
+  /* The row an arrow key last asked for while its list scrolls to it, {box, index}: the next
+     arrow counts from it, not from the row still focused, so that no key pressed meanwhile is
+     lost (a busy browser draws the scrolled rows frames later). */
+  let pending = null;
+
   /* Focuses the checkbox of row `index` of `box`, scrolling the virtualised list to it first
-     when it is not drawn (its rows come a frame later). */
+     when it is not drawn (its rows come a frame or more later); gives up after `tries` frames
+     (past the last row) or when a later arrow key asked for another row. */
   function focusRow(box, index, tries) {
+    const mine = pending && pending.box === box;
+    if (mine && pending.index !== index) return;
     const row = rowAt(box, index);
-    if (row) {
-      row.querySelector("input").focus();
-      return;
-    }
     const scroller = box.querySelector(".dash-options-list-virtualized");
     const drawn = box.querySelector("label[data-option-index]");
-    if (!scroller || !drawn || tries <= 0) return;  // past the last row: the focus stays
+    if (row || !scroller || !drawn || tries <= 0) {
+      if (mine) pending = null;
+      if (row) row.querySelector("input").focus();
+      return;  // no row: past the last one, the focus stays
+    }
     scroller.scrollTop = index * drawn.offsetHeight;
     window.requestAnimationFrame(() => focusRow(box, index, tries - 1));
   }
@@ -53,8 +61,12 @@
     const row = input.closest("label[data-option-index]");
     if (!box || !row) return;
     event.preventDefault();  // not the page's or the list's scroll: the focus moves
-    const index = Number(row.getAttribute("data-option-index")) + step;
-    if (index >= 0) focusRow(box, index, 3);
+    const from = pending && pending.box === box
+      ? pending.index : Number(row.getAttribute("data-option-index"));
+    const index = from + step;
+    if (index < 0) return;
+    pending = {box, index};
+    focusRow(box, index, 30);
   });
 
   document.addEventListener("click", (event) => {
