@@ -5,8 +5,9 @@
    tensor table card: its table), or
    after data-wait-ms, or at once on a page without chart cards; a holder that is not a chart
    card also waits while a chart is being drawn (graph-slots.js busy, at most twice
-   data-wait-ms), and charts wait two frames after a mount (hold). The charts come first: a picker
-   grid mounted with the layout delayed the first chart by a few hundred ms (issue 17 item 8).
+   data-wait-ms), and charts wait two frames after a mount (hold). The charts come first: the
+   pickers' former AG Grid mounted with the layout delayed the first chart by a few hundred ms
+   (issue 17 item 8).
 
    A holder with data-on-screen="now" (a chart card whose children were held back:
    deferred_children) is mounted at once when it is on or next to the screen, else as the
@@ -16,10 +17,9 @@
    animation frame, or up to data-batch of them (cards): React mounting a screenful of cards in
    one task froze the page.
 
-   A callback may change a holder's data-component until its component is mounted (a picker
-   following the URL before its grid is mounted: assets/pickers.js), so it is read at the
-   mount; the holder drops it then (its callbacks then know that the component itself is there
-   to update, and the page does not keep a 10,000-row spec twice). */
+   A callback may change a holder's data-component until its component is mounted, so it is
+   read at the mount; the holder drops it then (its callbacks then know that the component
+   itself is there to update, and the page does not keep a large spec twice). */
 (function () {
   const MARGIN_PX = 150;  // "next to the screen", as assets/graph-slots.js
   /* A holder mounted on screen only is mounted once on the screen: the second row of tensor

@@ -124,8 +124,8 @@
   }
 
   /* No chart starts until the second frame from now: React renders the updates of tasks close
-     together in one task, and a picker grid mounted (assets/deferred.js) in the task of a
-     chart made the longest freeze of the parameter distribution page (the two together). */
+     together in one task, and a component mounted (assets/deferred.js) in the task of a chart
+     (the pickers' former grid) made the longest freeze of the parameter distribution page. */
   function hold() {
     holds += 1;
     window.requestAnimationFrame(() => window.requestAnimationFrame(() => { holds -= 1; }));

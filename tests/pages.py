@@ -93,6 +93,38 @@ def click_option(dash_duo, container: str, label: str) -> None:
     )
 
 
+#: The rows of a name picker's list drawn in the page, in order (a list of 100 names or more
+#: draws only those near the view; its sizer row, index -1, is no row), and the ticked ones.
+_PICKER_ROWS = """
+const rows = Array.from(document.querySelectorAll(
+    '#' + arguments[0] + ' label[data-option-index]'))
+  .filter(r => Number(r.getAttribute('data-option-index')) >= 0);
+rows.sort((a, b) => a.getAttribute('data-option-index') - b.getAttribute('data-option-index'));
+const name = r => r.querySelector('input').value;
+return {rows: rows.map(name), ticked: rows.filter(r => r.querySelector('input').checked).map(name)};
+"""
+
+
+def picker_rows(dash_duo, list_id: str) -> dict[str, list[str]]:
+    """The names a picker's list (web/components/tag_select.py) shows: ``rows``, in order,
+    and the ``ticked`` ones among them."""
+    return run_js(dash_duo, _PICKER_ROWS, list_id)
+
+
+def picker_row(list_id: str, name: str) -> str:
+    """The CSS selector of the name of ``name``'s row in a picker's list: a click on it ticks
+    or unticks the row."""
+    return (
+        f'#{list_id} label[data-option-index]:not([data-option-index="-1"])'
+        f':has(input[value="{name}"]) .dash-options-list-option-text'
+    )
+
+
+def tick_name(dash_duo, list_id: str, name: str) -> None:
+    """Tick (or untick) ``name`` in a picker's list, as a user clicks its row's name."""
+    dash_duo.find_element(picker_row(list_id, name)).click()
+
+
 def press(dash_duo, selector: str, key: str, times: int = 1) -> None:
     """Send ``key`` to an element (a slider's thumb) ``times`` times."""
     element = dash_duo.find_element(selector)

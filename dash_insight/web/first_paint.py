@@ -198,14 +198,25 @@ def _element(tag: str, props: dict[str, Any], inner: str = "", class_name: str =
     return f"<{tag}{_attributes(props, class_name)}>{inner}</{tag}>"
 
 
+#: Dash draws a list of this many options or more a screenful at a time (a name picker of
+#: 10,000 tags); the copy draws its first :data:`LONG_LIST_SHOWN` (more than a screenful of
+#: the pickers' eight-row box), not 10,000 rows of HTML.
+LONG_LIST = 100
+LONG_LIST_SHOWN = 20
+
+
 def _options(component: Component, kind: str) -> str:
-    """A checklist or radio list as Dash 4 renders it (its classes, for its look)."""
+    """A checklist or radio list as Dash 4 renders it (its classes, for its look); of a list of
+    :data:`LONG_LIST` options or more, the first :data:`LONG_LIST_SHOWN`."""
     props = component.to_plotly_json()["props"]
     value = props.get("value")
     chosen = set(value) if isinstance(value, list) else {value}
     inline = " dash-radioitems-inline" if kind == "radio" and props.get("inline") else ""
     items = []
-    for option in props.get("options") or []:
+    options = props.get("options") or []
+    if len(options) >= LONG_LIST:
+        options = options[:LONG_LIST_SHOWN]
+    for option in options:
         if not isinstance(option, dict):
             option = {"label": option, "value": option}
         checked = option.get("value") in chosen

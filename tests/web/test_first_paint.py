@@ -97,6 +97,17 @@ def test_core_controls_are_drawn_read_only() -> None:
     assert link == '<a class="di-brand" href="/">Summary</a>'
 
 
+def test_a_long_checklist_draws_its_first_rows_only() -> None:
+    """A name picker of 10,000 tags: Dash draws a screenful of its rows, the copy its first
+    rows, not 10,000 rows of HTML; a shorter list every row."""
+    names = [f"t{i}" for i in range(10_000)]
+    long = static_html(dcc.Checklist(id="c", options=names, value=names))
+    assert long.count('type="checkbox"') == first_paint.LONG_LIST_SHOWN
+    assert "<span>t0</span>" in long and "<span>t20</span>" not in long
+    short = static_html(dcc.Checklist(id="c", options=names[:99], value=[]))
+    assert short.count('type="checkbox"') == 99
+
+
 def test_stores_and_timers_draw_nothing_other_components_keep_their_place() -> None:
     assert (
         static_html(

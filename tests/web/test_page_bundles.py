@@ -162,7 +162,7 @@ def _move(dash_duo: Any, path: str) -> None:
 
 
 @pytest.mark.browser
-def test_a_chart_page_loads_neither_cytoscape_nor_webgl_and_a_graph_page_gets_them(
+def test_a_chart_page_loads_no_cytoscape_webgl_or_grid_and_other_pages_get_them(
     dash_duo: Any, corpus_app: Any
 ) -> None:
     dash_duo.start_server(corpus_app)
@@ -176,13 +176,24 @@ def test_a_chart_page_loads_neither_cytoscape_nor_webgl_and_a_graph_page_gets_th
     names = _script_names(dash_duo)
     assert "plotly-cartesian.min.js" in names and "plotly-dash-insight.min.js" not in names
     assert not any(name.startswith("dash_cytoscape") for name in names)
-    assert any(name.startswith("dash_ag_grid") for name in names)
+    # Nor AG Grid: its tag picker is a checklist.
+    assert not any(name.startswith("dash_ag_grid") for name in names)
     assert dash_duo.driver.execute_script("return window.dash_cytoscape === undefined")
     # A page of the same bundles: the same document.
     dash_duo.driver.execute_script("window.__sameDocument = true;")
-    dash_duo.find_element("#nav-lineage").click()
-    dash_duo.wait_for_element("#lineage-overview", timeout=30)
+    _move(dash_duo, "/histograms?train_id=./lenet_sc")
+    dash_duo.wait_for_element("#hist-cards .js-plotly-plot", timeout=30)
     assert dash_duo.driver.execute_script("return window.__sameDocument === true")
+    # The lineage page's table needs AG Grid: a new document, which has it.
+    dash_duo.find_element("#nav-lineage").click()
+    until(
+        lambda: dash_duo.driver.execute_script(
+            "return window.__sameDocument === undefined && window.dash_ag_grid !== undefined"
+        ),
+        30,
+    )
+    dash_duo.wait_for_element("#lineage-grid .ag-row", timeout=30)
+    dash_duo.driver.execute_script("window.__sameDocument = true;")
     # The graph needs Cytoscape: a new document, which has it, draws the graph.
     _move(dash_duo, "/graph?train_id=./lenet_sc")
     until(

@@ -53,7 +53,8 @@ def _card_builds(dash_duo, path: str) -> int:
     )
     until(
         lambda: _ready(
-            dash_duo, "return document.querySelectorAll('#hist-tags .ag-row').length > 0"
+            dash_duo,
+            "return document.querySelectorAll('#hist-tags label[data-option-index]').length > 0",
         ),
         30,
     )

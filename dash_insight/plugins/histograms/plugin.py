@@ -6,7 +6,7 @@ from __future__ import annotations
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.histograms import cards, compare_page, page, rest
-from dash_insight.web.page_bundles import GRID, PLOTLY
+from dash_insight.web.page_bundles import PLOTLY
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin, data_service
 
 PLUGIN: Plugin[DataService] = Plugin(
@@ -19,13 +19,13 @@ PLUGIN: Plugin[DataService] = Plugin(
             page.layout,
             page.register,
             page.first_paint,
-            bundles=frozenset({GRID, PLOTLY}),
+            bundles=frozenset({PLOTLY}),
         ),
         Page(
             compare_page.PATH,
             compare_page.layout,
             compare_page.register,
-            bundles=frozenset({GRID, PLOTLY}),
+            bundles=frozenset({PLOTLY}),
         ),
     ),
     cards=(

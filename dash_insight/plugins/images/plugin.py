@@ -5,7 +5,6 @@ from __future__ import annotations
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.images import cards, compare_page, page, rest
-from dash_insight.web.page_bundles import GRID
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin, data_service
 
 PLUGIN: Plugin[DataService] = Plugin(
@@ -13,12 +12,12 @@ PLUGIN: Plugin[DataService] = Plugin(
     service=data_service,
     routes=rest.routes,
     pages=(
-        Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID})),
+        Page(page.PATH, page.layout, page.register, bundles=frozenset()),
         Page(
             compare_page.PATH,
             compare_page.layout,
             compare_page.register,
-            bundles=frozenset({GRID}),
+            bundles=frozenset(),
         ),
     ),
     cards=(Card("card-image", lazy_gettext("Images"), page.PATH, cards.image_card),),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dash_insight.plugins.landscape import cards, compare_page, page, rest
 from dash_insight.plugins.landscape.service import LandscapeService
-from dash_insight.web.page_bundles import GL3D, GRID, WEBGL
+from dash_insight.web.page_bundles import GL3D, WEBGL
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin
 
 PLUGIN: Plugin[LandscapeService] = Plugin(
@@ -20,7 +20,7 @@ PLUGIN: Plugin[LandscapeService] = Plugin(
             compare_page.PATH,
             compare_page.layout,
             compare_page.register,
-            bundles=frozenset({GRID, WEBGL}),
+            bundles=frozenset({WEBGL}),
         ),
     ),
     cards=(Card("card-landscape", page.TITLE, page.PATH, cards.landscape_card),),

@@ -1482,7 +1482,7 @@ def register(app: dash.Dash, service: DataService) -> None:
     )(triggered(functools.partial(controls_to_url, provider), clicked=True))
     app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input("compare-jobs", "cellRendererData"),
+        Input("compare-jobs-eye", "data"),
         State("url", "search"),
         prevent_initial_call=True,
     )(functools.partial(eye_clicked, provider))

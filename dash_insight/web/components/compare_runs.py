@@ -213,7 +213,7 @@ def toggle_hidden(hidden: list[str], run: str, hide: bool) -> list[str]:
 
 
 def eye_search(search: str | None, jobs: list[str], report: Any) -> str | None:
-    """The URL after a click on a run's eye (``report``: the job list's ``cellRendererData``,
+    """The URL after a click on a run's eye (``report``: the job list's ``{list_id}-eye`` store,
     ``{"value": {"run", "hidden"}}``) on any comparison page: its :data:`HIDDEN` runs (known
     ones only) with the run added or taken out, every other parameter kept as it was; None for
     a report naming no known job."""
@@ -335,7 +335,7 @@ def register_run_picker(
     )(triggered(runs.picker_to_url, clicked=True))
     app.callback(
         Output("url", "search", allow_duplicate=True),
-        Input(list_id, "cellRendererData"),
+        Input(f"{list_id}-eye", "data"),
         State("url", "search"),
         prevent_initial_call=True,
     )(runs.eye_clicked)

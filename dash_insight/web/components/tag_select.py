@@ -4,19 +4,21 @@ landscapes), one component.
 
 A picker (:func:`picker`) is a toolbar (label, All / None buttons, a regular-expression filter
 searched anywhere in the name, case-insensitive as MindInsight's, the "n of m selected" count)
-over a list with a checkbox per name that matches the filter. The list is an AG Grid: its rows
-are virtualised, so it stays usable for 10,000 names (a Dash checklist of 100 or more options
-is virtualised too, but not in a wrapping row of chips: it collapsed to an empty box), and it
-takes the keyboard (arrows, space). A page shows what is selected AND matches the filter (as
-TensorBoard: the filter decides what is drawn), a page at a time ("Total N" pager).
+over a list with a checkbox per name that matches the filter. The list is Dash's checklist in a
+box of at most :data:`VISIBLE_ROWS` rows that scrolls: a checklist of 100 or more options draws
+only the rows in view, so it stays usable for 10,000 names (in a wrapping row of chips it
+collapsed to an empty box: it needs the fixed height it has here). It replaced an AG Grid whose
+1.3 MB script, styles and mount cost each of these pages a few hundred milliseconds of the
+browser's main thread. It takes the keyboard: Tab reaches it, the arrow keys move from row to
+row (``assets/pickers.js``), Space ticks. A page shows what is selected AND matches the filter
+(as TensorBoard: the filter decides what is drawn), a page at a time ("Total N" pager).
 
 The URL holds the state: ``tags`` (absent = all; a :class:`~dash_insight.web.url_state.Tags`
 field, a lone ``,`` = none) and ``filter`` (the pattern). A page's "controls -> URL" callback
 listens to :func:`picker_inputs`, ignores the list's :func:`echoed` ticks and applies
 :func:`pick` (names hidden by the filter keep their state); :func:`register_picker` sets the
-picker from the URL (rows and ticks only when they changed), also before its grid is mounted
-(the grid comes after the charts on screen: the change then goes into the spec it is mounted
-from). :func:`selection` reads wanted tags back and reports those the job does not have.
+picker from the URL (rows and ticks only when they changed). :func:`selection` reads wanted
+tags back and reports those the job does not have.
 
 :func:`visible_tags` = what to draw; :func:`page_of` / :func:`pager` cut it into pages.
 
@@ -32,14 +34,11 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import dash
-import dash_ag_grid as dag
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import ngettext
 from dash_insight.core.user_regex import compile_user_regex
-from dash_insight.web.components.deferred import deferred
-from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.run_colours import STORE_ID as RUN_COLOURS_STORE
 
 # --- selection -----------------------------------------------------------------------------------
@@ -142,7 +141,6 @@ def page_after(trigger: Any, prefix: str, page: int) -> tuple[int, bool]:
         return page + 1, True
     if trigger in (
         f"{prefix}-tags",
-        f"{prefix}-tags-ticks",
         f"{prefix}-tags-all",
         f"{prefix}-tags-none",
         f"{prefix}-tags-filter",
@@ -238,18 +236,19 @@ def pager(
 
 # --- component -----------------------------------------------------------------------------------
 
-#: Rows of the picker list shown at once (the list scrolls past them; rows are virtualised, so
-#: 10,000 names cost no more than 10).
+#: Rows of the picker list shown at once (the list scrolls past them; a list of 100 names or
+#: more draws only the rows in view, so 10,000 names cost no more than 10).
 VISIBLE_ROWS = 8
+#: The height of a row, as ``assets/dash-insight.css`` draws it (``.di-picker-checklist``).
 ROW_PX = 26
-HEADER_PX = 30
 
 
 def picker_height(rows: int) -> int:
-    """Pixel height of the list: its header and ``rows`` rows, between 2 and
-    :data:`VISIBLE_ROWS` rows (a short list takes little room, an empty one still shows its
-    "no match" line)."""
-    return HEADER_PX + ROW_PX * max(2, min(rows, VISIBLE_ROWS)) + 2
+    """Pixel height of the list's box: ``rows`` rows, between 2 and :data:`VISIBLE_ROWS` (a
+    short list takes little room, an empty one still shows its "no match" line). The list in
+    it is always :data:`VISIBLE_ROWS` rows high (a virtualised list measures its height once,
+    when it is mounted); the box shows the part of it with rows."""
+    return ROW_PX * max(2, min(rows, VISIBLE_ROWS)) + 2
 
 
 def count_text(
@@ -284,7 +283,6 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
             "all": _("Select every job the filter shows"),
             "none": _("Unselect every job the filter shows"),
             "filter": _("Filter jobs (regular expression)"),
-            "header": _("Jobs"),
             "no_match": _("No job matches the filter."),
         }
     if noun != "tag":  # another noun: its English words (the catalog has tags and jobs)
@@ -295,7 +293,6 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
             "all": f"Select every {noun} the filter shows",
             "none": f"Unselect every {noun} the filter shows",
             "filter": f"Filter {noun}s (regular expression)",
-            "header": f"{noun}s".capitalize(),
             "no_match": f"No {noun} matches the filter.",
         }
     return {
@@ -306,7 +303,6 @@ def noun_texts(noun: str, count: int = 0) -> dict[str, str]:
         "all": _("Select every tag the filter shows"),
         "none": _("Unselect every tag the filter shows"),
         "filter": _("Filter tags (regular expression)"),
-        "header": _("Tags"),
         "no_match": _("No tag matches the filter."),
     }
 
@@ -326,21 +322,43 @@ class PickerView(NamedTuple):
     hidden: list[str] | None = None
     colours: Mapping[str, str] | None = None
 
-    def row_data(self) -> list[dict[str, Any]]:
-        """The grid's rows: the name, and whether it is hidden when the list has eyes (and
-        the eye's colour, when the names have colours)."""
+    def options(self) -> list[dict[str, Any]]:
+        """The checklist's options: a row per name (its ``title`` the whole name, which a
+        narrow list cuts), with its eye (:func:`eye_button`) when the list has eyes."""
         if self.hidden is None:
-            return [{"name": name} for name in self.rows]
+            return [{"label": name, "value": name, "title": name} for name in self.rows]
         closed = set(self.hidden)
         colours = self.colours or {}
         return [
-            {"name": name, "hidden": name in closed, **_colour_of(colours, name)}
+            {
+                "label": [eye_button(name, name in closed, colours.get(name)), html.Span(name)],
+                "value": name,
+                "title": name,
+            }
             for name in self.rows
         ]
 
 
-def _colour_of(colours: Mapping[str, str], name: str) -> dict[str, str]:
-    return {"colour": colours[name]} if name in colours else {}
+def eye_button(name: str, closed: bool, colour: str | None) -> html.Button:
+    """The eye of a job's row: open = the run is drawn (in ``colour``, the run's colour; the
+    accent colour when None), closed = hidden, though it stays selected. A click on it does
+    not tick the row (a button in a label does not activate the label's checkbox);
+    ``assets/pickers.js`` reports it in the picker's ``{list_id}-eye`` store."""
+    hint = (
+        _("Show everywhere on this page")
+        if closed
+        else _("Hide everywhere on this page (stays selected)")
+    )
+    props: dict[str, Any] = {
+        "aria-pressed": "true" if closed else "false",
+        "aria-label": f"{hint}: {name}",
+        "data-run": name,
+    }
+    if colour and not closed:
+        props["style"] = {"color": colour}
+    return html.Button(
+        type="button", className="di-eye di-eye-closed" if closed else "di-eye", title=hint, **props
+    )
 
 
 def picker_view(
@@ -396,52 +414,46 @@ def picker(
     """The name picker of every page that selects tags or jobs: ``label``, All / None buttons
     (``{list_id}-all`` ticks every name the filter shows, ``{list_id}-none`` unticks them), the
     regular-expression filter ``{list_id}-filter``, the count ``{list_id}-count``, the filter's
-    error ``{list_id}-error``, ``extra``; below, the list ``{list_id}``: a grid with a checkbox per
-    name (``selectedRows``), whose rows are virtualised, so 10,000 names scroll smoothly; keyboard:
-    arrows move, space ticks. ``{list_id}-key`` remembers what the list shows and ``{list_id}-sent``
-    what it was last sent (see :func:`register_picker`). ``hidden`` (not None) adds an eye per row
-    before the name (``assets/dashAgGridComponentFunctions-pickers.js``): a click on it reports
-    ``{"run": name, "hidden": bool}`` in the list's ``cellRendererData`` without ticking the row;
-    the eyes of ``hidden`` are closed, the open ones drawn in the name's ``colours`` (name ->
-    colour; the accent colour for a name without one); ``filter_texts``: :func:`filter_tags`."""
+    error ``{list_id}-error``, ``extra``; below, in the box ``{list_id}-box``, the list
+    ``{list_id}``: a checklist with a checkbox per name the filter shows (its ``value``: the
+    ticked ones). A list of 100 names or more draws only the rows in view (Dash's checklist),
+    so 10,000 names scroll smoothly; keyboard: Tab reaches the list, the arrow keys move
+    (``assets/pickers.js``), Space ticks. ``{list_id}-key`` remembers what the list shows (see
+    :func:`register_picker`). ``hidden`` (not None) adds an eye per row before the name
+    (:func:`eye_button`): a click on it reports ``{"value": {"run": name, "hidden": bool}}`` in
+    ``{list_id}-eye`` without ticking the row; the eyes of ``hidden`` are closed, the open ones
+    drawn in the name's ``colours`` (name -> colour; the accent colour for a name without
+    one); ``filter_texts``: :func:`filter_tags`."""
     view = picker_view(names, selected, pattern, noun, hidden, colours, filter_texts)
     texts = noun_texts(noun)
+    eyes = [dcc.Store(id=f"{list_id}-eye")] if hidden is not None else []
     return html.Div(
         className="di-picker",
         id=f"{list_id}-picker",
         children=[
             _picker_tools(list_id, label, pattern, texts, view, extra),
             dcc.Store(id=f"{list_id}-key", data=view.key),
-            # What register_picker last sent to the list: the grid, or its holder's spec before
-            # the grid is mounted.
-            dcc.Store(id=f"{list_id}-sent"),
-            # The grid's ticks, for the page's callbacks: in the page before the grid is.
-            dcc.Store(id=f"{list_id}-ticks"),
-            # The ticks the grid is mounted with: its first report of them only echoes the URL,
-            # so it is not passed on (a round trip to the server for nothing, late in the load).
-            dcc.Store(id=f"{list_id}-mounted-ticks", data=_mounted_ticks(view)),
-            # Mounted after the charts on screen: a grid mounted with the layout delays them.
-            # With its rows and ticks: given in a task after its set-up, the grid laid out and
-            # drew its rows twice (no rows, then rows and a scrollbar), the page's last changes.
-            deferred(
-                _picker_grid(list_id, view, _picker_columns(texts, hidden is not None), texts),
-                f"{list_id}-holder",
+            *eyes,
+            html.Div(
+                id=f"{list_id}-box",
                 className="di-picker-list",
-                style={"minHeight": f"{picker_height(len(view.rows))}px"},
+                style=_box_style(view),
+                children=[
+                    dcc.Checklist(
+                        id=list_id,
+                        options=view.options(),
+                        value=view.ticked,
+                        className="di-picker-checklist",
+                    ),
+                    html.Div(texts["no_match"], className="di-picker-empty di-muted"),
+                ],
             ),
         ],
     )
 
 
-#: The most ticked names :func:`_mounted_ticks` copies into the page (beyond: the first report
-#: goes to the server, which finds it echoes the URL).
-MAX_MOUNTED_TICKS = 2_000
-
-
-def _mounted_ticks(view: PickerView) -> list[str] | None:
-    """The names the list is mounted with ticked, when there are at most
-    :data:`MAX_MOUNTED_TICKS` of them (``pickers.ticks`` in ``assets/pickers.js``)."""
-    return list(view.ticked) if len(view.ticked) <= MAX_MOUNTED_TICKS else None
+def _box_style(view: PickerView) -> dict[str, str]:
+    return {"height": f"{picker_height(len(view.rows))}px"}
 
 
 def _picker_tools(
@@ -475,91 +487,22 @@ def _picker_tools(
     )
 
 
-def _picker_columns(texts: Mapping[str, str], eyes: bool) -> list[dict[str, Any]]:
-    """The list's columns: the name, after an eye per row when ``eyes``."""
-    name = {
-        "field": "name",
-        "headerName": texts["header"],
-        "flex": 1,
-        "tooltipField": "name",
-        "sortable": False,
-    }
-    if not eyes:
-        return [name]
-    eye = {
-        "field": "hidden",
-        "headerName": "",
-        "width": 40,
-        "sortable": False,
-        "resizable": False,
-        # Both functions: assets/dashAgGridComponentFunctions-pickers.js.
-        "valueGetter": {"function": "pickerEyeValue(params)"},
-        "cellRenderer": "PickerEye",
-        "cellRendererParams": {
-            "show": _("Show everywhere on this page"),
-            "hide": _("Hide everywhere on this page (stays selected)"),
-        },
-        "cellClass": "di-eye-cell",
-        "suppressKeyboardEvent": {"function": "pickerEyeKey(params)"},
-    }
-    return [eye, name]
-
-
-def _picker_grid(
-    list_id: str, view: PickerView, columns: list[dict[str, Any]], texts: Mapping[str, str]
-) -> dag.AgGrid:
-    """The list: a grid with a checkbox per name, its rows virtualised."""
-    return dag.AgGrid(
-        id=list_id,
-        className="di-picker-grid",
-        rowData=view.row_data(),
-        columnDefs=columns,
-        getRowId="params.data.name",
-        selectedRows={"ids": view.ticked},
-        dashGridOptions={
-            "rowSelection": {
-                "mode": "multiRow",
-                "checkboxes": True,
-                "headerCheckbox": True,
-                "selectAll": "filtered",
-                "enableClickSelection": True,
-                "enableSelectionWithoutKeys": True,
-            },
-            "rowHeight": ROW_PX,
-            "headerHeight": HEADER_PX,
-            "animateRows": False,
-            # Its columns are laid out once at load (the name's flex width): no animation
-            # class set and taken off a tenth of a second after the page is drawn.
-            "suppressColumnMoveAnimation": True,
-            "suppressFieldDotNotation": True,
-            # The name's tooltip is the browser's own (a title): AG Grid's tooltip stayed on
-            # screen for its 10 s hide delay when a click redrew the row under the pointer.
-            "enableBrowserTooltips": True,
-            "localeText": grid_locale_text(texts["no_match"]),
-        },
-        style={"height": f"{picker_height(len(view.rows))}px"},
-    )
-
-
-def checked_names(rows: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) -> list[str]:
-    """The names ticked in a picker's list, from its ``selectedRows`` (row objects; the
-    ``{"ids": [...]}`` form the server sets is read too)."""
-    if not rows:
+def checked_names(value: Any) -> list[str]:
+    """The names ticked in a picker's list, from its checklist's ``value`` (anything else than
+    a list of names, as a forged request may send, ticks none)."""
+    if not isinstance(value, list | tuple):
         return []
-    if isinstance(rows, Mapping):
-        return [str(name) for name in rows.get("ids", [])]
-    return [str(row["name"]) for row in rows if isinstance(row, Mapping) and "name" in row]
+    return [name for name in value if isinstance(name, str)]
 
 
 def picker_action(trigger: Any, list_id: str) -> str | None:
     """The :func:`pick` action of the picker ``list_id`` that ``trigger`` (a component id)
-    belongs to: ``"all"``, ``"none"``, ``"list"`` (the list or ``{list_id}-ticks``, its
-    ticks as :func:`picker_inputs` gives them), or None for another component."""
+    belongs to: ``"all"``, ``"none"``, ``"list"`` (a tick in the list), or None for another
+    component."""
     return {
         f"{list_id}-all": "all",
         f"{list_id}-none": "none",
         list_id: "list",
-        f"{list_id}-ticks": "list",
     }.get(trigger if isinstance(trigger, str) else "")
 
 
@@ -572,7 +515,7 @@ def echoed(
     pattern: str,
 ) -> bool:
     """True when the list ``list_id`` reports (``trigger``) exactly the ticks the URL gives it
-    (``names``, ``selected``, ``pattern``): the grid echoing what the server set, not a user's
+    (``names``, ``selected``, ``pattern``): the list echoing what the server set, not a user's
     click. A page's "controls -> URL" callback then changes nothing, so that a link keeps what
     it names (tags the job lacks, its order)."""
     if picker_action(trigger, list_id) != "list":
@@ -582,15 +525,9 @@ def echoed(
 
 def picker_inputs(list_id: str) -> list[Input]:
     """The inputs of a picker a page's "controls -> URL" callback listens to, in this order:
-    the ticked rows, All, None, the filter. The ticked rows are the grid's ``selectedRows`` as
-    ``{list_id}-ticks`` holds them (:func:`register_picker`): None until the grid reports
-    them, so All, None and the filter work before the grid is mounted."""
-    # Not the grid's own prop: before the grid is mounted (after the charts on screen), a
-    # callback with it among its inputs fails in the browser ("nonexistent object") when
-    # All, None or the filter fire it, and the click is lost. allow_optional on it instead
-    # makes Dash run (and fail) such a callback on a page without the picker at all.
+    the ticked names (the checklist's ``value``), All, None, the filter."""
     return [
-        Input(f"{list_id}-ticks", "data"),
+        Input(list_id, "value"),
         Input(f"{list_id}-all", "n_clicks"),
         Input(f"{list_id}-none", "n_clicks"),
         Input(f"{list_id}-filter", "value"),
@@ -598,44 +535,22 @@ def picker_inputs(list_id: str) -> list[Input]:
 
 
 def picker_update(view: PickerView, shown: Sequence[str] | None) -> tuple:
-    """The outputs of :func:`register_picker`'s callback: rows and ticks only when they differ
-    from ``shown`` (the key of what the list shows), then count, error, height, key, and a
-    scroll back to the first row when the rows changed (a new filter starts at its top).
-    A list with eyes gets one more: a row transaction updating its rows' eyes when only they
-    changed (the list keeps its scroll position and ticks)."""
+    """The outputs of :func:`register_picker`'s callback: count, error, the key of what the
+    list shows, then the list's options (when its rows, or with eyes its eyes, differ from
+    ``shown``, the key of what the list shows), its ticks (when they or the rows differ) and
+    its box's height (when the rows differ); ``dash.no_update`` for each that did not."""
     shown = list(shown or ["", ""])
     rows_changed = shown[0] != view.key[0]
     ticks_changed = rows_changed or shown[1:2] != view.key[1:2]
-    eyes: tuple = ()
-    if view.hidden is not None:
-        eyes_changed = not rows_changed and shown[2:3] != view.key[2:3]
-        eyes = ({"update": view.row_data()} if eyes_changed else dash.no_update,)
+    options_changed = rows_changed or (view.hidden is not None and shown[2:3] != view.key[2:3])
     return (
-        view.row_data() if rows_changed else dash.no_update,
-        {"ids": view.ticked} if ticks_changed else dash.no_update,
         view.summary,
         view.error,
-        {"height": f"{picker_height(len(view.rows))}px"} if rows_changed else dash.no_update,
         view.key if view.key != shown else dash.no_update,
-        {"rowIndex": 0, "rowPosition": "top"} if rows_changed else dash.no_update,
-        *eyes,
+        view.options() if options_changed else dash.no_update,
+        list(view.ticked) if ticks_changed else dash.no_update,
+        _box_style(view) if rows_changed else dash.no_update,
     )
-
-
-#: The grid's props of :func:`picker_update`'s outputs, by their place in it.
-GRID_OUTPUTS = {0: "rowData", 1: "selectedRows", 4: "style", 6: "scrollTo", 7: "rowTransaction"}
-
-
-def sent_to_grid(update: Sequence[Any], key: Sequence[str]) -> Any:
-    """What :func:`register_picker` sends to the list for ``update`` (the outputs of
-    :func:`picker_update`): the grid's props that changed, and ``key`` (what the list then
-    shows, so that no two updates are alike); ``dash.no_update`` when none changed."""
-    changed = {
-        prop: update[place]
-        for place, prop in GRID_OUTPUTS.items()
-        if place < len(update) and update[place] is not dash.no_update
-    }
-    return {**changed, "key": list(key)} if changed else dash.no_update
 
 
 @dataclass(frozen=True)
@@ -650,9 +565,8 @@ class PickerSource:
     def follow_url(
         self, search: str | None, _ticks: Any, _clicks: Any, *rest: Any
     ) -> tuple[Any, ...]:
-        """The picker's count, filter error, key and what goes to its grid for the URL
-        ``search`` (``rest``: the user's run colours when the eyes are painted, then the key
-        of what the picker shows)."""
+        """:func:`picker_update` for the URL ``search`` (``rest``: the user's run colours when
+        the eyes are painted, then the key of what the picker shows)."""
         shown = rest[-1] if rest and isinstance(rest[-1], list) else None
         names, selected, pattern, *more = self.read(search)
         texts = more[0] if more else None  # what the filter searches (filter_tags)
@@ -661,8 +575,7 @@ class PickerSource:
         if self.read_colours is not None:
             colours = self.read_colours(search, rest[0] if len(rest) > 1 else None)
         view = picker_view(names, selected, pattern, self.noun, hidden, colours, texts)
-        update = picker_update(view, shown)
-        return update[2], update[3], update[5], sent_to_grid(update, view.key)
+        return picker_update(view, shown)
 
 
 def register_picker(
@@ -675,25 +588,20 @@ def register_picker(
 ) -> None:
     """The picker ``list_id`` follows the URL: ``read(search)`` gives its names, the selected ones
     (None = all), the filter (and maybe :func:`filter_tags`' ``texts``); on every URL change,
-    refresh and "Refresh" the list is set to them, sending rows and ticks only when they changed.
-    ``read_hidden``: the hidden names of a picker with eyes (see :func:`picker`);
-    ``read_colours(search, overrides)`` the colours of their eyes (``overrides``: the user's run
-    colours, the :data:`~dash_insight.web.components.run_colours.STORE_ID` store).
-
-    The grid is mounted after the charts on screen (:func:`~dash_insight.web.components.
-    deferred.deferred`), so the server's answer goes to ``{list_id}-sent``, which is in the page
-    from the start, and from there, in the browser (``assets/pickers.js``), to the grid once it is
-    mounted, and to the spec in its holder before: the grid, when it comes, shows the URL of that
-    moment, not the first one (issue 17)."""
-    eyes = [Output(list_id, "rowTransaction")] if read_hidden is not None else []
+    refresh and "Refresh" the list is set to them, sending rows and ticks only when they changed
+    (:func:`picker_update`). ``read_hidden``: the hidden names of a picker with eyes (see
+    :func:`picker`); ``read_colours(search, overrides)`` the colours of their eyes
+    (``overrides``: the user's run colours, the
+    :data:`~dash_insight.web.components.run_colours.STORE_ID` store)."""
     painted = [Input(RUN_COLOURS_STORE, "data")] if read_colours is not None else []
-
     source = PickerSource(read, noun, read_hidden, read_colours)
     app.callback(
         Output(f"{list_id}-count", "children"),
         Output(f"{list_id}-error", "children"),
         Output(f"{list_id}-key", "data"),
-        Output(f"{list_id}-sent", "data"),
+        Output(list_id, "options"),
+        Output(list_id, "value"),
+        Output(f"{list_id}-box", "style"),
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
@@ -701,42 +609,10 @@ def register_picker(
         State(f"{list_id}-key", "data"),
         prevent_initial_call=True,
     )(source.follow_url)
-
-    _register_picker_scripts(app, list_id, eyes)
-
-
-def _register_picker_scripts(app: dash.Dash, list_id: str, eyes: list[Output]) -> None:
-    """The browser's side of a picker (``assets/pickers.js``): what the server sent goes to the
-    grid or to its holder; the grid's ticks to ``{list_id}-ticks``."""
-    # Only the grid's props: Dash skips this callback while the grid is not in the page (a
-    # callback with some of its outputs missing fails instead).
+    # New rows (the box's height is sent with them): the list starts again at its first row,
+    # as a new filter's matches should (assets/pickers.js).
     app.clientside_callback(
-        ClientsideFunction("pickers", "toGrid"),
-        Output(list_id, "rowData"),
-        Output(list_id, "selectedRows"),
-        Output(list_id, "style"),
-        Output(list_id, "scrollTo"),
-        *eyes,
-        Input(f"{list_id}-sent", "data"),
-        prevent_initial_call=True,
-    )
-    # The grid's ticks, when it reports them, for the page's callbacks (picker_inputs); not
-    # its first report when that is the ticks it was mounted with.
-    app.clientside_callback(
-        ClientsideFunction("pickers", "ticks"),
-        Output(f"{list_id}-ticks", "data"),
-        Output(f"{list_id}-mounted-ticks", "data"),
-        Input(list_id, "selectedRows"),
-        State(f"{list_id}-mounted-ticks", "data"),
-        prevent_initial_call=True,
-    )
-    # The holder drops its spec once its grid has everything (assets/deferred.js): then this
-    # changes nothing.
-    holder = f"{list_id}-holder"
-    app.clientside_callback(
-        ClientsideFunction("pickers", "toHolder"),
-        Output(holder, "data-component"),
-        Input(f"{list_id}-sent", "data"),
-        State(holder, "data-component"),
+        ClientsideFunction("pickers", "toTop"),
+        Input(f"{list_id}-box", "style"),
         prevent_initial_call=True,
     )

@@ -13,7 +13,7 @@ from dash_insight.core.service import DataService
 from dash_insight.plugins.images import page as images
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
-from tests.browser import until, wait_idle
+from tests.browser import until
 from tests.conftest import console_errors
 from tests.pages import find, press, run_js, text, url_params
 
@@ -150,28 +150,3 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     # A reload keeps the chosen step (URL state).
     dash_duo.driver.refresh()
     dash_duo.wait_for_text_to_equal(f"{first} .di-vi-meta span", "Step: 400")
-
-
-#: Installed before the page's scripts: whether the tag picker's grid ever set its column
-#: animation class (taken off a tenth of a second later, after the page was drawn).
-_COLUMN_MOVING_PROBE = """
-window.__columnMoving = 0;
-new MutationObserver(records => records.forEach(record => {
-  if (record.target.classList && record.target.classList.contains("ag-column-moving")) {
-    window.__columnMoving += 1;
-  }
-})).observe(document, {subtree: true, attributes: true, attributeFilter: ["class"]});
-"""
-
-
-def test_the_tag_picker_lays_its_columns_out_without_animation(dash_duo, corpus_app) -> None:
-    dash_duo.driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": _COLUMN_MOVING_PROBE}
-    )
-    dash_duo.start_server(corpus_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/images?train_id=./ops_all")
-    until(lambda: len(run_js(dash_duo, IMG)) == 6, 15)
-    dash_duo.wait_for_element("#img-tags .ag-row", timeout=15)
-    wait_idle(dash_duo)
-    assert run_js(dash_duo, "return window.__columnMoving;") == 0
-    assert console_errors(dash_duo) == []

@@ -16,6 +16,7 @@ from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.url_state import decode_tags, parse_search
 from tests.browser import until
 from tests.conftest import console_errors
+from tests.pages import picker_rows
 from tests.plugins.lineage import chart_driver as chart
 from tests.plugins.lineage.test_page import LINEAGE_JOBS, _app, _wait_table
 
@@ -91,13 +92,7 @@ def test_brush_then_compare_filtered_opens_those_jobs(
         assert set(decode_tags(parse_search("?" + query)["jobs"])) == brushed
         # the comparison ticks exactly those jobs and draws them
         until(
-            lambda: (
-                {
-                    e.get_attribute("row-id")
-                    for e in dash_duo.find_elements("#compare-jobs .ag-row-selected")
-                }
-                == brushed
-            ),
+            lambda: set(picker_rows(dash_duo, "compare-jobs")["ticked"]) == brushed,
             30,
         )
         until(lambda: dash_duo.find_element("#compare-total").text.endswith("4 jobs"), 30)

@@ -23,6 +23,7 @@ from dash_insight.web.components.tag_select import filter_tags, picker_view
 from dash_insight.web.url_state import encode_tags
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
+from tests.pages import picker_rows
 from tests.plugins.lineage.test_page import LINEAGE_JOBS, _app, _table, _wait_table
 
 MARKS = "/v1/dash-insight/lineage/run-marks"
@@ -199,11 +200,7 @@ def test_archive_survives_a_restart(dash_duo, corpus: Path, tmp_path: Path) -> N
         dash_duo.wait_for_page(dash_duo.server_url + "/compare")
 
         def picker() -> set[str]:
-            return {
-                e.get_attribute("row-id")
-                for e in dash_duo.find_elements("#compare-jobs .ag-row")
-                if e.get_attribute("row-id")
-            }
+            return set(picker_rows(dash_duo, "compare-jobs")["rows"])
 
         every = set(scalars.scalar_jobs(restarted.data_service.provider)[0])
         assert "./lenet_sc" in every

@@ -96,7 +96,7 @@ def test_scalar_controls_ignore_what_no_user_did(provider: DataProvider) -> None
     assert _controls(provider, None, search) is dash.no_update
     assert _controls(provider, "scalar-tags-all", search, clicked=False) is dash.no_update
     # The list echoing the URL's ticks keeps a linked selection.
-    echo = _controls(provider, "scalar-tags-ticks", search, rows={"ids": ["lr"]})
+    echo = _controls(provider, "scalar-tags", search, rows=["lr"])
     assert echo is dash.no_update
     # A click on "All" selects every tag: no ``tags`` in the URL.
     assert parse_search(_controls(provider, "scalar-tags-all", search)) == {"train_id": "./b"}
@@ -244,16 +244,16 @@ def test_compare_pickers_read_the_url(provider: DataProvider) -> None:
 def test_compare_controls_write_the_url(provider: DataProvider) -> None:
     assert parse_search(_compare_controls(provider, "compare-next", "")) == {"page": "2"}
     assert _compare_controls(provider, "compare-prev", "") is dash.no_update
-    ticked = _compare_controls(provider, "compare-jobs-ticks", "", job_rows={"ids": ["./b"]})
+    ticked = _compare_controls(provider, "compare-jobs", "", job_rows=["./b"])
     assert compare.STATE.parse_search(ticked).jobs == ["./b"]
     filtered = parse_search(_compare_controls(provider, "compare-tags-filter", "", tag_pattern="l"))
     assert filtered == {"filter": "l"}
     # A picker's button drawn, not clicked; its list echoing the URL: no change.
     assert _compare_controls(provider, "compare-tags-all", "", clicked=False) is dash.no_update
-    echo = _compare_controls(provider, "compare-jobs-ticks", "", job_rows={"ids": ["./a"]})
+    echo = _compare_controls(provider, "compare-jobs", "", job_rows=["./a"])
     assert compare.STATE.parse_search(echo).jobs == ["./a"]
-    every = {"ids": ["./a", "./b", "./c"]}
-    assert _compare_controls(provider, "compare-jobs-ticks", "", job_rows=every) is dash.no_update
+    every = ["./a", "./b", "./c"]
+    assert _compare_controls(provider, "compare-jobs", "", job_rows=every) is dash.no_update
 
 
 def test_eye_warning_and_colours(provider: DataProvider) -> None:

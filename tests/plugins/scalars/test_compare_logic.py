@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import dash
 import numpy as np
 from dash import no_update
 
@@ -61,40 +62,48 @@ def test_eye_click_toggles_the_url() -> None:
         assert eye_search(search, JOBS, report) is None
 
 
+def _eyes(options: list[dict]) -> list[tuple[str, bool, str | None]]:
+    """Each row's name, whether its eye is closed and its eye's colour."""
+    eyes = [(option["value"], option["label"][0]) for option in options]
+    return [
+        (name, "di-eye-closed" in eye.className, getattr(eye, "style", {}).get("color"))
+        for name, eye in eyes
+    ]
+
+
 def test_picker_eyes_update_rows_in_place() -> None:
     view = picker_view(JOBS, JOBS, "", "job", hidden=[])
-    assert view.row_data()[0] == {"name": "./a", "hidden": False}
+    assert _eyes(view.options())[0] == ("./a", False, None)
     closed = picker_view(JOBS, JOBS, "", "job", hidden=["./b"])
     outputs = picker_update(closed, view.key)
-    # Same rows and ticks: no new rows (the list keeps its scroll), a transaction for the eyes.
-    assert outputs[0] is not outputs[-1] and outputs[-1] == {"update": closed.row_data()}
-    assert outputs[-1]["update"][1] == {"name": "./b", "hidden": True}
-    assert picker_update(closed, closed.key)[-1] is picker_update(closed, closed.key)[0]
-    assert len(picker_update(picker_view(JOBS, JOBS, ""), None)) == 7  # no eyes: as before
+    # Same rows and ticks: the options with their eyes, not the ticks or the box.
+    assert _eyes(outputs[3])[1] == ("./b", True, None)
+    assert outputs[4] is outputs[5] is dash.no_update
+    assert picker_update(closed, closed.key)[3] is dash.no_update
+    assert len(picker_update(picker_view(JOBS, JOBS, ""), None)) == 6  # no eyes: as many
 
 
 def test_the_job_list_eyes_take_the_runs_colours() -> None:
     """#38 item 2: the eye of each run in the job list is drawn in the run's colour (the
-    list is the charts' legend, as TensorBoard's runs list); a new user colour is sent as a
-    row transaction (the list keeps its scroll position and ticks), a list without colours
-    is as before."""
+    list is the charts' legend, as TensorBoard's runs list); a new user colour is sent with
+    the options (the ticks and box are kept), a list without colours is as before."""
     plain = picker_view(JOBS, JOBS, "", "job", hidden=["./b"])
-    assert plain.row_data()[0] == {"name": "./a", "hidden": False}
+    assert _eyes(plain.options())[0] == ("./a", False, None)
     colours = {"./a": "#00a5a7", "./b": "#986000", "./c": "#2860f0"}
     painted = picker_view(JOBS, JOBS, "", "job", hidden=["./b"], colours=colours)
-    assert painted.row_data() == [
-        {"name": "./a", "hidden": False, "colour": "#00a5a7"},
-        {"name": "./b", "hidden": True, "colour": "#986000"},
-        {"name": "./c", "hidden": False, "colour": "#2860f0"},
+    assert _eyes(painted.options()) == [
+        ("./a", False, "#00a5a7"),
+        ("./b", True, None),  # a closed eye is grey
+        ("./c", False, "#2860f0"),
     ]
     assert painted.key[:2] == plain.key[:2]
     repainted = picker_view(
         JOBS, JOBS, "", "job", hidden=["./b"], colours={**colours, "./c": "#ff50a0"}
     )
     outputs = picker_update(repainted, painted.key)
-    assert outputs[0] is outputs[1] is outputs[-2]  # no new rows, ticks or scroll: no_update
-    assert outputs[-1] == {"update": repainted.row_data()}
-    assert picker_update(painted, painted.key)[-1] is outputs[0]  # the same: nothing sent
+    assert outputs[4] is outputs[5] is dash.no_update  # no new ticks or box
+    assert _eyes(outputs[3])[2] == ("./c", False, "#ff50a0")
+    assert picker_update(painted, painted.key)[3] is dash.no_update  # the same: nothing sent
 
 
 def test_eye_colours_are_the_lines_colours(tmp_path: Path) -> None:

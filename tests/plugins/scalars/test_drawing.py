@@ -15,7 +15,7 @@ from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
 from tests.browser import until
 from tests.conftest import console_errors
-from tests.pages import first_paint_handed_over, first_paint_probe, run_js
+from tests.pages import first_paint_handed_over, first_paint_probe, picker_rows, run_js
 
 TAGS = 24
 STEPS = 3000
@@ -123,7 +123,7 @@ def _settled(dash_duo) -> bool:
 def _on_screen_drawn(dash_duo) -> list[dict]:
     """The cards, once some are on screen (the picker's list filled: the grid's place is
     settled) and every one of those is drawn."""
-    until(lambda: len(dash_duo.find_elements("#scalar-tags .ag-row")) > 0, 60)
+    until(lambda: picker_rows(dash_duo, "scalar-tags")["rows"], 60)
     until(
         lambda: any(c["onScreen"] for c in _cards(dash_duo)),
         60,

@@ -17,7 +17,7 @@ from dash_insight.web.url_state import encode_tags
 from tests.browser import until
 from tests.conftest import console_errors
 from tests.large_jobs import write_many_jobs, write_wide_job
-from tests.pages import run_js, url_params
+from tests.pages import picker_row, picker_rows, run_js, url_params
 
 
 @pytest.fixture(scope="module")
@@ -51,23 +51,16 @@ def _text(dash_duo, selector: str) -> str:
     )
 
 
-def _picker(dash_duo, list_id: str) -> dict:
-    """What a picker's list shows: its height, the names of the rows in the page (the grid
-    draws only those near the view) and of the ticked ones."""
-    return run_js(
+def _picker(dash_duo, list_id: str) -> dict | None:
+    """What a picker's list shows: its box's height, the names of the rows in the page (a
+    list of 100 names or more draws only those near the view) and of the ticked ones."""
+    height = run_js(
         dash_duo,
-        """
-        const grid = document.getElementById(arguments[0]);
-        if (!grid) return null;
-        const rows = Array.from(grid.querySelectorAll('.ag-center-cols-container .ag-row'));
-        const name = r => r.querySelector('[col-id="name"]').textContent;
-        return {height: grid.getBoundingClientRect().height,
-                rows: rows.sort((a, b) => a.getAttribute('row-index') - b.getAttribute('row-index'))
-                          .map(name),
-                ticked: rows.filter(r => r.classList.contains('ag-row-selected')).map(name)};
-    """,
+        "const box = document.getElementById(arguments[0] + '-box');"
+        "return box && box.getBoundingClientRect().height;",
         list_id,
     )
+    return None if height is None else {"height": height, **picker_rows(dash_duo, list_id)}
 
 
 def _titles(dash_duo) -> list[str]:
@@ -133,7 +126,7 @@ def test_400_tags_picker_filter_and_keyboard(dash_duo, long_app) -> None:
     assert url_params(dash_duo)["filter"] == "3[0-9]$"
 
     # A click unticks a row; the keyboard moves down and space unticks the next one.
-    _click(dash_duo, '#scalar-tags .ag-row[row-index="0"] [col-id="name"]')
+    _click(dash_duo, picker_row("scalar-tags", "tag_030"))
     until(lambda: _text(dash_duo, "#scalar-total") == "39 of 400 tags", 20)
     focused = run_js(dash_duo, "return document.activeElement;")
     focused.send_keys("\ue015")  # arrow down

@@ -31,7 +31,7 @@ from dash_insight.web.components.tag_select import filter_tags
 from dash_insight.web.url_state import encode_tags, parse_search
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
-from tests.pages import MARGINS_ADDED, run_js
+from tests.pages import MARGINS_ADDED, picker_row, picker_rows, run_js
 
 # --- algorithms ---------------------------------------------------------------------------------
 
@@ -467,7 +467,7 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     np.testing.assert_allclose(figures["loss"]["data"][1]["y"], drawn)  # unsmoothed
 
     # Unselect a tag: its chart goes, the URL says so.
-    _click(dash_duo, '#scalar-tags .ag-row[row-id="lr"] [col-id="name"]')
+    _click(dash_duo, picker_row("scalar-tags", "lr"))
     _wait_charts(dash_duo, 9)
     assert "tags=" in dash_duo.driver.current_url and "lr" not in _figures(dash_duo)
     _click(dash_duo, "#scalar-tags-all")
@@ -476,7 +476,7 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     # Regex filter: the charts of the matching tags; "None" unselects only what is shown,
     # clearing the filter shows the others again.
     _set_input(dash_duo, "#scalar-tags-filter", "^metrics/")
-    until(lambda: len(dash_duo.find_elements("#scalar-tags .ag-row")) == 4, 10)
+    until(lambda: len(picker_rows(dash_duo, "scalar-tags")["rows"]) == 4, 10)
     _wait_charts(dash_duo, 4)
     _click(dash_duo, "#scalar-tags-none")
     dash_duo.wait_for_contains_text("#scalar-grid", "No tag selected")
@@ -612,7 +612,7 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     names = {t["name"] for t in figures["loss/auto"]["data"]}
     assert names == {"./lenet_sc", "./lenet_lr0.01_bs32"}
     # Add a third job from the checklist: its line appears in the same chart.
-    _click(dash_duo, '#compare-jobs .ag-row[row-id="./lenet_lr0.05_bs64"] [col-id="name"]')
+    _click(dash_duo, picker_row("compare-jobs", "./lenet_lr0.05_bs64"))
     _show_chart(dash_duo, "loss/auto")  # a chart is brought up to date when on screen
     until(lambda: len({t["name"] for t in _figures(dash_duo)["loss/auto"]["data"]}) == 3, 10)
     _click(dash_duo, '.di-axis input[value="absolute"]')
@@ -736,7 +736,7 @@ const row = cards.filter(card => Math.abs(card.getBoundingClientRect().top - top
 return {bottoms: row.map(card => card.querySelector('.di-graph-slot')
                                       .getBoundingClientRect().bottom),
         plot: plot.getBoundingClientRect().bottom, window: window.innerHeight,
-        scrolled: window.scrollY, jobs: document.querySelectorAll('#compare-jobs .ag-row').length};
+        scrolled: window.scrollY, jobs: document.querySelectorAll('#compare-jobs label').length};
 """
 
 

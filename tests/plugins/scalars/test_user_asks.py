@@ -215,9 +215,14 @@ def _eye(dash_duo, run: str) -> dict | None:
                                            + '"]');
         if (!eye) return null;
         return {closed: eye.classList.contains('di-eye-closed'),
-                ticked: eye.closest('.ag-row').classList.contains('ag-row-selected')};""",
+                ticked: eye.closest('label').querySelector('input').checked};""",
         run,
     )
+
+
+def _row(run: str) -> str:
+    """The CSS selector of ``run``'s row in the comparison's job list."""
+    return f'#compare-jobs label:has(.di-eye[data-run="{run}"])'
 
 
 def _runs_drawn(dash_duo) -> list[str] | None:
@@ -277,19 +282,16 @@ def test_hide_a_run_everywhere_and_download_what_is_shown(dash_duo, asks_app) ->
         ("./r2", "loss"),
     ]
 
-    # Open the eye again from the keyboard (its cell focused, as the arrow keys reach it, then
-    # Enter): the run is back, without a trace of it in the URL, and the row stays ticked.
+    # Open the eye again from the keyboard (Tab from the row's checkbox, as the arrow keys
+    # reach it, then Enter): the run is back, without a trace of it in the URL, and the row
+    # stays ticked.
     eye = dash_duo.find_element('#compare-jobs .di-eye[data-run="./r1"]')
     assert (eye.tag_name, eye.get_attribute("aria-pressed")) == ("button", "true")
-    run_js(
-        dash_duo,
-        """
-        const api = dash_ag_grid.getApi('compare-jobs');
-        api.setFocusedCell(api.getRowNode('./r1').rowIndex, 'hidden');""",
-    )
+    run_js(dash_duo, "document.querySelector(arguments[0] + ' input').focus();", _row("./r1"))
+    dash_duo.driver.switch_to.active_element.send_keys(Keys.TAB)
     until(
         lambda: (
-            run_js(dash_duo, "return document.activeElement.getAttribute('col-id');") == "hidden"
+            run_js(dash_duo, "return document.activeElement.getAttribute('data-run');") == "./r1"
         ),
         10,
     )

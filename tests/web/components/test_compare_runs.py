@@ -125,8 +125,8 @@ def test_run_picker_callbacks_as_plain_functions() -> None:
     assert runs.picker_to_url("tab-jobs-none", False, None, None, None, "", "") is dash.no_update
     unticked = runs.picker_to_url("tab-jobs-none", True, None, None, 1, "", "")
     assert run_selection(STATE.parse_search(unticked), JOBS).selected == []
-    echo = [{"name": name} for name in JOBS[:DEFAULT_RUNS]]
-    assert runs.picker_to_url("tab-jobs-ticks", True, echo, None, None, "", "") is dash.no_update
+    echo = JOBS[:DEFAULT_RUNS]
+    assert runs.picker_to_url("tab-jobs", True, echo, None, None, "", "") is dash.no_update
     eye = {"value": {"run": "./j2", "hidden": True}}
     assert parse_search(runs.eye_clicked(eye, ""))["hidden"] == "./j2"
     assert runs.eye_clicked({"value": {"run": "./nope"}}, "") is dash.no_update

@@ -3,19 +3,20 @@ picker, and pickers in the browser (a page's tags; 10,000 names)."""
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import dash
 from dash import Output, State, ctx, dcc, html
+from plotly.utils import PlotlyJSONEncoder
+from selenium.webdriver.common.keys import Keys
 
-from dash_insight.web.application import assets_folder, dash_assets
+from dash_insight.web.application import dash_assets
 from dash_insight.web.components import tag_select as ts
 from dash_insight.web.url_state import Tags, Text, TypedUrlState, encode_tags
 from tests.browser import until
 from tests.conftest import console_errors
-from tests.pages import find, run_js, text, url_params
+from tests.pages import find, picker_rows, run_js, text, tick_name, url_params
 
 
 def test_filter_and_visible_tags() -> None:
@@ -85,8 +86,9 @@ def test_pick_keeps_hidden_names() -> None:
     assert ts.picker_action("x", "x") == "list"
     assert ts.picker_action("x-filter", "x") is None
     assert ts.picker_action({"type": "chart-axis"}, "x") is None
-    assert ts.checked_names([{"name": "a"}, {"name": "b"}]) == ["a", "b"]
-    assert ts.checked_names({"ids": ["c"]}) == ["c"] and ts.checked_names(None) == []
+    assert ts.checked_names(["a", "b"]) == ["a", "b"]
+    assert ts.checked_names(None) == [] and ts.checked_names(["c", 3]) == ["c"]
+    assert ts.checked_names({"ids": ["c"]}) == ts.checked_names("c") == []
     # The list reporting the ticks the URL gave it is no user change.
     assert ts.echoed("x", "x", ["c", "d"], names, None, "[cd]")
     assert not ts.echoed("x", "x", ["c"], names, None, "[cd]")
@@ -107,93 +109,92 @@ def test_picker_view_counts_and_sends_only_changes() -> None:
     assert ts.count_text(["a"], ["a"], "") == "1 of 1 tag selected"
     # What the list shows is sent only when it changed: rows and ticks, ticks alone, nothing.
     first = ts.picker_update(view, None)
-    assert first[0] == [{"name": n} for n in view.rows] and first[1] == {"ids": ["t3"]}
-    assert first[4] == {"height": f"{ts.picker_height(4)}px"} and first[5] == view.key
+    assert first[3] == [{"label": n, "value": n, "title": n} for n in view.rows]
+    assert first[4] == ["t3"] and first[5] == {"height": f"{ts.picker_height(4)}px"}
+    assert first[2] == view.key
     other_ticks = ts.picker_view(names, ["t13"], "3$", noun="job")
     update = ts.picker_update(other_ticks, view.key)
-    assert update[0] is dash.no_update and update[1] == {"ids": ["t13"]}
+    assert update[3] is dash.no_update and update[4] == ["t13"] and update[5] is dash.no_update
     same = ts.picker_update(view, view.key)
-    assert same[0] is dash.no_update and same[1] is dash.no_update and same[5] is dash.no_update
-    assert same[2] == view.summary  # the count is always written (cheap)
-    assert first[6] == {"rowIndex": 0, "rowPosition": "top"} and update[6] is dash.no_update
+    assert same[2] is dash.no_update and same[3] is dash.no_update and same[4] is dash.no_update
+    assert same[0] == view.summary  # the count is always written (cheap)
     assert (
         ts.picker_height(0) == ts.picker_height(2) < ts.picker_height(8) == ts.picker_height(10_000)
     )
 
 
-def test_what_is_sent_to_the_list() -> None:
-    """register_picker sends the grid's props that changed (to the grid, or to its holder's
-    spec before it is mounted) with the key of what the list then shows; nothing when none
-    changed."""
+def test_eyes_are_sent_when_only_they_change() -> None:
+    """A list with eyes: its options (with their eyes) are sent again when only the eyes
+    changed, its ticks and height not."""
     names = [f"t{i}" for i in range(40)]
-    view = ts.picker_view(names, None, "3$")
-    first = ts.sent_to_grid(ts.picker_update(view, None), view.key)
-    assert first == {
-        "rowData": [{"name": n} for n in view.rows],
-        "selectedRows": {"ids": view.rows},
-        "style": {"height": f"{ts.picker_height(4)}px"},
-        "scrollTo": {"rowIndex": 0, "rowPosition": "top"},
-        "key": view.key,
-    }
-    ticks = ts.picker_view(names, ["t13"], "3$")
-    assert ts.sent_to_grid(ts.picker_update(ticks, view.key), ticks.key) == {
-        "selectedRows": {"ids": ["t13"]},
-        "key": ticks.key,
-    }
-    assert ts.sent_to_grid(ts.picker_update(view, view.key), view.key) is dash.no_update
-    # With eyes: only the eyes changed, a row transaction.
     eyes = ts.picker_view(names, None, "3$", hidden=[])
     closed = ts.picker_view(names, None, "3$", hidden=["t13"])
-    sent = ts.sent_to_grid(ts.picker_update(closed, eyes.key), closed.key)
-    assert sent == {"rowTransaction": {"update": closed.row_data()}, "key": closed.key}
+    update = ts.picker_update(closed, eyes.key)
+    assert _plain(update[3]) == _plain(closed.options()) != _plain(eyes.options())
+    assert update[4] is dash.no_update and update[5] is dash.no_update
+    assert ts.picker_update(closed, closed.key)[3] is dash.no_update
+
+
+def _plain(options: list[dict]) -> object:
+    """Options as the browser gets them (components compare by identity)."""
+    return json.loads(json.dumps(options, cls=PlotlyJSONEncoder))
+
+
+def _eye(option: dict) -> html.Button:
+    return option["label"][0]
 
 
 def test_picker_follows_the_url_as_a_plain_function() -> None:
-    """register_picker's callback without Dash: count, filter error, key and what goes to the
-    grid; nothing sent again for the key on screen; the eyes' colours come from the store."""
+    """register_picker's callback without Dash: count, filter error, key, the list's options,
+    ticks and box; nothing sent again for the key on screen; the eyes' colours come from the
+    store."""
     names = ["a", "b", "c"]
     source = ts.PickerSource(lambda search: (names, ["b"] if search else None, "("))
-    count, error, key, sent = source.follow_url("", 0, None, None)
-    assert "3" in str(count) and error and sent["selectedRows"] == {"ids": names}
-    assert source.follow_url("", 1, None, key)[3] is dash.no_update
-    assert source.follow_url("?x", 1, None, key)[3]["selectedRows"] == {"ids": ["b"]}
-    assert source.follow_url("", 0, None, "junk")[3]["rowData"]  # a hostile key: all sent
+    count, error, key, options, ticks, _box = source.follow_url("", 0, None, None)
+    assert "3" in str(count) and error and ticks == names and len(options) == 3
+    assert source.follow_url("", 1, None, key)[4] is dash.no_update
+    assert source.follow_url("?x", 1, None, key)[4] == ["b"]
+    assert source.follow_url("", 0, None, "junk")[3]  # a hostile key: all sent
     painted = ts.PickerSource(
         lambda _search: (names, None, ""),
         noun="job",
         read_hidden=lambda _search: ["c"],
         read_colours=lambda _search, overrides: dict.fromkeys(names, overrides["a"]),
     )
-    rows = painted.follow_url("", 0, None, {"a": "#123456"}, None)[3]["rowData"]
-    assert rows[2] == {"name": "c", "hidden": True, "colour": "#123456"}
+    options = painted.follow_url("", 0, None, {"a": "#123456"}, None)[3]
+    assert [o["value"] for o in options] == names
+    assert _eye(options[0]).style == {"color": "#123456"}
+    closed = _eye(options[2])
+    assert "di-eye-closed" in closed.className and not hasattr(closed, "style")
+    assert getattr(closed, "data-run") == "c" and getattr(closed, "aria-pressed") == "true"
 
 
 def test_picker_component() -> None:
     row = ts.picker("p-tags", "Tag Selection", ["a", "b,c"], ["a"], "a", extra=["!"])
-    grid = find(row, "p-tags")
-    assert grid.rowData == [{"name": "a"}] and grid.selectedRows == {"ids": ["a"]}
-    assert grid.getRowId == "params.data.name"
-    assert grid.dashGridOptions["rowSelection"]["mode"] == "multiRow"
+    checklist = find(row, "p-tags")
+    assert checklist.options == [{"label": "a", "value": "a", "title": "a"}]
+    assert checklist.value == ["a"]
     assert find(row, "p-tags-count").children == "1 of 2 tags selected, 1 match"
     assert find(row, "p-tags-filter").value == "a"
     assert find(row, "p-tags-filter").placeholder == "Filter tags (regular expression)"
     assert text(row).startswith("Tag Selection All None")
+    assert text(row).endswith("No tag matches the filter.")  # shown when the list is empty
     assert find(row, "p-tags-all") is not None and find(row, "p-tags-none") is not None
-    assert getattr(find(row, "p-tags-sent"), "data", None) is None  # nothing sent yet
-    assert find(row, "p-tags-holder") is not None  # where the grid's spec waits
-    assert [i.component_id for i in ts.picker_inputs("p-tags")] == [
-        "p-tags-ticks",
-        "p-tags-all",
-        "p-tags-none",
-        "p-tags-filter",
+    assert find(row, "p-tags-box").style == {"height": f"{ts.picker_height(1)}px"}
+    assert find(row, "p-tags-eye") is None  # no eyes
+    assert [(i.component_id, i.component_property) for i in ts.picker_inputs("p-tags")] == [
+        ("p-tags", "value"),
+        ("p-tags-all", "n_clicks"),
+        ("p-tags-none", "n_clicks"),
+        ("p-tags-filter", "value"),
     ]
-    assert (
-        ts.picker_action("p-tags-ticks", "p-tags") == ts.picker_action("p-tags", "p-tags") == "list"
-    )
-    assert ts.page_after("p-tags-ticks", "p", 3) == (1, False)
-    jobs = ts.picker("x-jobs", "Job Selection", ["j"], None, noun="job")
-    assert find(jobs, "x-jobs").columnDefs[0]["headerName"] == "Jobs"
+    assert ts.picker_action("p-tags", "p-tags") == "list"
+    assert ts.picker_action("p-tags-ticks", "p-tags") is None
+    assert ts.page_after("p-tags", "p", 3) == (1, False)
+    jobs = ts.picker("x-jobs", "Job Selection", ["j"], None, noun="job", hidden=["j"])
     assert find(jobs, "x-jobs-filter").placeholder == "Filter jobs (regular expression)"
+    assert find(jobs, "x-jobs-eye") is not None
+    assert text(jobs).endswith("No job matches the filter.")
 
 
 def test_pager_component() -> None:
@@ -203,41 +204,6 @@ def test_pager_component() -> None:
     filled_later = ts.pager("q")
     assert text(filled_later) == "‹ ›" and not getattr(
         find(filled_later, "q-next"), "disabled", False
-    )
-
-
-def test_the_pickers_browser_functions_exist() -> None:
-    """Every ClientsideFunction register_picker names is defined in ``assets/pickers.js`` (a
-    typo would only show as a console error)."""
-    app = dash.Dash(__name__, suppress_callback_exceptions=True)
-    ts.register_picker(app, "p-tags", lambda search: ([], None, ""), read_hidden=lambda search: [])
-    named = {
-        (c["clientside_function"]["namespace"], c["clientside_function"]["function_name"])
-        for c in app._callback_list
-        if c.get("clientside_function")
-    }
-    assert named == {("pickers", "toGrid"), ("pickers", "toHolder"), ("pickers", "ticks")}
-    script = (Path(assets_folder()) / "pickers.js").read_text()
-    for _namespace, name in named:
-        assert re.search(rf"\b{name}\(", script), name
-
-
-def _picker_rows(dash_duo, list_id: str) -> dict:
-    """The rows of a picker's list in the page (the grid draws only those near the view) and
-    the ticked ones among them."""
-    return run_js(
-        dash_duo,
-        """
-        const rows = Array.from(document.querySelectorAll(
-            '#' + arguments[0] + ' .ag-center-cols-container .ag-row'));
-        rows.sort((a, b) => a.getAttribute('row-index') - b.getAttribute('row-index'));
-        const cell = r => r.querySelector('[col-id="name"]');
-        const named = rows.filter(cell);  // a row the grid is drawing has no cells yet
-        const name = r => cell(r).textContent;
-        return {rows: named.map(name),
-                ticked: named.filter(r => r.classList.contains('ag-row-selected')).map(name)};
-    """,
-        list_id,
     )
 
 
@@ -254,13 +220,12 @@ def test_all_none_and_one_tag_in_the_browser(dash_duo, corpus_app) -> None:
     dash_duo.find_element("#hist-tags-none").click()
     dash_duo.wait_for_contains_text("#hist-cards", "No tag selected")
     assert url_params(dash_duo)["tags"] == ","
-    until(lambda: _picker_rows(dash_duo, "hist-tags")["ticked"] == [], 10)
+    until(lambda: picker_rows(dash_duo, "hist-tags")["ticked"] == [], 10)
     dash_duo.find_element("#hist-tags-all").click()
     until(lambda: run_js(dash_duo, HIST_CARDS) == 8, 15)
     assert "tags" not in url_params(dash_duo)
-    until(lambda: len(_picker_rows(dash_duo, "hist-tags")["ticked"]) == 8, 10)
-    row = _picker_rows(dash_duo, "hist-tags")["rows"].index("fc1.bias/auto")
-    dash_duo.find_element(f'#hist-tags .ag-row[row-index="{row}"] [col-id="name"]').click()
+    until(lambda: len(picker_rows(dash_duo, "hist-tags")["ticked"]) == 8, 10)
+    tick_name(dash_duo, "hist-tags", "fc1.bias/auto")
     until(lambda: run_js(dash_duo, HIST_CARDS) == 7, 15)
     assert "fc1.bias/auto" not in url_params(dash_duo)["tags"].split(",")
     assert dash_duo.find_element("#hist-tags-count").text == "7 of 8 tags selected"
@@ -314,13 +279,28 @@ def _ten_thousand_app() -> dash.Dash:
     return app
 
 
+def _scroll_to_end(dash_duo, list_id: str) -> list[str]:
+    """Scrolls a picker's virtualised list to its end; the rows it then draws."""
+    run_js(
+        dash_duo,
+        "const list = document.querySelector('#' + arguments[0] + "
+        "' .dash-options-list-virtualized'); list.scrollTop = list.scrollHeight;",
+        list_id,
+    )
+    return picker_rows(dash_duo, list_id)["rows"]
+
+
+def _focused(dash_duo) -> str | None:
+    """The name of the picker row whose checkbox has the focus."""
+    return run_js(dash_duo, "return document.activeElement.value || null;")
+
+
 def test_a_picker_of_10000_names(dash_duo) -> None:
     """Scrolls to its end, filters, selects all matching, takes the keyboard."""
     dash_duo.start_server(_ten_thousand_app())
-    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][:2] == ["name00000", "name00001"], 20)
-    assert len(_picker_rows(dash_duo, "p-tags")["rows"]) < 60  # virtualised
-    run_js(dash_duo, "dash_ag_grid.getApi('p-tags').ensureIndexVisible(9999, 'bottom');")
-    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][-1:] == ["name09999"], 10)
+    until(lambda: picker_rows(dash_duo, "p-tags")["rows"][:2] == ["name00000", "name00001"], 20)
+    assert len(picker_rows(dash_duo, "p-tags")["rows"]) < 60  # virtualised
+    until(lambda: _scroll_to_end(dash_duo, "p-tags")[-1:] == ["name09999"], 10)
 
     search = dash_duo.find_element("#p-tags-filter")
     search.send_keys("^name099\ue007")
@@ -330,7 +310,7 @@ def test_a_picker_of_10000_names(dash_duo) -> None:
         ),
         10,
     )
-    until(lambda: _picker_rows(dash_duo, "p-tags")["rows"][:1] == ["name09900"], 10)
+    until(lambda: picker_rows(dash_duo, "p-tags")["rows"][:1] == ["name09900"], 10)
     dash_duo.find_element("#p-tags-all").click()
     until(
         lambda: (
@@ -340,18 +320,28 @@ def test_a_picker_of_10000_names(dash_duo) -> None:
     )
     until(
         lambda: (
-            len(_picker_rows(dash_duo, "p-tags")["ticked"])
-            == len(_picker_rows(dash_duo, "p-tags")["rows"])
+            len(picker_rows(dash_duo, "p-tags")["ticked"])
+            == len(picker_rows(dash_duo, "p-tags")["rows"])
             > 5
         ),
         10,
     )
 
-    dash_duo.find_element('#p-tags .ag-row[row-index="0"] [col-id="name"]').click()
+    tick_name(dash_duo, "p-tags", "name09900")
     until(lambda: dash_duo.find_element("#p-tags-count").text.startswith("99 of"), 10)
-    run_js(dash_duo, "return document.activeElement;").send_keys("\ue015")  # arrow down
+    # The keyboard: Tab from the filter reaches the list's first row, an arrow the next, Space
+    # ticks; the arrows go on past the rows drawn.
+    search.send_keys(Keys.TAB)
+    until(lambda: _focused(dash_duo) == "name09900", 5)
+    run_js(dash_duo, "return document.activeElement;").send_keys(Keys.ARROW_DOWN)
+    until(lambda: _focused(dash_duo) == "name09901", 5)
     run_js(dash_duo, "return document.activeElement;").send_keys(" ")
     until(lambda: dash_duo.find_element("#p-tags-count").text.startswith("98 of"), 10)
+    for _ in range(30):
+        run_js(dash_duo, "return document.activeElement;").send_keys(Keys.ARROW_DOWN)
+    until(lambda: _focused(dash_duo) == "name09931", 5)
+    run_js(dash_duo, "return document.activeElement;").send_keys(Keys.ARROW_UP)
+    until(lambda: _focused(dash_duo) == "name09930", 5)
     assert "name09900" not in url_params(dash_duo)["tags"]
     assert "name09901" not in url_params(dash_duo)["tags"]
     assert console_errors(dash_duo) == []

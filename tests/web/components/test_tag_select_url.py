@@ -1,11 +1,7 @@
-"""A picker whose grid is not mounted yet follows the URL (issue 17): its grid arrives after the
-charts on screen are drawn (web/components/deferred.py), and a URL change, a back navigation or
-a click of "Refresh" in the meantime must neither fail in the browser nor leave the grid, once
-mounted, with the rows and ticks of the first URL.
-
-The page here holds its grid back until the test lets it go: a chart card on screen whose chart
-is "drawn" only when the test says so (``assets/deferred.js`` waits for it), and a holder whose
-``data-wait-ms`` (the product's own longest wait) is longer than any test."""
+"""A picker follows the URL (issue 17): a URL change by another control, a back navigation,
+a click of "Refresh" set its rows, ticks and eyes, with no browser error, and its own ticks
+set from the URL are no user change (the URL stays as it is). The page's list loads the
+names the layout gives it: its first report calls the server for nothing."""
 
 from __future__ import annotations
 
@@ -19,31 +15,31 @@ from dash.testing.errors import TestingTimeoutError as WaitTimedOut
 
 from dash_insight.web.application import dash_assets
 from dash_insight.web.components import tag_select as ts
+from dash_insight.web.components.compare_runs import eye_search
 from dash_insight.web.url_state import Tags, Text, TypedUrlState, encode_tags
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
-from tests.pages import find, run_js, url_params
+from tests.pages import run_js, tick_name, url_params
 
-#: What the grid holds once mounted: its rows (every one, in order: the grid's model, not the
-#: rows it draws), the ticked names and the names whose eye is closed. Null before it is set up.
-GRID_MODEL = """
-const api = window.dash_ag_grid && window.dash_ag_grid.getApi
-    && document.getElementById(arguments[0]) && window.dash_ag_grid.getApi(arguments[0]);
-if (!api) return null;
-const rows = [], hidden = [];
-api.forEachNode(node => {
-  rows.push(node.data.name);
-  if (node.data.hidden) hidden.push(node.data.name);
-});
-return {rows, ticked: api.getSelectedRows().map(row => row.name).sort(), hidden};
+#: What the list shows (fewer than 100 names: every row is drawn): its rows in order, the
+#: ticked names and the names whose eye is closed. Null before it is drawn.
+LIST_MODEL = """
+const list = document.getElementById(arguments[0]);
+if (!list) return null;
+const rows = Array.from(list.querySelectorAll('label[data-option-index]'))
+  .filter(r => Number(r.getAttribute('data-option-index')) >= 0);
+const name = r => r.querySelector('input').value;
+return {rows: rows.map(name),
+        ticked: rows.filter(r => r.querySelector('input').checked).map(name).sort(),
+        hidden: rows.filter(r => r.querySelector('.di-eye-closed')).map(name)};
 """
 
-#: The fake chart card's chart is drawn: what ``assets/deferred.js`` waits for.
-DRAW_CHART = """
-const plot = document.createElement('div');
-plot.className = 'js-plotly-plot';
-plot._fullLayout = {};
-document.getElementById('fake-card').appendChild(plot);
+
+#: Whether the "no match" line of the list is inside its box (not cut off below it).
+EMPTY_SHOWN = """
+const box = document.getElementById('p-tags-box').getBoundingClientRect();
+const line = document.querySelector('#p-tags-box .di-picker-empty').getBoundingClientRect();
+return line.height > 0 && line.top >= box.top && line.bottom <= box.bottom;
 """
 
 
@@ -61,15 +57,13 @@ STATE = TypedUrlState(HeldUrl, tags=Tags("tags"), filter=Text("filter"), hidden=
 
 def _held_app(names: list[str], ticks_calls: list[Any] | None = None) -> dash.Dash:
     """A page with a picker (eyes included) wired as the real pages wire it (``tags``,
-    ``filter``, ``hidden`` in the URL; absent ``tags``: all), a button ``#go`` that rewrites
-    ``url.search`` to its ``data-search``, and a chart card on screen never drawn by itself.
+    ``filter``, ``hidden`` in the URL; absent ``tags``: all) and a button ``#go`` that rewrites
+    ``url.search`` to the text of ``#go-search``.
     ``names``: the picker's names, read again on every refresh (a test may add to it);
     ``ticks_calls``: gets the ticks of each call of the page's callback the list's ticks
     fired."""
     app = dash.Dash(__name__, **dash_assets(), suppress_callback_exceptions=True)
     row = ts.picker("p-tags", "Names", names, None, "", noun="name", hidden=[])
-    # The grid waits for the chart card only: the product's longest wait is out of the way.
-    setattr(find(row, "p-tags-holder"), "data-wait-ms", str(3_600_000))
     app.layout = html.Div(
         [
             dcc.Location(id="url", refresh=False, pathname="/", search=""),
@@ -77,7 +71,6 @@ def _held_app(names: list[str], ticks_calls: list[Any] | None = None) -> dash.Da
             html.Button("Refresh", id="refresh-now"),
             dcc.Input(id="go-search", value=""),
             html.Button("Go", id="go"),
-            html.Div(id="fake-card", className="di-chart-card", style={"height": "60px"}),
             row,
         ]
     )
@@ -90,6 +83,15 @@ def _held_app(names: list[str], ticks_calls: list[Any] | None = None) -> dash.Da
         return STATE.parse_search(search).hidden or []
 
     ts.register_picker(app, "p-tags", read, noun="name", read_hidden=read_hidden)
+
+    @app.callback(
+        Output("url", "search", allow_duplicate=True),
+        Input("p-tags-eye", "data"),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )
+    def eye(report: Any, search: str | None) -> object:
+        return eye_search(search, names, report) or dash.no_update
 
     @app.callback(
         Output("url", "search", allow_duplicate=True),
@@ -111,7 +113,7 @@ def _held_app(names: list[str], ticks_calls: list[Any] | None = None) -> dash.Da
     ) -> object:
         if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
             return dash.no_update
-        if ticks_calls is not None and ctx.triggered_id == "p-tags-ticks":
+        if ticks_calls is not None and ctx.triggered_id == "p-tags":
             ticks_calls.append(ts.checked_names(rows))
         shown, selected, old_pattern = read(search)
         if ts.echoed(
@@ -174,48 +176,21 @@ def _wait_for_count(dash_duo: Any, text: str) -> None:
         ) from None
 
 
-def _not_mounted(dash_duo: Any) -> bool:
-    return bool(
-        run_js(
-            dash_duo,
-            "return !document.getElementById('p-tags') && "
-            "!!document.getElementById('p-tags-holder')",
-        )
-    )
-
-
-def _mount_and_read(dash_duo: Any) -> dict[str, Any]:
-    """Let the grid come (the chart is drawn), then what it holds once its rows arrived."""
+def _shown(dash_duo: Any) -> dict[str, Any]:
+    """What the list shows, once the page's callbacks are done."""
     wait_idle(dash_duo)
-    assert _not_mounted(dash_duo)  # the whole change happened before the grid existed
-    run_js(dash_duo, DRAW_CHART)
-    until(lambda: (run_js(dash_duo, GRID_MODEL, "p-tags") or {}).get("rows"))
-    wait_idle(dash_duo)
-    # Once the grid has everything, its holder no longer carries its spec.
-    until(
-        lambda: (
-            run_js(
-                dash_duo,
-                "return document.getElementById('p-tags-holder').getAttribute('data-component')",
-            )
-            is None
-        )
-    )
-    return dict(run_js(dash_duo, GRID_MODEL, "p-tags"))
+    return dict(run_js(dash_duo, LIST_MODEL, "p-tags") or {})
 
 
 NAMES = [f"name{i:02d}" for i in range(30)]
 
 
 @pytest.mark.parametrize("way", ["control", "back"])
-def test_a_url_change_before_the_grid_is_mounted(dash_duo: Any, way: str) -> None:
-    """The grid mounts with the rows, ticks and eyes of the URL at that time (a control's
-    change, or back to an earlier URL), not of the first one, with no browser error; the
-    grid's echo of its ticks leaves the URL as it is."""
+def test_a_url_change(dash_duo: Any, way: str) -> None:
+    """The list shows the rows, ticks and eyes of the URL (a control's change, or back to an
+    earlier URL), with no browser error; its echo of the ticks leaves the URL as it is."""
     dash_duo.start_server(_held_app(list(NAMES)))
     _wait_for_count(dash_duo, "30 of 30 names selected")
-    wait_idle(dash_duo)
-    assert _not_mounted(dash_duo)
     wanted = "?" + "&".join(
         [
             f"tags={encode_tags(['name01', 'name11', 'name02'])}",
@@ -230,41 +205,41 @@ def test_a_url_change_before_the_grid_is_mounted(dash_duo: Any, way: str) -> Non
         run_js(dash_duo, "history.back();")
         until(lambda: dash_duo.driver.execute_script("return location.search") == wanted)
     _wait_for_count(dash_duo, "3 of 30 names selected, 3 match")
-
-    grid = _mount_and_read(dash_duo)
-    assert grid == {
+    assert _shown(dash_duo) == {
         "rows": ["name01", "name11", "name21"],
         "ticked": ["name01", "name11"],
         "hidden": ["name11"],
     }
     assert dash_duo.driver.execute_script("return location.search") == wanted
     assert console_errors(dash_duo) == []
-
-    # Mounted, the grid gets what the URL says from then on: a new filter's rows and ticks.
+    # A new filter's rows and ticks.
     filter_box = dash_duo.find_element("#p-tags-filter")
     filter_box.send_keys("\ue009a")  # ctrl-a
     filter_box.send_keys("^name0\ue007")
-    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["rows"] == NAMES[:10])
-    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["ticked"] == ["name01", "name02"])
+    until(lambda: run_js(dash_duo, LIST_MODEL, "p-tags")["rows"] == NAMES[:10])
+    until(lambda: run_js(dash_duo, LIST_MODEL, "p-tags")["ticked"] == ["name01", "name02"])
     assert _count(dash_duo) == "3 of 30 names selected, 10 match"
     assert console_errors(dash_duo) == []
 
 
-def test_only_the_eyes_change_before_the_grid_is_mounted(dash_duo: Any) -> None:
-    """A URL that closes an eye and nothing else (the callback sends a row transaction, not
-    rows): the mounted grid has the eye closed."""
+def test_only_the_eyes_change(dash_duo: Any) -> None:
+    """A URL that closes eyes and nothing else: the list shows them closed, its rows and
+    ticks as they were; a click on an eye opens it again (the URL's ``hidden``) without
+    unticking its row."""
     dash_duo.start_server(_held_app(list(NAMES)))
     _wait_for_count(dash_duo, "30 of 30 names selected")
     _go(dash_duo, f"?hidden={encode_tags(['name03', 'name29'])}")
-    wait_idle(dash_duo)
-    grid = _mount_and_read(dash_duo)
-    assert grid["rows"] == NAMES and grid["ticked"] == NAMES
-    assert grid["hidden"] == ["name03", "name29"]
+    until(lambda: run_js(dash_duo, LIST_MODEL, "p-tags")["hidden"] == ["name03", "name29"])
+    shown = _shown(dash_duo)
+    assert shown["rows"] == NAMES and shown["ticked"] == NAMES
+    dash_duo.find_element('#p-tags .di-eye[data-run="name03"]').click()
+    until(lambda: run_js(dash_duo, LIST_MODEL, "p-tags")["hidden"] == ["name29"])
+    assert _shown(dash_duo)["ticked"] == NAMES and "tags" not in url_params(dash_duo)
     assert console_errors(dash_duo) == []
 
 
-def test_refresh_before_the_grid_is_mounted(dash_duo: Any) -> None:
-    """A click of "Refresh" after a new name arrived: the mounted grid lists it."""
+def test_refresh(dash_duo: Any) -> None:
+    """A click of "Refresh" after a new name arrived: the list shows it."""
     names = list(NAMES)
     dash_duo.start_server(_held_app(names))
     _wait_for_count(dash_duo, "30 of 30 names selected")
@@ -272,16 +247,14 @@ def test_refresh_before_the_grid_is_mounted(dash_duo: Any) -> None:
     names.append("name30")  # the job got a new tag
     dash_duo.find_element("#refresh-now").click()
     _wait_for_count(dash_duo, "31 of 31 names selected")
-    grid = _mount_and_read(dash_duo)
-    assert grid["rows"] == [*NAMES, "name30"] and grid["ticked"] == sorted([*NAMES, "name30"])
+    shown = _shown(dash_duo)
+    assert shown["rows"] == [*NAMES, "name30"] and shown["ticked"] == sorted([*NAMES, "name30"])
     assert url_params(dash_duo) == {}
     assert console_errors(dash_duo) == []
 
 
-def test_the_pickers_own_controls_before_the_grid_is_mounted(dash_duo: Any) -> None:
-    """The filter and None, used before the grid exists: they write the URL (the page's
-    "controls -> URL" callback listens to the grid's ticks too, through ``-ticks``) with no
-    browser error, and the grid mounts with what they chose."""
+def test_the_pickers_own_controls(dash_duo: Any) -> None:
+    """The filter and None write the URL and the list shows what they chose."""
     dash_duo.start_server(_held_app(list(NAMES)))
     _wait_for_count(dash_duo, "30 of 30 names selected")
     wait_idle(dash_duo)
@@ -292,50 +265,52 @@ def test_the_pickers_own_controls_before_the_grid_is_mounted(dash_duo: Any) -> N
     wait_idle(dash_duo)
     dash_duo.find_element("#p-tags-none").click()
     _wait_for_count(dash_duo, "20 of 30 names selected, 10 match")
-    grid = _mount_and_read(dash_duo)
-    assert grid == {"rows": NAMES[20:], "ticked": [], "hidden": []}
+    assert _shown(dash_duo) == {"rows": NAMES[20:], "ticked": [], "hidden": []}
+    assert not dash_duo.find_element("#p-tags-box .di-picker-empty").is_displayed()
+    # A filter nothing matches: the list says so, in its box.
+    filter_box.send_keys("\ue009a")  # ctrl-a
+    filter_box.send_keys("nothing\ue007")
+    _wait_for_count(dash_duo, "20 of 30 names selected, 0 match")
+    until(lambda: dash_duo.find_element("#p-tags-box .di-picker-empty").is_displayed())
+    assert run_js(dash_duo, EMPTY_SHOWN) is True
     assert console_errors(dash_duo) == []
 
 
-def test_url_changes_after_the_grid_is_mounted(dash_duo: Any) -> None:
-    """Once mounted, the grid follows URL changes that are not its own (a control, back): new
-    ticks, new rows, back to earlier ticks, each followed by the next (the grid's report of
-    ticks set from the URL once left Dash with the page's callback waiting for good, and the
-    picker stopped following the URL)."""
+def test_url_changes_one_after_another(dash_duo: Any) -> None:
+    """The list follows URL changes that are not its own (a control, back): new ticks, new
+    rows, back to earlier ticks, each followed by the next (a list's report of ticks set from
+    the URL once left Dash with the page's callback waiting for good, and the picker stopped
+    following the URL)."""
     dash_duo.start_server(_held_app(list(NAMES)))
     _wait_for_count(dash_duo, "30 of 30 names selected")
-    grid = _mount_and_read(dash_duo)
-    assert grid["rows"] == NAMES and grid["ticked"] == NAMES
+    shown = _shown(dash_duo)
+    assert shown["rows"] == NAMES and shown["ticked"] == NAMES
     _go(dash_duo, "?filter=1%24&tags=name21")
-    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["ticked"] == ["name21"])
+    until(lambda: run_js(dash_duo, LIST_MODEL, "p-tags")["ticked"] == ["name21"])
     _wait_for_count(dash_duo, "1 of 30 names selected, 3 match")
     wait_idle(dash_duo)
     _go(dash_duo, "?filter=^name0")
-    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["rows"] == NAMES[:10])
-    until(lambda: len(run_js(dash_duo, GRID_MODEL, "p-tags")["ticked"]) == 10)
+    until(lambda: run_js(dash_duo, LIST_MODEL, "p-tags")["rows"] == NAMES[:10])
+    until(lambda: len(run_js(dash_duo, LIST_MODEL, "p-tags")["ticked"]) == 10)
     wait_idle(dash_duo)
     run_js(dash_duo, "history.back();")
-    until(lambda: run_js(dash_duo, GRID_MODEL, "p-tags")["ticked"] == ["name21"])
+    until(lambda: run_js(dash_duo, LIST_MODEL, "p-tags")["ticked"] == ["name21"])
     _wait_for_count(dash_duo, "1 of 30 names selected, 3 match")
     wait_idle(dash_duo)
     assert dash_duo.driver.execute_script("return location.search") == "?filter=1%24&tags=name21"
     assert console_errors(dash_duo) == []
 
 
-def test_mounting_the_grid_calls_the_server_for_nothing(dash_duo: Any) -> None:
-    """The grid's first report of the ticks it was mounted with only echoes the URL: it stays
-    in the browser (pickers.ticks), where it was a round trip late in every page's load. A
-    click that follows still reaches the page's callback."""
+def test_the_load_calls_the_server_for_nothing(dash_duo: Any) -> None:
+    """The list drawn with the layout does not report its ticks (no round trip at load); a
+    click on a row reaches the page's callback with the ticks."""
     calls: list[Any] = []
     dash_duo.start_server(_held_app(list(NAMES), calls))
     _wait_for_count(dash_duo, "30 of 30 names selected")
-    grid = _mount_and_read(dash_duo)
-    assert grid["ticked"] == NAMES and calls == []
-    run_js(
-        dash_duo, "window.dash_ag_grid.getApi('p-tags').getRowNode('name05').setSelected(false);"
-    )
+    assert _shown(dash_duo)["ticked"] == NAMES and calls == []
+    tick_name(dash_duo, "p-tags", "name05")
     until(lambda: "tags=" in dash_duo.driver.execute_script("return location.search"))
     _wait_for_count(dash_duo, "29 of 30 names selected")
-    # The click (and the grid's report of the ticks the URL then sends it, an echo as before).
+    # The click (and the list's report of the ticks the URL then sends it, an echo).
     assert calls and all(ticks == [n for n in NAMES if n != "name05"] for ticks in calls)
     assert console_errors(dash_duo) == []

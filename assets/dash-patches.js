@@ -1,6 +1,7 @@
-/* Dash's stores without the Redux updates that change nothing (issue 37 item 2): two
-   behaviours of Dash's own scripts, each patched when Dash sets its global (window.store,
-   window.dash_core_components; the assets run before Dash's scripts).
+/* Three behaviours of Dash's own scripts, each patched when Dash sets its global
+   (window.store, window.dash_core_components, window.dash_component_api; the assets run before
+   Dash's scripts). The first two are Redux updates that change nothing (issue 37 item 2); the
+   third is a Dash bug.
 
    1. dash-renderer's Redux store: no reset of nothing.
 
@@ -26,7 +27,21 @@
    modified_timestamp, so a memory Store only keeps its backing object in step here. Stores in
    localStorage or sessionStorage (the theme, the run colours) are left as dcc writes them:
    they read their storage back at mount.
-   window.dashInsightQuietStores says the Store is patched. */
+   window.dashInsightQuietStores says the Store is patched.
+
+   3. Component labels of a short checklist: remounted when their option changes.
+
+   dcc's Checklist (Dash 4) draws a label that is a component (a job picker's eye) with
+   dash_component_api.ExternalWrapper at the path [checklist, option value, i], inserted into
+   the layout when the wrapper mounts. A list of fewer than 100 options keys its rows by index:
+   when the options change, the wrapper of row i stays mounted with the next option's path,
+   where nothing was inserted, and updating its props there throws ("Cannot read properties of
+   undefined (reading 'props')"). Dash's error boundary then reverts the last change the user
+   made: ticking "show archived runs" on the comparison page, which gives the job picker new
+   rows, unticked itself. Dash fixed the same for lists of 100 options or more (plotly/dash
+   #3799, a key per option value); here each wrapper is keyed by its path, so a row given
+   another option mounts a new wrapper, inserted at its own path.
+   window.dashInsightKeyedLabels says the wrapper is keyed. */
 (function () {
   "use strict";
 
@@ -104,6 +119,20 @@
     window.dashInsightQuietStores = true;
   }
 
+  function keyedLabels(api) {
+    const Wrapper = api && api.ExternalWrapper;
+    if (typeof Wrapper !== "function") {
+      console.warn("dash-insight: Dash's ExternalWrapper changed; component labels left as they are");
+      return;
+    }
+    api.ExternalWrapper = function KeyedExternalWrapper(props) {
+      const key = JSON.stringify(props.componentPath);
+      return window.React.createElement(Wrapper, Object.assign({}, props, {key}));
+    };
+    window.dashInsightKeyedLabels = true;
+  }
+
   whenSet("store", quietResets);
   whenSet("dash_core_components", components => quietStores(components && components.Store));
+  whenSet("dash_component_api", keyedLabels);
 })();

@@ -1,6 +1,6 @@
-"""``assets/dash-stores.js``: the Redux updates of nothing that
-dcc.Store and dash-renderer make at a page's load are not made (issue 37 item 2), and the
-state they would have left is the same."""
+"""``assets/dash-patches.js``: the Redux updates of nothing that dcc.Store and dash-renderer
+make at a page's load are not made (issue 37 item 2), and the state they would have left is the
+same; a short checklist's component labels survive new options."""
 
 from __future__ import annotations
 
@@ -37,12 +37,17 @@ def _open_images(dash_duo: Any, corpus_app: Any) -> None:
     wait_idle(dash_duo)
 
 
+def _patched_app(assets: Path) -> dash.Dash:
+    """A Dash app whose assets are ``assets/dash-patches.js`` alone."""
+    shutil.copy(ASSETS / "dash-patches.js", assets / "dash-patches.js")
+    return dash.Dash(__name__, assets_folder=str(assets))
+
+
 def _store_app(assets: Path) -> dash.Dash:
     """A page of two memory Stores (data None, as a layout sets it, and data 0), each the
     input of a callback that only a change of its data fires (prevent_initial_call), and a
     button that changes one."""
-    shutil.copy(ASSETS / "dash-stores.js", assets / "dash-stores.js")
-    app = dash.Dash(__name__, assets_folder=str(assets))
+    app = _patched_app(assets)
     app.layout = html.Div(
         [
             dcc.Store(id="none", data=None),
@@ -101,3 +106,38 @@ def test_a_reset_with_no_hash_under_its_path_is_not_dispatched(
     until(lambda: key in dash_duo.driver.execute_script(hashes), 10)
     assert dash_duo.driver.execute_script(RESET, path) == 1
     assert key not in dash_duo.driver.execute_script(hashes)
+
+
+def _labels(names: list[str]) -> list[dict[str, Any]]:
+    return [{"label": [html.B("eye"), html.Span(name)], "value": name} for name in names]
+
+
+def show_more(ticked: list[str]) -> list[dict[str, Any]]:
+    """The list's options: an archived name in front of the others once the switch is on."""
+    return _labels((["archived"] if ticked else []) + ["a", "b"])
+
+
+def test_a_checklist_with_component_labels_takes_new_options(dash_duo: Any, tmp_path: Path) -> None:
+    """A checklist of fewer than 100 options whose labels are components, given options with
+    another value at a row: its label's wrapper updated a path where nothing was inserted, and
+    Dash's error boundary reverted the user's last change (the switch unticked itself)."""
+    app = _patched_app(tmp_path)
+    app.layout = html.Div(
+        [
+            dcc.Checklist(id="switch", options=["show archived"], value=[]),
+            dcc.Checklist(id="list", options=_labels(["a", "b"]), value=["a"]),
+        ]
+    )
+    app.callback(Output("list", "options"), Input("switch", "value"), prevent_initial_call=True)(
+        show_more
+    )
+    dash_duo.start_server(app)
+    dash_duo.wait_for_element("#list input")
+    dash_duo.find_element("#switch input").click()
+    values = "return Array.from(document.querySelectorAll('#list input'), i => i.value)"
+    until(lambda: dash_duo.driver.execute_script(values) == ["archived", "a", "b"], 30)
+    wait_idle(dash_duo)
+    assert dash_duo.find_element("#switch input").is_selected()
+    assert [e.is_selected() for e in dash_duo.find_elements("#list input")] == [False, True, False]
+    assert console_errors(dash_duo) == []
+    assert dash_duo.driver.execute_script("return window.dashInsightKeyedLabels") is True
