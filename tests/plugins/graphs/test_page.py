@@ -482,6 +482,47 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
     assert console_errors(dash_duo) == []
 
 
+#: Start a long move of the graph's view far from the graph, as an earlier request's animation
+#: still under way (a node located in a large graph, a click on the overview).
+_FAR_MOVE = """const cy = document.getElementById('graph-cy')._cyreg.cy;
+cy.animate({pan: {x: -50000, y: -50000}}, {duration: 60000});
+return cy.animated();"""
+#: Whether the graph's view has stopped moving and holds the whole graph (a fit).
+_SETTLED_ON_THE_GRAPH = """const cy = document.getElementById('graph-cy')._cyreg.cy;
+const view = cy.extent(), box = cy.elements().boundingBox();
+return !cy.animated() && box.x1 >= view.x1 - 1 && box.x2 <= view.x2 + 1
+  && box.y1 >= view.y1 - 1 && box.y2 <= view.y2 + 1;"""
+
+
+@pytest.mark.browser
+def test_a_new_view_request_stops_the_move_still_under_way(dash_duo: Any, corpus_app: Any) -> None:
+    """A focus request (the readable mode's fit) and the Fit button stop a move of the view
+    still animated (assets/graph-pages.js applyFocus): the move went on over the fit, to the
+    place it was started for, outside the graph then drawn (the overview's box hidden)."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    _wait(lambda: set(_cy_ids(dash_duo)) == {"Default", "Gradients"}, message="top level")
+    _wait(lambda: dash_duo.driver.execute_script(_LAID_OUT), message="laid out")
+    assert dash_duo.driver.execute_script(_FAR_MOVE)
+    dash_duo.find_element("#graph-mode input").click()
+    _wait(lambda: "Gradients" not in _cy_ids(dash_duo), message="readable graph drawn")
+    _wait(lambda: dash_duo.driver.execute_script(_SETTLED_ON_THE_GRAPH), message="fitted, still")
+    _wait(
+        lambda: (
+            dash_duo.driver.execute_script(
+                "return document.getElementById('graph-overview-box').style.display"
+            )
+            == "block"
+        ),
+        message="the overview's box shown",
+    )
+
+    assert dash_duo.driver.execute_script(_FAR_MOVE)
+    dash_duo.find_element("#graph-fit").click()
+    _wait(lambda: dash_duo.driver.execute_script(_SETTLED_ON_THE_GRAPH), message="Fit: still")
+    assert console_errors(dash_duo) == []
+
+
 #: The graph canvas's viewport: [zoom, pan x, pan y].
 VIEWPORT = (
     "const cy = document.getElementById('graph-cy')._cyreg.cy;"
