@@ -40,6 +40,8 @@
      elements that changed: the overview then finds them measured), once for several calls. */
   function drawOverview(cy, overview, redraw) {
     afterNextFrame(overview, () => {
+      /* elements patched meanwhile are not placed yet: the layout's end draws them (wire) */
+      if (layingOut(cy)) return;
       window.diGraphOverview.draw(cy, overview);
       redraw();
     });
@@ -117,15 +119,24 @@
           && cy.container().dataset.laidOut !== layout.keyOf(cy));
   }
 
+  /* A move of the view still under way (an earlier request's animation, an overview click's)
+     stopped where it is: it would go on writing the pan and zoom it started for over the
+     newer request's (a fit asked for just after a node was located ended at the node's old
+     place, outside the graph drawn since, and the overview's box was hidden). */
+  function settle(cy) {
+    if (cy.animated()) cy.stop(true);
+  }
+
   /* Show what `focus` ({fit, node}) asks for: the whole graph filling the canvas (a small
      graph no closer than MAX_FIT_ZOOM, where two scope boxes are already large), an
      opened scope, or a node outside the middle of the canvas centred. Returns false while the node is not
      drawn yet (elements arrive after the focus request). */
   function applyFocus(cy, focus, fitClicked) {
-    if (fitClicked) { cy.fit(undefined, 30); return true; }
+    if (fitClicked) { settle(cy); cy.fit(undefined, 30); return true; }
     if (!focus) return true;
     const node = focus.node ? cy.getElementById(focus.node) : null;
     if (focus.node && (!node || !node.length)) return false;
+    settle(cy);
     if (focus.fit || !node) {
       cy.fit(undefined, 30);
       if (cy.zoom() > MAX_FIT_ZOOM) { cy.zoom(MAX_FIT_ZOOM); cy.center(); }

@@ -50,8 +50,9 @@ from dash_insight.plugins.graphs.figures_cytoscape import (
 from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.query_nodes import GraphBuildError, Node
 from dash_insight.plugins.graphs.service import GraphService
-from dash_insight.web.binding import triggered
+from dash_insight.web.binding import preset, triggered
 from dash_insight.web.components.page_head import job_page_head
+from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import Names, Text, TypedUrlState, make_search, parse_search
 
 PATH = "/graph"
@@ -565,9 +566,19 @@ def toolbar() -> html.Div:
 
 
 def layout(app: dash.Dash, service: GraphService, params: dict[str, str]) -> html.Div:
+    """The page, drawn: its frame (:func:`frame`) with what the render and search callbacks
+    answer for the URL (no round trip before the first screen; the browser lays the elements
+    out and draws them, ``assets/graph-pages.js`` applyPatch)."""
+    search = make_search(params)
+    page = frame(app, params)
+    preset(page, _RENDER_OUTPUTS, render(service, search, None, None, request_theme(), None))
+    preset(page, _SEARCH_OUTPUTS, (search_nodes(service, None, search),))
+    return page
+
+
+def frame(app: dash.Dash, params: dict[str, str]) -> html.Div:
     """The page's frame: the job's head, the canvas with its toolbar, and the side column
-    (search and scope tree, overview, node information, legend); the render callback fills
-    them from the URL."""
+    (search and scope tree, overview, node information, legend)."""
     train_id = URL_STATE.parse(params).train_id
     return html.Div(
         className="gp-page",
@@ -991,38 +1002,47 @@ def collapse_all(clicks: int | None, search: str | None) -> Any:
     return state.search(expanded=[]) if clicks and state.expanded else dash.no_update
 
 
+#: What :func:`render` answers, in its order.
+_RENDER_OUTPUTS = (
+    Output("graph-patch", "data"),
+    Output("graph-cy", "stylesheet"),
+    Output("graph-info", "children"),
+    Output("graph-controls", "children"),
+    Output("graph-notice", "children"),
+    Output("graph-shown", "data"),
+    Output("graph-focus", "data"),
+    Output("graph-canvas-wrap", "className"),
+)
+#: What :func:`search_nodes` answers.
+_SEARCH_OUTPUTS = (Output("graph-search-results", "children"),)
+
+
 def register(app: dash.Dash, service: GraphService) -> None:
     app.callback(
-        Output("graph-patch", "data"),
-        Output("graph-cy", "stylesheet"),
-        Output("graph-info", "children"),
-        Output("graph-controls", "children"),
-        Output("graph-notice", "children"),
-        Output("graph-shown", "data"),
-        Output("graph-focus", "data"),
-        Output("graph-canvas-wrap", "className"),
+        *_RENDER_OUTPUTS,
         Input("url", "search"),
         Input("refresh-interval", "n_intervals"),
         Input("refresh-now", "n_clicks"),
         Input("theme", "data"),
         State("graph-shown", "data"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(render, service))
     _bind_url_writers(app, service)
     app.callback(
-        Output("graph-search-results", "children"),
+        *_SEARCH_OUTPUTS,
         Input("graph-search", "value"),
         Input("url", "search"),
+        prevent_initial_call=True,  # the layout has them
     )(functools.partial(search_nodes, service))
     register_canvas_tools(app, CANVAS)
     # The elements: what changed applied to the canvas in the browser (the overview is drawn
-    # from it).
+    # from it), the layout's first patch too.
     app.clientside_callback(
         ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyPatch"),
         Output("graph-overview-wrap", "title"),
         Input("graph-patch", "data"),
         State("graph-cy", "id"),
         State("graph-shown", "id"),
-        prevent_initial_call=True,
     )
     # Viewport: fit / centre on request, the overview box, double taps, clicks on the overview.
     app.clientside_callback(

@@ -30,9 +30,9 @@ from dash_insight.plugins.graphs.query_dataset import pipeline
 from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.service import GraphService
 from tests.bench_modules import load_bench_module
-from tests.browser import until
+from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
-from tests.pages import until_no_frames, watch_frames
+from tests.pages import callbacks_sent, until_no_frames, walk, watch_frames
 
 LENET = "./lenet_sc"
 NET = "Default/network-WithLossCell"
@@ -399,11 +399,37 @@ def _check_canvas_tools(dash_duo: Any, prefix: str, png_options: dict[str, Any])
     assert svg.count("<ellipse") + svg.count("<rect") == nodes + 1  # and the background
 
 
+def test_the_layout_comes_drawn(corpus: Path, tmp_path: Path) -> None:
+    """The layout holds what ``render`` and ``search_nodes`` answer for its URL (bound with
+    prevent_initial_call); the first refresh with nothing new sends nothing."""
+    with loaded_app(corpus, tmp_path) as app:
+        service = GraphService(app.data_service.provider)
+        params = {"train_id": LENET, "expanded": "Default"}
+        drawn = {
+            c.id: c
+            for c in walk(graph_page.layout(dash.Dash(__name__), service, params))
+            if isinstance(getattr(c, "id", None), str)
+        }
+        search = f"?train_id={LENET}&expanded=Default"
+        answer = graph_page.render(service, search, None, None, "light", None)
+        assert drawn["graph-patch"].data == answer[0] and answer[0]["add"]
+        assert drawn["graph-shown"].data == answer[5]
+        assert drawn["graph-canvas-wrap"].className == answer[7]
+        again = graph_page.render(service, search, 1, None, "light", drawn["graph-shown"].data)
+        assert again == (dash.no_update,) * len(answer)
+        assert getattr(drawn["graph-search-results"], "children", None) == (
+            graph_page.search_nodes(service, None, search)
+        )
+
+
 @pytest.mark.browser
 def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: Any) -> None:
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
     _wait(lambda: set(_cy_ids(dash_duo)) == {"Default", "Gradients"}, message="top level")
+    # The page came drawn: no callback at load.
+    wait_idle(dash_duo)
+    assert callbacks_sent(dash_duo) == 0
 
     # Expand "Default" with the arrow of the scope tree ...
     dash_duo.find_element('button[id*="graph-tree-toggle"][id*="\\"Default\\""]').click()
@@ -479,6 +505,47 @@ def test_graph_page_expand_search_details_readable(dash_duo: Any, corpus_app: An
     ).click().perform()
     _wait(lambda: dash_duo.driver.execute_script(key + "return cy.pan();") != pan, message="pans")
     _check_canvas_tools(dash_duo, "graph", graph_page.PNG_OPTIONS)
+    assert console_errors(dash_duo) == []
+
+
+#: Start a long move of the graph's view far from the graph, as an earlier request's animation
+#: still under way (a node located in a large graph, a click on the overview).
+_FAR_MOVE = """const cy = document.getElementById('graph-cy')._cyreg.cy;
+cy.animate({pan: {x: -50000, y: -50000}}, {duration: 60000});
+return cy.animated();"""
+#: Whether the graph's view has stopped moving and holds the whole graph (a fit).
+_SETTLED_ON_THE_GRAPH = """const cy = document.getElementById('graph-cy')._cyreg.cy;
+const view = cy.extent(), box = cy.elements().boundingBox();
+return !cy.animated() && box.x1 >= view.x1 - 1 && box.x2 <= view.x2 + 1
+  && box.y1 >= view.y1 - 1 && box.y2 <= view.y2 + 1;"""
+
+
+@pytest.mark.browser
+def test_a_new_view_request_stops_the_move_still_under_way(dash_duo: Any, corpus_app: Any) -> None:
+    """A focus request (the readable mode's fit) and the Fit button stop a move of the view
+    still animated (assets/graph-pages.js applyFocus): the move went on over the fit, to the
+    place it was started for, outside the graph then drawn (the overview's box hidden)."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/graph?train_id={LENET}")
+    _wait(lambda: set(_cy_ids(dash_duo)) == {"Default", "Gradients"}, message="top level")
+    _wait(lambda: dash_duo.driver.execute_script(_LAID_OUT), message="laid out")
+    assert dash_duo.driver.execute_script(_FAR_MOVE)
+    dash_duo.find_element("#graph-mode input").click()
+    _wait(lambda: "Gradients" not in _cy_ids(dash_duo), message="readable graph drawn")
+    _wait(lambda: dash_duo.driver.execute_script(_SETTLED_ON_THE_GRAPH), message="fitted, still")
+    _wait(
+        lambda: (
+            dash_duo.driver.execute_script(
+                "return document.getElementById('graph-overview-box').style.display"
+            )
+            == "block"
+        ),
+        message="the overview's box shown",
+    )
+
+    assert dash_duo.driver.execute_script(_FAR_MOVE)
+    dash_duo.find_element("#graph-fit").click()
+    _wait(lambda: dash_duo.driver.execute_script(_SETTLED_ON_THE_GRAPH), message="Fit: still")
     assert console_errors(dash_duo) == []
 
 
