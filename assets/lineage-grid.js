@@ -7,12 +7,15 @@
 
    The grid reports its column state when it is set up and whenever its columns change, not
    only on a header click; lineageGrid.sortChange passes it on (to the lineage-sort store, and
-   the server's sort_to_url) only when the sorted columns differ from the grid's first state
-   with these columns, which has the URL's sort: no round trip at load. */
+   the server's sort_to_url) only when the sorted columns differ from the last state's, the
+   first of which (the grid set up with the URL's sort) is not sent: no round trip at load.
+   New columns from the server carry the URL's sort too, so they send nothing either, unless
+   they drop the sorted column. (The last state is kept across new columns: AG Grid reports
+   no state for columns equal to its own, and a reset then swallowed the next header click.) */
 (function () {
   const GRID = "lineage-grid";
   const nextTask = () => new Promise(resolve => setTimeout(resolve, 0));
-  let sortSeen;  // the sorted columns of the last column state; undefined: new columns
+  let sortSeen;  // the sorted columns of the last column state; undefined before the first
 
   /* The sorted columns of a column state, in sort order: what a header click changes. */
   function sortedColumns(columnState) {
@@ -28,7 +31,6 @@
         if (!table) return [noUpdate, noUpdate];
         await window.dash_ag_grid.getApiAsync(GRID);
         await nextTask();
-        if (table.defs) sortSeen = undefined;
         return [table.rows, table.defs || noUpdate];
       },
       sortChange(columnState) {

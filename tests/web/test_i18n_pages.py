@@ -310,8 +310,12 @@ def test_every_page_in_chinese_shows_no_english_message(
     )
 
 
-def _title(dash_duo: Any) -> str:
-    return dash_duo.find_element("h1.di-title").text
+def _title(dash_duo: Any) -> str | None:
+    """The page's title, read in one script: the page reloads under a found element (the
+    language switch), which Selenium then calls stale."""
+    return dash_duo.driver.execute_script(
+        "const h = document.querySelector('h1.di-title'); return h && h.innerText;"
+    )
 
 
 def _switch(dash_duo: Any, name: str, title: str) -> None:
