@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+import dash
+from dash import Output, State, ctx
 from dash.testing.errors import TestingTimeoutError
 from selenium.webdriver.common.keys import Keys
 
+from dash_insight.web.components import tag_select
 from tests.browser import until, wait_idle
 
 #: The view of every histogram chart drawn (``layout.meta`` of the figures), one JSON per chart.
@@ -118,6 +121,28 @@ def picker_row(list_id: str, name: str) -> str:
         f'#{list_id} label[data-option-index]:not([data-option-index="-1"])'
         f':has(input[value="{name}"]) .dash-options-list-option-text'
     )
+
+
+def bind_picker_url(
+    app: dash.Dash, list_id: str, answer: Callable[[Any, str | None, str | None], object]
+) -> None:
+    """Bind a test page's URL writer for the picker ``list_id`` as the pages bind theirs:
+    ``answer(rows, pattern, search)`` when the list, its filter or its all / none buttons
+    change; a button's ``n_clicks`` set when it mounts is no click and changes nothing."""
+
+    def to_url(
+        rows: object, _all: object, _none: object, pattern: str | None, search: str | None
+    ) -> object:
+        if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
+            return dash.no_update
+        return answer(rows, pattern, search)
+
+    app.callback(
+        Output("url", "search"),
+        *tag_select.picker_inputs(list_id),
+        State("url", "search"),
+        prevent_initial_call=True,
+    )(to_url)
 
 
 def tick_name(dash_duo, list_id: str, name: str) -> None:

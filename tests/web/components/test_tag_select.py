@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 import dash
-from dash import Output, State, ctx, dcc, html
+from dash import ctx, dcc, html
 from plotly.utils import PlotlyJSONEncoder
 from selenium.webdriver.common.keys import Keys
 
@@ -16,7 +16,7 @@ from dash_insight.web.components import tag_select as ts
 from dash_insight.web.url_state import Tags, Text, TypedUrlState, encode_tags
 from tests.browser import until
 from tests.conftest import console_errors
-from tests.pages import find, picker_rows, run_js, text, tick_name, url_params
+from tests.pages import bind_picker_url, find, picker_rows, run_js, text, tick_name, url_params
 
 
 def test_filter_and_visible_tags() -> None:
@@ -236,7 +236,7 @@ def _ten_thousand_app() -> dash.Dash:
     """A page with nothing but a picker of 10,000 names and its URL state (``tags``,
     ``filter``), wired as the real pages wire it."""
     names = [f"name{i:05d}" for i in range(10_000)]
-    # The picker's scripts; its grid arrives after the layout (web/components/deferred.py).
+    # The picker's scripts (assets/pickers.js): the arrow keys.
     app = dash.Dash(__name__, **dash_assets(), suppress_callback_exceptions=True)
     app.layout = html.Div(
         [
@@ -253,17 +253,7 @@ def _ten_thousand_app() -> dash.Dash:
 
     ts.register_picker(app, "p-tags", read, noun="name")
 
-    @app.callback(
-        Output("url", "search"),
-        *ts.picker_inputs("p-tags"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def to_url(
-        rows: object, _all: object, _none: object, pattern: str | None, search: str | None
-    ) -> object:
-        if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
-            return dash.no_update
+    def answer(rows: object, pattern: str | None, search: str | None) -> object:
         _, selected, _ = read(search)
         matching, _ = ts.filter_tags(names, pattern or "")
         chosen = ts.pick(
@@ -276,6 +266,7 @@ def _ten_thousand_app() -> dash.Dash:
         new = PICKED.search(PickedUrl(chosen or [], pattern or ""))
         return dash.no_update if new == (search or "") else new
 
+    bind_picker_url(app, "p-tags", answer)
     return app
 
 

@@ -19,7 +19,7 @@ from dash_insight.web.components.compare_runs import eye_search
 from dash_insight.web.url_state import Tags, Text, TypedUrlState, encode_tags
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
-from tests.pages import run_js, tick_name, url_params
+from tests.pages import bind_picker_url, run_js, tick_name, url_params
 
 #: What the list shows (fewer than 100 names: every row is drawn): its rows in order, the
 #: ticked names and the names whose eye is closed. Null before it is drawn.
@@ -102,17 +102,7 @@ def _held_app(names: list[str], ticks_calls: list[Any] | None = None) -> dash.Da
     def go(_clicks: Any, search: str) -> str:
         return search
 
-    @app.callback(
-        Output("url", "search"),
-        *ts.picker_inputs("p-tags"),
-        State("url", "search"),
-        prevent_initial_call=True,
-    )
-    def to_url(
-        rows: object, _all: object, _none: object, pattern: str | None, search: str | None
-    ) -> object:
-        if not ctx.triggered[0]["value"] and str(ctx.triggered_id).endswith(("-all", "-none")):
-            return dash.no_update
+    def answer(rows: object, pattern: str | None, search: str | None) -> object:
         if ticks_calls is not None and ctx.triggered_id == "p-tags":
             ticks_calls.append(ts.checked_names(rows))
         shown, selected, old_pattern = read(search)
@@ -137,6 +127,7 @@ def _held_app(names: list[str], ticks_calls: list[Any] | None = None) -> dash.Da
         )
         return dash.no_update if new == (search or "") else new
 
+    bind_picker_url(app, "p-tags", answer)
     return app
 
 
