@@ -122,7 +122,8 @@
   function keyedLabels(api) {
     const Wrapper = api && api.ExternalWrapper;
     if (typeof Wrapper !== "function") {
-      console.warn("dash-insight: Dash's ExternalWrapper changed; component labels left as they are");
+      console.warn(
+        "dash-insight: Dash's ExternalWrapper changed; component labels left as they are");
       return;
     }
     api.ExternalWrapper = function KeyedExternalWrapper(props) {

@@ -77,7 +77,10 @@
     const store = picker.id.slice(0, -"-picker".length) + "-eye";
     window.dash_clientside.set_props(store, {
       data: {
-        value: {run: eye.getAttribute("data-run"), hidden: !eye.classList.contains("di-eye-closed")},
+        value: {
+          run: eye.getAttribute("data-run"),
+          hidden: !eye.classList.contains("di-eye-closed"),
+        },
         at: Date.now(),
       },
     });

@@ -307,7 +307,6 @@ def test_the_page_draws_each_chart_once(dash_duo: Any, landscape_app: Any) -> No
 
 
 SCENE_CANVAS = "#ls-graph .gl-container canvas"
-#: The 3D scene's camera as Plotly keeps it (written back after a drag or a wheel turn).
 #: Where the scene's camera is, as drawn: the 3D scene's own camera (the layout's copy follows
 #: it only when Plotly's relayout handler reads it, which a wheel event may run before the
 #: camera's next frame has moved).
