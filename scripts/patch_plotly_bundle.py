@@ -98,14 +98,60 @@ REFLECTION = re.compile(
 )
 
 #: The same, reading each pair of shaders once per WebGL context (keyed by gl-shader's ids of
-#: the compiled shaders, which its cache never gives again).
+#: the compiled shaders, which its cache never gives again), and linking no probe when the
+#: attributes are given: the uniforms are then read from the program drawn with
+#: (:data:`LAZY_LINK`).
 REFLECTED_ONCE = """\
 ,!$uniforms||!$attributes){var __diKey=$shader._vref.id+"@"+$shader._fref.id,\
 __diSeen=($gl.__diReflected=$gl.__diReflected||{})[__diKey];\
-if(!__diSeen){var $probe=$gl.createProgram();$link\
+if(!__diSeen&&!$attributes){var $probe=$gl.createProgram();$link\
 __diSeen=$gl.__diReflected[__diKey]={u:$reflect.uniforms($gl,$probe),\
 a:$reflect.attributes($gl,$probe)},$gl.deleteProgram($probe)}\
-$uniforms=$uniforms||__diSeen.u,$attributes=$attributes||__diSeen.a}"""
+__diSeen&&($uniforms=$uniforms||__diSeen.u,$attributes=$attributes||__diSeen.a)}"""
+
+#: gl-shader's ``update`` from its uniforms' locations to its end, as minified: ``relink``
+#: (links the program with the attributes' locations, reads the uniforms' locations), called
+#: at once, then the shader's ``types``, ``attributes`` and ``uniforms`` (whose wrapper sets
+#: only the uniforms that have a location then).
+EAGER_LINK = re.compile(
+    r"var (?P<locations>[\w$]+)=new Array\((?P<uniforms>[\w$]+)\.length\);"
+    r"function (?P<relink>[\w$]+)\(\)\{(?P<shader>[\w$]+)\.program=(?P<cache>[\w$]+)\.program\("
+    r"(?P<gl>[\w$]+),(?P=shader)\._vref,(?P=shader)\._fref,(?P<names>[\w$]+),(?P<where>[\w$]+)\);"
+    r"for\(var (?P<i>[\w$]+)=0;(?P=i)<(?P=uniforms)\.length;\+\+(?P=i)\)(?P=locations)\[(?P=i)\]="
+    r"(?P=gl)\.getUniformLocation\((?P=shader)\.program,(?P=uniforms)\[(?P=i)\]\.name\)\}"
+    r"(?P=relink)\(\),(?P=shader)\._relink=(?P=relink),"
+    r"(?P=shader)\.types=\{uniforms:(?P<types>[\w$]+)\((?P=uniforms)\),"
+    r"attributes:(?P=types)\((?P<attributes>[\w$]+)\)\},"
+    r"(?P=shader)\.attributes=(?P<attributeWrapper>[\w$]+\((?P=gl),(?P=shader),[\w$]+,(?P=where)\)),"
+    r"Object\.defineProperty\((?P=shader),\"uniforms\","
+    r"(?P<uniformWrapper>[\w$]+)\((?P=gl),(?P=shader),(?P=uniforms),(?P=locations)\)\)\}"
+)
+
+#: The same with the program linked by the shader's first ``bind`` (``relink`` when there is
+#: no program) or first use of its ``uniforms`` or ``types``, which are made then (their
+#: accessors replace themselves); ``relink`` reads the uniforms from the program when no probe
+#: did. ``attributes`` is made at once: gl-scatter3d sets their locations right away.
+LAZY_LINK = """\
+var $locations=[];function $relink(){\
+$shader.program=$cache.program($gl,$shader._vref,$shader._fref,$names,$where);\
+if(!$uniforms){var __diKey=$shader._vref.id+"@"+$shader._fref.id,\
+__diSeen=($gl.__diReflected=$gl.__diReflected||{})[__diKey];\
+__diSeen||(__diSeen=$gl.__diReflected[__diKey]={u:$reflect.uniforms($gl,$shader.program),\
+a:$reflect.attributes($gl,$shader.program)}),$uniforms=__diSeen.u}\
+for(var $i=0;$i<$uniforms.length;++$i)\
+$locations[$i]=$gl.getUniformLocation($shader.program,$uniforms[$i].name)}\
+function __diLinkNow(){$shader.program||$relink(),\
+__diOwn("types",{uniforms:$types($uniforms),attributes:$types($attributes)}),\
+Object.defineProperty($shader,"uniforms",$uniformWrapper($gl,$shader,$uniforms,$locations))}\
+function __diOwn(__diK,__diV){Object.defineProperty($shader,__diK,\
+{value:__diV,writable:!0,enumerable:!0,configurable:!0})}\
+$shader.program=null,$shader._relink=$relink,$shader.attributes=$attributeWrapper,\
+Object.defineProperty($shader,"types",{get:function(){return $shader._vref?\
+(__diLinkNow(),$shader.types):null},set:function(__diV){__diOwn("types",__diV)},\
+enumerable:!0,configurable:!0}),\
+Object.defineProperty($shader,"uniforms",{get:function(){return $shader._vref?\
+(__diLinkNow(),$shader.uniforms):null},set:function(__diV){__diLinkNow(),$shader.uniforms=__diV},\
+enumerable:!0,configurable:!0})}"""
 
 
 def _replace_once(bundle: str, pattern: re.Pattern[str], code: str, what: str) -> str:
@@ -118,15 +164,27 @@ def _replace_once(bundle: str, pattern: re.Pattern[str], code: str, what: str) -
 
 
 def shader_programs(bundle: str) -> str:
-    """``bundle`` with gl-shader linking each pair of shaders once per WebGL context only to
-    read its uniforms and attributes (:data:`REFLECTED_ONCE`): it linked such a throwaway
-    program for every shader object, and the landscape scene's point clouds (start, end,
-    marker) each make the same six. The landscape page linked 64 programs, 46 with this; a
-    link waits for the GPU process (``getProgramParameter``). The programs drawn with are
-    linked as before."""
+    """``bundle`` with gl-shader linking fewer programs; a link waits for the GPU process
+    (``getProgramParameter``). It linked a throwaway program for every shader object only to
+    read its uniforms and attributes, then the program it draws with, both when the shader is
+    made: the landscape page linked 64 programs. Now (:data:`REFLECTED_ONCE`) each pair of
+    shaders is read once per WebGL context (the scene's point clouds: start, end, marker,
+    each make the same six), and no throwaway program is linked when the attributes are given
+    (the uniforms are read from the program drawn with); and (:data:`LAZY_LINK`) that program
+    is linked when the shader is first used: gl-scatter3d and gl-line3d move their shaders'
+    attributes right after making them, which dropped the program linked for the old
+    locations, and a shader not drawn with (the point clouds' for an orthographic camera, the
+    spikes shown on hover, the axes' walls when off) links none. 14 programs on the landscape
+    page's first screen. The programs drawn with and their uniforms are the same (gl-shader's
+    cache links each set of shaders and attribute locations once)."""
     if "__diReflected" in bundle:
         return bundle
-    return _replace_once(bundle, REFLECTION, REFLECTED_ONCE, "gl-shader's reflection link")
+    reflection = list(REFLECTION.finditer(bundle))
+    if len(reflection) != 1:
+        raise ValueError(f"gl-shader's reflection link found {len(reflection)} times, not once")
+    bundle = _replace_once(bundle, REFLECTION, REFLECTED_ONCE, "gl-shader's reflection link")
+    code = LAZY_LINK.replace("$reflect", reflection[0]["reflect"])
+    return _replace_once(bundle, EAGER_LINK, code, "gl-shader's first link")
 
 
 def main(paths: list[str]) -> None:

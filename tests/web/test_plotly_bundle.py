@@ -4,7 +4,10 @@ the plotly package, with every trace type the code draws."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from types import ModuleType
 
@@ -138,14 +141,63 @@ REFLECTION = (
     'w.LINK_STATUS)){var g=w.getProgramInfoLog(A);throw new v(g,"Error linking program:"+g)}'
     "S=S||c.uniforms(w,A),x=x||c.attributes(w,A),w.deleteProgram(A)}x=x.slice()"
 )
+#: gl-shader's whole ``update`` as a build writes it, around :data:`REFLECTION`.
+SHADER_UPDATE = (
+    "function(b,k,S,x){if(!k||arguments.length===1){var M=b;b=M.vertex,k=M.fragment,S=M.uniforms,"
+    "x=M.attributes}var d=this,w=d.gl,y=d._vref;d._vref=f.shader(w,w.VERTEX_SHADER,b),y&&y.dispos"
+    "e(),d.vertShader=d._vref.shader;var h=this._fref;if(d._fref=f.shader(w,w.FRAGMENT_SHADER,k),"
+    "h&&h.dispose()," + REFLECTION + ",x.sort(_);var L=[],E=[],R=[],z;for(z=0;z<x.length;++z){var "
+    'P=x[z];if(P.type.indexOf("mat")>=0){for(var I=P.type.charAt(P.type.length-1)|0,D=new Array(I'
+    '),F=0;F<I;++F)D[F]=R.length,E.push(P.name+"["+F+"]"),typeof P.location=="number"?R.push(P.loc'
+    'ation+F):Array.isArray(P.location)&&P.location.length===I&&typeof P.location[F]=="number"?R.'
+    "push(P.location[F]|0):R.push(-1);L.push({name:P.name,type:P.type,locations:D})}else L.push({n"
+    'ame:P.name,type:P.type,locations:[R.length]}),E.push(P.name),typeof P.location=="number"?R.p'
+    "ush(P.location|0):R.push(-1)}var B=0;for(z=0;z<R.length;++z)if(R[z]<0){for(;R.indexOf(B)>=0;"
+    ")B+=1;R[z]=B}var O=new Array(S.length);function V(){d.program=f.program(w,d._vref,d._fref,E,R"
+    ");for(var $=0;$<S.length;++$)O[$]=w.getUniformLocation(d.program,S[$].name)}V(),d._relink=V,"
+    'd.types={uniforms:l(S),attributes:l(x)},d.attributes=u(w,d,L,R),Object.defineProperty(d,"uni'
+    'forms",s(w,d,S,O))}'
+)
 
 
 def test_the_shaders_of_a_pair_are_read_once_per_context() -> None:
     patch = patch_script()
-    patched = patch.shader_programs(REFLECTION)
-    assert patched.startswith("d.fragShader=d._fref.shader,!S||!x){var __diKey=")
-    assert patched.endswith("S=S||__diSeen.u,x=x||__diSeen.a}x=x.slice()")
-    assert 'throw new v(g,"Error linking program:"+g)}' in patched and "$" not in patched
+    patched = patch.shader_programs("p.update=" + SHADER_UPDATE + ";")
+    assert "!S||!x){var __diKey=" in patched
+    assert not re.search(r"\$[a-zA-Z]", patched)  # every name went in
+    assert "if(!__diSeen&&!x){var A=w.createProgram();" in patched
+    assert 'throw new v(g,"Error linking program:"+g)}' in patched
+    assert "V(),d._relink=V" not in patched and "d.program=null,d._relink=V," in patched
+    assert patched.endswith("enumerable:!0,configurable:!0})};")
     assert patch.shader_programs(patched) == patched
-    with pytest.raises(ValueError, match="found 0 times"):
+    with pytest.raises(ValueError, match="reflection link found 0 times"):
         patch.shader_programs("no shader here")
+    with pytest.raises(ValueError, match="first link found 0 times"):
+        patch.shader_programs(REFLECTION)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_shader_links_its_program_when_first_used(tmp_path: Path) -> None:
+    """The patched ``update`` run by node on a fake context (tests/web/gl_shader_update.js):
+    making a shader whose attributes are given links nothing; moving its attributes then
+    binding it links once, with the moved locations, and reads its uniforms from that program;
+    its uniforms and types are made then, every uniform with its location; another shader of
+    the pair reads none again; a shader whose attributes are unknown still links a probe at
+    once, its program when first used."""
+    update = tmp_path / "update.js"
+    update.write_text(patch_script().shader_programs(SHADER_UPDATE), encoding="utf-8")
+    harness = ROOT / "tests" / "web" / "gl_shader_update.js"
+    run = subprocess.run(
+        ["node", str(harness), str(update)], capture_output=True, text=True, check=True
+    )
+    report = json.loads(run.stdout)
+    assert report["made"] == []
+    assert report["bound"] == ["colour@1,position@0"]
+    assert report["uniforms"] == ["model", "colour"] == report["secondUniforms"]
+    assert report["types"] == {
+        "uniforms": ["model", "colour"],
+        "attributes": ["colour", "position"],
+    }
+    assert report["unknownMade"] == ["colour@1,position@0", "colour@0,position@1", "probe"]
+    assert report["unknownUniforms"] == ["model", "colour"]
+    assert report["links"][-1] == "position@0"
