@@ -187,9 +187,53 @@ def shader_programs(bundle: str) -> str:
     return _replace_once(bundle, EAGER_LINK, code, "gl-shader's first link")
 
 
+#: vectorize-text's canvas (its module's default: every 3D tick label, axis title, marker
+#: symbol and text is drawn there, then read back), as minified.
+TEXT_CANVAS = re.compile(
+    r"(?P<canvas>[\w$]+)\.width=8192,(?P=canvas)\.height=1024,"
+    r"(?P<context>[\w$]+)=(?P=canvas)\.getContext\(\"2d\"\)"
+)
+
+#: Its height here (px): one line of text at vectorize-text's 64 px needs 208.
+TEXT_CANVAS_HEIGHT = 256
+
+#: vectorize-text making the canvas taller for more lines, which resets the context (the font
+#: it had just set), then clearing all of it.
+TEXT_CANVAS_GROWS = re.compile(
+    r"(?P<canvas>[\w$]+)\.height<(?P<need>[\w$]+)&&\((?P=canvas)\.height=(?P=need)\),"
+    r"(?P<context>[\w$]+)\.fillStyle=\"#000\",(?P=context)\.fillRect\(0,0,"
+    r"(?P=canvas)\.width,(?P=canvas)\.height\)"
+)
+
+#: The same keeping the font.
+TEXT_CANVAS_KEEPS_FONT = """\
+$canvas.height<$need&&function(__diFont){$canvas.height=$need,$context.font=__diFont}\
+($context.font),$context.fillStyle="#000",$context.fillRect(0,0,$canvas.width,$canvas.height)"""
+
+
+def text_canvas(bundle: str) -> str:
+    """``bundle`` with vectorize-text's canvas 8192 x :data:`TEXT_CANVAS_HEIGHT` px, not
+    8192 x 1024: for every text it clears the whole canvas and reads its pixels back (the
+    browser copies the whole canvas for that), 23 times on the landscape page's first screen;
+    a quarter of the canvas, a quarter of the time (about 80 -> 20 ms). What it reads (the
+    text's box) and so every glyph's shape is the same. Text of more lines than fit makes the
+    canvas taller, as it did past 11 lines; that kept the default font, not the text's
+    (:data:`TEXT_CANVAS_KEEPS_FONT`)."""
+    if "__diFont" in bundle:
+        return bundle
+    code = f"$canvas.width=8192,$canvas.height={TEXT_CANVAS_HEIGHT},"
+    bundle = _replace_once(
+        bundle, TEXT_CANVAS, code + '$context=$canvas.getContext("2d")', "vectorize-text's canvas"
+    )
+    return _replace_once(
+        bundle, TEXT_CANVAS_GROWS, TEXT_CANVAS_KEEPS_FONT, "vectorize-text's canvas growing"
+    )
+
+
 def main(paths: list[str]) -> None:
     for path in map(Path, paths):
         text = shader_programs(idle_loop(path.read_text(encoding="utf-8")))
+        text = text_canvas(text)
         path.write_text(text, encoding="utf-8")
         print(f"patched {path}")
 

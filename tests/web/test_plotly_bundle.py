@@ -118,6 +118,7 @@ def test_the_3d_builds_have_the_idle_scene_loop() -> None:
         text = bundle.read_text(encoding="utf-8")
         assert patch.MARK in text and not patch.LOOP.search(text), bundle
         assert "__diReflected" in text and not patch.REFLECTION.search(text), bundle
+        assert "__diFont" in text and not patch.TEXT_CANVAS.search(text), bundle
     assert patch.MARK not in CARTESIAN.read_text(encoding="utf-8")
 
 
@@ -201,3 +202,31 @@ def test_a_shader_links_its_program_when_first_used(tmp_path: Path) -> None:
     assert report["unknownMade"] == ["colour@1,position@0", "colour@0,position@1", "probe"]
     assert report["unknownUniforms"] == ["model", "colour"]
     assert report["links"][-1] == "position@0"
+
+
+#: vectorize-text's canvas as a build writes it (made with its module), names as minified.
+TEXT_CANVAS = (
+    'typeof document!="undefined"&&(u=document.createElement("canvas"),u.width=8192,'
+    'u.height=1024,l=u.getContext("2d"));'
+)
+#: vectorize-text growing that canvas for many lines, then clearing it.
+TEXT_CANVAS_GROWS = (
+    'oe=X*q+re;R.height<oe&&(R.height=oe),z.fillStyle="#000",z.fillRect(0,0,R.width,R.height),'
+    'z.fillStyle="#fff";'
+)
+
+
+def test_the_text_canvas_is_a_quarter_and_keeps_its_font_when_it_grows() -> None:
+    patch = patch_script()
+    patched = patch.text_canvas(TEXT_CANVAS + TEXT_CANVAS_GROWS)
+    assert f"u.width=8192,u.height={patch.TEXT_CANVAS_HEIGHT},l=u.getContext" in patched
+    assert 2 * 64 + round(1.25 * 64) <= patch.TEXT_CANVAS_HEIGHT  # one line of 64 px text
+    assert (
+        "R.height<oe&&function(__diFont){R.height=oe,z.font=__diFont}(z.font),"
+        'z.fillStyle="#000",z.fillRect(0,0,R.width,R.height)'
+    ) in patched
+    assert patch.text_canvas(patched) == patched
+    with pytest.raises(ValueError, match="canvas found 0 times"):
+        patch.text_canvas(TEXT_CANVAS_GROWS)
+    with pytest.raises(ValueError, match="canvas growing found 0 times"):
+        patch.text_canvas(TEXT_CANVAS)
