@@ -30,7 +30,9 @@ CARTESIAN=(bar pie contour)
 #: The traces of the loss landscape pages' bundle: contours and the 3D scene.
 GL3D=(contour scatter3d surface)
 PYTHON=${PYTHON:-.venv/bin/python}
-case $PYTHON in */*) PYTHON=$(realpath "$PYTHON") ;; esac  # a path: still found after the cd below
+# a path: still found after the cd below (absolute, its symlinks kept: a venv's python is a
+# symlink to the base interpreter, which does not see the venv's packages)
+case $PYTHON in */*) PYTHON="$(cd "$(dirname "$PYTHON")" && pwd)/$(basename "$PYTHON")" ;; esac
 PATCH="$PWD/scripts/patch_plotly_bundle.py"
 VERSION=$("$PYTHON" -c "from plotly.offline import get_plotlyjs_version as v; print(v())")
 OUT="$PWD/assets/plotly-dash-insight.min.js"
