@@ -119,6 +119,7 @@ def test_the_3d_builds_have_the_idle_scene_loop() -> None:
         assert patch.MARK in text and not patch.LOOP.search(text), bundle
         assert "__diReflected" in text and not patch.REFLECTION.search(text), bundle
         assert "__diFont" in text and not patch.TEXT_CANVAS.search(text), bundle
+        assert patch.FIRST_FRAME_MARK in text and not patch.FIRST_SIZE.search(text), bundle
     assert patch.MARK not in CARTESIAN.read_text(encoding="utf-8")
 
 
@@ -230,3 +231,22 @@ def test_the_text_canvas_is_a_quarter_and_keeps_its_font_when_it_grows() -> None
         patch.text_canvas(TEXT_CANVAS_GROWS)
     with pytest.raises(ValueError, match="canvas growing found 0 times"):
         patch.text_canvas(TEXT_CANVAS)
+
+
+#: gl-plot3d's ``createScene`` sizing its canvas, as a build writes it.
+FIRST_SIZE = 'dirty=!0}}}ee.autoResize&&fe(),window.addEventListener("resize",fe);function me(){'
+
+
+def test_the_scene_draws_no_frame_while_it_is_made() -> None:
+    """The scene neither lays the page out nor draws when made: its first frame is the
+    ``redraw`` Plotly asks for, or the loop's next animation frame."""
+    patch = patch_script()
+    patched = patch.first_frame(FIRST_SIZE + patch.idle_loop("a;" + LOOP + "b"))
+    assert 'dirty=!0}}}window.addEventListener("resize",fe);function me(){' in patched
+    assert "return ee.enableMouseListeners(),requestAnimationFrame(se)/*" in patched
+    assert "ee.redraw=function(){ee._stopped||(j=!0,Te())}" in patched
+    assert patch.first_frame(patched) == patched
+    with pytest.raises(ValueError, match="first size found 0 times"):
+        patch.first_frame(patch.idle_loop("a;" + LOOP + "b"))
+    with pytest.raises(ValueError, match="first frame found 0 times"):
+        patch.first_frame(FIRST_SIZE)
