@@ -1,5 +1,6 @@
-"""Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle, and link
-fewer WebGL programs (:func:`shader_programs`).
+"""Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle, link fewer
+WebGL programs (:func:`shader_programs`), draw its texts on a smaller canvas
+(:func:`text_canvas`) and draw no frame while it is made (:func:`first_frame`).
 
 gl-plot3d (plotly.js's 3D scene) runs ``requestAnimationFrame`` forever: every frame it checks
 the canvas's size, ticks the camera, recomputes the scene's bounds and returns when nothing
@@ -17,8 +18,8 @@ frames did nothing but look.
 
     .venv/bin/python scripts/patch_plotly_bundle.py assets/plotly-gl3d.min.js ...
 
-Each file must hold the loop and gl-shader's reflection link once (or be patched already): a
-plotly.js upgrade that changes them fails here, not silently.
+Each file must hold each patched piece of code once (or be patched already): a plotly.js
+upgrade that changes them fails here, not silently.
 """
 
 from __future__ import annotations
@@ -174,8 +175,8 @@ def shader_programs(bundle: str) -> str:
     is linked when the shader is first used: gl-scatter3d and gl-line3d move their shaders'
     attributes right after making them, which dropped the program linked for the old
     locations, and a shader not drawn with (the point clouds' for an orthographic camera, the
-    spikes shown on hover, the axes' walls when off) links none. 14 programs on the landscape
-    page's first screen. The programs drawn with and their uniforms are the same (gl-shader's
+    spikes shown on hover, the axes' walls when off) links none. 13 programs on the landscape
+    page's first screen (with :func:`first_frame`). The programs drawn with and their uniforms are the same (gl-shader's
     cache links each set of shaders and attribute locations once)."""
     if "__diReflected" in bundle:
         return bundle
