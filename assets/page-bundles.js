@@ -1,9 +1,13 @@
 /* A page that needs a script bundle this document did not load is opened as a new document
-   (dash_insight/web/page_bundles.py: each page's answer loads only the bundles it draws with).
-   <html data-page-bundles> holds {all, loaded, pages: {pathname: [bundles]}}; a pathname not
-   in pages needs every bundle. dcc.Link and the Location component change the URL with
-   history.pushState, then tell Dash with a "_dashprivate_pushstate" event; the browser's back
-   and forward buttons with "popstate". This script runs before Dash's Location listens, so it
+   (dash_insight/web/page_bundles.py: each page's answer loads only the bundles it draws with),
+   and so is a page whose callbacks the document lacks (dash_insight/web/page_callbacks.py:
+   a document has those of its own plugin's pages only).
+   <html data-page-bundles> holds {all, loaded, pages: {pathname: [bundles]}, drawable}; a
+   pathname not in pages needs every bundle; drawable, when there, lists the pathnames of the
+   pages whose callbacks the document has.
+   dcc.Link and the Location component change the URL with history.pushState, then tell Dash
+   with a "_dashprivate_pushstate" event; the browser's back and forward buttons with
+   "popstate". This script runs before Dash's Location listens, so it
    can stop the event before Dash draws a page whose components are not there.
 
    A document without plotly.js (the tensors page's table view) that draws a Plotly chart later
@@ -33,6 +37,7 @@
 
   function needsNewDocument() {
     const path = window.location.pathname.replace(/\/+$/, "") || "/";
+    if (spec.drawable && !spec.drawable.includes(path)) return true;
     const wanted = spec.pages[path] || spec.all;
     return wanted.some(name => !loaded.has(name));
   }
@@ -40,7 +45,9 @@
   function check(event) {
     if (!leaving && needsNewDocument()) {
       leaving = true;
-      window.location.reload();
+      // Not reload(): a new navigation sends this page as its Referer, which tells the server
+      // the home URL was asked for from the app (no landing redirect, jobs/landing_page.py).
+      window.location.replace(window.location.href.split("#")[0]);
     }
     if (leaving && event) event.stopImmediatePropagation();
   }

@@ -19,6 +19,7 @@ from typing import Any
 
 import dash
 import flask
+from plotly.io.json import to_json_plotly
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from dash_insight.core.service import DataService
@@ -37,12 +38,13 @@ from dash_insight.web import (
     named_views,
     operations,
     page_bundles,
+    page_callbacks,
     shell,
     theme,
     warm_up,
 )
 from dash_insight.web import i18n as web_i18n
-from dash_insight.web.components import compare_tabs
+from dash_insight.web.components import compare_tabs, lazy_graph
 from dash_insight.web.http import (
     API_PREFIX,
     EXPORT_PREFIX,
@@ -196,6 +198,19 @@ class DashInsightApp(dash.Dash):
     #: The assets' files joined in content-named bundles (:mod:`dash_insight.web.asset_bundles`);
     #: None: each file linked as Dash links it.
     asset_bundles: asset_bundles.AssetBundles | None = None
+    #: The callbacks of each page (:mod:`dash_insight.web.page_callbacks`); None: every
+    #: callback in every page's document.
+    page_callbacks: page_callbacks.PageCallbacks | None = None
+
+    def dependencies(self) -> Any:
+        """Dash's ``_dash-dependencies`` answer with the callbacks of the requesting page only
+        (:attr:`page_callbacks`)."""
+        if self.page_callbacks is None:
+            return super().dependencies()
+        return self.backend.make_response(
+            to_json_plotly(self.page_callbacks.for_request(self._callback_list)),
+            content_type="application/json",
+        )
 
     def interpolate_index(
         self,
@@ -220,9 +235,18 @@ class DashInsightApp(dash.Dash):
             css = self.asset_bundles.rewrite(css, "css")
         if self.script_bundles is not None and flask.has_request_context():
             query = flask.request.args.to_dict(flat=True)
-            bundles = self.script_bundles.of(first_paint.request_pathname(self), query)
+            pathname = first_paint.request_pathname(self)
+            bundles = self.script_bundles.of(pathname, query)
             plotly = page_bundles.script_source(scripts, page_bundles.CARTESIAN_SCRIPT)
-            extra["data-page-bundles"] = self.script_bundles.html_attribute(bundles, plotly)
+            # A document with one page's callbacks draws that page only.
+            drawable = (
+                None
+                if self.page_callbacks is None
+                else self.page_callbacks.drawable(self.script_bundles.locate(pathname))
+            )
+            extra["data-page-bundles"] = self.script_bundles.html_attribute(
+                bundles, plotly, drawable
+            )
         scripts = page_bundles.select(scripts, bundles)
         parts = {
             "metas": metas,
@@ -319,8 +343,16 @@ def _install_pages(build: Build) -> None:
     compare_tabs.install(app, features.compare_tabs())
     shell.register_shell(app, build.router, build.features.data.loader_health)
     named_views.register(app, build.features.data.named_views)
-    for page, service in build.router.by_path.values():
-        page.register(app, service)
+    # Drawn by pages of several plugins: registered with the frame's callbacks, which every
+    # page's document gets (page_callbacks), not with the first page that draws one.
+    lazy_graph.register_lazy_graphs(app)
+    plugin_of = {page.path: plugin.name for plugin, _ in features.services for page in plugin.pages}
+    groups: dict[str, list[tuple[str, Callable[[], None]]]] = {}
+    for path, (page, service) in build.router.by_path.items():
+        register = functools.partial(page.register, app, service)
+        groups.setdefault(plugin_of.get(path, path), []).append((path, register))
+    owned = page_callbacks.by_page(app, groups.values())
+    app.page_callbacks = page_callbacks.PageCallbacks(owned, build.router.referred_page)
 
 
 def _install_first_paint(build: Build) -> None:

@@ -157,21 +157,35 @@ class PageBundles:
         more = self.by_query.get(path)
         return bundles | more(query or {}) if more is not None else bundles
 
-    def html_attribute(self, loaded: Iterable[str], plotly: str | None = None) -> str:
+    def _pathname(self, path: str) -> str:
+        """The pathname of the page at ``path`` as ``assets/page-bundles.js`` compares them
+        (no trailing slash, "/" for the root)."""
+        return self.relative(path).rstrip("/") or "/"
+
+    def html_attribute(
+        self,
+        loaded: Iterable[str],
+        plotly: str | None = None,
+        drawable: Iterable[str] | None = None,
+    ) -> str:
         """``data-page-bundles``: the bundles of every page that does not need them all, by
         pathname, and those of this document (``loaded``, :data:`PLOTLY` and :data:`GL3D`
         counted with :data:`WEBGL`: the full plotly.js draws what the others do), as JSON; with
         ``plotly``, the URL of the cartesian plotly.js as the pages link it, for a chart drawn
-        in a document without it (see the module's docstring)."""
+        in a document without it (see the module's docstring); with ``drawable``, the paths of
+        the only pages this document can draw (those whose callbacks it has,
+        :mod:`dash_insight.web.page_callbacks`), as pathnames."""
         has = set(loaded)
         if WEBGL in has:
             has.update((PLOTLY, GL3D))
         pages = {
-            self.relative(path).rstrip("/") or "/": sorted(bundles)
+            self._pathname(path): sorted(bundles)
             for path, bundles in self.by_path.items()
             if bundles is not None and bundles != ALL
         }
         spec: dict[str, object] = {"all": sorted(ALL), "loaded": sorted(has), "pages": pages}
         if plotly is not None:
             spec["plotly"] = plotly
+        if drawable is not None:
+            spec["drawable"] = sorted(self._pathname(path) for path in drawable)
         return json.dumps(spec, separators=(",", ":"))

@@ -282,6 +282,11 @@ class PageRouter:
         draw = page.first_paint if page is not None else None
         return None if draw is None else draw(self.app, service, params)
 
+    def referred_page(self) -> str | None:
+        """The page path of the request's same-origin ``Referer`` (:meth:`referred_url`)."""
+        referred = self.referred_url()
+        return None if referred is None else self.locate(*referred)[0]
+
     def referred_url(self) -> tuple[str, str] | None:
         """The pathname and search (``"?..."`` or ``""``, as ``window.location`` has them) of
         the request's same-origin ``Referer``: the page whose layout is asked for; None

@@ -119,6 +119,9 @@ def test_an_unknown_or_undeclared_page_gets_every_bundle() -> None:
     assert json.loads(bundles.html_attribute({GL3D}))["loaded"] == [GL3D]
     # the cartesian build's URL, for a chart drawn later in a document without it
     assert json.loads(bundles.html_attribute({GRID}, "/c.js?m=1"))["plotly"] == "/c.js?m=1"
+    # the pages the document can draw, as pathnames
+    drawable = bundles.html_attribute({GRID}, None, ["/scalars", "/graph", "/"])
+    assert json.loads(drawable)["drawable"] == ["/app", "/app/graph", "/app/scalars"]
 
 
 def test_a_page_gets_more_bundles_for_the_query_that_asks_for_them() -> None:
@@ -179,11 +182,17 @@ def test_a_chart_page_loads_no_cytoscape_webgl_or_grid_and_other_pages_get_them(
     # Nor AG Grid: its tag picker is a checklist.
     assert not any(name.startswith("dash_ag_grid") for name in names)
     assert dash_duo.driver.execute_script("return window.dash_cytoscape === undefined")
-    # A page of the same bundles: the same document.
+    # Another job on the same page: the same document.
     dash_duo.driver.execute_script("window.__sameDocument = true;")
-    _move(dash_duo, "/histograms?train_id=./lenet_sc")
-    dash_duo.wait_for_element("#hist-cards .js-plotly-plot", timeout=30)
+    _move(dash_duo, "/scalars?train_id=./multi_file")
+    until(lambda: "multi_file" in dash_duo.find_element("#page").text, 30)
+    wait_idle(dash_duo)
     assert dash_duo.driver.execute_script("return window.__sameDocument === true")
+    # Another page, though of the same bundles: a new document, with that page's callbacks
+    # only (dash_insight/web/page_callbacks.py).
+    _move(dash_duo, "/histograms?train_id=./lenet_sc")
+    until(lambda: dash_duo.driver.execute_script("return window.__sameDocument === undefined"), 30)
+    dash_duo.wait_for_element("#hist-cards .js-plotly-plot", timeout=30)
     # The lineage page's table needs AG Grid: a new document, which has it.
     dash_duo.find_element("#nav-lineage").click()
     until(

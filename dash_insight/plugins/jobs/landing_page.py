@@ -2,16 +2,19 @@
 bare home URL answers with a redirect to that job's training dashboard, as TensorBoard opens
 on its charts.
 
-Only a full load of the bare home URL (no query) is redirected, on the server (302): the
-"Summary List" link and the brand move inside the app without asking the server for a page,
-so they still show the list, and the redirect leaves no entry of its own in the browser's
-history (Back from the dashboard never comes back to it).
+Only a load of the bare home URL (no query) opened from outside the app (typed, bookmarked,
+a link of another site) is redirected, on the server (302): the "Summary List" link and the
+brand still show the list, whether they move inside the document or open the list as a new
+document (``assets/page-bundles.js``: the list's answer is asked for with a ``Referer`` of the
+app's own), and the redirect leaves no entry of its own in the browser's history (Back from
+the dashboard never comes back to it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import dash
 import flask
@@ -54,16 +57,26 @@ def landing_url(app: dash.Dash, train_id: str) -> str:
     return app.get_relative_path(DASHBOARD_PATH) + make_search(STATE.params(LandingUrl(train_id)))
 
 
+def from_the_app(referrer: str | None, host: str, prefix: str) -> bool:
+    """Whether a request with this ``Referer`` comes from a page of the app at ``host``
+    below ``prefix`` (the path the browser sees)."""
+    url = urlsplit(referrer or "")
+    return url.netloc == host and (url.path + "/").startswith(prefix)
+
+
 def install(app: dash.Dash, provider: DataProvider) -> None:
-    """Redirect a GET of the bare home URL to the only job's dashboard (see the module).
-    Installed after the host check, so a refused host learns no job name."""
+    """Redirect a GET of the bare home URL from outside the app to the only job's dashboard
+    (see the module). Installed after the host check, so a refused host learns no job name."""
     home = app.config.routes_pathname_prefix
+    prefix = app.config.requests_pathname_prefix
 
     @app.server.before_request
     def land_on_charts() -> Response | None:
         request = flask.request
         if request.method != "GET" or request.path != home or request.query_string:
             return None
+        if from_the_app(request.referrer, request.host, prefix):
+            return None  # the list, asked for from a page of the app
         if not provider.ready:
             return None  # still looking: the list says so
         train_id = landing_job(provider.list_jobs())

@@ -10,7 +10,7 @@ import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.provider import JobSummary
-from dash_insight.plugins.jobs.landing_page import landing_job
+from dash_insight.plugins.jobs.landing_page import from_the_app, landing_job
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
 from tests.plugins.jobs.test_page import _wait_rows
@@ -32,6 +32,15 @@ def test_landing_job_only_with_exactly_one_job_with_a_dashboard() -> None:
     assert landing_job([_job("./lineage_only", summary=False)]) is None
 
 
+def test_a_referrer_from_the_app_is_one_of_its_pages() -> None:
+    assert from_the_app("http://h:8/scalars?x=1", "h:8", "/")
+    assert from_the_app("http://h:8/app", "h:8", "/app/")
+    assert from_the_app("http://h:8/app/lineage", "h:8", "/app/")
+    assert not from_the_app("http://h:8/application/x", "h:8", "/app/")
+    assert not from_the_app("http://other:8/app/", "h:8", "/app/")
+    assert not from_the_app(None, "h:8", "/") and not from_the_app("", "h:8", "/")
+
+
 def test_home_redirects_only_a_bare_home_with_one_job(corpus: Path, tmp_path: Path) -> None:
     base = tmp_path / "logs"
     shutil.copytree(corpus / "multi_file", base / "only")
@@ -42,6 +51,11 @@ def test_home_redirects_only_a_bare_home_with_one_job(corpus: Path, tmp_path: Pa
         assert answer.headers["Location"] == "/dashboard?train_id=.%2Fonly"
         assert answer.headers["Cache-Control"] == "no-store"
         assert client.get("/?q=only").status_code == 200  # the list, explicitly
+        # the list asked for from a page of the app (a new document for the menu's link)
+        inside = {"Referer": "http://localhost/scalars?train_id=.%2Fonly"}
+        assert client.get("/", headers=inside).status_code == 200
+        outside = {"Referer": "http://elsewhere.example/localhost/"}
+        assert client.get("/", headers=outside).status_code == 302
         assert client.get("/dashboard?train_id=.%2Fonly").status_code == 200
     shutil.copytree(corpus / "multi_file", base / "second")
     with loaded_app(base, tmp_path / "ws2") as app:
