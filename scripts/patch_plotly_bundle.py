@@ -176,8 +176,8 @@ def shader_programs(bundle: str) -> str:
     attributes right after making them, which dropped the program linked for the old
     locations, and a shader not drawn with (the point clouds' for an orthographic camera, the
     spikes shown on hover, the axes' walls when off) links none. 13 programs on the landscape
-    page's first screen (with :func:`first_frame`). The programs drawn with and their uniforms are the same (gl-shader's
-    cache links each set of shaders and attribute locations once)."""
+    page's first screen (with :func:`first_frame`). The programs drawn with and their uniforms
+    are the same (gl-shader's cache links each set of shaders and attribute locations once)."""
     if "__diReflected" in bundle:
         return bundle
     reflection = list(REFLECTION.finditer(bundle))

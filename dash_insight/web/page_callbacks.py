@@ -13,8 +13,9 @@ The answer is per page as the layout is (:func:`dash_insight.web.shell.shell_lay
 renderer asks for it from the page it opens, so the request's ``Referer`` names the page. A
 callback belongs to the pages of the plugin whose page's ``register`` added it
 (:func:`by_page`); callbacks added by anything else (the frame, saved views, the comparison
-tabs, components that pages of several plugins draw, plugins' installs) are in every answer. A request without a usable ``Referer`` gets every callback, as its layout
-then comes through the routing callback, which can draw any page.
+tabs, components that pages of several plugins draw, plugins' installs) are in every answer.
+A request without a usable ``Referer`` gets every callback, as its layout then comes through
+the routing callback, which can draw any page.
 
 Such a document can draw its plugin's pages only (:meth:`PageCallbacks.drawable`):
 ``assets/page-bundles.js`` opens a URL of any other page as a new document
