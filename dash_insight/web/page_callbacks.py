@@ -14,8 +14,8 @@ renderer asks for it from the page it opens, so the request's ``Referer`` names 
 callback belongs to the pages of the plugin whose page's ``register`` added it
 (:func:`by_page`); callbacks added by anything else (the frame, saved views, the comparison
 tabs, components that pages of several plugins draw, plugins' installs) are in every answer.
-A request without a usable ``Referer`` gets every callback, as its layout then comes through
-the routing callback, which can draw any page.
+A request without a usable ``Referer``, or with the home page's (:data:`HOME`), gets every
+callback, as its layout may then come through the routing callback, which can draw any page.
 
 Such a document can draw its plugin's pages only (:meth:`PageCallbacks.drawable`):
 ``assets/page-bundles.js`` opens a URL of any other page as a new document
@@ -63,6 +63,13 @@ def _register_all(group: Sequence[tuple[str, Callable[[], None]]]) -> None:
         register()
 
 
+#: The home page's path. Its documents get every callback: the home page's own ``Referer``
+#: (the app's root) is also what a page whose address is longer than 4,096 characters sends
+#: (browsers cut such a ``Referer`` to the bare origin), whose layout then comes through the
+#: routing callback, which can draw any page.
+HOME = "/"
+
+
 @dataclass(frozen=True)
 class PageCallbacks:
     """The callbacks (``output`` keys) each page registered, by page path (below the app's
@@ -79,8 +86,8 @@ class PageCallbacks:
     def select(self, callbacks: Iterable[Mapping[str, Any]], page: str | None) -> list[Any]:
         """The ``callbacks`` (``_dash-dependencies`` entries) a document of ``page`` gets:
         those of no page and those of ``page`` (a path no page has: those of no page); every
-        one when ``page`` is None."""
-        if page is None:
+        one when ``page`` is None or :data:`HOME`."""
+        if page is None or page == HOME:
             return list(callbacks)
         owned, own = self.owned(), self.by_path.get(page, frozenset())
         return [c for c in callbacks if c["output"] not in owned or c["output"] in own]
@@ -89,9 +96,12 @@ class PageCallbacks:
         """:meth:`select` for the page of the request's ``Referer``."""
         return self.select(callbacks, self.requested_page())
 
-    def drawable(self, page: str) -> list[str]:
+    def drawable(self, page: str) -> list[str] | None:
         """The pages a document of ``page`` can draw: those whose callbacks it has (every
-        page of its plugin, and pages of no callbacks); none for a path no page has."""
+        page of its plugin, and pages of no callbacks); none for a path no page has; None (any
+        page) for :data:`HOME`, whose document has every callback."""
+        if page == HOME:
+            return None
         own = self.by_path.get(page)
         if own is None:
             return []
