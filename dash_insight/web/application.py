@@ -238,7 +238,7 @@ class DashInsightApp(dash.Dash):
             pathname = first_paint.request_pathname(self)
             bundles = self.script_bundles.of(pathname, query)
             plotly = page_bundles.script_source(scripts, page_bundles.CARTESIAN_SCRIPT)
-            # A document with one page's callbacks draws that page only.
+            # A document with one plugin's callbacks draws that plugin's pages only.
             drawable = (
                 None
                 if self.page_callbacks is None
