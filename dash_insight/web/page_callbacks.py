@@ -72,9 +72,9 @@ HOME = "/"
 
 @dataclass(frozen=True)
 class PageCallbacks:
-    """The callbacks (``output`` keys) each page registered, by page path (below the app's
-    prefix); ``requested_page()`` gives the page path of the request's ``Referer``, None
-    without a usable one."""
+    """The callbacks (``output`` keys) of each page, by page path (below the app's prefix):
+    those its plugin's pages registered (:func:`by_page`); ``requested_page()`` gives the page
+    path of the request's ``Referer``, None without a usable one."""
 
     by_path: Mapping[str, frozenset[str]]
     requested_page: Callable[[], str | None]
