@@ -293,15 +293,21 @@ class PageRouter:
         without one."""
         if not flask.has_request_context():
             return None
-        referrer = flask.request.referrer
-        if not referrer:
-            return None
-        url = urlsplit(referrer)
         prefix = self.app.config.requests_pathname_prefix
-        ours = url.path.startswith(prefix) or url.path == prefix.rstrip("/")
-        if url.netloc != flask.request.host or not ours:
-            return None  # another site's page, or not one of ours
-        return url.path, "?" + url.query if url.query else ""
+        return app_referrer(flask.request.referrer, flask.request.host, prefix)
+
+
+def app_referrer(referrer: str | None, host: str, prefix: str) -> tuple[str, str] | None:
+    """The pathname and search (``"?..."`` or ``""``) of a ``Referer`` that is a page of the
+    app at ``host`` below ``prefix`` (the path the browser sees); None for another site's
+    page, one not of the app, or no ``Referer``."""
+    if not referrer:
+        return None
+    url = urlsplit(referrer)
+    ours = url.path.startswith(prefix) or url.path == prefix.rstrip("/")
+    if url.netloc != host or not ours:
+        return None
+    return url.path, "?" + url.query if url.query else ""
 
 
 def follow_window_address(app: dash.Dash) -> None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 import dash
 import flask
 from werkzeug.wrappers import Response
 
 from dash_insight.core.provider import DataProvider, JobSummary
+from dash_insight.web.shell import app_referrer
 from dash_insight.web.url_state import Text, TypedUrlState, make_search
 
 DASHBOARD_PATH = "/dashboard"
@@ -57,13 +57,6 @@ def landing_url(app: dash.Dash, train_id: str) -> str:
     return app.get_relative_path(DASHBOARD_PATH) + make_search(STATE.params(LandingUrl(train_id)))
 
 
-def from_the_app(referrer: str | None, host: str, prefix: str) -> bool:
-    """Whether a request with this ``Referer`` comes from a page of the app at ``host``
-    below ``prefix`` (the path the browser sees)."""
-    url = urlsplit(referrer or "")
-    return url.netloc == host and (url.path + "/").startswith(prefix)
-
-
 def install(app: dash.Dash, provider: DataProvider) -> None:
     """Redirect a GET of the bare home URL from outside the app to the only job's dashboard
     (see the module). Installed after the host check, so a refused host learns no job name."""
@@ -75,7 +68,7 @@ def install(app: dash.Dash, provider: DataProvider) -> None:
         request = flask.request
         if request.method != "GET" or request.path != home or request.query_string:
             return None
-        if from_the_app(request.referrer, request.host, prefix):
+        if app_referrer(request.referrer, request.host, prefix) is not None:
             return None  # the list, asked for from a page of the app
         if not provider.ready:
             return None  # still looking: the list says so

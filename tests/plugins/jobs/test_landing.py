@@ -10,7 +10,8 @@ import pytest
 
 from dash_insight import SummaryWriter
 from dash_insight.core.provider import JobSummary
-from dash_insight.plugins.jobs.landing_page import from_the_app, landing_job
+from dash_insight.plugins.jobs.landing_page import landing_job
+from dash_insight.web.shell import app_referrer
 from tests.browser import until
 from tests.conftest import console_errors, loaded_app
 from tests.plugins.jobs.test_page import _wait_rows
@@ -32,13 +33,17 @@ def test_landing_job_only_with_exactly_one_job_with_a_dashboard() -> None:
     assert landing_job([_job("./lineage_only", summary=False)]) is None
 
 
+def _from_the_app(referrer: str | None, host: str, prefix: str) -> bool:
+    return app_referrer(referrer, host, prefix) is not None
+
+
 def test_a_referrer_from_the_app_is_one_of_its_pages() -> None:
-    assert from_the_app("http://h:8/scalars?x=1", "h:8", "/")
-    assert from_the_app("http://h:8/app", "h:8", "/app/")
-    assert from_the_app("http://h:8/app/lineage", "h:8", "/app/")
-    assert not from_the_app("http://h:8/application/x", "h:8", "/app/")
-    assert not from_the_app("http://other:8/app/", "h:8", "/app/")
-    assert not from_the_app(None, "h:8", "/") and not from_the_app("", "h:8", "/")
+    assert _from_the_app("http://h:8/scalars?x=1", "h:8", "/")
+    assert _from_the_app("http://h:8/app", "h:8", "/app/")
+    assert _from_the_app("http://h:8/app/lineage", "h:8", "/app/")
+    assert not _from_the_app("http://h:8/application/x", "h:8", "/app/")
+    assert not _from_the_app("http://other:8/app/", "h:8", "/app/")
+    assert not _from_the_app(None, "h:8", "/") and not _from_the_app("", "h:8", "/")
 
 
 def test_home_redirects_only_a_bare_home_with_one_job(corpus: Path, tmp_path: Path) -> None:
