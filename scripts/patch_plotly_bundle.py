@@ -180,12 +180,10 @@ def shader_programs(bundle: str) -> str:
     are the same (gl-shader's cache links each set of shaders and attribute locations once)."""
     if "__diReflected" in bundle:
         return bundle
-    reflection = list(REFLECTION.finditer(bundle))
-    if len(reflection) != 1:
-        raise ValueError(f"gl-shader's reflection link found {len(reflection)} times, not once")
-    bundle = _replace_once(bundle, REFLECTION, REFLECTED_ONCE, "gl-shader's reflection link")
-    code = LAZY_LINK.replace("$reflect", reflection[0]["reflect"])
-    return _replace_once(bundle, EAGER_LINK, code, "gl-shader's first link")
+    patched = _replace_once(bundle, REFLECTION, REFLECTED_ONCE, "gl-shader's reflection link")
+    reflect = next(REFLECTION.finditer(bundle))["reflect"]  # there once: _replace_once checked
+    code = LAZY_LINK.replace("$reflect", reflect)
+    return _replace_once(patched, EAGER_LINK, code, "gl-shader's first link")
 
 
 #: vectorize-text's canvas (its module's default: every 3D tick label, axis title, marker
