@@ -1,4 +1,4 @@
-"""Each page's document gets its own page's callbacks and the frame's only
+"""Each page's document gets its own plugin's callbacks and the frame's only
 (dash_insight/web/page_callbacks.py; issue 37 item 2): the selection, the registration record,
 and on the corpus that no page's answer leaves out a callback that listens to or writes one
 of the components its layout draws."""
