@@ -5,24 +5,68 @@
 
    window.dashInsightSlots.watch({selector, keyOf, enter, changed}) observes every element
    matching ``selector`` whenever it enters the document (with the page's first layout or with
-   a callback's answer): ``enter(key)`` when it comes within a few rows of the screen;
-   ``inView`` holds the keys on (or next to) the screen; ``rescan()`` looks for new slots now;
-   ``changed()`` (optional) after each batch of HTML elements added or removed.
+   a callback's answer): ``enter(key)`` when it comes on the screen, or next to it once the
+   page has been scrolled (the first screen draws what it shows and nothing below it; from
+   the first scroll on, the charts a few rows ahead are drawn before they show);
+   ``inView`` holds the keys entered and still on (or next to) the screen; ``rescan()`` looks
+   for new slots now; ``changed()`` (optional) after each batch of HTML elements added or
+   removed.
    window.dashInsightSlots.idField(name) is a ``keyOf``: the ``name`` field of a slot's JSON id
    (its pattern-matching id, e.g. {"type": "lazy-graph-slot", "key": ...}).
-
-   window.dashInsightSlots.busy() says whether a chart is queued or being drawn; hold() keeps
-   the next one back for two frames (a heavy mount elsewhere renders in a task of its own).
+   window.dashInsightSlots.sightline(report) and isNear(rect) are that rule of "near the screen"
+   for other elements (assets/deferred.js's cards).
 
    window.dashInsightSlots.paced(draw, rank, drawn) queues keys and calls ``draw(key)`` for
    one key per task, the key of lowest ``rank(key)`` first (the slot highest on the page: the
    screen fills from the top), else the first queued; with ``drawn(key)``, the next key waits
    until it says the chart is drawn (or a few seconds passed: the graph component itself is
-   loaded lazily, and the charts that waited for it were all drawn in one task): every chart is a main-thread task of its own, so the page
-   answers between two charts instead of freezing while a screen of charts is drawn
+   loaded lazily, and the charts that waited for it were all drawn in one task): every chart
+   is a main-thread task of its own, so the page answers between two charts instead of
+   freezing while a screen of charts is drawn
    (issue 17 item 8: the parameter distribution froze for 4.8 s drawing its first screen). */
 (function () {
-  const MARGIN_PX = 150;  // "on screen": within this distance of the window
+  const MARGIN_PX = 150;  // "next to the screen": within this distance of the window
+  /* Whether the page (or anything in it) has been scrolled: until then a slot is entered when
+     it is on the screen; the first scroll has every watch look a few rows ahead. */
+  let scrolled = false;
+  const onFirstScroll = [];
+  document.addEventListener("scroll", () => {
+    scrolled = true;
+    onFirstScroll.splice(0).forEach(lookAhead => lookAhead());
+  }, {capture: true, passive: true, once: true});
+
+  /* Whether an element's box (getBoundingClientRect) is near the screen: on it, or within
+     MARGIN_PX of it once scrolled. */
+  function isNear(rect) {
+    const margin = scrolled ? MARGIN_PX : 0;
+    return rect.bottom > -margin && rect.top < window.innerHeight + margin &&
+      Boolean(rect.width || rect.height);
+  }
+
+  /* Elements watched for coming near the screen: ``report(entries)``, an IntersectionObserver's
+     callback, for the elements near the screen (isNear); from the first scroll on, a few
+     rows ahead (each element is observed again, so reported once more). Null without an
+     IntersectionObserver. */
+  function sightline(report) {
+    if (!("IntersectionObserver" in window)) return null;
+    const elements = new Set();
+    const make = () => new IntersectionObserver(report,
+      {rootMargin: `${scrolled ? MARGIN_PX : 0}px 0px`});
+    let observer = make();
+    if (!scrolled) {
+      onFirstScroll.push(() => {
+        observer.disconnect();
+        observer = make();
+        elements.forEach(element => {
+          if (element.isConnected) observer.observe(element); else elements.delete(element);
+        });
+      });
+    }
+    return {
+      observe(element) { elements.add(element); observer.observe(element); },
+      unobserve(element) { elements.delete(element); observer.unobserve(element); },
+    };
+  }
 
   /* A keyOf for watch(): the ``name`` field of a slot's JSON id; undefined (the slot is not
      watched) when its id is not JSON. */
@@ -39,27 +83,26 @@
   function watch({selector, keyOf, enter, changed}) {
     const inView = new Set();
     const observed = new Map();  // slot element -> key
-    const observer = "IntersectionObserver" in window
-      ? new IntersectionObserver(entries => {
-        for (const entry of entries) {
-          const key = observed.get(entry.target);
-          if (key === undefined) continue;  // a slot no longer in the document
-          if (entry.isIntersecting) {
-            inView.add(key);
-            enter(key);
-          } else {
-            inView.delete(key);
-          }
+    function report(entries) {
+      for (const entry of entries) {
+        const key = observed.get(entry.target);
+        if (key === undefined) continue;  // a slot no longer in the document
+        if (!entry.isIntersecting) {
+          inView.delete(key);
+        } else if (!inView.has(key)) {
+          inView.add(key);
+          enter(key);
         }
-      }, {rootMargin: `${MARGIN_PX}px 0px`})
-      : null;
+      }
+    }
+    const observing = sightline(report);
 
     /* Forget the slots that left the document, observe the new ones. */
     function rescan() {
       const gone = [];
       for (const [element, key] of observed) {
         if (!element.isConnected) {
-          if (observer) observer.unobserve(element);
+          if (observing) observing.unobserve(element);
           observed.delete(element);
           gone.push(key);
         }
@@ -71,8 +114,8 @@
         const key = keyOf(slot);
         if (key === undefined) return;
         observed.set(slot, key);
-        if (!observer) { inView.add(key); enter(key); return; }  // no observer: every chart
-        observer.observe(slot);  // reports whether it is on screen, once the page is idle
+        if (!observing) { inView.add(key); enter(key); return; }  // no observer: every chart
+        observing.observe(slot);  // reports whether it is on screen, once the page is idle
         fresh.push([slot, key]);
       });
       if (fresh.length && !framed) {
@@ -91,9 +134,7 @@
       framed = false;
       for (const [slot, key] of fresh.splice(0)) {
         if (!slot.isConnected || inView.has(key)) continue;
-        const rect = slot.getBoundingClientRect();
-        if (rect.bottom > -MARGIN_PX && rect.top < window.innerHeight + MARGIN_PX &&
-            (rect.width || rect.height)) {
+        if (isNear(slot.getBoundingClientRect())) {
           inView.add(key);
           enter(key);
         }
@@ -114,34 +155,12 @@
     return {inView, rescan};
   }
 
-  /* Every pacer's state, for busy(); holds taken by hold(). */
-  const pacers = [];
-  let holds = 0;
-
-  /* Whether a chart is queued or being drawn. */
-  function busy() {
-    return pacers.some(pacer => pacer.busy());
-  }
-
-  /* No chart starts until the second frame from now: React renders the updates of tasks close
-     together in one task, and a component mounted (assets/deferred.js) in the task of a chart
-     (the pickers' former grid) made the longest freeze of the parameter distribution page. */
-  function hold() {
-    holds += 1;
-    window.requestAnimationFrame(() => window.requestAnimationFrame(() => { holds -= 1; }));
-  }
-
   function paced(draw, rank, drawn) {
     const WAIT_MS = 3000;  // the longest wait for one chart
     const queue = [];
     let scheduled = false;
-    pacers.push({busy: () => scheduled || queue.length > 0});
 
     function next() {
-      if (holds) {
-        setTimeout(next, 16);
-        return;
-      }
       let best = 0;
       if (rank) {
         const ranks = queue.map(rank);
@@ -184,5 +203,5 @@
       ? element.getBoundingClientRect().top + window.scrollY : Infinity;
   }
 
-  window.dashInsightSlots = {watch, idField, paced, pageTop, busy, hold};
+  window.dashInsightSlots = {watch, idField, paced, pageTop, sightline, isNear};
 })();

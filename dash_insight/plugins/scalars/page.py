@@ -84,9 +84,8 @@ PATH = "/scalars"
 CHARTS_PER_PAGE = 24
 #: Cards whose children are in the page at once: the first row of the grid (three cards in a
 #: 1600 px window, the only row on its first screen). The others fill a row of the grid per
-#: animation frame (deferred_children): on or next to the screen at once, the rest once the
-#: charts on screen are drawn (issue 17 item 8: React mounting the 24 cards in one task was the
-#: page's longest freeze).
+#: animation frame when they come on the screen (deferred_children; issue 17 item 8: React
+#: mounting the 24 cards in one task was the page's longest freeze).
 FIRST_CARDS = 3
 CARD_ROW = 3
 #: Points of a chart drawn on the server for the first paint (about a card's plot width in a

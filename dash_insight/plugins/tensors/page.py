@@ -673,7 +673,7 @@ def held_until_on_screen(card: Any) -> Any:
     statistics and slider of cards it does not show. Other cards as they are."""
     if "di-vt-card" not in (getattr(card, "className", None) or ""):
         return card
-    return deferred_children(card, CARD_HEIGHT, CARD_ROW, keep=_is_head, on_screen_only=True)
+    return deferred_children(card, CARD_HEIGHT, CARD_ROW, keep=_is_head)
 
 
 def _is_head(component: Any) -> bool:

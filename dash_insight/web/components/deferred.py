@@ -1,19 +1,18 @@
-"""Components mounted after the charts on the first screen are drawn.
+"""Components mounted when they come on screen.
 
-A heavy control mounted with the page's layout costs the first chart a few hundred
-milliseconds of the browser's main thread (issue 17 item 8: the name pickers' AG Grid, since
-replaced by a light checklist drawn with the layout). A holder ships its component as JSON
-(``data-component``); ``assets/deferred.js`` mounts it (``dash_clientside.set_props``) once
-every chart card on screen is drawn, or after :data:`LONGEST_WAIT_MS`, or at once on a page
-without charts. Callbacks of the mounted component work as for any component a callback adds.
-Until the mount a callback may rewrite the holder's ``data-component``: it is read when
-applied, and the holder drops it at the mount.
+A card below the first screen, mounted with the page's layout, costs the first screen React's
+and Dash's work for every component in it, and the charts its slots then draw (issue 37 item 2:
+the scalars page drew its second row of charts, just below a 1600x1000 window, before it was
+quiet). A holder ships its component as JSON (``data-component``); ``assets/deferred.js``
+mounts it (``dash_clientside.set_props``) when it comes on the screen, a row of cards per
+animation frame (React mounting a grid of 24 cards in one task was the scalars page's longest
+freeze: issue 17 item 8). Callbacks of the mounted component work as for any component a
+callback adds. Until the mount a callback may rewrite the holder's ``data-component``: it is
+read when applied, and the holder drops it at the mount.
 
-The holders are the chart cards of :func:`deferred_children`, below the first screen: the
-card's frame is in the page at once (its place, its id), its toolbar, graph slot and title
-arrive a few cards per main-thread task, at once when the card is on screen, else when the
-charts on screen are drawn. React mounting a grid of 24 cards in one task was the longest
-freeze of the scalars page.
+The holders are the cards of :func:`deferred_children` below the first row: the card's frame
+is in the page at once (its place, its id, its title), its toolbar and graph slot arrive when
+it is on the screen.
 """
 
 from __future__ import annotations
@@ -25,8 +24,6 @@ from typing import Any
 from dash import html
 from plotly.utils import PlotlyJSONEncoder
 
-#: The longest time a deferred component waits for the charts (``assets/deferred.js``).
-LONGEST_WAIT_MS = 2500
 CLASS_NAME = "di-deferred"
 
 
@@ -35,16 +32,13 @@ def deferred_children(
     min_height: str,
     batch: int,
     keep: Callable[[Any], bool] | None = None,
-    on_screen_only: bool = False,
 ) -> html.Div:
     """``card`` (a ``html.Div`` with an id) without its children, which ``assets/deferred.js``
-    gives it at once when it is on (or next to) the screen, else once the charts on screen are
-    drawn (or after :data:`LONGEST_WAIT_MS`), ``batch`` such cards per main-thread task, the
-    highest on the page first; with ``on_screen_only``, only when it comes on (or next to) the
-    screen (a card the first screen does not show costs it nothing). Until then it keeps
-    ``min_height`` (CSS) of space, so that the
-    page's height and the cards' places do not jump when they fill, and the children for which
-    ``keep`` says True (light ones, such as a title: what the card is about is on the page).
+    gives it when it comes on the screen, ``batch`` such cards per animation frame, the highest
+    on the page first (a card the first screen does not show costs it nothing). Until then it
+    keeps ``min_height`` (CSS) of space, so that the page's height and the cards' places do not
+    jump when they fill, and the children for which ``keep`` says True (light ones, such as a
+    title: what the card is about is on the page).
 
     The holder's ``deferred_child`` attribute keeps the children for Python readers (tests)."""
     props = card.to_plotly_json()["props"]
@@ -56,8 +50,6 @@ def deferred_children(
     attributes: dict[str, Any] = {
         "data-component": json.dumps(children, cls=PlotlyJSONEncoder),
         "data-style": json.dumps(own_style),  # the card's own style, back when it fills
-        "data-wait-ms": str(LONGEST_WAIT_MS),
-        "data-on-screen": "only" if on_screen_only else "now",
         "data-batch": str(batch),
     }
     style = {**own_style, "minHeight": min_height}

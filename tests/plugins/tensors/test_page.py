@@ -203,7 +203,7 @@ def test_card_view_stores_the_table_as_json_text(service: DataService) -> None:
 
 def test_cards_below_the_first_screen_wait_until_on_screen(service: DataService) -> None:
     """The first row of table cards comes whole; the others show their tag and get the rest
-    when they come on screen (assets/deferred.js, data-on-screen="only"). Histogram cards
+    when they come on screen (assets/deferred.js). Histogram cards
     come whole."""
     queries = TensorQueries(service.provider)
     app = dash.Dash(__name__)
@@ -216,7 +216,7 @@ def test_cards_below_the_first_screen_wait_until_on_screen(service: DataService)
     assert all(getattr(slot, "data-view", None) for slot in slots)
     for card in later:
         props = card.to_plotly_json()["props"]
-        assert props["data-on-screen"] == "only" and "di-vt-card" in props["className"]
+        assert "di-deferred" in props["className"] and "di-vt-card" in props["className"]
         assert text(props["children"]) == f"{card.id['tag']} Full screen"
     histograms = per_tag_page.cards_update(
         tensors.PAGE,

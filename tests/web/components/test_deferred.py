@@ -1,4 +1,4 @@
-"""A component mounted after the charts on screen (web/components/deferred.py,
+"""A component mounted when it comes on screen (web/components/deferred.py,
 assets/deferred.js)."""
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ def test_a_card_holds_its_children_back_but_its_title() -> None:
     assert props["className"] == "di-deferred card" and props["children"] == [title]
     assert props["style"] == {"order": 2, "minHeight": "300px"}
     assert json.loads(props["data-style"]) == {"order": 2}  # the card's own, once filled
-    assert props["data-on-screen"] == "now" and props["data-batch"] == "3"
+    assert props["data-batch"] == "3"
     assert [c["props"].get("id") for c in json.loads(props["data-component"])] == ["b", None]
     assert find(holder, "b").children == "log"
-    held = deferred_children(card, "300px", 3, keep=lambda c: c is title, on_screen_only=True)
-    assert held.to_plotly_json()["props"]["data-on-screen"] == "only"
