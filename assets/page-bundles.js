@@ -14,7 +14,12 @@
    (its histogram view) has dcc's graph load plotly.js then, from window._dashPlotlyJSURL: Dash's
    renderer sets it to the plotly package's full build; here it is the cartesian build the
    pages link (spec.plotly), the build every chart page draws with, and the renderer's value is
-   ignored. */
+   ignored.
+
+   window.dashInsightBundles.load(name): a Promise of bundle ``name``'s scripts (spec.later:
+   AG Grid, on the tensors page) run in this document, in their order, once; at once when the
+   document has the bundle. A script that fails to load is logged and the Promise still
+   resolves (the component then shows Dash's own error). */
 (function () {
   const root = document.documentElement;
   let spec;
@@ -34,6 +39,26 @@
       set: () => {},  // Dash's renderer writes the full build's URL
     });
   }
+
+  const loading = {};
+  function load(name) {
+    if (!loading[name]) {
+      const sources = loaded.has(name) ? [] : (spec.later || {})[name] || [];
+      loading[name] = sources.reduce((previous, source) => previous.then(() => new Promise(
+        resolve => {
+          const script = document.createElement("script");
+          script.src = source;
+          script.onload = resolve;
+          script.onerror = () => {
+            console.error("dash-insight: a script could not be loaded", source);
+            resolve();
+          };
+          document.head.appendChild(script);
+        })), Promise.resolve());
+    }
+    return loading[name];
+  }
+  window.dashInsightBundles = {load};
 
   function needsNewDocument() {
     const path = window.location.pathname.replace(/\/+$/, "") || "/";

@@ -174,11 +174,25 @@
     plainIn.set(slot, box);
   }
 
+  /* A grid's library (AG Grid) is loaded when the page's first grid is mounted: the page's
+     document has it only if one of its URLs named it (assets/page-bundles.js); meanwhile the
+     slot may have been given another view, or left the page. */
   function showComponent(slot, tag, view) {
     const old = plainIn.get(slot);
     if (old) old.remove();
     plainIn.delete(slot);
-    window.dash_clientside.set_props({tag, type: VIEW_SLOT}, {children: viewComponent(view)});
+    const show = () => window.dash_clientside.set_props(
+      {tag, type: VIEW_SLOT}, {children: viewComponent(view)});
+    const grid = view && view.props && view.props.children;
+    const bundles = window.dashInsightBundles;
+    if (grid && grid.namespace === "dash_ag_grid" && !window.dash_ag_grid && bundles) {
+      const text = shownIn.get(slot);
+      bundles.load("grid").then(() => {
+        if (slot.isConnected && shownIn.get(slot) === text) show();
+      });
+      return;
+    }
+    show();
   }
 
   function viewComponent(view) {

@@ -244,8 +244,9 @@ class DashInsightApp(dash.Dash):
                 if self.page_callbacks is None
                 else self.page_callbacks.drawable(self.script_bundles.locate(pathname))
             )
+            later = {page_bundles.GRID: page_bundles.bundle_sources(scripts, page_bundles.GRID)}
             extra["data-page-bundles"] = self.script_bundles.html_attribute(
-                bundles, plotly, drawable
+                bundles, plotly, drawable, later
             )
         scripts = page_bundles.select(scripts, bundles)
         parts = {

@@ -31,6 +31,12 @@ bundles each page needs and those the document has from the ``<html>`` element's
 ``data-page-bundles`` (:func:`html_attribute`), and loads a page that needs one the document
 lacks as a new document instead.
 
+A page that draws AG Grid only for some data (the tensors page: a slice too large for a
+plain table) does not name :data:`GRID`: ``data-page-bundles`` lists the grid's scripts
+(``later``) and ``assets/page-bundles.js`` loads them when the first grid is about to be
+mounted (``window.dashInsightBundles.load``; 1.3 MB whose evaluation was a seventh of the
+tensors page's main-thread work, for tables that were all plain).
+
 A page whose first screen draws Plotly charts only for some URLs (the tensors page: its
 histogram view; the table view is the default) names :data:`PLOTLY` in ``Page.query_bundles``
 for those URLs, not in ``Page.bundles``: its other answers leave plotly.js out (1.3 MB whose
@@ -120,6 +126,21 @@ def select(scripts: str, bundles: frozenset[str]) -> str:
     return "\n".join(kept)
 
 
+def bundle_sources(scripts: str, name: str) -> list[str]:
+    """The addresses (as the page links them) of the scripts of Dash's ``{%scripts%}`` part
+    that bundle ``name`` adds to a page, in their order: those a page of ``name`` alone loads
+    and a page of no bundle does not."""
+    sources = []
+    for line in scripts.split("\n"):
+        source = _SOURCE.search(line)
+        if source is None:
+            continue
+        url = source.group(1)
+        if wanted(url, frozenset({name})) and not wanted(url, frozenset()):
+            sources.append(html.unescape(url))
+    return sources
+
+
 def script_source(scripts: str, part: str) -> str | None:
     """The address of the first script of Dash's ``{%scripts%}`` part whose URL's path holds
     ``part`` (as the page links it, with its query), None when none does."""
@@ -167,6 +188,7 @@ class PageBundles:
         loaded: Iterable[str],
         plotly: str | None = None,
         drawable: Iterable[str] | None = None,
+        later: Mapping[str, list[str]] | None = None,
     ) -> str:
         """``data-page-bundles``: the bundles of every page that does not need them all, by
         pathname, and those of this document (``loaded``, :data:`PLOTLY` and :data:`GL3D`
@@ -174,7 +196,9 @@ class PageBundles:
         ``plotly``, the URL of the cartesian plotly.js as the pages link it, for a chart drawn
         in a document without it (see the module's docstring); with ``drawable``, the paths of
         the only pages this document can draw (those whose callbacks it has,
-        :mod:`dash_insight.web.page_callbacks`), as pathnames."""
+        :mod:`dash_insight.web.page_callbacks`), as pathnames; with ``later``, the scripts
+        (:func:`bundle_sources`) of the bundles it may load when it first draws with them
+        (those it lacks)."""
         has = set(loaded)
         if WEBGL in has:
             has.update((PLOTLY, GL3D))
@@ -188,4 +212,6 @@ class PageBundles:
             spec["plotly"] = plotly
         if drawable is not None:
             spec["drawable"] = sorted(self._pathname(path) for path in drawable)
+        if later:
+            spec["later"] = {name: list(urls) for name, urls in later.items() if name not in has}
         return json.dumps(spec, separators=(",", ":"))

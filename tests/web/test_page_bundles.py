@@ -141,6 +141,19 @@ def test_a_page_gets_more_bundles_for_the_query_that_asks_for_them() -> None:
     assert json.loads(bundles.html_attribute({GRID}))["pages"]["/tensors"] == [GRID]
 
 
+def test_a_bundle_loaded_later_is_named_by_its_scripts() -> None:
+    """AG Grid's scripts, for a document that draws its first grid later (the tensors page):
+    its library and the chunk a page of it loads, not the enterprise chunk no page loads."""
+    assert page_bundles.bundle_sources(SCRIPTS, GRID) == [
+        "/_dash-component-suites/dash_ag_grid/dash_ag_grid.v35_3_0m1.min.js",
+        "/_dash-component-suites/dash_ag_grid/async-community.v35_3_0m1.js",
+    ]
+    bundles = PageBundles({"/tensors": frozenset()}, lambda p: p, lambda p: p)
+    later = {GRID: ["/grid.js"]}
+    assert json.loads(bundles.html_attribute(set(), None, None, later))["later"] == later
+    assert json.loads(bundles.html_attribute({GRID}, None, None, later))["later"] == {}
+
+
 def test_the_cartesian_builds_url_is_read_from_the_scripts() -> None:
     assert page_bundles.script_source(SCRIPTS, page_bundles.CARTESIAN_SCRIPT) == (
         "/assets/plotly-cartesian.min.js?m=1"
@@ -308,6 +321,27 @@ def test_the_tensor_tables_load_no_plotly_js_and_the_histograms_load_the_cartesi
     dash_duo.wait_for_page(dash_duo.server_url + "/tensors?train_id=./ops_all&view=histogram")
     dash_duo.wait_for_element(".di-vp-card .js-plotly-plot .main-svg", timeout=30)
     assert "plotly-cartesian.min.js" in _script_names(dash_duo)
+
+
+@pytest.mark.browser
+def test_the_tensor_tables_load_ag_grid_with_their_first_grid(
+    dash_duo: Any, corpus_app: Any
+) -> None:
+    """The tensors page's small slices are plain tables: its answer links no AG Grid. A slice
+    too large for one is a grid, whose library the same document loads then."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.wait_for_page(dash_duo.server_url + "/tensors?train_id=./ops_all")
+    dash_duo.wait_for_element(".di-vt-slot .di-vt-plain", timeout=30)
+    wait_idle(dash_duo)
+    assert not [name for name in _script_names(dash_duo) if name.startswith("dash_ag_grid")]
+    assert dash_duo.driver.execute_script("return window.dash_ag_grid === undefined")
+    dash_duo.driver.execute_script("window.__sameDocument = true;")
+    _move(dash_duo, "/tensors?train_id=./ops_all&tags=tensor/big_1m_f32")
+    dash_duo.wait_for_element(".di-vt-slot .ag-root-wrapper .ag-cell", timeout=30)
+    assert dash_duo.driver.execute_script("return window.__sameDocument === true")
+    grid = [name for name in _script_names(dash_duo) if name.startswith(("dash_ag", "async-co"))]
+    assert [name.split(".")[0] for name in grid] == ["dash_ag_grid", "async-community"], grid
+    assert console_errors(dash_duo) == []
 
 
 @pytest.mark.browser

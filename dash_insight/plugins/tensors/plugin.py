@@ -8,7 +8,7 @@ from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.tensors import cards, page, rest
 from dash_insight.plugins.tensors.query import TensorQueries
-from dash_insight.web.page_bundles import GRID, PLOTLY
+from dash_insight.web.page_bundles import PLOTLY
 from dash_insight.web.plugin import Card, Page, Plugin
 
 
@@ -18,7 +18,9 @@ def _service(data: DataService) -> TensorQueries:
 
 def _query_bundles(query: Mapping[str, str]) -> frozenset[str]:
     """plotly.js for the histogram view (``view=histogram``); the table view, the default,
-    draws its tables with AG Grid only (a histogram view chosen later loads plotly.js then)."""
+    draws no chart (a histogram view chosen later loads plotly.js then). Neither names AG Grid:
+    a slice too large for a plain table loads it when its grid is first mounted
+    (``assets/per-tag-pages.js``, :mod:`dash_insight.web.page_bundles`)."""
     return frozenset({PLOTLY}) if query.get("view") == "histogram" else frozenset()
 
 
@@ -31,7 +33,7 @@ PLUGIN: Plugin[TensorQueries] = Plugin(
             page.PATH,
             page.layout,
             page.register,
-            bundles=frozenset({GRID}),
+            bundles=frozenset(),
             query_bundles=_query_bundles,
         ),
     ),
