@@ -13,13 +13,14 @@ JS heap, the bytes the browser received (counted by a relay in front of each ser
 ratios dash-insight / MindInsight, with OK when dash-insight's time and CPU are both at most
 0.7x MindInsight's, MISSED otherwise; the core count and load average before and after.
 
-The same run first times Dash's floor, ``--repeat`` loads of a bare Dash page
-(``bench/dash_floor.py``: the installed dash, one ``html.Div`` holding a ``html.Span``, no
-callbacks, served by waitress and compressed like dash-insight; what any Dash page costs before
-it draws anything), printed as the row
-"floor: bare Dash page". Each page's row gives its targets (0.7x MindInsight's time / CPU, in
-seconds) and a MISSED row whose time or CPU target lies below the floor's says so: no Dash page
-can meet it.
+The same run first times two floors, ``--repeat`` alternating loads of each: a static HTML
+page of one ``<span>`` (what any page costs the browser in this measurement), printed as the
+row "floor: static HTML page", and a bare Dash page (``bench/dash_floor.py``: the installed
+dash, one ``html.Div`` holding a ``html.Span``, no callbacks, the Dash scripts every
+dash-insight page loads, served by waitress and compressed like dash-insight; what any of its
+pages costs before it draws anything), printed as the row "floor: bare Dash page". Each page's
+row gives its targets (0.7x MindInsight's time / CPU, in seconds) and a MISSED row whose time or
+CPU target lies below the bare Dash page's says so: no Dash page can meet it.
 
 Pages and jobs (``bench/data/vs_mindinsight``, kept between runs; the real corpus jobs copied from
 ``--shared``):
@@ -83,6 +84,7 @@ KEYS = ("visual_complete_s", "browser_tree_cpu_s", "js_heap_mb", "bytes")
 #: The figures with a target (time, CPU).
 TARGET_KEYS = KEYS[:2]
 FLOOR = "floor: bare Dash page"
+BROWSER_FLOOR = "floor: static HTML page"
 SCALAR_TAGS = 20
 HISTOGRAM_STEPS = 50
 COMPARE_JOBS = 4
@@ -470,14 +472,19 @@ def serve_floor(timeout: float = 60) -> tuple[int, Callable[[], None]]:
     raise TimeoutError(f"the bare Dash page did not answer within {timeout:.0f} s")
 
 
-def time_floor(script: str, repeat: int) -> list[dict]:
-    """``repeat`` loads of the bare Dash page (:func:`serve_floor`), each in a fresh
-    Chromium, through a relay counting its bytes."""
+def time_floors(script: str, repeat: int) -> dict[str, list[dict]]:
+    """``repeat`` loads of the static page and of the bare Dash page (:func:`serve_floor`),
+    alternating, each in a fresh Chromium, through a relay counting their bytes: their runs by
+    row label (:data:`BROWSER_FLOOR`, :data:`FLOOR`)."""
     port, stop = serve_floor()
     relay = Relay(port)
+    root = f"http://127.0.0.1:{relay.port}"
+    runs: dict[str, list[dict]] = {BROWSER_FLOOR: [], FLOOR: []}
     try:
-        url = f"http://127.0.0.1:{relay.port}/"
-        return [pagetime(script, url, relay, FLOOR, None, 0) for _ in range(repeat)]
+        for _ in range(repeat):
+            for label, path in ((BROWSER_FLOOR, "/browser-floor"), (FLOOR, "/")):
+                runs[label].append(pagetime(script, root + path, relay, label, None, 0))
+        return runs
     finally:
         relay.close()
         stop()
@@ -542,26 +549,30 @@ def summarize(name: str, runs: dict[str, list[dict]], floor: dict[str, float | N
     return "  ".join(row)
 
 
-def floor_row(floor: dict[str, float | None]) -> str:
-    """The bare Dash page's row: its medians in the "ours" columns."""
-    row = [f"{FLOOR:24s}"]
+def floor_row(floor: dict[str, float | None], label: str = FLOOR) -> str:
+    """A floor's row (``label``): its medians in the "ours" columns."""
+    row = [f"{label:24s}"]
     for key, show in SHOW.items():
         row.append(f"{'-':>9s} {show(floor[key]):>9s}")
     return "  ".join(row)
 
 
 def print_table(
-    pages: list[Page], results: dict[str, dict[str, list[dict]]], floor_runs: list[dict]
+    pages: list[Page],
+    results: dict[str, dict[str, list[dict]]],
+    floor_runs: dict[str, list[dict]],
 ) -> None:
-    """The header, the floor's row and each page's row (:func:`summarize`)."""
-    floor = medians(floor_runs)
+    """The header, the floors' rows (``floor_runs`` by label, :func:`time_floors`) and each
+    page's row (:func:`summarize`, against the bare Dash page's floor)."""
+    floor = medians(floor_runs[FLOOR])
     print(
         f"{'page':24s}  {'time to drawn':>19s}  {'browser CPU':>19s}  {'JS heap':>19s}  "
         f"{'bytes received':>19s}  {'time':>6s} {'CPU':>6s}  {'bytes':>6s}  {'target':>13s}"
     )
     pair = f"{'MI':>9s} {'ours':>9s}"
     print(f"{'':24s}  {pair}  {pair}  {pair}  {pair}  {'ours / MI':>20s}  {'time/CPU':>13s}")
-    print(floor_row(floor))
+    for label, runs in floor_runs.items():
+        print(floor_row(medians(runs), label))
     for page in pages:
         if page.name in results:
             print(summarize(page.name, results[page.name], floor))
@@ -604,7 +615,7 @@ def main() -> int:
     if args.shots:
         os.makedirs(args.shots, exist_ok=True)
     print(f"machine: {machine()}")
-    floor_runs = time_floor(script, args.repeat)
+    floor_runs = time_floors(script, args.repeat)
     results: dict[str, dict[str, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as workspace:
         for key in sorted({page.base for page in pages}):
@@ -658,7 +669,8 @@ def main() -> int:
     print(
         f"median of {args.repeat} alternating pairs, fresh Chromium each "
         f"(MI = MindInsight {MI_VERSION}, ours = dash-insight; target: ours <= {TARGET}x "
-        f"MI's time and CPU; {FLOOR}: {args.repeat} loads of one html.Div, no callbacks)"
+        f"MI's time and CPU; floors: {args.repeat} loads each of a static page of one span "
+        "and of a Dash page of one html.Div, no callbacks)"
     )
     print_table(pages, results, floor_runs)
     print(f"machine: {machine()}")

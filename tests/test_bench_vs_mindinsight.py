@@ -90,11 +90,14 @@ def test_rows_give_the_targets_and_mark_those_below_the_floor(vs: ModuleType) ->
     assert vs.summarize("scalars", fast, floor).endswith("OK")
     floor_row = vs.floor_row(floor)
     assert floor_row.startswith("floor: bare Dash page") and "0.40 s" in floor_row
+    static = vs.floor_row(vs.medians([_run(0.05, 0.7)]), vs.BROWSER_FLOOR)
+    assert static.startswith("floor: static HTML page") and "0.05 s" in static
 
 
 def test_the_floor_page_is_bare(vs: ModuleType) -> None:
-    """Dash's floor page loads dash's own bundles only (not dash-insight's component
-    packages) and has no callbacks."""
+    """Dash's floor page loads the Dash scripts every dash-insight page loads (not its
+    component packages, not the polyfill or dash_table, dcc's eager chunks) and has no
+    callbacks; the static page beside it is one span."""
     port, stop = vs.serve_floor()
     try:
         root = f"http://127.0.0.1:{port}"
@@ -102,8 +105,13 @@ def test_the_floor_page_is_bare(vs: ModuleType) -> None:
             page = answer.read().decode()
         scripts = re.findall(r'<script src="([^"]+)"', page)
         assert any("dash_renderer" in src for src in scripts)
-        assert not [src for src in scripts if "cytoscape" in src or "ag_grid" in src]
+        assert any("async-slider" in src for src in scripts)
+        unwanted = ("cytoscape", "ag_grid", "polyfill", "dash_table")
+        assert not [src for src in scripts if any(name in src for name in unwanted)]
         with urllib.request.urlopen(root + "/_dash-dependencies", timeout=10) as answer:
             assert json.loads(answer.read()) == []
+        with urllib.request.urlopen(root + "/browser-floor", timeout=10) as answer:
+            static = answer.read().decode()
+        assert "<span>floor</span>" in static and "<script" not in static
     finally:
         stop()
