@@ -40,6 +40,7 @@ from dash_insight.web.components.lazy_graph import (
     lazy_figure,
     lazy_figure_id,
     lazy_graph,
+    lazy_slot_id,
     register_lazy_graphs,
 )
 from dash_insight.web.url_state import encode_tags, make_search, parse_search, same_search
@@ -62,6 +63,15 @@ def _tabs(app: dash.Dash) -> html.Nav:
 #: The overview's charts are lazy graphs (web.components.lazy_graph): assets/graph-slots.js
 #: draws them one per main-thread task, so the page answers between two of them.
 _OVERVIEW_CONFIG = {"displayModeBar": False}
+#: The overview's charts, top to bottom (``lineage-<name>``).
+_OVERVIEW_CHARTS = ("distribution", "importance", "scatter")
+
+
+def _select(dropdown: dcc.Dropdown) -> html.Div:
+    """A dropdown in a box of its height (lineage-page.css): dcc draws a dropdown a render
+    after the page's first (its component is loaded lazily), and the overview's charts below
+    it would move down then (a chart just below the first screen started on it and was drawn)."""
+    return html.Div(dropdown, className="di-lineage-select")
 
 
 def _overview() -> html.Aside:
@@ -70,7 +80,11 @@ def _overview() -> html.Aside:
         className="di-panel di-lineage-overview",
         children=[
             html.H2(_("Optimization objective"), className="di-lineage-h"),
-            dcc.Dropdown(id="lineage-objective", clearable=False, placeholder=_("No metric yet")),
+            _select(
+                dcc.Dropdown(
+                    id="lineage-objective", clearable=False, placeholder=_("No metric yet")
+                )
+            ),
             html.Div(id="lineage-overview-note", className="di-muted di-lineage-note"),
             html.H3(_("Objective distribution"), className="di-lineage-h3"),
             lazy_graph(
@@ -96,8 +110,10 @@ def _overview() -> html.Aside:
                 "di-lineage-importance",
             ),
             html.H3(_("Parameter and objective"), className="di-lineage-h3"),
-            dcc.Dropdown(
-                id="lineage-param", clearable=False, placeholder=_("No numeric parameter")
+            _select(
+                dcc.Dropdown(
+                    id="lineage-param", clearable=False, placeholder=_("No numeric parameter")
+                )
             ),
             lazy_graph(
                 "lineage-scatter", "lineage-scatter", None, _OVERVIEW_CONFIG, "di-lineage-scatter"
@@ -402,6 +418,14 @@ def _chart(name: str, figure: Any) -> dict[str, Any] | None:
     )
 
 
+def _places(charts: Mapping[str, Any]) -> tuple[dict[str, str] | None, ...]:
+    """The style of each overview chart's slot (``_OVERVIEW_CHARTS``' order): as high as
+    its figure (``charts``: name -> figure), so that the charts below it are where they will
+    be before it is drawn (None: its stylesheet's height)."""
+    heights = [charts[name].layout.height for name in _OVERVIEW_CHARTS]
+    return tuple({"minHeight": f"{height}px"} if height else None for height in heights)
+
+
 # -- callbacks (plain functions: register() only binds them) -------------------------------------
 
 
@@ -550,6 +574,7 @@ def _empty_overview(note: str) -> tuple:
         _chart("scatter", empty),
         note,
         dash.no_update,
+        *_places(dict.fromkeys(_OVERVIEW_CHARTS, empty)),
     )
 
 
@@ -581,20 +606,26 @@ def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: 
             table.train_ids, table.values(param), table.values(target), param, target
         )
     message = figures.importance_message(importance, len(objects))
+    charts = {
+        "distribution": figures.distribution_figure(summary),
+        "importance": figures.importance_figure(importance, message=message),
+        "scatter": scatter,
+    }
     return (
         [{"label": t, "value": t} for t in targets],
         target,
-        _chart("distribution", figures.distribution_figure(summary)),
-        _chart("importance", figures.importance_figure(importance, message=message)),
+        _chart("distribution", charts["distribution"]),
+        _chart("importance", charts["importance"]),
         [{"label": p, "value": p} for p in params],
         param,
-        _chart("scatter", scatter),
+        _chart("scatter", charts["scatter"]),
         ngettext(
             "Over the {count} job in the table.",
             "Over the {count} jobs in the table.",
             len(objects),
         ).format(count=len(objects)),
         {"objective": target, "param": param},
+        *_places(charts),
     )
 
 
@@ -847,6 +878,7 @@ _OVERVIEW_OUTPUTS = (
     Output(lazy_figure_id("lineage-scatter"), "data"),
     Output("lineage-overview-note", "children"),
     Output("lineage-auto-overview", "data"),
+    *(Output(lazy_slot_id(f"lineage-{name}"), "style") for name in _OVERVIEW_CHARTS),
 )
 #: What :func:`compare_links` answers, in its order.
 _COMPARE_OUTPUTS = (

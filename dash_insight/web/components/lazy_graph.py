@@ -45,9 +45,7 @@ def lazy_graph(
             dcc.Store(
                 id=lazy_figure_id(key), data=lazy_figure(graph_id, figure, config, class_name)
             ),
-            html.Div(
-                preview, id={"type": SLOT, "key": key}, className=f"di-lazy-slot {class_name}"
-            ),
+            html.Div(preview, id=lazy_slot_id(key), className=f"di-lazy-slot {class_name}"),
         ],
     )
 
@@ -56,6 +54,12 @@ def lazy_figure_id(key: str) -> dict[str, str]:
     """The id of the store of a lazy graph's figure: a callback that draws a new figure in
     the graph answers :func:`lazy_figure` to it."""
     return {"type": FIGURE, "key": key}
+
+
+def lazy_slot_id(key: str) -> dict[str, str]:
+    """The id of a lazy graph's slot: a callback may answer its ``style`` (the height the graph
+    will have, so that what is below it does not move when it is drawn)."""
+    return {"type": SLOT, "key": key}
 
 
 def lazy_figure(

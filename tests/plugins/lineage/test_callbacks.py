@@ -81,10 +81,13 @@ def test_render_hides_rows_and_names_unknown_columns(service: LineageService) ->
 
 
 def test_overview_over_the_jobs_in_the_table(service: LineageService) -> None:
-    targets, target, _dist, _imp, params, param, _scatter, note, auto = page.overview(
+    targets, target, _dist, imp, params, param, _scatter, note, auto, *places = page.overview(
         service, "", None, None
     )
     assert target in [t["value"] for t in targets]
+    # Each chart's slot is as high as its figure before it is drawn.
+    height = json.loads(imp["figure"])["layout"]["height"]
+    assert places[1] == {"minHeight": f"{height}px"} and len(places) == 3
     assert param in [p["value"] for p in params]
     assert auto == {"objective": target, "param": param}
     assert note.startswith("Over the")

@@ -157,6 +157,42 @@ def test_importance_message_is_whole(dash_duo: Any, app: Any, language: str) -> 
     assert box["inPlot"] and box["inPanel"], box
 
 
+# -- the overview's places --------------------------------------------------------------------
+
+#: Records, before any script of the page runs, where each overview chart's slot is after
+#: every change of the page (its distance from the page's top).
+_SLOT_PLACES = """
+window.__places = [];
+new MutationObserver(() => {
+  const slots = [...document.querySelectorAll('#lineage-overview .di-lazy-slot')];
+  if (slots.length) window.__places.push(slots.map(s => s.getBoundingClientRect().top + scrollY));
+}).observe(document, {subtree: true, childList: true, attributes: true});
+"""
+
+
+def test_the_overview_charts_keep_their_places(dash_duo: Any, app: Any) -> None:
+    """Issue 37 item 2: each overview chart's slot is where it will be from the page's first
+    render on. The dropdowns, which dcc draws a render later, and the parameter importance,
+    higher than its stylesheet's place for its rows, moved the charts below them down: the
+    scatter, just below the first screen of a 1600x1000 window, started on it and was drawn."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _SLOT_PLACES}
+    )
+    _open(dash_duo, app, "en-US")
+    _wait_table(dash_duo, LINEAGE_JOBS)
+    until(
+        lambda: (
+            dash_duo.driver.execute_script(
+                "return document.querySelectorAll('#lineage-overview .js-plotly-plot').length"
+            )
+            >= 2
+        ),
+        30,
+    )
+    places = dash_duo.driver.execute_script("return window.__places")
+    assert places and all(place == places[-1] for place in places), places
+
+
 # -- grouped headers ---------------------------------------------------------------------------
 
 #: Per header group drawn: its text, its box, and the boxes of the column headers under it.
