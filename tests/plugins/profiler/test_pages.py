@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import until
+from tests.browser import until, wait_idle
 from tests.conftest import console_errors
 
 LENET = "./lenet_prof"
@@ -95,7 +95,10 @@ def test_summary_list_to_operator_page(dash_duo: Any, app: Any) -> None:
     _type(dash_duo, "#prof-type-search", "CONV")
     until(lambda: _column(dash_duo, table, 1) == CONV_TYPES, 15)
 
-    # Drill down: the operators of the clicked type only (MindInsight listed all 43).
+    # Drill down: the operators of the clicked type only (MindInsight listed all 43). The
+    # search's answers settled first: a link clicked while the table was drawn again was lost
+    # once (CI, a loaded machine).
+    wait_idle(dash_duo)
     _click(dash_duo, "#prof-expand-Conv2D")
     dash_duo.wait_for_contains_text(".di-prof-drill", "Conv2D: 2 operators")
     names = dash_duo.driver.execute_script("""
