@@ -15,11 +15,11 @@
    itself is there to update, and the page does not keep a large spec twice). */
 (function () {
   const mounted = new WeakSet();
-  const watched = new WeakSet();
   let scheduled = false;
   let sight;  // graph-slots.js's sightline, made when the first holder is seen
 
-  /* A holder is looked at again when it comes near the screen. */
+  /* A holder is looked at again when it comes near the screen (observing it again is a
+     no-op: the sightline and its IntersectionObserver keep each element once). */
   function watch(holder) {
     const slots = window.dashInsightSlots;
     if (sight === undefined) {
@@ -27,9 +27,7 @@
         if (entries.some(entry => entry.isIntersecting)) schedule();
       }) : null;
     }
-    if (!sight || watched.has(holder)) return;
-    watched.add(holder);
-    sight.observe(holder);
+    if (sight) sight.observe(holder);
   }
 
   /* Without a sightline every holder is mounted. */
