@@ -1056,14 +1056,9 @@
       quickSmooth(event.target.value);
     }
   }, true);
-  new MutationObserver(mutations => {
-    for (const mutation of mutations) {
-      if (mutation.target.closest && mutation.target.closest(".di-slider")) {
-        quickSmooth(mutation.target.getAttribute("aria-valuenow"));
-      }
-    }
-  }).observe(document.documentElement, {attributes: true, subtree: true,
-                                         attributeFilter: ["aria-valuenow"]});
+  document.addEventListener("input", event => {
+    if (event.target.closest && event.target.closest(".di-slider")) quickSmooth(event.target.value);
+  }, true);
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     scalarCharts: {

@@ -55,6 +55,7 @@ import dash
 import flask
 from dash.development.base_component import Component
 
+from dash_insight.web.components import range_input
 from dash_insight.web.plugin import NavLink
 
 LOG = logging.getLogger(__name__)
@@ -289,6 +290,17 @@ def _slider(component: Component) -> str:
     return fill(control_template("slider"), {"share": f"{share:.1f}", "rest": f"{100 - share:.1f}"})
 
 
+def _range(props: dict[str, Any]) -> str:
+    """A :class:`~dash_insight.web.components.range_input.RangeInput`: the range input it is."""
+    shown = {name: props.get(name) for name in ("min", "max", "step", "disabled", "className")}
+    low, high, value = props["min"], props["max"], props["value"]
+    fill = (value - low) / (high - low) * 100 if high > low else 0
+    style = {"--di-range-fill": f"{fill:g}%"}  # as assets/range-input.js fills its track
+    return _element(
+        "input", {"type": "range", **shown, "value": _number_text(value), "style": style}
+    )
+
+
 def _nothing(_component: Component) -> str:
     return ""
 
@@ -351,6 +363,8 @@ def static_html(component: Component | Raw | Any) -> str:
         return _element(tag, props, _children(getattr(component, "children", None)))
     if namespace == "dash_core_components" and kind in CORE:
         return CORE[kind](component)
+    if (namespace, kind) == (range_input.NAMESPACE, range_input.TYPE):
+        return _range(props)
     return _element(
         "div",
         {"id": props.get("id"), "className": props.get("className"), "style": props.get("style")},

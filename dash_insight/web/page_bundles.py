@@ -22,9 +22,12 @@ What every page leaves out or gets besides (:func:`select`; the app is built wit
 - the chunks of dcc components no first screen draws (date pickers, markdown, upload...) and
   AG Grid's enterprise chunk: loaded by their library on demand, as Dash does without eager
   loading;
-- the chunks a first screen does draw (dcc's graph with plotly.js, its dropdown and slider,
-  AG Grid's community grid with AG Grid) come as scripts of the page, fetched with the others,
-  instead of being asked for once React mounts the component (a round trip before it drew).
+- the chunks a first screen does draw (dcc's graph with plotly.js, its dropdown and, on the
+  pages that name :data:`SLIDER`, its slider; AG Grid's community grid with AG Grid) come as
+  scripts of the page, fetched with the others, instead of being asked for once React mounts
+  the component (a round trip before it drew). Most sliders are the browser's range input
+  (:mod:`dash_insight.web.components.range_input`): only the loss landscape's settings and
+  the comparisons' step slider, which have marks, are dcc's.
 
 Pages change without a new document (``dcc.Link``): ``assets/page-bundles.js`` reads the
 bundles each page needs and those the document has from the ``<html>`` element's
@@ -65,8 +68,10 @@ PLOTLY = "plotly"
 WEBGL = "webgl"
 #: plotly.js with contours and the 3D scene only (``assets/plotly-gl3d.min.js``).
 GL3D = "gl3d"
+#: dcc's slider (``dcc.Slider``: marks and a tooltip; a plain slider is a ``RangeInput``).
+SLIDER = "slider"
 #: Every optional bundle.
-ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL, GL3D})
+ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL, GL3D, SLIDER})
 
 _SUITES = "/_dash-component-suites/"
 #: The cartesian plotly.js, which dcc's graph loads for a chart drawn in a document without one.
@@ -81,6 +86,7 @@ SCRIPTS: Mapping[str, tuple[str, ...]] = {
     PLOTLY: (CARTESIAN_SCRIPT, f"{_SUITES}dash/dcc/async-graph."),
     WEBGL: ("/assets/plotly-dash-insight.min.js", f"{_SUITES}dash/dcc/async-graph."),
     GL3D: (GL3D_SCRIPT, f"{_SUITES}dash/dcc/async-graph."),
+    SLIDER: (f"{_SUITES}dash/dcc/async-slider.",),
 }
 #: The smaller plotly.js builds, left out when the full build (:data:`WEBGL`) is loaded.
 PART_SCRIPTS = (CARTESIAN_SCRIPT, GL3D_SCRIPT)
@@ -92,8 +98,8 @@ NEVER: tuple[str, ...] = (
     f"{_SUITES}dash_ag_grid/async-enterprise.",
 )
 #: dcc's lazily loaded chunks (``async-<name>.js``) that pages get as scripts: the graph with
-#: plotly.js (:data:`SCRIPTS`), the dropdown and the slider on every page (most first screens
-#: draw one; 22 kB compressed for both). Any other is left to dcc to load on demand.
+#: plotly.js and the slider with :data:`SLIDER` (:data:`SCRIPTS`), the dropdown on every page
+#: (most first screens draw one). Any other is left to dcc to load on demand.
 DCC_CHUNK = re.compile(re.escape(f"{_SUITES}dash/dcc/async-") + r"([a-z]+)\.")
 DCC_EAGER_CHUNKS = frozenset({"graph", "dropdown", "slider"})
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from dash_insight.web import page_bundles
-from dash_insight.web.page_bundles import ALL, GL3D, GRID, PLOTLY, WEBGL, PageBundles
+from dash_insight.web.page_bundles import ALL, GL3D, GRID, PLOTLY, SLIDER, WEBGL, PageBundles
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
 
@@ -47,7 +47,6 @@ EVERY_PAGE = [
     "pickers.js",
     "plotly-setup.js",
     "async-dropdown.v4_4_1m1.js",
-    "async-slider.v4_4_1m1.js",
     "dash_core_components.v4_4_1m1.js",
 ]
 
@@ -82,9 +81,16 @@ def test_a_page_gets_the_bundles_it_names_and_at_most_one_plotly() -> None:
         "async-graph.v4_4_1m1.js",
         *EVERY_PAGE[4:],
     ]
+    # dcc's slider chunk only for a page that names it (its other sliders are range inputs)
+    assert _sources(page_bundles.select(SCRIPTS, frozenset({SLIDER}))) == [
+        *EVERY_PAGE[:4],
+        "async-slider.v4_4_1m1.js",
+        *EVERY_PAGE[4:],
+    ]
     every = _sources(page_bundles.select(SCRIPTS, ALL))
     assert "dash_cytoscape.v1_0_2m1.min.js" in every and "plotly-dash-insight.min.js" in every
     assert "plotly-cartesian.min.js" not in every and "plotly-gl3d.min.js" not in every
+    assert "async-slider.v4_4_1m1.js" in every
 
 
 def test_no_page_loads_the_polyfill_dash_table_plotlys_default_or_unused_chunks() -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import dash
-from dash import ClientsideFunction, Input, Output, State, dcc, html
+from dash import ClientsideFunction, Input, Output, State, html
 
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.i18n import lazy_gettext
@@ -50,6 +50,7 @@ from dash_insight.web.components.compare_runs import (
     tag_view,
 )
 from dash_insight.web.components.compare_tabs import compare_head, label_texts
+from dash_insight.web.components.range_input import RangeInput
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.url_state import TypedUrlState, make_search, parse_search
 
@@ -125,15 +126,7 @@ def _level(name: str, label: str, value: int) -> html.Div:
         className="di-vi-adjust",
         children=[
             html.Span(label, className="di-control-label"),
-            dcc.Slider(
-                id=f"icmp-{name}",
-                min=0,
-                max=100,
-                step=1,
-                value=value,
-                marks=None,
-                updatemode="drag",
-            ),
+            RangeInput(id=f"icmp-{name}", min=0, max=100, value=value, updatemode="drag"),
             html.Button(
                 _("Reset"),
                 id=f"icmp-{name}-reset",

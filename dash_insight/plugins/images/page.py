@@ -29,6 +29,7 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.web import per_tag_page
+from dash_insight.web.components.range_input import RangeInput
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl
 from dash_insight.web.url_state import Int, TagMap, make_search
 
@@ -181,15 +182,12 @@ def _card_body(tag: str, data: dict[str, Any], position: int) -> html.Div:
                 ],
             ),
             html.Div(
-                dcc.Slider(
+                RangeInput(
                     id={"type": "img-slider", **key},
                     min=0,
                     max=max(1, len(step_list) - 1),
-                    step=1,
                     value=position,
-                    marks=None,
                     updatemode="drag",
-                    allow_direct_input=False,
                     disabled=len(step_list) < 2,
                 ),
                 className="di-vi-slider",
@@ -203,9 +201,7 @@ def _level_slider(name: str, label: str, value: int) -> html.Div:
         className="di-vi-adjust",
         children=[
             html.Span(label, className="di-control-label"),
-            dcc.Slider(
-                id=f"img-{name}", min=0, max=100, step=1, value=value, marks=None, updatemode="drag"
-            ),
+            RangeInput(id=f"img-{name}", min=0, max=100, value=value, updatemode="drag"),
             html.Button(
                 _("Reset"),
                 id=f"img-{name}-reset",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dash_insight.plugins.landscape import cards, compare_page, page, rest
 from dash_insight.plugins.landscape.service import LandscapeService
-from dash_insight.web.page_bundles import GL3D, WEBGL
+from dash_insight.web.page_bundles import GL3D, SLIDER, WEBGL
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin
 
 PLUGIN: Plugin[LandscapeService] = Plugin(
@@ -14,8 +14,8 @@ PLUGIN: Plugin[LandscapeService] = Plugin(
     routes=rest.routes,
     pages=(
         # the analysis page draws no grid (its comparison tab's job picker is one), and only
-        # contours and the 3D scene
-        Page(page.PATH, page.layout, page.register, bundles=frozenset({GL3D})),
+        # contours and the 3D scene; its settings have sliders with marks
+        Page(page.PATH, page.layout, page.register, bundles=frozenset({GL3D, SLIDER})),
         Page(
             compare_page.PATH,
             compare_page.layout,

@@ -47,6 +47,7 @@ from dash_insight.plugins.scalars.query_best import (
 )
 from dash_insight.plugins.scalars.query_marks import group_markers, series_markers
 from dash_insight.plugins.scalars.query_x_tag import values_at_steps
+from dash_insight.web.components.range_input import RangeInput
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,
@@ -390,16 +391,7 @@ def controls(page: str, state: ChartUrl, tags: Sequence[str] = ()) -> html.Div:
             ),
             html.Span(_("Smoothing"), className="di-muted"),
             html.Div(
-                dcc.Slider(
-                    id=ids["smoothing"],
-                    min=0,
-                    max=0.99,
-                    step=0.01,
-                    value=smoothing,
-                    marks=None,
-                    updatemode="mouseup",
-                    tooltip={"always_visible": False},
-                ),
+                RangeInput(id=ids["smoothing"], min=0, max=0.99, step=0.01, value=smoothing),
                 className="di-slider",
             ),
             dcc.Input(

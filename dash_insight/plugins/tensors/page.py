@@ -86,6 +86,7 @@ from dash_insight.web.components.histogram_views import (
     series_from_tensor_histograms,
     shown_text,
 )
+from dash_insight.web.components.range_input import RangeInput
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl, segmented
 from dash_insight.web.url_state import Choice, Int, TagMap, same_search
 
@@ -429,14 +430,11 @@ def stored_view(view: Any) -> str | None:
 def _step_slider(key: dict[str, str], count: int, position: int) -> html.Div:
     """The slider over the ``count`` steps of a tag, at ``position`` (disabled with one)."""
     return html.Div(
-        dcc.Slider(
+        RangeInput(
             id={"type": "tensor-slider", **key},
             min=0,
             max=max(1, count - 1),
-            step=1,
             value=position,
-            marks=None,
-            allow_direct_input=False,
             disabled=count < 2,
         ),
         className="di-vi-slider",

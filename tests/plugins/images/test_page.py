@@ -88,7 +88,7 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     ) == encode_map({k: v for k, v in pairs})
 
     # Step slider: every recorded step, the image loaded for the chosen one only.
-    press(dash_duo, f"{first} .di-vi-slider [role=slider]", Keys.ARROW_LEFT, 2)
+    press(dash_duo, f"{first} .di-vi-slider input[type=range]", Keys.ARROW_LEFT, 2)
     dash_duo.wait_for_text_to_equal(f"{first} .di-vi-meta span", "Step: 400")
     assert run_js(dash_duo, IMG)[0][0].endswith("step=400")
     until(lambda: "steps" in url_params(dash_duo), 10)
@@ -107,7 +107,7 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
             )
             == "offline"
         )
-        press(dash_duo, "#img-brightness [role=slider]", Keys.ARROW_RIGHT, 5)
+        press(dash_duo, "#img-brightness", Keys.ARROW_RIGHT, 5)
         until(
             lambda: {f for _, f in run_js(dash_duo, IMG)} == {"brightness(1.1) contrast(1.2)"}, 10
         )

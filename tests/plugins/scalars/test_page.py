@@ -503,6 +503,15 @@ def test_tags_axis_and_smoothing_in_the_browser(dash_duo, corpus_app) -> None:
     assert sent and '"property": "figure"' not in outputs  # the server never drew a chart
     until(lambda: "smoothing=0.6" in dash_duo.driver.current_url, 10)
 
+    # The slider follows the box; a key on it smooths by its step, the box follows it.
+    slider = ".di-slider input[type=range]"
+    until(lambda: dash_duo.find_element(slider).get_attribute("value") == "0.6", 10)
+    dash_duo.find_element(slider).send_keys(Keys.ARROW_RIGHT)
+    expected = smooth_ema(np.asarray(drawn, np.float64), 0.61)
+    until(lambda: np.allclose(_figures(dash_duo)["loss"]["data"][1]["y"], expected, rtol=1e-5), 10)
+    until(lambda: "smoothing=0.61" in dash_duo.driver.current_url, 10)
+    assert dash_duo.find_element(".di-smoothing-box input").get_attribute("value") == "0.61"
+
 
 def test_a_link_with_tags_draws_those_tags(dash_duo, corpus_app) -> None:
     """A bookmarked or linked page (notebook.show(..., tags=[...])) keeps its ``tags``: Dash's

@@ -377,7 +377,7 @@ def test_tensor_table_slice_step_limit_types_and_histogram(dash_duo, corpus_app)
     # The step slider.
     before = dash_duo.find_element(f"{card} .di-vt-meta").text
     assert "Step: 500" in before
-    press(dash_duo, f"{card} .di-vi-slider [role=slider]", Keys.ARROW_LEFT)
+    press(dash_duo, f"{card} .di-vi-slider input[type=range]", Keys.ARROW_LEFT)
     until(lambda: "Step: 500" not in dash_duo.find_element(f"{card} .di-vt-meta").text, 10)
     until(lambda: "steps" in url_params(dash_duo), 10)
     until(lambda: _rows(dash_duo, "tensor/rank2_f32") == 5, 10)  # the slice is kept
