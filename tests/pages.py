@@ -12,6 +12,7 @@ import dash
 from dash import Output, State, ctx
 from dash.testing.errors import TestingTimeoutError
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from dash_insight.web.components import tag_select
 from tests.browser import until, wait_idle
@@ -148,6 +149,16 @@ def bind_picker_url(
 def tick_name(dash_duo, list_id: str, name: str) -> None:
     """Tick (or untick) ``name`` in a picker's list, as a user clicks its row's name."""
     dash_duo.find_element(picker_row(list_id, name)).click()
+
+
+def choose(dash_duo, selector: str, label: str | None = None, index: int | None = None) -> None:
+    """Choose the option of a menu (a ``SelectInput``, the browser's select) by its ``label``
+    or its ``index``, as a user does."""
+    menu = Select(dash_duo.find_element(selector))
+    if index is not None:
+        menu.select_by_index(index)
+    else:
+        menu.select_by_visible_text(str(label))
 
 
 def press(dash_duo, selector: str, key: str, times: int = 1) -> None:

@@ -55,7 +55,7 @@ import dash
 import flask
 from dash.development.base_component import Component
 
-from dash_insight.web.components import range_input
+from dash_insight.web.components import native_inputs
 from dash_insight.web.plugin import NavLink
 
 LOG = logging.getLogger(__name__)
@@ -291,7 +291,7 @@ def _slider(component: Component) -> str:
 
 
 def _range(props: dict[str, Any]) -> str:
-    """A :class:`~dash_insight.web.components.range_input.RangeInput`: the range input it is."""
+    """A :class:`~dash_insight.web.components.native_inputs.RangeInput`: the range input it is."""
     shown = {name: props.get(name) for name in ("min", "max", "step", "disabled", "className")}
     low, high, value = props["min"], props["max"], props["value"]
     fill = (value - low) / (high - low) * 100 if high > low else 0
@@ -299,6 +299,22 @@ def _range(props: dict[str, Any]) -> str:
     return _element(
         "input", {"type": "range", **shown, "value": _number_text(value), "style": style}
     )
+
+
+def _select(props: dict[str, Any]) -> str:
+    """A :class:`~dash_insight.web.components.native_inputs.SelectInput`: the select it is,
+    with its chosen option (or its placeholder) only, which is all it shows."""
+    value = props.get("value")
+    labels = [
+        label for label, v in native_inputs.option_pairs(props.get("options") or []) if v == value
+    ]
+    shown = labels[0] if labels else props.get("placeholder") or ""
+    attributes = {name: props.get(name) for name in ("className", "style", "title", "disabled")}
+    return _element("select", attributes, _element("option", {}, html.escape(shown)))
+
+
+#: The components of :mod:`~dash_insight.web.components.native_inputs`, by type.
+NATIVE: dict[str, Callable[[dict[str, Any]], str]] = {"RangeInput": _range, "SelectInput": _select}
 
 
 def _nothing(_component: Component) -> str:
@@ -363,8 +379,8 @@ def static_html(component: Component | Raw | Any) -> str:
         return _element(tag, props, _children(getattr(component, "children", None)))
     if namespace == "dash_core_components" and kind in CORE:
         return CORE[kind](component)
-    if (namespace, kind) == (range_input.NAMESPACE, range_input.TYPE):
-        return _range(props)
+    if namespace == native_inputs.NAMESPACE and kind in NATIVE:
+        return NATIVE[kind](props)
     return _element(
         "div",
         {"id": props.get("id"), "className": props.get("className"), "style": props.get("style")},

@@ -22,12 +22,13 @@ What every page leaves out or gets besides (:func:`select`; the app is built wit
 - the chunks of dcc components no first screen draws (date pickers, markdown, upload...) and
   AG Grid's enterprise chunk: loaded by their library on demand, as Dash does without eager
   loading;
-- the chunks a first screen does draw (dcc's graph with plotly.js, its dropdown and, on the
-  pages that name :data:`SLIDER`, its slider; AG Grid's community grid with AG Grid) come as
-  scripts of the page, fetched with the others, instead of being asked for once React mounts
-  the component (a round trip before it drew). Most sliders are the browser's range input
-  (:mod:`dash_insight.web.components.range_input`): only the loss landscape's settings and
-  the comparisons' step slider, which have marks, are dcc's.
+- the chunks a first screen does draw (dcc's graph with plotly.js, its slider and dropdown on
+  the pages that name :data:`SLIDER` and :data:`DROPDOWN`; AG Grid's community grid with AG
+  Grid) come as scripts of the page, fetched with the others, instead of being asked for once
+  React mounts the component (a round trip before it drew). Most sliders and menus are the
+  browser's range input and select (:mod:`dash_insight.web.components.native_inputs`): only
+  a slider with marks (the loss landscape's settings, the comparisons' step) or a menu with a
+  search box or many values (the scalars' tags, the comparisons' tag) is dcc's.
 
 Pages change without a new document (``dcc.Link``): ``assets/page-bundles.js`` reads the
 bundles each page needs and those the document has from the ``<html>`` element's
@@ -70,8 +71,11 @@ WEBGL = "webgl"
 GL3D = "gl3d"
 #: dcc's slider (``dcc.Slider``: marks and a tooltip; a plain slider is a ``RangeInput``).
 SLIDER = "slider"
+#: dcc's dropdown (``dcc.Dropdown``: a search box, many values; a menu of a few choices is a
+#: ``SelectInput``).
+DROPDOWN = "dropdown"
 #: Every optional bundle.
-ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL, GL3D, SLIDER})
+ALL: frozenset[str] = frozenset({CYTOSCAPE, GRID, PLOTLY, WEBGL, GL3D, SLIDER, DROPDOWN})
 
 _SUITES = "/_dash-component-suites/"
 #: The cartesian plotly.js, which dcc's graph loads for a chart drawn in a document without one.
@@ -87,6 +91,7 @@ SCRIPTS: Mapping[str, tuple[str, ...]] = {
     WEBGL: ("/assets/plotly-dash-insight.min.js", f"{_SUITES}dash/dcc/async-graph."),
     GL3D: (GL3D_SCRIPT, f"{_SUITES}dash/dcc/async-graph."),
     SLIDER: (f"{_SUITES}dash/dcc/async-slider.",),
+    DROPDOWN: (f"{_SUITES}dash/dcc/async-dropdown.",),
 }
 #: The smaller plotly.js builds, left out when the full build (:data:`WEBGL`) is loaded.
 PART_SCRIPTS = (CARTESIAN_SCRIPT, GL3D_SCRIPT)
@@ -98,8 +103,8 @@ NEVER: tuple[str, ...] = (
     f"{_SUITES}dash_ag_grid/async-enterprise.",
 )
 #: dcc's lazily loaded chunks (``async-<name>.js``) that pages get as scripts: the graph with
-#: plotly.js and the slider with :data:`SLIDER` (:data:`SCRIPTS`), the dropdown on every page
-#: (most first screens draw one). Any other is left to dcc to load on demand.
+#: plotly.js, the slider with :data:`SLIDER` and the dropdown with :data:`DROPDOWN`
+#: (:data:`SCRIPTS`). Any other is left to dcc to load on demand.
 DCC_CHUNK = re.compile(re.escape(f"{_SUITES}dash/dcc/async-") + r"([a-z]+)\.")
 DCC_EAGER_CHUNKS = frozenset({"graph", "dropdown", "slider"})
 

@@ -13,7 +13,16 @@ from typing import Any
 import pytest
 
 from dash_insight.web import page_bundles
-from dash_insight.web.page_bundles import ALL, GL3D, GRID, PLOTLY, SLIDER, WEBGL, PageBundles
+from dash_insight.web.page_bundles import (
+    ALL,
+    DROPDOWN,
+    GL3D,
+    GRID,
+    PLOTLY,
+    SLIDER,
+    WEBGL,
+    PageBundles,
+)
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors, loaded_app
 
@@ -46,7 +55,6 @@ EVERY_PAGE = [
     "react@18.v4_4_1m1.3.1.min.js",
     "pickers.js",
     "plotly-setup.js",
-    "async-dropdown.v4_4_1m1.js",
     "dash_core_components.v4_4_1m1.js",
 ]
 
@@ -60,9 +68,9 @@ def test_a_page_gets_the_bundles_it_names_and_at_most_one_plotly() -> None:
     assert _sources(page_bundles.select(SCRIPTS, frozenset({PLOTLY}))) == [
         *EVERY_PAGE[:2],
         "plotly-cartesian.min.js",
-        *EVERY_PAGE[2:4],
+        EVERY_PAGE[2],
         "async-graph.v4_4_1m1.js",
-        *EVERY_PAGE[4:],
+        EVERY_PAGE[3],
     ]
     assert _sources(page_bundles.select(SCRIPTS, frozenset({GRID, WEBGL}))) == [
         EVERY_PAGE[0],
@@ -70,27 +78,29 @@ def test_a_page_gets_the_bundles_it_names_and_at_most_one_plotly() -> None:
         "async-community.v35_3_0m1.js",
         EVERY_PAGE[1],
         "plotly-dash-insight.min.js",
-        *EVERY_PAGE[2:4],
+        EVERY_PAGE[2],
         "async-graph.v4_4_1m1.js",
-        *EVERY_PAGE[4:],
+        EVERY_PAGE[3],
     ]
     assert _sources(page_bundles.select(SCRIPTS, frozenset({GL3D}))) == [
         *EVERY_PAGE[:2],
         "plotly-gl3d.min.js",
-        *EVERY_PAGE[2:4],
+        EVERY_PAGE[2],
         "async-graph.v4_4_1m1.js",
-        *EVERY_PAGE[4:],
+        EVERY_PAGE[3],
     ]
-    # dcc's slider chunk only for a page that names it (its other sliders are range inputs)
-    assert _sources(page_bundles.select(SCRIPTS, frozenset({SLIDER}))) == [
-        *EVERY_PAGE[:4],
+    # dcc's slider and dropdown chunks only for a page that names them (its other sliders and
+    # menus are the browser's range inputs and selects)
+    assert _sources(page_bundles.select(SCRIPTS, frozenset({SLIDER, DROPDOWN}))) == [
+        *EVERY_PAGE[:3],
+        "async-dropdown.v4_4_1m1.js",
         "async-slider.v4_4_1m1.js",
-        *EVERY_PAGE[4:],
+        EVERY_PAGE[3],
     ]
     every = _sources(page_bundles.select(SCRIPTS, ALL))
     assert "dash_cytoscape.v1_0_2m1.min.js" in every and "plotly-dash-insight.min.js" in every
     assert "plotly-cartesian.min.js" not in every and "plotly-gl3d.min.js" not in every
-    assert "async-slider.v4_4_1m1.js" in every
+    assert {"async-slider.v4_4_1m1.js", "async-dropdown.v4_4_1m1.js"} <= set(every)
 
 
 def test_no_page_loads_the_polyfill_dash_table_plotlys_default_or_unused_chunks() -> None:

@@ -51,6 +51,7 @@ from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.query_nodes import GraphBuildError, Node
 from dash_insight.plugins.graphs.service import GraphService
 from dash_insight.web.binding import preset, triggered
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import Names, Text, TypedUrlState, make_search, parse_search
@@ -475,11 +476,10 @@ def controls(tag: str, tags: list[str], mode: str) -> list[Any]:
     ]
     if len(tags) > 1:
         items.append(
-            dcc.Dropdown(
+            SelectInput(
                 id="graph-tag",
                 options=[{"label": t, "value": t} for t in tags],
                 value=tag,
-                clearable=False,
                 className="gp-tag-select",
             )
         )

@@ -50,7 +50,7 @@ from dash_insight.web.components.compare_runs import (
     tag_view,
 )
 from dash_insight.web.components.compare_tabs import compare_head, label_texts
-from dash_insight.web.components.range_input import RangeInput
+from dash_insight.web.components.native_inputs import RangeInput
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.url_state import TypedUrlState, make_search, parse_search
 

@@ -29,7 +29,7 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.web import per_tag_page
-from dash_insight.web.components.range_input import RangeInput
+from dash_insight.web.components.native_inputs import RangeInput
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl
 from dash_insight.web.url_state import Int, TagMap, make_search
 

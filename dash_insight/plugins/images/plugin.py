@@ -5,7 +5,7 @@ from __future__ import annotations
 from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.images import cards, compare_page, page, rest
-from dash_insight.web.page_bundles import SLIDER
+from dash_insight.web.page_bundles import DROPDOWN, SLIDER
 from dash_insight.web.plugin import Card, NavLink, Page, Plugin, data_service
 
 PLUGIN: Plugin[DataService] = Plugin(
@@ -18,7 +18,7 @@ PLUGIN: Plugin[DataService] = Plugin(
             compare_page.PATH,
             compare_page.layout,
             compare_page.register,
-            bundles=frozenset({SLIDER}),  # the step slider has marks
+            bundles=frozenset({SLIDER, DROPDOWN}),  # the step's marks, the tag's search
         ),
     ),
     cards=(Card("card-image", lazy_gettext("Images"), page.PATH, cards.image_card),),

@@ -30,6 +30,7 @@ from dash_insight.core.service import DataService
 from dash_insight.core.user_regex import compile_user_regex
 from dash_insight.web.answer_key import content_key
 from dash_insight.web.binding import triggered
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.components.tag_select import goto_box
 from dash_insight.web.limits import MAX_FILTER_CHARS
 from dash_insight.web.url_state import (
@@ -328,11 +329,9 @@ def _pager(state: ListState) -> html.Div:
         className="di-pager",
         children=[
             html.Span(id="job-total"),
-            dcc.Dropdown(
+            SelectInput(
                 id="job-page-size",
                 value=state.size,
-                clearable=False,
-                searchable=False,  # four sizes: nothing to search
                 options=[
                     {"label": _("{count} / page").format(count=n), "value": n} for n in PAGE_SIZES
                 ],

@@ -57,6 +57,7 @@ from dash_insight.web.clicks import picker_button_drawn
 from dash_insight.web.components.compare_runs import tab_answer_key, tab_body_inputs
 from dash_insight.web.components.compare_tabs import compare_head, label_texts, offered
 from dash_insight.web.components.figures import graph_config
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.components.run_colours import run_colours, run_dot
 from dash_insight.web.components.tag_select import (
     checked_names,
@@ -345,10 +346,9 @@ def _view_toolbar(state: CompareState) -> html.Div:
                 options=[{"label": f" {v}", "value": k} for k, v in MODES.items()],
             ),
             html.Span(_("Colour"), className="di-muted"),
-            dcc.Dropdown(
+            SelectInput(
                 id="lc-scale",
                 value=state.scale,
-                clearable=False,
                 className="di-lc-scale",
                 options=[
                     {"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}

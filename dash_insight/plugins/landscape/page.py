@@ -62,6 +62,7 @@ from dash_insight.plugins.landscape.query import (
 from dash_insight.plugins.landscape.service import JobLandscapes, LandscapeService
 from dash_insight.web.components.figures import graph_config
 from dash_insight.web.components.job_notice import job_error
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.per_tag_page import head
 from dash_insight.web.url_state import Choice as ChoiceField
 from dash_insight.web.url_state import (
@@ -312,9 +313,8 @@ def settings_controls(style: Style) -> list[Any]:
     return [
         _setting(
             _("Colour scale"),
-            dcc.Dropdown(
+            SelectInput(
                 id="ls-scale",
-                clearable=False,
                 value=style.colour_scale,
                 options=[
                     {"label": SCALE_LABELS.get(s, s.capitalize()), "value": s}
@@ -336,9 +336,8 @@ def settings_controls(style: Style) -> list[Any]:
         ),
         _setting(
             _("Path colour"),
-            dcc.Dropdown(
+            SelectInput(
                 id="ls-path-colour",
-                clearable=False,
                 value=style.path_colour,
                 options=[
                     {"label": str(name), "value": code} for code, name in PATH_COLOURS.items()
@@ -512,20 +511,14 @@ def _steps_section(
             html.Div(rendered.unit, id="ls-unit", className="di-muted"),
             _setting(
                 _("Range"),
-                dcc.Dropdown(
-                    id="ls-interval",
-                    options=options,
-                    value=chosen,
-                    clearable=False,
-                ),
+                SelectInput(id="ls-interval", options=options, value=chosen),
             ),
             _setting(
                 _("Loss tag"),
-                dcc.Dropdown(
+                SelectInput(
                     id="ls-loss-tag",
                     options=[{"label": t, "value": t} for t in tags],
                     value=loss_tag,
-                    clearable=False,
                     placeholder=_("no scalar tag"),
                 ),
             ),

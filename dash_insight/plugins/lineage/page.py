@@ -43,6 +43,7 @@ from dash_insight.web.components.lazy_graph import (
     lazy_slot_id,
     register_lazy_graphs,
 )
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.url_state import encode_tags, make_search, parse_search, same_search
 
 PATH = "/lineage"
@@ -67,24 +68,13 @@ _OVERVIEW_CONFIG = {"displayModeBar": False}
 _OVERVIEW_CHARTS = ("distribution", "importance", "scatter")
 
 
-def _select(dropdown: dcc.Dropdown) -> html.Div:
-    """A dropdown in a box of its height (lineage-page.css): dcc draws a dropdown a render
-    after the page's first (its component is loaded lazily), and the overview's charts below
-    it would move down then (a chart just below the first screen started on it and was drawn)."""
-    return html.Div(dropdown, className="di-lineage-select")
-
-
 def _overview() -> html.Aside:
     return html.Aside(
         id="lineage-overview",
         className="di-panel di-lineage-overview",
         children=[
             html.H2(_("Optimization objective"), className="di-lineage-h"),
-            _select(
-                dcc.Dropdown(
-                    id="lineage-objective", clearable=False, placeholder=_("No metric yet")
-                )
-            ),
+            SelectInput(id="lineage-objective", placeholder=_("No metric yet")),
             html.Div(id="lineage-overview-note", className="di-muted di-lineage-note"),
             html.H3(_("Objective distribution"), className="di-lineage-h3"),
             lazy_graph(
@@ -110,11 +100,7 @@ def _overview() -> html.Aside:
                 "di-lineage-importance",
             ),
             html.H3(_("Parameter and objective"), className="di-lineage-h3"),
-            _select(
-                dcc.Dropdown(
-                    id="lineage-param", clearable=False, placeholder=_("No numeric parameter")
-                )
-            ),
+            SelectInput(id="lineage-param", placeholder=_("No numeric parameter")),
             lazy_graph(
                 "lineage-scatter", "lineage-scatter", None, _OVERVIEW_CONFIG, "di-lineage-scatter"
             ),
@@ -197,12 +183,7 @@ def _chart_toolbar() -> html.Div:
                 className="di-lineage-colour",
                 children=[
                     _("Colour by"),
-                    dcc.Dropdown(
-                        id="lineage-color",
-                        clearable=False,
-                        placeholder="—",
-                        style={"width": "200px"},
-                    ),
+                    SelectInput(id="lineage-color", placeholder="—", style={"width": "200px"}),
                 ],
             ),
             html.Span(

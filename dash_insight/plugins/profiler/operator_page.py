@@ -36,6 +36,7 @@ from dash_insight.plugins.profiler.query_profile import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.components.tag_select import goto_box
 from dash_insight.web.url_state import (
     MAX_PAGE,
@@ -414,11 +415,9 @@ def _pager(size: int, total: Any, page: Any, style: dict[str, str]) -> html.Div:
         style=style,
         children=[
             html.Span(total, id="prof-total"),
-            dcc.Dropdown(
+            SelectInput(
                 id="prof-size",
                 value=size,
-                clearable=False,
-                searchable=False,
                 style={"width": "110px"},
                 options=[
                     {"label": _("{count} / page").format(count=n), "value": n} for n in PAGE_SIZES

@@ -17,6 +17,7 @@ from dash_insight.core.i18n import format_number, lazy_gettext, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.query_profile import OpTables, Profile
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.components.page_head import job_page_head
 from dash_insight.web.url_state import Text, TypedUrlState, make_search, parse_search
 
@@ -152,10 +153,9 @@ def device_selector(found: ProfilerDir, device: str) -> Any:
     return html.Label(
         [
             _("Device") + " ",
-            dcc.Dropdown(
+            SelectInput(
                 id="prof-device",
                 value=device,
-                clearable=False,
                 style={"width": "110px"},
                 options=[{"label": d, "value": d} for d in found.devices],
             ),

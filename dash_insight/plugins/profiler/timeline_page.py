@@ -33,6 +33,7 @@ from dash_insight.plugins.profiler.query_timeline import (
 from dash_insight.plugins.profiler.service import ProfilerService, ProfileUnavailable
 from dash_insight.web.binding import triggered
 from dash_insight.web.components.figures import graph_config
+from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.url_state import Choice, Int, TypedUrlState, make_search, parse_search
 
 PATH = page_shared.TIMELINE_PATH
@@ -151,14 +152,7 @@ def _step_box(step: int | None) -> html.Label:
     return html.Label(
         [
             _("Step") + " ",
-            dcc.Dropdown(
-                id="prof-step",
-                value=step or 0,
-                clearable=False,
-                searchable=False,
-                style={"width": "230px"},
-                options=options,
-            ),
+            SelectInput(id="prof-step", value=step or 0, style={"width": "230px"}, options=options),
         ],
         className="di-inline",
     )

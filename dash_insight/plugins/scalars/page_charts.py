@@ -47,7 +47,7 @@ from dash_insight.plugins.scalars.query_best import (
 )
 from dash_insight.plugins.scalars.query_marks import group_markers, series_markers
 from dash_insight.plugins.scalars.query_x_tag import values_at_steps
-from dash_insight.web.components.range_input import RangeInput
+from dash_insight.web.components.native_inputs import RangeInput
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,

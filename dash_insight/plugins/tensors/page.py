@@ -86,7 +86,7 @@ from dash_insight.web.components.histogram_views import (
     series_from_tensor_histograms,
     shown_text,
 )
-from dash_insight.web.components.range_input import RangeInput
+from dash_insight.web.components.native_inputs import RangeInput, SelectInput
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl, segmented
 from dash_insight.web.url_state import Choice, Int, TagMap, same_search
 
@@ -605,11 +605,9 @@ def _table_controls(state: TensorsUrl, style: dict[str, str]) -> html.Span:
                 state.fmt,
             ),
             html.Span(_("Decimal places"), className="di-control-label"),
-            dcc.Dropdown(
+            SelectInput(
                 id="tensor-dec",
                 value=state.dec,
-                clearable=False,
-                searchable=False,
                 style={"width": "80px"},
                 options=list(range(MAX_DECIMALS + 1)),
             ),

@@ -17,6 +17,7 @@ from dash_insight.plugins.jobs.page import clamp_page, empty_list_message, goto_
 from tests.browser import PATIENCE, until, wait_idle
 from tests.conftest import console_errors, loaded_app
 from tests.core.store.test_discovery import CORPUS_JOBS
+from tests.pages import choose
 
 pytestmark = pytest.mark.browser
 
@@ -230,15 +231,14 @@ def test_clamp_page_to_the_pages_there_are() -> None:
 
 
 def test_page_size_menu_has_no_search_box(dash_duo, corpus_app) -> None:
-    """The page-size menu is a plain choice of four sizes: no text box to search them."""
+    """The page-size menu is a plain choice of four sizes (the browser's select): no text box
+    to search them."""
     dash_duo.start_server(corpus_app)
     _wait_rows(dash_duo, CORPUS_JOBS)
-    dash_duo.find_element("#job-page-size").click()
-    dash_duo.wait_for_contains_text(".dash-dropdown-content", "50 / page")
-    assert not dash_duo.find_elements(".dash-dropdown-content input[type=search]")
-    assert not dash_duo.find_elements(".dash-dropdown-search")
-    options = dash_duo.find_elements(".dash-dropdown-content .dash-dropdown-option")
-    next(o for o in options if o.text == "10 / page").click()
+    sizes = [o.text for o in dash_duo.find_elements("select#job-page-size option")]
+    assert sizes == [f"{n} / page" for n in (10, 20, 50, 100)]
+    assert not dash_duo.find_elements(".di-pager input[type=search]")
+    choose(dash_duo, "#job-page-size", "10 / page")
     until(lambda: "size=10" in dash_duo.driver.current_url)
     dash_duo.wait_for_text_to_equal("#job-page", "1 / 1")
     assert console_errors(dash_duo) == []

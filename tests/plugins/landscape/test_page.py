@@ -38,6 +38,7 @@ from dash_insight.web.components.run_colours import run_colour
 from tests.browser import point_until, until, wait_idle
 from tests.conftest import CORPUS, console_errors
 from tests.pages import (
+    choose,
     count_chart_draws,
     count_draws,
     draws,
@@ -242,12 +243,12 @@ def test_card_opens_the_page_views_intervals_colours(dash_duo: Any, landscape_ap
     assert "view" not in _params(dash_duo)
 
     # the second interval: the URL names it, the chart shades it
-    dash_duo.select_dcc_dropdown("#ls-interval", value="18-32")
+    choose(dash_duo, "#ls-interval", "18-32")
     until(lambda: _params(dash_duo).get("interval") == "18-32", 30)
     until(lambda: dash_duo.driver.execute_script(shaded) == [[18, 32]], 30)
 
     # the colour scale
-    dash_duo.select_dcc_dropdown("#ls-scale", value="Viridis")
+    choose(dash_duo, "#ls-scale", "Viridis")
     until(lambda: _first_colour(dash_duo, "ls-graph") == "#440154", 30)  # viridis
     assert _params(dash_duo)["scale"] == "viridis"
     dash_duo.find_element("#ls-settings-reset").click()
@@ -414,7 +415,7 @@ def test_epoch_job_and_jobs_without_landscapes(dash_duo: Any, landscape_app: Any
         ".map(s => [s.x0, s.x1])"
     )
     until(lambda: dash_duo.driver.execute_script(shaded) == [[4, 12]], 30)  # epochs 1-3
-    dash_duo.select_dcc_dropdown("#ls-interval", value="3-5")
+    choose(dash_duo, "#ls-interval", "3-5")
     until(lambda: dash_duo.driver.execute_script(shaded) == [[12, 20]], 30)
     dash_duo.wait_for_contains_text("#ls-info", "Network: --", timeout=30)
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/dashboard?train_id=./plain")

@@ -11,6 +11,7 @@ import pytest
 
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
+from tests.pages import choose
 
 LENET = "./lenet_prof"
 CONV_TYPES = ["Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput"]
@@ -123,7 +124,7 @@ def test_all_operators_paging_sort_and_search(dash_duo: Any, app: Any) -> None:
     dash_duo.wait_for_text_to_equal("#prof-page", "2 / 5")
     until(lambda: _column(dash_duo, table, 2) != first_page, 15)
 
-    dash_duo.select_dcc_dropdown("#prof-size", value="20 / page")
+    choose(dash_duo, "#prof-size", "20 / page")
     dash_duo.wait_for_text_to_equal("#prof-page", "1 / 3")
     _type(dash_duo, "#prof-goto", "3")
     dash_duo.wait_for_text_to_equal("#prof-page", "3 / 3")
@@ -177,7 +178,7 @@ def test_timeline_steps_and_zoom(dash_duo: Any, app: Any) -> None:
     assert any("Conv2D-op0" in text and "step 3" in text for text in hover)
 
     # The step selector: step 3's window; rows by operator type.
-    dash_duo.select_dcc_dropdown("#prof-step", index=3)  # "Step 3 (34.2 ms)"
+    choose(dash_duo, "#prof-step", index=3)  # "Step 3 (34.2 ms)"
     dash_duo.wait_for_contains_text("#prof-timeline-info", "464.073 – 498.235 ms")
     dash_duo.wait_for_contains_text("#prof-timeline-info", "43 launches")
     _click(dash_duo, '#prof-rows input[value="type"]')

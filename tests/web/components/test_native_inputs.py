@@ -1,7 +1,8 @@
-"""``RangeInput`` (``dash_insight/web/components/range_input.py``, ``assets/range-input.js``):
-its props as Dash writes them, its first-paint copy, and in the browser the value it sets on
-release, at each move (``updatemode="drag"``) and from a key, the ``drag_value`` it follows,
-and the value a callback gives it."""
+"""``RangeInput`` and ``SelectInput`` (``dash_insight/web/components/native_inputs.py``,
+``assets/native-inputs.js``): their props as Dash writes them, their first-paint copies, and in
+the browser the value a slider sets on release, at each move (``updatemode="drag"``) and from a
+key, the ``drag_value`` it follows, the value a menu sets (of the option's own type, None from
+a clearable menu's first entry), and the values and options callbacks give them."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from dash import Input, Output, html
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from dash_insight.web.components.range_input import RangeInput
+from dash_insight.web.components.native_inputs import RangeInput, SelectInput, option_pairs
 from dash_insight.web.first_paint import static_html
 from tests.browser import until
 from tests.conftest import console_errors
-from tests.pages import run_js
+from tests.pages import choose, run_js
 
 ASSETS = Path(__file__).resolve().parents[3] / "assets"
 
@@ -42,7 +43,7 @@ def test_its_props_are_dash_sliders_with_the_pages_defaults() -> None:
         RangeInput(marks={0: "0"})  # type: ignore[call-arg]
 
 
-def test_its_first_paint_is_the_range_input_it_becomes() -> None:
+def test_its_first_paint_is_the_native_inputs_it_becomes() -> None:
     assert static_html(RangeInput(id="s", max=0.99, step=0.01, value=0.6)) == (
         '<input class="di-range" type="range" min="0" max="0.99" step="0.01" value="0.6" '
         'style="--di-range-fill:60.6061%">'
@@ -56,7 +57,7 @@ def test_its_first_paint_is_the_range_input_it_becomes() -> None:
 def _app(assets: Path) -> dash.Dash:
     """Two sliders (released / dragged), their values and drag values as text, and a button
     that sets the first one's value."""
-    shutil.copy(ASSETS / "range-input.js", assets / "range-input.js")
+    shutil.copy(ASSETS / "native-inputs.js", assets / "native-inputs.js")
     (assets / "width.css").write_text("input[type=range] { width: 400px; }")
     app = dash.Dash(__name__, assets_folder=str(assets))
     app.layout = html.Div(
@@ -110,4 +111,83 @@ def test_it_sets_its_value_on_release_or_at_each_move(dash_duo: Any, tmp_path: P
     until(lambda: dash_duo.find_element("#released").get_attribute("value") == "1", 10)
     fill = "return arguments[0].style.getPropertyValue('--di-range-fill')"
     assert run_js(dash_duo, fill, dash_duo.find_element("#released")) == "10%"  # its track
+    assert console_errors(dash_duo) == []
+
+
+def test_a_menu_writes_dcc_dropdowns_props_and_reads_its_options_as_dcc_does() -> None:
+    written = SelectInput(id="m", options=[1, 2], value=2, className="wide").to_plotly_json()
+    assert (written["namespace"], written["type"]) == ("dash_insight", "SelectInput")
+    assert written["props"] == {
+        "id": "m",
+        "options": [1, 2],
+        "value": 2,
+        "clearable": False,
+        "disabled": False,
+        "className": "di-select wide",
+    }
+    assert option_pairs([3, {"label": "four", "value": 4}, {"value": "v"}]) == [
+        ("3", 3),
+        ("four", 4),
+        ("v", "v"),
+    ]
+
+
+def test_a_menus_first_paint_shows_its_choice_or_its_placeholder() -> None:
+    options = [{"label": "Jet", "value": "jet"}, {"label": "Viridis", "value": "viridis"}]
+    assert static_html(SelectInput(options=options, value="viridis", style={"width": 80})) == (
+        '<select class="di-select" style="width:80px"><option>Viridis</option></select>'
+    )
+    assert static_html(SelectInput(options=options, placeholder="<none>")) == (
+        '<select class="di-select"><option>&lt;none&gt;</option></select>'
+    )
+
+
+def _menu_app(assets: Path) -> dash.Dash:
+    """A menu of numbers, a clearable menu whose options and value a button sets, and what
+    each holds (its value's repr)."""
+    shutil.copy(ASSETS / "native-inputs.js", assets / "native-inputs.js")
+    app = dash.Dash(__name__, assets_folder=str(assets))
+    app.layout = html.Div(
+        [
+            SelectInput(id="numbers", options=[0, 1, 2, 3], value=2),
+            SelectInput(id="later", placeholder="nothing yet", clearable=True),
+            html.Button("fill", id="fill"),
+            html.Div(id="numbers-value"),
+            html.Div(id="later-value"),
+        ]
+    )
+    app.callback(Output("numbers-value", "children"), Input("numbers", "value"))(repr)
+    app.callback(Output("later-value", "children"), Input("later", "value"))(repr)
+    app.callback(
+        Output("later", "options"),
+        Output("later", "value"),
+        Input("fill", "n_clicks"),
+        prevent_initial_call=True,
+    )(
+        lambda _clicks: (
+            [{"label": "loss", "value": "loss"}, {"label": "acc", "value": "acc"}],
+            "acc",
+        )
+    )
+    return app
+
+
+@pytest.mark.browser
+def test_a_menu_sets_its_options_value_and_takes_the_pages(dash_duo: Any, tmp_path: Path) -> None:
+    dash_duo.start_server(_menu_app(tmp_path))
+    dash_duo.wait_for_text_to_equal("#numbers-value", "2")
+    assert dash_duo.find_element("#numbers option:checked").text == "2"
+    choose(dash_duo, "#numbers", "3")
+    dash_duo.wait_for_text_to_equal("#numbers-value", "3")  # a number, as the option's value
+
+    # No value: the placeholder shows; the page's options and value come in.
+    dash_duo.wait_for_text_to_equal("#later-value", "None")
+    assert dash_duo.find_element("#later option:checked").text == "nothing yet"
+    dash_duo.find_element("#fill").click()
+    dash_duo.wait_for_text_to_equal("#later-value", "'acc'")
+    until(lambda: dash_duo.find_element("#later option:checked").text == "acc", 10)
+    choose(dash_duo, "#later", "loss")
+    dash_duo.wait_for_text_to_equal("#later-value", "'loss'")
+    choose(dash_duo, "#later", "nothing yet")  # clearable: its first entry clears it
+    dash_duo.wait_for_text_to_equal("#later-value", "None")
     assert console_errors(dash_duo) == []
