@@ -7,7 +7,9 @@
    as `segments` through ELK's bend points, class `routed`). `di-elk-right` lays out left to
    right (the data graph), `di-elk-fit` fits the view once laid out (the dashboard card).
    Top to bottom, each open scope is laid out on its own and kept (assets/graph-scopes.js):
-   opening a scope lays out that scope and its ancestors only.
+   opening a scope lays out that scope and its ancestors only. The server keeps each canvas's
+   picture (`stored`, dash_insight/plugins/graphs/service_layouts.py): a canvas laid out before,
+   in any browser, is drawn from it, and ELK is loaded only when a canvas has none.
 
    When a layout is applied the container gets `data-laid-out="<nodes>:<edges>"` and cytoscape
    emits `dilaidout` (assets/graph-pages.js moves the view then). The pure part (the ELK graph
@@ -306,13 +308,51 @@
     return state.placed;
   }
 
+  /* The pictures of canvases the server keeps (dash_insight/plugins/graphs/service_layouts.py):
+     a canvas laid out before, in any browser, is drawn from its picture without ELK. A key is
+     the layout's version (ELK's, and a digest of its options) and the canvas's digest. */
+  const stored = {
+    url(key) {
+      const digest = root.diGraphScopes.digest;
+      const version = `${ELK_VERSION}-${digest(JSON.stringify(
+        [OPTIONS, SCOPE_PADDING, STACKED, CHEAP, SPAN_BUDGET, LABELLED_EDGES]))}`;
+      return `${root.dashInsightApi("graph-layout")}?key=${version}-${digest(key)}`;
+    },
+    /* The picture kept under `key`, or null (none, or not one that places every node of
+       `nodes`: then the canvas is laid out again). */
+    async get(key, nodes) {
+      try {
+        const response = await fetch(this.url(key), {credentials: "same-origin"});
+        if (response.status !== 200) return null;
+        const picture = await response.json();
+        const boxes = picture && picture.boxes;
+        const placed = boxes && typeof boxes === "object" && ["centres", "pieces", "labels"]
+          .every(part => picture[part] && typeof picture[part] === "object")
+          && nodes.every(n => boxes[n.id] && Number.isFinite(boxes[n.id].x)
+            && Number.isFinite(boxes[n.id].y));
+        return placed ? picture : null;
+      } catch {
+        return null;
+      }
+    },
+    put(key, picture) {
+      fetch(this.url(key), {method: "PUT", credentials: "same-origin",
+        headers: {"Content-Type": "application/json"}, body: JSON.stringify(picture)})
+        .catch(() => { /* kept next time */ });
+    },
+  };
+
+  /* ELK, loaded when a layout is first asked of it (a canvas drawn from a kept picture never
+     loads it). */
+  const engine = {layout: graph => loadElk().then(elk => elk.layout(graph))};
+
   /* Where ELK puts `nodes` and `edges`: {centres (leaves), routes, labels, boxes (every
      node's centre)}. Top to bottom (the computational graph) scope by scope with the scopes'
-     cache (assets/graph-scopes.js); left to right (the data graph, a few dozen nodes) in one
-     piece. */
+     cache (assets/graph-scopes.js) and the server's (`stored`); left to right (the data
+     graph, a few dozen nodes) in one piece. */
   async function place(engine, nodes, edges, right) {
     if (!right && root.diGraphScopes) {
-      return root.diGraphScopes.layOutScopes(engine, nodes, edges, "DOWN", shared);
+      return root.diGraphScopes.layOutScopes(engine, nodes, edges, "DOWN", shared, stored);
     }
     const result = await engine.layout(elkGraph(nodes, edges, right ? "RIGHT" : "DOWN"));
     const boxes = {};
@@ -334,7 +374,7 @@
     const {nodes, edges} = elementsOf(cy);
     let placed;
     try {
-      placed = await place(await loadElk(), nodes, edges, right);
+      placed = await place(engine, nodes, edges, right);
     } catch (error) {
       console.warn("graph layout failed", error);
       placed = null;
@@ -533,9 +573,8 @@
     const cy = container._cyreg && container._cyreg.cy;
     if (!cy || cy._diElk) return Boolean(cy);
     cy._diElk = true;
-    /* ELK's scripts fetched and its worker started now, while the page asks the server for
-       the elements (the first layout waited for them after the answer) */
-    loadElk();
+    /* ELK is not started here, before the elements come: a canvas laid out before is drawn
+       from its kept picture (`stored`) without it. */
     mutePropWrites(cy);
     keepDragClicks(container);
     quietDrags(cy, container);

@@ -266,14 +266,21 @@
   }
 
   /* Lay out `nodes` and `edges` (as graph-layout.js's elkGraph takes them) scope by scope with
-     `elk` (ELK's API: layout(graph) -> Promise); `base` is graph-layout.js's shared part.
-     Resolves to {centres, boxes (every node's centre and size), routes, labels, laidOut (the scopes
-     ELK laid out this time, ROOT included when it ran)}. */
-  async function layOutScopes(elk, nodes, edges, direction, base) {
+     `elk` (ELK's API: layout(graph) -> Promise); `base` is graph-layout.js's shared part;
+     `stored` (optional: {get(key, nodes) -> Promise of a picture or null, put(key, picture)})
+     keeps the canvas's picture beyond this page. Resolves to {centres, boxes (every node's
+     centre and size), routes, labels, laidOut (the scopes ELK laid out this time, ROOT
+     included when it ran)}. */
+  async function layOutScopes(elk, nodes, edges, direction, base, stored) {
     const shape = tree(nodes);
     const cuts = cut(edges, shape);
     const scopeKeys = keys(shape, cuts, direction);
-    let drawn = recall(scopeKeys.get(ROOT));
+    const rootKey = scopeKeys.get(ROOT);
+    let drawn = recall(rootKey);
+    if (!drawn && stored) {
+      drawn = await stored.get(rootKey, nodes);
+      if (drawn) remember(rootKey, drawn);
+    }
     let laidOut = [];
     if (drawn) {
       stats.hits += 1;
@@ -287,7 +294,8 @@
       stats.elkCalls += 1;
       const result = await elk.layout(graph);
       drawn = picture(result, scopeKeys, hits);
-      remember(scopeKeys.get(ROOT), drawn);
+      remember(rootKey, drawn);
+      if (stored) stored.put(rootKey, drawn);
     }
     const centres = {}, boxes = {};
     for (const [id, b] of Object.entries(drawn.boxes)) boxes[id] = {x: b.x, y: b.y, w: b.w, h: b.h};

@@ -727,15 +727,6 @@
   const loading = {};  // chart -> the plan stamp being fetched
   let loadCounter = 0;
 
-  function apiPrefix() {
-    const config = document.getElementById("_dash-config");
-    try {
-      return JSON.parse(config.textContent).requests_pathname_prefix || "/";
-    } catch {
-      return "/";
-    }
-  }
-
   const elementOf = (chartId, type) =>
     document.getElementById(JSON.stringify({chart: chartId, type}));
 
@@ -761,7 +752,6 @@
   /* Each series of ``series`` (specs: train_id, tag, ...) with the points the server answers
      for ``params`` (max_points, start_step, end_step) merged in. */
   async function fetchSeries(series, params) {
-    const prefix = apiPrefix();
     const answers = await Promise.all(series.map(async spec => {
       // A group's line and band: its runs' aggregate (chart/scalar_group), placed on an x tag
       // as its runs' lines are (each run's points at its own values of the tag, the group's
@@ -772,7 +762,7 @@
       const query = new URLSearchParams(Object.assign(own, params));
       if (group) spec.members.forEach(member => query.append("train_id", member));
       const route = group ? "chart/scalar_group" : "chart/scalar";
-      const response = await fetch(`${prefix}v1/dash-insight/${route}?${query}`,
+      const response = await fetch(`${window.dashInsightApi(route)}?${query}`,
                                    {credentials: "same-origin"});
       if (!response.ok) {
         let message = `HTTP ${response.status}`;

@@ -6,6 +6,17 @@
      dashInsightText("Step: {step}", {step: 3}) -> "步骤：3" on a Chinese page; an English page,
      or a word the server did not send, gives the English. */
   let texts = null;
+  /* The URL of `route` of our REST API (/v1/dash-insight/, dash_insight/web/plugin.py) below
+     the app's prefix (create_app(server=...) may mount the app anywhere). */
+  window.dashInsightApi = function (route) {
+    let prefix = "/";
+    try {
+      prefix = JSON.parse(document.getElementById("_dash-config").textContent)
+        .requests_pathname_prefix || "/";
+    } catch { /* the default prefix */ }
+    return `${prefix}v1/dash-insight/${route}`;
+  };
+
   window.dashInsightText = function (english, values) {
     if (texts === null || !Object.keys(texts).length) {
       const element = document.getElementById("di-client-texts");

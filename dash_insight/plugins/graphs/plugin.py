@@ -6,12 +6,13 @@ from dash_insight.core.i18n import lazy_gettext
 from dash_insight.core.service import DataService
 from dash_insight.plugins.graphs import cards, data_graph_page, page, rest
 from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.plugins.graphs.service_layouts import LayoutStore
 from dash_insight.web.page_bundles import CYTOSCAPE
 from dash_insight.web.plugin import Card, Page, Plugin
 
 
 def _service(data: DataService) -> GraphService:
-    return GraphService(data.provider)
+    return GraphService(data.provider, layouts=LayoutStore(data.workspace))
 
 
 PLUGIN: Plugin[GraphService] = Plugin(

@@ -9,7 +9,10 @@
 * ``GET datavisual/graphs/nodes/all?train_id&tag&mode&name`` -> ``{"all_nodes_detail": [...]}``:
   every operator, parameter and constant below ``name``, depth first;
 * ``GET datasets/dataset_graph?train_id`` -> ``{"dataset_graph": {...}, "summary_dir": id}`` or
-  ``{}`` without a dataset pipeline.
+  ``{}`` without a dataset pipeline;
+* ours, ``/v1/dash-insight/graph-layout?key``: ``GET`` the picture of a graph canvas the pages
+  kept under ``key`` (204 without one), ``PUT`` one (JSON; 400 for a bad key or picture, 413
+  past :data:`~.service_layouts.MAX_PICTURE_BYTES`): :mod:`~.service_layouts`.
 
 ``mode`` is ``normal`` (default) or ``optimize`` (MindInsight's optimized graph: the readable
 mode); graph tags are file names, optimized ones ``"<file> (optimized)"`` (as ``/plugins``
@@ -38,9 +41,17 @@ from dash_insight.plugins.graphs.query_dataset import mindinsight_order
 from dash_insight.plugins.graphs.query_graph import GraphModel
 from dash_insight.plugins.graphs.query_nodes import GraphBuildError
 from dash_insight.plugins.graphs.service import GraphService
+from dash_insight.plugins.graphs.service_layouts import MAX_PICTURE_BYTES, PictureError
 from dash_insight.web import errors
-from dash_insight.web.http import json_response, required_args, resolve_job, to_int
-from dash_insight.web.plugin import Route
+from dash_insight.web.http import (
+    JsonBodyError,
+    json_body,
+    json_response,
+    required_args,
+    resolve_job,
+    to_int,
+)
+from dash_insight.web.plugin import DASH_INSIGHT_API, Route
 
 #: ``limit`` of the node-name search (``Validation.check_limit(1, 1000)``).
 MAX_SEARCH_LIMIT = 1000
@@ -54,6 +65,7 @@ def routes(service: GraphService) -> list[Route]:
         Route("datavisual/graphs/single-node", views.single_node),
         Route("datavisual/graphs/nodes/all", views.all_nodes),
         Route("datasets/dataset_graph", views.dataset_graph),
+        Route("graph-layout", views.layout, ("GET", "PUT"), api=DASH_INSIGHT_API),
     ]
 
 
@@ -61,6 +73,22 @@ class _GraphViews:
     def __init__(self, service: GraphService) -> None:
         self.service = service
         self.provider = service.provider
+
+    def layout(self) -> Response:
+        """``GET``: the picture kept under ``key`` (204 when none); ``PUT`` a JSON picture."""
+        store = self.service.layouts
+        key = request.args.get("key")
+        try:
+            if request.method == "PUT":
+                if store is not None:
+                    store.put(str(key), json_body(MAX_PICTURE_BYTES))
+                return Response(status=204)
+            text = store.get(str(key)) if store is not None else None
+        except (PictureError, JsonBodyError) as error:
+            raise errors.param_value_error(str(error)) from None
+        if text is None:
+            return Response(status=204)
+        return Response(text, mimetype="application/json")
 
     def _graph(self) -> GraphModel:
         """The graph the request names (``GraphProcessor.__init__``)."""

@@ -18,6 +18,7 @@ from dash_insight.core.provider import DataProvider
 from dash_insight.core.vocabulary import GRAPH_MODES, GraphMode
 from dash_insight.plugins.graphs.query_builder import build_nodes
 from dash_insight.plugins.graphs.query_graph import GraphModel
+from dash_insight.plugins.graphs.service_layouts import LayoutStore
 
 #: How many built graphs one process keeps, and how many nodes in all (a node with its edges
 #: is about 1-2 kB: a 5,000-node graph is a few MB, MindInsight's 100,000-node limit ~150 MB).
@@ -87,11 +88,18 @@ class GraphCache:
 
 
 class GraphService:
-    """The graphs plugin's service: the provider and this app's cache of built graphs."""
+    """The graphs plugin's service: the provider, this app's cache of built graphs and the
+    canvases' pictures kept in the workspace (None: none kept)."""
 
-    def __init__(self, provider: DataProvider, cache: GraphCache | None = None) -> None:
+    def __init__(
+        self,
+        provider: DataProvider,
+        cache: GraphCache | None = None,
+        layouts: LayoutStore | None = None,
+    ) -> None:
         self.provider = provider
         self.cache = cache or GraphCache()
+        self.layouts = layouts
 
     def model(
         self, train_id: str, tag: str, mode: str = GraphMode.NORMAL, extended_types: bool = False
