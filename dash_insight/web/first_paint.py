@@ -295,7 +295,7 @@ def _range(props: dict[str, Any]) -> str:
     shown = {name: props.get(name) for name in ("min", "max", "step", "disabled", "className")}
     low, high, value = props["min"], props["max"], props["value"]
     fill = (value - low) / (high - low) * 100 if high > low else 0
-    style = {"--di-range-fill": f"{fill:g}%"}  # as assets/range-input.js fills its track
+    style = {"--di-range-fill": f"{fill:g}%"}  # as assets/native-inputs.js fills its track
     return _element(
         "input", {"type": "range", **shown, "value": _number_text(value), "style": style}
     )
