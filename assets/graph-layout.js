@@ -326,8 +326,8 @@
         if (response.status !== 200) return null;
         const picture = await response.json();
         const boxes = picture && picture.boxes;
-        const placed = boxes && typeof boxes === "object" && ["centres", "pieces", "labels"]
-          .every(part => picture[part] && typeof picture[part] === "object")
+        const placed = boxes && typeof boxes === "object" && picture.centres
+          && typeof picture.centres === "object"
           && nodes.every(n => boxes[n.id] && Number.isFinite(boxes[n.id].x)
             && Number.isFinite(boxes[n.id].y));
         return placed ? picture : null;
@@ -348,13 +348,17 @@
 
   /* Where ELK puts `nodes` and `edges`: {centres (leaves), routes, labels, boxes (every
      node's centre)}. Top to bottom (the computational graph) scope by scope with the scopes'
-     cache (assets/graph-scopes.js) and the server's (`stored`); left to right (the data
-     graph, a few dozen nodes) in one piece. */
+     cache (assets/graph-scopes.js); left to right (the data graph, a few dozen nodes) in one
+     piece, kept under the digest of ELK's graph. Either is kept by the server (`stored`). */
   async function place(engine, nodes, edges, right) {
     if (!right && root.diGraphScopes) {
       return root.diGraphScopes.layOutScopes(engine, nodes, edges, "DOWN", shared, stored);
     }
-    const result = await engine.layout(elkGraph(nodes, edges, right ? "RIGHT" : "DOWN"));
+    const graph = elkGraph(nodes, edges, right ? "RIGHT" : "DOWN");
+    const key = `whole-${JSON.stringify(graph)}`;
+    const kept = await stored.get(key, nodes);
+    if (kept) return kept;
+    const result = await engine.layout(graph);
     const boxes = {};
     (function walk(node) {
       for (const child of node.children || []) {
@@ -362,7 +366,9 @@
         walk(child);
       }
     })(result);
-    return Object.assign(placements(result), {boxes});
+    const placed = Object.assign(placements(result), {boxes});
+    stored.put(key, placed);
+    return placed;
   }
 
   /* Lay `cy` out again (a newer request wins over one still running). */

@@ -1,12 +1,13 @@
 """Graph canvases laid out once, kept in the workspace (issue 37 item 2: "the graph laid out once
 and cached").
 
-The browser lays a computational graph out with ELK (``assets/graph-layout.js`` and
-``assets/graph-scopes.js``): a Web Worker that compiles 1.6 MB of ELK and runs it, on every
-load of the page. The picture of a canvas (where each box, edge piece and label goes) depends
-on the canvas's contents only, which the page digests into a key; the page keeps each picture
-it laid out here under that key (``PUT``) and asks for it before it loads ELK (``GET``). A
-graph opened again, in any browser, is drawn without ELK.
+The browser lays a graph canvas (the computational graph scope by scope, the data graph in one
+piece) out with ELK (``assets/graph-layout.js`` and ``assets/graph-scopes.js``): a Web Worker
+that compiles 1.6 MB of ELK and runs it, on every load of the page. The picture of a canvas
+(where each box, edge piece and label goes) depends on the canvas's contents only, which the
+page digests into a key; the page keeps each picture it laid out here under that key (``PUT``)
+and asks for it before it loads ELK (``GET``). A graph opened again, in any browser, is drawn
+without ELK.
 
 The store keeps the pictures as the JSON they came in (re-encoded once parsed and checked: an
 object of the parts a picture has), at most :data:`MAX_PICTURE_BYTES` each and
@@ -33,8 +34,9 @@ KEY = re.compile(r"[0-9a-z][0-9a-z.-]{0,63}")
 MAX_PICTURE_BYTES = 8 << 20
 #: The pictures kept in all.
 SIZE_LIMIT = 256 << 20
-#: What every picture holds (``graph-scopes.js``' picture of a scope): objects by id.
-PARTS = ("boxes", "centres", "pieces", "labels")
+#: What every picture holds: objects by id (``graph-scopes.js``' picture of a canvas has its
+#: ``pieces`` and ``labels`` too, ``graph-layout.js``' of a data graph its ``routes``).
+PARTS = ("boxes", "centres")
 FOLDER = "graph-layouts"
 
 
@@ -53,7 +55,7 @@ def checked_picture(picture: Any) -> str:
     """``picture`` (parsed JSON) as the JSON text kept: an object whose :data:`PARTS` are
     objects; PictureError otherwise."""
     if not isinstance(picture, dict) or not all(isinstance(picture.get(p), dict) for p in PARTS):
-        raise PictureError(f"a picture is a JSON object of {', '.join(PARTS)} (objects)")
+        raise PictureError(f"a picture is a JSON object with {' and '.join(PARTS)} (objects)")
     return json.dumps(picture, separators=(",", ":"), allow_nan=False)
 
 

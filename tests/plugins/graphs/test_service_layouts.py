@@ -42,7 +42,7 @@ def test_the_store_keeps_pictures_under_their_keys_and_refuses_others(tmp_path: 
         for key in ("", "A", "../x", "a" * 65, "a/b", None):
             with pytest.raises(PictureError):
                 store.put(key, PICTURE)  # type: ignore[arg-type]
-        for picture in ([], {"boxes": {}}, {**PICTURE, "pieces": []}, "x"):
+        for picture in ([], {"boxes": {}}, {**PICTURE, "centres": []}, "x"):
             with pytest.raises(PictureError):
                 store.put("k", picture)
         with pytest.raises(PictureError):
@@ -81,13 +81,13 @@ def test_the_route_gets_and_puts_pictures(client: FlaskClient) -> None:
     assert client.get(URL, query_string={"key": "v"}).status_code == 204
 
 
-#: Every node's position on the canvas, by id.
+#: Every node's position on the canvas ``arguments[0]``, by id.
 POSITIONS_JS = """
-const cy = document.getElementById('graph-cy')._cyreg.cy;
+const cy = document.getElementById(arguments[0])._cyreg.cy;
 return Object.fromEntries(cy.nodes().map(n => [n.id(), [n.position('x'), n.position('y')]]));
 """
 LAID_OUT_JS = """
-const e = document.getElementById('graph-cy');
+const e = document.getElementById(arguments[0]);
 const cy = e && e._cyreg && e._cyreg.cy;
 return Boolean(cy) && e.dataset.laidOut === cy.nodes().length + ':' + cy.edges().length;
 """
@@ -103,21 +103,28 @@ def _kept(workspace: Path) -> int:
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize(
+    ("page", "canvas"),
+    [
+        ("graph?train_id=./lenet_sc&expanded=Default", "graph-cy"),  # scope by scope
+        ("data-graph?train_id=./lenet_sc", "data-graph-cy"),
+    ],  # in one piece
+)
 def test_a_graph_laid_out_once_is_drawn_again_without_elk(
-    dash_duo: Any, corpus_app: Any, tmp_path: Path
+    dash_duo: Any, corpus_app: Any, tmp_path: Path, page: str, canvas: str
 ) -> None:
     dash_duo.start_server(corpus_app)
-    url = f"{dash_duo.server_url}/graph?train_id=./lenet_sc&expanded=Default"
+    url = f"{dash_duo.server_url}/{page}"
     dash_duo.wait_for_page(url=url)
-    until(lambda: dash_duo.driver.execute_script(LAID_OUT_JS), 60)
-    first = dash_duo.driver.execute_script(POSITIONS_JS)
+    until(lambda: dash_duo.driver.execute_script(LAID_OUT_JS, canvas), 60)
+    first = dash_duo.driver.execute_script(POSITIONS_JS, canvas)
     assert dash_duo.driver.execute_script(ELK_LOADED_JS)  # laid out by ELK the first time
     until(lambda: (tmp_path / "ws" / FOLDER).exists() and _kept(tmp_path / "ws") >= 1, 30)
 
     dash_duo.wait_for_page(url=url)  # a new document: nothing in the page's memory
-    until(lambda: dash_duo.driver.execute_script(LAID_OUT_JS), 60)
+    until(lambda: dash_duo.driver.execute_script(LAID_OUT_JS, canvas), 60)
     assert not dash_duo.driver.execute_script(ELK_LOADED_JS)
-    again = dash_duo.driver.execute_script(POSITIONS_JS)
+    again = dash_duo.driver.execute_script(POSITIONS_JS, canvas)
     assert again.keys() == first.keys() and len(first) > 3
     assert all(
         abs(again[n][0] - first[n][0]) < 0.01 and abs(again[n][1] - first[n][1]) < 0.01
