@@ -312,11 +312,14 @@
      a canvas laid out before, in any browser, is drawn from its picture without ELK. A key is
      the layout's version (ELK's, and a digest of its options) and the canvas's digest. */
   const stored = {
+    version: null,  // the layout's part of every key, made on first use
     url(key) {
       const digest = root.diGraphScopes.digest;
-      const version = `${ELK_VERSION}-${digest(JSON.stringify(
-        [OPTIONS, SCOPE_PADDING, STACKED, CHEAP, SPAN_BUDGET, LABELLED_EDGES]))}`;
-      return `${root.dashInsightApi("graph-layout")}?key=${version}-${digest(key)}`;
+      if (!this.version) {
+        this.version = `${ELK_VERSION}-${digest(JSON.stringify(
+          [OPTIONS, SCOPE_PADDING, STACKED, CHEAP, SPAN_BUDGET, LABELLED_EDGES]))}`;
+      }
+      return `${root.dashInsightApi("graph-layout")}?key=${this.version}-${digest(key)}`;
     },
     /* The picture kept under `key`, or null (none, or not one that places every node of
        `nodes`: then the canvas is laid out again). */

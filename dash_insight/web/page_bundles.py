@@ -102,11 +102,10 @@ NEVER: tuple[str, ...] = (
     f"{_SUITES}plotly/",
     f"{_SUITES}dash_ag_grid/async-enterprise.",
 )
-#: dcc's lazily loaded chunks (``async-<name>.js``) that pages get as scripts: the graph with
-#: plotly.js, the slider with :data:`SLIDER` and the dropdown with :data:`DROPDOWN`
-#: (:data:`SCRIPTS`). Any other is left to dcc to load on demand.
-DCC_CHUNK = re.compile(re.escape(f"{_SUITES}dash/dcc/async-") + r"([a-z]+)\.")
-DCC_EAGER_CHUNKS = frozenset({"graph", "dropdown", "slider"})
+#: dcc's lazily loaded chunks (``async-<name>.js``): a page gets one as a script when a bundle
+#: it names has it (:data:`SCRIPTS`: the graph with plotly.js, the slider with :data:`SLIDER`,
+#: the dropdown with :data:`DROPDOWN`). Any other is left to dcc to load on demand.
+DCC_CHUNK = re.compile(re.escape(f"{_SUITES}dash/dcc/async-"))
 
 #: The address of a script of Dash's ``{%scripts%}`` part (one element a line).
 _SOURCE = re.compile(r'\ssrc="([^"]*)"')
@@ -119,11 +118,10 @@ def wanted(source: str, bundles: frozenset[str]) -> bool:
         return False
     if path.endswith(PART_SCRIPTS) and WEBGL in bundles:
         return False
-    chunk = DCC_CHUNK.search(path)
-    if chunk is not None and chunk.group(1) not in DCC_EAGER_CHUNKS:
-        return False
     owners = [name for name, parts in SCRIPTS.items() if any(part in path for part in parts)]
-    return not owners or any(name in bundles for name in owners)
+    if not owners:
+        return DCC_CHUNK.search(path) is None
+    return any(name in bundles for name in owners)
 
 
 def select(scripts: str, bundles: frozenset[str]) -> str:

@@ -77,13 +77,13 @@ class _GraphViews:
     def layout(self) -> Response:
         """``GET``: the picture kept under ``key`` (204 when none); ``PUT`` a JSON picture."""
         store = self.service.layouts
-        key = request.args.get("key")
+        key = request.args.get("key", "")
         try:
             if request.method == "PUT":
                 if store is not None:
-                    store.put(str(key), json_body(MAX_PICTURE_BYTES))
+                    store.put(key, json_body(MAX_PICTURE_BYTES))
                 return Response(status=204)
-            text = store.get(str(key)) if store is not None else None
+            text = store.get(key) if store is not None else None
         except (PictureError, JsonBodyError) as error:
             raise errors.param_value_error(str(error)) from None
         if text is None:
