@@ -96,10 +96,7 @@ def test_full_load_and_in_app_navigation_show_their_pages(dash_duo, corpus_app) 
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/dashboard?train_id=./lenet_sc")
     dash_duo.wait_for_element("#dashboard-cards .di-card")
-    dash_duo.find_element("#nav-lineage").click()  # in-app navigation still routes
-    until(lambda: "/lineage" in dash_duo.driver.current_url, 10)
-    dash_duo.wait_for_element("#lineage-tab-model")
-    dash_duo.wait_for_element("#page .js-plotly-plot", timeout=30)  # the overview's charts
+    dash_duo.wait_for_element("#page .js-plotly-plot", timeout=30)  # the cards' charts
     # plotly.js is dash-insight's partial bundle, loaded once as an asset.
     assert (
         dash_duo.driver.execute_script("return window.Plotly && window.Plotly.version")
@@ -109,6 +106,10 @@ def test_full_load_and_in_app_navigation_show_their_pages(dash_duo, corpus_app) 
         return performance.getEntriesByType('resource')
             .filter(e => e.name.includes('package_data/plotly.min.js')).length;""")
     assert full == 0, "Dash loaded the full plotly.js bundle as well"
+    dash_duo.find_element("#nav-lineage").click()  # in-app navigation still routes
+    until(lambda: "/lineage" in dash_duo.driver.current_url, 10)
+    dash_duo.wait_for_element("#lineage-tab-model")
+    dash_duo.wait_for_element("#lineage-overview svg.di-oc", timeout=30)  # its charts
     assert console_errors(dash_duo) == []
 
 

@@ -21,15 +21,13 @@ from typing import Any, TypeGuard
 from urllib.parse import quote, unquote
 
 import numpy as np
-import plotly.graph_objects as go
 
-from dash_insight.core.i18n import LazyString, lazy_gettext
+from dash_insight.core.i18n import LazyString, lazy_gettext, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.core.lineage_rows import METRIC_PREFIX, USER_DEFINED_PREFIX, row_columns
 from dash_insight.core.run_marks import MAX_LABEL_CHARS, MAX_LABELS
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.service_remarks import MAX_REMARK_LENGTH
-from dash_insight.web.components.figures import TEXT_COLOUR, small_layout
 from dash_insight.web.components.run_colours import MISSING_COLOUR, VALUE_SCALE, colour_at
 
 TABS = ("model", "dataset")
@@ -1039,27 +1037,105 @@ def sort_from_column_state(state: Sequence[Mapping[str, Any]] | None) -> tuple[s
 # -- overview (model tab) ------------------------------------------------------------------
 
 
+#: The overview's charts are small SVG charts that ``assets/lineage-overview.js`` draws from
+#: these specs: Plotly's build (1.3 MB, a fifth of the page's main-thread work) was loaded for
+#: them alone. A spec is ``{height, margin: {l, r, t, b}, message: [line, ...] | None,
+#: legend: bool, x: axis, y: axis, series: [{name, colour, mark: "bar" | "dot",
+#: points: [[x, y, [hover line, ...]]]}]}``; an axis is ``{kind: "category", labels, angle}``
+#: (a point's place on it is the label's index; labels from the left or the top) or
+#: ``{kind: "number", range: [low, high], ticks: [[value, text]]}``, each with a ``title``.
+#: A bar goes from 0 along its number axis; bars of several series share their category.
+_IMPORTANCE_COLOURS = (_SINGLE_COLOUR, "#e4b33a")
+_SCATTER_COLOUR = "#d1495b"
+#: Characters of a parameter's name beside its importance bars (the hover has it whole).
+_BAR_LABEL_LENGTH = 18
+#: Width of a character of the overview's 10 px labels, for the margin they need (px).
+_LABEL_CHAR_PX = 6
+
+
 def _bucket_label(left: float, width: float) -> str:
     return f"{left:.4g}~{left + width:.4g}"
 
 
-def distribution_figure(target: Mapping[str, Any], height: int = 200) -> go.Figure:
-    """The objective's 5-bucket distribution (MindInsight's pie, drawn as bars)."""
+def whole_ticks(low: float, high: float, most: int = 6) -> list[float]:
+    """The multiples inside [low, high] of the smallest step of 1, 2 or 5 times a power of ten
+    that leaves at most ``most`` of them: ticks of counts, never between two whole numbers."""
+    rank, step = 0, 1.0
+    while (math.floor(high / step) - math.ceil(low / step)) >= most:
+        rank += 1
+        step = (1, 2, 5)[rank % 3] * 10.0 ** (rank // 3)
+    first, last = math.ceil(low / step), math.floor(high / step)
+    return [float(k * step) for k in range(first, last + 1)]
+
+
+def category_axis(labels: Sequence[str], title: str | None = None, angle: int = 0) -> dict:
+    """A category axis of an overview chart, its labels in their order."""
+    return {"kind": "category", "labels": list(labels), "angle": angle, "title": title}
+
+
+def number_axis(
+    low: float, high: float, title: str | None = None, pad: float = 0.0, integers: bool = False
+) -> dict[str, Any]:
+    """A number axis over [low - pad * span, high + pad * span] (a single value: ± 1, or
+    ± a tenth of it, as Plotly's autorange widens it), ticked at :func:`nice_ticks`
+    (:func:`whole_ticks` with ``integers``: counts of jobs)."""
+    if high <= low:
+        half = abs(low) / 10 or 1.0
+        low, high = low - half, high + half
+    span = high - low
+    low, high = low - pad * span, high + pad * span
+    ticks = whole_ticks(low, high) if integers else nice_ticks(low, high)
+    return {
+        "kind": "number",
+        "range": [low, high],
+        "ticks": [[t, number_text(t)] for t in ticks],
+        "title": title,
+    }
+
+
+def message_chart(text: str, height: int = 140) -> dict[str, Any]:
+    """A chart area that says ``text`` instead of drawing axes, in lines that fit the overview's
+    charts (:func:`wrap_columns`)."""
+    return {
+        "height": height,
+        "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
+        "message": wrap_columns(text),
+    }
+
+
+def distribution_chart(target: Mapping[str, Any], height: int = 200) -> dict[str, Any]:
+    """The objective's 5-bucket distribution (MindInsight's pie, drawn as bars): jobs per
+    bucket, its range under it."""
     buckets = target.get("buckets") or []
-    layout = small_layout(height=height)
-    layout.update(margin={"l": 36, "r": 8, "t": 8, "b": 60}, bargap=0.15)
-    figure = go.Figure(
-        go.Bar(
-            x=[_bucket_label(b[0], b[1]) for b in buckets],
-            y=[b[2] for b in buckets],
-            marker_color=_SINGLE_COLOUR,
-            hovertemplate="%{x}: %{y} job(s)<extra></extra>",
-        ),
-        layout=layout,
-    )
-    figure.update_xaxes(tickangle=-30)
-    figure.update_yaxes(title_text=_("jobs"), dtick=1)
-    return figure
+    labels = [_bucket_label(b[0], b[1]) for b in buckets]
+    counts = [int(b[2]) for b in buckets]
+    return {
+        "height": height,
+        "margin": {"l": 36, "r": 8, "t": 8, "b": 60},
+        "message": None,
+        "legend": False,
+        "x": category_axis(labels, angle=-30),
+        "y": number_axis(0, max([1, *counts]) * 1.05, _("jobs"), integers=True),
+        "series": [
+            {
+                "name": _("jobs"),
+                "colour": _SINGLE_COLOUR,
+                "mark": "bar",
+                "points": [
+                    [
+                        i,
+                        count,
+                        [
+                            ngettext("{range}: {count} job", "{range}: {count} jobs", count).format(
+                                range=label, count=count
+                            )
+                        ],
+                    ]
+                    for i, (label, count) in enumerate(zip(labels, counts, strict=True))
+                ],
+            }
+        ],
+    }
 
 
 def importance_rows(table: lineage_data.LineageTable, target: str) -> list[dict[str, Any]]:
@@ -1145,111 +1221,72 @@ def wrap_columns(text: str, columns: int = MESSAGE_COLUMNS, hard: bool = False) 
     return lines
 
 
-def message_figure(text: str, height: int = 140) -> go.Figure:
-    """A chart area that says ``text`` instead of drawing axes, in lines that fit the overview's
-    plots (:func:`wrap_columns`)."""
-    figure = go.Figure(layout=small_layout(height=height))
-    figure.update_layout(
-        margin={"l": 8, "r": 8, "t": 8, "b": 8},
-        annotations=[
-            {
-                "text": "<br>".join(wrap_columns(text)),
-                "showarrow": False,
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": 0.5,
-                "font": {"color": TEXT_COLOUR},
-            }
-        ],
-    )
-    figure.update_xaxes(visible=False)
-    figure.update_yaxes(visible=False)
-    return figure
-
-
-def importance_figure(
+def importance_chart(
     rows: Sequence[Mapping[str, Any]], height: int | None = None, message: str | None = None
-) -> go.Figure:
+) -> dict[str, Any]:
     """Horizontal bars: |Pearson r| and |Spearman rho| per hyper-parameter, most important on
     top; parameters with too few samples show 0 and say so on hover. With ``message``
     (:func:`importance_message`) the chart says it instead."""
     if message is not None:
-        return message_figure(message, height or 140)
-    height = height or max(140, 46 * len(rows) + 60)
-    layout = small_layout(height=height)
-    # The legend sits in the top margin, on the plot's top edge: at a fixed paper height
-    # above it, a tall chart's legend covered its top bars.
-    layout.update(
-        margin={"l": 8, "r": 8, "t": 32, "b": 24},
-        barmode="group",
-        showlegend=True,
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1, "yanchor": "bottom"},
-    )
-    names = [r["name"] for r in rows][::-1]
+        return message_chart(message, height or 140)
+    names = [str(r["name"]) for r in rows]
     notes = {
         lineage_data.REASON_SAMPLES_NOT_ENOUGH: " " + _("(≤ 2 jobs with both values)"),
         lineage_data.REASON_CORRELATION_NAN: " " + _("(a constant column)"),
     }
-    pearson = [r["pearson"] for r in rows][::-1]
-    spearman = [r["spearman"] or 0 for r in rows][::-1]
-    hover = [notes.get(r["reason"], "") for r in rows][::-1]
-    figure = go.Figure(layout=layout)
-    figure.add_bar(
-        y=names,
-        x=pearson,
-        orientation="h",
-        name="|Pearson r|",
-        marker_color=_SINGLE_COLOUR,
-        customdata=hover,
-        hovertemplate="%{y}: %{x:.4f}%{customdata}<extra>|Pearson r|</extra>",
-    )
-    figure.add_bar(
-        y=names,
-        x=spearman,
-        orientation="h",
-        name="|Spearman ρ|",
-        marker_color="#e4b33a",
-        hovertemplate="%{y}: %{x:.4f}<extra>|Spearman ρ|</extra>",
-    )
-    figure.update_xaxes(range=[0, 1.05])
-    return figure
+    label_chars = max((len(short_label(n, _BAR_LABEL_LENGTH)) for n in names), default=0)
+    series = []
+    for (name, key), colour in zip(
+        (("|Pearson r|", "pearson"), ("|Spearman ρ|", "spearman")), _IMPORTANCE_COLOURS, strict=True
+    ):
+        points = []
+        for i, row in enumerate(rows):
+            value = float(row[key] or 0)
+            note = notes.get(row["reason"], "") if key == "pearson" else ""
+            points.append([value, i, [names[i], f"{name}: {value:.4f}{note}"]])
+        series.append({"name": name, "colour": colour, "mark": "bar", "points": points})
+    return {
+        # The legend sits in the top margin, above the plot: over it, it covered the top bars.
+        "height": height or max(140, 46 * len(rows) + 60),
+        "margin": {"l": 14 + _LABEL_CHAR_PX * label_chars, "r": 8, "t": 32, "b": 24},
+        "message": None,
+        "legend": True,
+        "x": number_axis(0, 1.05),
+        "y": category_axis([short_label(n, _BAR_LABEL_LENGTH) for n in names]),
+        "series": series,
+    }
 
 
-def scatter_figure(
+def scatter_chart(
     train_ids: Sequence[str],
     xs: Sequence[Any],
     ys: Sequence[Any],
     x_label: str,
     y_label: str,
     height: int = 240,
-) -> go.Figure:
-    """One point per job with both values: parameter (x) against objective (y)."""
-    points = [
-        (t, x, y)
+) -> dict[str, Any]:
+    """One dot per job with both values: parameter (x) against objective (y), each axis
+    widened by a twentieth of its span (the dots at its ends are drawn whole)."""
+    jobs = [
+        (str(t), x, y)
         for t, x, y in zip(train_ids, xs, ys, strict=True)
-        if x is not None and y is not None
+        if _is_number(x) and _is_number(y)
     ]
-    layout = small_layout(height=height)
-    layout.update(margin={"l": 48, "r": 8, "t": 8, "b": 40})
-    figure = go.Figure(
-        go.Scatter(
-            x=[p[1] for p in points],
-            y=[p[2] for p in points],
-            text=[p[0] for p in points],
-            mode="markers",
-            marker={"size": 9, "color": "#d1495b"},
-            hovertemplate="%{text}<br>"
-            + x_label
-            + ": %{x}<br>"
-            + y_label
-            + ": %{y}<extra></extra>",
-        ),
-        layout=layout,
-    )
-    figure.update_xaxes(title_text=x_label)
-    figure.update_yaxes(title_text=y_label)
-    return figure
+    x_values = [float(x) for _t, x, _y in jobs] or [0.0]
+    y_values = [float(y) for _t, _x, y in jobs] or [0.0]
+    points = [
+        [float(x), float(y), [t, f"{x_label}: {value_text(x)}", f"{y_label}: {value_text(y)}"]]
+        for t, x, y in jobs
+    ]
+    return {
+        "height": height,
+        "margin": {"l": 48, "r": 8, "t": 8, "b": 40},
+        "message": None,
+        "legend": False,
+        "x": number_axis(min(x_values), max(x_values), x_label or None, pad=0.05),
+        "y": number_axis(min(y_values), max(y_values), y_label or None, pad=0.05),
+        "series": [{"name": y_label, "colour": _SCATTER_COLOUR, "mark": "dot", "points": points}],
+    }
 
 
 def finite_or_none(values: Iterable[Any]) -> list[Any]:

@@ -36,13 +36,6 @@ from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.plugins.lineage.service_remarks import RemarkError
 from dash_insight.web.binding import preset, triggered
 from dash_insight.web.components.grid_text import grid_locale_text
-from dash_insight.web.components.lazy_graph import (
-    lazy_figure,
-    lazy_figure_id,
-    lazy_graph,
-    lazy_slot_id,
-    register_lazy_graphs,
-)
 from dash_insight.web.components.native_inputs import SelectInput
 from dash_insight.web.url_state import encode_tags, make_search, parse_search, same_search
 
@@ -61,11 +54,13 @@ def _tabs(app: dash.Dash) -> html.Nav:
     )
 
 
-#: The overview's charts are lazy graphs (web.components.lazy_graph): assets/graph-slots.js
-#: draws them one per main-thread task, so the page answers between two of them.
-_OVERVIEW_CONFIG = {"displayModeBar": False}
-#: The overview's charts, top to bottom (``lineage-<name>``).
+#: The overview's charts, top to bottom: ``lineage-<name>``, drawn in SVG by
+#: assets/lineage-overview.js from the lineage-overview-charts store (figures.py's specs).
 _OVERVIEW_CHARTS = ("distribution", "importance", "scatter")
+
+
+def _overview_chart(name: str) -> html.Div:
+    return html.Div(id=f"lineage-{name}", className=f"di-lineage-chartlet di-lineage-{name}")
 
 
 def _overview() -> html.Aside:
@@ -77,13 +72,7 @@ def _overview() -> html.Aside:
             SelectInput(id="lineage-objective", placeholder=_("No metric yet")),
             html.Div(id="lineage-overview-note", className="di-muted di-lineage-note"),
             html.H3(_("Objective distribution"), className="di-lineage-h3"),
-            lazy_graph(
-                "lineage-distribution",
-                "lineage-distribution",
-                None,
-                _OVERVIEW_CONFIG,
-                "di-lineage-distribution",
-            ),
+            _overview_chart("distribution"),
             html.H3(
                 _("Parameter importance"),
                 className="di-lineage-h3",
@@ -92,18 +81,10 @@ def _overview() -> html.Aside:
                     "also catches monotonic ones. Computed over the jobs in the table."
                 ),
             ),
-            lazy_graph(
-                "lineage-importance",
-                "lineage-importance",
-                None,
-                _OVERVIEW_CONFIG,
-                "di-lineage-importance",
-            ),
+            _overview_chart("importance"),
             html.H3(_("Parameter and objective"), className="di-lineage-h3"),
             SelectInput(id="lineage-param", placeholder=_("No numeric parameter")),
-            lazy_graph(
-                "lineage-scatter", "lineage-scatter", None, _OVERVIEW_CONFIG, "di-lineage-scatter"
-            ),
+            _overview_chart("scatter"),
         ],
     )
 
@@ -334,6 +315,8 @@ _STORES: tuple[tuple[str, Any], ...] = (
     ("lineage-saved", 0),
     ("lineage-auto-colour", None),
     ("lineage-auto-overview", {}),
+    ("lineage-overview-charts", None),
+    ("lineage-overview-drawn", None),
 )
 
 
@@ -387,23 +370,11 @@ def _changed(search: str | None, state: figures.PageState) -> Any:
     return dash.no_update if same_search(new_search, search) else new_search
 
 
-def _chart(name: str, figure: Any) -> dict[str, Any] | None:
-    """An overview chart's figure for its lazy graph, as high as the figure says."""
-    height = figure.layout.height
-    return lazy_figure(
-        f"lineage-{name}",
-        figure,
-        _OVERVIEW_CONFIG,
-        f"di-lineage-{name}",
-        {"height": f"{height}px"} if height else None,
-    )
-
-
 def _places(charts: Mapping[str, Any]) -> tuple[dict[str, str] | None, ...]:
-    """The style of each overview chart's slot (``_OVERVIEW_CHARTS``' order): as high as
-    its figure (``charts``: name -> figure), so that the charts below it are where they will
-    be before it is drawn (None: its stylesheet's height)."""
-    heights = [charts[name].layout.height for name in _OVERVIEW_CHARTS]
+    """The style of each overview chart's box (``_OVERVIEW_CHARTS``' order): as high as its
+    chart (``charts``: name -> spec), so that the charts below it are where they will be
+    before it is drawn (None: its stylesheet's height)."""
+    heights = [(charts.get(name) or {}).get("height") for name in _OVERVIEW_CHARTS]
     return tuple({"minHeight": f"{height}px"} if height else None for height in heights)
 
 
@@ -544,24 +515,13 @@ def render(
 
 
 def _empty_overview(note: str) -> tuple:
-    empty = figures.scatter_figure([], [], [], "", "")
-    return (
-        [],
-        None,
-        _chart("distribution", empty),
-        _chart("importance", empty),
-        [],
-        None,
-        _chart("scatter", empty),
-        note,
-        dash.no_update,
-        *_places(dict.fromkeys(_OVERVIEW_CHARTS, empty)),
-    )
+    return ([], None, None, [], None, note, dash.no_update, *_places({}))
 
 
 def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: Any) -> tuple:
     """The model tab's overview over the jobs in the table: the objective's distribution, each
-    hyper-parameter's importance and a scatter of one against the objective."""
+    hyper-parameter's importance and a scatter of one against the objective (the charts'
+    specs, figures.py)."""
     state = _state(search)
     if state.tab != "model":
         raise PreventUpdate
@@ -581,25 +541,23 @@ def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: 
     importance = figures.importance_rows(table, target)
     params = [p["name"] for p in importance]
     param = state.param if state.param in params else (params[0] if params else None)
-    scatter = figures.scatter_figure([], [], [], "", "")
+    scatter = figures.scatter_chart([], [], [], "", "")
     if param:
-        scatter = figures.scatter_figure(
+        scatter = figures.scatter_chart(
             table.train_ids, table.values(param), table.values(target), param, target
         )
     message = figures.importance_message(importance, len(objects))
     charts = {
-        "distribution": figures.distribution_figure(summary),
-        "importance": figures.importance_figure(importance, message=message),
+        "distribution": figures.distribution_chart(summary),
+        "importance": figures.importance_chart(importance, message=message),
         "scatter": scatter,
     }
     return (
         [{"label": t, "value": t} for t in targets],
         target,
-        _chart("distribution", charts["distribution"]),
-        _chart("importance", charts["importance"]),
+        charts,
         [{"label": p, "value": p} for p in params],
         param,
-        _chart("scatter", charts["scatter"]),
         ngettext(
             "Over the {count} job in the table.",
             "Over the {count} jobs in the table.",
@@ -852,14 +810,12 @@ _RENDER_OUTPUTS = (
 _OVERVIEW_OUTPUTS = (
     Output("lineage-objective", "options"),
     Output("lineage-objective", "value"),
-    Output(lazy_figure_id("lineage-distribution"), "data"),
-    Output(lazy_figure_id("lineage-importance"), "data"),
+    Output("lineage-overview-charts", "data"),
     Output("lineage-param", "options"),
     Output("lineage-param", "value"),
-    Output(lazy_figure_id("lineage-scatter"), "data"),
     Output("lineage-overview-note", "children"),
     Output("lineage-auto-overview", "data"),
-    *(Output(lazy_slot_id(f"lineage-{name}"), "style") for name in _OVERVIEW_CHARTS),
+    *(Output(f"lineage-{name}", "style") for name in _OVERVIEW_CHARTS),
 )
 #: What :func:`compare_links` answers, in its order.
 _COMPARE_OUTPUTS = (
@@ -875,7 +831,6 @@ def register(app: dash.Dash, service: LineageService) -> None:
     _bind_url_writers(app, service)
     _bind_compare_links(app, service)
     _bind_archive(app, service)
-    register_lazy_graphs(app)
     _register_clientside(app)
 
 
@@ -1004,6 +959,11 @@ def _register_clientside(app: dash.Dash) -> None:
         ClientsideFunction(namespace="lineageChart", function_name="draw"),
         Output("lineage-chart-drawn", "data"),
         Input("lineage-chart-spec", "data"),
+    )
+    app.clientside_callback(  # assets/lineage-overview.js
+        ClientsideFunction(namespace="lineageOverview", function_name="draw"),
+        Output("lineage-overview-drawn", "data"),
+        Input("lineage-overview-charts", "data"),
     )
     app.clientside_callback(
         ClientsideFunction(namespace="lineageChart", function_name="save"),

@@ -271,16 +271,21 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
             "_self",
         ]
         dash_duo.wait_for_element("#lineage-chart .di-pc-axis")
-        # The overview's charts (lazy graphs, drawn one per task), as high as their figures.
+        # The overview's charts (SVG), as high as their specs: 5 buckets, 6
+        # hyper-parameters' two bars, a dot per job with a batch size and the objective (4).
         until(
             lambda: (
                 dash_duo.driver.execute_script("""
             return ['distribution', 'importance', 'scatter'].map(name => {
-                const plot = document.querySelector(`#lineage-${name} .js-plotly-plot`);
-                return plot && plot._fullLayout ? plot._fullLayout.height : 0; });""")
-                == [200, 46 * 6 + 60, 240]
+                const svg = document.querySelector(`#lineage-${name} svg.di-oc`);
+                return svg ? [svg.getAttribute('height'),
+                              svg.querySelectorAll('.di-oc-mark').length] : null; });""")
+                == [["200", 5], [str(46 * 6 + 60), 12], ["240", 4]]
             )
-        )  # 6 hyper-parameters in the importance chart
+        )
+        # Hovering a bar says what it is.
+        assert chart.overview_hover(dash_duo, "importance", 0, 0)[0] == "batch_size"
+        assert chart.overview_hover(dash_duo, "importance", 1, 0)[1].startswith("|Spearman ρ|: 0.")
         # The page came drawn: no callback at load, not even the grid's or a store's echo.
         wait_idle(dash_duo)
         assert callbacks_sent(dash_duo) == 0
@@ -512,13 +517,13 @@ def test_importance_with_one_job_says_why_it_is_empty(entries) -> None:
     target = next(t for t in one.target_names if t in every.target_names)
     rows = figures.importance_rows(every, target)
     assert figures.importance_message(rows, len(objects)) is None
-    assert len(figures.importance_figure(rows).data) == 2
+    assert len(figures.importance_chart(rows)["series"]) == 2
     rows = figures.importance_rows(one, target)
     message = figures.importance_message(rows, 1)
     assert message == "Parameter importance needs at least 3 jobs; the table shows 1."
-    figure = figures.importance_figure(rows, message=message)
-    assert not figure.data
-    assert figure.layout.annotations[0].text == "<br>".join(figures.wrap_columns(message))
+    chart = figures.importance_chart(rows, message=message)
+    assert "series" not in chart
+    assert chart["message"] == figures.wrap_columns(message)
 
 
 @pytest.mark.parametrize(
