@@ -65,9 +65,8 @@ TYPE_VIEW_DRAWN = """
 ALL_VIEW_DRAWN = """
     return document.querySelectorAll('#prof-all-table-body > tbody > tr').length >= 10;"""
 DASHBOARD_DRAWN = """
-    const plots = document.querySelectorAll('#prof-cards .js-plotly-plot');
-    return document.querySelectorAll('#prof-cards .di-card').length >= 5 && plots.length >= 3
-        && Array.from(plots).every(p => p.data && p.data.length && p._fullLayout);"""
+    const charts = document.querySelectorAll('#prof-cards svg.di-svg');  // SVG charts
+    return document.querySelectorAll('#prof-cards .di-card').length >= 5 && charts.length >= 3;"""
 ONE_CHART_DRAWN = """
     const chart = document.querySelector('.js-plotly-plot');
     return Boolean(chart && chart.data && chart.data.length && chart._fullLayout);"""

@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import dash
 from dash import Output, State, ctx
 from dash.testing.errors import TestingTimeoutError
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
@@ -283,11 +284,18 @@ new MutationObserver(() => document.querySelectorAll("#page .js-plotly-plot").fo
   gd.on("plotly_afterplot", () => { window.__draws[id] = (window.__draws[id] || 0) + 1; });
 })).observe(document, {subtree: true, childList: true, attributes: true,
                        attributeFilter: ["class"]});
+// An SVG chart (assets/svg-chart.js) draws a new <svg> into its box each time.
+new MutationObserver(records => records.forEach(record => record.addedNodes.forEach(node => {
+  if (node.classList && node.classList.contains("di-svg") && record.target.id) {
+    window.__draws[record.target.id] = (window.__draws[record.target.id] || 0) + 1;
+  }
+}))).observe(document, {subtree: true, childList: true});
 """
 
 
 def count_chart_draws(dash_duo: Any) -> None:
-    """Count every chart's draws in ``window.__draws`` from the next page load on."""
+    """Count every chart's draws (Plotly's and the SVG charts') in ``window.__draws`` from the
+    next page load on."""
     dash_duo.driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument", {"source": _DRAWS_PROBE}
     )
@@ -401,3 +409,34 @@ def until_no_frames(dash_duo: Any) -> dict[str, float]:
         lambda: (seen := frames(dash_duo))["quiet"] > FRAMES_QUIET_MS and seen,
         msg="the page kept asking for animation frames",
     )
+
+
+#: The middle of an SVG chart's mark (client px, scrolled to), if it is the element drawn there.
+_MARK_POINT = """
+const mark = document.querySelector(
+    `#${CSS.escape(arguments[0])} .di-svg-mark[data-series="${arguments[1]}"]` +
+    `[data-point="${arguments[2]}"]`);
+if (!mark) { return null; }
+mark.scrollIntoView({block: "center"});
+const box = mark.getBoundingClientRect();
+const x = Math.round(box.left + box.width / 2), y = Math.round(box.top + box.height / 2);
+return document.elementFromPoint(x, y) === mark ? [x, y] : null;"""
+
+
+def hover_svg_mark(dash_duo: Any, chart_id: str, series: int, point: int) -> list[str]:
+    """Move the pointer onto a mark of the SVG chart ``chart_id`` (assets/svg-chart.js: the
+    ``point``-th of its ``series``-th series, or of a pie's slices with series 0); the lines
+    of its tooltip once it shows."""
+    where = until(lambda: dash_duo.driver.execute_script(_MARK_POINT, chart_id, series, point), 20)
+    actions = ActionBuilder(dash_duo.driver)
+    actions.pointer_action.move_to_location(*where)
+    actions.perform()
+    text = until(
+        lambda: dash_duo.driver.execute_script(
+            "const t = document.querySelector(`#${CSS.escape(arguments[0])} .di-svg-tooltip`);"
+            "return t && !t.hidden ? t.innerText : null;",
+            chart_id,
+        ),
+        10,
+    )
+    return str(text).splitlines()

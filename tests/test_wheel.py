@@ -47,7 +47,13 @@ ASSET_FILES = sorted(p for p in (ROOT / "assets").iterdir() if p.suffix in (".cs
 #: The plotly.js builds: a page links the one it draws with (web/page_bundles.py).
 PLOTLY_BUILDS = {"plotly-dash-insight.min.js", "plotly-cartesian.min.js", "plotly-gl3d.min.js"}
 #: The pages of PAGES that draw no Plotly chart: they link neither build.
-WITHOUT_PLOTLY = ("/", "/images?train_id=./lenet_sc", "/graph?train_id=./lenet_sc", "/lineage")
+WITHOUT_PLOTLY = (
+    "/",
+    "/images?train_id=./lenet_sc",
+    "/graph?train_id=./lenet_sc",
+    "/lineage",
+    f"/profiler?train_id={PROFILED}",
+)
 #: Third parties' scripts a page loads when it needs them (ELK), not linked into pages.
 VENDOR_FILES = sorted((ROOT / "assets" / "vendor").glob("*.js"))
 PAGES = (

@@ -162,8 +162,10 @@ def test_a_page_asks_for_its_assets_scripts_as_bundles_and_draws(
 ) -> None:
     with loaded_app(profiler_corpus, tmp_path / "ws") as app:
         dash_duo.start_server(app)
-        dash_duo.wait_for_page(dash_duo.server_url + "/profiler?train_id=./lenet_summary_prof")
-        dash_duo.wait_for_element("#prof-timeline-preview .main-svg", timeout=30)
+        # The operator page: its Plotly chart's build stays a file of its own.
+        page = "/profiler/operator?train_id=./lenet_summary_prof"
+        dash_duo.wait_for_page(dash_duo.server_url + page)
+        dash_duo.wait_for_element("#prof-op-chart .main-svg", timeout=30)
         asked = dash_duo.driver.execute_script(
             "return performance.getEntriesByType('resource')"
             ".map(e => new URL(e.name).pathname).filter(p => p.startsWith('/assets/'));"

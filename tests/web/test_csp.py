@@ -55,7 +55,7 @@ PAGES = [
     ("/compare/images", "#icmp-columns img"),
     ("/compare/landscape", "#lc-tiles .js-plotly-plot"),
     ("/loss-landscape?train_id=./lenet_step", "#ls-graph .js-plotly-plot"),
-    ("/profiler?train_id=./lenet_prof", "#prof-card-ranking .js-plotly-plot"),
+    ("/profiler?train_id=./lenet_prof", "#prof-card-ranking svg.di-svg"),
     ("/profiler/operator?train_id=./lenet_prof", "#prof-op-chart .js-plotly-plot"),
     ("/profiler/timeline?train_id=./lenet_prof", "#prof-timeline .js-plotly-plot"),
 ]

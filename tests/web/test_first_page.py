@@ -109,7 +109,7 @@ def test_full_load_and_in_app_navigation_show_their_pages(dash_duo, corpus_app) 
     dash_duo.find_element("#nav-lineage").click()  # in-app navigation still routes
     until(lambda: "/lineage" in dash_duo.driver.current_url, 10)
     dash_duo.wait_for_element("#lineage-tab-model")
-    dash_duo.wait_for_element("#lineage-overview svg.di-oc", timeout=30)  # its charts
+    dash_duo.wait_for_element("#lineage-overview svg.di-svg", timeout=30)  # its charts
     assert console_errors(dash_duo) == []
 
 

@@ -81,7 +81,7 @@ PAGES = [
     ("/compare", "#compare-grid .js-plotly-plot"),
     ("/compare/landscape", "#lc-tiles .js-plotly-plot"),
     ("/loss-landscape?train_id=./lenet_step", "#ls-info .di-ls-info-row"),
-    ("/profiler?train_id=./lenet_prof", "#prof-card-ranking .js-plotly-plot"),
+    ("/profiler?train_id=./lenet_prof", "#prof-card-ranking svg.di-svg"),
     ("/profiler/operator?train_id=./lenet_prof", "#prof-table table"),
     ("/profiler/timeline?train_id=./lenet_prof", "#prof-timeline .js-plotly-plot"),
     # A link to a job that is not there names it in Chinese too.

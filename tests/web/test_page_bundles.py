@@ -252,15 +252,15 @@ def profiler_app(profiler_corpus: Path, tmp_path: Path) -> Iterator[Any]:
 
 
 @pytest.mark.browser
-def test_the_profiler_dashboard_loads_no_grid_and_the_timeline_gets_webgl(
+def test_the_profiler_dashboard_loads_no_grid_nor_plotly_and_the_timeline_gets_webgl(
     dash_duo: Any, profiler_app: Any
 ) -> None:
     dash_duo.start_server(profiler_app)
     job = "./lenet_summary_prof"
     dash_duo.wait_for_page(dash_duo.server_url + f"/profiler?train_id={job}")
-    dash_duo.wait_for_element("#prof-timeline-preview .main-svg", timeout=30)
+    dash_duo.wait_for_element("#prof-timeline-preview svg.di-svg", timeout=30)
     names = _script_names(dash_duo)
-    assert "plotly-cartesian.min.js" in names
+    assert not any(name.startswith("plotly") for name in names), names  # SVG charts
     assert not any(name.startswith(("dash_ag_grid", "dash_cytoscape")) for name in names)
     dash_duo.driver.execute_script("window.__sameDocument = true;")
     dash_duo.find_element("#prof-card-timeline-link").click()
@@ -369,9 +369,9 @@ def test_the_renderers_requests_are_preloaded_and_its_chunks_come_with_the_page(
     scripts of the page, not requests after React mounted them; Dash's Babel polyfill is not
     loaded and its regeneratorRuntime still defined."""
     dash_duo.start_server(profiler_app)
-    dash_duo.wait_for_page(dash_duo.server_url + "/profiler?train_id=./lenet_summary_prof")
-    dash_duo.wait_for_element("#prof-timeline-preview .main-svg", timeout=30)
-    dash_duo.wait_for_element("#prof-card-ranking .js-plotly-plot .main-svg", timeout=30)
+    page = "/profiler/operator?train_id=./lenet_summary_prof"  # a grid and a Plotly chart
+    dash_duo.wait_for_page(dash_duo.server_url + page)
+    dash_duo.wait_for_element("#prof-op-chart .main-svg", timeout=30)
     wait_idle(dash_duo)
     requested = dash_duo.driver.execute_script(RESOURCES)
     assert requested.count("/_dash-layout") == 1, requested

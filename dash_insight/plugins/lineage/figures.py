@@ -29,6 +29,13 @@ from dash_insight.core.run_marks import MAX_LABEL_CHARS, MAX_LABELS
 from dash_insight.plugins.lineage import query as lineage_data
 from dash_insight.plugins.lineage.service_remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.run_colours import MISSING_COLOUR, VALUE_SCALE, colour_at
+from dash_insight.web.components.svg_chart import (
+    category_axis,
+    message_chart,
+    nice_ticks,
+    number_axis,
+    number_text,
+)
 
 TABS = ("model", "dataset")
 MISSING = "n/a"
@@ -455,30 +462,6 @@ def table_rows(data: TabData, state: PageState) -> list[dict[str, Any]]:
 
 def short_label(text: str, length: int = _TICK_LABEL_LENGTH) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
-
-
-def number_text(value: float) -> str:
-    """A value as the chart's ticks and the table's cells show it: 4 significant digits
-    (0.0009765625 -> 0.0009766, 123456 -> 1.235e+05); the table's tooltip has it whole."""
-    return f"{value:.4g}"
-
-
-def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """About ``count`` ticks inside [low, high] at multiples of a step of 1, 2, 2.5 or 5 times a
-    power of ten, the smallest such step >= (high - low) / (count - 1); ``[low]`` when the
-    range is empty."""
-    if high <= low:
-        return [low]
-    raw = (high - low) / max(1, count - 1)
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    first = math.ceil(low / step) * step
-    ticks = []
-    value = first
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 12))
-        value += step
-    return ticks or [low]
 
 
 @dataclass(frozen=True)
@@ -1037,14 +1020,8 @@ def sort_from_column_state(state: Sequence[Mapping[str, Any]] | None) -> tuple[s
 # -- overview (model tab) ------------------------------------------------------------------
 
 
-#: The overview's charts are small SVG charts that ``assets/lineage-overview.js`` draws from
-#: these specs: Plotly's build (1.3 MB, a fifth of the page's main-thread work) was loaded for
-#: them alone. A spec is ``{height, margin: {l, r, t, b}, message: [line, ...] | None,
-#: legend: bool, x: axis, y: axis, series: [{name, colour, mark: "bar" | "dot",
-#: points: [[x, y, [hover line, ...]]]}]}``; an axis is ``{kind: "category", labels, angle}``
-#: (a point's place on it is the label's index; labels from the left or the top) or
-#: ``{kind: "number", range: [low, high], ticks: [[value, text]]}``, each with a ``title``.
-#: A bar goes from 0 along its number axis; bars of several series share their category.
+#: The overview's charts are SVG charts (web.components.svg_chart; Plotly's build was loaded for
+#: them alone): these build their specs.
 _IMPORTANCE_COLOURS = (_SINGLE_COLOUR, "#e4b33a")
 _SCATTER_COLOUR = "#d1495b"
 #: Characters of a parameter's name beside its importance bars (the hover has it whole).
@@ -1055,52 +1032,6 @@ _LABEL_CHAR_PX = 6
 
 def _bucket_label(left: float, width: float) -> str:
     return f"{left:.4g}~{left + width:.4g}"
-
-
-def whole_ticks(low: float, high: float, most: int = 6) -> list[float]:
-    """The multiples inside [low, high] of the smallest step of 1, 2 or 5 times a power of ten
-    that leaves at most ``most`` of them: ticks of counts, never between two whole numbers."""
-    rank, step = 0, 1.0
-    while (math.floor(high / step) - math.ceil(low / step)) >= most:
-        rank += 1
-        step = (1, 2, 5)[rank % 3] * 10.0 ** (rank // 3)
-    first, last = math.ceil(low / step), math.floor(high / step)
-    return [float(k * step) for k in range(first, last + 1)]
-
-
-def category_axis(labels: Sequence[str], title: str | None = None, angle: int = 0) -> dict:
-    """A category axis of an overview chart, its labels in their order."""
-    return {"kind": "category", "labels": list(labels), "angle": angle, "title": title}
-
-
-def number_axis(
-    low: float, high: float, title: str | None = None, pad: float = 0.0, integers: bool = False
-) -> dict[str, Any]:
-    """A number axis over [low - pad * span, high + pad * span] (a single value: ± 1, or
-    ± a tenth of it, as Plotly's autorange widens it), ticked at :func:`nice_ticks`
-    (:func:`whole_ticks` with ``integers``: counts of jobs)."""
-    if high <= low:
-        half = abs(low) / 10 or 1.0
-        low, high = low - half, high + half
-    span = high - low
-    low, high = low - pad * span, high + pad * span
-    ticks = whole_ticks(low, high) if integers else nice_ticks(low, high)
-    return {
-        "kind": "number",
-        "range": [low, high],
-        "ticks": [[t, number_text(t)] for t in ticks],
-        "title": title,
-    }
-
-
-def message_chart(text: str, height: int = 140) -> dict[str, Any]:
-    """A chart area that says ``text`` instead of drawing axes, in lines that fit the overview's
-    charts (:func:`wrap_columns`)."""
-    return {
-        "height": height,
-        "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
-        "message": wrap_columns(text),
-    }
 
 
 def distribution_chart(target: Mapping[str, Any], height: int = 200) -> dict[str, Any]:
@@ -1228,7 +1159,7 @@ def importance_chart(
     top; parameters with too few samples show 0 and say so on hover. With ``message``
     (:func:`importance_message`) the chart says it instead."""
     if message is not None:
-        return message_chart(message, height or 140)
+        return message_chart(wrap_columns(message), height or 140)
     names = [str(r["name"]) for r in rows]
     notes = {
         lineage_data.REASON_SAMPLES_NOT_ENOUGH: " " + _("(≤ 2 jobs with both values)"),

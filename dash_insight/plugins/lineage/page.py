@@ -37,6 +37,7 @@ from dash_insight.plugins.lineage.service_remarks import RemarkError
 from dash_insight.web.binding import preset, triggered
 from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.native_inputs import SelectInput
+from dash_insight.web.components.svg_chart import SvgChart, height_style
 from dash_insight.web.url_state import encode_tags, make_search, parse_search, same_search
 
 PATH = "/lineage"
@@ -54,13 +55,12 @@ def _tabs(app: dash.Dash) -> html.Nav:
     )
 
 
-#: The overview's charts, top to bottom: ``lineage-<name>``, drawn in SVG by
-#: assets/lineage-overview.js from the lineage-overview-charts store (figures.py's specs).
+#: The overview's charts, top to bottom: ``lineage-<name>``, SVG charts of figures.py's specs.
 _OVERVIEW_CHARTS = ("distribution", "importance", "scatter")
 
 
-def _overview_chart(name: str) -> html.Div:
-    return html.Div(id=f"lineage-{name}", className=f"di-lineage-chartlet di-lineage-{name}")
+def _overview_chart(name: str) -> SvgChart:
+    return SvgChart(id=f"lineage-{name}", className=f"di-lineage-{name}")
 
 
 def _overview() -> html.Aside:
@@ -315,8 +315,6 @@ _STORES: tuple[tuple[str, Any], ...] = (
     ("lineage-saved", 0),
     ("lineage-auto-colour", None),
     ("lineage-auto-overview", {}),
-    ("lineage-overview-charts", None),
-    ("lineage-overview-drawn", None),
 )
 
 
@@ -368,14 +366,6 @@ def _changed(search: str | None, state: figures.PageState) -> Any:
     """The URL of ``state``; no update when it says what ``search`` says."""
     new_search = figures.state_search(state)
     return dash.no_update if same_search(new_search, search) else new_search
-
-
-def _places(charts: Mapping[str, Any]) -> tuple[dict[str, str] | None, ...]:
-    """The style of each overview chart's box (``_OVERVIEW_CHARTS``' order): as high as its
-    chart (``charts``: name -> spec), so that the charts below it are where they will be
-    before it is drawn (None: its stylesheet's height)."""
-    heights = [(charts.get(name) or {}).get("height") for name in _OVERVIEW_CHARTS]
-    return tuple({"minHeight": f"{height}px"} if height else None for height in heights)
 
 
 # -- callbacks (plain functions: register() only binds them) -------------------------------------
@@ -515,7 +505,7 @@ def render(
 
 
 def _empty_overview(note: str) -> tuple:
-    return ([], None, None, [], None, note, dash.no_update, *_places({}))
+    return ([], None, [], None, note, dash.no_update, *([None] * 6))
 
 
 def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: Any) -> tuple:
@@ -555,7 +545,6 @@ def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: 
     return (
         [{"label": t, "value": t} for t in targets],
         target,
-        charts,
         [{"label": p, "value": p} for p in params],
         param,
         ngettext(
@@ -564,7 +553,8 @@ def overview(service: LineageService, search: str | None, _ticks: Any, _clicks: 
             len(objects),
         ).format(count=len(objects)),
         {"objective": target, "param": param},
-        *_places(charts),
+        *(charts[name] for name in _OVERVIEW_CHARTS),
+        *(height_style(charts[name]) for name in _OVERVIEW_CHARTS),
     )
 
 
@@ -810,11 +800,11 @@ _RENDER_OUTPUTS = (
 _OVERVIEW_OUTPUTS = (
     Output("lineage-objective", "options"),
     Output("lineage-objective", "value"),
-    Output("lineage-overview-charts", "data"),
     Output("lineage-param", "options"),
     Output("lineage-param", "value"),
     Output("lineage-overview-note", "children"),
     Output("lineage-auto-overview", "data"),
+    *(Output(f"lineage-{name}", "spec") for name in _OVERVIEW_CHARTS),
     *(Output(f"lineage-{name}", "style") for name in _OVERVIEW_CHARTS),
 )
 #: What :func:`compare_links` answers, in its order.
@@ -959,11 +949,6 @@ def _register_clientside(app: dash.Dash) -> None:
         ClientsideFunction(namespace="lineageChart", function_name="draw"),
         Output("lineage-chart-drawn", "data"),
         Input("lineage-chart-spec", "data"),
-    )
-    app.clientside_callback(  # assets/lineage-overview.js
-        ClientsideFunction(namespace="lineageOverview", function_name="draw"),
-        Output("lineage-overview-drawn", "data"),
-        Input("lineage-overview-charts", "data"),
     )
     app.clientside_callback(
         ClientsideFunction(namespace="lineageChart", function_name="save"),

@@ -13,7 +13,7 @@ PLUGIN: Plugin[LineageService] = Plugin(
     name="lineage",
     service=LineageService.from_data,
     routes=rest.routes,
-    # No plotly.js: the overview's charts are SVG (assets/lineage-overview.js).
+    # No plotly.js: the overview's charts are SVG (SVG charts, assets/svg-chart.js).
     pages=(Page(page.PATH, page.layout, page.register, bundles=frozenset({GRID})),),
     nav=(NavLink(lazy_gettext("Lineage"), page.PATH, rank=10),),
 )

@@ -11,14 +11,13 @@ from typing import Any
 
 import dash
 import numpy as np
-import plotly.graph_objects as go
 from dash import dcc, html
 
 from dash_insight.core.i18n import format_number, ngettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler import figures, page_shared, query_timeline
 from dash_insight.plugins.profiler.query_profile import Launches, Profile
-from dash_insight.web.components.figures import GRID_COLOUR, small_layout
+from dash_insight.web.components.svg_chart import SvgChart, height_style, number_axis
 
 RANKED_TYPES = 5
 #: Rows (operator types with the most time) of the dashboard's timeline preview: each row
@@ -44,18 +43,10 @@ def card(
     )
 
 
-def _graph(figure: Any, graph_id: str) -> dcc.Graph:
-    """A card's chart, its box as tall as the figure before Plotly draws it: the page has its
-    final height (and its scrollbar) from the start, so no chart is drawn at the width of a
-    page without a scrollbar and drawn again once the others made the page taller."""
-    layout = figure["layout"] if isinstance(figure, dict) else figure.layout
-    height = layout["height"]
-    return dcc.Graph(
-        figure=figure,
-        config={"displayModeBar": False},
-        id=graph_id,
-        style={"height": f"{height}px"},
-    )
+def _chart(spec: dict[str, Any], chart_id: str) -> SvgChart:
+    """A card's chart (SVG: the dashboard loads no plotly.js), its box as tall as the chart
+    before it is drawn: the page has its final height (and its scrollbar) from the start."""
+    return SvgChart(id=chart_id, spec=spec, style=height_style(spec))
 
 
 def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.Section:
@@ -100,9 +91,8 @@ def ranking_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> ht
                 ]
             )
         )
-    figure = figures.type_figure(items, figures.MEASURE_TOTAL, "pie", height=190, legend=False)
     body = [
-        _graph(figure, "prof-ranking-pie"),
+        _chart(figures.type_pie(items, figures.MEASURE_TOTAL, height=190), "prof-ranking-pie"),
         html.Table(html.Tbody(rows), className="di-prof-ranking"),
     ]
     return card(
@@ -128,6 +118,39 @@ def step_times(launches: Launches) -> tuple[np.ndarray, np.ndarray]:
     return (ends - starts) / 1000, busy / 1000
 
 
+def step_chart(span: np.ndarray, busy: np.ndarray, height: int = 220) -> dict[str, Any]:
+    """The SVG chart of each step's span (grey) with its operator time over it (the
+    difference: host gaps, data, Python), steps on x, ms on y."""
+    step, operators = _("step"), _("operators")
+    series = [
+        {
+            "name": name,
+            "colour": colour,
+            "mark": "bar",
+            "points": [
+                [k, float(v), [text.format(step=k, ms=f"{v:.2f}")]]
+                for k, v in enumerate(values.tolist(), start=1)
+            ],
+        }
+        for name, colour, values, text in (
+            (step, "#9aa7b8", span, step + " {step}: {ms} ms"),
+            (operators, "#00a5a7", busy, step + " {step}: " + operators + " {ms} ms"),
+        )
+    ]
+    top = max(float(span.max()), float(busy.max()), 0.0) if len(span) else 0.0
+    return {
+        "height": height,
+        "margin": {"l": 48, "r": 8, "t": 32, "b": 40},
+        "message": None,
+        "legend": True,
+        "overlay": True,
+        "barWidth": 0.8,
+        "x": number_axis(0.5, len(span) + 0.5, step, integers=True),
+        "y": number_axis(0, (top or 1) * 1.05, "ms"),
+        "series": series,
+    }
+
+
 def step_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.Section:
     """Per step: its span and the operator time inside it (the rest: host gaps, data, Python)."""
     launches = profile.launches
@@ -141,32 +164,7 @@ def step_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.
                 className="di-empty",
             ),
         )
-    steps = list(range(1, len(span) + 1))
-    figure = go.Figure(
-        [
-            go.Bar(
-                x=steps,
-                y=span.tolist(),
-                name=_("step"),
-                marker={"color": "#9aa7b8"},
-                hovertemplate=_("step") + " %{x}: %{y:.2f} ms<extra></extra>",
-            ),
-            go.Bar(
-                x=steps,
-                y=busy.tolist(),
-                name=_("operators"),
-                marker={"color": "#00a5a7"},
-                hovertemplate=_("step")
-                + " %{x}: "
-                + _("operators")
-                + " %{y:.2f} ms<extra></extra>",
-            ),
-        ],
-        layout=small_layout(height=220, barmode="overlay"),
-    )
-    figure.update_layout(showlegend=True, legend={"orientation": "h", "y": 1.12})
-    figure.update_yaxes(title_text="ms", gridcolor=GRID_COLOUR)
-    figure.update_xaxes(title_text=_("step"))
+    chart = step_chart(span, busy)
     typical = float(np.median(span[1:])) if len(span) > 1 else float(span[0])
     foot = _(
         "{steps} steps · median {median} ms · step 1 {first} ms (includes compilation)"
@@ -174,7 +172,7 @@ def step_card(app: dash.Dash, params: dict[str, str], profile: Profile) -> html.
     return card(
         "prof-card-steps",
         _("Step Time"),
-        _graph(figure, "prof-steps"),
+        _chart(chart, "prof-steps"),
         (_("Timeline") + " ›", page_shared.href(app, page_shared.TIMELINE_PATH, params)),
         foot,
     )
@@ -202,18 +200,11 @@ def timeline_card(
     low = 0.0 if step == 1 else float(launches.step_starts_us[step - 1])
     view = query_timeline.window_view(model, low, float(ends[step - 1]), max_bars=1500)
     shown, view = query_timeline.top_rows(model, view, TIMELINE_ROWS)
-    # SVG: the dashboard loads plotly.js without its WebGL traces (the preview's few hundred
-    # bars draw faster so than a WebGL context is set up).
-    figure = query_timeline.timeline_figure(
-        shown, view, launches, height=60 + 24 * len(shown.rows), trace_type="scatter"
-    )
-    figure["layout"]["yaxis"]["tickfont"] = {"size": 11}
-    figure["layout"].update(showlegend=False, dragmode=False)
-    figure["layout"]["xaxis"]["fixedrange"] = True
+    chart = query_timeline.timeline_chart(shown, view, launches, height=60 + 24 * len(shown.rows))
     return card(
         "prof-card-timeline",
         _("Timeline"),
-        _graph(figure, "prof-timeline-preview"),
+        _chart(chart, "prof-timeline-preview"),
         (_("Open") + " ›", page_shared.href(app, page_shared.TIMELINE_PATH, params, step=step)),
         [
             html.Div(

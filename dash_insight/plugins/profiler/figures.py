@@ -18,6 +18,7 @@ from dash_insight.core.i18n import format_number, lazy_gettext
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.query_timeline import PALETTE
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
+from dash_insight.web.components.svg_chart import hover_lines
 
 MEASURE_TOTAL = "total"
 MEASURE_AVERAGE = "avg"
@@ -91,6 +92,28 @@ def _hover(item: Slice, measure: str) -> str:
         f"{_unit(measure)}<br>{what}<br>"
         + _("{count} launches").format(count=format_number(item.launches))
     )
+
+
+def pie_percent(share: float) -> str:
+    """A slice's share as Plotly writes it inside a pie: 3 significant digits, trailing
+    zeros dropped (0.476 -> 47.6%, 0.0499 -> 4.99%, 0.5 -> 50%)."""
+    text = f"{share * 100:.3g}"
+    return f"{text}%"
+
+
+def type_pie(items: Sequence[Slice], measure: str, height: int = 190) -> dict[str, Any]:
+    """The SVG chart (web.components.svg_chart) of ``items`` as a pie: clockwise from the
+    top in their order, each slice's share inside it, its hover as :func:`type_figure`'s."""
+    return {
+        "kind": "pie",
+        "height": height,
+        "margin": {"l": 8, "r": 8, "t": 10, "b": 8},
+        "message": None,
+        "slices": [
+            [item.value, colour, pie_percent(item.share), hover_lines(_hover(item, measure))]
+            for item, colour in zip(items, colours(len(items)), strict=True)
+        ],
+    }
 
 
 def colours(count: int) -> list[str]:

@@ -17,7 +17,7 @@ PLUGIN: Plugin[ProfilerService] = Plugin(
             dashboard_page.PATH,
             dashboard_page.layout,
             dashboard_page.register,
-            bundles=frozenset({PLOTLY}),
+            bundles=frozenset(),  # its charts are SVG (web.components.svg_chart)
         ),
         Page(
             operator_page.PATH,

@@ -23,6 +23,7 @@ import numpy as np
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.query_profile import Launches
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
+from dash_insight.web.components.svg_chart import category_axis, hover_lines, number_axis
 
 ROWS_SCOPE = "scope"
 ROWS_TYPE = "type"
@@ -359,6 +360,54 @@ def _segments(
         [None if v != v else v for v in np.round(x, 4).tolist()],
         [None if v != v else v for v in y.tolist()],
     )
+
+
+#: Width of a character of an SVG chart's 10 px labels, for the margin they need (px).
+_LABEL_CHAR_PX = 6
+
+
+def timeline_chart(
+    timeline: Timeline, view: TimelineView, launches: Launches, height: int
+) -> dict[str, Any]:
+    """The SVG chart (web.components.svg_chart) of a window of the timeline, as the
+    dashboard's card draws it: one row per timeline row (top first), each bar a span from its
+    start to its end in ms since the first launch (at least 1 px), coloured as
+    :func:`timeline_figure` colours it, with its hover; the window is the x range."""
+    types = tuple(timeline.colours[:-1]) if timeline.mode == ROWS_SCOPE else timeline.colours
+    hover = _hover(timeline, view, launches, types)
+    series = []
+    for colour in np.unique(view.colour).tolist():
+        indices = np.flatnonzero(view.colour == colour).tolist()
+        is_scope = colour >= len(types)
+        series.append(
+            {
+                "name": _("scope") if is_scope else types[colour],
+                "colour": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)],
+                "mark": "span",
+                "points": [
+                    [
+                        round(float(view.start[i]) / 1000, 4),
+                        int(view.row[i]),
+                        hover_lines(hover[i]),
+                        round(float(view.end[i]) / 1000, 4),
+                    ]
+                    for i in indices
+                ],
+            }
+        )
+    labels = row_labels(timeline.rows)
+    label_chars = max((len(label) for label in labels), default=0)
+    return {
+        "height": height,
+        "margin": {"l": 14 + _LABEL_CHAR_PX * min(label_chars, 24), "r": 8, "t": 8, "b": 40},
+        "message": None,
+        "legend": False,
+        "x": number_axis(
+            view.window[0] / 1000, view.window[1] / 1000, _("time since the first launch (ms)")
+        ),
+        "y": category_axis(labels),
+        "series": series,
+    }
 
 
 def _step_lines(step_starts: np.ndarray, view: TimelineView) -> list[dict[str, Any]]:

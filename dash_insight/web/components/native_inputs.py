@@ -22,7 +22,7 @@ from dash.development.base_component import Component
 NAMESPACE = "dash_insight"
 
 
-class _NativeInput(Component):
+class OwnComponent(Component):
     """A component of :data:`NAMESPACE` whose props are the names of ``props`` given to
     :meth:`_start` (the generated components of Dash libraries set the same attributes)."""
 
@@ -39,7 +39,7 @@ class _NativeInput(Component):
         super().__init__(**{name: value for name, value in props.items() if value is not None})
 
 
-class RangeInput(_NativeInput):
+class RangeInput(OwnComponent):
     """``<input type="range">``: ``value`` is set on release (``updatemode="mouseup"``) or
     while dragging (``"drag"``); ``drag_value`` follows the thumb in either mode (dcc's
     ``Slider``'s meaning). No marks, no tooltip: the pages show the value beside it."""
@@ -90,7 +90,7 @@ class RangeInput(_NativeInput):
 Options = Sequence[Any]
 
 
-class SelectInput(_NativeInput):
+class SelectInput(OwnComponent):
     """``<select>`` over ``options`` (dcc's ``Dropdown``'s form: values, or dicts of ``label``
     and ``value``; values keep their type, a number stays a number). ``value`` None (or not
     an option) shows ``placeholder``; with ``clearable`` the menu's first entry sets it to

@@ -1,6 +1,5 @@
 """What a person does with the lineage page's SVG chart (assets/lineage-chart.js), for the
-browser tests: read its axes, drag a brush on an axis, click an axis, hover a line; hover a
-mark of the overview's charts (assets/lineage-overview.js)."""
+browser tests: read its axes, drag a brush on an axis, click an axis, hover a line."""
 
 from __future__ import annotations
 
@@ -113,34 +112,3 @@ def hover_line(dash_duo: Any, job: str) -> str:
         ),
         10,
     )
-
-
-# -- the overview's charts (assets/lineage-overview.js) ---------------------------------------
-
-#: The middle of an overview chart's mark (client px), if it is the element drawn there.
-_MARK_POINT = """
-const mark = document.querySelector(
-    `#lineage-${arguments[0]} .di-oc-mark[data-series="${arguments[1]}"]` +
-    `[data-point="${arguments[2]}"]`);
-if (!mark) { return null; }
-const box = mark.getBoundingClientRect();
-const x = Math.round(box.left + box.width / 2), y = Math.round(box.top + box.height / 2);
-return document.elementFromPoint(x, y) === mark ? [x, y] : null;"""
-
-
-def overview_hover(dash_duo: Any, chart: str, series: int, point: int) -> list[str]:
-    """Move the pointer onto a mark of an overview chart (``chart``: distribution, importance
-    or scatter); the tooltip's lines once it shows."""
-    where = until(lambda: dash_duo.driver.execute_script(_MARK_POINT, chart, series, point), 20)
-    actions = ActionBuilder(dash_duo.driver)
-    actions.pointer_action.move_to_location(*where)
-    actions.perform()
-    text = until(
-        lambda: dash_duo.driver.execute_script(
-            "const t = document.querySelector(`#lineage-${arguments[0]} .di-oc-tooltip`);"
-            "return t && !t.hidden ? t.innerText : null;",
-            chart,
-        ),
-        10,
-    )
-    return str(text).splitlines()

@@ -81,13 +81,12 @@ def test_render_hides_rows_and_names_unknown_columns(service: LineageService) ->
 
 
 def test_overview_over_the_jobs_in_the_table(service: LineageService) -> None:
-    targets, target, charts, params, param, note, auto, *places = page.overview(
-        service, "", None, None
-    )
+    targets, target, params, param, note, auto, *charts = page.overview(service, "", None, None)
     assert target in [t["value"] for t in targets]
     # Each chart's box is as high as its chart before it is drawn.
-    assert sorted(charts) == ["distribution", "importance", "scatter"]
-    assert places[1] == {"minHeight": f"{charts['importance']['height']}px"} and len(places) == 3
+    specs, places = charts[:3], charts[3:]
+    assert [spec["height"] for spec in specs] == [200, 46 * len(params) + 60, 240]
+    assert places[1] == {"height": f"{specs[1]['height']}px"} and len(places) == 3
     assert param in [p["value"] for p in params]
     assert auto == {"objective": target, "param": param}
     assert note.startswith("Over the")
@@ -213,11 +212,11 @@ def test_the_layout_comes_drawn(service: LineageService, search: str) -> None:
     assert drawn["lineage-count"].children == shown["count"]
     with pytest.raises(PreventUpdate):
         _render(service, search, drawn["lineage-signature"].data)
-    charts = drawn["lineage-overview-charts"].data
+    distribution = getattr(drawn["lineage-distribution"], "spec", None)
     objective = getattr(drawn["lineage-objective"], "value", None)
     if search:  # the data lineage tab has no overview
-        assert charts is None and objective is None
+        assert distribution is None and objective is None
     else:
-        assert charts == page.overview(service, search, None, None)[2]
+        assert distribution == page.overview(service, search, None, None)[6]
         assert objective == page.overview(service, search, None, None)[1]
     assert drawn["lineage-compare-filtered"].href.startswith("/compare?jobs=")

@@ -131,8 +131,8 @@ def test_columns_menu_has_all_and_none_apart(dash_duo: Any, app: Any, language: 
 #: The importance chart's message: its text and whether its box lies inside the chart and the
 #: overview panel (nothing cut at either edge).
 _MESSAGE_BOX = """
-const plot = document.querySelector('#lineage-importance svg.di-oc');
-const text = plot && plot.querySelector('.di-oc-message');
+const plot = document.querySelector('#lineage-importance svg.di-svg');
+const text = plot && plot.querySelector('.di-svg-message');
 if (!text || !text.textContent) { return null; }
 const box = text.getBoundingClientRect(), outer = plot.getBoundingClientRect();
 const panel = document.getElementById('lineage-overview').getBoundingClientRect();
@@ -163,7 +163,7 @@ def test_importance_message_is_whole(dash_duo: Any, app: Any, language: str) -> 
 _SLOT_PLACES = """
 window.__places = [];
 new MutationObserver(() => {
-  const slots = [...document.querySelectorAll('#lineage-overview .di-lineage-chartlet')];
+  const slots = [...document.querySelectorAll('#lineage-overview .di-svg-chart')];
   if (slots.length) window.__places.push(slots.map(s => s.getBoundingClientRect().top + scrollY));
 }).observe(document, {subtree: true, childList: true, attributes: true});
 """
@@ -182,7 +182,7 @@ def test_the_overview_charts_keep_their_places(dash_duo: Any, app: Any) -> None:
     until(
         lambda: (
             dash_duo.driver.execute_script(
-                "return document.querySelectorAll('#lineage-overview svg.di-oc').length"
+                "return document.querySelectorAll('#lineage-overview svg.di-svg').length"
             )
             == 3
         ),

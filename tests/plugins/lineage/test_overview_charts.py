@@ -1,4 +1,4 @@
-"""The lineage overview's chart specs (figures.py), which assets/lineage-overview.js draws."""
+"""The lineage overview's chart specs (figures.py), drawn as SVG charts."""
 
 from __future__ import annotations
 
@@ -8,29 +8,6 @@ import pytest
 
 from dash_insight.core.i18n import use_locale
 from dash_insight.plugins.lineage import figures
-
-
-def test_number_axis_ticks_inside_its_range() -> None:
-    axis = figures.number_axis(0.0, 1.05)
-    assert axis["range"] == [0.0, 1.05]
-    assert [t[0] for t in axis["ticks"]] == [0.0, 0.5, 1.0]
-    assert [t[1] for t in axis["ticks"]] == ["0", "0.5", "1"]
-
-
-def test_number_axis_pads_and_widens_a_single_value() -> None:
-    low, high = figures.number_axis(10.0, 20.0, pad=0.05)["range"]
-    assert math.isclose(low, 9.5) and math.isclose(high, 20.5)
-    assert figures.number_axis(32.0, 32.0)["range"] == pytest.approx([28.8, 35.2])
-    assert figures.number_axis(0.0, 0.0)["range"] == [-1.0, 1.0]
-
-
-@pytest.mark.parametrize(
-    ("high", "ticks"),
-    [(1.05, [0, 1]), (2.1, [0, 1, 2]), (7.35, [0, 2, 4, 6]), (12.6, [0, 5, 10])],
-)
-def test_job_counts_are_ticked_at_whole_numbers(high: float, ticks: list[int]) -> None:
-    axis = figures.number_axis(0, high, integers=True)
-    assert [t[0] for t in axis["ticks"]] == ticks
 
 
 def test_distribution_chart_has_a_bar_per_bucket() -> None:

@@ -23,7 +23,7 @@ from dash_insight.plugins.lineage.service import LineageService
 from dash_insight.web.url_state import parse_search
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
-from tests.pages import callbacks_sent
+from tests.pages import callbacks_sent, hover_svg_mark
 from tests.plugins.lineage import chart_driver as chart
 
 # -- pure builders ---------------------------------------------------------------------------
@@ -277,15 +277,17 @@ def test_brush_filters_table_and_sorting(dash_duo, corpus: Path, tmp_path: Path)
             lambda: (
                 dash_duo.driver.execute_script("""
             return ['distribution', 'importance', 'scatter'].map(name => {
-                const svg = document.querySelector(`#lineage-${name} svg.di-oc`);
+                const svg = document.querySelector(`#lineage-${name} svg.di-svg`);
                 return svg ? [svg.getAttribute('height'),
-                              svg.querySelectorAll('.di-oc-mark').length] : null; });""")
+                              svg.querySelectorAll('.di-svg-mark').length] : null; });""")
                 == [["200", 5], [str(46 * 6 + 60), 12], ["240", 4]]
             )
         )
         # Hovering a bar says what it is.
-        assert chart.overview_hover(dash_duo, "importance", 0, 0)[0] == "batch_size"
-        assert chart.overview_hover(dash_duo, "importance", 1, 0)[1].startswith("|Spearman ρ|: 0.")
+        assert hover_svg_mark(dash_duo, "lineage-importance", 0, 0)[0] == "batch_size"
+        assert hover_svg_mark(dash_duo, "lineage-importance", 1, 0)[1].startswith(
+            "|Spearman ρ|: 0."
+        )
         # The page came drawn: no callback at load, not even the grid's or a store's echo.
         wait_idle(dash_duo)
         assert callbacks_sent(dash_duo) == 0

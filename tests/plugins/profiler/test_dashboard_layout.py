@@ -1,6 +1,6 @@
 """The performance dashboard's layout holds its cards and the device (#37 item 2: no callback
-round trip before the first screen), called as plain functions; in the browser, no warm-up
-chart after the page's own."""
+round trip before the first screen), called as plain functions; in the browser, its SVG
+charts."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from dash_insight.plugins.profiler import dashboard_page, page_shared
 from dash_insight.plugins.profiler.service import ProfilerService
 from tests.browser import wait_idle
 from tests.conftest import console_errors, loaded_service
-from tests.pages import assert_cards_shown_at_once, count_chart_draws
+from tests.pages import assert_cards_shown_at_once, count_chart_draws, hover_svg_mark
 
 
 @pytest.fixture(scope="module")
@@ -52,56 +52,32 @@ def test_a_missing_job_says_so_in_the_layout(service: ProfilerService) -> None:
     assert page_shared.device_box(service, {"train_id": "./nope"}) is None
 
 
-#: Holds the page's idle callbacks until ``__releaseIdle()`` (so that the warm-up of
-#: assets/plotly-setup.js comes after the page's own charts, as on a busy machine), and counts
-#: the off-screen warm-up charts appended once the page has a chart of its own.
-_WARM_PROBE = """
-window.__warmAfterChart = 0;
-const held = [];
-const run = callback => callback({didTimeout: false, timeRemaining: () => 50});
-window.requestIdleCallback = callback => held.push(callback);
-window.__releaseIdle = () => {
-  window.requestIdleCallback = callback => setTimeout(() => run(callback), 0);
-  held.splice(0).forEach(run);
-};
-new MutationObserver(records => {
-  for (const record of records) {
-    for (const node of record.addedNodes) {
-      if (node.tagName === "DIV" && node.getAttribute("aria-hidden") === "true" &&
-          node.style.left === "-10000px" && document.querySelector("#page .js-plotly-plot")) {
-        window.__warmAfterChart += 1;
-      }
-    }
-  }
-}).observe(document, {childList: true, subtree: true});
-"""
-
-#: Releases the idle callbacks and answers after five more idle periods.
-_IDLE_ROUNDS = """
-const done = arguments[arguments.length - 1];
-window.__releaseIdle();
-let rounds = 0;
-const tick = () => (++rounds >= 5 ? done(window.__warmAfterChart) : requestIdleCallback(tick));
-requestIdleCallback(tick);
-"""
-
-
 @pytest.mark.browser
-def test_no_warm_up_chart_once_the_dashboard_drew_its_own(dash_duo: Any, profiler_app: Any) -> None:
-    dash_duo.driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": _WARM_PROBE}
-    )
+def test_the_dashboard_draws_its_charts_without_plotly(dash_duo: Any, profiler_app: Any) -> None:
+    """Issue 37 item 2: the dashboard's three charts are SVG charts; the page loads no
+    plotly.js (and so draws no warm-up chart of assets/plotly-setup.js)."""
     dash_duo.start_server(profiler_app)
     dash_duo.wait_for_page(dash_duo.server_url + "/profiler?train_id=./lenet_summary_prof")
-    dash_duo.wait_for_element("#prof-ranking-pie .main-svg", timeout=30)
-    dash_duo.driver.set_script_timeout(30)
-    assert dash_duo.driver.execute_async_script(_IDLE_ROUNDS) == 0
+    dash_duo.wait_for_element("#prof-ranking-pie svg.di-svg", timeout=30)
+    wait_idle(dash_duo)
+    assert dash_duo.driver.execute_script("return window.Plotly === undefined")
+    # The pie: the top 5 operator types and the rest, the shares written in its slices.
+    slices = dash_duo.find_elements("#prof-ranking-pie .di-svg-mark")
+    texts = [t.text for t in dash_duo.find_elements("#prof-ranking-pie .di-svg-pie-text")]
+    assert len(slices) == 6 and texts[0] == "47.6%", texts
+    # The steps' bars: each step's span and its operators' time over it.
+    assert len(dash_duo.find_elements("#prof-steps .di-svg-mark")) == 2 * 16
+    lines = hover_svg_mark(dash_duo, "prof-steps", 1, 0)
+    assert len(lines) == 1 and lines[0].startswith("step 1: operators "), lines
+    # The timeline's bars: one per launch of the typical step, in its operator type's row.
+    lines = hover_svg_mark(dash_duo, "prof-timeline-preview", 0, 0)
+    assert "start" in lines[-1] and "step 4" in lines[-1], lines
     assert console_errors(dash_duo) == []
 
 
 @pytest.mark.browser
 def test_each_chart_is_drawn_once(dash_duo: Any, profiler_app: Any) -> None:
-    """The charts' boxes are as tall as their figures before Plotly draws: the page has its
+    """The charts' boxes are as tall as their charts before they are drawn: the page has its
     final height and scrollbar from the start, so the first chart is not drawn 5 px wider
     (before the scrollbar came) and drawn again (the pie was, 0.1-0.2 s after the others)."""
     count_chart_draws(dash_duo)
@@ -113,8 +89,8 @@ def test_each_chart_is_drawn_once(dash_duo: Any, profiler_app: Any) -> None:
         dash_duo.start_server(profiler_app)
         dash_duo.wait_for_page(dash_duo.server_url + "/profiler?train_id=./lenet_summary_prof")
         charts = ("prof-ranking-pie", "prof-steps", "prof-timeline-preview")
-        for chart in charts:
-            dash_duo.wait_for_element(f"#{chart} .main-svg", timeout=30)
+        for name in charts:
+            dash_duo.wait_for_element(f"#{name} svg.di-svg", timeout=30)
         wait_idle(dash_duo)
         draws = dash_duo.driver.execute_script("return window.__draws;")
     finally:
@@ -129,6 +105,6 @@ def test_the_cards_are_shown_at_once(dash_duo: Any, profiler_app: Any) -> None:
     shows one at first unless show_initially=False; taking it off re-rendered the cards and
     resized their charts after they were drawn, the page's last changes)."""
     url = "/profiler?train_id=./lenet_summary_prof"
-    drawn = "#prof-timeline-preview .main-svg"
+    drawn = "#prof-timeline-preview svg.di-svg"
     assert_cards_shown_at_once(dash_duo, profiler_app, url, "prof-cards", drawn)
     assert console_errors(dash_duo) == []

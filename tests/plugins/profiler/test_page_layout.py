@@ -32,7 +32,7 @@ def _open(dash_duo: Any, app: Any, path: str) -> None:
 def _ticks(dash_duo: Any, graph: str) -> list[dict[str, float]] | None:
     """The y tick labels of a chart: text, font size and vertical centre (px)."""
     return dash_duo.driver.execute_script(f"""
-        const labels = document.querySelectorAll('#{graph} .ytick text');
+        const labels = document.querySelectorAll('#{graph} .ytick text, #{graph} .di-svg-ytick');
         if (!labels.length) return null;
         return Array.from(labels).map(t => {{
             const box = t.getBoundingClientRect();
