@@ -31,6 +31,7 @@ from dash_insight.plugins.lineage.service_remarks import MAX_REMARK_LENGTH
 from dash_insight.web.components.run_colours import MISSING_COLOUR, VALUE_SCALE, colour_at
 from dash_insight.web.components.svg_chart import (
     category_axis,
+    label_room,
     message_chart,
     nice_ticks,
     number_axis,
@@ -1026,8 +1027,6 @@ _IMPORTANCE_COLOURS = (_SINGLE_COLOUR, "#e4b33a")
 _SCATTER_COLOUR = "#d1495b"
 #: Characters of a parameter's name beside its importance bars (the hover has it whole).
 _BAR_LABEL_LENGTH = 18
-#: Width of a character of the overview's 10 px labels, for the margin they need (px).
-_LABEL_CHAR_PX = 6
 
 
 def _bucket_label(left: float, width: float) -> str:
@@ -1165,7 +1164,7 @@ def importance_chart(
         lineage_data.REASON_SAMPLES_NOT_ENOUGH: " " + _("(≤ 2 jobs with both values)"),
         lineage_data.REASON_CORRELATION_NAN: " " + _("(a constant column)"),
     }
-    label_chars = max((len(short_label(n, _BAR_LABEL_LENGTH)) for n in names), default=0)
+    labels = [short_label(n, _BAR_LABEL_LENGTH) for n in names]
     series = []
     for (name, key), colour in zip(
         (("|Pearson r|", "pearson"), ("|Spearman ρ|", "spearman")), _IMPORTANCE_COLOURS, strict=True
@@ -1179,11 +1178,11 @@ def importance_chart(
     return {
         # The legend sits in the top margin, above the plot: over it, it covered the top bars.
         "height": height or max(140, 46 * len(rows) + 60),
-        "margin": {"l": 14 + _LABEL_CHAR_PX * label_chars, "r": 8, "t": 32, "b": 24},
+        "margin": {"l": label_room(labels), "r": 8, "t": 32, "b": 24},
         "message": None,
         "legend": True,
         "x": number_axis(0, 1.05),
-        "y": category_axis([short_label(n, _BAR_LABEL_LENGTH) for n in names]),
+        "y": category_axis(labels),
         "series": series,
     }
 

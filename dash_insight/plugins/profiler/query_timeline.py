@@ -23,7 +23,12 @@ import numpy as np
 from dash_insight.core.i18n import gettext as _
 from dash_insight.plugins.profiler.query_profile import Launches
 from dash_insight.web.components.figures import GRID_COLOUR, TEXT_COLOUR
-from dash_insight.web.components.svg_chart import category_axis, hover_lines, number_axis
+from dash_insight.web.components.svg_chart import (
+    category_axis,
+    hover_lines,
+    label_room,
+    number_axis,
+)
 
 ROWS_SCOPE = "scope"
 ROWS_TYPE = "type"
@@ -362,10 +367,6 @@ def _segments(
     )
 
 
-#: Width of a character of an SVG chart's 10 px labels, for the margin they need (px).
-_LABEL_CHAR_PX = 6
-
-
 def timeline_chart(
     timeline: Timeline, view: TimelineView, launches: Launches, height: int
 ) -> dict[str, Any]:
@@ -396,10 +397,9 @@ def timeline_chart(
             }
         )
     labels = row_labels(timeline.rows)
-    label_chars = max((len(label) for label in labels), default=0)
     return {
         "height": height,
-        "margin": {"l": 14 + _LABEL_CHAR_PX * min(label_chars, 24), "r": 8, "t": 8, "b": 40},
+        "margin": {"l": label_room([label[:24] for label in labels]), "r": 8, "t": 8, "b": 40},
         "message": None,
         "legend": False,
         "x": number_axis(

@@ -115,6 +115,12 @@ def message_chart(lines: Sequence[str], height: int) -> dict[str, Any]:
     return {"height": height, "margin": {"l": 8, "r": 8, "t": 8, "b": 8}, "message": list(lines)}
 
 
+def label_room(labels: Sequence[str]) -> int:
+    """The px left of the plot that a category axis' ``labels`` need at the charts' 10 px
+    font: about 6 px a character, and 14 px for the tick and a gap."""
+    return 14 + 6 * max((len(label) for label in labels), default=0)
+
+
 def height_style(spec: dict[str, Any] | None) -> dict[str, str] | None:
     """The style that gives a chart's box its spec's height before it is drawn."""
     return {"height": f"{spec['height']}px"} if spec else None

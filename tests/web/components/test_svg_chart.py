@@ -220,3 +220,8 @@ def test_the_browser_draws_each_mark_where_its_value_says(dash_duo: Any, tmp_pat
     dash_duo.driver.execute_script("document.getElementById('dots-box').style.width = '500px'")
     until(lambda: dash_duo.find_element("#dots svg").get_attribute("width") == "500", 10)
     assert console_errors(dash_duo) == []
+
+
+def test_label_room_fits_the_longest_label() -> None:
+    assert svg_chart.label_room(["ReLU", "Conv2DBackpropFilter"]) == 14 + 6 * 20
+    assert svg_chart.label_room([]) == 14
