@@ -97,8 +97,7 @@ def _hover(item: Slice, measure: str) -> str:
 def pie_percent(share: float) -> str:
     """A slice's share as Plotly writes it inside a pie: 3 significant digits, trailing
     zeros dropped (0.476 -> 47.6%, 0.0499 -> 4.99%, 0.5 -> 50%)."""
-    text = f"{share * 100:.3g}"
-    return f"{text}%"
+    return f"{share * 100:.3g}%"
 
 
 def type_pie(items: Sequence[Slice], measure: str, height: int = 190) -> dict[str, Any]:

@@ -379,11 +379,11 @@ def timeline_chart(
     series = []
     for colour in np.unique(view.colour).tolist():
         indices = np.flatnonzero(view.colour == colour).tolist()
-        is_scope = colour >= len(types)
+        name, hex_colour = _bar_style(colour, types)
         series.append(
             {
-                "name": _("scope") if is_scope else types[colour],
-                "colour": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)],
+                "name": name,
+                "colour": hex_colour,
                 "mark": "span",
                 "points": [
                     [
@@ -428,6 +428,14 @@ def _step_lines(step_starts: np.ndarray, view: TimelineView) -> list[dict[str, A
     ]
 
 
+def _bar_style(colour: int, types: tuple[str, ...]) -> tuple[str, str]:
+    """The legend name and the colour of a timeline's bars of colour index ``colour``: an
+    operator type's (the palette's, in turn), or a scope's (grey) past the types."""
+    if colour >= len(types):
+        return _("scope"), SCOPE_COLOUR
+    return types[colour], PALETTE[colour % len(PALETTE)]
+
+
 def _bar_traces(
     view: TimelineView, ends: np.ndarray, types: tuple[str, ...], rows: int, trace_type: str
 ) -> list[dict[str, Any]]:
@@ -436,7 +444,7 @@ def _bar_traces(
     for colour in np.unique(view.colour).tolist():
         mask = view.colour == colour
         x, y = _segments(view.start[mask] / 1000, ends[mask] / 1000, view.row[mask])
-        is_scope = colour >= len(types)
+        name, hex_colour = _bar_style(colour, types)
         traces.append(
             {
                 "type": trace_type,
@@ -444,11 +452,11 @@ def _bar_traces(
                 "x": x,
                 "y": y,
                 "hoverinfo": "skip",
-                "name": _("scope") if is_scope else types[colour],
+                "name": name,
                 "connectgaps": False,
                 "line": {
                     "width": 12 if rows < 12 else max(4, 240 // rows),
-                    "color": SCOPE_COLOUR if is_scope else PALETTE[colour % len(PALETTE)],
+                    "color": hex_colour,
                     # SVG: keep every bar, however short (simplifying drops them)
                     **({"simplify": False} if trace_type == "scatter" else {}),
                 },

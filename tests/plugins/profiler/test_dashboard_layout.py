@@ -1,6 +1,6 @@
 """The performance dashboard's layout holds its cards and the device (#37 item 2: no callback
-round trip before the first screen), called as plain functions; in the browser, its SVG
-charts."""
+round trip before the first screen), called as plain functions; its charts' specs (pie, steps,
+timeline preview); in the browser, its SVG charts."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import dash
+import numpy as np
 import plotly.utils
 import pytest
 
 from dash_insight.core.service import DataService
-from dash_insight.plugins.profiler import dashboard_page, page_shared
+from dash_insight.plugins.profiler import cards, dashboard_page, figures, page_shared
+from dash_insight.plugins.profiler import query_timeline as timeline
 from dash_insight.plugins.profiler.service import ProfilerService
 from tests.browser import wait_idle
 from tests.conftest import console_errors, loaded_service
@@ -50,6 +52,49 @@ def test_a_missing_job_says_so_in_the_layout(service: ProfilerService) -> None:
     page = _json(dashboard_page.layout(app, service, {"train_id": "./nope"}))
     assert "prof-card-ranking" not in page
     assert page_shared.device_box(service, {"train_id": "./nope"}) is None
+
+
+@pytest.mark.parametrize(
+    ("share", "text"), [(0.476, "47.6%"), (0.0499, "4.99%"), (0.5, "50%"), (1.0, "100%")]
+)
+def test_pie_percent_is_plotlys(share: float, text: str) -> None:
+    assert figures.pie_percent(share) == text
+
+
+def test_the_pie_has_a_slice_per_item_with_its_hover(service: ProfilerService) -> None:
+    profile = page_shared.load(service, {"train_id": "./lenet_summary_prof"}).profile
+    items = figures.slices(profile.types, figures.MEASURE_TOTAL, top=5)
+    pie = figures.type_pie(items, figures.MEASURE_TOTAL)
+    assert [s[0] for s in pie["slices"]] == [item.value for item in items]
+    assert pie["slices"][0][3][0] == items[0].label  # the hover's bold first line, plain
+    assert all("<" not in line for s in pie["slices"] for line in s[3])
+
+
+def test_step_chart_draws_each_steps_span_with_its_operators_over_it() -> None:
+    chart = cards.step_chart(np.array([10.0, 4.0]), np.array([6.0, 4.0]))
+    span, busy = chart["series"]
+    assert chart["overlay"] and [p[:2] for p in span["points"]] == [[1, 10.0], [2, 4.0]]
+    assert busy["points"][0][2] == ["step 1: operators 6.00 ms"]
+    assert chart["x"]["range"] == [0.5, 2.5] and [t[0] for t in chart["x"]["ticks"]] == [1, 2]
+    assert chart["y"]["range"] == [0, 10.5]
+
+
+def test_timeline_chart_has_every_bar_of_the_window_in_its_row(service: ProfilerService) -> None:
+    profile = page_shared.load(service, {"train_id": "./lenet_summary_prof"}).profile
+    type_of = {d.full_name: d.op_type for d in profile.details}
+    model = timeline.build_timeline(profile.launches, type_of, timeline.ROWS_TYPE)
+    view = timeline.window_view(model, 0.0, float(profile.launches.end_us))
+    shown, view = timeline.top_rows(model, view, 8)
+    chart = timeline.timeline_chart(shown, view, profile.launches, height=252)
+    assert chart["y"]["labels"] == timeline.row_labels(shown.rows)
+    spans = [p for series in chart["series"] for p in series["points"]]
+    assert len(spans) == len(view) and all(s[0] <= s[3] for s in spans)
+    assert all(0 <= s[1] < len(shown.rows) for s in spans)
+    low, high = chart["x"]["range"]
+    assert (low, high) == (view.window[0] / 1000, view.window[1] / 1000)
+    assert all(low - 1e-6 <= s[0] and s[3] <= high + 1e-6 for s in spans)
+    # Each operator type's bars in its own colour, as the timeline page draws them.
+    assert len({series["colour"] for series in chart["series"]}) == len(chart["series"])
 
 
 @pytest.mark.browser
