@@ -98,14 +98,21 @@ def generate(base: str, ops: int, steps: int) -> None:
     )
 
 
-#: Installed in every page: times (performance.now(), ms since the navigation started) when
-#: ``window.__diCondition`` first holds, checked on every DOM change and every 10 ms inside the
-#: page, so the measurement does not depend on how often WebDriver polls.
+#: Installed in every page: times (performance.now(), ms since the navigation started, and
+#: the same instant in ms since the epoch) when ``window.__diCondition`` first holds, checked
+#: on every DOM change and every 10 ms inside the page, so the measurement does not depend on
+#: how often WebDriver polls.
 WATCHER = """
 window.__diDrawn = null;
+window.__diDrawnAt = null;
 const check = () => {
     if (window.__diDrawn === null && window.__diCondition) {
-        try { if (window.__diCondition()) window.__diDrawn = performance.now(); } catch (e) {}
+        try {
+            if (window.__diCondition()) {
+                window.__diDrawn = performance.now();
+                window.__diDrawnAt = performance.timeOrigin + window.__diDrawn;
+            }
+        } catch (e) {}
     }
 };
 new MutationObserver(check).observe(document, {subtree: true, childList: true});
@@ -120,9 +127,10 @@ def _condition(drawn: str, args: tuple[object, ...]) -> str:
     )
 
 
-def _result(driver: webdriver.Chrome, deadline: float) -> float:
+def _result(driver: webdriver.Chrome, deadline: float, name: str = "__diDrawn") -> float:
+    """Seconds of ``window[name]`` (ms) once the page sets it."""
     while True:
-        drawn = driver.execute_script("return window.__diDrawn;")
+        drawn = driver.execute_script(f"return window.{name};")
         if drawn is not None:
             return drawn / 1000
         if time.perf_counter() > deadline:
@@ -149,17 +157,28 @@ def open_page(driver: webdriver.Chrome, url: str, drawn: str, *args: object) -> 
 def click_tab(
     driver: webdriver.Chrome, start_url: str, start_drawn: str, tab: str, drawn: str, *args: object
 ) -> float:
-    """Seconds from clicking a profiler tab (in-app navigation, as a user goes from the
-    dashboard to a page) until the ``drawn`` script holds, timed inside the page."""
+    """Seconds from clicking a profiler tab (as a user goes from the dashboard to a page)
+    until the ``drawn`` script holds, timed inside the pages (ms since the epoch): in the same
+    document, or in the new one the click opens when the page needs scripts the dashboard's
+    document lacks (web/page_bundles.py: the operator page's AG Grid and plotly.js)."""
     open_page(driver, start_url, start_drawn)
     time.sleep(0.5)  # let the dashboard's last callbacks settle before timing the click
-    driver.execute_script("window.__diDrawn = null;" + _condition(drawn, args))
-    started = driver.execute_script(
-        "window.__diClicked = performance.now();"
-        f"document.querySelector('#{tab}').click();"
-        "return window.__diClicked;"
+    driver.execute_script("window.__diDrawn = null; window.__diDrawnAt = null;")
+    driver.execute_script(_condition(drawn, args))
+    script = driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": WATCHER + _condition(drawn, args)}
     )
-    return _result(driver, time.perf_counter() + 120) - started / 1000
+    try:
+        clicked = driver.execute_script(
+            "const at = performance.timeOrigin + performance.now();"
+            f"document.querySelector('#{tab}').click();"
+            "return at;"
+        )
+        return _result(driver, time.perf_counter() + 120, "__diDrawnAt") - clicked / 1000
+    finally:
+        driver.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]}
+        )
 
 
 def server_side(base: str) -> list[tuple[str, float]]:
