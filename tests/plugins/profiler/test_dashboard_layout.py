@@ -107,11 +107,15 @@ def test_the_dashboard_draws_its_charts_without_plotly(dash_duo: Any, profiler_a
     wait_idle(dash_duo)
     assert dash_duo.driver.execute_script("return window.Plotly === undefined")
     # The pie: the top 5 operator types and the rest, the shares written in its slices.
-    slices = dash_duo.find_elements("#prof-ranking-pie .di-svg-mark")
-    texts = [t.text for t in dash_duo.find_elements("#prof-ranking-pie .di-svg-pie-text")]
-    assert len(slices) == 6 and texts[0] == "47.6%", texts
+    slices, texts = dash_duo.driver.execute_script(
+        "const pie = document.getElementById('prof-ranking-pie');"
+        "return [pie.querySelectorAll('.di-svg-mark').length,"
+        "        [...pie.querySelectorAll('.di-svg-pie-text')].map(t => t.textContent)];"
+    )
+    assert slices == 6 and texts[0] == "47.6%", texts
     # The steps' bars: each step's span and its operators' time over it.
-    assert len(dash_duo.find_elements("#prof-steps .di-svg-mark")) == 2 * 16
+    bars = "return document.querySelectorAll('#prof-steps .di-svg-mark').length"
+    assert dash_duo.driver.execute_script(bars) == 2 * 16
     lines = hover_svg_mark(dash_duo, "prof-steps", 1, 0)
     assert len(lines) == 1 and lines[0].startswith("step 1: operators "), lines
     # The timeline's bars: one per launch of the typical step, in its operator type's row.

@@ -181,6 +181,14 @@ def _app(assets: Path) -> dash.Dash:
     return app
 
 
+def _dots_size(dash_duo: Any) -> list[str] | None:
+    """The dots chart's width and height as drawn, read at once (a redraw replaces its svg)."""
+    return dash_duo.driver.execute_script(
+        "const svg = document.querySelector('#dots svg.di-svg');"
+        "return svg && [svg.getAttribute('width'), svg.getAttribute('height')];"
+    )
+
+
 @pytest.mark.browser
 def test_the_browser_draws_each_mark_where_its_value_says(dash_duo: Any, tmp_path: Path) -> None:
     dash_duo.start_server(_app(tmp_path))
@@ -216,9 +224,9 @@ def test_the_browser_draws_each_mark_where_its_value_says(dash_duo: Any, tmp_pat
     assert hover_svg_mark(dash_duo, "pie", 0, 1) == ["one"]
     # A new spec and a new width: drawn again.
     dash_duo.find_element("#again").click()
-    until(lambda: dash_duo.find_element("#dots svg").get_attribute("height") == "100", 10)
+    until(lambda: _dots_size(dash_duo) == ["300", "100"], 10)
     dash_duo.driver.execute_script("document.getElementById('dots-box').style.width = '500px'")
-    until(lambda: dash_duo.find_element("#dots svg").get_attribute("width") == "500", 10)
+    until(lambda: _dots_size(dash_duo) == ["500", "100"], 10)
     assert console_errors(dash_duo) == []
 
 
