@@ -17,10 +17,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from dash_insight.web.components import histogram_views
 from dash_insight.web.components.native_inputs import OwnComponent
 
 #: The class every chart's box has (``assets/dash-insight.css``).
 CLASS_NAME = "di-svg-chart"
+#: The most ticks of a count axis (whole numbers: a count of jobs, a step).
+MOST_WHOLE_TICKS = 6
 
 
 class SvgChart(OwnComponent):
@@ -73,17 +76,6 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks or [low]
 
 
-def whole_ticks(low: float, high: float, most: int = 6) -> list[float]:
-    """The multiples inside [low, high] of the smallest step of 1, 2 or 5 times a power of ten
-    that leaves at most ``most`` of them: ticks of counts, never between two whole numbers."""
-    rank, step = 0, 1.0
-    while (math.floor(high / step) - math.ceil(low / step)) >= most:
-        rank += 1
-        step = (1, 2, 5)[rank % 3] * 10.0 ** (rank // 3)
-    first, last = math.ceil(low / step), math.floor(high / step)
-    return [float(k * step) for k in range(first, last + 1)]
-
-
 def category_axis(labels: Sequence[str], title: str | None = None, angle: int = 0) -> dict:
     """A category axis, its labels in their order (from the left, or from the top)."""
     return {"kind": "category", "labels": list(labels), "angle": angle, "title": title}
@@ -93,14 +85,19 @@ def number_axis(
     low: float, high: float, title: str | None = None, pad: float = 0.0, integers: bool = False
 ) -> dict[str, Any]:
     """A number axis over [low - pad * span, high + pad * span] (a single value: ± 1, or
-    ± a tenth of it, as Plotly's autorange widens it), ticked at :func:`nice_ticks`
-    (:func:`whole_ticks` with ``integers``: counts)."""
+    ± a tenth of it, as Plotly's autorange widens it), ticked at :func:`nice_ticks` (with
+    ``integers``, counts: at most :data:`MOST_WHOLE_TICKS` whole numbers, the histograms'
+    :func:`~dash_insight.web.components.histogram_views.nice_ticks`)."""
     if high <= low:
         half = abs(low) / 10 or 1.0
         low, high = low - half, high + half
     span = high - low
     low, high = low - pad * span, high + pad * span
-    ticks = whole_ticks(low, high) if integers else nice_ticks(low, high)
+    ticks = (
+        histogram_views.nice_ticks(low, high, MOST_WHOLE_TICKS, integer=True)
+        if integers
+        else nice_ticks(low, high)
+    )
     return {
         "kind": "number",
         "range": [low, high],
