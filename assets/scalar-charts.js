@@ -242,16 +242,23 @@
       (decimals ? decimals + 1 : 0));
   }
 
+  /* px: what Plotly reserves below the plot for a legend of one row of 11 px text
+     (_fullLayout._reservedMargin.legend.b). With 22, the wider margin Plotly found made it
+     draw each chart of the comparison a second time (its 6 charts: 140 ms, then 78). */
+  const LEGEND_ROW = 29;
+
   /* Margins that hold the axes' labels, so that Plotly's automargin has nothing to add: when
      it has, Plotly draws the whole chart a second time (issue 17 item 8: the scalars page froze
      drawing its first screen). Estimates for 11 px labels, with room for the half of the
      first and last x labels that passes the plot's edges (a date and time: two lines, wider);
-     automargin stays on for longer labels, and for a legend taller than one row. */
+     automargin stays on for longer labels, and for a legend taller than one row. A legend
+     of one row below the x axis (yref "container") takes LEGEND_ROW px of the margin besides
+     the axis' labels and title. */
   function labelMargin(ranges, hasRight, dateX, legend, titled) {
     const side = range => 14 + Math.ceil(6.5 * tickChars(range)) + (titled ? 16 : 0);
     return {l: Math.max(side(ranges.left), dateX ? 60 : 0),
             r: Math.max(hasRight ? side(ranges.right) : 0, dateX ? 40 : 28), t: 22,
-            b: 36 + (dateX ? 14 : 0) + (legend ? 22 : 0)};
+            b: 36 + (dateX ? 14 : 0) + (legend ? LEGEND_ROW : 0)};
   }
 
   /* The values a series draws: on a log axis, non-positive values become gaps. */

@@ -242,6 +242,30 @@ def test_best_stars_on_an_axis_cover_no_tick_label(dash_duo, corpus_app) -> None
     assert console_errors(dash_duo) == []
 
 
+#: Each drawn chart's margins as its figure asks for them and as Plotly drew them.
+MARGINS = """
+return Array.from(document.querySelectorAll('.di-chart-card .js-plotly-plot'))
+  .filter(p => p._fullLayout && p.data && p.data.length)
+  .map(p => ({asked: ['l', 'r', 't', 'b'].map(k => p.layout.margin[k]),
+               drawn: ['l', 'r', 't', 'b'].map(k => p._fullLayout._size[k]),
+               legend: Boolean(p._fullLayout.showlegend)}));"""
+
+
+def test_the_comparison_charts_legends_fit_their_margins(dash_duo, corpus_app) -> None:
+    """A chart whose legend (a row below the x axis) needs more than the margin the figure
+    gives is widened by Plotly's automargin, which then draws the whole chart a second time:
+    the comparison's charts, each with a legend of its runs in one row, are drawn in the
+    margins they ask for (a legend of more rows still widens its chart)."""
+    dash_duo.driver.set_window_size(*LAPTOP)
+    jobs = ["./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64"]
+    _open(dash_duo, corpus_app, f"/compare?jobs={encode_tags(jobs)}")
+    until(lambda: len(dash_duo.driver.execute_script(MARGINS)) >= 2, 60)
+    charts = dash_duo.driver.execute_script(MARGINS)
+    assert all(chart["legend"] for chart in charts)
+    assert [chart["drawn"] for chart in charts] == [chart["asked"] for chart in charts]
+    assert console_errors(dash_duo) == []
+
+
 #: Steps of the written job: more than a chart at LAPTOP has pixels, so each says "N of 3000
 #: points drawn".
 STEPS = 3000
