@@ -30,6 +30,17 @@ return heard;
 """
 
 
+#: Dispatches ``arguments[0]`` and says how many listeners ran and whether the state changed.
+DISPATCH = """
+let heard = 0;
+const before = window.store.getState();
+const stop = window.store.subscribe(() => { heard += 1; });
+window.store.dispatch(arguments[0]);
+stop();
+return {heard, same: window.store.getState() === before};
+"""
+
+
 def _open_images(dash_duo: Any, corpus_app: Any) -> None:
     dash_duo.start_server(corpus_app)
     dash_duo.wait_for_page(f"{dash_duo.server_url}/images?train_id=.%2Fops_all")
@@ -106,6 +117,24 @@ def test_a_reset_with_no_hash_under_its_path_is_not_dispatched(
     until(lambda: key in dash_duo.driver.execute_script(hashes), 10)
     assert dash_duo.driver.execute_script(RESET, path) == 1
     assert key not in dash_duo.driver.execute_script(hashes)
+
+
+def test_an_aggregate_of_no_change_is_not_dispatched(dash_duo: Any, corpus_app: Any) -> None:
+    """dash-renderer's Callbacks.Aggregate of nulls leaves its state as it is (its reducer skips
+    nulls) yet ran every listener; one with a change still does."""
+    _open_images(dash_duo, corpus_app)
+    nothing = {"type": "Callbacks.Aggregate", "payload": [None, None, None]}
+    assert dash_duo.driver.execute_script(DISPATCH, nothing) == {"heard": 0, "same": True}
+    completed = "return window.store.getState().callbacks.completed"
+    done = dash_duo.driver.execute_script(completed)
+    one = {
+        "type": "Callbacks.Aggregate",
+        "payload": [None, {"type": "Callbacks.Completed", "payload": 1}],
+    }
+    assert dash_duo.driver.execute_script(DISPATCH, one) == {"heard": 1, "same": False}
+    assert dash_duo.driver.execute_script(completed) == done + 1
+    # The page still works: its cards are drawn and nothing failed.
+    assert console_errors(dash_duo) == []
 
 
 def _labels(names: list[str]) -> list[dict[str, Any]]:
