@@ -985,11 +985,13 @@ def _bind_tag_map(app: dash.Dash, service: DataService) -> None:
         State(TAG_MAPS_STORE, "data"),
         prevent_initial_call=True,
     )(triggered(functools.partial(tag_map_search, provider, key), clicked=True))
+    # Not at the layout's load, whose store is empty: the store's mount sets what the browser
+    # kept, which fires it (an initial call was a round trip answering nothing at each load).
     app.callback(
         Output("url", "search", allow_duplicate=True),
         Input(TAG_MAPS_STORE, "data"),
         State("url", "search"),
-        prevent_initial_call="initial_duplicate",
+        prevent_initial_call=True,
     )(functools.partial(restore_tag_map, key))
 
 

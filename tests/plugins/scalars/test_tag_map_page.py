@@ -13,8 +13,9 @@ from dash_insight.core.format.writer import SummaryWriter
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
 from dash_insight.web.url_state import encode_tags
-from tests.browser import until
+from tests.browser import until, wait_idle
 from tests.conftest import console_errors
+from tests.pages import callbacks_sent
 from tests.plugins.scalars.test_page import _wait_charts
 
 JOBS = quote(encode_tags(["./ms", "./tb"]))
@@ -41,6 +42,10 @@ def test_a_tag_map_puts_a_tensorboard_run_and_a_mindspore_job_in_one_chart(
         dash_duo.driver.add_cookie({"name": "di_language", "value": "zh_CN"})
         dash_duo.wait_for_page(f"{dash_duo.server_url}/compare?jobs={JOBS}")
         assert set(_wait_charts(dash_duo, 2)) == {"loss/auto", "train/loss"}
+        # Nothing was asked of the server at the load: the layout holds the page, and the
+        # browser kept no mapping yet (the restoring callback made a round trip for nothing).
+        wait_idle(dash_duo)
+        assert callbacks_sent(dash_duo) == 0
         note = "#compare-tag-map-note"
         suggested = "建议"
         until(lambda: suggested in dash_duo.find_element(note).text, 20)
