@@ -47,7 +47,7 @@ from dash_insight.plugins.scalars.query_best import (
 )
 from dash_insight.plugins.scalars.query_marks import group_markers, series_markers
 from dash_insight.plugins.scalars.query_x_tag import values_at_steps
-from dash_insight.web.components.native_inputs import RangeInput
+from dash_insight.web.components.native_inputs import RangeInput, SelectInput
 from dash_insight.web.components.run_colours import PALETTE, STORE_ID
 from dash_insight.web.url_state import (
     Choice,
@@ -600,7 +600,9 @@ def threshold_form() -> html.Div:
 
     def condition(n: int) -> list[Any]:
         return [
-            dcc.Dropdown(
+            # The browser's menu of two choices (dcc's Dropdown mounted a searchable popover
+            # for each, hidden form or not).
+            SelectInput(
                 id=f"th-op-{n}",
                 clearable=n == 2,
                 options=[
@@ -608,6 +610,7 @@ def threshold_form() -> html.Div:
                     {"label": _("less than"), "value": "<"},
                 ],
                 value=">" if n == 1 else None,
+                placeholder=None if n == 1 else "—",  # the second condition: none
                 className="di-th-op",
             ),
             dcc.Input(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from selenium.webdriver.support.ui import Select
 
 from dash_insight import SummaryWriter
 from dash_insight.web.url_state import encode_tags
@@ -147,10 +148,17 @@ def test_constant_series_threshold_and_right_axis(dash_duo, corpus_app) -> None:
     value = dash_duo.find_element("#th-value-1")
     value.send_keys("\ue009a")
     value.send_keys("2.2\ue007")
+    # A second condition through the browser's menu of the two comparisons.
+    second = Select(dash_duo.find_element("select#th-op-2"))
+    assert [option.text for option in second.options] == ["—", "greater than", "less than"]
+    second.select_by_visible_text("less than")
+    dash_duo.find_element("#th-value-2").send_keys("9\ue007")
     dash_duo.find_element("#th-apply").click()
     # raw and smoothed traces (the best-value star is drawn over the graph), then the threshold's
     until(lambda: _full_axis(dash_duo, loss, "xaxis")["traces"] == 3, 10)
     assert _full_axis(dash_duo, loss, "xaxis")["range"] == before
+    current = f'{loss} [id*="th-current"]'
+    until(lambda: "> 2.2 and < 9" in dash_duo.find_element(current).text, 10)
 
     # Two tags composed: the right axis has nice ticks on the left axis' grid lines.
     dash_duo.driver.get(
