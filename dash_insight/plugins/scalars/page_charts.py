@@ -593,31 +593,30 @@ def threshold_row(key: str, title: str, threshold: dict[str, Any] | None) -> htm
     )
 
 
+def _threshold_condition(n: int) -> list[Any]:
+    """Condition ``n`` (1 or 2) of the threshold form: its comparison and its value."""
+    return [
+        # The browser's menu of two choices (dcc's Dropdown mounted a searchable popover
+        # for each, hidden form or not).
+        SelectInput(
+            id=f"th-op-{n}",
+            clearable=n == 2,
+            options=[
+                {"label": _("greater than"), "value": ">"},
+                {"label": _("less than"), "value": "<"},
+            ],
+            value=">" if n == 1 else None,
+            placeholder=None if n == 1 else "—",  # the second condition: none
+            className="di-th-op",
+        ),
+        dcc.Input(id=f"th-value-{n}", type="number", className="di-number", placeholder=_("value")),
+    ]
+
+
 def threshold_form() -> html.Div:
     """The page's threshold form, shown for the chart whose "Set threshold" was clicked (its
     id in the ``th-target`` store, its title on top): up to two conditions (greater / less
     than a value) combined by and / or, optionally applied to every selected tag."""
-
-    def condition(n: int) -> list[Any]:
-        return [
-            # The browser's menu of two choices (dcc's Dropdown mounted a searchable popover
-            # for each, hidden form or not).
-            SelectInput(
-                id=f"th-op-{n}",
-                clearable=n == 2,
-                options=[
-                    {"label": _("greater than"), "value": ">"},
-                    {"label": _("less than"), "value": "<"},
-                ],
-                value=">" if n == 1 else None,
-                placeholder=None if n == 1 else "—",  # the second condition: none
-                className="di-th-op",
-            ),
-            dcc.Input(
-                id=f"th-value-{n}", type="number", className="di-number", placeholder=_("value")
-            ),
-        ]
-
     return html.Div(
         id="th-form",
         className="di-panel di-th-form",
@@ -626,7 +625,7 @@ def threshold_form() -> html.Div:
             html.Div(id="th-form-title", className="di-th-title"),
             html.Div(
                 [
-                    *condition(1),
+                    *_threshold_condition(1),
                     dcc.RadioItems(
                         id="th-combine",
                         value="and",
@@ -636,7 +635,7 @@ def threshold_form() -> html.Div:
                             {"label": _("or"), "value": "or"},
                         ],
                     ),
-                    *condition(2),
+                    *_threshold_condition(2),
                 ],
                 className="di-th-conditions",
             ),
