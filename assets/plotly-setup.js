@@ -102,9 +102,19 @@
     return !["", "images", "compare/images", "graph", "data-graph", "lineage"].includes(page);
   }
 
+  /* WebGL charts (the loss landscape's 3D surface, the profiler's timeline) are drawn at the
+     screen's pixel ratio. Plotly's default is 2 on every screen: on a 1x screen four times the
+     pixels shaded, a third of the landscape page's CPU where the GPU is the CPU (no GPU,
+     SwiftShader), for a supersampling the context's own antialiasing already gives. A figure's
+     own config (an image export) still sets its own. */
+  function setUp(Plotly) {
+    patchResize(Plotly);
+    Plotly.setPlotConfig({plotGlPixelRatio: Math.max(1, window.devicePixelRatio || 1)});
+  }
+
   const Plotly = window.Plotly;
   if (Plotly && Plotly.Plots) {
-    patchResize(Plotly);
+    setUp(Plotly);
     if (drawsCharts()) idle(() => warm(0));
   } else if (!("Plotly" in window)) {
     // plotly.js, loaded later, ends with `window.Plotly = ...` (its UMD wrapper).
@@ -115,7 +125,7 @@
       set(value) {
         Object.defineProperty(window, "Plotly", {
           value, configurable: true, enumerable: true, writable: true});
-        if (value && value.Plots) patchResize(value);
+        if (value && value.Plots) setUp(value);
       },
     });
   }

@@ -99,9 +99,10 @@ def empty() -> list[Any]:
     )
 
 
+#: No Plotly image button: the page's own PNG button draws the 3D scene at the image's size
+#: (``assets/landscape-pages.js``), Plotly's at the screen's.
 GRAPH_CONFIG: dcc.Graph.Config = graph_config(
-    toImageButtonOptions={"format": "png", "filename": "loss-landscape", "scale": 2},
-    modeBarButtonsToRemove=["lasso2d", "select2d"],
+    modeBarButtonsToRemove=["lasso2d", "select2d", "toImage"]
 )
 STEP_POINTS = 2000
 #: The URL parameters that change the big figure / the step chart.

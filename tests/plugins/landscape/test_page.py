@@ -357,6 +357,54 @@ def test_the_3d_scene_idles_and_still_turns_zooms_and_hovers(
     assert console_errors(dash_duo) == []
 
 
+#: The PNG button's export as it would be downloaded: Plotly.downloadImage replaced by
+#: Plotly.toImage of the same figure, the image's size and the figure's in ``window.__png``.
+SEE_THE_PNG = """
+window.__png = null;
+Plotly.downloadImage = (figure, options) => Plotly.toImage(figure, options).then(url => {
+  const image = new Image();
+  image.onload = () => {
+    window.__png = [image.width, image.height, figure.layout.width, figure.layout.height,
+                    figure.config.plotGlPixelRatio, options.scale];
+  };
+  image.src = url;
+});
+"""
+
+
+def test_the_3d_scene_is_drawn_at_the_screen_pixel_ratio_and_exported_at_the_png_size(
+    dash_duo: Any, landscape_app: Any
+) -> None:
+    """The scene's canvas has the screen's pixels (Plotly's default ratio of 2 shaded four
+    times the pixels of a 1x screen); the page's PNG button exports the view at twice the
+    chart's size, its scene drawn at that size; Plotly's own image button, which would draw
+    it at the screen's, is not in the mode bar."""
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={STEP_JOB}")
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    dash_duo.wait_for_element(SCENE_CANVAS, timeout=30)
+    width, shown_width, ratio = dash_duo.driver.execute_script(
+        f"const c = document.querySelector('{SCENE_CANVAS}');"
+        "return [c.width, c.clientWidth, window.devicePixelRatio];"
+    )
+    assert shown_width > 300 and width == round(shown_width * ratio)
+    buttons = (
+        "return [...document.querySelectorAll('#ls-graph .modebar-btn')].map(b => b.dataset.title)"
+    )
+    titles = dash_duo.driver.execute_script(buttons)
+    assert "Reset camera to default" in titles and not any("png" in t for t in titles)
+
+    dash_duo.driver.execute_script(SEE_THE_PNG)
+    dash_duo.find_element("#ls-download").click()
+    until(lambda: dash_duo.driver.execute_script("return window.__png;") is not None, 30)
+    image_w, image_h, chart_w, chart_h, gl_ratio, scale = dash_duo.driver.execute_script(
+        "return window.__png;"
+    )
+    assert (gl_ratio, scale) == (2, 2) and chart_w > 300 and chart_h > 300
+    assert (image_w, image_h) == (2 * chart_w, 2 * chart_h)
+    assert console_errors(dash_duo) == []
+
+
 #: Every WebGL program the page links, as the ids of its two shaders and the attribute
 #: locations bound (none: gl-shader links it only to read the shaders), in ``window.__links``.
 LINKS = """
