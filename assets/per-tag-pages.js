@@ -47,14 +47,6 @@
     return next === (search || "") ? noUpdate() : next;
   }
 
-  const pad = n => String(n).padStart(2, "0");
-
-  function localTime(seconds) {
-    const d = new Date(seconds * 1000);
-    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
-      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
-  }
-
   const perTagPage = {
     setParams,
     encodeMap,
@@ -104,12 +96,13 @@
       return clicks ? LEVEL : noUpdate();
     },
 
-    /* Step slider of one card: the image source (only that step is loaded), step and time. */
+    /* Step slider of one card: the image source (only that step is loaded), step and time
+       (formatted by the server). */
     showStep: function (position, data) {
       if (!data) return noUpdate();
       const i = Math.max(0, Math.min(data.steps.length - 1, position || 0));
       return [data.src + data.steps[i], window.dashInsightText("Step: {step}", {step: data.steps[i]}),
-              localTime(data.walls[i])];
+              data.times[i]];
     },
 
     /* Steps chosen away from the last one go to the URL (steps=tag=12,...). */

@@ -29,6 +29,7 @@ from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.web import per_tag_page
+from dash_insight.web.components.histogram_views import format_wall_time
 from dash_insight.web.components.native_inputs import RangeInput
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl
 from dash_insight.web.url_state import Int, TagMap, make_search
@@ -129,8 +130,9 @@ def image_card(
 
 
 def _card_data(app: dash.Dash, train_id: str, tag: str, steps: Any) -> dict[str, Any]:
-    """What the card's browser code needs: each step, its wall time and image size, and the
-    image URL without its step."""
+    """What the card's browser code needs: each step, its wall time (the server's local time, as
+    the tensors page and the summary list show it) and image size, and the image URL without
+    its step."""
     step_list = [int(s) for s in steps.step.tolist()]
     sizes = (
         [[int(m.get("width", 0)), int(m.get("height", 0))] if m else [0, 0] for m in steps.meta]
@@ -145,7 +147,7 @@ def _card_data(app: dash.Dash, train_id: str, tag: str, steps: Any) -> dict[str,
     return {
         "tag": tag,
         "steps": step_list,
-        "walls": steps.wall_time.tolist(),
+        "times": [format_wall_time(wall) for wall in steps.wall_time.tolist()],
         "sizes": sizes,
         "src": source,
         "last": len(step_list) - 1,
@@ -178,7 +180,7 @@ def _card_body(tag: str, data: dict[str, Any], position: int) -> html.Div:
                         _("Step: {step}").format(step=step_list[position]),
                         id={"type": "img-step", **key},
                     ),
-                    html.Span("", id={"type": "img-time", **key}),
+                    html.Span(data["times"][position], id={"type": "img-time", **key}),
                 ],
             ),
             html.Div(
@@ -314,6 +316,9 @@ def register(app: dash.Dash, service: DataService) -> None:
         Output({"type": "img-time", "tag": MATCH}, "children"),
         Input({"type": "img-slider", "tag": MATCH}, "value"),
         State({"type": "img-data", "tag": MATCH}, "data"),
+        # Not at load: the layout holds each card's image, step and time (six runs of it were
+        # 60 ms of the images page's load).
+        prevent_initial_call=True,
     )
     app.clientside_callback(
         browser("stepsToUrl"),

@@ -3,6 +3,7 @@ brightness and contrast, actual size)."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs
 
 import dash
@@ -11,6 +12,7 @@ from selenium.webdriver.common.keys import Keys
 
 from dash_insight.core.service import DataService
 from dash_insight.plugins.images import page as images
+from dash_insight.web.components.histogram_views import format_wall_time
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until
@@ -54,6 +56,12 @@ def test_image_card_starts_at_the_step_of_the_link(service: DataService) -> None
     data = find(card, {"type": "img-data", **key}).data
     assert data["steps"][-1] == 500 and data["last"] == len(data["steps"]) - 1
     assert find(card, {"type": "img-step", **key}).children == "Step: 400"
+    # The step's time comes with the card (the browser runs no callback at load for it).
+    at_400 = data["steps"].index(400)
+    assert find(card, {"type": "img-time", **key}).children == data["times"][at_400]
+    assert data["times"][at_400] == format_wall_time(
+        service.provider.value_steps("./ops_all", "image", "images/rgb_8x32x32").wall_time[at_400]
+    )
     source = find(card, {"type": "img-img", **key}).src
     assert source.startswith("/v1/mindinsight/datavisual/image/single-image?train_id=.%2Fops_all")
     assert source.endswith("&step=400")
@@ -63,10 +71,25 @@ def test_image_card_starts_at_the_step_of_the_link(service: DataService) -> None
     assert text(missing) == "no/such no image tag 'no/such' in ./ops_all"
 
 
+def test_the_step_callback_is_not_run_at_load() -> None:
+    """The cards come with their image, step and time: the slider's callback (browser-side)
+    runs when a slider moves, not once per card at each load."""
+    app = dash.Dash(__name__)
+    images.register(app, None)  # type: ignore[arg-type]
+    [step] = [c for c in app._callback_list if '"type":"img-time"}.children' in c["output"]]
+    assert step["prevent_initial_call"] is True
+
+
 IMG = (
     "return Array.from(document.querySelectorAll('.di-vi-img')).map(i => [i.src, "
     "getComputedStyle(i).filter])"
 )
+
+
+TIMES = (
+    "return [...document.querySelectorAll('.di-vi-meta span:last-child')].map(s => s.textContent)"
+)
+DATETIME = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
 
 
 def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
@@ -75,6 +98,8 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     until(lambda: len(run_js(dash_duo, IMG)) == 6, 15)
     first = ".di-vi-card:first-child"
     dash_duo.wait_for_text_to_equal(f"{first} .di-vi-meta span", "Step: 500")
+    times = run_js(dash_duo, TIMES)
+    assert len(times) == 6 and all(re.fullmatch(DATETIME, t) for t in times), times
     assert run_js(dash_duo, IMG)[0][1] == "brightness(1) contrast(1.2)"
     until(
         lambda: run_js(dash_duo, "return document.querySelector('.di-vi-img').naturalWidth") == 256,
@@ -91,6 +116,8 @@ def test_images_step_slider_brightness_and_reset(dash_duo, corpus_app) -> None:
     press(dash_duo, f"{first} .di-vi-slider input[type=range]", Keys.ARROW_LEFT, 2)
     dash_duo.wait_for_text_to_equal(f"{first} .di-vi-meta span", "Step: 400")
     assert run_js(dash_duo, IMG)[0][0].endswith("step=400")
+    until(lambda: run_js(dash_duo, TIMES)[0] != times[0], 10)  # that step's time
+    assert re.fullmatch(DATETIME, run_js(dash_duo, TIMES)[0])
     until(lambda: "steps" in url_params(dash_duo), 10)
     assert url_params(dash_duo)["steps"] == "images/rgb_8x32x32=400"
 
