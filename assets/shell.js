@@ -88,9 +88,10 @@
       /* The address the window shows, when the location holds another one: the server renders
          a full load's page from the Referer of the layout request (web/shell.py shell_layout),
          and browsers cut a Referer longer than 4,096 characters to the bare origin, the home
-         page's address. Called when the location mounts (it sets `href`, which the layout
-         leaves out) and on every move of the window's address; returns [pathname, search],
-         whose change routes to the page of the address, or no_update when they agree. */
+         page's address. Called when the location mounts and sets `href` (the layout leaves it
+         out where the Referer may be a cut one: web/shell.py location_props) and on every move
+         of the window's address; returns [pathname, search], whose change routes to the page
+         of the address, or no_update when they agree. */
       followWindowAddress(href, pathname, search) {
         const here = window.location;
         if (pathname === here.pathname && (search || "") === here.search) {

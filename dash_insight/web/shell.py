@@ -209,7 +209,7 @@ def shell_layout(
     def layout() -> html.Div:
         referred = router.referred_url()
         page, route = router.render(*referred) if referred else (None, None)
-        location = {"pathname": referred[0], "search": referred[1]} if referred else {}
+        location = location_props(flask.request.referrer if referred else None, referred)
         return html.Div(
             [
                 dcc.Location(id="url", refresh=False, **location),
@@ -308,6 +308,20 @@ def app_referrer(referrer: str | None, host: str, prefix: str) -> tuple[str, str
     if url.netloc != host or not ours:
         return None
     return url.path, "?" + url.query if url.query else ""
+
+
+def location_props(referrer: str | None, referred: tuple[str, str] | None) -> dict[str, str]:
+    """The ``url`` location's first props for the page of a same-origin ``Referer`` (its
+    ``referred`` pathname and search): those, and the whole address (``href``) unless the
+    ``Referer`` may be one a browser cut to the bare origin (``scheme://host/``, see
+    :func:`follow_window_address`). A location whose props agree with the window's sets none
+    when it mounts: ``followWindowAddress`` is not called at the load of every page."""
+    if referred is None or referrer is None:
+        return {}
+    location = {"pathname": referred[0], "search": referred[1]}
+    if referred != ("/", ""):
+        location["href"] = referrer
+    return location
 
 
 def follow_window_address(app: dash.Dash) -> None:

@@ -13,6 +13,7 @@ from dash.testing.wait import until
 
 from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
+from dash_insight.web.shell import location_props
 from tests.conftest import console_errors
 
 
@@ -67,8 +68,13 @@ def test_the_page_of_the_referrer_is_in_the_layout(app_client) -> None:
         f"{prefix}scalars",
         "?train_id=.%2Flenet_sc&smooth=0.5",
     )
+    # Its whole address too: the location sets no href when it mounts, and the callback that
+    # follows the window's address (for a Referer a browser cut) is not called.
+    assert location["href"] == f"http://localhost{prefix}scalars?train_id=.%2Flenet_sc&smooth=0.5"
     bare = _find(_layout(client, f"http://localhost{prefix}scalars"), "url")
     assert (bare["pathname"], bare["search"]) == (f"{prefix}scalars", "")
+    home = _find(_layout(client, f"http://localhost{prefix}"), "url")
+    assert home["pathname"] == prefix and ("href" in home) == (prefix != "/")  # "/": maybe cut
     unknown = _layout(client, f"http://localhost{prefix}no-such-page")
     assert "Page not found" in json.dumps(_find(unknown, "page"))
 
@@ -143,6 +149,19 @@ def _follow(href: str, pathname: str, search: str) -> list[str | None]:
         check=True,
     )
     return list(json.loads(answer.stdout))
+
+
+def test_the_location_has_the_whole_address_unless_it_may_be_cut() -> None:
+    whole = "http://h:8080/graph?train_id=.%2Fa"
+    assert location_props(whole, ("/graph", "?train_id=.%2Fa")) == {
+        "pathname": "/graph",
+        "search": "?train_id=.%2Fa",
+        "href": whole,
+    }
+    # A browser cuts a Referer over 4,096 characters to this: the window may be elsewhere.
+    assert location_props("http://h:8080/", ("/", "")) == {"pathname": "/", "search": ""}
+    assert location_props("http://h:8080/?x=1", ("/", "?x=1"))["href"] == "http://h:8080/?x=1"
+    assert location_props(None, None) == location_props("http://h/", None) == {}
 
 
 def test_a_layout_of_another_address_follows_the_window() -> None:
