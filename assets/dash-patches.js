@@ -30,7 +30,7 @@
    sets its modified_timestamp again. Each is a Redux update that every component of the page
    sees: 17 at the load of the images page. Nothing in dash-insight reads a Store's
    modified_timestamp, so a memory Store only keeps its backing object in step here. Stores in
-   localStorage or sessionStorage (the theme, the run colours) are left as dcc writes them:
+   localStorage or sessionStorage (the run colours) are left as dcc writes them:
    they read their storage back at mount.
    window.dashInsightQuietStores says the Store is patched.
 

@@ -6,6 +6,7 @@
      dashInsightText("Step: {step}", {step: 3}) -> "步骤：3" on a Chinese page; an English page,
      or a word the server did not send, gives the English. */
   let texts = null;
+  const YEAR = 365 * 24 * 3600;  // the cookies' lifetime, in seconds
   /* The URL of `route` of our REST API (/v1/dash-insight/, dash_insight/web/plugin.py) below
      the app's prefix (create_app(server=...) may mount the app anywhere). */
   window.dashInsightApi = function (route) {
@@ -35,42 +36,31 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     shell: {
-      /* The theme on <html data-theme>: the stored one at load, switched by the theme button.
-         Returns the theme to store (the "theme" store is kept in localStorage). */
-      applyTheme(clicks, theme) {
-        const triggered = window.dash_clientside.callback_context.triggered;
-        let next = theme || "light";
-        if (triggered.length && triggered[0].prop_id === "theme-toggle.n_clicks") {
-          next = next === "dark" ? "light" : "dark";
-        }
-        // Written only when it changes: the server wrote the cookie's theme on <html> (no
-        // attribute: light), and a write of the same value is still a change of the page.
+      /* The theme button: the other theme on <html data-theme> and in the di_theme cookie,
+         from which the server builds every page (web/theme.py: <html data-theme> and the
+         "theme" store, so nothing is called at load). Returns the theme for the "theme" store,
+         whose listeners redraw what follows the theme. */
+      applyTheme() {
         const root = document.documentElement;
-        if ((root.dataset.theme || "light") !== next) {
-          root.dataset.theme = next;
-        }
-        // The theme the server built this page's layout in (web/theme.py request_theme).
-        const cookie = (document.cookie.match(/(?:^|;\s*)di_theme=([^;]*)/) || [])[1];
-        const built = cookie === "light" || cookie === "dark" ? cookie : "light";
-        // Also for the server: pages built with their layout follow it (web/theme.py).
-        if (cookie !== next) {
-          document.cookie = "di_theme=" + next + "; path=/; max-age=" + 365 * 24 * 3600 +
-            "; SameSite=Lax";
-        }
-        // The same theme again, the one the layout was built in (the call at load), changes
-        // nothing: the callbacks that read the theme (the per-tag pages' cards) would ask the
-        // server for nothing. Another (a cookie of another port's server) redraws them.
-        return next === theme && next === built ? window.dash_clientside.no_update : next;
+        const next = (root.dataset.theme || "light") === "dark" ? "light" : "dark";
+        root.dataset.theme = next;
+        document.cookie = "di_theme=" + next + "; path=/; max-age=" + YEAR + "; SameSite=Lax";
+        return next;
       },
 
       /* The auto-refresh timer: [disabled, interval in ms] from the "Auto refresh" box and the
          seconds, clamped to the box's own min and max (web/shell.py: MindInsight's 3..300 s);
-         an empty or unreadable box keeps the current interval. */
+         an empty or unreadable box keeps the current interval. Remembered in the di_refresh
+         cookie ("on:10"), from which the server builds the box and the timer of every page
+         (web/refresh_setting.py). */
       autoRefresh(enabled, seconds, low, high, current) {
         const value = Math.trunc(Number(seconds));
         const interval = Number.isFinite(value) && seconds !== null && seconds !== ""
           ? Math.max(low, Math.min(high, value)) * 1000 : current;
-        return [!(enabled && enabled.length), interval];
+        const on = Boolean(enabled && enabled.length);
+        document.cookie = "di_refresh=" + (on ? "on" : "off") + ":" + Math.round(interval / 1000) +
+          "; path=/; max-age=" + YEAR + "; SameSite=Lax";
+        return [!on, interval];
       },
 
       /* Mark the menu link of the page shown (class "active"): the home link only on the home
@@ -109,9 +99,8 @@
           return window.dash_clientside.no_update;
         }
         const id = JSON.parse(triggered[0].prop_id.split(".")[0]);
-        const year = 365 * 24 * 3600;
         document.cookie = "di_language=" + encodeURIComponent(id.locale) +
-          "; path=/; max-age=" + year + "; SameSite=Lax";
+          "; path=/; max-age=" + YEAR + "; SameSite=Lax";
         window.location.reload();
         return id.locale;
       },

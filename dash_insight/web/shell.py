@@ -26,11 +26,15 @@ from dash_insight.core.store.health import (
 from dash_insight.web import i18n, named_views, not_found
 from dash_insight.web.components import run_colours
 from dash_insight.web.plugin import NavLink, Page
+from dash_insight.web.refresh_setting import (
+    MAX_REFRESH_SECONDS,
+    MIN_REFRESH_SECONDS,
+    RefreshSetting,
+    request_refresh,
+)
+from dash_insight.web.theme import request_theme
 from dash_insight.web.url_state import parse_search
 
-#: MindInsight's auto-refresh default and bounds (ui store.js): 10 s, 3..300 s.
-DEFAULT_REFRESH_SECONDS = 10
-MIN_REFRESH_SECONDS, MAX_REFRESH_SECONDS = 3, 300
 #: The ``window.dash_clientside`` namespace of ``assets/shell.js`` (theme, active menu entry).
 CLIENTSIDE_NAMESPACE = "shell"
 
@@ -80,7 +84,7 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink], pathname: str | None = None)
             html.Div(
                 className="di-tools",
                 children=[
-                    *_refresh_tools(),
+                    *_refresh_tools(request_refresh()),
                     html.Button(
                         "◐ " + _("Theme"),
                         id="theme-toggle",
@@ -94,15 +98,14 @@ def top_bar(app: dash.Dash, nav: Sequence[NavLink], pathname: str | None = None)
     )
 
 
-def _refresh_tools() -> list[Any]:
-    """Auto refresh (on or off, and its interval, both kept in the browser) and "Refresh"."""
+def _refresh_tools(setting: RefreshSetting) -> list[Any]:
+    """Auto refresh (on or off, and its interval, as the browser last set them: its cookie)
+    and "Refresh"."""
     return [
         dcc.Checklist(
             id="auto-refresh",
             options=[{"label": " " + _("Auto refresh"), "value": "on"}],
-            value=["on"],
-            persistence=True,
-            persistence_type="local",
+            value=["on"] if setting.on else [],
             inputClassName="di-checkbox",
             className="di-inline",
         ),
@@ -112,13 +115,11 @@ def _refresh_tools() -> list[Any]:
                 dcc.Input(
                     id="refresh-seconds",
                     type="number",
-                    value=DEFAULT_REFRESH_SECONDS,
+                    value=setting.seconds,
                     min=MIN_REFRESH_SECONDS,
                     max=MAX_REFRESH_SECONDS,
                     step=1,
                     debounce=True,
-                    persistence=True,
-                    persistence_type="local",
                 ),
                 _("s"),
             ],
@@ -210,13 +211,20 @@ def shell_layout(
         referred = router.referred_url()
         page, route = router.render(*referred) if referred else (None, None)
         location = location_props(flask.request.referrer if referred else None, referred)
+        refresh = request_refresh()
         return html.Div(
             [
                 dcc.Location(id="url", refresh=False, **location),
                 dcc.Store(id="route", data=route),
-                dcc.Store(id="theme", storage_type="local", data="light"),
+                # The browser's theme as its cookie says (web/theme.py): a store in memory,
+                # whose data changes only when the theme button switches it.
+                dcc.Store(id="theme", data=request_theme()),
                 dcc.Store(id=run_colours.STORE_ID, storage_type="local", data={}),
-                dcc.Interval(id="refresh-interval", interval=DEFAULT_REFRESH_SECONDS * 1000),
+                dcc.Interval(
+                    id="refresh-interval",
+                    interval=refresh.seconds * 1000,
+                    disabled=not refresh.on,
+                ),
                 top_bar(app, nav, referred[0] if referred else None),
                 _banner_element(health),
                 i18n.client_texts_element(),
@@ -341,6 +349,31 @@ def follow_window_address(app: dash.Dash) -> None:
     )
 
 
+def _register_settings(app: dash.Dash) -> None:
+    """The top bar's auto refresh and theme button, in the browser (``assets/shell.js``), which
+    keeps them in cookies the server builds every page with: not called at load."""
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "autoRefresh"),
+        Output("refresh-interval", "disabled"),
+        Output("refresh-interval", "interval"),
+        Input("auto-refresh", "value"),
+        Input("refresh-seconds", "value"),
+        State("refresh-seconds", "min"),
+        State("refresh-seconds", "max"),
+        State("refresh-interval", "interval"),
+        # Not at load: the layout's timer is the one of the browser's cookie.
+        prevent_initial_call=True,
+    )
+
+    app.clientside_callback(
+        ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyTheme"),
+        Output("theme", "data"),
+        Input("theme-toggle", "n_clicks"),
+        # Not at load: the server wrote the cookie's theme on <html> and in the store.
+        prevent_initial_call=True,
+    )
+
+
 def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> None:
     """Routing: the URL decides the page (``router``); a page is rebuilt only when its path or
     train_id changes, so controls that write other URL parameters keep their state and
@@ -368,24 +401,7 @@ def register_shell(app: dash.Dash, router: PageRouter, health: HealthSource) -> 
     )(router.follow)
 
     follow_window_address(app)
-    # In the browser: no round trip on every page load for the stored settings.
-    app.clientside_callback(
-        ClientsideFunction(CLIENTSIDE_NAMESPACE, "autoRefresh"),
-        Output("refresh-interval", "disabled"),
-        Output("refresh-interval", "interval"),
-        Input("auto-refresh", "value"),
-        Input("refresh-seconds", "value"),
-        State("refresh-seconds", "min"),
-        State("refresh-seconds", "max"),
-        State("refresh-interval", "interval"),
-    )
-
-    app.clientside_callback(
-        ClientsideFunction(CLIENTSIDE_NAMESPACE, "applyTheme"),
-        Output("theme", "data"),
-        Input("theme-toggle", "n_clicks"),
-        State("theme", "data"),
-    )
+    _register_settings(app)
     run_colours.register_run_dots(app)
     i18n.register(app)
     # Not at load: the layout marks the page's link (top_bar). A layout built without the

@@ -1,9 +1,12 @@
 """The theme of the request's browser, for pages whose server-built content follows it.
 
-The theme lives in the browser (the ``theme`` store, kept in localStorage, switched by the top
-bar); ``assets/shell.js`` ``applyTheme`` also writes it to the :data:`THEME_COOKIE` cookie, so a
-page built with its layout (the parameter distribution's figures, filled on the theme's card
-colour) is built in the right theme without waiting for a callback.
+The theme lives in the browser's :data:`THEME_COOKIE` cookie, which ``assets/shell.js``
+``applyTheme`` writes when the top bar's button switches it. Every page is built in it: the
+``<html data-theme>`` of the page, the ``theme`` store of the layout (in memory; its data
+changes only when the button switches the theme, which redraws what follows it) and what a
+page builds with its layout (the parameter distribution's figures, filled on the theme's card
+colour), so no callback applies the theme at load. The cookie is the host's: servers on
+other ports of the same host share it.
 """
 
 from __future__ import annotations

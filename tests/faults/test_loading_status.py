@@ -240,8 +240,8 @@ def test_the_banner_follows_refresh_and_navigation_without_auto_refresh(
         loader._run()
         dash_duo.find_element("#nav-lineage").click()
         until(lambda: not dash_duo.find_element("#loader-banner").is_displayed())
-    finally:  # the choice is kept in the browser's storage: leave auto refresh on for others
-        dash_duo.driver.execute_script("window.localStorage.clear()")
+    finally:  # the choice is kept in the browser's cookie: leave auto refresh on for others
+        dash_duo.driver.delete_cookie("di_refresh")
 
 
 def test_a_full_disk_while_a_file_is_read_stalls_the_loader_and_loses_nothing(

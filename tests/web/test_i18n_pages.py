@@ -421,7 +421,7 @@ def test_cjk_job_folders_and_tags_wrap_in_both_themes(
     dash_duo.start_server(cjk_app)
     dash_duo.driver.set_window_size(900, 800)
     accept_language(dash_duo, "zh-CN")
-    dash_duo.driver.execute_script(f"localStorage.setItem('theme', '\"{theme}\"')")
+    dash_duo.driver.add_cookie({"name": "di_theme", "value": theme, "path": "/"})
     # The list itself: with one job a bare / lands on its dashboard (issue 38 item 10).
     dash_duo.wait_for_page(dash_duo.server_url + "/?page=1")
     dash_duo.wait_for_element("#job-table tbody tr td a", timeout=60)

@@ -81,7 +81,6 @@ def test_the_frame_is_not_changed_after_load(dash_duo, corpus_app, dark: bool) -
     if dark:
         dash_duo.driver.get(dash_duo.server_url + "/no-such-page")
         dash_duo.driver.add_cookie({"name": "di_theme", "value": "dark", "path": "/"})
-        dash_duo.driver.execute_script("localStorage.setItem('theme', '\"dark\"');")
     dash_duo.driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument", {"source": FRAME_CHANGES}
     )
