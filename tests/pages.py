@@ -48,6 +48,22 @@ def text(component: Any) -> str:
     return " ".join(_raw_text(component).split())
 
 
+def find_props(layout: Any, component_id: str) -> dict[str, Any] | None:
+    """The props of the component ``component_id`` in a layout as Dash serialises it (the
+    JSON of ``/_dash-layout``); None when absent."""
+    if isinstance(layout, dict):
+        props = layout.get("props", {})
+        if props.get("id") == component_id:
+            return props
+        return find_props(props.get("children"), component_id)
+    if isinstance(layout, list):
+        for child in layout:
+            found = find_props(child, component_id)
+            if found is not None:
+                return found
+    return None
+
+
 def find(component: Any, component_id: Any) -> Any:
     """The component with ``id`` == ``component_id`` inside a tree (None when absent)."""
     if component is None or isinstance(component, str | int | float | bool):

@@ -15,6 +15,7 @@ from dash_insight.core.settings import Settings
 from dash_insight.default import create_app
 from dash_insight.web.shell import location_props
 from tests.conftest import console_errors
+from tests.pages import find_props
 
 
 def _layout(client, referrer: str | None) -> dict:
@@ -22,21 +23,6 @@ def _layout(client, referrer: str | None) -> dict:
     answer = client.get(_layout.path, headers=headers)  # type: ignore[attr-defined]
     assert answer.status_code == 200
     return json.loads(answer.data)
-
-
-def _find(node: object, component_id: str) -> dict | None:
-    """The component with ``component_id`` in a serialised layout."""
-    if isinstance(node, dict):
-        props = node.get("props", {})
-        if props.get("id") == component_id:
-            return props
-        return _find(props.get("children"), component_id)
-    if isinstance(node, list):
-        for child in node:
-            found = _find(child, component_id)
-            if found is not None:
-                return found
-    return None
 
 
 @pytest.fixture(params=["/", "/insight/"])
@@ -58,12 +44,12 @@ def app_client(request, corpus: Path, tmp_path: Path):
 def test_the_page_of_the_referrer_is_in_the_layout(app_client) -> None:
     client, prefix = app_client
     layout = _layout(client, f"http://localhost{prefix}scalars?train_id=.%2Flenet_sc&smooth=0.5")
-    assert _find(layout, "route")["data"] == {"path": "/scalars", "train_id": "./lenet_sc"}
-    page = _find(layout, "page")
+    assert find_props(layout, "route")["data"] == {"path": "/scalars", "train_id": "./lenet_sc"}
+    page = find_props(layout, "page")
     assert page is not None and page.get("children"), "the scalars page is rendered"
     # The location starts where the browser is: mounting it changes nothing, so the URL's
     # callbacks do not all fire on load.
-    location = _find(layout, "url")
+    location = find_props(layout, "url")
     assert (location["pathname"], location["search"]) == (
         f"{prefix}scalars",
         "?train_id=.%2Flenet_sc&smooth=0.5",
@@ -71,12 +57,12 @@ def test_the_page_of_the_referrer_is_in_the_layout(app_client) -> None:
     # Its whole address too: the location sets no href when it mounts, and the callback that
     # follows the window's address (for a Referer a browser cut) is not called.
     assert location["href"] == f"http://localhost{prefix}scalars?train_id=.%2Flenet_sc&smooth=0.5"
-    bare = _find(_layout(client, f"http://localhost{prefix}scalars"), "url")
+    bare = find_props(_layout(client, f"http://localhost{prefix}scalars"), "url")
     assert (bare["pathname"], bare["search"]) == (f"{prefix}scalars", "")
-    home = _find(_layout(client, f"http://localhost{prefix}"), "url")
+    home = find_props(_layout(client, f"http://localhost{prefix}"), "url")
     assert home["pathname"] == prefix and ("href" in home) == (prefix != "/")  # "/": maybe cut
     unknown = _layout(client, f"http://localhost{prefix}no-such-page")
-    assert "Page not found" in json.dumps(_find(unknown, "page"))
+    assert "Page not found" in json.dumps(find_props(unknown, "page"))
 
 
 @pytest.mark.parametrize(
@@ -85,15 +71,15 @@ def test_the_page_of_the_referrer_is_in_the_layout(app_client) -> None:
 def test_without_a_usable_referrer_the_page_comes_by_routing(app_client, referrer) -> None:
     client, _ = app_client
     layout = _layout(client, referrer)
-    assert _find(layout, "route").get("data") is None
-    assert "pathname" not in _find(layout, "url"), "the location sets itself when it mounts"
-    assert not _find(layout, "page").get("children")
+    assert find_props(layout, "route").get("data") is None
+    assert "pathname" not in find_props(layout, "url"), "the location sets itself when it mounts"
+    assert not find_props(layout, "page").get("children")
 
 
 def test_a_page_outside_the_mount_prefix_is_not_rendered(app_client) -> None:
     client, prefix = app_client
     layout = _layout(client, "http://localhost/insightful/scalars")
-    rendered = _find(layout, "route").get("data") is not None
+    rendered = find_props(layout, "route").get("data") is not None
     assert rendered == (prefix == "/")  # below "/insight/" it is another application's page
 
 

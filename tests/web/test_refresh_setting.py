@@ -20,6 +20,7 @@ from dash_insight.web.refresh_setting import (
 )
 from tests.browser import until, wait_idle
 from tests.conftest import console_errors
+from tests.pages import find_props
 
 
 @pytest.mark.parametrize(
@@ -48,20 +49,6 @@ def test_the_refresh_of_the_request() -> None:
     assert request_refresh() == RefreshSetting()  # outside a request
 
 
-def _props(node: object, component_id: str) -> dict:
-    if isinstance(node, dict):
-        props = node.get("props", {})
-        if props.get("id") == component_id:
-            return props
-        return _props(props.get("children"), component_id)
-    if isinstance(node, list):
-        for child in node:
-            found = _props(child, component_id)
-            if found:
-                return found
-    return {}
-
-
 @pytest.fixture
 def app(corpus: Path, tmp_path: Path):
     app = create_app(
@@ -77,20 +64,20 @@ def test_the_layout_is_built_with_the_cookies(app) -> None:
     client.set_cookie(REFRESH_COOKIE, "off:42")
     client.set_cookie("di_theme", "dark")
     layout = json.loads(client.get("/_dash-layout").data)
-    assert _props(layout, "auto-refresh")["value"] == []
-    assert _props(layout, "refresh-seconds")["value"] == 42
+    assert find_props(layout, "auto-refresh")["value"] == []
+    assert find_props(layout, "refresh-seconds")["value"] == 42
     assert (
-        _props(layout, "refresh-interval")["disabled"],
-        _props(layout, "refresh-interval")["interval"],
+        find_props(layout, "refresh-interval")["disabled"],
+        find_props(layout, "refresh-interval")["interval"],
     ) == (True, 42_000)
-    theme = _props(layout, "theme")
+    theme = find_props(layout, "theme")
     assert theme["data"] == "dark" and "storage_type" not in theme  # in memory: no echo at mount
     # Nothing in them is remembered by Dash in the browser, whose copy would differ.
-    assert "persistence" not in _props(layout, "auto-refresh")
+    assert "persistence" not in find_props(layout, "auto-refresh")
     fresh = json.loads(app.server.test_client().get("/_dash-layout").data)
-    assert _props(fresh, "auto-refresh")["value"] == ["on"]
-    assert _props(fresh, "refresh-interval")["interval"] == 10_000
-    assert _props(fresh, "theme")["data"] == "light"
+    assert find_props(fresh, "auto-refresh")["value"] == ["on"]
+    assert find_props(fresh, "refresh-interval")["interval"] == 10_000
+    assert find_props(fresh, "theme")["data"] == "light"
 
 
 def test_the_theme_and_refresh_callbacks_are_not_called_at_load(app) -> None:
