@@ -115,8 +115,13 @@ def series_from_tensor_histograms(
 def format_wall_time(seconds: float) -> str:
     """Local time ``YYYY-MM-DD HH:MM:SS``: the summary list's :data:`TABLE_DATETIME`, whose
     digits are the same in both languages, by ``strftime`` (an images page formats every step
-    of a tag: 2 µs each, Babel's ``format_datetime`` 22 µs)."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    of a tag: 2 µs each, Babel's ``format_datetime`` 22 µs). A wall time no clock shows (NaN,
+    infinite, beyond what the platform's clock holds: a damaged record) is "-", as the summary
+    list shows none."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return "-"
 
 
 def axis_values(series: HistogramSeries, axis: str) -> np.ndarray:

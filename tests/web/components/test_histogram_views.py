@@ -97,6 +97,10 @@ def test_wall_time_is_the_summary_lists_format_in_both_languages() -> None:
             assert [hv.format_wall_time(s) for s in moments] == [
                 format_datetime(s, TABLE_DATETIME) for s in moments
             ]
+    # A damaged record's wall time: no text to crash on, the other steps' times unchanged.
+    assert [hv.format_wall_time(s) for s in (float("nan"), float("inf"), -1e300, 1e300)] == [
+        "-"
+    ] * 4
 
 
 def test_axis_values_and_labels() -> None:
