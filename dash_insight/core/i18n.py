@@ -23,6 +23,7 @@ import gettext as _gettext
 import math
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any
@@ -263,6 +264,17 @@ def format_number(
 #: The date-time pattern of the tables (MindInsight's ``%Y-%m-%d %H:%M:%S`` in both of its
 #: languages; CLDR pattern syntax).
 TABLE_DATETIME = "yyyy-MM-dd HH:mm:ss"
+
+
+def format_wall_time(seconds: float) -> str:
+    """Local time ``YYYY-MM-DD HH:MM:SS``: :data:`TABLE_DATETIME`, whose digits are the same in
+    both languages, by ``strftime`` (an images page formats every step of a tag: 2 µs each,
+    Babel's :func:`format_datetime` 22 µs). A wall time no clock shows (NaN, infinite, beyond
+    what the platform's clock holds: a damaged record) is "-", as the summary list shows none."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return "-"
 
 
 def format_datetime(seconds: float, format: str = "medium") -> str:

@@ -6,6 +6,7 @@ import contextvars
 import datetime as dt
 import threading
 
+import numpy as np
 import pytest
 
 from dash_insight.core import i18n
@@ -177,3 +178,22 @@ def test_date_formats_per_locale() -> None:
         assert i18n.format_datetime(seconds, i18n.TABLE_DATETIME) == "2026-11-22 05:17:50"
         assert i18n.format_datetime(seconds) == "2026年11月22日 05:17:50"
         assert i18n.format_datetime(seconds, "EEEE") == "星期日"
+
+
+def test_wall_time_is_the_summary_lists_format_in_both_languages() -> None:
+    """strftime gives what Babel's format_datetime of TABLE_DATETIME gives, in each language."""
+    moments = [
+        0.0,
+        1_795_324_794.9,
+        1_700_000_000.5,
+        *np.random.default_rng(7).uniform(0, 4e9, 200),
+    ]
+    for locale in ("en-US", "zh-CN"):
+        with i18n.use_locale(locale):
+            assert [i18n.format_wall_time(s) for s in moments] == [
+                i18n.format_datetime(s, i18n.TABLE_DATETIME) for s in moments
+            ]
+    # A damaged record's wall time: no text to crash on, the other steps' times unchanged.
+    assert [i18n.format_wall_time(s) for s in (float("nan"), float("inf"), -1e300, 1e300)] == [
+        "-"
+    ] * 4

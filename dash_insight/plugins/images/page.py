@@ -23,13 +23,12 @@ import dash
 from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, dcc, html
 
 from dash_insight.core.format.reasons import localize_reason
+from dash_insight.core.i18n import format_wall_time, interpolate, lazy_gettext, ngettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import interpolate, lazy_gettext, ngettext
 from dash_insight.core.provider import DataError, DataProvider
 from dash_insight.core.service import DataService
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.web import per_tag_page
-from dash_insight.web.components.histogram_views import format_wall_time
 from dash_insight.web.components.native_inputs import RangeInput
 from dash_insight.web.per_tag_page import CardContext, PerTagPage, PerTagUrl
 from dash_insight.web.url_state import Int, TagMap, make_search

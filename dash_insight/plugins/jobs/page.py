@@ -17,9 +17,8 @@ from dash.exceptions import PreventUpdate
 
 from dash_insight.core.format.files import NAME_PATTERNS
 from dash_insight.core.i18n import (
-    TABLE_DATETIME,
-    format_datetime,
     format_number,
+    format_wall_time,
     lazy_gettext,
     ngettext,
 )
@@ -73,7 +72,7 @@ PROFILING_PATH = "/profiler"
 
 def format_time(seconds: float) -> str:
     """Local time as MindInsight shows it (in both languages): ``YYYY-MM-DD HH:MM:SS``."""
-    return format_datetime(seconds, TABLE_DATETIME) if seconds else "-"
+    return format_wall_time(seconds) if seconds else "-"
 
 
 def filter_jobs(

@@ -43,8 +43,8 @@ from dash import ALL, MATCH, ClientsideFunction, Input, Output, State, dcc, html
 from plotly.io.json import to_json_plotly
 
 from dash_insight.core.format.reasons import localize_reason
+from dash_insight.core.i18n import format_wall_time, interpolate, lazy_gettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import interpolate, lazy_gettext
 from dash_insight.core.provider import DataError
 from dash_insight.core.vocabulary import PluginName
 from dash_insight.plugins.tensors import query_tensor
@@ -80,7 +80,6 @@ from dash_insight.web.components.grid_text import grid_locale_text
 from dash_insight.web.components.histogram_views import (
     AXES,
     VIEWS,
-    format_wall_time,
     histogram_figure,
     register_full_screen,
     series_from_tensor_histograms,

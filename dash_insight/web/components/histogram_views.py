@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from dash_insight.core.i18n import format_wall_time, lazy_gettext, ngettext
 from dash_insight.core.i18n import gettext as _
-from dash_insight.core.i18n import lazy_gettext, ngettext
 from dash_insight.web.components.figures import small_layout, step_colours
 
 #: A figure as Dash sends it: ``{"data": [trace dicts], "layout": {...}}`` (see :func:`_figure`).
@@ -110,18 +110,6 @@ def series_from_tensor_histograms(
         buckets=tuple(np.asarray(b, dtype=np.float64).reshape(-1, 3) for _, _, b in items),
         total_steps=total_steps if total_steps is not None else len(items),
     )
-
-
-def format_wall_time(seconds: float) -> str:
-    """Local time ``YYYY-MM-DD HH:MM:SS``: the summary list's :data:`TABLE_DATETIME`, whose
-    digits are the same in both languages, by ``strftime`` (an images page formats every step
-    of a tag: 2 µs each, Babel's ``format_datetime`` 22 µs). A wall time no clock shows (NaN,
-    infinite, beyond what the platform's clock holds: a damaged record) is "-", as the summary
-    list shows none."""
-    try:
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
-    except (OverflowError, OSError, ValueError):
-        return "-"
 
 
 def axis_values(series: HistogramSeries, axis: str) -> np.ndarray:

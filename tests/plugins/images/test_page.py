@@ -10,9 +10,9 @@ import dash
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
+from dash_insight.core.i18n import format_wall_time
 from dash_insight.core.service import DataService
 from dash_insight.plugins.images import page as images
-from dash_insight.web.components.histogram_views import format_wall_time
 from dash_insight.web.per_tag_page import CardContext
 from dash_insight.web.url_state import encode_map
 from tests.browser import until

@@ -10,7 +10,6 @@ import plotly.graph_objects as go
 import pytest
 
 from dash_insight.core.format.events import HistogramValue
-from dash_insight.core.i18n import TABLE_DATETIME, format_datetime, use_locale
 from dash_insight.core.service import DataService
 from dash_insight.core.settings import Settings
 from dash_insight.plugins.histograms.query import histograms
@@ -82,25 +81,6 @@ def test_offsets_follow_the_axis_quantity() -> None:
     assert hv.offsets(np.array([5.0, 5.0, 5.0])).tolist() == [1.0, 0.5, 0.0]  # same second
     assert hv.offsets(np.array([7.0])).tolist() == [0.0]
     assert hv.offsets(np.array([])).tolist() == []
-
-
-def test_wall_time_is_the_summary_lists_format_in_both_languages() -> None:
-    """strftime gives what Babel's format_datetime of TABLE_DATETIME gives, in each language."""
-    moments = [
-        0.0,
-        1_795_324_794.9,
-        1_700_000_000.5,
-        *np.random.default_rng(7).uniform(0, 4e9, 200),
-    ]
-    for locale in ("en-US", "zh-CN"):
-        with use_locale(locale):
-            assert [hv.format_wall_time(s) for s in moments] == [
-                format_datetime(s, TABLE_DATETIME) for s in moments
-            ]
-    # A damaged record's wall time: no text to crash on, the other steps' times unchanged.
-    assert [hv.format_wall_time(s) for s in (float("nan"), float("inf"), -1e300, 1e300)] == [
-        "-"
-    ] * 4
 
 
 def test_axis_values_and_labels() -> None:
