@@ -6,7 +6,11 @@
      dashInsightText("Step: {step}", {step: 3}) -> "步骤：3" on a Chinese page; an English page,
      or a word the server did not send, gives the English. */
   let texts = null;
-  const YEAR = 365 * 24 * 3600;  // the cookies' lifetime, in seconds
+  /* A cookie of the whole app, kept a year: the server reads it before building a page. */
+  function setCookie(name, value) {
+    document.cookie = name + "=" + value + "; path=/; max-age=" + 365 * 24 * 3600 +
+      "; SameSite=Lax";
+  }
   /* The URL of `route` of our REST API (/v1/dash-insight/, dash_insight/web/plugin.py) below
      the app's prefix (create_app(server=...) may mount the app anywhere). */
   window.dashInsightApi = function (route) {
@@ -44,7 +48,7 @@
         const root = document.documentElement;
         const next = (root.dataset.theme || "light") === "dark" ? "light" : "dark";
         root.dataset.theme = next;
-        document.cookie = "di_theme=" + next + "; path=/; max-age=" + YEAR + "; SameSite=Lax";
+        setCookie("di_theme", next);
         return next;
       },
 
@@ -58,8 +62,7 @@
         const interval = Number.isFinite(value) && seconds !== null && seconds !== ""
           ? Math.max(low, Math.min(high, value)) * 1000 : current;
         const on = Boolean(enabled && enabled.length);
-        document.cookie = "di_refresh=" + (on ? "on" : "off") + ":" + Math.round(interval / 1000) +
-          "; path=/; max-age=" + YEAR + "; SameSite=Lax";
+        setCookie("di_refresh", (on ? "on" : "off") + ":" + Math.round(interval / 1000));
         return [!on, interval];
       },
 
@@ -99,8 +102,7 @@
           return window.dash_clientside.no_update;
         }
         const id = JSON.parse(triggered[0].prop_id.split(".")[0]);
-        document.cookie = "di_language=" + encodeURIComponent(id.locale) +
-          "; path=/; max-age=" + YEAR + "; SameSite=Lax";
+        setCookie("di_language", encodeURIComponent(id.locale));
         window.location.reload();
         return id.locale;
       },
