@@ -1,6 +1,7 @@
 """Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle, link fewer
 WebGL programs (:func:`shader_programs`), draw its texts on a smaller canvas
-(:func:`text_canvas`) and draw no frame while it is made (:func:`first_frame`).
+(:func:`text_canvas`), draw no frame while it is made (:func:`first_frame`) and no turn to a
+"up" it already has (:func:`turntable_settled`).
 
 gl-plot3d (plotly.js's 3D scene) runs ``requestAnimationFrame`` forever: every frame it checks
 the canvas's size, ticks the camera, recomputes the scene's bounds and returns when nothing
@@ -264,10 +265,54 @@ def first_frame(bundle: str) -> str:
     return _replace_once(bundle, FIRST_FRAME, code, "gl-plot3d's first frame")
 
 
+#: Plotly's 3D camera (``gl3d/camera.js``) setting its mode, as minified: turntable turns the
+#: view from the orbit camera's "up" to z up in 500 ms ("hacky time warping stuff to generate
+#: smooth animation"), from its computed up, eye and centre.
+TURNTABLE = re.compile(
+    r"var (?P<up>[\w$]+)=(?P<view>[\w$]+)\.computedUp\.slice\(\),"
+    r"(?P<eye>[\w$]+)=(?P=view)\.computedEye\.slice\(\),"
+    r"(?P<center>[\w$]+)=(?P=view)\.computedCenter\.slice\(\);"
+    r"if\((?P=view)\.setMode\((?P<mode>[\w$]+)\),(?P=mode)===\"turntable\"\)\{"
+    r"var (?P<t>[\w$]+)=(?P<now>[\w$]+)\(\);"
+    r"(?P=view)\._active\.lookAt\((?P=t),(?P=eye),(?P=center),(?P=up)\),"
+    r"(?P=view)\._active\.lookAt\((?P=t)\+500,(?P=eye),(?P=center),\[0,0,1\]\),"
+    r"(?P=view)\._active\.flush\((?P=t)\)\}"
+)
+
+#: The same, with no turn when the view already has z up: when the computed up is z made
+#: perpendicular to the line of sight (``z - (f.z) f`` normalised, ``f`` from the eye to the
+#: centre) within 1e-9 of its cosine. The turn's ends are then one view, but the turntable's
+#: angles between them are not: it drew frames a thousandth apart for 500 ms.
+TURNTABLE_SETTLED = """\
+var $up=$view.computedUp.slice(),$eye=$view.computedEye.slice(),\
+$center=$view.computedCenter.slice();\
+if($view.setMode($mode),$mode==="turntable"){var $t=$now();\
+(function(__diE,__diC,__diU){var __diF=[__diC[0]-__diE[0],__diC[1]-__diE[1],__diC[2]-__diE[2]],\
+__diN=Math.hypot(__diF[0],__diF[1],__diF[2])||1,__diZ=__diF[2]/__diN,\
+__diW=[-__diZ*__diF[0]/__diN,-__diZ*__diF[1]/__diN,1-__diZ*__diZ],\
+__diL=Math.hypot(__diW[0],__diW[1],__diW[2])*(Math.hypot(__diU[0],__diU[1],__diU[2])||1);\
+return __diL>1e-6&&(__diW[0]*__diU[0]+__diW[1]*__diU[1]+__diW[2]*__diU[2])/__diL>1-1e-9})\
+($eye,$center,$up)?$view._active.lookAt($t,$eye,$center,[0,0,1]):\
+($view._active.lookAt($t,$eye,$center,$up),$view._active.lookAt($t+500,$eye,$center,[0,0,1])),\
+$view._active.flush($t)}"""
+
+
+def turntable_settled(bundle: str) -> str:
+    """``bundle`` with Plotly's camera turning to z up only when its view has another up
+    (:data:`TURNTABLE_SETTLED`). Plotly makes every scene's camera in orbit mode, then sets
+    turntable (the landscape's drag mode) with z up: the view is already the one the turn
+    ends at, yet its angles moved by about 1e-3 for 500 ms, and the landscape page drew its
+    scene three times at load, not once (a frame is 150-500 ms of CPU in SwiftShader). A
+    user's change from orbit to turntable with the scene tilted still turns."""
+    if "__diZ" in bundle:
+        return bundle
+    return _replace_once(bundle, TURNTABLE, TURNTABLE_SETTLED, "the camera's turn to turntable")
+
+
 def main(paths: list[str]) -> None:
     for path in map(Path, paths):
         text = shader_programs(idle_loop(path.read_text(encoding="utf-8")))
-        text = first_frame(text_canvas(text))
+        text = turntable_settled(first_frame(text_canvas(text)))
         path.write_text(text, encoding="utf-8")
         print(f"patched {path}")
 

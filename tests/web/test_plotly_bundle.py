@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import plotly.graph_objects as go
 import pytest
 from plotly.basedatatypes import BaseTraceType
@@ -120,6 +121,7 @@ def test_the_3d_builds_have_the_idle_scene_loop() -> None:
         assert "__diReflected" in text and not patch.REFLECTION.search(text), bundle
         assert "__diFont" in text and not patch.TEXT_CANVAS.search(text), bundle
         assert patch.FIRST_FRAME_MARK in text and not patch.FIRST_SIZE.search(text), bundle
+        assert "__diZ" in text and not patch.TURNTABLE.search(text), bundle
     assert patch.MARK not in CARTESIAN.read_text(encoding="utf-8")
 
 
@@ -250,3 +252,53 @@ def test_the_scene_draws_no_frame_while_it_is_made() -> None:
         patch.first_frame(patch.idle_loop("a;" + LOOP + "b"))
     with pytest.raises(ValueError, match="first frame found 0 times"):
         patch.first_frame(FIRST_SIZE)
+
+
+#: Plotly's camera setting its mode, as a build writes it, names as minified.
+TURNTABLE = (
+    "set:function(A){var b=g.computedUp.slice(),h=g.computedEye.slice(),"
+    'k=g.computedCenter.slice();if(g.setMode(A),A==="turntable"){var m=s();'
+    "g._active.lookAt(m,h,k,b),g._active.lookAt(m+500,h,k,[0,0,1]),g._active.flush(m)}"
+    "return g.getMode()}"
+)
+
+
+def test_the_turntable_patch_keeps_the_names_and_is_done_once() -> None:
+    patch = patch_script()
+    patched = patch.turntable_settled(TURNTABLE)
+    assert patched.startswith("set:function(A){var b=g.computedUp.slice(),h=")
+    assert "})(h,k,b)?g._active.lookAt(m,h,k,[0,0,1]):(g._active.lookAt(m,h,k,b)," in patched
+    assert patched.endswith("g._active.flush(m)}return g.getMode()}")
+    assert not re.search(r"\$[a-zA-Z]", patched)  # every name went in
+    assert patch.turntable_settled(patched) == patched
+    with pytest.raises(ValueError, match="turn to turntable found 0 times"):
+        patch.turntable_settled("no camera here")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_camera_turns_to_z_up_only_from_another_view(tmp_path: Path) -> None:
+    """The patched setter run by node on a fake view (tests/web/turntable_mode.js): a view
+    whose up is already z (the orbit camera's up is z made perpendicular to the line of
+    sight) is set at once; a tilted view, or one looking straight down, still turns in 500 ms
+    as Plotly's did."""
+    setter = tmp_path / "setter.js"
+    setter.write_text(patch_script().turntable_settled(TURNTABLE), encoding="utf-8")
+    eye = [1.5, -1.5, 1.0]
+    line = np.subtract([0, 0, 0], eye) / np.linalg.norm(eye)
+    up = np.array([0, 0, 1]) - line[2] * line
+    cases = {
+        "z up": [eye, [0, 0, 0], list(up / np.linalg.norm(up))],
+        "tilted": [eye, [0, 0, 0], [0.5, 0.5, 0.70710678]],
+        "from above": [[0, 0, 2], [0, 0, 0], [0, 1, 0]],
+    }
+    harness = ROOT / "tests" / "web" / "turntable_mode.js"
+    run = subprocess.run(
+        ["node", str(harness), str(setter), json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    keys = json.loads(run.stdout)
+    assert keys["z up"] == [[1000, [0, 0, 1]], ["flush", 1000]]
+    assert keys["tilted"] == [[1000, [0.5, 0.5, 0.70710678]], [1500, [0, 0, 1]], ["flush", 1000]]
+    assert keys["from above"] == [[1000, [0, 1, 0]], [1500, [0, 0, 1]], ["flush", 1000]]

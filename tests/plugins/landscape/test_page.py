@@ -357,6 +357,61 @@ def test_the_3d_scene_idles_and_still_turns_zooms_and_hovers(
     assert console_errors(dash_duo) == []
 
 
+#: The times (``performance.now()``) the 3D scene's canvas was cleared to draw a frame on screen
+#: (the default framebuffer; its pick and transparency passes draw into framebuffers of their
+#: own), in ``window.__sceneFrames``. Install it before the page's scripts.
+_SCENE_FRAMES_PROBE = """
+window.__sceneFrames = [];
+for (const proto of [WebGLRenderingContext.prototype, WebGL2RenderingContext.prototype]) {
+  const bind = proto.bindFramebuffer, clear = proto.clear;
+  proto.bindFramebuffer = function (target, framebuffer) {
+    this.__framebuffer = framebuffer;
+    return bind.apply(this, arguments);
+  };
+  proto.clear = function (mask) {
+    if (!this.__framebuffer && (mask & this.COLOR_BUFFER_BIT) &&
+        this.canvas.closest && this.canvas.closest("#ls-graph")) {
+      window.__sceneFrames.push(performance.now());
+    }
+    return clear.apply(this, arguments);
+  };
+}
+"""
+
+
+def test_the_3d_scene_is_drawn_once_at_load(dash_duo: Any, landscape_app: Any) -> None:
+    """The scene's first screen is one frame: Plotly's camera, made in orbit mode and then set
+    to turntable with z up, no longer turns for 500 ms to the view it already shows
+    (scripts/patch_plotly_bundle.py turntable_settled), which drew it two more times (each
+    150-500 ms of CPU where the GPU is SwiftShader); a drag still turns it."""
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": _SCENE_FRAMES_PROBE}
+    )
+    watch_frames(dash_duo)
+    dash_duo.start_server(landscape_app)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}{page.PATH}?train_id={STEP_JOB}")
+    until(lambda: _trace_types(dash_duo, "ls-graph")[:1] == ["surface"], 30)
+    wait_idle(dash_duo)
+    until_no_frames(dash_duo)
+    scene_frames = "return window.__sceneFrames.length"
+    assert dash_duo.driver.execute_script(scene_frames) == 1
+    assert dash_duo.driver.execute_script(
+        "const s = document.querySelector('#ls-graph .js-plotly-plot')._fullLayout.scene;"
+        "return [s.dragmode, s._scene.camera.mode];"
+    ) == ["turntable", "turntable"]
+
+    canvas = dash_duo.find_element(SCENE_CANVAS)
+    dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas)
+    eye = dash_duo.driver.execute_script(EYE)
+    ActionChains(dash_duo.driver).move_to_element(canvas).click_and_hold().move_by_offset(
+        60, 0
+    ).release().perform()
+    until(lambda: dash_duo.driver.execute_script(EYE) != eye, 15)
+    until_no_frames(dash_duo)
+    assert dash_duo.driver.execute_script(scene_frames) > 1
+    assert console_errors(dash_duo) == []
+
+
 #: The PNG button's export as it would be downloaded: Plotly.downloadImage replaced by
 #: Plotly.toImage of the same figure, the image's size and the figure's in ``window.__png``.
 SEE_THE_PNG = """
