@@ -7,7 +7,7 @@
 # (contours and the 3D scene, without bar, pie and scattergl's regl: 1.8 MB)
 # (dash_insight/web/page_bundles.py). The two with the 3D scene are then patched by
 # scripts/patch_plotly_bundle.py (its render loop idles, each pair of shaders is read once, the
-# camera turns to z up only from another view).
+# camera turns to z up only from another view, picking waits for a pointer).
 # The version follows the plotly Python package, so figures are built and drawn by the same
 # plotly.js. Needs node + npm (the npm registry).
 #

@@ -1,7 +1,8 @@
 """Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle, link fewer
 WebGL programs (:func:`shader_programs`), draw its texts on a smaller canvas
-(:func:`text_canvas`), draw no frame while it is made (:func:`first_frame`) and no turn to a
-"up" it already has (:func:`turntable_settled`).
+(:func:`text_canvas`), draw no frame while it is made (:func:`first_frame`), no turn to a
+"up" it already has (:func:`turntable_settled`) and no picking pass before a pointer comes
+(:func:`lazy_pick`).
 
 gl-plot3d (plotly.js's 3D scene) runs ``requestAnimationFrame`` forever: every frame it checks
 the canvas's size, ticks the camera, recomputes the scene's bounds and returns when nothing
@@ -309,10 +310,79 @@ def turntable_settled(bundle: str) -> str:
     return _replace_once(bundle, TURNTABLE, TURNTABLE_SETTLED, "the camera's turn to turntable")
 
 
+#: gl-plot3d's frame drawing its picking pass when the scene changed (``Q&&(Q=!1,we())``), as
+#: minified: the flag, the pass and the scene.
+PICK_IN_FRAME = re.compile(
+    r"(?P<dirty>[\w$]+)&&\((?P=dirty)=!1,(?P<pick>[\w$]+)\(\)\),(?P<scene>[\w$]+)\.axesPixels="
+)
+
+#: gl-plot3d's picking pass: each picking buffer (gl-select-static) drawn by the objects, with
+#: the frame's camera parameters.
+PICK_PASS = re.compile(
+    r"function (?P<pick>[\w$]+)\(\)\{if\(![\w$]+\(\)\)\{[^}]*?"
+    r"for\(var [\w$]+=[\w$]+\.length,[\w$]+=(?P<buffers>[\w$]+)\.length,[^}]*?"
+    r"\.drawPick\((?P<params>[\w$]+)\)\)\}"
+)
+
+#: Where :data:`IDLE_LOOP` starts: the picking switch goes before it, its listeners before the
+#: window's ``resize`` one.
+IDLE_WAKE = "function __diIdleWake(){"
+RESIZE_WAKE = 'window.addEventListener("resize",__diIdleWake),'
+
+#: Picking on at the first pointer on the scene: the pass the frames skipped is drawn then, and
+#: its buffers read at once (gl-select-static reads them a timeout later), so that the pointer
+#: that turned it on already finds what it is over.
+PICK_SWITCH = """\
+var __diPickOn=!1;function __diPickWake(){__diPickOn||(__diPickOn=!0,\
+$dirty&&$params.view&&($dirty=!1,$pick(),$buffers.forEach(function(__diS){\
+__diS._readTimeout&&(clearTimeout(__diS._readTimeout),__diS._readCallback())})))}"""
+
+#: The pointer events that turn picking on (hover and click read the picking buffers).
+PICK_LISTENERS = """\
+[$scene.camera&&$scene.camera.element,$scene.canvas].forEach(function(__diEl){__diEl&&\
+["mousemove","mousedown","touchstart"].forEach(function(__diN){\
+__diEl.addEventListener(__diN,__diPickWake,{passive:!0,capture:!0})})}),"""
+
+
+def lazy_pick(bundle: str) -> str:
+    """``bundle`` with gl-plot3d's picking pass drawn from the first pointer on the scene on,
+    not at its first frame: the pass draws every object again into picking buffers, with
+    shaders of their own, then reads the buffers back, only for hover and click. At the
+    landscape page's load no pointer is there: 0.15 s less of the GPU process's CPU
+    (SwiftShader). The first pointer event draws the pass and reads it before the scene's
+    mouse handler looks (:data:`PICK_SWITCH`); from then on each changed frame draws it, as
+    before. Needs :func:`idle_loop` first."""
+    if "__diPickOn" in bundle:
+        return bundle
+    if IDLE_WAKE not in bundle or RESIZE_WAKE not in bundle:
+        raise ValueError("the idle loop is not there: patch it first")
+    found = list(PICK_IN_FRAME.finditer(bundle))
+    if len(found) != 1:
+        raise ValueError(f"gl-plot3d's picking in a frame found {len(found)} times, not once")
+    names = found[0].groupdict()
+    passes = list(PICK_PASS.finditer(bundle))
+    if len(passes) != 1 or passes[0]["pick"] != names["pick"]:
+        raise ValueError(f"gl-plot3d's picking pass found {len(passes)} times, not once")
+    names.update(passes[0].groupdict())
+    bundle = _replace_once(
+        bundle,
+        PICK_IN_FRAME,
+        "$dirty&&__diPickOn&&($dirty=!1,$pick()),$scene.axesPixels=",
+        "gl-plot3d's picking in a frame",
+    )
+    switch, listeners = PICK_SWITCH, PICK_LISTENERS
+    for name, value in names.items():
+        switch = switch.replace("$" + name, value)
+        listeners = listeners.replace("$" + name, value)
+    bundle = bundle.replace(IDLE_WAKE, switch + IDLE_WAKE, 1)
+    return bundle.replace(RESIZE_WAKE, listeners + RESIZE_WAKE, 1)
+
+
 def main(paths: list[str]) -> None:
     for path in map(Path, paths):
         text = shader_programs(idle_loop(path.read_text(encoding="utf-8")))
         text = turntable_settled(first_frame(text_canvas(text)))
+        text = lazy_pick(text)
         path.write_text(text, encoding="utf-8")
         print(f"patched {path}")
 

@@ -122,6 +122,7 @@ def test_the_3d_builds_have_the_idle_scene_loop() -> None:
         assert "__diFont" in text and not patch.TEXT_CANVAS.search(text), bundle
         assert patch.FIRST_FRAME_MARK in text and not patch.FIRST_SIZE.search(text), bundle
         assert "__diZ" in text and not patch.TURNTABLE.search(text), bundle
+        assert "__diPickWake" in text and not patch.PICK_IN_FRAME.search(text), bundle
     assert patch.MARK not in CARTESIAN.read_text(encoding="utf-8")
 
 
@@ -302,3 +303,37 @@ def test_the_camera_turns_to_z_up_only_from_another_view(tmp_path: Path) -> None
     assert keys["z up"] == [[1000, [0, 0, 1]], ["flush", 1000]]
     assert keys["tilted"] == [[1000, [0.5, 0.5, 0.70710678]], [1500, [0, 0, 1]], ["flush", 1000]]
     assert keys["from above"] == [[1000, [0, 1, 0]], [1500, [0, 0, 1]], ["flush", 1000]]
+
+
+#: gl-plot3d's picking pass and a frame drawing it, as a build writes them.
+PICK_PASS = (
+    "function we(){if(!be()){L.colorMask(!0,!0,!0,!0),L.depthFunc(L.LEQUAL);"
+    "for(var G=$.length,K=q.length,ve=0;ve<K;++ve){var ae=q[ve];ae.shape=ie,ae.begin();"
+    "for(var he=0;he<G;++he)if(J[he]===ve){var xe=$[he];xe.drawPick&&(xe.pixelRatio=1,"
+    "xe.drawPick(oe))}ae.end()}}}"
+)
+PICK_IN_FRAME = "V.bounds=Se),Q&&(Q=!1,we()),ee.axesPixels=l(ee.axes,oe,tt,et);"
+
+
+def test_the_picking_pass_waits_for_a_pointer() -> None:
+    """Frames skip the picking pass until a pointer event on the scene (its canvas or the
+    camera's element) turns picking on: that draws the pass and reads its buffers at once."""
+    patch = patch_script()
+    bundle = PICK_PASS + PICK_IN_FRAME + patch.idle_loop("a;" + LOOP + "b")
+    patched = patch.lazy_pick(bundle)
+    assert "Q&&__diPickOn&&(Q=!1,we()),ee.axesPixels=" in patched
+    assert (
+        "var __diPickOn=!1;function __diPickWake(){__diPickOn||(__diPickOn=!0,"
+        "Q&&oe.view&&(Q=!1,we(),q.forEach(" in patched
+    )
+    assert (
+        '[ee.camera&&ee.camera.element,ee.canvas].forEach(function(__diEl){__diEl&&["mousemove",'
+        '"mousedown","touchstart"].forEach(function(__diN){__diEl.addEventListener(__diN,'
+        '__diPickWake,{passive:!0,capture:!0})})}),window.addEventListener("resize",' in patched
+    )
+    assert not re.search(r"\$[a-zA-Z]", patched.replace("$.length", "").replace("=$[", ""))
+    assert patch.lazy_pick(patched) == patched
+    with pytest.raises(ValueError, match="idle loop is not there"):
+        patch.lazy_pick(PICK_PASS + PICK_IN_FRAME)
+    with pytest.raises(ValueError, match="picking pass found 0 times"):
+        patch.lazy_pick(PICK_IN_FRAME + patch.idle_loop("a;" + LOOP + "b"))

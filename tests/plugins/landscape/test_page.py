@@ -359,11 +359,17 @@ def test_the_3d_scene_idles_and_still_turns_zooms_and_hovers(
 
 #: The times (``performance.now()``) the 3D scene's canvas was cleared to draw a frame on screen
 #: (the default framebuffer; its pick and transparency passes draw into framebuffers of their
-#: own), in ``window.__sceneFrames``. Install it before the page's scripts.
+#: own), in ``window.__sceneFrames``, and how many times its picking buffers were read back
+#: (``readPixels``), in ``window.__scenePickReads``. Install it before the page's scripts.
 _SCENE_FRAMES_PROBE = """
 window.__sceneFrames = [];
+window.__scenePickReads = 0;
 for (const proto of [WebGLRenderingContext.prototype, WebGL2RenderingContext.prototype]) {
-  const bind = proto.bindFramebuffer, clear = proto.clear;
+  const bind = proto.bindFramebuffer, clear = proto.clear, read = proto.readPixels;
+  proto.readPixels = function () {
+    if (this.canvas.closest && this.canvas.closest("#ls-graph")) window.__scenePickReads += 1;
+    return read.apply(this, arguments);
+  };
   proto.bindFramebuffer = function (target, framebuffer) {
     this.__framebuffer = framebuffer;
     return bind.apply(this, arguments);
@@ -383,7 +389,9 @@ def test_the_3d_scene_is_drawn_once_at_load(dash_duo: Any, landscape_app: Any) -
     """The scene's first screen is one frame: Plotly's camera, made in orbit mode and then set
     to turntable with z up, no longer turns for 500 ms to the view it already shows
     (scripts/patch_plotly_bundle.py turntable_settled), which drew it two more times (each
-    150-500 ms of CPU where the GPU is SwiftShader); a drag still turns it."""
+    150-500 ms of CPU where the GPU is SwiftShader), and no picking pass is drawn or read
+    before a pointer comes (lazy_pick); the first pointer on the scene shows its hover, and a
+    drag still turns it."""
     dash_duo.driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument", {"source": _SCENE_FRAMES_PROBE}
     )
@@ -395,10 +403,15 @@ def test_the_3d_scene_is_drawn_once_at_load(dash_duo: Any, landscape_app: Any) -
     until_no_frames(dash_duo)
     scene_frames = "return window.__sceneFrames.length"
     assert dash_duo.driver.execute_script(scene_frames) == 1
+    assert dash_duo.driver.execute_script("return window.__scenePickReads") == 0
     assert dash_duo.driver.execute_script(
         "const s = document.querySelector('#ls-graph .js-plotly-plot')._fullLayout.scene;"
         "return [s.dragmode, s._scene.camera.mode];"
     ) == ["turntable", "turntable"]
+
+    hover = "return document.querySelectorAll('#ls-graph .hovertext').length"
+    point_until(dash_duo, SCENE_CANVAS, lambda: dash_duo.driver.execute_script(hover) > 0)
+    assert dash_duo.driver.execute_script("return window.__scenePickReads") > 0
 
     canvas = dash_duo.find_element(SCENE_CANVAS)
     dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", canvas)
