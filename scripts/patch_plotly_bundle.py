@@ -1,7 +1,7 @@
 """Lets the 3D scene of plotly.js bundles (scripts/build_plotly_bundle.sh) idle, link fewer
 WebGL programs (:func:`shader_programs`), draw its texts on a smaller canvas
-(:func:`text_canvas`), draw no frame while it is made (:func:`first_frame`), no turn to a
-"up" it already has (:func:`turntable_settled`) and no picking pass before a pointer comes
+(:func:`text_canvas`), draw no frame while it is made (:func:`first_frame`), not turn to the
+z up it already has (:func:`turntable_settled`) and draw no picking pass before a pointer comes
 (:func:`lazy_pick`).
 
 gl-plot3d (plotly.js's 3D scene) runs ``requestAnimationFrame`` forever: every frame it checks
@@ -47,8 +47,41 @@ LOOP = re.compile(
 #: Marks a patched bundle.
 MARK = "__diIdleWake"
 
+
+def scene_listeners(events: tuple[str, ...], handler: str) -> str:
+    """Code adding ``handler`` for ``events`` on the scene's canvas and on its camera's element
+    (``$scene``: the scene's name, to fill in), in the capture phase: before the scene's own
+    handlers."""
+    names = ",".join(f'"{event}"' for event in events)
+    return (
+        "[$scene.camera&&$scene.camera.element,$scene.canvas].forEach(function(__diEl){__diEl&&"
+        f"[{names}].forEach(function(__diN){{__diEl.addEventListener(__diN,{handler},"
+        "{passive:!0,capture:!0})})}),"
+    )
+
+
+def _fill(code: str, names: dict[str, str]) -> str:
+    """``code`` with each ``$name`` replaced by its minified name in ``names``."""
+    for name, value in names.items():
+        code = code.replace("$" + name, value)
+    return code
+
+
+#: The input on the scene that wakes the loop.
+WAKE_EVENTS = (
+    "mousedown",
+    "mousemove",
+    "mouseup",
+    "mouseleave",
+    "wheel",
+    "touchstart",
+    "touchmove",
+    "touchend",
+)
+
 #: The loop that idles; ``LOOP``'s names go in for ``$loop``, ``$scene``, ``$frame``, ``$dirty``.
-IDLE_LOOP = """\
+IDLE_LOOP = (
+    """\
 function $loop(){if($scene._stopped||$scene.contextLost){__diLooping=!1;return}\
 var __diWas=$scene.camera.matrix.slice(),__diBusy=$dirty;$frame();var __diM=$scene.camera.matrix;\
 for(var __diI=0;__diI<16&&!__diBusy;++__diI)__diBusy=__diM[__diI]!==__diWas[__diI];\
@@ -64,12 +97,13 @@ $scene.redraw=function(){$scene._stopped||($dirty=!0,$frame())},\
 ["redraw","update","add","remove","setAspectratio","setBounds","setClearColor"].forEach(\
 function(__diK){var __diF=$scene[__diK];$scene[__diK]=function(){\
 var __diR=__diF.apply(this,arguments);return __diIdleWake(),__diR}}),\
-[$scene.camera&&$scene.camera.element,$scene.canvas].forEach(function(__diEl){__diEl&&\
-["mousedown","mousemove","mouseup","mouseleave","wheel","touchstart","touchmove","touchend"]\
-.forEach(function(__diN){__diEl.addEventListener(__diN,__diIdleWake,{passive:!0,capture:!0})})}),\
+"""
+    + scene_listeners(WAKE_EVENTS, "__diIdleWake")
+    + """\
 window.addEventListener("resize",__diIdleWake),\
 function(__diD){$scene.dispose=function(){window.removeEventListener("resize",__diIdleWake);\
 return __diD.apply(this,arguments)}}($scene.dispose),$scene}"""
+)
 
 
 def idle_loop(bundle: str) -> str:
@@ -80,10 +114,7 @@ def idle_loop(bundle: str) -> str:
     found = list(LOOP.finditer(bundle))
     if len(found) != 1:
         raise ValueError(f"gl-plot3d's render loop found {len(found)} times, not once")
-    names = found[0].groupdict()
-    code = IDLE_LOOP.replace("$grace", str(GRACE_MS))
-    for name, value in names.items():
-        code = code.replace("$" + name, value)
+    code = _fill(IDLE_LOOP.replace("$grace", str(GRACE_MS)), found[0].groupdict())
     return bundle[: found[0].start()] + code + bundle[found[0].end() :]
 
 
@@ -161,8 +192,7 @@ def _replace_once(bundle: str, pattern: re.Pattern[str], code: str, what: str) -
     found = list(pattern.finditer(bundle))
     if len(found) != 1:
         raise ValueError(f"{what} found {len(found)} times, not once")
-    for name, value in found[0].groupdict().items():
-        code = code.replace("$" + name, value)
+    code = _fill(code, found[0].groupdict())
     return bundle[: found[0].start()] + code + bundle[found[0].end() :]
 
 
@@ -338,10 +368,7 @@ $dirty&&$params.view&&($dirty=!1,$pick(),$buffers.forEach(function(__diS){\
 __diS._readTimeout&&(clearTimeout(__diS._readTimeout),__diS._readCallback())})))}"""
 
 #: The pointer events that turn picking on (hover and click read the picking buffers).
-PICK_LISTENERS = """\
-[$scene.camera&&$scene.camera.element,$scene.canvas].forEach(function(__diEl){__diEl&&\
-["mousemove","mousedown","touchstart"].forEach(function(__diN){\
-__diEl.addEventListener(__diN,__diPickWake,{passive:!0,capture:!0})})}),"""
+PICK_LISTENERS = scene_listeners(("mousemove", "mousedown", "touchstart"), "__diPickWake")
 
 
 def lazy_pick(bundle: str) -> str:
@@ -356,26 +383,14 @@ def lazy_pick(bundle: str) -> str:
         return bundle
     if IDLE_WAKE not in bundle or RESIZE_WAKE not in bundle:
         raise ValueError("the idle loop is not there: patch it first")
-    found = list(PICK_IN_FRAME.finditer(bundle))
-    if len(found) != 1:
-        raise ValueError(f"gl-plot3d's picking in a frame found {len(found)} times, not once")
-    names = found[0].groupdict()
     passes = list(PICK_PASS.finditer(bundle))
-    if len(passes) != 1 or passes[0]["pick"] != names["pick"]:
+    if len(passes) != 1:
         raise ValueError(f"gl-plot3d's picking pass found {len(passes)} times, not once")
-    names.update(passes[0].groupdict())
-    bundle = _replace_once(
-        bundle,
-        PICK_IN_FRAME,
-        "$dirty&&__diPickOn&&($dirty=!1,$pick()),$scene.axesPixels=",
-        "gl-plot3d's picking in a frame",
-    )
-    switch, listeners = PICK_SWITCH, PICK_LISTENERS
-    for name, value in names.items():
-        switch = switch.replace("$" + name, value)
-        listeners = listeners.replace("$" + name, value)
-    bundle = bundle.replace(IDLE_WAKE, switch + IDLE_WAKE, 1)
-    return bundle.replace(RESIZE_WAKE, listeners + RESIZE_WAKE, 1)
+    frame = "$dirty&&__diPickOn&&($dirty=!1,$pick()),$scene.axesPixels="
+    patched = _replace_once(bundle, PICK_IN_FRAME, frame, "gl-plot3d's picking in a frame")
+    names = next(PICK_IN_FRAME.finditer(bundle)).groupdict() | passes[0].groupdict()
+    patched = patched.replace(IDLE_WAKE, _fill(PICK_SWITCH, names) + IDLE_WAKE, 1)
+    return patched.replace(RESIZE_WAKE, _fill(PICK_LISTENERS, names) + RESIZE_WAKE, 1)
 
 
 def main(paths: list[str]) -> None:
