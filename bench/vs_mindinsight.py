@@ -18,9 +18,14 @@ page of one ``<span>`` (what any page costs the browser in this measurement), pr
 row "floor: static HTML page", and a bare Dash page (``bench/dash_floor.py``: the installed
 dash, one ``html.Div`` holding a ``html.Span``, no callbacks, the Dash scripts every
 dash-insight page loads, served by waitress and compressed like dash-insight; what any of its
-pages costs before it draws anything), printed as the row "floor: bare Dash page". Each page's
-row gives its targets (0.7x MindInsight's time / CPU, in seconds) and a MISSED row whose time or
-CPU target lies below the bare Dash page's says so: no Dash page can meet it.
+pages costs before it draws anything), printed as the row "floor: bare Dash page". Then, for
+the pages that draw with plotly.js or Cytoscape, the same bare page drawing the smallest chart
+of that library (``bench/dash_floor.py``'s ``LIBRARY_FLOORS``: a line of two points, a 2 x 2
+surface in the 3D scene, two nodes; the scripts a dash-insight page of that library loads),
+printed as the rows "floor: Dash + <library>" (:data:`LIBRARY_FLOOR_ROWS`): what any page
+drawing with it costs. Each page's row gives its targets (0.7x MindInsight's time / CPU, in
+seconds) and a MISSED row whose time or CPU target lies below its floor (:attr:`Page.floor`)
+says so: no Dash page drawing with its library can meet it.
 
 Pages and jobs (``bench/data/vs_mindinsight``, kept between runs; the real corpus jobs copied from
 ``--shared``):
@@ -85,6 +90,12 @@ KEYS = ("visual_complete_s", "browser_tree_cpu_s", "js_heap_mb", "bytes")
 TARGET_KEYS = KEYS[:2]
 FLOOR = "floor: bare Dash page"
 BROWSER_FLOOR = "floor: static HTML page"
+#: The rows of ``bench/dash_floor.py``'s library floors, by the path they are served below.
+LIBRARY_FLOOR_ROWS = {
+    "/plotly/": "floor: Dash + plotly.js",
+    "/gl3d/": "floor: Dash + 3D plotly.js",
+    "/cytoscape/": "floor: Dash + Cytoscape",
+}
 SCALAR_TAGS = 20
 HISTOGRAM_STEPS = 50
 COMPARE_JOBS = 4
@@ -100,6 +111,9 @@ class Page:
     #: pagetime.py's ``--min-charts``: canvases or SVGs the page must hold before it can be
     #: drawn (0: pages of ``<img>`` and table cells, where MindInsight draws neither)
     min_charts: int = 1
+    #: The row of the floor its targets are compared with: the bare Dash page, or the floor of
+    #: the library its first screen draws with (:data:`LIBRARY_FLOOR_ROWS`).
+    floor: str = FLOOR
 
 
 PAGES = (
@@ -108,27 +122,37 @@ PAGES = (
         "main",
         "/train-manage/scalar?train_id=./train&summaryPath=./train",
         "/scalars?train_id=.%2Ftrain",
+        floor="floor: Dash + plotly.js",
     ),
     Page(
         "parameter distribution",
         "main",
         "/train-manage/histogram?train_id=./train&summaryPath=./train",
         "/histograms?train_id=.%2Ftrain",
+        floor="floor: Dash + plotly.js",
     ),
     Page(
         "computational graph",
         "main",
         "/train-manage/graph?train_id=./resnet34&summaryPath=./resnet34",
         "/graph?train_id=.%2Fresnet34",
+        floor="floor: Dash + Cytoscape",
     ),
     Page(
         "loss landscape",
         "main",
         "/train-manage/loss-analysis?train_id=./lenet_step&summaryPath=./lenet_step",
         "/loss-landscape?train_id=.%2Flenet_step",
+        floor="floor: Dash + 3D plotly.js",
     ),
     Page("model lineage", "main", "/model-traceback", "/lineage"),
-    Page("scalar comparison", "compare", "/compare-analysis/scalar", "/compare"),
+    Page(
+        "scalar comparison",
+        "compare",
+        "/compare-analysis/scalar",
+        "/compare",
+        floor="floor: Dash + plotly.js",
+    ),
     Page(
         "profiler",
         "main",
@@ -190,8 +214,8 @@ def targets(mi: dict[str, float | None], target: float = TARGET) -> tuple[float 
 
 
 def below_floor(goals: tuple[float | None, ...], floor: dict[str, float | None]) -> list[str]:
-    """The names ("time", "CPU") of the targets ``goals`` (:func:`targets`) below the bare
-    Dash page's medians ``floor``: targets no Dash page can meet."""
+    """The names ("time", "CPU") of the targets ``goals`` (:func:`targets`) below a floor's
+    medians ``floor``: targets no Dash page of that floor's scripts and chart can meet."""
     return [
         name
         for name, goal, key in zip(("time", "CPU"), goals, TARGET_KEYS, strict=True)
@@ -472,18 +496,30 @@ def serve_floor(timeout: float = 60) -> tuple[int, Callable[[], None]]:
     raise TimeoutError(f"the bare Dash page did not answer within {timeout:.0f} s")
 
 
-def time_floors(script: str, repeat: int) -> dict[str, list[dict]]:
-    """``repeat`` loads of the static page and of the bare Dash page (:func:`serve_floor`),
+def floor_paths(pages: list[Page]) -> dict[str, str]:
+    """The floors to time for ``pages``, row label -> path of ``bench/dash_floor.py``: the
+    static page, the bare Dash page and the library floors of the pages'."""
+    wanted = {page.floor for page in pages}
+    paths = {BROWSER_FLOOR: "/browser-floor", FLOOR: "/"}
+    paths.update({row: path for path, row in LIBRARY_FLOOR_ROWS.items() if row in wanted})
+    return paths
+
+
+def time_floors(script: str, repeat: int, pages: list[Page]) -> dict[str, list[dict]]:
+    """``repeat`` loads of each floor of ``pages`` (:func:`floor_paths`; :func:`serve_floor`),
     alternating, each in a fresh Chromium, through a relay counting their bytes: their runs by
-    row label (:data:`BROWSER_FLOOR`, :data:`FLOOR`)."""
+    row label."""
     port, stop = serve_floor()
     relay = Relay(port)
     root = f"http://127.0.0.1:{relay.port}"
-    runs: dict[str, list[dict]] = {BROWSER_FLOOR: [], FLOOR: []}
+    paths = floor_paths(pages)
+    runs: dict[str, list[dict]] = {label: [] for label in paths}
     try:
         for _ in range(repeat):
-            for label, path in ((BROWSER_FLOOR, "/browser-floor"), (FLOOR, "/")):
-                runs[label].append(pagetime(script, root + path, relay, label, None, 0))
+            for label, path in paths.items():
+                # a library floor is drawn once its chart is: pagetime waits for one
+                charts = 0 if label in (BROWSER_FLOOR, FLOOR) else 1
+                runs[label].append(pagetime(script, root + path, relay, label, None, charts))
         return runs
     finally:
         relay.close()
@@ -527,10 +563,13 @@ def fmt_targets(goals: tuple[float | None, ...]) -> str:
     return f"{fmt(goals[0])}/{fmt(goals[1])} s"
 
 
-def summarize(name: str, runs: dict[str, list[dict]], floor: dict[str, float | None]) -> str:
+def summarize(
+    name: str, runs: dict[str, list[dict]], floor: dict[str, float | None], floor_label: str = FLOOR
+) -> str:
     """A page's row: each app's medians of :data:`KEYS`, the ratios ours / MI of time, CPU and
     bytes, the targets (:func:`targets`) and the verdict, which says when a target lies below
-    Dash's ``floor`` (the bare page's medians) and how many loads timed out."""
+    the page's ``floor`` (the medians of the row ``floor_label``) and how many loads timed
+    out."""
     cells = {app: medians(runs[app]) for app in ("mi", "ours")}
     timeouts = sum(1 for app in runs for run in runs[app] if run.get("visual_complete_s") is None)
     t_ratio = ratio(cells["ours"]["visual_complete_s"], cells["mi"]["visual_complete_s"])
@@ -544,7 +583,8 @@ def summarize(name: str, runs: dict[str, list[dict]], floor: dict[str, float | N
     goals = targets(cells["mi"])
     row.append(f"{fmt_targets(goals):>13s}")
     below = below_floor(goals, floor)
-    note = f" ({' and '.join(below)} target below Dash's floor)" if below else ""
+    where = floor_label.removeprefix("floor: ")
+    note = f" ({' and '.join(below)} target below its floor, {where})" if below else ""
     row.append(verdict(t_ratio, c_ratio) + note + (f" ({timeouts} timed out)" if timeouts else ""))
     return "  ".join(row)
 
@@ -563,8 +603,7 @@ def print_table(
     floor_runs: dict[str, list[dict]],
 ) -> None:
     """The header, the floors' rows (``floor_runs`` by label, :func:`time_floors`) and each
-    page's row (:func:`summarize`, against the bare Dash page's floor)."""
-    floor = medians(floor_runs[FLOOR])
+    page's row (:func:`summarize`, against its floor, :attr:`Page.floor`)."""
     print(
         f"{'page':24s}  {'time to drawn':>19s}  {'browser CPU':>19s}  {'JS heap':>19s}  "
         f"{'bytes received':>19s}  {'time':>6s} {'CPU':>6s}  {'bytes':>6s}  {'target':>13s}"
@@ -575,7 +614,8 @@ def print_table(
         print(floor_row(medians(runs), label))
     for page in pages:
         if page.name in results:
-            print(summarize(page.name, results[page.name], floor))
+            floor = medians(floor_runs[page.floor])
+            print(summarize(page.name, results[page.name], floor, page.floor))
 
 
 def default_shared() -> str:
@@ -615,7 +655,7 @@ def main() -> int:
     if args.shots:
         os.makedirs(args.shots, exist_ok=True)
     print(f"machine: {machine()}")
-    floor_runs = time_floors(script, args.repeat)
+    floor_runs = time_floors(script, args.repeat, pages)
     results: dict[str, dict[str, list[dict]]] = {}
     with tempfile.TemporaryDirectory() as workspace:
         for key in sorted({page.base for page in pages}):
@@ -669,8 +709,9 @@ def main() -> int:
     print(
         f"median of {args.repeat} alternating pairs, fresh Chromium each "
         f"(MI = MindInsight {MI_VERSION}, ours = dash-insight; target: ours <= {TARGET}x "
-        f"MI's time and CPU; floors: {args.repeat} loads each of a static page of one span "
-        "and of a Dash page of one html.Div, no callbacks)"
+        f"MI's time and CPU; floors: {args.repeat} loads each of a static page of one span, "
+        "of a Dash page of one html.Div, no callbacks, and of that page drawing the smallest "
+        "chart of each library)"
     )
     print_table(pages, results, floor_runs)
     print(f"machine: {machine()}")

@@ -83,15 +83,51 @@ def test_rows_give_the_targets_and_mark_those_below_the_floor(vs: ModuleType) ->
     floor = vs.medians([_run(0.4, 0.9)])
     row = vs.summarize("images", runs, floor)
     assert "0.35/0.84 s" in row  # 0.7 x 0.5 s and 0.7 x 1.2 s
-    assert row.endswith("MISSED (time and CPU target below Dash's floor)")
+    assert row.endswith("MISSED (time and CPU target below its floor, bare Dash page)")
     row = vs.summarize("images", runs, vs.medians([_run(0.3, 0.9)]))
-    assert row.endswith("MISSED (CPU target below Dash's floor)")
+    assert row.endswith("MISSED (CPU target below its floor, bare Dash page)")
+    row = vs.summarize("graph", runs, floor, "floor: Dash + Cytoscape")
+    assert row.endswith("MISSED (time and CPU target below its floor, Dash + Cytoscape)")
     fast = {"mi": [_run(2.0, 3.0)], "ours": [_run(1.0, 2.0)]}
     assert vs.summarize("scalars", fast, floor).endswith("OK")
     floor_row = vs.floor_row(floor)
     assert floor_row.startswith("floor: bare Dash page") and "0.40 s" in floor_row
     static = vs.floor_row(vs.medians([_run(0.05, 0.7)]), vs.BROWSER_FLOOR)
     assert static.startswith("floor: static HTML page") and "0.05 s" in static
+
+
+def test_each_page_is_held_to_the_floor_of_its_library(vs: ModuleType) -> None:
+    floors = {page.name: page.floor for page in vs.PAGES}
+    assert floors["loss landscape"] == "floor: Dash + 3D plotly.js"
+    assert floors["computational graph"] == "floor: Dash + Cytoscape"
+    assert floors["scalars"] == floors["scalar comparison"] == "floor: Dash + plotly.js"
+    assert floors["images"] == floors["profiler"] == vs.FLOOR  # <img> and SVG: no library
+    rows = {vs.FLOOR, *vs.LIBRARY_FLOOR_ROWS.values()}
+    assert set(floors.values()) <= rows
+    graph = [page for page in vs.PAGES if page.name == "computational graph"]
+    assert vs.floor_paths(graph) == {
+        vs.BROWSER_FLOOR: "/browser-floor",
+        vs.FLOOR: "/",
+        "floor: Dash + Cytoscape": "/cytoscape/",
+    }
+    assert set(vs.floor_paths(list(vs.PAGES))) == {vs.BROWSER_FLOOR, *rows}
+    # a row of every floor, each page's against its own
+    runs = {row: [_run(0.5, 1.0)] for row in vs.floor_paths(list(vs.PAGES))}
+    runs["floor: Dash + Cytoscape"] = [_run(0.6, 1.5)]
+    results = {"computational graph": {"mi": [_run(1.0, 2.0)], "ours": [_run(0.7, 1.6)]}}
+    table = _printed(vs.print_table, graph, results, runs)
+    assert "floor: Dash + Cytoscape" in table
+    assert table.rstrip().endswith("MISSED (CPU target below its floor, Dash + Cytoscape)")
+
+
+def _printed(function: object, *args: object) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        function(*args)  # type: ignore[operator]
+    return out.getvalue()
 
 
 def test_the_floor_page_is_bare(vs: ModuleType) -> None:
@@ -115,5 +151,24 @@ def test_the_floor_page_is_bare(vs: ModuleType) -> None:
         with urllib.request.urlopen(root + "/browser-floor", timeout=10) as answer:
             static = answer.read().decode()
         assert "<span>floor</span>" in static and "<script" not in static
+        # the library floors: the bare page's scripts, their library's, and its chart
+        library = {
+            "/plotly/": ("assets/plotly-cartesian.min.js", "Graph"),
+            "/gl3d/": ("assets/plotly-gl3d.min.js", "Graph"),
+            "/cytoscape/": ("dash_cytoscape/", "Cytoscape"),
+        }
+        assert set(library) == set(vs.LIBRARY_FLOOR_ROWS)
+        for path, (script, chart) in library.items():
+            with urllib.request.urlopen(root + path, timeout=10) as answer:
+                page = answer.read().decode()
+            sources = re.findall(r'<script src="([^"]+)"', page)
+            assert [src for src in sources if script in src], path
+            assert len([src for src in sources if "/assets/plotly-" in src]) <= 1, path
+            others = ("ag_grid", "polyfill", "dash_table", "dash_cytoscape/")
+            assert not [
+                src for src in sources if script not in src and any(n in src for n in others)
+            ], path
+            with urllib.request.urlopen(f"{root}{path}_dash-layout", timeout=10) as answer:
+                assert json.loads(answer.read())["props"]["children"]["type"] == chart
     finally:
         stop()
