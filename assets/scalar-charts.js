@@ -756,29 +756,55 @@
     return Math.max(50, Math.floor(width - AXES_MARGIN));
   }
 
+  /* The JSON answer of ``route`` to ``query``; an Error "<name>: <its error_msg>" otherwise. */
+  async function fetchJson(route, query, name) {
+    const response = await fetch(`${window.dashInsightApi(route)}?${query}`,
+                                 {credentials: "same-origin"});
+    if (!response.ok) {
+      let message = `HTTP ${response.status}`;
+      try { message = (await response.json()).error_msg || message; } catch { /* */ }
+      throw new Error(`${name}: ${message}`);
+    }
+    return response.json();
+  }
+
+  /* The points of each line of ``lines`` (specs: train_id, tag), asked in one request
+     (chart/scalar_lines: a comparison chart's jobs at once, not a request per job). */
+  async function fetchLines(lines, params) {
+    const query = new URLSearchParams(params);
+    lines.forEach(spec => {
+      query.append("train_id", spec.train_id);
+      query.append("tag", spec.tag);
+    });
+    const answer = await fetchJson("chart/scalar_lines", query, lines[0].name);
+    return lines.map((spec, i) => {
+      const line = answer.lines[i];
+      if (line.error_msg !== undefined) throw new Error(`${spec.name}: ${line.error_msg}`);
+      return line;
+    });
+  }
+
+  /* A group's line and band: its runs' aggregate (chart/scalar_group), placed on an x tag as
+     its runs' lines are (each run's points at its own values of the tag, the group's at their
+     mean). */
+  function fetchGroup(spec, params) {
+    const query = new URLSearchParams(
+      Object.assign({tag: spec.tag, centre: spec.centre, band: spec.band}, params));
+    spec.members.forEach(member => query.append("train_id", member));
+    return fetchJson("chart/scalar_group", query, spec.name);
+  }
+
   /* Each series of ``series`` (specs: train_id, tag, ...) with the points the server answers
      for ``params`` (max_points, start_step, end_step) merged in. */
   async function fetchSeries(series, params) {
-    const answers = await Promise.all(series.map(async spec => {
-      // A group's line and band: its runs' aggregate (chart/scalar_group), placed on an x tag
-      // as its runs' lines are (each run's points at its own values of the tag, the group's
-      // at their mean).
-      const group = Boolean(spec.members);
-      const own = group ? {tag: spec.tag, centre: spec.centre, band: spec.band}
-                        : {train_id: spec.train_id, tag: spec.tag};
-      const query = new URLSearchParams(Object.assign(own, params));
-      if (group) spec.members.forEach(member => query.append("train_id", member));
-      const route = group ? "chart/scalar_group" : "chart/scalar";
-      const response = await fetch(`${window.dashInsightApi(route)}?${query}`,
-                                   {credentials: "same-origin"});
-      if (!response.ok) {
-        let message = `HTTP ${response.status}`;
-        try { message = (await response.json()).error_msg || message; } catch { /* */ }
-        throw new Error(`${spec.name}: ${message}`);
-      }
-      return response.json();
-    }));
-    return series.map((spec, i) => Object.assign({}, spec, answers[i]));
+    const lines = series.filter(spec => !spec.members);
+    const [lineAnswers, groupAnswers] = await Promise.all([
+      lines.length ? fetchLines(lines, params) : [],
+      Promise.all(series.filter(spec => spec.members).map(spec => fetchGroup(spec, params))),
+    ]);
+    let line = 0, group = 0;
+    return series.map(spec => Object.assign(
+      {}, spec, spec.members ? groupAnswers[group++] : lineAnswers[line++]));
   }
 
   /* Fetch a chart's points (whole series at its width) and draw it as soon as they arrive. */

@@ -75,6 +75,7 @@ def routes(service: DataService) -> list[Route]:
         Route("datavisual/scalars", views.scalars),
         Route("export/scalars", views.export_scalars, api=DASH_INSIGHT_API),
         Route("chart/scalar", views.chart_scalar, api=DASH_INSIGHT_API),
+        Route("chart/scalar_lines", views.chart_scalar_lines, api=DASH_INSIGHT_API),
         Route("chart/scalar_group", views.chart_scalar_group, api=DASH_INSIGHT_API),
     ]
 
@@ -359,8 +360,34 @@ class _ScalarViews:
         (``loss/scalar``); errors as ``scalar/metadata``'s. ``x_tag``: another scalar tag of the
         job to place the points by (:func:`x_columns`; a tag the job lacks places none)."""
         train_id, tag = required_args("train_id", "tag")
+        line = self._line(train_id, tag, step_range(), request.args.get("x_tag") or None)
+        return Response(line, mimetype="application/json")
+
+    def chart_scalar_lines(self) -> Response:
+        """``GET /v1/dash-insight/chart/scalar_lines?train_id=&tag=[&train_id=&tag=...]
+        [&start_step=&end_step=][&max_points=][&x_tag=]``: what the lines of one chart draw,
+        in one answer, ``{"lines": [...]}``: for the n-th ``train_id`` and n-th ``tag``,
+        ``chart/scalar``'s answer, or its error (``{"error_code", "error_msg"}``) where that
+        job or tag has none, so that one missing line leaves the others drawn (a comparison
+        chart asked once for its jobs' lines instead of once per job). ``train_id`` and
+        ``tag`` come in pairs, at most 10,000 (``web.limits.MAX_URL_LIST_ITEMS``)."""
+        train_ids = request.args.getlist("train_id")[:MAX_URL_LIST_ITEMS]
+        tags = request.args.getlist("tag")[:MAX_URL_LIST_ITEMS]
+        require(train_id=train_ids, tag=tags)
+        if len(train_ids) != len(tags):
+            raise errors.param_value_error("train_id and tag must come in pairs.")
         wanted = step_range()
         x_tag = request.args.get("x_tag") or None
+        lines = []
+        for train_id, tag in zip(train_ids, tags, strict=True):
+            try:
+                lines.append(self._line(train_id, tag, wanted, x_tag))
+            except errors.ApiError as error:
+                lines.append(orjson.dumps(error.to_dict()))
+        return Response(b'{"lines":[' + b",".join(lines) + b"]}", mimetype="application/json")
+
+    def _line(self, train_id: str, tag: str, wanted: StepRange, x_tag: str | None) -> bytes:
+        """``chart/scalar``'s answer for one job's tag (:func:`chart_columns`)."""
         known = set(resolve_job(self.provider, train_id).tags.get(PluginName.SCALAR, []))
         raw = tag if tag in known else stored_tag(tag, PluginName.SCALAR)
         if raw is None or raw not in known:
@@ -388,7 +415,7 @@ class _ScalarViews:
                 )
         except TagNotFound:
             raise errors.scalar_not_exist(TAG_NOT_FOUND_DETAIL) from None
-        return Response(chart_columns(found, x), mimetype="application/json")
+        return chart_columns(found, x)
 
     def chart_scalar_group(self) -> Response:
         """``GET /v1/dash-insight/chart/scalar_group?train_id=..&train_id=..&tag=

@@ -620,6 +620,15 @@ def test_compare_two_jobs(dash_duo, corpus_app) -> None:
     figures = _wait_charts(dash_duo, 2)
     names = {t["name"] for t in figures["loss/auto"]["data"]}
     assert names == {"./lenet_sc", "./lenet_lr0.01_bs32"}
+    # One request per chart for both jobs' lines (chart/scalar_lines), none per job.
+    asked = run_js(
+        dash_duo,
+        """return performance.getEntriesByType('resource').map(e => e.name)
+             .filter(name => name.includes('/v1/dash-insight/chart/scalar'));""",
+    )
+    assert asked and all("/chart/scalar_lines?" in url for url in asked), asked
+    assert len(asked) == len(figures)
+    assert all(url.count("train_id=") == 2 and url.count("tag=") == 2 for url in asked)
     # Add a third job from the checklist: its line appears in the same chart.
     _click(dash_duo, picker_row("compare-jobs", "./lenet_lr0.05_bs64"))
     _show_chart(dash_duo, "loss/auto")  # a chart is brought up to date when on screen

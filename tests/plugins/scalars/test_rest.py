@@ -284,6 +284,39 @@ def test_chart_scalar_marks_non_finite_values(
     assert all(answer["y"][i] is None for i in bad.tolist())
 
 
+LINES = "/v1/dash-insight/chart/scalar_lines"
+
+
+def test_chart_scalar_lines_answers_each_line_as_chart_scalar(client: FlaskClient) -> None:
+    """One request for a chart's lines: the n-th answer is ``chart/scalar``'s for the n-th
+    job and tag; a job or tag without points is its error, the other lines still drawn."""
+    pairs = [
+        ("./ops_all", "loss"),
+        ("./nope", "loss"),
+        ("./ops_all", "nope"),
+        ("./ops_all", "loss/scalar"),
+    ]
+    query = [("train_id", job) for job, _ in pairs] + [("tag", tag) for _, tag in pairs]
+    answer = client.get(LINES, query_string=[*query, ("max_points", 100)])
+    assert answer.status_code == 200
+    lines = answer.get_json()["lines"]
+    assert len(lines) == 4
+    for (job, tag), line in zip(pairs, lines, strict=True):
+        alone = client.get(CHART, query_string={"train_id": job, "tag": tag, "max_points": 100})
+        assert line == alone.get_json()  # the same columns, or the same error
+    assert lines[0]["total"] == 500 and lines[3] == lines[0]
+    assert lines[1]["error_code"] and lines[2]["error_code"] != lines[1]["error_code"]
+
+
+def test_chart_scalar_lines_errors(client: FlaskClient) -> None:
+    unpaired = [("train_id", "./ops_all"), ("train_id", "./ops_all"), ("tag", "loss")]
+    assert error_of(client.get(LINES, query_string=unpaired))[0] == 400
+    assert error_of(client.get(LINES, query_string={"train_id": "./ops_all"}))[0] == 400
+    assert error_of(client.get(LINES))[0] == 400
+    bad_range = {"train_id": "./ops_all", "tag": "loss", "start_step": 9, "end_step": 1}
+    assert error_of(client.get(LINES, query_string=bad_range))[0] == 400
+
+
 def test_chart_scalar_errors(client: FlaskClient) -> None:
     assert error_of(client.get(CHART, query_string={"train_id": "./nope", "tag": "loss"}))[0] in (
         400,
