@@ -575,7 +575,7 @@ def summarize(
     t_ratio = ratio(cells["ours"]["visual_complete_s"], cells["mi"]["visual_complete_s"])
     c_ratio = ratio(cells["ours"]["browser_tree_cpu_s"], cells["mi"]["browser_tree_cpu_s"])
     b_ratio = ratio(cells["ours"]["bytes"], cells["mi"]["bytes"])
-    row = [f"{name:24s}"]
+    row = [f"{name:26s}"]
     for key, show in SHOW.items():
         row.append(f"{show(cells['mi'][key]):>9s} {show(cells['ours'][key]):>9s}")
     row.append(f"{fmt_ratio(t_ratio):>6s} {fmt_ratio(c_ratio):>6s}")
@@ -591,7 +591,7 @@ def summarize(
 
 def floor_row(floor: dict[str, float | None], label: str = FLOOR) -> str:
     """A floor's row (``label``): its medians in the "ours" columns."""
-    row = [f"{label:24s}"]
+    row = [f"{label:26s}"]
     for key, show in SHOW.items():
         row.append(f"{'-':>9s} {show(floor[key]):>9s}")
     return "  ".join(row)
@@ -605,11 +605,11 @@ def print_table(
     """The header, the floors' rows (``floor_runs`` by label, :func:`time_floors`) and each
     page's row (:func:`summarize`, against its floor, :attr:`Page.floor`)."""
     print(
-        f"{'page':24s}  {'time to drawn':>19s}  {'browser CPU':>19s}  {'JS heap':>19s}  "
+        f"{'page':26s}  {'time to drawn':>19s}  {'browser CPU':>19s}  {'JS heap':>19s}  "
         f"{'bytes received':>19s}  {'time':>6s} {'CPU':>6s}  {'bytes':>6s}  {'target':>13s}"
     )
     pair = f"{'MI':>9s} {'ours':>9s}"
-    print(f"{'':24s}  {pair}  {pair}  {pair}  {pair}  {'ours / MI':>20s}  {'time/CPU':>13s}")
+    print(f"{'':26s}  {pair}  {pair}  {pair}  {pair}  {'ours / MI':>20s}  {'time/CPU':>13s}")
     for label, runs in floor_runs.items():
         print(floor_row(medians(runs), label))
     for page in pages:
