@@ -12,10 +12,17 @@
 
    A callback may change a holder's data-component until its component is mounted, so it is
    read at the mount; the holder drops it then (its callbacks then know that the component
-   itself is there to update, and the page does not keep a large spec twice). */
+   itself is there to update, and the page does not keep a large spec twice).
+
+   A holder that still holds its component REMOUNT_MS after its mount is mounted again: Dash
+   drops the set_props of a component it does not know yet, and a callback may give a mounted
+   holder its component again (a CI run on a loaded machine saw a chart card on screen for
+   30 s still holding its component). */
 (function () {
-  const mounted = new WeakSet();
+  const REMOUNT_MS = 1000;
+  const mountedAt = new WeakMap();  // holder -> performance.now() of its last mount
   let scheduled = false;
+  let retry = null;
   let sight;  // graph-slots.js's sightline, made when the first holder is seen
 
   /* A holder is looked at again when it comes near the screen (observing it again is a
@@ -36,7 +43,7 @@
   }
 
   function mount(holder) {
-    mounted.add(holder);
+    mountedAt.set(holder, performance.now());
     if (sight) sight.unobserve(holder);
     let spec = null, style = {};
     try {
@@ -57,10 +64,22 @@
     window.dash_clientside.set_props(id, {children: spec, style, "data-component": null});
   }
 
+  /* Look again once a holder mounted lately has had the time to drop its component. */
+  function checkLater() {
+    if (retry !== null) return;
+    retry = window.setTimeout(() => {
+      retry = null;
+      schedule();
+    }, REMOUNT_MS);
+  }
+
   function check() {
     scheduled = false;
-    const holders = Array.from(document.querySelectorAll(".di-deferred[data-component]"))
-      .filter(holder => !mounted.has(holder));
+    const now = performance.now();
+    const waiting = Array.from(document.querySelectorAll(".di-deferred[data-component]"));
+    const holders = waiting.filter(holder =>
+      !mountedAt.has(holder) || now - mountedAt.get(holder) >= REMOUNT_MS);
+    if (holders.length < waiting.length) checkLater();
     if (!holders.length) return;
     if (!window.dash_clientside || !window.dash_clientside.set_props) {
       schedule();

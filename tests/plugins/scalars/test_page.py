@@ -524,6 +524,38 @@ def test_a_link_with_tags_draws_those_tags(dash_duo, corpus_app) -> None:
     _wait_charts(dash_duo, 10)
 
 
+#: Drops the first mount of the card of metrics/nan_inf (below the first screen), as Dash drops
+#: a set_props it cannot place, before the page's scripts run.
+LOSE_FIRST_MOUNT = """
+const wait = setInterval(() => {
+  const clientside = window.dash_clientside;
+  if (!clientside || !clientside.set_props) return;
+  clearInterval(wait);
+  const setProps = clientside.set_props;
+  window.__mounts = 0;
+  clientside.set_props = function (id, props) {
+    if (id && String(id.chart).endsWith('metrics/nan_inf') && 'data-component' in props
+        && ++window.__mounts === 1) return undefined;
+    return setProps.apply(this, arguments);
+  };
+}, 1);
+"""
+
+
+def test_a_chart_card_whose_mount_was_lost_is_mounted_again(dash_duo, corpus_app) -> None:
+    """A deferred card still holding its component a second after its mount is mounted
+    again (assets/deferred.js): the lost mount leaves no card empty."""
+    dash_duo.start_server(corpus_app)
+    dash_duo.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": LOSE_FIRST_MOUNT}
+    )
+    dash_duo.wait_for_page(dash_duo.server_url + "/scalars?train_id=./ops_all")
+    figures = _wait_charts(dash_duo, 10)
+    assert run_js(dash_duo, "return window.__mounts;") == 2  # the lost one, then its mount
+    assert figures["metrics/nan_inf"]["data"]
+    assert console_errors(dash_duo) == []
+
+
 def test_log_zoom_threshold_and_composition(dash_duo, corpus_app) -> None:
     _open(dash_duo, corpus_app, "/scalars?train_id=./ops_all")
     _wait_charts(dash_duo, 10)
