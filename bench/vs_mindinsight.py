@@ -90,11 +90,14 @@ KEYS = ("visual_complete_s", "browser_tree_cpu_s", "js_heap_mb", "bytes")
 TARGET_KEYS = KEYS[:2]
 FLOOR = "floor: bare Dash page"
 BROWSER_FLOOR = "floor: static HTML page"
+PLOTLY_FLOOR = "floor: Dash + plotly.js"
+GL3D_FLOOR = "floor: Dash + 3D plotly.js"
+CYTOSCAPE_FLOOR = "floor: Dash + Cytoscape"
 #: The rows of ``bench/dash_floor.py``'s library floors, by the path they are served below.
 LIBRARY_FLOOR_ROWS = {
-    "/plotly/": "floor: Dash + plotly.js",
-    "/gl3d/": "floor: Dash + 3D plotly.js",
-    "/cytoscape/": "floor: Dash + Cytoscape",
+    "/plotly/": PLOTLY_FLOOR,
+    "/gl3d/": GL3D_FLOOR,
+    "/cytoscape/": CYTOSCAPE_FLOOR,
 }
 SCALAR_TAGS = 20
 HISTOGRAM_STEPS = 50
@@ -122,28 +125,28 @@ PAGES = (
         "main",
         "/train-manage/scalar?train_id=./train&summaryPath=./train",
         "/scalars?train_id=.%2Ftrain",
-        floor="floor: Dash + plotly.js",
+        floor=PLOTLY_FLOOR,
     ),
     Page(
         "parameter distribution",
         "main",
         "/train-manage/histogram?train_id=./train&summaryPath=./train",
         "/histograms?train_id=.%2Ftrain",
-        floor="floor: Dash + plotly.js",
+        floor=PLOTLY_FLOOR,
     ),
     Page(
         "computational graph",
         "main",
         "/train-manage/graph?train_id=./resnet34&summaryPath=./resnet34",
         "/graph?train_id=.%2Fresnet34",
-        floor="floor: Dash + Cytoscape",
+        floor=CYTOSCAPE_FLOOR,
     ),
     Page(
         "loss landscape",
         "main",
         "/train-manage/loss-analysis?train_id=./lenet_step&summaryPath=./lenet_step",
         "/loss-landscape?train_id=.%2Flenet_step",
-        floor="floor: Dash + 3D plotly.js",
+        floor=GL3D_FLOOR,
     ),
     Page("model lineage", "main", "/model-traceback", "/lineage"),
     Page(
@@ -151,7 +154,7 @@ PAGES = (
         "compare",
         "/compare-analysis/scalar",
         "/compare",
-        floor="floor: Dash + plotly.js",
+        floor=PLOTLY_FLOOR,
     ),
     Page(
         "profiler",

@@ -96,7 +96,9 @@ def test_rows_give_the_targets_and_mark_those_below_the_floor(vs: ModuleType) ->
     assert static.startswith("floor: static HTML page") and "0.05 s" in static
 
 
-def test_each_page_is_held_to_the_floor_of_its_library(vs: ModuleType) -> None:
+def test_each_page_is_held_to_the_floor_of_its_library(
+    vs: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     floors = {page.name: page.floor for page in vs.PAGES}
     assert floors["loss landscape"] == "floor: Dash + 3D plotly.js"
     assert floors["computational graph"] == "floor: Dash + Cytoscape"
@@ -115,19 +117,10 @@ def test_each_page_is_held_to_the_floor_of_its_library(vs: ModuleType) -> None:
     runs = {row: [_run(0.5, 1.0)] for row in vs.floor_paths(list(vs.PAGES))}
     runs["floor: Dash + Cytoscape"] = [_run(0.6, 1.5)]
     results = {"computational graph": {"mi": [_run(1.0, 2.0)], "ours": [_run(0.7, 1.6)]}}
-    table = _printed(vs.print_table, graph, results, runs)
+    vs.print_table(graph, results, runs)
+    table = capsys.readouterr().out
     assert "floor: Dash + Cytoscape" in table
     assert table.rstrip().endswith("MISSED (CPU target below its floor, Dash + Cytoscape)")
-
-
-def _printed(function: object, *args: object) -> str:
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        function(*args)  # type: ignore[operator]
-    return out.getvalue()
 
 
 def test_the_floor_page_is_bare(vs: ModuleType) -> None:
