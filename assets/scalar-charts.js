@@ -636,7 +636,12 @@
       font: {size: 12, color: THRESHOLD_COLOUR}}));
     const text = dark ? "#c9ced6" : "#5f6670";
     const grid = dark ? "rgba(200,200,200,0.12)" : "rgba(0,0,0,0.07)";
-    const axisStyle = {gridcolor: grid, zerolinecolor: grid, automargin: true};
+    // Tick labels are never hidden: their margins hold them (labelMargin, then automargin), so
+    // Plotly's default for a number or date axis ("hide past div") hid none, and it measured
+    // every label's box for that, a forced layout each (the scalars page's first screen:
+    // 0.11 s of renderer time, the comparison's 0.06 s).
+    const axisStyle = {gridcolor: grid, zerolinecolor: grid, automargin: true,
+                       ticklabeloverflow: "allow"};
     const layout = {
       margin: {l: 10, r: 10, t: 22, b: 10}, paper_bgcolor: "rgba(0,0,0,0)",
       plot_bgcolor: "rgba(0,0,0,0)", font: {color: text, size: 11},

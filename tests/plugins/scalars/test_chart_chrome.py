@@ -423,3 +423,42 @@ def test_a_third_range_gets_its_own_scale(
     assert hover[0] == hover[1] and hover[0] > 1e29  # the real values
     assert _covered(_stars_and_labels(dash_duo, card, 4)) == []
     assert console_errors(dash_duo) == []
+
+
+#: Per drawn chart inside ``arguments[0]``: its axes' ``ticklabeloverflow`` (Plotly's, after
+#: defaults), and its tick labels that are hidden or pass the graph's box (px, 0.5 slack).
+TICK_LABELS = """
+return Array.from(document.querySelectorAll(arguments[0] + ' .js-plotly-plot'))
+  .filter(p => p._fullLayout && p.data && p.data.length)
+  .map(p => {
+    const box = p.getBoundingClientRect();
+    const labels = Array.from(p.querySelectorAll('.xtick text, .ytick text, .y2tick text'));
+    const out = labels.filter(t => {
+      const r = t.getBoundingClientRect();
+      return getComputedStyle(t).display === 'none' || r.left < box.left - 0.5 ||
+        r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+    });
+    return {overflow: ['xaxis', 'yaxis'].map(k => p._fullLayout[k].ticklabeloverflow),
+            labels: labels.length, out: out.map(t => t.textContent)};
+  });"""
+
+
+@pytest.mark.parametrize("axis", ["step", "absolute"])
+def test_tick_labels_are_inside_their_chart_and_never_measured_to_be_hidden(
+    dash_duo, long_app, axis: str
+) -> None:
+    """The charts' margins hold their tick labels (``labelMargin``, then Plotly's automargin),
+    so Plotly's default for a number or date axis, hiding the labels past the graph's box
+    ("hide past div"), hid none; it measured every label for that (a forced layout each, the
+    scalars page's first screen 0.11 s of renderer time). The figures ask for "allow": every
+    label is still drawn, inside its chart, on the step axis and on the time axis (two-line
+    date labels, the widest)."""
+    dash_duo.driver.set_window_size(*LAPTOP)
+    _open(dash_duo, long_app, f"/scalars?train_id=./long&axis={axis}")
+    # The first screen's two charts (the third is drawn when scrolled to).
+    until(lambda: len(dash_duo.driver.execute_script(TICK_LABELS, ".di-chart-card")) >= 2, 60)
+    charts = dash_duo.driver.execute_script(TICK_LABELS, ".di-chart-card")
+    assert [chart["overflow"] for chart in charts] == [["allow", "allow"]] * len(charts)
+    assert all(chart["labels"] >= 6 for chart in charts)
+    assert [chart["out"] for chart in charts] == [[]] * len(charts)
+    assert console_errors(dash_duo) == []
