@@ -33,6 +33,24 @@ MARGINS_ADDED = """return Array.from(document.querySelectorAll(arguments[0] + ' 
               return [s.l - m.l, s.r - m.r, s.t - m.t, s.b - m.b]; });"""
 
 
+#: Per drawn chart inside ``arguments[0]``: its axes' ``ticklabeloverflow`` (Plotly's, after
+#: defaults), and its tick labels that are hidden or pass the graph's box (px, 0.5 slack).
+TICK_LABELS = """
+return Array.from(document.querySelectorAll(arguments[0] + ' .js-plotly-plot'))
+  .filter(p => p._fullLayout && p.data && p.data.length)
+  .map(p => {
+    const box = p.getBoundingClientRect();
+    const labels = Array.from(p.querySelectorAll('.xtick text, .ytick text, .y2tick text'));
+    const out = labels.filter(t => {
+      const r = t.getBoundingClientRect();
+      return getComputedStyle(t).display === 'none' || r.left < box.left - 0.5 ||
+        r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+    });
+    return {overflow: ['xaxis', 'yaxis'].map(k => p._fullLayout[k].ticklabeloverflow),
+            labels: labels.length, out: out.map(t => t.textContent)};
+  });"""
+
+
 def _raw_text(component: Any) -> str:
     if component is None or isinstance(component, bool):
         return ""

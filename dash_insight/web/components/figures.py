@@ -33,8 +33,16 @@ GRAPH_CONFIG: dcc.Graph.Config = graph_config(
 
 
 def small_layout(height: int | None = 240, **extra: Any) -> go.Layout:
-    """A compact transparent layout for cards and grids."""
-    axis = {"gridcolor": GRID_COLOUR, "zerolinecolor": GRID_COLOUR, "automargin": True}
+    """A compact transparent layout for cards and grids. Its tick labels are all drawn
+    (``ticklabeloverflow`` "allow", as ``assets/scalar-charts.js``'s): ``automargin`` keeps
+    them inside the graph, so Plotly's default ("hide past div") hid none, and it measured
+    every label's box for that, a forced layout each."""
+    axis = {
+        "gridcolor": GRID_COLOUR,
+        "zerolinecolor": GRID_COLOUR,
+        "automargin": True,
+        "ticklabeloverflow": "allow",
+    }
     return go.Layout(
         height=height,
         margin={"l": 8, "r": 8, "t": 8, "b": 8},

@@ -27,6 +27,7 @@ from tests.conftest import console_errors, loaded_service
 from tests.pages import (
     HIST_META,
     MARGINS_ADDED,
+    TICK_LABELS,
     assert_cards_shown_at_once,
     click_option,
     find,
@@ -163,6 +164,14 @@ def test_the_cards_are_shown_at_once(dash_duo: Any, corpus_app: Any) -> None:
     assert console_errors(dash_duo) == []
 
 
+def _tick_labels_out(dash_duo: Any) -> list[list[str]]:
+    """Per drawn chart, its tick labels hidden or past its box (tests.pages.TICK_LABELS);
+    every axis drawing them all ("allow")."""
+    charts = run_js(dash_duo, TICK_LABELS, "#hist-cards")
+    assert all(chart["overflow"] == ["allow", "allow"] and chart["labels"] for chart in charts)
+    return [chart["out"] for chart in charts]
+
+
 def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> None:
     dash_duo.driver.set_window_size(1600, 1400)  # the three charts on screen: all drawn
     dash_duo.start_server(corpus_app)
@@ -177,6 +186,9 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     # The figures' margins hold the labels: Plotly's automargin added nothing (when it adds,
     # it draws the chart a second time).
     assert run_js(dash_duo, MARGINS_ADDED, "#hist-cards") == [[0, 0, 0, 0]] * 3
+    # Every tick label drawn, inside its chart (the figures do not ask Plotly to hide those
+    # past the graph, which measures each: web.components.figures.small_layout).
+    assert _tick_labels_out(dash_duo) == [[]] * 3
     # The Top view: step labels on the right at even gaps, a count scale on the left of the
     # plot (from 0 at the front band's base line).
     steps, counts = run_js(dash_duo, TOP_AXES, "hist/normal_1d")
@@ -191,6 +203,7 @@ def test_histogram_page_views_axis_raw_and_full_screen(dash_duo, corpus_app) -> 
     click_option(dash_duo, "#hist-view", "Front")
     until(lambda: set(run_js(dash_duo, HIST_META)) == {'{"view":"front"}'}, 10)
     assert run_js(dash_duo, MARGINS_ADDED, "#hist-cards") == [[0, 0, 0, 0]] * 3
+    assert _tick_labels_out(dash_duo) == [[]] * 3
     label = run_js(dash_duo, HOVER, "hist/with_nan_inf", 0, 0)
     assert all(word in label for word in ("center", "count", "step", "relative", "NaN"))
     assert url_params(dash_duo)["view"] == "front"

@@ -16,6 +16,7 @@ from dash_insight import SummaryWriter
 from dash_insight.web.url_state import encode_tags
 from tests.browser import point_until, until
 from tests.conftest import console_errors, loaded_app
+from tests.pages import TICK_LABELS
 
 
 def _open(dash_duo, app, path: str) -> None:
@@ -423,24 +424,6 @@ def test_a_third_range_gets_its_own_scale(
     assert hover[0] == hover[1] and hover[0] > 1e29  # the real values
     assert _covered(_stars_and_labels(dash_duo, card, 4)) == []
     assert console_errors(dash_duo) == []
-
-
-#: Per drawn chart inside ``arguments[0]``: its axes' ``ticklabeloverflow`` (Plotly's, after
-#: defaults), and its tick labels that are hidden or pass the graph's box (px, 0.5 slack).
-TICK_LABELS = """
-return Array.from(document.querySelectorAll(arguments[0] + ' .js-plotly-plot'))
-  .filter(p => p._fullLayout && p.data && p.data.length)
-  .map(p => {
-    const box = p.getBoundingClientRect();
-    const labels = Array.from(p.querySelectorAll('.xtick text, .ytick text, .y2tick text'));
-    const out = labels.filter(t => {
-      const r = t.getBoundingClientRect();
-      return getComputedStyle(t).display === 'none' || r.left < box.left - 0.5 ||
-        r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
-    });
-    return {overflow: ['xaxis', 'yaxis'].map(k => p._fullLayout[k].ticklabeloverflow),
-            labels: labels.length, out: out.map(t => t.textContent)};
-  });"""
 
 
 @pytest.mark.parametrize("axis", ["step", "absolute"])
