@@ -243,22 +243,53 @@
   }
 
   /* px: what Plotly reserves below the plot for a legend of one row of 11 px text
-     (_fullLayout._reservedMargin.legend.b). With 22, the wider margin Plotly found made it
-     draw each chart of the comparison a second time (its 6 charts: 140 ms, then 78). */
+     (_fullLayout._reservedMargin.legend.b), and for each further row. With 22, the wider
+     margin Plotly found made it draw each chart of the comparison a second time (its 6
+     charts: 140 ms, then 78). */
   const LEGEND_ROW = 29;
+  /* px of a legend entry besides its text: Plotly's symbol (itemwidth 30) between two
+     itemGaps (5), and the itemGap after the entry. */
+  const LEGEND_ENTRY = 45;
+  const LEGEND_FONT = '11px "Open Sans", verdana, arial, sans-serif';  // Plotly's, at 11 px
+  let legendCanvas = null;
+
+  /* Rows of the legend of a chart whose entries are ``names``, over a plot area ``width`` px
+     wide, as Plotly lays a horizontal legend out at x 0 (legend/draw.js
+     computeLegendDimensions, entries grouped: each series its legendgroup): an entry starts a
+     new row when its row has entries and it would pass the plot area's width. A text's width
+     is the canvas' for Plotly's font (the same as Plotly's measure of it, to 0.01 px). Within
+     half a pixel of the width an entry is taken to fit, and names Plotly reads as markup (<,
+     &) or an unknown width give one row: too few rows costs a second draw (automargin), too
+     many a margin too wide. */
+  function legendRows(names, width) {
+    if (!names.length) return 0;
+    if (!(width > 0) || names.some(name => /[<&]/.test(name))) return 1;
+    legendCanvas = legendCanvas || document.createElement("canvas").getContext("2d");
+    legendCanvas.font = LEGEND_FONT;
+    let rows = 1, x = 0;
+    names.forEach(name => {
+      const entry = LEGEND_ENTRY + legendCanvas.measureText(name).width;
+      if (x > 0 && x + entry > width + 0.5) {
+        rows += 1;
+        x = 0;
+      }
+      x += entry;
+    });
+    return rows;
+  }
 
   /* Margins that hold the axes' labels, so that Plotly's automargin has nothing to add: when
      it has, Plotly draws the whole chart a second time (issue 17 item 8: the scalars page froze
      drawing its first screen). Estimates for 11 px labels, with room for the half of the
      first and last x labels that passes the plot's edges (a date and time: two lines, wider);
-     automargin stays on for longer labels, and for a legend taller than one row. A legend
-     of one row below the x axis (yref "container") takes LEGEND_ROW px of the margin besides
-     the axis' labels and title. */
-  function labelMargin(ranges, hasRight, dateX, legend, titled) {
+     automargin stays on for longer labels. A legend below the x axis (yref "container")
+     takes LEGEND_ROW px of the margin per row (``legendRows``) besides the axis' labels and
+     title. */
+  function labelMargin(ranges, hasRight, dateX, legendRowCount, titled) {
     const side = range => 14 + Math.ceil(6.5 * tickChars(range)) + (titled ? 16 : 0);
     return {l: Math.max(side(ranges.left), dateX ? 60 : 0),
             r: Math.max(hasRight ? side(ranges.right) : 0, dateX ? 40 : 28), t: 22,
-            b: 36 + (dateX ? 14 : 0) + (legend ? LEGEND_ROW : 0)};
+            b: 36 + (dateX ? 14 : 0) + LEGEND_ROW * (Number(legendRowCount) || 0)};
   }
 
   /* The values a series draws: on a log axis, non-positive values become gaps. */
@@ -498,6 +529,7 @@
     let leftOut = 0;
     let banded = 0, aggregated = 0;  // a group's points with a band, and all of them
     const showLegend = Boolean(chart.legend || chart.series.length > 1);
+    const legendNames = [];
     chart.series.forEach((series, index) => {
       const colour = seriesColour(series, runColours);
       const yaxis = yaxisOf(series);
@@ -537,6 +569,7 @@
                    opacity: thin ? 0.2 : (smoothedOn ? 0.25 : 1),
                    hoverinfo: "skip", showlegend: false, legendgroup: group,
                    meta: {series: index, role: thin ? "thin-raw" : "raw"}});
+      if (showLegend && !thin) legendNames.push(name);
       const groupHover = series.members
         ? "<br>" + t("runs at this step") + " %{customdata[4]}%{customdata[5]}" : "";
       traces.push({type: "scatter", mode: "lines", x, y: smoothed, yaxis, name,
@@ -687,8 +720,14 @@
                                   zeroline: false, type: logScale ? "log" : "linear"};
     });
     const ranges = logScale ? {} : niceAxes(layout, chart, Boolean((view || {}).outliers));
-    layout.margin = labelMargin(ranges, Boolean(layout.yaxis2),
-                                layout.xaxis.type === "date", showLegend, titled);
+    // The legend's rows over the plot area that the side margins leave (the graph's width:
+    // view.width, 0 when not known).
+    const dateX = layout.xaxis.type === "date";
+    const sides = labelMargin(ranges, Boolean(layout.yaxis2), dateX, 0, titled);
+    const legendRowCount = legendRows(legendNames,
+                                      ((view || {}).width || 0) - sides.l - sides.r);
+    layout.margin = labelMargin(ranges, Boolean(layout.yaxis2), dateX, legendRowCount, titled);
+    layout.meta.legendRows = legendRowCount;
     if (twoLines) layout.margin.t += NOTE_LINE;
     // The x axis spans the data exactly: markers (threshold dots, non-finite crosses) would
     // otherwise pad it, and setting a threshold would move it.
@@ -870,6 +909,12 @@
 
   const drawnKeys = () => (window._diDrawn = window._diDrawn || {});
 
+  /* px: the width of a chart's graph (its slot's), 0 while it has no box. */
+  function chartWidth(chartId) {
+    const slot = elementOf(chartId, "graph-slot");
+    return slot ? slot.getBoundingClientRect().width : 0;
+  }
+
   function figureOf(state, chartId, smoothing) {
     const chart = shownChart(state, chartId);
     if (!chart) return null;
@@ -877,7 +922,8 @@
                        state.thresholds ? state.thresholds[chartId] : null, state.dark,
                        state.runColours, (state.bestFlipOf || {})[chartId] === 1,
                        (state.logXOf || {})[chartId] === 1,
-                       {smoother: state.smoother, outliers: state.outliers});
+                       {smoother: state.smoother, outliers: state.outliers,
+                        width: chartWidth(chartId)});
   }
 
   function graphComponent(chartId, figure) {
@@ -1088,11 +1134,36 @@
     if (event.target.closest && event.target.closest(".di-slider")) quickSmooth(event.target.value);
   }, true);
 
+  /* A chart whose width changed (the window, full screen) is drawn again when its legend
+     now takes another number of rows, so that its bottom margin still holds them (Plotly's
+     own resize keeps the figure's margins: too narrow, it draws the chart twice; too wide, it
+     leaves rows of blank). Checked once per frame of resizing. */
+  let relegendFrame = null;
+  function relegend() {
+    relegendFrame = null;
+    Object.keys(drawnKeys()).forEach(chartId => {
+      const div = graphDiv({chart: chartId});
+      const layout = div && div.layout;
+      if (!layout || !layout.meta || !layout.meta.legendRows || !layout.margin) return;
+      const names = (div.data || []).filter(trace => trace.showlegend).map(trace => trace.name);
+      const width = chartWidth(chartId) - layout.margin.l - layout.margin.r;
+      if (legendRows(names, width) !== layout.meta.legendRows) {
+        delete drawnKeys()[chartId];
+        drawSoon(chartId);
+      }
+    });
+  }
+  window.addEventListener("resize", () => {
+    if (relegendFrame === null) relegendFrame = window.requestAnimationFrame(relegend);
+  });
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     scalarCharts: {
       // The maths with Python twins (tests/plugins/scalars/test_chart_twins.py runs them).
       smooth, movingAverage, smoothBand, outlierRange, thresholdMask, niceStep, niceRange,
       alignedRanges, smoothWith, isSmoothed, drawnValues, finiteExtent, tickChars, labelMargin,
+      // and Plotly's legend rows (tests/plugins/scalars/test_chart_chrome.py)
+      legendRows,
 
       /* The plan (which charts, which series), smoothing, axis, log scale, thresholds, theme or
          run colours changed. Charts whose points are loaded are drawn or redrawn (only when

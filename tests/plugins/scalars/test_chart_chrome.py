@@ -251,27 +251,76 @@ def test_best_stars_on_an_axis_cover_no_tick_label(dash_duo, corpus_app) -> None
     assert console_errors(dash_duo) == []
 
 
-#: Each drawn chart's margins as its figure asks for them and as Plotly drew them.
+#: Each drawn chart inside ``arguments[0]``: its margins as its figure asks for them and as
+#: Plotly drew them (left, right, top, bottom), and its legend's height (px, 0: none).
 MARGINS = """
-return Array.from(document.querySelectorAll('.di-chart-card .js-plotly-plot'))
+return Array.from(document.querySelectorAll(arguments[0] + ' .js-plotly-plot'))
   .filter(p => p._fullLayout && p.data && p.data.length)
   .map(p => ({asked: ['l', 'r', 't', 'b'].map(k => p.layout.margin[k]),
                drawn: ['l', 'r', 't', 'b'].map(k => p._fullLayout._size[k]),
-               legend: Boolean(p._fullLayout.showlegend)}));"""
+               legend: p._fullLayout.showlegend ? p._fullLayout.legend._height : 0}));"""
+#: px: a legend row (``LEGEND_ROW``) and the bottom margin of a step axis' labels and title.
+LEGEND_ROW, STEP_AXIS_BOTTOM = 29, 36
+#: Corpus jobs whose names wrap a comparison chart's legend into 2 or 3 rows at LAPTOP.
+LONG_NAMED_JOBS = [
+    "./lenet_adam_lr0.001_bs32",
+    "./lenet_lr0.01_bs32",
+    "./lenet_lr0.05_bs64",
+    "./lenet_lr0.1_bs16",
+]
+
+
+def _legend_fits(chart: dict) -> bool:
+    """The bottom margin a chart asks for, and Plotly drew, is its axis' and exactly its
+    legend's rows."""
+    return chart["drawn"][3] == chart["asked"][3] == STEP_AXIS_BOTTOM + chart["legend"]
+
+
+def _fitted(charts: list[dict]) -> bool:
+    """Each chart drawn in the margins it asks for (Plotly's automargin added nothing, so it
+    drew the chart once), its bottom margin its legend's rows."""
+    return bool(charts) and all(
+        chart["drawn"] == chart["asked"] and _legend_fits(chart) for chart in charts
+    )
 
 
 def test_the_comparison_charts_legends_fit_their_margins(dash_duo, corpus_app) -> None:
-    """A chart whose legend (a row below the x axis) needs more than the margin the figure
+    """A chart whose legend (rows below the x axis) needs more than the margin the figure
     gives is widened by Plotly's automargin, which then draws the whole chart a second time:
-    the comparison's charts, each with a legend of its runs in one row, are drawn in the
-    margins they ask for (a legend of more rows still widens its chart)."""
+    the comparison's charts ask for the margin of as many rows as Plotly lays their legend out
+    in (``legendRows``), one row for two jobs, two or three for four long names, and are drawn
+    once, in the margins they ask for. In full screen a chart's legend takes one row: the chart
+    is drawn again with that margin (not rows of blank), and again on leaving it."""
     dash_duo.driver.set_window_size(*LAPTOP)
     jobs = ["./lenet_lr0.01_bs32", "./lenet_lr0.05_bs64"]
     _open(dash_duo, corpus_app, f"/compare?jobs={encode_tags(jobs)}")
-    until(lambda: len(dash_duo.driver.execute_script(MARGINS)) >= 2, 60)
-    charts = dash_duo.driver.execute_script(MARGINS)
-    assert all(chart["legend"] for chart in charts)
-    assert [chart["drawn"] for chart in charts] == [chart["asked"] for chart in charts]
+    until(lambda: len(dash_duo.driver.execute_script(MARGINS, ".di-chart-card")) >= 2, 60)
+    charts = dash_duo.driver.execute_script(MARGINS, ".di-chart-card")
+    assert [chart["legend"] for chart in charts] == [LEGEND_ROW] * len(charts)
+    assert _fitted(charts)
+
+    dash_duo.wait_for_page(f"{dash_duo.server_url}/compare?jobs={encode_tags(LONG_NAMED_JOBS)}")
+    until(lambda: len(dash_duo.driver.execute_script(MARGINS, ".di-chart-card")) >= 2, 60)
+    charts = dash_duo.driver.execute_script(MARGINS, ".di-chart-card")
+    assert all(chart["legend"] in (2 * LEGEND_ROW, 3 * LEGEND_ROW) for chart in charts)
+    assert _fitted(charts)
+
+    # Full screen: one row (its left margin may grow for the x axis' first label there).
+    card = _card("compare", "loss/auto")
+    rows = dash_duo.driver.execute_script(MARGINS, card)[0]["legend"]
+    full = card + """ [id*='"type":"chart-full"']"""
+    for button_rows in (LEGEND_ROW, rows):
+        dash_duo.find_element(full).click()
+        until(
+            lambda rows=button_rows: (
+                [
+                    (chart["legend"], _legend_fits(chart))
+                    for chart in dash_duo.driver.execute_script(MARGINS, card)
+                ]
+                == [(rows, True)]
+            ),
+            30,
+        )
     assert console_errors(dash_duo) == []
 
 
@@ -444,4 +493,49 @@ def test_tick_labels_are_inside_their_chart_and_never_measured_to_be_hidden(
     assert [chart["overflow"] for chart in charts] == [["allow", "allow"]] * len(charts)
     assert all(chart["labels"] >= 6 for chart in charts)
     assert [chart["out"] for chart in charts] == [[]] * len(charts)
+    assert console_errors(dash_duo) == []
+
+
+#: For each ``[names, width]`` of ``arguments[0]``: the rows of the legend Plotly lays out for
+#: lines of those names in a graph ``width`` px wide (the comparison's legend: horizontal,
+#: below the axis, each line its legendgroup), and ``legendRows``' count for its plot area.
+LEGEND_ROWS = """
+const [cases, margin, row] = [arguments[0], {l: 40, r: 28, t: 22, b: 65}, arguments[1]];
+const done = arguments[arguments.length - 1];
+(async () => {
+  const out = [];
+  for (const [names, width] of cases) {
+    const div = document.createElement('div');
+    div.style.cssText = `position:absolute;top:0;left:0;width:${width}px;height:300px`;
+    document.body.appendChild(div);
+    await window.Plotly.newPlot(div, names.map(name => ({
+      type: 'scatter', mode: 'lines', x: [0, 1], y: [0, 1], name, legendgroup: name})), {
+      margin, font: {size: 11}, showlegend: true,
+      legend: {orientation: 'h', x: 0, xanchor: 'left', y: 0, yanchor: 'bottom',
+               yref: 'container'}});
+    out.push([div._fullLayout.legend._height / row,
+              window.dash_clientside.scalarCharts.legendRows(names, width - margin.l - margin.r)]);
+    window.Plotly.purge(div);
+    div.remove();
+  }
+  done(out);
+})();"""
+
+
+def test_legend_rows_are_plotlys(dash_duo, corpus_app) -> None:
+    """``legendRows`` counts the rows Plotly lays a comparison chart's legend out in, for short
+    and long names, one name wider than the plot, many names, and graphs 240 to 1500 px wide."""
+    _open(dash_duo, corpus_app, f"/compare?jobs={encode_tags(LONG_NAMED_JOBS)}")
+    until(lambda: len(dash_duo.driver.execute_script(MARGINS, ".di-chart-card")) >= 1, 60)
+    names = [
+        [f"./run_{i}" for i in range(4)],
+        LONG_NAMED_JOBS,
+        ["./a_single_run_whose_name_is_wider_than_a_narrow_plot_area_of_its_chart"],
+        [f"./sweep/lr{10.0**-i:g}_seed{i % 3}" for i in range(12)],
+        ["./lenet (own scale)", "./lenet", "./resnet50_imagenet_bs256", "./x"],
+    ]
+    cases = [[group, width] for group in names for width in range(240, 1501, 97)]
+    answers = dash_duo.driver.execute_async_script(LEGEND_ROWS, cases, LEGEND_ROW)
+    assert [plotly for plotly, _ in answers] == [ours for _, ours in answers]
+    assert {plotly for plotly, _ in answers} >= {1, 2, 3}
     assert console_errors(dash_duo) == []
