@@ -264,8 +264,10 @@
   function legendRows(names, width) {
     if (!names.length) return 0;
     if (!(width > 0) || names.some(name => /[<&]/.test(name))) return 1;
-    legendCanvas = legendCanvas || document.createElement("canvas").getContext("2d");
-    legendCanvas.font = LEGEND_FONT;
+    if (!legendCanvas) {  // its own canvas: the font stays set
+      legendCanvas = document.createElement("canvas").getContext("2d");
+      legendCanvas.font = LEGEND_FONT;
+    }
     let rows = 1, x = 0;
     names.forEach(name => {
       const entry = LEGEND_ENTRY + legendCanvas.measureText(name).width;
